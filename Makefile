@@ -1,0 +1,45 @@
+# ragviz — the two commands a newcomer needs: `make run` and `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+PORT ?= 8501
+DATA ?= sample_data
+
+.PHONY: run test install install-dev browser bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: $(BIN)/python requirements.txt pyproject.toml
+	$(BIN)/pip install --quiet -r requirements.txt
+	$(BIN)/pip install --quiet --no-deps -e .
+	touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
+	$(BIN)/pip install --quiet -r requirements-dev.txt
+	touch $@
+
+install: $(VENV)/.installed
+
+install-dev: $(VENV)/.installed-dev
+
+## Start the app on the bundled sample data (http://localhost:$(PORT)).
+run: install
+	RAGVIZ_DATA=$(DATA) $(BIN)/streamlit run app.py --server.port $(PORT) --browser.gatherUsageStats false
+
+## Debian chromium for the browser tests (never `playwright install`).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null; \
+	  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null; fi; }
+
+## Install test dependencies and run the whole suite.
+test: install-dev browser
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+bench: install-dev
+	$(BIN)/python benchmarks/bench_metrics.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache artifacts

@@ -1,0 +1,174 @@
+"""The RAGBench row schema: conversion between rows (dicts as published) and the data model.
+
+A *row* is a dict with RAGBench's field names. Every loader turns its input into such rows (raw
+formats are sentence-split first), so this module is the one place that knows the schema. Exports
+write rows back with the same names plus ``llm_``-prefixed copies of the judge's labels.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ragviz.model import Example, Labels, Provenance, RowRef, Sentence, SentenceSupport
+
+RELEVANT = "all_relevant_sentence_keys"
+UTILIZED = "all_utilized_sentence_keys"
+SUPPORT = "sentence_support_information"
+UNSUPPORTED = "unsupported_response_sentence_keys"
+RELEVANCE_EXPLANATION = "relevance_explanation"
+OVERALL_EXPLANATION = "overall_supported_explanation"
+OVERALL_SUPPORTED = "overall_supported"
+
+LABEL_FIELDS = (
+    RELEVANT,
+    UTILIZED,
+    SUPPORT,
+    UNSUPPORTED,
+    RELEVANCE_EXPLANATION,
+    OVERALL_EXPLANATION,
+    OVERALL_SUPPORTED,
+)
+LLM_PREFIX = "llm_"
+
+STORED_SCORE_FIELDS = ("relevance_score", "utilization_score", "completeness_score", "adherence_score")
+BASELINE_SCORE_FIELDS = (
+    "trulens_groundedness",
+    "trulens_context_relevance",
+    "ragas_faithfulness",
+    "ragas_context_relevance",
+    "gpt3_adherence",
+    "gpt3_context_relevance",
+    "gpt35_utilization",
+)
+PROVENANCE_FIELDS = ("label_source", "reviewer", "reviewed_at", "annotating_model_name")
+
+CORE_FIELDS = (
+    "id",
+    "question",
+    "documents",
+    "response",
+    "generation_model_name",
+    "dataset_name",
+    "documents_sentences",
+    "response_sentences",
+    "reference_answer",
+    "retrieved_ids",
+    "relevant_ids",
+)
+
+
+def _keys(value: Any) -> tuple[str, ...]:
+    return tuple(str(k) for k in value) if value is not None else ()
+
+
+def support_from_row(entry: Mapping[str, Any]) -> SentenceSupport:
+    return SentenceSupport(
+        key=str(entry.get("response_sentence_key") or ""),
+        supported=entry.get("fully_supported"),
+        supporting_keys=_keys(entry.get("supporting_sentence_keys")),
+        explanation=entry.get("explanation") or "",
+    )
+
+
+def support_to_row(support: SentenceSupport) -> dict[str, Any]:
+    return {
+        "explanation": support.explanation,
+        "fully_supported": support.supported,
+        "response_sentence_key": support.key,
+        "supporting_sentence_keys": list(support.supporting_keys),
+    }
+
+
+def has_labels(row: Mapping[str, Any], prefix: str = "") -> bool:
+    """A row is labeled when any label field carries a value (an empty list counts as a value)."""
+    return any(row.get(prefix + f) is not None for f in LABEL_FIELDS)
+
+
+def labels_from_row(row: Mapping[str, Any], prefix: str = "", provenance: Provenance | None = None) -> Labels | None:
+    """The label set stored in *row* under field names with *prefix*; ``None`` when unlabeled."""
+    if not has_labels(row, prefix):
+        return None
+    unsupported = row.get(prefix + UNSUPPORTED)
+    return Labels(
+        relevant_keys=_keys(row.get(prefix + RELEVANT)),
+        utilized_keys=_keys(row.get(prefix + UTILIZED)),
+        support=tuple(support_from_row(e) for e in (row.get(prefix + SUPPORT) or ())),
+        unsupported_keys=_keys(unsupported) if unsupported is not None else None,
+        relevance_explanation=row.get(prefix + RELEVANCE_EXPLANATION) or "",
+        overall_supported_explanation=row.get(prefix + OVERALL_EXPLANATION) or "",
+        overall_supported=row.get(prefix + OVERALL_SUPPORTED),
+        provenance=provenance or Provenance(),
+    )
+
+
+def labels_to_row(labels: Labels | None, prefix: str = "") -> dict[str, Any]:
+    """The RAGBench label fields for *labels* (all ``None`` when unlabeled)."""
+    if labels is None:
+        return {prefix + f: None for f in LABEL_FIELDS}
+    from ragviz.metrics.trace import unsupported_keys
+
+    return {
+        prefix + RELEVANT: list(labels.relevant_keys),
+        prefix + UTILIZED: list(labels.utilized_keys),
+        prefix + SUPPORT: [support_to_row(s) for s in labels.support],
+        prefix + UNSUPPORTED: list(unsupported_keys(labels)),
+        prefix + RELEVANCE_EXPLANATION: labels.relevance_explanation,
+        prefix + OVERALL_EXPLANATION: labels.overall_supported_explanation,
+        prefix + OVERALL_SUPPORTED: labels.overall_supported,
+    }
+
+
+def _sentences(pairs: Any) -> tuple[Sentence, ...]:
+    return tuple(Sentence(str(k), str(t)) for k, t in (pairs or ()))
+
+
+def _optional_ids(value: Any) -> tuple[str, ...] | None:
+    return None if value is None else tuple(str(v) for v in value)
+
+
+def _reference(value: Any) -> str | tuple[str, ...] | None:
+    if value is None or isinstance(value, str):
+        return value
+    return tuple(str(v) for v in value)
+
+
+def example_from_row(row: Mapping[str, Any], subset: str = "", source: RowRef | None = None) -> Example:
+    """Build an :class:`Example` from a canonical RAGBench row.
+
+    ``dataset`` is the row's ``dataset_name`` when present, else *subset* (the file's subset name).
+    When the row carries ``llm_``-prefixed label fields (a reviewed export), those are the judge's
+    labels and the plain fields the current (human) labels.
+    """
+    judge_name = row.get("annotating_model_name") or ""
+    source_kind = row.get("label_source") or "llm"
+    if source_kind == "human":
+        current_provenance = Provenance("human", row.get("reviewer") or "", row.get("reviewed_at"))
+    else:
+        current_provenance = Provenance("llm", judge_name)
+    labels = labels_from_row(row, provenance=current_provenance)
+    if has_labels(row, LLM_PREFIX):
+        judge_labels = labels_from_row(row, LLM_PREFIX, Provenance("llm", judge_name))
+    else:
+        judge_labels = labels if current_provenance.source == "llm" else None
+    extra = {
+        k: row[k]
+        for k in (*STORED_SCORE_FIELDS, *BASELINE_SCORE_FIELDS, "annotating_model_name")
+        if row.get(k) is not None
+    }
+    return Example(
+        id=str(row.get("id") or ""),
+        dataset=str(row.get("dataset_name") or subset or ""),
+        question=row.get("question") or "",
+        documents=tuple(row.get("documents") or ()),
+        document_sentences=tuple(_sentences(doc) for doc in (row.get("documents_sentences") or ())),
+        response=row.get("response") or "",
+        response_sentences=_sentences(row.get("response_sentences")),
+        generation_model=str(row.get("generation_model_name") or ""),
+        labels=labels,
+        judge_labels=judge_labels,
+        reference_answer=_reference(row.get("reference_answer")),
+        retrieved_ids=_optional_ids(row.get("retrieved_ids")),
+        relevant_ids=_optional_ids(row.get("relevant_ids")),
+        extra=extra,
+        source=source,
+    )
