@@ -1,0 +1,158 @@
+"""A columnar collection of examples.
+
+:class:`Dataset` holds canonical RAGBench rows in one ``pyarrow.Table`` and builds an
+:class:`~ragviz.model.Example` only when asked for one, so opening 100k rows costs one Arrow read and
+navigating costs O(1) per example. Three bookkeeping columns travel with the rows:
+``_subset`` (the file's subset name), ``_path`` and ``_row`` (where the row came from).
+"""
+
+from __future__ import annotations
+
+from functools import cached_property, lru_cache
+from typing import Any, Iterable, Iterator, Mapping, Sequence
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ragviz.model import Example, RowRef, example_uid
+from ragviz.ragbench import example_from_row
+
+SUBSET_COL = "_subset"
+PATH_COL = "_path"
+ROW_COL = "_row"
+BOOKKEEPING = (SUBSET_COL, PATH_COL, ROW_COL)
+
+
+def _column_or_empty(table: pa.Table, name: str) -> list[Any]:
+    if name in table.column_names:
+        return table.column(name).to_pylist()
+    return [None] * table.num_rows
+
+
+class Dataset:
+    """Examples backed by an Arrow table of canonical RAGBench rows."""
+
+    def __init__(self, table: pa.Table):
+        for col in BOOKKEEPING:
+            if col not in table.column_names:
+                raise ValueError(f"dataset table lacks bookkeeping column {col!r}")
+        self.table = table
+        self._example = lru_cache(maxsize=256)(self._build_example)
+
+    # -- construction ---------------------------------------------------------------------------
+    @classmethod
+    def from_table(cls, table: pa.Table, subset: str, path: str, first_row: int = 1) -> "Dataset":
+        """Wrap a table read from one file; rows are numbered from *first_row*."""
+        n = table.num_rows
+        table = table.append_column(SUBSET_COL, pa.array([subset] * n, pa.string()))
+        table = table.append_column(PATH_COL, pa.array([path] * n, pa.string()))
+        table = table.append_column(ROW_COL, pa.array(range(first_row, first_row + n), pa.int64()))
+        return cls(table)
+
+    @classmethod
+    def from_rows(cls, rows: Sequence[Mapping[str, Any]], subset: str, path: str, row_numbers: Sequence[int] | None = None) -> "Dataset":
+        """Build from canonical row dicts (raw formats, JSON, CSV); *row_numbers* default 1..n."""
+        numbers = list(row_numbers) if row_numbers is not None else list(range(1, len(rows) + 1))
+        full = [{**r, SUBSET_COL: subset, PATH_COL: path, ROW_COL: n} for r, n in zip(rows, numbers)]
+        if not full:
+            return cls.empty()
+        return cls(pa.Table.from_pylist(full))
+
+    @classmethod
+    def empty(cls) -> "Dataset":
+        return cls(pa.table({SUBSET_COL: pa.array([], pa.string()), PATH_COL: pa.array([], pa.string()), ROW_COL: pa.array([], pa.int64())}))
+
+    @classmethod
+    def concat(cls, parts: Iterable["Dataset"]) -> "Dataset":
+        tables = [p.table for p in parts if p.table.num_rows]
+        if not tables:
+            return cls.empty()
+        if len(tables) == 1:
+            return cls(tables[0])
+        return cls(pa.concat_tables(tables, promote_options="permissive"))
+
+    # -- access ---------------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return self.table.num_rows
+
+    def row(self, i: int) -> dict[str, Any]:
+        """Canonical row *i* as a dict (bookkeeping columns included)."""
+        return self.table.slice(i, 1).to_pylist()[0]
+
+    def example(self, i: int) -> Example:
+        """Example *i* (built on first access, a few hundred kept cached)."""
+        if not 0 <= i < len(self):
+            raise IndexError(f"example {i} out of range 0..{len(self) - 1}")
+        return self._example(i)
+
+    def _build_example(self, i: int) -> Example:
+        row = self.row(i)
+        return example_from_row(row, row[SUBSET_COL] or "", RowRef(row[PATH_COL], row[ROW_COL]))
+
+    def __iter__(self) -> Iterator[Example]:
+        for i in range(len(self)):
+            yield self.example(i)
+
+    def iter_rows(self, columns: Sequence[str] | None = None, batch_size: int = 4096) -> Iterator[dict[str, Any]]:
+        """Rows as dicts, batch by batch; *columns* limits what is converted to Python."""
+        table = self.table
+        if columns is not None:
+            table = table.select([c for c in columns if c in table.column_names])
+        for batch in table.to_batches(max_chunksize=batch_size):
+            yield from batch.to_pylist()
+
+    # -- columnar views (computed once per dataset, never per rerun) -----------------------------
+    @cached_property
+    def datasets(self) -> list[str]:
+        """Per row: ``dataset_name`` when present, else the subset name."""
+        names = _column_or_empty(self.table, "dataset_name")
+        subsets = self.table.column(SUBSET_COL).to_pylist()
+        return [str(n) if n else (s or "") for n, s in zip(names, subsets)]
+
+    @cached_property
+    def ids(self) -> list[str]:
+        return [str(v) if v is not None else "" for v in _column_or_empty(self.table, "id")]
+
+    @cached_property
+    def generation_models(self) -> list[str]:
+        return [str(v) if v is not None else "" for v in _column_or_empty(self.table, "generation_model_name")]
+
+    @cached_property
+    def uids(self) -> list[str]:
+        return [example_uid(d, i, g) for d, i, g in zip(self.datasets, self.ids, self.generation_models)]
+
+    @cached_property
+    def _uid_index(self) -> dict[str, int]:
+        index: dict[str, int] = {}
+        for i, uid in enumerate(self.uids):
+            index.setdefault(uid, i)
+        return index
+
+    def index_of(self, uid: str) -> int | None:
+        """Row index of the example whose :attr:`Example.uid` is *uid*."""
+        return self._uid_index.get(uid)
+
+    def indices_of_id(self, example_id: str) -> list[int]:
+        """Rows whose plain ``id`` is *example_id* (several when two models answered)."""
+        return [i for i, v in enumerate(self.ids) if v == example_id]
+
+    @cached_property
+    def n_context_sentences(self) -> list[int]:
+        """Per row: number of sentences over all documents (N in the TRACe formulas)."""
+        if "documents_sentences" not in self.table.column_names:
+            return [0] * len(self)
+        col = self.table.column("documents_sentences")
+        docs = pc.list_flatten(col)
+        per_doc = pc.fill_null(pc.list_value_length(docs), 0)
+        parents = pc.list_parent_indices(col)
+        counts = [0] * len(self)
+        # Group-sum of sentences per row; Arrow has no segmented sum, so go through a table.
+        if len(per_doc):
+            grouped = pa.table({"row": parents, "n": per_doc}).group_by("row").aggregate([("n", "sum")])
+            for r, n in zip(grouped.column("row").to_pylist(), grouped.column("n_sum").to_pylist()):
+                counts[r] = n
+        return counts
+
+    @cached_property
+    def subset_names(self) -> list[str]:
+        return sorted(set(self.datasets))
