@@ -12,9 +12,12 @@ Generation Systems", 2024 (arXiv:2407.11005).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 from ragviz.model import Example, Labels
+
+if TYPE_CHECKING:
+    from ragviz.dataset import Dataset
 
 TRACE_METRICS = ("relevance", "utilization", "completeness", "adherence")
 
@@ -144,3 +147,25 @@ def trace_scores(labels: Labels | None, n_sentences: int) -> TraceScores:
 def example_trace(example: Example, labels: Labels | None = None) -> TraceScores:
     """TRACe of *example* under *labels* (default: the labels the example carries)."""
     return trace_scores(example.labels if labels is None else labels, example.n_context_sentences)
+
+
+def dataset_trace_records(dataset: "Dataset") -> "Iterator[dict[str, Any]]":
+    """One record per example of *dataset*: ``id``, ``dataset``, ``generation_model`` and the TRACe
+    scores of the labels the rows carry (``trace_mean`` is the mean of the four).
+
+    Only the key columns are converted to Python and N comes from a columnar count, so this
+    costs a fraction of materialising the rows (the documents' text is never touched).
+    """
+    from ragviz.ragbench import LABEL_FIELDS, labels_from_row
+
+    columns = ["id", *LABEL_FIELDS]
+    n_sentences = dataset.n_context_sentences
+    names, models = dataset.datasets, dataset.generation_models
+    for i, row in enumerate(dataset.iter_rows(columns)):
+        scores = trace_scores(labels_from_row(row), n_sentences[i])
+        yield {
+            "id": "" if row.get("id") is None else str(row["id"]),
+            "dataset": names[i],
+            "generation_model": models[i],
+            **scores.as_dict(),
+        }
