@@ -1,0 +1,674 @@
+"""The label store: an append-only log of human label decisions in one SQLite file.
+
+Every decision (one click in the app, one CLI edit) is an *action*: one or more field changes of
+one example's labels by one annotator, written as rows of ``label_events`` in ONE transaction that
+is committed before :meth:`LabelStore.record` returns, so a ``kill -9`` right after the call loses
+nothing (WAL journal, ``synchronous=FULL``). Events are never updated or deleted: an undo is one
+more event (field ``undo``, new value = the undone action id), a reset is an event (field
+``reset``) that returns the labels to their base.
+
+Current labels of an example for an annotator = its base labels (the latest judge label set the
+store holds for it, else the labels the loaded file carries) with every *effective* event of that
+annotator folded over them in order (:func:`ragviz.labels.apply_changes`); effective = not part of
+an undone action and not an ``undo`` marker.
+
+A small derived table ``example_status`` (one row per example and annotator: reviewed? corrected?
+last decision time) is rewritten in the same transaction as the events, so the per-rerun
+questions "which examples has this person reviewed / corrected" are one indexed query each.
+
+Portability: the schema uses plain SQL types (TEXT, INTEGER, BIGINT) and an identity column type
+supplied by the :class:`Dialect`; statements are written with ``?`` placeholders and translated by
+the dialect, and ``INSERT ... RETURNING`` / ``ON CONFLICT`` are understood by both SQLite >= 3.35
+and PostgreSQL. Only the SQLite dialect is implemented.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sqlite3
+import threading
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from ragviz.labels import (
+    RELEVANT_FIELD,
+    RESET_FIELD,
+    REVIEW_FIELD,
+    REVIEWED,
+    SUPPORT_PREFIX,
+    UTILIZED_FIELD,
+    Change,
+    apply_changes,
+    empty_labels,
+)
+from ragviz.model import Example, Labels, Provenance
+
+UNDO_FIELD = "undo"
+DB_ENV = "RAGVIZ_DB"
+BUSY_TIMEOUT_MS = 30_000
+
+
+class StoreError(Exception):
+    """A label store that cannot be opened or used; the message names the file and the problem."""
+
+
+def default_db_path() -> Path:
+    """``$RAGVIZ_DB`` when set, else ``~/.ragviz/ragviz.db``."""
+    env = os.environ.get(DB_ENV)
+    if env:
+        return Path(env).expanduser()
+    return Path.home() / ".ragviz" / "ragviz.db"
+
+
+def now_iso() -> str:
+    """UTC time with microseconds, ISO-8601 (sorts as text)."""
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
+def is_label_field(name: str) -> bool:
+    """Fields that change the labels themselves (not ``review``/``reset``/``undo``)."""
+    return name in (RELEVANT_FIELD, UTILIZED_FIELD) or name.startswith(SUPPORT_PREFIX)
+
+
+def _check_field(name: str) -> None:
+    if not (is_label_field(name) or name in (REVIEW_FIELD, RESET_FIELD)):
+        raise ValueError(f"unknown label field {name!r}")
+
+
+# --------------------------------------------------------------------------------------------
+# Records
+
+
+@dataclass(frozen=True)
+class Event:
+    """One stored field change. ``action`` is the kind the caller gave (``"edit"``, ``"review"``,
+    ``"undo"`` ...); ``undone`` is true when a later ``undo`` event cancelled its action."""
+
+    id: int
+    action_id: int
+    example_uid: str
+    annotator: str
+    ts: str
+    field: str
+    old: Any
+    new: Any
+    action: str = "edit"
+    undone: bool = False
+
+
+@dataclass(frozen=True)
+class ExampleStatus:
+    """What an annotator's effective events say about one example.
+
+    ``reviewed``: the person edited a label or marked it reviewed (since the last reset; a later
+    ``review=None`` un-marks it). ``corrected``: some label field ends with a value different from
+    the one it had before the person's first change of it (since the last reset).
+    """
+
+    reviewed: bool
+    corrected: bool
+    last_ts: str | None
+
+
+def effective_events(events: Sequence[Event]) -> list[Event]:
+    """*events* (in id order) without undo markers and without events of undone actions."""
+    undone = {int(e.new) for e in events if e.field == UNDO_FIELD and e.new is not None}
+    return [e for e in events if e.field != UNDO_FIELD and e.action_id not in undone]
+
+
+def status_of(effective: Sequence[Event]) -> ExampleStatus:
+    """Fold effective events into an :class:`ExampleStatus` (see its docstring)."""
+    reviewed = False
+    first_old: dict[str, Any] = {}
+    last_new: dict[str, Any] = {}
+    for e in effective:
+        if e.field == RESET_FIELD:
+            reviewed = False
+            first_old.clear()
+            last_new.clear()
+        elif e.field == REVIEW_FIELD:
+            reviewed = e.new == REVIEWED
+        elif is_label_field(e.field):
+            reviewed = True
+            first_old.setdefault(e.field, e.old)
+            last_new[e.field] = e.new
+    corrected = any(_canonical(first_old[f]) != _canonical(v) for f, v in last_new.items())
+    last_ts = effective[-1].ts if effective else None
+    return ExampleStatus(reviewed=reviewed, corrected=corrected, last_ts=last_ts)
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+# --------------------------------------------------------------------------------------------
+# Judge label sets as JSON (the RAGBench label fields + provenance)
+
+
+def labels_to_json(labels: Labels) -> str:
+    from ragviz.ragbench import labels_to_row
+
+    row = labels_to_row(labels)
+    # Keep the stored unsupported list as it is (None = derive from support), not the derived one.
+    row["unsupported_response_sentence_keys"] = None if labels.unsupported_keys is None else list(labels.unsupported_keys)
+    p = labels.provenance
+    row["provenance"] = {"source": p.source, "name": p.name, "time": p.time, "prompt_version": p.prompt_version}
+    return json.dumps(row, ensure_ascii=False)
+
+
+def labels_from_json(text: str) -> Labels:
+    from ragviz.ragbench import UNSUPPORTED, labels_from_row
+
+    row = json.loads(text)
+    p = row.pop("provenance", None) or {}
+    provenance = Provenance(p.get("source") or "llm", p.get("name") or "", p.get("time"), p.get("prompt_version"))
+    labels = labels_from_row(row, provenance=provenance)
+    if labels is None:  # every field null: an empty label set
+        labels = Labels(provenance=provenance)
+    if row.get(UNSUPPORTED) is None:
+        labels = labels.replace(unsupported_keys=None)
+    return labels
+
+
+# --------------------------------------------------------------------------------------------
+# SQL dialect and migrations
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """What differs between database engines: placeholders, identity columns, how a write
+    transaction starts. Statements in this module use ``?`` and are translated by :meth:`sql`."""
+
+    name: str
+    paramstyle: str  # "qmark" or "format"
+    identity: str  # column definition of an auto-increment primary key
+    begin_write: str
+
+    def sql(self, statement: str) -> str:
+        if self.paramstyle == "qmark":
+            return statement
+        return statement.replace("?", "%s")
+
+
+SQLITE = Dialect(name="sqlite", paramstyle="qmark", identity="INTEGER PRIMARY KEY AUTOINCREMENT", begin_write="BEGIN IMMEDIATE")
+# For the future PostgreSQL backend: Dialect("postgresql", "format", "BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY", "BEGIN")
+
+
+def _m001_label_events(run: Callable[[str], None], d: Dialect) -> None:
+    run(
+        f"""CREATE TABLE label_actions (
+            id {d.identity},
+            example_uid TEXT NOT NULL,
+            annotator TEXT NOT NULL,
+            ts TEXT NOT NULL,
+            kind TEXT NOT NULL)"""
+    )
+    run(
+        f"""CREATE TABLE label_events (
+            id {d.identity},
+            action_id BIGINT NOT NULL REFERENCES label_actions (id),
+            example_uid TEXT NOT NULL,
+            annotator TEXT NOT NULL,
+            ts TEXT NOT NULL,
+            field TEXT NOT NULL,
+            old_value TEXT,
+            new_value TEXT)"""
+    )
+    run("CREATE INDEX label_events_by_example ON label_events (example_uid, annotator, id)")
+    run("CREATE INDEX label_events_by_annotator ON label_events (annotator, id)")
+    run(
+        """CREATE TABLE example_status (
+            annotator TEXT NOT NULL,
+            example_uid TEXT NOT NULL,
+            reviewed INTEGER NOT NULL,
+            corrected INTEGER NOT NULL,
+            last_ts TEXT,
+            last_action_id BIGINT,
+            PRIMARY KEY (annotator, example_uid))"""
+    )
+    run("CREATE INDEX example_status_reviewed ON example_status (annotator, reviewed, example_uid)")
+    run("CREATE INDEX example_status_corrected ON example_status (annotator, corrected, example_uid)")
+
+
+def _m002_positions_and_sources(run: Callable[[str], None], d: Dialect) -> None:
+    run(
+        """CREATE TABLE annotator_positions (
+            annotator TEXT NOT NULL PRIMARY KEY,
+            example_uid TEXT NOT NULL,
+            ts TEXT NOT NULL)"""
+    )
+    run(
+        f"""CREATE TABLE data_sources (
+            id {d.identity},
+            path TEXT NOT NULL UNIQUE,
+            ts TEXT NOT NULL)"""
+    )
+
+
+def _m003_judge_label_sets(run: Callable[[str], None], d: Dialect) -> None:
+    run(
+        f"""CREATE TABLE judge_label_sets (
+            id {d.identity},
+            example_uid TEXT NOT NULL,
+            ts TEXT NOT NULL,
+            judge TEXT NOT NULL,
+            prompt_version TEXT,
+            labels_json TEXT NOT NULL)"""
+    )
+    run("CREATE INDEX judge_label_sets_by_example ON judge_label_sets (example_uid, id)")
+
+
+MIGRATIONS: tuple[tuple[str, Callable[[Callable[[str], None], Dialect], None]], ...] = (
+    ("001_label_events", _m001_label_events),
+    ("002_positions_and_sources", _m002_positions_and_sources),
+    ("003_judge_label_sets", _m003_judge_label_sets),
+)
+
+
+# --------------------------------------------------------------------------------------------
+# The store
+
+
+_EVENT_COLUMNS = "e.id, e.action_id, e.example_uid, e.annotator, e.ts, e.field, e.old_value, e.new_value, a.kind"
+
+
+def _loads(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _event(row: Sequence[Any]) -> Event:
+    return Event(
+        id=row[0], action_id=row[1], example_uid=row[2], annotator=row[3], ts=row[4],
+        field=row[5], old=_loads(row[6]), new=_loads(row[7]), action=row[8],
+    )
+
+
+class LabelStore:
+    """Append-only store of label decisions (see the module docstring).
+
+    Safe to share between threads (one connection behind a lock) and between processes (SQLite
+    file locking, ``busy_timeout``). Use as a context manager or call :meth:`close`.
+    """
+
+    dialect = SQLITE
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path).expanduser()
+        self._lock = threading.RLock()
+        self._conn: sqlite3.Connection | None = None
+        self._conn = self._connect()
+        try:
+            self._migrate()
+        except StoreError:
+            self.close()
+            raise
+        except sqlite3.DatabaseError as exc:
+            self.close()
+            raise StoreError(f"{self.path}: cannot open label store: {exc}") from None
+
+    # -- connection and transactions -------------------------------------------------------------
+    def _connect(self) -> sqlite3.Connection:
+        where = self.path
+        if where.exists() and where.is_dir():
+            raise StoreError(f"{where}: cannot open label store: is a directory")
+        try:
+            where.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"{where}: cannot create the folder for the label store: {exc.strerror or exc}") from None
+        try:
+            conn = sqlite3.connect(str(where), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            conn.execute("PRAGMA synchronous = FULL")
+            conn.execute("PRAGMA foreign_keys = ON")
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{where}: cannot open label store: {exc}") from None
+        if str(mode).lower() != "wal":
+            conn.close()
+            raise StoreError(f"{where}: cannot open label store: the file system does not support WAL journaling (got {mode!r})")
+        return conn
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise StoreError(f"{self.path}: label store is closed")
+        return self._conn
+
+    def _q(self, statement: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
+        return self.conn.execute(self.dialect.sql(statement), tuple(params))
+
+    class _Tx:
+        def __init__(self, store: "LabelStore"):
+            self.store = store
+
+        def __enter__(self) -> "LabelStore":
+            self.store._lock.acquire()
+            try:
+                self.store.conn.execute(self.store.dialect.begin_write)
+            except BaseException:
+                self.store._lock.release()
+                raise
+            return self.store
+
+        def __exit__(self, exc_type, exc, tb) -> None:
+            try:
+                if exc_type is None:
+                    self.store.conn.execute("COMMIT")
+                else:
+                    self.store.conn.execute("ROLLBACK")
+            finally:
+                self.store._lock.release()
+
+    def _write(self) -> "LabelStore._Tx":
+        """One write transaction, committed (durably) when the ``with`` block ends."""
+        return LabelStore._Tx(self)
+
+    def _migrate(self) -> None:
+        with self._write():
+            self._q("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT NOT NULL PRIMARY KEY, applied_at TEXT NOT NULL)")
+            applied = {r[0] for r in self._q("SELECT name FROM schema_migrations")}
+            known = {name for name, _ in MIGRATIONS}
+            unknown = sorted(applied - known)
+            if unknown:
+                raise StoreError(
+                    f"{self.path}: label store was written by a newer ragviz (unknown migrations {', '.join(unknown)}); upgrade ragviz"
+                )
+            for name, migration in MIGRATIONS:
+                if name in applied:
+                    continue
+                migration(lambda s: self._q(s), self.dialect)
+                self._q("INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)", (name, now_iso()))
+
+    def applied_migrations(self) -> list[str]:
+        with self._lock:
+            return [r[0] for r in self._q("SELECT name FROM schema_migrations ORDER BY name")]
+
+    def close(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def __enter__(self) -> "LabelStore":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"LabelStore({str(self.path)!r})"
+
+    # -- events ------------------------------------------------------------------------------
+    def _events(self, example_uid: str, annotator: str) -> list[Event]:
+        rows = self._q(
+            f"SELECT {_EVENT_COLUMNS} FROM label_events e JOIN label_actions a ON a.id = e.action_id"
+            " WHERE e.example_uid = ? AND e.annotator = ? ORDER BY e.id",
+            (example_uid, annotator),
+        ).fetchall()
+        return [_event(r) for r in rows]
+
+    def _new_action(self, example_uid: str, annotator: str, ts: str, kind: str) -> int:
+        row = self._q(
+            "INSERT INTO label_actions (example_uid, annotator, ts, kind) VALUES (?, ?, ?, ?) RETURNING id",
+            (example_uid, annotator, ts, kind),
+        ).fetchone()
+        return int(row[0])
+
+    def _insert_event(self, action_id: int, example_uid: str, annotator: str, ts: str, field_name: str, old: Any, new: Any) -> None:
+        self._q(
+            "INSERT INTO label_events (action_id, example_uid, annotator, ts, field, old_value, new_value)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (action_id, example_uid, annotator, ts, field_name, _dumps(old), _dumps(new)),
+        )
+
+    def _refresh_status(self, example_uid: str, annotator: str, action_id: int) -> None:
+        status = status_of(effective_events(self._events(example_uid, annotator)))
+        self._q(
+            "INSERT INTO example_status (annotator, example_uid, reviewed, corrected, last_ts, last_action_id)"
+            " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (annotator, example_uid) DO UPDATE SET"
+            " reviewed = excluded.reviewed, corrected = excluded.corrected,"
+            " last_ts = excluded.last_ts, last_action_id = excluded.last_action_id",
+            (annotator, example_uid, int(status.reviewed), int(status.corrected), status.last_ts, action_id),
+        )
+
+    @staticmethod
+    def _check_ids(example_uid: str, annotator: str) -> None:
+        if not isinstance(example_uid, str) or not example_uid:
+            raise ValueError("example_uid must be a non-empty string")
+        if not isinstance(annotator, str) or not annotator.strip():
+            raise ValueError("annotator must be a non-empty name")
+
+    def record(self, example_uid: str, annotator: str, changes: Sequence[Change | tuple[str, Any, Any]], action: str = "edit") -> int | None:
+        """Store one decision (several field changes) in one durable transaction.
+
+        *changes* are :class:`ragviz.labels.Change` (or ``(field, old, new)`` triples). Returns the
+        new action id, ``None`` when *changes* is empty.
+        """
+        self._check_ids(example_uid, annotator)
+        items = [c if isinstance(c, Change) else Change(*c) for c in changes]
+        if not items:
+            return None
+        for c in items:
+            _check_field(c.field)
+        ts = now_iso()
+        with self._write():
+            action_id = self._new_action(example_uid, annotator, ts, action)
+            for c in items:
+                self._insert_event(action_id, example_uid, annotator, ts, c.field, c.old, c.new)
+            self._refresh_status(example_uid, annotator, action_id)
+        return action_id
+
+    def undo(self, example_uid: str, annotator: str) -> bool:
+        """Undo the annotator's last not-yet-undone action on this example; ``False`` when none."""
+        self._check_ids(example_uid, annotator)
+        with self._write():
+            events = self._events(example_uid, annotator)
+            undone = {int(e.new) for e in events if e.field == UNDO_FIELD}
+            candidates = [e.action_id for e in events if e.field != UNDO_FIELD and e.action_id not in undone]
+            if not candidates:
+                return False
+            target = max(candidates)
+            ts = now_iso()
+            action_id = self._new_action(example_uid, annotator, ts, UNDO_FIELD)
+            self._insert_event(action_id, example_uid, annotator, ts, UNDO_FIELD, None, target)
+            self._refresh_status(example_uid, annotator, action_id)
+        return True
+
+    def history(self, example_uid: str, annotator: str | None = None) -> list[Event]:
+        """Every stored event of the example (of one annotator when named), oldest first, with
+        ``undone`` set on events whose action was undone."""
+        with self._lock:
+            if annotator is None:
+                rows = self._q(
+                    f"SELECT {_EVENT_COLUMNS} FROM label_events e JOIN label_actions a ON a.id = e.action_id"
+                    " WHERE e.example_uid = ? ORDER BY e.id",
+                    (example_uid,),
+                ).fetchall()
+                events = [_event(r) for r in rows]
+            else:
+                events = self._events(example_uid, annotator)
+        undone = {(e.annotator, int(e.new)) for e in events if e.field == UNDO_FIELD}
+        return [Event(**{**e.__dict__, "undone": (e.annotator, e.action_id) in undone}) for e in events]
+
+    def effective(self, example_uid: str, annotator: str) -> list[Event]:
+        """The annotator's effective events on the example, in order."""
+        with self._lock:
+            return effective_events(self._events(example_uid, annotator))
+
+    def changes(self, example_uid: str, annotator: str) -> list[tuple[str, Any]]:
+        """Effective ``(field, new value)`` pairs in order, ready for :func:`ragviz.labels.apply_changes`."""
+        return [(e.field, e.new) for e in self.effective(example_uid, annotator)]
+
+    def status(self, example_uid: str, annotator: str) -> ExampleStatus:
+        """Reviewed / corrected / last decision time of one example for one annotator."""
+        with self._lock:
+            row = self._q(
+                "SELECT reviewed, corrected, last_ts FROM example_status WHERE annotator = ? AND example_uid = ?",
+                (annotator, example_uid),
+            ).fetchone()
+        if row is None:
+            return ExampleStatus(False, False, None)
+        return ExampleStatus(bool(row[0]), bool(row[1]), row[2])
+
+    # -- current labels --------------------------------------------------------------------
+    def base_labels(self, example: Example) -> Labels | None:
+        """What human edits start from: the latest judge label set stored for the example, else the
+        labels the loaded row carries (for a re-loaded reviewed export: the earlier reviewer's),
+        else its judge labels. ``None`` for an unlabeled example."""
+        stored = self.judge_labels(example.uid)
+        if stored is not None:
+            return stored
+        return example.labels if example.labels is not None else example.judge_labels
+
+    def current_labels(self, example: Example, annotator: str) -> Labels | None:
+        """The example's labels after the annotator's effective decisions.
+
+        Provenance is ``Provenance("human", annotator, time of last decision)`` when the person
+        edited or marked the example reviewed (see :class:`ExampleStatus`), else the base's.
+        """
+        base = self.base_labels(example)
+        effective = self.effective(example.uid, annotator)
+        if not effective:
+            return base
+        if base is None:
+            base = empty_labels(example)
+        status = status_of(effective)
+        provenance = Provenance("human", annotator, status.last_ts) if status.reviewed else base.provenance
+        return apply_changes(base, [(e.field, e.new) for e in effective], provenance)
+
+    def reviewed_uids(self, annotator: str) -> set[str]:
+        """Examples the annotator edited or marked reviewed (one indexed query)."""
+        with self._lock:
+            rows = self._q("SELECT example_uid FROM example_status WHERE annotator = ? AND reviewed = 1", (annotator,))
+            return {r[0] for r in rows}
+
+    def corrected_uids(self, annotator: str) -> set[str]:
+        """Examples where the annotator's effective decisions change a label field (one indexed query)."""
+        with self._lock:
+            rows = self._q("SELECT example_uid FROM example_status WHERE annotator = ? AND corrected = 1", (annotator,))
+            return {r[0] for r in rows}
+
+    def statuses(self, annotator: str) -> dict[str, ExampleStatus]:
+        """Every example the annotator has any decision on, with its status (one query)."""
+        with self._lock:
+            rows = self._q(
+                "SELECT example_uid, reviewed, corrected, last_ts FROM example_status WHERE annotator = ?", (annotator,)
+            ).fetchall()
+        return {r[0]: ExampleStatus(bool(r[1]), bool(r[2]), r[3]) for r in rows}
+
+    def annotators(self) -> list[str]:
+        """Names that recorded at least one decision, sorted."""
+        with self._lock:
+            return [r[0] for r in self._q("SELECT DISTINCT annotator FROM example_status ORDER BY annotator")]
+
+    def n_events(self) -> int:
+        with self._lock:
+            return int(self._q("SELECT COUNT(*) FROM label_events").fetchone()[0])
+
+    # -- where each annotator was ------------------------------------------------------------
+    def save_position(self, annotator: str, example_uid: str) -> None:
+        self._check_ids(example_uid, annotator)
+        with self._write():
+            self._q(
+                "INSERT INTO annotator_positions (annotator, example_uid, ts) VALUES (?, ?, ?)"
+                " ON CONFLICT (annotator) DO UPDATE SET example_uid = excluded.example_uid, ts = excluded.ts",
+                (annotator, example_uid, now_iso()),
+            )
+
+    def position(self, annotator: str) -> str | None:
+        with self._lock:
+            row = self._q("SELECT example_uid FROM annotator_positions WHERE annotator = ?", (annotator,)).fetchone()
+        return None if row is None else row[0]
+
+    # -- data sources ----------------------------------------------------------------------
+    def register_source(self, path: str | os.PathLike) -> None:
+        """Remember a data file the app loaded (absolute path), so exports can rebuild the examples."""
+        resolved = str(Path(path).expanduser().resolve())
+        with self._write():
+            self._q("INSERT INTO data_sources (path, ts) VALUES (?, ?) ON CONFLICT (path) DO NOTHING", (resolved, now_iso()))
+
+    def sources(self) -> list[str]:
+        """Registered data files, in the order they were first registered."""
+        with self._lock:
+            return [r[0] for r in self._q("SELECT path FROM data_sources ORDER BY id")]
+
+    @property
+    def uploads_dir(self) -> Path:
+        return self.path.parent / f"{self.path.stem}-uploads"
+
+    def save_upload(self, name: str, data: bytes) -> Path:
+        """Keep an uploaded file next to the DB under a content-hashed name, and register it.
+
+        The same bytes uploaded twice map to the same file. The name keeps the upload's extension
+        (loaders pick the format by it); other characters are reduced to ``[A-Za-z0-9._-]``.
+        """
+        digest = hashlib.sha256(data).hexdigest()[:16]
+        base = Path(name).name or "upload"
+        safe = re.sub(r"[^A-Za-z0-9._-]+", "_", base).strip("._") or "upload"
+        target = self.uploads_dir / f"{digest}-{safe}"
+        if not target.exists():
+            self.uploads_dir.mkdir(parents=True, exist_ok=True)
+            tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+            with open(tmp, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, target)
+            _fsync_dir(self.uploads_dir)
+        self.register_source(target)
+        return target
+
+    # -- judge label sets -------------------------------------------------------------------
+    def save_judge_labels(self, example_uid: str, labels: Labels) -> None:
+        """Append a label set produced by the LLM judge; the latest per uid is the base for edits."""
+        if not example_uid:
+            raise ValueError("example_uid must be a non-empty string")
+        p = labels.provenance
+        if p.time is None:
+            labels = labels.replace(provenance=Provenance(p.source, p.name, now_iso(), p.prompt_version))
+            p = labels.provenance
+        with self._write():
+            self._q(
+                "INSERT INTO judge_label_sets (example_uid, ts, judge, prompt_version, labels_json) VALUES (?, ?, ?, ?, ?)",
+                (example_uid, now_iso(), p.name, p.prompt_version, labels_to_json(labels)),
+            )
+
+    def judge_labels(self, example_uid: str) -> Labels | None:
+        """The latest judge label set stored for the example, ``None`` when there is none."""
+        with self._lock:
+            row = self._q(
+                "SELECT labels_json FROM judge_label_sets WHERE example_uid = ? ORDER BY id DESC LIMIT 1", (example_uid,)
+            ).fetchone()
+        return None if row is None else labels_from_json(row[0])
+
+    def judged_uids(self) -> set[str]:
+        """Examples with at least one stored judge label set (one query)."""
+        with self._lock:
+            return {r[0] for r in self._q("SELECT DISTINCT example_uid FROM judge_label_sets")}
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def open_store(path: str | os.PathLike | None = None) -> LabelStore:
+    """The store at *path*, default :func:`default_db_path`."""
+    return LabelStore(path if path is not None else default_db_path())
