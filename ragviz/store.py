@@ -146,6 +146,32 @@ def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
 
 
+def base_labels(example: Example, stored_judge: Labels | None) -> Labels | None:
+    """What human edits start from: *stored_judge* (the latest judge label set the store holds
+    for the example) when there is one, else the labels the loaded row carries (for a re-loaded
+    reviewed export: the earlier reviewer's), else its judge labels; ``None`` when unlabeled."""
+    if stored_judge is not None:
+        return stored_judge
+    return example.labels if example.labels is not None else example.judge_labels
+
+
+def fold_labels(base: Labels | None, effective: Sequence[Event], example: Example, annotator: str) -> Labels | None:
+    """*base* with the *effective* events applied in order (``reset`` returns to *base*).
+
+    No events: *base* unchanged. An unlabeled example (``base is None``) starts from
+    :func:`ragviz.labels.empty_labels`. Provenance is ``Provenance("human", annotator, time of the
+    last decision)`` when the person edited or marked the example reviewed (:class:`ExampleStatus`),
+    else the base's.
+    """
+    if not effective:
+        return base
+    if base is None:
+        base = empty_labels(example)
+    status = status_of(effective)
+    provenance = Provenance("human", annotator, status.last_ts) if status.reviewed else base.provenance
+    return apply_changes(base, [(e.field, e.new) for e in effective], provenance)
+
+
 # --------------------------------------------------------------------------------------------
 # Judge label sets as JSON (the RAGBench label fields + provenance)
 
@@ -521,29 +547,12 @@ class LabelStore:
 
     # -- current labels --------------------------------------------------------------------
     def base_labels(self, example: Example) -> Labels | None:
-        """What human edits start from: the latest judge label set stored for the example, else the
-        labels the loaded row carries (for a re-loaded reviewed export: the earlier reviewer's),
-        else its judge labels. ``None`` for an unlabeled example."""
-        stored = self.judge_labels(example.uid)
-        if stored is not None:
-            return stored
-        return example.labels if example.labels is not None else example.judge_labels
+        """What human edits start from (:func:`base_labels`), with the store's judge labels."""
+        return base_labels(example, self.judge_labels(example.uid))
 
     def current_labels(self, example: Example, annotator: str) -> Labels | None:
-        """The example's labels after the annotator's effective decisions.
-
-        Provenance is ``Provenance("human", annotator, time of last decision)`` when the person
-        edited or marked the example reviewed (see :class:`ExampleStatus`), else the base's.
-        """
-        base = self.base_labels(example)
-        effective = self.effective(example.uid, annotator)
-        if not effective:
-            return base
-        if base is None:
-            base = empty_labels(example)
-        status = status_of(effective)
-        provenance = Provenance("human", annotator, status.last_ts) if status.reviewed else base.provenance
-        return apply_changes(base, [(e.field, e.new) for e in effective], provenance)
+        """The example's labels after the annotator's effective decisions (:func:`fold_labels`)."""
+        return fold_labels(self.base_labels(example), self.effective(example.uid, annotator), example, annotator)
 
     def reviewed_uids(self, annotator: str) -> set[str]:
         """Examples the annotator edited or marked reviewed (one indexed query)."""
