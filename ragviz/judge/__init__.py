@@ -1,0 +1,35 @@
+"""The LLM judge: prompt, answer validation, async client with retries, cache, runner.
+
+Public entry points: :func:`judge_examples` / :func:`judge_examples_async` for a batch,
+:func:`judge_example` for one example (the Review page's "re-judge"), :func:`estimate_run`.
+"""
+
+from ragviz.judge.cache import JudgeCache
+from ragviz.judge.client import JudgeConfigError, JudgeSettings
+from ragviz.judge.prompt import PROMPT_VERSION, content_hash
+from ragviz.judge.run import (
+    JudgeOutcome,
+    RunEstimate,
+    RunProgress,
+    RunSummary,
+    estimate_run,
+    judge_example,
+    judge_examples,
+    judge_examples_async,
+)
+
+__all__ = [
+    "PROMPT_VERSION",
+    "JudgeCache",
+    "JudgeConfigError",
+    "JudgeOutcome",
+    "JudgeSettings",
+    "RunEstimate",
+    "RunProgress",
+    "RunSummary",
+    "content_hash",
+    "estimate_run",
+    "judge_example",
+    "judge_examples",
+    "judge_examples_async",
+]

@@ -1,0 +1,255 @@
+"""The judge's own tables in the label-store SQLite file: answer cache, runs, failures.
+
+Tables (all prefixed ``judge_``; migrations recorded in ``judge_migrations``):
+
+- ``judge_results``: one accepted answer per cache key = (model, base URL, prompt version,
+  example content hash); the parsed labels as RAGBench JSON plus the raw answer and token usage.
+  Each row is committed as soon as the answer is accepted, so a killed run resumes with only the
+  missing examples.
+- ``judge_runs``: one row per run with counts, requests, tokens and estimated cost.
+- ``judge_failures``: answers that stayed invalid or calls that failed for good, raw output kept.
+
+No API key is ever passed to this module.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from ragviz.model import Labels, Provenance
+from ragviz.ragbench import labels_from_row, labels_to_row
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def cache_key(model: str, endpoint: str, prompt_version: str, content_hash: str) -> str:
+    data = json.dumps([model, endpoint, prompt_version, content_hash], separators=(",", ":"))
+    return hashlib.sha256(data.encode("utf-8")).hexdigest()
+
+
+def labels_to_json(labels: Labels) -> str:
+    p = labels.provenance
+    payload = {**labels_to_row(labels), "provenance": {"source": p.source, "name": p.name, "time": p.time, "prompt_version": p.prompt_version}}
+    return json.dumps(payload, ensure_ascii=False, sort_keys=True)
+
+
+def labels_from_json(text: str) -> Labels:
+    payload = json.loads(text)
+    provenance = Provenance(**payload.pop("provenance"))
+    labels = labels_from_row(payload, provenance=provenance)
+    assert labels is not None
+    return labels
+
+
+def _create_v1(db: sqlite3.Connection) -> None:
+    db.execute(
+        """CREATE TABLE judge_results (
+            cache_key TEXT PRIMARY KEY,
+            model TEXT NOT NULL,
+            endpoint TEXT NOT NULL,
+            prompt_version TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            example_uid TEXT NOT NULL,
+            labels_json TEXT NOT NULL,
+            raw_output TEXT NOT NULL,
+            prompt_tokens INTEGER NOT NULL,
+            completion_tokens INTEGER NOT NULL,
+            run_id INTEGER,
+            created_at TEXT NOT NULL
+        )"""
+    )
+    db.execute("CREATE INDEX judge_results_uid ON judge_results (example_uid)")
+    db.execute(
+        """CREATE TABLE judge_runs (
+            id INTEGER PRIMARY KEY,
+            started_at TEXT NOT NULL,
+            finished_at TEXT,
+            model TEXT NOT NULL,
+            endpoint TEXT NOT NULL,
+            prompt_version TEXT NOT NULL,
+            n_examples INTEGER NOT NULL,
+            n_cached INTEGER NOT NULL DEFAULT 0,
+            n_judged INTEGER NOT NULL DEFAULT 0,
+            n_failed INTEGER NOT NULL DEFAULT 0,
+            requests INTEGER NOT NULL DEFAULT 0,
+            prompt_tokens INTEGER NOT NULL DEFAULT 0,
+            completion_tokens INTEGER NOT NULL DEFAULT 0,
+            cost_usd REAL,
+            status TEXT NOT NULL
+        )"""
+    )
+    db.execute(
+        """CREATE TABLE judge_failures (
+            id INTEGER PRIMARY KEY,
+            run_id INTEGER,
+            example_uid TEXT NOT NULL,
+            cache_key TEXT NOT NULL,
+            error TEXT NOT NULL,
+            raw_output TEXT,
+            attempts INTEGER NOT NULL,
+            created_at TEXT NOT NULL
+        )"""
+    )
+    db.execute("CREATE INDEX judge_failures_run ON judge_failures (run_id)")
+
+
+MIGRATIONS: tuple[tuple[str, Callable[[sqlite3.Connection], None]], ...] = (("judge_0001_create", _create_v1),)
+
+
+@dataclass(frozen=True)
+class CachedAnswer:
+    labels: Labels
+    raw_output: str
+    prompt_tokens: int
+    completion_tokens: int
+
+
+@dataclass(frozen=True)
+class JudgeFailure:
+    id: int
+    run_id: int | None
+    example_uid: str
+    error: str
+    raw_output: str | None
+    attempts: int
+    created_at: str
+
+
+@dataclass(frozen=True)
+class JudgeRun:
+    id: int
+    started_at: str
+    finished_at: str | None
+    model: str
+    endpoint: str
+    prompt_version: str
+    n_examples: int
+    n_cached: int
+    n_judged: int
+    n_failed: int
+    requests: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float | None
+    status: str
+
+
+class JudgeCache:
+    """The ``judge_*`` tables of the SQLite file at *path* (created when missing)."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA busy_timeout=30000")
+            self._migrate()
+        except (OSError, sqlite3.Error) as exc:
+            raise ValueError(f"{self.path}: cannot open the judge cache: {exc}") from None
+
+    def _migrate(self) -> None:
+        db = self._db
+        db.execute("CREATE TABLE IF NOT EXISTS judge_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+        for name, apply in MIGRATIONS:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                if db.execute("SELECT 1 FROM judge_migrations WHERE name = ?", (name,)).fetchone() is None:
+                    apply(db)
+                    db.execute("INSERT INTO judge_migrations (name, applied_at) VALUES (?, ?)", (name, utc_now()))
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> "JudgeCache":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # -- answers ------------------------------------------------------------------------------
+    def get_many(self, keys: Iterable[str]) -> dict[str, CachedAnswer]:
+        keys = list(dict.fromkeys(keys))
+        found: dict[str, CachedAnswer] = {}
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = self._db.execute(
+                f"SELECT cache_key, labels_json, raw_output, prompt_tokens, completion_tokens FROM judge_results WHERE cache_key IN ({marks})",
+                chunk,
+            )
+            for key, labels_json, raw, pt, ct in rows:
+                found[key] = CachedAnswer(labels_from_json(labels_json), raw, pt, ct)
+        return found
+
+    def get(self, key: str) -> CachedAnswer | None:
+        return self.get_many([key]).get(key)
+
+    def put(self, key: str, *, model: str, endpoint: str, prompt_version: str, content_hash: str, example_uid: str,
+            labels: Labels, raw_output: str, prompt_tokens: int, completion_tokens: int, run_id: int | None) -> None:
+        self._db.execute(
+            """INSERT OR REPLACE INTO judge_results (cache_key, model, endpoint, prompt_version, content_hash, example_uid,
+               labels_json, raw_output, prompt_tokens, completion_tokens, run_id, created_at)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            (key, model, endpoint, prompt_version, content_hash, example_uid, labels_to_json(labels), raw_output,
+             prompt_tokens, completion_tokens, run_id, utc_now()),
+        )
+
+    def latest_labels(self, example_uid: str) -> Labels | None:
+        """The newest accepted judge labels for *example_uid*, whatever the model."""
+        row = self._db.execute(
+            "SELECT labels_json FROM judge_results WHERE example_uid = ? ORDER BY created_at DESC, rowid DESC LIMIT 1", (example_uid,)
+        ).fetchone()
+        return labels_from_json(row[0]) if row else None
+
+    # -- runs and failures ----------------------------------------------------------------------
+    def start_run(self, model: str, endpoint: str, prompt_version: str, n_examples: int) -> int:
+        cur = self._db.execute(
+            "INSERT INTO judge_runs (started_at, model, endpoint, prompt_version, n_examples, status) VALUES (?, ?, ?, ?, ?, 'running')",
+            (utc_now(), model, endpoint, prompt_version, n_examples),
+        )
+        return int(cur.lastrowid)
+
+    def finish_run(self, run_id: int, *, n_cached: int, n_judged: int, n_failed: int, requests: int,
+                   prompt_tokens: int, completion_tokens: int, cost_usd: float | None, status: str) -> None:
+        self._db.execute(
+            """UPDATE judge_runs SET finished_at = ?, n_cached = ?, n_judged = ?, n_failed = ?, requests = ?,
+               prompt_tokens = ?, completion_tokens = ?, cost_usd = ?, status = ? WHERE id = ?""",
+            (utc_now(), n_cached, n_judged, n_failed, requests, prompt_tokens, completion_tokens, cost_usd, status, run_id),
+        )
+
+    def runs(self, limit: int = 50) -> list[JudgeRun]:
+        rows = self._db.execute(
+            """SELECT id, started_at, finished_at, model, endpoint, prompt_version, n_examples, n_cached, n_judged, n_failed,
+               requests, prompt_tokens, completion_tokens, cost_usd, status FROM judge_runs ORDER BY id DESC LIMIT ?""",
+            (limit,),
+        )
+        return [JudgeRun(*r) for r in rows]
+
+    def record_failure(self, run_id: int | None, example_uid: str, key: str, error: str, raw_output: str | None, attempts: int) -> None:
+        self._db.execute(
+            "INSERT INTO judge_failures (run_id, example_uid, cache_key, error, raw_output, attempts, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (run_id, example_uid, key, error, raw_output, attempts, utc_now()),
+        )
+
+    def failures(self, run_id: int | None = None) -> list[JudgeFailure]:
+        sql = "SELECT id, run_id, example_uid, error, raw_output, attempts, created_at FROM judge_failures"
+        rows = self._db.execute(sql + (" WHERE run_id = ? ORDER BY id" if run_id is not None else " ORDER BY id"), (() if run_id is None else (run_id,)))
+        return [JudgeFailure(*r) for r in rows]
+
+    def count_results(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM judge_results").fetchone()[0])

@@ -1,0 +1,211 @@
+"""Talking to a chat-completions server: settings, retries with backoff, response-format fallback.
+
+The ``openai`` client is created with ``max_retries=0``; retrying is done here so it is testable and
+honours ``Retry-After``. The API key lives only in :class:`JudgeSettings` (never in its repr) and in
+the client object; every error text that leaves this module goes through :func:`redact`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import os
+import random
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import openai
+
+from ragviz.judge.prompt import RESPONSE_FORMAT_JSON_OBJECT, RESPONSE_FORMAT_JSON_SCHEMA
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+API_KEY_ENV = "OPENAI_API_KEY"
+# Servers that need no key (local vLLM, Ollama, llama.cpp) still get a non-empty value from the client.
+NO_KEY_PLACEHOLDER = "no-key"
+
+FORMAT_MODES = ("json_schema", "json_object", "text")
+_SECRET_LOOKING = re.compile(r"\b(sk-[A-Za-z0-9_\-*]{4,})")
+
+
+class JudgeConfigError(ValueError):
+    """The settings cannot work (no key for the OpenAI API, bad concurrency, ...)."""
+
+
+class JudgeRequestError(RuntimeError):
+    """A request failed for good (retries exhausted or an error that retrying cannot fix)."""
+
+    def __init__(self, message: str, attempts: int):
+        super().__init__(message)
+        self.attempts = attempts
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    """How to reach the judge model. ``api_key`` ``None`` means: use env ``OPENAI_API_KEY``."""
+
+    model: str
+    base_url: str | None = None
+    api_key: str | None = field(default=None, repr=False, compare=False)
+    concurrency: int = 8
+    timeout: float = 120.0
+    max_attempts: int = 6  # HTTP attempts per call (429 / 5xx / timeout / connection errors)
+    max_fix_attempts: int = 2  # extra calls after an invalid answer, with the problems fed back
+    backoff_base: float = 1.0
+    backoff_max: float = 60.0
+    temperature: float | None = 0.0
+    response_format: str = "json_schema"  # first mode tried; falls back along FORMAT_MODES
+
+    @property
+    def endpoint(self) -> str:
+        """The base URL as used in the cache key (default OpenAI URL, no trailing slash)."""
+        return (self.base_url or DEFAULT_BASE_URL).rstrip("/")
+
+    def resolved_api_key(self) -> str:
+        key = self.api_key or os.environ.get(API_KEY_ENV) or ""
+        if key:
+            return key
+        if self.base_url and self.endpoint != DEFAULT_BASE_URL:
+            return NO_KEY_PLACEHOLDER
+        raise JudgeConfigError(f"no API key: set {API_KEY_ENV} or enter a key (only servers given by --base-url may go without)")
+
+    def check(self) -> None:
+        if not self.model.strip():
+            raise JudgeConfigError("model: must not be empty")
+        if self.concurrency < 1:
+            raise JudgeConfigError(f"concurrency: must be >= 1, got {self.concurrency}")
+        if self.timeout <= 0:
+            raise JudgeConfigError(f"timeout: must be > 0, got {self.timeout}")
+        if self.response_format not in FORMAT_MODES:
+            raise JudgeConfigError(f"response_format: must be one of {', '.join(FORMAT_MODES)}")
+
+
+def redact(text: str, secret: str | None) -> str:
+    """*text* with *secret* and anything shaped like an OpenAI key replaced by ``***``."""
+    if secret and secret != NO_KEY_PLACEHOLDER:
+        text = text.replace(secret, "***")
+    return _SECRET_LOOKING.sub("***", text)
+
+
+def retry_after_seconds(headers: Any, now: float | None = None) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` or ``Retry-After`` (seconds or an HTTP date)."""
+    if headers is None:
+        return None
+    value = headers.get("retry-after-ms")
+    if value:
+        try:
+            return max(0.0, float(value) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+@dataclass
+class Completion:
+    """One successful chat completion."""
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    attempts: int
+
+
+def _is_format_rejection(exc: openai.APIStatusError) -> bool:
+    if exc.status_code not in (400, 422):
+        return False
+    message = str(exc).lower()
+    return "response_format" in message or "json_schema" in message or "json_object" in message
+
+
+class ChatCaller:
+    """An ``AsyncOpenAI`` client plus the retry policy and the current response-format mode.
+
+    ``requests`` counts HTTP requests sent (a cached run must leave it at 0).
+    """
+
+    def __init__(self, settings: JudgeSettings, sleep: Callable[[float], Any] = asyncio.sleep):
+        settings.check()
+        self.settings = settings
+        self._api_key = settings.resolved_api_key()
+        self.client = openai.AsyncOpenAI(
+            base_url=settings.endpoint, api_key=self._api_key, max_retries=0, timeout=settings.timeout
+        )
+        self.format_mode = settings.response_format
+        self.requests = 0
+        self._sleep = sleep
+
+    def redact(self, text: str) -> str:
+        return redact(text, self._api_key)
+
+    async def close(self) -> None:
+        await self.client.close()
+
+    def _backoff(self, attempt: int) -> float:
+        delay = min(self.settings.backoff_max, self.settings.backoff_base * 2 ** (attempt - 1))
+        return delay * (0.5 + random.random() / 2)  # jitter so parallel calls do not retry in lockstep
+
+    def _format_kwargs(self) -> dict[str, Any]:
+        if self.format_mode == "json_schema":
+            return {"response_format": RESPONSE_FORMAT_JSON_SCHEMA}
+        if self.format_mode == "json_object":
+            return {"response_format": RESPONSE_FORMAT_JSON_OBJECT}
+        return {}
+
+    async def complete(self, messages: list[dict[str, str]]) -> Completion:
+        """One completion, retrying 429 / 5xx / timeouts / connection errors with backoff.
+
+        A 400/422 that blames the response format switches to the next mode (json_schema ->
+        json_object -> plain text parsing) for this and every later call; that does not count as an
+        attempt.
+        """
+        attempt = 0
+        while True:
+            attempt += 1
+            sent_mode = self.format_mode
+            kwargs = self._format_kwargs()
+            if self.settings.temperature is not None:
+                kwargs["temperature"] = self.settings.temperature
+            self.requests += 1
+            try:
+                response = await self.client.chat.completions.create(model=self.settings.model, messages=messages, **kwargs)
+            except openai.APIStatusError as exc:
+                if _is_format_rejection(exc) and sent_mode != "text":
+                    # A concurrent call may have stepped down already; never step back up.
+                    next_mode = FORMAT_MODES[FORMAT_MODES.index(sent_mode) + 1]
+                    if FORMAT_MODES.index(next_mode) > FORMAT_MODES.index(self.format_mode):
+                        self.format_mode = next_mode
+                    attempt -= 1
+                    continue
+                retryable = exc.status_code in (408, 409, 429) or exc.status_code >= 500
+                if not retryable or attempt >= self.settings.max_attempts:
+                    raise JudgeRequestError(self.redact(f"HTTP {exc.status_code}: {exc}"), attempt) from None
+                wait = retry_after_seconds(exc.response.headers)
+                await self._sleep(self._backoff(attempt) if wait is None else min(wait, self.settings.backoff_max * 5))
+                continue
+            except (openai.APITimeoutError, openai.APIConnectionError) as exc:
+                if attempt >= self.settings.max_attempts:
+                    kind = "timed out" if isinstance(exc, openai.APITimeoutError) else "connection failed"
+                    raise JudgeRequestError(self.redact(f"request {kind} after {attempt} attempts: {exc}"), attempt) from None
+                await self._sleep(self._backoff(attempt))
+                continue
+            choice = response.choices[0] if response.choices else None
+            text = (choice.message.content if choice and choice.message else None) or ""
+            usage = response.usage
+            return Completion(
+                text=text,
+                prompt_tokens=(usage.prompt_tokens or 0) if usage else 0,
+                completion_tokens=(usage.completion_tokens or 0) if usage else 0,
+                attempts=attempt,
+            )

@@ -1,0 +1,312 @@
+"""Judging many examples: cache lookup, bounded concurrency, validation with fix-up retries.
+
+:func:`judge_examples` (sync) / :func:`judge_examples_async` run a batch; :func:`judge_example`
+re-judges one example (the Review page's button). Accepted answers go to the judge cache at once
+and, when a label store is given, to ``store.save_judge_labels`` as the base for human review.
+An answer that stays invalid is recorded as a failure with its raw output and never applied.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable, Protocol, Sequence, TypeVar
+
+from ragviz.judge.cache import JudgeCache, cache_key, utc_now
+from ragviz.judge.client import ChatCaller, JudgeRequestError, JudgeSettings
+from ragviz.judge.pricing import estimate_cost
+from ragviz.judge.prompt import PROMPT_VERSION, build_messages, content_hash, estimate_tokens
+from ragviz.judge.schema import JudgeOutputError, parse_judge_output
+from ragviz.model import Example, Labels, Provenance
+
+JUDGED, CACHED, FAILED = "judged", "cached", "failed"
+
+T = TypeVar("T")
+
+
+class JudgeLabelSink(Protocol):
+    """What the runner needs from :class:`ragviz.store.LabelStore`."""
+
+    def save_judge_labels(self, example_uid: str, labels: Labels) -> None: ...
+
+    def judge_labels(self, example_uid: str) -> Labels | None: ...
+
+
+@dataclass(frozen=True)
+class JudgeOutcome:
+    """What happened to one example: ``status`` is ``judged``, ``cached`` or ``failed``.
+
+    ``labels`` is set unless it failed; ``raw_output`` is the model's last answer (kept for
+    inspection on failure); ``calls`` counts completions asked for (fix-up retries included).
+    """
+
+    uid: str
+    status: str
+    labels: Labels | None
+    error: str | None = None
+    raw_output: str | None = None
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.status != FAILED
+
+
+@dataclass(frozen=True)
+class RunProgress:
+    done: int
+    total: int
+    n_cached: int
+    n_judged: int
+    n_failed: int
+
+
+@dataclass
+class RunSummary:
+    """The result of one run; ``outcomes[i]`` belongs to ``examples[i]`` (``None`` when cancelled first)."""
+
+    run_id: int
+    outcomes: list[JudgeOutcome | None]
+    requests: int = 0
+    wall_seconds: float = 0.0
+    cancelled: bool = False
+    model: str = ""
+    format_mode: str = ""
+
+    def count(self, status: str) -> int:
+        return sum(1 for o in self.outcomes if o is not None and o.status == status)
+
+    @property
+    def n_judged(self) -> int:
+        return self.count(JUDGED)
+
+    @property
+    def n_cached(self) -> int:
+        return self.count(CACHED)
+
+    @property
+    def n_failed(self) -> int:
+        return self.count(FAILED)
+
+    @property
+    def prompt_tokens(self) -> int:
+        return sum(o.prompt_tokens for o in self.outcomes if o is not None and o.status != CACHED)
+
+    @property
+    def completion_tokens(self) -> int:
+        return sum(o.completion_tokens for o in self.outcomes if o is not None and o.status != CACHED)
+
+    @property
+    def cost_usd(self) -> float | None:
+        """Estimated cost of the tokens this run spent (``None``: model not in the price table)."""
+        return estimate_cost(self.model, self.prompt_tokens, self.completion_tokens)
+
+    @property
+    def failures(self) -> list[JudgeOutcome]:
+        return [o for o in self.outcomes if o is not None and o.status == FAILED]
+
+
+@dataclass(frozen=True)
+class RunEstimate:
+    """Calls and tokens a run would need (tokens = characters / 4, completion guessed)."""
+
+    n_examples: int
+    n_cached: int
+    calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float | None
+
+
+def estimate_run(examples: Sequence[Example], settings: JudgeSettings, cache: JudgeCache | None = None) -> RunEstimate:
+    """Expected calls/tokens/cost for *examples*, not counting those already in *cache*."""
+    keys = [cache_key(settings.model, settings.endpoint, PROMPT_VERSION, content_hash(e)) for e in examples]
+    cached = cache.get_many(keys) if cache is not None else {}
+    todo = [e for e, k in zip(examples, keys) if k not in cached]
+    estimates = [estimate_tokens(e) for e in todo]
+    prompt = sum(t.prompt_tokens for t in estimates)
+    completion = sum(t.completion_tokens for t in estimates)
+    return RunEstimate(len(examples), len(examples) - len(todo), len(todo), prompt, completion,
+                       estimate_cost(settings.model, prompt, completion))
+
+
+def _problems_text(problems: list[str]) -> str:
+    return "\n".join(f"- {p}" for p in problems)
+
+
+async def _judge_one(example: Example, key: str, chash: str, caller: ChatCaller, cache: JudgeCache,
+                     store: JudgeLabelSink | None, run_id: int) -> JudgeOutcome:
+    settings = caller.settings
+    corrections: list[tuple[str, str]] = []
+    raw: str | None = None
+    calls = prompt_tokens = completion_tokens = 0
+    problems: list[str] = []
+    for _ in range(settings.max_fix_attempts + 1):
+        try:
+            completion = await caller.complete(build_messages(example, corrections))
+        except JudgeRequestError as exc:
+            error = str(exc)
+            cache.record_failure(run_id, example.uid, key, error, raw, calls + exc.attempts)
+            return JudgeOutcome(example.uid, FAILED, None, error, raw, calls, prompt_tokens, completion_tokens)
+        calls += 1
+        prompt_tokens += completion.prompt_tokens
+        completion_tokens += completion.completion_tokens
+        raw = completion.text
+        provenance = Provenance("llm", settings.model, utc_now(), PROMPT_VERSION)
+        try:
+            labels = parse_judge_output(raw, example, provenance)
+        except JudgeOutputError as exc:
+            problems = exc.problems
+            corrections.append((raw, _problems_text(problems)))
+            continue
+        cache.put(key, model=settings.model, endpoint=settings.endpoint, prompt_version=PROMPT_VERSION, content_hash=chash,
+                  example_uid=example.uid, labels=labels, raw_output=raw, prompt_tokens=prompt_tokens,
+                  completion_tokens=completion_tokens, run_id=run_id)
+        if store is not None:
+            store.save_judge_labels(example.uid, labels)
+        return JudgeOutcome(example.uid, JUDGED, labels, None, raw, calls, prompt_tokens, completion_tokens)
+    error = caller.redact(f"invalid answer after {calls} tries: " + "; ".join(problems))
+    cache.record_failure(run_id, example.uid, key, error, raw, calls)
+    return JudgeOutcome(example.uid, FAILED, None, error, raw, calls, prompt_tokens, completion_tokens)
+
+
+async def judge_examples_async(
+    examples: Sequence[Example],
+    settings: JudgeSettings,
+    cache: JudgeCache,
+    store: JudgeLabelSink | None = None,
+    *,
+    force: bool = False,
+    on_progress: Callable[[RunProgress], None] | None = None,
+    should_cancel: Callable[[], bool] | None = None,
+) -> RunSummary:
+    """Judge *examples*; cached answers are reused unless *force*.
+
+    *on_progress* is called after each example; *should_cancel* is polled before each call is
+    started and after each example (cancelling keeps every answer already accepted).
+    """
+    settings.check()
+    started = time.perf_counter()
+    hashes = [content_hash(e) for e in examples]
+    keys = [cache_key(settings.model, settings.endpoint, PROMPT_VERSION, h) for h in hashes]
+    cached = {} if force else cache.get_many(keys)
+    run_id = cache.start_run(settings.model, settings.endpoint, PROMPT_VERSION, len(examples))
+    summary = RunSummary(run_id, [None] * len(examples), model=settings.model, format_mode=settings.response_format)
+    counts = {CACHED: 0, JUDGED: 0, FAILED: 0}
+
+    def report() -> None:
+        if on_progress is not None:
+            on_progress(RunProgress(sum(counts.values()), len(examples), counts[CACHED], counts[JUDGED], counts[FAILED]))
+
+    todo: list[int] = []
+    for i, (example, key) in enumerate(zip(examples, keys)):
+        hit = cached.get(key)
+        if hit is None:
+            todo.append(i)
+            continue
+        if store is not None and store.judge_labels(example.uid) != hit.labels:
+            store.save_judge_labels(example.uid, hit.labels)
+        summary.outcomes[i] = JudgeOutcome(example.uid, CACHED, hit.labels, None, hit.raw_output, 0, hit.prompt_tokens, hit.completion_tokens)
+        counts[CACHED] += 1
+    if cached:
+        report()
+
+    status = "done"
+    caller: ChatCaller | None = None
+    tasks: list[asyncio.Task] = []
+    try:
+        if todo:
+            caller = ChatCaller(settings)
+            gate = asyncio.Semaphore(settings.concurrency)
+
+            async def worker(i: int) -> tuple[int, JudgeOutcome | None]:
+                async with gate:
+                    if should_cancel is not None and should_cancel():
+                        return i, None
+                    return i, await _judge_one(examples[i], keys[i], hashes[i], caller, cache, store, run_id)
+
+            tasks = [asyncio.create_task(worker(i)) for i in todo]
+            for next_done in asyncio.as_completed(tasks):
+                i, outcome = await next_done
+                if outcome is None:
+                    summary.cancelled = True
+                    continue
+                summary.outcomes[i] = outcome
+                counts[outcome.status] += 1
+                report()
+                if should_cancel is not None and should_cancel():
+                    summary.cancelled = True
+                    break
+        if summary.cancelled:
+            status = "cancelled"
+    except BaseException:
+        status = "interrupted"
+        raise
+    finally:
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+        if caller is not None:
+            summary.requests = caller.requests
+            summary.format_mode = caller.format_mode
+            await caller.close()
+        summary.wall_seconds = time.perf_counter() - started
+        cache.finish_run(run_id, n_cached=summary.n_cached, n_judged=summary.n_judged, n_failed=summary.n_failed,
+                         requests=summary.requests, prompt_tokens=summary.prompt_tokens,
+                         completion_tokens=summary.completion_tokens, cost_usd=summary.cost_usd, status=status)
+    return summary
+
+
+def run_sync(make_coro: Callable[[], Awaitable[T]]) -> T:
+    """Run a coroutine to completion from sync code, also when the caller already has a loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(make_coro())  # type: ignore[arg-type]
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = asyncio.run(make_coro())  # type: ignore[arg-type]
+        except BaseException as exc:  # re-raised in the calling thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=target, name="ragviz-judge")
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def judge_examples(examples: Sequence[Example], settings: JudgeSettings, cache: JudgeCache,
+                   store: JudgeLabelSink | None = None, **kwargs: Any) -> RunSummary:
+    """Sync wrapper of :func:`judge_examples_async`."""
+    return run_sync(lambda: judge_examples_async(examples, settings, cache, store, **kwargs))
+
+
+def judge_example(example: Example, settings: JudgeSettings, store: Any = None, *, cache: JudgeCache | None = None,
+                  force: bool = True) -> JudgeOutcome:
+    """Judge one example now (the Review page's "re-judge"): a fresh call unless ``force=False``.
+
+    *store* is a :class:`ragviz.store.LabelStore`; the judge cache opens in the same DB file
+    (``store.path``) unless *cache* is given. The new labels become the store's judge labels.
+    """
+    own_cache = cache is None
+    if cache is None:
+        if store is None or not hasattr(store, "path"):
+            raise ValueError("judge_example needs a store with a .path or a JudgeCache")
+        cache = JudgeCache(store.path)
+    try:
+        summary = judge_examples([example], settings, cache, store, force=force)
+    finally:
+        if own_cache:
+            cache.close()
+    outcome = summary.outcomes[0]
+    assert outcome is not None
+    return outcome
