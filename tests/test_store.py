@@ -1,0 +1,339 @@
+"""LabelStore on real SQLite files: fold semantics, undo/reset, annotators, provenance, statuses,
+migrations, bad paths, positions, sources, uploads, judge label sets."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+
+import pytest
+
+from ragviz.labels import Change, apply_changes, empty_labels, field_value, support_field
+from ragviz.model import Labels, Provenance, SentenceSupport
+from ragviz.ragbench import example_from_row
+from ragviz.store import (
+    MIGRATIONS,
+    LabelStore,
+    StoreError,
+    default_db_path,
+    labels_from_json,
+    labels_to_json,
+)
+
+
+def _row(**over):
+    row = {
+        "id": "q1",
+        "question": "When does water boil?",
+        "documents": ["Water boils at 100 C. Ice melts at 0 C.", "Salt raises the boiling point."],
+        "documents_sentences": [[["0a", "Water boils at 100 C."], ["0b", "Ice melts at 0 C."]], [["1a", "Salt raises the boiling point."]]],
+        "response": "Water boils at 100 C. It is blue.",
+        "response_sentences": [["a", "Water boils at 100 C."], ["b", "It is blue."]],
+        "generation_model_name": "gen-1",
+        "annotating_model_name": "judge-1",
+        "dataset_name": "toy",
+        "all_relevant_sentence_keys": ["0a"],
+        "all_utilized_sentence_keys": ["0a"],
+        "sentence_support_information": [
+            {"response_sentence_key": "a", "fully_supported": True, "supporting_sentence_keys": ["0a"], "explanation": "ok"},
+            {"response_sentence_key": "b", "fully_supported": False, "supporting_sentence_keys": [], "explanation": "no"},
+        ],
+        "unsupported_response_sentence_keys": ["b"],
+        "relevance_explanation": "",
+        "overall_supported_explanation": "",
+        "overall_supported": False,
+    }
+    row.update(over)
+    return row
+
+
+@pytest.fixture
+def example():
+    return example_from_row(_row())
+
+
+@pytest.fixture
+def unlabeled():
+    row = _row(id="q2")
+    for f in (
+        "all_relevant_sentence_keys", "all_utilized_sentence_keys", "sentence_support_information",
+        "unsupported_response_sentence_keys", "relevance_explanation", "overall_supported_explanation",
+        "overall_supported", "annotating_model_name",
+    ):
+        row.pop(f)
+    return example_from_row(row)
+
+
+@pytest.fixture
+def store(tmp_path):
+    with LabelStore(tmp_path / "labels.db") as s:
+        yield s
+
+
+def _rel(store, example, annotator, new):
+    old = field_value(store.current_labels(example, annotator), "relevant_keys")
+    return store.record(example.uid, annotator, [Change("relevant_keys", old, new)])
+
+
+def test_record_returns_action_ids_and_folds_in_order(store, example):
+    a1 = _rel(store, example, "ann", ["0a", "0b"])
+    a2 = store.record(
+        example.uid, "ann",
+        [Change("utilized_keys", ["0a"], ["0b"]), Change(support_field("b"), None, {"supported": True, "supporting_keys": ["1a"], "explanation": "x"})],
+    )
+    assert isinstance(a1, int) and a2 > a1
+    assert store.record(example.uid, "ann", []) is None
+    assert store.changes(example.uid, "ann") == [
+        ("relevant_keys", ["0a", "0b"]),
+        ("utilized_keys", ["0b"]),
+        ("support:b", {"supported": True, "supporting_keys": ["1a"], "explanation": "x"}),
+    ]
+    current = store.current_labels(example, "ann")
+    assert current == apply_changes(example.labels, store.changes(example.uid, "ann"), current.provenance)
+    assert current.relevant_keys == ("0a", "0b") and current.utilized_keys == ("0b",)
+    assert current.support_for("b") == SentenceSupport("b", True, ("1a",), "x")
+    assert current.unsupported_keys is None  # a support edit drops the stored list
+    # both changes of the second action share its id, in one transaction
+    assert [e.action_id for e in store.history(example.uid, "ann")] == [a1, a2, a2]
+
+
+def test_unknown_field_and_bad_ids_are_refused_before_writing(store, example):
+    with pytest.raises(ValueError, match="unknown label field"):
+        store.record(example.uid, "ann", [Change("relevant_keys", [], ["0a"]), Change("colour", None, "red")])
+    with pytest.raises(ValueError, match="annotator"):
+        store.record(example.uid, " ", [Change("relevant_keys", [], ["0a"])])
+    assert store.n_events() == 0
+
+
+def test_undo_walks_back_and_never_deletes(store, example):
+    _rel(store, example, "ann", ["0a", "0b"])
+    _rel(store, example, "ann", ["0a", "0b", "1a"])
+    assert store.undo(example.uid, "ann") is True
+    assert store.current_labels(example, "ann").relevant_keys == ("0a", "0b")
+    assert store.undo(example.uid, "ann") is True
+    assert store.current_labels(example, "ann") == example.labels
+    assert store.undo(example.uid, "ann") is False
+    history = store.history(example.uid, "ann")
+    assert [e.field for e in history] == ["relevant_keys", "relevant_keys", "undo", "undo"]
+    assert [e.undone for e in history] == [True, True, False, False]
+    assert history[2].new == history[1].action_id and history[3].new == history[0].action_id
+    assert store.n_events() == 4
+
+
+def test_reset_returns_to_base_and_undo_of_reset_reapplies(store, example):
+    _rel(store, example, "ann", ["1a"])
+    store.record(example.uid, "ann", [Change("reset", None, None)], action="reset")
+    assert store.current_labels(example, "ann").relevant_keys == example.labels.relevant_keys
+    assert example.uid not in store.reviewed_uids("ann")
+    assert example.uid not in store.corrected_uids("ann")
+    _rel(store, example, "ann", ["0b"])
+    assert store.current_labels(example, "ann").relevant_keys == ("0b",)
+    store.undo(example.uid, "ann")  # the edit after the reset
+    store.undo(example.uid, "ann")  # the reset itself
+    assert store.current_labels(example, "ann").relevant_keys == ("1a",)
+    assert example.uid in store.corrected_uids("ann")
+
+
+def test_two_annotators_are_kept_apart(store, example):
+    _rel(store, example, "alice", ["0b"])
+    store.record(example.uid, "bob", [Change("review", None, "reviewed")], action="review")
+    assert store.current_labels(example, "alice").relevant_keys == ("0b",)
+    assert store.current_labels(example, "bob").relevant_keys == ("0a",)
+    assert store.undo(example.uid, "bob") is True
+    assert store.current_labels(example, "alice").relevant_keys == ("0b",)  # bob's undo never touches alice
+    assert store.annotators() == ["alice", "bob"]
+    assert store.reviewed_uids("alice") == {example.uid} and store.reviewed_uids("bob") == set()
+    assert [e.annotator for e in store.history(example.uid)] == ["alice", "bob", "bob"]
+
+
+def test_provenance(store, example):
+    assert store.current_labels(example, "ann").provenance == Provenance("llm", "judge-1")
+    _rel(store, example, "ann", ["0b"])
+    last = store.history(example.uid, "ann")[-1]
+    assert store.current_labels(example, "ann").provenance == Provenance("human", "ann", last.ts)
+
+
+def test_reviewed_and_corrected_sets(store, example, unlabeled):
+    other = example_from_row(_row(id="q3"))
+    store.record(example.uid, "ann", [Change("review", None, "reviewed")], action="review")
+    assert store.reviewed_uids("ann") == {example.uid} and store.corrected_uids("ann") == set()
+    # an edit and its reverse: reviewed (a person looked and decided), not corrected
+    _rel(store, other, "ann", ["0a", "0b"])
+    assert store.corrected_uids("ann") == {other.uid}
+    _rel(store, other, "ann", ["0a"])
+    assert store.reviewed_uids("ann") == {example.uid, other.uid}
+    assert store.corrected_uids("ann") == set()
+    # un-reviewing
+    store.record(example.uid, "ann", [Change("review", "reviewed", None)], action="review")
+    assert store.reviewed_uids("ann") == {other.uid}
+    # unlabeled example: any label decided is a correction of "nothing"
+    store.record(unlabeled.uid, "ann", [Change("relevant_keys", [], ["0a"])])
+    assert unlabeled.uid in store.corrected_uids("ann")
+    assert store.status(unlabeled.uid, "ann").reviewed is True
+    assert store.status("nope", "ann").last_ts is None
+
+
+def test_status_queries_use_the_index(store):
+    for sql, params in [
+        ("SELECT example_uid FROM example_status WHERE annotator = ? AND reviewed = 1", ("a",)),
+        ("SELECT example_uid FROM example_status WHERE annotator = ? AND corrected = 1", ("a",)),
+        ("SELECT e.id FROM label_events e WHERE e.example_uid = ? AND e.annotator = ? ORDER BY e.id", ("u", "a")),
+        ("SELECT labels_json FROM judge_label_sets WHERE example_uid = ? ORDER BY id DESC LIMIT 1", ("u",)),
+    ]:
+        plan = " ".join(str(r[-1]) for r in store.conn.execute("EXPLAIN QUERY PLAN " + sql, params))
+        assert "SEARCH" in plan and "INDEX" in plan and "SCAN" not in plan, plan
+
+
+def test_unlabeled_example_starts_from_empty_labels(store, unlabeled):
+    assert unlabeled.labels is None
+    assert store.current_labels(unlabeled, "ann") is None
+    store.record(unlabeled.uid, "ann", [Change(support_field("b"), None, {"supported": False, "supporting_keys": [], "explanation": ""})])
+    current = store.current_labels(unlabeled, "ann")
+    expected = apply_changes(empty_labels(unlabeled), store.changes(unlabeled.uid, "ann"))
+    assert current.support == expected.support and current.relevant_keys == ()
+    assert current.provenance.source == "human"
+
+
+def test_judge_labels_are_the_base_latest_wins(store, example):
+    first = Labels(relevant_keys=("1a",), provenance=Provenance("llm", "judge-2", None, "v1"))
+    store.save_judge_labels(example.uid, first)
+    second = Labels(
+        relevant_keys=("0b",), utilized_keys=("0b",),
+        support=(SentenceSupport("a", None, ("0b",), "e"), SentenceSupport("b", None, (), "")),
+        relevance_explanation="why", overall_supported=None,
+        provenance=Provenance("llm", "judge-3", "2026-01-01T00:00:00+00:00", "v2"),
+    )
+    store.save_judge_labels(example.uid, second)
+    assert store.judge_labels(example.uid) == second
+    assert store.judge_labels("missing") is None
+    assert store.judged_uids() == {example.uid}
+    assert store.current_labels(example, "ann") == second
+    store.record(example.uid, "ann", [Change("reset", None, None)], action="reset")
+    assert store.current_labels(example, "ann").relevant_keys == ("0b",)
+    # a judge label set without a time gets one
+    assert store.judge_labels(example.uid).provenance.time is not None
+
+
+def test_labels_json_round_trip_keeps_stored_unsupported_list(example):
+    assert labels_from_json(labels_to_json(example.labels)) == example.labels
+    derived = example.labels.replace(unsupported_keys=None)
+    assert labels_from_json(labels_to_json(derived)) == derived
+    assert labels_from_json(labels_to_json(Labels())) == Labels()
+
+
+def test_migrations_are_idempotent_on_reopen(tmp_path, example):
+    path = tmp_path / "m.db"
+    with LabelStore(path) as s:
+        _rel(s, example, "ann", ["0b"])
+        assert s.applied_migrations() == [name for name, _ in MIGRATIONS]
+    for _ in range(2):
+        with LabelStore(path) as s:
+            assert s.applied_migrations() == [name for name, _ in MIGRATIONS]
+            assert s.current_labels(example, "ann").relevant_keys == ("0b",)
+    con = sqlite3.connect(path)
+    assert con.execute("SELECT COUNT(*) FROM schema_migrations").fetchone()[0] == len(MIGRATIONS)
+    assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    con.close()
+
+
+def test_failing_migration_applies_nothing(tmp_path, monkeypatch):
+    import ragviz.store as store_module
+
+    def broken(run, dialect):
+        run("CREATE TABLE half_done (x INTEGER)")
+        run("THIS IS NOT SQL")
+
+    monkeypatch.setattr(store_module, "MIGRATIONS", (*MIGRATIONS, ("999_broken", broken)))
+    path = tmp_path / "m.db"
+    with pytest.raises(StoreError, match=str(path)):
+        LabelStore(path)
+    con = sqlite3.connect(path)
+    tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    con.close()
+    assert "half_done" not in tables and "label_events" not in tables
+
+
+def test_newer_schema_is_refused(tmp_path):
+    path = tmp_path / "m.db"
+    LabelStore(path).close()
+    con = sqlite3.connect(path)
+    con.execute("INSERT INTO schema_migrations VALUES ('900_future', 'x')")
+    con.commit()
+    con.close()
+    with pytest.raises(StoreError, match="newer ragviz"):
+        LabelStore(path)
+
+
+def test_bad_db_paths_give_clear_errors(tmp_path):
+    with pytest.raises(StoreError, match=f"{tmp_path}: cannot open label store: is a directory"):
+        LabelStore(tmp_path)
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    with pytest.raises(StoreError, match="cannot create the folder"):
+        LabelStore(blocker / "sub" / "x.db")
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"not sqlite " * 500)
+    with pytest.raises(StoreError, match=f"{junk}: cannot open label store: file is not a database"):
+        LabelStore(junk)
+
+
+def test_closed_store_says_so(tmp_path):
+    s = LabelStore(tmp_path / "c.db")
+    s.close()
+    with pytest.raises(StoreError, match="closed"):
+        s.annotators()
+
+
+def test_default_db_path(monkeypatch, tmp_path):
+    monkeypatch.setenv("RAGVIZ_DB", str(tmp_path / "env.db"))
+    assert default_db_path() == tmp_path / "env.db"
+    monkeypatch.delenv("RAGVIZ_DB")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert default_db_path() == tmp_path / ".ragviz" / "ragviz.db"
+
+
+def test_creates_parent_folders(tmp_path):
+    with LabelStore(tmp_path / "a" / "b" / "x.db") as s:
+        assert s.path.exists()
+
+
+def test_positions_resume(tmp_path):
+    path = tmp_path / "p.db"
+    with LabelStore(path) as s:
+        assert s.position("ann") is None
+        s.save_position("ann", "toy/q1/gen-1")
+        s.save_position("ann", "toy/q2/gen-1")
+        s.save_position("bob", "toy/q9/gen-1")
+    with LabelStore(path) as s:
+        assert s.position("ann") == "toy/q2/gen-1" and s.position("bob") == "toy/q9/gen-1"
+
+
+def test_sources_and_uploads(tmp_path):
+    with LabelStore(tmp_path / "s.db") as s:
+        data = tmp_path / "d.jsonl"
+        data.write_text("{}\n")
+        s.register_source(str(data))
+        s.register_source(str(data))
+        up1 = s.save_upload("../../evil name.parquet", b"PAR1 bytes")
+        up2 = s.save_upload("other.parquet", b"PAR1 bytes")
+        up3 = s.save_upload("other.parquet", b"different")
+        assert up1.parent == s.uploads_dir and up1.parent.parent == tmp_path
+        assert up1.read_bytes() == b"PAR1 bytes" and up1.suffix == ".parquet" and "/" not in up1.name
+        assert up1 != up3 and up2.read_bytes() == b"PAR1 bytes"
+        assert s.sources() == [str(data.resolve()), str(up1), str(up2), str(up3)]
+
+
+def test_threads_share_one_store(store, example):
+    ids: list[int] = []
+
+    def work(name):
+        for i in range(20):
+            ids.append(store.record(example.uid, name, [Change("relevant_keys", [], [f"0{'ab'[i % 2]}"])]))
+
+    threads = [threading.Thread(target=work, args=(f"t{k}",)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(set(ids)) == 80 and store.n_events() == 80
+    assert store.annotators() == ["t0", "t1", "t2", "t3"]
