@@ -1,0 +1,165 @@
+"""Answer exact match and token F1 of the response against the reference answer(s).
+
+Two normalisations, both offered because users arrive with numbers from either:
+
+* **SQuAD v1.1** (the official ``evaluate-v1.1.py``): lower-case, delete ASCII punctuation, drop the
+  articles *a/an/the*, collapse white space; F1 over the token *multiset* (``Counter``).
+* **set** variant (``f1_set``): lower-case, delete every character that is neither a word character
+  nor white space (``[^\\w\\s]``), split; F1 over token *sets*; articles kept; 0.0 when either side
+  has no token.
+
+With several gold answers every score is the maximum over the golds.
+
+References: Rajpurkar et al., "SQuAD: 100,000+ Questions for Machine Comprehension of Text", 2016.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections import Counter
+from dataclasses import asdict, dataclass
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+from ragviz.model import Example
+
+ANSWER_METRICS = ("em", "f1", "f1_set")
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCT = set(string.punctuation)
+_PUNCT_TABLE = str.maketrans("", "", string.punctuation)
+_NON_WORD = re.compile(r"[^\w\s]")
+
+
+def normalize_answer(text: str) -> str:
+    """SQuAD v1.1 normalisation.
+
+    >>> normalize_answer("The  Eiffel Tower.")
+    'eiffel tower'
+    """
+    text = text.lower().translate(_PUNCT_TABLE)
+    return " ".join(_ARTICLES.sub(" ", text).split())
+
+
+def exact_match(prediction: str, gold: str) -> float:
+    """1.0 when the SQuAD-normalised strings are equal, else 0.0.
+
+    .. math:: \\mathrm{EM} = [\\,\\mathrm{norm}(p) = \\mathrm{norm}(g)\\,]
+
+    Notes: two answers that normalise to the empty string match (1.0), as in the official script.
+
+    >>> exact_match("The Eiffel Tower", "Eiffel Tower.")
+    1.0
+    """
+    return float(normalize_answer(prediction) == normalize_answer(gold))
+
+
+def f1_score(prediction: str, gold: str) -> float:
+    """SQuAD v1.1 token F1 over multisets.
+
+    .. math::
+        c = |T_p \\cap T_g|_{\\mathrm{multiset}}, \\quad P = c/|T_p|, \\quad R = c/|T_g|, \\quad
+        F_1 = 2PR/(P+R)
+
+    Notes: 0.0 when no token is shared, including when either side is empty (v1.1, not v2.0).
+
+    >>> f1_score("Paris Paris Paris", "Paris")
+    0.5
+    """
+    pred_tokens = normalize_answer(prediction).split()
+    gold_tokens = normalize_answer(gold).split()
+    common = Counter(pred_tokens) & Counter(gold_tokens)
+    num_same = sum(common.values())
+    if num_same == 0:
+        return 0.0
+    p = num_same / len(pred_tokens)
+    r = num_same / len(gold_tokens)
+    return (2 * p * r) / (p + r)
+
+
+def set_tokens(text: str) -> set[str]:
+    """Tokens of the set variant: lower-case, strip ``[^\\w\\s]``, split, as a set.
+
+    >>> sorted(set_tokens("The Eiffel-Tower!"))
+    ['eiffeltower', 'the']
+    """
+    return set(_NON_WORD.sub("", text.lower()).split())
+
+
+def f1_set(prediction: str, gold: str) -> float:
+    """Token F1 over *sets* (no article removal).
+
+    .. math::
+        c = |S_p \\cap S_g|, \\quad P = c/|S_p|, \\quad R = c/|S_g|, \\quad F_1 = 2PR/(P+R)
+
+    Notes: 0.0 when either side has no token or nothing is shared.
+
+    >>> f1_set("Paris Paris Paris", "Paris"), f1_set("The Eiffel Tower", "Eiffel Tower.")
+    (1.0, 0.8)
+    """
+    pred, gold_set = set_tokens(prediction), set_tokens(gold)
+    if not pred or not gold_set:
+        return 0.0
+    common = len(pred & gold_set)
+    if common == 0:
+        return 0.0
+    p = common / len(pred)
+    r = common / len(gold_set)
+    return 2 * p * r / (p + r)
+
+
+def golds_of(reference: str | Sequence[str] | None) -> tuple[str, ...]:
+    """The gold answers: a string is one gold, a list several; ``None``/empty list -> none."""
+    if reference is None:
+        return ()
+    if isinstance(reference, str):
+        return (reference,)
+    return tuple(str(g) for g in reference)
+
+
+def best_over_golds(metric: Callable[[str, str], float], prediction: str, golds: Iterable[str]) -> float | None:
+    """:math:`\\max_g \\mathrm{metric}(p, g)`; ``None`` when there is no gold answer."""
+    values = [metric(prediction, g) for g in golds]
+    return max(values) if values else None
+
+
+@dataclass(frozen=True)
+class AnswerScores:
+    em: float | None
+    f1: float | None
+    f1_set: float | None
+
+    def as_dict(self) -> dict[str, float | None]:
+        return asdict(self)
+
+
+def answer_scores(prediction: str, reference: str | Sequence[str] | None) -> AnswerScores:
+    """EM, F1 and set-F1 of *prediction* against the reference answer(s); all ``None`` without one.
+
+    >>> answer_scores("Paris", ["Lyon", "paris."])
+    AnswerScores(em=1.0, f1=1.0, f1_set=1.0)
+    """
+    golds = golds_of(reference)
+    return AnswerScores(
+        em=best_over_golds(exact_match, prediction, golds),
+        f1=best_over_golds(f1_score, prediction, golds),
+        f1_set=best_over_golds(f1_set, prediction, golds),
+    )
+
+
+def example_answer(example: Example) -> AnswerScores:
+    return answer_scores(example.response, example.reference_answer)
+
+
+def family_records(rows: Iterable[dict[str, Any]], datasets: Sequence[str] | None = None) -> Iterator[dict]:
+    """One record per row (``id``, ``response``, ``reference_answer`` needed) with ``em``, ``f1``, ``f1_set``.
+
+    *datasets* gives the per-row dataset name (``Dataset.datasets``); else the row's ``dataset_name``.
+    """
+    for i, row in enumerate(rows):
+        dataset = datasets[i] if datasets is not None else str(row.get("dataset_name") or "")
+        yield {
+            "id": "" if row.get("id") is None else str(row["id"]),
+            "dataset": dataset,
+            **answer_scores(row.get("response") or "", row.get("reference_answer")).as_dict(),
+        }
