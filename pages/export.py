@@ -1,0 +1,72 @@
+"""Export page: the corrected label set (RAGBench schema, JSONL / Parquet) and per-example metrics (CSV)."""
+
+
+import pandas as pd
+import streamlit as st
+
+from ragviz.export import export_bytes, export_filename, metrics_records
+from ragviz.ui import state
+
+st.title("Export")
+
+ds = state.dataset()
+if len(ds) == 0:
+    st.info("No data loaded yet. Open the Data page first.")
+    st.stop()
+
+store = state.store()
+who = state.annotator()
+prog_reviewed = len(store.reviewed_uids(who) & state.uid_set())
+prog_corrected = len(store.corrected_uids(who) & state.uid_set())
+
+c1, c2, c3 = st.columns(3)
+c1.metric("Examples", f"{len(ds):,}")
+c2.metric("Reviewed by you", f"{prog_reviewed:,}")
+c3.metric("Corrected by you", f"{prog_corrected:,}")
+
+st.markdown(
+    "The export holds **every loaded example** with the current labels of the annotator named in the sidebar "
+    "(the judge's labels where nothing was changed), scores recomputed from those labels, `llm_`-prefixed copies "
+    "of the judge's original labels, and provenance (`label_source`, `reviewer`, `reviewed_at`). "
+    "Loading an export back gives exactly the same labels and scores."
+)
+
+
+def make(fmt: str):
+    """Build the bytes only when the person clicks (a full export touches every example)."""
+    return lambda: export_bytes(ds, store, who, fmt)
+
+
+with st.container(horizontal=True):
+    st.download_button(
+        "Download labels (JSONL)",
+        data=make("jsonl"),
+        file_name=export_filename(who, "jsonl"),
+        mime="application/jsonl",
+        key="export.jsonl",
+        type="primary",
+        on_click="ignore",
+    )
+    st.download_button(
+        "Download labels (Parquet)",
+        data=make("parquet"),
+        file_name=export_filename(who, "parquet"),
+        mime="application/vnd.apache.parquet",
+        key="export.parquet",
+        on_click="ignore",
+    )
+    st.download_button(
+        "Download metrics (CSV)",
+        data=make("csv"),
+        file_name=export_filename(who, "csv"),
+        mime="text/csv",
+        key="export.csv",
+        on_click="ignore",
+    )
+
+st.subheader("Per-example metrics (current labels)")
+if st.toggle("Show the table", value=len(ds) <= 500, key="export.show_table"):
+    st.dataframe(pd.DataFrame(metrics_records(ds, store, who)), hide_index=True, width="stretch")
+
+st.subheader("From the command line")
+st.code(f"ragviz export --db {store.path} -o labels.jsonl --annotator {who!r}", language="bash")

@@ -1,0 +1,1 @@
+"""Streamlit rendering helpers (the only package besides app.py and pages/ that imports Streamlit)."""

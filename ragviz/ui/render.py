@@ -1,0 +1,158 @@
+"""HTML for the Review page: the ONE place that turns data spans into markup, and it escapes every text.
+
+Functions here return strings (no Streamlit calls) so they are unit-tested directly; the page passes
+them to ``st.html``. Colours are the Okabe–Ito colour-blind-safe palette, and every state also
+carries a text marker (``R``, ``U``, ``R+U``, ``✓``, ``✗``, ``?``) so nothing depends on colour alone.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Iterable, Sequence
+
+from ragviz.review import (
+    BOTH,
+    NEITHER,
+    RELEVANT,
+    SUPPORTED,
+    UNDECIDED,
+    UNSUPPORTED,
+    UTILIZED,
+    ContextSpan,
+    ResponseSpan,
+)
+
+# state -> (background, border, marker, legend text)
+CONTEXT_STYLE = {
+    BOTH: ("#b9e3d3", "#009E73", "R+U", "relevant and utilized"),
+    RELEVANT: ("#d3ecfa", "#56B4E9", "R", "relevant, not utilized"),
+    UTILIZED: ("#fbe3b3", "#E69F00", "U", "utilized, not relevant"),
+    NEITHER: ("transparent", "#bbbbbb", "·", "neither"),
+}
+SUPPORT_STYLE = {
+    SUPPORTED: ("#d9f0e6", "#009E73", "✓", "supported"),
+    UNSUPPORTED: ("#f8d5c4", "#D55E00", "✗", "unsupported"),
+    UNDECIDED: ("#eeeeee", "#888888", "?", "undecided"),
+}
+LINK_COLOR = "#CC79A7"
+
+_BOX = (
+    "font-family:system-ui,-apple-system,'Segoe UI',sans-serif;font-size:0.95rem;line-height:1.9;"
+    "color:#1f2328;border:1px solid #d0d7de;border-radius:8px;padding:10px 12px;margin:0 0 10px 0;background:#fff"
+)
+_KEY = (
+    "display:inline-block;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:0.78rem;"
+    "font-weight:600;border-radius:4px;padding:0 4px;margin-right:4px;line-height:1.5;vertical-align:baseline"
+)
+
+
+def esc(text: object) -> str:
+    """HTML-escape any text from data or an LLM (quotes included)."""
+    return html.escape(str(text), quote=True)
+
+
+def _sentence_style(bg: str, border: str, linked: bool) -> str:
+    style = f"background:{bg};border-bottom:2px solid {border};border-radius:3px;padding:1px 2px;"
+    if linked:
+        style += f"outline:3px solid {LINK_COLOR};outline-offset:1px;"
+    return style
+
+
+def context_sentence_html(span: ContextSpan) -> str:
+    bg, border, marker, label = CONTEXT_STYLE[span.state]
+    link_note = " — supports the selected response sentence" if span.linked else ""
+    link_tag = (
+        f'<span style="{_KEY};background:{LINK_COLOR};color:#fff">◆ support</span>' if span.linked else ""
+    )
+    return (
+        f'<span class="rv-sent rv-{span.state}{" rv-linked" if span.linked else ""}" data-key="{esc(span.key)}" '
+        f'title="{esc(span.key)}: {label}{link_note}" style="{_sentence_style(bg, border, span.linked)}">'
+        f'<span class="rv-key" style="{_KEY};background:{border};color:{"#fff" if span.state != NEITHER else "#333"}">'
+        f"{esc(span.key)} {marker}</span>{link_tag}{esc(span.text)}</span>"
+    )
+
+
+def document_html(doc_index: int, spans: Sequence[ContextSpan], title: str | None = None) -> str:
+    """One document as one block: every sentence with its key, state colour and marker."""
+    heading = esc(title) if title is not None else f"Document {doc_index}"
+    body = " ".join(context_sentence_html(s) for s in spans) or '<span style="color:#888">(no sentences)</span>'
+    return (
+        f'<div class="rv-doc" data-doc="{doc_index}" style="{_BOX}">'
+        f'<div style="font-weight:600;font-size:0.85rem;color:#57606a;margin-bottom:4px">{heading}</div>{body}</div>'
+    )
+
+
+def response_html(spans: Sequence[ResponseSpan]) -> str:
+    """The response, sentence by sentence, with support status; the selected sentence is outlined."""
+    parts = []
+    for s in spans:
+        bg, border, marker, label = SUPPORT_STYLE[s.status]
+        style = _sentence_style(bg, border, s.selected)
+        keys = ", ".join(s.supporting_keys) or "none"
+        parts.append(
+            f'<span class="rv-resp rv-{s.status}{" rv-selected" if s.selected else ""}" data-key="{esc(s.key)}" '
+            f'title="{esc(s.key)}: {label}; supporting keys: {esc(keys)}" style="{style}">'
+            f'<span class="rv-key" style="{_KEY};background:{border};color:#fff">{esc(s.key)} {marker}</span>'
+            f"{esc(s.text)}</span>"
+        )
+    body = " ".join(parts) or '<span style="color:#888">(empty response)</span>'
+    return f'<div class="rv-response" style="{_BOX}">{body}</div>'
+
+
+def text_block_html(label: str, text: str) -> str:
+    """A labelled block of plain data text (question, explanation), escaped."""
+    return (
+        f'<div style="{_BOX}"><div style="font-weight:600;font-size:0.85rem;color:#57606a">{esc(label)}</div>'
+        f'<div style="white-space:pre-wrap">{esc(text)}</div></div>'
+    )
+
+
+def legend_html() -> str:
+    """Legend for the context colours, the support colours and the support-link outline."""
+    items = []
+    for style in (*CONTEXT_STYLE.values(), *SUPPORT_STYLE.values()):
+        bg, border, marker, label = style
+        items.append(
+            f'<span style="margin-right:12px;white-space:nowrap"><span style="{_KEY};background:{border};color:#fff">{marker}</span>'
+            f'<span style="background:{bg};border-bottom:2px solid {border};padding:0 4px">{label}</span></span>'
+        )
+    items.append(
+        f'<span style="white-space:nowrap"><span style="outline:3px solid {LINK_COLOR};padding:0 4px">◆ supports the selected response sentence</span></span>'
+    )
+    return f'<div class="rv-legend" style="font-family:system-ui,sans-serif;font-size:0.8rem;line-height:2">{"".join(items)}</div>'
+
+
+def explanation_html(span: ResponseSpan | None) -> str:
+    """The judge's explanation and supporting keys for the selected response sentence."""
+    if span is None:
+        return text_block_html("Selected sentence", "No response sentence selected.")
+    keys = ", ".join(span.supporting_keys) or "none"
+    _, border, marker, label = SUPPORT_STYLE[span.status]
+    return (
+        f'<div class="rv-explanation" style="{_BOX}">'
+        f'<div style="font-weight:600;font-size:0.85rem;color:#57606a">Sentence {esc(span.key)} — '
+        f'<span style="color:{border}">{marker} {label}</span> · supporting keys: {esc(keys)}</div>'
+        f'<div style="white-space:pre-wrap">{esc(span.explanation) or "<i>(no explanation)</i>"}</div></div>'
+    )
+
+
+def problems_html(lines: Iterable[str], kind: str = "warning") -> str:
+    """A list of problem lines (``PATH:ROW: field: problem``), escaped, in a monospace block."""
+    color = {"error": "#b34400", "warning": "#8a6100"}.get(kind, "#1f2328")
+    rows = "".join(f"<li>{esc(line)}</li>" for line in lines)
+    return (
+        f'<ul class="rv-problems rv-{kind}" style="font-family:ui-monospace,monospace;font-size:0.8rem;'
+        f'color:{color};margin:0;padding-left:1.2em">{rows}</ul>'
+    )
+
+
+def format_score(value: float | None) -> str:
+    """``0.667`` style, ``—`` when undefined."""
+    return "—" if value is None else f"{value:.3f}"
+
+
+def format_delta(value: float | None) -> str | None:
+    """Signed delta for ``st.metric`` (``None`` when there is nothing to show)."""
+    if value is None or abs(value) < 1e-12:
+        return None
+    return f"{value:+.3f}"

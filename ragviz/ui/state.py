@@ -1,0 +1,215 @@
+"""Data access for the pages: the label store, the loaded data, the annotator, per-dataset columns.
+
+Loading is paid once: a load result is cached per tuple of paths (``st.cache_resource``); the
+per-row columns the filters need (judge adherence, flag counts) are computed once per loaded data
+set. Per rerun a page touches only the current example and a few indexed store queries.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from ragviz.dataset import Dataset
+from ragviz.metrics.trace import trace_scores
+from ragviz.model import Example, Labels, RowRef
+from ragviz.ragbench import example_from_row
+from ragviz.review import RowColumns
+from ragviz.store import LabelStore, default_db_path
+
+DATA_ENV = "RAGVIZ_DATA"
+ANNOTATOR_ENV = "RAGVIZ_ANNOTATOR"
+PATHS_KEY = "ragviz.paths"
+ANNOTATOR_KEY = "ragviz.annotator"
+VERSION_KEY = "ragviz.label_version"
+LOAD_NOTE_KEY = "ragviz.load_note"
+SAMPLE_DATA = Path(__file__).resolve().parents[2] / "sample_data"
+
+
+@st.cache_resource(show_spinner=False)
+def _store(path: str) -> LabelStore:
+    return LabelStore(path)
+
+
+def store() -> LabelStore:
+    """The label store at ``$RAGVIZ_DB`` or ``~/.ragviz/ragviz.db`` (opened once per process)."""
+    return _store(str(default_db_path()))
+
+
+@st.cache_resource(show_spinner="Loading data…", max_entries=8)
+def _load(paths: tuple[str, ...]) -> Any:
+    from ragviz.loaders import load
+
+    return load(list(paths))
+
+
+def load_result(paths: tuple[str, ...]) -> Any:
+    """``ragviz.loaders.LoadResult`` for *paths*, loaded once per process."""
+    return _load(tuple(paths))
+
+
+def initial_paths() -> tuple[str, ...]:
+    """The data named by ``$RAGVIZ_DATA`` (``os.pathsep``-separated), else nothing."""
+    value = os.environ.get(DATA_ENV, "").strip()
+    return tuple(p for p in value.split(os.pathsep) if p.strip())
+
+
+def current_paths() -> tuple[str, ...]:
+    if PATHS_KEY not in st.session_state:
+        st.session_state[PATHS_KEY] = initial_paths()
+    return tuple(st.session_state[PATHS_KEY])
+
+
+def set_paths(paths: tuple[str, ...] | list[str]) -> None:
+    st.session_state[PATHS_KEY] = tuple(paths)
+    for p in paths:
+        store().register_source(p)
+
+
+def dataset() -> Dataset:
+    """The loaded data set (empty when nothing is loaded)."""
+    paths = current_paths()
+    if not paths:
+        return Dataset.empty()
+    return load_result(paths).dataset
+
+
+def annotator() -> str:
+    if ANNOTATOR_KEY not in st.session_state:
+        st.session_state[ANNOTATOR_KEY] = os.environ.get(ANNOTATOR_ENV) or _default_user()
+    return st.session_state[ANNOTATOR_KEY]
+
+
+def _default_user() -> str:
+    try:
+        return getpass.getuser() or "annotator"
+    except Exception:  # no user database entry (some containers)
+        return "annotator"
+
+
+def label_version() -> int:
+    """Bumped after every decision this session records; keys caches and editor widgets."""
+    return st.session_state.get(VERSION_KEY, 0)
+
+
+def bump_label_version() -> None:
+    st.session_state[VERSION_KEY] = label_version() + 1
+
+
+@dataclass(frozen=True)
+class ExampleLabels:
+    """The current example with its judge labels, the store's base and the annotator's current labels."""
+
+    example: Example
+    judge: Labels | None
+    base: Labels | None
+    current: Labels | None
+
+
+def example_labels(ds: Dataset, index: int, who: str) -> ExampleLabels:
+    s = store()
+    ex = ds.example(index)
+    base = s.base_labels(ex)
+    judge = s.judge_labels(ex.uid) or ex.judge_labels or ex.labels
+    return ExampleLabels(ex, judge, base, s.current_labels(ex, who))
+
+
+@dataclass(frozen=True)
+class QualityReport:
+    """Label-quality flags of the loaded data: count per issue kind, flagged examples, every flag."""
+
+    counts: dict[str, int]
+    flagged: int
+    rows: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class DatasetIndex:
+    columns: RowColumns
+    quality: QualityReport
+
+
+MAX_REPORT_ROWS = 5000
+
+
+@st.cache_resource(show_spinner="Indexing examples (adherence, label-quality flags)…", max_entries=8)
+def _dataset_index(paths: tuple[str, ...]) -> DatasetIndex:
+    """One pass over the loaded rows: judge adherence and label-quality flags per row."""
+    from ragviz.quality import label_issues
+
+    ds = load_result(paths).dataset
+    adherence: list[float | None] = []
+    flags: list[int] = []
+    counts: dict[str, int] = {}
+    rows: list[dict[str, Any]] = []
+    for i, row in enumerate(ds.iter_rows()):
+        ex = example_from_row(row, row.get("_subset") or "", RowRef(row.get("_path") or "", row.get("_row") or i + 1))
+        adherence.append(trace_scores(ex.labels, ex.n_context_sentences).adherence)
+        issues = label_issues(ex) if ex.labels is not None else []
+        flags.append(len(issues))
+        for p in issues:
+            kind = str(getattr(p, "kind", None) or p.field)
+            counts[kind] = counts.get(kind, 0) + 1
+            if len(rows) < MAX_REPORT_ROWS:
+                rows.append({"example": ex.uid, "issue": kind, "where": str(p)})
+    columns = RowColumns(uids=ds.uids, subsets=ds.datasets, adherence=adherence, flag_counts=flags)
+    return DatasetIndex(columns, QualityReport(counts, sum(1 for f in flags if f), rows))
+
+
+def row_columns() -> RowColumns:
+    """Per-row filter columns of the loaded data (computed on first use, then cached)."""
+    return _dataset_index(current_paths()).columns
+
+
+def quality_report() -> QualityReport:
+    return _dataset_index(current_paths()).quality
+
+
+def current_adherence(ds: Dataset, who: str, corrected: set[str]) -> dict[str, float | None]:
+    """Adherence under the current labels of the corrected examples (cached per label version)."""
+    cache_key = ("ragviz.adherence_cache", current_paths(), who, label_version(), len(corrected))
+    cached = st.session_state.get("ragviz.adherence_cache")
+    if cached and cached[0] == cache_key:
+        return cached[1]
+    s = store()
+    out: dict[str, float | None] = {}
+    for uid in corrected:
+        i = ds.index_of(uid)
+        if i is None:
+            continue
+        ex = ds.example(i)
+        out[uid] = trace_scores(s.current_labels(ex, who), ex.n_context_sentences).adherence
+    st.session_state["ragviz.adherence_cache"] = (cache_key, out)
+    return out
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _uid_set(paths: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(load_result(paths).dataset.uids)
+
+
+def uid_set() -> frozenset[str]:
+    return _uid_set(current_paths()) if current_paths() else frozenset()
+
+
+def sidebar() -> None:
+    """Sidebar shown on every page: DB path, annotator, what is loaded."""
+    with st.sidebar:
+        st.caption("Label database")
+        st.code(str(store().path), language=None, wrap_lines=True)
+        st.caption(f"Annotator: **{_md_safe(annotator())}**")
+        ds = dataset()
+        st.caption(f"Loaded: {len(ds):,} examples from {len(current_paths())} path(s)")
+
+
+def _md_safe(text: str) -> str:
+    """Text for a Markdown caption with every Markdown/HTML-active character escaped."""
+    out = []
+    for ch in text:
+        out.append("\\" + ch if ch in "\\`*_{}[]()#+-.!|<>~$" else ch)
+    return "".join(out)
