@@ -1,0 +1,167 @@
+"""RAGBench's baseline judges scored against the current labels, the way the RAGBench authors did.
+
+RAGBench rows carry the scores of three baseline evaluators (GPT-3.5 prompted as a judge, RAGAS,
+TruLens). Each is scored per dataset subset against the *truth* = TRACe of the current labels
+(:func:`ragviz.metrics.trace.trace_scores`, never the stored score columns), so a human correction
+changes the table:
+
+* hallucination AUROC: truth = the example is NOT adherent; prediction = 1 - the judge's adherence
+  score (``gpt3_adherence``, ``ragas_faithfulness``, ``trulens_groundedness``);
+* relevance RMSE: the judge's context-relevance score against the relevance score;
+* utilization RMSE (GPT-3.5 only): ``gpt35_utilization`` against the utilization score.
+
+Rows whose prediction is NaN/null are dropped for that figure only; unlabeled rows are dropped.
+Reference: Friel et al., "RAGBench", 2024 (arXiv:2407.11005), Table 4.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
+
+from ragviz.agreement import auroc, rmse
+from ragviz.metrics.trace import TraceScores, trace_scores
+from ragviz.model import Labels
+
+if TYPE_CHECKING:
+    from ragviz.dataset import Dataset
+
+ALL = "ALL"
+
+
+@dataclass(frozen=True)
+class BaselineJudge:
+    """Which row fields hold one baseline judge's predictions (``None``: it predicts no such score)."""
+
+    key: str
+    title: str
+    adherence_field: str
+    relevance_field: str
+    utilization_field: str | None = None
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        return tuple(f for f in (self.adherence_field, self.relevance_field, self.utilization_field) if f)
+
+
+BASELINE_JUDGES = (
+    BaselineJudge("gpt35", "GPT-3.5 judge", "gpt3_adherence", "gpt3_context_relevance", "gpt35_utilization"),
+    BaselineJudge("ragas", "RAGAS", "ragas_faithfulness", "ragas_context_relevance"),
+    BaselineJudge("trulens", "TruLens", "trulens_groundedness", "trulens_context_relevance"),
+)
+
+
+@dataclass(frozen=True)
+class BaselineRecord:
+    """One example: its subset, the TRACe of the truth labels, and the baseline predictions."""
+
+    index: int
+    subset: str
+    truth: TraceScores
+    predictions: dict[str, float | None]
+
+
+@dataclass(frozen=True)
+class BaselineScore:
+    """One baseline judge on one subset; ``n_*`` count the rows each figure used."""
+
+    judge: str
+    subset: str
+    hallucination_auroc: float | None
+    relevance_rmse: float | None
+    utilization_rmse: float | None
+    n_auroc: int
+    n_relevance: int
+    n_utilization: int
+
+
+def _number(value: Any) -> float | None:
+    if value is None:
+        return None
+    value = float(value)
+    return None if math.isnan(value) else value
+
+
+def baseline_records(dataset: "Dataset", truth: Mapping[int, Labels | None] | None = None) -> Iterator[BaselineRecord]:
+    """One record per example of *dataset*. The truth is the labels the row carries, replaced by
+    ``truth[i]`` for every row index *i* in *truth* (human corrections)."""
+    from ragviz.ragbench import LABEL_FIELDS, labels_from_row
+
+    truth = truth or {}
+    fields = [f for j in BASELINE_JUDGES for f in j.fields]
+    n_sentences = dataset.n_context_sentences
+    subsets = dataset.datasets
+    for i, row in enumerate(dataset.iter_rows([*LABEL_FIELDS, *fields])):
+        labels = truth[i] if i in truth else labels_from_row(row)
+        yield BaselineRecord(
+            index=i,
+            subset=subsets[i],
+            truth=trace_scores(labels, n_sentences[i]),
+            predictions={f: _number(row.get(f)) for f in fields},
+        )
+
+
+def score_baseline(judge: BaselineJudge, records: Sequence[BaselineRecord], subset: str = ALL) -> BaselineScore:
+    """AUROC and RMSEs of *judge* over *records* (see the module docstring for the definitions)."""
+    labeled = [r for r in records if r.truth.labeled]
+    with_adherence = [r for r in labeled if r.predictions.get(judge.adherence_field) is not None]
+    truth_h = [r.truth.adherence == 0.0 for r in with_adherence]
+    pred_h = [1.0 - r.predictions[judge.adherence_field] for r in with_adherence]  # type: ignore[operator]
+
+    def _rmse(pred_field: str | None, metric: str) -> tuple[float | None, int]:
+        if pred_field is None:
+            return None, 0
+        pairs = [
+            (getattr(r.truth, metric), r.predictions[pred_field])
+            for r in labeled
+            if r.predictions.get(pred_field) is not None and getattr(r.truth, metric) is not None
+        ]
+        return rmse([t for t, _ in pairs], [p for _, p in pairs]), len(pairs)
+
+    rel, n_rel = _rmse(judge.relevance_field, "relevance")
+    util, n_util = _rmse(judge.utilization_field, "utilization")
+    return BaselineScore(
+        judge=judge.key,
+        subset=subset,
+        hallucination_auroc=auroc(truth_h, pred_h) if with_adherence else None,
+        relevance_rmse=rel,
+        utilization_rmse=util,
+        n_auroc=len(with_adherence),
+        n_relevance=n_rel,
+        n_utilization=n_util,
+    )
+
+
+def has_baseline_scores(dataset: "Dataset") -> bool:
+    """True when the dataset carries at least one baseline judge's adherence column."""
+    names = set(dataset.table.column_names)
+    return any(j.adherence_field in names for j in BASELINE_JUDGES)
+
+
+def baseline_table(records: Iterable[BaselineRecord], with_all: bool = True) -> list[dict[str, Any]]:
+    """One flat dict per subset (sorted; plus ``ALL`` when there are several): ``dataset``, ``n``
+    (labeled rows) and ``<judge>_hallucination_auroc`` / ``_relevance_rmse`` / ``_utilization_rmse``
+    (GPT-3.5 only) with the row counts behind each (``<judge>_n_auroc`` ...)."""
+    by_subset: dict[str, list[BaselineRecord]] = {}
+    records = list(records)
+    for r in records:
+        by_subset.setdefault(r.subset, []).append(r)
+    groups = [(s, by_subset[s]) for s in sorted(by_subset)]
+    if with_all and len(groups) > 1:
+        groups.append((ALL, records))
+    table = []
+    for subset, rows in groups:
+        out: dict[str, Any] = {"dataset": subset, "n": sum(1 for r in rows if r.truth.labeled)}
+        for judge in BASELINE_JUDGES:
+            s = score_baseline(judge, rows, subset)
+            out[f"{judge.key}_hallucination_auroc"] = s.hallucination_auroc
+            out[f"{judge.key}_relevance_rmse"] = s.relevance_rmse
+            if judge.utilization_field:
+                out[f"{judge.key}_utilization_rmse"] = s.utilization_rmse
+            out[f"{judge.key}_n_auroc"] = s.n_auroc
+            out[f"{judge.key}_n_relevance"] = s.n_relevance
+            if judge.utilization_field:
+                out[f"{judge.key}_n_utilization"] = s.n_utilization
+        table.append(out)
+    return table
