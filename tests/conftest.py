@@ -1,0 +1,168 @@
+"""Shared fixtures: an isolated app environment, a real `streamlit run` server on 127.0.0.1, and a
+headless Debian chromium driven by Playwright.
+
+Browser tests are marked ``browser``. When chromium or Playwright is missing they skip, except in
+CI (``CI=true``) where they fail: the browser tests must run there.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE_DATA = ROOT / "sample_data"
+CHROMIUM = os.environ.get("RAGVIZ_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").lower() == "true"
+
+
+def skip_or_fail(reason: str) -> None:
+    if in_ci():
+        pytest.fail(f"{reason} (CI=true: browser tests must run)")
+    pytest.skip(reason)
+
+
+@pytest.fixture
+def app_env(tmp_path, monkeypatch):
+    """Environment for an AppTest run: a fresh label DB, the sample data, HOME elsewhere."""
+    home = tmp_path / "home"
+    home.mkdir()
+    db = tmp_path / "labels.db"
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("RAGVIZ_DB", str(db))
+    monkeypatch.setenv("RAGVIZ_DATA", str(SAMPLE_DATA))
+    monkeypatch.setenv("RAGVIZ_ANNOTATOR", "tester")
+    return {"db": db, "home": home, "tmp": tmp_path}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class StreamlitServer:
+    """A `streamlit run app.py` child process on 127.0.0.1 with its own DB and log file."""
+
+    db: Path
+    home: Path
+    log: Path
+    data: str = str(SAMPLE_DATA)
+    annotator: str = "browser-tester"
+    port: int = field(default_factory=free_port)
+    proc: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 60.0) -> "StreamlitServer":
+        env = {
+            **os.environ,
+            "HOME": str(self.home),
+            "RAGVIZ_DB": str(self.db),
+            "RAGVIZ_DATA": self.data,
+            "RAGVIZ_ANNOTATOR": self.annotator,
+        }
+        cmd = [
+            sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+            "--server.address", "127.0.0.1",
+            "--server.port", str(self.port),
+            "--server.headless", "true",
+            "--browser.gatherUsageStats", "false",
+            "--server.fileWatcherType", "none",
+        ]  # fmt: skip
+        out = open(self.log, "ab")
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        out.close()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"streamlit exited with {self.proc.returncode}; log:\n{self.log.read_text()[-3000:]}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=1) as r:
+                    if r.status == 200:
+                        return self
+            except OSError:
+                time.sleep(0.2)
+        raise RuntimeError(f"streamlit did not become healthy in {timeout}s; log:\n{self.log.read_text()[-3000:]}")
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown hook runs (what a crash or the OOM killer does)."""
+        if self.proc and self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+
+@pytest.fixture
+def streamlit_server(tmp_path):
+    """A running app on the sample data with a fresh DB; restartable (``.kill()`` then ``.start()``)."""
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    server = StreamlitServer(db=tmp_path / "labels.db", home=home, log=tmp_path / "streamlit.log")
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def chromium_browser():
+    """A headless Debian chromium driven by Playwright (never `playwright install`)."""
+    if not Path(CHROMIUM).exists() and not shutil.which("chromium"):
+        skip_or_fail(f"chromium not found at {CHROMIUM}")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        skip_or_fail("playwright (python) is not installed")
+    executable = CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS, headless=True)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(chromium_browser):
+    context = chromium_browser.new_context(viewport={"width": 1440, "height": 1000}, accept_downloads=True)
+    pg = context.new_page()
+    pg.set_default_timeout(20_000)
+    yield pg
+    context.close()
+
+
+def screenshot(pg, name: str) -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    pg.screenshot(path=str(path), full_page=True)
+    return path

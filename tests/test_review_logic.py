@@ -1,0 +1,235 @@
+"""ragviz.review and ragviz.ui.render: the Review page's logic and markup, without Streamlit running."""
+
+from __future__ import annotations
+
+import html
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ragviz.labels import RESET_FIELD, REVIEW_FIELD, apply_changes, support_field
+from ragviz.metrics.trace import example_trace
+from ragviz.model import Example, Labels, Sentence, SentenceSupport
+from ragviz.review import (
+    BOTH,
+    NEITHER,
+    RELEVANT,
+    SUPPORTED,
+    UNDECIDED,
+    UNSUPPORTED,
+    UTILIZED,
+    ReviewFilter,
+    RowColumns,
+    compare_metrics,
+    context_edit_changes,
+    context_table,
+    describe_change,
+    document_spans,
+    filter_indices,
+    next_unreviewed,
+    override_effects,
+    progress,
+    response_spans,
+    step,
+    support_value,
+)
+from ragviz.ui import render
+
+
+def worked_example() -> Example:
+    """The RAGBench worked example: 2 documents x 3 sentences, c unsupported."""
+    docs = (
+        (Sentence("0a", "Intro."), Sentence("0b", "Rules by hand."), Sentence("0c", "Explicit logic.")),
+        (Sentence("1a", "ML learns from data."), Sentence("1b", "Patterns emerge."), Sentence("1c", "History.")),
+    )
+    labels = Labels(
+        relevant_keys=("0b", "0c", "1a", "1b"),
+        utilized_keys=("0b", "0c", "1a"),
+        support=(
+            SentenceSupport("a", True, ("0b", "0c"), "stated in 0b"),
+            SentenceSupport("b", True, ("1a",), "stated in 1a"),
+            SentenceSupport("c", False, (), "not in the documents"),
+        ),
+    )
+    return Example(
+        id="ml",
+        dataset="demo",
+        question="How does ML differ?",
+        documents=("", ""),
+        document_sentences=docs,
+        response="",
+        response_sentences=(Sentence("a", "Programs use rules."), Sentence("b", "ML learns."), Sentence("c", "ML is always better.")),
+        labels=labels,
+        judge_labels=labels,
+    )
+
+
+def test_document_spans_states_and_support_links():
+    ex = worked_example()
+    spans = document_spans(ex, ex.labels, selected_response_key="a")
+    states = {s.key: s.state for doc in spans for s in doc}
+    assert states == {"0a": NEITHER, "0b": BOTH, "0c": BOTH, "1a": BOTH, "1b": RELEVANT, "1c": NEITHER}
+    assert {s.key for doc in spans for s in doc if s.linked} == {"0b", "0c"}
+    utilized_only = document_spans(ex, ex.labels.replace(utilized_keys=("1c",)))
+    assert utilized_only[1][2].state == UTILIZED
+    assert all(not s.linked for doc in document_spans(ex, ex.labels) for s in doc)
+
+
+def test_response_spans_follow_the_adherence_rule():
+    ex = worked_example()
+    assert [s.status for s in response_spans(ex, ex.labels)] == [SUPPORTED, SUPPORTED, UNSUPPORTED]
+    # null fully_supported (gpt-4-turbo subsets): unsupported exactly when there are no supporting keys
+    nulls = ex.labels.replace(support=(SentenceSupport("a", None, ("0b",)), SentenceSupport("b", None, ())))
+    assert [s.status for s in response_spans(ex, nulls)][:3] == [SUPPORTED, UNSUPPORTED, UNDECIDED]
+    # the stored unsupported list wins over the per-sentence entries
+    stored = ex.labels.replace(unsupported_keys=("a",))
+    assert response_spans(ex, stored)[0].status == UNSUPPORTED
+    assert [s.status for s in response_spans(ex, None)] == [UNDECIDED] * 3
+
+
+def test_metric_comparison_after_overrides_matches_the_formulas():
+    ex = worked_example()
+    current = apply_changes(
+        ex.labels,
+        [("relevant_keys", ["0b", "0c", "1a", "1b", "0a"]), (support_field("c"), support_value(ex.labels, "c", supported=True))],
+    )
+    by_name = {m.name: m for m in compare_metrics(ex, ex.labels, current)}
+    assert (by_name["relevance"].judge, by_name["relevance"].current) == (4 / 6, 5 / 6)
+    assert by_name["completeness"].current == 3 / 5
+    assert by_name["adherence"].delta == 1.0
+    assert by_name["utilization"].delta == 0.0
+    assert by_name["relevance"].formula == "relevance = |R| / N = 5 / 6"
+    assert by_name["completeness"].formula == "completeness = |R ∩ U| / |R| = 3 / 5"
+    unlabeled = {m.name: m for m in compare_metrics(ex, None, None)}
+    assert unlabeled["adherence"].judge is None and unlabeled["adherence"].delta is None
+
+
+def test_override_effects_sum_to_the_total_delta_and_skip_review_markers():
+    ex = worked_example()
+    changes = [
+        ("relevant_keys", ["0b", "0c", "1a", "1b", "0a"]),
+        (REVIEW_FIELD, "reviewed"),
+        ("utilized_keys", ["0b", "0c", "1a", "1b"]),
+        (support_field("c"), {"supported": True, "supporting_keys": ["1b"], "explanation": ""}),
+    ]
+    effects = override_effects(ex, ex.labels, changes)
+    assert [e.field for e in effects] == ["relevant_keys", "utilized_keys", "support:c"]
+    assert effects[0].description == "relevant +0a"
+    assert effects[0].deltas["relevance"] == pytest.approx(1 / 6)
+    assert effects[2].deltas["adherence"] == 1.0
+    final = example_trace(ex, apply_changes(ex.labels, changes))
+    start = example_trace(ex)
+    for m in ("relevance", "utilization", "completeness", "adherence"):
+        assert sum(e.deltas[m] for e in effects) == pytest.approx(getattr(final, m) - getattr(start, m))
+    after_reset = override_effects(ex, ex.labels, [*changes, (RESET_FIELD, None)])
+    assert after_reset[-1].description == "reset to judge"
+    assert after_reset[-1].deltas["adherence"] == -1.0
+
+
+def test_describe_change_readable():
+    ex = worked_example()
+    assert describe_change("utilized_keys", ex.labels, ["0b", "1a"]) == "utilized −0c"
+    text = describe_change(support_field("c"), ex.labels, {"supported": True, "supporting_keys": ["1b"]})
+    assert text == "support c: unsupported → supported (keys: 1b)"
+
+
+def test_context_edit_changes_toggle_keys_and_keep_bogus_keys():
+    ex = worked_example()
+    labels = ex.labels.replace(relevant_keys=("0b", "0c", "1a", "1b", "general"))
+    rows = context_table(ex, labels)
+    assert [r["key"] for r in rows] == ["0a", "0b", "0c", "1a", "1b", "1c"]
+    assert rows[1]["relevant"] and rows[1]["utilized"] and not rows[0]["relevant"]
+    changes = dict(context_edit_changes(ex, labels, {0: {"relevant": True}, "3": {"utilized": False}}))
+    assert changes["relevant_keys"] == ["0b", "0c", "1a", "1b", "general", "0a"]
+    assert changes["utilized_keys"] == ["0b", "0c"]
+    # ticking what is already ticked changes nothing
+    assert context_edit_changes(ex, labels, {1: {"relevant": True}}) == []
+    # an unlabeled example starts from a blank label set
+    assert context_edit_changes(ex, None, {5: {"relevant": True}}) == [("relevant_keys", ["1c"])]
+
+
+def test_support_value_keeps_what_is_not_set():
+    ex = worked_example()
+    assert support_value(ex.labels, "a", supported=False) == {"supported": False, "supporting_keys": ["0b", "0c"], "explanation": "stated in 0b"}
+    assert support_value(ex.labels, "a", supporting_keys=["1a"])["supported"] is True
+    assert support_value(None, "z", supported=None) == {"supported": None, "supporting_keys": [], "explanation": ""}
+
+
+def columns() -> RowColumns:
+    return RowColumns(
+        uids=["d/1/m", "d/2/m", "e/3/m", "e/4/m", "e/5/m"],
+        subsets=["d", "d", "e", "e", "e"],
+        adherence=[1.0, 0.0, None, 0.0, 1.0],
+        flag_counts=[0, 2, 0, 0, 1],
+    )
+
+
+def test_filters():
+    cols = columns()
+    assert filter_indices(cols, ReviewFilter(), set(), set()) == [0, 1, 2, 3, 4]
+    assert filter_indices(cols, ReviewFilter(unreviewed=True), {"d/1/m", "e/4/m"}, set()) == [1, 2, 4]
+    assert filter_indices(cols, ReviewFilter(corrected=True), set(), {"e/3/m"}) == [2]
+    assert filter_indices(cols, ReviewFilter(adherence_zero=True), set(), set()) == [1, 3]
+    # the current labels of a corrected example decide, not the judge's
+    assert filter_indices(cols, ReviewFilter(adherence_zero=True), set(), set(), {"d/2/m": 1.0, "e/5/m": 0.0}) == [3, 4]
+    assert filter_indices(cols, ReviewFilter(has_flags=True), set(), set()) == [1, 4]
+    assert filter_indices(cols, ReviewFilter(subsets=("e",), has_flags=True), set(), set()) == [4]
+
+
+def test_navigation():
+    assert step([2, 5, 9], 5, 1) == 9 and step([2, 5, 9], 2, -1) is None
+    assert step(range(5), 4, 1) is None and step(range(5), 0, 1) == 1
+    uids = ["a", "b", "c", "d"]
+    assert next_unreviewed(uids, {"b"}, 0) == 2
+    assert next_unreviewed(uids, {"a", "c", "d"}, 2) == 1  # wraps round
+    assert next_unreviewed(uids, set(uids), 0) is None
+    assert next_unreviewed(uids, {"a"}, 3, allowed=[0, 3]) is None
+    assert next_unreviewed(uids, set(), 3, allowed=[0, 1]) == 0
+
+
+@given(st.lists(st.integers(0, 50), unique=True).map(sorted), st.integers(0, 50), st.sampled_from([1, -1]))
+@settings(max_examples=200, deadline=None)
+def test_step_is_the_nearest_neighbour(indices, current, direction):
+    got = step(indices, current, direction)
+    expected = min((i for i in indices if i > current), default=None) if direction > 0 else max((i for i in indices if i < current), default=None)
+    assert got == expected
+
+
+def test_progress_counts_only_loaded_examples():
+    p = progress(frozenset({"a", "b", "c", "d"}), {"a", "b", "x"}, {"b", "y"})
+    assert (p.reviewed, p.corrected, p.total, p.fraction) == (2, 1, 4, 0.5)
+    assert str(p) == "2 / 4 reviewed (1 corrected)"
+
+
+HOSTILE = "<img src=x onerror=alert(1)> **bold** $5 and $6 <script>alert(1)</script> \"quoted\" & co"
+
+
+def test_render_escapes_every_data_text():
+    ex = worked_example()
+    docs = ((Sentence("0a", HOSTILE),),)
+    hostile = Example(
+        id="x", dataset="d", question=HOSTILE, documents=(HOSTILE,), document_sentences=docs, response=HOSTILE,
+        response_sentences=(Sentence("a", HOSTILE),),
+        labels=Labels(("0a",), (), (SentenceSupport("a", True, ("0a",), HOSTILE),)),
+    )
+    spans = document_spans(hostile, hostile.labels, "a")
+    out = render.document_html(0, spans[0]) + render.response_html(response_spans(hostile, hostile.labels, "a"))
+    out += render.explanation_html(response_spans(hostile, hostile.labels, "a")[0]) + render.text_block_html("Q", HOSTILE)
+    out += render.problems_html([HOSTILE])
+    assert "<img" not in out and "<script" not in out
+    assert html.escape(HOSTILE, quote=True) in out
+    assert "**bold**" in out and "$5 and $6" in out
+    assert ex is not None
+
+
+def test_render_marks_every_state_with_text_and_key():
+    ex = worked_example()
+    out = render.document_html(0, document_spans(ex, ex.labels, "a")[0])
+    for key, marker in (("0a", "·"), ("0b", "R+U"), ("0c", "R+U")):
+        assert f'data-key="{key}"' in out and f"{key} {marker}" in out
+    assert out.count("rv-linked") == 2
+    legend = render.legend_html()
+    for text in ("relevant and utilized", "relevant, not utilized", "utilized, not relevant", "neither", "supported", "unsupported"):
+        assert text in legend
+    assert render.format_score(None) == "—" and render.format_delta(0.0) is None and render.format_delta(1 / 6) == "+0.167"
