@@ -398,7 +398,20 @@ class LabelStore:
         """One write transaction, committed (durably) when the ``with`` block ends."""
         return LabelStore._Tx(self)
 
+    def _applied(self) -> set[str] | None:
+        """Applied migration names, ``None`` before the first migration (read-only, no lock)."""
+        try:
+            return {r[0] for r in self._q("SELECT name FROM schema_migrations")}
+        except sqlite3.OperationalError as exc:
+            if "no such table" in str(exc):
+                return None
+            raise
+
     def _migrate(self) -> None:
+        applied = self._applied()
+        known = {name for name, _ in MIGRATIONS}
+        if applied is not None and known <= applied and not applied - known:
+            return  # up to date: opening takes no write lock
         with self._write():
             self._q("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT NOT NULL PRIMARY KEY, applied_at TEXT NOT NULL)")
             applied = {r[0] for r in self._q("SELECT name FROM schema_migrations")}
