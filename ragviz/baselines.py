@@ -165,3 +165,96 @@ def baseline_table(records: Iterable[BaselineRecord], with_all: bool = True) -> 
                 out[f"{judge.key}_n_utilization"] = s.n_utilization
         table.append(out)
     return table
+
+
+# -- report per subset (the `ragviz agreement` command and the Dashboard) ------------------------------
+
+
+def agreement_report(
+    dataset: "Dataset", against: str = "human", store: Any = None
+) -> list[dict[str, Any]]:
+    """Per subset (plus ``ALL``): the baseline-judge figures against the *against* label set
+    (``llm``, ``human`` or an annotator; unreviewed examples keep the judge's labels), and, unless
+    *against* is ``llm``, the judge's agreement with it over the examples a person decided on
+    (``judge_agreement``, see :meth:`ragviz.agreement.Agreement.as_dict`)."""
+    from ragviz.agreement import agreement
+    from ragviz.compare import JUDGE, iter_examples, resolve_label_set
+
+    examples = dict(iter_examples(dataset))
+    truth = resolve_label_set(dataset, against, store, scope="all", examples=examples)
+    table = baseline_table(baseline_records(dataset, {i: truth.labels.get(i) for i in range(len(dataset))}))
+    if against == JUDGE:
+        for row in table:
+            row["against"] = against
+        return table
+    judge = resolve_label_set(dataset, JUDGE, store, examples=examples)
+    reviewed = resolve_label_set(dataset, against, store, scope="reviewed", examples=examples)
+    subsets = dataset.datasets
+    for row in table:
+        rows = [i for i in sorted(reviewed.labels) if row["dataset"] in (ALL, subsets[i])]
+        figures = agreement((examples[i], reviewed.labels[i], judge.labels.get(i)) for i in rows).as_dict()
+        row["against"] = against
+        row["judge_agreement"] = figures
+    return table
+
+
+def add_agreement_arguments(parser: Any) -> None:
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="data files or directories of Parquet shards")
+    parser.add_argument(
+        "--against",
+        default="human",
+        metavar="llm|human|ANNOTATOR",
+        help="the label set taken as the truth: llm (the judge), human (every annotator's latest decision, the "
+        "default) or one annotator's name; examples nobody decided on keep the judge's labels",
+    )
+    parser.add_argument("--db", metavar="DB", help="label store (default: $RAGVIZ_DB or ~/.ragviz/ragviz.db)")
+
+
+def run_agreement_command(args: Any) -> int:
+    """``ragviz agreement``: one JSON object per subset on stdout; exit 2 on bad input."""
+    import json
+    import sys
+    from pathlib import Path
+
+    from ragviz.compare import HUMAN, JUDGE
+    from ragviz.loaders import load
+
+    result = load(args.paths)
+    if not result.ok:
+        for p in result.errors:
+            print(str(p), file=sys.stderr)
+        print(f"{len(result.errors)} errors: nothing computed (run `ragviz validate` for details)", file=sys.stderr)
+        return 2
+    store = None
+    if args.against != JUDGE:
+        from ragviz.store import LabelStore, StoreError, default_db_path
+
+        db = Path(args.db).expanduser() if args.db else default_db_path()
+        if db.exists():
+            try:
+                store = LabelStore(db)
+            except StoreError as exc:
+                print(f"ragviz agreement: {exc}", file=sys.stderr)
+                return 2
+        elif args.db:
+            print(f"ragviz agreement: {db}: no label store at this path", file=sys.stderr)
+            return 2
+        if args.against != HUMAN and (store is None or args.against not in store.annotators()):
+            known = ", ".join(store.annotators()) if store is not None else "none"
+            print(
+                f"ragviz agreement: --against {args.against}: no decisions by this annotator in {db} "
+                f"(annotators: {known}; or use llm / human)",
+                file=sys.stderr,
+            )
+            if store is not None:
+                store.close()
+            return 2
+    try:
+        for row in agreement_report(result.dataset, args.against, store):
+            print(json.dumps(row))
+    finally:
+        if store is not None:
+            store.close()
+    if not has_baseline_scores(result.dataset):
+        print("note: the data carries no baseline-judge score columns; their figures are null", file=sys.stderr)
+    return 0

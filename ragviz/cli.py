@@ -114,6 +114,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("jsonl", "csv"), default="jsonl", help="record format (default: jsonl)")
     p.set_defaults(func=cmd_metrics)
 
+    from ragviz.baselines import add_agreement_arguments, run_agreement_command
+
+    p = sub.add_parser(
+        "agreement",
+        help="RAGBench baseline judges and the LLM judge scored against the current (human) labels",
+        description="Print one JSON object per dataset subset: hallucination AUROC and relevance/utilization RMSE of "
+        "the GPT-3.5, RAGAS and TruLens baseline scores the rows carry, against the chosen label set, and the "
+        "judge's agreement with it (Cohen's kappa, precision/recall/F1, RMSE) over the examples a person decided on.",
+    )
+    add_agreement_arguments(p)
+    p.set_defaults(func=run_agreement_command)
+
     return parser
 
 

@@ -1,0 +1,243 @@
+"""Label sets by name, and the per-example diff between two of them.
+
+A *label set* is one set of labels per example, named:
+
+* ``llm`` — the judge's labels: the latest judge label set in the store, else the ``llm_`` copy a
+  reviewed export carries, else the labels of a judge-labelled row;
+* ``human`` — the human labels: per example, the current labels of the annotator who decided on it
+  last (store), else the labels of a row whose ``label_source`` is ``human``;
+* any other name — that annotator's current labels in the store.
+
+With ``scope="reviewed"`` a human set holds only the examples a person decided on (what an
+agreement figure should count); with ``scope="all"`` every other example falls back to the judge's
+labels (what a dataset-level metric "after corrections" uses).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Iterator, Literal, Mapping, Sequence
+
+from ragviz.keys import clean_key
+from ragviz.metrics.trace import TRACE_METRICS, trace_scores, unsupported_keys
+from ragviz.model import Example, Labels, RowRef
+
+if TYPE_CHECKING:
+    from ragviz.dataset import Dataset
+    from ragviz.store import LabelStore
+
+JUDGE = "llm"
+HUMAN = "human"
+Scope = Literal["reviewed", "all"]
+
+
+def iter_examples(dataset: "Dataset", indices: Sequence[int] | None = None) -> Iterator[tuple[int, Example]]:
+    """``(row index, example)`` for every row (batch conversion: much cheaper than one slice per
+    row), or for *indices* only."""
+    if indices is not None:
+        for i in indices:
+            yield i, dataset.example(i)
+        return
+    from ragviz.dataset import PATH_COL, ROW_COL, SUBSET_COL
+    from ragviz.ragbench import example_from_row
+
+    for i, row in enumerate(dataset.iter_rows()):
+        yield i, example_from_row(row, row.get(SUBSET_COL) or "", RowRef(row.get(PATH_COL) or "", row.get(ROW_COL) or i + 1))
+
+
+def label_set_names(store: "LabelStore | None") -> list[str]:
+    """``llm``, ``human`` and every annotator with a decision in *store*."""
+    names = [JUDGE, HUMAN]
+    if store is not None:
+        names += [a for a in store.annotators() if a not in names]
+    return names
+
+
+def judge_labels(example: Example, store: "LabelStore | None") -> Labels | None:
+    """The judge's labels of *example* (see the module docstring)."""
+    stored = store.judge_labels(example.uid) if store is not None else None
+    return stored or example.judge_labels or (example.labels if _is_llm(example.labels) else None)
+
+
+def _is_llm(labels: Labels | None) -> bool:
+    return labels is not None and labels.provenance.source != "human"
+
+
+def _is_human(labels: Labels | None) -> bool:
+    return labels is not None and labels.provenance.source == "human"
+
+
+@dataclass(frozen=True)
+class LabelSet:
+    """One named label set over a dataset: ``labels[row index]``; rows it does not cover are absent."""
+
+    name: str
+    labels: dict[int, Labels] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+
+def _latest_annotator(store: "LabelStore") -> dict[str, str]:
+    """uid -> the annotator whose last effective decision on it is the most recent."""
+    latest: dict[str, tuple[str, str]] = {}
+    for who in store.annotators():
+        for uid, status in store.statuses(who).items():
+            if not status.reviewed or status.last_ts is None:
+                continue
+            if uid not in latest or status.last_ts > latest[uid][0]:
+                latest[uid] = (status.last_ts, who)
+    return {uid: who for uid, (_, who) in latest.items()}
+
+
+def _human_rows(dataset: "Dataset") -> list[int]:
+    """Rows whose ``label_source`` column says ``human`` (a reviewed export)."""
+    if "label_source" not in dataset.table.column_names:
+        return []
+    return [i for i, v in enumerate(dataset.table.column("label_source").to_pylist()) if v == "human"]
+
+
+def resolve_label_set(
+    dataset: "Dataset",
+    name: str,
+    store: "LabelStore | None" = None,
+    scope: Scope = "reviewed",
+    examples: Mapping[int, Example] | None = None,
+) -> LabelSet:
+    """The label set called *name* over *dataset* (see the module docstring). *examples* may hold
+    already-built examples by row index."""
+    built: dict[int, Example] = dict(examples) if examples is not None else {}
+    if name == JUDGE or scope == "all":
+        if len(built) < len(dataset):
+            built.update(iter_examples(dataset))
+
+    def example(i: int) -> Example:
+        if i not in built:
+            built[i] = dataset.example(i)
+        return built[i]
+
+    judged = store.judged_uids() if store is not None else set()
+
+    def judge_of(ex: Example) -> Labels | None:
+        return judge_labels(ex, store if ex.uid in judged else None)
+
+    out: dict[int, Labels] = {}
+    if name != JUDGE:
+        if name == HUMAN:
+            deciders = _latest_annotator(store) if store is not None else {}
+            for i in _human_rows(dataset):
+                if _is_human(example(i).labels):
+                    out[i] = example(i).labels  # type: ignore[assignment]
+        else:
+            statuses = store.statuses(name) if store is not None else {}
+            deciders = {uid: name for uid, st in statuses.items() if st.reviewed}
+        for uid, who in deciders.items():
+            i = dataset.index_of(uid)
+            if i is not None:
+                labels = store.current_labels(example(i), who)  # type: ignore[union-attr]
+                if labels is not None:
+                    out[i] = labels
+    if name == JUDGE or scope == "all":
+        for i in range(len(dataset)):
+            if i not in out:
+                labels = judge_of(example(i))
+                if labels is not None:
+                    out[i] = labels
+    return LabelSet(name, out)
+
+
+# -- the diff ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class VerdictFlip:
+    """A response sentence whose support verdict differs: ``before``/``after`` are
+    ``"supported"``/``"unsupported"``."""
+
+    key: str
+    before: str
+    after: str
+
+
+@dataclass(frozen=True)
+class ExampleDiff:
+    """What changes from label set A to label set B on one example, and what it does to TRACe."""
+
+    index: int
+    uid: str
+    relevant_added: tuple[str, ...]
+    relevant_removed: tuple[str, ...]
+    utilized_added: tuple[str, ...]
+    utilized_removed: tuple[str, ...]
+    verdicts_flipped: tuple[VerdictFlip, ...]
+    before: dict[str, float | None]
+    after: dict[str, float | None]
+
+    @property
+    def n_changes(self) -> int:
+        return (
+            len(self.relevant_added) + len(self.relevant_removed) + len(self.utilized_added)
+            + len(self.utilized_removed) + len(self.verdicts_flipped)
+        )
+
+    @property
+    def deltas(self) -> dict[str, float | None]:
+        return {
+            m: None if self.before[m] is None or self.after[m] is None else self.after[m] - self.before[m]  # type: ignore[operator]
+            for m in TRACE_METRICS
+        }
+
+    def as_row(self) -> dict[str, object]:
+        """One flat row for a table: keys joined by spaces, flips as ``c: supported→unsupported``."""
+        return {
+            "uid": self.uid,
+            "changes": self.n_changes,
+            "relevant +": " ".join(self.relevant_added),
+            "relevant −": " ".join(self.relevant_removed),
+            "utilized +": " ".join(self.utilized_added),
+            "utilized −": " ".join(self.utilized_removed),
+            "verdicts flipped": ", ".join(f"{f.key}: {f.before}→{f.after}" for f in self.verdicts_flipped),
+            **{f"Δ {m}": d for m, d in self.deltas.items()},
+        }
+
+
+def _verdicts(example: Example, labels: Labels) -> dict[str, str]:
+    unsupported = {clean_key(k) for k in unsupported_keys(labels)}
+    return {k: "unsupported" if k in unsupported else "supported" for k in example.response_keys()}
+
+
+def diff_example(index: int, example: Example, a: Labels, b: Labels) -> ExampleDiff:
+    """The diff from *a* to *b* on *example* (keys cleaned with :func:`ragviz.keys.clean_key`)."""
+    ra, rb = {clean_key(k) for k in a.relevant_keys}, {clean_key(k) for k in b.relevant_keys}
+    ua, ub = {clean_key(k) for k in a.utilized_keys}, {clean_key(k) for k in b.utilized_keys}
+    order = {k: n for n, k in enumerate(example.context_keys())}
+
+    def keys(s: set[str]) -> tuple[str, ...]:
+        return tuple(sorted(s, key=lambda k: (order.get(k, len(order)), k)))
+
+    va, vb = _verdicts(example, a), _verdicts(example, b)
+    flips = tuple(VerdictFlip(k, va[k], vb[k]) for k in example.response_keys() if va[k] != vb[k])
+    n = example.n_context_sentences
+    return ExampleDiff(
+        index=index,
+        uid=example.uid,
+        relevant_added=keys(rb - ra),
+        relevant_removed=keys(ra - rb),
+        utilized_added=keys(ub - ua),
+        utilized_removed=keys(ua - ub),
+        verdicts_flipped=flips,
+        before={m: getattr(trace_scores(a, n), m) for m in TRACE_METRICS},
+        after={m: getattr(trace_scores(b, n), m) for m in TRACE_METRICS},
+    )
+
+
+def diff_label_sets(dataset: "Dataset", a: LabelSet, b: LabelSet, only_changed: bool = True) -> list[ExampleDiff]:
+    """Per example both sets cover (row order): the diff from *a* to *b*. A difference only in
+    stored key spelling (``"0b."`` vs ``"0b"``) or explanations is not a change."""
+    rows = sorted(set(a.labels) & set(b.labels))
+    out = []
+    for i, ex in iter_examples(dataset, rows):
+        d = diff_example(i, ex, a.labels[i], b.labels[i])
+        if d.n_changes or not only_changed:
+            out.append(d)
+    return out

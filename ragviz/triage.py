@@ -1,0 +1,138 @@
+"""Which examples to look at first.
+
+* *Leverage*: the examples where ONE label change (one context sentence toggled relevant or
+  utilized, one response sentence's verdict flipped) moves a dataset-level metric the most. The
+  dataset-level metric is the mean of the per-example metric over the labeled examples, so one
+  change on example *i* moves it by :math:`\\Delta m_i / n`. Every candidate change is applied with
+  :func:`ragviz.labels.apply_change` and scored with :func:`ragviz.metrics.trace.trace_scores`.
+* *Disagreement*: the examples where two label sets (judge and human) differ on the most sentence
+  decisions, ties broken by how far they move TRACe.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterable, Sequence
+
+from ragviz.compare import ExampleDiff, LabelSet, diff_label_sets
+from ragviz.labels import RELEVANT_FIELD, UTILIZED_FIELD, apply_change, support_field, toggle_key
+from ragviz.metrics.trace import TRACE_METRICS, trace_scores, unsupported_keys
+from ragviz.model import Example, Labels
+
+if TYPE_CHECKING:
+    from ragviz.dataset import Dataset
+
+
+@dataclass(frozen=True)
+class SingleChange:
+    """One candidate label change and the per-example metric delta it causes."""
+
+    description: str
+    field: str
+    deltas: dict[str, float | None]
+
+
+def single_changes(example: Example, labels: Labels) -> list[SingleChange]:
+    """Every distinct one-step change of *labels* on *example* with its TRACe deltas.
+
+    Context sentences with the same (copies in relevant, copies in utilized) counts move the
+    scores identically, so one of each kind is tried; every response sentence is tried.
+    """
+    n = example.n_context_sentences
+    before = trace_scores(labels, n)
+    seen: set[tuple[str, int, int]] = set()
+    out: list[SingleChange] = []
+
+    def add(description: str, field: str, new: Labels) -> None:
+        after = trace_scores(new, n)
+        deltas = {}
+        for m in TRACE_METRICS:
+            a, b = getattr(after, m), getattr(before, m)
+            deltas[m] = None if a is None or b is None else a - b
+        out.append(SingleChange(description, field, deltas))
+
+    for key in example.context_keys():
+        sig = (labels.relevant_keys.count(key), labels.utilized_keys.count(key))
+        for field, keys in ((RELEVANT_FIELD, labels.relevant_keys), (UTILIZED_FIELD, labels.utilized_keys)):
+            if (field, *sig) in seen:
+                continue
+            seen.add((field, *sig))
+            what = "relevant" if field == RELEVANT_FIELD else "utilized"
+            verb = "unmark" if key in keys else "mark"
+            add(f"{verb} {key} {what}", field, apply_change(labels, field, toggle_key(keys, key)))
+    unsupported = set(unsupported_keys(labels))
+    for key in example.response_keys():
+        s = labels.support_for(key)
+        now_unsupported = key in unsupported
+        value = {
+            "supported": now_unsupported,
+            "supporting_keys": list(s.supporting_keys) if s else [],
+            "explanation": s.explanation if s else "",
+        }
+        verdict = "supported" if now_unsupported else "unsupported"
+        add(f"mark response sentence {key} {verdict}", support_field(key), apply_change(labels, support_field(key), value))
+    return out
+
+
+@dataclass(frozen=True)
+class Leverage:
+    """An example's single change with the largest effect on one metric."""
+
+    index: int
+    uid: str
+    metric: str
+    change: str
+    example_delta: float
+    dataset_delta: float
+
+
+def leverage(
+    items: Iterable[tuple[int, Example, Labels | None]], metric: str, top: int = 20
+) -> list[Leverage]:
+    """The *top* examples whose best single change moves the dataset mean of *metric* the most
+    (``|Δ m_i| / n`` with *n* the labeled examples in *items*), largest first."""
+    if metric not in TRACE_METRICS:
+        raise ValueError(f"unknown metric {metric!r}; expected one of {', '.join(TRACE_METRICS)}")
+    best: list[tuple[int, str, str, float]] = []
+    n_labeled = 0
+    for index, example, labels in items:
+        if labels is None:
+            continue
+        n_labeled += 1
+        candidates = [(abs(c.deltas[metric]), c) for c in single_changes(example, labels) if c.deltas[metric] is not None]
+        if not candidates:
+            continue
+        size, change = max(candidates, key=lambda t: t[0])
+        if size > 0:
+            best.append((index, example.uid, change.description, change.deltas[metric]))  # type: ignore[arg-type]
+    best.sort(key=lambda t: (-abs(t[3]), t[0]))
+    return [Leverage(i, uid, metric, desc, d, d / n_labeled) for i, uid, desc, d in best[:top]]
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """One example where two label sets differ: how many decisions, and the TRACe shift."""
+
+    index: int
+    uid: str
+    n_changes: int
+    total_abs_delta: float
+    diff: ExampleDiff
+
+
+def disagreements(dataset: "Dataset", a: LabelSet, b: LabelSet, top: int | None = 20) -> list[Disagreement]:
+    """Examples both sets cover, most differing sentence decisions first (ties: larger summed
+    |Δ TRACe| first); examples where they agree are left out."""
+    out = []
+    for d in diff_label_sets(dataset, a, b):
+        total = sum(abs(v) for v in d.deltas.values() if v is not None)
+        out.append(Disagreement(d.index, d.uid, d.n_changes, total, d))
+    out.sort(key=lambda x: (-x.n_changes, -x.total_abs_delta, x.index))
+    return out if top is None else out[:top]
+
+
+def rows_of(items: Sequence[Leverage]) -> list[dict[str, object]]:
+    return [
+        {"uid": x.uid, "change": x.change, f"Δ {x.metric} (example)": x.example_delta, f"Δ mean {x.metric}": x.dataset_delta}
+        for x in items
+    ]
