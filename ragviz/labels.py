@@ -80,6 +80,8 @@ def apply_change(labels: Labels, field: str, value: Any) -> Labels:
         return labels.replace(utilized_keys=tuple(value or ()))
     if field.startswith(SUPPORT_PREFIX):
         key = field[len(SUPPORT_PREFIX):]
+        if value is None:  # field_value() is None for an absent entry, so None removes it (diff round trip)
+            return labels.replace(support=tuple(s for s in labels.support if s.key != key), unsupported_keys=None)
         value = value or {}
         new = SentenceSupport(
             key=key,
