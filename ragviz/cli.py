@@ -126,6 +126,17 @@ def build_parser() -> argparse.ArgumentParser:
     add_agreement_arguments(p)
     p.set_defaults(func=run_agreement_command)
 
+    from ragviz.judge.cli import add_label_arguments, run_label_command
+
+    p = sub.add_parser(
+        "label",
+        help="label examples with an LLM judge (OpenAI-compatible API) into RAGBench-schema JSONL",
+        description="Judge every example with an LLM (cached answers are reused), keep the label sets in the "
+        "label store and write the judged rows as RAGBench-schema JSONL. Exit 0 all judged, 1 some failed, 2 bad input.",
+    )
+    add_label_arguments(p)
+    p.set_defaults(func=run_label_command)
+
     return parser
 
 

@@ -8,7 +8,7 @@ question; when the list is used up the answer is valid again. Steps:
 ``"valid"``, ``"malformed"`` (not JSON), ``"bad_keys"`` (keys naming no sentence),
 ``"missing_sentence"`` (no support entry for the last response sentence), ``"prose"`` (valid JSON
 wrapped in prose and a code fence), ``"429:<seconds>"`` (rate limited with ``Retry-After``),
-``"500"``, ``"slow:<seconds>"`` (answers validly after the delay).
+``"500"``, ``"401"`` (echoes the key in the error, as the real API does), ``"slow:<seconds>"`` (answers validly after the delay).
 
 ``reject_formats`` lists ``response_format`` types the server refuses with HTTP 400 (like servers
 without structured output). ``latency`` delays every answer. Every request is recorded.
@@ -109,7 +109,10 @@ class StubServer:
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client timed out and went away
 
-        httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(ThreadingHTTPServer):
+            request_queue_size = 256  # the default backlog of 5 drops bursts of connections (1 s SYN retry)
+
+        httpd = Server(("127.0.0.1", 0), Handler)
         httpd.daemon_threads = True
         httpd.block_on_close = False
         self._httpd = httpd
@@ -156,6 +159,10 @@ class StubServer:
         if kind == "429":
             record.status = 429
             return 429, {"Retry-After": arg or "1"}, {"error": {"message": "rate limited", "type": "rate_limit"}}, 0.0
+        if kind == "401":  # like the real API: the rejected key is echoed in the message
+            record.status = 401
+            token = authorization.removeprefix("Bearer ")
+            return 401, {}, {"error": {"message": f"Incorrect API key provided: {token}", "type": "invalid_request_error"}}, 0.0
         if kind == "500":
             record.status = 500
             return 500, {}, {"error": {"message": "internal error", "type": "server_error"}}, 0.0

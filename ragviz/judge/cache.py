@@ -18,13 +18,15 @@ import hashlib
 import json
 import os
 import sqlite3
+import threading
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from ragviz.model import Labels, Provenance
-from ragviz.ragbench import labels_from_row, labels_to_row
+from ragviz.model import Labels
+# The same JSON shape as the label store's judge label sets.
+from ragviz.store import labels_from_json, labels_to_json
 
 
 def utc_now() -> str:
@@ -34,20 +36,6 @@ def utc_now() -> str:
 def cache_key(model: str, endpoint: str, prompt_version: str, content_hash: str) -> str:
     data = json.dumps([model, endpoint, prompt_version, content_hash], separators=(",", ":"))
     return hashlib.sha256(data.encode("utf-8")).hexdigest()
-
-
-def labels_to_json(labels: Labels) -> str:
-    p = labels.provenance
-    payload = {**labels_to_row(labels), "provenance": {"source": p.source, "name": p.name, "time": p.time, "prompt_version": p.prompt_version}}
-    return json.dumps(payload, ensure_ascii=False, sort_keys=True)
-
-
-def labels_from_json(text: str) -> Labels:
-    payload = json.loads(text)
-    provenance = Provenance(**payload.pop("provenance"))
-    labels = labels_from_row(payload, provenance=provenance)
-    assert labels is not None
-    return labels
 
 
 def _create_v1(db: sqlite3.Connection) -> None:
@@ -148,11 +136,14 @@ class JudgeCache:
 
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path)
+        self._lock = threading.Lock()  # the runner writes from worker threads
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
+            # NORMAL in WAL mode survives a killed process (what resuming needs); only an OS crash can
+            # lose the last answers, which a rerun asks again. FULL would cost an fsync per answer.
+            self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA busy_timeout=30000")
             self._migrate()
         except (OSError, sqlite3.Error) as exc:
@@ -173,7 +164,17 @@ class JudgeCache:
                 raise
 
     def close(self) -> None:
-        self._db.close()
+        with self._lock:
+            self._db.close()
+
+    def _rows(self, sql: str, params: Iterable[Any] = ()) -> list[tuple]:
+        with self._lock:
+            return self._db.execute(sql, tuple(params)).fetchall()
+
+    def _write(self, sql: str, params: Iterable[Any] = ()) -> int:
+        """One statement in its own (autocommit) transaction; returns the new row id."""
+        with self._lock:
+            return int(self._db.execute(sql, tuple(params)).lastrowid or 0)
 
     def __enter__(self) -> "JudgeCache":
         return self
@@ -188,7 +189,7 @@ class JudgeCache:
         for start in range(0, len(keys), 500):
             chunk = keys[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            rows = self._db.execute(
+            rows = self._rows(
                 f"SELECT cache_key, labels_json, raw_output, prompt_tokens, completion_tokens FROM judge_results WHERE cache_key IN ({marks})",
                 chunk,
             )
@@ -201,7 +202,7 @@ class JudgeCache:
 
     def put(self, key: str, *, model: str, endpoint: str, prompt_version: str, content_hash: str, example_uid: str,
             labels: Labels, raw_output: str, prompt_tokens: int, completion_tokens: int, run_id: int | None) -> None:
-        self._db.execute(
+        self._write(
             """INSERT OR REPLACE INTO judge_results (cache_key, model, endpoint, prompt_version, content_hash, example_uid,
                labels_json, raw_output, prompt_tokens, completion_tokens, run_id, created_at)
                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
@@ -211,29 +212,28 @@ class JudgeCache:
 
     def latest_labels(self, example_uid: str) -> Labels | None:
         """The newest accepted judge labels for *example_uid*, whatever the model."""
-        row = self._db.execute(
+        rows = self._rows(
             "SELECT labels_json FROM judge_results WHERE example_uid = ? ORDER BY created_at DESC, rowid DESC LIMIT 1", (example_uid,)
-        ).fetchone()
-        return labels_from_json(row[0]) if row else None
+        )
+        return labels_from_json(rows[0][0]) if rows else None
 
     # -- runs and failures ----------------------------------------------------------------------
     def start_run(self, model: str, endpoint: str, prompt_version: str, n_examples: int) -> int:
-        cur = self._db.execute(
+        return self._write(
             "INSERT INTO judge_runs (started_at, model, endpoint, prompt_version, n_examples, status) VALUES (?, ?, ?, ?, ?, 'running')",
             (utc_now(), model, endpoint, prompt_version, n_examples),
         )
-        return int(cur.lastrowid)
 
     def finish_run(self, run_id: int, *, n_cached: int, n_judged: int, n_failed: int, requests: int,
                    prompt_tokens: int, completion_tokens: int, cost_usd: float | None, status: str) -> None:
-        self._db.execute(
+        self._write(
             """UPDATE judge_runs SET finished_at = ?, n_cached = ?, n_judged = ?, n_failed = ?, requests = ?,
                prompt_tokens = ?, completion_tokens = ?, cost_usd = ?, status = ? WHERE id = ?""",
             (utc_now(), n_cached, n_judged, n_failed, requests, prompt_tokens, completion_tokens, cost_usd, status, run_id),
         )
 
     def runs(self, limit: int = 50) -> list[JudgeRun]:
-        rows = self._db.execute(
+        rows = self._rows(
             """SELECT id, started_at, finished_at, model, endpoint, prompt_version, n_examples, n_cached, n_judged, n_failed,
                requests, prompt_tokens, completion_tokens, cost_usd, status FROM judge_runs ORDER BY id DESC LIMIT ?""",
             (limit,),
@@ -241,15 +241,15 @@ class JudgeCache:
         return [JudgeRun(*r) for r in rows]
 
     def record_failure(self, run_id: int | None, example_uid: str, key: str, error: str, raw_output: str | None, attempts: int) -> None:
-        self._db.execute(
+        self._write(
             "INSERT INTO judge_failures (run_id, example_uid, cache_key, error, raw_output, attempts, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
             (run_id, example_uid, key, error, raw_output, attempts, utc_now()),
         )
 
     def failures(self, run_id: int | None = None) -> list[JudgeFailure]:
         sql = "SELECT id, run_id, example_uid, error, raw_output, attempts, created_at FROM judge_failures"
-        rows = self._db.execute(sql + (" WHERE run_id = ? ORDER BY id" if run_id is not None else " ORDER BY id"), (() if run_id is None else (run_id,)))
+        rows = self._rows(sql + (" WHERE run_id = ? ORDER BY id" if run_id is not None else " ORDER BY id"), (() if run_id is None else (run_id,)))
         return [JudgeFailure(*r) for r in rows]
 
     def count_results(self) -> int:
-        return int(self._db.execute("SELECT COUNT(*) FROM judge_results").fetchone()[0])
+        return int(self._rows("SELECT COUNT(*) FROM judge_results")[0][0])

@@ -26,6 +26,8 @@ API_KEY_ENV = "OPENAI_API_KEY"
 NO_KEY_PLACEHOLDER = "no-key"
 
 FORMAT_MODES = ("json_schema", "json_object", "text")
+# A server asking for a longer pause than this is treated as asking for this long.
+MAX_RETRY_AFTER = 300.0
 _SECRET_LOOKING = re.compile(r"\b(sk-[A-Za-z0-9_\-*]{4,})")
 
 
@@ -192,7 +194,7 @@ class ChatCaller:
                 if not retryable or attempt >= self.settings.max_attempts:
                     raise JudgeRequestError(self.redact(f"HTTP {exc.status_code}: {exc}"), attempt) from None
                 wait = retry_after_seconds(exc.response.headers)
-                await self._sleep(self._backoff(attempt) if wait is None else min(wait, self.settings.backoff_max * 5))
+                await self._sleep(self._backoff(attempt) if wait is None else min(wait, MAX_RETRY_AFTER))
                 continue
             except (openai.APITimeoutError, openai.APIConnectionError) as exc:
                 if attempt >= self.settings.max_attempts:

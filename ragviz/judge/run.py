@@ -138,6 +138,16 @@ def _problems_text(problems: list[str]) -> str:
     return "\n".join(f"- {p}" for p in problems)
 
 
+def _accept(cache: JudgeCache, store: JudgeLabelSink | None, key: str, settings: JudgeSettings, chash: str, uid: str,
+            labels: Labels, raw: str, prompt_tokens: int, completion_tokens: int, run_id: int) -> None:
+    # Runs in a worker thread: the store commits with fsync, which must not stall the other calls.
+    cache.put(key, model=settings.model, endpoint=settings.endpoint, prompt_version=PROMPT_VERSION, content_hash=chash,
+              example_uid=uid, labels=labels, raw_output=raw, prompt_tokens=prompt_tokens,
+              completion_tokens=completion_tokens, run_id=run_id)
+    if store is not None:
+        store.save_judge_labels(uid, labels)
+
+
 async def _judge_one(example: Example, key: str, chash: str, caller: ChatCaller, cache: JudgeCache,
                      store: JudgeLabelSink | None, run_id: int) -> JudgeOutcome:
     settings = caller.settings
@@ -150,7 +160,7 @@ async def _judge_one(example: Example, key: str, chash: str, caller: ChatCaller,
             completion = await caller.complete(build_messages(example, corrections))
         except JudgeRequestError as exc:
             error = str(exc)
-            cache.record_failure(run_id, example.uid, key, error, raw, calls + exc.attempts)
+            await asyncio.to_thread(cache.record_failure, run_id, example.uid, key, error, raw, calls + exc.attempts)
             return JudgeOutcome(example.uid, FAILED, None, error, raw, calls, prompt_tokens, completion_tokens)
         calls += 1
         prompt_tokens += completion.prompt_tokens
@@ -163,14 +173,11 @@ async def _judge_one(example: Example, key: str, chash: str, caller: ChatCaller,
             problems = exc.problems
             corrections.append((raw, _problems_text(problems)))
             continue
-        cache.put(key, model=settings.model, endpoint=settings.endpoint, prompt_version=PROMPT_VERSION, content_hash=chash,
-                  example_uid=example.uid, labels=labels, raw_output=raw, prompt_tokens=prompt_tokens,
-                  completion_tokens=completion_tokens, run_id=run_id)
-        if store is not None:
-            store.save_judge_labels(example.uid, labels)
+        await asyncio.to_thread(_accept, cache, store, key, settings, chash, example.uid, labels, raw,
+                                prompt_tokens, completion_tokens, run_id)
         return JudgeOutcome(example.uid, JUDGED, labels, None, raw, calls, prompt_tokens, completion_tokens)
     error = caller.redact(f"invalid answer after {calls} tries: " + "; ".join(problems))
-    cache.record_failure(run_id, example.uid, key, error, raw, calls)
+    await asyncio.to_thread(cache.record_failure, run_id, example.uid, key, error, raw, calls)
     return JudgeOutcome(example.uid, FAILED, None, error, raw, calls, prompt_tokens, completion_tokens)
 
 
@@ -223,24 +230,25 @@ async def judge_examples_async(
             caller = ChatCaller(settings)
             gate = asyncio.Semaphore(settings.concurrency)
 
-            async def worker(i: int) -> tuple[int, JudgeOutcome | None]:
+            def cancelled() -> bool:
+                if not summary.cancelled and should_cancel is not None and should_cancel():
+                    summary.cancelled = True
+                return summary.cancelled
+
+            async def worker(i: int) -> None:
                 async with gate:
-                    if should_cancel is not None and should_cancel():
-                        return i, None
-                    return i, await _judge_one(examples[i], keys[i], hashes[i], caller, cache, store, run_id)
+                    if cancelled():
+                        return
+                    outcome = await _judge_one(examples[i], keys[i], hashes[i], caller, cache, store, run_id)
+                    # Still holding the gate: a cancel seen here stops the next call before it starts.
+                    summary.outcomes[i] = outcome
+                    counts[outcome.status] += 1
+                    report()
+                    cancelled()
 
             tasks = [asyncio.create_task(worker(i)) for i in todo]
             for next_done in asyncio.as_completed(tasks):
-                i, outcome = await next_done
-                if outcome is None:
-                    summary.cancelled = True
-                    continue
-                summary.outcomes[i] = outcome
-                counts[outcome.status] += 1
-                report()
-                if should_cancel is not None and should_cancel():
-                    summary.cancelled = True
-                    break
+                await next_done
         if summary.cancelled:
             status = "cancelled"
     except BaseException:
