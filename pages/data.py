@@ -120,9 +120,12 @@ with st.container(border=True):
         st.success("No label-quality issue found.")
     else:
         st.dataframe(
-            pd.DataFrame(sorted(report.counts.items(), key=lambda kv: -kv[1]), columns=["issue", "count"]),
+            pd.DataFrame(
+                [(k, n, report.example_counts.get(k, 0)) for k, n in sorted(report.counts.items(), key=lambda kv: -kv[1])],
+                columns=["issue", "occurrences", "examples"],
+            ),
             hide_index=True,
         )
         st.caption(f"{report.flagged:,} of {len(ds):,} examples have at least one flag (filter “Has label-quality flags” on Review).")
-        with st.expander("Every flag"):
+        with st.expander(f"The flags one by one (first {state.MAX_DETAILED} flagged examples)"):
             st.dataframe(pd.DataFrame(report.rows), hide_index=True)

@@ -134,6 +134,12 @@ if flt.active:
         st.session_state["review.filter_cache"] = (cache_key, allowed)
 
 # -- which example --------------------------------------------------------------------------------
+if st.session_state.get("review.last_filter") != flt:
+    # a filter just changed: if the current example no longer matches, move to the nearest match
+    st.session_state["review.last_filter"] = flt
+    here = st.session_state.get(INDEX, 0)
+    if allowed and here not in allowed:
+        go(step(allowed, here, 1) if step(allowed, here, 1) is not None else allowed[0])
 link = st.query_params.get("uid") or st.query_params.get("id")
 if link and link != st.session_state.get(LINK):
     st.session_state[LINK] = link

@@ -17,8 +17,8 @@ import streamlit as st
 
 from ragviz.dataset import Dataset
 from ragviz.metrics.trace import trace_scores
-from ragviz.model import Example, Labels, RowRef
-from ragviz.ragbench import example_from_row
+from ragviz.model import Example, Labels
+from ragviz.ragbench import LABEL_FIELDS, labels_from_row
 from ragviz.review import RowColumns
 from ragviz.store import LabelStore, default_db_path
 
@@ -121,9 +121,11 @@ def example_labels(ds: Dataset, index: int, who: str) -> ExampleLabels:
 
 @dataclass(frozen=True)
 class QualityReport:
-    """Label-quality flags of the loaded data: count per issue kind, flagged examples, every flag."""
+    """Label-quality flags of the loaded data: issues and examples per kind, flagged examples, the
+    flags of the first :data:`MAX_DETAILED` flagged examples."""
 
     counts: dict[str, int]
+    example_counts: dict[str, int]
     flagged: int
     rows: list[dict[str, Any]]
 
@@ -134,31 +136,31 @@ class DatasetIndex:
     quality: QualityReport
 
 
-MAX_REPORT_ROWS = 5000
+MAX_DETAILED = 300
 
 
 @st.cache_resource(show_spinner="Indexing examples (adherence, label-quality flags)…", max_entries=8)
 def _dataset_index(paths: tuple[str, ...]) -> DatasetIndex:
-    """One pass over the loaded rows: judge adherence and label-quality flags per row."""
-    from ragviz.quality import label_issues
+    """One pass over the loaded rows' label columns: judge adherence and label-quality flags."""
+    from ragviz.quality import label_issues, scan_dataset
 
     ds = load_result(paths).dataset
-    adherence: list[float | None] = []
-    flags: list[int] = []
-    counts: dict[str, int] = {}
+    scan = scan_dataset(ds)
+    adherence = [
+        adherence_of(labels_from_row(row)) for row in ds.iter_rows(LABEL_FIELDS)
+    ]
+    flags = [len(kinds) for kinds in scan.row_kinds]
     rows: list[dict[str, Any]] = []
-    for i, row in enumerate(ds.iter_rows()):
-        ex = example_from_row(row, row.get("_subset") or "", RowRef(row.get("_path") or "", row.get("_row") or i + 1))
-        adherence.append(trace_scores(ex.labels, ex.n_context_sentences).adherence)
-        issues = label_issues(ex) if ex.labels is not None else []
-        flags.append(len(issues))
-        for p in issues:
-            kind = str(getattr(p, "kind", None) or p.field)
-            counts[kind] = counts.get(kind, 0) + 1
-            if len(rows) < MAX_REPORT_ROWS:
-                rows.append({"example": ex.uid, "issue": kind, "where": str(p)})
+    for i in scan.flagged_rows[:MAX_DETAILED]:
+        ex = ds.example(i)
+        rows.extend({"example": ex.uid, "issue": p.kind, "where": str(p)} for p in label_issues(ex))
     columns = RowColumns(uids=ds.uids, subsets=ds.datasets, adherence=adherence, flag_counts=flags)
-    return DatasetIndex(columns, QualityReport(counts, sum(1 for f in flags if f), rows))
+    counts = {k: v for k, v in scan.issue_counts.items() if v}
+    return DatasetIndex(columns, QualityReport(counts, scan.example_counts, len(scan.flagged_rows), rows))
+
+
+def adherence_of(labels: Labels | None) -> float | None:
+    return trace_scores(labels, 0).adherence
 
 
 def row_columns() -> RowColumns:
