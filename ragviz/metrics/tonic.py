@@ -1,0 +1,250 @@
+"""Tonic Validate's chunk-level metrics, derived from the same sentence labels (or set directly).
+
+A *chunk* is one retrieved document. Chunk *d* is **relevant** when any of its sentences (keys
+``{d}a``, ``{d}b`` ...) is in ``relevant_keys`` and **used** when any is in ``utilized_keys``, unless
+the row sets chunk labels directly (``chunk_relevant`` / ``chunk_utilized``: one boolean per
+document). A response sentence is supported unless it is among
+:func:`ragviz.metrics.trace.unsupported_keys`. ``answer_similarity`` is a 0..5 judge score against
+the reference answer (a person may override it); absent -> ``None``.
+
+References: Tonic Validate (tonic-ai/tonic_validate), metric definitions in its README.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from typing import Any, Iterable, Iterator, Mapping, Sequence
+
+from ragviz.keys import parse_context_key
+from ragviz.model import Example, Labels
+from ragviz.metrics.trace import unsupported_keys
+
+TONIC_METRICS = (
+    "retrieval_precision",
+    "augmentation_accuracy",
+    "augmentation_precision",
+    "answer_consistency",
+    "answer_consistency_binary",
+    "answer_similarity",
+    "overall",
+)
+CHUNK_RELEVANT_FIELD = "chunk_relevant"
+CHUNK_USED_FIELD = "chunk_utilized"
+SIMILARITY_FIELD = "answer_similarity"
+SIMILARITY_MAX = 5.0
+
+
+def chunk_flags(sentence_keys: Iterable[str], n_documents: int) -> list[bool]:
+    """Per document: does any of *sentence_keys* belong to it? Keys naming no document are ignored.
+
+    >>> chunk_flags(["0b", "2a", "7c", "junk"], 3)
+    [True, False, True]
+    """
+    flags = [False] * n_documents
+    for key in sentence_keys:
+        parsed = parse_context_key(key)
+        if parsed is not None and parsed[0] < n_documents:
+            flags[parsed[0]] = True
+    return flags
+
+
+def retrieval_precision(relevant: Sequence[bool]) -> float | None:
+    """Share of retrieved chunks that are relevant to the question.
+
+    .. math:: \\mathrm{retrieval\\_precision} = \\frac{1}{C}\\sum_d \\mathrm{rel}_d
+
+    Notes: ``None`` when nothing was retrieved (C = 0).
+
+    >>> retrieval_precision([True, False, False, True])
+    0.5
+    """
+    return sum(relevant) / len(relevant) if relevant else None
+
+
+def augmentation_accuracy(used: Sequence[bool]) -> float | None:
+    """Share of retrieved chunks used in the answer.
+
+    .. math:: \\mathrm{augmentation\\_accuracy} = \\frac{1}{C}\\sum_d \\mathrm{used}_d
+
+    Notes: ``None`` when C = 0.
+
+    >>> augmentation_accuracy([True, False])
+    0.5
+    """
+    return sum(used) / len(used) if used else None
+
+
+def augmentation_precision(relevant: Sequence[bool], used: Sequence[bool]) -> float | None:
+    """Share of the relevant chunks that the answer used.
+
+    .. math:: \\mathrm{augmentation\\_precision} = |\\mathrm{Rel} \\cap \\mathrm{Used}| / |\\mathrm{Rel}|
+
+    Notes: 0.0 when no chunk is relevant; ``None`` when C = 0.
+
+    >>> augmentation_precision([True, True, False], [True, False, True])
+    0.5
+    >>> augmentation_precision([False], [True])
+    0.0
+    """
+    if not relevant:
+        return None
+    n_relevant = sum(relevant)
+    if n_relevant == 0:
+        return 0.0
+    return sum(r and u for r, u in zip(relevant, used)) / n_relevant
+
+
+def answer_consistency(n_supported: int, n_sentences: int) -> float | None:
+    """Share of response sentences supported by the retrieved context.
+
+    .. math:: \\mathrm{answer\\_consistency} = |\\{s : s \\text{ supported}\\}| / S
+
+    Notes: ``None`` when the response has no sentence.
+
+    >>> answer_consistency(3, 4)
+    0.75
+    """
+    return n_supported / n_sentences if n_sentences else None
+
+
+def answer_consistency_binary(n_supported: int, n_sentences: int) -> float | None:
+    """1.0 when every response sentence is supported, else 0.0; ``None`` without sentences.
+
+    .. math:: \\mathrm{answer\\_consistency\\_binary} = [\\,\\mathrm{answer\\_consistency} = 1\\,]
+
+    >>> answer_consistency_binary(4, 4), answer_consistency_binary(3, 4)
+    (1.0, 0.0)
+    """
+    if not n_sentences:
+        return None
+    return 1.0 if n_supported == n_sentences else 0.0
+
+
+def overall(values: Sequence[float | None], answer_similarity: float | None) -> float | None:
+    """Mean of the computed metrics, answer similarity scaled to [0, 1] by dividing by 5.
+
+    .. math:: \\mathrm{overall} = \\mathrm{mean}\\big(\\{m_i \\ne \\mathrm{null}\\} \\cup \\{\\mathrm{sim}/5\\}\\big)
+
+    Notes: ``None`` when nothing was computed.
+
+    >>> overall([0.5, 1.0, None], 4.0)
+    0.7666666666666666
+    """
+    parts = [v for v in values if v is not None]
+    if answer_similarity is not None:
+        parts.append(answer_similarity / SIMILARITY_MAX)
+    return sum(parts) / len(parts) if parts else None
+
+
+@dataclass(frozen=True)
+class TonicScores:
+    retrieval_precision: float | None
+    augmentation_accuracy: float | None
+    augmentation_precision: float | None
+    answer_consistency: float | None
+    answer_consistency_binary: float | None
+    answer_similarity: float | None
+    overall: float | None
+
+    def as_dict(self) -> dict[str, float | None]:
+        return asdict(self)
+
+
+UNLABELED = TonicScores(None, None, None, None, None, None, None)
+
+
+def _flags(value: Any, n_documents: int) -> list[bool] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = json.loads(value)
+    flags = [bool(v) for v in value]
+    if len(flags) != n_documents:
+        raise ValueError(f"has {len(flags)} chunk labels but there are {n_documents} documents")
+    return flags
+
+
+def tonic_scores(
+    labels: Labels | None,
+    n_documents: int,
+    response_keys: Sequence[str],
+    chunk_relevant: Sequence[bool] | None = None,
+    chunk_used: Sequence[bool] | None = None,
+    answer_similarity: float | None = None,
+) -> TonicScores:
+    """All Tonic values of one example; sentence-derived parts are ``None`` when *labels* is ``None``.
+
+    Direct chunk labels win over the sentence-derived ones."""
+    if labels is None and chunk_relevant is None and answer_similarity is None:
+        return UNLABELED
+    relevant = list(chunk_relevant) if chunk_relevant is not None else (
+        chunk_flags(labels.relevant_keys, n_documents) if labels is not None else None
+    )
+    used = list(chunk_used) if chunk_used is not None else (
+        chunk_flags(labels.utilized_keys, n_documents) if labels is not None else None
+    )
+    rp = retrieval_precision(relevant) if relevant is not None else None
+    aa = augmentation_accuracy(used) if used is not None else None
+    ap = augmentation_precision(relevant, used) if relevant is not None and used is not None else None
+    if labels is not None:
+        bad = set(unsupported_keys(labels))
+        n_supported = sum(1 for k in response_keys if k not in bad)
+        ac = answer_consistency(n_supported, len(response_keys))
+        acb = answer_consistency_binary(n_supported, len(response_keys))
+    else:
+        ac = acb = None
+    sim = None if answer_similarity is None else float(answer_similarity)
+    return TonicScores(rp, aa, ap, ac, acb, sim, overall([rp, aa, ap, ac, acb], sim))
+
+
+def example_tonic(example: Example, labels: Labels | None = None) -> TonicScores:
+    """Tonic values of *example* under *labels* (default: its own), chunk labels and similarity
+    taken from ``extra`` when present."""
+    n_documents = len(example.document_sentences)
+    return tonic_scores(
+        example.labels if labels is None else labels,
+        n_documents,
+        example.response_keys(),
+        _flags(example.extra.get(CHUNK_RELEVANT_FIELD), n_documents),
+        _flags(example.extra.get(CHUNK_USED_FIELD), n_documents),
+        example.extra.get(SIMILARITY_FIELD),
+    )
+
+
+ROW_COLUMNS = ("id", "response_sentences", CHUNK_RELEVANT_FIELD, CHUNK_USED_FIELD, SIMILARITY_FIELD)
+
+
+def family_records(
+    rows: Iterable[Mapping[str, Any]],
+    n_documents: Sequence[int],
+    datasets: Sequence[str] | None = None,
+) -> Iterator[dict]:
+    """One record per row with ``id``, ``dataset`` and :data:`TONIC_METRICS`.
+
+    *rows* need the label fields, ``response_sentences`` and the optional direct fields;
+    *n_documents* is the per-row document count (columnar, so the documents' text is never read).
+    A malformed direct chunk label list raises ``ValueError`` naming the field and row id.
+    """
+    from ragviz.ragbench import labels_from_row
+
+    for i, row in enumerate(rows):
+        ident = "" if row.get("id") is None else str(row["id"])
+        try:
+            relevant = _flags(row.get(CHUNK_RELEVANT_FIELD), n_documents[i])
+            used = _flags(row.get(CHUNK_USED_FIELD), n_documents[i])
+        except ValueError as exc:
+            raise ValueError(f"id {ident}: {CHUNK_RELEVANT_FIELD}/{CHUNK_USED_FIELD}: {exc}") from None
+        scores = tonic_scores(
+            labels_from_row(row),
+            n_documents[i],
+            [str(pair[0]) for pair in row.get("response_sentences") or ()],
+            relevant,
+            used,
+            row.get(SIMILARITY_FIELD),
+        )
+        yield {
+            "id": ident,
+            "dataset": datasets[i] if datasets is not None else str(row.get("dataset_name") or ""),
+            **scores.as_dict(),
+        }
