@@ -137,6 +137,18 @@ def build_parser() -> argparse.ArgumentParser:
     add_label_arguments(p)
     p.set_defaults(func=run_label_command)
 
+    from ragviz.export import add_export_arguments, run_export_command
+
+    p = sub.add_parser(
+        "export",
+        help="export the corrected label set (RAGBench rows or per-example metrics) from the label store",
+        description="Rebuild the examples from the data files registered in the label store and write one "
+        "annotator's current labels: RAGBench-schema rows with recomputed TRACe scores, llm_-prefixed judge labels "
+        "and provenance (jsonl/parquet), or per-example metrics (csv). Exit 2 on bad input.",
+    )
+    add_export_arguments(p)
+    p.set_defaults(func=run_export_command)
+
     return parser
 
 

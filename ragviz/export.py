@@ -18,7 +18,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Iterator, Mapping, Sequence
+from typing import IO, TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -28,6 +28,9 @@ from ragviz.metrics.trace import TRACE_METRICS, TraceScores, trace_scores
 from ragviz.model import Example, Labels, RowRef
 from ragviz.ragbench import LLM_PREFIX, example_from_row, labels_to_row
 from ragviz.store import LabelStore, base_labels, fold_labels, status_of
+
+if TYPE_CHECKING:
+    import argparse
 
 FORMATS = ("jsonl", "parquet", "csv")
 MIME_TYPES = {"jsonl": "application/jsonl", "parquet": "application/vnd.apache.parquet", "csv": "text/csv"}
@@ -428,3 +431,22 @@ def export_command(db: str, out: str, fmt: str | None = None, annotator: str | N
         file=sys.stderr,
     )
     return EXIT_OK
+
+
+def add_export_arguments(parser: "argparse.ArgumentParser") -> None:
+    """Options of ``ragviz export`` (the CLI module only wires the subparser)."""
+    from ragviz.store import DB_ENV
+
+    parser.add_argument("--db", metavar="DB", default=None, help=f"label store file (default: ${DB_ENV} or ~/.ragviz/ragviz.db)")
+    parser.add_argument("-o", "--output", metavar="OUT", required=True, help="file to write ('-' for stdout)")
+    parser.add_argument(
+        "--format", choices=FORMATS, default=None,
+        help="jsonl or parquet: RAGBench rows with the current labels; csv: per-example metrics (default: from OUT's extension, else jsonl)",
+    )
+    parser.add_argument("--annotator", metavar="NAME", default=None, help="whose labels to export (required when several annotators exist)")
+
+
+def run_export_command(args: "argparse.Namespace") -> int:
+    from ragviz.store import default_db_path
+
+    return export_command(str(args.db or default_db_path()), args.output, args.format, args.annotator)

@@ -257,3 +257,19 @@ def test_export_command_missing_source(tmp_path, capsys):
     Path(tmp_path / "mine.jsonl").unlink()
     assert export_command(str(db), str(tmp_path / "o.jsonl"), "jsonl", "alice") == 2
     assert "mine.jsonl: registered data file is missing" in capsys.readouterr().err
+
+
+def test_ragviz_export_cli_as_a_user_runs_it(tmp_path):
+    import subprocess
+    import sys
+
+    db = _db_with_two_annotators(tmp_path)
+    root = Path(__file__).resolve().parents[1]
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root), "HOME": str(tmp_path)}
+    run = lambda *a: subprocess.run([sys.executable, "-m", "ragviz", "export", *a], capture_output=True, text=True, env=env, cwd=tmp_path)
+    done = run("--db", str(db), "-o", "out.parquet")
+    assert done.returncode == 2 and "alice, bob" in done.stderr and "Traceback" not in done.stderr
+    env["RAGVIZ_DB"] = str(db)
+    done = run("-o", "-", "--format", "csv", "--annotator", "bob")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[1].endswith(",human") and "exported 2 examples" in done.stderr
