@@ -651,13 +651,13 @@ class LabelStore:
 
     # -- judge label sets -------------------------------------------------------------------
     def save_judge_labels(self, example_uid: str, labels: Labels) -> None:
-        """Append a label set produced by the LLM judge; the latest per uid is the base for edits."""
+        """Append a label set produced by the LLM judge; the latest per uid is the base for edits.
+
+        Stored as given (:meth:`judge_labels` returns an equal :class:`Labels`); the row also records
+        when it was saved."""
         if not example_uid:
             raise ValueError("example_uid must be a non-empty string")
         p = labels.provenance
-        if p.time is None:
-            labels = labels.replace(provenance=Provenance(p.source, p.name, now_iso(), p.prompt_version))
-            p = labels.provenance
         with self._write():
             self._q(
                 "INSERT INTO judge_label_sets (example_uid, ts, judge, prompt_version, labels_json) VALUES (?, ?, ?, ?, ?)",
