@@ -66,6 +66,10 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     from ragviz.metrics.trace import TRACE_METRICS, dataset_trace_records
     from ragviz.records import write_records
 
+    if getattr(args, "family", "trace") != "trace":
+        from ragviz.metrics.registry import run_family_metrics
+
+        return run_family_metrics(args)
     result = load(args.paths)
     if not result.ok:
         _print_problems(result.errors, sys.stderr)
@@ -112,6 +116,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_paths(p)
     p.add_argument("-o", "--output", metavar="OUT", help="write records to OUT instead of stdout")
     p.add_argument("--format", choices=("jsonl", "csv"), default="jsonl", help="record format (default: jsonl)")
+    from ragviz.metrics.registry import add_family_arguments
+
+    add_family_arguments(p)
     p.set_defaults(func=cmd_metrics)
 
     from ragviz.baselines import add_agreement_arguments, run_agreement_command

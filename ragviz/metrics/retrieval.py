@@ -73,6 +73,8 @@ def gold_grades(relevant_ids: Iterable[Any] | None, grades: Sequence[Any] | None
         return dict.fromkeys(ids, 1)
     if len(grades) != len(ids):
         raise ValueError(f"{GRADES_FIELD}: has {len(grades)} grades for {len(ids)} relevant ids")
+    if not all(isinstance(g, (int, float)) and not isinstance(g, bool) and g >= 0 for g in grades):
+        raise ValueError(f"{GRADES_FIELD}: grades must be non-negative integers")
     return {i: int(g) for i, g in zip(ids, grades)}
 
 
@@ -232,16 +234,20 @@ def example_retrieval(example: Example, ks: Sequence[int] = DEFAULT_KS) -> dict[
     return {name: retrieval_scores(ranked, gold, ks) for name, ranked in systems.items()}
 
 
-ROW_COLUMNS = ("id", "retrieved_ids", "relevant_ids", GRADES_FIELD, BY_SYSTEM_FIELD, "dataset_name")
+ROW_COLUMNS = ("id", "retrieved_ids", "relevant_ids", GRADES_FIELD, BY_SYSTEM_FIELD, "dataset_name", "_path", "_row")
 
 
 def family_records(rows: Iterable[Mapping[str, Any]], datasets: Sequence[str] | None = None, ks: Sequence[int] = DEFAULT_KS) -> Iterator[dict]:
     """One record per (example, system): ``id``, ``dataset``, ``system`` and :func:`metric_names`.
 
-    Rows without any retrieved ranking yield nothing (there is no system to score)."""
+    Rows without any retrieved ranking yield nothing (there is no system to score). Grades that do
+    not match the gold ids raise ``ValueError`` as ``PATH:ROW: relevant_grades: problem``."""
     for i, row in enumerate(rows):
         dataset = datasets[i] if datasets is not None else str(row.get("dataset_name") or "")
-        gold = gold_grades(row.get("relevant_ids"), row.get(GRADES_FIELD))
+        try:
+            gold = gold_grades(row.get("relevant_ids"), row.get(GRADES_FIELD))
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"{row.get('_path', '')}:{row.get('_row', i + 1)}: {exc}") from None
         for system, ranked in systems_of(row.get("retrieved_ids"), row.get(BY_SYSTEM_FIELD)).items():
             yield {
                 "id": "" if row.get("id") is None else str(row["id"]),

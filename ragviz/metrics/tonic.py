@@ -212,7 +212,7 @@ def example_tonic(example: Example, labels: Labels | None = None) -> TonicScores
     )
 
 
-ROW_COLUMNS = ("id", "response_sentences", CHUNK_RELEVANT_FIELD, CHUNK_USED_FIELD, SIMILARITY_FIELD)
+ROW_COLUMNS = ("id", "response_sentences", CHUNK_RELEVANT_FIELD, CHUNK_USED_FIELD, SIMILARITY_FIELD, "_path", "_row")
 
 
 def family_records(
@@ -224,17 +224,21 @@ def family_records(
 
     *rows* need the label fields, ``response_sentences`` and the optional direct fields;
     *n_documents* is the per-row document count (columnar, so the documents' text is never read).
-    A malformed direct chunk label list raises ``ValueError`` naming the field and row id.
+    A malformed direct chunk label list raises ``ValueError`` as ``PATH:ROW: field: problem`` (from
+    the ``_path``/``_row`` bookkeeping columns when the rows carry them).
     """
     from ragviz.ragbench import labels_from_row
 
     for i, row in enumerate(rows):
         ident = "" if row.get("id") is None else str(row["id"])
-        try:
-            relevant = _flags(row.get(CHUNK_RELEVANT_FIELD), n_documents[i])
-            used = _flags(row.get(CHUNK_USED_FIELD), n_documents[i])
-        except ValueError as exc:
-            raise ValueError(f"id {ident}: {CHUNK_RELEVANT_FIELD}/{CHUNK_USED_FIELD}: {exc}") from None
+        flags = []
+        for name in (CHUNK_RELEVANT_FIELD, CHUNK_USED_FIELD):
+            try:
+                flags.append(_flags(row.get(name), n_documents[i]))
+            except ValueError as exc:
+                where = f"{row.get('_path', '')}:{row.get('_row', i + 1)}"
+                raise ValueError(f"{where}: {name}: {exc}") from None
+        relevant, used = flags
         scores = tonic_scores(
             labels_from_row(row),
             n_documents[i],
