@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from ragviz.loaders import load, load_bytes
+from ragviz.quality import ISSUE_DESCRIPTIONS
 from ragviz.ui import render
 from ragviz.ui import state
 
@@ -121,8 +122,11 @@ with st.container(border=True):
     else:
         st.dataframe(
             pd.DataFrame(
-                [(k, n, report.example_counts.get(k, 0)) for k, n in sorted(report.counts.items(), key=lambda kv: -kv[1])],
-                columns=["issue", "occurrences", "examples"],
+                [
+                    (k, ISSUE_DESCRIPTIONS.get(k, k), n, report.example_counts.get(k, 0))
+                    for k, n in sorted(report.counts.items(), key=lambda kv: -kv[1])
+                ],
+                columns=["issue", "what", "occurrences", "examples"],
             ),
             hide_index=True,
         )

@@ -3,6 +3,7 @@
 import pandas as pd
 import streamlit as st
 
+from ragviz.quality import MECHANICAL_KINDS, label_issues, normalize
 from ragviz.labels import RESET_FIELD, REVIEW_FIELD, REVIEWED, Change, diff_labels, field_value, support_field
 from ragviz.review import (
     SUPPORTED,
@@ -83,8 +84,6 @@ def set_support(uid: str, labels, response_key: str, widget_key: str, what: str)
 
 
 def normalize_labels(uid: str, example, labels) -> None:
-    from ragviz.quality import normalize
-
     record(uid, diff_labels(labels, normalize(labels, example)), "normalize")
 
 
@@ -265,16 +264,17 @@ with right:
             args=(uid, current, chosen.key, keys_key, "keys"),
         )
 
-    from ragviz.quality import label_issues
-
     issues = label_issues(ex, current) if current is not None else []
     st.markdown(f"**Label-quality flags: {len(issues)}**")
     if issues:
         st.html(render.problems_html([f"{p.field}: {p.message}" for p in issues]))
+        mechanical = sum(1 for p in issues if p.kind in MECHANICAL_KINDS)
         st.button(
-            "Normalize labels",
+            f"Normalize labels ({mechanical} mechanical fix{'es' if mechanical != 1 else ''})",
             key="review.normalize",
-            help="Strip trailing dots, drop duplicate keys and keys that name no sentence (recorded as one correction).",
+            disabled=not mechanical,
+            help="Strip trailing dots, drop duplicate keys and keys that name no sentence — one correction, undoable. "
+            "The other flags need your judgement.",
             on_click=normalize_labels,
             args=(uid, ex, current),
         )

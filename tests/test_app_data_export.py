@@ -1,0 +1,134 @@
+"""The Data and Export pages under AppTest: load sample data / a path / an upload, reports, annotator
+choice, and exports that reload to the same labels and scores."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from streamlit.testing.v1 import AppTest
+
+from ragviz.export import export_bytes
+from ragviz.loaders import load, load_bytes
+from ragviz.metrics.trace import example_trace
+from ragviz.store import LabelStore
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+SAMPLE = ROOT / "sample_data" / "ragviz_sample.jsonl"
+ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
+
+
+def run(page: str = "pages/data.py", **query: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    for k, v in query.items():
+        at.query_params[k] = v
+    if page != "pages/data.py":  # the default page; AppTest drops the sidebar when switching to it
+        at.switch_page(page)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def html_text(at: AppTest) -> str:
+    return "\n".join(h.value for h in at.get("html"))
+
+
+def test_data_page_shows_what_is_loaded_and_the_quality_report(app_env):
+    at = run()
+    assert metric(at, "Examples") == "22" and metric(at, "Errors") == "0"
+    frames = [d.value for d in at.dataframe]
+    issues = next(f for f in frames if "issue" in f.columns and "occurrences" in f.columns)
+    assert issues["occurrences"].sum() > 0
+    assert {"trailing_dot", "duplicate_key", "non_key", "unknown_key"} <= set(issues["issue"])
+    assert str(app_env["db"]) in "\n".join(c.value for c in at.sidebar.get("code"))
+
+
+def test_sample_button_path_and_upload(app_env, tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGVIZ_DATA", "")
+    at = run()
+    assert any("Nothing loaded" in i.value for i in at.info)
+    at.button(key="data.load_sample").click().run()
+    assert metric(at, "Examples") == "22"
+
+    # open a path: a directory in the Hugging Face layout with one Parquet shard of 3 rows
+    rows = [json.loads(line) for line in SAMPLE.read_text().splitlines()[:3]]
+    shard = tmp_path / "hf" / "mysubset"
+    shard.mkdir(parents=True)
+    ds = load([SAMPLE]).dataset
+    pq.write_table(ds.table.slice(0, 3).drop_columns(["_subset", "_path", "_row"]), shard / "test-00000-of-00001.parquet")
+    at.text_input(key="data.path").input(str(tmp_path / "hf")).run()
+    at.button(key="data.open").click().run()
+    assert metric(at, "Examples") == "3"
+
+    # a good upload replaces the data; with "add", it is added
+    data = ("\n".join(json.dumps({**r, "id": f"upl-{i}"}) for i, r in enumerate(rows[:2])) + "\n").encode()
+    at.get("file_uploader")[0].upload("two.jsonl", data).run()
+    assert metric(at, "Examples") == "2"
+    with LabelStore(app_env["db"]) as store:
+        assert any(p.endswith("two.jsonl") for p in store.sources())
+    at.checkbox(key="data.add").check().run()
+    at.button(key="data.load_sample").click().run()
+    assert metric(at, "Examples") == "24"
+
+    # a bad upload shows PATH:ROW: field: problem and changes nothing
+    at.get("file_uploader")[0].upload("bad.jsonl", b'{"id": "a", "question": "q", "documents": "oops", "response": "r"}\n').run()
+    assert any("Not loaded" in e.value for e in at.error)
+    assert "bad.jsonl:1: documents:" in html_text(at)
+    assert metric(at, "Examples") == "24"
+
+
+def test_annotator_name_is_used_for_decisions(app_env):
+    at = run()
+    at.text_input(key="data.annotator").input("alice").run()
+    assert at.session_state["ragviz.annotator"] == "alice"
+    at.switch_page("pages/review.py").run()
+    at.query_params["id"] = "ml-vs-programming"
+    at.run()
+    key = at.data_editor[0].key
+    at.session_state[key] = {"edited_rows": {0: {"relevant": True}}, "added_rows": [], "deleted_rows": []}
+    at.run()
+    with LabelStore(app_env["db"]) as store:
+        assert store.annotators() == ["alice"]
+        assert store.changes(ML, "alice")[0][0] == "relevant_keys"
+
+
+def test_export_page_and_round_trip(app_env):
+    at = run("pages/review.py", id="ml-vs-programming")
+    key = at.data_editor[0].key
+    at.session_state[key] = {"edited_rows": {0: {"relevant": True}}, "added_rows": [], "deleted_rows": []}
+    at.run()
+    at.switch_page("pages/export.py").run()
+    assert not at.exception
+    assert metric(at, "Corrected by you") == "1" and metric(at, "Reviewed by you") == "1"
+    assert {b.label for b in at.get("download_button")} == {
+        "Download labels (JSONL)", "Download labels (Parquet)", "Download metrics (CSV)",
+    }
+    table = next(d.value for d in at.dataframe if "relevance" in d.value.columns)
+    row = table[(table["id"] == "ml-vs-programming") & (table["generation_model"] == "gpt-4o-mini")].iloc[0]
+    assert row["relevance"] == 5 / 6 and row["label_source"] == "human"
+
+    # the bytes the buttons serve: reload them and get the same labels and scores
+    with LabelStore(app_env["db"]) as store:
+        ds = load([ROOT / "sample_data"]).dataset
+        current = {ex.uid: store.current_labels(ex, "tester") for ex in ds}
+        for fmt in ("jsonl", "parquet"):
+            back = load_bytes(f"export.{fmt}", export_bytes(ds, store, "tester", fmt))
+            assert back.ok, back.errors
+            assert len(back.dataset) == len(ds)
+            for ex in back.dataset:
+                want = current[ex.uid]
+                assert (ex.labels is None) == (want is None)
+                if want is not None:
+                    assert ex.labels.relevant_keys == want.relevant_keys and ex.labels.support == want.support
+                assert example_trace(ex) == example_trace(ds.example(ds.index_of(ex.uid)), want)
+        csv = export_bytes(ds, store, "tester", "csv").decode()
+    assert csv.splitlines()[0].startswith("id,")
+    assert any(line.startswith("ml-vs-programming,") and ",human" in line for line in csv.splitlines())
+    assert pa is not None
