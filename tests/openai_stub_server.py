@@ -87,9 +87,19 @@ class StubServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # as real servers do; else delayed ACKs add 40 ms per call
 
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
+
+            def do_GET(self) -> None:
+                with stub._lock:
+                    data = json.dumps({"requests": len(stub.requests)}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
@@ -193,3 +203,25 @@ class StubServer:
                       "total_tokens": prompt_chars // 4 + len(content) // 4},
         }
         return 200, {}, payload, delay
+
+
+def main() -> None:
+    """``python -m tests.openai_stub_server --latency 0.1``: serve until killed; prints the base URL.
+    ``GET /stats`` returns ``{"requests": N}`` (used by the benchmark, which runs the server in its
+    own process so the server's threads do not compete with the client for the GIL)."""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--latency", type=float, default=0.0)
+    args = parser.parse_args()
+    stub = StubServer(latency=args.latency).start()
+    print(stub.base_url, flush=True)
+    try:
+        sys.stdin.read()  # serve until the parent closes our stdin
+    finally:
+        stub.stop()
+
+
+if __name__ == "__main__":
+    main()

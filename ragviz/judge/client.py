@@ -12,11 +12,18 @@ import email.utils
 import os
 import random
 import re
+import socket
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import openai
+from openai.types.chat import ChatCompletion
+
+try:  # the HTTP library the installed openai release is built on
+    import httpx2 as httpx
+except ImportError:  # pragma: no cover - openai releases before httpx2
+    import httpx  # type: ignore[no-redef]
 
 from ragviz.judge.prompt import RESPONSE_FORMAT_JSON_OBJECT, RESPONSE_FORMAT_JSON_SCHEMA
 
@@ -131,6 +138,16 @@ def _is_format_rejection(exc: openai.APIStatusError) -> bool:
     return "response_format" in message or "json_schema" in message or "json_object" in message
 
 
+def _http_client(timeout: float) -> Any:
+    """openai's default client, plus TCP_NODELAY: the HTTP layer writes headers and body separately,
+    and with Nagle's algorithm the body waits for the server's delayed ACK (milliseconds per call)."""
+    transport = httpx.AsyncHTTPTransport(
+        limits=httpx.Limits(max_connections=1000, max_keepalive_connections=100),
+        socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)],
+    )
+    return openai.DefaultAsyncHttpxClient(transport=transport, timeout=timeout)
+
+
 class ChatCaller:
     """An ``AsyncOpenAI`` client plus the retry policy and the current response-format mode.
 
@@ -142,7 +159,8 @@ class ChatCaller:
         self.settings = settings
         self._api_key = settings.resolved_api_key()
         self.client = openai.AsyncOpenAI(
-            base_url=settings.endpoint, api_key=self._api_key, max_retries=0, timeout=settings.timeout
+            base_url=settings.endpoint, api_key=self._api_key, max_retries=0, timeout=settings.timeout,
+            http_client=_http_client(settings.timeout),
         )
         self.format_mode = settings.response_format
         self.requests = 0
@@ -176,12 +194,15 @@ class ChatCaller:
         while True:
             attempt += 1
             sent_mode = self.format_mode
-            kwargs = self._format_kwargs()
+            body: dict[str, Any] = {"model": self.settings.model, "messages": messages, **self._format_kwargs()}
             if self.settings.temperature is not None:
-                kwargs["temperature"] = self.settings.temperature
+                body["temperature"] = self.settings.temperature
             self.requests += 1
             try:
-                response = await self.client.chat.completions.create(model=self.settings.model, messages=messages, **kwargs)
+                # The client's generic POST: same auth, timeout and error types as
+                # chat.completions.create, without re-walking the typed params on every call
+                # (~4 ms of CPU per call for a RAGBench-sized prompt plus the JSON schema).
+                response = await self.client.post("/chat/completions", body=body, cast_to=ChatCompletion)
             except openai.APIStatusError as exc:
                 if _is_format_rejection(exc) and sent_mode != "text":
                     # A concurrent call may have stepped down already; never step back up.
