@@ -657,9 +657,11 @@ def _parquet_fast_table(table: pa.Table) -> pa.Table | None:
     return table
 
 
-def _load_parquet(data: bytes, path: str, subset: str, report: _Report) -> Dataset:
+def _load_parquet(data: bytes | Path, path: str, subset: str, report: _Report) -> Dataset:
+    """*data* is the file's bytes (an upload) or its path (read memory-mapped, never copied)."""
     try:
-        table = pq.read_table(pa.BufferReader(data))
+        source = str(data) if isinstance(data, Path) else pa.BufferReader(data)
+        table = pq.read_table(source, memory_map=isinstance(data, Path))
     except Exception as e:  # pyarrow raises several types for corrupt files
         report.error(path, None, "file", f"unreadable Parquet: {e}")
         return Dataset.empty()
@@ -790,6 +792,9 @@ def load(paths: Iterable[str | Path] | str | Path) -> LoadResult:
     parts = []
     for f in _expand(paths, report):
         try:
+            if _format_of(f.name) == "parquet" and f.stat().st_size:
+                parts.append(_load_parquet(f, str(f), _subset_name(f), report))
+                continue
             data = f.read_bytes()
         except OSError as e:
             report.error(str(f), None, "file", f"cannot read: {e.strerror or e}")
