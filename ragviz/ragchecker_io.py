@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
@@ -119,23 +120,22 @@ def is_ragchecker_document(data: Any) -> bool:
     return isinstance(results, list) and bool(results) and isinstance(results[0], Mapping) and "response_claims" in results[0]
 
 
+_SHAPE = re.compile(r'^\ufeff?\s*\{\s*"results"\s*:\s*\[')
+
+
 def is_ragchecker_file(path: str | Path) -> bool:
-    """Sniff a ``.json`` file's shape (the CLI routes RagChecker files by shape, not by name)."""
+    """Sniff a ``.json`` file's shape from its first 64 KiB: an object opening with ``"results": [``
+    whose items have ``response_claims`` (the CLI routes RagChecker files by shape, not by name;
+    the full parse and validation happen once, in :func:`read_ragchecker`)."""
     path = Path(path)
     if path.suffix.lower() != ".json" or not path.is_file():
         return False
     try:
-        with open(path, encoding="utf-8") as f:
+        with open(path, encoding="utf-8", errors="replace") as f:
             head = f.read(1 << 16)
-    except (OSError, UnicodeDecodeError):
+    except OSError:
         return False
-    if '"results"' not in head or '"response_claims"' not in head:
-        return False
-    try:
-        with open(path, encoding="utf-8") as f:
-            return is_ragchecker_document(json.load(f))
-    except (OSError, ValueError):
-        return False
+    return bool(_SHAPE.match(head)) and '"response_claims"' in head
 
 
 class _Collector:
@@ -168,6 +168,10 @@ def _claims(value: Any, row: int, field: str, out: _Collector) -> tuple[Claim, .
     if not isinstance(value, list):
         out.error(row, field, "missing" if value is None else f"expected a list of claims, got {type(value).__name__}")
         return ()
+    if all(type(c) is list for c in value) and all(type(p) is str for c in value for p in c):
+        return tuple(map(tuple, value))
+    if all(type(c) is str for c in value):
+        return tuple(value)
     claims: list[Claim] = []
     for i, claim in enumerate(value):
         if isinstance(claim, str):
@@ -188,7 +192,26 @@ def _label(value: Any, row: int, field: str, out: _Collector) -> str:
     return value
 
 
+_KNOWN = frozenset(KNOWN_LABELS)
+
+
+def _fast_labels(value: Any) -> tuple[str, ...] | None:
+    """The common case, checked in C-speed builtins: a list of known label strings."""
+    # JSON gives str, numbers, bools, None, lists, dicts: only a str can equal a known label, and a
+    # list or dict element makes issuperset raise TypeError (unhashable), handled by the slow path.
+    try:
+        if type(value) is list and _KNOWN.issuperset(value):
+            return tuple(value)
+    except TypeError:
+        pass
+    return None
+
+
 def _vector(value: Any, n: int, row: int, field: str, what: str, out: _Collector) -> tuple[str, ...]:
+    if type(value) is list and len(value) == n:
+        fast = _fast_labels(value)
+        if fast is not None:
+            return fast
     if not isinstance(value, list):
         out.error(row, field, "missing" if value is None else f"expected a list of labels, got {type(value).__name__}")
         return ()
@@ -205,6 +228,10 @@ def _matrix(value: Any, n: int, n_chunks: int, row: int, field: str, what: str, 
         out.error(row, field, f"has {len(value)} rows but there are {n} {what}")
     rows = []
     for i, labels in enumerate(value):
+        fast = _fast_labels(labels) if type(labels) is list and len(labels) == n_chunks else None
+        if fast is not None:
+            rows.append(fast)
+            continue
         if not isinstance(labels, list):
             out.error(row, f"{field}[{i}]", "expected a list with one label per retrieved chunk")
             continue
@@ -220,6 +247,8 @@ def _chunks(value: Any, row: int, out: _Collector) -> tuple[RetrievedChunk, ...]
     if not isinstance(value, list):
         out.error(row, "retrieved_context", f"expected a list of {{doc_id, text}}, got {type(value).__name__}")
         return ()
+    if all(type(d) is dict and type(d.get("text", "")) is str for d in value):
+        return tuple(RetrievedChunk(None if (i := d.get("doc_id")) is None else str(i), d.get("text") or "") for d in value)
     chunks = []
     for c, doc in enumerate(value):
         if not isinstance(doc, Mapping) or not isinstance(doc.get("text", ""), str):

@@ -23,7 +23,7 @@ Generation", NeurIPS 2024 Datasets and Benchmarks (arXiv:2408.08067).
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Iterable, Iterator, Sequence
 
 from ragviz.ragchecker_io import ENTAILMENT, CheckedItem
@@ -303,7 +303,7 @@ class RagCheckerScores:
     faithfulness: float
 
     def as_dict(self) -> dict[str, float]:
-        return asdict(self)
+        return dict(vars(self))
 
 
 def ragchecker_scores(checks: ClaimChecks) -> RagCheckerScores:
