@@ -341,3 +341,41 @@ def test_repeated_ids_load_as_distinct_examples():
     for i in rows[:20]:
         ex = dataset.example(i)
         assert dataset.index_of(ex.uid) == i
+
+
+# -- never raises ------------------------------------------------------------------------------
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.sampled_from(["id", "question", "documents", "response", "documents_sentences", "response_sentences",
+                         "all_relevant_sentence_keys", "sentence_support_information", "contexts", "answer", "x"]),
+        inner, max_size=6),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(["f.jsonl", "f.json", "f.csv", "f.parquet"]), st.binary(max_size=300))
+def test_garbage_bytes_never_raise(name, data):
+    result = load_bytes(name, data)
+    assert all(str(p).startswith(name) for p in result.problems)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_JSONISH, max_size=4))
+def test_any_json_rows_load_or_report_never_raise(rows):
+    for name, data in (("r.json", json.dumps(rows)), ("r.jsonl", "\n".join(json.dumps(r) for r in rows))):
+        result = load_bytes(name, data.encode())
+        loaded = len(result.dataset)
+        assert loaded <= len(rows)
+        for example in result.dataset:  # whatever loaded builds a full example
+            assert example.uid
+
+
+def test_csv_documents_as_plain_text_is_a_type_error(tmp_path):
+    path = tmp_path / "plain.csv"
+    path.write_text("question,documents,response\nQ,just one document,R\n")
+    assert _strs(load([path]).errors) == [f"{path}:1: documents: expected a list of strings, got str"]
