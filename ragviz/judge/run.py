@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Protocol, Sequence, TypeVar
 
@@ -138,9 +139,30 @@ def _problems_text(problems: list[str]) -> str:
     return "\n".join(f"- {p}" for p in problems)
 
 
+class _Writer:
+    """One background thread doing every database write of a run, in order.
+
+    The label store commits with fsync and both tables share one SQLite file (one writer at a
+    time), so writing on the event loop would stall every call in flight. An accepted answer is
+    queued here at once; a killed process loses at most the few answers still queued, which the
+    next run asks again. :meth:`drain` waits for the queue and re-raises a failed write.
+    """
+
+    def __init__(self) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragviz-judge-writer")
+        self._futures: list[Future] = []
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> None:
+        self._futures.append(self._pool.submit(fn, *args))
+
+    def drain(self) -> None:
+        self._pool.shutdown(wait=True)
+        for f in self._futures:
+            f.result()
+
+
 def _accept(cache: JudgeCache, store: JudgeLabelSink | None, key: str, settings: JudgeSettings, chash: str, uid: str,
             labels: Labels, raw: str, prompt_tokens: int, completion_tokens: int, run_id: int) -> None:
-    # Runs in a worker thread: the store commits with fsync, which must not stall the other calls.
     cache.put(key, model=settings.model, endpoint=settings.endpoint, prompt_version=PROMPT_VERSION, content_hash=chash,
               example_uid=uid, labels=labels, raw_output=raw, prompt_tokens=prompt_tokens,
               completion_tokens=completion_tokens, run_id=run_id)
@@ -149,7 +171,7 @@ def _accept(cache: JudgeCache, store: JudgeLabelSink | None, key: str, settings:
 
 
 async def _judge_one(example: Example, key: str, chash: str, caller: ChatCaller, cache: JudgeCache,
-                     store: JudgeLabelSink | None, run_id: int) -> JudgeOutcome:
+                     store: JudgeLabelSink | None, run_id: int, writer: _Writer) -> JudgeOutcome:
     settings = caller.settings
     corrections: list[tuple[str, str]] = []
     raw: str | None = None
@@ -160,7 +182,7 @@ async def _judge_one(example: Example, key: str, chash: str, caller: ChatCaller,
             completion = await caller.complete(build_messages(example, corrections))
         except JudgeRequestError as exc:
             error = str(exc)
-            await asyncio.to_thread(cache.record_failure, run_id, example.uid, key, error, raw, calls + exc.attempts)
+            writer.submit(cache.record_failure, run_id, example.uid, key, error, raw, calls + exc.attempts)
             return JudgeOutcome(example.uid, FAILED, None, error, raw, calls, prompt_tokens, completion_tokens)
         calls += 1
         prompt_tokens += completion.prompt_tokens
@@ -173,11 +195,11 @@ async def _judge_one(example: Example, key: str, chash: str, caller: ChatCaller,
             problems = exc.problems
             corrections.append((raw, _problems_text(problems)))
             continue
-        await asyncio.to_thread(_accept, cache, store, key, settings, chash, example.uid, labels, raw,
-                                prompt_tokens, completion_tokens, run_id)
+        writer.submit(_accept, cache, store, key, settings, chash, example.uid, labels, raw,
+                      prompt_tokens, completion_tokens, run_id)
         return JudgeOutcome(example.uid, JUDGED, labels, None, raw, calls, prompt_tokens, completion_tokens)
     error = caller.redact(f"invalid answer after {calls} tries: " + "; ".join(problems))
-    await asyncio.to_thread(cache.record_failure, run_id, example.uid, key, error, raw, calls)
+    writer.submit(cache.record_failure, run_id, example.uid, key, error, raw, calls)
     return JudgeOutcome(example.uid, FAILED, None, error, raw, calls, prompt_tokens, completion_tokens)
 
 
@@ -223,6 +245,7 @@ async def judge_examples_async(
         report()
 
     status = "done"
+    writer = _Writer()
     caller: ChatCaller | None = None
     tasks: list[asyncio.Task] = []
     try:
@@ -239,7 +262,7 @@ async def judge_examples_async(
                 async with gate:
                     if cancelled():
                         return
-                    outcome = await _judge_one(examples[i], keys[i], hashes[i], caller, cache, store, run_id)
+                    outcome = await _judge_one(examples[i], keys[i], hashes[i], caller, cache, store, run_id, writer)
                     # Still holding the gate: a cancel seen here stops the next call before it starts.
                     summary.outcomes[i] = outcome
                     counts[outcome.status] += 1
@@ -259,14 +282,17 @@ async def judge_examples_async(
             task.cancel()
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
-        if caller is not None:
-            summary.requests = caller.requests
-            summary.format_mode = caller.format_mode
-            await caller.close()
-        summary.wall_seconds = time.perf_counter() - started
-        cache.finish_run(run_id, n_cached=summary.n_cached, n_judged=summary.n_judged, n_failed=summary.n_failed,
-                         requests=summary.requests, prompt_tokens=summary.prompt_tokens,
-                         completion_tokens=summary.completion_tokens, cost_usd=summary.cost_usd, status=status)
+        try:
+            writer.drain()
+        finally:
+            if caller is not None:
+                summary.requests = caller.requests
+                summary.format_mode = caller.format_mode
+                await caller.close()
+            summary.wall_seconds = time.perf_counter() - started
+            cache.finish_run(run_id, n_cached=summary.n_cached, n_judged=summary.n_judged, n_failed=summary.n_failed,
+                             requests=summary.requests, prompt_tokens=summary.prompt_tokens,
+                             completion_tokens=summary.completion_tokens, cost_usd=summary.cost_usd, status=status)
     return summary
 
 
