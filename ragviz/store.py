@@ -289,10 +289,16 @@ def _m003_judge_label_sets(run: Callable[[str], None], d: Dialect) -> None:
     run("CREATE INDEX judge_label_sets_by_example ON judge_label_sets (example_uid, id)")
 
 
+def _m004_example_status_by_action(run: Callable[[str], None], d: Dialect) -> None:
+    # Lets a process pick up only the statuses other processes changed since it last looked.
+    run("CREATE INDEX example_status_by_action ON example_status (last_action_id)")
+
+
 MIGRATIONS: tuple[tuple[str, Callable[[Callable[[str], None], Dialect], None]], ...] = (
     ("001_label_events", _m001_label_events),
     ("002_positions_and_sources", _m002_positions_and_sources),
     ("003_judge_label_sets", _m003_judge_label_sets),
+    ("004_example_status_by_action", _m004_example_status_by_action),
 )
 
 
@@ -331,6 +337,8 @@ class LabelStore:
         self.path = Path(path).expanduser()
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
+        self._caches: dict[str, _AnnotatorCache] = {}
+        self._synced_action = 0
         self._conn = self._connect()
         try:
             self._migrate()
@@ -386,12 +394,16 @@ class LabelStore:
             return self.store
 
         def __exit__(self, exc_type, exc, tb) -> None:
+            committed = False
             try:
                 if exc_type is None:
                     self.store.conn.execute("COMMIT")
+                    committed = True
                 else:
                     self.store.conn.execute("ROLLBACK")
             finally:
+                if not committed:
+                    self.store._caches.clear()  # they may hold what was just rolled back
                 self.store._lock.release()
 
     def _write(self) -> "LabelStore._Tx":
@@ -469,7 +481,7 @@ class LabelStore:
             (action_id, example_uid, annotator, ts, field_name, _dumps(old), _dumps(new)),
         )
 
-    def _refresh_status(self, example_uid: str, annotator: str, action_id: int) -> None:
+    def _refresh_status(self, example_uid: str, annotator: str, action_id: int) -> ExampleStatus:
         status = status_of(effective_events(self._events(example_uid, annotator)))
         self._q(
             "INSERT INTO example_status (annotator, example_uid, reviewed, corrected, last_ts, last_action_id)"
@@ -478,6 +490,7 @@ class LabelStore:
             " last_ts = excluded.last_ts, last_action_id = excluded.last_action_id",
             (annotator, example_uid, int(status.reviewed), int(status.corrected), status.last_ts, action_id),
         )
+        return status
 
     @staticmethod
     def _check_ids(example_uid: str, annotator: str) -> None:
@@ -503,7 +516,8 @@ class LabelStore:
             action_id = self._new_action(example_uid, annotator, ts, action)
             for c in items:
                 self._insert_event(action_id, example_uid, annotator, ts, c.field, c.old, c.new)
-            self._refresh_status(example_uid, annotator, action_id)
+            status = self._refresh_status(example_uid, annotator, action_id)
+            self._cache_status(annotator, example_uid, status, action_id)
         return action_id
 
     def undo(self, example_uid: str, annotator: str) -> bool:
@@ -519,7 +533,8 @@ class LabelStore:
             ts = now_iso()
             action_id = self._new_action(example_uid, annotator, ts, UNDO_FIELD)
             self._insert_event(action_id, example_uid, annotator, ts, UNDO_FIELD, None, target)
-            self._refresh_status(example_uid, annotator, action_id)
+            status = self._refresh_status(example_uid, annotator, action_id)
+            self._cache_status(annotator, example_uid, status, action_id)
         return True
 
     def history(self, example_uid: str, annotator: str | None = None) -> list[Event]:
@@ -567,25 +582,63 @@ class LabelStore:
         """The example's labels after the annotator's effective decisions (:func:`fold_labels`)."""
         return fold_labels(self.base_labels(example), self.effective(example.uid, annotator), example, annotator)
 
-    def reviewed_uids(self, annotator: str) -> set[str]:
-        """Examples the annotator edited or marked reviewed (one indexed query)."""
-        with self._lock:
-            rows = self._q("SELECT example_uid FROM example_status WHERE annotator = ? AND reviewed = 1", (annotator,))
-            return {r[0] for r in rows}
+    # Per-annotator statuses are cached in memory: the app asks on every rerun. Every write sets
+    # example_status.last_action_id to a new, larger action id (writers are serialized), so one
+    # indexed MAX() tells whether anything changed since the cache was synced, and the rows with a
+    # larger id are exactly the changes to fold in, whoever (which process) made them.
+    def _sync_caches(self) -> None:
+        if not self._caches:
+            return
+        latest = self._q("SELECT MAX(last_action_id) FROM example_status").fetchone()[0] or 0
+        if latest <= self._synced_action:
+            return
+        rows = self._q(
+            "SELECT annotator, example_uid, reviewed, corrected, last_ts, last_action_id FROM example_status"
+            " WHERE last_action_id > ?",
+            (self._synced_action,),
+        ).fetchall()
+        for who, uid, reviewed, corrected, last_ts, action_id in rows:
+            cache = self._caches.get(who)
+            if cache is not None:
+                cache.put(uid, ExampleStatus(bool(reviewed), bool(corrected), last_ts))
+            self._synced_action = max(self._synced_action, action_id)
 
-    def corrected_uids(self, annotator: str) -> set[str]:
-        """Examples where the annotator's effective decisions change a label field (one indexed query)."""
-        with self._lock:
-            rows = self._q("SELECT example_uid FROM example_status WHERE annotator = ? AND corrected = 1", (annotator,))
-            return {r[0] for r in rows}
-
-    def statuses(self, annotator: str) -> dict[str, ExampleStatus]:
-        """Every example the annotator has any decision on, with its status (one query)."""
-        with self._lock:
+    def _annotator_cache(self, annotator: str) -> "_AnnotatorCache":
+        if not self._caches:
+            self._synced_action = self._q("SELECT MAX(last_action_id) FROM example_status").fetchone()[0] or 0
+        else:
+            self._sync_caches()
+        cache = self._caches.get(annotator)
+        if cache is None:
             rows = self._q(
                 "SELECT example_uid, reviewed, corrected, last_ts FROM example_status WHERE annotator = ?", (annotator,)
             ).fetchall()
-        return {r[0]: ExampleStatus(bool(r[1]), bool(r[2]), r[3]) for r in rows}
+            cache = _AnnotatorCache({r[0]: ExampleStatus(bool(r[1]), bool(r[2]), r[3]) for r in rows})
+            self._caches[annotator] = cache
+        return cache
+
+    def _cache_status(self, annotator: str, example_uid: str, status: ExampleStatus, action_id: int) -> None:
+        """After a local write: inside its transaction, so no other writer can interleave."""
+        self._sync_caches()
+        cache = self._caches.get(annotator)
+        if cache is not None:
+            cache.put(example_uid, status)
+        self._synced_action = max(self._synced_action, action_id)
+
+    def reviewed_uids(self, annotator: str) -> set[str]:
+        """Examples the annotator edited or marked reviewed (see :class:`ExampleStatus`)."""
+        with self._lock:
+            return set(self._annotator_cache(annotator).reviewed)
+
+    def corrected_uids(self, annotator: str) -> set[str]:
+        """Examples where the annotator's effective decisions change a label field."""
+        with self._lock:
+            return set(self._annotator_cache(annotator).corrected)
+
+    def statuses(self, annotator: str) -> dict[str, ExampleStatus]:
+        """Every example the annotator has any decision on, with its status."""
+        with self._lock:
+            return dict(self._annotator_cache(annotator).statuses)
 
     def annotators(self) -> list[str]:
         """Names that recorded at least one decision, sorted."""
@@ -676,6 +729,20 @@ class LabelStore:
         """Examples with at least one stored judge label set (one query)."""
         with self._lock:
             return {r[0] for r in self._q("SELECT DISTINCT example_uid FROM judge_label_sets")}
+
+
+class _AnnotatorCache:
+    """One annotator's statuses and the reviewed / corrected sets derived from them."""
+
+    def __init__(self, statuses: dict[str, ExampleStatus]):
+        self.statuses = statuses
+        self.reviewed = {u for u, st in statuses.items() if st.reviewed}
+        self.corrected = {u for u, st in statuses.items() if st.corrected}
+
+    def put(self, example_uid: str, status: ExampleStatus) -> None:
+        self.statuses[example_uid] = status
+        (self.reviewed.add if status.reviewed else self.reviewed.discard)(example_uid)
+        (self.corrected.add if status.corrected else self.corrected.discard)(example_uid)
 
 
 def _fsync_dir(path: Path) -> None:

@@ -179,6 +179,7 @@ def test_status_queries_use_the_index(store):
         ("SELECT example_uid FROM example_status WHERE annotator = ? AND corrected = 1", ("a",)),
         ("SELECT e.id FROM label_events e WHERE e.example_uid = ? AND e.annotator = ? ORDER BY e.id", ("u", "a")),
         ("SELECT labels_json FROM judge_label_sets WHERE example_uid = ? ORDER BY id DESC LIMIT 1", ("u",)),
+        ("SELECT annotator FROM example_status WHERE last_action_id > ?", (5,)),
     ]:
         plan = " ".join(str(r[-1]) for r in store.conn.execute("EXPLAIN QUERY PLAN " + sql, params))
         assert "SEARCH" in plan and "INDEX" in plan and "SCAN" not in plan, plan
@@ -337,3 +338,48 @@ def test_threads_share_one_store(store, example):
         t.join()
     assert len(set(ids)) == 80 and store.n_events() == 80
     assert store.annotators() == ["t0", "t1", "t2", "t3"]
+
+
+def test_status_sets_see_commits_of_other_connections(tmp_path, example):
+    path = tmp_path / "shared.db"
+    with LabelStore(path) as a, LabelStore(path) as b:
+        assert a.reviewed_uids("ann") == set() and a.statuses("ann") == {}  # cached now
+        b.record(example.uid, "ann", [Change("relevant_keys", ["0a"], ["0b"])])
+        assert a.reviewed_uids("ann") == {example.uid} and a.corrected_uids("ann") == {example.uid}
+        a.undo(example.uid, "ann")  # a's own write updates its cache in place
+        assert a.reviewed_uids("ann") == set() and a.statuses("ann")[example.uid].reviewed is False
+        assert b.reviewed_uids("ann") == set() and b.corrected_uids("ann") == set()
+        returned = a.reviewed_uids("ann")
+        returned.add("x")  # callers get a copy
+        assert a.reviewed_uids("ann") == set()
+
+
+def test_old_schema_is_upgraded_in_place(tmp_path, monkeypatch, example):
+    import ragviz.store as store_module
+
+    path = tmp_path / "old.db"
+    monkeypatch.setattr(store_module, "MIGRATIONS", MIGRATIONS[:3])
+    with LabelStore(path) as s:
+        _rel(s, example, "ann", ["0b"])
+        assert len(s.applied_migrations()) == 3
+    monkeypatch.setattr(store_module, "MIGRATIONS", MIGRATIONS)
+    with LabelStore(path) as s:
+        assert s.applied_migrations() == [name for name, _ in MIGRATIONS]
+        assert s.current_labels(example, "ann").relevant_keys == ("0b",)
+        assert s.corrected_uids("ann") == {example.uid}
+
+
+def test_failed_write_leaves_caches_consistent(store, example, monkeypatch):
+    assert store.reviewed_uids("ann") == set()
+    real = store._insert_event
+
+    def insert_then_fail(action_id, uid, annotator, ts, field, old, new):
+        real(action_id, uid, annotator, ts, field, old, new)
+        if field == "utilized_keys":
+            raise OSError("disk full")
+
+    monkeypatch.setattr(store, "_insert_event", insert_then_fail)
+    with pytest.raises(OSError):
+        store.record(example.uid, "ann", [Change("relevant_keys", ["0a"], ["0b"]), Change("utilized_keys", ["0a"], [])])
+    assert store.n_events() == 0 and store.history(example.uid) == []
+    assert store.reviewed_uids("ann") == set()
