@@ -3,6 +3,7 @@
 import streamlit as st
 
 from ragviz.ui.state import sidebar
+from ragviz.ui.present import present_toggle
 
 st.set_page_config(page_title="ragviz", page_icon="🔎", layout="wide")
 
@@ -10,7 +11,11 @@ pages = [
     st.Page("pages/data.py", title="Data", icon="📂", default=True),
     st.Page("pages/review.py", title="Review", icon="✅"),
     st.Page("pages/export.py", title="Export", icon="📤"),
+    st.Page("pages/dashboard.py", title="Dashboard", icon=":material/monitoring:"),
+    st.Page("pages/explainer.py", title="Explainer", icon=":material/school:"),
+    st.Page("pages/compare.py", title="Compare", icon=":material/difference:"),
 ]
 page = st.navigation(pages)
 sidebar()
+present_toggle()
 page.run()

@@ -67,6 +67,24 @@ def _is_human(labels: Labels | None) -> bool:
     return labels is not None and labels.provenance.source == "human"
 
 
+def human_labels(example: Example, store: "LabelStore | None", annotator: str | None = None) -> tuple[Labels | None, str]:
+    """The human labels of one example and whose they are: *annotator*'s current labels when
+    they decided on it; with no *annotator*, those of whoever decided on it last; else the row's
+    own labels when a person made them. ``(None, "")`` when no person labelled it."""
+    if store is not None:
+        candidates = [annotator] if annotator else store.annotators()
+        latest: tuple[str, str] | None = None
+        for who in candidates:
+            status = store.status(example.uid, who)
+            if status.reviewed and status.last_ts is not None and (latest is None or status.last_ts > latest[0]):
+                latest = (status.last_ts, who)
+        if latest is not None:
+            return store.current_labels(example, latest[1]), latest[1]
+    if annotator is None and _is_human(example.labels):
+        return example.labels, example.labels.provenance.name or "file"  # type: ignore[union-attr]
+    return None, ""
+
+
 @dataclass(frozen=True)
 class LabelSet:
     """One named label set over a dataset: ``labels[row index]``; rows it does not cover are absent."""

@@ -86,27 +86,37 @@ class Leverage:
     dataset_delta: float
 
 
-def leverage(
-    items: Iterable[tuple[int, Example, Labels | None]], metric: str, top: int = 20
-) -> list[Leverage]:
-    """The *top* examples whose best single change moves the dataset mean of *metric* the most
-    (``|Δ m_i| / n`` with *n* the labeled examples in *items*), largest first."""
-    if metric not in TRACE_METRICS:
-        raise ValueError(f"unknown metric {metric!r}; expected one of {', '.join(TRACE_METRICS)}")
-    best: list[tuple[int, str, str, float]] = []
+def leverage_by_metric(
+    items: Iterable[tuple[int, Example, Labels | None]], metrics: Sequence[str] = TRACE_METRICS, top: int = 20
+) -> dict[str, list[Leverage]]:
+    """Per metric, the *top* examples whose best single change moves the dataset mean of that
+    metric the most (``|Δ m_i| / n``, *n* = the labeled examples in *items*), largest first.
+    Each example's candidate changes are scored once for every metric."""
+    for metric in metrics:
+        if metric not in TRACE_METRICS:
+            raise ValueError(f"unknown metric {metric!r}; expected one of {', '.join(TRACE_METRICS)}")
+    best: dict[str, list[tuple[int, str, str, float]]] = {m: [] for m in metrics}
     n_labeled = 0
     for index, example, labels in items:
         if labels is None:
             continue
         n_labeled += 1
-        candidates = [(abs(c.deltas[metric]), c) for c in single_changes(example, labels) if c.deltas[metric] is not None]
-        if not candidates:
-            continue
-        size, change = max(candidates, key=lambda t: t[0])
-        if size > 0:
-            best.append((index, example.uid, change.description, change.deltas[metric]))  # type: ignore[arg-type]
-    best.sort(key=lambda t: (-abs(t[3]), t[0]))
-    return [Leverage(i, uid, metric, desc, d, d / n_labeled) for i, uid, desc, d in best[:top]]
+        changes = single_changes(example, labels)
+        for metric in metrics:
+            candidates = [c for c in changes if c.deltas[metric]]
+            if candidates:
+                change = max(candidates, key=lambda c: abs(c.deltas[metric]))  # type: ignore[arg-type]
+                best[metric].append((index, example.uid, change.description, change.deltas[metric]))  # type: ignore[arg-type]
+    out = {}
+    for metric, found in best.items():
+        found.sort(key=lambda t: (-abs(t[3]), t[0]))
+        out[metric] = [Leverage(i, uid, metric, desc, d, d / n_labeled) for i, uid, desc, d in found[:top]]
+    return out
+
+
+def leverage(items: Iterable[tuple[int, Example, Labels | None]], metric: str, top: int = 20) -> list[Leverage]:
+    """:func:`leverage_by_metric` for one *metric*."""
+    return leverage_by_metric(items, (metric,), top)[metric]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,74 @@
+"""Compare two label sets: per example, the keys added/removed and verdicts flipped, with the metric change each caused."""
+
+import pandas as pd
+import streamlit as st
+
+from ragviz.compare import HUMAN, JUDGE, diff_label_sets, iter_examples, label_set_names, resolve_label_set
+from ragviz.metrics.trace import TRACE_METRICS
+from ragviz.ui import state
+
+ds = state.dataset()
+if len(ds) == 0:
+    st.info("No data loaded yet. Open the Data page to load the sample data, upload a file or open a path.")
+    st.page_link("pages/data.py", label="Go to Data", icon=":material/folder_open:")
+    st.stop()
+
+store = state.store()
+
+
+@st.cache_resource(show_spinner="Building examples…", max_entries=4)
+def _examples(paths: tuple[str, ...]) -> dict:
+    return dict(iter_examples(state.load_result(paths).dataset))
+
+
+@st.cache_data(show_spinner="Comparing…", max_entries=16)
+def _diffs(paths: tuple[str, ...], a: str, b: str, n_events: int, n_judged: int):
+    dataset = state.load_result(paths).dataset
+    examples = _examples(paths)
+    set_a = resolve_label_set(dataset, a, state.store(), examples=examples)
+    set_b = resolve_label_set(dataset, b, state.store(), examples=examples)
+    common = len(set(set_a.labels) & set(set_b.labels))
+    return diff_label_sets(dataset, set_a, set_b), common
+
+
+st.title("Compare label sets")
+names = label_set_names(store)
+col_a, col_b = st.columns(2)
+a = col_a.selectbox("Label set A (before)", names, index=names.index(JUDGE), key="compare.a")
+b = col_b.selectbox("Label set B (after)", names, index=names.index(HUMAN), key="compare.b")
+st.caption(
+    "llm = the judge's labels; human = each example's latest human decision; any other name = that annotator. "
+    "Only examples both sets cover are compared (a person's set covers the examples they decided on)."
+)
+if a == b:
+    st.info("Choose two different label sets.")
+    st.stop()
+
+diffs, common = _diffs(state.current_paths(), a, b, store.n_events(), len(store.judged_uids()))
+cols = st.columns(5)
+cols[0].metric("examples compared", f"{common:,}")
+cols[1].metric("examples that differ", f"{len(diffs):,}")
+cols[2].metric("relevant keys ±", f"+{sum(len(d.relevant_added) for d in diffs)} / −{sum(len(d.relevant_removed) for d in diffs)}")
+cols[3].metric("utilized keys ±", f"+{sum(len(d.utilized_added) for d in diffs)} / −{sum(len(d.utilized_removed) for d in diffs)}")
+cols[4].metric("verdicts flipped", f"{sum(len(d.verdicts_flipped) for d in diffs)}")
+
+if not diffs:
+    st.success(f"{a} and {b} agree on every example they both cover." if common else f"{a} and {b} share no example.")
+    st.stop()
+
+table = pd.DataFrame([d.as_row() for d in diffs])
+st.dataframe(
+    table,
+    hide_index=True,
+    width="stretch",
+    column_config={f"Δ {m}": st.column_config.NumberColumn(format="%+.3f") for m in TRACE_METRICS},
+)
+st.download_button(
+    "Download the diff (CSV)", table.to_csv(index=False), file_name=f"diff-{a}-vs-{b}.csv", mime="text/csv",
+    icon=":material/download:", on_click="ignore",
+)
+st.subheader("Open an example")
+for d in diffs[:50]:
+    st.page_link("pages/review.py", label=f"{d.uid} — {d.n_changes} change(s)", query_params={"uid": d.uid}, icon=":material/arrow_forward:")
+if len(diffs) > 50:
+    st.caption(f"… and {len(diffs) - 50} more in the table above.")

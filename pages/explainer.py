@@ -1,0 +1,90 @@
+"""Explainer: what each number means on one example — every formula filled with the sentences it counts,
+the judge's labels next to the human's."""
+
+import streamlit as st
+
+from ragviz.compare import HUMAN, human_labels, judge_labels, label_set_names
+from ragviz.review import response_spans
+from ragviz.ui import render, state
+from ragviz.ui.explainer import delta_html, formula_html, formula_terms, venn_html
+from ragviz.ui.present import is_present
+
+ds = state.dataset()
+if len(ds) == 0:
+    st.info("No data loaded yet. Open the Data page to load the sample data, upload a file or open a path.")
+    st.page_link("pages/data.py", label="Go to Data", icon=":material/folder_open:")
+    st.stop()
+
+store = state.store()
+present = is_present()
+INDEX = "explainer.index"
+
+link = st.query_params.get("uid")
+if link and ds.index_of(link) is not None and link != st.session_state.get("explainer.link"):
+    st.session_state["explainer.link"] = link
+    st.session_state[INDEX] = ds.index_of(link)
+if INDEX not in st.session_state:
+    review_index = st.session_state.get("review.index")
+    st.session_state[INDEX] = review_index if isinstance(review_index, int) and 0 <= review_index < len(ds) else 0
+
+st.title("What the numbers mean")
+pick_col, who_col = st.columns([0.7, 0.3])
+with pick_col:
+    index = st.selectbox(
+        "Example",
+        range(len(ds)),
+        format_func=lambda i: f"{i + 1}. {ds.uids[i]}",
+        key=INDEX,
+    )
+with who_col:
+    names = [n for n in label_set_names(store) if n != "llm"]
+    other = st.selectbox("Compare the judge with", names, key="explainer.other")
+ex = ds.example(index)
+if st.query_params.get("uid") != ex.uid:
+    st.query_params["uid"] = ex.uid
+
+judge = judge_labels(ex, store)
+human, decider = human_labels(ex, store, None if other == HUMAN else other)
+human_title = f"Human said ({decider})" if decider else "Human said (nobody has reviewed this example: judge's labels)"
+if human is None:
+    human = judge
+
+st.html(render.text_block_html("Question", ex.question))
+if not present:
+    st.page_link("pages/review.py", label="Open this example on the Review page", query_params={"uid": ex.uid}, icon=":material/edit:")
+
+if judge is None and human is None:
+    st.warning("This example is unlabeled: there is nothing to explain yet. Label it with the judge or on the Review page.")
+    st.stop()
+
+left, right = st.columns(2, gap="large")
+left.subheader("Judge said")
+right.subheader(human_title)
+judge_terms = {t.metric: t for t in formula_terms(ex, judge)}
+human_terms = {t.metric: t for t in formula_terms(ex, human)}
+for metric in ("relevance", "utilization", "completeness", "adherence"):
+    j, h = judge_terms.get(metric), human_terms.get(metric)
+    with left:
+        if j is not None:
+            st.html(formula_html(j))
+    with right:
+        if h is not None:
+            change = delta_html(j.value if j else None, h.value)
+            st.html(formula_html(h) + (f'<div style="font-size:0.85rem;margin:-6px 0 10px 0">change vs judge: {change}</div>' if change else ""))
+
+st.subheader("Relevant and utilized sentences")
+left, right = st.columns(2, gap="large")
+left.html(venn_html(ex, judge, "judge"))
+right.html(venn_html(ex, human, "human"))
+
+st.subheader("Response sentences and their support")
+left, right = st.columns(2, gap="large")
+left.html(render.response_html(response_spans(ex, judge)))
+right.html(render.response_html(response_spans(ex, human)))
+
+with st.expander("The context, with the human's labels", expanded=False):
+    from ragviz.review import document_spans
+
+    st.html(render.legend_html())
+    for d, spans in enumerate(document_spans(ex, human)):
+        st.html(render.document_html(d, spans))

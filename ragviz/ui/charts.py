@@ -1,0 +1,128 @@
+"""Altair charts for the Dashboard, and their PNG/SVG exports.
+
+Chart builders take plain records (lists of dicts) and return ``alt.Chart`` objects; nothing here
+computes a metric. Colours come from the Okabe–Ito colour-blind-safe palette.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import altair as alt
+import pandas as pd
+
+OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#F0E442", "#000000"]
+
+
+def distribution_chart(records: Sequence[dict[str, Any]], metrics: Sequence[str], title: str = "") -> alt.Chart:
+    """Histogram of each metric (one panel per metric), bars stacked by subset.
+    *records*: ``{"dataset": ..., metric: value, ...}`` per example."""
+    df = pd.DataFrame(records, columns=["dataset", *metrics])
+    long = df.melt(id_vars=["dataset"], value_vars=list(metrics), var_name="metric", value_name="value").dropna()
+    return (
+        alt.Chart(long, title=title or alt.Undefined)
+        .mark_bar()
+        .encode(
+            x=alt.X("value:Q", bin=alt.Bin(maxbins=20, extent=[0, 1]), title="score"),
+            y=alt.Y("count():Q", title="examples"),
+            color=alt.Color("dataset:N", scale=alt.Scale(range=OKABE_ITO), title="subset"),
+            tooltip=["dataset:N", alt.Tooltip("count():Q", title="examples")],
+        )
+        .properties(width=220, height=160)
+        .facet(facet=alt.Facet("metric:N", sort=list(metrics), title=None), columns=4)
+    )
+
+
+def means_chart(rows: Sequence[dict[str, Any]]) -> alt.Chart:
+    """Per-subset mean with its 95% interval, one panel per metric.
+    *rows*: ``{"dataset", "metric", "mean", "low", "high", "n"}``."""
+    df = pd.DataFrame(rows, columns=["dataset", "metric", "mean", "low", "high", "n"]).dropna(subset=["mean"])
+    base = alt.Chart(df).encode(
+        y=alt.Y("dataset:N", title=None),
+        color=alt.Color("dataset:N", scale=alt.Scale(range=OKABE_ITO), legend=None),
+        tooltip=[
+            "dataset:N", "metric:N", alt.Tooltip("mean:Q", format=".3f"),
+            alt.Tooltip("low:Q", format=".3f", title="95% low"), alt.Tooltip("high:Q", format=".3f", title="95% high"), "n:Q",
+        ],
+    )
+    bars = base.mark_rule(strokeWidth=2).encode(x=alt.X("low:Q", title="mean (95% bootstrap interval)", scale=alt.Scale(domain=[0, 1])), x2="high:Q")
+    points = base.mark_point(filled=True, size=60).encode(x="mean:Q")
+    return (bars + points).properties(width=220, height=alt.Step(18)).facet(
+        facet=alt.Facet("metric:N", title=None), columns=4
+    )
+
+
+def scatter_chart(rows: Sequence[dict[str, Any]]) -> alt.Chart:
+    """Judge vs human score per example, one panel per metric, with the y = x line.
+    *rows*: ``{"uid", "metric", "judge", "human"}``."""
+    df = pd.DataFrame(rows, columns=["uid", "metric", "judge", "human"]).dropna()
+    diag = pd.DataFrame({"judge": [0.0, 1.0], "human": [0.0, 1.0]})
+    points = (
+        alt.Chart(df)
+        .mark_circle(size=70, opacity=0.7, color=OKABE_ITO[0])
+        .encode(
+            x=alt.X("judge:Q", scale=alt.Scale(domain=[0, 1]), title="judge"),
+            y=alt.Y("human:Q", scale=alt.Scale(domain=[0, 1]), title="human"),
+            tooltip=["uid:N", alt.Tooltip("judge:Q", format=".3f"), alt.Tooltip("human:Q", format=".3f")],
+        )
+    )
+    line = alt.Chart(diag).mark_line(color="#888", strokeDash=[4, 4]).encode(x="judge:Q", y="human:Q")
+    return alt.layer(line, points, data=df).properties(width=200, height=200).facet(
+        facet=alt.Facet("metric:N", title=None), columns=4
+    ) if not df.empty else points.properties(width=200, height=200)
+
+
+def confusion_chart(label: str, tp: int, fp: int, fn: int, tn: int, reference: str = "human", candidate: str = "judge") -> alt.Chart:
+    """A 2×2 confusion matrix (counts in the cells) of *candidate* against *reference*."""
+    yes, no = "yes", "no"
+    df = pd.DataFrame(
+        [
+            {reference: yes, candidate: yes, "count": tp},
+            {reference: no, candidate: yes, "count": fp},
+            {reference: yes, candidate: no, "count": fn},
+            {reference: no, candidate: no, "count": tn},
+        ]
+    )
+    base = alt.Chart(df, title=label).encode(
+        x=alt.X(f"{candidate}:N", sort=[yes, no], title=f"{candidate} says {label}"),
+        y=alt.Y(f"{reference}:N", sort=[yes, no], title=f"{reference} says {label}"),
+    )
+    cells = base.mark_rect().encode(
+        color=alt.Color("count:Q", scale=alt.Scale(scheme="blues"), legend=None), tooltip=[f"{reference}:N", f"{candidate}:N", "count:Q"]
+    )
+    text = base.mark_text(fontSize=16, fontWeight="bold").encode(
+        text="count:Q", color=alt.condition(alt.datum.count > max(tp, fp, fn, tn) / 2, alt.value("white"), alt.value("black"))
+    )
+    return (cells + text).properties(width=150, height=150)
+
+
+def to_svg(chart: alt.Chart) -> str:
+    """The chart as SVG text (rendered offline by vl-convert)."""
+    import vl_convert as vlc
+
+    return vlc.vegalite_to_svg(chart.to_json())
+
+
+def to_png(chart: alt.Chart, scale: float = 2.0) -> bytes:
+    """The chart as PNG bytes (rendered offline by vl-convert; *scale* 2 for slides)."""
+    import vl_convert as vlc
+
+    return vlc.vegalite_to_png(chart.to_json(), scale=scale)
+
+
+def show_chart(chart: alt.Chart, name: str, key: str, downloads: bool = True) -> None:
+    """Draw *chart* with PNG and SVG download buttons under it (rendered when clicked)."""
+    import streamlit as st
+
+    st.altair_chart(chart, width="content")
+    if not downloads:
+        return
+    with st.container(horizontal=True):
+        st.download_button(
+            "PNG", data=lambda: to_png(chart), file_name=f"{name}.png", mime="image/png", key=f"{key}.png",
+            icon=":material/download:", on_click="ignore",
+        )
+        st.download_button(
+            "SVG", data=lambda: to_svg(chart), file_name=f"{name}.svg", mime="image/svg+xml", key=f"{key}.svg",
+            icon=":material/download:", on_click="ignore",
+        )
