@@ -24,6 +24,7 @@ from ragviz.review import (
 )
 from ragviz.ui import render
 from ragviz.ui import state
+from ragviz.ui.present import hide_review_editing, is_present
 
 ds = state.dataset()
 if len(ds) == 0:
@@ -33,6 +34,7 @@ if len(ds) == 0:
 
 store = state.store()
 who = state.annotator()
+hide_review_editing()  # presentation mode (?present=1): no editing controls
 
 INDEX = "review.index"
 LINK = "review.applied_link"
@@ -42,6 +44,8 @@ EDITOR = "review.editor"
 # -- actions (callbacks: run before the script, then the page redraws) ----------------------------
 
 def record(uid: str, changes: list, action: str = "edit") -> None:
+    if is_present():
+        return
     if changes and store.record(uid, who, changes, action) is not None:
         state.bump_label_version()
 
@@ -63,6 +67,8 @@ def accept(uid: str, current, judge, advance: bool) -> None:
 
 
 def undo(uid: str) -> None:
+    if is_present():
+        return
     if store.undo(uid, who):
         state.bump_label_version()
     else:

@@ -45,3 +45,40 @@ def present_toggle() -> bool:
     if on and st.query_params.get(PARAM) != "1":
         st.query_params[PARAM] = "1"
     return on
+
+
+# Keys (or key prefixes) of the Review page's editing widgets; Streamlit gives each keyed element
+# the class ``st-key-<key with every character outside [a-zA-Z0-9_-] replaced by "-">``.
+REVIEW_EDITING_KEYS = (
+    "review.accept", "review.undo", "review.reset", "review.normalize", "review.advance",
+    "review.support.", "review.keys.", "review.context.",
+)
+
+
+def css_class_of_key(key: str) -> str:
+    """The CSS class Streamlit puts on the element with widget key *key*.
+
+    >>> css_class_of_key("review.support.a/b")
+    'st-key-review-support-a-b'
+    """
+    return "st-key-" + "".join(ch if ch.isascii() and (ch.isalnum() or ch in "_-") else "-" for ch in key.strip())
+
+
+def hiding_css(keys: tuple[str, ...] | list[str]) -> str:
+    """A ``<style>`` block hiding the elements whose key is one of *keys* or, for a key ending in
+    ``.``, starts with it."""
+    selectors = []
+    for key in keys:
+        cls = css_class_of_key(key)
+        selectors.append(f'[class*="{cls}"]' if key.endswith(".") else f".{cls}")
+    return f"<style>{', '.join(selectors)} {{ display: none !important; }}</style>"
+
+
+def hide_review_editing() -> bool:
+    """On the Review page: in presentation mode, hide every editing control and return True (the
+    page then records nothing, even from a keyboard shortcut)."""
+    if not is_present():
+        return False
+    st.html(hiding_css(REVIEW_EDITING_KEYS))
+    st.caption("Presentation mode: editing is hidden (turn it off in the sidebar).")
+    return True
