@@ -8,7 +8,9 @@ Exit codes: 0 success, 2 bad input (every problem printed as ``PATH:ROW: field: 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 EXIT_OK = 0
@@ -85,7 +87,83 @@ def cmd_metrics(args: argparse.Namespace) -> int:
 Command = Callable[[argparse.Namespace], int]
 
 
-def build_parser() -> argparse.ArgumentParser:
+@dataclass(frozen=True)
+class CommandSpec:
+    """A subcommand whose module is imported only when that subcommand runs (keeps start-up fast:
+    ``ragviz metrics`` never pays for the ``openai`` client or pandas)."""
+
+    name: str
+    help: str
+    description: str
+    module: str
+    add_arguments: str
+    run: str
+
+
+def add_validate_arguments(parser: argparse.ArgumentParser) -> None:
+    _add_paths(parser)
+    parser.add_argument("-v", "--verbose", action="store_true", help="list every label-quality flag, not just counts")
+
+
+def add_metrics_arguments(parser: argparse.ArgumentParser) -> None:
+    _add_paths(parser)
+    parser.add_argument("-o", "--output", metavar="OUT", help="write records to OUT instead of stdout")
+    parser.add_argument("--format", choices=("jsonl", "csv"), default="jsonl", help="record format (default: jsonl)")
+
+
+COMMANDS: tuple[CommandSpec, ...] = (
+    CommandSpec(
+        "validate",
+        "check that files load; print load errors and the label-quality report",
+        "Load the files and print every problem as PATH:ROW: field: problem. "
+        "Exit 0 when everything loads (label-quality flags are warnings), 2 when not.",
+        "ragviz.cli", "add_validate_arguments", "cmd_validate",
+    ),
+    CommandSpec(
+        "metrics",
+        "per-example metrics from the labels in the files",
+        "One record per example with id, dataset, generation_model and the metric values computed "
+        "from the labels in the files (TRACe: relevance, utilization, completeness, adherence, trace_mean; null "
+        "for unlabeled rows). Means per dataset go to stderr.",
+        "ragviz.cli", "add_metrics_arguments", "cmd_metrics",
+    ),
+    CommandSpec(
+        "agreement",
+        "RAGBench baseline judges and the LLM judge scored against the current (human) labels",
+        "Print one JSON object per dataset subset: hallucination AUROC and relevance/utilization RMSE of "
+        "the GPT-3.5, RAGAS and TruLens baseline scores the rows carry, against the chosen label set, and the "
+        "judge's agreement with it (Cohen's kappa, precision/recall/F1, RMSE) over the examples a person decided on.",
+        "ragviz.baselines", "add_agreement_arguments", "run_agreement_command",
+    ),
+    CommandSpec(
+        "label",
+        "label examples with an LLM judge (OpenAI-compatible API) into RAGBench-schema JSONL",
+        "Judge every example with an LLM (cached answers are reused), keep the label sets in the "
+        "label store and write the judged rows as RAGBench-schema JSONL. Exit 0 all judged, 1 some failed, 2 bad input.",
+        "ragviz.judge.cli", "add_label_arguments", "run_label_command",
+    ),
+    CommandSpec(
+        "export",
+        "export the corrected label set (RAGBench rows or per-example metrics) from the label store",
+        "Rebuild the examples from the data files registered in the label store and write one "
+        "annotator's current labels: RAGBench-schema rows with recomputed TRACe scores, llm_-prefixed judge labels "
+        "and provenance (jsonl/parquet), or per-example metrics (csv). Exit 2 on bad input.",
+        "ragviz.export", "add_export_arguments", "run_export_command",
+    ),
+)
+
+
+def _selected_command(argv: Sequence[str]) -> str | None:
+    names = {c.name for c in COMMANDS}
+    for arg in argv:
+        if not arg.startswith("-"):
+            return arg if arg in names else None
+    return None
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; only the module of the command named in *argv* is imported (all of them when
+    *argv* is ``None``, e.g. for documentation tests)."""
     parser = argparse.ArgumentParser(
         prog="ragviz",
         description="See, correct and re-score LLM-judge labels of RAG answers (RAGBench schema).",
@@ -95,72 +173,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"ragviz {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-
-    p = sub.add_parser(
-        "validate",
-        help="check that files load; print load errors and the label-quality report",
-        description="Load the files and print every problem as PATH:ROW: field: problem. "
-        "Exit 0 when everything loads (label-quality flags are warnings), 2 when not.",
-    )
-    _add_paths(p)
-    p.add_argument("-v", "--verbose", action="store_true", help="list every label-quality flag, not just counts")
-    p.set_defaults(func=cmd_validate)
-
-    p = sub.add_parser(
-        "metrics",
-        help="per-example metrics from the labels in the files",
-        description="One record per example with id, dataset, generation_model and the metric values computed "
-        "from the labels in the files (TRACe: relevance, utilization, completeness, adherence, trace_mean; null "
-        "for unlabeled rows). Means per dataset go to stderr.",
-    )
-    _add_paths(p)
-    p.add_argument("-o", "--output", metavar="OUT", help="write records to OUT instead of stdout")
-    p.add_argument("--format", choices=("jsonl", "csv"), default="jsonl", help="record format (default: jsonl)")
-    from ragviz.metrics.registry import add_family_arguments
-
-    add_family_arguments(p)
-    p.set_defaults(func=cmd_metrics)
-
-    from ragviz.baselines import add_agreement_arguments, run_agreement_command
-
-    p = sub.add_parser(
-        "agreement",
-        help="RAGBench baseline judges and the LLM judge scored against the current (human) labels",
-        description="Print one JSON object per dataset subset: hallucination AUROC and relevance/utilization RMSE of "
-        "the GPT-3.5, RAGAS and TruLens baseline scores the rows carry, against the chosen label set, and the "
-        "judge's agreement with it (Cohen's kappa, precision/recall/F1, RMSE) over the examples a person decided on.",
-    )
-    add_agreement_arguments(p)
-    p.set_defaults(func=run_agreement_command)
-
-    from ragviz.judge.cli import add_label_arguments, run_label_command
-
-    p = sub.add_parser(
-        "label",
-        help="label examples with an LLM judge (OpenAI-compatible API) into RAGBench-schema JSONL",
-        description="Judge every example with an LLM (cached answers are reused), keep the label sets in the "
-        "label store and write the judged rows as RAGBench-schema JSONL. Exit 0 all judged, 1 some failed, 2 bad input.",
-    )
-    add_label_arguments(p)
-    p.set_defaults(func=run_label_command)
-
-    from ragviz.export import add_export_arguments, run_export_command
-
-    p = sub.add_parser(
-        "export",
-        help="export the corrected label set (RAGBench rows or per-example metrics) from the label store",
-        description="Rebuild the examples from the data files registered in the label store and write one "
-        "annotator's current labels: RAGBench-schema rows with recomputed TRACe scores, llm_-prefixed judge labels "
-        "and provenance (jsonl/parquet), or per-example metrics (csv). Exit 2 on bad input.",
-    )
-    add_export_arguments(p)
-    p.set_defaults(func=run_export_command)
-
+    selected = _selected_command(argv) if argv is not None else None
+    for spec in COMMANDS:
+        p = sub.add_parser(spec.name, help=spec.help, description=spec.description)
+        if argv is None or spec.name == selected:
+            module = importlib.import_module(spec.module)
+            getattr(module, spec.add_arguments)(p)
+            p.set_defaults(func=getattr(module, spec.run))
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     try:
         return args.func(args)
