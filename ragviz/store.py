@@ -511,6 +511,10 @@ class LabelStore:
             return None
         for c in items:
             _check_field(c.field)
+            try:
+                _dumps(c.old), _dumps(c.new)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"{c.field}: value cannot be stored as JSON: {exc}") from None
         ts = now_iso()
         with self._write():
             action_id = self._new_action(example_uid, annotator, ts, action)

@@ -102,6 +102,8 @@ def test_unknown_field_and_bad_ids_are_refused_before_writing(store, example):
         store.record(example.uid, "ann", [Change("relevant_keys", [], ["0a"]), Change("colour", None, "red")])
     with pytest.raises(ValueError, match="annotator"):
         store.record(example.uid, " ", [Change("relevant_keys", [], ["0a"])])
+    with pytest.raises(ValueError, match="relevant_keys: value cannot be stored as JSON"):
+        store.record(example.uid, "ann", [Change("relevant_keys", [], {"0a"})])
     assert store.n_events() == 0
 
 
