@@ -5,12 +5,12 @@ import streamlit as st
 from ragviz.ui.state import sidebar
 from ragviz.ui.present import present_toggle
 
-st.set_page_config(page_title="ragviz", page_icon="🔎", layout="wide")
+st.set_page_config(page_title="ragviz", layout="wide")
 
 pages = [
-    st.Page("pages/data.py", title="Data", icon="📂", default=True),
-    st.Page("pages/review.py", title="Review", icon="✅"),
-    st.Page("pages/export.py", title="Export", icon="📤"),
+    st.Page("pages/data.py", title="Data", icon=":material/folder_open:", default=True),
+    st.Page("pages/review.py", title="Review", icon=":material/fact_check:"),
+    st.Page("pages/export.py", title="Export", icon=":material/download:"),
     st.Page("pages/dashboard.py", title="Dashboard", icon=":material/monitoring:"),
     st.Page("pages/explainer.py", title="Explainer", icon=":material/school:"),
     st.Page("pages/compare.py", title="Compare", icon=":material/difference:"),

@@ -29,7 +29,7 @@ from ragviz.ui.present import hide_review_editing, is_present
 ds = state.dataset()
 if len(ds) == 0:
     st.info("No data loaded yet. Open the Data page to load the sample data, upload a file or open a path.")
-    st.page_link("pages/data.py", label="Go to Data", icon="📂")
+    st.page_link("pages/data.py", label="Go to Data", icon=":material/folder_open:")
     st.stop()
 
 store = state.store()

@@ -161,8 +161,22 @@ def page(chromium_browser):
     context.close()
 
 
-def screenshot(pg, name: str) -> Path:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    path = SCREENSHOTS / f"{name}.png"
-    pg.screenshot(path=str(path), full_page=True)
-    return path
+@pytest.fixture
+def screenshot():
+    """``screenshot(page, name)`` saves artifacts/screenshots/<name>.png (the whole scrolled page)."""
+
+    def take(pg, name: str) -> Path:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOTS / f"{name}.png"
+        pg.wait_for_timeout(300)  # let the last rerun's skeletons settle
+        # Streamlit scrolls inside its main container, so grow the viewport to the content first.
+        height = pg.evaluate(
+            "() => Math.max(...[...document.querySelectorAll('[data-testid=stMain], section.main, body')].map(e => e.scrollHeight))"
+        )
+        size = pg.viewport_size
+        pg.set_viewport_size({"width": size["width"], "height": min(max(height, size["height"]), 6000)})
+        pg.screenshot(path=str(path), full_page=True)
+        pg.set_viewport_size(size)
+        return path
+
+    return take
