@@ -33,32 +33,27 @@ def _print_problems(problems, stream) -> None:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     from ragviz.loaders import load
-    from ragviz.quality import label_issues
+    from ragviz.quality import ISSUE_DESCRIPTIONS, MECHANICAL_KINDS, label_issues, scan_dataset
 
     result = load(args.paths)
     _print_problems(result.errors, sys.stdout)
     _print_problems(result.warnings, sys.stdout)
-    by_kind: dict[str, int] = {}
-    n_flagged = 0
-    for example in result.dataset:
-        issues = label_issues(example)
-        if issues:
-            n_flagged += 1
-        for issue in issues:
-            if args.verbose:
-                print(str(issue))
-            kind = getattr(issue, "kind", None) or issue.field
-            by_kind[kind] = by_kind.get(kind, 0) + 1
+    scan = scan_dataset(result.dataset)
+    if args.verbose:
+        for i in scan.flagged_rows:
+            _print_problems(label_issues(result.dataset.example(i)), sys.stdout)
     status = "ok" if result.ok else "NOT loadable"
     print(
-        f"{len(result.dataset)} examples loaded, {len(result.errors)} errors, "
-        f"{len(result.warnings)} load warnings, {n_flagged} examples with label-quality flags: {status}",
+        f"{len(result.dataset)} examples loaded, {len(result.errors)} errors, {len(result.warnings)} load warnings, "
+        f"{len(scan.flagged_rows)} examples with label-quality flags: {status}",
         file=sys.stderr,
     )
-    for kind, count in sorted(by_kind.items(), key=lambda kv: (-kv[1], kv[0])):
-        print(f"  {count:6d}  {kind}", file=sys.stderr)
-    if by_kind and not args.verbose:
-        print("  (run with --verbose to list every flag)", file=sys.stderr)
+    for kind, count in sorted(scan.issue_counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        if count:
+            fix = " (normalize fixes)" if kind in MECHANICAL_KINDS else ""
+            print(f"  {count:6d} in {scan.example_counts[kind]:5d} examples: {ISSUE_DESCRIPTIONS[kind]}{fix}", file=sys.stderr)
+    if scan.flagged_rows and not args.verbose:
+        print("  (run with --verbose to list every flag as PATH:ROW: field: problem)", file=sys.stderr)
     return EXIT_OK if result.ok else EXIT_BAD_INPUT
 
 
