@@ -104,6 +104,9 @@ def add_metrics_arguments(parser: argparse.ArgumentParser) -> None:
     _add_paths(parser)
     parser.add_argument("-o", "--output", metavar="OUT", help="write records to OUT instead of stdout")
     parser.add_argument("--format", choices=("jsonl", "csv"), default="jsonl", help="record format (default: jsonl)")
+    from ragviz.metrics.registry import add_family_arguments  # --family, --k (metric families)
+
+    add_family_arguments(parser)
 
 
 COMMANDS: tuple[CommandSpec, ...] = (

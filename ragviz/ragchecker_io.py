@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from itertools import chain
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
@@ -168,10 +169,11 @@ def _claims(value: Any, row: int, field: str, out: _Collector) -> tuple[Claim, .
     if not isinstance(value, list):
         out.error(row, field, "missing" if value is None else f"expected a list of claims, got {type(value).__name__}")
         return ()
-    if all(type(c) is list for c in value) and all(type(p) is str for c in value for p in c):
-        return tuple(map(tuple, value))
-    if all(type(c) is str for c in value):
+    kinds = set(map(type, value))
+    if kinds <= {str}:
         return tuple(value)
+    if kinds == {list} and set(map(type, chain.from_iterable(value))) <= {str}:
+        return tuple(map(tuple, value))
     claims: list[Claim] = []
     for i, claim in enumerate(value):
         if isinstance(claim, str):
