@@ -11,6 +11,7 @@ pages = [
     st.Page("pages/data.py", title="Data", icon=":material/folder_open:", default=True),
     st.Page("pages/review.py", title="Review", icon=":material/fact_check:"),
     st.Page("pages/export.py", title="Export", icon=":material/download:"),
+    st.Page("pages/label.py", title="Label", icon=":material/smart_toy:"),
     st.Page("pages/dashboard.py", title="Dashboard", icon=":material/monitoring:"),
     st.Page("pages/explainer.py", title="Explainer", icon=":material/school:"),
     st.Page("pages/compare.py", title="Compare", icon=":material/difference:"),

@@ -1,0 +1,124 @@
+"""Label page: run the LLM judge over loaded examples (model, base URL, key, which examples, estimate,
+progress with cancel, results, failures with their raw output)."""
+
+import pandas as pd
+import streamlit as st
+
+from ragviz.judge import PROMPT_VERSION, JudgeConfigError, estimate_run, judge_examples
+from ragviz.judge.selection import ALL, FILTERED, FIRST_K, UNLABELED, select_indices
+from ragviz.ui import label as ui
+from ragviz.ui import state
+
+SELECTION_LABELS = {
+    ALL: "All examples",
+    UNLABELED: "Unlabeled only",
+    FILTERED: "Current Review filter",
+    FIRST_K: "First K",
+}
+LAST_RUN = "label.last_run"
+CANCEL = "label.cancel"
+
+st.title("Label with an LLM judge")
+ds = state.dataset()
+if len(ds) == 0:
+    st.info("No data loaded yet. Open the Data page first.")
+    st.stop()
+
+ui.init_settings_state()
+store = state.store()
+cache = ui.judge_cache()
+
+with st.container(border=True):
+    left, right = st.columns(2)
+    left.text_input("Model", key=ui.MODEL_KEY, help="Any chat model of an OpenAI-compatible server")
+    right.text_input("Base URL", key=ui.BASE_URL_KEY, placeholder="https://api.openai.com/v1 (default)",
+                     help="Leave empty for the OpenAI API; e.g. http://localhost:8000/v1 for vLLM")
+    left.text_input("API key", key=ui.API_KEY_KEY, type="password",
+                    help="Kept in this browser session only: never saved to the database, logs or exports")
+    right.number_input("Concurrent calls", min_value=1, max_value=64, step=1, key=ui.CONCURRENCY_KEY)
+    settings = ui.settings_from_state()
+    st.caption(f"{ui.key_source_note(settings)} Prompt version `{PROMPT_VERSION}`.")
+
+selection = st.segmented_control("Which examples", list(SELECTION_LABELS), default=UNLABELED, key="label.selection",
+                                 format_func=SELECTION_LABELS.get) or UNLABELED
+first_k = st.number_input("K", min_value=1, max_value=max(1, len(ds)), value=min(10, len(ds)), key="label.k") \
+    if selection == FIRST_K else 0
+
+filtered = None
+if selection == FILTERED:
+    # The Review page keeps its filter result as (cache key, row indices); the key starts with the filter.
+    cached_filter = st.session_state.get("review.filter_cache")
+    if cached_filter and cached_filter[0][1] == state.current_paths():
+        filtered = cached_filter[1]
+    else:
+        st.caption("No filter is active on the Review page: every example is selected.")
+
+indices = select_indices(ds, selection, judged_uids=store.judged_uids(), filtered=filtered, first_k=int(first_k))
+examples = [ds.example(i) for i in indices]
+
+if not settings.model:
+    st.warning("Enter a model name.")
+    st.stop()
+
+estimate = estimate_run(examples, settings, cache)
+c = st.columns(5)
+c[0].metric("Examples", f"{estimate.n_examples:,}")
+c[1].metric("Already cached", f"{estimate.n_cached:,}")
+c[2].metric("Calls needed", f"{estimate.calls:,}")
+c[3].metric("Tokens (est.)", f"{estimate.prompt_tokens + estimate.completion_tokens:,}")
+c[4].metric("Cost (est.)", "unknown" if estimate.cost_usd is None else f"${estimate.cost_usd:,.4f}")
+st.caption(
+    f"Estimate: prompt tokens = characters / 4 ({estimate.prompt_tokens:,}); completion tokens guessed from the "
+    f"number of response sentences ({estimate.completion_tokens:,}); cost from list prices when the model is known. "
+    "Fix-up retries after an invalid answer add calls."
+)
+
+if st.session_state.get(CANCEL):
+    st.warning("Run cancelled. Every answer accepted before the cancel is kept; run again to judge the rest.")
+
+if st.button("Run the judge", type="primary", key="label.run", disabled=not examples, icon=":material/play_arrow:"):
+    try:
+        settings.check()
+        settings.resolved_api_key()
+    except JudgeConfigError as exc:
+        st.error(f"Judge settings: {exc}")
+        st.stop()
+    bar = st.progress(0.0, text=f"Judging {len(examples):,} examples…")
+    # Clicking Cancel reruns the page, which stops this run at its next progress update.
+    st.button("Cancel", key=CANCEL, icon=":material/stop:")
+
+    def on_progress(p):
+        bar.progress(p.done / max(p.total, 1),
+                     text=f"{p.done:,} / {p.total:,} — new {p.n_judged:,}, cached {p.n_cached:,}, failed {p.n_failed:,}")
+
+    summary = judge_examples(examples, settings, cache, store, on_progress=on_progress)
+    st.session_state[LAST_RUN] = ([e.uid for e in examples], summary)
+    state.bump_label_version()
+    bar.progress(1.0, text="Done")
+
+last = st.session_state.get(LAST_RUN)
+if last:
+    uids, summary = last
+    st.subheader("Last run")
+    c = st.columns(6)
+    c[0].metric("Judged", f"{summary.n_judged:,}")
+    c[1].metric("Cached", f"{summary.n_cached:,}")
+    c[2].metric("Failed", f"{summary.n_failed:,}")
+    c[3].metric("Requests", f"{summary.requests:,}")
+    c[4].metric("Tokens", f"{summary.prompt_tokens + summary.completion_tokens:,}")
+    c[5].metric("Cost (est.)", "unknown" if summary.cost_usd is None else f"${summary.cost_usd:,.4f}")
+    st.caption(f"{summary.wall_seconds:.1f} s; response format used: {summary.format_mode}")
+    run_examples = [ds.example(i) for i in (ds.index_of(u) for u in uids) if i is not None]
+    st.dataframe(pd.DataFrame(ui.outcome_rows(run_examples, summary.outcomes)), hide_index=True, key="label.results")
+    failures = cache.failures(summary.run_id)
+    if failures:
+        st.subheader(f"Failures ({len(failures)})")
+        st.caption("Never applied: the examples keep their previous labels. The raw answer is kept for inspection.")
+        ui.show_failures(failures)
+
+with st.expander("Recent runs"):
+    runs = cache.runs(20)
+    if runs:
+        st.dataframe(pd.DataFrame([r.__dict__ for r in runs]), hide_index=True, key="label.runs")
+    else:
+        st.caption("No judge runs yet.")
