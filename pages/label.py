@@ -94,7 +94,7 @@ if st.button("Run the judge", type="primary", key="label.run", disabled=not exam
     summary = judge_examples(examples, settings, cache, store, on_progress=on_progress)
     st.session_state[LAST_RUN] = ([e.uid for e in examples], summary)
     state.bump_label_version()
-    bar.progress(1.0, text="Done")
+    st.rerun()  # show the estimate, results and failures as they are now
 
 last = st.session_state.get(LAST_RUN)
 if last:

@@ -721,6 +721,22 @@ class LabelStore:
                 (example_uid, now_iso(), p.name, p.prompt_version, labels_to_json(labels)),
             )
 
+    def save_judge_labels_many(self, items: Sequence[tuple[str, Labels]]) -> None:
+        """:meth:`save_judge_labels` for several examples in ONE durable transaction (the judge
+        commits the answers that arrived together at once instead of one fsync per answer)."""
+        if any(not uid for uid, _ in items):
+            raise ValueError("example_uid must be a non-empty string")
+        if not items:
+            return
+        ts = now_iso()
+        with self._write():
+            for example_uid, labels in items:
+                p = labels.provenance
+                self._q(
+                    "INSERT INTO judge_label_sets (example_uid, ts, judge, prompt_version, labels_json) VALUES (?, ?, ?, ?, ?)",
+                    (example_uid, ts, p.name, p.prompt_version, labels_to_json(labels)),
+                )
+
     def judge_labels(self, example_uid: str) -> Labels | None:
         """The latest judge label set stored for the example, ``None`` when there is none."""
         with self._lock:

@@ -102,6 +102,33 @@ class CachedAnswer:
 
 
 @dataclass(frozen=True)
+class PendingAnswer:
+    """An accepted answer waiting to be written."""
+
+    key: str
+    model: str
+    endpoint: str
+    prompt_version: str
+    content_hash: str
+    example_uid: str
+    labels: Labels
+    raw_output: str
+    prompt_tokens: int
+    completion_tokens: int
+    run_id: int | None
+
+
+@dataclass(frozen=True)
+class PendingFailure:
+    run_id: int | None
+    example_uid: str
+    key: str
+    error: str
+    raw_output: str | None
+    attempts: int
+
+
+@dataclass(frozen=True)
 class JudgeFailure:
     id: int
     run_id: int | None
@@ -209,6 +236,30 @@ class JudgeCache:
             (key, model, endpoint, prompt_version, content_hash, example_uid, labels_to_json(labels), raw_output,
              prompt_tokens, completion_tokens, run_id, utc_now()),
         )
+
+    def put_many(self, answers: Iterable["PendingAnswer"], failures: Iterable["PendingFailure"] = ()) -> None:
+        """Several accepted answers and failures in one transaction (the runner's group commit)."""
+        now = utc_now()
+        answer_rows = [(a.key, a.model, a.endpoint, a.prompt_version, a.content_hash, a.example_uid, labels_to_json(a.labels),
+                        a.raw_output, a.prompt_tokens, a.completion_tokens, a.run_id, now) for a in answers]
+        failure_rows = [(f.run_id, f.example_uid, f.key, f.error, f.raw_output, f.attempts, now) for f in failures]
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.executemany(
+                    """INSERT OR REPLACE INTO judge_results (cache_key, model, endpoint, prompt_version, content_hash, example_uid,
+                       labels_json, raw_output, prompt_tokens, completion_tokens, run_id, created_at)
+                       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                    answer_rows,
+                )
+                self._db.executemany(
+                    "INSERT INTO judge_failures (run_id, example_uid, cache_key, error, raw_output, attempts, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    failure_rows,
+                )
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
 
     def latest_labels(self, example_uid: str) -> Labels | None:
         """The newest accepted judge labels for *example_uid*, whatever the model."""

@@ -9,13 +9,13 @@ An answer that stays invalid is recorded as a failure with its raw output and ne
 from __future__ import annotations
 
 import asyncio
+import queue
 import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable, Protocol, Sequence, TypeVar
 
-from ragviz.judge.cache import JudgeCache, cache_key, utc_now
+from ragviz.judge.cache import JudgeCache, PendingAnswer, PendingFailure, cache_key, utc_now
 from ragviz.judge.client import ChatCaller, JudgeRequestError, JudgeSettings
 from ragviz.judge.pricing import estimate_cost
 from ragviz.judge.prompt import PROMPT_VERSION, build_messages, content_hash, estimate_tokens
@@ -140,38 +140,66 @@ def _problems_text(problems: list[str]) -> str:
 
 
 class _Writer:
-    """One background thread doing every database write of a run, in order.
+    """One background thread doing every database write of a run, with group commit.
 
     The label store commits with fsync and both tables share one SQLite file (one writer at a
-    time), so writing on the event loop would stall every call in flight. An accepted answer is
-    queued here at once; a killed process loses at most the few answers still queued, which the
-    next run asks again. :meth:`drain` waits for the queue and re-raises a failed write.
+    time), so writing on the event loop would stall every call in flight, and one fsync per answer
+    would cap a run at ~100 answers/s. Answers are queued at once; the thread writes everything
+    queued so far in one transaction per table. A killed process loses at most the answers still
+    queued, which the next run asks again. :meth:`drain` waits for the queue and re-raises a
+    failed write.
     """
 
-    def __init__(self) -> None:
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragviz-judge-writer")
-        self._futures: list[Future] = []
+    _STOP = object()
 
-    def submit(self, fn: Callable[..., Any], *args: Any) -> None:
-        self._futures.append(self._pool.submit(fn, *args))
+    def __init__(self, cache: JudgeCache, store: JudgeLabelSink | None):
+        self._cache, self._store = cache, store
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._loop, name="ragviz-judge-writer", daemon=True)
+        self._thread.start()
+
+    def accept(self, answer: PendingAnswer) -> None:
+        self._queue.put(answer)
+
+    def fail(self, failure: PendingFailure) -> None:
+        self._queue.put(failure)
+
+    def _loop(self) -> None:
+        stop = False
+        while not stop:
+            batch = [self._queue.get()]
+            while True:
+                try:
+                    batch.append(self._queue.get_nowait())
+                except queue.Empty:
+                    break
+            stop = any(item is self._STOP for item in batch)
+            answers = [b for b in batch if isinstance(b, PendingAnswer)]
+            failures = [b for b in batch if isinstance(b, PendingFailure)]
+            if self._error is not None or not (answers or failures):
+                continue
+            try:
+                self._cache.put_many(answers, failures)
+                if self._store is not None and answers:
+                    save_many = getattr(self._store, "save_judge_labels_many", None)
+                    if save_many is not None:
+                        save_many([(a.example_uid, a.labels) for a in answers])
+                    else:
+                        for a in answers:
+                            self._store.save_judge_labels(a.example_uid, a.labels)
+            except BaseException as exc:  # reported by drain(); later batches are dropped
+                self._error = exc
 
     def drain(self) -> None:
-        self._pool.shutdown(wait=True)
-        for f in self._futures:
-            f.result()
+        self._queue.put(self._STOP)
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
 
 
-def _accept(cache: JudgeCache, store: JudgeLabelSink | None, key: str, settings: JudgeSettings, chash: str, uid: str,
-            labels: Labels, raw: str, prompt_tokens: int, completion_tokens: int, run_id: int) -> None:
-    cache.put(key, model=settings.model, endpoint=settings.endpoint, prompt_version=PROMPT_VERSION, content_hash=chash,
-              example_uid=uid, labels=labels, raw_output=raw, prompt_tokens=prompt_tokens,
-              completion_tokens=completion_tokens, run_id=run_id)
-    if store is not None:
-        store.save_judge_labels(uid, labels)
-
-
-async def _judge_one(example: Example, key: str, chash: str, caller: ChatCaller, cache: JudgeCache,
-                     store: JudgeLabelSink | None, run_id: int, writer: _Writer) -> JudgeOutcome:
+async def _judge_one(example: Example, key: str, chash: str, caller: ChatCaller, run_id: int,
+                     writer: _Writer) -> JudgeOutcome:
     settings = caller.settings
     corrections: list[tuple[str, str]] = []
     raw: str | None = None
@@ -182,7 +210,7 @@ async def _judge_one(example: Example, key: str, chash: str, caller: ChatCaller,
             completion = await caller.complete(build_messages(example, corrections))
         except JudgeRequestError as exc:
             error = str(exc)
-            writer.submit(cache.record_failure, run_id, example.uid, key, error, raw, calls + exc.attempts)
+            writer.fail(PendingFailure(run_id, example.uid, key, error, raw, calls + exc.attempts))
             return JudgeOutcome(example.uid, FAILED, None, error, raw, calls, prompt_tokens, completion_tokens)
         calls += 1
         prompt_tokens += completion.prompt_tokens
@@ -195,11 +223,11 @@ async def _judge_one(example: Example, key: str, chash: str, caller: ChatCaller,
             problems = exc.problems
             corrections.append((raw, _problems_text(problems)))
             continue
-        writer.submit(_accept, cache, store, key, settings, chash, example.uid, labels, raw,
-                      prompt_tokens, completion_tokens, run_id)
+        writer.accept(PendingAnswer(key, settings.model, settings.endpoint, PROMPT_VERSION, chash, example.uid, labels,
+                                    raw, prompt_tokens, completion_tokens, run_id))
         return JudgeOutcome(example.uid, JUDGED, labels, None, raw, calls, prompt_tokens, completion_tokens)
     error = caller.redact(f"invalid answer after {calls} tries: " + "; ".join(problems))
-    writer.submit(cache.record_failure, run_id, example.uid, key, error, raw, calls)
+    writer.fail(PendingFailure(run_id, example.uid, key, error, raw, calls))
     return JudgeOutcome(example.uid, FAILED, None, error, raw, calls, prompt_tokens, completion_tokens)
 
 
@@ -245,7 +273,7 @@ async def judge_examples_async(
         report()
 
     status = "done"
-    writer = _Writer()
+    writer = _Writer(cache, store)
     caller: ChatCaller | None = None
     tasks: list[asyncio.Task] = []
     try:
@@ -262,7 +290,7 @@ async def judge_examples_async(
                 async with gate:
                     if cancelled():
                         return
-                    outcome = await _judge_one(examples[i], keys[i], hashes[i], caller, cache, store, run_id, writer)
+                    outcome = await _judge_one(examples[i], keys[i], hashes[i], caller, run_id, writer)
                     # Still holding the gate: a cancel seen here stops the next call before it starts.
                     summary.outcomes[i] = outcome
                     counts[outcome.status] += 1
