@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import string
 from collections import Counter
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from ragviz.model import Example
@@ -66,8 +66,10 @@ def f1_score(prediction: str, gold: str) -> float:
     >>> f1_score("Paris Paris Paris", "Paris")
     0.5
     """
-    pred_tokens = normalize_answer(prediction).split()
-    gold_tokens = normalize_answer(gold).split()
+    return _f1_of_tokens(normalize_answer(prediction).split(), normalize_answer(gold).split())
+
+
+def _f1_of_tokens(pred_tokens: list[str], gold_tokens: list[str]) -> float:
     common = Counter(pred_tokens) & Counter(gold_tokens)
     num_same = sum(common.values())
     if num_same == 0:
@@ -97,7 +99,10 @@ def f1_set(prediction: str, gold: str) -> float:
     >>> f1_set("Paris Paris Paris", "Paris"), f1_set("The Eiffel Tower", "Eiffel Tower.")
     (1.0, 0.8)
     """
-    pred, gold_set = set_tokens(prediction), set_tokens(gold)
+    return _f1_of_sets(set_tokens(prediction), set_tokens(gold))
+
+
+def _f1_of_sets(pred: set[str], gold_set: set[str]) -> float:
     if not pred or not gold_set:
         return 0.0
     common = len(pred & gold_set)
@@ -130,7 +135,7 @@ class AnswerScores:
     f1_set: float | None
 
     def as_dict(self) -> dict[str, float | None]:
-        return asdict(self)
+        return dict(vars(self))
 
 
 def answer_scores(prediction: str, reference: str | Sequence[str] | None) -> AnswerScores:
@@ -140,11 +145,18 @@ def answer_scores(prediction: str, reference: str | Sequence[str] | None) -> Ans
     AnswerScores(em=1.0, f1=1.0, f1_set=1.0)
     """
     golds = golds_of(reference)
-    return AnswerScores(
-        em=best_over_golds(exact_match, prediction, golds),
-        f1=best_over_golds(f1_score, prediction, golds),
-        f1_set=best_over_golds(f1_set, prediction, golds),
-    )
+    if not golds:
+        return AnswerScores(None, None, None)
+    # Same values as exact_match / f1_score / f1_set, with the prediction normalised once.
+    pred_norm, pred_set = normalize_answer(prediction), set_tokens(prediction)
+    pred_tokens = pred_norm.split()
+    em = f1 = f1s = 0.0
+    for gold in golds:
+        gold_norm = normalize_answer(gold)
+        em = max(em, float(pred_norm == gold_norm))
+        f1 = max(f1, _f1_of_tokens(pred_tokens, gold_norm.split()))
+        f1s = max(f1s, _f1_of_sets(pred_set, set_tokens(gold)))
+    return AnswerScores(em=em, f1=f1, f1_set=f1s)
 
 
 def example_answer(example: Example) -> AnswerScores:

@@ -13,7 +13,7 @@ References: Tonic Validate (tonic-ai/tonic_validate), metric definitions in its 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from ragviz.keys import parse_context_key
@@ -42,7 +42,7 @@ def chunk_flags(sentence_keys: Iterable[str], n_documents: int) -> list[bool]:
     [True, False, True]
     """
     flags = [False] * n_documents
-    for key in sentence_keys:
+    for key in set(sentence_keys):
         parsed = parse_context_key(key)
         if parsed is not None and parsed[0] < n_documents:
             flags[parsed[0]] = True
@@ -148,7 +148,7 @@ class TonicScores:
     overall: float | None
 
     def as_dict(self) -> dict[str, float | None]:
-        return asdict(self)
+        return dict(vars(self))
 
 
 UNLABELED = TonicScores(None, None, None, None, None, None, None)
@@ -212,6 +212,13 @@ def example_tonic(example: Example, labels: Labels | None = None) -> TonicScores
     )
 
 
+def _row_flags(row: Mapping[str, Any], name: str, n_documents: int, index: int) -> list[bool] | None:
+    try:
+        return _flags(row.get(name), n_documents)
+    except ValueError as exc:
+        raise ValueError(f"{row.get('_path', '')}:{row.get('_row', index + 1)}: {name}: {exc}") from None
+
+
 ROW_COLUMNS = ("id", "response_sentences", CHUNK_RELEVANT_FIELD, CHUNK_USED_FIELD, SIMILARITY_FIELD, "_path", "_row")
 
 
@@ -231,14 +238,9 @@ def family_records(
 
     for i, row in enumerate(rows):
         ident = "" if row.get("id") is None else str(row["id"])
-        flags = []
-        for name in (CHUNK_RELEVANT_FIELD, CHUNK_USED_FIELD):
-            try:
-                flags.append(_flags(row.get(name), n_documents[i]))
-            except ValueError as exc:
-                where = f"{row.get('_path', '')}:{row.get('_row', i + 1)}"
-                raise ValueError(f"{where}: {name}: {exc}") from None
-        relevant, used = flags
+        relevant = used = None
+        if row.get(CHUNK_RELEVANT_FIELD) is not None or row.get(CHUNK_USED_FIELD) is not None:
+            relevant, used = (_row_flags(row, name, n_documents[i], i) for name in (CHUNK_RELEVANT_FIELD, CHUNK_USED_FIELD))
         scores = tonic_scores(
             labels_from_row(row),
             n_documents[i],
