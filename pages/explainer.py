@@ -42,6 +42,7 @@ with who_col:
 ex = ds.example(index)
 if st.query_params.get("uid") != ex.uid:
     st.query_params["uid"] = ex.uid
+st.session_state["explainer.link"] = ex.uid  # our own URL update is not a new deep link
 
 judge = judge_labels(ex, store)
 human, decider = human_labels(ex, store, None if other == HUMAN else other)
