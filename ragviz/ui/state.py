@@ -20,7 +20,7 @@ from ragviz.metrics.trace import trace_scores
 from ragviz.model import Example, Labels
 from ragviz.ragbench import LABEL_FIELDS, labels_from_row
 from ragviz.review import RowColumns
-from ragviz.store import LabelStore, default_db_path
+from ragviz.store import LabelStore, base_labels, default_db_path, fold_labels
 
 DATA_ENV = "RAGVIZ_DATA"
 ANNOTATOR_ENV = "RAGVIZ_ANNOTATOR"
@@ -103,20 +103,26 @@ def bump_label_version() -> None:
 
 @dataclass(frozen=True)
 class ExampleLabels:
-    """The current example with its judge labels, the store's base and the annotator's current labels."""
+    """The current example with its judge labels, the store's base, the annotator's current labels
+    and the effective ``(field, new value)`` changes that lead from base to current."""
 
     example: Example
     judge: Labels | None
     base: Labels | None
     current: Labels | None
+    changes: list[tuple[str, Any]]
 
 
 def example_labels(ds: Dataset, index: int, who: str) -> ExampleLabels:
+    """Everything the Review page needs about one example, in three indexed store reads."""
     s = store()
     ex = ds.example(index)
-    base = s.base_labels(ex)
-    judge = s.judge_labels(ex.uid) or ex.judge_labels or ex.labels
-    return ExampleLabels(ex, judge, base, s.current_labels(ex, who))
+    stored_judge = s.judge_labels(ex.uid)
+    base = base_labels(ex, stored_judge)
+    effective = s.effective(ex.uid, who)
+    current = fold_labels(base, effective, ex, who)
+    judge = stored_judge or ex.judge_labels or ex.labels
+    return ExampleLabels(ex, judge, base, current, [(e.field, e.new) for e in effective])
 
 
 @dataclass(frozen=True)
