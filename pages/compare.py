@@ -27,7 +27,7 @@ def _diffs(paths: tuple[str, ...], a: str, b: str, n_events: int, n_judged: int)
     examples = _examples(paths)
     set_a = resolve_label_set(dataset, a, state.store(), examples=examples)
     set_b = resolve_label_set(dataset, b, state.store(), examples=examples)
-    common = len(set(set_a.labels) & set(set_b.labels))
+    common = len(set_a.shared_rows(set_b))
     return diff_label_sets(dataset, set_a, set_b), common
 
 

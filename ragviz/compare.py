@@ -95,6 +95,10 @@ class LabelSet:
     def __len__(self) -> int:
         return len(self.labels)
 
+    def shared_rows(self, other: "LabelSet") -> list[int]:
+        """Row indices both label sets cover, in row order."""
+        return sorted(self.labels.keys() & other.labels.keys())
+
 
 def _latest_annotator(store: "LabelStore") -> dict[str, str]:
     """uid -> the annotator whose last effective decision on it is the most recent."""
@@ -252,7 +256,7 @@ def diff_example(index: int, example: Example, a: Labels, b: Labels) -> ExampleD
 def diff_label_sets(dataset: "Dataset", a: LabelSet, b: LabelSet, only_changed: bool = True) -> list[ExampleDiff]:
     """Per example both sets cover (row order): the diff from *a* to *b*. A difference only in
     stored key spelling (``"0b."`` vs ``"0b"``) or explanations is not a change."""
-    rows = sorted(set(a.labels) & set(b.labels))
+    rows = a.shared_rows(b)
     out = []
     for i, ex in iter_examples(dataset, rows):
         d = diff_example(i, ex, a.labels[i], b.labels[i])
