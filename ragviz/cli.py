@@ -58,15 +58,15 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_metrics(args: argparse.Namespace) -> int:
+    if getattr(args, "family", "trace") != "trace":
+        from ragviz.metrics.registry import run_family_metrics
+
+        return run_family_metrics(args)
     from ragviz.loaders import load
     from ragviz.metrics.summary import format_summary, summarize
     from ragviz.metrics.trace import TRACE_METRICS, dataset_trace_records
     from ragviz.records import write_records
 
-    if getattr(args, "family", "trace") != "trace":
-        from ragviz.metrics.registry import run_family_metrics
-
-        return run_family_metrics(args)
     result = load(args.paths)
     if not result.ok:
         _print_problems(result.errors, sys.stderr)

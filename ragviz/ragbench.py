@@ -40,6 +40,15 @@ BASELINE_SCORE_FIELDS = (
     "gpt3_context_relevance",
     "gpt35_utilization",
 )
+# Optional per-example inputs of the other metric families (ragviz.metrics.tonic / retrieval), kept in
+# Example.extra so the single-example functions see what the columnar path sees.
+FAMILY_INPUT_FIELDS = (
+    "retrieved_ids_by_system",
+    "relevant_grades",
+    "chunk_relevant",
+    "chunk_utilized",
+    "answer_similarity",
+)
 PROVENANCE_FIELDS = ("label_source", "reviewer", "reviewed_at", "annotating_model_name")
 
 CORE_FIELDS = (
@@ -152,7 +161,7 @@ def example_from_row(row: Mapping[str, Any], subset: str = "", source: RowRef | 
         judge_labels = labels if current_provenance.source == "llm" else None
     extra = {
         k: row[k]
-        for k in (*STORED_SCORE_FIELDS, *BASELINE_SCORE_FIELDS, "annotating_model_name")
+        for k in (*STORED_SCORE_FIELDS, *BASELINE_SCORE_FIELDS, *FAMILY_INPUT_FIELDS, "annotating_model_name")
         if row.get(k) is not None
     }
     return Example(
