@@ -94,7 +94,7 @@ class StubServer:
 
             def do_GET(self) -> None:
                 with stub._lock:
-                    data = json.dumps({"requests": len(stub.requests)}).encode()
+                    data = json.dumps({"requests": len(stub.requests), "cpu_seconds": time.process_time()}).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
@@ -207,7 +207,7 @@ class StubServer:
 
 def main() -> None:
     """``python -m tests.openai_stub_server --latency 0.1``: serve until killed; prints the base URL.
-    ``GET /stats`` returns ``{"requests": N}`` (used by the benchmark, which runs the server in its
+    ``GET /stats`` returns ``{"requests": N, "cpu_seconds": server process CPU}`` (used by the benchmark, which runs the server in its
     own process so the server's threads do not compete with the client for the GIL)."""
     import argparse
     import sys

@@ -238,3 +238,24 @@ def test_key_never_written_even_when_the_server_echoes_it(server, db):
         conn.execute("PRAGMA wal_checkpoint(FULL)")
     for f in db.parent.iterdir():
         assert KEY.encode() not in f.read_bytes(), f
+
+
+class Interrupt(BaseException):
+    """Like Streamlit's rerun request raised inside a progress update when the person clicks Cancel."""
+
+
+def test_interrupt_from_progress_callback_keeps_accepted_answers(server, db):
+    server.latency = 0.05
+    examples = [make_example(i) for i in range(8)]
+    with LabelStore(db) as store, JudgeCache(db) as cache:
+        def on_progress(p):
+            if p.done == 2:
+                raise Interrupt()
+
+        with pytest.raises(Interrupt):
+            judge_examples(examples, settings_for(server, concurrency=1), cache, store, on_progress=on_progress)
+        assert cache.runs()[0].status == "interrupted"
+        assert cache.count_results() == 2
+        assert sum(store.judge_labels(e.uid) is not None for e in examples) == 2
+        resumed = judge_examples(examples, settings_for(server, concurrency=4), cache, store)
+    assert (resumed.n_cached, resumed.n_judged, resumed.requests) == (2, 6, 6)

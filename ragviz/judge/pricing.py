@@ -2,10 +2,15 @@
 
 Prices are USD per 1M tokens (input, output), the providers' public list prices as of 2025; they
 change, so a cost shown by ragviz is an estimate. A model not in the table has no cost (``None``),
-never a guessed one. Dated snapshots (``gpt-4o-mini-2024-07-18``) use the longest matching prefix.
+never a guessed one. Dated snapshots (``gpt-4o-mini-2024-07-18``) use their model's price.
 """
 
 from __future__ import annotations
+
+import re
+
+# A dated or aliased snapshot of a listed model: gpt-4o-2024-08-06, gpt-3.5-turbo-0125, gpt-4o-latest.
+_SNAPSHOT = re.compile(r"^(.+?)-(\d{4}-\d{2}-\d{2}|\d{4}|latest|preview)$")
 
 PRICES_PER_MILLION: dict[str, tuple[float, float]] = {
     "gpt-4o": (2.50, 10.00),
@@ -21,7 +26,7 @@ PRICES_PER_MILLION: dict[str, tuple[float, float]] = {
 
 
 def model_prices(model: str) -> tuple[float, float] | None:
-    """(input, output) USD per 1M tokens for *model*, by longest known prefix.
+    """(input, output) USD per 1M tokens for *model* or its dated snapshot; ``None`` when unknown.
 
     >>> model_prices("gpt-4o-mini-2024-07-18")
     (0.15, 0.6)
@@ -29,11 +34,9 @@ def model_prices(model: str) -> tuple[float, float] | None:
     True
     """
     name = model.strip().lower()
-    best = None
-    for prefix in PRICES_PER_MILLION:
-        if (name == prefix or name.startswith(prefix + "-")) and (best is None or len(prefix) > len(best)):
-            best = prefix
-    return PRICES_PER_MILLION[best] if best else None
+    m = _SNAPSHOT.match(name)
+    base = m.group(1) if m else name
+    return PRICES_PER_MILLION.get(base)
 
 
 def estimate_cost(model: str, prompt_tokens: int, completion_tokens: int) -> float | None:

@@ -1,0 +1,211 @@
+"""Judge pieces without a server: prompt, content hash, answer validation, Retry-After, redaction,
+prices, example selection, the cache tables."""
+
+from __future__ import annotations
+
+import json
+import time
+from email.utils import formatdate
+
+import pytest
+
+from ragviz.dataset import Dataset
+from ragviz.judge import JudgeCache, JudgeSettings, PROMPT_VERSION, content_hash
+from ragviz.judge.cache import PendingAnswer, PendingFailure, cache_key
+from ragviz.judge.client import JudgeConfigError, redact, retry_after_seconds
+from ragviz.judge.pricing import estimate_cost, model_prices
+from ragviz.judge.prompt import JUDGE_JSON_SCHEMA, build_messages, estimate_tokens, render_user_prompt
+from ragviz.judge.run import estimate_run
+from ragviz.judge.schema import JudgeOutputError, extract_json, parse_judge_output, validate_answer
+from ragviz.judge.selection import select_indices, unlabeled_indices
+from ragviz.model import Example, Provenance, Sentence
+from tests.openai_stub_server import prompt_parts, valid_answer
+
+
+def example(question: str = "Why is the sky blue?") -> Example:
+    docs = ((Sentence("0a", "Rayleigh scattering\nscatters blue light."), Sentence("0b", "The sun is white.")),
+            (Sentence("1a", "Unrelated <b>html</b>."),))
+    resp = (Sentence("a", "Blue light scatters more."), Sentence("b", "So the sky looks blue."))
+    return Example(id="1", dataset="t", question=question, documents=("x", "y"), document_sentences=docs,
+                   response="r", response_sentences=resp, generation_model="g")
+
+
+def answer(**changes) -> dict:
+    base = valid_answer(["0a", "0b", "1a"], ["a", "b"])
+    base.update(changes)
+    return base
+
+
+PROV = Provenance("llm", "m", "2025-01-01T00:00:00+00:00", PROMPT_VERSION)
+
+
+def test_prompt_shows_question_and_keyed_sentences_one_per_line():
+    text = render_user_prompt(example())
+    assert text.startswith("Question:\nWhy is the sky blue?\n")
+    assert "0a. Rayleigh scattering scatters blue light.\n" in text
+    assert "1a. Unrelated <b>html</b>." in text
+    assert "<response>\na. Blue light scatters more.\nb. So the sky looks blue.\n</response>" in text
+    assert prompt_parts(text) == ("Why is the sky blue?", ["0a", "0b", "1a"], ["a", "b"])
+    messages = build_messages(example(), [("{bad", "- the answer is not valid JSON")])
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
+    assert "sentence_support_information" in messages[0]["content"]
+    assert set(JUDGE_JSON_SCHEMA["required"]) == set(answer())
+
+
+def test_content_hash_covers_what_the_prompt_shows_only():
+    a = example()
+    assert content_hash(a) == content_hash(example())
+    assert content_hash(a) != content_hash(example("Why is grass green?"))
+    assert content_hash(a) == content_hash(a.with_labels(None).__class__(**{**a.__dict__, "generation_model": "other"}))
+    changed = a.__class__(**{**a.__dict__, "response_sentences": (Sentence("a", "Different."),)})
+    assert content_hash(changed) != content_hash(a)
+    assert len({cache_key("m", "u", PROMPT_VERSION, content_hash(a)), cache_key("m2", "u", PROMPT_VERSION, content_hash(a)),
+                cache_key("m", "u2", PROMPT_VERSION, content_hash(a)), cache_key("m", "u", "v0", content_hash(a))}) == 4
+
+
+def test_valid_answer_parses_to_labels_with_provenance():
+    labels = parse_judge_output(json.dumps(answer()), example(), PROV)
+    assert labels.relevant_keys == ("0a", "0b") and labels.utilized_keys == ("0a",)
+    assert [(s.key, s.supported, s.supporting_keys) for s in labels.support] == [("a", True, ("0a",)), ("b", True, ("0a",))]
+    assert labels.provenance == PROV and labels.unsupported_keys is None
+
+
+def test_trailing_dots_are_stripped_and_duplicates_dropped():
+    a = answer(all_relevant_sentence_keys=["0a.", " 0b ", "0a"])
+    a["sentence_support_information"][1]["response_sentence_key"] = "b."
+    a["sentence_support_information"][0]["supporting_sentence_keys"] = ["0b.", "0b"]
+    labels = parse_judge_output(json.dumps(a), example(), PROV)
+    assert labels.relevant_keys == ("0a", "0b") and labels.support[0].supporting_keys == ("0b",)
+
+
+def test_support_entries_come_back_in_response_order():
+    a = answer()
+    a["sentence_support_information"].reverse()
+    labels = parse_judge_output(json.dumps(a), example(), PROV)
+    assert [s.key for s in labels.support] == ["a", "b"]
+
+
+@pytest.mark.parametrize(
+    "bad, problem",
+    [
+        ({"all_relevant_sentence_keys": ["0a", "2c"]}, "all_relevant_sentence_keys: '2c' names no context sentence"),
+        ({"all_utilized_sentence_keys": "0a"}, "all_utilized_sentence_keys: must be a list of key strings"),
+        ({"overall_supported": "yes"}, "overall_supported: must be true or false"),
+        ({"relevance_explanation": None}, "relevance_explanation: must be a string"),
+        ({"sentence_support_information": {}}, "sentence_support_information: must be a list"),
+    ],
+)
+def test_invalid_fields_are_named(bad, problem):
+    with pytest.raises(JudgeOutputError) as err:
+        validate_answer(answer(**bad), example())
+    assert any(p.startswith(problem) for p in err.value.problems), err.value.problems
+
+
+def test_support_problems_are_named():
+    a = answer()
+    a["sentence_support_information"] = [
+        {**a["sentence_support_information"][0], "fully_supported": None},
+        {**a["sentence_support_information"][0]},
+        {**a["sentence_support_information"][0], "response_sentence_key": "z"},
+    ]
+    with pytest.raises(JudgeOutputError) as err:
+        validate_answer(a, example())
+    problems = err.value.problems
+    assert "sentence_support_information[0].fully_supported: must be true or false" in problems
+    assert "sentence_support_information[1].response_sentence_key: response sentence 'a' appears twice" in problems
+    assert "sentence_support_information[2].response_sentence_key: 'z' names no response sentence" in problems
+    assert "sentence_support_information: no entry for response sentence(s) 'b'" in problems
+
+
+def test_extract_json_from_fences_and_prose_and_clear_errors():
+    a = answer()
+    assert extract_json("Sure!\n```json\n" + json.dumps(a) + "\n```") == a
+    assert extract_json("The labels: " + json.dumps(a) + " Hope this helps.") == a
+    with pytest.raises(JudgeOutputError, match="the answer is empty"):
+        extract_json("  ")
+    with pytest.raises(JudgeOutputError, match="not valid JSON"):
+        extract_json('{"a": [1,')
+    with pytest.raises(JudgeOutputError, match="must be a JSON object, got list"):
+        validate_answer([1], example())
+
+
+def test_retry_after_seconds_date_and_milliseconds():
+    assert retry_after_seconds({"retry-after": "3"}) == 3.0
+    assert retry_after_seconds({"retry-after-ms": "250", "retry-after": "3"}) == 0.25
+    now = time.time()
+    assert 9 <= retry_after_seconds({"retry-after": formatdate(now + 10, usegmt=True)}, now=now) <= 10
+    assert retry_after_seconds({"retry-after": "soon"}) is None
+    assert retry_after_seconds({}) is None
+
+
+def test_redact_and_settings_never_show_the_key():
+    key = "sk-proj-abcdefghijklmnop"
+    assert redact(f"Incorrect API key provided: {key}.", key) == "Incorrect API key provided: ***."
+    assert redact("Incorrect API key provided: sk-abc***xyz", None) == "Incorrect API key provided: ***"
+    settings = JudgeSettings(model="m", api_key=key)
+    assert key not in repr(settings) and key not in str(settings)
+
+
+def test_settings_need_a_key_only_for_the_openai_api(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(JudgeConfigError, match="no API key"):
+        JudgeSettings(model="m").resolved_api_key()
+    assert JudgeSettings(model="m", base_url="http://127.0.0.1:1/v1").resolved_api_key() == "no-key"
+    monkeypatch.setenv("OPENAI_API_KEY", "from-env")
+    assert JudgeSettings(model="m").resolved_api_key() == "from-env"
+    with pytest.raises(JudgeConfigError, match="concurrency"):
+        JudgeSettings(model="m", concurrency=0).check()
+
+
+def test_prices():
+    assert model_prices("gpt-4o-2024-08-06") == (2.50, 10.00)
+    assert model_prices("gpt-4o-mini") == (0.15, 0.60)
+    assert model_prices("gpt-4o-minix") is None and model_prices("gpt-4o-mini-tts") is None
+    assert model_prices("gpt-3.5-turbo-0125") == (0.50, 1.50)
+    assert estimate_cost("gpt-4.1", 1000, 500) == pytest.approx((1000 * 2.0 + 500 * 8.0) / 1e6)
+    assert estimate_cost("my-local-llama", 10, 10) is None
+
+
+def test_estimate_and_selection(tmp_path):
+    rows = [
+        {"id": "1", "question": "q1", "documents": ["d"], "documents_sentences": [[["0a", "s"]]], "response": "r",
+         "response_sentences": [["a", "r"]], "all_relevant_sentence_keys": ["0a"]},
+        {"id": "2", "question": "q2", "documents": ["d"], "documents_sentences": [[["0a", "s"]]], "response": "r",
+         "response_sentences": [["a", "r"]], "all_relevant_sentence_keys": None},
+        {"id": "3", "question": "q3", "documents": ["d"], "documents_sentences": [[["0a", "s"]]], "response": "r",
+         "response_sentences": [["a", "r"]], "all_relevant_sentence_keys": None},
+    ]
+    ds = Dataset.from_rows(rows, "t", "t.jsonl")
+    assert unlabeled_indices(ds) == [1, 2]
+    assert unlabeled_indices(ds, {ds.uids[2]}) == [1]
+    assert select_indices(ds, "all") == [0, 1, 2]
+    assert select_indices(ds, "first_k", first_k=2) == [0, 1]
+    assert select_indices(ds, "filtered", filtered=[2]) == [2]
+    assert select_indices(ds, "filtered") == [0, 1, 2]
+    with pytest.raises(ValueError, match="unknown selection"):
+        select_indices(ds, "some")
+
+    examples = list(ds)
+    settings = JudgeSettings(model="gpt-4o-mini", base_url="http://127.0.0.1:9/v1")
+    tokens = estimate_tokens(examples[0])
+    chars = sum(len(m["content"]) for m in build_messages(examples[0]))
+    assert tokens.prompt_tokens == chars // 4 + 1
+    with JudgeCache(tmp_path / "db.sqlite") as cache:
+        est = estimate_run(examples, settings, cache)
+        assert (est.calls, est.n_cached) == (3, 0) and est.cost_usd > 0
+        labels = parse_judge_output(json.dumps(valid_answer(["0a"], ["a"])), examples[0], PROV)
+        key = cache_key(settings.model, settings.endpoint, PROMPT_VERSION, content_hash(examples[0]))
+        cache.put_many([PendingAnswer(key, "gpt-4o-mini", settings.endpoint, PROMPT_VERSION, content_hash(examples[0]),
+                                      examples[0].uid, labels, "{}", 10, 5, None)],
+                       [PendingFailure(None, examples[1].uid, "k", "boom", "raw", 1)])
+        assert estimate_run(examples, settings, cache).calls == 2
+        assert cache.get(key).labels == labels and cache.latest_labels(examples[0].uid) == labels
+        assert [f.error for f in cache.failures()] == ["boom"]
+    with JudgeCache(tmp_path / "db.sqlite") as cache:  # migrations are idempotent on reopen
+        assert cache.count_results() == 1
+
+
+def test_unopenable_cache_is_a_clear_error(tmp_path):
+    (tmp_path / "dir.db").mkdir()
+    with pytest.raises(ValueError, match="dir.db: cannot open the judge cache"):
+        JudgeCache(tmp_path / "dir.db")
