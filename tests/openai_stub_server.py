@@ -8,7 +8,7 @@ question; when the list is used up the answer is valid again. Steps:
 ``"valid"``, ``"malformed"`` (not JSON), ``"bad_keys"`` (keys naming no sentence),
 ``"missing_sentence"`` (no support entry for the last response sentence), ``"prose"`` (valid JSON
 wrapped in prose and a code fence), ``"429:<seconds>"`` (rate limited with ``Retry-After``),
-``"500"``, ``"401"`` (echoes the key in the error, as the real API does), ``"slow:<seconds>"`` (answers validly after the delay).
+``"500"``, ``"html"`` (an HTML page with status 200), ``"401"`` (echoes the key in the error, as the real API does), ``"slow:<seconds>"`` (answers validly after the delay).
 
 ``reject_formats`` lists ``response_format`` types the server refuses with HTTP 400 (like servers
 without structured output). ``latency`` delays every answer. Every request is recorded.
@@ -107,12 +107,13 @@ class StubServer:
                 status, headers, payload, delay = stub.answer(body, self.headers.get("Authorization", ""))
                 if delay:
                     time.sleep(delay)
-                data = json.dumps(payload).encode()
+                data = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
                 try:
                     self.send_response(status)
                     for name, value in headers.items():
                         self.send_header(name, value)
-                    self.send_header("Content-Type", "application/json")
+                    if "Content-Type" not in headers:
+                        self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(data)))
                     self.end_headers()
                     self.wfile.write(data)
@@ -152,7 +153,7 @@ class StubServer:
             return [r for r in self.requests if r.question == question]
 
     # -- answering ----------------------------------------------------------------------------
-    def answer(self, body: dict[str, Any], authorization: str) -> tuple[int, dict[str, str], dict[str, Any], float]:
+    def answer(self, body: dict[str, Any], authorization: str) -> tuple[int, dict[str, str], Any, float]:
         messages = body.get("messages") or []
         user_text = next((m.get("content", "") for m in messages if m.get("role") == "user"), "")
         question, context_keys, response_keys = prompt_parts(user_text)
@@ -176,6 +177,9 @@ class StubServer:
         if kind == "500":
             record.status = 500
             return 500, {}, {"error": {"message": "internal error", "type": "server_error"}}, 0.0
+        if kind == "html":  # a proxy's error page with status 200
+            record.status = 200
+            return 200, {"Content-Type": "text/html"}, "<html><body>Bad gateway</body></html>", 0.0
         delay = self.latency + (float(arg) if kind == "slow" else 0.0)
         answer = valid_answer(context_keys, response_keys)
         if kind == "malformed":

@@ -259,3 +259,12 @@ def test_interrupt_from_progress_callback_keeps_accepted_answers(server, db):
         assert sum(store.judge_labels(e.uid) is not None for e in examples) == 2
         resumed = judge_examples(examples, settings_for(server, concurrency=4), cache, store)
     assert (resumed.n_cached, resumed.n_judged, resumed.requests) == (2, 6, 6)
+
+
+def test_a_non_chat_answer_fails_that_example_only(server, db):
+    bad, good = make_example(11), make_example(12)
+    server.script[bad.question] = ["html"]
+    summary, stored, failures, _ = run([bad, good], server, db)
+    assert stored[bad.uid] is None and stored[good.uid] is not None
+    [failure] = failures
+    assert "not a chat completion" in failure.error and "Bad gateway" in failure.raw_output

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import functools
 import os
 import random
 import re
@@ -45,9 +46,10 @@ class JudgeConfigError(ValueError):
 class JudgeRequestError(RuntimeError):
     """A request failed for good (retries exhausted or an error that retrying cannot fix)."""
 
-    def __init__(self, message: str, attempts: int):
+    def __init__(self, message: str, attempts: int, raw: str | None = None):
         super().__init__(message)
         self.attempts = attempts
+        self.raw = raw
 
 
 @dataclass(frozen=True)
@@ -131,6 +133,25 @@ class Completion:
     attempts: int
 
 
+def _completion_text(response: Any) -> str | None:
+    """The first choice's text ("" for a refusal or empty message); ``None`` when *response* is not
+    shaped like a chat completion (an HTML error page, another API's JSON)."""
+    if not isinstance(response, ChatCompletion):
+        return None
+    choices = response.choices
+    if not isinstance(choices, list) or not choices:
+        return None
+    message = getattr(choices[0], "message", None)
+    if message is None:
+        return None
+    content = getattr(message, "content", None)
+    return content if isinstance(content, str) else ""
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) else 0
+
+
 def _is_format_rejection(exc: openai.APIStatusError) -> bool:
     if exc.status_code not in (400, 422):
         return False
@@ -138,10 +159,17 @@ def _is_format_rejection(exc: openai.APIStatusError) -> bool:
     return "response_format" in message or "json_schema" in message or "json_object" in message
 
 
+@functools.lru_cache(maxsize=1)
+def _ssl_context() -> Any:
+    """The default verifying TLS context, built once per process (loading the CA store costs ~60 ms)."""
+    return httpx.create_ssl_context()
+
+
 def _http_client(timeout: float) -> Any:
     """openai's default client, plus TCP_NODELAY: the HTTP layer writes headers and body separately,
     and with Nagle's algorithm the body waits for the server's delayed ACK (milliseconds per call)."""
     transport = httpx.AsyncHTTPTransport(
+        verify=_ssl_context(),
         limits=httpx.Limits(max_connections=1000, max_keepalive_connections=100),
         socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)],
     )
@@ -223,12 +251,17 @@ class ChatCaller:
                     raise JudgeRequestError(self.redact(f"request {kind} after {attempt} attempts: {exc}"), attempt) from None
                 await self._sleep(self._backoff(attempt))
                 continue
-            choice = response.choices[0] if response.choices else None
-            text = (choice.message.content if choice and choice.message else None) or ""
-            usage = response.usage
+            except Exception as exc:  # a body the client cannot read, ...: fail this example, not the run
+                raise JudgeRequestError(self.redact(f"unusable response: {type(exc).__name__}: {exc}"), attempt) from None
+            text = _completion_text(response)
+            if text is None:
+                raw = response if isinstance(response, str) else repr(response)
+                raise JudgeRequestError(self.redact(f"the server's answer is not a chat completion: {raw[:200]}"), attempt,
+                                        raw=self.redact(raw))
+            usage = getattr(response, "usage", None)
             return Completion(
                 text=text,
-                prompt_tokens=(usage.prompt_tokens or 0) if usage else 0,
-                completion_tokens=(usage.completion_tokens or 0) if usage else 0,
+                prompt_tokens=_int(getattr(usage, "prompt_tokens", 0)),
+                completion_tokens=_int(getattr(usage, "completion_tokens", 0)),
                 attempts=attempt,
             )

@@ -210,6 +210,7 @@ async def _judge_one(example: Example, key: str, chash: str, caller: ChatCaller,
             completion = await caller.complete(build_messages(example, corrections))
         except JudgeRequestError as exc:
             error = str(exc)
+            raw = exc.raw if exc.raw is not None else raw
             writer.fail(PendingFailure(run_id, example.uid, key, error, raw, calls + exc.attempts))
             return JudgeOutcome(example.uid, FAILED, None, error, raw, calls, prompt_tokens, completion_tokens)
         calls += 1
