@@ -100,14 +100,17 @@ last = st.session_state.get(LAST_RUN)
 if last:
     uids, summary = last
     st.subheader("Last run")
-    c = st.columns(6)
+    c = st.columns(5)
     c[0].metric("Judged", f"{summary.n_judged:,}")
     c[1].metric("Cached", f"{summary.n_cached:,}")
     c[2].metric("Failed", f"{summary.n_failed:,}")
     c[3].metric("Requests", f"{summary.requests:,}")
-    c[4].metric("Tokens", f"{summary.prompt_tokens + summary.completion_tokens:,}")
-    c[5].metric("Cost (est.)", "unknown" if summary.cost_usd is None else f"${summary.cost_usd:,.4f}")
-    st.caption(f"{summary.wall_seconds:.1f} s; response format used: {summary.format_mode}")
+    c[4].metric("Cost (est.)", "unknown" if summary.cost_usd is None else f"${summary.cost_usd:,.4f}")
+    st.caption(
+        f"{summary.prompt_tokens:,} prompt + {summary.completion_tokens:,} completion tokens (as reported by the server); "
+        f"{summary.wall_seconds:.1f} s; response format used: {summary.format_mode}"
+        + ("; cancelled before the end" if summary.cancelled else "")
+    )
     run_examples = [ds.example(i) for i in (ds.index_of(u) for u in uids) if i is not None]
     st.dataframe(pd.DataFrame(ui.outcome_rows(run_examples, summary.outcomes)), hide_index=True, key="label.results")
     failures = cache.failures(summary.run_id)
