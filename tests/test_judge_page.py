@@ -98,3 +98,35 @@ def test_missing_key_for_openai_is_a_clear_message(app_env, monkeypatch, server)
     at.button(key="label.run").click().run()
     assert any("no API key" in e.value for e in at.error)
     assert server.requests == []
+
+
+def _rejudge_script():
+    import streamlit as st
+
+    from ragviz.ui import label as ui
+    from ragviz.ui import state
+
+    ds = state.dataset()
+    ui.rejudge_control(ds.example(0))
+    st.caption(f"version {state.label_version()}")
+
+
+def test_rejudge_control_makes_the_new_labels_the_review_base(app_env, monkeypatch, server):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    first = list(load([str(ROOT / "sample_data")]).dataset)[0]
+    at = AppTest.from_function(_rejudge_script, default_timeout=60)
+    at.session_state["label.model"] = "gpt-4o-mini"
+    at.session_state["label.base_url"] = server.base_url
+    at.session_state["label.api_key"] = KEY
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    at.button(key="review.rejudge").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert len(server.requests) == 1 and any("now the base for review" in s.value for s in at.success)
+    with LabelStore(app_env["db"]) as store:
+        assert store.base_labels(first).provenance.name == "gpt-4o-mini"
+    server.script[first.question] = ["malformed"] * 3
+    at.button(key="review.rejudge").click().run()
+    assert any("not usable" in e.value for e in at.error)
+    with LabelStore(app_env["db"]) as store:
+        assert store.base_labels(first).provenance.name == "gpt-4o-mini"  # unchanged by the failure
