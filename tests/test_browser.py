@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 
 import pytest
 
@@ -38,6 +39,7 @@ def open_review(page, url: str):
 
 
 def click_support(page, label: str):
+    settle(page)
     page.locator('[data-testid="stButtonGroup"] button').filter(has_text=label).click()
 
 
@@ -86,10 +88,12 @@ def test_a_person_reviews_and_exports(streamlit_server, page, tmp_path, screensh
     page.evaluate("() => document.activeElement && document.activeElement.blur()")
     page.keyboard.press("z")
     expect()(metric_value(page, "Adherence")).to_have_text("0.000")
+    settle(page)
     page.keyboard.press("j")
-    page.wait_for_url(lambda u: "ml-vs-programming" not in u)
+    expect()(page).not_to_have_url(re.compile("ml-vs-programming"))
+    settle(page)
     page.keyboard.press("k")
-    page.wait_for_url(lambda u: "ml-vs-programming" in u)
+    expect()(page).to_have_url(re.compile("ml-vs-programming"))
     settle(page)
 
     # override again, then export and check the downloaded file
@@ -137,7 +141,8 @@ def test_sigkill_loses_no_decision(streamlit_server, page):
     open_review(page, f"{url}/review?id=med-001")
     page.evaluate("() => document.activeElement && document.activeElement.blur()")
     page.get_by_role("button", name="Accept judge labels").click()  # accept and move on
-    page.wait_for_url(lambda u: "med-001" not in u)
+    expect()(page).not_to_have_url(re.compile("med-001"))
+    settle(page)
     expect()(page.locator('[data-testid="stSidebar"]')).to_contain_text("2 / 22 reviewed")
     resumed_at = page.url.split("uid=")[1]
 

@@ -253,6 +253,7 @@ def run_page() -> None:
                 "Response sentence (its supporting context sentences light up)",
                 response_keys,
                 default=first_unsupported or response_keys[0],
+                required=True,
                 key=f"review.sentence.{uid}",
             )
         spans = response_spans(ex, current, selected)
