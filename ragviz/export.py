@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 from ragviz.dataset import BOOKKEEPING, PATH_COL, ROW_COL, SUBSET_COL, Dataset
 from ragviz.metrics.trace import TRACE_METRICS, TraceScores, trace_scores
 from ragviz.model import Example, Labels, RowRef
-from ragviz.ragbench import LLM_PREFIX, example_from_row, labels_to_row
+from ragviz.ragbench import LLM_PREFIX, OVERRIDE_FIELDS, example_from_row, labels_to_row, overrides_from_row
 from ragviz.store import LabelStore, base_labels, fold_labels, status_of
 
 if TYPE_CHECKING:
@@ -108,10 +108,27 @@ def export_row(item: ExportedExample) -> dict[str, Any]:
     row["completeness_score"] = s.completeness
     row["adherence_score"] = None if s.adherence is None else s.adherence == 1.0
     row.update(labels_to_row(item.judge, LLM_PREFIX))
+    row.update(original_inputs(item))
     row["label_source"] = item.label_source if item.current is not None else None
     row["reviewer"] = item.reviewer
     row["reviewed_at"] = item.reviewed_at
     return row
+
+
+def original_inputs(item: ExportedExample) -> dict[str, Any]:
+    """``llm_<field>`` = the example's own value of each family input the current labels override
+    and the judge's labels do not, so a re-load still knows what the person changed (the plain
+    field then holds the override). An input the row never had is left out."""
+    out: dict[str, Any] = {}
+    for name in OVERRIDE_FIELDS:
+        if item.current is None or getattr(item.current, name) is None:
+            continue
+        if item.judge is not None and getattr(item.judge, name) is not None:
+            continue
+        value = overrides_from_row({name: item.example.relevant_ids if name == "relevant_ids" else item.example.extra.get(name)}).get(name)
+        if value is not None:
+            out[LLM_PREFIX + name] = list(value) if isinstance(value, tuple) else value
+    return out
 
 
 def export_rows(dataset: Dataset, store: LabelStore | None, annotator: str | None) -> list[dict]:
@@ -210,6 +227,15 @@ for _prefix in ("", LLM_PREFIX):
             _prefix + "overall_supported": pa.bool_(),
         }
     )
+# The judge side's family inputs (only written by ragviz; the plain ones keep their input types).
+_KNOWN_TYPES.update(
+    {
+        LLM_PREFIX + "relevant_ids": _STRING_LIST,
+        LLM_PREFIX + "answer_similarity": pa.float64(),
+        LLM_PREFIX + "chunk_relevant": pa.list_(pa.bool_()),
+        LLM_PREFIX + "chunk_utilized": pa.list_(pa.bool_()),
+    }
+)
 
 
 def rows_table(rows: Sequence[Mapping[str, Any]]) -> pa.Table:

@@ -10,6 +10,12 @@ field                  value
 ``support:<key>``      ``{"supported": bool|None, "supporting_keys": [...], "explanation": str}``
 ``review``             ``"reviewed"`` (the person accepted what is there) or ``None``
 ``reset``              ignored; restores the judge's labels (a later undo re-applies the rest)
+``relevant_ids``       list of gold retrieval ids, or ``None`` (use the example's)
+``answer_similarity``  number in [0, 5], or ``None`` (use the example's)
+``chunk_relevant``     list of booleans, one per document, or ``None`` (derive from sentences)
+``chunk_utilized``     list of booleans, one per document, or ``None`` (derive from sentences)
+``claim:...``          a RagChecker claim label; not a field of :class:`Labels` (folded by
+                       :func:`ragviz.ragchecker_io.apply_claim_overrides`), ignored here
 =====================  =====================================================================
 
 The store keeps changes as append-only events (example, annotator, time, field, old, new); the
@@ -31,6 +37,13 @@ SUPPORT_PREFIX = "support:"
 REVIEW_FIELD = "review"
 REVIEWED = "reviewed"
 RESET_FIELD = "reset"
+RELEVANT_IDS_FIELD = "relevant_ids"
+SIMILARITY_FIELD = "answer_similarity"
+CHUNK_RELEVANT_FIELD = "chunk_relevant"
+CHUNK_UTILIZED_FIELD = "chunk_utilized"
+FAMILY_FIELDS = (RELEVANT_IDS_FIELD, SIMILARITY_FIELD, CHUNK_RELEVANT_FIELD, CHUNK_UTILIZED_FIELD)
+CLAIM_PREFIX = "claim:"
+SIMILARITY_MAX = 5.0
 
 
 @dataclass(frozen=True)
@@ -67,9 +80,37 @@ def field_value(labels: Labels | None, field: str) -> Any:
         if s is None:
             return None
         return {"supported": s.supported, "supporting_keys": list(s.supporting_keys), "explanation": s.explanation}
-    if field in (REVIEW_FIELD, RESET_FIELD):
+    if field in FAMILY_FIELDS:
+        value = getattr(labels, field)
+        return list(value) if isinstance(value, tuple) else value
+    if field in (REVIEW_FIELD, RESET_FIELD) or field.startswith(CLAIM_PREFIX):
         return None
     raise ValueError(f"unknown label field {field!r}")
+
+
+def check_value(field: str, value: Any) -> None:
+    """Raise ``ValueError`` (``field: problem``) when *value* cannot be stored for an override field.
+
+    >>> check_value("answer_similarity", 6)
+    Traceback (most recent call last):
+    ...
+    ValueError: answer_similarity: 6 is outside 0..5
+    """
+    if value is None or field not in FAMILY_FIELDS:
+        return
+    if field == SIMILARITY_FIELD:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+            raise ValueError(f"{field}: expected a number in 0..5, got {value!r}")
+        if not 0 <= value <= SIMILARITY_MAX:
+            raise ValueError(f"{field}: {value!r} is outside 0..5")
+        return
+    if not isinstance(value, (list, tuple)):
+        raise ValueError(f"{field}: expected a list, got {type(value).__name__}")
+    if field == RELEVANT_IDS_FIELD:
+        if not all(isinstance(v, str) for v in value):
+            raise ValueError(f"{field}: expected a list of id strings")
+    elif not all(isinstance(v, bool) for v in value):
+        raise ValueError(f"{field}: expected one true/false per document")
 
 
 def apply_change(labels: Labels, field: str, value: Any) -> Labels:
@@ -97,7 +138,13 @@ def apply_change(labels: Labels, field: str, value: Any) -> Labels:
         else:
             support.append(new)
         return labels.replace(support=tuple(support), unsupported_keys=None)
-    if field in (REVIEW_FIELD, RESET_FIELD):
+    if field == RELEVANT_IDS_FIELD:
+        return labels.replace(relevant_ids=None if value is None else tuple(str(v) for v in value))
+    if field == SIMILARITY_FIELD:
+        return labels.replace(answer_similarity=None if value is None else float(value))
+    if field in (CHUNK_RELEVANT_FIELD, CHUNK_UTILIZED_FIELD):
+        return labels.replace(**{field: None if value is None else tuple(bool(v) for v in value)})
+    if field in (REVIEW_FIELD, RESET_FIELD) or field.startswith(CLAIM_PREFIX):
         return labels
     raise ValueError(f"unknown label field {field!r}")
 
@@ -125,6 +172,7 @@ def diff_labels(old: Labels | None, new: Labels) -> list[Change]:
     fields = [RELEVANT_FIELD, UTILIZED_FIELD]
     keys = [s.key for s in new.support] + [s.key for s in (old.support if old else ()) if new.support_for(s.key) is None]
     fields += [support_field(k) for k in dict.fromkeys(keys)]
+    fields += FAMILY_FIELDS
     changes = []
     for f in fields:
         before, after = field_value(old, f), field_value(new, f)

@@ -54,6 +54,12 @@ class Labels:
     ``unsupported_keys`` is the row's stored ``unsupported_response_sentence_keys`` when it has
     one, else ``None`` (then it is derived from ``support``). Key lists are kept exactly as stored,
     bogus keys included, until :func:`ragviz.quality.normalize` cleans them.
+
+    The last four fields are overrides of the other metric families' inputs; ``None`` = not set,
+    use the example's own value (``Example.relevant_ids``, ``extra["answer_similarity"]``, direct
+    chunk labels in ``extra`` or the sentence-derived ones): ``relevant_ids`` the gold retrieval
+    ids, ``answer_similarity`` the 0..5 Tonic score, ``chunk_relevant`` / ``chunk_utilized`` one
+    boolean per document.
     """
 
     relevant_keys: tuple[str, ...] = ()
@@ -64,6 +70,10 @@ class Labels:
     overall_supported_explanation: str = ""
     overall_supported: bool | None = None
     provenance: Provenance = field(default_factory=Provenance)
+    relevant_ids: tuple[str, ...] | None = None
+    answer_similarity: float | None = None
+    chunk_relevant: tuple[bool, ...] | None = None
+    chunk_utilized: tuple[bool, ...] | None = None
 
     def support_for(self, response_key: str) -> SentenceSupport | None:
         for s in self.support:

@@ -7,6 +7,7 @@ write rows back with the same names plus ``llm_``-prefixed copies of the judge's
 
 from __future__ import annotations
 
+import json
 from typing import Any, Mapping
 
 from ragviz.model import Example, Labels, Provenance, RowRef, Sentence, SentenceSupport
@@ -49,6 +50,10 @@ FAMILY_INPUT_FIELDS = (
     "chunk_utilized",
     "answer_similarity",
 )
+# Human overrides of those inputs carried by a label set (Labels.relevant_ids ...). An exported row
+# writes the current overrides under the plain names (they ARE the row's inputs from then on) and
+# the judge side's values under llm_ names; labels_from_row reads them for a prefixed label set only.
+OVERRIDE_FIELDS = ("relevant_ids", "answer_similarity", "chunk_relevant", "chunk_utilized")
 PROVENANCE_FIELDS = ("label_source", "reviewer", "reviewed_at", "annotating_model_name")
 
 CORE_FIELDS = (
@@ -93,11 +98,47 @@ def has_labels(row: Mapping[str, Any], prefix: str = "") -> bool:
     return any(row.get(prefix + f) is not None for f in LABEL_FIELDS)
 
 
-def labels_from_row(row: Mapping[str, Any], prefix: str = "", provenance: Provenance | None = None) -> Labels | None:
-    """The label set stored in *row* under field names with *prefix*; ``None`` when unlabeled."""
+def _override(name: str, value: Any) -> Any:
+    """One override field's value from a row, ``None`` when absent or not of the right shape."""
+    if value is None:
+        return None
+    try:
+        if name == "answer_similarity":
+            if isinstance(value, bool):
+                return None
+            number = float(value)
+            return number if number == number else None
+        if isinstance(value, str):  # a loader keeps mixed-type columns as JSON text
+            value = json.loads(value)
+        if name == "relevant_ids":
+            return tuple(str(v) for v in value)
+        return tuple(bool(v) for v in value)
+    except (TypeError, ValueError):
+        return None
+
+
+def overrides_from_row(row: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """The :data:`OVERRIDE_FIELDS` set in *row* under *prefix*, as :class:`Labels` keyword arguments."""
+    out = {}
+    for name in OVERRIDE_FIELDS:
+        value = _override(name, row.get(prefix + name))
+        if value is not None:
+            out[name] = value
+    return out
+
+
+def labels_from_row(
+    row: Mapping[str, Any], prefix: str = "", provenance: Provenance | None = None, overrides: bool | None = None
+) -> Labels | None:
+    """The label set stored in *row* under field names with *prefix*; ``None`` when unlabeled.
+
+    With *overrides* (default: only for a non-empty *prefix*) the :data:`OVERRIDE_FIELDS` are read
+    into the label set too; a plain row's ``relevant_ids`` etc. are the example's inputs, so the
+    label set leaves them ``None`` (= use the example's)."""
     if not has_labels(row, prefix):
         return None
     unsupported = row.get(prefix + UNSUPPORTED)
+    extra = overrides_from_row(row, prefix) if (bool(prefix) if overrides is None else overrides) else {}
     return Labels(
         relevant_keys=_keys(row.get(prefix + RELEVANT)),
         utilized_keys=_keys(row.get(prefix + UTILIZED)),
@@ -107,6 +148,7 @@ def labels_from_row(row: Mapping[str, Any], prefix: str = "", provenance: Proven
         overall_supported_explanation=row.get(prefix + OVERALL_EXPLANATION) or "",
         overall_supported=row.get(prefix + OVERALL_SUPPORTED),
         provenance=provenance or Provenance(),
+        **extra,
     )
 
 
@@ -116,7 +158,9 @@ def labels_to_row(labels: Labels | None, prefix: str = "") -> dict[str, Any]:
         return {prefix + f: None for f in LABEL_FIELDS}
     from ragviz.metrics.trace import unsupported_keys
 
+    overrides = {prefix + name: _override_to_row(getattr(labels, name)) for name in OVERRIDE_FIELDS if getattr(labels, name) is not None}
     return {
+        **overrides,
         prefix + RELEVANT: list(labels.relevant_keys),
         prefix + UTILIZED: list(labels.utilized_keys),
         prefix + SUPPORT: [support_to_row(s) for s in labels.support],
@@ -125,6 +169,10 @@ def labels_to_row(labels: Labels | None, prefix: str = "") -> dict[str, Any]:
         prefix + OVERALL_EXPLANATION: labels.overall_supported_explanation,
         prefix + OVERALL_SUPPORTED: labels.overall_supported,
     }
+
+
+def _override_to_row(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
 
 
 def _sentences(pairs: Any) -> tuple[Sentence, ...]:

@@ -36,6 +36,8 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from ragviz.labels import (
+    CLAIM_PREFIX,
+    FAMILY_FIELDS,
     RELEVANT_FIELD,
     RESET_FIELD,
     REVIEW_FIELD,
@@ -44,6 +46,7 @@ from ragviz.labels import (
     UTILIZED_FIELD,
     Change,
     apply_changes,
+    check_value,
     empty_labels,
 )
 from ragviz.model import Example, Labels, Provenance
@@ -72,7 +75,12 @@ def now_iso() -> str:
 
 def is_label_field(name: str) -> bool:
     """Fields that change the labels themselves (not ``review``/``reset``/``undo``)."""
-    return name in (RELEVANT_FIELD, UTILIZED_FIELD) or name.startswith(SUPPORT_PREFIX)
+    return (
+        name in (RELEVANT_FIELD, UTILIZED_FIELD)
+        or name in FAMILY_FIELDS
+        or name.startswith(SUPPORT_PREFIX)
+        or name.startswith(CLAIM_PREFIX)  # RagChecker claim labels (uid "ragchecker:<file>/<query_id>")
+    )
 
 
 def _check_field(name: str) -> None:
@@ -193,7 +201,7 @@ def labels_from_json(text: str) -> Labels:
     row = json.loads(text)
     p = row.pop("provenance", None) or {}
     provenance = Provenance(p.get("source") or "llm", p.get("name") or "", p.get("time"), p.get("prompt_version"))
-    labels = labels_from_row(row, provenance=provenance)
+    labels = labels_from_row(row, provenance=provenance, overrides=True)
     if labels is None:  # every field null: an empty label set
         labels = Labels(provenance=provenance)
     if row.get(UNSUPPORTED) is None:
@@ -511,6 +519,7 @@ class LabelStore:
             return None
         for c in items:
             _check_field(c.field)
+            check_value(c.field, c.new)
             try:
                 _dumps(c.old), _dumps(c.new)
             except (TypeError, ValueError) as exc:

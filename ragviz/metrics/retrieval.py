@@ -21,7 +21,7 @@ import json
 import math
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from ragviz.model import Example
+from ragviz.model import Example, Labels
 
 DEFAULT_KS = (1, 3, 5, 10)
 DEFAULT_SYSTEM = "default"
@@ -227,9 +227,32 @@ def systems_of(retrieved_ids: Sequence[Any] | None, by_system: Any = None) -> di
     return {} if retrieved_ids is None else {DEFAULT_SYSTEM: [str(d) for d in retrieved_ids]}
 
 
-def example_retrieval(example: Example, ks: Sequence[int] = DEFAULT_KS) -> dict[str, dict[str, float | None]]:
-    """Scores per system for one example (gold from ``relevant_ids`` and ``extra`` grades)."""
-    gold = gold_grades(example.relevant_ids, example.extra.get(GRADES_FIELD))
+def example_gold(example: Example, labels: Labels | None = None) -> dict[str, int] | None:
+    """The gold judgements of *example* under *labels* (default: its own labels).
+
+    Without an override (``labels.relevant_ids is None``): ``relevant_ids`` with the ``extra``
+    grades. With one, the person's list is the relevant set: an id keeps its graded weight when it
+    had one >= 1, else grade 1; ids left out are not relevant.
+
+    >>> from ragviz.model import Example as E
+    >>> ex = E("q", "d", "", (), (), "", (), relevant_ids=("a", "b"), extra={"relevant_grades": [2, 0]})
+    >>> example_gold(ex, Labels(relevant_ids=("b", "c", "a")))
+    {'b': 1, 'c': 1, 'a': 2}
+    """
+    labels = example.labels if labels is None else labels
+    original = gold_grades(example.relevant_ids, example.extra.get(GRADES_FIELD))
+    override = labels.relevant_ids if labels is not None else None
+    if override is None:
+        return original
+    known = original or {}
+    return {str(d): max(known.get(str(d), 1), 1) for d in override}
+
+
+def example_retrieval(
+    example: Example, ks: Sequence[int] = DEFAULT_KS, labels: Labels | None = None
+) -> dict[str, dict[str, float | None]]:
+    """Scores per system for one example, gold from :func:`example_gold` (*labels* default: its own)."""
+    gold = example_gold(example, labels)
     systems = systems_of(example.retrieved_ids, example.extra.get(BY_SYSTEM_FIELD))
     return {name: retrieval_scores(ranked, gold, ks) for name, ranked in systems.items()}
 

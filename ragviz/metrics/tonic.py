@@ -198,18 +198,27 @@ def tonic_scores(
     return TonicScores(rp, aa, ap, ac, acb, sim, overall([rp, aa, ap, ac, acb], sim))
 
 
-def example_tonic(example: Example, labels: Labels | None = None) -> TonicScores:
-    """Tonic values of *example* under *labels* (default: its own), chunk labels and similarity
-    taken from ``extra`` when present."""
+def example_inputs(example: Example, labels: Labels | None) -> tuple[list[bool] | None, list[bool] | None, float | None]:
+    """The direct inputs ``(chunk_relevant, chunk_utilized, answer_similarity)`` under *labels*:
+    the label set's override when it sets one, else the example's ``extra`` field (``None``: the
+    chunk labels are derived from the sentence labels / there is no similarity score)."""
     n_documents = len(example.document_sentences)
-    return tonic_scores(
-        example.labels if labels is None else labels,
-        n_documents,
-        example.response_keys(),
-        _flags(example.extra.get(CHUNK_RELEVANT_FIELD), n_documents),
-        _flags(example.extra.get(CHUNK_USED_FIELD), n_documents),
-        example.extra.get(SIMILARITY_FIELD),
-    )
+
+    def pick(name: str, override: Any) -> Any:
+        return override if override is not None else example.extra.get(name)
+
+    relevant = pick(CHUNK_RELEVANT_FIELD, labels.chunk_relevant if labels is not None else None)
+    used = pick(CHUNK_USED_FIELD, labels.chunk_utilized if labels is not None else None)
+    similarity = pick(SIMILARITY_FIELD, labels.answer_similarity if labels is not None else None)
+    return _flags(relevant, n_documents), _flags(used, n_documents), None if similarity is None else float(similarity)
+
+
+def example_tonic(example: Example, labels: Labels | None = None) -> TonicScores:
+    """Tonic values of *example* under *labels* (default: its own); chunk labels and similarity
+    from the label set's overrides when set, else from ``extra`` when present (:func:`example_inputs`)."""
+    labels = example.labels if labels is None else labels
+    relevant, used, similarity = example_inputs(example, labels)
+    return tonic_scores(labels, len(example.document_sentences), example.response_keys(), relevant, used, similarity)
 
 
 def _row_flags(row: Mapping[str, Any], name: str, n_documents: int, index: int) -> list[bool] | None:
