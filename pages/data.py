@@ -11,6 +11,8 @@ from ragviz.quality import ISSUE_DESCRIPTIONS
 from ragviz.ui import render
 from ragviz.ui import state
 
+state.require_app_shell()
+
 LAST_PROBLEM = "data.rejected"
 LAST_UPLOAD = "data.last_upload"
 

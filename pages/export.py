@@ -7,6 +7,8 @@ import streamlit as st
 from ragviz.export import export_bytes, export_filename, metrics_records
 from ragviz.ui import state
 
+state.require_app_shell()
+
 st.title("Export")
 
 ds = state.dataset()

@@ -122,7 +122,9 @@ def test_a_person_reviews_and_exports(streamlit_server, page, tmp_path, screensh
 def test_hostile_document_text_is_shown_literally(streamlit_server, page, screenshot):
     dialogs: list[str] = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-    open_review(page, f"{streamlit_server.url}/review?id=tech-002")
+    open_review(page, f"{streamlit_server.url}/review?id=tech-002")  # the server's first request
+    # even as the first request, the page runs inside app.py (sidebar with the DB path, page list)
+    expect()(page.locator('[data-testid="stSidebar"]')).to_contain_text(str(streamlit_server.db))
     docs = page.locator(".rv-doc")
     text = " ".join(docs.all_inner_texts())
     for literal in ("<img src=x onerror=alert(1)>", "**bold**", "$5 and $6", "<script>alert(1)</script>"):

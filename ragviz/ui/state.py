@@ -27,7 +27,7 @@ ANNOTATOR_ENV = "RAGVIZ_ANNOTATOR"
 PATHS_KEY = "ragviz.paths"
 ANNOTATOR_KEY = "ragviz.annotator"
 VERSION_KEY = "ragviz.label_version"
-LOAD_NOTE_KEY = "ragviz.load_note"
+SHELL_KEY = "ragviz.shell_checked"
 SAMPLE_DATA = Path(__file__).resolve().parents[2] / "sample_data"
 
 
@@ -221,3 +221,24 @@ def _md_safe(text: str) -> str:
     for ch in text:
         out.append("\\" + ch if ch in "\\`*_{}[]()#+-.!|<>~$" else ch)
     return "".join(out)
+
+
+def require_app_shell() -> None:
+    """Make sure this page runs inside app.py's navigation, even as the first request of a server.
+
+    Streamlit starts every server in its legacy "pages/ folder" mode until some run calls
+    ``st.navigation``; a deep link such as ``/review?id=…`` opened first after a (re)start would run
+    the page script alone — no sidebar, no page list, no wide layout. Calling this at the top of a
+    page leaves that mode (process-wide) and reruns, so app.py runs and routes to the same page.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    first_run_of_session = not st.session_state.get(SHELL_KEY)
+    st.session_state[SHELL_KEY] = True
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        # Only a session's first run reruns: a rerun drops that run's button clicks, and a
+        # session's first run has none. (AppTest puts the flag back before every run; there the
+        # page keeps running on its own, as it always does under AppTest.)
+        if first_run_of_session:
+            st.rerun()
