@@ -29,6 +29,7 @@ from ragviz.review import (
 )
 from ragviz.ui import render
 from ragviz.ui import state
+from ragviz.ui.families import render_families_panel
 from ragviz.ui.present import hide_review_editing, is_present
 
 INDEX = "review.index"
@@ -321,3 +322,6 @@ def run_page() -> None:
             width="stretch",
         )
         st.caption("Shortcuts: J next · K previous · N next unreviewed · A accept · Z undo")
+
+    with st.expander("Other metric families", expanded=False):
+        render_families_panel(ex, judge, current, lambda changes: record(uid, changes), version=state.label_version(), editable=not is_present())
