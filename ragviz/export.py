@@ -116,9 +116,13 @@ def export_row(item: ExportedExample) -> dict[str, Any]:
 
 
 def original_inputs(item: ExportedExample) -> dict[str, Any]:
-    """``llm_<field>`` = the example's own value of each family input the current labels override
+    """``llm_<field>`` = the judge side's value of each family input the current labels override
     and the judge's labels do not, so a re-load still knows what the person changed (the plain
-    field then holds the override). An input the row never had is left out."""
+    field then holds the override): the example's own value, for chunk labels derived from
+    sentences the judge's derived flags. A similarity or gold list the row never had is left out
+    (a re-loaded judge side then sees the person's value)."""
+    from ragviz.metrics.tonic import chunk_flags
+
     out: dict[str, Any] = {}
     for name in OVERRIDE_FIELDS:
         if item.current is None or getattr(item.current, name) is None:
@@ -126,6 +130,9 @@ def original_inputs(item: ExportedExample) -> dict[str, Any]:
         if item.judge is not None and getattr(item.judge, name) is not None:
             continue
         value = overrides_from_row({name: item.example.relevant_ids if name == "relevant_ids" else item.example.extra.get(name)}).get(name)
+        if value is None and name in ("chunk_relevant", "chunk_utilized") and item.judge is not None:
+            keys = item.judge.relevant_keys if name == "chunk_relevant" else item.judge.utilized_keys
+            value = chunk_flags(keys, len(item.example.document_sentences))
         if value is not None:
             out[LLM_PREFIX + name] = list(value) if isinstance(value, tuple) else value
     return out

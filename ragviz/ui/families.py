@@ -124,7 +124,6 @@ def render_families_panel(
         scores,
         hide_index=True,
         width="stretch",
-        key=f"{key}.scores",
         column_config={
             "judge": st.column_config.NumberColumn("judge", format="%.3f"),
             "now": st.column_config.NumberColumn("now", format="%.3f"),
@@ -141,7 +140,7 @@ def render_families_panel(
     systems = systems_table(example, current, ks)
     if len(systems) and len(systems[0]) > 2:
         st.markdown("**Retrieval systems side by side** (current gold)")
-        st.dataframe(pd.DataFrame(systems), hide_index=True, width="stretch", key=f"{key}.systems")
+        st.dataframe(pd.DataFrame(systems), hide_index=True, width="stretch")
 
     # -- controls -----------------------------------------------------------------------------
     if shown_retrieved:
