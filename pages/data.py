@@ -108,6 +108,7 @@ with st.container(border=True):
     c2.metric("Errors", len(result.errors))
     c3.metric("Warnings", len(result.warnings))
     st.dataframe(subsets, hide_index=True)
+    st.page_link("pages/review.py", label="Start reviewing", icon=":material/fact_check:")
     if result.errors:
         st.markdown("**Validation errors** (these rows were skipped)")
         st.dataframe(pd.DataFrame([p.__dict__ for p in result.errors]), hide_index=True)

@@ -1,6 +1,8 @@
 """Export page: the corrected label set (RAGBench schema, JSONL / Parquet) and per-example metrics (CSV)."""
 
 
+import shlex
+
 import pandas as pd
 import streamlit as st
 
@@ -71,4 +73,4 @@ if st.toggle("Show the table", value=len(ds) <= 500, key="export.show_table"):
     st.dataframe(pd.DataFrame(metrics_records(ds, store, who)), hide_index=True, width="stretch")
 
 st.subheader("From the command line")
-st.code(f"ragviz export --db {store.path} -o labels.jsonl --annotator {who!r}", language="bash")
+st.code(f"ragviz export --db {shlex.quote(str(store.path))} -o labels.jsonl --annotator {shlex.quote(who)}", language="bash")
