@@ -1,0 +1,142 @@
+"""RagChecker claims for review (no Streamlit): the two label matrices as table rows, the store
+changes an edit of them means, and the per-item / aggregate tables (file's labels vs now).
+
+Matrices: the *response* matrix has one row per response claim with its label against the gt
+answer (``answer2response``) and against each retrieved chunk (``retrieved2response``); the
+*gt answer* matrix one row per gt-answer claim against the response (``response2answer``) and each
+chunk (``retrieved2answer``). Every value comes from :mod:`ragviz.metrics.ragchecker`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping, Sequence
+
+from ragviz.labels import Change
+from ragviz.metrics.ragchecker import METRIC_GROUPS, RAGCHECKER_METRICS, aggregate, item_scores, reported
+from ragviz.ragchecker_io import KNOWN_LABELS, CheckedItem, claim_field, claim_text, current_label
+
+RESPONSE = "response"
+GT_ANSWER = "gt_answer"
+SIDES = (RESPONSE, GT_ANSWER)
+# side -> (column of the whole-text check, its check, the per-chunk check)
+_SIDE_CHECKS = {
+    RESPONSE: ("vs gt answer", "answer2response", "retrieved2response"),
+    GT_ANSWER: ("vs response", "response2answer", "retrieved2answer"),
+}
+GROUP_OF = {m: g for g, names in METRIC_GROUPS.items() for m in names}
+
+
+def chunk_column(chunk: int) -> str:
+    """Column name of chunk *chunk* (0-based) in a matrix: ``chunk 1`` ..."""
+    return f"chunk {chunk + 1}"
+
+
+def matrix_columns(item: CheckedItem, side: str) -> list[str]:
+    whole, _, _ = _SIDE_CHECKS[side]
+    return ["#", "claim", whole, *(chunk_column(c) for c in range(item.n_chunks))]
+
+
+def matrix_rows(item: CheckedItem, side: str) -> list[dict[str, Any]]:
+    """One row per claim of *side*: ``#`` (1-based), ``claim`` text, the whole-text label and one
+    label per chunk."""
+    whole, check, chunk_check = _SIDE_CHECKS[side]
+    claims = item.response_claims if side == RESPONSE else item.gt_answer_claims
+    rows = []
+    for i, claim in enumerate(claims):
+        row: dict[str, Any] = {"#": i + 1, "claim": claim_text(claim), whole: getattr(item, check)[i]}
+        for c in range(item.n_chunks):
+            row[chunk_column(c)] = getattr(item, chunk_check)[i][c]
+        rows.append(row)
+    return rows
+
+
+def label_options(item: CheckedItem) -> list[str]:
+    """The labels an editor offers: RagChecker's three, then any other label the file uses."""
+    seen = dict.fromkeys(KNOWN_LABELS)
+    for value in (*item.answer2response, *item.response2answer):
+        seen.setdefault(value)
+    for row in (*item.retrieved2response, *item.retrieved2answer):
+        for value in row:
+            seen.setdefault(value)
+    return list(seen)
+
+
+def matrix_changes(item: CheckedItem, side: str, edited_rows: Mapping[Any, Mapping[str, Any]]) -> list[Change]:
+    """The claim-label changes meant by *edited_rows* (``{row: {column: label}}``, as Streamlit's
+    editor reports them) of *side*'s matrix of *item* (the labels shown); unchanged cells, unknown
+    columns and empty labels are skipped."""
+    whole, check, chunk_check = _SIDE_CHECKS[side]
+    n = len(item.response_claims if side == RESPONSE else item.gt_answer_claims)
+    changes = []
+    for row, edit in sorted(edited_rows.items(), key=lambda kv: int(kv[0])):
+        i = int(row)
+        if not 0 <= i < n:
+            continue
+        for column, value in edit.items():
+            if not isinstance(value, str) or not value:
+                continue
+            if column == whole:
+                target, chunk = check, None
+            elif column.startswith("chunk ") and column[6:].isdigit() and 0 < int(column[6:]) <= item.n_chunks:
+                target, chunk = chunk_check, int(column[6:]) - 1
+            else:
+                continue
+            old = current_label(item, target, i, chunk)
+            if old != value:
+                changes.append(Change(claim_field(target, i, chunk), old, value))
+    return changes
+
+
+def _delta(a: float, b: float) -> float:
+    return b - a
+
+
+def item_table(original: CheckedItem, current: CheckedItem) -> list[dict[str, Any]]:
+    """``{group, metric, file, now, delta}`` for the 11 values of one item."""
+    before, after = item_scores(original).as_dict(), item_scores(current).as_dict()
+    return [
+        {"group": GROUP_OF[m], "metric": m, "file": before[m], "now": after[m], "delta": _delta(before[m], after[m])}
+        for m in RAGCHECKER_METRICS
+    ]
+
+
+def aggregate_table(originals: Sequence[CheckedItem], currents: Sequence[CheckedItem]) -> list[dict[str, Any]]:
+    """The dataset aggregates, file's labels vs now, as means (0..1) and as RagChecker prints them
+    (x100, one decimal)."""
+    before = aggregate([item_scores(it) for it in originals])
+    after = aggregate([item_scores(it) for it in currents])
+    return [
+        {
+            "group": GROUP_OF[m],
+            "metric": m,
+            "file": before[m],
+            "now": after[m],
+            "file ×100": reported(before[m]),
+            "now ×100": reported(after[m]),
+        }
+        for m in RAGCHECKER_METRICS
+    ]
+
+
+def n_changed_labels(original: CheckedItem, current: CheckedItem) -> int:
+    """How many labels of *current* differ from *original*."""
+    count = sum(a != b for a, b in zip(original.answer2response, current.answer2response))
+    count += sum(a != b for a, b in zip(original.response2answer, current.response2answer))
+    for rows_a, rows_b in ((original.retrieved2response, current.retrieved2response), (original.retrieved2answer, current.retrieved2answer)):
+        count += sum(a != b for ra, rb in zip(rows_a, rows_b) for a, b in zip(ra, rb))
+    return count
+
+
+def item_label(item: CheckedItem, status: str = "", width: int = 70) -> str:
+    """A one-line name for a picker: ``query_id · query`` (shortened), with a status."""
+    query = " ".join(item.query.split())
+    if len(query) > width:
+        query = query[: width - 1] + "…"
+    return f"{item.query_id} · {query}" + (f"  [{status}]" if status else "")
+
+
+def statuses_text(uids: Iterable[str], reviewed: set[str], corrected: set[str]) -> str:
+    uids = list(uids)
+    n_rev = sum(1 for u in uids if u in reviewed)
+    n_cor = sum(1 for u in uids if u in corrected)
+    return f"{n_rev} of {len(uids)} items reviewed · {n_cor} corrected"
