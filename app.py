@@ -15,6 +15,7 @@ pages = [
     st.Page("pages/dashboard.py", title="Dashboard", icon=":material/monitoring:"),
     st.Page("pages/explainer.py", title="Explainer", icon=":material/school:"),
     st.Page("pages/compare.py", title="Compare", icon=":material/difference:"),
+    st.Page("pages/claims.py", title="Claims", icon=":material/checklist:"),
 ]
 page = st.navigation(pages)
 sidebar()
