@@ -415,7 +415,7 @@ class Progress:
         return self.reviewed / self.total if self.total else 0.0
 
     def __str__(self) -> str:
-        return f"{self.reviewed} / {self.total} reviewed ({self.corrected} corrected)"
+        return f"{self.reviewed:,} / {self.total:,} reviewed ({self.corrected:,} corrected)"
 
 
 def progress(uid_set: set[str] | frozenset[str], reviewed: Iterable[str], corrected: Iterable[str]) -> Progress:

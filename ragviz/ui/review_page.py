@@ -5,6 +5,8 @@ recompile it on every rerun (a page script is parsed again for each run, an impo
 
 from __future__ import annotations
 
+import bisect
+
 import pandas as pd
 import streamlit as st
 
@@ -201,9 +203,11 @@ def run_page() -> None:
         st.button("Undo", key="review.undo", shortcut="Z", on_click=undo, args=(uid,))
         st.button("Reset to judge", key="review.reset", on_click=reset, args=(uid,), disabled=current == judge)
 
-    where = f"Example {index + 1} of {len(ds)}"
+    where = f"Example {index + 1:,} of {len(ds):,}"
     if allowed is not None:
-        where += f" · filter: {allowed.index(index) + 1 if index in allowed else '–'} of {len(allowed)} match"
+        pos = bisect.bisect_left(allowed, index)
+        matched = pos < len(allowed) and allowed[pos] == index
+        where += f" · filter: {pos + 1 if matched else '–'} of {len(allowed):,} match"
     status = "corrected" if uid in corrected else "reviewed" if uid in reviewed else "not reviewed yet"
     st.html(
         f'<div style="font-family:system-ui,sans-serif;font-size:0.85rem;color:#57606a">{render.esc(where)} · '
