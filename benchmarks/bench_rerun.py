@@ -60,6 +60,9 @@ def summary(name: str, times: list[float]) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import logging
+
+    logging.getLogger("streamlit").setLevel(logging.ERROR)  # AppTest's "missing ScriptRunContext" noise
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=40)
     args = parser.parse_args(argv)
