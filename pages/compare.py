@@ -6,6 +6,9 @@ import streamlit as st
 from ragviz.compare import HUMAN, JUDGE, diff_label_sets, iter_examples, label_set_names, resolve_label_set
 from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.ui import state
+from ragviz.ui.state import require_app_shell
+
+require_app_shell()
 
 ds = state.dataset()
 if len(ds) == 0:

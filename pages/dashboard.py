@@ -9,6 +9,9 @@ from ragviz.dashboard import dashboard_data
 from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.ui import charts, state
 from ragviz.ui.present import is_present
+from ragviz.ui.state import require_app_shell
+
+require_app_shell()
 
 ds = state.dataset()
 if len(ds) == 0:

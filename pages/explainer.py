@@ -8,6 +8,9 @@ from ragviz.review import response_spans
 from ragviz.ui import render, state
 from ragviz.ui.explainer import delta_html, formula_html, formula_terms, venn_html
 from ragviz.ui.present import is_present
+from ragviz.ui.state import require_app_shell
+
+require_app_shell()
 
 ds = state.dataset()
 if len(ds) == 0:

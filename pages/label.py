@@ -8,6 +8,9 @@ from ragviz.judge import PROMPT_VERSION, JudgeConfigError, estimate_run, judge_e
 from ragviz.judge.selection import ALL, FILTERED, FIRST_K, UNLABELED, select_indices
 from ragviz.ui import label as ui
 from ragviz.ui import state
+from ragviz.ui.state import require_app_shell
+
+require_app_shell()
 
 SELECTION_LABELS = {
     ALL: "All examples",

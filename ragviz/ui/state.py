@@ -231,11 +231,14 @@ def require_app_shell() -> None:
     the page script alone — no sidebar, no page list, no wide layout. Calling this at the top of a
     page leaves that mode (process-wide) and reruns, so app.py runs and routes to the same page.
     """
-    from streamlit.runtime.pages_manager import PagesManager
+    try:  # a Streamlit internal: if a release moves it, pages still work, only without this fix
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:
+        return
 
     first_run_of_session = not st.session_state.get(SHELL_KEY)
     st.session_state[SHELL_KEY] = True
-    if PagesManager.uses_pages_directory:
+    if getattr(PagesManager, "uses_pages_directory", False):
         PagesManager.uses_pages_directory = False
         # Only a session's first run reruns: a rerun drops that run's button clicks, and a
         # session's first run has none. (AppTest puts the flag back before every run; there the
