@@ -231,3 +231,16 @@ def test_bad_upload_keeps_saved_work(app_env):
     assert at.query_params["uid"] == ML
     assert metrics(at)["Relevance"][0] == "0.833"
     assert load_bytes("broken.jsonl", b"{not json\n").errors
+
+
+def test_review_offers_rejudge_and_explains_missing_settings(app_env, monkeypatch):
+    """The Review page has the judge's "Re-judge this example" button; without a model set on
+    the Label page, a click explains what is missing and changes nothing."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    at = open_review(id="ml-vs-programming")
+    before = metrics(at)
+    at.session_state["label.model"] = ""
+    button(at, "review.rejudge").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("Judge settings" in e.value for e in at.error)
+    assert metrics(at) == before

@@ -301,6 +301,10 @@ def run_page() -> None:
                 on_click=normalize_labels,
                 args=(uid, ex, current),
             )
+        if not is_present():
+            from ragviz.ui.label import rejudge_control  # imports the openai client only on this page
+
+            rejudge_control(ex)
 
     with left:
         st.html(render.legend_html())
