@@ -221,6 +221,7 @@ def _matrix(item: CheckedItem, side: str, uid: str, editable: bool, title: str) 
         disabled=["#", "claim"] if editable else True,
         column_config=config,
         width="stretch",
+        height=min(35 * (len(rows) + 1) + 3, 640),
     )
 
 
