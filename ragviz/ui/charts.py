@@ -25,21 +25,24 @@ def distribution_chart(records: Sequence[dict[str, Any]], metrics: Sequence[str]
         .encode(
             x=alt.X("value:Q", bin=alt.Bin(maxbins=20, extent=[0, 1]), title="score"),
             y=alt.Y("count():Q", title="examples"),
-            color=alt.Color("dataset:N", scale=alt.Scale(range=OKABE_ITO), title="subset"),
+            color=alt.Color("dataset:N", scale=alt.Scale(range=OKABE_ITO), title="subset", legend=alt.Legend(orient="bottom", columns=4)),
             tooltip=["dataset:N", alt.Tooltip("count():Q", title="examples")],
         )
-        .properties(width=220, height=160)
+        .properties(width=200, height=160)
         .facet(facet=alt.Facet("metric:N", sort=list(metrics), title=None), columns=4)
     )
 
 
 def means_chart(rows: Sequence[dict[str, Any]]) -> alt.Chart:
-    """Per-subset mean with its 95% interval, one panel per metric.
-    *rows*: ``{"dataset", "metric", "mean", "low", "high", "n"}``."""
+    """Per-subset mean with its 95% interval, one panel per metric (panels in the order the rows
+    name the metrics). *rows*: ``{"dataset", "metric", "mean", "low", "high", "n"}``."""
     df = pd.DataFrame(rows, columns=["dataset", "metric", "mean", "low", "high", "n"]).dropna(subset=["mean"])
+    metric_order = list(dict.fromkeys(df["metric"]))
+    subsets = sorted(d for d in set(df["dataset"]) if d != "ALL")
+    colors = alt.Scale(domain=[*subsets, "ALL"], range=[*(OKABE_ITO * (len(subsets) // len(OKABE_ITO) + 1))[: len(subsets)], "#444444"])
     base = alt.Chart(df).encode(
-        y=alt.Y("dataset:N", title=None),
-        color=alt.Color("dataset:N", scale=alt.Scale(range=OKABE_ITO), legend=None),
+        y=alt.Y("dataset:N", title=None, axis=alt.Axis(labelOverlap=False, labelLimit=160)),
+        color=alt.Color("dataset:N", scale=colors, legend=None),
         tooltip=[
             "dataset:N", "metric:N", alt.Tooltip("mean:Q", format=".3f"),
             alt.Tooltip("low:Q", format=".3f", title="95% low"), alt.Tooltip("high:Q", format=".3f", title="95% high"), "n:Q",
@@ -47,8 +50,8 @@ def means_chart(rows: Sequence[dict[str, Any]]) -> alt.Chart:
     )
     bars = base.mark_rule(strokeWidth=2).encode(x=alt.X("low:Q", title="mean (95% bootstrap interval)", scale=alt.Scale(domain=[0, 1])), x2="high:Q")
     points = base.mark_point(filled=True, size=60).encode(x="mean:Q")
-    return (bars + points).properties(width=220, height=alt.Step(18)).facet(
-        facet=alt.Facet("metric:N", title=None), columns=4
+    return (bars + points).properties(width=200, height=alt.Step(24)).facet(
+        facet=alt.Facet("metric:N", title=None, sort=metric_order), columns=4
     )
 
 
