@@ -3,31 +3,20 @@
 import pandas as pd
 import streamlit as st
 
-from ragviz.compare import HUMAN, JUDGE, diff_label_sets, iter_examples, label_set_names, resolve_label_set
+from ragviz.compare import HUMAN, JUDGE, diff_label_sets, label_set_names, resolve_label_set
 from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.ui import state
 from ragviz.ui.state import require_app_shell
 
 require_app_shell()
 
-ds = state.dataset()
-if len(ds) == 0:
-    st.info("No data loaded yet. Open the Data page to load the sample data, upload a file or open a path.")
-    st.page_link("pages/data.py", label="Go to Data", icon=":material/folder_open:")
-    st.stop()
-
-store = state.store()
-
-
-@st.cache_resource(show_spinner="Building examples…", max_entries=4)
-def _examples(paths: tuple[str, ...]) -> dict:
-    return dict(iter_examples(state.load_result(paths).dataset))
+store = state.require_data().store
 
 
 @st.cache_data(show_spinner="Comparing…", max_entries=16)
 def _diffs(paths: tuple[str, ...], a: str, b: str, n_events: int, n_judged: int):
     dataset = state.load_result(paths).dataset
-    examples = _examples(paths)
+    examples = state.examples_of(paths)
     set_a = resolve_label_set(dataset, a, state.store(), examples=examples)
     set_b = resolve_label_set(dataset, b, state.store(), examples=examples)
     common = len(set_a.shared_rows(set_b))

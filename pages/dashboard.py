@@ -4,33 +4,21 @@ import pandas as pd
 import streamlit as st
 
 from ragviz.agreement import BINARY_LABELS
-from ragviz.compare import HUMAN, JUDGE, iter_examples, label_set_names
+from ragviz.compare import HUMAN, JUDGE, label_set_names
 from ragviz.dashboard import dashboard_data
 from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.ui import charts, state
-from ragviz.ui.present import is_present
 from ragviz.ui.state import require_app_shell
 
 require_app_shell()
 
-ds = state.dataset()
-if len(ds) == 0:
-    st.info("No data loaded yet. Open the Data page to load the sample data, upload a file or open a path.")
-    st.page_link("pages/data.py", label="Go to Data", icon=":material/folder_open:")
-    st.stop()
-
-store = state.store()
-present = is_present()
-
-
-@st.cache_resource(show_spinner="Building examples…", max_entries=4)
-def _examples(paths: tuple[str, ...]) -> dict:
-    return dict(iter_examples(state.load_result(paths).dataset))
+page = state.require_data()
+store, present = page.store, page.present
 
 
 @st.cache_data(show_spinner="Computing the dashboard…", max_entries=16)
 def _data(paths: tuple[str, ...], against: str, n_events: int, n_judged: int):
-    return dashboard_data(state.load_result(paths).dataset, _examples(paths), against, state.store())
+    return dashboard_data(state.load_result(paths).dataset, state.examples_of(paths), against, state.store())
 
 
 st.title("Dashboard")

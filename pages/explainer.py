@@ -7,19 +7,12 @@ from ragviz.compare import HUMAN, human_labels, judge_labels, label_set_names
 from ragviz.review import response_spans
 from ragviz.ui import render, state
 from ragviz.ui.explainer import delta_html, formula_html, formula_terms, venn_html
-from ragviz.ui.present import is_present
 from ragviz.ui.state import require_app_shell
 
 require_app_shell()
 
-ds = state.dataset()
-if len(ds) == 0:
-    st.info("No data loaded yet. Open the Data page to load the sample data, upload a file or open a path.")
-    st.page_link("pages/data.py", label="Go to Data", icon=":material/folder_open:")
-    st.stop()
-
-store = state.store()
-present = is_present()
+page = state.require_data()
+ds, store, present = page.dataset, page.store, page.present
 INDEX = "explainer.index"
 
 link = st.query_params.get("uid")

@@ -13,13 +13,8 @@ state.require_app_shell()
 
 st.title("Export")
 
-ds = state.dataset()
-if len(ds) == 0:
-    st.info("No data loaded yet. Open the Data page first.")
-    st.stop()
-
-store = state.store()
-who = state.annotator()
+page = state.require_data()
+ds, store, who = page.dataset, page.store, page.annotator
 prog_reviewed = len(store.reviewed_uids(who) & state.uid_set())
 prog_corrected = len(store.corrected_uids(who) & state.uid_set())
 

@@ -22,13 +22,9 @@ LAST_RUN = "label.last_run"
 CANCEL = "label.cancel"
 
 st.title("Label with an LLM judge")
-ds = state.dataset()
-if len(ds) == 0:
-    st.info("No data loaded yet. Open the Data page first.")
-    st.stop()
-
+page = state.require_data()
+ds, store = page.dataset, page.store
 ui.init_settings_state()
-store = state.store()
 cache = ui.judge_cache()
 
 with st.container(border=True):

@@ -112,14 +112,8 @@ def apply_editor_edits() -> None:
 
 def run_page() -> None:
     """Draw the Review page (called by pages/review.py on every rerun)."""
-    ds = state.dataset()
-    if len(ds) == 0:
-        st.info("No data loaded yet. Open the Data page to load the sample data, upload a file or open a path.")
-        st.page_link("pages/data.py", label="Go to Data", icon=":material/folder_open:")
-        st.stop()
-
-    store = state.store()
-    who = state.annotator()
+    page = state.require_data()
+    ds, store, who = page.dataset, page.store, page.annotator
     hide_review_editing()  # presentation mode (?present=1): no editing controls
     apply_editor_edits()
 

@@ -15,12 +15,14 @@ from typing import Any
 
 import streamlit as st
 
+from ragviz.compare import iter_examples
 from ragviz.dataset import Dataset
 from ragviz.metrics.trace import trace_scores
 from ragviz.model import Example, Labels
 from ragviz.ragbench import LABEL_FIELDS, labels_from_row
 from ragviz.review import RowColumns
 from ragviz.store import LabelStore, base_labels, default_db_path, fold_labels
+from ragviz.ui.present import is_present
 
 DATA_ENV = "RAGVIZ_DATA"
 ANNOTATOR_ENV = "RAGVIZ_ANNOTATOR"
@@ -77,6 +79,42 @@ def dataset() -> Dataset:
     if not paths:
         return Dataset.empty()
     return load_result(paths).dataset
+
+
+NO_DATA_MESSAGE = "No data loaded yet. Open the Data page to load the sample data, upload a file or open a path."
+
+
+@dataclass(frozen=True)
+class PageContext:
+    """What every data page starts from: the loaded data, the label store, the annotator and
+    whether presentation mode is on."""
+
+    dataset: Dataset
+    store: LabelStore
+    annotator: str
+    present: bool
+
+
+def require_data() -> PageContext:
+    """The shared start of a data page: with nothing loaded, say so, link to the Data page and
+    stop the run; else the page's :class:`PageContext`."""
+    ds = dataset()
+    if len(ds) == 0:
+        st.info(NO_DATA_MESSAGE)
+        st.page_link("pages/data.py", label="Go to Data", icon=":material/folder_open:")
+        st.stop()
+    return PageContext(ds, store(), annotator(), is_present())
+
+
+@st.cache_resource(show_spinner="Building examples…", max_entries=4)
+def _examples(paths: tuple[str, ...]) -> dict[int, Example]:
+    return dict(iter_examples(load_result(paths).dataset))
+
+
+def examples_of(paths: tuple[str, ...]) -> dict[int, Example]:
+    """Every row's :class:`Example` by row index for the data at *paths*, built once per process
+    and shared by the pages that need them all (Dashboard, Compare). Read-only."""
+    return _examples(tuple(paths))
 
 
 def annotator() -> str:
