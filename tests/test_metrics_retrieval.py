@@ -133,3 +133,26 @@ def test_systems_side_by_side_through_a_dataset(tmp_path):
 def test_systems_of_accepts_json_text():
     assert systems_of(None, '{"bm25": ["a", 1]}') == {"bm25": ["a", "1"]}
     assert systems_of(None, None) == {}
+
+
+def test_one_pass_scores_equal_the_single_metric_functions_exactly():
+    """retrieval_scores (one pass for every k) and the per-metric functions are the same sums."""
+    import random
+
+    from ragviz.metrics.retrieval import (first_occurrences, hit_at_k, ndcg_at_k, precision_at_k,
+                                          recall_at_k, reciprocal_rank, retrieval_scores)
+
+    rng = random.Random(11)
+    for _ in range(300):
+        pool = [f"d{i}" for i in range(12)]
+        ranked = [rng.choice(pool) for _ in range(rng.randint(0, 15))]
+        gold = {d: rng.choice([0, 1, 1, 2, 3]) for d in rng.sample(pool, rng.randint(0, 6))}
+        ks = tuple(sorted(rng.sample(range(1, 20), rng.randint(1, 4))))
+        got = retrieval_scores(ranked, gold, ks)
+        docs = first_occurrences(ranked)
+        assert got["mrr"] == reciprocal_rank(docs, gold)
+        for k in ks:
+            assert got[f"recall@{k}"] == recall_at_k(docs, gold, k)
+            assert got[f"precision@{k}"] == precision_at_k(docs, gold, k)
+            assert got[f"hit@{k}"] == hit_at_k(docs, gold, k)
+            assert got[f"ndcg@{k}"] == ndcg_at_k(docs, gold, k)

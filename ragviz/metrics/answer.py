@@ -19,7 +19,7 @@ import re
 import string
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from ragviz.model import Example
 
@@ -70,12 +70,27 @@ def f1_score(prediction: str, gold: str) -> float:
 
 
 def _f1_of_tokens(pred_tokens: list[str], gold_tokens: list[str]) -> float:
-    common = Counter(pred_tokens) & Counter(gold_tokens)
-    num_same = sum(common.values())
+    return _f1_of_counts(Counter(pred_tokens), len(pred_tokens), gold_tokens)
+
+
+def _f1_of_counts(pred_counts: Mapping[str, int], n_pred: int, gold_tokens: list[str]) -> float:
+    """Multiset F1 with the prediction already counted (so several golds count it once)."""
+    remaining = dict(pred_counts)
+    num_same = 0
+    for token in gold_tokens:
+        left = remaining.get(token, 0)
+        if left:
+            remaining[token] = left - 1
+            num_same += 1
+    return _f1_of_overlap(num_same, n_pred, len(gold_tokens))
+
+
+def _f1_of_overlap(num_same: int, n_pred: int, n_gold: int) -> float:
+    """2PR/(P+R) with P = num_same/n_pred, R = num_same/n_gold; 0.0 when nothing is shared."""
     if num_same == 0:
         return 0.0
-    p = num_same / len(pred_tokens)
-    r = num_same / len(gold_tokens)
+    p = num_same / n_pred
+    r = num_same / n_gold
     return (2 * p * r) / (p + r)
 
 
@@ -105,12 +120,7 @@ def f1_set(prediction: str, gold: str) -> float:
 def _f1_of_sets(pred: set[str], gold_set: set[str]) -> float:
     if not pred or not gold_set:
         return 0.0
-    common = len(pred & gold_set)
-    if common == 0:
-        return 0.0
-    p = common / len(pred)
-    r = common / len(gold_set)
-    return 2 * p * r / (p + r)
+    return _f1_of_overlap(len(pred & gold_set), len(pred), len(gold_set))
 
 
 def golds_of(reference: str | Sequence[str] | None) -> tuple[str, ...]:
@@ -150,11 +160,12 @@ def answer_scores(prediction: str, reference: str | Sequence[str] | None) -> Ans
     # Same values as exact_match / f1_score / f1_set, with the prediction normalised once.
     pred_norm, pred_set = normalize_answer(prediction), set_tokens(prediction)
     pred_tokens = pred_norm.split()
+    pred_counts = Counter(pred_tokens)
     em = f1 = f1s = 0.0
     for gold in golds:
         gold_norm = normalize_answer(gold)
         em = max(em, float(pred_norm == gold_norm))
-        f1 = max(f1, _f1_of_tokens(pred_tokens, gold_norm.split()))
+        f1 = max(f1, _f1_of_counts(pred_counts, len(pred_tokens), gold_norm.split()))
         f1s = max(f1s, _f1_of_sets(pred_set, set_tokens(gold)))
     return AnswerScores(em=em, f1=f1, f1_set=f1s)
 

@@ -111,6 +111,37 @@ def hits_at_k(ranked: Sequence[str], gold: Gold, k: int) -> int:
     return sum(1 for doc in ranked[:k] if gold.get(doc, 0) > 0)
 
 
+_LOG2: list[float] = [0.0]  # _LOG2[r] = log2(r + 1), grown on demand
+
+
+def _log2_rank(r: int) -> float:
+    while len(_LOG2) <= r:
+        _LOG2.append(math.log2(len(_LOG2) + 1))
+    return _LOG2[r]
+
+
+def _dcg_prefix(grades: Iterable[int]) -> list[float]:
+    """``out[k]`` = DCG of the first *k* grades (linear gain, log2(rank+1) discount), summed in rank order."""
+    out = [0.0]
+    total = 0.0
+    for r, g in enumerate(grades, start=1):
+        if g > 0:
+            total += g / _log2_rank(r)
+        out.append(total)
+    return out
+
+
+def _ideal_grades(gold: Gold) -> list[int]:
+    return sorted((g for g in gold.values() if g > 0), reverse=True)
+
+
+def _ndcg(dcg_prefix: list[float], ideal_prefix: list[float], k: int) -> float:
+    idcg = ideal_prefix[min(k, len(ideal_prefix) - 1)]
+    if idcg == 0:
+        return 0.0
+    return dcg_prefix[min(k, len(dcg_prefix) - 1)] / idcg
+
+
 def recall_at_k(ranked: Sequence[str], gold: Gold, k: int) -> float:
     """Share of all relevant ids found in the top *k*.
 
@@ -159,16 +190,8 @@ def ndcg_at_k(ranked: Sequence[str], gold: Gold, k: int) -> float:
     >>> round(ndcg_at_k(["x", "d1"], {"d1": 1}, 2), 6)
     0.63093
     """
-    ideal_grades = sorted((g for g in gold.values() if g > 0), reverse=True)[:k]
-    idcg = sum(g / math.log2(r + 1) for r, g in enumerate(ideal_grades, start=1))
-    if idcg == 0:
-        return 0.0
-    dcg = 0.0
-    for r, doc in enumerate(ranked[:k], start=1):
-        g = gold.get(doc, 0)
-        if g > 0:
-            dcg += g / math.log2(r + 1)
-    return dcg / idcg
+    ideal = _dcg_prefix(_ideal_grades(gold)[:k])
+    return _ndcg(_dcg_prefix(gold.get(doc, 0) for doc in ranked[:k]), ideal, k)
 
 
 def retrieval_scores(ranked: Iterable[Any], gold: Gold | None, ks: Sequence[int] = DEFAULT_KS) -> dict[str, float | None]:
@@ -180,12 +203,23 @@ def retrieval_scores(ranked: Iterable[Any], gold: Gold | None, ks: Sequence[int]
     if gold is None:
         return dict.fromkeys(metric_names(ks))
     docs = first_occurrences(ranked)
+    # One pass over the ranking for every k: the same sums as the single-metric functions above.
+    depth = max(ks, default=0)
+    grades = [gold.get(doc, 0) for doc in docs[:depth]]
+    hits_prefix = [0]
+    for g in grades:
+        hits_prefix.append(hits_prefix[-1] + (g > 0))
+    dcg = _dcg_prefix(grades)
+    ideal_grades = _ideal_grades(gold)
+    ideal = _dcg_prefix(ideal_grades[:depth])
+    n_rel = len(ideal_grades)
     out: dict[str, float | None] = {"mrr": reciprocal_rank(docs, gold)}
     for k in ks:
-        out[f"recall@{k}"] = recall_at_k(docs, gold, k)
-        out[f"precision@{k}"] = precision_at_k(docs, gold, k)
-        out[f"hit@{k}"] = hit_at_k(docs, gold, k)
-        out[f"ndcg@{k}"] = ndcg_at_k(docs, gold, k)
+        hits = hits_prefix[min(k, len(hits_prefix) - 1)]
+        out[f"recall@{k}"] = hits / n_rel if n_rel else 0.0
+        out[f"precision@{k}"] = hits / k
+        out[f"hit@{k}"] = 1.0 if hits else 0.0
+        out[f"ndcg@{k}"] = _ndcg(dcg, ideal, k)
     return out
 
 
