@@ -14,7 +14,7 @@ store = state.require_data().store
 
 
 @st.cache_data(show_spinner="Comparing…", max_entries=16)
-def _diffs(paths: tuple[str, ...], a: str, b: str, n_events: int, n_judged: int):
+def _diffs(paths: tuple[str, ...], a: str, b: str, store_version: tuple[int, int]):
     dataset = state.load_result(paths).dataset
     examples = state.examples_of(paths)
     set_a = resolve_label_set(dataset, a, state.store(), examples=examples)
@@ -36,7 +36,7 @@ if a == b:
     st.info("Choose two different label sets.")
     st.stop()
 
-diffs, common = _diffs(state.current_paths(), a, b, store.n_events(), len(store.judged_uids()))
+diffs, common = _diffs(state.current_paths(), a, b, store.data_version())
 cols = st.columns(5)
 cols[0].metric("examples compared", f"{common:,}")
 cols[1].metric("examples that differ", f"{len(diffs):,}")

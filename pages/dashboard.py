@@ -17,7 +17,7 @@ store, present = page.store, page.present
 
 
 @st.cache_data(show_spinner="Computing the dashboard…", max_entries=16)
-def _data(paths: tuple[str, ...], against: str, n_events: int, n_judged: int):
+def _data(paths: tuple[str, ...], against: str, store_version: tuple[int, int]):
     return dashboard_data(state.load_result(paths).dataset, state.examples_of(paths), against, state.store())
 
 
@@ -33,7 +33,7 @@ else:
         key="dashboard.against",
         help="human: each example's latest human decision; or one annotator. Examples nobody decided on keep the judge's labels.",
     )
-data = _data(state.current_paths(), against, store.n_events(), len(store.judged_uids()))
+data = _data(state.current_paths(), against, store.data_version())
 
 # -- distributions and means ---------------------------------------------------------------------------
 st.header("TRACe under the current labels")

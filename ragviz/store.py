@@ -662,6 +662,15 @@ class LabelStore:
         with self._lock:
             return int(self._q("SELECT COUNT(*) FROM label_events").fetchone()[0])
 
+    def data_version(self) -> tuple[int, int]:
+        """Changes whenever anyone (any process) writes a label event or a judge label set: the
+        largest id of each table (both append-only; two primary-key lookups). A cache key for
+        views computed from the store's labels."""
+        with self._lock:
+            events = self._q("SELECT MAX(id) FROM label_events").fetchone()[0]
+            judged = self._q("SELECT MAX(id) FROM judge_label_sets").fetchone()[0]
+        return int(events or 0), int(judged or 0)
+
     # -- where each annotator was ------------------------------------------------------------
     def save_position(self, annotator: str, example_uid: str) -> None:
         self._check_ids(example_uid, annotator)

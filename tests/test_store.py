@@ -385,3 +385,19 @@ def test_failed_write_leaves_caches_consistent(store, example, monkeypatch):
         store.record(example.uid, "ann", [Change("relevant_keys", ["0a"], ["0b"]), Change("utilized_keys", ["0a"], [])])
     assert store.n_events() == 0 and store.history(example.uid) == []
     assert store.reviewed_uids("ann") == set()
+
+
+def test_data_version_moves_with_every_label_event_and_judge_label_set(tmp_path):
+    with LabelStore(tmp_path / "v.db") as store:
+        assert store.data_version() == (0, 0)
+        store.record("d/1/m", "ann", [Change("review", None, "reviewed")])
+        after_event = store.data_version()
+        assert after_event[0] > 0 and after_event[1] == 0
+        store.undo("d/1/m", "ann")
+        after_undo = store.data_version()
+        assert after_undo[0] > after_event[0]
+        labels = Labels(("0a",), (), (), provenance=Provenance("llm", "j"))
+        store.save_judge_labels("d/1/m", labels)
+        first = store.data_version()
+        store.save_judge_labels("d/1/m", labels.replace(relevant_keys=()))  # a re-judge: same judged uids
+        assert first[1] > 0 and store.data_version()[1] > first[1] and store.data_version()[0] == after_undo[0]
