@@ -51,7 +51,6 @@ EXAMPLE_FILE = Path(__file__).resolve().parents[2].parent / "shared" / "ragcheck
 SOURCE = "claims.source"  # {"name": file name, "path": str | None, "digest": str | None}
 UPLOADS = "claims.uploads"  # digest -> bytes (uploads live in the session only)
 INDEX = "claims.index"
-PENDING = "claims.pending"
 
 
 # -- loading -------------------------------------------------------------------------------------
@@ -134,19 +133,11 @@ def source_controls(editable: bool) -> None:
 # -- actions -------------------------------------------------------------------------------------
 
 def _record(uid: str, changes: list[Change], action: str = "edit") -> None:
-    if is_present() or not changes:
-        return
-    if state.store().record(uid, state.annotator(), changes, action) is not None:
-        state.bump_label_version()
+    state.record_decision(uid, changes, action)
 
 
 def _undo(uid: str) -> None:
-    if is_present():
-        return
-    if state.store().undo(uid, state.annotator()):
-        state.bump_label_version()
-    else:
-        st.toast("Nothing to undo on this item.")
+    state.undo_decision(uid, "Nothing to undo on this item.")
 
 
 def _apply_pending(uid: str, item: CheckedItem) -> None:

@@ -32,7 +32,7 @@ from ragviz.review import (
 from ragviz.ui import render
 from ragviz.ui import state
 from ragviz.ui.families import render_families_panel
-from ragviz.ui.present import hide_review_editing, is_present
+from ragviz.ui.present import hide_review_editing
 
 INDEX = "review.index"
 LINK = "review.applied_link"
@@ -45,10 +45,7 @@ EDITOR = "review.editor"
 # -- actions (callbacks: run before the script, then the page redraws) ---------------------------
 
 def record(uid: str, changes: list, action: str = "edit") -> None:
-    if is_present():
-        return
-    if changes and state.store().record(uid, state.annotator(), changes, action) is not None:
-        state.bump_label_version()
+    state.record_decision(uid, changes, action)
 
 
 def go(index: int | None, message: str = "") -> None:
@@ -68,12 +65,7 @@ def accept(uid: str, current, judge, advance: bool) -> None:
 
 
 def undo(uid: str) -> None:
-    if is_present():
-        return
-    if state.store().undo(uid, state.annotator()):
-        state.bump_label_version()
-    else:
-        st.toast("Nothing to undo on this example.")
+    state.undo_decision(uid, "Nothing to undo on this example.")
 
 
 def reset(uid: str) -> None:
@@ -295,7 +287,7 @@ def run_page() -> None:
                 on_click=normalize_labels,
                 args=(uid, ex, current),
             )
-        if not is_present():
+        if not page.present:
             from ragviz.ui.label import rejudge_control  # imports the openai client only on this page
 
             rejudge_control(ex)
@@ -326,4 +318,4 @@ def run_page() -> None:
         st.caption("Shortcuts: J next · K previous · N next unreviewed · A accept · Z undo")
 
     with st.expander("Other metric families", expanded=False):
-        render_families_panel(ex, judge, current, lambda changes: record(uid, changes), version=state.label_version(), editable=not is_present())
+        render_families_panel(ex, judge, current, lambda changes: record(uid, changes), version=state.label_version(), editable=not page.present)

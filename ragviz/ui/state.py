@@ -130,6 +130,28 @@ def _default_user() -> str:
         return "annotator"
 
 
+def record_decision(uid: str, changes: list, action: str = "edit") -> bool:
+    """Store one decision of the annotator on *uid* and bump the label version; nothing is stored
+    in presentation mode or without changes. True when a decision was stored."""
+    if is_present() or not changes:
+        return False
+    if store().record(uid, annotator(), changes, action) is None:
+        return False
+    bump_label_version()
+    return True
+
+
+def undo_decision(uid: str, nothing_to_undo: str) -> None:
+    """Undo the annotator's last decision on *uid* (a toast says *nothing_to_undo* when there is
+    none); nothing in presentation mode."""
+    if is_present():
+        return
+    if store().undo(uid, annotator()):
+        bump_label_version()
+    else:
+        st.toast(nothing_to_undo)
+
+
 def label_version() -> int:
     """Bumped after every decision this session records; keys caches and editor widgets."""
     return st.session_state.get(VERSION_KEY, 0)
