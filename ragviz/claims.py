@@ -13,6 +13,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from ragviz.labels import Change
 from ragviz.metrics.ragchecker import METRIC_GROUPS, RAGCHECKER_METRICS, aggregate, item_scores, reported
+from ragviz.metrics.summary import score_delta
 from ragviz.ragchecker_io import KNOWN_LABELS, CheckedItem, claim_field, claim_text, current_label
 
 RESPONSE = "response"
@@ -87,15 +88,11 @@ def matrix_changes(item: CheckedItem, side: str, edited_rows: Mapping[Any, Mappi
     return changes
 
 
-def _delta(a: float, b: float) -> float:
-    return b - a
-
-
 def item_table(original: CheckedItem, current: CheckedItem) -> list[dict[str, Any]]:
     """``{group, metric, file, now, delta}`` for the 11 values of one item."""
     before, after = item_scores(original).as_dict(), item_scores(current).as_dict()
     return [
-        {"group": GROUP_OF[m], "metric": m, "file": before[m], "now": after[m], "delta": _delta(before[m], after[m])}
+        {"group": GROUP_OF[m], "metric": m, "file": before[m], "now": after[m], "delta": score_delta(before[m], after[m])}
         for m in RAGCHECKER_METRICS
     ]
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterator, Literal, Mapping, Sequence
 
 from ragviz.keys import clean_key
+from ragviz.metrics.summary import score_delta
 from ragviz.metrics.trace import TRACE_METRICS, trace_scores, unsupported_keys
 from ragviz.model import Example, Labels, RowRef
 
@@ -204,10 +205,7 @@ class ExampleDiff:
 
     @property
     def deltas(self) -> dict[str, float | None]:
-        return {
-            m: None if self.before[m] is None or self.after[m] is None else self.after[m] - self.before[m]  # type: ignore[operator]
-            for m in TRACE_METRICS
-        }
+        return {m: score_delta(self.before[m], self.after[m]) for m in TRACE_METRICS}
 
     def as_row(self) -> dict[str, object]:
         """One flat row for a table: keys joined by spaces, flips as ``c: supported→unsupported``."""

@@ -33,14 +33,11 @@ from ragviz.metrics.retrieval import (
     mark_relevant,
     systems_of,
 )
+from ragviz.metrics.summary import score_delta
 from ragviz.metrics.tonic import TONIC_METRICS, chunk_flags, example_inputs, example_tonic
 from ragviz.model import Example, Labels
 
 NO_OVERRIDES = Labels()
-
-
-def _delta(judge: float | None, now: float | None) -> float | None:
-    return None if judge is None or now is None else now - judge
 
 
 def score_rows(example: Example, judge: Labels | None, current: Labels | None, ks: Sequence[int] = DEFAULT_KS) -> list[dict[str, Any]]:
@@ -56,18 +53,18 @@ def score_rows(example: Example, judge: Labels | None, current: Labels | None, k
         after = example_tonic(example, current).as_dict() if current is not None else {}
         for m in TONIC_METRICS:
             j, n = before.get(m), after.get(m)
-            rows.append({"family": "tonic", "metric": m, "judge": j, "now": n, "delta": _delta(j, n)})
+            rows.append({"family": "tonic", "metric": m, "judge": j, "now": n, "delta": score_delta(j, n)})
     before_r = example_retrieval(example, ks, judge or NO_OVERRIDES)
     after_r = example_retrieval(example, ks, current or NO_OVERRIDES)
     for system, values in before_r.items():
         for m, j in values.items():
             n = after_r.get(system, {}).get(m)
-            rows.append({"family": f"retrieval · {system}", "metric": m, "judge": j, "now": n, "delta": _delta(j, n)})
+            rows.append({"family": f"retrieval · {system}", "metric": m, "judge": j, "now": n, "delta": score_delta(j, n)})
     answer = example_answer(example)
     if answer.em is not None:
         for m in ANSWER_METRICS:
             v = getattr(answer, m)
-            rows.append({"family": "answer", "metric": m, "judge": v, "now": v, "delta": _delta(v, v)})
+            rows.append({"family": "answer", "metric": m, "judge": v, "now": v, "delta": score_delta(v, v)})
     return rows
 
 

@@ -22,7 +22,8 @@ from ragviz.labels import (
     empty_labels,
     toggle_key,
 )
-from ragviz.metrics.trace import TRACE_METRICS, TraceScores, trace_scores, unsupported_keys
+from ragviz.metrics.summary import score_delta
+from ragviz.metrics.trace import TRACE_METRICS, trace_deltas, trace_scores, unsupported_keys
 from ragviz.model import Example, Labels
 
 # -- sentence states ------------------------------------------------------------------------------
@@ -204,9 +205,7 @@ class MetricComparison:
 
     @property
     def delta(self) -> float | None:
-        if self.judge is None or self.current is None:
-            return None
-        return self.current - self.judge
+        return score_delta(self.judge, self.current)
 
 
 def metric_formulas(labels: Labels | None, n_sentences: int) -> dict[str, str]:
@@ -253,14 +252,6 @@ class OverrideEffect:
     deltas: dict[str, float | None]
 
 
-def _delta(before: TraceScores, after: TraceScores) -> dict[str, float | None]:
-    out: dict[str, float | None] = {}
-    for m in TRACE_METRICS:
-        a, b = getattr(after, m), getattr(before, m)
-        out[m] = None if a is None or b is None else a - b
-    return out
-
-
 def describe_change(field: str, old: Labels | None, new_value: Any) -> str:
     """A one-line description of a change, e.g. ``"relevant +0d"``, ``"support c: supported → unsupported"``."""
     if field in (RELEVANT_FIELD, UTILIZED_FIELD):
@@ -302,7 +293,7 @@ def override_effects(example: Example, base: Labels | None, changes: Iterable[tu
         else:
             new = apply_change(editable_labels(example, labels), field, value)
         effects.append(
-            OverrideEffect(step, field, describe_change(field, labels, value), _delta(trace_scores(labels, n), trace_scores(new, n)))
+            OverrideEffect(step, field, describe_change(field, labels, value), trace_deltas(trace_scores(labels, n), trace_scores(new, n)))
         )
         labels = new
     return effects

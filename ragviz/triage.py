@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 
 from ragviz.compare import ExampleDiff, LabelSet, diff_label_sets
 from ragviz.labels import RELEVANT_FIELD, UTILIZED_FIELD, apply_change, support_field, toggle_key
-from ragviz.metrics.trace import TRACE_METRICS, trace_scores, unsupported_keys
+from ragviz.metrics.trace import TRACE_METRICS, trace_deltas, trace_scores, unsupported_keys
 from ragviz.model import Example, Labels
 
 if TYPE_CHECKING:
@@ -44,12 +44,7 @@ def single_changes(example: Example, labels: Labels) -> list[SingleChange]:
     out: list[SingleChange] = []
 
     def add(description: str, field: str, new: Labels) -> None:
-        after = trace_scores(new, n)
-        deltas = {}
-        for m in TRACE_METRICS:
-            a, b = getattr(after, m), getattr(before, m)
-            deltas[m] = None if a is None or b is None else a - b
-        out.append(SingleChange(description, field, deltas))
+        out.append(SingleChange(description, field, trace_deltas(before, trace_scores(new, n))))
 
     for key in example.context_keys():
         sig = (labels.relevant_keys.count(key), labels.utilized_keys.count(key))

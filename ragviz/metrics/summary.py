@@ -30,6 +30,19 @@ class GroupSummary:
         return {"dataset": self.group, "n": self.n, "n_unlabeled": self.n_unlabeled, **{f: self.mean(f) for f in fields}}
 
 
+def score_delta(before: float | None, after: float | None) -> float | None:
+    """How far one metric moved between two label sets of the same example.
+
+    .. math:: \\Delta m = m_{\\mathrm{after}} - m_{\\mathrm{before}}
+
+    ``None`` when either value is undefined (an unlabeled side), never 0.
+
+    >>> score_delta(0.5, 0.75), score_delta(None, 1.0)
+    (0.25, None)
+    """
+    return None if before is None or after is None else after - before
+
+
 def summarize(records: Iterable[Mapping[str, Any]], fields: Sequence[str], group_by: str = "dataset") -> list[GroupSummary]:
     """Per-group means of *fields*, groups sorted by name, plus an ``ALL`` group last.
 

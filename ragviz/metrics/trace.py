@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
+from ragviz.metrics.summary import score_delta
 from ragviz.model import Example, Labels
 
 if TYPE_CHECKING:
@@ -142,6 +143,11 @@ def trace_scores(labels: Labels | None, n_sentences: int) -> TraceScores:
         completeness=completeness(labels.relevant_keys, labels.utilized_keys),
         adherence=adherence(unsupported_keys(labels)),
     )
+
+
+def trace_deltas(before: TraceScores, after: TraceScores) -> dict[str, float | None]:
+    """Per TRACe metric, :func:`ragviz.metrics.summary.score_delta` from *before* to *after*."""
+    return {m: score_delta(getattr(before, m), getattr(after, m)) for m in TRACE_METRICS}
 
 
 def example_trace(example: Example, labels: Labels | None = None) -> TraceScores:
