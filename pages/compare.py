@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from ragviz.compare import HUMAN, JUDGE, diff_label_sets, label_set_names, resolve_label_set
+from ragviz.compare import HUMAN, JUDGE, diff_label_sets, diff_totals, label_set_names, resolve_label_set
 from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.ui import state
 from ragviz.ui.state import require_app_shell
@@ -37,12 +37,13 @@ if a == b:
     st.stop()
 
 diffs, common = _diffs(state.current_paths(), a, b, store.data_version())
+totals = diff_totals(diffs)
 cols = st.columns(5)
 cols[0].metric("examples compared", f"{common:,}")
 cols[1].metric("examples that differ", f"{len(diffs):,}")
-cols[2].metric("relevant keys ±", f"+{sum(len(d.relevant_added) for d in diffs)} / −{sum(len(d.relevant_removed) for d in diffs)}")
-cols[3].metric("utilized keys ±", f"+{sum(len(d.utilized_added) for d in diffs)} / −{sum(len(d.utilized_removed) for d in diffs)}")
-cols[4].metric("verdicts flipped", f"{sum(len(d.verdicts_flipped) for d in diffs)}")
+cols[2].metric("relevant keys ±", f"+{totals.relevant_added} / −{totals.relevant_removed}")
+cols[3].metric("utilized keys ±", f"+{totals.utilized_added} / −{totals.utilized_removed}")
+cols[4].metric("verdicts flipped", f"{totals.verdicts_flipped}")
 
 if not diffs:
     st.success(f"{a} and {b} agree on every example they both cover." if common else f"{a} and {b} share no example.")

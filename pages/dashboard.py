@@ -5,7 +5,7 @@ import streamlit as st
 
 from ragviz.agreement import BINARY_LABELS
 from ragviz.compare import HUMAN, JUDGE, label_set_names
-from ragviz.dashboard import dashboard_data
+from ragviz.dashboard import agreement_rows, dashboard_data
 from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.ui import charts, state
 from ragviz.ui.state import require_app_shell
@@ -54,15 +54,7 @@ else:
         f"The judge's labels against {against}'s on the {agreement.n_examples} examples a person decided on; "
         "precision/recall treat the human labels as the truth."
     )
-    table = []
-    for label in BINARY_LABELS:
-        la = agreement.labels[label]
-        c = la.confusion
-        table.append(
-            {"label": label, "decisions": c.n, "Cohen's κ": la.kappa, "precision": c.precision, "recall": c.recall,
-             "F1": c.f1, "accuracy": c.accuracy, "TP": c.tp, "FP": c.fp, "FN": c.fn, "TN": c.tn}
-        )
-    st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch", column_config={
+    st.dataframe(pd.DataFrame(agreement_rows(agreement)), hide_index=True, width="stretch", column_config={
         k: st.column_config.NumberColumn(format="%.3f") for k in ("Cohen's κ", "precision", "recall", "F1", "accuracy")
     })
     cols = st.columns(len(agreement.scores) + 1)

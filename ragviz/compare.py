@@ -251,6 +251,28 @@ def diff_example(index: int, example: Example, a: Labels, b: Labels) -> ExampleD
     )
 
 
+@dataclass(frozen=True)
+class DiffTotals:
+    """Summed over several example diffs: keys added / removed per list and verdicts flipped."""
+
+    relevant_added: int
+    relevant_removed: int
+    utilized_added: int
+    utilized_removed: int
+    verdicts_flipped: int
+
+
+def diff_totals(diffs: Sequence[ExampleDiff]) -> DiffTotals:
+    """The :class:`DiffTotals` of *diffs*."""
+    return DiffTotals(
+        relevant_added=sum(len(d.relevant_added) for d in diffs),
+        relevant_removed=sum(len(d.relevant_removed) for d in diffs),
+        utilized_added=sum(len(d.utilized_added) for d in diffs),
+        utilized_removed=sum(len(d.utilized_removed) for d in diffs),
+        verdicts_flipped=sum(len(d.verdicts_flipped) for d in diffs),
+    )
+
+
 def diff_label_sets(dataset: "Dataset", a: LabelSet, b: LabelSet, only_changed: bool = True) -> list[ExampleDiff]:
     """Per example both sets cover (row order): the diff from *a* to *b*. A difference only in
     stored key spelling (``"0b."`` vs ``"0b"``) or explanations is not a change."""

@@ -38,6 +38,22 @@ class DashboardData:
     disagreements: list[Disagreement] = field(default_factory=list)
 
 
+# LabelAgreement.as_dict() key -> the Dashboard's column title
+AGREEMENT_COLUMNS = {
+    "n": "decisions", "kappa": "Cohen's κ", "precision": "precision", "recall": "recall", "f1": "F1",
+    "accuracy": "accuracy", "tp": "TP", "fp": "FP", "fn": "FN", "tn": "TN",
+}
+
+
+def agreement_rows(agreement: Agreement) -> list[dict[str, Any]]:
+    """One row per binary label (:data:`ragviz.agreement.BINARY_LABELS`): the figures of
+    :meth:`ragviz.agreement.LabelAgreement.as_dict` under the Dashboard's column titles."""
+    return [
+        {"label": label, **{AGREEMENT_COLUMNS[k]: v for k, v in la.as_dict().items()}}
+        for label, la in agreement.labels.items()
+    ]
+
+
 def subset_means(records: list[dict[str, Any]], metrics: tuple[str, ...] = TRACE_METRICS, n_resamples: int = 1000) -> list[dict[str, Any]]:
     """Mean and 95% bootstrap interval of each metric per subset (and ``ALL``), null values left out."""
     groups: dict[str, list[dict[str, Any]]] = {}

@@ -95,3 +95,26 @@ def _supported(example, labels_, key):
     from ragviz.metrics.trace import unsupported_keys
 
     return key not in unsupported_keys(labels_)
+
+
+def test_diff_totals_and_dashboard_agreement_rows():
+    from ragviz.agreement import BINARY_LABELS, agreement
+    from ragviz.compare import diff_totals
+    from ragviz.dashboard import agreement_rows
+
+    ex = make_example()
+    a = labels(["0a", "0b."], ["0a"])
+    b = labels(["0b", "1a"], ["0a", "1a"], unsupported=("b",))
+    d = diff_example(0, ex, a, b)
+    totals = diff_totals([d, d])
+    assert (totals.relevant_added, totals.relevant_removed, totals.utilized_added, totals.utilized_removed) == (2, 2, 2, 0)
+    assert totals.verdicts_flipped == 2 and diff_totals([]).verdicts_flipped == 0
+
+    agreed = agreement([(ex, b, a)])
+    rows = agreement_rows(agreed)
+    assert [r["label"] for r in rows] == list(BINARY_LABELS)
+    relevant = rows[0]
+    c = agreed.labels["relevant"].confusion
+    assert list(relevant) == ["label", "decisions", "Cohen's κ", "precision", "recall", "F1", "accuracy", "TP", "FP", "FN", "TN"]
+    assert (relevant["decisions"], relevant["TP"], relevant["FP"], relevant["FN"], relevant["TN"]) == (c.n, c.tp, c.fp, c.fn, c.tn)
+    assert relevant["precision"] == c.precision and relevant["Cohen's κ"] == agreed.labels["relevant"].kappa
