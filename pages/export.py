@@ -6,7 +6,8 @@ import shlex
 import pandas as pd
 import streamlit as st
 
-from ragviz.export import export_bytes, export_filename, metrics_records
+from ragviz.export import MIME_TYPES, export_bytes, export_filename, metrics_records
+from ragviz.review import progress
 from ragviz.ui import state
 
 state.require_app_shell()
@@ -15,13 +16,12 @@ st.title("Export")
 
 page = state.require_data()
 ds, store, who = page.dataset, page.store, page.annotator
-prog_reviewed = len(store.reviewed_uids(who) & state.uid_set())
-prog_corrected = len(store.corrected_uids(who) & state.uid_set())
+prog = progress(state.uid_set(), store.reviewed_uids(who), store.corrected_uids(who))
 
 c1, c2, c3 = st.columns(3)
 c1.metric("Examples", f"{len(ds):,}")
-c2.metric("Reviewed by you", f"{prog_reviewed:,}")
-c3.metric("Corrected by you", f"{prog_corrected:,}")
+c2.metric("Reviewed by you", f"{prog.reviewed:,}")
+c3.metric("Corrected by you", f"{prog.corrected:,}")
 
 st.markdown(
     "The export holds **every loaded example** with the current labels of the annotator named in the sidebar "
@@ -36,32 +36,18 @@ def make(fmt: str):
     return lambda: export_bytes(ds, store, who, fmt)
 
 
+DOWNLOADS = {"jsonl": "Download labels (JSONL)", "parquet": "Download labels (Parquet)", "csv": "Download metrics (CSV)"}
 with st.container(horizontal=True):
-    st.download_button(
-        "Download labels (JSONL)",
-        data=make("jsonl"),
-        file_name=export_filename(who, "jsonl"),
-        mime="application/jsonl",
-        key="export.jsonl",
-        type="primary",
-        on_click="ignore",
-    )
-    st.download_button(
-        "Download labels (Parquet)",
-        data=make("parquet"),
-        file_name=export_filename(who, "parquet"),
-        mime="application/vnd.apache.parquet",
-        key="export.parquet",
-        on_click="ignore",
-    )
-    st.download_button(
-        "Download metrics (CSV)",
-        data=make("csv"),
-        file_name=export_filename(who, "csv"),
-        mime="text/csv",
-        key="export.csv",
-        on_click="ignore",
-    )
+    for fmt, label in DOWNLOADS.items():
+        st.download_button(
+            label,
+            data=make(fmt),
+            file_name=export_filename(who, fmt),
+            mime=MIME_TYPES[fmt],
+            key=f"export.{fmt}",
+            type="primary" if fmt == "jsonl" else "secondary",
+            on_click="ignore",
+        )
 
 st.subheader("Per-example metrics (current labels)")
 if st.toggle("Show the table", value=len(ds) <= 500, key="export.show_table"):

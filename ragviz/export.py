@@ -266,9 +266,13 @@ def parquet_bytes(rows: Sequence[Mapping[str, Any]]) -> bytes:
 
 def metrics_csv(dataset: Dataset, store: LabelStore | None, annotator: str | None) -> str:
     """The per-example metrics (:func:`metrics_records`) as CSV text; null -> empty cell."""
+    return metrics_records_csv(metrics_records(dataset, store, annotator))
+
+
+def metrics_records_csv(records: Sequence[Mapping[str, Any]]) -> str:
+    """*records* of :func:`metrics_records` as CSV text (only the header when there is none)."""
     from ragviz.records import write_csv
 
-    records = metrics_records(dataset, store, annotator)
     buf = io.StringIO()
     if records:
         write_csv(records, buf)
@@ -443,11 +447,7 @@ def export_command(db: str, out: str, fmt: str | None = None, annotator: str | N
             return EXIT_BAD_INPUT
         if fmt == "csv":
             records = metrics_records(dataset, store, annotator)
-            from ragviz.records import write_csv
-
-            buf = io.StringIO()
-            write_csv(records, buf)
-            data = buf.getvalue().encode("utf-8")
+            data = metrics_records_csv(records).encode("utf-8")
             n_human = sum(1 for r in records if r["label_source"] == "human")
             n_rows = len(records)
         else:
