@@ -10,6 +10,7 @@ from ragviz.loaders import load, load_bytes
 from ragviz.quality import ISSUE_DESCRIPTIONS
 from ragviz.ui import render
 from ragviz.ui import state
+from ragviz.ui.review_page import FILTER_CACHE
 
 state.require_app_shell()
 
@@ -36,7 +37,7 @@ def use_paths(paths: list[str], add: bool) -> None:
     st.session_state[LAST_PROBLEM] = None
     state.set_paths(wanted)
     st.session_state.pop("review.index", None)
-    st.session_state.pop("review.filter_cache", None)
+    st.session_state.pop(FILTER_CACHE, None)
 
 
 # -- annotator --------------------------------------------------------------------------------------

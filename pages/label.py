@@ -8,6 +8,7 @@ from ragviz.judge import PROMPT_VERSION, JudgeConfigError, estimate_run, judge_e
 from ragviz.judge.selection import ALL, FILTERED, FIRST_K, UNLABELED, select_indices
 from ragviz.ui import label as ui
 from ragviz.ui import state
+from ragviz.ui.review_page import active_filter_rows
 from ragviz.ui.state import require_app_shell
 
 require_app_shell()
@@ -43,14 +44,9 @@ selection = st.segmented_control("Which examples", list(SELECTION_LABELS), defau
 first_k = st.number_input("K", min_value=1, max_value=max(1, len(ds)), value=min(10, len(ds)), key="label.k") \
     if selection == FIRST_K else 0
 
-filtered = None
-if selection == FILTERED:
-    # The Review page keeps its filter result as (cache key, row indices); the key starts with the filter.
-    cached_filter = st.session_state.get("review.filter_cache")
-    if cached_filter and cached_filter[0][1] == state.current_paths():
-        filtered = cached_filter[1]
-    else:
-        st.caption("No filter is active on the Review page: every example is selected.")
+filtered = active_filter_rows() if selection == FILTERED else None
+if selection == FILTERED and filtered is None:
+    st.caption("No filter is active on the Review page: every example is selected.")
 
 indices = select_indices(ds, selection, judged_uids=store.judged_uids(), filtered=filtered, first_k=int(first_k))
 examples = [ds.example(i) for i in indices]

@@ -10,6 +10,7 @@ import bisect
 import pandas as pd
 import streamlit as st
 
+from ragviz.dataset import Dataset
 from ragviz.labels import RESET_FIELD, REVIEW_FIELD, REVIEWED, Change, diff_labels, field_value, support_field
 from ragviz.quality import MECHANICAL_KINDS, label_issues, normalize
 from ragviz.review import (
@@ -37,6 +38,7 @@ from ragviz.ui.present import hide_review_editing
 INDEX = "review.index"
 LINK = "review.applied_link"
 EDITOR = "review.editor"
+FILTER_CACHE = "review.filter_cache"  # ((filter, paths, annotator, label version), row indices)
 
 # Callbacks run in the session's context before the next run: they read the session's data set,
 # store and annotator afresh (never module globals: one server process serves many sessions).
@@ -102,6 +104,33 @@ def apply_editor_edits() -> None:
     record(ex.uid, [Change(f, field_value(current, f), new) for f, new in changes])
 
 
+def filter_rows(ds: Dataset, flt: ReviewFilter, who: str, reviewed: set[str], corrected: set[str]) -> list[int] | None:
+    """Rows that pass *flt* (``None`` when no filter is on), cached per filter, data, annotator and
+    label version. The last active filter is remembered for :func:`active_filter_rows`."""
+    if not flt.active:
+        st.session_state.pop(FILTER_CACHE, None)
+        return None
+    cache_key = (flt, state.current_paths(), who, state.label_version())
+    cached = st.session_state.get(FILTER_CACHE)
+    if cached and cached[0] == cache_key:
+        return cached[1]
+    adh = state.current_adherence(ds, who, corrected) if flt.adherence_zero else None
+    allowed = filter_indices(state.row_columns(), flt, reviewed, corrected, adh)
+    st.session_state[FILTER_CACHE] = (cache_key, allowed)
+    return allowed
+
+
+def active_filter_rows() -> list[int] | None:
+    """For other pages (Label): the rows of the filter the Review page has on for the loaded data,
+    under the current labels; ``None`` when no filter is on."""
+    cached = st.session_state.get(FILTER_CACHE)
+    if not cached or cached[0][1] != state.current_paths():
+        return None
+    who = state.annotator()
+    s = state.store()
+    return filter_rows(state.dataset(), cached[0][0], who, s.reviewed_uids(who), s.corrected_uids(who))
+
+
 def run_page() -> None:
     """Draw the Review page (called by pages/review.py on every rerun)."""
     page = state.require_data()
@@ -125,16 +154,7 @@ def run_page() -> None:
         )
         advance_after_accept = st.toggle("Accept moves to the next unreviewed", value=True, key="review.advance")
 
-    allowed = None
-    if flt.active:
-        cache_key = (flt, state.current_paths(), who, state.label_version())
-        cached = st.session_state.get("review.filter_cache")
-        if cached and cached[0] == cache_key:
-            allowed = cached[1]
-        else:
-            adh = state.current_adherence(ds, who, corrected) if flt.adherence_zero else None
-            allowed = filter_indices(state.row_columns(), flt, reviewed, corrected, adh)
-            st.session_state["review.filter_cache"] = (cache_key, allowed)
+    allowed = filter_rows(ds, flt, who, reviewed, corrected)
 
     # -- which example --------------------------------------------------------------------------------
     if st.session_state.get("review.last_filter") != flt:
