@@ -49,7 +49,7 @@ if selection == FILTERED and filtered is None:
     st.caption("No filter is active on the Review page: every example is selected.")
 
 indices = select_indices(ds, selection, judged_uids=store.judged_uids(), filtered=filtered, first_k=int(first_k))
-examples = [ds.example(i) for i in indices]
+examples = state.examples_at(indices)
 
 if not settings.model:
     st.warning("Enter a model name.")
@@ -106,7 +106,7 @@ if last:
         f"{summary.wall_seconds:.1f} s; response format used: {summary.format_mode}"
         + ("; cancelled before the end" if summary.cancelled else "")
     )
-    run_examples = [ds.example(i) for i in (ds.index_of(u) for u in uids) if i is not None]
+    run_examples = state.examples_at([i for i in (ds.index_of(u) for u in uids) if i is not None])
     st.dataframe(pd.DataFrame(ui.outcome_rows(run_examples, summary.outcomes)), hide_index=True, key="label.results")
     failures = cache.failures(summary.run_id)
     if failures:

@@ -117,6 +117,17 @@ def examples_of(paths: tuple[str, ...]) -> dict[int, Example]:
     return _examples(tuple(paths))
 
 
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _examples_at(paths: tuple[str, ...], rows: tuple[int, ...]) -> list[Example]:
+    return [ex for _, ex in iter_examples(load_result(paths).dataset, rows)]
+
+
+def examples_at(rows: list[int] | tuple[int, ...]) -> list[Example]:
+    """The loaded data's examples at row indices *rows*, in that order; built once per selection
+    (a page that shows a selection on every rerun does not rebuild it each time). Read-only."""
+    return _examples_at(current_paths(), tuple(rows))
+
+
 def annotator() -> str:
     if ANNOTATOR_KEY not in st.session_state:
         st.session_state[ANNOTATOR_KEY] = os.environ.get(ANNOTATOR_ENV) or _default_user()
