@@ -21,13 +21,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
 
 from ragviz.agreement import auroc, rmse
+from ragviz.metrics.summary import ALL, subset_groups
 from ragviz.metrics.trace import TraceScores, trace_scores
 from ragviz.model import Labels
 
 if TYPE_CHECKING:
+    from ragviz.compare import LabelSet
     from ragviz.dataset import Dataset
-
-ALL = "ALL"
 
 
 @dataclass(frozen=True)
@@ -143,15 +143,8 @@ def baseline_table(records: Iterable[BaselineRecord], with_all: bool = True) -> 
     """One flat dict per subset (sorted; plus ``ALL`` when there are several): ``dataset``, ``n``
     (labeled rows) and ``<judge>_hallucination_auroc`` / ``_relevance_rmse`` / ``_utilization_rmse``
     (GPT-3.5 only) with the row counts behind each (``<judge>_n_auroc`` ...)."""
-    by_subset: dict[str, list[BaselineRecord]] = {}
-    records = list(records)
-    for r in records:
-        by_subset.setdefault(r.subset, []).append(r)
-    groups = [(s, by_subset[s]) for s in sorted(by_subset)]
-    if with_all and len(groups) > 1:
-        groups.append((ALL, records))
     table = []
-    for subset, rows in groups:
+    for subset, rows in subset_groups(records, lambda r: r.subset, with_all):
         out: dict[str, Any] = {"dataset": subset, "n": sum(1 for r in rows if r.truth.labeled)}
         for judge in BASELINE_JUDGES:
             s = score_baseline(judge, rows, subset)
@@ -165,6 +158,12 @@ def baseline_table(records: Iterable[BaselineRecord], with_all: bool = True) -> 
                 out[f"{judge.key}_n_utilization"] = s.n_utilization
         table.append(out)
     return table
+
+
+def baseline_table_against(dataset: "Dataset", truth: "LabelSet") -> list[dict[str, Any]]:
+    """:func:`baseline_table` of *dataset* with *truth*'s labels as the truth (a row *truth* does
+    not cover counts as unlabeled)."""
+    return baseline_table(baseline_records(dataset, {i: truth.labels.get(i) for i in range(len(dataset))}))
 
 
 # -- report per subset (the `ragviz agreement` command and the Dashboard) ------------------------------
@@ -182,7 +181,7 @@ def agreement_report(
 
     examples = dict(iter_examples(dataset))
     truth = resolve_label_set(dataset, against, store, scope="all", examples=examples)
-    table = baseline_table(baseline_records(dataset, {i: truth.labels.get(i) for i in range(len(dataset))}))
+    table = baseline_table_against(dataset, truth)
     if against == JUDGE:
         for row in table:
             row["against"] = against

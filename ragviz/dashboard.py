@@ -11,8 +11,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ragviz.agreement import Agreement, MeanInterval, agreement, bootstrap_mean_ci
-from ragviz.baselines import ALL, baseline_records, baseline_table, has_baseline_scores
+from ragviz.baselines import baseline_table_against, has_baseline_scores
 from ragviz.compare import JUDGE, LabelSet, resolve_label_set
+from ragviz.metrics.summary import subset_groups
 from ragviz.metrics.trace import TRACE_METRICS, trace_scores
 from ragviz.model import Example
 from ragviz.triage import Disagreement, Leverage, disagreements, leverage_by_metric
@@ -56,14 +57,8 @@ def agreement_rows(agreement: Agreement) -> list[dict[str, Any]]:
 
 def subset_means(records: list[dict[str, Any]], metrics: tuple[str, ...] = TRACE_METRICS, n_resamples: int = 1000) -> list[dict[str, Any]]:
     """Mean and 95% bootstrap interval of each metric per subset (and ``ALL``), null values left out."""
-    groups: dict[str, list[dict[str, Any]]] = {}
-    for r in records:
-        groups.setdefault(r["dataset"], []).append(r)
-    ordered = [(g, groups[g]) for g in sorted(groups)]
-    if len(ordered) > 1:
-        ordered.append((ALL, records))
     out = []
-    for name, rows in ordered:
+    for name, rows in subset_groups(records, lambda r: r["dataset"]):
         for m in metrics:
             ci: MeanInterval = bootstrap_mean_ci([r[m] for r in rows if r[m] is not None], n_resamples=n_resamples)
             out.append({"dataset": name, "metric": m, "mean": ci.mean, "low": ci.low, "high": ci.high, "n": ci.n})
@@ -100,9 +95,7 @@ def dashboard_data(
         for m in TRACE_METRICS:
             scatter.append({"uid": ex.uid, "metric": m, "judge": getattr(before, m), "human": getattr(after, m)})
 
-    baselines = None
-    if has_baseline_scores(dataset):
-        baselines = baseline_table(baseline_records(dataset, {i: current.labels.get(i) for i in range(len(dataset))}))
+    baselines = baseline_table_against(dataset, current) if has_baseline_scores(dataset) else None
 
     items = [(i, examples[i], current.labels.get(i)) for i in range(len(dataset))]
     return DashboardData(

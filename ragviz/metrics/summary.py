@@ -8,7 +8,10 @@ of the mean and counted apart, so an unlabeled answer never pulls a mean up or d
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
+
+T = TypeVar("T")
+ALL = "ALL"
 
 
 @dataclass
@@ -43,13 +46,30 @@ def score_delta(before: float | None, after: float | None) -> float | None:
     return None if before is None or after is None else after - before
 
 
+def subset_groups(items: Iterable[T], subset_of: Callable[[T], str], with_all: bool = True) -> list[tuple[str, list[T]]]:
+    """*items* grouped by subset, groups sorted by name, then ``(ALL, every item)`` when there are
+    several groups (and *with_all*).
+
+    >>> subset_groups(["b1", "a1", "b2"], lambda s: s[0])
+    [('a', ['a1']), ('b', ['b1', 'b2']), ('ALL', ['b1', 'a1', 'b2'])]
+    """
+    items = list(items)
+    groups: dict[str, list[T]] = {}
+    for item in items:
+        groups.setdefault(subset_of(item), []).append(item)
+    ordered = [(name, groups[name]) for name in sorted(groups)]
+    if with_all and len(ordered) > 1:
+        ordered.append((ALL, items))
+    return ordered
+
+
 def summarize(records: Iterable[Mapping[str, Any]], fields: Sequence[str], group_by: str = "dataset") -> list[GroupSummary]:
     """Per-group means of *fields*, groups sorted by name, plus an ``ALL`` group last.
 
     .. math:: \\bar m_g = \\frac{1}{|\\{i \\in g : m_i \\ne \\mathrm{null}\\}|} \\sum_{i \\in g,\\, m_i \\ne \\mathrm{null}} m_i
     """
     groups: dict[str, GroupSummary] = {}
-    total = GroupSummary("ALL")
+    total = GroupSummary(ALL)
     for rec in records:
         g = groups.setdefault(str(rec.get(group_by, "")), GroupSummary(str(rec.get(group_by, ""))))
         for target in (g, total):
