@@ -115,14 +115,6 @@ def claim_text(claim: Claim) -> str:
     return claim if isinstance(claim, str) else " ".join(claim)
 
 
-def is_ragchecker_document(data: Any) -> bool:
-    """True when parsed JSON looks like RagChecker output: ``{"results": [...]}`` with ``response_claims``."""
-    if not isinstance(data, Mapping):
-        return False
-    results = data.get("results")
-    return isinstance(results, list) and bool(results) and isinstance(results[0], Mapping) and "response_claims" in results[0]
-
-
 _SHAPE = re.compile(r'^\ufeff?\s*\{\s*"results"\s*:\s*\[')
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import io
 import json
 import math
 import sys
@@ -43,9 +42,3 @@ def write_records(records: Iterable[Mapping[str, Any]], output: str | None, fmt:
         return
     with open(output, "w", encoding="utf-8", newline="") as f:
         writer(records, f)
-
-
-def records_to_text(records: Iterable[Mapping[str, Any]], fmt: str = "jsonl") -> str:
-    buf = io.StringIO()
-    (write_csv if fmt == "csv" else write_jsonl)(records, buf)
-    return buf.getvalue()

@@ -134,10 +134,3 @@ def disagreements(dataset: "Dataset", a: LabelSet, b: LabelSet, top: int | None 
         out.append(Disagreement(d.index, d.uid, d.n_changes, total, d))
     out.sort(key=lambda x: (-x.n_changes, -x.total_abs_delta, x.index))
     return out if top is None else out[:top]
-
-
-def rows_of(items: Sequence[Leverage]) -> list[dict[str, object]]:
-    return [
-        {"uid": x.uid, "change": x.change, f"Δ {x.metric} (example)": x.example_delta, f"Δ mean {x.metric}": x.dataset_delta}
-        for x in items
-    ]

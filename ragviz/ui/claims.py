@@ -22,6 +22,7 @@ import streamlit as st
 from ragviz.claims import (
     GT_ANSWER,
     RESPONSE,
+    SIDES,
     aggregate_table,
     item_label,
     item_table,
@@ -143,7 +144,7 @@ def _undo(uid: str) -> None:
 def _apply_pending(uid: str, item: CheckedItem) -> None:
     """Edits waiting in this item's matrix editors become one recorded decision."""
     changes: list[Change] = []
-    for side in (RESPONSE, GT_ANSWER):
+    for side in SIDES:
         key = editor_key(side, uid)
         edits = (st.session_state.get(key) or {}).get("edited_rows") or {}
         if edits:
