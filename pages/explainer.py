@@ -3,8 +3,9 @@ the judge's labels next to the human's."""
 
 import streamlit as st
 
-from ragviz.compare import HUMAN, human_labels, judge_labels, label_set_names
-from ragviz.review import response_spans
+from ragviz.compare import HUMAN, JUDGE, human_labels, judge_labels, label_set_names
+from ragviz.metrics.trace import TRACE_METRICS
+from ragviz.review import document_spans, response_spans
 from ragviz.ui import render, state
 from ragviz.ui.explainer import delta_html, formula_html, formula_terms, venn_html
 from ragviz.ui.state import require_app_shell
@@ -33,7 +34,7 @@ with pick_col:
         key=INDEX,
     )
 with who_col:
-    names = [n for n in label_set_names(store) if n != "llm"]
+    names = [n for n in label_set_names(store) if n != JUDGE]
     other = st.selectbox("Compare the judge with", names, key="explainer.other")
 ex = ds.example(index)
 if st.query_params.get("uid") != ex.uid:
@@ -59,7 +60,7 @@ left.subheader("Judge said")
 right.subheader(human_title)
 judge_terms = {t.metric: t for t in formula_terms(ex, judge)}
 human_terms = {t.metric: t for t in formula_terms(ex, human)}
-for metric in ("relevance", "utilization", "completeness", "adherence"):
+for metric in TRACE_METRICS:
     j, h = judge_terms.get(metric), human_terms.get(metric)
     with left:
         if j is not None:
@@ -80,8 +81,6 @@ left.html(render.response_html(response_spans(ex, judge)))
 right.html(render.response_html(response_spans(ex, human)))
 
 with st.expander("The context, with the human's labels", expanded=False):
-    from ragviz.review import document_spans
-
     st.html(render.legend_html())
     for d, spans in enumerate(document_spans(ex, human)):
         st.html(render.document_html(d, spans))
