@@ -25,7 +25,7 @@ from ragviz.model import Example, Labels, RowRef
 
 if TYPE_CHECKING:
     from ragviz.dataset import Dataset
-    from ragviz.store import LabelStore
+    from ragviz.store import ExampleStatus, LabelStore
 
 JUDGE = "llm"
 HUMAN = "human"
@@ -68,6 +68,13 @@ def _is_human(labels: Labels | None) -> bool:
     return labels is not None and labels.provenance.source == "human"
 
 
+def _is_later_decision(status: "ExampleStatus", latest: tuple[str, str] | None) -> bool:
+    """Does *status* hold a decision later than *latest* ``(time, annotator)``? (The rule that
+    picks whose labels make up the ``human`` set: the last person to decide; on a tie, the
+    first in the order asked.)"""
+    return status.reviewed and status.last_ts is not None and (latest is None or status.last_ts > latest[0])
+
+
 def human_labels(example: Example, store: "LabelStore | None", annotator: str | None = None) -> tuple[Labels | None, str]:
     """The human labels of one example and whose they are: *annotator*'s current labels when
     they decided on it; with no *annotator*, those of whoever decided on it last; else the row's
@@ -77,8 +84,8 @@ def human_labels(example: Example, store: "LabelStore | None", annotator: str | 
         latest: tuple[str, str] | None = None
         for who in candidates:
             status = store.status(example.uid, who)
-            if status.reviewed and status.last_ts is not None and (latest is None or status.last_ts > latest[0]):
-                latest = (status.last_ts, who)
+            if _is_later_decision(status, latest):
+                latest = (status.last_ts, who)  # type: ignore[assignment]
         if latest is not None:
             return store.current_labels(example, latest[1]), latest[1]
     if annotator is None and _is_human(example.labels):
@@ -106,10 +113,8 @@ def _latest_annotator(store: "LabelStore") -> dict[str, str]:
     latest: dict[str, tuple[str, str]] = {}
     for who in store.annotators():
         for uid, status in store.statuses(who).items():
-            if not status.reviewed or status.last_ts is None:
-                continue
-            if uid not in latest or status.last_ts > latest[uid][0]:
-                latest[uid] = (status.last_ts, who)
+            if _is_later_decision(status, latest.get(uid)):
+                latest[uid] = (status.last_ts, who)  # type: ignore[assignment]
     return {uid: who for uid, (_, who) in latest.items()}
 
 

@@ -78,6 +78,11 @@ def test_label_sets_from_a_real_store(tmp_path):
         human = resolve_label_set(ds, HUMAN, store)
         assert set(human.labels) == {0, 1}
         assert human.labels[1] == store.current_labels(ex1, "bob")  # bob decided on ex1 last
+        from ragviz.compare import human_labels
+
+        for i, ex in ((0, ex0), (1, ex1)):  # one example at a time: the same rule as the whole set
+            assert human_labels(ex, store)[0] == human.labels[i]
+        assert human_labels(ex1, store)[1] == "bob" and human_labels(ex1, store, "ann")[1] == "ann"
         everyone = resolve_label_set(ds, HUMAN, store, scope="all")
         assert len(everyone) == len(judge) and everyone.labels[5] == judge.labels[5]
 
