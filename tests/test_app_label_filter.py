@@ -13,7 +13,16 @@ ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
 
 
-def n_selected(at: AppTest) -> str:
+def label_selection_after_review_filter(at: AppTest, adherence_zero: bool) -> str:
+    """Set the Review page's "Adherence 0" filter, then select "Current Review filter" on the Label
+    page; the number of examples it selects."""
+    at.switch_page("pages/review.py")
+    at.run()
+    at.toggle(key="review.f_adherence0").set_value(adherence_zero).run()
+    at.switch_page("pages/label.py")
+    at.run()
+    at.segmented_control(key="label.selection").set_value("filtered").run()
+    assert not at.exception, [e.value for e in at.exception]
     return next(m.value for m in at.metric if m.label == "Examples")
 
 
@@ -24,21 +33,6 @@ def test_label_page_uses_the_review_filter_and_forgets_it_when_turned_off(app_en
     assert 0 < len(zero) < len(ds)
 
     at = AppTest.from_file(APP, default_timeout=60)
-    at.switch_page("pages/review.py")
-    at.run()
-    at.toggle(key="review.f_adherence0").set_value(True).run()
-    at.switch_page("pages/label.py")
-    at.run()
-    at.segmented_control(key="label.selection").set_value("filtered").run()
-    assert not at.exception, [e.value for e in at.exception]
-    assert n_selected(at) == str(len(zero))
-
-    at.switch_page("pages/review.py")
-    at.run()
-    at.toggle(key="review.f_adherence0").set_value(False).run()
-    at.switch_page("pages/label.py")
-    at.run()
-    at.segmented_control(key="label.selection").set_value("filtered").run()
-    assert not at.exception, [e.value for e in at.exception]
-    assert n_selected(at) == str(len(ds))
+    assert label_selection_after_review_filter(at, True) == str(len(zero))
+    assert label_selection_after_review_filter(at, False) == str(len(ds))
     assert any("No filter is active" in c.value for c in at.caption)
