@@ -8,10 +8,12 @@ question; when the list is used up the answer is valid again. Steps:
 ``"valid"``, ``"malformed"`` (not JSON), ``"bad_keys"`` (keys naming no sentence),
 ``"missing_sentence"`` (no support entry for the last response sentence), ``"prose"`` (valid JSON
 wrapped in prose and a code fence), ``"429:<seconds>"`` (rate limited with ``Retry-After``),
-``"500"``, ``"html"`` (an HTML page with status 200), ``"401"`` (echoes the key in the error, as the real API does), ``"slow:<seconds>"`` (answers validly after the delay).
+``"500"``, ``"html"`` (an HTML page with status 200), ``"other_json"`` (JSON that is not a chat completion, status 200), ``"401"`` (echoes the key in the error, as the real API does), ``"slow:<seconds>"`` (answers validly after the delay).
 
 ``reject_formats`` lists ``response_format`` types the server refuses with HTTP 400 (like servers
-without structured output). ``latency`` delays every answer. Every request is recorded.
+without structured output). ``latency`` is the time from a request's headers being read to its
+answer being sent: the stub's own work (parsing the prompt, building the labels) happens inside
+that time, like a real server's, instead of on top of it. Every request is recorded.
 """
 
 from __future__ import annotations
@@ -75,6 +77,8 @@ class StubServer:
     latency: float = 0.0
     reject_formats: tuple[str, ...] = ()
     requests: list[RecordedRequest] = field(default_factory=list)
+    # Sum over answered POSTs of the time from headers read to answer written (the "wait" a client sees).
+    held_seconds: float = 0.0
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -88,13 +92,15 @@ class StubServer:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
             disable_nagle_algorithm = True  # as real servers do; else delayed ACKs add 40 ms per call
+            wbufsize = 1 << 16  # status line, headers and body leave in one write (one TCP segment), as real servers do
 
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
 
             def do_GET(self) -> None:
                 with stub._lock:
-                    data = json.dumps({"requests": len(stub.requests), "cpu_seconds": time.process_time()}).encode()
+                    data = json.dumps({"requests": len(stub.requests), "cpu_seconds": time.process_time(),
+                                       "held_seconds": stub.held_seconds}).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
@@ -102,12 +108,13 @@ class StubServer:
                 self.wfile.write(data)
 
             def do_POST(self) -> None:
+                arrived = time.monotonic()
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
                 status, headers, payload, delay = stub.answer(body, self.headers.get("Authorization", ""))
-                if delay:
-                    time.sleep(delay)
                 data = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
+                if delay:
+                    time.sleep(max(0.0, arrived + delay - time.monotonic()))
                 try:
                     self.send_response(status)
                     for name, value in headers.items():
@@ -117,8 +124,11 @@ class StubServer:
                     self.send_header("Content-Length", str(len(data)))
                     self.end_headers()
                     self.wfile.write(data)
+                    self.wfile.flush()
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client timed out and went away
+                with stub._lock:
+                    stub.held_seconds += time.monotonic() - arrived
 
         class Server(ThreadingHTTPServer):
             request_queue_size = 256  # the default backlog of 5 drops bursts of connections (1 s SYN retry)
@@ -177,6 +187,9 @@ class StubServer:
         if kind == "500":
             record.status = 500
             return 500, {}, {"error": {"message": "internal error", "type": "server_error"}}, 0.0
+        if kind == "other_json":  # another API's answer
+            record.status = 200
+            return 200, {}, {"object": "list", "data": []}, 0.0
         if kind == "html":  # a proxy's error page with status 200
             record.status = 200
             return 200, {"Content-Type": "text/html"}, "<html><body>Bad gateway</body></html>", 0.0
@@ -211,7 +224,8 @@ class StubServer:
 
 def main() -> None:
     """``python -m tests.openai_stub_server --latency 0.1``: serve until killed; prints the base URL.
-    ``GET /stats`` returns ``{"requests": N, "cpu_seconds": server process CPU}`` (used by the benchmark, which runs the server in its
+    ``GET /stats`` returns ``{"requests": N, "cpu_seconds": server process CPU, "held_seconds": sum of
+    the time each POST was held}`` (used by the benchmark, which runs the server in its
     own process so the server's threads do not compete with the client for the GIL)."""
     import argparse
     import sys

