@@ -2,8 +2,8 @@
 
 A *label set* is one set of labels per example, named:
 
-* ``llm`` — the judge's labels: the latest judge label set in the store, else the ``llm_`` copy a
-  reviewed export carries, else the labels of a judge-labelled row;
+* ``llm`` — the judge's labels (:func:`judge_labels`): the latest judge label set in the store, else
+  the ``llm_`` copy a reviewed export carries, else the labels of a judge-labelled row;
 * ``human`` — the human labels: per example, the current labels of the annotator who decided on it
   last (store), else the labels of a row whose ``label_source`` is ``human``;
 * any other name — that annotator's current labels in the store.
@@ -55,13 +55,19 @@ def label_set_names(store: "LabelStore | None") -> list[str]:
 
 
 def judge_labels(example: Example, store: "LabelStore | None") -> Labels | None:
-    """The judge's labels of *example* (see the module docstring)."""
+    """The judge's labels of *example*: the store's latest judge label set for its uid, else
+    :func:`judge_labels_of` the example. The one definition every page, the CLI and export use."""
     stored = store.judge_labels(example.uid) if store is not None else None
-    return stored or example.judge_labels or (example.labels if _is_llm(example.labels) else None)
+    return judge_labels_of(example, stored)
 
 
-def _is_llm(labels: Labels | None) -> bool:
-    return labels is not None and labels.provenance.source != "human"
+def judge_labels_of(example: Example, stored_judge: Labels | None) -> Labels | None:
+    """The judge's labels when the store's latest judge label set for *example* is already known
+    (*stored_judge*, ``None`` when the store has none): that set, else ``example.judge_labels``
+    (set by :func:`ragviz.ragbench.example_from_row` to the ``llm_`` copy of a reviewed export, to
+    the labels of a judge-labelled row, and to ``None`` for human labels without ``llm_`` copies).
+    Labels a person made are never the judge's."""
+    return stored_judge if stored_judge is not None else example.judge_labels
 
 
 def _is_human(labels: Labels | None) -> bool:

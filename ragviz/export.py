@@ -23,6 +23,7 @@ from typing import IO, TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ragviz.compare import judge_labels_of
 from ragviz.dataset import BOOKKEEPING, PATH_COL, ROW_COL, SUBSET_COL, Dataset
 from ragviz.metrics.trace import TRACE_METRICS, TraceScores, trace_scores
 from ragviz.model import Example, Labels, RowRef
@@ -74,7 +75,7 @@ def exported_examples(dataset: Dataset, store: LabelStore | None, annotator: str
             row["dataset_name"] = example.dataset
         uid = example.uid
         stored_judge = store.judge_labels(uid) if uid in judged else None
-        judge = stored_judge if stored_judge is not None else example.judge_labels
+        judge = judge_labels_of(example, stored_judge)
         if stored_judge is not None:
             row["annotating_model_name"] = stored_judge.provenance.name or row.get("annotating_model_name")
 

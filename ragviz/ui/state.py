@@ -15,7 +15,7 @@ from typing import Any
 
 import streamlit as st
 
-from ragviz.compare import iter_examples
+from ragviz.compare import iter_examples, judge_labels_of
 from ragviz.dataset import Dataset
 from ragviz.metrics.trace import trace_scores
 from ragviz.model import Example, Labels
@@ -192,7 +192,7 @@ def example_labels(ds: Dataset, index: int, who: str) -> ExampleLabels:
     base = base_labels(ex, stored_judge)
     effective = s.effective(ex.uid, who)
     current = fold_labels(base, effective, ex, who)
-    judge = stored_judge or ex.judge_labels or ex.labels
+    judge = judge_labels_of(ex, stored_judge)
     return ExampleLabels(ex, judge, base, current, [(e.field, e.new) for e in effective])
 
 
