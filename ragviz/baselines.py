@@ -207,6 +207,13 @@ def add_agreement_arguments(parser: Any) -> None:
         "default) or one annotator's name; examples nobody decided on keep the judge's labels",
     )
     parser.add_argument("--db", metavar="DB", help="label store (default: $RAGVIZ_DB or ~/.ragviz/ragviz.db)")
+    parser.add_argument(
+        "--annotators",
+        action="store_true",
+        help="instead: agreement between the annotators in the label store, as one JSON object (Cohen's kappa per "
+        "pair and Fleiss' kappa overall for the relevant / utilized / supported sentence labels, with the number of "
+        "shared examples behind each figure)",
+    )
 
 
 def run_agreement_command(args: Any) -> int:
@@ -225,7 +232,7 @@ def run_agreement_command(args: Any) -> int:
         print(f"{len(result.errors)} errors: nothing computed (run `ragviz validate` for details)", file=sys.stderr)
         return 2
     store = None
-    if args.against != JUDGE:
+    if args.against != JUDGE or getattr(args, "annotators", False):
         from ragviz.store import LabelStore, StoreError, default_db_path
 
         db = Path(args.db).expanduser() if args.db else default_db_path()
@@ -238,7 +245,7 @@ def run_agreement_command(args: Any) -> int:
         elif args.db:
             print(f"ragviz agreement: {db}: no label store at this path", file=sys.stderr)
             return 2
-        if args.against != HUMAN and (store is None or args.against not in store.annotators()):
+        if not getattr(args, "annotators", False) and args.against != HUMAN and (store is None or args.against not in store.annotators()):
             known = ", ".join(store.annotators()) if store is not None else "none"
             print(
                 f"ragviz agreement: --against {args.against}: no decisions by this annotator in {db} "
@@ -248,6 +255,8 @@ def run_agreement_command(args: Any) -> int:
             if store is not None:
                 store.close()
             return 2
+    if getattr(args, "annotators", False):
+        return _print_annotator_agreement(result.dataset, store)
     try:
         for row in agreement_report(result.dataset, args.against, store):
             print(json.dumps(row))
@@ -256,4 +265,24 @@ def run_agreement_command(args: Any) -> int:
             store.close()
     if not has_baseline_scores(result.dataset):
         print("note: the data carries no baseline-judge score columns; their figures are null", file=sys.stderr)
+    return 0
+
+
+def _print_annotator_agreement(dataset: "Dataset", store: Any) -> int:
+    """``ragviz agreement --annotators``: :meth:`ragviz.dashboard.AnnotatorAgreement.as_dict` as JSON."""
+    import json
+    import sys
+
+    from ragviz.compare import iter_examples
+    from ragviz.dashboard import annotator_agreement
+
+    try:
+        figures = annotator_agreement(dataset, dict(iter_examples(dataset)), store)
+    finally:
+        if store is not None:
+            store.close()
+    print(json.dumps(figures.as_dict()))
+    if len(figures.annotators) < 2:
+        print(f"note: {len(figures.annotators)} annotator(s) with decisions on the loaded examples: "
+              "agreement needs two or more", file=sys.stderr)
     return 0

@@ -8,14 +8,27 @@ from :mod:`ragviz.triage`. The result is plain data the page draws (and caches p
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-from ragviz.agreement import Agreement, MeanInterval, agreement, bootstrap_mean_ci
+from ragviz.agreement import (
+    SENTENCE_LABELS,
+    Agreement,
+    MeanInterval,
+    MultiRaterKappa,
+    PairKappa,
+    agreement,
+    bootstrap_mean_ci,
+    multi_rater_kappas,
+    pairwise_kappas,
+)
 from ragviz.baselines import baseline_table_against, has_baseline_scores
 from ragviz.compare import JUDGE, LabelSet, resolve_label_set
+from ragviz.metrics.answer import ANSWER_METRICS, example_answer
+from ragviz.metrics.retrieval import BY_SYSTEM_FIELD, DEFAULT_KS, example_retrieval, metric_names, systems_of
 from ragviz.metrics.summary import subset_groups
+from ragviz.metrics.tonic import CHUNK_RELEVANT_FIELD, CHUNK_USED_FIELD, SIMILARITY_FIELD, TONIC_METRICS, example_inputs, tonic_scores
 from ragviz.metrics.trace import TRACE_METRICS, trace_scores
-from ragviz.model import Example
+from ragviz.model import Example, Labels
 from ragviz.triage import Disagreement, Leverage, disagreements, leverage_by_metric
 
 if TYPE_CHECKING:
@@ -55,10 +68,15 @@ def agreement_rows(agreement: Agreement) -> list[dict[str, Any]]:
     ]
 
 
-def subset_means(records: list[dict[str, Any]], metrics: tuple[str, ...] = TRACE_METRICS, n_resamples: int = 1000) -> list[dict[str, Any]]:
+def subset_means(
+    records: list[dict[str, Any]],
+    metrics: Sequence[str] = TRACE_METRICS,
+    n_resamples: int = 1000,
+    group_of: Callable[[dict[str, Any]], str] = lambda r: r["dataset"],
+) -> list[dict[str, Any]]:
     """Mean and 95% bootstrap interval of each metric per subset (and ``ALL``), null values left out."""
     out = []
-    for name, rows in subset_groups(records, lambda r: r["dataset"]):
+    for name, rows in subset_groups(records, group_of):
         for m in metrics:
             ci: MeanInterval = bootstrap_mean_ci([r[m] for r in rows if r[m] is not None], n_resamples=n_resamples)
             out.append({"dataset": name, "metric": m, "mean": ci.mean, "low": ci.low, "high": ci.high, "n": ci.n})
@@ -109,3 +127,180 @@ def dashboard_data(
         leverage=leverage_by_metric(items, TRACE_METRICS, top),
         disagreements=disagreements(dataset, judge, LabelSet(against, {i: reviewed.labels[i] for i in judged_rows}), top),
     )
+
+
+# -- the other metric families ---------------------------------------------------------------------------
+
+TRACE, TONIC, RETRIEVAL, ANSWER = "trace", "tonic", "retrieval", "answer"
+FAMILY_TITLES = {TRACE: "TRACe", TONIC: "Tonic Validate", RETRIEVAL: "Retrieval", ANSWER: "Answer EM / F1"}
+NO_OVERRIDES = Labels()
+
+
+def families_present(examples: Mapping[int, Example]) -> list[str]:
+    """The metric families the loaded data can be scored with, in :data:`FAMILY_TITLES` order:
+    TRACe and Tonic when an example has labels (or direct chunk labels / a similarity score),
+    retrieval when one has a retrieved ranking and gold ids, answer when one has a reference answer."""
+    labelled = retrieval = answer = False
+    for ex in examples.values():
+        labelled = labelled or ex.labels is not None or ex.judge_labels is not None or any(
+            ex.extra.get(f) is not None for f in (CHUNK_RELEVANT_FIELD, CHUNK_USED_FIELD, SIMILARITY_FIELD)
+        )
+        retrieval = retrieval or (ex.relevant_ids is not None and bool(systems_of(ex.retrieved_ids, ex.extra.get(BY_SYSTEM_FIELD))))
+        answer = answer or bool(ex.reference_answer)
+        if labelled and retrieval and answer:
+            break
+    present = {TRACE: labelled, TONIC: labelled, RETRIEVAL: retrieval, ANSWER: answer}
+    return [f for f in FAMILY_TITLES if present[f]]
+
+
+def family_metrics(family: str, ks: Sequence[int] = DEFAULT_KS) -> tuple[str, ...]:
+    """Every metric of *family* (retrieval: :func:`ragviz.metrics.retrieval.metric_names` of *ks*)."""
+    return {
+        TRACE: TRACE_METRICS, TONIC: TONIC_METRICS, RETRIEVAL: tuple(metric_names(ks)), ANSWER: ANSWER_METRICS,
+    }[family]
+
+
+def unit_interval_metrics(family: str, ks: Sequence[int] = DEFAULT_KS) -> tuple[str, ...]:
+    """The metrics of *family* that lie in [0, 1] (what the distribution and means charts draw;
+    Tonic's answer_similarity is on a 0..5 scale and is only in the table)."""
+    return tuple(m for m in family_metrics(family, ks) if m != SIMILARITY_FIELD)
+
+
+def _tonic_of(example: Example, labels: Labels | None) -> dict[str, float | None]:
+    relevant, used, similarity = example_inputs(example, labels)
+    return tonic_scores(labels, len(example.document_sentences), example.response_keys(), relevant, used, similarity).as_dict()
+
+
+def family_records(
+    examples: Mapping[int, Example], current: Mapping[int, Labels], family: str, ks: Sequence[int] = DEFAULT_KS
+) -> list[dict[str, Any]]:
+    """Per-example values of *family* under the *current* labels (row index -> labels; a row it
+    lacks is unlabeled), each from the family's own function: ``{uid, dataset, metric: value ...}``;
+    retrieval has one record per (example, system) with a ``system`` field, and skips examples
+    with no ranking. Answer EM/F1 do not depend on labels."""
+    out: list[dict[str, Any]] = []
+    for i in sorted(examples):
+        ex = examples[i]
+        labels = current.get(i)
+        base = {"uid": ex.uid, "dataset": ex.dataset}
+        if family == TRACE:
+            out.append({**base, **trace_scores(labels, ex.n_context_sentences).as_dict()})
+        elif family == TONIC:
+            out.append({**base, **_tonic_of(ex, labels)})
+        elif family == RETRIEVAL:
+            for system, values in example_retrieval(ex, ks, labels or NO_OVERRIDES).items():
+                out.append({**base, "system": system, **values})
+        elif family == ANSWER:
+            out.append({**base, **example_answer(ex).as_dict()})
+        else:
+            raise ValueError(f"unknown metric family {family!r} (expected one of {', '.join(FAMILY_TITLES)})")
+    return out
+
+
+def family_means(records: list[dict[str, Any]], metrics: Sequence[str], n_resamples: int = 1000) -> list[dict[str, Any]]:
+    """:func:`subset_means` of *records*; with several retrieval systems, per system (groups
+    ``"<subset> · <system>"`` and ``"ALL · <system>"``: systems are never mixed in one mean)."""
+    systems = sorted({r["system"] for r in records if "system" in r})
+    if len(systems) <= 1:
+        return subset_means(records, metrics, n_resamples)
+    out = []
+    for system in systems:
+        for row in subset_means([r for r in records if r["system"] == system], metrics, n_resamples):
+            out.append({**row, "dataset": f"{row['dataset']} · {system}"})
+    return out
+
+
+@dataclass(frozen=True)
+class FamilyView:
+    """One family on the Dashboard: its per-example records, the metrics the charts draw and
+    the per-subset means with 95% bootstrap intervals of every metric."""
+
+    family: str
+    metrics: tuple[str, ...]
+    chart_metrics: tuple[str, ...]
+    records: list[dict[str, Any]]
+    means: list[dict[str, Any]]
+    systems: tuple[str, ...]
+
+
+def family_view(
+    dataset: "Dataset",
+    examples: Mapping[int, Example],
+    against: str,
+    store: "LabelStore | None",
+    family: str,
+    ks: Sequence[int] = DEFAULT_KS,
+) -> FamilyView:
+    """:func:`family_records` and :func:`family_means` of *family* under the *against* label set
+    (``human`` or an annotator; examples nobody decided on keep the judge's labels)."""
+    current = {} if family == ANSWER else resolve_label_set(dataset, against, store, scope="all", examples=examples).labels
+    records = family_records(examples, current, family, ks)
+    metrics = family_metrics(family, ks)
+    systems = tuple(sorted({r["system"] for r in records if "system" in r}))
+    return FamilyView(family, metrics, unit_interval_metrics(family, ks), records, family_means(records, metrics), systems)
+
+
+# -- several annotators ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AnnotatorAgreement:
+    """Agreement between the annotators of a label store: Cohen's kappa per pair and label (over
+    the examples both decided on) and Fleiss' kappa per label (over the examples all decided on)."""
+
+    annotators: tuple[str, ...]
+    n_examples: dict[str, int]
+    pairs: list[PairKappa]
+    overall: list[MultiRaterKappa]
+
+    @property
+    def has_pairs(self) -> bool:
+        """Do at least two annotators share an example?"""
+        return any(p.n_examples for p in self.pairs)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready: annotators with their example counts, ``pairs`` and ``overall`` (Fleiss)."""
+        return {
+            "annotators": {a: self.n_examples[a] for a in self.annotators},
+            "pairs": [
+                {"a": p.rater_a, "b": p.rater_b, "label": p.label, "n_examples": p.n_examples,
+                 "n_decisions": p.n_decisions, "cohen_kappa": p.kappa}
+                for p in self.pairs
+            ],
+            "overall": [
+                {"label": m.label, "n_raters": m.n_raters, "n_examples": m.n_examples,
+                 "n_decisions": m.n_decisions, "fleiss_kappa": m.kappa}
+                for m in self.overall
+            ],
+        }
+
+
+def annotator_label_sets(dataset: "Dataset", examples: Mapping[int, Example], store: "LabelStore") -> dict[str, dict[str, Labels]]:
+    """Per annotator with a decision in *store*: ``{uid: current labels}`` of the loaded examples
+    they decided on (edited or marked reviewed)."""
+    raters: dict[str, dict[str, Labels]] = {}
+    for who in store.annotators():
+        decided: dict[str, Labels] = {}
+        for uid, status in store.statuses(who).items():
+            i = dataset.index_of(uid)
+            if not status.reviewed or i is None:
+                continue
+            labels = store.current_labels(examples[i], who)
+            if labels is not None:
+                decided[uid] = labels
+        if decided:
+            raters[who] = decided
+    return raters
+
+
+def annotator_agreement(
+    dataset: "Dataset", examples: Mapping[int, Example], store: "LabelStore | None", labels: Sequence[str] = SENTENCE_LABELS
+) -> AnnotatorAgreement:
+    """Cohen's kappa per annotator pair and Fleiss' kappa overall, per label (see
+    :func:`ragviz.agreement.pairwise_kappas` / :func:`ragviz.agreement.multi_rater_kappas`)."""
+    raters = annotator_label_sets(dataset, examples, store) if store is not None else {}
+    uids = {uid for decided in raters.values() for uid in decided}
+    shared = [examples[i] for i in sorted(dataset.index_of(u) for u in uids)]  # type: ignore[type-var]
+    pairs = pairwise_kappas(shared, raters, labels) if len(raters) >= 2 else []
+    overall = multi_rater_kappas(shared, raters, labels) if len(raters) >= 2 else []
+    return AnnotatorAgreement(tuple(sorted(raters)), {a: len(d) for a, d in raters.items()}, pairs, overall)
