@@ -3,10 +3,22 @@
 import pandas as pd
 import streamlit as st
 
-from ragviz.agreement import BINARY_LABELS
+from ragviz.agreement import BINARY_LABELS, SENTENCE_LABELS
 from ragviz.compare import HUMAN, JUDGE, label_set_names
-from ragviz.dashboard import agreement_rows, dashboard_data
+from ragviz.dashboard import (
+    FAMILY_TITLES,
+    RETRIEVAL,
+    TRACE,
+    agreement_rows,
+    annotator_agreement,
+    dashboard_data,
+    families_present,
+    family_view,
+    kappa_matrix,
+)
+from ragviz.metrics.retrieval import DEFAULT_KS, parse_ks
 from ragviz.metrics.trace import TRACE_METRICS
+from ragviz.ui import render
 from ragviz.ui import charts, state
 from ragviz.ui.state import require_app_shell
 
@@ -17,8 +29,23 @@ store, present = page.store, page.present
 
 
 @st.cache_data(show_spinner="Computing the dashboard…", max_entries=16)
-def _data(paths: tuple[str, ...], against: str, store_version: tuple[int, int]):
+def _data(paths: tuple[str, ...], against: str, db: str, store_version: tuple[int, int]):
     return dashboard_data(state.load_result(paths).dataset, state.examples_of(paths), against, state.store())
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def _families(paths: tuple[str, ...]) -> list[str]:
+    return families_present(state.examples_of(paths))
+
+
+@st.cache_data(show_spinner="Computing the metric family…", max_entries=32)
+def _family(paths: tuple[str, ...], against: str, db: str, store_version: tuple[int, int], family: str, ks: tuple[int, ...]):
+    return family_view(state.load_result(paths).dataset, state.examples_of(paths), against, state.store(), family, ks)
+
+
+@st.cache_data(show_spinner="Computing annotator agreement…", max_entries=8)
+def _annotators(paths: tuple[str, ...], db: str, store_version: tuple[int, int]):
+    return annotator_agreement(state.load_result(paths).dataset, state.examples_of(paths), state.store())
 
 
 st.title("Dashboard")
@@ -33,16 +60,51 @@ else:
         key="dashboard.against",
         help="human: each example's latest human decision; or one annotator. Examples nobody decided on keep the judge's labels.",
     )
-data = _data(state.current_paths(), against, store.data_version())
+# keyed on the store file too: data_version() is only unique within one store
+paths, db, version = state.current_paths(), str(store.path), store.data_version()
+data = _data(paths, against, db, version)
 
 # -- distributions and means ---------------------------------------------------------------------------
-st.header("TRACe under the current labels")
-st.caption(f"{len(data.records):,} examples · {data.n_reviewed:,} with a human decision ({against})")
-charts.show_chart(charts.distribution_chart(data.records, TRACE_METRICS), "trace-distributions", "dashboard.dist", downloads=not present)
+families = _families(paths) or [TRACE]
+if present:
+    family = st.session_state.get("dashboard.family", TRACE)
+    family = family if family in families else TRACE
+else:
+    family = st.segmented_control(
+        "Metric family", families, format_func=FAMILY_TITLES.get, default=TRACE, key="dashboard.family",
+        help="The metric families the loaded data can be scored with; every value uses the current labels.",
+    ) or TRACE
+ks: tuple[int, ...] = DEFAULT_KS
+if family == RETRIEVAL and not present:
+    ks_text = st.text_input("Cut-offs k (comma-separated)", value=",".join(map(str, DEFAULT_KS)), key="dashboard.ks")
+    try:
+        ks = parse_ks(ks_text)
+    except ValueError as exc:
+        st.html(render.problems_html([str(exc).replace("--k: ", "k: ")], "error"))
+st.header(f"{FAMILY_TITLES[family]} under the current labels")
+if family == TRACE:
+    records, means, chart_metrics, systems = data.records, data.means, TRACE_METRICS, ()
+else:
+    view = _family(paths, against, db, version, family, ks)
+    records, means, chart_metrics, systems = view.records, view.means, view.chart_metrics, view.systems
+n_examples = len({r["uid"] for r in records})
+by_system = f" · {len(systems)} retrieval systems ({', '.join(systems)})" if len(systems) > 1 else ""
+st.caption(f"{n_examples:,} examples · {data.n_reviewed:,} with a human decision ({against}){by_system}")
+if family == "tonic":
+    st.caption("answer_similarity is on Tonic's 0–5 scale: it is in the table below, not in the charts.")
+name = FAMILY_TITLES[family].split()[0].lower()
+color = ("system", "system") if len(systems) > 1 else ("dataset", "subset")
+charts.show_chart(
+    charts.distribution_chart(records, chart_metrics, color=color[0], color_title=color[1]),
+    f"{name}-distributions", "dashboard.dist", downloads=not present,
+)
 st.subheader("Mean per subset, 95% bootstrap interval")
-charts.show_chart(charts.means_chart(data.means), "trace-subset-means", "dashboard.means", downloads=not present)
+charts.show_chart(
+    charts.means_chart([m for m in means if m["metric"] in chart_metrics]), f"{name}-subset-means", "dashboard.means",
+    downloads=not present,
+)
 with st.expander("Means as a table"):
-    st.dataframe(pd.DataFrame(data.means), hide_index=True, width="stretch")
+    st.dataframe(pd.DataFrame(means), hide_index=True, width="stretch")
 
 # -- judge vs human ----------------------------------------------------------------------------------------
 st.header("How much can we trust the judge?")
@@ -68,6 +130,41 @@ else:
         confusion = chart if confusion is None else confusion | chart
     charts.show_chart(confusion, "judge-vs-human-confusion", "dashboard.confusion", downloads=not present)
     charts.show_chart(charts.scatter_chart(data.scatter), "judge-vs-human-scatter", "dashboard.scatter", downloads=not present)
+
+# -- several annotators ---------------------------------------------------------------------------------------
+st.header("Do the annotators agree?")
+raters = _annotators(paths, db, version)
+if not raters.has_pairs:
+    st.caption(
+        f"{len(raters.annotators)} annotator(s) with decisions on the loaded examples"
+        + (f" ({', '.join(raters.annotators)})" if raters.annotators else "")
+        + ". Agreement needs two or more annotators who decided on the same examples."
+    )
+else:
+    st.caption(
+        "Cohen's κ per pair over the sentence decisions of the examples both decided on (n = shared examples); "
+        "Fleiss' κ over the examples every annotator decided on. "
+        + ", ".join(f"{a}: {raters.n_examples[a]:,} examples" for a in raters.annotators)
+    )
+    charts.show_chart(
+        charts.kappa_matrix_chart(kappa_matrix(raters.pairs), SENTENCE_LABELS), "annotator-kappa", "dashboard.kappa",
+        downloads=not present,
+    )
+    st.dataframe(
+        pd.DataFrame(
+            [{"label": m.label, "annotators": m.n_raters, "shared examples": m.n_examples, "decisions": m.n_decisions,
+              "Fleiss' κ": m.kappa} for m in raters.overall]
+        ),
+        hide_index=True, width="stretch", column_config={"Fleiss' κ": st.column_config.NumberColumn(format="%.3f")},
+    )
+    with st.expander("Every pair as a table"):
+        st.dataframe(
+            pd.DataFrame(
+                [{"annotator A": p.rater_a, "annotator B": p.rater_b, "label": p.label, "shared examples": p.n_examples,
+                  "decisions": p.n_decisions, "Cohen's κ": p.kappa} for p in raters.pairs]
+            ),
+            hide_index=True, width="stretch", column_config={"Cohen's κ": st.column_config.NumberColumn(format="%.3f")},
+        )
 
 # -- baseline judges -------------------------------------------------------------------------------------------
 st.header("RAGBench baseline judges against the current labels")

@@ -304,3 +304,16 @@ def annotator_agreement(
     pairs = pairwise_kappas(shared, raters, labels) if len(raters) >= 2 else []
     overall = multi_rater_kappas(shared, raters, labels) if len(raters) >= 2 else []
     return AnnotatorAgreement(tuple(sorted(raters)), {a: len(d) for a, d in raters.items()}, pairs, overall)
+
+
+def kappa_matrix(pairs: Sequence[PairKappa]) -> list[dict[str, Any]]:
+    """The rows of a pairwise-kappa matrix: each pair in both orders, with κ (``"—"`` when
+    undefined) and the shared examples behind it as display text."""
+    rows = []
+    for p in pairs:
+        text = "—" if p.kappa is None else f"{p.kappa:.2f}"
+        shared = f"n={p.n_examples} ex."
+        for a, b in ((p.rater_a, p.rater_b), (p.rater_b, p.rater_a)):
+            rows.append({"label": p.label, "a": a, "b": b, "kappa": p.kappa, "kappa_text": text, "n_text": shared,
+                         "n_examples": p.n_examples, "n_decisions": p.n_decisions})
+    return rows

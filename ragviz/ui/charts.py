@@ -14,19 +14,21 @@ import pandas as pd
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#F0E442", "#000000"]
 
 
-def distribution_chart(records: Sequence[dict[str, Any]], metrics: Sequence[str], title: str = "") -> alt.Chart:
-    """Histogram of each metric (one panel per metric), bars stacked by subset.
-    *records*: ``{"dataset": ..., metric: value, ...}`` per example."""
-    df = pd.DataFrame(records, columns=["dataset", *metrics])
-    long = df.melt(id_vars=["dataset"], value_vars=list(metrics), var_name="metric", value_name="value").dropna()
+def distribution_chart(
+    records: Sequence[dict[str, Any]], metrics: Sequence[str], title: str = "", color: str = "dataset", color_title: str = "subset"
+) -> alt.Chart:
+    """Histogram of each metric (one panel per metric), bars stacked by subset (or by the *color*
+    field, e.g. ``system``). *records*: ``{"dataset": ..., metric: value, ...}`` per example."""
+    df = pd.DataFrame(records, columns=[color, *metrics])
+    long = df.melt(id_vars=[color], value_vars=list(metrics), var_name="metric", value_name="value").dropna()
     return (
         alt.Chart(long, title=title or alt.Undefined)
         .mark_bar()
         .encode(
             x=alt.X("value:Q", bin=alt.Bin(maxbins=20, extent=[0, 1]), title="score"),
             y=alt.Y("count():Q", title="examples"),
-            color=alt.Color("dataset:N", scale=alt.Scale(range=OKABE_ITO), title="subset", legend=alt.Legend(orient="bottom", columns=4)),
-            tooltip=["dataset:N", alt.Tooltip("count():Q", title="examples")],
+            color=alt.Color(f"{color}:N", scale=alt.Scale(range=OKABE_ITO), title=color_title, legend=alt.Legend(orient="bottom", columns=4)),
+            tooltip=[f"{color}:N", alt.Tooltip("count():Q", title="examples")],
         )
         .properties(width=200, height=160)
         .facet(facet=alt.Facet("metric:N", sort=list(metrics), title=None), columns=4)
@@ -97,6 +99,30 @@ def confusion_chart(label: str, tp: int, fp: int, fn: int, tn: int, reference: s
         text="count:Q", color=alt.condition(alt.datum.count > max(tp, fp, fn, tn) / 2, alt.value("white"), alt.value("black"))
     )
     return (cells + text).properties(width=150, height=150)
+
+
+def kappa_matrix_chart(rows: Sequence[dict[str, Any]], labels: Sequence[str]) -> alt.Chart:
+    """Cohen's kappa of every annotator pair as a matrix, one panel per label; each cell shows
+    κ and the number of shared examples behind it. *rows*: ``{"label", "a", "b", "kappa",
+    "kappa_text", "n_text"}`` (both orders of a pair; see :func:`ragviz.dashboard.kappa_matrix`)."""
+    df = pd.DataFrame(rows, columns=["label", "a", "b", "kappa", "kappa_text", "n_text"])
+    names = sorted(set(df["a"]) | set(df["b"]))
+    base = alt.Chart(df).encode(
+        x=alt.X("b:N", sort=names, title=None, axis=alt.Axis(labelAngle=0, orient="top", labelLimit=120)),
+        y=alt.Y("a:N", sort=names, title=None, axis=alt.Axis(labelLimit=120)),
+        tooltip=["a:N", "b:N", alt.Tooltip("kappa:Q", format=".3f", title="Cohen's κ"), alt.Tooltip("n_text:N", title="shared")],
+    )
+    empty = base.mark_rect(color="#eeeeee")
+    cells = base.mark_rect().encode(
+        color=alt.Color("kappa:Q", scale=alt.Scale(domain=[-1, 1], scheme="blueorange", reverse=True), title="Cohen's κ",
+                        legend=alt.Legend(orient="bottom"))
+    )
+    kappa = base.mark_text(fontSize=14, fontWeight="bold", dy=-7).encode(text="kappa_text:N")
+    shared = base.mark_text(fontSize=10, dy=9, color="#333333").encode(text="n_text:N")
+    side = max(70 * len(names), 140)
+    return (empty + cells + kappa + shared).properties(width=side, height=side).facet(
+        facet=alt.Facet("label:N", sort=list(labels), title=None), columns=3
+    )
 
 
 def to_svg(chart: alt.Chart) -> str:
