@@ -4,10 +4,13 @@ the judge's labels next to the human's."""
 import streamlit as st
 
 from ragviz.compare import HUMAN, JUDGE, human_labels, judge_labels, label_set_names
+from ragviz.dashboard import ANSWER, RETRIEVAL, TONIC, families_present
+from ragviz.explain import answer_explanation, retrieval_explanations, tonic_explanation
+from ragviz.metrics.retrieval import DEFAULT_KS
 from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.review import document_spans, response_spans
 from ragviz.ui import render, state
-from ragviz.ui.explainer import delta_html, formula_html, formula_terms, venn_html
+from ragviz.ui.explainer import answer_html, delta_html, formula_html, formula_terms, retrieval_html, tonic_html, venn_html
 from ragviz.ui.state import require_app_shell
 
 require_app_shell()
@@ -79,6 +82,38 @@ st.subheader("Response sentences and their support")
 left, right = st.columns(2, gap="large")
 left.html(render.response_html(response_spans(ex, judge)))
 right.html(render.response_html(response_spans(ex, human)))
+
+# -- the other metric families -------------------------------------------------------------------------
+families = families_present({index: ex})
+if TONIC in families:
+    st.subheader("Tonic Validate")
+    st.caption(
+        "A chunk is one retrieved document: relevant / used when any of its sentences is, unless chunk labels are set "
+        "in the data or by a person. overall = mean of the computed values, answer_similarity / 5."
+    )
+    left, right = st.columns(2, gap="large")
+    left.html(tonic_html(tonic_explanation(ex, judge)))
+    right.html(tonic_html(tonic_explanation(ex, human)))
+
+if RETRIEVAL in families:
+    st.subheader("Retrieval")
+    if present:
+        k = st.session_state.get("explainer.k", DEFAULT_KS[0])
+    else:
+        k = st.selectbox("Cut-off k", DEFAULT_KS, key="explainer.k", help="MRR, Recall@k, Precision@k and nDCG@k at this k.")
+    st.caption("Each system's ranked ids (an id listed twice counts once, at its first rank); ✓ = in the gold list (grade ≥ 1).")
+    left, right = st.columns(2, gap="large")
+    for column, labels in ((left, judge), (right, human)):
+        explanations = retrieval_explanations(ex, labels, k)
+        if not explanations:
+            column.caption("No gold list for this example: retrieval is not scored.")
+        for expl in explanations:
+            column.html(retrieval_html(expl))
+
+if ANSWER in families:
+    st.subheader("Answer EM / F1")
+    st.caption("The response against the reference answer(s); these do not depend on any label, so judge and human agree.")
+    st.html(answer_html(answer_explanation(ex)))
 
 with st.expander("The context, with the human's labels", expanded=False):
     st.html(render.legend_html())

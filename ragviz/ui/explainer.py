@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ragviz.explain import AnswerExplanation, Filled, RetrievalExplanation, TonicExplanation
 from ragviz.metrics.trace import trace_scores, unsupported_keys
 from ragviz.model import Example, Labels
 from ragviz.ui.render import esc, format_score
@@ -141,3 +142,115 @@ def delta_html(judge: float | None, human: float | None) -> str:
         return ""
     d = human - judge
     return f'<span style="color:{BAD_COLOR if d < 0 else NUM_COLOR};font-weight:600">{d:+.3f}</span>'
+
+
+# -- the other metric families (shaped by ragviz.explain) ---------------------------------------------------
+
+_SMALL = "font-size:0.85rem"
+_MUTED = "color:#57606a"
+_TABLE = "border-collapse:collapse;font-size:0.85rem;margin:4px 0 8px 0;width:100%"
+_CELL = "border-bottom:1px solid #eaeef2;padding:2px 6px;text-align:left;vertical-align:top"
+YES, NO = "✓", "✗"
+
+
+def filled_html(term: Filled) -> str:
+    """One metric on a line: ``retrieval_precision = relevant chunks / chunks = 2 / 4 = 0.500``."""
+    return (
+        f'<div class="rv-filled" data-metric="{esc(term.metric)}" style="{_SMALL};margin:2px 0">'
+        f"<b>{esc(term.metric)}</b> = {esc(term.formula)} = <code>{esc(term.filled)}</code> = "
+        f'<b style="font-size:1rem">{format_score(term.value)}</b></div>'
+    )
+
+
+def _flag(value: bool) -> str:
+    color = NUM_COLOR if value else "#8c959f"
+    return f'<span style="color:{color};font-weight:700">{YES if value else NO}</span>'
+
+
+def _table(header: list[str], rows: list[list[str]], css_class: str) -> str:
+    head = "".join(f'<th style="{_CELL}">{esc(h)}</th>' for h in header)
+    body = "".join("<tr>" + "".join(f'<td style="{_CELL}">{c}</td>' for c in row) + "</tr>" for row in rows)
+    return f'<table class="{css_class}" style="{_TABLE}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def tonic_html(expl: TonicExplanation | None) -> str:
+    """Tonic's values with the chunk flags they count (and why each is set) and the supported
+    response sentences."""
+    if expl is None:
+        return f'<div style="{_BOX}">unlabeled</div>'
+    rows = [
+        [str(c.document), f"{_flag(c.relevant)} <span style='{_MUTED}'>{esc(c.relevant_why)}</span>",
+         f"{_flag(c.used)} <span style='{_MUTED}'>{esc(c.used_why)}</span>"]
+        for c in expl.chunks
+    ]
+    sources = f"relevant: {expl.relevant_source} · used: {expl.used_source} · answer_similarity: {expl.similarity_source}"
+    return (
+        f'<div class="rv-tonic" style="{_BOX}">'
+        + "".join(filled_html(t) for t in expl.terms)
+        + f'<div style="{_SMALL};margin-top:6px"><b>Chunks</b> <span style="{_MUTED}">({esc(sources)})</span></div>'
+        + _table(["doc", "relevant", "used"], rows, "rv-chunks")
+        + f'<div style="{_SMALL}"><b>supported</b> ({len(expl.supported)}): {_keys_html(expl.supported, NUM_COLOR)}</div>'
+        + f'<div style="{_SMALL}"><b>unsupported</b> ({len(expl.unsupported)}): {_keys_html(expl.unsupported, BAD_COLOR)}</div>'
+        + "</div>"
+    )
+
+
+def retrieval_html(expl: RetrievalExplanation) -> str:
+    """One system: the ranked ids marked relevant or not (top k shaded) and the filled formulas."""
+    rows = []
+    for x in expl.ranking:
+        shade = "background:#f6f8fa;" if x.in_top_k else ""
+        rows.append([
+            f'<span style="{shade}padding:0 4px">{x.rank}</span>', f"<code>{esc(x.doc_id)}</code>",
+            f"{_flag(x.relevant)}" + (f" <span style='{_MUTED}'>grade {x.grade}</span>" if x.grade > 1 else ""),
+            "top k" if x.in_top_k else "",
+        ])
+    missing = (
+        f'<div style="{_SMALL}">relevant but not retrieved (count in Recall): '
+        + ", ".join(f"<code>{esc(d)}</code>" for d in expl.not_retrieved) + "</div>"
+        if expl.not_retrieved else ""
+    )
+    return (
+        f'<div class="rv-retrieval" data-system="{esc(expl.system)}" style="{_BOX}">'
+        f'<div style="font-size:0.95rem;margin-bottom:4px"><b>system {esc(expl.system)}</b> '
+        f'<span style="{_MUTED}">· {sum(1 for g in expl.gold.values() if g > 0)} relevant id(s) in the gold list · k = {expl.k}</span></div>'
+        + "".join(filled_html(t) for t in expl.terms)
+        + _table(["rank", "id", "relevant", ""], rows, "rv-ranking")
+        + missing
+        + "</div>"
+    )
+
+
+def _tokens_html(tokens: tuple[str, ...], shared: tuple[str, ...]) -> str:
+    left = dict.fromkeys(shared, 0)
+    for t in shared:
+        left[t] += 1
+    out = []
+    for t in tokens:
+        if left.get(t, 0) > 0:
+            left[t] -= 1
+            out.append(f'<span style="{_KEY};background:{NUM_COLOR};color:#fff">{esc(t)}</span>')
+        else:
+            out.append(f'<span style="{_KEY};background:#eaeef2;color:#1f2328">{esc(t)}</span>')
+    return "".join(out) or f'<span style="{_MUTED}">no token</span>'
+
+
+def answer_html(expl: AnswerExplanation | None) -> str:
+    """EM / F1 / F1-set with the normalised token lists compared (shared tokens in green)."""
+    if expl is None:
+        return f'<div style="{_BOX}">No reference answer: EM / F1 are not computed.</div>'
+    parts = [f'<div class="rv-answer" style="{_BOX}">', *(filled_html(t) for t in expl.terms)]
+    for n, g in enumerate(expl.golds, start=1):
+        title = f"reference {n}" if len(expl.golds) > 1 else "reference"
+        parts.append(
+            f'<div style="{_SMALL};margin-top:8px"><b>{esc(title)}</b> '
+            f'<span style="{_MUTED}">EM {format_score(g.em)} · F1 {format_score(g.f1)} · F1-set {format_score(g.f1_set)}</span></div>'
+            f'<div style="{_SMALL}">response, SQuAD-normalised ({len(expl.prediction_tokens)} tokens, {len(g.shared_tokens)} shared): '
+            f"{_tokens_html(expl.prediction_tokens, g.shared_tokens)}</div>"
+            f'<div style="{_SMALL}">{esc(title)}, SQuAD-normalised ({len(g.gold_tokens)} tokens): '
+            f"{_tokens_html(g.gold_tokens, g.shared_tokens)}</div>"
+            f'<div style="{_SMALL}">sets (F1-set, articles kept): response {len(expl.prediction_set)}, {esc(title)} {len(g.gold_set)}, '
+            f"shared {len(g.shared_set)}: {_tokens_html(g.shared_set, g.shared_set)}</div>"
+        )
+    parts.append("</div>")
+    return "".join(parts)
