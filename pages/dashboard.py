@@ -94,13 +94,17 @@ if family == "tonic":
     st.caption("answer_similarity is on Tonic's 0–5 scale: it is in the table below, not in the charts.")
 name = FAMILY_TITLES[family].split()[0].lower()
 color = ("system", "system") if len(systems) > 1 else ("dataset", "subset")
+columns = min(len(ks), 4) if family == RETRIEVAL else 4  # retrieval: one column per k
 charts.show_chart(
-    charts.distribution_chart(records, chart_metrics, color=color[0], color_title=color[1]),
+    charts.distribution_chart(records, chart_metrics, color=color[0], color_title=color[1], columns=columns),
     f"{name}-distributions", "dashboard.dist", downloads=not present,
 )
 st.subheader("Mean per subset, 95% bootstrap interval")
 charts.show_chart(
-    charts.means_chart([m for m in means if m["metric"] in chart_metrics]), f"{name}-subset-means", "dashboard.means",
+    charts.means_chart(
+        sorted((m for m in means if m["metric"] in chart_metrics), key=lambda m: chart_metrics.index(m["metric"])), columns
+    ),
+    f"{name}-subset-means", "dashboard.means",
     downloads=not present,
 )
 with st.expander("Means as a table"):

@@ -85,13 +85,22 @@ right.html(render.response_html(response_spans(ex, human)))
 
 # -- the other metric families -------------------------------------------------------------------------
 families = families_present({index: ex})
+
+
+def judge_and_human_columns():
+    """Two columns titled like the TRACe ones above (the human title names a person: escaped)."""
+    left, right = st.columns(2, gap="large")
+    left.html('<div style="font-weight:600">Judge said</div>')
+    right.html(f'<div style="font-weight:600">{render.esc(human_title)}</div>')
+    return left, right
+
 if TONIC in families:
     st.subheader("Tonic Validate")
     st.caption(
         "A chunk is one retrieved document: relevant / used when any of its sentences is, unless chunk labels are set "
         "in the data or by a person. overall = mean of the computed values, answer_similarity / 5."
     )
-    left, right = st.columns(2, gap="large")
+    left, right = judge_and_human_columns()
     left.html(tonic_html(tonic_explanation(ex, judge)))
     right.html(tonic_html(tonic_explanation(ex, human)))
 
@@ -100,9 +109,11 @@ if RETRIEVAL in families:
     if present:
         k = st.session_state.get("explainer.k", DEFAULT_KS[0])
     else:
-        k = st.selectbox("Cut-off k", DEFAULT_KS, key="explainer.k", help="MRR, Recall@k, Precision@k and nDCG@k at this k.")
+        k = st.columns([0.2, 0.8])[0].selectbox(
+            "Cut-off k", DEFAULT_KS, key="explainer.k", help="MRR, Recall@k, Precision@k and nDCG@k at this k."
+        )
     st.caption("Each system's ranked ids (an id listed twice counts once, at its first rank); ✓ = in the gold list (grade ≥ 1).")
-    left, right = st.columns(2, gap="large")
+    left, right = judge_and_human_columns()
     for column, labels in ((left, judge), (right, human)):
         explanations = retrieval_explanations(ex, labels, k)
         if not explanations:

@@ -161,8 +161,11 @@ def family_metrics(family: str, ks: Sequence[int] = DEFAULT_KS) -> tuple[str, ..
 
 
 def unit_interval_metrics(family: str, ks: Sequence[int] = DEFAULT_KS) -> tuple[str, ...]:
-    """The metrics of *family* that lie in [0, 1] (what the distribution and means charts draw;
-    Tonic's answer_similarity is on a 0..5 scale and is only in the table)."""
+    """The metrics of *family* that lie in [0, 1], in the order the distribution and means charts
+    draw them (retrieval: one row per measure, one column per k, MRR last; Tonic's
+    answer_similarity is on a 0..5 scale and is only in the table)."""
+    if family == RETRIEVAL:
+        return (*(f"{m}@{k}" for m in ("recall", "precision", "hit", "ndcg") for k in ks), "mrr")
     return tuple(m for m in family_metrics(family, ks) if m != SIMILARITY_FIELD)
 
 

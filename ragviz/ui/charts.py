@@ -15,7 +15,8 @@ OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "
 
 
 def distribution_chart(
-    records: Sequence[dict[str, Any]], metrics: Sequence[str], title: str = "", color: str = "dataset", color_title: str = "subset"
+    records: Sequence[dict[str, Any]], metrics: Sequence[str], title: str = "", color: str = "dataset", color_title: str = "subset",
+    columns: int = 4,
 ) -> alt.Chart:
     """Histogram of each metric (one panel per metric), bars stacked by subset (or by the *color*
     field, e.g. ``system``). *records*: ``{"dataset": ..., metric: value, ...}`` per example."""
@@ -31,11 +32,11 @@ def distribution_chart(
             tooltip=[f"{color}:N", alt.Tooltip("count():Q", title="examples")],
         )
         .properties(width=200, height=160)
-        .facet(facet=alt.Facet("metric:N", sort=list(metrics), title=None), columns=4)
+        .facet(facet=alt.Facet("metric:N", sort=list(metrics), title=None), columns=columns)
     )
 
 
-def means_chart(rows: Sequence[dict[str, Any]]) -> alt.Chart:
+def means_chart(rows: Sequence[dict[str, Any]], columns: int = 4) -> alt.Chart:
     """Per-subset mean with its 95% interval, one panel per metric (panels in the order the rows
     name the metrics). *rows*: ``{"dataset", "metric", "mean", "low", "high", "n"}``."""
     df = pd.DataFrame(rows, columns=["dataset", "metric", "mean", "low", "high", "n"]).dropna(subset=["mean"])
@@ -52,8 +53,8 @@ def means_chart(rows: Sequence[dict[str, Any]]) -> alt.Chart:
     )
     bars = base.mark_rule(strokeWidth=2).encode(x=alt.X("low:Q", title="mean (95% bootstrap interval)", scale=alt.Scale(domain=[0, 1])), x2="high:Q")
     points = base.mark_point(filled=True, size=60).encode(x="mean:Q")
-    return (bars + points).properties(width=200, height=alt.Step(24)).facet(
-        facet=alt.Facet("metric:N", title=None, sort=metric_order), columns=4
+    return (bars + points).properties(width=165, height=alt.Step(24)).facet(
+        facet=alt.Facet("metric:N", title=None, sort=metric_order), columns=columns
     )
 
 
@@ -108,7 +109,7 @@ def kappa_matrix_chart(rows: Sequence[dict[str, Any]], labels: Sequence[str]) ->
     df = pd.DataFrame(rows, columns=["label", "a", "b", "kappa", "kappa_text", "n_text"])
     names = sorted(set(df["a"]) | set(df["b"]))
     base = alt.Chart(df).encode(
-        x=alt.X("b:N", sort=names, title=None, axis=alt.Axis(labelAngle=0, orient="top", labelLimit=120)),
+        x=alt.X("b:N", sort=names, title=None, axis=alt.Axis(labelAngle=0, labelLimit=120)),
         y=alt.Y("a:N", sort=names, title=None, axis=alt.Axis(labelLimit=120)),
         tooltip=["a:N", "b:N", alt.Tooltip("kappa:Q", format=".3f", title="Cohen's κ"), alt.Tooltip("n_text:N", title="shared")],
     )
@@ -117,8 +118,9 @@ def kappa_matrix_chart(rows: Sequence[dict[str, Any]], labels: Sequence[str]) ->
         color=alt.Color("kappa:Q", scale=alt.Scale(domain=[-1, 1], scheme="blueorange", reverse=True), title="Cohen's κ",
                         legend=alt.Legend(orient="bottom"))
     )
-    kappa = base.mark_text(fontSize=14, fontWeight="bold", dy=-7).encode(text="kappa_text:N")
-    shared = base.mark_text(fontSize=10, dy=9, color="#333333").encode(text="n_text:N")
+    on_dark = alt.condition("abs(datum.kappa) > 0.5", alt.value("white"), alt.value("black"))
+    kappa = base.mark_text(fontSize=14, fontWeight="bold", dy=-7).encode(text="kappa_text:N", color=on_dark)
+    shared = base.mark_text(fontSize=10, dy=9).encode(text="n_text:N", color=on_dark)
     side = max(70 * len(names), 140)
     return (empty + cells + kappa + shared).properties(width=side, height=side).facet(
         facet=alt.Facet("label:N", sort=list(labels), title=None), columns=3
