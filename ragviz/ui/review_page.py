@@ -207,7 +207,14 @@ def run_page() -> None:
             args=(uid, current, judge, advance_after_accept),
         )
         st.button("Undo", key="review.undo", shortcut="Z", on_click=undo, args=(uid,))
-        st.button("Reset to judge", key="review.reset", on_click=reset, args=(uid,), disabled=current == judge)
+        st.button(
+            "Reset to judge" if judge is not None else "Reset to loaded labels",
+            key="review.reset",
+            on_click=reset,
+            args=(uid,),
+            disabled=current == judge,
+            help=None if judge is not None else "This example has no judge labels: reset returns to the labels the file carried.",
+        )
 
     where = f"Example {index + 1:,} of {len(ds):,}"
     if allowed is not None:
