@@ -56,12 +56,13 @@ if not settings.model:
     st.stop()
 
 estimate = estimate_run(examples, settings, cache)
-c = st.columns(5)
-c[0].metric("Examples", f"{estimate.n_examples:,}")
-c[1].metric("Already cached", f"{estimate.n_cached:,}")
-c[2].metric("Calls needed", f"{estimate.calls:,}")
-c[3].metric("Tokens (est.)", f"{estimate.prompt_tokens + estimate.completion_tokens:,}")
-c[4].metric("Cost (est.)", "unknown" if estimate.cost_usd is None else f"${estimate.cost_usd:,.4f}")
+ui.metric_row([
+    ("Examples", f"{estimate.n_examples:,}"),
+    ("Already cached", f"{estimate.n_cached:,}"),
+    ("Calls needed", f"{estimate.calls:,}"),
+    ("Tokens (est.)", f"{estimate.prompt_tokens + estimate.completion_tokens:,}"),
+    ("Cost (est.)", ui.format_cost(estimate.cost_usd)),
+])
 st.caption(
     f"Estimate: prompt tokens = characters / 4 ({estimate.prompt_tokens:,}); completion tokens guessed from the "
     f"number of response sentences ({estimate.completion_tokens:,}); cost from list prices when the model is known. "
@@ -95,12 +96,13 @@ last = st.session_state.get(LAST_RUN)
 if last:
     uids, summary = last
     st.subheader("Last run")
-    c = st.columns(5)
-    c[0].metric("Judged", f"{summary.n_judged:,}")
-    c[1].metric("Cached", f"{summary.n_cached:,}")
-    c[2].metric("Failed", f"{summary.n_failed:,}")
-    c[3].metric("Requests", f"{summary.requests:,}")
-    c[4].metric("Cost (est.)", "unknown" if summary.cost_usd is None else f"${summary.cost_usd:,.4f}")
+    ui.metric_row([
+        ("Judged", f"{summary.n_judged:,}"),
+        ("Cached", f"{summary.n_cached:,}"),
+        ("Failed", f"{summary.n_failed:,}"),
+        ("Requests", f"{summary.requests:,}"),
+        ("Cost (est.)", ui.format_cost(summary.cost_usd)),
+    ])
     st.caption(
         f"{summary.prompt_tokens:,} prompt + {summary.completion_tokens:,} completion tokens (as reported by the server); "
         f"{summary.wall_seconds:.1f} s; response format used: {summary.format_mode}"

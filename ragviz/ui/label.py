@@ -70,6 +70,16 @@ def key_source_note(settings: JudgeSettings) -> str:
     return f"No key yet: enter one or set {API_KEY_ENV}."
 
 
+def format_cost(cost_usd: float | None) -> str:
+    return "unknown" if cost_usd is None else f"${cost_usd:,.4f}"
+
+
+def metric_row(items: Sequence[tuple[str, str]]) -> None:
+    """One row of ``st.metric`` cards, ``(label, value)`` each."""
+    for column, (label, value) in zip(st.columns(len(items)), items):
+        column.metric(label, value)
+
+
 def outcome_rows(examples: Sequence[Example], outcomes: Sequence[JudgeOutcome | None]) -> list[dict[str, Any]]:
     """One table row per example: status and the TRACe scores of the judge's new labels."""
     rows = []
