@@ -1,9 +1,11 @@
 """Compare two label sets: per example, the keys added/removed and verdicts flipped, with the metric change each caused."""
 
+from dataclasses import dataclass
+
 import pandas as pd
 import streamlit as st
 
-from ragviz.compare import HUMAN, JUDGE, diff_label_sets, diff_totals, label_set_names, resolve_label_set
+from ragviz.compare import HUMAN, JUDGE, DiffTotals, ExampleDiff, diff_label_sets, diff_totals, label_set_names, resolve_label_set
 from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.ui import state
 from ragviz.ui.state import require_app_shell
@@ -13,14 +15,26 @@ require_app_shell()
 store = state.require_data().store
 
 
-@st.cache_data(show_spinner="Comparing…", max_entries=16)
-def _diffs(paths: tuple[str, ...], a: str, b: str, store_version: tuple[int, int]):
+@dataclass(frozen=True)
+class Comparison:
+    """What the page shows for one pair of label sets."""
+
+    diffs: list[ExampleDiff]
+    common: int
+    totals: DiffTotals
+    table: pd.DataFrame
+
+
+@st.cache_resource(show_spinner="Comparing…", max_entries=16)
+def _compare(paths: tuple[str, ...], store_path: str, a: str, b: str, store_version: tuple[int, int], _store) -> Comparison:
+    """Everything the page shows for *a* vs *b*, once per data, label store (path and version) and
+    pair: it walks every example. Shared read-only (never modified after it is built)."""
     dataset = state.load_result(paths).dataset
     examples = state.examples_of(paths)
-    set_a = resolve_label_set(dataset, a, state.store(), examples=examples)
-    set_b = resolve_label_set(dataset, b, state.store(), examples=examples)
-    common = len(set_a.shared_rows(set_b))
-    return diff_label_sets(dataset, set_a, set_b), common
+    set_a = resolve_label_set(dataset, a, _store, examples=examples)
+    set_b = resolve_label_set(dataset, b, _store, examples=examples)
+    diffs = diff_label_sets(dataset, set_a, set_b)
+    return Comparison(diffs, len(set_a.shared_rows(set_b)), diff_totals(diffs), pd.DataFrame([d.as_row() for d in diffs]))
 
 
 st.title("Compare label sets")
@@ -36,8 +50,8 @@ if a == b:
     st.info("Choose two different label sets.")
     st.stop()
 
-diffs, common = _diffs(state.current_paths(), a, b, store.data_version())
-totals = diff_totals(diffs)
+comparison = _compare(state.current_paths(), str(store.path), a, b, store.data_version(), store)
+diffs, common, totals, table = comparison.diffs, comparison.common, comparison.totals, comparison.table
 cols = st.columns(5)
 cols[0].metric("examples compared", f"{common:,}")
 cols[1].metric("examples that differ", f"{len(diffs):,}")
@@ -49,7 +63,6 @@ if not diffs:
     st.success(f"{a} and {b} agree on every example they both cover." if common else f"{a} and {b} share no example.")
     st.stop()
 
-table = pd.DataFrame([d.as_row() for d in diffs])
 st.dataframe(
     table,
     hide_index=True,
@@ -57,7 +70,7 @@ st.dataframe(
     column_config={f"Δ {m}": st.column_config.NumberColumn(format="%+.3f") for m in TRACE_METRICS},
 )
 st.download_button(
-    "Download the diff (CSV)", table.to_csv(index=False), file_name=f"diff-{a}-vs-{b}.csv", mime="text/csv",
+    "Download the diff (CSV)", lambda: table.to_csv(index=False), file_name=f"diff-{a}-vs-{b}.csv", mime="text/csv",
     icon=":material/download:", on_click="ignore",
 )
 st.subheader("Open an example")

@@ -11,6 +11,7 @@ from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.review import document_spans, response_spans
 from ragviz.ui import render, state
 from ragviz.ui.explainer import answer_html, delta_html, formula_html, formula_terms, retrieval_html, tonic_html, venn_html
+from ragviz.ui.picker import matching_rows, picker_options
 from ragviz.ui.state import require_app_shell
 
 require_app_shell()
@@ -23,19 +24,39 @@ link = st.query_params.get("uid")
 if link and ds.index_of(link) is not None and link != st.session_state.get("explainer.link"):
     st.session_state["explainer.link"] = link
     st.session_state[INDEX] = ds.index_of(link)
+if not (isinstance(st.session_state.get(INDEX), int) and 0 <= st.session_state[INDEX] < len(ds)):  # new or other data
+    st.session_state.pop(INDEX, None)
 if INDEX not in st.session_state:
     review_index = st.session_state.get("review.index")
     st.session_state[INDEX] = review_index if isinstance(review_index, int) and 0 <= review_index < len(ds) else 0
 
+NUMBER, SEARCH = "explainer.number", "explainer.search"
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _matches(paths: tuple[str, ...], query: str) -> tuple[list[int], int]:
+    return matching_rows(state.load_result(paths).dataset.uids, query)
+
+
+def go_to_number() -> None:
+    st.session_state[INDEX] = st.session_state[NUMBER] - 1
+
+
+st.session_state[NUMBER] = st.session_state[INDEX] + 1  # follows the picker and deep links
 st.title("What the numbers mean")
-pick_col, who_col = st.columns([0.7, 0.3])
+number_col, search_col, pick_col, who_col = st.columns([0.12, 0.24, 0.39, 0.25])
+number_col.number_input("Example #", min_value=1, max_value=len(ds), step=1, key=NUMBER, on_change=go_to_number)
+query = search_col.text_input("Find by uid", key=SEARCH, placeholder="part of dataset/id/model")
+matches, n_matches = _matches(state.current_paths(), query) if query.strip() else (None, 0)
 with pick_col:
     index = st.selectbox(
         "Example",
-        range(len(ds)),
+        picker_options(st.session_state[INDEX], len(ds), matches),
         format_func=lambda i: f"{i + 1}. {ds.uids[i]}",
         key=INDEX,
     )
+    if matches is not None:
+        st.caption(f"{n_matches:,} match(es)" + (f", first {len(matches):,} listed" if n_matches > len(matches) else ""))
 with who_col:
     names = [n for n in label_set_names(store) if n != JUDGE]
     other = st.selectbox("Compare the judge with", names, key="explainer.other")

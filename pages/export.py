@@ -36,6 +36,14 @@ def make(fmt: str):
     return lambda: export_bytes(ds, store, who, fmt)
 
 
+@st.cache_resource(show_spinner="Computing the metrics…", max_entries=8)
+def _metrics_table(paths: tuple[str, ...], store_path: str, store_version: tuple[int, int], annotator: str,
+                   _store) -> pd.DataFrame:
+    """The per-example metrics table, once per data, label store (path and version) and annotator:
+    it scores every example. Shared read-only (never modified after it is built)."""
+    return pd.DataFrame(metrics_records(state.load_result(paths).dataset, _store, annotator))
+
+
 DOWNLOADS = {"jsonl": "Download labels (JSONL)", "parquet": "Download labels (Parquet)", "csv": "Download metrics (CSV)"}
 with st.container(horizontal=True):
     for fmt, label in DOWNLOADS.items():
@@ -51,7 +59,8 @@ with st.container(horizontal=True):
 
 st.subheader("Per-example metrics (current labels)")
 if st.toggle("Show the table", value=len(ds) <= 500, key="export.show_table"):
-    st.dataframe(pd.DataFrame(metrics_records(ds, store, who)), hide_index=True, width="stretch")
+    table = _metrics_table(state.current_paths(), str(store.path), store.data_version(), who, store)
+    st.dataframe(table, hide_index=True, width="stretch")
 
 st.subheader("From the command line")
 st.code(f"ragviz export --db {shlex.quote(str(store.path))} -o labels.jsonl --annotator {shlex.quote(who)}", language="bash")

@@ -21,6 +21,8 @@ SELECTION_LABELS = {
 }
 LAST_RUN = "label.last_run"
 CANCEL = "label.cancel"
+SELECTION_MEMO = "label.selection_memo"  # ((data, store, labels version, selection, K), filter rows, row indices)
+ESTIMATE_MEMO = "label.estimate_memo"  # ((model, endpoint, prompt, labels versions, last run), row indices, estimate)
 
 st.title("Label with an LLM judge")
 page = state.require_data()
@@ -48,14 +50,40 @@ filtered = active_filter_rows() if selection == FILTERED else None
 if selection == FILTERED and filtered is None:
     st.caption("No filter is active on the Review page: every example is selected.")
 
-indices = select_indices(ds, selection, judged_uids=store.judged_uids(), filtered=filtered, first_k=int(first_k))
-examples = state.examples_at(indices)
+
+def selected_rows() -> list[int]:
+    """The selection's row indices, recomputed only when the data, the store's labels, the
+    selection widgets or the Review filter's result change (walking every row is O(N))."""
+    key = (state.current_paths(), str(store.path), store.data_version(), selection, int(first_k))
+    memo = st.session_state.get(SELECTION_MEMO)
+    if memo and memo[0] == key and memo[1] is filtered:
+        return memo[2]
+    rows = select_indices(ds, selection, judged_uids=store.judged_uids(), filtered=filtered, first_k=int(first_k))
+    st.session_state[SELECTION_MEMO] = (key, filtered, rows)  # holding *filtered* keeps its identity unique
+    return rows
+
+
+def run_estimate(rows: list[int]):
+    """The estimate for *rows*, recomputed only when the selection, the model/endpoint or the judge
+    cache (a new run, new judge labels) change: it hashes every selected example."""
+    last_run = next(iter(cache.runs(1)), None)
+    key = (settings.model, settings.endpoint, PROMPT_VERSION, store.data_version(), state.label_version(),
+           last_run and (last_run.id, last_run.status, last_run.finished_at))
+    memo = st.session_state.get(ESTIMATE_MEMO)
+    if memo and memo[0] == key and memo[1] is rows:
+        return memo[2]
+    estimate = estimate_run(state.examples_at(rows), settings, cache)
+    st.session_state[ESTIMATE_MEMO] = (key, rows, estimate)
+    return estimate
+
+
+indices = selected_rows()
 
 if not settings.model:
     st.warning("Enter a model name.")
     st.stop()
 
-estimate = estimate_run(examples, settings, cache)
+estimate = run_estimate(indices)
 ui.metric_row([
     ("Examples", f"{estimate.n_examples:,}"),
     ("Already cached", f"{estimate.n_cached:,}"),
@@ -72,7 +100,8 @@ st.caption(
 if st.session_state.get(CANCEL):
     st.warning("Run cancelled. Every answer accepted before the cancel is kept; run again to judge the rest.")
 
-if st.button("Run the judge", type="primary", key="label.run", disabled=not examples, icon=":material/play_arrow:"):
+if st.button("Run the judge", type="primary", key="label.run", disabled=not indices, icon=":material/play_arrow:"):
+    examples = state.examples_at(indices)
     try:
         settings.check()
         settings.resolved_api_key()
