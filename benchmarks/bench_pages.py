@@ -1,0 +1,114 @@
+"""Server-side rerun time of the Label, Explainer, Export (table shown) and Compare pages (AppTest).
+
+Loads ../shared/ragbench (all seven subsets, 2,896 rows) and a 10-row slice of it; for each page
+opens it once (loading and first-time caches are not timed), then times plain reruns with no
+widget change — what every click elsewhere on the page costs. Prints the median of --runs reruns
+per page and size (a store with one human decision on every 10th example), and the ratio between the two sizes (near 1: the rerun does not grow with the
+data set).
+
+    .venv/bin/python benchmarks/bench_pages.py [--runs 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RAGBENCH = ROOT.parent / "shared" / "ragbench"
+
+# page -> widget values set before the first run (so the timed reruns show what the name says)
+PAGES = {
+    "label": ("pages/label.py", {}),
+    "explainer": ("pages/explainer.py", {}),
+    "export (table)": ("pages/export.py", {"export.show_table": True}),
+    "compare": ("pages/compare.py", {}),
+}
+
+
+def time_page(page: str, widgets: dict, runs: int, warmup: int = 3) -> list[float]:
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
+    for key, value in widgets.items():
+        at.session_state[key] = value
+    at.switch_page(page)
+    at.run()
+    if at.exception:
+        raise SystemExit(f"{page} failed: {at.exception[0].value}")
+    times = []
+    for i in range(warmup + runs):
+        t0 = time.perf_counter()
+        at.run()
+        elapsed = time.perf_counter() - t0
+        if at.exception:
+            raise SystemExit(f"{page} failed: {at.exception[0].value}")
+        if i >= warmup:
+            times.append(elapsed * 1000)
+    return times
+
+
+def seed_decisions(data: str, db: Path, every: int = 10) -> int:
+    """One human decision (relevant keys cleared) on every *every*-th labelled example, so Compare
+    has differences to show; returns how many."""
+    from ragviz.labels import Change
+    from ragviz.loaders import load
+    from ragviz.store import LabelStore
+
+    ds = load([data]).dataset
+    n = 0
+    with LabelStore(db) as store:
+        for i in range(0, len(ds), every):
+            ex = ds.example(i)
+            if ex.labels is not None and ex.labels.relevant_keys:
+                store.record(ex.uid, "bench", [Change("relevant_keys", list(ex.labels.relevant_keys), [])])
+                n += 1
+    return n
+
+
+def time_all(data: str, db: Path, runs: int) -> dict[str, float]:
+    seed_decisions(data, db)
+    os.environ["RAGVIZ_DATA"] = data
+    os.environ["RAGVIZ_DB"] = str(db)
+    os.environ["RAGVIZ_ANNOTATOR"] = "bench"
+    return {name: statistics.median(time_page(page, widgets, runs)) for name, (page, widgets) in PAGES.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    import logging
+
+    from streamlit import config
+
+    logging.getLogger("streamlit").setLevel(logging.ERROR)  # AppTest's "missing ScriptRunContext" noise
+    config.set_option("browser.gatherUsageStats", False)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=20)
+    args = parser.parse_args(argv)
+    if not RAGBENCH.is_dir():
+        print(f"{RAGBENCH}: not found (the RAGBench shards are needed for this benchmark)", file=sys.stderr)
+        return 2
+    import pyarrow.parquet as pq
+
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp_path = Path(tmp)
+        os.environ["HOME"] = str(tmp_path)
+        small_dir = tmp_path / "small" / "covidqa"
+        small_dir.mkdir(parents=True)
+        first = sorted(RAGBENCH.glob("*/*.parquet"))[0]
+        pq.write_table(pq.read_table(first).slice(0, 10), small_dir / "test-00000-of-00001.parquet")
+        big = time_all(str(RAGBENCH), tmp_path / "big.db", args.runs)
+        small = time_all(str(tmp_path / "small"), tmp_path / "small.db", args.runs)
+    print(f"median of {args.runs} reruns (ms)")
+    print(f"{'page':>16}  {'2,896 rows':>10}  {'10 rows':>8}  ratio")
+    for name in PAGES:
+        print(f"{name:>16}  {big[name]:10.1f}  {small[name]:8.1f}  {big[name] / small[name]:5.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
