@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from streamlit.testing.v1 import AppTest
+
+from tests.apptest_helpers import open_page
 
 from ragviz.labels import Change
 from ragviz.loaders import load
@@ -14,7 +15,6 @@ from ragviz.model import Provenance
 from ragviz.store import LabelStore
 
 ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
 
 
@@ -26,10 +26,7 @@ def test_rejudge_of_a_judged_example_refreshes_compare(app_env):
         store.save_judge_labels(ML, judge.replace(provenance=Provenance("llm", "judge-v1")))
         store.record(ML, "tester", [Change("relevant_keys", list(judge.relevant_keys), [])])
 
-    at = AppTest.from_file(APP, default_timeout=90)
-    at.switch_page("pages/compare.py")
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = open_page("pages/compare.py")
     assert [m.value for m in at.metric][:2] == ["1", "1"]  # compared, differ
 
     # The judge is asked again and now marks nothing relevant either: llm and human agree.

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.apptest_helpers import open_page
+
 from ragviz.claims import matrix_changes, matrix_rows
 from ragviz.labels import Change
 from ragviz.metrics.ragchecker import reported
@@ -26,7 +28,6 @@ from ragviz.ragchecker_io import (
 from ragviz.store import LabelStore
 
 ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
 EXAMPLE = ROOT.parent / "shared" / "ragchecker" / "checking_outputs.json"
 UID0 = claim_uid("checking_outputs.json", "0")
 
@@ -41,11 +42,7 @@ def need_example() -> None:
 
 
 def open_claims() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.switch_page("pages/claims.py")
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_page("pages/claims.py")
 
 
 def tables(at: AppTest) -> tuple[dict[str, tuple[float, float]], dict[str, tuple[float, float, float, float]]]:

@@ -9,25 +9,16 @@ from urllib.parse import quote
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.apptest_helpers import open_page
+
 from ragviz.labels import Change
 from ragviz.loaders import load
 from ragviz.store import LabelStore
 from tests.ragbench_data import require_ragbench, shard
 
 ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
 SAMPLE = ROOT / "sample_data"
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
-
-
-def open_page(page: str, **query: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=90)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.switch_page(page)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def page_links(at: AppTest) -> list[tuple[str, str]]:

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.apptest_helpers import open_page
+
 import ragviz.dashboard
 from ragviz.compare import iter_examples
 from ragviz.labels import Change
@@ -18,17 +20,12 @@ from ragviz.metrics.tonic import example_tonic
 from ragviz.store import LabelStore
 
 ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
 SAMPLE = ROOT / "sample_data"
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
 
 
 def open_dashboard() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=90)
-    at.switch_page("pages/dashboard.py")
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_page("pages/dashboard.py")
 
 
 def means_table(at: AppTest):

@@ -8,6 +8,8 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from tests.apptest_helpers import open_page
+
 from ragviz.labels import Change
 from ragviz.loaders import load
 from ragviz.metrics.trace import example_trace
@@ -15,19 +17,8 @@ from ragviz.store import LabelStore
 from ragviz.ui.explainer import formula_terms, venn_svg
 
 ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
 SAMPLE = ROOT / "sample_data"
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
-
-
-def open_page(page: str, **query: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=90)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.switch_page(page)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def cards(at: AppTest) -> list[str]:

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.apptest_helpers import open_page
+
 from ragviz.export import export_bytes
 from ragviz.labels import CHUNK_UTILIZED_FIELD, RELEVANT_IDS_FIELD, SIMILARITY_FIELD
 from ragviz.loaders import load, load_bytes
@@ -23,12 +25,7 @@ TECH1 = "techqa_sample/tech-001/gpt-4o-mini"  # retrieved kb-214, kb-87, kb-311;
 
 
 def open_review(uid: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.query_params["uid"] = uid
-    at.switch_page("pages/review.py")
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_page("pages/review.py", uid=uid)
 
 
 def scores(at: AppTest) -> dict[tuple[str, str], tuple[float, float]]:

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.apptest_helpers import open_page
+
 import ragviz.export
 import ragviz.judge
 import ragviz.judge.selection
@@ -20,7 +22,6 @@ from ragviz.model import Provenance
 from ragviz.store import LabelStore
 
 ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
 
 
@@ -40,16 +41,6 @@ def calls(monkeypatch):
 
     counter.wrap = wrap
     return counter
-
-
-def open_page(page: str, **query: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.switch_page(page)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def rerun(at: AppTest) -> AppTest:

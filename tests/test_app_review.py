@@ -7,26 +7,20 @@ import html
 import json
 from pathlib import Path
 
-import pytest
 from streamlit.testing.v1 import AppTest
+
+from tests.apptest_helpers import open_page
 
 from ragviz.export import export_bytes
 from ragviz.loaders import load, load_bytes
 from ragviz.store import LabelStore
 
 ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
 
 
 def open_review(**query: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.switch_page("pages/review.py")
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_page("pages/review.py", **query)
 
 
 def metrics(at: AppTest) -> dict[str, tuple[str, str]]:

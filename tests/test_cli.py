@@ -7,9 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 
-from tests.ragbench_data import SUBSETS, require_ragbench, shard
+from tests.ragbench_data import require_ragbench, shard
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data"

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.apptest_helpers import open_page
+
 from ragviz.explain import (
     BY_PERSON,
     FROM_DATA,
@@ -29,7 +31,6 @@ from ragviz.store import LabelStore
 from ragviz.ui.explainer import answer_html, retrieval_html, tonic_html
 
 ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
 SAMPLE = ROOT / "sample_data"
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
 
@@ -115,13 +116,7 @@ def test_family_html_escapes_data_text():
 
 
 def open_explainer(**query: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=90)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.switch_page("pages/explainer.py")
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_page("pages/explainer.py", **query)
 
 
 def blocks(at: AppTest, css_class: str) -> list[str]:

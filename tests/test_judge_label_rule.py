@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from streamlit.testing.v1 import AppTest
+
+from tests.apptest_helpers import open_page
 
 from ragviz.compare import JUDGE, judge_labels, judge_labels_of, resolve_label_set
 from ragviz.export import exported_examples
@@ -18,7 +19,6 @@ from ragviz.model import Labels, Provenance
 from ragviz.store import LabelStore
 
 ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
 SAMPLE = ROOT / "sample_data" / "ragviz_sample.jsonl"
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
 
@@ -67,11 +67,7 @@ def test_review_page_without_judge_labels_shows_dash_and_resets_to_the_file(tmp_
     monkeypatch.setenv("RAGVIZ_DB", str(db))
     monkeypatch.setenv("RAGVIZ_DATA", str(data))
     monkeypatch.setenv("RAGVIZ_ANNOTATOR", "tester")
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.query_params["id"] = "ml-vs-programming"
-    at.switch_page("pages/review.py")
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = open_page("pages/review.py", id="ml-vs-programming")
     formulas = [h.value for h in at.get("html") if "rv-formula" in h.value]
     assert len(formulas) == 4 and all("judge —" in f for f in formulas)
     assert next(b for b in at.button if b.key == "review.accept").disabled

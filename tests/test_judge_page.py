@@ -8,12 +8,13 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.apptest_helpers import open_page
+
 from ragviz.loaders import load
 from ragviz.store import LabelStore
 from tests.openai_stub_server import StubServer
 
 ROOT = Path(__file__).resolve().parents[1]
-APP = str(ROOT / "app.py")
 KEY = "sk-test-PageSecret-55c0ffee11"
 
 
@@ -25,11 +26,7 @@ def server():
 
 def open_label(app_env, monkeypatch) -> AppTest:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.switch_page("pages/label.py")
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_page("pages/label.py")
 
 
 def fill_settings(at: AppTest, server: StubServer, key: str = KEY) -> None:
