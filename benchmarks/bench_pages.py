@@ -14,13 +14,11 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-RAGBENCH = ROOT.parent / "shared" / "ragbench"
+from apptest_sizes import RAGBENCH, ROOT, quiet_apptest, require_ragbench, write_small_slice
 
 # page -> widget values set before the first run (so the timed reruns show what the name says)
 PAGES = {
@@ -80,29 +78,18 @@ def time_all(data: str, db: Path, runs: int) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    import logging
-
-    from streamlit import config
-
-    logging.getLogger("streamlit").setLevel(logging.ERROR)  # AppTest's "missing ScriptRunContext" noise
-    config.set_option("browser.gatherUsageStats", False)
+    quiet_apptest()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
     args = parser.parse_args(argv)
-    if not RAGBENCH.is_dir():
-        print(f"{RAGBENCH}: not found (the RAGBench shards are needed for this benchmark)", file=sys.stderr)
+    if not require_ragbench():
         return 2
-    import pyarrow.parquet as pq
-
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
         os.environ["HOME"] = str(tmp_path)
-        small_dir = tmp_path / "small" / "covidqa"
-        small_dir.mkdir(parents=True)
-        first = sorted(RAGBENCH.glob("*/*.parquet"))[0]
-        pq.write_table(pq.read_table(first).slice(0, 10), small_dir / "test-00000-of-00001.parquet")
+        small_dir = write_small_slice(tmp_path)
         big = time_all(str(RAGBENCH), tmp_path / "big.db", args.runs)
-        small = time_all(str(tmp_path / "small"), tmp_path / "small.db", args.runs)
+        small = time_all(str(small_dir), tmp_path / "small.db", args.runs)
     print(f"median of {args.runs} reruns (ms)")
     print(f"{'page':>16}  {'2,896 rows':>10}  {'10 rows':>8}  ratio")
     for name in PAGES:

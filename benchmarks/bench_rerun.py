@@ -13,21 +13,15 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-RAGBENCH = ROOT.parent / "shared" / "ragbench"
+from apptest_sizes import RAGBENCH, ROOT, quiet_apptest, require_ragbench, write_small_slice
 
 
 def time_reruns(data: str, db: Path, runs: int, warmup: int = 5) -> list[float]:
-    from streamlit import config
     from streamlit.testing.v1 import AppTest
-
-    # as `make run` starts the server: no usage statistics (their per-element bookkeeping costs ~10%)
-    config.set_option("browser.gatherUsageStats", False)
 
     os.environ["RAGVIZ_DATA"] = data
     os.environ["RAGVIZ_DB"] = str(db)
@@ -60,29 +54,21 @@ def summary(name: str, times: list[float]) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    import logging
-
-    logging.getLogger("streamlit").setLevel(logging.ERROR)  # AppTest's "missing ScriptRunContext" noise
+    quiet_apptest()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=40)
     args = parser.parse_args(argv)
-    if not RAGBENCH.is_dir():
-        print(f"{RAGBENCH}: not found (the RAGBench shards are needed for this benchmark)", file=sys.stderr)
+    if not require_ragbench():
         return 2
-    import pyarrow.parquet as pq
-
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
         os.environ["HOME"] = str(tmp_path)
-        small_dir = tmp_path / "small" / "covidqa"
-        small_dir.mkdir(parents=True)
-        first = sorted(RAGBENCH.glob("*/*.parquet"))[0]
-        pq.write_table(pq.read_table(first).slice(0, 10), small_dir / "test-00000-of-00001.parquet")
+        small_dir = write_small_slice(tmp_path)
 
         t0 = time.perf_counter()
         big = time_reruns(str(RAGBENCH), tmp_path / "big.db", args.runs)
         print(f"(2,896-row session incl. load: {time.perf_counter() - t0:.1f} s)")
-        small = time_reruns(str(tmp_path / "small"), tmp_path / "small.db", args.runs)
+        small = time_reruns(str(small_dir), tmp_path / "small.db", args.runs)
     m_big = summary("2,896 rows", big)
     m_small = summary("10 rows", small)
     ratio = m_big / m_small
