@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/bench_families.py [--items 10000]
 
 Dataset families (trace, tonic, retrieval, answer) run their ``family_records`` over one
-generated :class:`ragviz.dataset.Dataset` (what ``ragviz metrics --family F`` does after loading);
+generated :class:`ragviz.data.dataset.Dataset` (what ``ragviz metrics --family F`` does after loading);
 ragchecker runs over 10,000 generated checked items already parsed. Reports CPU microseconds per
 item (best of 3) and the ratio to TRACe; exits 1 when a family is slower than 2x TRACe.
 """
@@ -19,11 +19,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from ragviz.dataset import Dataset  # noqa: E402
-from ragviz.keys import context_key, response_key  # noqa: E402
+from ragviz.data.dataset import Dataset
+from ragviz.data.formats.ragchecker import parse_ragchecker
+from ragviz.data.keys import context_key, response_key
 from ragviz.metrics.ragchecker import family_records as ragchecker_records  # noqa: E402
 from ragviz.metrics.registry import dataset_family_records  # noqa: E402
-from ragviz.ragchecker_io import parse_ragchecker  # noqa: E402
 
 WORDS = "the a paris tower river nile amazon long city france egypt water".split()
 

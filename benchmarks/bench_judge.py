@@ -41,9 +41,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from ragviz.data.load import load
 from ragviz.judge import JudgeCache, JudgeSettings, judge_examples  # noqa: E402
-from ragviz.loaders import load  # noqa: E402
-from ragviz.store import LabelStore  # noqa: E402
+from ragviz.store.label_store import LabelStore
 
 SUBSETS = ("covidqa", "delucionqa", "emanual", "expertqa", "hagrid", "hotpotqa", "msmarco")
 

@@ -39,7 +39,7 @@ def main() -> None:
 
     import pyarrow.parquet as pq
 
-    from ragviz.cli import main as ragviz_main
+    from ragviz.cli.main import main as ragviz_main
 
     def read_pylist():
         return sum(len(pq.read_table(f).to_pylist()) for f in files)

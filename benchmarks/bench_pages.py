@@ -18,7 +18,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from apptest_sizes import RAGBENCH, ROOT, quiet_apptest, require_ragbench, write_small_slice
+from apptest_sizes import (
+    RAGBENCH,
+    ROOT,
+    quiet_apptest,
+    require_ragbench,
+    write_small_slice,
+)
 
 # page -> widget values set before the first run (so the timed reruns show what the name says)
 PAGES = {
@@ -54,9 +60,9 @@ def time_page(page: str, widgets: dict, runs: int, warmup: int = 3) -> list[floa
 def seed_decisions(data: str, db: Path, every: int = 10) -> int:
     """One human decision (relevant keys cleared) on every *every*-th labelled example, so Compare
     has differences to show; returns how many."""
-    from ragviz.labels import Change
-    from ragviz.loaders import load
-    from ragviz.store import LabelStore
+    from ragviz.data.labels import Change
+    from ragviz.data.load import load
+    from ragviz.store.label_store import LabelStore
 
     ds = load([data]).dataset
     n = 0

@@ -17,7 +17,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from apptest_sizes import RAGBENCH, ROOT, quiet_apptest, require_ragbench, write_small_slice
+from apptest_sizes import (
+    RAGBENCH,
+    ROOT,
+    quiet_apptest,
+    require_ragbench,
+    write_small_slice,
+)
 
 
 def time_reruns(data: str, db: Path, runs: int, warmup: int = 5) -> list[float]:

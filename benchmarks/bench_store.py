@@ -4,7 +4,7 @@
 
 The history is bulk-loaded in one transaction through the store's own connection and schema
 (``record`` commits and fsyncs once per decision, which is the point of it but would take an hour
-for a million events); ``example_status`` is filled with :func:`ragviz.store.status_of`, as
+for a million events); ``example_status`` is filled with :func:`ragviz.store.events.status_of`, as
 ``record`` does. Then the calls the app makes on every rerun are timed against that file,
 including durable ``record``/``undo`` calls.
 """
@@ -22,9 +22,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ragviz.labels import Change  # noqa: E402
-from ragviz.model import Example, Labels, Sentence, SentenceSupport  # noqa: E402
-from ragviz.store import Event, LabelStore, now_iso, status_of  # noqa: E402
+from ragviz.data.labels import Change
+from ragviz.data.model import Example, Labels, Sentence, SentenceSupport
+from ragviz.store.events import Event, now_iso, status_of
+from ragviz.store.label_store import LabelStore
 
 ANNOTATORS = ("alice", "bob", "carol")
 

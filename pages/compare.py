@@ -5,7 +5,16 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
-from ragviz.compare import HUMAN, JUDGE, DiffTotals, ExampleDiff, diff_label_sets, diff_totals, label_set_names, resolve_label_set
+from ragviz.analysis.compare import (
+    HUMAN,
+    JUDGE,
+    DiffTotals,
+    ExampleDiff,
+    diff_label_sets,
+    diff_totals,
+    label_set_names,
+    resolve_label_set,
+)
 from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.ui import state
 from ragviz.ui.state import require_app_shell

@@ -3,23 +3,25 @@
 import pandas as pd
 import streamlit as st
 
-from ragviz.agreement import BINARY_LABELS, SENTENCE_LABELS
-from ragviz.compare import HUMAN, JUDGE, label_set_names
-from ragviz.dashboard import (
+from ragviz.analysis.agreement import (
+    BINARY_LABELS,
+    SENTENCE_LABELS,
+    annotator_agreement,
+    kappa_matrix,
+)
+from ragviz.analysis.compare import HUMAN, JUDGE, label_set_names
+from ragviz.analysis.dashboard import (
     FAMILY_TITLES,
     RETRIEVAL,
     TRACE,
     agreement_rows,
-    annotator_agreement,
     dashboard_data,
     families_present,
     family_view,
-    kappa_matrix,
 )
 from ragviz.metrics.retrieval import DEFAULT_KS, parse_ks
 from ragviz.metrics.trace import TRACE_METRICS
-from ragviz.ui import render
-from ragviz.ui import charts, state
+from ragviz.ui import charts, render, state
 from ragviz.ui.state import require_app_shell
 
 require_app_shell()

@@ -6,10 +6,9 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from ragviz.loaders import load, load_bytes
-from ragviz.quality import ISSUE_DESCRIPTIONS
-from ragviz.ui import render
-from ragviz.ui import state
+from ragviz.analysis.quality import ISSUE_DESCRIPTIONS
+from ragviz.data.load import load, load_bytes
+from ragviz.ui import render, state
 from ragviz.ui.review_page import FILTER_CACHE
 
 state.require_app_shell()

@@ -3,14 +3,32 @@ the judge's labels next to the human's."""
 
 import streamlit as st
 
-from ragviz.compare import HUMAN, JUDGE, human_labels, judge_labels, label_set_names
-from ragviz.dashboard import ANSWER, RETRIEVAL, TONIC, families_present
-from ragviz.explain import answer_explanation, retrieval_explanations, tonic_explanation
+from ragviz.analysis.compare import (
+    HUMAN,
+    JUDGE,
+    human_labels,
+    judge_labels,
+    label_set_names,
+)
+from ragviz.analysis.dashboard import ANSWER, RETRIEVAL, TONIC, families_present
+from ragviz.analysis.explain import (
+    answer_explanation,
+    retrieval_explanations,
+    tonic_explanation,
+)
+from ragviz.analysis.review import document_spans, response_spans
 from ragviz.metrics.retrieval import DEFAULT_KS
 from ragviz.metrics.trace import TRACE_METRICS
-from ragviz.review import document_spans, response_spans
 from ragviz.ui import render, state
-from ragviz.ui.explainer import answer_html, delta_html, formula_html, formula_terms, retrieval_html, tonic_html, venn_html
+from ragviz.ui.explainer import (
+    answer_html,
+    delta_html,
+    formula_html,
+    formula_terms,
+    retrieval_html,
+    tonic_html,
+    venn_html,
+)
 from ragviz.ui.picker import matching_rows, picker_options
 from ragviz.ui.state import require_app_shell
 

@@ -6,8 +6,9 @@ import shlex
 import pandas as pd
 import streamlit as st
 
-from ragviz.export import MIME_TYPES, export_bytes, export_filename, metrics_records
-from ragviz.review import progress
+from ragviz.analysis.review import progress
+from ragviz.export.files import MIME_TYPES, export_bytes, export_filename
+from ragviz.export.rows import metrics_records
 from ragviz.ui import state
 
 state.require_app_shell()

@@ -2,6 +2,6 @@
 
 import sys
 
-from ragviz.cli import main
+from ragviz.cli.main import main
 
 sys.exit(main())

@@ -4,7 +4,7 @@
     .venv/bin/python scripts/make_sample_data.py --check   # exit 1 when the file is stale
 
 Every example is written by hand for ragviz (no text is copied from a dataset). Each row uses
-RAGBench's field names; sentence keys come from :mod:`ragviz.keys`, and the four stored scores are
+RAGBench's field names; sentence keys come from :mod:`ragviz.data.keys`, and the four stored scores are
 computed by :mod:`ragviz.metrics.trace` from the stored labels, never typed. The labels come from
 an imaginary judge (``gpt-4o``) and contain the deliberate mistakes listed in ``MISTAKES`` and in
 ``sample_data/README.md``; :func:`check_example` refuses any bogus key that is not on that list,
@@ -23,9 +23,9 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from ragviz.keys import context_key, response_key  # noqa: E402
+from ragviz.data.keys import context_key, response_key
 from ragviz.metrics.trace import trace_scores  # noqa: E402
-from ragviz.ragbench import labels_from_row  # noqa: E402
+from ragviz.data.ragbench import labels_from_row
 
 OUTPUT = REPO / "sample_data" / "ragviz_sample.jsonl"
 README = REPO / "sample_data" / "README.md"

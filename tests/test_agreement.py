@@ -6,23 +6,25 @@ import math
 
 import pytest
 
-from ragviz.agreement import (
+from ragviz.analysis.agreement import (
     ADHERENT,
     RELEVANT,
     SUPPORTED,
     UTILIZED,
-    Confusion,
     agreement,
+    decisions,
+    multi_rater_kappas,
+    pairwise_kappas,
+)
+from ragviz.analysis.stats import (
+    Confusion,
     auroc,
     cohen_kappa,
     confusion,
-    decisions,
     fleiss_kappa,
-    multi_rater_kappas,
-    pairwise_kappas,
     rmse,
 )
-from ragviz.model import Example, Labels, Sentence, SentenceSupport
+from ragviz.data.model import Example, Labels, Sentence, SentenceSupport
 
 
 def make_example(ex_id: str = "q1", n_docs: tuple[int, ...] = (3, 2), n_response: int = 2) -> Example:

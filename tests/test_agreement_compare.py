@@ -6,13 +6,19 @@ from pathlib import Path
 
 import pytest
 
-from ragviz.compare import HUMAN, JUDGE, diff_example, diff_label_sets, label_set_names, resolve_label_set
-from ragviz.labels import Change, field_value, support_field
-from ragviz.loaders import load
+from ragviz.analysis.compare import (
+    HUMAN,
+    JUDGE,
+    diff_example,
+    diff_label_sets,
+    label_set_names,
+    resolve_label_set,
+)
+from ragviz.analysis.triage import disagreements, leverage, single_changes
+from ragviz.data.labels import Change, field_value, support_field
+from ragviz.data.load import load
 from ragviz.metrics.trace import example_trace
-from ragviz.store import LabelStore
-from ragviz.triage import disagreements, leverage, single_changes
-
+from ragviz.store.label_store import LabelStore
 from tests.test_agreement import labels, make_example
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_data" / "ragviz_sample.jsonl"
@@ -78,7 +84,7 @@ def test_label_sets_from_a_real_store(tmp_path):
         human = resolve_label_set(ds, HUMAN, store)
         assert set(human.labels) == {0, 1}
         assert human.labels[1] == store.current_labels(ex1, "bob")  # bob decided on ex1 last
-        from ragviz.compare import human_labels
+        from ragviz.analysis.compare import human_labels
 
         for i, ex in ((0, ex0), (1, ex1)):  # one example at a time: the same rule as the whole set
             assert human_labels(ex, store)[0] == human.labels[i]
@@ -97,15 +103,15 @@ def test_label_sets_from_a_real_store(tmp_path):
 
 
 def _supported(example, labels_, key):
-    from ragviz.metrics.trace import unsupported_keys
+    from ragviz.data.ragbench import unsupported_keys
 
     return key not in unsupported_keys(labels_)
 
 
 def test_diff_totals_and_dashboard_agreement_rows():
-    from ragviz.agreement import BINARY_LABELS, agreement
-    from ragviz.compare import diff_totals
-    from ragviz.dashboard import agreement_rows
+    from ragviz.analysis.agreement import BINARY_LABELS, agreement
+    from ragviz.analysis.compare import diff_totals
+    from ragviz.analysis.dashboard import agreement_rows
 
     ex = make_example()
     a = labels(["0a", "0b."], ["0a"])

@@ -6,13 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
+from ragviz.data.labels import Change
+from ragviz.data.load import load
+from ragviz.data.model import Provenance
+from ragviz.store.label_store import LabelStore
 from tests.apptest_helpers import open_page
-
-from ragviz.labels import Change
-from ragviz.loaders import load
-from ragviz.model import Provenance
-from ragviz.store import LabelStore
 
 ROOT = Path(__file__).resolve().parents[1]
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"

@@ -11,12 +11,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.apptest_helpers import open_page
-
-from ragviz.claims import matrix_changes, matrix_rows
-from ragviz.labels import Change
-from ragviz.metrics.ragchecker import reported
-from ragviz.ragchecker_io import (
+from ragviz.analysis.claims import matrix_changes, matrix_rows
+from ragviz.data.formats.ragchecker import (
     CheckedItem,
     RetrievedChunk,
     apply_claim_overrides,
@@ -25,7 +21,10 @@ from ragviz.ragchecker_io import (
     load_ragchecker,
     parse_claim_field,
 )
-from ragviz.store import LabelStore
+from ragviz.data.labels import Change
+from ragviz.metrics.ragchecker import reported
+from ragviz.store.label_store import LabelStore
+from tests.apptest_helpers import open_page
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT.parent / "shared" / "ragchecker" / "checking_outputs.json"
@@ -165,7 +164,7 @@ def test_claim_fields_and_overrides_fold_in_order():
     assert folded.retrieved2response == (("Neutral", "Neutral"), ("Contradiction", "Neutral"))
     assert folded.answer2response == ("Entailment", "Entailment")
     assert apply_claim_overrides(item, [("claim:answer2response:0", "Entailment"), ("reset", None)]) == item
-    from ragviz.ragchecker_io import items_to_json, parse_ragchecker
+    from ragviz.data.formats.ragchecker import items_to_json, parse_ragchecker
 
     assert parse_ragchecker(items_to_json([folded]), "x.json").items[0].retrieved2response == folded.retrieved2response
     with pytest.raises(ValueError, match="claim:answer2response:5: claim 5 does not exist"):

@@ -9,11 +9,10 @@ from urllib.parse import quote
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from ragviz.data.labels import Change
+from ragviz.data.load import load
+from ragviz.store.label_store import LabelStore
 from tests.apptest_helpers import open_page
-
-from ragviz.labels import Change
-from ragviz.loaders import load
-from ragviz.store import LabelStore
 from tests.ragbench_data import require_ragbench, shard
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -9,15 +9,14 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.apptest_helpers import open_page
-
-import ragviz.dashboard
-from ragviz.compare import iter_examples
-from ragviz.labels import Change
-from ragviz.loaders import load
+import ragviz.analysis.dashboard
+from ragviz.analysis.compare import iter_examples
+from ragviz.data.labels import Change
+from ragviz.data.load import load
 from ragviz.metrics.answer import example_answer
 from ragviz.metrics.tonic import example_tonic
-from ragviz.store import LabelStore
+from ragviz.store.label_store import LabelStore
+from tests.apptest_helpers import open_page
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data"
@@ -73,13 +72,13 @@ def test_family_selector_switches_charts_and_means(app_env):
 
 def test_a_correction_moves_the_family_means_and_the_cache_is_reused(app_env, monkeypatch):
     calls: list[str] = []
-    real = ragviz.dashboard.family_view
+    real = ragviz.analysis.dashboard.family_view
 
     def counting(*args, **kwargs):
         calls.append(args[4])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(ragviz.dashboard, "family_view", counting)
+    monkeypatch.setattr(ragviz.analysis.dashboard, "family_view", counting)
     at = choose(open_dashboard(), "tonic")
     before = all_mean(at, "retrieval_precision")
     table = means_table(at)

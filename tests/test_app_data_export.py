@@ -10,10 +10,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from streamlit.testing.v1 import AppTest
 
-from ragviz.export import export_bytes
-from ragviz.loaders import load, load_bytes
+from ragviz.data.load import load, load_bytes
+from ragviz.export.files import export_bytes
 from ragviz.metrics.trace import example_trace
-from ragviz.store import LabelStore
+from ragviz.store.label_store import LabelStore
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")

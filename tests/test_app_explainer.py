@@ -8,13 +8,12 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from tests.apptest_helpers import open_page
-
-from ragviz.labels import Change
-from ragviz.loaders import load
+from ragviz.data.labels import Change
+from ragviz.data.load import load
 from ragviz.metrics.trace import example_trace
-from ragviz.store import LabelStore
+from ragviz.store.label_store import LabelStore
 from ragviz.ui.explainer import formula_terms, venn_svg
+from tests.apptest_helpers import open_page
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data"

@@ -10,14 +10,17 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.apptest_helpers import open_page
-
-from ragviz.export import export_bytes
-from ragviz.labels import CHUNK_UTILIZED_FIELD, RELEVANT_IDS_FIELD, SIMILARITY_FIELD
-from ragviz.loaders import load, load_bytes
+from ragviz.data.labels import (
+    CHUNK_UTILIZED_FIELD,
+    RELEVANT_IDS_FIELD,
+    SIMILARITY_FIELD,
+)
+from ragviz.data.load import load, load_bytes
+from ragviz.export.files import export_bytes
 from ragviz.metrics.retrieval import example_retrieval
 from ragviz.metrics.tonic import example_tonic
-from ragviz.store import LabelStore
+from ragviz.store.label_store import LabelStore
+from tests.apptest_helpers import open_page
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")

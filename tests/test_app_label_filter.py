@@ -6,7 +6,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from ragviz.loaders import load
+from ragviz.data.load import load
 from ragviz.metrics.trace import example_trace
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -3,13 +3,10 @@
 
 from __future__ import annotations
 
-
 import pytest
 
-from tests.apptest_helpers import open_page
-
 from ragviz.ui.state import NO_DATA_MESSAGE
-
+from tests.apptest_helpers import open_page
 
 
 @pytest.mark.parametrize("page", ["review", "export", "label", "dashboard", "explainer", "compare"])

@@ -10,16 +10,15 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.apptest_helpers import open_page
-
-import ragviz.export
+import ragviz.export.rows
 import ragviz.judge
 import ragviz.judge.selection
 import ragviz.ui.picker
-from ragviz.labels import Change
-from ragviz.loaders import load
-from ragviz.model import Provenance
-from ragviz.store import LabelStore
+from ragviz.data.labels import Change
+from ragviz.data.load import load
+from ragviz.data.model import Provenance
+from ragviz.store.label_store import LabelStore
+from tests.apptest_helpers import open_page
 
 ROOT = Path(__file__).resolve().parents[1]
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
@@ -122,7 +121,7 @@ def test_explainer_offers_a_window_search_and_number_instead_of_every_example(ap
 
 
 def test_export_table_is_computed_once_per_store_state_and_annotator(app_env, calls):
-    calls.wrap(ragviz.export, "metrics_records")
+    calls.wrap(ragviz.export.rows, "metrics_records")
     at = open_page("pages/export.py")
     table = next(d.value for d in at.dataframe if "relevance" in d.value.columns)
     assert len(table) == len(sample()) and set(table["label_source"].dropna()) == {"llm"}

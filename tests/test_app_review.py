@@ -9,11 +9,10 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from ragviz.data.load import load, load_bytes
+from ragviz.export.files import export_bytes
+from ragviz.store.label_store import LabelStore
 from tests.apptest_helpers import open_page
-
-from ragviz.export import export_bytes
-from ragviz.loaders import load, load_bytes
-from ragviz.store import LabelStore
 
 ROOT = Path(__file__).resolve().parents[1]
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"

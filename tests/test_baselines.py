@@ -13,11 +13,11 @@ import pyarrow.parquet as pq
 import pytest
 from sklearn.metrics import roc_auc_score
 
+from ragviz.analysis.baselines import agreement_report, baseline_records, baseline_table
+from ragviz.data.labels import Change, field_value, support_field
+from ragviz.data.load import load
+from ragviz.store.label_store import LabelStore
 from tests.ragbench_data import SUBSETS, require_ragbench, shard
-from ragviz.baselines import agreement_report, baseline_records, baseline_table
-from ragviz.labels import Change, field_value, support_field
-from ragviz.loaders import load
-from ragviz.store import LabelStore
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -121,7 +121,7 @@ def test_cli_prints_one_json_object_per_subset():
 
 
 def test_cli_against_annotator_with_a_real_store(tmp_path, capsys, monkeypatch):
-    from ragviz.cli import main
+    from ragviz.cli.main import main
 
     monkeypatch.setenv("RAGVIZ_DB", str(tmp_path / "default.db"))
     data = ROOT / "sample_data" / "ragviz_sample.jsonl"

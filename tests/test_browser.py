@@ -14,8 +14,8 @@ import re
 
 import pytest
 
-from ragviz.loaders import load
-from ragviz.store import LabelStore
+from ragviz.data.load import load
+from ragviz.store.label_store import LabelStore
 
 pytestmark = pytest.mark.browser
 

@@ -7,7 +7,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-
 from tests.ragbench_data import require_ragbench, shard
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -19,7 +18,7 @@ def ragviz(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
 
 
 def test_help_names_every_command_and_the_readme_documents_it():
-    from ragviz.cli import COMMANDS
+    from ragviz.cli.main import COMMANDS
 
     out = ragviz("--help")
     assert out.returncode == 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pyarrow.parquet as pq
 import pytest
 
-from ragviz.dataset import Dataset
+from ragviz.data.dataset import Dataset
 from ragviz.metrics.trace import dataset_trace_records, example_trace
 from tests.ragbench_data import SUBSETS, require_ragbench, shard
 

@@ -11,25 +11,25 @@ from pathlib import Path
 
 import pytest
 
-from ragviz.compare import iter_examples
-from ragviz.dashboard import (
+from ragviz.analysis.agreement import annotator_agreement
+from ragviz.analysis.compare import iter_examples
+from ragviz.analysis.dashboard import (
     ANSWER,
     RETRIEVAL,
     TONIC,
     TRACE,
-    annotator_agreement,
     families_present,
     family_means,
     family_records,
     family_view,
 )
-from ragviz.labels import Change
-from ragviz.loaders import load
+from ragviz.data.labels import Change
+from ragviz.data.load import load
+from ragviz.data.model import Example
 from ragviz.metrics.answer import example_answer
 from ragviz.metrics.retrieval import example_retrieval
 from ragviz.metrics.tonic import example_tonic
-from ragviz.model import Example
-from ragviz.store import LabelStore
+from ragviz.store.label_store import LabelStore
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data"

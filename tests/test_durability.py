@@ -15,14 +15,14 @@ import textwrap
 import time
 from pathlib import Path
 
-from ragviz.store import LabelStore
+from ragviz.store.label_store import LabelStore
 
 ROOT = Path(__file__).resolve().parents[1]
 
 WRITER = textwrap.dedent(
     """
     import sys
-    from ragviz.labels import Change
+    from ragviz.data.labels import Change
     from ragviz.store import LabelStore
 
     db, annotator, n = sys.argv[1], sys.argv[2], int(sys.argv[3])

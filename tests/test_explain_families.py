@@ -1,6 +1,6 @@
 """The Explainer's other families: Tonic with its chunk inputs and why, retrieval per system with the
 ranked list and MRR / Recall@k / Precision@k / nDCG@k filled in, answer EM / F1 with the normalised
-tokens — unit tests of ragviz.explain (no Streamlit) and the Explainer page under AppTest."""
+tokens — unit tests of ragviz.analysis.explain (no Streamlit) and the Explainer page under AppTest."""
 
 from __future__ import annotations
 
@@ -11,9 +11,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from tests.apptest_helpers import open_page
-
-from ragviz.explain import (
+from ragviz.analysis.explain import (
     BY_PERSON,
     FROM_DATA,
     FROM_SENTENCES,
@@ -21,14 +19,15 @@ from ragviz.explain import (
     retrieval_explanations,
     tonic_explanation,
 )
-from ragviz.labels import Change
-from ragviz.loaders import load
+from ragviz.data.labels import Change
+from ragviz.data.load import load
+from ragviz.data.model import Example, Labels, Provenance, Sentence
 from ragviz.metrics.answer import answer_scores
 from ragviz.metrics.retrieval import example_retrieval, retrieval_scores
 from ragviz.metrics.tonic import example_tonic
-from ragviz.model import Example, Labels, Provenance, Sentence
-from ragviz.store import LabelStore
+from ragviz.store.label_store import LabelStore
 from ragviz.ui.explainer import answer_html, retrieval_html, tonic_html
+from tests.apptest_helpers import open_page
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data"

@@ -12,22 +12,21 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from tests.ragbench_data import require_ragbench, shard
-from ragviz.dataset import Dataset
-from ragviz.export import (
+from ragviz.cli.export import export_command
+from ragviz.data.dataset import Dataset
+from ragviz.data.labels import Change, field_value, support_field, toggle_key
+from ragviz.data.ragbench import LLM_PREFIX, example_from_row, labels_to_row
+from ragviz.export.files import (
     export_bytes,
-    export_command,
     export_filename,
-    export_rows,
     metrics_csv,
-    metrics_records,
     write_jsonl,
     write_parquet,
 )
-from ragviz.labels import Change, field_value, support_field, toggle_key
+from ragviz.export.rows import export_rows, metrics_records
 from ragviz.metrics.trace import example_trace, trace_scores
-from ragviz.ragbench import LLM_PREFIX, example_from_row, labels_to_row
-from ragviz.store import LabelStore
+from ragviz.store.label_store import LabelStore
+from tests.ragbench_data import require_ragbench, shard
 
 # one gpt-4o subset (fully_supported set) and one gpt-4-turbo subset (fully_supported null)
 SUBSETS = ("covidqa", "emanual")
@@ -127,7 +126,7 @@ def test_round_trip_on_real_rows(dataset, tmp_path):
 
 @pytest.mark.conformance
 def test_round_trip_through_loaders(dataset, tmp_path):
-    loaders = pytest.importorskip("ragviz.loaders")
+    loaders = pytest.importorskip("ragviz.data.load")
     with LabelStore(tmp_path / "l.db") as store:
         _edit(store, dataset.example(1), "ann")
         rows = export_rows(dataset, store, "ann")

@@ -9,9 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ragviz.export import export_bytes
-from ragviz.families import relevance_change, retrieved_rows, similarity_change
-from ragviz.labels import (
+from ragviz.data.labels import (
     CHUNK_RELEVANT_FIELD,
     CHUNK_UTILIZED_FIELD,
     RELEVANT_IDS_FIELD,
@@ -21,11 +19,14 @@ from ragviz.labels import (
     diff_labels,
     field_value,
 )
-from ragviz.loaders import load_bytes
+from ragviz.data.load import load_bytes
+from ragviz.data.model import Labels
+from ragviz.export.files import export_bytes
+from ragviz.metrics.families import relevance_change, retrieved_rows, similarity_change
 from ragviz.metrics.retrieval import example_gold, example_retrieval
 from ragviz.metrics.tonic import example_tonic
-from ragviz.model import Labels
-from ragviz.store import LabelStore, labels_from_json, labels_to_json
+from ragviz.store.events import labels_from_json, labels_to_json
+from ragviz.store.label_store import LabelStore
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data" / "ragviz_sample.jsonl"
@@ -76,7 +77,7 @@ def test_store_validates_override_values(tmp_path):
 
 
 def test_metric_functions_use_the_overrides_when_set():
-    from ragviz.ragbench import example_from_row
+    from ragviz.data.ragbench import example_from_row
 
     row = sample_row("tech-001")  # retrieved kb-214, kb-87, kb-311; gold kb-214, kb-87
     row["relevant_grades"] = [2, 1]

@@ -4,25 +4,42 @@ prices, example selection, the cache tables."""
 from __future__ import annotations
 
 import json
+import re
 import time
 from email.utils import formatdate
 
-import re
-
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from ragviz.dataset import Dataset
-from ragviz.judge import JudgeCache, JudgeSettings, PROMPT_VERSION, content_hash
+from ragviz.data.dataset import Dataset
+from ragviz.data.model import Example, Provenance, Sentence
+from ragviz.judge import PROMPT_VERSION, JudgeCache, JudgeSettings, content_hash
 from ragviz.judge.cache import PendingAnswer, PendingFailure, cache_key
-from ragviz.judge.client import JudgeConfigError, _completion_fields, redact, request_body, retry_after_seconds
+from ragviz.judge.client import (
+    JudgeConfigError,
+    _completion_fields,
+    redact,
+    request_body,
+    retry_after_seconds,
+)
 from ragviz.judge.pricing import estimate_cost, model_prices
-from ragviz.judge.prompt import (JUDGE_JSON_SCHEMA, RESPONSE_FORMAT_JSON_SCHEMA, _one_line, build_messages, estimate_tokens,
-                                 render_user_prompt)
+from ragviz.judge.prompt import (
+    JUDGE_JSON_SCHEMA,
+    RESPONSE_FORMAT_JSON_SCHEMA,
+    _one_line,
+    build_messages,
+    estimate_tokens,
+    render_user_prompt,
+)
 from ragviz.judge.run import estimate_run
-from ragviz.judge.schema import JudgeOutputError, extract_json, parse_judge_output, validate_answer
+from ragviz.judge.schema import (
+    JudgeOutputError,
+    extract_json,
+    parse_judge_output,
+    validate_answer,
+)
 from ragviz.judge.selection import select_indices, unlabeled_indices
-from ragviz.model import Example, Provenance, Sentence
 from tests.openai_stub_server import prompt_parts, valid_answer
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from ragviz.loaders import load
+from ragviz.data.load import load
 from tests.openai_stub_server import StubServer, valid_answer
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""One definition of "the judge's labels" (ragviz.compare.judge_labels): the store's latest judge
+"""One definition of "the judge's labels" (ragviz.analysis.compare.judge_labels): the store's latest judge
 label set, else Example.judge_labels — never labels a person made. Checked on a reviewed export
 without llm_ columns through the core, the export, the Dashboard/Compare label sets and the Review
 page (judge column "—", reset returns to the labels the file carried)."""
@@ -8,15 +8,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-
+from ragviz.analysis.compare import (
+    JUDGE,
+    judge_labels,
+    judge_labels_of,
+    resolve_label_set,
+)
+from ragviz.data.labels import Change
+from ragviz.data.load import load
+from ragviz.data.model import Labels, Provenance
+from ragviz.export.rows import exported_examples
+from ragviz.store.label_store import LabelStore
 from tests.apptest_helpers import open_page
-
-from ragviz.compare import JUDGE, judge_labels, judge_labels_of, resolve_label_set
-from ragviz.export import exported_examples
-from ragviz.labels import Change
-from ragviz.loaders import load
-from ragviz.model import Labels, Provenance
-from ragviz.store import LabelStore
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data" / "ragviz_sample.jsonl"

@@ -8,10 +8,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from ragviz.data.load import load
+from ragviz.store.label_store import LabelStore
 from tests.apptest_helpers import open_page
-
-from ragviz.loaders import load
-from ragviz.store import LabelStore
 from tests.openai_stub_server import StubServer
 
 ROOT = Path(__file__).resolve().parents[1]

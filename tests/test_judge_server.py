@@ -8,9 +8,15 @@ import time
 
 import pytest
 
-from ragviz.judge import JudgeCache, JudgeSettings, PROMPT_VERSION, judge_example, judge_examples
-from ragviz.model import Example, Sentence
-from ragviz.store import LabelStore
+from ragviz.data.model import Example, Sentence
+from ragviz.judge import (
+    PROMPT_VERSION,
+    JudgeCache,
+    JudgeSettings,
+    judge_example,
+    judge_examples,
+)
+from ragviz.store.label_store import LabelStore
 from tests.openai_stub_server import StubServer
 
 KEY = "sk-test-DoNotLeak-7f3a9c1e5b"

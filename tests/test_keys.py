@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from ragviz.keys import clean_key, context_key, is_response_key, letters, letters_index, parse_context_key, response_key
+from ragviz.data.keys import (
+    clean_key,
+    context_key,
+    is_response_key,
+    letters,
+    letters_index,
+    parse_context_key,
+    response_key,
+)
 
 
 @pytest.mark.parametrize(("nth", "expected"), [(1, "a"), (26, "z"), (27, "aa"), (52, "az"), (53, "ba"), (702, "zz"), (703, "aaa")])

@@ -11,8 +11,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from ragviz.loaders import MAX_PROBLEMS_PER_FIELD, Problem, load, load_bytes
-from ragviz.model import Sentence
+from ragviz.data.load import load, load_bytes
+from ragviz.data.model import Sentence
+from ragviz.data.schema import MAX_PROBLEMS_PER_FIELD, Problem
 from tests.ragbench_data import SUBSETS, require_ragbench, shard
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

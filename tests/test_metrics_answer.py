@@ -11,7 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragviz.metrics.answer import answer_scores, exact_match, f1_score, f1_set, family_records
+from ragviz.metrics.answer import (
+    answer_scores,
+    exact_match,
+    f1_score,
+    f1_set,
+    family_records,
+)
 
 
 # The official SQuAD v1.1 evaluate-v1.1.py functions, kept as the oracle.

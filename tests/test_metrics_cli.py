@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ragviz.cli import main
+from ragviz.cli.main import main
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 CHECKED = SHARED / "ragchecker" / "checking_outputs.json"

@@ -12,15 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragviz.metrics.ragchecker import (
-    RAGCHECKER_METRICS,
-    aggregate,
-    aggregate_reported,
-    family_records,
-    item_scores,
-    reported,
-)
-from ragviz.ragchecker_io import (
+from ragviz.data.formats.ragchecker import (
     CheckedItem,
     RagCheckerFormatError,
     RetrievedChunk,
@@ -29,6 +21,14 @@ from ragviz.ragchecker_io import (
     load_ragchecker,
     parse_ragchecker,
     read_ragchecker,
+)
+from ragviz.metrics.ragchecker import (
+    RAGCHECKER_METRICS,
+    aggregate,
+    aggregate_reported,
+    family_records,
+    item_scores,
+    reported,
 )
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"

@@ -7,15 +7,15 @@ import random
 
 import pytest
 
-from ragviz.keys import context_key, response_key
+from ragviz.data.formats.ragchecker import CheckedItem, RetrievedChunk
+from ragviz.data.keys import context_key, response_key
+from ragviz.data.model import Labels
 from ragviz.metrics.answer import answer_scores
 from ragviz.metrics.ragchecker import item_scores
 from ragviz.metrics.registry import FAMILIES, all_metrics, family_fields
 from ragviz.metrics.retrieval import retrieval_scores
 from ragviz.metrics.tonic import tonic_scores
 from ragviz.metrics.trace import trace_scores
-from ragviz.model import Labels
-from ragviz.ragchecker_io import CheckedItem, RetrievedChunk
 
 N_CASES = 150
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from ir_measures import RR, P, R, Success, nDCG
 
-from ragviz.dataset import Dataset
+from ragviz.data.dataset import Dataset
 from ragviz.metrics.retrieval import (
     compare_systems,
     family_records,
@@ -139,8 +139,15 @@ def test_one_pass_scores_equal_the_single_metric_functions_exactly():
     """retrieval_scores (one pass for every k) and the per-metric functions are the same sums."""
     import random
 
-    from ragviz.metrics.retrieval import (first_occurrences, hit_at_k, ndcg_at_k, precision_at_k,
-                                          recall_at_k, reciprocal_rank, retrieval_scores)
+    from ragviz.metrics.retrieval import (
+        first_occurrences,
+        hit_at_k,
+        ndcg_at_k,
+        precision_at_k,
+        recall_at_k,
+        reciprocal_rank,
+        retrieval_scores,
+    )
 
     rng = random.Random(11)
     for _ in range(300):

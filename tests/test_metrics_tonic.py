@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from ragviz.dataset import Dataset
+from ragviz.data.dataset import Dataset
+from ragviz.data.model import Labels, SentenceSupport
 from ragviz.metrics.registry import dataset_family_records
 from ragviz.metrics.tonic import example_tonic, family_records, tonic_scores
-from ragviz.model import Labels, SentenceSupport
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 
@@ -75,7 +75,7 @@ def _ragbench_dataset() -> Dataset:
         if os.environ.get("CI") == "true":
             pytest.fail(f"{path} missing in CI")
         pytest.skip("RAGBench data not available")
-    from ragviz.loaders import load
+    from ragviz.data.load import load
 
     return load([str(path)]).dataset
 

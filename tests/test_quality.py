@@ -6,11 +6,26 @@ from datetime import datetime, timezone
 
 import pytest
 
-from ragviz.labels import apply_changes, diff_labels
-from ragviz.loaders import load
+from ragviz.analysis.quality import (
+    ISSUE_KINDS,
+    MECHANICAL_KINDS,
+    IssueKind,
+    label_issues,
+    normalize,
+    quality_summary,
+    scan_dataset,
+)
+from ragviz.data.labels import apply_changes, diff_labels
+from ragviz.data.load import load
+from ragviz.data.model import (
+    Example,
+    Labels,
+    Provenance,
+    RowRef,
+    Sentence,
+    SentenceSupport,
+)
 from ragviz.metrics.trace import example_trace
-from ragviz.model import Example, Labels, Provenance, RowRef, Sentence, SentenceSupport
-from ragviz.quality import ISSUE_KINDS, IssueKind, MECHANICAL_KINDS, label_issues, normalize, quality_summary, scan_dataset
 from tests.ragbench_data import require_ragbench
 
 PATH = "data/x.jsonl"

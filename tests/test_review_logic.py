@@ -1,4 +1,4 @@
-"""ragviz.review and ragviz.ui.render: the Review page's logic and markup, without Streamlit running."""
+"""ragviz.analysis.review and ragviz.ui.render: the Review page's logic and markup, without Streamlit running."""
 
 from __future__ import annotations
 
@@ -8,10 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragviz.labels import RESET_FIELD, REVIEW_FIELD, apply_changes, support_field
-from ragviz.metrics.trace import example_trace
-from ragviz.model import Example, Labels, Sentence, SentenceSupport
-from ragviz.review import (
+from ragviz.analysis.review import (
     BOTH,
     NEITHER,
     RELEVANT,
@@ -34,6 +31,9 @@ from ragviz.review import (
     step,
     support_value,
 )
+from ragviz.data.labels import RESET_FIELD, REVIEW_FIELD, apply_changes, support_field
+from ragviz.data.model import Example, Labels, Sentence, SentenceSupport
+from ragviz.metrics.trace import example_trace
 from ragviz.ui import render
 
 

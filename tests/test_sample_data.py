@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from ragviz.keys import context_key, parse_context_key, response_key
+from ragviz.data.keys import context_key, parse_context_key, response_key
+from ragviz.data.ragbench import example_from_row, labels_from_row
 from ragviz.metrics.trace import trace_scores
-from ragviz.ragbench import example_from_row, labels_from_row
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_DIR = REPO / "sample_data"
@@ -277,7 +277,7 @@ def test_readme_describes_every_mistake():
 
 
 def test_loader_reads_every_row_without_problems():
-    loaders = pytest.importorskip("ragviz.loaders")
+    loaders = pytest.importorskip("ragviz.data.load")
     result = loaders.load([str(SAMPLE_DIR)])
     assert [str(p) for p in result.errors] == []
     assert [str(p) for p in result.warnings] == []

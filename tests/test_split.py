@@ -7,7 +7,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ragviz.split import split_sentences
+from ragviz.data.split import split_sentences
 
 
 def _squash(text: str) -> str:

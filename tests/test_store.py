@@ -8,17 +8,18 @@ import threading
 
 import pytest
 
-from ragviz.labels import Change, apply_changes, empty_labels, field_value, support_field
-from ragviz.model import Labels, Provenance, SentenceSupport
-from ragviz.ragbench import example_from_row
-from ragviz.store import (
-    MIGRATIONS,
-    LabelStore,
-    StoreError,
-    default_db_path,
-    labels_from_json,
-    labels_to_json,
+from ragviz.data.labels import (
+    Change,
+    apply_changes,
+    empty_labels,
+    field_value,
+    support_field,
 )
+from ragviz.data.model import Labels, Provenance, SentenceSupport
+from ragviz.data.ragbench import example_from_row
+from ragviz.store.events import labels_from_json, labels_to_json
+from ragviz.store.label_store import LabelStore, StoreError, default_db_path
+from ragviz.store.migrations import MIGRATIONS
 
 
 def _row(**over):
@@ -240,7 +241,7 @@ def test_migrations_are_idempotent_on_reopen(tmp_path, example):
 
 
 def test_failing_migration_applies_nothing(tmp_path, monkeypatch):
-    import ragviz.store as store_module
+    import ragviz.store.label_store as store_module
 
     def broken(run, dialect):
         run("CREATE TABLE half_done (x INTEGER)")
@@ -357,7 +358,7 @@ def test_status_sets_see_commits_of_other_connections(tmp_path, example):
 
 
 def test_old_schema_is_upgraded_in_place(tmp_path, monkeypatch, example):
-    import ragviz.store as store_module
+    import ragviz.store.label_store as store_module
 
     path = tmp_path / "old.db"
     monkeypatch.setattr(store_module, "MIGRATIONS", MIGRATIONS[:3])

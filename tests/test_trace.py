@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from ragviz.keys import context_key, response_key
-from ragviz.labels import apply_changes, support_field
+from ragviz.data.keys import context_key, response_key
+from ragviz.data.labels import apply_changes, support_field
+from ragviz.data.model import Example, Labels, Sentence, SentenceSupport
+from ragviz.data.ragbench import unsupported_keys
 from ragviz.metrics.summary import summarize
-from ragviz.metrics.trace import UNLABELED, example_trace, trace_scores, unsupported_keys
-from ragviz.model import Example, Labels, Sentence, SentenceSupport
+from ragviz.metrics.trace import UNLABELED, example_trace, trace_scores
 
 
 def _example(doc_sizes=(3, 3), n_response=3, labels=None) -> Example:

@@ -24,9 +24,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from ragviz.model import Labels
+from ragviz.data.model import Labels
+
 # The same JSON shape as the label store's judge label sets.
-from ragviz.store import labels_from_json, labels_to_json
+from ragviz.store.events import labels_from_json, labels_to_json
 
 
 def utc_now() -> str:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import openai
+
 try:  # the HTTP library the installed openai release is built on
     import httpx2 as httpx
 except ImportError:  # pragma: no cover - openai releases before httpx2

@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from ragviz.model import Example
+from ragviz.data.model import Example
 
 PROMPT_VERSION = "ragviz-judge-v1"
 

@@ -12,15 +12,26 @@ import asyncio
 import queue
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Protocol, Sequence, TypeVar
 
-from ragviz.judge.cache import JudgeCache, PendingAnswer, PendingFailure, cache_key, utc_now
+from ragviz.data.model import Example, Labels, Provenance
+from ragviz.judge.cache import (
+    JudgeCache,
+    PendingAnswer,
+    PendingFailure,
+    cache_key,
+    utc_now,
+)
 from ragviz.judge.client import ChatCaller, JudgeRequestError, JudgeSettings
 from ragviz.judge.pricing import estimate_cost
-from ragviz.judge.prompt import PROMPT_VERSION, build_messages, content_hash, estimate_tokens
+from ragviz.judge.prompt import (
+    PROMPT_VERSION,
+    build_messages,
+    content_hash,
+    estimate_tokens,
+)
 from ragviz.judge.schema import JudgeOutputError, parse_judge_output
-from ragviz.model import Example, Labels, Provenance
 
 JUDGED, CACHED, FAILED = "judged", "cached", "failed"
 
@@ -28,7 +39,7 @@ T = TypeVar("T")
 
 
 class JudgeLabelSink(Protocol):
-    """What the runner needs from :class:`ragviz.store.LabelStore`."""
+    """What the runner needs from :class:`ragviz.store.label_store.LabelStore`."""
 
     def save_judge_labels(self, example_uid: str, labels: Labels) -> None: ...
 
@@ -363,7 +374,7 @@ def judge_example(example: Example, settings: JudgeSettings, store: Any = None, 
                   force: bool = True) -> JudgeOutcome:
     """Judge one example now (the Review page's "re-judge"): a fresh call unless ``force=False``.
 
-    *store* is a :class:`ragviz.store.LabelStore`; the judge cache opens in the same DB file
+    *store* is a :class:`ragviz.store.label_store.LabelStore`; the judge cache opens in the same DB file
     (``store.path``) unless *cache* is given. The new labels become the store's judge labels.
     """
     own_cache = cache is None

@@ -1,4 +1,4 @@
-"""Checking a judge answer against the example and turning it into :class:`~ragviz.model.Labels`.
+"""Checking a judge answer against the example and turning it into :class:`~ragviz.data.model.Labels`.
 
 An answer is accepted only when it is a JSON object with every RAGBench label field, every key names a
 real sentence of the example (after stripping a trailing dot), and every response sentence has exactly
@@ -12,9 +12,9 @@ import json
 import re
 from typing import Any
 
-from ragviz.keys import clean_key
-from ragviz.model import Example, Labels, Provenance
-from ragviz.ragbench import (
+from ragviz.data.keys import clean_key
+from ragviz.data.model import Example, Labels, Provenance
+from ragviz.data.ragbench import (
     OVERALL_EXPLANATION,
     OVERALL_SUPPORTED,
     RELEVANCE_EXPLANATION,

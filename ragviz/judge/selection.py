@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ragviz.dataset import Dataset
-from ragviz.ragbench import LABEL_FIELDS, has_labels
+from ragviz.data.dataset import Dataset
+from ragviz.data.ragbench import LABEL_FIELDS, has_labels
 
 ALL, UNLABELED, FILTERED, FIRST_K = "all", "unlabeled", "filtered", "first_k"
 SELECTIONS = (ALL, UNLABELED, FILTERED, FIRST_K)

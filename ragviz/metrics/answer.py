@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
-from ragviz.model import Example
+from ragviz.data.model import Example
 
 ANSWER_METRICS = ("em", "f1", "f1_set")
 

@@ -26,7 +26,7 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Iterator, Sequence
 
-from ragviz.ragchecker_io import ENTAILMENT, CheckedItem
+from ragviz.data.formats.ragchecker import ENTAILMENT, CheckedItem
 
 RAGCHECKER_METRICS = (
     "precision",

@@ -112,7 +112,7 @@ def family_fields(family: str, ks: Sequence[int] = DEFAULT_KS) -> list[str]:
 
 
 def documents_per_row(dataset: Any) -> list[int]:
-    """Per row of a :class:`ragviz.dataset.Dataset`: how many documents (chunks) it has."""
+    """Per row of a :class:`ragviz.data.dataset.Dataset`: how many documents (chunks) it has."""
     import pyarrow.compute as pc
 
     table = dataset.table
@@ -124,7 +124,7 @@ def documents_per_row(dataset: Any) -> list[int]:
 
 def dataset_family_records(family: str, dataset: Any, ks: Sequence[int] = DEFAULT_KS) -> Iterator[dict]:
     """Records of one family (``trace``, ``tonic``, ``retrieval``, ``answer``) for a Dataset."""
-    from ragviz.ragbench import LABEL_FIELDS
+    from ragviz.data.ragbench import LABEL_FIELDS
 
     if family == "trace":
         from ragviz.metrics.trace import dataset_trace_records
@@ -209,9 +209,13 @@ def run_family_metrics(args: Any) -> int:
     ordinary loader. Exit 2 with ``PATH:ROW: field: problem`` lines on bad input."""
     import sys
 
+    from ragviz.data.formats.ragchecker import (
+        RagCheckerFormatError,
+        is_ragchecker_file,
+        read_ragchecker,
+    )
+    from ragviz.data.records import write_records
     from ragviz.metrics.summary import format_summary, summarize
-    from ragviz.records import write_records
-    from ragviz.ragchecker_io import RagCheckerFormatError, is_ragchecker_file, read_ragchecker
 
     family, ks = args.family, tuple(args.k)
     checker_paths = [p for p in args.paths if is_ragchecker_file(p)]
@@ -233,7 +237,7 @@ def run_family_metrics(args: Any) -> int:
         items += loaded.items
     dataset = None
     if other_paths and family != "ragchecker":
-        from ragviz.loaders import load
+        from ragviz.data.load import load
 
         result = load(other_paths)
         problems += [str(p) for p in result.errors]

@@ -21,7 +21,7 @@ import json
 import math
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from ragviz.model import Example, Labels
+from ragviz.data.model import Example, Labels
 
 DEFAULT_KS = (1, 3, 5, 10)
 DEFAULT_SYSTEM = "default"
@@ -268,7 +268,7 @@ def example_gold(example: Example, labels: Labels | None = None) -> dict[str, in
     grades. With one, the person's list is the relevant set: an id keeps its graded weight when it
     had one >= 1, else grade 1; ids left out are not relevant.
 
-    >>> from ragviz.model import Example as E
+    >>> from ragviz.data.model import Example as E
     >>> ex = E("q", "d", "", (), (), "", (), relevant_ids=("a", "b"), extra={"relevant_grades": [2, 0]})
     >>> example_gold(ex, Labels(relevant_ids=("b", "c", "a")))
     {'b': 1, 'c': 1, 'a': 2}

@@ -16,9 +16,9 @@ import json
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from ragviz.keys import parse_context_key
-from ragviz.model import Example, Labels
-from ragviz.metrics.trace import unsupported_keys
+from ragviz.data.keys import parse_context_key
+from ragviz.data.model import Example, Labels
+from ragviz.data.ragbench import unsupported_keys
 
 TONIC_METRICS = (
     "retrieval_precision",
@@ -243,7 +243,7 @@ def family_records(
     A malformed direct chunk label list raises ``ValueError`` as ``PATH:ROW: field: problem`` (from
     the ``_path``/``_row`` bookkeeping columns when the rows carry them).
     """
-    from ragviz.ragbench import labels_from_row
+    from ragviz.data.ragbench import labels_from_row
 
     for i, row in enumerate(rows):
         ident = "" if row.get("id") is None else str(row["id"])

@@ -3,7 +3,7 @@
 These are the formulas the RAGBench authors used to compute the scores stored in the dataset
 (checked with ``==`` on all 2,896 test rows in ``tests/test_conformance.py``). Key lists are
 counted *as stored*: a duplicate or a key that names no sentence still counts until the labels are
-normalized (:func:`ragviz.quality.normalize`).
+normalized (:func:`ragviz.analysis.quality.normalize`).
 
 References: Friel, Belyi, Sanyal, "RAGBench: Explainable Benchmark for Retrieval-Augmented
 Generation Systems", 2024 (arXiv:2407.11005).
@@ -14,11 +14,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
+from ragviz.data.model import Example, Labels
+from ragviz.data.ragbench import unsupported_keys
 from ragviz.metrics.summary import score_delta
-from ragviz.model import Example, Labels
 
 if TYPE_CHECKING:
-    from ragviz.dataset import Dataset
+    from ragviz.data.dataset import Dataset
 
 TRACE_METRICS = ("relevance", "utilization", "completeness", "adherence")
 
@@ -112,23 +113,6 @@ def adherence(unsupported_response_keys: Iterable[str]) -> float:
     return 0.0 if any(True for _ in unsupported_response_keys) else 1.0
 
 
-def unsupported_keys(labels: Labels) -> tuple[str, ...]:
-    """The response sentences counted as unsupported.
-
-    The row's stored ``unsupported_response_sentence_keys`` when it has one; otherwise derived
-    from the per-sentence support: unsupported when ``supported`` is ``False``, or when it is
-    ``None`` and the sentence has no supporting keys. A human edit of any sentence's support clears
-    the stored list (``ragviz.labels``), so from then on the per-sentence labels decide.
-    """
-    if labels.unsupported_keys is not None:
-        return labels.unsupported_keys
-    return tuple(
-        s.key
-        for s in labels.support
-        if s.supported is False or (s.supported is None and not s.supporting_keys)
-    )
-
-
 def trace_scores(labels: Labels | None, n_sentences: int) -> TraceScores:
     """All four TRACe scores for one label set over *n_sentences* context sentences.
 
@@ -162,7 +146,7 @@ def dataset_trace_records(dataset: "Dataset") -> "Iterator[dict[str, Any]]":
     Only the key columns are converted to Python and N comes from a columnar count, so this
     costs a fraction of materialising the rows (the documents' text is never touched).
     """
-    from ragviz.ragbench import LABEL_FIELDS, labels_from_row
+    from ragviz.data.ragbench import LABEL_FIELDS, labels_from_row
 
     columns = ["id", *LABEL_FIELDS]
     n_sentences = dataset.n_context_sentences

@@ -105,7 +105,7 @@ def confusion_chart(label: str, tp: int, fp: int, fn: int, tn: int, reference: s
 def kappa_matrix_chart(rows: Sequence[dict[str, Any]], labels: Sequence[str]) -> alt.Chart:
     """Cohen's kappa of every annotator pair as a matrix, one panel per label; each cell shows
     κ and the number of shared examples behind it. *rows*: ``{"label", "a", "b", "kappa",
-    "kappa_text", "n_text"}`` (both orders of a pair; see :func:`ragviz.dashboard.kappa_matrix`)."""
+    "kappa_text", "n_text"}`` (both orders of a pair; see :func:`ragviz.analysis.agreement.kappa_matrix`)."""
     df = pd.DataFrame(rows, columns=["label", "a", "b", "kappa", "kappa_text", "n_text"])
     names = sorted(set(df["a"]) | set(df["b"]))
     base = alt.Chart(df).encode(

@@ -5,7 +5,7 @@
 Overrides are label-store events like the Review page's: uid ``ragchecker:<file name>/<query_id>``,
 field ``claim:<check>:<claim>`` / ``claim:retrieved2*:<chunk>:<claim>``, value the label string;
 the current item is the file's item with the annotator's effective events folded in
-(:func:`ragviz.ragchecker_io.apply_claim_overrides`). Undo, reset and "mark reviewed" work as on
+(:func:`ragviz.data.formats.ragchecker.apply_claim_overrides`). Undo, reset and "mark reviewed" work as on
 the Review page.
 """
 
@@ -19,7 +19,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from ragviz.claims import (
+from ragviz.analysis.claims import (
     GT_ANSWER,
     RESPONSE,
     SIDES,
@@ -33,8 +33,7 @@ from ragviz.claims import (
     n_changed_labels,
     statuses_text,
 )
-from ragviz.labels import RESET_FIELD, REVIEW_FIELD, REVIEWED, Change
-from ragviz.ragchecker_io import (
+from ragviz.data.formats.ragchecker import (
     CheckedItem,
     RagCheckerFormatError,
     RagCheckerLoad,
@@ -45,6 +44,7 @@ from ragviz.ragchecker_io import (
     parse_ragchecker,
     read_ragchecker,
 )
+from ragviz.data.labels import RESET_FIELD, REVIEW_FIELD, REVIEWED, Change
 from ragviz.ui import render, state
 from ragviz.ui.present import is_present
 

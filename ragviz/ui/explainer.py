@@ -10,9 +10,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ragviz.explain import AnswerExplanation, Filled, RetrievalExplanation, TonicExplanation
-from ragviz.metrics.trace import trace_scores, unsupported_keys
-from ragviz.model import Example, Labels
+from ragviz.analysis.explain import (
+    AnswerExplanation,
+    Filled,
+    RetrievalExplanation,
+    TonicExplanation,
+)
+from ragviz.data.model import Example, Labels
+from ragviz.data.ragbench import unsupported_keys
+from ragviz.metrics.trace import trace_scores
 from ragviz.ui.render import esc, format_score
 
 _BOX = (
@@ -128,7 +134,7 @@ def venn_svg(relevant: set[str], utilized: set[str], n_total: int, title: str = 
 
 def venn_html(example: Example, labels: Labels | None, title: str = "") -> str:
     """The Venn of *labels* on *example* (keys cleaned of trailing dots for display)."""
-    from ragviz.keys import clean_key
+    from ragviz.data.keys import clean_key
 
     if labels is None:
         return f'<div style="{_BOX}">unlabeled</div>'
@@ -144,7 +150,7 @@ def delta_html(judge: float | None, human: float | None) -> str:
     return f'<span style="color:{BAD_COLOR if d < 0 else NUM_COLOR};font-weight:600">{d:+.3f}</span>'
 
 
-# -- the other metric families (shaped by ragviz.explain) ---------------------------------------------------
+# -- the other metric families (shaped by ragviz.analysis.explain) ---------------------------------------------------
 
 _SMALL = "font-size:0.85rem"
 _MUTED = "color:#57606a"

@@ -3,7 +3,7 @@ EM/F1 for the judge's and the current labels side by side, with the overrides a 
 (gold relevance of retrieved chunks, answer_similarity, per-document chunk labels).
 
 The panel records nothing itself: every override goes to *on_change* (a list of
-:class:`ragviz.labels.Change`), which the Review page wires to the same ``record`` it uses for
+:class:`ragviz.data.labels.Change`), which the Review page wires to the same ``record`` it uses for
 its other edits, so undo, reset, statuses and export treat them like any other label change.
 Table edits are read from the editor's state on the next run (as the context-sentence editor
 does: this works in the browser and under AppTest), recorded once, then the page reruns.
@@ -17,7 +17,9 @@ from typing import Any, Callable, Sequence
 import pandas as pd
 import streamlit as st
 
-from ragviz.families import (
+from ragviz.data.labels import SIMILARITY_FIELD, Change, field_value
+from ragviz.data.model import Example, Labels
+from ragviz.metrics.families import (
     chunk_changes,
     chunk_rows,
     relevance_change,
@@ -28,9 +30,7 @@ from ragviz.families import (
     systems_table,
     unretrieved_gold,
 )
-from ragviz.labels import Change, field_value, SIMILARITY_FIELD
 from ragviz.metrics.retrieval import DEFAULT_KS, parse_ks
-from ragviz.model import Example, Labels
 from ragviz.ui import render
 
 OnChange = Callable[[list[Change]], Any]

@@ -12,11 +12,11 @@ from typing import Any, Sequence
 
 import streamlit as st
 
+from ragviz.data.model import Example
 from ragviz.judge import JudgeCache, JudgeConfigError, JudgeSettings, judge_example
 from ragviz.judge.client import API_KEY_ENV
 from ragviz.judge.run import JudgeOutcome
 from ragviz.metrics.trace import trace_scores
-from ragviz.model import Example
 from ragviz.ui import state
 
 MODEL_KEY = "label.model"

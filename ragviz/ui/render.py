@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 from typing import Iterable, Sequence
 
-from ragviz.review import (
+from ragviz.analysis.review import (
     BOTH,
     NEITHER,
     RELEVANT,

@@ -10,10 +10,8 @@ import bisect
 import pandas as pd
 import streamlit as st
 
-from ragviz.dataset import Dataset
-from ragviz.labels import RESET_FIELD, REVIEW_FIELD, REVIEWED, Change, diff_labels, field_value, support_field
-from ragviz.quality import MECHANICAL_KINDS, label_issues, normalize
-from ragviz.review import (
+from ragviz.analysis.quality import MECHANICAL_KINDS, label_issues, normalize
+from ragviz.analysis.review import (
     SUPPORTED,
     UNSUPPORTED,
     ReviewFilter,
@@ -30,8 +28,17 @@ from ragviz.review import (
     step,
     support_value,
 )
-from ragviz.ui import render
-from ragviz.ui import state
+from ragviz.data.dataset import Dataset
+from ragviz.data.labels import (
+    RESET_FIELD,
+    REVIEW_FIELD,
+    REVIEWED,
+    Change,
+    diff_labels,
+    field_value,
+    support_field,
+)
+from ragviz.ui import render, state
 from ragviz.ui.families import render_families_panel
 from ragviz.ui.present import hide_review_editing
 
@@ -315,7 +322,9 @@ def run_page() -> None:
                 args=(uid, ex, current),
             )
         if not page.present:
-            from ragviz.ui.label import rejudge_control  # imports the openai client only on this page
+            from ragviz.ui.label import (
+                rejudge_control,  # imports the openai client only on this page
+            )
 
             rejudge_control(ex)
 

@@ -15,13 +15,14 @@ from typing import Any
 
 import streamlit as st
 
-from ragviz.compare import iter_examples, judge_labels_of
-from ragviz.dataset import Dataset
+from ragviz.analysis.compare import iter_examples, judge_labels_of
+from ragviz.analysis.review import RowColumns
+from ragviz.data.dataset import Dataset
+from ragviz.data.model import Example, Labels
+from ragviz.data.ragbench import LABEL_FIELDS, labels_from_row
 from ragviz.metrics.trace import trace_scores
-from ragviz.model import Example, Labels
-from ragviz.ragbench import LABEL_FIELDS, labels_from_row
-from ragviz.review import RowColumns
-from ragviz.store import LabelStore, base_labels, default_db_path, fold_labels
+from ragviz.store.events import base_labels, fold_labels
+from ragviz.store.label_store import LabelStore, default_db_path
 from ragviz.ui.present import is_present
 
 DATA_ENV = "RAGVIZ_DATA"
@@ -45,13 +46,13 @@ def store() -> LabelStore:
 
 @st.cache_resource(show_spinner="Loading data…", max_entries=8)
 def _load(paths: tuple[str, ...]) -> Any:
-    from ragviz.loaders import load
+    from ragviz.data.load import load
 
     return load(list(paths))
 
 
 def load_result(paths: tuple[str, ...]) -> Any:
-    """``ragviz.loaders.LoadResult`` for *paths*, loaded once per process."""
+    """``ragviz.data.load.LoadResult`` for *paths*, loaded once per process."""
     return _load(tuple(paths))
 
 
@@ -219,7 +220,7 @@ MAX_DETAILED = 300
 @st.cache_resource(show_spinner="Indexing examples (adherence, label-quality flags)…", max_entries=8)
 def _dataset_index(paths: tuple[str, ...]) -> DatasetIndex:
     """One pass over the loaded rows' label columns: judge adherence and label-quality flags."""
-    from ragviz.quality import label_issues, scan_dataset
+    from ragviz.analysis.quality import label_issues, scan_dataset
 
     ds = load_result(paths).dataset
     scan = scan_dataset(ds)

@@ -38,13 +38,14 @@ def _where(example) -> str:
 
 def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> int:
     """The ``label`` command: load, judge, store, write OUT; returns the exit code."""
-    from ragviz.dataset import Dataset
-    from ragviz.export import export_rows, write_jsonl
+    from ragviz.data.dataset import Dataset
+    from ragviz.data.load import load
+    from ragviz.export.files import write_jsonl
+    from ragviz.export.rows import export_rows
     from ragviz.judge.cache import JudgeCache
     from ragviz.judge.client import JudgeConfigError, JudgeSettings
     from ragviz.judge.run import RunProgress, judge_examples
-    from ragviz.loaders import load
-    from ragviz.store import LabelStore, StoreError, default_db_path
+    from ragviz.store.label_store import LabelStore, StoreError, default_db_path
 
     err = err or sys.stderr
     if args.limit is not None and args.limit < 0:

@@ -25,12 +25,13 @@ from typing import Collection, Iterator, Sequence
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ragviz import ragbench as rb
-from ragviz.dataset import Dataset
-from ragviz.keys import clean_key as _clean_key, is_response_key, parse_context_key
-from ragviz.labels import apply_changes, diff_labels
-from ragviz.loaders import Problem
-from ragviz.model import Example, Labels, Provenance, SentenceSupport
+from ragviz.data import ragbench as rb
+from ragviz.data.dataset import Dataset
+from ragviz.data.keys import clean_key as _clean_key
+from ragviz.data.keys import is_response_key, parse_context_key
+from ragviz.data.labels import apply_changes, diff_labels
+from ragviz.data.model import Example, Labels, Provenance, SentenceSupport
+from ragviz.data.schema import Problem
 
 
 class IssueKind(str, Enum):

@@ -18,14 +18,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterator, Literal, Mapping, Sequence
 
-from ragviz.keys import clean_key
+from ragviz.data.keys import clean_key
+from ragviz.data.model import Example, Labels, RowRef
+from ragviz.data.ragbench import unsupported_keys
 from ragviz.metrics.summary import score_delta
-from ragviz.metrics.trace import TRACE_METRICS, trace_scores, unsupported_keys
-from ragviz.model import Example, Labels, RowRef
+from ragviz.metrics.trace import TRACE_METRICS, trace_scores
 
 if TYPE_CHECKING:
-    from ragviz.dataset import Dataset
-    from ragviz.store import ExampleStatus, LabelStore
+    from ragviz.data.dataset import Dataset
+    from ragviz.store.events import ExampleStatus
+    from ragviz.store.label_store import LabelStore
 
 JUDGE = "llm"
 HUMAN = "human"
@@ -39,8 +41,8 @@ def iter_examples(dataset: "Dataset", indices: Sequence[int] | None = None) -> I
         for i in indices:
             yield i, dataset.example(i)
         return
-    from ragviz.dataset import PATH_COL, ROW_COL, SUBSET_COL
-    from ragviz.ragbench import example_from_row
+    from ragviz.data.dataset import PATH_COL, ROW_COL, SUBSET_COL
+    from ragviz.data.ragbench import example_from_row
 
     for i, row in enumerate(dataset.iter_rows()):
         yield i, example_from_row(row, row.get(SUBSET_COL) or "", RowRef(row.get(PATH_COL) or "", row.get(ROW_COL) or i + 1))
@@ -64,7 +66,7 @@ def judge_labels(example: Example, store: "LabelStore | None") -> Labels | None:
 def judge_labels_of(example: Example, stored_judge: Labels | None) -> Labels | None:
     """The judge's labels when the store's latest judge label set for *example* is already known
     (*stored_judge*, ``None`` when the store has none): that set, else ``example.judge_labels``
-    (set by :func:`ragviz.ragbench.example_from_row` to the ``llm_`` copy of a reviewed export, to
+    (set by :func:`ragviz.data.ragbench.example_from_row` to the ``llm_`` copy of a reviewed export, to
     the labels of a judge-labelled row, and to ``None`` for human labels without ``llm_`` copies).
     Labels a person made are never the judge's."""
     return stored_judge if stored_judge is not None else example.judge_labels
@@ -238,7 +240,7 @@ def _verdicts(example: Example, labels: Labels) -> dict[str, str]:
 
 
 def diff_example(index: int, example: Example, a: Labels, b: Labels) -> ExampleDiff:
-    """The diff from *a* to *b* on *example* (keys cleaned with :func:`ragviz.keys.clean_key`)."""
+    """The diff from *a* to *b* on *example* (keys cleaned with :func:`ragviz.data.keys.clean_key`)."""
     ra, rb = {clean_key(k) for k in a.relevant_keys}, {clean_key(k) for k in b.relevant_keys}
     ua, ub = {clean_key(k) for k in a.utilized_keys}, {clean_key(k) for k in b.utilized_keys}
     order = {k: n for n, k in enumerate(example.context_keys())}

@@ -18,12 +18,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from itertools import chain
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from ragviz.labels import CLAIM_PREFIX, RESET_FIELD, REVIEW_FIELD
+from ragviz.data.labels import CLAIM_PREFIX, RESET_FIELD, REVIEW_FIELD
 
 ENTAILMENT = "Entailment"
 KNOWN_LABELS = ("Entailment", "Neutral", "Contradiction")

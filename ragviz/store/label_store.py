@@ -9,7 +9,7 @@ more event (field ``undo``, new value = the undone action id), a reset is an eve
 
 Current labels of an example for an annotator = its base labels (the latest judge label set the
 store holds for it, else the labels the loaded file carries) with every *effective* event of that
-annotator folded over them in order (:func:`ragviz.labels.apply_changes`); effective = not part of
+annotator folded over them in order (:func:`ragviz.data.labels.apply_changes`); effective = not part of
 an undone action and not an ``undo`` marker.
 
 A small derived table ``example_status`` (one row per example and annotator: reviewed? corrected?
@@ -30,30 +30,31 @@ import os
 import re
 import sqlite3
 import threading
-from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
-from ragviz.labels import (
-    CLAIM_PREFIX,
-    FAMILY_FIELDS,
-    RELEVANT_FIELD,
-    RESET_FIELD,
-    REVIEW_FIELD,
-    REVIEWED,
-    SUPPORT_PREFIX,
-    UTILIZED_FIELD,
+from ragviz.data.labels import (
     Change,
-    apply_changes,
     check_value,
-    empty_labels,
 )
-from ragviz.model import Example, Labels, Provenance
+from ragviz.data.model import Example, Labels
+from ragviz.store.events import (
+    UNDO_FIELD,
+    Event,
+    ExampleStatus,
+    _check_field,
+    base_labels,
+    effective_events,
+    fold_labels,
+    labels_from_json,
+    labels_to_json,
+    now_iso,
+    status_of,
+)
+from ragviz.store.migrations import MIGRATIONS, SQLITE
+from ragviz.store.sqlite import connect, fsync_dir
 
-UNDO_FIELD = "undo"
 DB_ENV = "RAGVIZ_DB"
-BUSY_TIMEOUT_MS = 30_000
 
 
 class StoreError(Exception):
@@ -68,246 +69,8 @@ def default_db_path() -> Path:
     return Path.home() / ".ragviz" / "ragviz.db"
 
 
-def now_iso() -> str:
-    """UTC time with microseconds, ISO-8601 (sorts as text)."""
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
-
-
-def is_label_field(name: str) -> bool:
-    """Fields that change the labels themselves (not ``review``/``reset``/``undo``)."""
-    return (
-        name in (RELEVANT_FIELD, UTILIZED_FIELD)
-        or name in FAMILY_FIELDS
-        or name.startswith(SUPPORT_PREFIX)
-        or name.startswith(CLAIM_PREFIX)  # RagChecker claim labels (uid "ragchecker:<file>/<query_id>")
-    )
-
-
-def _check_field(name: str) -> None:
-    if not (is_label_field(name) or name in (REVIEW_FIELD, RESET_FIELD)):
-        raise ValueError(f"unknown label field {name!r}")
-
-
-# --------------------------------------------------------------------------------------------
-# Records
-
-
-@dataclass(frozen=True)
-class Event:
-    """One stored field change. ``action`` is the kind the caller gave (``"edit"``, ``"review"``,
-    ``"undo"`` ...); ``undone`` is true when a later ``undo`` event cancelled its action."""
-
-    id: int
-    action_id: int
-    example_uid: str
-    annotator: str
-    ts: str
-    field: str
-    old: Any
-    new: Any
-    action: str = "edit"
-    undone: bool = False
-
-
-@dataclass(frozen=True)
-class ExampleStatus:
-    """What an annotator's effective events say about one example.
-
-    ``reviewed``: the person edited a label or marked it reviewed (since the last reset; a later
-    ``review=None`` un-marks it). ``corrected``: some label field ends with a value different from
-    the one it had before the person's first change of it (since the last reset).
-    """
-
-    reviewed: bool
-    corrected: bool
-    last_ts: str | None
-
-
-def effective_events(events: Sequence[Event]) -> list[Event]:
-    """*events* (in id order) without undo markers and without events of undone actions."""
-    undone = {int(e.new) for e in events if e.field == UNDO_FIELD and e.new is not None}
-    return [e for e in events if e.field != UNDO_FIELD and e.action_id not in undone]
-
-
-def status_of(effective: Sequence[Event]) -> ExampleStatus:
-    """Fold effective events into an :class:`ExampleStatus` (see its docstring)."""
-    reviewed = False
-    first_old: dict[str, Any] = {}
-    last_new: dict[str, Any] = {}
-    for e in effective:
-        if e.field == RESET_FIELD:
-            reviewed = False
-            first_old.clear()
-            last_new.clear()
-        elif e.field == REVIEW_FIELD:
-            reviewed = e.new == REVIEWED
-        elif is_label_field(e.field):
-            reviewed = True
-            first_old.setdefault(e.field, e.old)
-            last_new[e.field] = e.new
-    corrected = any(_canonical(first_old[f]) != _canonical(v) for f, v in last_new.items())
-    last_ts = effective[-1].ts if effective else None
-    return ExampleStatus(reviewed=reviewed, corrected=corrected, last_ts=last_ts)
-
-
-def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True)
-
-
-def base_labels(example: Example, stored_judge: Labels | None) -> Labels | None:
-    """What human edits start from: *stored_judge* (the latest judge label set the store holds
-    for the example) when there is one, else the labels the loaded row carries (for a re-loaded
-    reviewed export: the earlier reviewer's), else its judge labels; ``None`` when unlabeled."""
-    if stored_judge is not None:
-        return stored_judge
-    return example.labels if example.labels is not None else example.judge_labels
-
-
-def fold_labels(base: Labels | None, effective: Sequence[Event], example: Example, annotator: str) -> Labels | None:
-    """*base* with the *effective* events applied in order (``reset`` returns to *base*).
-
-    No events: *base* unchanged. An unlabeled example (``base is None``) starts from
-    :func:`ragviz.labels.empty_labels`. Provenance is ``Provenance("human", annotator, time of the
-    last decision)`` when the person edited or marked the example reviewed (:class:`ExampleStatus`),
-    else the base's.
-    """
-    if not effective:
-        return base
-    if base is None:
-        base = empty_labels(example)
-    status = status_of(effective)
-    provenance = Provenance("human", annotator, status.last_ts) if status.reviewed else base.provenance
-    return apply_changes(base, [(e.field, e.new) for e in effective], provenance)
-
-
 # --------------------------------------------------------------------------------------------
 # Judge label sets as JSON (the RAGBench label fields + provenance)
-
-
-def labels_to_json(labels: Labels) -> str:
-    from ragviz.ragbench import labels_to_row
-
-    row = labels_to_row(labels)
-    # Keep the stored unsupported list as it is (None = derive from support), not the derived one.
-    row["unsupported_response_sentence_keys"] = None if labels.unsupported_keys is None else list(labels.unsupported_keys)
-    p = labels.provenance
-    row["provenance"] = {"source": p.source, "name": p.name, "time": p.time, "prompt_version": p.prompt_version}
-    return json.dumps(row, ensure_ascii=False)
-
-
-def labels_from_json(text: str) -> Labels:
-    from ragviz.ragbench import UNSUPPORTED, labels_from_row
-
-    row = json.loads(text)
-    p = row.pop("provenance", None) or {}
-    provenance = Provenance(p.get("source") or "llm", p.get("name") or "", p.get("time"), p.get("prompt_version"))
-    labels = labels_from_row(row, provenance=provenance, overrides=True)
-    if labels is None:  # every field null: an empty label set
-        labels = Labels(provenance=provenance)
-    if row.get(UNSUPPORTED) is None:
-        labels = labels.replace(unsupported_keys=None)
-    return labels
-
-
-# --------------------------------------------------------------------------------------------
-# SQL dialect and migrations
-
-
-@dataclass(frozen=True)
-class Dialect:
-    """What differs between database engines: placeholders, identity columns, how a write
-    transaction starts. Statements in this module use ``?`` and are translated by :meth:`sql`."""
-
-    name: str
-    paramstyle: str  # "qmark" or "format"
-    identity: str  # column definition of an auto-increment primary key
-    begin_write: str
-
-    def sql(self, statement: str) -> str:
-        if self.paramstyle == "qmark":
-            return statement
-        return statement.replace("?", "%s")
-
-
-SQLITE = Dialect(name="sqlite", paramstyle="qmark", identity="INTEGER PRIMARY KEY AUTOINCREMENT", begin_write="BEGIN IMMEDIATE")
-# For the future PostgreSQL backend: Dialect("postgresql", "format", "BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY", "BEGIN")
-
-
-def _m001_label_events(run: Callable[[str], None], d: Dialect) -> None:
-    run(
-        f"""CREATE TABLE label_actions (
-            id {d.identity},
-            example_uid TEXT NOT NULL,
-            annotator TEXT NOT NULL,
-            ts TEXT NOT NULL,
-            kind TEXT NOT NULL)"""
-    )
-    run(
-        f"""CREATE TABLE label_events (
-            id {d.identity},
-            action_id BIGINT NOT NULL REFERENCES label_actions (id),
-            example_uid TEXT NOT NULL,
-            annotator TEXT NOT NULL,
-            ts TEXT NOT NULL,
-            field TEXT NOT NULL,
-            old_value TEXT,
-            new_value TEXT)"""
-    )
-    run("CREATE INDEX label_events_by_example ON label_events (example_uid, annotator, id)")
-    run("CREATE INDEX label_events_by_annotator ON label_events (annotator, id)")
-    run(
-        """CREATE TABLE example_status (
-            annotator TEXT NOT NULL,
-            example_uid TEXT NOT NULL,
-            reviewed INTEGER NOT NULL,
-            corrected INTEGER NOT NULL,
-            last_ts TEXT,
-            last_action_id BIGINT,
-            PRIMARY KEY (annotator, example_uid))"""
-    )
-    run("CREATE INDEX example_status_reviewed ON example_status (annotator, reviewed, example_uid)")
-    run("CREATE INDEX example_status_corrected ON example_status (annotator, corrected, example_uid)")
-
-
-def _m002_positions_and_sources(run: Callable[[str], None], d: Dialect) -> None:
-    run(
-        """CREATE TABLE annotator_positions (
-            annotator TEXT NOT NULL PRIMARY KEY,
-            example_uid TEXT NOT NULL,
-            ts TEXT NOT NULL)"""
-    )
-    run(
-        f"""CREATE TABLE data_sources (
-            id {d.identity},
-            path TEXT NOT NULL UNIQUE,
-            ts TEXT NOT NULL)"""
-    )
-
-
-def _m003_judge_label_sets(run: Callable[[str], None], d: Dialect) -> None:
-    run(
-        f"""CREATE TABLE judge_label_sets (
-            id {d.identity},
-            example_uid TEXT NOT NULL,
-            ts TEXT NOT NULL,
-            judge TEXT NOT NULL,
-            prompt_version TEXT,
-            labels_json TEXT NOT NULL)"""
-    )
-    run("CREATE INDEX judge_label_sets_by_example ON judge_label_sets (example_uid, id)")
-
-
-def _m004_example_status_by_action(run: Callable[[str], None], d: Dialect) -> None:
-    # Lets a process pick up only the statuses other processes changed since it last looked.
-    run("CREATE INDEX example_status_by_action ON example_status (last_action_id)")
-
-
-MIGRATIONS: tuple[tuple[str, Callable[[Callable[[str], None], Dialect], None]], ...] = (
-    ("001_label_events", _m001_label_events),
-    ("002_positions_and_sources", _m002_positions_and_sources),
-    ("003_judge_label_sets", _m003_judge_label_sets),
-    ("004_example_status_by_action", _m004_example_status_by_action),
-)
 
 
 # --------------------------------------------------------------------------------------------
@@ -359,25 +122,7 @@ class LabelStore:
 
     # -- connection and transactions -------------------------------------------------------------
     def _connect(self) -> sqlite3.Connection:
-        where = self.path
-        if where.exists() and where.is_dir():
-            raise StoreError(f"{where}: cannot open label store: is a directory")
-        try:
-            where.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreError(f"{where}: cannot create the folder for the label store: {exc.strerror or exc}") from None
-        try:
-            conn = sqlite3.connect(str(where), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
-            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-            conn.execute("PRAGMA synchronous = FULL")
-            conn.execute("PRAGMA foreign_keys = ON")
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{where}: cannot open label store: {exc}") from None
-        if str(mode).lower() != "wal":
-            conn.close()
-            raise StoreError(f"{where}: cannot open label store: the file system does not support WAL journaling (got {mode!r})")
-        return conn
+        return connect(self.path, StoreError)
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -510,7 +255,7 @@ class LabelStore:
     def record(self, example_uid: str, annotator: str, changes: Sequence[Change | tuple[str, Any, Any]], action: str = "edit") -> int | None:
         """Store one decision (several field changes) in one durable transaction.
 
-        *changes* are :class:`ragviz.labels.Change` (or ``(field, old, new)`` triples). Returns the
+        *changes* are :class:`ragviz.data.labels.Change` (or ``(field, old, new)`` triples). Returns the
         new action id, ``None`` when *changes* is empty.
         """
         self._check_ids(example_uid, annotator)
@@ -572,7 +317,7 @@ class LabelStore:
             return effective_events(self._events(example_uid, annotator))
 
     def changes(self, example_uid: str, annotator: str) -> list[tuple[str, Any]]:
-        """Effective ``(field, new value)`` pairs in order, ready for :func:`ragviz.labels.apply_changes`."""
+        """Effective ``(field, new value)`` pairs in order, ready for :func:`ragviz.data.labels.apply_changes`."""
         return [(e.field, e.new) for e in self.effective(example_uid, annotator)]
 
     def status(self, example_uid: str, annotator: str) -> ExampleStatus:
@@ -720,7 +465,7 @@ class LabelStore:
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(tmp, target)
-            _fsync_dir(self.uploads_dir)
+            fsync_dir(self.uploads_dir)
         self.register_source(target)
         return target
 
@@ -781,19 +526,6 @@ class _AnnotatorCache:
         self.statuses[example_uid] = status
         (self.reviewed.add if status.reviewed else self.reviewed.discard)(example_uid)
         (self.corrected.add if status.corrected else self.corrected.discard)(example_uid)
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def open_store(path: str | os.PathLike | None = None) -> LabelStore:

@@ -11,10 +11,22 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping, Sequence
 
-from ragviz.labels import Change
-from ragviz.metrics.ragchecker import METRIC_GROUPS, RAGCHECKER_METRICS, aggregate, item_scores, reported
+from ragviz.data.formats.ragchecker import (
+    KNOWN_LABELS,
+    CheckedItem,
+    claim_field,
+    claim_text,
+    current_label,
+)
+from ragviz.data.labels import Change
+from ragviz.metrics.ragchecker import (
+    METRIC_GROUPS,
+    RAGCHECKER_METRICS,
+    aggregate,
+    item_scores,
+    reported,
+)
 from ragviz.metrics.summary import score_delta
-from ragviz.ragchecker_io import KNOWN_LABELS, CheckedItem, claim_field, claim_text, current_label
 
 RESPONSE = "response"
 GT_ANSWER = "gt_answer"

@@ -1,7 +1,7 @@
 """A columnar collection of examples.
 
 :class:`Dataset` holds canonical RAGBench rows in one ``pyarrow.Table`` and builds an
-:class:`~ragviz.model.Example` only when asked for one, so opening 100k rows costs one Arrow read and
+:class:`~ragviz.data.model.Example` only when asked for one, so opening 100k rows costs one Arrow read and
 navigating costs O(1) per example. Three bookkeeping columns travel with the rows:
 ``_subset`` (the file's subset name), ``_path`` and ``_row`` (where the row came from).
 """
@@ -14,8 +14,8 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ragviz.model import Example, RowRef, example_uid
-from ragviz.ragbench import example_from_row
+from ragviz.data.model import Example, RowRef, example_uid
+from ragviz.data.ragbench import example_from_row
 
 SUBSET_COL = "_subset"
 PATH_COL = "_path"

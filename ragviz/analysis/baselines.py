@@ -20,14 +20,14 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
 
-from ragviz.agreement import auroc, rmse
+from ragviz.analysis.stats import auroc, rmse
+from ragviz.data.model import Labels
 from ragviz.metrics.summary import ALL, subset_groups
 from ragviz.metrics.trace import TraceScores, trace_scores
-from ragviz.model import Labels
 
 if TYPE_CHECKING:
-    from ragviz.compare import LabelSet
-    from ragviz.dataset import Dataset
+    from ragviz.analysis.compare import LabelSet
+    from ragviz.data.dataset import Dataset
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,7 @@ def _number(value: Any) -> float | None:
 def baseline_records(dataset: "Dataset", truth: Mapping[int, Labels | None] | None = None) -> Iterator[BaselineRecord]:
     """One record per example of *dataset*. The truth is the labels the row carries, replaced by
     ``truth[i]`` for every row index *i* in *truth* (human corrections)."""
-    from ragviz.ragbench import LABEL_FIELDS, labels_from_row
+    from ragviz.data.ragbench import LABEL_FIELDS, labels_from_row
 
     truth = truth or {}
     fields = [f for j in BASELINE_JUDGES for f in j.fields]
@@ -175,9 +175,9 @@ def agreement_report(
     """Per subset (plus ``ALL``): the baseline-judge figures against the *against* label set
     (``llm``, ``human`` or an annotator; unreviewed examples keep the judge's labels), and, unless
     *against* is ``llm``, the judge's agreement with it over the examples a person decided on
-    (``judge_agreement``, see :meth:`ragviz.agreement.Agreement.as_dict`)."""
-    from ragviz.agreement import agreement
-    from ragviz.compare import JUDGE, iter_examples, resolve_label_set
+    (``judge_agreement``, see :meth:`ragviz.analysis.agreement.Agreement.as_dict`)."""
+    from ragviz.analysis.agreement import agreement
+    from ragviz.analysis.compare import JUDGE, iter_examples, resolve_label_set
 
     examples = dict(iter_examples(dataset))
     truth = resolve_label_set(dataset, against, store, scope="all", examples=examples)
@@ -197,92 +197,3 @@ def agreement_report(
     return table
 
 
-def add_agreement_arguments(parser: Any) -> None:
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="data files or directories of Parquet shards")
-    parser.add_argument(
-        "--against",
-        default="human",
-        metavar="llm|human|ANNOTATOR",
-        help="the label set taken as the truth: llm (the judge), human (every annotator's latest decision, the "
-        "default) or one annotator's name; examples nobody decided on keep the judge's labels",
-    )
-    parser.add_argument("--db", metavar="DB", help="label store (default: $RAGVIZ_DB or ~/.ragviz/ragviz.db)")
-    parser.add_argument(
-        "--annotators",
-        action="store_true",
-        help="instead: agreement between the annotators in the label store, as one JSON object (Cohen's kappa per "
-        "pair and Fleiss' kappa overall for the relevant / utilized / supported sentence labels, with the number of "
-        "shared examples behind each figure)",
-    )
-
-
-def run_agreement_command(args: Any) -> int:
-    """``ragviz agreement``: one JSON object per subset on stdout; exit 2 on bad input."""
-    import json
-    import sys
-    from pathlib import Path
-
-    from ragviz.compare import HUMAN, JUDGE
-    from ragviz.loaders import load
-
-    result = load(args.paths)
-    if not result.ok:
-        for p in result.errors:
-            print(str(p), file=sys.stderr)
-        print(f"{len(result.errors)} errors: nothing computed (run `ragviz validate` for details)", file=sys.stderr)
-        return 2
-    store = None
-    if args.against != JUDGE or getattr(args, "annotators", False):
-        from ragviz.store import LabelStore, StoreError, default_db_path
-
-        db = Path(args.db).expanduser() if args.db else default_db_path()
-        if db.exists():
-            try:
-                store = LabelStore(db)
-            except StoreError as exc:
-                print(f"ragviz agreement: {exc}", file=sys.stderr)
-                return 2
-        elif args.db:
-            print(f"ragviz agreement: {db}: no label store at this path", file=sys.stderr)
-            return 2
-        if not getattr(args, "annotators", False) and args.against != HUMAN and (store is None or args.against not in store.annotators()):
-            known = ", ".join(store.annotators()) if store is not None else "none"
-            print(
-                f"ragviz agreement: --against {args.against}: no decisions by this annotator in {db} "
-                f"(annotators: {known}; or use llm / human)",
-                file=sys.stderr,
-            )
-            if store is not None:
-                store.close()
-            return 2
-    if getattr(args, "annotators", False):
-        return _print_annotator_agreement(result.dataset, store)
-    try:
-        for row in agreement_report(result.dataset, args.against, store):
-            print(json.dumps(row))
-    finally:
-        if store is not None:
-            store.close()
-    if not has_baseline_scores(result.dataset):
-        print("note: the data carries no baseline-judge score columns; their figures are null", file=sys.stderr)
-    return 0
-
-
-def _print_annotator_agreement(dataset: "Dataset", store: Any) -> int:
-    """``ragviz agreement --annotators``: :meth:`ragviz.dashboard.AnnotatorAgreement.as_dict` as JSON."""
-    import json
-    import sys
-
-    from ragviz.compare import iter_examples
-    from ragviz.dashboard import annotator_agreement
-
-    try:
-        figures = annotator_agreement(dataset, dict(iter_examples(dataset)), store)
-    finally:
-        if store is not None:
-            store.close()
-    print(json.dumps(figures.as_dict()))
-    if len(figures.annotators) < 2:
-        print(f"note: {len(figures.annotators)} annotator(s) with decisions on the loaded examples: "
-              "agreement needs two or more", file=sys.stderr)
-    return 0

@@ -4,7 +4,7 @@
   utilized, one response sentence's verdict flipped) moves a dataset-level metric the most. The
   dataset-level metric is the mean of the per-example metric over the labeled examples, so one
   change on example *i* moves it by :math:`\\Delta m_i / n`. Every candidate change is applied with
-  :func:`ragviz.labels.apply_change` and scored with :func:`ragviz.metrics.trace.trace_scores`.
+  :func:`ragviz.data.labels.apply_change` and scored with :func:`ragviz.metrics.trace.trace_scores`.
 * *Disagreement*: the examples where two label sets (judge and human) differ on the most sentence
   decisions, ties broken by how far they move TRACe.
 """
@@ -14,13 +14,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Sequence
 
-from ragviz.compare import ExampleDiff, LabelSet, diff_label_sets
-from ragviz.labels import RELEVANT_FIELD, UTILIZED_FIELD, apply_change, support_field, toggle_key
-from ragviz.metrics.trace import TRACE_METRICS, trace_deltas, trace_scores, unsupported_keys
-from ragviz.model import Example, Labels
+from ragviz.analysis.compare import ExampleDiff, LabelSet, diff_label_sets
+from ragviz.data.labels import (
+    RELEVANT_FIELD,
+    UTILIZED_FIELD,
+    apply_change,
+    support_field,
+    toggle_key,
+)
+from ragviz.data.model import Example, Labels
+from ragviz.data.ragbench import unsupported_keys
+from ragviz.metrics.trace import TRACE_METRICS, trace_deltas, trace_scores
 
 if TYPE_CHECKING:
-    from ragviz.dataset import Dataset
+    from ragviz.data.dataset import Dataset
 
 
 @dataclass(frozen=True)

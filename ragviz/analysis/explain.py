@@ -15,9 +15,23 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
 
-from ragviz.keys import clean_key, parse_context_key
-from ragviz.metrics.answer import AnswerScores, answer_scores, golds_of, normalize_answer, set_tokens
-from ragviz.metrics.retrieval import BY_SYSTEM_FIELD, example_gold, first_occurrences, retrieval_scores, systems_of
+from ragviz.data.keys import clean_key, parse_context_key
+from ragviz.data.model import Example, Labels
+from ragviz.data.ragbench import unsupported_keys
+from ragviz.metrics.answer import (
+    AnswerScores,
+    answer_scores,
+    golds_of,
+    normalize_answer,
+    set_tokens,
+)
+from ragviz.metrics.retrieval import (
+    BY_SYSTEM_FIELD,
+    example_gold,
+    first_occurrences,
+    retrieval_scores,
+    systems_of,
+)
 from ragviz.metrics.tonic import (
     CHUNK_RELEVANT_FIELD,
     CHUNK_USED_FIELD,
@@ -27,8 +41,6 @@ from ragviz.metrics.tonic import (
     example_inputs,
     tonic_scores,
 )
-from ragviz.metrics.trace import unsupported_keys
-from ragviz.model import Example, Labels
 
 FROM_SENTENCES = "from sentences"
 FROM_DATA = "set in the data"

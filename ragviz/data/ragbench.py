@@ -10,7 +10,14 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping
 
-from ragviz.model import Example, Labels, Provenance, RowRef, Sentence, SentenceSupport
+from ragviz.data.model import (
+    Example,
+    Labels,
+    Provenance,
+    RowRef,
+    Sentence,
+    SentenceSupport,
+)
 
 RELEVANT = "all_relevant_sentence_keys"
 UTILIZED = "all_utilized_sentence_keys"
@@ -156,7 +163,7 @@ def labels_to_row(labels: Labels | None, prefix: str = "") -> dict[str, Any]:
     """The RAGBench label fields for *labels* (all ``None`` when unlabeled)."""
     if labels is None:
         return {prefix + f: None for f in LABEL_FIELDS}
-    from ragviz.metrics.trace import unsupported_keys
+    pass
 
     overrides = {prefix + name: _override_to_row(getattr(labels, name)) for name in OVERRIDE_FIELDS if getattr(labels, name) is not None}
     return {
@@ -228,4 +235,21 @@ def example_from_row(row: Mapping[str, Any], subset: str = "", source: RowRef | 
         relevant_ids=_optional_ids(row.get("relevant_ids")),
         extra=extra,
         source=source,
+    )
+
+
+def unsupported_keys(labels: Labels) -> tuple[str, ...]:
+    """The response sentences counted as unsupported.
+
+    The row's stored ``unsupported_response_sentence_keys`` when it has one; otherwise derived
+    from the per-sentence support: unsupported when ``supported`` is ``False``, or when it is
+    ``None`` and the sentence has no supporting keys. A human edit of any sentence's support clears
+    the stored list (``ragviz.data.labels``), so from then on the per-sentence labels decide.
+    """
+    if labels.unsupported_keys is not None:
+        return labels.unsupported_keys
+    return tuple(
+        s.key
+        for s in labels.support
+        if s.supported is False or (s.supported is None and not s.supporting_keys)
     )

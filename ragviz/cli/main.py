@@ -13,71 +13,7 @@ import sys
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-EXIT_OK = 0
-EXIT_BAD_INPUT = 2
-
-
-def _add_paths(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "paths",
-        nargs="+",
-        metavar="PATH",
-        help="data files (.parquet, .jsonl, .json, .csv) or directories of Parquet shards",
-    )
-
-
-def _print_problems(problems, stream) -> None:
-    for p in problems:
-        print(str(p), file=stream)
-
-
-def cmd_validate(args: argparse.Namespace) -> int:
-    from ragviz.loaders import load
-    from ragviz.quality import ISSUE_DESCRIPTIONS, MECHANICAL_KINDS, label_issues, scan_dataset
-
-    result = load(args.paths)
-    _print_problems(result.errors, sys.stdout)
-    _print_problems(result.warnings, sys.stdout)
-    scan = scan_dataset(result.dataset)
-    if args.verbose:
-        for i in scan.flagged_rows:
-            _print_problems(label_issues(result.dataset.example(i)), sys.stdout)
-    status = "ok" if result.ok else "NOT loadable"
-    print(
-        f"{len(result.dataset)} examples loaded, {len(result.errors)} errors, {len(result.warnings)} load warnings, "
-        f"{len(scan.flagged_rows)} examples with label-quality flags: {status}",
-        file=sys.stderr,
-    )
-    for kind, count in sorted(scan.issue_counts.items(), key=lambda kv: (-kv[1], kv[0])):
-        if count:
-            fix = " (normalize fixes)" if kind in MECHANICAL_KINDS else ""
-            print(f"  {count:6d} in {scan.example_counts[kind]:5d} examples: {ISSUE_DESCRIPTIONS[kind]}{fix}", file=sys.stderr)
-    if scan.flagged_rows and not args.verbose:
-        print("  (run with --verbose to list every flag as PATH:ROW: field: problem)", file=sys.stderr)
-    return EXIT_OK if result.ok else EXIT_BAD_INPUT
-
-
-def cmd_metrics(args: argparse.Namespace) -> int:
-    if getattr(args, "family", "trace") != "trace":
-        from ragviz.metrics.registry import run_family_metrics
-
-        return run_family_metrics(args)
-    from ragviz.loaders import load
-    from ragviz.metrics.summary import format_summary, summarize
-    from ragviz.metrics.trace import TRACE_METRICS, dataset_trace_records
-    from ragviz.records import write_records
-
-    result = load(args.paths)
-    if not result.ok:
-        _print_problems(result.errors, sys.stderr)
-        print(f"{len(result.errors)} errors: nothing computed (run `ragviz validate` for details)", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    fields = [*TRACE_METRICS, "trace_mean"]
-    records = list(dataset_trace_records(result.dataset))
-    write_records(records, args.output, args.format)
-    print(format_summary(summarize(records, fields), fields), file=sys.stderr)
-    return EXIT_OK
-
+from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -95,27 +31,13 @@ class CommandSpec:
     run: str
 
 
-def add_validate_arguments(parser: argparse.ArgumentParser) -> None:
-    _add_paths(parser)
-    parser.add_argument("-v", "--verbose", action="store_true", help="list every label-quality flag, not just counts")
-
-
-def add_metrics_arguments(parser: argparse.ArgumentParser) -> None:
-    _add_paths(parser)
-    parser.add_argument("-o", "--output", metavar="OUT", help="write records to OUT instead of stdout")
-    parser.add_argument("--format", choices=("jsonl", "csv"), default="jsonl", help="record format (default: jsonl)")
-    from ragviz.metrics.registry import add_family_arguments  # --family, --k (metric families)
-
-    add_family_arguments(parser)
-
-
 COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
         "validate",
         "check that files load; print load errors and the label-quality report",
         "Load the files and print every problem as PATH:ROW: field: problem. "
         "Exit 0 when everything loads (label-quality flags are warnings), 2 when not.",
-        "ragviz.cli", "add_validate_arguments", "cmd_validate",
+        "ragviz.cli.validate", "add_validate_arguments", "cmd_validate",
     ),
     CommandSpec(
         "metrics",
@@ -123,7 +45,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "One record per example with id, dataset, generation_model and the metric values computed "
         "from the labels in the files (TRACe: relevance, utilization, completeness, adherence, trace_mean; null "
         "for unlabeled rows). Means per dataset go to stderr.",
-        "ragviz.cli", "add_metrics_arguments", "cmd_metrics",
+        "ragviz.cli.metrics", "add_metrics_arguments", "cmd_metrics",
     ),
     CommandSpec(
         "agreement",
@@ -131,14 +53,14 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "Print one JSON object per dataset subset: hallucination AUROC and relevance/utilization RMSE of "
         "the GPT-3.5, RAGAS and TruLens baseline scores the rows carry, against the chosen label set, and the "
         "judge's agreement with it (Cohen's kappa, precision/recall/F1, RMSE) over the examples a person decided on.",
-        "ragviz.baselines", "add_agreement_arguments", "run_agreement_command",
+        "ragviz.cli.agreement", "add_agreement_arguments", "run_agreement_command",
     ),
     CommandSpec(
         "label",
         "label examples with an LLM judge (OpenAI-compatible API) into RAGBench-schema JSONL",
         "Judge every example with an LLM (cached answers are reused), keep the label sets in the "
         "label store and write the judged rows as RAGBench-schema JSONL. Exit 0 all judged, 1 some failed, 2 bad input.",
-        "ragviz.judge.cli", "add_label_arguments", "run_label_command",
+        "ragviz.cli.label", "add_label_arguments", "run_label_command",
     ),
     CommandSpec(
         "export",
@@ -146,7 +68,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "Rebuild the examples from the data files registered in the label store and write one "
         "annotator's current labels: RAGBench-schema rows with recomputed TRACe scores, llm_-prefixed judge labels "
         "and provenance (jsonl/parquet), or per-example metrics (csv). Exit 2 on bad input.",
-        "ragviz.export", "add_export_arguments", "run_export_command",
+        "ragviz.cli.export", "add_export_arguments", "run_export_command",
     ),
 )
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from ragviz.labels import (
+from ragviz.data.labels import (
     CHUNK_RELEVANT_FIELD,
     CHUNK_UTILIZED_FIELD,
     RELEVANT_IDS_FIELD,
@@ -24,6 +24,7 @@ from ragviz.labels import (
     Change,
     field_value,
 )
+from ragviz.data.model import Example, Labels
 from ragviz.metrics.answer import ANSWER_METRICS, example_answer
 from ragviz.metrics.retrieval import (
     BY_SYSTEM_FIELD,
@@ -34,8 +35,12 @@ from ragviz.metrics.retrieval import (
     systems_of,
 )
 from ragviz.metrics.summary import score_delta
-from ragviz.metrics.tonic import TONIC_METRICS, chunk_flags, example_inputs, example_tonic
-from ragviz.model import Example, Labels
+from ragviz.metrics.tonic import (
+    TONIC_METRICS,
+    chunk_flags,
+    example_inputs,
+    example_tonic,
+)
 
 NO_OVERRIDES = Labels()
 

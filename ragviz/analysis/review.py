@@ -12,7 +12,7 @@ import bisect
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
-from ragviz.labels import (
+from ragviz.data.labels import (
     RELEVANT_FIELD,
     RESET_FIELD,
     REVIEW_FIELD,
@@ -22,9 +22,10 @@ from ragviz.labels import (
     empty_labels,
     toggle_key,
 )
+from ragviz.data.model import Example, Labels
+from ragviz.data.ragbench import unsupported_keys
 from ragviz.metrics.summary import score_delta
-from ragviz.metrics.trace import TRACE_METRICS, trace_deltas, trace_scores, unsupported_keys
-from ragviz.model import Example, Labels
+from ragviz.metrics.trace import TRACE_METRICS, trace_deltas, trace_scores
 
 # -- sentence states ------------------------------------------------------------------------------
 
@@ -211,7 +212,7 @@ class MetricComparison:
 def metric_formulas(labels: Labels | None, n_sentences: int) -> dict[str, str]:
     """Each TRACe formula with the counts filled in, e.g. ``"relevance = |R| / N = 4 / 6"``.
 
-    >>> from ragviz.model import SentenceSupport
+    >>> from ragviz.data.model import SentenceSupport
     >>> f = metric_formulas(Labels(("0b", "0c", "1a", "1b"), ("0b", "0c", "1a"), (SentenceSupport("c", False),)), 6)
     >>> f["relevance"], f["completeness"], f["adherence"]
     ('relevance = |R| / N = 4 / 6', 'completeness = |R ∩ U| / |R| = 3 / 4', 'adherence = 0 if any unsupported (c) else 1')
@@ -423,7 +424,7 @@ def progress(uid_set: set[str] | frozenset[str], reviewed: Iterable[str], correc
 
 def link_row(dataset: Any, uid: str | None = None, example_id: str | None = None) -> int | None:
     """Row a deep link opens: ``?uid=`` names one example; ``?id=`` the first row with that plain id
-    (RAGBench repeats ids across generation models). *dataset* is a :class:`ragviz.dataset.Dataset`."""
+    (RAGBench repeats ids across generation models). *dataset* is a :class:`ragviz.data.dataset.Dataset`."""
     if uid:
         i = dataset.index_of(uid)
         if i is not None:

@@ -1,7 +1,7 @@
 """The data model: examples, their keyed sentences, and label sets with provenance.
 
 Everything here is immutable; a human correction produces a new :class:`Labels` (see
-``ragviz.labels`` for the edit operations) and the judge's original stays beside it.
+``ragviz.data.labels`` for the edit operations) and the judge's original stays beside it.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ class Labels:
 
     ``unsupported_keys`` is the row's stored ``unsupported_response_sentence_keys`` when it has
     one, else ``None`` (then it is derived from ``support``). Key lists are kept exactly as stored,
-    bogus keys included, until :func:`ragviz.quality.normalize` cleans them.
+    bogus keys included, until :func:`ragviz.analysis.quality.normalize` cleans them.
 
     The last four fields are overrides of the other metric families' inputs; ``None`` = not set,
     use the example's own value (``Example.relevant_ids``, ``extra["answer_similarity"]``, direct

@@ -15,7 +15,7 @@ field                  value
 ``chunk_relevant``     list of booleans, one per document, or ``None`` (derive from sentences)
 ``chunk_utilized``     list of booleans, one per document, or ``None`` (derive from sentences)
 ``claim:...``          a RagChecker claim label; not a field of :class:`Labels` (folded by
-                       :func:`ragviz.ragchecker_io.apply_claim_overrides`), ignored here
+                       :func:`ragviz.data.formats.ragchecker.apply_claim_overrides`), ignored here
 =====================  =====================================================================
 
 The store keeps changes as append-only events (example, annotator, time, field, old, new); the
@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from ragviz.model import Example, Labels, Provenance, SentenceSupport
+from ragviz.data.model import Example, Labels, Provenance, SentenceSupport
 
 RELEVANT_FIELD = "relevant_keys"
 UTILIZED_FIELD = "utilized_keys"

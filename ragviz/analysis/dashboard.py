@@ -1,8 +1,8 @@
 """Everything the Dashboard shows, computed in one pass from the loaded data and the label store.
 
 No metric is computed here: per-example scores come from :func:`ragviz.metrics.trace.trace_scores`,
-comparisons from :mod:`ragviz.agreement`, baseline figures from :mod:`ragviz.baselines`, rankings
-from :mod:`ragviz.triage`. The result is plain data the page draws (and caches per label version).
+comparisons from :mod:`ragviz.analysis.agreement`, baseline figures from :mod:`ragviz.analysis.baselines`, rankings
+from :mod:`ragviz.analysis.triage`. The result is plain data the page draws (and caches per label version).
 """
 
 from __future__ import annotations
@@ -10,30 +10,42 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-from ragviz.agreement import (
-    SENTENCE_LABELS,
+from ragviz.analysis.agreement import (
     Agreement,
-    MeanInterval,
-    MultiRaterKappa,
-    PairKappa,
     agreement,
-    bootstrap_mean_ci,
-    multi_rater_kappas,
-    pairwise_kappas,
 )
-from ragviz.baselines import baseline_table_against, has_baseline_scores
-from ragviz.compare import JUDGE, LabelSet, resolve_label_set
+from ragviz.analysis.baselines import baseline_table_against, has_baseline_scores
+from ragviz.analysis.compare import JUDGE, LabelSet, resolve_label_set
+from ragviz.analysis.stats import MeanInterval, bootstrap_mean_ci
+from ragviz.analysis.triage import (
+    Disagreement,
+    Leverage,
+    disagreements,
+    leverage_by_metric,
+)
+from ragviz.data.model import Example, Labels
 from ragviz.metrics.answer import ANSWER_METRICS, example_answer
-from ragviz.metrics.retrieval import BY_SYSTEM_FIELD, DEFAULT_KS, example_retrieval, metric_names, systems_of
+from ragviz.metrics.retrieval import (
+    BY_SYSTEM_FIELD,
+    DEFAULT_KS,
+    example_retrieval,
+    metric_names,
+    systems_of,
+)
 from ragviz.metrics.summary import subset_groups
-from ragviz.metrics.tonic import CHUNK_RELEVANT_FIELD, CHUNK_USED_FIELD, SIMILARITY_FIELD, TONIC_METRICS, example_inputs, tonic_scores
+from ragviz.metrics.tonic import (
+    CHUNK_RELEVANT_FIELD,
+    CHUNK_USED_FIELD,
+    SIMILARITY_FIELD,
+    TONIC_METRICS,
+    example_inputs,
+    tonic_scores,
+)
 from ragviz.metrics.trace import TRACE_METRICS, trace_scores
-from ragviz.model import Example, Labels
-from ragviz.triage import Disagreement, Leverage, disagreements, leverage_by_metric
 
 if TYPE_CHECKING:
-    from ragviz.dataset import Dataset
-    from ragviz.store import LabelStore
+    from ragviz.data.dataset import Dataset
+    from ragviz.store.label_store import LabelStore
 
 
 @dataclass
@@ -60,8 +72,8 @@ AGREEMENT_COLUMNS = {
 
 
 def agreement_rows(agreement: Agreement) -> list[dict[str, Any]]:
-    """One row per binary label (:data:`ragviz.agreement.BINARY_LABELS`): the figures of
-    :meth:`ragviz.agreement.LabelAgreement.as_dict` under the Dashboard's column titles."""
+    """One row per binary label (:data:`ragviz.analysis.agreement.BINARY_LABELS`): the figures of
+    :meth:`ragviz.analysis.agreement.LabelAgreement.as_dict` under the Dashboard's column titles."""
     return [
         {"label": label, **{AGREEMENT_COLUMNS[k]: v for k, v in la.as_dict().items()}}
         for label, la in agreement.labels.items()
@@ -246,77 +258,3 @@ def family_view(
 # -- several annotators ------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class AnnotatorAgreement:
-    """Agreement between the annotators of a label store: Cohen's kappa per pair and label (over
-    the examples both decided on) and Fleiss' kappa per label (over the examples all decided on)."""
-
-    annotators: tuple[str, ...]
-    n_examples: dict[str, int]
-    pairs: list[PairKappa]
-    overall: list[MultiRaterKappa]
-
-    @property
-    def has_pairs(self) -> bool:
-        """Do at least two annotators share an example?"""
-        return any(p.n_examples for p in self.pairs)
-
-    def as_dict(self) -> dict[str, Any]:
-        """JSON-ready: annotators with their example counts, ``pairs`` and ``overall`` (Fleiss)."""
-        return {
-            "annotators": {a: self.n_examples[a] for a in self.annotators},
-            "pairs": [
-                {"a": p.rater_a, "b": p.rater_b, "label": p.label, "n_examples": p.n_examples,
-                 "n_decisions": p.n_decisions, "cohen_kappa": p.kappa}
-                for p in self.pairs
-            ],
-            "overall": [
-                {"label": m.label, "n_raters": m.n_raters, "n_examples": m.n_examples,
-                 "n_decisions": m.n_decisions, "fleiss_kappa": m.kappa}
-                for m in self.overall
-            ],
-        }
-
-
-def annotator_label_sets(dataset: "Dataset", examples: Mapping[int, Example], store: "LabelStore") -> dict[str, dict[str, Labels]]:
-    """Per annotator with a decision in *store*: ``{uid: current labels}`` of the loaded examples
-    they decided on (edited or marked reviewed)."""
-    raters: dict[str, dict[str, Labels]] = {}
-    for who in store.annotators():
-        decided: dict[str, Labels] = {}
-        for uid, status in store.statuses(who).items():
-            i = dataset.index_of(uid)
-            if not status.reviewed or i is None:
-                continue
-            labels = store.current_labels(examples[i], who)
-            if labels is not None:
-                decided[uid] = labels
-        if decided:
-            raters[who] = decided
-    return raters
-
-
-def annotator_agreement(
-    dataset: "Dataset", examples: Mapping[int, Example], store: "LabelStore | None", labels: Sequence[str] = SENTENCE_LABELS
-) -> AnnotatorAgreement:
-    """Cohen's kappa per annotator pair and Fleiss' kappa overall, per label (see
-    :func:`ragviz.agreement.pairwise_kappas` / :func:`ragviz.agreement.multi_rater_kappas`)."""
-    raters = annotator_label_sets(dataset, examples, store) if store is not None else {}
-    uids = {uid for decided in raters.values() for uid in decided}
-    shared = [examples[i] for i in sorted(dataset.index_of(u) for u in uids)]  # type: ignore[type-var]
-    pairs = pairwise_kappas(shared, raters, labels) if len(raters) >= 2 else []
-    overall = multi_rater_kappas(shared, raters, labels) if len(raters) >= 2 else []
-    return AnnotatorAgreement(tuple(sorted(raters)), {a: len(d) for a, d in raters.items()}, pairs, overall)
-
-
-def kappa_matrix(pairs: Sequence[PairKappa]) -> list[dict[str, Any]]:
-    """The rows of a pairwise-kappa matrix: each pair in both orders, with κ (``"—"`` when
-    undefined) and the shared examples behind it as display text."""
-    rows = []
-    for p in pairs:
-        text = "—" if p.kappa is None else f"{p.kappa:.2f}"
-        shared = f"n={p.n_examples} ex."
-        for a, b in ((p.rater_a, p.rater_b), (p.rater_b, p.rater_a)):
-            rows.append({"label": p.label, "a": a, "b": b, "kappa": p.kappa, "kappa_text": text, "n_text": shared,
-                         "n_examples": p.n_examples, "n_decisions": p.n_decisions})
-    return rows

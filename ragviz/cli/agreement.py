@@ -1,0 +1,100 @@
+"""``ragviz agreement``: baseline judges and judge-vs-human figures per subset, or annotator agreement."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ragviz.analysis.baselines import agreement_report, has_baseline_scores
+from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK
+from ragviz.data.dataset import Dataset
+
+
+def add_agreement_arguments(parser: Any) -> None:
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="data files or directories of Parquet shards")
+    parser.add_argument(
+        "--against",
+        default="human",
+        metavar="llm|human|ANNOTATOR",
+        help="the label set taken as the truth: llm (the judge), human (every annotator's latest decision, the "
+        "default) or one annotator's name; examples nobody decided on keep the judge's labels",
+    )
+    parser.add_argument("--db", metavar="DB", help="label store (default: $RAGVIZ_DB or ~/.ragviz/ragviz.db)")
+    parser.add_argument(
+        "--annotators",
+        action="store_true",
+        help="instead: agreement between the annotators in the label store, as one JSON object (Cohen's kappa per "
+        "pair and Fleiss' kappa overall for the relevant / utilized / supported sentence labels, with the number of "
+        "shared examples behind each figure)",
+    )
+
+
+def run_agreement_command(args: Any) -> int:
+    """``ragviz agreement``: one JSON object per subset on stdout; exit 2 on bad input."""
+    import json
+    import sys
+    from pathlib import Path
+
+    from ragviz.analysis.compare import HUMAN, JUDGE
+    from ragviz.data.load import load
+
+    result = load(args.paths)
+    if not result.ok:
+        for p in result.errors:
+            print(str(p), file=sys.stderr)
+        print(f"{len(result.errors)} errors: nothing computed (run `ragviz validate` for details)", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    store = None
+    if args.against != JUDGE or getattr(args, "annotators", False):
+        from ragviz.store.label_store import LabelStore, StoreError, default_db_path
+
+        db = Path(args.db).expanduser() if args.db else default_db_path()
+        if db.exists():
+            try:
+                store = LabelStore(db)
+            except StoreError as exc:
+                print(f"ragviz agreement: {exc}", file=sys.stderr)
+                return EXIT_BAD_INPUT
+        elif args.db:
+            print(f"ragviz agreement: {db}: no label store at this path", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        if not getattr(args, "annotators", False) and args.against != HUMAN and (store is None or args.against not in store.annotators()):
+            known = ", ".join(store.annotators()) if store is not None else "none"
+            print(
+                f"ragviz agreement: --against {args.against}: no decisions by this annotator in {db} "
+                f"(annotators: {known}; or use llm / human)",
+                file=sys.stderr,
+            )
+            if store is not None:
+                store.close()
+            return EXIT_BAD_INPUT
+    if getattr(args, "annotators", False):
+        return _print_annotator_agreement(result.dataset, store)
+    try:
+        for row in agreement_report(result.dataset, args.against, store):
+            print(json.dumps(row))
+    finally:
+        if store is not None:
+            store.close()
+    if not has_baseline_scores(result.dataset):
+        print("note: the data carries no baseline-judge score columns; their figures are null", file=sys.stderr)
+    return EXIT_OK
+
+
+def _print_annotator_agreement(dataset: "Dataset", store: Any) -> int:
+    """``ragviz agreement --annotators``: :meth:`ragviz.analysis.agreement.AnnotatorAgreement.as_dict` as JSON."""
+    import json
+    import sys
+
+    from ragviz.analysis.agreement import annotator_agreement
+    from ragviz.analysis.compare import iter_examples
+
+    try:
+        figures = annotator_agreement(dataset, dict(iter_examples(dataset)), store)
+    finally:
+        if store is not None:
+            store.close()
+    print(json.dumps(figures.as_dict()))
+    if len(figures.annotators) < 2:
+        print(f"note: {len(figures.annotators)} annotator(s) with decisions on the loaded examples: "
+              "agreement needs two or more", file=sys.stderr)
+    return EXIT_OK

@@ -1,0 +1,126 @@
+"""``ragviz export``: the corrected label set from the label store, as RAGBench rows or per-example metrics."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK
+from ragviz.data.dataset import Dataset
+from ragviz.data.load import load
+from ragviz.export.files import (
+    FORMATS,
+    jsonl_bytes,
+    metrics_records_csv,
+    parquet_bytes,
+    write_output,
+)
+from ragviz.export.rows import export_rows, metrics_records
+from ragviz.store.label_store import LabelStore
+
+
+def _format_from_name(out: str) -> str:
+    name = out.lower()
+    if name.endswith(".parquet"):
+        return "parquet"
+    if name.endswith(".csv"):
+        return "csv"
+    return "jsonl"
+
+
+def load_sources(paths: Sequence[str]) -> tuple[Dataset, list[str]]:
+    """The examples in *paths* and the load errors (``PATH:ROW: field: problem`` strings)."""
+    result = load(list(paths))
+    return result.dataset, [str(p) for p in result.errors]
+
+
+def export_command(db: str, out: str, fmt: str | None = None, annotator: str | None = None) -> int:
+    """``ragviz export --db DB -o OUT [--format jsonl|parquet|csv] [--annotator NAME]``.
+
+    Rebuilds the examples from the data files registered in the store, writes the annotator's
+    current labels to OUT and prints a one-line summary to stderr. Exit 2 on bad input (missing
+    DB or data files, several annotators and none named, unknown annotator).
+    """
+    from ragviz.store.label_store import StoreError
+
+    fmt = fmt or _format_from_name(out)
+    if fmt not in FORMATS:
+        print(f"ragviz export: unknown format {fmt!r} (choose from {', '.join(FORMATS)})", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if not Path(db).expanduser().is_file():
+        print(f"{db}: no label store here (give the file the app uses, default ~/.ragviz/ragviz.db)", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        store = LabelStore(db)
+    except StoreError as exc:
+        print(str(exc), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    with store:
+        names = store.annotators()
+        if annotator is None:
+            if len(names) > 1:
+                print(
+                    f"{db}: {len(names)} annotators have labels ({', '.join(names)}); choose one with --annotator NAME",
+                    file=sys.stderr,
+                )
+                return EXIT_BAD_INPUT
+            annotator = names[0] if names else None
+        elif annotator not in names:
+            known = ", ".join(names) if names else "none yet"
+            print(f"{db}: annotator {annotator!r} has no labels in this store (annotators: {known})", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        sources = store.sources()
+        if not sources:
+            print(f"{db}: no data files registered in this store; open the data in the app first", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        missing = [s for s in sources if not Path(s).exists()]
+        if missing:
+            for s in missing:
+                print(f"{s}: registered data file is missing", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        dataset, errors = load_sources(sources)
+        if errors:
+            for e in errors:
+                print(e, file=sys.stderr)
+            print(f"{len(errors)} errors in the registered data files: nothing exported", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        if fmt == "csv":
+            records = metrics_records(dataset, store, annotator)
+            data = metrics_records_csv(records).encode("utf-8")
+            n_human = sum(1 for r in records if r["label_source"] == "human")
+            n_rows = len(records)
+        else:
+            rows = export_rows(dataset, store, annotator)
+            data = jsonl_bytes(rows) if fmt == "jsonl" else parquet_bytes(rows)
+            n_human = sum(1 for r in rows if r["label_source"] == "human")
+            n_rows = len(rows)
+        n_corrected = len(store.corrected_uids(annotator) & set(dataset.uids)) if annotator else 0
+    write_output(data, out)
+    who = annotator or "(no annotator)"
+    print(
+        f"exported {n_rows} examples to {out} ({fmt}); annotator {who}: {n_human} human-reviewed, "
+        f"{n_corrected} corrected, {n_rows - n_human} judge labels as they were",
+        file=sys.stderr,
+    )
+    return EXIT_OK
+
+
+def add_export_arguments(parser: "argparse.ArgumentParser") -> None:
+    """Options of ``ragviz export`` (the CLI module only wires the subparser)."""
+    from ragviz.store.label_store import DB_ENV
+
+    parser.add_argument("--db", metavar="DB", default=None, help=f"label store file (default: ${DB_ENV} or ~/.ragviz/ragviz.db)")
+    parser.add_argument("-o", "--output", metavar="OUT", required=True, help="file to write ('-' for stdout)")
+    parser.add_argument(
+        "--format", choices=FORMATS, default=None,
+        help="jsonl or parquet: RAGBench rows with the current labels; csv: per-example metrics (default: from OUT's extension, else jsonl)",
+    )
+    parser.add_argument("--annotator", metavar="NAME", default=None, help="whose labels to export (required when several annotators exist)")
+
+
+def run_export_command(args: "argparse.Namespace") -> int:
+    from ragviz.store.label_store import default_db_path
+
+    return export_command(str(args.db or default_db_path()), args.output, args.format, args.annotator)

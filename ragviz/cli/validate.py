@@ -1,0 +1,44 @@
+"""``ragviz validate``: load errors and the label-quality report."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK, add_paths, print_problems
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from ragviz.analysis.quality import (
+        ISSUE_DESCRIPTIONS,
+        MECHANICAL_KINDS,
+        label_issues,
+        scan_dataset,
+    )
+    from ragviz.data.load import load
+
+    result = load(args.paths)
+    print_problems(result.errors, sys.stdout)
+    print_problems(result.warnings, sys.stdout)
+    scan = scan_dataset(result.dataset)
+    if args.verbose:
+        for i in scan.flagged_rows:
+            print_problems(label_issues(result.dataset.example(i)), sys.stdout)
+    status = "ok" if result.ok else "NOT loadable"
+    print(
+        f"{len(result.dataset)} examples loaded, {len(result.errors)} errors, {len(result.warnings)} load warnings, "
+        f"{len(scan.flagged_rows)} examples with label-quality flags: {status}",
+        file=sys.stderr,
+    )
+    for kind, count in sorted(scan.issue_counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        if count:
+            fix = " (normalize fixes)" if kind in MECHANICAL_KINDS else ""
+            print(f"  {count:6d} in {scan.example_counts[kind]:5d} examples: {ISSUE_DESCRIPTIONS[kind]}{fix}", file=sys.stderr)
+    if scan.flagged_rows and not args.verbose:
+        print("  (run with --verbose to list every flag as PATH:ROW: field: problem)", file=sys.stderr)
+    return EXIT_OK if result.ok else EXIT_BAD_INPUT
+
+
+def add_validate_arguments(parser: argparse.ArgumentParser) -> None:
+    add_paths(parser)
+    parser.add_argument("-v", "--verbose", action="store_true", help="list every label-quality flag, not just counts")

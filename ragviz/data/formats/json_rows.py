@@ -1,0 +1,101 @@
+"""JSON Lines and JSON (a list of rows) input: every undecodable line or truncated list reported by row."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Iterable
+
+from ragviz.data.dataset import Dataset
+from ragviz.data.schema import (
+    Report,
+    decode_text,
+    load_rows,
+    type_name,
+)
+
+
+def _is_truncated(e: json.JSONDecodeError, text: str) -> bool:
+    return e.msg.startswith("Unterminated") or e.pos >= len(text.rstrip())
+
+
+def _json_problem(e: json.JSONDecodeError, text: str) -> str:
+    truncated = _is_truncated(e, text)
+    return f"{'truncated' if truncated else 'invalid'} JSON: {e.msg} (line {e.lineno}, column {e.colno})"
+
+
+def load_jsonl(data: bytes, path: str, subset: str, report: Report) -> Dataset:
+    def numbered() -> Iterable[tuple[int, Any]]:
+        offset = 0
+        for number, raw_line in enumerate(data.split(b"\n"), start=1):
+            line_offset, offset = offset, offset + len(raw_line) + 1
+            if not raw_line.strip():
+                continue
+            line = decode_text(raw_line, path, report, number, line_offset)
+            if line is None:
+                continue
+            try:
+                yield number, json.loads(line)
+            except json.JSONDecodeError as e:
+                truncated = _is_truncated(e, line)
+                report.error(path, number, "json", f"{'truncated' if truncated else 'invalid'} JSON line: {e.msg} (column {e.colno})")
+
+    return load_rows(numbered(), path, subset, report)
+
+
+def _salvage_json_list(text: str) -> tuple[list[Any], int, json.JSONDecodeError | None]:
+    """Parse a top-level JSON list element by element: the records before a syntax error, the
+    1-based number of the record that broke, and the error."""
+    decoder = json.JSONDecoder()
+    ws = re.compile(r"\s*")
+    pos = ws.match(text, 0).end()
+    if text[pos : pos + 1] != "[":
+        return [], 1, None
+    pos = ws.match(text, pos + 1).end()
+    items: list[Any] = []
+    if text[pos : pos + 1] == "]":
+        return items, 0, None
+    while True:
+        try:
+            item, pos = decoder.raw_decode(text, pos)
+        except json.JSONDecodeError as e:
+            return items, len(items) + 1, e
+        items.append(item)
+        pos = ws.match(text, pos).end()
+        ch = text[pos : pos + 1]
+        if ch == "]":
+            return items, 0, None
+        if ch != ",":
+            msg = "Expecting ',' delimiter" if ch else "Expecting ',' delimiter or ']' (file ends)"
+            return items, len(items) + 1, json.JSONDecodeError(msg, text, pos)
+        pos = ws.match(text, pos + 1).end()
+
+
+def load_json(data: bytes, path: str, subset: str, report: Report) -> Dataset:
+    text = decode_text(data, path, report)
+    if text is None:
+        return Dataset.empty()
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        items, broken, err = _salvage_json_list(text)
+        if err is not None and broken >= 1 and text.lstrip().startswith("["):
+            report.error(path, broken, "json", f"{_json_problem(err, text)}; {len(items)} records before it were loaded")
+            return load_rows(enumerate(items, start=1), path, subset, report)
+        report.error(path, None, "json", _json_problem(e, text))
+        return Dataset.empty()
+    if isinstance(doc, dict):
+        for container in ("data", "rows"):
+            if isinstance(doc.get(container), list):
+                doc = doc[container]
+                break
+        else:
+            report.error(path, None, "json", 'expected a list of rows or an object with a "data" or "rows" list, '
+                                             f"got an object with keys {sorted(doc)[:8]}")
+            return Dataset.empty()
+    if not isinstance(doc, list):
+        report.error(path, None, "json", f"expected a list of rows, got {type_name(doc)}")
+        return Dataset.empty()
+    if not doc:
+        report.warning(path, None, "file", "no rows")
+    return load_rows(enumerate(doc, start=1), path, subset, report)

@@ -1,0 +1,68 @@
+"""Parquet input: a fast path for files already in RAGBench types, else row by row through the schema checks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from ragviz.data.dataset import Dataset
+from ragviz.data.schema import (
+    CANONICAL_TYPES,
+    COLUMN_ALIASES,
+    STR_LIST,
+    Report,
+    load_rows,
+)
+
+
+def _parquet_fast_table(table: pa.Table) -> pa.Table | None:
+    """*table* cast to canonical types when it can be loaded column-wise as is, else ``None``."""
+    names = set(table.column_names)
+    for canonical, aliases in COLUMN_ALIASES.items():
+        if canonical not in names:
+            for alias in aliases:
+                if alias in names:
+                    table = table.rename_columns([canonical if n == alias else n for n in table.column_names])
+                    names = set(table.column_names)
+                    break
+    required = ("id", "question", "documents", "response", "documents_sentences", "response_sentences")
+    if not all(n in names for n in required):
+        return None
+    fields = []
+    for f in table.schema:
+        target = CANONICAL_TYPES.get(f.name)
+        if f.name == "reference_answer" and (pa.types.is_string(f.type) or f.type == STR_LIST):
+            target = f.type
+        fields.append(pa.field(f.name, target if target is not None else f.type))
+    try:
+        table = table.cast(pa.schema(fields, metadata=table.schema.metadata))
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, ValueError):
+        return None
+    for n in required:
+        if table.column(n).null_count:
+            return None
+    if pc.any(pc.equal(table.column("id"), "")).as_py():
+        return None
+    pairs = pc.list_flatten(pc.list_flatten(table.column("documents_sentences")))
+    for column in (pairs, pc.list_flatten(table.column("response_sentences"))):
+        if len(column) and (column.null_count or not pc.all(pc.equal(pc.list_value_length(column), 2)).as_py()):
+            return None
+    return table
+
+
+def load_parquet(data: bytes | Path, path: str, subset: str, report: Report) -> Dataset:
+    """*data* is the file's bytes (an upload) or its path (read memory-mapped, never copied)."""
+    try:
+        source = str(data) if isinstance(data, Path) else pa.BufferReader(data)
+        table = pq.read_table(source, memory_map=isinstance(data, Path))
+    except Exception as e:  # pyarrow raises several types for corrupt files
+        report.error(path, None, "file", f"unreadable Parquet: {e}")
+        return Dataset.empty()
+    fast = _parquet_fast_table(table)
+    if fast is not None:
+        return Dataset.from_table(fast, subset, path)
+    # Slow path (raw rows, wrong types, nulls): row by row, so every problem gets its row number.
+    return load_rows(enumerate(table.to_pylist(), start=1), path, subset, report)

@@ -1,0 +1,223 @@
+"""Load examples from files: RAGBench Parquet/JSONL/JSON/CSV and users' own raw rows.
+
+Every input becomes canonical RAGBench rows inside one :class:`~ragviz.data.dataset.Dataset`. Bad input
+never raises: each problem becomes a :class:`Problem` printed as ``PATH:ROW: field: problem``.
+*Errors* mean a file or row could not be loaded (the row is skipped, the other rows still load,
+``LoadResult.ok`` is False); *warnings* mean it loaded, with a caveat.
+
+Formats (chosen by extension): ``.parquet``; ``.jsonl``/``.ndjson`` (one object per line, ROW = line
+number); ``.json`` (a list of rows, or ``{"data": [...]}`` / ``{"rows": [...]}``); ``.csv`` (list and
+struct columns as JSON text; ROW = record number, header excluded). A directory is searched
+recursively for those files (anything else in it is ignored). The subset name of a file is its
+parent folder for Hugging Face shard names (``<dir>/<subset>/test-00000-of-00001.parquet``), else
+the file stem.
+
+Raw rows need ``question``, ``documents`` (list of strings) and ``response``; rows without
+``documents_sentences``/``response_sentences`` are split with :func:`ragviz.data.split.split_sentences`
+and keyed with :mod:`ragviz.data.keys`; pre-split sentences are kept exactly as given. Column names from
+other evaluation tools are mapped by :data:`COLUMN_ALIASES` (used only when the RAGBench name is
+absent; the first alias present wins):
+
+=====================  ===================================================================
+RAGBench field         accepted aliases (Ragas / TruLens / DeepEval exports)
+=====================  ===================================================================
+``question``           ``user_input``, ``query``, ``input``
+``documents``          ``retrieved_contexts``, ``contexts``, ``context``, ``retrieval_context``
+``response``           ``answer``, ``actual_output``, ``output``
+``reference_answer``   ``ground_truth``, ``reference``, ``expected_output``, ``ground_truths``
+=====================  ===================================================================
+
+Identity is (dataset, id, generation model); a later row identical in all three to an earlier one
+is reported and skipped (the first is kept). A row without an id gets ``h<sha1 of its content>``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+import pyarrow as pa
+
+from ragviz.data.dataset import PATH_COL, ROW_COL, Dataset
+from ragviz.data.formats.csv_rows import load_csv
+from ragviz.data.formats.json_rows import load_json, load_jsonl
+from ragviz.data.formats.parquet_rows import load_parquet
+from ragviz.data.schema import (
+    STR_LIST,
+    Problem,
+    Report,
+)
+
+FORMATS = {".parquet": "parquet", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv"}
+
+
+_HF_SHARD = re.compile(r"^[\w.]+-\d{5}-of-\d{5}$")
+
+
+@dataclass
+class LoadResult:
+    """The examples that loaded, and what went wrong (errors) or looked odd (warnings)."""
+
+    dataset: Dataset
+    errors: list[Problem] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    @property
+    def problems(self) -> list[Problem]:
+        return [*self.errors, *self.warnings]
+
+
+def _subset_name(path: Path) -> str:
+    """Parent folder for Hugging Face shard names (``test-00000-of-00001``), else the file stem."""
+    stem = path.name[: -len(path.suffix)] if path.suffix else path.name
+    if _HF_SHARD.match(stem) and path.parent.name:
+        return path.parent.name
+    return stem
+
+
+def _format_of(name: str) -> str | None:
+    return FORMATS.get(Path(name).suffix.lower())
+
+
+_LOADERS = {"parquet": load_parquet, "jsonl": load_jsonl, "json": load_json, "csv": load_csv}
+
+
+def _load_one(name: str, data: bytes, subset: str, report: Report) -> Dataset:
+    fmt = _format_of(name)
+    if fmt is None:
+        suffix = Path(name).suffix or "(none)"
+        report.error(name, None, "file", f"unknown extension {suffix!r} (expected one of {', '.join(FORMATS)})")
+        return Dataset.empty()
+    if not data.strip():
+        report.error(name, None, "file", "empty file")
+        return Dataset.empty()
+    return _LOADERS[fmt](data, name, subset, report)
+
+
+# -- combining files ---------------------------------------------------------------------------
+def _harmonize(parts: list[Dataset], report: Report) -> list[Dataset]:
+    """Make column types agree across files so they concatenate: a string ``reference_answer``
+    next to a list one becomes a one-element list; any other conflict drops the later column."""
+    types: dict[str, pa.DataType] = {}
+    out = []
+    for part in parts:
+        table = part.table
+        for i, f in enumerate(table.schema):
+            if pa.types.is_null(f.type):
+                continue
+            known = types.setdefault(f.name, f.type)
+            if known == f.type:
+                continue
+            column = table.column(i)
+            if f.name == "reference_answer" and pa.types.is_string(f.type) and known == STR_LIST:
+                wrapped = pa.array([None if v is None else [v] for v in column.to_pylist()], STR_LIST)
+                table = table.set_column(i, f.name, wrapped)
+                continue
+            if f.name == "reference_answer" and f.type == STR_LIST and pa.types.is_string(known):
+                types[f.name] = STR_LIST
+                out = [Dataset(_wrap_reference(p.table)) for p in out]
+                continue
+            try:
+                table = table.set_column(i, f.name, column.cast(known))
+            except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+                paths = sorted(set(table.column(PATH_COL).to_pylist()))
+                report.warning(", ".join(paths), None, f.name, f"column type {f.type} conflicts with {known} in other files; column ignored")
+                table = table.drop_columns([f.name])
+        out.append(Dataset(table))
+    return out
+
+
+def _wrap_reference(table: pa.Table) -> pa.Table:
+    if "reference_answer" not in table.column_names:
+        return table
+    i = table.column_names.index("reference_answer")
+    if table.schema.field(i).type == STR_LIST:
+        return table
+    values = [None if v is None else [v] for v in table.column(i).to_pylist()]
+    return table.set_column(i, "reference_answer", pa.array(values, STR_LIST))
+
+
+def _drop_duplicates(dataset: Dataset, report: Report) -> Dataset:
+    uids = dataset.uids
+    if len(set(uids)) == len(uids):
+        return dataset
+    paths = dataset.table.column(PATH_COL).to_pylist()
+    rows = dataset.table.column(ROW_COL).to_pylist()
+    first: dict[str, int] = {}
+    keep = []
+    for i, uid in enumerate(uids):
+        j = first.setdefault(uid, i)
+        keep.append(j == i)
+        if j != i:
+            report.warning(paths[i], rows[i], "id", f"duplicate of {paths[j]}:{rows[j]} (same dataset, id and generation model); "
+                                                    "kept the first, skipped this row")
+    return Dataset(dataset.table.filter(pa.array(keep)))
+
+
+def _finish(parts: list[Dataset], report: Report) -> LoadResult:
+    parts = [p for p in parts if len(p)]
+    dataset = Dataset.concat(_harmonize(parts, report)) if len(parts) > 1 else (parts[0] if parts else Dataset.empty())
+    dataset = _drop_duplicates(dataset, report)
+    report.finish()
+    return LoadResult(dataset, report.errors, report.warnings)
+
+
+def _expand(paths: Iterable[str | Path], report: Report) -> list[Path]:
+    files: list[Path] = []
+    seen: set[Path] = set()
+    for given in paths:
+        p = Path(given)
+        if not p.exists():
+            report.error(str(given), None, "path", "no such file or directory")
+            continue
+        if p.is_dir():
+            found = sorted(
+                f for f in p.rglob("*")
+                if f.is_file() and f.suffix.lower() in FORMATS and not any(part.startswith(".") for part in f.relative_to(p).parts)
+            )
+            if not found:
+                report.error(str(given), None, "path", f"no {', '.join(FORMATS)} files in this directory")
+            candidates = found
+        else:
+            candidates = [p]
+        for f in candidates:
+            resolved = f.resolve()
+            if resolved in seen:
+                report.warning(str(f), None, "path", "given more than once; loaded once")
+                continue
+            seen.add(resolved)
+            files.append(f)
+    return files
+
+
+def load(paths: Iterable[str | Path] | str | Path) -> LoadResult:
+    """Load files and directories (searched recursively) into one dataset; never raises for bad
+    input. ``load(["../shared/ragbench"])`` loads the seven RAGBench shards."""
+    if isinstance(paths, (str, Path)):
+        paths = [paths]
+    report = Report()
+    parts = []
+    for f in _expand(paths, report):
+        try:
+            if _format_of(f.name) == "parquet" and f.stat().st_size:
+                parts.append(load_parquet(f, str(f), _subset_name(f), report))
+                continue
+            data = f.read_bytes()
+        except OSError as e:
+            report.error(str(f), None, "file", f"cannot read: {e.strerror or e}")
+            continue
+        parts.append(_load_one(str(f), data, _subset_name(f), report))
+    return _finish(parts, report)
+
+
+def load_bytes(name: str, data: bytes) -> LoadResult:
+    """Load an uploaded file; the format comes from *name*'s extension, problems name *name*."""
+    report = Report()
+    part = _load_one(name, data, _subset_name(Path(name)), report)
+    return _finish([part], report)

@@ -1,0 +1,151 @@
+"""Exporting the corrected label set: RAGBench rows (JSONL / Parquet) and a per-example metrics CSV.
+
+An exported row keeps every input field under its input name, with the label fields holding the
+annotator's CURRENT labels (``LabelStore.current_labels``: the judge's labels when the person
+changed nothing), the four TRACe scores recomputed from them, ``llm_``-prefixed copies of the
+judge's labels and the provenance fields ``label_source`` / ``reviewer`` / ``reviewed_at``.
+Loading such a file again (``ragviz.data.ragbench.example_from_row``) gives back the same current labels
+and scores, and the judge's labels from the ``llm_`` fields.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+from ragviz.analysis.compare import judge_labels_of
+from ragviz.data.dataset import BOOKKEEPING, PATH_COL, ROW_COL, SUBSET_COL, Dataset
+from ragviz.data.model import Example, Labels, RowRef
+from ragviz.data.ragbench import (
+    LLM_PREFIX,
+    OVERRIDE_FIELDS,
+    example_from_row,
+    labels_to_row,
+    overrides_from_row,
+)
+from ragviz.metrics.trace import TRACE_METRICS, TraceScores, trace_scores
+from ragviz.store.events import base_labels, fold_labels, status_of
+from ragviz.store.label_store import LabelStore
+
+METRICS_COLUMNS = ("id", "dataset", "generation_model", *TRACE_METRICS, "trace_mean", "label_source")
+
+
+@dataclass(frozen=True)
+class ExportedExample:
+    """One example as exported: its input row (bookkeeping columns dropped), the example, the
+    current and judge labels, the scores of the current labels and who decided them."""
+
+    row: dict[str, Any]
+    example: Example
+    current: Labels | None
+    judge: Labels | None
+    scores: TraceScores
+    label_source: str
+    reviewer: str | None
+    reviewed_at: str | None
+
+
+def exported_examples(dataset: Dataset, store: LabelStore | None, annotator: str | None) -> Iterator[ExportedExample]:
+    """Every example of *dataset* with *annotator*'s current labels from *store*.
+
+    The store is asked only about examples it knows (one query for the annotator's statuses, one
+    for the judged uids), so an export of 100k mostly untouched rows costs two queries plus one
+    per touched example.
+    """
+    statuses = store.statuses(annotator) if (store is not None and annotator) else {}
+    judged = store.judged_uids() if store is not None else set()
+    n_sentences = dataset.n_context_sentences
+    for i, full_row in enumerate(dataset.iter_rows()):
+        source = RowRef(full_row.get(PATH_COL) or "", full_row.get(ROW_COL) or 0)
+        example = example_from_row(full_row, full_row.get(SUBSET_COL) or "", source)
+        row = {k: v for k, v in full_row.items() if k not in BOOKKEEPING}
+        if not row.get("dataset_name"):
+            # The uid must survive a re-load from a file with another name.
+            row["dataset_name"] = example.dataset
+        uid = example.uid
+        stored_judge = store.judge_labels(uid) if uid in judged else None
+        judge = judge_labels_of(example, stored_judge)
+        if stored_judge is not None:
+            row["annotating_model_name"] = stored_judge.provenance.name or row.get("annotating_model_name")
+
+        reviewer = reviewed_at = None
+        base = base_labels(example, stored_judge)
+        if uid in statuses:
+            effective = store.effective(uid, annotator)  # type: ignore[union-attr, arg-type]
+            current = fold_labels(base, effective, example, annotator)  # type: ignore[arg-type]
+            status = status_of(effective)
+            if status.reviewed:
+                reviewer, reviewed_at = annotator, status.last_ts
+        else:
+            current = base
+        if reviewer is None and current is not None and current.provenance.source == "human":
+            # A re-loaded reviewed export that this annotator left alone keeps its reviewer.
+            reviewer, reviewed_at = current.provenance.name or None, current.provenance.time
+            label_source = "human"
+        else:
+            label_source = "human" if reviewer is not None else "llm"
+        scores = trace_scores(current, n_sentences[i])
+        yield ExportedExample(row, example, current, judge, scores, label_source, reviewer, reviewed_at)
+
+
+def export_row(item: ExportedExample) -> dict[str, Any]:
+    """The RAGBench row of one exported example (see the module docstring)."""
+    row = dict(item.row)
+    row.update(labels_to_row(item.current))
+    s = item.scores
+    row["relevance_score"] = s.relevance
+    row["utilization_score"] = s.utilization
+    row["completeness_score"] = s.completeness
+    row["adherence_score"] = None if s.adherence is None else s.adherence == 1.0
+    row.update(labels_to_row(item.judge, LLM_PREFIX))
+    row.update(original_inputs(item))
+    row["label_source"] = item.label_source if item.current is not None else None
+    row["reviewer"] = item.reviewer
+    row["reviewed_at"] = item.reviewed_at
+    return row
+
+
+def original_inputs(item: ExportedExample) -> dict[str, Any]:
+    """``llm_<field>`` = the judge side's value of each family input the current labels override
+    and the judge's labels do not, so a re-load still knows what the person changed (the plain
+    field then holds the override): the example's own value, for chunk labels derived from
+    sentences the judge's derived flags. A similarity or gold list the row never had is left out
+    (a re-loaded judge side then sees the person's value)."""
+    from ragviz.metrics.tonic import chunk_flags
+
+    out: dict[str, Any] = {}
+    for name in OVERRIDE_FIELDS:
+        if item.current is None or getattr(item.current, name) is None:
+            continue
+        if item.judge is not None and getattr(item.judge, name) is not None:
+            continue
+        value = overrides_from_row({name: item.example.relevant_ids if name == "relevant_ids" else item.example.extra.get(name)}).get(name)
+        if value is None and name in ("chunk_relevant", "chunk_utilized") and item.judge is not None:
+            keys = item.judge.relevant_keys if name == "chunk_relevant" else item.judge.utilized_keys
+            value = chunk_flags(keys, len(item.example.document_sentences))
+        if value is not None:
+            out[LLM_PREFIX + name] = list(value) if isinstance(value, tuple) else value
+    return out
+
+
+def export_rows(dataset: Dataset, store: LabelStore | None, annotator: str | None) -> list[dict]:
+    """Every example of *dataset* as a RAGBench row holding *annotator*'s current labels."""
+    return [export_row(item) for item in exported_examples(dataset, store, annotator)]
+
+
+def metrics_records(dataset: Dataset, store: LabelStore | None, annotator: str | None) -> list[dict]:
+    """Per example: id, dataset, generation_model, the TRACe scores of the current labels,
+    trace_mean and label_source (``None`` scores for unlabeled examples)."""
+    out = []
+    for item in exported_examples(dataset, store, annotator):
+        e = item.example
+        out.append(
+            {
+                "id": e.id,
+                "dataset": e.dataset,
+                "generation_model": e.generation_model,
+                **item.scores.as_dict(),
+                "label_source": item.label_source if item.current is not None else None,
+            }
+        )
+    return out

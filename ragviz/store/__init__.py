@@ -1,0 +1,16 @@
+"""The label store: every human decision as an append-only event, in SQLite (default) or another backend.
+
+:mod:`~ragviz.store.events` folds events into labels (pure), :mod:`~ragviz.store.migrations` holds the
+schema, :mod:`~ragviz.store.sqlite` the backend, :mod:`~ragviz.store.label_store` the store itself.
+"""
+
+from ragviz.store.events import Event, ExampleStatus
+from ragviz.store.label_store import (
+    DB_ENV,
+    LabelStore,
+    StoreError,
+    default_db_path,
+    open_store,
+)
+
+__all__ = ["DB_ENV", "Event", "ExampleStatus", "LabelStore", "StoreError", "default_db_path", "open_store"]

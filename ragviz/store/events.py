@@ -1,0 +1,157 @@
+"""Label events and how they fold into labels: the pure part of the store (no database here)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Sequence
+
+from ragviz.data.labels import (
+    CLAIM_PREFIX,
+    FAMILY_FIELDS,
+    RELEVANT_FIELD,
+    RESET_FIELD,
+    REVIEW_FIELD,
+    REVIEWED,
+    SUPPORT_PREFIX,
+    UTILIZED_FIELD,
+    apply_changes,
+    empty_labels,
+)
+from ragviz.data.model import Example, Labels, Provenance
+
+UNDO_FIELD = "undo"
+
+
+def now_iso() -> str:
+    """UTC time with microseconds, ISO-8601 (sorts as text)."""
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
+def is_label_field(name: str) -> bool:
+    """Fields that change the labels themselves (not ``review``/``reset``/``undo``)."""
+    return (
+        name in (RELEVANT_FIELD, UTILIZED_FIELD)
+        or name in FAMILY_FIELDS
+        or name.startswith(SUPPORT_PREFIX)
+        or name.startswith(CLAIM_PREFIX)  # RagChecker claim labels (uid "ragchecker:<file>/<query_id>")
+    )
+
+
+def _check_field(name: str) -> None:
+    if not (is_label_field(name) or name in (REVIEW_FIELD, RESET_FIELD)):
+        raise ValueError(f"unknown label field {name!r}")
+
+
+@dataclass(frozen=True)
+class Event:
+    """One stored field change. ``action`` is the kind the caller gave (``"edit"``, ``"review"``,
+    ``"undo"`` ...); ``undone`` is true when a later ``undo`` event cancelled its action."""
+
+    id: int
+    action_id: int
+    example_uid: str
+    annotator: str
+    ts: str
+    field: str
+    old: Any
+    new: Any
+    action: str = "edit"
+    undone: bool = False
+
+
+@dataclass(frozen=True)
+class ExampleStatus:
+    """What an annotator's effective events say about one example.
+
+    ``reviewed``: the person edited a label or marked it reviewed (since the last reset; a later
+    ``review=None`` un-marks it). ``corrected``: some label field ends with a value different from
+    the one it had before the person's first change of it (since the last reset).
+    """
+
+    reviewed: bool
+    corrected: bool
+    last_ts: str | None
+
+
+def effective_events(events: Sequence[Event]) -> list[Event]:
+    """*events* (in id order) without undo markers and without events of undone actions."""
+    undone = {int(e.new) for e in events if e.field == UNDO_FIELD and e.new is not None}
+    return [e for e in events if e.field != UNDO_FIELD and e.action_id not in undone]
+
+
+def status_of(effective: Sequence[Event]) -> ExampleStatus:
+    """Fold effective events into an :class:`ExampleStatus` (see its docstring)."""
+    reviewed = False
+    first_old: dict[str, Any] = {}
+    last_new: dict[str, Any] = {}
+    for e in effective:
+        if e.field == RESET_FIELD:
+            reviewed = False
+            first_old.clear()
+            last_new.clear()
+        elif e.field == REVIEW_FIELD:
+            reviewed = e.new == REVIEWED
+        elif is_label_field(e.field):
+            reviewed = True
+            first_old.setdefault(e.field, e.old)
+            last_new[e.field] = e.new
+    corrected = any(_canonical(first_old[f]) != _canonical(v) for f, v in last_new.items())
+    last_ts = effective[-1].ts if effective else None
+    return ExampleStatus(reviewed=reviewed, corrected=corrected, last_ts=last_ts)
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+def base_labels(example: Example, stored_judge: Labels | None) -> Labels | None:
+    """What human edits start from: *stored_judge* (the latest judge label set the store holds
+    for the example) when there is one, else the labels the loaded row carries (for a re-loaded
+    reviewed export: the earlier reviewer's), else its judge labels; ``None`` when unlabeled."""
+    if stored_judge is not None:
+        return stored_judge
+    return example.labels if example.labels is not None else example.judge_labels
+
+
+def fold_labels(base: Labels | None, effective: Sequence[Event], example: Example, annotator: str) -> Labels | None:
+    """*base* with the *effective* events applied in order (``reset`` returns to *base*).
+
+    No events: *base* unchanged. An unlabeled example (``base is None``) starts from
+    :func:`ragviz.data.labels.empty_labels`. Provenance is ``Provenance("human", annotator, time of the
+    last decision)`` when the person edited or marked the example reviewed (:class:`ExampleStatus`),
+    else the base's.
+    """
+    if not effective:
+        return base
+    if base is None:
+        base = empty_labels(example)
+    status = status_of(effective)
+    provenance = Provenance("human", annotator, status.last_ts) if status.reviewed else base.provenance
+    return apply_changes(base, [(e.field, e.new) for e in effective], provenance)
+
+
+def labels_to_json(labels: Labels) -> str:
+    from ragviz.data.ragbench import labels_to_row
+
+    row = labels_to_row(labels)
+    # Keep the stored unsupported list as it is (None = derive from support), not the derived one.
+    row["unsupported_response_sentence_keys"] = None if labels.unsupported_keys is None else list(labels.unsupported_keys)
+    p = labels.provenance
+    row["provenance"] = {"source": p.source, "name": p.name, "time": p.time, "prompt_version": p.prompt_version}
+    return json.dumps(row, ensure_ascii=False)
+
+
+def labels_from_json(text: str) -> Labels:
+    from ragviz.data.ragbench import UNSUPPORTED, labels_from_row
+
+    row = json.loads(text)
+    p = row.pop("provenance", None) or {}
+    provenance = Provenance(p.get("source") or "llm", p.get("name") or "", p.get("time"), p.get("prompt_version"))
+    labels = labels_from_row(row, provenance=provenance, overrides=True)
+    if labels is None:  # every field null: an empty label set
+        labels = Labels(provenance=provenance)
+    if row.get(UNSUPPORTED) is None:
+        labels = labels.replace(unsupported_keys=None)
+    return labels

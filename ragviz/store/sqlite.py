@@ -1,0 +1,50 @@
+"""The SQLite backend: one file, WAL journal, ``synchronous=FULL``, a 30 s busy timeout.
+
+A new backend (PostgreSQL) adds a module beside this one with its own ``connect`` and a
+:class:`~ragviz.store.migrations.Dialect`; the SQL of the store and its migrations stays shared.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+BUSY_TIMEOUT_MS = 30_000
+
+
+def connect(where: Path, error: type[Exception]) -> sqlite3.Connection:
+    """An autocommit connection to the SQLite file *where* (its folder created), usable from any
+    thread; every failure is raised as *error* with a message naming the file."""
+    if where.exists() and where.is_dir():
+        raise error(f"{where}: cannot open label store: is a directory")
+    try:
+        where.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise error(f"{where}: cannot create the folder for the label store: {exc.strerror or exc}") from None
+    try:
+        conn = sqlite3.connect(str(where), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        conn.execute("PRAGMA synchronous = FULL")
+        conn.execute("PRAGMA foreign_keys = ON")
+    except sqlite3.DatabaseError as exc:
+        raise error(f"{where}: cannot open label store: {exc}") from None
+    if str(mode).lower() != "wal":
+        conn.close()
+        raise error(f"{where}: cannot open label store: the file system does not support WAL journaling (got {mode!r})")
+    return conn
+
+
+def fsync_dir(path: Path) -> None:
+    """Make a new file's directory entry durable (best effort: not every file system allows it)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
