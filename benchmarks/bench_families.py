@@ -32,7 +32,10 @@ def generate_rows(n: int, seed: int = 3) -> list[dict]:
     rng = random.Random(seed)
     rows = []
     for i in range(n):
-        docs = [[[context_key(d, j), f"sentence {j} of {d}"] for j in range(rng.randint(1, 8))] for d in range(rng.randint(1, 6))]
+        docs = [
+            [[context_key(d, j), f"sentence {j} of {d}"] for j in range(rng.randint(1, 8))]
+            for d in range(rng.randint(1, 6))
+        ]
         keys = [k for doc in docs for k, _ in doc]
         resp = [[response_key(j), " ".join(rng.choices(WORDS, k=6))] for j in range(rng.randint(1, 5))]
         rows.append(
@@ -83,7 +86,9 @@ def main() -> int:
     for family, seconds in timings.items():
         ratio = seconds / n / base
         ok &= ratio <= 2.0
-        print(f"  {family:11s} {seconds / n * 1e6:8.1f} us  {ratio:5.2f}x{'' if ratio <= 2.0 else '  SLOWER THAN 2x TRACe'}")
+        print(
+            f"  {family:11s} {seconds / n * 1e6:8.1f} us  {ratio:5.2f}x{'' if ratio <= 2.0 else '  SLOWER THAN 2x TRACe'}"
+        )
     return 0 if ok else 1
 
 

@@ -67,8 +67,10 @@ def server_stats(base_url: str) -> dict:
         return json.load(r)
 
 
-def timed_run(examples, base_url: str, db: Path, concurrency: int, with_store: bool) -> "Timing":
-    settings = JudgeSettings(model="gpt-4o-mini", base_url=base_url, api_key="sk-bench-not-a-key", concurrency=concurrency)
+def timed_run(examples, base_url: str, db: Path, concurrency: int, with_store: bool) -> Timing:
+    settings = JudgeSettings(
+        model="gpt-4o-mini", base_url=base_url, api_key="sk-bench-not-a-key", concurrency=concurrency
+    )
     before = server_stats(base_url)
     cache = JudgeCache(db)
     store = LabelStore(db) if with_store else None
@@ -84,8 +86,15 @@ def timed_run(examples, base_url: str, db: Path, concurrency: int, with_store: b
             store.close()
     assert summary.n_failed == 0, summary.failures[:1]
     after = server_stats(base_url)
-    return Timing(wall, cpu, loop_cpu, after["cpu_seconds"] - before["cpu_seconds"],
-                  after["held_seconds"] - before["held_seconds"], after["requests"] - before["requests"], summary)
+    return Timing(
+        wall,
+        cpu,
+        loop_cpu,
+        after["cpu_seconds"] - before["cpu_seconds"],
+        after["held_seconds"] - before["held_seconds"],
+        after["requests"] - before["requests"],
+        summary,
+    )
 
 
 @dataclass
@@ -118,16 +127,23 @@ def main() -> None:
     examples = examples_from_ragbench(Path(args.ragbench), args.n)
     n, latency = len(examples), args.latency
 
-    server = subprocess.Popen([sys.executable, "-m", "tests.openai_stub_server", "--latency", str(latency)],
-                              cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "tests.openai_stub_server", "--latency", str(latency)],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         base_url = server.stdout.readline().strip()
-        print(f"{n} RAGBench examples, stub latency {latency * 1000:.0f} ms per call, {base_url}, {args.repeat} runs each")
+        print(
+            f"{n} RAGBench examples, stub latency {latency * 1000:.0f} ms per call, {base_url}, {args.repeat} runs each"
+        )
         ok_best = ok_median = True
         for with_store in (False, True):
             label = "cache + label store" if with_store else "judge cache only"
             c1, c16, again = [], [], []
-            for rep in range(args.repeat):
+            for _rep in range(args.repeat):
                 with tempfile.TemporaryDirectory() as tmp:
                     c1.append(timed_run(examples, base_url, Path(tmp) / "c1.db", 1, with_store))
                     c16.append(timed_run(examples, base_url, Path(tmp) / "c16.db", 16, with_store))
@@ -139,24 +155,38 @@ def main() -> None:
             second_requests = max(t.requests for t in again)
             print(f"\n[{label}]")
             print(f"  concurrency 1 : best {wall1[0]:6.2f} s  median {wall1[1]:6.2f} s wall, {c1[0].requests} requests")
-            print(f"  concurrency 16: best {wall16[0]:6.2f} s  median {wall16[1]:6.2f} s wall, {c16[0].requests} requests")
+            print(
+                f"  concurrency 16: best {wall16[0]:6.2f} s  median {wall16[1]:6.2f} s wall, {c16[0].requests} requests"
+            )
             print(f"  speed-up      : {speedup[0]:.1f}x (best/best), {speedup[1]:.1f}x (median/median)  target >= 12")
-            print(f"  second run    : {max(t.requests for t in again)} requests in every run, {again[0].summary.n_cached} cached, "
-                  f"median {statistics.median(t.wall for t in again):.3f} s  target 0 requests")
-            print(f"  overhead per example outside the wait, (wall@1 - {n} x {latency * 1000:.0f} ms) / {n}: "
-                  f"best {overhead_bm[0]:.2f}  median {overhead_bm[1]:.2f} ms  target <= 5")
-            print(f"    held by the stub beyond {latency * 1000:.0f} ms: {ms([t.server_held - t.requests * latency for t in c1], n)}"
-                  f"   (stub CPU {ms([t.server_cpu for t in c1], n)})")
+            print(
+                f"  second run    : {max(t.requests for t in again)} requests in every run, {again[0].summary.n_cached} cached, "
+                f"median {statistics.median(t.wall for t in again):.3f} s  target 0 requests"
+            )
+            print(
+                f"  overhead per example outside the wait, (wall@1 - {n} x {latency * 1000:.0f} ms) / {n}: "
+                f"best {overhead_bm[0]:.2f}  median {overhead_bm[1]:.2f} ms  target <= 5"
+            )
+            print(
+                f"    held by the stub beyond {latency * 1000:.0f} ms: {ms([t.server_held - t.requests * latency for t in c1], n)}"
+                f"   (stub CPU {ms([t.server_cpu for t in c1], n)})"
+            )
             print(f"    outside the server (our process + kernel): {ms([t.wall - t.server_held for t in c1], n)}")
-            print(f"    our CPU, all threads: {ms([t.client_cpu for t in c1], n)};  event-loop thread: "
-                  f"{ms([t.loop_cpu for t in c1], n)};  writer thread: {ms([t.client_cpu - t.loop_cpu for t in c1], n)}")
+            print(
+                f"    our CPU, all threads: {ms([t.client_cpu for t in c1], n)};  event-loop thread: "
+                f"{ms([t.loop_cpu for t in c1], n)};  writer thread: {ms([t.client_cpu - t.loop_cpu for t in c1], n)}"
+            )
             s16 = c16[0].summary
-            print(f"  tokens (stub usage): {s16.prompt_tokens} prompt + {s16.completion_tokens} completion, "
-                  f"estimated cost at gpt-4o-mini prices ${s16.cost_usd:.4f}")
+            print(
+                f"  tokens (stub usage): {s16.prompt_tokens} prompt + {s16.completion_tokens} completion, "
+                f"estimated cost at gpt-4o-mini prices ${s16.cost_usd:.4f}"
+            )
             targets = (second_requests == 0,)
             ok_best = ok_best and all(targets) and speedup[0] >= 12 and overhead_bm[0] <= 5
             ok_median = ok_median and all(targets) and speedup[1] >= 12 and overhead_bm[1] <= 5
-        print(f"\nall targets met on the best runs: {'yes' if ok_best else 'NO'}; on the median runs: {'yes' if ok_median else 'NO'}")
+        print(
+            f"\nall targets met on the best runs: {'yes' if ok_best else 'NO'}; on the median runs: {'yes' if ok_median else 'NO'}"
+        )
     finally:
         server.stdin.close()
         server.wait(timeout=10)

@@ -52,15 +52,27 @@ def main() -> None:
     t_ref = best_of(args.repeat, read_pylist)
     t_ours = best_of(args.repeat, ragviz_inprocess)
 
-    ref_cmd = [sys.executable, "-c", "import sys, pyarrow.parquet as pq; [pq.read_table(f).to_pylist() for f in sys.argv[1:]]", *files]
+    ref_cmd = [
+        sys.executable,
+        "-c",
+        "import sys, pyarrow.parquet as pq; [pq.read_table(f).to_pylist() for f in sys.argv[1:]]",
+        *files,
+    ]
     our_cmd = [sys.executable, "-m", "ragviz", "metrics", *files]
-    run = lambda cmd: subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+
+    def run(cmd):
+        return subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+
     t_ref_cmd = best_of(args.repeat, lambda: run(ref_cmd))
     t_our_cmd = best_of(args.repeat, lambda: run(our_cmd))
 
     print(f"rows: {n_rows} over {len(files)} shards, best of {args.repeat}")
-    print(f"in-process : read_table().to_pylist() {t_ref * 1000:8.1f} ms | ragviz metrics {t_ours * 1000:8.1f} ms | ratio {t_ours / t_ref:.2f}")
-    print(f"as commands: python -c to_pylist      {t_ref_cmd * 1000:8.1f} ms | ragviz metrics {t_our_cmd * 1000:8.1f} ms | ratio {t_our_cmd / t_ref_cmd:.2f}")
+    print(
+        f"in-process : read_table().to_pylist() {t_ref * 1000:8.1f} ms | ragviz metrics {t_ours * 1000:8.1f} ms | ratio {t_ours / t_ref:.2f}"
+    )
+    print(
+        f"as commands: python -c to_pylist      {t_ref_cmd * 1000:8.1f} ms | ragviz metrics {t_our_cmd * 1000:8.1f} ms | ratio {t_our_cmd / t_ref_cmd:.2f}"
+    )
 
 
 if __name__ == "__main__":

@@ -103,26 +103,44 @@ def main() -> int:
         path.write_text(json.dumps(generate(args.items)))
         print(f"{args.items} checked items, {path.stat().st_size / 1e6:.1f} MB")
 
-        ragviz_s, proc = timed([sys.executable, "-m", "ragviz", "metrics", "--family", "ragchecker", str(path), "-o", str(Path(tmp) / "out.jsonl")])
+        ragviz_s, proc = timed(
+            [
+                sys.executable,
+                "-m",
+                "ragviz",
+                "metrics",
+                "--family",
+                "ragchecker",
+                str(path),
+                "-o",
+                str(Path(tmp) / "out.jsonl"),
+            ]
+        )
         if proc.returncode != 0:
             print(proc.stderr)
             return 1
-        line = next(l for l in proc.stderr.splitlines() if l.startswith("RagChecker (x100"))
+        line = next(ln for ln in proc.stderr.splitlines() if ln.startswith("RagChecker (x100"))
         ours = dict(
             (part.rsplit(" ", 1)[0], float(part.rsplit(" ", 1)[1])) for part in line.split(": ", 1)[1].split(", ")
         )
         ragviz_cpu = proc.cpu
-        print(f"ragviz metrics --family ragchecker: {ragviz_s:.2f} s wall, {ragviz_cpu:.2f} s CPU ({ragviz_s / args.items * 1e6:.0f} us/item wall)")
+        print(
+            f"ragviz metrics --family ragchecker: {ragviz_s:.2f} s wall, {ragviz_cpu:.2f} s CPU ({ragviz_s / args.items * 1e6:.0f} us/item wall)"
+        )
 
         if not Path(args.ragchecker_python).exists():
-            print(f"ragchecker interpreter {args.ragchecker_python} not found: ragviz time alone (see the module docstring)")
+            print(
+                f"ragchecker interpreter {args.ragchecker_python} not found: ragviz time alone (see the module docstring)"
+            )
             return 0
         theirs_s, proc = timed([args.ragchecker_python, "-c", RAGCHECKER_SCRIPT, str(path)])
         if proc.returncode != 0:
             print(proc.stderr[-2000:])
             return 1
         theirs = json.loads(proc.stdout)
-        print(f"ragchecker 0.1.9 (from_json + METRIC_FUNC_MAP + evaluate's aggregation): {theirs_s:.2f} s wall, {proc.cpu:.2f} s CPU")
+        print(
+            f"ragchecker 0.1.9 (from_json + METRIC_FUNC_MAP + evaluate's aggregation): {theirs_s:.2f} s wall, {proc.cpu:.2f} s CPU"
+        )
         print(f"speed-up: {theirs_s / ragviz_s:.1f}x wall, {proc.cpu / ragviz_cpu:.1f}x CPU")
         print(f"aggregates (x100): ragviz {ours}")
         same = ours == theirs

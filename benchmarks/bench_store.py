@@ -52,7 +52,11 @@ def bulk_load(store: LabelStore, n_examples: int, n_events: int, seed: int = 0) 
         elif r < 0.6:
             field, old, new = "relevant_keys", ["0a"], rng.choice([["0a", "0b"], ["0a"], ["1c"]])
         else:
-            field, old, new = "support:a", None, {"supported": rng.random() < 0.5, "supporting_keys": ["0a"], "explanation": ""}
+            field, old, new = (
+                "support:a",
+                None,
+                {"supported": rng.random() < 0.5, "supporting_keys": ["0a"], "explanation": ""},
+            )
         event_id += 1
         actions.append((action_id, uid, who, ts, "edit"))
         events.append((event_id, action_id, uid, who, ts, field, json.dumps(old), json.dumps(new)))
@@ -82,9 +86,14 @@ def _flush(conn, actions, events) -> None:
 def _example(uid: str) -> Example:
     dataset, eid, gen = uid.split("/")
     return Example(
-        id=eid, dataset=dataset, question="q", documents=("d",),
+        id=eid,
+        dataset=dataset,
+        question="q",
+        documents=("d",),
         document_sentences=((Sentence("0a", "x"), Sentence("0b", "y")), (Sentence("1a", "z"), Sentence("1c", "w"))),
-        response="r", response_sentences=(Sentence("a", "r"),), generation_model=gen,
+        response="r",
+        response_sentences=(Sentence("a", "r"),),
+        generation_model=gen,
         labels=Labels(relevant_keys=("0a",), support=(SentenceSupport("a", True, ("0a",)),)),
     )
 
@@ -114,8 +123,10 @@ def main(argv=None) -> int:
             print(f"reusing {db}: {store.n_events():,} events; file {db.stat().st_size / 1e6:.0f} MB")
         else:
             bulk_load(store, args.examples, args.events)
-            print(f"bulk load: {args.examples:,} examples, {args.events:,} events in {time.perf_counter() - t:.1f} s; "
-                  f"file {db.stat().st_size / 1e6:.0f} MB")
+            print(
+                f"bulk load: {args.examples:,} examples, {args.events:,} events in {time.perf_counter() - t:.1f} s; "
+                f"file {db.stat().st_size / 1e6:.0f} MB"
+            )
 
     t = time.perf_counter()
     store = LabelStore(db)
@@ -126,21 +137,45 @@ def main(argv=None) -> int:
     t = time.perf_counter()
     store.reviewed_uids("alice")
     print(f"first status query for an annotator (fills the cache): {(time.perf_counter() - t) * 1000:.0f} ms")
-    rows.append(("reviewed_uids(alice)", *timed(lambda: store.reviewed_uids("alice"), 20), len(store.reviewed_uids("alice"))))
-    rows.append(("corrected_uids(alice)", *timed(lambda: store.corrected_uids("alice"), 20), len(store.corrected_uids("alice"))))
+    rows.append(
+        ("reviewed_uids(alice)", *timed(lambda: store.reviewed_uids("alice"), 20), len(store.reviewed_uids("alice")))
+    )
+    rows.append(
+        ("corrected_uids(alice)", *timed(lambda: store.corrected_uids("alice"), 20), len(store.corrected_uids("alice")))
+    )
     rows.append(("statuses(alice)", *timed(lambda: store.statuses("alice"), 5), len(store.statuses("alice"))))
     rows.append(("annotators()", *timed(store.annotators, 20), len(store.annotators())))
     it = iter(uids * 10)
-    rows.append(("current_labels(example)", *timed(lambda: store.current_labels(_example(next(it)), "alice"), 200), None))
+    rows.append(
+        ("current_labels(example)", *timed(lambda: store.current_labels(_example(next(it)), "alice"), 200), None)
+    )
     it = iter(uids * 10)
     rows.append(("history(uid)", *timed(lambda: store.history(next(it)), 200), None))
     it = iter(uids * 10)
-    rows.append(("record (durable commit)", *timed(lambda: store.record(next(it), "alice", [Change("relevant_keys", ["0a"], ["0b"])]), 200), None))
+    rows.append(
+        (
+            "record (durable commit)",
+            *timed(lambda: store.record(next(it), "alice", [Change("relevant_keys", ["0a"], ["0b"])]), 200),
+            None,
+        )
+    )
     it = iter(uids * 10)
     rows.append(("undo (durable commit)", *timed(lambda: store.undo(next(it), "alice"), 100), None))
     other = LabelStore(db)
     other.record(uids[0], "alice", [Change("review", None, "reviewed")])  # another process/connection writes
-    rows.append(("reviewed_uids after a foreign commit", *timed(lambda: (other.record(uids[0], "alice", [Change("review", None, "reviewed")]), store.reviewed_uids("alice")), 5), None))
+    rows.append(
+        (
+            "reviewed_uids after a foreign commit",
+            *timed(
+                lambda: (
+                    other.record(uids[0], "alice", [Change("review", None, "reviewed")]),
+                    store.reviewed_uids("alice"),
+                ),
+                5,
+            ),
+            None,
+        )
+    )
     other.close()
     it = iter(uids * 10)
     rows.append(("save_position", *timed(lambda: store.save_position("alice", next(it)), 100), None))

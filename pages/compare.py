@@ -35,7 +35,9 @@ class Comparison:
 
 
 @st.cache_resource(show_spinner="Comparing…", max_entries=16)
-def _compare(paths: tuple[str, ...], store_path: str, a: str, b: str, store_version: tuple[int, int], _store) -> Comparison:
+def _compare(
+    paths: tuple[str, ...], store_path: str, a: str, b: str, store_version: tuple[int, int], _store
+) -> Comparison:
     """Everything the page shows for *a* vs *b*, once per data, label store (path and version) and
     pair: it walks every example. Shared read-only (never modified after it is built)."""
     dataset = state.load_result(paths).dataset
@@ -43,7 +45,9 @@ def _compare(paths: tuple[str, ...], store_path: str, a: str, b: str, store_vers
     set_a = resolve_label_set(dataset, a, _store, examples=examples)
     set_b = resolve_label_set(dataset, b, _store, examples=examples)
     diffs = diff_label_sets(dataset, set_a, set_b)
-    return Comparison(diffs, len(set_a.shared_rows(set_b)), diff_totals(diffs), pd.DataFrame([d.as_row() for d in diffs]))
+    return Comparison(
+        diffs, len(set_a.shared_rows(set_b)), diff_totals(diffs), pd.DataFrame([d.as_row() for d in diffs])
+    )
 
 
 st.title("Compare label sets")
@@ -79,11 +83,20 @@ st.dataframe(
     column_config={f"Δ {m}": st.column_config.NumberColumn(format="%+.3f") for m in TRACE_METRICS},
 )
 st.download_button(
-    "Download the diff (CSV)", lambda: table.to_csv(index=False), file_name=f"diff-{a}-vs-{b}.csv", mime="text/csv",
-    icon=":material/download:", on_click="ignore",
+    "Download the diff (CSV)",
+    lambda: table.to_csv(index=False),
+    file_name=f"diff-{a}-vs-{b}.csv",
+    mime="text/csv",
+    icon=":material/download:",
+    on_click="ignore",
 )
 st.subheader("Open an example")
 for d in diffs[:50]:
-    st.page_link("pages/review.py", label=f"{d.uid} — {d.n_changes} change(s)", query_params={"uid": d.uid}, icon=":material/arrow_forward:")
+    st.page_link(
+        "pages/review.py",
+        label=f"{d.uid} — {d.n_changes} change(s)",
+        query_params={"uid": d.uid},
+        icon=":material/arrow_forward:",
+    )
 if len(diffs) > 50:
     st.caption(f"… and {len(diffs) - 50} more in the table above.")

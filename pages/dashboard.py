@@ -41,7 +41,9 @@ def _families(paths: tuple[str, ...]) -> list[str]:
 
 
 @st.cache_data(show_spinner="Computing the metric family…", max_entries=32)
-def _family(paths: tuple[str, ...], against: str, db: str, store_version: tuple[int, int], family: str, ks: tuple[int, ...]):
+def _family(
+    paths: tuple[str, ...], against: str, db: str, store_version: tuple[int, int], family: str, ks: tuple[int, ...]
+):
     return family_view(state.load_result(paths).dataset, state.examples_of(paths), against, state.store(), family, ks)
 
 
@@ -72,10 +74,17 @@ if present:
     family = st.session_state.get("dashboard.family", TRACE)
     family = family if family in families else TRACE
 else:
-    family = st.segmented_control(
-        "Metric family", families, format_func=FAMILY_TITLES.get, default=TRACE, key="dashboard.family",
-        help="The metric families the loaded data can be scored with; every value uses the current labels.",
-    ) or TRACE
+    family = (
+        st.segmented_control(
+            "Metric family",
+            families,
+            format_func=FAMILY_TITLES.get,
+            default=TRACE,
+            key="dashboard.family",
+            help="The metric families the loaded data can be scored with; every value uses the current labels.",
+        )
+        or TRACE
+    )
 ks: tuple[int, ...] = DEFAULT_KS
 if family == RETRIEVAL and not present:
     ks_text = st.text_input("Cut-offs k (comma-separated)", value=",".join(map(str, DEFAULT_KS)), key="dashboard.ks")
@@ -99,14 +108,18 @@ color = ("system", "system") if len(systems) > 1 else ("dataset", "subset")
 columns = min(len(ks), 4) if family == RETRIEVAL else 4  # retrieval: one column per k
 charts.show_chart(
     charts.distribution_chart(records, chart_metrics, color=color[0], color_title=color[1], columns=columns),
-    f"{name}-distributions", "dashboard.dist", downloads=not present,
+    f"{name}-distributions",
+    "dashboard.dist",
+    downloads=not present,
 )
 st.subheader("Mean per subset, 95% bootstrap interval")
 charts.show_chart(
     charts.means_chart(
-        sorted((m for m in means if m["metric"] in chart_metrics), key=lambda m: chart_metrics.index(m["metric"])), columns
+        sorted((m for m in means if m["metric"] in chart_metrics), key=lambda m: chart_metrics.index(m["metric"])),
+        columns,
     ),
-    f"{name}-subset-means", "dashboard.means",
+    f"{name}-subset-means",
+    "dashboard.means",
     downloads=not present,
 )
 with st.expander("Means as a table"):
@@ -122,20 +135,30 @@ else:
         f"The judge's labels against {against}'s on the {agreement.n_examples} examples a person decided on; "
         "precision/recall treat the human labels as the truth."
     )
-    st.dataframe(pd.DataFrame(agreement_rows(agreement)), hide_index=True, width="stretch", column_config={
-        k: st.column_config.NumberColumn(format="%.3f") for k in ("Cohen's κ", "precision", "recall", "F1", "accuracy")
-    })
+    st.dataframe(
+        pd.DataFrame(agreement_rows(agreement)),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            k: st.column_config.NumberColumn(format="%.3f")
+            for k in ("Cohen's κ", "precision", "recall", "F1", "accuracy")
+        },
+    )
     cols = st.columns(len(agreement.scores) + 1)
     for col, (name, sa) in zip(cols, agreement.scores.items()):
         col.metric(f"{name} RMSE", "—" if sa.rmse is None else f"{sa.rmse:.3f}", help=f"over {sa.n} examples")
-    cols[-1].metric("adherence accuracy", "—" if agreement.adherence_accuracy is None else f"{agreement.adherence_accuracy:.3f}")
+    cols[-1].metric(
+        "adherence accuracy", "—" if agreement.adherence_accuracy is None else f"{agreement.adherence_accuracy:.3f}"
+    )
     confusion = None
     for label in BINARY_LABELS:
         c = agreement.labels[label].confusion
         chart = charts.confusion_chart(label, c.tp, c.fp, c.fn, c.tn)
         confusion = chart if confusion is None else confusion | chart
     charts.show_chart(confusion, "judge-vs-human-confusion", "dashboard.confusion", downloads=not present)
-    charts.show_chart(charts.scatter_chart(data.scatter), "judge-vs-human-scatter", "dashboard.scatter", downloads=not present)
+    charts.show_chart(
+        charts.scatter_chart(data.scatter), "judge-vs-human-scatter", "dashboard.scatter", downloads=not present
+    )
 
 # -- several annotators ---------------------------------------------------------------------------------------
 st.header("Do the annotators agree?")
@@ -153,29 +176,54 @@ else:
         + ", ".join(f"{a}: {raters.n_examples[a]:,} examples" for a in raters.annotators)
     )
     charts.show_chart(
-        charts.kappa_matrix_chart(kappa_matrix(raters.pairs), SENTENCE_LABELS), "annotator-kappa", "dashboard.kappa",
+        charts.kappa_matrix_chart(kappa_matrix(raters.pairs), SENTENCE_LABELS),
+        "annotator-kappa",
+        "dashboard.kappa",
         downloads=not present,
     )
     st.dataframe(
         pd.DataFrame(
-            [{"label": m.label, "annotators": m.n_raters, "shared examples": m.n_examples, "decisions": m.n_decisions,
-              "Fleiss' κ": m.kappa} for m in raters.overall]
+            [
+                {
+                    "label": m.label,
+                    "annotators": m.n_raters,
+                    "shared examples": m.n_examples,
+                    "decisions": m.n_decisions,
+                    "Fleiss' κ": m.kappa,
+                }
+                for m in raters.overall
+            ]
         ),
-        hide_index=True, width="stretch", column_config={"Fleiss' κ": st.column_config.NumberColumn(format="%.3f")},
+        hide_index=True,
+        width="stretch",
+        column_config={"Fleiss' κ": st.column_config.NumberColumn(format="%.3f")},
     )
     with st.expander("Every pair as a table"):
         st.dataframe(
             pd.DataFrame(
-                [{"annotator A": p.rater_a, "annotator B": p.rater_b, "label": p.label, "shared examples": p.n_examples,
-                  "decisions": p.n_decisions, "Cohen's κ": p.kappa} for p in raters.pairs]
+                [
+                    {
+                        "annotator A": p.rater_a,
+                        "annotator B": p.rater_b,
+                        "label": p.label,
+                        "shared examples": p.n_examples,
+                        "decisions": p.n_decisions,
+                        "Cohen's κ": p.kappa,
+                    }
+                    for p in raters.pairs
+                ]
             ),
-            hide_index=True, width="stretch", column_config={"Cohen's κ": st.column_config.NumberColumn(format="%.3f")},
+            hide_index=True,
+            width="stretch",
+            column_config={"Cohen's κ": st.column_config.NumberColumn(format="%.3f")},
         )
 
 # -- baseline judges -------------------------------------------------------------------------------------------
 st.header("RAGBench baseline judges against the current labels")
 if data.baselines is None:
-    st.caption("The loaded data carries no baseline-judge score columns (gpt3_adherence, ragas_faithfulness, trulens_groundedness, …).")
+    st.caption(
+        "The loaded data carries no baseline-judge score columns (gpt3_adherence, ragas_faithfulness, trulens_groundedness, …)."
+    )
 else:
     st.caption(
         "Hallucination AUROC: truth = not adherent, prediction = 1 − the judge's adherence score; RMSE against the "
@@ -183,16 +231,23 @@ else:
         "so human corrections move these numbers."
     )
     shown = [{k: v for k, v in row.items() if "_n_" not in k} for row in data.baselines]
-    st.dataframe(pd.DataFrame(shown), hide_index=True, width="stretch", column_config={
-        k: st.column_config.NumberColumn(format="%.3f") for k in shown[0] if k.endswith(("auroc", "rmse"))
-    })
+    st.dataframe(
+        pd.DataFrame(shown),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            k: st.column_config.NumberColumn(format="%.3f") for k in shown[0] if k.endswith(("auroc", "rmse"))
+        },
+    )
 
 # -- triage --------------------------------------------------------------------------------------------------
 st.header("What to review next")
 left, right = st.columns(2, gap="large")
 with left:
     st.subheader("One change moves the mean most")
-    metric = st.segmented_control("Metric", TRACE_METRICS, default="adherence", key="dashboard.triage_metric") or "adherence"
+    metric = (
+        st.segmented_control("Metric", TRACE_METRICS, default="adherence", key="dashboard.triage_metric") or "adherence"
+    )
     items = data.leverage[metric]
     if not items:
         st.caption("No labeled example.")

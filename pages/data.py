@@ -118,7 +118,9 @@ with st.container(border=True):
 
 with st.container(border=True):
     st.subheader("Label-quality report")
-    st.caption("Counted on the labels as loaded (the judge's). Fix them on the Review page; “Normalize” fixes the mechanical ones.")
+    st.caption(
+        "Counted on the labels as loaded (the judge's). Fix them on the Review page; “Normalize” fixes the mechanical ones."
+    )
     report = state.quality_report()
     if not report.counts:
         st.success("No label-quality issue found.")
@@ -133,6 +135,8 @@ with st.container(border=True):
             ),
             hide_index=True,
         )
-        st.caption(f"{report.flagged:,} of {len(ds):,} examples have at least one flag (filter “Has label-quality flags” on Review).")
+        st.caption(
+            f"{report.flagged:,} of {len(ds):,} examples have at least one flag (filter “Has label-quality flags” on Review)."
+        )
         with st.expander(f"The flags one by one (first {state.MAX_DETAILED} flagged examples)"):
             st.dataframe(pd.DataFrame(report.rows), hide_index=True)

@@ -74,7 +74,9 @@ with pick_col:
         key=INDEX,
     )
     if matches is not None:
-        st.caption(f"{n_matches:,} match(es)" + (f", first {len(matches):,} listed" if n_matches > len(matches) else ""))
+        st.caption(
+            f"{n_matches:,} match(es)" + (f", first {len(matches):,} listed" if n_matches > len(matches) else "")
+        )
 with who_col:
     names = [n for n in label_set_names(store) if n != JUDGE]
     other = st.selectbox("Compare the judge with", names, key="explainer.other")
@@ -91,10 +93,17 @@ if human is None:
 
 st.html(render.text_block_html("Question", ex.question))
 if not present:
-    st.page_link("pages/review.py", label="Open this example on the Review page", query_params={"uid": ex.uid}, icon=":material/edit:")
+    st.page_link(
+        "pages/review.py",
+        label="Open this example on the Review page",
+        query_params={"uid": ex.uid},
+        icon=":material/edit:",
+    )
 
 if judge is None and human is None:
-    st.warning("This example is unlabeled: there is nothing to explain yet. Label it with the judge or on the Review page.")
+    st.warning(
+        "This example is unlabeled: there is nothing to explain yet. Label it with the judge or on the Review page."
+    )
     st.stop()
 
 left, right = st.columns(2, gap="large")
@@ -110,7 +119,14 @@ for metric in TRACE_METRICS:
     with right:
         if h is not None:
             change = delta_html(j.value if j else None, h.value)
-            st.html(formula_html(h) + (f'<div style="font-size:0.85rem;margin:-6px 0 10px 0">change vs judge: {change}</div>' if change else ""))
+            st.html(
+                formula_html(h)
+                + (
+                    f'<div style="font-size:0.85rem;margin:-6px 0 10px 0">change vs judge: {change}</div>'
+                    if change
+                    else ""
+                )
+            )
 
 st.subheader("Relevant and utilized sentences")
 left, right = st.columns(2, gap="large")
@@ -133,6 +149,7 @@ def judge_and_human_columns():
     right.html(f'<div style="font-weight:600">{render.esc(human_title)}</div>')
     return left, right
 
+
 if TONIC in families:
     st.subheader("Tonic Validate")
     st.caption(
@@ -151,7 +168,9 @@ if RETRIEVAL in families:
         k = st.columns([0.2, 0.8])[0].selectbox(
             "Cut-off k", DEFAULT_KS, key="explainer.k", help="MRR, Recall@k, Precision@k and nDCG@k at this k."
         )
-    st.caption("Each system's ranked ids (an id listed twice counts once, at its first rank); ✓ = in the gold list (grade ≥ 1).")
+    st.caption(
+        "Each system's ranked ids (an id listed twice counts once, at its first rank); ✓ = in the gold list (grade ≥ 1)."
+    )
     left, right = judge_and_human_columns()
     for column, labels in ((left, judge), (right, human)):
         explanations = retrieval_explanations(ex, labels, k)
@@ -162,7 +181,9 @@ if RETRIEVAL in families:
 
 if ANSWER in families:
     st.subheader("Answer EM / F1")
-    st.caption("The response against the reference answer(s); these do not depend on any label, so judge and human agree.")
+    st.caption(
+        "The response against the reference answer(s); these do not depend on any label, so judge and human agree."
+    )
     st.html(answer_html(answer_explanation(ex)))
 
 with st.expander("The context, with the human's labels", expanded=False):

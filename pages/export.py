@@ -1,6 +1,5 @@
 """Export page: the corrected label set (RAGBench schema, JSONL / Parquet) and per-example metrics (CSV)."""
 
-
 import shlex
 
 import pandas as pd
@@ -38,14 +37,19 @@ def make(fmt: str):
 
 
 @st.cache_resource(show_spinner="Computing the metrics…", max_entries=8)
-def _metrics_table(paths: tuple[str, ...], store_path: str, store_version: tuple[int, int], annotator: str,
-                   _store) -> pd.DataFrame:
+def _metrics_table(
+    paths: tuple[str, ...], store_path: str, store_version: tuple[int, int], annotator: str, _store
+) -> pd.DataFrame:
     """The per-example metrics table, once per data, label store (path and version) and annotator:
     it scores every example. Shared read-only (never modified after it is built)."""
     return pd.DataFrame(metrics_records(state.load_result(paths).dataset, _store, annotator))
 
 
-DOWNLOADS = {"jsonl": "Download labels (JSONL)", "parquet": "Download labels (Parquet)", "csv": "Download metrics (CSV)"}
+DOWNLOADS = {
+    "jsonl": "Download labels (JSONL)",
+    "parquet": "Download labels (Parquet)",
+    "csv": "Download metrics (CSV)",
+}
 with st.container(horizontal=True):
     for fmt, label in DOWNLOADS.items():
         st.download_button(
@@ -64,4 +68,6 @@ if st.toggle("Show the table", value=len(ds) <= 500, key="export.show_table"):
     st.dataframe(table, hide_index=True, width="stretch")
 
 st.subheader("From the command line")
-st.code(f"ragviz export --db {shlex.quote(str(store.path))} -o labels.jsonl --annotator {shlex.quote(who)}", language="bash")
+st.code(
+    f"ragviz export --db {shlex.quote(str(store.path))} -o labels.jsonl --annotator {shlex.quote(who)}", language="bash"
+)

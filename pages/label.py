@@ -33,18 +33,37 @@ cache = ui.judge_cache()
 with st.container(border=True):
     left, right = st.columns(2)
     left.text_input("Model", key=ui.MODEL_KEY, help="Any chat model of an OpenAI-compatible server")
-    right.text_input("Base URL", key=ui.BASE_URL_KEY, placeholder="https://api.openai.com/v1 (default)",
-                     help="Leave empty for the OpenAI API; e.g. http://localhost:8000/v1 for vLLM")
-    left.text_input("API key", key=ui.API_KEY_KEY, type="password",
-                    help="Kept in this browser session only: never saved to the database, logs or exports")
+    right.text_input(
+        "Base URL",
+        key=ui.BASE_URL_KEY,
+        placeholder="https://api.openai.com/v1 (default)",
+        help="Leave empty for the OpenAI API; e.g. http://localhost:8000/v1 for vLLM",
+    )
+    left.text_input(
+        "API key",
+        key=ui.API_KEY_KEY,
+        type="password",
+        help="Kept in this browser session only: never saved to the database, logs or exports",
+    )
     right.number_input("Concurrent calls", min_value=1, max_value=64, step=1, key=ui.CONCURRENCY_KEY)
     settings = ui.settings_from_state()
     st.caption(f"{ui.key_source_note(settings)} Prompt version `{PROMPT_VERSION}`.")
 
-selection = st.segmented_control("Which examples", list(SELECTION_LABELS), default=UNLABELED, key="label.selection",
-                                 format_func=SELECTION_LABELS.get) or UNLABELED
-first_k = st.number_input("K", min_value=1, max_value=max(1, len(ds)), value=min(10, len(ds)), key="label.k") \
-    if selection == FIRST_K else 0
+selection = (
+    st.segmented_control(
+        "Which examples",
+        list(SELECTION_LABELS),
+        default=UNLABELED,
+        key="label.selection",
+        format_func=SELECTION_LABELS.get,
+    )
+    or UNLABELED
+)
+first_k = (
+    st.number_input("K", min_value=1, max_value=max(1, len(ds)), value=min(10, len(ds)), key="label.k")
+    if selection == FIRST_K
+    else 0
+)
 
 filtered = active_filter_rows() if selection == FILTERED else None
 if selection == FILTERED and filtered is None:
@@ -67,8 +86,14 @@ def run_estimate(rows: list[int]):
     """The estimate for *rows*, recomputed only when the selection, the model/endpoint or the judge
     cache (a new run, new judge labels) change: it hashes every selected example."""
     last_run = next(iter(cache.runs(1)), None)
-    key = (settings.model, settings.endpoint, PROMPT_VERSION, store.data_version(), state.label_version(),
-           last_run and (last_run.id, last_run.status, last_run.finished_at))
+    key = (
+        settings.model,
+        settings.endpoint,
+        PROMPT_VERSION,
+        store.data_version(),
+        state.label_version(),
+        last_run and (last_run.id, last_run.status, last_run.finished_at),
+    )
     memo = st.session_state.get(ESTIMATE_MEMO)
     if memo and memo[0] == key and memo[1] is rows:
         return memo[2]
@@ -84,13 +109,15 @@ if not settings.model:
     st.stop()
 
 estimate = run_estimate(indices)
-ui.metric_row([
-    ("Examples", f"{estimate.n_examples:,}"),
-    ("Already cached", f"{estimate.n_cached:,}"),
-    ("Calls needed", f"{estimate.calls:,}"),
-    ("Tokens (est.)", f"{estimate.prompt_tokens + estimate.completion_tokens:,}"),
-    ("Cost (est.)", ui.format_cost(estimate.cost_usd)),
-])
+ui.metric_row(
+    [
+        ("Examples", f"{estimate.n_examples:,}"),
+        ("Already cached", f"{estimate.n_cached:,}"),
+        ("Calls needed", f"{estimate.calls:,}"),
+        ("Tokens (est.)", f"{estimate.prompt_tokens + estimate.completion_tokens:,}"),
+        ("Cost (est.)", ui.format_cost(estimate.cost_usd)),
+    ]
+)
 st.caption(
     f"Estimate: prompt tokens = characters / 4 ({estimate.prompt_tokens:,}); completion tokens guessed from the "
     f"number of response sentences ({estimate.completion_tokens:,}); cost from list prices when the model is known. "
@@ -113,8 +140,10 @@ if st.button("Run the judge", type="primary", key="label.run", disabled=not indi
     st.button("Cancel", key=CANCEL, icon=":material/stop:")
 
     def on_progress(p):
-        bar.progress(p.done / max(p.total, 1),
-                     text=f"{p.done:,} / {p.total:,} — new {p.n_judged:,}, cached {p.n_cached:,}, failed {p.n_failed:,}")
+        bar.progress(
+            p.done / max(p.total, 1),
+            text=f"{p.done:,} / {p.total:,} — new {p.n_judged:,}, cached {p.n_cached:,}, failed {p.n_failed:,}",
+        )
 
     summary = judge_examples(examples, settings, cache, store, on_progress=on_progress)
     st.session_state[LAST_RUN] = ([e.uid for e in examples], summary)
@@ -125,13 +154,15 @@ last = st.session_state.get(LAST_RUN)
 if last:
     uids, summary = last
     st.subheader("Last run")
-    ui.metric_row([
-        ("Judged", f"{summary.n_judged:,}"),
-        ("Cached", f"{summary.n_cached:,}"),
-        ("Failed", f"{summary.n_failed:,}"),
-        ("Requests", f"{summary.requests:,}"),
-        ("Cost (est.)", ui.format_cost(summary.cost_usd)),
-    ])
+    ui.metric_row(
+        [
+            ("Judged", f"{summary.n_judged:,}"),
+            ("Cached", f"{summary.n_cached:,}"),
+            ("Failed", f"{summary.n_failed:,}"),
+            ("Requests", f"{summary.requests:,}"),
+            ("Cost (est.)", ui.format_cost(summary.cost_usd)),
+        ]
+    )
     st.caption(
         f"{summary.prompt_tokens:,} prompt + {summary.completion_tokens:,} completion tokens (as reported by the server); "
         f"{summary.wall_seconds:.1f} s; response format used: {summary.format_mode}"

@@ -24,8 +24,8 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from ragviz.data.keys import context_key, response_key
-from ragviz.metrics.trace import trace_scores  # noqa: E402
 from ragviz.data.ragbench import labels_from_row
+from ragviz.metrics.trace import trace_scores  # noqa: E402
 
 OUTPUT = REPO / "sample_data" / "ragviz_sample.jsonl"
 README = REPO / "sample_data" / "README.md"
@@ -79,52 +79,100 @@ class Spec:
 # Deliberate judge mistakes: (example id, generation model, kind, what is wrong). Rendered into
 # sample_data/README.md and checked one by one in tests/test_sample_data.py.
 MISTAKES = [
-    ("med-001", GPT, "hallucinated sentence marked supported",
-     "response sentence c claims up to 2,400 mg a day is safe; the leaflet (0e) says no more than "
-     "1,200 mg in 24 hours. The judge marks c fully supported by 0e, so adherence shows 1.0 instead of 0.0."),
-    ("med-002", LLAMA, "relevant sentence missed",
-     "0c (young children and people with weakened immune systems stay contagious longer) answers the "
-     "question but is not in the relevant keys; completeness shows 1.0 instead of 0.75."),
-    ("fin-001", GPT, "utilized key that is not relevant",
-     "1c (employer matching contributions) is listed as utilized, but it is not relevant and no response "
-     "sentence uses it; utilization shows 5/8 instead of 4/8."),
-    ("tech-001", GPT, "key with a trailing dot",
-     "the relevant and utilized lists contain '0b.' instead of '0b'; the sentence about holding the Reset "
-     "button is not highlighted until the key is cleaned."),
-    ("tech-004", LLAMA, "key naming no sentence",
-     "'1f' is in the relevant, utilized and supporting keys, but document 1 has only four sentences "
-     "(1a-1d); relevance shows 6/9 and utilization 5/9 instead of 5/9 and 4/9."),
-    ("med-003", LLAMA, "duplicate key",
-     "'0b' appears twice in the relevant keys; relevance shows 6/11 instead of 5/11 and completeness "
-     "4/6 instead of 4/5."),
-    ("fin-004", GPT, "the word 'general' in a key list",
-     "the relevant keys start with 'general', which names no sentence; relevance shows 7/7 = 1.0 instead of 6/7."),
-    ("tech-003", LLAMA, "the word 'general' in a key list",
-     "response sentence a (an introductory phrase) has supporting keys ['general'] instead of none."),
-    ("med-004", GPT, "unsupported list disagrees with the per-sentence support",
-     "sentence b (the liquid lasts 14 days; the leaflet says 7) is marked not supported, yet "
-     "unsupported_response_sentence_keys is empty, so the stored adherence is 1.0 instead of 0.0."),
-    ("pol-002", LLAMA, "supported sentence marked unsupported",
-     "sentence b (submit the request 30 days ahead) is stated in 0c, but the judge says the documents "
-     "give no notice period and leaves 0c out of the relevant and utilized keys; adherence shows 0.0 instead of 1.0."),
+    (
+        "med-001",
+        GPT,
+        "hallucinated sentence marked supported",
+        "response sentence c claims up to 2,400 mg a day is safe; the leaflet (0e) says no more than "
+        "1,200 mg in 24 hours. The judge marks c fully supported by 0e, so adherence shows 1.0 instead of 0.0.",
+    ),
+    (
+        "med-002",
+        LLAMA,
+        "relevant sentence missed",
+        "0c (young children and people with weakened immune systems stay contagious longer) answers the "
+        "question but is not in the relevant keys; completeness shows 1.0 instead of 0.75.",
+    ),
+    (
+        "fin-001",
+        GPT,
+        "utilized key that is not relevant",
+        "1c (employer matching contributions) is listed as utilized, but it is not relevant and no response "
+        "sentence uses it; utilization shows 5/8 instead of 4/8.",
+    ),
+    (
+        "tech-001",
+        GPT,
+        "key with a trailing dot",
+        "the relevant and utilized lists contain '0b.' instead of '0b'; the sentence about holding the Reset "
+        "button is not highlighted until the key is cleaned.",
+    ),
+    (
+        "tech-004",
+        LLAMA,
+        "key naming no sentence",
+        "'1f' is in the relevant, utilized and supporting keys, but document 1 has only four sentences "
+        "(1a-1d); relevance shows 6/9 and utilization 5/9 instead of 5/9 and 4/9.",
+    ),
+    (
+        "med-003",
+        LLAMA,
+        "duplicate key",
+        "'0b' appears twice in the relevant keys; relevance shows 6/11 instead of 5/11 and completeness "
+        "4/6 instead of 4/5.",
+    ),
+    (
+        "fin-004",
+        GPT,
+        "the word 'general' in a key list",
+        "the relevant keys start with 'general', which names no sentence; relevance shows 7/7 = 1.0 instead of 6/7.",
+    ),
+    (
+        "tech-003",
+        LLAMA,
+        "the word 'general' in a key list",
+        "response sentence a (an introductory phrase) has supporting keys ['general'] instead of none.",
+    ),
+    (
+        "med-004",
+        GPT,
+        "unsupported list disagrees with the per-sentence support",
+        "sentence b (the liquid lasts 14 days; the leaflet says 7) is marked not supported, yet "
+        "unsupported_response_sentence_keys is empty, so the stored adherence is 1.0 instead of 0.0.",
+    ),
+    (
+        "pol-002",
+        LLAMA,
+        "supported sentence marked unsupported",
+        "sentence b (submit the request 30 days ahead) is stated in 0c, but the judge says the documents "
+        "give no notice period and leaves 0c out of the relevant and utilized keys; adherence shows 0.0 instead of 1.0.",
+    ),
 ]
 
 
 SPECS: list[Spec] = [
     Spec(
-        id="ml-vs-programming", dataset="techqa_sample", model=GPT,
+        id="ml-vs-programming",
+        dataset="techqa_sample",
+        model=GPT,
         question="How does machine learning differ from traditional programming?",
         docs=[
-            ("kb-12", [
-                "Computer science has grown into many specialised fields since the 1950s.",
-                "In traditional programming, a developer writes explicit rules that turn input data into output.",
-                "In machine learning, the system is given example inputs together with the desired outputs and learns the rules itself.",
-            ]),
-            ("kb-40", [
-                "Because the rules are learned from data, a machine learning model can handle cases its developers never anticipated, provided they resemble the training examples.",
-                "A hand-written program, by contrast, only behaves correctly in the situations its author thought of.",
-                "Training large models typically requires specialised hardware such as GPUs.",
-            ]),
+            (
+                "kb-12",
+                [
+                    "Computer science has grown into many specialised fields since the 1950s.",
+                    "In traditional programming, a developer writes explicit rules that turn input data into output.",
+                    "In machine learning, the system is given example inputs together with the desired outputs and learns the rules itself.",
+                ],
+            ),
+            (
+                "kb-40",
+                [
+                    "Because the rules are learned from data, a machine learning model can handle cases its developers never anticipated, provided they resemble the training examples.",
+                    "A hand-written program, by contrast, only behaves correctly in the situations its author thought of.",
+                    "Training large models typically requires specialised hardware such as GPUs.",
+                ],
+            ),
         ],
         response=[
             "Traditional programming relies on a developer writing explicit rules that map inputs to outputs.",
@@ -137,31 +185,44 @@ SPECS: list[Spec] = [
         support=[
             ok("0b"),
             ok("0c", "1a"),
-            no("Neither document compares accuracy; 1b only says hand-written programs fail on situations their author did not foresee, not that machine learning is always more accurate."),
+            no(
+                "Neither document compares accuracy; 1b only says hand-written programs fail on situations their author did not foresee, not that machine learning is always more accurate."
+            ),
         ],
         relevance_explanation="0b and 0c define the two approaches, and 1a-1b contrast how each handles unforeseen cases. 0a is general history and 1c is about hardware.",
         relevant_ids=["kb-12", "kb-40"],
     ),
     Spec(
-        id="tech-001", dataset="techqa_sample", model=GPT,
+        id="tech-001",
+        dataset="techqa_sample",
+        model=GPT,
         question="How do I reset my AX3000 router to factory settings?",
         docs=[
-            ("kb-214", [
-                "The AX3000 router can be restored to its factory settings if you have forgotten the admin password or the configuration has become unusable.",
-                "To reset it, keep the router powered on and press the recessed Reset button on the back panel with a straightened paper clip for at least ten seconds.",
-                "The status light blinks amber while the reset is in progress and turns solid white once the router has restarted with default settings.",
-                "A factory reset erases all custom settings, including the Wi-Fi name, password and port forwarding rules.",
-            ]),
-            ("kb-87", [
-                "After a reset, the router broadcasts the default network name and password printed on the label underneath the device.",
-                "You can then sign in to the setup page at http://192.168.0.1 with the username admin and the password printed on the same label.",
-                "Firmware updates are installed automatically overnight when the router is idle.",
-            ]),
-            ("kb-311", [
-                "Restarting the router is not the same as resetting it.",
-                "A restart, done by unplugging the power for thirty seconds, keeps all of your settings.",
-                "Try a restart first if your connection is merely slow or dropping.",
-            ]),
+            (
+                "kb-214",
+                [
+                    "The AX3000 router can be restored to its factory settings if you have forgotten the admin password or the configuration has become unusable.",
+                    "To reset it, keep the router powered on and press the recessed Reset button on the back panel with a straightened paper clip for at least ten seconds.",
+                    "The status light blinks amber while the reset is in progress and turns solid white once the router has restarted with default settings.",
+                    "A factory reset erases all custom settings, including the Wi-Fi name, password and port forwarding rules.",
+                ],
+            ),
+            (
+                "kb-87",
+                [
+                    "After a reset, the router broadcasts the default network name and password printed on the label underneath the device.",
+                    "You can then sign in to the setup page at http://192.168.0.1 with the username admin and the password printed on the same label.",
+                    "Firmware updates are installed automatically overnight when the router is idle.",
+                ],
+            ),
+            (
+                "kb-311",
+                [
+                    "Restarting the router is not the same as resetting it.",
+                    "A restart, done by unplugging the power for thirty seconds, keeps all of your settings.",
+                    "Try a restart first if your connection is merely slow or dropping.",
+                ],
+            ),
         ],
         response=[
             "To reset the AX3000 to factory settings, leave it powered on and hold the recessed Reset button on the back for at least ten seconds using a paper clip.",
@@ -178,21 +239,29 @@ SPECS: list[Spec] = [
         bogus_keys=("0b.",),
     ),
     Spec(
-        id="tech-002", dataset="techqa_sample", model=LLAMA,
+        id="tech-002",
+        dataset="techqa_sample",
+        model=LLAMA,
         question="Why does the code I paste into a forum post show up as plain text instead of running?",
         docs=[
-            ("help-44", [
-                "The forum escapes HTML in every post, so markup is shown exactly as typed instead of being interpreted by the browser.",
-                "For example, if you paste <script>alert(1)</script> into a reply, readers see those characters as text and no script runs.",
-                "The same applies to tags with event handlers: <img src=x onerror=alert(1)> appears as plain text and never loads an image.",
-                "Markdown emphasis such as **bold** is rendered only inside the post body, never in titles or signatures.",
-                "Amounts like $5 and $6 are displayed literally, because dollar signs are not treated as math delimiters.",
-            ]),
-            ("help-45", [
-                "To share code so that others can read it, wrap it in a fenced code block with three backticks on the line before and after.",
-                "Code blocks keep indentation and use a monospaced font.",
-                "Attachments larger than 5 MB are rejected, so link to a repository for bigger projects.",
-            ]),
+            (
+                "help-44",
+                [
+                    "The forum escapes HTML in every post, so markup is shown exactly as typed instead of being interpreted by the browser.",
+                    "For example, if you paste <script>alert(1)</script> into a reply, readers see those characters as text and no script runs.",
+                    "The same applies to tags with event handlers: <img src=x onerror=alert(1)> appears as plain text and never loads an image.",
+                    "Markdown emphasis such as **bold** is rendered only inside the post body, never in titles or signatures.",
+                    "Amounts like $5 and $6 are displayed literally, because dollar signs are not treated as math delimiters.",
+                ],
+            ),
+            (
+                "help-45",
+                [
+                    "To share code so that others can read it, wrap it in a fenced code block with three backticks on the line before and after.",
+                    "Code blocks keep indentation and use a monospaced font.",
+                    "Attachments larger than 5 MB are rejected, so link to a repository for bigger projects.",
+                ],
+            ),
         ],
         response=[
             "The forum escapes HTML in posts, so anything you paste is shown as text instead of being run by the browser.",
@@ -207,26 +276,37 @@ SPECS: list[Spec] = [
         relevant_ids=["help-44", "help-45"],
     ),
     Spec(
-        id="tech-003", dataset="techqa_sample", model=GPT,
+        id="tech-003",
+        dataset="techqa_sample",
+        model=GPT,
         question="The /var/log partition on our Ubuntu server is full. How can I free up space safely?",
         docs=[
-            ("kb-530", [
-                "On systems that use systemd, the journal stored under /var/log/journal is often the largest consumer of log space.",
-                "You can check its current size with journalctl --disk-usage.",
-                "To shrink it immediately, run journalctl --vacuum-size=500M, which deletes the oldest archived journal files until the total is under 500 MB.",
-                "To keep it small permanently, set SystemMaxUse=500M in /etc/systemd/journald.conf and restart systemd-journald.",
-            ]),
-            ("kb-212", [
-                "Logrotate compresses and removes old log files according to the rules in /etc/logrotate.d.",
-                "If a single application log keeps growing, add a rule for it with a rotation frequency and a rotate count.",
-                "Deleting a log file that a process still has open does not free the space until that process closes it or restarts.",
-                "In that case, empty the file with truncate -s 0 instead of deleting it.",
-            ]),
-            ("kb-19", [
-                "Putting /var/log on its own partition prevents runaway logs from filling the root file system.",
-                "A size of 10 to 20 GB is enough for most small servers.",
-                "Larger partitions are useful when logs must be retained for compliance.",
-            ]),
+            (
+                "kb-530",
+                [
+                    "On systems that use systemd, the journal stored under /var/log/journal is often the largest consumer of log space.",
+                    "You can check its current size with journalctl --disk-usage.",
+                    "To shrink it immediately, run journalctl --vacuum-size=500M, which deletes the oldest archived journal files until the total is under 500 MB.",
+                    "To keep it small permanently, set SystemMaxUse=500M in /etc/systemd/journald.conf and restart systemd-journald.",
+                ],
+            ),
+            (
+                "kb-212",
+                [
+                    "Logrotate compresses and removes old log files according to the rules in /etc/logrotate.d.",
+                    "If a single application log keeps growing, add a rule for it with a rotation frequency and a rotate count.",
+                    "Deleting a log file that a process still has open does not free the space until that process closes it or restarts.",
+                    "In that case, empty the file with truncate -s 0 instead of deleting it.",
+                ],
+            ),
+            (
+                "kb-19",
+                [
+                    "Putting /var/log on its own partition prevents runaway logs from filling the root file system.",
+                    "A size of 10 to 20 GB is enough for most small servers.",
+                    "Larger partitions are useful when logs must be retained for compliance.",
+                ],
+            ),
         ],
         response=[
             "Start by checking how much space the systemd journal uses with journalctl --disk-usage, since it is often the largest consumer.",
@@ -242,7 +322,9 @@ SPECS: list[Spec] = [
         relevant_ids=["kb-530", "kb-212"],
     ),
     Spec(
-        id="tech-003", dataset="techqa_sample", model=LLAMA,
+        id="tech-003",
+        dataset="techqa_sample",
+        model=LLAMA,
         question="The /var/log partition on our Ubuntu server is full. How can I free up space safely?",
         docs=[],  # filled from the gpt-4o-mini answer to the same question below
         response=[
@@ -265,22 +347,30 @@ SPECS: list[Spec] = [
         bogus_keys=("general",),
     ),
     Spec(
-        id="tech-004", dataset="techqa_sample", model=LLAMA,
+        id="tech-004",
+        dataset="techqa_sample",
+        model=LLAMA,
         question="What is the difference between git merge and git rebase?",
         docs=[
-            ("git-guide-7", [
-                "Both git merge and git rebase integrate changes from one branch into another.",
-                "A merge creates a new merge commit that ties the histories of the two branches together and leaves existing commits unchanged.",
-                "A rebase instead replays your commits on top of the target branch, producing new commits with new hashes.",
-                "The result of a rebase is a linear history without merge commits.",
-                "Git was created in 2005 to manage development of the Linux kernel.",
-            ]),
-            ("team-wiki-31", [
-                "Our team rebases feature branches onto main before opening a pull request to keep the history readable.",
-                "Never rebase a branch that others have already pulled, because rewriting its commits forces them to reconcile duplicate work.",
-                "Pull requests are merged with a merge commit so the review discussion stays linked to one point in history.",
-                "Branch names should start with the ticket number.",
-            ]),
+            (
+                "git-guide-7",
+                [
+                    "Both git merge and git rebase integrate changes from one branch into another.",
+                    "A merge creates a new merge commit that ties the histories of the two branches together and leaves existing commits unchanged.",
+                    "A rebase instead replays your commits on top of the target branch, producing new commits with new hashes.",
+                    "The result of a rebase is a linear history without merge commits.",
+                    "Git was created in 2005 to manage development of the Linux kernel.",
+                ],
+            ),
+            (
+                "team-wiki-31",
+                [
+                    "Our team rebases feature branches onto main before opening a pull request to keep the history readable.",
+                    "Never rebase a branch that others have already pulled, because rewriting its commits forces them to reconcile duplicate work.",
+                    "Pull requests are merged with a merge commit so the review discussion stays linked to one point in history.",
+                    "Branch names should start with the ticket number.",
+                ],
+            ),
         ],
         response=[
             "Git merge combines two branches by creating a merge commit and keeps the existing commits as they are.",
@@ -296,19 +386,27 @@ SPECS: list[Spec] = [
         bogus_keys=("1f",),
     ),
     Spec(
-        id="tech-005", dataset="techqa_sample", model=GPT,
+        id="tech-005",
+        dataset="techqa_sample",
+        model=GPT,
         question="How can I find out which process is listening on port 8080 on Linux?",
         docs=[
-            ("kb-402", [
-                "The ss utility lists open sockets and replaces the older netstat command.",
-                "Run ss -ltnp to show listening TCP sockets together with the process that owns each one.",
-                "Seeing the process names of sockets owned by other users requires root privileges, so prefix the command with sudo.",
-            ]),
-            ("kb-118", [
-                "lsof -i :8080 prints every process that has a socket open on port 8080.",
-                "The PID column gives the process ID, which you can pass to ps or kill.",
-                "lsof may not be installed by default on minimal server images.",
-            ]),
+            (
+                "kb-402",
+                [
+                    "The ss utility lists open sockets and replaces the older netstat command.",
+                    "Run ss -ltnp to show listening TCP sockets together with the process that owns each one.",
+                    "Seeing the process names of sockets owned by other users requires root privileges, so prefix the command with sudo.",
+                ],
+            ),
+            (
+                "kb-118",
+                [
+                    "lsof -i :8080 prints every process that has a socket open on port 8080.",
+                    "The PID column gives the process ID, which you can pass to ps or kill.",
+                    "lsof may not be installed by default on minimal server images.",
+                ],
+            ),
         ],
         response=[
             "Run sudo ss -ltnp and look for :8080 in the Local Address column; the last column shows the process that owns the socket.",
@@ -319,21 +417,29 @@ SPECS: list[Spec] = [
         relevant_ids=["kb-402", "kb-118"],
     ),
     Spec(
-        id="med-001", dataset="medqa_sample", model=GPT,
+        id="med-001",
+        dataset="medqa_sample",
+        model=GPT,
         question="Is it safe to take ibuprofen if I have high blood pressure?",
         docs=[
-            ("pil-ibuprofen-200", [
-                "Ibuprofen belongs to a group of medicines called non-steroidal anti-inflammatory drugs (NSAIDs).",
-                "Talk to your doctor or pharmacist before taking ibuprofen if you have high blood pressure, heart problems or kidney disease.",
-                "NSAIDs can raise blood pressure and may reduce the effect of some blood pressure medicines, including ACE inhibitors and diuretics.",
-                "Take the lowest dose that relieves your symptoms for the shortest time necessary.",
-                "Do not take more than 1,200 mg in 24 hours without medical advice.",
-            ]),
-            ("bp-guide-12", [
-                "People with high blood pressure often choose paracetamol for everyday pain because it does not usually affect blood pressure.",
-                "Check the labels of cold and flu remedies, since some combine painkillers with decongestants that raise blood pressure.",
-                "Home blood pressure monitors should be validated for accuracy.",
-            ]),
+            (
+                "pil-ibuprofen-200",
+                [
+                    "Ibuprofen belongs to a group of medicines called non-steroidal anti-inflammatory drugs (NSAIDs).",
+                    "Talk to your doctor or pharmacist before taking ibuprofen if you have high blood pressure, heart problems or kidney disease.",
+                    "NSAIDs can raise blood pressure and may reduce the effect of some blood pressure medicines, including ACE inhibitors and diuretics.",
+                    "Take the lowest dose that relieves your symptoms for the shortest time necessary.",
+                    "Do not take more than 1,200 mg in 24 hours without medical advice.",
+                ],
+            ),
+            (
+                "bp-guide-12",
+                [
+                    "People with high blood pressure often choose paracetamol for everyday pain because it does not usually affect blood pressure.",
+                    "Check the labels of cold and flu remedies, since some combine painkillers with decongestants that raise blood pressure.",
+                    "Home blood pressure monitors should be validated for accuracy.",
+                ],
+            ),
         ],
         response=[
             "Ibuprofen is an NSAID, and NSAIDs can raise blood pressure and weaken some blood pressure medicines such as ACE inhibitors and diuretics.",
@@ -354,21 +460,29 @@ SPECS: list[Spec] = [
         relevant_ids=["pil-ibuprofen-200", "bp-guide-12"],
     ),
     Spec(
-        id="med-002", dataset="medqa_sample", model=LLAMA,
+        id="med-002",
+        dataset="medqa_sample",
+        model=LLAMA,
         question="How long is a person with the flu contagious?",
         docs=[
-            ("flu-facts-3", [
-                "Influenza spreads mainly through droplets produced when infected people cough, sneeze or talk.",
-                "Most healthy adults can infect others from one day before symptoms appear until five to seven days after becoming sick.",
-                "Young children and people with weakened immune systems may remain contagious for longer.",
-                "Symptoms usually begin about two days after exposure.",
-            ]),
-            ("flu-facts-9", [
-                "Annual vaccination is the most effective way to prevent influenza.",
-                "Stay home until you have been free of fever for at least 24 hours without using fever-reducing medicine.",
-                "Washing hands often and covering coughs reduce the spread of the virus.",
-                "Antiviral medicines work best when started within 48 hours of the first symptoms.",
-            ]),
+            (
+                "flu-facts-3",
+                [
+                    "Influenza spreads mainly through droplets produced when infected people cough, sneeze or talk.",
+                    "Most healthy adults can infect others from one day before symptoms appear until five to seven days after becoming sick.",
+                    "Young children and people with weakened immune systems may remain contagious for longer.",
+                    "Symptoms usually begin about two days after exposure.",
+                ],
+            ),
+            (
+                "flu-facts-9",
+                [
+                    "Annual vaccination is the most effective way to prevent influenza.",
+                    "Stay home until you have been free of fever for at least 24 hours without using fever-reducing medicine.",
+                    "Washing hands often and covering coughs reduce the spread of the virus.",
+                    "Antiviral medicines work best when started within 48 hours of the first symptoms.",
+                ],
+            ),
         ],
         response=[
             "Adults with the flu are usually contagious from about a day before symptoms start until five to seven days after they fall ill.",
@@ -383,26 +497,37 @@ SPECS: list[Spec] = [
         relevant_ids=["flu-facts-3", "flu-facts-9"],
     ),
     Spec(
-        id="med-003", dataset="medqa_sample", model=GPT,
+        id="med-003",
+        dataset="medqa_sample",
+        model=GPT,
         question="What are the early warning signs of type 2 diabetes?",
         docs=[
-            ("dm-overview-1", [
-                "Type 2 diabetes often develops slowly, and many people have no symptoms for years.",
-                "Common early signs include feeling very thirsty, urinating more often than usual, especially at night, and feeling tired.",
-                "Some people notice blurred vision, cuts and wounds that heal slowly, or itching around the genitals.",
-                "Unintentional weight loss can also occur.",
-                "A blood test called HbA1c is used to confirm the diagnosis.",
-            ]),
-            ("dm-risk-4", [
-                "Your risk is higher if you are over 40, have a close relative with diabetes, or are overweight.",
-                "People of South Asian, African-Caribbean or Black African origin are at higher risk from a younger age.",
-                "Because symptoms can be mild, people at high risk are encouraged to have regular check-ups.",
-            ]),
-            ("dm-diet-2", [
-                "A balanced diet with plenty of vegetables and whole grains helps manage blood glucose.",
-                "Limiting sugary drinks is one of the simplest changes to make.",
-                "Regular physical activity improves the body's response to insulin.",
-            ]),
+            (
+                "dm-overview-1",
+                [
+                    "Type 2 diabetes often develops slowly, and many people have no symptoms for years.",
+                    "Common early signs include feeling very thirsty, urinating more often than usual, especially at night, and feeling tired.",
+                    "Some people notice blurred vision, cuts and wounds that heal slowly, or itching around the genitals.",
+                    "Unintentional weight loss can also occur.",
+                    "A blood test called HbA1c is used to confirm the diagnosis.",
+                ],
+            ),
+            (
+                "dm-risk-4",
+                [
+                    "Your risk is higher if you are over 40, have a close relative with diabetes, or are overweight.",
+                    "People of South Asian, African-Caribbean or Black African origin are at higher risk from a younger age.",
+                    "Because symptoms can be mild, people at high risk are encouraged to have regular check-ups.",
+                ],
+            ),
+            (
+                "dm-diet-2",
+                [
+                    "A balanced diet with plenty of vegetables and whole grains helps manage blood glucose.",
+                    "Limiting sugary drinks is one of the simplest changes to make.",
+                    "Regular physical activity improves the body's response to insulin.",
+                ],
+            ),
         ],
         response=[
             "Type 2 diabetes can develop slowly, and many people have no symptoms at first.",
@@ -418,7 +543,9 @@ SPECS: list[Spec] = [
         relevant_ids=["dm-overview-1", "dm-risk-4"],
     ),
     Spec(
-        id="med-003", dataset="medqa_sample", model=LLAMA,
+        id="med-003",
+        dataset="medqa_sample",
+        model=LLAMA,
         question="What are the early warning signs of type 2 diabetes?",
         docs=[],  # same retrieval as the gpt-4o-mini answer
         response=[
@@ -434,22 +561,30 @@ SPECS: list[Spec] = [
         relevant_ids=["dm-overview-1", "dm-risk-4"],
     ),
     Spec(
-        id="med-004", dataset="medqa_sample", model=GPT,
+        id="med-004",
+        dataset="medqa_sample",
+        model=GPT,
         question="How should I store my child's amoxicillin liquid, and how long does it last?",
         docs=[
-            ("pil-amox-susp", [
-                "Amoxicillin oral suspension is supplied as a powder that the pharmacist mixes with water before dispensing.",
-                "Once mixed, store the bottle in a refrigerator between 2 °C and 8 °C.",
-                "Do not freeze the suspension.",
-                "Use the medicine within 7 days of mixing and return any leftover liquid to a pharmacy.",
-                "Shake the bottle well before each dose.",
-            ]),
-            ("pharmacy-faq-22", [
-                "Always use the measuring syringe or spoon supplied with a liquid medicine rather than a kitchen spoon.",
-                "Finish the full course of an antibiotic even if your child feels better.",
-                "Most pharmacies accept unused medicines for safe disposal.",
-                "Keep all medicines out of the sight and reach of children.",
-            ]),
+            (
+                "pil-amox-susp",
+                [
+                    "Amoxicillin oral suspension is supplied as a powder that the pharmacist mixes with water before dispensing.",
+                    "Once mixed, store the bottle in a refrigerator between 2 °C and 8 °C.",
+                    "Do not freeze the suspension.",
+                    "Use the medicine within 7 days of mixing and return any leftover liquid to a pharmacy.",
+                    "Shake the bottle well before each dose.",
+                ],
+            ),
+            (
+                "pharmacy-faq-22",
+                [
+                    "Always use the measuring syringe or spoon supplied with a liquid medicine rather than a kitchen spoon.",
+                    "Finish the full course of an antibiotic even if your child feels better.",
+                    "Most pharmacies accept unused medicines for safe disposal.",
+                    "Keep all medicines out of the sight and reach of children.",
+                ],
+            ),
         ],
         response=[
             "Keep the mixed amoxicillin liquid in the fridge, between 2 °C and 8 °C, and do not freeze it.",
@@ -471,21 +606,29 @@ SPECS: list[Spec] = [
         relevant_ids=["pil-amox-susp"],
     ),
     Spec(
-        id="fin-001", dataset="financeqa_sample", model=GPT,
+        id="fin-001",
+        dataset="financeqa_sample",
+        model=GPT,
         question="What happens if I take money out of my 401(k) before age 59½?",
         docs=[
-            ("irs-summary-401k", [
-                "Withdrawals from a 401(k) plan before age 59½ are generally subject to a 10% additional tax on top of ordinary income tax.",
-                "Exceptions to the additional tax include separation from service in or after the year you turn 55, total and permanent disability, and certain medical expenses.",
-                "The plan administrator usually withholds 20% of an eligible rollover distribution for federal income tax.",
-                "Contribution limits are adjusted each year for inflation.",
-            ]),
-            ("planner-blog-18", [
-                "A 401(k) loan lets you borrow from your balance and repay yourself with interest, avoiding taxes and penalties if you repay on schedule.",
-                "If you leave your employer with a loan outstanding, the unpaid balance may be treated as a distribution.",
-                "Many plans offer matching contributions, which is why planners advise contributing at least enough to get the full match.",
-                "Cashing out early also means losing the future growth that money would have earned.",
-            ]),
+            (
+                "irs-summary-401k",
+                [
+                    "Withdrawals from a 401(k) plan before age 59½ are generally subject to a 10% additional tax on top of ordinary income tax.",
+                    "Exceptions to the additional tax include separation from service in or after the year you turn 55, total and permanent disability, and certain medical expenses.",
+                    "The plan administrator usually withholds 20% of an eligible rollover distribution for federal income tax.",
+                    "Contribution limits are adjusted each year for inflation.",
+                ],
+            ),
+            (
+                "planner-blog-18",
+                [
+                    "A 401(k) loan lets you borrow from your balance and repay yourself with interest, avoiding taxes and penalties if you repay on schedule.",
+                    "If you leave your employer with a loan outstanding, the unpaid balance may be treated as a distribution.",
+                    "Many plans offer matching contributions, which is why planners advise contributing at least enough to get the full match.",
+                    "Cashing out early also means losing the future growth that money would have earned.",
+                ],
+            ),
         ],
         response=[
             "Taking money out of a 401(k) before 59½ usually means paying ordinary income tax plus a 10% additional tax.",
@@ -501,27 +644,38 @@ SPECS: list[Spec] = [
         relevant_ids=["irs-summary-401k", "planner-blog-18"],
     ),
     Spec(
-        id="fin-002", dataset="financeqa_sample", model=LLAMA,
+        id="fin-002",
+        dataset="financeqa_sample",
+        model=LLAMA,
         question="How is compound interest calculated on a savings account?",
         docs=[
-            ("bank-edu-5", [
-                "Compound interest is interest earned on both the money you deposit and the interest already added to your account.",
-                "The balance after t years is P × (1 + r/n)^(n·t), where P is the deposit, r the annual rate and n the number of compounding periods per year.",
-                "For example, $1,000 at 5% compounded monthly grows to about $1,051.16 after one year.",
-                "The more often interest compounds, the higher the annual percentage yield (APY) compared with the stated rate.",
-            ]),
-            ("bank-edu-11", [
-                "Savings accounts in the United States are insured by the FDIC up to $250,000 per depositor, per bank.",
-                "Some accounts charge a monthly maintenance fee unless a minimum balance is kept.",
-                "Interest earned on savings is taxable in the year it is credited.",
-            ]),
+            (
+                "bank-edu-5",
+                [
+                    "Compound interest is interest earned on both the money you deposit and the interest already added to your account.",
+                    "The balance after t years is P × (1 + r/n)^(n·t), where P is the deposit, r the annual rate and n the number of compounding periods per year.",
+                    "For example, $1,000 at 5% compounded monthly grows to about $1,051.16 after one year.",
+                    "The more often interest compounds, the higher the annual percentage yield (APY) compared with the stated rate.",
+                ],
+            ),
+            (
+                "bank-edu-11",
+                [
+                    "Savings accounts in the United States are insured by the FDIC up to $250,000 per depositor, per bank.",
+                    "Some accounts charge a monthly maintenance fee unless a minimum balance is kept.",
+                    "Interest earned on savings is taxable in the year it is credited.",
+                ],
+            ),
         ],
         response=[
             "Compound interest means you earn interest on your deposit and on interest that has already been added.",
             "The balance after t years is P × (1 + r/n)^(n·t), with P the deposit, r the annual rate and n the number of compounding periods per year.",
             "For instance, $1,000 at 5% compounded monthly grows to roughly $1,051.16 in a year.",
         ],
-        reference=["A = P(1 + r/n)^(nt)", "Interest is earned on the deposit plus interest already credited: P(1 + r/n)^(nt) after t years."],
+        reference=[
+            "A = P(1 + r/n)^(nt)",
+            "Interest is earned on the deposit plus interest already credited: P(1 + r/n)^(nt) after t years.",
+        ],
         relevant=["0a", "0b", "0c", "0d"],
         utilized=["0a", "0b", "0c"],
         support=[ok("0a"), ok("0b"), ok("0c")],
@@ -529,21 +683,29 @@ SPECS: list[Spec] = [
         relevant_ids=["bank-edu-5"],
     ),
     Spec(
-        id="fin-003", dataset="financeqa_sample", model=GPT,
+        id="fin-003",
+        dataset="financeqa_sample",
+        model=GPT,
         question="What is the difference between a Roth IRA and a traditional IRA?",
         docs=[
-            ("ira-basics-2", [
-                "Contributions to a traditional IRA may be tax-deductible, and withdrawals in retirement are taxed as ordinary income.",
-                "Roth IRA contributions are made with after-tax money, and qualified withdrawals, including earnings, are tax-free.",
-                "Traditional IRAs require minimum distributions starting at age 73, while Roth IRAs have no required distributions during the owner's lifetime.",
-                "Your ability to contribute to a Roth IRA phases out above certain income levels.",
-            ]),
-            ("ira-basics-7", [
-                "The annual contribution limit is shared between all of your IRAs.",
-                "A Roth IRA can suit people who expect to be in a higher tax bracket in retirement.",
-                "A traditional IRA can suit people who want a tax deduction now and expect a lower tax rate later.",
-                "IRAs can hold stocks, bonds, funds and cash.",
-            ]),
+            (
+                "ira-basics-2",
+                [
+                    "Contributions to a traditional IRA may be tax-deductible, and withdrawals in retirement are taxed as ordinary income.",
+                    "Roth IRA contributions are made with after-tax money, and qualified withdrawals, including earnings, are tax-free.",
+                    "Traditional IRAs require minimum distributions starting at age 73, while Roth IRAs have no required distributions during the owner's lifetime.",
+                    "Your ability to contribute to a Roth IRA phases out above certain income levels.",
+                ],
+            ),
+            (
+                "ira-basics-7",
+                [
+                    "The annual contribution limit is shared between all of your IRAs.",
+                    "A Roth IRA can suit people who expect to be in a higher tax bracket in retirement.",
+                    "A traditional IRA can suit people who want a tax deduction now and expect a lower tax rate later.",
+                    "IRAs can hold stocks, bonds, funds and cash.",
+                ],
+            ),
         ],
         response=[
             "The main difference is when you pay tax: traditional IRA contributions may be deductible now, but withdrawals in retirement are taxed as income.",
@@ -559,7 +721,9 @@ SPECS: list[Spec] = [
         relevant_ids=["ira-basics-2", "ira-basics-7"],
     ),
     Spec(
-        id="fin-003", dataset="financeqa_sample", model=LLAMA,
+        id="fin-003",
+        dataset="financeqa_sample",
+        model=LLAMA,
         question="What is the difference between a Roth IRA and a traditional IRA?",
         docs=[],  # same retrieval as the gpt-4o-mini answer
         response=[
@@ -579,20 +743,28 @@ SPECS: list[Spec] = [
         relevant_ids=["ira-basics-2", "ira-basics-7"],
     ),
     Spec(
-        id="fin-004", dataset="financeqa_sample", model=GPT,
+        id="fin-004",
+        dataset="financeqa_sample",
+        model=GPT,
         question="What is a fund's expense ratio and why does it matter?",
         docs=[
-            ("fund-glossary-9", [
-                "The expense ratio is the percentage of a fund's assets deducted each year to pay for management, administration and other operating costs.",
-                "It is taken out of the fund's returns automatically, so investors never receive a separate bill.",
-                "An expense ratio of 0.50% costs $5 a year for every $1,000 invested.",
-                "Index funds typically have lower expense ratios than actively managed funds.",
-            ]),
-            ("investor-note-14", [
-                "Over long periods, small differences in fees compound into large differences in ending balances.",
-                "On a $100,000 portfolio growing 6% a year before fees, a 0.1% expense ratio leaves more than $80,000 more after 25 years than a 1.0% ratio.",
-                "Past performance does not guarantee future results.",
-            ]),
+            (
+                "fund-glossary-9",
+                [
+                    "The expense ratio is the percentage of a fund's assets deducted each year to pay for management, administration and other operating costs.",
+                    "It is taken out of the fund's returns automatically, so investors never receive a separate bill.",
+                    "An expense ratio of 0.50% costs $5 a year for every $1,000 invested.",
+                    "Index funds typically have lower expense ratios than actively managed funds.",
+                ],
+            ),
+            (
+                "investor-note-14",
+                [
+                    "Over long periods, small differences in fees compound into large differences in ending balances.",
+                    "On a $100,000 portfolio growing 6% a year before fees, a 0.1% expense ratio leaves more than $80,000 more after 25 years than a 1.0% ratio.",
+                    "Past performance does not guarantee future results.",
+                ],
+            ),
         ],
         response=[
             "A fund's expense ratio is the yearly percentage of its assets used to pay management and operating costs.",
@@ -608,21 +780,29 @@ SPECS: list[Spec] = [
         bogus_keys=("general",),
     ),
     Spec(
-        id="pol-001", dataset="policyqa_sample", model=GPT,
+        id="pol-001",
+        dataset="policyqa_sample",
+        model=GPT,
         question="How many vacation days do new full-time employees get?",
         docs=[
-            ("hr-handbook-4.2", [
-                "Full-time employees accrue 1.25 vacation days per month of service, which is 15 days per year.",
-                "Accrual begins on the first day of employment, but vacation cannot be taken during the first 90 days.",
-                "Part-time employees accrue vacation in proportion to their scheduled hours.",
-                "Up to five unused days may be carried over into the next calendar year.",
-                "Requests of more than five consecutive days need two weeks' notice.",
-            ]),
-            ("hr-handbook-4.5", [
-                "The company observes ten paid public holidays each year.",
-                "Public holidays do not count against vacation balances.",
-                "Employees who work on a public holiday receive a substitute day off.",
-            ]),
+            (
+                "hr-handbook-4.2",
+                [
+                    "Full-time employees accrue 1.25 vacation days per month of service, which is 15 days per year.",
+                    "Accrual begins on the first day of employment, but vacation cannot be taken during the first 90 days.",
+                    "Part-time employees accrue vacation in proportion to their scheduled hours.",
+                    "Up to five unused days may be carried over into the next calendar year.",
+                    "Requests of more than five consecutive days need two weeks' notice.",
+                ],
+            ),
+            (
+                "hr-handbook-4.5",
+                [
+                    "The company observes ten paid public holidays each year.",
+                    "Public holidays do not count against vacation balances.",
+                    "Employees who work on a public holiday receive a substitute day off.",
+                ],
+            ),
         ],
         response=[
             "New full-time employees earn 1.25 vacation days for each month worked, or 15 days over a full year.",
@@ -637,21 +817,29 @@ SPECS: list[Spec] = [
         relevant_ids=["hr-handbook-4.2"],
     ),
     Spec(
-        id="pol-002", dataset="policyqa_sample", model=LLAMA,
+        id="pol-002",
+        dataset="policyqa_sample",
+        model=LLAMA,
         question="Can I work remotely from another country for a few weeks?",
         docs=[
-            ("remote-policy-3", [
-                "Employees may work remotely from within their country of employment with their manager's approval.",
-                "Working from another country for up to 20 working days in a calendar year requires approval from both your manager and the Global Mobility team.",
-                "Requests must be submitted at least 30 days before the planned start date.",
-                "Stays longer than 20 working days are not permitted because they can create tax and immigration obligations for the employee and the company.",
-                "Some countries are excluded for security or export-control reasons; the current list is on the Global Mobility page.",
-            ]),
-            ("it-security-12", [
-                "When working outside the office, connect to company systems only through the VPN.",
-                "Company laptops must not be left unattended in public places.",
-                "Report a lost or stolen device to the service desk within 24 hours.",
-            ]),
+            (
+                "remote-policy-3",
+                [
+                    "Employees may work remotely from within their country of employment with their manager's approval.",
+                    "Working from another country for up to 20 working days in a calendar year requires approval from both your manager and the Global Mobility team.",
+                    "Requests must be submitted at least 30 days before the planned start date.",
+                    "Stays longer than 20 working days are not permitted because they can create tax and immigration obligations for the employee and the company.",
+                    "Some countries are excluded for security or export-control reasons; the current list is on the Global Mobility page.",
+                ],
+            ),
+            (
+                "it-security-12",
+                [
+                    "When working outside the office, connect to company systems only through the VPN.",
+                    "Company laptops must not be left unattended in public places.",
+                    "Report a lost or stolen device to the service desk within 24 hours.",
+                ],
+            ),
         ],
         response=[
             "Yes, you can work from another country for up to 20 working days a year, provided your manager and the Global Mobility team approve.",
@@ -672,20 +860,28 @@ SPECS: list[Spec] = [
         relevant_ids=["remote-policy-3"],
     ),
     Spec(
-        id="pol-003", dataset="policyqa_sample", model=GPT,
+        id="pol-003",
+        dataset="policyqa_sample",
+        model=GPT,
         question="Can I return something I bought online if I lost the receipt?",
         docs=[
-            ("returns-policy", [
-                "Items bought online can be returned within 30 days of delivery, either by mail or at any store.",
-                "Your order confirmation email serves as your receipt for online purchases.",
-                "If you cannot find the confirmation, store staff can look up the order using the card you paid with or the email address on your account.",
-                "Refunds go back to the original payment method within 5 to 10 business days.",
-            ]),
-            ("returns-exceptions", [
-                "Opened software, gift cards and personalised items cannot be returned.",
-                "Returns without any proof of purchase receive store credit at the item's lowest recent selling price.",
-                "Large furniture must be returned through our collection service.",
-            ]),
+            (
+                "returns-policy",
+                [
+                    "Items bought online can be returned within 30 days of delivery, either by mail or at any store.",
+                    "Your order confirmation email serves as your receipt for online purchases.",
+                    "If you cannot find the confirmation, store staff can look up the order using the card you paid with or the email address on your account.",
+                    "Refunds go back to the original payment method within 5 to 10 business days.",
+                ],
+            ),
+            (
+                "returns-exceptions",
+                [
+                    "Opened software, gift cards and personalised items cannot be returned.",
+                    "Returns without any proof of purchase receive store credit at the item's lowest recent selling price.",
+                    "Large furniture must be returned through our collection service.",
+                ],
+            ),
         ],
         response=[
             "Yes. For online orders, the order confirmation email counts as your receipt.",
@@ -693,7 +889,10 @@ SPECS: list[Spec] = [
             "Returns must be made within 30 days of delivery, by mail or in any store.",
             "Without any proof of purchase, you would get store credit at the item's lowest recent price instead of a refund.",
         ],
-        reference=["Yes, within 30 days: the confirmation email is the receipt, or staff can look the order up.", "Yes; with no proof of purchase at all you get store credit."],
+        reference=[
+            "Yes, within 30 days: the confirmation email is the receipt, or staff can look the order up.",
+            "Yes; with no proof of purchase at all you get store credit.",
+        ],
         relevant=["0a", "0b", "0c", "0d", "1a", "1b"],
         utilized=["0a", "0b", "0c", "1b"],
         support=[ok("0b"), ok("0c"), ok("0a"), ok("1b")],
@@ -701,25 +900,36 @@ SPECS: list[Spec] = [
         relevant_ids=["returns-policy", "returns-exceptions"],
     ),
     Spec(
-        id="pol-004", dataset="policyqa_sample", model=LLAMA,
+        id="pol-004",
+        dataset="policyqa_sample",
+        model=LLAMA,
         question="How long does the company keep recordings of customer support calls?",
         docs=[
-            ("privacy-notice-6", [
-                "Customer support calls may be recorded for quality and training purposes.",
-                "Call recordings are kept for 90 days and then deleted automatically.",
-                "Recordings related to an open complaint or legal claim are kept until the matter is resolved.",
-                "Customers can ask for a copy of a recording by contacting the privacy team.",
-            ]),
-            ("privacy-notice-2", [
-                "We keep account information for as long as your account is open and for six years after it closes.",
-                "Payment records are retained for seven years to meet accounting requirements.",
-                "Marketing preferences are kept until you change them.",
-            ]),
-            ("security-faq-3", [
-                "All recordings are encrypted at rest.",
-                "Only authorised quality-assurance staff can listen to recordings.",
-                "Access to recordings is logged and reviewed monthly.",
-            ]),
+            (
+                "privacy-notice-6",
+                [
+                    "Customer support calls may be recorded for quality and training purposes.",
+                    "Call recordings are kept for 90 days and then deleted automatically.",
+                    "Recordings related to an open complaint or legal claim are kept until the matter is resolved.",
+                    "Customers can ask for a copy of a recording by contacting the privacy team.",
+                ],
+            ),
+            (
+                "privacy-notice-2",
+                [
+                    "We keep account information for as long as your account is open and for six years after it closes.",
+                    "Payment records are retained for seven years to meet accounting requirements.",
+                    "Marketing preferences are kept until you change them.",
+                ],
+            ),
+            (
+                "security-faq-3",
+                [
+                    "All recordings are encrypted at rest.",
+                    "Only authorised quality-assurance staff can listen to recordings.",
+                    "Access to recordings is logged and reviewed monthly.",
+                ],
+            ),
         ],
         response=[
             "Support call recordings are kept for 90 days and then deleted automatically.",
@@ -733,20 +943,28 @@ SPECS: list[Spec] = [
         relevant_ids=["privacy-notice-6", "retention-schedule-1"],
     ),
     Spec(
-        id="pol-005", dataset="policyqa_sample", model=GPT,
+        id="pol-005",
+        dataset="policyqa_sample",
+        model=GPT,
         question="Are contractors covered by the travel expense reimbursement policy?",
         docs=[
-            ("expense-policy-1", [
-                "This policy applies to all employees travelling on company business.",
-                "Contractors and agency workers are not covered by this policy; their travel costs are handled under the terms of their contract.",
-                "Expenses must be submitted within 60 days with itemised receipts.",
-                "Economy class is required for flights shorter than six hours.",
-            ]),
-            ("vendor-guide-5", [
-                "Contractor agreements should state whether travel costs are billable and at what rates.",
-                "Contractors invoice approved travel costs along with their regular invoices.",
-                "Purchase orders must be raised before work starts.",
-            ]),
+            (
+                "expense-policy-1",
+                [
+                    "This policy applies to all employees travelling on company business.",
+                    "Contractors and agency workers are not covered by this policy; their travel costs are handled under the terms of their contract.",
+                    "Expenses must be submitted within 60 days with itemised receipts.",
+                    "Economy class is required for flights shorter than six hours.",
+                ],
+            ),
+            (
+                "vendor-guide-5",
+                [
+                    "Contractor agreements should state whether travel costs are billable and at what rates.",
+                    "Contractors invoice approved travel costs along with their regular invoices.",
+                    "Purchase orders must be raised before work starts.",
+                ],
+            ),
         ],
         response=[
             "No, contractors are not covered by the travel expense policy, which applies only to employees.",

@@ -79,7 +79,7 @@ class StreamlitServer:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 60.0) -> "StreamlitServer":
+    def start(self, timeout: float = 60.0) -> StreamlitServer:
         env = {
             **os.environ,
             "HOME": str(self.home),
@@ -96,12 +96,16 @@ class StreamlitServer:
             "--server.fileWatcherType", "none",
         ]  # fmt: skip
         out = open(self.log, "ab")
-        self.proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        self.proc = subprocess.Popen(
+            cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
         out.close()
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"streamlit exited with {self.proc.returncode}; log:\n{self.log.read_text()[-3000:]}")
+                raise RuntimeError(
+                    f"streamlit exited with {self.proc.returncode}; log:\n{self.log.read_text()[-3000:]}"
+                )
             try:
                 with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=1) as r:
                     if r.status == 200:

@@ -55,12 +55,14 @@ def valid_answer(context_keys: list[str], response_keys: list[str]) -> dict[str,
     support = []
     for n, key in enumerate(response_keys):
         unsupported = len(response_keys) >= 3 and n == len(response_keys) - 1
-        support.append({
-            "response_sentence_key": key,
-            "explanation": f"stub explanation for {key}",
-            "supporting_sentence_keys": [] if unsupported else utilized,
-            "fully_supported": not unsupported,
-        })
+        support.append(
+            {
+                "response_sentence_key": key,
+                "explanation": f"stub explanation for {key}",
+                "supporting_sentence_keys": [] if unsupported else utilized,
+                "fully_supported": not unsupported,
+            }
+        )
     return {
         "relevance_explanation": "stub: the first sentences answer the question",
         "all_relevant_sentence_keys": relevant,
@@ -86,7 +88,7 @@ class StubServer:
         self._thread: threading.Thread | None = None
 
     # -- lifecycle ----------------------------------------------------------------------------
-    def start(self) -> "StubServer":
+    def start(self) -> StubServer:
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -99,8 +101,13 @@ class StubServer:
 
             def do_GET(self) -> None:
                 with stub._lock:
-                    data = json.dumps({"requests": len(stub.requests), "cpu_seconds": time.process_time(),
-                                       "held_seconds": stub.held_seconds}).encode()
+                    data = json.dumps(
+                        {
+                            "requests": len(stub.requests),
+                            "cpu_seconds": time.process_time(),
+                            "held_seconds": stub.held_seconds,
+                        }
+                    ).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
@@ -147,7 +154,7 @@ class StubServer:
             self._httpd.server_close()
             self._httpd = None
 
-    def __enter__(self) -> "StubServer":
+    def __enter__(self) -> StubServer:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:
@@ -175,7 +182,17 @@ class StubServer:
         fmt = (body.get("response_format") or {}).get("type")
         if fmt in self.reject_formats:
             record.status = 400
-            return 400, {}, {"error": {"message": f"response_format type {fmt!r} is not supported", "type": "invalid_request_error"}}, 0.0
+            return (
+                400,
+                {},
+                {
+                    "error": {
+                        "message": f"response_format type {fmt!r} is not supported",
+                        "type": "invalid_request_error",
+                    }
+                },
+                0.0,
+            )
         kind, _, arg = step.partition(":")
         if kind == "429":
             record.status = 429
@@ -183,7 +200,12 @@ class StubServer:
         if kind == "401":  # like the real API: the rejected key is echoed in the message
             record.status = 401
             token = authorization.removeprefix("Bearer ")
-            return 401, {}, {"error": {"message": f"Incorrect API key provided: {token}", "type": "invalid_request_error"}}, 0.0
+            return (
+                401,
+                {},
+                {"error": {"message": f"Incorrect API key provided: {token}", "type": "invalid_request_error"}},
+                0.0,
+            )
         if kind == "500":
             record.status = 500
             return 500, {}, {"error": {"message": "internal error", "type": "server_error"}}, 0.0
@@ -216,8 +238,11 @@ class StubServer:
             "created": int(time.time()),
             "model": body.get("model", "stub"),
             "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
-            "usage": {"prompt_tokens": prompt_chars // 4, "completion_tokens": len(content) // 4,
-                      "total_tokens": prompt_chars // 4 + len(content) // 4},
+            "usage": {
+                "prompt_tokens": prompt_chars // 4,
+                "completion_tokens": len(content) // 4,
+                "total_tokens": prompt_chars // 4 + len(content) // 4,
+            },
         }
         return 200, {}, payload, delay
 

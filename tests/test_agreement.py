@@ -29,11 +29,18 @@ from ragviz.data.model import Example, Labels, Sentence, SentenceSupport
 
 def make_example(ex_id: str = "q1", n_docs: tuple[int, ...] = (3, 2), n_response: int = 2) -> Example:
     letters = "abcdefghij"
-    docs = tuple(tuple(Sentence(f"{d}{letters[j]}", f"doc {d} sentence {j}.") for j in range(n)) for d, n in enumerate(n_docs))
+    docs = tuple(
+        tuple(Sentence(f"{d}{letters[j]}", f"doc {d} sentence {j}.") for j in range(n)) for d, n in enumerate(n_docs)
+    )
     response = tuple(Sentence(letters[j], f"Answer sentence {j}.") for j in range(n_response))
     return Example(
-        id=ex_id, dataset="toy", question="Q?", documents=tuple(" ".join(s.text for s in d) for d in docs),
-        document_sentences=docs, response=" ".join(s.text for s in response), response_sentences=response,
+        id=ex_id,
+        dataset="toy",
+        question="Q?",
+        documents=tuple(" ".join(s.text for s in d) for d in docs),
+        document_sentences=docs,
+        response=" ".join(s.text for s in response),
+        response_sentences=response,
         generation_model="m",
     )
 
@@ -80,8 +87,16 @@ def test_rmse_by_hand():
 def test_fleiss_kappa_wikipedia_worked_example():
     # Fleiss (1971) as worked on Wikipedia: 10 items, 14 raters, 5 categories -> 0.210
     counts = [
-        [0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],
-        [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7],
+        [0, 0, 0, 0, 14],
+        [0, 2, 6, 4, 2],
+        [0, 0, 3, 5, 6],
+        [0, 3, 9, 2, 0],
+        [2, 2, 8, 1, 1],
+        [7, 7, 0, 0, 0],
+        [3, 2, 6, 3, 0],
+        [2, 5, 3, 2, 2],
+        [6, 5, 2, 1, 0],
+        [0, 2, 2, 3, 7],
     ]
     assert fleiss_kappa(counts) == pytest.approx(0.2099, abs=5e-4)
     assert fleiss_kappa([[2, 0], [2, 0]]) is None  # one category only
@@ -130,7 +145,9 @@ def test_agreement_sentence_level_by_hand():
     assert result.scores["completeness"].rmse == pytest.approx(math.sqrt(((1 / 2 - 1 / 3) ** 2) / 2))
     flat = result.as_dict()
     assert flat["relevant_tp"] == 2 and flat["supported_fn"] == 1
-    assert flat["relevant_kappa"] == pytest.approx(cohen_kappa([1, 1, 0, 1, 0, 1, 0, 0, 0, 0], [1, 0, 1, 0, 0, 1, 0, 0, 0, 0]))
+    assert flat["relevant_kappa"] == pytest.approx(
+        cohen_kappa([1, 1, 0, 1, 0, 1, 0, 0, 0, 0], [1, 0, 1, 0, 0, 1, 0, 0, 0, 0])
+    )
 
 
 def test_identical_label_sets_agree_perfectly():
@@ -150,7 +167,9 @@ def test_pairwise_and_fleiss_over_annotators():
     pairs = {(p.rater_a, p.rater_b): p for p in pairwise_kappas(exs, {"ann": a, "bob": b, "cy": c}, [RELEVANT])}
     assert pairs[("ann", "bob")].n_examples == 2 and pairs[("ann", "bob")].n_decisions == 10
     # ann vs bob on 10 relevance decisions: ann yes {q1 0a, q2 1a}, bob yes {q1 0a, q2 1a, q2 1b}
-    assert pairs[("ann", "bob")].kappa == pytest.approx(cohen_kappa([1, 0, 0, 0, 0, 0, 0, 0, 1, 0], [1, 0, 0, 0, 0, 0, 0, 0, 1, 1]))
+    assert pairs[("ann", "bob")].kappa == pytest.approx(
+        cohen_kappa([1, 0, 0, 0, 0, 0, 0, 0, 1, 0], [1, 0, 0, 0, 0, 0, 0, 0, 1, 1])
+    )
     assert pairs[("ann", "cy")].n_examples == 1
     (fleiss,) = multi_rater_kappas(exs, {"ann": a, "bob": b, "cy": c}, [RELEVANT])
     assert fleiss.n_examples == 1 and fleiss.n_raters == 3 and fleiss.n_decisions == 5

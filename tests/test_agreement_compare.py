@@ -73,7 +73,9 @@ def test_label_sets_from_a_real_store(tmp_path):
         cur = store.current_labels(ex1, "bob")
         key = ex1.response_keys()[0]
         old = field_value(cur, support_field(key))
-        store.record(ex1.uid, "bob", [Change(support_field(key), old, {**old, "supported": not _supported(ex1, cur, key)})])
+        store.record(
+            ex1.uid, "bob", [Change(support_field(key), old, {**old, "supported": not _supported(ex1, cur, key)})]
+        )
         assert label_set_names(store) == [JUDGE, HUMAN, "ann", "bob"]
 
         judge = resolve_label_set(ds, JUDGE, store)
@@ -118,7 +120,12 @@ def test_diff_totals_and_dashboard_agreement_rows():
     b = labels(["0b", "1a"], ["0a", "1a"], unsupported=("b",))
     d = diff_example(0, ex, a, b)
     totals = diff_totals([d, d])
-    assert (totals.relevant_added, totals.relevant_removed, totals.utilized_added, totals.utilized_removed) == (2, 2, 2, 0)
+    assert (totals.relevant_added, totals.relevant_removed, totals.utilized_added, totals.utilized_removed) == (
+        2,
+        2,
+        2,
+        0,
+    )
     assert totals.verdicts_flipped == 2 and diff_totals([]).verdicts_flipped == 0
 
     agreed = agreement([(ex, b, a)])
@@ -126,6 +133,24 @@ def test_diff_totals_and_dashboard_agreement_rows():
     assert [r["label"] for r in rows] == list(BINARY_LABELS)
     relevant = rows[0]
     c = agreed.labels["relevant"].confusion
-    assert list(relevant) == ["label", "decisions", "Cohen's κ", "precision", "recall", "F1", "accuracy", "TP", "FP", "FN", "TN"]
-    assert (relevant["decisions"], relevant["TP"], relevant["FP"], relevant["FN"], relevant["TN"]) == (c.n, c.tp, c.fp, c.fn, c.tn)
+    assert list(relevant) == [
+        "label",
+        "decisions",
+        "Cohen's κ",
+        "precision",
+        "recall",
+        "F1",
+        "accuracy",
+        "TP",
+        "FP",
+        "FN",
+        "TN",
+    ]
+    assert (relevant["decisions"], relevant["TP"], relevant["FP"], relevant["FN"], relevant["TN"]) == (
+        c.n,
+        c.tp,
+        c.fp,
+        c.fn,
+        c.tn,
+    )
     assert relevant["precision"] == c.precision and relevant["Cohen's κ"] == agreed.labels["relevant"].kappa

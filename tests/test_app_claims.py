@@ -75,7 +75,11 @@ def test_override_one_label_moves_item_and_aggregate_exactly_then_undo(app_env):
     # response claim 1 ("Nile is longest river in the world") vs the gt answer: Neutral -> Entailment
     table = editor(at, "response").value
     assert table.loc[0, "vs gt answer"] == "Neutral" and table.loc[0, "chunk 2"] == "Entailment"
-    at.session_state[editor(at, "response").key] = {"edited_rows": {0: {"vs gt answer": "Entailment"}}, "added_rows": [], "deleted_rows": []}
+    at.session_state[editor(at, "response").key] = {
+        "edited_rows": {0: {"vs gt answer": "Entailment"}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     item, agg = tables(at)
@@ -119,7 +123,11 @@ def test_chunk_label_override_and_reset(app_env):
     relevant_before = [any(v == "Entailment" for v in table[f"chunk {c + 1}"]) for c in range(n_chunks)]
     c = relevant_before.index(False)
     assert item["context_precision"][0] == pytest.approx(sum(relevant_before) / n_chunks)
-    at.session_state[editor(at, "gt_answer").key] = {"edited_rows": {0: {f"chunk {c + 1}": "Entailment"}}, "added_rows": [], "deleted_rows": []}
+    at.session_state[editor(at, "gt_answer").key] = {
+        "edited_rows": {0: {f"chunk {c + 1}": "Entailment"}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
     at.run()
     after, _ = tables(at)
     assert after["context_precision"][1] == pytest.approx((sum(relevant_before) + 1) / n_chunks)
@@ -131,7 +139,15 @@ def test_chunk_label_override_and_reset(app_env):
 
 def test_bad_file_is_a_located_error_and_text_is_escaped(app_env, tmp_path):
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps({"results": [{"query_id": "q1", "response_claims": [["a", "b"]], "answer2response": ["Entailment", "Neutral"]}]}))
+    bad.write_text(
+        json.dumps(
+            {
+                "results": [
+                    {"query_id": "q1", "response_claims": [["a", "b"]], "answer2response": ["Entailment", "Neutral"]}
+                ]
+            }
+        )
+    )
     at = open_claims()
     at.text_input(key="claims.path").set_value(str(bad))
     at.button(key="claims.open_path").click().run()
@@ -140,11 +156,27 @@ def test_bad_file_is_a_located_error_and_text_is_escaped(app_env, tmp_path):
     assert f"{bad}:1: answer2response: has 2 labels but there are 1 response claims" in text
 
     hostile = tmp_path / "hostile.json"
-    hostile.write_text(json.dumps({"results": [{
-        "query_id": "x", "query": "<script>alert(1)</script>", "gt_answer": "<b>g</b>", "response": "<img src=x onerror=alert(2)>",
-        "retrieved_context": [{"doc_id": "d", "text": "<i>t</i>"}], "response_claims": ["<u>c</u>"], "gt_answer_claims": ["g"],
-        "answer2response": ["Neutral"], "response2answer": ["Entailment"], "retrieved2response": [["Neutral"]], "retrieved2answer": [["Entailment"]],
-    }]}))
+    hostile.write_text(
+        json.dumps(
+            {
+                "results": [
+                    {
+                        "query_id": "x",
+                        "query": "<script>alert(1)</script>",
+                        "gt_answer": "<b>g</b>",
+                        "response": "<img src=x onerror=alert(2)>",
+                        "retrieved_context": [{"doc_id": "d", "text": "<i>t</i>"}],
+                        "response_claims": ["<u>c</u>"],
+                        "gt_answer_claims": ["g"],
+                        "answer2response": ["Neutral"],
+                        "response2answer": ["Entailment"],
+                        "retrieved2response": [["Neutral"]],
+                        "retrieved2answer": [["Entailment"]],
+                    }
+                ]
+            }
+        )
+    )
     at.text_input(key="claims.path").set_value(str(hostile))
     at.button(key="claims.open_path").click().run()
     assert not at.exception
@@ -155,12 +187,23 @@ def test_bad_file_is_a_located_error_and_text_is_escaped(app_env, tmp_path):
 
 def test_claim_fields_and_overrides_fold_in_order():
     item = CheckedItem(
-        "q", "", "", "", (RetrievedChunk("d0", "t"), RetrievedChunk("d1", "u")), ("c0", "c1"), ("g0",),
-        ("Neutral", "Entailment"), ("Entailment",), (("Neutral", "Neutral"), ("Entailment", "Neutral")), (("Entailment", "Neutral"),),
+        "q",
+        "",
+        "",
+        "",
+        (RetrievedChunk("d0", "t"), RetrievedChunk("d1", "u")),
+        ("c0", "c1"),
+        ("g0",),
+        ("Neutral", "Entailment"),
+        ("Entailment",),
+        (("Neutral", "Neutral"), ("Entailment", "Neutral")),
+        (("Entailment", "Neutral"),),
     )
     field = claim_field("retrieved2response", 1, chunk=0)
     assert field == "claim:retrieved2response:0:1" and parse_claim_field(field) == ("retrieved2response", 1, 0)
-    folded = apply_claim_overrides(item, [(field, "Contradiction"), ("claim:answer2response:0", "Entailment"), ("review", "reviewed")])
+    folded = apply_claim_overrides(
+        item, [(field, "Contradiction"), ("claim:answer2response:0", "Entailment"), ("review", "reviewed")]
+    )
     assert folded.retrieved2response == (("Neutral", "Neutral"), ("Contradiction", "Neutral"))
     assert folded.answer2response == ("Entailment", "Entailment")
     assert apply_claim_overrides(item, [("claim:answer2response:0", "Entailment"), ("reset", None)]) == item
@@ -175,9 +218,9 @@ def test_claim_fields_and_overrides_fold_in_order():
         parse_claim_field("claim:retrieved2answer:0")
     # the editor's edit -> exactly the changed cells
     assert [r["chunk 2"] for r in matrix_rows(item, "response")] == ["Neutral", "Neutral"]
-    assert matrix_changes(item, "response", {1: {"chunk 1": "Entailment", "chunk 2": "Entailment", "vs gt answer": "Entailment"}}) == [
-        Change("claim:retrieved2response:1:1", "Neutral", "Entailment")
-    ]
+    assert matrix_changes(
+        item, "response", {1: {"chunk 1": "Entailment", "chunk 2": "Entailment", "vs gt answer": "Entailment"}}
+    ) == [Change("claim:retrieved2response:1:1", "Neutral", "Entailment")]
 
 
 def test_store_accepts_claim_fields_and_keeps_them_out_of_labels(tmp_path):

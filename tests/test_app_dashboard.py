@@ -36,8 +36,11 @@ def correct_ml(db: Path, annotator: str = "tester") -> tuple[str, tuple[str, ...
 def test_dashboard_without_decisions_shows_distributions_and_triage(app_env):
     at = open_page("pages/dashboard.py")
     assert [h.value for h in at.header] == [
-        "TRACe under the current labels", "How much can we trust the judge?", "Do the annotators agree?",
-        "RAGBench baseline judges against the current labels", "What to review next",
+        "TRACe under the current labels",
+        "How much can we trust the judge?",
+        "Do the annotators agree?",
+        "RAGBench baseline judges against the current labels",
+        "What to review next",
     ]
     assert any("No example has a human decision yet" in i.value for i in at.info)
     downloads = [b.proto.label for b in at.get("download_button")]

@@ -64,7 +64,17 @@ def test_family_selector_switches_charts_and_means(app_env):
     at.text_input(key="dashboard.ks").set_value("2, 1").run()
     assert not at.exception
     metrics = list(dict.fromkeys(means_table(at)["metric"]))
-    assert metrics == ["mrr", "recall@1", "precision@1", "hit@1", "ndcg@1", "recall@2", "precision@2", "hit@2", "ndcg@2"]
+    assert metrics == [
+        "mrr",
+        "recall@1",
+        "precision@1",
+        "hit@1",
+        "ndcg@1",
+        "recall@2",
+        "precision@2",
+        "hit@2",
+        "ndcg@2",
+    ]
     at.text_input(key="dashboard.ks").set_value("0,x").run()
     assert any("k: &#x27;0&#x27; is not a positive integer" in h.value for h in at.get("html"))
     assert "recall@10" in set(means_table(at)["metric"])  # falls back to the default cut-offs
@@ -114,7 +124,9 @@ def test_two_annotators_show_kappa_matrix_and_fleiss(app_env):
     relevant = fleiss[fleiss["label"] == "relevant"].iloc[0]
     assert relevant["Fleiss' κ"] == pytest.approx(46 / 70)
     assert (relevant["annotators"], relevant["shared examples"], relevant["decisions"]) == (2, 1, 6)
-    pairs = next(df.value for df in at.dataframe if "Cohen's κ" in df.value.columns and "annotator A" in df.value.columns)
+    pairs = next(
+        df.value for df in at.dataframe if "Cohen's κ" in df.value.columns and "annotator A" in df.value.columns
+    )
     row = pairs[pairs["label"] == "relevant"].iloc[0]
     assert (row["annotator A"], row["annotator B"], row["shared examples"]) == ("alice", "bob", 1)
     assert row["Cohen's κ"] == pytest.approx(2 / 3)

@@ -62,7 +62,9 @@ def test_sample_button_path_and_upload(app_env, tmp_path, monkeypatch):
     shard = tmp_path / "hf" / "mysubset"
     shard.mkdir(parents=True)
     ds = load([SAMPLE]).dataset
-    pq.write_table(ds.table.slice(0, 3).drop_columns(["_subset", "_path", "_row"]), shard / "test-00000-of-00001.parquet")
+    pq.write_table(
+        ds.table.slice(0, 3).drop_columns(["_subset", "_path", "_row"]), shard / "test-00000-of-00001.parquet"
+    )
     at.text_input(key="data.path").input(str(tmp_path / "hf")).run()
     at.button(key="data.open").click().run()
     assert metric(at, "Examples") == "3"
@@ -78,7 +80,9 @@ def test_sample_button_path_and_upload(app_env, tmp_path, monkeypatch):
     assert metric(at, "Examples") == "24"
 
     # a bad upload shows PATH:ROW: field: problem and changes nothing
-    at.get("file_uploader")[0].upload("bad.jsonl", b'{"id": "a", "question": "q", "documents": "oops", "response": "r"}\n').run()
+    at.get("file_uploader")[0].upload(
+        "bad.jsonl", b'{"id": "a", "question": "q", "documents": "oops", "response": "r"}\n'
+    ).run()
     assert any("Not loaded" in e.value for e in at.error)
     assert "bad.jsonl:1: documents:" in html_text(at)
     assert metric(at, "Examples") == "24"
@@ -108,7 +112,9 @@ def test_export_page_and_round_trip(app_env):
     assert not at.exception
     assert metric(at, "Corrected by you") == "1" and metric(at, "Reviewed by you") == "1"
     assert {b.label for b in at.get("download_button")} == {
-        "Download labels (JSONL)", "Download labels (Parquet)", "Download metrics (CSV)",
+        "Download labels (JSONL)",
+        "Download labels (Parquet)",
+        "Download metrics (CSV)",
     }
     table = next(d.value for d in at.dataframe if "relevance" in d.value.columns)
     row = table[(table["id"] == "ml-vs-programming") & (table["generation_model"] == "gpt-4o-mini")].iloc[0]

@@ -50,7 +50,10 @@ def test_venn_counts_and_escapes():
 def test_explainer_shows_judge_and_human_formulas(app_env):
     ex = ml_example()
     at = open_page("pages/explainer.py", uid=ML)
-    assert [s.value for s in at.subheader][:2] == ["Judge said", "Human said (nobody has reviewed this example: judge's labels)"]
+    assert [s.value for s in at.subheader][:2] == [
+        "Judge said",
+        "Human said (nobody has reviewed this example: judge's labels)",
+    ]
     judge_cards = cards(at)
     assert len(judge_cards) == 8  # four metrics, judge and human
     n, r = ex.n_context_sentences, len(ex.labels.relevant_keys)
@@ -63,13 +66,23 @@ def test_explainer_shows_judge_and_human_formulas(app_env):
     # the annotator removes one relevant key: the human side shows one fewer, with the change
     removed = ex.labels.relevant_keys[0]
     with LabelStore(app_env["db"]) as store:
-        store.record(ML, "tester", [Change("relevant_keys", list(ex.labels.relevant_keys), [k for k in ex.labels.relevant_keys if k != removed])])
+        store.record(
+            ML,
+            "tester",
+            [
+                Change(
+                    "relevant_keys", list(ex.labels.relevant_keys), [k for k in ex.labels.relevant_keys if k != removed]
+                )
+            ],
+        )
     at = open_page("pages/explainer.py", uid=ML)
     assert at.subheader[1].value == "Human said (tester)"
     human_relevance = cards(at)[4]  # the judge column's four cards come first
     assert f"{r - 1} / {n} = {(r - 1) / n:.3f}" in human_relevance
     assert f"{-1 / n:+.3f}" in human_relevance
-    assert [link.proto.query_string for link in at.get("page_link")] == ["uid=techqa_sample%2Fml-vs-programming%2Fgpt-4o-mini"]
+    assert [link.proto.query_string for link in at.get("page_link")] == [
+        "uid=techqa_sample%2Fml-vs-programming%2Fgpt-4o-mini"
+    ]
 
 
 def test_explainer_picks_examples_and_presentation_hides_review_link(app_env):

@@ -32,7 +32,9 @@ def open_review(uid: str) -> AppTest:
 
 
 def scores(at: AppTest) -> dict[tuple[str, str], tuple[float, float]]:
-    frame = next(f for f in (d.value for d in at.dataframe) if list(f.columns) == ["family", "metric", "judge", "now", "delta"])
+    frame = next(
+        f for f in (d.value for d in at.dataframe) if list(f.columns) == ["family", "metric", "judge", "now", "delta"]
+    )
     return {(r.family, r.metric): (r.judge, r.now) for r in frame.itertuples()}
 
 
@@ -97,13 +99,22 @@ def test_answer_similarity_moves_tonic_overall_and_chunk_labels_move_tonic(app_e
     before = example_tonic(ex)
     s = scores(at)
     assert s[("tonic", "overall")] == (pytest.approx(before.overall), pytest.approx(before.overall))
-    assert s[("tonic", "answer_similarity")][1] is None or s[("tonic", "answer_similarity")][1] != s[("tonic", "answer_similarity")][1]
+    assert (
+        s[("tonic", "answer_similarity")][1] is None
+        or s[("tonic", "answer_similarity")][1] != s[("tonic", "answer_similarity")][1]
+    )
 
     box = next(n for n in at.number_input if n.key.startswith("review.families.similarity."))
     box.set_value(4.0).run()
     assert not at.exception
-    parts = [before.retrieval_precision, before.augmentation_accuracy, before.augmentation_precision,
-             before.answer_consistency, before.answer_consistency_binary, 4.0 / 5]
+    parts = [
+        before.retrieval_precision,
+        before.augmentation_accuracy,
+        before.augmentation_precision,
+        before.answer_consistency,
+        before.answer_consistency_binary,
+        4.0 / 5,
+    ]
     s = scores(at)
     assert s[("tonic", "answer_similarity")][1] == 4.0
     assert s[("tonic", "overall")][1] == pytest.approx(sum(parts) / len(parts))

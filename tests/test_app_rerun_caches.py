@@ -101,7 +101,10 @@ def test_explainer_offers_a_window_search_and_number_instead_of_every_example(ap
     assert at.query_params["uid"] in ([ds.uids[9]], ds.uids[9])
 
     at.selectbox(key="explainer.index").set_value(11).run()
-    assert at.number_input(key="explainer.number").value == 12 and at.query_params["uid"] in ([ds.uids[11]], ds.uids[11])
+    assert at.number_input(key="explainer.number").value == 12 and at.query_params["uid"] in (
+        [ds.uids[11]],
+        ds.uids[11],
+    )
 
     # a search lists the matches (the current example stays first so the picker can show it)
     query = " TECH-003/ "
@@ -160,7 +163,9 @@ def test_compare_never_shares_a_result_between_two_stores_at_the_same_version(ap
 def test_picker_window_and_matches():
     from ragviz.ui.picker import matching_rows, picker_options, window_rows
 
-    assert window_rows(0, 10, 2) == [0, 1, 2] and window_rows(9, 10, 2) == [7, 8, 9] and window_rows(5, 10, 1) == [4, 5, 6]
+    assert (
+        window_rows(0, 10, 2) == [0, 1, 2] and window_rows(9, 10, 2) == [7, 8, 9] and window_rows(5, 10, 1) == [4, 5, 6]
+    )
     uids = ["a/X-1/m", "b/x-12/m", "c/y/m", "d/x-1/n"]
     assert matching_rows(uids, " x-1") == ([0, 1, 3], 3)
     assert matching_rows(uids, "x-1", limit=2) == ([0, 1], 3)

@@ -54,7 +54,10 @@ def test_override_relevance_and_support_change_metrics_exactly_and_undo_restores
     assert at.query_params["uid"] == ML
     # the worked example: relevance 4/6, utilization 3/6, completeness 0.75, adherence 0
     assert metrics(at) == {
-        "Relevance": ("0.667", ""), "Utilization": ("0.500", ""), "Completeness": ("0.750", ""), "Adherence": ("0.000", ""),
+        "Relevance": ("0.667", ""),
+        "Utilization": ("0.500", ""),
+        "Completeness": ("0.750", ""),
+        "Adherence": ("0.000", ""),
     }
     assert "relevance = |R| / N = 4 / 6" in html_text(at)
 
@@ -91,7 +94,10 @@ def test_override_relevance_and_support_change_metrics_exactly_and_undo_restores
     assert metrics(at)["Relevance"] == ("0.833", "+0.167")
     button(at, "review.undo").click().run()
     assert metrics(at) == {
-        "Relevance": ("0.667", ""), "Utilization": ("0.500", ""), "Completeness": ("0.750", ""), "Adherence": ("0.000", ""),
+        "Relevance": ("0.667", ""),
+        "Utilization": ("0.500", ""),
+        "Completeness": ("0.750", ""),
+        "Adherence": ("0.000", ""),
     }
 
 
@@ -155,7 +161,7 @@ def test_next_previous_and_filters(app_env):
     while not button(at, "review.next").disabled:
         button(at, "review.next").click().run()
         seen.append(at.query_params["uid"])
-    assert seen[-len(zero):] == zero[-len(seen):] and set(seen) <= set(zero)
+    assert seen[-len(zero) :] == zero[-len(seen) :] and set(seen) <= set(zero)
     assert f"of {len(zero)} match" in html_text(at)
 
     at.toggle(key="review.f_adherence0").set_value(False).run()

@@ -32,8 +32,13 @@ PUBLISHED = {
     "msmarco": (0.654, 0.229, 0.108, 0.646, 0.259, 0.625, 0.610),
 }
 KEYS = (
-    "gpt35_hallucination_auroc", "gpt35_relevance_rmse", "gpt35_utilization_rmse",
-    "ragas_hallucination_auroc", "ragas_relevance_rmse", "trulens_hallucination_auroc", "trulens_relevance_rmse",
+    "gpt35_hallucination_auroc",
+    "gpt35_relevance_rmse",
+    "gpt35_utilization_rmse",
+    "ragas_hallucination_auroc",
+    "ragas_relevance_rmse",
+    "trulens_hallucination_auroc",
+    "trulens_relevance_rmse",
 )
 
 
@@ -78,7 +83,9 @@ def test_human_correction_changes_the_table(tmp_path, ragbench_dataset):
         for key in ex.response_keys():
             f = support_field(key)
             old = field_value(current, f) or {"supported": None, "supporting_keys": [], "explanation": ""}
-            changes.append(Change(f, old, {**old, "supported": True, "supporting_keys": old["supporting_keys"] or ["0a"]}))
+            changes.append(
+                Change(f, old, {**old, "supported": True, "supporting_keys": old["supporting_keys"] or ["0a"]})
+            )
         store.record(ex.uid, "ann", changes)
         report = {r["dataset"]: r for r in agreement_report(ds, "human", store)}
 
@@ -96,7 +103,11 @@ def test_human_correction_changes_the_table(tmp_path, ragbench_dataset):
     assert round(report["hotpotqa_test"]["gpt35_hallucination_auroc"], 3) == PUBLISHED["hotpotqa"][0]
     judge = report["covidqa_test"]["judge_agreement"]
     # reference = human (adherent), candidate = judge (not adherent): one false negative
-    assert judge["n"] == 1 and judge["adherent_fn"] == 1 and judge["adherent_tp"] == judge["adherent_fp"] == judge["adherent_tn"] == 0
+    assert (
+        judge["n"] == 1
+        and judge["adherent_fn"] == 1
+        and judge["adherent_tp"] == judge["adherent_fp"] == judge["adherent_tn"] == 0
+    )
     assert judge["adherence_accuracy"] == 0.0
     assert report["hotpotqa_test"]["judge_agreement"]["n"] == 0
 
@@ -105,7 +116,14 @@ def _cli(*args: str, env_db: Path | None = None) -> subprocess.CompletedProcess:
     env = {"PATH": "/usr/bin:/bin", "HOME": str(env_db.parent if env_db else ROOT)}
     if env_db:
         env["RAGVIZ_DB"] = str(env_db)
-    return subprocess.run([sys.executable, "-m", "ragviz", "agreement", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "ragviz", "agreement", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 @pytest.mark.conformance

@@ -73,7 +73,7 @@ def test_a_person_reviews_and_exports(streamlit_server, page, tmp_path, screensh
     expect()(metric_value(page, "Adherence")).to_have_text("0.000")
     expect()(metric_value(page, "Relevance")).to_have_text("0.667")
     assert page.locator(".rv-doc").count() == 2
-    assert page.locator('.rv-linked').count() == 0  # c, selected by default, has no supporting key
+    assert page.locator(".rv-linked").count() == 0  # c, selected by default, has no supporting key
     click_support(page, "✓ supported")
     expect()(metric_value(page, "Adherence")).to_have_text("1.000")
     expect()(page.locator('[data-testid="stMetric"]').filter(has_text="Adherence")).to_contain_text("+1.000")

@@ -43,7 +43,10 @@ def test_metrics_reproduces_stored_scores_for_a_shard(tmp_path):
         assert rec["id"] == row["id"] and rec["dataset"] == row["dataset_name"]
         assert rec["generation_model"] == row["generation_model_name"]
         assert (rec["relevance"], rec["utilization"], rec["completeness"]) == (
-            row["relevance_score"], row["utilization_score"], row["completeness_score"])
+            row["relevance_score"],
+            row["utilization_score"],
+            row["completeness_score"],
+        )
         assert rec["adherence"] == (1.0 if row["adherence_score"] else 0.0)
     assert "emanual_test" in out.stderr and "ALL" in out.stderr  # the per-dataset summary
 
@@ -53,14 +56,31 @@ def test_metrics_over_a_directory_of_shards_writes_csv(tmp_path):
     out = ragviz("metrics", str(shard("covidqa").parents[1]), "--format", "csv", "-o", str(tmp_path / "m.csv"))
     assert out.returncode == 0, out.stderr
     lines = (tmp_path / "m.csv").read_text().splitlines()
-    assert lines[0].split(",")[:7] == ["id", "dataset", "generation_model", "relevance", "utilization", "completeness", "adherence"]
+    assert lines[0].split(",")[:7] == [
+        "id",
+        "dataset",
+        "generation_model",
+        "relevance",
+        "utilization",
+        "completeness",
+        "adherence",
+    ]
     assert len(lines) == 1 + 2896
 
 
 def test_metrics_to_stdout_and_unlabeled_rows_are_null(tmp_path):
     raw = tmp_path / "raw.jsonl"
-    raw.write_text(json.dumps({"id": "u1", "question": "What is 2+2?", "documents": ["Two plus two is four. It is basic."],
-                               "response": "It is four."}) + "\n")
+    raw.write_text(
+        json.dumps(
+            {
+                "id": "u1",
+                "question": "What is 2+2?",
+                "documents": ["Two plus two is four. It is basic."],
+                "response": "It is four.",
+            }
+        )
+        + "\n"
+    )
     out = ragviz("metrics", str(raw))
     assert out.returncode == 0, out.stderr
     rec = json.loads(out.stdout.splitlines()[0])
@@ -93,11 +113,13 @@ def test_validate_sample_data_is_loadable():
 
 
 def test_cli_never_imports_streamlit():
-    code = ("import sys, contextlib, io\n"
-            "from ragviz.cli import main\n"
-            "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
-            "    rc = main(['metrics', sys.argv[1]])\n"
-            "assert rc == 0, rc\n"
-            "assert 'streamlit' not in sys.modules, 'streamlit imported'\n")
+    code = (
+        "import sys, contextlib, io\n"
+        "from ragviz.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+        "    rc = main(['metrics', sys.argv[1]])\n"
+        "assert rc == 0, rc\n"
+        "assert 'streamlit' not in sys.modules, 'streamlit imported'\n"
+    )
     out = subprocess.run([sys.executable, "-c", code, str(SAMPLE)], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr

@@ -45,7 +45,11 @@ def test_columnar_records_equal_per_example_scores(ragbench):
         s = example_trace(ragbench.example(i))
         r = records[i]
         assert (r["relevance"], r["utilization"], r["completeness"], r["adherence"]) == (
-            s.relevance, s.utilization, s.completeness, s.adherence)
+            s.relevance,
+            s.utilization,
+            s.completeness,
+            s.adherence,
+        )
         assert r["id"] == ragbench.ids[i]
 
 
@@ -58,8 +62,16 @@ def test_gpt4_turbo_rows_without_fully_supported_derive_adherence_from_keys(ragb
     whose stored unsupported list agrees with the per-sentence details the derivation gives the
     stored adherence."""
     checked = 0
-    for i, row in enumerate(ragbench.iter_rows(["annotating_model_name", "sentence_support_information",
-                                                "unsupported_response_sentence_keys", "adherence_score"])):
+    for i, row in enumerate(
+        ragbench.iter_rows(
+            [
+                "annotating_model_name",
+                "sentence_support_information",
+                "unsupported_response_sentence_keys",
+                "adherence_score",
+            ]
+        )
+    ):
         info = row["sentence_support_information"] or []
         if not info or any(e["fully_supported"] is not None for e in info):
             continue

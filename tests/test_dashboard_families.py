@@ -57,16 +57,22 @@ def test_family_records_follow_the_current_labels(sample, tmp_path):
         before = {r["uid"]: r for r in family_view(ds, examples, "human", store, TONIC).records}
         assert before[ML]["retrieval_precision"] == example_tonic(ex, ex.labels).retrieval_precision == 1.0
         # a person says nothing in document 1 is relevant, and that kb-40 is not a gold id
-        store.record(ML, "tester", [
-            Change("relevant_keys", list(ex.labels.relevant_keys), ["0b", "0c"]),
-            Change("relevant_ids", None, ["kb-12"]),
-        ])
+        store.record(
+            ML,
+            "tester",
+            [
+                Change("relevant_keys", list(ex.labels.relevant_keys), ["0b", "0c"]),
+                Change("relevant_ids", None, ["kb-12"]),
+            ],
+        )
         current = store.current_labels(ex, "tester")
         tonic = {r["uid"]: r for r in family_view(ds, examples, "human", store, TONIC).records}
         assert tonic[ML]["retrieval_precision"] == example_tonic(ex, current).retrieval_precision == 0.5
         retrieval = family_view(ds, examples, "tester", store, RETRIEVAL, ks=(1, 2))
         ml = [r for r in retrieval.records if r["uid"] == ML]
-        assert ml == [{"uid": ML, "dataset": ex.dataset, "system": "default", **example_retrieval(ex, (1, 2), current)["default"]}]
+        assert ml == [
+            {"uid": ML, "dataset": ex.dataset, "system": "default", **example_retrieval(ex, (1, 2), current)["default"]}
+        ]
         assert ml[0]["recall@2"] == 1.0 and ml[0]["precision@2"] == 0.5
         assert retrieval.metrics[:2] == ("mrr", "recall@1") and retrieval.systems == ("default",)
         # every other example keeps the judge's labels
@@ -79,7 +85,11 @@ def test_answer_family_and_unlabeled_rows(sample):
     ds, examples = sample
     records = family_records(examples, {}, ANSWER)
     assert len(records) == len(ds)
-    assert records[0] == {"uid": examples[0].uid, "dataset": examples[0].dataset, **example_answer(examples[0]).as_dict()}
+    assert records[0] == {
+        "uid": examples[0].uid,
+        "dataset": examples[0].dataset,
+        **example_answer(examples[0]).as_dict(),
+    }
     tonic = family_records(examples, {}, TONIC)
     assert all(r["retrieval_precision"] is None for r in tonic)  # nobody's labels: unlabeled
     with pytest.raises(ValueError, match="unknown metric family"):
@@ -94,7 +104,14 @@ def test_means_per_retrieval_system_never_mix_systems():
         {"uid": "b", "dataset": "s2", "system": "dense", "mrr": 0.5},
     ]
     means = {r["dataset"]: r["mean"] for r in family_means(records, ["mrr"], n_resamples=50)}
-    assert means == {"s1 · bm25": 1.0, "s2 · bm25": 0.5, "ALL · bm25": 0.75, "s1 · dense": 0.0, "s2 · dense": 0.5, "ALL · dense": 0.25}
+    assert means == {
+        "s1 · bm25": 1.0,
+        "s2 · bm25": 0.5,
+        "ALL · bm25": 0.75,
+        "s1 · dense": 0.0,
+        "s2 · dense": 0.5,
+        "ALL · dense": 0.25,
+    }
     one = family_means([r for r in records if r["system"] == "bm25"], ["mrr"], n_resamples=50)
     assert [r["dataset"] for r in one] == ["s1", "s2", "ALL"]
 
@@ -148,14 +165,23 @@ def test_cli_agreement_annotators_prints_the_same_figures(sample, tmp_path):
     record_two_annotators(db, examples[ds.index_of(ML)])
     out = subprocess.run(
         [sys.executable, "-m", "ragviz", "agreement", str(SAMPLE), "--db", str(db), "--annotators"],
-        capture_output=True, text=True, cwd=ROOT, timeout=120,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
     )
     assert out.returncode == 0, out.stderr
     figures = json.loads(out.stdout)
     assert figures["annotators"] == {"alice": 1, "bob": 1}
     relevant = next(p for p in figures["pairs"] if p["label"] == "relevant")
-    assert relevant == {"a": "alice", "b": "bob", "label": "relevant", "n_examples": 1, "n_decisions": 6,
-                        "cohen_kappa": pytest.approx(2 / 3)}
+    assert relevant == {
+        "a": "alice",
+        "b": "bob",
+        "label": "relevant",
+        "n_examples": 1,
+        "n_decisions": 6,
+        "cohen_kappa": pytest.approx(2 / 3),
+    }
     assert next(m for m in figures["overall"] if m["label"] == "relevant")["fleiss_kappa"] == pytest.approx(46 / 70)
     with LabelStore(db) as store:
         assert figures == annotator_agreement(ds, examples, store).as_dict()

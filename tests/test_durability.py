@@ -40,7 +40,11 @@ def _spawn(db: Path, annotator: str, n: int) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.Popen(
         [sys.executable, "-c", WRITER, str(db), annotator, str(n)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=ROOT,
     )
 
 
@@ -100,7 +104,10 @@ def test_two_processes_write_at_once(tmp_path):
             assert len(store.reviewed_uids(name)) == 50
             # the last decision on q0 of each annotator is its current value
             last_i = max(i for i in range(n) if i % 50 == 0)
-            assert store.changes("toy/q0/gen", name)[-2:] == [("relevant_keys", [f"0a{last_i}"]), ("review", "reviewed")]
+            assert store.changes("toy/q0/gen", name)[-2:] == [
+                ("relevant_keys", [f"0a{last_i}"]),
+                ("review", "reviewed"),
+            ]
 
 
 def test_a_writer_holding_the_lock_makes_others_wait_not_fail(tmp_path):

@@ -37,14 +37,21 @@ ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
 def example(**kw) -> Example:
     docs = ((Sentence("0a", "A."), Sentence("0b", "B.")), (Sentence("1a", "C."),), (Sentence("2a", "D."),))
     base = dict(
-        id="x", dataset="toy", question="q?", documents=("A. B.", "C.", "D."), document_sentences=docs,
-        response="The cat sat. It sat.", response_sentences=(Sentence("a", "The cat sat."), Sentence("b", "It sat.")),
+        id="x",
+        dataset="toy",
+        question="q?",
+        documents=("A. B.", "C.", "D."),
+        document_sentences=docs,
+        response="The cat sat. It sat.",
+        response_sentences=(Sentence("a", "The cat sat."), Sentence("b", "It sat.")),
     )
     return Example(**{**base, **kw})
 
 
 def test_tonic_counts_and_why():
-    labels = Labels(relevant_keys=("0b", "2a"), utilized_keys=("0a",), unsupported_keys=("b",), provenance=Provenance("llm", "j"))
+    labels = Labels(
+        relevant_keys=("0b", "2a"), utilized_keys=("0a",), unsupported_keys=("b",), provenance=Provenance("llm", "j")
+    )
     ex = example(labels=labels)
     expl = tonic_explanation(ex, labels)
     assert expl.scores == example_tonic(ex, labels)
@@ -61,7 +68,9 @@ def test_tonic_counts_and_why():
     expl = tonic_explanation(ex, by_person)
     assert expl.relevant_source == BY_PERSON and expl.chunks[1].relevant_why == BY_PERSON
     assert expl.scores.retrieval_precision == pytest.approx(1 / 3) == example_tonic(ex, by_person).retrieval_precision
-    from_data = tonic_explanation(example(extra={"chunk_utilized": [False, False, True], "answer_similarity": 4.0}), labels)
+    from_data = tonic_explanation(
+        example(extra={"chunk_utilized": [False, False, True], "answer_similarity": 4.0}), labels
+    )
     assert from_data.used_source == FROM_DATA and from_data.similarity_source == FROM_DATA
     overall = next(t for t in from_data.terms if t.metric == "overall")
     assert "4.000/5" in overall.filled and overall.value == from_data.scores.overall
@@ -69,16 +78,26 @@ def test_tonic_counts_and_why():
 
 def test_retrieval_per_system_filled_formulas():
     ex = example(
-        retrieved_ids=("d9",), relevant_ids=("d1", "d2", "d3"),
-        extra={"retrieved_ids_by_system": {"bm25": ["x", "d2", "x", "d1"], "dense": ["d3"]}, "relevant_grades": [1, 2, 1]},
+        retrieved_ids=("d9",),
+        relevant_ids=("d1", "d2", "d3"),
+        extra={
+            "retrieved_ids_by_system": {"bm25": ["x", "d2", "x", "d1"], "dense": ["d3"]},
+            "relevant_grades": [1, 2, 1],
+        },
     )
     out = {e.system: e for e in retrieval_explanations(ex, None, 3)}
     assert list(out) == ["bm25", "dense"]
     bm25 = out["bm25"]
     assert [(x.rank, x.doc_id, x.relevant, x.in_top_k) for x in bm25.ranking] == [
-        (1, "x", False, True), (2, "d2", True, True), (3, "d1", True, True),
+        (1, "x", False, True),
+        (2, "d2", True, True),
+        (3, "d1", True, True),
     ]  # the repeated x counts once
-    assert bm25.scores == example_retrieval(ex, (3,))["bm25"] == retrieval_scores(["x", "d2", "x", "d1"], {"d1": 1, "d2": 2, "d3": 1}, (3,))
+    assert (
+        bm25.scores
+        == example_retrieval(ex, (3,))["bm25"]
+        == retrieval_scores(["x", "d2", "x", "d1"], {"d1": 1, "d2": 2, "d3": 1}, (3,))
+    )
     terms = {t.metric: t for t in bm25.terms}
     assert terms["mrr"].filled == "1 / 2" and terms["mrr"].value == 0.5
     assert terms["recall@3"].filled == "2 / 3" and terms["precision@3"].filled == "2 / 3"
@@ -110,7 +129,11 @@ def test_family_html_escapes_data_text():
     evil = "<img src=x onerror=alert(1)>"
     ex = example(retrieved_ids=(evil, "ok"), relevant_ids=(evil,), response=evil, reference_answer=evil)
     labels = Labels(relevant_keys=("0a",), provenance=Provenance("llm", "j"))
-    out = tonic_html(tonic_explanation(ex, labels)) + retrieval_html(retrieval_explanations(ex, labels, 1)[0]) + answer_html(answer_explanation(ex))
+    out = (
+        tonic_html(tonic_explanation(ex, labels))
+        + retrieval_html(retrieval_explanations(ex, labels, 1)[0])
+        + answer_html(answer_explanation(ex))
+    )
     assert "<img" not in out and html.escape(evil) in out
 
 
@@ -137,16 +160,24 @@ def test_explainer_page_shows_families_judge_vs_human(app_env):
     assert len(answer) == 1 and "P = 10/47, R = 10/17" in answer[0]
 
     with LabelStore(app_env["db"]) as store:  # a person: document 1 not relevant, only kb-40 is a gold id
-        store.record(ML, "tester", [
-            Change("relevant_keys", list(ex.labels.relevant_keys), ["0b", "0c"]),
-            Change("relevant_ids", None, ["kb-40"]),
-        ])
+        store.record(
+            ML,
+            "tester",
+            [
+                Change("relevant_keys", list(ex.labels.relevant_keys), ["0b", "0c"]),
+                Change("relevant_ids", None, ["kb-40"]),
+            ],
+        )
     at.run()
     judge_tonic, human_tonic = blocks(at, "rv-tonic")
-    assert "<code>2 / 2</code>" in judge_tonic and "<code>1 / 2</code>" in human_tonic and "no relevant sentence" in human_tonic
+    assert (
+        "<code>2 / 2</code>" in judge_tonic
+        and "<code>1 / 2</code>" in human_tonic
+        and "no relevant sentence" in human_tonic
+    )
     judge_ret, human_ret = blocks(at, "rv-retrieval")
     assert "<code>1 / 1</code>" in judge_ret  # MRR: kb-12 at rank 1
-    assert "<code>1 / 2</code>" in human_ret and "data-metric=\"mrr\"" in human_ret  # MRR: kb-40 at rank 2
+    assert "<code>1 / 2</code>" in human_ret and 'data-metric="mrr"' in human_ret  # MRR: kb-40 at rank 2
 
     at.selectbox(key="explainer.k").set_value(3).run()
     assert not at.exception

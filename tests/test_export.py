@@ -53,7 +53,11 @@ def _edit(store, example, annotator):
     """A realistic session on one example: toggle a relevant key, flip one sentence's support."""
     cur = store.current_labels(example, annotator)
     key = example.context_keys()[-1]
-    store.record(example.uid, annotator, [Change("relevant_keys", field_value(cur, "relevant_keys"), toggle_key(cur.relevant_keys, key))])
+    store.record(
+        example.uid,
+        annotator,
+        [Change("relevant_keys", field_value(cur, "relevant_keys"), toggle_key(cur.relevant_keys, key))],
+    )
     rkey = example.response_keys()[0]
     old = field_value(store.current_labels(example, annotator), support_field(rkey))
     new = {"supported": False, "supporting_keys": [], "explanation": "checked by hand"}
@@ -176,12 +180,23 @@ def test_unlabeled_example_round_trip(tmp_path):
 
         ex = dataset.example(0)
         store.record(ex.uid, "ann", [Change("relevant_keys", [], ["0a"]), Change("utilized_keys", [], ["0a"])])
-        store.record(ex.uid, "ann", [Change(support_field("a"), None, {"supported": True, "supporting_keys": ["0a"], "explanation": ""}),
-                                     Change(support_field("b"), None, {"supported": True, "supporting_keys": ["0b"], "explanation": ""})])
+        store.record(
+            ex.uid,
+            "ann",
+            [
+                Change(support_field("a"), None, {"supported": True, "supporting_keys": ["0a"], "explanation": ""}),
+                Change(support_field("b"), None, {"supported": True, "supporting_keys": ["0b"], "explanation": ""}),
+            ],
+        )
         rows = export_rows(dataset, store, "ann")
         row = rows[0]
         assert row["label_source"] == "human" and row["my_extra"] == 7
-        assert (row["relevance_score"], row["utilization_score"], row["completeness_score"], row["adherence_score"]) == (0.5, 0.5, 1.0, True)
+        assert (
+            row["relevance_score"],
+            row["utilization_score"],
+            row["completeness_score"],
+            row["adherence_score"],
+        ) == (0.5, 0.5, 1.0, True)
         assert row[LLM_PREFIX + "all_relevant_sentence_keys"] is None
         for data in (export_bytes(dataset, store, "ann", "jsonl"), export_bytes(dataset, store, "ann", "parquet")):
             if data.startswith(b"PAR1"):
@@ -201,7 +216,17 @@ def test_metrics_csv_matches_trace(tmp_path):
         store.record(ex.uid, "ann", [Change("relevant_keys", [], ["0a", "0b"]), Change("utilized_keys", [], ["0b"])])
         text = metrics_csv(dataset, store, "ann")
         records = list(csv.DictReader(io.StringIO(text)))
-        assert list(records[0]) == ["id", "dataset", "generation_model", "relevance", "utilization", "completeness", "adherence", "trace_mean", "label_source"]
+        assert list(records[0]) == [
+            "id",
+            "dataset",
+            "generation_model",
+            "relevance",
+            "utilization",
+            "completeness",
+            "adherence",
+            "trace_mean",
+            "label_source",
+        ]
         assert records[0]["relevance"] == "" and records[0]["label_source"] == ""
         expected = trace_scores(store.current_labels(ex, "ann"), 2)
         assert records[1]["id"] == "u2" and float(records[1]["completeness"]) == expected.completeness == 0.5
@@ -217,7 +242,12 @@ def test_metrics_csv_matches_trace(tmp_path):
 def _db_with_two_annotators(tmp_path):
     dataset = _unlabeled_dataset(tmp_path)
     data = tmp_path / "mine.jsonl"
-    data.write_text("".join(json.dumps(r) + "\n" for r in dataset.iter_rows([c for c in dataset.table.column_names if not c.startswith("_")])))
+    data.write_text(
+        "".join(
+            json.dumps(r) + "\n"
+            for r in dataset.iter_rows([c for c in dataset.table.column_names if not c.startswith("_")])
+        )
+    )
     db = tmp_path / "l.db"
     with LabelStore(db) as store:
         store.register_source(str(data))
@@ -265,7 +295,12 @@ def test_ragviz_export_cli_as_a_user_runs_it(tmp_path):
     db = _db_with_two_annotators(tmp_path)
     root = Path(__file__).resolve().parents[1]
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root), "HOME": str(tmp_path)}
-    run = lambda *a: subprocess.run([sys.executable, "-m", "ragviz", "export", *a], capture_output=True, text=True, env=env, cwd=tmp_path)
+
+    def run(*a):
+        return subprocess.run(
+            [sys.executable, "-m", "ragviz", "export", *a], capture_output=True, text=True, env=env, cwd=tmp_path
+        )
+
     done = run("--db", str(db), "-o", "out.parquet")
     assert done.returncode == 2 and "alice, bob" in done.stderr and "Traceback" not in done.stderr
     env["RAGVIZ_DB"] = str(db)

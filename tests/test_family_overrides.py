@@ -86,7 +86,9 @@ def test_metric_functions_use_the_overrides_when_set():
     labels = ex.labels.replace(relevant_ids=("kb-311", "kb-214"))
     assert example_gold(ex, labels) == {"kb-311": 1, "kb-214": 2}  # graded weight kept
     assert example_retrieval(ex, (1,), labels)["default"]["mrr"] == 1.0
-    assert example_retrieval(ex, (3,), labels.replace(relevant_ids=("kb-311",)))["default"]["mrr"] == pytest.approx(1 / 3)
+    assert example_retrieval(ex, (3,), labels.replace(relevant_ids=("kb-311",)))["default"]["mrr"] == pytest.approx(
+        1 / 3
+    )
 
     plain = example_tonic(ex)
     direct = example_tonic(ex, ex.labels.replace(chunk_relevant=(False, False, True), answer_similarity=5.0))
@@ -115,12 +117,16 @@ def test_export_reload_round_trips_every_override(tmp_path):
     ds = loaded.dataset
     ex = ds.example(0)
     store = LabelStore(tmp_path / "s.db")
-    store.record(ex.uid, "ann", [
-        Change(RELEVANT_IDS_FIELD, None, ["kb-311"]),
-        Change(SIMILARITY_FIELD, None, 4.0),
-        Change(CHUNK_RELEVANT_FIELD, None, [False, True, True]),
-        Change(CHUNK_UTILIZED_FIELD, None, [True, False, False]),
-    ])
+    store.record(
+        ex.uid,
+        "ann",
+        [
+            Change(RELEVANT_IDS_FIELD, None, ["kb-311"]),
+            Change(SIMILARITY_FIELD, None, 4.0),
+            Change(CHUNK_RELEVANT_FIELD, None, [False, True, True]),
+            Change(CHUNK_UTILIZED_FIELD, None, [True, False, False]),
+        ],
+    )
     current = store.current_labels(ex, "ann")
     for fmt in ("jsonl", "parquet"):
         out = export_bytes(ds, store, "ann", fmt)

@@ -44,11 +44,21 @@ from tests.openai_stub_server import prompt_parts, valid_answer
 
 
 def example(question: str = "Why is the sky blue?") -> Example:
-    docs = ((Sentence("0a", "Rayleigh scattering\nscatters blue light."), Sentence("0b", "The sun is white.")),
-            (Sentence("1a", "Unrelated <b>html</b>."),))
+    docs = (
+        (Sentence("0a", "Rayleigh scattering\nscatters blue light."), Sentence("0b", "The sun is white.")),
+        (Sentence("1a", "Unrelated <b>html</b>."),),
+    )
     resp = (Sentence("a", "Blue light scatters more."), Sentence("b", "So the sky looks blue."))
-    return Example(id="1", dataset="t", question=question, documents=("x", "y"), document_sentences=docs,
-                   response="r", response_sentences=resp, generation_model="g")
+    return Example(
+        id="1",
+        dataset="t",
+        question=question,
+        documents=("x", "y"),
+        document_sentences=docs,
+        response="r",
+        response_sentences=resp,
+        generation_model="g",
+    )
 
 
 def answer(**changes) -> dict:
@@ -80,14 +90,26 @@ def test_content_hash_covers_what_the_prompt_shows_only():
     assert content_hash(a) == content_hash(a.with_labels(None).__class__(**{**a.__dict__, "generation_model": "other"}))
     changed = a.__class__(**{**a.__dict__, "response_sentences": (Sentence("a", "Different."),)})
     assert content_hash(changed) != content_hash(a)
-    assert len({cache_key("m", "u", PROMPT_VERSION, content_hash(a)), cache_key("m2", "u", PROMPT_VERSION, content_hash(a)),
-                cache_key("m", "u2", PROMPT_VERSION, content_hash(a)), cache_key("m", "u", "v0", content_hash(a))}) == 4
+    assert (
+        len(
+            {
+                cache_key("m", "u", PROMPT_VERSION, content_hash(a)),
+                cache_key("m2", "u", PROMPT_VERSION, content_hash(a)),
+                cache_key("m", "u2", PROMPT_VERSION, content_hash(a)),
+                cache_key("m", "u", "v0", content_hash(a)),
+            }
+        )
+        == 4
+    )
 
 
 def test_valid_answer_parses_to_labels_with_provenance():
     labels = parse_judge_output(json.dumps(answer()), example(), PROV)
     assert labels.relevant_keys == ("0a", "0b") and labels.utilized_keys == ("0a",)
-    assert [(s.key, s.supported, s.supporting_keys) for s in labels.support] == [("a", True, ("0a",)), ("b", True, ("0a",))]
+    assert [(s.key, s.supported, s.supporting_keys) for s in labels.support] == [
+        ("a", True, ("0a",)),
+        ("b", True, ("0a",)),
+    ]
     assert labels.provenance == PROV and labels.unsupported_keys is None
 
 
@@ -189,12 +211,33 @@ def test_prices():
 
 def test_estimate_and_selection(tmp_path):
     rows = [
-        {"id": "1", "question": "q1", "documents": ["d"], "documents_sentences": [[["0a", "s"]]], "response": "r",
-         "response_sentences": [["a", "r"]], "all_relevant_sentence_keys": ["0a"]},
-        {"id": "2", "question": "q2", "documents": ["d"], "documents_sentences": [[["0a", "s"]]], "response": "r",
-         "response_sentences": [["a", "r"]], "all_relevant_sentence_keys": None},
-        {"id": "3", "question": "q3", "documents": ["d"], "documents_sentences": [[["0a", "s"]]], "response": "r",
-         "response_sentences": [["a", "r"]], "all_relevant_sentence_keys": None},
+        {
+            "id": "1",
+            "question": "q1",
+            "documents": ["d"],
+            "documents_sentences": [[["0a", "s"]]],
+            "response": "r",
+            "response_sentences": [["a", "r"]],
+            "all_relevant_sentence_keys": ["0a"],
+        },
+        {
+            "id": "2",
+            "question": "q2",
+            "documents": ["d"],
+            "documents_sentences": [[["0a", "s"]]],
+            "response": "r",
+            "response_sentences": [["a", "r"]],
+            "all_relevant_sentence_keys": None,
+        },
+        {
+            "id": "3",
+            "question": "q3",
+            "documents": ["d"],
+            "documents_sentences": [[["0a", "s"]]],
+            "response": "r",
+            "response_sentences": [["a", "r"]],
+            "all_relevant_sentence_keys": None,
+        },
     ]
     ds = Dataset.from_rows(rows, "t", "t.jsonl")
     assert unlabeled_indices(ds) == [1, 2]
@@ -216,9 +259,24 @@ def test_estimate_and_selection(tmp_path):
         assert (est.calls, est.n_cached) == (3, 0) and est.cost_usd > 0
         labels = parse_judge_output(json.dumps(valid_answer(["0a"], ["a"])), examples[0], PROV)
         key = cache_key(settings.model, settings.endpoint, PROMPT_VERSION, content_hash(examples[0]))
-        cache.put_many([PendingAnswer(key, "gpt-4o-mini", settings.endpoint, PROMPT_VERSION, content_hash(examples[0]),
-                                      examples[0].uid, labels, "{}", 10, 5, None)],
-                       [PendingFailure(None, examples[1].uid, "k", "boom", "raw", 1)])
+        cache.put_many(
+            [
+                PendingAnswer(
+                    key,
+                    "gpt-4o-mini",
+                    settings.endpoint,
+                    PROMPT_VERSION,
+                    content_hash(examples[0]),
+                    examples[0].uid,
+                    labels,
+                    "{}",
+                    10,
+                    5,
+                    None,
+                )
+            ],
+            [PendingFailure(None, examples[1].uid, "k", "boom", "raw", 1)],
+        )
         assert estimate_run(examples, settings, cache).calls == 2
         assert cache.get(key).labels == labels and cache.latest_labels(examples[0].uid) == labels
         assert [f.error for f in cache.failures()] == ["boom"]
@@ -242,8 +300,12 @@ def test_request_body_is_compact_utf8_json_of_the_chat_request():
     settings = JudgeSettings(model="m", base_url="http://127.0.0.1:1/v1", temperature=0.0)
     messages = build_messages(example("Warum ist der Himmel blau? \u2014 \U0001f30d"))
     data = request_body(settings, messages, {"response_format": RESPONSE_FORMAT_JSON_SCHEMA})
-    assert json.loads(data) == {"model": "m", "messages": messages, "response_format": RESPONSE_FORMAT_JSON_SCHEMA,
-                                "temperature": 0.0}
+    assert json.loads(data) == {
+        "model": "m",
+        "messages": messages,
+        "response_format": RESPONSE_FORMAT_JSON_SCHEMA,
+        "temperature": 0.0,
+    }
     assert "\u2014 \U0001f30d".encode() in data and b'","' in data and b'", "' not in data
     no_temperature = JudgeSettings(model="m", base_url="http://127.0.0.1:1/v1", temperature=None)
     assert "temperature" not in json.loads(request_body(no_temperature, messages, {}))
@@ -255,6 +317,12 @@ def test_completion_fields_of_chat_completions_and_other_json():
     assert _completion_fields(ok) == ("{}", usage)
     refusal = {"choices": [{"message": {"role": "assistant", "content": None, "refusal": "no"}}]}
     assert _completion_fields(refusal) == ("", {})
-    for not_chat in ([], "text", {"object": "list", "data": []}, {"choices": []}, {"choices": ["x"]},
-                     {"choices": [{"message": "x"}]}):
+    for not_chat in (
+        [],
+        "text",
+        {"object": "list", "data": []},
+        {"choices": []},
+        {"choices": ["x"]},
+        {"choices": [{"message": "x"}]},
+    ):
         assert _completion_fields(not_chat) is None

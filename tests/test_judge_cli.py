@@ -28,19 +28,44 @@ def server():
 
 
 def env_with_key(tmp_path: Path) -> dict[str, str]:
-    env = {**os.environ, "OPENAI_API_KEY": KEY, "HOME": str(tmp_path / "home"), "RAGVIZ_DB": str(tmp_path / "default.db")}
+    env = {
+        **os.environ,
+        "OPENAI_API_KEY": KEY,
+        "HOME": str(tmp_path / "home"),
+        "RAGVIZ_DB": str(tmp_path / "default.db"),
+    }
     env.pop("CI_DEBUG", None)
     return env
 
 
 def label_args(server: StubServer, tmp_path: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "ragviz", "label", str(SAMPLE), "--model", "gpt-4o-mini", "--base-url", server.base_url,
-            "--db", str(tmp_path / "ragviz.db"), "-o", str(tmp_path / "out.jsonl"), *extra]
+    return [
+        sys.executable,
+        "-m",
+        "ragviz",
+        "label",
+        str(SAMPLE),
+        "--model",
+        "gpt-4o-mini",
+        "--base-url",
+        server.base_url,
+        "--db",
+        str(tmp_path / "ragviz.db"),
+        "-o",
+        str(tmp_path / "out.jsonl"),
+        *extra,
+    ]
 
 
 def run_label(server, tmp_path, *extra, env=None) -> subprocess.CompletedProcess:
-    return subprocess.run(label_args(server, tmp_path, *extra), capture_output=True, text=True, cwd=ROOT,
-                          env=env or env_with_key(tmp_path), timeout=120)
+    return subprocess.run(
+        label_args(server, tmp_path, *extra),
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env or env_with_key(tmp_path),
+        timeout=120,
+    )
 
 
 def sample_examples():
@@ -66,7 +91,9 @@ def test_label_writes_loadable_ragbench_jsonl_and_second_run_is_free(server, tmp
         expected = valid_answer(before.context_keys(), before.response_keys())
         assert after.uid == before.uid
         assert list(after.labels.relevant_keys) == expected["all_relevant_sentence_keys"]
-        assert [s.supported for s in after.labels.support] == [s["fully_supported"] for s in expected["sentence_support_information"]]
+        assert [s.supported for s in after.labels.support] == [
+            s["fully_supported"] for s in expected["sentence_support_information"]
+        ]
 
     again = run_label(server, tmp_path)
     assert again.returncode == 0, again.stderr
@@ -77,8 +104,13 @@ def test_label_writes_loadable_ragbench_jsonl_and_second_run_is_free(server, tmp
 def test_killed_run_resumes_with_only_the_missing_examples(server, tmp_path):
     server.latency = 0.25
     n = 10
-    proc = subprocess.Popen(label_args(server, tmp_path, "--limit", str(n), "--concurrency", "2"), cwd=ROOT,
-                            env=env_with_key(tmp_path), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        label_args(server, tmp_path, "--limit", str(n), "--concurrency", "2"),
+        cwd=ROOT,
+        env=env_with_key(tmp_path),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     db = tmp_path / "ragviz.db"
     deadline = time.monotonic() + 60
     done_before_kill = 0
@@ -133,12 +165,49 @@ def test_failures_are_reported_left_out_and_the_key_is_written_nowhere(server, t
 
 def test_bad_input_and_missing_key_are_clear_messages(server, tmp_path):
     env = env_with_key(tmp_path)
-    out = subprocess.run([sys.executable, "-m", "ragviz", "label", str(tmp_path / "nope.jsonl"), "--model", "m",
-                          "--base-url", server.base_url, "--db", str(tmp_path / "x.db"), "-o", str(tmp_path / "o.jsonl")],
-                         capture_output=True, text=True, cwd=ROOT, env=env, timeout=60)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ragviz",
+            "label",
+            str(tmp_path / "nope.jsonl"),
+            "--model",
+            "m",
+            "--base-url",
+            server.base_url,
+            "--db",
+            str(tmp_path / "x.db"),
+            "-o",
+            str(tmp_path / "o.jsonl"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=60,
+    )
     assert out.returncode == 2 and "nope.jsonl" in out.stderr and "Traceback" not in out.stderr
     env.pop("OPENAI_API_KEY")
-    out = subprocess.run([sys.executable, "-m", "ragviz", "label", str(SAMPLE), "--model", "m", "--db", str(tmp_path / "x.db"),
-                          "-o", str(tmp_path / "o.jsonl")], capture_output=True, text=True, cwd=ROOT, env=env, timeout=60)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ragviz",
+            "label",
+            str(SAMPLE),
+            "--model",
+            "m",
+            "--db",
+            str(tmp_path / "x.db"),
+            "-o",
+            str(tmp_path / "o.jsonl"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=60,
+    )
     assert out.returncode == 2 and "no API key: set OPENAI_API_KEY" in out.stderr and "Traceback" not in out.stderr
     assert server.requests == []

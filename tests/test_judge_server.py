@@ -28,9 +28,16 @@ def make_example(n: int, n_response: int = 3) -> Example:
         (Sentence("1a", "Another document."), Sentence("1b", "Unrelated text.")),
     )
     response = tuple(Sentence(chr(ord("a") + j), f"Claim {j} of answer {n}.") for j in range(n_response))
-    return Example(id=f"q{n}", dataset="stubset", question=f"What is topic {n}?", documents=("d0", "d1"),
-                   document_sentences=docs, response=" ".join(s.text for s in response), response_sentences=response,
-                   generation_model="gen")
+    return Example(
+        id=f"q{n}",
+        dataset="stubset",
+        question=f"What is topic {n}?",
+        documents=("d0", "d1"),
+        document_sentences=docs,
+        response=" ".join(s.text for s in response),
+        response_sentences=response,
+        generation_model="gen",
+    )
 
 
 @pytest.fixture
@@ -45,8 +52,17 @@ def db(tmp_path):
 
 
 def settings_for(server: StubServer, **overrides) -> JudgeSettings:
-    values = dict(model="gpt-4o-mini", base_url=server.base_url, api_key=KEY, concurrency=4, timeout=5.0,
-                  max_attempts=3, max_fix_attempts=2, backoff_base=0.01, backoff_max=0.05)
+    values = dict(
+        model="gpt-4o-mini",
+        base_url=server.base_url,
+        api_key=KEY,
+        concurrency=4,
+        timeout=5.0,
+        max_attempts=3,
+        max_fix_attempts=2,
+        backoff_base=0.01,
+        backoff_max=0.05,
+    )
     values.update(overrides)
     return JudgeSettings(**values)
 
@@ -204,8 +220,14 @@ def test_cancel_keeps_accepted_answers(server, db):
     examples = [make_example(i) for i in range(10)]
     with LabelStore(db) as store, JudgeCache(db) as cache:
         seen = []
-        summary = judge_examples(examples, settings_for(server, concurrency=1), cache, store,
-                                 on_progress=seen.append, should_cancel=lambda: len(seen) >= 3)
+        summary = judge_examples(
+            examples,
+            settings_for(server, concurrency=1),
+            cache,
+            store,
+            on_progress=seen.append,
+            should_cancel=lambda: len(seen) >= 3,
+        )
         assert summary.cancelled and summary.n_judged == 3
         assert cache.runs()[0].status == "cancelled"
         assert sum(store.judge_labels(e.uid) is not None for e in examples) == 3
@@ -254,6 +276,7 @@ def test_interrupt_from_progress_callback_keeps_accepted_answers(server, db):
     server.latency = 0.05
     examples = [make_example(i) for i in range(8)]
     with LabelStore(db) as store, JudgeCache(db) as cache:
+
         def on_progress(p):
             if p.done == 2:
                 raise Interrupt()

@@ -15,7 +15,9 @@ from ragviz.data.keys import (
 )
 
 
-@pytest.mark.parametrize(("nth", "expected"), [(1, "a"), (26, "z"), (27, "aa"), (52, "az"), (53, "ba"), (702, "zz"), (703, "aaa")])
+@pytest.mark.parametrize(
+    ("nth", "expected"), [(1, "a"), (26, "z"), (27, "aa"), (52, "az"), (53, "ba"), (702, "zz"), (703, "aaa")]
+)
 def test_nth_sentence_letters(nth, expected):
     assert letters(nth - 1) == expected
     assert response_key(nth - 1) == expected

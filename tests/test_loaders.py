@@ -32,8 +32,18 @@ def _row(i: int, **over) -> dict:
         "all_relevant_sentence_keys": ["0a", "1a"],
         "all_utilized_sentence_keys": ["0a"],
         "sentence_support_information": [
-            {"explanation": "x", "fully_supported": True, "response_sentence_key": "a", "supporting_sentence_keys": ["0a"]},
-            {"explanation": "y", "fully_supported": False, "response_sentence_key": "b", "supporting_sentence_keys": []},
+            {
+                "explanation": "x",
+                "fully_supported": True,
+                "response_sentence_key": "a",
+                "supporting_sentence_keys": ["0a"],
+            },
+            {
+                "explanation": "y",
+                "fully_supported": False,
+                "response_sentence_key": "b",
+                "supporting_sentence_keys": [],
+            },
         ],
         "unsupported_response_sentence_keys": ["b"],
         "overall_supported": False,
@@ -61,7 +71,9 @@ def test_problem_str_with_and_without_row():
 def test_hf_layout_directory_names_subsets_after_folders(tmp_path):
     for subset, n in (("alpha", 2), ("beta", 3)):
         (tmp_path / subset).mkdir()
-        pq.write_table(pa.Table.from_pylist([_row(i) for i in range(n)]), tmp_path / subset / "test-00000-of-00001.parquet")
+        pq.write_table(
+            pa.Table.from_pylist([_row(i) for i in range(n)]), tmp_path / subset / "test-00000-of-00001.parquet"
+        )
     (tmp_path / "README.md").write_text("not data")
     result = load([tmp_path])
     assert result.ok and not result.warnings
@@ -85,7 +97,9 @@ def test_parquet_with_int_ids_and_raw_rows_goes_row_by_row(tmp_path):
     result = load([tmp_path / "raw.parquet"])
     assert result.ok
     ex = result.dataset.example(0)
-    assert ex.id == "1" and [s.key for s in ex.document_sentences[0]] == ["0a", "0b"] and ex.response_keys() == ["a", "b"]
+    assert (
+        ex.id == "1" and [s.key for s in ex.document_sentences[0]] == ["0a", "0b"] and ex.response_keys() == ["a", "b"]
+    )
     assert ex.labels is None
 
 
@@ -180,7 +194,7 @@ def test_load_bytes_every_format():
         "up.parquet": buf.getvalue().to_pybytes(),
         "up.jsonl": "".join(json.dumps(r) + "\n" for r in rows).encode(),
         "up.json": json.dumps(rows).encode(),
-        "up.csv": b"id,question,documents,response\nr0,Q,\"[\"\"d\"\"]\",R\nr1,Q,\"[\"\"d\"\"]\",R\n",
+        "up.csv": b'id,question,documents,response\nr0,Q,"[""d""]",R\nr1,Q,"[""d""]",R\n',
     }
     for name, data in uploads.items():
         result = load_bytes(name, data)
@@ -194,7 +208,10 @@ def test_load_bytes_every_format():
 
 def test_files_of_different_formats_load_together(tmp_path):
     pq.write_table(pa.Table.from_pylist([_row(0, reference_answer="one")]), tmp_path / "a.parquet")
-    _write_jsonl(tmp_path / "b.jsonl", [{"id": "x", "question": "Q", "documents": ["D."], "response": "R.", "reference_answer": ["p", "q"]}])
+    _write_jsonl(
+        tmp_path / "b.jsonl",
+        [{"id": "x", "question": "Q", "documents": ["D."], "response": "R.", "reference_answer": ["p", "q"]}],
+    )
     result = load([tmp_path])
     assert result.ok, _strs(result.problems)
     assert len(result.dataset) == 2
@@ -231,10 +248,14 @@ def test_non_utf8_names_byte_offset(tmp_path):
     good = json.dumps(_row(0)).encode() + b"\n"
     (tmp_path / "a.jsonl").write_bytes(good + b'{"id": "caf\xe9"}\n' + json.dumps(_row(2)).encode())
     result = load([tmp_path / "a.jsonl"])
-    assert _strs(result.errors) == [f"{tmp_path / 'a.jsonl'}:2: encoding: not UTF-8: byte 0xe9 at byte offset {len(good) + 11}"]
+    assert _strs(result.errors) == [
+        f"{tmp_path / 'a.jsonl'}:2: encoding: not UTF-8: byte 0xe9 at byte offset {len(good) + 11}"
+    ]
     assert result.dataset.ids == ["r0", "r2"]
     (tmp_path / "b.json").write_bytes(b'[{"id": "\xff"}]')
-    assert _strs(load([tmp_path / "b.json"]).errors) == [f"{tmp_path / 'b.json'}: encoding: not UTF-8: byte 0xff at byte offset 9"]
+    assert _strs(load([tmp_path / "b.json"]).errors) == [
+        f"{tmp_path / 'b.json'}: encoding: not UTF-8: byte 0xff at byte offset 9"
+    ]
 
 
 def test_truncated_json_list_keeps_complete_records(tmp_path):
@@ -251,9 +272,11 @@ def test_json_of_wrong_shape(tmp_path):
     (tmp_path / "o.json").write_text('{"question": "q"}')
     (tmp_path / "s.json").write_text('"just a string"')
     assert _strs(load([tmp_path / "o.json"]).errors) == [
-        f"{tmp_path / 'o.json'}: json: expected a list of rows or an object with a \"data\" or \"rows\" list, got an object with keys ['question']"
+        f'{tmp_path / "o.json"}: json: expected a list of rows or an object with a "data" or "rows" list, got an object with keys [\'question\']'
     ]
-    assert _strs(load([tmp_path / "s.json"]).errors) == [f"{tmp_path / 's.json'}: json: expected a list of rows, got str"]
+    assert _strs(load([tmp_path / "s.json"]).errors) == [
+        f"{tmp_path / 's.json'}: json: expected a list of rows, got str"
+    ]
 
 
 def test_unreadable_parquet_unknown_extension_missing_path(tmp_path):
@@ -263,10 +286,15 @@ def test_unreadable_parquet_unknown_extension_missing_path(tmp_path):
     messages = _strs(result.errors)
     assert messages[0] == f"{tmp_path / 'missing.jsonl'}: path: no such file or directory"
     assert messages[1].startswith(f"{tmp_path / 'x.parquet'}: file: unreadable Parquet: ")
-    assert messages[2] == f"{tmp_path / 'x.xlsx'}: file: unknown extension '.xlsx' (expected one of .parquet, .jsonl, .ndjson, .json, .csv)"
+    assert (
+        messages[2]
+        == f"{tmp_path / 'x.xlsx'}: file: unknown extension '.xlsx' (expected one of .parquet, .jsonl, .ndjson, .json, .csv)"
+    )
     empty_dir = tmp_path / "nothing"
     empty_dir.mkdir()
-    assert _strs(load([empty_dir]).errors) == [f"{empty_dir}: path: no .parquet, .jsonl, .ndjson, .json, .csv files in this directory"]
+    assert _strs(load([empty_dir]).errors) == [
+        f"{empty_dir}: path: no .parquet, .jsonl, .ndjson, .json, .csv files in this directory"
+    ]
 
 
 def test_wrong_types_in_label_fields(tmp_path):
@@ -288,15 +316,22 @@ def test_wrong_types_in_label_fields(tmp_path):
 
 
 def test_problem_list_is_capped_per_field(tmp_path):
-    path = _write_jsonl(tmp_path / "many.jsonl", [{"id": str(i), "documents": ["d"], "response": "r"} for i in range(50)])
+    path = _write_jsonl(
+        tmp_path / "many.jsonl", [{"id": str(i), "documents": ["d"], "response": "r"} for i in range(50)]
+    )
     result = load([path])
     assert len(result.errors) == MAX_PROBLEMS_PER_FIELD + 1
-    assert str(result.errors[-1]) == f"{path}: question: ... and {50 - MAX_PROBLEMS_PER_FIELD} more errors in this field not listed"
+    assert (
+        str(result.errors[-1])
+        == f"{path}: question: ... and {50 - MAX_PROBLEMS_PER_FIELD} more errors in this field not listed"
+    )
 
 
 # -- identity ----------------------------------------------------------------------------------
 def test_duplicate_uid_warns_naming_both_rows_and_keeps_first(tmp_path):
-    path = _write_jsonl(tmp_path / "d.jsonl", [_row(0), _row(1), _row(0, question="changed"), _row(0, generation_model_name="gen-b")])
+    path = _write_jsonl(
+        tmp_path / "d.jsonl", [_row(0), _row(1), _row(0, question="changed"), _row(0, generation_model_name="gen-b")]
+    )
     result = load([path])
     assert result.ok
     assert _strs(result.warnings) == [
@@ -350,10 +385,28 @@ from hypothesis import strategies as st  # noqa: E402
 
 _JSONISH = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
-        st.sampled_from(["id", "question", "documents", "response", "documents_sentences", "response_sentences",
-                         "all_relevant_sentence_keys", "sentence_support_information", "contexts", "answer", "x"]),
-        inner, max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "id",
+                    "question",
+                    "documents",
+                    "response",
+                    "documents_sentences",
+                    "response_sentences",
+                    "all_relevant_sentence_keys",
+                    "sentence_support_information",
+                    "contexts",
+                    "answer",
+                    "x",
+                ]
+            ),
+            inner,
+            max_size=6,
+        )
+    ),
     max_leaves=12,
 )
 

@@ -52,7 +52,9 @@ def squad_em(prediction, ground_truth):
 
 
 WORDS = st.lists(
-    st.sampled_from(["the", "a", "an", "Paris", "paris", "Eiffel", "tower.", "Tower", "it's", "x-y", "é", "!", "  ", "\t", "1,000"]),
+    st.sampled_from(
+        ["the", "a", "an", "Paris", "paris", "Eiffel", "tower.", "Tower", "it's", "x-y", "é", "!", "  ", "\t", "1,000"]
+    ),
     max_size=8,
 ).map(" ".join)
 

@@ -73,7 +73,9 @@ def test_answer_retrieval_tonic_families(tmp_path, capsys):
     assert main(["metrics", "--family", "retrieval", "--k", "1,2", str(rows)]) == 0
     records, err = _records(capsys)
     assert [(r["id"], r["system"], r["mrr"], r["hit@1"]) for r in records] == [
-        ("q1", "default", 0.5, 0.0), ("q2", "bm25", 0.5, 0.0), ("q2", "dense", 1.0, 1.0)
+        ("q1", "default", 0.5, 0.0),
+        ("q2", "bm25", 0.5, 0.0),
+        ("q2", "dense", 1.0, 1.0),
     ]
     assert "ndcg@2" in records[0] and "ndcg@10" not in records[0]
     assert "bm25" in err and "dense" in err
@@ -108,7 +110,19 @@ def test_bad_inputs_exit_2_with_located_messages(tmp_path, capsys):
     assert main(["metrics", "--family", "ragchecker", str(broken)]) == 2
     assert f"{broken}:2: answer2response: has 4 labels but there are 5 response claims" in capsys.readouterr().err
     graded = tmp_path / "graded.jsonl"
-    graded.write_text(json.dumps({"id": "g", "question": "q", "documents": ["d"], "response": "r",
-                                  "retrieved_ids": ["a"], "relevant_ids": ["a"], "relevant_grades": [1, 2]}) + "\n")
+    graded.write_text(
+        json.dumps(
+            {
+                "id": "g",
+                "question": "q",
+                "documents": ["d"],
+                "response": "r",
+                "retrieved_ids": ["a"],
+                "relevant_ids": ["a"],
+                "relevant_grades": [1, 2],
+            }
+        )
+        + "\n"
+    )
     assert main(["metrics", "--family", "retrieval", str(graded)]) == 2
     assert f"{graded}:1: relevant_grades: has 2 grades for 1 relevant ids" in capsys.readouterr().err

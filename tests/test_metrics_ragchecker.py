@@ -167,9 +167,19 @@ def test_aggregate_is_the_mean_of_per_item_values(items):
 
 
 def test_only_exact_entailment_counts():
-    item = CheckedItem("1", "q", "g", "r", (RetrievedChunk("d", "t"),), ("a", "b"), ("c",),
-                       ("Entailment", "entailment"), ("Entailment ",),
-                       (("Entailment",), ("Neutral",)), (("Contradiction",),))
+    item = CheckedItem(
+        "1",
+        "q",
+        "g",
+        "r",
+        (RetrievedChunk("d", "t"),),
+        ("a", "b"),
+        ("c",),
+        ("Entailment", "entailment"),
+        ("Entailment ",),
+        (("Entailment",), ("Neutral",)),
+        (("Contradiction",),),
+    )
     scores = item_scores(item)
     assert scores.precision == 0.5
     assert scores.recall == 0.0
@@ -192,7 +202,9 @@ def test_override_recomputes():
     path = _example_path()
     item = load_ragchecker(path)[1]
     before = item_scores(item)
-    flipped = item.with_label("answer2response", 0, "Neutral" if item.answer2response[0] == "Entailment" else "Entailment")
+    flipped = item.with_label(
+        "answer2response", 0, "Neutral" if item.answer2response[0] == "Entailment" else "Entailment"
+    )
     after = item_scores(flipped)
     assert after.precision != before.precision
     assert abs(after.precision - before.precision) == pytest.approx(1 / len(item.response_claims))
@@ -237,11 +249,23 @@ def _raw_item(**overrides):
 @pytest.mark.parametrize(
     "overrides, expected",
     [
-        ({"answer2response": ["Entailment", "Neutral"]}, "f.json:2: answer2response: has 2 labels but there are 1 response claims"),
-        ({"retrieved2answer": [["Neutral"], ["Entailment", "Neutral"]]}, "f.json:2: retrieved2answer[0]: has 1 labels but there are 2 retrieved chunks"),
+        (
+            {"answer2response": ["Entailment", "Neutral"]},
+            "f.json:2: answer2response: has 2 labels but there are 1 response claims",
+        ),
+        (
+            {"retrieved2answer": [["Neutral"], ["Entailment", "Neutral"]]},
+            "f.json:2: retrieved2answer[0]: has 1 labels but there are 2 retrieved chunks",
+        ),
         ({"retrieved2response": None}, "f.json:2: retrieved2response: missing"),
-        ({"response_claims": [["a", 3]]}, "f.json:2: response_claims[0]: a claim must be a string or a list of strings (a triplet)"),
-        ({"response2answer": ["Neutral", True]}, "f.json:2: response2answer[1]: expected a label string such as 'Entailment', got true"),
+        (
+            {"response_claims": [["a", 3]]},
+            "f.json:2: response_claims[0]: a claim must be a string or a list of strings (a triplet)",
+        ),
+        (
+            {"response2answer": ["Neutral", True]},
+            "f.json:2: response2answer[1]: expected a label string such as 'Entailment', got true",
+        ),
     ],
 )
 def test_bad_input_names_file_row_and_field(overrides, expected):

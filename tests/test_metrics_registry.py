@@ -55,9 +55,17 @@ def ragchecker_case(rng):
 
     def item(pr, pg, pc):
         return CheckedItem(
-            "q", "", "", "", tuple(RetrievedChunk(str(c), "") for c in pc), tuple(str(i) for i in pr), tuple(str(j) for j in pg),
-            tuple(a2r[i] for i in pr), tuple(r2a[j] for j in pg),
-            tuple(tuple(c2r[i][c] for c in pc) for i in pr), tuple(tuple(c2a[j][c] for c in pc) for j in pg),
+            "q",
+            "",
+            "",
+            "",
+            tuple(RetrievedChunk(str(c), "") for c in pc),
+            tuple(str(i) for i in pr),
+            tuple(str(j) for j in pg),
+            tuple(a2r[i] for i in pr),
+            tuple(r2a[j] for j in pg),
+            tuple(tuple(c2r[i][c] for c in pc) for i in pr),
+            tuple(tuple(c2a[j][c] for c in pc) for j in pg),
         )
 
     base = item(range(n_r), range(n_g), range(n_c))
@@ -79,10 +87,14 @@ def tonic_case(rng):
     def renumber(keys):
         return tuple(f"{new_doc[int(k[0])]}{k[1:]}" for k in keys)
 
-    base = tonic_scores(Labels(tuple(relevant), tuple(utilized), unsupported_keys=unsupported), n_docs, resp, answer_similarity=sim)
+    base = tonic_scores(
+        Labels(tuple(relevant), tuple(utilized), unsupported_keys=unsupported), n_docs, resp, answer_similarity=sim
+    )
     moved = tonic_scores(
         Labels(renumber(relevant), renumber(utilized), unsupported_keys=tuple(reversed(unsupported))),
-        n_docs, list(reversed(resp)), answer_similarity=sim,
+        n_docs,
+        list(reversed(resp)),
+        answer_similarity=sim,
     )
     return base.as_dict(), moved.as_dict()
 
@@ -100,7 +112,9 @@ def answer_case(rng):
     golds = [" ".join(rng.choice(words) for _ in range(rng.randint(0, 4))) for _ in range(rng.randint(1, 2))]
     if rng.random() < 0.5:  # exact answers, so that word order can matter to EM
         golds.append(" ".join(pred))
-    return answer_scores(" ".join(pred), golds).as_dict(), answer_scores(" ".join(rng.sample(pred, len(pred))), golds).as_dict()
+    return answer_scores(" ".join(pred), golds).as_dict(), answer_scores(
+        " ".join(rng.sample(pred, len(pred))), golds
+    ).as_dict()
 
 
 CASES = {

@@ -119,7 +119,12 @@ def test_systems_side_by_side_through_a_dataset(tmp_path):
     ds = Dataset.from_rows(rows, "demo", str(tmp_path / "demo.jsonl"))
     records = list(family_records(ds.iter_rows(), ds.datasets, ks=(1, 2)))
     assert [(r["id"], r["system"]) for r in records] == [
-        ("q1", "bm25"), ("q1", "dense"), ("q1", "rrf"), ("q2", "bm25"), ("q2", "dense"), ("q3", "default"),
+        ("q1", "bm25"),
+        ("q1", "dense"),
+        ("q1", "rrf"),
+        ("q2", "bm25"),
+        ("q2", "dense"),
+        ("q3", "default"),
     ]
     assert records[-1]["mrr"] is None
     table = {row["system"]: row for row in compare_systems(records, ks=(1, 2))}

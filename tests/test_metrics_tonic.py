@@ -17,7 +17,12 @@ SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 
 
 def _labels(relevant=(), utilized=(), unsupported=None, support=()):
-    return Labels(relevant_keys=tuple(relevant), utilized_keys=tuple(utilized), unsupported_keys=unsupported, support=tuple(support))
+    return Labels(
+        relevant_keys=tuple(relevant),
+        utilized_keys=tuple(utilized),
+        unsupported_keys=unsupported,
+        support=tuple(support),
+    )
 
 
 def test_derived_from_sentence_keys():
@@ -43,7 +48,13 @@ def test_direct_chunk_labels_win_and_edge_cases():
 
 
 def test_support_derived_when_no_stored_unsupported_list():
-    labels = _labels(support=[SentenceSupport("a", True, ("0a",)), SentenceSupport("b", None, ()), SentenceSupport("c", False, ("0a",))])
+    labels = _labels(
+        support=[
+            SentenceSupport("a", True, ("0a",)),
+            SentenceSupport("b", None, ()),
+            SentenceSupport("c", False, ("0a",)),
+        ]
+    )
     s = tonic_scores(labels, 1, ["a", "b", "c"])
     assert s.answer_consistency == pytest.approx(1 / 3)
 

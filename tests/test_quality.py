@@ -99,7 +99,9 @@ def test_support_mismatch_both_directions():
         "response sentence 'c' has no supporting keys in sentence_support_information but is not listed as unsupported",
     ]
     # without a stored unsupported list the per-sentence labels decide: nothing to disagree with
-    assert not [p for p in label_issues(_example(labels.replace(unsupported_keys=None))) if p.kind == IssueKind.SUPPORT_MISMATCH]
+    assert not [
+        p for p in label_issues(_example(labels.replace(unsupported_keys=None))) if p.kind == IssueKind.SUPPORT_MISMATCH
+    ]
 
 
 def test_clean_labels_and_unlabeled_examples_have_no_issues():
@@ -126,7 +128,11 @@ def test_normalize_fixes_the_mechanical_issues_only():
     # 'b' had a null verdict resting on a non-key word: the judge's "supported" is written out
     assert fixed.support_for("b") == SentenceSupport("b", True, (), "common knowledge")
     assert fixed.provenance == Provenance("human", "normalize", "2025-01-02T03:04:05+00:00")
-    assert (fixed.relevance_explanation, fixed.overall_supported_explanation, fixed.overall_supported) == ("why relevant", "overall", False)
+    assert (fixed.relevance_explanation, fixed.overall_supported_explanation, fixed.overall_supported) == (
+        "why relevant",
+        "overall",
+        False,
+    )
     remaining = {p.kind for p in label_issues(example, fixed)}
     assert not remaining & MECHANICAL_KINDS
     assert remaining == {IssueKind.UTILIZED_NOT_RELEVANT, IssueKind.MISSING_SUPPORT}  # need a person
@@ -142,7 +148,12 @@ def test_normalize_is_replayable_from_its_diff_and_idempotent():
 
 
 def test_normalize_of_clean_labels_changes_nothing():
-    clean = Labels(relevant_keys=("0a",), utilized_keys=("0a",), support=(SentenceSupport("a", None, ("0a",)),), unsupported_keys=())
+    clean = Labels(
+        relevant_keys=("0a",),
+        utilized_keys=("0a",),
+        support=(SentenceSupport("a", None, ("0a",)),),
+        unsupported_keys=(),
+    )
     fixed = normalize(clean, _example(clean))
     assert fixed.replace(provenance=clean.provenance) == clean
 
@@ -156,7 +167,9 @@ def ragbench():
 def test_issue_counts_over_ragbench(ragbench, capsys):
     scan = scan_dataset(ragbench)
     with capsys.disabled():
-        print(f"\nlabel issues over {len(ragbench)} RAGBench rows: {scan.issue_counts}; examples: {scan.example_counts}")
+        print(
+            f"\nlabel issues over {len(ragbench)} RAGBench rows: {scan.issue_counts}; examples: {scan.example_counts}"
+        )
     assert scan.issue_counts == {
         "trailing_dot": 823,
         "unknown_key": 30,

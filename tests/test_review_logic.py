@@ -59,7 +59,11 @@ def worked_example() -> Example:
         documents=("", ""),
         document_sentences=docs,
         response="",
-        response_sentences=(Sentence("a", "Programs use rules."), Sentence("b", "ML learns."), Sentence("c", "ML is always better.")),
+        response_sentences=(
+            Sentence("a", "Programs use rules."),
+            Sentence("b", "ML learns."),
+            Sentence("c", "ML is always better."),
+        ),
         labels=labels,
         judge_labels=labels,
     )
@@ -92,7 +96,10 @@ def test_metric_comparison_after_overrides_matches_the_formulas():
     ex = worked_example()
     current = apply_changes(
         ex.labels,
-        [("relevant_keys", ["0b", "0c", "1a", "1b", "0a"]), (support_field("c"), support_value(ex.labels, "c", supported=True))],
+        [
+            ("relevant_keys", ["0b", "0c", "1a", "1b", "0a"]),
+            (support_field("c"), support_value(ex.labels, "c", supported=True)),
+        ],
     )
     by_name = {m.name: m for m in compare_metrics(ex, ex.labels, current)}
     assert (by_name["relevance"].judge, by_name["relevance"].current) == (4 / 6, 5 / 6)
@@ -151,7 +158,11 @@ def test_context_edit_changes_toggle_keys_and_keep_bogus_keys():
 
 def test_support_value_keeps_what_is_not_set():
     ex = worked_example()
-    assert support_value(ex.labels, "a", supported=False) == {"supported": False, "supporting_keys": ["0b", "0c"], "explanation": "stated in 0b"}
+    assert support_value(ex.labels, "a", supported=False) == {
+        "supported": False,
+        "supporting_keys": ["0b", "0c"],
+        "explanation": "stated in 0b",
+    }
     assert support_value(ex.labels, "a", supporting_keys=["1a"])["supported"] is True
     assert support_value(None, "z", supported=None) == {"supported": None, "supporting_keys": [], "explanation": ""}
 
@@ -192,7 +203,11 @@ def test_navigation():
 @settings(max_examples=200, deadline=None)
 def test_step_is_the_nearest_neighbour(indices, current, direction):
     got = step(indices, current, direction)
-    expected = min((i for i in indices if i > current), default=None) if direction > 0 else max((i for i in indices if i < current), default=None)
+    expected = (
+        min((i for i in indices if i > current), default=None)
+        if direction > 0
+        else max((i for i in indices if i < current), default=None)
+    )
     assert got == expected
 
 
@@ -202,20 +217,27 @@ def test_progress_counts_only_loaded_examples():
     assert str(p) == "2 / 4 reviewed (1 corrected)"
 
 
-HOSTILE = "<img src=x onerror=alert(1)> **bold** $5 and $6 <script>alert(1)</script> \"quoted\" & co"
+HOSTILE = '<img src=x onerror=alert(1)> **bold** $5 and $6 <script>alert(1)</script> "quoted" & co'
 
 
 def test_render_escapes_every_data_text():
     ex = worked_example()
     docs = ((Sentence("0a", HOSTILE),),)
     hostile = Example(
-        id="x", dataset="d", question=HOSTILE, documents=(HOSTILE,), document_sentences=docs, response=HOSTILE,
+        id="x",
+        dataset="d",
+        question=HOSTILE,
+        documents=(HOSTILE,),
+        document_sentences=docs,
+        response=HOSTILE,
         response_sentences=(Sentence("a", HOSTILE),),
         labels=Labels(("0a",), (), (SentenceSupport("a", True, ("0a",), HOSTILE),)),
     )
     spans = document_spans(hostile, hostile.labels, "a")
     out = render.document_html(0, spans[0]) + render.response_html(response_spans(hostile, hostile.labels, "a"))
-    out += render.explanation_html(response_spans(hostile, hostile.labels, "a")[0]) + render.text_block_html("Q", HOSTILE)
+    out += render.explanation_html(response_spans(hostile, hostile.labels, "a")[0]) + render.text_block_html(
+        "Q", HOSTILE
+    )
     out += render.problems_html([HOSTILE])
     assert "<img" not in out and "<script" not in out
     assert html.escape(HOSTILE, quote=True) in out
@@ -230,6 +252,15 @@ def test_render_marks_every_state_with_text_and_key():
         assert f'data-key="{key}"' in out and f"{key} {marker}" in out
     assert out.count("rv-linked") == 2
     legend = render.legend_html()
-    for text in ("relevant and utilized", "relevant, not utilized", "utilized, not relevant", "neither", "supported", "unsupported"):
+    for text in (
+        "relevant and utilized",
+        "relevant, not utilized",
+        "utilized, not relevant",
+        "neither",
+        "supported",
+        "unsupported",
+    ):
         assert text in legend
-    assert render.format_score(None) == "—" and render.format_delta(0.0) is None and render.format_delta(1 / 6) == "+0.167"
+    assert (
+        render.format_score(None) == "—" and render.format_delta(0.0) is None and render.format_delta(1 / 6) == "+0.167"
+    )

@@ -21,13 +21,28 @@ SAMPLE_DIR = REPO / "sample_data"
 SAMPLE = SAMPLE_DIR / "ragviz_sample.jsonl"
 
 CORE = {
-    "id", "question", "documents", "response", "generation_model_name", "annotating_model_name",
-    "dataset_name", "documents_sentences", "response_sentences", "relevance_score", "utilization_score",
-    "completeness_score", "adherence_score", "reference_answer",
+    "id",
+    "question",
+    "documents",
+    "response",
+    "generation_model_name",
+    "annotating_model_name",
+    "dataset_name",
+    "documents_sentences",
+    "response_sentences",
+    "relevance_score",
+    "utilization_score",
+    "completeness_score",
+    "adherence_score",
+    "reference_answer",
 }
 LABEL_FIELDS = {
-    "sentence_support_information", "unsupported_response_sentence_keys", "overall_supported_explanation",
-    "relevance_explanation", "all_relevant_sentence_keys", "all_utilized_sentence_keys",
+    "sentence_support_information",
+    "unsupported_response_sentence_keys",
+    "overall_supported_explanation",
+    "relevance_explanation",
+    "all_relevant_sentence_keys",
+    "all_utilized_sentence_keys",
 }
 RETRIEVAL = {"retrieved_ids", "relevant_ids"}
 SUPPORT_FIELDS = {"response_sentence_key", "explanation", "supporting_sentence_keys", "fully_supported"}
@@ -247,9 +262,13 @@ def test_mistake_supported_sentence_marked_unsupported():
 
 
 def test_no_bogus_keys_outside_the_declared_mistakes():
-    declared = {("tech-001", "gpt-4o-mini"), ("tech-004", "llama-3.1-8b-instruct"),
-                ("med-003", "llama-3.1-8b-instruct"), ("fin-004", "gpt-4o-mini"),
-                ("tech-003", "llama-3.1-8b-instruct")}
+    declared = {
+        ("tech-001", "gpt-4o-mini"),
+        ("tech-004", "llama-3.1-8b-instruct"),
+        ("med-003", "llama-3.1-8b-instruct"),
+        ("fin-004", "gpt-4o-mini"),
+        ("tech-003", "llama-3.1-8b-instruct"),
+    }
     for r in ROWS:
         if "all_relevant_sentence_keys" not in r or (r["id"], r["generation_model_name"]) in declared:
             continue
@@ -266,10 +285,16 @@ def test_readme_describes_every_mistake():
     for example_id, model, kind, _ in _generator().MISTAKES:
         assert f"`{example_id}` / {model} | {kind}" in readme
     kinds = {kind for *_, kind, _ in _generator().MISTAKES}
-    for required in ("hallucinated sentence marked supported", "relevant sentence missed",
-                     "utilized key that is not relevant", "key with a trailing dot", "key naming no sentence",
-                     "duplicate key", "the word 'general' in a key list",
-                     "unsupported list disagrees with the per-sentence support"):
+    for required in (
+        "hallucinated sentence marked supported",
+        "relevant sentence missed",
+        "utilized key that is not relevant",
+        "key with a trailing dot",
+        "key naming no sentence",
+        "duplicate key",
+        "the word 'general' in a key list",
+        "unsupported list disagrees with the per-sentence support",
+    ):
         assert required in kinds
 
 
@@ -289,5 +314,7 @@ def test_loader_reads_every_row_without_problems():
         row = by_uid[example.uid]
         scores = trace_scores(example.labels, example.n_context_sentences)
         assert (scores.relevance, scores.utilization, scores.completeness) == (
-            row["relevance_score"], row["utilization_score"], row["completeness_score"]
+            row["relevance_score"],
+            row["utilization_score"],
+            row["completeness_score"],
         ), example.uid

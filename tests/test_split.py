@@ -19,8 +19,14 @@ def test_abbreviations_do_not_end_sentences():
         "Use a solvent, e.g. water, to clean it.",
         "Then dry it.",
     ]
-    assert split_sentences("The curve is in Fig. 3 of the paper. It rises.") == ["The curve is in Fig. 3 of the paper.", "It rises."]
-    assert split_sentences("Dr. Smith examined the patient. She was fine.") == ["Dr. Smith examined the patient.", "She was fine."]
+    assert split_sentences("The curve is in Fig. 3 of the paper. It rises.") == [
+        "The curve is in Fig. 3 of the paper.",
+        "It rises.",
+    ]
+    assert split_sentences("Dr. Smith examined the patient. She was fine.") == [
+        "Dr. Smith examined the patient.",
+        "She was fine.",
+    ]
     assert split_sentences("The U.S. economy grew. Europe did not.") == ["The U.S. economy grew.", "Europe did not."]
 
 
@@ -46,7 +52,11 @@ def test_single_sentence_without_final_punctuation():
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.sampled_from(list("ab .!?\n-e.g3U.S\u00e9") + ["Fig. ", "Dr. ", " 3.5 ", "\n\n", "Word", "\t"]), max_size=60))
+@given(
+    st.lists(
+        st.sampled_from(list("ab .!?\n-e.g3U.S\u00e9") + ["Fig. ", "Dr. ", " 3.5 ", "\n\n", "Word", "\t"]), max_size=60
+    )
+)
 def test_never_loses_text(parts):
     text = "".join(parts)
     pieces = split_sentences(text)

@@ -27,7 +27,10 @@ def _row(**over):
         "id": "q1",
         "question": "When does water boil?",
         "documents": ["Water boils at 100 C. Ice melts at 0 C.", "Salt raises the boiling point."],
-        "documents_sentences": [[["0a", "Water boils at 100 C."], ["0b", "Ice melts at 0 C."]], [["1a", "Salt raises the boiling point."]]],
+        "documents_sentences": [
+            [["0a", "Water boils at 100 C."], ["0b", "Ice melts at 0 C."]],
+            [["1a", "Salt raises the boiling point."]],
+        ],
         "response": "Water boils at 100 C. It is blue.",
         "response_sentences": [["a", "Water boils at 100 C."], ["b", "It is blue."]],
         "generation_model_name": "gen-1",
@@ -36,8 +39,18 @@ def _row(**over):
         "all_relevant_sentence_keys": ["0a"],
         "all_utilized_sentence_keys": ["0a"],
         "sentence_support_information": [
-            {"response_sentence_key": "a", "fully_supported": True, "supporting_sentence_keys": ["0a"], "explanation": "ok"},
-            {"response_sentence_key": "b", "fully_supported": False, "supporting_sentence_keys": [], "explanation": "no"},
+            {
+                "response_sentence_key": "a",
+                "fully_supported": True,
+                "supporting_sentence_keys": ["0a"],
+                "explanation": "ok",
+            },
+            {
+                "response_sentence_key": "b",
+                "fully_supported": False,
+                "supporting_sentence_keys": [],
+                "explanation": "no",
+            },
         ],
         "unsupported_response_sentence_keys": ["b"],
         "relevance_explanation": "",
@@ -57,9 +70,14 @@ def example():
 def unlabeled():
     row = _row(id="q2")
     for f in (
-        "all_relevant_sentence_keys", "all_utilized_sentence_keys", "sentence_support_information",
-        "unsupported_response_sentence_keys", "relevance_explanation", "overall_supported_explanation",
-        "overall_supported", "annotating_model_name",
+        "all_relevant_sentence_keys",
+        "all_utilized_sentence_keys",
+        "sentence_support_information",
+        "unsupported_response_sentence_keys",
+        "relevance_explanation",
+        "overall_supported_explanation",
+        "overall_supported",
+        "annotating_model_name",
     ):
         row.pop(f)
     return example_from_row(row)
@@ -79,8 +97,12 @@ def _rel(store, example, annotator, new):
 def test_record_returns_action_ids_and_folds_in_order(store, example):
     a1 = _rel(store, example, "ann", ["0a", "0b"])
     a2 = store.record(
-        example.uid, "ann",
-        [Change("utilized_keys", ["0a"], ["0b"]), Change(support_field("b"), None, {"supported": True, "supporting_keys": ["1a"], "explanation": "x"})],
+        example.uid,
+        "ann",
+        [
+            Change("utilized_keys", ["0a"], ["0b"]),
+            Change(support_field("b"), None, {"supported": True, "supporting_keys": ["1a"], "explanation": "x"}),
+        ],
     )
     assert isinstance(a1, int) and a2 > a1
     assert store.record(example.uid, "ann", []) is None
@@ -191,7 +213,11 @@ def test_status_queries_use_the_index(store):
 def test_unlabeled_example_starts_from_empty_labels(store, unlabeled):
     assert unlabeled.labels is None
     assert store.current_labels(unlabeled, "ann") is None
-    store.record(unlabeled.uid, "ann", [Change(support_field("b"), None, {"supported": False, "supporting_keys": [], "explanation": ""})])
+    store.record(
+        unlabeled.uid,
+        "ann",
+        [Change(support_field("b"), None, {"supported": False, "supporting_keys": [], "explanation": ""})],
+    )
     current = store.current_labels(unlabeled, "ann")
     expected = apply_changes(empty_labels(unlabeled), store.changes(unlabeled.uid, "ann"))
     assert current.support == expected.support and current.relevant_keys == ()
@@ -202,9 +228,11 @@ def test_judge_labels_are_the_base_latest_wins(store, example):
     first = Labels(relevant_keys=("1a",), provenance=Provenance("llm", "judge-2", None, "v1"))
     store.save_judge_labels(example.uid, first)
     second = Labels(
-        relevant_keys=("0b",), utilized_keys=("0b",),
+        relevant_keys=("0b",),
+        utilized_keys=("0b",),
         support=(SentenceSupport("a", None, ("0b",), "e"), SentenceSupport("b", None, (), "")),
-        relevance_explanation="why", overall_supported=None,
+        relevance_explanation="why",
+        overall_supported=None,
         provenance=Provenance("llm", "judge-3", "2026-01-01T00:00:00+00:00", "v2"),
     )
     store.save_judge_labels(example.uid, second)

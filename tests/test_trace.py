@@ -13,17 +13,31 @@ from ragviz.metrics.trace import UNLABELED, example_trace, trace_scores
 
 
 def _example(doc_sizes=(3, 3), n_response=3, labels=None) -> Example:
-    docs = tuple(tuple(Sentence(context_key(d, j), f"doc {d} sentence {j}.") for j in range(n)) for d, n in enumerate(doc_sizes))
+    docs = tuple(
+        tuple(Sentence(context_key(d, j), f"doc {d} sentence {j}.") for j in range(n)) for d, n in enumerate(doc_sizes)
+    )
     resp = tuple(Sentence(response_key(j), f"answer {j}.") for j in range(n_response))
-    return Example(id="x", dataset="t", question="q?", documents=tuple(" ".join(s.text for s in d) for d in docs),
-                   document_sentences=docs, response=" ".join(s.text for s in resp), response_sentences=resp,
-                   labels=labels, judge_labels=labels)
+    return Example(
+        id="x",
+        dataset="t",
+        question="q?",
+        documents=tuple(" ".join(s.text for s in d) for d in docs),
+        document_sentences=docs,
+        response=" ".join(s.text for s in resp),
+        response_sentences=resp,
+        labels=labels,
+        judge_labels=labels,
+    )
 
 
 ML_LABELS = Labels(
     relevant_keys=("0b", "0c", "1a", "1b"),
     utilized_keys=("0b", "0c", "1a"),
-    support=(SentenceSupport("a", True, ("0b",)), SentenceSupport("b", True, ("0c", "1a")), SentenceSupport("c", False)),
+    support=(
+        SentenceSupport("a", True, ("0b",)),
+        SentenceSupport("b", True, ("0c", "1a")),
+        SentenceSupport("c", False),
+    ),
     unsupported_keys=("c",),
 )
 

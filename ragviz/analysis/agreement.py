@@ -22,8 +22,9 @@ only compares them. Cohen's kappa and AUROC come from scikit-learn.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from ragviz.analysis.stats import Confusion, cohen_kappa, confusion, fleiss_kappa, rmse
 from ragviz.data.dataset import Dataset
@@ -96,8 +97,13 @@ class LabelAgreement:
     def as_dict(self) -> dict[str, Any]:
         c = self.confusion
         return {
-            "n": c.n, "kappa": self.kappa, "precision": c.precision, "recall": c.recall,
-            "f1": c.f1, "accuracy": c.accuracy, **c.as_dict(),
+            "n": c.n,
+            "kappa": self.kappa,
+            "precision": c.precision,
+            "recall": c.recall,
+            "f1": c.f1,
+            "accuracy": c.accuracy,
+            **c.as_dict(),
         }
 
 
@@ -179,7 +185,9 @@ def agreement(items: Iterable[tuple[Example, Labels | None, Labels | None]]) -> 
     for m, pairs in col.score_pairs.items():
         refs, cands = [a for a, _ in pairs], [b for _, b in pairs]
         scores[m] = ScoreAgreement(
-            m, len(pairs), rmse(refs, cands),
+            m,
+            len(pairs),
+            rmse(refs, cands),
             sum(refs) / len(refs) if refs else None,
             sum(cands) / len(cands) if cands else None,
         )
@@ -282,19 +290,32 @@ class AnnotatorAgreement:
         return {
             "annotators": {a: self.n_examples[a] for a in self.annotators},
             "pairs": [
-                {"a": p.rater_a, "b": p.rater_b, "label": p.label, "n_examples": p.n_examples,
-                 "n_decisions": p.n_decisions, "cohen_kappa": p.kappa}
+                {
+                    "a": p.rater_a,
+                    "b": p.rater_b,
+                    "label": p.label,
+                    "n_examples": p.n_examples,
+                    "n_decisions": p.n_decisions,
+                    "cohen_kappa": p.kappa,
+                }
                 for p in self.pairs
             ],
             "overall": [
-                {"label": m.label, "n_raters": m.n_raters, "n_examples": m.n_examples,
-                 "n_decisions": m.n_decisions, "fleiss_kappa": m.kappa}
+                {
+                    "label": m.label,
+                    "n_raters": m.n_raters,
+                    "n_examples": m.n_examples,
+                    "n_decisions": m.n_decisions,
+                    "fleiss_kappa": m.kappa,
+                }
                 for m in self.overall
             ],
         }
 
 
-def annotator_label_sets(dataset: "Dataset", examples: Mapping[int, Example], store: "LabelStore") -> dict[str, dict[str, Labels]]:
+def annotator_label_sets(
+    dataset: Dataset, examples: Mapping[int, Example], store: LabelStore
+) -> dict[str, dict[str, Labels]]:
     """Per annotator with a decision in *store*: ``{uid: current labels}`` of the loaded examples
     they decided on (edited or marked reviewed)."""
     raters: dict[str, dict[str, Labels]] = {}
@@ -313,7 +334,7 @@ def annotator_label_sets(dataset: "Dataset", examples: Mapping[int, Example], st
 
 
 def annotator_agreement(
-    dataset: "Dataset", examples: Mapping[int, Example], store: "LabelStore | None", labels: Sequence[str] = SENTENCE_LABELS
+    dataset: Dataset, examples: Mapping[int, Example], store: LabelStore | None, labels: Sequence[str] = SENTENCE_LABELS
 ) -> AnnotatorAgreement:
     """Cohen's kappa per annotator pair and Fleiss' kappa overall, per label (see
     :func:`ragviz.analysis.agreement.pairwise_kappas` / :func:`ragviz.analysis.agreement.multi_rater_kappas`)."""
@@ -333,6 +354,16 @@ def kappa_matrix(pairs: Sequence[PairKappa]) -> list[dict[str, Any]]:
         text = "—" if p.kappa is None else f"{p.kappa:.2f}"
         shared = f"n={p.n_examples} ex."
         for a, b in ((p.rater_a, p.rater_b), (p.rater_b, p.rater_a)):
-            rows.append({"label": p.label, "a": a, "b": b, "kappa": p.kappa, "kappa_text": text, "n_text": shared,
-                         "n_examples": p.n_examples, "n_decisions": p.n_decisions})
+            rows.append(
+                {
+                    "label": p.label,
+                    "a": a,
+                    "b": b,
+                    "kappa": p.kappa,
+                    "kappa_text": text,
+                    "n_text": shared,
+                    "n_examples": p.n_examples,
+                    "n_decisions": p.n_decisions,
+                }
+            )
     return rows

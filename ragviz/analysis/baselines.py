@@ -17,8 +17,9 @@ Reference: Friel et al., "RAGBench", 2024 (arXiv:2407.11005), Table 4.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ragviz.analysis.stats import auroc, rmse
 from ragviz.data.model import Labels
@@ -83,7 +84,7 @@ def _number(value: Any) -> float | None:
     return None if math.isnan(value) else value
 
 
-def baseline_records(dataset: "Dataset", truth: Mapping[int, Labels | None] | None = None) -> Iterator[BaselineRecord]:
+def baseline_records(dataset: Dataset, truth: Mapping[int, Labels | None] | None = None) -> Iterator[BaselineRecord]:
     """One record per example of *dataset*. The truth is the labels the row carries, replaced by
     ``truth[i]`` for every row index *i* in *truth* (human corrections)."""
     from ragviz.data.ragbench import LABEL_FIELDS, labels_from_row
@@ -133,7 +134,7 @@ def score_baseline(judge: BaselineJudge, records: Sequence[BaselineRecord], subs
     )
 
 
-def has_baseline_scores(dataset: "Dataset") -> bool:
+def has_baseline_scores(dataset: Dataset) -> bool:
     """True when the dataset carries at least one baseline judge's adherence column."""
     names = set(dataset.table.column_names)
     return any(j.adherence_field in names for j in BASELINE_JUDGES)
@@ -160,7 +161,7 @@ def baseline_table(records: Iterable[BaselineRecord], with_all: bool = True) -> 
     return table
 
 
-def baseline_table_against(dataset: "Dataset", truth: "LabelSet") -> list[dict[str, Any]]:
+def baseline_table_against(dataset: Dataset, truth: LabelSet) -> list[dict[str, Any]]:
     """:func:`baseline_table` of *dataset* with *truth*'s labels as the truth (a row *truth* does
     not cover counts as unlabeled)."""
     return baseline_table(baseline_records(dataset, {i: truth.labels.get(i) for i in range(len(dataset))}))
@@ -169,9 +170,7 @@ def baseline_table_against(dataset: "Dataset", truth: "LabelSet") -> list[dict[s
 # -- report per subset (the `ragviz agreement` command and the Dashboard) ------------------------------
 
 
-def agreement_report(
-    dataset: "Dataset", against: str = "human", store: Any = None
-) -> list[dict[str, Any]]:
+def agreement_report(dataset: Dataset, against: str = "human", store: Any = None) -> list[dict[str, Any]]:
     """Per subset (plus ``ALL``): the baseline-judge figures against the *against* label set
     (``llm``, ``human`` or an annotator; unreviewed examples keep the judge's labels), and, unless
     *against* is ``llm``, the judge's agreement with it over the examples a person decided on
@@ -195,5 +194,3 @@ def agreement_report(
         row["against"] = against
         row["judge_agreement"] = figures
     return table
-
-

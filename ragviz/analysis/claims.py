@@ -9,7 +9,8 @@ chunk (``retrieved2answer``). Every value comes from :mod:`ragviz.metrics.ragche
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from ragviz.data.formats.ragchecker import (
     KNOWN_LABELS,
@@ -104,7 +105,13 @@ def item_table(original: CheckedItem, current: CheckedItem) -> list[dict[str, An
     """``{group, metric, file, now, delta}`` for the 11 values of one item."""
     before, after = item_scores(original).as_dict(), item_scores(current).as_dict()
     return [
-        {"group": GROUP_OF[m], "metric": m, "file": before[m], "now": after[m], "delta": score_delta(before[m], after[m])}
+        {
+            "group": GROUP_OF[m],
+            "metric": m,
+            "file": before[m],
+            "now": after[m],
+            "delta": score_delta(before[m], after[m]),
+        }
         for m in RAGCHECKER_METRICS
     ]
 
@@ -131,7 +138,10 @@ def n_changed_labels(original: CheckedItem, current: CheckedItem) -> int:
     """How many labels of *current* differ from *original*."""
     count = sum(a != b for a, b in zip(original.answer2response, current.answer2response))
     count += sum(a != b for a, b in zip(original.response2answer, current.response2answer))
-    for rows_a, rows_b in ((original.retrieved2response, current.retrieved2response), (original.retrieved2answer, current.retrieved2answer)):
+    for rows_a, rows_b in (
+        (original.retrieved2response, current.retrieved2response),
+        (original.retrieved2answer, current.retrieved2answer),
+    ):
         count += sum(a != b for ra, rb in zip(rows_a, rows_b) for a, b in zip(ra, rb))
     return count
 

@@ -15,8 +15,9 @@ labels (what a dataset-level metric "after corrections" uses).
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterator, Literal, Mapping, Sequence
+from typing import TYPE_CHECKING, Literal
 
 from ragviz.data.keys import clean_key
 from ragviz.data.model import Example, Labels, RowRef
@@ -34,7 +35,7 @@ HUMAN = "human"
 Scope = Literal["reviewed", "all"]
 
 
-def iter_examples(dataset: "Dataset", indices: Sequence[int] | None = None) -> Iterator[tuple[int, Example]]:
+def iter_examples(dataset: Dataset, indices: Sequence[int] | None = None) -> Iterator[tuple[int, Example]]:
     """``(row index, example)`` for every row (batch conversion: much cheaper than one slice per
     row), or for *indices* only."""
     if indices is not None:
@@ -45,10 +46,15 @@ def iter_examples(dataset: "Dataset", indices: Sequence[int] | None = None) -> I
     from ragviz.data.ragbench import example_from_row
 
     for i, row in enumerate(dataset.iter_rows()):
-        yield i, example_from_row(row, row.get(SUBSET_COL) or "", RowRef(row.get(PATH_COL) or "", row.get(ROW_COL) or i + 1))
+        yield (
+            i,
+            example_from_row(
+                row, row.get(SUBSET_COL) or "", RowRef(row.get(PATH_COL) or "", row.get(ROW_COL) or i + 1)
+            ),
+        )
 
 
-def label_set_names(store: "LabelStore | None") -> list[str]:
+def label_set_names(store: LabelStore | None) -> list[str]:
     """``llm``, ``human`` and every annotator with a decision in *store*."""
     names = [JUDGE, HUMAN]
     if store is not None:
@@ -56,7 +62,7 @@ def label_set_names(store: "LabelStore | None") -> list[str]:
     return names
 
 
-def judge_labels(example: Example, store: "LabelStore | None") -> Labels | None:
+def judge_labels(example: Example, store: LabelStore | None) -> Labels | None:
     """The judge's labels of *example*: the store's latest judge label set for its uid, else
     :func:`judge_labels_of` the example. The one definition every page, the CLI and export use."""
     stored = store.judge_labels(example.uid) if store is not None else None
@@ -76,14 +82,14 @@ def _is_human(labels: Labels | None) -> bool:
     return labels is not None and labels.provenance.source == "human"
 
 
-def _is_later_decision(status: "ExampleStatus", latest: tuple[str, str] | None) -> bool:
+def _is_later_decision(status: ExampleStatus, latest: tuple[str, str] | None) -> bool:
     """Does *status* hold a decision later than *latest* ``(time, annotator)``? (The rule that
     picks whose labels make up the ``human`` set: the last person to decide; on a tie, the
     first in the order asked.)"""
     return status.reviewed and status.last_ts is not None and (latest is None or status.last_ts > latest[0])
 
 
-def human_labels(example: Example, store: "LabelStore | None", annotator: str | None = None) -> tuple[Labels | None, str]:
+def human_labels(example: Example, store: LabelStore | None, annotator: str | None = None) -> tuple[Labels | None, str]:
     """The human labels of one example and whose they are: *annotator*'s current labels when
     they decided on it; with no *annotator*, those of whoever decided on it last; else the row's
     own labels when a person made them. ``(None, "")`` when no person labelled it."""
@@ -111,12 +117,12 @@ class LabelSet:
     def __len__(self) -> int:
         return len(self.labels)
 
-    def shared_rows(self, other: "LabelSet") -> list[int]:
+    def shared_rows(self, other: LabelSet) -> list[int]:
         """Row indices both label sets cover, in row order."""
         return sorted(self.labels.keys() & other.labels.keys())
 
 
-def _latest_annotator(store: "LabelStore") -> dict[str, str]:
+def _latest_annotator(store: LabelStore) -> dict[str, str]:
     """uid -> the annotator whose last effective decision on it is the most recent."""
     latest: dict[str, tuple[str, str]] = {}
     for who in store.annotators():
@@ -126,7 +132,7 @@ def _latest_annotator(store: "LabelStore") -> dict[str, str]:
     return {uid: who for uid, (_, who) in latest.items()}
 
 
-def _human_rows(dataset: "Dataset") -> list[int]:
+def _human_rows(dataset: Dataset) -> list[int]:
     """Rows whose ``label_source`` column says ``human`` (a reviewed export)."""
     if "label_source" not in dataset.table.column_names:
         return []
@@ -134,9 +140,9 @@ def _human_rows(dataset: "Dataset") -> list[int]:
 
 
 def resolve_label_set(
-    dataset: "Dataset",
+    dataset: Dataset,
     name: str,
-    store: "LabelStore | None" = None,
+    store: LabelStore | None = None,
     scope: Scope = "reviewed",
     examples: Mapping[int, Example] | None = None,
 ) -> LabelSet:
@@ -212,8 +218,11 @@ class ExampleDiff:
     @property
     def n_changes(self) -> int:
         return (
-            len(self.relevant_added) + len(self.relevant_removed) + len(self.utilized_added)
-            + len(self.utilized_removed) + len(self.verdicts_flipped)
+            len(self.relevant_added)
+            + len(self.relevant_removed)
+            + len(self.utilized_added)
+            + len(self.utilized_removed)
+            + len(self.verdicts_flipped)
         )
 
     @property
@@ -286,7 +295,7 @@ def diff_totals(diffs: Sequence[ExampleDiff]) -> DiffTotals:
     )
 
 
-def diff_label_sets(dataset: "Dataset", a: LabelSet, b: LabelSet, only_changed: bool = True) -> list[ExampleDiff]:
+def diff_label_sets(dataset: Dataset, a: LabelSet, b: LabelSet, only_changed: bool = True) -> list[ExampleDiff]:
     """Per example both sets cover (row order): the diff from *a* to *b*. A difference only in
     stored key spelling (``"0b."`` vs ``"0b"``) or explanations is not a change."""
     rows = a.shared_rows(b)

@@ -7,8 +7,9 @@ from :mod:`ragviz.analysis.triage`. The result is plain data the page draws (and
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ragviz.analysis.agreement import (
     Agreement,
@@ -66,8 +67,16 @@ class DashboardData:
 
 # LabelAgreement.as_dict() key -> the Dashboard's column title
 AGREEMENT_COLUMNS = {
-    "n": "decisions", "kappa": "Cohen's κ", "precision": "precision", "recall": "recall", "f1": "F1",
-    "accuracy": "accuracy", "tp": "TP", "fp": "FP", "fn": "FN", "tn": "TN",
+    "n": "decisions",
+    "kappa": "Cohen's κ",
+    "precision": "precision",
+    "recall": "recall",
+    "f1": "F1",
+    "accuracy": "accuracy",
+    "tp": "TP",
+    "fp": "FP",
+    "fn": "FN",
+    "tn": "TN",
 }
 
 
@@ -96,10 +105,10 @@ def subset_means(
 
 
 def dashboard_data(
-    dataset: "Dataset",
+    dataset: Dataset,
     examples: Mapping[int, Example],
     against: str,
-    store: "LabelStore | None",
+    store: LabelStore | None,
     top: int = 10,
 ) -> DashboardData:
     """Compute the Dashboard for *dataset* (*examples*: every row's Example by index) with the
@@ -137,7 +146,9 @@ def dashboard_data(
         scatter=scatter,
         baselines=baselines,
         leverage=leverage_by_metric(items, TRACE_METRICS, top),
-        disagreements=disagreements(dataset, judge, LabelSet(against, {i: reviewed.labels[i] for i in judged_rows}), top),
+        disagreements=disagreements(
+            dataset, judge, LabelSet(against, {i: reviewed.labels[i] for i in judged_rows}), top
+        ),
     )
 
 
@@ -154,10 +165,15 @@ def families_present(examples: Mapping[int, Example]) -> list[str]:
     retrieval when one has a retrieved ranking and gold ids, answer when one has a reference answer."""
     labelled = retrieval = answer = False
     for ex in examples.values():
-        labelled = labelled or ex.labels is not None or ex.judge_labels is not None or any(
-            ex.extra.get(f) is not None for f in (CHUNK_RELEVANT_FIELD, CHUNK_USED_FIELD, SIMILARITY_FIELD)
+        labelled = (
+            labelled
+            or ex.labels is not None
+            or ex.judge_labels is not None
+            or any(ex.extra.get(f) is not None for f in (CHUNK_RELEVANT_FIELD, CHUNK_USED_FIELD, SIMILARITY_FIELD))
         )
-        retrieval = retrieval or (ex.relevant_ids is not None and bool(systems_of(ex.retrieved_ids, ex.extra.get(BY_SYSTEM_FIELD))))
+        retrieval = retrieval or (
+            ex.relevant_ids is not None and bool(systems_of(ex.retrieved_ids, ex.extra.get(BY_SYSTEM_FIELD)))
+        )
         answer = answer or bool(ex.reference_answer)
         if labelled and retrieval and answer:
             break
@@ -168,7 +184,10 @@ def families_present(examples: Mapping[int, Example]) -> list[str]:
 def family_metrics(family: str, ks: Sequence[int] = DEFAULT_KS) -> tuple[str, ...]:
     """Every metric of *family* (retrieval: :func:`ragviz.metrics.retrieval.metric_names` of *ks*)."""
     return {
-        TRACE: TRACE_METRICS, TONIC: TONIC_METRICS, RETRIEVAL: tuple(metric_names(ks)), ANSWER: ANSWER_METRICS,
+        TRACE: TRACE_METRICS,
+        TONIC: TONIC_METRICS,
+        RETRIEVAL: tuple(metric_names(ks)),
+        ANSWER: ANSWER_METRICS,
     }[family]
 
 
@@ -183,7 +202,9 @@ def unit_interval_metrics(family: str, ks: Sequence[int] = DEFAULT_KS) -> tuple[
 
 def _tonic_of(example: Example, labels: Labels | None) -> dict[str, float | None]:
     relevant, used, similarity = example_inputs(example, labels)
-    return tonic_scores(labels, len(example.document_sentences), example.response_keys(), relevant, used, similarity).as_dict()
+    return tonic_scores(
+        labels, len(example.document_sentences), example.response_keys(), relevant, used, similarity
+    ).as_dict()
 
 
 def family_records(
@@ -212,7 +233,9 @@ def family_records(
     return out
 
 
-def family_means(records: list[dict[str, Any]], metrics: Sequence[str], n_resamples: int = 1000) -> list[dict[str, Any]]:
+def family_means(
+    records: list[dict[str, Any]], metrics: Sequence[str], n_resamples: int = 1000
+) -> list[dict[str, Any]]:
     """:func:`subset_means` of *records*; with several retrieval systems, per system (groups
     ``"<subset> · <system>"`` and ``"ALL · <system>"``: systems are never mixed in one mean)."""
     systems = sorted({r["system"] for r in records if "system" in r})
@@ -239,22 +262,24 @@ class FamilyView:
 
 
 def family_view(
-    dataset: "Dataset",
+    dataset: Dataset,
     examples: Mapping[int, Example],
     against: str,
-    store: "LabelStore | None",
+    store: LabelStore | None,
     family: str,
     ks: Sequence[int] = DEFAULT_KS,
 ) -> FamilyView:
     """:func:`family_records` and :func:`family_means` of *family* under the *against* label set
     (``human`` or an annotator; examples nobody decided on keep the judge's labels)."""
-    current = {} if family == ANSWER else resolve_label_set(dataset, against, store, scope="all", examples=examples).labels
+    current = (
+        {} if family == ANSWER else resolve_label_set(dataset, against, store, scope="all", examples=examples).labels
+    )
     records = family_records(examples, current, family, ks)
     metrics = family_metrics(family, ks)
     systems = tuple(sorted({r["system"] for r in records if "system" in r}))
-    return FamilyView(family, metrics, unit_interval_metrics(family, ks), records, family_means(records, metrics), systems)
+    return FamilyView(
+        family, metrics, unit_interval_metrics(family, ks), records, family_means(records, metrics), systems
+    )
 
 
 # -- several annotators ------------------------------------------------------------------------------------
-
-

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from ragviz.data.keys import clean_key, parse_context_key
 from ragviz.data.model import Example, Labels
@@ -129,8 +129,13 @@ def tonic_explanation(example: Example, labels: Labels | None) -> TonicExplanati
     relevant = relevant_direct if relevant_direct is not None else [bool(k) for k in rel_keys]
     used = used_direct if used_direct is not None else [bool(k) for k in used_keys]
     chunks = tuple(
-        ChunkInput(d, relevant[d], used[d], _why(rel_source, rel_keys[d], "relevant"),
-                   _why(used_source, used_keys[d], "utilized"))
+        ChunkInput(
+            d,
+            relevant[d],
+            used[d],
+            _why(rel_source, rel_keys[d], "relevant"),
+            _why(used_source, used_keys[d], "utilized"),
+        )
         for d in range(n_documents)
     )
     bad = {clean_key(k) for k in unsupported_keys(labels)}
@@ -141,27 +146,51 @@ def tonic_explanation(example: Example, labels: Labels | None) -> TonicExplanati
     n_rel, n_used = sum(relevant), sum(used)
     n_both = sum(r and u for r, u in zip(relevant, used))
     c, s = n_documents, len(response)
-    parts = [v for v in (scores.retrieval_precision, scores.augmentation_accuracy, scores.augmentation_precision,
-                         scores.answer_consistency, scores.answer_consistency_binary) if v is not None]
-    overall_parts = [_fmt(v) for v in parts] + ([f"{_fmt(similarity)}/{SIMILARITY_MAX:g}"] if similarity is not None else [])
+    parts = [
+        v
+        for v in (
+            scores.retrieval_precision,
+            scores.augmentation_accuracy,
+            scores.augmentation_precision,
+            scores.answer_consistency,
+            scores.answer_consistency_binary,
+        )
+        if v is not None
+    ]
+    overall_parts = [_fmt(v) for v in parts] + (
+        [f"{_fmt(similarity)}/{SIMILARITY_MAX:g}"] if similarity is not None else []
+    )
     terms = (
         Filled("retrieval_precision", scores.retrieval_precision, "relevant chunks / chunks", f"{n_rel} / {c}"),
         Filled("augmentation_accuracy", scores.augmentation_accuracy, "used chunks / chunks", f"{n_used} / {c}"),
         Filled(
-            "augmentation_precision", scores.augmentation_precision, "|relevant ∩ used| / |relevant|",
+            "augmentation_precision",
+            scores.augmentation_precision,
+            "|relevant ∩ used| / |relevant|",
             f"{n_both} / {n_rel}" if n_rel else "no relevant chunk → 0",
         ),
-        Filled("answer_consistency", scores.answer_consistency, "supported sentences / response sentences", f"{len(supported)} / {s}"),
         Filled(
-            "answer_consistency_binary", scores.answer_consistency_binary, "1 if every response sentence is supported, else 0",
+            "answer_consistency",
+            scores.answer_consistency,
+            "supported sentences / response sentences",
+            f"{len(supported)} / {s}",
+        ),
+        Filled(
+            "answer_consistency_binary",
+            scores.answer_consistency_binary,
+            "1 if every response sentence is supported, else 0",
             f"{len(unsupported)} unsupported of {s}",
         ),
         Filled(
-            "answer_similarity", scores.answer_similarity, "judge score against the reference answer (0–5)",
+            "answer_similarity",
+            scores.answer_similarity,
+            "judge score against the reference answer (0–5)",
             "not scored" if similarity is None else f"{similarity:g} ({sim_source})",
         ),
         Filled(
-            "overall", scores.overall, "mean of the values above, answer_similarity / 5",
+            "overall",
+            scores.overall,
+            "mean of the values above, answer_similarity / 5",
             f"({' + '.join(overall_parts)}) / {len(overall_parts)}" if overall_parts else "nothing computed",
         ),
     )
@@ -221,15 +250,26 @@ def retrieval_explanations(example: Example, labels: Labels | None, k: int) -> l
         dcg_value = sum(x.grade / math.log2(x.rank + 1) for x in ranking[:k])
         idcg_value = sum(g / math.log2(r + 1) for r, g in enumerate(ideal[:k], start=1))
         terms = (
-            Filled("mrr", scores["mrr"], "1 / rank of the first relevant id",
-                   f"1 / {first}" if first else "no relevant id retrieved → 0"),
-            Filled(f"recall@{k}", scores[f"recall@{k}"], f"relevant in top {k} / all relevant",
-                   f"{hits} / {n_rel}" if n_rel else "nothing relevant → 0"),
+            Filled(
+                "mrr",
+                scores["mrr"],
+                "1 / rank of the first relevant id",
+                f"1 / {first}" if first else "no relevant id retrieved → 0",
+            ),
+            Filled(
+                f"recall@{k}",
+                scores[f"recall@{k}"],
+                f"relevant in top {k} / all relevant",
+                f"{hits} / {n_rel}" if n_rel else "nothing relevant → 0",
+            ),
             Filled(f"precision@{k}", scores[f"precision@{k}"], f"relevant in top {k} / {k}", f"{hits} / {k}"),
             Filled(
-                f"ndcg@{k}", scores[f"ndcg@{k}"], f"DCG@{k} / IDCG@{k}, DCG = Σ grade / log2(rank + 1)",
+                f"ndcg@{k}",
+                scores[f"ndcg@{k}"],
+                f"DCG@{k} / IDCG@{k}, DCG = Σ grade / log2(rank + 1)",
                 (f"({' + '.join(dcg) or '0'}) / ({' + '.join(idcg)}) = {dcg_value:.3f} / {idcg_value:.3f}")
-                if idcg else "nothing relevant → 0",
+                if idcg
+                else "nothing relevant → 0",
             ),
         )
         not_retrieved = tuple(d for d, g in gold.items() if g > 0 and d not in set(docs))
@@ -299,15 +339,34 @@ def answer_explanation(example: Example) -> AnswerExplanation | None:
         gold_norm = normalize_answer(gold)
         gold_tokens = tuple(gold_norm.split())
         gold_set = tuple(sorted(set_tokens(gold)))
-        comparisons.append(GoldComparison(
-            gold, gold_norm, gold_tokens, gold_set, _shared_multiset(pred_tokens, gold_tokens),
-            tuple(sorted(set(pred_set) & set(gold_set))), single.em or 0.0, single.f1 or 0.0, single.f1_set or 0.0,
-        ))
+        comparisons.append(
+            GoldComparison(
+                gold,
+                gold_norm,
+                gold_tokens,
+                gold_set,
+                _shared_multiset(pred_tokens, gold_tokens),
+                tuple(sorted(set(pred_set) & set(gold_set))),
+                single.em or 0.0,
+                single.f1 or 0.0,
+                single.f1_set or 0.0,
+            )
+        )
     best = max(comparisons, key=lambda g: g.f1)
     best_set = max(comparisons, key=lambda g: g.f1_set)
     terms = (
         Filled("em", scores.em, "normalised response = normalised reference", "equal" if scores.em else "not equal"),
-        Filled("f1", scores.f1, "token F1 over multisets (SQuAD v1.1)", _f1_text(len(best.shared_tokens), len(pred_tokens), len(best.gold_tokens))),
-        Filled("f1_set", scores.f1_set, "token F1 over sets", _f1_text(len(best_set.shared_set), len(pred_set), len(best_set.gold_set))),
+        Filled(
+            "f1",
+            scores.f1,
+            "token F1 over multisets (SQuAD v1.1)",
+            _f1_text(len(best.shared_tokens), len(pred_tokens), len(best.gold_tokens)),
+        ),
+        Filled(
+            "f1_set",
+            scores.f1_set,
+            "token F1 over sets",
+            _f1_text(len(best_set.shared_set), len(pred_set), len(best_set.gold_set)),
+        ),
     )
     return AnswerExplanation(scores, pred_norm, pred_tokens, pred_set, tuple(comparisons), terms)

@@ -16,11 +16,11 @@ sentence, non-key words) and returns labels that the store can reproduce exactly
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from enum import Enum
 from functools import lru_cache
-from typing import Collection, Iterator, Sequence
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -59,7 +59,9 @@ ISSUE_DESCRIPTIONS: dict[str, str] = {
 }
 
 # Issues normalize() removes (the others need a person's judgement).
-MECHANICAL_KINDS = frozenset({IssueKind.TRAILING_DOT, IssueKind.UNKNOWN_KEY, IssueKind.NON_KEY, IssueKind.DUPLICATE_KEY})
+MECHANICAL_KINDS = frozenset(
+    {IssueKind.TRAILING_DOT, IssueKind.UNKNOWN_KEY, IssueKind.NON_KEY, IssueKind.DUPLICATE_KEY}
+)
 
 Issue = tuple[IssueKind, str, str]  # (kind, RAGBench field, message)
 
@@ -71,7 +73,10 @@ clean_key = lru_cache(maxsize=8192)(_clean_key)
 def _key_problem(key: str, valid: Collection[str], response: bool) -> Iterator[tuple[IssueKind, str]]:
     cleaned = clean_key(key)
     if cleaned != key:
-        yield IssueKind.TRAILING_DOT, f"key {key!r} has a trailing dot" if key.rstrip().endswith(".") else f"key {key!r} has stray white space"
+        yield (
+            IssueKind.TRAILING_DOT,
+            f"key {key!r} has a trailing dot" if key.rstrip().endswith(".") else f"key {key!r} has stray white space",
+        )
     if cleaned in valid:
         return
     shaped = is_response_key(cleaned) if response else parse_context_key(cleaned) is not None
@@ -81,7 +86,9 @@ def _key_problem(key: str, valid: Collection[str], response: bool) -> Iterator[t
         yield IssueKind.NON_KEY, f"{key!r} is not a {'response' if response else 'context'} sentence key"
 
 
-def _key_list_issues(keys: Sequence[str], valid: Collection[str], response: bool, prefix: str = "") -> Iterator[tuple[IssueKind, str]]:
+def _key_list_issues(
+    keys: Sequence[str], valid: Collection[str], response: bool, prefix: str = ""
+) -> Iterator[tuple[IssueKind, str]]:
     seen: set[str] = set()
     for key in keys:
         for kind, message in _key_problem(key, valid, response):
@@ -117,27 +124,48 @@ def find_issues(context_keys: Collection[str], response_keys: Sequence[str], lab
             issues.append((kind, rb.SUPPORT, "response_sentence_key: " + msg))
         cleaned = clean_key(s.key)
         if cleaned in support_by_key:
-            issues.append((IssueKind.DUPLICATE_KEY, rb.SUPPORT, f"response sentence {cleaned!r} has more than one entry"))
+            issues.append(
+                (IssueKind.DUPLICATE_KEY, rb.SUPPORT, f"response sentence {cleaned!r} has more than one entry")
+            )
         else:
             support_by_key[cleaned] = s
         prefix = f"response sentence {cleaned!r}: supporting "
-        issues += [(kind, rb.SUPPORT, msg) for kind, msg in _key_list_issues(s.supporting_keys, context_keys, False, prefix)]
+        issues += [
+            (kind, rb.SUPPORT, msg) for kind, msg in _key_list_issues(s.supporting_keys, context_keys, False, prefix)
+        ]
     for key in response_keys:
         if key not in support_by_key:
-            issues.append((IssueKind.MISSING_SUPPORT, rb.SUPPORT, f"response sentence {key!r} has no support information"))
+            issues.append(
+                (IssueKind.MISSING_SUPPORT, rb.SUPPORT, f"response sentence {key!r} has no support information")
+            )
 
     if labels.unsupported_keys is not None:
-        issues += [(kind, rb.UNSUPPORTED, msg) for kind, msg in _key_list_issues(labels.unsupported_keys, response_set, response=True)]
+        issues += [
+            (kind, rb.UNSUPPORTED, msg)
+            for kind, msg in _key_list_issues(labels.unsupported_keys, response_set, response=True)
+        ]
         listed = {clean_key(k) for k in labels.unsupported_keys}
         for key, s in support_by_key.items():
             if _effectively_unsupported(s) == (key in listed):
                 continue
             if key in listed:
                 why = "is fully supported" if s.supported else "has supporting keys"
-                issues.append((IssueKind.SUPPORT_MISMATCH, rb.UNSUPPORTED, f"response sentence {key!r} {why} in {rb.SUPPORT} but is listed as unsupported"))
+                issues.append(
+                    (
+                        IssueKind.SUPPORT_MISMATCH,
+                        rb.UNSUPPORTED,
+                        f"response sentence {key!r} {why} in {rb.SUPPORT} but is listed as unsupported",
+                    )
+                )
             else:
                 why = "is not fully supported" if s.supported is False else "has no supporting keys"
-                issues.append((IssueKind.SUPPORT_MISMATCH, rb.UNSUPPORTED, f"response sentence {key!r} {why} in {rb.SUPPORT} but is not listed as unsupported"))
+                issues.append(
+                    (
+                        IssueKind.SUPPORT_MISMATCH,
+                        rb.UNSUPPORTED,
+                        f"response sentence {key!r} {why} in {rb.SUPPORT} but is not listed as unsupported",
+                    )
+                )
     return issues
 
 
@@ -199,7 +227,9 @@ def scan_dataset(dataset: Dataset) -> QualityScan:
     example_counts: Counter[str] = Counter({k: 0 for k in ISSUE_KINDS})
     row_kinds: list[frozenset[str]] = []
     for i, row in enumerate(dataset.iter_rows(rb.LABEL_FIELDS)):
-        kinds = [kind.value for kind, _, _ in find_issues(set(context_keys[i]), response_keys[i], rb.labels_from_row(row))]
+        kinds = [
+            kind.value for kind, _, _ in find_issues(set(context_keys[i]), response_keys[i], rb.labels_from_row(row))
+        ]
         issue_counts.update(kinds)
         unique = frozenset(kinds)
         example_counts.update(unique)

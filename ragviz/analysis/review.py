@@ -9,8 +9,9 @@ here is a small pure function so it is tested without a browser.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from ragviz.data.labels import (
     RELEVANT_FIELD,
@@ -79,7 +80,9 @@ def context_state(key: str, relevant: set[str] | frozenset[str], utilized: set[s
     return NEITHER
 
 
-def document_spans(example: Example, labels: Labels | None, selected_response_key: str | None = None) -> list[list[ContextSpan]]:
+def document_spans(
+    example: Example, labels: Labels | None, selected_response_key: str | None = None
+) -> list[list[ContextSpan]]:
     """Per document, its sentences as spans; a sentence supporting the selected response sentence is ``linked``."""
     relevant = frozenset(labels.relevant_keys) if labels else frozenset()
     utilized = frozenset(labels.utilized_keys) if labels else frozenset()
@@ -111,7 +114,9 @@ def support_status(labels: Labels | None, response_key: str) -> str:
     return SUPPORTED
 
 
-def response_spans(example: Example, labels: Labels | None, selected_response_key: str | None = None) -> list[ResponseSpan]:
+def response_spans(
+    example: Example, labels: Labels | None, selected_response_key: str | None = None
+) -> list[ResponseSpan]:
     spans = []
     for s in example.response_sentences:
         support = labels.support_for(s.key) if labels else None
@@ -129,6 +134,7 @@ def response_spans(example: Example, labels: Labels | None, selected_response_ke
 
 
 # -- editing helpers --------------------------------------------------------------------------------
+
 
 def editable_labels(example: Example, labels: Labels | None) -> Labels:
     """The label set an edit starts from: *labels*, or a blank set for an unlabeled example."""
@@ -177,7 +183,9 @@ def context_edit_changes(
 _KEEP = object()
 
 
-def support_value(labels: Labels | None, response_key: str, supported: Any = _KEEP, supporting_keys: Sequence[str] | None = None) -> dict[str, Any]:
+def support_value(
+    labels: Labels | None, response_key: str, supported: Any = _KEEP, supporting_keys: Sequence[str] | None = None
+) -> dict[str, Any]:
     """The ``support:<key>`` value after setting *supported* (``True``/``False``/``None``) and/or
     *supporting_keys*; what is not given is kept."""
     current = labels.support_for(response_key) if labels else None
@@ -194,6 +202,7 @@ def support_value(labels: Labels | None, response_key: str, supported: Any = _KE
 
 
 # -- live metrics ---------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class MetricComparison:
@@ -222,7 +231,9 @@ def metric_formulas(labels: Labels | None, n_sentences: int) -> dict[str, str]:
     r, u = labels.relevant_keys, labels.utilized_keys
     unsupported = unsupported_keys(labels)
     both = len(set(r) & set(u))
-    completeness = f"completeness = |R ∩ U| / |R| = {both} / {len(r)}" if r else "completeness = 1 (no relevant sentence)"
+    completeness = (
+        f"completeness = |R ∩ U| / |R| = {both} / {len(r)}" if r else "completeness = 1 (no relevant sentence)"
+    )
     return {
         "relevance": f"relevance = |R| / N = {len(r)} / {n_sentences}",
         "utilization": f"utilization = |U| / N = {len(u)} / {n_sentences}",
@@ -264,7 +275,7 @@ def describe_change(field: str, old: Labels | None, new_value: Any) -> str:
         parts = [f"+{k}" for k in added] + [f"−{k}" for k in removed]
         return f"{name} {' '.join(parts)}" if parts else f"{name} (reordered)"
     if field.startswith(SUPPORT_PREFIX):
-        key = field[len(SUPPORT_PREFIX):]
+        key = field[len(SUPPORT_PREFIX) :]
         before_status = support_status(old, key)
         value = new_value or {}
         after_status = {True: SUPPORTED, False: UNSUPPORTED}.get(value.get("supported"), UNDECIDED)
@@ -294,13 +305,19 @@ def override_effects(example: Example, base: Labels | None, changes: Iterable[tu
         else:
             new = apply_change(editable_labels(example, labels), field, value)
         effects.append(
-            OverrideEffect(step, field, describe_change(field, labels, value), trace_deltas(trace_scores(labels, n), trace_scores(new, n)))
+            OverrideEffect(
+                step,
+                field,
+                describe_change(field, labels, value),
+                trace_deltas(trace_scores(labels, n), trace_scores(new, n)),
+            )
         )
         labels = new
     return effects
 
 
 # -- filters, navigation, progress ----------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class ReviewFilter:
@@ -376,7 +393,9 @@ def step(indices: Sequence[int], current: int, direction: int) -> int | None:
     return indices[pos] if pos >= 0 else None
 
 
-def next_unreviewed(uids: Sequence[str], reviewed: set[str] | frozenset[str], current: int, allowed: Sequence[int] | None = None) -> int | None:
+def next_unreviewed(
+    uids: Sequence[str], reviewed: set[str] | frozenset[str], current: int, allowed: Sequence[int] | None = None
+) -> int | None:
     """The first row after *current* (wrapping round) whose uid is not reviewed; ``None`` when all are.
 
     Cost grows with the distance walked, not with the dataset (reviewed rows are skipped one by one).

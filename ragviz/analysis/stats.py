@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ class Confusion:
         """(tp + tn) / n; ``None`` when there is no decision."""
         return _ratio(self.tp + self.tn, self.n)
 
-    def __add__(self, other: "Confusion") -> "Confusion":
+    def __add__(self, other: Confusion) -> Confusion:
         return Confusion(self.tp + other.tp, self.fp + other.fp, self.fn + other.fn, self.tn + other.tn)
 
     def as_dict(self) -> dict[str, int]:
@@ -173,7 +174,9 @@ class MeanInterval:
     high: float | None
 
 
-def bootstrap_mean_ci(values: Sequence[float], n_resamples: int = 2000, level: float = 0.95, seed: int = 0) -> MeanInterval:
+def bootstrap_mean_ci(
+    values: Sequence[float], n_resamples: int = 2000, level: float = 0.95, seed: int = 0
+) -> MeanInterval:
     """Mean of *values* with a percentile-bootstrap interval.
 
     .. math:: [\\,q_{(1-\\ell)/2},\\; q_{(1+\\ell)/2}\\,] \\text{ of } \\{\\bar x^{*}_b\\}_{b=1}^{B}

@@ -11,8 +11,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from ragviz.analysis.compare import ExampleDiff, LabelSet, diff_label_sets
 from ragviz.data.labels import (
@@ -72,7 +73,11 @@ def single_changes(example: Example, labels: Labels) -> list[SingleChange]:
             "explanation": s.explanation if s else "",
         }
         verdict = "supported" if now_unsupported else "unsupported"
-        add(f"mark response sentence {key} {verdict}", support_field(key), apply_change(labels, support_field(key), value))
+        add(
+            f"mark response sentence {key} {verdict}",
+            support_field(key),
+            apply_change(labels, support_field(key), value),
+        )
     return out
 
 
@@ -132,7 +137,7 @@ class Disagreement:
     diff: ExampleDiff
 
 
-def disagreements(dataset: "Dataset", a: LabelSet, b: LabelSet, top: int | None = 20) -> list[Disagreement]:
+def disagreements(dataset: Dataset, a: LabelSet, b: LabelSet, top: int | None = 20) -> list[Disagreement]:
     """Examples both sets cover, most differing sentence decisions first (ties: larger summed
     |Δ TRACe| first); examples where they agree are left out."""
     out = []

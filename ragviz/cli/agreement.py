@@ -57,7 +57,11 @@ def run_agreement_command(args: Any) -> int:
         elif args.db:
             print(f"ragviz agreement: {db}: no label store at this path", file=sys.stderr)
             return EXIT_BAD_INPUT
-        if not getattr(args, "annotators", False) and args.against != HUMAN and (store is None or args.against not in store.annotators()):
+        if (
+            not getattr(args, "annotators", False)
+            and args.against != HUMAN
+            and (store is None or args.against not in store.annotators())
+        ):
             known = ", ".join(store.annotators()) if store is not None else "none"
             print(
                 f"ragviz agreement: --against {args.against}: no decisions by this annotator in {db} "
@@ -80,7 +84,7 @@ def run_agreement_command(args: Any) -> int:
     return EXIT_OK
 
 
-def _print_annotator_agreement(dataset: "Dataset", store: Any) -> int:
+def _print_annotator_agreement(dataset: Dataset, store: Any) -> int:
     """``ragviz agreement --annotators``: :meth:`ragviz.analysis.agreement.AnnotatorAgreement.as_dict` as JSON."""
     import json
     import sys
@@ -95,6 +99,9 @@ def _print_annotator_agreement(dataset: "Dataset", store: Any) -> int:
             store.close()
     print(json.dumps(figures.as_dict()))
     if len(figures.annotators) < 2:
-        print(f"note: {len(figures.annotators)} annotator(s) with decisions on the loaded examples: "
-              "agreement needs two or more", file=sys.stderr)
+        print(
+            f"note: {len(figures.annotators)} annotator(s) with decisions on the loaded examples: "
+            "agreement needs two or more",
+            file=sys.stderr,
+        )
     return EXIT_OK

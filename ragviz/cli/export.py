@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK
 from ragviz.data.dataset import Dataset
@@ -107,20 +107,29 @@ def export_command(db: str, out: str, fmt: str | None = None, annotator: str | N
     return EXIT_OK
 
 
-def add_export_arguments(parser: "argparse.ArgumentParser") -> None:
+def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``ragviz export`` (the CLI module only wires the subparser)."""
     from ragviz.store.label_store import DB_ENV
 
-    parser.add_argument("--db", metavar="DB", default=None, help=f"label store file (default: ${DB_ENV} or ~/.ragviz/ragviz.db)")
+    parser.add_argument(
+        "--db", metavar="DB", default=None, help=f"label store file (default: ${DB_ENV} or ~/.ragviz/ragviz.db)"
+    )
     parser.add_argument("-o", "--output", metavar="OUT", required=True, help="file to write ('-' for stdout)")
     parser.add_argument(
-        "--format", choices=FORMATS, default=None,
+        "--format",
+        choices=FORMATS,
+        default=None,
         help="jsonl or parquet: RAGBench rows with the current labels; csv: per-example metrics (default: from OUT's extension, else jsonl)",
     )
-    parser.add_argument("--annotator", metavar="NAME", default=None, help="whose labels to export (required when several annotators exist)")
+    parser.add_argument(
+        "--annotator",
+        metavar="NAME",
+        default=None,
+        help="whose labels to export (required when several annotators exist)",
+    )
 
 
-def run_export_command(args: "argparse.Namespace") -> int:
+def run_export_command(args: argparse.Namespace) -> int:
     from ragviz.store.label_store import default_db_path
 
     return export_command(str(args.db or default_db_path()), args.output, args.format, args.annotator)

@@ -19,16 +19,22 @@ EXIT_BAD_INPUT = 2
 
 
 def add_label_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="data files or directories (every format ragviz loads)")
+    parser.add_argument(
+        "paths", nargs="+", metavar="PATH", help="data files or directories (every format ragviz loads)"
+    )
     parser.add_argument("--model", required=True, help="judge model name, e.g. gpt-4o-mini")
     parser.add_argument("--base-url", default=None, help="OpenAI-compatible server URL (default: the OpenAI API)")
     parser.add_argument("--concurrency", type=int, default=8, help="calls in flight at once (default: 8)")
     parser.add_argument("--limit", type=int, default=None, metavar="K", help="judge only the first K examples")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds per call before retrying (default: 120)")
-    parser.add_argument("--max-attempts", type=int, default=6, help="HTTP attempts per call on 429/5xx/timeouts (default: 6)")
+    parser.add_argument(
+        "--max-attempts", type=int, default=6, help="HTTP attempts per call on 429/5xx/timeouts (default: 6)"
+    )
     parser.add_argument("--force", action="store_true", help="ask again even when a cached answer exists")
     parser.add_argument("--db", default=None, help="label store file (default: $RAGVIZ_DB or ~/.ragviz/ragviz.db)")
-    parser.add_argument("-o", "--output", required=True, metavar="OUT", help="RAGBench-schema JSONL to write ('-' for stdout)")
+    parser.add_argument(
+        "-o", "--output", required=True, metavar="OUT", help="RAGBench-schema JSONL to write ('-' for stdout)"
+    )
     parser.epilog = "The API key is read from OPENAI_API_KEY; it is never written anywhere."
 
 
@@ -51,8 +57,13 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
     if args.limit is not None and args.limit < 0:
         print(f"--limit: must be >= 0, got {args.limit}", file=err)
         return EXIT_BAD_INPUT
-    settings = JudgeSettings(model=args.model, base_url=args.base_url, concurrency=args.concurrency,
-                             timeout=args.timeout, max_attempts=args.max_attempts)
+    settings = JudgeSettings(
+        model=args.model,
+        base_url=args.base_url,
+        concurrency=args.concurrency,
+        timeout=args.timeout,
+        max_attempts=args.max_attempts,
+    )
     try:
         settings.check()
         settings.resolved_api_key()
@@ -85,7 +96,9 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
         def progress(p: RunProgress) -> None:
             if p.done == p.total or p.done - last_shown[0] >= max(1, p.total // 20):
                 last_shown[0] = p.done
-                print(f"judged {p.done}/{p.total} (cached {p.n_cached}, new {p.n_judged}, failed {p.n_failed})", file=err)
+                print(
+                    f"judged {p.done}/{p.total} (cached {p.n_cached}, new {p.n_judged}, failed {p.n_failed})", file=err
+                )
 
         summary = judge_examples(examples, settings, cache, store, force=args.force, on_progress=progress)
         for example, outcome in zip(examples, summary.outcomes):

@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK
 
@@ -37,7 +37,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "check that files load; print load errors and the label-quality report",
         "Load the files and print every problem as PATH:ROW: field: problem. "
         "Exit 0 when everything loads (label-quality flags are warnings), 2 when not.",
-        "ragviz.cli.validate", "add_validate_arguments", "cmd_validate",
+        "ragviz.cli.validate",
+        "add_validate_arguments",
+        "cmd_validate",
     ),
     CommandSpec(
         "metrics",
@@ -45,7 +47,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "One record per example with id, dataset, generation_model and the metric values computed "
         "from the labels in the files (TRACe: relevance, utilization, completeness, adherence, trace_mean; null "
         "for unlabeled rows). Means per dataset go to stderr.",
-        "ragviz.cli.metrics", "add_metrics_arguments", "cmd_metrics",
+        "ragviz.cli.metrics",
+        "add_metrics_arguments",
+        "cmd_metrics",
     ),
     CommandSpec(
         "agreement",
@@ -53,14 +57,18 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "Print one JSON object per dataset subset: hallucination AUROC and relevance/utilization RMSE of "
         "the GPT-3.5, RAGAS and TruLens baseline scores the rows carry, against the chosen label set, and the "
         "judge's agreement with it (Cohen's kappa, precision/recall/F1, RMSE) over the examples a person decided on.",
-        "ragviz.cli.agreement", "add_agreement_arguments", "run_agreement_command",
+        "ragviz.cli.agreement",
+        "add_agreement_arguments",
+        "run_agreement_command",
     ),
     CommandSpec(
         "label",
         "label examples with an LLM judge (OpenAI-compatible API) into RAGBench-schema JSONL",
         "Judge every example with an LLM (cached answers are reused), keep the label sets in the "
         "label store and write the judged rows as RAGBench-schema JSONL. Exit 0 all judged, 1 some failed, 2 bad input.",
-        "ragviz.cli.label", "add_label_arguments", "run_label_command",
+        "ragviz.cli.label",
+        "add_label_arguments",
+        "run_label_command",
     ),
     CommandSpec(
         "export",
@@ -68,7 +76,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "Rebuild the examples from the data files registered in the label store and write one "
         "annotator's current labels: RAGBench-schema rows with recomputed TRACe scores, llm_-prefixed judge labels "
         "and provenance (jsonl/parquet), or per-example metrics (csv). Exit 2 on bad input.",
-        "ragviz.cli.export", "add_export_arguments", "run_export_command",
+        "ragviz.cli.export",
+        "add_export_arguments",
+        "run_export_command",
     ),
 )
 

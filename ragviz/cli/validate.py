@@ -33,7 +33,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
     for kind, count in sorted(scan.issue_counts.items(), key=lambda kv: (-kv[1], kv[0])):
         if count:
             fix = " (normalize fixes)" if kind in MECHANICAL_KINDS else ""
-            print(f"  {count:6d} in {scan.example_counts[kind]:5d} examples: {ISSUE_DESCRIPTIONS[kind]}{fix}", file=sys.stderr)
+            print(
+                f"  {count:6d} in {scan.example_counts[kind]:5d} examples: {ISSUE_DESCRIPTIONS[kind]}{fix}",
+                file=sys.stderr,
+            )
     if scan.flagged_rows and not args.verbose:
         print("  (run with --verbose to list every flag as PATH:ROW: field: problem)", file=sys.stderr)
     return EXIT_OK if result.ok else EXIT_BAD_INPUT

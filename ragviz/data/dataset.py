@@ -8,8 +8,9 @@ navigating costs O(1) per example. Three bookkeeping columns travel with the row
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cached_property, lru_cache
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -41,7 +42,7 @@ class Dataset:
 
     # -- construction ---------------------------------------------------------------------------
     @classmethod
-    def from_table(cls, table: pa.Table, subset: str, path: str, first_row: int = 1) -> "Dataset":
+    def from_table(cls, table: pa.Table, subset: str, path: str, first_row: int = 1) -> Dataset:
         """Wrap a table read from one file; rows are numbered from *first_row*."""
         n = table.num_rows
         table = table.append_column(SUBSET_COL, pa.array([subset] * n, pa.string()))
@@ -50,7 +51,9 @@ class Dataset:
         return cls(table)
 
     @classmethod
-    def from_rows(cls, rows: Sequence[Mapping[str, Any]], subset: str, path: str, row_numbers: Sequence[int] | None = None) -> "Dataset":
+    def from_rows(
+        cls, rows: Sequence[Mapping[str, Any]], subset: str, path: str, row_numbers: Sequence[int] | None = None
+    ) -> Dataset:
         """Build from canonical row dicts (raw formats, JSON, CSV); *row_numbers* default 1..n."""
         numbers = list(row_numbers) if row_numbers is not None else list(range(1, len(rows) + 1))
         full = [{**r, SUBSET_COL: subset, PATH_COL: path, ROW_COL: n} for r, n in zip(rows, numbers)]
@@ -59,11 +62,19 @@ class Dataset:
         return cls(pa.Table.from_pylist(full))
 
     @classmethod
-    def empty(cls) -> "Dataset":
-        return cls(pa.table({SUBSET_COL: pa.array([], pa.string()), PATH_COL: pa.array([], pa.string()), ROW_COL: pa.array([], pa.int64())}))
+    def empty(cls) -> Dataset:
+        return cls(
+            pa.table(
+                {
+                    SUBSET_COL: pa.array([], pa.string()),
+                    PATH_COL: pa.array([], pa.string()),
+                    ROW_COL: pa.array([], pa.int64()),
+                }
+            )
+        )
 
     @classmethod
-    def concat(cls, parts: Iterable["Dataset"]) -> "Dataset":
+    def concat(cls, parts: Iterable[Dataset]) -> Dataset:
         tables = [p.table for p in parts if p.table.num_rows]
         if not tables:
             return cls.empty()

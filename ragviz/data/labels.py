@@ -26,8 +26,9 @@ unsupported set follows the per-sentence labels from then on.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from ragviz.data.model import Example, Labels, Provenance, SentenceSupport
 
@@ -76,7 +77,7 @@ def field_value(labels: Labels | None, field: str) -> Any:
     if field == UTILIZED_FIELD:
         return list(labels.utilized_keys)
     if field.startswith(SUPPORT_PREFIX):
-        s = labels.support_for(field[len(SUPPORT_PREFIX):])
+        s = labels.support_for(field[len(SUPPORT_PREFIX) :])
         if s is None:
             return None
         return {"supported": s.supported, "supporting_keys": list(s.supporting_keys), "explanation": s.explanation}
@@ -120,7 +121,7 @@ def apply_change(labels: Labels, field: str, value: Any) -> Labels:
     if field == UTILIZED_FIELD:
         return labels.replace(utilized_keys=tuple(value or ()))
     if field.startswith(SUPPORT_PREFIX):
-        key = field[len(SUPPORT_PREFIX):]
+        key = field[len(SUPPORT_PREFIX) :]
         if value is None:  # field_value() is None for an absent entry, so None removes it (diff round trip)
             return labels.replace(support=tuple(s for s in labels.support if s.key != key), unsupported_keys=None)
         value = value or {}
@@ -170,7 +171,9 @@ def toggle_key(keys: Iterable[str], key: str) -> list[str]:
 def diff_labels(old: Labels | None, new: Labels) -> list[Change]:
     """The field changes that turn *old* into *new* (used by reset-to-judge and normalize)."""
     fields = [RELEVANT_FIELD, UTILIZED_FIELD]
-    keys = [s.key for s in new.support] + [s.key for s in (old.support if old else ()) if new.support_for(s.key) is None]
+    keys = [s.key for s in new.support] + [
+        s.key for s in (old.support if old else ()) if new.support_for(s.key) is None
+    ]
     fields += [support_field(k) for k in dict.fromkeys(keys)]
     fields += FAMILY_FIELDS
     changes = []

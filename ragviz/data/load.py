@@ -34,9 +34,9 @@ is reported and skipped (the first is kept). A row without an id gets ``h<sha1 o
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
 
 import pyarrow as pa
 
@@ -127,7 +127,12 @@ def _harmonize(parts: list[Dataset], report: Report) -> list[Dataset]:
                 table = table.set_column(i, f.name, column.cast(known))
             except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
                 paths = sorted(set(table.column(PATH_COL).to_pylist()))
-                report.warning(", ".join(paths), None, f.name, f"column type {f.type} conflicts with {known} in other files; column ignored")
+                report.warning(
+                    ", ".join(paths),
+                    None,
+                    f.name,
+                    f"column type {f.type} conflicts with {known} in other files; column ignored",
+                )
                 table = table.drop_columns([f.name])
         out.append(Dataset(table))
     return out
@@ -155,8 +160,13 @@ def _drop_duplicates(dataset: Dataset, report: Report) -> Dataset:
         j = first.setdefault(uid, i)
         keep.append(j == i)
         if j != i:
-            report.warning(paths[i], rows[i], "id", f"duplicate of {paths[j]}:{rows[j]} (same dataset, id and generation model); "
-                                                    "kept the first, skipped this row")
+            report.warning(
+                paths[i],
+                rows[i],
+                "id",
+                f"duplicate of {paths[j]}:{rows[j]} (same dataset, id and generation model); "
+                "kept the first, skipped this row",
+            )
     return Dataset(dataset.table.filter(pa.array(keep)))
 
 
@@ -178,8 +188,11 @@ def _expand(paths: Iterable[str | Path], report: Report) -> list[Path]:
             continue
         if p.is_dir():
             found = sorted(
-                f for f in p.rglob("*")
-                if f.is_file() and f.suffix.lower() in FORMATS and not any(part.startswith(".") for part in f.relative_to(p).parts)
+                f
+                for f in p.rglob("*")
+                if f.is_file()
+                and f.suffix.lower() in FORMATS
+                and not any(part.startswith(".") for part in f.relative_to(p).parts)
             )
             if not found:
                 report.error(str(given), None, "path", f"no {', '.join(FORMATS)} files in this directory")

@@ -7,8 +7,9 @@ Everything here is immutable; a human correction produces a new :class:`Labels` 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Literal
+from typing import Any, Literal
 
 LabelSource = Literal["llm", "human"]
 
@@ -81,7 +82,7 @@ class Labels:
                 return s
         return None
 
-    def replace(self, **changes: Any) -> "Labels":
+    def replace(self, **changes: Any) -> Labels:
         return dataclasses.replace(self, **changes)
 
 
@@ -142,7 +143,7 @@ class Example:
     def response_keys(self) -> list[str]:
         return [s.key for s in self.response_sentences]
 
-    def with_labels(self, labels: Labels | None) -> "Example":
+    def with_labels(self, labels: Labels | None) -> Example:
         return dataclasses.replace(self, labels=labels)
 
 

@@ -8,7 +8,8 @@ write rows back with the same names plus ``llm_``-prefixed copies of the judge's
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ragviz.data.model import (
     Example,
@@ -165,7 +166,11 @@ def labels_to_row(labels: Labels | None, prefix: str = "") -> dict[str, Any]:
         return {prefix + f: None for f in LABEL_FIELDS}
     pass
 
-    overrides = {prefix + name: _override_to_row(getattr(labels, name)) for name in OVERRIDE_FIELDS if getattr(labels, name) is not None}
+    overrides = {
+        prefix + name: _override_to_row(getattr(labels, name))
+        for name in OVERRIDE_FIELDS
+        if getattr(labels, name) is not None
+    }
     return {
         **overrides,
         prefix + RELEVANT: list(labels.relevant_keys),
@@ -249,7 +254,5 @@ def unsupported_keys(labels: Labels) -> tuple[str, ...]:
     if labels.unsupported_keys is not None:
         return labels.unsupported_keys
     return tuple(
-        s.key
-        for s in labels.support
-        if s.supported is False or (s.supported is None and not s.supporting_keys)
+        s.key for s in labels.support if s.supported is False or (s.supported is None and not s.supporting_keys)
     )

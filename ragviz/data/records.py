@@ -6,7 +6,8 @@ import csv
 import json
 import math
 import sys
-from typing import Any, Iterable, Mapping, TextIO
+from collections.abc import Iterable, Mapping
+from typing import Any, TextIO
 
 
 def _json_value(value: Any) -> Any:

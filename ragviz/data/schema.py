@@ -5,8 +5,9 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Literal, Sequence
+from typing import Any, Literal
 
 import pyarrow as pa
 
@@ -75,7 +76,9 @@ class Report:
             if n > MAX_PROBLEMS_PER_FIELD:
                 more = n - MAX_PROBLEMS_PER_FIELD
                 target = self.errors if level == "error" else self.warnings
-                target.append(Problem(path, None, field_name, f"... and {more} more {level}s in this field not listed", level))
+                target.append(
+                    Problem(path, None, field_name, f"... and {more} more {level}s in this field not listed", level)
+                )
 
 
 # -- canonical Arrow types ---------------------------------------------------------------------
@@ -159,7 +162,11 @@ def type_name(value: Any) -> str:
 
 
 def _content_id(row: dict[str, Any]) -> str:
-    content = [row.get("question"), row.get("documents") or row.get("documents_sentences"), row.get("response") or row.get("response_sentences")]
+    content = [
+        row.get("question"),
+        row.get("documents") or row.get("documents_sentences"),
+        row.get("response") or row.get("response_sentences"),
+    ]
     digest = hashlib.sha1(json.dumps(content, ensure_ascii=False, sort_keys=True).encode("utf-8")).hexdigest()
     return "h" + digest[:16]
 
@@ -300,9 +307,15 @@ def canonical_row(raw: Any, path: str, rownum: int, report: Report) -> dict[str,
         value = row.get(name)
         if value is None:
             continue
-        if not isinstance(value, (list, tuple)) or not all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in value):
-            err(name, f"expected a list of strings or integers, got {type_name(value)}"
-                if not isinstance(value, (list, tuple)) else "expected a list of strings or integers")
+        if not isinstance(value, (list, tuple)) or not all(
+            isinstance(v, (str, int)) and not isinstance(v, bool) for v in value
+        ):
+            err(
+                name,
+                f"expected a list of strings or integers, got {type_name(value)}"
+                if not isinstance(value, (list, tuple))
+                else "expected a list of strings or integers",
+            )
         else:
             row[name] = [str(v) for v in value]
     reference = row.get("reference_answer")
@@ -316,9 +329,18 @@ def canonical_row(raw: Any, path: str, rownum: int, report: Report) -> dict[str,
         value = row[name]
         if value is None:
             continue
-        ok = isinstance(value, bool) if name == "adherence_score" else isinstance(value, (int, float)) and not isinstance(value, bool)
+        ok = (
+            isinstance(value, bool)
+            if name == "adherence_score"
+            else isinstance(value, (int, float)) and not isinstance(value, bool)
+        )
         if not ok:
-            report.warning(path, rownum, name, f"expected a {'boolean' if name == 'adherence_score' else 'number'}, got {type_name(value)}; ignored")
+            report.warning(
+                path,
+                rownum,
+                name,
+                f"expected a {'boolean' if name == 'adherence_score' else 'number'}, got {type_name(value)}; ignored",
+            )
             row[name] = None
         elif name != "adherence_score":
             row[name] = float(value)
@@ -345,7 +367,9 @@ def canonical_row(raw: Any, path: str, rownum: int, report: Report) -> dict[str,
         row["reference_answer"] = list(reference)
     if ident is None or ident == "":
         row["id"] = _content_id(row)
-        report.warning(path, rownum, "id", f"missing; using {row['id']!r} derived from a hash of question, documents and response")
+        report.warning(
+            path, rownum, "id", f"missing; using {row['id']!r} derived from a hash of question, documents and response"
+        )
     else:
         row["id"] = str(ident)
     return row
@@ -366,21 +390,32 @@ def _column_array(name: str, values: list[Any], path: str, report: Report) -> pa
         return pa.array([None if v is None else json.dumps(v, ensure_ascii=False, default=str) for v in values], _STR)
 
 
-def _dataset_from_rows(rows: Sequence[dict[str, Any]], row_numbers: Sequence[int], subset: str, path: str, report: Report) -> Dataset:
+def _dataset_from_rows(
+    rows: Sequence[dict[str, Any]], row_numbers: Sequence[int], subset: str, path: str, report: Report
+) -> Dataset:
     if not rows:
         return Dataset.empty()
     names: dict[str, None] = {}
     for r in rows:
         names.update(dict.fromkeys(r))
-    arrays = {n: _column_array(n, [r.get(n) for r in rows], path, report) for n in names if n not in (SUBSET_COL, PATH_COL, ROW_COL)}
+    arrays = {
+        n: _column_array(n, [r.get(n) for r in rows], path, report)
+        for n in names
+        if n not in (SUBSET_COL, PATH_COL, ROW_COL)
+    }
     arrays[SUBSET_COL] = pa.array([subset] * len(rows), _STR)
     arrays[PATH_COL] = pa.array([path] * len(rows), _STR)
     arrays[ROW_COL] = pa.array(list(row_numbers), pa.int64())
     return Dataset(pa.table(arrays))
 
 
-def load_rows(numbered_rows: Iterable[tuple[int, Any]], path: str, subset: str, report: Report,
-               prepare: Callable[[dict[str, Any], int], dict[str, Any] | None] | None = None) -> Dataset:
+def load_rows(
+    numbered_rows: Iterable[tuple[int, Any]],
+    path: str,
+    subset: str,
+    report: Report,
+    prepare: Callable[[dict[str, Any], int], dict[str, Any] | None] | None = None,
+) -> Dataset:
     rows, numbers = [], []
     for number, raw in numbered_rows:
         if prepare is not None and isinstance(raw, dict):

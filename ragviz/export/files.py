@@ -8,8 +8,9 @@ import math
 import os
 import sys
 import tempfile
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any, Mapping, Sequence
+from typing import IO, Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -112,7 +113,6 @@ _KNOWN_TYPES.update(
 )
 
 
-
 def rows_table(rows: Sequence[Mapping[str, Any]]) -> pa.Table:
     """An Arrow table of *rows*: RAGBench fields get their canonical types, others are inferred."""
     columns: dict[str, None] = {}
@@ -174,7 +174,9 @@ def export_filename(annotator: str | None, fmt: str, stem: str = "ragviz-labels"
 
 def _write_atomically(data: bytes, path: str | os.PathLike) -> None:
     target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent if str(target.parent) else ".")
+    fd, tmp = tempfile.mkstemp(
+        prefix=f".{target.name}.", suffix=".tmp", dir=target.parent if str(target.parent) else "."
+    )
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -211,5 +213,7 @@ def write_parquet(rows: Sequence[Mapping[str, Any]], path_or_file: str | os.Path
     write_output(parquet_bytes(rows), path_or_file)
 
 
-def write_metrics_csv(dataset: Dataset, store: LabelStore | None, annotator: str | None, path_or_file: str | os.PathLike | IO) -> None:
+def write_metrics_csv(
+    dataset: Dataset, store: LabelStore | None, annotator: str | None, path_or_file: str | os.PathLike | IO
+) -> None:
     write_output(metrics_csv_bytes(dataset, store, annotator), path_or_file)

@@ -10,8 +10,9 @@ and scores, and the judge's labels from the ``llm_`` fields.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from ragviz.analysis.compare import judge_labels_of
 from ragviz.data.dataset import BOOKKEEPING, PATH_COL, ROW_COL, SUBSET_COL, Dataset
@@ -119,7 +120,9 @@ def original_inputs(item: ExportedExample) -> dict[str, Any]:
             continue
         if item.judge is not None and getattr(item.judge, name) is not None:
             continue
-        value = overrides_from_row({name: item.example.relevant_ids if name == "relevant_ids" else item.example.extra.get(name)}).get(name)
+        value = overrides_from_row(
+            {name: item.example.relevant_ids if name == "relevant_ids" else item.example.extra.get(name)}
+        ).get(name)
         if value is None and name in ("chunk_relevant", "chunk_utilized") and item.judge is not None:
             keys = item.judge.relevant_keys if name == "chunk_relevant" else item.judge.utilized_keys
             value = chunk_flags(keys, len(item.example.document_sentences))

@@ -19,10 +19,11 @@ import json
 import os
 import sqlite3
 import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from ragviz.data.model import Labels
 
@@ -204,7 +205,7 @@ class JudgeCache:
         with self._lock:
             return int(self._db.execute(sql, tuple(params)).lastrowid or 0)
 
-    def __enter__(self) -> "JudgeCache":
+    def __enter__(self) -> JudgeCache:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -228,21 +229,61 @@ class JudgeCache:
     def get(self, key: str) -> CachedAnswer | None:
         return self.get_many([key]).get(key)
 
-    def put(self, key: str, *, model: str, endpoint: str, prompt_version: str, content_hash: str, example_uid: str,
-            labels: Labels, raw_output: str, prompt_tokens: int, completion_tokens: int, run_id: int | None) -> None:
+    def put(
+        self,
+        key: str,
+        *,
+        model: str,
+        endpoint: str,
+        prompt_version: str,
+        content_hash: str,
+        example_uid: str,
+        labels: Labels,
+        raw_output: str,
+        prompt_tokens: int,
+        completion_tokens: int,
+        run_id: int | None,
+    ) -> None:
         self._write(
             """INSERT OR REPLACE INTO judge_results (cache_key, model, endpoint, prompt_version, content_hash, example_uid,
                labels_json, raw_output, prompt_tokens, completion_tokens, run_id, created_at)
                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-            (key, model, endpoint, prompt_version, content_hash, example_uid, labels_to_json(labels), raw_output,
-             prompt_tokens, completion_tokens, run_id, utc_now()),
+            (
+                key,
+                model,
+                endpoint,
+                prompt_version,
+                content_hash,
+                example_uid,
+                labels_to_json(labels),
+                raw_output,
+                prompt_tokens,
+                completion_tokens,
+                run_id,
+                utc_now(),
+            ),
         )
 
-    def put_many(self, answers: Iterable["PendingAnswer"], failures: Iterable["PendingFailure"] = ()) -> None:
+    def put_many(self, answers: Iterable[PendingAnswer], failures: Iterable[PendingFailure] = ()) -> None:
         """Several accepted answers and failures in one transaction (the runner's group commit)."""
         now = utc_now()
-        answer_rows = [(a.key, a.model, a.endpoint, a.prompt_version, a.content_hash, a.example_uid, labels_to_json(a.labels),
-                        a.raw_output, a.prompt_tokens, a.completion_tokens, a.run_id, now) for a in answers]
+        answer_rows = [
+            (
+                a.key,
+                a.model,
+                a.endpoint,
+                a.prompt_version,
+                a.content_hash,
+                a.example_uid,
+                labels_to_json(a.labels),
+                a.raw_output,
+                a.prompt_tokens,
+                a.completion_tokens,
+                a.run_id,
+                now,
+            )
+            for a in answers
+        ]
         failure_rows = [(f.run_id, f.example_uid, f.key, f.error, f.raw_output, f.attempts, now) for f in failures]
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
@@ -265,7 +306,8 @@ class JudgeCache:
     def latest_labels(self, example_uid: str) -> Labels | None:
         """The newest accepted judge labels for *example_uid*, whatever the model."""
         rows = self._rows(
-            "SELECT labels_json FROM judge_results WHERE example_uid = ? ORDER BY created_at DESC, rowid DESC LIMIT 1", (example_uid,)
+            "SELECT labels_json FROM judge_results WHERE example_uid = ? ORDER BY created_at DESC, rowid DESC LIMIT 1",
+            (example_uid,),
         )
         return labels_from_json(rows[0][0]) if rows else None
 
@@ -276,12 +318,34 @@ class JudgeCache:
             (utc_now(), model, endpoint, prompt_version, n_examples),
         )
 
-    def finish_run(self, run_id: int, *, n_cached: int, n_judged: int, n_failed: int, requests: int,
-                   prompt_tokens: int, completion_tokens: int, cost_usd: float | None, status: str) -> None:
+    def finish_run(
+        self,
+        run_id: int,
+        *,
+        n_cached: int,
+        n_judged: int,
+        n_failed: int,
+        requests: int,
+        prompt_tokens: int,
+        completion_tokens: int,
+        cost_usd: float | None,
+        status: str,
+    ) -> None:
         self._write(
             """UPDATE judge_runs SET finished_at = ?, n_cached = ?, n_judged = ?, n_failed = ?, requests = ?,
                prompt_tokens = ?, completion_tokens = ?, cost_usd = ?, status = ? WHERE id = ?""",
-            (utc_now(), n_cached, n_judged, n_failed, requests, prompt_tokens, completion_tokens, cost_usd, status, run_id),
+            (
+                utc_now(),
+                n_cached,
+                n_judged,
+                n_failed,
+                requests,
+                prompt_tokens,
+                completion_tokens,
+                cost_usd,
+                status,
+                run_id,
+            ),
         )
 
     def runs(self, limit: int = 50) -> list[JudgeRun]:
@@ -292,7 +356,9 @@ class JudgeCache:
         )
         return [JudgeRun(*r) for r in rows]
 
-    def record_failure(self, run_id: int | None, example_uid: str, key: str, error: str, raw_output: str | None, attempts: int) -> None:
+    def record_failure(
+        self, run_id: int | None, example_uid: str, key: str, error: str, raw_output: str | None, attempts: int
+    ) -> None:
         self._write(
             "INSERT INTO judge_failures (run_id, example_uid, cache_key, error, raw_output, attempts, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
             (run_id, example_uid, key, error, raw_output, attempts, utc_now()),
@@ -300,7 +366,10 @@ class JudgeCache:
 
     def failures(self, run_id: int | None = None) -> list[JudgeFailure]:
         sql = "SELECT id, run_id, example_uid, error, raw_output, attempts, created_at FROM judge_failures"
-        rows = self._rows(sql + (" WHERE run_id = ? ORDER BY id" if run_id is not None else " ORDER BY id"), (() if run_id is None else (run_id,)))
+        rows = self._rows(
+            sql + (" WHERE run_id = ? ORDER BY id" if run_id is not None else " ORDER BY id"),
+            (() if run_id is None else (run_id,)),
+        )
         return [JudgeFailure(*r) for r in rows]
 
     def count_results(self) -> int:

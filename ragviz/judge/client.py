@@ -16,8 +16,9 @@ import random
 import re
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import openai
 
@@ -79,7 +80,9 @@ class JudgeSettings:
             return key
         if self.base_url and self.endpoint != DEFAULT_BASE_URL:
             return NO_KEY_PLACEHOLDER
-        raise JudgeConfigError(f"no API key: set {API_KEY_ENV} or enter a key (only servers given by --base-url may go without)")
+        raise JudgeConfigError(
+            f"no API key: set {API_KEY_ENV} or enter a key (only servers given by --base-url may go without)"
+        )
 
     def check(self) -> None:
         if not self.model.strip():
@@ -149,7 +152,7 @@ def _completion_fields(data: Any) -> tuple[str, Any] | None:
     return (content if isinstance(content, str) else ""), (usage if isinstance(usage, dict) else {})
 
 
-def request_body(settings: "JudgeSettings", messages: list[dict[str, str]], format_kwargs: dict[str, Any]) -> bytes:
+def request_body(settings: JudgeSettings, messages: list[dict[str, str]], format_kwargs: dict[str, Any]) -> bytes:
     """The chat-completions request as UTF-8 JSON, as the ``openai`` client would serialize it."""
     body: dict[str, Any] = {"model": settings.model, "messages": messages, **format_kwargs}
     if settings.temperature is not None:
@@ -196,7 +199,10 @@ class ChatCaller:
         self.settings = settings
         self._api_key = settings.resolved_api_key()
         self.client = openai.AsyncOpenAI(
-            base_url=settings.endpoint, api_key=self._api_key, max_retries=0, timeout=settings.timeout,
+            base_url=settings.endpoint,
+            api_key=self._api_key,
+            max_retries=0,
+            timeout=settings.timeout,
             http_client=_http_client(settings.timeout),
         )
         self.format_mode = settings.response_format
@@ -258,11 +264,15 @@ class ChatCaller:
             except (openai.APITimeoutError, openai.APIConnectionError) as exc:
                 if attempt >= self.settings.max_attempts:
                     kind = "timed out" if isinstance(exc, openai.APITimeoutError) else "connection failed"
-                    raise JudgeRequestError(self.redact(f"request {kind} after {attempt} attempts: {exc}"), attempt) from None
+                    raise JudgeRequestError(
+                        self.redact(f"request {kind} after {attempt} attempts: {exc}"), attempt
+                    ) from None
                 await self._sleep(self._backoff(attempt))
                 continue
             except Exception as exc:  # a body the client cannot read, ...: fail this example, not the run
-                raise JudgeRequestError(self.redact(f"unusable response: {type(exc).__name__}: {exc}"), attempt) from None
+                raise JudgeRequestError(
+                    self.redact(f"unusable response: {type(exc).__name__}: {exc}"), attempt
+                ) from None
             fields = None
             try:
                 fields = _completion_fields(json.loads(data))
@@ -270,8 +280,11 @@ class ChatCaller:
                 pass
             if fields is None:
                 raw = data.decode("utf-8", errors="replace")
-                raise JudgeRequestError(self.redact(f"the server's answer is not a chat completion: {raw[:200]}"), attempt,
-                                        raw=self.redact(raw))
+                raise JudgeRequestError(
+                    self.redact(f"the server's answer is not a chat completion: {raw[:200]}"),
+                    attempt,
+                    raw=self.redact(raw),
+                )
             text, usage = fields
             return Completion(
                 text=text,

@@ -12,8 +12,9 @@ import asyncio
 import queue
 import threading
 import time
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable, Protocol, Sequence, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from ragviz.data.model import Example, Labels, Provenance
 from ragviz.judge.cache import (
@@ -142,8 +143,14 @@ def estimate_run(examples: Sequence[Example], settings: JudgeSettings, cache: Ju
     estimates = [estimate_tokens(e) for e in todo]
     prompt = sum(t.prompt_tokens for t in estimates)
     completion = sum(t.completion_tokens for t in estimates)
-    return RunEstimate(len(examples), len(examples) - len(todo), len(todo), prompt, completion,
-                       estimate_cost(settings.model, prompt, completion))
+    return RunEstimate(
+        len(examples),
+        len(examples) - len(todo),
+        len(todo),
+        prompt,
+        completion,
+        estimate_cost(settings.model, prompt, completion),
+    )
 
 
 def _problems_text(problems: list[str]) -> str:
@@ -215,8 +222,9 @@ class _Writer:
             raise self._error
 
 
-async def _judge_one(example: Example, key: str, chash: str, caller: ChatCaller, run_id: int,
-                     writer: _Writer) -> JudgeOutcome:
+async def _judge_one(
+    example: Example, key: str, chash: str, caller: ChatCaller, run_id: int, writer: _Writer
+) -> JudgeOutcome:
     settings = caller.settings
     corrections: list[tuple[str, str]] = []
     raw: str | None = None
@@ -241,8 +249,21 @@ async def _judge_one(example: Example, key: str, chash: str, caller: ChatCaller,
             problems = exc.problems
             corrections.append((raw, _problems_text(problems)))
             continue
-        writer.accept(PendingAnswer(key, settings.model, settings.endpoint, PROMPT_VERSION, chash, example.uid, labels,
-                                    raw, prompt_tokens, completion_tokens, run_id))
+        writer.accept(
+            PendingAnswer(
+                key,
+                settings.model,
+                settings.endpoint,
+                PROMPT_VERSION,
+                chash,
+                example.uid,
+                labels,
+                raw,
+                prompt_tokens,
+                completion_tokens,
+                run_id,
+            )
+        )
         return JudgeOutcome(example.uid, JUDGED, labels, None, raw, calls, prompt_tokens, completion_tokens)
     error = caller.redact(f"invalid answer after {calls} tries: " + "; ".join(problems))
     writer.fail(PendingFailure(run_id, example.uid, key, error, raw, calls))
@@ -275,7 +296,9 @@ async def judge_examples_async(
 
     def report() -> None:
         if on_progress is not None:
-            on_progress(RunProgress(sum(counts.values()), len(examples), counts[CACHED], counts[JUDGED], counts[FAILED]))
+            on_progress(
+                RunProgress(sum(counts.values()), len(examples), counts[CACHED], counts[JUDGED], counts[FAILED])
+            )
 
     todo: list[int] = []
     for i, (example, key) in enumerate(zip(examples, keys)):
@@ -285,7 +308,9 @@ async def judge_examples_async(
             continue
         if store is not None and store.judge_labels(example.uid) != hit.labels:
             store.save_judge_labels(example.uid, hit.labels)
-        summary.outcomes[i] = JudgeOutcome(example.uid, CACHED, hit.labels, None, hit.raw_output, 0, hit.prompt_tokens, hit.completion_tokens)
+        summary.outcomes[i] = JudgeOutcome(
+            example.uid, CACHED, hit.labels, None, hit.raw_output, 0, hit.prompt_tokens, hit.completion_tokens
+        )
         counts[CACHED] += 1
     if cached:
         report()
@@ -336,9 +361,17 @@ async def judge_examples_async(
                 summary.format_mode = caller.format_mode
                 await caller.close()
             summary.wall_seconds = time.perf_counter() - started
-            cache.finish_run(run_id, n_cached=summary.n_cached, n_judged=summary.n_judged, n_failed=summary.n_failed,
-                             requests=summary.requests, prompt_tokens=summary.prompt_tokens,
-                             completion_tokens=summary.completion_tokens, cost_usd=summary.cost_usd, status=status)
+            cache.finish_run(
+                run_id,
+                n_cached=summary.n_cached,
+                n_judged=summary.n_judged,
+                n_failed=summary.n_failed,
+                requests=summary.requests,
+                prompt_tokens=summary.prompt_tokens,
+                completion_tokens=summary.completion_tokens,
+                cost_usd=summary.cost_usd,
+                status=status,
+            )
     return summary
 
 
@@ -364,14 +397,20 @@ def run_sync(make_coro: Callable[[], Awaitable[T]]) -> T:
     return box["value"]
 
 
-def judge_examples(examples: Sequence[Example], settings: JudgeSettings, cache: JudgeCache,
-                   store: JudgeLabelSink | None = None, **kwargs: Any) -> RunSummary:
+def judge_examples(
+    examples: Sequence[Example],
+    settings: JudgeSettings,
+    cache: JudgeCache,
+    store: JudgeLabelSink | None = None,
+    **kwargs: Any,
+) -> RunSummary:
     """Sync wrapper of :func:`judge_examples_async`."""
     return run_sync(lambda: judge_examples_async(examples, settings, cache, store, **kwargs))
 
 
-def judge_example(example: Example, settings: JudgeSettings, store: Any = None, *, cache: JudgeCache | None = None,
-                  force: bool = True) -> JudgeOutcome:
+def judge_example(
+    example: Example, settings: JudgeSettings, store: Any = None, *, cache: JudgeCache | None = None, force: bool = True
+) -> JudgeOutcome:
     """Judge one example now (the Review page's "re-judge"): a fresh call unless ``force=False``.
 
     *store* is a :class:`ragviz.store.label_store.LabelStore`; the judge cache opens in the same DB file

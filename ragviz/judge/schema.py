@@ -134,7 +134,9 @@ def validate_answer(answer: Any, example: Example) -> dict[str, Any]:
         by_key[key] = {
             "response_sentence_key": key,
             "explanation": explanation if isinstance(explanation, str) else "",
-            "supporting_sentence_keys": _clean_keys(supporting, context_keys, f"{where}.supporting_sentence_keys", "context sentence", problems),
+            "supporting_sentence_keys": _clean_keys(
+                supporting, context_keys, f"{where}.supporting_sentence_keys", "context sentence", problems
+            ),
             "fully_supported": supported if isinstance(supported, bool) else None,
         }
     missing = [k for k in response_keys if k not in by_key]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from ragviz.data.dataset import Dataset
 from ragviz.data.ragbench import LABEL_FIELDS, has_labels
@@ -15,14 +15,18 @@ def unlabeled_indices(dataset: Dataset, judged_uids: set[str] | frozenset[str] =
     """Rows that carry no labels and have no judge label set in the store yet (label columns only)."""
     uids = dataset.uids
     return [
-        i
-        for i, row in enumerate(dataset.iter_rows(LABEL_FIELDS))
-        if not has_labels(row) and uids[i] not in judged_uids
+        i for i, row in enumerate(dataset.iter_rows(LABEL_FIELDS)) if not has_labels(row) and uids[i] not in judged_uids
     ]
 
 
-def select_indices(dataset: Dataset, selection: str, *, judged_uids: set[str] | frozenset[str] = frozenset(),
-                   filtered: Sequence[int] | None = None, first_k: int = 10) -> list[int]:
+def select_indices(
+    dataset: Dataset,
+    selection: str,
+    *,
+    judged_uids: set[str] | frozenset[str] = frozenset(),
+    filtered: Sequence[int] | None = None,
+    first_k: int = 10,
+) -> list[int]:
     """Row indices for *selection* (one of :data:`SELECTIONS`); *filtered* is the Review page's
     filter result (``None``: no filter active, i.e. every row)."""
     if selection == ALL:

@@ -18,8 +18,9 @@ from __future__ import annotations
 import re
 import string
 from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 from ragviz.data.model import Example
 

@@ -14,7 +14,8 @@ derived chunk labels.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ragviz.data.labels import (
     CHUNK_RELEVANT_FIELD,
@@ -45,7 +46,9 @@ from ragviz.metrics.tonic import (
 NO_OVERRIDES = Labels()
 
 
-def score_rows(example: Example, judge: Labels | None, current: Labels | None, ks: Sequence[int] = DEFAULT_KS) -> list[dict[str, Any]]:
+def score_rows(
+    example: Example, judge: Labels | None, current: Labels | None, ks: Sequence[int] = DEFAULT_KS
+) -> list[dict[str, Any]]:
     """``{family, metric, judge, now, delta}`` per value: Tonic, retrieval per system, answer.
 
     The judge column uses the judge's labels and the example's own retrieval gold / similarity;
@@ -64,7 +67,9 @@ def score_rows(example: Example, judge: Labels | None, current: Labels | None, k
     for system, values in before_r.items():
         for m, j in values.items():
             n = after_r.get(system, {}).get(m)
-            rows.append({"family": f"retrieval · {system}", "metric": m, "judge": j, "now": n, "delta": score_delta(j, n)})
+            rows.append(
+                {"family": f"retrieval · {system}", "metric": m, "judge": j, "now": n, "delta": score_delta(j, n)}
+            )
     answer = example_answer(example)
     if answer.em is not None:
         for m in ANSWER_METRICS:
@@ -106,7 +111,10 @@ def unretrieved_gold(example: Example, labels: Labels | None) -> list[str]:
 
 
 def relevance_change(
-    example: Example, labels: Labels | None, rows: Sequence[Mapping[str, Any]], edited_rows: Mapping[Any, Mapping[str, Any]]
+    example: Example,
+    labels: Labels | None,
+    rows: Sequence[Mapping[str, Any]],
+    edited_rows: Mapping[Any, Mapping[str, Any]],
 ) -> Change | None:
     """The ``relevant_ids`` change meant by ticks in the retrieved-chunks editor (*rows* as shown,
     *edited_rows* as Streamlit reports them: ``{row index: {"relevant": bool}}``); ``None`` when
@@ -153,10 +161,24 @@ def chunk_rows(example: Example, labels: Labels | None) -> list[dict[str, Any]]:
     ``source`` says where the flags come from: ``set here`` (an override), ``set in the data``
     (direct chunk labels of the example) or ``from sentences``."""
     lab = labels or NO_OVERRIDES
-    relevant = list(lab.chunk_relevant) if lab.chunk_relevant is not None else _fallback_flags(example, labels, CHUNK_RELEVANT_FIELD)
-    used = list(lab.chunk_utilized) if lab.chunk_utilized is not None else _fallback_flags(example, labels, CHUNK_UTILIZED_FIELD)
+    relevant = (
+        list(lab.chunk_relevant)
+        if lab.chunk_relevant is not None
+        else _fallback_flags(example, labels, CHUNK_RELEVANT_FIELD)
+    )
+    used = (
+        list(lab.chunk_utilized)
+        if lab.chunk_utilized is not None
+        else _fallback_flags(example, labels, CHUNK_UTILIZED_FIELD)
+    )
     in_data = example.extra.get(CHUNK_RELEVANT_FIELD) is not None or example.extra.get(CHUNK_UTILIZED_FIELD) is not None
-    source = "set here" if (lab.chunk_relevant is not None or lab.chunk_utilized is not None) else "set in the data" if in_data else "from sentences"
+    source = (
+        "set here"
+        if (lab.chunk_relevant is not None or lab.chunk_utilized is not None)
+        else "set in the data"
+        if in_data
+        else "from sentences"
+    )
     rows = []
     for d, doc in enumerate(example.document_sentences):
         text = " ".join(s.text for s in doc)
@@ -164,7 +186,9 @@ def chunk_rows(example: Example, labels: Labels | None) -> list[dict[str, Any]]:
     return rows
 
 
-def chunk_changes(example: Example, labels: Labels | None, edited_rows: Mapping[Any, Mapping[str, Any]]) -> list[Change]:
+def chunk_changes(
+    example: Example, labels: Labels | None, edited_rows: Mapping[Any, Mapping[str, Any]]
+) -> list[Change]:
     """``chunk_relevant`` / ``chunk_utilized`` changes meant by ticks in the chunk editor."""
     rows = chunk_rows(example, labels)
     changes = []

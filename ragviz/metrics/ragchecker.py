@@ -23,8 +23,8 @@ Generation", NeurIPS 2024 Datasets and Benchmarks (arXiv:2408.08067).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Sequence
 
 from ragviz.data.formats.ragchecker import ENTAILMENT, CheckedItem
 

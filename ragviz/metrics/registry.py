@@ -13,8 +13,9 @@ own ``family_records`` so no value is computed in two places.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 from ragviz.metrics.answer import ANSWER_METRICS
 from ragviz.metrics.ragchecker import RAGCHECKER_METRICS
@@ -77,7 +78,9 @@ FAMILIES: dict[str, FamilySpec] = {
         "tonic",
         "the retrieved documents and the response sentences",
         [
-            MetricSpec(n, "tonic", upper=5.0 if n == "answer_similarity" else 1.0, boolean=(n == "answer_consistency_binary"))
+            MetricSpec(
+                n, "tonic", upper=5.0 if n == "answer_similarity" else 1.0, boolean=(n == "answer_consistency_binary")
+            )
             for n in TONIC_METRICS
         ],
     ),
@@ -199,7 +202,9 @@ def add_family_arguments(parser: Any) -> None:
         help="metric family (default: trace). ragchecker reads RagChecker checking-output JSON; "
         "all = every family that applies to each file",
     )
-    parser.add_argument("--k", type=ks_type, default=DEFAULT_KS, metavar="K,K,...", help="retrieval cut-offs (default: 1,3,5,10)")
+    parser.add_argument(
+        "--k", type=ks_type, default=DEFAULT_KS, metavar="K,K,...", help="retrieval cut-offs (default: 1,3,5,10)"
+    )
 
 
 def run_family_metrics(args: Any) -> int:
@@ -222,7 +227,10 @@ def run_family_metrics(args: Any) -> int:
     other_paths = [p for p in args.paths if p not in checker_paths]
     problems: list[str] = []
     if family == "ragchecker":
-        problems += [f"{p}:0: file: not a RagChecker checking output ({{\"results\": [...]}} with response_claims)" for p in other_paths]
+        problems += [
+            f'{p}:0: file: not a RagChecker checking output ({{"results": [...]}} with response_claims)'
+            for p in other_paths
+        ]
     elif family != "all":
         problems += [f"{p}:0: file: RagChecker claims file; use --family ragchecker or all" for p in checker_paths]
     items = []

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 from ragviz.data.model import Example, Labels
 
@@ -194,7 +195,9 @@ def ndcg_at_k(ranked: Sequence[str], gold: Gold, k: int) -> float:
     return _ndcg(_dcg_prefix(gold.get(doc, 0) for doc in ranked[:k]), ideal, k)
 
 
-def retrieval_scores(ranked: Iterable[Any], gold: Gold | None, ks: Sequence[int] = DEFAULT_KS) -> dict[str, float | None]:
+def retrieval_scores(
+    ranked: Iterable[Any], gold: Gold | None, ks: Sequence[int] = DEFAULT_KS
+) -> dict[str, float | None]:
     """Every metric of :func:`metric_names` for one ranking; all ``None`` when *gold* is ``None``.
 
     >>> retrieval_scores(["a", "b"], {"b": 1}, (1,))
@@ -294,7 +297,9 @@ def example_retrieval(
 ROW_COLUMNS = ("id", "retrieved_ids", "relevant_ids", GRADES_FIELD, BY_SYSTEM_FIELD, "dataset_name", "_path", "_row")
 
 
-def family_records(rows: Iterable[Mapping[str, Any]], datasets: Sequence[str] | None = None, ks: Sequence[int] = DEFAULT_KS) -> Iterator[dict]:
+def family_records(
+    rows: Iterable[Mapping[str, Any]], datasets: Sequence[str] | None = None, ks: Sequence[int] = DEFAULT_KS
+) -> Iterator[dict]:
     """One record per (example, system): ``id``, ``dataset``, ``system`` and :func:`metric_names`.
 
     Rows without any retrieved ranking yield nothing (there is no system to score). Grades that do

@@ -7,8 +7,9 @@ of the mean and counted apart, so an unlabeled answer never pulls a mean up or d
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 ALL = "ALL"
@@ -30,7 +31,12 @@ class GroupSummary:
         return self.sums[name] / c if c else None
 
     def as_dict(self, fields: Sequence[str]) -> dict[str, Any]:
-        return {"dataset": self.group, "n": self.n, "n_unlabeled": self.n_unlabeled, **{f: self.mean(f) for f in fields}}
+        return {
+            "dataset": self.group,
+            "n": self.n,
+            "n_unlabeled": self.n_unlabeled,
+            **{f: self.mean(f) for f in fields},
+        }
 
 
 def score_delta(before: float | None, after: float | None) -> float | None:
@@ -46,7 +52,9 @@ def score_delta(before: float | None, after: float | None) -> float | None:
     return None if before is None or after is None else after - before
 
 
-def subset_groups(items: Iterable[T], subset_of: Callable[[T], str], with_all: bool = True) -> list[tuple[str, list[T]]]:
+def subset_groups(
+    items: Iterable[T], subset_of: Callable[[T], str], with_all: bool = True
+) -> list[tuple[str, list[T]]]:
     """*items* grouped by subset, groups sorted by name, then ``(ALL, every item)`` when there are
     several groups (and *with_all*).
 
@@ -63,7 +71,9 @@ def subset_groups(items: Iterable[T], subset_of: Callable[[T], str], with_all: b
     return ordered
 
 
-def summarize(records: Iterable[Mapping[str, Any]], fields: Sequence[str], group_by: str = "dataset") -> list[GroupSummary]:
+def summarize(
+    records: Iterable[Mapping[str, Any]], fields: Sequence[str], group_by: str = "dataset"
+) -> list[GroupSummary]:
     """Per-group means of *fields*, groups sorted by name, plus an ``ALL`` group last.
 
     .. math:: \\bar m_g = \\frac{1}{|\\{i \\in g : m_i \\ne \\mathrm{null}\\}|} \\sum_{i \\in g,\\, m_i \\ne \\mathrm{null}} m_i
@@ -89,6 +99,10 @@ def format_summary(summaries: Sequence[GroupSummary], fields: Sequence[str]) -> 
     head = ["dataset", "n", "unlabeled", *fields]
     rows = [head]
     for s in summaries:
-        rows.append([s.group, str(s.n), str(s.n_unlabeled), *("-" if s.mean(f) is None else f"{s.mean(f):.4f}" for f in fields)])
+        rows.append(
+            [s.group, str(s.n), str(s.n_unlabeled), *("-" if s.mean(f) is None else f"{s.mean(f):.4f}" for f in fields)]
+        )
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
-    return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))) for r in rows)
+    return "\n".join(
+        "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))) for r in rows
+    )

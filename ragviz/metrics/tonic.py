@@ -13,8 +13,9 @@ References: Tonic Validate (tonic-ai/tonic_validate), metric definitions in its 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 from ragviz.data.keys import parse_context_key
 from ragviz.data.model import Example, Labels
@@ -178,11 +179,15 @@ def tonic_scores(
     Direct chunk labels win over the sentence-derived ones."""
     if labels is None and chunk_relevant is None and answer_similarity is None:
         return UNLABELED
-    relevant = list(chunk_relevant) if chunk_relevant is not None else (
-        chunk_flags(labels.relevant_keys, n_documents) if labels is not None else None
+    relevant = (
+        list(chunk_relevant)
+        if chunk_relevant is not None
+        else (chunk_flags(labels.relevant_keys, n_documents) if labels is not None else None)
     )
-    used = list(chunk_used) if chunk_used is not None else (
-        chunk_flags(labels.utilized_keys, n_documents) if labels is not None else None
+    used = (
+        list(chunk_used)
+        if chunk_used is not None
+        else (chunk_flags(labels.utilized_keys, n_documents) if labels is not None else None)
     )
     rp = retrieval_precision(relevant) if relevant is not None else None
     aa = augmentation_accuracy(used) if used is not None else None
@@ -198,7 +203,9 @@ def tonic_scores(
     return TonicScores(rp, aa, ap, ac, acb, sim, overall([rp, aa, ap, ac, acb], sim))
 
 
-def example_inputs(example: Example, labels: Labels | None) -> tuple[list[bool] | None, list[bool] | None, float | None]:
+def example_inputs(
+    example: Example, labels: Labels | None
+) -> tuple[list[bool] | None, list[bool] | None, float | None]:
     """The direct inputs ``(chunk_relevant, chunk_utilized, answer_similarity)`` under *labels*:
     the label set's override when it sets one, else the example's ``extra`` field (``None``: the
     chunk labels are derived from the sentence labels / there is no similarity score)."""
@@ -249,7 +256,9 @@ def family_records(
         ident = "" if row.get("id") is None else str(row["id"])
         relevant = used = None
         if row.get(CHUNK_RELEVANT_FIELD) is not None or row.get(CHUNK_USED_FIELD) is not None:
-            relevant, used = (_row_flags(row, name, n_documents[i], i) for name in (CHUNK_RELEVANT_FIELD, CHUNK_USED_FIELD))
+            relevant, used = (
+                _row_flags(row, name, n_documents[i], i) for name in (CHUNK_RELEVANT_FIELD, CHUNK_USED_FIELD)
+            )
         scores = tonic_scores(
             labels_from_row(row),
             n_documents[i],

@@ -11,8 +11,9 @@ Generation Systems", 2024 (arXiv:2407.11005).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ragviz.data.model import Example, Labels
 from ragviz.data.ragbench import unsupported_keys
@@ -139,7 +140,7 @@ def example_trace(example: Example, labels: Labels | None = None) -> TraceScores
     return trace_scores(example.labels if labels is None else labels, example.n_context_sentences)
 
 
-def dataset_trace_records(dataset: "Dataset") -> "Iterator[dict[str, Any]]":
+def dataset_trace_records(dataset: Dataset) -> Iterator[dict[str, Any]]:
     """One record per example of *dataset*: ``id``, ``dataset``, ``generation_model`` and the TRACe
     scores of the labels the rows carry (``trace_mean`` is the mean of the four).
 

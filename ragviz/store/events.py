@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Sequence
+from typing import Any
 
 from ragviz.data.labels import (
     CLAIM_PREFIX,
@@ -137,7 +138,9 @@ def labels_to_json(labels: Labels) -> str:
 
     row = labels_to_row(labels)
     # Keep the stored unsupported list as it is (None = derive from support), not the derived one.
-    row["unsupported_response_sentence_keys"] = None if labels.unsupported_keys is None else list(labels.unsupported_keys)
+    row["unsupported_response_sentence_keys"] = (
+        None if labels.unsupported_keys is None else list(labels.unsupported_keys)
+    )
     p = labels.provenance
     row["provenance"] = {"source": p.source, "name": p.name, "time": p.time, "prompt_version": p.prompt_version}
     return json.dumps(row, ensure_ascii=False)

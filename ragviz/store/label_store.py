@@ -30,8 +30,9 @@ import os
 import re
 import sqlite3
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from ragviz.data.labels import (
     Change,
@@ -90,8 +91,15 @@ def _dumps(value: Any) -> str:
 
 def _event(row: Sequence[Any]) -> Event:
     return Event(
-        id=row[0], action_id=row[1], example_uid=row[2], annotator=row[3], ts=row[4],
-        field=row[5], old=_loads(row[6]), new=_loads(row[7]), action=row[8],
+        id=row[0],
+        action_id=row[1],
+        example_uid=row[2],
+        annotator=row[3],
+        ts=row[4],
+        field=row[5],
+        old=_loads(row[6]),
+        new=_loads(row[7]),
+        action=row[8],
     )
 
 
@@ -134,10 +142,10 @@ class LabelStore:
         return self.conn.execute(self.dialect.sql(statement), tuple(params))
 
     class _Tx:
-        def __init__(self, store: "LabelStore"):
+        def __init__(self, store: LabelStore):
             self.store = store
 
-        def __enter__(self) -> "LabelStore":
+        def __enter__(self) -> LabelStore:
             self.store._lock.acquire()
             try:
                 self.store.conn.execute(self.store.dialect.begin_write)
@@ -159,7 +167,7 @@ class LabelStore:
                     self.store._caches.clear()  # they may hold what was just rolled back
                 self.store._lock.release()
 
-    def _write(self) -> "LabelStore._Tx":
+    def _write(self) -> LabelStore._Tx:
         """One write transaction, committed (durably) when the ``with`` block ends."""
         return LabelStore._Tx(self)
 
@@ -178,7 +186,9 @@ class LabelStore:
         if applied is not None and known <= applied and not applied - known:
             return  # up to date: opening takes no write lock
         with self._write():
-            self._q("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT NOT NULL PRIMARY KEY, applied_at TEXT NOT NULL)")
+            self._q(
+                "CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT NOT NULL PRIMARY KEY, applied_at TEXT NOT NULL)"
+            )
             applied = {r[0] for r in self._q("SELECT name FROM schema_migrations")}
             known = {name for name, _ in MIGRATIONS}
             unknown = sorted(applied - known)
@@ -202,7 +212,7 @@ class LabelStore:
                 self._conn.close()
                 self._conn = None
 
-    def __enter__(self) -> "LabelStore":
+    def __enter__(self) -> LabelStore:
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -227,7 +237,9 @@ class LabelStore:
         ).fetchone()
         return int(row[0])
 
-    def _insert_event(self, action_id: int, example_uid: str, annotator: str, ts: str, field_name: str, old: Any, new: Any) -> None:
+    def _insert_event(
+        self, action_id: int, example_uid: str, annotator: str, ts: str, field_name: str, old: Any, new: Any
+    ) -> None:
         self._q(
             "INSERT INTO label_events (action_id, example_uid, annotator, ts, field, old_value, new_value)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -252,7 +264,9 @@ class LabelStore:
         if not isinstance(annotator, str) or not annotator.strip():
             raise ValueError("annotator must be a non-empty name")
 
-    def record(self, example_uid: str, annotator: str, changes: Sequence[Change | tuple[str, Any, Any]], action: str = "edit") -> int | None:
+    def record(
+        self, example_uid: str, annotator: str, changes: Sequence[Change | tuple[str, Any, Any]], action: str = "edit"
+    ) -> int | None:
         """Store one decision (several field changes) in one durable transaction.
 
         *changes* are :class:`ragviz.data.labels.Change` (or ``(field, old, new)`` triples). Returns the
@@ -361,7 +375,7 @@ class LabelStore:
                 cache.put(uid, ExampleStatus(bool(reviewed), bool(corrected), last_ts))
             self._synced_action = max(self._synced_action, action_id)
 
-    def _annotator_cache(self, annotator: str) -> "_AnnotatorCache":
+    def _annotator_cache(self, annotator: str) -> _AnnotatorCache:
         if not self._caches:
             self._synced_action = self._q("SELECT MAX(last_action_id) FROM example_status").fetchone()[0] or 0
         else:
@@ -436,7 +450,9 @@ class LabelStore:
         """Remember a data file the app loaded (absolute path), so exports can rebuild the examples."""
         resolved = str(Path(path).expanduser().resolve())
         with self._write():
-            self._q("INSERT INTO data_sources (path, ts) VALUES (?, ?) ON CONFLICT (path) DO NOTHING", (resolved, now_iso()))
+            self._q(
+                "INSERT INTO data_sources (path, ts) VALUES (?, ?) ON CONFLICT (path) DO NOTHING", (resolved, now_iso())
+            )
 
     def sources(self) -> list[str]:
         """Registered data files, in the order they were first registered."""
@@ -504,7 +520,8 @@ class LabelStore:
         """The latest judge label set stored for the example, ``None`` when there is none."""
         with self._lock:
             row = self._q(
-                "SELECT labels_json FROM judge_label_sets WHERE example_uid = ? ORDER BY id DESC LIMIT 1", (example_uid,)
+                "SELECT labels_json FROM judge_label_sets WHERE example_uid = ? ORDER BY id DESC LIMIT 1",
+                (example_uid,),
             ).fetchone()
         return None if row is None else labels_from_json(row[0])
 

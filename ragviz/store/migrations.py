@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 
 @dataclass(frozen=True)
@@ -22,7 +22,9 @@ class Dialect:
         return statement.replace("?", "%s")
 
 
-SQLITE = Dialect(name="sqlite", paramstyle="qmark", identity="INTEGER PRIMARY KEY AUTOINCREMENT", begin_write="BEGIN IMMEDIATE")
+SQLITE = Dialect(
+    name="sqlite", paramstyle="qmark", identity="INTEGER PRIMARY KEY AUTOINCREMENT", begin_write="BEGIN IMMEDIATE"
+)
 
 
 def _m001_label_events(run: Callable[[str], None], d: Dialect) -> None:

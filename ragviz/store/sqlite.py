@@ -23,7 +23,9 @@ def connect(where: Path, error: type[Exception]) -> sqlite3.Connection:
     except OSError as exc:
         raise error(f"{where}: cannot create the folder for the label store: {exc.strerror or exc}") from None
     try:
-        conn = sqlite3.connect(str(where), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+        conn = sqlite3.connect(
+            str(where), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+        )
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         conn.execute("PRAGMA synchronous = FULL")

@@ -6,7 +6,8 @@ computes a metric. Colours come from the Okabe–Ito colour-blind-safe palette.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import altair as alt
 import pandas as pd
@@ -15,7 +16,11 @@ OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "
 
 
 def distribution_chart(
-    records: Sequence[dict[str, Any]], metrics: Sequence[str], title: str = "", color: str = "dataset", color_title: str = "subset",
+    records: Sequence[dict[str, Any]],
+    metrics: Sequence[str],
+    title: str = "",
+    color: str = "dataset",
+    color_title: str = "subset",
     columns: int = 4,
 ) -> alt.Chart:
     """Histogram of each metric (one panel per metric), bars stacked by subset (or by the *color*
@@ -28,7 +33,12 @@ def distribution_chart(
         .encode(
             x=alt.X("value:Q", bin=alt.Bin(maxbins=20, extent=[0, 1]), title="score"),
             y=alt.Y("count():Q", title="examples"),
-            color=alt.Color(f"{color}:N", scale=alt.Scale(range=OKABE_ITO), title=color_title, legend=alt.Legend(orient="bottom", columns=4)),
+            color=alt.Color(
+                f"{color}:N",
+                scale=alt.Scale(range=OKABE_ITO),
+                title=color_title,
+                legend=alt.Legend(orient="bottom", columns=4),
+            ),
             tooltip=[f"{color}:N", alt.Tooltip("count():Q", title="examples")],
         )
         .properties(width=200, height=160)
@@ -42,19 +52,29 @@ def means_chart(rows: Sequence[dict[str, Any]], columns: int = 4) -> alt.Chart:
     df = pd.DataFrame(rows, columns=["dataset", "metric", "mean", "low", "high", "n"]).dropna(subset=["mean"])
     metric_order = list(dict.fromkeys(df["metric"]))
     subsets = sorted(d for d in set(df["dataset"]) if d != "ALL")
-    colors = alt.Scale(domain=[*subsets, "ALL"], range=[*(OKABE_ITO * (len(subsets) // len(OKABE_ITO) + 1))[: len(subsets)], "#444444"])
+    colors = alt.Scale(
+        domain=[*subsets, "ALL"], range=[*(OKABE_ITO * (len(subsets) // len(OKABE_ITO) + 1))[: len(subsets)], "#444444"]
+    )
     base = alt.Chart(df).encode(
         y=alt.Y("dataset:N", title=None, axis=alt.Axis(labelOverlap=False, labelLimit=160)),
         color=alt.Color("dataset:N", scale=colors, legend=None),
         tooltip=[
-            "dataset:N", "metric:N", alt.Tooltip("mean:Q", format=".3f"),
-            alt.Tooltip("low:Q", format=".3f", title="95% low"), alt.Tooltip("high:Q", format=".3f", title="95% high"), "n:Q",
+            "dataset:N",
+            "metric:N",
+            alt.Tooltip("mean:Q", format=".3f"),
+            alt.Tooltip("low:Q", format=".3f", title="95% low"),
+            alt.Tooltip("high:Q", format=".3f", title="95% high"),
+            "n:Q",
         ],
     )
-    bars = base.mark_rule(strokeWidth=2).encode(x=alt.X("low:Q", title="mean (95% bootstrap interval)", scale=alt.Scale(domain=[0, 1])), x2="high:Q")
+    bars = base.mark_rule(strokeWidth=2).encode(
+        x=alt.X("low:Q", title="mean (95% bootstrap interval)", scale=alt.Scale(domain=[0, 1])), x2="high:Q"
+    )
     points = base.mark_point(filled=True, size=60).encode(x="mean:Q")
-    return (bars + points).properties(width=165, height=alt.Step(24)).facet(
-        facet=alt.Facet("metric:N", title=None, sort=metric_order), columns=columns
+    return (
+        (bars + points)
+        .properties(width=165, height=alt.Step(24))
+        .facet(facet=alt.Facet("metric:N", title=None, sort=metric_order), columns=columns)
     )
 
 
@@ -73,12 +93,18 @@ def scatter_chart(rows: Sequence[dict[str, Any]]) -> alt.Chart:
         )
     )
     line = alt.Chart(diag).mark_line(color="#888", strokeDash=[4, 4]).encode(x="judge:Q", y="human:Q")
-    return alt.layer(line, points, data=df).properties(width=200, height=200).facet(
-        facet=alt.Facet("metric:N", title=None), columns=4
-    ) if not df.empty else points.properties(width=200, height=200)
+    return (
+        alt.layer(line, points, data=df)
+        .properties(width=200, height=200)
+        .facet(facet=alt.Facet("metric:N", title=None), columns=4)
+        if not df.empty
+        else points.properties(width=200, height=200)
+    )
 
 
-def confusion_chart(label: str, tp: int, fp: int, fn: int, tn: int, reference: str = "human", candidate: str = "judge") -> alt.Chart:
+def confusion_chart(
+    label: str, tp: int, fp: int, fn: int, tn: int, reference: str = "human", candidate: str = "judge"
+) -> alt.Chart:
     """A 2×2 confusion matrix (counts in the cells) of *candidate* against *reference*."""
     yes, no = "yes", "no"
     df = pd.DataFrame(
@@ -94,10 +120,12 @@ def confusion_chart(label: str, tp: int, fp: int, fn: int, tn: int, reference: s
         y=alt.Y(f"{reference}:N", sort=[yes, no], title=f"{reference} says {label}"),
     )
     cells = base.mark_rect().encode(
-        color=alt.Color("count:Q", scale=alt.Scale(scheme="blues"), legend=None), tooltip=[f"{reference}:N", f"{candidate}:N", "count:Q"]
+        color=alt.Color("count:Q", scale=alt.Scale(scheme="blues"), legend=None),
+        tooltip=[f"{reference}:N", f"{candidate}:N", "count:Q"],
     )
     text = base.mark_text(fontSize=16, fontWeight="bold").encode(
-        text="count:Q", color=alt.condition(alt.datum.count > max(tp, fp, fn, tn) / 2, alt.value("white"), alt.value("black"))
+        text="count:Q",
+        color=alt.condition(alt.datum.count > max(tp, fp, fn, tn) / 2, alt.value("white"), alt.value("black")),
     )
     return (cells + text).properties(width=150, height=150)
 
@@ -111,19 +139,30 @@ def kappa_matrix_chart(rows: Sequence[dict[str, Any]], labels: Sequence[str]) ->
     base = alt.Chart(df).encode(
         x=alt.X("b:N", sort=names, title=None, axis=alt.Axis(labelAngle=0, labelLimit=120)),
         y=alt.Y("a:N", sort=names, title=None, axis=alt.Axis(labelLimit=120)),
-        tooltip=["a:N", "b:N", alt.Tooltip("kappa:Q", format=".3f", title="Cohen's κ"), alt.Tooltip("n_text:N", title="shared")],
+        tooltip=[
+            "a:N",
+            "b:N",
+            alt.Tooltip("kappa:Q", format=".3f", title="Cohen's κ"),
+            alt.Tooltip("n_text:N", title="shared"),
+        ],
     )
     empty = base.mark_rect(color="#eeeeee")
     cells = base.mark_rect().encode(
-        color=alt.Color("kappa:Q", scale=alt.Scale(domain=[-1, 1], scheme="blueorange", reverse=True), title="Cohen's κ",
-                        legend=alt.Legend(orient="bottom"))
+        color=alt.Color(
+            "kappa:Q",
+            scale=alt.Scale(domain=[-1, 1], scheme="blueorange", reverse=True),
+            title="Cohen's κ",
+            legend=alt.Legend(orient="bottom"),
+        )
     )
     on_dark = alt.condition("abs(datum.kappa) > 0.5", alt.value("white"), alt.value("black"))
     kappa = base.mark_text(fontSize=14, fontWeight="bold", dy=-7).encode(text="kappa_text:N", color=on_dark)
     shared = base.mark_text(fontSize=10, dy=9).encode(text="n_text:N", color=on_dark)
     side = max(70 * len(names), 140)
-    return (empty + cells + kappa + shared).properties(width=side, height=side).facet(
-        facet=alt.Facet("label:N", sort=list(labels), title=None), columns=3
+    return (
+        (empty + cells + kappa + shared)
+        .properties(width=side, height=side)
+        .facet(facet=alt.Facet("label:N", sort=list(labels), title=None), columns=3)
     )
 
 
@@ -150,10 +189,20 @@ def show_chart(chart: alt.Chart, name: str, key: str, downloads: bool = True) ->
         return
     with st.container(horizontal=True):
         st.download_button(
-            "PNG", data=lambda: to_png(chart), file_name=f"{name}.png", mime="image/png", key=f"{key}.png",
-            icon=":material/download:", on_click="ignore",
+            "PNG",
+            data=lambda: to_png(chart),
+            file_name=f"{name}.png",
+            mime="image/png",
+            key=f"{key}.png",
+            icon=":material/download:",
+            on_click="ignore",
         )
         st.download_button(
-            "SVG", data=lambda: to_svg(chart), file_name=f"{name}.svg", mime="image/svg+xml", key=f"{key}.svg",
-            icon=":material/download:", on_click="ignore",
+            "SVG",
+            data=lambda: to_svg(chart),
+            file_name=f"{name}.svg",
+            mime="image/svg+xml",
+            key=f"{key}.svg",
+            icon=":material/download:",
+            on_click="ignore",
         )

@@ -56,6 +56,7 @@ INDEX = "claims.index"
 
 # -- loading -------------------------------------------------------------------------------------
 
+
 @st.cache_resource(show_spinner="Reading RagChecker file…", max_entries=8)
 def _read_path(path: str, mtime: float) -> RagCheckerLoad | RagCheckerFormatError:
     try:
@@ -71,7 +72,9 @@ def _read_bytes(name: str, digest: str, _data: bytes) -> RagCheckerLoad | RagChe
     except UnicodeDecodeError as exc:
         return RagCheckerFormatError([RagCheckerProblem(name, 0, "encoding", f"not UTF-8 text: {exc.reason}")])
     except json.JSONDecodeError as exc:
-        return RagCheckerFormatError([RagCheckerProblem(name, exc.lineno, "json", f"not valid JSON: {exc.msg} (column {exc.colno})")])
+        return RagCheckerFormatError(
+            [RagCheckerProblem(name, exc.lineno, "json", f"not valid JSON: {exc.msg} (column {exc.colno})")]
+        )
     try:
         return parse_ragchecker(data, name, dataset=Path(name).stem)
     except RagCheckerFormatError as exc:
@@ -86,7 +89,13 @@ def load_source(source: dict[str, Any]) -> RagCheckerLoad | RagCheckerFormatErro
         return _read_path(str(path), path.stat().st_mtime)
     data = st.session_state.get(UPLOADS, {}).get(source.get("digest"))
     if data is None:
-        return RagCheckerFormatError([RagCheckerProblem(source.get("name", "upload"), 0, "upload", "the upload is gone (new session): upload it again")])
+        return RagCheckerFormatError(
+            [
+                RagCheckerProblem(
+                    source.get("name", "upload"), 0, "upload", "the upload is gone (new session): upload it again"
+                )
+            ]
+        )
     return _read_bytes(source["name"], source["digest"], data)
 
 
@@ -133,6 +142,7 @@ def source_controls(editable: bool) -> None:
 
 # -- actions -------------------------------------------------------------------------------------
 
+
 def _record(uid: str, changes: list[Change], action: str = "edit") -> None:
     state.record_decision(uid, changes, action)
 
@@ -158,6 +168,7 @@ def editor_key(side: str, uid: str) -> str:
 
 # -- current items -------------------------------------------------------------------------------
 
+
 def current_items(items: list[CheckedItem], file_name: str, who: str) -> tuple[list[CheckedItem], list[str]]:
     """Every item with the annotator's overrides, and the problems of events that no longer fit."""
     store = state.store()
@@ -176,7 +187,9 @@ def current_items(items: list[CheckedItem], file_name: str, who: str) -> tuple[l
     return out, problems
 
 
-def _cached_current(items: list[CheckedItem], file_name: str, who: str, source_key: str) -> tuple[list[CheckedItem], list[str]]:
+def _cached_current(
+    items: list[CheckedItem], file_name: str, who: str, source_key: str
+) -> tuple[list[CheckedItem], list[str]]:
     key = (source_key, who, state.label_version())
     cached = st.session_state.get("claims.current_cache")
     if cached and cached[0] == key:
@@ -187,6 +200,7 @@ def _cached_current(items: list[CheckedItem], file_name: str, who: str, source_k
 
 
 # -- drawing -------------------------------------------------------------------------------------
+
 
 def _scores_frame(rows: list[dict[str, Any]], columns: list[str]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
@@ -224,7 +238,9 @@ def run_page() -> None:
     source_controls(editable)
     source = st.session_state.get(SOURCE)
     if not source:
-        st.info("Open a RagChecker checking-output JSON (path, upload or RagChecker's own example) to review its claims.")
+        st.info(
+            "Open a RagChecker checking-output JSON (path, upload or RagChecker's own example) to review its claims."
+        )
         st.stop()
 
     loaded = load_source(source)
@@ -269,9 +285,21 @@ def run_page() -> None:
     current = currents[index]
     if editable:
         with st.container(horizontal=True):
-            st.button("Mark reviewed", key="claims.review", type="primary", on_click=_record, args=(uid, [Change(REVIEW_FIELD, None, REVIEWED)], "review"))
+            st.button(
+                "Mark reviewed",
+                key="claims.review",
+                type="primary",
+                on_click=_record,
+                args=(uid, [Change(REVIEW_FIELD, None, REVIEWED)], "review"),
+            )
             st.button("Undo", key="claims.undo", on_click=_undo, args=(uid,))
-            st.button("Reset to file", key="claims.reset", on_click=_record, args=(uid, [Change(RESET_FIELD, None, None)], "reset"), disabled=current == item)
+            st.button(
+                "Reset to file",
+                key="claims.reset",
+                on_click=_record,
+                args=(uid, [Change(RESET_FIELD, None, None)], "reset"),
+                disabled=current == item,
+            )
 
     left, right = st.columns(2, gap="medium")
     with left:
@@ -308,7 +336,9 @@ def run_page() -> None:
     with right:
         st.markdown(f"**All {len(items)} items** — mean (0..1) and as RagChecker prints it (×100, 1 decimal)")
         st.dataframe(
-            _scores_frame(aggregate_table(items, currents), ["group", "metric", "file", "now", "file ×100", "now ×100"]),
+            _scores_frame(
+                aggregate_table(items, currents), ["group", "metric", "file", "now", "file ×100", "now ×100"]
+            ),
             hide_index=True,
             width="stretch",
             column_config={

@@ -56,15 +56,25 @@ def formula_terms(example: Example, labels: Labels | None) -> list[FormulaTerm]:
     both = tuple(k for k in dict.fromkeys(r) if k in set(u))
     unsupported = unsupported_keys(labels)
     return [
-        FormulaTerm("relevance", scores.relevance, "|R| / N", r, every, "R = relevant sentences, N = all context sentences"),
+        FormulaTerm(
+            "relevance", scores.relevance, "|R| / N", r, every, "R = relevant sentences, N = all context sentences"
+        ),
         FormulaTerm("utilization", scores.utilization, "|U| / N", u, every, "U = sentences the response used"),
         FormulaTerm(
-            "completeness", scores.completeness, "|R ∩ U| / |R|", both, r,
+            "completeness",
+            scores.completeness,
+            "|R ∩ U| / |R|",
+            both,
+            r,
             "share of the relevant sentences the response used" + ("; 1 when nothing is relevant" if not r else ""),
         ),
         FormulaTerm(
-            "adherence", scores.adherence, "0 if any response sentence is unsupported, else 1", unsupported,
-            tuple(example.response_keys()), "above the line: unsupported response sentences; below: all response sentences",
+            "adherence",
+            scores.adherence,
+            "0 if any response sentence is unsupported, else 1",
+            unsupported,
+            tuple(example.response_keys()),
+            "above the line: unsupported response sentences; below: all response sentences",
         ),
     ]
 
@@ -112,12 +122,18 @@ def venn_svg(relevant: set[str], utilized: set[str], n_total: int, title: str = 
         for i in range(0, min(len(keys), 16), per_line):
             chunk = " ".join(keys[i : i + per_line])
             y = 118 + (i // per_line) * 14
-            lines.append(f'<text x="{x}" y="{y}" text-anchor="middle" font-size="11" font-family="monospace">{esc(chunk)}</text>')
+            lines.append(
+                f'<text x="{x}" y="{y}" text-anchor="middle" font-size="11" font-family="monospace">{esc(chunk)}</text>'
+            )
         if len(keys) > 16:
             lines.append(f'<text x="{x}" y="{118 + 4 * 14}" text-anchor="middle" font-size="11">…</text>')
         return "".join(lines)
 
-    heading = f'<text x="180" y="18" text-anchor="middle" font-size="13" font-weight="600">{esc(title)}</text>' if title else ""
+    heading = (
+        f'<text x="180" y="18" text-anchor="middle" font-size="13" font-weight="600">{esc(title)}</text>'
+        if title
+        else ""
+    )
     return (
         '<svg class="rv-venn" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 360 230" width="360" height="230" '
         'font-family="system-ui,sans-serif" role="img" aria-label="Venn diagram of relevant and utilized sentences">'
@@ -138,7 +154,12 @@ def venn_html(example: Example, labels: Labels | None, title: str = "") -> str:
 
     if labels is None:
         return f'<div style="{_BOX}">unlabeled</div>'
-    svg = venn_svg({clean_key(k) for k in labels.relevant_keys}, {clean_key(k) for k in labels.utilized_keys}, example.n_context_sentences, title)
+    svg = venn_svg(
+        {clean_key(k) for k in labels.relevant_keys},
+        {clean_key(k) for k in labels.utilized_keys},
+        example.n_context_sentences,
+        title,
+    )
     return f'<div style="{_BOX};text-align:center">{svg}</div>'
 
 
@@ -185,11 +206,16 @@ def tonic_html(expl: TonicExplanation | None) -> str:
     if expl is None:
         return f'<div style="{_BOX}">unlabeled</div>'
     rows = [
-        [str(c.document), f"{_flag(c.relevant)} <span style='{_MUTED}'>{esc(c.relevant_why)}</span>",
-         f"{_flag(c.used)} <span style='{_MUTED}'>{esc(c.used_why)}</span>"]
+        [
+            str(c.document),
+            f"{_flag(c.relevant)} <span style='{_MUTED}'>{esc(c.relevant_why)}</span>",
+            f"{_flag(c.used)} <span style='{_MUTED}'>{esc(c.used_why)}</span>",
+        ]
         for c in expl.chunks
     ]
-    sources = f"relevant: {expl.relevant_source} · used: {expl.used_source} · answer_similarity: {expl.similarity_source}"
+    sources = (
+        f"relevant: {expl.relevant_source} · used: {expl.used_source} · answer_similarity: {expl.similarity_source}"
+    )
     return (
         f'<div class="rv-tonic" style="{_BOX}">'
         + "".join(filled_html(t) for t in expl.terms)
@@ -206,15 +232,20 @@ def retrieval_html(expl: RetrievalExplanation) -> str:
     rows = []
     for x in expl.ranking:
         shade = "background:#f6f8fa;" if x.in_top_k else ""
-        rows.append([
-            f'<span style="{shade}padding:0 4px">{x.rank}</span>', f"<code>{esc(x.doc_id)}</code>",
-            f"{_flag(x.relevant)}" + (f" <span style='{_MUTED}'>grade {x.grade}</span>" if x.grade > 1 else ""),
-            "top k" if x.in_top_k else "",
-        ])
+        rows.append(
+            [
+                f'<span style="{shade}padding:0 4px">{x.rank}</span>',
+                f"<code>{esc(x.doc_id)}</code>",
+                f"{_flag(x.relevant)}" + (f" <span style='{_MUTED}'>grade {x.grade}</span>" if x.grade > 1 else ""),
+                "top k" if x.in_top_k else "",
+            ]
+        )
     missing = (
         f'<div style="{_SMALL}">relevant but not retrieved (count in Recall): '
-        + ", ".join(f"<code>{esc(d)}</code>" for d in expl.not_retrieved) + "</div>"
-        if expl.not_retrieved else ""
+        + ", ".join(f"<code>{esc(d)}</code>" for d in expl.not_retrieved)
+        + "</div>"
+        if expl.not_retrieved
+        else ""
     )
     return (
         f'<div class="rv-retrieval" data-system="{esc(expl.system)}" style="{_BOX}">'

@@ -12,7 +12,8 @@ does: this works in the browser and under AppTest), recorded once, then the page
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -169,7 +170,9 @@ def render_families_panel(
             )
 
     if example.reference_answer:
-        golds = [example.reference_answer] if isinstance(example.reference_answer, str) else list(example.reference_answer)
+        golds = (
+            [example.reference_answer] if isinstance(example.reference_answer, str) else list(example.reference_answer)
+        )
         st.html(render.text_block_html("Reference answer", "\n".join(golds)))
         if editable:
             value = similarity_value(example, current)

@@ -8,7 +8,8 @@ store, logs or exports); when it is empty ``OPENAI_API_KEY`` is used.
 from __future__ import annotations
 
 import os
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import streamlit as st
 
@@ -88,16 +89,18 @@ def outcome_rows(examples: Sequence[Example], outcomes: Sequence[JudgeOutcome | 
             rows.append({"example": ex.uid, "status": "not run", "error": ""})
             continue
         scores = trace_scores(o.labels, ex.n_context_sentences)
-        rows.append({
-            "example": ex.uid,
-            "status": o.status,
-            "relevance": scores.relevance,
-            "utilization": scores.utilization,
-            "completeness": scores.completeness,
-            "adherence": scores.adherence,
-            "calls": o.calls,
-            "error": o.error or "",
-        })
+        rows.append(
+            {
+                "example": ex.uid,
+                "status": o.status,
+                "relevance": scores.relevance,
+                "utilization": scores.utilization,
+                "completeness": scores.completeness,
+                "adherence": scores.adherence,
+                "calls": o.calls,
+                "error": o.error or "",
+            }
+        )
     return rows
 
 
@@ -107,7 +110,11 @@ def show_failures(failures: Sequence[Any], limit: int = 50) -> None:
         with st.expander(f"{f.example_uid}: {f.error[:120]}", icon=":material/error:"):
             st.text(f.error)
             st.caption("Raw model output")
-            st.code(f.raw_output if f.raw_output is not None else "(no answer: the request itself failed)", language=None, wrap_lines=True)
+            st.code(
+                f.raw_output if f.raw_output is not None else "(no answer: the request itself failed)",
+                language=None,
+                wrap_lines=True,
+            )
     if len(failures) > limit:
         st.caption(f"… and {len(failures) - limit} more failures")
 
@@ -115,8 +122,12 @@ def show_failures(failures: Sequence[Any], limit: int = 50) -> None:
 def rejudge_control(example: Example, key: str = "review.rejudge") -> JudgeOutcome | None:
     """A "Re-judge this example" button for the Review page: one fresh call with the Label page's
     settings; the new labels become the base for review. Returns the outcome when clicked."""
-    if not st.button("Re-judge this example", key=key, icon=":material/smart_toy:",
-                     help="Ask the judge again with the settings of the Label page"):
+    if not st.button(
+        "Re-judge this example",
+        key=key,
+        icon=":material/smart_toy:",
+        help="Ask the judge again with the settings of the Label page",
+    ):
         return None
     try:
         settings = settings_from_state()

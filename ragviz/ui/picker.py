@@ -3,7 +3,7 @@ a window of rows around the current one, or the rows whose uid contains a search
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 WINDOW = 50  # rows either side of the current one offered without a search
 MAX_MATCHES = 100  # search matches offered at once

@@ -50,8 +50,14 @@ def present_toggle() -> bool:
 # Keys (or key prefixes) of the Review page's editing widgets; Streamlit gives each keyed element
 # the class ``st-key-<key with every character outside [a-zA-Z0-9_-] replaced by "-">``.
 REVIEW_EDITING_KEYS = (
-    "review.accept", "review.undo", "review.reset", "review.normalize", "review.advance",
-    "review.support.", "review.keys.", "review.context.",
+    "review.accept",
+    "review.undo",
+    "review.reset",
+    "review.normalize",
+    "review.advance",
+    "review.support.",
+    "review.keys.",
+    "review.context.",
 )
 
 

@@ -8,7 +8,7 @@ carries a text marker (``R``, ``U``, ``R+U``, ``✓``, ``✗``, ``?``) so nothin
 from __future__ import annotations
 
 import html
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from ragviz.analysis.review import (
     BOTH,
@@ -61,9 +61,7 @@ def _sentence_style(bg: str, border: str, linked: bool) -> str:
 def context_sentence_html(span: ContextSpan) -> str:
     bg, border, marker, label = CONTEXT_STYLE[span.state]
     link_note = " — supports the selected response sentence" if span.linked else ""
-    link_tag = (
-        f'<span style="{_KEY};background:{LINK_COLOR};color:#fff">◆ support</span>' if span.linked else ""
-    )
+    link_tag = f'<span style="{_KEY};background:{LINK_COLOR};color:#fff">◆ support</span>' if span.linked else ""
     return (
         f'<span class="rv-sent rv-{span.state}{" rv-linked" if span.linked else ""}" data-key="{esc(span.key)}" '
         f'title="{esc(span.key)}: {label}{link_note}" style="{_sentence_style(bg, border, span.linked)}">'

@@ -53,6 +53,7 @@ FILTER_CACHE = "review.filter_cache"  # ((filter, paths, annotator, label versio
 
 # -- actions (callbacks: run before the script, then the page redraws) ---------------------------
 
+
 def record(uid: str, changes: list, action: str = "edit") -> None:
     state.record_decision(uid, changes, action)
 
@@ -70,7 +71,12 @@ def accept(uid: str, current, judge, advance: bool) -> None:
     changes = [Change(RESET_FIELD, None, None)] if current != judge and current is not None else []
     record(uid, changes + [Change(REVIEW_FIELD, None, REVIEWED)], "accept")
     if advance:
-        go(next_unreviewed(state.dataset().uids, state.store().reviewed_uids(state.annotator()), st.session_state[INDEX]), "Every example is reviewed.")
+        go(
+            next_unreviewed(
+                state.dataset().uids, state.store().reviewed_uids(state.annotator()), st.session_state[INDEX]
+            ),
+            "Every example is reviewed.",
+        )
 
 
 def undo(uid: str) -> None:
@@ -196,7 +202,9 @@ def run_page() -> None:
     prev_row = step(walk, index, -1)
     next_row = step(walk, index, 1)
     with st.container(horizontal=True, vertical_alignment="center"):
-        st.button("◀ Previous", key="review.prev", shortcut="K", disabled=prev_row is None, on_click=go, args=(prev_row,))
+        st.button(
+            "◀ Previous", key="review.prev", shortcut="K", disabled=prev_row is None, on_click=go, args=(prev_row,)
+        )
         st.button("Next ▶", key="review.next", shortcut="J", disabled=next_row is None, on_click=go, args=(next_row,))
         st.button(
             "Next unreviewed",
@@ -220,7 +228,9 @@ def run_page() -> None:
             on_click=reset,
             args=(uid,),
             disabled=current == judge,
-            help=None if judge is not None else "This example has no judge labels: reset returns to the labels the file carried.",
+            help=None
+            if judge is not None
+            else "This example has no judge labels: reset returns to the labels the file carried.",
         )
 
     where = f"Example {index + 1:,} of {len(ds):,}"
@@ -259,7 +269,10 @@ def run_page() -> None:
         with st.expander(f"What each override changed ({len(effects)})", expanded=False):
             st.dataframe(
                 pd.DataFrame(
-                    [{"step": e.step, "change": e.description, **{f"Δ {k}": v for k, v in e.deltas.items()}} for e in effects]
+                    [
+                        {"step": e.step, "change": e.description, **{f"Δ {k}": v for k, v in e.deltas.items()}}
+                        for e in effects
+                    ]
                 ),
                 hide_index=True,
                 width="stretch",
@@ -354,4 +367,11 @@ def run_page() -> None:
         st.caption("Shortcuts: J next · K previous · N next unreviewed · A accept · Z undo")
 
     with st.expander("Other metric families", expanded=False):
-        render_families_panel(ex, judge, current, lambda changes: record(uid, changes), version=state.label_version(), editable=not page.present)
+        render_families_panel(
+            ex,
+            judge,
+            current,
+            lambda changes: record(uid, changes),
+            version=state.label_version(),
+            editable=not page.present,
+        )

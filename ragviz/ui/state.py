@@ -224,9 +224,7 @@ def _dataset_index(paths: tuple[str, ...]) -> DatasetIndex:
 
     ds = load_result(paths).dataset
     scan = scan_dataset(ds)
-    adherence = [
-        adherence_of(labels_from_row(row)) for row in ds.iter_rows(LABEL_FIELDS)
-    ]
+    adherence = [adherence_of(labels_from_row(row)) for row in ds.iter_rows(LABEL_FIELDS)]
     flags = [len(kinds) for kinds in scan.row_kinds]
     rows: list[dict[str, Any]] = []
     for i in scan.flagged_rows[:MAX_DETAILED]:

@@ -7,7 +7,8 @@ import csv
 import io
 import json
 import sys
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from ragviz.data.dataset import Dataset
 from ragviz.data.schema import (

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from ragviz.data.dataset import Dataset
 from ragviz.data.schema import (
@@ -38,7 +39,12 @@ def load_jsonl(data: bytes, path: str, subset: str, report: Report) -> Dataset:
                 yield number, json.loads(line)
             except json.JSONDecodeError as e:
                 truncated = _is_truncated(e, line)
-                report.error(path, number, "json", f"{'truncated' if truncated else 'invalid'} JSON line: {e.msg} (column {e.colno})")
+                report.error(
+                    path,
+                    number,
+                    "json",
+                    f"{'truncated' if truncated else 'invalid'} JSON line: {e.msg} (column {e.colno})",
+                )
 
     return load_rows(numbered(), path, subset, report)
 
@@ -80,7 +86,9 @@ def load_json(data: bytes, path: str, subset: str, report: Report) -> Dataset:
     except json.JSONDecodeError as e:
         items, broken, err = _salvage_json_list(text)
         if err is not None and broken >= 1 and text.lstrip().startswith("["):
-            report.error(path, broken, "json", f"{_json_problem(err, text)}; {len(items)} records before it were loaded")
+            report.error(
+                path, broken, "json", f"{_json_problem(err, text)}; {len(items)} records before it were loaded"
+            )
             return load_rows(enumerate(items, start=1), path, subset, report)
         report.error(path, None, "json", _json_problem(e, text))
         return Dataset.empty()
@@ -90,8 +98,13 @@ def load_json(data: bytes, path: str, subset: str, report: Report) -> Dataset:
                 doc = doc[container]
                 break
         else:
-            report.error(path, None, "json", 'expected a list of rows or an object with a "data" or "rows" list, '
-                                             f"got an object with keys {sorted(doc)[:8]}")
+            report.error(
+                path,
+                None,
+                "json",
+                'expected a list of rows or an object with a "data" or "rows" list, '
+                f"got an object with keys {sorted(doc)[:8]}",
+            )
             return Dataset.empty()
     if not isinstance(doc, list):
         report.error(path, None, "json", f"expected a list of rows, got {type_name(doc)}")

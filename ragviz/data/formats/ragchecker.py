@@ -18,10 +18,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from ragviz.data.labels import CLAIM_PREFIX, RESET_FIELD, REVIEW_FIELD
 
@@ -81,7 +82,7 @@ class CheckedItem:
     def n_chunks(self) -> int:
         return len(self.retrieved_context)
 
-    def with_label(self, check: str, index: int, label: str, chunk: int | None = None) -> "CheckedItem":
+    def with_label(self, check: str, index: int, label: str, chunk: int | None = None) -> CheckedItem:
         """A copy with one label replaced (a human override).
 
         *check* is one of :data:`CHECK_FIELDS`; *index* the claim; *chunk* the chunk for the two
@@ -216,9 +217,13 @@ def _vector(value: Any, n: int, row: int, field: str, what: str, out: _Collector
     return tuple(_label(v, row, f"{field}[{i}]", out) for i, v in enumerate(value))
 
 
-def _matrix(value: Any, n: int, n_chunks: int, row: int, field: str, what: str, out: _Collector) -> tuple[tuple[str, ...], ...]:
+def _matrix(
+    value: Any, n: int, n_chunks: int, row: int, field: str, what: str, out: _Collector
+) -> tuple[tuple[str, ...], ...]:
     if not isinstance(value, list):
-        out.error(row, field, "missing" if value is None else f"expected a list of label lists, got {type(value).__name__}")
+        out.error(
+            row, field, "missing" if value is None else f"expected a list of label lists, got {type(value).__name__}"
+        )
         return ()
     if len(value) != n:
         out.error(row, field, f"has {len(value)} rows but there are {n} {what}")
@@ -244,7 +249,9 @@ def _chunks(value: Any, row: int, out: _Collector) -> tuple[RetrievedChunk, ...]
         out.error(row, "retrieved_context", f"expected a list of {{doc_id, text}}, got {type(value).__name__}")
         return ()
     if all(type(d) is dict and type(d.get("text", "")) is str for d in value):
-        return tuple(RetrievedChunk(None if (i := d.get("doc_id")) is None else str(i), d.get("text") or "") for d in value)
+        return tuple(
+            RetrievedChunk(None if (i := d.get("doc_id")) is None else str(i), d.get("text") or "") for d in value
+        )
     chunks = []
     for c, doc in enumerate(value):
         if not isinstance(doc, Mapping) or not isinstance(doc.get("text", ""), str):
@@ -274,10 +281,24 @@ def item_from_json(raw: Any, row: int, out: _Collector, dataset: str = "") -> Ch
         retrieved_context=chunks,
         response_claims=response_claims,
         gt_answer_claims=gt_claims,
-        answer2response=_vector(raw.get("answer2response"), len(response_claims), row, "answer2response", "response claims", out),
-        response2answer=_vector(raw.get("response2answer"), len(gt_claims), row, "response2answer", "gt answer claims", out),
-        retrieved2response=_matrix(raw.get("retrieved2response"), len(response_claims), n_chunks, row, "retrieved2response", "response claims", out),
-        retrieved2answer=_matrix(raw.get("retrieved2answer"), len(gt_claims), n_chunks, row, "retrieved2answer", "gt answer claims", out),
+        answer2response=_vector(
+            raw.get("answer2response"), len(response_claims), row, "answer2response", "response claims", out
+        ),
+        response2answer=_vector(
+            raw.get("response2answer"), len(gt_claims), row, "response2answer", "gt answer claims", out
+        ),
+        retrieved2response=_matrix(
+            raw.get("retrieved2response"),
+            len(response_claims),
+            n_chunks,
+            row,
+            "retrieved2response",
+            "response claims",
+            out,
+        ),
+        retrieved2answer=_matrix(
+            raw.get("retrieved2answer"), len(gt_claims), n_chunks, row, "retrieved2answer", "gt answer claims", out
+        ),
         dataset=dataset,
         row=row,
     )
@@ -310,9 +331,13 @@ def read_ragchecker(path: str | Path) -> RagCheckerLoad:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
     except json.JSONDecodeError as exc:
-        raise RagCheckerFormatError([RagCheckerProblem(str(path), exc.lineno, "json", f"not valid JSON: {exc.msg} (column {exc.colno})")]) from None
+        raise RagCheckerFormatError(
+            [RagCheckerProblem(str(path), exc.lineno, "json", f"not valid JSON: {exc.msg} (column {exc.colno})")]
+        ) from None
     except UnicodeDecodeError as exc:
-        raise RagCheckerFormatError([RagCheckerProblem(str(path), 0, "encoding", f"not UTF-8 text: {exc.reason}")]) from None
+        raise RagCheckerFormatError(
+            [RagCheckerProblem(str(path), 0, "encoding", f"not UTF-8 text: {exc.reason}")]
+        ) from None
     return parse_ragchecker(data, str(path), dataset=path.stem)
 
 
@@ -380,11 +405,13 @@ def parse_claim_field(field: str) -> tuple[str, int, int | None]:
     >>> parse_claim_field("claim:retrieved2response:3:0")
     ('retrieved2response', 0, 3)
     """
-    parts = field[len(CLAIM_PREFIX):].split(":") if field.startswith(CLAIM_PREFIX) else []
+    parts = field[len(CLAIM_PREFIX) :].split(":") if field.startswith(CLAIM_PREFIX) else []
     check = parts[0] if parts else ""
     want = 3 if check.startswith("retrieved2") else 2
     if check not in CHECK_FIELDS or len(parts) != want or not all(p.isdigit() for p in parts[1:]):
-        raise ValueError(f"{field}: not a claim label field (claim:<check>:<claim> or claim:retrieved2*:<chunk>:<claim>)")
+        raise ValueError(
+            f"{field}: not a claim label field (claim:<check>:<claim> or claim:retrieved2*:<chunk>:<claim>)"
+        )
     if want == 3:
         return check, int(parts[2]), int(parts[1])
     return check, int(parts[1]), None
