@@ -23,6 +23,7 @@ from ragviz.judge.client import (
     request_body,
     retry_after_seconds,
 )
+from ragviz.judge.estimate import estimate_run
 from ragviz.judge.pricing import estimate_cost, model_prices
 from ragviz.judge.prompt import (
     JUDGE_JSON_SCHEMA,
@@ -32,7 +33,6 @@ from ragviz.judge.prompt import (
     estimate_tokens,
     render_user_prompt,
 )
-from ragviz.judge.run import estimate_run
 from ragviz.judge.schema import (
     JudgeOutputError,
     extract_json,

@@ -13,7 +13,7 @@ import pytest
 
 from ragviz.data.load import load, load_bytes
 from ragviz.data.model import Sentence
-from ragviz.data.schema import MAX_PROBLEMS_PER_FIELD, Problem
+from ragviz.data.problems import MAX_PROBLEMS_PER_FIELD, Problem
 from tests.ragbench_data import SUBSETS, require_ragbench, shard
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

@@ -31,7 +31,7 @@ from ragviz.data.keys import clean_key as _clean_key
 from ragviz.data.keys import is_response_key, parse_context_key
 from ragviz.data.labels import apply_changes, diff_labels
 from ragviz.data.model import Example, Labels, Provenance, SentenceSupport
-from ragviz.data.schema import Problem
+from ragviz.data.problems import Problem
 
 
 class IssueKind(str, Enum):

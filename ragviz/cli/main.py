@@ -98,7 +98,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         prog="ragviz",
         description="See, correct and re-score LLM-judge labels of RAG answers (RAGBench schema).",
     )
-    from ragviz import __version__
+    from ragviz.version import __version__
 
     parser.add_argument("--version", action="version", version=f"ragviz {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK, add_paths, print_problems
+from ragviz.metrics.registry import FAMILY_NAMES, all_fields, dataset_all_records, dataset_family_records, family_fields
+from ragviz.metrics.retrieval import DEFAULT_KS
+from ragviz.metrics.trace import TRACE_METRICS
 
 
 def cmd_metrics(args: argparse.Namespace) -> int:
     if getattr(args, "family", "trace") != "trace":
-        from ragviz.metrics.registry import run_family_metrics
-
         return run_family_metrics(args)
     from ragviz.data.load import load
     from ragviz.data.records import write_records
     from ragviz.metrics.summary import format_summary, summarize
-    from ragviz.metrics.trace import TRACE_METRICS, dataset_trace_records
+    from ragviz.metrics.trace import dataset_trace_records
 
     result = load(args.paths)
     if not result.ok:
@@ -34,8 +36,110 @@ def add_metrics_arguments(parser: argparse.ArgumentParser) -> None:
     add_paths(parser)
     parser.add_argument("-o", "--output", metavar="OUT", help="write records to OUT instead of stdout")
     parser.add_argument("--format", choices=("jsonl", "csv"), default="jsonl", help="record format (default: jsonl)")
-    from ragviz.metrics.registry import (
-        add_family_arguments,  # --family, --k (metric families)
+    add_family_arguments(parser)
+
+
+def add_family_arguments(parser: Any) -> None:
+    """The ``--family`` and ``--k`` options of ``ragviz metrics``."""
+    import argparse
+
+    from ragviz.metrics.retrieval import parse_ks
+
+    def ks_type(text: str) -> tuple[int, ...]:
+        try:
+            return parse_ks(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parser.add_argument(
+        "--family",
+        choices=(*FAMILY_NAMES, "all"),
+        default="trace",
+        help="metric family (default: trace). ragchecker reads RagChecker checking-output JSON; "
+        "all = every family that applies to each file",
+    )
+    parser.add_argument(
+        "--k", type=ks_type, default=DEFAULT_KS, metavar="K,K,...", help="retrieval cut-offs (default: 1,3,5,10)"
     )
 
-    add_family_arguments(parser)
+
+def run_family_metrics(args: Any) -> int:
+    """``ragviz metrics --family F``: records to ``args.output`` (or stdout), means to stderr.
+
+    RagChecker files are recognised by their JSON shape; every other path goes through the
+    ordinary loader. Exit 2 with ``PATH:ROW: field: problem`` lines on bad input."""
+    import sys
+
+    from ragviz.data.formats.ragchecker import (
+        RagCheckerFormatError,
+        is_ragchecker_file,
+        read_ragchecker,
+    )
+    from ragviz.data.records import write_records
+    from ragviz.metrics.summary import format_summary, summarize
+
+    family, ks = args.family, tuple(args.k)
+    checker_paths = [p for p in args.paths if is_ragchecker_file(p)]
+    other_paths = [p for p in args.paths if p not in checker_paths]
+    problems: list[str] = []
+    if family == "ragchecker":
+        problems += [
+            f'{p}:0: file: not a RagChecker checking output ({{"results": [...]}} with response_claims)'
+            for p in other_paths
+        ]
+    elif family != "all":
+        problems += [f"{p}:0: file: RagChecker claims file; use --family ragchecker or all" for p in checker_paths]
+    items = []
+    for path in checker_paths if family in ("ragchecker", "all") else []:
+        try:
+            loaded = read_ragchecker(path)
+        except RagCheckerFormatError as exc:
+            problems += [str(p) for p in exc.problems]
+            continue
+        for warning in loaded.warnings:
+            print(str(warning), file=sys.stderr)
+        items += loaded.items
+    dataset = None
+    if other_paths and family != "ragchecker":
+        from ragviz.data.load import load
+
+        result = load(other_paths)
+        problems += [str(p) for p in result.errors]
+        dataset = result.dataset
+    if problems:
+        for line in problems:
+            print(line, file=sys.stderr)
+        print(f"{len(problems)} errors: nothing computed", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+    records: list[dict] = []
+    try:
+        if dataset is not None:
+            if family == "all":
+                records += dataset_all_records(dataset, ks)
+            else:
+                records += dataset_family_records(family, dataset, ks)
+    except ValueError as exc:
+        print(str(exc), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    checker_records: list[dict] = []
+    if items:
+        from ragviz.metrics.ragchecker import family_records as ragchecker_records
+
+        checker_records = list(ragchecker_records(items))
+    write_records(records + checker_records, args.output, args.format)
+
+    if records:
+        fields = all_fields(records) if family == "all" else family_fields(family, ks)
+        group_by = "system" if family == "retrieval" else "dataset"
+        print(format_summary(summarize(records, fields, group_by=group_by), fields), file=sys.stderr)
+    if checker_records:
+        from ragviz.metrics.ragchecker import RAGCHECKER_METRICS, reported
+
+        fields = list(RAGCHECKER_METRICS)
+        summaries = summarize(checker_records, fields)
+        print(format_summary(summaries, fields), file=sys.stderr)
+        overall = summaries[-1]
+        shown = ", ".join(f"{f} {reported(overall.mean(f) or 0.0)}" for f in fields)
+        print(f"RagChecker (x100, 1 decimal, {overall.n} items): {shown}", file=sys.stderr)
+    return EXIT_OK

@@ -44,11 +44,8 @@ from ragviz.data.dataset import PATH_COL, ROW_COL, Dataset
 from ragviz.data.formats.csv_rows import load_csv
 from ragviz.data.formats.json_rows import load_json, load_jsonl
 from ragviz.data.formats.parquet_rows import load_parquet
-from ragviz.data.schema import (
-    STR_LIST,
-    Problem,
-    Report,
-)
+from ragviz.data.problems import Problem, Report
+from ragviz.data.schema import STR_LIST
 
 FORMATS = {".parquet": "parquet", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv"}
 

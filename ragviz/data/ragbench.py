@@ -164,8 +164,6 @@ def labels_to_row(labels: Labels | None, prefix: str = "") -> dict[str, Any]:
     """The RAGBench label fields for *labels* (all ``None`` when unlabeled)."""
     if labels is None:
         return {prefix + f: None for f in LABEL_FIELDS}
-    pass
-
     overrides = {
         prefix + name: _override_to_row(getattr(labels, name))
         for name in OVERRIDE_FIELDS

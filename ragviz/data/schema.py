@@ -4,20 +4,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import pyarrow as pa
 
 from ragviz.data import ragbench as rb
 from ragviz.data.dataset import PATH_COL, ROW_COL, SUBSET_COL, Dataset
 from ragviz.data.keys import context_key, response_key
+from ragviz.data.problems import Report
 from ragviz.data.split import split_sentences
-
-Level = Literal["error", "warning"]
-
 
 COLUMN_ALIASES: dict[str, tuple[str, ...]] = {
     "question": ("user_input", "query", "input"),
@@ -25,60 +21,6 @@ COLUMN_ALIASES: dict[str, tuple[str, ...]] = {
     "response": ("answer", "actual_output", "output"),
     "reference_answer": ("ground_truth", "reference", "expected_output", "ground_truths"),
 }
-
-
-# Problems listed per (file, level, field); the rest are summed up in one line.
-MAX_PROBLEMS_PER_FIELD = 20
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One problem with the input: ``str()`` gives ``PATH:ROW: field: message``.
-
-    ``row`` is the 1-based record number (JSONL: line number), ``None`` for a whole file.
-    ``kind`` names the category for label-quality issues (see :class:`ragviz.analysis.quality.IssueKind`).
-    """
-
-    path: str
-    row: int | None
-    field: str
-    message: str
-    level: Level = "error"
-    kind: str | None = None
-
-    def __str__(self) -> str:
-        where = self.path if self.row is None else f"{self.path}:{self.row}"
-        return f"{where}: {self.field}: {self.message}"
-
-
-class Report:
-    """Collects problems, listing at most MAX_PROBLEMS_PER_FIELD per (path, level, field)."""
-
-    def __init__(self) -> None:
-        self.errors: list[Problem] = []
-        self.warnings: list[Problem] = []
-        self._counts: Counter[tuple[str, str, str]] = Counter()
-
-    def add(self, path: str, row: int | None, field_name: str, message: str, level: Level = "error") -> None:
-        key = (path, level, field_name)
-        self._counts[key] += 1
-        if self._counts[key] <= MAX_PROBLEMS_PER_FIELD:
-            (self.errors if level == "error" else self.warnings).append(Problem(path, row, field_name, message, level))
-
-    def error(self, path: str, row: int | None, field_name: str, message: str) -> None:
-        self.add(path, row, field_name, message, "error")
-
-    def warning(self, path: str, row: int | None, field_name: str, message: str) -> None:
-        self.add(path, row, field_name, message, "warning")
-
-    def finish(self) -> None:
-        for (path, level, field_name), n in self._counts.items():
-            if n > MAX_PROBLEMS_PER_FIELD:
-                more = n - MAX_PROBLEMS_PER_FIELD
-                target = self.errors if level == "error" else self.warnings
-                target.append(
-                    Problem(path, None, field_name, f"... and {more} more {level}s in this field not listed", level)
-                )
 
 
 # -- canonical Arrow types ---------------------------------------------------------------------

@@ -18,8 +18,12 @@ questions "which examples has this person reviewed / corrected" are one indexed 
 
 Portability: the schema uses plain SQL types (TEXT, INTEGER, BIGINT) and an identity column type
 supplied by the :class:`Dialect`; statements are written with ``?`` placeholders and translated by
-the dialect, and ``INSERT ... RETURNING`` / ``ON CONFLICT`` are understood by both SQLite >= 3.35
-and PostgreSQL. Only the SQLite dialect is implemented.
+the dialect (:mod:`ragviz.store.migrations`), and ``INSERT ... RETURNING`` / ``ON CONFLICT`` are understood by
+both SQLite >= 3.35 and PostgreSQL. Only the SQLite backend (:mod:`ragviz.store.sqlite`) is implemented.
+
+This module is one class and reads best whole: every write path shares the same transaction, lock and
+per-annotator cache invalidation, and seeing them side by side is how a reader checks that no decision can be
+lost. The pure parts live beside it (:mod:`ragviz.store.events` folds events into labels).
 """
 
 from __future__ import annotations

@@ -11,15 +11,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from ragviz.data.dataset import Dataset
-from ragviz.data.schema import (
-    BOOL_FIELDS,
-    COLUMN_ALIASES,
-    FLOAT_FIELDS,
-    STRUCTURED_FIELDS,
-    Report,
-    decode_text,
-    load_rows,
-)
+from ragviz.data.problems import Report
+from ragviz.data.schema import BOOL_FIELDS, COLUMN_ALIASES, FLOAT_FIELDS, STRUCTURED_FIELDS, decode_text, load_rows
 
 # Fields a user file may use to carry required content, for CSV parsing of JSON text.
 _CSV_JSON_FIELDS = STRUCTURED_FIELDS | {a for f in ("documents", "reference_answer") for a in COLUMN_ALIASES[f]}

@@ -8,12 +8,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from ragviz.data.dataset import Dataset
-from ragviz.data.schema import (
-    Report,
-    decode_text,
-    load_rows,
-    type_name,
-)
+from ragviz.data.problems import Report
+from ragviz.data.schema import decode_text, load_rows, type_name
 
 
 def _is_truncated(e: json.JSONDecodeError, text: str) -> bool:

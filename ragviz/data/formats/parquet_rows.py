@@ -9,13 +9,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ragviz.data.dataset import Dataset
-from ragviz.data.schema import (
-    CANONICAL_TYPES,
-    COLUMN_ALIASES,
-    STR_LIST,
-    Report,
-    load_rows,
-)
+from ragviz.data.problems import Report
+from ragviz.data.schema import CANONICAL_TYPES, COLUMN_ALIASES, STR_LIST, load_rows
 
 
 def _parquet_fast_table(table: pa.Table) -> pa.Table | None:
