@@ -6,7 +6,6 @@ from __future__ import annotations
 import functools
 import importlib.util
 import json
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -78,10 +77,8 @@ def _support(row: dict, key: str) -> dict:
 @functools.cache
 def _generator():
     """scripts/make_sample_data.py as a module (scripts/ is not a package)."""
-    name = "ragviz_make_sample_data"
-    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / "make_sample_data.py")
+    spec = importlib.util.spec_from_file_location("ragviz_make_sample_data", REPO / "scripts" / "make_sample_data.py")
     module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses resolve string annotations through sys.modules
     spec.loader.exec_module(module)
     return module
 
@@ -108,9 +105,10 @@ def test_every_line_is_a_json_object_with_ragbench_field_names():
 
 def test_file_and_readme_are_what_the_generator_writes():
     generator = _generator()
-    rows = generator.build_rows()
+    source = generator.load_source()
+    rows = generator.build_rows(source)
     assert SAMPLE.read_text(encoding="utf-8") == generator.render_jsonl(rows)
-    assert (SAMPLE_DIR / "README.md").read_text(encoding="utf-8") == generator.render_readme(rows)
+    assert (SAMPLE_DIR / "README.md").read_text(encoding="utf-8") == generator.render_readme(rows, source)
 
 
 def test_variety_domains_models_sizes_and_shared_ids():
@@ -282,9 +280,10 @@ def test_no_bogus_keys_outside_the_declared_mistakes():
 
 def test_readme_describes_every_mistake():
     readme = (SAMPLE_DIR / "README.md").read_text(encoding="utf-8")
-    for example_id, model, kind, _ in _generator().MISTAKES:
-        assert f"`{example_id}` / {model} | {kind}" in readme
-    kinds = {kind for *_, kind, _ in _generator().MISTAKES}
+    mistakes = _generator().load_source()["mistakes"]
+    for mistake in mistakes:
+        assert f"`{mistake['id']}` / {mistake['model']} | {mistake['kind']}" in readme
+    kinds = {mistake["kind"] for mistake in mistakes}
     for required in (
         "hallucinated sentence marked supported",
         "relevant sentence missed",
