@@ -6,6 +6,8 @@ from __future__ import annotations
 import functools
 import importlib.util
 import json
+import shutil
+import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
@@ -19,6 +21,8 @@ from ragviz.metrics.trace import trace_scores
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_DIR = REPO / "sample_data"
 SAMPLE = SAMPLE_DIR / "ragviz_sample.jsonl"
+GENERATOR = REPO / "scripts" / "make_sample_data.py"
+SOURCE_DIR = REPO / "scripts" / "sample_data_source"
 
 CORE = {
     "id",
@@ -78,10 +82,8 @@ def _support(row: dict, key: str) -> dict:
 @functools.cache
 def _generator():
     """scripts/make_sample_data.py as a module (scripts/ is not a package)."""
-    name = "ragviz_make_sample_data"
-    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / "make_sample_data.py")
+    spec = importlib.util.spec_from_file_location("ragviz_make_sample_data", GENERATOR)
     module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses resolve string annotations through sys.modules
     spec.loader.exec_module(module)
     return module
 
@@ -106,11 +108,51 @@ def test_every_line_is_a_json_object_with_ragbench_field_names():
             assert isinstance(row["adherence_score"], bool)
 
 
-def test_file_and_readme_are_what_the_generator_writes():
+# -- the generator and its sources (scripts/make_sample_data.py, scripts/sample_data_source/) ----------------
+
+
+def test_generator_writes_exactly_the_committed_sample_data(tmp_path):
+    """Code, sources and sample_data/ cannot drift: regenerating gives the committed files byte for byte."""
+    out = tmp_path / "sample_data"
+    subprocess.run([sys.executable, str(GENERATOR), "--output", str(out / SAMPLE.name)], check=True, cwd=tmp_path)
+    written = sorted(p.name for p in out.iterdir())
+    assert written == sorted(p.name for p in SAMPLE_DIR.iterdir()) == ["README.md", "ragviz_sample.jsonl"]
+    for name in written:
+        assert (out / name).read_bytes() == (SAMPLE_DIR / name).read_bytes(), f"sample_data/{name} is stale"
+
+
+def test_check_flags_a_stale_file(tmp_path):
+    shutil.copytree(SAMPLE_DIR, tmp_path / "sample_data")
+    output = tmp_path / "sample_data" / SAMPLE.name
+    assert _generator().main(["--check", "--output", str(output)]) == 0
+    output.write_text(output.read_text(encoding="utf-8").replace("gpt-4o-mini", "gpt-4o-maxi"), encoding="utf-8")
+    assert _generator().main(["--check", "--output", str(output)]) == 1
+
+
+@pytest.mark.parametrize(
+    ("name", "edit", "error"),
+    [
+        ("techqa_sample.json", lambda ex: ex[0]["labels"]["relevant"].append("9z"), r"keys \['9z'\] name no sentence"),
+        ("techqa_sample.json", lambda ex: ex[0]["labels"].update(relevent=[]), r"unknown fields \['relevent'\]"),
+        ("techqa_sample.json", lambda ex: ex[0].pop("question"), r"missing fields \['question'\]"),
+        ("medqa_sample.json", lambda ex: ex[0].pop("documents"), "no documents to reuse"),
+        ("medqa_sample.json", lambda ex: ex[0]["labels"]["support"].pop(), "one support verdict per response sentence"),
+        ("financeqa_sample.json", lambda ex: ex[0]["labels"]["support"][0].update(supported="yes"), "true or false"),
+        ("policyqa_sample.json", lambda ex: ex[0]["documents"][0].update(sentences=["One.", "Two."]), "expected 3-8"),
+        ("index.json", lambda index: index["mistakes"].pop(3), "has bogus_keys but no entry in index.json mistakes"),
+        ("index.json", lambda index: index["mistakes"][0].update(id="med-999"), "mistakes name no example"),
+    ],
+)
+def test_generator_refuses_a_broken_source(tmp_path, name, edit, error):
+    """The sources are edited by hand: a typo is an error naming the example, never a silently different file."""
+    source = tmp_path / "source"
+    shutil.copytree(SOURCE_DIR, source)
+    data = json.loads((source / name).read_text(encoding="utf-8"))
+    edit(data)
+    (source / name).write_text(json.dumps(data), encoding="utf-8")
     generator = _generator()
-    rows = generator.build_rows()
-    assert SAMPLE.read_text(encoding="utf-8") == generator.render_jsonl(rows)
-    assert (SAMPLE_DIR / "README.md").read_text(encoding="utf-8") == generator.render_readme(rows)
+    with pytest.raises(generator.SourceError, match=error):
+        generator.build_rows(generator.load_source(source))
 
 
 def test_variety_domains_models_sizes_and_shared_ids():
@@ -282,9 +324,10 @@ def test_no_bogus_keys_outside_the_declared_mistakes():
 
 def test_readme_describes_every_mistake():
     readme = (SAMPLE_DIR / "README.md").read_text(encoding="utf-8")
-    for example_id, model, kind, _ in _generator().MISTAKES:
-        assert f"`{example_id}` / {model} | {kind}" in readme
-    kinds = {kind for *_, kind, _ in _generator().MISTAKES}
+    mistakes = _generator().load_source()["mistakes"]
+    for mistake in mistakes:
+        assert f"`{mistake['id']}` / {mistake['model']} | {mistake['kind']}" in readme
+    kinds = {mistake["kind"] for mistake in mistakes}
     for required in (
         "hallucinated sentence marked supported",
         "relevant sentence missed",
