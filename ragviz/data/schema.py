@@ -57,7 +57,7 @@ class Report:
     def __init__(self) -> None:
         self.errors: list[Problem] = []
         self.warnings: list[Problem] = []
-        self._counts: Counter[tuple[str, str, str]] = Counter()
+        self._counts: Counter[tuple[str, Level, str]] = Counter()
 
     def add(self, path: str, row: int | None, field_name: str, message: str, level: Level = "error") -> None:
         key = (path, level, field_name)
@@ -347,6 +347,7 @@ def canonical_row(raw: Any, path: str, rownum: int, report: Report) -> dict[str,
 
     # derive what is missing
     if doc_sents is None:
+        assert docs is not None  # a row with neither was reported bad above
         row["documents_sentences"] = [
             [[context_key(i, j), s] for j, s in enumerate(split_sentences(doc))] for i, doc in enumerate(docs)
         ]
@@ -355,6 +356,7 @@ def canonical_row(raw: Any, path: str, rownum: int, report: Report) -> dict[str,
         if docs is None:
             row["documents"] = [" ".join(text for _, text in doc) for doc in doc_sents]
     if resp_sents is None:
+        assert response is not None  # a row with neither was reported bad above
         row["response_sentences"] = [[response_key(j), s] for j, s in enumerate(split_sentences(response))]
     else:
         row["response_sentences"] = [list(p) for p in resp_sents]
