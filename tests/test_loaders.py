@@ -114,6 +114,23 @@ def test_parquet_with_wrong_column_type_reports_each_row(tmp_path):
     assert len(result.dataset) == 0 and not result.ok
 
 
+def test_parquet_with_null_inside_a_list_is_checked_row_by_row_like_jsonl(tmp_path):
+    """The column-wise fast path used to take a null sentence key (read as the key 'None'), a null
+    sentence text or a null document: rows the row-by-row checks reject, in Parquet as in JSONL."""
+    null_key, null_text, null_doc, null_doc_list = _row(0), _row(1), _row(2, documents=["Alpha.", None]), _row(3)
+    null_key["documents_sentences"][0][0][0] = None
+    null_text["response_sentences"][1][1] = None
+    null_doc_list["documents_sentences"][1] = None
+    rows = [null_key, null_text, null_doc, null_doc_list, _row(4)]
+    pq.write_table(pa.Table.from_pylist(rows), tmp_path / "nulls.parquet")
+    _write_jsonl(tmp_path / "nulls.jsonl", rows)
+    from_parquet, from_jsonl = load([tmp_path / "nulls.parquet"]), load([tmp_path / "nulls.jsonl"])
+    errors = [(p.row, p.field, p.message) for p in from_parquet.errors]
+    assert errors == [(p.row, p.field, p.message) for p in from_jsonl.errors]
+    assert [row for row, _, _ in errors] == [1, 2, 3, 4]
+    assert from_parquet.dataset.ids == ["r4"]
+
+
 def test_ragas_jsonl_is_split_keyed_and_aliased():
     result = load([FIXTURES / "ragas.jsonl"])
     assert result.ok

@@ -340,7 +340,8 @@ def annotator_agreement(
     :func:`ragviz.analysis.agreement.pairwise_kappas` / :func:`ragviz.analysis.agreement.multi_rater_kappas`)."""
     raters = annotator_label_sets(dataset, examples, store) if store is not None else {}
     uids = {uid for decided in raters.values() for uid in decided}
-    shared = [examples[i] for i in sorted(dataset.index_of(u) for u in uids)]  # type: ignore[type-var]
+    rows = sorted(i for i in map(dataset.index_of, uids) if i is not None)
+    shared = [examples[i] for i in rows]
     pairs = pairwise_kappas(shared, raters, labels) if len(raters) >= 2 else []
     overall = multi_rater_kappas(shared, raters, labels) if len(raters) >= 2 else []
     return AnnotatorAgreement(tuple(sorted(raters)), {a: len(d) for a, d in raters.items()}, pairs, overall)

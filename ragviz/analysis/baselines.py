@@ -106,29 +106,35 @@ def baseline_records(dataset: Dataset, truth: Mapping[int, Labels | None] | None
 def score_baseline(judge: BaselineJudge, records: Sequence[BaselineRecord], subset: str = ALL) -> BaselineScore:
     """AUROC and RMSEs of *judge* over *records* (see the module docstring for the definitions)."""
     labeled = [r for r in records if r.truth.labeled]
-    with_adherence = [r for r in labeled if r.predictions.get(judge.adherence_field) is not None]
-    truth_h = [r.truth.adherence == 0.0 for r in with_adherence]
-    pred_h = [1.0 - r.predictions[judge.adherence_field] for r in with_adherence]  # type: ignore[operator]
+    truth_h: list[bool] = []
+    pred_h: list[float] = []
+    for r in labeled:
+        adherence = r.predictions.get(judge.adherence_field)
+        if adherence is not None:
+            truth_h.append(r.truth.adherence == 0.0)
+            pred_h.append(1.0 - adherence)
 
     def _rmse(pred_field: str | None, metric: str) -> tuple[float | None, int]:
         if pred_field is None:
             return None, 0
-        pairs = [
-            (getattr(r.truth, metric), r.predictions[pred_field])
-            for r in labeled
-            if r.predictions.get(pred_field) is not None and getattr(r.truth, metric) is not None
-        ]
-        return rmse([t for t, _ in pairs], [p for _, p in pairs]), len(pairs)
+        truth: list[float] = []
+        pred: list[float] = []
+        for r in labeled:
+            t, p = getattr(r.truth, metric), r.predictions.get(pred_field)
+            if t is not None and p is not None:
+                truth.append(t)
+                pred.append(p)
+        return rmse(truth, pred), len(truth)
 
     rel, n_rel = _rmse(judge.relevance_field, "relevance")
     util, n_util = _rmse(judge.utilization_field, "utilization")
     return BaselineScore(
         judge=judge.key,
         subset=subset,
-        hallucination_auroc=auroc(truth_h, pred_h) if with_adherence else None,
+        hallucination_auroc=auroc(truth_h, pred_h) if pred_h else None,
         relevance_rmse=rel,
         utilization_rmse=util,
-        n_auroc=len(with_adherence),
+        n_auroc=len(pred_h),
         n_relevance=n_rel,
         n_utilization=n_util,
     )

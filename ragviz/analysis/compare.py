@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeGuard
 
 from ragviz.data.keys import clean_key
 from ragviz.data.model import Example, Labels, RowRef
@@ -78,15 +78,17 @@ def judge_labels_of(example: Example, stored_judge: Labels | None) -> Labels | N
     return stored_judge if stored_judge is not None else example.judge_labels
 
 
-def _is_human(labels: Labels | None) -> bool:
+def _is_human(labels: Labels | None) -> TypeGuard[Labels]:
     return labels is not None and labels.provenance.source == "human"
 
 
-def _is_later_decision(status: ExampleStatus, latest: tuple[str, str] | None) -> bool:
-    """Does *status* hold a decision later than *latest* ``(time, annotator)``? (The rule that
-    picks whose labels make up the ``human`` set: the last person to decide; on a tie, the
-    first in the order asked.)"""
-    return status.reviewed and status.last_ts is not None and (latest is None or status.last_ts > latest[0])
+def _later_decision(status: ExampleStatus, latest: tuple[str, str] | None) -> str | None:
+    """The time of *status*'s decision when it is later than *latest* ``(time, annotator)``, else
+    ``None``. (The rule that picks whose labels make up the ``human`` set: the last person to
+    decide; on a tie, the first in the order asked.)"""
+    if status.reviewed and status.last_ts is not None and (latest is None or status.last_ts > latest[0]):
+        return status.last_ts
+    return None
 
 
 def human_labels(example: Example, store: LabelStore | None, annotator: str | None = None) -> tuple[Labels | None, str]:
@@ -97,13 +99,14 @@ def human_labels(example: Example, store: LabelStore | None, annotator: str | No
         candidates = [annotator] if annotator else store.annotators()
         latest: tuple[str, str] | None = None
         for who in candidates:
-            status = store.status(example.uid, who)
-            if _is_later_decision(status, latest):
-                latest = (status.last_ts, who)  # type: ignore[assignment]
+            ts = _later_decision(store.status(example.uid, who), latest)
+            if ts is not None:
+                latest = (ts, who)
         if latest is not None:
             return store.current_labels(example, latest[1]), latest[1]
-    if annotator is None and _is_human(example.labels):
-        return example.labels, example.labels.provenance.name or "file"  # type: ignore[union-attr]
+    own = example.labels
+    if annotator is None and _is_human(own):
+        return own, own.provenance.name or "file"
     return None, ""
 
 
@@ -127,8 +130,9 @@ def _latest_annotator(store: LabelStore) -> dict[str, str]:
     latest: dict[str, tuple[str, str]] = {}
     for who in store.annotators():
         for uid, status in store.statuses(who).items():
-            if _is_later_decision(status, latest.get(uid)):
-                latest[uid] = (status.last_ts, who)  # type: ignore[assignment]
+            ts = _later_decision(status, latest.get(uid))
+            if ts is not None:
+                latest[uid] = (ts, who)
     return {uid: who for uid, (_, who) in latest.items()}
 
 
@@ -164,21 +168,23 @@ def resolve_label_set(
         return judge_labels(ex, store if ex.uid in judged else None)
 
     out: dict[int, Labels] = {}
-    if name != JUDGE:
-        if name == HUMAN:
-            deciders = _latest_annotator(store) if store is not None else {}
-            for i in _human_rows(dataset):
-                if _is_human(example(i).labels):
-                    out[i] = example(i).labels  # type: ignore[assignment]
-        else:
-            statuses = store.statuses(name) if store is not None else {}
-            deciders = {uid: name for uid, st in statuses.items() if st.reviewed}
+    if name == HUMAN:
+        for i in _human_rows(dataset):
+            own = example(i).labels
+            if _is_human(own):
+                out[i] = own
+    if name != JUDGE and store is not None:
+        deciders = (
+            _latest_annotator(store)
+            if name == HUMAN
+            else {uid: name for uid, st in store.statuses(name).items() if st.reviewed}
+        )
         for uid, who in deciders.items():
-            i = dataset.index_of(uid)
-            if i is not None:
-                labels = store.current_labels(example(i), who)  # type: ignore[union-attr]
+            row = dataset.index_of(uid)
+            if row is not None:
+                labels = store.current_labels(example(row), who)
                 if labels is not None:
-                    out[i] = labels
+                    out[row] = labels
     if name == JUDGE or scope == "all":
         for i in range(len(dataset)):
             if i not in out:

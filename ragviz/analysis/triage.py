@@ -110,10 +110,10 @@ def leverage_by_metric(
         n_labeled += 1
         changes = single_changes(example, labels)
         for metric in metrics:
-            candidates = [c for c in changes if c.deltas[metric]]
-            if candidates:
-                change = max(candidates, key=lambda c: abs(c.deltas[metric]))  # type: ignore[arg-type]
-                best[metric].append((index, example.uid, change.description, change.deltas[metric]))  # type: ignore[arg-type]
+            moves = [(c.description, delta) for c in changes if (delta := c.deltas[metric])]
+            if moves:
+                description, delta = max(moves, key=lambda m: abs(m[1]))
+                best[metric].append((index, example.uid, description, delta))
     out = {}
     for metric, found in best.items():
         found.sort(key=lambda t: (-abs(t[3]), t[0]))

@@ -161,6 +161,7 @@ class Dataset:
         if len(per_doc):
             grouped = pa.table({"row": parents, "n": per_doc}).group_by("row").aggregate([("n", "sum")])
             for r, n in zip(grouped.column("row").to_pylist(), grouped.column("n_sum").to_pylist()):
+                assert r is not None and n is not None  # parent indices, sums of non-null lengths
                 counts[r] = n
         return counts
 

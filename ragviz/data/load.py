@@ -102,7 +102,7 @@ def _harmonize(parts: list[Dataset], report: Report) -> list[Dataset]:
     """Make column types agree across files so they concatenate: a string ``reference_answer``
     next to a list one becomes a one-element list; any other conflict drops the later column."""
     types: dict[str, pa.DataType] = {}
-    out = []
+    out: list[Dataset] = []
     for part in parts:
         table = part.table
         for i, f in enumerate(table.schema):
@@ -123,7 +123,7 @@ def _harmonize(parts: list[Dataset], report: Report) -> list[Dataset]:
             try:
                 table = table.set_column(i, f.name, column.cast(known))
             except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
-                paths = sorted(set(table.column(PATH_COL).to_pylist()))
+                paths = sorted({p or "" for p in table.column(PATH_COL).to_pylist()})
                 report.warning(
                     ", ".join(paths),
                     None,
@@ -149,7 +149,7 @@ def _drop_duplicates(dataset: Dataset, report: Report) -> Dataset:
     uids = dataset.uids
     if len(set(uids)) == len(uids):
         return dataset
-    paths = dataset.table.column(PATH_COL).to_pylist()
+    paths = [p or "" for p in dataset.table.column(PATH_COL).to_pylist()]
     rows = dataset.table.column(ROW_COL).to_pylist()
     first: dict[str, int] = {}
     keep = []

@@ -1,4 +1,5 @@
-"""Problems found in input: ``Problem`` prints as ``PATH:ROW: field: message``; ``Report`` collects them, listing at most MAX_PROBLEMS_PER_FIELD per file, level and field."""
+"""Problems found in input: ``Problem`` prints as ``PATH:ROW: field: message``; ``Report`` collects them,
+listing at most MAX_PROBLEMS_PER_FIELD per file, level and field."""
 
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ class Report:
     def __init__(self) -> None:
         self.errors: list[Problem] = []
         self.warnings: list[Problem] = []
-        self._counts: Counter[tuple[str, str, str]] = Counter()
+        self._counts: Counter[tuple[str, Level, str]] = Counter()
 
     def add(self, path: str, row: int | None, field_name: str, message: str, level: Level = "error") -> None:
         key = (path, level, field_name)

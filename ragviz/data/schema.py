@@ -289,6 +289,7 @@ def canonical_row(raw: Any, path: str, rownum: int, report: Report) -> dict[str,
 
     # derive what is missing
     if doc_sents is None:
+        assert docs is not None  # a row with neither was reported bad above
         row["documents_sentences"] = [
             [[context_key(i, j), s] for j, s in enumerate(split_sentences(doc))] for i, doc in enumerate(docs)
         ]
@@ -297,6 +298,7 @@ def canonical_row(raw: Any, path: str, rownum: int, report: Report) -> dict[str,
         if docs is None:
             row["documents"] = [" ".join(text for _, text in doc) for doc in doc_sents]
     if resp_sents is None:
+        assert response is not None  # a row with neither was reported bad above
         row["response_sentences"] = [[response_key(j), s] for j, s in enumerate(split_sentences(response))]
     else:
         row["response_sentences"] = [list(p) for p in resp_sents]

@@ -200,6 +200,7 @@ def write_output(data: bytes, path_or_file: str | os.PathLike | IO[bytes] | IO[s
     if isinstance(path_or_file, io.TextIOBase):
         path_or_file.write(data.decode("utf-8"))
     else:
+        # Any file object that is not a text stream is taken to be binary; IO[str] cannot say which.
         path_or_file.write(data)  # type: ignore[arg-type]
 
 

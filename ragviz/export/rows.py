@@ -64,16 +64,16 @@ def exported_examples(dataset: Dataset, store: LabelStore | None, annotator: str
             # The uid must survive a re-load from a file with another name.
             row["dataset_name"] = example.dataset
         uid = example.uid
-        stored_judge = store.judge_labels(uid) if uid in judged else None
+        stored_judge = store.judge_labels(uid) if store is not None and uid in judged else None
         judge = judge_labels_of(example, stored_judge)
         if stored_judge is not None:
             row["annotating_model_name"] = stored_judge.provenance.name or row.get("annotating_model_name")
 
         reviewer = reviewed_at = None
         base = base_labels(example, stored_judge)
-        if uid in statuses:
-            effective = store.effective(uid, annotator)  # type: ignore[union-attr, arg-type]
-            current = fold_labels(base, effective, example, annotator)  # type: ignore[arg-type]
+        if store is not None and annotator and uid in statuses:
+            effective = store.effective(uid, annotator)
+            current = fold_labels(base, effective, example, annotator)
             status = status_of(effective)
             if status.reviewed:
                 reviewer, reviewed_at = annotator, status.last_ts

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -271,17 +271,17 @@ async def judge_examples_async(
     return summary
 
 
-def run_sync(make_coro: Callable[[], Awaitable[T]]) -> T:
+def run_sync(make_coro: Callable[[], Coroutine[Any, Any, T]]) -> T:
     """Run a coroutine to completion from sync code, also when the caller already has a loop."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return asyncio.run(make_coro())  # type: ignore[arg-type]
+        return asyncio.run(make_coro())
     box: dict[str, Any] = {}
 
     def target() -> None:
         try:
-            box["value"] = asyncio.run(make_coro())  # type: ignore[arg-type]
+            box["value"] = asyncio.run(make_coro())
         except BaseException as exc:  # re-raised in the calling thread
             box["error"] = exc
 

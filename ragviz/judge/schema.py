@@ -52,6 +52,7 @@ def extract_json(text: str) -> Any:
             error = error or exc
     if not text:
         raise JudgeOutputError(["the answer is empty"])
+    assert error is not None  # *text* itself was a candidate, and it did not parse
     raise JudgeOutputError([f"the answer is not valid JSON ({error.msg} at line {error.lineno} column {error.colno})"])
 
 

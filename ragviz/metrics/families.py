@@ -148,7 +148,8 @@ def _fallback_flags(example: Example, labels: Labels | None, field: str) -> list
     """Chunk flags without an override of *field*: the example's direct labels, else the sentences'."""
     n = len(example.document_sentences)
     base = (labels or NO_OVERRIDES).replace(**{field: None})
-    direct = example_inputs(example, base)[0 if field == CHUNK_RELEVANT_FIELD else 1]
+    relevant, used, _ = example_inputs(example, base)
+    direct = relevant if field == CHUNK_RELEVANT_FIELD else used
     if direct is not None:
         return direct
     keys = base.relevant_keys if field == CHUNK_RELEVANT_FIELD else base.utilized_keys

@@ -37,10 +37,10 @@ class TraceScores:
     @property
     def mean(self) -> float | None:
         """Mean of the four scores, ``None`` when any is undefined."""
-        values = [self.relevance, self.utilization, self.completeness, self.adherence]
-        if any(v is None for v in values):
+        r, u, c, a = self.relevance, self.utilization, self.completeness, self.adherence
+        if r is None or u is None or c is None or a is None:
             return None
-        return sum(values) / 4  # type: ignore[arg-type]
+        return (r + u + c + a) / 4
 
     @property
     def labeled(self) -> bool:

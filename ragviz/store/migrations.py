@@ -22,12 +22,15 @@ class Dialect:
         return statement.replace("?", "%s")
 
 
+# Runs one SQL statement; a migration ignores what it returns (a cursor, for sqlite3).
+RunSQL = Callable[[str], object]
+
 SQLITE = Dialect(
     name="sqlite", paramstyle="qmark", identity="INTEGER PRIMARY KEY AUTOINCREMENT", begin_write="BEGIN IMMEDIATE"
 )
 
 
-def _m001_label_events(run: Callable[[str], None], d: Dialect) -> None:
+def _m001_label_events(run: RunSQL, d: Dialect) -> None:
     run(
         f"""CREATE TABLE label_actions (
             id {d.identity},
@@ -63,7 +66,7 @@ def _m001_label_events(run: Callable[[str], None], d: Dialect) -> None:
     run("CREATE INDEX example_status_corrected ON example_status (annotator, corrected, example_uid)")
 
 
-def _m002_positions_and_sources(run: Callable[[str], None], d: Dialect) -> None:
+def _m002_positions_and_sources(run: RunSQL, d: Dialect) -> None:
     run(
         """CREATE TABLE annotator_positions (
             annotator TEXT NOT NULL PRIMARY KEY,
@@ -78,7 +81,7 @@ def _m002_positions_and_sources(run: Callable[[str], None], d: Dialect) -> None:
     )
 
 
-def _m003_judge_label_sets(run: Callable[[str], None], d: Dialect) -> None:
+def _m003_judge_label_sets(run: RunSQL, d: Dialect) -> None:
     run(
         f"""CREATE TABLE judge_label_sets (
             id {d.identity},
@@ -91,12 +94,12 @@ def _m003_judge_label_sets(run: Callable[[str], None], d: Dialect) -> None:
     run("CREATE INDEX judge_label_sets_by_example ON judge_label_sets (example_uid, id)")
 
 
-def _m004_example_status_by_action(run: Callable[[str], None], d: Dialect) -> None:
+def _m004_example_status_by_action(run: RunSQL, d: Dialect) -> None:
     # Lets a process pick up only the statuses other processes changed since it last looked.
     run("CREATE INDEX example_status_by_action ON example_status (last_action_id)")
 
 
-MIGRATIONS: tuple[tuple[str, Callable[[Callable[[str], None], Dialect], None]], ...] = (
+MIGRATIONS: tuple[tuple[str, Callable[[RunSQL, Dialect], None]], ...] = (
     ("001_label_events", _m001_label_events),
     ("002_positions_and_sources", _m002_positions_and_sources),
     ("003_judge_label_sets", _m003_judge_label_sets),

@@ -45,15 +45,24 @@ def load_jsonl(data: bytes, path: str, subset: str, report: Report) -> Dataset:
     return load_rows(numbered(), path, subset, report)
 
 
+_WS = re.compile(r"\s*")
+
+
+def _skip_ws(text: str, pos: int) -> int:
+    """The position of the first non-whitespace character of *text* at or after *pos*."""
+    match = _WS.match(text, pos)
+    assert match is not None  # \s* matches the empty string anywhere
+    return match.end()
+
+
 def _salvage_json_list(text: str) -> tuple[list[Any], int, json.JSONDecodeError | None]:
     """Parse a top-level JSON list element by element: the records before a syntax error, the
     1-based number of the record that broke, and the error."""
     decoder = json.JSONDecoder()
-    ws = re.compile(r"\s*")
-    pos = ws.match(text, 0).end()
+    pos = _skip_ws(text, 0)
     if text[pos : pos + 1] != "[":
         return [], 1, None
-    pos = ws.match(text, pos + 1).end()
+    pos = _skip_ws(text, pos + 1)
     items: list[Any] = []
     if text[pos : pos + 1] == "]":
         return items, 0, None
@@ -63,14 +72,14 @@ def _salvage_json_list(text: str) -> tuple[list[Any], int, json.JSONDecodeError 
         except json.JSONDecodeError as e:
             return items, len(items) + 1, e
         items.append(item)
-        pos = ws.match(text, pos).end()
+        pos = _skip_ws(text, pos)
         ch = text[pos : pos + 1]
         if ch == "]":
             return items, 0, None
         if ch != ",":
             msg = "Expecting ',' delimiter" if ch else "Expecting ',' delimiter or ']' (file ends)"
             return items, len(items) + 1, json.JSONDecodeError(msg, text, pos)
-        pos = ws.match(text, pos + 1).end()
+        pos = _skip_ws(text, pos + 1)
 
 
 def load_json(data: bytes, path: str, subset: str, report: Report) -> Dataset:

@@ -10,7 +10,19 @@ import pyarrow.parquet as pq
 
 from ragviz.data.dataset import Dataset
 from ragviz.data.problems import Report
-from ragviz.data.schema import CANONICAL_TYPES, COLUMN_ALIASES, STR_LIST, load_rows
+from ragviz.data.schema import CANONICAL_TYPES, COLUMN_ALIASES, STR_LIST, STRUCTURED_FIELDS, load_rows
+
+
+def _null_inside(column: pa.ChunkedArray) -> bool:
+    """Does list column *column* hold a null inside one of its lists, at any depth (a null
+    document, sentence pair, sentence key or text, key in a key list)? The row-by-row checks
+    reject every such row."""
+    values: pa.Array | pa.ChunkedArray = column
+    while pa.types.is_list(values.type):
+        values = pc.list_flatten(values)
+        if values.null_count:
+            return True
+    return False
 
 
 def _parquet_fast_table(table: pa.Table) -> pa.Table | None:
@@ -33,17 +45,20 @@ def _parquet_fast_table(table: pa.Table) -> pa.Table | None:
             target = f.type
         fields.append(pa.field(f.name, target if target is not None else f.type))
     try:
-        table = table.cast(pa.schema(fields, metadata=table.schema.metadata))
+        # pyarrow-stubs wants dict[bytes | str, bytes | str], which dict[bytes, bytes] is not (dict is invariant).
+        table = table.cast(pa.schema(fields, metadata=table.schema.metadata))  # type: ignore[arg-type]
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, ValueError):
         return None
     for n in required:
         if table.column(n).null_count:
             return None
-    if pc.any(pc.equal(table.column("id"), "")).as_py():
+    if any(_null_inside(table.column(n)) for n in sorted(STRUCTURED_FIELDS & set(table.column_names))):
+        return None
+    if pc.any(pc.equal(table.column("id"), pa.scalar(""))).as_py():
         return None
     pairs = pc.list_flatten(pc.list_flatten(table.column("documents_sentences")))
     for column in (pairs, pc.list_flatten(table.column("response_sentences"))):
-        if len(column) and (column.null_count or not pc.all(pc.equal(pc.list_value_length(column), 2)).as_py()):
+        if len(column) and not pc.all(pc.equal(pc.list_value_length(column), pa.scalar(2))).as_py():
             return None
     return table
 
