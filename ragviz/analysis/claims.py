@@ -12,13 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ragviz.data.formats.ragchecker import (
-    KNOWN_LABELS,
-    CheckedItem,
-    claim_field,
-    claim_text,
-    current_label,
-)
+from ragviz.data.checked_claims import KNOWN_LABELS, CheckedItem, claim_text
+from ragviz.data.claim_overrides import claim_field, current_label
 from ragviz.data.labels import Change
 from ragviz.metrics.ragchecker import (
     METRIC_GROUPS,

@@ -5,7 +5,7 @@
 Overrides are label-store events like the Review page's: uid ``ragchecker:<file name>/<query_id>``,
 field ``claim:<check>:<claim>`` / ``claim:retrieved2*:<chunk>:<claim>``, value the label string;
 the current item is the file's item with the annotator's effective events folded in
-(:func:`ragviz.data.formats.ragchecker.apply_claim_overrides`). Undo, reset and "mark reviewed" work as on
+(:func:`ragviz.data.claim_overrides.apply_claim_overrides`). Undo, reset and "mark reviewed" work as on
 the Review page.
 """
 
@@ -33,13 +33,12 @@ from ragviz.analysis.claims import (
     n_changed_labels,
     statuses_text,
 )
+from ragviz.data.checked_claims import CheckedItem
+from ragviz.data.claim_overrides import apply_claim_overrides, claim_uid
 from ragviz.data.formats.ragchecker import (
-    CheckedItem,
     RagCheckerFormatError,
     RagCheckerLoad,
     RagCheckerProblem,
-    apply_claim_overrides,
-    claim_uid,
     items_to_json,
     parse_ragchecker,
     read_ragchecker,
