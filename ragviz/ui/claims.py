@@ -163,6 +163,7 @@ def file_warnings(warnings: Sequence[RagCheckerProblem]) -> None:
 
 
 def error_lines(lines: Sequence[str]) -> None:
+    """Problem lines (from the file or from overrides that no longer fit it), escaped, in red."""
     st.html(render.problems_html(lines, "error"))
 
 
@@ -181,6 +182,7 @@ def selected_index(n_items: int) -> int:
 
 
 def file_summary(file_name: str, n_items: int, statuses: str) -> None:
+    """One grey line: the file's name, its number of items and how many are reviewed and corrected."""
     st.html(
         f'<div style="font-family:system-ui,sans-serif;font-size:0.85rem;color:#57606a">{render.esc(file_name)} · '
         f"{n_items} items · {render.esc(statuses)}</div>"
@@ -193,9 +195,9 @@ def item_picker(items: Sequence[CheckedItem], statuses: Sequence[str]) -> None:
 
 
 def item_actions(
-    on_review: Callable[[], object], on_undo: Callable[[], object], on_reset: Callable[[], object], can_reset: bool
+    on_review: Callable[[], Any], on_undo: Callable[[], Any], on_reset: Callable[[], Any], can_reset: bool
 ) -> None:
-    """Mark reviewed, Undo, Reset to file: each button calls its handler before the page reruns."""
+    """Mark reviewed, Undo, Reset to file: each button calls its handler (result ignored) before the page reruns."""
     with st.container(horizontal=True):
         st.button("Mark reviewed", key="claims.review", type="primary", on_click=on_review)
         st.button("Undo", key="claims.undo", on_click=on_undo)
@@ -219,6 +221,7 @@ def item_texts(item: CheckedItem) -> None:
 
 
 def labels_caption(n_changed: int) -> None:
+    """How labels count and how to override one, with the number of labels that differ from the file."""
     st.caption(
         "Labels: only “Entailment” counts as true. Pick a label in a cell to override it"
         + (f" — {n_changed} label(s) differ from the file." if n_changed else ".")
@@ -294,6 +297,7 @@ def score_tables(item_rows: list[dict[str, Any]], aggregate_rows: list[dict[str,
 
 
 def download(data: bytes, file_name: str) -> None:
+    """The corrected file's download button."""
     st.download_button(
         "Download corrected RagChecker JSON",
         data=data,
