@@ -1,8 +1,86 @@
-"""Claims page: RagChecker's checked claims, overridable (the code is in ragviz/ui/claims.py)."""
+"""Claims: open a RagChecker checking-output JSON (a path, an upload or RagChecker's own example), pick an
+item, read its query, answers and retrieved chunks, and override the entailment label of any claim; the
+item's 11 RagChecker values and the whole file's aggregates follow live, and the corrected file downloads
+as RagChecker JSON.
 
-from ragviz.ui.claims import run_page
+Overrides are label-store events like the Review page's (:mod:`ragviz.data.claim_overrides`); Mark
+reviewed, Undo and Reset to file work as there. In presentation mode nothing can be changed.
+"""
+
+from functools import partial
+
+import streamlit as st
+
+from ragviz.analysis.claims import (
+    SIDES,
+    aggregate_table,
+    corrected_file,
+    corrected_file_name,
+    item_statuses,
+    item_table,
+    item_uids,
+    item_with_overrides,
+    n_changed_labels,
+    pending_changes,
+    reset_changes,
+    review_changes,
+    statuses_text,
+)
+from ragviz.data.claim_overrides import claim_uid
+from ragviz.data.formats.ragchecker import RagCheckerFormatError
+from ragviz.ui import claims as view
+from ragviz.ui import state
+from ragviz.ui.present import is_present
 from ragviz.ui.state import require_app_shell
 
 require_app_shell()
 
-run_page()
+editable = not is_present()
+st.title("RagChecker claims")
+view.source_controls()
+source = view.opened_source()
+if not source:
+    view.no_file_notice()
+    st.stop()
+
+loaded = view.load_source(source)
+if isinstance(loaded, RagCheckerFormatError):
+    view.file_problems(loaded.problems)
+    st.stop()
+items = loaded.items
+if loaded.warnings:
+    view.file_warnings(loaded.warnings)
+if not items:
+    view.no_items_notice()
+    st.stop()
+
+file_name, who, store = source["name"], state.annotator(), state.store()
+index = view.selected_index(len(items))
+item = items[index]
+uid = claim_uid(file_name, item.query_id)
+if editable:  # the edits waiting in this item's editors, against the labels they showed, become one decision
+    shown = item_with_overrides(item, store.changes(uid, who))
+    state.record_decision(uid, pending_changes(shown, view.pending_edits(uid)))
+
+currents, problems = view.cached_current_items(items, file_name, who, view.source_key(source))
+if problems:
+    view.error_lines(problems)
+uids = item_uids(items, file_name)
+reviewed, corrected = store.reviewed_uids(who), store.corrected_uids(who)
+view.file_summary(file_name, len(items), statuses_text(uids, reviewed, corrected))
+view.item_picker(items, item_statuses(uids, reviewed, corrected))
+current = currents[index]
+if editable:
+    view.item_actions(
+        on_review=partial(state.record_decision, uid, review_changes(), "review"),
+        on_undo=partial(state.undo_decision, uid, "Nothing to undo on this item."),
+        on_reset=partial(state.record_decision, uid, reset_changes(), "reset"),
+        can_reset=current != item,
+    )
+
+view.item_texts(item)
+view.labels_caption(n_changed_labels(item, current))
+for side in SIDES:
+    view.claim_matrix(current, side, uid, editable)
+view.score_tables(item_table(item, current), aggregate_table(items, currents), len(items))
+view.download(corrected_file(currents), corrected_file_name(file_name))

@@ -12,15 +12,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from ragviz.analysis.claims import matrix_changes, matrix_rows
-from ragviz.data.formats.ragchecker import (
-    CheckedItem,
-    RetrievedChunk,
-    apply_claim_overrides,
-    claim_field,
-    claim_uid,
-    load_ragchecker,
-    parse_claim_field,
-)
+from ragviz.data.checked_claims import CheckedItem, RetrievedChunk
+from ragviz.data.claim_overrides import apply_claim_overrides, claim_field, claim_uid, parse_claim_field
+from ragviz.data.formats.ragchecker import load_ragchecker
 from ragviz.data.labels import Change
 from ragviz.metrics.ragchecker import reported
 from ragviz.store.label_store import LabelStore

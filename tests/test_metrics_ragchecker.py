@@ -12,10 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ragviz.data.checked_claims import CheckedItem, RetrievedChunk
 from ragviz.data.formats.ragchecker import (
-    CheckedItem,
     RagCheckerFormatError,
-    RetrievedChunk,
     is_ragchecker_file,
     items_to_json,
     load_ragchecker,

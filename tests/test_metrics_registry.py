@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from ragviz.data.formats.ragchecker import CheckedItem, RetrievedChunk
+from ragviz.data.checked_claims import CheckedItem, RetrievedChunk
 from ragviz.data.keys import context_key, response_key
 from ragviz.data.model import Labels
 from ragviz.metrics.answer import answer_scores

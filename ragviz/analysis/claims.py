@@ -1,5 +1,7 @@
 """RagChecker claims for review (no Streamlit): the two label matrices as table rows, the store
-changes an edit of them means, and the per-item / aggregate tables (file's labels vs now).
+changes an edit of them means, every item as the annotator sees it now (the file's item with their
+overrides folded in), the per-item / aggregate tables (file's labels vs now), the items' statuses and
+the corrected file.
 
 Matrices: the *response* matrix has one row per response claim with its label against the gt
 answer (``answer2response``) and against each retrieved chunk (``retrieved2response``); the
@@ -9,17 +11,15 @@ chunk (``retrieved2answer``). Every value comes from :mod:`ragviz.metrics.ragche
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
-from ragviz.data.formats.ragchecker import (
-    KNOWN_LABELS,
-    CheckedItem,
-    claim_field,
-    claim_text,
-    current_label,
-)
-from ragviz.data.labels import Change
+from ragviz.data.checked_claims import KNOWN_LABELS, CheckedItem, claim_text
+from ragviz.data.claim_overrides import apply_claim_overrides, claim_field, claim_uid, current_label
+from ragviz.data.formats.ragchecker import items_to_json
+from ragviz.data.labels import RESET_FIELD, REVIEW_FIELD, REVIEWED, Change
 from ragviz.metrics.ragchecker import (
     METRIC_GROUPS,
     RAGCHECKER_METRICS,
@@ -28,6 +28,7 @@ from ragviz.metrics.ragchecker import (
     reported,
 )
 from ragviz.metrics.summary import score_delta
+from ragviz.store.label_store import LabelStore
 
 RESPONSE = "response"
 GT_ANSWER = "gt_answer"
@@ -101,6 +102,67 @@ def matrix_changes(item: CheckedItem, side: str, edited_rows: Mapping[Any, Mappi
     return changes
 
 
+def pending_changes(
+    item: CheckedItem, edited_rows_by_side: Mapping[str, Mapping[Any, Mapping[str, Any]]]
+) -> list[Change]:
+    """The claim-label changes meant by the edits waiting in *item*'s two matrix editors
+    (``{side: edited_rows}``, *item* as the editors showed it), the response matrix's first."""
+    changes: list[Change] = []
+    for side in SIDES:
+        edits = edited_rows_by_side.get(side)
+        if edits:
+            changes += matrix_changes(item, side, edits)
+    return changes
+
+
+def review_changes() -> list[Change]:
+    """Marking an item reviewed: the person accepts its labels as they are now."""
+    return [Change(REVIEW_FIELD, None, REVIEWED)]
+
+
+def reset_changes() -> list[Change]:
+    """Resetting an item: back to the file's labels (an undo re-applies the overrides)."""
+    return [Change(RESET_FIELD, None, None)]
+
+
+# -- the items as the annotator sees them --------------------------------------------------------
+
+
+def item_uids(items: Iterable[CheckedItem], file_name: str) -> list[str]:
+    """The label-store uid of every item of the file named *file_name*."""
+    return [claim_uid(file_name, it.query_id) for it in items]
+
+
+def item_with_overrides(item: CheckedItem, changes: Iterable[tuple[str, Any]]) -> CheckedItem:
+    """*item* with the annotator's effective ``(field, label)`` changes folded in; *item* as in the
+    file when they no longer fit it (the file changed since; :func:`current_items` reports those)."""
+    try:
+        return apply_claim_overrides(item, changes)
+    except ValueError:
+        return item
+
+
+def current_items(
+    items: Sequence[CheckedItem], file_name: str, store: LabelStore, who: str
+) -> tuple[list[CheckedItem], list[str]]:
+    """Every item with annotator *who*'s overrides from *store* folded in, and one problem line
+    (``uid: reason``) per item whose overrides no longer fit it (that item stays as in the file).
+    Only items the annotator has decided on are read from the store."""
+    touched = store.statuses(who)
+    out, problems = [], []
+    for it in items:
+        uid = claim_uid(file_name, it.query_id)
+        if uid not in touched:
+            out.append(it)
+            continue
+        try:
+            out.append(apply_claim_overrides(it, store.changes(uid, who)))
+        except ValueError as exc:
+            problems.append(f"{uid}: {exc}")
+            out.append(it)
+    return out, problems
+
+
 def item_table(original: CheckedItem, current: CheckedItem) -> list[dict[str, Any]]:
     """``{group, metric, file, now, delta}`` for the 11 values of one item."""
     before, after = item_scores(original).as_dict(), item_scores(current).as_dict()
@@ -154,8 +216,24 @@ def item_label(item: CheckedItem, status: str = "", width: int = 70) -> str:
     return f"{item.query_id} · {query}" + (f"  [{status}]" if status else "")
 
 
+def item_statuses(uids: Iterable[str], reviewed: set[str], corrected: set[str]) -> list[str]:
+    """Each item's status for the picker: ``corrected``, else ``reviewed``, else ``""``."""
+    return ["corrected" if u in corrected else "reviewed" if u in reviewed else "" for u in uids]
+
+
 def statuses_text(uids: Iterable[str], reviewed: set[str], corrected: set[str]) -> str:
+    """``N of M items reviewed · K corrected`` over the file's item *uids*."""
     uids = list(uids)
     n_rev = sum(1 for u in uids if u in reviewed)
     n_cor = sum(1 for u in uids if u in corrected)
     return f"{n_rev} of {len(uids)} items reviewed · {n_cor} corrected"
+
+
+def corrected_file(items: Iterable[CheckedItem]) -> bytes:
+    """*items* (the current ones) as a RagChecker checking-output JSON file, UTF-8."""
+    return json.dumps(items_to_json(items), ensure_ascii=False, indent=1).encode("utf-8")
+
+
+def corrected_file_name(file_name: str) -> str:
+    """The download name of the corrected *file_name*: ``<stem>-corrected.json``."""
+    return f"{Path(file_name).stem}-corrected.json"

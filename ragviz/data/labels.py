@@ -15,7 +15,7 @@ field                  value
 ``chunk_relevant``     list of booleans, one per document, or ``None`` (derive from sentences)
 ``chunk_utilized``     list of booleans, one per document, or ``None`` (derive from sentences)
 ``claim:...``          a RagChecker claim label; not a field of :class:`Labels` (folded by
-                       :func:`ragviz.data.formats.ragchecker.apply_claim_overrides`), ignored here
+                       :func:`ragviz.data.claim_overrides.apply_claim_overrides`), ignored here
 =====================  =====================================================================
 
 The store keeps changes as append-only events (example, annotator, time, field, old, new); the

@@ -26,7 +26,7 @@ import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from ragviz.data.formats.ragchecker import ENTAILMENT, CheckedItem
+from ragviz.data.checked_claims import ENTAILMENT, CheckedItem
 
 RAGCHECKER_METRICS = (
     "precision",

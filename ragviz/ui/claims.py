@@ -1,18 +1,16 @@
-"""The Claims page: RagChecker's checked claims with their entailment labels, overridable, with the
-11 per-item values and the file's aggregates recomputed live. ``pages/claims.py`` only calls
-:func:`run_page`.
+"""The Claims page's renderers and its claims-specific state (``pages/claims.py`` is the glue).
 
-Overrides are label-store events like the Review page's: uid ``ragchecker:<file name>/<query_id>``,
-field ``claim:<check>:<claim>`` / ``claim:retrieved2*:<chunk>:<claim>``, value the label string;
-the current item is the file's item with the annotator's effective events folded in
-(:func:`ragviz.data.formats.ragchecker.apply_claim_overrides`). Undo, reset and "mark reviewed" work as on
-the Review page.
+The file being reviewed is ``claims.source`` in the session (a path, or an upload kept in the session
+by digest); it is read once per process (``st.cache_resource``). The items as the annotator sees them
+are cached per file, annotator and label version. Every text from the file reaches the page escaped
+(:mod:`ragviz.ui.render`) or inside a table widget.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,38 +21,35 @@ from ragviz.analysis.claims import (
     GT_ANSWER,
     RESPONSE,
     SIDES,
-    aggregate_table,
+    current_items,
     item_label,
-    item_table,
     label_options,
-    matrix_changes,
     matrix_columns,
     matrix_rows,
-    n_changed_labels,
-    statuses_text,
 )
+from ragviz.data.checked_claims import CheckedItem
 from ragviz.data.formats.ragchecker import (
-    CheckedItem,
     RagCheckerFormatError,
     RagCheckerLoad,
     RagCheckerProblem,
-    apply_claim_overrides,
-    claim_uid,
-    items_to_json,
     parse_ragchecker,
     read_ragchecker,
 )
-from ragviz.data.labels import RESET_FIELD, REVIEW_FIELD, REVIEWED, Change
 from ragviz.ui import render, state
-from ragviz.ui.present import is_present
 
 EXAMPLE_FILE = Path(__file__).resolve().parents[2].parent / "shared" / "ragchecker" / "checking_outputs.json"
 SOURCE = "claims.source"  # {"name": file name, "path": str | None, "digest": str | None}
 UPLOADS = "claims.uploads"  # digest -> bytes (uploads live in the session only)
 INDEX = "claims.index"
+CURRENT_CACHE = "claims.current_cache"
+MATRIX_TITLES = {
+    RESPONSE: "Response claims — entailed by the ground-truth answer? by each chunk?",
+    GT_ANSWER: "Ground-truth answer claims — entailed by the response? by each chunk?",
+}
+SCORE_HEIGHT = 35 * 12 + 3  # the 11 values and the header row
 
 
-# -- loading -------------------------------------------------------------------------------------
+# -- the file ------------------------------------------------------------------------------------
 
 
 @st.cache_resource(show_spinner="Reading RagChecker file…", max_entries=8)
@@ -81,7 +76,18 @@ def _read_bytes(name: str, digest: str, _data: bytes) -> RagCheckerLoad | RagChe
         return exc
 
 
+def opened_source() -> dict[str, Any] | None:
+    """The file the person opened (``name``, ``path`` or upload ``digest``), or ``None``."""
+    return st.session_state.get(SOURCE)
+
+
+def source_key(source: dict[str, Any]) -> str:
+    """What tells two opened files apart: the path, else the upload's digest."""
+    return f"{source.get('path') or source.get('digest')}"
+
+
 def load_source(source: dict[str, Any]) -> RagCheckerLoad | RagCheckerFormatError:
+    """The opened file's items and warnings, or every problem that keeps it from loading."""
     if source.get("path"):
         path = Path(source["path"]).expanduser()
         if not path.is_file():
@@ -121,7 +127,8 @@ def _open_upload() -> None:
     st.session_state[INDEX] = 0
 
 
-def source_controls(editable: bool) -> None:
+def source_controls() -> None:
+    """Path, RagChecker's example, upload: opening a file makes it the source and selects its first item."""
     with st.expander("Open a RagChecker file", expanded=SOURCE not in st.session_state):
         cols = st.columns([0.55, 0.45])
         with cols[0]:
@@ -140,74 +147,100 @@ def source_controls(editable: bool) -> None:
             st.file_uploader("…or upload one", type=["json"], key="claims.upload", on_change=_open_upload)
 
 
-# -- actions -------------------------------------------------------------------------------------
+def no_file_notice() -> None:
+    st.info("Open a RagChecker checking-output JSON (path, upload or RagChecker's own example) to review its claims.")
 
 
-def _record(uid: str, changes: list[Change], action: str = "edit") -> None:
-    state.record_decision(uid, changes, action)
+def file_problems(problems: Sequence[RagCheckerProblem]) -> None:
+    """Why the file does not load, one located line each."""
+    error_lines([str(p) for p in problems])
 
 
-def _undo(uid: str) -> None:
-    state.undo_decision(uid, "Nothing to undo on this item.")
+def file_warnings(warnings: Sequence[RagCheckerProblem]) -> None:
+    """The file's warnings (labels RagChecker does not know), folded away."""
+    with st.expander(f"{len(warnings)} warnings in the file"):
+        st.html(render.problems_html([str(p) for p in warnings]))
 
 
-def _apply_pending(uid: str, item: CheckedItem) -> None:
-    """Edits waiting in this item's matrix editors become one recorded decision."""
-    changes: list[Change] = []
-    for side in SIDES:
-        key = editor_key(side, uid)
-        edits = (st.session_state.get(key) or {}).get("edited_rows") or {}
-        if edits:
-            changes += matrix_changes(item, side, edits)
-    _record(uid, changes)
+def error_lines(lines: Sequence[str]) -> None:
+    """Problem lines (from the file or from overrides that no longer fit it), escaped, in red."""
+    st.html(render.problems_html(lines, "error"))
+
+
+def no_items_notice() -> None:
+    st.info("The file has no items.")
+
+
+# -- which item ----------------------------------------------------------------------------------
+
+
+def selected_index(n_items: int) -> int:
+    """The item picked (0 when none is, or the pick is past the end of the file)."""
+    if not 0 <= st.session_state.get(INDEX, 0) < n_items:
+        st.session_state[INDEX] = 0
+    return st.session_state.get(INDEX, 0)
+
+
+def file_summary(file_name: str, n_items: int, statuses: str) -> None:
+    """One grey line: the file's name, its number of items and how many are reviewed and corrected."""
+    st.html(
+        f'<div style="font-family:system-ui,sans-serif;font-size:0.85rem;color:#57606a">{render.esc(file_name)} · '
+        f"{n_items} items · {render.esc(statuses)}</div>"
+    )
+
+
+def item_picker(items: Sequence[CheckedItem], statuses: Sequence[str]) -> None:
+    """The item picker; the pick is read by :func:`selected_index` on the run it causes."""
+    st.selectbox("Item", range(len(items)), format_func=lambda i: item_label(items[i], statuses[i]), key=INDEX)
+
+
+def item_actions(
+    on_review: Callable[[], Any], on_undo: Callable[[], Any], on_reset: Callable[[], Any], can_reset: bool
+) -> None:
+    """Mark reviewed, Undo, Reset to file: each button calls its handler (result ignored) before the page reruns."""
+    with st.container(horizontal=True):
+        st.button("Mark reviewed", key="claims.review", type="primary", on_click=on_review)
+        st.button("Undo", key="claims.undo", on_click=on_undo)
+        st.button("Reset to file", key="claims.reset", on_click=on_reset, disabled=not can_reset)
+
+
+# -- one item ------------------------------------------------------------------------------------
+
+
+def item_texts(item: CheckedItem) -> None:
+    """Query and ground-truth answer beside the response, the retrieved chunks folded below."""
+    left, right = st.columns(2, gap="medium")
+    with left:
+        st.html(render.text_block_html("Query", item.query))
+        st.html(render.text_block_html("Ground-truth answer", item.gt_answer))
+    with right:
+        st.html(render.text_block_html("Response", item.response))
+    with st.expander(f"Retrieved chunks ({item.n_chunks})", expanded=False):
+        for c, chunk in enumerate(item.retrieved_context):
+            st.html(render.text_block_html(f"chunk {c + 1} · {chunk.doc_id or 'no doc_id'}", chunk.text))
+
+
+def labels_caption(n_changed: int) -> None:
+    """How labels count and how to override one, with the number of labels that differ from the file."""
+    st.caption(
+        "Labels: only “Entailment” counts as true. Pick a label in a cell to override it"
+        + (f" — {n_changed} label(s) differ from the file." if n_changed else ".")
+    )
 
 
 def editor_key(side: str, uid: str) -> str:
+    """The key of *side*'s matrix editor of item *uid*; a new label version starts a fresh editor."""
     return f"claims.editor.{side}.{uid}.{state.label_version()}"
 
 
-# -- current items -------------------------------------------------------------------------------
+def pending_edits(uid: str) -> dict[str, Mapping[Any, Mapping[str, Any]]]:
+    """The edits waiting in item *uid*'s matrix editors, ``{side: {row: {column: label}}}``."""
+    return {side: (st.session_state.get(editor_key(side, uid)) or {}).get("edited_rows") or {} for side in SIDES}
 
 
-def current_items(items: list[CheckedItem], file_name: str, who: str) -> tuple[list[CheckedItem], list[str]]:
-    """Every item with the annotator's overrides, and the problems of events that no longer fit."""
-    store = state.store()
-    touched = store.statuses(who)
-    out, problems = [], []
-    for it in items:
-        uid = claim_uid(file_name, it.query_id)
-        if uid not in touched:
-            out.append(it)
-            continue
-        try:
-            out.append(apply_claim_overrides(it, store.changes(uid, who)))
-        except ValueError as exc:
-            problems.append(f"{uid}: {exc}")
-            out.append(it)
-    return out, problems
-
-
-def _cached_current(
-    items: list[CheckedItem], file_name: str, who: str, source_key: str
-) -> tuple[list[CheckedItem], list[str]]:
-    key = (source_key, who, state.label_version())
-    cached = st.session_state.get("claims.current_cache")
-    if cached and cached[0] == key:
-        return cached[1]
-    value = current_items(items, file_name, who)
-    st.session_state["claims.current_cache"] = (key, value)
-    return value
-
-
-# -- drawing -------------------------------------------------------------------------------------
-
-
-def _scores_frame(rows: list[dict[str, Any]], columns: list[str]) -> pd.DataFrame:
-    return pd.DataFrame(rows, columns=columns)
-
-
-def _matrix(item: CheckedItem, side: str, uid: str, editable: bool, title: str) -> None:
-    st.markdown(f"**{title}**")
+def claim_matrix(item: CheckedItem, side: str, uid: str, editable: bool) -> None:
+    """*side*'s claims with their labels, one select box per label cell when *editable*."""
+    st.markdown(f"**{MATRIX_TITLES[side]}**")
     rows = matrix_rows(item, side)
     if not rows:
         st.caption("No claims on this side.")
@@ -231,99 +264,13 @@ def _matrix(item: CheckedItem, side: str, uid: str, editable: bool, title: str) 
     )
 
 
-def run_page() -> None:
-    present = is_present()
-    editable = not present
-    st.title("RagChecker claims")
-    source_controls(editable)
-    source = st.session_state.get(SOURCE)
-    if not source:
-        st.info(
-            "Open a RagChecker checking-output JSON (path, upload or RagChecker's own example) to review its claims."
-        )
-        st.stop()
-
-    loaded = load_source(source)
-    if isinstance(loaded, RagCheckerFormatError):
-        st.html(render.problems_html([str(p) for p in loaded.problems], "error"))
-        st.stop()
-    items = loaded.items
-    if loaded.warnings:
-        with st.expander(f"{len(loaded.warnings)} warnings in the file"):
-            st.html(render.problems_html([str(p) for p in loaded.warnings]))
-    if not items:
-        st.info("The file has no items.")
-        st.stop()
-
-    file_name = source["name"]
-    who = state.annotator()
-    store = state.store()
-    if not 0 <= st.session_state.get(INDEX, 0) < len(items):
-        st.session_state[INDEX] = 0
-    index = st.session_state.get(INDEX, 0)
-    item = items[index]
-    uid = claim_uid(file_name, item.query_id)
-    if editable:
-        _apply_pending(uid, _current_of(item, uid, who))
-
-    currents, problems = _cached_current(items, file_name, who, f"{source.get('path') or source.get('digest')}")
-    if problems:
-        st.html(render.problems_html(problems, "error"))
-    uids = [claim_uid(file_name, it.query_id) for it in items]
-    reviewed, corrected = store.reviewed_uids(who), store.corrected_uids(who)
-
-    # -- which item ---------------------------------------------------------------------------
-    st.html(
-        f'<div style="font-family:system-ui,sans-serif;font-size:0.85rem;color:#57606a">{render.esc(file_name)} · '
-        f"{len(items)} items · {render.esc(statuses_text(uids, reviewed, corrected))}</div>"
-    )
-
-    def status(i: int) -> str:
-        return "corrected" if uids[i] in corrected else "reviewed" if uids[i] in reviewed else ""
-
-    st.selectbox("Item", range(len(items)), format_func=lambda i: item_label(items[i], status(i)), key=INDEX)
-    current = currents[index]
-    if editable:
-        with st.container(horizontal=True):
-            st.button(
-                "Mark reviewed",
-                key="claims.review",
-                type="primary",
-                on_click=_record,
-                args=(uid, [Change(REVIEW_FIELD, None, REVIEWED)], "review"),
-            )
-            st.button("Undo", key="claims.undo", on_click=_undo, args=(uid,))
-            st.button(
-                "Reset to file",
-                key="claims.reset",
-                on_click=_record,
-                args=(uid, [Change(RESET_FIELD, None, None)], "reset"),
-                disabled=current == item,
-            )
-
-    left, right = st.columns(2, gap="medium")
-    with left:
-        st.html(render.text_block_html("Query", item.query))
-        st.html(render.text_block_html("Ground-truth answer", item.gt_answer))
-    with right:
-        st.html(render.text_block_html("Response", item.response))
-    with st.expander(f"Retrieved chunks ({item.n_chunks})", expanded=False):
-        for c, chunk in enumerate(item.retrieved_context):
-            st.html(render.text_block_html(f"chunk {c + 1} · {chunk.doc_id or 'no doc_id'}", chunk.text))
-
-    changed = n_changed_labels(item, current)
-    st.caption(
-        "Labels: only “Entailment” counts as true. Pick a label in a cell to override it"
-        + (f" — {changed} label(s) differ from the file." if changed else ".")
-    )
-    _matrix(current, RESPONSE, uid, editable, "Response claims — entailed by the ground-truth answer? by each chunk?")
-    _matrix(current, GT_ANSWER, uid, editable, "Ground-truth answer claims — entailed by the response? by each chunk?")
-
+def score_tables(item_rows: list[dict[str, Any]], aggregate_rows: list[dict[str, Any]], n_items: int) -> None:
+    """This item's 11 values (file vs now) beside the whole file's aggregates (file vs now, also ×100)."""
     left, right = st.columns(2, gap="medium")
     with left:
         st.markdown("**This item** — file's labels vs now")
         st.dataframe(
-            _scores_frame(item_table(item, current), ["group", "metric", "file", "now", "delta"]),
+            pd.DataFrame(item_rows, columns=["group", "metric", "file", "now", "delta"]),
             hide_index=True,
             width="stretch",
             column_config={
@@ -331,14 +278,12 @@ def run_page() -> None:
                 "now": st.column_config.NumberColumn("now", format="%.4f"),
                 "delta": st.column_config.NumberColumn("Δ", format="%+.4f"),
             },
-            height=35 * 12 + 3,
+            height=SCORE_HEIGHT,
         )
     with right:
-        st.markdown(f"**All {len(items)} items** — mean (0..1) and as RagChecker prints it (×100, 1 decimal)")
+        st.markdown(f"**All {n_items} items** — mean (0..1) and as RagChecker prints it (×100, 1 decimal)")
         st.dataframe(
-            _scores_frame(
-                aggregate_table(items, currents), ["group", "metric", "file", "now", "file ×100", "now ×100"]
-            ),
+            pd.DataFrame(aggregate_rows, columns=["group", "metric", "file", "now", "file ×100", "now ×100"]),
             hide_index=True,
             width="stretch",
             column_config={
@@ -347,21 +292,33 @@ def run_page() -> None:
                 "file ×100": st.column_config.NumberColumn("file ×100", format="%.1f"),
                 "now ×100": st.column_config.NumberColumn("now ×100", format="%.1f"),
             },
-            height=35 * 12 + 3,
+            height=SCORE_HEIGHT,
         )
 
+
+def download(data: bytes, file_name: str) -> None:
+    """The corrected file's download button."""
     st.download_button(
         "Download corrected RagChecker JSON",
-        data=json.dumps(items_to_json(currents), ensure_ascii=False, indent=1).encode("utf-8"),
-        file_name=f"{Path(file_name).stem}-corrected.json",
+        data=data,
+        file_name=file_name,
         mime="application/json",
         key="claims.download",
     )
 
 
-def _current_of(item: CheckedItem, uid: str, who: str) -> CheckedItem:
-    """The item as shown to the annotator right now (before this run records anything)."""
-    try:
-        return apply_claim_overrides(item, state.store().changes(uid, who))
-    except ValueError:
-        return item
+# -- the items as the annotator sees them --------------------------------------------------------
+
+
+def cached_current_items(
+    items: list[CheckedItem], file_name: str, who: str, source: str
+) -> tuple[list[CheckedItem], list[str]]:
+    """:func:`ragviz.analysis.claims.current_items`, kept in the session until the file (*source*,
+    see :func:`source_key`), the annotator or the label version changes."""
+    key = (source, who, state.label_version())
+    cached = st.session_state.get(CURRENT_CACHE)
+    if cached and cached[0] == key:
+        return cached[1]
+    value = current_items(items, file_name, state.store(), who)
+    st.session_state[CURRENT_CACHE] = (key, value)
+    return value

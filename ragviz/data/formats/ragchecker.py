@@ -1,21 +1,15 @@
-"""RagChecker's checked-claims JSON: loading, validation and label overrides.
+"""RagChecker's checking-output JSON: read and validated into
+:class:`~ragviz.data.checked_claims.CheckedItem` objects, and written back.
 
-RagChecker (amazon-science/RAGChecker) writes ``{"results": [item, ...]}`` where each item carries the
-claims extracted from the response and from the reference answer and four entailment checks::
-
-    answer2response[i]        response claim i   checked against the reference (gt) answer
-    response2answer[j]        reference claim j  checked against the response
-    retrieved2response[i][c]  response claim i   checked against retrieved chunk c
-    retrieved2answer[j][c]    reference claim j  checked against retrieved chunk c
-
-Each check is a label string; only the exact string ``"Entailment"`` counts as true (RagChecker's
-``to_bool``). A claim is a triplet ``[subject, relation, object]`` or a plain string. A ``metrics``
-field stored in the input is ignored: ragviz always recomputes (:mod:`ragviz.metrics.ragchecker`).
+RagChecker writes ``{"results": [item, ...]}``; each item carries the query, the response, the reference
+(gt) answer, the retrieved chunks, the claims of both texts and the four label matrices described in
+:mod:`ragviz.data.checked_claims`. Every problem is located as ``PATH:ROW: field: problem``; labels
+other than RagChecker's three are warnings, not errors. A ``metrics`` field stored in the input is
+ignored: ragviz always recomputes (:mod:`ragviz.metrics.ragchecker`).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -24,13 +18,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any
 
-from ragviz.data.labels import CLAIM_PREFIX, RESET_FIELD, REVIEW_FIELD
-
-ENTAILMENT = "Entailment"
-KNOWN_LABELS = ("Entailment", "Neutral", "Contradiction")
-CHECK_FIELDS = ("answer2response", "response2answer", "retrieved2response", "retrieved2answer")
-
-Claim = str | tuple[str, ...]
+from ragviz.data.checked_claims import KNOWN_LABELS, CheckedItem, Claim, RetrievedChunk
 
 
 @dataclass(frozen=True)
@@ -52,68 +40,6 @@ class RagCheckerFormatError(ValueError):
     def __init__(self, problems: Sequence[RagCheckerProblem]):
         self.problems = list(problems)
         super().__init__("\n".join(str(p) for p in self.problems))
-
-
-@dataclass(frozen=True)
-class RetrievedChunk:
-    doc_id: str | None
-    text: str
-
-
-@dataclass(frozen=True)
-class CheckedItem:
-    """One RagChecker result item with its claims and the four label matrices (strings, as stored)."""
-
-    query_id: str
-    query: str
-    gt_answer: str
-    response: str
-    retrieved_context: tuple[RetrievedChunk, ...]
-    response_claims: tuple[Claim, ...]
-    gt_answer_claims: tuple[Claim, ...]
-    answer2response: tuple[str, ...]
-    response2answer: tuple[str, ...]
-    retrieved2response: tuple[tuple[str, ...], ...]
-    retrieved2answer: tuple[tuple[str, ...], ...]
-    dataset: str = ""
-    row: int = 0
-
-    @property
-    def n_chunks(self) -> int:
-        return len(self.retrieved_context)
-
-    def with_label(self, check: str, index: int, label: str, chunk: int | None = None) -> CheckedItem:
-        """A copy with one label replaced (a human override).
-
-        *check* is one of :data:`CHECK_FIELDS`; *index* the claim; *chunk* the chunk for the two
-        ``retrieved2*`` checks.
-
-        >>> item = CheckedItem("q", "", "", "", (RetrievedChunk("d", "t"),), ("c",), ("g",),
-        ...                    ("Neutral",), ("Entailment",), (("Neutral",),), (("Entailment",),))
-        >>> item.with_label("retrieved2response", 0, "Entailment", chunk=0).retrieved2response
-        (('Entailment',),)
-        """
-        if check not in CHECK_FIELDS:
-            raise ValueError(f"unknown check {check!r}; expected one of {', '.join(CHECK_FIELDS)}")
-        current = getattr(self, check)
-        if check.startswith("retrieved2"):
-            if chunk is None:
-                raise ValueError(f"{check} needs a chunk index")
-            row = list(current[index])
-            row[chunk] = label
-            updated = current[:index] + (tuple(row),) + current[index + 1 :]
-        else:
-            updated = current[:index] + (label,) + current[index + 1 :]
-        return dataclasses.replace(self, **{check: updated})
-
-
-def claim_text(claim: Claim) -> str:
-    """A claim for display: a triplet joined by spaces, a string as is.
-
-    >>> claim_text(("Nile", "is", "long")), claim_text("The Nile is long.")
-    ('Nile is long', 'The Nile is long.')
-    """
-    return claim if isinstance(claim, str) else " ".join(claim)
 
 
 _SHAPE = re.compile(r'^\ufeff?\s*\{\s*"results"\s*:\s*\[')
@@ -307,6 +233,8 @@ def item_from_json(raw: Any, row: int, out: _Collector, dataset: str = "") -> Ch
 
 @dataclass(frozen=True)
 class RagCheckerLoad:
+    """A loaded file: its items and the warnings met reading it (labels RagChecker does not know)."""
+
     items: list[CheckedItem]
     warnings: list[RagCheckerProblem]
 
@@ -366,89 +294,3 @@ def items_to_json(items: Iterable[CheckedItem]) -> dict[str, Any]:
             for it in items
         ]
     }
-
-
-# --------------------------------------------------------------------------------------------
-# Human overrides as label-store events
-
-UID_PREFIX = "ragchecker:"
-
-
-def claim_uid(file_name: str, query_id: str) -> str:
-    """The label-store uid of one item: ``ragchecker:<file name>/<query_id>``.
-
-    >>> claim_uid("checking_outputs.json", "7")
-    'ragchecker:checking_outputs.json/7'
-    """
-    return f"{UID_PREFIX}{file_name}/{query_id}"
-
-
-def claim_field(check: str, index: int, chunk: int | None = None) -> str:
-    """The store field of one label: ``claim:<check>:<claim>``, or ``claim:<check>:<chunk>:<claim>``
-    for the two ``retrieved2*`` checks.
-
-    >>> claim_field("answer2response", 2), claim_field("retrieved2answer", 1, chunk=0)
-    ('claim:answer2response:2', 'claim:retrieved2answer:0:1')
-    """
-    if check not in CHECK_FIELDS:
-        raise ValueError(f"unknown check {check!r}; expected one of {', '.join(CHECK_FIELDS)}")
-    if check.startswith("retrieved2"):
-        if chunk is None:
-            raise ValueError(f"{check} needs a chunk index")
-        return f"{CLAIM_PREFIX}{check}:{chunk}:{index}"
-    return f"{CLAIM_PREFIX}{check}:{index}"
-
-
-def parse_claim_field(field: str) -> tuple[str, int, int | None]:
-    """``(check, claim index, chunk index or None)`` of a :func:`claim_field` name.
-
-    >>> parse_claim_field("claim:retrieved2response:3:0")
-    ('retrieved2response', 0, 3)
-    """
-    parts = field[len(CLAIM_PREFIX) :].split(":") if field.startswith(CLAIM_PREFIX) else []
-    check = parts[0] if parts else ""
-    want = 3 if check.startswith("retrieved2") else 2
-    if check not in CHECK_FIELDS or len(parts) != want or not all(p.isdigit() for p in parts[1:]):
-        raise ValueError(
-            f"{field}: not a claim label field (claim:<check>:<claim> or claim:retrieved2*:<chunk>:<claim>)"
-        )
-    if want == 3:
-        return check, int(parts[2]), int(parts[1])
-    return check, int(parts[1]), None
-
-
-def current_label(item: CheckedItem, check: str, index: int, chunk: int | None = None) -> str:
-    """The label of one check of one claim."""
-    value = getattr(item, check)[index]
-    return value[chunk] if chunk is not None else value
-
-
-def apply_claim_overrides(item: CheckedItem, changes: Iterable[tuple[str, Any]]) -> CheckedItem:
-    """Fold ``(field, new label)`` pairs (the store's effective events, in order) over *item*.
-
-    ``reset`` returns to *item* as loaded; ``review`` changes no label. A field naming a claim or
-    chunk the item does not have (the file changed since) raises ``ValueError`` naming the field.
-
-    >>> item = CheckedItem("q", "", "", "", (RetrievedChunk("d", "t"),), ("c",), ("g",),
-    ...                    ("Neutral",), ("Entailment",), (("Neutral",),), (("Entailment",),))
-    >>> apply_claim_overrides(item, [("claim:answer2response:0", "Entailment")]).answer2response
-    ('Entailment',)
-    """
-    out = item
-    for field, value in changes:
-        if field == RESET_FIELD:
-            out = item
-            continue
-        if field == REVIEW_FIELD:
-            continue
-        check, index, chunk = parse_claim_field(field)
-        rows = getattr(out, check)
-        what = "response" if check.endswith("2response") else "gt answer"
-        if not 0 <= index < len(rows):
-            raise ValueError(f"{field}: claim {index} does not exist (the item has {len(rows)} {what} claims)")
-        if chunk is not None and not 0 <= chunk < out.n_chunks:
-            raise ValueError(f"{field}: chunk {chunk} does not exist (the item has {out.n_chunks} retrieved chunks)")
-        if not isinstance(value, str):
-            raise ValueError(f"{field}: a label must be a string such as 'Entailment', got {value!r}")
-        out = out.with_label(check, index, value, chunk=chunk)
-    return out
