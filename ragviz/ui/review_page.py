@@ -14,20 +14,14 @@ from ragviz.analysis.quality import MECHANICAL_KINDS, label_issues, normalize
 from ragviz.analysis.review import (
     SUPPORTED,
     UNSUPPORTED,
-    ReviewFilter,
-    compare_metrics,
     context_edit_changes,
     context_table,
     document_spans,
-    filter_indices,
-    link_row,
-    next_unreviewed,
-    override_effects,
-    progress,
     response_spans,
-    step,
     support_value,
 )
+from ragviz.analysis.review_metrics import compare_metrics, override_effects
+from ragviz.analysis.review_queue import ReviewFilter, filter_indices, link_row, next_unreviewed, progress, step
 from ragviz.data.dataset import Dataset
 from ragviz.data.labels import (
     RESET_FIELD,

@@ -16,7 +16,7 @@ from typing import Any
 import streamlit as st
 
 from ragviz.analysis.compare import iter_examples, judge_labels_of
-from ragviz.analysis.review import RowColumns
+from ragviz.analysis.review_queue import RowColumns
 from ragviz.data.dataset import Dataset
 from ragviz.data.model import Example, Labels
 from ragviz.data.ragbench import LABEL_FIELDS, labels_from_row
