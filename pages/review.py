@@ -74,17 +74,19 @@ def pick_supporting_keys(uid: str, labels: Labels | None, response_key: str, key
     state.record_decision(uid, [support_change(labels, response_key, supporting_keys=keys)])
 
 
-def normalize_labels(uid: str, example: Example, labels: Labels) -> None:
-    state.record_decision(uid, diff_labels(labels, normalize(labels, example)), "normalize")
+def normalize_labels(uid: str, example: Example, labels: Labels | None) -> None:
+    if labels is not None:  # unlabeled examples have no flags, hence no Normalize button
+        state.record_decision(uid, diff_labels(labels, normalize(labels, example)), "normalize")
 
 
 state.require_app_shell()
 page = state.require_data()
 ds, store, who = page.dataset, page.store, page.annotator
 hide_review_editing()  # presentation mode (?present=1): no editing controls
-if (ticks := review.take_context_ticks()) is not None:
-    ticked = ds.example(ticks[0])
-    state.record_decision(ticked.uid, context_edit_decision(ticked, store.current_labels(ticked, who), ticks[1]))
+if (ticks := review.take_context_ticks()) is not None:  # the context editor's ticks since the last run
+    row, edits = ticks
+    ticked = ds.example(row)
+    state.record_decision(ticked.uid, context_edit_decision(ticked, store.current_labels(ticked, who), edits))
 
 reviewed, corrected = store.reviewed_uids(who), store.corrected_uids(who)
 flt, advance = review.filter_sidebar(progress(state.uid_set(), reviewed, corrected), ds.subset_names)
@@ -113,7 +115,7 @@ if "id" in st.query_params:
     del st.query_params["id"]
 st.session_state[LINK] = uid
 
-# -- the page
+# -- draw it; the widgets call back into the functions above
 review.navigation_bar(
     *neighbours(allowed, index, len(ds)),
     has_judge=judge is not None,
