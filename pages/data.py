@@ -9,7 +9,7 @@ import streamlit as st
 from ragviz.analysis.quality import ISSUE_DESCRIPTIONS
 from ragviz.data.load import load, load_bytes
 from ragviz.ui import render, state
-from ragviz.ui.review_page import FILTER_CACHE
+from ragviz.ui.state import FILTER_CACHE
 
 state.require_app_shell()
 

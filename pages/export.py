@@ -5,7 +5,7 @@ import shlex
 import pandas as pd
 import streamlit as st
 
-from ragviz.analysis.review import progress
+from ragviz.analysis.review_queue import progress
 from ragviz.export.files import MIME_TYPES, export_bytes, export_filename
 from ragviz.export.rows import metrics_records
 from ragviz.ui import state

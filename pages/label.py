@@ -8,8 +8,7 @@ from ragviz.judge import PROMPT_VERSION, JudgeConfigError, estimate_run, judge_e
 from ragviz.judge.selection import ALL, FILTERED, FIRST_K, UNLABELED, select_indices
 from ragviz.ui import label as ui
 from ragviz.ui import state
-from ragviz.ui.review_page import active_filter_rows
-from ragviz.ui.state import require_app_shell
+from ragviz.ui.state import active_filter_rows, require_app_shell
 
 require_app_shell()
 

@@ -1,4 +1,5 @@
-"""ragviz.analysis.review and ragviz.ui.render: the Review page's logic and markup, without Streamlit running."""
+"""The Review page's logic (ragviz.analysis.review, review_metrics, review_queue) and markup
+(ragviz.ui.render), without Streamlit running."""
 
 from __future__ import annotations
 
@@ -16,22 +17,33 @@ from ragviz.analysis.review import (
     UNDECIDED,
     UNSUPPORTED,
     UTILIZED,
+    accept_changes,
+    context_edit_changes,
+    context_edit_decision,
+    context_table,
+    default_response_key,
+    document_spans,
+    response_spans,
+    support_change,
+    support_value,
+    supported_flag,
+    supporting_key_options,
+)
+from ragviz.analysis.review_metrics import compare_metrics, describe_change, override_effects
+from ragviz.analysis.review_queue import (
     ReviewFilter,
     RowColumns,
-    compare_metrics,
-    context_edit_changes,
-    context_table,
-    describe_change,
-    document_spans,
     filter_indices,
+    nearest_match,
+    neighbours,
     next_unreviewed,
-    override_effects,
+    position_text,
     progress,
-    response_spans,
+    resume_row,
+    review_status,
     step,
-    support_value,
 )
-from ragviz.data.labels import RESET_FIELD, REVIEW_FIELD, apply_changes, support_field
+from ragviz.data.labels import RESET_FIELD, REVIEW_FIELD, REVIEWED, Change, apply_changes, support_field
 from ragviz.data.model import Example, Labels, Sentence, SentenceSupport
 from ragviz.metrics.trace import example_trace
 from ragviz.ui import render
@@ -167,6 +179,36 @@ def test_support_value_keeps_what_is_not_set():
     assert support_value(None, "z", supported=None) == {"supported": None, "supporting_keys": [], "explanation": ""}
 
 
+def test_decisions_the_page_records():
+    ex = worked_example()
+    # accepting: a reset only when the current labels differ from the judge's, then the reviewed marker
+    assert accept_changes(ex.labels, ex.labels) == [Change(REVIEW_FIELD, None, REVIEWED)]
+    changed = ex.labels.replace(relevant_keys=("0a",))
+    assert accept_changes(changed, ex.labels) == [Change(RESET_FIELD, None, None), Change(REVIEW_FIELD, None, REVIEWED)]
+    assert accept_changes(None, ex.labels) == [Change(REVIEW_FIELD, None, REVIEWED)]
+    # a support choice: old and new value of the sentence's support field
+    marked = support_change(ex.labels, "c", supported=supported_flag(SUPPORTED))
+    assert marked.field == support_field("c")
+    assert marked.old == {"supported": False, "supporting_keys": [], "explanation": "not in the documents"}
+    assert marked.new == {**marked.old, "supported": True}
+    assert support_change(ex.labels, "a", supporting_keys=["1a"]).new["supporting_keys"] == ["1a"]
+    assert (supported_flag(UNSUPPORTED), supported_flag(None)) == (False, None)
+    # a context-editor tick: one change per field whose key list it changes
+    assert context_edit_decision(ex, ex.labels, {0: {"relevant": True}}) == [
+        Change("relevant_keys", ["0b", "0c", "1a", "1b"], ["0b", "0c", "1a", "1b", "0a"])
+    ]
+    assert context_edit_decision(ex, ex.labels, {1: {"relevant": True}}) == []
+
+
+def test_default_sentence_and_support_options():
+    ex = worked_example()
+    assert default_response_key(response_spans(ex, ex.labels)) == "c"  # the first unsupported one
+    assert default_response_key(response_spans(ex, ex.labels.replace(support=()))) == "a"
+    assert default_response_key([]) is None
+    bogus = response_spans(ex, ex.labels.replace(support=(SentenceSupport("a", True, ("0b", "general")),)))[0]
+    assert supporting_key_options(ex, bogus) == ["0a", "0b", "0c", "1a", "1b", "1c", "general"]
+
+
 def columns() -> RowColumns:
     return RowColumns(
         uids=["d/1/m", "d/2/m", "e/3/m", "e/4/m", "e/5/m"],
@@ -215,6 +257,29 @@ def test_progress_counts_only_loaded_examples():
     p = progress(frozenset({"a", "b", "c", "d"}), {"a", "b", "x"}, {"b", "y"})
     assert (p.reviewed, p.corrected, p.total, p.fraction) == (2, 1, 4, 0.5)
     assert str(p) == "2 / 4 reviewed (1 corrected)"
+
+
+def test_position_status_neighbours_and_resume():
+    assert neighbours([2, 5, 9], 2, 10) == (None, 5) and neighbours(None, 9, 10) == (8, None)
+    assert nearest_match(None, 3) is None and nearest_match([2, 5, 9], 3) == 5
+    assert position_text(0, 1234, None) == "Example 1 of 1,234"
+    assert position_text(9, 1234, [2, 5, 9]) == "Example 10 of 1,234 · filter: 3 of 3 match"
+    assert position_text(0, 22, []) == "Example 1 of 22 · filter: – of 0 match"
+    assert [review_status(u, {"a", "b"}, {"b"}) for u in "abc"] == ["reviewed", "corrected", "not reviewed yet"]
+
+    class Rows:
+        def index_of(self, uid):
+            return {"x": 0, "y": 4}.get(uid)
+
+    assert [resume_row(Rows(), u) for u in ("y", "x", "gone", None)] == [4, 0, 0, 0]
+
+
+def test_override_effect_rows():
+    ex = worked_example()
+    (effect,) = override_effects(ex, ex.labels, [("relevant_keys", ["0b", "0c", "1a", "1b", "0a"])])
+    row = effect.as_row()
+    assert list(row)[:2] == ["step", "change"] and (row["step"], row["change"]) == (1, "relevant +0a")
+    assert row["Δ relevance"] == pytest.approx(1 / 6) and row["Δ adherence"] == 0.0
 
 
 HOSTILE = '<img src=x onerror=alert(1)> **bold** $5 and $6 <script>alert(1)</script> "quoted" & co'

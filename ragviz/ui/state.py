@@ -16,7 +16,7 @@ from typing import Any
 import streamlit as st
 
 from ragviz.analysis.compare import iter_examples, judge_labels_of
-from ragviz.analysis.review import RowColumns
+from ragviz.analysis.review_queue import ReviewFilter, RowColumns, filter_indices
 from ragviz.data.dataset import Dataset
 from ragviz.data.model import Example, Labels
 from ragviz.data.ragbench import LABEL_FIELDS, labels_from_row
@@ -264,6 +264,39 @@ def current_adherence(ds: Dataset, who: str, corrected: set[str]) -> dict[str, f
         out[uid] = trace_scores(s.current_labels(ex, who), ex.n_context_sentences).adherence
     st.session_state["ragviz.adherence_cache"] = (cache_key, out)
     return out
+
+
+FILTER_CACHE = "review.filter_cache"  # ((filter, paths, annotator, label version), row indices)
+
+
+def review_filter_rows(
+    ds: Dataset, flt: ReviewFilter, who: str, reviewed: set[str], corrected: set[str]
+) -> list[int] | None:
+    """Rows that pass the Review page's filter *flt* (``None`` when no filter is on), cached per
+    filter, data, annotator and label version. The last active filter is remembered for
+    :func:`active_filter_rows`."""
+    if not flt.active:
+        st.session_state.pop(FILTER_CACHE, None)
+        return None
+    cache_key = (flt, current_paths(), who, label_version())
+    cached = st.session_state.get(FILTER_CACHE)
+    if cached and cached[0] == cache_key:
+        return cached[1]
+    adh = current_adherence(ds, who, corrected) if flt.adherence_zero else None
+    allowed = filter_indices(row_columns(), flt, reviewed, corrected, adh)
+    st.session_state[FILTER_CACHE] = (cache_key, allowed)
+    return allowed
+
+
+def active_filter_rows() -> list[int] | None:
+    """For other pages (Label): the rows of the filter the Review page has on for the loaded data,
+    under the current labels; ``None`` when no filter is on."""
+    cached = st.session_state.get(FILTER_CACHE)
+    if not cached or cached[0][1] != current_paths():
+        return None
+    who = annotator()
+    s = store()
+    return review_filter_rows(dataset(), cached[0][0], who, s.reviewed_uids(who), s.corrected_uids(who))
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)

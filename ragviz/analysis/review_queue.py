@@ -1,0 +1,199 @@
+"""Which example the Review page shows, free of Streamlit: the filters, stepping forwards and
+backwards, the next unreviewed example, review progress and the row a deep link or a saved
+position opens.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ReviewFilter:
+    """Which examples the navigation walks through; all off = every example."""
+
+    unreviewed: bool = False
+    corrected: bool = False
+    adherence_zero: bool = False
+    has_flags: bool = False
+    subsets: tuple[str, ...] = ()
+
+    @property
+    def active(self) -> bool:
+        return self.unreviewed or self.corrected or self.adherence_zero or self.has_flags or bool(self.subsets)
+
+
+@dataclass(frozen=True)
+class RowColumns:
+    """Per-row columns computed once per dataset: identity, subset, judge adherence, flag count."""
+
+    uids: Sequence[str]
+    subsets: Sequence[str]
+    adherence: Sequence[float | None]
+    flag_counts: Sequence[int]
+
+
+def filter_indices(
+    columns: RowColumns,
+    flt: ReviewFilter,
+    reviewed: set[str] | frozenset[str],
+    corrected: set[str] | frozenset[str],
+    current_adherence: Mapping[str, float | None] | None = None,
+) -> list[int]:
+    """Row indices that pass *flt*, in dataset order.
+
+    *current_adherence* overrides the judge's adherence for examples a person changed, so
+    "adherence 0" follows the current labels.
+    """
+    if not flt.active:
+        return list(range(len(columns.uids)))
+    subsets = set(flt.subsets)
+    current_adherence = current_adherence or {}
+    out = []
+    for i, uid in enumerate(columns.uids):
+        if flt.unreviewed and uid in reviewed:
+            continue
+        if flt.corrected and uid not in corrected:
+            continue
+        if subsets and columns.subsets[i] not in subsets:
+            continue
+        if flt.adherence_zero:
+            adh = current_adherence[uid] if uid in current_adherence else columns.adherence[i]
+            if adh != 0.0:
+                continue
+        if flt.has_flags and not columns.flag_counts[i]:
+            continue
+        out.append(i)
+    return out
+
+
+def step(indices: Sequence[int], current: int, direction: int) -> int | None:
+    """The row after (``direction=1``) or before (``-1``) *current* among sorted *indices*; ``None`` at the end.
+
+    *current* need not be in *indices* (a filter may have just excluded it).
+
+    >>> step([2, 5, 9], 5, 1), step([2, 5, 9], 5, -1), step([2, 5, 9], 6, 1), step([2, 5, 9], 9, 1)
+    (9, 2, 9, None)
+    """
+    if direction > 0:
+        pos = bisect.bisect_right(indices, current)
+        return indices[pos] if pos < len(indices) else None
+    pos = bisect.bisect_left(indices, current) - 1
+    return indices[pos] if pos >= 0 else None
+
+
+def next_unreviewed(
+    uids: Sequence[str], reviewed: set[str] | frozenset[str], current: int, allowed: Sequence[int] | None = None
+) -> int | None:
+    """The first row after *current* (wrapping round) whose uid is not reviewed; ``None`` when all are.
+
+    Cost grows with the distance walked, not with the dataset (reviewed rows are skipped one by one).
+    """
+    candidates = allowed if allowed is not None else range(len(uids))
+    n = len(candidates)
+    if n == 0:
+        return None
+    if allowed is not None:
+        start = bisect.bisect_right(allowed, current)
+    else:
+        start = current + 1
+    for offset in range(n):
+        i = candidates[(start + offset) % n]
+        if i != current and uids[i] not in reviewed:
+            return i
+    return None
+
+
+def neighbours(allowed: Sequence[int] | None, current: int, total: int) -> tuple[int | None, int | None]:
+    """The rows Previous and Next open from *current*: among *allowed* (sorted) when a filter is on,
+    else among all *total* rows; ``None`` where there is none.
+
+    >>> neighbours([2, 5, 9], 5, 10), neighbours(None, 0, 3)
+    ((2, 9), (None, 1))
+    """
+    walk = allowed if allowed is not None else range(total)
+    return step(walk, current, -1), step(walk, current, 1)
+
+
+def nearest_match(allowed: Sequence[int] | None, current: int) -> int | None:
+    """Where to move when a filter changes: ``None`` when *current* still matches (or nothing does),
+    else the next matching row, wrapping round to the first.
+
+    >>> nearest_match([2, 5, 9], 5), nearest_match([2, 5, 9], 6), nearest_match([2, 5, 9], 10), nearest_match([], 3)
+    (None, 9, 2, None)
+    """
+    if not allowed or current in allowed:
+        return None
+    after = step(allowed, current, 1)
+    return after if after is not None else allowed[0]
+
+
+def position_text(current: int, total: int, allowed: Sequence[int] | None) -> str:
+    """Where the page is, e.g. ``"Example 6 of 22 · filter: 2 of 3 match"`` (``–`` when *current*
+    does not match the filter).
+
+    >>> position_text(5, 22, None), position_text(5, 22, [2, 5, 9]), position_text(6, 22, [2, 5, 9])
+    ('Example 6 of 22', 'Example 6 of 22 · filter: 2 of 3 match', 'Example 7 of 22 · filter: – of 3 match')
+    """
+    where = f"Example {current + 1:,} of {total:,}"
+    if allowed is None:
+        return where
+    pos = bisect.bisect_left(allowed, current)
+    matched = pos < len(allowed) and allowed[pos] == current
+    return where + f" · filter: {pos + 1 if matched else '–'} of {len(allowed):,} match"
+
+
+def review_status(uid: str, reviewed: set[str] | frozenset[str], corrected: set[str] | frozenset[str]) -> str:
+    """``corrected``, ``reviewed`` or ``not reviewed yet`` for one example."""
+    if uid in corrected:
+        return "corrected"
+    return "reviewed" if uid in reviewed else "not reviewed yet"
+
+
+@dataclass(frozen=True)
+class Progress:
+    reviewed: int
+    corrected: int
+    total: int
+
+    @property
+    def fraction(self) -> float:
+        return self.reviewed / self.total if self.total else 0.0
+
+    def __str__(self) -> str:
+        return f"{self.reviewed:,} / {self.total:,} reviewed ({self.corrected:,} corrected)"
+
+
+def progress(uid_set: set[str] | frozenset[str], reviewed: Iterable[str], corrected: Iterable[str]) -> Progress:
+    """Reviewed / corrected counts among the loaded examples (the store may know other data sets too).
+
+    Costs O(reviewed), not O(dataset).
+    """
+    return Progress(
+        reviewed=sum(1 for u in reviewed if u in uid_set),
+        corrected=sum(1 for u in corrected if u in uid_set),
+        total=len(uid_set),
+    )
+
+
+def link_row(dataset: Any, uid: str | None = None, example_id: str | None = None) -> int | None:
+    """Row a deep link opens: ``?uid=`` names one example; ``?id=`` the first row with that plain id
+    (RAGBench repeats ids across generation models). *dataset* is a :class:`ragviz.data.dataset.Dataset`."""
+    if uid:
+        i = dataset.index_of(uid)
+        if i is not None:
+            return i
+    if example_id:
+        rows = dataset.indices_of_id(example_id)
+        if rows:
+            return rows[0]
+    return None
+
+
+def resume_row(dataset: Any, saved_uid: str | None) -> int:
+    """Row a session opens without a link: the annotator's saved position (*saved_uid*) when it is
+    loaded, else the first row. *dataset* is a :class:`ragviz.data.dataset.Dataset`."""
+    return (dataset.index_of(saved_uid) if saved_uid else None) or 0
