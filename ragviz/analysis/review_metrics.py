@@ -95,9 +95,13 @@ def describe_change(field: str, old: Labels | None, new_value: Any) -> str:
         key = field[len(SUPPORT_PREFIX) :]
         before_status = support_status(old, key)
         value = new_value or {}
-        after_status = {True: SUPPORTED, False: UNSUPPORTED}.get(value.get("supported"), UNDECIDED)
-        if value.get("supported") is None and not value.get("supporting_keys"):
+        supported = value.get("supported")
+        if supported is True:
+            after_status = SUPPORTED
+        elif supported is False or (supported is None and not value.get("supporting_keys")):
             after_status = UNSUPPORTED
+        else:
+            after_status = UNDECIDED
         keys = ", ".join(value.get("supporting_keys") or []) or "none"
         return f"support {key}: {before_status} → {after_status} (keys: {keys})"
     if field == RESET_FIELD:

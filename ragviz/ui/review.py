@@ -21,8 +21,10 @@ from ragviz.analysis.review import SUPPORTED, UNSUPPORTED, ContextSpan, Response
 from ragviz.analysis.review_metrics import MetricComparison, OverrideEffect
 from ragviz.analysis.review_queue import Progress, ReviewFilter
 from ragviz.data.model import Example
-from ragviz.data.schema import Problem
+from ragviz.data.problems import Problem
 from ragviz.ui import render
+
+SUPPORT_CHOICE_LABELS = {SUPPORTED: "✓ supported", UNSUPPORTED: "✗ unsupported"}
 
 EDITOR = "review.editor"  # (context editor key, row index) of the editor drawn last
 
@@ -167,7 +169,7 @@ def support_controls(
     st.segmented_control(
         f"Sentence {span.key} is",
         [SUPPORTED, UNSUPPORTED],
-        format_func={SUPPORTED: "✓ supported", UNSUPPORTED: "✗ unsupported"}.get,
+        format_func=lambda state: SUPPORT_CHOICE_LABELS[state],
         default=span.status if span.status in (SUPPORTED, UNSUPPORTED) else None,
         key=status_key,
         on_change=_with_value,
