@@ -72,7 +72,7 @@ def test_a_person_reviews_and_exports(streamlit_server, page, tmp_path, screensh
     open_review(page, f"{url}/review?id=ml-vs-programming")
     expect()(metric_value(page, "Adherence")).to_have_text("0.000")
     expect()(metric_value(page, "Relevance")).to_have_text("0.667")
-    assert page.locator(".rv-doc").count() == 2
+    expect()(page.locator(".rv-doc")).to_have_count(2)
     assert page.locator(".rv-linked").count() == 0  # c, selected by default, has no supporting key
     click_support(page, "✓ supported")
     expect()(metric_value(page, "Adherence")).to_have_text("1.000")
@@ -126,6 +126,7 @@ def test_hostile_document_text_is_shown_literally(streamlit_server, page, screen
     # even as the first request, the page runs inside app.py (sidebar with the DB path, page list)
     expect()(page.locator('[data-testid="stSidebar"]')).to_contain_text(str(streamlit_server.db))
     docs = page.locator(".rv-doc")
+    expect()(docs.filter(has_text="<script>alert(1)</script>").first).to_be_visible(timeout=30_000)
     text = " ".join(docs.all_inner_texts())
     for literal in ("<img src=x onerror=alert(1)>", "**bold**", "$5 and $6", "<script>alert(1)</script>"):
         assert literal in text, literal
