@@ -10,16 +10,25 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK, add_paths
+from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK
+
+if TYPE_CHECKING:
+    from ragviz.analysis.ppi_report import EstimateReport
+    from ragviz.data.dataset import Dataset
 
 FORMATS = ("table", "json", "csv")
 FAMILY_CHOICES = ("trace", "tonic", "retrieval", "all")
 
 
 def add_estimate_arguments(parser: argparse.ArgumentParser) -> None:
-    add_paths(parser)
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        metavar="DATA",
+        help="judge-labelled rows in any format ragviz reads (.parquet, .jsonl, .json, .csv, directories of shards)",
+    )
     parser.add_argument(
         "--human",
         metavar="FILE",
@@ -56,17 +65,21 @@ def _fail(message: str) -> int:
     return EXIT_BAD_INPUT
 
 
-def _load(paths: list[str], what: str) -> Any:
-    """The loaded dataset, or a one-line message naming the first problem."""
+class _BadInput(Exception):
+    """A one-line message for :func:`_fail`."""
+
+
+def _load(paths: list[str], what: str) -> Dataset:
+    """The loaded dataset; :class:`_BadInput` naming the first problem when it does not load."""
     from ragviz.data.load import load
 
     result = load(paths)
     if not result.ok:
         more = len(result.errors) - 1
         tail = f" (and {more} more errors: run `ragviz validate`)" if more else ""
-        return f"{what}: {result.errors[0]}{tail}"
+        raise _BadInput(f"{what}: {result.errors[0]}{tail}")
     if len(result.dataset) == 0:
-        return f"{what}: {', '.join(paths)}: no rows"
+        raise _BadInput(f"{what}: {', '.join(paths)}: no rows")
     return result.dataset
 
 
@@ -76,18 +89,13 @@ def run_estimate_command(args: argparse.Namespace) -> int:
     from ragviz.analysis.ppi_report import estimate_report
 
     families = ESTIMATE_FAMILIES if args.family == "all" else (args.family,)
-    data = _load(args.paths, "DATA")
-    if isinstance(data, str):
-        return _fail(data)
     try:
+        data = _load(args.paths, "DATA")
         if args.human:
-            human = _load([args.human], "--human")
-            if isinstance(human, str):
-                return _fail(human)
-            pairing = pair_human(data, human, families)
+            pairing = pair_human(data, _load([args.human], "--human"), families)
         else:
             pairing = pair_export(data, families)
-    except AuditError as exc:
+    except (_BadInput, AuditError) as exc:
         return _fail(str(exc))
     for warning in pairing.warnings:
         print(f"warning: {warning}", file=sys.stderr)
@@ -150,7 +158,7 @@ def _with_ci(estimate: float | None, low: float | None, high: float | None) -> s
     return f"{estimate:.3f} [{low:.3f}, {high:.3f}]"
 
 
-def format_table(report: Any) -> str:
+def format_table(report: EstimateReport) -> str:
     """A fixed-width table of :meth:`ragviz.analysis.ppi_report.EstimateReport.rows`, under a headline
     with the hallucination rate (1 - adherence) when adherence is estimated."""
     level = f"{100 * (1 - report.alpha):g}%"
@@ -160,13 +168,14 @@ def format_table(report: Any) -> str:
         f"{level} intervals; PPI++ = judge on all examples, corrected by the audit"
     ]
     adherence = overall.metrics.get("adherence")
-    if adherence is not None and adherence.ppi.estimate is not None:
+    if adherence is not None:
         ppi, judge = adherence.ppi, adherence.judge
-        judge_text = "-" if judge is None else f"{100 * (1 - judge):.1f}%"
-        lines.append(
-            f"hallucination rate (1 - adherence): {100 * (1 - ppi.estimate):.1f}% "
-            f"[{100 * (1 - ppi.high):.1f}%, {100 * (1 - ppi.low):.1f}%]; the judge alone says {judge_text}"
-        )
+        if ppi.estimate is not None and ppi.low is not None and ppi.high is not None:
+            judge_text = "-" if judge is None else f"{100 * (1 - judge):.1f}%"
+            lines.append(
+                f"hallucination rate (1 - adherence): {100 * (1 - ppi.estimate):.1f}% "
+                f"[{100 * (1 - ppi.high):.1f}%, {100 * (1 - ppi.low):.1f}%]; the judge alone says {judge_text}"
+            )
     header = ["group", "metric", "n", "N", "judge", f"people [{level} CI]", f"PPI++ [{level} CI]", "lambda", "n_eff"]
     body = [
         [
