@@ -11,9 +11,10 @@ but wide, and the prediction-powered estimate uses the judge on all examples and
 remove its bias. Power tuning chooses how much to trust the judge (:math:`\\lambda`, 0 = ignore it,
 1 = plain PPI), so the interval is never wider than the people-only one by more than estimation noise.
 
-Every function here equals ``ppi_py`` 0.2.3 (``classical_mean_ci``, ``ppi_mean_pointestimate``,
+The estimates and intervals equal ``ppi_py`` 0.2.3's (``classical_mean_ci``, ``ppi_mean_pointestimate``,
 ``ppi_mean_ci`` with ``lam=None``; ``tests/test_ppi.py`` compares them on random inputs), except in
-the degenerate cases ``ppi_py`` leaves as NaN or an error, named in each docstring. Variances are
+the degenerate cases ``ppi_py`` leaves as NaN or an error, named in each docstring; the effective
+sample size and the planner are derived from the same variance. Variances are
 the plug-in ones (divide by the count, ``ddof=0``), as ``ppi_py`` uses for its intervals.
 
 Undefined cases: no audited example gives no estimate; one audited example gives point estimates
