@@ -62,6 +62,17 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "run_agreement_command",
     ),
     CommandSpec(
+        "estimate",
+        "each metric's mean over all judged examples, corrected by a random human audit (PPI++)",
+        "Estimate each per-example metric's mean (e.g. adherence: 1 - the hallucination rate) three ways: the judge "
+        "alone over all examples, people alone over the audited ones (normal CI), and prediction-powered inference "
+        "(PPI++: the judge on all examples corrected by the audit, power-tuned) with its CI and the effective "
+        "audit size. The audit must be a uniformly random sample. Exit 2 on bad input.",
+        "ragviz.cli.estimate",
+        "add_estimate_arguments",
+        "run_estimate_command",
+    ),
+    CommandSpec(
         "label",
         "label examples with an LLM judge (OpenAI-compatible API) into RAGBench-schema JSONL",
         "Judge every example with an LLM (cached answers are reused), keep the label sets in the "

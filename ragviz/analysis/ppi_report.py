@@ -1,0 +1,160 @@
+"""Prediction-powered estimates for every metric of a :class:`ragviz.analysis.audit.Pairing`, overall and per group.
+
+For each metric, the audited examples where both the judge's and people's values are defined give
+``y`` / ``yhat``, the other examples where the judge's value is defined give ``yhat_u``;
+:func:`ragviz.analysis.ppi.estimate_mean` does the rest. Examples left out because the metric is
+undefined there are counted (:attr:`ragviz.analysis.ppi.MetricEstimate.excluded_labeled` /
+``excluded_unlabeled``) and named in :meth:`EstimateReport.notes`, as are metrics with fewer than two
+audited pairs (no interval).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ragviz.analysis.audit import PairedExample, Pairing
+from ragviz.analysis.ppi import MetricEstimate, estimate_mean
+
+GROUP_BY = {"dataset_name": "dataset", "generation_model_name": "generation_model"}
+ALL = "ALL"
+
+
+def metric_arrays(
+    examples: Sequence[PairedExample], name: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]:
+    """``(y, yhat, yhat_u, (excluded audited, excluded unaudited))`` of one metric over *examples*."""
+    y: list[float] = []
+    yhat: list[float] = []
+    yhat_u: list[float] = []
+    excluded_l = excluded_u = 0
+    for e in examples:
+        judged = e.judge.get(name)
+        if e.human is not None:
+            person = e.human.get(name)
+            if judged is None or person is None:
+                excluded_l += 1
+            else:
+                y.append(float(person))
+                yhat.append(float(judged))
+        elif judged is None:
+            excluded_u += 1
+        else:
+            yhat_u.append(float(judged))
+    return np.asarray(y), np.asarray(yhat), np.asarray(yhat_u), (excluded_l, excluded_u)
+
+
+@dataclass(frozen=True)
+class GroupEstimate:
+    """The estimates of every metric over one group of examples (or all of them)."""
+
+    n_labeled: int
+    n_unlabeled: int
+    metrics: dict[str, MetricEstimate]
+
+    def as_dict(self, alpha: float) -> dict[str, Any]:
+        return {
+            "alpha": alpha,
+            "n_labeled": self.n_labeled,
+            "n_unlabeled": self.n_unlabeled,
+            "metrics": {name: m.as_dict() for name, m in self.metrics.items()},
+        }
+
+
+def estimate_group(examples: Sequence[PairedExample], names: Sequence[str], alpha: float) -> GroupEstimate:
+    """:func:`ragviz.analysis.ppi.estimate_mean` of each metric in *names* over *examples* (a metric
+    without a single value among them is left out)."""
+    metrics = {}
+    for name in names:
+        y, yhat, yhat_u, excluded = metric_arrays(examples, name)
+        if y.size == 0 and yhat_u.size == 0 and excluded[0] == 0:
+            continue  # no value anywhere in this group: the metric is not present here
+        metrics[name] = estimate_mean(y, yhat, yhat_u, alpha, excluded)
+    n_labeled = sum(1 for e in examples if e.audited)
+    return GroupEstimate(n_labeled, len(examples) - n_labeled, metrics)
+
+
+@dataclass(frozen=True)
+class EstimateReport:
+    """Overall estimates and, with ``by``, one :class:`GroupEstimate` per group (sorted by name)."""
+
+    alpha: float
+    overall: GroupEstimate
+    by: str | None = None
+    groups: dict[str, GroupEstimate] | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """``{"alpha", "n_labeled", "n_unlabeled", "metrics": {...}}`` plus ``"groups": {name: same
+        shape}`` when grouped (the JSON of ``ragviz estimate``)."""
+        out = self.overall.as_dict(self.alpha)
+        if self.groups is not None:
+            out["groups"] = {g: est.as_dict(self.alpha) for g, est in self.groups.items()}
+        return out
+
+    def sections(self) -> list[tuple[str, GroupEstimate]]:
+        """``(group name, estimates)``: ``ALL`` first, then each group."""
+        return [(ALL, self.overall), *(self.groups or {}).items()]
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One flat record per (group, metric), for CSV and tables."""
+        out = []
+        for group, est in self.sections():
+            for name, m in est.metrics.items():
+                out.append(
+                    {
+                        "group": group,
+                        "metric": name,
+                        "n_labeled": m.n_labeled,
+                        "n_unlabeled": m.n_unlabeled,
+                        "excluded_labeled": m.excluded_labeled,
+                        "excluded_unlabeled": m.excluded_unlabeled,
+                        "judge": m.judge,
+                        "human": m.human.estimate,
+                        "human_low": m.human.low,
+                        "human_high": m.human.high,
+                        "ppi": m.ppi.estimate,
+                        "ppi_low": m.ppi.low,
+                        "ppi_high": m.ppi.high,
+                        "lambda": m.ppi.lam,
+                        "gain": m.gain,
+                    }
+                )
+        return out
+
+    def notes(self) -> list[str]:
+        """What a reader must know: metrics without an interval, examples left out."""
+        out = []
+        for group, est in self.sections():
+            for name, m in est.metrics.items():
+                where = name if group == ALL else f"{group}: {name}"
+                if m.n_labeled < 2:
+                    out.append(
+                        f"{where}: {m.n_labeled} audited example(s) with a value on both sides: "
+                        "no interval (needs at least 2)"
+                    )
+                if m.excluded_labeled or m.excluded_unlabeled:
+                    out.append(
+                        f"{where}: undefined on {m.excluded_labeled} audited and {m.excluded_unlabeled} other "
+                        "examples: left out"
+                    )
+        return out
+
+
+def estimate_report(pairing: Pairing, alpha: float = 0.05, by: str | None = None) -> EstimateReport:
+    """Estimates of every metric of *pairing* (:meth:`Pairing.metric_names`), overall and, with *by*
+    (``dataset_name`` or ``generation_model_name``), per group."""
+    names = pairing.metric_names()
+    overall = estimate_group(pairing.examples, names, alpha)
+    if by is None:
+        return EstimateReport(alpha, overall)
+    if by not in GROUP_BY:
+        raise ValueError(f"cannot group by {by!r}; expected one of {', '.join(GROUP_BY)}")
+    attribute = GROUP_BY[by]
+    members: dict[str, list[PairedExample]] = {}
+    for e in pairing.examples:
+        members.setdefault(getattr(e, attribute), []).append(e)
+    groups = {g: estimate_group(members[g], names, alpha) for g in sorted(members)}
+    return EstimateReport(alpha, overall, by, groups)

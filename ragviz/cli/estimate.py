@@ -1,0 +1,206 @@
+"""``ragviz estimate``: each metric's mean over all judged examples, corrected by a random human audit (PPI++).
+
+People's labels come from ``--human FILE`` (matched by dataset, id and generation model) or from a
+ragviz export in DATA itself (``label_source == "human"`` rows; ``audit_sample`` picks the random
+sample when present): see :mod:`ragviz.analysis.audit`. The estimates are
+:mod:`ragviz.analysis.ppi`'s. Exit 0, or 2 on bad input with one ``ragviz estimate: ...`` line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING, Any
+
+from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK
+
+if TYPE_CHECKING:
+    from ragviz.analysis.ppi_report import EstimateReport
+    from ragviz.data.dataset import Dataset
+
+FORMATS = ("table", "json", "csv")
+FAMILY_CHOICES = ("trace", "tonic", "retrieval", "all")
+
+
+def add_estimate_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        metavar="DATA",
+        help="judge-labelled rows in any format ragviz reads (.parquet, .jsonl, .json, .csv, directories of shards)",
+    )
+    parser.add_argument(
+        "--human",
+        metavar="FILE",
+        help="people's labels of a uniformly random sample of DATA's examples, matched by dataset_name, id and "
+        "generation_model_name; every row in it counts as audited (default: the label_source human rows of a "
+        "ragviz export in DATA)",
+    )
+    parser.add_argument("--alpha", type=_alpha, default=0.05, help="1 - confidence level (default: 0.05)")
+    parser.add_argument(
+        "--by", choices=("dataset_name", "generation_model_name"), help="also estimate per subset (or model)"
+    )
+    parser.add_argument(
+        "--family",
+        choices=FAMILY_CHOICES,
+        default="trace",
+        help="metric family (default: trace); all = TRACe, Tonic and retrieval where present",
+    )
+    parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
+    parser.add_argument("-o", "--output", metavar="OUT", help="write to OUT instead of stdout")
+
+
+def _alpha(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"must lie strictly between 0 and 1, got {value}")
+    return value
+
+
+def _fail(message: str) -> int:
+    print(f"ragviz estimate: {message}", file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
+class _BadInput(Exception):
+    """A one-line message for :func:`_fail`."""
+
+
+def _load(paths: list[str], what: str) -> Dataset:
+    """The loaded dataset; :class:`_BadInput` naming the first problem when it does not load."""
+    from ragviz.data.load import load
+
+    result = load(paths)
+    if not result.ok:
+        more = len(result.errors) - 1
+        tail = f" (and {more} more errors: run `ragviz validate`)" if more else ""
+        raise _BadInput(f"{what}: {result.errors[0]}{tail}")
+    if len(result.dataset) == 0:
+        raise _BadInput(f"{what}: {', '.join(paths)}: no rows")
+    return result.dataset
+
+
+def run_estimate_command(args: argparse.Namespace) -> int:
+    """``ragviz estimate``: see the module docstring."""
+    from ragviz.analysis.audit import ESTIMATE_FAMILIES, AuditError, pair_export, pair_human
+    from ragviz.analysis.ppi_report import estimate_report
+
+    families = ESTIMATE_FAMILIES if args.family == "all" else (args.family,)
+    try:
+        data = _load(args.paths, "DATA")
+        if args.human:
+            pairing = pair_human(data, _load([args.human], "--human"), families)
+        else:
+            pairing = pair_export(data, families)
+    except (_BadInput, AuditError) as exc:
+        return _fail(str(exc))
+    for warning in pairing.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    where = args.human or ", ".join(args.paths)
+    if pairing.n_labeled == 0:
+        hint = (
+            ""
+            if args.human
+            else " (no label_source human row in the audit sample; or pass people's labels with --human FILE)"
+        )
+        return _fail(f"{where}: no audited rows{hint}")
+    if pairing.n_labeled == 1:
+        row = next(e.where for e in pairing.examples if e.audited)
+        return _fail(f"{row}: the only audited row: an interval needs at least 2")
+    if not pairing.metric_names():
+        return _fail(f"{', '.join(args.paths)}: no {args.family} metric is defined on any example")
+    report = estimate_report(pairing, args.alpha, args.by)
+    if args.format == "json":
+        import json
+
+        text = json.dumps(report.as_dict(), indent=2) + "\n"
+    elif args.format == "csv":
+        text = _csv(report.rows())
+    else:
+        text = format_table(report)
+    _write(text, args.output)
+    for note in report.notes():
+        print(f"note: {note}", file=sys.stderr)
+    return EXIT_OK
+
+
+def _csv(rows: list[dict[str, Any]]) -> str:
+    import io
+
+    from ragviz.data.records import write_csv
+
+    buffer = io.StringIO()
+    write_csv(rows, buffer)
+    return buffer.getvalue()
+
+
+def _write(text: str, output: str | None) -> None:
+    if output is None or output == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    with open(output, "w", encoding="utf-8", newline="") as f:
+        f.write(text)
+
+
+def _num(value: float | None, digits: int = 3) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _with_ci(estimate: float | None, low: float | None, high: float | None) -> str:
+    if estimate is None:
+        return "-"
+    if low is None or high is None:
+        return f"{estimate:.3f} (no CI)"
+    return f"{estimate:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def format_table(report: EstimateReport) -> str:
+    """A fixed-width table of :meth:`ragviz.analysis.ppi_report.EstimateReport.rows`, under a headline
+    with the hallucination rate (1 - adherence) when adherence is estimated."""
+    level = f"{100 * (1 - report.alpha):g}%"
+    overall = report.overall
+    lines = [
+        f"{overall.n_labeled} audited examples (people's labels), {overall.n_unlabeled} judge-only; "
+        f"{level} intervals; PPI++ = judge on all examples, corrected by the audit"
+    ]
+    adherence = overall.metrics.get("adherence")
+    if adherence is not None:
+        ppi, judge = adherence.ppi, adherence.judge
+        if ppi.estimate is not None and ppi.low is not None and ppi.high is not None:
+            judge_text = "-" if judge is None else f"{100 * (1 - judge):.1f}%"
+            lines.append(
+                f"hallucination rate (1 - adherence): {100 * (1 - ppi.estimate):.1f}% "
+                f"[{100 * (1 - ppi.high):.1f}%, {100 * (1 - ppi.low):.1f}%]; the judge alone says {judge_text}"
+            )
+    header = ["group", "metric", "n", "N", "judge", f"people [{level} CI]", f"PPI++ [{level} CI]", "lambda", "n_eff"]
+    body = [
+        [
+            r["group"],
+            r["metric"],
+            str(r["n_labeled"]),
+            str(r["n_unlabeled"]),
+            _num(r["judge"]),
+            _with_ci(r["human"], r["human_low"], r["human_high"]),
+            _with_ci(r["ppi"], r["ppi_low"], r["ppi_high"]),
+            _num(r["lambda"], 2),
+            _num(r["gain"], 0),
+        ]
+        for r in report.rows()
+    ]
+    widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
+    numeric = {2, 3, 4, 7, 8}
+
+    def fmt(row: list[str]) -> str:
+        cells = [c.rjust(w) if i in numeric else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))]
+        return "  ".join(cells).rstrip()
+
+    lines += ["", fmt(header), fmt(["-" * w for w in widths]), *(fmt(r) for r in body)]
+    lines += [
+        "",
+        "n = audited pairs used, N = judge-only examples used, n_eff = people-only audit size as precise as PPI++",
+    ]
+    return "\n".join(lines) + "\n"
