@@ -36,6 +36,9 @@ from ragviz.ui.present import is_present
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ragviz.analysis.agreement import AnnotatorAgreement
+    from ragviz.analysis.dashboard import DashboardData, FamilyView
+
 DATA_ENV = "RAGVIZ_DATA"
 ANNOTATOR_ENV = "RAGVIZ_ANNOTATOR"
 PATHS_KEY = "ragviz.paths"
@@ -380,3 +383,54 @@ def _comparison(paths: tuple[str, ...], db: str, store_version: tuple[int, int],
 def comparison(a: str, b: str) -> Comparison:
     """Compare: label set *a* against label set *b* (it walks every example)."""
     return _comparison(current_paths(), *_store_key(), a, b)
+
+
+@st.cache_data(show_spinner="Computing the dashboard…", max_entries=16)
+def _dashboard_data(paths: tuple[str, ...], against: str, db: str, store_version: tuple[int, int]) -> DashboardData:
+    from ragviz.analysis import dashboard
+
+    return dashboard.dashboard_data(load_result(paths).dataset, examples_of(paths), against, store())
+
+
+def dashboard_data(against: str) -> DashboardData:
+    """Dashboard: :func:`ragviz.analysis.dashboard.dashboard_data` with *against* as the current labels."""
+    return _dashboard_data(current_paths(), against, *_store_key())
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def _metric_families(paths: tuple[str, ...]) -> list[str]:
+    from ragviz.analysis import dashboard
+
+    return dashboard.families_present(examples_of(paths))
+
+
+def metric_families() -> list[str]:
+    """Dashboard: the metric families the loaded data can be scored with."""
+    return _metric_families(current_paths())
+
+
+@st.cache_data(show_spinner="Computing the metric family…", max_entries=32)
+def _family_view(
+    paths: tuple[str, ...], against: str, db: str, store_version: tuple[int, int], family: str, ks: tuple[int, ...]
+) -> FamilyView:
+    from ragviz.analysis import dashboard
+
+    return dashboard.family_view(load_result(paths).dataset, examples_of(paths), against, store(), family, ks)
+
+
+def family_view(against: str, family: str, ks: tuple[int, ...]) -> FamilyView:
+    """Dashboard: :func:`ragviz.analysis.dashboard.family_view` of *family* at cut-offs *ks*."""
+    db, version = _store_key()
+    return _family_view(current_paths(), against, db, version, family, ks)
+
+
+@st.cache_data(show_spinner="Computing annotator agreement…", max_entries=8)
+def _annotator_agreement(paths: tuple[str, ...], db: str, store_version: tuple[int, int]) -> AnnotatorAgreement:
+    from ragviz.analysis.agreement import annotator_agreement as agreement_of_annotators
+
+    return agreement_of_annotators(load_result(paths).dataset, examples_of(paths), store())
+
+
+def annotator_agreement() -> AnnotatorAgreement:
+    """Dashboard: the agreement between the annotators of the label store on the loaded examples."""
+    return _annotator_agreement(current_paths(), *_store_key())
