@@ -434,3 +434,16 @@ def _annotator_agreement(paths: tuple[str, ...], db: str, store_version: tuple[i
 def annotator_agreement() -> AnnotatorAgreement:
     """Dashboard: the agreement between the annotators of the label store on the loaded examples."""
     return _annotator_agreement(current_paths(), *_store_key())
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _uid_matches(paths: tuple[str, ...], query: str) -> tuple[list[int], int]:
+    from ragviz.ui import picker
+
+    return picker.matching_rows(load_result(paths).dataset.uids, query)
+
+
+def uid_matches(query: str) -> tuple[list[int], int]:
+    """Explainer: the first rows whose uid contains *query* and how many match in all
+    (:func:`ragviz.ui.picker.matching_rows`)."""
+    return _uid_matches(current_paths(), query)
