@@ -1,26 +1,24 @@
-"""Data page: load the sample data, upload a file or open a path; see the validation and label-quality
-report; choose the annotator name."""
+"""Data page: a person sets the annotator name their labels are kept under, loads the sample data,
+uploads a file or opens a path, and reads the validation and label-quality report of what is loaded."""
 
 from pathlib import Path
 
-import pandas as pd
 import streamlit as st
 
-from ragviz.analysis.quality import ISSUE_DESCRIPTIONS
 from ragviz.data.load import load, load_bytes
-from ragviz.ui import render, state
+from ragviz.ui import data as ui
+from ragviz.ui import state
 from ragviz.ui.state import FILTER_CACHE
 
 state.require_app_shell()
 
-LAST_PROBLEM = "data.rejected"
-LAST_UPLOAD = "data.last_upload"
+LAST_PROBLEM = "data.rejected"  # (what, error lines) of the last load that was refused
 
 st.title("Data")
 
 
 def set_annotator() -> None:
-    name = (st.session_state.get("data.annotator") or "").strip()
+    name = (st.session_state.get(ui.ANNOTATOR_INPUT) or "").strip()
     if name:
         st.session_state[state.ANNOTATOR_KEY] = name
         st.session_state.pop("review.index", None)  # resume where this annotator was
@@ -39,60 +37,25 @@ def use_paths(paths: list[str], add: bool) -> None:
     st.session_state.pop(FILTER_CACHE, None)
 
 
-# -- annotator --------------------------------------------------------------------------------------
-with st.container(border=True):
-    st.subheader("Annotator")
-    known = state.store().annotators()
-    st.text_input(
-        "Your name (labels are kept per annotator)",
-        value=state.annotator(),
-        key="data.annotator",
-        on_change=set_annotator,
-        max_chars=80,
-    )
-    if known:
-        st.caption("Annotators with saved work in this database:")
-        st.dataframe(pd.DataFrame({"annotator": known}), hide_index=True, height=min(36 * (len(known) + 1), 180))
+def use_upload(name: str, data: bytes, add: bool) -> None:
+    """Keep an uploaded file next to the label store and switch to it, only when it loads without errors."""
+    checked = load_bytes(name, data)
+    if not checked.ok:
+        st.session_state[LAST_PROBLEM] = (name, [str(p) for p in checked.errors])
+    else:
+        use_paths([str(state.store().save_upload(name, data))], add)
 
-# -- load -------------------------------------------------------------------------------------------
-with st.container(border=True):
-    st.subheader("Load data")
-    add = st.checkbox("Add to the data already loaded (instead of replacing it)", key="data.add")
-    sample, upload, path = st.tabs(["Sample data", "Upload a file", "Open a path"])
-    with sample:
-        st.caption(f"About 20 hand-written examples in the RAGBench schema ({state.SAMPLE_DATA.name}/).")
-        if st.button("Load the sample data", key="data.load_sample", type="primary"):
-            use_paths([str(state.SAMPLE_DATA)], add)
-    with upload:
-        up = st.file_uploader(
-            "RAGBench Parquet, JSONL, JSON or CSV (raw {question, documents, response} rows are split into sentences)",
-            type=["parquet", "jsonl", "json", "csv"],
-            key="data.upload",
-        )
-        if up is not None and st.session_state.get(LAST_UPLOAD) != up.file_id:
-            st.session_state[LAST_UPLOAD] = up.file_id
-            data = up.getvalue()
-            checked = load_bytes(up.name, data)
-            if not checked.ok:
-                st.session_state[LAST_PROBLEM] = (up.name, [str(p) for p in checked.errors])
-            else:
-                saved = state.store().save_upload(up.name, data)
-                use_paths([str(saved)], add)
-    with path:
-        typed = st.text_input(
-            "A file or a directory (e.g. a folder of RAGBench Parquet shards: ../shared/ragbench)", key="data.path"
-        )
-        if st.button("Open", key="data.open", disabled=not typed.strip()):
-            target = Path(typed.strip()).expanduser()
-            use_paths([str(target)], add)
 
-rejected = st.session_state.get(LAST_PROBLEM)
-if rejected:
-    name, errors = rejected
-    st.error(f"Not loaded — {len(errors)} error(s). The data already loaded and your saved work are unchanged.")
-    st.html(render.problems_html(errors[:500], "error"))
+ui.annotator_box(state.annotator(), state.store().annotators(), on_change=set_annotator)
+request = ui.load_box(state.SAMPLE_DATA.name)
+if request.sample:
+    use_paths([str(state.SAMPLE_DATA)], request.add)
+if request.upload is not None:
+    use_upload(request.upload.name, request.upload.getvalue(), request.add)
+if request.path:
+    use_paths([str(Path(request.path).expanduser())], request.add)
+ui.rejected_notice(st.session_state.get(LAST_PROBLEM))
 
-# -- report -----------------------------------------------------------------------------------------
 paths = state.current_paths()
 with st.container(border=True):
     st.subheader("What is loaded")
@@ -100,43 +63,7 @@ with st.container(border=True):
         st.info("Nothing loaded yet.")
         st.stop()
     result = state.load_result(paths)
-    ds = result.dataset
-    st.html(render.problems_html(paths, "info"))  # the paths, escaped
-    subsets = pd.Series(ds.datasets).value_counts().rename_axis("dataset").reset_index(name="examples")
-    c1, c2, c3 = st.columns(3)
-    c1.metric("Examples", f"{len(ds):,}")
-    c2.metric("Errors", len(result.errors))
-    c3.metric("Warnings", len(result.warnings))
-    st.dataframe(subsets, hide_index=True)
-    st.page_link("pages/review.py", label="Start reviewing", icon=":material/fact_check:")
-    if result.errors:
-        st.markdown("**Validation errors** (these rows were skipped)")
-        st.dataframe(pd.DataFrame([p.__dict__ for p in result.errors]), hide_index=True)
-    if result.warnings:
-        with st.expander(f"Validation warnings ({len(result.warnings)})"):
-            st.dataframe(pd.DataFrame([p.__dict__ for p in result.warnings]), hide_index=True)
-
+    ui.loaded_report(paths, result)
 with st.container(border=True):
-    st.subheader("Label-quality report")
-    st.caption(
-        "Counted on the labels as loaded (the judge's). Fix them on the Review page; “Normalize” fixes the mechanical ones."
-    )
-    report = state.quality_report()
-    if not report.counts:
-        st.success("No label-quality issue found.")
-    else:
-        st.dataframe(
-            pd.DataFrame(
-                [
-                    (k, ISSUE_DESCRIPTIONS.get(k, k), n, report.example_counts.get(k, 0))
-                    for k, n in sorted(report.counts.items(), key=lambda kv: -kv[1])
-                ],
-                columns=["issue", "what", "occurrences", "examples"],
-            ),
-            hide_index=True,
-        )
-        st.caption(
-            f"{report.flagged:,} of {len(ds):,} examples have at least one flag (filter “Has label-quality flags” on Review)."
-        )
-        with st.expander(f"The flags one by one (first {state.MAX_DETAILED} flagged examples)"):
-            st.dataframe(pd.DataFrame(report.rows), hide_index=True)
+    ui.quality_heading()
+    ui.quality_report(state.quality_report(), len(result.dataset), state.MAX_DETAILED)

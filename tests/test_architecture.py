@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,3 +41,29 @@ def test_no_unsafe_html_anywhere():
     for p in [*(ROOT / "ragviz").rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "app.py"]:
         if p.exists():
             assert "unsafe_allow_html=True" not in p.read_text(encoding="utf-8"), p
+
+
+MAX_PAGE_LINES = 120
+MARKUP_IN_PAGES = {
+    ".html(": "HTML is drawn by a renderer in ragviz/ui",  # st.html( and a column's .html(
+    '"<div': "an HTML literal belongs in ragviz/ui",
+    "'<div": "an HTML literal belongs in ragviz/ui",
+    '"<span': "an HTML literal belongs in ragviz/ui",
+    "'<span": "an HTML literal belongs in ragviz/ui",
+}
+
+
+def test_pages_are_glue():
+    """A page script reads state, calls the core and calls renderers: it stays short and draws no
+    markup or chart itself (renderers live in ragviz/ui/<page>.py)."""
+    pages = sorted((ROOT / "pages").glob("*.py"))
+    assert pages
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        n_lines = len(text.splitlines())
+        assert n_lines <= MAX_PAGE_LINES, f"pages/{page.name} has {n_lines} lines (at most {MAX_PAGE_LINES})"
+        for needle, why in MARKUP_IN_PAGES.items():
+            assert needle not in text, f"pages/{page.name} contains {needle!r}: {why}"
+        assert "altair" not in _imports(page) and not re.search(r"\balt\.", text), (
+            f"pages/{page.name} builds an altair chart: charts belong in ragviz/ui"
+        )

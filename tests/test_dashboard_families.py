@@ -11,17 +11,24 @@ from pathlib import Path
 
 import pytest
 
-from ragviz.analysis.agreement import annotator_agreement
+from ragviz.analysis.agreement import MultiRaterKappa, PairKappa, annotator_agreement
 from ragviz.analysis.compare import iter_examples
 from ragviz.analysis.dashboard import (
     ANSWER,
     RETRIEVAL,
     TONIC,
     TRACE,
+    DashboardData,
+    FamilyView,
+    baseline_rows,
+    chart_means,
     families_present,
     family_means,
     family_records,
     family_view,
+    fleiss_rows,
+    pair_rows,
+    trace_view,
 )
 from ragviz.data.labels import Change
 from ragviz.data.load import load
@@ -29,6 +36,7 @@ from ragviz.data.model import Example
 from ragviz.metrics.answer import example_answer
 from ragviz.metrics.retrieval import example_retrieval
 from ragviz.metrics.tonic import example_tonic
+from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.store.label_store import LabelStore
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -114,6 +122,45 @@ def test_means_per_retrieval_system_never_mix_systems():
     }
     one = family_means([r for r in records if r["system"] == "bm25"], ["mrr"], n_resamples=50)
     assert [r["dataset"] for r in one] == ["s1", "s2", "ALL"]
+
+
+def test_family_view_for_the_charts():
+    means = [
+        {"dataset": "ALL", "metric": m, "mean": 0.5, "low": 0.4, "high": 0.6, "n": 2}
+        for m in ("mrr", "answer_similarity", "recall@1")
+    ]
+    records = [{"uid": "a", "system": "bm25"}, {"uid": "a", "system": "dense"}, {"uid": "b", "system": "bm25"}]
+    view = FamilyView(RETRIEVAL, ("mrr", "recall@1"), ("recall@1", "mrr"), records, means, ("bm25", "dense"))
+    assert view.n_examples == 2  # one record per example and system
+    assert [m["metric"] for m in chart_means(view)] == ["recall@1", "mrr"]  # the charts' order, charted metrics only
+
+    data = DashboardData("human", [{"uid": "a", "relevance": 1.0}], means[:1], 0, None, [], None)  # type: ignore[arg-type]
+    trace = trace_view(data)
+    assert (trace.family, trace.metrics, trace.chart_metrics, trace.systems) == (
+        TRACE,
+        TRACE_METRICS,
+        TRACE_METRICS,
+        (),
+    )
+    assert trace.records is data.records and trace.means is data.means and trace.n_examples == 1
+
+
+def test_dashboard_table_rows():
+    rows = [{"dataset": "ALL", "gpt3_auroc": 0.7, "gpt3_n_auroc": 9, "gpt3_relevance_rmse": 0.2}]
+    assert baseline_rows(rows) == [{"dataset": "ALL", "gpt3_auroc": 0.7, "gpt3_relevance_rmse": 0.2}]
+    assert fleiss_rows([MultiRaterKappa("relevant", 3, 4, 20, 0.5)]) == [
+        {"label": "relevant", "annotators": 3, "shared examples": 4, "decisions": 20, "Fleiss' κ": 0.5}
+    ]
+    assert pair_rows([PairKappa("alice", "bob", "utilized", 2, 12, None)]) == [
+        {
+            "annotator A": "alice",
+            "annotator B": "bob",
+            "label": "utilized",
+            "shared examples": 2,
+            "decisions": 12,
+            "Cohen's κ": None,
+        }
+    ]
 
 
 def record_two_annotators(db: Path, ex) -> None:

@@ -10,6 +10,7 @@ from ragviz.analysis.quality import (
     ISSUE_KINDS,
     MECHANICAL_KINDS,
     IssueKind,
+    issue_rows,
     label_issues,
     normalize,
     quality_summary,
@@ -156,6 +157,20 @@ def test_normalize_of_clean_labels_changes_nothing():
     )
     fixed = normalize(clean, _example(clean))
     assert fixed.replace(provenance=clean.provenance) == clean
+
+
+def test_issue_rows_most_frequent_first_with_description_and_example_count():
+    counts = {"duplicate_key": 2, "trailing_dot": 5, "made_up": 2}
+    rows = issue_rows(counts, {"trailing_dot": 3, "duplicate_key": 1})
+    assert [r["issue"] for r in rows] == ["trailing_dot", "duplicate_key", "made_up"]  # ties keep their order
+    assert rows[0] == {
+        "issue": "trailing_dot",
+        "what": "key with a trailing dot (0b.)",
+        "occurrences": 5,
+        "examples": 3,
+    }
+    assert rows[2]["what"] == "made_up" and rows[2]["examples"] == 0  # an unknown kind names itself
+    assert issue_rows({}, {}) == []
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from ragviz.analysis.agreement import (
     Agreement,
+    MultiRaterKappa,
+    PairKappa,
     agreement,
 )
 from ragviz.analysis.baselines import baseline_table_against, has_baseline_scores
@@ -260,6 +262,11 @@ class FamilyView:
     means: list[dict[str, Any]]
     systems: tuple[str, ...]
 
+    @property
+    def n_examples(self) -> int:
+        """The examples with a record (retrieval has one record per example and system)."""
+        return len({r["uid"] for r in self.records})
+
 
 def family_view(
     dataset: Dataset,
@@ -282,4 +289,49 @@ def family_view(
     )
 
 
+def trace_view(data: DashboardData) -> FamilyView:
+    """The TRACe family as a :class:`FamilyView`, from the records and means *data* already holds."""
+    return FamilyView(TRACE, TRACE_METRICS, TRACE_METRICS, data.records, data.means, ())
+
+
+def chart_means(view: FamilyView) -> list[dict[str, Any]]:
+    """The means of the metrics the charts draw, in the charts' metric order."""
+    order = view.chart_metrics
+    return sorted((m for m in view.means if m["metric"] in order), key=lambda m: order.index(m["metric"]))
+
+
+def baseline_rows(baselines: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The baseline-judge table as the Dashboard shows it: the per-figure counts (``*_n_*``) left out."""
+    return [{k: v for k, v in row.items() if "_n_" not in k} for row in baselines]
+
+
 # -- several annotators ------------------------------------------------------------------------------------
+
+
+def fleiss_rows(overall: Sequence[MultiRaterKappa]) -> list[dict[str, Any]]:
+    """One row per label: Fleiss' kappa over the examples every annotator decided on."""
+    return [
+        {
+            "label": m.label,
+            "annotators": m.n_raters,
+            "shared examples": m.n_examples,
+            "decisions": m.n_decisions,
+            "Fleiss' κ": m.kappa,
+        }
+        for m in overall
+    ]
+
+
+def pair_rows(pairs: Sequence[PairKappa]) -> list[dict[str, Any]]:
+    """One row per annotator pair and label: Cohen's kappa over the examples both decided on."""
+    return [
+        {
+            "annotator A": p.rater_a,
+            "annotator B": p.rater_b,
+            "label": p.label,
+            "shared examples": p.n_examples,
+            "decisions": p.n_decisions,
+            "Cohen's κ": p.kappa,
+        }
+        for p in pairs
+    ]

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from enum import Enum
 from functools import lru_cache
-from typing import cast
+from typing import Any, cast
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -242,6 +242,15 @@ def scan_dataset(dataset: Dataset) -> QualityScan:
 def quality_summary(dataset: Dataset) -> dict[str, int]:
     """Number of label-quality issues per kind over *dataset* (every kind present, zeros too)."""
     return scan_dataset(dataset).issue_counts
+
+
+def issue_rows(counts: dict[str, int], example_counts: dict[str, int]) -> list[dict[str, Any]]:
+    """The label-quality table of the Data page: one row per issue kind of *counts* (occurrences),
+    most frequent first, with its description and the number of examples it occurs in."""
+    return [
+        {"issue": k, "what": ISSUE_DESCRIPTIONS.get(k, k), "occurrences": n, "examples": example_counts.get(k, 0)}
+        for k, n in sorted(counts.items(), key=lambda kv: -kv[1])
+    ]
 
 
 # -- normalize ---------------------------------------------------------------------------------

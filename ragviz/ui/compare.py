@@ -1,0 +1,74 @@
+"""The Compare page's pieces: the two label-set pickers, the totals of the differences, the diff
+table with its CSV download, and links to the examples that differ."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+import streamlit as st
+
+from ragviz.analysis.compare import HUMAN, JUDGE, DiffTotals, ExampleDiff
+from ragviz.metrics.trace import TRACE_METRICS
+
+LABEL_SETS_HELP = (
+    "llm = the judge's labels; human = each example's latest human decision; any other name = that annotator. "
+    "Only examples both sets cover are compared (a person's set covers the examples they decided on)."
+)
+MAX_LINKS = 50  # examples linked under the table
+
+
+def label_set_pickers(names: list[str]) -> tuple[str, str]:
+    """The label sets the person compares: A (before, the judge's by default) and B (after)."""
+    col_a, col_b = st.columns(2)
+    a = col_a.selectbox("Label set A (before)", names, index=names.index(JUDGE), key="compare.a")
+    b = col_b.selectbox("Label set B (after)", names, index=names.index(HUMAN), key="compare.b")
+    st.caption(LABEL_SETS_HELP)
+    return a or JUDGE, b or HUMAN
+
+
+def totals_metrics(n_compared: int, n_differ: int, totals: DiffTotals) -> None:
+    cols = st.columns(5)
+    cols[0].metric("examples compared", f"{n_compared:,}")
+    cols[1].metric("examples that differ", f"{n_differ:,}")
+    cols[2].metric("relevant keys ±", f"+{totals.relevant_added} / −{totals.relevant_removed}")
+    cols[3].metric("utilized keys ±", f"+{totals.utilized_added} / −{totals.utilized_removed}")
+    cols[4].metric("verdicts flipped", f"{totals.verdicts_flipped}")
+
+
+def no_difference(a: str, b: str, n_compared: int) -> None:
+    st.success(
+        f"{a} and {b} agree on every example they both cover." if n_compared else f"{a} and {b} share no example."
+    )
+
+
+def diff_table(table: pd.DataFrame, a: str, b: str) -> None:
+    """The differences, one row per example, with the metric changes signed; downloadable as CSV."""
+    st.dataframe(
+        table,
+        hide_index=True,
+        width="stretch",
+        column_config={f"Δ {m}": st.column_config.NumberColumn(format="%+.3f") for m in TRACE_METRICS},
+    )
+    st.download_button(
+        "Download the diff (CSV)",
+        lambda: table.to_csv(index=False),
+        file_name=f"diff-{a}-vs-{b}.csv",
+        mime="text/csv",
+        icon=":material/download:",
+        on_click="ignore",
+    )
+
+
+def example_links(diffs: Sequence[ExampleDiff]) -> None:
+    """Links to the Review page for the first :data:`MAX_LINKS` examples that differ."""
+    st.subheader("Open an example")
+    for d in diffs[:MAX_LINKS]:
+        st.page_link(
+            "pages/review.py",
+            label=f"{d.uid} — {d.n_changes} change(s)",
+            query_params={"uid": d.uid},
+            icon=":material/arrow_forward:",
+        )
+    if len(diffs) > MAX_LINKS:
+        st.caption(f"… and {len(diffs) - MAX_LINKS} more in the table above.")

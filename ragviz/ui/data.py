@@ -1,0 +1,128 @@
+"""The Data page's pieces: the annotator name, the "Load data" box (sample, upload, path), a refused
+load's errors, and the report of what is loaded (counts, validation problems, label-quality flags)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import pandas as pd
+import streamlit as st
+
+from ragviz.analysis.quality import issue_rows
+from ragviz.data.load import LoadResult
+from ragviz.ui import render
+
+if TYPE_CHECKING:
+    from streamlit.runtime.uploaded_file_manager import UploadedFile
+
+    from ragviz.ui.state import QualityReport
+
+ANNOTATOR_INPUT = "data.annotator"
+LAST_UPLOAD = "data.last_upload"  # the file id of the upload already handled
+MAX_ERRORS_SHOWN = 500  # of a refused load
+
+
+def annotator_box(annotator: str, known: Sequence[str], on_change: Callable[[], None]) -> None:
+    """The annotator's name (*on_change* reads it from ``st.session_state[ANNOTATOR_INPUT]``) and
+    the annotators with saved work in the database."""
+    with st.container(border=True):
+        st.subheader("Annotator")
+        st.text_input(
+            "Your name (labels are kept per annotator)",
+            value=annotator,
+            key=ANNOTATOR_INPUT,
+            on_change=on_change,
+            max_chars=80,
+        )
+        if known:
+            st.caption("Annotators with saved work in this database:")
+            st.dataframe(pd.DataFrame({"annotator": known}), hide_index=True, height=min(36 * (len(known) + 1), 180))
+
+
+@dataclass(frozen=True)
+class LoadRequest:
+    """What the person asked for in the "Load data" box on this run: add to the loaded data (else
+    replace it), load the sample data, use a newly uploaded file, open a typed path."""
+
+    add: bool
+    sample: bool
+    upload: UploadedFile | None
+    path: str | None
+
+
+def load_box(sample_name: str) -> LoadRequest:
+    """The "Load data" box: one tab each for the sample data (folder *sample_name*), an upload and
+    a path. An upload is returned once, on the run it arrives."""
+    with st.container(border=True):
+        st.subheader("Load data")
+        add = st.checkbox("Add to the data already loaded (instead of replacing it)", key="data.add")
+        sample_tab, upload_tab, path_tab = st.tabs(["Sample data", "Upload a file", "Open a path"])
+        with sample_tab:
+            st.caption(f"About 20 hand-written examples in the RAGBench schema ({sample_name}/).")
+            sample = st.button("Load the sample data", key="data.load_sample", type="primary")
+        with upload_tab:
+            up = st.file_uploader(
+                "RAGBench Parquet, JSONL, JSON or CSV (raw {question, documents, response} rows are split into sentences)",
+                type=["parquet", "jsonl", "json", "csv"],
+                key="data.upload",
+            )
+            new_upload = up is not None and st.session_state.get(LAST_UPLOAD) != up.file_id
+            if up is not None and new_upload:
+                st.session_state[LAST_UPLOAD] = up.file_id
+        with path_tab:
+            typed = st.text_input(
+                "A file or a directory (e.g. a folder of RAGBench Parquet shards: ../shared/ragbench)", key="data.path"
+            )
+            opened = st.button("Open", key="data.open", disabled=not typed.strip())
+    return LoadRequest(add, sample, up if new_upload else None, typed.strip() if opened else None)
+
+
+def rejected_notice(rejected: tuple[str, list[str]] | None) -> None:
+    """The errors of the last load that was refused: ``(what was loaded, error lines)``."""
+    if not rejected:
+        return
+    _, errors = rejected
+    st.error(f"Not loaded — {len(errors)} error(s). The data already loaded and your saved work are unchanged.")
+    st.html(render.problems_html(errors[:MAX_ERRORS_SHOWN], "error"))
+
+
+def loaded_report(paths: Sequence[str], result: LoadResult) -> None:
+    """The paths loaded, the examples per subset, and the validation errors and warnings."""
+    ds = result.dataset
+    st.html(render.problems_html(paths, "info"))  # the paths, escaped
+    subsets = pd.Series(ds.datasets).value_counts().rename_axis("dataset").reset_index(name="examples")
+    c1, c2, c3 = st.columns(3)
+    c1.metric("Examples", f"{len(ds):,}")
+    c2.metric("Errors", len(result.errors))
+    c3.metric("Warnings", len(result.warnings))
+    st.dataframe(subsets, hide_index=True)
+    st.page_link("pages/review.py", label="Start reviewing", icon=":material/fact_check:")
+    if result.errors:
+        st.markdown("**Validation errors** (these rows were skipped)")
+        st.dataframe(pd.DataFrame([p.__dict__ for p in result.errors]), hide_index=True)
+    if result.warnings:
+        with st.expander(f"Validation warnings ({len(result.warnings)})"):
+            st.dataframe(pd.DataFrame([p.__dict__ for p in result.warnings]), hide_index=True)
+
+
+def quality_heading() -> None:
+    st.subheader("Label-quality report")
+    st.caption(
+        "Counted on the labels as loaded (the judge's). Fix them on the Review page; “Normalize” fixes the mechanical ones."
+    )
+
+
+def quality_report(report: QualityReport, n_examples: int, max_detailed: int) -> None:
+    """The label-quality flags of the loaded labels: per kind, and one by one for the first
+    *max_detailed* flagged examples."""
+    if not report.counts:
+        st.success("No label-quality issue found.")
+        return
+    st.dataframe(pd.DataFrame(issue_rows(report.counts, report.example_counts)), hide_index=True)
+    st.caption(
+        f"{report.flagged:,} of {n_examples:,} examples have at least one flag (filter “Has label-quality flags” on Review)."
+    )
+    with st.expander(f"The flags one by one (first {max_detailed} flagged examples)"):
+        st.dataframe(pd.DataFrame(report.rows), hide_index=True)
