@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8501
 DATA ?= sample_data
 
-.PHONY: run test install install-dev browser bench clean
+.PHONY: run test lint format install install-dev browser bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,9 +34,20 @@ browser:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null; \
 	  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null; fi; }
 
-## Install test dependencies and run the whole suite.
-test: install-dev browser
+## Install test dependencies, lint, and run the whole suite.
+test: install-dev browser lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+## ruff (lint + format check) over the repository, mypy over ragviz/; configured in pyproject.toml.
+lint: install-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+## Apply ruff's formatting and safe fixes.
+format: install-dev
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
 
 bench: install-dev
 	$(BIN)/python benchmarks/bench_metrics.py

@@ -6,7 +6,7 @@ import streamlit as st
 
 from ragviz.analysis.compare import label_set_names
 from ragviz.ui import compare as ui
-from ragviz.ui import state
+from ragviz.ui import results, state
 
 state.require_app_shell()
 
@@ -18,7 +18,7 @@ if a == b:
     st.info("Choose two different label sets.")
     st.stop()
 
-comparison = state.comparison(a, b)
+comparison = results.comparison(a, b)
 ui.totals_metrics(comparison.common, len(comparison.diffs), comparison.totals)
 if not comparison.diffs:
     ui.no_difference(a, b, comparison.common)

@@ -8,7 +8,7 @@ from ragviz.analysis.compare import JUDGE, label_set_names
 from ragviz.analysis.dashboard import RETRIEVAL, TRACE, trace_view
 from ragviz.metrics.retrieval import DEFAULT_KS
 from ragviz.ui import dashboard as ui
-from ragviz.ui import state
+from ragviz.ui import results, state
 
 state.require_app_shell()
 
@@ -17,19 +17,19 @@ store, present = page.store, page.present
 
 st.title("Dashboard")
 against = ui.against_picker([n for n in label_set_names(store) if n != JUDGE], present)
-data = state.dashboard_data(against)
+data = results.dashboard_data(against)
 
-family = ui.family_picker(state.metric_families() or [TRACE], present)
+family = ui.family_picker(results.metric_families() or [TRACE], present)
 ks = ui.cutoffs_input() if family == RETRIEVAL and not present else DEFAULT_KS
 ui.family_header(family)
-view = trace_view(data) if family == TRACE else state.family_view(against, family, ks)
+view = trace_view(data) if family == TRACE else results.family_view(against, family, ks)
 ui.family_figures(view, ks, data.n_reviewed, against, downloads=not present)
 
 st.header("How much can we trust the judge?")
 ui.judge_agreement(data.judge_agreement, data.scatter, against, downloads=not present)
 
 st.header("Do the annotators agree?")
-ui.annotator_agreement(state.annotator_agreement(), downloads=not present)
+ui.annotator_agreement(results.annotator_agreement(), downloads=not present)
 
 st.header("RAGBench baseline judges against the current labels")
 ui.baselines(data.baselines)

@@ -6,7 +6,7 @@ import streamlit as st
 from ragviz.analysis.review_queue import progress
 from ragviz.export.files import export_bytes
 from ragviz.ui import export as ui
-from ragviz.ui import state
+from ragviz.ui import results, state
 
 state.require_app_shell()
 
@@ -20,7 +20,7 @@ ui.download_buttons(who, lambda fmt: export_bytes(ds, store, who, fmt))
 
 st.subheader("Per-example metrics (current labels)")
 if ui.show_table_toggle(len(ds)):
-    ui.metrics_table(state.metrics_table(who))
+    ui.metrics_table(results.metrics_table(who))
 
 st.subheader("From the command line")
 ui.command_line(store.path, who)

@@ -12,7 +12,7 @@ from ragviz.data.labels import Change
 from ragviz.data.load import load
 from ragviz.metrics.trace import example_trace
 from ragviz.store.label_store import LabelStore
-from ragviz.ui.explainer import formula_terms, venn_svg
+from ragviz.ui.explainer_html import formula_terms, venn_svg
 from tests.apptest_helpers import open_page
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -26,7 +26,7 @@ from ragviz.metrics.answer import answer_scores
 from ragviz.metrics.retrieval import example_retrieval, retrieval_scores
 from ragviz.metrics.tonic import example_tonic
 from ragviz.store.label_store import LabelStore
-from ragviz.ui.explainer import answer_html, retrieval_html, tonic_html
+from ragviz.ui.explainer_html import answer_html, retrieval_html, tonic_html
 from tests.apptest_helpers import open_page
 
 ROOT = Path(__file__).resolve().parents[1]

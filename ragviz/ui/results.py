@@ -1,0 +1,139 @@
+"""Per-page results, cached per data, label store (file and version) and the page's choices.
+
+Keyed on the store file too: ``data_version()`` is only unique within one store. What ``st.cache_resource``
+keeps is shared by every session: read-only, never modified after it is built."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import streamlit as st
+
+from ragviz.analysis.compare import (
+    DiffTotals,
+    ExampleDiff,
+    diff_label_sets,
+    diff_totals,
+    resolve_label_set,
+)
+from ragviz.ui.state import current_paths, examples_of, load_result, store
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ragviz.analysis.agreement import AnnotatorAgreement
+    from ragviz.analysis.dashboard import DashboardData, FamilyView
+
+
+def _store_key() -> tuple[str, tuple[int, int]]:
+    """The label store's part of a cache key: its file and its data version."""
+    s = store()
+    return str(s.path), s.data_version()
+
+
+@st.cache_resource(show_spinner="Computing the metrics…", max_entries=8)
+def _metrics_table(paths: tuple[str, ...], db: str, store_version: tuple[int, int], who: str) -> pd.DataFrame:
+    import pandas as pd
+
+    from ragviz.export import rows
+
+    return pd.DataFrame(rows.metrics_records(load_result(paths).dataset, store(), who))
+
+
+def metrics_table(who: str) -> pd.DataFrame:
+    """Export: the per-example metrics under *who*'s current labels as a ``pandas.DataFrame`` (it
+    scores every example)."""
+    return _metrics_table(current_paths(), *_store_key(), who)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Compare: the examples where two label sets differ, how many examples both cover, the totals
+    of the differences and the table of them (a ``pandas.DataFrame``)."""
+
+    diffs: list[ExampleDiff]
+    common: int
+    totals: DiffTotals
+    table: pd.DataFrame
+
+
+@st.cache_resource(show_spinner="Comparing…", max_entries=16)
+def _comparison(paths: tuple[str, ...], db: str, store_version: tuple[int, int], a: str, b: str) -> Comparison:
+    import pandas as pd
+
+    ds, examples = load_result(paths).dataset, examples_of(paths)
+    set_a = resolve_label_set(ds, a, store(), examples=examples)
+    set_b = resolve_label_set(ds, b, store(), examples=examples)
+    diffs = diff_label_sets(ds, set_a, set_b)
+    table = pd.DataFrame([d.as_row() for d in diffs])
+    return Comparison(diffs, len(set_a.shared_rows(set_b)), diff_totals(diffs), table)
+
+
+def comparison(a: str, b: str) -> Comparison:
+    """Compare: label set *a* against label set *b* (it walks every example)."""
+    return _comparison(current_paths(), *_store_key(), a, b)
+
+
+@st.cache_data(show_spinner="Computing the dashboard…", max_entries=16)
+def _dashboard_data(paths: tuple[str, ...], against: str, db: str, store_version: tuple[int, int]) -> DashboardData:
+    from ragviz.analysis import dashboard
+
+    return dashboard.dashboard_data(load_result(paths).dataset, examples_of(paths), against, store())
+
+
+def dashboard_data(against: str) -> DashboardData:
+    """Dashboard: :func:`ragviz.analysis.dashboard.dashboard_data` with *against* as the current labels."""
+    return _dashboard_data(current_paths(), against, *_store_key())
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def _metric_families(paths: tuple[str, ...]) -> list[str]:
+    from ragviz.analysis import dashboard
+
+    return dashboard.families_present(examples_of(paths))
+
+
+def metric_families() -> list[str]:
+    """Dashboard: the metric families the loaded data can be scored with."""
+    return _metric_families(current_paths())
+
+
+@st.cache_data(show_spinner="Computing the metric family…", max_entries=32)
+def _family_view(
+    paths: tuple[str, ...], against: str, db: str, store_version: tuple[int, int], family: str, ks: tuple[int, ...]
+) -> FamilyView:
+    from ragviz.analysis import dashboard
+
+    return dashboard.family_view(load_result(paths).dataset, examples_of(paths), against, store(), family, ks)
+
+
+def family_view(against: str, family: str, ks: tuple[int, ...]) -> FamilyView:
+    """Dashboard: :func:`ragviz.analysis.dashboard.family_view` of *family* at cut-offs *ks*."""
+    db, version = _store_key()
+    return _family_view(current_paths(), against, db, version, family, ks)
+
+
+@st.cache_data(show_spinner="Computing annotator agreement…", max_entries=8)
+def _annotator_agreement(paths: tuple[str, ...], db: str, store_version: tuple[int, int]) -> AnnotatorAgreement:
+    from ragviz.analysis.agreement import annotator_agreement as agreement_of_annotators
+
+    return agreement_of_annotators(load_result(paths).dataset, examples_of(paths), store())
+
+
+def annotator_agreement() -> AnnotatorAgreement:
+    """Dashboard: the agreement between the annotators of the label store on the loaded examples."""
+    return _annotator_agreement(current_paths(), *_store_key())
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _uid_matches(paths: tuple[str, ...], query: str) -> tuple[list[int], int]:
+    from ragviz.ui import picker
+
+    return picker.matching_rows(load_result(paths).dataset.uids, query)
+
+
+def uid_matches(query: str) -> tuple[list[int], int]:
+    """Explainer: the first rows whose uid contains *query* and how many match in all
+    (:func:`ragviz.ui.picker.matching_rows`)."""
+    return _uid_matches(current_paths(), query)
