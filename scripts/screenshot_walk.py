@@ -1,0 +1,131 @@
+"""Open every page of the app in both themes and two window sizes and write one PNG each.
+
+    .venv/bin/python scripts/screenshot_walk.py [--data sample_data] [--out artifacts/walk] [--page review ...]
+
+Starts one throw-away server per theme (light, dark) on free ports with a fresh label store, waits for
+``/_stcore/health``, then drives Debian's chromium (``/usr/bin/chromium``) through Playwright and saves
+``<out>/<theme>-<width>x<height>-<page>.png`` (full page). Look at every picture: blank drawings, cut-off
+labels and wrong colours are bugs whatever the tests say.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = ("data", "review", "export", "label", "dashboard", "explainer", "compare", "claims")
+SIZES = ((1280, 800), (1920, 1080))
+THEMES = ("light", "dark")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def server(theme: str, data: str, workdir: Path) -> Iterator[str]:
+    port = free_port()
+    log = open(workdir / f"server-{theme}.log", "w")  # noqa: SIM115 - closed below
+    env = {**os.environ, "RAGVIZ_DATA": data, "RAGVIZ_DB": str(workdir / f"{theme}.db"), "PYTHONPATH": str(ROOT)}
+    cmd = [
+        sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+        "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false",
+        "--server.fileWatcherType", "none", "--theme.base", theme,
+    ]  # fmt: skip
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                if time.monotonic() > deadline or proc.poll() is not None:
+                    raise SystemExit(f"server did not start; see {workdir / f'server-{theme}.log'}") from None
+                time.sleep(0.2)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+        log.close()
+
+
+MAX_HEIGHT = 8000  # px: a longer page is cut here (the 1,056-sentence example would be ~56,000)
+
+
+def wait_until_drawn(page, quiet_ms: int = 800, timeout_s: float = 60) -> None:
+    """Until Streamlit shows no running indicator and no skeleton for *quiet_ms* in a row."""
+    busy = '[data-testid="stStatusWidget"], [data-testid="stSkeleton"]'
+    deadline = time.monotonic() + timeout_s
+    quiet_since = None
+    while time.monotonic() < deadline:
+        if page.locator(busy).count():
+            quiet_since = None
+        elif quiet_since is None:
+            quiet_since = time.monotonic()
+        elif (time.monotonic() - quiet_since) * 1000 >= quiet_ms:
+            return
+        page.wait_for_timeout(100)
+
+
+def walk(url: str, theme: str, pages: tuple[str, ...], out: Path) -> list[Path]:
+    from playwright.sync_api import sync_playwright
+
+    shots = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path="/usr/bin/chromium",
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"],
+        )
+        for width, height in SIZES:
+            page = browser.new_page(viewport={"width": width, "height": height})
+            for name in pages:
+                page.set_viewport_size({"width": width, "height": height})
+                page.goto(f"{url}/" if name == "data" else f"{url}/{name}")
+                page.wait_for_selector('[data-testid="stSidebar"]', timeout=60_000)
+                wait_until_drawn(page)
+                # the app scrolls inside its main container: grow the window to show all of it
+                full = page.evaluate("document.querySelector('[data-testid=stMain]').scrollHeight")
+                page.set_viewport_size({"width": width, "height": min(max(height, int(full)), MAX_HEIGHT)})
+                wait_until_drawn(page)
+                path = out / f"{theme}-{width}x{height}-{name}.png"
+                page.screenshot(path=str(path))
+                shots.append(path)
+            page.close()
+        browser.close()
+    return shots
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default=str(ROOT / "sample_data"), help="what RAGVIZ_DATA opens")
+    parser.add_argument("--out", default=str(ROOT / "artifacts" / "walk"), help="folder for the PNGs")
+    parser.add_argument("--page", action="append", choices=PAGES, help="only these pages (repeatable)")
+    args = parser.parse_args(argv)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    pages = tuple(args.page or PAGES)
+    with tempfile.TemporaryDirectory() as tmp:
+        for theme in THEMES:
+            with server(theme, args.data, Path(tmp)) as url:
+                for shot in walk(url, theme, pages, out):
+                    print(shot)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
