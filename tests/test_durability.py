@@ -30,7 +30,8 @@ WRITER = textwrap.dedent(
     print("ready", flush=True)
     for i in range(n):
         uid = f"toy/q{i % 50}/gen"
-        action = store.record(uid, annotator, [Change("relevant_keys", None, [f"0a{i}"]), Change("review", None, "reviewed")])
+        seen = dict(store.changes(uid, annotator)).get("relevant_keys")  # what this writer last stored there
+        action = store.record(uid, annotator, [Change("relevant_keys", seen, [f"0a{i}"]), Change("review", None, "reviewed")])
         print(action, uid, i, flush=True)
     """
 )

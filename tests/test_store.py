@@ -18,7 +18,7 @@ from ragviz.data.labels import (
 from ragviz.data.model import Labels, Provenance, SentenceSupport
 from ragviz.data.ragbench import example_from_row
 from ragviz.store.events import labels_from_json, labels_to_json
-from ragviz.store.label_store import LabelStore, StoreError, default_db_path
+from ragviz.store.label_store import LabelStore, StaleEdit, StoreError, default_db_path
 from ragviz.store.migrations import MIGRATIONS
 
 
@@ -360,7 +360,8 @@ def test_threads_share_one_store(store, example):
 
     def work(name):
         for i in range(20):
-            ids.append(store.record(example.uid, name, [Change("relevant_keys", [], [f"0{'ab'[i % 2]}"])]))
+            old = ["0a"] if i == 0 else [f"0{'ab'[(i - 1) % 2]}"]
+            ids.append(store.record(example.uid, name, [Change("relevant_keys", old, [f"0{'ab'[i % 2]}"])]))
 
     threads = [threading.Thread(target=work, args=(f"t{k}",)) for k in range(4)]
     for t in threads:
@@ -430,3 +431,102 @@ def test_data_version_moves_with_every_label_event_and_judge_label_set(tmp_path)
         first = store.data_version()
         store.save_judge_labels("d/1/m", labels.replace(relevant_keys=()))  # a re-judge: same judged uids
         assert first[1] > 0 and store.data_version()[1] > first[1] and store.data_version()[0] == after_undo[0]
+
+
+# -- no lost update -------------------------------------------------------------------------------
+
+
+def test_two_sessions_of_one_annotator_conflict_nothing_is_lost(tmp_path, example):
+    """Two tabs of one annotator (two stores on one file): the later edit based on what was shown
+    before the earlier one is refused, with the newer value; the earlier edit stays."""
+    with LabelStore(tmp_path / "l.db") as tab1, LabelStore(tmp_path / "l.db") as tab2:
+        seen1 = tab1.current_labels(example, "ann")
+        seen2 = tab2.current_labels(example, "ann")
+        field = support_field("b")
+        first = {"supported": True, "supporting_keys": ["0a"], "explanation": "no"}
+        assert tab1.record(example.uid, "ann", [Change(field, field_value(seen1, field), first)], example=example)
+        second = {"supported": False, "supporting_keys": ["1a"], "explanation": "no"}
+        with pytest.raises(StaleEdit) as refused:
+            tab2.record(
+                example.uid,
+                "ann",
+                [Change("relevant_keys", ["0a"], ["0a", "1a"]), Change(field, field_value(seen2, field), second)],
+                example=example,
+            )
+        assert [(c.field, c.seen, c.stored) for c in refused.value.conflicts] == [
+            (field, field_value(seen2, field), first)
+        ]
+        assert "support:b" in str(refused.value) and '"supporting_keys": ["0a"]' in str(refused.value)
+        # the whole decision was refused (its relevant_keys change too), the first edit kept
+        assert tab1.n_events() == 1
+        assert tab2.current_labels(example, "ann").support_for("b").supporting_keys == ("0a",)
+        assert tab2.current_labels(example, "ann").relevant_keys == ("0a",)
+        # redone from the newer labels, it is stored
+        fresh = tab2.current_labels(example, "ann")
+        assert tab2.record(example.uid, "ann", [Change(field, field_value(fresh, field), second)], example=example)
+        assert tab1.current_labels(example, "ann").support_for("b").supporting_keys == ("1a",)
+
+
+def test_two_annotators_on_one_example_never_conflict(tmp_path, example):
+    with LabelStore(tmp_path / "l.db") as a, LabelStore(tmp_path / "l.db") as b:
+        seen = field_value(example.labels, "relevant_keys")
+        assert a.record(example.uid, "alice", [Change("relevant_keys", seen, ["0b"])], example=example)
+        assert b.record(example.uid, "bob", [Change("relevant_keys", seen, ["1a"])], example=example)
+        assert a.current_labels(example, "alice").relevant_keys == ("0b",)
+        assert a.current_labels(example, "bob").relevant_keys == ("1a",)
+
+
+def test_stale_check_sees_resets_undos_and_new_judge_labels(store, example):
+    seen = ["0a"]
+    store.record(example.uid, "ann", [Change("relevant_keys", seen, ["0b"])], example=example)
+    store.record(example.uid, "ann", [Change("reset", None, None)], action="reset", example=example)
+    with pytest.raises(StaleEdit):  # shown before the reset: ["0b"]; stored now: the base ["0a"]
+        store.record(example.uid, "ann", [Change("relevant_keys", ["0b"], ["1a"])], example=example)
+    store.undo(example.uid, "ann")  # the reset: ["0b"] again
+    assert store.record(example.uid, "ann", [Change("relevant_keys", ["0b"], ["1a"])], example=example)
+    store.undo(example.uid, "ann")
+    store.undo(example.uid, "ann")  # back to the base
+    store.save_judge_labels(example.uid, example.labels.replace(relevant_keys=("1a",)))  # a re-judge elsewhere
+    with pytest.raises(StaleEdit, match=r'relevant_keys: saw \["0a"\], now \["1a"\]'):
+        store.record(example.uid, "ann", [Change("relevant_keys", ["0a"], ["0b"])], example=example)
+
+
+def test_same_new_value_is_no_conflict_and_records_the_stored_old(store, example):
+    store.record(example.uid, "ann", [Change("relevant_keys", ["0a"], ["0b"])], example=example)
+    assert store.record(example.uid, "ann", [Change("relevant_keys", ["0a"], ["0b"])], example=example)
+    assert store.history(example.uid, "ann")[-1].old == ["0b"]
+
+
+def test_without_the_example_fields_with_events_are_checked(store, example):
+    store.record("ragchecker:f/1", "ann", [Change("claim:answer2response:0", "Neutral", "Entailment")])
+    with pytest.raises(StaleEdit):
+        store.record("ragchecker:f/1", "ann", [Change("claim:answer2response:0", "Neutral", "Contradiction")])
+    assert store.record("ragchecker:f/1", "ann", [Change("claim:answer2response:0", "Entailment", "Neutral")])
+
+
+def test_concurrent_writers_of_one_annotator_lose_nothing(tmp_path, example):
+    """8 threads, each with its own store on one file, each read-then-write the same field many
+    times: every stored event's old value is the previous event's new value (no overwrite)."""
+    path = tmp_path / "l.db"
+    LabelStore(path).close()
+    refused = [0]
+
+    def writer(n: int) -> None:
+        with LabelStore(path) as s:
+            for i in range(15):
+                seen = field_value(s.current_labels(example, "ann"), "relevant_keys")
+                try:
+                    s.record(example.uid, "ann", [Change("relevant_keys", seen, [f"w{n}-{i}"])], example=example)
+                except StaleEdit:
+                    refused[0] += 1
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    with LabelStore(path) as s:
+        events = s.history(example.uid, "ann")
+    assert len(events) + refused[0] == 8 * 15
+    assert events[0].old == ["0a"]
+    assert all(later.old == earlier.new for earlier, later in zip(events, events[1:]))

@@ -7,10 +7,22 @@ schema, :mod:`~ragviz.store.sqlite` the backend, :mod:`~ragviz.store.label_store
 from ragviz.store.events import Event, ExampleStatus
 from ragviz.store.label_store import (
     DB_ENV,
+    Conflict,
     LabelStore,
+    StaleEdit,
     StoreError,
     default_db_path,
     open_store,
 )
 
-__all__ = ["DB_ENV", "Event", "ExampleStatus", "LabelStore", "StoreError", "default_db_path", "open_store"]
+__all__ = [
+    "DB_ENV",
+    "Conflict",
+    "Event",
+    "ExampleStatus",
+    "LabelStore",
+    "StaleEdit",
+    "StoreError",
+    "default_db_path",
+    "open_store",
+]

@@ -35,22 +35,28 @@ import re
 import sqlite3
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ragviz.data.labels import (
+    CLAIM_PREFIX,
+    RESET_FIELD,
     Change,
     check_value,
+    field_value,
 )
 from ragviz.data.model import Example, Labels
 from ragviz.store.events import (
     UNDO_FIELD,
     Event,
     ExampleStatus,
+    _canonical,
     _check_field,
     base_labels,
     effective_events,
     fold_labels,
+    is_label_field,
     labels_from_json,
     labels_to_json,
     now_iso,
@@ -64,6 +70,28 @@ DB_ENV = "RAGVIZ_DB"
 
 class StoreError(Exception):
     """A label store that cannot be opened or used; the message names the file and the problem."""
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """One field of a refused edit: the value the person saw and the value stored now."""
+
+    field: str
+    seen: Any
+    stored: Any
+
+
+class StaleEdit(StoreError):
+    """An edit refused because a field it changes no longer holds the value the person saw: someone
+    (the same annotator in another tab, replica or process) changed it since. Nothing of the edit
+    was written; :attr:`conflicts` lists each such field with the value seen and the value stored."""
+
+    def __init__(self, example_uid: str, annotator: str, conflicts: Sequence[Conflict]):
+        self.example_uid = example_uid
+        self.annotator = annotator
+        self.conflicts = list(conflicts)
+        fields = ", ".join(f"{c.field}: saw {_dumps(c.seen)}, now {_dumps(c.stored)}" for c in self.conflicts)
+        super().__init__(f"{example_uid}: not saved, {annotator}'s labels changed since they were shown ({fields})")
 
 
 def default_db_path() -> Path:
@@ -269,12 +297,27 @@ class LabelStore:
             raise ValueError("annotator must be a non-empty name")
 
     def record(
-        self, example_uid: str, annotator: str, changes: Sequence[Change | tuple[str, Any, Any]], action: str = "edit"
+        self,
+        example_uid: str,
+        annotator: str,
+        changes: Sequence[Change | tuple[str, Any, Any]],
+        action: str = "edit",
+        example: Example | None = None,
     ) -> int | None:
         """Store one decision (several field changes) in one durable transaction.
 
         *changes* are :class:`ragviz.data.labels.Change` (or ``(field, old, new)`` triples). Returns the
         new action id, ``None`` when *changes* is empty.
+
+        No lost update: each label field's ``old`` is the value the person saw. Inside the same write
+        transaction the store compares it with the field's stored current value for this annotator
+        and raises :class:`StaleEdit` (writing nothing) when they differ, unless the stored value
+        already equals ``new`` (then nothing would be lost; the event records the stored value as
+        ``old``). With *example*, the stored value is the field of the example's current labels
+        (judge base included, so a re-judge since counts); without it, the ``new`` of the field's
+        latest effective event since the last reset, and a field with no such event is not checked.
+        Labels are per annotator, so two annotators never conflict; ``review`` / ``reset`` markers
+        and :meth:`undo` carry no value and are never refused (each can itself be undone).
         """
         self._check_ids(example_uid, annotator)
         items = [c if isinstance(c, Change) else Change(*c) for c in changes]
@@ -289,12 +332,52 @@ class LabelStore:
                 raise ValueError(f"{c.field}: value cannot be stored as JSON: {exc}") from None
         ts = now_iso()
         with self._write():
+            items = self._check_stale(example_uid, annotator, items, example)
             action_id = self._new_action(example_uid, annotator, ts, action)
             for c in items:
                 self._insert_event(action_id, example_uid, annotator, ts, c.field, c.old, c.new)
             status = self._refresh_status(example_uid, annotator, action_id)
             self._cache_status(annotator, example_uid, status, action_id)
         return action_id
+
+    def _check_stale(
+        self, example_uid: str, annotator: str, items: list[Change], example: Example | None
+    ) -> list[Change]:
+        """*items* with ``old`` set to the stored value; :class:`StaleEdit` when a field changed since
+        it was shown (see :meth:`record`). Runs inside the write transaction."""
+        checked = [c for c in items if is_label_field(c.field)]
+        if not checked:
+            return items
+        events = effective_events(self._events(example_uid, annotator))
+        resets = [i for i, e in enumerate(events) if e.field == RESET_FIELD]
+        since_reset = events[resets[-1] + 1 :] if resets else events
+        latest = {e.field: e.new for e in since_reset}
+        current: Labels | None = None
+        if example is not None:
+            base = base_labels(example, self._judge_labels(example_uid))
+            current = fold_labels(base, events, example, annotator)
+        conflicts: list[Conflict] = []
+        out: list[Change] = []
+        for c in items:
+            if not is_label_field(c.field):
+                out.append(c)
+                continue
+            if example is not None and not c.field.startswith(CLAIM_PREFIX):
+                stored = field_value(current, c.field)
+            elif c.field in latest:
+                stored = latest[c.field]
+            else:
+                out.append(c)
+                continue
+            if _canonical(stored) == _canonical(c.old):
+                out.append(c)
+            elif _canonical(stored) == _canonical(c.new):
+                out.append(Change(c.field, stored, c.new))
+            else:
+                conflicts.append(Conflict(c.field, c.old, stored))
+        if conflicts:
+            raise StaleEdit(example_uid, annotator, conflicts)
+        return out
 
     def undo(self, example_uid: str, annotator: str) -> bool:
         """Undo the annotator's last not-yet-undone action on this example; ``False`` when none."""
@@ -523,10 +606,13 @@ class LabelStore:
     def judge_labels(self, example_uid: str) -> Labels | None:
         """The latest judge label set stored for the example, ``None`` when there is none."""
         with self._lock:
-            row = self._q(
-                "SELECT labels_json FROM judge_label_sets WHERE example_uid = ? ORDER BY id DESC LIMIT 1",
-                (example_uid,),
-            ).fetchone()
+            return self._judge_labels(example_uid)
+
+    def _judge_labels(self, example_uid: str) -> Labels | None:
+        row = self._q(
+            "SELECT labels_json FROM judge_label_sets WHERE example_uid = ? ORDER BY id DESC LIMIT 1",
+            (example_uid,),
+        ).fetchone()
         return None if row is None else labels_from_json(row[0])
 
     def judged_uids(self) -> set[str]:
