@@ -37,7 +37,7 @@ WRITER = textwrap.dedent(
 )
 
 
-def _spawn(db: Path, annotator: str, n: int) -> subprocess.Popen:
+def _spawn(db: str | Path, annotator: str, n: int) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.Popen(
         [sys.executable, "-c", WRITER, str(db), annotator, str(n)],
@@ -49,8 +49,8 @@ def _spawn(db: Path, annotator: str, n: int) -> subprocess.Popen:
     )
 
 
-def test_sigkill_mid_way_loses_no_acknowledged_decision(tmp_path):
-    db = tmp_path / "durable.db"
+def test_sigkill_mid_way_loses_no_acknowledged_decision(db_target):
+    db = db_target
     child = _spawn(db, "ann", 100_000)
     acknowledged: list[tuple[int, str, int]] = []
     try:
@@ -86,8 +86,8 @@ def test_sigkill_mid_way_loses_no_acknowledged_decision(tmp_path):
         assert len(store.reviewed_uids("ann")) == min(50, n_events // 2)
 
 
-def test_two_processes_write_at_once(tmp_path):
-    db = tmp_path / "shared.db"
+def test_two_processes_write_at_once(db_target):
+    db = db_target
     LabelStore(db).close()  # schema in place; both children then only write events
     n = 150
     children = [_spawn(db, name, n) for name in ("alice", "bob")]
@@ -111,21 +111,22 @@ def test_two_processes_write_at_once(tmp_path):
             ]
 
 
-def test_a_writer_holding_the_lock_makes_others_wait_not_fail(tmp_path):
+def test_a_writer_holding_the_lock_makes_others_wait_not_fail(db_target):
     """Another process in an open write transaction: opening the store does not block, and
-    record() waits for the lock (busy_timeout) instead of failing."""
-    import sqlite3
+    record() waits for the lock (SQLite's busy_timeout, PostgreSQL's advisory lock) instead of failing."""
+    from ragviz.store.database import open_database
+    from ragviz.store.label_store import StoreError
 
-    db = tmp_path / "busy.db"
+    db = db_target
     LabelStore(db).close()
-    holder = sqlite3.connect(db, isolation_level=None)
-    holder.execute("BEGIN IMMEDIATE")
+    holder = open_database(db, StoreError)
+    holder.begin_write()
     child = _spawn(db, "ann", 1)
     try:
         assert child.stdout.readline().strip() == "ready"
         time.sleep(0.5)
         assert child.poll() is None  # waiting on the lock
-        holder.execute("COMMIT")
+        holder.commit()
         out, err = child.communicate(timeout=30)
         assert child.returncode == 0, err
         assert len(out.split()) == 3

@@ -26,7 +26,7 @@ from ragviz.data.model import Example, Labels
 from ragviz.data.ragbench import LABEL_FIELDS, labels_from_row
 from ragviz.metrics.trace import trace_scores
 from ragviz.store.events import base_labels, fold_labels
-from ragviz.store.label_store import LabelStore, StaleEdit, default_db_path
+from ragviz.store.label_store import LabelStore, StaleEdit, default_db
 from ragviz.ui.present import is_present
 
 if TYPE_CHECKING:
@@ -48,8 +48,9 @@ def _store(path: str) -> LabelStore:
 
 
 def store() -> LabelStore:
-    """The label store at ``$RAGVIZ_DB`` or ``~/.ragviz/ragviz.db`` (opened once per process)."""
-    return _store(str(default_db_path()))
+    """The label store at ``$RAGVIZ_DB`` (a file or a ``postgresql://`` URL) or ``~/.ragviz/ragviz.db``
+    (opened once per process)."""
+    return _store(str(default_db()))
 
 
 @st.cache_resource(show_spinner="Loading data…", max_entries=8)
@@ -350,7 +351,7 @@ def sidebar() -> None:
     """Sidebar shown on every page: DB path, annotator, what is loaded."""
     with st.sidebar:
         st.caption("Label database")
-        st.code(str(store().path), language=None, wrap_lines=True)
+        st.code(store().location, language=None, wrap_lines=True)  # a URL's password masked
         st.caption(f"Annotator: **{_md_safe(annotator())}**")
         ds = dataset()
         st.caption(f"Loaded: {len(ds):,} examples from {len(current_paths())} path(s)")
