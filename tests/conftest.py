@@ -69,11 +69,13 @@ def free_port() -> int:
 
 @dataclass
 class StreamlitServer:
-    """A `streamlit run app.py` child process on 127.0.0.1 with its own DB and log file."""
+    """A `streamlit run app.py` child process on 127.0.0.1 with its own DB (a file or a PostgreSQL URL),
+    HOME, working directory and log file."""
 
-    db: Path
+    db: Path | str
     home: Path
     log: Path
+    cwd: Path = ROOT
     data: str = str(SAMPLE_DATA)
     annotator: str = "browser-tester"
     port: int = field(default_factory=free_port)
@@ -101,7 +103,7 @@ class StreamlitServer:
         ]  # fmt: skip
         out = open(self.log, "ab")
         self.proc = subprocess.Popen(
-            cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            cmd, cwd=self.cwd, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
         )
         out.close()
         deadline = time.monotonic() + timeout
