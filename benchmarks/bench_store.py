@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ragviz.data.labels import Change
+from ragviz.data.labels import Change, field_value
 from ragviz.data.model import Example, Labels, Sentence, SentenceSupport
 from ragviz.store.events import Event, now_iso, status_of
 from ragviz.store.label_store import LabelStore
@@ -36,7 +36,7 @@ def _uid(i: int) -> str:
 
 def bulk_load(store: LabelStore, n_examples: int, n_events: int, seed: int = 0) -> None:
     rng = random.Random(seed)
-    conn = store.conn
+    conn = store.db.conn  # the sqlite3 connection (this benchmark builds an SQLite file)
     per_pair: dict[tuple[str, str], list[Event]] = {}
     event_id = action_id = 0
     ts = now_iso()
@@ -151,14 +151,17 @@ def main(argv=None) -> int:
     )
     it = iter(uids * 10)
     rows.append(("history(uid)", *timed(lambda: store.history(next(it)), 200), None))
-    it = iter(uids * 10)
-    rows.append(
-        (
-            "record (durable commit)",
-            *timed(lambda: store.record(next(it), "alice", [Change("relevant_keys", ["0a"], ["0b"])]), 200),
-            None,
-        )
-    )
+    # record as the app calls it: the value the person saw, the example (the stale-edit check folds it)
+    shown = [
+        (_example(u), field_value(store.current_labels(_example(u), "alice"), "relevant_keys")) for u in uids[:200]
+    ]
+    edits = iter((ex, [Change("relevant_keys", seen, ["0a"] if seen == ["0b"] else ["0b"])]) for ex, seen in shown * 10)
+
+    def record_one() -> None:
+        ex, changes = next(edits)
+        store.record(ex.uid, "alice", changes, example=ex)
+
+    rows.append(("record (durable commit, stale-edit check)", *timed(record_one, min(200, len(shown))), None))
     it = iter(uids * 10)
     rows.append(("undo (durable commit)", *timed(lambda: store.undo(next(it), "alice"), 100), None))
     other = LabelStore(db)

@@ -3,6 +3,10 @@ headless Debian chromium driven by Playwright.
 
 Browser tests are marked ``browser``. When chromium or Playwright is missing they skip, except in
 CI (``CI=true``) where they fail: the browser tests must run there.
+
+Label-store tests take ``db_target``: once an SQLite file, once an empty PostgreSQL database on a
+server this session starts from Debian's binaries (``tests/pg_server.py``). Without those binaries
+the PostgreSQL variant skips, except in CI where it fails.
 """
 
 from __future__ import annotations
@@ -65,11 +69,13 @@ def free_port() -> int:
 
 @dataclass
 class StreamlitServer:
-    """A `streamlit run app.py` child process on 127.0.0.1 with its own DB and log file."""
+    """A `streamlit run app.py` child process on 127.0.0.1 with its own DB (a file or a PostgreSQL URL),
+    HOME, working directory and log file."""
 
-    db: Path
+    db: Path | str
     home: Path
     log: Path
+    cwd: Path = ROOT
     data: str = str(SAMPLE_DATA)
     annotator: str = "browser-tester"
     port: int = field(default_factory=free_port)
@@ -97,7 +103,7 @@ class StreamlitServer:
         ]  # fmt: skip
         out = open(self.log, "ab")
         self.proc = subprocess.Popen(
-            cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            cmd, cwd=self.cwd, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
         )
         out.close()
         deadline = time.monotonic() + timeout
@@ -184,3 +190,33 @@ def screenshot():
         return path
 
     return take
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A PostgreSQL server for the session (``tests/pg_server.py``); skips (fails in CI) without one."""
+    from tests.pg_server import PostgresServer, find_bindir
+
+    bindir = find_bindir()
+    if bindir is None:
+        if in_ci():
+            pytest.fail("PostgreSQL server binaries (initdb, pg_ctl) not found (CI=true: apt-get install postgresql)")
+        pytest.skip("PostgreSQL server binaries (initdb, pg_ctl) not found")
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        if in_ci():
+            pytest.fail("psycopg is not installed (CI=true: it is in requirements.txt)")
+        pytest.skip("psycopg is not installed")
+    server = PostgresServer(bindir)
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_target(request, tmp_path):
+    """Where a fresh label store goes: an SQLite file path, or the URL of an empty PostgreSQL database."""
+    if request.param == "sqlite":
+        return str(tmp_path / "labels.db")
+    return request.getfixturevalue("postgres_server").new_database()

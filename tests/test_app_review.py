@@ -243,3 +243,30 @@ def test_review_offers_rejudge_and_explains_missing_settings(app_env, monkeypatc
     assert not at.exception, [e.value for e in at.exception]
     assert any("Judge settings" in e.value for e in at.error)
     assert metrics(at) == before
+
+
+def test_two_tabs_of_one_annotator_the_later_stale_edit_is_refused_and_shown(app_env):
+    """Two sessions (tabs) of one annotator on one example: tab 1 marks response sentence c
+    supported; tab 2, still drawn from the older labels (c unsupported), picks 1b as its support.
+    Tab 2's edit is refused with a message naming the newer value, tab 2 redraws with tab 1's
+    labels, and tab 1's edit stays; redone from the newer labels, tab 2's edit is stored."""
+    tab1, tab2 = open_review(id="ml-vs-programming"), open_review(id="ml-vs-programming")
+    control(tab1, "review.support.").set_value("supported").run()
+    assert metrics(tab1)["Adherence"] == ("1.000", "+1.000")
+    assert metrics(tab2)["Adherence"] == ("0.000", "")  # tab 2 has not rerun yet
+    control(tab2, "review.keys.").set_value(["1b"]).run()
+    assert not tab2.exception, [e.value for e in tab2.exception]
+    warnings = [w.value for w in tab2.warning if "Not saved" in w.value]
+    assert len(warnings) == 1 and "support:c" in warnings[0] and '"supported": true' in warnings[0], warnings
+    assert metrics(tab2)["Adherence"] == ("1.000", "+1.000")  # redrawn with the newer labels
+    assert control(tab2, "review.support.").value == "supported"
+    with LabelStore(app_env["db"]) as store:
+        assert [(v["supported"], v["supporting_keys"]) for _, v in store.changes(ML, "tester")] == [(True, [])]
+    control(tab2, "review.keys.").set_value(["1b"]).run()
+    assert not [w.value for w in tab2.warning if "Not saved" in w.value]  # shown once
+    with LabelStore(app_env["db"]) as store:
+        assert [(v["supported"], v["supporting_keys"]) for _, v in store.changes(ML, "tester")] == [
+            (True, []),
+            (True, ["1b"]),
+        ]
+    assert html_text(tab2).count("rv-linked") == 1

@@ -30,13 +30,14 @@ WRITER = textwrap.dedent(
     print("ready", flush=True)
     for i in range(n):
         uid = f"toy/q{i % 50}/gen"
-        action = store.record(uid, annotator, [Change("relevant_keys", None, [f"0a{i}"]), Change("review", None, "reviewed")])
+        seen = dict(store.changes(uid, annotator)).get("relevant_keys")  # what this writer last stored there
+        action = store.record(uid, annotator, [Change("relevant_keys", seen, [f"0a{i}"]), Change("review", None, "reviewed")])
         print(action, uid, i, flush=True)
     """
 )
 
 
-def _spawn(db: Path, annotator: str, n: int) -> subprocess.Popen:
+def _spawn(db: str | Path, annotator: str, n: int) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.Popen(
         [sys.executable, "-c", WRITER, str(db), annotator, str(n)],
@@ -48,8 +49,8 @@ def _spawn(db: Path, annotator: str, n: int) -> subprocess.Popen:
     )
 
 
-def test_sigkill_mid_way_loses_no_acknowledged_decision(tmp_path):
-    db = tmp_path / "durable.db"
+def test_sigkill_mid_way_loses_no_acknowledged_decision(db_target):
+    db = db_target
     child = _spawn(db, "ann", 100_000)
     acknowledged: list[tuple[int, str, int]] = []
     try:
@@ -85,8 +86,8 @@ def test_sigkill_mid_way_loses_no_acknowledged_decision(tmp_path):
         assert len(store.reviewed_uids("ann")) == min(50, n_events // 2)
 
 
-def test_two_processes_write_at_once(tmp_path):
-    db = tmp_path / "shared.db"
+def test_two_processes_write_at_once(db_target):
+    db = db_target
     LabelStore(db).close()  # schema in place; both children then only write events
     n = 150
     children = [_spawn(db, name, n) for name in ("alice", "bob")]
@@ -110,21 +111,22 @@ def test_two_processes_write_at_once(tmp_path):
             ]
 
 
-def test_a_writer_holding_the_lock_makes_others_wait_not_fail(tmp_path):
+def test_a_writer_holding_the_lock_makes_others_wait_not_fail(db_target):
     """Another process in an open write transaction: opening the store does not block, and
-    record() waits for the lock (busy_timeout) instead of failing."""
-    import sqlite3
+    record() waits for the lock (SQLite's busy_timeout, PostgreSQL's advisory lock) instead of failing."""
+    from ragviz.store.database import open_database
+    from ragviz.store.label_store import StoreError
 
-    db = tmp_path / "busy.db"
+    db = db_target
     LabelStore(db).close()
-    holder = sqlite3.connect(db, isolation_level=None)
-    holder.execute("BEGIN IMMEDIATE")
+    holder = open_database(db, StoreError)
+    holder.begin_write()
     child = _spawn(db, "ann", 1)
     try:
         assert child.stdout.readline().strip() == "ready"
         time.sleep(0.5)
         assert child.poll() is None  # waiting on the lock
-        holder.execute("COMMIT")
+        holder.commit()
         out, err = child.communicate(timeout=30)
         assert child.returncode == 0, err
         assert len(out.split()) == 3

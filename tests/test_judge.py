@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ragviz.data.dataset import Dataset
-from ragviz.data.model import Example, Provenance, Sentence
+from ragviz.data.model import Example, Labels, Provenance, Sentence
 from ragviz.judge import PROMPT_VERSION, JudgeCache, JudgeSettings, content_hash
 from ragviz.judge.cache import PendingAnswer, PendingFailure, cache_key
 from ragviz.judge.client import (
@@ -326,3 +326,41 @@ def test_completion_fields_of_chat_completions_and_other_json():
         {"choices": [{"message": "x"}]},
     ):
         assert _completion_fields(not_chat) is None
+
+
+def test_judge_tables_on_both_backends_runs_answers_failures(db_target):
+    """The judge's tables through the store's database seam: on SQLite and on PostgreSQL, beside the
+    label store's own tables in the same database."""
+    from ragviz.store.label_store import LabelStore
+
+    LabelStore(db_target).close()
+    from pathlib import Path
+
+    from ragviz.data.load import load
+
+    ds = load([Path(__file__).resolve().parents[1] / "sample_data"]).dataset
+    example = ds.example(0)
+    labels = Labels(("0a",), ("0a",), (), provenance=PROV)
+    with JudgeCache(db_target) as cache:
+        run = cache.start_run("m", "http://x/v1", PROMPT_VERSION, 2)
+        assert cache.start_run("m", "http://x/v1", PROMPT_VERSION, 1) == run + 1
+        answer = PendingAnswer("k1", "m", "http://x/v1", PROMPT_VERSION, "h", example.uid, labels, "{}", 10, 5, run)
+        cache.put_many([answer], [PendingFailure(run, "other", "k2", "bad json", "raw", 3)])
+        cache.put_many([answer])  # the same key again: replaced, not duplicated
+        cache.finish_run(
+            run,
+            n_cached=0,
+            n_judged=1,
+            n_failed=1,
+            requests=4,
+            prompt_tokens=10,
+            completion_tokens=5,
+            cost_usd=0.25,
+            status="done",
+        )
+        assert cache.count_results() == 1 and cache.get("k1").labels == labels
+        assert cache.latest_labels(example.uid) == labels
+        assert [(f.error, f.attempts) for f in cache.failures(run)] == [("bad json", 3)]
+        assert [(r.id, r.status, r.cost_usd) for r in cache.runs()][-1] == (run, "done", 0.25)
+    with JudgeCache(db_target) as cache, LabelStore(db_target) as store:  # reopen: migrations idempotent
+        assert cache.count_results() == 1 and store.n_events() == 0

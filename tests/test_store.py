@@ -3,7 +3,7 @@ migrations, bad paths, positions, sources, uploads, judge label sets."""
 
 from __future__ import annotations
 
-import sqlite3
+import re
 import threading
 
 import pytest
@@ -17,8 +17,9 @@ from ragviz.data.labels import (
 )
 from ragviz.data.model import Labels, Provenance, SentenceSupport
 from ragviz.data.ragbench import example_from_row
+from ragviz.store.database import open_database
 from ragviz.store.events import labels_from_json, labels_to_json
-from ragviz.store.label_store import LabelStore, StoreError, default_db_path
+from ragviz.store.label_store import LabelStore, StaleEdit, StoreError, default_db_path
 from ragviz.store.migrations import MIGRATIONS
 
 
@@ -84,9 +85,18 @@ def unlabeled():
 
 
 @pytest.fixture
-def store(tmp_path):
-    with LabelStore(tmp_path / "labels.db") as s:
+def store(db_target):
+    """A fresh store, once on an SQLite file and once on an empty PostgreSQL database."""
+    with LabelStore(db_target) as s:
         yield s
+
+
+def _tables(target) -> set[str]:
+    db = open_database(target, StoreError)
+    try:
+        return set(db.table_names())
+    finally:
+        db.close()
 
 
 def _rel(store, example, annotator, new):
@@ -198,7 +208,8 @@ def test_reviewed_and_corrected_sets(store, example, unlabeled):
     assert store.status("nope", "ann").last_ts is None
 
 
-def test_status_queries_use_the_index(store):
+def test_status_queries_use_the_index(tmp_path):
+    store = LabelStore(tmp_path / "i.db")  # SQLite's planner; PostgreSQL picks by table statistics
     for sql, params in [
         ("SELECT example_uid FROM example_status WHERE annotator = ? AND reviewed = 1", ("a",)),
         ("SELECT example_uid FROM example_status WHERE annotator = ? AND corrected = 1", ("a",)),
@@ -206,8 +217,9 @@ def test_status_queries_use_the_index(store):
         ("SELECT labels_json FROM judge_label_sets WHERE example_uid = ? ORDER BY id DESC LIMIT 1", ("u",)),
         ("SELECT annotator FROM example_status WHERE last_action_id > ?", (5,)),
     ]:
-        plan = " ".join(str(r[-1]) for r in store.conn.execute("EXPLAIN QUERY PLAN " + sql, params))
+        plan = " ".join(str(r[-1]) for r in store.db.execute("EXPLAIN QUERY PLAN " + sql, params))
         assert "SEARCH" in plan and "INDEX" in plan and "SCAN" not in plan, plan
+    store.close()
 
 
 def test_unlabeled_example_starts_from_empty_labels(store, unlabeled):
@@ -253,8 +265,8 @@ def test_labels_json_round_trip_keeps_stored_unsupported_list(example):
     assert labels_from_json(labels_to_json(Labels())) == Labels()
 
 
-def test_migrations_are_idempotent_on_reopen(tmp_path, example):
-    path = tmp_path / "m.db"
+def test_migrations_are_idempotent_on_reopen(db_target, example):
+    path = db_target
     with LabelStore(path) as s:
         _rel(s, example, "ann", ["0b"])
         assert s.applied_migrations() == [name for name, _ in MIGRATIONS]
@@ -262,13 +274,14 @@ def test_migrations_are_idempotent_on_reopen(tmp_path, example):
         with LabelStore(path) as s:
             assert s.applied_migrations() == [name for name, _ in MIGRATIONS]
             assert s.current_labels(example, "ann").relevant_keys == ("0b",)
-    con = sqlite3.connect(path)
-    assert con.execute("SELECT COUNT(*) FROM schema_migrations").fetchone()[0] == len(MIGRATIONS)
-    assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    con.close()
+    db = open_database(path, StoreError)
+    assert db.execute("SELECT COUNT(*) FROM schema_migrations").fetchone()[0] == len(MIGRATIONS)
+    if db.dialect.name == "sqlite":
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    db.close()
 
 
-def test_failing_migration_applies_nothing(tmp_path, monkeypatch):
+def test_failing_migration_applies_nothing(db_target, monkeypatch):
     import ragviz.store.label_store as store_module
 
     def broken(run, dialect):
@@ -276,24 +289,19 @@ def test_failing_migration_applies_nothing(tmp_path, monkeypatch):
         run("THIS IS NOT SQL")
 
     monkeypatch.setattr(store_module, "MIGRATIONS", (*MIGRATIONS, ("999_broken", broken)))
-    path = tmp_path / "m.db"
-    with pytest.raises(StoreError, match=str(path)):
-        LabelStore(path)
-    con = sqlite3.connect(path)
-    tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    con.close()
+    with pytest.raises(StoreError, match=re.escape(f"{db_target}: cannot open label store")):
+        LabelStore(db_target)
+    tables = _tables(db_target)
     assert "half_done" not in tables and "label_events" not in tables
 
 
-def test_newer_schema_is_refused(tmp_path):
-    path = tmp_path / "m.db"
-    LabelStore(path).close()
-    con = sqlite3.connect(path)
-    con.execute("INSERT INTO schema_migrations VALUES ('900_future', 'x')")
-    con.commit()
-    con.close()
+def test_newer_schema_is_refused(db_target):
+    LabelStore(db_target).close()
+    db = open_database(db_target, StoreError)
+    db.execute("INSERT INTO schema_migrations VALUES ('900_future', 'x')")
+    db.close()
     with pytest.raises(StoreError, match="newer ragviz"):
-        LabelStore(path)
+        LabelStore(db_target)
 
 
 def test_bad_db_paths_give_clear_errors(tmp_path):
@@ -329,8 +337,8 @@ def test_creates_parent_folders(tmp_path):
         assert s.path.exists()
 
 
-def test_positions_resume(tmp_path):
-    path = tmp_path / "p.db"
+def test_positions_resume(db_target):
+    path = db_target
     with LabelStore(path) as s:
         assert s.position("ann") is None
         s.save_position("ann", "toy/q1/gen-1")
@@ -360,7 +368,8 @@ def test_threads_share_one_store(store, example):
 
     def work(name):
         for i in range(20):
-            ids.append(store.record(example.uid, name, [Change("relevant_keys", [], [f"0{'ab'[i % 2]}"])]))
+            old = ["0a"] if i == 0 else [f"0{'ab'[(i - 1) % 2]}"]
+            ids.append(store.record(example.uid, name, [Change("relevant_keys", old, [f"0{'ab'[i % 2]}"])]))
 
     threads = [threading.Thread(target=work, args=(f"t{k}",)) for k in range(4)]
     for t in threads:
@@ -371,8 +380,8 @@ def test_threads_share_one_store(store, example):
     assert store.annotators() == ["t0", "t1", "t2", "t3"]
 
 
-def test_status_sets_see_commits_of_other_connections(tmp_path, example):
-    path = tmp_path / "shared.db"
+def test_status_sets_see_commits_of_other_connections(db_target, example):
+    path = db_target
     with LabelStore(path) as a, LabelStore(path) as b:
         assert a.reviewed_uids("ann") == set() and a.statuses("ann") == {}  # cached now
         b.record(example.uid, "ann", [Change("relevant_keys", ["0a"], ["0b"])])
@@ -385,10 +394,10 @@ def test_status_sets_see_commits_of_other_connections(tmp_path, example):
         assert a.reviewed_uids("ann") == set()
 
 
-def test_old_schema_is_upgraded_in_place(tmp_path, monkeypatch, example):
+def test_old_schema_is_upgraded_in_place(db_target, monkeypatch, example):
     import ragviz.store.label_store as store_module
 
-    path = tmp_path / "old.db"
+    path = db_target
     monkeypatch.setattr(store_module, "MIGRATIONS", MIGRATIONS[:3])
     with LabelStore(path) as s:
         _rel(s, example, "ann", ["0b"])
@@ -416,8 +425,8 @@ def test_failed_write_leaves_caches_consistent(store, example, monkeypatch):
     assert store.reviewed_uids("ann") == set()
 
 
-def test_data_version_moves_with_every_label_event_and_judge_label_set(tmp_path):
-    with LabelStore(tmp_path / "v.db") as store:
+def test_data_version_moves_with_every_label_event_and_judge_label_set(db_target):
+    with LabelStore(db_target) as store:
         assert store.data_version() == (0, 0)
         store.record("d/1/m", "ann", [Change("review", None, "reviewed")])
         after_event = store.data_version()
@@ -430,3 +439,159 @@ def test_data_version_moves_with_every_label_event_and_judge_label_set(tmp_path)
         first = store.data_version()
         store.save_judge_labels("d/1/m", labels.replace(relevant_keys=()))  # a re-judge: same judged uids
         assert first[1] > 0 and store.data_version()[1] > first[1] and store.data_version()[0] == after_undo[0]
+
+
+# -- no lost update -------------------------------------------------------------------------------
+
+
+def test_two_sessions_of_one_annotator_conflict_nothing_is_lost(db_target, example):
+    """Two tabs of one annotator (two stores on one file): the later edit based on what was shown
+    before the earlier one is refused, with the newer value; the earlier edit stays."""
+    with LabelStore(db_target) as tab1, LabelStore(db_target) as tab2:
+        seen1 = tab1.current_labels(example, "ann")
+        seen2 = tab2.current_labels(example, "ann")
+        field = support_field("b")
+        first = {"supported": True, "supporting_keys": ["0a"], "explanation": "no"}
+        assert tab1.record(example.uid, "ann", [Change(field, field_value(seen1, field), first)], example=example)
+        second = {"supported": False, "supporting_keys": ["1a"], "explanation": "no"}
+        with pytest.raises(StaleEdit) as refused:
+            tab2.record(
+                example.uid,
+                "ann",
+                [Change("relevant_keys", ["0a"], ["0a", "1a"]), Change(field, field_value(seen2, field), second)],
+                example=example,
+            )
+        assert [(c.field, c.seen, c.stored) for c in refused.value.conflicts] == [
+            (field, field_value(seen2, field), first)
+        ]
+        assert "support:b" in str(refused.value) and '"supporting_keys": ["0a"]' in str(refused.value)
+        # the whole decision was refused (its relevant_keys change too), the first edit kept
+        assert tab1.n_events() == 1
+        assert tab2.current_labels(example, "ann").support_for("b").supporting_keys == ("0a",)
+        assert tab2.current_labels(example, "ann").relevant_keys == ("0a",)
+        # redone from the newer labels, it is stored
+        fresh = tab2.current_labels(example, "ann")
+        assert tab2.record(example.uid, "ann", [Change(field, field_value(fresh, field), second)], example=example)
+        assert tab1.current_labels(example, "ann").support_for("b").supporting_keys == ("1a",)
+
+
+def test_two_annotators_on_one_example_never_conflict(db_target, example):
+    with LabelStore(db_target) as a, LabelStore(db_target) as b:
+        seen = field_value(example.labels, "relevant_keys")
+        assert a.record(example.uid, "alice", [Change("relevant_keys", seen, ["0b"])], example=example)
+        assert b.record(example.uid, "bob", [Change("relevant_keys", seen, ["1a"])], example=example)
+        assert a.current_labels(example, "alice").relevant_keys == ("0b",)
+        assert a.current_labels(example, "bob").relevant_keys == ("1a",)
+
+
+def test_stale_check_sees_resets_undos_and_new_judge_labels(store, example):
+    seen = ["0a"]
+    store.record(example.uid, "ann", [Change("relevant_keys", seen, ["0b"])], example=example)
+    store.record(example.uid, "ann", [Change("reset", None, None)], action="reset", example=example)
+    with pytest.raises(StaleEdit):  # shown before the reset: ["0b"]; stored now: the base ["0a"]
+        store.record(example.uid, "ann", [Change("relevant_keys", ["0b"], ["1a"])], example=example)
+    store.undo(example.uid, "ann")  # the reset: ["0b"] again
+    assert store.record(example.uid, "ann", [Change("relevant_keys", ["0b"], ["1a"])], example=example)
+    store.undo(example.uid, "ann")
+    store.undo(example.uid, "ann")  # back to the base
+    store.save_judge_labels(example.uid, example.labels.replace(relevant_keys=("1a",)))  # a re-judge elsewhere
+    with pytest.raises(StaleEdit, match=r'relevant_keys: saw \["0a"\], now \["1a"\]'):
+        store.record(example.uid, "ann", [Change("relevant_keys", ["0a"], ["0b"])], example=example)
+
+
+def test_same_new_value_is_no_conflict_and_records_the_stored_old(store, example):
+    store.record(example.uid, "ann", [Change("relevant_keys", ["0a"], ["0b"])], example=example)
+    assert store.record(example.uid, "ann", [Change("relevant_keys", ["0a"], ["0b"])], example=example)
+    assert store.history(example.uid, "ann")[-1].old == ["0b"]
+
+
+def test_without_the_example_fields_with_events_are_checked(store, example):
+    store.record("ragchecker:f/1", "ann", [Change("claim:answer2response:0", "Neutral", "Entailment")])
+    with pytest.raises(StaleEdit):
+        store.record("ragchecker:f/1", "ann", [Change("claim:answer2response:0", "Neutral", "Contradiction")])
+    assert store.record("ragchecker:f/1", "ann", [Change("claim:answer2response:0", "Entailment", "Neutral")])
+
+
+def test_concurrent_writers_of_one_annotator_lose_nothing(db_target, example):
+    """8 threads, each with its own store on one file, each read-then-write the same field many
+    times: every stored event's old value is the previous event's new value (no overwrite)."""
+    path = db_target
+    LabelStore(path).close()
+    refused = [0]
+
+    def writer(n: int) -> None:
+        with LabelStore(path) as s:
+            for i in range(15):
+                seen = field_value(s.current_labels(example, "ann"), "relevant_keys")
+                try:
+                    s.record(example.uid, "ann", [Change("relevant_keys", seen, [f"w{n}-{i}"])], example=example)
+                except StaleEdit:
+                    refused[0] += 1
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    with LabelStore(path) as s:
+        events = s.history(example.uid, "ann")
+    assert len(events) + refused[0] == 8 * 15
+    assert events[0].old == ["0a"]
+    assert all(later.old == earlier.new for earlier, later in zip(events, events[1:]))
+
+
+# -- PostgreSQL: what only a server has -------------------------------------------------------------
+
+
+def test_postgres_bad_urls_name_the_url_with_the_password_masked(postgres_server):
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        down = s.getsockname()[1]
+    cases = [
+        (
+            f"postgresql://ann:s3cret@127.0.0.1:{down}/labels",
+            rf"postgresql://ann:\*\*\*@127.0.0.1:{down}/labels: cannot open label store: .*refused",
+        ),
+        (
+            postgres_server.url("no_such_db").replace("@", ":s3cret@"),
+            r":\*\*\*@.*no_such_db: cannot open label store: .*no_such_db.*does not exist",
+        ),
+        (
+            "postgresql://ann:s3cret@127.0.0.1:notaport/labels",
+            r"postgresql://ann:\*\*\*@127.0.0.1:notaport/labels: .*port",
+        ),
+    ]
+    for url, message in cases:
+        with pytest.raises(StoreError, match=message) as raised:
+            LabelStore(url)
+        assert "s3cret" not in str(raised.value)
+
+
+def test_postgres_database_with_other_tables_is_refused_not_written(postgres_server):
+    url = postgres_server.new_database()
+    db = open_database(url, StoreError)
+    db.execute("CREATE TABLE invoices (id INTEGER)")
+    db.close()
+    with pytest.raises(
+        StoreError, match=r"has tables but none of ragviz's \(invoices\); give ragviz an empty database"
+    ):
+        LabelStore(url)
+    assert _tables(url) == {"invoices"}
+
+
+def test_postgres_uploads_reach_every_replica(postgres_server, tmp_path, monkeypatch):
+    url = postgres_server.new_database()
+    monkeypatch.setenv("HOME", str(tmp_path / "replica1"))
+    with LabelStore(url) as one:
+        path = one.save_upload("../my data.jsonl", b'{"id": 1}\n')
+        assert path == tmp_path / "replica1" / ".ragviz" / "uploads" / path.name and path.suffix == ".jsonl"
+        assert one.sources() == [str(path)]
+    monkeypatch.setenv("HOME", str(tmp_path / "replica2"))  # another machine: no copy of the file yet
+    with LabelStore(url) as two:
+        [there] = two.sources()
+        assert there == str(tmp_path / "replica2" / ".ragviz" / "uploads" / path.name)
+        assert open(there, "rb").read() == b'{"id": 1}\n'
+        assert two.save_upload("my data.jsonl", b'{"id": 1}\n').name == path.name  # same bytes, same name
+        assert two.sources() == [there]

@@ -18,7 +18,11 @@ def add_agreement_arguments(parser: Any) -> None:
         help="the label set taken as the truth: llm (the judge), human (every annotator's latest decision, the "
         "default) or one annotator's name; examples nobody decided on keep the judge's labels",
     )
-    parser.add_argument("--db", metavar="DB", help="label store (default: $RAGVIZ_DB or ~/.ragviz/ragviz.db)")
+    parser.add_argument(
+        "--db",
+        metavar="DB",
+        help="label store: an SQLite file or a postgresql://user@host/db URL (default: $RAGVIZ_DB or ~/.ragviz/ragviz.db)",
+    )
     parser.add_argument(
         "--annotators",
         action="store_true",
@@ -45,12 +49,14 @@ def run_agreement_command(args: Any) -> int:
         return EXIT_BAD_INPUT
     store = None
     if args.against != JUDGE or getattr(args, "annotators", False):
-        from ragviz.store.label_store import LabelStore, StoreError, default_db_path
+        from ragviz.store.label_store import LabelStore, StoreError, default_db
+        from ragviz.store.postgres import is_url, mask_url
 
-        db = Path(args.db).expanduser() if args.db else default_db_path()
-        if db.exists():
+        target = str(args.db or default_db())
+        db = mask_url(target) if is_url(target) else Path(target).expanduser()
+        if is_url(target) or Path(db).exists():
             try:
-                store = LabelStore(db)
+                store = LabelStore(target if is_url(target) else db)
             except StoreError as exc:
                 print(f"ragviz agreement: {exc}", file=sys.stderr)
                 return EXIT_BAD_INPUT

@@ -44,12 +44,13 @@ def export_command(db: str, out: str, fmt: str | None = None, annotator: str | N
     DB or data files, several annotators and none named, unknown annotator).
     """
     from ragviz.store.label_store import StoreError
+    from ragviz.store.postgres import is_url, mask_url
 
     fmt = fmt or _format_from_name(out)
     if fmt not in FORMATS:
         print(f"ragviz export: unknown format {fmt!r} (choose from {', '.join(FORMATS)})", file=sys.stderr)
         return EXIT_BAD_INPUT
-    if not Path(db).expanduser().is_file():
+    if not is_url(db) and not Path(db).expanduser().is_file():
         print(f"{db}: no label store here (give the file the app uses, default ~/.ragviz/ragviz.db)", file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
@@ -57,6 +58,7 @@ def export_command(db: str, out: str, fmt: str | None = None, annotator: str | N
     except StoreError as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_BAD_INPUT
+    db = mask_url(db) if is_url(db) else db  # messages below name the URL without its password
     with store:
         names = store.annotators()
         if annotator is None:
@@ -112,7 +114,10 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     from ragviz.store.label_store import DB_ENV
 
     parser.add_argument(
-        "--db", metavar="DB", default=None, help=f"label store file (default: ${DB_ENV} or ~/.ragviz/ragviz.db)"
+        "--db",
+        metavar="DB",
+        default=None,
+        help=f"label store: an SQLite file or a postgresql://user@host/db URL (default: ${DB_ENV} or ~/.ragviz/ragviz.db)",
     )
     parser.add_argument("-o", "--output", metavar="OUT", required=True, help="file to write ('-' for stdout)")
     parser.add_argument(
@@ -130,6 +135,6 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_export_command(args: argparse.Namespace) -> int:
-    from ragviz.store.label_store import default_db_path
+    from ragviz.store.label_store import default_db
 
-    return export_command(str(args.db or default_db_path()), args.output, args.format, args.annotator)
+    return export_command(str(args.db or default_db()), args.output, args.format, args.annotator)

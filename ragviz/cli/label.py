@@ -31,7 +31,11 @@ def add_label_arguments(parser: argparse.ArgumentParser) -> None:
         "--max-attempts", type=int, default=6, help="HTTP attempts per call on 429/5xx/timeouts (default: 6)"
     )
     parser.add_argument("--force", action="store_true", help="ask again even when a cached answer exists")
-    parser.add_argument("--db", default=None, help="label store file (default: $RAGVIZ_DB or ~/.ragviz/ragviz.db)")
+    parser.add_argument(
+        "--db",
+        default=None,
+        help="label store: an SQLite file or a postgresql://user@host/db URL (default: $RAGVIZ_DB or ~/.ragviz/ragviz.db)",
+    )
     parser.add_argument(
         "-o", "--output", required=True, metavar="OUT", help="RAGBench-schema JSONL to write ('-' for stdout)"
     )
@@ -51,7 +55,7 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
     from ragviz.judge.cache import JudgeCache
     from ragviz.judge.client import JudgeConfigError, JudgeSettings
     from ragviz.judge.run import RunProgress, judge_examples
-    from ragviz.store.label_store import LabelStore, StoreError, default_db_path
+    from ragviz.store.label_store import LabelStore, StoreError, default_db
 
     err = err or sys.stderr
     if args.limit is not None and args.limit < 0:
@@ -81,7 +85,7 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
     n = len(dataset) if args.limit is None else min(args.limit, len(dataset))
     examples = [dataset.example(i) for i in range(n)]
 
-    db_path = args.db or os.fspath(default_db_path())
+    db_path = args.db or os.fspath(default_db())
     try:
         store = LabelStore(db_path)
         cache = JudgeCache(db_path)

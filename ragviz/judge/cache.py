@@ -1,4 +1,4 @@
-"""The judge's own tables in the label-store SQLite file: answer cache, runs, failures.
+"""The judge's own tables in the label store's database (SQLite file or PostgreSQL): answer cache, runs, failures.
 
 Tables (all prefixed ``judge_``; migrations recorded in ``judge_migrations``):
 
@@ -9,6 +9,9 @@ Tables (all prefixed ``judge_``; migrations recorded in ``judge_migrations``):
 - ``judge_runs``: one row per run with counts, requests, tokens and estimated cost.
 - ``judge_failures``: answers that stayed invalid or calls that failed for good, raw output kept.
 
+The SQL is written once with ``?`` placeholders and runs through the store's
+:class:`~ragviz.store.database.Database` seam, like the label store's own.
+
 No API key is ever passed to this module.
 """
 
@@ -17,18 +20,18 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sqlite3
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
 from ragviz.data.model import Labels
+from ragviz.store.database import Database, open_database
 
 # The same JSON shape as the label store's judge label sets.
 from ragviz.store.events import labels_from_json, labels_to_json
+from ragviz.store.migrations import Dialect, RunSQL
 
 
 def utc_now() -> str:
@@ -40,8 +43,8 @@ def cache_key(model: str, endpoint: str, prompt_version: str, content_hash: str)
     return hashlib.sha256(data.encode("utf-8")).hexdigest()
 
 
-def _create_v1(db: sqlite3.Connection) -> None:
-    db.execute(
+def _create_v1(run: RunSQL, d: Dialect) -> None:
+    run(
         """CREATE TABLE judge_results (
             cache_key TEXT PRIMARY KEY,
             model TEXT NOT NULL,
@@ -57,10 +60,10 @@ def _create_v1(db: sqlite3.Connection) -> None:
             created_at TEXT NOT NULL
         )"""
     )
-    db.execute("CREATE INDEX judge_results_uid ON judge_results (example_uid)")
-    db.execute(
-        """CREATE TABLE judge_runs (
-            id INTEGER PRIMARY KEY,
+    run("CREATE INDEX judge_results_uid ON judge_results (example_uid)")
+    run(
+        f"""CREATE TABLE judge_runs (
+            id {d.identity},
             started_at TEXT NOT NULL,
             finished_at TEXT,
             model TEXT NOT NULL,
@@ -73,13 +76,13 @@ def _create_v1(db: sqlite3.Connection) -> None:
             requests INTEGER NOT NULL DEFAULT 0,
             prompt_tokens INTEGER NOT NULL DEFAULT 0,
             completion_tokens INTEGER NOT NULL DEFAULT 0,
-            cost_usd REAL,
+            cost_usd DOUBLE PRECISION,
             status TEXT NOT NULL
         )"""
     )
-    db.execute(
-        """CREATE TABLE judge_failures (
-            id INTEGER PRIMARY KEY,
+    run(
+        f"""CREATE TABLE judge_failures (
+            id {d.identity},
             run_id INTEGER,
             example_uid TEXT NOT NULL,
             cache_key TEXT NOT NULL,
@@ -89,10 +92,22 @@ def _create_v1(db: sqlite3.Connection) -> None:
             created_at TEXT NOT NULL
         )"""
     )
-    db.execute("CREATE INDEX judge_failures_run ON judge_failures (run_id)")
+    run("CREATE INDEX judge_failures_run ON judge_failures (run_id)")
 
 
-MIGRATIONS: tuple[tuple[str, Callable[[sqlite3.Connection], None]], ...] = (("judge_0001_create", _create_v1),)
+MIGRATIONS: tuple[tuple[str, Callable[[RunSQL, Dialect], None]], ...] = (("judge_0001_create", _create_v1),)
+
+
+_RESULT_COLUMNS = (
+    "cache_key, model, endpoint, prompt_version, content_hash, example_uid,"
+    " labels_json, raw_output, prompt_tokens, completion_tokens, run_id, created_at"
+)
+# One answer per cache key, the newest wins (SQLite's INSERT OR REPLACE, written portably).
+_UPSERT_RESULT = (
+    f"INSERT INTO judge_results ({_RESULT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " ON CONFLICT (cache_key) DO UPDATE SET "
+    + ", ".join(f"{c} = excluded.{c}" for c in _RESULT_COLUMNS.replace(" ", "").split(",") if c != "cache_key")
+)
 
 
 @dataclass(frozen=True)
@@ -161,35 +176,36 @@ class JudgeRun:
 
 
 class JudgeCache:
-    """The ``judge_*`` tables of the SQLite file at *path* (created when missing)."""
+    """The ``judge_*`` tables of the label store's database at *where* (an SQLite file path or a
+    ``postgresql://`` URL; created when missing), or on an open :class:`Database` it then owns."""
 
-    def __init__(self, path: str | os.PathLike):
-        self.path = Path(path)
+    def __init__(self, where: str | os.PathLike | Database):
         self._lock = threading.Lock()  # the runner writes from worker threads
+        self._db = where if isinstance(where, Database) else open_database(where, ValueError, "the judge cache")
+        self.location = self._db.location
+        self.path = self._db.path
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            # NORMAL in WAL mode survives a killed process (what resuming needs); only an OS crash can
-            # lose the last answers, which a rerun asks again. FULL would cost an fsync per answer.
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute("PRAGMA busy_timeout=30000")
+            if self._db.dialect.name == "sqlite":
+                # NORMAL in WAL mode survives a killed process (what resuming needs); only an OS crash can
+                # lose the last answers, which a rerun asks again. FULL would cost an fsync per answer.
+                self._db.execute("PRAGMA synchronous=NORMAL")
             self._migrate()
-        except (OSError, sqlite3.Error) as exc:
-            raise ValueError(f"{self.path}: cannot open the judge cache: {exc}") from None
+        except self._db.errors as exc:
+            self._db.close()
+            raise ValueError(f"{self.location}: cannot open the judge cache: {self._db.describe(exc)}") from None
 
     def _migrate(self) -> None:
         db = self._db
         db.execute("CREATE TABLE IF NOT EXISTS judge_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
         for name, apply in MIGRATIONS:
-            db.execute("BEGIN IMMEDIATE")
+            db.begin_write()
             try:
                 if db.execute("SELECT 1 FROM judge_migrations WHERE name = ?", (name,)).fetchone() is None:
-                    apply(db)
+                    apply(lambda sql: db.execute(sql), db.dialect)
                     db.execute("INSERT INTO judge_migrations (name, applied_at) VALUES (?, ?)", (name, utc_now()))
-                db.execute("COMMIT")
+                db.commit()
             except BaseException:
-                db.execute("ROLLBACK")
+                db.rollback()
                 raise
 
     def close(self) -> None:
@@ -200,10 +216,10 @@ class JudgeCache:
         with self._lock:
             return self._db.execute(sql, tuple(params)).fetchall()
 
-    def _write(self, sql: str, params: Iterable[Any] = ()) -> int:
-        """One statement in its own (autocommit) transaction; returns the new row id."""
+    def _write(self, sql: str, params: Iterable[Any] = ()) -> None:
+        """One statement in its own (autocommit) transaction."""
         with self._lock:
-            return int(self._db.execute(sql, tuple(params)).lastrowid or 0)
+            self._db.execute(sql, tuple(params))
 
     def __enter__(self) -> JudgeCache:
         return self
@@ -245,9 +261,7 @@ class JudgeCache:
         run_id: int | None,
     ) -> None:
         self._write(
-            """INSERT OR REPLACE INTO judge_results (cache_key, model, endpoint, prompt_version, content_hash, example_uid,
-               labels_json, raw_output, prompt_tokens, completion_tokens, run_id, created_at)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            _UPSERT_RESULT,
             (
                 key,
                 model,
@@ -286,37 +300,39 @@ class JudgeCache:
         ]
         failure_rows = [(f.run_id, f.example_uid, f.key, f.error, f.raw_output, f.attempts, now) for f in failures]
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
+            self._db.begin_write()
             try:
                 self._db.executemany(
-                    """INSERT OR REPLACE INTO judge_results (cache_key, model, endpoint, prompt_version, content_hash, example_uid,
-                       labels_json, raw_output, prompt_tokens, completion_tokens, run_id, created_at)
-                       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+                    _UPSERT_RESULT,
                     answer_rows,
                 )
                 self._db.executemany(
                     "INSERT INTO judge_failures (run_id, example_uid, cache_key, error, raw_output, attempts, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
                     failure_rows,
                 )
-                self._db.execute("COMMIT")
+                self._db.commit()
             except BaseException:
-                self._db.execute("ROLLBACK")
+                self._db.rollback()
                 raise
 
     def latest_labels(self, example_uid: str) -> Labels | None:
         """The newest accepted judge labels for *example_uid*, whatever the model."""
+        # created_at has whole seconds; the tie-break is the insertion order on SQLite (rowid), the key on PostgreSQL
+        tie = "rowid" if self._db.dialect.name == "sqlite" else "cache_key"
         rows = self._rows(
-            "SELECT labels_json FROM judge_results WHERE example_uid = ? ORDER BY created_at DESC, rowid DESC LIMIT 1",
+            f"SELECT labels_json FROM judge_results WHERE example_uid = ? ORDER BY created_at DESC, {tie} DESC LIMIT 1",
             (example_uid,),
         )
         return labels_from_json(rows[0][0]) if rows else None
 
     # -- runs and failures ----------------------------------------------------------------------
     def start_run(self, model: str, endpoint: str, prompt_version: str, n_examples: int) -> int:
-        return self._write(
-            "INSERT INTO judge_runs (started_at, model, endpoint, prompt_version, n_examples, status) VALUES (?, ?, ?, ?, ?, 'running')",
+        rows = self._rows(
+            "INSERT INTO judge_runs (started_at, model, endpoint, prompt_version, n_examples, status)"
+            " VALUES (?, ?, ?, ?, ?, 'running') RETURNING id",
             (utc_now(), model, endpoint, prompt_version, n_examples),
         )
+        return int(rows[0][0])
 
     def finish_run(
         self,

@@ -309,14 +309,14 @@ def judge_example(
 ) -> JudgeOutcome:
     """Judge one example now (the Review page's "re-judge"): a fresh call unless ``force=False``.
 
-    *store* is a :class:`ragviz.store.label_store.LabelStore`; the judge cache opens in the same DB file
-    (``store.path``) unless *cache* is given. The new labels become the store's judge labels.
+    *store* is a :class:`ragviz.store.label_store.LabelStore`; the judge cache opens in the same database
+    (a new connection) unless *cache* is given. The new labels become the store's judge labels.
     """
     own_cache = cache is None
     if cache is None:
-        if store is None or not hasattr(store, "path"):
-            raise ValueError("judge_example needs a store with a .path or a JudgeCache")
-        cache = JudgeCache(store.path)
+        if store is None or not hasattr(store, "reopen_database"):
+            raise ValueError("judge_example needs a LabelStore or a JudgeCache")
+        cache = JudgeCache(store.reopen_database())
     try:
         summary = judge_examples([example], settings, cache, store, force=force)
     finally:

@@ -1,16 +1,29 @@
-"""The label store: every human decision as an append-only event, in SQLite (default) or another backend.
+"""The label store: every human decision as an append-only event, in SQLite (default) or PostgreSQL.
 
 :mod:`~ragviz.store.events` folds events into labels (pure), :mod:`~ragviz.store.migrations` holds the
-schema, :mod:`~ragviz.store.sqlite` the backend, :mod:`~ragviz.store.label_store` the store itself.
+schema and the dialects, :mod:`~ragviz.store.database` the one connection interface over the backends
+(:mod:`~ragviz.store.sqlite`, :mod:`~ragviz.store.postgres`), :mod:`~ragviz.store.label_store` the store itself.
 """
 
 from ragviz.store.events import Event, ExampleStatus
 from ragviz.store.label_store import (
     DB_ENV,
+    Conflict,
     LabelStore,
+    StaleEdit,
     StoreError,
     default_db_path,
     open_store,
 )
 
-__all__ = ["DB_ENV", "Event", "ExampleStatus", "LabelStore", "StoreError", "default_db_path", "open_store"]
+__all__ = [
+    "DB_ENV",
+    "Conflict",
+    "Event",
+    "ExampleStatus",
+    "LabelStore",
+    "StaleEdit",
+    "StoreError",
+    "default_db_path",
+    "open_store",
+]

@@ -1,9 +1,9 @@
-"""The label store: an append-only log of human label decisions in one SQLite file.
+"""The label store: an append-only log of human label decisions in one SQLite file or PostgreSQL database.
 
 Every decision (one click in the app, one CLI edit) is an *action*: one or more field changes of
 one example's labels by one annotator, written as rows of ``label_events`` in ONE transaction that
 is committed before :meth:`LabelStore.record` returns, so a ``kill -9`` right after the call loses
-nothing (WAL journal, ``synchronous=FULL``). Events are never updated or deleted: an undo is one
+nothing (SQLite: WAL journal, ``synchronous=FULL``; PostgreSQL: a committed transaction). Events are never updated or deleted: an undo is one
 more event (field ``undo``, new value = the undone action id), a reset is an event (field
 ``reset``) that returns the labels to their base.
 
@@ -19,7 +19,9 @@ questions "which examples has this person reviewed / corrected" are one indexed 
 Portability: the schema uses plain SQL types (TEXT, INTEGER, BIGINT) and an identity column type
 supplied by the :class:`Dialect`; statements are written with ``?`` placeholders and translated by
 the dialect (:mod:`ragviz.store.migrations`), and ``INSERT ... RETURNING`` / ``ON CONFLICT`` are understood by
-both SQLite >= 3.35 and PostgreSQL. Only the SQLite backend (:mod:`ragviz.store.sqlite`) is implemented.
+both SQLite >= 3.35 and PostgreSQL. Both backends sit behind :class:`ragviz.store.database.Database`
+(:mod:`ragviz.store.sqlite`, :mod:`ragviz.store.postgres`): the same SQL, the same migrations; writers are
+serialized on both (SQLite's write lock, a PostgreSQL advisory lock per write transaction).
 
 This module is one class and reads best whole: every write path shares the same transaction, lock and
 per-annotator cache invalidation, and seeing them side by side is how a reader checks that no decision can be
@@ -32,46 +34,83 @@ import hashlib
 import json
 import os
 import re
-import sqlite3
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ragviz.data.labels import (
+    CLAIM_PREFIX,
+    RESET_FIELD,
     Change,
     check_value,
+    field_value,
 )
 from ragviz.data.model import Example, Labels
+from ragviz.store.database import Database, open_database
 from ragviz.store.events import (
     UNDO_FIELD,
     Event,
     ExampleStatus,
+    _canonical,
     _check_field,
     base_labels,
     effective_events,
     fold_labels,
+    is_label_field,
     labels_from_json,
     labels_to_json,
     now_iso,
     status_of,
 )
-from ragviz.store.migrations import MIGRATIONS, SQLITE
-from ragviz.store.sqlite import connect, fsync_dir
+from ragviz.store.migrations import MIGRATIONS
+from ragviz.store.postgres import is_url
+from ragviz.store.sqlite import fsync_dir
 
 DB_ENV = "RAGVIZ_DB"
+UPLOAD_PREFIX = "upload:"  # a data source that is an upload kept in the database (PostgreSQL)
 
 
 class StoreError(Exception):
     """A label store that cannot be opened or used; the message names the file and the problem."""
 
 
+@dataclass(frozen=True)
+class Conflict:
+    """One field of a refused edit: the value the person saw and the value stored now."""
+
+    field: str
+    seen: Any
+    stored: Any
+
+
+class StaleEdit(StoreError):
+    """An edit refused because a field it changes no longer holds the value the person saw: someone
+    (the same annotator in another tab, replica or process) changed it since. Nothing of the edit
+    was written; :attr:`conflicts` lists each such field with the value seen and the value stored."""
+
+    def __init__(self, example_uid: str, annotator: str, conflicts: Sequence[Conflict]):
+        self.example_uid = example_uid
+        self.annotator = annotator
+        self.conflicts = list(conflicts)
+        fields = ", ".join(f"{c.field}: saw {_dumps(c.seen)}, now {_dumps(c.stored)}" for c in self.conflicts)
+        super().__init__(f"{example_uid}: not saved, {annotator}'s labels changed since they were shown ({fields})")
+
+
 def default_db_path() -> Path:
-    """``$RAGVIZ_DB`` when set, else ``~/.ragviz/ragviz.db``."""
+    """``$RAGVIZ_DB`` when set, else ``~/.ragviz/ragviz.db`` (a file; see :func:`default_db` for URLs)."""
     env = os.environ.get(DB_ENV)
     if env:
         return Path(env).expanduser()
     return Path.home() / ".ragviz" / "ragviz.db"
+
+
+def default_db() -> str | Path:
+    """Where the store is by default: ``$RAGVIZ_DB`` as given when it is a ``postgresql://`` URL, else
+    :func:`default_db_path`."""
+    env = os.environ.get(DB_ENV, "").strip()
+    return env if is_url(env) else default_db_path()
 
 
 # --------------------------------------------------------------------------------------------
@@ -110,40 +149,43 @@ def _event(row: Sequence[Any]) -> Event:
 class LabelStore:
     """Append-only store of label decisions (see the module docstring).
 
-    Safe to share between threads (one connection behind a lock) and between processes (SQLite
-    file locking, ``busy_timeout``). Use as a context manager or call :meth:`close`.
+    *where* is an SQLite file path or a ``postgresql://`` URL (:func:`open_database`). Safe to share
+    between threads (one connection behind a lock) and between processes and replicas (SQLite file
+    locking with ``busy_timeout``; a PostgreSQL advisory lock per write transaction). Use as a context
+    manager or call :meth:`close`.
     """
 
-    dialect = SQLITE
-
-    def __init__(self, path: str | os.PathLike):
-        self.path = Path(path).expanduser()
+    def __init__(self, where: str | os.PathLike):
         self._lock = threading.RLock()
-        self._conn: sqlite3.Connection | None = None
+        self._db: Database | None = None
         self._caches: dict[str, _AnnotatorCache] = {}
         self._synced_action = 0
-        self._conn = self._connect()
+        self._db = db = open_database(where, StoreError)
+        self.path: Path | None = db.path  # the SQLite file; None on PostgreSQL
+        self.location = db.location  # the file, or the URL with its password masked
+        self.dialect = db.dialect
         try:
             self._migrate()
         except StoreError:
             self.close()
             raise
-        except sqlite3.DatabaseError as exc:
+        except db.errors as exc:
             self.close()
-            raise StoreError(f"{self.path}: cannot open label store: {exc}") from None
+            raise StoreError(f"{self.location}: cannot open label store: {db.describe(exc)}") from None
 
     # -- connection and transactions -------------------------------------------------------------
-    def _connect(self) -> sqlite3.Connection:
-        return connect(self.path, StoreError)
-
     @property
-    def conn(self) -> sqlite3.Connection:
-        if self._conn is None:
-            raise StoreError(f"{self.path}: label store is closed")
-        return self._conn
+    def db(self) -> Database:
+        if self._db is None:
+            raise StoreError(f"{self.location}: label store is closed")
+        return self._db
 
-    def _q(self, statement: str, params: Sequence[Any] = ()) -> sqlite3.Cursor:
-        return self.conn.execute(self.dialect.sql(statement), tuple(params))
+    def reopen_database(self) -> Database:
+        """A new connection to the store's database, for the judge's tables (:mod:`ragviz.judge.cache`)."""
+        return self.db.reopen()
+
+    def _q(self, statement: str, params: Sequence[Any] = ()) -> Any:
+        return self.db.execute(statement, params)
 
     class _Tx:
         def __init__(self, store: LabelStore):
@@ -152,7 +194,7 @@ class LabelStore:
         def __enter__(self) -> LabelStore:
             self.store._lock.acquire()
             try:
-                self.store.conn.execute(self.store.dialect.begin_write)
+                self.store.db.begin_write()
             except BaseException:
                 self.store._lock.release()
                 raise
@@ -162,10 +204,10 @@ class LabelStore:
             committed = False
             try:
                 if exc_type is None:
-                    self.store.conn.execute("COMMIT")
+                    self.store.db.commit()
                     committed = True
                 else:
-                    self.store.conn.execute("ROLLBACK")
+                    self.store.db.rollback()
             finally:
                 if not committed:
                     self.store._caches.clear()  # they may hold what was just rolled back
@@ -177,18 +219,23 @@ class LabelStore:
 
     def _applied(self) -> set[str] | None:
         """Applied migration names, ``None`` before the first migration (read-only, no lock)."""
-        try:
-            return {r[0] for r in self._q("SELECT name FROM schema_migrations")}
-        except sqlite3.OperationalError as exc:
-            if "no such table" in str(exc):
-                return None
-            raise
+        if not self.db.has_table("schema_migrations"):
+            return None
+        return {r[0] for r in self._q("SELECT name FROM schema_migrations")}
 
     def _migrate(self) -> None:
         applied = self._applied()
         known = {name for name, _ in MIGRATIONS}
         if applied is not None and known <= applied and not applied - known:
             return  # up to date: opening takes no write lock
+        if applied is None and self.path is None:
+            others = [t for t in self.db.table_names() if not t.startswith("judge_")]
+            if others:  # a shared server: never add ragviz's tables to someone else's database
+                raise StoreError(
+                    f"{self.location}: cannot open label store: the database has tables but none of ragviz's"
+                    f" ({', '.join(others[:5])}{' ...' if len(others) > 5 else ''}); give ragviz an empty database"
+                    " of its own (createdb ragviz)"
+                )
         with self._write():
             self._q(
                 "CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT NOT NULL PRIMARY KEY, applied_at TEXT NOT NULL)"
@@ -198,7 +245,7 @@ class LabelStore:
             unknown = sorted(applied - known)
             if unknown:
                 raise StoreError(
-                    f"{self.path}: label store was written by a newer ragviz (unknown migrations {', '.join(unknown)}); upgrade ragviz"
+                    f"{self.location}: label store was written by a newer ragviz (unknown migrations {', '.join(unknown)}); upgrade ragviz"
                 )
             for name, migration in MIGRATIONS:
                 if name in applied:
@@ -212,9 +259,9 @@ class LabelStore:
 
     def close(self) -> None:
         with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+            if self._db is not None:
+                self._db.close()
+                self._db = None
 
     def __enter__(self) -> LabelStore:
         return self
@@ -223,7 +270,7 @@ class LabelStore:
         self.close()
 
     def __repr__(self) -> str:
-        return f"LabelStore({str(self.path)!r})"
+        return f"LabelStore({self.location!r})"
 
     # -- events ------------------------------------------------------------------------------
     def _events(self, example_uid: str, annotator: str) -> list[Event]:
@@ -269,12 +316,27 @@ class LabelStore:
             raise ValueError("annotator must be a non-empty name")
 
     def record(
-        self, example_uid: str, annotator: str, changes: Sequence[Change | tuple[str, Any, Any]], action: str = "edit"
+        self,
+        example_uid: str,
+        annotator: str,
+        changes: Sequence[Change | tuple[str, Any, Any]],
+        action: str = "edit",
+        example: Example | None = None,
     ) -> int | None:
         """Store one decision (several field changes) in one durable transaction.
 
         *changes* are :class:`ragviz.data.labels.Change` (or ``(field, old, new)`` triples). Returns the
         new action id, ``None`` when *changes* is empty.
+
+        No lost update: each label field's ``old`` is the value the person saw. Inside the same write
+        transaction the store compares it with the field's stored current value for this annotator
+        and raises :class:`StaleEdit` (writing nothing) when they differ, unless the stored value
+        already equals ``new`` (then nothing would be lost; the event records the stored value as
+        ``old``). With *example*, the stored value is the field of the example's current labels
+        (judge base included, so a re-judge since counts); without it, the ``new`` of the field's
+        latest effective event since the last reset, and a field with no such event is not checked.
+        Labels are per annotator, so two annotators never conflict; ``review`` / ``reset`` markers
+        and :meth:`undo` carry no value and are never refused (each can itself be undone).
         """
         self._check_ids(example_uid, annotator)
         items = [c if isinstance(c, Change) else Change(*c) for c in changes]
@@ -289,12 +351,52 @@ class LabelStore:
                 raise ValueError(f"{c.field}: value cannot be stored as JSON: {exc}") from None
         ts = now_iso()
         with self._write():
+            items = self._check_stale(example_uid, annotator, items, example)
             action_id = self._new_action(example_uid, annotator, ts, action)
             for c in items:
                 self._insert_event(action_id, example_uid, annotator, ts, c.field, c.old, c.new)
             status = self._refresh_status(example_uid, annotator, action_id)
             self._cache_status(annotator, example_uid, status, action_id)
         return action_id
+
+    def _check_stale(
+        self, example_uid: str, annotator: str, items: list[Change], example: Example | None
+    ) -> list[Change]:
+        """*items* with ``old`` set to the stored value; :class:`StaleEdit` when a field changed since
+        it was shown (see :meth:`record`). Runs inside the write transaction."""
+        checked = [c for c in items if is_label_field(c.field)]
+        if not checked:
+            return items
+        events = effective_events(self._events(example_uid, annotator))
+        resets = [i for i, e in enumerate(events) if e.field == RESET_FIELD]
+        since_reset = events[resets[-1] + 1 :] if resets else events
+        latest = {e.field: e.new for e in since_reset}
+        current: Labels | None = None
+        if example is not None:
+            base = base_labels(example, self._judge_labels(example_uid))
+            current = fold_labels(base, events, example, annotator)
+        conflicts: list[Conflict] = []
+        out: list[Change] = []
+        for c in items:
+            if not is_label_field(c.field):
+                out.append(c)
+                continue
+            if example is not None and not c.field.startswith(CLAIM_PREFIX):
+                stored = field_value(current, c.field)
+            elif c.field in latest:
+                stored = latest[c.field]
+            else:
+                out.append(c)
+                continue
+            if _canonical(stored) == _canonical(c.old):
+                out.append(c)
+            elif _canonical(stored) == _canonical(c.new):
+                out.append(Change(c.field, stored, c.new))
+            else:
+                conflicts.append(Conflict(c.field, c.old, stored))
+        if conflicts:
+            raise StaleEdit(example_uid, annotator, conflicts)
+        return out
 
     def undo(self, example_uid: str, annotator: str) -> bool:
         """Undo the annotator's last not-yet-undone action on this example; ``False`` when none."""
@@ -419,7 +521,7 @@ class LabelStore:
     def annotators(self) -> list[str]:
         """Names that recorded at least one decision, sorted."""
         with self._lock:
-            return [r[0] for r in self._q("SELECT DISTINCT annotator FROM example_status ORDER BY annotator")]
+            return sorted(r[0] for r in self._q("SELECT DISTINCT annotator FROM example_status"))
 
     def n_events(self) -> int:
         with self._lock:
@@ -452,41 +554,74 @@ class LabelStore:
     # -- data sources ----------------------------------------------------------------------
     def register_source(self, path: str | os.PathLike) -> None:
         """Remember a data file the app loaded (absolute path), so exports can rebuild the examples."""
-        resolved = str(Path(path).expanduser().resolve())
+        self._register(str(Path(path).expanduser().resolve()))
+
+    def _register(self, source: str) -> None:
         with self._write():
             self._q(
-                "INSERT INTO data_sources (path, ts) VALUES (?, ?) ON CONFLICT (path) DO NOTHING", (resolved, now_iso())
+                "INSERT INTO data_sources (path, ts) VALUES (?, ?) ON CONFLICT (path) DO NOTHING", (source, now_iso())
             )
 
     def sources(self) -> list[str]:
-        """Registered data files, in the order they were first registered."""
+        """Registered data files, in the order they were first registered (on PostgreSQL an upload
+        is kept in the database and written to :attr:`uploads_dir` when this replica lacks it)."""
         with self._lock:
-            return [r[0] for r in self._q("SELECT path FROM data_sources ORDER BY id")]
+            stored = [r[0] for r in self._q("SELECT path FROM data_sources ORDER BY id")]
+        return [self._upload_file(s[len(UPLOAD_PREFIX) :]) if s.startswith(UPLOAD_PREFIX) else s for s in stored]
 
     @property
     def uploads_dir(self) -> Path:
+        """Where uploads are kept as files: next to an SQLite file; for PostgreSQL, this machine's copy
+        (``~/.ragviz/uploads``) of the bytes the database holds."""
+        if self.path is None:
+            return Path.home() / ".ragviz" / "uploads"
         return self.path.parent / f"{self.path.stem}-uploads"
 
     def save_upload(self, name: str, data: bytes) -> Path:
-        """Keep an uploaded file next to the DB under a content-hashed name, and register it.
+        """Keep an uploaded file under a content-hashed name and register it; the file's path.
 
         The same bytes uploaded twice map to the same file. The name keeps the upload's extension
-        (loaders pick the format by it); other characters are reduced to ``[A-Za-z0-9._-]``.
+        (loaders pick the format by it); other characters are reduced to ``[A-Za-z0-9._-]``. On SQLite
+        the file sits next to the DB; on PostgreSQL the bytes go into the ``uploads`` table (one
+        transaction, so every replica reaches them) and each replica writes its own copy on use.
         """
         digest = hashlib.sha256(data).hexdigest()[:16]
         base = Path(name).name or "upload"
         safe = re.sub(r"[^A-Za-z0-9._-]+", "_", base).strip("._") or "upload"
-        target = self.uploads_dir / f"{digest}-{safe}"
+        stored = f"{digest}-{safe}"
+        if self.path is None:
+            with self._write():
+                self._q(
+                    "INSERT INTO uploads (name, data, ts) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING",
+                    (stored, data, now_iso()),
+                )
+            self._register(UPLOAD_PREFIX + stored)
+            return self._write_file(self.uploads_dir / stored, data)
+        target = self._write_file(self.uploads_dir / stored, data)
+        self.register_source(target)
+        return target
+
+    def _upload_file(self, stored: str) -> str:
+        target = self.uploads_dir / stored
         if not target.exists():
-            self.uploads_dir.mkdir(parents=True, exist_ok=True)
+            with self._lock:
+                row = self._q("SELECT data FROM uploads WHERE name = ?", (stored,)).fetchone()
+            if row is None:
+                return str(target)  # gone from the database too: the loader will say the file is missing
+            self._write_file(target, bytes(row[0]))
+        return str(target)
+
+    @staticmethod
+    def _write_file(target: Path, data: bytes) -> Path:
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
             tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
             with open(tmp, "wb") as f:
                 f.write(data)
                 f.flush()
                 os.fsync(f.fileno())
             os.replace(tmp, target)
-            fsync_dir(self.uploads_dir)
-        self.register_source(target)
+            fsync_dir(target.parent)
         return target
 
     # -- judge label sets -------------------------------------------------------------------
@@ -523,10 +658,13 @@ class LabelStore:
     def judge_labels(self, example_uid: str) -> Labels | None:
         """The latest judge label set stored for the example, ``None`` when there is none."""
         with self._lock:
-            row = self._q(
-                "SELECT labels_json FROM judge_label_sets WHERE example_uid = ? ORDER BY id DESC LIMIT 1",
-                (example_uid,),
-            ).fetchone()
+            return self._judge_labels(example_uid)
+
+    def _judge_labels(self, example_uid: str) -> Labels | None:
+        row = self._q(
+            "SELECT labels_json FROM judge_label_sets WHERE example_uid = ? ORDER BY id DESC LIMIT 1",
+            (example_uid,),
+        ).fetchone()
         return None if row is None else labels_from_json(row[0])
 
     def judged_uids(self) -> set[str]:

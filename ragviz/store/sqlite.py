@@ -1,7 +1,8 @@
 """The SQLite backend: one file, WAL journal, ``synchronous=FULL``, a 30 s busy timeout.
 
-A new backend (PostgreSQL) adds a module beside this one with its own ``connect`` and a
-:class:`~ragviz.store.migrations.Dialect`; the SQL of the store and its migrations stays shared.
+PostgreSQL is the module beside this one (:mod:`ragviz.store.postgres`); both are opened through
+:mod:`ragviz.store.database` with a :class:`~ragviz.store.migrations.Dialect`, and the SQL of the store and its
+migrations stays shared.
 """
 
 from __future__ import annotations
@@ -13,15 +14,15 @@ from pathlib import Path
 BUSY_TIMEOUT_MS = 30_000
 
 
-def connect(where: Path, error: type[Exception]) -> sqlite3.Connection:
+def connect(where: Path, error: type[Exception], what: str = "label store") -> sqlite3.Connection:
     """An autocommit connection to the SQLite file *where* (its folder created), usable from any
     thread; every failure is raised as *error* with a message naming the file."""
     if where.exists() and where.is_dir():
-        raise error(f"{where}: cannot open label store: is a directory")
+        raise error(f"{where}: cannot open {what}: is a directory")
     try:
         where.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise error(f"{where}: cannot create the folder for the label store: {exc.strerror or exc}") from None
+        raise error(f"{where}: cannot create the folder for the {what}: {exc.strerror or exc}") from None
     try:
         conn = sqlite3.connect(
             str(where), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
@@ -31,10 +32,10 @@ def connect(where: Path, error: type[Exception]) -> sqlite3.Connection:
         conn.execute("PRAGMA synchronous = FULL")
         conn.execute("PRAGMA foreign_keys = ON")
     except sqlite3.DatabaseError as exc:
-        raise error(f"{where}: cannot open label store: {exc}") from None
+        raise error(f"{where}: cannot open {what}: {exc}") from None
     if str(mode).lower() != "wal":
         conn.close()
-        raise error(f"{where}: cannot open label store: the file system does not support WAL journaling (got {mode!r})")
+        raise error(f"{where}: cannot open {what}: the file system does not support WAL journaling (got {mode!r})")
     return conn
 
 

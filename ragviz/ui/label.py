@@ -51,13 +51,13 @@ ESTIMATE_MEMO = "label.estimate_memo"  # ((model, endpoint, prompt, labels versi
 
 
 @st.cache_resource(show_spinner=False)
-def _judge_cache(path: str) -> JudgeCache:
-    return JudgeCache(path)
+def _judge_cache(location: str) -> JudgeCache:
+    return JudgeCache(state.store().reopen_database())
 
 
 def judge_cache() -> JudgeCache:
-    """The judge tables in the label store's DB file (opened once per process)."""
-    return _judge_cache(str(state.store().path))
+    """The judge tables in the label store's database (opened once per process, own connection)."""
+    return _judge_cache(state.store().location)
 
 
 def init_settings_state() -> None:
@@ -222,7 +222,7 @@ def selected_rows(
 ) -> list[int]:
     """The selection's row indices, recomputed only when the data, the store's labels, the
     selection widgets or the Review filter's result (*filtered*) change (walking every row is O(N))."""
-    key = (state.current_paths(), str(store.path), store.data_version(), selection, first_k)
+    key = (state.current_paths(), store.location, store.data_version(), selection, first_k)
     memo = st.session_state.get(SELECTION_MEMO)
     if memo and memo[0] == key and memo[1] is filtered:
         return memo[2]

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 def _store_key() -> tuple[str, tuple[int, int]]:
     """The label store's part of a cache key: its file and its data version."""
     s = store()
-    return str(s.path), s.data_version()
+    return s.location, s.data_version()
 
 
 @st.cache_resource(show_spinner="Computing the metrics…", max_entries=8)

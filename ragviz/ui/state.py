@@ -8,6 +8,7 @@ set. Per rerun a page touches only the current example and a few indexed store q
 from __future__ import annotations
 
 import getpass
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +26,7 @@ from ragviz.data.model import Example, Labels
 from ragviz.data.ragbench import LABEL_FIELDS, labels_from_row
 from ragviz.metrics.trace import trace_scores
 from ragviz.store.events import base_labels, fold_labels
-from ragviz.store.label_store import LabelStore, default_db_path
+from ragviz.store.label_store import LabelStore, StaleEdit, default_db
 from ragviz.ui.present import is_present
 
 if TYPE_CHECKING:
@@ -37,6 +38,7 @@ PATHS_KEY = "ragviz.paths"
 ANNOTATOR_KEY = "ragviz.annotator"
 VERSION_KEY = "ragviz.label_version"
 SHELL_KEY = "ragviz.shell_checked"
+STALE_KEY = "ragviz.stale_edit"  # the message of an edit the store refused, until a page shows it
 SAMPLE_DATA = Path(__file__).resolve().parents[2] / "sample_data"
 
 
@@ -46,8 +48,9 @@ def _store(path: str) -> LabelStore:
 
 
 def store() -> LabelStore:
-    """The label store at ``$RAGVIZ_DB`` or ``~/.ragviz/ragviz.db`` (opened once per process)."""
-    return _store(str(default_db_path()))
+    """The label store at ``$RAGVIZ_DB`` (a file or a ``postgresql://`` URL) or ``~/.ragviz/ragviz.db``
+    (opened once per process)."""
+    return _store(str(default_db()))
 
 
 @st.cache_resource(show_spinner="Loading data…", max_entries=8)
@@ -103,8 +106,11 @@ class PageContext:
 
 
 def require_data() -> PageContext:
-    """The shared start of a data page: with nothing loaded, say so, link to the Data page and
-    stop the run; else the page's :class:`PageContext`."""
+    """The shared start of a data page: show the message of an edit the store just refused (see
+    :func:`record_decision`); with nothing loaded, say so, link to the Data page and stop the run;
+    else the page's :class:`PageContext`."""
+    if (refused := st.session_state.pop(STALE_KEY, None)) is not None:
+        st.warning(refused, icon=":material/sync_problem:")
     ds = dataset()
     if len(ds) == 0:
         st.info(NO_DATA_MESSAGE)
@@ -150,13 +156,40 @@ def _default_user() -> str:
 
 def record_decision(uid: str, changes: list, action: str = "edit") -> bool:
     """Store one decision of the annotator on *uid* and bump the label version; nothing is stored
-    in presentation mode or without changes. True when a decision was stored."""
+    in presentation mode or without changes. True when a decision was stored.
+
+    Each change carries the value the person saw; when the stored value changed since (the same
+    annotator in another tab or replica), the store refuses the whole decision (:class:`StaleEdit`):
+    a warning names each field with the newer value, and the label version is bumped so the page
+    redraws with the newer labels. Nothing is lost: the other edit stays, this one can be redone."""
     if is_present() or not changes:
         return False
-    if store().record(uid, annotator(), changes, action) is None:
+    ds = dataset()
+    row = ds.index_of(uid)
+    example = ds.example(row) if row is not None else None
+    try:
+        stored = store().record(uid, annotator(), changes, action, example=example)
+    except StaleEdit as exc:
+        bump_label_version()
+        st.session_state[STALE_KEY] = stale_message(exc)  # shown by the next require_data()
+        return False
+    if stored is None:
         return False
     bump_label_version()
     return True
+
+
+def stale_message(exc: StaleEdit) -> str:
+    """What the app says about a refused edit: which fields changed and their newer values."""
+    fields = "; ".join(
+        f"**{_md_safe(c.field)}** is now {_md_safe(json.dumps(c.stored, ensure_ascii=False))}"
+        f" (you saw {_md_safe(json.dumps(c.seen, ensure_ascii=False))})"
+        for c in exc.conflicts
+    )
+    return (
+        "Not saved: these labels were changed since this page drew them (another tab or window of"
+        f" {_md_safe(exc.annotator)}?). {fields}. The page now shows the newer labels; redo the edit if you still want it."
+    )
 
 
 def undo_decision(uid: str, nothing_to_undo: str) -> None:
@@ -318,7 +351,7 @@ def sidebar() -> None:
     """Sidebar shown on every page: DB path, annotator, what is loaded."""
     with st.sidebar:
         st.caption("Label database")
-        st.code(str(store().path), language=None, wrap_lines=True)
+        st.code(store().location, language=None, wrap_lines=True)  # a URL's password masked
         st.caption(f"Annotator: **{_md_safe(annotator())}**")
         ds = dataset()
         st.caption(f"Loaded: {len(ds):,} examples from {len(current_paths())} path(s)")

