@@ -24,7 +24,7 @@ from ragviz.data.dataset import Dataset
 from ragviz.data.model import Example
 from ragviz.judge import PROMPT_VERSION, JudgeCache, JudgeConfigError, JudgeSettings, judge_example
 from ragviz.judge.cache import JudgeFailure, JudgeRun
-from ragviz.judge.client import API_KEY_ENV, NO_KEY_PLACEHOLDER
+from ragviz.judge.client import API_KEY_ENV, DEFAULT_TIMEOUT, NO_KEY_PLACEHOLDER
 from ragviz.judge.endpoint import BASE_URL_ENV, EndpointAccess, endpoint_access, server_endpoint, short_error
 from ragviz.judge.estimate import RunEstimate
 from ragviz.judge.run import JudgeOutcome, RunProgress, RunSummary
@@ -69,7 +69,7 @@ def init_settings_state() -> None:
     st.session_state.setdefault(BASE_URL_KEY, os.environ.get(BASE_URL_ENV) or "")
     st.session_state.setdefault(API_KEY_KEY, "")
     st.session_state.setdefault(CONCURRENCY_KEY, 8)
-    st.session_state.setdefault(TIMEOUT_KEY, 120)
+    st.session_state.setdefault(TIMEOUT_KEY, int(DEFAULT_TIMEOUT))
 
 
 def judge_access() -> EndpointAccess | JudgeConfigError:
@@ -246,6 +246,14 @@ def settings_box() -> JudgeSettings:
             help="Kept in this browser session only: never saved to the database, logs or exports",
         )
         right.number_input("Concurrent calls", min_value=1, max_value=64, step=1, key=CONCURRENCY_KEY)
+        left.number_input(
+            "Timeout per call (s)",
+            min_value=1,
+            max_value=600,
+            step=5,
+            key=TIMEOUT_KEY,
+            help="A call that has not answered completely by then is retried (up to 6 attempts), then fails",
+        )
         settings = settings_from_state()
         access = judge_access()
         st.caption(f"{key_source_note(access)} Prompt version `{PROMPT_VERSION}`.")
@@ -340,15 +348,16 @@ def run_button(disabled: bool) -> bool:
 
 def run_progress(n_examples: int) -> Callable[[RunProgress], None]:
     """A progress bar and a Cancel button for a run of *n_examples*; returns the callback that moves
-    the bar. Clicking Cancel reruns the page, which stops the run at its next progress update."""
+    the bar. Clicking Cancel reruns the page, which stops the run at its next progress update (at most
+    :data:`ragviz.judge.run.TICK` seconds away: the calls under way are cancelled)."""
     bar = st.progress(0.0, text=f"Judging {n_examples:,} examples…")
     st.button("Cancel", key=CANCEL, icon=":material/stop:")
 
     def on_progress(p: RunProgress) -> None:
-        bar.progress(
-            p.done / max(p.total, 1),
-            text=f"{p.done:,} / {p.total:,} — new {p.n_judged:,}, cached {p.n_cached:,}, failed {p.n_failed:,}",
-        )
+        text = f"{p.done:,} / {p.total:,} — new {p.n_judged:,}, cached {p.n_cached:,}, failed {p.n_failed:,}"
+        if p.retry_wait > 0:
+            text += f" — the server asked to wait: retrying in {p.retry_wait:.0f} s"
+        bar.progress(p.done / max(p.total, 1), text=text)
 
     return on_progress
 
