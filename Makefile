@@ -26,7 +26,7 @@ install-dev: $(VENV)/.installed-dev
 
 ## Start the app on the bundled sample data (http://localhost:$(PORT)).
 run: install
-	RAGVIZ_DATA=$(DATA) $(BIN)/streamlit run app.py --server.port $(PORT) --browser.gatherUsageStats false
+	RAGVIZ_DATA=$(DATA) $(BIN)/streamlit run app.py --server.address localhost --server.port $(PORT) --browser.gatherUsageStats false
 
 ## Debian chromium for the browser tests (never `playwright install`).
 browser:

@@ -1,13 +1,11 @@
 """Data page: a person sets the annotator name their labels are kept under, loads the sample data,
 uploads a file or opens a path, and reads the validation and label-quality report of what is loaded."""
 
-from pathlib import Path
-
 import streamlit as st
 
 from ragviz.data.load import load, load_bytes
 from ragviz.ui import data as ui
-from ragviz.ui import state
+from ragviz.ui import served, state
 from ragviz.ui.state import FILTER_CACHE
 
 state.require_app_shell()
@@ -47,13 +45,16 @@ def use_upload(name: str, data: bytes, add: bool) -> None:
 
 
 ui.annotator_box(state.annotator(), state.store().annotators(), on_change=set_annotator)
-request = ui.load_box(state.SAMPLE_DATA.name)
+request = ui.load_box(state.SAMPLE_DATA.name, served.path_typing_off())
 if request.sample:
     use_paths([str(state.SAMPLE_DATA)], request.add)
 if request.upload is not None:
     use_upload(request.upload.name, request.upload.getvalue(), request.add)
 if request.path:
-    use_paths([str(Path(request.path).expanduser())], request.add)
+    try:
+        use_paths([str(served.open_typed_path(request.path))], request.add)
+    except served.PathRefused as refused:
+        st.session_state[LAST_PROBLEM] = (request.path, [str(refused)])
 ui.rejected_notice(st.session_state.get(LAST_PROBLEM))
 
 paths = state.current_paths()

@@ -7,12 +7,12 @@ import streamlit as st
 from ragviz.judge import JudgeConfigError, judge_examples
 from ragviz.judge.selection import FILTERED
 from ragviz.ui import label as ui
-from ragviz.ui import state
+from ragviz.ui import render, state
 from ragviz.ui.state import active_filter_rows
 
 state.require_app_shell()
 
-LAST_RUN = "label.last_run"  # (uids, RunSummary) of this session's last run
+LAST_RUN = "label.last_run"  # (uids, RunSummary, called the configured judge) of this session's last run
 
 st.title("Label with an LLM judge")
 page = state.require_data()
@@ -37,20 +37,19 @@ ui.cancelled_notice()
 if ui.run_button(disabled=not indices):
     examples = state.examples_at(indices)
     try:
-        settings.check()
-        settings.resolved_api_key()
+        settings = ui.checked_settings()
     except JudgeConfigError as exc:
-        st.error(f"Judge settings: {exc}")
+        st.error(f"Judge settings: {render.md_escape(exc)}")
         st.stop()
     summary = judge_examples(examples, settings, cache, store, on_progress=ui.run_progress(len(examples)))
-    st.session_state[LAST_RUN] = ([e.uid for e in examples], summary)
+    st.session_state[LAST_RUN] = ([e.uid for e in examples], summary, ui.own_endpoint())
     state.bump_label_version()
     st.rerun()  # show the estimate, results and failures as they are now
 
 last = st.session_state.get(LAST_RUN)
 if last:
-    uids, summary = last
+    uids, summary, own = last
     run_examples = state.examples_at([i for i in (ds.index_of(u) for u in uids) if i is not None])
-    ui.last_run(summary, run_examples, cache.failures(summary.run_id))
+    ui.last_run(summary, run_examples, cache.failures(summary.run_id), full=own)
 
 ui.recent_runs(cache.runs(20))

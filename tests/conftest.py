@@ -58,6 +58,8 @@ def app_env(tmp_path, monkeypatch):
     monkeypatch.setenv("RAGVIZ_DB", str(db))
     monkeypatch.setenv("RAGVIZ_DATA", str(SAMPLE_DATA))
     monkeypatch.setenv("RAGVIZ_ANNOTATOR", "tester")
+    monkeypatch.setenv("RAGVIZ_SERVED", "0")  # AppTest has no server address; tests of served mode set "1"
+    monkeypatch.delenv("RAGVIZ_DATA_ROOT", raising=False)
     return {"db": db, "home": home, "tmp": tmp_path}
 
 

@@ -8,7 +8,7 @@ question; when the list is used up the answer is valid again. Steps:
 ``"valid"``, ``"malformed"`` (not JSON), ``"bad_keys"`` (keys naming no sentence),
 ``"missing_sentence"`` (no support entry for the last response sentence), ``"prose"`` (valid JSON
 wrapped in prose and a code fence), ``"429:<seconds>"`` (rate limited with ``Retry-After``),
-``"500"``, ``"html"`` (an HTML page with status 200), ``"other_json"`` (JSON that is not a chat completion, status 200), ``"401"`` (echoes the key in the error, as the real API does), ``"slow:<seconds>"`` (answers validly after the delay).
+``"500"``, ``"html"`` (an HTML page with status 200), ``"other_json"`` (JSON that is not a chat completion, status 200), ``"401"`` (echoes the key in the error, as the real API does), ``"slow:<seconds>"`` (answers validly after the delay), ``"huge:<characters>"`` (an answer that long, not JSON).
 
 ``reject_formats`` lists ``response_format`` types the server refuses with HTTP 400 (like servers
 without structured output). ``latency`` is the time from a request's headers being read to its
@@ -217,7 +217,9 @@ class StubServer:
             return 200, {"Content-Type": "text/html"}, "<html><body>Bad gateway</body></html>", 0.0
         delay = self.latency + (float(arg) if kind == "slow" else 0.0)
         answer = valid_answer(context_keys, response_keys)
-        if kind == "malformed":
+        if kind == "huge":  # an answer of <arg> characters (not valid JSON)
+            content = "x" * int(arg or 10_000_000)
+        elif kind == "malformed":
             content = '{"relevance_explanation": "cut off", "all_relevant_sentence_keys": ["0a",'
         elif kind == "bad_keys":
             answer["all_relevant_sentence_keys"] = answer["all_relevant_sentence_keys"] + ["9zz"]

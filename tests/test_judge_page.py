@@ -72,6 +72,7 @@ def test_label_first_k_lands_in_store_and_key_stays_in_session(app_env, monkeypa
 
 
 def test_failures_show_raw_output_as_text(app_env, monkeypatch, server):
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)  # the configured judge: its raw answers are shown
     examples = list(load([str(ROOT / "sample_data")]).dataset)
     server.script[examples[0].question] = ["malformed"] * 3
     at = open_label(app_env, monkeypatch)

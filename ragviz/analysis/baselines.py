@@ -78,10 +78,11 @@ class BaselineScore:
 
 
 def _number(value: Any) -> float | None:
+    """A baseline's score, ``None`` when missing or not finite (NaN, inf: skipped, never scored)."""
     if value is None:
         return None
     value = float(value)
-    return None if math.isnan(value) else value
+    return value if math.isfinite(value) else None
 
 
 def baseline_records(dataset: Dataset, truth: Mapping[int, Labels | None] | None = None) -> Iterator[BaselineRecord]:

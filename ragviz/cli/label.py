@@ -16,6 +16,7 @@ from typing import TextIO
 EXIT_OK = 0
 EXIT_SOME_FAILED = 1
 EXIT_BAD_INPUT = 2
+DEFAULT_TIMEOUT = 60.0  # = ragviz.judge.client.DEFAULT_TIMEOUT (not imported: it loads the openai client)
 
 
 def add_label_arguments(parser: argparse.ArgumentParser) -> None:
@@ -26,7 +27,12 @@ def add_label_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--base-url", default=None, help="OpenAI-compatible server URL (default: the OpenAI API)")
     parser.add_argument("--concurrency", type=int, default=8, help="calls in flight at once (default: 8)")
     parser.add_argument("--limit", type=int, default=None, metavar="K", help="judge only the first K examples")
-    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per call before retrying (default: 120)")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        help=f"seconds for one whole call (send, wait, read the answer) before it is retried (default: {DEFAULT_TIMEOUT:g})",
+    )
     parser.add_argument(
         "--max-attempts", type=int, default=6, help="HTTP attempts per call on 429/5xx/timeouts (default: 6)"
     )

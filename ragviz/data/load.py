@@ -33,6 +33,7 @@ is reported and skipped (the first is kept). A row without an id gets ``h<sha1 o
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -175,29 +176,52 @@ def _finish(parts: list[Dataset], report: Report) -> LoadResult:
     return LoadResult(dataset, report.errors, report.warnings)
 
 
+def _files_in(folder: Path, report: Report) -> list[Path]:
+    """The input files under *folder* (hidden files and folders skipped, folder symlinks not followed);
+    a folder or file that cannot be read becomes an error naming it."""
+
+    def unreadable(exc: OSError) -> None:
+        report.error(str(exc.filename or folder), None, "path", f"cannot read: {exc.strerror or exc}")
+
+    found: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(folder, onerror=unreadable):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        for name in filenames:
+            f = Path(dirpath) / name
+            if name.startswith(".") or f.suffix.lower() not in FORMATS:
+                continue
+            try:
+                if f.is_file():
+                    found.append(f)
+            except OSError as exc:
+                unreadable(exc)
+    return sorted(found)
+
+
 def _expand(paths: Iterable[str | Path], report: Report) -> list[Path]:
     files: list[Path] = []
     seen: set[Path] = set()
     for given in paths:
         p = Path(given)
-        if not p.exists():
-            report.error(str(given), None, "path", "no such file or directory")
+        try:
+            if not p.exists():
+                report.error(str(given), None, "path", "no such file or directory")
+                continue
+            if p.is_dir():
+                candidates = _files_in(p, report)
+                if not candidates:
+                    report.error(str(given), None, "path", f"no {', '.join(FORMATS)} files in this directory")
+            else:
+                candidates = [p]
+        except OSError as exc:  # PermissionError on /proc/1/root, a folder one may not list, ...
+            report.error(str(given), None, "path", f"cannot read: {exc.strerror or exc}")
             continue
-        if p.is_dir():
-            found = sorted(
-                f
-                for f in p.rglob("*")
-                if f.is_file()
-                and f.suffix.lower() in FORMATS
-                and not any(part.startswith(".") for part in f.relative_to(p).parts)
-            )
-            if not found:
-                report.error(str(given), None, "path", f"no {', '.join(FORMATS)} files in this directory")
-            candidates = found
-        else:
-            candidates = [p]
         for f in candidates:
-            resolved = f.resolve()
+            try:
+                resolved = f.resolve()
+            except (OSError, RuntimeError) as exc:
+                report.error(str(f), None, "path", f"cannot read: {getattr(exc, 'strerror', None) or exc}")
+                continue
             if resolved in seen:
                 report.warning(str(f), None, "path", "given more than once; loaded once")
                 continue

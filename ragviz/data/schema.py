@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -285,7 +286,12 @@ def canonical_row(raw: Any, path: str, rownum: int, report: Report) -> dict[str,
             )
             row[name] = None
         elif name != "adherence_score":
-            row[name] = float(value)
+            number = float(value)
+            if not math.isfinite(number):  # inf / NaN would crash AUROC and the Dashboard's statistics
+                report.warning(path, rownum, name, f"expected a finite number, got {number}; ignored")
+                row[name] = None
+            else:
+                row[name] = number
 
     # derive what is missing
     if doc_sents is None:

@@ -36,12 +36,20 @@ NO_KEY_PLACEHOLDER = "no-key"
 
 FORMAT_MODES = ("json_schema", "json_object", "text")
 # A server asking for a longer pause than this is treated as asking for this long.
-MAX_RETRY_AFTER = 300.0
+MAX_RETRY_AFTER = 60.0
+DEFAULT_TIMEOUT = 60.0  # seconds per call, the whole request (connect, send, wait, read)
+MAX_ANSWER_BYTES = 1_000_000  # a larger answer is refused: not parsed, not stored, not sent back in a fix-up
 _SECRET_LOOKING = re.compile(r"\b(sk-[A-Za-z0-9_\-*]{4,})")
 
 
 class JudgeConfigError(ValueError):
     """The settings cannot work (no key for the OpenAI API, bad concurrency, ...)."""
+
+
+class _TooLarge(Exception):
+    def __init__(self, size: int):
+        super().__init__(size)
+        self.size = size
 
 
 class JudgeRequestError(RuntimeError):
@@ -61,7 +69,7 @@ class JudgeSettings:
     base_url: str | None = None
     api_key: str | None = field(default=None, repr=False, compare=False)
     concurrency: int = 8
-    timeout: float = 120.0
+    timeout: float = DEFAULT_TIMEOUT
     max_attempts: int = 6  # HTTP attempts per call (429 / 5xx / timeout / connection errors)
     max_fix_attempts: int = 2  # extra calls after an invalid answer, with the problems fed back
     backoff_base: float = 1.0
@@ -208,6 +216,34 @@ class ChatCaller:
         self.format_mode = settings.response_format
         self.requests = 0
         self._sleep = sleep
+        self.waiting_until = 0.0  # time.monotonic() until which a call waits as the server asked (Retry-After)
+
+    def retry_wait_left(self) -> float:
+        """Seconds left of the longest Retry-After wait under way (0 when none), for the progress line."""
+        return max(0.0, self.waiting_until - time.monotonic())
+
+    async def _wait_as_asked(self, seconds: float) -> None:
+        self.waiting_until = max(self.waiting_until, time.monotonic() + seconds)
+        await self._sleep(seconds)
+
+    async def _post(self, content: bytes) -> bytes:
+        """One HTTP request; the whole of it (answer read included) within ``settings.timeout``
+        (:class:`TimeoutError` else)."""
+        return await asyncio.wait_for(self._post_and_read(content), self.settings.timeout)
+
+    async def _post_and_read(self, content: bytes) -> bytes:
+        response = await self.client.post("/chat/completions", content=content, cast_to=httpx.Response)
+        size = int(response.headers.get("content-length") or 0)
+        if size > MAX_ANSWER_BYTES:
+            await response.aclose()
+            raise _TooLarge(size)
+        data = b""
+        async for chunk in response.aiter_bytes():
+            data += chunk
+            if len(data) > MAX_ANSWER_BYTES:
+                await response.aclose()
+                raise _TooLarge(len(data))
+        return data
 
     def redact(self, text: str) -> str:
         return redact(text, self._api_key)
@@ -245,8 +281,11 @@ class ChatCaller:
                 # chat.completions.create, without re-walking the typed params and building pydantic
                 # models on every call (~1 ms of CPU per call on a RAGBench-sized prompt).
                 # (Content-Type: application/json is one of the client's default headers.)
-                response = await self.client.post("/chat/completions", content=content, cast_to=httpx.Response)
-                data = await response.aread()
+                data = await self._post(content)
+            except _TooLarge as exc:
+                raise JudgeRequestError(
+                    f"answer refused: {exc.size:,} bytes or more, over the {MAX_ANSWER_BYTES:,}-byte limit", attempt
+                ) from None
             except openai.APIStatusError as exc:
                 if _is_format_rejection(exc) and sent_mode != "text":
                     # A concurrent call may have stepped down already; never step back up.
@@ -259,13 +298,18 @@ class ChatCaller:
                 if not retryable or attempt >= self.settings.max_attempts:
                     raise JudgeRequestError(self.redact(f"HTTP {exc.status_code}: {exc}"), attempt) from None
                 wait = retry_after_seconds(exc.response.headers)
-                await self._sleep(self._backoff(attempt) if wait is None else min(wait, MAX_RETRY_AFTER))
+                if wait is None:
+                    await self._sleep(self._backoff(attempt))
+                else:
+                    await self._wait_as_asked(min(wait, MAX_RETRY_AFTER))
                 continue
-            except (openai.APITimeoutError, openai.APIConnectionError) as exc:
+            except (openai.APITimeoutError, openai.APIConnectionError, asyncio.TimeoutError) as exc:
                 if attempt >= self.settings.max_attempts:
-                    kind = "timed out" if isinstance(exc, openai.APITimeoutError) else "connection failed"
+                    timed_out = isinstance(exc, (openai.APITimeoutError, asyncio.TimeoutError))
+                    why = f"no complete answer within {self.settings.timeout:g} s" if timed_out else str(exc)
+                    kind = "timed out" if timed_out else "connection failed"
                     raise JudgeRequestError(
-                        self.redact(f"request {kind} after {attempt} attempts: {exc}"), attempt
+                        self.redact(f"request {kind} after {attempt} attempts: {why}"), attempt
                     ) from None
                 await self._sleep(self._backoff(attempt))
                 continue

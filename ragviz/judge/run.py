@@ -67,6 +67,10 @@ class RunProgress:
     n_cached: int
     n_judged: int
     n_failed: int
+    retry_wait: float = 0.0  # seconds left of a wait the server asked for (Retry-After, capped), 0 when none
+
+
+TICK = 0.5  # seconds between progress reports while calls are under way (a Cancel is seen within it)
 
 
 @dataclass
@@ -178,8 +182,10 @@ async def judge_examples_async(
 ) -> RunSummary:
     """Judge *examples*; cached answers are reused unless *force*.
 
-    *on_progress* is called after each example; *should_cancel* is polled before each call is
-    started and after each example (cancelling keeps every answer already accepted).
+    *on_progress* is called after each example and every :data:`TICK` seconds while calls are under
+    way; *should_cancel* is polled as often. Cancelling (or *on_progress* raising, as Streamlit does
+    when the person clicks Cancel) stops the calls under way at once and keeps every answer already
+    accepted.
     """
     settings.check()
     started = time.perf_counter()
@@ -190,10 +196,13 @@ async def judge_examples_async(
     summary = RunSummary(run_id, [None] * len(examples), model=settings.model, format_mode=settings.response_format)
     counts = {CACHED: 0, JUDGED: 0, FAILED: 0}
 
+    caller: ChatCaller | None = None
+
     def report() -> None:
         if on_progress is not None:
+            wait = caller.retry_wait_left() if caller is not None else 0.0
             on_progress(
-                RunProgress(sum(counts.values()), len(examples), counts[CACHED], counts[JUDGED], counts[FAILED])
+                RunProgress(sum(counts.values()), len(examples), counts[CACHED], counts[JUDGED], counts[FAILED], wait)
             )
 
     todo: list[int] = []
@@ -213,8 +222,8 @@ async def judge_examples_async(
 
     status = "done"
     writer = _Writer(cache, store)
-    caller: ChatCaller | None = None
     tasks: list[asyncio.Task] = []
+    ticker: asyncio.Task | None = None
     try:
         if todo:
             caller = ChatCaller(settings)
@@ -236,19 +245,36 @@ async def judge_examples_async(
                     report()
                     cancelled()
 
+            async def tick() -> None:
+                while True:
+                    await asyncio.sleep(TICK)
+                    report()  # may raise: Streamlit stops a script here once Cancel is clicked
+                    if cancelled():
+                        for task in tasks:
+                            task.cancel()
+                        return
+
             tasks = [asyncio.create_task(worker(i)) for i in todo]
-            for next_done in asyncio.as_completed(tasks):
-                await next_done
+            ticker = asyncio.create_task(tick())
+            workers = asyncio.gather(*tasks)
+            await asyncio.wait({workers, ticker}, return_when=asyncio.FIRST_COMPLETED)
+            if ticker.done() and not ticker.cancelled() and ticker.exception() is not None:
+                raise ticker.exception()  # type: ignore[misc]
+            try:
+                await workers
+            except asyncio.CancelledError:
+                if not summary.cancelled:
+                    raise
         if summary.cancelled:
             status = "cancelled"
     except BaseException:
         status = "interrupted"
         raise
     finally:
-        for task in tasks:
+        for task in [*tasks, *([ticker] if ticker is not None else [])]:
             task.cancel()
         if tasks:
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await asyncio.gather(*tasks, *([ticker] if ticker is not None else []), return_exceptions=True)
         try:
             writer.drain()
         finally:

@@ -35,12 +35,13 @@ from ragviz.data.formats.ragchecker import (
     parse_ragchecker,
     read_ragchecker,
 )
-from ragviz.ui import render, state
+from ragviz.ui import render, served, state
 
 EXAMPLE_FILE = Path(__file__).resolve().parents[2].parent / "shared" / "ragchecker" / "checking_outputs.json"
 SOURCE = "claims.source"  # {"name": file name, "path": str | None, "digest": str | None}
 UPLOADS = "claims.uploads"  # digest -> bytes (uploads live in the session only)
 INDEX = "claims.index"
+PATH_REFUSED = "claims.path_refused"  # the refusal of the last typed path (served mode), shown under the field
 CURRENT_CACHE = "claims.current_cache"
 MATRIX_TITLES = {
     RESPONSE: "Response claims — entailed by the ground-truth answer? by each chunk?",
@@ -70,6 +71,8 @@ def _read_bytes(name: str, digest: str, _data: bytes) -> RagCheckerLoad | RagChe
         return RagCheckerFormatError(
             [RagCheckerProblem(name, exc.lineno, "json", f"not valid JSON: {exc.msg} (column {exc.colno})")]
         )
+    except RecursionError:
+        return RagCheckerFormatError([RagCheckerProblem(name, 0, "json", "nested too deep to read")])
     try:
         return parse_ragchecker(data, name, dataset=Path(name).stem)
     except RagCheckerFormatError as exc:
@@ -90,9 +93,15 @@ def load_source(source: dict[str, Any]) -> RagCheckerLoad | RagCheckerFormatErro
     """The opened file's items and warnings, or every problem that keeps it from loading."""
     if source.get("path"):
         path = Path(source["path"]).expanduser()
-        if not path.is_file():
-            return RagCheckerFormatError([RagCheckerProblem(str(path), 0, "path", "no such file")])
-        return _read_path(str(path), path.stat().st_mtime)
+        try:
+            if not path.is_file():
+                return RagCheckerFormatError([RagCheckerProblem(str(path), 0, "path", "no such file")])
+            mtime = path.stat().st_mtime
+        except OSError as exc:
+            return RagCheckerFormatError(
+                [RagCheckerProblem(str(path), 0, "path", f"cannot read: {exc.strerror or exc}")]
+            )
+        return _read_path(str(path), mtime)
     data = st.session_state.get(UPLOADS, {}).get(source.get("digest"))
     if data is None:
         return RagCheckerFormatError(
@@ -113,7 +122,15 @@ def _open_path(path: str) -> None:
 
 
 def _open_typed() -> None:
-    _open_path(st.session_state.get("claims.path") or "")
+    """Open the typed path, or keep the refusal (served mode: only under the data folder) to show."""
+    typed = (st.session_state.get("claims.path") or "").strip()
+    st.session_state[PATH_REFUSED] = None
+    if not typed:
+        return
+    try:
+        _open_path(str(served.open_typed_path(typed)))
+    except served.PathRefused as refused:
+        st.session_state[PATH_REFUSED] = str(refused)
 
 
 def _open_upload() -> None:
@@ -132,9 +149,14 @@ def source_controls() -> None:
     with st.expander("Open a RagChecker file", expanded=SOURCE not in st.session_state):
         cols = st.columns([0.55, 0.45])
         with cols[0]:
-            st.text_input("Path of a RagChecker checking-output JSON", key="claims.path")
+            off = served.path_typing_off()
+            st.text_input("Path of a RagChecker checking-output JSON", key="claims.path", disabled=off is not None)
+            if off is not None:
+                st.caption(off)
+            if st.session_state.get(PATH_REFUSED):
+                error_lines([st.session_state[PATH_REFUSED]])
             row = st.container(horizontal=True)
-            row.button("Open path", key="claims.open_path", on_click=_open_typed)
+            row.button("Open path", key="claims.open_path", on_click=_open_typed, disabled=off is not None)
             if EXAMPLE_FILE.is_file():
                 row.button(
                     "Open RagChecker's example",

@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from ragviz.analysis.compare import HUMAN, JUDGE, DiffTotals, ExampleDiff
+from ragviz.data.records import csv_cell
 from ragviz.metrics.trace import TRACE_METRICS
 
 LABEL_SETS_HELP = (
@@ -42,6 +43,11 @@ def no_difference(a: str, b: str, n_compared: int) -> None:
     )
 
 
+def diff_csv(table: pd.DataFrame) -> str:
+    """The diff as CSV, text cells neutralised against spreadsheet formulas (:func:`ragviz.data.records.csv_cell`)."""
+    return table.map(csv_cell).to_csv(index=False)
+
+
 def diff_table(table: pd.DataFrame, a: str, b: str) -> None:
     """The differences, one row per example, with the metric changes signed; downloadable as CSV."""
     st.dataframe(
@@ -52,7 +58,7 @@ def diff_table(table: pd.DataFrame, a: str, b: str) -> None:
     )
     st.download_button(
         "Download the diff (CSV)",
-        lambda: table.to_csv(index=False),
+        lambda: diff_csv(table),
         file_name=f"diff-{a}-vs-{b}.csv",
         mime="text/csv",
         icon=":material/download:",

@@ -52,9 +52,10 @@ class LoadRequest:
     path: str | None
 
 
-def load_box(sample_name: str) -> LoadRequest:
+def load_box(sample_name: str, path_off: str | None = None) -> LoadRequest:
     """The "Load data" box: one tab each for the sample data (folder *sample_name*), an upload and
-    a path. An upload is returned once, on the run it arrives."""
+    a path. An upload is returned once, on the run it arrives. *path_off* (a sentence) disables the
+    path field and says why (served without a data folder)."""
     with st.container(border=True):
         st.subheader("Load data")
         add = st.checkbox("Add to the data already loaded (instead of replacing it)", key="data.add")
@@ -73,9 +74,13 @@ def load_box(sample_name: str) -> LoadRequest:
                 st.session_state[LAST_UPLOAD] = up.file_id
         with path_tab:
             typed = st.text_input(
-                "A file or a directory (e.g. a folder of RAGBench Parquet shards: ../shared/ragbench)", key="data.path"
+                "A file or a directory (e.g. a folder of RAGBench Parquet shards: ../shared/ragbench)",
+                key="data.path",
+                disabled=path_off is not None,
             )
-            opened = st.button("Open", key="data.open", disabled=not typed.strip())
+            if path_off is not None:
+                st.caption(path_off)
+            opened = st.button("Open", key="data.open", disabled=path_off is not None or not typed.strip())
     return LoadRequest(add, sample, up if new_upload else None, typed.strip() if opened else None)
 
 

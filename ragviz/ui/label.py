@@ -4,7 +4,9 @@ the choice of examples, the selection and estimate remembered across reruns, the
 results, failures and recent runs).
 
 The API key is a password field whose value lives only in ``st.session_state`` (never written to the
-store, logs or exports); when it is empty ``OPENAI_API_KEY`` is used.
+store, logs or exports); when it is empty ``OPENAI_API_KEY`` is used, but only for the server's configured
+endpoint (:mod:`ragviz.judge.endpoint`): another Base URL needs a key typed here and, when the app is
+served, a place on ``RAGVIZ_JUDGE_URLS``; its answers are shown only as labels or a short error.
 """
 
 from __future__ import annotations
@@ -22,13 +24,15 @@ from ragviz.data.dataset import Dataset
 from ragviz.data.model import Example
 from ragviz.judge import PROMPT_VERSION, JudgeCache, JudgeConfigError, JudgeSettings, judge_example
 from ragviz.judge.cache import JudgeFailure, JudgeRun
-from ragviz.judge.client import API_KEY_ENV
+from ragviz.judge.client import API_KEY_ENV, DEFAULT_TIMEOUT, NO_KEY_PLACEHOLDER
+from ragviz.judge.endpoint import BASE_URL_ENV, EndpointAccess, endpoint_access, server_endpoint, short_error
 from ragviz.judge.estimate import RunEstimate
 from ragviz.judge.run import JudgeOutcome, RunProgress, RunSummary
 from ragviz.judge.selection import ALL, FILTERED, FIRST_K, UNLABELED
 from ragviz.metrics.trace import trace_scores
 from ragviz.store.label_store import LabelStore
-from ragviz.ui import state
+from ragviz.ui import render, state
+from ragviz.ui.served import served
 
 MODEL_KEY = "label.model"
 BASE_URL_KEY = "label.base_url"
@@ -36,7 +40,6 @@ API_KEY_KEY = "label.api_key"
 CONCURRENCY_KEY = "label.concurrency"
 TIMEOUT_KEY = "label.timeout"
 MODEL_ENV = "RAGVIZ_JUDGE_MODEL"
-BASE_URL_ENV = "OPENAI_BASE_URL"
 DEFAULT_MODEL = "gpt-4o-mini"
 
 SELECTION_LABELS = {
@@ -66,29 +69,69 @@ def init_settings_state() -> None:
     st.session_state.setdefault(BASE_URL_KEY, os.environ.get(BASE_URL_ENV) or "")
     st.session_state.setdefault(API_KEY_KEY, "")
     st.session_state.setdefault(CONCURRENCY_KEY, 8)
-    st.session_state.setdefault(TIMEOUT_KEY, 120)
+    st.session_state.setdefault(TIMEOUT_KEY, int(DEFAULT_TIMEOUT))
+
+
+def judge_access() -> EndpointAccess | JudgeConfigError:
+    """The endpoint and key the typed Base URL and key allow, or why they do not work."""
+    init_settings_state()
+    try:
+        return endpoint_access(st.session_state[BASE_URL_KEY], st.session_state[API_KEY_KEY], served=served())
+    except JudgeConfigError as exc:
+        return exc
 
 
 def settings_from_state() -> JudgeSettings:
-    """Judge settings from the Label page's widgets (session state only)."""
-    init_settings_state()
+    """Judge settings from the Label page's widgets (session state only). The key in them is never the
+    server's for a Base URL other than the server's own (when :func:`judge_access` refuses, a
+    placeholder: check it before calling)."""
+    access = judge_access()
+    base_url: str | None
+    api_key: str | None
+    if isinstance(access, JudgeConfigError):
+        base_url, api_key = str(st.session_state[BASE_URL_KEY]).strip() or None, NO_KEY_PLACEHOLDER
+    else:
+        base_url, api_key = access.base_url, access.api_key
     return JudgeSettings(
         model=str(st.session_state[MODEL_KEY]).strip(),
-        base_url=str(st.session_state[BASE_URL_KEY]).strip() or None,
-        api_key=st.session_state[API_KEY_KEY] or None,
+        base_url=base_url,
+        api_key=api_key,
         concurrency=int(st.session_state[CONCURRENCY_KEY]),
         timeout=float(st.session_state[TIMEOUT_KEY]),
     )
 
 
-def key_source_note(settings: JudgeSettings) -> str:
-    if settings.api_key:
-        return "Using the key entered here (kept in this browser session only)."
+def checked_settings() -> JudgeSettings:
+    """The settings, checked (model, concurrency, the Base URL and key rule): raises :class:`JudgeConfigError`."""
+    access = judge_access()
+    if isinstance(access, JudgeConfigError):
+        raise access
+    settings = settings_from_state()
+    settings.check()
+    settings.resolved_api_key()
+    return settings
+
+
+def own_endpoint() -> bool:
+    """Whether the settings call the server's configured judge (whose answers are shown in full)."""
+    access = judge_access()
+    return not isinstance(access, JudgeConfigError) and access.own
+
+
+def key_source_note(access: EndpointAccess | JudgeConfigError) -> str:
+    """Where the key comes from, as Markdown (dynamic parts escaped)."""
+    own = render.md_escape(server_endpoint())
+    rule = f"The server's key is only ever sent to its configured judge ({own}); another Base URL needs your own key."
+    if isinstance(access, JudgeConfigError):
+        return rule
+    if not access.own:
+        using = "Using the key entered here." if access.api_key != NO_KEY_PLACEHOLDER else "No key sent."
+        return f"{using} {rule} Answers of this server are shown only as labels or a short error."
+    if st.session_state.get(API_KEY_KEY):
+        return f"Using the key entered here (kept in this browser session only). {rule}"
     if os.environ.get(API_KEY_ENV):
-        return f"Using {API_KEY_ENV} from the server's environment."
-    if settings.base_url:
-        return "No key: fine for local servers that need none."
-    return f"No key yet: enter one or set {API_KEY_ENV}."
+        return f"Using {API_KEY_ENV} from the server's environment. {rule}"
+    return f"No key yet: enter one or set {API_KEY_ENV}. {rule}"
 
 
 def format_cost(cost_usd: float | None) -> str:
@@ -101,8 +144,11 @@ def metric_row(items: Sequence[tuple[str, str]]) -> None:
         column.metric(label, value)
 
 
-def outcome_rows(examples: Sequence[Example], outcomes: Sequence[JudgeOutcome | None]) -> list[dict[str, Any]]:
-    """One table row per example: status and the TRACe scores of the judge's new labels."""
+def outcome_rows(
+    examples: Sequence[Example], outcomes: Sequence[JudgeOutcome | None], full: bool = True
+) -> list[dict[str, Any]]:
+    """One table row per example: status and the TRACe scores of the judge's new labels (the error cut
+    short unless *full*)."""
     rows: list[dict[str, Any]] = []
     for ex, o in zip(examples, outcomes):
         if o is None:
@@ -118,16 +164,22 @@ def outcome_rows(examples: Sequence[Example], outcomes: Sequence[JudgeOutcome | 
                 "completeness": scores.completeness,
                 "adherence": scores.adherence,
                 "calls": o.calls,
-                "error": o.error or "",
+                "error": (o.error or "") if full else short_error(o.error),
             }
         )
     return rows
 
 
-def show_failures(failures: Sequence[Any], limit: int = 50) -> None:
-    """Failures with their raw output, shown as plain text (``st.code`` never interprets HTML)."""
+def show_failures(failures: Sequence[Any], limit: int = 50, full: bool = True) -> None:
+    """Failures with their raw output, shown as plain text (``st.code`` never interprets HTML). With
+    *full* False (a server other than the configured judge) only a short error, never the raw answer."""
     for f in list(failures)[:limit]:
-        with st.expander(f"{f.example_uid}: {f.error[:120]}", icon=":material/error:"):
+        with st.expander(
+            f"{render.md_escape(f.example_uid, 80)}: {render.md_escape(f.error, 120)}", icon=":material/error:"
+        ):
+            if not full:
+                st.text(short_error(f.error))
+                continue
             st.text(f.error)
             st.caption("Raw model output")
             st.code(
@@ -150,22 +202,24 @@ def rejudge_control(example: Example, key: str = "review.rejudge") -> JudgeOutco
     ):
         return None
     try:
-        settings = settings_from_state()
-        settings.check()
+        settings = checked_settings()
     except JudgeConfigError as exc:
-        st.error(f"Judge settings: {exc}")
+        st.error(f"Judge settings: {render.md_escape(exc)}")
         return None
-    with st.spinner(f"Asking {settings.model}…"):
+    with st.spinner(f"Asking {render.md_escape(settings.model, 80)}…"):
         try:
             outcome = judge_example(example, settings, state.store(), cache=judge_cache())
         except JudgeConfigError as exc:
-            st.error(f"Judge settings: {exc}")
+            st.error(f"Judge settings: {render.md_escape(exc)}")
             return None
     if outcome.ok:
         state.bump_label_version()
-        st.success(f"New judge labels from {settings.model} are now the base for review.")
+        st.success(f"New judge labels from {render.md_escape(settings.model, 80)} are now the base for review.")
     else:
         st.error("The judge's answer was not usable; nothing was changed.")
+        if not own_endpoint():  # a server other than the configured judge: a short error only
+            st.text(short_error(outcome.error))
+            return outcome
         st.text(outcome.error or "")
         st.code(outcome.raw_output or "(no answer)", language=None, wrap_lines=True)
     return outcome
@@ -192,8 +246,19 @@ def settings_box() -> JudgeSettings:
             help="Kept in this browser session only: never saved to the database, logs or exports",
         )
         right.number_input("Concurrent calls", min_value=1, max_value=64, step=1, key=CONCURRENCY_KEY)
+        left.number_input(
+            "Timeout per call (s)",
+            min_value=1,
+            max_value=600,
+            step=5,
+            key=TIMEOUT_KEY,
+            help="A call that has not answered completely by then is retried (up to 6 attempts), then fails",
+        )
         settings = settings_from_state()
-        st.caption(f"{key_source_note(settings)} Prompt version `{PROMPT_VERSION}`.")
+        access = judge_access()
+        st.caption(f"{key_source_note(access)} Prompt version `{PROMPT_VERSION}`.")
+        if isinstance(access, JudgeConfigError):
+            st.warning(render.md_escape(access))
     return settings
 
 
@@ -283,21 +348,25 @@ def run_button(disabled: bool) -> bool:
 
 def run_progress(n_examples: int) -> Callable[[RunProgress], None]:
     """A progress bar and a Cancel button for a run of *n_examples*; returns the callback that moves
-    the bar. Clicking Cancel reruns the page, which stops the run at its next progress update."""
+    the bar. Clicking Cancel reruns the page, which stops the run at its next progress update (at most
+    :data:`ragviz.judge.run.TICK` seconds away: the calls under way are cancelled)."""
     bar = st.progress(0.0, text=f"Judging {n_examples:,} examples…")
     st.button("Cancel", key=CANCEL, icon=":material/stop:")
 
     def on_progress(p: RunProgress) -> None:
-        bar.progress(
-            p.done / max(p.total, 1),
-            text=f"{p.done:,} / {p.total:,} — new {p.n_judged:,}, cached {p.n_cached:,}, failed {p.n_failed:,}",
-        )
+        text = f"{p.done:,} / {p.total:,} — new {p.n_judged:,}, cached {p.n_cached:,}, failed {p.n_failed:,}"
+        if p.retry_wait > 0:
+            text += f" — the server asked to wait: retrying in {p.retry_wait:.0f} s"
+        bar.progress(p.done / max(p.total, 1), text=text)
 
     return on_progress
 
 
-def last_run(summary: RunSummary, examples: Sequence[Example], failures: Sequence[JudgeFailure]) -> None:
-    """The session's last run: its figures, one row per example it judged, its failures."""
+def last_run(
+    summary: RunSummary, examples: Sequence[Example], failures: Sequence[JudgeFailure], full: bool = True
+) -> None:
+    """The session's last run: its figures, one row per example it judged, its failures (with their raw
+    answers only when *full*: the run called the server's configured judge)."""
     st.subheader("Last run")
     metric_row(
         [
@@ -313,11 +382,11 @@ def last_run(summary: RunSummary, examples: Sequence[Example], failures: Sequenc
         f"{summary.wall_seconds:.1f} s; response format used: {summary.format_mode}"
         + ("; cancelled before the end" if summary.cancelled else "")
     )
-    st.dataframe(pd.DataFrame(outcome_rows(examples, summary.outcomes)), hide_index=True, key="label.results")
+    st.dataframe(pd.DataFrame(outcome_rows(examples, summary.outcomes, full)), hide_index=True, key="label.results")
     if failures:
         st.subheader(f"Failures ({len(failures)})")
         st.caption("Never applied: the examples keep their previous labels. The raw answer is kept for inspection.")
-        show_failures(failures)
+        show_failures(failures, full=full)
 
 
 def recent_runs(runs: Sequence[JudgeRun]) -> None:

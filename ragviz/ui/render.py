@@ -51,6 +51,24 @@ def esc(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
+MD_SHOWN = 300  # characters of a dynamic text shown in a Markdown element before "…"
+_MD_ACTIVE = set("\\`*_{}[]()#+-.!|<>~$:=^&\"'")
+
+
+def md_escape(text: object, limit: int | None = MD_SHOWN) -> str:
+    r"""Any text from data, a person or an LLM, for a Markdown-rendering element (``st.caption``,
+    ``st.warning``, tab and metric labels, ...): every Markdown / LaTeX / HTML-active character
+    backslash-escaped, line breaks made spaces, and cut to *limit* characters with ``…`` (``None``: whole).
+
+    >>> print(md_escape("**x** $x$"))
+    \*\*x\*\* \$x\$
+    """
+    s = " ".join(str(text).split())
+    if limit is not None and len(s) > limit:
+        s = s[: limit - 1] + "…"
+    return "".join("\\" + ch if ch in _MD_ACTIVE else ch for ch in s)
+
+
 def _sentence_style(bg: str, border: str, linked: bool) -> str:
     style = f"background:{bg};border-bottom:2px solid {border};border-radius:3px;padding:1px 2px;"
     if linked:

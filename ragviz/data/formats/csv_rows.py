@@ -27,10 +27,12 @@ def _parse_csv_cell(name: str, text: str) -> Any:
         if stripped[:1] in "[{":
             try:
                 return json.loads(stripped)
+            except RecursionError:
+                raise ValueError("JSON text nested too deep to read") from None
             except json.JSONDecodeError as e:
                 try:  # pandas writes list columns as Python literals: ['a', 'b']
                     return ast.literal_eval(stripped)
-                except (ValueError, SyntaxError):
+                except (ValueError, SyntaxError, RecursionError, MemoryError):
                     raise ValueError(f"invalid JSON text: {e.msg} (column {e.colno})") from None
         if name == "reference_answer" or name in COLUMN_ALIASES["reference_answer"]:
             return text

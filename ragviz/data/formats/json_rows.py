@@ -21,6 +21,46 @@ def _json_problem(e: json.JSONDecodeError, text: str) -> str:
     return f"{'truncated' if truncated else 'invalid'} JSON: {e.msg} (line {e.lineno}, column {e.colno})"
 
 
+MAX_DEPTH = 100  # nesting reported when a JSON text is too deep to parse (RAGBench rows nest 3 levels)
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{},:]')
+
+
+def deep_path(text: str, limit: int = MAX_DEPTH) -> list[int | str]:
+    """Where *text* first nests deeper than *limit*: the list indexes (0-based) and object keys leading
+    there, e.g. ``[4, "documents"]``; ``[]`` when it never does. Used only after a RecursionError,
+    to name the row and field."""
+    path: list[int | str] = []  # the current position in each open container
+    pending_key: str | None = None
+    last_string: str | None = None
+    for match in _TOKENS.finditer(text):
+        tok = match.group()
+        if tok[0] == '"':
+            last_string = tok
+            continue
+        if tok == ":" and last_string is not None and path:
+            try:
+                pending_key = json.loads(last_string)
+            except (ValueError, RecursionError):
+                pending_key = last_string.strip('"')
+            path[-1] = pending_key
+        elif tok == "," and path and isinstance(path[-1], int):
+            path[-1] += 1
+        elif tok in "[{":
+            if len(path) >= limit:
+                return path[:3]
+            path.append(0 if tok == "[" else "")
+        elif tok in "]}" and path:
+            path.pop()
+        last_string = None
+    return []
+
+
+def _too_deep(path_: str, row: int | None, located: list[int | str], report: Report, skipped: str) -> None:
+    """Report a row nested too deep to read, naming its field when *located* has one."""
+    field = next((str(p) for p in located if isinstance(p, str) and p), "json")
+    report.error(path_, row, field, f"nested deeper than {MAX_DEPTH} levels: too deep to read; {skipped}")
+
+
 def load_jsonl(data: bytes, path: str, subset: str, report: Report) -> Dataset:
     def numbered() -> Iterable[tuple[int, Any]]:
         offset = 0
@@ -33,6 +73,8 @@ def load_jsonl(data: bytes, path: str, subset: str, report: Report) -> Dataset:
                 continue
             try:
                 yield number, json.loads(line)
+            except RecursionError:
+                _too_deep(path, number, deep_path(line), report, "row skipped")
             except json.JSONDecodeError as e:
                 truncated = _is_truncated(e, line)
                 report.error(
@@ -88,6 +130,13 @@ def load_json(data: bytes, path: str, subset: str, report: Report) -> Dataset:
         return Dataset.empty()
     try:
         doc = json.loads(text)
+    except RecursionError:
+        located = deep_path(text)
+        if located and located[0] in ("data", "rows"):
+            located = located[1:]
+        row = located[0] + 1 if located and isinstance(located[0], int) else None
+        _too_deep(path, row, located[1:], report, "file not loaded")
+        return Dataset.empty()
     except json.JSONDecodeError as e:
         items, broken, err = _salvage_json_list(text)
         if err is not None and broken >= 1 and text.lstrip().startswith("["):

@@ -266,6 +266,12 @@ def read_ragchecker(path: str | Path) -> RagCheckerLoad:
         raise RagCheckerFormatError(
             [RagCheckerProblem(str(path), 0, "encoding", f"not UTF-8 text: {exc.reason}")]
         ) from None
+    except RecursionError:
+        raise RagCheckerFormatError([RagCheckerProblem(str(path), 0, "json", "nested too deep to read")]) from None
+    except OSError as exc:  # a folder, a file one may not read, ...
+        raise RagCheckerFormatError(
+            [RagCheckerProblem(str(path), 0, "path", f"cannot read: {exc.strerror or exc}")]
+        ) from None
     return parse_ragchecker(data, str(path), dataset=path.stem)
 
 
