@@ -61,3 +61,71 @@ def test_synthetic_rows_are_deterministic_by_seed(tmp_path):
     c = make.write(50, str(tmp_path / "c"), seed=2, jsonl=False)[0]
     assert pq.read_table(a).equals(pq.read_table(b))
     assert not pq.read_table(a).equals(pq.read_table(c))
+
+
+# -- streamed export ------------------------------------------------------------------------------
+def _store_with_edits(dataset, db):
+    """Human decisions on a few examples (relevance toggles, support flips, reviews) and stored
+    judge labels for a few others."""
+    from ragviz.data.labels import Change, field_value, support_field, toggle_key
+    from ragviz.store.label_store import LabelStore
+
+    store = LabelStore(db)
+    store.save_judge_labels_many(
+        [(dataset.example(i).uid, dataset.example(i).labels) for i in range(1, len(dataset), 9)]
+    )
+    for k, i in enumerate(range(0, len(dataset), 5)):
+        example = dataset.example(i)
+        cur = store.current_labels(example, "alice")
+        changes = [
+            Change(
+                "relevant_keys",
+                field_value(cur, "relevant_keys"),
+                toggle_key(cur.relevant_keys, example.context_keys()[-1]),
+            )
+        ]
+        if k % 2 and cur.support:
+            name = support_field(cur.support[0].key)
+            old = field_value(cur, name)
+            changes.append(Change(name, old, {**old, "supported": not old["supported"]}))
+        if k % 3 == 0:
+            changes.append(Change("review", None, "reviewed"))
+        store.record(example.uid, "alice", changes)
+    return store
+
+
+def _reference(dataset, store, annotator):
+    """The export as it was built before streaming: every example whole, all rows as dicts."""
+    from ragviz.export.files import jsonl_bytes, rows_table
+    from ragviz.export.rows import export_row, exported_batches
+
+    rows = [export_row(item) for _, items in exported_batches(dataset, store, annotator, light=False) for item in items]
+    return jsonl_bytes(rows), rows_table(rows)
+
+
+@pytest.mark.parametrize("source", ["sample", "synthetic"])
+def test_streamed_export_writes_the_rows_of_the_whole_export(source, synthetic, tmp_path):
+    import io
+
+    from ragviz.export.files import write_export
+
+    if source == "sample":
+        dataset, store, annotator = load(ROOT / "sample_data").dataset, None, None
+    else:
+        dataset = load(synthetic["parquet"]).dataset
+        store, annotator = _store_with_edits(dataset, tmp_path / "l.db"), "alice"
+    old_jsonl, old_table = _reference(dataset, store, annotator)
+    for batch_size in (7, 2048):
+        buf = io.BytesIO()
+        n_rows, n_human = write_export(dataset, store, annotator, "jsonl", buf, batch_size=batch_size)
+        assert buf.getvalue() == old_jsonl
+        assert n_rows == len(dataset)
+        assert n_human == old_table.column("label_source").to_pylist().count("human")
+        assert (n_human > 0) == (source == "synthetic")
+        out = tmp_path / f"out{batch_size}.parquet"
+        write_export(dataset, store, annotator, "parquet", out, batch_size=batch_size)
+        new_table = pq.read_table(out)
+        assert new_table.schema.equals(old_table.schema)
+        assert new_table.equals(old_table)
+    if store is not None:
+        store.close()
