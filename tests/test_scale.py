@@ -4,6 +4,7 @@ JSONL loading, the batched bootstrap and columnar triage give today's results.""
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 from pathlib import Path
 
@@ -129,3 +130,116 @@ def test_streamed_export_writes_the_rows_of_the_whole_export(source, synthetic, 
         assert new_table.equals(old_table)
     if store is not None:
         store.close()
+
+
+# -- JSON Lines through Arrow's reader ------------------------------------------------------------
+def _both_paths(data: bytes, name: str):
+    from ragviz.data.formats import json_rows
+    from ragviz.data.problems import Report
+
+    fast_report, slow_report = Report(), Report()
+    fast = json_rows.load_jsonl(data, name, "s", fast_report)
+    slow = json_rows.load_rows(
+        ((n, json.loads(line)) for n, line in enumerate(data.decode("utf-8").split("\n"), start=1) if line.strip()),
+        name,
+        "s",
+        slow_report,
+    )
+    return fast, slow, fast_report, slow_report
+
+
+def test_jsonl_read_by_arrow_loads_the_same_table_as_row_by_row(synthetic):
+    from ragviz.data.formats.json_rows import _arrow_jsonl
+    from tests.ragbench_data import SUBSETS, require_ragbench, shard
+
+    require_ragbench()
+    shards = "".join(
+        json.dumps(r, ensure_ascii=False) + "\n"
+        for s in SUBSETS
+        for r in pq.read_table(shard(s)).slice(0, 60).to_pylist()
+    ).encode()
+    for name, data in (("syn.jsonl", synthetic["jsonl"].read_bytes()), ("shards.jsonl", shards)):
+        assert _arrow_jsonl(data) is not None, name
+        fast, slow, fast_report, slow_report = _both_paths(data, name)
+        assert fast.table.schema.equals(slow.table.schema) and fast.table.equals(slow.table), name
+        assert fast_report.errors == slow_report.errors == [] and fast_report.warnings == slow_report.warnings == []
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda r: {**r, "adherence_score": 1},  # a number for a boolean: ignored with a warning
+        lambda r: {**r, "id": 7},  # an integer id becomes "7"
+        lambda r: {**r, "id": ""},  # an empty id gets a content hash
+        lambda r: {**r, "reviewed_at": "2026-11-23T09:00:00"},  # Arrow would read a timestamp
+        lambda r: {**r, "all_relevant_sentence_keys": ["0a", None]},  # an error on that line
+        lambda r: {k: v for k, v in r.items() if k != "documents_sentences"},  # split row by row
+        lambda r: None,  # a null line, on which Arrow's reader crashes
+    ],
+)
+def test_jsonl_that_arrow_cannot_read_exactly_goes_row_by_row(change, synthetic):
+    from ragviz.data.formats.json_rows import _arrow_jsonl
+
+    rows = [json.loads(line) for line in synthetic["jsonl"].read_text().splitlines()[:5]]
+    rows[2] = change(rows[2])
+    data = "".join(json.dumps(r) + "\n" for r in rows).encode()
+    assert _arrow_jsonl(data) is None
+    result = load_bytes_jsonl(data)
+    assert len(result.dataset) >= 4
+
+
+def load_bytes_jsonl(data: bytes):
+    from ragviz.data.load import load_bytes
+
+    return load_bytes("f.jsonl", data)
+
+
+def test_jsonl_with_a_blank_line_keeps_line_numbers_in_problems(synthetic):
+    from ragviz.data.load import load_bytes
+
+    lines = synthetic["jsonl"].read_text().splitlines()[:3]
+    bad = json.loads(lines[2])
+    bad["question"] = 5
+    data = (lines[0] + "\n\n" + lines[1] + "\n" + json.dumps(bad) + "\n").encode()
+    result = load_bytes("f.jsonl", data)
+    assert [str(p) for p in result.errors] == ["f.jsonl:4: question: expected a string, got int"]
+    assert result.dataset.table.column("_row").to_pylist() == [1, 3]
+
+
+# -- bootstrap in batches -------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def shard_scores():
+    """Per RAGBench test row: the four TRACe scores of its own labels."""
+    from ragviz.metrics.trace import dataset_trace_records
+    from tests.ragbench_data import require_ragbench
+
+    dataset = load(require_ragbench()).dataset
+    return list(dataset_trace_records(dataset)), dataset
+
+
+def _bootstrap_whole_matrix(values, n_resamples=2000, level=0.95, seed=0):
+    """The bootstrap as it was: one n_resamples x n matrix of indices."""
+    import numpy as np
+
+    data = np.asarray(values, dtype=float)
+    rng = np.random.default_rng(seed)
+    means = data[rng.integers(0, len(data), size=(n_resamples, len(data)))].mean(axis=1)
+    alpha = (1 - level) / 2
+    return np.quantile(means, [alpha, 1 - alpha])
+
+
+@pytest.mark.parametrize("batch", [1 << 20, 5000, 1])
+def test_batched_bootstrap_gives_the_whole_matrix_intervals_on_the_shards(batch, shard_scores, monkeypatch):
+    from ragviz.analysis import stats
+    from ragviz.metrics.trace import TRACE_METRICS
+
+    monkeypatch.setattr(stats, "BOOTSTRAP_BATCH", batch)
+    records, _ = shard_scores
+    for metric in TRACE_METRICS:
+        for subset in (None, "covidqa_test"):
+            values = [r[metric] for r in records if r[metric] is not None and subset in (None, r["dataset"])]
+            n_resamples = 2000 if batch > 1 else 50
+            ci = stats.bootstrap_mean_ci(values, n_resamples=n_resamples)
+            low, high = _bootstrap_whole_matrix(values, n_resamples=n_resamples)
+            assert (round(ci.low, 3), round(ci.high, 3)) == (round(low, 3), round(high, 3))
+            assert ci.low == pytest.approx(low, abs=1e-12) and ci.high == pytest.approx(high, abs=1e-12)
