@@ -243,3 +243,62 @@ def test_batched_bootstrap_gives_the_whole_matrix_intervals_on_the_shards(batch,
             low, high = _bootstrap_whole_matrix(values, n_resamples=n_resamples)
             assert (round(ci.low, 3), round(ci.high, 3)) == (round(low, 3), round(high, 3))
             assert ci.low == pytest.approx(low, abs=1e-12) and ci.high == pytest.approx(high, abs=1e-12)
+
+
+# -- triage from counts ---------------------------------------------------------------------------
+def _leverage_by_applying_each_change(items, metrics, top):
+    """Leverage as it was computed: every candidate change applied and scored (single_changes)."""
+    from ragviz.analysis.triage import Leverage, single_changes
+
+    best = {m: [] for m in metrics}
+    n_labeled = 0
+    for index, example, labels in items:
+        if labels is None:
+            continue
+        n_labeled += 1
+        changes = single_changes(example, labels)
+        for metric in metrics:
+            moves = [(c.description, d) for c in changes if (d := c.deltas[metric])]
+            if moves:
+                description, delta = max(moves, key=lambda m: abs(m[1]))
+                best[metric].append((index, example.uid, description, delta))
+    out = {}
+    for metric, found in best.items():
+        found.sort(key=lambda t: (-abs(t[3]), t[0]))
+        out[metric] = [Leverage(i, uid, metric, desc, d, d / n_labeled) for i, uid, desc, d in found[:top]]
+    return out
+
+
+def _awkward(example, labels, k):
+    """Label sets real data has: duplicate and stray keys, no stored unsupported list, undecided
+    verdicts, a repeated support entry."""
+    from ragviz.data.model import SentenceSupport
+
+    keys = example.context_keys()
+    if k % 4 == 0 and keys:
+        return labels.replace(relevant_keys=(*labels.relevant_keys, keys[0], keys[0], "9zz"))
+    if k % 4 == 1:
+        return labels.replace(unsupported_keys=None)
+    if k % 4 == 2 and labels.support:
+        first = labels.support[0]
+        undecided = SentenceSupport(first.key, None, (), "")
+        return labels.replace(support=(undecided, *labels.support[1:], first), unsupported_keys=None)
+    return labels.replace(utilized_keys=(*labels.utilized_keys, *labels.relevant_keys[:1]))
+
+
+def test_leverage_from_counts_gives_the_lists_of_applying_every_change(shard_scores):
+    from ragviz.analysis.triage import leverage_by_metric
+    from ragviz.metrics.trace import TRACE_METRICS
+
+    _, dataset = shard_scores
+    items = [(i, dataset.example(i), dataset.example(i).labels) for i in range(len(dataset))]
+    assert leverage_by_metric(items, TRACE_METRICS, 10_000) == _leverage_by_applying_each_change(
+        items, TRACE_METRICS, 10_000
+    )
+    awkward = [(i, e, None if lab is None else _awkward(e, lab, i)) for i, e, lab in items[::3]]
+    assert leverage_by_metric(awkward, TRACE_METRICS, 10_000) == _leverage_by_applying_each_change(
+        awkward, TRACE_METRICS, 10_000
+    )
+    assert leverage_by_metric(awkward, ("adherence",), 5) == _leverage_by_applying_each_change(
+        awkward, ("adherence",), 5
+    )
