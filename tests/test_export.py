@@ -307,3 +307,23 @@ def test_ragviz_export_cli_as_a_user_runs_it(tmp_path):
     done = run("-o", "-", "--format", "csv", "--annotator", "bob")
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[1].endswith(",human") and "exported 2 examples" in done.stderr
+
+
+def test_export_command_exports_named_data_files_with_the_store_labels(tmp_path, capsys):
+    """``ragviz export DATA --db DB``: files never registered through the app get the store's labels."""
+    db = _db_with_two_annotators(tmp_path)
+    data = tmp_path / "mine.jsonl"
+    copy = tmp_path / "elsewhere" / "mine.jsonl"
+    copy.parent.mkdir()
+    copy.write_bytes(data.read_bytes())
+    data.unlink()  # the registered file is gone; the named copy is exported
+    out = tmp_path / "named.jsonl"
+    assert export_command(str(db), str(out), None, "alice", [str(copy)]) == 0
+    assert "exported 2 examples" in capsys.readouterr().err
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert rows[0]["all_relevant_sentence_keys"] == ["0b"] and rows[0]["reviewer"] == "alice"
+
+    assert export_command(None, str(tmp_path / "plain.parquet"), None, None, [str(copy)]) == 0
+    assert pq.read_table(tmp_path / "plain.parquet").column("label_source").to_pylist() == [None, None]
+    assert export_command(str(db), str(out), None, "alice", [str(tmp_path / "nope.jsonl")]) == 2
+    assert "nope.jsonl" in capsys.readouterr().err

@@ -3,8 +3,10 @@
 * *Leverage*: the examples where ONE label change (one context sentence toggled relevant or
   utilized, one response sentence's verdict flipped) moves a dataset-level metric the most. The
   dataset-level metric is the mean of the per-example metric over the labeled examples, so one
-  change on example *i* moves it by :math:`\\Delta m_i / n`. Every candidate change is applied with
-  :func:`ragviz.data.labels.apply_change` and scored with :func:`ragviz.metrics.trace.trace_scores`.
+  change on example *i* moves it by :math:`\\Delta m_i / n`. :func:`single_changes` applies every
+  candidate change with :func:`ragviz.data.labels.apply_change` and scores it with
+  :func:`ragviz.metrics.trace.trace_scores`; :func:`leverage_by_metric` gets the same deltas from
+  each example's counts (:func:`best_moves`), without building a label set per candidate.
 * *Disagreement*: the examples where two label sets (judge and human) differ on the most sentence
   decisions, ties broken by how far they move TRACe.
 """
@@ -81,6 +83,79 @@ def single_changes(example: Example, labels: Labels) -> list[SingleChange]:
     return out
 
 
+def best_moves(
+    example: Example, labels: Labels, metrics: Sequence[str] = TRACE_METRICS
+) -> dict[str, tuple[str, float]]:
+    """Per metric, the change of :func:`single_changes` that moves it most (the first of equals,
+    in that order) and its delta; metrics no change moves are left out.
+
+    The deltas come from counts: with *r* / *u* the relevant / utilized list lengths, *S* the
+    distinct keys in both and a sentence's copies *c_r*, *c_u*, toggling it relevant gives
+    ``r - c_r`` (or ``r + 1``) and ``S - [c_u > 0]`` (or ``S + [c_u > 0]``), likewise utilized;
+    flipping a response sentence's verdict changes adherence only, to 0 when the flipped sentence
+    or any other support entry is then unsupported. Same arithmetic as ``trace_scores``, so the
+    same floats."""
+    n = example.n_context_sentences
+    relevant, utilized = labels.relevant_keys, labels.utilized_keys
+    r, u = len(relevant), len(utilized)
+    rel_set, util_set = set(relevant), set(utilized)
+    both = len(rel_set & util_set)
+
+    def completeness(r_: int, s_: int) -> float:
+        return 1.0 if not r_ else s_ / r_
+
+    before = {
+        "relevance": None if n == 0 else r / n,
+        "utilization": None if n == 0 else u / n,
+        "completeness": completeness(r, both),
+    }
+    best: dict[str, tuple[str, float]] = {}
+
+    def offer(description: str, metric: str, after: float | None) -> None:
+        if metric not in metrics:
+            return
+        old = before[metric] if metric != "adherence" else adherence_before
+        delta = None if old is None or after is None else after - old
+        if delta and (metric not in best or abs(delta) > abs(best[metric][1])):
+            best[metric] = (description, delta)
+
+    unsupported = set(unsupported_keys(labels))
+    adherence_before = 0.0 if unsupported else 1.0
+    seen: set[tuple[str, int, int]] = set()
+    for key in example.context_keys():
+        c_r, c_u = relevant.count(key) if key in rel_set else 0, utilized.count(key) if key in util_set else 0
+        if (RELEVANT_FIELD, c_r, c_u) not in seen:
+            seen.add((RELEVANT_FIELD, c_r, c_u))
+            r2, s2 = (r - c_r, both - (c_u > 0)) if c_r else (r + 1, both + (c_u > 0))
+            description = f"{'unmark' if c_r else 'mark'} {key} relevant"
+            offer(description, "relevance", None if n == 0 else r2 / n)
+            offer(description, "utilization", before["utilization"])
+            offer(description, "completeness", completeness(r2, s2))
+        if (UTILIZED_FIELD, c_r, c_u) not in seen:
+            seen.add((UTILIZED_FIELD, c_r, c_u))
+            u2, s2 = (u - c_u, both - (c_r > 0)) if c_u else (u + 1, both + (c_r > 0))
+            description = f"{'unmark' if c_u else 'mark'} {key} utilized"
+            offer(description, "relevance", before["relevance"])
+            offer(description, "utilization", None if n == 0 else u2 / n)
+            offer(description, "completeness", completeness(r, s2))
+    if "adherence" in metrics:
+        # A changed verdict drops the stored unsupported list: the per-sentence labels decide.
+        flags = [s.supported is False or (s.supported is None and not s.supporting_keys) for s in labels.support]
+        first: dict[str, int] = {}
+        for position, entry in enumerate(labels.support):
+            first.setdefault(entry.key, position)
+        total = sum(flags)
+        for key in example.response_keys():
+            now_unsupported = key in unsupported
+            replaced = first.get(key)
+            others = total - (1 if replaced is not None and flags[replaced] else 0)
+            after = 0.0 if (not now_unsupported or others) else 1.0
+            offer(
+                f"mark response sentence {key} {'supported' if now_unsupported else 'unsupported'}", "adherence", after
+            )
+    return {m: best[m] for m in metrics if m in best}
+
+
 @dataclass(frozen=True)
 class Leverage:
     """An example's single change with the largest effect on one metric."""
@@ -108,12 +183,8 @@ def leverage_by_metric(
         if labels is None:
             continue
         n_labeled += 1
-        changes = single_changes(example, labels)
-        for metric in metrics:
-            moves = [(c.description, delta) for c in changes if (delta := c.deltas[metric])]
-            if moves:
-                description, delta = max(moves, key=lambda m: abs(m[1]))
-                best[metric].append((index, example.uid, description, delta))
+        for metric, (description, delta) in best_moves(example, labels, metrics).items():
+            best[metric].append((index, example.uid, description, delta))
     out = {}
     for metric, found in best.items():
         found.sort(key=lambda t: (-abs(t[3]), t[0]))

@@ -12,12 +12,11 @@ from ragviz.data.dataset import Dataset
 from ragviz.data.load import load
 from ragviz.export.files import (
     FORMATS,
-    jsonl_bytes,
     metrics_records_csv,
-    parquet_bytes,
+    write_export,
     write_output,
 )
-from ragviz.export.rows import export_rows, metrics_records
+from ragviz.export.rows import metrics_records
 from ragviz.store.label_store import LabelStore
 
 
@@ -36,12 +35,20 @@ def load_sources(paths: Sequence[str]) -> tuple[Dataset, list[str]]:
     return result.dataset, [str(p) for p in result.errors]
 
 
-def export_command(db: str, out: str, fmt: str | None = None, annotator: str | None = None) -> int:
-    """``ragviz export --db DB -o OUT [--format jsonl|parquet|csv] [--annotator NAME]``.
+def export_command(
+    db: str | None,
+    out: str,
+    fmt: str | None = None,
+    annotator: str | None = None,
+    data: Sequence[str] = (),
+) -> int:
+    """``ragviz export [DATA ...] --db DB -o OUT [--format jsonl|parquet|csv] [--annotator NAME]``.
 
-    Rebuilds the examples from the data files registered in the store, writes the annotator's
-    current labels to OUT and prints a one-line summary to stderr. Exit 2 on bad input (missing
-    DB or data files, several annotators and none named, unknown annotator).
+    Rebuilds the examples from the DATA files and directories, else from the data files
+    registered in the store, writes the annotator's current labels to OUT (streamed, batch by
+    batch) and prints a one-line summary to stderr. With DATA and ``db=None`` (no store) the rows'
+    own labels are exported. Exit 2 on bad input (missing DB or data files, several annotators
+    and none named, unknown annotator).
     """
     from ragviz.store.label_store import StoreError
     from ragviz.store.postgres import is_url, mask_url
@@ -50,6 +57,11 @@ def export_command(db: str, out: str, fmt: str | None = None, annotator: str | N
     if fmt not in FORMATS:
         print(f"ragviz export: unknown format {fmt!r} (choose from {', '.join(FORMATS)})", file=sys.stderr)
         return EXIT_BAD_INPUT
+    if db is None:
+        if not data:
+            print("ragviz export: give data files or a label store (--db)", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        return _export_data(None, out, fmt, None, data, "data files")
     if not is_url(db) and not Path(db).expanduser().is_file():
         print(f"{db}: no label store here (give the file the app uses, default ~/.ragviz/ragviz.db)", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -73,33 +85,41 @@ def export_command(db: str, out: str, fmt: str | None = None, annotator: str | N
             known = ", ".join(names) if names else "none yet"
             print(f"{db}: annotator {annotator!r} has no labels in this store (annotators: {known})", file=sys.stderr)
             return EXIT_BAD_INPUT
+        if data:
+            return _export_data(store, out, fmt, annotator, data, "data files")
         sources = store.sources()
         if not sources:
-            print(f"{db}: no data files registered in this store; open the data in the app first", file=sys.stderr)
+            print(
+                f"{db}: no data files registered in this store; name them (ragviz export DATA ... --db DB) "
+                "or open the data in the app first",
+                file=sys.stderr,
+            )
             return EXIT_BAD_INPUT
         missing = [s for s in sources if not Path(s).exists()]
         if missing:
             for s in missing:
                 print(f"{s}: registered data file is missing", file=sys.stderr)
             return EXIT_BAD_INPUT
-        dataset, errors = load_sources(sources)
-        if errors:
-            for e in errors:
-                print(e, file=sys.stderr)
-            print(f"{len(errors)} errors in the registered data files: nothing exported", file=sys.stderr)
-            return EXIT_BAD_INPUT
-        if fmt == "csv":
-            records = metrics_records(dataset, store, annotator)
-            data = metrics_records_csv(records).encode("utf-8")
-            n_human = sum(1 for r in records if r["label_source"] == "human")
-            n_rows = len(records)
-        else:
-            rows = export_rows(dataset, store, annotator)
-            data = jsonl_bytes(rows) if fmt == "jsonl" else parquet_bytes(rows)
-            n_human = sum(1 for r in rows if r["label_source"] == "human")
-            n_rows = len(rows)
-        n_corrected = len(store.corrected_uids(annotator) & set(dataset.uids)) if annotator else 0
-    write_output(data, out)
+        return _export_data(store, out, fmt, annotator, sources, "registered data files")
+
+
+def _export_data(
+    store: LabelStore | None, out: str, fmt: str, annotator: str | None, sources: Sequence[str], what: str
+) -> int:
+    dataset, errors = load_sources(sources)
+    if errors:
+        for e in errors:
+            print(e, file=sys.stderr)
+        print(f"{len(errors)} errors in the {what}: nothing exported", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if fmt == "csv":
+        records = metrics_records(dataset, store, annotator)
+        n_human = sum(1 for r in records if r["label_source"] == "human")
+        n_rows = len(records)
+        write_output(metrics_records_csv(records).encode("utf-8"), out)
+    else:
+        n_rows, n_human = write_export(dataset, store, annotator, fmt, out)
+    n_corrected = len(store.corrected_uids(annotator) & set(dataset.uids)) if store is not None and annotator else 0
     who = annotator or "(no annotator)"
     print(
         f"exported {n_rows} examples to {out} ({fmt}); annotator {who}: {n_human} human-reviewed, "
@@ -113,6 +133,12 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``ragviz export`` (the CLI module only wires the subparser)."""
     from ragviz.store.label_store import DB_ENV
 
+    parser.add_argument(
+        "data",
+        nargs="*",
+        metavar="DATA",
+        help="data files or directories to export with the store's labels (default: the files registered in the store)",
+    )
     parser.add_argument(
         "--db",
         metavar="DB",
@@ -136,5 +162,9 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run_export_command(args: argparse.Namespace) -> int:
     from ragviz.store.label_store import default_db
+    from ragviz.store.postgres import is_url
 
-    return export_command(str(args.db or default_db()), args.output, args.format, args.annotator)
+    db: str | None = str(args.db or default_db())
+    if args.data and args.db is None and not is_url(str(db)) and not Path(str(db)).expanduser().is_file():
+        db = None  # data named and no store yet: the rows' own labels
+    return export_command(db, args.output, args.format, args.annotator, args.data)

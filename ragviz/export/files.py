@@ -8,18 +8,22 @@ import math
 import os
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ragviz.data.dataset import Dataset
+from ragviz.data.dataset import BOOKKEEPING, Dataset
 from ragviz.data.ragbench import LLM_PREFIX
 from ragviz.export.rows import (
     METRICS_COLUMNS,
-    export_rows,
+    TEXT_COLUMNS,
+    export_fields,
+    export_row,
+    exported_batches,
     metrics_records,
 )
 from ragviz.store.label_store import LabelStore
@@ -50,7 +54,11 @@ def _json_default(value: Any) -> Any:
 
 
 def jsonl_text(rows: Sequence[Mapping[str, Any]]) -> str:
-    return "".join(json.dumps(_json_safe(dict(r)), ensure_ascii=False, default=_json_default) + "\n" for r in rows)
+    return "".join(_jsonl_line(r) for r in rows)
+
+
+def _jsonl_line(row: Mapping[str, Any]) -> str:
+    return json.dumps(_json_safe(dict(row)), ensure_ascii=False, default=_json_default) + "\n"
 
 
 def jsonl_bytes(rows: Sequence[Mapping[str, Any]]) -> bytes:
@@ -113,17 +121,58 @@ _KNOWN_TYPES.update(
 )
 
 
-def rows_table(rows: Sequence[Mapping[str, Any]]) -> pa.Table:
-    """An Arrow table of *rows*: RAGBench fields get their canonical types, others are inferred."""
-    columns: dict[str, None] = {}
+def rows_table(
+    rows: Sequence[Mapping[str, Any]],
+    columns: Mapping[str, pa.ChunkedArray] | None = None,
+    order: Sequence[str] = (),
+) -> pa.Table:
+    """An Arrow table of *rows*: RAGBench fields get their canonical types, others are inferred.
+
+    Columns are in the order they first appear in *order*, then in the rows; *columns* are Arrow
+    columns of the same rows that the rows leave out (the documents' text), taken as they are."""
+    names: dict[str, None] = dict.fromkeys(order)
     for r in rows:
-        columns.update(dict.fromkeys(r))
-    arrays = {}
-    for name in columns:
-        values = [r.get(name) for r in rows]
+        names.update(dict.fromkeys(r))
+    arrays: dict[str, pa.Array | pa.ChunkedArray] = {}
+    for name in names:
         known = _KNOWN_TYPES.get(name)
+        if columns is not None and name in columns:
+            column = columns[name]
+            same = known is None or column.type == known
+            arrays[name] = column if same else pa.array(column.to_pylist(), type=known)
+            continue
+        values = [r.get(name) for r in rows]
         arrays[name] = pa.array(values, type=known) if known is not None else pa.array(values)
-    return pa.table(arrays)
+    return pa.table(arrays)  # type: ignore[arg-type]  # the stubs leave out ChunkedArray values
+
+
+def _unify(tables: Sequence[pa.Table]) -> pa.Table:
+    """Batch tables as one table, as :func:`rows_table` over all their rows would type it: columns
+    in order of first appearance, a column inferred as null (or int) in one batch and as a
+    concrete type (double) in another takes the concrete one, a missing column is null."""
+    schema = pa.unify_schemas([t.schema for t in tables], promote_options="permissive")
+    aligned = []
+    for t in tables:
+        arrays = [
+            t.column(f.name).cast(f.type) if f.name in t.column_names else pa.nulls(t.num_rows, f.type) for f in schema
+        ]
+        aligned.append(pa.Table.from_arrays(arrays, schema=schema))
+    return pa.concat_tables(aligned)
+
+
+def export_table(dataset: Dataset, store: LabelStore | None, annotator: str | None, batch_size: int = 2048) -> pa.Table:
+    """The export as one Arrow table (the rows of :func:`export_rows`, typed as :func:`rows_table`
+    types them), built batch by batch: only one batch's labels are Python objects at a time and
+    the documents' text columns are the dataset's own Arrow buffers, never copied."""
+    tables = []
+    for sliced, items in exported_batches(dataset, store, annotator, batch_size, text=False):
+        text = {c: sliced.column(c) for c in sliced.column_names if c in TEXT_COLUMNS}
+        order = [c for c in sliced.column_names if c not in BOOKKEEPING]
+        rows = [{**item.row, **export_fields(item)} for item in items]
+        tables.append(rows_table(rows, text, order))
+    if not tables:
+        return rows_table([])
+    return _unify(tables)
 
 
 def parquet_bytes(rows: Sequence[Mapping[str, Any]]) -> bytes:
@@ -157,12 +206,71 @@ def export_bytes(dataset: Dataset, store: LabelStore | None, annotator: str | No
     """The whole export in *fmt* (``jsonl``, ``parquet`` or ``csv`` = metrics) for a download button."""
     if fmt == "csv":
         return metrics_csv_bytes(dataset, store, annotator)
-    rows = export_rows(dataset, store, annotator)
-    if fmt == "jsonl":
-        return jsonl_bytes(rows)
-    if fmt == "parquet":
-        return parquet_bytes(rows)
-    raise ValueError(f"unknown export format {fmt!r} (choose from {', '.join(FORMATS)})")
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown export format {fmt!r} (choose from {', '.join(FORMATS)})")
+    buf = io.BytesIO()
+    write_export(dataset, store, annotator, fmt, buf)
+    return buf.getvalue()
+
+
+def write_export(
+    dataset: Dataset,
+    store: LabelStore | None,
+    annotator: str | None,
+    fmt: str,
+    path_or_file: str | os.PathLike | IO[bytes],
+    batch_size: int = 2048,
+) -> tuple[int, int]:
+    """Write the export of *dataset* (``jsonl`` or ``parquet``; the rows of :func:`export_rows`,
+    the same bytes as :func:`write_jsonl` / :func:`write_parquet` of them) to a path (atomically),
+    ``"-"`` (stdout) or a binary file object, batch by batch; returns (rows, human-reviewed rows).
+
+    JSONL is written a batch of lines at a time. Parquet is typed from every row (as
+    :func:`rows_table` does), so the batches are kept as Arrow tables, whose text columns are the
+    dataset's own buffers, and written at the end in one go."""
+    if fmt not in ("jsonl", "parquet"):
+        raise ValueError(f"write_export writes jsonl or parquet, not {fmt!r}")
+    with _binary_output(path_or_file) as out:
+        if fmt == "parquet":
+            table = export_table(dataset, store, annotator, batch_size)
+            pq.write_table(table, out)
+            sources = table.column("label_source").to_pylist() if "label_source" in table.column_names else []
+            n_human = sources.count("human")
+            return table.num_rows, n_human
+        n_rows = n_human = 0
+        for _, items in exported_batches(dataset, store, annotator, batch_size):
+            rows = [export_row(item) for item in items]
+            out.write("".join(_jsonl_line(r) for r in rows).encode("utf-8"))
+            n_rows += len(rows)
+            n_human += sum(1 for r in rows if r["label_source"] == "human")
+        return n_rows, n_human
+
+
+@contextmanager
+def _binary_output(path_or_file: str | os.PathLike | IO[bytes]) -> Iterator[IO[bytes]]:
+    """A binary file to write to: a temporary file beside *path* renamed over it on success
+    (fsynced first), stdout's buffer for ``"-"``, or the given file object."""
+    if not isinstance(path_or_file, (str, os.PathLike)):
+        yield path_or_file
+        return
+    if str(path_or_file) == "-":
+        yield sys.stdout.buffer
+        sys.stdout.flush()
+        return
+    target = Path(path_or_file)
+    fd, tmp = tempfile.mkstemp(
+        prefix=f".{target.name}.", suffix=".tmp", dir=target.parent if str(target.parent) else "."
+    )
+    try:
+        with os.fdopen(fd, "wb") as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
 
 
 def export_filename(annotator: str | None, fmt: str, stem: str = "ragviz-labels") -> str:

@@ -14,6 +14,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from ragviz.analysis.compare import judge_labels_of
 from ragviz.data.dataset import BOOKKEEPING, PATH_COL, ROW_COL, SUBSET_COL, Dataset
 from ragviz.data.model import Example, Labels, RowRef
@@ -31,10 +34,19 @@ from ragviz.store.label_store import LabelStore
 METRICS_COLUMNS = ("id", "dataset", "generation_model", *TRACE_METRICS, "trace_mean", "label_source")
 
 
+#: Input columns an export never changes; :func:`exported_batches` leaves them in Arrow (see there).
+TEXT_COLUMNS = ("question", "documents", "documents_sentences", "response", "response_sentences")
+
+
 @dataclass(frozen=True)
 class ExportedExample:
-    """One example as exported: its input row (bookkeeping columns dropped), the example, the
-    current and judge labels, the scores of the current labels and who decided them."""
+    """One example as exported: its input row (bookkeeping columns dropped, ``dataset_name`` /
+    ``annotating_model_name`` filled in), the example, the current and judge labels, the scores
+    of the current labels and who decided them.
+
+    From :func:`exported_batches` with ``text=False``, ``row`` lacks :data:`TEXT_COLUMNS` and an
+    example the store knows nothing about is built without its sentences (its labels, ids and
+    inputs are all there); ``n_documents`` is the row's document count either way."""
 
     row: dict[str, Any]
     example: Example
@@ -44,55 +56,113 @@ class ExportedExample:
     label_source: str
     reviewer: str | None
     reviewed_at: str | None
+    n_documents: int = 0
 
 
 def exported_examples(dataset: Dataset, store: LabelStore | None, annotator: str | None) -> Iterator[ExportedExample]:
-    """Every example of *dataset* with *annotator*'s current labels from *store*.
+    """Every example of *dataset* with *annotator*'s current labels from *store* (whole rows)."""
+    for _, items in exported_batches(dataset, store, annotator):
+        yield from items
+
+
+def exported_batches(
+    dataset: Dataset,
+    store: LabelStore | None,
+    annotator: str | None,
+    batch_size: int = 2048,
+    text: bool = True,
+    light: bool = True,
+) -> Iterator[tuple[pa.Table, list[ExportedExample]]]:
+    """The examples of *dataset* batch by batch: each batch's slice of the dataset table and its
+    :class:`ExportedExample` items, with *annotator*'s current labels from *store*.
 
     The store is asked only about examples it knows (one query for the annotator's statuses, one
     for the judged uids), so an export of 100k mostly untouched rows costs two queries plus one
-    per touched example.
+    per touched example. Only the rows of one batch are Python objects at a time; with
+    ``text=False`` the sentence and document text stays in Arrow (a Parquet export takes those
+    columns from the slice as they are) and untouched examples are built without sentences.
     """
     statuses = store.statuses(annotator) if (store is not None and annotator) else {}
     judged = store.judged_uids() if store is not None else set()
     n_sentences = dataset.n_context_sentences
-    for i, full_row in enumerate(dataset.iter_rows()):
-        source = RowRef(full_row.get(PATH_COL) or "", full_row.get(ROW_COL) or 0)
-        example = example_from_row(full_row, full_row.get(SUBSET_COL) or "", source)
-        row = {k: v for k, v in full_row.items() if k not in BOOKKEEPING}
-        if not row.get("dataset_name"):
-            # The uid must survive a re-load from a file with another name.
-            row["dataset_name"] = example.dataset
-        uid = example.uid
-        stored_judge = store.judge_labels(uid) if store is not None and uid in judged else None
-        judge = judge_labels_of(example, stored_judge)
-        if stored_judge is not None:
-            row["annotating_model_name"] = stored_judge.provenance.name or row.get("annotating_model_name")
+    uids = dataset.uids
+    table = dataset.table
+    if "documents_sentences" in table.column_names:
+        n_docs_col = pc.fill_null(pc.list_value_length(table.column("documents_sentences")), 0)
+        n_documents = n_docs_col.to_numpy().tolist()
+    else:
+        n_documents = [0] * len(dataset)
+    columns = table.column_names if text else [c for c in table.column_names if c not in TEXT_COLUMNS]
+    for start in range(0, table.num_rows, batch_size):
+        sliced = table.slice(start, batch_size)
+        items = []
+        for k, full_row in enumerate(sliced.select(columns).to_pylist()):
+            i = start + k
+            uid = uids[i]
+            touched = not light or uid in judged or uid in statuses
+            source = RowRef(full_row.get(PATH_COL) or "", full_row.get(ROW_COL) or 0)
+            if touched:
+                example = dataset.example(i)
+            else:
+                fields = full_row if not text else {c: v for c, v in full_row.items() if c not in TEXT_COLUMNS}
+                example = example_from_row(fields, full_row.get(SUBSET_COL) or "", source)
+            items.append(
+                _exported(full_row, example, uid, store, annotator, judged, statuses, n_sentences[i], n_documents[i])
+            )
+        yield sliced, items
 
-        reviewer = reviewed_at = None
-        base = base_labels(example, stored_judge)
-        if store is not None and annotator and uid in statuses:
-            effective = store.effective(uid, annotator)
-            current = fold_labels(base, effective, example, annotator)
-            status = status_of(effective)
-            if status.reviewed:
-                reviewer, reviewed_at = annotator, status.last_ts
-        else:
-            current = base
-        if reviewer is None and current is not None and current.provenance.source == "human":
-            # A re-loaded reviewed export that this annotator left alone keeps its reviewer.
-            reviewer, reviewed_at = current.provenance.name or None, current.provenance.time
-            label_source = "human"
-        else:
-            label_source = "human" if reviewer is not None else "llm"
-        scores = trace_scores(current, n_sentences[i])
-        yield ExportedExample(row, example, current, judge, scores, label_source, reviewer, reviewed_at)
+
+def _exported(
+    full_row: dict[str, Any],
+    example: Example,
+    uid: str,
+    store: LabelStore | None,
+    annotator: str | None,
+    judged: set[str],
+    statuses: dict,
+    n_sentences: int,
+    n_documents: int,
+) -> ExportedExample:
+    row = {k: v for k, v in full_row.items() if k not in BOOKKEEPING}
+    if not row.get("dataset_name"):
+        # The uid must survive a re-load from a file with another name.
+        row["dataset_name"] = example.dataset
+    stored_judge = store.judge_labels(uid) if store is not None and uid in judged else None
+    judge = judge_labels_of(example, stored_judge)
+    if stored_judge is not None:
+        row["annotating_model_name"] = stored_judge.provenance.name or row.get("annotating_model_name")
+
+    reviewer = reviewed_at = None
+    base = base_labels(example, stored_judge)
+    if store is not None and annotator and uid in statuses:
+        effective = store.effective(uid, annotator)
+        current = fold_labels(base, effective, example, annotator)
+        status = status_of(effective)
+        if status.reviewed:
+            reviewer, reviewed_at = annotator, status.last_ts
+    else:
+        current = base
+    if reviewer is None and current is not None and current.provenance.source == "human":
+        # A re-loaded reviewed export that this annotator left alone keeps its reviewer.
+        reviewer, reviewed_at = current.provenance.name or None, current.provenance.time
+        label_source = "human"
+    else:
+        label_source = "human" if reviewer is not None else "llm"
+    scores = trace_scores(current, n_sentences)
+    return ExportedExample(row, example, current, judge, scores, label_source, reviewer, reviewed_at, n_documents)
 
 
 def export_row(item: ExportedExample) -> dict[str, Any]:
     """The RAGBench row of one exported example (see the module docstring)."""
     row = dict(item.row)
-    row.update(labels_to_row(item.current))
+    row.update(export_fields(item))
+    return row
+
+
+def export_fields(item: ExportedExample) -> dict[str, Any]:
+    """The fields an export writes over (or after) the input row: labels, scores, the judge's
+    ``llm_`` labels and provenance, in the order :func:`export_row` puts them."""
+    row = labels_to_row(item.current)
     s = item.scores
     row["relevance_score"] = s.relevance
     row["utilization_score"] = s.utilization
@@ -125,7 +195,7 @@ def original_inputs(item: ExportedExample) -> dict[str, Any]:
         ).get(name)
         if value is None and name in ("chunk_relevant", "chunk_utilized") and item.judge is not None:
             keys = item.judge.relevant_keys if name == "chunk_relevant" else item.judge.utilized_keys
-            value = chunk_flags(keys, len(item.example.document_sentences))
+            value = chunk_flags(keys, item.n_documents)
         if value is not None:
             out[LLM_PREFIX + name] = list(value) if isinstance(value, tuple) else value
     return out

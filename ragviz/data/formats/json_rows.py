@@ -1,4 +1,11 @@
-"""JSON Lines and JSON (a list of rows) input: every undecodable line or truncated list reported by row."""
+"""JSON Lines and JSON (a list of rows) input: every undecodable line or truncated list reported by row.
+
+A JSON Lines file of canonical RAGBench rows is read column-wise by Arrow's JSON reader
+(:func:`_arrow_jsonl`); anything that reader cannot take exactly as the row-by-row checks would
+(a blank line, a bad line, an alias column, an integer id, a score of the wrong type, a string Arrow
+would read as a timestamp, ...) goes through the row-by-row path, which reports every problem as
+``PATH:LINE: field: problem``.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +14,95 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.json as pj
+
+from ragviz.data import ragbench as rb
 from ragviz.data.dataset import Dataset
+from ragviz.data.formats.parquet_rows import _parquet_fast_table
 from ragviz.data.problems import Report
-from ragviz.data.schema import decode_text, load_rows, type_name
+from ragviz.data.schema import CANONICAL_TYPES, COLUMN_ALIASES, decode_text, load_rows, type_name
+
+_ALIASES = {a for aliases in COLUMN_ALIASES.values() for a in aliases}
+_BLOCK = 1 << 24  # Arrow's JSON reader needs each line within one block
+
+
+def _fits(inferred: pa.DataType, canonical: pa.DataType) -> bool:
+    """Values Arrow inferred as *inferred* are exactly what the row checks accept for *canonical*
+    (a number for a boolean, an integer id or a timestamp-looking string are not)."""
+    if pa.types.is_null(inferred):
+        return True
+    if pa.types.is_list(canonical):
+        return pa.types.is_list(inferred) and _fits(inferred.value_type, canonical.value_type)
+    if pa.types.is_struct(canonical):
+        names = [canonical.field(i).name for i in range(canonical.num_fields)]
+        return (
+            pa.types.is_struct(inferred)
+            and [inferred.field(i).name for i in range(inferred.num_fields)] == names
+            and all(_fits(inferred.field(i).type, canonical.field(i).type) for i in range(canonical.num_fields))
+        )
+    if pa.types.is_floating(canonical):
+        return pa.types.is_float64(inferred) or pa.types.is_int64(inferred)
+    return inferred == canonical
+
+
+def _plain(inferred: pa.DataType) -> bool:
+    """A type Python's ``pa.array`` would infer from the same JSON values (no timestamps)."""
+    if pa.types.is_list(inferred):
+        return _plain(inferred.value_type)
+    if pa.types.is_struct(inferred):
+        return all(_plain(inferred.field(i).type) for i in range(inferred.num_fields))
+    return any(
+        check(inferred)
+        for check in (pa.types.is_null, pa.types.is_boolean, pa.types.is_int64, pa.types.is_float64, pa.types.is_string)
+    )
+
+
+def _every_line_an_object(data: bytes) -> bool:
+    """Does every line start with ``{`` (no blank line, no leading blank, no top-level ``null``,
+    on which Arrow's reader crashes)?"""
+    if not data.startswith(b"{"):
+        return False
+    end = len(data) - 1 if data.endswith(b"\n") else len(data)
+    pos = data.find(b"\n", 0, end)
+    while pos != -1:
+        if data[pos + 1 : pos + 2] != b"{":
+            return False
+        pos = data.find(b"\n", pos + 1, end)
+    return True
+
+
+def _arrow_jsonl(data: bytes) -> pa.Table | None:
+    """The canonical table of a JSON Lines file of well-formed RAGBench rows, one per line, read
+    by Arrow; ``None`` when the row-by-row path must decide."""
+    if not _every_line_an_object(data):
+        return None
+    try:
+        # The stubs leave out Arrow's own input streams; a BufferReader reads the bytes without a copy.
+        table = pj.read_json(pa.BufferReader(data), read_options=pj.ReadOptions(block_size=_BLOCK))  # type: ignore[arg-type]
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError, ValueError):
+        return None
+    n_lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    if table.num_rows != n_lines or _ALIASES & set(table.column_names):
+        return None
+    for f in table.schema:
+        canonical = CANONICAL_TYPES.get(f.name)
+        if f.name == "reference_answer":
+            ok = _fits(f.type, pa.string()) or _fits(f.type, pa.list_(pa.string()))
+        else:
+            ok = _fits(f.type, canonical) if canonical is not None else _plain(f.type)
+        if not ok:
+            return None
+    if pa.types.is_null(table.schema.field("id").type) if "id" in table.column_names else True:
+        return None
+    for name in (rb.SUPPORT, rb.LLM_PREFIX + rb.SUPPORT):
+        if name in table.column_names and pa.types.is_list(table.schema.field(name).type):
+            entries = pc.list_flatten(table.column(name))
+            for child in ("response_sentence_key", "supporting_sentence_keys"):
+                if pc.struct_field(entries, child).null_count:  # an error, or [] filled in, row by row
+                    return None
+    return _parquet_fast_table(table)
 
 
 def _is_truncated(e: json.JSONDecodeError, text: str) -> bool:
@@ -62,6 +155,10 @@ def _too_deep(path_: str, row: int | None, located: list[int | str], report: Rep
 
 
 def load_jsonl(data: bytes, path: str, subset: str, report: Report) -> Dataset:
+    fast = _arrow_jsonl(data)
+    if fast is not None:
+        return Dataset.from_table(fast, subset, path)
+
     def numbered() -> Iterable[tuple[int, Any]]:
         offset = 0
         for number, raw_line in enumerate(data.split(b"\n"), start=1):
