@@ -73,10 +73,15 @@ def _every_line_an_object(data: bytes) -> bool:
     return True
 
 
+# A run of MAX_DEPTH openings (arrays, or objects entered through one key each): Arrow's reader overflows
+# the C stack on such input, so the row-by-row path, which reports it by row and field, reads it instead.
+_DEEP_RUN = re.compile(rb'(?:(?:\[|\{\s*"[^"\\]*"\s*:)\s*){100}')
+
+
 def _arrow_jsonl(data: bytes) -> pa.Table | None:
     """The canonical table of a JSON Lines file of well-formed RAGBench rows, one per line, read
     by Arrow; ``None`` when the row-by-row path must decide."""
-    if not _every_line_an_object(data):
+    if not _every_line_an_object(data) or _DEEP_RUN.search(data):
         return None
     try:
         # The stubs leave out Arrow's own input streams; a BufferReader reads the bytes without a copy.
