@@ -280,30 +280,10 @@ def export_filename(annotator: str | None, fmt: str, stem: str = "ragviz-labels"
     return f"{stem}-{who}.{ext}" if who else f"{stem}.{ext}"
 
 
-def _write_atomically(data: bytes, path: str | os.PathLike) -> None:
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(
-        prefix=f".{target.name}.", suffix=".tmp", dir=target.parent if str(target.parent) else "."
-    )
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def write_output(data: bytes, path_or_file: str | os.PathLike | IO[bytes] | IO[str]) -> None:
     if isinstance(path_or_file, (str, os.PathLike)):
-        if str(path_or_file) == "-":
-            sys.stdout.buffer.write(data)
-            sys.stdout.flush()
-            return
-        _write_atomically(data, path_or_file)
+        with _binary_output(path_or_file) as f:  # atomic rename for a path, stdout for "-"
+            f.write(data)
         return
     if isinstance(path_or_file, io.TextIOBase):
         path_or_file.write(data.decode("utf-8"))
