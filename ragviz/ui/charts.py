@@ -41,7 +41,7 @@ def distribution_chart(
             ),
             tooltip=[f"{color}:N", alt.Tooltip("count():Q", title="examples")],
         )
-        .properties(width=200, height=160)
+        .properties(width=165, height=160)
         .facet(facet=alt.Facet("metric:N", sort=list(metrics), title=None), columns=columns)
     )
 
@@ -95,10 +95,10 @@ def scatter_chart(rows: Sequence[dict[str, Any]]) -> alt.Chart:
     line = alt.Chart(diag).mark_line(color="#888", strokeDash=[4, 4]).encode(x="judge:Q", y="human:Q")
     return (
         alt.layer(line, points, data=df)
-        .properties(width=200, height=200)
+        .properties(width=165, height=200)
         .facet(facet=alt.Facet("metric:N", title=None), columns=4)
         if not df.empty
-        else points.properties(width=200, height=200)
+        else points.properties(width=165, height=200)
     )
 
 
