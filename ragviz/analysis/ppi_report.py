@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ragviz.analysis.audit import PairedExample, Pairing
+from ragviz.analysis.audit import PairedExample, Pairing, approximate_note
 from ragviz.analysis.ppi import MetricEstimate, estimate_mean
 
 GROUP_BY = {"dataset_name": "dataset", "generation_model_name": "generation_model"}
@@ -125,8 +125,10 @@ class EstimateReport:
         return out
 
     def notes(self) -> list[str]:
-        """What a reader must know: metrics without an interval, examples left out."""
-        out = []
+        """What a reader must know: intervals from a small audit are approximate
+        (:func:`ragviz.analysis.audit.approximate_note`), metrics without an interval, examples left out."""
+        small = approximate_note(self.overall.n_labeled, self.alpha) if self.overall.n_labeled >= 2 else None
+        out = [small] if small else []
         for group, est in self.sections():
             for name, m in est.metrics.items():
                 where = name if group == ALL else f"{group}: {name}"
