@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ragviz.analysis.audit import PairedExample, Pairing, approximate_note
-from ragviz.analysis.ppi import MetricEstimate, estimate_mean
+from ragviz.analysis.ppi import MetricEstimate, SamplePlan, estimate_mean, plan_sample_size
 
 GROUP_BY = {"dataset_name": "dataset", "generation_model_name": "generation_model"}
 ALL = "ALL"
@@ -160,3 +160,56 @@ def estimate_report(pairing: Pairing, alpha: float = 0.05, by: str | None = None
         members.setdefault(getattr(e, attribute), []).append(e)
     groups = {g: estimate_group(members[g], names, alpha) for g in sorted(members)}
     return EstimateReport(alpha, overall, by, groups)
+
+
+def plan(pairing: Pairing, name: str, half_width: float, alpha: float = 0.05) -> SamplePlan:
+    """The audit size for a (1 - alpha) interval of ± *half_width* on metric *name* over all of
+    *pairing* (:func:`ragviz.analysis.ppi.plan_sample_size` on the audited examples so far)."""
+    y, yhat, yhat_u, _ = metric_arrays(pairing.examples, name)
+    return plan_sample_size(y, yhat, yhat_u, half_width, alpha)
+
+
+def plan_text(name: str, result: SamplePlan, n_now: int) -> str:
+    """The planner's answer in one line.
+
+    >>> plan_text("adherence", SamplePlan(0.02, 640, 1200), 300)
+    '±0.02 on adherence needs about n = 640 audited examples (people alone: 1,200); the sample has 300.'
+    """
+    head = f"±{result.half_width:g} on {name}"
+    if result.n_classical is None:
+        return f"{head}: needs at least 2 audited examples with a value to plan from."
+    people = f"people alone: {result.n_classical:,}"
+    if result.n_ppi is None:
+        return f"{head}: not reachable even by auditing every example ({people}); the sample has {n_now:,}."
+    return f"{head} needs about n = {result.n_ppi:,} audited examples ({people}); the sample has {n_now:,}."
+
+
+# What each TRACe mean is, in words a stakeholder reads: "<value> <phrase>".
+PLAIN_WORDS = {
+    "adherence": ("of answers are supported", "answers"),
+    "relevance": ("of the retrieved context is relevant to the question", "answers"),
+    "utilization": ("of the retrieved context is used by the answer", "answers"),
+    "completeness": ("of the relevant context is used by the answer", "answers"),
+}
+
+
+def _pct(value: float) -> str:
+    return f"{100 * value:.0f} %"
+
+
+def plain_words(name: str, m: MetricEstimate) -> str | None:
+    """One sentence for stakeholders, e.g. "The judge says 81 % of answers are supported; corrected with
+    300 reviewed answers: 74 % ± 3 %." ``None`` for a metric without words or without an estimate.
+
+    >>> from ragviz.analysis.ppi import estimate_mean
+    >>> plain_words("adherence", estimate_mean([1.0, 0.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0], [1.0] * 8))
+    'The judge says 100 % of answers are supported; corrected with 4 reviewed answers: 75 % ± 42 %.'
+    """
+    if name not in PLAIN_WORDS or m.judge is None:
+        return None
+    phrase, unit = PLAIN_WORDS[name]
+    text = f"The judge says {_pct(m.judge)} {phrase}"
+    ppi = m.ppi
+    if ppi.estimate is None or ppi.half_width is None:
+        return text + f"; {m.n_labeled} reviewed {unit} in a random audit are too few to correct it."
+    return text + f"; corrected with {m.n_labeled:,} reviewed {unit}: {_pct(ppi.estimate)} ± {_pct(ppi.half_width)}."
