@@ -47,9 +47,9 @@ def test_a_person_audits_a_random_sample_and_reads_the_corrected_estimates(strea
 
     # Review: Queue -> Audit sample, draw 6 with seed 11
     settle(page)
-    sidebar(page).locator('[data-testid="stButtonGroup"] button').filter(has_text="Audit sample").click()
+    sidebar(page).locator('[data-testid="stRadio"]').get_by_text("Audit sample", exact=True).click()
     expect()(sidebar(page).get_by_text("No audit sample for the loaded data yet.")).to_be_visible(timeout=60_000)
-    examples = sidebar(page).get_by_label("Examples")
+    examples = sidebar(page).get_by_label("Examples", exact=True)
     examples.fill(str(SIZE))
     examples.press("Enter")
     seed = sidebar(page).get_by_label("Seed (empty: a random one, recorded)")
@@ -76,9 +76,18 @@ def test_a_person_audits_a_random_sample_and_reads_the_corrected_estimates(strea
         expect()(page).not_to_have_url(re.compile(re.escape(order[k].split("/")[1])), timeout=60_000)
     expect()(page.get_by_text(re.compile(r"1 reviewed examples outside it are not in the estimate"))).to_be_visible()
 
+    # grow the sample to 8: the next two of the same random order join it
+    settle(page)
+    grow = sidebar(page).get_by_label("Grow this sample to")
+    grow.fill("8")
+    grow.press("Enter")
+    settle(page)
+    sidebar(page).get_by_role("button", name="Grow sample").click()
+    expect()(page.get_by_text(re.compile(r"Audit sample \d+: 3 of 8 reviewed"))).to_be_visible(timeout=60_000)
+
     with LabelStore(streamlit_server.db) as store:
         (sample,) = list_samples(store)
-        assert (sample.seed, sample.members) == (SEED, tuple(order[:SIZE]))
+        assert (sample.seed, sample.members) == (SEED, tuple(order[: SIZE + 2]))
         assert store.reviewed_uids("browser-tester") == {outside, *order[:3]}
 
     # Dashboard: the panel with the three estimates, the excluded review named, the planner
@@ -101,7 +110,7 @@ def test_a_person_audits_a_random_sample_and_reads_the_corrected_estimates(strea
     page.goto(f"{url}/explainer")
     expect()(main.get_by_text("In plain words")).to_be_visible(timeout=60_000)
     expect()(main).to_contain_text(
-        re.compile(r"The judge says \d+ % of answers are supported; corrected with 3 reviewed answers: \d+ % ± \d+ %")
+        re.compile(r"The judge says \d+% of answers are supported; corrected with 3 reviewed answers: \d+% ± \d+%")
     )
     screenshot(page, "audit-explainer")
     assert dialogs == []

@@ -173,37 +173,38 @@ def plan_text(name: str, result: SamplePlan, n_now: int) -> str:
     """The planner's answer in one line.
 
     >>> plan_text("adherence", SamplePlan(0.02, 640, 1200), 300)
-    '±0.02 on adherence needs about n = 640 audited examples (people alone: 1,200); the sample has 300.'
+    '±0.02 on adherence needs about n = 640 audited examples (people alone: 1,200); 300 audited so far.'
     """
     head = f"±{result.half_width:g} on {name}"
     if result.n_classical is None:
         return f"{head}: needs at least 2 audited examples with a value to plan from."
     people = f"people alone: {result.n_classical:,}"
     if result.n_ppi is None:
-        return f"{head}: not reachable even by auditing every example ({people}); the sample has {n_now:,}."
-    return f"{head} needs about n = {result.n_ppi:,} audited examples ({people}); the sample has {n_now:,}."
+        return f"{head}: not reachable even by auditing every example ({people}); {n_now:,} audited so far."
+    return f"{head} needs about n = {result.n_ppi:,} audited examples ({people}); {n_now:,} audited so far."
 
 
-# What each TRACe mean is, in words a stakeholder reads: "<value> <phrase>".
+# What each TRACe mean is, in words a stakeholder reads: "<value> <phrase>". Adherence is a share of
+# answers; the others are per-answer fractions, averaged.
 PLAIN_WORDS = {
     "adherence": ("of answers are supported", "answers"),
-    "relevance": ("of the retrieved context is relevant to the question", "answers"),
-    "utilization": ("of the retrieved context is used by the answer", "answers"),
-    "completeness": ("of the relevant context is used by the answer", "answers"),
+    "relevance": ("of the retrieved context is relevant to the question, on average", "answers"),
+    "utilization": ("of the retrieved context is used by the answer, on average", "answers"),
+    "completeness": ("of the relevant context is used by the answer, on average", "answers"),
 }
 
 
 def _pct(value: float) -> str:
-    return f"{100 * value:.0f} %"
+    return f"{100 * value:.0f}%"  # no space: a line never breaks between a number and its unit
 
 
 def plain_words(name: str, m: MetricEstimate) -> str | None:
-    """One sentence for stakeholders, e.g. "The judge says 81 % of answers are supported; corrected with
-    300 reviewed answers: 74 % ± 3 %." ``None`` for a metric without words or without an estimate.
+    """One sentence for stakeholders, e.g. "The judge says 81% of answers are supported; corrected with
+    300 reviewed answers: 74% ± 3%." ``None`` for a metric without words or without an estimate.
 
     >>> from ragviz.analysis.ppi import estimate_mean
     >>> plain_words("adherence", estimate_mean([1.0, 0.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0], [1.0] * 8))
-    'The judge says 100 % of answers are supported; corrected with 4 reviewed answers: 75 % ± 42 %.'
+    'The judge says 100% of answers are supported; corrected with 4 reviewed answers: 75% ± 42%.'
     """
     if name not in PLAIN_WORDS or m.judge is None:
         return None

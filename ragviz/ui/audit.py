@@ -39,7 +39,7 @@ ALL_EXAMPLES, AUDIT = "All examples", "Audit sample"
 SAMPLE_KEY = "audit.sample"  # the chosen sample id (Review and Dashboard share it)
 MESSAGE_KEY = "audit.message"
 ESTIMATORS = ("judge only", "people only", "corrected (PPI++)")
-ESTIMATOR_COLORS = ("#E69F00", "#56B4E9", "#0072B2")
+ESTIMATOR_COLORS = ("#E69F00", "#56B4E9", "#009E73")  # Okabe–Ito: orange, sky blue, bluish green
 
 
 # -- which samples belong to the loaded data -------------------------------------------------------
@@ -122,11 +122,11 @@ def audit_queue(ds: Dataset, store: LabelStore, who: str, present: bool) -> Audi
     """The sidebar's queue mode. In "Audit sample" mode: the sample picker, drawing a new sample and
     growing this one (not in presentation mode); returns the :class:`AuditQueue`, else ``None``."""
     with st.sidebar:
-        mode = st.segmented_control(
+        mode = st.radio(  # a radio, not a segmented control: the page's button groups stay the sentence pickers
             "Queue",
             [ALL_EXAMPLES, AUDIT],
-            default=ALL_EXAMPLES,
             key=QUEUE_KEY,
+            horizontal=True,
             help="Audit sample: walk a uniformly random sample of the examples. Only people's labels on its "
             "members correct the judge's means (Dashboard, What people would say); examples reviewed "
             "because triage or a filter led there are not a random sample.",
