@@ -83,3 +83,20 @@ def test_explainer_says_it_in_plain_words(app_env):
     n = report.overall.metrics["adherence"].n_labeled
     assert f"corrected with {n} reviewed answers" in expected and n >= 6
     assert expected in text.replace("\\", "")
+
+
+def test_review_audit_mode_walks_the_sample_in_its_random_order(app_env):
+    ds, sample = _audit(app_env["db"], size=10, reviewed=7)
+    at = open_page("pages/review.py")
+    at.radio(key="review.queue").set_value("Audit sample").run()
+    assert not at.exception
+    with LabelStore(app_env["db"]) as store:
+        done = store.reviewed_uids("tester")
+    first_open = next(u for u in sample.members if u not in done)
+    assert at.query_params["uid"] == [first_open] or at.query_params["uid"] == first_open
+    progress = [p.proto.text.replace("\\", "") for p in at.get("progress")]
+    assert any("Audit sample 1: 7 of 10 reviewed" in t and "1 reviewed examples outside it" in t for t in progress)
+    bodies = [h.proto.body for h in at.get("html")]
+    assert any("of 10 match" in b for b in bodies), [b[:200] for b in bodies if "Example" in b]
+    at.radio(key="review.queue").set_value("All examples").run()
+    assert not at.exception and not [p for p in at.get("progress") if "Audit sample" in p.proto.text]
