@@ -2,7 +2,8 @@
 
 People's labels come from ``--human FILE`` (matched by dataset, id and generation model) or from a
 ragviz export in DATA itself (``label_source == "human"`` rows; ``audit_sample`` picks the random
-sample when present): see :mod:`ragviz.analysis.audit`. The estimates are
+sample when present), or from a label store with ``--db`` (the reviewed members of an audit sample drawn
+on the Review page; :func:`ragviz.analysis.audit.pair_store`): see :mod:`ragviz.analysis.audit`. The estimates are
 :mod:`ragviz.analysis.ppi`'s. Exit 0, or 2 on bad input with one ``ragviz estimate: ...`` line.
 """
 
