@@ -97,6 +97,7 @@ _KNOWN_TYPES: dict[str, pa.DataType] = {
     "label_source": pa.string(),
     "reviewer": pa.string(),
     "reviewed_at": pa.string(),
+    "audit_sample": pa.bool_(),
 }
 for _prefix in ("", LLM_PREFIX):
     _KNOWN_TYPES.update(
