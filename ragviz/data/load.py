@@ -43,6 +43,8 @@ import pyarrow as pa
 
 from ragviz.data.dataset import PATH_COL, ROW_COL, Dataset
 from ragviz.data.formats.csv_rows import load_csv
+from ragviz.data.formats.hf_disk import DICT as HF_DICT
+from ragviz.data.formats.hf_disk import is_hf_disk_dir, load_hf_disk
 from ragviz.data.formats.json_rows import load_json, load_jsonl
 from ragviz.data.formats.parquet_rows import load_parquet
 from ragviz.data.problems import Problem, Report
@@ -185,10 +187,14 @@ def _files_in(folder: Path, report: Report) -> list[Path]:
 
     found: list[Path] = []
     for dirpath, dirnames, filenames in os.walk(folder, onerror=unreadable):
+        if is_hf_disk_dir(Path(dirpath)):
+            found.append(Path(dirpath))  # one save_to_disk split: its Arrow files, not its .json bookkeeping
+            dirnames[:] = []
+            continue
         dirnames[:] = [d for d in dirnames if not d.startswith(".")]
         for name in filenames:
             f = Path(dirpath) / name
-            if name.startswith(".") or f.suffix.lower() not in FORMATS:
+            if name.startswith(".") or f.suffix.lower() not in FORMATS or name == HF_DICT:
                 continue
             try:
                 if f.is_file():
@@ -239,6 +245,9 @@ def load(paths: Iterable[str | Path] | str | Path) -> LoadResult:
     parts = []
     for f in _expand(paths, report):
         try:
+            if f.is_dir():
+                parts.extend(load_hf_disk(f, report))
+                continue
             if _format_of(f.name) == "parquet" and f.stat().st_size:
                 parts.append(load_parquet(f, str(f), _subset_name(f), report))
                 continue
