@@ -18,6 +18,7 @@ import pyarrow.parquet as pq
 
 from ragviz.data.dataset import BOOKKEEPING, Dataset
 from ragviz.data.ragbench import LLM_PREFIX
+from ragviz.export.card import dataset_card, with_hf_features
 from ragviz.export.rows import (
     METRICS_COLUMNS,
     TEXT_COLUMNS,
@@ -177,7 +178,7 @@ def export_table(dataset: Dataset, store: LabelStore | None, annotator: str | No
 
 def parquet_bytes(rows: Sequence[Mapping[str, Any]]) -> bytes:
     buf = io.BytesIO()
-    pq.write_table(rows_table(rows), buf)
+    pq.write_table(with_hf_features(rows_table(rows)), buf)
     return buf.getvalue()
 
 
@@ -232,7 +233,7 @@ def write_export(
         raise ValueError(f"write_export writes jsonl or parquet, not {fmt!r}")
     with _binary_output(path_or_file) as out:
         if fmt == "parquet":
-            table = export_table(dataset, store, annotator, batch_size)
+            table = with_hf_features(export_table(dataset, store, annotator, batch_size))
             pq.write_table(table, out)
             sources = table.column("label_source").to_pylist() if "label_source" in table.column_names else []
             n_human = sources.count("human")
@@ -262,6 +263,7 @@ def _binary_output(path_or_file: str | os.PathLike | IO[bytes]) -> Iterator[IO[b
         prefix=f".{target.name}.", suffix=".tmp", dir=target.parent if str(target.parent) else "."
     )
     try:
+        os.fchmod(fd, 0o666 & ~current_umask())  # mkstemp makes it 0600; a written file follows the umask
         with os.fdopen(fd, "wb") as f:
             yield f
             f.flush()
@@ -271,6 +273,42 @@ def _binary_output(path_or_file: str | os.PathLike | IO[bytes]) -> Iterator[IO[b
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def current_umask() -> int:
+    """The process's umask, read from ``/proc/self/status`` (setting it to read it back, the only
+    portable way, would race with other threads writing files), else by setting and restoring it."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+CARD_NAME = "README.md"
+DIRECTORY_PARQUET = "data-00000-of-00001.parquet"
+
+
+def card_path_for(parquet_path: str | os.PathLike) -> Path:
+    """Where ``--card`` writes the card of a Parquet file: ``<stem>.README.md`` beside it (never over a
+    README.md that may be someone's own)."""
+    p = Path(parquet_path)
+    return p.with_name(f"{p.stem}.{CARD_NAME}")
+
+
+def write_card(parquet_path: str | os.PathLike, card_path: str | os.PathLike) -> None:
+    """Write the dataset card of the Parquet file *parquet_path* (its schema and row count) to *card_path*."""
+    p = Path(parquet_path)
+    meta = pq.read_metadata(p)
+    schema = pq.read_schema(p)
+    relative = os.path.relpath(p, Path(card_path).parent)
+    text = dataset_card(schema, meta.num_rows, [relative])
+    write_output(text.encode("utf-8"), card_path)
 
 
 def export_filename(annotator: str | None, fmt: str, stem: str = "ragviz-labels") -> str:
