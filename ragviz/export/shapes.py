@@ -133,18 +133,29 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
+_CSV_LISTS = {"retrieval_context": "documents", "context": REFERENCE_CONTEXTS}
+
+
 def _deepeval_csv_line(record: Mapping[str, Any]) -> str:
-    """One row of DeepEval's ``save_as`` CSV: lists joined by ``|``, metadata as JSON text."""
+    """One row of DeepEval's ``save_as`` CSV: lists joined by ``|``, metadata as JSON text. A list that
+    ``|`` cannot carry (an item holding ``|``, or a cell a spreadsheet would run as a formula, which
+    :func:`~ragviz.data.records.csv_cell` changes) rides in ``additional_metadata.ragbench`` as well, so the
+    loader gets it back exactly."""
     from ragviz.data.records import csv_cell
 
+    metadata = dict(record.get(DEEPEVAL_METADATA) or {})
+    carried = dict(metadata.get(CARRIER) or {})
     cells = []
-    for name in (*DEEPEVAL_FIELDS, DEEPEVAL_METADATA):
+    for name in DEEPEVAL_FIELDS:
         value = record.get(name)
         if isinstance(value, list):
-            value = PIPE.join(value)
-        elif isinstance(value, dict):
-            value = _json(value)
+            joined = PIPE.join(value)
+            if any(PIPE in v for v in value) or csv_cell(joined) != joined:
+                carried[_CSV_LISTS[name]] = value
+            value = joined
         cells.append("" if value is None else csv_cell(value))
+    metadata[CARRIER] = carried
+    cells.append(_json(metadata))
     buf = io.StringIO()
     csv.writer(buf, lineterminator="\n").writerow(cells)
     return buf.getvalue()

@@ -80,10 +80,18 @@ def apply_aliases(row: dict[str, Any]) -> dict[str, Any]:
         if row.get("context") is not None and row.get(REFERENCE_CONTEXTS) is None:
             row[REFERENCE_CONTEXTS] = row.pop("context")
         metadata = _metadata(row.get(DEEPEVAL_METADATA))
+        if isinstance(metadata, dict):
+            row[DEEPEVAL_METADATA] = metadata  # a CSV cell's JSON text, parsed
         if isinstance(metadata, dict) and isinstance(metadata.get(CARRIER), dict):
             for key, value in metadata[CARRIER].items():
                 if row.get(key) is None:
                     row[key] = value
+            # a list DeepEval's `|`-joined CSV cell could not hold exactly is carried too, and wins
+            if "documents" in metadata[CARRIER]:
+                row["documents"] = metadata[CARRIER]["documents"]
+                row.pop("retrieval_context", None)
+            if REFERENCE_CONTEXTS in metadata[CARRIER]:
+                row[REFERENCE_CONTEXTS] = metadata[CARRIER][REFERENCE_CONTEXTS]
             rest = {k: v for k, v in metadata.items() if k != CARRIER}
             if rest:
                 row[DEEPEVAL_METADATA] = rest
