@@ -27,12 +27,27 @@ from ragviz.export.rows import (
     exported_batches,
     metrics_records,
 )
+from ragviz.export.shapes import SHAPES, write_shape
 from ragviz.store.label_store import LabelStore
 
 FORMATS = ("jsonl", "parquet", "csv")
 
 
-MIME_TYPES = {"jsonl": "application/jsonl", "parquet": "application/vnd.apache.parquet", "csv": "text/csv"}
+MIME_TYPES = {
+    "jsonl": "application/jsonl",
+    "parquet": "application/vnd.apache.parquet",
+    "csv": "text/csv",
+    "ragas": "application/jsonl",
+    "deepeval": "application/json",
+    "ragchecker": "application/json",
+}
+# the download name's ending per format (a tool shape names its tool)
+_EXTENSIONS = {
+    "csv": "metrics.csv",
+    "ragas": "ragas.jsonl",
+    "deepeval": "deepeval.json",
+    "ragchecker": "ragchecker.json",
+}
 
 
 def _json_safe(value: Any) -> Any:
@@ -204,9 +219,14 @@ def metrics_csv_bytes(dataset: Dataset, store: LabelStore | None, annotator: str
 
 
 def export_bytes(dataset: Dataset, store: LabelStore | None, annotator: str | None, fmt: str) -> bytes:
-    """The whole export in *fmt* (``jsonl``, ``parquet`` or ``csv`` = metrics) for a download button."""
+    """The whole export in *fmt* (``jsonl``, ``parquet``, ``csv`` = metrics, or a tool's shape: ``ragas``,
+    ``deepeval``, ``ragchecker``, :mod:`ragviz.export.shapes`) for a download button."""
     if fmt == "csv":
         return metrics_csv_bytes(dataset, store, annotator)
+    if fmt in SHAPES:
+        buf = io.BytesIO()
+        write_shape(dataset, store, annotator, fmt, buf)
+        return buf.getvalue()
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format {fmt!r} (choose from {', '.join(FORMATS)})")
     buf = io.BytesIO()
@@ -314,7 +334,7 @@ def write_card(parquet_path: str | os.PathLike, card_path: str | os.PathLike) ->
 def export_filename(annotator: str | None, fmt: str, stem: str = "ragviz-labels") -> str:
     """A download name such as ``ragviz-labels-alice.jsonl``."""
     who = "".join(c if c.isalnum() or c in "-_" else "_" for c in (annotator or "")).strip("_")
-    ext = "metrics.csv" if fmt == "csv" else fmt
+    ext = _EXTENSIONS.get(fmt, fmt)
     return f"{stem}-{who}.{ext}" if who else f"{stem}.{ext}"
 
 
