@@ -138,6 +138,21 @@ def test_deepeval_save_as_csv_with_pipe_joined_lists():
     assert ds.table.column("additional_metadata").to_pylist()[1] == {"source": "wiki"}
 
 
+def test_deepeval_save_as_jsonl_with_pipe_joined_strings(tmp_path):
+    cases = json.loads((FIXTURES / "deepeval_save_as.json").read_text())
+    jsonl = tmp_path / "goldens.jsonl"
+    jsonl.write_text(
+        "".join(
+            json.dumps({**c, "retrieval_context": "|".join(c["retrieval_context"]), "context": "|".join(c["context"])})
+            + "\n"
+            for c in cases
+        )
+    )
+    a, b = _loaded(jsonl), _loaded(FIXTURES / "deepeval_save_as.json")
+    assert [a.example(i).documents for i in range(2)] == [b.example(i).documents for i in range(2)]
+    assert a.table.column("reference_contexts").to_pylist() == b.table.column("reference_contexts").to_pylist()
+
+
 def test_ragas_context_ids_are_the_retrieval_ids_the_metrics_use():
     ds = _loaded(FIXTURES / "ragas_ids.jsonl")
     assert ds.example(0).retrieved_ids == ("d1", "d2") and ds.example(0).relevant_ids == ("d1", "d9")
@@ -183,7 +198,8 @@ def test_bad_tool_input_names_file_row_and_field(tmp_path):
     result = load([bad])
     assert [str(e) for e in result.errors] == [
         f"{bad}:1: reference_contexts: expected a list of strings, got str",
-        f"{bad}:2: documents: missing required field (documents or documents_sentences)",
+        f"{bad}:2: documents: missing required field (documents or documents_sentences; "
+        "DeepEval's `context` is the ideal context, the documents are `retrieval_context`)",
     ]
     broken_disk = tmp_path / "disk"
     broken_disk.mkdir()

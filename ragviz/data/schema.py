@@ -203,7 +203,12 @@ def canonical_row(raw: Any, path: str, rownum: int, report: Report) -> dict[str,
     if row.get(REFERENCE_CONTEXTS) is not None and (problem := _list_of_strings_problem(row[REFERENCE_CONTEXTS])):
         err(REFERENCE_CONTEXTS, problem)
     if docs is None and doc_sents is None:
-        err("documents", "missing required field (documents or documents_sentences)")
+        hint = (
+            "; DeepEval's `context` is the ideal context, the documents are `retrieval_context`"
+            if "input" in raw
+            else ""
+        )
+        err("documents", f"missing required field (documents or documents_sentences{hint})")
 
     response, resp_sents = row.get("response"), row.get("response_sentences")
     if response is not None and not isinstance(response, str):
