@@ -417,3 +417,15 @@ def test_exported_files_follow_the_umask(tmp_path):
         assert run.returncode == 0, run.stderr
         assert out.stat().st_mode & 0o777 == mode
     assert not list(tmp_path.glob(".*.tmp"))  # the atomic temp file is renamed, never left behind
+
+
+def test_card_of_any_input_loads_with_datasets(tmp_path):
+    """Columns of the input (all-null ones, names YAML would read as booleans) keep the card's header valid."""
+    datasets = pytest.importorskip("datasets")
+    rows = [json.loads(line) for line in (FIXTURES / "ragas_ids.jsonl").read_text().splitlines()]
+    source = tmp_path / "odd.jsonl"
+    source.write_text("".join(json.dumps({**r, "on": "yes", "Note: x": None, "1st": 1}) + "\n" for r in rows))
+    out = tmp_path / "out"
+    assert convert_command([str(source)], str(out) + "/", "ragbench") == 0
+    ds = datasets.load_dataset(str(out), split="train")
+    assert ds["on"] == ["yes", "yes"] and ds["1st"] == [1, 1] and "Note: x" in ds.features

@@ -110,7 +110,7 @@ def with_hf_features(table: pa.Table) -> pa.Table:
 
 def _yaml_feature(name: str, feature: Any, indent: str) -> list[str]:
     """One feature in a dataset card's YAML header (``dataset_info.features``)."""
-    lines = [f"{indent}- name: {name}"]
+    lines = [f"{indent}- name: {_yaml_str(name)}"]
     lines += _yaml_type(feature, indent + "  ")
     return lines
 
@@ -124,14 +124,23 @@ def _yaml_type(feature: Any, indent: str) -> list[str]:
     if feature.get("_type") == "Sequence":
         inner = feature["feature"]
         if inner.get("_type") == "Value":
-            return [f"{indent}sequence: {inner['dtype']}"]
+            return [f"{indent}sequence: {_yaml_str(inner['dtype'])}"]
         return [f"{indent}sequence:", *_yaml_type(inner, indent + "  ")]
     if "_type" not in feature:  # a struct
         lines = [f"{indent}struct:"]
         for sub, f in feature.items():
             lines += _yaml_feature(sub, f, indent + "  ")
         return lines
-    return [f"{indent}dtype: {feature['dtype']}"]
+    return [f"{indent}dtype: {_yaml_str(feature['dtype'])}"]
+
+
+def _yaml_str(text: str) -> str:
+    """*text* as a YAML string: plain when it is a lowercase name YAML reads as a string, else quoted
+    (``null``, ``yes``, ``on``, a name with a colon or a leading digit would be read as something else)."""
+    plain = text.replace("_", "").isalnum() and text.isascii() and text[:1].isalpha() and text.islower()
+    if plain and text not in ("null", "true", "false", "yes", "no", "on", "off", "y", "n"):
+        return text
+    return "'" + text.replace("'", "''") + "'"
 
 
 def _cell(text: str) -> str:
