@@ -429,3 +429,40 @@ def test_card_of_any_input_loads_with_datasets(tmp_path):
     assert convert_command([str(source)], str(out) + "/", "ragbench") == 0
     ds = datasets.load_dataset(str(out), split="train")
     assert ds["on"] == ["yes", "yes"] and ds["1st"] == [1, 1] and "Note: x" in ds.features
+
+
+def test_ragas_and_deepeval_through_ragchecker_keep_what_ragchecker_holds(tmp_path):
+    middle = _convert([FIXTURES / "ragas_ids.jsonl"], tmp_path / "rc.json", "ragchecker")
+    back = [json.loads(line) for line in _convert([middle], tmp_path / "back.jsonl", "ragas").read_text().splitlines()]
+    original = [json.loads(line) for line in (FIXTURES / "ragas_ids.jsonl").read_text().splitlines()]
+    held = ("user_input", "retrieved_contexts", "response", "reference", "retrieved_context_ids")
+    assert [[r[f] for f in held] for r in back] == [[r[f] for f in held] for r in original]
+
+    middle = _convert([FIXTURES / "deepeval_save_as.json"], tmp_path / "rc2.json", "ragchecker")
+    cases = deepeval_from_json(_convert([middle], tmp_path / "back.json", "deepeval"))
+    held = ("input", "actual_output", "expected_output", "retrieval_context")
+    original_cases = deepeval_from_json(FIXTURES / "deepeval_save_as.json")
+    assert [[getattr(c, f) for f in held] for c in cases] == [[getattr(c, f) for f in held] for c in original_cases]
+
+
+@pytest.mark.parametrize("via", ["deepeval", "ragas"])
+def test_ragchecker_through_ragas_and_deepeval(tmp_path, via):
+    if not CHECKING_OUTPUT.is_file():
+        pytest.skip("../shared/ragchecker not present")
+    from ragviz.data.formats.ragchecker import items_to_json
+
+    middle = _convert([CHECKING_OUTPUT], tmp_path / ("m.json" if via == "deepeval" else "m.jsonl"), via)
+    back = json.loads(_convert([middle], tmp_path / "back.json", "ragchecker").read_text())["results"]
+    original = json.loads(CHECKING_OUTPUT.read_text())["results"]
+    if via == "deepeval":  # DeepEval carries every RagChecker field (claims and labels in additional_metadata)
+        from ragviz.data.formats.ragchecker import read_ragchecker
+
+        assert items_to_json(read_ragchecker(tmp_path / "back.json").items) == items_to_json(
+            read_ragchecker(CHECKING_OUTPUT).items
+        )
+        return
+    for a, b in zip(back, original):  # Ragas: the texts and the chunk ids, no query id, no claims
+        assert (a["query"], a["gt_answer"], a["response"]) == (b["query"], b["gt_answer"], b["response"])
+        assert a["retrieved_context"] == [
+            {"doc_id": str(c["doc_id"]), "text": c["text"]} for c in b["retrieved_context"]
+        ]
