@@ -6,10 +6,7 @@ import io
 import json
 import math
 import os
-import sys
-import tempfile
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -19,6 +16,7 @@ import pyarrow.parquet as pq
 from ragviz.data.dataset import BOOKKEEPING, Dataset
 from ragviz.data.ragbench import LLM_PREFIX
 from ragviz.export.card import dataset_card, with_hf_features
+from ragviz.export.output import binary_output as _binary_output
 from ragviz.export.rows import (
     METRICS_COLUMNS,
     TEXT_COLUMNS,
@@ -265,49 +263,6 @@ def write_export(
             n_rows += len(rows)
             n_human += sum(1 for r in rows if r["label_source"] == "human")
         return n_rows, n_human
-
-
-@contextmanager
-def _binary_output(path_or_file: str | os.PathLike | IO[bytes]) -> Iterator[IO[bytes]]:
-    """A binary file to write to: a temporary file beside *path* renamed over it on success
-    (fsynced first), stdout's buffer for ``"-"``, or the given file object."""
-    if not isinstance(path_or_file, (str, os.PathLike)):
-        yield path_or_file
-        return
-    if str(path_or_file) == "-":
-        yield sys.stdout.buffer
-        sys.stdout.flush()
-        return
-    target = Path(path_or_file)
-    fd, tmp = tempfile.mkstemp(
-        prefix=f".{target.name}.", suffix=".tmp", dir=target.parent if str(target.parent) else "."
-    )
-    try:
-        os.fchmod(fd, 0o666 & ~current_umask())  # mkstemp makes it 0600; a written file follows the umask
-        with os.fdopen(fd, "wb") as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def current_umask() -> int:
-    """The process's umask, read from ``/proc/self/status`` (setting it to read it back, the only
-    portable way, would race with other threads writing files), else by setting and restoring it."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 CARD_NAME = "README.md"

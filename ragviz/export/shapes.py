@@ -35,6 +35,7 @@ from typing import IO, Any
 from ragviz.data.dataset import Dataset
 from ragviz.data.formats.ragchecker_rows import CLAIM_FIELDS
 from ragviz.data.formats.tool_columns import CARRIER, DEEPEVAL_METADATA, PIPE, REFERENCE_CONTEXTS
+from ragviz.export.output import binary_output
 from ragviz.export.rows import export_row, exported_batches
 from ragviz.store.label_store import LabelStore
 
@@ -205,8 +206,6 @@ def write_shape(
     """Write the export of *dataset* (*annotator*'s current labels from *store*, or the rows' own) in
     *shape* (``ragas``, ``deepeval`` or ``ragchecker``) to a path (atomically), ``"-"`` or a binary file,
     batch by batch; returns (rows, human-reviewed rows)."""
-    from ragviz.export.files import _binary_output
-
     if shape not in RECORDS:
         raise ValueError(f"unknown shape {shape!r} (choose from {', '.join(SHAPES)})")
     to_record = RECORDS[shape]
@@ -221,7 +220,7 @@ def write_shape(
                 n_human += row.get("label_source") == "human"
                 yield to_record(row)
 
-    with _binary_output(path_or_file) as out:
+    with binary_output(path_or_file) as out:
         n_rows = write_records(records(), shape, layout, out)
     return n_rows, n_human
 
@@ -238,7 +237,6 @@ def write_corrected_ragchecker(
     from ragviz.analysis.claims import current_items
     from ragviz.data.claim_overrides import claim_uid
     from ragviz.data.formats.ragchecker import RagCheckerFormatError, RagCheckerProblem, items_to_json, read_ragchecker
-    from ragviz.export.files import _binary_output
 
     items, n_decided = [], 0
     touched = store.statuses(annotator) if store is not None and annotator else {}
@@ -252,6 +250,6 @@ def write_corrected_ragchecker(
             n_decided += sum(1 for it in loaded if claim_uid(name, it.query_id) in touched)
             loaded = current
         items.extend(loaded)
-    with _binary_output(path_or_file) as out:
+    with binary_output(path_or_file) as out:
         n = write_records((items_to_json([it])["results"][0] for it in items), "ragchecker", "json", out)
     return n, n_decided
