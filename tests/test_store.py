@@ -192,15 +192,15 @@ def test_reviewed_and_corrected_sets(store, example, unlabeled):
     other = example_from_row(_row(id="q3"))
     store.record(example.uid, "ann", [Change("review", None, "reviewed")], action="review")
     assert store.reviewed_uids("ann") == {example.uid} and store.corrected_uids("ann") == set()
-    # an edit and its reverse: reviewed (a person looked and decided), not corrected
+    # an edit and its reverse is no change: neither corrected nor reviewed (accepting marks reviewed)
     _rel(store, other, "ann", ["0a", "0b"])
-    assert store.corrected_uids("ann") == {other.uid}
+    assert store.corrected_uids("ann") == {other.uid} and store.reviewed_uids("ann") == {example.uid, other.uid}
     _rel(store, other, "ann", ["0a"])
-    assert store.reviewed_uids("ann") == {example.uid, other.uid}
+    assert store.reviewed_uids("ann") == {example.uid}
     assert store.corrected_uids("ann") == set()
     # un-reviewing
     store.record(example.uid, "ann", [Change("review", "reviewed", None)], action="review")
-    assert store.reviewed_uids("ann") == {other.uid}
+    assert store.reviewed_uids("ann") == set()
     # unlabeled example: any label decided is a correction of "nothing"
     store.record(unlabeled.uid, "ann", [Change("relevant_keys", [], ["0a"])])
     assert unlabeled.uid in store.corrected_uids("ann")
@@ -595,3 +595,61 @@ def test_postgres_uploads_reach_every_replica(postgres_server, tmp_path, monkeyp
         assert open(there, "rb").read() == b'{"id": 1}\n'
         assert two.save_upload("my data.jsonl", b'{"id": 1}\n').name == path.name  # same bytes, same name
         assert two.sources() == [there]
+
+
+def test_accept_keeps_corrections_and_an_edit_back_to_the_start_is_no_correction(store, example):
+    """Accept is a review marker only: the corrections stand. Unticking and re-ticking a key (which
+    moves it to the end of the list) ends where it started: not corrected, not reviewed."""
+    _rel(store, example, "ann", ["0a", "1a"])
+    store.record(example.uid, "ann", [Change("review", None, "reviewed")], action="accept")
+    assert store.current_labels(example, "ann").relevant_keys == ("0a", "1a")
+    assert example.uid in store.corrected_uids("ann") and example.uid in store.reviewed_uids("ann")
+
+    other = example_from_row(_row(id="q9", all_relevant_sentence_keys=["0a", "0b", "1a"]))
+    _rel(store, other, "ann", ["0a", "1a"])  # untick 0b
+    _rel(store, other, "ann", ["0a", "1a", "0b"])  # tick it again: the same set in another order
+    assert other.uid not in store.corrected_uids("ann")
+    assert other.uid not in store.reviewed_uids("ann")  # no spurious status
+    assert store.status(other.uid, "ann").corrected is False
+    b = support_field("b")
+    judge_b = field_value(other.labels, b)
+    flipped = {**judge_b, "supported": True, "explanation": ""}
+    store.record(other.uid, "ann", [Change(b, judge_b, flipped)])
+    assert other.uid in store.corrected_uids("ann")
+    store.record(other.uid, "ann", [Change(b, flipped, judge_b)])  # flipped back, the judge's text back
+    assert other.uid not in store.corrected_uids("ann") and other.uid not in store.reviewed_uids("ann")
+
+
+def test_last_action_and_undo_action_reach_across_examples(store, example):
+    """Z undoes the annotator's last action wherever it was made: last_action names it (skipping
+    undone ones, undo markers, other annotators and examples the caller excludes), undo_action
+    undoes exactly that one, once."""
+    other = example_from_row(_row(id="q9"))
+    assert store.last_action("ann") is None
+    first = _rel(store, example, "ann", ["0a", "0b"])
+    second = store.record(other.uid, "ann", [Change("review", None, "reviewed")], action="accept")
+    _rel(store, example, "bob", ["1a"])  # someone else's later action is not ann's to undo
+    last = store.last_action("ann")
+    assert (last.action_id, last.example_uid, last.kind) == (second, other.uid, "accept")
+    assert [(e.field, e.new) for e in last.events] == [("review", "reviewed")]
+    assert store.last_action("ann", where=lambda uid: uid != other.uid).action_id == first  # not loaded: skipped
+    assert store.undo_action(other.uid, "ann", second) is True
+    assert store.undo_action(other.uid, "ann", second) is False  # already undone (another tab)
+    assert other.uid not in store.reviewed_uids("ann")
+    last = store.last_action("ann")
+    assert (last.action_id, last.example_uid) == (first, example.uid)
+    assert [(e.field, e.old, e.new) for e in last.events] == [("relevant_keys", ["0a"], ["0a", "0b"])]
+    assert store.undo_action(example.uid, "bob", first) is False  # not bob's
+    assert store.undo_action(other.uid, "ann", first) is False  # not on that example
+    assert store.undo_action(example.uid, "ann", first) is True
+    assert store.current_labels(example, "ann") == example.labels
+    assert store.last_action("ann") is None
+    for _ in range(230):  # more than one page of events to walk
+        _rel(store, example, "ann", ["0b"])
+        store.undo(example.uid, "ann")
+    assert store.last_action("ann") is None
+    kept = _rel(store, other, "ann", ["1a"])
+    for _ in range(120):
+        _rel(store, example, "ann", ["0b"])
+        store.undo(example.uid, "ann")
+    assert store.last_action("ann").action_id == kept
