@@ -216,6 +216,8 @@ def test_status_queries_use_the_index(tmp_path):
         ("SELECT e.id FROM label_events e WHERE e.example_uid = ? AND e.annotator = ? ORDER BY e.id", ("u", "a")),
         ("SELECT labels_json FROM judge_label_sets WHERE example_uid = ? ORDER BY id DESC LIMIT 1", ("u",)),
         ("SELECT annotator FROM example_status WHERE last_action_id > ?", (5,)),
+        # last_action (what Z undoes): the annotator's newest events first
+        ("SELECT e.id FROM label_events e WHERE e.annotator = ? AND e.id < ? ORDER BY e.id DESC LIMIT 200", ("a", 9)),
     ]:
         plan = " ".join(str(r[-1]) for r in store.db.execute("EXPLAIN QUERY PLAN " + sql, params))
         assert "SEARCH" in plan and "INDEX" in plan and "SCAN" not in plan, plan
