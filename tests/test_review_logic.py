@@ -31,6 +31,7 @@ from ragviz.analysis.review import (
     supported_flag,
     supporting_key_options,
     verdict_change,
+    without_contradicting_explanations,
 )
 from ragviz.analysis.review_metrics import compare_metrics, describe_change, override_effects
 from ragviz.analysis.review_queue import (
@@ -400,3 +401,16 @@ def test_a_deep_link_names_every_match_and_dataset_and_model_narrow_it():
     assert link_matches(ds, example_id="y") == [3]
     assert link_matches(ds, uid="a/x/m2", example_id="x") == [1]  # a uid is exact
     assert link_matches(ds, example_id="x", subset="c") == [] and link_matches(ds) == []
+
+
+def test_a_flip_stored_with_the_judges_text_is_shown_without_it():
+    """A flip recorded before flips took a note kept the judge's explanation for the other verdict:
+    it is not shown (nor exported) as the reason for the new verdict."""
+    ex = worked_example()
+    judge = ex.labels
+    legacy = apply_changes(judge, [(support_field("c"), {"supported": True, "explanation": "not in the documents"})])
+    cleaned = without_contradicting_explanations(legacy, judge)
+    assert cleaned.support_for("c").explanation == "" and cleaned.support_for("a").explanation == "stated in 0b"
+    assert without_contradicting_explanations(judge, judge) is judge
+    span = next(s for s in response_spans(ex, legacy, "c", judge) if s.key == "c")
+    assert span.by_reviewer and span.explanation == "" and span.replaced == "not in the documents"

@@ -10,7 +10,7 @@ metrics moved is in :mod:`ragviz.analysis.review_metrics`; which example comes n
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ragviz.data.labels import (
@@ -127,8 +127,9 @@ def response_spans(
     with *base* (the labels the person started from), a sentence whose verdict they flipped is
     marked ``by_reviewer`` with the base's explanation as ``replaced``."""
     spans = []
+    shown = without_contradicting_explanations(labels, base)
     for s in example.response_sentences:
-        support = labels.support_for(s.key) if labels else None
+        support = shown.support_for(s.key) if shown else None
         flipped = base is not None and labels is not None and verdict_differs(labels, base, s.key)
         before = base.support_for(s.key) if flipped and base is not None else None
         spans.append(
@@ -293,6 +294,29 @@ def verdict_differs(labels: Labels | None, base: Labels | None, response_key: st
     now = labels.support_for(response_key) if labels is not None else None
     before = base.support_for(response_key) if base is not None else None
     return (now.supported if now else None) != (before.supported if before else None)
+
+
+def without_contradicting_explanations(labels: Labels | None, base: Labels | None) -> Labels | None:
+    """*labels* where a sentence whose verdict differs from the *base*'s but still carries the base's
+    explanation (a flip stored before flips took the reviewer's note) has no explanation instead:
+    the base's text argued for the other verdict. Everything else unchanged (the same object when
+    nothing is dropped)."""
+    if labels is None or base is None:
+        return labels
+    support = []
+    dropped = False
+    for s in labels.support:
+        before = base.support_for(s.key)
+        if (
+            before is not None
+            and s.explanation
+            and s.supported != before.supported
+            and s.explanation == before.explanation
+        ):
+            s = replace(s, explanation="")
+            dropped = True
+        support.append(s)
+    return labels.replace(support=tuple(support)) if dropped else labels
 
 
 # -- what an action did, in a few words (the Undo button says what it will undo) -------------------
