@@ -106,7 +106,7 @@ def navigation_bar(
             else "This example has no judge labels: reset returns to the labels the file carried.",
         )
     st.html(
-        '<div class="rv-undo-hint" style="font-family:system-ui,sans-serif;font-size:0.8rem;color:#57606a">'
+        '<div class="rv-undo-hint" style="font-family:system-ui,sans-serif;font-size:0.8rem;opacity:0.75">'
         + (f"Z: undo {render.esc(undo_hint)}" if undo_hint else "Z: nothing to undo")
         + "</div>"
     )
