@@ -655,3 +655,20 @@ def test_last_action_and_undo_action_reach_across_examples(store, example):
         _rel(store, example, "ann", ["0b"])
         store.undo(example.uid, "ann")
     assert store.last_action("ann").action_id == kept
+
+
+def test_migration_008_recounts_statuses_the_old_rule_wrote(db_target, example):
+    """A store written before an edit back to the start counted as no change: its example_status
+    row said reviewed + corrected; opening it with this ragviz recounts the row from the events."""
+    with LabelStore(db_target) as s:
+        other = example_from_row(_row(id="q9", all_relevant_sentence_keys=["0a", "0b", "1a"]))
+        _rel(s, other, "ann", ["0a", "1a"])
+        _rel(s, other, "ann", ["0a", "1a", "0b"])  # back to the same set, reordered
+        _rel(s, example, "ann", ["0a", "1a"])  # a real correction stays counted
+        with s._write():
+            s._q("UPDATE example_status SET reviewed = 1, corrected = 1")  # what the old rule stored
+            s._q("DELETE FROM schema_migrations WHERE name = ?", ("008_recount_example_status",))
+    with LabelStore(db_target) as s:
+        assert "008_recount_example_status" in s.applied_migrations()
+        assert s.corrected_uids("ann") == {example.uid} and s.reviewed_uids("ann") == {example.uid}
+        assert s.status(other.uid, "ann").reviewed is False

@@ -251,7 +251,7 @@ class LabelStore:
             for name, migration in MIGRATIONS:
                 if name in applied:
                     continue
-                migration(lambda s: self._q(s), self.dialect)
+                migration(lambda s, p=(): self._q(s, p), self.dialect)
                 self._q("INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)", (name, now_iso()))
 
     def applied_migrations(self) -> list[str]:
