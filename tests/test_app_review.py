@@ -286,3 +286,17 @@ def test_two_tabs_of_one_annotator_the_later_stale_edit_is_refused_and_shown(app
             (True, ["1b"]),
         ]
     assert html_text(tab2).count("rv-linked") == 1
+
+
+def test_unticking_and_ticking_a_box_again_is_no_change(app_env):
+    """The context editor: untick 0b relevant, tick it again (the key list comes back in another
+    order): the example is neither corrected nor reviewed, and Reset has nothing to reset."""
+    at = open_review(id="ml-vs-programming")
+    tick(at, 1, "relevant", False)
+    assert "1 / 22 reviewed (1 corrected)" in at.sidebar.get("progress")[0].proto.text
+    tick(at, 1, "relevant", True)
+    assert metrics(at)["Relevance"] == ("0.667", "")
+    assert "0 / 22 reviewed (0 corrected)" in at.sidebar.get("progress")[0].proto.text
+    assert "not reviewed yet" in html_text(at) and button(at, "review.reset").disabled
+    with LabelStore(app_env["db"]) as store:
+        assert ML not in store.corrected_uids("tester") and ML not in store.reviewed_uids("tester")
