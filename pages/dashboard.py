@@ -7,9 +7,8 @@ import streamlit as st
 from ragviz.analysis.compare import JUDGE, label_set_names
 from ragviz.analysis.dashboard import RETRIEVAL, TRACE, trace_view
 from ragviz.metrics.retrieval import DEFAULT_KS
-from ragviz.ui import audit as audit_ui
+from ragviz.ui import audit_estimates, results, state
 from ragviz.ui import dashboard as ui
-from ragviz.ui import results, state
 
 state.require_app_shell()
 
@@ -27,7 +26,7 @@ view = trace_view(data) if family == TRACE else results.family_view(against, fam
 ui.family_figures(view, ks, data.n_reviewed, against, downloads=not present)
 
 st.header("What people would say")
-audit_ui.people_would_say_panel(store, against, present)
+audit_estimates.people_would_say_panel(store, against, present)
 
 st.header("How much can we trust the judge?")
 ui.judge_agreement(data.judge_agreement, data.scatter, against, downloads=not present)

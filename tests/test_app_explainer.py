@@ -116,7 +116,10 @@ def test_presentation_mode_on_review_hides_editing_and_records_nothing(app_env):
     for cls in ("st-key-review-accept", "st-key-review-undo", "st-key-review-reset", 'class*="st-key-review-context-"'):
         assert cls in style
     assert any("Presentation mode" in c.value for c in at.caption)
-    next(b for b in at.button if b.key == "review.accept").click().run()
+    editing = ("review.accept", "review.undo", "review.reset", "review.next_unreviewed", "review.normalize")
+    assert not [b.key for b in at.button if b.key in editing]  # not drawn: no button, no shortcut
+    assert not [w.key for w in at.segmented_control if w.key and w.key.startswith("review.support.")]
+    assert not at.data_editor
     with LabelStore(app_env["db"]) as store:
         assert store.n_events() == 0
     at.query_params["present"] = "0"

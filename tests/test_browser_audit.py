@@ -39,7 +39,7 @@ def test_a_person_audits_a_random_sample_and_reads_the_corrected_estimates(strea
 
     # an example triage led to (outside any sample), reviewed in the normal queue
     page.goto(f"{url}/review?uid={outside}")
-    accept = page.get_by_role("button", name="Accept judge labels")
+    accept = page.get_by_role("button", name="Accept as shown")
     expect()(accept).to_be_enabled(timeout=60_000)
     settle(page)
     accept.click()
@@ -67,7 +67,7 @@ def test_a_person_audits_a_random_sample_and_reads_the_corrected_estimates(strea
     for k in range(3):
         settle(page)
         assert current_uid(page) == order[k]
-        page.get_by_role("button", name="Accept judge labels").click()
+        page.get_by_role("button", name="Accept as shown").click()
         expect()(page.get_by_text(re.compile(rf"Audit sample \d+: {k + 1} of 6 reviewed"))).to_be_visible(
             timeout=60_000
         )

@@ -63,6 +63,8 @@ COLUMN_DOCS: dict[str, str] = {
     "label_source": "who decided the current labels: `llm` (the judge's, unchanged) or `human`",
     "reviewer": "the annotator who reviewed the example (null when nobody did)",
     "reviewed_at": "when the annotator last reviewed it (ISO 8601)",
+    "audit_sample": "true when the example was reviewed as a member of an audit sample (a random draw "
+    "whose reviews may correct the judge's means, `ragviz estimate`)",
 }
 
 

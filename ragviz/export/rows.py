@@ -5,7 +5,9 @@ annotator's CURRENT labels (``LabelStore.current_labels``: the judge's labels wh
 changed nothing), the four TRACe scores recomputed from them, ``llm_``-prefixed copies of the
 judge's labels and the provenance fields ``label_source`` / ``reviewer`` / ``reviewed_at`` /
 ``audit_sample`` (true when the row was reviewed as a member of an audit sample,
-:mod:`ragviz.store.audit_samples`: only those rows may correct the judge's means, ``ragviz estimate``).
+:mod:`ragviz.store.audit_samples`: only those rows may correct the judge's means, ``ragviz estimate``). A response
+sentence whose verdict the person flipped carries their note as its explanation, never the judge's
+text for the other verdict (that stays in ``llm_sentence_support_information``).
 Loading such a file again (``ragviz.data.ragbench.example_from_row``) gives back the same current labels
 and scores, and the judge's labels from the ``llm_`` fields.
 """
@@ -20,6 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ragviz.analysis.compare import judge_labels_of
+from ragviz.analysis.review import without_contradicting_explanations
 from ragviz.data.dataset import BOOKKEEPING, PATH_COL, ROW_COL, SUBSET_COL, Dataset
 from ragviz.data.model import Example, Labels, RowRef
 from ragviz.data.ragbench import (
@@ -144,7 +147,7 @@ def _exported(
     base = base_labels(example, stored_judge)
     if store is not None and annotator and uid in statuses:
         effective = store.effective(uid, annotator)
-        current = fold_labels(base, effective, example, annotator)
+        current = without_contradicting_explanations(fold_labels(base, effective, example, annotator), base)
         status = status_of(effective)
         if status.reviewed:
             reviewer, reviewed_at = annotator, status.last_ts

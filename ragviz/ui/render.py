@@ -139,16 +139,27 @@ def legend_html() -> str:
 
 
 def explanation_html(span: ResponseSpan | None) -> str:
-    """The judge's explanation and supporting keys for the selected response sentence."""
+    """The explanation and supporting keys for the selected response sentence: the judge's, or for a
+    verdict the reviewer flipped their note (the judge's text for the other verdict folded away
+    under it, so what is shown never argues against the label)."""
     if span is None:
         return text_block_html("Selected sentence", "No response sentence selected.")
     keys = ", ".join(span.supporting_keys) or "none"
     _, border, marker, label = SUPPORT_STYLE[span.status]
+    if span.by_reviewer:
+        body = f"<b>Reviewer's note:</b> {esc(span.explanation) or '<i>(no note)</i>'}"
+        if span.replaced:
+            body += (
+                '<details style="color:#57606a;font-size:0.85rem"><summary>The judge\'s explanation'
+                f" (for its other verdict)</summary>{esc(span.replaced)}</details>"
+            )
+    else:
+        body = esc(span.explanation) or "<i>(no explanation)</i>"
     return (
         f'<div class="rv-explanation" style="{_BOX}">'
         f'<div style="font-weight:600;font-size:0.85rem;color:#57606a">Sentence {esc(span.key)} — '
         f'<span style="color:{border}">{marker} {label}</span> · supporting keys: {esc(keys)}</div>'
-        f'<div style="white-space:pre-wrap">{esc(span.explanation) or "<i>(no explanation)</i>"}</div></div>'
+        f'<div style="white-space:pre-wrap">{body}</div></div>'
     )
 
 
