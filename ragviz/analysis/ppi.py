@@ -256,8 +256,11 @@ def bootstrap_t_intervals(
     (:func:`ppi_mean`, :func:`ppi_variance`, :func:`power_tuning` or the given *lam*), the
     quantiles :math:`t^*_q` of the studentized estimate over *resamples* bootstrap resamples that
     re-tune :math:`\\lambda` (:func:`ragviz.analysis.ppi_bootstrap.studentized_quantiles`, seeded by
-    *seed*). Where a quantile is infinite (resamples without spread: tiny or nearly constant audits)
-    that column gets the normal interval and :attr:`PPIInterval.method` says so. ``n < 2``: no interval.
+    *seed*), clipped to the range of the values seen (*y*, *yhat*, *yhat_u* and the estimate): with
+    few audited examples of a rare 0/1 outcome a resample can have almost no spread and stretch the
+    interval far past [0, 1]. Where a quantile is infinite (resamples without any spread: tiny or
+    nearly constant audits) that column gets the normal interval and :attr:`PPIInterval.method` says
+    so. ``n < 2``: no interval.
     """
     y_arr, f_arr, fu_arr = (np.asarray(a, dtype=float) for a in (y, yhat, yhat_u))
     if y_arr.shape[0] < 2:
@@ -268,9 +271,11 @@ def bootstrap_t_intervals(
         y_j, f_j, fu_j = y_arr[:, j], f_arr[:, j], fu_arr[:, j]
         normal = ppi_mean_ci(y_j, f_j, fu_j, alpha, power_tuning(y_j, f_j, fu_j) if lam is None else lam)
         if np.isfinite(low_q[j]) and np.isfinite(high_q[j]) and normal.estimate is not None:
-            se = math.sqrt(normal.variance or 0.0)
-            low, high = normal.estimate - float(high_q[j]) * se, normal.estimate - float(low_q[j]) * se
-            normal = PPIInterval(normal.estimate, low, high, normal.lam, normal.variance, BOOTSTRAP_T)
+            se, est = math.sqrt(normal.variance or 0.0), normal.estimate
+            seen = np.concatenate([y_j, f_j, fu_j])  # a mean lies within the values it averages
+            low = max(est - float(high_q[j]) * se, min(float(seen.min()), est))
+            high = min(est - float(low_q[j]) * se, max(float(seen.max()), est))
+            normal = PPIInterval(est, low, high, normal.lam, normal.variance, BOOTSTRAP_T)
         out.append(normal)
     return out
 

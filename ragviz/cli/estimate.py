@@ -56,8 +56,8 @@ def add_estimate_arguments(parser: argparse.ArgumentParser) -> None:
         choices=INTERVALS,
         default=INTERVALS[0],
         help="the PPI++ interval: bootstrap-t (default; a studentized bootstrap that re-tunes lambda in each of "
-        "2,000 resamples, seed 0: covers 94-96%% from 100 audited examples in benchmarks/bench_ppi.py) or normal "
-        "(ppi_py's ppi_mean_ci: 91-94%% at 100, in range from 300 on)",
+        "2,000 resamples, seed 0: covers 93-96%% at 100, 300 and 1,000 audited examples in benchmarks/bench_ppi.py) or "
+        "normal (ppi_py's ppi_mean_ci: 90-95%% at 100, 92-96%% at 300)",
     )
     parser.add_argument(
         "--by", choices=("dataset_name", "generation_model_name"), help="also estimate per subset (or model)"
