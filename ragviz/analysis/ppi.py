@@ -21,7 +21,7 @@ That normal interval (:func:`ppi_mean_ci`'s default) covers only 91-93 % at n = 
 metrics (``benchmarks/bench_ppi.py``): the residual :math:`Y - \\lambda \\hat Y` is skewed and
 :math:`\\lambda` is tuned on the same audit. :func:`bootstrap_t_intervals` (``method="bootstrap-t"``)
 keeps the estimate and studentizes a bootstrap that re-tunes :math:`\\lambda` in every resample; it
-covers 93-97 % at n = 100, 300 and 1,000 there, and is what :func:`estimate_mean`, the app and
+covers 93-97 % at n = 50, 100, 300 and 1,000 there, and is what :func:`estimate_mean`, the app and
 ``ragviz estimate`` show (:data:`DEFAULT_INTERVAL`).
 
 Undefined cases: no audited example gives no estimate; one audited example gives point estimates
@@ -214,11 +214,11 @@ def ppi_mean_ci(
 
     with :math:`\\hat\\lambda` from :func:`power_tuning` (or the given *lam*), the estimate from
     :func:`ppi_mean` and the variance from :func:`ppi_variance`. ``method="bootstrap-t"`` keeps the
-    estimate and replaces the normal quantiles by bootstrap ones
-    (:func:`bootstrap_t_intervals`, with
-    *resamples* and *seed*): the interval that covers at 95 % from n = 100 on where the normal one
-    covers 91 % (``benchmarks/bench_ppi.py``). ``n = 0``: nothing; ``n = 1``: no interval and no power
-    tuning (everything ``None``: one audited example cannot say how good the judge is).
+    estimate and replaces the normal quantiles by bootstrap ones (:func:`bootstrap_t_intervals`, with
+    *resamples* and *seed*): it covers 93-97 % from n = 50 on where the normal one covers 90-93 % at
+    n = 100 for skewed metrics (``benchmarks/bench_ppi.py``). ``n = 0``: nothing; ``n = 1``: no
+    interval and no power tuning (everything ``None``: one audited example cannot say how good the
+    judge is).
     """
     if method not in INTERVAL_METHODS:
         raise ValueError(f"unknown interval method {method!r}; expected one of {', '.join(INTERVAL_METHODS)}")

@@ -8,7 +8,7 @@ module's, only the quantiles come from resampling. The moments below restate its
 :func:`~ragviz.analysis.ppi.ppi_variance`) for weighted resamples, vectorised;
 ``tests/test_ppi.py`` checks the resulting estimate and variance against them. Why: the normal
 interval covers 91-93 % at n = 100 where the metric is skewed (``benchmarks/bench_ppi.py``,
-``BENCHMARKS.md``); this one covers 93-97 % at n = 100, 300 and 1,000.
+``BENCHMARKS.md``); this one covers 93-97 % at n = 50, 100, 300 and 1,000.
 
 Reference: B. Efron, R. J. Tibshirani, *An Introduction to the Bootstrap* (1993), ch. 12 (bootstrap-t);
 P. Hall, *The Bootstrap and Edgeworth Expansion* (1992), ch. 3 (its second-order accuracy).
