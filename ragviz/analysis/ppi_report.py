@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 
 from ragviz.analysis.audit import PairedExample, Pairing, approximate_note
-from ragviz.analysis.ppi import MetricEstimate, SamplePlan, estimate_mean, plan_sample_size
+from ragviz.analysis.ppi import DEFAULT_INTERVAL, MetricEstimate, estimate_mean
+from ragviz.analysis.ppi_plan import SamplePlan, plan_sample_size
 
 GROUP_BY = {"dataset_name": "dataset", "generation_model_name": "generation_model"}
 ALL = "ALL"
@@ -55,43 +56,48 @@ class GroupEstimate:
     n_unlabeled: int
     metrics: dict[str, MetricEstimate]
 
-    def as_dict(self, alpha: float) -> dict[str, Any]:
+    def as_dict(self, alpha: float, interval: str = DEFAULT_INTERVAL) -> dict[str, Any]:
         return {
             "alpha": alpha,
+            "interval": interval,
             "n_labeled": self.n_labeled,
             "n_unlabeled": self.n_unlabeled,
             "metrics": {name: m.as_dict() for name, m in self.metrics.items()},
         }
 
 
-def estimate_group(examples: Sequence[PairedExample], names: Sequence[str], alpha: float) -> GroupEstimate:
-    """:func:`ragviz.analysis.ppi.estimate_mean` of each metric in *names* over *examples* (a metric
-    without a single value among them is left out)."""
+def estimate_group(
+    examples: Sequence[PairedExample], names: Sequence[str], alpha: float, interval: str = DEFAULT_INTERVAL
+) -> GroupEstimate:
+    """:func:`ragviz.analysis.ppi.estimate_mean` of each metric in *names* over *examples* with the
+    PPI++ interval method *interval* (a metric without a single value among them is left out)."""
     metrics = {}
     for name in names:
         y, yhat, yhat_u, excluded = metric_arrays(examples, name)
         if y.size == 0 and yhat_u.size == 0 and excluded[0] == 0:
             continue  # no value anywhere in this group: the metric is not present here
-        metrics[name] = estimate_mean(y, yhat, yhat_u, alpha, excluded)
+        metrics[name] = estimate_mean(y, yhat, yhat_u, alpha, excluded, interval)
     n_labeled = sum(1 for e in examples if e.audited)
     return GroupEstimate(n_labeled, len(examples) - n_labeled, metrics)
 
 
 @dataclass(frozen=True)
 class EstimateReport:
-    """Overall estimates and, with ``by``, one :class:`GroupEstimate` per group (sorted by name)."""
+    """Overall estimates and, with ``by``, one :class:`GroupEstimate` per group (sorted by name);
+    ``interval`` is the PPI++ interval method asked for (:data:`ragviz.analysis.ppi.INTERVAL_METHODS`)."""
 
     alpha: float
     overall: GroupEstimate
     by: str | None = None
     groups: dict[str, GroupEstimate] | None = None
+    interval: str = DEFAULT_INTERVAL
 
     def as_dict(self) -> dict[str, Any]:
-        """``{"alpha", "n_labeled", "n_unlabeled", "metrics": {...}}`` plus ``"groups": {name: same
-        shape}`` when grouped (the JSON of ``ragviz estimate``)."""
-        out = self.overall.as_dict(self.alpha)
+        """``{"alpha", "interval", "n_labeled", "n_unlabeled", "metrics": {...}}`` plus ``"groups": {name:
+        same shape}`` when grouped (the JSON of ``ragviz estimate``)."""
+        out = self.overall.as_dict(self.alpha, self.interval)
         if self.groups is not None:
-            out["groups"] = {g: est.as_dict(self.alpha) for g, est in self.groups.items()}
+            out["groups"] = {g: est.as_dict(self.alpha, self.interval) for g, est in self.groups.items()}
         return out
 
     def sections(self) -> list[tuple[str, GroupEstimate]]:
@@ -119,6 +125,7 @@ class EstimateReport:
                         "ppi_low": m.ppi.low,
                         "ppi_high": m.ppi.high,
                         "lambda": m.ppi.lam,
+                        "interval": m.ppi.method,
                         "gain": m.gain,
                     }
                 )
@@ -126,8 +133,10 @@ class EstimateReport:
 
     def notes(self) -> list[str]:
         """What a reader must know: intervals from a small audit are approximate
-        (:func:`ragviz.analysis.audit.approximate_note`), metrics without an interval, examples left out."""
-        small = approximate_note(self.overall.n_labeled, self.alpha) if self.overall.n_labeled >= 2 else None
+        (:func:`ragviz.analysis.audit.approximate_note`), metrics without an interval or whose bootstrap-t
+        interval fell back to the normal one, examples left out."""
+        n_audited = self.overall.n_labeled
+        small = approximate_note(n_audited, self.alpha, self.interval) if n_audited >= 2 else None
         out = [small] if small else []
         for group, est in self.sections():
             for name, m in est.metrics.items():
@@ -137,6 +146,11 @@ class EstimateReport:
                         f"{where}: {m.n_labeled} audited example(s) with a value on both sides: "
                         "no interval (needs at least 2)"
                     )
+                elif m.ppi.method is not None and m.ppi.method != self.interval:
+                    out.append(
+                        f"{where}: the audit's values barely vary, so a {self.interval} interval is not defined: "
+                        f"showing the {m.ppi.method} one"
+                    )
                 if m.excluded_labeled or m.excluded_unlabeled:
                     out.append(
                         f"{where}: undefined on {m.excluded_labeled} audited and {m.excluded_unlabeled} other "
@@ -145,26 +159,29 @@ class EstimateReport:
         return out
 
 
-def estimate_report(pairing: Pairing, alpha: float = 0.05, by: str | None = None) -> EstimateReport:
+def estimate_report(
+    pairing: Pairing, alpha: float = 0.05, by: str | None = None, interval: str = DEFAULT_INTERVAL
+) -> EstimateReport:
     """Estimates of every metric of *pairing* (:meth:`Pairing.metric_names`), overall and, with *by*
-    (``dataset_name`` or ``generation_model_name``), per group."""
+    (``dataset_name`` or ``generation_model_name``), per group; *interval* is the PPI++ interval
+    method (default the bootstrap-t: ``BENCHMARKS.md`` has the coverage of both)."""
     names = pairing.metric_names()
-    overall = estimate_group(pairing.examples, names, alpha)
+    overall = estimate_group(pairing.examples, names, alpha, interval)
     if by is None:
-        return EstimateReport(alpha, overall)
+        return EstimateReport(alpha, overall, interval=interval)
     if by not in GROUP_BY:
         raise ValueError(f"cannot group by {by!r}; expected one of {', '.join(GROUP_BY)}")
     attribute = GROUP_BY[by]
     members: dict[str, list[PairedExample]] = {}
     for e in pairing.examples:
         members.setdefault(getattr(e, attribute), []).append(e)
-    groups = {g: estimate_group(members[g], names, alpha) for g in sorted(members)}
-    return EstimateReport(alpha, overall, by, groups)
+    groups = {g: estimate_group(members[g], names, alpha, interval) for g in sorted(members)}
+    return EstimateReport(alpha, overall, by, groups, interval)
 
 
 def plan(pairing: Pairing, name: str, half_width: float, alpha: float = 0.05) -> SamplePlan:
     """The audit size for a (1 - alpha) interval of ± *half_width* on metric *name* over all of
-    *pairing* (:func:`ragviz.analysis.ppi.plan_sample_size` on the audited examples so far)."""
+    *pairing* (:func:`ragviz.analysis.ppi_plan.plan_sample_size` on the audited examples so far)."""
     y, yhat, yhat_u, _ = metric_arrays(pairing.examples, name)
     return plan_sample_size(y, yhat, yhat_u, half_width, alpha)
 
@@ -200,7 +217,9 @@ def _pct(value: float) -> str:
 
 def plain_words(name: str, m: MetricEstimate) -> str | None:
     """One sentence for stakeholders, e.g. "The judge says 81% of answers are supported; corrected with
-    300 reviewed answers: 74% ± 3%." ``None`` for a metric without words or without an estimate.
+    300 reviewed answers: 74% ± 3%." — or "74% (between 70% and 77%)" when the interval is lopsided
+    at the shown precision (the bootstrap-t interval is asymmetric where the metric is skewed).
+    ``None`` for a metric without words or without an estimate.
 
     >>> from ragviz.analysis.ppi import estimate_mean
     >>> plain_words("adherence", estimate_mean([1.0, 0.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0], [1.0] * 8))
@@ -211,6 +230,8 @@ def plain_words(name: str, m: MetricEstimate) -> str | None:
     phrase, unit = PLAIN_WORDS[name]
     text = f"The judge says {_pct(m.judge)} {phrase}"
     ppi = m.ppi
-    if ppi.estimate is None or ppi.half_width is None:
+    if ppi.estimate is None or ppi.low is None or ppi.high is None:
         return text + f"; {m.n_labeled} reviewed {unit} in a random audit are too few to correct it."
-    return text + f"; corrected with {m.n_labeled:,} reviewed {unit}: {_pct(ppi.estimate)} ± {_pct(ppi.half_width)}."
+    below, above = ppi.estimate - ppi.low, ppi.high - ppi.estimate
+    spread = f"± {_pct(below)}" if _pct(below) == _pct(above) else f"(between {_pct(ppi.low)} and {_pct(ppi.high)})"
+    return text + f"; corrected with {m.n_labeled:,} reviewed {unit}: {_pct(ppi.estimate)} {spread}."

@@ -155,7 +155,7 @@ def people_would_say_panel(store: LabelStore, against: str, present: bool) -> No
         render.md_escape(
             f"{sample.label()} · {overall.n_labeled:,} reviewed members are the audit ({against}'s labels), "
             f"{overall.n_unlabeled:,} examples judge-only · corrected = the judge on every example, its bias "
-            "removed by the audit (PPI++)",
+            f"removed by the audit (PPI++, {report.interval} intervals)",
             limit=None,
         )
     )
