@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -82,6 +83,43 @@ def exported_batches(
     ``text=False`` the sentence and document text stays in Arrow (a Parquet export takes those
     columns from the slice as they are) and untouched examples are built without sentences.
     """
+    for sliced, _, items in _batches(dataset, store, annotator, batch_size, text, light, plain=False):
+        yield sliced, items
+
+
+@dataclass(frozen=True)
+class ExportBatch:
+    """One batch of an export: the dataset's slice, which of its rows are exported on columns
+    (:mod:`ragviz.export.columnar`; ``None``: none of them) and the other rows as
+    :class:`ExportedExample` items, in order."""
+
+    sliced: pa.Table
+    plain: np.ndarray | None
+    items: list[ExportedExample]
+
+
+def export_batches(
+    dataset: Dataset, store: LabelStore | None, annotator: str | None, batch_size: int = 2048, text: bool = True
+) -> Iterator[ExportBatch]:
+    """The examples of *dataset* batch by batch, as :func:`exported_batches` gives them, except that
+    rows the store knows nothing about are left to the columnar export when the table allows it
+    (:func:`ragviz.export.columnar.plain_table` / :func:`~ragviz.export.columnar.plain_batch`): only
+    the rows with a decision or a stored judge label set become Python objects."""
+    for sliced, plain, items in _batches(dataset, store, annotator, batch_size, text, True, plain=True):
+        yield ExportBatch(sliced, plain, items)
+
+
+def _batches(
+    dataset: Dataset,
+    store: LabelStore | None,
+    annotator: str | None,
+    batch_size: int,
+    text: bool,
+    light: bool,
+    plain: bool,
+) -> Iterator[tuple[pa.Table, np.ndarray | None, list[ExportedExample]]]:
+    from ragviz.export.columnar import plain_batch, plain_table
+
     statuses = store.statuses(annotator) if (store is not None and annotator) else {}
     judged = store.judged_uids() if store is not None else set()
     n_sentences = dataset.n_context_sentences
@@ -93,10 +131,19 @@ def exported_batches(
     else:
         n_documents = [0] * len(dataset)
     columns = table.column_names if text else [c for c in table.column_names if c not in TEXT_COLUMNS]
+    columnar = plain and plain_table(table.schema)
     for start in range(0, table.num_rows, batch_size):
         sliced = table.slice(start, batch_size)
+        mask: np.ndarray | None = None
+        if columnar and plain_batch(sliced):
+            mask = np.array(
+                [uids[i] not in judged and uids[i] not in statuses for i in range(start, start + sliced.num_rows)]
+            )
+        positions = range(sliced.num_rows) if mask is None else np.flatnonzero(~mask).tolist()
+        selected = sliced.select(columns)
+        rows = selected.take(pa.array(positions, pa.int64())).to_pylist() if mask is not None else selected.to_pylist()
         items = []
-        for k, full_row in enumerate(sliced.select(columns).to_pylist()):
+        for k, full_row in zip(positions, rows):
             i = start + k
             uid = uids[i]
             touched = not light or uid in judged or uid in statuses
@@ -109,7 +156,7 @@ def exported_batches(
             items.append(
                 _exported(full_row, example, uid, store, annotator, judged, statuses, n_sentences[i], n_documents[i])
             )
-        yield sliced, items
+        yield sliced, mask, items
 
 
 def _exported(
