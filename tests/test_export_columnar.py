@@ -24,7 +24,7 @@ from ragviz.export.json_text import _json_default, _json_safe, json_fragments
 from ragviz.export.rows import export_batches, export_row, exported_batches
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_scale import _store_with_edits  # noqa: E402
+from test_scale import _make_synthetic, _store_with_edits  # noqa: E402
 
 RAGBENCH = Path("/work/shared/ragbench")
 STRINGS = pa.list_(pa.string())
@@ -196,3 +196,51 @@ def test_json_fragments_are_json_dumps_of_the_python_values(values):
     expected = [json.dumps(_json_safe(v), ensure_ascii=False, default=_json_default) for v in values.to_pylist()]
     assert json_fragments(values).to_pylist() == expected
     assert json_fragments(values.slice(1)).to_pylist() == expected[1:]
+
+
+def _reference_metrics(dataset, store, annotator):
+    """The per-example metrics before the columnar path: every example built and scored."""
+    out = []
+    for _, items in exported_batches(dataset, store, annotator, light=False):
+        for item in items:
+            e = item.example
+            source = item.label_source if item.current is not None else None
+            out.append(
+                {"id": e.id, "dataset": e.dataset, "generation_model": e.generation_model, **item.scores.as_dict()}
+                | {"label_source": source}
+            )
+    return out
+
+
+def test_metrics_records_are_those_of_every_example_scored(tmp_path):
+    from ragviz.export.rows import metrics_records
+
+    table = pa.concat_tables([_awkward_table()] * 4)
+    table = table.set_column(0, "id", pa.array([f"q{i}" for i in range(table.num_rows)]))
+    dataset = Dataset.from_table(table, "subset", str(tmp_path / "awkward.parquet"))
+    assert metrics_records(dataset, None, None) == _reference_metrics(dataset, None, None)
+    with _store_with_some_edits(dataset, tmp_path / "l.db") as store:
+        records = metrics_records(dataset, store, "alice")
+        assert records == _reference_metrics(dataset, store, "alice")
+        assert {r["label_source"] for r in records} == {"human", "llm", None}
+
+
+def test_export_page_metrics_table_is_paged(app_env, tmp_path, monkeypatch):
+    """1,200 synthetic examples: the Export page sends 1,000 rows of metrics at a time, not all."""
+    from streamlit.testing.v1 import AppTest
+
+    parquet = _make_synthetic().write(1200, str(tmp_path / "syn"), seed=5, jsonl=False)[0]
+    monkeypatch.setenv("RAGVIZ_DATA", str(parquet))
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=120)
+    at.switch_page("pages/export.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    at.toggle(key="export.show_table").set_value(True).run()
+    table = next(d.value for d in at.dataframe if "relevance" in d.value.columns)
+    assert len(table) == 1000
+    assert any("Examples 1–1,000 of 1,200" in c.value for c in at.caption)
+    at.number_input(key="export.table_page").set_value(2).run()
+    table = next(d.value for d in at.dataframe if "relevance" in d.value.columns)
+    assert len(table) == 200
+    expected = load(parquet).dataset.ids[1000:]
+    assert list(table["id"]) == expected

@@ -71,7 +71,7 @@ def plain_table(schema: pa.Schema) -> bool:
         t = _present(schema, name)
         if t is not None and t != _STRINGS:
             return False
-    for name in (RELEVANCE_EXPLANATION, OVERALL_EXPLANATION, "dataset_name"):
+    for name in (RELEVANCE_EXPLANATION, OVERALL_EXPLANATION, "dataset_name", "id", "generation_model_name"):
         t = _present(schema, name)
         if t is not None and t != pa.string():
             return False

@@ -256,16 +256,45 @@ def export_rows(dataset: Dataset, store: LabelStore | None, annotator: str | Non
 def metrics_records(dataset: Dataset, store: LabelStore | None, annotator: str | None) -> list[dict]:
     """Per example: id, dataset, generation_model, the TRACe scores of the current labels,
     trace_mean and label_source (``None`` scores for unlabeled examples)."""
-    out = []
-    for item in exported_examples(dataset, store, annotator):
-        e = item.example
-        out.append(
-            {
-                "id": e.id,
-                "dataset": e.dataset,
-                "generation_model": e.generation_model,
-                **item.scores.as_dict(),
-                "label_source": item.label_source if item.current is not None else None,
-            }
-        )
-    return out
+    return metrics_table(dataset, store, annotator).to_pylist()
+
+
+def metrics_table(
+    dataset: Dataset, store: LabelStore | None, annotator: str | None, batch_size: int = 8192
+) -> pa.Table:
+    """:func:`metrics_records` as an Arrow table (columns :data:`METRICS_COLUMNS`): the scores of
+    rows the store knows nothing about come from :func:`ragviz.export.columnar.plain_export_columns`
+    (no Python object per row), the others' from their current labels."""
+    from ragviz.export.columnar import plain_export_columns
+
+    n = len(dataset)
+    scores = {m: np.full(n, np.nan) for m in TRACE_METRICS}
+    sources = np.full(n, None, dtype=object)
+    n_sentences = np.asarray(dataset.n_context_sentences, np.int64)
+    start = 0
+    for batch in export_batches(dataset, store, annotator, batch_size, text=False):
+        rows = np.arange(start, start + batch.sliced.num_rows)
+        start += batch.sliced.num_rows
+        plain = np.zeros(len(rows), bool) if batch.plain is None else batch.plain
+        if plain.any():
+            kept = batch.sliced.drop_columns([c for c in TEXT_COLUMNS if c in batch.sliced.column_names])
+            columns = plain_export_columns(kept.filter(pa.array(plain)), n_sentences[rows[plain]])
+            for m in TRACE_METRICS:
+                values = columns[f"{m}_score"].cast(pa.float64())
+                scores[m][rows[plain]] = values.to_numpy(zero_copy_only=False)
+            sources[rows[plain]] = columns["label_source"].to_numpy(zero_copy_only=False)
+        for i, item in zip(rows[~plain].tolist(), batch.items):
+            for m in TRACE_METRICS:
+                value = getattr(item.scores, m)
+                scores[m][i] = np.nan if value is None else value
+            sources[i] = item.label_source if item.current is not None else None
+    mean = (scores["relevance"] + scores["utilization"] + scores["completeness"] + scores["adherence"]) / 4
+    arrays: dict[str, pa.Array] = {
+        "id": pa.array(dataset.ids, pa.string()),
+        "dataset": pa.array(dataset.datasets, pa.string()),
+        "generation_model": pa.array(dataset.generation_models, pa.string()),
+        **{m: pa.array(scores[m], pa.float64(), mask=np.isnan(scores[m])) for m in TRACE_METRICS},
+        "trace_mean": pa.array(mean, pa.float64(), mask=np.isnan(mean)),
+        "label_source": pa.array(sources, pa.string()),
+    }
+    return pa.table(arrays)

@@ -34,11 +34,10 @@ def _store_key() -> tuple[str, tuple[int, int]]:
 
 @st.cache_resource(show_spinner="Computing the metrics…", max_entries=8)
 def _metrics_table(paths: tuple[str, ...], db: str, store_version: tuple[int, int], who: str) -> pd.DataFrame:
-    import pandas as pd
-
     from ragviz.export import rows
 
-    return pd.DataFrame(rows.metrics_records(load_result(paths).dataset, store(), who))
+    table: pd.DataFrame = rows.metrics_table(load_result(paths).dataset, store(), who).to_pandas()
+    return table
 
 
 def metrics_table(who: str) -> pd.DataFrame:
