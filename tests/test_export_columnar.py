@@ -244,3 +244,22 @@ def test_export_page_metrics_table_is_paged(app_env, tmp_path, monkeypatch):
     assert len(table) == 200
     expected = load(parquet).dataset.ids[1000:]
     assert list(table["id"]) == expected
+
+
+def test_trace_records_on_columns_are_those_of_every_row_scored(tmp_path):
+    """``ragviz metrics``' records (scored on Arrow columns) equal scoring each row's labels."""
+    from ragviz.data.ragbench import labels_from_row
+    from ragviz.metrics.trace import dataset_trace_records, trace_scores
+
+    dataset = Dataset.from_table(_awkward_table(), "subset", str(tmp_path / "awkward.parquet"))
+    expected = [
+        {
+            "id": dataset.ids[i],
+            "dataset": dataset.datasets[i],
+            "generation_model": dataset.generation_models[i],
+            **trace_scores(labels_from_row(dataset.row(i)), dataset.n_context_sentences[i]).as_dict(),
+        }
+        for i in range(len(dataset))
+    ]
+    for batch_size in (1, 4, 65536):
+        assert list(dataset_trace_records(dataset, batch_size)) == expected

@@ -12,34 +12,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-
-def _array(column: object) -> pa.Array:
-    """One array of a compute result or a table column."""
-    if isinstance(column, pa.ChunkedArray):
-        return column.combine_chunks()
-    if isinstance(column, pa.Array):
-        return column
-    raise TypeError(f"expected an Arrow array, not {type(column).__name__}")
-
-
-def _lengths(lists: pa.Array) -> np.ndarray:
-    return np.asarray(pc.fill_null(pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False), dtype=np.int64)
-
-
-def _offsets(lengths: np.ndarray) -> pa.Int32Array:
-    out = np.zeros(len(lengths) + 1, np.int64)
-    np.cumsum(lengths, out=out[1:])
-    return pa.array(out.astype(np.int32), pa.int32())
+from ragviz.data.label_columns import array_of, list_lengths, list_offsets
 
 
 def _join(*parts: pa.Array | str) -> pa.Array:
     """Element-wise concatenation of string arrays and literal strings (null where any array is)."""
     return cast(pa.Array, pc.call_function("binary_join_element_wise", [*parts, ""]))
-
-
-def _fill(values: pa.Array | pa.ChunkedArray, text: str) -> pa.Array:
-    """*values* (strings) with nulls replaced by *text*."""
-    return _array(pc.fill_null(values, pa.scalar(text, pa.string())))
 
 
 _ESCAPES = (("\\", "\\\\"), ('"', '\\"'), ("\n", "\\n"), ("\r", "\\r"), ("\t", "\\t"), ("\b", "\\b"), ("\f", "\\f"))
@@ -106,10 +84,10 @@ def json_fragments(values: pa.Array) -> pa.Array:
         texts[~np.isfinite(numbers)] = "null"  # NaN, infinity and null, as _json_safe writes them
         return pa.array(texts, pa.string())
     elif pa.types.is_list(t) or pa.types.is_large_list(t):
-        lengths = _lengths(values)
+        lengths = list_lengths(values)
         inner = json_fragments(pc.list_flatten(values))
-        joined = pc.binary_join(pa.ListArray.from_arrays(_offsets(lengths), inner), ", ")
-        text = _join("[", _array(joined), "]")
+        joined = pc.binary_join(pa.ListArray.from_arrays(list_offsets(lengths), inner), ", ")
+        text = _join("[", array_of(joined), "]")
     elif pa.types.is_struct(t):
         parts: list[pa.Array | str] = []
         for k, field in enumerate(t):
