@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK
@@ -106,6 +106,10 @@ def export_command(
 def _export_data(
     store: LabelStore | None, out: str, fmt: str, annotator: str | None, sources: Sequence[str], what: str
 ) -> int:
+    if out != "-":
+        streamed = _export_streamed(store, out, fmt, annotator, sources, what)
+        if streamed is not None:
+            return streamed
     dataset, errors = load_sources(sources)
     if errors:
         for e in errors:
@@ -120,13 +124,53 @@ def _export_data(
     else:
         n_rows, n_human = write_export(dataset, store, annotator, fmt, out)
     n_corrected = len(store.corrected_uids(annotator) & set(dataset.uids)) if store is not None and annotator else 0
+    _summary(out, fmt, annotator, n_rows, n_human, n_corrected)
+    return EXIT_OK
+
+
+class _BadInput(Exception):
+    """Raised between batches of a streamed export when the data has errors: nothing is written."""
+
+
+def _export_streamed(
+    store: LabelStore | None, out: str, fmt: str, annotator: str | None, sources: Sequence[str], what: str
+) -> int | None:
+    """The export of Parquet *sources* a record batch at a time (:mod:`ragviz.export.stream`);
+    ``None`` when some source is not Parquet (the caller loads them whole). Bad rows are listed
+    after the last batch and the output file is then left as it was."""
+    from ragviz.data.problems import Report
+    from ragviz.data.stream import parquet_batches, parquet_only
+    from ragviz.export.stream import write_export_stream
+
+    report = Report()
+    files = parquet_only(sources, report)
+    if files is None:
+        return None
+
+    def batches() -> Iterator[Dataset]:
+        yield from parquet_batches(files, report)
+        if report.errors:  # every problem is listed; the output file is left as it was
+            raise _BadInput
+
+    try:
+        done = write_export_stream(batches, store, annotator, fmt, out)
+    except _BadInput:
+        report.finish()
+        for e in report.errors:
+            print(str(e), file=sys.stderr)
+        print(f"{len(report.errors)} errors in the {what}: nothing exported", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    _summary(out, fmt, annotator, done.n_rows, done.n_human, done.n_corrected)
+    return EXIT_OK
+
+
+def _summary(out: str, fmt: str, annotator: str | None, n_rows: int, n_human: int, n_corrected: int) -> None:
     who = annotator or "(no annotator)"
     print(
         f"exported {n_rows} examples to {out} ({fmt}); annotator {who}: {n_human} human-reviewed, "
         f"{n_corrected} corrected, {n_rows - n_human} judge labels as they were",
         file=sys.stderr,
     )
-    return EXIT_OK
 
 
 def add_export_arguments(parser: argparse.ArgumentParser) -> None:
