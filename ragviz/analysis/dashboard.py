@@ -163,9 +163,12 @@ def dashboard_data(
     against: str,
     store: LabelStore | None,
     top: int = 10,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> DashboardData:
     """Compute the Dashboard for *dataset* (*examples*: every row's Example by index) with the
-    *against* label set (``human`` or an annotator) as the current truth."""
+    *against* label set (``human`` or an annotator) as the current truth; *progress* is told
+    ``(step, rows done, rows)`` as the scores, intervals and triage are computed."""
+    n, step = len(dataset), progress or (lambda what, done, total: None)
     judge: LabelSet = resolve_label_set(dataset, JUDGE, store, examples=examples)
     current = resolve_label_set(dataset, against, store, scope="all", examples=examples)
     reviewed = resolve_label_set(dataset, against, store, scope="reviewed", examples=examples)
@@ -175,6 +178,7 @@ def dashboard_data(
         ex = examples[i]
         scores = trace_scores(current.labels.get(i), ex.n_context_sentences)
         records.append({"uid": ex.uid, "dataset": ex.dataset, **{m: getattr(scores, m) for m in TRACE_METRICS}})
+        step("Scoring the current labels", i + 1, n)
 
     rows = sorted(reviewed.labels)
     judged_rows = [i for i in rows if i in judge.labels]
@@ -190,10 +194,13 @@ def dashboard_data(
     baselines = baseline_table_against(dataset, current) if has_baseline_scores(dataset) else None
 
     items = [(i, examples[i], current.labels.get(i)) for i in range(len(dataset))]
+    step("Bootstrap intervals", 0, n)
+    means = subset_means(records)
+    step("Which label change moves a metric most", 0, n)
     return DashboardData(
         against=against,
         records=records,
-        means=subset_means(records),
+        means=means,
         n_reviewed=len(judged_rows),
         judge_agreement=agreed,
         scatter=scatter,

@@ -77,8 +77,13 @@ def comparison(a: str, b: str) -> Comparison:
 @st.cache_data(show_spinner="Computing the dashboard…", max_entries=16)
 def _dashboard_data(paths: tuple[str, ...], against: str, db: str, store_version: tuple[int, int]) -> DashboardData:
     from ragviz.analysis import dashboard
+    from ragviz.ui.progress import RowProgress
 
-    return dashboard.dashboard_data(load_result(paths).dataset, examples_of(paths), against, store())
+    dataset, examples = load_result(paths).dataset, examples_of(paths)
+    progress = RowProgress("Computing the dashboard", len(dataset))
+    data = dashboard.dashboard_data(dataset, examples, against, store(), progress=progress)
+    progress.close()
+    return data
 
 
 def dashboard_data(against: str) -> DashboardData:
