@@ -9,6 +9,7 @@ duplicates as :func:`~ragviz.data.load.load` does, the uid and location of every
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -46,7 +47,7 @@ def parquet_batches(files: Iterable[Path], report: Report, batch_rows: int | Non
     first_seen: dict[str, tuple[str, int]] = {}
     for f in files:
         try:
-            parquet = pq.ParquetFile(str(f), memory_map=True)
+            parquet = pq.ParquetFile(str(f), memory_map=False, pre_buffer=False)
         except Exception as e:  # pyarrow raises several types for corrupt files
             report.error(str(f), None, "file", f"unreadable Parquet: {e}")
             continue
@@ -62,6 +63,8 @@ def parquet_batches(files: Iterable[Path], report: Report, batch_rows: int | Non
                     part = load_rows(enumerate(table.to_pylist(), start=first_row), str(f), subset, report)
                 first_row += batch.num_rows
                 yield _unseen(part, first_seen, report)
+                del part, fast, table
+                gc.collect()  # a Dataset is a reference cycle (its example cache): free the batch now
         except Exception as e:  # a corrupt page in the middle of the file
             report.error(str(f), first_row, "file", f"unreadable Parquet: {e}")
 
