@@ -466,3 +466,17 @@ def test_ragchecker_through_ragas_and_deepeval(tmp_path, via):
         assert a["retrieved_context"] == [
             {"doc_id": str(c["doc_id"]), "text": c["text"]} for c in b["retrieved_context"]
         ]
+
+
+def test_streamed_parquet_export_to_a_directory_has_the_features_and_a_card(tmp_path):
+    """``ragviz export`` of Parquet input streams record batches; a directory OUT still gets the
+    Hugging Face layout: one data file with RAGBench's feature types and its card."""
+    require_ragbench()
+    out = tmp_path / "hub"
+    assert export_command(None, str(out) + "/", "parquet", None, [str(shard("covidqa"))]) == 0
+    written = out / "data-00000-of-00001.parquet"
+    schema = pq.read_schema(written)
+    features = json.loads(schema.metadata[b"huggingface"])["info"]["features"]
+    assert set(features) == set(schema.names) and pq.read_metadata(written).num_rows == 246
+    card = (out / "README.md").read_text(encoding="utf-8")
+    assert all(f"| `{name}` |" in card for name in schema.names)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -138,6 +138,10 @@ def _export_data(
             file=sys.stderr,
         )
         return EXIT_OK
+    if target.to == "ragbench" and target.out != "-":
+        streamed = _export_streamed(store, target, annotator, sources, what)
+        if streamed is not None:
+            return streamed
     dataset, errors = load_sources(sources)
     if errors:
         for e in errors:
@@ -146,13 +150,56 @@ def _export_data(
         return EXIT_BAD_INPUT
     n_rows, n_human, written = write_target(dataset, store, annotator, target)
     n_corrected = len(store.corrected_uids(annotator) & set(dataset.uids)) if store is not None and annotator else 0
+    _summary(written, target, annotator, n_rows, n_human, n_corrected)
+    return EXIT_OK
+
+
+class _BadInput(Exception):
+    """Raised between batches of a streamed export when the data has errors: nothing is written."""
+
+
+def _export_streamed(
+    store: LabelStore | None, target: Target, annotator: str | None, sources: Sequence[str], what: str
+) -> int | None:
+    """The export of Parquet *sources* a record batch at a time (:mod:`ragviz.export.stream`);
+    ``None`` when some source is not Parquet (the caller loads them whole). Bad rows are listed
+    after the last batch and the output file is then left as it was."""
+    from ragviz.data.problems import Report
+    from ragviz.data.stream import parquet_batches, parquet_only
+    from ragviz.export.stream import write_export_stream
+
+    report = Report()
+    files = parquet_only(sources, report)
+    if files is None:
+        return None
+
+    def batches() -> Iterator[Dataset]:
+        yield from parquet_batches(files, report)
+        if report.errors:  # every problem is listed; the output file is left as it was
+            raise _BadInput
+
+    out, card = target_paths(target)
+    try:
+        done = write_export_stream(batches, store, annotator, target.fmt, out)
+    except _BadInput:
+        report.finish()
+        for e in report.errors:
+            print(str(e), file=sys.stderr)
+        print(f"{len(report.errors)} errors in the {what}: nothing exported", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if card is not None:
+        write_card(out, card)
+    _summary(out, target, annotator, done.n_rows, done.n_human, done.n_corrected)
+    return EXIT_OK
+
+
+def _summary(written: str, target: Target, annotator: str | None, n_rows: int, n_human: int, n_corrected: int) -> None:
     who = annotator or "(no annotator)"
     print(
         f"exported {n_rows} examples to {written} ({target.describe()}); annotator {who}: {n_human} human-reviewed, "
         f"{n_corrected} corrected, {n_rows - n_human} judge labels as they were",
         file=sys.stderr,
     )
-    return EXIT_OK
 
 
 @dataclass(frozen=True)
@@ -168,29 +215,36 @@ class Target:
         return self.fmt if self.to == "ragbench" else self.to
 
 
+def target_paths(target: Target) -> tuple[str, Path | None]:
+    """The file a RAGBench-format *target* writes and where its dataset card goes (``None``: no card).
+    A Parquet OUT that is a directory (or ends in ``/``) gets ``data-00000-of-00001.parquet`` and a
+    ``README.md`` card in it; ``target.card`` puts ``<stem>.README.md`` beside a Parquet file. Makes
+    the directory."""
+    out = target.out
+    if target.fmt != "parquet" or out == "-":
+        return out, None
+    if out.endswith(("/", os.sep)) or Path(out).is_dir():
+        Path(out).mkdir(parents=True, exist_ok=True)
+        return str(Path(out) / DIRECTORY_PARQUET), Path(out) / CARD_NAME
+    return out, card_path_for(out) if target.card else None
+
+
 def write_target(
     dataset: Dataset, store: LabelStore | None, annotator: str | None, target: Target
 ) -> tuple[int, int, str]:
-    """Write *dataset*'s export to *target*; returns (rows, human-reviewed rows, the file written).
-    A Parquet OUT that is a directory (or ends in ``/``) gets ``data-00000-of-00001.parquet`` and a
-    ``README.md`` dataset card in it; ``target.card`` writes ``<stem>.README.md`` beside a Parquet file."""
-    out = target.out
+    """Write *dataset*'s export to *target*; returns (rows, human-reviewed rows, the file written);
+    the paths as :func:`target_paths` says."""
     if target.to != "ragbench":
-        n_rows, n_human = write_shape(dataset, store, annotator, target.to, out)
-        return n_rows, n_human, out
+        n_rows, n_human = write_shape(dataset, store, annotator, target.to, target.out)
+        return n_rows, n_human, target.out
     if target.fmt == "csv":
         records = metrics_records(dataset, store, annotator)
-        write_output(metrics_records_csv(records).encode("utf-8"), out)
-        return len(records), sum(1 for r in records if r["label_source"] == "human"), out
-    directory = target.fmt == "parquet" and out != "-" and (out.endswith(("/", os.sep)) or Path(out).is_dir())
-    if directory:
-        Path(out).mkdir(parents=True, exist_ok=True)
-        out = str(Path(out) / DIRECTORY_PARQUET)
+        write_output(metrics_records_csv(records).encode("utf-8"), target.out)
+        return len(records), sum(1 for r in records if r["label_source"] == "human"), target.out
+    out, card = target_paths(target)
     n_rows, n_human = write_export(dataset, store, annotator, target.fmt, out)
-    if directory:
-        write_card(out, Path(out).parent / CARD_NAME)
-    elif target.card and target.fmt == "parquet" and out != "-":
-        write_card(out, card_path_for(out))
+    if card is not None:
+        write_card(out, card)
     return n_rows, n_human, out
 
 

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -89,6 +90,43 @@ def exported_batches(
     ``text=False`` the sentence and document text stays in Arrow (a Parquet export takes those
     columns from the slice as they are) and untouched examples are built without sentences.
     """
+    for sliced, _, items in _batches(dataset, store, annotator, batch_size, text, light, plain=False):
+        yield sliced, items
+
+
+@dataclass(frozen=True)
+class ExportBatch:
+    """One batch of an export: the dataset's slice, which of its rows are exported on columns
+    (:mod:`ragviz.export.columnar`; ``None``: none of them) and the other rows as
+    :class:`ExportedExample` items, in order."""
+
+    sliced: pa.Table
+    plain: np.ndarray | None
+    items: list[ExportedExample]
+
+
+def export_batches(
+    dataset: Dataset, store: LabelStore | None, annotator: str | None, batch_size: int = 2048, text: bool = True
+) -> Iterator[ExportBatch]:
+    """The examples of *dataset* batch by batch, as :func:`exported_batches` gives them, except that
+    rows the store knows nothing about are left to the columnar export when the table allows it
+    (:func:`ragviz.export.columnar.plain_table` / :func:`~ragviz.export.columnar.plain_batch`): only
+    the rows with a decision or a stored judge label set become Python objects."""
+    for sliced, plain, items in _batches(dataset, store, annotator, batch_size, text, True, plain=True):
+        yield ExportBatch(sliced, plain, items)
+
+
+def _batches(
+    dataset: Dataset,
+    store: LabelStore | None,
+    annotator: str | None,
+    batch_size: int,
+    text: bool,
+    light: bool,
+    plain: bool,
+) -> Iterator[tuple[pa.Table, np.ndarray | None, list[ExportedExample]]]:
+    from ragviz.export.columnar import plain_batch, plain_table
+
     statuses = store.statuses(annotator) if (store is not None and annotator) else {}
     judged = store.judged_uids() if store is not None else set()
     members = audit_members(store) if store is not None else set()
@@ -101,10 +139,19 @@ def exported_batches(
     else:
         n_documents = [0] * len(dataset)
     columns = table.column_names if text else [c for c in table.column_names if c not in TEXT_COLUMNS]
+    columnar = plain and plain_table(table.schema)
     for start in range(0, table.num_rows, batch_size):
         sliced = table.slice(start, batch_size)
+        mask: np.ndarray | None = None
+        if columnar and plain_batch(sliced):
+            mask = np.array(
+                [uids[i] not in judged and uids[i] not in statuses for i in range(start, start + sliced.num_rows)]
+            )
+        positions = range(sliced.num_rows) if mask is None else np.flatnonzero(~mask).tolist()
+        selected = sliced.select(columns)
+        rows = selected.take(pa.array(positions, pa.int64())).to_pylist() if mask is not None else selected.to_pylist()
         items = []
-        for k, full_row in enumerate(sliced.select(columns).to_pylist()):
+        for k, full_row in zip(positions, rows):
             i = start + k
             uid = uids[i]
             touched = not light or uid in judged or uid in statuses
@@ -119,7 +166,7 @@ def exported_batches(
                     full_row, example, uid, store, annotator, judged, statuses, n_sentences[i], n_documents[i], members
                 )
             )
-        yield sliced, items
+        yield sliced, mask, items
 
 
 def _exported(
@@ -230,16 +277,45 @@ def export_rows(dataset: Dataset, store: LabelStore | None, annotator: str | Non
 def metrics_records(dataset: Dataset, store: LabelStore | None, annotator: str | None) -> list[dict]:
     """Per example: id, dataset, generation_model, the TRACe scores of the current labels,
     trace_mean and label_source (``None`` scores for unlabeled examples)."""
-    out = []
-    for item in exported_examples(dataset, store, annotator):
-        e = item.example
-        out.append(
-            {
-                "id": e.id,
-                "dataset": e.dataset,
-                "generation_model": e.generation_model,
-                **item.scores.as_dict(),
-                "label_source": item.label_source if item.current is not None else None,
-            }
-        )
-    return out
+    return metrics_table(dataset, store, annotator).to_pylist()
+
+
+def metrics_table(
+    dataset: Dataset, store: LabelStore | None, annotator: str | None, batch_size: int = 8192
+) -> pa.Table:
+    """:func:`metrics_records` as an Arrow table (columns :data:`METRICS_COLUMNS`): the scores of
+    rows the store knows nothing about come from :func:`ragviz.export.columnar.plain_export_columns`
+    (no Python object per row), the others' from their current labels."""
+    from ragviz.export.columnar import plain_export_columns
+
+    n = len(dataset)
+    scores = {m: np.full(n, np.nan) for m in TRACE_METRICS}
+    sources = np.full(n, None, dtype=object)
+    n_sentences = np.asarray(dataset.n_context_sentences, np.int64)
+    start = 0
+    for batch in export_batches(dataset, store, annotator, batch_size, text=False):
+        rows = np.arange(start, start + batch.sliced.num_rows)
+        start += batch.sliced.num_rows
+        plain = np.zeros(len(rows), bool) if batch.plain is None else batch.plain
+        if plain.any():
+            kept = batch.sliced.drop_columns([c for c in TEXT_COLUMNS if c in batch.sliced.column_names])
+            columns = plain_export_columns(kept.filter(pa.array(plain)), n_sentences[rows[plain]])
+            for m in TRACE_METRICS:
+                values = columns[f"{m}_score"].cast(pa.float64())
+                scores[m][rows[plain]] = values.to_numpy(zero_copy_only=False)
+            sources[rows[plain]] = columns["label_source"].to_numpy(zero_copy_only=False)
+        for i, item in zip(rows[~plain].tolist(), batch.items):
+            for m in TRACE_METRICS:
+                value = getattr(item.scores, m)
+                scores[m][i] = np.nan if value is None else value
+            sources[i] = item.label_source if item.current is not None else None
+    mean = (scores["relevance"] + scores["utilization"] + scores["completeness"] + scores["adherence"]) / 4
+    arrays: dict[str, pa.Array] = {
+        "id": pa.array(dataset.ids, pa.string()),
+        "dataset": pa.array(dataset.datasets, pa.string()),
+        "generation_model": pa.array(dataset.generation_models, pa.string()),
+        **{m: pa.array(scores[m], pa.float64(), mask=np.isnan(scores[m])) for m in TRACE_METRICS},
+        "trace_mean": pa.array(mean, pa.float64(), mask=np.isnan(mean)),
+        "label_source": pa.array(sources, pa.string()),
+    }
+    return pa.table(arrays)

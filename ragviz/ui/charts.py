@@ -12,6 +12,8 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
+from ragviz.analysis.dashboard import HISTOGRAM_BINS, histogram_counts
+
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#F0E442", "#000000"]
 
 
@@ -24,22 +26,35 @@ def distribution_chart(
     columns: int = 4,
 ) -> alt.Chart:
     """Histogram of each metric (one panel per metric), bars stacked by subset (or by the *color*
-    field, e.g. ``system``). *records*: ``{"dataset": ..., metric: value, ...}`` per example."""
-    df = pd.DataFrame(records, columns=[color, *metrics])
-    long = df.melt(id_vars=[color], value_vars=list(metrics), var_name="metric", value_name="value").dropna()
+    field, e.g. ``system``). *records*: ``{"dataset": ..., metric: value, ...}`` per example; they
+    are counted into bins here (:func:`ragviz.analysis.dashboard.histogram_counts`), so the chart
+    carries one row per non-empty bin, never one per example."""
+    counts = histogram_counts(records, metrics, color)
+    df = pd.DataFrame(counts, columns=[color, "metric", "bin_start", "bin_end", "count"])
     return (
-        alt.Chart(long, title=title or alt.Undefined)
+        alt.Chart(df, title=title or alt.Undefined)
         .mark_bar()
         .encode(
-            x=alt.X("value:Q", bin=alt.Bin(maxbins=20, extent=[0, 1]), title="score"),
-            y=alt.Y("count():Q", title="examples"),
+            x=alt.X(
+                "bin_start:Q",
+                bin=alt.Bin(binned=True, step=1 / HISTOGRAM_BINS),
+                scale=alt.Scale(domain=[0, 1]),
+                title="score",
+            ),
+            x2="bin_end:Q",
+            y=alt.Y("count:Q", title="examples", stack="zero"),
             color=alt.Color(
                 f"{color}:N",
                 scale=alt.Scale(range=OKABE_ITO),
                 title=color_title,
                 legend=alt.Legend(orient="bottom", columns=4),
             ),
-            tooltip=[f"{color}:N", alt.Tooltip("count():Q", title="examples")],
+            tooltip=[
+                f"{color}:N",
+                alt.Tooltip("count:Q", title="examples"),
+                alt.Tooltip("bin_start:Q", title="from"),
+                alt.Tooltip("bin_end:Q", title="to"),
+            ],
         )
         .properties(width=165, height=160)
         .facet(facet=alt.Facet("metric:N", sort=list(metrics), title=None), columns=columns)

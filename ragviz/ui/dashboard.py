@@ -143,6 +143,12 @@ def judge_agreement(agreement: Agreement, scatter: list[dict[str, Any]], against
     charts.show_chart(
         _confusion_matrices(agreement), "judge-vs-human-confusion", "dashboard.confusion", downloads=downloads
     )
+    shown = len({r["uid"] for r in scatter})
+    if shown < agreement.n_examples:  # sampled by ragviz.analysis.dashboard.scatter_sample
+        st.caption(
+            f"Judge vs human scores: a sample of {shown:,} of the {agreement.n_examples:,} decided examples "
+            "(evenly spaced), one point per metric each."
+        )
     charts.show_chart(charts.scatter_chart(scatter), "judge-vs-human-scatter", "dashboard.scatter", downloads=downloads)
 
 

@@ -68,8 +68,22 @@ def show_table_toggle(n_examples: int) -> bool:
     return st.toggle("Show the table", value=n_examples <= TABLE_SHOWN_UP_TO, key="export.show_table")
 
 
+#: Rows of the metrics table sent to the browser at a time.
+TABLE_PAGE_ROWS = 1000
+
+
 def metrics_table(table: pd.DataFrame) -> None:
-    st.dataframe(table, hide_index=True, width="stretch")
+    """The per-example metrics, a page of :data:`TABLE_PAGE_ROWS` rows at a time (the CSV download
+    holds them all)."""
+    pages = max(1, -(-len(table) // TABLE_PAGE_ROWS))
+    if pages == 1:
+        st.dataframe(table, hide_index=True, width="stretch")
+        return
+    page = st.number_input(f"Page (of {pages:,})", min_value=1, max_value=pages, value=1, key="export.table_page")
+    first = (int(page) - 1) * TABLE_PAGE_ROWS
+    shown = table.iloc[first : first + TABLE_PAGE_ROWS]
+    st.caption(f"Examples {first + 1:,}–{first + len(shown):,} of {len(table):,}; the CSV download has them all.")
+    st.dataframe(shown, hide_index=True, width="stretch")
 
 
 def command_line(db: Path, who: str) -> None:
