@@ -25,7 +25,7 @@ def run(page: str = "pages/data.py", **query: str) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=60)
     for k, v in query.items():
         at.query_params[k] = v
-    if page != "pages/data.py":  # the default page; AppTest drops the sidebar when switching to it
+    if page != "pages/home.py":  # the default page; AppTest drops the sidebar when switching to it
         at.switch_page(page)
     at.run()
     assert not at.exception, [e.value for e in at.exception]

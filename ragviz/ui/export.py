@@ -4,14 +4,16 @@ per-example metrics table and the equivalent command line."""
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import pandas as pd
 import streamlit as st
 
 from ragviz.analysis.review_queue import Progress
 from ragviz.export.files import MIME_TYPES, export_filename
+from ragviz.store.postgres import is_url
 
 DOWNLOADS = {
     "jsonl": "Download labels (JSONL)",
@@ -68,8 +70,34 @@ def metrics_table(table: pd.DataFrame) -> None:
     st.dataframe(table, hide_index=True, width="stretch")
 
 
-def command_line(db: Path, who: str) -> None:
-    """The ``ragviz export`` command that writes the same labels."""
-    st.code(
-        f"ragviz export --db {shlex.quote(str(db))} -o labels.jsonl --annotator {shlex.quote(who)}", language="bash"
+def _db_for_shell(db: str | Path) -> str:
+    """The store as the command line names it: a file's absolute path, or a ``postgresql://`` URL without
+    its password (the person supplies it, e.g. through ``PGPASSWORD``; no secret is printed)."""
+    text = str(db)
+    if not is_url(text):
+        return str(Path(text).expanduser().resolve())
+    parts = urlsplit(text)
+    if parts.password is None:
+        return text
+    host = parts.hostname or ""
+    netloc = f"{parts.username}@{host}" if parts.username else host
+    if parts.port is not None:
+        netloc += f":{parts.port}"
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def export_command(db: str | Path, who: str, data: Sequence[str]) -> str:
+    """The ``ragviz export DATA... --db DB -o labels.jsonl --annotator WHO`` line that writes the same
+    labels as the download: it names the loaded data files (absolute paths, so it works from any
+    folder) instead of relying on the files registered in the store, which data opened through
+    ``$RAGVIZ_DATA`` never is."""
+    files = " ".join(shlex.quote(str(Path(p).expanduser().resolve())) for p in data)
+    return (
+        f"ragviz export {files + ' ' if files else ''}--db {shlex.quote(_db_for_shell(db))} "
+        f"-o labels.jsonl --annotator {shlex.quote(who)}"
     )
+
+
+def command_line(db: str | Path, who: str, data: Sequence[str]) -> None:
+    """The ``ragviz export`` command that writes the same labels (see :func:`export_command`)."""
+    st.code(export_command(db, who, data), language="bash")

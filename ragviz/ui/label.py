@@ -131,11 +131,7 @@ def key_source_note(access: EndpointAccess | JudgeConfigError) -> str:
         return f"Using the key entered here (kept in this browser session only). {rule}"
     if os.environ.get(API_KEY_ENV):
         return f"Using {API_KEY_ENV} from the server's environment. {rule}"
-    return f"No key yet: enter one or set {API_KEY_ENV}. {rule}"
-
-
-def format_cost(cost_usd: float | None) -> str:
-    return "unknown" if cost_usd is None else f"${cost_usd:,.4f}"
+    return f"No key yet. {rule}"
 
 
 def metric_row(items: Sequence[tuple[str, str]]) -> None:
@@ -326,7 +322,7 @@ def estimate_summary(estimate: RunEstimate) -> None:
             ("Already cached", f"{estimate.n_cached:,}"),
             ("Calls needed", f"{estimate.calls:,}"),
             ("Tokens (est.)", f"{estimate.prompt_tokens + estimate.completion_tokens:,}"),
-            ("Cost (est.)", format_cost(estimate.cost_usd)),
+            ("Cost (est.)", "unknown" if estimate.cost_usd is None else f"${estimate.cost_usd:,.4f}"),
         ]
     )
     st.caption(
@@ -342,8 +338,13 @@ def cancelled_notice() -> None:
         st.warning("Run cancelled. Every answer accepted before the cancel is kept; run again to judge the rest.")
 
 
-def run_button(disabled: bool) -> bool:
-    return st.button("Run the judge", type="primary", key="label.run", disabled=disabled, icon=":material/play_arrow:")
+def run_button(n_selected: int) -> bool:
+    """The Run button: off, with the reason in plain words above it, until the judge can run."""
+    access = judge_access()
+    blocker = str(access) if isinstance(access, JudgeConfigError) else ragviz.judge.endpoint.missing_key(access)
+    if blocker or not n_selected:
+        st.info(render.md_escape(blocker or "No example is selected.", None))
+    return st.button("Run the judge", type="primary", key="label.run", disabled=bool(blocker) or not n_selected)
 
 
 def run_progress(n_examples: int) -> Callable[[RunProgress], None]:
@@ -374,7 +375,7 @@ def last_run(
             ("Cached", f"{summary.n_cached:,}"),
             ("Failed", f"{summary.n_failed:,}"),
             ("Requests", f"{summary.requests:,}"),
-            ("Cost (est.)", format_cost(summary.cost_usd)),
+            ("Cost (est.)", "unknown" if summary.cost_usd is None else f"${summary.cost_usd:,.4f}"),
         ]
     )
     st.caption(
