@@ -16,7 +16,7 @@ from ragviz.analysis.explain import (
 from ragviz.data.model import Example, Labels
 from ragviz.data.ragbench import unsupported_keys
 from ragviz.metrics.trace import trace_scores
-from ragviz.ui.render import CHIP_TEXT, GREEN, GREY, INK, MUTED, ORANGE, SKY, VERMILION, esc, format_score
+from ragviz.ui.render import CHIP, GREEN, GREY, INK, MUTED, ORANGE, SKY, VERMILION, esc, format_score
 
 NUM_COLOR, DEN_COLOR, BAD_COLOR = GREEN, SKY, VERMILION
 RELEVANT_COLOR, UTILIZED_COLOR = SKY, ORANGE
@@ -35,7 +35,8 @@ _KEY = (
 
 
 def _chip(color: str) -> str:
-    return f"{_KEY};background:{color};color:{CHIP_TEXT.get(color, '#fff')}"
+    background, text = CHIP.get(color, (color, "#fff"))
+    return f"{_KEY};background:{background};color:{text}"
 
 
 @dataclass(frozen=True)

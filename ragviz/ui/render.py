@@ -49,7 +49,16 @@ SUPPORT_STYLE = {
     UNSUPPORTED: (_tint(VERMILION, 0.22), VERMILION, "✗", "unsupported"),
     UNDECIDED: (_tint(GREY, 0.22), GREY, "?", "undecided"),
 }
-CHIP_TEXT = {GREEN: "#fff", SKY: INK, ORANGE: INK, VERMILION: "#fff", GREY: INK, PINK: INK}
+# chip colour -> (its background, its text): green and vermilion chips take a darker shade of the same hue
+# so white text on them reaches 4.5:1 (WCAG AA); the light ones take dark text
+CHIP = {
+    GREEN: ("#007A5A", "#fff"),
+    VERMILION: ("#B34400", "#fff"),
+    SKY: (SKY, INK),
+    ORANGE: (ORANGE, INK),
+    GREY: (GREY, INK),
+    PINK: (PINK, INK),
+}
 LINK_COLOR = PINK
 
 _BOX = (
@@ -65,17 +74,21 @@ _KEY = (
 
 def chip_style(color: str) -> str:
     """A key chip in *color* (one of the palette's colours) with a text colour readable on it."""
-    return f"{_KEY};background:{color};color:{CHIP_TEXT.get(color, '#fff')}"
+    background, text = CHIP.get(color, (color, "#fff"))
+    return f"{_KEY};background:{background};color:{text}"
 
 
 def theme_css() -> str:
     """A ``<style>`` block for the whole app: the Review page's verdict control shows "✓ supported"
-    green and "✗ unsupported" red when chosen (Streamlit would draw both in its red primary colour)."""
-    verdict = '[class*="st-key-review-support-"] button[kind="segmented_controlActive"]'
+    green and "✗ unsupported" red when chosen (Streamlit would draw both in its red primary colour), and
+    the Dashboard's triage links wrap their whole text (Streamlit cuts a link label with "…")."""
+    verdict = '[class*="st-key-review-support-"] button[role="radio"][aria-checked="true"]'
     return (
         '<style data-rv="colours">'
         f"{verdict}:nth-of-type(1){{background:{_tint(GREEN, 0.2)};border-color:{GREEN};color:inherit}}"
         f"{verdict}:nth-of-type(2){{background:{_tint(VERMILION, 0.2)};border-color:{VERMILION};color:inherit}}"
+        '.st-key-dashboard-triage [data-testid="stPageLink"] *'
+        "{white-space:normal!important;overflow:visible!important;text-overflow:clip!important;height:auto}"
         "</style>"
     )
 
@@ -181,7 +194,7 @@ def explanation_html(span: ResponseSpan | None) -> str:
     return (
         f'<div class="rv-explanation" style="{_BOX}">'
         f'<div style="font-weight:600;font-size:0.85rem;{MUTED}">Sentence {esc(span.key)} — '
-        f'<span style="color:{border}">{marker} {label}</span> · supporting keys: {esc(keys)}</div>'
+        f'<span style="{chip_style(border)}">{marker} {label}</span> · supporting keys: {esc(keys)}</div>'
         f'<div style="white-space:pre-wrap">{esc(span.explanation) or "<i>(no explanation)</i>"}</div></div>'
     )
 
