@@ -73,7 +73,7 @@ def means_chart(rows: Sequence[dict[str, Any]], columns: int = 4) -> alt.Chart:
     points = base.mark_point(filled=True, size=60).encode(x="mean:Q")
     return (
         (bars + points)
-        .properties(width=165, height=alt.Step(24))
+        .properties(width=150, height=alt.Step(24))  # 4 panels and the subset names fit 1280 px
         .facet(facet=alt.Facet("metric:N", title=None, sort=metric_order), columns=columns)
     )
 

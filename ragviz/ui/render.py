@@ -180,7 +180,8 @@ def legend_html() -> str:
             f'<span style="background:{bg};border-bottom:2px solid {border};padding:0 4px">{label}</span></span>'
         )
     items.append(
-        f'<span style="white-space:nowrap"><span style="outline:3px solid {LINK_COLOR};padding:0 4px">◆ supports the selected response sentence</span></span>'
+        f'<span style="white-space:nowrap"><span style="{chip_style(LINK_COLOR)}">◆ support</span>'
+        f'<span style="outline:3px solid {LINK_COLOR};padding:0 4px">supports the selected response sentence</span></span>'
     )
     return f'<div class="rv-legend" style="font-family:system-ui,sans-serif;font-size:0.8rem;line-height:2">{"".join(items)}</div>'
 
