@@ -24,4 +24,4 @@ if ui.show_table_toggle(len(ds)):
     ui.metrics_table(results.metrics_table(who))
 
 st.subheader("From the command line")
-ui.command_line(default_db(), who, state.current_paths())
+ui.command_line(default_db(), who, state.current_paths(), store.annotators())

@@ -258,21 +258,37 @@ def test_label_page_without_a_key_says_what_is_needed_and_run_is_off(look_server
 # -- item 13: the Export page's command line works when pasted ----------------------------------------
 
 
-def test_export_command_line_names_the_data_and_works_when_pasted(look_server, page, tmp_path):
-    page.goto(f"{look_server.url}/export")
+def pasted_export(page, url: str, workdir: Path) -> tuple[str, list[dict]]:
+    """The Export page's command line, run as pasted into a shell in *workdir*: (command, exported rows)."""
+    page.goto(f"{url}/export")
     code = page.locator('[data-testid="stCode"]').filter(has_text="ragviz export")
     expect()(code).to_be_visible(timeout=60_000)
-    command = code.inner_text().strip()
-    assert str(ROOT / "sample_data") in command, command
-    argv = shlex.split(command)
-    assert argv[0] == "ragviz"
-    # pasted into a shell whose PATH has the venv's `ragviz` (this checkout's code first on the path)
+    hidden = code.evaluate("e => [...e.querySelectorAll('*')].some(d => d.scrollWidth > d.clientWidth + 1)")
+    assert not hidden, "the command runs out of its box"
+    command = " ".join(code.inner_text().split())  # a wrapped line is still one command
+    assert str(ROOT / "sample_data") in command and shlex.split(command)[0] == "ragviz", command
+    # a shell whose PATH has the venv's `ragviz` (this checkout's code first on the path)
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     env = {**os.environ, "PATH": path, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    rows = [json.loads(line) for line in (tmp_path / "labels.jsonl").read_text().splitlines()]
+    workdir.mkdir()
+    done = subprocess.run(["bash", "-c", command], cwd=workdir, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, (command, done.stderr)
+    return command, [json.loads(line) for line in (workdir / "labels.jsonl").read_text().splitlines()]
+
+
+def test_export_command_line_names_the_data_and_works_when_pasted(look_server, page, tmp_path):
+    """Data opened through RAGVIZ_DATA (as `make run` opens it) is registered nowhere: the hint names it."""
+    command, rows = pasted_export(page, look_server.url, tmp_path / "first")
     assert len(rows) == 22
+    if "--annotator" not in command:  # nobody decided anything yet: the judge's labels, as the download
+        assert all(r["label_source"] != "human" for r in rows)
+        open_review(page, f"{look_server.url}/review?uid={ML}")
+        click_support(page, "✓ supported")
+        expect()(page.locator('[data-testid="stMetric"]').filter(has_text="Adherence")).to_contain_text("+1.000")
+        command, rows = pasted_export(page, look_server.url, tmp_path / "after-a-decision")
+    assert f"--annotator {look_server.annotator}" in command
+    row = next(r for r in rows if r["id"] == "ml-vs-programming" and r["generation_model_name"] == "gpt-4o-mini")
+    assert row["label_source"] == "human" and row["reviewer"] == look_server.annotator
 
 
 # -- item 14: no label cut short -------------------------------------------------------------------

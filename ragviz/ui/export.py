@@ -14,6 +14,7 @@ import streamlit as st
 from ragviz.analysis.review_queue import Progress
 from ragviz.export.files import MIME_TYPES, export_filename
 from ragviz.store.postgres import is_url
+from ragviz.ui.render import md_escape
 
 DOWNLOADS = {
     "jsonl": "Download labels (JSONL)",
@@ -86,18 +87,22 @@ def _db_for_shell(db: str | Path) -> str:
     return urlunsplit(parts._replace(netloc=netloc))
 
 
-def export_command(db: str | Path, who: str, data: Sequence[str]) -> str:
+def export_command(db: str | Path, who: str, data: Sequence[str], annotators: Sequence[str]) -> str:
     """The ``ragviz export DATA... --db DB -o labels.jsonl --annotator WHO`` line that writes the same
     labels as the download: it names the loaded data files (absolute paths, so it works from any
     folder) instead of relying on the files registered in the store, which data opened through
-    ``$RAGVIZ_DATA`` never is."""
+    ``$RAGVIZ_DATA`` never is. With nobody's decision in the store yet (*annotators* empty) it names
+    no annotator: the export is the judge's labels, as the download's is."""
     files = " ".join(shlex.quote(str(Path(p).expanduser().resolve())) for p in data)
-    return (
-        f"ragviz export {files + ' ' if files else ''}--db {shlex.quote(_db_for_shell(db))} "
-        f"-o labels.jsonl --annotator {shlex.quote(who)}"
-    )
+    whose = f" --annotator {shlex.quote(who)}" if annotators else ""
+    return f"ragviz export {files + ' ' if files else ''}--db {shlex.quote(_db_for_shell(db))} -o labels.jsonl{whose}"
 
 
-def command_line(db: str | Path, who: str, data: Sequence[str]) -> None:
+def command_line(db: str | Path, who: str, data: Sequence[str], annotators: Sequence[str]) -> None:
     """The ``ragviz export`` command that writes the same labels (see :func:`export_command`)."""
-    st.code(export_command(db, who, data), language="bash")
+    st.code(export_command(db, who, data, annotators), language="bash", wrap_lines=True)  # whole, not scrolled away
+    if annotators and who not in annotators:
+        st.caption(
+            f"`ragviz export` refuses an annotator with no decision in the store: make one first "
+            f"(annotators with decisions: {md_escape(', '.join(annotators))})."
+        )
