@@ -68,7 +68,7 @@ def means_chart(rows: Sequence[dict[str, Any]], columns: int = 4) -> alt.Chart:
         ],
     )
     bars = base.mark_rule(strokeWidth=2).encode(
-        x=alt.X("low:Q", title="mean (95% bootstrap interval)", scale=alt.Scale(domain=[0, 1])), x2="high:Q"
+        x=alt.X("low:Q", title="mean, 95% interval", scale=alt.Scale(domain=[0, 1])), x2="high:Q"
     )
     points = base.mark_point(filled=True, size=60).encode(x="mean:Q")
     return (
