@@ -143,7 +143,9 @@ def test_export_page_and_round_trip(app_env):
 def test_export_hint_names_the_data_files_and_never_a_password(tmp_path):
     from ragviz.ui.export import export_command
 
-    line = export_command("postgresql://me:s3cret@db.example:5432/labels", "ann o", [str(ROOT / "sample_data")], ["ann o"])
+    line = export_command(
+        "postgresql://me:s3cret@db.example:5432/labels", "ann o", [str(ROOT / "sample_data")], ["ann o"]
+    )
     assert "s3cret" not in line and "postgresql://me@db.example:5432/labels" in line
     assert line.startswith(f"ragviz export {ROOT / 'sample_data'} --db ") and line.endswith("--annotator 'ann o'")
     assert "--annotator" not in export_command(tmp_path / "x.db", "ann", ["sample_data"], [])  # nobody decided yet
