@@ -216,7 +216,8 @@ def test_both_themes_readable_legend_matches_chips_supported_green(look_server, 
     page.locator('[data-testid="stButtonGroup"]').first.get_by_role("radio", name="a", exact=True).click()
     expect()(page.locator(".rv-explanation")).to_contain_text("Sentence a ")
     settle(page)
-    chosen = page.locator('[class*="st-key-review-support-"] button[role="radio"][aria-checked="true"]')
+    verdict = '[class*="st-key-review-support-"] [role="radiogroup"][aria-label="Sentence {} is"] [aria-checked="true"]'
+    chosen = page.locator(verdict.format("a"))
     expect()(chosen).to_have_count(1)
     expect()(chosen).to_contain_text("supported")
     expect()(chosen).to_have_css("border-color", green)
@@ -224,7 +225,7 @@ def test_both_themes_readable_legend_matches_chips_supported_green(look_server, 
     expect()(page.locator(".rv-explanation")).to_contain_text("Sentence c ")
     settle(page)
     status = page.locator(".rv-explanation").inner_text()
-    chosen = page.locator('[class*="st-key-review-support-"] button[role="radio"][aria-checked="true"]')
+    chosen = page.locator(verdict.format("c"))
     expect()(chosen).to_have_css("border-color", green if "✓ supported" in status else red)
 
 
