@@ -1,8 +1,9 @@
 """HTML for the Review page: the ONE place that turns data spans into markup, and it escapes every text.
 
 Functions here return strings (no Streamlit calls) so they are unit-tested directly; the page passes
-them to ``st.html``. Colours are the Okabe–Ito colour-blind-safe palette, and every state also
-carries a text marker (``R``, ``U``, ``R+U``, ``✓``, ``✗``, ``?``) so nothing depends on colour alone.
+them to ``st.html``. Colours are the Okabe–Ito colour-blind-safe palette, defined here once for every
+page and readable in the light and the dark theme alike, and every state also carries a text marker
+(``R``, ``U``, ``R+U``, ``✓``, ``✗``, ``?``) so nothing depends on colour alone.
 """
 
 from __future__ import annotations
