@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = ("data", "review", "export", "label", "dashboard", "explainer", "compare", "claims")
+PAGES = ("home", "data", "review", "export", "label", "dashboard", "explainer", "compare", "claims")
 SIZES = ((1280, 800), (1920, 1080))
 THEMES = ("light", "dark")
 
@@ -100,7 +100,7 @@ def walk(url: str, theme: str, pages: tuple[str, ...], out: Path) -> list[Path]:
             page = browser.new_page(viewport={"width": width, "height": height})
             for name in pages:
                 page.set_viewport_size({"width": width, "height": height})
-                page.goto(f"{url}/" if name == "data" else f"{url}/{name}")
+                page.goto(f"{url}/" if name == "home" else f"{url}/{name}")
                 page.wait_for_selector('[data-testid="stSidebar"]', timeout=60_000)
                 wait_until_drawn(page)
                 # the app scrolls inside its main container: grow the window to show all of it

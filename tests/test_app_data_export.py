@@ -25,7 +25,7 @@ def run(page: str = "pages/data.py", **query: str) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=60)
     for k, v in query.items():
         at.query_params[k] = v
-    if page != "pages/data.py":  # the default page; AppTest drops the sidebar when switching to it
+    if page != "pages/home.py":  # the default page; AppTest drops the sidebar when switching to it
         at.switch_page(page)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
@@ -141,3 +141,14 @@ def test_export_page_and_round_trip(app_env):
     assert csv.splitlines()[0].startswith("id,")
     assert any(line.startswith("ml-vs-programming,") and ",human" in line for line in csv.splitlines())
     assert pa is not None
+
+
+def test_export_hint_names_the_data_files_and_never_a_password(tmp_path):
+    from ragviz.ui.export import export_command
+
+    line = export_command(
+        "postgresql://me:s3cret@db.example:5432/labels", "ann o", [str(ROOT / "sample_data")], ["ann o"]
+    )
+    assert "s3cret" not in line and "postgresql://me@db.example:5432/labels" in line
+    assert line.startswith(f"ragviz export {ROOT / 'sample_data'} --db ") and line.endswith("--annotator 'ann o'")
+    assert "--annotator" not in export_command(tmp_path / "x.db", "ann", ["sample_data"], [])  # nobody decided yet

@@ -64,7 +64,7 @@ def test_a_person_reviews_and_exports(streamlit_server, page, tmp_path, screensh
     url = streamlit_server.url
 
     # Data page: load the bundled sample
-    page.goto(url)
+    page.goto(f"{url}/data")
     page.get_by_role("button", name="Load the sample data").click()
     expect()(page.locator('[data-testid="stMetric"]').filter(has_text="Examples")).to_contain_text("22", timeout=30_000)
     expect()(page.locator('[data-testid="stSidebar"]')).to_contain_text(str(streamlit_server.db))

@@ -92,8 +92,10 @@ def test_failures_show_raw_output_as_text(app_env, monkeypatch, server):
 def test_missing_key_for_openai_is_a_clear_message(app_env, monkeypatch, server):
     at = open_label(app_env, monkeypatch)
     at.segmented_control(key="label.selection").set_value("first_k").run()
-    at.button(key="label.run").click().run()
-    assert any("no API key" in e.value for e in at.error)
+    assert at.button(key="label.run").disabled  # Run stays off until the judge can run, and says why
+    note = " ".join(i.value for i in at.info)
+    assert "needs an OpenAI API key" in note and "OPENAI\\_API\\_KEY on the server" in note
+    assert "--" not in note  # plain words, no CLI flags
     assert server.requests == []
 
 

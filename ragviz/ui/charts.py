@@ -83,37 +83,61 @@ def means_chart(rows: Sequence[dict[str, Any]], columns: int = 4) -> alt.Chart:
         ],
     )
     bars = base.mark_rule(strokeWidth=2).encode(
-        x=alt.X("low:Q", title="mean (95% bootstrap interval)", scale=alt.Scale(domain=[0, 1])), x2="high:Q"
+        x=alt.X("low:Q", title="mean, 95% interval", scale=alt.Scale(domain=[0, 1])), x2="high:Q"
     )
     points = base.mark_point(filled=True, size=60).encode(x="mean:Q")
     return (
         (bars + points)
-        .properties(width=165, height=alt.Step(24))
+        .properties(width=150, height=alt.Step(24))  # 4 panels and the subset names fit 1280 px
         .facet(facet=alt.Facet("metric:N", title=None, sort=metric_order), columns=columns)
     )
 
 
+SCATTER_GRID = 50  # judge and human scores are binned to 1/50 (0.02) before counting
+
+
 def scatter_chart(rows: Sequence[dict[str, Any]]) -> alt.Chart:
-    """Judge vs human score per example, one panel per metric, with the y = x line.
-    *rows*: ``{"uid", "metric", "judge", "human"}``."""
-    df = pd.DataFrame(rows, columns=["uid", "metric", "judge", "human"]).dropna()
-    diag = pd.DataFrame({"judge": [0.0, 1.0], "human": [0.0, 1.0]})
+    """Judge vs human score, one panel per metric showing only that metric's examples, with the
+    y = x line. Points are binned to a 0.02 grid and counted (the circle's size and the tooltip give
+    the number of examples), so the chart stays small however many examples there are.
+    *rows*: ``{"metric", "judge", "human"}`` per example (``"uid"`` ignored), or already counted with
+    ``"n"`` examples per row. Every layer takes the one faceted data source: a layer with data of
+    its own would be drawn whole in every panel."""
+    df = pd.DataFrame(rows, columns=["metric", "judge", "human", "n"])
+    df["n"] = df["n"].fillna(1)
+    df = df.dropna()
+    grid = SCATTER_GRID
     points = (
-        alt.Chart(df)
-        .mark_circle(size=70, opacity=0.7, color=OKABE_ITO[0])
+        alt.Chart()
+        .transform_calculate(
+            judge_bin=f"round(datum.judge * {grid}) / {grid}", human_bin=f"round(datum.human * {grid}) / {grid}"
+        )
+        .transform_aggregate(examples="sum(n)", groupby=["metric", "judge_bin", "human_bin"])
+        .mark_circle(opacity=0.75, color=OKABE_ITO[0])
         .encode(
-            x=alt.X("judge:Q", scale=alt.Scale(domain=[0, 1]), title="judge"),
-            y=alt.Y("human:Q", scale=alt.Scale(domain=[0, 1]), title="human"),
-            tooltip=["uid:N", alt.Tooltip("judge:Q", format=".3f"), alt.Tooltip("human:Q", format=".3f")],
+            x=alt.X("judge_bin:Q", scale=alt.Scale(domain=[0, 1]), title="judge"),
+            y=alt.Y("human_bin:Q", scale=alt.Scale(domain=[0, 1]), title="human"),
+            size=alt.Size("examples:Q", title="examples", scale=alt.Scale(range=[40, 400]), legend=None),
+            tooltip=[
+                "metric:N",
+                alt.Tooltip("judge_bin:Q", format=".2f", title="judge"),
+                alt.Tooltip("human_bin:Q", format=".2f", title="human"),
+                alt.Tooltip("examples:Q", title="examples"),
+            ],
         )
     )
-    line = alt.Chart(diag).mark_line(color="#888", strokeDash=[4, 4]).encode(x="judge:Q", y="human:Q")
+    diagonal = (
+        alt.Chart()
+        .transform_aggregate(groupby=["metric"])
+        .transform_calculate(x0="0", x1="1")
+        .mark_rule(color="#888", strokeDash=[4, 4])
+        .encode(x="x0:Q", y="x0:Q", x2="x1:Q", y2="x1:Q")
+    )
+    order = list(dict.fromkeys(df["metric"]))
     return (
-        alt.layer(line, points, data=df)
+        alt.layer(diagonal, points, data=df)
         .properties(width=165, height=200)
-        .facet(facet=alt.Facet("metric:N", title=None), columns=4)
-        if not df.empty
-        else points.properties(width=165, height=200)
+        .facet(facet=alt.Facet("metric:N", title=None, sort=order), columns=4)
     )
 
 

@@ -4,14 +4,17 @@ per-example metrics table and the equivalent command line."""
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import pandas as pd
 import streamlit as st
 
 from ragviz.analysis.review_queue import Progress
 from ragviz.export.files import MIME_TYPES, export_filename
+from ragviz.store.postgres import is_url
+from ragviz.ui.render import md_escape
 
 DOWNLOADS = {
     "jsonl": "Download labels (JSONL)",
@@ -86,8 +89,38 @@ def metrics_table(table: pd.DataFrame) -> None:
     st.dataframe(shown, hide_index=True, width="stretch")
 
 
-def command_line(db: Path, who: str) -> None:
-    """The ``ragviz export`` command that writes the same labels."""
-    st.code(
-        f"ragviz export --db {shlex.quote(str(db))} -o labels.jsonl --annotator {shlex.quote(who)}", language="bash"
-    )
+def _db_for_shell(db: str | Path) -> str:
+    """The store as the command line names it: a file's absolute path, or a ``postgresql://`` URL without
+    its password (the person supplies it, e.g. through ``PGPASSWORD``; no secret is printed)."""
+    text = str(db)
+    if not is_url(text):
+        return str(Path(text).expanduser().resolve())
+    parts = urlsplit(text)
+    if parts.password is None:
+        return text
+    host = parts.hostname or ""
+    netloc = f"{parts.username}@{host}" if parts.username else host
+    if parts.port is not None:
+        netloc += f":{parts.port}"
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def export_command(db: str | Path, who: str, data: Sequence[str], annotators: Sequence[str]) -> str:
+    """The ``ragviz export DATA... --db DB -o labels.jsonl --annotator WHO`` line that writes the same
+    labels as the download: it names the loaded data files (absolute paths, so it works from any
+    folder) instead of relying on the files registered in the store, which data opened through
+    ``$RAGVIZ_DATA`` never is. With nobody's decision in the store yet (*annotators* empty) it names
+    no annotator: the export is the judge's labels, as the download's is."""
+    files = " ".join(shlex.quote(str(Path(p).expanduser().resolve())) for p in data)
+    whose = f" --annotator {shlex.quote(who)}" if annotators else ""
+    return f"ragviz export {files + ' ' if files else ''}--db {shlex.quote(_db_for_shell(db))} -o labels.jsonl{whose}"
+
+
+def command_line(db: str | Path, who: str, data: Sequence[str], annotators: Sequence[str]) -> None:
+    """The ``ragviz export`` command that writes the same labels (see :func:`export_command`)."""
+    st.code(export_command(db, who, data, annotators), language="bash", wrap_lines=True)  # whole, not scrolled away
+    if annotators and who not in annotators:
+        st.caption(
+            f"`ragviz export` refuses an annotator with no decision in the store: make one first "
+            f"(annotators with decisions: {md_escape(', '.join(annotators))})."
+        )

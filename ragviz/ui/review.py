@@ -293,8 +293,8 @@ def context_panel(
         column_config={
             "key": st.column_config.TextColumn("key", width="small"),
             "text": st.column_config.TextColumn("sentence", width="large"),
-            "relevant": st.column_config.CheckboxColumn("relevant", width="small"),
-            "utilized": st.column_config.CheckboxColumn("utilized", width="small"),
+            "relevant": st.column_config.CheckboxColumn("relevant", width=100),  # "small" cut it to "relevan"
+            "utilized": st.column_config.CheckboxColumn("utilized", width=100),
         },
         height=min(36 * (len(frame) + 1) + 4, 420),
         width="stretch",
