@@ -262,38 +262,9 @@ class JudgeCache:
     def get(self, key: str) -> CachedAnswer | None:
         return self.get_many([key]).get(key)
 
-    def put(
-        self,
-        key: str,
-        *,
-        model: str,
-        endpoint: str,
-        prompt_version: str,
-        content_hash: str,
-        example_uid: str,
-        labels: Labels,
-        raw_output: str,
-        prompt_tokens: int,
-        completion_tokens: int,
-        run_id: int | None,
-    ) -> None:
-        self._write(
-            _UPSERT_RESULT,
-            (
-                key,
-                model,
-                endpoint,
-                prompt_version,
-                content_hash,
-                example_uid,
-                labels_to_json(labels),
-                raw_output,
-                prompt_tokens,
-                completion_tokens,
-                run_id,
-                utc_now(),
-            ),
-        )
+    def put(self, key: str, **answer: Any) -> None:
+        """One accepted answer (the fields of :class:`PendingAnswer` after *key*, by name)."""
+        self.put_many([PendingAnswer(key, **answer)])
 
     def put_many(self, answers: Iterable[PendingAnswer], failures: Iterable[PendingFailure] = ()) -> None:
         """Several accepted answers and failures in one transaction (the runner's group commit)."""
@@ -380,21 +351,11 @@ class JudgeCache:
         cost_usd: float | None,
         status: str,
     ) -> None:
+        counts = (n_cached, n_judged, n_failed, requests, prompt_tokens, completion_tokens, cost_usd, status)
         self._write(
             """UPDATE judge_runs SET finished_at = ?, n_cached = ?, n_judged = ?, n_failed = ?, requests = ?,
                prompt_tokens = ?, completion_tokens = ?, cost_usd = ?, status = ? WHERE id = ?""",
-            (
-                utc_now(),
-                n_cached,
-                n_judged,
-                n_failed,
-                requests,
-                prompt_tokens,
-                completion_tokens,
-                cost_usd,
-                status,
-                run_id,
-            ),
+            (utc_now(), *counts, run_id),
         )
 
     def runs(self, limit: int = 50) -> list[JudgeRun]:

@@ -25,21 +25,17 @@ from ragviz.data.model import Example
 from ragviz.judge import PROMPT_VERSION, JudgeCache, JudgeConfigError, JudgeSettings, judge_example
 from ragviz.judge.cache import JudgeFailure, JudgeRun
 from ragviz.judge.client import (
-    API_KEY_ENV,
-    AZURE_KEY_ENV,
     DEFAULT_TIMEOUT,
     NO_KEY_PLACEHOLDER,
-    REASONING_EFFORTS,
-    RESPONSE_FORMATS,
 )
-from ragviz.judge.endpoint import BASE_URL_ENV, EndpointAccess, endpoint_access, server_endpoint, short_error
+from ragviz.judge.endpoint import BASE_URL_ENV, EndpointAccess, endpoint_access, short_error
 from ragviz.judge.estimate import RunEstimate
 from ragviz.judge.pricing import price_source
 from ragviz.judge.run import JudgeOutcome, RunProgress, RunSummary
 from ragviz.judge.selection import ALL, FILTERED, FIRST_K, UNLABELED
 from ragviz.metrics.trace import trace_scores
 from ragviz.store.label_store import LabelStore
-from ragviz.ui import render, state
+from ragviz.ui import judge_options, render, state
 from ragviz.ui.served import served
 
 MODEL_KEY = "label.model"
@@ -47,9 +43,6 @@ BASE_URL_KEY = "label.base_url"
 API_KEY_KEY = "label.api_key"
 CONCURRENCY_KEY = "label.concurrency"
 TIMEOUT_KEY = "label.timeout"
-TEMPERATURE_KEY = "label.temperature"  # None: the default (0 for chat models, not sent to reasoning models)
-REASONING_KEY = "label.reasoning_effort"  # None: not sent
-FORMAT_KEY = "label.response_format"
 MODEL_ENV = "RAGVIZ_JUDGE_MODEL"
 DEFAULT_MODEL = "gpt-4o-mini"
 
@@ -81,9 +74,7 @@ def init_settings_state() -> None:
     st.session_state.setdefault(API_KEY_KEY, "")
     st.session_state.setdefault(CONCURRENCY_KEY, 8)
     st.session_state.setdefault(TIMEOUT_KEY, int(DEFAULT_TIMEOUT))
-    st.session_state.setdefault(TEMPERATURE_KEY, None)
-    st.session_state.setdefault(REASONING_KEY, None)
-    st.session_state.setdefault(FORMAT_KEY, RESPONSE_FORMATS[0])
+    judge_options.init_state()
 
 
 def judge_access() -> EndpointAccess | JudgeConfigError:
@@ -107,7 +98,6 @@ def settings_from_state() -> JudgeSettings:
         base_url, api_key = str(st.session_state[BASE_URL_KEY]).strip() or None, NO_KEY_PLACEHOLDER
     else:
         base_url, api_key, azure = access.base_url, access.api_key, access.azure
-    temperature = st.session_state[TEMPERATURE_KEY]
     return JudgeSettings(
         model=str(st.session_state[MODEL_KEY]).strip(),
         base_url=None if azure else base_url,
@@ -115,9 +105,7 @@ def settings_from_state() -> JudgeSettings:
         api_key=api_key,
         concurrency=int(st.session_state[CONCURRENCY_KEY]),
         timeout=float(st.session_state[TIMEOUT_KEY]),
-        temperature=None if temperature is None else float(temperature),
-        reasoning_effort=st.session_state[REASONING_KEY],
-        response_format=str(st.session_state[FORMAT_KEY]),
+        **judge_options.from_state(),
     )
 
 
@@ -136,23 +124,6 @@ def own_endpoint() -> bool:
     """Whether the settings call the server's configured judge (whose answers are shown in full)."""
     access = judge_access()
     return not isinstance(access, JudgeConfigError) and access.own
-
-
-def key_source_note(access: EndpointAccess | JudgeConfigError) -> str:
-    """Where the key comes from, as Markdown (dynamic parts escaped)."""
-    own = render.md_escape(server_endpoint())
-    rule = f"The server's key is only ever sent to its configured judge ({own}); another Base URL needs your own key."
-    if isinstance(access, JudgeConfigError):
-        return rule
-    if not access.own:
-        using = "Using the key entered here." if access.api_key != NO_KEY_PLACEHOLDER else "No key sent."
-        return f"{using} {rule} Answers of this server are shown only as labels or a short error."
-    if st.session_state.get(API_KEY_KEY):
-        return f"Using the key entered here (kept in this browser session only). {rule}"
-    key_env = AZURE_KEY_ENV if access.azure else API_KEY_ENV
-    if os.environ.get(key_env):
-        return f"Using {key_env} from the server's environment. {rule}"
-    return f"No key yet: enter one or set {key_env}. {rule}"
 
 
 def format_cost(cost_usd: float | None) -> str:
@@ -275,32 +246,10 @@ def settings_box() -> JudgeSettings:
             key=TIMEOUT_KEY,
             help="A call that has not answered completely by then is retried (up to 6 attempts), then fails",
         )
-        right.number_input(
-            "Temperature",
-            min_value=0.0,
-            max_value=2.0,
-            step=0.1,
-            key=TEMPERATURE_KEY,
-            placeholder="default",
-            help="Empty: 0 for chat models, none sent to reasoning models (o1, o3, o4-mini, gpt-5)",
-        )
-        left.selectbox(
-            "Reasoning effort",
-            [None, *REASONING_EFFORTS],
-            key=REASONING_KEY,
-            format_func=lambda effort: "not sent" if effort is None else effort,
-            help="For reasoning models only",
-        )
-        right.selectbox(
-            "Response format",
-            RESPONSE_FORMATS,
-            key=FORMAT_KEY,
-            help="auto: ask the server once which of json_schema (structured output), json_object (JSON mode) "
-            "or text it honours, and remember it for this server and model",
-        )
+        judge_options.request_options(left, right)
         settings = settings_from_state()
         access = judge_access()
-        st.caption(f"{key_source_note(access)} Prompt version `{PROMPT_VERSION}`.")
+        st.caption(f"{judge_options.key_source_note(access)} Prompt version `{PROMPT_VERSION}`.")
         if isinstance(access, JudgeConfigError):
             st.warning(render.md_escape(access))
     return settings
