@@ -221,7 +221,7 @@ def test_prices_come_from_genai_prices():
     # unknown: no number at all
     for model in ("my-local-llama", "gpt-4o-minix", "llama3.1:8b"):
         assert estimate_cost(model, 10, 10) is None
-    assert describe_cost(None, "llama3").startswith("cost unknown")
+    assert describe_cost(None, "llama3").startswith("unknown ('llama3' is not in genai-prices")
     assert describe_cost(0.5, "gpt-4o-mini").startswith("$0.5000 (genai-prices")
 
 

@@ -240,3 +240,69 @@ def test_the_key_goes_in_a_header_only_through_the_proxy(server, tmp_path, no_pr
         no_proxy_env.setenv("NO_PROXY", "")
         judge([make_example(1)], settings_for(server), tmp_path)
     assert KEY not in json.dumps(proxy.seen) and server.requests[0].authorization == f"Bearer {KEY}"
+
+
+# -- the Label page passes the same settings ------------------------------------------------------------
+
+
+def _label_page(server: StubServer, model: str, base_url: str = ""):
+    from tests.apptest_helpers import open_page
+
+    at = open_page("pages/label.py")
+    at.text_input(key="label.model").set_value(model)
+    at.text_input(key="label.base_url").set_value(base_url)
+    at.segmented_control(key="label.selection").set_value("first_k").run()
+    at.number_input(key="label.k").set_value(1).run()
+    return at
+
+
+def test_the_label_page_passes_temperature_reasoning_effort_and_format(app_env, no_proxy_env, server):
+    no_proxy_env.setenv("OPENAI_API_KEY", KEY)
+    at = _label_page(server, "o4-mini", server.base_url)
+    at.text_input(key="label.api_key").set_value(KEY)
+    at.selectbox(key="label.reasoning_effort").set_value("high")
+    at.selectbox(key="label.response_format").set_value("json_object").run()
+    at.button(key="label.run").click().run(timeout=60)
+    assert not at.exception
+    [call] = server.requests  # a fixed format: no probe
+    assert call.body["reasoning_effort"] == "high" and "temperature" not in call.body
+    assert call.body["response_format"] == {"type": "json_object"} and call.status == 200
+
+    at.text_input(key="label.model").set_value("gpt-4o-mini")
+    at.number_input(key="label.temperature").set_value(0.5)
+    at.selectbox(key="label.reasoning_effort").set_value("not sent").run()
+    at.button(key="label.run").click().run(timeout=60)
+    assert server.requests[-1].body["temperature"] == 0.5 and "reasoning_effort" not in server.requests[-1].body
+
+
+def test_the_label_page_uses_the_servers_azure_deployment(app_env, no_proxy_env, server):
+    no_proxy_env.setenv("AZURE_OPENAI_ENDPOINT", server.root_url)
+    no_proxy_env.setenv("AZURE_OPENAI_API_KEY", KEY)
+    no_proxy_env.delenv("OPENAI_API_KEY", raising=False)
+    at = _label_page(server, "judge-prod")
+    assert any("AZURE_OPENAI_API_KEY" in c.value for c in at.caption)
+    at.button(key="label.run").click().run(timeout=60)
+    assert not at.exception and server.calls
+    assert {r.path.split("?")[0] for r in server.requests} == {"/openai/deployments/judge-prod/chat/completions"}
+    assert {r.api_key for r in server.requests} == {KEY}
+
+
+def test_the_label_page_says_cost_unknown_for_an_unlisted_model(app_env, no_proxy_env, server):
+    no_proxy_env.setenv("OPENAI_API_KEY", KEY)
+    at = _label_page(server, "my-local-llama", server.base_url)
+    [cost] = [m for m in at.metric if m.label == "Cost (est.)"]
+    assert cost.value == "unknown" and any("Cost unknown" in c.value for c in at.caption)
+    at.text_input(key="label.model").set_value("gpt-4o-mini").run()
+    [cost] = [m for m in at.metric if m.label == "Cost (est.)"]
+    assert cost.value.startswith("$") and not any("Cost unknown" in c.value for c in at.caption)
+
+
+def test_ragviz_label_dry_run_prints_the_estimate_and_calls_nothing(server, tmp_path, no_proxy_env, capsys):
+    out = tmp_path / "out.jsonl"
+    for model, cost in (("my-local-llama", "estimated cost unknown ('my-local-llama' is not in genai-prices"),
+                        ("gpt-4o-mini", "estimated cost $")):  # fmt: skip
+        argv = ["label", str(SAMPLE_DATA), "--model", model, "--base-url", server.base_url, "--dry-run"]
+        assert main([*argv, "--db", str(tmp_path / "db"), "-o", str(out)]) == 0
+        err = capsys.readouterr().err
+        assert cost in err and "calls needed" in err and "dry run" in err
+    assert server.requests == [] and not out.exists()

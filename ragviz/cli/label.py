@@ -95,7 +95,7 @@ def add_label_arguments(parser: argparse.ArgumentParser) -> None:
         "--force", action="store_true", help="ask again even when a cached answer exists (and probe the format again)"
     )
     parser.add_argument(
-        "--dry-run", action="store_true", help="print the estimated calls, tokens and cost; call nothing, write nothing"
+        "--dry-run", action="store_true", help="print the estimated calls, tokens and cost; call nothing, write no OUT"
     )
     parser.add_argument(
         "--db",
@@ -189,7 +189,7 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
             print(
                 f"{plan.n_examples} examples: {plan.n_cached} cached, {plan.calls} calls needed; about "
                 f"{plan.prompt_tokens} prompt + {plan.completion_tokens} completion tokens; estimated cost "
-                f"{describe_cost(plan.cost_usd, settings.model)} (dry run: nothing called or written)",
+                f"{describe_cost(plan.cost_usd, settings.model)} (dry run: nothing called, OUT not written)",
                 file=err,
             )
             return EXIT_OK

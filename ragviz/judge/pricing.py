@@ -104,7 +104,8 @@ def estimate_cost(
 
 
 def describe_cost(cost_usd: float | None, model: str) -> str:
-    """The cost as shown to people: ``$0.0123 (genai-prices 0.2.3 list prices)`` or ``cost unknown (...)``."""
+    """The cost as shown after "estimated cost": ``$0.0123 (genai-prices 0.2.3 list prices)`` or
+    ``unknown (...)``, never a guess."""
     if cost_usd is None:
-        return f"cost unknown ({model!r} is not in {price_source()})"
+        return f"unknown ({model!r} is not in {price_source()})"
     return f"${cost_usd:,.4f} ({price_source()} list prices)"

@@ -15,13 +15,14 @@ from ragviz.ui import render
 
 API_KEY_KEY = "label.api_key"  # = ragviz.ui.label.API_KEY_KEY
 TEMPERATURE_KEY = "label.temperature"  # None: the default (0 for chat models, not sent to reasoning models)
-REASONING_KEY = "label.reasoning_effort"  # None: not sent
+REASONING_KEY = "label.reasoning_effort"
+NOT_SENT = "not sent"  # the reasoning-effort choice that sends none
 FORMAT_KEY = "label.response_format"
 
 
 def init_state() -> None:
     st.session_state.setdefault(TEMPERATURE_KEY, None)
-    st.session_state.setdefault(REASONING_KEY, None)
+    st.session_state.setdefault(REASONING_KEY, NOT_SENT)
     st.session_state.setdefault(FORMAT_KEY, RESPONSE_FORMATS[0])
 
 
@@ -30,7 +31,7 @@ def from_state() -> dict[str, Any]:
     temperature = st.session_state[TEMPERATURE_KEY]
     return {
         "temperature": None if temperature is None else float(temperature),
-        "reasoning_effort": st.session_state[REASONING_KEY],
+        "reasoning_effort": None if st.session_state[REASONING_KEY] == NOT_SENT else st.session_state[REASONING_KEY],
         "response_format": str(st.session_state[FORMAT_KEY]),
     }
 
@@ -48,9 +49,8 @@ def request_options(left: Any, right: Any) -> None:
     )
     left.selectbox(
         "Reasoning effort",
-        [None, *REASONING_EFFORTS],
+        [NOT_SENT, *REASONING_EFFORTS],
         key=REASONING_KEY,
-        format_func=lambda effort: "not sent" if effort is None else effort,
         help="For reasoning models only",
     )
     right.selectbox(

@@ -127,7 +127,7 @@ def own_endpoint() -> bool:
 
 
 def format_cost(cost_usd: float | None) -> str:
-    return "cost unknown" if cost_usd is None else f"${cost_usd:,.4f}"
+    return "unknown" if cost_usd is None else f"${cost_usd:,.4f}"
 
 
 def metric_row(items: Sequence[tuple[str, str]]) -> None:
@@ -325,8 +325,8 @@ def estimate_summary(estimate: RunEstimate) -> None:
     st.caption(
         f"Estimate: prompt tokens = characters / 4 ({estimate.prompt_tokens:,}); completion tokens guessed from the "
         f"number of response sentences ({estimate.completion_tokens:,}); cost from {price_source()} list prices "
-        "when the model is listed, else unknown. "
-        "Fix-up retries after an invalid answer add calls."
+        "when the model is listed, else unknown. Fix-up retries after an invalid answer add calls."
+        + (" Cost unknown: this model is not in the price table." if estimate.cost_usd is None else "")
     )
 
 
