@@ -65,12 +65,15 @@ def test_version_and_bash_completion_of_a_subcommand(tmp_path):
         [sys.executable, "-m", "ragviz", "completion", "bash"], capture_output=True, text=True, env=env, check=True
     ).stdout
     (tmp_path / "ragviz.bash").write_text(script)
+    # as `complete -F` calls it: COMP_WORDS / COMP_CWORD set, arguments command, current word, previous word
     probe = (
         f"source {tmp_path / 'ragviz.bash'}\n"
-        'COMP_WORDS=(ragviz lab); COMP_CWORD=1; _ragviz; echo "1:${COMPREPLY[*]}"\n'
-        'COMP_WORDS=(ragviz label x --response-f); COMP_CWORD=3; _ragviz; echo "2:${COMPREPLY[*]}"\n'
-        'COMP_WORDS=(ragviz label x --response-format json_); COMP_CWORD=4; _ragviz; echo "3:${COMPREPLY[*]}"\n'
-        'COMP_WORDS=(ragviz completion z); COMP_CWORD=2; _ragviz; echo "4:${COMPREPLY[*]}"\n'
+        'COMP_WORDS=(ragviz lab); COMP_CWORD=1; _ragviz ragviz lab ragviz; echo "1:${COMPREPLY[*]}"\n'
+        "COMP_WORDS=(ragviz label x --response-f); COMP_CWORD=3; _ragviz ragviz --response-f x\n"
+        'echo "2:${COMPREPLY[*]}"\n'
+        "COMP_WORDS=(ragviz label x --response-format json_); COMP_CWORD=4\n"
+        '_ragviz ragviz json_ --response-format; echo "3:${COMPREPLY[*]}"\n'
+        'COMP_WORDS=(ragviz completion z); COMP_CWORD=2; _ragviz ragviz z completion; echo "4:${COMPREPLY[*]}"\n'
         "complete -p ragviz\n"
     )
     out = subprocess.run(["bash", "-c", probe], capture_output=True, text=True, check=True).stdout.splitlines()
@@ -80,6 +83,21 @@ def test_version_and_bash_completion_of_a_subcommand(tmp_path):
         [sys.executable, "-m", "ragviz", "completion", "zsh"], capture_output=True, text=True, env=env, check=True
     ).stdout
     assert "bashcompinit" in zsh and "complete -o filenames -F _ragviz ragviz" in zsh
+    if shutil.which("zsh"):  # as bashcompinit calls it (zsh's arrays count from 1)
+        (tmp_path / "ragviz.zsh").write_text(zsh)
+        zprobe = (
+            f"source {tmp_path / 'ragviz.zsh'}\n"
+            "COMP_WORDS=(ragviz label x --response-format json_); COMP_CWORD=4\n"
+            '_ragviz ragviz json_ --response-format; echo "3:${COMPREPLY[*]}"\n'
+            'COMP_WORDS=(ragviz lab); COMP_CWORD=1; _ragviz ragviz lab ragviz; echo "1:${COMPREPLY[*]}"\n'
+        )
+        zout = subprocess.run(
+            ["zsh", "-f", "-c", zprobe], capture_output=True, text=True, env={**env, "HOME": str(tmp_path)}
+        )
+        # zsh's compgen stand-in leaves the filtering by prefix to zsh's own matching (compadd)
+        values, commands = zout.stdout.splitlines()
+        assert values == "3:auto json_schema json_object text", zout.stderr
+        assert "label" in commands.split() and "--response-format" not in commands
 
 
 @pytest.fixture(scope="module")

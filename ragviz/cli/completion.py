@@ -72,13 +72,18 @@ def bash_script(parser: argparse.ArgumentParser) -> str:
         )
     return (
         "# ragviz completion for bash (source <(ragviz completion bash))\n"
+        # cur and prev come as arguments ($2, $3: bash's `complete -F` and zsh's bashcompinit both pass them);
+        # the subcommand is the first word that names one (zsh's arrays count from 1, bash's from 0)
         "_ragviz() {\n"
-        '    local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}" opts="" values=""\n'
+        '    local cur="$2" prev="$3" opts="" values="" cmd="" w\n'
         '    if [ "$COMP_CWORD" -eq 1 ]; then\n'
         f'        COMPREPLY=($(compgen -W {shlex.quote(" ".join([*commands, *top_options]))} -- "$cur"))\n'
         "        return\n"
         "    fi\n"
-        '    case "${COMP_WORDS[1]}" in\n' + "".join(cases) + "    esac\n"
+        '    for w in "${COMP_WORDS[@]}"; do\n'
+        f'        case "$w" in {"|".join(shlex.quote(c) for c in commands)}) cmd="$w"; break;; esac\n'
+        "    done\n"
+        '    case "$cmd" in\n' + "".join(cases) + "    esac\n"
         '    if [[ "$cur" == -* ]]; then\n'
         '        COMPREPLY=($(compgen -W "$opts" -- "$cur"))\n'
         '    elif [ -n "$values" ]; then\n'
