@@ -24,9 +24,9 @@ install: $(VENV)/.installed
 
 install-dev: $(VENV)/.installed-dev
 
-## Start the app on the bundled sample data (http://localhost:$(PORT)).
+## Start the app on the bundled sample data (http://localhost:$(PORT)); the same entry as `ragviz app`.
 run: install
-	RAGVIZ_DATA=$(DATA) $(BIN)/streamlit run app.py --server.address localhost --server.port $(PORT) --browser.gatherUsageStats false
+	$(BIN)/ragviz app $(DATA) --host localhost --port $(PORT)
 
 ## Debian chromium for the browser tests (never `playwright install`).
 browser:

@@ -69,7 +69,11 @@ def server_stats(base_url: str) -> dict:
 
 def timed_run(examples, base_url: str, db: Path, concurrency: int, with_store: bool) -> Timing:
     settings = JudgeSettings(
-        model="gpt-4o-mini", base_url=base_url, api_key="sk-bench-not-a-key", concurrency=concurrency
+        model="gpt-4o-mini",
+        base_url=base_url,
+        api_key="sk-bench-not-a-key",
+        concurrency=concurrency,
+        response_format="json_schema",  # fixed: auto's one-off format probe is not per-example overhead
     )
     before = server_stats(base_url)
     cache = JudgeCache(db)
@@ -128,7 +132,8 @@ def main() -> None:
     n, latency = len(examples), args.latency
 
     server = subprocess.Popen(
-        [sys.executable, "-m", "tests.openai_stub_server", "--latency", str(latency)],
+        # by path, not `-m tests....`: an installed distribution's top-level `tests` package would shadow it
+        [sys.executable, str(ROOT / "tests" / "openai_stub_server.py"), "--latency", str(latency)],
         cwd=ROOT,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,

@@ -11,7 +11,11 @@ wrapped in prose and a code fence), ``"429:<seconds>"`` (rate limited with ``Ret
 ``"500"``, ``"html"`` (an HTML page with status 200), ``"other_json"`` (JSON that is not a chat completion, status 200), ``"401"`` (echoes the key in the error, as the real API does), ``"slow:<seconds>"`` (answers validly after the delay), ``"huge:<characters>"`` (an answer that long, not JSON).
 
 ``reject_formats`` lists ``response_format`` types the server refuses with HTTP 400 (like servers
-without structured output). ``latency`` is the time from a request's headers being read to its
+without structured output). Like OpenAI's API, a request that sets ``temperature`` for a reasoning
+model (o1, o3, o4-mini, gpt-5*, and the names in ``reasoning_models``) is refused with HTTP 400 and
+``"param": "temperature"``. Besides ``POST /v1/chat/completions`` (``Authorization: Bearer``) it serves
+Azure OpenAI's ``POST /openai/deployments/{name}/chat/completions?api-version=...`` (key in the
+``api-key`` header; the request's ``model`` is the deployment's); any other path is a 404. ``latency`` is the time from a request's headers being read to its
 answer being sent: the stub's own work (parsing the prompt, building the labels) happens inside
 that time, like a real server's, instead of on top of it. Every request is recorded.
 """
@@ -28,6 +32,8 @@ from typing import Any
 
 _CONTEXT_LINE = re.compile(r"^(\d+[a-z]+)\. ", re.MULTILINE)
 _RESPONSE_LINE = re.compile(r"^([a-z]+)\. ", re.MULTILINE)
+_REASONING = re.compile(r"^(o\d+(-[\w.-]+)?|gpt-5[\w.-]*)$")
+_AZURE_PATH = re.compile(r"^/openai/deployments/([^/?]+)/chat/completions\?(?:.*&)?api-version=([^&]+)")
 
 
 @dataclass
@@ -37,6 +43,8 @@ class RecordedRequest:
     body: dict[str, Any]
     authorization: str
     status: int = 0
+    path: str = ""  # the request target, query included
+    api_key: str = ""  # the `api-key` header (Azure)
 
 
 def prompt_parts(user_text: str) -> tuple[str, list[str], list[str]]:
@@ -45,6 +53,13 @@ def prompt_parts(user_text: str) -> tuple[str, list[str], list[str]]:
     docs = user_text.split("<documents>", 1)[-1].split("</documents>", 1)[0]
     response = user_text.split("<response>", 1)[-1].split("</response>", 1)[0]
     return question, _CONTEXT_LINE.findall(docs), _RESPONSE_LINE.findall(response)
+
+
+def is_format_probe(body: dict[str, Any]) -> bool:
+    """Whether *body* is ragviz's response-format probe (ragviz.judge.probe), not a judge call."""
+    from ragviz.judge.probe import PROBE_MESSAGES
+
+    return body.get("messages") == PROBE_MESSAGES
 
 
 def valid_answer(context_keys: list[str], response_keys: list[str]) -> dict[str, Any]:
@@ -78,9 +93,12 @@ class StubServer:
     script: dict[str, list[str]] = field(default_factory=dict)
     latency: float = 0.0
     reject_formats: tuple[str, ...] = ()
+    reasoning_models: tuple[str, ...] = ()  # more model names that refuse `temperature`
     requests: list[RecordedRequest] = field(default_factory=list)
     # Sum over answered POSTs of the time from headers read to answer written (the "wait" a client sees).
     held_seconds: float = 0.0
+    # Serve HTTPS with this context (ssl.SSLContext, server side) instead of plain HTTP.
+    ssl_context: Any = None
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -118,7 +136,18 @@ class StubServer:
                 arrived = time.monotonic()
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
-                status, headers, payload, delay = stub.answer(body, self.headers.get("Authorization", ""))
+                azure = _AZURE_PATH.match(self.path)
+                if azure is None and self.path.split("?")[0] != "/v1/chat/completions":
+                    status, headers, payload, delay = 404, {}, {"error": {"message": "not found"}}, 0.0
+                else:
+                    if azure is not None:
+                        body = {**body, "model": azure.group(1)}  # Azure serves the deployment's model
+                    status, headers, payload, delay = stub.answer(
+                        body,
+                        self.headers.get("Authorization", ""),
+                        path=self.path,
+                        api_key=self.headers.get("api-key", ""),
+                    )
                 data = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
                 if delay:
                     time.sleep(max(0.0, arrived + delay - time.monotonic()))
@@ -141,6 +170,8 @@ class StubServer:
             request_queue_size = 256  # the default backlog of 5 drops bursts of connections (1 s SYN retry)
 
         httpd = Server(("127.0.0.1", 0), Handler)
+        if self.ssl_context is not None:
+            httpd.socket = self.ssl_context.wrap_socket(httpd.socket, server_side=True)
         httpd.daemon_threads = True
         httpd.block_on_close = False
         self._httpd = httpd
@@ -161,24 +192,55 @@ class StubServer:
         self.stop()
 
     @property
-    def base_url(self) -> str:
+    def root_url(self) -> str:
+        """``http(s)://127.0.0.1:PORT`` (an Azure OpenAI endpoint's shape)."""
         assert self._httpd is not None, "server not started"
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+        scheme = "https" if self.ssl_context is not None else "http"
+        return f"{scheme}://127.0.0.1:{self._httpd.server_address[1]}"
+
+    @property
+    def base_url(self) -> str:
+        return f"{self.root_url}/v1"
+
+    @property
+    def calls(self) -> list[RecordedRequest]:
+        """The requests that judged an example (not ``--response-format auto``'s format probes)."""
+        with self._lock:
+            return [r for r in self.requests if not is_format_probe(r.body)]
 
     def requests_for(self, question: str) -> list[RecordedRequest]:
         with self._lock:
             return [r for r in self.requests if r.question == question]
 
     # -- answering ----------------------------------------------------------------------------
-    def answer(self, body: dict[str, Any], authorization: str) -> tuple[int, dict[str, str], Any, float]:
+    def answer(
+        self, body: dict[str, Any], authorization: str, *, path: str = "", api_key: str = ""
+    ) -> tuple[int, dict[str, str], Any, float]:
         messages = body.get("messages") or []
         user_text = next((m.get("content", "") for m in messages if m.get("role") == "user"), "")
         question, context_keys, response_keys = prompt_parts(user_text)
-        record = RecordedRequest(time.monotonic(), question, body, authorization)
+        record = RecordedRequest(time.monotonic(), question, body, authorization, path=path, api_key=api_key)
         with self._lock:
             self.requests.append(record)
             steps = self.script.get(question)
             step = steps.pop(0) if steps else "valid"
+        model = str(body.get("model", ""))
+        if "temperature" in body and (_REASONING.match(model) or model in self.reasoning_models):
+            record.status = 400
+            return (
+                400,
+                {},
+                {
+                    "error": {
+                        "message": f"Unsupported value: 'temperature' does not support {body['temperature']} with "
+                        "this model. Only the default (1) value is supported.",
+                        "type": "invalid_request_error",
+                        "param": "temperature",
+                        "code": "unsupported_value",
+                    }
+                },
+                0.0,
+            )
         fmt = (body.get("response_format") or {}).get("type")
         if fmt in self.reject_formats:
             record.status = 400

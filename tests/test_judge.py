@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from ragviz.data.dataset import Dataset
 from ragviz.data.model import Example, Labels, Provenance, Sentence
-from ragviz.judge import PROMPT_VERSION, JudgeCache, JudgeSettings, content_hash
+from ragviz.judge import PROMPT_VERSION, JudgeCache, JudgeSettings, content_hash, pricing
 from ragviz.judge.cache import PendingAnswer, PendingFailure, cache_key
 from ragviz.judge.client import (
     JudgeConfigError,
@@ -24,7 +24,7 @@ from ragviz.judge.client import (
     retry_after_seconds,
 )
 from ragviz.judge.estimate import estimate_run
-from ragviz.judge.pricing import estimate_cost, model_prices
+from ragviz.judge.pricing import describe_cost, estimate_cost, table_model_prices
 from ragviz.judge.prompt import (
     JUDGE_JSON_SCHEMA,
     RESPONSE_FORMAT_JSON_SCHEMA,
@@ -200,13 +200,47 @@ def test_settings_need_a_key_only_for_the_openai_api(monkeypatch):
         JudgeSettings(model="m", concurrency=0).check()
 
 
-def test_prices():
-    assert model_prices("gpt-4o-2024-08-06") == (2.50, 10.00)
-    assert model_prices("gpt-4o-mini") == (0.15, 0.60)
-    assert model_prices("gpt-4o-minix") is None and model_prices("gpt-4o-mini-tts") is None
-    assert model_prices("gpt-3.5-turbo-0125") == (0.50, 1.50)
-    assert estimate_cost("gpt-4.1", 1000, 500) == pytest.approx((1000 * 2.0 + 500 * 8.0) / 1e6)
-    assert estimate_cost("my-local-llama", 10, 10) is None
+def test_prices_come_from_genai_prices():
+    from genai_prices import Usage, calc_price
+
+    assert pricing.price_source().startswith("genai-prices ")
+    for model in ("gpt-4o-mini", "gpt-4.1", "o3", "o4-mini", "gpt-5", "gpt-4o-2024-08-06"):
+        expected = float(
+            calc_price(Usage(input_tokens=1000, output_tokens=500), model, provider_id="openai").total_price
+        )
+        assert estimate_cost(model, 1000, 500) == pytest.approx(expected) and expected > 0
+    # a run is priced per call (tiers depend on one request's size): 10 calls of 1,000 + 500 tokens
+    assert estimate_cost("gpt-4o-mini", 10_000, 5_000, calls=10) == pytest.approx(
+        10 * estimate_cost("gpt-4o-mini", 1000, 500)
+    )
+    # Azure's own list price for an Azure endpoint
+    azure = float(calc_price(Usage(input_tokens=1000, output_tokens=500), "gpt-4o", provider_id="azure").total_price)
+    assert estimate_cost(
+        "gpt-4o", 1000, 500, endpoint="https://res.openai.azure.com/openai/deployments/d"
+    ) == pytest.approx(azure)
+    # unknown: no number at all
+    for model in ("my-local-llama", "gpt-4o-minix", "llama3.1:8b"):
+        assert estimate_cost(model, 10, 10) is None
+    assert describe_cost(None, "llama3").startswith("unknown ('llama3' is not in genai-prices")
+    assert describe_cost(0.5, "gpt-4o-mini").startswith("$0.5000 (genai-prices")
+
+
+def test_the_hand_table_is_the_offline_fallback(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "genai_prices", None)  # as if not installed
+    pricing.price_source.cache_clear()
+    pricing.call_cost.cache_clear()
+    try:
+        assert pricing.price_source() == pricing.HAND_TABLE
+        assert table_model_prices("gpt-4o-2024-08-06") == (2.50, 10.00)
+        assert table_model_prices("gpt-4o-minix") is None and table_model_prices("gpt-4o-mini-tts") is None
+        assert estimate_cost("gpt-4.1", 1000, 500) == pytest.approx((1000 * 2.0 + 500 * 8.0) / 1e6)
+        assert estimate_cost("gpt-5", 1000, 500) is None  # not in the old table: unknown, not guessed
+        assert "offline table" in describe_cost(1.0, "gpt-4.1")
+    finally:
+        pricing.price_source.cache_clear()
+        pricing.call_cost.cache_clear()
 
 
 def test_estimate_and_selection(tmp_path):
@@ -307,8 +341,19 @@ def test_request_body_is_compact_utf8_json_of_the_chat_request():
         "temperature": 0.0,
     }
     assert "\u2014 \U0001f30d".encode() in data and b'","' in data and b'", "' not in data
-    no_temperature = JudgeSettings(model="m", base_url="http://127.0.0.1:1/v1", temperature=None)
-    assert "temperature" not in json.loads(request_body(no_temperature, messages, {}))
+    unset = JudgeSettings(model="m", base_url="http://127.0.0.1:1/v1")
+    assert json.loads(request_body(unset, messages, {}))["temperature"] == 0.0  # chat models: 0 unless set
+    for reasoning in ("o3", "o4-mini", "gpt-5", "gpt-5-mini"):  # they refuse temperature: none unless set
+        body = json.loads(request_body(JudgeSettings(model=reasoning), messages, {}))
+        assert "temperature" not in body and "reasoning_effort" not in body
+    chosen = JudgeSettings(model="o3", temperature=1.0, reasoning_effort="low")
+    assert json.loads(request_body(chosen, messages, {})) | {"messages": []} == {
+        "model": "o3",
+        "messages": [],
+        "temperature": 1.0,
+        "reasoning_effort": "low",
+    }
+    assert "temperature" not in json.loads(request_body(unset, messages, {}, send_temperature=False))
 
 
 def test_completion_fields_of_chat_completions_and_other_json():

@@ -78,8 +78,9 @@ def test_label_writes_loadable_ragbench_jsonl_and_second_run_is_free(server, tmp
     examples = sample_examples()
     out = run_label(server, tmp_path, "--concurrency", "4")
     assert out.returncode == 0, out.stderr
-    assert len(server.requests) == len(examples)
-    assert f"{len(examples)} judged, 0 cached, 0 failed; {len(examples)} requests" in out.stderr
+    assert len(server.calls) == len(examples)
+    # requests: one per example plus the one response-format probe (--response-format auto)
+    assert f"{len(examples)} judged, 0 cached, 0 failed; {len(examples) + 1} requests" in out.stderr
     assert "estimated cost $" in out.stderr
 
     rows = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
@@ -97,7 +98,7 @@ def test_label_writes_loadable_ragbench_jsonl_and_second_run_is_free(server, tmp
 
     again = run_label(server, tmp_path)
     assert again.returncode == 0, again.stderr
-    assert len(server.requests) == len(examples)  # zero new requests
+    assert len(server.calls) == len(examples)  # zero new requests
     assert f"0 judged, {len(examples)} cached, 0 failed; 0 requests" in again.stderr
 
 

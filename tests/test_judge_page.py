@@ -50,8 +50,10 @@ def test_label_first_k_lands_in_store_and_key_stays_in_session(app_env, monkeypa
 
     at.button(key="label.run").click().run(timeout=60)
     assert not at.exception, [e.value for e in at.exception]
-    assert len(server.requests) == 3
-    assert metric(at, "Judged") == "3" and metric(at, "Failed") == "0" and metric(at, "Requests") == "3"
+    assert len(server.calls) == 3
+    assert (
+        metric(at, "Judged") == "3" and metric(at, "Failed") == "0" and metric(at, "Requests") == "4"
+    )  # + the format probe
     results = at.dataframe[0].value
     assert list(results["status"]) == ["judged"] * 3
     with LabelStore(app_env["db"]) as store:
@@ -62,7 +64,7 @@ def test_label_first_k_lands_in_store_and_key_stays_in_session(app_env, monkeypa
     # After the run the estimate shows them as cached; running again makes no request.
     assert metric(at, "Already cached") == "3" and metric(at, "Calls needed") == "0"
     at.button(key="label.run").click().run(timeout=60)
-    assert len(server.requests) == 3 and metric(at, "Cached") == "3"
+    assert len(server.calls) == 3 and metric(at, "Cached") == "3"
 
     with sqlite3.connect(app_env["db"]) as conn:
         conn.execute("PRAGMA wal_checkpoint(FULL)")
@@ -121,7 +123,7 @@ def test_rejudge_control_makes_the_new_labels_the_review_base(app_env, monkeypat
     assert not at.exception, [e.value for e in at.exception]
     at.button(key="review.rejudge").click().run()
     assert not at.exception, [e.value for e in at.exception]
-    assert len(server.requests) == 1 and any("now the base for review" in s.value for s in at.success)
+    assert len(server.calls) == 1 and any("now the base for review" in s.value for s in at.success)
     with LabelStore(app_env["db"]) as store:
         assert store.base_labels(first).provenance.name == "gpt-4o-mini"
     server.script[first.question] = ["malformed"] * 3

@@ -62,6 +62,7 @@ def settings_for(server: StubServer, **overrides) -> JudgeSettings:
         max_fix_attempts=2,
         backoff_base=0.01,
         backoff_max=0.05,
+        response_format="json_schema",  # a fixed format: no probe request in the counts (auto: test_judge_endpoints.py)
     )
     values.update(overrides)
     return JudgeSettings(**values)
@@ -201,18 +202,34 @@ def test_timeout_every_time_is_a_failure(server, db):
     assert stored[ex.uid] is None and "timed out after 3 attempts" in failures[0].error
 
 
-def test_falls_back_to_json_mode_then_to_parsing(server, db):
+def test_auto_format_probes_once_per_endpoint_and_model_and_remembers(server, db):
     server.reject_formats = ("json_schema",)
-    summary, stored, *_ = run([make_example(1), make_example(2)], server, db)
+    summary, stored, *_ = run([make_example(1), make_example(2)], server, db, response_format="auto")
     assert summary.n_judged == 2 and summary.format_mode == "json_object"
+    probes = [r for r in server.requests if r.question == ""]
+    assert [p.body["response_format"]["type"] for p in probes] == ["json_schema", "json_object"]
     assert server.requests[-1].body["response_format"] == {"type": "json_object"}
+    with JudgeCache(db) as cache:
+        assert cache.endpoint_format(server.base_url, "gpt-4o-mini") == "json_object"
+
+    before = len(server.requests)
+    summary, *_ = run([make_example(3)], server, db, response_format="auto")  # remembered: no probe
+    assert len(server.requests) == before + 1 and summary.format_mode == "json_object"
 
     server.reject_formats = ("json_schema", "json_object")
-    ex = make_example(3)
+    ex = make_example(4)
     server.script[ex.question] = ["prose"]
-    summary, stored, failures, _ = run([ex], server, db)
+    summary, stored, failures, _ = run([ex], server, db, response_format="auto", model="other-model")
     assert summary.format_mode == "text" and failures == [] and stored[ex.uid] is not None
     assert "response_format" not in server.requests[-1].body
+
+
+def test_a_fixed_format_is_used_as_set_and_a_refusal_is_an_error(server, db):
+    server.reject_formats = ("json_schema",)
+    summary, _, failures, _ = run([make_example(1)], server, db, response_format="json_schema")
+    assert summary.n_failed == 1 and "HTTP 400" in failures[0].error and len(server.requests) == 1
+    summary, stored, _, _ = run([make_example(2)], server, db, response_format="text")
+    assert summary.n_judged == 1 and "response_format" not in server.requests[-1].body
 
 
 def test_cancel_keeps_accepted_answers(server, db):

@@ -1,9 +1,15 @@
-"""``ragviz label PATH... --model M [--base-url URL] [--concurrency N] [--limit K] -o OUT``.
+"""``ragviz label PATH... --model M [--base-url URL | --azure-endpoint URL] [--concurrency N] [--limit K] -o OUT``.
 
 Loads the files, judges every example (reusing cached answers), stores the label sets in the label
 store (``--db``, default ``$RAGVIZ_DB`` or ``~/.ragviz/ragviz.db``) and writes the judged examples as
 RAGBench-schema JSONL (the app loads it). Failures are printed as ``PATH:ROW: judge: problem`` and
-left out of OUT. Exit codes: 0 all judged, 1 some failed or cancelled, 2 bad input or settings.
+left out of OUT. ``--dry-run`` prints the estimate (calls, tokens, cost) and calls nothing.
+Exit codes: 0 all judged, 1 some failed or cancelled, 2 bad input or settings.
+
+The endpoint, as the ``openai`` package reads it: ``--base-url``, else ``$OPENAI_BASE_URL``, else the
+OpenAI API (key: ``$OPENAI_API_KEY``); Azure OpenAI with ``--azure-endpoint``, or ``$AZURE_OPENAI_ENDPOINT``
+when no base URL is set (key: ``$AZURE_OPENAI_API_KEY``, API version ``--api-version`` or
+``$OPENAI_API_VERSION``, deployment ``--azure-deployment``, default the model's name).
 """
 
 from __future__ import annotations
@@ -16,7 +22,21 @@ from typing import TextIO
 EXIT_OK = 0
 EXIT_SOME_FAILED = 1
 EXIT_BAD_INPUT = 2
-DEFAULT_TIMEOUT = 60.0  # = ragviz.judge.client.DEFAULT_TIMEOUT (not imported: it loads the openai client)
+# = ragviz.judge.client's DEFAULT_TIMEOUT, RESPONSE_FORMATS and REASONING_EFFORTS (not imported: it loads
+# the openai client; tests/test_judge_endpoints.py checks they agree)
+DEFAULT_TIMEOUT = 60.0
+RESPONSE_FORMATS = ("auto", "json_schema", "json_object", "text")
+REASONING_EFFORTS = ("minimal", "low", "medium", "high")
+
+
+def _temperature(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 <= value <= 2.0:
+        raise argparse.ArgumentTypeError(f"must lie between 0 and 2, got {value:g}")
+    return value
 
 
 def add_label_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,7 +44,42 @@ def add_label_arguments(parser: argparse.ArgumentParser) -> None:
         "paths", nargs="+", metavar="PATH", help="data files or directories (every format ragviz loads)"
     )
     parser.add_argument("--model", required=True, help="judge model name, e.g. gpt-4o-mini")
-    parser.add_argument("--base-url", default=None, help="OpenAI-compatible server URL (default: the OpenAI API)")
+    parser.add_argument(
+        "--base-url",
+        default=None,
+        help="OpenAI-compatible server URL (default: $OPENAI_BASE_URL, else the OpenAI API)",
+    )
+    parser.add_argument(
+        "--azure-endpoint",
+        default=None,
+        metavar="URL",
+        help="Azure OpenAI resource, e.g. https://NAME.openai.azure.com (default: $AZURE_OPENAI_ENDPOINT when "
+        "no base URL is set); key from $AZURE_OPENAI_API_KEY",
+    )
+    parser.add_argument(
+        "--azure-deployment", default=None, metavar="NAME", help="Azure deployment name (default: the --model name)"
+    )
+    parser.add_argument(
+        "--api-version",
+        default=None,
+        help="Azure OpenAI API version (default: $OPENAI_API_VERSION, else 2024-10-21)",
+    )
+    parser.add_argument(
+        "--temperature",
+        type=_temperature,
+        default=None,
+        help="sampling temperature (default: 0 for chat models, not sent to reasoning models: o1, o3, o4-mini, gpt-5)",
+    )
+    parser.add_argument(
+        "--reasoning-effort", choices=REASONING_EFFORTS, default=None, help="for reasoning models (default: not sent)"
+    )
+    parser.add_argument(
+        "--response-format",
+        choices=RESPONSE_FORMATS,
+        default="auto",
+        help="how the answer's JSON is asked for: json_schema (structured output), json_object (JSON mode), text "
+        "(JSON read out of the answer); auto (default) asks the endpoint once per model and remembers",
+    )
     parser.add_argument("--concurrency", type=int, default=8, help="calls in flight at once (default: 8)")
     parser.add_argument("--limit", type=int, default=None, metavar="K", help="judge only the first K examples")
     parser.add_argument(
@@ -36,7 +91,12 @@ def add_label_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--max-attempts", type=int, default=6, help="HTTP attempts per call on 429/5xx/timeouts (default: 6)"
     )
-    parser.add_argument("--force", action="store_true", help="ask again even when a cached answer exists")
+    parser.add_argument(
+        "--force", action="store_true", help="ask again even when a cached answer exists (and probe the format again)"
+    )
+    parser.add_argument(
+        "--dry-run", action="store_true", help="print the estimated calls, tokens and cost; call nothing, write no OUT"
+    )
     parser.add_argument(
         "--db",
         default=None,
@@ -45,7 +105,36 @@ def add_label_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-o", "--output", required=True, metavar="OUT", help="RAGBench-schema JSONL to write ('-' for stdout)"
     )
-    parser.epilog = "The API key is read from OPENAI_API_KEY; it is never written anywhere."
+    parser.epilog = (
+        "The API key is read from OPENAI_API_KEY (Azure: AZURE_OPENAI_API_KEY); it is never written anywhere. "
+        "HTTPS_PROXY / HTTP_PROXY / NO_PROXY and SSL_CERT_FILE apply as in any openai program."
+    )
+
+
+def settings_from_args(args: argparse.Namespace, environ: dict[str, str] | None = None):
+    """The :class:`~ragviz.judge.client.JudgeSettings` the options and the environment ask for."""
+    from ragviz.judge.client import JudgeSettings
+    from ragviz.judge.endpoint import AZURE_ENDPOINT_ENV, BASE_URL_ENV
+
+    env = dict(os.environ if environ is None else environ)
+    base_url = args.base_url
+    azure = args.azure_endpoint
+    if base_url is None and azure is None:
+        base_url = env.get(BASE_URL_ENV) or None
+        azure = None if base_url else (env.get(AZURE_ENDPOINT_ENV) or None)
+    return JudgeSettings(
+        model=args.model,
+        base_url=base_url,
+        azure_endpoint=azure,
+        azure_deployment=args.azure_deployment,
+        api_version=args.api_version,
+        concurrency=args.concurrency,
+        timeout=args.timeout,
+        max_attempts=args.max_attempts,
+        temperature=args.temperature,
+        reasoning_effort=args.reasoning_effort,
+        response_format=args.response_format,
+    )
 
 
 def _where(example) -> str:
@@ -59,7 +148,9 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
     from ragviz.export.files import write_jsonl
     from ragviz.export.rows import export_rows
     from ragviz.judge.cache import JudgeCache
-    from ragviz.judge.client import JudgeConfigError, JudgeSettings
+    from ragviz.judge.client import JudgeConfigError
+    from ragviz.judge.estimate import estimate_run
+    from ragviz.judge.pricing import describe_cost
     from ragviz.judge.run import RunProgress, judge_examples
     from ragviz.store.label_store import LabelStore, StoreError, default_db
 
@@ -67,13 +158,7 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
     if args.limit is not None and args.limit < 0:
         print(f"--limit: must be >= 0, got {args.limit}", file=err)
         return EXIT_BAD_INPUT
-    settings = JudgeSettings(
-        model=args.model,
-        base_url=args.base_url,
-        concurrency=args.concurrency,
-        timeout=args.timeout,
-        max_attempts=args.max_attempts,
-    )
+    settings = settings_from_args(args)
     try:
         settings.check()
         settings.resolved_api_key()
@@ -99,6 +184,15 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
         print(f"ragviz label: {exc}", file=err)
         return EXIT_BAD_INPUT
     try:
+        if args.dry_run:
+            plan = estimate_run(examples, settings, None if args.force else cache)
+            print(
+                f"{plan.n_examples} examples: {plan.n_cached} cached, {plan.calls} calls needed; about "
+                f"{plan.prompt_tokens} prompt + {plan.completion_tokens} completion tokens; estimated cost "
+                f"{describe_cost(plan.cost_usd, settings.model)} (dry run: nothing called, OUT not written)",
+                file=err,
+            )
+            return EXIT_OK
         for path in args.paths:
             store.register_source(path)
         last_shown = [-1]
@@ -122,7 +216,7 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
         store.close()
         cache.close()
 
-    cost = "unknown (model not in the price table)" if summary.cost_usd is None else f"${summary.cost_usd:.4f}"
+    cost = describe_cost(summary.cost_usd, settings.model)
     print(
         f"{n} examples: {summary.n_judged} judged, {summary.n_cached} cached, {summary.n_failed} failed; "
         f"{summary.requests} requests, {summary.prompt_tokens} prompt + {summary.completion_tokens} completion tokens, "

@@ -102,6 +102,24 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "add_convert_arguments",
         "run_convert_command",
     ),
+    CommandSpec(
+        "app",
+        "start the app (Streamlit) on DATA in the browser",
+        "Start the ragviz app on http://HOST:PORT with DATA opened (as $RAGVIZ_DATA does), from the checkout or "
+        "the installed package. Runs until interrupted; the exit code is Streamlit's.",
+        "ragviz.cli.app",
+        "add_app_arguments",
+        "run_app_command",
+    ),
+    CommandSpec(
+        "completion",
+        "print a shell completion script (bash or zsh)",
+        "Print a completion script for ragviz's commands and options. Add `source <(ragviz completion bash)` to "
+        "~/.bashrc (or `source <(ragviz completion zsh)` to ~/.zshrc).",
+        "ragviz.cli.completion",
+        "add_completion_arguments",
+        "run_completion_command",
+    ),
 )
 
 

@@ -8,6 +8,8 @@ Tables (all prefixed ``judge_``; migrations recorded in ``judge_migrations``):
   missing examples.
 - ``judge_runs``: one row per run with counts, requests, tokens and estimated cost.
 - ``judge_failures``: answers that stayed invalid or calls that failed for good, raw output kept.
+- ``judge_endpoint_formats``: the response format each endpoint and model was found to support
+  (:mod:`ragviz.judge.probe`), so ``--response-format auto`` asks only once.
 
 The SQL is written once with ``?`` placeholders and runs through the store's
 :class:`~ragviz.store.database.Database` seam, like the label store's own.
@@ -95,7 +97,22 @@ def _create_v1(run: RunSQL, d: Dialect) -> None:
     run("CREATE INDEX judge_failures_run ON judge_failures (run_id)")
 
 
-MIGRATIONS: tuple[tuple[str, Callable[[RunSQL, Dialect], None]], ...] = (("judge_0001_create", _create_v1),)
+def _create_endpoint_formats(run: RunSQL, d: Dialect) -> None:
+    run(
+        """CREATE TABLE judge_endpoint_formats (
+            endpoint TEXT NOT NULL,
+            model TEXT NOT NULL,
+            response_format TEXT NOT NULL,
+            probed_at TEXT NOT NULL,
+            PRIMARY KEY (endpoint, model)
+        )"""
+    )
+
+
+MIGRATIONS: tuple[tuple[str, Callable[[RunSQL, Dialect], None]], ...] = (
+    ("judge_0001_create", _create_v1),
+    ("judge_0002_endpoint_formats", _create_endpoint_formats),
+)
 
 
 _RESULT_COLUMNS = (
@@ -245,38 +262,9 @@ class JudgeCache:
     def get(self, key: str) -> CachedAnswer | None:
         return self.get_many([key]).get(key)
 
-    def put(
-        self,
-        key: str,
-        *,
-        model: str,
-        endpoint: str,
-        prompt_version: str,
-        content_hash: str,
-        example_uid: str,
-        labels: Labels,
-        raw_output: str,
-        prompt_tokens: int,
-        completion_tokens: int,
-        run_id: int | None,
-    ) -> None:
-        self._write(
-            _UPSERT_RESULT,
-            (
-                key,
-                model,
-                endpoint,
-                prompt_version,
-                content_hash,
-                example_uid,
-                labels_to_json(labels),
-                raw_output,
-                prompt_tokens,
-                completion_tokens,
-                run_id,
-                utc_now(),
-            ),
-        )
+    def put(self, key: str, **answer: Any) -> None:
+        """One accepted answer (the fields of :class:`PendingAnswer` after *key*, by name)."""
+        self.put_many([PendingAnswer(key, **answer)])
 
     def put_many(self, answers: Iterable[PendingAnswer], failures: Iterable[PendingFailure] = ()) -> None:
         """Several accepted answers and failures in one transaction (the runner's group commit)."""
@@ -325,6 +313,22 @@ class JudgeCache:
         )
         return labels_from_json(rows[0][0]) if rows else None
 
+    # -- what each endpoint supports --------------------------------------------------------------
+    def endpoint_format(self, endpoint: str, model: str) -> str | None:
+        """The response format remembered for *endpoint* and *model* (``None``: never probed)."""
+        rows = self._rows(
+            "SELECT response_format FROM judge_endpoint_formats WHERE endpoint = ? AND model = ?", (endpoint, model)
+        )
+        return str(rows[0][0]) if rows else None
+
+    def remember_endpoint_format(self, endpoint: str, model: str, response_format: str) -> None:
+        self._write(
+            "INSERT INTO judge_endpoint_formats (endpoint, model, response_format, probed_at) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT (endpoint, model) DO UPDATE SET response_format = excluded.response_format,"
+            " probed_at = excluded.probed_at",
+            (endpoint, model, response_format, utc_now()),
+        )
+
     # -- runs and failures ----------------------------------------------------------------------
     def start_run(self, model: str, endpoint: str, prompt_version: str, n_examples: int) -> int:
         rows = self._rows(
@@ -347,21 +351,11 @@ class JudgeCache:
         cost_usd: float | None,
         status: str,
     ) -> None:
+        counts = (n_cached, n_judged, n_failed, requests, prompt_tokens, completion_tokens, cost_usd, status)
         self._write(
             """UPDATE judge_runs SET finished_at = ?, n_cached = ?, n_judged = ?, n_failed = ?, requests = ?,
                prompt_tokens = ?, completion_tokens = ?, cost_usd = ?, status = ? WHERE id = ?""",
-            (
-                utc_now(),
-                n_cached,
-                n_judged,
-                n_failed,
-                requests,
-                prompt_tokens,
-                completion_tokens,
-                cost_usd,
-                status,
-                run_id,
-            ),
+            (utc_now(), *counts, run_id),
         )
 
     def runs(self, limit: int = 50) -> list[JudgeRun]:

@@ -1,23 +1,29 @@
-"""Talking to a chat-completions server: settings, retries with backoff, response-format fallback.
+"""Talking to a chat-completions server: the request, retries with backoff, the answer's limits.
 
-The ``openai`` client is created with ``max_retries=0``; retrying is done here so it is testable and
-honours ``Retry-After``. The API key lives only in :class:`JudgeSettings` (never in its repr) and in
-the client object; every error text that leaves this module goes through :func:`redact`.
+The ``openai`` package's own client (``AsyncOpenAI``, or ``AsyncAzureOpenAI`` for an Azure OpenAI
+deployment) and its own HTTP client and transport carry every call, so ``HTTPS_PROXY`` / ``HTTP_PROXY``
+/ ``NO_PROXY``, ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` and its timeouts apply as in any ``openai`` program.
+It is created with ``max_retries=0``: retrying is done here so it is testable and honours a capped
+``Retry-After``. The API key lives only in :class:`JudgeSettings` (never in its repr) and in the client
+object; every error text that leaves this module goes through :func:`redact`.
+
+Temperature follows :meth:`JudgeSettings.sent_temperature` (:mod:`ragviz.judge.settings`); a server
+that still refuses the parameter (HTTP 400 with ``"param": "temperature"`` in its error object) gets
+no temperature for the rest of the run. ``reasoning_effort`` is sent only when set. The response
+format is chosen by :mod:`ragviz.judge.probe` (``auto``) or fixed by the settings.
 """
 
 from __future__ import annotations
 
 import asyncio
 import email.utils
-import functools
 import json
 import os
 import random
 import re
-import socket
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import openai
@@ -28,22 +34,26 @@ except ImportError:  # pragma: no cover - openai releases before httpx2
     import httpx  # type: ignore[no-redef]
 
 from ragviz.judge.prompt import RESPONSE_FORMAT_JSON_OBJECT, RESPONSE_FORMAT_JSON_SCHEMA
+from ragviz.judge.settings import (  # noqa: F401 - re-exported: ragviz.judge.client has always offered them
+    API_KEY_ENV,
+    AUTO,
+    AZURE_KEY_ENV,
+    DEFAULT_AZURE_API_VERSION,
+    DEFAULT_BASE_URL,
+    DEFAULT_TIMEOUT,
+    FORMAT_MODES,
+    NO_KEY_PLACEHOLDER,
+    REASONING_EFFORTS,
+    RESPONSE_FORMATS,
+    JudgeConfigError,
+    JudgeSettings,
+    is_reasoning_model,
+)
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
-API_KEY_ENV = "OPENAI_API_KEY"
-# Servers that need no key (local vLLM, Ollama, llama.cpp) still get a non-empty value from the client.
-NO_KEY_PLACEHOLDER = "no-key"
-
-FORMAT_MODES = ("json_schema", "json_object", "text")
 # A server asking for a longer pause than this is treated as asking for this long.
 MAX_RETRY_AFTER = 60.0
-DEFAULT_TIMEOUT = 60.0  # seconds per call, the whole request (connect, send, wait, read)
 MAX_ANSWER_BYTES = 1_000_000  # a larger answer is refused: not parsed, not stored, not sent back in a fix-up
 _SECRET_LOOKING = re.compile(r"\b(sk-[A-Za-z0-9_\-*]{4,})")
-
-
-class JudgeConfigError(ValueError):
-    """The settings cannot work (no key for the OpenAI API, bad concurrency, ...)."""
 
 
 class _TooLarge(Exception):
@@ -53,54 +63,14 @@ class _TooLarge(Exception):
 
 
 class JudgeRequestError(RuntimeError):
-    """A request failed for good (retries exhausted or an error that retrying cannot fix)."""
+    """A request failed for good (retries exhausted or an error that retrying cannot fix); ``status`` is
+    the HTTP status when the server answered with an error."""
 
-    def __init__(self, message: str, attempts: int, raw: str | None = None):
+    def __init__(self, message: str, attempts: int, raw: str | None = None, status: int | None = None):
         super().__init__(message)
         self.attempts = attempts
         self.raw = raw
-
-
-@dataclass(frozen=True)
-class JudgeSettings:
-    """How to reach the judge model. ``api_key`` ``None`` means: use env ``OPENAI_API_KEY``."""
-
-    model: str
-    base_url: str | None = None
-    api_key: str | None = field(default=None, repr=False, compare=False)
-    concurrency: int = 8
-    timeout: float = DEFAULT_TIMEOUT
-    max_attempts: int = 6  # HTTP attempts per call (429 / 5xx / timeout / connection errors)
-    max_fix_attempts: int = 2  # extra calls after an invalid answer, with the problems fed back
-    backoff_base: float = 1.0
-    backoff_max: float = 60.0
-    temperature: float | None = 0.0
-    response_format: str = "json_schema"  # first mode tried; falls back along FORMAT_MODES
-
-    @property
-    def endpoint(self) -> str:
-        """The base URL as used in the cache key (default OpenAI URL, no trailing slash)."""
-        return (self.base_url or DEFAULT_BASE_URL).rstrip("/")
-
-    def resolved_api_key(self) -> str:
-        key = self.api_key or os.environ.get(API_KEY_ENV) or ""
-        if key:
-            return key
-        if self.base_url and self.endpoint != DEFAULT_BASE_URL:
-            return NO_KEY_PLACEHOLDER
-        raise JudgeConfigError(
-            f"no API key: set {API_KEY_ENV} or enter a key (only servers given by --base-url may go without)"
-        )
-
-    def check(self) -> None:
-        if not self.model.strip():
-            raise JudgeConfigError("model: must not be empty")
-        if self.concurrency < 1:
-            raise JudgeConfigError(f"concurrency: must be >= 1, got {self.concurrency}")
-        if self.timeout <= 0:
-            raise JudgeConfigError(f"timeout: must be > 0, got {self.timeout}")
-        if self.response_format not in FORMAT_MODES:
-            raise JudgeConfigError(f"response_format: must be one of {', '.join(FORMAT_MODES)}")
+        self.status = status
 
 
 def redact(text: str, secret: str | None) -> str:
@@ -160,40 +130,62 @@ def _completion_fields(data: Any) -> tuple[str, Any] | None:
     return (content if isinstance(content, str) else ""), (usage if isinstance(usage, dict) else {})
 
 
-def request_body(settings: JudgeSettings, messages: list[dict[str, str]], format_kwargs: dict[str, Any]) -> bytes:
-    """The chat-completions request as UTF-8 JSON, as the ``openai`` client would serialize it."""
+def request_body(
+    settings: JudgeSettings,
+    messages: list[dict[str, str]],
+    format_kwargs: dict[str, Any],
+    *,
+    send_temperature: bool = True,
+) -> bytes:
+    """The chat-completions request as UTF-8 JSON, as the ``openai`` client would serialize it:
+    temperature per :meth:`JudgeSettings.sent_temperature` (none when *send_temperature* is False),
+    ``reasoning_effort`` when set."""
     body: dict[str, Any] = {"model": settings.model, "messages": messages, **format_kwargs}
-    if settings.temperature is not None:
-        body["temperature"] = settings.temperature
+    temperature = settings.sent_temperature() if send_temperature else None
+    if temperature is not None:
+        body["temperature"] = temperature
+    if settings.reasoning_effort is not None:
+        body["reasoning_effort"] = settings.reasoning_effort
     return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+
+
+def format_kwargs(mode: str) -> dict[str, Any]:
+    """The ``response_format`` request field of a format mode (none for ``text``)."""
+    if mode == "json_schema":
+        return {"response_format": RESPONSE_FORMAT_JSON_SCHEMA}
+    if mode == "json_object":
+        return {"response_format": RESPONSE_FORMAT_JSON_OBJECT}
+    return {}
 
 
 def _int(value: Any) -> int:
     return value if isinstance(value, int) else 0
 
 
-def _is_format_rejection(exc: openai.APIStatusError) -> bool:
-    if exc.status_code not in (400, 422):
-        return False
-    message = str(exc).lower()
-    return "response_format" in message or "json_schema" in message or "json_object" in message
+def _rejected_param(exc: openai.APIStatusError) -> str | None:
+    """The request parameter a 400 names in its structured error object (``"param"``), if any."""
+    if exc.status_code != 400:
+        return None
+    body = exc.body
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        body = body["error"]
+    param = body.get("param") if isinstance(body, dict) else None
+    return param if isinstance(param, str) else None
 
 
-@functools.lru_cache(maxsize=1)
-def _ssl_context() -> Any:
-    """The default verifying TLS context, built once per process (loading the CA store costs ~60 ms)."""
-    return httpx.create_ssl_context()
-
-
-def _http_client(timeout: float) -> Any:
-    """openai's default client, plus TCP_NODELAY: the HTTP layer writes headers and body separately,
-    and with Nagle's algorithm the body waits for the server's delayed ACK (milliseconds per call)."""
-    transport = httpx.AsyncHTTPTransport(
-        verify=_ssl_context(),
-        limits=httpx.Limits(max_connections=1000, max_keepalive_connections=100),
-        socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)],
-    )
-    return openai.DefaultAsyncHttpxClient(transport=transport, timeout=timeout)
+def make_client(settings: JudgeSettings, api_key: str) -> openai.AsyncOpenAI:
+    """The ``openai`` package's async client for *settings*, on its own default HTTP client (environment
+    proxies and CA settings honoured), without its retries (:class:`ChatCaller` retries)."""
+    if settings.azure_endpoint:
+        return openai.AsyncAzureOpenAI(
+            azure_endpoint=settings.azure_endpoint.strip().rstrip("/"),
+            azure_deployment=settings.deployment,
+            api_version=settings.api_version or os.environ.get("OPENAI_API_VERSION") or DEFAULT_AZURE_API_VERSION,
+            api_key=api_key,
+            max_retries=0,
+            timeout=settings.timeout,
+        )
+    return openai.AsyncOpenAI(base_url=settings.endpoint, api_key=api_key, max_retries=0, timeout=settings.timeout)
 
 
 class ChatCaller:
@@ -206,14 +198,11 @@ class ChatCaller:
         settings.check()
         self.settings = settings
         self._api_key = settings.resolved_api_key()
-        self.client = openai.AsyncOpenAI(
-            base_url=settings.endpoint,
-            api_key=self._api_key,
-            max_retries=0,
-            timeout=settings.timeout,
-            http_client=_http_client(settings.timeout),
-        )
-        self.format_mode = settings.response_format
+        self.client = make_client(settings, self._api_key)
+        # "auto" is resolved by ragviz.judge.probe before the first call; json_schema until then
+        self.format_mode = settings.response_format if settings.response_format != AUTO else FORMAT_MODES[0]
+        # False once the server refused `temperature` (only when the settings leave it unset)
+        self.send_temperature = True
         self.requests = 0
         self._sleep = sleep
         self.waiting_until = 0.0  # time.monotonic() until which a call waits as the server asked (Retry-After)
@@ -255,25 +244,23 @@ class ChatCaller:
         delay = min(self.settings.backoff_max, self.settings.backoff_base * 2 ** (attempt - 1))
         return delay * (0.5 + random.random() / 2)  # jitter so parallel calls do not retry in lockstep
 
-    def _format_kwargs(self) -> dict[str, Any]:
-        if self.format_mode == "json_schema":
-            return {"response_format": RESPONSE_FORMAT_JSON_SCHEMA}
-        if self.format_mode == "json_object":
-            return {"response_format": RESPONSE_FORMAT_JSON_OBJECT}
-        return {}
+    async def complete(self, messages: list[dict[str, str]], mode: str | None = None) -> Completion:
+        """One completion in format *mode* (default: :attr:`format_mode`), retrying 429 / 5xx /
+        timeouts / connection errors with backoff.
 
-    async def complete(self, messages: list[dict[str, str]]) -> Completion:
-        """One completion, retrying 429 / 5xx / timeouts / connection errors with backoff.
-
-        A 400/422 that blames the response format switches to the next mode (json_schema ->
-        json_object -> plain text parsing) for this and every later call; that does not count as an
-        attempt.
+        A 400 naming ``temperature`` as its parameter, for settings that leave the temperature unset,
+        drops it for this and every later call; that does not count as an attempt.
         """
         attempt = 0
         while True:
             attempt += 1
-            sent_mode = self.format_mode
-            content = request_body(self.settings, messages, self._format_kwargs())
+            sent_temperature = self.send_temperature
+            content = request_body(
+                self.settings,
+                messages,
+                format_kwargs(mode or self.format_mode),
+                send_temperature=sent_temperature,
+            )
             self.requests += 1
             try:
                 # The client's generic POST with the body serialized here and the response read as
@@ -287,16 +274,20 @@ class ChatCaller:
                     f"answer refused: {exc.size:,} bytes or more, over the {MAX_ANSWER_BYTES:,}-byte limit", attempt
                 ) from None
             except openai.APIStatusError as exc:
-                if _is_format_rejection(exc) and sent_mode != "text":
-                    # A concurrent call may have stepped down already; never step back up.
-                    next_mode = FORMAT_MODES[FORMAT_MODES.index(sent_mode) + 1]
-                    if FORMAT_MODES.index(next_mode) > FORMAT_MODES.index(self.format_mode):
-                        self.format_mode = next_mode
+                if (
+                    sent_temperature
+                    and self.settings.temperature is None
+                    and self.settings.sent_temperature() is not None
+                    and _rejected_param(exc) == "temperature"
+                ):
+                    self.send_temperature = False  # a reasoning model under a name the rule does not know
                     attempt -= 1
                     continue
                 retryable = exc.status_code in (408, 409, 429) or exc.status_code >= 500
                 if not retryable or attempt >= self.settings.max_attempts:
-                    raise JudgeRequestError(self.redact(f"HTTP {exc.status_code}: {exc}"), attempt) from None
+                    raise JudgeRequestError(
+                        self.redact(f"HTTP {exc.status_code}: {exc}"), attempt, status=exc.status_code
+                    ) from None
                 wait = retry_after_seconds(exc.response.headers)
                 if wait is None:
                     await self._sleep(self._backoff(attempt))

@@ -1,5 +1,7 @@
 """Which key goes to which judge server: the server's ``OPENAI_API_KEY`` only ever goes to the server's
-configured endpoint (``OPENAI_BASE_URL``, else the OpenAI API).
+configured endpoint (``OPENAI_BASE_URL``, else the OpenAI API); when the server is configured for Azure
+OpenAI instead (``AZURE_OPENAI_ENDPOINT`` set, ``OPENAI_BASE_URL`` not), its ``AZURE_OPENAI_API_KEY`` goes
+only to that endpoint.
 
 A Base URL a person types that differs from it gets only a key that person typed (locally, none at all
 when they typed none: fine for a local vLLM / Ollama); when the app is served to others it must also
@@ -16,9 +18,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from ragviz.judge.client import API_KEY_ENV, DEFAULT_BASE_URL, NO_KEY_PLACEHOLDER, JudgeConfigError
+from ragviz.judge.client import API_KEY_ENV, AZURE_KEY_ENV, DEFAULT_BASE_URL, NO_KEY_PLACEHOLDER, JudgeConfigError
 
 BASE_URL_ENV = "OPENAI_BASE_URL"
+AZURE_ENDPOINT_ENV = "AZURE_OPENAI_ENDPOINT"
 ALLOWLIST_ENV = "RAGVIZ_JUDGE_URLS"
 SHORT_ERROR = 300  # characters of a foreign server's error text shown
 
@@ -29,9 +32,17 @@ def normalize_url(url: str | None) -> str:
 
 
 def server_endpoint(environ: Mapping[str, str] | None = None) -> str:
-    """The endpoint the server's key belongs to: ``OPENAI_BASE_URL``, else the OpenAI API."""
+    """The endpoint the server's key belongs to: ``OPENAI_BASE_URL``, else ``AZURE_OPENAI_ENDPOINT``,
+    else the OpenAI API."""
     env = os.environ if environ is None else environ
-    return normalize_url(env.get(BASE_URL_ENV)) or DEFAULT_BASE_URL
+    return normalize_url(env.get(BASE_URL_ENV)) or normalize_url(env.get(AZURE_ENDPOINT_ENV)) or DEFAULT_BASE_URL
+
+
+def server_uses_azure(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether the server's configured judge is an Azure OpenAI resource (``AZURE_OPENAI_ENDPOINT``
+    set and ``OPENAI_BASE_URL`` not)."""
+    env = os.environ if environ is None else environ
+    return not normalize_url(env.get(BASE_URL_ENV)) and bool(normalize_url(env.get(AZURE_ENDPOINT_ENV)))
 
 
 def allowed_prefixes(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
@@ -66,11 +77,13 @@ def on_allowlist(url: str, prefixes: tuple[str, ...]) -> bool:
 @dataclass(frozen=True)
 class EndpointAccess:
     """What to call and with which key. ``own`` is True for the server's configured endpoint (its
-    answers may be shown in full); ``api_key`` is never the server's key when ``own`` is False."""
+    answers may be shown in full); ``api_key`` is never the server's key when ``own`` is False.
+    ``azure``: *base_url* is the server's Azure OpenAI resource."""
 
     base_url: str
     api_key: str | None = field(repr=False)
     own: bool
+    azure: bool = False
 
 
 def endpoint_access(
@@ -83,6 +96,8 @@ def endpoint_access(
     url = normalize_url(typed_url) or own_url
     key = (typed_key or "").strip() or None
     if url == own_url:
+        if server_uses_azure(env):
+            return EndpointAccess(url, key or env.get(AZURE_KEY_ENV) or None, own=True, azure=True)
         return EndpointAccess(url, key or env.get(API_KEY_ENV) or None, own=True)
     scheme = urlsplit(url).scheme.lower()
     if scheme not in {"http", "https"}:

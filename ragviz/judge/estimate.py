@@ -45,5 +45,5 @@ def estimate_run(examples: Sequence[Example], settings: JudgeSettings, cache: Ju
         len(todo),
         prompt,
         completion,
-        estimate_cost(settings.model, prompt, completion),
+        estimate_cost(settings.model, prompt, completion, calls=len(todo), endpoint=settings.endpoint),
     )

@@ -25,6 +25,7 @@ from ragviz.judge.cache import (
 )
 from ragviz.judge.client import ChatCaller, JudgeRequestError, JudgeSettings
 from ragviz.judge.pricing import estimate_cost
+from ragviz.judge.probe import resolve_format
 from ragviz.judge.prompt import (
     PROMPT_VERSION,
     build_messages,
@@ -84,6 +85,7 @@ class RunSummary:
     cancelled: bool = False
     model: str = ""
     format_mode: str = ""
+    endpoint: str = ""
 
     def count(self, status: str) -> int:
         return sum(1 for o in self.outcomes if o is not None and o.status == status)
@@ -109,9 +111,16 @@ class RunSummary:
         return sum(o.completion_tokens for o in self.outcomes if o is not None and o.status != CACHED)
 
     @property
+    def calls(self) -> int:
+        """Completions this run asked for (fix-up retries included, cached answers not)."""
+        return sum(o.calls for o in self.outcomes if o is not None and o.status != CACHED)
+
+    @property
     def cost_usd(self) -> float | None:
         """Estimated cost of the tokens this run spent (``None``: model not in the price table)."""
-        return estimate_cost(self.model, self.prompt_tokens, self.completion_tokens)
+        return estimate_cost(
+            self.model, self.prompt_tokens, self.completion_tokens, calls=self.calls, endpoint=self.endpoint
+        )
 
     @property
     def failures(self) -> list[JudgeOutcome]:
@@ -193,7 +202,13 @@ async def judge_examples_async(
     keys = [cache_key(settings.model, settings.endpoint, PROMPT_VERSION, h) for h in hashes]
     cached = {} if force else cache.get_many(keys)
     run_id = cache.start_run(settings.model, settings.endpoint, PROMPT_VERSION, len(examples))
-    summary = RunSummary(run_id, [None] * len(examples), model=settings.model, format_mode=settings.response_format)
+    summary = RunSummary(
+        run_id,
+        [None] * len(examples),
+        model=settings.model,
+        format_mode=settings.response_format,
+        endpoint=settings.endpoint,
+    )
     counts = {CACHED: 0, JUDGED: 0, FAILED: 0}
 
     caller: ChatCaller | None = None
@@ -228,6 +243,17 @@ async def judge_examples_async(
         if todo:
             caller = ChatCaller(settings)
             gate = asyncio.Semaphore(settings.concurrency)
+            format_lock = asyncio.Lock()
+            format_known = [False]
+
+            async def ensure_format() -> None:
+                """The first call to start finds the response format (remembered, or one probe); the
+                others wait for it. Runs under the ticker, so Cancel stops a hanging probe too."""
+                async with format_lock:
+                    if not format_known[0]:
+                        assert caller is not None
+                        await resolve_format(caller, cache, fresh=force)
+                        format_known[0] = True
 
             def cancelled() -> bool:
                 if not summary.cancelled and should_cancel is not None and should_cancel():
@@ -238,6 +264,7 @@ async def judge_examples_async(
                 async with gate:
                     if cancelled():
                         return
+                    await ensure_format()
                     outcome = await _judge_one(examples[i], keys[i], hashes[i], caller, run_id, writer)
                     # Still holding the gate: a cancel seen here stops the next call before it starts.
                     summary.outcomes[i] = outcome

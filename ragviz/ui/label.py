@@ -24,14 +24,18 @@ from ragviz.data.dataset import Dataset
 from ragviz.data.model import Example
 from ragviz.judge import PROMPT_VERSION, JudgeCache, JudgeConfigError, JudgeSettings, judge_example
 from ragviz.judge.cache import JudgeFailure, JudgeRun
-from ragviz.judge.client import API_KEY_ENV, DEFAULT_TIMEOUT, NO_KEY_PLACEHOLDER
-from ragviz.judge.endpoint import BASE_URL_ENV, EndpointAccess, endpoint_access, server_endpoint, short_error
+from ragviz.judge.client import (
+    DEFAULT_TIMEOUT,
+    NO_KEY_PLACEHOLDER,
+)
+from ragviz.judge.endpoint import BASE_URL_ENV, EndpointAccess, endpoint_access, short_error
 from ragviz.judge.estimate import RunEstimate
+from ragviz.judge.pricing import price_source
 from ragviz.judge.run import JudgeOutcome, RunProgress, RunSummary
 from ragviz.judge.selection import ALL, FILTERED, FIRST_K, UNLABELED
 from ragviz.metrics.trace import trace_scores
 from ragviz.store.label_store import LabelStore
-from ragviz.ui import render, state
+from ragviz.ui import judge_options, render, state
 from ragviz.ui.served import served
 
 MODEL_KEY = "label.model"
@@ -70,6 +74,7 @@ def init_settings_state() -> None:
     st.session_state.setdefault(API_KEY_KEY, "")
     st.session_state.setdefault(CONCURRENCY_KEY, 8)
     st.session_state.setdefault(TIMEOUT_KEY, int(DEFAULT_TIMEOUT))
+    judge_options.init_state()
 
 
 def judge_access() -> EndpointAccess | JudgeConfigError:
@@ -88,16 +93,19 @@ def settings_from_state() -> JudgeSettings:
     access = judge_access()
     base_url: str | None
     api_key: str | None
+    azure = False
     if isinstance(access, JudgeConfigError):
         base_url, api_key = str(st.session_state[BASE_URL_KEY]).strip() or None, NO_KEY_PLACEHOLDER
     else:
-        base_url, api_key = access.base_url, access.api_key
+        base_url, api_key, azure = access.base_url, access.api_key, access.azure
     return JudgeSettings(
         model=str(st.session_state[MODEL_KEY]).strip(),
-        base_url=base_url,
+        base_url=None if azure else base_url,
+        azure_endpoint=base_url if azure else None,  # the Model field names the deployment
         api_key=api_key,
         concurrency=int(st.session_state[CONCURRENCY_KEY]),
         timeout=float(st.session_state[TIMEOUT_KEY]),
+        **judge_options.from_state(),
     )
 
 
@@ -116,22 +124,6 @@ def own_endpoint() -> bool:
     """Whether the settings call the server's configured judge (whose answers are shown in full)."""
     access = judge_access()
     return not isinstance(access, JudgeConfigError) and access.own
-
-
-def key_source_note(access: EndpointAccess | JudgeConfigError) -> str:
-    """Where the key comes from, as Markdown (dynamic parts escaped)."""
-    own = render.md_escape(server_endpoint())
-    rule = f"The server's key is only ever sent to its configured judge ({own}); another Base URL needs your own key."
-    if isinstance(access, JudgeConfigError):
-        return rule
-    if not access.own:
-        using = "Using the key entered here." if access.api_key != NO_KEY_PLACEHOLDER else "No key sent."
-        return f"{using} {rule} Answers of this server are shown only as labels or a short error."
-    if st.session_state.get(API_KEY_KEY):
-        return f"Using the key entered here (kept in this browser session only). {rule}"
-    if os.environ.get(API_KEY_ENV):
-        return f"Using {API_KEY_ENV} from the server's environment. {rule}"
-    return f"No key yet. {rule}"
 
 
 def format_cost(cost_usd: float | None) -> str:
@@ -254,9 +246,10 @@ def settings_box() -> JudgeSettings:
             key=TIMEOUT_KEY,
             help="A call that has not answered completely by then is retried (up to 6 attempts), then fails",
         )
+        judge_options.request_options(left, right)
         settings = settings_from_state()
         access = judge_access()
-        st.caption(f"{key_source_note(access)} Prompt version `{PROMPT_VERSION}`.")
+        st.caption(f"{judge_options.key_source_note(access)} Prompt version `{PROMPT_VERSION}`.")
         if isinstance(access, JudgeConfigError):
             st.warning(render.md_escape(access))
     return settings
@@ -331,8 +324,9 @@ def estimate_summary(estimate: RunEstimate) -> None:
     )
     st.caption(
         f"Estimate: prompt tokens = characters / 4 ({estimate.prompt_tokens:,}); completion tokens guessed from the "
-        f"number of response sentences ({estimate.completion_tokens:,}); cost from list prices when the model is known. "
-        "Fix-up retries after an invalid answer add calls."
+        f"number of response sentences ({estimate.completion_tokens:,}); cost from {price_source()} list prices "
+        "when the model is listed, else unknown. Fix-up retries after an invalid answer add calls."
+        + (" Cost unknown: this model is not in the price table." if estimate.cost_usd is None else "")
     )
 
 

@@ -87,7 +87,7 @@ def test_served_a_typed_base_url_must_be_allowed_and_keyed(app_env, monkeypatch,
     at.text_input(key="label.api_key").set_value(USER_KEY).run()
     at.button(key="label.run").click().run(timeout=60)
     assert not at.exception
-    assert [r.authorization for r in server.requests] == [f"Bearer {USER_KEY}"]
+    assert [r.authorization for r in server.calls] == [f"Bearer {USER_KEY}"]
 
 
 def test_a_typed_servers_answer_is_shown_only_as_a_short_error(app_env, monkeypatch, server):

@@ -1,0 +1,90 @@
+"""``ragviz app [DATA...] [--port N] [--host H]``: start the Streamlit app (what ``make run`` runs).
+
+The app's script is ``app.py`` beside ``pages/``: in a checkout, the one next to the ``ragviz`` package
+being run; in an installed wheel, ``ragviz_app/app.py`` (the wheel maps the checkout's ``app.py`` and
+``pages/`` to the package ``ragviz_app``, see pyproject.toml). DATA goes to the app as ``$RAGVIZ_DATA``
+(absolute paths, ``os.pathsep``-separated). Streamlit runs in this process's Python
+(``python -m streamlit run``) with the viewer toolbar and usage statistics off; the exit code is its.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+DATA_ENV = "RAGVIZ_DATA"  # = ragviz.ui.state.DATA_ENV (not imported: that module imports Streamlit)
+
+
+def add_app_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "paths", nargs="*", metavar="DATA", help="data files or directories to open (default: $RAGVIZ_DATA, else none)"
+    )
+    parser.add_argument("--port", type=int, default=8501, help="port to serve on (default: 8501)")
+    parser.add_argument(
+        "--host", default="localhost", help="address to listen on (default: localhost; 0.0.0.0 for every interface)"
+    )
+    parser.add_argument(
+        "--headless", action="store_true", help="do not open a browser (as on a server); print the URL only"
+    )
+
+
+def app_script() -> Path:
+    """``app.py`` of the checkout the running ``ragviz`` comes from, else of the installed ``ragviz_app``;
+    :class:`FileNotFoundError` when neither exists."""
+    checkout = Path(__file__).resolve().parents[2]  # ragviz/cli/app.py -> the directory holding ragviz/
+    if (checkout / "app.py").is_file() and (checkout / "pages").is_dir():
+        return checkout / "app.py"
+    spec = importlib.util.find_spec("ragviz_app")
+    for location in (spec.submodule_search_locations or []) if spec is not None else []:
+        script = Path(location) / "app.py"
+        if script.is_file():
+            return script
+    raise FileNotFoundError(f"the app's app.py is neither in {checkout} nor in an installed ragviz_app package")
+
+
+def streamlit_command(script: Path, port: int, host: str, headless: bool) -> list[str]:
+    """The ``python -m streamlit run`` command line for *script*."""
+    return [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        os.fspath(script),
+        "--server.port",
+        str(port),
+        "--server.address",
+        host,
+        "--server.headless",
+        "true" if headless else "false",
+        "--browser.gatherUsageStats",
+        "false",
+        "--client.toolbarMode",
+        "viewer",
+    ]
+
+
+def run_app_command(args: argparse.Namespace) -> int:
+    """The ``app`` command: see the module docstring."""
+    if not 0 < args.port < 65536:
+        print(f"ragviz app: --port: must be 1-65535, got {args.port}", file=sys.stderr)
+        return 2
+    missing = [p for p in args.paths if not os.path.exists(p)]
+    if missing:
+        print(f"ragviz app: {missing[0]}: no such file or directory", file=sys.stderr)
+        return 2
+    try:
+        script = app_script()
+    except FileNotFoundError as exc:
+        print(f"ragviz app: {exc}", file=sys.stderr)
+        return 2
+    env = dict(os.environ)
+    if args.paths:
+        env[DATA_ENV] = os.pathsep.join(os.path.abspath(p) for p in args.paths)
+    try:
+        return subprocess.call(streamlit_command(script, args.port, args.host, args.headless), env=env)
+    except KeyboardInterrupt:
+        return 130
