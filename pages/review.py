@@ -13,8 +13,6 @@ import streamlit as st
 from ragviz.analysis.quality import label_issues, normalize
 from ragviz.analysis.review import (
     accept_changes,
-    context_edit_decision,
-    context_table,
     default_response_key,
     document_spans,
     response_spans,
@@ -35,7 +33,7 @@ from ragviz.analysis.review_queue import (
 )
 from ragviz.data.labels import RESET_FIELD, Change, diff_labels
 from ragviz.data.model import Example, Labels
-from ragviz.ui import review, state
+from ragviz.ui import review, sentence_editor, state
 from ragviz.ui.families import render_families_panel
 from ragviz.ui.present import hide_review_editing
 
@@ -83,10 +81,7 @@ state.require_app_shell()
 page = state.require_data()
 ds, store, who = page.dataset, page.store, page.annotator
 hide_review_editing()  # presentation mode (?present=1): no editing controls
-if (ticks := review.take_context_ticks()) is not None:  # the context editor's ticks since the last run
-    row, edits = ticks
-    ticked = ds.example(row)
-    state.record_decision(ticked.uid, context_edit_decision(ticked, store.current_labels(ticked, who), edits))
+sentence_editor.apply_events(ds, who)  # clicks on the text since the last run: labels, selection
 
 reviewed, corrected = store.reviewed_uids(who), store.corrected_uids(who)
 flt, advance = review.filter_sidebar(progress(state.uid_set(), reviewed, corrected), ds.subset_names)
@@ -126,15 +121,20 @@ review.navigation_bar(
     on_undo=partial(state.undo_decision, uid, "Nothing to undo on this example."),
     on_reset=partial(state.record_decision, uid, [Change(RESET_FIELD, None, None)], "reset"),
 )
-review.example_header(position_text(index, len(ds), allowed), review_status(uid, reviewed, corrected), ex)
+where = position_text(index, len(ds), allowed)
+st.set_page_config(page_title=f"{where} · Review · ragviz")  # the browser tab says where the person is
+review.example_header(where, review_status(uid, reviewed, corrected), ex)
 review.metric_cards(compare_metrics(ex, judge, current))
-review.override_effects_table(override_effects(ex, shown.base, shown.changes))
+with st.container():  # holds its place when empty: the text below keeps its identity (and scroll) on an edit
+    review.override_effects_table(override_effects(ex, shown.base, shown.changes))
 
-left, right = st.columns([0.58, 0.42], gap="medium")
-with right:
-    selected = review.sentence_picker(uid, ex.response_keys(), default_response_key(response_spans(ex, current)))
-    chosen = review.response_panel(response_spans(ex, current, selected), selected)
-    if chosen is not None:
+selected = sentence_editor.selected_key(uid, ex.response_keys(), default_response_key(response_spans(ex, current)))
+sentence_editor.response_editor(uid, spans := response_spans(ex, current, selected), selected)
+said, change = st.columns([0.55, 0.45], gap="medium")  # right under the response: the selected sentence
+with said:
+    chosen = review.explanation(spans, selected)
+if chosen is not None:
+    with change:
         review.support_controls(
             chosen,
             supporting_key_options(ex, chosen),
@@ -142,20 +142,20 @@ with right:
             on_status=partial(mark_support, uid, current, chosen.key),
             on_keys=partial(pick_supporting_keys, uid, current, chosen.key),
         )
+left, right = st.columns([0.66, 0.34], gap="medium")
+with right:
     review.quality_flags(
         label_issues(ex, current) if current is not None else [],
         on_normalize=partial(normalize_labels, uid, ex, current),
     )
-    if not page.present:
-        from ragviz.ui.label import rejudge_control  # imports the openai client only on this page
+    if not page.present and review.rejudge_button():
+        from ragviz.ui.label import rejudge  # the openai client is imported only when asked
 
-        rejudge_control(ex)
+        rejudge(ex)
 with left:
-    review.context_panel(
-        document_spans(ex, current, selected),
-        context_table(ex, current),
-        f"review.context.{uid}.{state.label_version()}",
-        index,
+    judged = set(judge.relevant_keys) | set(judge.utilized_keys) if judge else set()
+    sentence_editor.context_editor(
+        uid, current, document_spans(ex, current, selected), judged | sentence_editor.touched(uid), not page.present
     )
 with st.expander("Other metric families", expanded=False):
     render_families_panel(

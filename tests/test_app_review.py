@@ -3,7 +3,6 @@ undo restores them, decisions persist per annotator, filters, deep links, normal
 
 from __future__ import annotations
 
-import html
 import json
 from pathlib import Path
 
@@ -12,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from ragviz.data.load import load, load_bytes
 from ragviz.export.files import export_bytes
 from ragviz.store.label_store import LabelStore
-from tests.apptest_helpers import open_page
+from tests.apptest_helpers import click_sentence, open_page, text_editor
 
 ROOT = Path(__file__).resolve().parents[1]
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
@@ -31,11 +30,17 @@ def html_text(at: AppTest) -> str:
 
 
 def tick(at: AppTest, row: int, column: str, value: bool = True) -> AppTest:
-    """A tick in the context-sentence editor, as the browser sends it."""
-    key = at.data_editor[0].key
-    at.session_state[key] = {"edited_rows": {row: {column: value}}, "added_rows": [], "deleted_rows": []}
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
+    """Set *column* (relevant / utilized) of the *row*-th context sentence to *value* by clicks on
+    the sentence in the text editor, as the browser sends them (each click one label step)."""
+    from ragviz.analysis.review_text import next_state, state_ticks
+
+    context = text_editor(at)
+    key = [k for doc in context["docs"] for k, _ in doc["s"]][row]
+    seen = context["states"].get(key, "neither")
+    want = {**state_ticks(seen), column: value}
+    while state_ticks(seen) != want:
+        click_sentence(at, key)
+        seen = next_state(seen)
     return at
 
 
@@ -66,17 +71,17 @@ def test_override_relevance_and_support_change_metrics_exactly_and_undo_restores
     assert metrics(at)["Completeness"] == (f"{3 / 5:.3f}", f"{3 / 5 - 0.75:+.3f}")
     assert metrics(at)["Utilization"] == ("0.500", "")
     assert "relevance = |R| / N = 5 / 6" in html_text(at)
-    assert 'data-key="0a"' in html_text(at) and "0a R</span>" in html_text(at)
+    assert text_editor(at)["states"]["0a"] == "relevant"
 
     # response sentence c is selected by default (the first unsupported one); mark it supported by 1b
-    assert control(at, "review.sentence.").value == "c"
+    assert text_editor(at, "response")["selected"] == "c"
     control(at, "review.support.").set_value("supported").run()
     control(at, "review.keys.").set_value(["1b"]).run()
     assert not at.exception
     assert metrics(at)["Adherence"] == ("1.000", "+1.000")
     assert "adherence = 1 (no unsupported sentence)" in html_text(at)
     # the selected sentence's supporting context sentence is outlined
-    assert html_text(at).count("rv-linked") == 1 and 'rv-linked" data-key="1b"' in html_text(at)
+    assert text_editor(at)["linked"] == ["1b"]
 
     with LabelStore(app_env["db"]) as store:
         assert [f for f, _ in store.changes(ML, "tester")] == ["relevant_keys", "support:c", "support:c"]
@@ -191,7 +196,7 @@ def test_normalize_fixes_mechanical_flags(app_env):
     assert not any(m.value.startswith("**Label-quality flags: 0") for m in at.markdown)
     button(at, "review.normalize").click().run()
     assert any(m.value == "**Label-quality flags: 0**" for m in at.markdown)
-    assert "0b R+U" in html_text(at)
+    assert text_editor(at)["states"]["0b"] == "both"
     button(at, "review.undo").click().run()
     assert "0b." in html_text(at)
 
@@ -204,7 +209,7 @@ def test_unlabeled_example_shows_no_scores_until_labelled(app_env):
         at = open_review(uid=uid)
     assert {v for v, _ in metrics(at).values()} == {"—"}
     assert button(at, "review.accept").disabled
-    n = len(at.data_editor[0].value)
+    n = sum(len(doc["s"]) for doc in text_editor(at)["docs"])
     tick(at, 0, "relevant")
     assert metrics(at)["Relevance"][0] == f"{1 / n:.3f}"
 
@@ -212,10 +217,11 @@ def test_unlabeled_example_shows_no_scores_until_labelled(app_env):
 def test_document_text_is_shown_literally(app_env):
     at = open_review(id="tech-002")
     body = html_text(at)
-    for hostile in ("<img src=x onerror=alert(1)>", "<script>alert(1)</script>"):
-        assert html.escape(hostile) in body
     assert "<script" not in body and "<img" not in body
-    assert "**bold**" in body and "$5 and $6" in body
+    # the documents go to the text editor as data, which the browser sets as text (textContent)
+    texts = " ".join(text for doc in text_editor(at)["docs"] for _, text in doc["s"])
+    for literal in ("<img src=x onerror=alert(1)>", "<script>alert(1)</script>", "**bold**", "$5 and $6"):
+        assert literal in texts, literal
 
 
 def test_bad_upload_keeps_saved_work(app_env):
@@ -269,4 +275,4 @@ def test_two_tabs_of_one_annotator_the_later_stale_edit_is_refused_and_shown(app
             (True, []),
             (True, ["1b"]),
         ]
-    assert html_text(tab2).count("rv-linked") == 1
+    assert len(text_editor(tab2)["linked"]) == 1

@@ -52,7 +52,7 @@ def settle(page):
 
 def select_sentence(page, key: str):
     settle(page)
-    page.locator('[data-testid="stButtonGroup"]').first.get_by_role("radio", name=key, exact=True).click()
+    page.locator(f'.rv-resp[data-key="{key}"]').click()  # the response text itself is the picker
     expect()(page.locator(".rv-explanation")).to_contain_text(f"Sentence {key} ")
 
 
