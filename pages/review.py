@@ -78,10 +78,10 @@ def normalize_labels(uid: str, example: Example, labels: Labels | None) -> None:
 
 
 state.require_app_shell()
-page = state.require_data()
+sentence_editor.apply_events(state.dataset(), state.annotator())  # clicks on the text since the last run
+page = state.require_data()  # (shows the warning of a click the store refused just now)
 ds, store, who = page.dataset, page.store, page.annotator
 hide_review_editing()  # presentation mode (?present=1): no editing controls
-sentence_editor.apply_events(ds, who)  # clicks on the text since the last run: labels, selection
 
 reviewed, corrected = store.reviewed_uids(who), store.corrected_uids(who)
 flt, advance = review.filter_sidebar(progress(state.uid_set(), reviewed, corrected), ds.subset_names)

@@ -276,3 +276,36 @@ def test_two_tabs_of_one_annotator_the_later_stale_edit_is_refused_and_shown(app
             (True, ["1b"]),
         ]
     assert len(text_editor(tab2)["linked"]) == 1
+
+
+def test_a_click_on_text_drawn_from_older_labels_is_refused_and_shown(app_env):
+    """The text editor keeps the no-lost-update rule: tab 1 makes 0a relevant; tab 2, still drawn
+    from the older labels, clicks 1c (relevant_keys changed under it): refused with a message, tab 2
+    redraws with 0a relevant, and its click, redone, is stored on top of tab 1's."""
+    tab1, tab2 = open_review(id="ml-vs-programming"), open_review(id="ml-vs-programming")
+    click_sentence(tab1, "0a")
+    assert text_editor(tab1)["states"]["0a"] == "relevant"
+    click_sentence(tab2, "1c")
+    warnings = [w.value for w in tab2.warning if "Not saved" in w.value]
+    assert len(warnings) == 1 and "relevant\\_keys" in warnings[0], warnings
+    assert text_editor(tab2)["states"]["0a"] == "relevant" and "1c" not in text_editor(tab2)["states"]
+    click_sentence(tab2, "1c")
+    assert text_editor(tab2)["states"]["1c"] == "relevant"
+    with LabelStore(app_env["db"]) as store:
+        assert [v for _, v in store.changes(ML, "tester")] == [
+            ["0b", "0c", "1a", "1b", "0a"],
+            ["0b", "0c", "1a", "1b", "0a", "1c"],
+        ]
+
+
+def test_the_selected_response_sentence_follows_a_click_and_stays_through_edits(app_env):
+    at = open_review(id="ml-vs-programming")
+    assert text_editor(at, "response")["selected"] == "c"  # the first unsupported one
+    click_sentence(at, "a")
+    assert text_editor(at, "response")["selected"] == "a"
+    assert any("Sentence a " in h.value for h in at.get("html"))
+    assert text_editor(at)["linked"] == ["0b"]
+    control(at, "review.support.").set_value("unsupported").run()  # a is now the first unsupported
+    click_sentence(at, "b")
+    control(at, "review.support.").set_value("unsupported").run()
+    assert text_editor(at, "response")["selected"] == "b"

@@ -329,3 +329,35 @@ def test_render_marks_every_state_with_text_and_key():
     assert (
         render.format_score(None) == "—" and render.format_delta(0.0) is None and render.format_delta(1 / 6) == "+0.167"
     )
+
+
+def test_a_click_on_a_context_sentence_goes_round_the_four_labels_through_the_editor_path():
+    """Four clicks on one sentence: none -> relevant -> relevant+utilized -> utilized -> none, each
+    one change of one field with the value it replaces, made by context_edit_decision."""
+    from ragviz.analysis.review_text import CYCLE, next_state, state_edit
+
+    ex = worked_example()
+    labels, state, seen = ex.labels, NEITHER, []
+    for _ in CYCLE:
+        state = next_state(state)
+        changes = context_edit_decision(ex, labels, state_edit(ex.context_keys(), "0a", state))
+        assert len(changes) == 1 and changes[0].old == list(getattr(labels, changes[0].field))
+        labels = apply_changes(labels, [(c.field, c.new) for c in changes])
+        seen.append(document_spans(ex, labels)[0][0].state)
+    assert seen == [RELEVANT, BOTH, UTILIZED, NEITHER]
+    assert labels.relevant_keys == ex.labels.relevant_keys and labels.utilized_keys == ex.labels.utilized_keys
+    assert state_edit(ex.context_keys(), "9z", RELEVANT) == {}  # no such sentence: no edit
+    with pytest.raises(ValueError):
+        next_state("maybe")
+
+
+def test_documents_fold_to_their_kept_sentences_with_one_around():
+    from ragviz.analysis.review_text import fold_ranges
+
+    kept = [False] * 100
+    kept[10] = kept[12] = kept[50] = True
+    assert fold_ranges(kept) == [(9, 14), (49, 52)]
+    assert fold_ranges([False] * 100) == []  # nothing kept: the heading and "show all" only
+    assert fold_ranges([False, False]) == [(0, 2)]  # a short document shows whole
+    assert fold_ranges([True] + [False] * 9) == [(0, 2)]
+    assert fold_ranges([False] * 9 + [True]) == [(8, 10)]
