@@ -34,7 +34,6 @@ from ragviz.analysis.review_queue import (
 from ragviz.data.labels import RESET_FIELD, Change, diff_labels
 from ragviz.data.model import Example, Labels
 from ragviz.ui import review, sentence_editor, state
-from ragviz.ui.families import render_families_panel
 from ragviz.ui.present import hide_review_editing
 
 INDEX = "review.index"  # the row on screen
@@ -157,12 +156,16 @@ with left:
     sentence_editor.context_editor(
         uid, current, document_spans(ex, current, selected), judged | sentence_editor.touched(uid), not page.present
     )
-with st.expander("Other metric families", expanded=False):
-    render_families_panel(
-        ex,
-        judge,
-        current,
-        partial(state.record_decision, uid),
-        version=state.label_version(),
-        editable=not page.present,
-    )
+# drawn only while open (a rerun with it closed skips its tables, and the page needs no pandas until then)
+with st.expander("Other metric families", key="review.families_open", on_change="rerun") as families:
+    if families.open:
+        from ragviz.ui.families import render_families_panel
+
+        render_families_panel(
+            ex,
+            judge,
+            current,
+            partial(state.record_decision, uid),
+            version=state.label_version(),
+            editable=not page.present,
+        )

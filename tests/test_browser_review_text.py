@@ -126,6 +126,13 @@ def test_clicks_and_keys_on_the_text_change_labels_and_select_sentences(streamli
     page.keyboard.press("Enter")
     expect()(page.locator(".rv-explanation")).to_contain_text("Sentence b ")
 
+    # the other metric families are drawn when their expander opens
+    settle(page)
+    page.get_by_text("Other metric families").click()
+    expect()(page.locator('[data-testid="stExpander"]').filter(has_text="Other metric families")).to_contain_text(
+        "retrieval", timeout=60_000
+    )
+
 
 def test_the_longest_ragbench_example_folds_to_three_screens(ragbench_server, small_page):
     page = small_page

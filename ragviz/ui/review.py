@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
 from ragviz.analysis.quality import MECHANICAL_KINDS
@@ -120,6 +119,8 @@ def override_effects_table(effects: Sequence[OverrideEffect]) -> None:
     """A closed expander with what each override changed; nothing without overrides."""
     if not effects:
         return
+    import pandas as pd  # here, not at the top: a page without overrides does not need pandas
+
     with st.expander(f"What each override changed ({len(effects)})", expanded=False):
         st.dataframe(pd.DataFrame([e.as_row() for e in effects]), hide_index=True, width="stretch")
 
