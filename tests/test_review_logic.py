@@ -361,3 +361,14 @@ def test_documents_fold_to_their_kept_sentences_with_one_around():
     assert fold_ranges([False, False]) == [(0, 2)]  # a short document shows whole
     assert fold_ranges([True] + [False] * 9) == [(0, 2)]
     assert fold_ranges([False] * 9 + [True]) == [(8, 10)]
+
+
+def test_the_text_editor_sets_text_only_as_text():
+    """The Review page's text editor (ragviz/ui/sentence_editor/editor.js) builds every node from
+    data with textContent / setAttribute: no HTML parsing API appears in it at all."""
+    from pathlib import Path
+
+    js = (Path(render.__file__).with_name("sentence_editor") / "editor.js").read_text(encoding="utf-8")
+    for api in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "createContextualFragment", "eval("):
+        assert api not in js, api
+    assert "textContent" in js

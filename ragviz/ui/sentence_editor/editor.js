@@ -5,8 +5,8 @@
 // utilized -> none. data.kind "response": the response; a click selects a sentence.
 // Each action goes back to Python as the trigger "edit"; Python records it through the store.
 //
-// Every text from data enters the page through textContent or setAttribute; nothing from data ever
-// reaches innerHTML.
+// Every text from data enters the page through textContent or setAttribute: nothing from data is
+// ever parsed as HTML.
 
 const CYCLE = ["neither", "relevant", "both", "utilized"];
 const memory = { open: new Map(), lastUid: {}, focus: null, nonce: 0, scroll: new Map() };
