@@ -2,8 +2,9 @@
 and ``editor.css``, shipped in the package, no build step) draws the context documents or the response
 sentence by sentence.
 
-* Context: a click, or Enter / Space on a focused sentence (arrow keys move between sentences), moves
-  the sentence's label one step round none -> relevant -> relevant+utilized -> utilized -> none.
+* Context: a click, or Enter / Space on a focused sentence (the text is one Tab stop; arrow keys move
+  between sentences), moves the sentence's label one step round none -> relevant -> relevant+utilized ->
+  utilized -> none.
   Documents fold to their labelled sentences with a little context (``ragviz.analysis.review_text``);
   "show all" per document and a document list that jumps to a document work in the browser alone.
 * Response: a click (or Enter / Space) selects a sentence; its supporting context sentences light up.
@@ -114,7 +115,7 @@ def context_editor(
         on_edit_change=partial(queue_event, CONTEXT_KEY),
     )
     if editable:
-        st.caption("Click a sentence (or Enter on it) for its next label: none → R → R+U → U → none")
+        st.caption("Click a sentence (keys: Tab into the text, ← →, Enter) for its next label: none → R → R+U → U")
 
 
 def response_editor(uid: str, spans: Sequence[ResponseSpan], selected: str | None) -> None:

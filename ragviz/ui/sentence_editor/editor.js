@@ -9,7 +9,7 @@
 // ever parsed as HTML.
 
 const CYCLE = ["neither", "relevant", "both", "utilized"];
-const memory = { open: new Map(), lastUid: {}, focus: null, nonce: 0, scroll: new Map() };
+const memory = { open: new Map(), lastUid: {}, focus: null, nonce: 0, scroll: new Map(), stops: new Map() };
 
 // A pane keeps its scroll position per example across redraws (even when Streamlit remounts it).
 function keepScroll(pane, kind, uid) {
@@ -250,6 +250,21 @@ function onKey(root, data, send) {
   };
 }
 
+// One Tab stop per text (the sentence last focused, else the first); arrow keys move between sentences.
+function rove(root, data) {
+  const spans = [...root.querySelectorAll(".rv-sent[tabindex], .rv-resp[tabindex]")];
+  if (!spans.length) return;
+  const id = data.kind + "\u0000" + data.uid;
+  const stop = spans.find((s) => s.dataset.key === memory.stops.get(id)) || spans[0];
+  for (const s of spans) s.tabIndex = s === stop ? 0 : -1;
+  root.onfocusin = (e) => {
+    const span = e.target.closest(".rv-sent[tabindex], .rv-resp[tabindex]");
+    if (!span) return;
+    memory.stops.set(id, span.dataset.key);
+    for (const s of root.querySelectorAll(".rv-sent[tabindex], .rv-resp[tabindex]")) s.tabIndex = s === span ? 0 : -1;
+  };
+}
+
 export default function (component) {
   const { data, parentElement, setTriggerValue } = component;
   let root = parentElement.querySelector(":scope > .rv-text");
@@ -268,6 +283,7 @@ export default function (component) {
     renderResponse(root, data, send);
   }
   root.onkeydown = onKey(root, data, send);
+  rove(root, data);
   if (arrived && data.kind === "context") scrollToTop();
   const f = memory.focus;
   if (f && f.kind === data.kind && f.uid === data.uid) {
