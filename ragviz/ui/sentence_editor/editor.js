@@ -25,6 +25,12 @@ function el(tag, cls, text) {
   return e;
 }
 
+// A drag that selects text (to copy it) ends in a click too; that click changes nothing.
+function selecting() {
+  const sel = window.getSelection();
+  return sel !== null && !sel.isCollapsed && String(sel).trim().length > 0;
+}
+
 function openSet(uid, doc) {
   const id = uid + "\u0000" + doc;
   if (!memory.open.has(id)) memory.open.set(id, new Set());
@@ -174,7 +180,7 @@ function renderContext(root, data, send) {
   keepScroll(pane, "context", data.uid);
   root.onclick = (e) => {
     const span = e.target.closest(".rv-sent");
-    if (span && data.editable) activateContext(span, data, send, false);
+    if (span && data.editable && !selecting()) activateContext(span, data, send, false);
   };
 }
 
@@ -213,7 +219,7 @@ function renderResponse(root, data, send) {
   keepScroll(box, "response", data.uid);
   root.onclick = (e) => {
     const span = e.target.closest(".rv-resp");
-    if (span) activateResponse(span, data, send, false);
+    if (span && !selecting()) activateResponse(span, data, send, false);
   };
 }
 
