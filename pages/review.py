@@ -154,7 +154,12 @@ with right:
 with left:
     judged = set(judge.relevant_keys) | set(judge.utilized_keys) if judge else set()
     sentence_editor.context_editor(
-        uid, current, document_spans(ex, current, selected), judged | sentence_editor.touched(uid), not page.present
+        uid,
+        current,
+        document_spans(ex, current, selected),
+        judged | sentence_editor.touched(uid),
+        not page.present,
+        selected,
     )
 # drawn only while open (a rerun with it closed skips its tables, and the page needs no pandas until then)
 with st.expander("Other metric families", key="review.families_open", on_change="rerun") as families:

@@ -309,3 +309,21 @@ def test_the_selected_response_sentence_follows_a_click_and_stays_through_edits(
     click_sentence(at, "b")
     control(at, "review.support.").set_value("unsupported").run()
     assert text_editor(at, "response")["selected"] == "b"
+
+
+def test_shift_click_on_a_context_sentence_links_it_to_the_selected_response_sentence(app_env):
+    """The browser sends Shift+click as a "link" event; it changes the selected sentence's supporting
+    keys through the picker's change, and a second one takes the link away."""
+    from ragviz.ui.sentence_editor import EVENTS
+
+    at = open_review(id="ml-vs-programming")
+    assert text_editor(at, "response")["selected"] == "c" and text_editor(at)["linked"] == []
+    for linked in (True, False, True):
+        at.session_state[EVENTS] = [{"uid": ML, "kind": "link", "key": "1b", "of": "c", "linked": linked}]
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert text_editor(at)["linked"] == (["1b"] if linked else [])
+    assert control(at, "review.keys.").value == ["1b"]
+    assert metrics(at)["Adherence"] == ("0.000", "")  # the verdict stays unsupported
+    with LabelStore(app_env["db"]) as store:
+        assert [v["supporting_keys"] for _, v in store.changes(ML, "tester")] == [["1b"], [], ["1b"]]

@@ -126,6 +126,15 @@ def test_clicks_and_keys_on_the_text_change_labels_and_select_sentences(streamli
     page.keyboard.press("Enter")
     expect()(page.locator(".rv-explanation")).to_contain_text("Sentence b ")
 
+    # Shift+click on a context sentence makes it support the selected sentence (b), or no longer
+    settle(page)
+    sentence(page, "1b").click(modifiers=["Shift"])
+    expect()(page.locator(".rv-explanation")).to_contain_text("1b")
+    settle(page)
+    expect()(sentence(page, "1b")).to_have_class(re.compile(r"\brv-linked\b"))
+    with LabelStore(streamlit_server.db) as store:
+        assert "1b" in store.changes(ML, "browser-tester")[-1][1]["supporting_keys"]
+
     # the other metric families are drawn when their expander opens
     settle(page)
     page.get_by_text("Other metric families").click()

@@ -372,3 +372,14 @@ def test_the_text_editor_sets_text_only_as_text():
     for api in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "createContextualFragment", "eval("):
         assert api not in js, api
     assert "textContent" in js
+
+
+def test_shift_click_links_a_context_sentence_as_support_like_the_picker():
+    from ragviz.analysis.review_text import support_link_change
+
+    ex = worked_example()
+    change = support_link_change(ex.labels, "a", "1b", linked=True)
+    assert change == support_change(ex.labels, "a", supporting_keys=["0b", "0c", "1b"])
+    assert change.new["supported"] is True and change.new["explanation"] == "stated in 0b"
+    assert support_link_change(ex.labels, "a", "0b", linked=False).new["supporting_keys"] == ["0c"]
+    assert support_link_change(None, "a", "0a", linked=True).new["supporting_keys"] == ["0a"]

@@ -7,6 +7,9 @@ into the context editor's ``{row: {column: value}}`` edit, which
 :func:`ragviz.analysis.review.context_edit_decision` makes into the changes the store records — the
 one path every context-label edit takes.
 
+Shift+click on a context sentence links it to the selected response sentence as support, or unlinks it
+(:func:`support_link_change`, the change the supporting-keys picker makes).
+
 A document folds to its *kept* sentences (labelled now or by the judge, supporting the selected
 response sentence, or touched by the person) with :data:`AROUND` sentence(s) either side; a document
 with none of them shows only its heading, and a short one (at most :data:`SHORT` sentences) shows
@@ -17,7 +20,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ragviz.analysis.review import BOTH, CONTEXT_STATES, NEITHER, RELEVANT, UTILIZED
+from ragviz.analysis.review import BOTH, CONTEXT_STATES, NEITHER, RELEVANT, UTILIZED, support_change
+from ragviz.data.labels import Change
+from ragviz.data.model import Labels
 
 CYCLE = (NEITHER, RELEVANT, BOTH, UTILIZED)  # a click moves one step right, the last back to the first
 AROUND = 1  # sentences of context shown either side of a kept sentence
@@ -58,6 +63,15 @@ def state_edit(context_keys: Sequence[str], key: str, state: str) -> dict[int, d
     except ValueError:
         return {}
     return {row: state_ticks(state)}
+
+
+def support_link_change(labels: Labels | None, response_key: str, context_key: str, linked: bool) -> Change:
+    """The change that makes *context_key* one of *response_key*'s supporting sentences (*linked*) or
+    takes it out (every copy) — the change the supporting-keys picker makes
+    (:func:`ragviz.analysis.review.support_change`); the verdict and explanation stay."""
+    support = labels.support_for(response_key) if labels else None
+    keys = [k for k in (support.supporting_keys if support else ()) if k != context_key]
+    return support_change(labels, response_key, supporting_keys=keys + [context_key] if linked else keys)
 
 
 def fold_ranges(kept: Sequence[bool], around: int = AROUND, short: int = SHORT) -> list[tuple[int, int]]:

@@ -8,6 +8,8 @@ sentence by sentence.
   Documents fold to their labelled sentences with a little context (``ragviz.analysis.review_text``);
   "show all" per document and a document list that jumps to a document work in the browser alone.
 * Response: a click (or Enter / Space) selects a sentence; its supporting context sentences light up.
+  Shift+click (Shift+Enter) on a context sentence makes it support the selected response sentence, or
+  takes it out (the change the supporting-keys picker makes).
 
 The browser builds every node with ``textContent`` / ``setAttribute`` from the JSON this module
 passes; no text from data is ever parsed as HTML. An action comes back as the trigger ``edit``; its
@@ -26,7 +28,7 @@ from typing import Any
 import streamlit as st
 
 from ragviz.analysis.review import CONTEXT_STATES, NEITHER, ContextSpan, ResponseSpan, context_edit_decision
-from ragviz.analysis.review_text import fold_ranges, state_edit
+from ragviz.analysis.review_text import fold_ranges, state_edit, support_link_change
 from ragviz.data.dataset import Dataset
 from ragviz.data.model import Labels
 from ragviz.ui import render, state
@@ -71,10 +73,16 @@ def _styles(table: dict[str, tuple[str, str, str, str]]) -> dict[str, list[str]]
     return {state: list(style) for state, style in table.items()}
 
 
-def context_data(uid: str, documents: Sequence[Sequence[ContextSpan]], kept: Iterable[str], editable: bool) -> dict:
+def context_data(
+    uid: str,
+    documents: Sequence[Sequence[ContextSpan]],
+    kept: Iterable[str],
+    editable: bool,
+    selected: str | None = None,
+) -> dict:
     """What the context editor draws: per document its ``[key, text]`` sentences and the ranges shown
-    folded (a sentence in *kept*, labelled, or supporting the selected response sentence, with context);
-    the labels, the support links, the colours and whether clicks edit."""
+    folded (a sentence in *kept*, labelled, or supporting the *selected* response sentence, with
+    context); the labels, the support links, the colours and whether clicks edit."""
     keep = set(kept)
     docs = []
     for d, spans in enumerate(documents):
@@ -87,6 +95,7 @@ def context_data(uid: str, documents: Sequence[Sequence[ContextSpan]], kept: Ite
         "docs": docs,
         "states": {s.key: s.state for spans in documents for s in spans if s.state != NEITHER},
         "linked": [s.key for spans in documents for s in spans if s.linked],
+        "selected": selected,
         "style": _styles(render.CONTEXT_STYLE),
     }
 
@@ -104,18 +113,26 @@ def response_data(uid: str, spans: Sequence[ResponseSpan], selected: str | None)
 
 
 def context_editor(
-    uid: str, labels: Labels | None, documents: Sequence[Sequence[ContextSpan]], kept: Iterable[str], editable: bool
+    uid: str,
+    labels: Labels | None,
+    documents: Sequence[Sequence[ContextSpan]],
+    kept: Iterable[str],
+    editable: bool,
+    selected: str | None = None,
 ) -> None:
     """The context documents (drawn from *labels*) as the editor (see the module docstring);
-    *kept* sentences stay unfolded."""
+    *kept* sentences stay unfolded; Shift+click links a sentence to the *selected* response sentence."""
     st.session_state[DRAWN] = (uid, labels)
     _component(
         key=CONTEXT_KEY,
-        data=context_data(uid, documents, kept, editable),
+        data=context_data(uid, documents, kept, editable, selected),
         on_edit_change=partial(queue_event, CONTEXT_KEY),
     )
     if editable:
-        st.caption("Click a sentence (keys: Tab into the text, ← →, Enter) for its next label: none → R → R+U → U")
+        st.caption(
+            "Click a sentence (keys: Tab into the text, ← →, Enter) for its next label: none → R → R+U → U. "
+            "Shift+click (Shift+Enter): it supports the selected response sentence, or no longer does."
+        )
 
 
 def response_editor(uid: str, spans: Sequence[ResponseSpan], selected: str | None) -> None:
@@ -156,13 +173,16 @@ def apply_events(ds: Dataset, who: str) -> None:
         if kind == "select":
             st.session_state[f"review.sentence.{uid}"] = key
             continue
-        to = event.get("to")
-        if kind != "label" or to not in CONTEXT_STATES:
-            continue
         example = ds.example(row)
         drawn_uid, drawn = st.session_state.get(DRAWN, (None, None))
         seen = drawn if drawn_uid == example.uid else state.store().current_labels(example, who)
-        edit = state_edit(example.context_keys(), key, to)
+        to, of = event.get("to"), event.get("of")
+        if kind == "label" and to in CONTEXT_STATES:
+            changes = context_edit_decision(example, seen, state_edit(example.context_keys(), key, to))
+        elif kind == "link" and of in example.response_keys() and key in example.context_keys():
+            changes = [support_link_change(seen, of, key, bool(event.get("linked")))]
+        else:
+            continue
         touch(example.uid, key)
-        if state.record_decision(example.uid, context_edit_decision(example, seen, edit)):
+        if state.record_decision(example.uid, changes):
             st.session_state[DRAWN] = (example.uid, state.store().current_labels(example, who))

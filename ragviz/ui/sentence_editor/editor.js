@@ -71,7 +71,8 @@ function contextSentence(data, key, text, state) {
   const label = paint(span, data.style[state], false);
   const next = data.style[CYCLE[(CYCLE.indexOf(state) + 1) % CYCLE.length]][3];
   span.title = key + ": " + label + (linked ? " \u2014 supports the selected response sentence" : "") +
-    (data.editable ? " \u2014 click: " + next : "");
+    (data.editable ? " \u2014 click: " + next + (data.selected ? "; Shift+click: " + (linked ? "no longer" : "") +
+      " support of " + data.selected : "") : "");
   if (data.editable) {
     span.tabIndex = 0;
     span.setAttribute("role", "button");
@@ -178,9 +179,14 @@ function renderContext(root, data, send) {
   });
   root.append(pane);
   keepScroll(pane, "context", data.uid);
+  root.onmousedown = (e) => {
+    if (e.shiftKey && e.target.closest(".rv-sent")) e.preventDefault();  // Shift+click links; it selects no text
+  };
   root.onclick = (e) => {
     const span = e.target.closest(".rv-sent");
-    if (span && data.editable && !selecting()) activateContext(span, data, send, false);
+    if (!span || !data.editable) return;
+    if (e.shiftKey) linkContext(span, data, send, false);
+    else if (!selecting()) activateContext(span, data, send, false);
   };
 }
 
@@ -193,6 +199,14 @@ function activateContext(span, data, send, byKey) {
   paint(span, data.style[to], false);
   if (byKey) memory.focus = { kind: "context", uid: data.uid, key: span.dataset.key };
   send({ uid: data.uid, kind: "label", key: span.dataset.key, seen: seen, to: to, n: ++memory.nonce });
+}
+
+// Shift+click (Shift+Enter): the sentence supports the selected response sentence, or no longer does.
+function linkContext(span, data, send, byKey) {
+  if (!data.selected) return;
+  const linked = span.classList.toggle("rv-linked");
+  if (byKey) memory.focus = { kind: "context", uid: data.uid, key: span.dataset.key };
+  send({ uid: data.uid, kind: "link", key: span.dataset.key, of: data.selected, linked: linked, n: ++memory.nonce });
 }
 
 function renderResponse(root, data, send) {
@@ -242,7 +256,10 @@ function onKey(root, data, send) {
     if (e.key === "Enter" || e.key === " ") {
       e.preventDefault();
       e.stopPropagation();
-      if (data.kind === "context" && data.editable) activateContext(span, data, send, true);
+      if (data.kind === "context" && data.editable) {
+        if (e.shiftKey) linkContext(span, data, send, true);
+        else activateContext(span, data, send, true);
+      }
       if (data.kind === "response") activateResponse(span, data, send, true);
     } else if (["ArrowRight", "ArrowDown", "ArrowLeft", "ArrowUp"].includes(e.key)) {
       const all = [...root.querySelectorAll(".rv-sent[tabindex], .rv-resp[tabindex]")];
