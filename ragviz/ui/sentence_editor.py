@@ -139,7 +139,7 @@ def response_editor(uid: str, spans: Sequence[ResponseSpan], selected: str | Non
     """The colour legend, the "Response" heading and the response as clickable sentences (see the
     module docstring)."""
     st.html(render.legend_html())
-    st.markdown("**Response** — click a sentence to see its support beside the context")
+    st.markdown("**Response** — click a sentence to see its explanation and the context sentences that support it")
     _component(
         key=RESPONSE_KEY,
         data=response_data(uid, spans, selected),
