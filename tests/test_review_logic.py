@@ -351,16 +351,17 @@ def test_a_click_on_a_context_sentence_goes_round_the_four_labels_through_the_ed
         next_state("maybe")
 
 
-def test_documents_fold_to_their_kept_sentences_with_one_around():
+def test_documents_fold_to_their_kept_sentences_with_two_around():
     from ragviz.analysis.review_text import fold_ranges
 
     kept = [False] * 100
     kept[10] = kept[12] = kept[50] = True
-    assert fold_ranges(kept) == [(9, 14), (49, 52)]
+    assert fold_ranges(kept) == [(8, 15), (48, 53)]
     assert fold_ranges([False] * 100) == []  # nothing kept: the heading and "show all" only
     assert fold_ranges([False, False]) == [(0, 2)]  # a short document shows whole
-    assert fold_ranges([True] + [False] * 9) == [(0, 2)]
-    assert fold_ranges([False] * 9 + [True]) == [(8, 10)]
+    assert fold_ranges([True] + [False] * 9) == [(0, 3)]
+    assert fold_ranges([False] * 9 + [True]) == [(7, 10)]
+    assert fold_ranges(kept, around=1) == [(9, 14), (49, 52)]
 
 
 def test_the_text_editor_sets_text_only_as_text():

@@ -11,7 +11,7 @@ Shift+click on a context sentence links it to the selected response sentence as 
 (:func:`support_link_change`, the change the supporting-keys picker makes).
 
 A document folds to its *kept* sentences (labelled now or by the judge, supporting the selected
-response sentence, or touched by the person) with :data:`AROUND` sentence(s) either side; a document
+response sentence, or touched by the person) with :data:`AROUND` sentences either side; a document
 with none of them shows only its heading, and a short one (at most :data:`SHORT` sentences) shows
 whole. :func:`fold_ranges` says which.
 """
@@ -25,7 +25,7 @@ from ragviz.data.labels import Change
 from ragviz.data.model import Labels
 
 CYCLE = (NEITHER, RELEVANT, BOTH, UTILIZED)  # a click moves one step right, the last back to the first
-AROUND = 1  # sentences of context shown either side of a kept sentence
+AROUND = 2  # sentences of context shown either side of a kept sentence
 SHORT = 3  # a document of at most this many sentences is never folded
 
 

@@ -133,7 +133,7 @@ function renderContext(root, data, send) {
     const toggle = () => {
       const t = el("button", "rv-showall", all ? "Fold" : "Show all " + doc.s.length);
       t.type = "button";
-      t.title = all ? "Fold to the labelled sentences and a sentence around each" : "Show every sentence";
+      t.title = all ? "Fold to the labelled sentences and the sentences around them" : "Show every sentence";
       t.addEventListener("click", () => {
         if (opened.has("all")) opened.clear(); else opened.add("all");
         rerender();
