@@ -3,12 +3,14 @@
 import streamlit as st
 
 from ragviz.ui.present import present_toggle
+from ragviz.ui.render import theme_css
 from ragviz.ui.state import sidebar
 
 st.set_page_config(page_title="ragviz", layout="wide")
 
 pages = [
-    st.Page("pages/data.py", title="Data", icon=":material/folder_open:", default=True),
+    st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
+    st.Page("pages/data.py", title="Data", icon=":material/folder_open:"),
     st.Page("pages/review.py", title="Review", icon=":material/fact_check:"),
     st.Page("pages/export.py", title="Export", icon=":material/download:"),
     st.Page("pages/label.py", title="Label", icon=":material/smart_toy:"),
@@ -18,6 +20,7 @@ pages = [
     st.Page("pages/claims.py", title="Claims", icon=":material/checklist:"),
 ]
 page = st.navigation(pages)
+st.html(theme_css())  # the app's few colour rules (a style-only block takes no space)
 sidebar()
 present_toggle()
 page.run()

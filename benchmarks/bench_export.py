@@ -7,7 +7,8 @@ DATA is a file from ``benchmarks/make_synthetic.py`` (e.g. /tmp/syn100k.parquet)
 temporary folder gets 1,000 human decisions (relevance toggles, support flips, reviews) by one
 annotator and stored judge labels for another 1,000 examples. Each measurement runs in a fresh
 process: load DATA, reset the peak-RSS counter (``/proc/self/clear_refs``), export, then report the
-seconds of the export and ``VmHWM - VmRSS`` after loading (the export's own memory). Figures are the
+seconds (wall and CPU) of the export and ``VmHWM - VmRSS`` after loading (the export's own memory),
+with the 1-minute load average at the end of each run (the machine is shared). Figures are the
 median over the runs.
 """
 
@@ -15,6 +16,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import statistics
 import subprocess
 import sys
@@ -79,7 +82,7 @@ def measure(data: str, db: str, fmt: str, mode: str, out: str) -> dict:
     len(dataset.uids), dataset.n_context_sentences  # columnar views the app has computed already
     Path("/proc/self/clear_refs").write_text("5")
     rss0 = _status_kb("VmRSS")
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     with LabelStore(db) as store:
         if mode == "old":
             rows = export_rows(dataset, store, ANNOTATOR)
@@ -88,8 +91,15 @@ def measure(data: str, db: str, fmt: str, mode: str, out: str) -> dict:
             from ragviz.export.files import write_export
 
             write_export(dataset, store, ANNOTATOR, fmt, out)
-    seconds = time.perf_counter() - t0
-    return {"seconds": seconds, "above_mb": (_status_kb("VmHWM") - rss0) / 1024, "loaded_mb": rss0 / 1024}
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+    load = os.getloadavg()[0]
+    return {
+        "seconds": seconds,
+        "cpu": cpu,
+        "load": load,
+        "above_mb": (_status_kb("VmHWM") - rss0) / 1024,
+        "loaded_mb": rss0 / 1024,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -123,9 +133,11 @@ def main(argv: list[str] | None = None) -> int:
             above = statistics.median(r["above_mb"] for r in results)
             loaded = statistics.median(r["loaded_mb"] for r in results)
             runs = ", ".join(f"{r['seconds']:.1f}" for r in results)
+            cpu = statistics.median(r.get("cpu", math.nan) for r in results)
+            loads = ", ".join(f"{r.get('load', math.nan):.1f}" for r in results)
             print(
-                f"{fmt:8} {mode:4} median {secs:6.1f} s (runs {runs}); peak RSS above the loaded data "
-                f"{above:7.0f} MB (loaded: {loaded:.0f} MB)",
+                f"{fmt:8} {mode:4} median {secs:6.1f} s (runs {runs}), {cpu:.1f} s CPU; peak RSS above the "
+                f"loaded data {above:7.0f} MB (loaded: {loaded:.0f} MB); load average {loads}",
                 flush=True,
             )
     return 0

@@ -7,6 +7,15 @@ per page and size (a store with one human decision on every 10th example), and t
 data set).
 
     .venv/bin/python benchmarks/bench_pages.py [--runs 20]
+
+With ``--data PATH`` (e.g. /tmp/syn100k.parquet from make_synthetic.py) it instead walks every page
+once in one session, as a person would, on a store with one decision on every 1,000th example:
+the Data page's first render (loading included), then per page the first render after the data is
+loaded (the Dashboard's includes its bootstrap intervals: cold), the median of --reruns plain
+reruns, and at the end the process's RSS (AppTest runs the script in this process, so it is the
+server's) and peak RSS. Each figure is printed as soon as it is measured, with the load average.
+
+    .venv/bin/python benchmarks/bench_pages.py --data /tmp/syn100k.parquet [--reruns 3]
 """
 
 from __future__ import annotations
@@ -83,11 +92,60 @@ def time_all(data: str, db: Path, runs: int) -> dict[str, float]:
     return {name: statistics.median(time_page(page, widgets, runs)) for name, (page, widgets) in PAGES.items()}
 
 
+#: Every page, in the order a person meets them (the Data page opens first).
+ALL_PAGES = ("review", "label", "dashboard", "explainer", "export", "compare", "claims")
+
+
+def _status_mb(field: str) -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def walk_pages(data: str, db: Path, reruns: int) -> None:
+    """First render and reruns of every page on *data* in one AppTest session (see the docstring)."""
+    from streamlit.testing.v1 import AppTest
+
+    t0 = time.perf_counter()
+    n = seed_decisions(data, db, every=1000)
+    print(f"store: {n} decisions ({time.perf_counter() - t0:.0f} s)", flush=True)
+    os.environ.update(RAGVIZ_DATA=data, RAGVIZ_DB=str(db), RAGVIZ_ANNOTATOR="bench")
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=3600)
+    at.session_state["export.show_table"] = True
+
+    def timed(label: str, first: bool) -> float:
+        start = time.perf_counter()
+        at.run()
+        elapsed = time.perf_counter() - start
+        if at.exception:
+            raise SystemExit(f"{label} failed: {at.exception[0].value}")
+        return elapsed
+
+    print(f"{'page':>10}  {'first render':>12}  {'rerun (median)':>14}  load average", flush=True)
+    pages = [("data", "pages/data.py"), *((p, f"pages/{p}.py") for p in ALL_PAGES)]
+    for name, page in pages:
+        if name != "data":
+            at.switch_page(page)
+        first = timed(name, True)
+        again = statistics.median(timed(name, False) for _ in range(reruns))
+        load = os.getloadavg()[0]
+        print(f"{name:>10}  {first:10.2f} s  {again * 1000:11.0f} ms  {load:.1f}", flush=True)
+    print(f"RSS after every page: {_status_mb('VmRSS'):.0f} MB (peak {_status_mb('VmHWM'):.0f} MB)", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     quiet_apptest()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--data", default=None, help="walk every page once on this data (e.g. 100k synthetic rows)")
+    parser.add_argument("--reruns", type=int, default=3)
     args = parser.parse_args(argv)
+    if args.data:
+        with tempfile.TemporaryDirectory() as tmp:
+            os.environ["HOME"] = tmp
+            walk_pages(args.data, Path(tmp) / "walk.db", args.reruns)
+        return 0
     if not require_ragbench():
         return 2
     with tempfile.TemporaryDirectory() as tmp:

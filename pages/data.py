@@ -1,6 +1,8 @@
 """Data page: a person sets the annotator name their labels are kept under, loads the sample data,
 uploads a file or opens a path, and reads the validation and label-quality report of what is loaded."""
 
+from pathlib import Path
+
 import streamlit as st
 
 from ragviz.data.load import load, load_bytes
@@ -45,7 +47,8 @@ def use_upload(name: str, data: bytes, add: bool) -> None:
 
 
 ui.annotator_box(state.annotator(), state.store().annotators(), on_change=set_annotator)
-request = ui.load_box(state.SAMPLE_DATA.name, served.path_typing_off())
+sample_loaded = [Path(p).resolve() for p in state.current_paths()] == [state.SAMPLE_DATA.resolve()]
+request = ui.load_box(state.SAMPLE_DATA.name, served.path_typing_off(), sample_loaded)
 if request.sample:
     use_paths([str(state.SAMPLE_DATA)], request.add)
 if request.upload is not None:

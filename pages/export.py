@@ -5,6 +5,7 @@ import streamlit as st
 
 from ragviz.analysis.review_queue import progress
 from ragviz.export.files import export_bytes
+from ragviz.store.label_store import default_db
 from ragviz.ui import export as ui
 from ragviz.ui import results, state
 
@@ -23,4 +24,4 @@ if ui.show_table_toggle(len(ds)):
     ui.metrics_table(results.metrics_table(who))
 
 st.subheader("From the command line")
-ui.command_line(store.path, who)
+ui.command_line(default_db(), who, state.current_paths(), store.annotators())

@@ -34,7 +34,7 @@ if not settings.model:
 ui.estimate_summary(ui.run_estimate(indices, settings, cache, store))
 ui.cancelled_notice()
 
-if ui.run_button(disabled=not indices):
+if ui.run_button(len(indices)):
     examples = state.examples_at(indices)
     try:
         settings = ui.checked_settings()

@@ -1,8 +1,9 @@
 """Review: a person goes through the examples one at a time. They read the judge's labels drawn on
-the context and the response, override them (tick relevant / utilized context sentences, mark a
+the context and the response, override them (click context sentences round their labels, mark a
 response sentence supported or not and pick its supporting sentences), watch TRACe move against the
-judge's scores, and accept, undo or reset. J / K / N walk the examples the sidebar filters keep;
-``?uid=`` or ``?id=`` opens one example."""
+judge's scores, and accept (the labels as shown are right), undo (the last action, wherever) or
+reset. J / K / N walk the examples the sidebar filters keep; ``?uid=`` or ``?id=`` (with
+``&dataset=`` / ``&model=`` when the id repeats) opens one example."""
 
 from __future__ import annotations
 
@@ -15,14 +16,15 @@ from ragviz.analysis.review import (
     accept_changes,
     default_response_key,
     document_spans,
+    note_change,
     response_spans,
     support_change,
     supported_flag,
     supporting_key_options,
+    verdict_change,
 )
 from ragviz.analysis.review_metrics import compare_metrics, override_effects
 from ragviz.analysis.review_queue import (
-    link_row,
     nearest_match,
     neighbours,
     next_unreviewed,
@@ -33,11 +35,12 @@ from ragviz.analysis.review_queue import (
 )
 from ragviz.data.labels import RESET_FIELD, Change, diff_labels
 from ragviz.data.model import Example, Labels
+from ragviz.ui import audit as audit_ui
 from ragviz.ui import review, sentence_editor, state
-from ragviz.ui.present import hide_review_editing
+from ragviz.ui.present import hide_review_editing, show_corrections
+from ragviz.ui.review_actions import follow_link, link_followed, undo_last, undo_target
 
 INDEX = "review.index"  # the row on screen
-LINK = "review.applied_link"  # the deep link already followed
 
 # Callbacks run before the next run; they read the session's data, store and annotator afresh.
 
@@ -52,8 +55,9 @@ def go(row: int | None, message: str = "") -> None:
     state.store().save_position(state.annotator(), state.dataset().uids[row])
 
 
-def accept(uid: str, current: Labels | None, judge: Labels | None, advance: bool) -> None:
-    state.record_decision(uid, accept_changes(current, judge), "accept")
+def accept(uid: str, advance: bool) -> None:
+    if not state.record_decision(uid, accept_changes(), "accept"):
+        return
     if advance:
         reviewed = state.store().reviewed_uids(state.annotator())
         go(next_unreviewed(state.dataset().uids, reviewed, st.session_state[INDEX]), "Every example is reviewed.")
@@ -63,8 +67,12 @@ def go_next_unreviewed(reviewed: set[str], index: int, allowed: list[int] | None
     go(next_unreviewed(state.dataset().uids, reviewed, index, allowed), "No unreviewed example left here.")
 
 
-def mark_support(uid: str, labels: Labels | None, response_key: str, status: str | None) -> None:
-    state.record_decision(uid, [support_change(labels, response_key, supported=supported_flag(status))])
+def mark_support(uid: str, labels: Labels | None, base: Labels | None, response_key: str, status: str | None) -> None:
+    state.record_decision(uid, [verdict_change(labels, base, response_key, supported_flag(status))])
+
+
+def write_note(uid: str, labels: Labels | None, response_key: str, note: str) -> None:
+    state.record_decision(uid, [note_change(labels, response_key, note)])
 
 
 def pick_supporting_keys(uid: str, labels: Labels | None, response_key: str, keys: list[str]) -> None:
@@ -80,72 +88,72 @@ state.require_app_shell()
 sentence_editor.apply_events(state.dataset(), state.annotator())  # clicks on the text since the last run
 page = state.require_data()  # (shows the warning of a click the store refused just now)
 ds, store, who = page.dataset, page.store, page.annotator
-hide_review_editing()  # presentation mode (?present=1): no editing controls
+editable = not hide_review_editing()  # presentation mode (?present=1): no editing control, no editing key
+traces = show_corrections(page.present)  # presentation mode shows corrections only when asked
 
 reviewed, corrected = store.reviewed_uids(who), store.corrected_uids(who)
-flt, advance = review.filter_sidebar(progress(state.uid_set(), reviewed, corrected), ds.subset_names)
+flt, advance = review.filter_sidebar(progress(state.uid_set(), reviewed, corrected), ds.subset_names, editable, traces)
 allowed = state.review_filter_rows(ds, flt, who, reviewed, corrected)
+audit = audit_ui.audit_queue(ds, store, who, page.present)  # Queue: Audit sample (None when off)
+allowed, advance = audit_ui.follow_queue(audit, allowed, advance, go, st.session_state.get(INDEX, 0))
 
 # -- which example: a changed filter's nearest match, a new deep link's row, else where the annotator was
 if st.session_state.get("review.last_filter") != flt:
     st.session_state["review.last_filter"] = flt
     go(nearest_match(allowed, st.session_state.get(INDEX, 0)))
-link = st.query_params.get("uid") or st.query_params.get("id")
-if link and link != st.session_state.get(LINK):
-    st.session_state[LINK] = link
-    linked = link_row(ds, uid=st.query_params.get("uid"), example_id=st.query_params.get("id"))
-    if linked is None:
-        st.warning(f"No loaded example has the id or uid in the link: {link!r}")
-    else:
-        go(linked)
+follow_link(ds, go)  # a new deep link: its example, or the matches to choose from
 if INDEX not in st.session_state or not 0 <= st.session_state[INDEX] < len(ds):
     st.session_state[INDEX] = resume_row(ds, store.position(who))
 index = st.session_state[INDEX]
 shown = state.example_labels(ds, index, who)
 ex, judge, current, uid = shown.example, shown.judge, shown.current, shown.example.uid
-if st.query_params.get("uid") != uid:
-    st.query_params["uid"] = uid
-if "id" in st.query_params:
-    del st.query_params["id"]
-st.session_state[LINK] = uid
+link_followed(uid)
 
 # -- draw it; the widgets call back into the functions above
+target = undo_target(ds, store, who, index) if editable else None
 review.navigation_bar(
     *neighbours(allowed, index, len(ds)),
     has_judge=judge is not None,
-    changed=current != judge,
+    changed=uid in corrected,
     on_go=go,
     on_next_unreviewed=partial(go_next_unreviewed, reviewed, index, allowed),
-    on_accept=partial(accept, uid, current, judge, advance),
-    on_undo=partial(state.undo_decision, uid, "Nothing to undo on this example."),
+    on_accept=partial(accept, uid, advance),
+    on_undo=partial(undo_last, target, go, index),
     on_reset=partial(state.record_decision, uid, [Change(RESET_FIELD, None, None)], "reset"),
+    undo_hint=target.hint if target else None,
+    editable=editable,
 )
+if audit is not None:
+    audit_ui.progress_line(audit, on_go=go)
+status = review_status(uid, reviewed, corrected) if traces else ""
 where = position_text(index, len(ds), allowed)
 st.set_page_config(page_title=f"{where} · Review · ragviz")  # the browser tab says where the person is
-review.example_header(where, review_status(uid, reviewed, corrected), ex)
-review.metric_cards(compare_metrics(ex, judge, current))
+review.example_header(where, status, ex)
+review.metric_cards(compare_metrics(ex, judge, current), against_judge=traces)
 with st.container():  # holds its place when empty: the text below keeps its identity (and scroll) on an edit
-    review.override_effects_table(override_effects(ex, shown.base, shown.changes))
+    if traces:
+        review.override_effects_table(override_effects(ex, shown.base, shown.changes))
 
 selected = sentence_editor.selected_key(uid, ex.response_keys(), default_response_key(response_spans(ex, current)))
-sentence_editor.response_editor(uid, spans := response_spans(ex, current, selected), selected)
+sentence_editor.response_editor(uid, spans := response_spans(ex, current, selected, shown.base), selected)
 said, change = st.columns([0.55, 0.45], gap="medium")  # right under the response: the selected sentence
 with said:
     chosen = review.explanation(spans, selected)
-if chosen is not None:
+if chosen is not None and editable:
     with change:
         review.support_controls(
             chosen,
             supporting_key_options(ex, chosen),
             key_suffix=f"{uid}.{chosen.key}.{state.label_version()}",
-            on_status=partial(mark_support, uid, current, chosen.key),
+            on_status=partial(mark_support, uid, current, shown.base, chosen.key),
             on_keys=partial(pick_supporting_keys, uid, current, chosen.key),
+            on_note=partial(write_note, uid, current, chosen.key),
         )
 left, right = st.columns([0.66, 0.34], gap="medium")
 with right:
     review.quality_flags(
         label_issues(ex, current) if current is not None else [],
-        on_normalize=partial(normalize_labels, uid, ex, current),
+        on_normalize=partial(normalize_labels, uid, ex, current) if editable else None,
     )
     if not page.present and review.rejudge_button():
         from ragviz.ui.label import rejudge  # the openai client is imported only when asked
@@ -158,19 +166,9 @@ with left:
         current,
         document_spans(ex, current, selected),
         judged | sentence_editor.touched(uid),
-        not page.present,
+        editable,
         selected,
     )
-# drawn only while open (a rerun with it closed skips its tables, and the page needs no pandas until then)
-with st.expander("Other metric families", key="review.families_open", on_change="rerun") as families:
-    if families.open:
-        from ragviz.ui.families import render_families_panel
-
-        render_families_panel(
-            ex,
-            judge,
-            current,
-            partial(state.record_decision, uid),
-            version=state.label_version(),
-            editable=not page.present,
-        )
+review.families_expander(
+    ex, judge, current, partial(state.record_decision, uid), version=state.label_version(), editable=editable
+)

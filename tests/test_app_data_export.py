@@ -26,7 +26,7 @@ def run(page: str = "pages/data.py", **query: str) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=60)
     for k, v in query.items():
         at.query_params[k] = v
-    if page != "pages/data.py":  # the default page; AppTest drops the sidebar when switching to it
+    if page != "pages/home.py":  # the default page; AppTest drops the sidebar when switching to it
         at.switch_page(page)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
@@ -112,6 +112,8 @@ def test_export_page_and_round_trip(app_env):
         "Download labels (JSONL)",
         "Download labels (Parquet)",
         "Download metrics (CSV)",
+        "Download Ragas dataset (JSONL)",
+        "Download DeepEval test cases (JSON)",
     }
     table = next(d.value for d in at.dataframe if "relevance" in d.value.columns)
     row = table[(table["id"] == "ml-vs-programming") & (table["generation_model"] == "gpt-4o-mini")].iloc[0]
@@ -121,8 +123,9 @@ def test_export_page_and_round_trip(app_env):
     with LabelStore(app_env["db"]) as store:
         ds = load([ROOT / "sample_data"]).dataset
         current = {ex.uid: store.current_labels(ex, "tester") for ex in ds}
-        for fmt in ("jsonl", "parquet"):
-            back = load_bytes(f"export.{fmt}", export_bytes(ds, store, "tester", fmt))
+        for fmt in ("jsonl", "parquet", "deepeval"):
+            name = "export.json" if fmt == "deepeval" else f"export.{fmt}"
+            back = load_bytes(name, export_bytes(ds, store, "tester", fmt))
             assert back.ok, back.errors
             assert len(back.dataset) == len(ds)
             for ex in back.dataset:
@@ -135,3 +138,14 @@ def test_export_page_and_round_trip(app_env):
     assert csv.splitlines()[0].startswith("id,")
     assert any(line.startswith("ml-vs-programming,") and ",human" in line for line in csv.splitlines())
     assert pa is not None
+
+
+def test_export_hint_names_the_data_files_and_never_a_password(tmp_path):
+    from ragviz.ui.export import export_command
+
+    line = export_command(
+        "postgresql://me:s3cret@db.example:5432/labels", "ann o", [str(ROOT / "sample_data")], ["ann o"]
+    )
+    assert "s3cret" not in line and "postgresql://me@db.example:5432/labels" in line
+    assert line.startswith(f"ragviz export {ROOT / 'sample_data'} --db ") and line.endswith("--annotator 'ann o'")
+    assert "--annotator" not in export_command(tmp_path / "x.db", "ann", ["sample_data"], [])  # nobody decided yet

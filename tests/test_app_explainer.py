@@ -4,6 +4,7 @@ Venn, escaping; presentation mode on Review."""
 from __future__ import annotations
 
 import html
+import re
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -13,7 +14,7 @@ from ragviz.data.load import load
 from ragviz.metrics.trace import example_trace
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.explainer_html import formula_terms, venn_svg
-from tests.apptest_helpers import open_page
+from tests.apptest_helpers import click_sentence, open_page, text_editor
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data"
@@ -105,6 +106,7 @@ def test_every_data_text_is_escaped(app_env):
         at.selectbox(key="explainer.index").set_value(i).run()
         assert not at.exception
         markup = "\n".join(h.value for h in at.get("html")).lower()
+        markup = re.sub(r'<img class="rv-venn" src="data:image/svg\+xml;base64,[a-z0-9+/=]+"', "", markup)  # the venns
         assert "<script" not in markup and "<img" not in markup
         seen_escaped |= "&lt;img" in markup
     assert seen_escaped  # the sample's hostile text is shown, as text
@@ -116,7 +118,13 @@ def test_presentation_mode_on_review_hides_editing_and_records_nothing(app_env):
     for cls in ("st-key-review-accept", "st-key-review-undo", "st-key-review-reset", 'class*="st-key-review-context-"'):
         assert cls in style
     assert any("Presentation mode" in c.value for c in at.caption)
-    next(b for b in at.button if b.key == "review.accept").click().run()
+    editing = ("review.accept", "review.undo", "review.reset", "review.next_unreviewed", "review.normalize")
+    assert not [b.key for b in at.button if b.key in editing]  # not drawn: no button, no shortcut
+    assert not [w.key for w in at.segmented_control if w.key and w.key.startswith("review.support.")]
+    assert not at.data_editor
+    assert text_editor(at)["editable"] is False  # the text is shown, clicks on it edit nothing
+    click_sentence(at, "0a")  # even a click that reached the server: nothing is recorded
+    assert "0a" not in text_editor(at)["states"]
     with LabelStore(app_env["db"]) as store:
         assert store.n_events() == 0
     at.query_params["present"] = "0"

@@ -124,19 +124,19 @@ def test_explainer_offers_a_window_search_and_number_instead_of_every_example(ap
 
 
 def test_export_table_is_computed_once_per_store_state_and_annotator(app_env, calls):
-    calls.wrap(ragviz.export.rows, "metrics_records")
+    calls.wrap(ragviz.export.rows, "metrics_table")
     at = open_page("pages/export.py")
     table = next(d.value for d in at.dataframe if "relevance" in d.value.columns)
     assert len(table) == len(sample()) and set(table["label_source"].dropna()) == {"llm"}
-    assert calls["metrics_records"] == 1
+    assert calls["metrics_table"] == 1
     rerun(rerun(at))
-    assert calls["metrics_records"] == 1
+    assert calls["metrics_table"] == 1
 
     ex = sample().example(sample().index_of(ML))
     with LabelStore(app_env["db"]) as store:
         store.record(ML, "tester", [Change("relevant_keys", list(ex.labels.relevant_keys), [])])
     rerun(at)
-    assert calls["metrics_records"] == 2
+    assert calls["metrics_table"] == 2
     table = next(d.value for d in at.dataframe if "relevance" in d.value.columns)
     row = table[(table["id"] == "ml-vs-programming") & (table["generation_model"] == "gpt-4o-mini")].iloc[0]
     assert row["relevance"] == 0 and row["label_source"] == "human"

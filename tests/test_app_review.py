@@ -129,11 +129,19 @@ def test_accept_reset_progress_and_next_unreviewed(app_env):
     button(at, "review.reset").click().run()
     assert metrics(at)["Relevance"] == ("0.667", "")
     tick(at, 1, "utilized", False)
-    button(at, "review.accept").click().run()  # accept = back to the judge's labels + reviewed
-    assert metrics(at)["Utilization"] == ("0.500", "")
-    assert "1 / 22 reviewed" in at.sidebar.get("progress")[0].proto.text
+    button(at, "review.accept").click().run()  # accept = the labels as shown are right: the correction stays
+    assert metrics(at)["Utilization"] == ("0.333", "-0.167")
+    assert "1 / 22 reviewed (1 corrected)" in at.sidebar.get("progress")[0].proto.text
     with LabelStore(app_env["db"]) as store:
-        assert ML in store.reviewed_uids("tester") and ML not in store.corrected_uids("tester")
+        assert ML in store.reviewed_uids("tester") and ML in store.corrected_uids("tester")
+    button(at, "review.undo").click().run()  # undoes the accept only
+    assert metrics(at)["Utilization"] == ("0.333", "-0.167")
+    for _ in range(3):  # then the three clicks that took utilized away (R+U -> U -> none -> R)
+        button(at, "review.undo").click().run()
+    assert metrics(at)["Utilization"] == ("0.500", "")
+    assert "0 / 22 reviewed" in at.sidebar.get("progress")[0].proto.text
+    button(at, "review.accept").click().run()
+    assert "1 / 22 reviewed (0 corrected)" in at.sidebar.get("progress")[0].proto.text
 
     first_uid = at.query_params["uid"]
     button(at, "review.next_unreviewed").click().run()
@@ -184,8 +192,17 @@ def test_deep_links(app_env):
     ds = load([ROOT / "sample_data"]).dataset
     repeated = [i for i in ds.ids if ds.ids.count(i) > 1][0]
     first_row = ds.ids.index(repeated)
-    at = open_review(id=repeated)
+    at = open_review(id=repeated)  # several examples: listed, none opened
+    assert "uid" not in at.query_params and not at.metric
+    choices = [b for b in at.button if b.key and b.key.startswith("review.link_choice.")]
+    assert len(choices) == len(ds.indices_of_id(repeated)) > 1
+    assert any(repeated in w.value and "names" in w.value for w in at.warning)
+    second = ds.indices_of_id(repeated)[1]
+    choices[1].click().run()
+    assert at.query_params["uid"] == ds.uids[second] and at.metric
+    at = open_review(id=repeated, dataset=ds.datasets[first_row], model=ds.generation_models[first_row])
     assert at.query_params["uid"] == ds.uids[first_row]
+    assert "id" not in at.query_params and "model" not in at.query_params
     bad = open_review(id="no-such-example")
     assert any("no-such-example" in w.value for w in bad.warning)
 
@@ -208,7 +225,7 @@ def test_unlabeled_example_shows_no_scores_until_labelled(app_env):
         uid = next(ex.uid for ex in ds if ex.id == "tech-005")
         at = open_review(uid=uid)
     assert {v for v, _ in metrics(at).values()} == {"—"}
-    assert button(at, "review.accept").disabled
+    assert not button(at, "review.accept").disabled  # "nothing here is relevant" can be accepted too
     n = sum(len(doc["s"]) for doc in text_editor(at)["docs"])
     tick(at, 0, "relevant")
     assert metrics(at)["Relevance"][0] == f"{1 / n:.3f}"
@@ -327,3 +344,18 @@ def test_shift_click_on_a_context_sentence_links_it_to_the_selected_response_sen
     assert metrics(at)["Adherence"] == ("0.000", "")  # the verdict stays unsupported
     with LabelStore(app_env["db"]) as store:
         assert [v["supporting_keys"] for _, v in store.changes(ML, "tester")] == [["1b"], [], ["1b"]]
+
+
+def test_unticking_and_ticking_a_box_again_is_no_change(app_env):
+    """The text editor: clicks take 0b's relevant away, then round the labels back to relevant +
+    utilized (the key lists come back in another order): the example is neither corrected nor
+    reviewed, and Reset has nothing to reset."""
+    at = open_review(id="ml-vs-programming")
+    tick(at, 1, "relevant", False)
+    assert "1 / 22 reviewed (1 corrected)" in at.sidebar.get("progress")[0].proto.text
+    tick(at, 1, "relevant", True)
+    assert metrics(at)["Relevance"] == ("0.667", "")
+    assert "0 / 22 reviewed (0 corrected)" in at.sidebar.get("progress")[0].proto.text
+    assert "not reviewed yet" in html_text(at) and button(at, "review.reset").disabled
+    with LabelStore(app_env["db"]) as store:
+        assert ML not in store.corrected_uids("tester") and ML not in store.reviewed_uids("tester")

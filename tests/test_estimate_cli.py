@@ -15,6 +15,8 @@ import ppi_py
 import pyarrow.parquet as pq
 import pytest
 
+from ragviz.analysis import ppi
+from ragviz.cli.estimate import INTERVALS
 from ragviz.cli.main import main
 from ragviz.data.ragbench import LABEL_FIELDS
 from tests.ragbench_data import require_ragbench, shard
@@ -94,17 +96,33 @@ def test_planted_bias_corrected_and_equal_to_ppi_py(tmp_path, capsys, ragbench_r
     audited = set(random.Random(1).sample(range(len(truth)), 200))
     data = _write(judge, tmp_path / "judge.jsonl")
     human = _write([truth[i] for i in sorted(audited)], tmp_path / "human.jsonl")
-    code, out, err = _run(capsys, data, "--human", human, "--format", "json")
+    code, out, err = _run(capsys, data, "--human", human, "--format", "json", "--interval", "normal")
     assert code == 0, err
     result = json.loads(out)
-    assert set(result) == {"alpha", "n_labeled", "n_unlabeled", "metrics"}
+    assert set(result) == {"alpha", "interval", "n_labeled", "n_unlabeled", "metrics"}
     assert (result["alpha"], result["n_labeled"], result["n_unlabeled"]) == (0.05, 200, len(truth) - 200)
+    assert result["interval"] == "normal"
+    # the default interval: the bootstrap-t around the same estimate (ragviz.analysis.ppi, seed 0)
+    code, out, err = _run(capsys, data, "--human", human, "--format", "json")
+    assert code == 0, err
+    boot = json.loads(out)
+    assert boot["interval"] == "bootstrap-t"
     arrays = _trace_arrays(truth, judge, audited)
     for m in METRICS:
         y, f, fu = arrays[m]
         got = result["metrics"][m]
         lo, hi = ppi_py.ppi_mean_ci(y, f, fu, alpha=0.05)
+        assert got["ppi"]["interval"] == "normal"
         assert got["ppi"]["ci"] == pytest.approx([float(lo[0]), float(hi[0])], abs=1e-9)
+        b = boot["metrics"][m]
+        assert (b["ppi"]["estimate"], b["ppi"]["lambda"], b["human"]) == (
+            got["ppi"]["estimate"],
+            got["ppi"]["lambda"],
+            got["human"],
+        )
+        expected = ppi.ppi_mean_ci(y, f, fu, 0.05, method="bootstrap-t")
+        assert b["ppi"]["interval"] == "bootstrap-t" and b["ppi"]["ci"] == pytest.approx(expected.ci(), abs=1e-12)
+        assert b["ppi"]["ci"] != got["ppi"]["ci"]
         assert got["ppi"]["estimate"] == pytest.approx(float(ppi_py.ppi_mean_pointestimate(y, f, fu)[0]), abs=1e-9)
         assert got["human"]["ci"] == pytest.approx(list(ppi_py.classical_mean_ci(y, alpha=0.05)), abs=1e-9)
         assert got["judge"]["estimate"] == pytest.approx(np.concatenate([f, fu]).mean())
@@ -118,9 +136,14 @@ def test_planted_bias_corrected_and_equal_to_ppi_py(tmp_path, capsys, ragbench_r
         got = result["metrics"][m]
         gap = got["judge"]["estimate"] - true_mean
         assert gap > judge_gap if judge_gap > 0 else gap < judge_gap, (m, gap)
-        lo, hi = got["ppi"]["ci"]
-        assert lo <= true_mean <= hi, m
+        for interval in (got, boot["metrics"][m]):
+            lo, hi = interval["ppi"]["ci"]
+            assert lo <= true_mean <= hi, m
         assert abs(got["ppi"]["estimate"] - true_mean) < abs(gap) / 2, m
+
+
+def test_interval_choices_are_the_core_methods_default_first():
+    assert set(INTERVALS) == set(ppi.INTERVAL_METHODS) and INTERVALS[0] == ppi.DEFAULT_INTERVAL
 
 
 def test_export_rows_with_an_audit_column_give_the_same_numbers(tmp_path, capsys, ragbench_rows):
@@ -142,6 +165,7 @@ def test_export_rows_with_an_audit_column_give_the_same_numbers(tmp_path, capsys
     groups = json.loads(out)["groups"]
     assert set(groups) == {"covidqa_test", "hagrid_test"} and set(groups["covidqa_test"]) == {
         "alpha",
+        "interval",
         "n_labeled",
         "n_unlabeled",
         "metrics",

@@ -327,3 +327,31 @@ def test_export_command_exports_named_data_files_with_the_store_labels(tmp_path,
     assert pq.read_table(tmp_path / "plain.parquet").column("label_source").to_pylist() == [None, None]
     assert export_command(str(db), str(out), None, "alice", [str(tmp_path / "nope.jsonl")]) == 2
     assert "nope.jsonl" in capsys.readouterr().err
+
+
+def test_a_flipped_verdict_exports_the_reviewers_note_and_keeps_the_judges_text_under_llm(dataset, tmp_path):
+    """On a real RAGBench row: flipping a response sentence's verdict with a note writes the note as
+    that sentence's explanation (the judge's text no longer argues against the label) and keeps the
+    judge's explanation in llm_sentence_support_information; the file loads back the same way."""
+    from ragviz.analysis.review import verdict_change
+
+    i, ex = next(
+        (i, ex)
+        for i, ex in enumerate(dataset)
+        if ex.labels and any(s.explanation and s.supported is not None for s in ex.labels.support)
+    )
+    judged = next(s for s in ex.labels.support if s.explanation and s.supported is not None)
+    with LabelStore(tmp_path / "labels.db") as store:
+        cur = store.current_labels(ex, "ann")
+        change = verdict_change(cur, store.base_labels(ex), judged.key, not judged.supported, note="checked by hand")
+        store.record(ex.uid, "ann", [change], example=ex)
+        row = export_rows(dataset, store, "ann")[i]
+    now = next(s for s in row["sentence_support_information"] if s["response_sentence_key"] == judged.key)
+    was = next(s for s in row[LLM_PREFIX + "sentence_support_information"] if s["response_sentence_key"] == judged.key)
+    assert now["fully_supported"] is (not judged.supported) and now["explanation"] == "checked by hand"
+    assert was["fully_supported"] is judged.supported and was["explanation"] == judged.explanation
+    path = tmp_path / "out.jsonl"
+    write_jsonl([row], path)
+    back = example_from_row(json.loads(path.read_text()))
+    assert back.labels.support_for(judged.key).explanation == "checked by hand"
+    assert back.judge_labels.support_for(judged.key).explanation == judged.explanation

@@ -73,7 +73,8 @@ def test_review_page_without_judge_labels_shows_dash_and_resets_to_the_file(tmp_
     at = open_page("pages/review.py", id="ml-vs-programming")
     formulas = [h.value for h in at.get("html") if "rv-formula" in h.value]
     assert len(formulas) == 4 and all("judge —" in f for f in formulas)
-    assert next(b for b in at.button if b.key == "review.accept").disabled
+    # no judge, yet the file's labels can be accepted as right (Accept = the labels as shown)
+    assert not next(b for b in at.button if b.key == "review.accept").disabled
     file_relevance = next(m.value for m in at.metric if m.label == "Relevance")
     assert file_relevance == "0.667"
 

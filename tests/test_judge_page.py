@@ -92,8 +92,10 @@ def test_failures_show_raw_output_as_text(app_env, monkeypatch, server):
 def test_missing_key_for_openai_is_a_clear_message(app_env, monkeypatch, server):
     at = open_label(app_env, monkeypatch)
     at.segmented_control(key="label.selection").set_value("first_k").run()
-    at.button(key="label.run").click().run()
-    assert any("no API key" in e.value for e in at.error)
+    assert at.button(key="label.run").disabled  # Run stays off until the judge can run, and says why
+    note = " ".join(i.value for i in at.info)
+    assert "needs an OpenAI API key" in note and "OPENAI\\_API\\_KEY on the server" in note
+    assert "--" not in note  # plain words, no CLI flags
     assert server.requests == []
 
 
@@ -102,13 +104,15 @@ def _rejudge_script():
 
     from ragviz.ui import label as ui
     from ragviz.ui import state
+    from ragviz.ui.review import rejudge_button
 
     ds = state.dataset()
-    ui.rejudge_control(ds.example(0))
+    if rejudge_button():  # the Review page's button; a click asks the judge again
+        ui.rejudge(ds.example(0))
     st.caption(f"version {state.label_version()}")
 
 
-def test_rejudge_control_makes_the_new_labels_the_review_base(app_env, monkeypatch, server):
+def test_rejudge_makes_the_new_labels_the_review_base(app_env, monkeypatch, server):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     first = list(load([str(ROOT / "sample_data")]).dataset)[0]
     at = AppTest.from_function(_rejudge_script, default_timeout=60)

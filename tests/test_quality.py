@@ -129,10 +129,13 @@ def test_normalize_fixes_the_mechanical_issues_only():
     # 'b' had a null verdict resting on a non-key word: the judge's "supported" is written out
     assert fixed.support_for("b") == SentenceSupport("b", True, (), "common knowledge")
     assert fixed.provenance == Provenance("human", "normalize", "2025-01-02T03:04:05+00:00")
+    # no sentence is unsupported any more, and the response's overall verdict follows its sentences
+    # after a support change (ragviz.data.labels): the judge's overall explanation, which argued for
+    # "not supported", goes with the flip
     assert (fixed.relevance_explanation, fixed.overall_supported_explanation, fixed.overall_supported) == (
         "why relevant",
-        "overall",
-        False,
+        "",
+        True,
     )
     remaining = {p.kind for p in label_issues(example, fixed)}
     assert not remaining & MECHANICAL_KINDS

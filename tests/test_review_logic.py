@@ -22,18 +22,23 @@ from ragviz.analysis.review import (
     context_edit_decision,
     context_table,
     default_response_key,
+    describe_action,
     document_spans,
+    note_change,
     response_spans,
     support_change,
     support_value,
     supported_flag,
     supporting_key_options,
+    verdict_change,
+    without_contradicting_explanations,
 )
 from ragviz.analysis.review_metrics import compare_metrics, describe_change, override_effects
 from ragviz.analysis.review_queue import (
     ReviewFilter,
     RowColumns,
     filter_indices,
+    link_matches,
     nearest_match,
     neighbours,
     next_unreviewed,
@@ -181,11 +186,9 @@ def test_support_value_keeps_what_is_not_set():
 
 def test_decisions_the_page_records():
     ex = worked_example()
-    # accepting: a reset only when the current labels differ from the judge's, then the reviewed marker
-    assert accept_changes(ex.labels, ex.labels) == [Change(REVIEW_FIELD, None, REVIEWED)]
-    changed = ex.labels.replace(relevant_keys=("0a",))
-    assert accept_changes(changed, ex.labels) == [Change(RESET_FIELD, None, None), Change(REVIEW_FIELD, None, REVIEWED)]
-    assert accept_changes(None, ex.labels) == [Change(REVIEW_FIELD, None, REVIEWED)]
+    # accepting = "the labels as shown are right": only the reviewed marker, never a reset
+    assert accept_changes() == [Change(REVIEW_FIELD, None, REVIEWED)]
+    assert RESET_FIELD not in [c.field for c in accept_changes()]
     # a support choice: old and new value of the sentence's support field
     marked = support_change(ex.labels, "c", supported=supported_flag(SUPPORTED))
     assert marked.field == support_field("c")
@@ -384,3 +387,85 @@ def test_shift_click_links_a_context_sentence_as_support_like_the_picker():
     assert change.new["supported"] is True and change.new["explanation"] == "stated in 0b"
     assert support_link_change(ex.labels, "a", "0b", linked=False).new["supporting_keys"] == ["0c"]
     assert support_link_change(None, "a", "0a", linked=True).new["supporting_keys"] == ["0a"]
+
+
+def test_a_flipped_verdict_carries_the_reviewers_note_and_flipping_back_brings_the_judges_text_back():
+    ex = worked_example()
+    judge = ex.labels
+    flipped = verdict_change(judge, judge, "c", True, note="  0b says so  ")
+    assert flipped.old == {"supported": False, "supporting_keys": [], "explanation": "not in the documents"}
+    assert flipped.new == {"supported": True, "supporting_keys": [], "explanation": "0b says so"}
+    now = apply_changes(judge, [(flipped.field, flipped.new)])
+    assert verdict_change(judge, judge, "c", True).new["explanation"] == ""  # no note: no judge text either
+    spans = {s.key: s for s in response_spans(ex, now, "c", judge)}
+    assert spans["c"].by_reviewer and spans["c"].explanation == "0b says so"
+    assert spans["c"].replaced == "not in the documents" and not spans["a"].by_reviewer
+    markup = render.explanation_html(spans["c"])
+    assert "Reviewer&#x27;s note" in markup or "Reviewer's note" in markup
+    assert markup.index("0b says so") < markup.index("not in the documents")  # the judge's text folded under it
+    # a note written afterwards replaces the explanation only
+    noted = note_change(now, "c", "see 0b")
+    assert noted.new == {"supported": True, "supporting_keys": [], "explanation": "see 0b"}
+    # back to the judge's verdict: the judge's explanation again, the same value as at the start
+    back = verdict_change(now, judge, "c", False)
+    assert back.new == flipped.old
+    # the response's overall verdict follows its sentences once one is flipped; its explanation goes
+    overall = judge.replace(overall_supported=False, overall_supported_explanation="c is unsupported")
+    after = apply_changes(overall, [(flipped.field, flipped.new)])
+    assert after.overall_supported is True and after.overall_supported_explanation == ""
+    same = apply_changes(overall, [(support_field("a"), {"supported": True, "supporting_keys": ["0b"]})])
+    assert same.overall_supported is False and same.overall_supported_explanation == "c is unsupported"
+
+
+def test_actions_described_for_the_undo_hint():
+    assert describe_action("edit", [("relevant_keys", ["0a", "0b"], ["0a"])]) == "not relevant 0b"
+    assert describe_action("edit", [("utilized_keys", [], ["1a", "0c"])]) == "utilized 0c, utilized 1a"
+    sup = {"supported": True, "supporting_keys": [], "explanation": ""}
+    assert describe_action("edit", [("support:c", {**sup, "supported": False}, sup)]) == "supported c"
+    assert describe_action("edit", [("support:c", sup, {**sup, "supporting_keys": ["1b"]})]) == "support keys of c"
+    assert describe_action("edit", [("support:c", sup, {**sup, "explanation": "x"})]) == "note on c"
+    assert describe_action("accept", [("review", None, "reviewed")]) == "accept"
+    assert describe_action("reset", [("reset", None, None)]) == "reset to judge"
+    assert describe_action("edit", [("answer_similarity", None, 4.0)]) == "answer similarity"
+    many = describe_action("edit", [("relevant_keys", [], [f"{d}{c}" for d in range(9) for c in "abc"])])
+    assert len(many) <= 60 and many.endswith("…")
+
+
+class _Rows:
+    """The columns of a Dataset that link_matches reads."""
+
+    def __init__(self, rows: list[tuple[str, str, str]]):
+        self.datasets = [d for d, _, _ in rows]
+        self.ids = [i for _, i, _ in rows]
+        self.generation_models = [m for _, _, m in rows]
+        self.uids = [f"{d}/{i}/{m}" for d, i, m in rows]
+
+    def index_of(self, uid: str) -> int | None:
+        return self.uids.index(uid) if uid in self.uids else None
+
+    def indices_of_id(self, example_id: str) -> list[int]:
+        return [n for n, i in enumerate(self.ids) if i == example_id]
+
+
+def test_a_deep_link_names_every_match_and_dataset_and_model_narrow_it():
+    ds = _Rows([("a", "x", "m1"), ("a", "x", "m2"), ("b", "x", "m1"), ("b", "y", "m1")])
+    assert link_matches(ds, example_id="x") == [0, 1, 2]  # the page lists them; none opens silently
+    assert link_matches(ds, example_id="x", subset="a") == [0, 1]
+    assert link_matches(ds, example_id="x", model="m1") == [0, 2]
+    assert link_matches(ds, example_id="x", subset="b", model="m1") == [2]
+    assert link_matches(ds, example_id="y") == [3]
+    assert link_matches(ds, uid="a/x/m2", example_id="x") == [1]  # a uid is exact
+    assert link_matches(ds, example_id="x", subset="c") == [] and link_matches(ds) == []
+
+
+def test_a_flip_stored_with_the_judges_text_is_shown_without_it():
+    """A flip recorded before flips took a note kept the judge's explanation for the other verdict:
+    it is not shown (nor exported) as the reason for the new verdict."""
+    ex = worked_example()
+    judge = ex.labels
+    legacy = apply_changes(judge, [(support_field("c"), {"supported": True, "explanation": "not in the documents"})])
+    cleaned = without_contradicting_explanations(legacy, judge)
+    assert cleaned.support_for("c").explanation == "" and cleaned.support_for("a").explanation == "stated in 0b"
+    assert without_contradicting_explanations(judge, judge) is judge
+    span = next(s for s in response_spans(ex, legacy, "c", judge) if s.key == "c")
+    assert span.by_reviewer and span.explanation == "" and span.replaced == "not in the documents"

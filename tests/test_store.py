@@ -192,15 +192,15 @@ def test_reviewed_and_corrected_sets(store, example, unlabeled):
     other = example_from_row(_row(id="q3"))
     store.record(example.uid, "ann", [Change("review", None, "reviewed")], action="review")
     assert store.reviewed_uids("ann") == {example.uid} and store.corrected_uids("ann") == set()
-    # an edit and its reverse: reviewed (a person looked and decided), not corrected
+    # an edit and its reverse is no change: neither corrected nor reviewed (accepting marks reviewed)
     _rel(store, other, "ann", ["0a", "0b"])
-    assert store.corrected_uids("ann") == {other.uid}
+    assert store.corrected_uids("ann") == {other.uid} and store.reviewed_uids("ann") == {example.uid, other.uid}
     _rel(store, other, "ann", ["0a"])
-    assert store.reviewed_uids("ann") == {example.uid, other.uid}
+    assert store.reviewed_uids("ann") == {example.uid}
     assert store.corrected_uids("ann") == set()
     # un-reviewing
     store.record(example.uid, "ann", [Change("review", "reviewed", None)], action="review")
-    assert store.reviewed_uids("ann") == {other.uid}
+    assert store.reviewed_uids("ann") == set()
     # unlabeled example: any label decided is a correction of "nothing"
     store.record(unlabeled.uid, "ann", [Change("relevant_keys", [], ["0a"])])
     assert unlabeled.uid in store.corrected_uids("ann")
@@ -216,6 +216,8 @@ def test_status_queries_use_the_index(tmp_path):
         ("SELECT e.id FROM label_events e WHERE e.example_uid = ? AND e.annotator = ? ORDER BY e.id", ("u", "a")),
         ("SELECT labels_json FROM judge_label_sets WHERE example_uid = ? ORDER BY id DESC LIMIT 1", ("u",)),
         ("SELECT annotator FROM example_status WHERE last_action_id > ?", (5,)),
+        # last_action (what Z undoes): the annotator's newest events first
+        ("SELECT e.id FROM label_events e WHERE e.annotator = ? AND e.id < ? ORDER BY e.id DESC LIMIT 200", ("a", 9)),
     ]:
         plan = " ".join(str(r[-1]) for r in store.db.execute("EXPLAIN QUERY PLAN " + sql, params))
         assert "SEARCH" in plan and "INDEX" in plan and "SCAN" not in plan, plan
@@ -368,7 +370,7 @@ def test_threads_share_one_store(store, example):
 
     def work(name):
         for i in range(20):
-            old = ["0a"] if i == 0 else [f"0{'ab'[(i - 1) % 2]}"]
+            old = [] if i == 0 else [f"0{'ab'[(i - 1) % 2]}"]
             ids.append(store.record(example.uid, name, [Change("relevant_keys", old, [f"0{'ab'[i % 2]}"])]))
 
     threads = [threading.Thread(target=work, args=(f"t{k}",)) for k in range(4)]
@@ -595,3 +597,89 @@ def test_postgres_uploads_reach_every_replica(postgres_server, tmp_path, monkeyp
         assert open(there, "rb").read() == b'{"id": 1}\n'
         assert two.save_upload("my data.jsonl", b'{"id": 1}\n').name == path.name  # same bytes, same name
         assert two.sources() == [there]
+
+
+def test_accept_keeps_corrections_and_an_edit_back_to_the_start_is_no_correction(store, example):
+    """Accept is a review marker only: the corrections stand. Unticking and re-ticking a key (which
+    moves it to the end of the list) ends where it started: not corrected, not reviewed."""
+    _rel(store, example, "ann", ["0a", "1a"])
+    store.record(example.uid, "ann", [Change("review", None, "reviewed")], action="accept")
+    assert store.current_labels(example, "ann").relevant_keys == ("0a", "1a")
+    assert example.uid in store.corrected_uids("ann") and example.uid in store.reviewed_uids("ann")
+
+    other = example_from_row(_row(id="q9", all_relevant_sentence_keys=["0a", "0b", "1a"]))
+    _rel(store, other, "ann", ["0a", "1a"])  # untick 0b
+    _rel(store, other, "ann", ["0a", "1a", "0b"])  # tick it again: the same set in another order
+    assert other.uid not in store.corrected_uids("ann")
+    assert other.uid not in store.reviewed_uids("ann")  # no spurious status
+    assert store.status(other.uid, "ann").corrected is False
+    b = support_field("b")
+    judge_b = field_value(other.labels, b)
+    flipped = {**judge_b, "supported": True, "explanation": ""}
+    store.record(other.uid, "ann", [Change(b, judge_b, flipped)])
+    assert other.uid in store.corrected_uids("ann")
+    store.record(other.uid, "ann", [Change(b, flipped, judge_b)])  # flipped back, the judge's text back
+    assert other.uid not in store.corrected_uids("ann") and other.uid not in store.reviewed_uids("ann")
+
+
+def test_last_action_and_undo_action_reach_across_examples(store, example):
+    """Z undoes the annotator's last action wherever it was made: last_action names it (skipping
+    undone ones, undo markers, other annotators and examples the caller excludes), undo_action
+    undoes exactly that one, once."""
+    other = example_from_row(_row(id="q9"))
+    assert store.last_action("ann") is None
+    first = _rel(store, example, "ann", ["0a", "0b"])
+    second = store.record(other.uid, "ann", [Change("review", None, "reviewed")], action="accept")
+    _rel(store, example, "bob", ["1a"])  # someone else's later action is not ann's to undo
+    last = store.last_action("ann")
+    assert (last.action_id, last.example_uid, last.kind) == (second, other.uid, "accept")
+    assert [(e.field, e.new) for e in last.events] == [("review", "reviewed")]
+    assert store.last_action("ann", where=lambda uid: uid != other.uid).action_id == first  # not loaded: skipped
+    assert store.undo_action(other.uid, "ann", second) is True
+    assert store.undo_action(other.uid, "ann", second) is False  # already undone (another tab)
+    assert other.uid not in store.reviewed_uids("ann")
+    last = store.last_action("ann")
+    assert (last.action_id, last.example_uid) == (first, example.uid)
+    assert [(e.field, e.old, e.new) for e in last.events] == [("relevant_keys", ["0a"], ["0a", "0b"])]
+    assert store.undo_action(example.uid, "bob", first) is False  # not bob's
+    assert store.undo_action(other.uid, "ann", first) is False  # not on that example
+    assert store.undo_action(example.uid, "ann", first) is True
+    assert store.current_labels(example, "ann") == example.labels
+    assert store.last_action("ann") is None
+    for _ in range(230):  # more than one page of events to walk
+        _rel(store, example, "ann", ["0b"])
+        store.undo(example.uid, "ann")
+    assert store.last_action("ann") is None
+    kept = _rel(store, other, "ann", ["1a"])
+    for _ in range(120):
+        _rel(store, example, "ann", ["0b"])
+        store.undo(example.uid, "ann")
+    assert store.last_action("ann").action_id == kept
+
+
+def test_migration_008_recounts_statuses_the_old_rule_wrote(db_target, example):
+    """A store written before an edit back to the start counted as no change: its example_status
+    row said reviewed + corrected; opening it with this ragviz recounts the row from the events."""
+    with LabelStore(db_target) as s:
+        other = example_from_row(_row(id="q9", all_relevant_sentence_keys=["0a", "0b", "1a"]))
+        _rel(s, other, "ann", ["0a", "1a"])
+        _rel(s, other, "ann", ["0a", "1a", "0b"])  # back to the same set, reordered
+        _rel(s, example, "ann", ["0a", "1a"])  # a real correction stays counted
+        with s._write():
+            s._q("UPDATE example_status SET reviewed = 1, corrected = 1")  # what the old rule stored
+            s._q("DELETE FROM schema_migrations WHERE name = ?", ("008_recount_example_status",))
+    with LabelStore(db_target) as s:
+        assert "008_recount_example_status" in s.applied_migrations()
+        assert s.corrected_uids("ann") == {example.uid} and s.reviewed_uids("ann") == {example.uid}
+        assert s.status(other.uid, "ann").reviewed is False
+
+
+def test_a_change_from_a_value_to_itself_is_no_decision(store, example):
+    """A widget that re-sends the value it showed (a note committed on blur, unchanged) must not put an
+    action on the annotator's undo stack or mark the example corrected."""
+    assert store.record(example.uid, "ann", [Change("relevant_keys", ["0a"], ["0a"])]) is None
+    assert store.n_events() == 0 and store.last_action("ann") is None
+    kept = store.record(
+        example.uid, "ann", [Change("relevant_keys", ["0a"], ["0a"]), Change("utilized_keys", [], ["0a"])]
+    )
+    assert kept is not None and [e.field for e in store.history(example.uid, "ann")] == ["utilized_keys"]

@@ -88,19 +88,27 @@ def _number(value: Any) -> float | None:
 def baseline_records(dataset: Dataset, truth: Mapping[int, Labels | None] | None = None) -> Iterator[BaselineRecord]:
     """One record per example of *dataset*. The truth is the labels the row carries, replaced by
     ``truth[i]`` for every row index *i* in *truth* (human corrections)."""
-    from ragviz.data.ragbench import LABEL_FIELDS, labels_from_row
+    from ragviz.metrics.trace import TraceScores, dataset_trace_records
 
     truth = truth or {}
     fields = [f for j in BASELINE_JUDGES for f in j.fields]
     n_sentences = dataset.n_context_sentences
     subsets = dataset.datasets
-    for i, row in enumerate(dataset.iter_rows([*LABEL_FIELDS, *fields])):
-        labels = truth[i] if i in truth else labels_from_row(row)
+    table = dataset.table
+    columns = {f: table.column(f).to_pylist() if f in table.column_names else [None] * len(dataset) for f in fields}
+    # The rows' own labels are scored on columns (ragviz.metrics.trace.trace_arrays); corrections one by one.
+    for i, record in enumerate(dataset_trace_records(dataset)):
+        if i in truth:
+            scores = trace_scores(truth[i], n_sentences[i])
+        else:
+            scores = TraceScores(
+                record["relevance"], record["utilization"], record["completeness"], record["adherence"]
+            )
         yield BaselineRecord(
             index=i,
             subset=subsets[i],
-            truth=trace_scores(labels, n_sentences[i]),
-            predictions={f: _number(row.get(f)) for f in fields},
+            truth=scores,
+            predictions={f: _number(columns[f][i]) for f in fields},
         )
 
 

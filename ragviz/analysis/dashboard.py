@@ -63,6 +63,9 @@ class DashboardData:
     judge_agreement: Agreement
     scatter: list[dict[str, Any]]
     baselines: list[dict[str, Any]] | None
+    #: Examples behind the scatter before sampling (:func:`scatter_sample`); ``scatter`` holds
+    #: every one of them when this is at most :data:`SCATTER_EXAMPLES`.
+    scatter_examples: int = 0
     leverage: dict[str, list[Leverage]] = field(default_factory=dict)
     disagreements: list[Disagreement] = field(default_factory=list)
 
@@ -106,15 +109,66 @@ def subset_means(
     return out
 
 
+#: Charts send at most about 5,000 marks: histograms as counts, the scatter as a sample of examples.
+MAX_MARKS = 5000
+SCATTER_EXAMPLES = MAX_MARKS // len(TRACE_METRICS)
+HISTOGRAM_BINS = 20
+
+
+def scatter_sample(rows: Sequence[int], limit: int | None = None) -> list[int]:
+    """At most *limit* (default :data:`SCATTER_EXAMPLES`) of *rows*, evenly spaced (all of them
+    when there are no more): the examples the judge-vs-human scatter draws (one point per metric)."""
+    limit = SCATTER_EXAMPLES if limit is None else limit
+    if len(rows) <= limit:
+        return list(rows)
+    step = len(rows) / limit
+    return [rows[int(k * step)] for k in range(limit)]
+
+
+def histogram_counts(
+    records: Sequence[Mapping[str, Any]], metrics: Sequence[str], color: str = "dataset", bins: int = HISTOGRAM_BINS
+) -> list[dict[str, Any]]:
+    """The histogram of each metric over [0, 1] in *bins* equal bins, per *color* value: one row
+    ``{color, "metric", "bin_start", "bin_end", "count"}`` per non-empty bin (1.0 falls in the last
+    bin; null and out-of-range values are left out), so a chart draws counts instead of receiving
+    every example."""
+    import numpy as np
+
+    groups = sorted({str(r.get(color)) for r in records})
+    index = {g: k for k, g in enumerate(groups)}
+    group_of = np.fromiter((index[str(r.get(color))] for r in records), np.int64, len(records))
+    out = []
+    for m in metrics:
+        values = np.array([r.get(m) for r in records], dtype=float)
+        keep = np.isfinite(values) & (values >= 0) & (values <= 1)
+        slot = np.minimum((values[keep] * bins).astype(np.int64), bins - 1)
+        counts = np.bincount(group_of[keep] * bins + slot, minlength=len(groups) * bins)
+        for cell in np.flatnonzero(counts):
+            g, b = divmod(int(cell), bins)
+            out.append(
+                {
+                    color: groups[g],
+                    "metric": m,
+                    "bin_start": b / bins,
+                    "bin_end": (b + 1) / bins,
+                    "count": int(counts[cell]),
+                }
+            )
+    return out
+
+
 def dashboard_data(
     dataset: Dataset,
     examples: Mapping[int, Example],
     against: str,
     store: LabelStore | None,
     top: int = 10,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> DashboardData:
     """Compute the Dashboard for *dataset* (*examples*: every row's Example by index) with the
-    *against* label set (``human`` or an annotator) as the current truth."""
+    *against* label set (``human`` or an annotator) as the current truth; *progress* is told
+    ``(step, rows done, rows)`` as the scores, intervals and triage are computed."""
+    n, step = len(dataset), progress or (lambda what, done, total: None)
     judge: LabelSet = resolve_label_set(dataset, JUDGE, store, examples=examples)
     current = resolve_label_set(dataset, against, store, scope="all", examples=examples)
     reviewed = resolve_label_set(dataset, against, store, scope="reviewed", examples=examples)
@@ -124,12 +178,13 @@ def dashboard_data(
         ex = examples[i]
         scores = trace_scores(current.labels.get(i), ex.n_context_sentences)
         records.append({"uid": ex.uid, "dataset": ex.dataset, **{m: getattr(scores, m) for m in TRACE_METRICS}})
+        step("Scoring the current labels", i + 1, n)
 
     rows = sorted(reviewed.labels)
     judged_rows = [i for i in rows if i in judge.labels]
     agreed = agreement((examples[i], reviewed.labels[i], judge.labels[i]) for i in judged_rows)
     scatter = []
-    for i in judged_rows:
+    for i in scatter_sample(judged_rows):
         ex = examples[i]
         before = trace_scores(judge.labels[i], ex.n_context_sentences)
         after = trace_scores(reviewed.labels[i], ex.n_context_sentences)
@@ -139,13 +194,17 @@ def dashboard_data(
     baselines = baseline_table_against(dataset, current) if has_baseline_scores(dataset) else None
 
     items = [(i, examples[i], current.labels.get(i)) for i in range(len(dataset))]
+    step("Bootstrap intervals", 0, n)
+    means = subset_means(records)
+    step("Which label change moves a metric most", 0, n)
     return DashboardData(
         against=against,
         records=records,
-        means=subset_means(records),
+        means=means,
         n_reviewed=len(judged_rows),
         judge_agreement=agreed,
         scatter=scatter,
+        scatter_examples=len(judged_rows),
         baselines=baselines,
         leverage=leverage_by_metric(items, TRACE_METRICS, top),
         disagreements=disagreements(

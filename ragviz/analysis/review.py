@@ -10,7 +10,7 @@ metrics moved is in :mod:`ragviz.analysis.review_metrics`; which example comes n
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ragviz.data.labels import (
@@ -18,6 +18,7 @@ from ragviz.data.labels import (
     RESET_FIELD,
     REVIEW_FIELD,
     REVIEWED,
+    SUPPORT_PREFIX,
     UTILIZED_FIELD,
     Change,
     empty_labels,
@@ -54,7 +55,10 @@ class ContextSpan:
 
 @dataclass(frozen=True)
 class ResponseSpan:
-    """One response sentence with its support verdict (``status`` in :data:`SUPPORT_STATES`)."""
+    """One response sentence with its support verdict (``status`` in :data:`SUPPORT_STATES`).
+
+    ``by_reviewer``: the person flipped the verdict, so ``explanation`` is their note (maybe empty)
+    and ``replaced`` the explanation the labels they started from gave for the other verdict."""
 
     key: str
     text: str
@@ -62,6 +66,8 @@ class ResponseSpan:
     supporting_keys: tuple[str, ...] = ()
     explanation: str = ""
     selected: bool = False
+    by_reviewer: bool = False
+    replaced: str = ""
 
 
 def context_state(key: str, relevant: set[str] | frozenset[str], utilized: set[str] | frozenset[str]) -> str:
@@ -115,12 +121,17 @@ def support_status(labels: Labels | None, response_key: str) -> str:
 
 
 def response_spans(
-    example: Example, labels: Labels | None, selected_response_key: str | None = None
+    example: Example, labels: Labels | None, selected_response_key: str | None = None, base: Labels | None = None
 ) -> list[ResponseSpan]:
-    """The response sentences as spans with their support verdict, supporting keys and explanation."""
+    """The response sentences as spans with their support verdict, supporting keys and explanation;
+    with *base* (the labels the person started from), a sentence whose verdict they flipped is
+    marked ``by_reviewer`` with the base's explanation as ``replaced``."""
     spans = []
+    shown = without_contradicting_explanations(labels, base)
     for s in example.response_sentences:
-        support = labels.support_for(s.key) if labels else None
+        support = shown.support_for(s.key) if shown else None
+        flipped = base is not None and labels is not None and verdict_differs(labels, base, s.key)
+        before = base.support_for(s.key) if flipped and base is not None else None
         spans.append(
             ResponseSpan(
                 key=s.key,
@@ -129,6 +140,8 @@ def response_spans(
                 supporting_keys=support.supporting_keys if support else (),
                 explanation=support.explanation if support else "",
                 selected=s.key == selected_response_key,
+                by_reviewer=flipped,
+                replaced=before.explanation if before is not None else "",
             )
         )
     return spans
@@ -241,8 +254,111 @@ def context_edit_decision(
     return [Change(f, field_value(labels, f), new) for f, new in context_edit_changes(example, labels, edited_rows)]
 
 
-def accept_changes(current: Labels | None, judge: Labels | None) -> list[Change]:
-    """What accepting the judge's labels records: a reset when the current labels differ from the
-    judge's, then the ``reviewed`` marker."""
-    reset = [Change(RESET_FIELD, None, None)] if current != judge and current is not None else []
-    return reset + [Change(REVIEW_FIELD, None, REVIEWED)]
+def accept_changes() -> list[Change]:
+    """What accepting records: only the ``reviewed`` marker. Accept means "I reviewed this; the labels
+    as they stand now are right", so the person's corrections stay (a reset is its own button)."""
+    return [Change(REVIEW_FIELD, None, REVIEWED)]
+
+
+def verdict_change(
+    labels: Labels | None, base: Labels | None, response_key: str, supported: bool | None, note: str = ""
+) -> Change:
+    """The change that sets one response sentence's verdict to *supported*.
+
+    The explanation follows the verdict, so the one shown and exported never argues against the
+    label: a verdict other than the *base*'s (the labels the person started from, normally the
+    judge's) gets the reviewer's *note* (``""`` without one) instead of the judge's explanation;
+    going back to the base's verdict brings the base's explanation back, so flipping there and
+    back again is no change. The judge's text stays in the judge's labels (``llm_`` in an export)."""
+    field = support_field(response_key)
+    value = support_value(labels, response_key, supported)
+    before = base.support_for(response_key) if base is not None else None
+    if before is not None and before.supported == supported:
+        value["explanation"] = before.explanation
+    else:
+        value["explanation"] = note.strip()
+    return Change(field, field_value(labels, field), value)
+
+
+def note_change(labels: Labels | None, response_key: str, note: str) -> Change:
+    """The change that sets the reviewer's note (the explanation) of one response sentence."""
+    field = support_field(response_key)
+    value = support_value(labels, response_key)
+    value["explanation"] = note.strip()
+    return Change(field, field_value(labels, field), value)
+
+
+def verdict_differs(labels: Labels | None, base: Labels | None, response_key: str) -> bool:
+    """Whether the current verdict of *response_key* is not the base's (the person flipped it): then
+    its explanation is the reviewer's note."""
+    now = labels.support_for(response_key) if labels is not None else None
+    before = base.support_for(response_key) if base is not None else None
+    return (now.supported if now else None) != (before.supported if before else None)
+
+
+def without_contradicting_explanations(labels: Labels | None, base: Labels | None) -> Labels | None:
+    """*labels* where a sentence whose verdict differs from the *base*'s but still carries the base's
+    explanation (a flip stored before flips took the reviewer's note) has no explanation instead:
+    the base's text argued for the other verdict. Everything else unchanged (the same object when
+    nothing is dropped)."""
+    if labels is None or base is None:
+        return labels
+    support = []
+    dropped = False
+    for s in labels.support:
+        before = base.support_for(s.key)
+        if (
+            before is not None
+            and s.explanation
+            and s.supported != before.supported
+            and s.explanation == before.explanation
+        ):
+            s = replace(s, explanation="")
+            dropped = True
+        support.append(s)
+    return labels.replace(support=tuple(support)) if dropped else labels
+
+
+# -- what an action did, in a few words (the Undo button says what it will undo) -------------------
+
+_ACTION_WORDS = {"accept": "accept", "reset": "reset to judge", "normalize": "normalize labels"}
+_MAX_DESCRIPTION = 60
+
+
+def describe_action(kind: str, changes: Sequence[tuple[str, Any, Any]]) -> str:
+    """A short description of one stored action from its kind and ``(field, old, new)`` changes,
+    e.g. ``relevant 0b``, ``not utilized 1a``, ``unsupported c``, ``support keys of c``, ``accept``.
+
+    >>> describe_action("edit", [("relevant_keys", ["0a"], ["0a", "0b"])])
+    'relevant 0b'
+    >>> describe_action("edit", [("support:c", {"supported": False}, {"supported": True})])
+    'supported c'
+    """
+    if kind in _ACTION_WORDS:
+        return _ACTION_WORDS[kind]
+    parts: list[str] = []
+    for field, old, new in changes:
+        parts.extend(_describe_change(field, old, new))
+    text = ", ".join(dict.fromkeys(p for p in parts if p)) or kind
+    return text if len(text) <= _MAX_DESCRIPTION else text[: _MAX_DESCRIPTION - 1] + "…"
+
+
+def _describe_change(field: str, old: Any, new: Any) -> list[str]:
+    if field in (RELEVANT_FIELD, UTILIZED_FIELD):
+        name = "relevant" if field == RELEVANT_FIELD else "utilized"
+        before, after = set(old or ()), set(new or ())
+        return [f"{name} {k}" for k in sorted(after - before)] + [f"not {name} {k}" for k in sorted(before - after)]
+    if field.startswith(SUPPORT_PREFIX):
+        key = field[len(SUPPORT_PREFIX) :]
+        old, new = old or {}, new or {}
+        if old.get("supported") != new.get("supported"):
+            verdict = {True: "supported", False: "unsupported"}.get(new.get("supported"), "undecided")
+            return [f"{verdict} {key}"]
+        if set(old.get("supporting_keys") or ()) != set(new.get("supporting_keys") or ()):
+            return [f"support keys of {key}"]
+        return [f"note on {key}"]
+    if field == REVIEW_FIELD:
+        return ["accept" if new == REVIEWED else "unmark reviewed"]
+    if field == RESET_FIELD:
+        return ["reset to judge"]
+    return [field.replace("_", " ")]

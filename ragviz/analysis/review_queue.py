@@ -179,18 +179,31 @@ def progress(uid_set: set[str] | frozenset[str], reviewed: Iterable[str], correc
     )
 
 
-def link_row(dataset: Any, uid: str | None = None, example_id: str | None = None) -> int | None:
-    """Row a deep link opens: ``?uid=`` names one example; ``?id=`` the first row with that plain id
-    (RAGBench repeats ids across generation models). *dataset* is a :class:`ragviz.data.dataset.Dataset`."""
+def link_matches(
+    dataset: Any,
+    uid: str | None = None,
+    example_id: str | None = None,
+    subset: str | None = None,
+    model: str | None = None,
+) -> list[int]:
+    """Rows a deep link names: ``?uid=`` one example; ``?id=`` every row with that plain id (RAGBench
+    repeats ids across subsets and generation models), narrowed by ``&dataset=`` (*subset*) and
+    ``&model=`` (*model*) when given. More than one row: the page lets the person choose.
+    *dataset* is a :class:`ragviz.data.dataset.Dataset`."""
     if uid:
         i = dataset.index_of(uid)
         if i is not None:
-            return i
-    if example_id:
-        rows = dataset.indices_of_id(example_id)
-        if rows:
-            return rows[0]
-    return None
+            return [i]
+    if not example_id:
+        return []
+    rows = dataset.indices_of_id(example_id)
+    if subset:
+        subsets = dataset.datasets
+        rows = [i for i in rows if subsets[i] == subset]
+    if model:
+        models = dataset.generation_models
+        rows = [i for i in rows if models[i] == model]
+    return rows
 
 
 def resume_row(dataset: Any, saved_uid: str | None) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK, add_paths, print_problems
@@ -20,6 +21,9 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     from ragviz.metrics.summary import format_summary, summarize
     from ragviz.metrics.trace import dataset_trace_records
 
+    streamed = _streamed_trace(args)
+    if streamed is not None:
+        return streamed
     result = load(args.paths)
     if not result.ok:
         print_problems(result.errors, sys.stderr)
@@ -30,6 +34,64 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     write_records(records, args.output, args.format)
     print(format_summary(summarize(records, fields), fields), file=sys.stderr)
     return EXIT_OK
+
+
+def _streamed_trace(args: argparse.Namespace) -> int | None:
+    """TRACe records of Parquet files a record batch at a time (:mod:`ragviz.data.stream`), so the
+    rows never sit in memory all at once; ``None`` when some input is not Parquet (the caller loads
+    them whole). The records go to a temporary file first: on bad input nothing is written."""
+    import io
+    import os
+    import shutil
+    import tempfile
+
+    from ragviz.data.problems import Report
+    from ragviz.data.records import write_csv, write_jsonl
+    from ragviz.data.stream import parquet_batches, parquet_only
+    from ragviz.metrics.summary import format_summary, summarize
+    from ragviz.metrics.trace import dataset_trace_records
+
+    report = Report()
+    files = parquet_only(args.paths, report)
+    if files is None:
+        return None
+    fields = [*TRACE_METRICS, "trace_mean"]
+    out_dir = os.path.dirname(os.path.abspath(args.output)) if args.output not in (None, "-") else None
+    fd, tmp = tempfile.mkstemp(prefix=".ragviz-metrics.", suffix=".tmp", dir=out_dir)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+
+            def written() -> Iterator[dict[str, Any]]:
+                header = True
+                for part in parquet_batches(files, report):
+                    records = list(dataset_trace_records(part))
+                    if args.format == "csv":
+                        if records:
+                            buf = io.StringIO()
+                            write_csv(records, buf)  # the same columns every batch: one header
+                            f.write(buf.getvalue() if header else buf.getvalue().split("\n", 1)[1])
+                            header = False
+                    else:
+                        write_jsonl(records, f)
+                    yield from records
+
+            summaries = summarize(written(), fields)
+        report.finish()
+        if report.errors:
+            print_problems(report.errors, sys.stderr)
+            print(f"{len(report.errors)} errors: nothing computed (run `ragviz validate` for details)", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        if out_dir is None:
+            with open(tmp, encoding="utf-8", newline="") as f:
+                shutil.copyfileobj(f, sys.stdout)
+            sys.stdout.flush()
+        else:
+            os.replace(tmp, args.output)
+        print(format_summary(summaries, fields), file=sys.stderr)
+        return EXIT_OK
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 def add_metrics_arguments(parser: argparse.ArgumentParser) -> None:

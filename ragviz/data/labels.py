@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragviz.data.model import Example, Labels, Provenance, SentenceSupport
+from ragviz.data.ragbench import unsupported_keys
 
 RELEVANT_FIELD = "relevant_keys"
 UTILIZED_FIELD = "utilized_keys"
@@ -138,7 +139,7 @@ def apply_change(labels: Labels, field: str, value: Any) -> Labels:
                 break
         else:
             support.append(new)
-        return labels.replace(support=tuple(support), unsupported_keys=None)
+        return _overall_follows(labels, labels.replace(support=tuple(support), unsupported_keys=None))
     if field == RELEVANT_IDS_FIELD:
         return labels.replace(relevant_ids=None if value is None else tuple(str(v) for v in value))
     if field == SIMILARITY_FIELD:
@@ -148,6 +149,18 @@ def apply_change(labels: Labels, field: str, value: Any) -> Labels:
     if field in (REVIEW_FIELD, RESET_FIELD) or field.startswith(CLAIM_PREFIX):
         return labels
     raise ValueError(f"unknown label field {field!r}")
+
+
+def _overall_follows(before: Labels, after: Labels) -> Labels:
+    """*after* (a support change of *before*) with ``overall_supported`` following its sentences when
+    *before* had one: when the response's overall verdict flips, the judge's overall explanation
+    (which argued for the other verdict) is dropped; the judge's labels keep it."""
+    if before.overall_supported is None:
+        return after
+    overall = not unsupported_keys(after)
+    if overall == before.overall_supported:
+        return after
+    return after.replace(overall_supported=overall, overall_supported_explanation="")
 
 
 def apply_changes(base: Labels, changes: Iterable[tuple[str, Any]], provenance: Provenance | None = None) -> Labels:

@@ -4,53 +4,51 @@ from __future__ import annotations
 
 import io
 import json
-import math
 import os
-import sys
-import tempfile
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ragviz.data.dataset import BOOKKEEPING, Dataset
 from ragviz.data.ragbench import LLM_PREFIX
+from ragviz.export.card import dataset_card, with_hf_features
+from ragviz.export.columnar import plain_export_columns
+from ragviz.export.json_text import _json_default, _json_safe, json_lines, string_bytes
+from ragviz.export.output import binary_output as _binary_output
 from ragviz.export.rows import (
     METRICS_COLUMNS,
     TEXT_COLUMNS,
+    ExportBatch,
+    export_batches,
     export_fields,
     export_row,
-    exported_batches,
     metrics_records,
 )
+from ragviz.export.shapes import SHAPES, write_shape
 from ragviz.store.label_store import LabelStore
 
 FORMATS = ("jsonl", "parquet", "csv")
 
 
-MIME_TYPES = {"jsonl": "application/jsonl", "parquet": "application/vnd.apache.parquet", "csv": "text/csv"}
-
-
-def _json_safe(value: Any) -> Any:
-    """NaN / infinity are not JSON: write them as null."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
-    return value
-
-
-def _json_default(value: Any) -> Any:
-    if hasattr(value, "isoformat"):
-        return value.isoformat()
-    if isinstance(value, (bytes, bytearray)):
-        return value.decode("utf-8", errors="replace")
-    raise TypeError(f"cannot write {type(value).__name__} as JSON")
+MIME_TYPES = {
+    "jsonl": "application/jsonl",
+    "parquet": "application/vnd.apache.parquet",
+    "csv": "text/csv",
+    "ragas": "application/jsonl",
+    "deepeval": "application/json",
+    "ragchecker": "application/json",
+}
+# the download name's ending per format (a tool shape names its tool)
+_EXTENSIONS = {
+    "csv": "metrics.csv",
+    "ragas": "ragas.jsonl",
+    "deepeval": "deepeval.json",
+    "ragchecker": "ragchecker.json",
+}
 
 
 def jsonl_text(rows: Sequence[Mapping[str, Any]]) -> str:
@@ -97,6 +95,7 @@ _KNOWN_TYPES: dict[str, pa.DataType] = {
     "label_source": pa.string(),
     "reviewer": pa.string(),
     "reviewed_at": pa.string(),
+    "audit_sample": pa.bool_(),
 }
 for _prefix in ("", LLM_PREFIX):
     _KNOWN_TYPES.update(
@@ -162,22 +161,77 @@ def _unify(tables: Sequence[pa.Table]) -> pa.Table:
 
 def export_table(dataset: Dataset, store: LabelStore | None, annotator: str | None, batch_size: int = 2048) -> pa.Table:
     """The export as one Arrow table (the rows of :func:`export_rows`, typed as :func:`rows_table`
-    types them), built batch by batch: only one batch's labels are Python objects at a time and
-    the documents' text columns are the dataset's own Arrow buffers, never copied."""
+    types them), built batch by batch: rows the store knows nothing about are computed on columns
+    (:mod:`ragviz.export.columnar`), only the others' labels are Python objects (one batch at a
+    time), and the documents' text columns are the dataset's own Arrow buffers, never copied."""
     tables = []
-    for sliced, items in exported_batches(dataset, store, annotator, batch_size, text=False):
+    n_sentences = np.asarray(dataset.n_context_sentences, np.int64)
+    start = 0
+    for batch in export_batches(dataset, store, annotator, batch_size, text=False):
+        sliced = batch.sliced
         text = {c: sliced.column(c) for c in sliced.column_names if c in TEXT_COLUMNS}
         order = [c for c in sliced.column_names if c not in BOOKKEEPING]
-        rows = [{**item.row, **export_fields(item)} for item in items]
-        tables.append(rows_table(rows, text, order))
+        rows = [{**item.row, **export_fields(item)} for item in batch.items]
+        if batch.plain is None or not batch.plain.any():
+            tables.append(rows_table(rows, text, order))
+        else:
+            counts = n_sentences[start : start + sliced.num_rows][batch.plain]
+            tables.append(_mixed_table(sliced, batch.plain, counts, rows, text, order))
+        start += sliced.num_rows
     if not tables:
         return rows_table([])
     return _unify(tables)
 
 
+def _typed(name: str, values: pa.Array) -> pa.Array:
+    """*values* typed as :func:`rows_table` types a column of their Python values."""
+    known = _KNOWN_TYPES.get(name)
+    if known is not None:
+        return values if values.type == known else pa.array(values.to_pylist(), type=known)
+    return pa.array(values.to_pylist())
+
+
+def _mixed_table(
+    sliced: pa.Table,
+    plain: np.ndarray,
+    n_sentences: np.ndarray,
+    rows: Sequence[Mapping[str, Any]],
+    text: Mapping[str, pa.ChunkedArray],
+    order: Sequence[str],
+) -> pa.Table:
+    """One batch as :func:`rows_table` of all its rows would give it: the *plain* rows' columns
+    from :func:`plain_export_columns`, the other *rows* (in order) from Python, the text columns
+    from the slice."""
+    kept = sliced.drop_columns(list(text)).filter(pa.array(plain))
+    columns = {name: _typed(name, values) for name, values in plain_export_columns(kept, n_sentences).items()}
+    names: dict[str, None] = dict.fromkeys(order)
+    remaining = iter(rows)
+    template = [*columns]
+    for is_plain in plain:
+        names.update(dict.fromkeys(template) if is_plain else dict.fromkeys(next(remaining)))
+    parts = [pa.table(columns)]
+    if rows:
+        parts.append(rows_table(rows))
+    combined = _unify(parts) if len(parts) > 1 else parts[0]
+    position = np.empty(len(plain), np.int64)
+    position[plain] = np.arange(int(plain.sum()))
+    position[~plain] = int(plain.sum()) + np.arange(int((~plain).sum()))
+    combined = combined.take(position)
+    arrays: dict[str, pa.Array | pa.ChunkedArray] = {}
+    for name in names:
+        if name in text:
+            column = text[name]
+            known = _KNOWN_TYPES.get(name)
+            same = known is None or column.type == known
+            arrays[name] = column if same else pa.array(column.to_pylist(), type=known)
+        else:
+            arrays[name] = combined.column(name)
+    return pa.table(arrays)  # type: ignore[arg-type]  # the stubs leave out ChunkedArray values
+
+
 def parquet_bytes(rows: Sequence[Mapping[str, Any]]) -> bytes:
     buf = io.BytesIO()
-    pq.write_table(rows_table(rows), buf)
+    pq.write_table(with_hf_features(rows_table(rows)), buf)
     return buf.getvalue()
 
 
@@ -203,9 +257,14 @@ def metrics_csv_bytes(dataset: Dataset, store: LabelStore | None, annotator: str
 
 
 def export_bytes(dataset: Dataset, store: LabelStore | None, annotator: str | None, fmt: str) -> bytes:
-    """The whole export in *fmt* (``jsonl``, ``parquet`` or ``csv`` = metrics) for a download button."""
+    """The whole export in *fmt* (``jsonl``, ``parquet``, ``csv`` = metrics, or a tool's shape: ``ragas``,
+    ``deepeval``, ``ragchecker``, :mod:`ragviz.export.shapes`) for a download button."""
     if fmt == "csv":
         return metrics_csv_bytes(dataset, store, annotator)
+    if fmt in SHAPES:
+        buf = io.BytesIO()
+        write_shape(dataset, store, annotator, fmt, buf)
+        return buf.getvalue()
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format {fmt!r} (choose from {', '.join(FORMATS)})")
     buf = io.BytesIO()
@@ -232,51 +291,67 @@ def write_export(
         raise ValueError(f"write_export writes jsonl or parquet, not {fmt!r}")
     with _binary_output(path_or_file) as out:
         if fmt == "parquet":
-            table = export_table(dataset, store, annotator, batch_size)
+            table = with_hf_features(export_table(dataset, store, annotator, batch_size))
             pq.write_table(table, out)
             sources = table.column("label_source").to_pylist() if "label_source" in table.column_names else []
             n_human = sources.count("human")
             return table.num_rows, n_human
         n_rows = n_human = 0
-        for _, items in exported_batches(dataset, store, annotator, batch_size):
-            rows = [export_row(item) for item in items]
-            out.write("".join(_jsonl_line(r) for r in rows).encode("utf-8"))
-            n_rows += len(rows)
-            n_human += sum(1 for r in rows if r["label_source"] == "human")
+        n_sentences = np.asarray(dataset.n_context_sentences, np.int64)
+        for batch in export_batches(dataset, store, annotator, batch_size):
+            _write_jsonl_batch(batch, n_sentences[n_rows : n_rows + batch.sliced.num_rows], out)
+            n_rows += batch.sliced.num_rows
+            n_human += sum(1 for item in batch.items if item.current is not None and item.label_source == "human")
         return n_rows, n_human
 
 
-@contextmanager
-def _binary_output(path_or_file: str | os.PathLike | IO[bytes]) -> Iterator[IO[bytes]]:
-    """A binary file to write to: a temporary file beside *path* renamed over it on success
-    (fsynced first), stdout's buffer for ``"-"``, or the given file object."""
-    if not isinstance(path_or_file, (str, os.PathLike)):
-        yield path_or_file
+CARD_NAME = "README.md"
+DIRECTORY_PARQUET = "data-00000-of-00001.parquet"
+
+
+def card_path_for(parquet_path: str | os.PathLike) -> Path:
+    """Where ``--card`` writes the card of a Parquet file: ``<stem>.README.md`` beside it (never over a
+    README.md that may be someone's own)."""
+    p = Path(parquet_path)
+    return p.with_name(f"{p.stem}.{CARD_NAME}")
+
+
+def write_card(parquet_path: str | os.PathLike, card_path: str | os.PathLike) -> None:
+    """Write the dataset card of the Parquet file *parquet_path* (its schema and row count) to *card_path*."""
+    p = Path(parquet_path)
+    meta = pq.read_metadata(p)
+    schema = pq.read_schema(p)
+    relative = os.path.relpath(p, Path(card_path).parent)
+    text = dataset_card(schema, meta.num_rows, [relative])
+    write_output(text.encode("utf-8"), card_path)
+
+
+def _write_jsonl_batch(batch: ExportBatch, n_sentences: np.ndarray, out: IO[bytes]) -> None:
+    """The JSON lines of one batch in row order: the plain rows' lines from Arrow
+    (:func:`json_lines`), the other rows' from :func:`export_row` and ``json.dumps``."""
+    if batch.plain is None or not batch.plain.any():
+        out.write("".join(_jsonl_line(export_row(item)) for item in batch.items).encode("utf-8"))
         return
-    if str(path_or_file) == "-":
-        yield sys.stdout.buffer
-        sys.stdout.flush()
-        return
-    target = Path(path_or_file)
-    fd, tmp = tempfile.mkstemp(
-        prefix=f".{target.name}.", suffix=".tmp", dir=target.parent if str(target.parent) else "."
-    )
-    try:
-        with os.fdopen(fd, "wb") as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    plain = batch.plain
+    lines = json_lines(plain_export_columns(batch.sliced.filter(pa.array(plain)), n_sentences[plain]))
+    # Runs of plain rows between the other rows, written as slices of the Arrow lines.
+    taken = 0
+    previous = 0
+    for position, item in zip(np.flatnonzero(~plain).tolist(), batch.items):
+        run = position - previous
+        if run:
+            out.write(string_bytes(lines.slice(taken, run)))
+            taken += run
+        out.write(_jsonl_line(export_row(item)).encode("utf-8"))
+        previous = position + 1
+    if taken < len(lines):
+        out.write(string_bytes(lines.slice(taken)))
 
 
 def export_filename(annotator: str | None, fmt: str, stem: str = "ragviz-labels") -> str:
     """A download name such as ``ragviz-labels-alice.jsonl``."""
     who = "".join(c if c.isalnum() or c in "-_" else "_" for c in (annotator or "")).strip("_")
-    ext = "metrics.csv" if fmt == "csv" else fmt
+    ext = _EXTENSIONS.get(fmt, fmt)
     return f"{stem}-{who}.{ext}" if who else f"{stem}.{ext}"
 
 

@@ -3,7 +3,11 @@
 An exported row keeps every input field under its input name, with the label fields holding the
 annotator's CURRENT labels (``LabelStore.current_labels``: the judge's labels when the person
 changed nothing), the four TRACe scores recomputed from them, ``llm_``-prefixed copies of the
-judge's labels and the provenance fields ``label_source`` / ``reviewer`` / ``reviewed_at``.
+judge's labels and the provenance fields ``label_source`` / ``reviewer`` / ``reviewed_at`` /
+``audit_sample`` (true when the row was reviewed as a member of an audit sample,
+:mod:`ragviz.store.audit_samples`: only those rows may correct the judge's means, ``ragviz estimate``). A response
+sentence whose verdict the person flipped carries their note as its explanation, never the judge's
+text for the other verdict (that stays in ``llm_sentence_support_information``).
 Loading such a file again (``ragviz.data.ragbench.example_from_row``) gives back the same current labels
 and scores, and the judge's labels from the ``llm_`` fields.
 """
@@ -14,10 +18,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from ragviz.analysis.compare import judge_labels_of
+from ragviz.analysis.review import without_contradicting_explanations
 from ragviz.data.dataset import BOOKKEEPING, PATH_COL, ROW_COL, SUBSET_COL, Dataset
 from ragviz.data.model import Example, Labels, RowRef
 from ragviz.data.ragbench import (
@@ -28,6 +34,7 @@ from ragviz.data.ragbench import (
     overrides_from_row,
 )
 from ragviz.metrics.trace import TRACE_METRICS, TraceScores, trace_scores
+from ragviz.store.audit_samples import audit_members
 from ragviz.store.events import base_labels, fold_labels, status_of
 from ragviz.store.label_store import LabelStore
 
@@ -57,6 +64,7 @@ class ExportedExample:
     reviewer: str | None
     reviewed_at: str | None
     n_documents: int = 0
+    audit_sample: bool = False
 
 
 def exported_examples(dataset: Dataset, store: LabelStore | None, annotator: str | None) -> Iterator[ExportedExample]:
@@ -82,8 +90,46 @@ def exported_batches(
     ``text=False`` the sentence and document text stays in Arrow (a Parquet export takes those
     columns from the slice as they are) and untouched examples are built without sentences.
     """
+    for sliced, _, items in _batches(dataset, store, annotator, batch_size, text, light, plain=False):
+        yield sliced, items
+
+
+@dataclass(frozen=True)
+class ExportBatch:
+    """One batch of an export: the dataset's slice, which of its rows are exported on columns
+    (:mod:`ragviz.export.columnar`; ``None``: none of them) and the other rows as
+    :class:`ExportedExample` items, in order."""
+
+    sliced: pa.Table
+    plain: np.ndarray | None
+    items: list[ExportedExample]
+
+
+def export_batches(
+    dataset: Dataset, store: LabelStore | None, annotator: str | None, batch_size: int = 2048, text: bool = True
+) -> Iterator[ExportBatch]:
+    """The examples of *dataset* batch by batch, as :func:`exported_batches` gives them, except that
+    rows the store knows nothing about are left to the columnar export when the table allows it
+    (:func:`ragviz.export.columnar.plain_table` / :func:`~ragviz.export.columnar.plain_batch`): only
+    the rows with a decision or a stored judge label set become Python objects."""
+    for sliced, plain, items in _batches(dataset, store, annotator, batch_size, text, True, plain=True):
+        yield ExportBatch(sliced, plain, items)
+
+
+def _batches(
+    dataset: Dataset,
+    store: LabelStore | None,
+    annotator: str | None,
+    batch_size: int,
+    text: bool,
+    light: bool,
+    plain: bool,
+) -> Iterator[tuple[pa.Table, np.ndarray | None, list[ExportedExample]]]:
+    from ragviz.export.columnar import plain_batch, plain_table
+
     statuses = store.statuses(annotator) if (store is not None and annotator) else {}
     judged = store.judged_uids() if store is not None else set()
+    members = audit_members(store) if store is not None else set()
     n_sentences = dataset.n_context_sentences
     uids = dataset.uids
     table = dataset.table
@@ -93,10 +139,19 @@ def exported_batches(
     else:
         n_documents = [0] * len(dataset)
     columns = table.column_names if text else [c for c in table.column_names if c not in TEXT_COLUMNS]
+    columnar = plain and plain_table(table.schema)
     for start in range(0, table.num_rows, batch_size):
         sliced = table.slice(start, batch_size)
+        mask: np.ndarray | None = None
+        if columnar and plain_batch(sliced):
+            mask = np.array(
+                [uids[i] not in judged and uids[i] not in statuses for i in range(start, start + sliced.num_rows)]
+            )
+        positions = range(sliced.num_rows) if mask is None else np.flatnonzero(~mask).tolist()
+        selected = sliced.select(columns)
+        rows = selected.take(pa.array(positions, pa.int64())).to_pylist() if mask is not None else selected.to_pylist()
         items = []
-        for k, full_row in enumerate(sliced.select(columns).to_pylist()):
+        for k, full_row in zip(positions, rows):
             i = start + k
             uid = uids[i]
             touched = not light or uid in judged or uid in statuses
@@ -107,9 +162,11 @@ def exported_batches(
                 fields = full_row if not text else {c: v for c, v in full_row.items() if c not in TEXT_COLUMNS}
                 example = example_from_row(fields, full_row.get(SUBSET_COL) or "", source)
             items.append(
-                _exported(full_row, example, uid, store, annotator, judged, statuses, n_sentences[i], n_documents[i])
+                _exported(
+                    full_row, example, uid, store, annotator, judged, statuses, n_sentences[i], n_documents[i], members
+                )
             )
-        yield sliced, items
+        yield sliced, mask, items
 
 
 def _exported(
@@ -122,6 +179,7 @@ def _exported(
     statuses: dict,
     n_sentences: int,
     n_documents: int,
+    members: set[str] | frozenset[str] = frozenset(),
 ) -> ExportedExample:
     row = {k: v for k, v in full_row.items() if k not in BOOKKEEPING}
     if not row.get("dataset_name"):
@@ -136,20 +194,29 @@ def _exported(
     base = base_labels(example, stored_judge)
     if store is not None and annotator and uid in statuses:
         effective = store.effective(uid, annotator)
-        current = fold_labels(base, effective, example, annotator)
+        current = without_contradicting_explanations(fold_labels(base, effective, example, annotator), base)
         status = status_of(effective)
         if status.reviewed:
             reviewer, reviewed_at = annotator, status.last_ts
     else:
         current = base
+    audit_sample = reviewer is not None and uid in members
     if reviewer is None and current is not None and current.provenance.source == "human":
-        # A re-loaded reviewed export that this annotator left alone keeps its reviewer.
+        # A re-loaded reviewed export that this annotator left alone keeps its reviewer and audit flag.
         reviewer, reviewed_at = current.provenance.name or None, current.provenance.time
         label_source = "human"
+        audit_sample = uid in members or _flag(full_row.get("audit_sample"))
     else:
         label_source = "human" if reviewer is not None else "llm"
     scores = trace_scores(current, n_sentences)
-    return ExportedExample(row, example, current, judge, scores, label_source, reviewer, reviewed_at, n_documents)
+    return ExportedExample(
+        row, example, current, judge, scores, label_source, reviewer, reviewed_at, n_documents, audit_sample
+    )
+
+
+def _flag(value: Any) -> bool:
+    """A re-loaded ``audit_sample`` cell (bool, or the text of one); anything else counts as false."""
+    return value is True or (isinstance(value, str) and value.strip().lower() == "true")
 
 
 def export_row(item: ExportedExample) -> dict[str, Any]:
@@ -173,6 +240,7 @@ def export_fields(item: ExportedExample) -> dict[str, Any]:
     row["label_source"] = item.label_source if item.current is not None else None
     row["reviewer"] = item.reviewer
     row["reviewed_at"] = item.reviewed_at
+    row["audit_sample"] = item.audit_sample
     return row
 
 
@@ -209,16 +277,45 @@ def export_rows(dataset: Dataset, store: LabelStore | None, annotator: str | Non
 def metrics_records(dataset: Dataset, store: LabelStore | None, annotator: str | None) -> list[dict]:
     """Per example: id, dataset, generation_model, the TRACe scores of the current labels,
     trace_mean and label_source (``None`` scores for unlabeled examples)."""
-    out = []
-    for item in exported_examples(dataset, store, annotator):
-        e = item.example
-        out.append(
-            {
-                "id": e.id,
-                "dataset": e.dataset,
-                "generation_model": e.generation_model,
-                **item.scores.as_dict(),
-                "label_source": item.label_source if item.current is not None else None,
-            }
-        )
-    return out
+    return metrics_table(dataset, store, annotator).to_pylist()
+
+
+def metrics_table(
+    dataset: Dataset, store: LabelStore | None, annotator: str | None, batch_size: int = 8192
+) -> pa.Table:
+    """:func:`metrics_records` as an Arrow table (columns :data:`METRICS_COLUMNS`): the scores of
+    rows the store knows nothing about come from :func:`ragviz.export.columnar.plain_export_columns`
+    (no Python object per row), the others' from their current labels."""
+    from ragviz.export.columnar import plain_export_columns
+
+    n = len(dataset)
+    scores = {m: np.full(n, np.nan) for m in TRACE_METRICS}
+    sources = np.full(n, None, dtype=object)
+    n_sentences = np.asarray(dataset.n_context_sentences, np.int64)
+    start = 0
+    for batch in export_batches(dataset, store, annotator, batch_size, text=False):
+        rows = np.arange(start, start + batch.sliced.num_rows)
+        start += batch.sliced.num_rows
+        plain = np.zeros(len(rows), bool) if batch.plain is None else batch.plain
+        if plain.any():
+            kept = batch.sliced.drop_columns([c for c in TEXT_COLUMNS if c in batch.sliced.column_names])
+            columns = plain_export_columns(kept.filter(pa.array(plain)), n_sentences[rows[plain]])
+            for m in TRACE_METRICS:
+                values = columns[f"{m}_score"].cast(pa.float64())
+                scores[m][rows[plain]] = values.to_numpy(zero_copy_only=False)
+            sources[rows[plain]] = columns["label_source"].to_numpy(zero_copy_only=False)
+        for i, item in zip(rows[~plain].tolist(), batch.items):
+            for m in TRACE_METRICS:
+                value = getattr(item.scores, m)
+                scores[m][i] = np.nan if value is None else value
+            sources[i] = item.label_source if item.current is not None else None
+    mean = (scores["relevance"] + scores["utilization"] + scores["completeness"] + scores["adherence"]) / 4
+    arrays: dict[str, pa.Array] = {
+        "id": pa.array(dataset.ids, pa.string()),
+        "dataset": pa.array(dataset.datasets, pa.string()),
+        "generation_model": pa.array(dataset.generation_models, pa.string()),
+        **{m: pa.array(scores[m], pa.float64(), mask=np.isnan(scores[m])) for m in TRACE_METRICS},
+        "trace_mean": pa.array(mean, pa.float64(), mask=np.isnan(mean)),
+        "label_source": pa.array(sources, pa.string()),
+    }
+    return pa.table(arrays)

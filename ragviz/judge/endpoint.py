@@ -99,6 +99,17 @@ def endpoint_access(
     return EndpointAccess(url, key or NO_KEY_PLACEHOLDER, own=False)
 
 
+def missing_key(access: EndpointAccess) -> str | None:
+    """What *access* still needs before the judge can run, in plain words for the Label page (``None``:
+    nothing): the OpenAI API takes no call without a key, and neither the person nor the server gave one."""
+    if access.api_key or access.base_url != DEFAULT_BASE_URL:
+        return None
+    return (
+        "The judge needs an OpenAI API key before it can run. Type your own key in the “API key” field above "
+        f"(it stays in this browser session), or ask whoever runs ragviz to set {API_KEY_ENV} on the server and restart it."
+    )
+
+
 def short_error(text: str | None, limit: int = SHORT_ERROR) -> str:
     """*text* cut to *limit* characters (with ``…``), one line."""
     text = " ".join((text or "").split())

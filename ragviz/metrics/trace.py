@@ -15,12 +15,16 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+import pyarrow as pa
+
 from ragviz.data.model import Example, Labels
 from ragviz.data.ragbench import unsupported_keys
 from ragviz.metrics.summary import score_delta
 
 if TYPE_CHECKING:
     from ragviz.data.dataset import Dataset
+    from ragviz.data.label_columns import LabelColumns
 
 TRACE_METRICS = ("relevance", "utilization", "completeness", "adherence")
 
@@ -130,6 +134,28 @@ def trace_scores(labels: Labels | None, n_sentences: int) -> TraceScores:
     )
 
 
+def trace_arrays(labels: LabelColumns, n_sentences: np.ndarray) -> dict[str, np.ndarray]:
+    """The four TRACe scores of many examples at once, from the per-row counts of
+    :func:`ragviz.data.label_columns.label_columns` over *n_sentences* context sentences each: the
+    formulas of :func:`relevance`, :func:`utilization`, :func:`completeness` and :func:`adherence`
+    (|R| / N, |U| / N, |set(R) ∩ set(U)| / |R| or 1.0, 1.0 unless a sentence is unsupported), the
+    same floats :func:`trace_scores` gives; NaN where it gives ``None`` (unlabeled; N = 0)."""
+    n = np.asarray(n_sentences, np.int64)
+    unlabeled = ~labels.labeled
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = labels.n_relevant.astype(np.float64) / n.astype(np.float64)
+        util = labels.n_utilized.astype(np.float64) / n.astype(np.float64)
+        comp = np.where(
+            labels.n_relevant == 0, 1.0, labels.n_overlap / np.maximum(labels.n_relevant, 1).astype(np.float64)
+        )
+    adh = np.where(labels.n_unsupported == 0, 1.0, 0.0)
+    rel[unlabeled | (n == 0)] = np.nan
+    util[unlabeled | (n == 0)] = np.nan
+    comp[unlabeled] = np.nan
+    adh[unlabeled] = np.nan
+    return {"relevance": rel, "utilization": util, "completeness": comp, "adherence": adh}
+
+
 def trace_deltas(before: TraceScores, after: TraceScores) -> dict[str, float | None]:
     """Per TRACe metric, :func:`ragviz.metrics.summary.score_delta` from *before* to *after*."""
     return {m: score_delta(getattr(before, m), getattr(after, m)) for m in TRACE_METRICS}
@@ -140,23 +166,49 @@ def example_trace(example: Example, labels: Labels | None = None) -> TraceScores
     return trace_scores(example.labels if labels is None else labels, example.n_context_sentences)
 
 
-def dataset_trace_records(dataset: Dataset) -> Iterator[dict[str, Any]]:
+def dataset_trace_records(dataset: Dataset, batch_size: int = 65536) -> Iterator[dict[str, Any]]:
     """One record per example of *dataset*: ``id``, ``dataset``, ``generation_model`` and the TRACe
     scores of the labels the rows carry (``trace_mean`` is the mean of the four).
 
-    Only the key columns are converted to Python and N comes from a columnar count, so this
-    costs a fraction of materialising the rows (the documents' text is never touched).
+    The scores are computed on Arrow columns (:func:`trace_arrays`) batch by batch, N comes from
+    a columnar count and the documents' text is never touched; label columns of other types
+    than RAGBench's go row by row through :func:`ragviz.data.ragbench.labels_from_row`.
     """
+    from ragviz.data.label_columns import label_columns, label_columns_ok, label_values_ok
     from ragviz.data.ragbench import LABEL_FIELDS, labels_from_row
 
     columns = ["id", *LABEL_FIELDS]
     n_sentences = dataset.n_context_sentences
-    names, models = dataset.datasets, dataset.generation_models
-    for i, row in enumerate(dataset.iter_rows(columns)):
-        scores = trace_scores(labels_from_row(row), n_sentences[i])
-        yield {
-            "id": "" if row.get("id") is None else str(row["id"]),
-            "dataset": names[i],
-            "generation_model": models[i],
-            **scores.as_dict(),
-        }
+    names, models, ids = dataset.datasets, dataset.generation_models, dataset.ids
+    table = dataset.table.select([c for c in columns if c in dataset.table.column_names])
+    columnar = label_columns_ok(table.schema)
+    start = 0
+    for batch in table.to_batches(max_chunksize=batch_size):
+        stop = start + batch.num_rows
+        part = pa.Table.from_batches([batch])
+        if columnar and label_values_ok(part):
+            scores = trace_arrays(label_columns(part), np.asarray(n_sentences[start:stop], np.int64))
+            mean = (scores["relevance"] + scores["utilization"] + scores["completeness"] + scores["adherence"]) / 4
+            values = [[None if v != v else v for v in scores[m].tolist()] for m in TRACE_METRICS]
+            means = [None if v != v else v for v in mean.tolist()]
+            for k, i in enumerate(range(start, stop)):
+                yield {
+                    "id": ids[i],
+                    "dataset": names[i],
+                    "generation_model": models[i],
+                    "relevance": values[0][k],
+                    "utilization": values[1][k],
+                    "completeness": values[2][k],
+                    "adherence": values[3][k],
+                    "trace_mean": means[k],
+                }
+        else:
+            for k, row in enumerate(part.to_pylist()):
+                i = start + k
+                yield {
+                    "id": ids[i],
+                    "dataset": names[i],
+                    "generation_model": models[i],
+                    **trace_scores(labels_from_row(row), n_sentences[i]).as_dict(),
+                }
+        start = stop

@@ -66,14 +66,27 @@ class Event:
 class ExampleStatus:
     """What an annotator's effective events say about one example.
 
-    ``reviewed``: the person edited a label or marked it reviewed (since the last reset; a later
-    ``review=None`` un-marks it). ``corrected``: some label field ends with a value different from
-    the one it had before the person's first change of it (since the last reset).
+    ``corrected``: some label field ends with a value different from the one it had before the
+    person's first change of it (since the last reset); key lists compare as sets and a support
+    entry's supporting keys too, so ticking and unticking a box (which may reorder a list) is no
+    correction. ``reviewed``: the example is corrected, or the person's latest review marker since
+    the last reset says ``reviewed`` (accepting); an edit that ends where it started marks nothing.
     """
 
     reviewed: bool
     corrected: bool
     last_ts: str | None
+
+
+@dataclass(frozen=True)
+class StoredAction:
+    """One decision as stored: its action id, example, kind (``"edit"``, ``"accept"``, ``"reset"`` ...)
+    and its field changes (:class:`Event`), the action an undo would cancel."""
+
+    action_id: int
+    example_uid: str
+    kind: str
+    events: tuple[Event, ...]
 
 
 def effective_events(events: Sequence[Event]) -> list[Event]:
@@ -84,23 +97,41 @@ def effective_events(events: Sequence[Event]) -> list[Event]:
 
 def status_of(effective: Sequence[Event]) -> ExampleStatus:
     """Fold effective events into an :class:`ExampleStatus` (see its docstring)."""
-    reviewed = False
+    marked = False
     first_old: dict[str, Any] = {}
     last_new: dict[str, Any] = {}
     for e in effective:
         if e.field == RESET_FIELD:
-            reviewed = False
+            marked = False
             first_old.clear()
             last_new.clear()
         elif e.field == REVIEW_FIELD:
-            reviewed = e.new == REVIEWED
+            marked = e.new == REVIEWED
         elif is_label_field(e.field):
-            reviewed = True
             first_old.setdefault(e.field, e.old)
             last_new[e.field] = e.new
-    corrected = any(_canonical(first_old[f]) != _canonical(v) for f, v in last_new.items())
+    corrected = any(not same_value(f, first_old[f], v) for f, v in last_new.items())
     last_ts = effective[-1].ts if effective else None
-    return ExampleStatus(reviewed=reviewed, corrected=corrected, last_ts=last_ts)
+    return ExampleStatus(reviewed=marked or corrected, corrected=corrected, last_ts=last_ts)
+
+
+def same_value(field: str, a: Any, b: Any) -> bool:
+    """Whether two values of label *field* mean the same labels: the relevant / utilized key lists
+    as sets, a support entry with its supporting keys as a set, anything else exactly.
+
+    >>> same_value("relevant_keys", ["0a", "0b"], ["0b", "0a", "0b"]), same_value("relevant_keys", ["0a"], [])
+    (True, False)
+    """
+    return _canonical(_comparable(field, a)) == _canonical(_comparable(field, b))
+
+
+def _comparable(field: str, value: Any) -> Any:
+    if field in (RELEVANT_FIELD, UTILIZED_FIELD) and isinstance(value, (list, tuple)):
+        return sorted(set(map(str, value)))
+    if field.startswith(SUPPORT_PREFIX) and isinstance(value, dict):
+        keys = value.get("supporting_keys") or []
+        return {**value, "supporting_keys": sorted(set(map(str, keys)))}
+    return value
 
 
 def _canonical(value: Any) -> str:

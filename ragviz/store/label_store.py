@@ -35,7 +35,7 @@ import json
 import os
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -53,6 +53,7 @@ from ragviz.store.events import (
     UNDO_FIELD,
     Event,
     ExampleStatus,
+    StoredAction,
     _canonical,
     _check_field,
     base_labels,
@@ -250,7 +251,7 @@ class LabelStore:
             for name, migration in MIGRATIONS:
                 if name in applied:
                     continue
-                migration(lambda s: self._q(s), self.dialect)
+                migration(lambda s, p=(): self._q(s, p), self.dialect)
                 self._q("INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)", (name, now_iso()))
 
     def applied_migrations(self) -> list[str]:
@@ -326,7 +327,8 @@ class LabelStore:
         """Store one decision (several field changes) in one durable transaction.
 
         *changes* are :class:`ragviz.data.labels.Change` (or ``(field, old, new)`` triples). Returns the
-        new action id, ``None`` when *changes* is empty.
+        new action id, ``None`` when *changes* is empty or changes no stored value (a label field whose
+        ``new`` equals its ``old`` is dropped from the decision).
 
         No lost update: each label field's ``old`` is the value the person saw. Inside the same write
         transaction the store compares it with the field's stored current value for this annotator
@@ -349,6 +351,10 @@ class LabelStore:
                 _dumps(c.old), _dumps(c.new)
             except (TypeError, ValueError) as exc:
                 raise ValueError(f"{c.field}: value cannot be stored as JSON: {exc}") from None
+        # a label "change" from a value to itself (a widget re-sent what it showed) is no decision
+        items = [c for c in items if not (is_label_field(c.field) and _canonical(c.old) == _canonical(c.new))]
+        if not items:
+            return None
         ts = now_iso()
         with self._write():
             items = self._check_stale(example_uid, annotator, items, example)
@@ -413,6 +419,61 @@ class LabelStore:
             self._insert_event(action_id, example_uid, annotator, ts, UNDO_FIELD, None, target)
             status = self._refresh_status(example_uid, annotator, action_id)
             self._cache_status(annotator, example_uid, status, action_id)
+        return True
+
+    def last_action(
+        self, annotator: str, where: Callable[[str], bool] = lambda uid: True, max_events: int = 5000
+    ) -> StoredAction | None:
+        """The annotator's latest action that is not undone and not itself an undo, on any example
+        for which *where(uid)* holds (the page passes "is loaded"); ``None`` when there is none among
+        the annotator's latest *max_events* events. What an undo without an example
+        (:meth:`undo_action`) cancels.
+
+        Walks the annotator's events newest first (indexed by annotator and id), in pages: an undo
+        marker is always newer than the action it cancels, so one pass knows every undone action
+        before it meets it. Usually the first page holds the answer."""
+        self._check_ids("-", annotator)
+        page = 200
+        undone: set[int] = set()
+        below: int | None = None
+        seen = 0
+        with self._lock:
+            while seen < max_events:
+                rows = self._q(
+                    f"SELECT {_EVENT_COLUMNS} FROM label_events e JOIN label_actions a ON a.id = e.action_id"
+                    " WHERE e.annotator = ?"
+                    + ("" if below is None else " AND e.id < ?")
+                    + " ORDER BY e.id DESC LIMIT ?",
+                    (annotator, page) if below is None else (annotator, below, page),
+                ).fetchall()
+                if not rows:
+                    return None
+                for row in rows:
+                    e = _event(row)
+                    seen += 1
+                    if e.field == UNDO_FIELD:
+                        if e.new is not None:
+                            undone.add(int(e.new))
+                    elif e.action_id not in undone and where(e.example_uid):
+                        events = tuple(x for x in self._events(e.example_uid, annotator) if x.action_id == e.action_id)
+                        return StoredAction(e.action_id, e.example_uid, e.action, events)
+                below = _event(rows[-1]).id
+        return None
+
+    def undo_action(self, example_uid: str, annotator: str, action_id: int) -> bool:
+        """Undo one named action of the annotator on the example (the one :meth:`last_action` named
+        when the page was drawn); ``False`` when it is not the annotator's, already undone or an undo."""
+        self._check_ids(example_uid, annotator)
+        with self._write():
+            events = self._events(example_uid, annotator)
+            undone = {int(e.new) for e in events if e.field == UNDO_FIELD and e.new is not None}
+            if action_id in undone or not any(e.action_id == action_id and e.field != UNDO_FIELD for e in events):
+                return False
+            ts = now_iso()
+            undo_id = self._new_action(example_uid, annotator, ts, UNDO_FIELD)
+            self._insert_event(undo_id, example_uid, annotator, ts, UNDO_FIELD, None, action_id)
+            status = self._refresh_status(example_uid, annotator, undo_id)
+            self._cache_status(annotator, example_uid, status, undo_id)
         return True
 
     def history(self, example_uid: str, annotator: str | None = None) -> list[Event]:

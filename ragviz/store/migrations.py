@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
+
+from ragviz.store.events import Event, effective_events, status_of
 
 
 @dataclass(frozen=True)
@@ -26,8 +30,8 @@ class Dialect:
         return statement.replace("?", "%s")
 
 
-# Runs one SQL statement; a migration ignores what it returns (a cursor, for sqlite3).
-RunSQL = Callable[[str], object]
+# Runs one SQL statement (with ``?`` parameters when given); returns a cursor that a data migration reads.
+RunSQL = Callable[..., Any]
 
 SQLITE = Dialect(
     name="sqlite",
@@ -128,10 +132,60 @@ def _m005_uploads(run: RunSQL, d: Dialect) -> None:
     run(f"CREATE TABLE uploads (name TEXT NOT NULL PRIMARY KEY, data {d.blob} NOT NULL, ts TEXT NOT NULL)")
 
 
+def _m006_audit_samples(run: RunSQL, d: Dialect) -> None:
+    # Uniformly random audit samples (ragviz.store.audit_samples): who drew one, with which seed, from
+    # which examples (a fingerprint of their uids), and its members in draw order.
+    run(
+        f"""CREATE TABLE audit_samples (
+            id {d.identity},
+            seed BIGINT NOT NULL,
+            population TEXT NOT NULL,
+            population_size INTEGER NOT NULL,
+            created_by TEXT NOT NULL,
+            ts TEXT NOT NULL)"""
+    )
+    run(
+        """CREATE TABLE audit_sample_members (
+            sample_id BIGINT NOT NULL REFERENCES audit_samples (id),
+            position INTEGER NOT NULL,
+            example_uid TEXT NOT NULL,
+            added_by TEXT NOT NULL,
+            ts TEXT NOT NULL,
+            PRIMARY KEY (sample_id, position),
+            UNIQUE (sample_id, example_uid))"""
+    )
+
+
+def _m008_recount_example_status(run: RunSQL, d: Dialect) -> None:
+    # ExampleStatus now reads an edit that ends where it started (a key list with the same keys in
+    # another order included) as no correction that marks nothing reviewed: recount the stored rows
+    # the old rule wrote, so the Review page's counts agree with a fresh fold (and with an export).
+    pairs = run("SELECT annotator, example_uid, reviewed, corrected FROM example_status").fetchall()
+    for annotator, uid, reviewed, corrected in pairs:
+        rows = run(
+            "SELECT e.id, e.action_id, e.ts, e.field, e.old_value, e.new_value, a.kind FROM label_events e"
+            " JOIN label_actions a ON a.id = e.action_id WHERE e.example_uid = ? AND e.annotator = ? ORDER BY e.id",
+            (uid, annotator),
+        ).fetchall()
+        events = [Event(r[0], r[1], uid, annotator, r[2], r[3], _json(r[4]), _json(r[5]), r[6]) for r in rows]
+        status = status_of(effective_events(events))
+        if (bool(reviewed), bool(corrected)) != (status.reviewed, status.corrected):
+            run(
+                "UPDATE example_status SET reviewed = ?, corrected = ? WHERE annotator = ? AND example_uid = ?",
+                (int(status.reviewed), int(status.corrected), annotator, uid),
+            )
+
+
+def _json(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
 MIGRATIONS: tuple[tuple[str, Callable[[RunSQL, Dialect], None]], ...] = (
     ("001_label_events", _m001_label_events),
     ("002_positions_and_sources", _m002_positions_and_sources),
     ("003_judge_label_sets", _m003_judge_label_sets),
     ("004_example_status_by_action", _m004_example_status_by_action),
     ("005_uploads", _m005_uploads),
+    ("006_audit_samples", _m006_audit_samples),
+    ("008_recount_example_status", _m008_recount_example_status),
 )

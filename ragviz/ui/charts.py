@@ -12,6 +12,8 @@ from typing import Any
 import altair as alt
 import pandas as pd
 
+from ragviz.analysis.dashboard import HISTOGRAM_BINS, histogram_counts
+
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#F0E442", "#000000"]
 
 
@@ -24,22 +26,35 @@ def distribution_chart(
     columns: int = 4,
 ) -> alt.Chart:
     """Histogram of each metric (one panel per metric), bars stacked by subset (or by the *color*
-    field, e.g. ``system``). *records*: ``{"dataset": ..., metric: value, ...}`` per example."""
-    df = pd.DataFrame(records, columns=[color, *metrics])
-    long = df.melt(id_vars=[color], value_vars=list(metrics), var_name="metric", value_name="value").dropna()
+    field, e.g. ``system``). *records*: ``{"dataset": ..., metric: value, ...}`` per example; they
+    are counted into bins here (:func:`ragviz.analysis.dashboard.histogram_counts`), so the chart
+    carries one row per non-empty bin, never one per example."""
+    counts = histogram_counts(records, metrics, color)
+    df = pd.DataFrame(counts, columns=[color, "metric", "bin_start", "bin_end", "count"])
     return (
-        alt.Chart(long, title=title or alt.Undefined)
+        alt.Chart(df, title=title or alt.Undefined)
         .mark_bar()
         .encode(
-            x=alt.X("value:Q", bin=alt.Bin(maxbins=20, extent=[0, 1]), title="score"),
-            y=alt.Y("count():Q", title="examples"),
+            x=alt.X(
+                "bin_start:Q",
+                bin=alt.Bin(binned=True, step=1 / HISTOGRAM_BINS),
+                scale=alt.Scale(domain=[0, 1]),
+                title="score",
+            ),
+            x2="bin_end:Q",
+            y=alt.Y("count:Q", title="examples", stack="zero"),
             color=alt.Color(
                 f"{color}:N",
                 scale=alt.Scale(range=OKABE_ITO),
                 title=color_title,
                 legend=alt.Legend(orient="bottom", columns=4),
             ),
-            tooltip=[f"{color}:N", alt.Tooltip("count():Q", title="examples")],
+            tooltip=[
+                f"{color}:N",
+                alt.Tooltip("count:Q", title="examples"),
+                alt.Tooltip("bin_start:Q", title="from"),
+                alt.Tooltip("bin_end:Q", title="to"),
+            ],
         )
         .properties(width=165, height=160)
         .facet(facet=alt.Facet("metric:N", sort=list(metrics), title=None), columns=columns)
@@ -68,37 +83,61 @@ def means_chart(rows: Sequence[dict[str, Any]], columns: int = 4) -> alt.Chart:
         ],
     )
     bars = base.mark_rule(strokeWidth=2).encode(
-        x=alt.X("low:Q", title="mean (95% bootstrap interval)", scale=alt.Scale(domain=[0, 1])), x2="high:Q"
+        x=alt.X("low:Q", title="mean, 95% interval", scale=alt.Scale(domain=[0, 1])), x2="high:Q"
     )
     points = base.mark_point(filled=True, size=60).encode(x="mean:Q")
     return (
         (bars + points)
-        .properties(width=165, height=alt.Step(24))
+        .properties(width=150, height=alt.Step(24))  # 4 panels and the subset names fit 1280 px
         .facet(facet=alt.Facet("metric:N", title=None, sort=metric_order), columns=columns)
     )
 
 
+SCATTER_GRID = 50  # judge and human scores are binned to 1/50 (0.02) before counting
+
+
 def scatter_chart(rows: Sequence[dict[str, Any]]) -> alt.Chart:
-    """Judge vs human score per example, one panel per metric, with the y = x line.
-    *rows*: ``{"uid", "metric", "judge", "human"}``."""
-    df = pd.DataFrame(rows, columns=["uid", "metric", "judge", "human"]).dropna()
-    diag = pd.DataFrame({"judge": [0.0, 1.0], "human": [0.0, 1.0]})
+    """Judge vs human score, one panel per metric showing only that metric's examples, with the
+    y = x line. Points are binned to a 0.02 grid and counted (the circle's size and the tooltip give
+    the number of examples), so the chart stays small however many examples there are.
+    *rows*: ``{"metric", "judge", "human"}`` per example (``"uid"`` ignored), or already counted with
+    ``"n"`` examples per row. Every layer takes the one faceted data source: a layer with data of
+    its own would be drawn whole in every panel."""
+    df = pd.DataFrame(rows, columns=["metric", "judge", "human", "n"])
+    df["n"] = df["n"].fillna(1)
+    df = df.dropna()
+    grid = SCATTER_GRID
     points = (
-        alt.Chart(df)
-        .mark_circle(size=70, opacity=0.7, color=OKABE_ITO[0])
+        alt.Chart()
+        .transform_calculate(
+            judge_bin=f"round(datum.judge * {grid}) / {grid}", human_bin=f"round(datum.human * {grid}) / {grid}"
+        )
+        .transform_aggregate(examples="sum(n)", groupby=["metric", "judge_bin", "human_bin"])
+        .mark_circle(opacity=0.75, color=OKABE_ITO[0])
         .encode(
-            x=alt.X("judge:Q", scale=alt.Scale(domain=[0, 1]), title="judge"),
-            y=alt.Y("human:Q", scale=alt.Scale(domain=[0, 1]), title="human"),
-            tooltip=["uid:N", alt.Tooltip("judge:Q", format=".3f"), alt.Tooltip("human:Q", format=".3f")],
+            x=alt.X("judge_bin:Q", scale=alt.Scale(domain=[0, 1]), title="judge"),
+            y=alt.Y("human_bin:Q", scale=alt.Scale(domain=[0, 1]), title="human"),
+            size=alt.Size("examples:Q", title="examples", scale=alt.Scale(range=[40, 400]), legend=None),
+            tooltip=[
+                "metric:N",
+                alt.Tooltip("judge_bin:Q", format=".2f", title="judge"),
+                alt.Tooltip("human_bin:Q", format=".2f", title="human"),
+                alt.Tooltip("examples:Q", title="examples"),
+            ],
         )
     )
-    line = alt.Chart(diag).mark_line(color="#888", strokeDash=[4, 4]).encode(x="judge:Q", y="human:Q")
+    diagonal = (
+        alt.Chart()
+        .transform_aggregate(groupby=["metric"])
+        .transform_calculate(x0="0", x1="1")
+        .mark_rule(color="#888", strokeDash=[4, 4])
+        .encode(x="x0:Q", y="x0:Q", x2="x1:Q", y2="x1:Q")
+    )
+    order = list(dict.fromkeys(df["metric"]))
     return (
-        alt.layer(line, points, data=df)
+        alt.layer(diagonal, points, data=df)
         .properties(width=165, height=200)
-        .facet(facet=alt.Facet("metric:N", title=None), columns=4)
-        if not df.empty
-        else points.properties(width=165, height=200)
+        .facet(facet=alt.Facet("metric:N", title=None, sort=order), columns=4)
     )
 
 

@@ -143,6 +143,12 @@ def judge_agreement(agreement: Agreement, scatter: list[dict[str, Any]], against
     charts.show_chart(
         _confusion_matrices(agreement), "judge-vs-human-confusion", "dashboard.confusion", downloads=downloads
     )
+    shown = len({r["uid"] for r in scatter})
+    if shown < agreement.n_examples:  # sampled by ragviz.analysis.dashboard.scatter_sample
+        st.caption(
+            f"Judge vs human scores: a sample of {shown:,} of the {agreement.n_examples:,} decided examples "
+            "(evenly spaced), one point per metric each."
+        )
     charts.show_chart(charts.scatter_chart(scatter), "judge-vs-human-scatter", "dashboard.scatter", downloads=downloads)
 
 
@@ -209,13 +215,21 @@ def _review_link(uid: str, label: str) -> None:
 def triage(leverage: Mapping[str, Sequence[Leverage]], disagreements: Sequence[Disagreement]) -> None:
     """Links to the Review page: the examples where one change moves a metric's mean most (the
     person picks the metric), and those where judge and human disagree most."""
+    with st.container(key="dashboard-triage"):  # its links wrap instead of ending in "…" (render.theme_css)
+        _triage_lists(leverage, disagreements)
+
+
+def _triage_lists(leverage: Mapping[str, Sequence[Leverage]], disagreements: Sequence[Disagreement]) -> None:
+    # the picker spans the page: in a half-width column its four options did not fit at 1280 px
+    metric = (
+        st.segmented_control(
+            "Metric whose mean one change moves", TRACE_METRICS, default="adherence", key="dashboard.triage_metric"
+        )
+        or "adherence"
+    )
     left, right = st.columns(2, gap="large")
     with left:
-        st.subheader("One change moves the mean most")
-        metric = (
-            st.segmented_control("Metric", TRACE_METRICS, default="adherence", key="dashboard.triage_metric")
-            or "adherence"
-        )
+        st.subheader(f"One change moves the mean {metric} most")
         if not leverage[metric]:
             st.caption("No labeled example.")
         for x in leverage[metric]:

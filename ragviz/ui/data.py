@@ -52,17 +52,21 @@ class LoadRequest:
     path: str | None
 
 
-def load_box(sample_name: str, path_off: str | None = None) -> LoadRequest:
+def load_box(sample_name: str, path_off: str | None = None, sample_loaded: bool = False) -> LoadRequest:
     """The "Load data" box: one tab each for the sample data (folder *sample_name*), an upload and
     a path. An upload is returned once, on the run it arrives. *path_off* (a sentence) disables the
-    path field and says why (served without a data folder)."""
+    path field and says why (served without a data folder). *sample_loaded*: the sample is what is
+    loaded (its button is then a plain one: loading it again is not the next step)."""
     with st.container(border=True):
         st.subheader("Load data")
         add = st.checkbox("Add to the data already loaded (instead of replacing it)", key="data.add")
         sample_tab, upload_tab, path_tab = st.tabs(["Sample data", "Upload a file", "Open a path"])
         with sample_tab:
-            st.caption(f"About 20 hand-written examples in the RAGBench schema ({sample_name}/).")
-            sample = st.button("Load the sample data", key="data.load_sample", type="primary")
+            loaded_note = " It is loaded now." if sample_loaded else ""
+            st.caption(f"About 20 hand-written examples in the RAGBench schema ({sample_name}/).{loaded_note}")
+            sample = st.button(
+                "Load the sample data", key="data.load_sample", type="secondary" if sample_loaded else "primary"
+            )
         with upload_tab:
             up = st.file_uploader(
                 "RAGBench Parquet, JSONL, JSON or CSV (raw {question, documents, response} rows are split into sentences)",

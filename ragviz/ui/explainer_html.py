@@ -3,6 +3,7 @@ utilized Venn, and the other families' explanations. Every text from data is esc
 
 from __future__ import annotations
 
+import base64
 import math
 from dataclasses import dataclass
 
@@ -15,15 +16,15 @@ from ragviz.analysis.explain import (
 from ragviz.data.model import Example, Labels
 from ragviz.data.ragbench import unsupported_keys
 from ragviz.metrics.trace import trace_scores
-from ragviz.ui.render import esc, format_score
+from ragviz.ui.render import CHIP, GREEN, GREY, INK, MUTED, ORANGE, SKY, VERMILION, esc, format_score
 
-NUM_COLOR, DEN_COLOR, BAD_COLOR = "#009E73", "#56B4E9", "#D55E00"
-RELEVANT_COLOR, UTILIZED_COLOR = "#56B4E9", "#E69F00"
+NUM_COLOR, DEN_COLOR, BAD_COLOR = GREEN, SKY, VERMILION
+RELEVANT_COLOR, UTILIZED_COLOR = SKY, ORANGE
 YES, NO = "✓", "✗"
 
 _BOX = (
-    "font-family:system-ui,-apple-system,'Segoe UI',sans-serif;color:#1f2328;border:1px solid #d0d7de;"
-    "border-radius:8px;padding:10px 12px;margin:0 0 10px 0;background:#fff"
+    "font-family:system-ui,-apple-system,'Segoe UI',sans-serif;border:1px solid rgba(140,149,159,0.45);"
+    "border-radius:8px;padding:10px 12px;margin:0 0 10px 0;background:rgba(140,149,159,0.06)"
 )
 
 
@@ -31,6 +32,11 @@ _KEY = (
     "display:inline-block;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:0.8rem;"
     "font-weight:600;border-radius:4px;padding:0 4px;margin:1px 2px;"
 )
+
+
+def _chip(color: str) -> str:
+    background, text = CHIP.get(color, (color, "#fff"))
+    return f"{_KEY};background:{background};color:{text}"
 
 
 @dataclass(frozen=True)
@@ -81,9 +87,9 @@ def formula_terms(example: Example, labels: Labels | None) -> list[FormulaTerm]:
 
 def _keys_html(keys: tuple[str, ...], color: str, limit: int = 60) -> str:
     if not keys:
-        return '<span style="color:#888">none</span>'
-    shown = "".join(f'<span style="{_KEY};background:{color};color:#fff">{esc(k)}</span>' for k in keys[:limit])
-    more = f' <span style="color:#57606a">… and {len(keys) - limit} more</span>' if len(keys) > limit else ""
+        return f'<span style="{MUTED}">none</span>'
+    shown = "".join(f'<span style="{_chip(color)}">{esc(k)}</span>' for k in keys[:limit])
+    more = f' <span style="{MUTED}">… and {len(keys) - limit} more</span>' if len(keys) > limit else ""
     return shown + more
 
 
@@ -101,7 +107,7 @@ def formula_html(term: FormulaTerm) -> str:
         f'<div class="rv-formula-card" data-metric="{esc(term.metric)}" style="{_BOX}">'
         f'<div style="font-size:1.05rem"><b>{esc(term.metric)}</b> = {esc(term.formula)} = '
         f'<span style="font-size:1.2rem;font-weight:700">{esc(filled)}</span></div>'
-        f'<div style="font-size:0.8rem;color:#57606a;margin:2px 0 6px 0">{esc(term.note)}</div>'
+        f'<div style="font-size:0.8rem;{MUTED};margin:2px 0 6px 0">{esc(term.note)}</div>'
         f'<div style="font-size:0.85rem"><b>{top_label}</b> ({len(term.numerator)}): {_keys_html(term.numerator, top_color)}</div>'
         f'<div style="font-size:0.85rem"><b>denominator</b> ({len(term.denominator)}): {_keys_html(term.denominator, DEN_COLOR)}</div>'
         "</div>"
@@ -136,7 +142,9 @@ def venn_svg(relevant: set[str], utilized: set[str], n_total: int, title: str = 
     )
     return (
         '<svg class="rv-venn" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 360 230" width="360" height="230" '
-        'font-family="system-ui,sans-serif" role="img" aria-label="Venn diagram of relevant and utilized sentences">'
+        f'font-family="system-ui,sans-serif" fill="{INK}" role="img" '
+        'aria-label="Venn diagram of relevant and utilized sentences">'
+        '<rect width="360" height="230" rx="8" fill="#ffffff"/>'
         f"{heading}"
         f'<circle cx="135" cy="115" r="85" fill="{RELEVANT_COLOR}" fill-opacity="0.35" stroke="{RELEVANT_COLOR}" stroke-width="2"/>'
         f'<circle cx="225" cy="115" r="85" fill="{UTILIZED_COLOR}" fill-opacity="0.35" stroke="{UTILIZED_COLOR}" stroke-width="2"/>'
@@ -160,7 +168,18 @@ def venn_html(example: Example, labels: Labels | None, title: str = "") -> str:
         example.n_context_sentences,
         title,
     )
-    return f'<div style="{_BOX};text-align:center">{svg}</div>'
+    return f'<div style="{_BOX};text-align:center">{venn_img(svg)}</div>'
+
+
+def venn_img(svg: str) -> str:
+    """*svg* as an ``<img>`` with a ``data:`` URI: ``st.html``'s sanitiser strips inline ``<svg>``
+    (the Venn was blank), an image it keeps. The SVG's text is already escaped, and an image runs no
+    script. The alt text names the counts for screen readers."""
+    data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+    return (
+        f'<img class="rv-venn" src="data:image/svg+xml;base64,{data}" width="360" height="230" '
+        'style="max-width:100%;height:auto" alt="Venn diagram of relevant and utilized sentences">'
+    )
 
 
 def delta_html(judge: float | None, human: float | None) -> str:
@@ -174,13 +193,13 @@ def delta_html(judge: float | None, human: float | None) -> str:
 _SMALL = "font-size:0.85rem"
 
 
-_MUTED = "color:#57606a"
+_MUTED = MUTED
 
 
 _TABLE = "border-collapse:collapse;font-size:0.85rem;margin:4px 0 8px 0;width:100%"
 
 
-_CELL = "border-bottom:1px solid #eaeef2;padding:2px 6px;text-align:left;vertical-align:top"
+_CELL = "border-bottom:1px solid rgba(140,149,159,0.3);padding:2px 6px;text-align:left;vertical-align:top"
 
 
 def filled_html(term: Filled) -> str:
@@ -193,7 +212,7 @@ def filled_html(term: Filled) -> str:
 
 
 def _flag(value: bool) -> str:
-    color = NUM_COLOR if value else "#8c959f"
+    color = NUM_COLOR if value else GREY
     return f'<span style="color:{color};font-weight:700">{YES if value else NO}</span>'
 
 
@@ -234,7 +253,7 @@ def retrieval_html(expl: RetrievalExplanation) -> str:
     """One system: the ranked ids marked relevant or not (top k shaded) and the filled formulas."""
     rows = []
     for x in expl.ranking:
-        shade = "background:#f6f8fa;" if x.in_top_k else ""
+        shade = "background:rgba(140,149,159,0.18);" if x.in_top_k else ""
         rows.append(
             [
                 f'<span style="{shade}padding:0 4px">{x.rank}</span>',
@@ -269,9 +288,9 @@ def _tokens_html(tokens: tuple[str, ...], shared: tuple[str, ...]) -> str:
     for t in tokens:
         if left.get(t, 0) > 0:
             left[t] -= 1
-            out.append(f'<span style="{_KEY};background:{NUM_COLOR};color:#fff">{esc(t)}</span>')
+            out.append(f'<span style="{_chip(NUM_COLOR)}">{esc(t)}</span>')
         else:
-            out.append(f'<span style="{_KEY};background:#eaeef2;color:#1f2328">{esc(t)}</span>')
+            out.append(f'<span style="{_KEY};background:rgba(140,149,159,0.22)">{esc(t)}</span>')
     return "".join(out) or f'<span style="{_MUTED}">no token</span>'
 
 

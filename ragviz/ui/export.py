@@ -4,25 +4,32 @@ per-example metrics table and the equivalent command line."""
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import pandas as pd
 import streamlit as st
 
 from ragviz.analysis.review_queue import Progress
 from ragviz.export.files import MIME_TYPES, export_filename
+from ragviz.store.postgres import is_url
+from ragviz.ui.render import md_escape
 
 DOWNLOADS = {
     "jsonl": "Download labels (JSONL)",
     "parquet": "Download labels (Parquet)",
     "csv": "Download metrics (CSV)",
+    "ragas": "Download Ragas dataset (JSONL)",
+    "deepeval": "Download DeepEval test cases (JSON)",
 }
 WHAT_AN_EXPORT_HOLDS = (
     "The export holds **every loaded example** with the current labels of the annotator named in the sidebar "
     "(the judge's labels where nothing was changed), scores recomputed from those labels, `llm_`-prefixed copies "
     "of the judge's original labels, and provenance (`label_source`, `reviewer`, `reviewed_at`). "
-    "Loading an export back gives exactly the same labels and scores."
+    "Loading an export back gives exactly the same labels and scores. The Ragas dataset "
+    "(`EvaluationDataset.from_jsonl`) holds the texts and the retrieval ids, your corrected gold ids as "
+    "`reference_context_ids`; the DeepEval test cases carry everything else in `additional_metadata.ragbench`."
 )
 TABLE_SHOWN_UP_TO = 500  # examples: larger data shows the metrics table only on request
 
@@ -64,12 +71,56 @@ def show_table_toggle(n_examples: int) -> bool:
     return st.toggle("Show the table", value=n_examples <= TABLE_SHOWN_UP_TO, key="export.show_table")
 
 
+#: Rows of the metrics table sent to the browser at a time.
+TABLE_PAGE_ROWS = 1000
+
+
 def metrics_table(table: pd.DataFrame) -> None:
-    st.dataframe(table, hide_index=True, width="stretch")
+    """The per-example metrics, a page of :data:`TABLE_PAGE_ROWS` rows at a time (the CSV download
+    holds them all)."""
+    pages = max(1, -(-len(table) // TABLE_PAGE_ROWS))
+    if pages == 1:
+        st.dataframe(table, hide_index=True, width="stretch")
+        return
+    page = st.number_input(f"Page (of {pages:,})", min_value=1, max_value=pages, value=1, key="export.table_page")
+    first = (int(page) - 1) * TABLE_PAGE_ROWS
+    shown = table.iloc[first : first + TABLE_PAGE_ROWS]
+    st.caption(f"Examples {first + 1:,}–{first + len(shown):,} of {len(table):,}; the CSV download has them all.")
+    st.dataframe(shown, hide_index=True, width="stretch")
 
 
-def command_line(db: Path, who: str) -> None:
-    """The ``ragviz export`` command that writes the same labels."""
-    st.code(
-        f"ragviz export --db {shlex.quote(str(db))} -o labels.jsonl --annotator {shlex.quote(who)}", language="bash"
-    )
+def _db_for_shell(db: str | Path) -> str:
+    """The store as the command line names it: a file's absolute path, or a ``postgresql://`` URL without
+    its password (the person supplies it, e.g. through ``PGPASSWORD``; no secret is printed)."""
+    text = str(db)
+    if not is_url(text):
+        return str(Path(text).expanduser().resolve())
+    parts = urlsplit(text)
+    if parts.password is None:
+        return text
+    host = parts.hostname or ""
+    netloc = f"{parts.username}@{host}" if parts.username else host
+    if parts.port is not None:
+        netloc += f":{parts.port}"
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def export_command(db: str | Path, who: str, data: Sequence[str], annotators: Sequence[str]) -> str:
+    """The ``ragviz export DATA... --db DB -o labels.jsonl --annotator WHO`` line that writes the same
+    labels as the download: it names the loaded data files (absolute paths, so it works from any
+    folder) instead of relying on the files registered in the store, which data opened through
+    ``$RAGVIZ_DATA`` never is. With nobody's decision in the store yet (*annotators* empty) it names
+    no annotator: the export is the judge's labels, as the download's is."""
+    files = " ".join(shlex.quote(str(Path(p).expanduser().resolve())) for p in data)
+    whose = f" --annotator {shlex.quote(who)}" if annotators else ""
+    return f"ragviz export {files + ' ' if files else ''}--db {shlex.quote(_db_for_shell(db))} -o labels.jsonl{whose}"
+
+
+def command_line(db: str | Path, who: str, data: Sequence[str], annotators: Sequence[str]) -> None:
+    """The ``ragviz export`` command that writes the same labels (see :func:`export_command`)."""
+    st.code(export_command(db, who, data, annotators), language="bash", wrap_lines=True)  # whole, not scrolled away
+    if annotators and who not in annotators:
+        st.caption(
+            f"`ragviz export` refuses an annotator with no decision in the store: make one first "
+            f"(annotators with decisions: {md_escape(', '.join(annotators))})."
+        )

@@ -131,7 +131,7 @@ def key_source_note(access: EndpointAccess | JudgeConfigError) -> str:
         return f"Using the key entered here (kept in this browser session only). {rule}"
     if os.environ.get(API_KEY_ENV):
         return f"Using {API_KEY_ENV} from the server's environment. {rule}"
-    return f"No key yet: enter one or set {API_KEY_ENV}. {rule}"
+    return f"No key yet. {rule}"
 
 
 def format_cost(cost_usd: float | None) -> str:
@@ -189,14 +189,6 @@ def show_failures(failures: Sequence[Any], limit: int = 50, full: bool = True) -
             )
     if len(failures) > limit:
         st.caption(f"… and {len(failures) - limit} more failures")
-
-
-def rejudge_control(example: Example, key: str = "review.rejudge") -> JudgeOutcome | None:
-    """A "Re-judge this example" button (:func:`ragviz.ui.review.rejudge_button`); when clicked,
-    :func:`rejudge`. Returns the outcome when clicked."""
-    from ragviz.ui.review import rejudge_button
-
-    return rejudge(example) if rejudge_button(key) else None
 
 
 def rejudge(example: Example) -> JudgeOutcome | None:
@@ -344,8 +336,13 @@ def cancelled_notice() -> None:
         st.warning("Run cancelled. Every answer accepted before the cancel is kept; run again to judge the rest.")
 
 
-def run_button(disabled: bool) -> bool:
-    return st.button("Run the judge", type="primary", key="label.run", disabled=disabled, icon=":material/play_arrow:")
+def run_button(n_selected: int) -> bool:
+    """The Run button: off, with the reason in plain words above it, until the judge can run."""
+    access = judge_access()
+    blocker = str(access) if isinstance(access, JudgeConfigError) else ragviz.judge.endpoint.missing_key(access)
+    if blocker or not n_selected:
+        st.info(render.md_escape(blocker or "No example is selected.", None))
+    return st.button("Run the judge", type="primary", key="label.run", disabled=bool(blocker) or not n_selected)
 
 
 def run_progress(n_examples: int) -> Callable[[RunProgress], None]:

@@ -57,6 +57,7 @@ REVIEW_EDITING_KEYS = (
     "review.advance",
     "review.support.",
     "review.keys.",
+    "review.note.",
     "review.context.",
 )
 
@@ -81,10 +82,29 @@ def hiding_css(keys: tuple[str, ...] | list[str]) -> str:
 
 
 def hide_review_editing() -> bool:
-    """On the Review page: in presentation mode, hide every editing control and return True (the
-    page then records nothing, even from a keyboard shortcut)."""
+    """On the Review page: in presentation mode, hide every editing control and return True. The
+    page then does not draw its editing controls at all (so their keyboard shortcuts do not exist
+    either) and records nothing; this style is a second guard for any control it still draws."""
     if not is_present():
         return False
     st.html(hiding_css(REVIEW_EDITING_KEYS))
     st.caption("Presentation mode: editing is hidden (turn it off in the sidebar).")
     return True
+
+
+SHOW_CORRECTIONS_KEY = "review.present_corrections"
+
+
+def show_corrections(present: bool) -> bool:
+    """Whether the Review page shows the traces of corrections (review status, reviewed / corrected
+    progress and filters, deltas against the judge, what each override changed): always outside
+    presentation mode; in it only when the presenter turns on the sidebar toggle."""
+    if not present:
+        return True
+    with st.sidebar:
+        return st.toggle(
+            "Show corrections",
+            value=False,
+            key=SHOW_CORRECTIONS_KEY,
+            help="Presentation mode hides which examples were corrected and how; turn this on to show them.",
+        )

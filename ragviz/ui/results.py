@@ -34,11 +34,10 @@ def _store_key() -> tuple[str, tuple[int, int]]:
 
 @st.cache_resource(show_spinner="Computing the metrics…", max_entries=8)
 def _metrics_table(paths: tuple[str, ...], db: str, store_version: tuple[int, int], who: str) -> pd.DataFrame:
-    import pandas as pd
-
     from ragviz.export import rows
 
-    return pd.DataFrame(rows.metrics_records(load_result(paths).dataset, store(), who))
+    table: pd.DataFrame = rows.metrics_table(load_result(paths).dataset, store(), who).to_pandas()
+    return table
 
 
 def metrics_table(who: str) -> pd.DataFrame:
@@ -78,8 +77,13 @@ def comparison(a: str, b: str) -> Comparison:
 @st.cache_data(show_spinner="Computing the dashboard…", max_entries=16)
 def _dashboard_data(paths: tuple[str, ...], against: str, db: str, store_version: tuple[int, int]) -> DashboardData:
     from ragviz.analysis import dashboard
+    from ragviz.ui.progress import RowProgress
 
-    return dashboard.dashboard_data(load_result(paths).dataset, examples_of(paths), against, store())
+    dataset, examples = load_result(paths).dataset, examples_of(paths)
+    progress = RowProgress("Computing the dashboard", len(dataset))
+    data = dashboard.dashboard_data(dataset, examples, against, store(), progress=progress)
+    progress.close()
+    return data
 
 
 def dashboard_data(against: str) -> DashboardData:

@@ -1,7 +1,7 @@
 """The Review page's renderers: the sidebar filters, the navigation bar, the example's header, the
 live metric cards, the override effects, the selected response sentence's explanation and support
-controls, the label-quality flags and the re-judge button. The text itself (context and response,
-clickable) is drawn by :mod:`ragviz.ui.sentence_editor`.
+controls, the label-quality flags, the re-judge button and the other metric families' expander. The
+text itself (context and response, clickable) is drawn by :mod:`ragviz.ui.sentence_editor`.
 
 Each function draws the data it is given. Widgets hand the person's choice back: a button or control
 calls the ``on_…`` callback it was given (Streamlit runs that before the next run, so the page
@@ -19,7 +19,7 @@ from ragviz.analysis.quality import MECHANICAL_KINDS
 from ragviz.analysis.review import SUPPORTED, UNSUPPORTED, ResponseSpan
 from ragviz.analysis.review_metrics import MetricComparison, OverrideEffect
 from ragviz.analysis.review_queue import Progress, ReviewFilter
-from ragviz.data.model import Example
+from ragviz.data.model import Example, Labels
 from ragviz.data.problems import Problem
 from ragviz.ui import render
 
@@ -27,20 +27,26 @@ SUPPORT_CHOICE_LABELS = {SUPPORTED: "✓ supported", UNSUPPORTED: "✗ unsupport
 FLAGS_SHOWN = 3  # label-quality flags listed outright; more go in a closed expander
 
 
-def filter_sidebar(prog: Progress, subset_names: Sequence[str]) -> tuple[ReviewFilter, bool]:
+def filter_sidebar(
+    prog: Progress, subset_names: Sequence[str], editable: bool = True, show_corrections: bool = True
+) -> tuple[ReviewFilter, bool]:
     """Progress and the filters in the sidebar; returns the filter and whether accepting moves on
-    to the next unreviewed example."""
+    to the next unreviewed example. Presentation mode (*editable* off) has no accept option, and
+    without *show_corrections* no progress and no reviewed / corrected filters."""
     with st.sidebar:
-        st.progress(prog.fraction, text=str(prog))
+        if show_corrections:
+            st.progress(prog.fraction, text=str(prog))
         st.caption("Filters")
         flt = ReviewFilter(
-            unreviewed=st.toggle("Unreviewed only", key="review.f_unreviewed"),
-            corrected=st.toggle("Corrected only", key="review.f_corrected"),
+            unreviewed=show_corrections and st.toggle("Unreviewed only", key="review.f_unreviewed"),
+            corrected=show_corrections and st.toggle("Corrected only", key="review.f_corrected"),
             adherence_zero=st.toggle("Adherence 0", key="review.f_adherence0"),
             has_flags=st.toggle("Has label-quality flags", key="review.f_flags"),
             subsets=tuple(st.multiselect("Subset", subset_names, key="review.f_subsets")),
         )
-        advance_after_accept = st.toggle("Accept moves to the next unreviewed", value=True, key="review.advance")
+        advance_after_accept = editable and st.toggle(
+            "Accept moves to the next unreviewed", value=True, key="review.advance"
+        )
     return flt, advance_after_accept
 
 
@@ -55,9 +61,13 @@ def navigation_bar(
     on_accept: Callable[[], Any],
     on_undo: Callable[[], Any],
     on_reset: Callable[[], Any],
+    undo_hint: str | None = None,
+    editable: bool = True,
 ) -> None:
-    """Previous / Next / Next unreviewed / Accept / Undo / Reset with their shortcuts (K, J, N, A, Z).
-    *changed*: the current labels differ from the judge's (else there is nothing to reset)."""
+    """Previous / Next / Next unreviewed / Accept / Undo / Reset with their shortcuts (K, J, N, A, Z),
+    then what Z will undo (*undo_hint*, ``None``: nothing). *changed*: the person's labels differ
+    from where they started (else there is nothing to reset). Without *editable* (presentation
+    mode) only the moves are drawn, so no editing button and no editing shortcut exists."""
     with st.container(horizontal=True, vertical_alignment="center"):
         st.button(
             "◀ Previous", key="review.prev", shortcut="K", disabled=prev_row is None, on_click=on_go, args=(prev_row,)
@@ -65,16 +75,25 @@ def navigation_bar(
         st.button(
             "Next ▶", key="review.next", shortcut="J", disabled=next_row is None, on_click=on_go, args=(next_row,)
         )
+        if not editable:
+            return
         st.button("Next unreviewed", key="review.next_unreviewed", shortcut="N", on_click=on_next_unreviewed)
         st.button(
-            "Accept judge labels",
+            "Accept as shown",
             key="review.accept",
             shortcut="A",
             type="primary",
-            disabled=not has_judge,
             on_click=on_accept,
+            help="I reviewed this: the labels as shown now are right (your corrections stay). Marks the example reviewed.",
         )
-        st.button("Undo", key="review.undo", shortcut="Z", on_click=on_undo)
+        st.button(
+            "Undo",
+            key="review.undo",
+            shortcut="Z",
+            on_click=on_undo,
+            disabled=undo_hint is None,
+            help=f"Undo your last action: {undo_hint}" if undo_hint else "Nothing to undo.",
+        )
         st.button(
             "Reset to judge" if has_judge else "Reset to loaded labels",
             key="review.reset",
@@ -84,34 +103,60 @@ def navigation_bar(
             if has_judge
             else "This example has no judge labels: reset returns to the labels the file carried.",
         )
+    st.html(
+        '<div class="rv-undo-hint" style="font-family:system-ui,sans-serif;font-size:0.8rem;opacity:0.75">'
+        + (f"Z: undo {render.esc(undo_hint)}" if undo_hint else "Z: nothing to undo")
+        + "</div>"
+    )
+
+
+def choose_link_match(link: str, choices: Sequence[tuple[int, str]], on_choose: Callable[[int], Any]) -> None:
+    """A deep link's id names several examples: say so and offer one button per match (*choices*
+    are ``(row, label)``); *on_choose* gets the chosen row."""
+    st.warning(
+        f"The link's id {link!r} names {len(choices)} examples (in several subsets or generation models)."
+        " Choose one, or add &dataset=…&model=… to the link to open one directly.",
+        icon=":material/call_split:",
+    )
+    for n, (row, label) in enumerate(choices):
+        st.button(label, key=f"review.link_choice.{n}", on_click=on_choose, args=(row,))
 
 
 def example_header(position: str, status: str, example: Example) -> None:
-    """Where the page is, the example's review status and identity, then its question."""
+    """Where the page is, the example's review status (none when *status* is empty) and identity,
+    then its question."""
+    shown = f"<b>{render.esc(status)}</b> · " if status else ""
     st.html(
         f'<div style="font-family:system-ui,sans-serif;font-size:0.85rem;color:#57606a">{render.esc(position)} · '
-        f"<b>{render.esc(status)}</b> · {render.esc(example.dataset)} · id {render.esc(example.id)} · "
+        f"{shown}{render.esc(example.dataset)} · id {render.esc(example.id)} · "
         f"model {render.esc(example.generation_model or '—')}</div>"
     )
     st.html(render.text_block_html("Question", example.question))
 
 
-def metric_cards(comparison: Sequence[MetricComparison]) -> None:
-    """One card per TRACe metric: the current score, its delta against the judge's, the formula."""
+def metric_cards(comparison: Sequence[MetricComparison], against_judge: bool = True) -> None:
+    """One card per TRACe metric: the current score, its delta against the judge's, the formula;
+    without *against_judge* (presentation mode hiding corrections) only the score and formula."""
     cols = st.columns(4)
     for col, m in zip(cols, comparison):
         with col:
             st.metric(
                 m.name.capitalize(),
                 render.format_score(m.current),
-                delta=render.format_delta(m.delta),
+                delta=render.format_delta(m.delta) if against_judge else None,
                 delta_color="off" if m.name in ("relevance", "utilization") else "normal",
                 help="Current labels; the delta is against the judge's labels.",
                 border=True,
             )
             st.html(
                 f'<div class="rv-formula" style="font-family:ui-monospace,monospace;font-size:0.75rem;color:#57606a">'
-                f"{render.esc(m.formula)}<br>judge {render.format_score(m.judge)} → now {render.format_score(m.current)}</div>"
+                f"{render.esc(m.formula)}"
+                + (
+                    f"<br>judge {render.format_score(m.judge)} → now {render.format_score(m.current)}"
+                    if against_judge
+                    else ""
+                )
+                + "</div>"
             )
 
 
@@ -144,12 +189,16 @@ def support_controls(
     key_suffix: str,
     on_status: Callable[[str | None], Any],
     on_keys: Callable[[list[str]], Any],
+    on_note: Callable[[str], Any] | None = None,
 ) -> None:
-    """The selected sentence's verdict (supported / unsupported) and its supporting context keys;
-    a change calls *on_status* with the verdict or *on_keys* with the keys. *key_suffix* makes the
-    widget keys (``review.support.<suffix>``, ``review.keys.<suffix>``)."""
+    """The selected sentence's verdict (supported / unsupported), for a flipped verdict the
+    reviewer's optional note (it replaces the judge's explanation), and its supporting context
+    keys; a change calls *on_status* with the verdict, *on_note* with the note or *on_keys* with
+    the keys. *key_suffix* makes the widget keys (``review.support.<suffix>``,
+    ``review.note.<suffix>``, ``review.keys.<suffix>``)."""
     status_key = f"review.support.{key_suffix}"
     keys_key = f"review.keys.{key_suffix}"
+    note_key = f"review.note.{key_suffix}"
     st.segmented_control(
         f"Sentence {span.key} is",
         [SUPPORTED, UNSUPPORTED],
@@ -159,6 +208,15 @@ def support_controls(
         on_change=_with_value,
         args=(status_key, on_status),
     )
+    if span.by_reviewer and on_note is not None:
+        st.text_input(
+            f"Your note on {span.key} (optional; replaces the judge's explanation)",
+            value=span.explanation,
+            key=note_key,
+            placeholder="Why this verdict? Press Enter to keep it.",
+            on_change=_with_value,
+            args=(note_key, on_note),
+        )
     st.multiselect(
         f"Context sentences supporting {span.key}",
         key_options,
@@ -169,8 +227,9 @@ def support_controls(
     )
 
 
-def quality_flags(issues: Sequence[Problem], on_normalize: Callable[[], Any]) -> None:
-    """The label-quality flags and a button that applies the mechanical fixes (*on_normalize*)."""
+def quality_flags(issues: Sequence[Problem], on_normalize: Callable[[], Any] | None) -> None:
+    """The label-quality flags and a button that applies the mechanical fixes (*on_normalize*; no
+    button without one, as in presentation mode)."""
     st.markdown(f"**Label-quality flags: {len(issues)}**")
     if not issues:
         return
@@ -180,6 +239,8 @@ def quality_flags(issues: Sequence[Problem], on_normalize: Callable[[], Any]) ->
     else:  # a long list would push the page down; it opens on demand
         with st.expander(f"Show the {len(issues)} flags", expanded=False):
             st.html(lines)
+    if on_normalize is None:
+        return
     mechanical = sum(1 for p in issues if p.kind in MECHANICAL_KINDS)
     st.button(
         f"Normalize labels ({mechanical} mechanical fix{'es' if mechanical != 1 else ''})",
@@ -200,3 +261,21 @@ def rejudge_button(key: str = "review.rejudge") -> bool:
         icon=":material/smart_toy:",
         help="Ask the judge again with the settings of the Label page",
     )
+
+
+def families_expander(
+    example: Example,
+    judge: Labels | None,
+    current: Labels | None,
+    on_change: Callable[..., Any],
+    *,
+    version: int,
+    editable: bool,
+) -> None:
+    """The "Other metric families" expander, drawn only while open: a rerun with it closed runs none
+    of its tables or editors (and the page needs no pandas until then)."""
+    with st.expander("Other metric families", key="review.families_open", on_change="rerun") as families:
+        if families.open:
+            from ragviz.ui.families import render_families_panel
+
+            render_families_panel(example, judge, current, on_change, version=version, editable=editable)

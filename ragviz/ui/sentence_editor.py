@@ -70,7 +70,9 @@ def touched(uid: str) -> set[str]:
 
 
 def _styles(table: dict[str, tuple[str, str, str, str]]) -> dict[str, list[str]]:
-    return {state: list(style) for state, style in table.items()}
+    """Per state: highlight, border colour, marker, legend text, then the key chip's background and
+    text colour (:data:`ragviz.ui.render.CHIP`, as the legend's chips)."""
+    return {state: [*style, *render.CHIP.get(style[1], (style[1], "#fff"))] for state, style in table.items()}
 
 
 def context_data(

@@ -119,9 +119,12 @@ def require_data() -> PageContext:
     return PageContext(ds, store(), annotator(), is_present())
 
 
-@st.cache_resource(show_spinner="Building examples…", max_entries=4)
+@st.cache_resource(show_spinner=False, max_entries=4)
 def _examples(paths: tuple[str, ...]) -> dict[int, Example]:
-    return dict(iter_examples(load_result(paths).dataset))
+    from ragviz.ui.progress import track
+
+    dataset = load_result(paths).dataset
+    return dict(track("Building examples", iter_examples(dataset), len(dataset)))
 
 
 def examples_of(paths: tuple[str, ...]) -> dict[int, Example]:

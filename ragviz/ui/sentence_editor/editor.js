@@ -45,14 +45,15 @@ function scrollToTop() {
   window.scrollTo(0, 0);
 }
 
-function paint(span, style, selected) {
-  const [bg, border, marker, label] = style;
+// The highlight is a translucent tint under the page's own text colour (readable in either theme);
+// the key chip takes the palette's chip colours (render.CHIP: background and a text colour readable on it).
+function paint(span, style) {
+  const [bg, border, marker, label, chipBg, chipText] = style;
   span.style.background = bg;
   span.style.borderBottom = "2px solid " + border;
-  span.style.color = bg === "transparent" ? "" : "#1f2328";
   const badge = span.firstChild;
-  badge.style.background = border;
-  badge.style.color = bg === "transparent" && !selected ? "#1f2328" : "#fff";
+  badge.style.background = chipBg;
+  badge.style.color = chipText;
   badge.textContent = span.dataset.key + " " + marker;
   return label;
 }
@@ -68,7 +69,7 @@ function contextSentence(data, key, text, state) {
     span.append(el("span", "rv-link-tag", "\u25c6 support"));
   }
   span.append(document.createTextNode(text));
-  const label = paint(span, data.style[state], false);
+  const label = paint(span, data.style[state]);
   const next = data.style[CYCLE[(CYCLE.indexOf(state) + 1) % CYCLE.length]][3];
   span.title = key + ": " + label + (linked ? " \u2014 supports the selected response sentence" : "") +
     (data.editable ? " \u2014 click: " + next + (data.selected ? "; Shift+click: " + (linked ? "no longer" : "") +
@@ -196,7 +197,7 @@ function activateContext(span, data, send, byKey) {
   span.dataset.state = to;
   span.classList.remove("rv-" + seen);
   span.classList.add("rv-" + to);
-  paint(span, data.style[to], false);
+  paint(span, data.style[to]);
   if (byKey) memory.focus = { kind: "context", uid: data.uid, key: span.dataset.key };
   send({ uid: data.uid, kind: "label", key: span.dataset.key, seen: seen, to: to, n: ++memory.nonce });
 }
@@ -220,7 +221,7 @@ function renderResponse(root, data, send) {
     span.append(document.createTextNode(text));
     const selected = key === data.selected;
     if (selected) span.classList.add("rv-selected");
-    const label = paint(span, data.style[status], true);
+    const label = paint(span, data.style[status]);
     if (selected) span.style.outline = "3px solid " + data.link_color;
     span.title = key + ": " + label + (selected ? " (selected)" : " \u2014 click to see its support");
     span.tabIndex = 0;

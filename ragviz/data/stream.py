@@ -1,0 +1,91 @@
+"""Parquet files read a record batch at a time, for work that needs one pass over the rows and
+never all of them at once (``ragviz metrics``, ``ragviz export`` over data larger than memory).
+
+Each batch becomes a :class:`~ragviz.data.dataset.Dataset` of its own, checked as
+:func:`ragviz.data.load.load` checks a whole file (the column-wise fast path, else row by row with
+the file's row numbers in every problem). What stays in memory is one batch of rows and, to skip
+duplicates as :func:`~ragviz.data.load.load` does, the uid and location of every example seen.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ragviz.data.dataset import PATH_COL, ROW_COL, Dataset
+from ragviz.data.formats.parquet_rows import _parquet_fast_table
+from ragviz.data.problems import Report
+from ragviz.data.schema import load_rows
+
+#: Rows per record batch: about 150 MB of RAGBench-shaped rows in Arrow.
+BATCH_ROWS = 20_000
+
+
+def parquet_only(paths: Iterable[str | Path], report: Report) -> list[Path] | None:
+    """The files *paths* name (directories searched as :func:`ragviz.data.load.load` does) when
+    every one is Parquet, else ``None`` (the caller loads them whole)."""
+    from ragviz.data.load import _expand, _format_of
+
+    files = _expand(paths, report)
+    if not files or any(_format_of(f.name) != "parquet" for f in files):
+        return None
+    return files
+
+
+def parquet_batches(files: Iterable[Path], report: Report, batch_rows: int | None = None) -> Iterator[Dataset]:
+    """The rows of the Parquet *files* as datasets of at most *batch_rows* (default
+    :data:`BATCH_ROWS`) rows, in file order;
+    problems go to *report* (an unreadable file, a bad row) and duplicates (same dataset, id and
+    generation model as an earlier row) are skipped with a warning, as :func:`ragviz.data.load.load`
+    reports them."""
+    from ragviz.data.load import _subset_name
+
+    first_seen: dict[str, tuple[str, int]] = {}
+    for f in files:
+        try:
+            parquet = pq.ParquetFile(str(f), memory_map=False, pre_buffer=False)
+        except Exception as e:  # pyarrow raises several types for corrupt files
+            report.error(str(f), None, "file", f"unreadable Parquet: {e}")
+            continue
+        first_row = 1
+        subset = _subset_name(f)
+        try:
+            for batch in parquet.iter_batches(batch_size=batch_rows or BATCH_ROWS):
+                table = pa.Table.from_batches([batch])
+                fast = _parquet_fast_table(table)
+                if fast is not None:
+                    part = Dataset.from_table(fast, subset, str(f), first_row)
+                else:
+                    part = load_rows(enumerate(table.to_pylist(), start=first_row), str(f), subset, report)
+                first_row += batch.num_rows
+                yield _unseen(part, first_seen, report)
+                del part, fast, table
+                gc.collect()  # a Dataset is a reference cycle (its example cache): free the batch now
+        except Exception as e:  # a corrupt page in the middle of the file
+            report.error(str(f), first_row, "file", f"unreadable Parquet: {e}")
+
+
+def _unseen(part: Dataset, first_seen: dict[str, tuple[str, int]], report: Report) -> Dataset:
+    """*part* without the rows whose uid an earlier row had (each reported as a warning)."""
+    if not len(part):
+        return part
+    paths = part.table.column(PATH_COL).to_pylist()
+    rows = part.table.column(ROW_COL).to_pylist()
+    keep = []
+    for uid, path, row in zip(part.uids, paths, rows):
+        where = (path or "", row or 0)
+        first = first_seen.setdefault(uid, where)
+        keep.append(first == where)
+        if first != where:
+            report.warning(
+                where[0],
+                where[1],
+                "id",
+                f"duplicate of {first[0]}:{first[1]} (same dataset, id and generation model); "
+                "kept the first, skipped this row",
+            )
+    return part if all(keep) else Dataset(part.table.filter(pa.array(keep)))

@@ -1,0 +1,97 @@
+"""The export of rows nobody touched, computed on Arrow columns (no Python object per row).
+
+An example the label store knows nothing about (no decision by the annotator, no stored judge label
+set) is exported as :func:`ragviz.export.rows.export_row` would write it: its input row, ``dataset_name``
+filled in, the label fields normalised (a missing list is ``[]``, a missing explanation ``""``, the
+unsupported keys derived from the per-sentence support when the row stores none), the four TRACe
+scores recomputed from them, ``llm_`` copies of the same labels (the row's labels are the judge's) and
+``label_source`` ``"llm"`` (``None`` when unlabeled), ``audit_sample`` false. :func:`plain_export_columns` computes exactly
+those values column by column, and :func:`ragviz.export.json_text.json_lines` writes them as the JSON
+text ``json.dumps`` gives for their Python values, so both export formats keep their bytes.
+
+Rows this module cannot reproduce exactly go through the per-row path: tables holding ``llm_`` labels
+or provenance columns (a re-loaded export), label columns of unexpected types, and a batch with a null
+key inside a key list or a null support entry (:func:`plain_table`, :func:`plain_batch`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ragviz.data.dataset import BOOKKEEPING, SUBSET_COL
+from ragviz.data.label_columns import (
+    array_of,
+    fill_strings,
+    label_columns,
+    label_columns_ok,
+    label_values_ok,
+    present_type,
+)
+from ragviz.data.ragbench import LABEL_FIELDS, LLM_PREFIX, OVERRIDE_FIELDS
+from ragviz.metrics.trace import trace_arrays
+
+_PROVENANCE = ("label_source", "reviewer", "reviewed_at", "audit_sample")
+
+
+def plain_table(schema: pa.Schema) -> bool:
+    """Whether untouched rows of a table with *schema* can be exported on columns: no ``llm_`` label
+    or override columns and no provenance columns (a re-loaded export goes row by row), and label
+    columns of RAGBench's types (:func:`ragviz.data.label_columns.label_columns_ok`)."""
+    names = set(schema.names)
+    if any(LLM_PREFIX + f in names for f in (*LABEL_FIELDS, *OVERRIDE_FIELDS)) or names & set(_PROVENANCE):
+        return False
+    if SUBSET_COL not in names or not pa.types.is_string(schema.field(SUBSET_COL).type):
+        return False
+    return label_columns_ok(schema)
+
+
+def plain_batch(batch: pa.Table) -> bool:
+    """Whether the label values of *batch* (a table :func:`plain_table` accepts) are ones the
+    columnar export reproduces (:func:`ragviz.data.label_columns.label_values_ok`)."""
+    return label_values_ok(batch)
+
+
+def _nullable(values: np.ndarray) -> pa.Array:
+    """Floats with NaN as null (:func:`ragviz.metrics.trace.trace_arrays` marks ``None`` so)."""
+    return pa.array(values, pa.float64(), mask=np.isnan(values))
+
+
+def plain_export_columns(batch: pa.Table, n_sentences: Sequence[int] | np.ndarray) -> dict[str, pa.Array]:
+    """The export of every row of *batch* (untouched rows of a table :func:`plain_table` and
+    :func:`plain_batch` accept), column by column, in the key order of
+    :func:`ragviz.export.rows.export_row`: the input columns (bookkeeping dropped), ``dataset_name``,
+    the label fields, the scores, the ``llm_`` label copies and the provenance fields.
+
+    *n_sentences* is each row's context-sentence count (N of the TRACe formulas)."""
+    n = batch.num_rows
+    labels = label_columns(batch)
+    scores = trace_arrays(labels, np.asarray(n_sentences, np.int64))
+    subset = fill_strings(batch.column(SUBSET_COL), "")
+    if present_type(batch.schema, "dataset_name") is None:
+        dataset_name = subset
+    else:
+        given = array_of(batch.column("dataset_name"))
+        named = pc.fill_null(pc.call_function("not_equal", [given, pa.scalar("")]), pa.scalar(False))
+        dataset_name = array_of(pc.if_else(named, given, subset))
+
+    out: dict[str, pa.Array] = {}
+    for name in batch.column_names:
+        if name not in BOOKKEEPING:
+            out[name] = array_of(batch.column(name))
+    out["dataset_name"] = dataset_name
+    out.update(labels.columns)
+    out["relevance_score"] = _nullable(scores["relevance"])
+    out["utilization_score"] = _nullable(scores["utilization"])
+    out["completeness_score"] = _nullable(scores["completeness"])
+    out["adherence_score"] = pa.array(scores["adherence"] == 1.0, pa.bool_(), mask=~labels.labeled)
+    for name in LABEL_FIELDS:
+        out[LLM_PREFIX + name] = labels.columns[name]
+    out["label_source"] = pc.if_else(pa.array(labels.labeled), "llm", pa.scalar(None, pa.string()))
+    out["reviewer"] = pa.nulls(n, pa.string())
+    out["reviewed_at"] = pa.nulls(n, pa.string())
+    out["audit_sample"] = pa.array(np.zeros(n, np.bool_))  # only a reviewed row can be an audit member
+    return out

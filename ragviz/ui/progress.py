@@ -1,0 +1,39 @@
+"""Progress of long work (building every example, the first Dashboard) as rows done / total.
+
+The bar is created and emptied inside the cached function that does the work, so a cache hit
+replays nothing visible (Streamlit replays a cached function's elements, and refuses elements
+called on a block created outside it)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import TypeVar
+
+import streamlit as st
+
+T = TypeVar("T")
+
+
+class RowProgress:
+    """A progress bar reading ``WHAT: done / total rows``, redrawn about 50 times over the work;
+    callable as ``progress(what, done, total)`` (the signature of the analysis functions' callbacks)."""
+
+    def __init__(self, what: str, total: int) -> None:
+        self.bar = st.progress(0.0, text=f"{what}: 0 / {total:,} rows")
+        self.step = max(1, total // 50)
+
+    def __call__(self, what: str, done: int, total: int) -> None:
+        if done == total or done % self.step == 0:
+            self.bar.progress(min(1.0, done / max(total, 1)), text=f"{what}: {done:,} / {total:,} rows")
+
+    def close(self) -> None:
+        self.bar.empty()
+
+
+def track(what: str, items: Iterable[T], total: int) -> Iterator[T]:
+    """*items* (*total* of them) passed through while a :class:`RowProgress` counts them."""
+    progress = RowProgress(what, total)
+    for done, item in enumerate(items, start=1):
+        progress(what, done, total)
+        yield item
+    progress.close()

@@ -1,0 +1,222 @@
+"""Real-browser tests of the Review page's decisions as a person makes them: Accept keeps the
+corrections, Z undoes the last action wherever it was made and says beforehand what it will undo,
+an edit back to where it started is no change, a flipped verdict carries the reviewer's note (the
+judge's text stays under ``llm_`` in the export), presentation mode has no editing control, key or
+"corrected" marker, and an ambiguous ``?id=`` lists its matches instead of opening one.
+
+`streamlit run` on 127.0.0.1 (ports 8600-8699, else any free one) with a fresh store, Playwright
+driving Debian chromium; every wait is on what is asserted.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+
+import pytest
+
+from ragviz.data.load import load
+from ragviz.store.label_store import LabelStore
+from tests.conftest import SAMPLE_DATA, StreamlitServer, free_port
+
+pytestmark = pytest.mark.browser
+
+ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
+WAIT = 60_000
+
+
+def expect():
+    from playwright.sync_api import expect as _expect
+
+    _expect.set_options(timeout=WAIT)
+    return _expect
+
+
+def _port() -> int:
+    for port in range(8600, 8700):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    return free_port()
+
+
+@pytest.fixture
+def server(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    srv = StreamlitServer(db=tmp_path / "labels.db", home=home, log=tmp_path / "streamlit.log", port=_port())
+    srv.start()
+    yield srv
+    srv.stop()
+
+
+def metric_value(page, label: str):
+    return page.locator('[data-testid="stMetric"]').filter(has_text=label).locator('[data-testid="stMetricValue"]')
+
+
+def settle(page):
+    """Wait until the app is not running a script (its status widget is gone)."""
+    expect()(page.locator('[data-testid="stStatusWidget"]')).to_have_count(0)
+
+
+def open_review(page, url: str):
+    page.goto(url)
+    expect()(metric_value(page, "Adherence")).to_be_visible()
+    settle(page)
+
+
+def press(page, key: str):
+    settle(page)
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    page.keyboard.press(key)
+
+
+def click_support(page, label: str):
+    settle(page)
+    page.locator('[data-testid="stButtonGroup"] button').filter(has_text=label).click()
+
+
+def header(page):
+    return page.locator('[data-testid="stMain"]').get_by_text(re.compile(r"^Example \d+ of 22"))
+
+
+def undo_hint(page):
+    return page.locator(".rv-undo-hint")
+
+
+def sidebar(page):
+    return page.locator('[data-testid="stSidebar"]')
+
+
+def test_accept_keeps_corrections_and_z_undoes_the_last_action_wherever_it_was(server, page):
+    url = server.url
+    open_review(page, f"{url}/review?id=ml-vs-programming")
+    expect()(undo_hint(page)).to_have_text("Z: nothing to undo")
+    expect()(metric_value(page, "Adherence")).to_have_text("0.000")
+    click_support(page, "✓ supported")  # the correction: response sentence c is supported
+    expect()(metric_value(page, "Adherence")).to_have_text("1.000")
+    expect()(undo_hint(page)).to_have_text("Z: undo 'supported c' on this example")
+
+    press(page, "a")  # accept: the labels as shown are right; moves on to the next unreviewed
+    expect()(page).not_to_have_url(re.compile("ml-vs-programming"))
+    expect()(undo_hint(page)).to_have_text("Z: undo 'accept' on example 1 (ml-vs-programming · gpt-4o-mini)")
+    expect()(sidebar(page)).to_contain_text("1 / 22 reviewed (1 corrected)")
+    with LabelStore(server.db) as store:
+        ex = next(e for e in load([SAMPLE_DATA]).dataset if e.uid == ML)
+        assert store.current_labels(ex, server.annotator).support_for("c").supported is True  # kept
+
+    press(page, "j")  # further on: Z still undoes the accept, and goes back there
+    expect()(header(page)).to_contain_text("Example 3 of 22")
+    press(page, "z")
+    expect()(page).to_have_url(re.compile("ml-vs-programming"))
+    expect()(page.locator('[data-testid="stToast"]')).to_contain_text("Undid 'accept'")
+    expect()(metric_value(page, "Adherence")).to_have_text("1.000")  # the correction is still there
+    expect()(undo_hint(page)).to_have_text("Z: undo 'supported c' on this example")
+    press(page, "z")
+    expect()(metric_value(page, "Adherence")).to_have_text("0.000")
+    expect()(undo_hint(page)).to_have_text("Z: nothing to undo")
+    expect()(sidebar(page)).to_contain_text("0 / 22 reviewed (0 corrected)")
+
+
+def test_an_edit_that_ends_where_it_started_is_no_change(server, page):
+    open_review(page, f"{server.url}/review?id=ml-vs-programming")
+    click_support(page, "✓ supported")
+    expect()(metric_value(page, "Adherence")).to_have_text("1.000")
+    expect()(sidebar(page)).to_contain_text("1 / 22 reviewed (1 corrected)")
+    click_support(page, "✗ unsupported")  # back to the judge's verdict
+    expect()(metric_value(page, "Adherence")).to_have_text("0.000")
+    expect()(sidebar(page)).to_contain_text("0 / 22 reviewed (0 corrected)")
+    expect()(page.locator('[data-testid="stMain"]')).to_contain_text("not reviewed yet")
+    expect()(page.locator(".rv-explanation")).to_contain_text("not")  # the judge's explanation is back
+    expect()(page.locator(".rv-explanation")).not_to_contain_text("Reviewer's note")
+
+
+def test_a_flipped_verdict_shows_and_exports_the_reviewers_note(server, page, tmp_path):
+    url = server.url
+    open_review(page, f"{url}/review?id=ml-vs-programming")
+    explanation = page.locator(".rv-explanation")
+    expect()(explanation).to_contain_text("Sentence c ")
+    judge_text = explanation.locator("div").nth(1).inner_text().strip()
+    assert judge_text and "Reviewer" not in judge_text
+    click_support(page, "✓ supported")
+    expect()(explanation).to_contain_text("Reviewer's note: (no note)")
+    expect()(explanation).not_to_contain_text(judge_text, use_inner_text=True)  # folded away, not shown as the reason
+    note = page.get_by_label(re.compile("Your note on c"))
+    note.fill("Document 0b states it; <b>checked</b>")
+    note.press("Enter")
+    expect()(explanation).to_contain_text("Reviewer's note: Document 0b states it; <b>checked</b>")
+    expect()(page.locator(".rv-undo-hint")).to_have_text("Z: undo 'note on c' on this example")
+
+    page.goto(f"{url}/export")
+    button = page.get_by_role("button", name="Download labels (JSONL)")
+    expect()(button).to_be_visible()
+    with page.expect_download() as info:
+        button.click()
+    target = tmp_path / "export.jsonl"
+    info.value.save_as(target)
+    rows = [json.loads(line) for line in target.read_text().splitlines()]
+    row = next(r for r in rows if r["id"] == "ml-vs-programming")
+    now = next(s for s in row["sentence_support_information"] if s["response_sentence_key"] == "c")
+    was = next(s for s in row["llm_sentence_support_information"] if s["response_sentence_key"] == "c")
+    assert now["fully_supported"] is True and now["explanation"] == "Document 0b states it; <b>checked</b>"
+    assert was["fully_supported"] is False and was["explanation"] == judge_text
+
+
+def test_presentation_mode_has_no_editing_control_key_or_correction_marker(server, page):
+    url = server.url
+    open_review(page, f"{url}/review?id=ml-vs-programming")
+    click_support(page, "✓ supported")  # a correction made before presenting
+    expect()(page.locator('[data-testid="stMain"]')).to_contain_text("corrected")
+    with LabelStore(server.db) as store:
+        before = store.n_events()
+
+    open_review(page, f"{url}/review?id=ml-vs-programming&present=1")
+    main = page.locator('[data-testid="stMain"]')
+    expect()(main).to_contain_text("Presentation mode")
+    for name in ("Accept", "Undo", "Reset", "Next unreviewed"):
+        expect()(page.get_by_role("button", name=re.compile(name))).to_have_count(0)
+    expect()(page.locator('[class*="st-key-review-support-"], [class*="st-key-review-context-"]')).to_have_count(0)
+    expect()(page.locator('[data-testid="stMetricDelta"]')).to_have_count(0)
+    expect()(main).not_to_contain_text("corrected")
+    expect()(main).not_to_contain_text("What each override changed")
+    expect()(sidebar(page)).not_to_contain_text("corrected")
+    for key in ("a", "z"):
+        press(page, key)
+    press(page, "j")  # moving still works
+    expect()(page).not_to_have_url(re.compile("ml-vs-programming"))
+    press(page, "k")
+    expect()(page).to_have_url(re.compile("ml-vs-programming"))
+    settle(page)
+    with LabelStore(server.db) as store:
+        assert store.n_events() == before  # A and Z did nothing
+    expect()(metric_value(page, "Adherence")).to_have_text("1.000")  # the current labels are presented
+
+    sidebar(page).get_by_text("Show corrections").click()  # the presenter asks for them
+    expect()(main).to_contain_text("corrected")
+    expect()(page.locator('[data-testid="stMetricDelta"]').first).to_be_visible()
+    expect()(page.get_by_role("button", name=re.compile("Accept"))).to_have_count(0)  # still no editing
+
+
+def test_an_ambiguous_id_lists_its_matches_and_the_person_chooses(server, page):
+    url = server.url
+    page.goto(f"{url}/review?id=tech-003")
+    main = page.locator('[data-testid="stMain"]')
+    expect()(main).to_contain_text("names 2 examples")
+    choices = page.get_by_role("button", name=re.compile(r"techqa_sample · .* · techqa_sample.tech-003."))
+    expect()(choices).to_have_count(2)
+    expect()(metric_value(page, "Adherence")).to_have_count(0)  # nothing opened silently
+    settle(page)
+    page.get_by_role("button", name=re.compile("llama-3.1-8b-instruct")).click()
+    expect()(page).to_have_url(re.compile(r"tech-003(%2F|.)llama-3\.1-8b-instruct"))
+    expect()(main).to_contain_text("model llama-3.1-8b-instruct")
+    expect()(metric_value(page, "Adherence")).to_be_visible()
+
+    open_review(page, f"{url}/review?id=tech-003&dataset=techqa_sample&model=gpt-4o-mini")  # exact
+    expect()(main).to_contain_text("model gpt-4o-mini")
+    expect()(main).not_to_contain_text("names 2 examples")
+    expect()(page).to_have_url(re.compile("gpt-4o-mini"))
+    expect()(page).not_to_have_url(re.compile("[?&]id="))
