@@ -1,7 +1,7 @@
 """Server-side rerun time of the Review page after one override (AppTest timing).
 
 Loads ../shared/ragbench (all seven subsets, 2,896 rows) and a 10-row slice of it, opens the Review
-page, then repeats: tick one relevant box in the context editor (one recorded decision) and time the
+page, then repeats: click the first context sentence in the text editor (one recorded decision) and time the
 rerun that records it and redraws the page. Prints the median, p90 and the ratio between the two
 sizes. Targets: median <= 50 ms with 2,896 rows; rerun(2,896) / rerun(10) <= 1.5.
 
@@ -11,6 +11,7 @@ sizes. Targets: median <= 50 ms with 2,896 rows; rerun(2,896) / rerun(10) <= 1.5
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import tempfile
@@ -37,11 +38,16 @@ def time_reruns(data: str, db: Path, runs: int, warmup: int = 5) -> list[float]:
     at.run()
     if at.exception:
         raise SystemExit(f"the Review page failed: {at.exception[0].value}")
+    from ragviz.ui.sentence_editor import EVENTS
+
+    uid = at.query_params["uid"]
+    first = next(e for e in at.get("bidi_component") if '"kind": "context"' in e.proto.json)
+    key = json.loads(first.proto.json)["docs"][0]["s"][0][0]  # the first context sentence
     times = []
     for i in range(warmup + runs):
-        key = at.data_editor[0].key
-        # alternate on/off so the labels stay bounded; row 0 is the first context sentence
-        at.session_state[key] = {"edited_rows": {0: {"relevant": i % 2 == 0}}, "added_rows": [], "deleted_rows": []}
+        # a click on the text, as the browser sends it; alternate relevant / none so the labels stay bounded
+        to = "relevant" if i % 2 == 0 else "neither"
+        at.session_state[EVENTS] = [{"uid": uid, "kind": "label", "key": key, "to": to, "n": i}]
         t0 = time.perf_counter()
         at.run()
         elapsed = time.perf_counter() - t0

@@ -1,5 +1,5 @@
 """Review: a person goes through the examples one at a time. They read the judge's labels drawn on
-the context and the response, override them (tick relevant / utilized context sentences, mark a
+the context and the response, override them (click context sentences round their labels, mark a
 response sentence supported or not and pick its supporting sentences), watch TRACe move against the
 judge's scores, and accept (the labels as shown are right), undo (the last action, wherever) or
 reset. J / K / N walk the examples the sidebar filters keep; ``?uid=`` or ``?id=`` (with
@@ -14,8 +14,6 @@ import streamlit as st
 from ragviz.analysis.quality import label_issues, normalize
 from ragviz.analysis.review import (
     accept_changes,
-    context_edit_decision,
-    context_table,
     default_response_key,
     document_spans,
     note_change,
@@ -38,8 +36,7 @@ from ragviz.analysis.review_queue import (
 from ragviz.data.labels import RESET_FIELD, Change, diff_labels
 from ragviz.data.model import Example, Labels
 from ragviz.ui import audit as audit_ui
-from ragviz.ui import review, state
-from ragviz.ui.families import render_families_panel
+from ragviz.ui import review, sentence_editor, state
 from ragviz.ui.present import hide_review_editing, show_corrections
 from ragviz.ui.review_actions import follow_link, link_followed, undo_last, undo_target
 
@@ -88,14 +85,11 @@ def normalize_labels(uid: str, example: Example, labels: Labels | None) -> None:
 
 
 state.require_app_shell()
-page = state.require_data()
+sentence_editor.apply_events(state.dataset(), state.annotator())  # clicks on the text since the last run
+page = state.require_data()  # (shows the warning of a click the store refused just now)
 ds, store, who = page.dataset, page.store, page.annotator
 editable = not hide_review_editing()  # presentation mode (?present=1): no editing control, no editing key
 traces = show_corrections(page.present)  # presentation mode shows corrections only when asked
-if editable and (ticks := review.take_context_ticks()) is not None:  # the context editor's ticks since the last run
-    row, edits = ticks
-    ticked = ds.example(row)
-    state.record_decision(ticked.uid, context_edit_decision(ticked, store.current_labels(ticked, who), edits))
 
 reviewed, corrected = store.reviewed_uids(who), store.corrected_uids(who)
 flt, advance = review.filter_sidebar(progress(state.uid_set(), reviewed, corrected), ds.subset_names, editable, traces)
@@ -132,16 +126,21 @@ review.navigation_bar(
 if audit is not None:
     audit_ui.progress_line(audit, on_go=go)
 status = review_status(uid, reviewed, corrected) if traces else ""
-review.example_header(position_text(index, len(ds), allowed), status, ex)
+where = position_text(index, len(ds), allowed)
+st.set_page_config(page_title=f"{where} · Review · ragviz")  # the browser tab says where the person is
+review.example_header(where, status, ex)
 review.metric_cards(compare_metrics(ex, judge, current), against_judge=traces)
-if traces:
-    review.override_effects_table(override_effects(ex, shown.base, shown.changes))
+with st.container():  # holds its place when empty: the text below keeps its identity (and scroll) on an edit
+    if traces:
+        review.override_effects_table(override_effects(ex, shown.base, shown.changes))
 
-left, right = st.columns([0.58, 0.42], gap="medium")
-with right:
-    selected = review.sentence_picker(uid, ex.response_keys(), default_response_key(response_spans(ex, current)))
-    chosen = review.response_panel(response_spans(ex, current, selected, shown.base), selected)
-    if chosen is not None and editable:
+selected = sentence_editor.selected_key(uid, ex.response_keys(), default_response_key(response_spans(ex, current)))
+sentence_editor.response_editor(uid, spans := response_spans(ex, current, selected, shown.base), selected)
+said, change = st.columns([0.55, 0.45], gap="medium")  # right under the response: the selected sentence
+with said:
+    chosen = review.explanation(spans, selected)
+if chosen is not None and editable:
+    with change:
         review.support_controls(
             chosen,
             supporting_key_options(ex, chosen),
@@ -150,28 +149,26 @@ with right:
             on_keys=partial(pick_supporting_keys, uid, current, chosen.key),
             on_note=partial(write_note, uid, current, chosen.key),
         )
+left, right = st.columns([0.66, 0.34], gap="medium")
+with right:
     review.quality_flags(
         label_issues(ex, current) if current is not None else [],
         on_normalize=partial(normalize_labels, uid, ex, current) if editable else None,
     )
-    if not page.present:
-        from ragviz.ui.label import rejudge_control  # imports the openai client only on this page
+    if not page.present and review.rejudge_button():
+        from ragviz.ui.label import rejudge  # the openai client is imported only when asked
 
-        rejudge_control(ex)
+        rejudge(ex)
 with left:
-    review.context_panel(
-        document_spans(ex, current, selected),
-        context_table(ex, current),
-        f"review.context.{uid}.{state.label_version()}",
-        index,
-        editable,
-    )
-with st.expander("Other metric families", expanded=False):
-    render_families_panel(
-        ex,
-        judge,
+    judged = set(judge.relevant_keys) | set(judge.utilized_keys) if judge else set()
+    sentence_editor.context_editor(
+        uid,
         current,
-        partial(state.record_decision, uid),
-        version=state.label_version(),
-        editable=editable,
+        document_spans(ex, current, selected),
+        judged | sentence_editor.touched(uid),
+        editable,
+        selected,
     )
+review.families_expander(
+    ex, judge, current, partial(state.record_decision, uid), version=state.label_version(), editable=editable
+)

@@ -1,6 +1,6 @@
 """Open every page of the app in both themes and two window sizes and write one PNG each.
 
-    .venv/bin/python scripts/screenshot_walk.py [--data sample_data] [--out artifacts/walk] [--page review ...] [--db FILE]
+    .venv/bin/python scripts/screenshot_walk.py [--data sample_data] [--out artifacts/walk] [--page review ...] [--db FILE] [--query uid=...]
 
 Starts one throw-away server per theme (light, dark) on free ports with a fresh label store (a copy of
 ``--db FILE`` when given, to show decisions and audit samples), waits for
@@ -87,7 +87,7 @@ def wait_until_drawn(page, quiet_ms: int = 800, timeout_s: float = 60) -> None:
         page.wait_for_timeout(100)
 
 
-def walk(url: str, theme: str, pages: tuple[str, ...], out: Path) -> list[Path]:
+def walk(url: str, theme: str, pages: tuple[str, ...], out: Path, query: str = "") -> list[Path]:
     from playwright.sync_api import sync_playwright
 
     shots = []
@@ -100,7 +100,7 @@ def walk(url: str, theme: str, pages: tuple[str, ...], out: Path) -> list[Path]:
             page = browser.new_page(viewport={"width": width, "height": height})
             for name in pages:
                 page.set_viewport_size({"width": width, "height": height})
-                page.goto(f"{url}/" if name == "home" else f"{url}/{name}")
+                page.goto((f"{url}/" if name == "home" else f"{url}/{name}") + (f"?{query}" if query else ""))
                 page.wait_for_selector('[data-testid="stSidebar"]', timeout=60_000)
                 wait_until_drawn(page)
                 # the app scrolls inside its main container: grow the window to show all of it
@@ -121,6 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(ROOT / "artifacts" / "walk"), help="folder for the PNGs")
     parser.add_argument("--page", action="append", choices=PAGES, help="only these pages (repeatable)")
     parser.add_argument("--db", help="an SQLite label store to start each server from (copied, never written)")
+    parser.add_argument(
+        "--query", default="", help="URL query for every page, e.g. uid=expertqa_test/expertqa_206/ExpertQA"
+    )
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -128,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for theme in THEMES:
             with server(theme, args.data, Path(tmp), args.db) as url:
-                for shot in walk(url, theme, pages, out):
+                for shot in walk(url, theme, pages, out, args.query):
                     print(shot)
     return 0
 

@@ -14,6 +14,7 @@ from ragviz.data.load import load, load_bytes
 from ragviz.export.files import export_bytes
 from ragviz.metrics.trace import example_trace
 from ragviz.store.label_store import LabelStore
+from tests.apptest_helpers import click_sentence
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
@@ -95,9 +96,7 @@ def test_annotator_name_is_used_for_decisions(app_env):
     at.switch_page("pages/review.py").run()
     at.query_params["id"] = "ml-vs-programming"
     at.run()
-    key = at.data_editor[0].key
-    at.session_state[key] = {"edited_rows": {0: {"relevant": True}}, "added_rows": [], "deleted_rows": []}
-    at.run()
+    click_sentence(at, "0a")  # the first context sentence becomes relevant
     with LabelStore(app_env["db"]) as store:
         assert store.annotators() == ["alice"]
         assert store.changes(ML, "alice")[0][0] == "relevant_keys"
@@ -105,9 +104,7 @@ def test_annotator_name_is_used_for_decisions(app_env):
 
 def test_export_page_and_round_trip(app_env):
     at = run("pages/review.py", id="ml-vs-programming")
-    key = at.data_editor[0].key
-    at.session_state[key] = {"edited_rows": {0: {"relevant": True}}, "added_rows": [], "deleted_rows": []}
-    at.run()
+    click_sentence(at, "0a")  # the first context sentence becomes relevant
     at.switch_page("pages/export.py").run()
     assert not at.exception
     assert metric(at, "Corrected by you") == "1" and metric(at, "Reviewed by you") == "1"

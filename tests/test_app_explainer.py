@@ -14,7 +14,7 @@ from ragviz.data.load import load
 from ragviz.metrics.trace import example_trace
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.explainer_html import formula_terms, venn_svg
-from tests.apptest_helpers import open_page
+from tests.apptest_helpers import click_sentence, open_page, text_editor
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data"
@@ -122,6 +122,9 @@ def test_presentation_mode_on_review_hides_editing_and_records_nothing(app_env):
     assert not [b.key for b in at.button if b.key in editing]  # not drawn: no button, no shortcut
     assert not [w.key for w in at.segmented_control if w.key and w.key.startswith("review.support.")]
     assert not at.data_editor
+    assert text_editor(at)["editable"] is False  # the text is shown, clicks on it edit nothing
+    click_sentence(at, "0a")  # even a click that reached the server: nothing is recorded
+    assert "0a" not in text_editor(at)["states"]
     with LabelStore(app_env["db"]) as store:
         assert store.n_events() == 0
     at.query_params["present"] = "0"

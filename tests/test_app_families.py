@@ -28,7 +28,13 @@ TECH1 = "techqa_sample/tech-001/gpt-4o-mini"  # retrieved kb-214, kb-87, kb-311;
 
 
 def open_review(uid: str) -> AppTest:
-    return open_page("pages/review.py", uid=uid)
+    """The Review page on *uid* with the "Other metric families" expander opened (it draws its
+    panel only while open)."""
+    at = open_page("pages/review.py", uid=uid)
+    at.session_state["review.families_open"] = True
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
 
 
 def scores(at: AppTest) -> dict[tuple[str, str], tuple[float, float]]:
@@ -147,9 +153,19 @@ def test_presentation_mode_shows_scores_without_controls(app_env):
     at = AppTest.from_file(APP, default_timeout=60)
     at.query_params["uid"] = TECH1
     at.query_params["present"] = "1"
+    at.session_state["review.families_open"] = True
     at.switch_page("pages/review.py")
     at.run()
     assert not at.exception
     assert scores(at)[("retrieval · default", "mrr")] == (1.0, 1.0)
     assert not [d for d in at.data_editor if d.key and d.key.startswith("review.families.")]
     assert not [n for n in at.number_input if n.key and n.key.startswith("review.families.")]
+
+
+def test_the_panel_is_drawn_only_while_its_expander_is_open(app_env):
+    """Closed (the default), the expander runs none of the panel: a J / K rerun skips its tables."""
+    at = open_page("pages/review.py", uid=TECH1)
+    assert not [d for d in at.data_editor if d.key and d.key.startswith("review.families.")]
+    at.session_state["review.families_open"] = True
+    at.run()
+    assert editor(at, "review.families.retrieved.")

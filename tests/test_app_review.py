@@ -3,7 +3,6 @@ undo restores them, decisions persist per annotator, filters, deep links, normal
 
 from __future__ import annotations
 
-import html
 import json
 from pathlib import Path
 
@@ -12,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from ragviz.data.load import load, load_bytes
 from ragviz.export.files import export_bytes
 from ragviz.store.label_store import LabelStore
-from tests.apptest_helpers import open_page
+from tests.apptest_helpers import click_sentence, open_page, text_editor
 
 ROOT = Path(__file__).resolve().parents[1]
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
@@ -31,11 +30,17 @@ def html_text(at: AppTest) -> str:
 
 
 def tick(at: AppTest, row: int, column: str, value: bool = True) -> AppTest:
-    """A tick in the context-sentence editor, as the browser sends it."""
-    key = at.data_editor[0].key
-    at.session_state[key] = {"edited_rows": {row: {column: value}}, "added_rows": [], "deleted_rows": []}
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
+    """Set *column* (relevant / utilized) of the *row*-th context sentence to *value* by clicks on
+    the sentence in the text editor, as the browser sends them (each click one label step)."""
+    from ragviz.analysis.review_text import next_state, state_ticks
+
+    context = text_editor(at)
+    key = [k for doc in context["docs"] for k, _ in doc["s"]][row]
+    seen = context["states"].get(key, "neither")
+    want = {**state_ticks(seen), column: value}
+    while state_ticks(seen) != want:
+        click_sentence(at, key)
+        seen = next_state(seen)
     return at
 
 
@@ -66,17 +71,17 @@ def test_override_relevance_and_support_change_metrics_exactly_and_undo_restores
     assert metrics(at)["Completeness"] == (f"{3 / 5:.3f}", f"{3 / 5 - 0.75:+.3f}")
     assert metrics(at)["Utilization"] == ("0.500", "")
     assert "relevance = |R| / N = 5 / 6" in html_text(at)
-    assert 'data-key="0a"' in html_text(at) and "0a R</span>" in html_text(at)
+    assert text_editor(at)["states"]["0a"] == "relevant"
 
     # response sentence c is selected by default (the first unsupported one); mark it supported by 1b
-    assert control(at, "review.sentence.").value == "c"
+    assert text_editor(at, "response")["selected"] == "c"
     control(at, "review.support.").set_value("supported").run()
     control(at, "review.keys.").set_value(["1b"]).run()
     assert not at.exception
     assert metrics(at)["Adherence"] == ("1.000", "+1.000")
     assert "adherence = 1 (no unsupported sentence)" in html_text(at)
     # the selected sentence's supporting context sentence is outlined
-    assert html_text(at).count("rv-linked") == 1 and 'rv-linked" data-key="1b"' in html_text(at)
+    assert text_editor(at)["linked"] == ["1b"]
 
     with LabelStore(app_env["db"]) as store:
         assert [f for f, _ in store.changes(ML, "tester")] == ["relevant_keys", "support:c", "support:c"]
@@ -131,7 +136,8 @@ def test_accept_reset_progress_and_next_unreviewed(app_env):
         assert ML in store.reviewed_uids("tester") and ML in store.corrected_uids("tester")
     button(at, "review.undo").click().run()  # undoes the accept only
     assert metrics(at)["Utilization"] == ("0.333", "-0.167")
-    button(at, "review.undo").click().run()  # then the untick
+    for _ in range(3):  # then the three clicks that took utilized away (R+U -> U -> none -> R)
+        button(at, "review.undo").click().run()
     assert metrics(at)["Utilization"] == ("0.500", "")
     assert "0 / 22 reviewed" in at.sidebar.get("progress")[0].proto.text
     button(at, "review.accept").click().run()
@@ -207,7 +213,7 @@ def test_normalize_fixes_mechanical_flags(app_env):
     assert not any(m.value.startswith("**Label-quality flags: 0") for m in at.markdown)
     button(at, "review.normalize").click().run()
     assert any(m.value == "**Label-quality flags: 0**" for m in at.markdown)
-    assert "0b R+U" in html_text(at)
+    assert text_editor(at)["states"]["0b"] == "both"
     button(at, "review.undo").click().run()
     assert "0b." in html_text(at)
 
@@ -220,7 +226,7 @@ def test_unlabeled_example_shows_no_scores_until_labelled(app_env):
         at = open_review(uid=uid)
     assert {v for v, _ in metrics(at).values()} == {"—"}
     assert not button(at, "review.accept").disabled  # "nothing here is relevant" can be accepted too
-    n = len(at.data_editor[0].value)
+    n = sum(len(doc["s"]) for doc in text_editor(at)["docs"])
     tick(at, 0, "relevant")
     assert metrics(at)["Relevance"][0] == f"{1 / n:.3f}"
 
@@ -228,10 +234,11 @@ def test_unlabeled_example_shows_no_scores_until_labelled(app_env):
 def test_document_text_is_shown_literally(app_env):
     at = open_review(id="tech-002")
     body = html_text(at)
-    for hostile in ("<img src=x onerror=alert(1)>", "<script>alert(1)</script>"):
-        assert html.escape(hostile) in body
     assert "<script" not in body and "<img" not in body
-    assert "**bold**" in body and "$5 and $6" in body
+    # the documents go to the text editor as data, which the browser sets as text (textContent)
+    texts = " ".join(text for doc in text_editor(at)["docs"] for _, text in doc["s"])
+    for literal in ("<img src=x onerror=alert(1)>", "<script>alert(1)</script>", "**bold**", "$5 and $6"):
+        assert literal in texts, literal
 
 
 def test_bad_upload_keeps_saved_work(app_env):
@@ -285,12 +292,64 @@ def test_two_tabs_of_one_annotator_the_later_stale_edit_is_refused_and_shown(app
             (True, []),
             (True, ["1b"]),
         ]
-    assert html_text(tab2).count("rv-linked") == 1
+    assert len(text_editor(tab2)["linked"]) == 1
+
+
+def test_a_click_on_text_drawn_from_older_labels_is_refused_and_shown(app_env):
+    """The text editor keeps the no-lost-update rule: tab 1 makes 0a relevant; tab 2, still drawn
+    from the older labels, clicks 1c (relevant_keys changed under it): refused with a message, tab 2
+    redraws with 0a relevant, and its click, redone, is stored on top of tab 1's."""
+    tab1, tab2 = open_review(id="ml-vs-programming"), open_review(id="ml-vs-programming")
+    click_sentence(tab1, "0a")
+    assert text_editor(tab1)["states"]["0a"] == "relevant"
+    click_sentence(tab2, "1c")
+    warnings = [w.value for w in tab2.warning if "Not saved" in w.value]
+    assert len(warnings) == 1 and "relevant\\_keys" in warnings[0], warnings
+    assert text_editor(tab2)["states"]["0a"] == "relevant" and "1c" not in text_editor(tab2)["states"]
+    click_sentence(tab2, "1c")
+    assert text_editor(tab2)["states"]["1c"] == "relevant"
+    with LabelStore(app_env["db"]) as store:
+        assert [v for _, v in store.changes(ML, "tester")] == [
+            ["0b", "0c", "1a", "1b", "0a"],
+            ["0b", "0c", "1a", "1b", "0a", "1c"],
+        ]
+
+
+def test_the_selected_response_sentence_follows_a_click_and_stays_through_edits(app_env):
+    at = open_review(id="ml-vs-programming")
+    assert text_editor(at, "response")["selected"] == "c"  # the first unsupported one
+    click_sentence(at, "a")
+    assert text_editor(at, "response")["selected"] == "a"
+    assert any("Sentence a " in h.value for h in at.get("html"))
+    assert text_editor(at)["linked"] == ["0b"]
+    control(at, "review.support.").set_value("unsupported").run()  # a is now the first unsupported
+    click_sentence(at, "b")
+    control(at, "review.support.").set_value("unsupported").run()
+    assert text_editor(at, "response")["selected"] == "b"
+
+
+def test_shift_click_on_a_context_sentence_links_it_to_the_selected_response_sentence(app_env):
+    """The browser sends Shift+click as a "link" event; it changes the selected sentence's supporting
+    keys through the picker's change, and a second one takes the link away."""
+    from ragviz.ui.sentence_editor import EVENTS
+
+    at = open_review(id="ml-vs-programming")
+    assert text_editor(at, "response")["selected"] == "c" and text_editor(at)["linked"] == []
+    for linked in (True, False, True):
+        at.session_state[EVENTS] = [{"uid": ML, "kind": "link", "key": "1b", "of": "c", "linked": linked}]
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert text_editor(at)["linked"] == (["1b"] if linked else [])
+    assert control(at, "review.keys.").value == ["1b"]
+    assert metrics(at)["Adherence"] == ("0.000", "")  # the verdict stays unsupported
+    with LabelStore(app_env["db"]) as store:
+        assert [v["supporting_keys"] for _, v in store.changes(ML, "tester")] == [["1b"], [], ["1b"]]
 
 
 def test_unticking_and_ticking_a_box_again_is_no_change(app_env):
-    """The context editor: untick 0b relevant, tick it again (the key list comes back in another
-    order): the example is neither corrected nor reviewed, and Reset has nothing to reset."""
+    """The text editor: clicks take 0b's relevant away, then round the labels back to relevant +
+    utilized (the key lists come back in another order): the example is neither corrected nor
+    reviewed, and Reset has nothing to reset."""
     at = open_review(id="ml-vs-programming")
     tick(at, 1, "relevant", False)
     assert "1 / 22 reviewed (1 corrected)" in at.sidebar.get("progress")[0].proto.text

@@ -54,7 +54,7 @@ def settle(page):
 
 def select_sentence(page, key: str):
     settle(page)
-    page.locator('[data-testid="stButtonGroup"]').first.get_by_role("radio", name=key, exact=True).click()
+    page.locator(f'.rv-resp[data-key="{key}"]').click()  # the response text itself is the picker
     expect()(page.locator(".rv-explanation")).to_contain_text(f"Sentence {key} ")
 
 
@@ -133,6 +133,9 @@ def test_hostile_document_text_is_shown_literally(streamlit_server, page, screen
     expect()(page.locator('[data-testid="stSidebar"]')).to_contain_text(str(streamlit_server.db))
     docs = page.locator(".rv-doc")
     expect()(docs.filter(has_text="<script>alert(1)</script>").first).to_be_visible(timeout=30_000)
+    unfold = page.locator(".rv-showall").filter(has_text="Show all")
+    while unfold.count():  # documents fold to their labelled sentences; read every sentence
+        unfold.first.click()
     text = " ".join(docs.all_inner_texts())
     for literal in ("<img src=x onerror=alert(1)>", "**bold**", "$5 and $6", "<script>alert(1)</script>"):
         assert literal in text, literal

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT, StreamlitServer
-from tests.test_browser import click_support, expect, open_review, settle
+from tests.test_browser import click_support, expect, open_review, select_sentence, settle
 
 pytestmark = pytest.mark.browser
 
@@ -213,16 +213,14 @@ def test_both_themes_readable_legend_matches_chips_supported_green(look_server, 
     assert c_chip in (green_chip, red_chip)
     # the verdict control: the chosen verdict is green for supported, red for unsupported (not Streamlit's red)
     settle(page)
-    page.locator('[data-testid="stButtonGroup"]').first.get_by_role("radio", name="a", exact=True).click()
-    expect()(page.locator(".rv-explanation")).to_contain_text("Sentence a ")
+    select_sentence(page, "a")  # a click on the response sentence selects it
     settle(page)
     verdict = '[class*="st-key-review-support-"] [role="radiogroup"][aria-label="Sentence {} is"] [aria-checked="true"]'
     chosen = page.locator(verdict.format("a"))
     expect()(chosen).to_have_count(1)
     expect()(chosen).to_contain_text("supported")
     expect()(chosen).to_have_css("border-color", green)
-    page.locator('[data-testid="stButtonGroup"]').first.get_by_role("radio", name="c", exact=True).click()
-    expect()(page.locator(".rv-explanation")).to_contain_text("Sentence c ")
+    select_sentence(page, "c")  # a click on the response sentence selects it
     settle(page)
     status = page.locator(".rv-explanation").inner_text()
     chosen = page.locator(verdict.format("c"))

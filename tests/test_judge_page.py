@@ -106,13 +106,15 @@ def _rejudge_script():
 
     from ragviz.ui import label as ui
     from ragviz.ui import state
+    from ragviz.ui.review import rejudge_button
 
     ds = state.dataset()
-    ui.rejudge_control(ds.example(0))
+    if rejudge_button():  # the Review page's button; a click asks the judge again
+        ui.rejudge(ds.example(0))
     st.caption(f"version {state.label_version()}")
 
 
-def test_rejudge_control_makes_the_new_labels_the_review_base(app_env, monkeypatch, server):
+def test_rejudge_makes_the_new_labels_the_review_base(app_env, monkeypatch, server):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     first = list(load([str(ROOT / "sample_data")]).dataset)[0]
     at = AppTest.from_function(_rejudge_script, default_timeout=60)

@@ -334,6 +334,61 @@ def test_render_marks_every_state_with_text_and_key():
     )
 
 
+def test_a_click_on_a_context_sentence_goes_round_the_four_labels_through_the_editor_path():
+    """Four clicks on one sentence: none -> relevant -> relevant+utilized -> utilized -> none, each
+    one change of one field with the value it replaces, made by context_edit_decision."""
+    from ragviz.analysis.review_text import CYCLE, next_state, state_edit
+
+    ex = worked_example()
+    labels, state, seen = ex.labels, NEITHER, []
+    for _ in CYCLE:
+        state = next_state(state)
+        changes = context_edit_decision(ex, labels, state_edit(ex.context_keys(), "0a", state))
+        assert len(changes) == 1 and changes[0].old == list(getattr(labels, changes[0].field))
+        labels = apply_changes(labels, [(c.field, c.new) for c in changes])
+        seen.append(document_spans(ex, labels)[0][0].state)
+    assert seen == [RELEVANT, BOTH, UTILIZED, NEITHER]
+    assert labels.relevant_keys == ex.labels.relevant_keys and labels.utilized_keys == ex.labels.utilized_keys
+    assert state_edit(ex.context_keys(), "9z", RELEVANT) == {}  # no such sentence: no edit
+    with pytest.raises(ValueError):
+        next_state("maybe")
+
+
+def test_documents_fold_to_their_kept_sentences_with_two_around():
+    from ragviz.analysis.review_text import fold_ranges
+
+    kept = [False] * 100
+    kept[10] = kept[12] = kept[50] = True
+    assert fold_ranges(kept) == [(8, 15), (48, 53)]
+    assert fold_ranges([False] * 100) == []  # nothing kept: the heading and "show all" only
+    assert fold_ranges([False, False]) == [(0, 2)]  # a short document shows whole
+    assert fold_ranges([True] + [False] * 9) == [(0, 3)]
+    assert fold_ranges([False] * 9 + [True]) == [(7, 10)]
+    assert fold_ranges(kept, around=1) == [(9, 14), (49, 52)]
+
+
+def test_the_text_editor_sets_text_only_as_text():
+    """The Review page's text editor (ragviz/ui/sentence_editor/editor.js) builds every node from
+    data with textContent / setAttribute: no HTML parsing API appears in it at all."""
+    from pathlib import Path
+
+    js = (Path(render.__file__).with_name("sentence_editor") / "editor.js").read_text(encoding="utf-8")
+    for api in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "createContextualFragment", "eval("):
+        assert api not in js, api
+    assert "textContent" in js
+
+
+def test_shift_click_links_a_context_sentence_as_support_like_the_picker():
+    from ragviz.analysis.review_text import support_link_change
+
+    ex = worked_example()
+    change = support_link_change(ex.labels, "a", "1b", linked=True)
+    assert change == support_change(ex.labels, "a", supporting_keys=["0b", "0c", "1b"])
+    assert change.new["supported"] is True and change.new["explanation"] == "stated in 0b"
+    assert support_link_change(ex.labels, "a", "0b", linked=False).new["supporting_keys"] == ["0c"]
+    assert support_link_change(None, "a", "0a", linked=True).new["supporting_keys"] == ["0a"]
+
+
 def test_a_flipped_verdict_carries_the_reviewers_note_and_flipping_back_brings_the_judges_text_back():
     ex = worked_example()
     judge = ex.labels

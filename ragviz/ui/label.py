@@ -183,16 +183,10 @@ def show_failures(failures: Sequence[Any], limit: int = 50, full: bool = True) -
         st.caption(f"… and {len(failures) - limit} more failures")
 
 
-def rejudge_control(example: Example, key: str = "review.rejudge") -> JudgeOutcome | None:
-    """A "Re-judge this example" button for the Review page: one fresh call with the Label page's
-    settings; the new labels become the base for review. Returns the outcome when clicked."""
-    if not st.button(
-        "Re-judge this example",
-        key=key,
-        icon=":material/smart_toy:",
-        help="Ask the judge again with the settings of the Label page",
-    ):
-        return None
+def rejudge(example: Example) -> JudgeOutcome | None:
+    """One fresh judge call on *example* with the Label page's settings; the new labels become the
+    base for review. The Review page draws the button without importing this module (and the openai
+    client under it) and calls this only on a click."""
     try:
         settings = checked_settings()
     except JudgeConfigError as exc:

@@ -1,11 +1,11 @@
 """The Review page's renderers: the sidebar filters, the navigation bar, the example's header, the
-live metric cards, the override effects, the response with its support controls, the label-quality
-flags and the context documents with their override editor.
+live metric cards, the override effects, the selected response sentence's explanation and support
+controls, the label-quality flags, the re-judge button and the other metric families' expander. The
+text itself (context and response, clickable) is drawn by :mod:`ragviz.ui.sentence_editor`.
 
-Each function draws the data it is given. Widgets hand the person's choice back: a picker returns
-it, a button or control calls the ``on_…`` callback it was given (Streamlit runs that before the next
-run, so the page redraws already changed), and the context editor's ticks are read on the next run
-by :func:`take_context_ticks` (the editor's state is there both in the browser and under AppTest).
+Each function draws the data it is given. Widgets hand the person's choice back: a button or control
+calls the ``on_…`` callback it was given (Streamlit runs that before the next run, so the page
+redraws already changed).
 """
 
 from __future__ import annotations
@@ -13,20 +13,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
 from ragviz.analysis.quality import MECHANICAL_KINDS
-from ragviz.analysis.review import SUPPORTED, UNSUPPORTED, ContextSpan, ResponseSpan
+from ragviz.analysis.review import SUPPORTED, UNSUPPORTED, ResponseSpan
 from ragviz.analysis.review_metrics import MetricComparison, OverrideEffect
 from ragviz.analysis.review_queue import Progress, ReviewFilter
-from ragviz.data.model import Example
+from ragviz.data.model import Example, Labels
 from ragviz.data.problems import Problem
 from ragviz.ui import render
 
 SUPPORT_CHOICE_LABELS = {SUPPORTED: "✓ supported", UNSUPPORTED: "✗ unsupported"}
-
-EDITOR = "review.editor"  # (context editor key, row index) of the editor drawn last
+FLAGS_SHOWN = 3  # label-quality flags listed outright; more go in a closed expander
 
 
 def filter_sidebar(
@@ -166,29 +164,15 @@ def override_effects_table(effects: Sequence[OverrideEffect]) -> None:
     """A closed expander with what each override changed; nothing without overrides."""
     if not effects:
         return
+    import pandas as pd  # here, not at the top: a page without overrides does not need pandas
+
     with st.expander(f"What each override changed ({len(effects)})", expanded=False):
         st.dataframe(pd.DataFrame([e.as_row() for e in effects]), hide_index=True, width="stretch")
 
 
-def sentence_picker(uid: str, response_keys: Sequence[str], default: str | None) -> str | None:
-    """The "Response" heading and the response-sentence picker; returns the selected key (``None``
-    for a response without sentences)."""
-    st.markdown("**Response**")
-    if not response_keys:
-        return None
-    return st.segmented_control(
-        "Response sentence (its supporting context sentences light up)",
-        response_keys,
-        default=default,
-        required=True,
-        key=f"review.sentence.{uid}",
-    )
-
-
-def response_panel(spans: Sequence[ResponseSpan], selected: str | None) -> ResponseSpan | None:
-    """The response with its support verdicts and the selected sentence's explanation; returns the
-    selected sentence's span (``None`` when none is selected)."""
-    st.html(render.response_html(spans))
+def explanation(spans: Sequence[ResponseSpan], selected: str | None) -> ResponseSpan | None:
+    """The selected response sentence's verdict, supporting keys and explanation; returns its span
+    (``None`` when none is selected)."""
     chosen = next((s for s in spans if s.key == selected), None)
     if chosen is not None:
         st.html(render.explanation_html(chosen))
@@ -249,7 +233,12 @@ def quality_flags(issues: Sequence[Problem], on_normalize: Callable[[], Any] | N
     st.markdown(f"**Label-quality flags: {len(issues)}**")
     if not issues:
         return
-    st.html(render.problems_html([f"{p.field}: {p.message}" for p in issues]))
+    lines = render.problems_html([f"{p.field}: {p.message}" for p in issues])
+    if len(issues) <= FLAGS_SHOWN:
+        st.html(lines)
+    else:  # a long list would push the page down; it opens on demand
+        with st.expander(f"Show the {len(issues)} flags", expanded=False):
+            st.html(lines)
     if on_normalize is None:
         return
     mechanical = sum(1 for p in issues if p.kind in MECHANICAL_KINDS)
@@ -263,54 +252,30 @@ def quality_flags(issues: Sequence[Problem], on_normalize: Callable[[], Any] | N
     )
 
 
-def context_panel(
-    documents: Sequence[Sequence[ContextSpan]],
-    table: list[dict[str, Any]],
-    editor_key: str,
-    row: int,
-    editable: bool = True,
-) -> None:
-    """The legend, each document's sentences and the relevant / utilized editor over *table*
-    (the rows of :func:`ragviz.analysis.review.context_table` for the example at *row*), then the
-    shortcuts. Ticks come back through :func:`take_context_ticks` on the next run. Without
-    *editable* (presentation mode) no editor and no editing shortcut is drawn."""
-    st.html(render.legend_html())
-    for d, doc_spans in enumerate(documents):
-        st.html(render.document_html(d, doc_spans))
-    if not editable:
-        st.session_state[EDITOR] = None
-        st.caption("Shortcuts: J next · K previous")
-        return
-    st.markdown("**Relevant / utilized** — tick to override")
-    st.session_state[EDITOR] = (editor_key, row)
-    frame = pd.DataFrame(table, columns=["document", "key", "text", "relevant", "utilized"])
-    st.data_editor(
-        frame,
-        key=editor_key,
-        hide_index=True,
-        disabled=["document", "key", "text"],
-        column_order=("key", "relevant", "utilized", "text"),
-        column_config={
-            "key": st.column_config.TextColumn("key", width="small"),
-            "text": st.column_config.TextColumn("sentence", width="large"),
-            "relevant": st.column_config.CheckboxColumn("relevant", width=100),  # "small" cut it to "relevan"
-            "utilized": st.column_config.CheckboxColumn("utilized", width=100),
-        },
-        height=min(36 * (len(frame) + 1) + 4, 420),
-        width="stretch",
+def rejudge_button(key: str = "review.rejudge") -> bool:
+    """The "Re-judge this example" button; True on the run after a click (the page then calls
+    :func:`ragviz.ui.label.rejudge`, which imports the judge's client only then)."""
+    return st.button(
+        "Re-judge this example",
+        key=key,
+        icon=":material/smart_toy:",
+        help="Ask the judge again with the settings of the Label page",
     )
-    st.caption("Shortcuts: J next · K previous · N next unreviewed · A accept · Z undo")
 
 
-def take_context_ticks() -> tuple[int, dict[Any, dict[str, Any]]] | None:
-    """The ticks made in the context editor drawn last, as ``(row index of its example, the editor's
-    {row: {column: value}})``; each edit is handed out once. ``None`` without new ticks."""
-    pending = st.session_state.get(EDITOR)
-    if not pending:
-        return None
-    key, row = pending
-    edits = (st.session_state.get(key) or {}).get("edited_rows") or {}
-    if not edits:
-        return None
-    st.session_state[EDITOR] = None
-    return row, edits
+def families_expander(
+    example: Example,
+    judge: Labels | None,
+    current: Labels | None,
+    on_change: Callable[..., Any],
+    *,
+    version: int,
+    editable: bool,
+) -> None:
+    """The "Other metric families" expander, drawn only while open: a rerun with it closed runs none
+    of its tables or editors (and the page needs no pandas until then)."""
+    with st.expander("Other metric families", key="review.families_open", on_change="rerun") as families:
+        if families.open:
+            from ragviz.ui.families import render_families_panel
+
+            render_families_panel(example, judge, current, on_change, version=version, editable=editable)

@@ -1,0 +1,223 @@
+"""The Review page's text is its editor (issue 13, items 2 and 5), in a real browser.
+
+A click on a context sentence moves its label round none -> relevant -> relevant+utilized ->
+utilized -> none (Enter does the same on a focused sentence) and the metrics follow; a click on a
+response sentence selects it and lights up its support. RAGBench's longest example (1,056 context
+sentences) folds to its labelled sentences and fits three screens at 1280x800, with every control
+within a screen of the text it changes. J / K open the next example at its top, and the browser tab
+says which example of how many is open.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from ragviz.store.label_store import LabelStore
+from tests.conftest import StreamlitServer
+from tests.ragbench_data import require_ragbench
+
+pytestmark = pytest.mark.browser
+
+ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
+LONGEST = "expertqa_test/expertqa_206/ExpertQA"  # 1,056 context sentences in 9 documents
+SCREEN = {"width": 1280, "height": 800}
+MAIN = "document.querySelector('[data-testid=stMain]')"
+
+
+def expect():
+    from playwright.sync_api import expect as _expect
+
+    return _expect
+
+
+def metric_value(page, label: str):
+    return page.locator('[data-testid="stMetric"]').filter(has_text=label).locator('[data-testid="stMetricValue"]')
+
+
+def settle(page):
+    """Until the app runs no script and shows no element of an older run."""
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=stStatusWidget]') && !document.querySelector('[data-stale=true]')",
+        timeout=60_000,
+    )
+
+
+def sentence(page, key: str):
+    return page.locator(f'.rv-sent[data-key="{key}"]')
+
+
+def open_review(page, url: str):
+    page.goto(url)
+    expect()(page.locator(".rv-doc").first).to_be_visible(timeout=60_000)
+    expect()(metric_value(page, "Adherence")).to_be_visible(timeout=60_000)
+    settle(page)
+
+
+@pytest.fixture
+def small_page(chromium_browser):
+    context = chromium_browser.new_context(viewport=SCREEN)
+    pg = context.new_page()
+    pg.set_default_timeout(60_000)
+    yield pg
+    context.close()
+
+
+@pytest.fixture
+def ragbench_server(tmp_path):
+    """The app on the seven RAGBench test shards (2,896 rows), read where they are."""
+    root = require_ragbench()
+    home = tmp_path / "home"
+    home.mkdir()
+    server = StreamlitServer(db=tmp_path / "labels.db", home=home, log=tmp_path / "streamlit.log", data=str(root))
+    server.start(timeout=120)
+    yield server
+    server.stop()
+
+
+def test_clicks_and_keys_on_the_text_change_labels_and_select_sentences(streamlit_server, small_page):
+    page = small_page
+    open_review(page, f"{streamlit_server.url}/review?id=ml-vs-programming")
+    relevance, utilization = metric_value(page, "Relevance"), metric_value(page, "Utilization")
+    expect()(relevance).to_have_text("0.667")  # 4 of 6 relevant, 3 of 6 utilized
+    expect()(utilization).to_have_text("0.500")
+
+    # a click on 0a (no label) makes it relevant, the next relevant + utilized
+    sentence(page, "0a").click()
+    expect()(relevance).to_have_text("0.833")
+    settle(page)
+    expect()(sentence(page, "0a")).to_have_class(re.compile(r"\brv-relevant\b"))
+    sentence(page, "0a").click()
+    expect()(utilization).to_have_text("0.667")
+    settle(page)
+    expect()(sentence(page, "0a")).to_have_class(re.compile(r"\brv-both\b"))
+
+    # the keyboard: Enter on the focused sentence goes on to utilized, then back to none
+    sentence(page, "0a").focus()
+    page.keyboard.press("Enter")
+    expect()(relevance).to_have_text("0.667")
+    settle(page)
+    expect()(sentence(page, "0a")).to_have_class(re.compile(r"\brv-utilized\b"))
+    expect()(sentence(page, "0a")).to_be_focused()  # focus stays on the sentence after the redraw
+    page.keyboard.press(" ")
+    expect()(utilization).to_have_text("0.500")
+    settle(page)
+    expect()(sentence(page, "0a")).to_have_class(re.compile(r"\brv-neither\b"))
+    page.keyboard.press("ArrowRight")  # arrow keys walk the sentences
+    expect()(sentence(page, "0b")).to_be_focused()
+
+    with LabelStore(streamlit_server.db) as store:  # four decisions, each one field, all through the store
+        assert [f for f, _ in store.changes(ML, "browser-tester")] == [
+            "relevant_keys",
+            "utilized_keys",
+            "relevant_keys",
+            "utilized_keys",
+        ]
+
+    # a click on response sentence a selects it: its explanation shows, its support lights up
+    page.locator('.rv-resp[data-key="a"]').click()
+    expect()(page.locator(".rv-explanation")).to_contain_text("Sentence a ")
+    expect()(page.locator('.rv-resp[data-key="a"]')).to_have_class(re.compile(r"\brv-selected\b"))
+    settle(page)
+    linked = sorted(page.locator(".rv-linked").evaluate_all("els => els.map(e => e.dataset.key)"))
+    assert linked and all(k[0].isdigit() for k in linked)
+    page.locator('.rv-resp[data-key="b"]').focus()
+    page.keyboard.press("Enter")
+    expect()(page.locator(".rv-explanation")).to_contain_text("Sentence b ")
+
+    # Shift+click on a context sentence makes it support the selected sentence (b), or no longer
+    settle(page)
+    sentence(page, "1b").click(modifiers=["Shift"])
+    expect()(page.locator(".rv-explanation")).to_contain_text("1b")
+    settle(page)
+    expect()(sentence(page, "1b")).to_have_class(re.compile(r"\brv-linked\b"))
+    with LabelStore(streamlit_server.db) as store:
+        assert "1b" in store.changes(ML, "browser-tester")[-1][1]["supporting_keys"]
+
+    # the other metric families are drawn when their expander opens
+    settle(page)
+    page.get_by_text("Other metric families").click()
+    expect()(page.locator('[data-testid="stExpander"]').filter(has_text="Other metric families")).to_contain_text(
+        "retrieval", timeout=60_000
+    )
+
+
+def test_the_longest_ragbench_example_folds_to_three_screens(ragbench_server, small_page):
+    page = small_page
+    open_review(page, f"{ragbench_server.url}/review?uid={LONGEST}")
+    expect()(page.locator(".rv-doc")).to_have_count(9)
+    height = page.evaluate(f"{MAIN}.scrollHeight")
+    assert height <= 3 * SCREEN["height"], f"the page is {height} px tall"
+    # the override table (1,056 rows, sentences cut short, at the bottom) is gone: the text is the editor
+    assert page.locator('[data-testid="stDataFrameResizable"]:visible').count() == 0
+
+    # folded: the labelled sentences of document 2 with their neighbours; document 7 shows only its heading
+    assert page.locator(".rv-sent").count() < 150
+    assert page.locator('.rv-doc[data-doc="7"] .rv-sent').count() == 0
+    # the selected response sentence's controls sit within a screen below the response
+    response_top = page.locator(".rv-response").bounding_box()["y"]
+    verdict = page.locator('[data-testid="stButtonGroup"]').filter(has_text="supported").first
+    assert verdict.bounding_box()["y"] - response_top < SCREEN["height"]
+
+    # "show all" on document 7 shows its 541 sentences inside the context pane: the page stays short
+    page.locator('.rv-doc[data-doc="7"] .rv-showall').click()
+    expect()(page.locator('.rv-doc[data-doc="7"] .rv-sent')).to_have_count(541)
+    assert page.evaluate(f"{MAIN}.scrollHeight") <= 3 * SCREEN["height"]
+    # the document list jumps to a document
+    page.locator('.rv-jump[data-doc="8"]').click()
+    expect()(page.locator('.rv-doc[data-doc="8"] .rv-doc-head')).to_be_in_viewport()
+
+    # a click deep in the pane labels that sentence and the pane keeps its place
+    target = page.locator('.rv-doc[data-doc="7"] .rv-sent').nth(400)
+    target.scroll_into_view_if_needed()
+    key = target.get_attribute("data-key")
+    before = page.evaluate("document.querySelector('.rv-pane').scrollTop")
+    assert before > 0
+    relevance = metric_value(page, "Relevance")
+    expect()(relevance).to_have_text("0.018")  # 19 / 1,056
+    target.click()
+    expect()(relevance).to_have_text("0.019")  # 20 / 1,056
+    settle(page)
+    expect()(sentence(page, key)).to_have_class(re.compile(r"\brv-relevant\b"))
+    expect()(sentence(page, key)).to_be_in_viewport()
+    with LabelStore(ragbench_server.db) as store:
+        assert store.changes(LONGEST, "browser-tester")[0][0] == "relevant_keys"
+
+
+def test_a_long_response_shows_every_sentence(ragbench_server, small_page):
+    """The response picker showed 9 of 23 sentences; the response text is the picker now."""
+    from ragviz.data.load import load
+
+    ds = load([str(require_ragbench())]).dataset
+    uid = next(ex.uid for ex in ds if len(ex.response_sentences) == 23)
+    page = small_page
+    open_review(page, f"{ragbench_server.url}/review?uid={uid}")
+    responses = page.locator(".rv-resp")
+    expect()(responses).to_have_count(23)
+    last = responses.nth(22)
+    last.scroll_into_view_if_needed()
+    last.click()
+    expect()(page.locator(".rv-explanation")).to_contain_text(f"Sentence {last.get_attribute('data-key')} ")
+
+
+def test_next_and_previous_open_the_example_at_its_top_and_the_title_says_where(streamlit_server, small_page):
+    page = small_page
+    open_review(page, f"{streamlit_server.url}/review?id=ml-vs-programming")
+    expect()(page).to_have_title(re.compile(r"Example 1 of 22"))
+    page.evaluate(f"{MAIN}.scrollTop = {MAIN}.scrollHeight")
+    assert page.evaluate(f"{MAIN}.scrollTop") > 300
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    page.keyboard.press("j")
+    expect()(page).not_to_have_url(re.compile("ml-vs-programming"))
+    expect()(page).to_have_title(re.compile(r"Example 2 of 22"))
+    page.wait_for_function(f"() => {MAIN}.scrollTop === 0", timeout=30_000)
+    settle(page)
+    assert page.evaluate(f"{MAIN}.scrollTop") == 0
+
+    page.evaluate(f"{MAIN}.scrollTop = {MAIN}.scrollHeight")
+    sentence(page, "0a").focus()  # the keys work with the focus on the text, too
+    page.keyboard.press("k")
+    expect()(page).to_have_url(re.compile("ml-vs-programming"))
+    expect()(page).to_have_title(re.compile(r"Example 1 of 22"))
+    page.wait_for_function(f"() => {MAIN}.scrollTop === 0", timeout=30_000)
