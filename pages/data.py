@@ -4,8 +4,8 @@ uploads a file or opens a path, and reads the validation and label-quality repor
 import streamlit as st
 
 from ragviz.data.load import load, load_bytes
+from ragviz.ui import access, served, state
 from ragviz.ui import data as ui
-from ragviz.ui import served, state
 from ragviz.ui.state import FILTER_CACHE
 
 state.require_app_shell()
@@ -44,8 +44,19 @@ def use_upload(name: str, data: bytes, add: bool) -> None:
         use_paths([str(state.store().save_upload(name, data))], add)
 
 
-ui.annotator_box(state.annotator(), state.store().annotators(), on_change=set_annotator)
-request = ui.load_box(state.SAMPLE_DATA.name, served.path_typing_off())
+granted = access.access()
+ui.annotator_box(
+    state.annotator(),
+    state.store().annotators(),
+    on_change=set_annotator,
+    sign_in=served.sign_in_configured(),
+    verified=served.signed_in() is not None,
+)
+if granted.can_load:
+    request = ui.load_box(state.SAMPLE_DATA.name, served.path_typing_off())
+else:
+    st.info(granted.why, icon=":material/lock:")
+    request = ui.LoadRequest(False, False, None, None)
 if request.sample:
     use_paths([str(state.SAMPLE_DATA)], request.add)
 if request.upload is not None:

@@ -24,18 +24,31 @@ LAST_UPLOAD = "data.last_upload"  # the file id of the upload already handled
 MAX_ERRORS_SHOWN = 500  # of a refused load
 
 
-def annotator_box(annotator: str, known: Sequence[str], on_change: Callable[[], None]) -> None:
+def annotator_box(
+    annotator: str,
+    known: Sequence[str],
+    on_change: Callable[[], None],
+    *,
+    sign_in: bool = False,
+    verified: bool = False,
+) -> None:
     """The annotator's name (*on_change* reads it from ``st.session_state[ANNOTATOR_INPUT]``) and
-    the annotators with saved work in the database."""
+    the annotators with saved work in the database. With sign-in configured (*sign_in*) the name is
+    the signed-in user's and cannot be typed (*verified*: someone is signed in)."""
     with st.container(border=True):
         st.subheader("Annotator")
-        st.text_input(
-            "Your name (labels are kept per annotator)",
-            value=annotator,
-            key=ANNOTATOR_INPUT,
-            on_change=on_change,
-            max_chars=80,
-        )
+        if sign_in and verified:
+            st.markdown(f"Signed in as **{render.md_escape(annotator)}**: your decisions are kept under this name.")
+        elif sign_in:
+            st.info("Sign in (sidebar) to review under your own name.")
+        else:
+            st.text_input(
+                "Your name (labels are kept per annotator)",
+                value=annotator,
+                key=ANNOTATOR_INPUT,
+                on_change=on_change,
+                max_chars=80,
+            )
         if known:
             st.caption("Annotators with saved work in this database:")
             st.dataframe(pd.DataFrame({"annotator": known}), hide_index=True, height=min(36 * (len(known) + 1), 180))
