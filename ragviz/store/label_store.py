@@ -64,9 +64,9 @@ from ragviz.store.events import (
     now_iso,
     status_of,
 )
-from ragviz.store.migrations import MIGRATIONS
+from ragviz.store.migrations import MIGRATIONS, schema_problems
 from ragviz.store.postgres import is_url
-from ragviz.store.sqlite import fsync_dir
+from ragviz.store.sqlite import fsync_dir, private_dir
 
 DB_ENV = "RAGVIZ_DB"
 UPLOAD_PREFIX = "upload:"  # a data source that is an upload kept in the database (PostgreSQL)
@@ -166,6 +166,7 @@ class LabelStore:
         self.dialect = db.dialect
         try:
             self._migrate()
+            self._check_schema()
         except StoreError:
             self.close()
             raise
@@ -252,6 +253,17 @@ class LabelStore:
                     continue
                 migration(lambda s: self._q(s), self.dialect)
                 self._q("INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)", (name, now_iso()))
+
+    def _check_schema(self) -> None:
+        """Refuse a damaged store (a table or column the code needs is gone), naming what is missing."""
+        problems = schema_problems(
+            lambda t: {r[0] for r in self._q(self.dialect.columns_of, (t,))}, [name for name, _ in MIGRATIONS]
+        )
+        if problems:
+            raise StoreError(
+                f"{self.location}: cannot open label store: its schema is damaged ({'; '.join(problems)});"
+                " restore it from a backup or point RAGVIZ_DB at another store. Nothing was changed."
+            )
 
     def applied_migrations(self) -> list[str]:
         with self._lock:
@@ -613,10 +625,11 @@ class LabelStore:
 
     @staticmethod
     def _write_file(target: Path, data: bytes) -> Path:
+        """Write *data* to *target* (mode 0600, its new folders 0700) unless it exists."""
         if not target.exists():
-            target.parent.mkdir(parents=True, exist_ok=True)
+            private_dir(target.parent)
             tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-            with open(tmp, "wb") as f:
+            with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "wb") as f:
                 f.write(data)
                 f.flush()
                 os.fsync(f.fileno())
