@@ -1,9 +1,13 @@
 """Data page: a person sets the annotator name their labels are kept under, loads the sample data,
 uploads a file or opens a path, and reads the validation and label-quality report of what is loaded."""
 
-import streamlit as st
+from pathlib import Path
 
-from ragviz.data.load import load, load_bytes
+import streamlit as st
+from streamlit.runtime.uploaded_file_manager import UploadedFile
+
+from ragviz.data.limits import too_big
+from ragviz.data.load import load
 from ragviz.ui import access, served, state
 from ragviz.ui import data as ui
 from ragviz.ui.state import FILTER_CACHE
@@ -22,11 +26,12 @@ def set_annotator() -> None:
         st.session_state.pop("review.index", None)  # resume where this annotator was
 
 
-def use_paths(paths: list[str], add: bool) -> None:
-    """Switch to *paths* (or add them) only when they load without errors; else keep what is loaded."""
+def use_paths(paths: list[str], add: bool, checked: bool = False) -> None:
+    """Switch to *paths* (or add them) only when they load without errors (*checked*: they did); else
+    keep what is loaded."""
     wanted = tuple(dict.fromkeys([*(state.current_paths() if add else ()), *paths]))
-    result = load(list(paths))
-    if not result.ok:
+    result = None if checked else load(list(paths))
+    if result is not None and not result.ok:
         st.session_state[LAST_PROBLEM] = (", ".join(paths), [str(p) for p in result.errors])
         return
     st.session_state[LAST_PROBLEM] = None
@@ -35,13 +40,28 @@ def use_paths(paths: list[str], add: bool) -> None:
     st.session_state.pop(FILTER_CACHE, None)
 
 
-def use_upload(name: str, data: bytes, add: bool) -> None:
-    """Keep an uploaded file next to the label store and switch to it, only when it loads without errors."""
-    checked = load_bytes(name, data)
-    if not checked.ok:
-        st.session_state[LAST_PROBLEM] = (name, [str(p) for p in checked.errors])
-    else:
-        use_paths([str(state.store().save_upload(name, data))], add)
+def use_upload(upload: UploadedFile, add: bool) -> None:
+    """Keep an uploaded file (streamed to disk, deduplicated by content) and switch to it, only when it
+    is under the cap and loads without errors; a refused upload is not kept."""
+    if (refused := too_big(upload.name, upload.size, ui.upload_limit())) is not None:
+        st.session_state[LAST_PROBLEM] = (upload.name, [refused])
+        return
+    store = state.store()
+    kept = store.keep_upload(upload.name, upload)
+    result = state.load_result((str(kept),))  # loaded once: the page shows this same cached result
+    if not result.ok:
+        if kept not in store.uploads():
+            store.remove_upload(kept)
+        st.session_state[LAST_PROBLEM] = (upload.name, [str(p).replace(str(kept), upload.name) for p in result.errors])
+        return
+    store.register_upload(kept)
+    use_paths([str(kept)], add, checked=True)
+
+
+def remove_upload(path: str) -> None:
+    state.store().remove_upload(Path(path))
+    if path in state.current_paths():
+        state.set_paths(tuple(p for p in state.current_paths() if p != path))
 
 
 granted = access.access()
@@ -60,13 +80,15 @@ else:
 if request.sample:
     use_paths([str(state.SAMPLE_DATA)], request.add)
 if request.upload is not None:
-    use_upload(request.upload.name, request.upload.getvalue(), request.add)
+    use_upload(request.upload, request.add)
 if request.path:
     try:
         use_paths([str(served.open_typed_path(request.path))], request.add)
     except served.PathRefused as refused:
         st.session_state[LAST_PROBLEM] = (request.path, [str(refused)])
 ui.rejected_notice(st.session_state.get(LAST_PROBLEM))
+if granted.can_load:
+    ui.uploads_box(state.store().uploads(), on_remove=remove_upload)
 
 paths = state.current_paths()
 with st.container(border=True):

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pandas as pd
 import streamlit as st
 
 from ragviz.analysis.quality import issue_rows
+from ragviz.data.limits import MB, UPLOAD_ENV, upload_limit_mb
 from ragviz.data.load import LoadResult
+from ragviz.store.uploads import shown_name
 from ragviz.ui import render
 
 if TYPE_CHECKING:
@@ -77,10 +80,13 @@ def load_box(sample_name: str, path_off: str | None = None) -> LoadRequest:
             st.caption(f"About 20 hand-written examples in the RAGBench schema ({sample_name}/).")
             sample = st.button("Load the sample data", key="data.load_sample", type="primary")
         with upload_tab:
+            cap = upload_limit()
             up = st.file_uploader(
                 "RAGBench Parquet, JSONL, JSON or CSV (raw {question, documents, response} rows are split into sentences)",
                 type=["parquet", "jsonl", "json", "csv"],
                 key="data.upload",
+                max_upload_size=cap,
+                help=f"Up to {cap} MB (server.maxUploadSize / {UPLOAD_ENV}). The same file uploaded twice is kept once.",
             )
             new_upload = up is not None and st.session_state.get(LAST_UPLOAD) != up.file_id
             if up is not None and new_upload:
@@ -95,6 +101,24 @@ def load_box(sample_name: str, path_off: str | None = None) -> LoadRequest:
                 st.caption(path_off)
             opened = st.button("Open", key="data.open", disabled=path_off is not None or not typed.strip())
     return LoadRequest(add, sample, up if new_upload else None, typed.strip() if opened else None)
+
+
+def upload_limit() -> int:
+    """The upload cap in MB (:func:`ragviz.data.limits.upload_limit_mb`)."""
+    return upload_limit_mb(st.get_option("server.maxUploadSize"))
+
+
+def uploads_box(uploads: Sequence[Path], on_remove: Callable[[str], None]) -> None:
+    """The uploads the store keeps, each with its size and a Remove button (*on_remove* gets its path)."""
+    if not uploads:
+        return
+    with st.expander(f"Uploaded files kept ({len(uploads)})"):
+        st.caption("Removing an upload deletes the kept file; label decisions on its examples stay in the store.")
+        for i, path in enumerate(uploads):
+            row = st.container(horizontal=True, vertical_alignment="center")
+            size = path.stat().st_size / MB if path.exists() else 0.0
+            row.markdown(f"{render.md_escape(shown_name(path.name), 120)} · {size:,.1f} MB")
+            row.button("Remove", key=f"data.remove_upload.{i}", on_click=on_remove, args=(str(path),))
 
 
 def rejected_notice(rejected: tuple[str, list[str]] | None) -> None:
