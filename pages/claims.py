@@ -40,7 +40,7 @@ st.title("RagChecker claims")
 if (granted := access.access()).can_load:
     view.source_controls()
 else:
-    st.caption(granted.why)
+    st.caption(granted.why)  # md: ours
 source = view.opened_source()
 if not source:
     view.no_file_notice()

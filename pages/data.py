@@ -75,7 +75,7 @@ ui.annotator_box(
 if granted.can_load:
     request = ui.load_box(state.SAMPLE_DATA.name, served.path_typing_off())
 else:
-    st.info(granted.why, icon=":material/lock:")
+    st.info(granted.why, icon=":material/lock:")  # md: ours
     request = ui.LoadRequest(False, False, None, None)
 if request.sample:
     use_paths([str(state.SAMPLE_DATA)], request.add)

@@ -16,7 +16,7 @@ LAST_RUN = "label.last_run"  # (uids, RunSummary, called the configured judge) o
 
 st.title("Label with an LLM judge")
 if not (granted := access.access()).can_judge:
-    st.info(granted.why, icon=":material/lock:")
+    st.info(granted.why, icon=":material/lock:")  # md: ours
     st.stop()
 page = state.require_data()
 ds, store = page.dataset, page.store

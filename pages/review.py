@@ -38,6 +38,7 @@ from ragviz.data.model import Example, Labels
 from ragviz.ui import review, state
 from ragviz.ui.families import render_families_panel
 from ragviz.ui.present import hide_review_editing
+from ragviz.ui.render import md_escape
 
 INDEX = "review.index"  # the row on screen
 LINK = "review.applied_link"  # the deep link already followed
@@ -49,7 +50,7 @@ def go(row: int | None, message: str = "") -> None:
     """Show *row* and keep it as the annotator's position; at no row, only toast *message*."""
     if row is None:
         if message:
-            st.toast(message)
+            st.toast(message)  # md: ours
         return
     st.session_state[INDEX] = row
     state.store().save_position(state.annotator(), state.dataset().uids[row])
@@ -101,7 +102,7 @@ if link and link != st.session_state.get(LINK):
     st.session_state[LINK] = link
     linked = link_row(ds, uid=st.query_params.get("uid"), example_id=st.query_params.get("id"))
     if linked is None:
-        st.warning(f"No loaded example has the id or uid in the link: {link!r}")
+        st.warning(f"No loaded example has the id or uid in the link: {md_escape(repr(link))}")
     else:
         go(linked)
 if INDEX not in st.session_state or not 0 <= st.session_state[INDEX] < len(ds):

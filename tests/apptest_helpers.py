@@ -41,3 +41,10 @@ def open_page_as(page: str, email: str | None, **query: str) -> AppTest:
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+def shown(markdown: str) -> str:
+    r"""What a Markdown element shows for *markdown* escaped with ``md_escape`` (``\*`` shows ``*``)."""
+    import re
+
+    return re.sub(r"\\(.)", r"\1", markdown)

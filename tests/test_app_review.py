@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from ragviz.data.load import load, load_bytes
 from ragviz.export.files import export_bytes
 from ragviz.store.label_store import LabelStore
-from tests.apptest_helpers import open_page
+from tests.apptest_helpers import open_page, shown
 
 ROOT = Path(__file__).resolve().parents[1]
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
@@ -182,7 +182,7 @@ def test_deep_links(app_env):
     at = open_review(id=repeated)
     assert at.query_params["uid"] == ds.uids[first_row]
     bad = open_review(id="no-such-example")
-    assert any("no-such-example" in w.value for w in bad.warning)
+    assert any("no-such-example" in shown(w.value) for w in bad.warning)
 
 
 def test_normalize_fixes_mechanical_flags(app_env):

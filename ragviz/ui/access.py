@@ -23,7 +23,7 @@ def sidebar() -> None:
     granted = access()
     with st.sidebar:
         served.sign_in_box()
-        st.caption(f"Annotator: **{state._md_safe(state.annotator())}** ({granted.role})")
+        st.caption(f"Annotator: **{state._md_safe(state.annotator())}** ({granted.role})")  # md: ours
         served.unverified_names_notice()
         if granted.can_see_store:
             st.caption("Label database")

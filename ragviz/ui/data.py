@@ -77,7 +77,7 @@ def load_box(sample_name: str, path_off: str | None = None) -> LoadRequest:
         add = st.checkbox("Add to the data already loaded (instead of replacing it)", key="data.add")
         sample_tab, upload_tab, path_tab = st.tabs(["Sample data", "Upload a file", "Open a path"])
         with sample_tab:
-            st.caption(f"About 20 hand-written examples in the RAGBench schema ({sample_name}/).")
+            st.caption(f"About 20 hand-written examples in the RAGBench schema ({sample_name}/).")  # md: ours
             sample = st.button("Load the sample data", key="data.load_sample", type="primary")
         with upload_tab:
             cap = upload_limit()
@@ -98,7 +98,7 @@ def load_box(sample_name: str, path_off: str | None = None) -> LoadRequest:
                 disabled=path_off is not None,
             )
             if path_off is not None:
-                st.caption(path_off)
+                st.caption(path_off)  # md: ours
             opened = st.button("Open", key="data.open", disabled=path_off is not None or not typed.strip())
     return LoadRequest(add, sample, up if new_upload else None, typed.strip() if opened else None)
 

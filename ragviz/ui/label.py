@@ -141,7 +141,7 @@ def format_cost(cost_usd: float | None) -> str:
 def metric_row(items: Sequence[tuple[str, str]]) -> None:
     """One row of ``st.metric`` cards, ``(label, value)`` each."""
     for column, (label, value) in zip(st.columns(len(items)), items):
-        column.metric(label, value)
+        column.metric(label, value)  # md: ours
 
 
 def outcome_rows(
@@ -256,7 +256,7 @@ def settings_box() -> JudgeSettings:
         )
         settings = settings_from_state()
         access = judge_access()
-        st.caption(f"{key_source_note(access)} Prompt version `{PROMPT_VERSION}`.")
+        st.caption(f"{key_source_note(access)} Prompt version `{PROMPT_VERSION}`.")  # md: ours (escaped inside)
         if isinstance(access, JudgeConfigError):
             st.warning(render.md_escape(access))
     return settings
@@ -379,7 +379,7 @@ def last_run(
     )
     st.caption(
         f"{summary.prompt_tokens:,} prompt + {summary.completion_tokens:,} completion tokens (as reported by the server); "
-        f"{summary.wall_seconds:.1f} s; response format used: {summary.format_mode}"
+        f"{summary.wall_seconds:.1f} s; response format used: {render.md_escape(summary.format_mode)}"
         + ("; cancelled before the end" if summary.cancelled else "")
     )
     st.dataframe(pd.DataFrame(outcome_rows(examples, summary.outcomes, full)), hide_index=True, key="label.results")

@@ -104,7 +104,7 @@ def metric_cards(comparison: Sequence[MetricComparison]) -> None:
     for col, m in zip(cols, comparison):
         with col:
             st.metric(
-                m.name.capitalize(),
+                m.name.capitalize(),  # md: ours
                 render.format_score(m.current),
                 delta=render.format_delta(m.delta),
                 delta_color="off" if m.name in ("relevance", "utilization") else "normal",
@@ -167,7 +167,7 @@ def support_controls(
     status_key = f"review.support.{key_suffix}"
     keys_key = f"review.keys.{key_suffix}"
     st.segmented_control(
-        f"Sentence {span.key} is",
+        f"Sentence {render.md_escape(span.key)} is",
         [SUPPORTED, UNSUPPORTED],
         format_func=lambda state: SUPPORT_CHOICE_LABELS[state],
         default=span.status if span.status in (SUPPORTED, UNSUPPORTED) else None,
@@ -176,7 +176,7 @@ def support_controls(
         args=(status_key, on_status),
     )
     st.multiselect(
-        f"Context sentences supporting {span.key}",
+        f"Context sentences supporting {render.md_escape(span.key)}",
         key_options,
         default=list(dict.fromkeys(span.supporting_keys)),
         key=keys_key,
@@ -193,7 +193,7 @@ def quality_flags(issues: Sequence[Problem], on_normalize: Callable[[], Any]) ->
     st.html(render.problems_html([f"{p.field}: {p.message}" for p in issues]))
     mechanical = sum(1 for p in issues if p.kind in MECHANICAL_KINDS)
     st.button(
-        f"Normalize labels ({mechanical} mechanical fix{'es' if mechanical != 1 else ''})",
+        f"Normalize labels ({mechanical} mechanical fix{'es' if mechanical != 1 else ''})",  # md: ours
         key="review.normalize",
         disabled=not mechanical,
         help="Strip trailing dots, drop duplicate keys and keys that name no sentence — one correction, undoable. "

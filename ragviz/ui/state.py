@@ -108,7 +108,7 @@ def require_data() -> PageContext:
     :func:`record_decision`); with nothing loaded, say so, link to the Data page and stop the run;
     else the page's :class:`PageContext`."""
     if (refused := st.session_state.pop(STALE_KEY, None)) is not None:
-        st.warning(refused, icon=":material/sync_problem:")
+        st.warning(refused, icon=":material/sync_problem:")  # md: ours (stale_message escapes)
     ds = dataset()
     if len(ds) == 0:
         st.info(NO_DATA_MESSAGE)
@@ -204,7 +204,7 @@ def undo_decision(uid: str, nothing_to_undo: str) -> None:
     if store().undo(uid, annotator()):
         bump_label_version()
     else:
-        st.toast(nothing_to_undo)
+        st.toast(nothing_to_undo)  # md: ours
 
 
 def label_version() -> int:
