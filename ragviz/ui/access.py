@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ragviz.data.roles import Access
-from ragviz.ui import served, state
+from ragviz.ui import render, served, state
 from ragviz.ui.present import FORCED_KEY
 
 
@@ -23,7 +23,10 @@ def sidebar() -> None:
     granted = access()
     with st.sidebar:
         served.sign_in_box()
-        st.caption(f"Annotator: **{state._md_safe(state.annotator())}** ({granted.role})")  # md: ours
+        st.html(  # a name of any length: cut, with "show all"
+            '<div class="rv-annotator" style="font-size:0.875rem;color:#808495">Annotator: '
+            f"<b>{render.long_text_html(state.annotator(), 60)}</b> ({granted.role})</div>"
+        )
         served.unverified_names_notice()
         if granted.can_see_store:
             st.caption("Label database")

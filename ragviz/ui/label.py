@@ -164,7 +164,7 @@ def outcome_rows(
                 "completeness": scores.completeness,
                 "adherence": scores.adherence,
                 "calls": o.calls,
-                "error": (o.error or "") if full else short_error(o.error),
+                "error": render.table_text(o.error or "", 300) if full else short_error(o.error),
             }
         )
     return rows
@@ -180,7 +180,7 @@ def show_failures(failures: Sequence[Any], limit: int = 50, full: bool = True) -
             if not full:
                 st.text(short_error(f.error))
                 continue
-            st.text(f.error)
+            st.html(render.long_text_html(f.error, 2_000))  # show all, up to 100k characters
             st.caption("Raw model output")
             st.code(
                 f.raw_output if f.raw_output is not None else "(no answer: the request itself failed)",

@@ -92,7 +92,7 @@ def example_header(position: str, status: str, example: Example) -> None:
     """Where the page is, the example's review status and identity, then its question."""
     st.html(
         f'<div style="font-family:system-ui,sans-serif;font-size:0.85rem;color:#57606a">{render.esc(position)} · '
-        f"<b>{render.esc(status)}</b> · {render.esc(example.dataset)} · id {render.esc(example.id)} · "
+        f"<b>{render.esc(status)}</b> · {render.esc(example.dataset)} · id {render.long_text_html(example.id, 120)} · "
         f"model {render.esc(example.generation_model or '—')}</div>"
     )
     st.html(render.text_block_html("Question", example.question))
@@ -214,6 +214,7 @@ def context_panel(
     st.markdown("**Relevant / utilized** — tick to override")
     st.session_state[EDITOR] = (editor_key, row)
     frame = pd.DataFrame(table, columns=["document", "key", "text", "relevant", "utilized"])
+    frame["text"] = frame["text"].map(render.table_text)  # the whole sentence is drawn above (up to 1 MB)
     st.data_editor(
         frame,
         key=editor_key,
