@@ -82,7 +82,9 @@ def test_hostile_link_and_name_show_literally_and_a_50_mb_document_is_not_sent_w
     expect(page.locator(".rv-doc-cut")).to_contain_text("more characters not shown", timeout=120_000)
     page.wait_for_load_state("networkidle")
     sidebar = page.locator('[data-testid="stSidebar"]')
-    expect(sidebar).to_contain_text(f"Annotator: {HOSTILE}")  # the name literally: no bold, no math, no tag
+    expect(sidebar).to_contain_text(
+        f"Annotator: {HOSTILE}", timeout=60_000
+    )  # the name literally: no bold, no math, no tag
     assert sidebar.get_by_text("z", exact=True).count() == 0 and sidebar.get_by_text("x", exact=True).count() == 0
     assert page.locator(".katex").count() == 0
     total = sum(received)
@@ -91,5 +93,5 @@ def test_hostile_link_and_name_show_literally_and_a_50_mb_document_is_not_sent_w
 
     page.goto(f"{big_server.url}/review?id=**x**$y$")
     warning = page.locator('[data-testid="stAlert"]').filter(has_text="No loaded example has the id")
-    expect(warning).to_contain_text("'**x**$y$'")
+    expect(warning).to_contain_text("'**x**$y$'", timeout=60_000)
     assert warning.locator("strong").count() == 0 and page.locator(".katex").count() == 0

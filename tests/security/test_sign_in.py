@@ -116,7 +116,7 @@ def test_two_signed_in_people_decisions_are_theirs(signed_in_server, chromium_br
         pages[email] = page = context.new_page()
         page.set_default_timeout(60_000)
         _sign_in(page, url, email)
-        expect(page.locator('[data-testid="stMain"]')).to_contain_text(f"Signed in as {email}")
+        expect(page.locator('[data-testid="stMain"]')).to_contain_text(f"Signed in as {email}", timeout=60_000)
         expect(page.get_by_label("Your name (labels are kept per annotator)")).to_have_count(0)  # cannot be typed
         expect(page.get_by_text("Names are not verified")).to_have_count(0)
         expect(page.get_by_role("button", name="Load the sample data")).to_have_count(0)  # annotators do not load
@@ -138,5 +138,5 @@ def test_not_signed_in_views_only(signed_in_server, page):
 
     page.goto(f"{signed_in_server.url}/review?id=ml-vs-programming")
     expect(page.get_by_role("button", name="Sign in")).to_be_visible(timeout=60_000)
-    expect(page.get_by_text("Presentation mode: editing is hidden")).to_be_visible()
+    expect(page.get_by_text("Presentation mode: editing is hidden")).to_be_visible(timeout=60_000)
     expect(page.get_by_role("button", name="Accept judge labels")).to_be_hidden()
