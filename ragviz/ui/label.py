@@ -31,7 +31,7 @@ from ragviz.judge.run import JudgeOutcome, RunProgress, RunSummary
 from ragviz.judge.selection import ALL, FILTERED, FIRST_K, UNLABELED
 from ragviz.metrics.trace import trace_scores
 from ragviz.store.label_store import LabelStore
-from ragviz.ui import render, state
+from ragviz.ui import access, render, state
 from ragviz.ui.served import served
 
 MODEL_KEY = "label.model"
@@ -193,7 +193,9 @@ def show_failures(failures: Sequence[Any], limit: int = 50, full: bool = True) -
 
 def rejudge_control(example: Example, key: str = "review.rejudge") -> JudgeOutcome | None:
     """A "Re-judge this example" button for the Review page: one fresh call with the Label page's
-    settings; the new labels become the base for review. Returns the outcome when clicked."""
+    settings (admins only: it spends money); the new labels become the base for review."""
+    if not access.access().can_judge:
+        return None
     if not st.button(
         "Re-judge this example",
         key=key,

@@ -95,6 +95,7 @@ def test_signed_in_the_annotator_is_the_user_and_cannot_be_typed(app_env, monkey
     assert not any("not verified" in w.value for w in at.sidebar.warning)
     assert not [b for b in at.button if b.key == "data.load_sample"]  # an annotator does not load
     review = open_page_as("pages/review.py", ANA, id="ml-vs-programming")
+    assert not [b for b in review.button if b.key == "review.rejudge"]  # the judge spends money: admins only
     next(b for b in review.button if b.key == "review.accept").click().run()
     with LabelStore(app_env["db"]) as store:
         assert ML in store.reviewed_uids(ANA) and ML not in store.reviewed_uids("tester")
@@ -106,6 +107,8 @@ def test_signed_in_admin_loads_judges_and_sees_the_store(app_env, monkeypatch):
     assert [b for b in at.button if b.key == "data.load_sample"]
     assert str(app_env["db"]) in _sidebar_text(at)
     assert [b for b in open_page_as("pages/label.py", LEAD).button if b.key == "label.run"]
+    review = open_page_as("pages/review.py", LEAD, id="ml-vs-programming")
+    assert [b for b in review.button if b.key == "review.rejudge"]
 
 
 @pytest.mark.parametrize("email", [GUEST, None])
