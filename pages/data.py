@@ -97,7 +97,7 @@ with st.container(border=True):
         st.info("Nothing loaded yet.")
         st.stop()
     result = state.load_result(paths)
-    ui.loaded_report(paths, result)
+    ui.loaded_report(paths, result, full_paths=granted.can_see_store)
 with st.container(border=True):
     ui.quality_heading()
     ui.quality_report(state.quality_report(), len(result.dataset), state.MAX_DETAILED)

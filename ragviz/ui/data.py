@@ -14,6 +14,7 @@ import streamlit as st
 from ragviz.analysis.quality import issue_rows
 from ragviz.data.limits import MB, UPLOAD_ENV, upload_limit_mb
 from ragviz.data.load import LoadResult
+from ragviz.data.problems import Problem
 from ragviz.store.uploads import shown_name
 from ragviz.ui import render
 
@@ -130,10 +131,11 @@ def rejected_notice(rejected: tuple[str, list[str]] | None) -> None:
     st.html(render.problems_html(errors[:MAX_ERRORS_SHOWN], "error"))
 
 
-def loaded_report(paths: Sequence[str], result: LoadResult) -> None:
-    """The paths loaded, the examples per subset, and the validation errors and warnings."""
+def loaded_report(paths: Sequence[str], result: LoadResult, full_paths: bool = True) -> None:
+    """The paths loaded (only their file names unless *full_paths*: where uploads are kept is next to
+    the label store, which only admins see), the examples per subset, and the validation errors and warnings."""
     ds = result.dataset
-    st.html(render.problems_html(paths, "info"))  # the paths, escaped
+    st.html(render.problems_html(paths if full_paths else [Path(p).name for p in paths], "info"))  # escaped
     subsets = pd.Series(ds.datasets).value_counts().rename_axis("dataset").reset_index(name="examples")
     c1, c2, c3 = st.columns(3)
     c1.metric("Examples", f"{len(ds):,}")
@@ -143,10 +145,15 @@ def loaded_report(paths: Sequence[str], result: LoadResult) -> None:
     st.page_link("pages/review.py", label="Start reviewing", icon=":material/fact_check:")
     if result.errors:
         st.markdown("**Validation errors** (these rows were skipped)")
-        st.dataframe(pd.DataFrame([p.__dict__ for p in result.errors]), hide_index=True)
+        st.dataframe(pd.DataFrame([_problem_row(p, full_paths) for p in result.errors]), hide_index=True)
     if result.warnings:
         with st.expander(f"Validation warnings ({len(result.warnings)})"):
-            st.dataframe(pd.DataFrame([p.__dict__ for p in result.warnings]), hide_index=True)
+            st.dataframe(pd.DataFrame([_problem_row(p, full_paths) for p in result.warnings]), hide_index=True)
+
+
+def _problem_row(problem: Problem, full_path: bool) -> dict[str, object]:
+    row = dict(problem.__dict__)
+    return row if full_path else {**row, "path": Path(problem.path).name}
 
 
 def quality_heading() -> None:

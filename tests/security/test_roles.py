@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 from ragviz.data.roles import ADMIN, ANNOTATOR, VIEWER, Identity, access_of
 from ragviz.store.label_store import LabelStore
 from tests.apptest_helpers import open_page, open_page_as
+from tests.conftest import SAMPLE_DATA
 
 LEAD, ANA, GUEST = "lead@example.org", "ana@example.org", "guest@example.org"
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
@@ -79,6 +80,7 @@ def test_served_without_sign_in_everyone_reviews_under_an_unverified_name(app_en
     assert not [b for b in at.button if b.key == "data.load_sample"]  # no loading: a typed name is no admin
     assert not [u for u in at.get("file_uploader")] and any("Only admins" in i.value for i in at.info)
     assert str(app_env["db"]) not in _sidebar_text(at)  # the store location stays hidden
+    assert str(SAMPLE_DATA) not in "\n".join(h.value for h in at.get("html"))  # nor the server's folders
     label = open_page("pages/label.py")
     assert not [b for b in label.button if b.key == "label.run"]
     review = open_page("pages/review.py", id="ml-vs-programming")
