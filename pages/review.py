@@ -53,7 +53,7 @@ def go(row: int | None, message: str = "") -> None:
             st.toast(message)  # md: ours
         return
     st.session_state[INDEX] = row
-    state.store().save_position(state.annotator(), state.dataset().uids[row])
+    state.save_position(state.dataset().uids[row])
 
 
 def accept(uid: str, current: Labels | None, judge: Labels | None, advance: bool) -> None:

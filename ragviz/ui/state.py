@@ -28,7 +28,7 @@ from ragviz.metrics.trace import trace_scores
 from ragviz.store.events import base_labels, fold_labels
 from ragviz.store.label_store import LabelStore, StaleEdit, default_db
 from ragviz.ui import served
-from ragviz.ui.present import is_present
+from ragviz.ui.present import FORCED_KEY, is_present
 
 DATA_ENV = "RAGVIZ_DATA"
 ANNOTATOR_ENV = "RAGVIZ_ANNOTATOR"
@@ -205,6 +205,12 @@ def undo_decision(uid: str, nothing_to_undo: str) -> None:
         bump_label_version()
     else:
         st.toast(nothing_to_undo)  # md: ours
+
+
+def save_position(uid: str) -> None:
+    """Keep *uid* as where the annotator is (not for a person who may only view: they record nothing)."""
+    if not st.session_state.get(FORCED_KEY):
+        store().save_position(annotator(), uid)
 
 
 def label_version() -> int:
