@@ -1,6 +1,6 @@
 """Two app replicas on one PostgreSQL database under load, one SIGKILLed midway: lost / duplicated counts.
 
-    .venv/bin/python benchmarks/bench_replicas.py [--decisions 200] [--writers 4] [--db postgresql://...]
+    .venv/bin/python benchmarks/bench_replicas.py [--decisions 200] [--writers 4] [--examples 10] [--db postgresql://...]
 
 Each replica is a process holding one :class:`LabelStore` (as one app process does) shared by
 ``--writers`` threads (sessions). Writer *w* of both replicas is the same annotator (``ann<w>``), so
@@ -32,15 +32,13 @@ sys.path.insert(0, str(ROOT))
 
 from ragviz.store.label_store import LabelStore  # noqa: E402
 
-N_EXAMPLES = 10
-
 REPLICA = """
 import sys, threading
 from ragviz.data.labels import Change, field_value
 from ragviz.data.ragbench import example_from_row
 from ragviz.store import LabelStore, StaleEdit
 
-db, replica, writers, n = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+db, replica, writers, n, n_examples = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 store = LabelStore(db)
 lock = threading.Lock()
 
@@ -53,7 +51,7 @@ def example(k):
         "sentence_support_information": [], "unsupported_response_sentence_keys": [],
     })
 
-examples = [example(k) for k in range(N_EXAMPLES)]
+examples = [example(k) for k in range(n_examples)]
 print("ready", flush=True)
 
 def write(w):
@@ -75,13 +73,13 @@ def write(w):
 threads = [threading.Thread(target=write, args=(w,)) for w in range(writers)]
 for t in threads: t.start()
 for t in threads: t.join()
-""".replace("N_EXAMPLES", str(N_EXAMPLES))
+"""
 
 
-def spawn(db: str, replica: str, writers: int, n: int) -> subprocess.Popen:
+def spawn(db: str, replica: str, writers: int, n: int, n_examples: int) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.Popen(
-        [sys.executable, "-c", REPLICA, db, replica, str(writers), str(n)],
+        [sys.executable, "-c", REPLICA, db, replica, str(writers), str(n), str(n_examples)],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -89,9 +87,9 @@ def spawn(db: str, replica: str, writers: int, n: int) -> subprocess.Popen:
     )
 
 
-def run(db: str, writers: int, n: int) -> dict[str, float]:
+def run(db: str, writers: int, n: int, n_examples: int = 10) -> dict[str, float]:
     LabelStore(db).close()  # schema in place
-    procs = {name: spawn(db, name, writers, n) for name in ("r1", "r2")}
+    procs = {name: spawn(db, name, writers, n, n_examples) for name in ("r1", "r2")}
     acked: list[list[str]] = []
     lock = threading.Lock()
     half = writers * n // 2
@@ -124,7 +122,7 @@ def run(db: str, writers: int, n: int) -> dict[str, float]:
     with LabelStore(db) as store:
         events = []
         for w in range(writers):
-            for k in range(N_EXAMPLES):
+            for k in range(n_examples):
                 events += store.history(f"bench/q{k}/g", f"ann{w}")
     stored = Counter((e.annotator, e.example_uid, e.new[0]) for e in events if e.field == "relevant_keys")
     lost = sum(1 for a in acked if (a[1], a[2], a[3]) not in stored)
@@ -149,6 +147,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--decisions", type=int, default=200, help="decisions per writer (default 200)")
     parser.add_argument("--writers", type=int, default=4, help="writer threads per replica (default 4)")
+    parser.add_argument(
+        "--examples", type=int, default=10, help="examples every annotator edits on both replicas (default 10)"
+    )
     parser.add_argument("--db", default=None, help="postgresql:// URL of an empty database, or an SQLite file")
     args = parser.parse_args()
     server = None
@@ -169,12 +170,15 @@ def main() -> None:
         server.start()
         db = server.new_database()
     try:
-        r = run(db, args.writers, args.decisions)
+        r = run(db, args.writers, args.decisions, args.examples)
     finally:
         if server is not None:
             server.stop()
     where = "PostgreSQL" if db.startswith("postgres") else "SQLite"
-    print(f"2 replicas x {args.writers} writers x {args.decisions} decisions on {where}; replica 1 SIGKILLed midway")
+    print(
+        f"2 replicas x {args.writers} writers x {args.decisions} decisions over {args.examples} examples on {where};"
+        " replica 1 SIGKILLed midway"
+    )
     for k, v in r.items():
         print(f"{k:>14}: {v:.1f}" if isinstance(v, float) else f"{k:>14}: {v}")
     print(f"    throughput: {r['stored'] / r['seconds']:.0f} decisions/s")

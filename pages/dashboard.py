@@ -7,6 +7,7 @@ import streamlit as st
 from ragviz.analysis.compare import JUDGE, label_set_names
 from ragviz.analysis.dashboard import RETRIEVAL, TRACE, trace_view
 from ragviz.metrics.retrieval import DEFAULT_KS
+from ragviz.ui import audit as audit_ui
 from ragviz.ui import dashboard as ui
 from ragviz.ui import results, state
 
@@ -24,6 +25,9 @@ ks = ui.cutoffs_input() if family == RETRIEVAL and not present else DEFAULT_KS
 ui.family_header(family)
 view = trace_view(data) if family == TRACE else results.family_view(against, family, ks)
 ui.family_figures(view, ks, data.n_reviewed, against, downloads=not present)
+
+st.header("What people would say")
+audit_ui.people_would_say_panel(store, against, present)
 
 st.header("How much can we trust the judge?")
 ui.judge_agreement(data.judge_agreement, data.scatter, against, downloads=not present)

@@ -8,6 +8,7 @@ from ragviz.analysis.compare import HUMAN, JUDGE, human_labels, judge_labels, la
 from ragviz.analysis.dashboard import ANSWER, RETRIEVAL, TONIC, families_present
 from ragviz.analysis.explain import answer_explanation, retrieval_explanations, tonic_explanation
 from ragviz.analysis.review import document_spans, response_spans
+from ragviz.ui import audit as audit_ui
 from ragviz.ui import explainer as ui
 from ragviz.ui import results, state
 
@@ -18,6 +19,7 @@ ds, store, present = page.dataset, page.store, page.present
 ui.follow_link(ds, st.query_params.get("uid"))
 
 st.title("What the numbers mean")
+audit_ui.plain_words_section(store)
 index, other = ui.example_picker(ds, [n for n in label_set_names(store) if n != JUDGE], results.uid_matches)
 ex = ds.example(index)
 ui.link_to(ex.uid)

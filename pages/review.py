@@ -35,6 +35,7 @@ from ragviz.analysis.review_queue import (
 )
 from ragviz.data.labels import RESET_FIELD, Change, diff_labels
 from ragviz.data.model import Example, Labels
+from ragviz.ui import audit as audit_ui
 from ragviz.ui import review, state
 from ragviz.ui.families import render_families_panel
 from ragviz.ui.present import hide_review_editing
@@ -92,6 +93,12 @@ if (ticks := review.take_context_ticks()) is not None:  # the context editor's t
 reviewed, corrected = store.reviewed_uids(who), store.corrected_uids(who)
 flt, advance = review.filter_sidebar(progress(state.uid_set(), reviewed, corrected), ds.subset_names)
 allowed = state.review_filter_rows(ds, flt, who, reviewed, corrected)
+audit = audit_ui.audit_queue(ds, store, who, page.present)  # Queue: Audit sample (None when off)
+if audit is not None:  # walk the sample; "Next in sample" follows its random order
+    allowed, advance = audit.rows, False
+    if st.session_state.get("review.last_audit") != audit.key:
+        st.session_state["review.last_audit"] = audit.key
+        go(audit.next_row if audit.next_row is not None else nearest_match(allowed, st.session_state.get(INDEX, 0)))
 
 # -- which example: a changed filter's nearest match, a new deep link's row, else where the annotator was
 if st.session_state.get("review.last_filter") != flt:
@@ -127,6 +134,8 @@ review.navigation_bar(
     on_undo=partial(state.undo_decision, uid, "Nothing to undo on this example."),
     on_reset=partial(state.record_decision, uid, [Change(RESET_FIELD, None, None)], "reset"),
 )
+if audit is not None:
+    audit_ui.progress_line(audit, on_go=go)
 review.example_header(position_text(index, len(ds), allowed), review_status(uid, reviewed, corrected), ex)
 review.metric_cards(compare_metrics(ex, judge, current))
 review.override_effects_table(override_effects(ex, shown.base, shown.changes))

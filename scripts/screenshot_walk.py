@@ -1,8 +1,9 @@
 """Open every page of the app in both themes and two window sizes and write one PNG each.
 
-    .venv/bin/python scripts/screenshot_walk.py [--data sample_data] [--out artifacts/walk] [--page review ...]
+    .venv/bin/python scripts/screenshot_walk.py [--data sample_data] [--out artifacts/walk] [--page review ...] [--db FILE]
 
-Starts one throw-away server per theme (light, dark) on free ports with a fresh label store, waits for
+Starts one throw-away server per theme (light, dark) on free ports with a fresh label store (a copy of
+``--db FILE`` when given, to show decisions and audit samples), waits for
 ``/_stcore/health``, then drives Debian's chromium (``/usr/bin/chromium``) through Playwright and saves
 ``<out>/<theme>-<width>x<height>-<page>.png`` (full page). Look at every picture: blank drawings, cut-off
 labels and wrong colours are bugs whatever the tests say.
@@ -35,8 +36,12 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def server(theme: str, data: str, workdir: Path) -> Iterator[str]:
+def server(theme: str, data: str, workdir: Path, db: str | None = None) -> Iterator[str]:
     port = free_port()
+    if db:
+        import shutil
+
+        shutil.copyfile(db, workdir / f"{theme}.db")
     log = open(workdir / f"server-{theme}.log", "w")  # noqa: SIM115 - closed below
     env = {**os.environ, "RAGVIZ_DATA": data, "RAGVIZ_DB": str(workdir / f"{theme}.db"), "PYTHONPATH": str(ROOT)}
     cmd = [
@@ -116,13 +121,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", default=str(ROOT / "sample_data"), help="what RAGVIZ_DATA opens")
     parser.add_argument("--out", default=str(ROOT / "artifacts" / "walk"), help="folder for the PNGs")
     parser.add_argument("--page", action="append", choices=PAGES, help="only these pages (repeatable)")
+    parser.add_argument("--db", help="an SQLite label store to start each server from (copied, never written)")
     args = parser.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     pages = tuple(args.page or PAGES)
     with tempfile.TemporaryDirectory() as tmp:
         for theme in THEMES:
-            with server(theme, args.data, Path(tmp)) as url:
+            with server(theme, args.data, Path(tmp), args.db) as url:
                 for shot in walk(url, theme, pages, out):
                     print(shot)
     return 0

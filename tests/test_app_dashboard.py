@@ -37,6 +37,7 @@ def test_dashboard_without_decisions_shows_distributions_and_triage(app_env):
     at = open_page("pages/dashboard.py")
     assert [h.value for h in at.header] == [
         "TRACe under the current labels",
+        "What people would say",
         "How much can we trust the judge?",
         "Do the annotators agree?",
         "RAGBench baseline judges against the current labels",

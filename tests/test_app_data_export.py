@@ -115,6 +115,8 @@ def test_export_page_and_round_trip(app_env):
         "Download labels (JSONL)",
         "Download labels (Parquet)",
         "Download metrics (CSV)",
+        "Download Ragas dataset (JSONL)",
+        "Download DeepEval test cases (JSON)",
     }
     table = next(d.value for d in at.dataframe if "relevance" in d.value.columns)
     row = table[(table["id"] == "ml-vs-programming") & (table["generation_model"] == "gpt-4o-mini")].iloc[0]
@@ -124,8 +126,9 @@ def test_export_page_and_round_trip(app_env):
     with LabelStore(app_env["db"]) as store:
         ds = load([ROOT / "sample_data"]).dataset
         current = {ex.uid: store.current_labels(ex, "tester") for ex in ds}
-        for fmt in ("jsonl", "parquet"):
-            back = load_bytes(f"export.{fmt}", export_bytes(ds, store, "tester", fmt))
+        for fmt in ("jsonl", "parquet", "deepeval"):
+            name = "export.json" if fmt == "deepeval" else f"export.{fmt}"
+            back = load_bytes(name, export_bytes(ds, store, "tester", fmt))
             assert back.ok, back.errors
             assert len(back.dataset) == len(ds)
             for ex in back.dataset:

@@ -254,3 +254,116 @@ def _check_same_text(person: Example, judged: Example) -> None:
         )
     if person.response_keys() != judged.response_keys():
         raise AuditError(f"{_where(person)}: response_sentences: keys differ from the judged row {_where(judged)}")
+
+
+# -- people's labels and audit membership from the label store ------------------------------------------
+
+OUTSIDE_REASON = "triage, a filter or a person picked them, so they are not a random sample"
+APPROXIMATE_BELOW = 300  # audits smaller than this give intervals that cover less than they say (BENCHMARKS.md)
+
+
+def approximate_note(n_audited: int, alpha: float = 0.05) -> str | None:
+    """What a reader must know about an interval from *n_audited* examples: below
+    :data:`APPROXIMATE_BELOW` the normal-approximation intervals (ppi_py's too) cover less than
+    their nominal level — in ``benchmarks/bench_ppi.py`` 90.8–92.7 % instead of 95 % for skewed
+    metrics at n = 100 (a Student-t quantile recovers under one point of that). ``None`` from then on.
+
+    >>> approximate_note(300) is None, approximate_note(100).startswith("Approximate")
+    (True, True)
+    """
+    if n_audited >= APPROXIMATE_BELOW:
+        return None
+    level = f"{100 * (1 - alpha):g} %"
+    return (
+        f"Approximate: with {n_audited:,} audited examples (under {APPROXIMATE_BELOW}) a {level} interval "
+        f"contains the true value less often than {level} — about 91–93 % at 100 in our simulation, for "
+        "skewed metrics such as utilization and adherence. Grow the audit sample to tighten it."
+    )
+
+
+@dataclass(frozen=True)
+class AuditProgress:
+    """Where an audit sample stands: its size, how many members people reviewed, the reviewed
+    examples outside it (left out of the estimate), and the next member to review in draw order."""
+
+    sample_id: int
+    size: int
+    reviewed: int
+    outside: int
+    next_uid: str | None
+
+    def line(self) -> str:
+        """``"Audit sample 2: 12 of 50 reviewed · 3 reviewed examples outside it are not in the estimate"``."""
+        text = f"Audit sample {self.sample_id}: {self.reviewed:,} of {self.size:,} reviewed"
+        if self.outside:
+            text += f" · {self.outside:,} reviewed examples outside it are not in the estimate ({OUTSIDE_REASON})"
+        return text
+
+
+def audit_progress(members: Sequence[str], reviewed: set[str] | frozenset[str], sample_id: int = 0) -> AuditProgress:
+    """:class:`AuditProgress` of a sample whose *members* are in draw order, given the uids people
+    reviewed (by anyone: a sample is shared, each member needs one review).
+
+    >>> p = audit_progress(["c", "a", "d"], {"a", "b"}, 1)
+    >>> p.reviewed, p.outside, p.next_uid
+    (1, 1, 'c')
+    """
+    member_set = set(members)
+    done = sum(1 for uid in members if uid in reviewed)
+    outside = sum(1 for uid in reviewed if uid not in member_set)
+    next_uid = next((uid for uid in members if uid not in reviewed), None)
+    return AuditProgress(sample_id, len(members), done, outside, next_uid)
+
+
+def member_rows(dataset: Dataset, members: Iterable[str]) -> list[int]:
+    """The rows of the loaded members, sorted (the Review page walks them as a filter)."""
+    rows = (dataset.index_of(uid) for uid in members)
+    return sorted(r for r in rows if r is not None)
+
+
+def pair_store(
+    dataset: Dataset,
+    store: Any,
+    members: Iterable[str] | None,
+    against: str = "human",
+    families: Sequence[str] = ("trace",),
+    examples: Mapping[int, Example] | None = None,
+) -> Pairing:
+    """Pair the judge's labels of every example with people's labels from the label store *store*
+    (a :class:`ragviz.store.label_store.LabelStore`) on the audit sample's *members*.
+
+    People's labels are the *against* label set (``human`` = whoever decided last on each example, or
+    one annotator's name; :func:`ragviz.analysis.compare.resolve_label_set`); the judge's are
+    :func:`ragviz.analysis.compare.judge_labels`. Only members people reviewed are audited. Reviewed
+    examples outside the sample, and members nobody reviewed yet, are judge-only and named in
+    :attr:`Pairing.warnings` with the reason. *members* ``None``: no sample, nothing is audited."""
+    from ragviz.analysis.compare import JUDGE, resolve_label_set
+
+    member_set = set(members or ())
+    judge = resolve_label_set(dataset, JUDGE, store, examples=examples)
+    people = resolve_label_set(dataset, against, store, scope="reviewed", examples=examples)
+    built = dict(examples) if examples is not None else {}
+    out: list[PairedExample] = []
+    outside = unfinished = 0
+    for i in range(len(dataset)):
+        example = built[i] if i in built else dataset.example(i)
+        in_sample = example.uid in member_set
+        reviewed = i in people.labels
+        outside += reviewed and not in_sample
+        unfinished += in_sample and not reviewed
+        judged = example_metrics(example, judge.labels.get(i), families)
+        human = example_metrics(example, people.labels[i], families) if in_sample and reviewed else None
+        out.append(
+            PairedExample(example.uid, example.dataset, example.generation_model, judged, human, _where(example))
+        )
+    pairing = Pairing(out)
+    if outside:
+        pairing.warnings.append(
+            f"{outside:,} reviewed examples are outside the audit sample and not in the estimate: {OUTSIDE_REASON}"
+        )
+    if unfinished:
+        pairing.warnings.append(
+            f"{unfinished:,} audit-sample examples are not reviewed yet: counted as judge-only until they are "
+            "(review them in the sample's order so the finished ones stay a random sample)"
+        )
+    return pairing

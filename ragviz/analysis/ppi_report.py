@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ragviz.analysis.audit import PairedExample, Pairing
-from ragviz.analysis.ppi import MetricEstimate, estimate_mean
+from ragviz.analysis.audit import PairedExample, Pairing, approximate_note
+from ragviz.analysis.ppi import MetricEstimate, SamplePlan, estimate_mean, plan_sample_size
 
 GROUP_BY = {"dataset_name": "dataset", "generation_model_name": "generation_model"}
 ALL = "ALL"
@@ -125,8 +125,10 @@ class EstimateReport:
         return out
 
     def notes(self) -> list[str]:
-        """What a reader must know: metrics without an interval, examples left out."""
-        out = []
+        """What a reader must know: intervals from a small audit are approximate
+        (:func:`ragviz.analysis.audit.approximate_note`), metrics without an interval, examples left out."""
+        small = approximate_note(self.overall.n_labeled, self.alpha) if self.overall.n_labeled >= 2 else None
+        out = [small] if small else []
         for group, est in self.sections():
             for name, m in est.metrics.items():
                 where = name if group == ALL else f"{group}: {name}"
@@ -158,3 +160,57 @@ def estimate_report(pairing: Pairing, alpha: float = 0.05, by: str | None = None
         members.setdefault(getattr(e, attribute), []).append(e)
     groups = {g: estimate_group(members[g], names, alpha) for g in sorted(members)}
     return EstimateReport(alpha, overall, by, groups)
+
+
+def plan(pairing: Pairing, name: str, half_width: float, alpha: float = 0.05) -> SamplePlan:
+    """The audit size for a (1 - alpha) interval of ± *half_width* on metric *name* over all of
+    *pairing* (:func:`ragviz.analysis.ppi.plan_sample_size` on the audited examples so far)."""
+    y, yhat, yhat_u, _ = metric_arrays(pairing.examples, name)
+    return plan_sample_size(y, yhat, yhat_u, half_width, alpha)
+
+
+def plan_text(name: str, result: SamplePlan, n_now: int) -> str:
+    """The planner's answer in one line.
+
+    >>> plan_text("adherence", SamplePlan(0.02, 640, 1200), 300)
+    '±0.02 on adherence needs about n = 640 audited examples (people alone: 1,200); 300 audited so far.'
+    """
+    head = f"±{result.half_width:g} on {name}"
+    if result.n_classical is None:
+        return f"{head}: needs at least 2 audited examples with a value to plan from."
+    people = f"people alone: {result.n_classical:,}"
+    if result.n_ppi is None:
+        return f"{head}: not reachable even by auditing every example ({people}); {n_now:,} audited so far."
+    return f"{head} needs about n = {result.n_ppi:,} audited examples ({people}); {n_now:,} audited so far."
+
+
+# What each TRACe mean is, in words a stakeholder reads: "<value> <phrase>". Adherence is a share of
+# answers; the others are per-answer fractions, averaged.
+PLAIN_WORDS = {
+    "adherence": ("of answers are supported", "answers"),
+    "relevance": ("of the retrieved context is relevant to the question, on average", "answers"),
+    "utilization": ("of the retrieved context is used by the answer, on average", "answers"),
+    "completeness": ("of the relevant context is used by the answer, on average", "answers"),
+}
+
+
+def _pct(value: float) -> str:
+    return f"{100 * value:.0f}%"  # no space: a line never breaks between a number and its unit
+
+
+def plain_words(name: str, m: MetricEstimate) -> str | None:
+    """One sentence for stakeholders, e.g. "The judge says 81% of answers are supported; corrected with
+    300 reviewed answers: 74% ± 3%." ``None`` for a metric without words or without an estimate.
+
+    >>> from ragviz.analysis.ppi import estimate_mean
+    >>> plain_words("adherence", estimate_mean([1.0, 0.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0], [1.0] * 8))
+    'The judge says 100% of answers are supported; corrected with 4 reviewed answers: 75% ± 42%.'
+    """
+    if name not in PLAIN_WORDS or m.judge is None:
+        return None
+    phrase, unit = PLAIN_WORDS[name]
+    text = f"The judge says {_pct(m.judge)} {phrase}"
+    ppi = m.ppi
+    if ppi.estimate is None or ppi.half_width is None:
+        return text + f"; {m.n_labeled} reviewed {unit} in a random audit are too few to correct it."
+    return text + f"; corrected with {m.n_labeled:,} reviewed {unit}: {_pct(ppi.estimate)} ± {_pct(ppi.half_width)}."

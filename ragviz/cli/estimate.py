@@ -2,7 +2,8 @@
 
 People's labels come from ``--human FILE`` (matched by dataset, id and generation model) or from a
 ragviz export in DATA itself (``label_source == "human"`` rows; ``audit_sample`` picks the random
-sample when present): see :mod:`ragviz.analysis.audit`. The estimates are
+sample when present), or from a label store with ``--db`` (the reviewed members of an audit sample drawn
+on the Review page; :func:`ragviz.analysis.audit.pair_store`): see :mod:`ragviz.analysis.audit`. The estimates are
 :mod:`ragviz.analysis.ppi`'s. Exit 0, or 2 on bad input with one ``ragviz estimate: ...`` line.
 """
 
@@ -35,6 +36,18 @@ def add_estimate_arguments(parser: argparse.ArgumentParser) -> None:
         help="people's labels of a uniformly random sample of DATA's examples, matched by dataset_name, id and "
         "generation_model_name; every row in it counts as audited (default: the label_source human rows of a "
         "ragviz export in DATA)",
+    )
+    parser.add_argument(
+        "--db",
+        metavar="DB_OR_URL",
+        help="read people's labels and the audit sample from a label store (an SQLite file or a postgresql:// URL): "
+        "the reviewed members of the newest audit sample drawn from DATA's examples count as audited",
+    )
+    parser.add_argument("--sample", type=int, metavar="ID", help="with --db: the audit sample to use (default: newest)")
+    parser.add_argument(
+        "--annotator",
+        metavar="NAME",
+        help="with --db: this annotator's labels (default: whoever decided last on each example)",
     )
     parser.add_argument("--alpha", type=_alpha, default=0.05, help="1 - confidence level (default: 0.05)")
     parser.add_argument(
@@ -91,19 +104,25 @@ def run_estimate_command(args: argparse.Namespace) -> int:
     families = ESTIMATE_FAMILIES if args.family == "all" else (args.family,)
     try:
         data = _load(args.paths, "DATA")
+        if args.human and args.db:
+            raise _BadInput("give people's labels with --human FILE or --db DB_OR_URL, not both")
         if args.human:
             pairing = pair_human(data, _load([args.human], "--human"), families)
+        elif args.db:
+            pairing = _pair_db(data, args.db, args.sample, args.annotator, families)
         else:
             pairing = pair_export(data, families)
     except (_BadInput, AuditError) as exc:
         return _fail(str(exc))
     for warning in pairing.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    where = args.human or ", ".join(args.paths)
+    where = args.human or _masked(args.db) or ", ".join(args.paths)
     if pairing.n_labeled == 0:
         hint = (
             ""
             if args.human
+            else " (nobody reviewed a member of the audit sample yet)"
+            if args.db
             else " (no label_source human row in the audit sample; or pass people's labels with --human FILE)"
         )
         return _fail(f"{where}: no audited rows{hint}")
@@ -125,6 +144,59 @@ def run_estimate_command(args: argparse.Namespace) -> int:
     for note in report.notes():
         print(f"note: {note}", file=sys.stderr)
     return EXIT_OK
+
+
+def _masked(db: str | None) -> str | None:
+    from ragviz.store.postgres import is_url, mask_url
+
+    return None if db is None else mask_url(db) if is_url(db) else db
+
+
+def _pair_db(data: Dataset, db: str, sample_id: int | None, annotator: str | None, families: Any) -> Any:
+    """The pairing of :func:`ragviz.analysis.audit.pair_store` over the label store *db*; :class:`_BadInput`
+    when it does not open or holds no audit sample drawn from DATA's examples."""
+    from pathlib import Path
+
+    from ragviz.analysis.audit import pair_store
+    from ragviz.store.audit_samples import get_sample, list_samples
+    from ragviz.store.label_store import LabelStore, StoreError
+    from ragviz.store.postgres import is_url
+
+    where = _masked(db)
+    if not is_url(db) and not Path(db).expanduser().is_file():
+        raise _BadInput(f"{db}: no label store here (give the file the app uses, default ~/.ragviz/ragviz.db)")
+    try:
+        store = LabelStore(db)
+    except StoreError as exc:
+        raise _BadInput(str(exc)) from None
+    with store:
+        if annotator is not None and annotator not in store.annotators():
+            known = ", ".join(store.annotators()) or "none"
+            raise _BadInput(f"{where}: annotator {annotator!r} has no labels in this store (annotators: {known})")
+        drawn = list_samples(store, data.uids)
+        if sample_id is not None:
+            sample = get_sample(store, sample_id)
+            if sample is None:
+                raise _BadInput(f"{where}: no audit sample {sample_id}")
+            if sample not in drawn:
+                raise _BadInput(
+                    f"{where}: audit sample {sample_id} was drawn from {sample.population_size:,} other examples "
+                    f"than DATA's {len(set(data.uids)):,}: give the data it was drawn from"
+                )
+        elif not drawn:
+            raise _BadInput(
+                f"{where}: no audit sample drawn from DATA's examples (draw one on the Review page, "
+                "queue: Audit sample)"
+            )
+        else:
+            sample = drawn[0]
+            if len(drawn) > 1:
+                print(
+                    f"warning: {len(drawn)} audit samples were drawn from these examples; using the newest, "
+                    f"{sample.id} (choose with --sample ID)",
+                    file=sys.stderr,
+                )
+        return pair_store(data, store, sample.members, annotator or "human", families)
 
 
 def _csv(rows: list[dict[str, Any]]) -> str:

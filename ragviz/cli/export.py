@@ -1,26 +1,37 @@
-"""``ragviz export``: the corrected label set from the label store, as RAGBench rows or per-example metrics."""
+"""``ragviz export``: the corrected label set from the label store, as RAGBench rows, per-example metrics, or a
+Ragas / DeepEval / RagChecker dataset."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK
 from ragviz.data.dataset import Dataset
+from ragviz.data.formats.ragchecker import RagCheckerFormatError, is_ragchecker_file
 from ragviz.data.load import load
 from ragviz.export.files import (
+    CARD_NAME,
+    DIRECTORY_PARQUET,
     FORMATS,
+    card_path_for,
     metrics_records_csv,
+    write_card,
     write_export,
     write_output,
 )
 from ragviz.export.rows import metrics_records
+from ragviz.export.shapes import SHAPES, write_corrected_ragchecker, write_shape
 from ragviz.store.label_store import LabelStore
 
 
 def _format_from_name(out: str) -> str:
+    if out != "-" and (out.endswith(("/", os.sep)) or Path(out).is_dir()):
+        return "parquet"  # a directory: Parquet with a dataset card
     name = out.lower()
     if name.endswith(".parquet"):
         return "parquet"
@@ -41,8 +52,11 @@ def export_command(
     fmt: str | None = None,
     annotator: str | None = None,
     data: Sequence[str] = (),
+    to: str = "ragbench",
+    card: bool = False,
 ) -> int:
-    """``ragviz export [DATA ...] --db DB -o OUT [--format jsonl|parquet|csv] [--annotator NAME]``.
+    """``ragviz export [DATA ...] --db DB -o OUT [--format jsonl|parquet|csv] [--to ragbench|ragas|deepeval|ragchecker]
+    [--card] [--annotator NAME]``.
 
     Rebuilds the examples from the DATA files and directories, else from the data files
     registered in the store, writes the annotator's current labels to OUT (streamed, batch by
@@ -54,6 +68,9 @@ def export_command(
     from ragviz.store.postgres import is_url, mask_url
 
     fmt = fmt or _format_from_name(out)
+    if to not in TARGETS:
+        print(f"ragviz export: unknown target {to!r} (choose from {', '.join(TARGETS)})", file=sys.stderr)
+        return EXIT_BAD_INPUT
     if fmt not in FORMATS:
         print(f"ragviz export: unknown format {fmt!r} (choose from {', '.join(FORMATS)})", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -61,7 +78,7 @@ def export_command(
         if not data:
             print("ragviz export: give data files or a label store (--db)", file=sys.stderr)
             return EXIT_BAD_INPUT
-        return _export_data(None, out, fmt, None, data, "data files")
+        return _export_data(None, Target(out, fmt, to, card), None, data, "data files")
     if not is_url(db) and not Path(db).expanduser().is_file():
         print(f"{db}: no label store here (give the file the app uses, default ~/.ragviz/ragviz.db)", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -86,7 +103,7 @@ def export_command(
             print(f"{db}: annotator {annotator!r} has no labels in this store (annotators: {known})", file=sys.stderr)
             return EXIT_BAD_INPUT
         if data:
-            return _export_data(store, out, fmt, annotator, data, "data files")
+            return _export_data(store, Target(out, fmt, to, card), annotator, data, "data files")
         sources = store.sources()
         if not sources:
             print(
@@ -100,33 +117,81 @@ def export_command(
             for s in missing:
                 print(f"{s}: registered data file is missing", file=sys.stderr)
             return EXIT_BAD_INPUT
-        return _export_data(store, out, fmt, annotator, sources, "registered data files")
+        return _export_data(store, Target(out, fmt, to, card), annotator, sources, "registered data files")
 
 
 def _export_data(
-    store: LabelStore | None, out: str, fmt: str, annotator: str | None, sources: Sequence[str], what: str
+    store: LabelStore | None, target: Target, annotator: str | None, sources: Sequence[str], what: str
 ) -> int:
+    if target.to == "ragchecker" and sources and all(is_ragchecker_file(s) for s in sources):
+        try:
+            n_rows, n_human = write_corrected_ragchecker(sources, store, annotator, target.out)
+        except RagCheckerFormatError as exc:
+            for p in exc.problems:
+                print(str(p), file=sys.stderr)
+            print(f"{len(exc.problems)} errors in the {what}: nothing exported", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        who = annotator or "(no annotator)"
+        print(
+            f"exported {n_rows} RagChecker items to {target.out} (ragchecker); annotator {who}: "
+            f"{n_human} with claim corrections or reviews",
+            file=sys.stderr,
+        )
+        return EXIT_OK
     dataset, errors = load_sources(sources)
     if errors:
         for e in errors:
             print(e, file=sys.stderr)
         print(f"{len(errors)} errors in the {what}: nothing exported", file=sys.stderr)
         return EXIT_BAD_INPUT
-    if fmt == "csv":
-        records = metrics_records(dataset, store, annotator)
-        n_human = sum(1 for r in records if r["label_source"] == "human")
-        n_rows = len(records)
-        write_output(metrics_records_csv(records).encode("utf-8"), out)
-    else:
-        n_rows, n_human = write_export(dataset, store, annotator, fmt, out)
+    n_rows, n_human, written = write_target(dataset, store, annotator, target)
     n_corrected = len(store.corrected_uids(annotator) & set(dataset.uids)) if store is not None and annotator else 0
     who = annotator or "(no annotator)"
     print(
-        f"exported {n_rows} examples to {out} ({fmt}); annotator {who}: {n_human} human-reviewed, "
+        f"exported {n_rows} examples to {written} ({target.describe()}); annotator {who}: {n_human} human-reviewed, "
         f"{n_corrected} corrected, {n_rows - n_human} judge labels as they were",
         file=sys.stderr,
     )
     return EXIT_OK
+
+
+@dataclass(frozen=True)
+class Target:
+    """What to write: OUT, the RAGBench format (jsonl / parquet / csv), the tool shape, a dataset card."""
+
+    out: str
+    fmt: str
+    to: str = "ragbench"
+    card: bool = False
+
+    def describe(self) -> str:
+        return self.fmt if self.to == "ragbench" else self.to
+
+
+def write_target(
+    dataset: Dataset, store: LabelStore | None, annotator: str | None, target: Target
+) -> tuple[int, int, str]:
+    """Write *dataset*'s export to *target*; returns (rows, human-reviewed rows, the file written).
+    A Parquet OUT that is a directory (or ends in ``/``) gets ``data-00000-of-00001.parquet`` and a
+    ``README.md`` dataset card in it; ``target.card`` writes ``<stem>.README.md`` beside a Parquet file."""
+    out = target.out
+    if target.to != "ragbench":
+        n_rows, n_human = write_shape(dataset, store, annotator, target.to, out)
+        return n_rows, n_human, out
+    if target.fmt == "csv":
+        records = metrics_records(dataset, store, annotator)
+        write_output(metrics_records_csv(records).encode("utf-8"), out)
+        return len(records), sum(1 for r in records if r["label_source"] == "human"), out
+    directory = target.fmt == "parquet" and out != "-" and (out.endswith(("/", os.sep)) or Path(out).is_dir())
+    if directory:
+        Path(out).mkdir(parents=True, exist_ok=True)
+        out = str(Path(out) / DIRECTORY_PARQUET)
+    n_rows, n_human = write_export(dataset, store, annotator, target.fmt, out)
+    if directory:
+        write_card(out, Path(out).parent / CARD_NAME)
+    elif target.card and target.fmt == "parquet" and out != "-":
+        write_card(out, card_path_for(out))
+    return n_rows, n_human, out
 
 
 def add_export_arguments(parser: argparse.ArgumentParser) -> None:
@@ -145,18 +210,46 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help=f"label store: an SQLite file or a postgresql://user@host/db URL (default: ${DB_ENV} or ~/.ragviz/ragviz.db)",
     )
-    parser.add_argument("-o", "--output", metavar="OUT", required=True, help="file to write ('-' for stdout)")
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT",
+        required=True,
+        help="file to write ('-' for stdout; a directory: Parquet with a dataset card)",
+    )
     parser.add_argument(
         "--format",
         choices=FORMATS,
         default=None,
         help="jsonl or parquet: RAGBench rows with the current labels; csv: per-example metrics (default: from OUT's extension, else jsonl)",
     )
+    add_target_arguments(parser)
     parser.add_argument(
         "--annotator",
         metavar="NAME",
         default=None,
         help="whose labels to export (required when several annotators exist)",
+    )
+
+
+TARGETS = ("ragbench", *SHAPES)
+
+
+def add_target_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--to`` and ``--card`` (shared with ``ragviz convert``)."""
+    parser.add_argument(
+        "--to",
+        choices=TARGETS,
+        default="ragbench",
+        help="ragbench: RAGBench rows (--format); ragas: a Ragas dataset as JSON lines (EvaluationDataset.from_jsonl); "
+        "deepeval: DeepEval test cases as a JSON list (a .csv OUT: DeepEval's CSV with |-joined lists); "
+        'ragchecker: RagChecker JSON {"results": [...]} (default: ragbench)',
+    )
+    parser.add_argument(
+        "--card",
+        action="store_true",
+        help="with a Parquet OUT file: also write its dataset card, <stem>.README.md, beside it "
+        "(a Parquet OUT that is a directory always gets data-00000-of-00001.parquet and README.md)",
     )
 
 
@@ -167,4 +260,4 @@ def run_export_command(args: argparse.Namespace) -> int:
     db: str | None = str(args.db or default_db())
     if args.data and args.db is None and not is_url(str(db)) and not Path(str(db)).expanduser().is_file():
         db = None  # data named and no store yet: the rows' own labels
-    return export_command(db, args.output, args.format, args.annotator, args.data)
+    return export_command(db, args.output, args.format, args.annotator, args.data, args.to, args.card)

@@ -91,6 +91,17 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "add_export_arguments",
         "run_export_command",
     ),
+    CommandSpec(
+        "convert",
+        "convert any input ragviz reads to RAGBench rows, a Ragas or DeepEval dataset, or RagChecker JSON",
+        "Load the files (Parquet, JSONL, JSON, CSV, Hugging Face save_to_disk folders, RagChecker JSON; Ragas, "
+        "DeepEval and TruLens column names) and write them with their own labels: RAGBench rows (--to ragbench, "
+        "keyed sentences), a Ragas dataset (JSON lines), DeepEval test cases (JSON list, or CSV) or RagChecker "
+        "JSON. Exit 2 when an input does not load.",
+        "ragviz.cli.convert",
+        "add_convert_arguments",
+        "run_convert_command",
+    ),
 )
 
 

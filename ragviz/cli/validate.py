@@ -1,4 +1,5 @@
-"""``ragviz validate``: load errors and the label-quality report."""
+"""``ragviz validate``: load errors and the label-quality report; RagChecker checking-output files are checked as
+the Claims page reads them (claims and label matrices)."""
 
 from __future__ import annotations
 
@@ -15,9 +16,15 @@ def cmd_validate(args: argparse.Namespace) -> int:
         label_issues,
         scan_dataset,
     )
+    from ragviz.data.formats.ragchecker import is_ragchecker_file
     from ragviz.data.load import load
 
-    result = load(args.paths)
+    checker_paths = [p for p in args.paths if is_ragchecker_file(p)]
+    checker_ok = _validate_ragchecker(checker_paths)
+    paths = [p for p in args.paths if p not in checker_paths]
+    if not paths:
+        return EXIT_OK if checker_ok else EXIT_BAD_INPUT
+    result = load(paths)
     print_problems(result.errors, sys.stdout)
     print_problems(result.warnings, sys.stdout)
     scan = scan_dataset(result.dataset)
@@ -39,7 +46,32 @@ def cmd_validate(args: argparse.Namespace) -> int:
             )
     if scan.flagged_rows and not args.verbose:
         print("  (run with --verbose to list every flag as PATH:ROW: field: problem)", file=sys.stderr)
-    return EXIT_OK if result.ok else EXIT_BAD_INPUT
+    return EXIT_OK if result.ok and checker_ok else EXIT_BAD_INPUT
+
+
+def _validate_ragchecker(paths: list[str]) -> bool:
+    """Check RagChecker checking-output files (claims and their four label matrices) as the Claims page
+    and ``ragviz metrics --family ragchecker`` read them; print every problem; True when all load."""
+    from ragviz.data.formats.ragchecker import RagCheckerFormatError, read_ragchecker
+
+    ok = True
+    for path in paths:
+        try:
+            loaded = read_ragchecker(path)
+        except RagCheckerFormatError as exc:
+            ok = False
+            for p in exc.problems:
+                print(str(p), file=sys.stdout)
+            print(f"{path}: RagChecker checking output with {len(exc.problems)} errors: NOT loadable", file=sys.stderr)
+            continue
+        for w in loaded.warnings:
+            print(str(w), file=sys.stdout)
+        print(
+            f"{path}: RagChecker checking output, {len(loaded.items)} items loaded, "
+            f"{len(loaded.warnings)} warnings: ok",
+            file=sys.stderr,
+        )
+    return ok
 
 
 def add_validate_arguments(parser: argparse.ArgumentParser) -> None:

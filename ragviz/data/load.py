@@ -6,25 +6,31 @@ never raises: each problem becomes a :class:`Problem` printed as ``PATH:ROW: fie
 ``LoadResult.ok`` is False); *warnings* mean it loaded, with a caveat.
 
 Formats (chosen by extension): ``.parquet``; ``.jsonl``/``.ndjson`` (one object per line, ROW = line
-number); ``.json`` (a list of rows, or ``{"data": [...]}`` / ``{"rows": [...]}``); ``.csv`` (list and
-struct columns as JSON text; ROW = record number, header excluded). A directory is searched
-recursively for those files (anything else in it is ignored). The subset name of a file is its
-parent folder for Hugging Face shard names (``<dir>/<subset>/test-00000-of-00001.parquet``), else
+number); ``.json`` (a list of rows, ``{"data": [...]}`` / ``{"rows": [...]}``, JSON lines as
+``datasets.Dataset.to_json`` writes them, or RagChecker's ``{"results": [...]}``,
+:mod:`ragviz.data.formats.ragchecker_rows`); ``.csv`` (list and struct columns as JSON text; ROW = record
+number, header excluded). A directory is searched recursively for those files (anything else in it is
+ignored); a folder written by ``datasets``' ``save_to_disk`` (``state.json`` + ``dataset_info.json`` +
+``data-*.arrow``) is read as one source, :mod:`ragviz.data.formats.hf_disk`. The subset name of a file
+is its parent folder for Hugging Face shard names (``<dir>/<subset>/test-00000-of-00001.parquet``), else
 the file stem.
 
 Raw rows need ``question``, ``documents`` (list of strings) and ``response``; rows without
 ``documents_sentences``/``response_sentences`` are split with :func:`ragviz.data.split.split_sentences`
 and keyed with :mod:`ragviz.data.keys`; pre-split sentences are kept exactly as given. Column names from
-other evaluation tools are mapped by :data:`COLUMN_ALIASES` (used only when the RAGBench name is
-absent; the first alias present wins):
+other evaluation tools are mapped by :data:`~ragviz.data.formats.tool_columns.COLUMN_ALIASES` (used only
+when the RAGBench name is absent; the first alias present wins; DeepEval's ``context`` is the reference
+context, see :mod:`ragviz.data.formats.tool_columns`):
 
 =====================  ===================================================================
 RAGBench field         accepted aliases (Ragas / TruLens / DeepEval exports)
 =====================  ===================================================================
 ``question``           ``user_input``, ``query``, ``input``
-``documents``          ``retrieved_contexts``, ``contexts``, ``context``, ``retrieval_context``
+``documents``          ``retrieved_contexts``, ``contexts``, ``retrieval_context``, ``context``
 ``response``           ``answer``, ``actual_output``, ``output``
 ``reference_answer``   ``ground_truth``, ``reference``, ``expected_output``, ``ground_truths``
+``retrieved_ids``      ``retrieved_context_ids``
+``relevant_ids``       ``reference_context_ids``
 =====================  ===================================================================
 
 Identity is (dataset, id, generation model); a later row identical in all three to an earlier one
@@ -43,6 +49,8 @@ import pyarrow as pa
 
 from ragviz.data.dataset import PATH_COL, ROW_COL, Dataset
 from ragviz.data.formats.csv_rows import load_csv
+from ragviz.data.formats.hf_disk import DICT as HF_DICT
+from ragviz.data.formats.hf_disk import is_hf_disk_dir, load_hf_disk
 from ragviz.data.formats.json_rows import load_json, load_jsonl
 from ragviz.data.formats.parquet_rows import load_parquet
 from ragviz.data.problems import Problem, Report
@@ -185,10 +193,14 @@ def _files_in(folder: Path, report: Report) -> list[Path]:
 
     found: list[Path] = []
     for dirpath, dirnames, filenames in os.walk(folder, onerror=unreadable):
+        if is_hf_disk_dir(Path(dirpath)):
+            found.append(Path(dirpath))  # one save_to_disk split: its Arrow files, not its .json bookkeeping
+            dirnames[:] = []
+            continue
         dirnames[:] = [d for d in dirnames if not d.startswith(".")]
         for name in filenames:
             f = Path(dirpath) / name
-            if name.startswith(".") or f.suffix.lower() not in FORMATS:
+            if name.startswith(".") or f.suffix.lower() not in FORMATS or name == HF_DICT:
                 continue
             try:
                 if f.is_file():
@@ -239,6 +251,9 @@ def load(paths: Iterable[str | Path] | str | Path) -> LoadResult:
     parts = []
     for f in _expand(paths, report):
         try:
+            if f.is_dir():
+                parts.extend(load_hf_disk(f, report))
+                continue
             if _format_of(f.name) == "parquet" and f.stat().st_size:
                 parts.append(load_parquet(f, str(f), _subset_name(f), report))
                 continue

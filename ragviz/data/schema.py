@@ -12,17 +12,10 @@ import pyarrow as pa
 
 from ragviz.data import ragbench as rb
 from ragviz.data.dataset import PATH_COL, ROW_COL, SUBSET_COL, Dataset
+from ragviz.data.formats.tool_columns import REFERENCE_CONTEXTS, apply_aliases
 from ragviz.data.keys import context_key, response_key
 from ragviz.data.problems import Report
 from ragviz.data.split import split_sentences
-
-COLUMN_ALIASES: dict[str, tuple[str, ...]] = {
-    "question": ("user_input", "query", "input"),
-    "documents": ("retrieved_contexts", "contexts", "context", "retrieval_context"),
-    "response": ("answer", "actual_output", "output"),
-    "reference_answer": ("ground_truth", "reference", "expected_output", "ground_truths"),
-}
-
 
 # -- canonical Arrow types ---------------------------------------------------------------------
 _STR = pa.string()
@@ -66,6 +59,7 @@ CANONICAL_TYPES: dict[str, pa.DataType] = {
     "response_sentences": pa.list_(STR_LIST),
     "retrieved_ids": STR_LIST,
     "relevant_ids": STR_LIST,
+    REFERENCE_CONTEXTS: STR_LIST,
     **_LABEL_TYPES,
     **{rb.LLM_PREFIX + k: t for k, t in _LABEL_TYPES.items()},
     "adherence_score": pa.bool_(),
@@ -179,17 +173,6 @@ def _canonical_support(value: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def _apply_aliases(row: dict[str, Any]) -> dict[str, Any]:
-    for canonical, aliases in COLUMN_ALIASES.items():
-        if row.get(canonical) is not None:
-            continue
-        for alias in aliases:
-            if row.get(alias) is not None:
-                row[canonical] = row.pop(alias)
-                break
-    return row
-
-
 # -- one row -----------------------------------------------------------------------------------
 def canonical_row(raw: Any, path: str, rownum: int, report: Report) -> dict[str, Any] | None:
     """Validate one input row and return it as a canonical RAGBench row, or ``None`` (errors
@@ -197,7 +180,7 @@ def canonical_row(raw: Any, path: str, rownum: int, report: Report) -> dict[str,
     if not isinstance(raw, dict):
         report.error(path, rownum, "row", f"expected an object, got {type_name(raw)}")
         return None
-    row = _apply_aliases(dict(raw))
+    row = apply_aliases(dict(raw))
     bad = False
 
     def err(field_name: str, message: str) -> None:
@@ -217,8 +200,15 @@ def canonical_row(raw: Any, path: str, rownum: int, report: Report) -> dict[str,
         err("documents", problem)
     if doc_sents is not None and (problem := _doc_sentences_problem(doc_sents)):
         err("documents_sentences", problem)
+    if row.get(REFERENCE_CONTEXTS) is not None and (problem := _list_of_strings_problem(row[REFERENCE_CONTEXTS])):
+        err(REFERENCE_CONTEXTS, problem)
     if docs is None and doc_sents is None:
-        err("documents", "missing required field (documents or documents_sentences)")
+        hint = (
+            "; DeepEval's `context` is the ideal context, the documents are `retrieval_context`"
+            if "input" in raw
+            else ""
+        )
+        err("documents", f"missing required field (documents or documents_sentences{hint})")
 
     response, resp_sents = row.get("response"), row.get("response_sentences")
     if response is not None and not isinstance(response, str):

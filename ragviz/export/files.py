@@ -6,10 +6,7 @@ import io
 import json
 import math
 import os
-import sys
-import tempfile
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -18,6 +15,8 @@ import pyarrow.parquet as pq
 
 from ragviz.data.dataset import BOOKKEEPING, Dataset
 from ragviz.data.ragbench import LLM_PREFIX
+from ragviz.export.card import dataset_card, with_hf_features
+from ragviz.export.output import binary_output as _binary_output
 from ragviz.export.rows import (
     METRICS_COLUMNS,
     TEXT_COLUMNS,
@@ -26,12 +25,27 @@ from ragviz.export.rows import (
     exported_batches,
     metrics_records,
 )
+from ragviz.export.shapes import SHAPES, write_shape
 from ragviz.store.label_store import LabelStore
 
 FORMATS = ("jsonl", "parquet", "csv")
 
 
-MIME_TYPES = {"jsonl": "application/jsonl", "parquet": "application/vnd.apache.parquet", "csv": "text/csv"}
+MIME_TYPES = {
+    "jsonl": "application/jsonl",
+    "parquet": "application/vnd.apache.parquet",
+    "csv": "text/csv",
+    "ragas": "application/jsonl",
+    "deepeval": "application/json",
+    "ragchecker": "application/json",
+}
+# the download name's ending per format (a tool shape names its tool)
+_EXTENSIONS = {
+    "csv": "metrics.csv",
+    "ragas": "ragas.jsonl",
+    "deepeval": "deepeval.json",
+    "ragchecker": "ragchecker.json",
+}
 
 
 def _json_safe(value: Any) -> Any:
@@ -97,6 +111,7 @@ _KNOWN_TYPES: dict[str, pa.DataType] = {
     "label_source": pa.string(),
     "reviewer": pa.string(),
     "reviewed_at": pa.string(),
+    "audit_sample": pa.bool_(),
 }
 for _prefix in ("", LLM_PREFIX):
     _KNOWN_TYPES.update(
@@ -177,7 +192,7 @@ def export_table(dataset: Dataset, store: LabelStore | None, annotator: str | No
 
 def parquet_bytes(rows: Sequence[Mapping[str, Any]]) -> bytes:
     buf = io.BytesIO()
-    pq.write_table(rows_table(rows), buf)
+    pq.write_table(with_hf_features(rows_table(rows)), buf)
     return buf.getvalue()
 
 
@@ -203,9 +218,14 @@ def metrics_csv_bytes(dataset: Dataset, store: LabelStore | None, annotator: str
 
 
 def export_bytes(dataset: Dataset, store: LabelStore | None, annotator: str | None, fmt: str) -> bytes:
-    """The whole export in *fmt* (``jsonl``, ``parquet`` or ``csv`` = metrics) for a download button."""
+    """The whole export in *fmt* (``jsonl``, ``parquet``, ``csv`` = metrics, or a tool's shape: ``ragas``,
+    ``deepeval``, ``ragchecker``, :mod:`ragviz.export.shapes`) for a download button."""
     if fmt == "csv":
         return metrics_csv_bytes(dataset, store, annotator)
+    if fmt in SHAPES:
+        buf = io.BytesIO()
+        write_shape(dataset, store, annotator, fmt, buf)
+        return buf.getvalue()
     if fmt not in FORMATS:
         raise ValueError(f"unknown export format {fmt!r} (choose from {', '.join(FORMATS)})")
     buf = io.BytesIO()
@@ -232,7 +252,7 @@ def write_export(
         raise ValueError(f"write_export writes jsonl or parquet, not {fmt!r}")
     with _binary_output(path_or_file) as out:
         if fmt == "parquet":
-            table = export_table(dataset, store, annotator, batch_size)
+            table = with_hf_features(export_table(dataset, store, annotator, batch_size))
             pq.write_table(table, out)
             sources = table.column("label_source").to_pylist() if "label_source" in table.column_names else []
             n_human = sources.count("human")
@@ -246,37 +266,31 @@ def write_export(
         return n_rows, n_human
 
 
-@contextmanager
-def _binary_output(path_or_file: str | os.PathLike | IO[bytes]) -> Iterator[IO[bytes]]:
-    """A binary file to write to: a temporary file beside *path* renamed over it on success
-    (fsynced first), stdout's buffer for ``"-"``, or the given file object."""
-    if not isinstance(path_or_file, (str, os.PathLike)):
-        yield path_or_file
-        return
-    if str(path_or_file) == "-":
-        yield sys.stdout.buffer
-        sys.stdout.flush()
-        return
-    target = Path(path_or_file)
-    fd, tmp = tempfile.mkstemp(
-        prefix=f".{target.name}.", suffix=".tmp", dir=target.parent if str(target.parent) else "."
-    )
-    try:
-        with os.fdopen(fd, "wb") as f:
-            yield f
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+CARD_NAME = "README.md"
+DIRECTORY_PARQUET = "data-00000-of-00001.parquet"
+
+
+def card_path_for(parquet_path: str | os.PathLike) -> Path:
+    """Where ``--card`` writes the card of a Parquet file: ``<stem>.README.md`` beside it (never over a
+    README.md that may be someone's own)."""
+    p = Path(parquet_path)
+    return p.with_name(f"{p.stem}.{CARD_NAME}")
+
+
+def write_card(parquet_path: str | os.PathLike, card_path: str | os.PathLike) -> None:
+    """Write the dataset card of the Parquet file *parquet_path* (its schema and row count) to *card_path*."""
+    p = Path(parquet_path)
+    meta = pq.read_metadata(p)
+    schema = pq.read_schema(p)
+    relative = os.path.relpath(p, Path(card_path).parent)
+    text = dataset_card(schema, meta.num_rows, [relative])
+    write_output(text.encode("utf-8"), card_path)
 
 
 def export_filename(annotator: str | None, fmt: str, stem: str = "ragviz-labels") -> str:
     """A download name such as ``ragviz-labels-alice.jsonl``."""
     who = "".join(c if c.isalnum() or c in "-_" else "_" for c in (annotator or "")).strip("_")
-    ext = "metrics.csv" if fmt == "csv" else fmt
+    ext = _EXTENSIONS.get(fmt, fmt)
     return f"{stem}-{who}.{ext}" if who else f"{stem}.{ext}"
 
 

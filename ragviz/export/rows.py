@@ -3,7 +3,9 @@
 An exported row keeps every input field under its input name, with the label fields holding the
 annotator's CURRENT labels (``LabelStore.current_labels``: the judge's labels when the person
 changed nothing), the four TRACe scores recomputed from them, ``llm_``-prefixed copies of the
-judge's labels and the provenance fields ``label_source`` / ``reviewer`` / ``reviewed_at``.
+judge's labels and the provenance fields ``label_source`` / ``reviewer`` / ``reviewed_at`` /
+``audit_sample`` (true when the row was reviewed as a member of an audit sample,
+:mod:`ragviz.store.audit_samples`: only those rows may correct the judge's means, ``ragviz estimate``).
 Loading such a file again (``ragviz.data.ragbench.example_from_row``) gives back the same current labels
 and scores, and the judge's labels from the ``llm_`` fields.
 """
@@ -28,6 +30,7 @@ from ragviz.data.ragbench import (
     overrides_from_row,
 )
 from ragviz.metrics.trace import TRACE_METRICS, TraceScores, trace_scores
+from ragviz.store.audit_samples import audit_members
 from ragviz.store.events import base_labels, fold_labels, status_of
 from ragviz.store.label_store import LabelStore
 
@@ -57,6 +60,7 @@ class ExportedExample:
     reviewer: str | None
     reviewed_at: str | None
     n_documents: int = 0
+    audit_sample: bool = False
 
 
 def exported_examples(dataset: Dataset, store: LabelStore | None, annotator: str | None) -> Iterator[ExportedExample]:
@@ -84,6 +88,7 @@ def exported_batches(
     """
     statuses = store.statuses(annotator) if (store is not None and annotator) else {}
     judged = store.judged_uids() if store is not None else set()
+    members = audit_members(store) if store is not None else set()
     n_sentences = dataset.n_context_sentences
     uids = dataset.uids
     table = dataset.table
@@ -107,7 +112,9 @@ def exported_batches(
                 fields = full_row if not text else {c: v for c, v in full_row.items() if c not in TEXT_COLUMNS}
                 example = example_from_row(fields, full_row.get(SUBSET_COL) or "", source)
             items.append(
-                _exported(full_row, example, uid, store, annotator, judged, statuses, n_sentences[i], n_documents[i])
+                _exported(
+                    full_row, example, uid, store, annotator, judged, statuses, n_sentences[i], n_documents[i], members
+                )
             )
         yield sliced, items
 
@@ -122,6 +129,7 @@ def _exported(
     statuses: dict,
     n_sentences: int,
     n_documents: int,
+    members: set[str] | frozenset[str] = frozenset(),
 ) -> ExportedExample:
     row = {k: v for k, v in full_row.items() if k not in BOOKKEEPING}
     if not row.get("dataset_name"):
@@ -142,14 +150,23 @@ def _exported(
             reviewer, reviewed_at = annotator, status.last_ts
     else:
         current = base
+    audit_sample = reviewer is not None and uid in members
     if reviewer is None and current is not None and current.provenance.source == "human":
-        # A re-loaded reviewed export that this annotator left alone keeps its reviewer.
+        # A re-loaded reviewed export that this annotator left alone keeps its reviewer and audit flag.
         reviewer, reviewed_at = current.provenance.name or None, current.provenance.time
         label_source = "human"
+        audit_sample = uid in members or _flag(full_row.get("audit_sample"))
     else:
         label_source = "human" if reviewer is not None else "llm"
     scores = trace_scores(current, n_sentences)
-    return ExportedExample(row, example, current, judge, scores, label_source, reviewer, reviewed_at, n_documents)
+    return ExportedExample(
+        row, example, current, judge, scores, label_source, reviewer, reviewed_at, n_documents, audit_sample
+    )
+
+
+def _flag(value: Any) -> bool:
+    """A re-loaded ``audit_sample`` cell (bool, or the text of one); anything else counts as false."""
+    return value is True or (isinstance(value, str) and value.strip().lower() == "true")
 
 
 def export_row(item: ExportedExample) -> dict[str, Any]:
@@ -173,6 +190,7 @@ def export_fields(item: ExportedExample) -> dict[str, Any]:
     row["label_source"] = item.label_source if item.current is not None else None
     row["reviewer"] = item.reviewer
     row["reviewed_at"] = item.reviewed_at
+    row["audit_sample"] = item.audit_sample
     return row
 
 

@@ -131,12 +131,37 @@ def _m005_uploads(run: RunSQL, d: Dialect) -> None:
     run(f"CREATE TABLE uploads (name TEXT NOT NULL PRIMARY KEY, data {d.blob} NOT NULL, ts TEXT NOT NULL)")
 
 
+def _m006_audit_samples(run: RunSQL, d: Dialect) -> None:
+    # Uniformly random audit samples (ragviz.store.audit_samples): who drew one, with which seed, from
+    # which examples (a fingerprint of their uids), and its members in draw order.
+    run(
+        f"""CREATE TABLE audit_samples (
+            id {d.identity},
+            seed BIGINT NOT NULL,
+            population TEXT NOT NULL,
+            population_size INTEGER NOT NULL,
+            created_by TEXT NOT NULL,
+            ts TEXT NOT NULL)"""
+    )
+    run(
+        """CREATE TABLE audit_sample_members (
+            sample_id BIGINT NOT NULL REFERENCES audit_samples (id),
+            position INTEGER NOT NULL,
+            example_uid TEXT NOT NULL,
+            added_by TEXT NOT NULL,
+            ts TEXT NOT NULL,
+            PRIMARY KEY (sample_id, position),
+            UNIQUE (sample_id, example_uid))"""
+    )
+
+
 MIGRATIONS: tuple[tuple[str, Callable[[RunSQL, Dialect], None]], ...] = (
     ("001_label_events", _m001_label_events),
     ("002_positions_and_sources", _m002_positions_and_sources),
     ("003_judge_label_sets", _m003_judge_label_sets),
     ("004_example_status_by_action", _m004_example_status_by_action),
     ("005_uploads", _m005_uploads),
+    ("006_audit_samples", _m006_audit_samples),
 )
 
 
@@ -157,6 +182,10 @@ SCHEMA: dict[str, dict[str, tuple[str, ...]]] = {
         "judge_label_sets": ("id", "example_uid", "ts", "judge", "prompt_version", "labels_json"),
     },
     "005_uploads": {"uploads": ("name", "data", "ts")},
+    "006_audit_samples": {
+        "audit_samples": ("id", "seed", "population", "population_size", "created_by", "ts"),
+        "audit_sample_members": ("sample_id", "position", "example_uid", "added_by", "ts"),
+    },
 }
 MIGRATIONS_TABLE = {"schema_migrations": ("name", "applied_at")}
 

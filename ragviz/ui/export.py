@@ -17,12 +17,16 @@ DOWNLOADS = {
     "jsonl": "Download labels (JSONL)",
     "parquet": "Download labels (Parquet)",
     "csv": "Download metrics (CSV)",
+    "ragas": "Download Ragas dataset (JSONL)",
+    "deepeval": "Download DeepEval test cases (JSON)",
 }
 WHAT_AN_EXPORT_HOLDS = (
     "The export holds **every loaded example** with the current labels of the annotator named in the sidebar "
     "(the judge's labels where nothing was changed), scores recomputed from those labels, `llm_`-prefixed copies "
     "of the judge's original labels, and provenance (`label_source`, `reviewer`, `reviewed_at`). "
-    "Loading an export back gives exactly the same labels and scores."
+    "Loading an export back gives exactly the same labels and scores. The Ragas dataset "
+    "(`EvaluationDataset.from_jsonl`) holds the texts and the retrieval ids, your corrected gold ids as "
+    "`reference_context_ids`; the DeepEval test cases carry everything else in `additional_metadata.ragbench`."
 )
 TABLE_SHOWN_UP_TO = 500  # examples: larger data shows the metrics table only on request
 

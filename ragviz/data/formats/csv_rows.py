@@ -1,4 +1,5 @@
-"""CSV input: list and structured columns as JSON text in their cells."""
+"""CSV input: list and structured columns as JSON text in their cells (DeepEval's ``save_as`` CSV: ``|``-joined
+``retrieval_context`` / ``context``, split in :mod:`ragviz.data.formats.tool_columns`)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from ragviz.data.dataset import Dataset
+from ragviz.data.formats.tool_columns import COLUMN_ALIASES, REFERENCE_CONTEXTS
 from ragviz.data.problems import Report
-from ragviz.data.schema import BOOL_FIELDS, COLUMN_ALIASES, FLOAT_FIELDS, STRUCTURED_FIELDS, decode_text, load_rows
+from ragviz.data.schema import BOOL_FIELDS, FLOAT_FIELDS, STRUCTURED_FIELDS, decode_text, load_rows
 
 # Fields a user file may use to carry required content, for CSV parsing of JSON text.
 _CSV_JSON_FIELDS = STRUCTURED_FIELDS | {a for f in ("documents", "reference_answer") for a in COLUMN_ALIASES[f]}
@@ -36,8 +38,8 @@ def _parse_csv_cell(name: str, text: str) -> Any:
                     raise ValueError(f"invalid JSON text: {e.msg} (column {e.colno})") from None
         if name == "reference_answer" or name in COLUMN_ALIASES["reference_answer"]:
             return text
-        if name in ("documents", *COLUMN_ALIASES["documents"]):
-            return text  # reported as "expected a list of strings, got str"
+        if name in ("documents", REFERENCE_CONTEXTS, *COLUMN_ALIASES["documents"]):
+            return text  # DeepEval's `|`-joined list (split later), else "expected a list of strings, got str"
         raise ValueError(f"expected JSON text of a list, got {text[:40]!r}")
     if name in BOOL_FIELDS:
         low = text.strip().lower()

@@ -1,4 +1,5 @@
-"""JSON Lines and JSON (a list of rows) input: every undecodable line or truncated list reported by row.
+"""JSON Lines and JSON (a list of rows, JSON lines as ``datasets.Dataset.to_json`` writes them, or a RagChecker
+``{"results": [...]}`` file) input: every undecodable line or truncated list reported by row.
 
 A JSON Lines file of canonical RAGBench rows is read column-wise by Arrow's JSON reader
 (:func:`_arrow_jsonl`); anything that reader cannot take exactly as the row-by-row checks would
@@ -21,8 +22,10 @@ import pyarrow.json as pj
 from ragviz.data import ragbench as rb
 from ragviz.data.dataset import Dataset
 from ragviz.data.formats.parquet_rows import _parquet_fast_table
+from ragviz.data.formats.ragchecker_rows import RESULTS, is_ragchecker_doc, row_from_item
+from ragviz.data.formats.tool_columns import COLUMN_ALIASES
 from ragviz.data.problems import Report
-from ragviz.data.schema import CANONICAL_TYPES, COLUMN_ALIASES, decode_text, load_rows, type_name
+from ragviz.data.schema import CANONICAL_TYPES, decode_text, load_rows, type_name
 
 _ALIASES = {a for aliases in COLUMN_ALIASES.values() for a in aliases}
 _BLOCK = 1 << 24  # Arrow's JSON reader needs each line within one block
@@ -240,6 +243,9 @@ def load_json(data: bytes, path: str, subset: str, report: Report) -> Dataset:
         _too_deep(path, row, located[1:], report, "file not loaded")
         return Dataset.empty()
     except json.JSONDecodeError as e:
+        if e.msg == "Extra data" and text.lstrip().startswith("{"):
+            # JSON lines in a .json file: what datasets.Dataset.to_json() writes by default
+            return load_jsonl(data, path, subset, report)
         items, broken, err = _salvage_json_list(text)
         if err is not None and broken >= 1 and text.lstrip().startswith("["):
             report.error(
@@ -248,6 +254,10 @@ def load_json(data: bytes, path: str, subset: str, report: Report) -> Dataset:
             return load_rows(enumerate(items, start=1), path, subset, report)
         report.error(path, None, "json", _json_problem(e, text))
         return Dataset.empty()
+    if is_ragchecker_doc(doc):
+        if not doc[RESULTS]:
+            report.warning(path, None, "file", "no rows")
+        return load_rows(((i, row_from_item(it)) for i, it in enumerate(doc[RESULTS], start=1)), path, subset, report)
     if isinstance(doc, dict):
         for container in ("data", "rows"):
             if isinstance(doc.get(container), list):

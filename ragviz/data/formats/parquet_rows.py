@@ -9,8 +9,9 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ragviz.data.dataset import Dataset
+from ragviz.data.formats.tool_columns import column_renames
 from ragviz.data.problems import Report
-from ragviz.data.schema import CANONICAL_TYPES, COLUMN_ALIASES, STR_LIST, STRUCTURED_FIELDS, load_rows
+from ragviz.data.schema import CANONICAL_TYPES, STR_LIST, STRUCTURED_FIELDS, load_rows
 
 
 def _null_inside(column: pa.ChunkedArray) -> bool:
@@ -27,14 +28,12 @@ def _null_inside(column: pa.ChunkedArray) -> bool:
 
 def _parquet_fast_table(table: pa.Table) -> pa.Table | None:
     """*table* cast to canonical types when it can be loaded column-wise as is, else ``None``."""
+    renames = column_renames(table.column_names)
+    if renames:
+        if "additional_metadata" in table.column_names:
+            return None  # DeepEval's metadata may carry RAGBench fields: row by row
+        table = table.rename_columns([renames.get(n, n) for n in table.column_names])
     names = set(table.column_names)
-    for canonical, aliases in COLUMN_ALIASES.items():
-        if canonical not in names:
-            for alias in aliases:
-                if alias in names:
-                    table = table.rename_columns([canonical if n == alias else n for n in table.column_names])
-                    names = set(table.column_names)
-                    break
     required = ("id", "question", "documents", "response", "documents_sentences", "response_sentences")
     if not all(n in names for n in required):
         return None
@@ -71,8 +70,13 @@ def load_parquet(data: bytes | Path, path: str, subset: str, report: Report) -> 
     except Exception as e:  # pyarrow raises several types for corrupt files
         report.error(path, None, "file", f"unreadable Parquet: {e}")
         return Dataset.empty()
+    return load_table(table, path, subset, report)
+
+
+def load_table(table: pa.Table, path: str, subset: str, report: Report) -> Dataset:
+    """An Arrow table read from *path* (Parquet, or a ``save_to_disk`` Arrow file): column-wise when it
+    is already in RAGBench types, else row by row, so every problem gets its row number."""
     fast = _parquet_fast_table(table)
     if fast is not None:
         return Dataset.from_table(fast, subset, path)
-    # Slow path (raw rows, wrong types, nulls): row by row, so every problem gets its row number.
     return load_rows(enumerate(table.to_pylist(), start=1), path, subset, report)

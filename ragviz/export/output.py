@@ -1,0 +1,55 @@
+"""Where exported bytes go: a path written atomically (a temporary file beside it, fsynced, renamed over it,
+with the permissions the umask gives), stdout for ``"-"``, or an open binary file."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO
+
+
+@contextmanager
+def binary_output(path_or_file: str | os.PathLike | IO[bytes]) -> Iterator[IO[bytes]]:
+    """A binary file to write to: a temporary file beside *path* renamed over it on success
+    (fsynced first), stdout's buffer for ``"-"``, or the given file object."""
+    if not isinstance(path_or_file, (str, os.PathLike)):
+        yield path_or_file
+        return
+    if str(path_or_file) == "-":
+        yield sys.stdout.buffer
+        sys.stdout.flush()
+        return
+    target = Path(path_or_file)
+    fd, tmp = tempfile.mkstemp(
+        prefix=f".{target.name}.", suffix=".tmp", dir=target.parent if str(target.parent) else "."
+    )
+    try:
+        os.fchmod(fd, 0o666 & ~current_umask())  # mkstemp makes it 0600; a written file follows the umask
+        with os.fdopen(fd, "wb") as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def current_umask() -> int:
+    """The process's umask, read from ``/proc/self/status`` (setting it to read it back, the only
+    portable way, would race with other threads writing files), else by setting and restoring it."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

@@ -1,0 +1,188 @@
+"""Audit samples in the label store: uniformly random samples of the loaded examples for people to review.
+
+People's labels on a uniformly random sample correct the judge's means without bias
+(:mod:`ragviz.analysis.ppi`); examples reviewed because triage or a filter led there are not random
+and must stay out. A sample is stored once for every annotator and replica (migration
+``006_audit_samples``): its id, its seed, who drew it and when, a fingerprint of the examples it was
+drawn from, and its members in draw order.
+
+The draw order is a seeded random permutation of all the examples' uids: each uid's rank is the
+SHA-256 of ``"<seed>:<uid>"`` (:func:`draw_order`), so it depends on nothing but the seed and the uid —
+not on the order the rows were loaded in, not on a library version. A sample of *n* is the first *n*
+uids of that order, a uniformly random *n*-subset; growing it to *n'* appends the next *n' - n* uids,
+so the grown sample is the first *n'* of the same order: still uniformly random (never "the first
+sample plus a hand-picked extra"). Two annotators growing the same sample at once append the same uids
+(the write lock serializes them; members already there are kept), so the result is the same.
+
+A sample belongs to the examples it was drawn from (:func:`population_fingerprint` of their uids): it
+grows only over the same examples, and the app offers it only when those examples are loaded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ragviz.store.events import now_iso
+from ragviz.store.label_store import LabelStore
+
+MAX_SEED = 2**31 - 1
+
+
+class AuditSampleError(ValueError):
+    """A sample that cannot be drawn or grown, in one line."""
+
+
+@dataclass(frozen=True)
+class AuditSample:
+    """One stored audit sample. ``members`` are uids in draw order (position 1 first)."""
+
+    id: int
+    seed: int
+    population: str
+    population_size: int
+    created_by: str
+    created_at: str
+    members: tuple[str, ...]
+
+    @property
+    def size(self) -> int:
+        return len(self.members)
+
+    def label(self) -> str:
+        """``"Sample 3 · 50 examples · seed 12345 · drawn by ana"``: how pickers name it."""
+        return f"Sample {self.id} · {self.size:,} examples · seed {self.seed} · drawn by {self.created_by}"
+
+
+def _rank(seed: int, uid: str) -> bytes:
+    return hashlib.sha256(f"{seed}:{uid}".encode()).digest()
+
+
+def draw_order(uids: Iterable[str], seed: int) -> list[str]:
+    """Every uid once, in the seeded random order samples are drawn in (see the module docstring).
+
+    >>> order = draw_order(["a", "b", "c", "d"], 7)
+    >>> sorted(order) == ["a", "b", "c", "d"], order == draw_order(["d", "c", "b", "a"], 7)
+    (True, True)
+    """
+    return sorted(set(uids), key=lambda uid: _rank(seed, uid))
+
+
+def population_fingerprint(uids: Iterable[str]) -> str:
+    """A short fingerprint of a set of uids (order and repeats do not matter).
+
+    >>> population_fingerprint(["b", "a"]) == population_fingerprint(["a", "b", "a"])
+    True
+    """
+    h = hashlib.sha256()
+    for uid in sorted(set(uids)):
+        h.update(uid.encode())
+        h.update(b"\n")
+    return h.hexdigest()[:16]
+
+
+def new_seed() -> int:
+    """A fresh random seed (recorded with the sample, so the draw can be redone)."""
+    return secrets.randbelow(MAX_SEED) + 1
+
+
+def _check_size(n: int, population: int) -> None:
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise AuditSampleError(f"sample size must be a whole number of at least 1, got {n!r}")
+    if n > population:
+        raise AuditSampleError(f"sample size {n:,} is larger than the {population:,} loaded examples")
+
+
+def draw_sample(store: LabelStore, uids: Sequence[str], n: int, annotator: str, seed: int | None = None) -> AuditSample:
+    """Draw and store a uniformly random sample of *n* of *uids*: the first *n* of :func:`draw_order`
+    with *seed* (a fresh one when ``None``), recorded with *annotator* as the one who drew it."""
+    population = sorted(set(uids))
+    _check_size(n, len(population))
+    if not annotator or not annotator.strip():
+        raise AuditSampleError("an audit sample needs the name of the person drawing it")
+    seed = new_seed() if seed is None else int(seed)
+    if not 0 <= seed <= MAX_SEED:
+        raise AuditSampleError(f"seed must lie between 0 and {MAX_SEED}, got {seed}")
+    members = draw_order(population, seed)[:n]
+    ts = now_iso()
+    with store._write():
+        row = store._q(
+            "INSERT INTO audit_samples (seed, population, population_size, created_by, ts)"
+            " VALUES (?, ?, ?, ?, ?) RETURNING id",
+            (seed, population_fingerprint(population), len(population), annotator, ts),
+        ).fetchone()
+        sample_id = int(row[0])
+        _insert_members(store, sample_id, members, 0, annotator, ts)
+    found = get_sample(store, sample_id)
+    assert found is not None
+    return found
+
+
+def _insert_members(
+    store: LabelStore, sample_id: int, members: Sequence[str], start: int, annotator: str, ts: str
+) -> None:
+    for position, uid in enumerate(members[start:], start=start + 1):
+        store._q(
+            "INSERT INTO audit_sample_members (sample_id, position, example_uid, added_by, ts) VALUES (?, ?, ?, ?, ?)",
+            (sample_id, position, uid, annotator, ts),
+        )
+
+
+def grow_sample(store: LabelStore, sample_id: int, uids: Sequence[str], n: int, annotator: str) -> AuditSample:
+    """Grow sample *sample_id* to *n* members: the next uids of its draw order over *uids*, which must be
+    the examples it was drawn from. A sample already at least *n* large is left as it is."""
+    population = sorted(set(uids))
+    _check_size(n, len(population))
+    with store._write():
+        found = _sample(store, sample_id)
+        if found is None:
+            raise AuditSampleError(f"no audit sample {sample_id} in {store.location}")
+        if found.population != population_fingerprint(population):
+            raise AuditSampleError(
+                f"sample {sample_id} was drawn from {found.population_size:,} other examples than the "
+                f"{len(population):,} loaded: load the same data to grow it, or draw a new sample"
+            )
+        if n > found.size:
+            order = draw_order(population, found.seed)
+            _insert_members(store, sample_id, order[:n], found.size, annotator, now_iso())
+    grown = get_sample(store, sample_id)
+    assert grown is not None
+    return grown
+
+
+def _sample(store: LabelStore, sample_id: int) -> AuditSample | None:
+    row = store._q(
+        "SELECT id, seed, population, population_size, created_by, ts FROM audit_samples WHERE id = ?", (sample_id,)
+    ).fetchone()
+    if row is None:
+        return None
+    members = [
+        r[0]
+        for r in store._q(
+            "SELECT example_uid FROM audit_sample_members WHERE sample_id = ? ORDER BY position", (sample_id,)
+        )
+    ]
+    return AuditSample(int(row[0]), int(row[1]), row[2], int(row[3]), row[4], row[5], tuple(members))
+
+
+def get_sample(store: LabelStore, sample_id: int) -> AuditSample | None:
+    """The stored sample, ``None`` when there is no such id."""
+    with store._lock:
+        return _sample(store, sample_id)
+
+
+def list_samples(store: LabelStore, uids: Iterable[str] | None = None) -> list[AuditSample]:
+    """Every stored sample, newest first; with *uids*, only those drawn from exactly these examples."""
+    wanted = population_fingerprint(uids) if uids is not None else None
+    with store._lock:
+        ids = [int(r[0]) for r in store._q("SELECT id, population FROM audit_samples ORDER BY id DESC")]
+        samples = [s for s in (_sample(store, i) for i in ids) if s is not None]
+    return [s for s in samples if wanted is None or s.population == wanted]
+
+
+def audit_members(store: LabelStore) -> set[str]:
+    """The uids in any stored audit sample (one query)."""
+    with store._lock:
+        return {r[0] for r in store._q("SELECT DISTINCT example_uid FROM audit_sample_members")}
