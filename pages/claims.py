@@ -28,8 +28,8 @@ from ragviz.analysis.claims import (
 )
 from ragviz.data.claim_overrides import claim_uid
 from ragviz.data.formats.ragchecker import RagCheckerFormatError
+from ragviz.ui import access, state
 from ragviz.ui import claims as view
-from ragviz.ui import state
 from ragviz.ui.present import is_present
 from ragviz.ui.state import require_app_shell
 
@@ -37,7 +37,10 @@ require_app_shell()
 
 editable = not is_present()
 st.title("RagChecker claims")
-view.source_controls()
+if (granted := access.access()).can_load:
+    view.source_controls()
+else:
+    st.caption(granted.why)  # md: ours
 source = view.opened_source()
 if not source:
     view.no_file_notice()

@@ -4,10 +4,12 @@ uploads a file or opens a path, and reads the validation and label-quality repor
 from pathlib import Path
 
 import streamlit as st
+from streamlit.runtime.uploaded_file_manager import UploadedFile
 
-from ragviz.data.load import load, load_bytes
+from ragviz.data.limits import too_big
+from ragviz.data.load import load
+from ragviz.ui import access, served, state
 from ragviz.ui import data as ui
-from ragviz.ui import served, state
 from ragviz.ui.state import FILTER_CACHE
 
 state.require_app_shell()
@@ -24,11 +26,12 @@ def set_annotator() -> None:
         st.session_state.pop("review.index", None)  # resume where this annotator was
 
 
-def use_paths(paths: list[str], add: bool) -> None:
-    """Switch to *paths* (or add them) only when they load without errors; else keep what is loaded."""
+def use_paths(paths: list[str], add: bool, checked: bool = False) -> None:
+    """Switch to *paths* (or add them) only when they load without errors (*checked*: they did); else
+    keep what is loaded."""
     wanted = tuple(dict.fromkeys([*(state.current_paths() if add else ()), *paths]))
-    result = load(list(paths))
-    if not result.ok:
+    result = None if checked else load(list(paths))
+    if result is not None and not result.ok:
         st.session_state[LAST_PROBLEM] = (", ".join(paths), [str(p) for p in result.errors])
         return
     st.session_state[LAST_PROBLEM] = None
@@ -37,28 +40,56 @@ def use_paths(paths: list[str], add: bool) -> None:
     st.session_state.pop(FILTER_CACHE, None)
 
 
-def use_upload(name: str, data: bytes, add: bool) -> None:
-    """Keep an uploaded file next to the label store and switch to it, only when it loads without errors."""
-    checked = load_bytes(name, data)
-    if not checked.ok:
-        st.session_state[LAST_PROBLEM] = (name, [str(p) for p in checked.errors])
-    else:
-        use_paths([str(state.store().save_upload(name, data))], add)
+def use_upload(upload: UploadedFile, add: bool) -> None:
+    """Keep an uploaded file (streamed to disk, deduplicated by content) and switch to it, only when it
+    is under the cap and loads without errors; a refused upload is not kept."""
+    if (refused := too_big(upload.name, upload.size, ui.upload_limit())) is not None:
+        st.session_state[LAST_PROBLEM] = (upload.name, [refused])
+        return
+    store = state.store()
+    kept = store.keep_upload(upload.name, upload)
+    result = state.load_result((str(kept),))  # loaded once: the page shows this same cached result
+    if not result.ok:
+        if kept not in store.uploads():
+            store.remove_upload(kept)
+        st.session_state[LAST_PROBLEM] = (upload.name, [str(p).replace(str(kept), upload.name) for p in result.errors])
+        return
+    store.register_upload(kept)
+    use_paths([str(kept)], add, checked=True)
 
 
-ui.annotator_box(state.annotator(), state.store().annotators(), on_change=set_annotator)
-sample_loaded = [Path(p).resolve() for p in state.current_paths()] == [state.SAMPLE_DATA.resolve()]
-request = ui.load_box(state.SAMPLE_DATA.name, served.path_typing_off(), sample_loaded)
+def remove_upload(path: str) -> None:
+    state.store().remove_upload(Path(path))
+    if path in state.current_paths():
+        state.set_paths(tuple(p for p in state.current_paths() if p != path))
+
+
+granted = access.access()
+ui.annotator_box(
+    state.annotator(),
+    state.store().annotators(),
+    on_change=set_annotator,
+    sign_in=served.sign_in_configured(),
+    verified=served.signed_in() is not None,
+)
+if granted.can_load:
+    sample_loaded = [Path(p).resolve() for p in state.current_paths()] == [state.SAMPLE_DATA.resolve()]
+    request = ui.load_box(state.SAMPLE_DATA.name, served.path_typing_off(), sample_loaded)
+else:
+    st.info(granted.why, icon=":material/lock:")  # md: ours
+    request = ui.LoadRequest(False, False, None, None)
 if request.sample:
     use_paths([str(state.SAMPLE_DATA)], request.add)
 if request.upload is not None:
-    use_upload(request.upload.name, request.upload.getvalue(), request.add)
+    use_upload(request.upload, request.add)
 if request.path:
     try:
         use_paths([str(served.open_typed_path(request.path))], request.add)
     except served.PathRefused as refused:
         st.session_state[LAST_PROBLEM] = (request.path, [str(refused)])
 ui.rejected_notice(st.session_state.get(LAST_PROBLEM))
+if granted.can_load:
+    ui.uploads_box(state.store().uploads(), on_remove=remove_upload)
 
 paths = state.current_paths()
 with st.container(border=True):
@@ -67,7 +98,7 @@ with st.container(border=True):
         st.info("Nothing loaded yet.")
         st.stop()
     result = state.load_result(paths)
-    ui.loaded_report(paths, result)
+    ui.loaded_report(paths, result, full_paths=granted.can_see_store)
 with st.container(border=True):
     ui.quality_heading()
     ui.quality_report(state.quality_report(), len(result.dataset), state.MAX_DETAILED)

@@ -6,8 +6,8 @@ import streamlit as st
 
 from ragviz.judge import JudgeConfigError, judge_examples
 from ragviz.judge.selection import FILTERED
+from ragviz.ui import access, render, state
 from ragviz.ui import label as ui
-from ragviz.ui import render, state
 from ragviz.ui.state import active_filter_rows
 
 state.require_app_shell()
@@ -15,6 +15,9 @@ state.require_app_shell()
 LAST_RUN = "label.last_run"  # (uids, RunSummary, called the configured judge) of this session's last run
 
 st.title("Label with an LLM judge")
+if not (granted := access.access()).can_judge:
+    st.info(granted.why, icon=":material/lock:")  # md: ours
+    st.stop()
 page = state.require_data()
 ds, store = page.dataset, page.store
 ui.init_settings_state()

@@ -49,10 +49,10 @@ def go(row: int | None, message: str = "") -> None:
     """Show *row* and keep it as the annotator's position; at no row, only toast *message*."""
     if row is None:
         if message:
-            st.toast(message)
+            st.toast(message)  # md: ours
         return
     st.session_state[INDEX] = row
-    state.store().save_position(state.annotator(), state.dataset().uids[row])
+    state.save_position(state.dataset().uids[row])
 
 
 def accept(uid: str, advance: bool) -> None:

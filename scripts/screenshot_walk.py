@@ -46,7 +46,8 @@ def server(theme: str, data: str, workdir: Path, db: str | None = None) -> Itera
     env = {**os.environ, "RAGVIZ_DATA": data, "RAGVIZ_DB": str(workdir / f"{theme}.db"), "PYTHONPATH": str(ROOT)}
     cmd = [
         sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
-        "--server.port", str(port), "--server.headless", "true", "--browser.gatherUsageStats", "false",
+        "--server.address", "127.0.0.1", "--server.port", str(port), "--server.headless", "true",
+        "--browser.gatherUsageStats", "false",
         "--server.fileWatcherType", "none", "--theme.base", theme,
     ]  # fmt: skip
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)

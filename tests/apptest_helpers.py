@@ -51,3 +51,32 @@ def click_sentence(at: AppTest, key: str, to: str | None = None) -> AppTest:
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+SIGN_IN_SECRETS = {
+    "redirect_uri": "http://127.0.0.1:8501/oauth2callback",
+    "cookie_secret": "test-cookie-secret-not-used-by-apptest",
+    "client_id": "ragviz",
+    "client_secret": "ragviz",
+    "server_metadata_url": "http://127.0.0.1:9/.well-known/openid-configuration",
+}
+
+
+def open_page_as(page: str, email: str | None, **query: str) -> AppTest:
+    """:func:`open_page` with sign-in configured and *email* signed in (``None``: nobody signed in)."""
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.secrets["auth"] = dict(SIGN_IN_SECRETS)
+    at.user = {"is_logged_in": True, "email": email, "name": email.split("@")[0]} if email else {"is_logged_in": False}
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.switch_page(page)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def shown(markdown: str) -> str:
+    r"""What a Markdown element shows for *markdown* escaped with ``md_escape`` (``\*`` shows ``*``)."""
+    import re
+
+    return re.sub(r"\\(.)", r"\1", markdown)

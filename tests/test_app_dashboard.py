@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from ragviz.data.labels import Change
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
-from tests.apptest_helpers import open_page
+from tests.apptest_helpers import open_page, shown
 from tests.ragbench_data import require_ragbench, shard
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -21,7 +21,7 @@ ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
 
 
 def page_links(at: AppTest) -> list[tuple[str, str]]:
-    return [(p.proto.label, p.proto.query_string) for p in at.get("page_link")]
+    return [(shown(p.proto.label), p.proto.query_string) for p in at.get("page_link")]
 
 
 def correct_ml(db: Path, annotator: str = "tester") -> tuple[str, tuple[str, ...]]:

@@ -14,7 +14,7 @@ from ragviz.data.load import load
 from ragviz.metrics.trace import example_trace
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.explainer_html import formula_terms, venn_svg
-from tests.apptest_helpers import click_sentence, open_page, text_editor
+from tests.apptest_helpers import click_sentence, open_page, shown, text_editor
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data"
@@ -51,7 +51,7 @@ def test_venn_counts_and_escapes():
 def test_explainer_shows_judge_and_human_formulas(app_env):
     ex = ml_example()
     at = open_page("pages/explainer.py", uid=ML)
-    assert [s.value for s in at.subheader][:2] == [
+    assert [shown(s.value) for s in at.subheader][:2] == [
         "Judge said",
         "Human said (nobody has reviewed this example: judge's labels)",
     ]
@@ -77,7 +77,7 @@ def test_explainer_shows_judge_and_human_formulas(app_env):
             ],
         )
     at = open_page("pages/explainer.py", uid=ML)
-    assert at.subheader[1].value == "Human said (tester)"
+    assert shown(at.subheader[1].value) == "Human said (tester)"
     human_relevance = cards(at)[4]  # the judge column's four cards come first
     assert f"{r - 1} / {n} = {(r - 1) / n:.3f}" in human_relevance
     assert f"{-1 / n:+.3f}" in human_relevance

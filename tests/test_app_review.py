@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from ragviz.data.load import load, load_bytes
 from ragviz.export.files import export_bytes
 from ragviz.store.label_store import LabelStore
-from tests.apptest_helpers import click_sentence, open_page, text_editor
+from tests.apptest_helpers import click_sentence, open_page, shown, text_editor
 
 ROOT = Path(__file__).resolve().parents[1]
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
@@ -196,7 +196,7 @@ def test_deep_links(app_env):
     assert "uid" not in at.query_params and not at.metric
     choices = [b for b in at.button if b.key and b.key.startswith("review.link_choice.")]
     assert len(choices) == len(ds.indices_of_id(repeated)) > 1
-    assert any(repeated in w.value and "names" in w.value for w in at.warning)
+    assert any(repeated in shown(w.value) and "names" in w.value for w in at.warning)
     second = ds.indices_of_id(repeated)[1]
     choices[1].click().run()
     assert at.query_params["uid"] == ds.uids[second] and at.metric
@@ -204,7 +204,7 @@ def test_deep_links(app_env):
     assert at.query_params["uid"] == ds.uids[first_row]
     assert "id" not in at.query_params and "model" not in at.query_params
     bad = open_review(id="no-such-example")
-    assert any("no-such-example" in w.value for w in bad.warning)
+    assert any("no-such-example" in shown(w.value) for w in bad.warning)
 
 
 def test_normalize_fixes_mechanical_flags(app_env):

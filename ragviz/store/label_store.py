@@ -30,15 +30,14 @@ lost. The pure parts live beside it (:mod:`ragviz.store.events` folds events int
 
 from __future__ import annotations
 
-import hashlib
+import io
 import json
 import os
-import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from ragviz.data.labels import (
     CLAIM_PREFIX,
@@ -65,9 +64,9 @@ from ragviz.store.events import (
     now_iso,
     status_of,
 )
-from ragviz.store.migrations import MIGRATIONS
+from ragviz.store.migrations import MIGRATIONS, schema_problems
 from ragviz.store.postgres import is_url
-from ragviz.store.sqlite import fsync_dir
+from ragviz.store.uploads import digest_of, keep_bytes, keep_stream
 
 DB_ENV = "RAGVIZ_DB"
 UPLOAD_PREFIX = "upload:"  # a data source that is an upload kept in the database (PostgreSQL)
@@ -167,6 +166,7 @@ class LabelStore:
         self.dialect = db.dialect
         try:
             self._migrate()
+            self._check_schema()
         except StoreError:
             self.close()
             raise
@@ -253,6 +253,17 @@ class LabelStore:
                     continue
                 migration(lambda s, p=(): self._q(s, p), self.dialect)
                 self._q("INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)", (name, now_iso()))
+
+    def _check_schema(self) -> None:
+        """Refuse a damaged store (a table or column the code needs is gone), naming what is missing."""
+        problems = schema_problems(
+            lambda t: {r[0] for r in self._q(self.dialect.columns_of, (t,))}, [name for name, _ in MIGRATIONS]
+        )
+        if problems:
+            raise StoreError(
+                f"{self.location}: cannot open label store: its schema is damaged ({'; '.join(problems)});"
+                " restore it from a backup or point RAGVIZ_DB at another store. Nothing was changed."
+            )
 
     def applied_migrations(self) -> list[str]:
         with self._lock:
@@ -639,28 +650,67 @@ class LabelStore:
         return self.path.parent / f"{self.path.stem}-uploads"
 
     def save_upload(self, name: str, data: bytes) -> Path:
-        """Keep an uploaded file under a content-hashed name and register it; the file's path.
+        """:meth:`keep_upload` and :meth:`register_upload` of bytes in memory; the file's path."""
+        path = self.keep_upload(name, io.BytesIO(data))
+        self.register_upload(path)
+        return path
 
-        The same bytes uploaded twice map to the same file. The name keeps the upload's extension
-        (loaders pick the format by it); other characters are reduced to ``[A-Za-z0-9._-]``. On SQLite
-        the file sits next to the DB; on PostgreSQL the bytes go into the ``uploads`` table (one
-        transaction, so every replica reaches them) and each replica writes its own copy on use.
+    def keep_upload(self, name: str, source: BinaryIO) -> Path:
+        """Keep an uploaded file (read from *source* in chunks) under a content-hashed name
+        (:mod:`ragviz.store.uploads`), not yet registered; the file's path.
+
+        The same bytes uploaded again (under any name with the same extension) map to the same file.
+        On SQLite the file sits next to the DB; on PostgreSQL the bytes also go into the ``uploads``
+        table (one transaction, so every replica reaches them) and each replica writes its own copy on use.
         """
-        digest = hashlib.sha256(data).hexdigest()[:16]
-        base = Path(name).name or "upload"
-        safe = re.sub(r"[^A-Za-z0-9._-]+", "_", base).strip("._") or "upload"
-        stored = f"{digest}-{safe}"
+        path, _ = keep_stream(self.uploads_dir, name, source)
+        if self.path is not None:
+            return path
+        with self._lock:
+            row = self._q(
+                "SELECT name FROM uploads WHERE name LIKE ? ORDER BY name LIMIT 1", (f"{digest_of(path.name)}-%",)
+            ).fetchone()
+        if row is not None and Path(row[0]).suffix.lower() == path.suffix.lower():
+            if row[0] != path.name:  # another replica kept the same content first: use its name
+                os.replace(path, self.uploads_dir / row[0])
+            return self.uploads_dir / row[0]
+        with self._write():
+            self._q(
+                "INSERT INTO uploads (name, data, ts) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING",
+                (path.name, path.read_bytes(), now_iso()),
+            )
+        return path
+
+    def register_upload(self, path: Path) -> None:
+        """Register a kept upload as a data source (after it loaded without errors)."""
         if self.path is None:
-            with self._write():
-                self._q(
-                    "INSERT INTO uploads (name, data, ts) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING",
-                    (stored, data, now_iso()),
-                )
-            self._register(UPLOAD_PREFIX + stored)
-            return self._write_file(self.uploads_dir / stored, data)
-        target = self._write_file(self.uploads_dir / stored, data)
-        self.register_source(target)
-        return target
+            self._register(UPLOAD_PREFIX + path.name)
+        else:
+            self.register_source(path)
+
+    def uploads(self) -> list[Path]:
+        """The registered uploads, oldest first."""
+        with self._lock:
+            stored = [r[0] for r in self._q("SELECT path FROM data_sources ORDER BY id")]
+        if self.path is None:
+            return [Path(self._upload_file(s[len(UPLOAD_PREFIX) :])) for s in stored if s.startswith(UPLOAD_PREFIX)]
+        folder = self.uploads_dir.resolve()
+        return [Path(s) for s in stored if Path(s).parent == folder]
+
+    def remove_upload(self, path: Path) -> bool:
+        """Forget a kept upload: its data-source entry, its bytes (PostgreSQL) and this machine's file.
+        True when something was removed. Label decisions on its examples stay in the store."""
+        path = Path(path)
+        if path.parent.resolve() != self.uploads_dir.resolve():
+            return False
+        source = UPLOAD_PREFIX + path.name if self.path is None else str(path.resolve())
+        with self._write():
+            gone = self._q("DELETE FROM data_sources WHERE path = ?", (source,)).rowcount
+            if self.path is None:
+                gone += self._q("DELETE FROM uploads WHERE name = ?", (path.name,)).rowcount
+        existed = path.exists()
+        path.unlink(missing_ok=True)
+        return bool(gone) or existed
 
     def _upload_file(self, stored: str) -> str:
         target = self.uploads_dir / stored
@@ -669,21 +719,8 @@ class LabelStore:
                 row = self._q("SELECT data FROM uploads WHERE name = ?", (stored,)).fetchone()
             if row is None:
                 return str(target)  # gone from the database too: the loader will say the file is missing
-            self._write_file(target, bytes(row[0]))
+            keep_bytes(target, bytes(row[0]))
         return str(target)
-
-    @staticmethod
-    def _write_file(target: Path, data: bytes) -> Path:
-        if not target.exists():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-            with open(tmp, "wb") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, target)
-            fsync_dir(target.parent)
-        return target
 
     # -- judge label sets -------------------------------------------------------------------
     def save_judge_labels(self, example_uid: str, labels: Labels) -> None:

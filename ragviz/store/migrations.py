@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +23,7 @@ class Dialect:
     lock_write: str  # run right after begin_write: serializes writers ("" when BEGIN already does)
     blob: str  # column type of raw bytes
     table_exists: str  # one row when the table named by the single parameter exists
+    columns_of: str  # the column names of the table named by the single parameter, one per row
 
     def sql(self, statement: str) -> str:
         if self.paramstyle == "qmark":
@@ -41,6 +42,7 @@ SQLITE = Dialect(
     lock_write="",
     blob="BLOB",
     table_exists="SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?",
+    columns_of="SELECT name FROM pragma_table_info(?)",
 )
 
 # Writers take one transaction-scoped advisory lock (released at COMMIT / ROLLBACK), so they are
@@ -55,6 +57,7 @@ POSTGRES = Dialect(
     lock_write=f"SELECT pg_advisory_xact_lock({POSTGRES_WRITE_LOCK})",
     blob="BYTEA",
     table_exists="SELECT 1 FROM pg_tables WHERE schemaname = current_schema() AND tablename = ?",
+    columns_of="SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ?",
 )
 
 
@@ -189,3 +192,48 @@ MIGRATIONS: tuple[tuple[str, Callable[[RunSQL, Dialect], None]], ...] = (
     ("006_audit_samples", _m006_audit_samples),
     ("008_recount_example_status", _m008_recount_example_status),
 )
+
+
+# What each migration above leaves: the tables it creates with the columns the store's SQL reads and
+# writes. A store lacking one of them (a table dropped, a column dropped by hand or by a damaged copy)
+# is refused on opening with the table and column named, instead of failing later in the middle of a write.
+SCHEMA: dict[str, dict[str, tuple[str, ...]]] = {
+    "001_label_events": {
+        "label_actions": ("id", "example_uid", "annotator", "ts", "kind"),
+        "label_events": ("id", "action_id", "example_uid", "annotator", "ts", "field", "old_value", "new_value"),
+        "example_status": ("annotator", "example_uid", "reviewed", "corrected", "last_ts", "last_action_id"),
+    },
+    "002_positions_and_sources": {
+        "annotator_positions": ("annotator", "example_uid", "ts"),
+        "data_sources": ("id", "path", "ts"),
+    },
+    "003_judge_label_sets": {
+        "judge_label_sets": ("id", "example_uid", "ts", "judge", "prompt_version", "labels_json"),
+    },
+    "005_uploads": {"uploads": ("name", "data", "ts")},
+    "006_audit_samples": {
+        "audit_samples": ("id", "seed", "population", "population_size", "created_by", "ts"),
+        "audit_sample_members": ("sample_id", "position", "example_uid", "added_by", "ts"),
+    },
+}
+MIGRATIONS_TABLE = {"schema_migrations": ("name", "applied_at")}
+
+
+def schema_problems(columns_of: Callable[[str], set[str]], migrations: Iterable[str]) -> list[str]:
+    """What is missing from a store with *migrations* applied whose tables have the columns
+    *columns_of* returns (an empty set for a missing table), one phrase each.
+
+    >>> schema_problems(lambda t: set() if t == "uploads" else {"name", "applied_at"}, ["005_uploads"])
+    ['table uploads is missing']
+    """
+    wanted: dict[str, tuple[str, ...]] = dict(MIGRATIONS_TABLE)
+    for name in migrations:
+        wanted.update(SCHEMA.get(name, {}))
+    problems = []
+    for table, columns in wanted.items():
+        have = columns_of(table)
+        if not have:
+            problems.append(f"table {table} is missing")
+            continue
+        problems.extend(f"table {table} lacks column {c}" for c in columns if c not in have)
+    return problems

@@ -1,5 +1,8 @@
 """The SQLite backend: one file, WAL journal, ``synchronous=FULL``, a 30 s busy timeout.
 
+A new store file is created 0600 (its ``-wal`` / ``-shm`` files take the same mode) and the folders
+created for it 0700: labels are not readable by other users of the machine.
+
 PostgreSQL is the module beside this one (:mod:`ragviz.store.postgres`); both are opened through
 :mod:`ragviz.store.database` with a :class:`~ragviz.store.migrations.Dialect`, and the SQL of the store and its
 migrations stays shared.
@@ -20,9 +23,14 @@ def connect(where: Path, error: type[Exception], what: str = "label store") -> s
     if where.exists() and where.is_dir():
         raise error(f"{where}: cannot open {what}: is a directory")
     try:
-        where.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(where.parent)
     except OSError as exc:
         raise error(f"{where}: cannot create the folder for the {what}: {exc.strerror or exc}") from None
+    try:
+        if not where.exists():
+            os.close(os.open(where, os.O_WRONLY | os.O_CREAT, 0o600))
+    except OSError as exc:
+        raise error(f"{where}: cannot create the {what}: {exc.strerror or exc}") from None
     try:
         conn = sqlite3.connect(
             str(where), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
@@ -37,6 +45,21 @@ def connect(where: Path, error: type[Exception], what: str = "label store") -> s
         conn.close()
         raise error(f"{where}: cannot open {what}: the file system does not support WAL journaling (got {mode!r})")
     return conn
+
+
+def private_dir(path: Path) -> None:
+    """Create *path* and any missing parent, each new one mode 0700 (existing folders are left as they are)."""
+    missing = []
+    while not path.exists():
+        missing.append(path)
+        if path.parent == path:
+            break
+        path = path.parent
+    for folder in reversed(missing):
+        try:
+            folder.mkdir(mode=0o700)
+        except FileExistsError:
+            pass
 
 
 def fsync_dir(path: Path) -> None:

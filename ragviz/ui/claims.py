@@ -152,7 +152,7 @@ def source_controls() -> None:
             off = served.path_typing_off()
             st.text_input("Path of a RagChecker checking-output JSON", key="claims.path", disabled=off is not None)
             if off is not None:
-                st.caption(off)
+                st.caption(off)  # md: ours
             if st.session_state.get(PATH_REFUSED):
                 error_lines([st.session_state[PATH_REFUSED]])
             row = st.container(horizontal=True)
@@ -213,7 +213,9 @@ def file_summary(file_name: str, n_items: int, statuses: str) -> None:
 
 def item_picker(items: Sequence[CheckedItem], statuses: Sequence[str]) -> None:
     """The item picker; the pick is read by :func:`selected_index` on the run it causes."""
-    st.selectbox("Item", range(len(items)), format_func=lambda i: item_label(items[i], statuses[i]), key=INDEX)
+    st.selectbox(
+        "Item", range(len(items)), format_func=lambda i: render.md_escape(item_label(items[i], statuses[i])), key=INDEX
+    )
 
 
 def item_actions(
@@ -274,7 +276,9 @@ def claim_matrix(item: CheckedItem, side: str, uid: str, editable: bool) -> None
         "claim": st.column_config.TextColumn("claim", width="large"),
     }
     for col in columns[2:]:
-        config[col] = st.column_config.SelectboxColumn(col, options=options, required=True, width="small")
+        config[col] = st.column_config.SelectboxColumn(
+            render.md_escape(col), options=options, required=True, width="small"
+        )
     st.data_editor(
         pd.DataFrame(rows, columns=columns),
         key=editor_key(side, uid),

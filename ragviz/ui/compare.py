@@ -11,6 +11,7 @@ import streamlit as st
 from ragviz.analysis.compare import HUMAN, JUDGE, DiffTotals, ExampleDiff
 from ragviz.data.records import csv_cell
 from ragviz.metrics.trace import TRACE_METRICS
+from ragviz.ui import render
 
 LABEL_SETS_HELP = (
     "llm = the judge's labels; human = each example's latest human decision; any other name = that annotator. "
@@ -39,7 +40,9 @@ def totals_metrics(n_compared: int, n_differ: int, totals: DiffTotals) -> None:
 
 def no_difference(a: str, b: str, n_compared: int) -> None:
     st.success(
-        f"{a} and {b} agree on every example they both cover." if n_compared else f"{a} and {b} share no example."
+        f"{render.md_escape(a)} and {render.md_escape(b)} agree on every example they both cover."
+        if n_compared
+        else f"{render.md_escape(a)} and {render.md_escape(b)} share no example."
     )
 
 
@@ -72,7 +75,7 @@ def example_links(diffs: Sequence[ExampleDiff]) -> None:
     for d in diffs[:MAX_LINKS]:
         st.page_link(
             "pages/review.py",
-            label=f"{d.uid} — {d.n_changes} change(s)",
+            label=f"{render.md_escape(d.uid)} — {d.n_changes} change(s)",
             query_params={"uid": d.uid},
             icon=":material/arrow_forward:",
         )

@@ -61,7 +61,7 @@ def family_picker(families: list[str], present: bool) -> str:
         st.segmented_control(
             "Metric family",
             families,
-            format_func=lambda family: FAMILY_TITLES.get(family, family),
+            format_func=lambda family: FAMILY_TITLES.get(family, family),  # md: ours
             default=TRACE,
             key=FAMILY_KEY,
             help="The metric families the loaded data can be scored with; every value uses the current labels.",
@@ -86,8 +86,11 @@ def family_header(family: str) -> None:
 
 def family_figures(view: FamilyView, ks: tuple[int, ...], n_reviewed: int, against: str, downloads: bool) -> None:
     """The family's distributions and subset means (charts and table); retrieval: one chart column per k."""
-    by_system = f" · {len(view.systems)} retrieval systems ({', '.join(view.systems)})" if len(view.systems) > 1 else ""
-    st.caption(f"{view.n_examples:,} examples · {n_reviewed:,} with a human decision ({against}){by_system}")
+    systems = render.md_escape(", ".join(view.systems))
+    by_system = f" · {len(view.systems)} retrieval systems ({systems})" if len(view.systems) > 1 else ""
+    st.caption(
+        f"{view.n_examples:,} examples · {n_reviewed:,} with a human decision ({render.md_escape(against)}){by_system}"
+    )  # md: ours
     if view.family == TONIC:
         st.caption("answer_similarity is on Tonic's 0–5 scale: it is in the table below, not in the charts.")
     name = FAMILY_TITLES[view.family].split()[0].lower()
@@ -126,7 +129,7 @@ def judge_agreement(agreement: Agreement, scatter: list[dict[str, Any]], against
         st.info("No example has a human decision yet: review some on the Review page to see judge-vs-human agreement.")
         return
     st.caption(
-        f"The judge's labels against {against}'s on the {agreement.n_examples} examples a person decided on; "
+        f"The judge's labels against {render.md_escape(against)}'s on the {agreement.n_examples} examples a person decided on; "
         "precision/recall treat the human labels as the truth."
     )
     st.dataframe(
@@ -137,7 +140,9 @@ def judge_agreement(agreement: Agreement, scatter: list[dict[str, Any]], against
     )
     cols = st.columns(len(agreement.scores) + 1)
     for col, (name, sa) in zip(cols, agreement.scores.items()):
-        col.metric(f"{name} RMSE", "—" if sa.rmse is None else f"{sa.rmse:.3f}", help=f"over {sa.n} examples")
+        col.metric(
+            f"{name} RMSE", "—" if sa.rmse is None else f"{sa.rmse:.3f}", help=f"over {sa.n} examples"
+        )  # md: ours
     accuracy = agreement.adherence_accuracy
     cols[-1].metric("adherence accuracy", "—" if accuracy is None else f"{accuracy:.3f}")
     charts.show_chart(
@@ -157,14 +162,14 @@ def annotator_agreement(raters: AnnotatorAgreement, downloads: bool) -> None:
     if not raters.has_pairs:
         st.caption(
             f"{len(raters.annotators)} annotator(s) with decisions on the loaded examples"
-            + (f" ({', '.join(raters.annotators)})" if raters.annotators else "")
+            + (f" ({render.md_escape(', '.join(raters.annotators))})" if raters.annotators else "")
             + ". Agreement needs two or more annotators who decided on the same examples."
         )
         return
     st.caption(
         "Cohen's κ per pair over the sentence decisions of the examples both decided on (n = shared examples); "
         "Fleiss' κ over the examples every annotator decided on. "
-        + ", ".join(f"{a}: {raters.n_examples[a]:,} examples" for a in raters.annotators)
+        + ", ".join(f"{render.md_escape(a)}: {raters.n_examples[a]:,} examples" for a in raters.annotators)  # md: ours
     )
     charts.show_chart(
         charts.kappa_matrix_chart(kappa_matrix(raters.pairs), SENTENCE_LABELS),
@@ -209,7 +214,7 @@ def baselines(table: list[dict[str, Any]] | None) -> None:
 
 
 def _review_link(uid: str, label: str) -> None:
-    st.page_link("pages/review.py", label=label, query_params={"uid": uid}, icon=":material/arrow_forward:")
+    st.page_link("pages/review.py", label=label, query_params={"uid": uid}, icon=":material/arrow_forward:")  # md: ours
 
 
 def triage(leverage: Mapping[str, Sequence[Leverage]], disagreements: Sequence[Disagreement]) -> None:
@@ -229,15 +234,18 @@ def _triage_lists(leverage: Mapping[str, Sequence[Leverage]], disagreements: Seq
     )
     left, right = st.columns(2, gap="large")
     with left:
-        st.subheader(f"One change moves the mean {metric} most")
+        st.subheader(f"One change moves the mean {metric} most")  # md: ours (a metric name of ragviz)
         if not leverage[metric]:
             st.caption("No labeled example.")
         for x in leverage[metric]:
-            _review_link(x.uid, f"{x.uid} — {x.change}: mean {metric} {x.dataset_delta:+.4f}")
+            _review_link(x.uid, f"{render.md_escape(x.uid)} — {x.change}: mean {metric} {x.dataset_delta:+.4f}")
     with right:
         st.subheader("Judge and human disagree most")
         if not disagreements:
             st.caption("No disagreement yet (or nothing reviewed).")
         for d in disagreements:
             deltas = ", ".join(f"{m} {v:+.2f}" for m, v in d.diff.deltas.items() if v)
-            _review_link(d.uid, f"{d.uid} — {d.n_changes} decision(s) differ" + (f" ({deltas})" if deltas else ""))
+            _review_link(
+                d.uid,
+                f"{render.md_escape(d.uid)} — {d.n_changes} decision(s) differ" + (f" ({deltas})" if deltas else ""),
+            )

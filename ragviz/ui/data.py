@@ -5,13 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pandas as pd
 import streamlit as st
 
 from ragviz.analysis.quality import issue_rows
+from ragviz.data.limits import MB, UPLOAD_ENV, upload_limit_mb
 from ragviz.data.load import LoadResult
+from ragviz.data.problems import Problem
+from ragviz.store.uploads import shown_name
 from ragviz.ui import render
 
 if TYPE_CHECKING:
@@ -24,18 +28,31 @@ LAST_UPLOAD = "data.last_upload"  # the file id of the upload already handled
 MAX_ERRORS_SHOWN = 500  # of a refused load
 
 
-def annotator_box(annotator: str, known: Sequence[str], on_change: Callable[[], None]) -> None:
+def annotator_box(
+    annotator: str,
+    known: Sequence[str],
+    on_change: Callable[[], None],
+    *,
+    sign_in: bool = False,
+    verified: bool = False,
+) -> None:
     """The annotator's name (*on_change* reads it from ``st.session_state[ANNOTATOR_INPUT]``) and
-    the annotators with saved work in the database."""
+    the annotators with saved work in the database. With sign-in configured (*sign_in*) the name is
+    the signed-in user's and cannot be typed (*verified*: someone is signed in)."""
     with st.container(border=True):
         st.subheader("Annotator")
-        st.text_input(
-            "Your name (labels are kept per annotator)",
-            value=annotator,
-            key=ANNOTATOR_INPUT,
-            on_change=on_change,
-            max_chars=80,
-        )
+        if sign_in and verified:
+            st.markdown(f"Signed in as **{render.md_escape(annotator)}**: your decisions are kept under this name.")
+        elif sign_in:
+            st.info("Sign in (sidebar) to review under your own name.")
+        else:
+            st.text_input(
+                "Your name (labels are kept per annotator)",
+                value=annotator,
+                key=ANNOTATOR_INPUT,
+                on_change=on_change,
+                max_chars=80,
+            )
         if known:
             st.caption("Annotators with saved work in this database:")
             st.dataframe(pd.DataFrame({"annotator": known}), hide_index=True, height=min(36 * (len(known) + 1), 180))
@@ -63,15 +80,20 @@ def load_box(sample_name: str, path_off: str | None = None, sample_loaded: bool 
         sample_tab, upload_tab, path_tab = st.tabs(["Sample data", "Upload a file", "Open a path"])
         with sample_tab:
             loaded_note = " It is loaded now." if sample_loaded else ""
-            st.caption(f"About 20 hand-written examples in the RAGBench schema ({sample_name}/).{loaded_note}")
+            st.caption(
+                f"About 20 hand-written examples in the RAGBench schema ({sample_name}/).{loaded_note}"
+            )  # md: ours
             sample = st.button(
                 "Load the sample data", key="data.load_sample", type="secondary" if sample_loaded else "primary"
             )
         with upload_tab:
+            cap = upload_limit()
             up = st.file_uploader(
                 "RAGBench Parquet, JSONL, JSON or CSV (raw {question, documents, response} rows are split into sentences)",
                 type=["parquet", "jsonl", "json", "csv"],
                 key="data.upload",
+                max_upload_size=cap,
+                help=f"Up to {cap} MB (server.maxUploadSize / {UPLOAD_ENV}). The same file uploaded twice is kept once.",
             )
             new_upload = up is not None and st.session_state.get(LAST_UPLOAD) != up.file_id
             if up is not None and new_upload:
@@ -83,9 +105,27 @@ def load_box(sample_name: str, path_off: str | None = None, sample_loaded: bool 
                 disabled=path_off is not None,
             )
             if path_off is not None:
-                st.caption(path_off)
+                st.caption(path_off)  # md: ours
             opened = st.button("Open", key="data.open", disabled=path_off is not None or not typed.strip())
     return LoadRequest(add, sample, up if new_upload else None, typed.strip() if opened else None)
+
+
+def upload_limit() -> int:
+    """The upload cap in MB (:func:`ragviz.data.limits.upload_limit_mb`)."""
+    return upload_limit_mb(st.get_option("server.maxUploadSize"))
+
+
+def uploads_box(uploads: Sequence[Path], on_remove: Callable[[str], None]) -> None:
+    """The uploads the store keeps, each with its size and a Remove button (*on_remove* gets its path)."""
+    if not uploads:
+        return
+    with st.expander(f"Uploaded files kept ({len(uploads)})"):
+        st.caption("Removing an upload deletes the kept file; label decisions on its examples stay in the store.")
+        for i, path in enumerate(uploads):
+            row = st.container(horizontal=True, vertical_alignment="center")
+            size = path.stat().st_size / MB if path.exists() else 0.0
+            row.markdown(f"{render.md_escape(shown_name(path.name), 120)} · {size:,.1f} MB")
+            row.button("Remove", key=f"data.remove_upload.{i}", on_click=on_remove, args=(str(path),))
 
 
 def rejected_notice(rejected: tuple[str, list[str]] | None) -> None:
@@ -97,10 +137,11 @@ def rejected_notice(rejected: tuple[str, list[str]] | None) -> None:
     st.html(render.problems_html(errors[:MAX_ERRORS_SHOWN], "error"))
 
 
-def loaded_report(paths: Sequence[str], result: LoadResult) -> None:
-    """The paths loaded, the examples per subset, and the validation errors and warnings."""
+def loaded_report(paths: Sequence[str], result: LoadResult, full_paths: bool = True) -> None:
+    """The paths loaded (only their file names unless *full_paths*: where uploads are kept is next to
+    the label store, which only admins see), the examples per subset, and the validation errors and warnings."""
     ds = result.dataset
-    st.html(render.problems_html(paths, "info"))  # the paths, escaped
+    st.html(render.problems_html(paths if full_paths else [Path(p).name for p in paths], "info"))  # escaped
     subsets = pd.Series(ds.datasets).value_counts().rename_axis("dataset").reset_index(name="examples")
     c1, c2, c3 = st.columns(3)
     c1.metric("Examples", f"{len(ds):,}")
@@ -110,10 +151,15 @@ def loaded_report(paths: Sequence[str], result: LoadResult) -> None:
     st.page_link("pages/review.py", label="Start reviewing", icon=":material/fact_check:")
     if result.errors:
         st.markdown("**Validation errors** (these rows were skipped)")
-        st.dataframe(pd.DataFrame([p.__dict__ for p in result.errors]), hide_index=True)
+        st.dataframe(pd.DataFrame([_problem_row(p, full_paths) for p in result.errors]), hide_index=True)
     if result.warnings:
         with st.expander(f"Validation warnings ({len(result.warnings)})"):
-            st.dataframe(pd.DataFrame([p.__dict__ for p in result.warnings]), hide_index=True)
+            st.dataframe(pd.DataFrame([_problem_row(p, full_paths) for p in result.warnings]), hide_index=True)
+
+
+def _problem_row(problem: Problem, full_path: bool) -> dict[str, object]:
+    row = dict(problem.__dict__)
+    return row if full_path else {**row, "path": Path(problem.path).name}
 
 
 def quality_heading() -> None:

@@ -80,7 +80,7 @@ def example_picker(ds: Dataset, names: list[str], find: Finder) -> tuple[int, st
         index = st.selectbox(
             "Example",
             picker_options(st.session_state[INDEX], len(ds), matches),
-            format_func=lambda i: f"{i + 1}. {ds.uids[i]}",
+            format_func=lambda i: f"{i + 1}. {render.md_escape(ds.uids[i])}",
             key=INDEX,
         )
         if matches is not None:
@@ -131,7 +131,7 @@ def trace_formulas(example: Example, judge: Labels | None, human: Labels | None,
     with the change against the judge."""
     left, right = st.columns(2, gap="large")
     left.subheader("Judge said")
-    right.subheader(title)
+    right.subheader(render.md_escape(title))
     judge_terms = {t.metric: t for t in formula_terms(example, judge)}
     human_terms = {t.metric: t for t in formula_terms(example, human)}
     for metric in TRACE_METRICS:

@@ -56,7 +56,7 @@ def download_buttons(who: str, build: Callable[[str], bytes]) -> None:
     with st.container(horizontal=True):
         for fmt, label in DOWNLOADS.items():
             st.download_button(
-                label,
+                label,  # md: ours
                 data=_deferred(build, fmt),
                 file_name=export_filename(who, fmt),
                 mime=MIME_TYPES[fmt],

@@ -201,7 +201,9 @@ def render_families_panel(
 
     documents = chunk_rows(example, current)
     if documents and editable:
-        st.markdown(f"**Chunk labels for Tonic** ({documents[0]['source']}) — tick to set them directly")
+        st.markdown(
+            f"**Chunk labels for Tonic** ({render.md_escape(documents[0]['source'])}) — tick to set them directly"
+        )
         st.data_editor(
             pd.DataFrame(documents, columns=["document", "relevant", "used", "text"]),
             key=keys["chunks"],

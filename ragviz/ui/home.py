@@ -65,7 +65,7 @@ def loaded(view: Overview, prog: Progress, annotator: str, on_start: Callable[[]
         )
         with st.container(horizontal=True, vertical_alignment="center"):
             label = "Continue reviewing" if prog.reviewed else "Start reviewing"
-            if st.button(label, key="home.start", type="primary", icon=":material/fact_check:"):
+            if st.button(label, key="home.start", type="primary", icon=":material/fact_check:"):  # md: ours
                 on_start()
             st.page_link("pages/data.py", label="Load other data", icon=":material/folder_open:")
 

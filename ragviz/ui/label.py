@@ -133,7 +133,7 @@ def format_cost(cost_usd: float | None) -> str:
 def metric_row(items: Sequence[tuple[str, str]]) -> None:
     """One row of ``st.metric`` cards, ``(label, value)`` each."""
     for column, (label, value) in zip(st.columns(len(items)), items):
-        column.metric(label, value)
+        column.metric(label, value)  # md: ours
 
 
 def outcome_rows(
@@ -156,7 +156,7 @@ def outcome_rows(
                 "completeness": scores.completeness,
                 "adherence": scores.adherence,
                 "calls": o.calls,
-                "error": (o.error or "") if full else short_error(o.error),
+                "error": render.table_text(o.error or "", 300) if full else short_error(o.error),
             }
         )
     return rows
@@ -172,7 +172,7 @@ def show_failures(failures: Sequence[Any], limit: int = 50, full: bool = True) -
             if not full:
                 st.text(short_error(f.error))
                 continue
-            st.text(f.error)
+            st.html(render.long_text_html(f.error, 2_000))  # show all, up to 100k characters
             st.caption("Raw model output")
             st.code(
                 f.raw_output if f.raw_output is not None else "(no answer: the request itself failed)",
@@ -243,7 +243,8 @@ def settings_box() -> JudgeSettings:
         judge_options.request_options(left, right)
         settings = settings_from_state()
         access = judge_access()
-        st.caption(f"{judge_options.key_source_note(access)} Prompt version `{PROMPT_VERSION}`.")
+        note = judge_options.key_source_note(access)  # Markdown with its dynamic parts escaped
+        st.caption(f"{note} Prompt version `{PROMPT_VERSION}`.")  # md: ours
         if isinstance(access, JudgeConfigError):
             st.warning(render.md_escape(access))
     return settings
@@ -319,7 +320,7 @@ def estimate_summary(estimate: RunEstimate) -> None:
     st.caption(
         f"Estimate: prompt tokens = characters / 4 ({estimate.prompt_tokens:,}); completion tokens guessed from the "
         f"number of response sentences ({estimate.completion_tokens:,}); cost from {price_source()} list prices "
-        "when the model is listed, else unknown. Fix-up retries after an invalid answer add calls."
+        "when the model is listed, else unknown. Fix-up retries after an invalid answer add calls."  # md: ours
         + (" Cost unknown: this model is not in the price table." if estimate.cost_usd is None else "")
     )
 
@@ -372,7 +373,7 @@ def last_run(
     )
     st.caption(
         f"{summary.prompt_tokens:,} prompt + {summary.completion_tokens:,} completion tokens (as reported by the server); "
-        f"{summary.wall_seconds:.1f} s; response format used: {summary.format_mode}"
+        f"{summary.wall_seconds:.1f} s; response format used: {render.md_escape(summary.format_mode)}"
         + ("; cancelled before the end" if summary.cancelled else "")
     )
     st.dataframe(pd.DataFrame(outcome_rows(examples, summary.outcomes, full)), hide_index=True, key="label.results")

@@ -10,12 +10,16 @@ from __future__ import annotations
 import streamlit as st
 
 PRESENT_KEY = "ragviz.present"
+FORCED_KEY = "ragviz.present_forced"  # set each run for a person who may only view (ragviz.data.roles)
 PARAM = "present"
 _ON = ("1", "true", "yes", "on")
 
 
 def is_present() -> bool:
-    """True when presentation mode is on (the query parameter wins over the session flag)."""
+    """True when presentation mode is on: always for a person who may only view; else the query
+    parameter wins over the session flag."""
+    if st.session_state.get(FORCED_KEY):
+        return True
     value = st.query_params.get(PARAM)
     if value is not None:
         st.session_state[PRESENT_KEY] = value.strip().lower() in _ON
@@ -40,9 +44,10 @@ def present_toggle() -> bool:
             "Presentation mode",
             key="ragviz.present_toggle",
             on_change=_toggled,
+            disabled=bool(st.session_state.get(FORCED_KEY)),
             help="Hide every editing control (also: open any page with ?present=1).",
         )
-    if on and st.query_params.get(PARAM) != "1":
+    if on and not st.session_state.get(FORCED_KEY) and st.query_params.get(PARAM) != "1":
         st.query_params[PARAM] = "1"
     return on
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import html
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from typing import TypeVar
 
 from ragviz.analysis.review import (
     BOTH,
@@ -22,6 +24,7 @@ from ragviz.analysis.review import (
     ContextSpan,
     ResponseSpan,
 )
+from ragviz.data.limits import DOCUMENT_SHOWN_CHARS, SHOWN_CHARS, WHOLE_CHARS, cut
 
 # The colours, defined once for every page (Review, Explainer, Claims, Label, Dashboard triage). They
 # read in the light and the dark theme alike without knowing which is on (Streamlit reports the theme to
@@ -117,6 +120,59 @@ def md_escape(text: object, limit: int | None = MD_SHOWN) -> str:
     return "".join("\\" + ch if ch in _MD_ACTIVE else ch for ch in s)
 
 
+def long_text_html(text: object, limit: int = SHOWN_CHARS) -> str:
+    """*text* escaped; past *limit* characters cut, with a "show all" disclosure holding it whole (up
+    to :data:`~ragviz.data.limits.WHOLE_CHARS` characters) for whoever wants to read it."""
+    s = str(text)
+    shown, was_cut = cut(s, limit)
+    if not was_cut:
+        return esc(s)
+    whole, _ = cut(s, WHOLE_CHARS)
+    return (
+        f'<span class="rv-cut">{esc(shown)}</span> <details class="rv-show-all" style="display:inline">'
+        f'<summary style="display:inline;cursor:pointer;color:#0969da">show all ({len(s):,} characters)</summary>'
+        f'<div style="white-space:pre-wrap;overflow-wrap:anywhere;max-height:320px;overflow:auto">{esc(whole)}</div>'
+        "</details>"
+    )
+
+
+def table_text(text: object, limit: int = SHOWN_CHARS) -> str:
+    """A text for a table cell, cut to *limit* characters (the whole text is drawn above the table)."""
+    return cut(str(text), limit)[0]
+
+
+Span = TypeVar("Span", ContextSpan, ResponseSpan)
+
+
+def within_budget(spans: Sequence[Span], budget: int = DOCUMENT_SHOWN_CHARS) -> tuple[list[Span], int]:
+    """The spans whose text fits in *budget* characters (the one crossing it cut), and how many
+    characters were left out: a document over 1 MB is cut for display, never sent whole."""
+    kept: list[Span] = []
+    used = 0
+    total = sum(len(s.text) for s in spans)
+    for s in spans:
+        if used >= budget:
+            break
+        text = s.text if used + len(s.text) <= budget else cut(s.text, budget - used)[0]
+        kept.append(s if text is s.text else replace(s, text=text))
+        used += len(text)
+    return kept, max(0, total - sum(len(s.text) for s in kept))
+
+
+def cut_note_html(left_out: int) -> str:
+    """The note after a text cut for display: how many characters were left out (empty when none)."""
+    return _cut_note(left_out)
+
+
+def _cut_note(left_out: int) -> str:
+    if not left_out:
+        return ""
+    return (
+        f' <span class="rv-doc-cut" style="color:#8a6100;font-style:italic">… {left_out:,} more characters not shown'
+        f" (over {DOCUMENT_SHOWN_CHARS // 1_000_000} MB: cut for display; the labels and exports keep everything)</span>"
+    )
+
+
 def _sentence_style(bg: str, border: str, linked: bool) -> str:
     style = f"background:{bg};border-bottom:2px solid {border};border-radius:3px;padding:1px 2px;"
     if linked:
@@ -139,7 +195,9 @@ def context_sentence_html(span: ContextSpan) -> str:
 def document_html(doc_index: int, spans: Sequence[ContextSpan], title: str | None = None) -> str:
     """One document as one block: every sentence with its key, state colour and marker."""
     heading = esc(title) if title is not None else f"Document {doc_index}"
+    spans, left_out = within_budget(spans)
     body = " ".join(context_sentence_html(s) for s in spans) or f'<span style="{MUTED}">(no sentences)</span>'
+    body += _cut_note(left_out)
     return (
         f'<div class="rv-doc" data-doc="{doc_index}" style="{_BOX}">'
         f'<div style="font-weight:600;font-size:0.85rem;{MUTED};margin-bottom:4px">{heading}</div>{body}</div>'
@@ -149,6 +207,7 @@ def document_html(doc_index: int, spans: Sequence[ContextSpan], title: str | Non
 def response_html(spans: Sequence[ResponseSpan]) -> str:
     """The response, sentence by sentence, with support status; the selected sentence is outlined."""
     parts = []
+    spans, left_out = within_budget(spans)
     for s in spans:
         bg, border, marker, label = SUPPORT_STYLE[s.status]
         style = _sentence_style(bg, border, s.selected)
@@ -160,6 +219,7 @@ def response_html(spans: Sequence[ResponseSpan]) -> str:
             f"{esc(s.text)}</span>"
         )
     body = " ".join(parts) or f'<span style="{MUTED}">(empty response)</span>'
+    body += _cut_note(left_out)
     return f'<div class="rv-response" style="{_BOX}">{body}</div>'
 
 
@@ -167,7 +227,7 @@ def text_block_html(label: str, text: str) -> str:
     """A labelled block of plain data text (question, explanation), escaped."""
     return (
         f'<div style="{_BOX}"><div style="font-weight:600;font-size:0.85rem;{MUTED}">{esc(label)}</div>'
-        f'<div style="white-space:pre-wrap">{esc(text)}</div></div>'
+        f'<div style="white-space:pre-wrap">{esc(cut(text, DOCUMENT_SHOWN_CHARS)[0])}{_cut_note(max(0, len(text) - DOCUMENT_SHOWN_CHARS))}</div></div>'
     )
 
 

@@ -92,7 +92,7 @@ def navigation_bar(
             shortcut="Z",
             on_click=on_undo,
             disabled=undo_hint is None,
-            help=f"Undo your last action: {undo_hint}" if undo_hint else "Nothing to undo.",
+            help=f"Undo your last action: {render.md_escape(undo_hint)}" if undo_hint else "Nothing to undo.",
         )
         st.button(
             "Reset to judge" if has_judge else "Reset to loaded labels",
@@ -114,12 +114,12 @@ def choose_link_match(link: str, choices: Sequence[tuple[int, str]], on_choose: 
     """A deep link's id names several examples: say so and offer one button per match (*choices*
     are ``(row, label)``); *on_choose* gets the chosen row."""
     st.warning(
-        f"The link's id {link!r} names {len(choices)} examples (in several subsets or generation models)."
+        f"The link's id {render.md_escape(repr(link))} names {len(choices)} examples (in several subsets or generation models)."
         " Choose one, or add &dataset=…&model=… to the link to open one directly.",
         icon=":material/call_split:",
     )
     for n, (row, label) in enumerate(choices):
-        st.button(label, key=f"review.link_choice.{n}", on_click=on_choose, args=(row,))
+        st.button(render.md_escape(label), key=f"review.link_choice.{n}", on_click=on_choose, args=(row,))
 
 
 def example_header(position: str, status: str, example: Example) -> None:
@@ -128,7 +128,7 @@ def example_header(position: str, status: str, example: Example) -> None:
     shown = f"<b>{render.esc(status)}</b> · " if status else ""
     st.html(
         f'<div style="font-family:system-ui,sans-serif;font-size:0.85rem;color:#57606a">{render.esc(position)} · '
-        f"{shown}{render.esc(example.dataset)} · id {render.esc(example.id)} · "
+        f"{shown}{render.esc(example.dataset)} · id {render.long_text_html(example.id, 120)} · "
         f"model {render.esc(example.generation_model or '—')}</div>"
     )
     st.html(render.text_block_html("Question", example.question))
@@ -141,7 +141,7 @@ def metric_cards(comparison: Sequence[MetricComparison], against_judge: bool = T
     for col, m in zip(cols, comparison):
         with col:
             st.metric(
-                m.name.capitalize(),
+                m.name.capitalize(),  # md: ours
                 render.format_score(m.current),
                 delta=render.format_delta(m.delta) if against_judge else None,
                 delta_color="off" if m.name in ("relevance", "utilization") else "normal",
@@ -200,7 +200,7 @@ def support_controls(
     keys_key = f"review.keys.{key_suffix}"
     note_key = f"review.note.{key_suffix}"
     st.segmented_control(
-        f"Sentence {span.key} is",
+        f"Sentence {render.md_escape(span.key)} is",
         [SUPPORTED, UNSUPPORTED],
         format_func=lambda state: SUPPORT_CHOICE_LABELS[state],
         default=span.status if span.status in (SUPPORTED, UNSUPPORTED) else None,
@@ -210,7 +210,7 @@ def support_controls(
     )
     if span.by_reviewer and on_note is not None:
         st.text_input(
-            f"Your note on {span.key} (optional; replaces the judge's explanation)",
+            f"Your note on {render.md_escape(span.key)} (optional; replaces the judge's explanation)",
             value=span.explanation,
             key=note_key,
             placeholder="Why this verdict? Press Enter to keep it.",
@@ -218,7 +218,7 @@ def support_controls(
             args=(note_key, on_note),
         )
     st.multiselect(
-        f"Context sentences supporting {span.key}",
+        f"Context sentences supporting {render.md_escape(span.key)}",
         key_options,
         default=list(dict.fromkeys(span.supporting_keys)),
         key=keys_key,
@@ -243,7 +243,7 @@ def quality_flags(issues: Sequence[Problem], on_normalize: Callable[[], Any] | N
         return
     mechanical = sum(1 for p in issues if p.kind in MECHANICAL_KINDS)
     st.button(
-        f"Normalize labels ({mechanical} mechanical fix{'es' if mechanical != 1 else ''})",
+        f"Normalize labels ({mechanical} mechanical fix{'es' if mechanical != 1 else ''})",  # md: ours
         key="review.normalize",
         disabled=not mechanical,
         help="Strip trailing dots, drop duplicate keys and keys that name no sentence — one correction, undoable. "
@@ -253,8 +253,13 @@ def quality_flags(issues: Sequence[Problem], on_normalize: Callable[[], Any] | N
 
 
 def rejudge_button(key: str = "review.rejudge") -> bool:
-    """The "Re-judge this example" button; True on the run after a click (the page then calls
-    :func:`ragviz.ui.label.rejudge`, which imports the judge's client only then)."""
+    """The "Re-judge this example" button, for admins only (a call spends money); True on the run
+    after a click (the page then calls :func:`ragviz.ui.label.rejudge`, which imports the judge's
+    client only then)."""
+    from ragviz.ui.access import access
+
+    if not access().can_judge:
+        return False
     return st.button(
         "Re-judge this example",
         key=key,

@@ -24,7 +24,7 @@ from ragviz.analysis.review import describe_action
 from ragviz.analysis.review_queue import link_matches
 from ragviz.data.dataset import Dataset
 from ragviz.store.label_store import LabelStore
-from ragviz.ui import review, state
+from ragviz.ui import render, review, state
 from ragviz.ui.present import is_present
 
 
@@ -71,12 +71,12 @@ def undo_last(target: UndoTarget | None, go: Callable[[int | None], Any], curren
         return
     if not state.store().undo_action(target.uid, state.annotator(), target.action_id):
         state.bump_label_version()  # undone meanwhile (another tab): redraw what is stored now
-        st.toast(f"Already undone: '{target.what}' (another tab or window?).")
+        st.toast(f"Already undone: '{render.md_escape(target.what)}' (another tab or window?).")
         return
     state.bump_label_version()
     if target.row != current_row:
         go(target.row)
-    st.toast(f"Undid '{target.what}' on {target.where}.")
+    st.toast(f"Undid '{render.md_escape(target.what)}' on {render.md_escape(target.where)}.")
 
 
 LINK = "review.applied_link"  # the deep link already followed
@@ -92,7 +92,7 @@ def follow_link(ds: Dataset, go: Callable[[int | None], Any]) -> None:
         st.session_state[LINK] = link
         linked = link_matches(ds, qp.get("uid"), qp.get("id"), qp.get("dataset"), qp.get("model"))
         if not linked:
-            st.warning(f"No loaded example has the id or uid in the link: {link!r}")
+            st.warning(f"No loaded example has the id or uid in the link: {render.md_escape(repr(link))}")
         elif len(linked) > 1:  # the id repeats: the person chooses, nothing opens silently
             st.session_state[CHOICES] = (link, linked)
         else:

@@ -87,9 +87,17 @@ def context_data(
     context); the labels, the support links, the colours and whether clicks edit."""
     keep = set(kept)
     docs = []
-    for d, spans in enumerate(documents):
+    for d, whole in enumerate(documents):
+        spans, left_out = render.within_budget(whole)  # a document over 1 MB is cut for display, never sent whole
         flags = [s.key in keep or s.state != NEITHER or s.linked for s in spans]
-        docs.append({"title": f"Document {d}", "s": [[s.key, s.text] for s in spans], "show": fold_ranges(flags)})
+        docs.append(
+            {
+                "title": f"Document {d}",
+                "s": [[s.key, s.text] for s in spans],
+                "show": fold_ranges(flags),
+                "cut": left_out,
+            }
+        )
     return {
         "kind": "context",
         "uid": uid,
@@ -108,7 +116,7 @@ def response_data(uid: str, spans: Sequence[ResponseSpan], selected: str | None)
         "kind": "response",
         "uid": uid,
         "selected": selected,
-        "sentences": [[s.key, s.text, s.status] for s in spans],
+        "sentences": [[s.key, s.text, s.status] for s in render.within_budget(spans)[0]],
         "style": _styles(render.SUPPORT_STYLE),
         "link_color": render.LINK_COLOR,
     }
@@ -125,11 +133,11 @@ def context_editor(
     """The context documents (drawn from *labels*) as the editor (see the module docstring);
     *kept* sentences stay unfolded; Shift+click links a sentence to the *selected* response sentence."""
     st.session_state[DRAWN] = (uid, labels)
-    _component(
-        key=CONTEXT_KEY,
-        data=context_data(uid, documents, kept, editable, selected),
-        on_edit_change=partial(queue_event, CONTEXT_KEY),
-    )
+    data = context_data(uid, documents, kept, editable, selected)
+    _component(key=CONTEXT_KEY, data=data, on_edit_change=partial(queue_event, CONTEXT_KEY))
+    for doc in data["docs"]:
+        if doc["cut"]:
+            st.html(f"<div>{render.esc(doc['title'])}:{render.cut_note_html(doc['cut'])}</div>")
     if editable:
         st.caption(
             "Click a sentence (keys: Tab into the text, ← →, Enter) for its next label: none → R → R+U → U. "
@@ -147,6 +155,8 @@ def response_editor(uid: str, spans: Sequence[ResponseSpan], selected: str | Non
         data=response_data(uid, spans, selected),
         on_edit_change=partial(queue_event, RESPONSE_KEY),
     )
+    if left_out := render.within_budget(spans)[1]:
+        st.html(f"<div>Response:{render.cut_note_html(left_out)}</div>")
 
 
 DRAWN = "review.text.drawn"  # (uid, the labels the context editor was drawn with)

@@ -12,7 +12,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import streamlit as st
 
@@ -27,10 +27,8 @@ from ragviz.data.ragbench import LABEL_FIELDS, labels_from_row
 from ragviz.metrics.trace import trace_scores
 from ragviz.store.events import base_labels, fold_labels
 from ragviz.store.label_store import LabelStore, StaleEdit, default_db
-from ragviz.ui.present import is_present
-
-if TYPE_CHECKING:
-    pass
+from ragviz.ui import served
+from ragviz.ui.present import FORCED_KEY, is_present
 
 DATA_ENV = "RAGVIZ_DATA"
 ANNOTATOR_ENV = "RAGVIZ_ANNOTATOR"
@@ -110,7 +108,7 @@ def require_data() -> PageContext:
     :func:`record_decision`); with nothing loaded, say so, link to the Data page and stop the run;
     else the page's :class:`PageContext`."""
     if (refused := st.session_state.pop(STALE_KEY, None)) is not None:
-        st.warning(refused, icon=":material/sync_problem:")
+        st.warning(refused, icon=":material/sync_problem:")  # md: ours (stale_message escapes)
     ds = dataset()
     if len(ds) == 0:
         st.info(NO_DATA_MESSAGE)
@@ -145,6 +143,12 @@ def examples_at(rows: list[int] | tuple[int, ...]) -> list[Example]:
 
 
 def annotator() -> str:
+    """Whose labels this session shows and records: the signed-in user when sign-in is configured
+    (it cannot be typed then), else the name typed on the Data page (``$RAGVIZ_ANNOTATOR`` or the OS
+    user at first)."""
+    who = served.signed_in()
+    if who is not None:
+        return who.names[0]
     if ANNOTATOR_KEY not in st.session_state:
         st.session_state[ANNOTATOR_KEY] = os.environ.get(ANNOTATOR_ENV) or _default_user()
     return st.session_state[ANNOTATOR_KEY]
@@ -165,7 +169,7 @@ def record_decision(uid: str, changes: list, action: str = "edit") -> bool:
     annotator in another tab or replica), the store refuses the whole decision (:class:`StaleEdit`):
     a warning names each field with the newer value, and the label version is bumped so the page
     redraws with the newer labels. Nothing is lost: the other edit stays, this one can be redone."""
-    if is_present() or not changes:
+    if is_present() or not changes:  # a person who may only view is always in presentation mode
         return False
     ds = dataset()
     row = ds.index_of(uid)
@@ -203,7 +207,13 @@ def undo_decision(uid: str, nothing_to_undo: str) -> None:
     if store().undo(uid, annotator()):
         bump_label_version()
     else:
-        st.toast(nothing_to_undo)
+        st.toast(nothing_to_undo)  # md: ours
+
+
+def save_position(uid: str) -> None:
+    """Keep *uid* as where the annotator is (not for a person who may only view: they record nothing)."""
+    if not st.session_state.get(FORCED_KEY):
+        store().save_position(annotator(), uid)
 
 
 def label_version() -> int:
@@ -348,16 +358,6 @@ def _uid_set(paths: tuple[str, ...]) -> frozenset[str]:
 
 def uid_set() -> frozenset[str]:
     return _uid_set(current_paths()) if current_paths() else frozenset()
-
-
-def sidebar() -> None:
-    """Sidebar shown on every page: DB path, annotator, what is loaded."""
-    with st.sidebar:
-        st.caption("Label database")
-        st.code(store().location, language=None, wrap_lines=True)  # a URL's password masked
-        st.caption(f"Annotator: **{_md_safe(annotator())}**")
-        ds = dataset()
-        st.caption(f"Loaded: {len(ds):,} examples from {len(current_paths())} path(s)")
 
 
 def _md_safe(text: str) -> str:

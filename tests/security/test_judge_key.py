@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 from ragviz.data.load import load
 from ragviz.judge.client import DEFAULT_BASE_URL, NO_KEY_PLACEHOLDER, JudgeConfigError
 from ragviz.judge.endpoint import endpoint_access
-from tests.apptest_helpers import open_page
+from tests.apptest_helpers import open_page_as
 from tests.conftest import SAMPLE_DATA
 from tests.openai_stub_server import StubServer
 
@@ -55,7 +55,8 @@ def test_the_server_key_goes_only_to_the_configured_endpoint():
 def _label_page(monkeypatch, server: StubServer, key: str = "") -> AppTest:
     monkeypatch.setenv("OPENAI_API_KEY", SERVER_KEY)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    at = open_page("pages/label.py")
+    monkeypatch.setenv("RAGVIZ_ADMINS", "lead@example.org")  # served, only a signed-in admin runs the judge
+    at = open_page_as("pages/label.py", "lead@example.org")
     at.text_input(key="label.model").set_value("gpt-4o-mini")
     at.text_input(key="label.base_url").set_value(server.base_url)
     at.text_input(key="label.api_key").set_value(key)

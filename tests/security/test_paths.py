@@ -11,7 +11,7 @@ import pytest
 
 import ragviz
 from ragviz.data.paths import PathRefused, is_served, refused_message, resolve_typed, typing_off_reason
-from tests.apptest_helpers import open_page
+from tests.apptest_helpers import open_page, open_page_as
 from tests.conftest import SAMPLE_DATA
 
 
@@ -96,9 +96,13 @@ def _data_page_open(at, typed: str):
     return "\n".join(h.value for h in at.get("html")) + "\n".join(e.value for e in at.error)
 
 
+ADMIN = "lead@example.org"
+
+
 def test_data_page_served_without_root_disables_the_path_field(app_env, monkeypatch):
     monkeypatch.setenv("RAGVIZ_SERVED", "1")
-    at = open_page("pages/data.py")
+    monkeypatch.setenv("RAGVIZ_ADMINS", ADMIN)
+    at = open_page_as("pages/data.py", ADMIN)
     assert at.text_input(key="data.path").disabled
     assert at.button(key="data.open").disabled
     assert any("RAGVIZ_DATA_ROOT" in c.value for c in at.caption)
@@ -109,7 +113,8 @@ def test_data_page_served_refuses_paths_outside_the_root(app_env, monkeypatch, t
     shutil.copytree(SAMPLE_DATA, root / "sample")
     monkeypatch.setenv("RAGVIZ_SERVED", "1")
     monkeypatch.setenv("RAGVIZ_DATA_ROOT", str(root))
-    at = open_page("pages/data.py")
+    monkeypatch.setenv("RAGVIZ_ADMINS", ADMIN)
+    at = open_page_as("pages/data.py", ADMIN)
     for typed in ["/etc", "/proc", "/", str(SAMPLE_DATA), "/no/such/dir"]:
         shown = _data_page_open(at, typed)
         assert refused_message(typed).replace("'", "&#x27;") in shown, shown
@@ -139,7 +144,8 @@ def test_claims_page_served_does_not_tell_whether_a_path_exists(app_env, monkeyp
     root.mkdir()
     monkeypatch.setenv("RAGVIZ_SERVED", "1")
     monkeypatch.setenv("RAGVIZ_DATA_ROOT", str(root))
-    at = open_page("pages/claims.py")
+    monkeypatch.setenv("RAGVIZ_ADMINS", ADMIN)
+    at = open_page_as("pages/claims.py", ADMIN)
     texts = []
     for typed in ["/etc/passwd", "/etc/no-such-file"]:
         at.text_input(key="claims.path").set_value(typed)
@@ -153,6 +159,7 @@ def test_claims_page_served_does_not_tell_whether_a_path_exists(app_env, monkeyp
 
 def test_claims_page_served_without_root_disables_the_path_field(app_env, monkeypatch):
     monkeypatch.setenv("RAGVIZ_SERVED", "1")
-    at = open_page("pages/claims.py")
+    monkeypatch.setenv("RAGVIZ_ADMINS", ADMIN)
+    at = open_page_as("pages/claims.py", ADMIN)
     assert at.text_input(key="claims.path").disabled
     assert at.button(key="claims.open_path").disabled

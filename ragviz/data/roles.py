@@ -1,0 +1,125 @@
+"""Who may do what in the app: the pure rules behind the pages' role checks.
+
+Three roles, each one more than the next:
+
+- **admin** loads data (sample, upload, typed path, RagChecker file), removes uploads, runs the LLM
+  judge (it spends money) and sees where the label store is;
+- **annotator** reviews: records, undoes and resets label decisions under their own name;
+- **viewer** looks: every page in presentation mode (no editing control), nothing recorded.
+
+Who is who (:func:`access_of`):
+
+- **Locally** (the app not served, see :mod:`ragviz.data.paths`) with no ``RAGVIZ_ADMINS`` set, the
+  one person at the machine is an admin: today's convenience stays.
+- ``RAGVIZ_ADMINS`` (comma-separated user names or e-mail addresses, matched without regard to case)
+  names the admins. ``RAGVIZ_ANNOTATORS`` names the annotators; **unset, everyone identified is an
+  annotator** (a team that signs in through its own identity provider has already chosen who gets in;
+  set the list to narrow it). Admins are annotators too.
+- A person is *identified* when signed in (Streamlit's ``st.login``) or, without sign-in, locally by
+  the name typed on the Data page. **Served without sign-in**, typed names are not verified: they
+  still keep annotators' work apart (and a banner says so), but they never make anyone an admin, and
+  with ``RAGVIZ_ANNOTATORS`` set nobody can prove to be on it, so everyone views. Served with sign-in
+  configured, a person not signed in views.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+ADMINS_ENV = "RAGVIZ_ADMINS"
+ANNOTATORS_ENV = "RAGVIZ_ANNOTATORS"
+
+ADMIN = "admin"
+ANNOTATOR = "annotator"
+VIEWER = "viewer"
+
+
+def name_list(raw: str | None) -> frozenset[str]:
+    """A comma-separated list of names / e-mail addresses, trimmed and lower-cased.
+
+    >>> sorted(name_list(" Ana@x.org, bo ,,"))
+    ['ana@x.org', 'bo']
+    """
+    return frozenset(n.strip().lower() for n in (raw or "").split(",") if n.strip())
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who is using the app: *names* are what they can be matched by (a signed-in user's e-mail and
+    name; a typed name); *verified* says whether an identity provider vouches for them."""
+
+    names: tuple[str, ...]
+    verified: bool
+
+    def matches(self, allowed: frozenset[str]) -> bool:
+        return any(n.strip().lower() in allowed for n in self.names if n.strip())
+
+
+@dataclass(frozen=True)
+class Access:
+    """The role of the person on this run and what it allows; *why* is a sentence for a page that
+    refuses something (``""`` for an admin)."""
+
+    role: str
+    why: str = ""
+
+    @property
+    def can_load(self) -> bool:
+        """Load data, upload, open paths, remove uploads."""
+        return self.role == ADMIN
+
+    @property
+    def can_judge(self) -> bool:
+        return self.role == ADMIN
+
+    @property
+    def can_see_store(self) -> bool:
+        """See where the label store is (a path or a masked URL)."""
+        return self.role == ADMIN
+
+    @property
+    def can_review(self) -> bool:
+        return self.role in (ADMIN, ANNOTATOR)
+
+
+def access_of(
+    who: Identity | None,
+    *,
+    served: bool,
+    sign_in: bool,
+    environ: Mapping[str, str] | None = None,
+) -> Access:
+    """The :class:`Access` of *who* (``None``: nobody signed in) under the module docstring's rules.
+
+    >>> access_of(Identity(("me",), False), served=False, sign_in=False, environ={}).role
+    'admin'
+    >>> access_of(Identity(("me",), False), served=True, sign_in=False, environ={"RAGVIZ_ADMINS": "me"}).role
+    'annotator'
+    >>> access_of(Identity(("me@x.org",), True), served=True, sign_in=True, environ={"RAGVIZ_ADMINS": "ME@x.org"}).role
+    'admin'
+    >>> access_of(None, served=True, sign_in=True, environ={}).role
+    'viewer'
+    """
+    env = os.environ if environ is None else environ
+    admins, annotators = name_list(env.get(ADMINS_ENV)), name_list(env.get(ANNOTATORS_ENV))
+    only_admins = "Only admins (RAGVIZ_ADMINS) load data, run the judge and see where the labels are kept."
+    if who is None:
+        if sign_in:
+            return Access(VIEWER, "Sign in to review; until then this app is shown in presentation mode.")
+        who = Identity((), False)
+    if not served and not admins and not annotators:
+        return Access(ADMIN)
+    trusted = who.verified or not served  # locally the person at the machine is who they say
+    if trusted and who.matches(admins):
+        return Access(ADMIN)
+    if sign_in and not who.verified:
+        return Access(VIEWER, "Sign in to review; until then this app is shown in presentation mode.")
+    if not annotators or (trusted and who.matches(annotators)):
+        if served and not who.verified and admins and who.matches(admins):
+            return Access(ANNOTATOR, only_admins + " Names typed here are not verified: sign-in is needed for that.")
+        return Access(ANNOTATOR, only_admins)
+    return Access(
+        VIEWER, "You are not among this app's annotators (RAGVIZ_ANNOTATORS): it is shown in presentation mode."
+    )
