@@ -27,9 +27,9 @@ def convert_command(paths: list[str], out: str, to: str, fmt: str | None = None,
             print(e, file=sys.stderr)
         print(f"{len(errors)} errors in the input: nothing converted", file=sys.stderr)
         return EXIT_BAD_INPUT
-    n_rows, _, written = write_target(dataset, None, None, Target(out, fmt, to, card))
-    shape = fmt if to == "ragbench" else to
-    print(f"converted {n_rows} examples to {written} ({shape})", file=sys.stderr)
+    target = Target(out, fmt, to, card)
+    n_rows, _, written = write_target(dataset, None, None, target)
+    print(f"converted {n_rows} examples to {written} ({target.describe()})", file=sys.stderr)
     return EXIT_OK
 
 

@@ -111,12 +111,13 @@ def context_data(
 
 
 def response_data(uid: str, spans: Sequence[ResponseSpan], selected: str | None) -> dict:
-    """What the response editor draws: ``[key, text, support status]`` per sentence and the selected key."""
+    """What the response editor draws: ``[key, text, support status]`` per sentence and the selected key
+    (*spans* already cut for display, :func:`ragviz.ui.render.within_budget`)."""
     return {
         "kind": "response",
         "uid": uid,
         "selected": selected,
-        "sentences": [[s.key, s.text, s.status] for s in render.within_budget(spans)[0]],
+        "sentences": [[s.key, s.text, s.status] for s in spans],
         "style": _styles(render.SUPPORT_STYLE),
         "link_color": render.LINK_COLOR,
     }
@@ -150,12 +151,13 @@ def response_editor(uid: str, spans: Sequence[ResponseSpan], selected: str | Non
     module docstring)."""
     st.html(render.legend_html())
     st.markdown("**Response** — click a sentence to see its explanation and the context sentences that support it")
+    shown, left_out = render.within_budget(spans)  # a response over 1 MB is cut for display, never sent whole
     _component(
         key=RESPONSE_KEY,
-        data=response_data(uid, spans, selected),
+        data=response_data(uid, shown, selected),
         on_edit_change=partial(queue_event, RESPONSE_KEY),
     )
-    if left_out := render.within_budget(spans)[1]:
+    if left_out:
         st.html(f"<div>Response:{render.cut_note_html(left_out)}</div>")
 
 
