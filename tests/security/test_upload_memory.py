@@ -105,3 +105,50 @@ def test_a_canonical_jsonl_file_is_never_read_whole_into_memory(case, rows, smal
     result = load([path])
     assert result.ok and len(result.dataset) == len(expected.dataset)
     assert result.dataset.table.equals(expected.dataset.table)
+
+
+# -- Parquet: decoded into a memory-mapped Arrow file ---------------------------------------------
+@pytest.fixture(scope="module")
+def parquet_file(rows, tmp_path_factory) -> Path:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path_factory.mktemp("pq") / "up.parquet"
+    pq.write_table(pa.Table.from_pylist(rows), path, row_group_size=16)
+    return path
+
+
+def test_a_large_parquet_file_loads_the_same_memory_mapped_not_in_process_memory(parquet_file, monkeypatch):
+    import pyarrow as pa
+
+    from ragviz.data.formats import parquet_rows
+
+    in_memory = load([parquet_file])
+    monkeypatch.setattr(parquet_rows, "SPILL_BYTES", 0)  # every Parquet file counts as large
+    monkeypatch.setattr(parquet_rows, "_BATCH_BYTES", 20_000)  # a few rows per batch
+    before = pa.total_allocated_bytes()
+    spilled = load([parquet_file])
+    allocated = pa.total_allocated_bytes() - before
+    assert spilled.ok and spilled.warnings == in_memory.warnings
+    assert spilled.dataset.table.schema.equals(in_memory.dataset.table.schema)
+    assert spilled.dataset.table.equals(in_memory.dataset.table)
+    assert allocated < spilled.dataset.table.nbytes / 4  # the decoded columns are the mapped file's pages
+    assert [p.name for p in parquet_file.parent.iterdir()] == [parquet_file.name]  # the Arrow file has no name
+
+
+def test_a_large_parquet_file_that_needs_the_row_checks_or_is_damaged_says_so(rows, tmp_path, monkeypatch):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from ragviz.data.formats import parquet_rows
+
+    monkeypatch.setattr(parquet_rows, "SPILL_BYTES", 0)
+    aliased = tmp_path / "ragas.parquet"
+    pq.write_table(pa.Table.from_pylist([{"user_input": r["question"], "retrieved_contexts": r["documents"],
+        "response": r["response"]} for r in rows[:5]]), aliased)  # fmt: skip
+    assert load([aliased]).dataset.table.equals(load_bytes(str(aliased), aliased.read_bytes()).dataset.table)
+    damaged = tmp_path / "damaged.parquet"
+    damaged.write_bytes(b"PAR1" + b"\0" * 100)
+    [problem] = load([damaged]).errors
+    assert str(problem).startswith(f"{damaged}: file: unreadable Parquet:")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["damaged.parquet", "ragas.parquet"]
