@@ -201,7 +201,9 @@ def loaded_files(files: Sequence[str]) -> None:
 
 def no_file_notice(can_open: bool) -> None:
     if can_open:
-        st.info("Open a RagChecker checking-output JSON (path, upload or RagChecker's own example) to review its claims.")
+        st.info(
+            "Open a RagChecker checking-output JSON (path, upload or RagChecker's own example) to review its claims."
+        )
     else:
         st.info("No RagChecker checking output is open: pick one among the loaded data, or ask an admin to load one.")
 
