@@ -65,7 +65,7 @@ def _parquet_fast_table(table: pa.Table) -> pa.Table | None:
 
 
 SPILL_BYTES = 64 << 20  # a Parquet file larger than this is decoded into a memory-mapped Arrow file
-_BATCH_BYTES = 16 << 20  # about this much decoded data at a time
+_BATCH_BYTES = 4 << 20  # about this much decoded data at a time (one thread: the least held in flight)
 
 
 def _decoded_batch_rows(pf: pq.ParquetFile) -> int:
@@ -86,11 +86,12 @@ def _spilled(path: Path) -> pa.Table:
     os.close(fd)
     try:
         with pa.OSFile(name, "wb") as out, pa.ipc.new_file(out, pf.schema_arrow) as writer:
-            for batch in pf.iter_batches(batch_size=_decoded_batch_rows(pf)):
+            for batch in pf.iter_batches(batch_size=_decoded_batch_rows(pf), use_threads=False):
                 writer.write_batch(batch)
         source = pa.memory_map(name)
     finally:
         os.unlink(name)
+    pa.default_memory_pool().release_unused()  # the decoding buffers, before the checks run
     return pa.ipc.open_file(source).read_all()
 
 
