@@ -51,7 +51,7 @@ from ragviz.data.dataset import PATH_COL, ROW_COL, Dataset
 from ragviz.data.formats.csv_rows import load_csv
 from ragviz.data.formats.hf_disk import DICT as HF_DICT
 from ragviz.data.formats.hf_disk import is_hf_disk_dir, load_hf_disk
-from ragviz.data.formats.json_rows import load_json, load_jsonl
+from ragviz.data.formats.json_rows import arrow_jsonl_file, load_json, load_jsonl
 from ragviz.data.formats.parquet_rows import load_parquet
 from ragviz.data.problems import Problem, Report
 from ragviz.data.schema import STR_LIST
@@ -256,6 +256,9 @@ def load(paths: Iterable[str | Path] | str | Path) -> LoadResult:
                 continue
             if _format_of(f.name) == "parquet" and f.stat().st_size:
                 parts.append(load_parquet(f, str(f), _subset_name(f), report))
+                continue
+            if _format_of(f.name) == "jsonl" and (table := arrow_jsonl_file(f)) is not None:
+                parts.append(Dataset.from_table(table, _subset_name(f), str(f)))  # streamed, never whole in memory
                 continue
             data = f.read_bytes()
         except OSError as e:

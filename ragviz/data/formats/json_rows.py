@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -29,6 +30,8 @@ from ragviz.data.schema import CANONICAL_TYPES, decode_text, load_rows, type_nam
 
 _ALIASES = {a for aliases in COLUMN_ALIASES.values() for a in aliases}
 _BLOCK = 1 << 24  # Arrow's JSON reader needs each line within one block
+_STREAM_BLOCK = 1 << 22  # the streaming reader's block, raised above the longest line
+_CHUNK = 1 << 20  # bytes read at a time when a file is checked
 
 
 def _fits(inferred: pa.DataType, canonical: pa.DataType) -> bool:
@@ -91,7 +94,58 @@ def _arrow_jsonl(data: bytes) -> pa.Table | None:
         table = pj.read_json(pa.BufferReader(data), read_options=pj.ReadOptions(block_size=_BLOCK))  # type: ignore[arg-type]
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError, ValueError):
         return None
-    n_lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    return _canonical(table, data.count(b"\n") + (0 if data.endswith(b"\n") else 1))
+
+
+def _scan_lines(path: Path) -> tuple[int, int] | None:
+    """Read *path* :data:`_CHUNK` bytes at a time and apply the checks :func:`_arrow_jsonl` applies to
+    bytes in memory, line by line: ``(number of lines, longest line in bytes)``, or ``None`` when the
+    row-by-row path must decide. Only the line being read is held, never the file."""
+    n_lines = longest = 0
+    carry = bytearray()
+    with path.open("rb") as f:
+        while True:
+            chunk = f.read(_CHUNK)
+            carry += chunk
+            end = len(carry) - len(chunk) + chunk.rfind(b"\n") + 1 if b"\n" in chunk else 0
+            if not chunk:
+                end = len(carry)  # the last line, without a newline
+            if end:
+                block = bytes(carry[:end])
+                del carry[:end]
+                if not _every_line_an_object(block) or _DEEP_RUN.search(block):
+                    return None
+                lines = block.split(b"\n")
+                n_lines += len(lines) - (1 if block.endswith(b"\n") else 0)
+                longest = max(longest, *map(len, lines))
+                del block, lines
+            if not chunk:
+                return (n_lines, longest) if n_lines else None
+
+
+def arrow_jsonl_file(path: Path) -> pa.Table | None:
+    """:func:`_arrow_jsonl` of the file at *path*, streamed: the file is checked chunk by chunk and read
+    by Arrow's streaming reader (blocks of a few MB, each line within one), so memory holds the table
+    and one block, never the file's bytes. ``None`` when the row-by-row path must decide."""
+    scanned = _scan_lines(path)
+    if scanned is None:
+        return None
+    n_lines, longest = scanned
+    block = max(_STREAM_BLOCK, 1 << longest.bit_length())  # a power of two above the longest line
+    try:
+        with pj.open_json(str(path), read_options=pj.ReadOptions(block_size=block)) as reader:
+            table = pa.Table.from_batches(list(reader), schema=reader.schema)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError, ValueError):
+        try:  # the streaming reader takes its types from the first block; this one from all of them
+            table = pj.read_json(str(path), read_options=pj.ReadOptions(block_size=max(_BLOCK, block)))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError, ValueError):
+            return None
+    return _canonical(table, n_lines)
+
+
+def _canonical(table: pa.Table, n_lines: int) -> pa.Table | None:
+    """*table* (Arrow's reading of *n_lines* lines) in canonical types, when every value is exactly what
+    the row checks would accept; else ``None``."""
     if table.num_rows != n_lines or _ALIASES & set(table.column_names):
         return None
     for f in table.schema:

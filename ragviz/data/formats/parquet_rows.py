@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import pyarrow as pa
@@ -62,11 +64,47 @@ def _parquet_fast_table(table: pa.Table) -> pa.Table | None:
     return table
 
 
-def load_parquet(data: bytes | Path, path: str, subset: str, report: Report) -> Dataset:
-    """*data* is the file's bytes (an upload) or its path (read memory-mapped, never copied)."""
+SPILL_BYTES = 64 << 20  # a Parquet file larger than this is decoded into a memory-mapped Arrow file
+_BATCH_BYTES = 4 << 20  # about this much decoded data at a time (one thread: the least held in flight)
+
+
+def _decoded_batch_rows(pf: pq.ParquetFile) -> int:
+    """Rows per batch so that a batch decodes to about :data:`_BATCH_BYTES`."""
+    meta = pf.metadata
+    decoded = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+    return max(1, min(meta.num_rows, int(_BATCH_BYTES * meta.num_rows / max(decoded, 1))))
+
+
+def _spilled(path: Path) -> pa.Table:
+    """The Parquet file at *path* decoded batch by batch into an uncompressed Arrow file beside it (else in
+    the temp folder) and memory-mapped: the table's buffers are that file's pages, which the kernel
+    drops and rereads as it needs, not memory of this process. The file's name is removed at once; its
+    space is given back when the table is no longer used (the mapping keeps it until then)."""
+    pf = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)  # read a page at a time
+    folder = path.parent if os.access(path.parent, os.W_OK) else Path(tempfile.gettempdir())
+    fd, name = tempfile.mkstemp(prefix=".ragviz-", suffix=".arrow", dir=folder)  # mode 0600
+    os.close(fd)
     try:
-        source = str(data) if isinstance(data, Path) else pa.BufferReader(data)
-        table = pq.read_table(source, memory_map=isinstance(data, Path))
+        with pa.OSFile(name, "wb") as out, pa.ipc.new_file(out, pf.schema_arrow) as writer:
+            for batch in pf.iter_batches(batch_size=_decoded_batch_rows(pf), use_threads=False):
+                writer.write_batch(batch)
+        source = pa.memory_map(name)
+    finally:
+        os.unlink(name)
+    pa.default_memory_pool().release_unused()  # the decoding buffers, before the checks run
+    return pa.ipc.open_file(source).read_all()
+
+
+def load_parquet(data: bytes | Path, path: str, subset: str, report: Report) -> Dataset:
+    """*data* is the file's bytes (an upload) or its path: read memory-mapped, and when larger than
+    :data:`SPILL_BYTES` decoded into a memory-mapped Arrow file (:func:`_spilled`), so the process holds
+    neither the file nor its decoded table, whose columns are often 3x the compressed file."""
+    try:
+        if isinstance(data, Path) and data.stat().st_size > SPILL_BYTES:
+            table = _spilled(data)
+        else:
+            source = str(data) if isinstance(data, Path) else pa.BufferReader(data)
+            table = pq.read_table(source, memory_map=isinstance(data, Path))
     except Exception as e:  # pyarrow raises several types for corrupt files
         report.error(path, None, "file", f"unreadable Parquet: {e}")
         return Dataset.empty()
