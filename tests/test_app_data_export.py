@@ -3,6 +3,7 @@ choice, and exports that reload to the same labels and scores."""
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 
@@ -48,7 +49,7 @@ def test_data_page_shows_what_is_loaded_and_the_quality_report(app_env):
     issues = next(f for f in frames if "issue" in f.columns and "occurrences" in f.columns)
     assert issues["occurrences"].sum() > 0
     assert {"trailing_dot", "duplicate_key", "non_key", "unknown_key"} <= set(issues["issue"])
-    assert str(app_env["db"]) in "\n".join(c.value for c in at.sidebar.get("code"))
+    assert html.escape(str(app_env["db"])) in "\n".join(h.value for h in at.sidebar.get("html"))
 
 
 def test_sample_button_path_and_upload(app_env, tmp_path, monkeypatch):

@@ -59,8 +59,14 @@ def metric_value(page, label: str):
 
 
 def settle(page):
-    """Wait until the app is not running a script (its status widget is gone)."""
-    expect()(page.locator('[data-testid="stStatusWidget"]')).to_have_count(0)
+    """Wait until the page is drawn whole: no script running (its status widget is gone) and no
+    element left from an older run. A rerun changes the URL early and may show no status widget at
+    all, while the buttons drawn before it (a disabled "Previous" on the first example) are still
+    on screen: a key pressed then goes to those."""
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=stStatusWidget]') && !document.querySelector('[data-stale=true]')",
+        timeout=WAIT,
+    )
 
 
 def open_review(page, url: str):
@@ -187,8 +193,10 @@ def test_presentation_mode_has_no_editing_control_key_or_correction_marker(serve
     for key in ("a", "z"):
         press(page, key)
     press(page, "j")  # moving still works
+    expect()(header(page)).to_contain_text("Example 2 of 22")
     expect()(page).not_to_have_url(re.compile("ml-vs-programming"))
     press(page, "k")
+    expect()(header(page)).to_contain_text("Example 1 of 22")
     expect()(page).to_have_url(re.compile("ml-vs-programming"))
     settle(page)
     with LabelStore(server.db) as store:

@@ -221,3 +221,25 @@ def test_next_and_previous_open_the_example_at_its_top_and_the_title_says_where(
     expect()(page).to_have_url(re.compile("ml-vs-programming"))
     expect()(page).to_have_title(re.compile(r"Example 1 of 22"))
     page.wait_for_function(f"() => {MAIN}.scrollTop === 0", timeout=30_000)
+
+
+def test_the_text_never_takes_the_focus_after_a_move_to_another_example(streamlit_server, small_page):
+    """A keyboard action on the text keeps its sentence focused through its own redraw only: after
+    J / K the focus is the page's, wherever it was before, and the page keys keep working."""
+    page = small_page
+    open_review(page, f"{streamlit_server.url}/review?id=ml-vs-programming")
+    in_text = "() => !!document.activeElement.closest('.rv-text')"
+    selected = page.locator(".rv-resp.rv-selected")
+    selected.focus()
+    page.keyboard.press("Enter")  # Enter on the sentence already selected: nothing to send, nothing redrawn
+    expect()(selected).to_be_focused()
+    page.keyboard.press("j")  # the page key works from the text
+    expect()(page).to_have_title(re.compile(r"Example 2 of 22"))
+    settle(page)
+    assert not page.evaluate(in_text)
+    page.keyboard.press("k")
+    expect()(page).to_have_title(re.compile(r"Example 1 of 22"))
+    settle(page)
+    assert not page.evaluate(in_text)  # back on the example: the old keyboard action takes no focus
+    page.keyboard.press("j")
+    expect()(page).to_have_title(re.compile(r"Example 2 of 22"))

@@ -54,6 +54,7 @@ def test_the_app_script_of_a_checkout_and_the_streamlit_flags():
         "--server.headless": "true",
         "--browser.gatherUsageStats": "false",
         "--client.toolbarMode": "viewer",
+        "--runner.postScriptGC": "false",
     }
 
 

@@ -4,7 +4,8 @@ The app's script is ``app.py`` beside ``pages/``: in a checkout, the one next to
 being run; in an installed wheel, ``ragviz_app/app.py`` (the wheel maps the checkout's ``app.py`` and
 ``pages/`` to the package ``ragviz_app``, see pyproject.toml). DATA goes to the app as ``$RAGVIZ_DATA``
 (absolute paths, ``os.pathsep``-separated). Streamlit runs in this process's Python
-(``python -m streamlit run``) with the viewer toolbar and usage statistics off; the exit code is its.
+(``python -m streamlit run``) with the viewer toolbar, usage statistics and the full garbage collection
+after every run off; the exit code is its.
 """
 
 from __future__ import annotations
@@ -64,6 +65,8 @@ def streamlit_command(script: Path, port: int, host: str, headless: bool) -> lis
         "false",
         "--client.toolbarMode",
         "viewer",
+        "--runner.postScriptGC",  # as .streamlit/config.toml says, which an installed wheel does not carry
+        "false",
     ]
 
 

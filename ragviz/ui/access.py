@@ -29,6 +29,8 @@ def sidebar() -> None:
         )
         served.unverified_names_notice()
         if granted.can_see_store:
-            st.caption("Label database")
-            st.code(state.store().location, language=None, wrap_lines=True)  # a URL's password masked
+            st.html(  # a URL's password masked; plain HTML, not st.code: its highlighter is 1.5 MB of JavaScript
+                '<div class="rv-store" style="font-size:0.875rem;color:#808495">Label database<br>'
+                f'<code style="overflow-wrap:anywhere">{render.esc(state.store().location)}</code></div>'
+            )
         st.caption(f"Loaded: {len(state.dataset()):,} examples from {len(state.current_paths())} path(s)")

@@ -239,8 +239,8 @@ function renderResponse(root, data, send) {
 }
 
 function activateResponse(span, data, send, byKey) {
+  if (span.dataset.key === data.selected) return;  // nothing sent, no redraw: the sentence keeps its focus
   if (byKey) memory.focus = { kind: "response", uid: data.uid, key: span.dataset.key };
-  if (span.dataset.key === data.selected) return;
   for (const other of span.parentNode.querySelectorAll(".rv-selected")) {
     other.classList.remove("rv-selected");
     other.style.outline = "";
@@ -309,10 +309,13 @@ export default function (component) {
   root.onkeydown = onKey(root, data, send);
   rove(root, data);
   if (arrived && data.kind === "context") scrollToTop();
+  // A keyboard action asks for its sentence to keep the focus through the redraw it causes: the next
+  // draw of that text takes the request, and honours it only on the same example. After a move to
+  // another example (J / K / N, a link) the editor never takes the focus: page keys go to the page.
   const f = memory.focus;
-  if (f && f.kind === data.kind && f.uid === data.uid) {
+  if (f && f.kind === data.kind) {
     memory.focus = null;
     const target = [...root.querySelectorAll(".rv-sent, .rv-resp")].find((s) => s.dataset.key === f.key);
-    if (target) target.focus({ preventScroll: true });
+    if (target && f.uid === data.uid && !arrived) target.focus({ preventScroll: true });
   }
 }
