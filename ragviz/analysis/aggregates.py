@@ -76,13 +76,15 @@ def histogram_counts(
     import pandas as pd
 
     if isinstance(records, pd.DataFrame):
-        colors = records[color].astype(str).to_numpy() if color in records else np.full(len(records), "None")
+        colors = records[color] if color in records else pd.Series(["None"] * len(records))
         column: Callable[[str], np.ndarray] = lambda m: records[m].to_numpy(dtype=float)  # noqa: E731
     else:
-        colors = np.array([str(r.get(color)) for r in records], dtype=object)
+        colors = pd.Series([str(r.get(color)) for r in records], dtype=object)
         column = lambda m: np.array([r.get(m) for r in records], dtype=float)  # noqa: E731
-    names, group_of = np.unique(np.asarray(colors, dtype=str), return_inverse=True)
-    groups = [str(g) for g in names.tolist()]
+    codes, found = pd.factorize(colors.astype(str))  # hashing, not sorting every row's text
+    groups = sorted(str(g) for g in found)
+    rank = np.array([groups.index(str(g)) for g in found], dtype=np.int64)
+    group_of = rank[codes] if len(codes) else np.zeros(0, np.int64)
     out = []
     for m in metrics:
         values = column(m)

@@ -204,7 +204,7 @@ class MeanInterval:
 BOOTSTRAP_BATCH = 1 << 20
 #: From this sample size on, a sample with few distinct values (at most n / :data:`COUNTS_RATIO`)
 #: is resampled by counts per distinct value (:func:`bootstrap_mean_ci`, Notes).
-LARGE_SAMPLE = 20_000
+LARGE_SAMPLE = 10_000
 COUNTS_RATIO = 40
 
 
