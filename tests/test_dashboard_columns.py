@@ -210,6 +210,31 @@ def test_dashboard_on_columns_gives_the_per_example_figures(shards, decided_stor
     assert got.n_reviewed > 0 and got.judge_agreement.n_examples == got.n_reviewed
 
 
+def test_a_reviewed_export_is_scored_example_by_example_with_the_same_figures(shards, tmp_path):
+    """Rows whose labels are not all the judge's (``label_source`` human, ``llm_`` copies) take the
+    per-example path; the figures are the per-example ones still."""
+    from ragviz.data.ragbench import LLM_PREFIX
+
+    table = shards.table.slice(0, 300)
+    rows = table.to_pylist()
+    for i, row in enumerate(rows):
+        if i % 5 == 0 and row["all_relevant_sentence_keys"]:
+            for name in ("all_relevant_sentence_keys", "all_utilized_sentence_keys"):
+                row[LLM_PREFIX + name] = row[name]
+            row["all_relevant_sentence_keys"] = row["all_relevant_sentence_keys"][:1]
+            row["label_source"] = "human"
+    dataset = Dataset(pa.Table.from_pylist(rows))
+    with LabelStore(tmp_path / "labels.db") as store:
+        ex = dataset.example(1)
+        store.record(ex.uid, "ann", [Change("relevant_keys", list(ex.labels.relevant_keys), [])])
+        got = dashboard.dashboard_data(dataset, "human", store)
+        want = _per_example_dashboard(dataset, "human", store)
+    records = got.records.to_dict("records")
+    assert [{k: _nan_to_none(v) if k in TRACE_METRICS else v for k, v in r.items()} for r in records] == want["records"]
+    assert got.means == want["means"] and got.leverage == want["leverage"]
+    assert got.n_reviewed >= 2
+
+
 def test_dashboard_builds_examples_only_for_decided_rows(shards, decided_store, monkeypatch):
     import ragviz.data.ragbench as ragbench
 

@@ -25,7 +25,7 @@ import pyarrow as pa
 
 from ragviz.analysis.compare import iter_examples
 from ragviz.analysis.triage import best_move_sizes, best_moves
-from ragviz.data.label_columns import label_columns, label_columns_ok, label_values_ok
+from ragviz.data.label_columns import label_columns, label_columns_ok, label_values_ok, present_type
 from ragviz.data.ragbench import LABEL_FIELDS, LLM_PREFIX
 from ragviz.metrics.trace import TRACE_METRICS, trace_arrays, trace_scores
 
@@ -80,11 +80,19 @@ def figures_of(example: Example, labels: Labels | None) -> tuple[dict[str, float
 def rows_are_judge_labels(schema: pa.Schema) -> bool:
     """Whether the labels of rows with *schema* are the judge's, readable on columns: no ``llm_``
     label copies and no ``label_source`` column (so no row's labels are a person's:
-    :func:`ragviz.data.ragbench.example_from_row`), and label columns of RAGBench's types
-    (:func:`ragviz.data.label_columns.label_columns_ok`)."""
+    :func:`ragviz.data.ragbench.example_from_row`), keyed sentences as lists of ``[key, text]``
+    strings, and label columns of RAGBench's types (:func:`ragviz.data.label_columns.label_columns_ok`)."""
     names = set(schema.names)
     if any(LLM_PREFIX + f in names for f in LABEL_FIELDS) or "label_source" in names:
         return False
+    for name, depth in (("documents_sentences", 3), ("response_sentences", 2)):
+        t = present_type(schema, name)
+        for _ in range(depth if t is not None else 0):
+            if t is None or not pa.types.is_list(t):
+                return False
+            t = t.value_type
+        if t is not None and not (pa.types.is_string(t) or pa.types.is_null(t)):
+            return False
     return label_columns_ok(schema)
 
 
