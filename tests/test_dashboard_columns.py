@@ -349,3 +349,23 @@ def test_histograms_of_a_frame_are_those_of_its_records(shards):
         {k: _nan_to_none(v) if k in TRACE_METRICS else v for k, v in r.items()} for r in records.to_dict("records")
     ]
     assert dashboard.histogram_counts(records, TRACE_METRICS) == dashboard.histogram_counts(as_dicts, TRACE_METRICS)
+
+
+def test_a_decision_reuses_the_datas_row_figures_and_changes_the_dashboard(app_env, monkeypatch):
+    """The column part is cached per data file, not per label-store version: a decision rescores
+    one row (the Dashboard shows it), the data's figures are not computed again."""
+    import ragviz.analysis.dashboard_rows as dashboard_rows
+    from ragviz.ui import results
+    from tests.apptest_helpers import open_page
+    from tests.test_app_dashboard import correct_ml
+
+    calls = []
+    real = dashboard_rows.row_figures
+    monkeypatch.setattr(dashboard_rows, "row_figures", lambda ds, progress=None: calls.append(1) or real(ds, progress))
+    results._row_figures.clear()
+    at = open_page("pages/dashboard.py")
+    assert len(calls) == 1 and any("0 with a human decision" in c.value for c in at.caption)
+    correct_ml(app_env["db"])
+    at.run()
+    assert not at.exception
+    assert len(calls) == 1 and any("1 with a human decision" in c.value for c in at.caption)
