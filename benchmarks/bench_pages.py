@@ -15,7 +15,10 @@ loaded (the Dashboard's includes its bootstrap intervals: cold), the median of -
 reruns, and at the end the process's RSS (AppTest runs the script in this process, so it is the
 server's) and peak RSS. Each figure is printed as soon as it is measured, with the load average.
 
-    .venv/bin/python benchmarks/bench_pages.py --data /tmp/syn100k.parquet [--reruns 3]
+    .venv/bin/python benchmarks/bench_pages.py --data /tmp/syn100k.parquet [--reruns 3] [--page dashboard ...]
+
+``--page`` (repeatable) walks only the pages named after the Data page. Next to each wall figure
+the process's CPU time (user + system) of the same span is printed: the machine may be shared.
 """
 
 from __future__ import annotations
@@ -103,7 +106,7 @@ def _status_mb(field: str) -> float:
     return float("nan")
 
 
-def walk_pages(data: str, db: Path, reruns: int) -> None:
+def walk_pages(data: str, db: Path, reruns: int, only: list[str] | None = None) -> None:
     """First render and reruns of every page on *data* in one AppTest session (see the docstring)."""
     from streamlit.testing.v1 import AppTest
 
@@ -114,23 +117,27 @@ def walk_pages(data: str, db: Path, reruns: int) -> None:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=3600)
     at.session_state["export.show_table"] = True
 
-    def timed(label: str, first: bool) -> float:
-        start = time.perf_counter()
+    def timed(label: str) -> tuple[float, float]:
+        start, cpu = time.perf_counter(), time.process_time()
         at.run()
-        elapsed = time.perf_counter() - start
+        elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
         if at.exception:
             raise SystemExit(f"{label} failed: {at.exception[0].value}")
-        return elapsed
+        return elapsed, cpu
 
-    print(f"{'page':>10}  {'first render':>12}  {'rerun (median)':>14}  load average", flush=True)
-    pages = [("data", "pages/data.py"), *((p, f"pages/{p}.py") for p in ALL_PAGES)]
+    print(f"{'page':>10}  {'first render (cpu)':>20}  {'rerun median (cpu)':>20}  load average", flush=True)
+    pages = [("data", "pages/data.py"), *((p, f"pages/{p}.py") for p in ALL_PAGES if not only or p in only)]
     for name, page in pages:
         if name != "data":
             at.switch_page(page)
-        first = timed(name, True)
-        again = statistics.median(timed(name, False) for _ in range(reruns))
+        first, first_cpu = timed(name)
+        again = sorted(timed(name) for _ in range(reruns))[reruns // 2]
         load = os.getloadavg()[0]
-        print(f"{name:>10}  {first:10.2f} s  {again * 1000:11.0f} ms  {load:.1f}", flush=True)
+        print(
+            f"{name:>10}  {first:7.2f} s ({first_cpu:6.2f} s)  {again[0] * 1000:7.0f} ms ({again[1] * 1000:6.0f} ms)"
+            f"  {load:.1f}",
+            flush=True,
+        )
     print(f"RSS after every page: {_status_mb('VmRSS'):.0f} MB (peak {_status_mb('VmHWM'):.0f} MB)", flush=True)
 
 
@@ -140,11 +147,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--data", default=None, help="walk every page once on this data (e.g. 100k synthetic rows)")
     parser.add_argument("--reruns", type=int, default=3)
+    parser.add_argument("--page", action="append", choices=ALL_PAGES, help="with --data: walk only these pages")
     args = parser.parse_args(argv)
     if args.data:
         with tempfile.TemporaryDirectory() as tmp:
             os.environ["HOME"] = tmp
-            walk_pages(args.data, Path(tmp) / "walk.db", args.reruns)
+            walk_pages(args.data, Path(tmp) / "walk.db", args.reruns, args.page)
         return 0
     if not require_ragbench():
         return 2

@@ -16,7 +16,7 @@ label          one decision per                                      positive wh
 Keys are matched after :func:`ragviz.data.keys.clean_key` (``"0b."`` counts as ``"0b"``); a key that names
 no sentence of the example makes no decision. The per-example scores (relevance, utilization,
 completeness, adherence) always come from :func:`ragviz.metrics.trace.trace_scores`; this module
-only compares them. Cohen's kappa and AUROC come from scikit-learn.
+only compares them. Cohen's kappa and AUROC are :mod:`ragviz.analysis.stats`' (scikit-learn's figures, checked in tests).
 """
 
 from __future__ import annotations

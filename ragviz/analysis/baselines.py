@@ -182,6 +182,63 @@ def baseline_table_against(dataset: Dataset, truth: LabelSet) -> list[dict[str, 
     return baseline_table(baseline_records(dataset, {i: truth.labels.get(i) for i in range(len(dataset))}))
 
 
+def baseline_table_of_scores(dataset: Dataset, truth: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """:func:`baseline_table` with the truth given as per-row TRACe score arrays (*truth*: metric ->
+    one float per row, NaN for null, as :func:`ragviz.metrics.trace.trace_arrays` gives them): the
+    same table as :func:`baseline_table_against` with a label set whose scores these are, without a
+    record per row. Each figure still comes from :func:`score_baseline`'s definitions: AUROC and
+    RMSE of :mod:`ragviz.analysis.stats` over the labeled rows that have a prediction."""
+    import numpy as np
+
+    subsets = np.asarray(dataset.datasets, dtype=object)
+    adherence = np.asarray(truth["adherence"], dtype=float)
+    labeled = ~np.isnan(adherence)
+    table = dataset.table
+
+    def predictions(name: str | None) -> np.ndarray:
+        if name is None or name not in table.column_names:
+            return np.full(len(dataset), np.nan)
+        values = table.column(name).to_numpy()
+        return np.where(np.isfinite(values), values, np.nan) if values.dtype.kind == "f" else _as_floats(values)
+
+    columns = {f: predictions(f) for j in BASELINE_JUDGES for f in j.fields}
+    groups = [(name, subsets == name) for name in sorted(set(subsets.tolist()))]
+    if len(groups) > 1:
+        groups.append((ALL, np.ones(len(dataset), bool)))
+    out = []
+    for subset, member in groups:
+        rows = member & labeled
+        row: dict[str, Any] = {"dataset": subset, "n": int(rows.sum())}
+        for judge in BASELINE_JUDGES:
+            predicted = rows & ~np.isnan(columns[judge.adherence_field])
+            truth_h = (adherence[predicted] == 0.0).tolist()
+            pred_h = (1.0 - columns[judge.adherence_field][predicted]).tolist()
+            row[f"{judge.key}_hallucination_auroc"] = auroc(truth_h, pred_h) if pred_h else None
+            figures = {}
+            for field, metric in ((judge.relevance_field, "relevance"), (judge.utilization_field, "utilization")):
+                if field is None:
+                    continue
+                t = np.asarray(truth[metric], dtype=float)
+                both = rows & ~np.isnan(t) & ~np.isnan(columns[field])
+                figures[metric] = (rmse(t[both].tolist(), columns[field][both].tolist()), int(both.sum()))
+            row[f"{judge.key}_relevance_rmse"] = figures["relevance"][0]
+            if judge.utilization_field:
+                row[f"{judge.key}_utilization_rmse"] = figures["utilization"][0]
+            row[f"{judge.key}_n_auroc"] = len(pred_h)
+            row[f"{judge.key}_n_relevance"] = figures["relevance"][1]
+            if judge.utilization_field:
+                row[f"{judge.key}_n_utilization"] = figures["utilization"][1]
+        out.append(row)
+    return out
+
+
+def _as_floats(values: Any) -> Any:
+    """Values of a non-float column as floats, NaN where :func:`_number` gives ``None``."""
+    import numpy as np
+
+    return np.array([np.nan if (v := _number(x)) is None else v for x in values], dtype=float)
+
+
 # -- report per subset (the `ragviz agreement` command and the Dashboard) ------------------------------
 
 

@@ -1,8 +1,11 @@
 """Everything the Dashboard shows, computed in one pass from the loaded data and the label store.
 
-No metric is computed here: per-example scores come from :func:`ragviz.metrics.trace.trace_scores`,
-comparisons from :mod:`ragviz.analysis.agreement`, baseline figures from :mod:`ragviz.analysis.baselines`, rankings
-from :mod:`ragviz.analysis.triage`. The result is plain data the page draws (and caches per label version).
+No metric is computed here: per-example scores come from :func:`ragviz.metrics.trace.trace_scores`
+(and its columnar twin :func:`~ragviz.metrics.trace.trace_arrays`, through
+:mod:`ragviz.analysis.dashboard_rows`), comparisons from :mod:`ragviz.analysis.agreement`, baseline
+figures from :mod:`ragviz.analysis.baselines`, rankings from :mod:`ragviz.analysis.triage`. The result
+is plain data the page draws (and caches per label version). Only the examples a person decided on
+(and those with a judge label set in the store) become :class:`~ragviz.data.model.Example` objects.
 """
 
 from __future__ import annotations
@@ -11,22 +14,32 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ragviz.analysis.aggregates import HISTOGRAM_BINS as HISTOGRAM_BINS
+from ragviz.analysis.aggregates import MAX_MARKS as MAX_MARKS
+from ragviz.analysis.aggregates import SCATTER_EXAMPLES as SCATTER_EXAMPLES
+from ragviz.analysis.aggregates import histogram_counts as histogram_counts
+from ragviz.analysis.aggregates import scatter_sample, subset_means
 from ragviz.analysis.agreement import (
     Agreement,
     MultiRaterKappa,
     PairKappa,
     agreement,
 )
-from ragviz.analysis.baselines import baseline_table_against, has_baseline_scores
-from ragviz.analysis.compare import JUDGE, LabelSet, resolve_label_set
-from ragviz.analysis.stats import MeanInterval, bootstrap_mean_ci
+from ragviz.analysis.baselines import baseline_table_of_scores, has_baseline_scores
+from ragviz.analysis.compare import JUDGE, LabelSet, iter_examples, judge_labels, resolve_label_set
+from ragviz.analysis.dashboard_rows import RowFigures, row_figures
 from ragviz.analysis.triage import (
     Disagreement,
     Leverage,
+    best_moves,
     disagreements,
-    leverage_by_metric,
+    top_leverage,
 )
 from ragviz.data.model import Example, Labels
+from ragviz.data.ragbench import LABEL_FIELDS, LLM_PREFIX
 from ragviz.metrics.answer import ANSWER_METRICS, example_answer
 from ragviz.metrics.retrieval import (
     BY_SYSTEM_FIELD,
@@ -35,7 +48,6 @@ from ragviz.metrics.retrieval import (
     metric_names,
     systems_of,
 )
-from ragviz.metrics.summary import subset_groups
 from ragviz.metrics.tonic import (
     CHUNK_RELEVANT_FIELD,
     CHUNK_USED_FIELD,
@@ -47,6 +59,8 @@ from ragviz.metrics.tonic import (
 from ragviz.metrics.trace import TRACE_METRICS, trace_scores
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from ragviz.data.dataset import Dataset
     from ragviz.store.label_store import LabelStore
 
@@ -54,10 +68,11 @@ if TYPE_CHECKING:
 @dataclass
 class DashboardData:
     """Per-example TRACe under the current labels, per-subset means with intervals, judge-vs-truth
-    agreement over the reviewed examples, the baseline table and the triage lists."""
+    agreement over the reviewed examples, the baseline table and the triage lists. ``records`` is a
+    ``pandas.DataFrame`` (``uid``, ``dataset`` and the four scores, NaN for null), one row per example."""
 
     against: str
-    records: list[dict[str, Any]]
+    records: pd.DataFrame
     means: list[dict[str, Any]]
     n_reviewed: int
     judge_agreement: Agreement
@@ -94,109 +109,54 @@ def agreement_rows(agreement: Agreement) -> list[dict[str, Any]]:
     ]
 
 
-def subset_means(
-    records: list[dict[str, Any]],
-    metrics: Sequence[str] = TRACE_METRICS,
-    n_resamples: int = 1000,
-    group_of: Callable[[dict[str, Any]], str] = lambda r: r["dataset"],
-) -> list[dict[str, Any]]:
-    """Mean and 95% bootstrap interval of each metric per subset (and ``ALL``), null values left out."""
-    out = []
-    for name, rows in subset_groups(records, group_of):
-        for m in metrics:
-            ci: MeanInterval = bootstrap_mean_ci([r[m] for r in rows if r[m] is not None], n_resamples=n_resamples)
-            out.append({"dataset": name, "metric": m, "mean": ci.mean, "low": ci.low, "high": ci.high, "n": ci.n})
-    return out
-
-
-#: Charts send at most about 5,000 marks: histograms as counts, the scatter as a sample of examples.
-MAX_MARKS = 5000
-SCATTER_EXAMPLES = MAX_MARKS // len(TRACE_METRICS)
-HISTOGRAM_BINS = 20
-
-
-def scatter_sample(rows: Sequence[int], limit: int | None = None) -> list[int]:
-    """At most *limit* (default :data:`SCATTER_EXAMPLES`) of *rows*, evenly spaced (all of them
-    when there are no more): the examples the judge-vs-human scatter draws (one point per metric)."""
-    limit = SCATTER_EXAMPLES if limit is None else limit
-    if len(rows) <= limit:
-        return list(rows)
-    step = len(rows) / limit
-    return [rows[int(k * step)] for k in range(limit)]
-
-
-def histogram_counts(
-    records: Sequence[Mapping[str, Any]], metrics: Sequence[str], color: str = "dataset", bins: int = HISTOGRAM_BINS
-) -> list[dict[str, Any]]:
-    """The histogram of each metric over [0, 1] in *bins* equal bins, per *color* value: one row
-    ``{color, "metric", "bin_start", "bin_end", "count"}`` per non-empty bin (1.0 falls in the last
-    bin; null and out-of-range values are left out), so a chart draws counts instead of receiving
-    every example."""
-    import numpy as np
-
-    groups = sorted({str(r.get(color)) for r in records})
-    index = {g: k for k, g in enumerate(groups)}
-    group_of = np.fromiter((index[str(r.get(color))] for r in records), np.int64, len(records))
-    out = []
-    for m in metrics:
-        values = np.array([r.get(m) for r in records], dtype=float)
-        keep = np.isfinite(values) & (values >= 0) & (values <= 1)
-        slot = np.minimum((values[keep] * bins).astype(np.int64), bins - 1)
-        counts = np.bincount(group_of[keep] * bins + slot, minlength=len(groups) * bins)
-        for cell in np.flatnonzero(counts):
-            g, b = divmod(int(cell), bins)
-            out.append(
-                {
-                    color: groups[g],
-                    "metric": m,
-                    "bin_start": b / bins,
-                    "bin_end": (b + 1) / bins,
-                    "count": int(counts[cell]),
-                }
-            )
-    return out
-
-
 def dashboard_data(
     dataset: Dataset,
-    examples: Mapping[int, Example],
     against: str,
     store: LabelStore | None,
     top: int = 10,
     progress: Callable[[str, int, int], None] | None = None,
+    base: RowFigures | None = None,
 ) -> DashboardData:
-    """Compute the Dashboard for *dataset* (*examples*: every row's Example by index) with the
-    *against* label set (``human`` or an annotator) as the current truth; *progress* is told
-    ``(step, rows done, rows)`` as the scores, intervals and triage are computed."""
+    """Compute the Dashboard for *dataset* with the *against* label set (``human`` or an annotator)
+    as the current truth; examples nobody decided on keep the judge's labels. *base*: the
+    :func:`ragviz.analysis.dashboard_rows.row_figures` of *dataset* when already computed (they
+    depend on the data only); *progress* is told ``(step, rows done, rows)``."""
+    import pandas as pd
+
     n, step = len(dataset), progress or (lambda what, done, total: None)
-    judge: LabelSet = resolve_label_set(dataset, JUDGE, store, examples=examples)
-    current = resolve_label_set(dataset, against, store, scope="all", examples=examples)
-    reviewed = resolve_label_set(dataset, against, store, scope="reviewed", examples=examples)
+    if base is None:
+        base = row_figures(dataset, lambda done, total: step("Scoring the labels", done, total))
+    reviewed = resolve_label_set(dataset, against, store, scope="reviewed")
+    judged = store.judged_uids() if store is not None else set()
+    stored = {i for uid in judged if (i := dataset.index_of(uid)) is not None}
+    examples = dict(iter_examples(dataset, sorted(set(reviewed.labels) | stored)))
+    judge = {i: judge_labels(ex, store if ex.uid in judged else None) for i, ex in examples.items()}
+    current = {i: reviewed.labels.get(i, judge[i]) for i in examples}
+    figures = base.with_rows({i: (examples[i], current[i]) for i in examples})
+    records = pd.DataFrame({"uid": dataset.uids, "dataset": dataset.datasets, **figures.scores})
 
-    records = []
-    for i in range(len(dataset)):
-        ex = examples[i]
-        scores = trace_scores(current.labels.get(i), ex.n_context_sentences)
-        records.append({"uid": ex.uid, "dataset": ex.dataset, **{m: getattr(scores, m) for m in TRACE_METRICS}})
-        step("Scoring the current labels", i + 1, n)
-
-    rows = sorted(reviewed.labels)
-    judged_rows = [i for i in rows if i in judge.labels]
-    agreed = agreement((examples[i], reviewed.labels[i], judge.labels[i]) for i in judged_rows)
+    judged_labels = {i: label for i in sorted(reviewed.labels) if (label := judge[i]) is not None}
+    judged_rows = list(judged_labels)
+    agreed = agreement((examples[i], reviewed.labels[i], judged_labels[i]) for i in judged_rows)
     scatter = []
     for i in scatter_sample(judged_rows):
         ex = examples[i]
-        before = trace_scores(judge.labels[i], ex.n_context_sentences)
+        before = trace_scores(judged_labels[i], ex.n_context_sentences)
         after = trace_scores(reviewed.labels[i], ex.n_context_sentences)
         for m in TRACE_METRICS:
             scatter.append({"uid": ex.uid, "metric": m, "judge": getattr(before, m), "human": getattr(after, m)})
 
-    baselines = baseline_table_against(dataset, current) if has_baseline_scores(dataset) else None
-
-    items = [(i, examples[i], current.labels.get(i)) for i in range(len(dataset))]
+    baselines = baseline_table_of_scores(dataset, figures.scores) if has_baseline_scores(dataset) else None
     step("Bootstrap intervals", 0, n)
     means = subset_means(records)
     step("Which label change moves a metric most", 0, n)
+
+    def moves(i: int) -> dict[str, tuple[str, float]]:
+        ex = examples[i] if i in examples else dataset.example(i)
+        labels = current[i] if i in examples else ex.judge_labels
+        return best_moves(ex, labels) if labels is not None else {}
+
+    uids = dataset.uids
     return DashboardData(
         against=against,
         records=records,
@@ -206,9 +166,12 @@ def dashboard_data(
         scatter=scatter,
         scatter_examples=len(judged_rows),
         baselines=baselines,
-        leverage=leverage_by_metric(items, TRACE_METRICS, top),
+        leverage=top_leverage(figures.moves, moves, uids.__getitem__, top),
         disagreements=disagreements(
-            dataset, judge, LabelSet(against, {i: reviewed.labels[i] for i in judged_rows}), top
+            dataset,
+            LabelSet(JUDGE, judged_labels),
+            LabelSet(against, {i: reviewed.labels[i] for i in judged_rows}),
+            top,
         ),
     )
 
@@ -238,6 +201,41 @@ def families_present(examples: Mapping[int, Example]) -> list[str]:
         answer = answer or bool(ex.reference_answer)
         if labelled and retrieval and answer:
             break
+    present = {TRACE: labelled, TONIC: labelled, RETRIEVAL: retrieval, ANSWER: answer}
+    return [f for f in FAMILY_TITLES if present[f]]
+
+
+def dataset_families(dataset: Dataset) -> list[str]:
+    """:func:`families_present` of every example of *dataset*, decided on its columns (a Python
+    value per row only for ``retrieved_ids_by_system`` where a row has gold ids but no
+    ``retrieved_ids``)."""
+    table = dataset.table
+
+    def valid(name: str) -> pa.Array | None:
+        if name not in table.column_names or pa.types.is_null(table.schema.field(name).type):
+            return None
+        return pc.is_valid(table.column(name))
+
+    def some(mask: pa.Array | None) -> bool:
+        return mask is not None and bool(pc.any(mask).as_py())
+
+    inputs = (CHUNK_RELEVANT_FIELD, CHUNK_USED_FIELD, SIMILARITY_FIELD)
+    labelled = any(some(valid(f)) for f in (*LABEL_FIELDS, *(LLM_PREFIX + f for f in LABEL_FIELDS), *inputs))
+    gold, ranked, by_system = valid("relevant_ids"), valid("retrieved_ids"), valid(BY_SYSTEM_FIELD)
+    retrieval = gold is not None and some(pc.and_(gold, ranked) if ranked is not None else None)
+    if not retrieval and gold is not None and by_system is not None:
+        named = pc.and_(gold, by_system) if ranked is None else pc.and_(pc.and_(gold, by_system), pc.invert(ranked))
+        rows = pc.indices_nonzero(pc.fill_null(named, False))
+        retrieval = any(systems_of(None, v) for v in table.column(BY_SYSTEM_FIELD).take(rows).to_pylist())
+    answer = False
+    if "reference_answer" in table.column_names:
+        column = table.column("reference_answer")
+        if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+            answer = some(pc.greater(pc.utf8_length(column), pa.scalar(0)))
+        elif pa.types.is_list(column.type) or pa.types.is_large_list(column.type):
+            answer = some(pc.greater(pc.list_value_length(column), pa.scalar(0)))
+        elif not pa.types.is_null(column.type):
+            answer = any(bool(v) for v in column.drop_null().to_pylist())
     present = {TRACE: labelled, TONIC: labelled, RETRIEVAL: retrieval, ANSWER: answer}
     return [f for f in FAMILY_TITLES if present[f]]
 
@@ -317,13 +315,16 @@ class FamilyView:
     family: str
     metrics: tuple[str, ...]
     chart_metrics: tuple[str, ...]
-    records: list[dict[str, Any]]
+    #: dicts, or a ``pandas.DataFrame`` with the same columns (TRACe: :attr:`DashboardData.records`)
+    records: list[dict[str, Any]] | pd.DataFrame
     means: list[dict[str, Any]]
     systems: tuple[str, ...]
 
     @property
     def n_examples(self) -> int:
         """The examples with a record (retrieval has one record per example and system)."""
+        if not isinstance(self.records, list):  # a DataFrame holds one row per example
+            return len(self.records)
         return len({r["uid"] for r in self.records})
 
 

@@ -139,6 +139,22 @@ def _support_field(entries: pa.StructArray, name: str) -> pa.Array | None:
     return None if pa.types.is_null(field.type) else field
 
 
+def support_flags(entries: pa.StructArray) -> np.ndarray:
+    """Per support entry (the normalised entries of :func:`label_columns`' support lists, flattened):
+    whether it counts its response sentence unsupported, as
+    :func:`ragviz.data.ragbench.unsupported_keys` derives it (``fully_supported`` is ``False``, or
+    ``None`` with no supporting key)."""
+    if not len(entries):
+        return np.zeros(0, bool)
+    supported = pc.struct_field(entries, "fully_supported")
+    counts = list_lengths(pc.struct_field(entries, "supporting_sentence_keys"))
+    is_false = np.asarray(
+        array_of(pc.fill_null(pc.equal(supported, pa.scalar(False)), pa.scalar(False))).to_numpy(zero_copy_only=False)
+    )
+    is_none = np.asarray(pc.is_null(supported).to_numpy(zero_copy_only=False))
+    return np.asarray(is_false | (is_none & (counts == 0)))
+
+
 def _support(column: pa.Array | None, valid: np.ndarray) -> tuple[pa.Array, pa.Array, pa.Array]:
     """The support lists as :func:`ragviz.data.ragbench.support_to_row` writes them (null fields of
     an entry: ``""`` / ``[]``; ``fully_supported`` as stored), and the per-row lists of the
@@ -167,15 +183,7 @@ def _support(column: pa.Array | None, valid: np.ndarray) -> tuple[pa.Array, pa.A
             fields=list(_SUPPORT_STRUCT),
         )
     support = _lists(lengths, entries, valid, _SUPPORT_STRUCT)
-    flat_supported = pc.struct_field(entries, "fully_supported") if len(entries) else pa.array([], pa.bool_())
-    flat_counts = list_lengths(pc.struct_field(entries, "supporting_sentence_keys")) if len(entries) else np.zeros(0)
-    is_false = np.asarray(
-        array_of(pc.fill_null(pc.equal(flat_supported, pa.scalar(False)), pa.scalar(False))).to_numpy(
-            zero_copy_only=False
-        )
-    )
-    is_none = np.asarray(pc.is_null(flat_supported).to_numpy(zero_copy_only=False))
-    flagged = is_false | (is_none & (flat_counts == 0))
+    flagged = support_flags(cast(pa.StructArray, entries))
     parents = np.repeat(np.arange(n), lengths)
     derived_lengths = np.bincount(parents[flagged], minlength=n).astype(np.int64)
     derived_keys = (

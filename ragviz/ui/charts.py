@@ -1,6 +1,6 @@
 """Altair charts for the Dashboard, and their PNG/SVG exports.
 
-Chart builders take plain records (lists of dicts) and return ``alt.Chart`` objects; nothing here
+Chart builders take plain records (lists of dicts, or a ``pandas.DataFrame``) and return ``alt.Chart`` objects; nothing here
 computes a metric. Colours come from the Okabe–Ito colour-blind-safe palette.
 """
 
@@ -18,7 +18,7 @@ OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "
 
 
 def distribution_chart(
-    records: Sequence[dict[str, Any]],
+    records: Sequence[dict[str, Any]] | pd.DataFrame,
     metrics: Sequence[str],
     title: str = "",
     color: str = "dataset",
@@ -26,7 +26,8 @@ def distribution_chart(
     columns: int = 4,
 ) -> alt.Chart:
     """Histogram of each metric (one panel per metric), bars stacked by subset (or by the *color*
-    field, e.g. ``system``). *records*: ``{"dataset": ..., metric: value, ...}`` per example; they
+    field, e.g. ``system``). *records*: ``{"dataset": ..., metric: value, ...}`` per example (or a
+    ``pandas.DataFrame`` of such columns); they
     are counted into bins here (:func:`ragviz.analysis.dashboard.histogram_counts`), so the chart
     carries one row per non-empty bin, never one per example."""
     counts = histogram_counts(records, metrics, color)

@@ -21,9 +21,12 @@ class RowProgress:
     def __init__(self, what: str, total: int) -> None:
         self.bar = st.progress(0.0, text=f"{what}: 0 / {total:,} rows")
         self.step = max(1, total // 50)
+        self.shown: tuple[str, int] = (what, 0)
 
     def __call__(self, what: str, done: int, total: int) -> None:
-        if done == total or done % self.step == 0:
+        # redrawn at the end, when the step changes and every ~2 % (work reported by batches included)
+        if done == total or what != self.shown[0] or done - self.shown[1] >= self.step:
+            self.shown = (what, done)
             self.bar.progress(min(1.0, done / max(total, 1)), text=f"{what}: {done:,} / {total:,} rows")
 
     def close(self) -> None:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     from ragviz.analysis.agreement import AnnotatorAgreement
     from ragviz.analysis.dashboard import DashboardData, FamilyView
+    from ragviz.analysis.dashboard_rows import RowFigures
 
 
 def _store_key() -> tuple[str, tuple[int, int]]:
@@ -74,28 +75,45 @@ def comparison(a: str, b: str) -> Comparison:
     return _comparison(current_paths(), *_store_key(), a, b)
 
 
-@st.cache_data(show_spinner="Computing the dashboard…", max_entries=16)
-def _dashboard_data(paths: tuple[str, ...], against: str, db: str, store_version: tuple[int, int]) -> DashboardData:
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _row_figures(paths: tuple[str, ...]) -> RowFigures:
+    """The Dashboard's per-row figures of the data's own labels: per data, whatever the store holds."""
+    from ragviz.analysis.dashboard_rows import row_figures
+    from ragviz.ui.progress import RowProgress
+
+    dataset = load_result(paths).dataset
+    progress = RowProgress("Scoring the labels", len(dataset))
+    figures = row_figures(dataset, lambda done, total: progress("Scoring the labels", done, total))
+    progress.close()
+    return figures
+
+
+@st.cache_resource(show_spinner="Computing the dashboard…", max_entries=16)
+def _dashboard_data(
+    paths: tuple[str, ...], against: str, db: str, store_version: tuple[int, int], _base: RowFigures
+) -> DashboardData:
     from ragviz.analysis import dashboard
     from ragviz.ui.progress import RowProgress
 
-    dataset, examples = load_result(paths).dataset, examples_of(paths)
+    dataset, base = load_result(paths).dataset, _base
     progress = RowProgress("Computing the dashboard", len(dataset))
-    data = dashboard.dashboard_data(dataset, examples, against, store(), progress=progress)
+    data = dashboard.dashboard_data(dataset, against, store(), progress=progress, base=base)
     progress.close()
     return data
 
 
 def dashboard_data(against: str) -> DashboardData:
-    """Dashboard: :func:`ragviz.analysis.dashboard.dashboard_data` with *against* as the current labels."""
-    return _dashboard_data(current_paths(), against, *_store_key())
+    """Dashboard: :func:`ragviz.analysis.dashboard.dashboard_data` with *against* as the current labels
+    (shared by every session: read-only)."""
+    paths = current_paths()
+    return _dashboard_data(paths, against, *_store_key(), _row_figures(paths))
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
 def _metric_families(paths: tuple[str, ...]) -> list[str]:
     from ragviz.analysis import dashboard
 
-    return dashboard.families_present(examples_of(paths))
+    return dashboard.dataset_families(load_result(paths).dataset)
 
 
 def metric_families() -> list[str]:
