@@ -23,6 +23,7 @@ from ragviz.analysis.compare import (
     judge_labels,
     resolve_label_set,
 )
+from ragviz.analysis.audit import PairedExample, example_metrics, pair_store
 from ragviz.analysis.row_labels import DECIDED, ROW, ROW_JUDGE, STORE_JUDGE, RowLabels
 from ragviz.data.dataset import Dataset
 from ragviz.data.labels import Change
@@ -149,3 +150,39 @@ def test_a_label_set_builds_only_the_rows_asked_for(ragbench, tmp_path):
         diff_label_sets(ragbench, judge, human)
         assert len(judge.labels._built) <= len(human.labels)  # the rows nobody decided on are never built
         assert judge.differing_rows(resolve_label_set(ragbench, JUDGE, store)) == []
+
+
+def _reference_pairing(dataset, store, members, against, families):
+    """:func:`ragviz.analysis.audit.pair_store` as it was: every row's Example built."""
+    built = dict(iter_examples(dataset))
+    judge = _reference_label_set(dataset, JUDGE, store, built=built)
+    people = _reference_label_set(dataset, against, store, "reviewed", built)
+    out = []
+    for i in range(len(dataset)):
+        ex = built[i]
+        audited = ex.uid in members and i in people.labels
+        human = example_metrics(ex, people.labels[i], families) if audited else None
+        out.append(
+            PairedExample(
+                ex.uid,
+                ex.dataset,
+                ex.generation_model,
+                example_metrics(ex, judge.labels.get(i), families),
+                human,
+                str(ex.source),
+            )
+        )
+    return out
+
+
+@pytest.mark.parametrize("families", [("trace",), ("trace", "tonic")])
+def test_audit_pairing_equals_the_per_example_one(ragbench, tmp_path, families):
+    members = [ragbench.uids[i] for i in range(100) if i % 10]  # reviewed rows 100-119 are outside
+    with LabelStore(tmp_path / "l.db") as store:
+        _decide(store, ragbench)
+        for against in (HUMAN, "ann", "bob"):
+            pairing = pair_store(ragbench, store, members, against, families)
+            assert pairing.examples == _reference_pairing(ragbench, store, set(members), against, families)
+            assert pairing.n_labeled > 0
+            assert any("outside the audit sample" in w for w in pairing.warnings)
+            assert any("not reviewed yet" in w for w in pairing.warnings)

@@ -64,6 +64,17 @@ def iter_examples(dataset: Dataset, indices: Sequence[int] | None = None) -> Ite
         yield i, build(i, row)
 
 
+def examples_at(
+    dataset: Dataset, rows: Sequence[int], examples: Mapping[int, Example] | None = None
+) -> dict[int, Example]:
+    """Row index -> Example for *rows*: taken from *examples* (already built) where it has them,
+    the others built a batch at a time (:func:`iter_examples`)."""
+    have = examples if examples is not None else {}
+    out = dict(iter_examples(dataset, [i for i in rows if i not in have]))
+    out.update((i, have[i]) for i in rows if i in have)
+    return out
+
+
 def label_set_names(store: LabelStore | None) -> list[str]:
     """``llm``, ``human`` and every annotator with a decision in *store*."""
     names = [JUDGE, HUMAN]
