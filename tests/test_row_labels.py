@@ -12,6 +12,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from ragviz.analysis.audit import PairedExample, example_metrics, pair_store
 from ragviz.analysis.compare import (
     HUMAN,
     JUDGE,
@@ -23,7 +24,6 @@ from ragviz.analysis.compare import (
     judge_labels,
     resolve_label_set,
 )
-from ragviz.analysis.audit import PairedExample, example_metrics, pair_store
 from ragviz.analysis.row_labels import DECIDED, ROW, ROW_JUDGE, STORE_JUDGE, RowLabels
 from ragviz.data.dataset import Dataset
 from ragviz.data.labels import Change
