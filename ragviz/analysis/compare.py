@@ -320,6 +320,9 @@ def diff_label_sets(dataset: Dataset, a: LabelSet, b: LabelSet, only_changed: bo
     stored key spelling (``"0b."`` vs ``"0b"``) or explanations is not a change. With *only_changed*
     the rows where both sets hold the very same labels are skipped unbuilt (:meth:`LabelSet.differing_rows`)."""
     rows = a.differing_rows(b) if only_changed else a.shared_rows(b)
+    for labels in (a.labels, b.labels):
+        if isinstance(labels, RowLabels):
+            labels.prefetch(rows)
     out = []
     for i, ex in iter_examples(dataset, rows):
         d = diff_example(i, ex, a.labels[i], b.labels[i])

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 NONE, ROW, ROW_JUDGE, STORE_JUDGE, DECIDED = 0, 1, 2, 3, 4
 _BATCH = 4096
+_READ_AHEAD = 512
 
 
 def _any_valid(dataset: Dataset, names: Iterable[str]) -> np.ndarray:
@@ -78,6 +79,7 @@ class RowLabels(Mapping[int, Labels]):
         self._store = store
         self._examples = examples
         self._built: dict[int, Labels | None] = {}
+        self._next = 0  # the row after the last one asked for
 
     # -- Mapping -------------------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -92,8 +94,11 @@ class RowLabels(Mapping[int, Labels]):
     def __getitem__(self, i: int) -> Labels:
         if i not in self:
             raise KeyError(i)
-        if i not in self._built:
-            self.prefetch([i])
+        if i not in self._built:  # a walk row after row reads ahead: it builds a batch at a time
+            stop = i + _READ_AHEAD if i == self._next else i + 1
+            ahead = np.flatnonzero(np.isin(self.source[i + 1 : stop], (ROW, ROW_JUDGE))) + i + 1
+            self.prefetch([i, *ahead.tolist()])
+        self._next = i + 1
         labels = self._built[i]
         if labels is None:  # a source that names labels always has them (row_sources decides on the same fields)
             raise KeyError(i)
