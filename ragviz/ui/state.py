@@ -127,7 +127,9 @@ def _examples(paths: tuple[str, ...]) -> dict[int, Example]:
 
 def examples_of(paths: tuple[str, ...]) -> dict[int, Example]:
     """Every row's :class:`Example` by row index for the data at *paths*, built once per process
-    and shared by the pages that need them all (Dashboard, Compare). Read-only."""
+    and shared by the sessions. Read-only. Only the Dashboard's TRACe part (``results._dashboard_data``,
+    ``results._metric_families``) still asks for it; every other page builds only the examples it
+    shows or a person decided on (:class:`ragviz.analysis.row_labels.RowLabels`)."""
     return _examples(tuple(paths))
 
 
