@@ -57,7 +57,7 @@ def iter_examples(dataset: Dataset, indices: Sequence[int] | None = None) -> Ite
             return
         for start in range(0, len(rows), 1024):
             part = rows[start : start + 1024]
-            for i, row in zip(part, dataset.table.take(part).to_pylist()):
+            for i, row in zip(part, dataset.rows_at(part)):
                 yield i, build(i, row)
         return
     for i, row in enumerate(dataset.iter_rows()):

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.compute as pc
 
 from ragviz.data.ragbench import LABEL_FIELDS
@@ -50,9 +51,8 @@ def _document_counts(dataset: Dataset) -> np.ndarray:
 
 
 def _rows(dataset: Dataset, columns: list[str], rows: Sequence[int]) -> Iterator[dict[str, Any]]:
-    table = dataset.table.select([c for c in columns if c in dataset.table.column_names])
     for start in range(0, len(rows), _BATCH):
-        yield from table.take(np.asarray(rows[start : start + _BATCH], np.int64)).to_pylist()
+        yield from dataset.rows_at(rows[start : start + _BATCH], columns)
 
 
 def row_records(
@@ -61,22 +61,91 @@ def row_records(
     """``(row, record)`` for each of *rows* (in that order) under the labels its own fields carry:
     ``{uid, dataset, [system,] metric: value ...}`` as the Dashboard's records are (retrieval: one
     per system, none for a row without a ranking)."""
-    from ragviz.metrics import answer, retrieval, tonic
+    from ragviz.metrics import answer, retrieval
 
     if family not in ROW_FAMILIES:
         raise ValueError(f"no row function for family {family!r} (expected one of {', '.join(ROW_FAMILIES)})")
     uids, names = dataset.uids, dataset.datasets
-    counts = _document_counts(dataset) if family == "tonic" else None
+    if family == "tonic":
+        yield from _tonic_records(dataset, rows)
+        return
     for i, row in zip(rows, _rows(dataset, _columns(family), rows)):
-        if family == "tonic":
-            assert counts is not None
-            records: Iterator[dict] = tonic.family_records([row], [int(counts[i])], [names[i]])
-        elif family == "retrieval":
-            records = retrieval.family_records([row], [names[i]], ks)
+        if family == "retrieval":
+            records: Iterator[dict] = retrieval.family_records([row], [names[i]], ks)
         else:
             records = answer.family_records([row], [names[i]])
         for record in records:
             yield i, {"uid": uids[i], **{k: v for k, v in record.items() if k != "id"}}
+
+
+def tonic_columns(batch: pa.Table, n_documents: np.ndarray) -> dict[str, np.ndarray] | None:
+    """:func:`ragviz.metrics.tonic.tonic_arrays` of the rows of *batch* (label fields, ``response_sentences``,
+    ``answer_similarity``) under the labels they carry, *n_documents* per row; ``None`` when the
+    columns are not of RAGBench's types or hold values the row-by-row path reads differently (then
+    :func:`ragviz.metrics.tonic.family_records` scores them). Rows with direct chunk labels are not
+    handled here."""
+    from ragviz.data.label_columns import label_columns, label_columns_ok, label_values_ok, list_lengths, list_offsets
+    from ragviz.data.ragbench import RELEVANT, UNSUPPORTED, UTILIZED
+    from ragviz.metrics.tonic import SIMILARITY_FIELD, chunk_counts, supported_counts, tonic_arrays
+
+    if not label_columns_ok(batch.schema) or not label_values_ok(batch):
+        return None
+    n = batch.num_rows
+    sim_type = batch.schema.field(SIMILARITY_FIELD).type if SIMILARITY_FIELD in batch.schema.names else pa.null()
+    if not (pa.types.is_floating(sim_type) or pa.types.is_integer(sim_type) or pa.types.is_null(sim_type)):
+        return None
+    if "response_sentences" in batch.schema.names:
+        resp = batch.column("response_sentences").combine_chunks()
+        if resp.type != pa.list_(pa.list_(pa.string())):
+            return None
+        pairs = pc.list_flatten(resp)
+        if pairs.null_count or (len(pairs) and pc.min(pc.list_value_length(pairs)).as_py() < 1):
+            return None
+        keys = pc.list_element(pairs, 0) if len(pairs) else pa.array([], pa.string())
+        if keys.null_count:
+            return None
+        response_keys = pa.ListArray.from_arrays(list_offsets(list_lengths(resp)), keys)
+    else:
+        response_keys = pa.ListArray.from_arrays(list_offsets(np.zeros(n, np.int64)), pa.array([], pa.string()))
+    labels = label_columns(batch)
+    chunks = chunk_counts(labels.columns[RELEVANT], labels.columns[UTILIZED], n_documents)
+    sentences, supported = supported_counts(response_keys, labels.columns[UNSUPPORTED])
+    if pa.types.is_null(sim_type):
+        similarity = np.full(n, np.nan)
+    else:
+        similarity = np.asarray(batch.column(SIMILARITY_FIELD).to_numpy(), float)  # nulls -> NaN
+    return tonic_arrays(labels.labeled, n_documents, chunks, sentences, supported, similarity)
+
+
+def _tonic_records(dataset: Dataset, rows: Sequence[int]) -> Iterator[tuple[int, dict]]:
+    """:func:`row_records` of Tonic: on columns a batch at a time (:func:`tonic_columns`),
+    row by row (:func:`ragviz.metrics.tonic.family_records`) where a batch or a row (direct chunk
+    labels) cannot be; in row order."""
+    from ragviz.metrics import tonic
+
+    wanted = np.zeros(len(dataset), bool)
+    wanted[np.asarray(rows, np.int64)] = True
+    uids, names, counts = dataset.uids, dataset.datasets, _document_counts(dataset)
+    columns = [c for c in _columns("tonic") if c in dataset.table.column_names]
+    direct = [c for c in (tonic.CHUNK_RELEVANT_FIELD, tonic.CHUNK_USED_FIELD) if c in columns]
+    start = 0
+    for batch in dataset.table.select(columns).to_batches(max_chunksize=8 * _BATCH):
+        stop, part = start + batch.num_rows, pa.Table.from_batches([batch])
+        picked = np.flatnonzero(wanted[start:stop])
+        values = tonic_columns(part, counts[start:stop]) if len(picked) else None
+        by_row = np.zeros(batch.num_rows, bool) if values is not None else np.ones(batch.num_rows, bool)
+        for name in direct:
+            by_row |= np.asarray(pc.is_valid(part.column(name)).to_numpy(zero_copy_only=False), bool)
+        lists = {m: [None if v != v else v for v in a[picked].tolist()] for m, a in (values or {}).items()}
+        slow = {int(k): r for k, r in zip(picked[by_row[picked]], part.take(picked[by_row[picked]]).to_pylist())}
+        for n, k in enumerate(picked.tolist()):
+            i = start + k
+            if k in slow:
+                (record,) = tonic.family_records([slow[k]], [int(counts[i])], [names[i]])
+                yield i, {"uid": uids[i], **{f: v for f, v in record.items() if f != "id"}}
+            else:
+                yield i, {"uid": uids[i], "dataset": names[i], **{m: lists[m][n] for m in tonic.TONIC_METRICS}}
+        start = stop
 
 
 def mixed_records(

@@ -164,10 +164,4 @@ class RowLabels(Mapping[int, Labels]):
 
 def label_rows(dataset: Dataset, rows: Sequence[int]) -> list[dict]:
     """The label fields (:data:`ragviz.data.ragbench.ROW_LABEL_FIELDS`) of *rows* as dicts, in that order."""
-    table = dataset.table
-    columns = [c for c in ROW_LABEL_FIELDS if c in table.column_names]
-    if not rows:
-        return []
-    if not columns:
-        return [{} for _ in rows]
-    return table.select(columns).take(np.asarray(rows, np.int64)).to_pylist()
+    return dataset.rows_at(rows, ROW_LABEL_FIELDS)
