@@ -186,3 +186,11 @@ def test_audit_pairing_equals_the_per_example_one(ragbench, tmp_path, families):
             assert pairing.n_labeled > 0
             assert any("outside the audit sample" in w for w in pairing.warnings)
             assert any("not reviewed yet" in w for w in pairing.warnings)
+
+
+def test_rows_at_returns_the_rows_asked_for_in_that_order_across_chunks(ragbench):
+    assert ragbench.table.column("id").num_chunks > 1  # one chunk per shard
+    rows = [2895, 0, 5, 1400, 5, 2000, 1]
+    assert ragbench.rows_at(rows) == [ragbench.row(i) for i in rows]
+    assert ragbench.rows_at(rows, ["id", "nothing"]) == [{"id": ragbench.row(i)["id"]} for i in rows]
+    assert ragbench.rows_at([]) == []
