@@ -14,7 +14,7 @@ own (:meth:`RowLabels.own_rows`) can be scored on columns.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow.compute as pc
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 NONE, ROW, ROW_JUDGE, STORE_JUDGE, DECIDED = 0, 1, 2, 3, 4
 _BATCH = 4096
 _READ_AHEAD = 512
+_MISSING: Any = object()
 
 
 def _any_valid(dataset: Dataset, names: Iterable[str]) -> np.ndarray:
@@ -92,14 +93,16 @@ class RowLabels(Mapping[int, Labels]):
         return isinstance(i, (int, np.integer)) and 0 <= int(i) < len(self.source) and bool(self.source[int(i)])
 
     def __getitem__(self, i: int) -> Labels:
-        if i not in self:
-            raise KeyError(i)
-        if i not in self._built:  # a walk row after row reads ahead: it builds a batch at a time
+        labels = self._built.get(i, _MISSING)
+        if labels is _MISSING:
+            if i not in self:
+                raise KeyError(i)
+            # a walk row after row reads ahead: it builds a batch at a time
             stop = i + _READ_AHEAD if i == self._next else i + 1
             ahead = np.flatnonzero(np.isin(self.source[i + 1 : stop], (ROW, ROW_JUDGE))) + i + 1
             self.prefetch([i, *ahead.tolist()])
+            labels = self._built[i]
         self._next = i + 1
-        labels = self._built[i]
         if labels is None:  # a source that names labels always has them (row_sources decides on the same fields)
             raise KeyError(i)
         return labels
