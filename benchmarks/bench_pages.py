@@ -12,13 +12,12 @@ With ``--data PATH`` (e.g. /tmp/syn100k.parquet from make_synthetic.py) it inste
 once in one session, as a person would, on a store with one decision on every 1,000th example:
 the Data page's first render (loading included), then per page the first render after the data is
 loaded (the Dashboard's includes its bootstrap intervals: cold), the median of --reruns plain
-reruns, and at the end the process's RSS (AppTest runs the script in this process, so it is the
-server's) and peak RSS. Each figure is printed as soon as it is measured, with the load average.
+reruns, the CPU seconds of both and the process's RSS after the page (AppTest runs the script in
+this process, so it is the server's), and at the end the RSS and peak RSS. Each figure is printed as
+soon as it is measured, with the load average. ``--pages`` picks the pages (``dashboard:tonic``: the
+Dashboard with the Tonic family picked).
 
-    .venv/bin/python benchmarks/bench_pages.py --data /tmp/syn100k.parquet [--reruns 3] [--page dashboard ...]
-
-``--page`` (repeatable) walks only the pages named after the Data page. Next to each wall figure
-the process's CPU time (user + system) of the same span is printed: the machine may be shared.
+    .venv/bin/python benchmarks/bench_pages.py --data /tmp/syn100k.parquet [--reruns 3]
 """
 
 from __future__ import annotations
@@ -95,8 +94,20 @@ def time_all(data: str, db: Path, runs: int) -> dict[str, float]:
     return {name: statistics.median(time_page(page, widgets, runs)) for name, (page, widgets) in PAGES.items()}
 
 
-#: Every page, in the order a person meets them (the Data page opens first).
-ALL_PAGES = ("review", "label", "dashboard", "explainer", "export", "compare", "claims")
+#: Every page, in the order a person meets them (the Data page opens first); ``dashboard:FAMILY``
+#: is the Dashboard with that metric family picked (TRACe is the default).
+ALL_PAGES = (
+    "review",
+    "label",
+    "dashboard",
+    "dashboard:tonic",
+    "dashboard:retrieval",
+    "dashboard:answer",
+    "explainer",
+    "export",
+    "compare",
+    "claims",
+)
 
 
 def _status_mb(field: str) -> float:
@@ -106,7 +117,7 @@ def _status_mb(field: str) -> float:
     return float("nan")
 
 
-def walk_pages(data: str, db: Path, reruns: int, only: list[str] | None = None) -> None:
+def walk_pages(data: str, db: Path, reruns: int, only: tuple[str, ...] = ALL_PAGES) -> None:
     """First render and reruns of every page on *data* in one AppTest session (see the docstring)."""
     from streamlit.testing.v1 import AppTest
 
@@ -117,25 +128,29 @@ def walk_pages(data: str, db: Path, reruns: int, only: list[str] | None = None) 
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=3600)
     at.session_state["export.show_table"] = True
 
-    def timed(label: str) -> tuple[float, float]:
-        start, cpu = time.perf_counter(), time.process_time()
+    def timed(label: str, first: bool) -> float:
+        start = time.perf_counter()
         at.run()
-        elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+        elapsed = time.perf_counter() - start
         if at.exception:
             raise SystemExit(f"{label} failed: {at.exception[0].value}")
-        return elapsed, cpu
+        return elapsed
 
-    print(f"{'page':>10}  {'first render (cpu)':>20}  {'rerun median (cpu)':>20}  load average", flush=True)
-    pages = [("data", "pages/data.py"), *((p, f"pages/{p}.py") for p in ALL_PAGES if not only or p in only)]
-    for name, page in pages:
+    print(
+        f"{'page':>19}  {'first render':>12}  {'rerun (median)':>14}  {'CPU':>7}  {'RSS':>8}  load average", flush=True
+    )
+    for name in ("data", *only):
+        page, _, family = name.partition(":")
         if name != "data":
-            at.switch_page(page)
-        first, first_cpu = timed(name)
-        again = sorted(timed(name) for _ in range(reruns))[reruns // 2]
+            at.session_state["dashboard.family"] = family or "trace"
+            at.switch_page(f"pages/{page}.py")
+        cpu = time.process_time()
+        first = timed(name, True)
+        again = statistics.median(timed(name, False) for _ in range(reruns))
+        cpu = time.process_time() - cpu
         load = os.getloadavg()[0]
         print(
-            f"{name:>10}  {first:7.2f} s ({first_cpu:6.2f} s)  {again[0] * 1000:7.0f} ms ({again[1] * 1000:6.0f} ms)"
-            f"  {load:.1f}",
+            f"{name:>19}  {first:10.2f} s  {again * 1000:11.0f} ms  {cpu:5.1f} s  {_status_mb('VmRSS'):5.0f} MB  {load:.1f}",
             flush=True,
         )
     print(f"RSS after every page: {_status_mb('VmRSS'):.0f} MB (peak {_status_mb('VmHWM'):.0f} MB)", flush=True)
@@ -147,12 +162,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--data", default=None, help="walk every page once on this data (e.g. 100k synthetic rows)")
     parser.add_argument("--reruns", type=int, default=3)
-    parser.add_argument("--page", action="append", choices=ALL_PAGES, help="with --data: walk only these pages")
+    parser.add_argument(
+        "--pages", default=",".join(ALL_PAGES), help="with --data: the pages to walk after the Data page, in order"
+    )
     args = parser.parse_args(argv)
     if args.data:
         with tempfile.TemporaryDirectory() as tmp:
             os.environ["HOME"] = tmp
-            walk_pages(args.data, Path(tmp) / "walk.db", args.reruns, args.page)
+            walk_pages(args.data, Path(tmp) / "walk.db", args.reruns, tuple(args.pages.split(",")))
         return 0
     if not require_ragbench():
         return 2

@@ -11,7 +11,7 @@ import pytest
 from ragviz.data.dataset import Dataset
 from ragviz.data.model import Labels, SentenceSupport
 from ragviz.metrics.registry import dataset_family_records
-from ragviz.metrics.tonic import example_tonic, family_records, tonic_scores
+from ragviz.metrics.tonic import TONIC_METRICS, example_tonic, family_records, tonic_scores
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 
@@ -104,3 +104,84 @@ def test_columnar_records_equal_per_example_and_agree_with_adherence():
         ex_unsupported = set(ds.row(i)["unsupported_response_sentence_keys"] or ())
         if ex_unsupported <= {k for k, _ in ds.row(i)["response_sentences"]}:
             assert rec["answer_consistency_binary"] == tr["adherence"]
+
+
+def _columnar(dataset):
+    import numpy as np
+
+    from ragviz.analysis.family_rows import _document_counts, tonic_columns
+
+    values = tonic_columns(dataset.table, _document_counts(dataset))
+    assert values is not None
+    return [
+        {m: (None if np.isnan(values[m][i]) else float(values[m][i])) for m in TONIC_METRICS}
+        for i in range(len(dataset))
+    ]
+
+
+def test_tonic_on_columns_equals_tonic_scores_on_the_ragbench_shards():
+    """tonic_columns gives the very floats tonic_scores gives, example by example (2,896 real rows)."""
+    import pyarrow.parquet as pq
+
+    from ragviz.analysis.compare import iter_examples
+    from ragviz.data.dataset import Dataset
+    from tests.ragbench_data import SUBSETS, require_ragbench, shard
+
+    require_ragbench()
+    dataset = Dataset.concat(Dataset.from_table(pq.read_table(shard(s)), s, str(shard(s))) for s in SUBSETS)
+    got = _columnar(dataset)
+    for i, ex in iter_examples(dataset):
+        assert got[i] == example_tonic(ex).as_dict(), i
+
+
+def test_tonic_on_columns_edge_cases():
+    """Unlabeled rows, no document, keys naming no document (or with a dot), duplicates, a response
+    key stored unsupported twice, similarity set or null: the same as tonic_scores."""
+    import pyarrow as pa
+
+    from ragviz.analysis.compare import iter_examples
+    from ragviz.data.dataset import Dataset
+
+    doc = [["0a", "x"], ["0b", "y"]]
+    rows = [
+        {
+            "id": "1",
+            "documents_sentences": [doc, [["1a", "z"]]],
+            "response_sentences": [["a", "r"], ["b", "s"]],
+            "all_relevant_sentence_keys": ["0a", "0a", "7c", "1a.", "junk"],
+            "all_utilized_sentence_keys": ["0b"],
+            "unsupported_response_sentence_keys": ["b", "b"],
+            "answer_similarity": 4.0,
+        },
+        {"id": "2", "documents_sentences": [doc], "response_sentences": [["a", "r"]], "answer_similarity": 3.0},
+        {
+            "id": "3",
+            "documents_sentences": [],
+            "response_sentences": [],
+            "all_relevant_sentence_keys": [],
+            "all_utilized_sentence_keys": [],
+            "answer_similarity": None,
+        },
+        {
+            "id": "4",
+            "documents_sentences": [doc],
+            "response_sentences": [["a", "r"], ["a", "r"]],
+            "all_relevant_sentence_keys": [],
+            "all_utilized_sentence_keys": ["0a"],
+            "sentence_support_information": [
+                {
+                    "response_sentence_key": "a",
+                    "fully_supported": None,
+                    "supporting_sentence_keys": [],
+                    "explanation": "",
+                }
+            ],
+        },
+        {"id": "5", "documents_sentences": [doc], "response_sentences": [["a", "r"]]},
+    ]
+    dataset = Dataset(
+        pa.Table.from_pylist([{**r, "_subset": "s", "_path": "p", "_row": k} for k, r in enumerate(rows)])
+    )
+    got = _columnar(dataset)
+    for i, ex in iter_examples(dataset):
+        assert got[i] == example_tonic(ex).as_dict(), i

@@ -314,34 +314,44 @@ class AnnotatorAgreement:
 
 
 def annotator_label_sets(
-    dataset: Dataset, examples: Mapping[int, Example], store: LabelStore
+    dataset: Dataset, examples: Mapping[int, Example] | None, store: LabelStore
 ) -> dict[str, dict[str, Labels]]:
     """Per annotator with a decision in *store*: ``{uid: current labels}`` of the loaded examples
-    they decided on (edited or marked reviewed)."""
-    raters: dict[str, dict[str, Labels]] = {}
+    they decided on (edited or marked reviewed). Only those examples are built (*examples*: any
+    already built, by row index)."""
+    from ragviz.analysis.compare import examples_at
+
+    decisions: list[tuple[str, str, int]] = []
     for who in store.annotators():
-        decided: dict[str, Labels] = {}
         for uid, status in store.statuses(who).items():
             i = dataset.index_of(uid)
-            if not status.reviewed or i is None:
-                continue
-            labels = store.current_labels(examples[i], who)
-            if labels is not None:
-                decided[uid] = labels
-        if decided:
-            raters[who] = decided
+            if status.reviewed and i is not None:
+                decisions.append((who, uid, i))
+    built = examples_at(dataset, sorted({i for _, _, i in decisions}), examples)
+    raters: dict[str, dict[str, Labels]] = {}
+    for who, uid, i in decisions:
+        labels = store.current_labels(built[i], who)
+        if labels is not None:
+            raters.setdefault(who, {})[uid] = labels
     return raters
 
 
 def annotator_agreement(
-    dataset: Dataset, examples: Mapping[int, Example], store: LabelStore | None, labels: Sequence[str] = SENTENCE_LABELS
+    dataset: Dataset,
+    examples: Mapping[int, Example] | None,
+    store: LabelStore | None,
+    labels: Sequence[str] = SENTENCE_LABELS,
 ) -> AnnotatorAgreement:
     """Cohen's kappa per annotator pair and Fleiss' kappa overall, per label (see
-    :func:`ragviz.analysis.agreement.pairwise_kappas` / :func:`ragviz.analysis.agreement.multi_rater_kappas`)."""
+    :func:`ragviz.analysis.agreement.pairwise_kappas` / :func:`ragviz.analysis.agreement.multi_rater_kappas`),
+    over the examples people decided on (only those are built; *examples* may hold some already)."""
+    from ragviz.analysis.compare import examples_at
+
     raters = annotator_label_sets(dataset, examples, store) if store is not None else {}
     uids = {uid for decided in raters.values() for uid in decided}
     rows = sorted(i for i in map(dataset.index_of, uids) if i is not None)
-    shared = [examples[i] for i in rows]
+    built = examples_at(dataset, rows, examples)
+    shared = [built[i] for i in rows]
     pairs = pairwise_kappas(shared, raters, labels) if len(raters) >= 2 else []
     overall = multi_rater_kappas(shared, raters, labels) if len(raters) >= 2 else []
     return AnnotatorAgreement(tuple(sorted(raters)), {a: len(d) for a, d in raters.items()}, pairs, overall)

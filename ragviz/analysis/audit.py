@@ -31,6 +31,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ragviz.analysis.row_labels import NONE, RowLabels
 from ragviz.data.model import Example, Labels
 from ragviz.metrics.retrieval import DEFAULT_KS, example_retrieval
 from ragviz.metrics.tonic import SIMILARITY_FIELD, example_tonic
@@ -328,6 +329,21 @@ def audit_progress(members: Sequence[str], reviewed: set[str] | frozenset[str], 
     return AuditProgress(sample_id, len(members), done, outside, next_uid)
 
 
+def _own_trace(dataset: Dataset, labels: Mapping[int, Labels], families: Sequence[str]) -> dict[int, MetricValues]:
+    """:func:`example_metrics` (TRACe only) of the rows whose *labels* are their own, on the columns
+    (:func:`ragviz.metrics.trace.dataset_trace_records`); other rows are left out."""
+    if tuple(families) != ("trace",) or not isinstance(labels, RowLabels):
+        return {}
+    from ragviz.metrics.trace import TRACE_METRICS, dataset_trace_records
+
+    own, labelled = labels.own_rows(), labels.source != NONE
+    out: dict[int, MetricValues] = {}
+    for i, record in enumerate(dataset_trace_records(dataset)):
+        if own[i]:
+            out[i] = {m: record[m] for m in TRACE_METRICS} if labelled[i] else {}
+    return out
+
+
 def member_rows(dataset: Dataset, members: Iterable[str]) -> list[int]:
     """The rows of the loaded members, sorted (the Review page walks them as a filter)."""
     rows = (dataset.index_of(uid) for uid in members)
@@ -350,25 +366,27 @@ def pair_store(
     :func:`ragviz.analysis.compare.judge_labels`. Only members people reviewed are audited. Reviewed
     examples outside the sample, and members nobody reviewed yet, are judge-only and named in
     :attr:`Pairing.warnings` with the reason. *members* ``None``: no sample, nothing is audited."""
-    from ragviz.analysis.compare import JUDGE, resolve_label_set
+    from ragviz.analysis.compare import JUDGE, examples_at, resolve_label_set
 
     member_set = set(members or ())
     judge = resolve_label_set(dataset, JUDGE, store, examples=examples)
     people = resolve_label_set(dataset, against, store, scope="reviewed", examples=examples)
-    built = dict(examples) if examples is not None else {}
+    judged = _own_trace(dataset, judge.labels, families)
+    audited = [i for i in people.labels if dataset.uids[i] in member_set]
+    needed = sorted({*audited, *(i for i in range(len(dataset)) if i not in judged)})
+    built = examples_at(dataset, needed, examples)
+    if isinstance(judge.labels, RowLabels):
+        judge.labels.prefetch([i for i in needed if i not in judged])
+    paths, rows = dataset.table.column("_path").to_pylist(), dataset.table.column("_row").to_pylist()
     out: list[PairedExample] = []
-    outside = unfinished = 0
     for i in range(len(dataset)):
-        example = built[i] if i in built else dataset.example(i)
-        in_sample = example.uid in member_set
-        reviewed = i in people.labels
-        outside += reviewed and not in_sample
-        unfinished += in_sample and not reviewed
-        judged = example_metrics(example, judge.labels.get(i), families)
-        human = example_metrics(example, people.labels[i], families) if in_sample and reviewed else None
-        out.append(
-            PairedExample(example.uid, example.dataset, example.generation_model, judged, human, _where(example))
-        )
+        uid = dataset.uids[i]
+        in_sample, reviewed = uid in member_set, i in people.labels
+        values = judged[i] if i in judged else example_metrics(built[i], judge.labels.get(i), families)
+        human = example_metrics(built[i], people.labels[i], families) if in_sample and reviewed else None
+        where = f"{paths[i] or ''}:{rows[i] or i + 1}"
+        out.append(PairedExample(uid, dataset.datasets[i], dataset.generation_models[i], values, human, where))
+    outside, unfinished = len(people.labels) - len(audited), sum(1 for p in out if p.uid in member_set) - len(audited)
     pairing = Pairing(out)
     if outside:
         pairing.warnings.append(

@@ -248,17 +248,17 @@ def agreement_report(dataset: Dataset, against: str = "human", store: Any = None
     *against* is ``llm``, the judge's agreement with it over the examples a person decided on
     (``judge_agreement``, see :meth:`ragviz.analysis.agreement.Agreement.as_dict`)."""
     from ragviz.analysis.agreement import agreement
-    from ragviz.analysis.compare import JUDGE, iter_examples, resolve_label_set
+    from ragviz.analysis.compare import JUDGE, examples_at, resolve_label_set
 
-    examples = dict(iter_examples(dataset))
-    truth = resolve_label_set(dataset, against, store, scope="all", examples=examples)
+    truth = resolve_label_set(dataset, against, store, scope="all")
     table = baseline_table_against(dataset, truth)
     if against == JUDGE:
         for row in table:
             row["against"] = against
         return table
-    judge = resolve_label_set(dataset, JUDGE, store, examples=examples)
-    reviewed = resolve_label_set(dataset, against, store, scope="reviewed", examples=examples)
+    judge = resolve_label_set(dataset, JUDGE, store)
+    reviewed = resolve_label_set(dataset, against, store, scope="reviewed")
+    examples = examples_at(dataset, sorted(reviewed.labels))  # only the examples a person decided on
     subsets = dataset.datasets
     for row in table:
         rows = [i for i in sorted(reviewed.labels) if row["dataset"] in (ALL, subsets[i])]

@@ -19,6 +19,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, TypeGuard
 
+import numpy as np
+
+from ragviz.analysis.row_labels import DECIDED, ROW, STORE_JUDGE, RowLabels, row_sources
 from ragviz.data.keys import clean_key
 from ragviz.data.model import Example, Labels, RowRef
 from ragviz.data.ragbench import unsupported_keys
@@ -38,20 +41,38 @@ Scope = Literal["reviewed", "all"]
 def iter_examples(dataset: Dataset, indices: Sequence[int] | None = None) -> Iterator[tuple[int, Example]]:
     """``(row index, example)`` for every row (batch conversion: much cheaper than one slice per
     row), or for *indices* only."""
-    if indices is not None:
-        for i in indices:
-            yield i, dataset.example(i)
-        return
     from ragviz.data.dataset import PATH_COL, ROW_COL, SUBSET_COL
     from ragviz.data.ragbench import example_from_row
 
-    for i, row in enumerate(dataset.iter_rows()):
-        yield (
-            i,
-            example_from_row(
-                row, row.get(SUBSET_COL) or "", RowRef(row.get(PATH_COL) or "", row.get(ROW_COL) or i + 1)
-            ),
+    def build(i: int, row: dict) -> Example:
+        return example_from_row(
+            row, row.get(SUBSET_COL) or "", RowRef(row.get(PATH_COL) or "", row.get(ROW_COL) or i + 1)
         )
+
+    if indices is not None:
+        rows = list(indices)
+        if len(rows) <= 16:  # a few: the dataset's own cache of recent examples
+            for i in rows:
+                yield i, dataset.example(i)
+            return
+        for start in range(0, len(rows), 1024):
+            part = rows[start : start + 1024]
+            for i, row in zip(part, dataset.rows_at(part)):
+                yield i, build(i, row)
+        return
+    for i, row in enumerate(dataset.iter_rows()):
+        yield i, build(i, row)
+
+
+def examples_at(
+    dataset: Dataset, rows: Sequence[int], examples: Mapping[int, Example] | None = None
+) -> dict[int, Example]:
+    """Row index -> Example for *rows*: taken from *examples* (already built) where it has them,
+    the others built a batch at a time (:func:`iter_examples`)."""
+    have = examples if examples is not None else {}
+    out = dict(iter_examples(dataset, [i for i in rows if i not in have]))
+    out.update((i, have[i]) for i in rows if i in have)
+    return out
 
 
 def label_set_names(store: LabelStore | None) -> list[str]:
@@ -115,14 +136,26 @@ class LabelSet:
     """One named label set over a dataset: ``labels[row index]``; rows it does not cover are absent."""
 
     name: str
-    labels: dict[int, Labels] = field(default_factory=dict)
+    labels: Mapping[int, Labels] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.labels)
 
     def shared_rows(self, other: LabelSet) -> list[int]:
         """Row indices both label sets cover, in row order."""
-        return sorted(self.labels.keys() & other.labels.keys())
+        a, b = self.labels, other.labels
+        if isinstance(a, RowLabels) and isinstance(b, RowLabels) and len(a.source) == len(b.source):
+            return np.flatnonzero((a.source != 0) & (b.source != 0)).tolist()
+        return sorted(a.keys() & b.keys())
+
+    def differing_rows(self, other: LabelSet) -> list[int]:
+        """The shared rows where the two sets may hold different labels: all of them, except the rows
+        where both hold the very same labels (:meth:`ragviz.analysis.row_labels.RowLabels.same_as`)."""
+        a, b = self.labels, other.labels
+        rows = self.shared_rows(other)
+        if isinstance(a, RowLabels) and isinstance(b, RowLabels):
+            return [i for i in rows if not a.same_as(b, i)]
+        return rows
 
 
 def _latest_annotator(store: LabelStore) -> dict[str, str]:
@@ -136,13 +169,6 @@ def _latest_annotator(store: LabelStore) -> dict[str, str]:
     return {uid: who for uid, (_, who) in latest.items()}
 
 
-def _human_rows(dataset: Dataset) -> list[int]:
-    """Rows whose ``label_source`` column says ``human`` (a reviewed export)."""
-    if "label_source" not in dataset.table.column_names:
-        return []
-    return [i for i, v in enumerate(dataset.table.column("label_source").to_pylist()) if v == "human"]
-
-
 def resolve_label_set(
     dataset: Dataset,
     name: str,
@@ -150,29 +176,21 @@ def resolve_label_set(
     scope: Scope = "reviewed",
     examples: Mapping[int, Example] | None = None,
 ) -> LabelSet:
-    """The label set called *name* over *dataset* (see the module docstring). *examples* may hold
-    already-built examples by row index."""
-    built: dict[int, Example] = dict(examples) if examples is not None else {}
+    """The label set called *name* over *dataset* (see the module docstring). Its labels are a
+    :class:`~ragviz.analysis.row_labels.RowLabels`: where each row's labels come from is decided on
+    the label columns, and a row's labels are built when asked for (only the decided rows' examples
+    are built here). *examples* may hold already-built examples by row index (their labels are then
+    used instead of the label columns)."""
+    judge_source, human_own = row_sources(dataset)
+    source = np.zeros(len(dataset), np.int8)
     if name == JUDGE or scope == "all":
-        if len(built) < len(dataset):
-            built.update(iter_examples(dataset))
-
-    def example(i: int) -> Example:
-        if i not in built:
-            built[i] = dataset.example(i)
-        return built[i]
-
-    judged = store.judged_uids() if store is not None else set()
-
-    def judge_of(ex: Example) -> Labels | None:
-        return judge_labels(ex, store if ex.uid in judged else None)
-
-    out: dict[int, Labels] = {}
+        source = judge_source.copy()
+        judged = store.judged_uids() if store is not None else set()
+        if judged:
+            source[np.fromiter((uid in judged for uid in dataset.uids), bool, len(dataset))] = STORE_JUDGE
     if name == HUMAN:
-        for i in _human_rows(dataset):
-            own = example(i).labels
-            if _is_human(own):
-                out[i] = own
+        source[human_own] = ROW
+    decided: dict[int, Labels] = {}
     if name != JUDGE and store is not None:
         deciders = (
             _latest_annotator(store)
@@ -182,16 +200,12 @@ def resolve_label_set(
         for uid, who in deciders.items():
             row = dataset.index_of(uid)
             if row is not None:
-                labels = store.current_labels(example(row), who)
+                example = examples[row] if examples is not None and row in examples else dataset.example(row)
+                labels = store.current_labels(example, who)
                 if labels is not None:
-                    out[row] = labels
-    if name == JUDGE or scope == "all":
-        for i in range(len(dataset)):
-            if i not in out:
-                labels = judge_of(example(i))
-                if labels is not None:
-                    out[i] = labels
-    return LabelSet(name, out)
+                    decided[row] = labels
+                    source[row] = DECIDED
+    return LabelSet(name, RowLabels(dataset, source, decided, store, examples))
 
 
 # -- the diff ------------------------------------------------------------------------------------------
@@ -303,8 +317,12 @@ def diff_totals(diffs: Sequence[ExampleDiff]) -> DiffTotals:
 
 def diff_label_sets(dataset: Dataset, a: LabelSet, b: LabelSet, only_changed: bool = True) -> list[ExampleDiff]:
     """Per example both sets cover (row order): the diff from *a* to *b*. A difference only in
-    stored key spelling (``"0b."`` vs ``"0b"``) or explanations is not a change."""
-    rows = a.shared_rows(b)
+    stored key spelling (``"0b."`` vs ``"0b"``) or explanations is not a change. With *only_changed*
+    the rows where both sets hold the very same labels are skipped unbuilt (:meth:`LabelSet.differing_rows`)."""
+    rows = a.differing_rows(b) if only_changed else a.shared_rows(b)
+    for labels in (a.labels, b.labels):
+        if isinstance(labels, RowLabels):
+            labels.prefetch(rows)
     out = []
     for i, ex in iter_examples(dataset, rows):
         d = diff_example(i, ex, a.labels[i], b.labels[i])

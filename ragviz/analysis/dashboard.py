@@ -330,18 +330,21 @@ class FamilyView:
 
 def family_view(
     dataset: Dataset,
-    examples: Mapping[int, Example],
+    examples: Mapping[int, Example] | None,
     against: str,
     store: LabelStore | None,
     family: str,
     ks: Sequence[int] = DEFAULT_KS,
 ) -> FamilyView:
     """:func:`family_records` and :func:`family_means` of *family* under the *against* label set
-    (``human`` or an annotator; examples nobody decided on keep the judge's labels)."""
-    current = (
+    (``human`` or an annotator; examples nobody decided on keep the judge's labels), an Example built
+    only where the labels are not the row's own (:func:`ragviz.analysis.family_rows.mixed_records`)."""
+    from ragviz.analysis.family_rows import mixed_records
+
+    labels = (
         {} if family == ANSWER else resolve_label_set(dataset, against, store, scope="all", examples=examples).labels
     )
-    records = family_records(examples, current, family, ks)
+    records = mixed_records(dataset, labels, family, ks, examples, family_records)
     metrics = family_metrics(family, ks)
     systems = tuple(sorted({r["system"] for r in records if "system" in r}))
     return FamilyView(

@@ -96,10 +96,9 @@ def _print_annotator_agreement(dataset: Dataset, store: Any) -> int:
     import sys
 
     from ragviz.analysis.agreement import annotator_agreement
-    from ragviz.analysis.compare import iter_examples
 
     try:
-        figures = annotator_agreement(dataset, dict(iter_examples(dataset)), store)
+        figures = annotator_agreement(dataset, None, store)  # builds only the examples people decided on
     finally:
         if store is not None:
             store.close()

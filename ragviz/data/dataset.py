@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cached_property, lru_cache
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -111,6 +112,27 @@ class Dataset:
             table = table.select([c for c in columns if c in table.column_names])
         for batch in table.to_batches(max_chunksize=batch_size):
             yield from batch.to_pylist()
+
+    def rows_at(self, rows: Sequence[int], columns: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """Rows *rows* (in that order) as dicts, *columns* only when given. Taken batch by batch
+        (``Table.take`` would first join the chunks of every nested column: a copy of the data)."""
+        table = (
+            self.table if columns is None else self.table.select([c for c in columns if c in self.table.column_names])
+        )
+        if not len(rows):
+            return []
+        if not table.num_columns:
+            return [{} for _ in rows]
+        batches = table.to_batches()
+        starts = np.cumsum([0, *(b.num_rows for b in batches)])
+        wanted = np.asarray(rows, np.int64)
+        which = np.searchsorted(starts, wanted, side="right") - 1
+        out: list[dict[str, Any]] = [{}] * len(wanted)
+        for b in np.unique(which).tolist():
+            at = np.flatnonzero(which == b)
+            for k, row in zip(at.tolist(), batches[b].take(pa.array(wanted[at] - starts[b])).to_pylist()):
+                out[k] = row
+        return out
 
     # -- columnar views (computed once per dataset, never per rerun) -----------------------------
     @cached_property

@@ -199,13 +199,24 @@ def _reference(value: Any) -> str | tuple[str, ...] | None:
     return tuple(str(v) for v in value)
 
 
-def example_from_row(row: Mapping[str, Any], subset: str = "", source: RowRef | None = None) -> Example:
-    """Build an :class:`Example` from a canonical RAGBench row.
+#: The fields :func:`row_label_sets` reads: what a row's two label sets are made of (never its texts).
+ROW_LABEL_FIELDS = (
+    *LABEL_FIELDS,
+    *(LLM_PREFIX + f for f in (*LABEL_FIELDS, *OVERRIDE_FIELDS)),
+    "annotating_model_name",
+    "label_source",
+    "reviewer",
+    "reviewed_at",
+)
 
-    ``dataset`` is the row's ``dataset_name`` when present, else *subset* (the file's subset name).
-    When the row carries ``llm_``-prefixed label fields (a reviewed export), those are the judge's
-    labels and the plain fields the current (human) labels.
-    """
+
+def row_label_sets(row: Mapping[str, Any]) -> tuple[Labels | None, Labels | None]:
+    """The row's current labels and the judge's, as :func:`example_from_row` sets
+    :attr:`Example.labels` and :attr:`Example.judge_labels` (it reads only :data:`ROW_LABEL_FIELDS`).
+
+    The current labels are the plain fields, made by a person when ``label_source`` is ``human``;
+    the judge's are the ``llm_`` copy when the row carries one, else the plain labels unless a
+    person made them."""
     judge_name = row.get("annotating_model_name") or ""
     source_kind = row.get("label_source") or "llm"
     if source_kind == "human":
@@ -217,6 +228,17 @@ def example_from_row(row: Mapping[str, Any], subset: str = "", source: RowRef | 
         judge_labels = labels_from_row(row, LLM_PREFIX, Provenance("llm", judge_name))
     else:
         judge_labels = labels if current_provenance.source == "llm" else None
+    return labels, judge_labels
+
+
+def example_from_row(row: Mapping[str, Any], subset: str = "", source: RowRef | None = None) -> Example:
+    """Build an :class:`Example` from a canonical RAGBench row.
+
+    ``dataset`` is the row's ``dataset_name`` when present, else *subset* (the file's subset name).
+    When the row carries ``llm_``-prefixed label fields (a reviewed export), those are the judge's
+    labels and the plain fields the current (human) labels.
+    """
+    labels, judge_labels = row_label_sets(row)
     extra = {
         k: row[k]
         for k in (*STORED_SCORE_FIELDS, *BASELINE_SCORE_FIELDS, *FAMILY_INPUT_FIELDS, "annotating_model_name")

@@ -15,7 +15,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from ragviz.data.keys import parse_context_key
 from ragviz.data.model import Example, Labels
@@ -226,6 +230,94 @@ def example_tonic(example: Example, labels: Labels | None = None) -> TonicScores
     labels = example.labels if labels is None else labels
     relevant, used, similarity = example_inputs(example, labels)
     return tonic_scores(labels, len(example.document_sentences), example.response_keys(), relevant, used, similarity)
+
+
+# -- many examples at once (Arrow columns) ------------------------------------------------------------
+
+
+def _pairs(lists: pa.Array, codes: np.ndarray, width: int) -> np.ndarray:
+    """``row * width + code`` of each value of the list array *lists* (codes: one per flat value)."""
+    lengths = np.asarray(pc.fill_null(pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False), np.int64)
+    return np.repeat(np.arange(len(lists), dtype=np.int64), lengths) * width + codes
+
+
+def chunk_counts(
+    relevant: pa.Array, used: pa.Array, n_documents: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row: how many documents have a relevant key, a used key, and both: :func:`chunk_flags`
+    of many rows at once (keys parsed by :func:`ragviz.data.keys.parse_context_key`, once per distinct
+    key; keys naming no document of the row are ignored). *relevant* / *used* are list arrays of keys.
+
+    .. math:: |\\mathrm{Rel}|, \\; |\\mathrm{Used}|, \\; |\\mathrm{Rel} \\cap \\mathrm{Used}|
+    """
+    n = len(n_documents)
+    width = int(max(int(np.max(n_documents, initial=0)), 1))
+    flat = [pc.list_flatten(relevant), pc.list_flatten(used)]
+    joined = pa.concat_arrays([f.cast(pa.string()) for f in flat])
+    encoded = cast(pa.DictionaryArray, pc.dictionary_encode(joined))
+    codes = np.asarray(encoded.indices.to_numpy(zero_copy_only=False), np.int64)
+    docs = np.array(
+        [-1 if (p := parse_context_key(str(k))) is None else p[0] for k in encoded.dictionary.to_pylist()] or [-1],
+        np.int64,
+    )[codes]
+    out = []
+    for lists, part in ((relevant, docs[: len(flat[0])]), (used, docs[len(flat[0]) :])):
+        pairs = _pairs(lists, part, width)
+        keep = (part >= 0) & (part < n_documents[pairs // width])
+        out.append(np.unique(pairs[keep]))
+    both = np.intersect1d(out[0], out[1], assume_unique=True)
+    return tuple(np.bincount(p // width, minlength=n).astype(np.int64) for p in (out[0], out[1], both))  # type: ignore[return-value]
+
+
+def supported_counts(response_keys: pa.Array, unsupported: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: the response sentences *S* (list array of their keys) and how many of them are not
+    among the row's *unsupported* keys (list array), as :func:`tonic_scores` counts them."""
+    n = len(response_keys)
+    r_flat, u_flat = pc.list_flatten(response_keys), pc.list_flatten(unsupported)
+    encoded = cast(
+        pa.DictionaryArray, pc.dictionary_encode(pa.concat_arrays([r_flat.cast(pa.string()), u_flat.cast(pa.string())]))
+    )
+    codes = np.asarray(encoded.indices.to_numpy(zero_copy_only=False), np.int64)
+    width = len(encoded.dictionary) + 1
+    r_pairs = _pairs(response_keys, codes[: len(r_flat)], width)
+    bad = np.isin(r_pairs, _pairs(unsupported, codes[len(r_flat) :], width))
+    sentences = np.bincount(r_pairs // width, minlength=n).astype(np.int64)
+    return sentences, sentences - np.bincount(r_pairs[bad] // width, minlength=n).astype(np.int64)
+
+
+def tonic_arrays(
+    labeled: np.ndarray,
+    n_documents: np.ndarray,
+    chunks: tuple[np.ndarray, np.ndarray, np.ndarray],
+    n_sentences: np.ndarray,
+    n_supported: np.ndarray,
+    similarity: np.ndarray,
+) -> dict[str, np.ndarray]:
+    """:data:`TONIC_METRICS` of many examples at once, NaN where :func:`tonic_scores` gives ``None``:
+    the formulas of :func:`retrieval_precision`, :func:`augmentation_accuracy`,
+    :func:`augmentation_precision`, :func:`answer_consistency`, :func:`answer_consistency_binary`
+    and :func:`overall` on per-row counts (*chunks*: :func:`chunk_counts`; *n_sentences*,
+    *n_supported*: :func:`supported_counts`; *similarity*: NaN when absent), for rows without direct
+    chunk labels (those go through :func:`tonic_scores`). Same floats as :func:`tonic_scores`."""
+    rel, used, both = (c.astype(np.float64) for c in chunks)
+    docs, sents = n_documents.astype(np.float64), n_sentences.astype(np.float64)
+    has_chunks = labeled & (n_documents > 0)
+    has_sents = labeled & (n_sentences > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        values = {
+            "retrieval_precision": np.where(has_chunks, rel / docs, np.nan),
+            "augmentation_accuracy": np.where(has_chunks, used / docs, np.nan),
+            "augmentation_precision": np.where(has_chunks, np.where(rel == 0, 0.0, both / rel), np.nan),
+            "answer_consistency": np.where(has_sents, n_supported / sents, np.nan),
+            "answer_consistency_binary": np.where(has_sents, (n_supported == n_sentences).astype(np.float64), np.nan),
+        }
+    total, count = np.zeros(len(labeled)), np.zeros(len(labeled))
+    for part in (*values.values(), similarity / SIMILARITY_MAX):
+        valid = ~np.isnan(part)
+        total, count = total + np.where(valid, part, 0.0), count + valid
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = np.where(count > 0, total / count, np.nan)
+    return {**values, "answer_similarity": similarity.astype(np.float64), "overall": mean}
 
 
 def _row_flags(row: Mapping[str, Any], name: str, n_documents: int, index: int) -> list[bool] | None:

@@ -43,9 +43,7 @@ def _estimates(
 
     sample = get_sample(state.store(), sample_key[0])
     members = sample.members[: sample_key[1]] if sample is not None else ()
-    pairing = pair_store(
-        state.load_result(paths).dataset, state.store(), members, against, examples=state.examples_of(paths)
-    )
+    pairing = pair_store(state.load_result(paths).dataset, state.store(), members, against)
     return pairing, estimate_report(pairing, alpha, by)
 
 

@@ -17,7 +17,7 @@ from ragviz.analysis.compare import (
     diff_totals,
     resolve_label_set,
 )
-from ragviz.ui.state import current_paths, examples_of, load_result, store
+from ragviz.ui.state import current_paths, load_result, store
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -62,16 +62,16 @@ class Comparison:
 def _comparison(paths: tuple[str, ...], db: str, store_version: tuple[int, int], a: str, b: str) -> Comparison:
     import pandas as pd
 
-    ds, examples = load_result(paths).dataset, examples_of(paths)
-    set_a = resolve_label_set(ds, a, store(), examples=examples)
-    set_b = resolve_label_set(ds, b, store(), examples=examples)
+    ds = load_result(paths).dataset
+    set_a, set_b = resolve_label_set(ds, a, store()), resolve_label_set(ds, b, store())
     diffs = diff_label_sets(ds, set_a, set_b)
     table = pd.DataFrame([d.as_row() for d in diffs])
     return Comparison(diffs, len(set_a.shared_rows(set_b)), diff_totals(diffs), table)
 
 
 def comparison(a: str, b: str) -> Comparison:
-    """Compare: label set *a* against label set *b* (it walks every example)."""
+    """Compare: label set *a* against label set *b* (it builds the examples where they may differ:
+    :meth:`ragviz.analysis.compare.LabelSet.differing_rows`)."""
     return _comparison(current_paths(), *_store_key(), a, b)
 
 
@@ -121,13 +121,14 @@ def metric_families() -> list[str]:
     return _metric_families(current_paths())
 
 
-@st.cache_data(show_spinner="Computing the metric family…", max_entries=32)
+# cache_resource: a rerun hands out the same (read-only) view instead of unpickling every record.
+@st.cache_resource(show_spinner="Computing the metric family…", max_entries=8)
 def _family_view(
     paths: tuple[str, ...], against: str, db: str, store_version: tuple[int, int], family: str, ks: tuple[int, ...]
 ) -> FamilyView:
     from ragviz.analysis import dashboard
 
-    return dashboard.family_view(load_result(paths).dataset, examples_of(paths), against, store(), family, ks)
+    return dashboard.family_view(load_result(paths).dataset, None, against, store(), family, ks)
 
 
 def family_view(against: str, family: str, ks: tuple[int, ...]) -> FamilyView:
@@ -140,7 +141,7 @@ def family_view(against: str, family: str, ks: tuple[int, ...]) -> FamilyView:
 def _annotator_agreement(paths: tuple[str, ...], db: str, store_version: tuple[int, int]) -> AnnotatorAgreement:
     from ragviz.analysis.agreement import annotator_agreement as agreement_of_annotators
 
-    return agreement_of_annotators(load_result(paths).dataset, examples_of(paths), store())
+    return agreement_of_annotators(load_result(paths).dataset, None, store())  # builds the decided examples only
 
 
 def annotator_agreement() -> AnnotatorAgreement:

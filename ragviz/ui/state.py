@@ -117,20 +117,6 @@ def require_data() -> PageContext:
     return PageContext(ds, store(), annotator(), is_present())
 
 
-@st.cache_resource(show_spinner=False, max_entries=4)
-def _examples(paths: tuple[str, ...]) -> dict[int, Example]:
-    from ragviz.ui.progress import track
-
-    dataset = load_result(paths).dataset
-    return dict(track("Building examples", iter_examples(dataset), len(dataset)))
-
-
-def examples_of(paths: tuple[str, ...]) -> dict[int, Example]:
-    """Every row's :class:`Example` by row index for the data at *paths*, built once per process
-    and shared by the pages that need them all (Dashboard, Compare). Read-only."""
-    return _examples(tuple(paths))
-
-
 @st.cache_resource(show_spinner=False, max_entries=8)
 def _examples_at(paths: tuple[str, ...], rows: tuple[int, ...]) -> list[Example]:
     return [ex for _, ex in iter_examples(load_result(paths).dataset, rows)]

@@ -55,7 +55,11 @@ def test_what_each_role_may_do():
 
 
 def _sidebar_text(at: AppTest) -> str:
-    return "\n".join([c.value for c in at.sidebar.caption] + [c.value for c in at.sidebar.code])
+    return "\n".join(
+        [c.value for c in at.sidebar.caption]
+        + [c.value for c in at.sidebar.code]
+        + [h.value for h in at.sidebar.get("html")]
+    )
 
 
 def _served(monkeypatch, **lists: str) -> None:
