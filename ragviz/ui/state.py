@@ -272,7 +272,8 @@ MAX_DETAILED = 300
 @st.cache_resource(show_spinner="Indexing examples (adherence, label-quality flags)…", max_entries=8)
 def _dataset_index(paths: tuple[str, ...]) -> DatasetIndex:
     """One pass over the loaded rows' label columns: judge adherence and label-quality flags."""
-    from ragviz.analysis.quality import label_issues, scan_dataset
+    from ragviz.analysis.quality import label_issues
+    from ragviz.analysis.quality_scan import scan_dataset
 
     ds = load_result(paths).dataset
     scan = scan_dataset(ds)
