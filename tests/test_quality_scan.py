@@ -17,6 +17,7 @@ from ragviz.data import ragbench as rb
 from ragviz.data.dataset import Dataset
 from ragviz.data.keys import context_key, response_key
 from ragviz.data.load import load
+from ragviz.metrics.trace import dataset_adherence, trace_scores
 from tests.ragbench_data import require_ragbench
 
 
@@ -168,3 +169,28 @@ def test_other_types_go_row_by_row_with_the_same_report(planted):
 def test_empty_dataset_has_no_issue():
     scan = scan_dataset(Dataset.empty())
     assert scan.issue_counts == dict.fromkeys(ISSUE_KINDS, 0) and scan.row_kinds == []
+
+
+# -- the adherence column of the same index (Review's filters) ----------------------------------
+def _adherence_by_row(ds: Dataset) -> list[float | None]:
+    return [trace_scores(rb.labels_from_row(row), 0).adherence for row in ds.iter_rows(rb.LABEL_FIELDS)]
+
+
+def test_dataset_adherence_is_trace_scores_row_by_row(planted):
+    expected = _adherence_by_row(planted)
+    assert None in expected and 0.0 in expected and 1.0 in expected
+    assert dataset_adherence(planted, batch_size=97) == expected
+    no_labels = Dataset(planted.table.drop_columns([c for c in rb.LABEL_FIELDS if c in planted.table.column_names]))
+    assert dataset_adherence(no_labels) == [None] * len(planted)
+    odd = planted.table.set_column(
+        planted.table.column_names.index(rb.RELEVANT),
+        rb.RELEVANT,
+        pa.array([None if v is None else json.dumps(v) for v in planted.table.column(rb.RELEVANT).to_pylist()]),
+    )
+    assert dataset_adherence(Dataset(odd)) == _adherence_by_row(Dataset(odd))
+
+
+@pytest.mark.conformance
+def test_dataset_adherence_on_ragbench():
+    ds = load([require_ragbench()]).dataset
+    assert dataset_adherence(ds) == _adherence_by_row(ds)

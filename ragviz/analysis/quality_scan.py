@@ -26,7 +26,14 @@ from ragviz.analysis.quality import ISSUE_KINDS, IssueKind, clean_key, find_issu
 from ragviz.data import ragbench as rb
 from ragviz.data.dataset import Dataset
 from ragviz.data.keys import is_response_key, parse_context_key
-from ragviz.data.label_columns import array_of, fill_strings, label_columns_ok, label_values_ok, present_type
+from ragviz.data.label_columns import (
+    array_of,
+    fill_strings,
+    label_columns_ok,
+    label_values_ok,
+    present_type,
+    sorted_distinct,
+)
 
 _STRINGS = pa.list_(pa.string())
 _DOC_TYPE = pa.list_(pa.list_(_STRINGS))
@@ -176,14 +183,6 @@ def _pairs(rows: np.ndarray, codes: np.ndarray, width: int) -> np.ndarray:
     return rows * width + codes
 
 
-def _distinct(values: np.ndarray) -> np.ndarray:
-    """The sorted distinct values (by sorting: ``np.unique``'s hashing is many times slower on these pairs)."""
-    ordered = np.sort(values)
-    keep = np.ones(len(ordered), bool)
-    keep[1:] = ordered[1:] != ordered[:-1]
-    return ordered[keep]
-
-
 def _member(rows: np.ndarray, codes: np.ndarray, known: np.ndarray, width: int) -> np.ndarray:
     """Per ``(rows[i], codes[i])``: is it one of the pairs *known* (sorted, from :func:`_distinct`)?"""
     if not len(known) or not len(rows):
@@ -234,7 +233,7 @@ def scan_dataset(dataset: Dataset) -> QualityScan:
     for bit, k in enumerate(ISSUE_KINDS):
         mask |= (per_row[k] > 0).astype(np.int64) << bit
     sets: dict[int, frozenset[str]] = {
-        int(m): frozenset(k for bit, k in enumerate(ISSUE_KINDS) if int(m) >> bit & 1) for m in _distinct(mask)
+        int(m): frozenset(k for bit, k in enumerate(ISSUE_KINDS) if int(m) >> bit & 1) for m in sorted_distinct(mask)
     }
     return QualityScan(issue_counts, example_counts, [sets[m] for m in mask.tolist()])
 
@@ -277,8 +276,8 @@ def issue_counts_per_row(table: pa.Table, n: int) -> dict[str, np.ndarray] | Non
     label_codes = np.zeros(width, bool)
     label_codes[cleaned_code] = True
     in_ctx = label_codes[ctx_code]  # only the sentence keys some label key could name
-    ctx_set = _distinct(_pairs(ctx_rows[in_ctx], ctx_code[in_ctx], width))
-    resp_set = _distinct(_pairs(resp_rows, resp_code, width))
+    ctx_set = sorted_distinct(_pairs(ctx_rows[in_ctx], ctx_code[in_ctx], width))
+    resp_set = sorted_distinct(_pairs(resp_rows, resp_code, width))
 
     start = 0
     code_of: list[np.ndarray] = []
@@ -299,7 +298,7 @@ def issue_counts_per_row(table: pa.Table, n: int) -> dict[str, np.ndarray] | Non
     first_use = ~_repeated(utilized.rows, utilized_code, width)
     rows, code = utilized.rows[first_use], utilized_code[first_use]
     named = _member(rows, code, ctx_set, width)
-    relevant_set = _distinct(_pairs(relevant.rows, relevant_code, width))
+    relevant_set = sorted_distinct(_pairs(relevant.rows, relevant_code, width))
     add(IssueKind.UTILIZED_NOT_RELEVANT, rows[named & ~_member(rows, code, relevant_set, width)])
 
     # response sentences of labeled rows without a support entry
@@ -309,7 +308,7 @@ def issue_counts_per_row(table: pa.Table, n: int) -> dict[str, np.ndarray] | Non
             labeled |= np.asarray(pc.is_valid(column).to_numpy(), bool)
     resp_labeled = labeled[resp_rows]
     rows, code = resp_rows[resp_labeled], resp_code[resp_labeled]
-    supported_set = _distinct(_pairs(entries.rows, entry_code, width))
+    supported_set = sorted_distinct(_pairs(entries.rows, entry_code, width))
     add(IssueKind.MISSING_SUPPORT, rows[~_member(rows, code, supported_set, width)])
 
     # the first support entry of each response key against the stored unsupported list (when stored)
@@ -317,6 +316,6 @@ def issue_counts_per_row(table: pa.Table, n: int) -> dict[str, np.ndarray] | Non
         stored = np.asarray(pc.is_valid(column).to_numpy(), bool)
         first = ~_repeated(entries.rows, entry_code, width) & stored[entries.rows]
         rows, code = entries.rows[first], entry_code[first]
-        listed = _member(rows, code, _distinct(_pairs(unsupported.rows, unsupported_code, width)), width)
+        listed = _member(rows, code, sorted_distinct(_pairs(unsupported.rows, unsupported_code, width)), width)
         add(IssueKind.SUPPORT_MISMATCH, rows[entry_unsupported[first] != listed])
     return counts

@@ -23,7 +23,6 @@ from ragviz.analysis.compare import (
 from ragviz.analysis.review_queue import ReviewFilter, RowColumns, filter_indices
 from ragviz.data.dataset import Dataset
 from ragviz.data.model import Example, Labels
-from ragviz.data.ragbench import LABEL_FIELDS, labels_from_row
 from ragviz.metrics.trace import trace_scores
 from ragviz.store.events import base_labels, fold_labels
 from ragviz.store.label_store import LabelStore, StaleEdit, default_db
@@ -274,10 +273,11 @@ def _dataset_index(paths: tuple[str, ...]) -> DatasetIndex:
     """One pass over the loaded rows' label columns: judge adherence and label-quality flags."""
     from ragviz.analysis.quality import label_issues
     from ragviz.analysis.quality_scan import scan_dataset
+    from ragviz.metrics.trace import dataset_adherence
 
     ds = load_result(paths).dataset
     scan = scan_dataset(ds)
-    adherence = [adherence_of(labels_from_row(row)) for row in ds.iter_rows(LABEL_FIELDS)]
+    adherence = dataset_adherence(ds)
     flags = [len(kinds) for kinds in scan.row_kinds]
     rows: list[dict[str, Any]] = []
     for i in scan.flagged_rows[:MAX_DETAILED]:
