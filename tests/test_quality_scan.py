@@ -194,3 +194,19 @@ def test_dataset_adherence_is_trace_scores_row_by_row(planted):
 def test_dataset_adherence_on_ragbench():
     ds = load([require_ragbench()]).dataset
     assert dataset_adherence(ds) == _adherence_by_row(ds)
+
+
+def test_dataset_columns_as_row_by_row(planted):
+    """uids, ids, datasets and generation models joined on the columns are what each Example says."""
+    table = planted.table
+    n = len(table)
+    names = pa.array([None if i % 5 == 0 else ("" if i % 5 == 1 else f"set{i % 3}") for i in range(n)], pa.string())
+    models = pa.array([None if i % 4 == 0 else f"gen{i % 2}" for i in range(n)], pa.string())
+    varied = table.set_column(table.column_names.index("dataset_name"), "dataset_name", names)
+    ds = Dataset(varied.append_column("generation_model_name", models))
+    examples = [ds.example(i) for i in range(n)]
+    assert ds.uids == [ex.uid for ex in examples]
+    assert ds.datasets == [ex.dataset for ex in examples]
+    assert ds.ids == [ex.id for ex in examples] and ds.generation_models == [ex.generation_model for ex in examples]
+    bare = Dataset(table.drop_columns(["dataset_name", "id"]))
+    assert bare.uids == ["planted//"] * n and bare.ids == [""] * n
