@@ -450,3 +450,25 @@ def test_csv_documents_as_plain_text_is_a_type_error(tmp_path):
     path = tmp_path / "plain.csv"
     path.write_text("question,documents,response\nQ,just one document,R\n")
     assert _strs(load([path]).errors) == [f"{path}:1: documents: expected a list of strings, got str"]
+
+
+def test_deep_nesting_without_a_run_of_openings_goes_row_by_row(tmp_path):
+    """Arrow's JSON reader is never handed a line nested 100 deep, however the openings are spaced
+    (``[1,[1,...``, keys with brackets in them, escaped quotes), and a file of shallow lines whose strings
+    hold brackets and escaped quotes still loads column-wise."""
+    from ragviz.data.formats.json_rows import _lines_shallow
+
+    row = {"id": "a", "question": "q", "documents": ["Paris is in France."], "response": "Paris."}
+    deep = json.dumps(row)[:-1] + ', "extra": ' + "[1," * 150 + "1" + "]" * 150 + "}"
+    assert not _lines_shallow((json.dumps(row) + "\n" + deep + "\n").encode(), 100)
+    tricky = {**row, "question": 'q "[[[[" \\" {{{{ \\\\', "documents": ['] ] ]] {{ \\\\ " [[' * 40]}
+    text = (json.dumps(tricky) + "\n") * 3
+    assert _lines_shallow(text.encode(), 100)
+    assert not _lines_shallow(b'{"a": [[' + b'{"k": ' * 99 + b"1" + b"}" * 99 + b"]]}\n", 100)
+    assert not _lines_shallow(b'{"a": "unterminated}\n', 100)
+    path = tmp_path / "deep.jsonl"  # as deep as Python's parser refuses too: reported by row and field
+    deeper = json.dumps(row)[:-1] + ', "extra": ' + "[1," * 100_000 + "1" + "]" * 100_000 + "}"
+    path.write_text(json.dumps(row) + "\n" + deeper + "\n")
+    assert [str(e) for e in load([path]).errors] == [
+        f"{path}:2: extra: nested deeper than 100 levels: too deep to read; row skipped"
+    ]

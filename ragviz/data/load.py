@@ -100,7 +100,7 @@ def _load_one(name: str, data: bytes, subset: str, report: Report) -> Dataset:
         suffix = Path(name).suffix or "(none)"
         report.error(name, None, "file", f"unknown extension {suffix!r} (expected one of {', '.join(FORMATS)})")
         return Dataset.empty()
-    if not data.strip():
+    if not data or data.isspace():  # isspace stops at the first other byte; strip() would copy the file
         report.error(name, None, "file", "empty file")
         return Dataset.empty()
     return _LOADERS[fmt](data, name, subset, report)
