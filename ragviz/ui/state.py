@@ -53,8 +53,12 @@ def store() -> LabelStore:
 @st.cache_resource(show_spinner="Loading data…", max_entries=8)
 def _load(paths: tuple[str, ...]) -> Any:
     from ragviz.data.load import load
+    from ragviz.ui.progress import RowProgress
 
-    return load(list(paths))
+    progress = RowProgress("Loading", 0)
+    result = load(list(paths), progress=progress)
+    progress.close()
+    return result
 
 
 def load_result(paths: tuple[str, ...]) -> Any:
@@ -286,10 +290,6 @@ def _dataset_index(paths: tuple[str, ...]) -> DatasetIndex:
     columns = RowColumns(uids=ds.uids, subsets=ds.datasets, adherence=adherence, flag_counts=flags)
     counts = {k: v for k, v in scan.issue_counts.items() if v}
     return DatasetIndex(columns, QualityReport(counts, scan.example_counts, len(scan.flagged_rows), rows))
-
-
-def adherence_of(labels: Labels | None) -> float | None:
-    return trace_scores(labels, 0).adherence
 
 
 def row_columns() -> RowColumns:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -22,7 +23,7 @@ import pyarrow.json as pj
 
 from ragviz.data import ragbench as rb
 from ragviz.data.dataset import Dataset
-from ragviz.data.formats.parquet_rows import _parquet_fast_table
+from ragviz.data.formats.parquet_rows import Progress, _parquet_fast_table
 from ragviz.data.formats.ragchecker_rows import RESULTS, is_ragchecker_doc, row_from_item
 from ragviz.data.formats.tool_columns import COLUMN_ALIASES
 from ragviz.data.problems import Report
@@ -125,17 +126,38 @@ def _lines_shallow(data: bytes, limit: int) -> bool:
     return True
 
 
-def _arrow_jsonl(data: bytes) -> pa.Table | None:
+_READ_ERRORS = (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError, ValueError)
+
+
+def _read_json(data: bytes, n_lines: int, what: str, progress: Progress | None) -> pa.Table:
+    """*data* read by Arrow block by block, *progress* told the rows read after each block. The
+    types are inferred from the first block; when a later block does not fit them (Arrow refuses it),
+    the whole file is read again by ``read_json``, which infers them over every block."""
+    options = pj.ReadOptions(block_size=_BLOCK)
+    try:
+        # The stubs leave out Arrow's own input streams; a BufferReader reads the bytes without a copy.
+        reader = pj.open_json(pa.BufferReader(data), read_options=options)  # type: ignore[arg-type]
+        batches, done = [], 0
+        for batch in reader:
+            batches.append(batch)
+            done += batch.num_rows
+            if progress is not None:
+                progress(what, done, n_lines)
+        return pa.Table.from_batches(batches, schema=reader.schema)
+    except _READ_ERRORS:
+        return pj.read_json(pa.BufferReader(data), read_options=options)  # type: ignore[arg-type]
+
+
+def _arrow_jsonl(data: bytes, what: str = "", progress: Progress | None = None) -> pa.Table | None:
     """The canonical table of a JSON Lines file of well-formed RAGBench rows, one per line, read
     by Arrow; ``None`` when the row-by-row path must decide."""
     if not _every_line_an_object(data) or not _lines_shallow(data, MAX_DEPTH):
         return None
-    try:
-        # The stubs leave out Arrow's own input streams; a BufferReader reads the bytes without a copy.
-        table = pj.read_json(pa.BufferReader(data), read_options=pj.ReadOptions(block_size=_BLOCK))  # type: ignore[arg-type]
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError, ValueError):
-        return None
     n_lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    try:
+        table = _read_json(data, n_lines, what, progress)
+    except _READ_ERRORS:
+        return None
     if table.num_rows != n_lines or _ALIASES & set(table.column_names):
         return None
     for f in table.schema:
@@ -206,8 +228,9 @@ def _too_deep(path_: str, row: int | None, located: list[int | str], report: Rep
     report.error(path_, row, field, f"nested deeper than {MAX_DEPTH} levels: too deep to read; {skipped}")
 
 
-def load_jsonl(data: bytes, path: str, subset: str, report: Report) -> Dataset:
-    fast = _arrow_jsonl(data)
+def load_jsonl(data: bytes, path: str, subset: str, report: Report, progress: Progress | None = None) -> Dataset:
+    """Column-wise when Arrow reads it as the row checks would (*progress* told the rows read), else row by row."""
+    fast = _arrow_jsonl(data, f"Reading {Path(path).name}", progress)
     if fast is not None:
         return Dataset.from_table(fast, subset, path)
 

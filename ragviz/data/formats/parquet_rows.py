@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pyarrow as pa
@@ -62,11 +63,28 @@ def _parquet_fast_table(table: pa.Table) -> pa.Table | None:
     return table
 
 
-def load_parquet(data: bytes | Path, path: str, subset: str, report: Report) -> Dataset:
-    """*data* is the file's bytes (an upload) or its path (read memory-mapped, never copied)."""
+Progress = Callable[[str, int, int], None]
+"""``progress(what, rows_done, rows_total)``, told as a file is read (the app draws it as a bar)."""
+
+PROGRESS_STEPS = 20  # about this many reports per file
+
+
+def load_parquet(
+    data: bytes | Path, path: str, subset: str, report: Report, progress: Progress | None = None
+) -> Dataset:
+    """*data* is the file's bytes (an upload) or its path (read memory-mapped, never copied); read
+    in record batches, *progress* told the rows read after each."""
     try:
         source = str(data) if isinstance(data, Path) else pa.BufferReader(data)
-        table = pq.read_table(source, memory_map=isinstance(data, Path))
+        parquet = pq.ParquetFile(source, memory_map=isinstance(data, Path))
+        total = parquet.metadata.num_rows
+        what = f"Reading {Path(path).name}"
+        batches = []
+        for batch in parquet.iter_batches(batch_size=max(16384, -(-total // PROGRESS_STEPS))):
+            batches.append(batch)
+            if progress is not None:
+                progress(what, sum(b.num_rows for b in batches), total)
+        table = pa.Table.from_batches(batches, schema=parquet.schema_arrow)
     except Exception as e:  # pyarrow raises several types for corrupt files
         report.error(path, None, "file", f"unreadable Parquet: {e}")
         return Dataset.empty()
