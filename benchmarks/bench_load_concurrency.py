@@ -86,7 +86,9 @@ def main() -> int:
         other.start()
         busy = reruns(at, count=5, until=done)
         other.join()
-    print(f"other user's load: {took['wall']:.1f} s (CPU of its thread {took['cpu']:.1f} s), load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"other user's load: {took['wall']:.1f} s (CPU of its thread {took['cpu']:.1f} s), load average {os.getloadavg()[0]:.1f}"
+    )
     a, b = statistics.median(idle), statistics.median(busy)
     print(f"Review rerun, idle:  median {a:6.0f} ms, worst {max(idle):6.0f} ms ({len(idle)} reruns)")
     print(f"Review rerun, busy:  median {b:6.0f} ms, worst {max(busy):6.0f} ms ({len(busy)} reruns)")

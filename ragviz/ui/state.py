@@ -16,10 +16,7 @@ from typing import Any
 
 import streamlit as st
 
-from ragviz.analysis.compare import (
-    iter_examples,
-    judge_labels_of,
-)
+from ragviz.analysis.compare import iter_examples, judge_labels_of
 from ragviz.analysis.review_queue import ReviewFilter, RowColumns, filter_indices
 from ragviz.data.dataset import Dataset
 from ragviz.data.model import Example, Labels
@@ -56,14 +53,18 @@ def _load(paths: tuple[str, ...]) -> Any:
     from ragviz.ui.progress import RowProgress
 
     progress = RowProgress("Loading", 0)
-    result = load(list(paths), progress=progress)
-    progress.close()
+    try:
+        return load(list(paths), progress=progress)
+    finally:
+        progress.close()
+
+
+def load_result(paths: tuple[str, ...], keep: bool = True) -> Any:
+    """``ragviz.data.load.LoadResult`` for *paths*, loaded once per process (not kept unless *keep* or ok)."""
+    result = _load(tuple(paths))
+    if not (keep or result.ok):
+        _load.clear(tuple(paths))  # a refused load is read again next time (the file may be fixed)
     return result
-
-
-def load_result(paths: tuple[str, ...]) -> Any:
-    """``ragviz.data.load.LoadResult`` for *paths*, loaded once per process."""
-    return _load(tuple(paths))
 
 
 def initial_paths() -> tuple[str, ...]:
