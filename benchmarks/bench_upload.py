@@ -1,5 +1,7 @@
 """Peak memory while the Data page takes in an upload: old path (bytes copied, parsed from memory,
-written, parsed again) vs new (streamed to disk with its hash, loaded once from the file).
+written, parsed again) vs new (streamed to disk with its hash, loaded once from the file: JSON Lines
+checked chunk by chunk and read by Arrow's streaming reader, Parquet over 64 MB decoded batch by batch
+into a memory-mapped Arrow file).
 
     .venv/bin/python benchmarks/bench_upload.py DATA [--runs 3] [--paths new,old]
 

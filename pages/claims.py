@@ -5,6 +5,10 @@ as RagChecker JSON.
 
 Overrides are label-store events like the Review page's (:mod:`ragviz.data.claim_overrides`); Mark
 reviewed, Undo and Reset to file work as there. In presentation mode nothing can be changed.
+
+Roles (:mod:`ragviz.data.roles`): opening a file (path, upload, RagChecker's example) is loading data,
+for admins; everyone may pick one of the checking outputs among the loaded data; annotators override,
+mark reviewed and download the corrected file; viewers look.
 """
 
 from functools import partial
@@ -14,6 +18,7 @@ import streamlit as st
 from ragviz.analysis.claims import (
     SIDES,
     aggregate_table,
+    checking_output_files,
     corrected_file,
     corrected_file_name,
     item_statuses,
@@ -41,9 +46,10 @@ if (granted := access.access()).can_load:
     view.source_controls()
 else:
     st.caption(granted.why)  # md: ours
+view.loaded_files(checking_output_files(state.dataset()))  # what an admin loaded, by file name
 source = view.opened_source()
 if not source:
-    view.no_file_notice()
+    view.no_file_notice(granted.can_load)
     st.stop()
 
 loaded = view.load_source(source)
@@ -86,4 +92,5 @@ view.labels_caption(n_changed_labels(item, current))
 for side in SIDES:
     view.claim_matrix(current, side, uid, editable)
 view.score_tables(item_table(item, current), aggregate_table(items, currents), len(items))
-view.download(corrected_file(currents), corrected_file_name(file_name))
+if granted.can_export:  # viewers see the labels; downloading them is for annotators and admins
+    view.download(corrected_file(currents), corrected_file_name(file_name))

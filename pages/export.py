@@ -6,22 +6,27 @@ import streamlit as st
 from ragviz.analysis.review_queue import progress
 from ragviz.export.files import export_bytes
 from ragviz.store.label_store import default_db
+from ragviz.ui import access, results, state
 from ragviz.ui import export as ui
-from ragviz.ui import results, state
 
 state.require_app_shell()
 
 st.title("Export")
 
 page = state.require_data()
+granted = access.access()
 ds, store, who = page.dataset, page.store, page.annotator
 ui.progress_metrics(len(ds), progress(state.uid_set(), store.reviewed_uids(who), store.corrected_uids(who)))
 ui.what_an_export_holds()
-ui.download_buttons(who, lambda fmt: export_bytes(ds, store, who, fmt))
+if granted.can_export:
+    ui.download_buttons(who, lambda fmt: export_bytes(ds, store, who, fmt))
+else:
+    ui.no_downloads(granted.why)
 
 st.subheader("Per-example metrics (current labels)")
 if ui.show_table_toggle(len(ds)):
     ui.metrics_table(results.metrics_table(who))
 
-st.subheader("From the command line")
-ui.command_line(default_db(), who, state.current_paths(), store.annotators())
+if granted.can_see_store:  # the command names the store and the data files on the server
+    st.subheader("From the command line")
+    ui.command_line(default_db(), who, state.current_paths(), store.annotators())

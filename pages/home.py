@@ -5,8 +5,8 @@ import streamlit as st
 
 from ragviz.analysis.overview import overview
 from ragviz.analysis.review_queue import progress
+from ragviz.ui import access, state
 from ragviz.ui import home as ui
-from ragviz.ui import state
 
 state.require_app_shell()
 
@@ -18,7 +18,7 @@ def load_sample() -> None:
 ui.intro()
 paths = state.current_paths()
 if not paths:
-    ui.nothing_loaded(on_load_sample=load_sample)
+    ui.nothing_loaded(on_load_sample=load_sample if access.access().can_load else None)  # loading: admins
 else:
     store, who = state.store(), state.annotator()
     ui.loaded(

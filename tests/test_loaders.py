@@ -475,11 +475,11 @@ def test_deep_nesting_without_a_run_of_openings_goes_row_by_row(tmp_path):
 
 
 def test_loading_tells_rows_read_per_file_and_reads_the_same(tmp_path, monkeypatch):
-    """Parquet and JSON Lines report rows read / rows in the file as they are read (the Data page's bar);
+    """Large Parquet and JSON Lines files report rows read / rows in the file as they are read (the Data page's bar);
     a JSON Lines file whose later block does not fit the first block's types is read whole, as before."""
     import pyarrow.parquet as pq
 
-    from ragviz.data.formats import json_rows
+    from ragviz.data.formats import json_rows, parquet_rows
 
     rows = [
         {"id": f"r{i}", "question": "q", "documents": ["A. B."], "response": "A.", "relevance_score": 0.5}
@@ -490,7 +490,7 @@ def test_loading_tells_rows_read_per_file_and_reads_the_same(tmp_path, monkeypat
     jsonl = tmp_path / "rows.jsonl"
     jsonl.write_text("".join(json.dumps(r) + "\n" for r in rows))
     whole = load([jsonl]).dataset.table
-    monkeypatch.setattr(json_rows, "_BLOCK", 4096)
+    monkeypatch.setattr(json_rows, "_STREAM_BLOCK", 4096)
     told: list[tuple[str, int, int]] = []
     blockwise = load([jsonl], progress=lambda what, done, total: told.append((what, done, total))).dataset.table
     assert blockwise.equals(whole)
@@ -499,13 +499,16 @@ def test_loading_tells_rows_read_per_file_and_reads_the_same(tmp_path, monkeypat
     jsonl.write_text("".join(json.dumps(r) + "\n" for r in rows))
     told.clear()
     streamed = load([jsonl], progress=lambda what, done, total: told.append((what, done, total))).dataset
-    monkeypatch.setattr(json_rows, "_BLOCK", 1 << 24)
+    monkeypatch.setattr(json_rows, "_STREAM_BLOCK", 1 << 22)
     assert streamed.table.equals(load([jsonl]).dataset.table)
     assert len(told) > 3 and told[-1] == ("Reading rows.jsonl", 300, 300)
     assert [done for _, done, _ in told] == sorted(done for _, done, _ in told)
 
     parquet = tmp_path / "rows.parquet"
     pq.write_table(streamed.table.drop_columns(["_subset", "_path", "_row"]), parquet, row_group_size=100)
+    monkeypatch.setattr(parquet_rows, "SPILL_BYTES", 0)  # read as a file over the cap is: batch by batch
+    monkeypatch.setattr(parquet_rows, "_BATCH_BYTES", 1000)
     told.clear()
     result = load([parquet], progress=lambda what, done, total: told.append((what, done, total)))
     assert result.ok and len(result.dataset) == 300 and told[-1] == ("Reading rows.parquet", 300, 300)
+    assert len(told) > 3 and result.dataset.ids == streamed.ids

@@ -16,9 +16,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import pyarrow.compute as pc
+
 from ragviz.data.checked_claims import KNOWN_LABELS, CheckedItem, claim_text
 from ragviz.data.claim_overrides import apply_claim_overrides, claim_field, claim_uid, current_label
+from ragviz.data.dataset import PATH_COL, Dataset
 from ragviz.data.formats.ragchecker import items_to_json
+from ragviz.data.formats.ragchecker_rows import CLAIM_FIELDS
 from ragviz.data.labels import RESET_FIELD, REVIEW_FIELD, REVIEWED, Change
 from ragviz.metrics.ragchecker import (
     METRIC_GROUPS,
@@ -237,3 +241,22 @@ def corrected_file(items: Iterable[CheckedItem]) -> bytes:
 def corrected_file_name(file_name: str) -> str:
     """The download name of the corrected *file_name*: ``<stem>-corrected.json``."""
     return f"{Path(file_name).stem}-corrected.json"
+
+
+def checking_output_files(dataset: Dataset) -> list[str]:
+    """The RagChecker checking outputs among the loaded data: the files of the rows that carry claims, in
+    load order. People who may not open files review these (an admin loaded them, or ``RAGVIZ_DATA``).
+
+    >>> import pyarrow as pa
+    >>> checking_output_files(Dataset(pa.table({"_subset": ["a", "b"], "_path": ["a.json", "b.jsonl"],
+    ...     "_row": [1, 1], "response_claims": [[["x", "y", "z"]], None]})))
+    ['a.json']
+    """
+    table = dataset.table
+    present = [n for n in CLAIM_FIELDS[:2] if n in table.column_names]
+    if not present:
+        return []
+    has = pc.is_valid(table.column(present[0]))
+    for name in present[1:]:
+        has = pc.or_(has, pc.is_valid(table.column(name)))
+    return list(dict.fromkeys(p for p in table.column(PATH_COL).filter(has).to_pylist() if p))

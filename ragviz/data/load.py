@@ -51,7 +51,7 @@ from ragviz.data.dataset import PATH_COL, ROW_COL, Dataset
 from ragviz.data.formats.csv_rows import load_csv
 from ragviz.data.formats.hf_disk import DICT as HF_DICT
 from ragviz.data.formats.hf_disk import is_hf_disk_dir, load_hf_disk
-from ragviz.data.formats.json_rows import load_json, load_jsonl
+from ragviz.data.formats.json_rows import arrow_jsonl_file, load_json, load_jsonl
 from ragviz.data.formats.parquet_rows import Progress, load_parquet
 from ragviz.data.problems import Problem, Report
 from ragviz.data.schema import STR_LIST
@@ -94,7 +94,7 @@ def _format_of(name: str) -> str | None:
 _LOADERS = {"parquet": load_parquet, "jsonl": load_jsonl, "json": load_json, "csv": load_csv}
 
 
-def _load_one(name: str, data: bytes, subset: str, report: Report, progress: Progress | None = None) -> Dataset:
+def _load_one(name: str, data: bytes, subset: str, report: Report) -> Dataset:
     fmt = _format_of(name)
     if fmt is None:
         suffix = Path(name).suffix or "(none)"
@@ -103,10 +103,6 @@ def _load_one(name: str, data: bytes, subset: str, report: Report, progress: Pro
     if not data or data.isspace():  # isspace stops at the first other byte; strip() would copy the file
         report.error(name, None, "file", "empty file")
         return Dataset.empty()
-    if fmt == "jsonl":
-        return load_jsonl(data, name, subset, report, progress)
-    if fmt == "parquet":
-        return load_parquet(data, name, subset, report, progress)
     return _LOADERS[fmt](data, name, subset, report)
 
 
@@ -249,7 +245,7 @@ def _expand(paths: Iterable[str | Path], report: Report) -> list[Path]:
 def load(paths: Iterable[str | Path] | str | Path, progress: Progress | None = None) -> LoadResult:
     """Load files and directories (searched recursively) into one dataset; never raises for bad
     input. ``load(["../shared/ragbench"])`` loads the seven RAGBench shards. *progress* is told
-    ``(what, rows read, rows in the file)`` as Parquet and JSON Lines files are read."""
+    ``(what, rows read, rows in the file)`` as large Parquet files and JSON Lines files are read."""
     if isinstance(paths, (str, Path)):
         paths = [paths]
     report = Report()
@@ -262,11 +258,14 @@ def load(paths: Iterable[str | Path] | str | Path, progress: Progress | None = N
             if _format_of(f.name) == "parquet" and f.stat().st_size:
                 parts.append(load_parquet(f, str(f), _subset_name(f), report, progress))
                 continue
+            if _format_of(f.name) == "jsonl" and (table := arrow_jsonl_file(f, progress)) is not None:
+                parts.append(Dataset.from_table(table, _subset_name(f), str(f)))  # streamed, never whole in memory
+                continue
             data = f.read_bytes()
         except OSError as e:
             report.error(str(f), None, "file", f"cannot read: {e.strerror or e}")
             continue
-        parts.append(_load_one(str(f), data, _subset_name(f), report, progress))
+        parts.append(_load_one(str(f), data, _subset_name(f), report))
     return _finish(parts, report)
 
 

@@ -4,8 +4,10 @@ Three roles, each one more than the next:
 
 - **admin** loads data (sample, upload, typed path, RagChecker file), removes uploads, runs the LLM
   judge (it spends money) and sees where the label store is;
-- **annotator** reviews: records, undoes and resets label decisions under their own name;
-- **viewer** looks: every page in presentation mode (no editing control), nothing recorded.
+- **annotator** reviews: records, undoes and resets label decisions under their own name (claims
+  too), and downloads the corrected labels (the Export page, the Claims page's corrected file);
+- **viewer** looks: every page in presentation mode (no editing control), nothing recorded, nothing
+  downloaded (a presentation shows the labels; taking them away is a reviewer's act).
 
 Who is who (:func:`access_of`):
 
@@ -82,6 +84,11 @@ class Access:
     @property
     def can_review(self) -> bool:
         return self.role in (ADMIN, ANNOTATOR)
+
+    @property
+    def can_export(self) -> bool:
+        """Download the corrected labels and metrics (Export page, Claims page)."""
+        return self.can_review
 
 
 def access_of(

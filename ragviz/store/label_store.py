@@ -420,17 +420,20 @@ class LabelStore:
         self._check_ids(example_uid, annotator)
         with self._write():
             events = self._events(example_uid, annotator)
-            undone = {int(e.new) for e in events if e.field == UNDO_FIELD}
+            undone = _undone_actions(events)
             candidates = [e.action_id for e in events if e.field != UNDO_FIELD and e.action_id not in undone]
             if not candidates:
                 return False
-            target = max(candidates)
-            ts = now_iso()
-            action_id = self._new_action(example_uid, annotator, ts, UNDO_FIELD)
-            self._insert_event(action_id, example_uid, annotator, ts, UNDO_FIELD, None, target)
-            status = self._refresh_status(example_uid, annotator, action_id)
-            self._cache_status(annotator, example_uid, status, action_id)
+            self._mark_undone(example_uid, annotator, max(candidates))
         return True
+
+    def _mark_undone(self, example_uid: str, annotator: str, action_id: int) -> None:
+        """Store the undo marker of *action_id* and refresh the example's status (inside a write)."""
+        ts = now_iso()
+        undo_id = self._new_action(example_uid, annotator, ts, UNDO_FIELD)
+        self._insert_event(undo_id, example_uid, annotator, ts, UNDO_FIELD, None, action_id)
+        status = self._refresh_status(example_uid, annotator, undo_id)
+        self._cache_status(annotator, example_uid, status, undo_id)
 
     def last_action(
         self, annotator: str, where: Callable[[str], bool] = lambda uid: True, max_events: int = 5000
@@ -477,14 +480,11 @@ class LabelStore:
         self._check_ids(example_uid, annotator)
         with self._write():
             events = self._events(example_uid, annotator)
-            undone = {int(e.new) for e in events if e.field == UNDO_FIELD and e.new is not None}
-            if action_id in undone or not any(e.action_id == action_id and e.field != UNDO_FIELD for e in events):
+            if action_id in _undone_actions(events) or not any(
+                e.action_id == action_id and e.field != UNDO_FIELD for e in events
+            ):
                 return False
-            ts = now_iso()
-            undo_id = self._new_action(example_uid, annotator, ts, UNDO_FIELD)
-            self._insert_event(undo_id, example_uid, annotator, ts, UNDO_FIELD, None, action_id)
-            status = self._refresh_status(example_uid, annotator, undo_id)
-            self._cache_status(annotator, example_uid, status, undo_id)
+            self._mark_undone(example_uid, annotator, action_id)
         return True
 
     def history(self, example_uid: str, annotator: str | None = None) -> list[Event]:
@@ -788,3 +788,8 @@ class _AnnotatorCache:
 def open_store(path: str | os.PathLike | None = None) -> LabelStore:
     """The store at *path*, default :func:`default_db_path`."""
     return LabelStore(path if path is not None else default_db_path())
+
+
+def _undone_actions(events: Sequence[Event]) -> set[int]:
+    """The action ids the undo markers among *events* cancel."""
+    return {int(e.new) for e in events if e.field == UNDO_FIELD and e.new is not None}

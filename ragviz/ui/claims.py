@@ -35,7 +35,9 @@ from ragviz.data.formats.ragchecker import (
     parse_ragchecker,
     read_ragchecker,
 )
+from ragviz.data.limits import too_big
 from ragviz.ui import render, served, state
+from ragviz.ui.data import upload_limit
 
 EXAMPLE_FILE = Path(__file__).resolve().parents[2].parent / "shared" / "ragchecker" / "checking_outputs.json"
 SOURCE = "claims.source"  # {"name": file name, "path": str | None, "digest": str | None}
@@ -137,6 +139,9 @@ def _open_upload() -> None:
     up = st.session_state.get("claims.upload")
     if up is None:
         return
+    if (refused := too_big(up.name, up.size, upload_limit())) is not None:
+        st.session_state[PATH_REFUSED] = refused
+        return
     data = up.getvalue()
     digest = hashlib.sha256(data).hexdigest()[:16]
     st.session_state.setdefault(UPLOADS, {})[digest] = data
@@ -166,11 +171,41 @@ def source_controls() -> None:
                     help="checking_outputs.json from the RagChecker repository (two items)",
                 )
         with cols[1]:
-            st.file_uploader("…or upload one", type=["json"], key="claims.upload", on_change=_open_upload)
+            limit = upload_limit()
+            st.file_uploader(
+                "…or upload one",
+                type=["json"],
+                key="claims.upload",
+                on_change=_open_upload,
+                max_upload_size=limit,
+                help=f"Up to {limit} MB (server.maxUploadSize / RAGVIZ_MAX_UPLOAD_MB).",
+            )
 
 
-def no_file_notice() -> None:
-    st.info("Open a RagChecker checking-output JSON (path, upload or RagChecker's own example) to review its claims.")
+def loaded_files(files: Sequence[str]) -> None:
+    """The RagChecker checking outputs among the loaded data (*files*), picked by file name: how a person
+    who may not open files (served: everyone but admins) reaches the files an admin loaded."""
+    if not files:
+        return
+    current = (opened_source() or {}).get("path")
+    st.selectbox(
+        "RagChecker files among the loaded data",
+        range(len(files)),
+        index=files.index(current) if current in files else None,
+        format_func=lambda i: render.md_escape(Path(files[i]).name),
+        placeholder="Pick a file to review its claims",
+        key="claims.loaded",
+        on_change=lambda: _open_path(files[st.session_state["claims.loaded"]]),
+    )
+
+
+def no_file_notice(can_open: bool) -> None:
+    if can_open:
+        st.info(
+            "Open a RagChecker checking-output JSON (path, upload or RagChecker's own example) to review its claims."
+        )
+    else:
+        st.info("No RagChecker checking output is open: pick one among the loaded data, or ask an admin to load one.")
 
 
 def file_problems(problems: Sequence[RagCheckerProblem]) -> None:

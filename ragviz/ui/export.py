@@ -66,6 +66,11 @@ def download_buttons(who: str, build: Callable[[str], bytes]) -> None:
             )
 
 
+def no_downloads(why: str) -> None:
+    """In place of the download buttons for a person who may only view."""
+    st.caption(f"Downloads are for annotators and admins. {why}")  # md: ours (the role's own sentence)
+
+
 def show_table_toggle(n_examples: int) -> bool:
     """Whether the person wants the per-example metrics table (on by default for small data)."""
     return st.toggle("Show the table", value=n_examples <= TABLE_SHOWN_UP_TO, key="export.show_table")

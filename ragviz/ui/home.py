@@ -34,10 +34,14 @@ def intro() -> None:
     st.markdown(WHAT_RAGVIZ_DOES)
 
 
-def nothing_loaded(on_load_sample: Callable[[], None]) -> None:
-    """With nothing loaded: the one action is loading the sample data (or going to the Data page)."""
+def nothing_loaded(on_load_sample: Callable[[], None] | None) -> None:
+    """With nothing loaded: the one action is loading the sample data (or going to the Data page);
+    *on_load_sample* ``None``: this person may not load data (served: admins only)."""
     with st.container(border=True):
         st.subheader("Nothing is loaded yet")
+        if on_load_sample is None:
+            st.caption("An admin of this app loads the data (RAGVIZ_DATA, or the Data page).")
+            return
         st.button(
             "Load the sample data",
             key="home.load_sample",

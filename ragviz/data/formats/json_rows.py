@@ -31,6 +31,8 @@ from ragviz.data.schema import CANONICAL_TYPES, decode_text, load_rows, type_nam
 
 _ALIASES = {a for aliases in COLUMN_ALIASES.values() for a in aliases}
 _BLOCK = 1 << 24  # Arrow's JSON reader needs each line within one block
+_STREAM_BLOCK = 1 << 22  # the streaming reader's block, raised above the longest line
+_CHUNK = 1 << 20  # bytes read at a time when a file is checked
 
 
 def _fits(inferred: pa.DataType, canonical: pa.DataType) -> bool:
@@ -126,38 +128,74 @@ def _lines_shallow(data: bytes, limit: int) -> bool:
     return True
 
 
-_READ_ERRORS = (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError, ValueError)
-
-
-def _read_json(data: bytes, n_lines: int, what: str, progress: Progress | None) -> pa.Table:
-    """*data* read by Arrow block by block, *progress* told the rows read after each block. The
-    types are inferred from the first block; when a later block does not fit them (Arrow refuses it),
-    the whole file is read again by ``read_json``, which infers them over every block."""
-    options = pj.ReadOptions(block_size=_BLOCK)
-    try:
-        # The stubs leave out Arrow's own input streams; a BufferReader reads the bytes without a copy.
-        reader = pj.open_json(pa.BufferReader(data), read_options=options)  # type: ignore[arg-type]
-        batches, done = [], 0
-        for batch in reader:
-            batches.append(batch)
-            done += batch.num_rows
-            if progress is not None:
-                progress(what, done, n_lines)
-        return pa.Table.from_batches(batches, schema=reader.schema)
-    except _READ_ERRORS:
-        return pj.read_json(pa.BufferReader(data), read_options=options)  # type: ignore[arg-type]
-
-
-def _arrow_jsonl(data: bytes, what: str = "", progress: Progress | None = None) -> pa.Table | None:
+def _arrow_jsonl(data: bytes) -> pa.Table | None:
     """The canonical table of a JSON Lines file of well-formed RAGBench rows, one per line, read
     by Arrow; ``None`` when the row-by-row path must decide."""
     if not _every_line_an_object(data) or not _lines_shallow(data, MAX_DEPTH):
         return None
-    n_lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
     try:
-        table = _read_json(data, n_lines, what, progress)
-    except _READ_ERRORS:
+        # The stubs leave out Arrow's own input streams; a BufferReader reads the bytes without a copy.
+        table = pj.read_json(pa.BufferReader(data), read_options=pj.ReadOptions(block_size=_BLOCK))  # type: ignore[arg-type]
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError, ValueError):
         return None
+    return _canonical(table, data.count(b"\n") + (0 if data.endswith(b"\n") else 1))
+
+
+def _scan_lines(path: Path) -> tuple[int, int] | None:
+    """Read *path* :data:`_CHUNK` bytes at a time and apply the checks :func:`_arrow_jsonl` applies to
+    bytes in memory, line by line: ``(number of lines, longest line in bytes)``, or ``None`` when the
+    row-by-row path must decide. Only the line being read is held, never the file."""
+    n_lines = longest = 0
+    carry = bytearray()
+    with path.open("rb") as f:
+        while True:
+            chunk = f.read(_CHUNK)
+            carry += chunk
+            end = len(carry) - len(chunk) + chunk.rfind(b"\n") + 1 if b"\n" in chunk else 0
+            if not chunk:
+                end = len(carry)  # the last line, without a newline
+            if end:
+                block = bytes(carry[:end])
+                del carry[:end]
+                if not _every_line_an_object(block) or not _lines_shallow(block, MAX_DEPTH):
+                    return None
+                lines = block.split(b"\n")
+                n_lines += len(lines) - (1 if block.endswith(b"\n") else 0)
+                longest = max(longest, *map(len, lines))
+                del block, lines
+            if not chunk:
+                return (n_lines, longest) if n_lines else None
+
+
+def arrow_jsonl_file(path: Path, progress: Progress | None = None) -> pa.Table | None:
+    """:func:`_arrow_jsonl` of the file at *path*, streamed: the file is checked chunk by chunk and read
+    by Arrow's streaming reader (blocks of a few MB, each line within one), so memory holds the table
+    and one block, never the file's bytes; *progress* is told the rows read after each block. ``None``
+    when the row-by-row path must decide."""
+    scanned = _scan_lines(path)
+    if scanned is None:
+        return None
+    n_lines, longest = scanned
+    block = max(_STREAM_BLOCK, 1 << longest.bit_length())  # a power of two above the longest line
+    try:
+        with pj.open_json(str(path), read_options=pj.ReadOptions(block_size=block)) as reader:
+            batches: list[pa.RecordBatch] = []
+            for batch in reader:
+                batches.append(batch)
+                if progress is not None:
+                    progress(f"Reading {path.name}", sum(b.num_rows for b in batches), n_lines)
+            table = pa.Table.from_batches(batches, schema=reader.schema)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError, ValueError):
+        try:  # the streaming reader takes its types from the first block; this one from all of them
+            table = pj.read_json(str(path), read_options=pj.ReadOptions(block_size=max(_BLOCK, block)))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError, ValueError):
+            return None
+    return _canonical(table, n_lines)
+
+
+def _canonical(table: pa.Table, n_lines: int) -> pa.Table | None:
+    """*table* (Arrow's reading of *n_lines* lines) in canonical types, when every value is exactly what
+    the row checks would accept; else ``None``."""
     if table.num_rows != n_lines or _ALIASES & set(table.column_names):
         return None
     for f in table.schema:
@@ -228,9 +266,8 @@ def _too_deep(path_: str, row: int | None, located: list[int | str], report: Rep
     report.error(path_, row, field, f"nested deeper than {MAX_DEPTH} levels: too deep to read; {skipped}")
 
 
-def load_jsonl(data: bytes, path: str, subset: str, report: Report, progress: Progress | None = None) -> Dataset:
-    """Column-wise when Arrow reads it as the row checks would (*progress* told the rows read), else row by row."""
-    fast = _arrow_jsonl(data, f"Reading {Path(path).name}", progress)
+def load_jsonl(data: bytes, path: str, subset: str, report: Report) -> Dataset:
+    fast = _arrow_jsonl(data)
     if fast is not None:
         return Dataset.from_table(fast, subset, path)
 
