@@ -7,7 +7,6 @@ import streamlit as st
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from ragviz.data.limits import too_big
-from ragviz.data.load import load
 from ragviz.ui import access, served, state
 from ragviz.ui import data as ui
 from ragviz.ui.state import FILTER_CACHE
@@ -30,7 +29,7 @@ def use_paths(paths: list[str], add: bool, checked: bool = False) -> None:
     """Switch to *paths* (or add them) only when they load without errors (*checked*: they did); else
     keep what is loaded."""
     wanted = tuple(dict.fromkeys([*(state.current_paths() if add else ()), *paths]))
-    result = None if checked else load(list(paths))
+    result = None if checked else state.load_result(tuple(paths), keep=False)  # the page then shows it, cached
     if result is not None and not result.ok:
         st.session_state[LAST_PROBLEM] = (", ".join(paths), [str(p) for p in result.errors])
         return

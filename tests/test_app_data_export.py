@@ -150,3 +150,25 @@ def test_export_hint_names_the_data_files_and_never_a_password(tmp_path):
     assert "s3cret" not in line and "postgresql://me@db.example:5432/labels" in line
     assert line.startswith(f"ragviz export {ROOT / 'sample_data'} --db ") and line.endswith("--annotator 'ann o'")
     assert "--annotator" not in export_command(tmp_path / "x.db", "ann", ["sample_data"], [])  # nobody decided yet
+
+
+def test_opening_a_path_reads_it_once_and_a_refused_one_again_once_fixed(app_env, tmp_path, monkeypatch):
+    """Open a path: the check and the page share one read; a refused file is not kept, so opening it
+    again after fixing it loads the fixed rows."""
+    import ragviz.data.load as load_module
+
+    reads: list[tuple[str, ...]] = []
+    real = load_module.load
+    monkeypatch.setattr(load_module, "load", lambda paths, **kw: reads.append(tuple(paths)) or real(paths, **kw))
+    path = tmp_path / "mine.jsonl"
+    path.write_text('{"id": "a", "question": "q", "documents": "oops", "response": "r"}\n')
+    at = run()
+    at.text_input(key="data.path").input(str(path)).run()
+    reads.clear()
+    at.button(key="data.open").click().run()
+    assert any("Not loaded" in e.value for e in at.error) and reads == [(str(path),)]
+    path.write_text('{"id": "a", "question": "q", "documents": ["A. B."], "response": "r"}\n')
+    at.button(key="data.open").click().run()
+    assert metric(at, "Examples") == "1" and reads == [(str(path),)] * 2
+    at.run()
+    assert reads == [(str(path),)] * 2

@@ -450,3 +450,65 @@ def test_csv_documents_as_plain_text_is_a_type_error(tmp_path):
     path = tmp_path / "plain.csv"
     path.write_text("question,documents,response\nQ,just one document,R\n")
     assert _strs(load([path]).errors) == [f"{path}:1: documents: expected a list of strings, got str"]
+
+
+def test_deep_nesting_without_a_run_of_openings_goes_row_by_row(tmp_path):
+    """Arrow's JSON reader is never handed a line nested 100 deep, however the openings are spaced
+    (``[1,[1,...``, keys with brackets in them, escaped quotes), and a file of shallow lines whose strings
+    hold brackets and escaped quotes still loads column-wise."""
+    from ragviz.data.formats.json_rows import _lines_shallow
+
+    row = {"id": "a", "question": "q", "documents": ["Paris is in France."], "response": "Paris."}
+    deep = json.dumps(row)[:-1] + ', "extra": ' + "[1," * 150 + "1" + "]" * 150 + "}"
+    assert not _lines_shallow((json.dumps(row) + "\n" + deep + "\n").encode(), 100)
+    tricky = {**row, "question": 'q "[[[[" \\" {{{{ \\\\', "documents": ['] ] ]] {{ \\\\ " [[' * 40]}
+    text = (json.dumps(tricky) + "\n") * 3
+    assert _lines_shallow(text.encode(), 100)
+    assert not _lines_shallow(b'{"a": [[' + b'{"k": ' * 99 + b"1" + b"}" * 99 + b"]]}\n", 100)
+    assert not _lines_shallow(b'{"a": "unterminated}\n', 100)
+    path = tmp_path / "deep.jsonl"  # as deep as Python's parser refuses too: reported by row and field
+    deeper = json.dumps(row)[:-1] + ', "extra": ' + "[1," * 100_000 + "1" + "]" * 100_000 + "}"
+    path.write_text(json.dumps(row) + "\n" + deeper + "\n")
+    assert [str(e) for e in load([path]).errors] == [
+        f"{path}:2: extra: nested deeper than 100 levels: too deep to read; row skipped"
+    ]
+
+
+def test_loading_tells_rows_read_per_file_and_reads_the_same(tmp_path, monkeypatch):
+    """Large Parquet and JSON Lines files report rows read / rows in the file as they are read (the Data page's bar);
+    a JSON Lines file whose later block does not fit the first block's types is read whole, as before."""
+    import pyarrow.parquet as pq
+
+    from ragviz.data.formats import json_rows, parquet_rows
+
+    rows = [
+        {"id": f"r{i}", "question": "q", "documents": ["A. B."], "response": "A.", "relevance_score": 0.5}
+        for i in range(300)
+    ]
+    rows[250]["relevance_score"] = 1  # an integer late in the file: the first block's type is double
+    rows[260]["dataset_name"] = "late"  # a field the first block does not have
+    jsonl = tmp_path / "rows.jsonl"
+    jsonl.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    whole = load([jsonl]).dataset.table
+    monkeypatch.setattr(json_rows, "_STREAM_BLOCK", 4096)
+    told: list[tuple[str, int, int]] = []
+    blockwise = load([jsonl], progress=lambda what, done, total: told.append((what, done, total))).dataset.table
+    assert blockwise.equals(whole)
+    rows[260].pop("dataset_name")
+    rows[250]["relevance_score"] = 0.25
+    jsonl.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    told.clear()
+    streamed = load([jsonl], progress=lambda what, done, total: told.append((what, done, total))).dataset
+    monkeypatch.setattr(json_rows, "_STREAM_BLOCK", 1 << 22)
+    assert streamed.table.equals(load([jsonl]).dataset.table)
+    assert len(told) > 3 and told[-1] == ("Reading rows.jsonl", 300, 300)
+    assert [done for _, done, _ in told] == sorted(done for _, done, _ in told)
+
+    parquet = tmp_path / "rows.parquet"
+    pq.write_table(streamed.table.drop_columns(["_subset", "_path", "_row"]), parquet, row_group_size=100)
+    monkeypatch.setattr(parquet_rows, "SPILL_BYTES", 0)  # read as a file over the cap is: batch by batch
+    monkeypatch.setattr(parquet_rows, "_BATCH_BYTES", 1000)
+    told.clear()
+    result = load([parquet], progress=lambda what, done, total: told.append((what, done, total)))
+    assert result.ok and len(result.dataset) == 300 and told[-1] == ("Reading rows.parquet", 300, 300)
+    assert len(told) > 3 and result.dataset.ids == streamed.ids

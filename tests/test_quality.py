@@ -13,9 +13,8 @@ from ragviz.analysis.quality import (
     issue_rows,
     label_issues,
     normalize,
-    quality_summary,
-    scan_dataset,
 )
+from ragviz.analysis.quality_scan import quality_summary, scan_dataset
 from ragviz.data.labels import apply_changes, diff_labels
 from ragviz.data.load import load
 from ragviz.data.model import (

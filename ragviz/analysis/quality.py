@@ -6,7 +6,7 @@ words that are not keys at all (``general``, ``supported_without_sentence``), th
 utilized sentences that are not marked relevant, per-sentence support that disagrees with the
 stored unsupported list, and response sentences without any support entry. Each is an
 :class:`IssueKind`; :func:`label_issues` lists them for one example as warnings (the row still
-loads) and :func:`scan_dataset` counts them over a dataset in one pass.
+loads) and :func:`ragviz.analysis.quality_scan.scan_dataset` counts them over a dataset on its columns.
 
 :func:`normalize` fixes only what is mechanical (trailing dots, duplicates, keys that name no
 sentence, non-key words) and returns labels that the store can reproduce exactly from
@@ -15,19 +15,13 @@ sentence, non-key words) and returns labels that the store can reproduce exactly
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Collection, Iterator, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from enum import Enum
 from functools import lru_cache
-from typing import Any, cast
-
-import pyarrow as pa
-import pyarrow.compute as pc
+from typing import Any
 
 from ragviz.data import ragbench as rb
-from ragviz.data.dataset import Dataset
 from ragviz.data.keys import clean_key as _clean_key
 from ragviz.data.keys import is_response_key, parse_context_key
 from ragviz.data.labels import apply_changes, diff_labels
@@ -106,7 +100,8 @@ def _effectively_unsupported(s: SentenceSupport) -> bool:
 
 def find_issues(context_keys: Collection[str], response_keys: Sequence[str], labels: Labels | None) -> list[Issue]:
     """All label-quality issues of *labels* given the example's sentence keys (pure function,
-    shared by :func:`label_issues` and :func:`scan_dataset`)."""
+    shared by :func:`label_issues` and :func:`ragviz.analysis.quality_scan.scan_rows`, the reference
+    the columnar :func:`~ragviz.analysis.quality_scan.scan_dataset` is held to)."""
     if labels is None:
         return []
     issues: list[Issue] = []
@@ -180,70 +175,7 @@ def label_issues(example: Example, labels: Labels | None = None) -> list[Problem
     return [Problem(path, row, field_name, message, "warning", kind.value) for kind, field_name, message in issues]
 
 
-# -- whole dataset -----------------------------------------------------------------------------
-@dataclass(frozen=True)
-class QualityScan:
-    """Label-quality issues over a dataset.
-
-    ``issue_counts``: occurrences per kind; ``example_counts``: examples with at least one issue of
-    the kind; ``row_kinds``: per row, the kinds it has (empty = no flags), for a "has flags" filter.
-    """
-
-    issue_counts: dict[str, int]
-    example_counts: dict[str, int]
-    row_kinds: list[frozenset[str]]
-
-    @property
-    def flagged_rows(self) -> list[int]:
-        return [i for i, kinds in enumerate(self.row_kinds) if kinds]
-
-
-def _keys_per_row(column: pa.ChunkedArray | None, n_rows: int, depth: int) -> list[list[str]]:
-    """The sentence keys of each row, read column-wise (no sentence text reaches Python).
-    *depth* is 2 for ``documents_sentences`` and 1 for ``response_sentences``."""
-    out: list[list[str]] = [[] for _ in range(n_rows)]
-    if column is None:
-        return out
-    arr = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
-    parents = pc.list_parent_indices(arr)
-    items = pc.list_flatten(arr)
-    if depth == 2:
-        parents = pc.take(parents, pc.list_parent_indices(items))
-        items = pc.list_flatten(items)
-    # Neither is ever null: parent indices by construction, keys because the loaders reject null sentence keys.
-    keys = cast("list[str]", pc.list_element(items, 0).to_pylist()) if len(items) else []
-    for row, key in zip(cast("list[int]", parents.to_pylist()), keys):
-        out[row].append(key)
-    return out
-
-
-def scan_dataset(dataset: Dataset) -> QualityScan:
-    """Find every label-quality issue of every row in one pass (current labels as stored)."""
-    table = dataset.table
-    n = len(dataset)
-    doc_col = table.column("documents_sentences") if "documents_sentences" in table.column_names else None
-    resp_col = table.column("response_sentences") if "response_sentences" in table.column_names else None
-    context_keys = _keys_per_row(doc_col, n, 2)
-    response_keys = _keys_per_row(resp_col, n, 1)
-    issue_counts: Counter[str] = Counter({k: 0 for k in ISSUE_KINDS})
-    example_counts: Counter[str] = Counter({k: 0 for k in ISSUE_KINDS})
-    row_kinds: list[frozenset[str]] = []
-    for i, row in enumerate(dataset.iter_rows(rb.LABEL_FIELDS)):
-        kinds = [
-            kind.value for kind, _, _ in find_issues(set(context_keys[i]), response_keys[i], rb.labels_from_row(row))
-        ]
-        issue_counts.update(kinds)
-        unique = frozenset(kinds)
-        example_counts.update(unique)
-        row_kinds.append(unique)
-    return QualityScan(dict(issue_counts), dict(example_counts), row_kinds)
-
-
-def quality_summary(dataset: Dataset) -> dict[str, int]:
-    """Number of label-quality issues per kind over *dataset* (every kind present, zeros too)."""
-    return scan_dataset(dataset).issue_counts
-
-
+# -- the report table ---------------------------------------------------------------------------
 def issue_rows(counts: dict[str, int], example_counts: dict[str, int]) -> list[dict[str, Any]]:
     """The label-quality table of the Data page: one row per issue kind of *counts* (occurrences),
     most frequent first, with its description and the number of examples it occurs in."""

@@ -14,8 +14,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
         ISSUE_DESCRIPTIONS,
         MECHANICAL_KINDS,
         label_issues,
-        scan_dataset,
     )
+    from ragviz.analysis.quality_scan import scan_dataset
     from ragviz.data.formats.ragchecker import is_ragchecker_file
     from ragviz.data.load import load
 

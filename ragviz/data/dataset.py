@@ -10,25 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from functools import cached_property, lru_cache
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ragviz.data.model import Example, RowRef, example_uid
+from ragviz.data.model import Example, RowRef
 from ragviz.data.ragbench import example_from_row
 
 SUBSET_COL = "_subset"
 PATH_COL = "_path"
 ROW_COL = "_row"
 BOOKKEEPING = (SUBSET_COL, PATH_COL, ROW_COL)
-
-
-def _column_or_empty(table: pa.Table, name: str) -> list[Any]:
-    if name in table.column_names:
-        return table.column(name).to_pylist()
-    return [None] * table.num_rows
 
 
 class Dataset:
@@ -136,23 +130,50 @@ class Dataset:
 
     # -- columnar views (computed once per dataset, never per rerun) -----------------------------
     @cached_property
+    def _dataset_column(self) -> pa.ChunkedArray:
+        """Per row: ``dataset_name`` when present and not empty, else the subset name (``""`` when null)."""
+        subsets = self._text_column(SUBSET_COL)
+        if "dataset_name" not in self.table.column_names:
+            return subsets
+        names = self._text_column("dataset_name")
+        return cast(pa.ChunkedArray, pc.if_else(pc.not_equal(names, pa.scalar("")), names, subsets))
+
+    def _text_column(self, name: str) -> pa.ChunkedArray:
+        """Column *name* as text, ``""`` for null or absent (``str(v) if v is not None else ""``)."""
+        if name not in self.table.column_names:
+            return pa.chunked_array([pa.array([""] * len(self), pa.string())])
+        column = self.table.column(name)
+        if not pa.types.is_string(column.type):
+            column = pa.chunked_array([pa.array([None if v is None else str(v) for v in column.to_pylist()])])
+        return cast(pa.ChunkedArray, pc.fill_null(column, pa.scalar("")))
+
+    @staticmethod
+    def _texts(column: pa.ChunkedArray) -> list[str]:
+        return cast("list[str]", column.to_pylist())  # no null left: filled with ""
+
+    @cached_property
     def datasets(self) -> list[str]:
         """Per row: ``dataset_name`` when present, else the subset name."""
-        names = _column_or_empty(self.table, "dataset_name")
-        subsets = self.table.column(SUBSET_COL).to_pylist()
-        return [str(n) if n else (s or "") for n, s in zip(names, subsets)]
+        return self._texts(self._dataset_column)
 
     @cached_property
     def ids(self) -> list[str]:
-        return [str(v) if v is not None else "" for v in _column_or_empty(self.table, "id")]
+        return self._texts(self._text_column("id"))
 
     @cached_property
     def generation_models(self) -> list[str]:
-        return [str(v) if v is not None else "" for v in _column_or_empty(self.table, "generation_model_name")]
+        return self._texts(self._text_column("generation_model_name"))
 
     @cached_property
     def uids(self) -> list[str]:
-        return [example_uid(d, i, g) for d, i, g in zip(self.datasets, self.ids, self.generation_models)]
+        """Per row, :attr:`~ragviz.data.model.Example.uid` (``dataset/id/model``), joined on the columns."""
+        dataset, ident, model = (
+            self._dataset_column,
+            self._text_column("id"),
+            self._text_column("generation_model_name"),
+        )
+        joined = pc.binary_join_element_wise(dataset, ident, model, "/")  # type: ignore[call-overload]  # stubs: Expressions only
+        return self._texts(cast(pa.ChunkedArray, joined))
 
     @cached_property
     def _uid_index(self) -> dict[str, int]:

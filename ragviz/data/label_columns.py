@@ -195,6 +195,15 @@ def _support(column: pa.Array | None, valid: np.ndarray) -> tuple[pa.Array, pa.A
     return support, derived, pa.array(derived_lengths)
 
 
+def sorted_distinct(values: np.ndarray) -> np.ndarray:
+    """``np.unique(values)`` by sorting: numpy 2.3+'s hashing ``unique`` is ~300 times slower on
+    these ``row * width + code`` integers (1.5 s instead of 5 ms for 800k of them)."""
+    ordered = np.sort(values)
+    keep = np.ones(len(ordered), bool)
+    keep[1:] = ordered[1:] != ordered[:-1]
+    return ordered[keep]
+
+
 def _distinct_overlap(relevant: pa.Array, utilized: pa.Array, n: int) -> np.ndarray:
     """Per row: ``len(set(R) & set(U))`` (distinct keys in both lists)."""
     r_len, u_len = list_lengths(relevant), list_lengths(utilized)
@@ -205,8 +214,8 @@ def _distinct_overlap(relevant: pa.Array, utilized: pa.Array, n: int) -> np.ndar
     index = np.asarray(codes.indices.to_numpy(zero_copy_only=False), np.int64)
     width = len(codes.dictionary) + 1
     rows = np.arange(n, dtype=np.int64)
-    r_pairs = np.unique(np.repeat(rows, r_len) * width + index[: len(r_keys)])
-    u_pairs = np.unique(np.repeat(rows, u_len) * width + index[len(r_keys) :])
+    r_pairs = sorted_distinct(np.repeat(rows, r_len) * width + index[: len(r_keys)])
+    u_pairs = sorted_distinct(np.repeat(rows, u_len) * width + index[len(r_keys) :])
     both = np.intersect1d(r_pairs, u_pairs, assume_unique=True)
     return np.bincount(both // width, minlength=n).astype(np.int64)
 

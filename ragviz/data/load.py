@@ -52,7 +52,7 @@ from ragviz.data.formats.csv_rows import load_csv
 from ragviz.data.formats.hf_disk import DICT as HF_DICT
 from ragviz.data.formats.hf_disk import is_hf_disk_dir, load_hf_disk
 from ragviz.data.formats.json_rows import arrow_jsonl_file, load_json, load_jsonl
-from ragviz.data.formats.parquet_rows import load_parquet
+from ragviz.data.formats.parquet_rows import Progress, load_parquet
 from ragviz.data.problems import Problem, Report
 from ragviz.data.schema import STR_LIST
 
@@ -100,7 +100,7 @@ def _load_one(name: str, data: bytes, subset: str, report: Report) -> Dataset:
         suffix = Path(name).suffix or "(none)"
         report.error(name, None, "file", f"unknown extension {suffix!r} (expected one of {', '.join(FORMATS)})")
         return Dataset.empty()
-    if not data.strip():
+    if not data or data.isspace():  # isspace stops at the first other byte; strip() would copy the file
         report.error(name, None, "file", "empty file")
         return Dataset.empty()
     return _LOADERS[fmt](data, name, subset, report)
@@ -242,9 +242,10 @@ def _expand(paths: Iterable[str | Path], report: Report) -> list[Path]:
     return files
 
 
-def load(paths: Iterable[str | Path] | str | Path) -> LoadResult:
+def load(paths: Iterable[str | Path] | str | Path, progress: Progress | None = None) -> LoadResult:
     """Load files and directories (searched recursively) into one dataset; never raises for bad
-    input. ``load(["../shared/ragbench"])`` loads the seven RAGBench shards."""
+    input. ``load(["../shared/ragbench"])`` loads the seven RAGBench shards. *progress* is told
+    ``(what, rows read, rows in the file)`` as large Parquet files and JSON Lines files are read."""
     if isinstance(paths, (str, Path)):
         paths = [paths]
     report = Report()
@@ -255,9 +256,9 @@ def load(paths: Iterable[str | Path] | str | Path) -> LoadResult:
                 parts.extend(load_hf_disk(f, report))
                 continue
             if _format_of(f.name) == "parquet" and f.stat().st_size:
-                parts.append(load_parquet(f, str(f), _subset_name(f), report))
+                parts.append(load_parquet(f, str(f), _subset_name(f), report, progress))
                 continue
-            if _format_of(f.name) == "jsonl" and (table := arrow_jsonl_file(f)) is not None:
+            if _format_of(f.name) == "jsonl" and (table := arrow_jsonl_file(f, progress)) is not None:
                 parts.append(Dataset.from_table(table, _subset_name(f), str(f)))  # streamed, never whole in memory
                 continue
             data = f.read_bytes()

@@ -212,3 +212,27 @@ def dataset_trace_records(dataset: Dataset, batch_size: int = 65536) -> Iterator
                     **trace_scores(labels_from_row(row), n_sentences[i]).as_dict(),
                 }
         start = stop
+
+
+def dataset_adherence(dataset: Dataset, batch_size: int = 65536) -> list[float | None]:
+    """Per row of *dataset*, the :func:`adherence` of the labels it carries (``None`` when unlabeled), as
+    ``trace_scores(labels_from_row(row), 0).adherence`` gives it row by row: counted on the label columns
+    (:func:`ragviz.data.label_columns.label_columns`) batch by batch, row by row only for label
+    columns of other types than RAGBench's."""
+    from ragviz.data.label_columns import label_columns, label_columns_ok, label_values_ok
+    from ragviz.data.ragbench import LABEL_FIELDS, labels_from_row
+
+    table = dataset.table.select([c for c in LABEL_FIELDS if c in dataset.table.column_names])
+    columnar = label_columns_ok(table.schema)
+    out: list[float | None] = []
+    for batch in table.to_batches(max_chunksize=batch_size):
+        part = pa.Table.from_batches([batch])
+        if columnar and label_values_ok(part):
+            labels = label_columns(part)
+            scores = np.where(labels.n_unsupported == 0, 1.0, 0.0).tolist()
+            out += [s if labeled else None for s, labeled in zip(scores, labels.labeled.tolist())]
+        else:
+            out += [trace_scores(labels_from_row(row), 0).adherence for row in part.to_pylist()]
+    if not table.num_columns:
+        out = [None] * len(dataset)
+    return out

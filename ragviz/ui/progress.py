@@ -16,10 +16,11 @@ T = TypeVar("T")
 
 class RowProgress:
     """A progress bar reading ``WHAT: done / total rows``, redrawn about 50 times over the work;
-    callable as ``progress(what, done, total)`` (the signature of the analysis functions' callbacks)."""
+    callable as ``progress(what, done, total)`` (the signature of the analysis functions' and the
+    loaders' callbacks). *total* 0: not known yet (each call names its own; loading, file by file)."""
 
     def __init__(self, what: str, total: int) -> None:
-        self.bar = st.progress(0.0, text=f"{what}: 0 / {total:,} rows")
+        self.bar = st.progress(0.0, text=f"{what}: 0 / {total:,} rows" if total > 0 else f"{what}…")
         self.step = max(1, total // 50)
         self.shown: tuple[str, int] = (what, 0)
 

@@ -16,14 +16,10 @@ from typing import Any
 
 import streamlit as st
 
-from ragviz.analysis.compare import (
-    iter_examples,
-    judge_labels_of,
-)
+from ragviz.analysis.compare import iter_examples, judge_labels_of
 from ragviz.analysis.review_queue import ReviewFilter, RowColumns, filter_indices
 from ragviz.data.dataset import Dataset
 from ragviz.data.model import Example, Labels
-from ragviz.data.ragbench import LABEL_FIELDS, labels_from_row
 from ragviz.metrics.trace import trace_scores
 from ragviz.store.events import base_labels, fold_labels
 from ragviz.store.label_store import LabelStore, StaleEdit, default_db
@@ -54,13 +50,21 @@ def store() -> LabelStore:
 @st.cache_resource(show_spinner="Loading data…", max_entries=8)
 def _load(paths: tuple[str, ...]) -> Any:
     from ragviz.data.load import load
+    from ragviz.ui.progress import RowProgress
 
-    return load(list(paths))
+    progress = RowProgress("Loading", 0)
+    try:
+        return load(list(paths), progress=progress)
+    finally:
+        progress.close()
 
 
-def load_result(paths: tuple[str, ...]) -> Any:
-    """``ragviz.data.load.LoadResult`` for *paths*, loaded once per process."""
-    return _load(tuple(paths))
+def load_result(paths: tuple[str, ...], keep: bool = True) -> Any:
+    """``ragviz.data.load.LoadResult`` for *paths*, loaded once per process (not kept unless *keep* or ok)."""
+    result = _load(tuple(paths))
+    if not (keep or result.ok):
+        _load.clear(tuple(paths))  # a refused load is read again next time (the file may be fixed)
+    return result
 
 
 def initial_paths() -> tuple[str, ...]:
@@ -258,11 +262,13 @@ MAX_DETAILED = 300
 @st.cache_resource(show_spinner="Indexing examples (adherence, label-quality flags)…", max_entries=8)
 def _dataset_index(paths: tuple[str, ...]) -> DatasetIndex:
     """One pass over the loaded rows' label columns: judge adherence and label-quality flags."""
-    from ragviz.analysis.quality import label_issues, scan_dataset
+    from ragviz.analysis.quality import label_issues
+    from ragviz.analysis.quality_scan import scan_dataset
+    from ragviz.metrics.trace import dataset_adherence
 
     ds = load_result(paths).dataset
     scan = scan_dataset(ds)
-    adherence = [adherence_of(labels_from_row(row)) for row in ds.iter_rows(LABEL_FIELDS)]
+    adherence = dataset_adherence(ds)
     flags = [len(kinds) for kinds in scan.row_kinds]
     rows: list[dict[str, Any]] = []
     for i in scan.flagged_rows[:MAX_DETAILED]:
@@ -271,10 +277,6 @@ def _dataset_index(paths: tuple[str, ...]) -> DatasetIndex:
     columns = RowColumns(uids=ds.uids, subsets=ds.datasets, adherence=adherence, flag_counts=flags)
     counts = {k: v for k, v in scan.issue_counts.items() if v}
     return DatasetIndex(columns, QualityReport(counts, scan.example_counts, len(scan.flagged_rows), rows))
-
-
-def adherence_of(labels: Labels | None) -> float | None:
-    return trace_scores(labels, 0).adherence
 
 
 def row_columns() -> RowColumns:

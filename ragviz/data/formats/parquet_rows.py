@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pyarrow as pa
@@ -75,12 +76,18 @@ def _decoded_batch_rows(pf: pq.ParquetFile) -> int:
     return max(1, min(meta.num_rows, int(_BATCH_BYTES * meta.num_rows / max(decoded, 1))))
 
 
-def _spilled(path: Path) -> pa.Table:
+Progress = Callable[[str, int, int], None]
+"""``progress(what, rows_done, rows_total)``, told as a file is read (the app draws it as a bar)."""
+
+
+def _spilled(path: Path, progress: Progress | None = None) -> pa.Table:
     """The Parquet file at *path* decoded batch by batch into an uncompressed Arrow file beside it (else in
     the temp folder) and memory-mapped: the table's buffers are that file's pages, which the kernel
     drops and rereads as it needs, not memory of this process. The file's name is removed at once; its
-    space is given back when the table is no longer used (the mapping keeps it until then)."""
+    space is given back when the table is no longer used (the mapping keeps it until then). *progress*
+    is told the rows decoded after each batch."""
     pf = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)  # read a page at a time
+    what, total, done = f"Reading {path.name}", pf.metadata.num_rows, 0
     folder = path.parent if os.access(path.parent, os.W_OK) else Path(tempfile.gettempdir())
     fd, name = tempfile.mkstemp(prefix=".ragviz-", suffix=".arrow", dir=folder)  # mode 0600
     os.close(fd)
@@ -88,6 +95,9 @@ def _spilled(path: Path) -> pa.Table:
         with pa.OSFile(name, "wb") as out, pa.ipc.new_file(out, pf.schema_arrow) as writer:
             for batch in pf.iter_batches(batch_size=_decoded_batch_rows(pf), use_threads=False):
                 writer.write_batch(batch)
+                done += batch.num_rows
+                if progress is not None:
+                    progress(what, done, total)
         source = pa.memory_map(name)
     finally:
         os.unlink(name)
@@ -95,13 +105,16 @@ def _spilled(path: Path) -> pa.Table:
     return pa.ipc.open_file(source).read_all()
 
 
-def load_parquet(data: bytes | Path, path: str, subset: str, report: Report) -> Dataset:
+def load_parquet(
+    data: bytes | Path, path: str, subset: str, report: Report, progress: Progress | None = None
+) -> Dataset:
     """*data* is the file's bytes (an upload) or its path: read memory-mapped, and when larger than
-    :data:`SPILL_BYTES` decoded into a memory-mapped Arrow file (:func:`_spilled`), so the process holds
-    neither the file nor its decoded table, whose columns are often 3x the compressed file."""
+    :data:`SPILL_BYTES` decoded into a memory-mapped Arrow file (:func:`_spilled`, telling *progress*
+    the rows decoded), so the process holds neither the file nor its decoded table, whose columns are
+    often 3x the compressed file."""
     try:
         if isinstance(data, Path) and data.stat().st_size > SPILL_BYTES:
-            table = _spilled(data)
+            table = _spilled(data, progress)
         else:
             source = str(data) if isinstance(data, Path) else pa.BufferReader(data)
             table = pq.read_table(source, memory_map=isinstance(data, Path))
