@@ -318,15 +318,15 @@ def test_dashboard_path_does_not_import_scikit_learn(decided_store):
 
 
 def test_baseline_table_of_scores_is_baseline_table_against(shards, decided_store):
-    with LabelStore(decided_store) as store:
+    with LabelStore(decided_store) as store:  # a label set reads the store's judge labels when asked
         current = resolve_label_set(shards, "human", store, scope="all")
-    scores = {m: np.full(len(shards), np.nan) for m in TRACE_METRICS}
-    for i, ex in iter_examples(shards):
-        s = trace_scores(current.labels.get(i), ex.n_context_sentences)
-        for m in TRACE_METRICS:
-            scores[m][i] = np.nan if getattr(s, m) is None else getattr(s, m)
-    got = baseline_table_of_scores(shards, scores)
-    _same_tables(got, baseline_table_against(shards, current))
+        scores = {m: np.full(len(shards), np.nan) for m in TRACE_METRICS}
+        for i, ex in iter_examples(shards):
+            s = trace_scores(current.labels.get(i), ex.n_context_sentences)
+            for m in TRACE_METRICS:
+                scores[m][i] = np.nan if getattr(s, m) is None else getattr(s, m)
+        got = baseline_table_of_scores(shards, scores)
+        _same_tables(got, baseline_table_against(shards, current))
 
 
 @pytest.mark.parametrize("path", ["sample_data", "ragbench", "tests/fixtures", "synthetic"])

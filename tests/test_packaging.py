@@ -55,6 +55,7 @@ def test_the_app_script_of_a_checkout_and_the_streamlit_flags():
         "--browser.gatherUsageStats": "false",
         "--client.toolbarMode": "viewer",
         "--runner.postScriptGC": "false",
+        "--runner.magicEnabled": "false",
     }
 
 

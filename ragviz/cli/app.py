@@ -67,6 +67,8 @@ def streamlit_command(script: Path, port: int, host: str, headless: bool) -> lis
         "viewer",
         "--runner.postScriptGC",  # as .streamlit/config.toml says, which an installed wheel does not carry
         "false",
+        "--runner.magicEnabled",
+        "false",
     ]
 
 
