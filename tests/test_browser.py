@@ -16,6 +16,7 @@ import pytest
 
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
+from tests.browser_wait import settle
 from tests.conftest import SAMPLE_DATA
 
 pytestmark = pytest.mark.browser
@@ -43,13 +44,6 @@ def open_review(page, url: str):
 def click_support(page, label: str):
     settle(page)
     page.locator('[data-testid="stButtonGroup"] button').filter(has_text=label).click()
-
-
-def settle(page):
-    """Wait until the app is not running a script (its status widget disappears)."""
-    page.wait_for_timeout(150)
-    expect()(page.locator('[data-testid="stStatusWidget"]')).to_have_count(0, timeout=20_000)
-    page.wait_for_timeout(150)
 
 
 def select_sentence(page, key: str):
@@ -91,6 +85,7 @@ def test_a_person_reviews_and_exports(streamlit_server, page, tmp_path, screensh
     screenshot(page, "review")
 
     # keyboard: Z undoes the override, J goes to the next example, K comes back
+    settle(page)
     page.evaluate("() => document.activeElement && document.activeElement.blur()")
     page.keyboard.press("z")
     expect()(metric_value(page, "Adherence")).to_have_text("0.000")

@@ -18,6 +18,7 @@ import pytest
 
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
+from tests.browser_wait import settle
 from tests.conftest import SAMPLE_DATA, StreamlitServer, free_port
 
 pytestmark = pytest.mark.browser
@@ -56,17 +57,6 @@ def server(tmp_path):
 
 def metric_value(page, label: str):
     return page.locator('[data-testid="stMetric"]').filter(has_text=label).locator('[data-testid="stMetricValue"]')
-
-
-def settle(page):
-    """Wait until the page is drawn whole: no script running (its status widget is gone) and no
-    element left from an older run. A rerun changes the URL early and may show no status widget at
-    all, while the buttons drawn before it (a disabled "Previous" on the first example) are still
-    on screen: a key pressed then goes to those."""
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=stStatusWidget]') && !document.querySelector('[data-stale=true]')",
-        timeout=WAIT,
-    )
 
 
 def open_review(page, url: str):

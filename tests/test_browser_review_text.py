@@ -15,6 +15,7 @@ import re
 import pytest
 
 from ragviz.store.label_store import LabelStore
+from tests.browser_wait import settle
 from tests.conftest import StreamlitServer
 from tests.ragbench_data import require_ragbench
 
@@ -34,14 +35,6 @@ def expect():
 
 def metric_value(page, label: str):
     return page.locator('[data-testid="stMetric"]').filter(has_text=label).locator('[data-testid="stMetricValue"]')
-
-
-def settle(page):
-    """Until the app runs no script and shows no element of an older run."""
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=stStatusWidget]') && !document.querySelector('[data-stale=true]')",
-        timeout=60_000,
-    )
 
 
 def sentence(page, key: str):
