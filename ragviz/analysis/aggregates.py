@@ -5,9 +5,11 @@ Plain functions of records (dicts, or a ``pandas.DataFrame``); no metric is comp
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ragviz.analysis.stats import bootstrap_mean_cis
+from ragviz.analysis.poisson_bootstrap import ResampleSums, resample_sums
+from ragviz.analysis.stats import LARGE_SAMPLE, bootstrap_mean_cis
 from ragviz.metrics.summary import ALL
 from ragviz.metrics.trace import TRACE_METRICS
 
@@ -24,25 +26,112 @@ def subset_means(
     """Mean and 95% bootstrap interval (:func:`ragviz.analysis.stats.bootstrap_mean_cis`) of each
     metric per subset (sorted, then ``ALL`` when there are several), null values (``None``, NaN) left
     out. *records*: dicts (grouped by *group_of*, default their ``dataset``) or a
-    ``pandas.DataFrame`` with a ``dataset`` column."""
+    ``pandas.DataFrame`` with a ``dataset`` column. (:attr:`SubsetMeans.rows` of :func:`subset_mean_state`.)"""
+    return subset_mean_state(records, metrics, n_resamples, group_of).rows
+
+
+@dataclass(frozen=True)
+class SubsetMeans:
+    """:func:`subset_means` with what updates them: each record's subset (``groups``, an index
+    into ``names``) and values (``values[r, k]`` of ``metrics[k]``, NaN = null) and, when there
+    are at least :data:`~ragviz.analysis.stats.LARGE_SAMPLE` records, the Poisson-bootstrap
+    resample sums of every subset (``sums``, keyed by record position). Read-only."""
+
+    metrics: tuple[str, ...]
+    names: tuple[str, ...]
+    groups: Any
+    values: Any
+    sums: ResampleSums | None
+    n_resamples: int
+    rows: list[dict[str, Any]]
+
+    def updated(self, changes: Mapping[int, Sequence[float]]) -> SubsetMeans:
+        """These means with record *r* holding ``changes[r]`` (one value per metric, NaN = null):
+        each changed record's contribution taken out of its subset's and ALL's counts, sums and
+        resample sums and put back (:meth:`ResampleSums.with_rows`); the intervals of samples under
+        ``LARGE_SAMPLE`` are redrawn (their index draws depend on every value; O(B x subset)),
+        only for the subsets a change touches and ALL. Equal to :func:`subset_mean_state` of the
+        changed records, up to float rounding of the sums."""
+        import numpy as np
+
+        rows = sorted(r for r, new in changes.items() if not _same(self.values[r], np.asarray(new, float)))
+        if not rows:
+            return self
+        values = self.values.copy()
+        old = values[rows].copy()
+        values[rows] = np.asarray([changes[r] for r in rows], float)
+        groups = self.groups[rows].tolist()
+        sums = None if self.sums is None else self.sums.with_rows(rows, groups, old, values[rows])
+        touched = {self.names[g] for g in groups} | {ALL}
+        fresh = _mean_rows(self.metrics, self.names, self.groups, values, sums, self.n_resamples, touched)
+        keep = [row for row in self.rows if row["dataset"] not in touched]
+        order = {name: k for k, name in enumerate((*self.names, ALL))}
+        out = sorted([*keep, *fresh], key=lambda row: (order[row["dataset"]], self.metrics.index(row["metric"])))
+        return SubsetMeans(self.metrics, self.names, self.groups, values, sums, self.n_resamples, out)
+
+
+def _same(a: Any, b: Any) -> bool:
+    import numpy as np
+
+    return bool(np.all((a == b) | (np.isnan(a) & np.isnan(b))))
+
+
+def subset_mean_state(
+    records: Sequence[Mapping[str, Any]] | pd.DataFrame,
+    metrics: Sequence[str] = TRACE_METRICS,
+    n_resamples: int = 1000,
+    group_of: Callable[[Mapping[str, Any]], str] | None = None,
+) -> SubsetMeans:
+    """:class:`SubsetMeans` of *records* (see :func:`subset_means`)."""
     import numpy as np
     import pandas as pd
 
     if isinstance(records, pd.DataFrame):
-        groups = np.asarray(records["dataset"].astype(str), dtype=object)
-        columns = {m: records[m].to_numpy(dtype=float) for m in metrics}
+        labels = np.asarray(records["dataset"].astype(str), dtype=object)
+        values = np.stack([records[m].to_numpy(dtype=float) for m in metrics], axis=1)
     else:
         by = group_of or (lambda r: r["dataset"])
-        groups = np.asarray([by(r) for r in records], dtype=object)
-        columns = {m: np.array([np.nan if r[m] is None else r[m] for r in records], dtype=float) for m in metrics}
-    names = [(name, groups == name) for name in sorted(set(groups.tolist()))]
+        labels = np.asarray([by(r) for r in records], dtype=object)
+        values = np.array([[np.nan if r[m] is None else r[m] for m in metrics] for r in records], dtype=float)
+    values = values.reshape(len(labels), len(metrics))
+    names = tuple(sorted(set(labels.tolist())))
+    groups = np.searchsorted(np.asarray(names, dtype=object), labels) if len(labels) else np.zeros(0, np.int64)
+    sums = resample_sums(values, groups, len(names), n_resamples) if len(labels) >= LARGE_SAMPLE else None
+    rows = _mean_rows(tuple(metrics), names, groups, values, sums, n_resamples, None)
+    return SubsetMeans(tuple(metrics), names, groups, values, sums, n_resamples, rows)
+
+
+def _mean_rows(
+    metrics: tuple[str, ...],
+    names: tuple[str, ...],
+    groups: Any,
+    values: Any,
+    sums: ResampleSums | None,
+    n_resamples: int,
+    only: set[str] | None,
+) -> list[dict[str, Any]]:
+    """The rows of :func:`subset_means` (of the subsets in *only*, default all): a sample of at
+    least ``LARGE_SAMPLE`` values from the Poisson resample sums, a smaller one by index draws."""
+    import numpy as np
+
+    parts = [(name, [g], groups == g) for g, name in enumerate(names)]
     if len(names) > 1:
-        names.append((ALL, np.ones(len(groups), bool)))
+        parts.append((ALL, list(range(len(names))), np.ones(len(groups), bool)))
     out = []
-    for name, member in names:
-        samples = [columns[m][member & ~np.isnan(columns[m])] for m in metrics]
-        for m, ci in zip(metrics, bootstrap_mean_cis(samples, n_resamples=n_resamples)):
-            out.append({"dataset": name, "metric": m, "mean": ci.mean, "low": ci.low, "high": ci.high, "n": ci.n})
+    for name, members, member in parts:
+        if only is not None and name not in only:
+            continue
+        small = {}
+        for k in range(len(metrics)):
+            if sums is not None and int(sums.counts[members, k].sum()) >= LARGE_SAMPLE:
+                continue
+            column = values[:, k]
+            small[k] = column[member & ~np.isnan(column)]
+        drawn = dict(zip(small, bootstrap_mean_cis(list(small.values()), n_resamples=n_resamples)))
+        for k, m in enumerate(metrics):
+            ci = drawn[k] if k in drawn else None
+            n, mean, low, high = (ci.n, ci.mean, ci.low, ci.high) if ci else sums.interval(members, k)  # type: ignore[union-attr]
+            out.append({"dataset": name, "metric": m, "mean": mean, "low": low, "high": high, "n": n})
     return out
 
 

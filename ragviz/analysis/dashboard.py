@@ -20,8 +20,8 @@ import pyarrow.compute as pc
 from ragviz.analysis.aggregates import HISTOGRAM_BINS as HISTOGRAM_BINS
 from ragviz.analysis.aggregates import MAX_MARKS as MAX_MARKS
 from ragviz.analysis.aggregates import SCATTER_EXAMPLES as SCATTER_EXAMPLES
+from ragviz.analysis.aggregates import SubsetMeans, scatter_sample, subset_means
 from ragviz.analysis.aggregates import histogram_counts as histogram_counts
-from ragviz.analysis.aggregates import scatter_sample, subset_means
 from ragviz.analysis.agreement import (
     Agreement,
     MultiRaterKappa,
@@ -116,11 +116,11 @@ def dashboard_data(
     top: int = 10,
     progress: Callable[[str, int, int], None] | None = None,
     base: RowFigures | None = None,
+    base_means: SubsetMeans | None = None,
 ) -> DashboardData:
-    """Compute the Dashboard for *dataset* with the *against* label set (``human`` or an annotator)
-    as the current truth; examples nobody decided on keep the judge's labels. *base*: the
-    :func:`ragviz.analysis.dashboard_rows.row_figures` of *dataset* when already computed (they
-    depend on the data only); *progress* is told ``(step, rows done, rows)``."""
+    """The Dashboard of *dataset* with the *against* label set (``human`` or an annotator) as the truth
+    (undecided examples keep the judge's labels). *base*: ``dashboard_rows.row_figures(dataset)``, if
+    kept; *base_means*: their ``subset_mean_state`` (the decided rows swapped in: ``updated``)."""
     import pandas as pd
 
     n, step = len(dataset), progress or (lambda what, done, total: None)
@@ -148,7 +148,8 @@ def dashboard_data(
 
     baselines = baseline_table_of_scores(dataset, figures.scores) if has_baseline_scores(dataset) else None
     step("Bootstrap intervals", 0, n)
-    means = subset_means(records)
+    changed = {i: [figures.scores[m][i] for m in TRACE_METRICS] for i in examples}
+    means = subset_means(records) if base_means is None else base_means.updated(changed).rows
     step("Which label change moves a metric most", 0, n)
 
     def moves(i: int) -> dict[str, tuple[str, float]]:
@@ -175,8 +176,6 @@ def dashboard_data(
         ),
     )
 
-
-# -- the other metric families ---------------------------------------------------------------------------
 
 TRACE, TONIC, RETRIEVAL, ANSWER = "trace", "tonic", "retrieval", "answer"
 FAMILY_TITLES = {TRACE: "TRACe", TONIC: "Tonic Validate", RETRIEVAL: "Retrieval", ANSWER: "Answer EM / F1"}

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ragviz.analysis.poisson_bootstrap import resample_sums
+
 
 @dataclass(frozen=True)
 class Confusion:
@@ -202,10 +204,8 @@ class MeanInterval:
 
 #: Resample indices drawn at once by :func:`bootstrap_mean_ci` (8 MB of int64, 8 MB of values).
 BOOTSTRAP_BATCH = 1 << 20
-#: From this sample size on, a sample with few distinct values (at most n / :data:`COUNTS_RATIO`)
-#: is resampled by counts per distinct value (:func:`bootstrap_mean_ci`, Notes).
+#: From this sample size on, :func:`bootstrap_mean_ci` takes the Poisson bootstrap (Notes there).
 LARGE_SAMPLE = 10_000
-COUNTS_RATIO = 40
 
 
 def bootstrap_mean_ci(
@@ -222,34 +222,21 @@ def bootstrap_mean_ci(
     memory), from the same random stream as one ``B x n`` draw, so the interval is the one that
     draw gives while memory stays O(B) plus a fixed batch, whatever *n* is.
 
-    Notes: a large sample (n >= :data:`LARGE_SAMPLE`) with at most n / :data:`COUNTS_RATIO`
-    distinct values (adherence has two; a subset's relevance a few thousand) is resampled by
-    counts instead: a resample's mean depends only on how often each distinct value *v* is drawn,
-    and those counts are Multinomial(n, c_v / n) (*c_v*: the copies of *v*), so drawing them gives
-    resample means with exactly the bootstrap's distribution, at O(B x distinct values) instead of
-    O(B x n). Only the random stream differs from the index draws, so such an interval can differ
-    from theirs by Monte Carlo noise (about a tenth of the standard error at B = 1000); every
-    sample under :data:`LARGE_SAMPLE` (the RAGBench shards' subsets and all their rows among
-    them) takes the index draws.
+    Notes: a large sample (n >= :data:`LARGE_SAMPLE`) takes the Poisson bootstrap instead
+    (:func:`ragviz.analysis.poisson_bootstrap.resample_sums`): resample *b* gives row *r* the weight :math:`w_{rb}` ~ Poisson(1),
+    independent across rows and resamples, and its mean is :math:`\\sum_r w_{rb} x_r / \\sum_r w_{rb}`
+    (Hanley & MacGibbon 2006; Chamandy et al. 2012): the multinomial bootstrap's weights with
+    their total left free, the same distribution to O(1/n). Each row's weights are a function of
+    the row's position and *seed* alone, so one row's contribution can be taken out of the resample
+    sums and put back changed (:meth:`~ragviz.analysis.poisson_bootstrap.ResampleSums.with_rows`): an override updates an interval in
+    O(B), and gives the interval a full recomputation gives (to float rounding). Memory is O(B)
+    per sample plus a block of weights. Every sample under :data:`LARGE_SAMPLE` (the RAGBench
+    shards' subsets and all their rows together among them) takes the index draws above.
 
     >>> bootstrap_mean_ci([1.0, 1.0, 1.0])
     MeanInterval(n=3, mean=1.0, low=1.0, high=1.0)
     """
     return bootstrap_mean_cis([values], n_resamples, level, seed)[0]
-
-
-def _count_means(data: Any, n_resamples: int, seed: int) -> Any:
-    """Resample means of *data* drawn as counts per distinct value (see :func:`bootstrap_mean_ci`)."""
-    import numpy as np
-
-    distinct, copies = np.unique(data, return_counts=True)
-    n, rng = len(data), np.random.default_rng(seed)
-    means = np.empty(n_resamples)
-    rows = max(1, BOOTSTRAP_BATCH // len(distinct))
-    for start in range(0, n_resamples, rows):
-        stop = min(n_resamples, start + rows)
-        means[start:stop] = rng.multinomial(n, copies / n, size=stop - start) @ distinct / n
-    return means
 
 
 def bootstrap_mean_cis(
@@ -273,8 +260,11 @@ def bootstrap_mean_cis(
         n = len(data)
         if n == 0:
             out[k] = MeanInterval(0, None, None, None)
-        elif n >= LARGE_SAMPLE and len(np.unique(data)) * COUNTS_RATIO <= n:
-            interval(k, data, _count_means(data, n_resamples, seed))
+        elif n >= LARGE_SAMPLE:
+            _, _, low, high = resample_sums(data[:, None], np.zeros(n, np.int64), 1, n_resamples, seed).interval(
+                [0], 0, level
+            )
+            out[k] = MeanInterval(n, float(data.mean()), low, high)
         else:
             by_size.setdefault(n, []).append((k, data))
     for n, members in by_size.items():

@@ -6,7 +6,10 @@ computes a metric. Colours come from the Okabe–Ito colour-blind-safe palette.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import altair as alt
@@ -30,7 +33,18 @@ def distribution_chart(
     ``pandas.DataFrame`` of such columns); they
     are counted into bins here (:func:`ragviz.analysis.dashboard.histogram_counts`), so the chart
     carries one row per non-empty bin, never one per example."""
-    counts = histogram_counts(records, metrics, color)
+    return histogram_chart(histogram_counts(records, metrics, color), metrics, title, color, color_title, columns)
+
+
+def histogram_chart(
+    counts: Sequence[dict[str, Any]],
+    metrics: Sequence[str],
+    title: str = "",
+    color: str = "dataset",
+    color_title: str = "subset",
+    columns: int = 4,
+) -> alt.Chart:
+    """:func:`distribution_chart` of the counts :func:`ragviz.analysis.dashboard.histogram_counts` gives."""
     df = pd.DataFrame(counts, columns=[color, "metric", "bin_start", "bin_end", "count"])
     return (
         alt.Chart(df, title=title or alt.Undefined)
@@ -220,17 +234,74 @@ def to_png(chart: alt.Chart, scale: float = 2.0) -> bytes:
     return vlc.vegalite_to_png(chart.to_json(), scale=scale)
 
 
+#: Vega-Lite specs built by :func:`chart_spec`, newest last (shared by every session; read-only).
+_SPECS: OrderedDict[str, dict[str, Any]] = OrderedDict()
+_SPECS_LOCK = threading.Lock()
+MAX_SPECS = 64
+
+
+def chart_spec(build: Callable[..., alt.Chart], *args: Any) -> dict[str, Any]:
+    """The Vega-Lite spec of ``build(*args)``, built once per distinct *args* (small plain data:
+    counts, means, a sample; compared as JSON text) and kept for the next rerun: altair's
+    validation and ``to_dict`` cost ~0.1 s per chart, the page's reruns would pay it for every chart."""
+    key = json.dumps([build.__module__, build.__qualname__, *args], default=repr, sort_keys=True)
+    with _SPECS_LOCK:
+        spec = _SPECS.get(key)
+        if spec is not None:
+            _SPECS.move_to_end(key)
+            return spec
+    spec = build(*args).to_dict()
+    if spec.get("config", {}).get("view") == {"continuousWidth": 300, "continuousHeight": 300}:
+        del spec["config"]["view"]  # altair's default theme; Streamlit sizes charts itself
+        if not spec["config"]:
+            del spec["config"]
+    with _SPECS_LOCK:
+        _SPECS[key] = spec
+        while len(_SPECS) > MAX_SPECS:
+            _SPECS.popitem(last=False)
+    return spec
+
+
+def spec_to_svg(spec: dict[str, Any]) -> str:
+    """A Vega-Lite spec as SVG text (vl-convert)."""
+    import vl_convert as vlc
+
+    return vlc.vegalite_to_svg(json.dumps(spec))
+
+
+def spec_to_png(spec: dict[str, Any], scale: float = 2.0) -> bytes:
+    """A Vega-Lite spec as PNG bytes (vl-convert; *scale* 2 for slides)."""
+    import vl_convert as vlc
+
+    return vlc.vegalite_to_png(json.dumps(spec), scale=scale)
+
+
+def show_spec(spec: dict[str, Any], name: str, key: str, downloads: bool = True) -> None:
+    """Draw the Vega-Lite *spec* (:func:`chart_spec`) with PNG and SVG download buttons under it
+    (rendered when clicked)."""
+    import streamlit as st
+
+    st.vega_lite_chart(spec=spec, width="content")
+    if downloads:
+        _downloads(lambda: spec_to_png(spec), lambda: spec_to_svg(spec), name, key)
+
+
 def show_chart(chart: alt.Chart, name: str, key: str, downloads: bool = True) -> None:
     """Draw *chart* with PNG and SVG download buttons under it (rendered when clicked)."""
     import streamlit as st
 
     st.altair_chart(chart, width="content")
-    if not downloads:
-        return
+    if downloads:
+        _downloads(lambda: to_png(chart), lambda: to_svg(chart), name, key)
+
+
+def _downloads(png: Callable[[], bytes], svg: Callable[[], str], name: str, key: str) -> None:
+    import streamlit as st
+
     with st.container(horizontal=True):
         st.download_button(
             "PNG",
-            data=lambda: to_png(chart),
+            data=png,
             file_name=f"{name}.png",
             mime="image/png",
             key=f"{key}.png",
@@ -239,7 +310,7 @@ def show_chart(chart: alt.Chart, name: str, key: str, downloads: bool = True) ->
         )
         st.download_button(
             "SVG",
-            data=lambda: to_svg(chart),
+            data=svg,
             file_name=f"{name}.svg",
             mime="image/svg+xml",
             key=f"{key}.svg",

@@ -6,6 +6,7 @@ and the triage links to the Review page. Each takes the figures it draws (comput
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import astuple
 from typing import Any
 
 import pandas as pd
@@ -23,6 +24,7 @@ from ragviz.analysis.dashboard import (
     baseline_rows,
     chart_means,
     fleiss_rows,
+    histogram_counts,
     pair_rows,
 )
 from ragviz.analysis.triage import Disagreement, Leverage
@@ -96,28 +98,21 @@ def family_figures(view: FamilyView, ks: tuple[int, ...], n_reviewed: int, again
     name = FAMILY_TITLES[view.family].split()[0].lower()
     color, color_title = ("system", "system") if len(view.systems) > 1 else ("dataset", "subset")
     columns = min(len(ks), 4) if view.family == RETRIEVAL else 4
-    charts.show_chart(
-        charts.distribution_chart(
-            view.records, view.chart_metrics, color=color, color_title=color_title, columns=columns
-        ),
-        f"{name}-distributions",
-        "dashboard.dist",
-        downloads=downloads,
-    )
+    counts = histogram_counts(view.records, view.chart_metrics, color)
+    spec = charts.chart_spec(charts.histogram_chart, counts, view.chart_metrics, "", color, color_title, columns)
+    charts.show_spec(spec, f"{name}-distributions", "dashboard.dist", downloads=downloads)
     st.subheader("Mean per subset, 95% bootstrap interval")
-    charts.show_chart(
-        charts.means_chart(chart_means(view), columns), f"{name}-subset-means", "dashboard.means", downloads=downloads
-    )
+    spec = charts.chart_spec(charts.means_chart, chart_means(view), columns)
+    charts.show_spec(spec, f"{name}-subset-means", "dashboard.means", downloads=downloads)
     with st.expander("Means as a table"):
         st.dataframe(pd.DataFrame(view.means), hide_index=True, width="stretch")
 
 
-def _confusion_matrices(agreement: Agreement) -> Any:
-    """One confusion matrix per binary label, side by side (an altair chart)."""
+def _confusion_matrices(cells: Sequence[tuple[str, int, int, int, int]]) -> Any:
+    """One confusion matrix per ``(label, tp, fp, fn, tn)``, side by side (an altair chart)."""
     matrices: Any = None
-    for label in BINARY_LABELS:
-        c = agreement.labels[label].confusion
-        chart = charts.confusion_chart(label, c.tp, c.fp, c.fn, c.tn)
+    for label, tp, fp, fn, tn in cells:
+        chart = charts.confusion_chart(label, tp, fp, fn, tn)
         matrices = chart if matrices is None else matrices | chart
     return matrices
 
@@ -145,16 +140,17 @@ def judge_agreement(agreement: Agreement, scatter: list[dict[str, Any]], against
         )  # md: ours
     accuracy = agreement.adherence_accuracy
     cols[-1].metric("adherence accuracy", "—" if accuracy is None else f"{accuracy:.3f}")
-    charts.show_chart(
-        _confusion_matrices(agreement), "judge-vs-human-confusion", "dashboard.confusion", downloads=downloads
-    )
+    cells = [(label, *astuple(agreement.labels[label].confusion)) for label in BINARY_LABELS]
+    spec = charts.chart_spec(_confusion_matrices, cells)
+    charts.show_spec(spec, "judge-vs-human-confusion", "dashboard.confusion", downloads=downloads)
     shown = len({r["uid"] for r in scatter})
     if shown < agreement.n_examples:  # sampled by ragviz.analysis.dashboard.scatter_sample
         st.caption(
             f"Judge vs human scores: a sample of {shown:,} of the {agreement.n_examples:,} decided examples "
             "(evenly spaced), one point per metric each."
         )
-    charts.show_chart(charts.scatter_chart(scatter), "judge-vs-human-scatter", "dashboard.scatter", downloads=downloads)
+    spec = charts.chart_spec(charts.scatter_chart, scatter)
+    charts.show_spec(spec, "judge-vs-human-scatter", "dashboard.scatter", downloads=downloads)
 
 
 def annotator_agreement(raters: AnnotatorAgreement, downloads: bool) -> None:
@@ -171,12 +167,8 @@ def annotator_agreement(raters: AnnotatorAgreement, downloads: bool) -> None:
         "Fleiss' κ over the examples every annotator decided on. "
         + ", ".join(f"{render.md_escape(a)}: {raters.n_examples[a]:,} examples" for a in raters.annotators)  # md: ours
     )
-    charts.show_chart(
-        charts.kappa_matrix_chart(kappa_matrix(raters.pairs), SENTENCE_LABELS),
-        "annotator-kappa",
-        "dashboard.kappa",
-        downloads=downloads,
-    )
+    spec = charts.chart_spec(charts.kappa_matrix_chart, kappa_matrix(raters.pairs), SENTENCE_LABELS)
+    charts.show_spec(spec, "annotator-kappa", "dashboard.kappa", downloads=downloads)
     st.dataframe(
         pd.DataFrame(fleiss_rows(raters.overall)),
         hide_index=True,

@@ -22,6 +22,7 @@ from ragviz.ui.state import current_paths, load_result, store
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ragviz.analysis.aggregates import SubsetMeans
     from ragviz.analysis.agreement import AnnotatorAgreement
     from ragviz.analysis.dashboard import DashboardData, FamilyView
     from ragviz.analysis.dashboard_rows import RowFigures
@@ -88,6 +89,18 @@ def _row_figures(paths: tuple[str, ...]) -> RowFigures:
     return figures
 
 
+@st.cache_resource(show_spinner="Bootstrap intervals…", max_entries=4)
+def _base_means(paths: tuple[str, ...]) -> SubsetMeans:
+    """The subset means of the data's own labels (the judge's), per data: decisions update them."""
+    import pandas as pd
+
+    from ragviz.analysis.aggregates import subset_mean_state
+
+    dataset = load_result(paths).dataset
+    scores = _row_figures(paths).scores
+    return subset_mean_state(pd.DataFrame({"dataset": dataset.datasets, **scores}))
+
+
 @st.cache_resource(show_spinner="Computing the dashboard…", max_entries=16)
 def _dashboard_data(
     paths: tuple[str, ...], against: str, db: str, store_version: tuple[int, int], _base: RowFigures
@@ -97,7 +110,8 @@ def _dashboard_data(
 
     dataset, base = load_result(paths).dataset, _base
     progress = RowProgress("Computing the dashboard", len(dataset))
-    data = dashboard.dashboard_data(dataset, against, store(), progress=progress, base=base)
+    means = _base_means(paths)
+    data = dashboard.dashboard_data(dataset, against, store(), progress=progress, base=base, base_means=means)
     progress.close()
     return data
 
