@@ -17,7 +17,8 @@ reruns, the CPU seconds of each (this process, all threads) and the process's RS
 RSS. Loading is timed on its own first (the app's cached load, so the Data page's first render that
 follows is the page's own work). Each figure is printed as soon as it is measured, with the load
 average. ``--pages`` picks the pages (``dashboard:tonic``: the Dashboard with the Tonic family picked);
-``--page NAME`` (repeatable) is the same one page at a time.
+``--page NAME`` (repeatable) is the same one page at a time. ``--next N`` adds, on the Review page,
+the median of N presses of its Next button (J: the rerun that moves to the next example).
 
     PYTHONPATH=. .venv/bin/python benchmarks/bench_pages.py --data /tmp/syn100k.parquet [--reruns 3] [--page review]
 """
@@ -119,7 +120,7 @@ def _status_mb(field: str) -> float:
     return float("nan")
 
 
-def walk_pages(data: str, db: Path, reruns: int, only: tuple[str, ...] = ALL_PAGES) -> None:
+def walk_pages(data: str, db: Path, reruns: int, only: tuple[str, ...] = ALL_PAGES, nexts: int = 0) -> None:
     """First render and reruns of every page (or the pages *only* names) on *data* in one AppTest
     session (see the docstring)."""
     from streamlit.testing.v1 import AppTest
@@ -137,9 +138,9 @@ def walk_pages(data: str, db: Path, reruns: int, only: tuple[str, ...] = ALL_PAG
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     print(f"loading: {wall:.2f} s (CPU {cpu:.2f} s), load average {os.getloadavg()[0]:.1f}", flush=True)
 
-    def timed(label: str) -> tuple[float, float]:
+    def timed(label: str, click: str | None = None) -> tuple[float, float]:
         start, cpu0 = time.perf_counter(), time.process_time()
-        at.run()
+        at.button(key=click).click().run() if click else at.run()
         elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu0
         if at.exception:
             raise SystemExit(f"{label} failed: {at.exception[0].value}")
@@ -159,6 +160,14 @@ def walk_pages(data: str, db: Path, reruns: int, only: tuple[str, ...] = ALL_PAG
             f"  {_status_mb('VmRSS'):5.0f} MB  {load:.1f}",
             flush=True,
         )
+        if page == "review" and nexts:
+            moves = sorted(timed("review next", click="review.next") for _ in range(nexts))
+            worst = moves[-1]
+            print(
+                f"{'review: Next (J)':>19}  median {moves[nexts // 2][0] * 1000:6.0f} ms ({moves[nexts // 2][1] * 1000:5.0f} ms CPU),"
+                f" worst {worst[0] * 1000:.0f} ms, {nexts} presses  {_status_mb('VmRSS'):5.0f} MB  {os.getloadavg()[0]:.1f}",
+                flush=True,
+            )
     print(f"RSS after every page: {_status_mb('VmRSS'):.0f} MB (peak {_status_mb('VmHWM'):.0f} MB)", flush=True)
 
 
@@ -172,12 +181,13 @@ def main(argv: list[str] | None = None) -> int:
         "--pages", default=",".join(ALL_PAGES), help="with --data: the pages to walk after the Data page, in order"
     )
     parser.add_argument("--page", action="append", choices=ALL_PAGES, help="with --data: only this page (repeatable)")
+    parser.add_argument("--next", type=int, default=0, help="with --data: time N presses of Review's Next button")
     args = parser.parse_args(argv)
     if args.data:
         with tempfile.TemporaryDirectory() as tmp:
             os.environ["HOME"] = tmp
             pages = tuple(args.page) if args.page else tuple(args.pages.split(","))
-            walk_pages(args.data, Path(tmp) / "walk.db", args.reruns, pages)
+            walk_pages(args.data, Path(tmp) / "walk.db", args.reruns, pages, args.next)
         return 0
     if not require_ragbench():
         return 2

@@ -210,3 +210,24 @@ def test_dataset_columns_as_row_by_row(planted):
     assert ds.ids == [ex.id for ex in examples] and ds.generation_models == [ex.generation_model for ex in examples]
     bare = Dataset(table.drop_columns(["dataset_name", "id"]))
     assert bare.uids == ["planted//"] * n and bare.ids == [""] * n
+
+
+def test_sentence_keys_are_taken_chunk_by_chunk_before_the_chunks_are_joined():
+    """At 1M rows the documents' ``[key, text]`` pairs joined into one array overflowed a string array's
+    2 GiB of offsets (ArrowInvalid on the Data page); only each chunk's keys are joined."""
+    from ragviz.analysis import quality_scan as qs
+
+    doc_type = pa.list_(pa.list_(pa.list_(pa.string())))
+    column = pa.chunked_array(
+        [pa.array([[[["0a", "t" * 100], ["0b", "u"]]]], doc_type), pa.array([[], [[["1a", "v"]]]], doc_type)]
+    )
+    picked: list[int] = []
+
+    def keys_of(pairs: pa.Array) -> pa.Array:
+        picked.append(len(pairs))
+        return qs._first(pairs)
+
+    keys, rows = qs._flatten(column, 2, keys_of)
+    assert picked == [2, 1]
+    assert keys.to_pylist() == ["0a", "0b", "1a"] and rows.tolist() == [0, 0, 2]
+    assert qs._sentence_keys(pa.table({"documents_sentences": column}), "documents_sentences", 2)[0].type == pa.string()

@@ -15,6 +15,7 @@ scan to (the shared RAGBench shards, and synthetic rows with every kind planted)
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import cast
 
@@ -66,8 +67,8 @@ def _keys_per_row(column: pa.ChunkedArray | None, n_rows: int, depth: int) -> li
     """The sentence keys of each row (*depth* 2 for ``documents_sentences``, 1 for ``response_sentences``)."""
     out: list[list[str]] = [[] for _ in range(n_rows)]
     if column is not None:
-        values, rows = _flatten(column, depth)
-        for row, key in zip(rows.tolist(), _first(values).to_pylist()):
+        keys, rows = _flatten(column, depth, _first)
+        for row, key in zip(rows.tolist(), keys.to_pylist()):
             out[row].append(key)
     return out
 
@@ -96,8 +97,12 @@ def _column(table: pa.Table, name: str) -> pa.ChunkedArray | None:
     return table.column(name) if present_type(table.schema, name) is not None else None
 
 
-def _flatten(column: pa.ChunkedArray, depth: int = 1) -> tuple[pa.Array, np.ndarray]:
-    """The values *depth* list levels down in *column* and the row each came from (null lists give nothing)."""
+def _flatten(
+    column: pa.ChunkedArray, depth: int = 1, pick: Callable[[pa.Array], pa.Array] | None = None
+) -> tuple[pa.Array, np.ndarray]:
+    """The values *depth* list levels down in *column* and the row each came from (null lists give nothing);
+    *pick* is applied to each chunk's values before they are joined (the keys of ``[key, text]`` pairs: the
+    sentence text of 1M rows is more than a ``string`` array's 2 GiB of offsets can hold)."""
     values: list[pa.Array] = []
     rows: list[np.ndarray] = []
     start = 0
@@ -107,14 +112,15 @@ def _flatten(column: pa.ChunkedArray, depth: int = 1) -> tuple[pa.Array, np.ndar
         for _ in range(depth - 1):
             parents = parents[np.asarray(pc.list_parent_indices(flat).to_numpy(), np.int64)]
             flat = pc.list_flatten(flat)
-        values.append(flat)
+        values.append(pick(flat) if pick else flat)
         rows.append(parents + start)
         start += len(chunk)
     if not values:
         value_type = column.type
         for _ in range(depth):
             value_type = value_type.value_type
-        return pa.array([], value_type), np.zeros(0, np.int64)
+        empty = pa.array([], value_type)
+        return (pick(empty) if pick else empty), np.zeros(0, np.int64)
     return pa.concat_arrays(values), np.concatenate(rows)
 
 
@@ -216,8 +222,7 @@ def _sentence_keys(table: pa.Table, name: str, depth: int) -> tuple[pa.Array, np
     column = _column(table, name)
     if column is None:
         return pa.array([], pa.string()), np.zeros(0, np.int64)
-    pairs, rows = _flatten(column, depth)
-    return _first(pairs), rows
+    return _flatten(column, depth, _first)
 
 
 def scan_dataset(dataset: Dataset) -> QualityScan:

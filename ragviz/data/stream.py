@@ -45,6 +45,7 @@ def parquet_batches(files: Iterable[Path], report: Report, batch_rows: int | Non
     from ragviz.data.load import _subset_name
 
     first_seen: dict[str, tuple[str, int]] = {}
+    uncollected = 0  # rows yielded since the last garbage collection
     for f in files:
         try:
             parquet = pq.ParquetFile(str(f), memory_map=False, pre_buffer=False)
@@ -64,7 +65,12 @@ def parquet_batches(files: Iterable[Path], report: Report, batch_rows: int | Non
                 first_row += batch.num_rows
                 yield _unseen(part, first_seen, report)
                 del part, fast, table
-                gc.collect()  # a Dataset is a reference cycle (its example cache): free the batch now
+                uncollected += batch.num_rows
+                if uncollected >= (batch_rows or BATCH_ROWS):
+                    # a Dataset is a reference cycle (its example cache): free the batches now. Once a batch's
+                    # rows, not after every batch: a collection costs ~25 ms, 3x `ragviz metrics` on the shards
+                    gc.collect()
+                    uncollected = 0
         except Exception as e:  # a corrupt page in the middle of the file
             report.error(str(f), first_row, "file", f"unreadable Parquet: {e}")
 
