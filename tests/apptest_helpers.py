@@ -12,7 +12,11 @@ APP = str(Path(__file__).resolve().parents[1] / "app.py")
 def open_page(page: str, **query: str) -> AppTest:
     """Run app.py switched to *page* (e.g. ``"pages/review.py"``) with *query* as URL query
     parameters; fail on any exception the page raised."""
-    at = AppTest.from_file(APP, default_timeout=90)
+    return _run_page(AppTest.from_file(APP, default_timeout=90), page, query)
+
+
+def _run_page(at: AppTest, page: str, query: dict[str, str]) -> AppTest:
+    """Switch *at* to *page* with *query* as URL query parameters, run it, fail on any exception."""
     for k, v in query.items():
         at.query_params[k] = v
     at.switch_page(page)
@@ -67,12 +71,7 @@ def open_page_as(page: str, email: str | None, **query: str) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=90)
     at.secrets["auth"] = dict(SIGN_IN_SECRETS)
     at.user = {"is_logged_in": True, "email": email, "name": email.split("@")[0]} if email else {"is_logged_in": False}
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.switch_page(page)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return _run_page(at, page, query)
 
 
 def shown(markdown: str) -> str:

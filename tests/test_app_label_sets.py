@@ -5,10 +5,6 @@ objects for it)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
 import ragviz.data.dataset
@@ -20,19 +16,15 @@ from ragviz.data.labels import Change
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
 from tests.apptest_helpers import open_page
+from tests.synthetic import make_synthetic
 from tests.test_row_labels import _reference_label_set
 
-ROOT = Path(__file__).resolve().parents[1]
 N = 600
 
 
 @pytest.fixture(scope="module")
 def synthetic(tmp_path_factory):
-    spec = importlib.util.spec_from_file_location("make_synthetic", ROOT / "benchmarks" / "make_synthetic.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("make_synthetic", module)
-    spec.loader.exec_module(module)
+    module = make_synthetic()
     out = tmp_path_factory.mktemp("syn") / "syn"
     return next(p for p in module.write(N, str(out), seed=5, batch=256, jsonl=False) if p.suffix == ".parquet")
 

@@ -3,9 +3,7 @@ JSONL loading, the batched bootstrap and columnar triage give today's results.""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -13,24 +11,16 @@ import pytest
 
 from ragviz.data.keys import context_key, response_key
 from ragviz.data.load import load
+from tests.synthetic import make_synthetic
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _make_synthetic():
-    spec = importlib.util.spec_from_file_location("make_synthetic", ROOT / "benchmarks" / "make_synthetic.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("make_synthetic", module)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
 def synthetic(tmp_path_factory):
     """300 synthetic rows as Parquet and JSONL (small batches, so several batches are joined)."""
     out = tmp_path_factory.mktemp("syn") / "syn"
-    paths = _make_synthetic().write(300, str(out), seed=3, batch=128)
+    paths = make_synthetic().write(300, str(out), seed=3, batch=128)
     return {p.suffix[1:]: p for p in paths}
 
 
@@ -56,7 +46,7 @@ def test_synthetic_rows_load_without_problems_and_use_the_ragbench_key_scheme(sy
 
 
 def test_synthetic_rows_are_deterministic_by_seed(tmp_path):
-    make = _make_synthetic()
+    make = make_synthetic()
     a = make.write(50, str(tmp_path / "a"), seed=1, jsonl=False)[0]
     b = make.write(50, str(tmp_path / "b"), seed=1, jsonl=False)[0]
     c = make.write(50, str(tmp_path / "c"), seed=2, jsonl=False)[0]

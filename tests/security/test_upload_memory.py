@@ -4,26 +4,19 @@ The figures (peak RSS per format as a multiple of the file) come from ``benchmar
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from ragviz.data.formats import json_rows
 from ragviz.data.load import load, load_bytes
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.synthetic import make_synthetic
 
 
 @pytest.fixture(scope="module")
 def rows(tmp_path_factory) -> list[dict]:
-    spec = importlib.util.spec_from_file_location("make_synthetic", ROOT / "benchmarks" / "make_synthetic.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("make_synthetic", module)
-    spec.loader.exec_module(module)
+    module = make_synthetic()
     out = tmp_path_factory.mktemp("syn") / "syn"
     jsonl = next(p for p in module.write(40, str(out), seed=5, batch=16) if p.suffix == ".jsonl")
     return [json.loads(line) for line in jsonl.read_text().splitlines()]
