@@ -30,7 +30,8 @@ from ragviz.data.ragbench import UNSUPPORTED, labels_to_row
 from ragviz.metrics.trace import TRACE_METRICS, trace_scores
 from ragviz.store.label_store import LabelStore
 from tests.ragbench_data import require_ragbench
-from tests.test_scale import _awkward, _bootstrap_whole_matrix, _make_synthetic
+from tests.synthetic import make_synthetic
+from tests.test_scale import _awkward, _bootstrap_whole_matrix
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -43,7 +44,7 @@ def shards() -> Dataset:
 @pytest.fixture(scope="module")
 def synthetic(tmp_path_factory) -> Dataset:
     out = tmp_path_factory.mktemp("syn") / "syn"
-    paths = _make_synthetic().write(400, str(out), seed=5, batch=128, jsonl=False)
+    paths = make_synthetic().write(400, str(out), seed=5, batch=128, jsonl=False)
     return load(paths[0]).dataset
 
 

@@ -9,7 +9,6 @@ import datetime
 import io
 import json
 import math
-import sys
 from pathlib import Path
 
 import pyarrow as pa
@@ -22,11 +21,10 @@ from ragviz.export.columnar import plain_table
 from ragviz.export.files import jsonl_bytes, rows_table, write_export
 from ragviz.export.json_text import _json_default, _json_safe, json_fragments
 from ragviz.export.rows import export_batches, export_row, exported_batches
+from tests.ragbench_data import require_ragbench
+from tests.synthetic import make_synthetic
+from tests.test_scale import _store_with_edits
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from test_scale import _make_synthetic, _store_with_edits  # noqa: E402
-
-RAGBENCH = Path("/work/shared/ragbench")
 STRINGS = pa.list_(pa.string())
 SUPPORT = pa.list_(
     pa.struct(
@@ -152,9 +150,8 @@ def test_awkward_rows_with_decisions_and_stored_judge_labels(tmp_path):
         _assert_same_export(dataset, store, "alice", tmp_path)
 
 
-@pytest.mark.skipif(not RAGBENCH.is_dir(), reason="needs the RAGBench shards in /work/shared/ragbench")
 def test_ragbench_shards_with_decisions_export_the_bytes_of_the_per_row_path(tmp_path):
-    dataset = load(RAGBENCH).dataset
+    dataset = load(require_ragbench()).dataset
     assert plain_table(dataset.table.schema)
     with _store_with_edits(dataset, tmp_path / "l.db") as store:
         _assert_same_export(dataset, store, "alice", tmp_path, batch_sizes=(1000,))
@@ -229,7 +226,7 @@ def test_export_page_metrics_table_is_paged(app_env, tmp_path, monkeypatch):
     """1,200 synthetic examples: the Export page sends 1,000 rows of metrics at a time, not all."""
     from streamlit.testing.v1 import AppTest
 
-    parquet = _make_synthetic().write(1200, str(tmp_path / "syn"), seed=5, jsonl=False)[0]
+    parquet = make_synthetic().write(1200, str(tmp_path / "syn"), seed=5, jsonl=False)[0]
     monkeypatch.setenv("RAGVIZ_DATA", str(parquet))
     at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=120)
     at.switch_page("pages/export.py")

@@ -15,18 +15,16 @@ from ragviz.cli.main import main
 from ragviz.data.load import load
 from ragviz.data.records import write_csv
 from ragviz.metrics.trace import dataset_trace_records
-
-RAGBENCH = Path("/work/shared/ragbench")
+from tests.ragbench_data import require_ragbench
 
 
 @pytest.fixture
 def shards(tmp_path):
     """Two subsets of the real shards copied as Parquet files into one directory."""
-    if not RAGBENCH.is_dir():
-        pytest.skip("needs the RAGBench shards in /work/shared/ragbench")
+    ragbench = require_ragbench()
     out = tmp_path / "shards"
     for name in ("covidqa", "emanual"):
-        src = next((RAGBENCH / name).glob("*.parquet"))
+        src = next((ragbench / name).glob("*.parquet"))
         (out / name).mkdir(parents=True)
         (out / name / src.name).write_bytes(src.read_bytes())
     return out
