@@ -4,7 +4,7 @@ per-example metrics (CSV), looks over those metrics, and finds the command line 
 import streamlit as st
 
 from ragviz.analysis.review_queue import progress
-from ragviz.export.files import export_bytes
+from ragviz.export.files import write_download
 from ragviz.store.label_store import default_db
 from ragviz.ui import access, results, state
 from ragviz.ui import export as ui
@@ -19,7 +19,9 @@ ds, store, who = page.dataset, page.store, page.annotator
 ui.progress_metrics(len(ds), progress(state.uid_set(), store.reviewed_uids(who), store.corrected_uids(who)))
 ui.what_an_export_holds()
 if granted.can_export:
-    ui.download_buttons(who, lambda fmt: export_bytes(ds, store, who, fmt))
+    fmt = ui.format_choice()
+    built_from = (state.current_paths(), store.location, who, fmt, store.annotator_version(who))
+    ui.download(who, fmt, built_from, len(ds), lambda out, bar: write_download(ds, store, who, fmt, out, bar))
 else:
     ui.no_downloads(granted.why)
 

@@ -9,12 +9,14 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from ragviz.data.load import load, load_bytes
-from ragviz.export.files import export_bytes
+from ragviz.export.files import export_bytes, export_filename
 from ragviz.metrics.trace import example_trace
 from ragviz.store.label_store import LabelStore
+from ragviz.ui.render import md_escape
 from tests.apptest_helpers import click_sentence
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -109,13 +111,14 @@ def test_export_page_and_round_trip(app_env):
     at.switch_page("pages/export.py").run()
     assert not at.exception
     assert metric(at, "Corrected by you") == "1" and metric(at, "Reviewed by you") == "1"
-    assert {b.label for b in at.get("download_button")} == {
-        "Download labels (JSONL)",
-        "Download labels (Parquet)",
-        "Download metrics (CSV)",
-        "Download Ragas dataset (JSONL)",
-        "Download DeepEval test cases (JSON)",
-    }
+    assert at.radio(key="export.format").options == [
+        "Labels (JSONL)",
+        "Labels (Parquet)",
+        "Metrics (CSV)",
+        "Ragas dataset (JSONL)",
+        "DeepEval test cases (JSON)",
+    ]
+    assert [b.label for b in at.get("download_button")] == ["Download labels (JSONL)"]  # small data: built at once
     table = next(d.value for d in at.dataframe if "relevance" in d.value.columns)
     row = table[(table["id"] == "ml-vs-programming") & (table["generation_model"] == "gpt-4o-mini")].iloc[0]
     assert row["relevance"] == 5 / 6 and row["label_source"] == "human"
@@ -172,3 +175,71 @@ def test_opening_a_path_reads_it_once_and_a_refused_one_again_once_fixed(app_env
     assert metric(at, "Examples") == "1" and reads == [(str(path),)] * 2
     at.run()
     assert reads == [(str(path),)] * 2
+
+
+@pytest.fixture
+def served_files(monkeypatch):
+    """What the Export page's download buttons would send, by button label: the deferred callables
+    Streamlit registers, called as Streamlit calls them when the person clicks."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    callables: dict[str, object] = {}
+    register = MediaFileManager.add_deferred
+
+    def record(self, data_callable, mimetype, coordinates, file_name=None, element_id=""):
+        callables[file_name] = data_callable
+        return register(self, data_callable, mimetype, coordinates, file_name=file_name, element_id=element_id)
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", record)
+    return callables
+
+
+def test_every_format_downloads_the_bytes_of_export_bytes(app_env, served_files):
+    at = run("pages/review.py", id="ml-vs-programming")
+    click_sentence(at, "0a")
+    at.switch_page("pages/export.py").run()
+    ds = load([ROOT / "sample_data"]).dataset
+    for fmt, name in (("jsonl", "labels (JSONL)"), ("parquet", "labels (Parquet)"), ("csv", "metrics (CSV)")):
+        at.radio(key="export.format").set_value(fmt).run()
+        assert not at.exception
+        assert [b.label for b in at.get("download_button")] == [f"Download {name}"]
+        file_name = export_filename("tester", fmt)
+        with LabelStore(app_env["db"]) as store:
+            assert served_files[file_name]() == export_bytes(ds, store, "tester", fmt)
+        assert any(c.value.startswith(md_escape(file_name)) and "built" in c.value for c in at.caption)
+
+
+def test_large_data_builds_on_request_with_rows_done_and_only_own_changes_outdate_it(
+    app_env, served_files, monkeypatch
+):
+    """Above BUILT_AT_ONCE_ROWS the file is built when the person asks, with a rows done / total bar;
+    a teammate's decision leaves it valid, the person's own asks for a new build."""
+    from ragviz.ui import export as export_ui
+    from ragviz.ui.progress import RowProgress
+
+    monkeypatch.setattr(export_ui, "BUILT_AT_ONCE_ROWS", 5)
+    shown: list[str] = []
+    redraw = RowProgress.__call__
+
+    def record_bar(self, what, done, total):
+        redraw(self, what, done, total)
+        shown.append(f"{what}: {done:,} / {total:,} rows")  # the text RowProgress draws
+
+    monkeypatch.setattr(RowProgress, "__call__", record_bar)
+    at = run("pages/export.py")
+    assert not at.get("download_button") and not shown  # nothing is built before the person asks
+    assert any("all 22 examples" in c.value for c in at.caption)
+    at.button(key="export.build.jsonl").click().run()
+    assert shown[-1] == "Building the export: 22 / 22 rows"
+    assert [b.label for b in at.get("download_button")] == ["Download labels (JSONL)"]
+    ds = load([ROOT / "sample_data"]).dataset
+    with LabelStore(app_env["db"]) as store:
+        store.record(ML, "teammate", [("relevant_keys", ["0a"], ["0a", "0b"])])
+        assert served_files[export_filename("tester", "jsonl")]() == export_bytes(ds, store, "tester", "jsonl")
+    at.run()
+    assert [b.label for b in at.get("download_button")] == ["Download labels (JSONL)"]  # still valid
+    at.switch_page("pages/review.py").run()
+    click_sentence(at, "0a")
+    at.switch_page("pages/export.py").run()
+    assert not at.get("download_button")
+    assert any("build it again" in c.value for c in at.caption)

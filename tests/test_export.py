@@ -17,13 +17,15 @@ from ragviz.data.dataset import Dataset
 from ragviz.data.labels import Change, field_value, support_field, toggle_key
 from ragviz.data.ragbench import LLM_PREFIX, example_from_row, labels_to_row
 from ragviz.export.files import (
+    WRITING_PARQUET,
     export_bytes,
     export_filename,
     metrics_csv,
+    write_download,
     write_jsonl,
     write_parquet,
 )
-from ragviz.export.rows import export_rows, metrics_records
+from ragviz.export.rows import EXPORTING, export_rows, metrics_records
 from ragviz.metrics.trace import example_trace, trace_scores
 from ragviz.store.label_store import LabelStore
 from tests.ragbench_data import require_ragbench, shard
@@ -355,3 +357,21 @@ def test_a_flipped_verdict_exports_the_reviewers_note_and_keeps_the_judges_text_
     back = example_from_row(json.loads(path.read_text()))
     assert back.labels.support_for(judged.key).explanation == "checked by hand"
     assert back.judge_labels.support_for(judged.key).explanation == judged.explanation
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "parquet", "csv", "ragas", "deepeval"])
+def test_every_download_reports_rows_done_up_to_all_of_them(dataset, tmp_path, fmt):
+    """The Export page's bar: ``(step, rows done, total)`` once a batch, never past the total, ending at
+    every row; a Parquet file then names the write of the file as its own step."""
+    heard: list[tuple[str, int, int]] = []
+    with LabelStore(tmp_path / "labels.db") as store:
+        _edit(store, dataset.example(0), "ann")
+        out = io.BytesIO()
+        write_download(dataset, store, "ann", fmt, out, lambda *call: heard.append(call))
+        assert out.getvalue() == export_bytes(dataset, store, "ann", fmt)
+    n = len(dataset)
+    building = [done for what, done, total in heard if what == EXPORTING and total == n]
+    assert building and building[-1] == n and building == sorted(building)
+    assert [h for h in heard if h[0] != EXPORTING] == (
+        [(WRITING_PARQUET, 0, n), (WRITING_PARQUET, n, n)] if fmt == "parquet" else []
+    )

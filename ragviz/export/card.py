@@ -10,12 +10,16 @@ published RAGBench shards carry them) under the ``huggingface`` key of the Arrow
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from ragviz.data.ragbench import LLM_PREFIX
+from ragviz.export.output import binary_output
 
 HF_KEY = b"huggingface"
 
@@ -171,3 +175,25 @@ def dataset_card(schema: pa.Schema, n_rows: int, data_files: Sequence[str], titl
     ]
     body += [f"| `{f.name}` | `{_cell(str(f.type))}` | {_cell(describe(f.name))} |" for f in schema]
     return "\n".join(yaml + body) + "\n"
+
+
+CARD_NAME = "README.md"
+DIRECTORY_PARQUET = "data-00000-of-00001.parquet"
+
+
+def card_path_for(parquet_path: str | os.PathLike) -> Path:
+    """Where ``--card`` writes the card of a Parquet file: ``<stem>.README.md`` beside it (never over a
+    README.md that may be someone's own)."""
+    p = Path(parquet_path)
+    return p.with_name(f"{p.stem}.{CARD_NAME}")
+
+
+def write_card(parquet_path: str | os.PathLike, card_path: str | os.PathLike) -> None:
+    """Write the dataset card of the Parquet file *parquet_path* (its schema and row count) to *card_path*."""
+    p = Path(parquet_path)
+    meta = pq.read_metadata(p)
+    schema = pq.read_schema(p)
+    relative = os.path.relpath(p, Path(card_path).parent)
+    text = dataset_card(schema, meta.num_rows, [relative])
+    with binary_output(card_path) as out:  # atomic rename
+        out.write(text.encode("utf-8"))

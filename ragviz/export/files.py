@@ -6,7 +6,6 @@ import io
 import json
 import os
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
@@ -15,24 +14,28 @@ import pyarrow.parquet as pq
 
 from ragviz.data.dataset import BOOKKEEPING, Dataset
 from ragviz.data.ragbench import LLM_PREFIX
-from ragviz.export.card import dataset_card, with_hf_features
+from ragviz.export.card import with_hf_features
 from ragviz.export.columnar import plain_export_columns
 from ragviz.export.json_text import _json_default, _json_safe, json_lines, string_bytes
 from ragviz.export.output import binary_output as _binary_output
 from ragviz.export.rows import (
+    EXPORTING,
     METRICS_COLUMNS,
     TEXT_COLUMNS,
     ExportBatch,
+    RowsDone,
     export_batches,
     export_fields,
     export_row,
     metrics_records,
+    metrics_table,
 )
 from ragviz.export.shapes import SHAPES, write_shape
 from ragviz.store.label_store import LabelStore
 
 FORMATS = ("jsonl", "parquet", "csv")
-
+#: The step a Parquet export's progress names once its rows are built.
+WRITING_PARQUET = "Writing the Parquet file"
 
 MIME_TYPES = {
     "jsonl": "application/jsonl",
@@ -159,7 +162,13 @@ def _unify(tables: Sequence[pa.Table]) -> pa.Table:
     return pa.concat_tables(aligned)
 
 
-def export_table(dataset: Dataset, store: LabelStore | None, annotator: str | None, batch_size: int = 2048) -> pa.Table:
+def export_table(
+    dataset: Dataset,
+    store: LabelStore | None,
+    annotator: str | None,
+    batch_size: int = 2048,
+    progress: RowsDone | None = None,
+) -> pa.Table:
     """The export as one Arrow table (the rows of :func:`export_rows`, typed as :func:`rows_table`
     types them), built batch by batch: rows the store knows nothing about are computed on columns
     (:mod:`ragviz.export.columnar`), only the others' labels are Python objects (one batch at a
@@ -178,6 +187,7 @@ def export_table(dataset: Dataset, store: LabelStore | None, annotator: str | No
             counts = n_sentences[start : start + sliced.num_rows][batch.plain]
             tables.append(_mixed_table(sliced, batch.plain, counts, rows, text, order))
         start += sliced.num_rows
+        _ = progress and progress(EXPORTING, start, len(dataset))
     if not tables:
         return rows_table([])
     return _unify(tables)
@@ -252,23 +262,39 @@ def metrics_records_csv(records: Sequence[Mapping[str, Any]]) -> str:
     return buf.getvalue()
 
 
-def metrics_csv_bytes(dataset: Dataset, store: LabelStore | None, annotator: str | None) -> bytes:
-    return metrics_csv(dataset, store, annotator).encode("utf-8")
+def metrics_csv_bytes(
+    dataset: Dataset, store: LabelStore | None, annotator: str | None, progress: RowsDone | None = None
+) -> bytes:
+    return metrics_records_csv(metrics_table(dataset, store, annotator, progress=progress).to_pylist()).encode("utf-8")
 
 
-def export_bytes(dataset: Dataset, store: LabelStore | None, annotator: str | None, fmt: str) -> bytes:
-    """The whole export in *fmt* (``jsonl``, ``parquet``, ``csv`` = metrics, or a tool's shape: ``ragas``,
-    ``deepeval``, ``ragchecker``, :mod:`ragviz.export.shapes`) for a download button."""
+def write_download(
+    dataset: Dataset,
+    store: LabelStore | None,
+    annotator: str | None,
+    fmt: str,
+    out: IO[bytes],
+    progress: RowsDone | None = None,
+) -> None:
+    """Write the whole export in *fmt* (``jsonl``, ``parquet``, ``csv`` = metrics, or a tool's shape:
+    ``ragas``, ``deepeval``, ``ragchecker``, :mod:`ragviz.export.shapes`) to the binary file *out*, as
+    the app's download gives it; *progress* hears ``(what, rows done, total)`` once a batch."""
     if fmt == "csv":
-        return metrics_csv_bytes(dataset, store, annotator)
-    if fmt in SHAPES:
-        buf = io.BytesIO()
-        write_shape(dataset, store, annotator, fmt, buf)
-        return buf.getvalue()
-    if fmt not in FORMATS:
-        raise ValueError(f"unknown export format {fmt!r} (choose from {', '.join(FORMATS)})")
+        out.write(metrics_csv_bytes(dataset, store, annotator, progress))
+    elif fmt in SHAPES:
+        write_shape(dataset, store, annotator, fmt, out, progress=progress)
+    elif fmt in FORMATS:
+        write_export(dataset, store, annotator, fmt, out, progress=progress)
+    else:
+        raise ValueError(f"unknown export format {fmt!r} (choose from {', '.join((*FORMATS, *SHAPES))})")
+
+
+def export_bytes(
+    dataset: Dataset, store: LabelStore | None, annotator: str | None, fmt: str, progress: RowsDone | None = None
+) -> bytes:
+    """The bytes :func:`write_download` writes."""
     buf = io.BytesIO()
-    write_export(dataset, store, annotator, fmt, buf)
+    write_download(dataset, store, annotator, fmt, buf, progress)
     return buf.getvalue()
 
 
@@ -279,6 +305,7 @@ def write_export(
     fmt: str,
     path_or_file: str | os.PathLike | IO[bytes],
     batch_size: int = 2048,
+    progress: RowsDone | None = None,
 ) -> tuple[int, int]:
     """Write the export of *dataset* (``jsonl`` or ``parquet``; the rows of :func:`export_rows`,
     the same bytes as :func:`write_jsonl` / :func:`write_parquet` of them) to a path (atomically),
@@ -291,8 +318,10 @@ def write_export(
         raise ValueError(f"write_export writes jsonl or parquet, not {fmt!r}")
     with _binary_output(path_or_file) as out:
         if fmt == "parquet":
-            table = with_hf_features(export_table(dataset, store, annotator, batch_size))
+            table = with_hf_features(export_table(dataset, store, annotator, batch_size, progress))
+            _ = progress and progress(WRITING_PARQUET, 0, table.num_rows)  # one call, seconds at 100k rows
             pq.write_table(table, out)
+            _ = progress and progress(WRITING_PARQUET, table.num_rows, table.num_rows)
             sources = table.column("label_source").to_pylist() if "label_source" in table.column_names else []
             n_human = sources.count("human")
             return table.num_rows, n_human
@@ -302,28 +331,8 @@ def write_export(
             _write_jsonl_batch(batch, n_sentences[n_rows : n_rows + batch.sliced.num_rows], out)
             n_rows += batch.sliced.num_rows
             n_human += sum(1 for item in batch.items if item.current is not None and item.label_source == "human")
+            _ = progress and progress(EXPORTING, n_rows, len(dataset))
         return n_rows, n_human
-
-
-CARD_NAME = "README.md"
-DIRECTORY_PARQUET = "data-00000-of-00001.parquet"
-
-
-def card_path_for(parquet_path: str | os.PathLike) -> Path:
-    """Where ``--card`` writes the card of a Parquet file: ``<stem>.README.md`` beside it (never over a
-    README.md that may be someone's own)."""
-    p = Path(parquet_path)
-    return p.with_name(f"{p.stem}.{CARD_NAME}")
-
-
-def write_card(parquet_path: str | os.PathLike, card_path: str | os.PathLike) -> None:
-    """Write the dataset card of the Parquet file *parquet_path* (its schema and row count) to *card_path*."""
-    p = Path(parquet_path)
-    meta = pq.read_metadata(p)
-    schema = pq.read_schema(p)
-    relative = os.path.relpath(p, Path(card_path).parent)
-    text = dataset_card(schema, meta.num_rows, [relative])
-    write_output(text.encode("utf-8"), card_path)
 
 
 def _write_jsonl_batch(batch: ExportBatch, n_sentences: np.ndarray, out: IO[bytes]) -> None:

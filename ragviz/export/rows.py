@@ -14,7 +14,7 @@ and scores, and the judge's labels from the ``llm_`` fields.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +37,11 @@ from ragviz.metrics.trace import TRACE_METRICS, TraceScores, trace_scores
 from ragviz.store.audit_samples import audit_members
 from ragviz.store.events import base_labels, fold_labels, status_of
 from ragviz.store.label_store import LabelStore
+
+#: What an export's progress callback names: ``progress(EXPORTING, rows done, total)``, once a batch.
+EXPORTING = "Building the export"
+#: ``progress(what, rows done, total)``, called once a batch while an export is built.
+RowsDone = Callable[[str, int, int], None]
 
 METRICS_COLUMNS = ("id", "dataset", "generation_model", *TRACE_METRICS, "trace_mean", "label_source")
 
@@ -281,7 +286,11 @@ def metrics_records(dataset: Dataset, store: LabelStore | None, annotator: str |
 
 
 def metrics_table(
-    dataset: Dataset, store: LabelStore | None, annotator: str | None, batch_size: int = 8192
+    dataset: Dataset,
+    store: LabelStore | None,
+    annotator: str | None,
+    batch_size: int = 8192,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> pa.Table:
     """:func:`metrics_records` as an Arrow table (columns :data:`METRICS_COLUMNS`): the scores of
     rows the store knows nothing about come from :func:`ragviz.export.columnar.plain_export_columns`
@@ -296,6 +305,8 @@ def metrics_table(
     for batch in export_batches(dataset, store, annotator, batch_size, text=False):
         rows = np.arange(start, start + batch.sliced.num_rows)
         start += batch.sliced.num_rows
+        if progress is not None:
+            progress(EXPORTING, start, n)
         plain = np.zeros(len(rows), bool) if batch.plain is None else batch.plain
         if plain.any():
             kept = batch.sliced.drop_columns([c for c in TEXT_COLUMNS if c in batch.sliced.column_names])

@@ -36,7 +36,7 @@ from ragviz.data.dataset import Dataset
 from ragviz.data.formats.ragchecker_rows import CLAIM_FIELDS
 from ragviz.data.formats.tool_columns import CARRIER, DEEPEVAL_METADATA, PIPE, REFERENCE_CONTEXTS
 from ragviz.export.output import binary_output
-from ragviz.export.rows import export_row, exported_batches
+from ragviz.export.rows import EXPORTING, export_row, exported_batches
 from ragviz.store.label_store import LabelStore
 
 SHAPES = ("ragas", "deepeval", "ragchecker")
@@ -202,10 +202,12 @@ def write_shape(
     shape: str,
     path_or_file: str | os.PathLike | IO[bytes],
     batch_size: int = 2048,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> tuple[int, int]:
     """Write the export of *dataset* (*annotator*'s current labels from *store*, or the rows' own) in
     *shape* (``ragas``, ``deepeval`` or ``ragchecker``) to a path (atomically), ``"-"`` or a binary file,
-    batch by batch; returns (rows, human-reviewed rows)."""
+    batch by batch; returns (rows, human-reviewed rows). *progress* hears ``(what, rows done, total)``
+    after each batch."""
     if shape not in RECORDS:
         raise ValueError(f"unknown shape {shape!r} (choose from {', '.join(SHAPES)})")
     to_record = RECORDS[shape]
@@ -214,11 +216,15 @@ def write_shape(
 
     def records() -> Iterable[dict[str, Any]]:
         nonlocal n_human
+        done = 0
         for _, items in exported_batches(dataset, store, annotator, batch_size):
             for item in items:
                 row = export_row(item)
                 n_human += row.get("label_source") == "human"
                 yield to_record(row)
+            done += len(items)
+            if progress is not None:
+                progress(EXPORTING, done, len(dataset))
 
     with binary_output(path_or_file) as out:
         n_rows = write_records(records(), shape, layout, out)

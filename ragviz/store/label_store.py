@@ -608,6 +608,15 @@ class LabelStore:
             judged = self._q("SELECT MAX(id) FROM judge_label_sets").fetchone()[0]
         return int(events or 0), int(judged or 0)
 
+    def annotator_version(self, annotator: str) -> tuple[int, int]:
+        """Like :meth:`data_version`, but changes only when *annotator* writes a label event (or
+        anyone stores a judge label set): a key for what holds one annotator's labels, such as a
+        prepared export, which a teammate's decisions leave valid."""
+        with self._lock:
+            events = self._q("SELECT MAX(id) FROM label_events WHERE annotator = ?", (annotator,)).fetchone()[0]
+            judged = self._q("SELECT MAX(id) FROM judge_label_sets").fetchone()[0]
+        return int(events or 0), int(judged or 0)
+
     # -- where each annotator was ------------------------------------------------------------
     def save_position(self, annotator: str, example_uid: str) -> None:
         self._check_ids(example_uid, annotator)

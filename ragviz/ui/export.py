@@ -3,9 +3,14 @@ per-example metrics table and the equivalent command line."""
 
 from __future__ import annotations
 
+import os
 import shlex
-from collections.abc import Callable, Sequence
+import tempfile
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
+from typing import IO
 from urllib.parse import urlsplit, urlunsplit
 
 import pandas as pd
@@ -13,7 +18,9 @@ import streamlit as st
 
 from ragviz.analysis.review_queue import Progress
 from ragviz.export.files import MIME_TYPES, export_filename
+from ragviz.export.rows import EXPORTING, RowsDone
 from ragviz.store.postgres import is_url
+from ragviz.ui.progress import RowProgress
 from ragviz.ui.render import md_escape
 
 DOWNLOADS = {
@@ -46,24 +53,111 @@ def what_an_export_holds() -> None:
     st.markdown(WHAT_AN_EXPORT_HOLDS)
 
 
-def _deferred(build: Callable[[str], bytes], fmt: str) -> Callable[[], bytes]:
-    return lambda: build(fmt)
+#: Data up to this many rows gets its file built as soon as the page opens (a fraction of a second);
+#: larger data waits for "Build", which shows rows done / total.
+BUILT_AT_ONCE_ROWS = 2000
+#: Above this size the page says the browser takes a while to receive the file.
+LARGE_FILE_BYTES = 200 << 20
+_PREPARED = "export.prepared"
 
 
-def download_buttons(who: str, build: Callable[[str], bytes]) -> None:
-    """One download button per format; *build* makes a format's bytes, only when the person clicks
-    (a full export touches every example)."""
-    with st.container(horizontal=True):
-        for fmt, label in DOWNLOADS.items():
-            st.download_button(
-                label,  # md: ours
-                data=_deferred(build, fmt),
-                file_name=export_filename(who, fmt),
-                mime=MIME_TYPES[fmt],
-                key=f"export.{fmt}",
-                type="primary" if fmt == "jsonl" else "secondary",
-                on_click="ignore",
-            )
+@dataclass(frozen=True)
+class PreparedFile:
+    """One built export: what it was built from (*key*), where its bytes are (an unlinked temporary
+    file, freed with the session: nothing stays on disk, and no bytes stay in memory between
+    downloads), its size and when it was built."""
+
+    key: Hashable
+    file: IO[bytes]
+    size: int
+    built_at: str
+
+    def read(self) -> bytes:
+        """The whole file (``os.pread``: safe from the download thread while the page reruns)."""
+        parts, done, fd = [], 0, self.file.fileno()
+        while done < self.size:
+            part = os.pread(fd, self.size - done, done)
+            if not part:
+                break
+            parts.append(part)
+            done += len(part)
+        return b"".join(parts)
+
+
+def _format_name(fmt: str) -> str:
+    what = DOWNLOADS[fmt].removeprefix("Download ")
+    return what[:1].upper() + what[1:]
+
+
+def format_choice() -> str:
+    """Which export the person wants (one of :data:`DOWNLOADS`)."""
+    fmt = st.radio(
+        "Format",
+        list(DOWNLOADS),
+        format_func=_format_name,  # md: ours
+        horizontal=True,
+        key="export.format",
+    )
+    return fmt or "jsonl"
+
+
+def _size_text(n_bytes: int) -> str:
+    for unit, scale in (("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
+        if n_bytes >= scale:
+            return f"{n_bytes / scale:,.1f} {unit}"
+    return f"{n_bytes:,} bytes"
+
+
+def _build(key: Hashable, n_rows: int, write_into: Callable[[IO[bytes], RowsDone], None]) -> PreparedFile:
+    bar = RowProgress(EXPORTING, n_rows)
+    try:
+        file = tempfile.TemporaryFile(prefix="ragviz-export-")  # 0600, unlinked at once on POSIX
+        write_into(file, bar)
+        file.flush()
+        return PreparedFile(key, file, file.tell(), datetime.now().strftime("%H:%M:%S"))
+    finally:
+        bar.close()
+
+
+def download(who: str, fmt: str, key: Hashable, n_rows: int, write_into: Callable[[IO[bytes], RowsDone], None]) -> None:
+    """The download of *fmt*: built into a temporary file with a rows done / total bar (at once for
+    small data, on "Build" otherwise), then served from that file when the person clicks. *key* says
+    what the file is built from (data, store, annotator, their labels' version, format); a file
+    whose key changed is built again. One file per format is kept per session."""
+    prepared: dict[str, PreparedFile] = st.session_state.setdefault(_PREPARED, {})
+    built = prepared.get(fmt)
+    label = DOWNLOADS[fmt]
+    with st.container(horizontal=True, vertical_alignment="center"):
+        if built is None or built.key != key:
+            slot = st.empty()  # the Build button, gone once the file is built
+            if n_rows > BUILT_AT_ONCE_ROWS and not slot.button(
+                label.replace("Download", "Build", 1),
+                type="primary",
+                key=f"export.build.{fmt}",  # md: ours
+            ):
+                st.caption(
+                    f"Your labels changed since this file was built: build it again ({n_rows:,} examples)."
+                    if built is not None
+                    else f"Builds the file from all {n_rows:,} examples with your current labels; then download it."
+                )  # md: ours
+                return
+            slot.empty()
+            built = prepared[fmt] = _build(key, n_rows, write_into)
+        name = export_filename(who, fmt)
+        st.download_button(
+            label,  # md: ours
+            data=built.read,
+            file_name=name,
+            mime=MIME_TYPES[fmt],
+            key=f"export.{fmt}",
+            type="primary",
+            on_click="ignore",
+        )
+        size = _size_text(built.size)
+        st.caption(f"{md_escape(name)} · {size} · built {built.built_at} from your current labels")  # md: ours
+    if built.size > LARGE_FILE_BYTES:
+        smaller = " Parquet holds the same labels in about a quarter of the size." if fmt == "jsonl" else ""
+        st.caption(f"A file this large takes your browser a while to receive after the click.{smaller}")  # md: ours
 
 
 def no_downloads(why: str) -> None:
