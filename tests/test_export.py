@@ -16,6 +16,7 @@ from ragviz.cli.export import export_command
 from ragviz.data.dataset import Dataset
 from ragviz.data.labels import Change, field_value, support_field, toggle_key
 from ragviz.data.ragbench import LLM_PREFIX, example_from_row, labels_to_row
+from ragviz.export import files
 from ragviz.export.files import (
     WRITING_PARQUET,
     export_bytes,
@@ -372,6 +373,16 @@ def test_every_download_reports_rows_done_up_to_all_of_them(dataset, tmp_path, f
     n = len(dataset)
     building = [done for what, done, total in heard if what == EXPORTING and total == n]
     assert building and building[-1] == n and building == sorted(building)
-    assert [h for h in heard if h[0] != EXPORTING] == (
-        [(WRITING_PARQUET, 0, n), (WRITING_PARQUET, n, n)] if fmt == "parquet" else []
-    )
+    writing = [h for h in heard if h[0] != EXPORTING]
+    assert writing == ([(WRITING_PARQUET, n, n)] if fmt == "parquet" else [])  # fewer rows than a row group
+
+
+def test_a_parquet_export_is_written_a_row_group_at_a_time(dataset, tmp_path, monkeypatch):
+    monkeypatch.setattr(files, "PARQUET_ROW_GROUP", 3)
+    heard: list[tuple[str, int, int]] = []
+    out = tmp_path / "out.parquet"
+    files.write_export(dataset, None, None, "parquet", out, progress=lambda *call: heard.append(call))
+    n = len(dataset)
+    assert [done for what, done, _ in heard if what == WRITING_PARQUET] == [*range(3, n, 3), n]
+    assert pq.ParquetFile(out).metadata.num_row_groups == -(-n // 3)
+    assert pq.read_table(out).equals(pq.read_table(io.BytesIO(export_bytes(dataset, None, None, "parquet"))))

@@ -15,7 +15,8 @@ from ragviz.data.dataset import Dataset
 from ragviz.data.formats.ragchecker import RagCheckerFormatError, is_ragchecker_file
 from ragviz.data.load import load
 from ragviz.export.card import CARD_NAME, DIRECTORY_PARQUET, card_path_for, write_card
-from ragviz.export.files import FORMATS, metrics_records_csv, write_export, write_output
+from ragviz.export.files import FORMATS, metrics_records_csv, write_export
+from ragviz.export.output import write_output
 from ragviz.export.rows import metrics_records
 from ragviz.export.shapes import SHAPES, write_corrected_ragchecker, write_shape
 from ragviz.store.label_store import LabelStore

@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ragviz.data.ragbench import LLM_PREFIX
-from ragviz.export.output import binary_output
+from ragviz.export.output import write_output
 
 HF_KEY = b"huggingface"
 
@@ -195,5 +195,4 @@ def write_card(parquet_path: str | os.PathLike, card_path: str | os.PathLike) ->
     schema = pq.read_schema(p)
     relative = os.path.relpath(p, Path(card_path).parent)
     text = dataset_card(schema, meta.num_rows, [relative])
-    with binary_output(card_path) as out:  # atomic rename
-        out.write(text.encode("utf-8"))
+    write_output(text.encode("utf-8"), card_path)

@@ -18,6 +18,7 @@ from ragviz.export.card import with_hf_features
 from ragviz.export.columnar import plain_export_columns
 from ragviz.export.json_text import _json_default, _json_safe, json_lines, string_bytes
 from ragviz.export.output import binary_output as _binary_output
+from ragviz.export.output import write_output
 from ragviz.export.rows import (
     EXPORTING,
     METRICS_COLUMNS,
@@ -36,6 +37,8 @@ from ragviz.store.label_store import LabelStore
 FORMATS = ("jsonl", "parquet", "csv")
 #: The step a Parquet export's progress names once its rows are built.
 WRITING_PARQUET = "Writing the Parquet file"
+#: Rows per row group of an exported Parquet file (its write reports progress once a row group).
+PARQUET_ROW_GROUP = 8192
 
 MIME_TYPES = {
     "jsonl": "application/jsonl",
@@ -319,9 +322,7 @@ def write_export(
     with _binary_output(path_or_file) as out:
         if fmt == "parquet":
             table = with_hf_features(export_table(dataset, store, annotator, batch_size, progress))
-            _ = progress and progress(WRITING_PARQUET, 0, table.num_rows)  # one call, seconds at 100k rows
-            pq.write_table(table, out)
-            _ = progress and progress(WRITING_PARQUET, table.num_rows, table.num_rows)
+            _write_parquet_row_groups(table, out, progress)
             sources = table.column("label_source").to_pylist() if "label_source" in table.column_names else []
             n_human = sources.count("human")
             return table.num_rows, n_human
@@ -333,6 +334,17 @@ def write_export(
             n_human += sum(1 for item in batch.items if item.current is not None and item.label_source == "human")
             _ = progress and progress(EXPORTING, n_rows, len(dataset))
         return n_rows, n_human
+
+
+def _write_parquet_row_groups(table: pa.Table, out: IO[bytes], progress: RowsDone | None) -> None:
+    """*table* as Parquet, :data:`PARQUET_ROW_GROUP` rows a row group, telling *progress* after each."""
+    if not table.num_rows:
+        pq.write_table(table, out)
+        return
+    with pq.ParquetWriter(out, table.schema) as writer:
+        for start in range(0, table.num_rows, PARQUET_ROW_GROUP):
+            writer.write_table(table.slice(start, PARQUET_ROW_GROUP))
+            _ = progress and progress(WRITING_PARQUET, min(start + PARQUET_ROW_GROUP, table.num_rows), table.num_rows)
 
 
 def _write_jsonl_batch(batch: ExportBatch, n_sentences: np.ndarray, out: IO[bytes]) -> None:
@@ -362,18 +374,6 @@ def export_filename(annotator: str | None, fmt: str, stem: str = "ragviz-labels"
     who = "".join(c if c.isalnum() or c in "-_" else "_" for c in (annotator or "")).strip("_")
     ext = _EXTENSIONS.get(fmt, fmt)
     return f"{stem}-{who}.{ext}" if who else f"{stem}.{ext}"
-
-
-def write_output(data: bytes, path_or_file: str | os.PathLike | IO[bytes] | IO[str]) -> None:
-    if isinstance(path_or_file, (str, os.PathLike)):
-        with _binary_output(path_or_file) as f:  # atomic rename for a path, stdout for "-"
-            f.write(data)
-        return
-    if isinstance(path_or_file, io.TextIOBase):
-        path_or_file.write(data.decode("utf-8"))
-    else:
-        # Any file object that is not a text stream is taken to be binary; IO[str] cannot say which.
-        path_or_file.write(data)  # type: ignore[arg-type]
 
 
 def write_jsonl(rows: Sequence[Mapping[str, Any]], path_or_file: str | os.PathLike | IO) -> None:

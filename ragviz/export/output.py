@@ -3,6 +3,7 @@ with the permissions the umask gives), stdout for ``"-"``, or an open binary fil
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 import tempfile
@@ -53,3 +54,16 @@ def current_umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
+
+
+def write_output(data: bytes, path_or_file: str | os.PathLike | IO[bytes] | IO[str]) -> None:
+    """Write *data* to a path (atomically), ``"-"`` (stdout) or an open file (a text stream gets UTF-8 text)."""
+    if isinstance(path_or_file, (str, os.PathLike)):
+        with binary_output(path_or_file) as f:  # atomic rename for a path, stdout for "-"
+            f.write(data)
+        return
+    if isinstance(path_or_file, io.TextIOBase):
+        path_or_file.write(data.decode("utf-8"))
+    else:
+        # Any file object that is not a text stream is taken to be binary; IO[str] cannot say which.
+        path_or_file.write(data)  # type: ignore[arg-type]
