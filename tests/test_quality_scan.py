@@ -8,6 +8,7 @@ import json
 import random
 from collections import Counter
 
+import numpy as np
 import pyarrow as pa
 import pytest
 
@@ -147,6 +148,17 @@ def test_chunked_and_sliced_tables_count_the_same(planted):
     assert chunked.table.column(rb.SUPPORT).num_chunks == 3
     _assert_same_as_reference(chunked)
     _assert_same_as_reference(Dataset(table.slice(57, 211)))
+
+
+def test_rows_scanned_a_slice_at_a_time_count_the_same(planted, monkeypatch):
+    from ragviz.analysis import quality_scan
+
+    whole = issue_counts_per_row(planted.table, len(planted))
+    monkeypatch.setattr(quality_scan, "SCAN_ROWS", 37)
+    sliced = issue_counts_per_row(planted.table, len(planted))
+    assert whole is not None and sliced is not None
+    assert all(np.array_equal(whole[k], sliced[k]) for k in ISSUE_KINDS)
+    _assert_same_as_reference(planted)
 
 
 def test_tables_without_some_columns(planted):

@@ -243,8 +243,25 @@ def scan_dataset(dataset: Dataset) -> QualityScan:
     return QualityScan(issue_counts, example_counts, [sets[m] for m in mask.tolist()])
 
 
+#: Rows scanned at a time: the scan's arrays (one entry per sentence and label key) stay this many rows' worth.
+SCAN_ROWS = 65_536
+
+
 def issue_counts_per_row(table: pa.Table, n: int) -> dict[str, np.ndarray] | None:
-    """Per kind, the number of issues of each row; ``None`` when a sentence key is null (row by row then)."""
+    """Per kind, the number of issues of each row; ``None`` when a sentence key is null (row by row then).
+    Every issue lies within one row, so the rows are scanned :data:`SCAN_ROWS` at a time."""
+    parts = []
+    for start in range(0, n, SCAN_ROWS):
+        part = _issue_counts(table.slice(start, SCAN_ROWS), min(SCAN_ROWS, n - start))
+        if part is None:
+            return None
+        parts.append(part)
+    if not parts:
+        return _issue_counts(table, n)
+    return {k: np.concatenate([p[k] for p in parts]) for k in ISSUE_KINDS}
+
+
+def _issue_counts(table: pa.Table, n: int) -> dict[str, np.ndarray] | None:
     ctx_keys, ctx_rows = _sentence_keys(table, "documents_sentences", 2)
     resp_keys, resp_rows = _sentence_keys(table, "response_sentences", 1)
     if ctx_keys.null_count or resp_keys.null_count:
