@@ -20,6 +20,7 @@ import pyarrow.compute as pc
 import pytest
 
 from ragviz.analysis import dashboard, dashboard_rows, poisson_bootstrap, stats
+from ragviz.analysis.aggregates import subset_mean_state
 from ragviz.analysis.compare import HUMAN, JUDGE, LabelSet, diff_label_sets, examples_at, resolve_label_set, store_rows
 from ragviz.analysis.dashboard_rows import row_figures
 from ragviz.analysis.move_sizes import best_move_sizes
@@ -224,6 +225,20 @@ def test_context_sentence_counts_from_offsets_are_the_group_sums(synthetic):
         assert dataset.n_context_sentences == _n_context_before(dataset)
 
 
+def test_subset_codes_are_the_sorted_names_and_each_rows_place(synthetic):
+    rows = [{"id": str(k), "dataset_name": name} for k, name in enumerate(["b", "", "a", "b", "é", "a"])]
+    small = Dataset.from_rows(rows, "sub", "s.jsonl")
+    chunked = Dataset(pa.concat_tables([small.table, small.table.slice(2)]))
+    for dataset in (small, chunked, synthetic, Dataset(synthetic.table.slice(0, 0))):
+        names = tuple(sorted(set(dataset.datasets)))
+        found, codes = dataset.dataset_codes
+        assert found == names
+        assert codes.tolist() == [names.index(d) for d in dataset.datasets]
+        records = pd.DataFrame({"dataset": dataset.datasets, **{m: np.ones(len(dataset)) for m in TRACE_METRICS}})
+        state = subset_mean_state(records)
+        assert state.names == names and state.groups.tolist() == codes.tolist()
+
+
 def test_the_uid_index_names_a_repeated_uids_first_row():
     rows = [{"id": k, "dataset_name": "d", "generation_model_name": "m"} for k in ("x", "y", "x", "z", "y")]
     dataset = Dataset.from_rows(rows, "s", "s.jsonl")
@@ -241,7 +256,7 @@ def test_auroc_and_rmse_of_arrays_are_those_of_lists():
     score = np.round(rng.random(5000), 2)  # many ties
     assert stats.auroc(truth, score) == stats.auroc(truth.tolist(), score.tolist())
     a, b = rng.random(5000), rng.random(5000)
-    assert stats.rmse(a, b) == pytest.approx(stats.rmse(a.tolist(), b.tolist()), rel=1e-15)
+    assert stats.rmse(a, b) == pytest.approx(stats.rmse(a.tolist(), b.tolist()), rel=1e-13)
     assert stats.rmse(np.zeros(0), np.zeros(0)) is None
 
 

@@ -190,7 +190,7 @@ def baseline_table_of_scores(dataset: Dataset, truth: Mapping[str, Any]) -> list
     RMSE of :mod:`ragviz.analysis.stats` over the labeled rows that have a prediction."""
     import numpy as np
 
-    subsets = np.asarray(dataset.datasets, dtype=object)
+    names, codes = dataset.dataset_codes
     adherence = np.asarray(truth["adherence"], dtype=float)
     labeled = ~np.isnan(adherence)
     table = dataset.table
@@ -202,7 +202,7 @@ def baseline_table_of_scores(dataset: Dataset, truth: Mapping[str, Any]) -> list
         return np.where(np.isfinite(values), values, np.nan) if values.dtype.kind == "f" else _as_floats(values)
 
     columns = {f: predictions(f) for j in BASELINE_JUDGES for f in j.fields}
-    groups = [(name, subsets == name) for name in sorted(set(subsets.tolist()))]
+    groups = [(name, codes == k) for k, name in enumerate(names)]
     if len(groups) > 1:
         groups.append((ALL, np.ones(len(dataset), bool)))
     out = []

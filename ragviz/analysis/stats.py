@@ -166,10 +166,10 @@ def rmse(reference: Sequence[float], candidate: Sequence[float]) -> float | None
     import numpy as np
 
     if isinstance(reference, np.ndarray) or isinstance(candidate, np.ndarray):
-        # arrays: squared on the array (x * x; Python's ** 2 may differ in the last bit), then summed by the
-        # built-in sum in row order as below: no Python float per pair until the sum
+        # arrays: on the array, no Python float per pair (squares x * x and a pairwise sum: the float may
+        # differ from the loop below in the last bits)
         squares = (np.asarray(candidate, dtype=float) - np.asarray(reference, dtype=float)) ** 2
-        return math.sqrt(sum(squares.tolist()) / len(reference))
+        return math.sqrt(float(squares.sum()) / len(reference))
     return math.sqrt(sum((c - r) ** 2 for r, c in zip(reference, candidate)) / len(reference))
 
 

@@ -157,6 +157,19 @@ class Dataset:
         return self._texts(self._dataset_column)
 
     @cached_property
+    def dataset_codes(self) -> tuple[tuple[str, ...], np.ndarray]:
+        """:attr:`datasets` as codes: the distinct names, sorted, and per row the index of its name
+        among them (``int64``), from the column's dictionary (no Python value per row)."""
+        column = self._dataset_column
+        if not len(column):
+            return (), np.zeros(0, np.int64)
+        encoded = cast(pa.DictionaryArray, pc.dictionary_encode(column.combine_chunks()))
+        found = cast("list[str]", encoded.dictionary.to_pylist())  # no null: filled with ""
+        rank = np.empty(len(found), np.int64)
+        rank[sorted(range(len(found)), key=found.__getitem__)] = np.arange(len(found))
+        return tuple(sorted(found)), rank[np.asarray(encoded.indices, np.int64)]
+
+    @cached_property
     def ids(self) -> list[str]:
         return self._texts(self._text_column("id"))
 
