@@ -11,7 +11,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ragviz.data.label_columns import LabelColumns, array_of, sorted_distinct, support_flags
+from ragviz.data.label_columns import LabelColumns, array_of, list_lengths, sorted_distinct, support_flags
 from ragviz.data.ragbench import RELEVANT, SUPPORT, UNSUPPORTED, UTILIZED
 
 
@@ -45,9 +45,9 @@ def _sentence_keys(table: pa.Table, name: str, nested: bool) -> tuple[pa.Array, 
     keys, rows, start = [], [], 0
     for chunk in table.column(name).chunks:  # chunk by chunk: the texts are never copied
         pairs, chunk_rows = _flat(chunk)
-        if nested:
-            pairs, doc_rows = _flat(pairs)
-            chunk_rows = chunk_rows[doc_rows]
+        if nested:  # each document's row, repeated once per sentence of it
+            chunk_rows = np.repeat(chunk_rows, list_lengths(pairs))
+            pairs = array_of(pc.list_flatten(pairs))
         keys.append(
             array_of(pc.cast(pc.list_element(pairs, 0), pa.string())) if len(pairs) else pa.array([], pa.string())
         )
@@ -103,12 +103,12 @@ def context_signatures(
     rel_found, rel_counts = _distinct_counts(rel_pairs)
     util_found, util_counts = _distinct_counts(util_pairs)
     listed = sorted_distinct(np.concatenate([rel_found, util_found]))
-    context = np.sort(at)  # mostly in order already: cheaper than looking every sentence up
-    copies = np.searchsorted(context, listed, side="right") - np.searchsorted(context, listed, side="left")
+    in_context, context_counts = _distinct_counts(at)  # sorting the sentences: cheaper than a look-up each
+    copies = _count_of(listed, in_context, context_counts)
     keys = listed[copies > 0]
     rows = keys // width
     named = np.bincount(rows, copies[copies > 0], minlength=n)
-    others = np.flatnonzero(np.bincount(context // width, minlength=n) > named)
+    others = np.flatnonzero(np.bincount(in_context // width, context_counts, minlength=n) > named)
     return rows, _count_of(keys, rel_found, rel_counts), _count_of(keys, util_found, util_counts), others
 
 
