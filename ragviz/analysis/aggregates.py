@@ -87,18 +87,30 @@ def subset_mean_state(
     import pandas as pd
 
     if isinstance(records, pd.DataFrame):
-        labels = np.asarray(records["dataset"].astype(str), dtype=object)
+        names, groups = _group_codes(records["dataset"].astype(str))
         values = np.stack([records[m].to_numpy(dtype=float) for m in metrics], axis=1)
     else:
         by = group_of or (lambda r: r["dataset"])
         labels = np.asarray([by(r) for r in records], dtype=object)
         values = np.array([[np.nan if r[m] is None else r[m] for m in metrics] for r in records], dtype=float)
-    values = values.reshape(len(labels), len(metrics))
-    names = tuple(sorted(set(labels.tolist())))
-    groups = np.searchsorted(np.asarray(names, dtype=object), labels) if len(labels) else np.zeros(0, np.int64)
-    sums = resample_sums(values, groups, len(names), n_resamples) if len(labels) >= LARGE_SAMPLE else None
+        names = tuple(sorted(set(labels.tolist())))
+        groups = np.searchsorted(np.asarray(names, dtype=object), labels) if len(labels) else np.zeros(0, np.int64)
+    values = values.reshape(len(groups), len(metrics))
+    sums = resample_sums(values, groups, len(names), n_resamples) if len(groups) >= LARGE_SAMPLE else None
     rows = _mean_rows(tuple(metrics), names, groups, values, sums, n_resamples, None)
     return SubsetMeans(tuple(metrics), names, groups, values, sums, n_resamples, rows)
+
+
+def _group_codes(labels: pd.Series) -> tuple[tuple[str, ...], Any]:
+    """The distinct *labels* (text) sorted, and per row the index of its label among them:
+    hashed (``pandas.factorize``), not sorted row by row."""
+    import numpy as np
+    import pandas as pd
+
+    codes, found = pd.factorize(labels, use_na_sentinel=False)
+    names = sorted(str(v) for v in found)
+    rank = np.asarray([names.index(str(v)) for v in found], np.int64)
+    return tuple(names), rank[codes] if len(codes) else np.zeros(0, np.int64)
 
 
 def _mean_rows(

@@ -190,7 +190,7 @@ def baseline_table_of_scores(dataset: Dataset, truth: Mapping[str, Any]) -> list
     RMSE of :mod:`ragviz.analysis.stats` over the labeled rows that have a prediction."""
     import numpy as np
 
-    subsets = np.asarray(dataset.datasets, dtype=object)
+    names, codes = dataset.dataset_codes
     adherence = np.asarray(truth["adherence"], dtype=float)
     labeled = ~np.isnan(adherence)
     table = dataset.table
@@ -202,7 +202,7 @@ def baseline_table_of_scores(dataset: Dataset, truth: Mapping[str, Any]) -> list
         return np.where(np.isfinite(values), values, np.nan) if values.dtype.kind == "f" else _as_floats(values)
 
     columns = {f: predictions(f) for j in BASELINE_JUDGES for f in j.fields}
-    groups = [(name, subsets == name) for name in sorted(set(subsets.tolist()))]
+    groups = [(name, codes == k) for k, name in enumerate(names)]
     if len(groups) > 1:
         groups.append((ALL, np.ones(len(dataset), bool)))
     out = []
@@ -211,16 +211,16 @@ def baseline_table_of_scores(dataset: Dataset, truth: Mapping[str, Any]) -> list
         row: dict[str, Any] = {"dataset": subset, "n": int(rows.sum())}
         for judge in BASELINE_JUDGES:
             predicted = rows & ~np.isnan(columns[judge.adherence_field])
-            truth_h = (adherence[predicted] == 0.0).tolist()
-            pred_h = (1.0 - columns[judge.adherence_field][predicted]).tolist()
-            row[f"{judge.key}_hallucination_auroc"] = auroc(truth_h, pred_h) if pred_h else None
+            truth_h = adherence[predicted] == 0.0
+            pred_h = 1.0 - columns[judge.adherence_field][predicted]
+            row[f"{judge.key}_hallucination_auroc"] = auroc(truth_h, pred_h) if len(pred_h) else None
             figures = {}
             for field, metric in ((judge.relevance_field, "relevance"), (judge.utilization_field, "utilization")):
                 if field is None:
                     continue
                 t = np.asarray(truth[metric], dtype=float)
                 both = rows & ~np.isnan(t) & ~np.isnan(columns[field])
-                figures[metric] = (rmse(t[both].tolist(), columns[field][both].tolist()), int(both.sum()))
+                figures[metric] = (rmse(t[both], columns[field][both]), int(both.sum()))
             row[f"{judge.key}_relevance_rmse"] = figures["relevance"][0]
             if judge.utilization_field:
                 row[f"{judge.key}_utilization_rmse"] = figures["utilization"][0]

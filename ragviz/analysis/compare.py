@@ -197,15 +197,26 @@ def resolve_label_set(
             if name == HUMAN
             else {uid: name for uid, st in store.statuses(name).items() if st.reviewed}
         )
-        for uid, who in deciders.items():
-            row = dataset.index_of(uid)
-            if row is not None:
-                example = examples[row] if examples is not None and row in examples else dataset.example(row)
-                labels = store.current_labels(example, who)
-                if labels is not None:
-                    decided[row] = labels
-                    source[row] = DECIDED
+        found = {row: who for uid, who in deciders.items() if (row := dataset.index_of(uid)) is not None}
+        built = examples_at(dataset, list(found), examples)  # a batch at a time, not one row each
+        for row, who in found.items():
+            labels = store.current_labels(built[row], who)
+            if labels is not None:
+                decided[row] = labels
+                source[row] = DECIDED
     return LabelSet(name, RowLabels(dataset, source, decided, store, examples))
+
+
+def store_rows(dataset: Dataset, store: LabelStore | None) -> list[int]:
+    """The rows of *dataset* whose labels the store decides somewhere (in row order): those an
+    annotator decided on, and those with a stored judge label set. Every label set builds an
+    Example for these rows only (:func:`resolve_label_set`), so building them once serves all."""
+    if store is None:
+        return []
+    uids = set(store.judged_uids())
+    for who in store.annotators():
+        uids.update(uid for uid, status in store.statuses(who).items() if status.reviewed)
+    return sorted(row for uid in uids if (row := dataset.index_of(uid)) is not None)
 
 
 # -- the diff ------------------------------------------------------------------------------------------
@@ -315,17 +326,35 @@ def diff_totals(diffs: Sequence[ExampleDiff]) -> DiffTotals:
     )
 
 
-def diff_label_sets(dataset: Dataset, a: LabelSet, b: LabelSet, only_changed: bool = True) -> list[ExampleDiff]:
+def diff_label_sets(
+    dataset: Dataset,
+    a: LabelSet,
+    b: LabelSet,
+    only_changed: bool = True,
+    examples: Mapping[int, Example] | None = None,
+) -> list[ExampleDiff]:
     """Per example both sets cover (row order): the diff from *a* to *b*. A difference only in
     stored key spelling (``"0b."`` vs ``"0b"``) or explanations is not a change. With *only_changed*
-    the rows where both sets hold the very same labels are skipped unbuilt (:meth:`LabelSet.differing_rows`)."""
+    the rows where both sets hold the very same labels are skipped unbuilt (:meth:`LabelSet.differing_rows`).
+    *examples*: already-built examples by row index, used where they have the row."""
     rows = a.differing_rows(b) if only_changed else a.shared_rows(b)
     for labels in (a.labels, b.labels):
         if isinstance(labels, RowLabels):
             labels.prefetch(rows)
+    have = examples or {}
     out = []
-    for i, ex in iter_examples(dataset, rows):
+    for i, ex in _examples_in_order(dataset, rows, have):
         d = diff_example(i, ex, a.labels[i], b.labels[i])
         if d.n_changes or not only_changed:
             out.append(d)
     return out
+
+
+def _examples_in_order(
+    dataset: Dataset, rows: Sequence[int], have: Mapping[int, Example]
+) -> Iterator[tuple[int, Example]]:
+    """``(row, example)`` for *rows* in that order: from *have* where it has the row, the others
+    built a batch at a time as they come (:func:`iter_examples`)."""
+    missing = iter_examples(dataset, [i for i in rows if i not in have])
+    for i in rows:
+        yield (i, have[i]) if i in have else next(missing)

@@ -29,15 +29,9 @@ from ragviz.analysis.agreement import (
     agreement,
 )
 from ragviz.analysis.baselines import baseline_table_of_scores, has_baseline_scores
-from ragviz.analysis.compare import JUDGE, LabelSet, iter_examples, judge_labels, resolve_label_set
+from ragviz.analysis.compare import JUDGE, LabelSet, examples_at, judge_labels, resolve_label_set, store_rows
 from ragviz.analysis.dashboard_rows import RowFigures, row_figures
-from ragviz.analysis.triage import (
-    Disagreement,
-    Leverage,
-    best_moves,
-    disagreements,
-    top_leverage,
-)
+from ragviz.analysis.triage import Disagreement, Leverage, best_moves, disagreements, top_leverage
 from ragviz.data.model import Example, Labels
 from ragviz.data.ragbench import LABEL_FIELDS, LLM_PREFIX
 from ragviz.metrics.answer import ANSWER_METRICS, example_answer
@@ -117,19 +111,23 @@ def dashboard_data(
     progress: Callable[[str, int, int], None] | None = None,
     base: RowFigures | None = None,
     base_means: SubsetMeans | None = None,
+    examples: Mapping[int, Example] | None = None,
 ) -> DashboardData:
     """The Dashboard of *dataset* with the *against* label set (``human`` or an annotator) as the truth
     (undecided examples keep the judge's labels). *base*: ``dashboard_rows.row_figures(dataset)``, if
-    kept; *base_means*: their ``subset_mean_state`` (the decided rows swapped in: ``updated``)."""
+    kept; *base_means*: their ``subset_mean_state`` (the decided rows swapped in: ``updated``);
+    *examples*: those of :func:`ragviz.analysis.compare.store_rows`, if built."""
     import pandas as pd
 
     n, step = len(dataset), progress or (lambda what, done, total: None)
     if base is None:
         base = row_figures(dataset, lambda done, total: step("Scoring the labels", done, total))
-    reviewed = resolve_label_set(dataset, against, store, scope="reviewed")
+    have = examples_at(dataset, store_rows(dataset, store), examples)  # each built once, shared below
+    reviewed = resolve_label_set(dataset, against, store, scope="reviewed", examples=have)
     judged = store.judged_uids() if store is not None else set()
     stored = {i for uid in judged if (i := dataset.index_of(uid)) is not None}
-    examples = dict(iter_examples(dataset, sorted(set(reviewed.labels) | stored)))
+    built = examples_at(dataset, wanted := sorted(set(reviewed.labels) | stored), have)  # + rows a file says are human
+    examples = {i: built[i] for i in wanted}
     judge = {i: judge_labels(ex, store if ex.uid in judged else None) for i, ex in examples.items()}
     current = {i: reviewed.labels.get(i, judge[i]) for i in examples}
     figures = base.with_rows({i: (examples[i], current[i]) for i in examples})
@@ -173,6 +171,7 @@ def dashboard_data(
             LabelSet(JUDGE, judged_labels),
             LabelSet(against, {i: reviewed.labels[i] for i in judged_rows}),
             top,
+            examples,
         ),
     )
 

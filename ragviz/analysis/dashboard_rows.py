@@ -3,7 +3,7 @@ the one label change that moves it most moves it (:func:`ragviz.analysis.triage.
 
 :func:`row_figures` computes them for the labels the rows carry (the judge's), on Arrow columns
 (:func:`ragviz.data.label_columns.label_columns`, :func:`ragviz.metrics.trace.trace_arrays`,
-:func:`ragviz.analysis.triage.best_move_sizes`): no Python object per row. They depend on the data
+:func:`ragviz.analysis.move_sizes.best_move_sizes`): no Python object per row. They depend on the data
 only, so a page caches them per data file. :meth:`RowFigures.with_rows` then puts in the few rows
 whose current labels are someone else's (a person's decision, a judge label set in the store), each
 scored by :func:`ragviz.metrics.trace.trace_scores` and :func:`~ragviz.analysis.triage.best_moves`
@@ -17,6 +17,7 @@ scored example by example through the same two functions.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -24,7 +25,8 @@ import numpy as np
 import pyarrow as pa
 
 from ragviz.analysis.compare import iter_examples
-from ragviz.analysis.triage import best_move_sizes, best_moves
+from ragviz.analysis.move_sizes import best_move_sizes
+from ragviz.analysis.triage import best_moves
 from ragviz.data.label_columns import label_columns, label_columns_ok, label_values_ok, present_type
 from ragviz.data.ragbench import LABEL_FIELDS, LLM_PREFIX
 from ragviz.metrics.trace import TRACE_METRICS, trace_arrays, trace_scores
@@ -33,8 +35,9 @@ if TYPE_CHECKING:
     from ragviz.data.dataset import Dataset
     from ragviz.data.model import Example, Labels
 
-#: Rows scored at once (progress is reported per batch).
+#: Rows scored at once (progress is reported per batch), and the threads scoring batches.
 BATCH_ROWS = 16384
+WORKERS = 2
 _COLUMNS = ("documents_sentences", "response_sentences", *LABEL_FIELDS)
 
 
@@ -96,28 +99,38 @@ def rows_are_judge_labels(schema: pa.Schema) -> bool:
     return label_columns_ok(schema)
 
 
-def row_figures(dataset: Dataset, progress: Callable[[int, int], None] | None = None) -> RowFigures:
+def row_figures(
+    dataset: Dataset, progress: Callable[[int, int], None] | None = None, workers: int = WORKERS
+) -> RowFigures:
     """The figures of every row of *dataset* under the labels the rows carry, as the judge's
     (:func:`ragviz.analysis.compare.judge_labels_of` with no stored judge set); *progress* is told
-    ``(rows done, rows)`` after each batch."""
+    ``(rows done, rows)`` after each batch (from the calling thread). Batches scored on columns
+    run in *workers* threads (Arrow and numpy work without the GIL), in row order."""
     n, step = len(dataset), progress or (lambda done, total: None)
     table = dataset.table.select([c for c in _COLUMNS if c in dataset.table.column_names])
     n_context = np.asarray(dataset.n_context_sentences, np.int64)
     scores = {m: np.full(n, np.nan) for m in TRACE_METRICS}
     moves = {m: np.full(n, np.nan) for m in TRACE_METRICS}
     columnar = rows_are_judge_labels(dataset.table.schema)
-    for start in range(0, n, BATCH_ROWS):
-        stop = min(n, start + BATCH_ROWS)
+    spans = [(start, min(n, start + BATCH_ROWS)) for start in range(0, n, BATCH_ROWS)]
+
+    def score(span: tuple[int, int]) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]] | None:
+        start, stop = span
         batch = table.slice(start, stop - start)
-        if columnar and label_values_ok(batch):
-            labels = label_columns(batch)
-            for m, values in trace_arrays(labels, n_context[start:stop]).items():
-                scores[m][start:stop] = values
-            for m, values in best_move_sizes(batch, labels, n_context[start:stop]).items():
-                moves[m][start:stop] = values
-        else:
-            _score_examples(iter_examples(dataset, range(start, stop)), scores, moves)
-        step(stop, n)
+        if not (columnar and label_values_ok(batch)):
+            return None  # scored example by example, in the calling thread
+        labels = label_columns(batch)
+        return trace_arrays(labels, n_context[start:stop]), best_move_sizes(batch, labels, n_context[start:stop])
+
+    with ThreadPoolExecutor(max(1, min(workers, len(spans)))) as pool:
+        for (start, stop), found in zip(spans, pool.map(score, spans)):
+            if found is None:
+                _score_examples(iter_examples(dataset, range(start, stop)), scores, moves)
+            else:
+                for into, values in zip((scores, moves), found):
+                    for m, column in values.items():
+                        into[m][start:stop] = column
+            step(stop, n)
     return RowFigures(scores, moves)
 
 

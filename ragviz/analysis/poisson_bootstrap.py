@@ -5,13 +5,16 @@ one row's contribution out and put it back changed (an override: O(B), no pass o
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 #: Rows whose Poisson weights one generator draws (:func:`poisson_weights`): the unit regenerated
 #: to take one row's contribution out of, or into, the resample sums.
 WEIGHT_BLOCK = 256
+#: Threads :func:`resample_sums` splits its blocks of rows between (each with one BLAS thread).
+WORKERS = 2
 
 _POISSON_TABLE: Any = None
 
@@ -28,21 +31,32 @@ def _poisson_table() -> Any:
     return _POISSON_TABLE
 
 
+def _block_weights(block: int, n_resamples: int, seed: int, first: int = 0, rows: int = WEIGHT_BLOCK) -> Any:
+    """Rows *first* .. *first* + *rows* - 1 of block *block*'s weights (``uint8``, ``(rows,
+    n_resamples)``): 16 bits of the generator seeded ``[seed, block]`` per weight, row after row.
+    The generator is advanced past the rows before *first* (no draw for them)."""
+    import numpy as np
+
+    start, stop = first * n_resamples, (first + rows) * n_resamples  # in 16-bit draws
+    bits = np.random.PCG64([seed, block])  # what default_rng([seed, block]) draws with
+    if start >= 4:
+        bits.advance(start // 4)
+    raw = bits.random_raw((stop - start // 4 * 4 + 3) // 4).view(np.uint16)
+    return np.take(_poisson_table(), raw[start % 4 : start % 4 + stop - start]).reshape(rows, n_resamples)
+
+
 def poisson_weights(start: int, stop: int, n_resamples: int, seed: int = 0) -> Any:
     """The Poisson(1) bootstrap weights of rows *start* .. *stop* - 1, an array ``(rows, n_resamples)``
     of ``uint8``: the rows of block *k* (:data:`WEIGHT_BLOCK` rows) come from the generator seeded
     ``[seed, k]``, so a row's weights depend on its position and *seed* only."""
     import numpy as np
 
-    table, size = _poisson_table(), WEIGHT_BLOCK * n_resamples
     first, last = start // WEIGHT_BLOCK, max(start, stop - 1) // WEIGHT_BLOCK
-    blocks = []
-    for block in range(first, last + 1):
-        raw = np.random.default_rng([seed, block]).bit_generator.random_raw((size + 3) // 4)
-        blocks.append(np.take(table, raw.view(np.uint16)[:size]).reshape(WEIGHT_BLOCK, n_resamples))
-    weights = blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
+    if first == last:  # within one block: only those rows are drawn
+        return _block_weights(first, n_resamples, seed, start % WEIGHT_BLOCK, max(0, stop - start))
+    blocks = [_block_weights(block, n_resamples, seed) for block in range(first, last + 1)]
     offset = first * WEIGHT_BLOCK
-    return weights[start - offset : stop - offset]
+    return np.concatenate(blocks)[start - offset : stop - offset]
 
 
 @dataclass(frozen=True)
@@ -75,7 +89,7 @@ class ResampleSums:
     def with_rows(self, rows: Sequence[int], groups: Sequence[int], old: Any, new: Any) -> ResampleSums:
         """These sums with row ``rows[j]`` (of group ``groups[j]``) holding ``new[j]`` (K values, NaN =
         null) instead of ``old[j]``: each row's contribution taken out and put back, O(B) per row
-        plus regenerating its block of weights (no pass over the other rows)."""
+        (its weights drawn alone: :func:`poisson_weights`; no pass over the other rows)."""
         import numpy as np
 
         sums, weights, totals, counts = (a.copy() for a in (self.sums, self.weights, self.totals, self.counts))
@@ -92,29 +106,90 @@ class ResampleSums:
         return ResampleSums(sums, weights, totals, counts, self.seed)
 
 
-def resample_sums(values: Any, groups: Any, n_groups: int, n_resamples: int = 1000, seed: int = 0) -> ResampleSums:
+@contextmanager
+def _one_blas_thread() -> Iterator[None]:
+    """BLAS on one thread inside: the products here are small, and OpenBLAS's threads spin
+    waiting for each other (4x slower than one thread on a busy 2-core machine)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - scikit-learn brings it
+        yield
+        return
+    with threadpool_limits(1, user_api="blas"):
+        yield
+
+
+def _design(values: Any) -> tuple[Any, Any]:
+    """The columns each block of weights is multiplied with: the *K* value columns (null as 0)
+    and each distinct presence pattern once (1 where a column's value is not null); and per value
+    column, the index of its presence column."""
+    import numpy as np
+
+    present = ~np.isnan(values)
+    patterns: list[int] = []
+    weight_of = []
+    for k in range(values.shape[1]):
+        same = next((j for j, p in enumerate(patterns) if np.array_equal(present[:, p], present[:, k])), None)
+        if same is None:
+            patterns.append(k)
+            same = len(patterns) - 1
+        weight_of.append(values.shape[1] + same)
+    design = np.concatenate([np.where(present, values, 0.0), present[:, patterns].astype(np.float64)], axis=1)
+    return design, np.asarray(weight_of, np.int64)
+
+
+def _block_sums(design: Any, groups: Any, n_groups: int, blocks: range, n_resamples: int, seed: int) -> Any:
+    """``out[g, c, b]`` = sum of w_rb design[r, c] over the rows r of group g in *blocks*."""
+    import numpy as np
+
+    n = len(design)
+    out = np.zeros((n_groups, design.shape[1], n_resamples))
+    for block in blocks:
+        start = block * WEIGHT_BLOCK
+        stop = min(n, start + WEIGHT_BLOCK)
+        w = _block_weights(block, n_resamples, seed, 0, stop - start)
+        x, in_block = design[start:stop], groups[start:stop]
+        first = in_block[0]
+        if (in_block == first).all():
+            out[first] += x.T @ w.astype(np.float64)
+            continue
+        for g in np.unique(in_block).tolist():
+            member = in_block == g
+            out[g] += x[member].T @ w[member].astype(np.float64)
+    return out
+
+
+def resample_sums(
+    values: Any, groups: Any, n_groups: int, n_resamples: int = 1000, seed: int = 0, workers: int = WORKERS
+) -> ResampleSums:
     """:class:`ResampleSums` of *values* (``(n, K)`` floats, NaN = null) whose row r is in group
-    ``groups[r]`` (0 .. *n_groups* - 1): one pass over the rows, a block of weights at a time."""
+    ``groups[r]`` (0 .. *n_groups* - 1): one pass over the rows, a block of weights at a time
+    (:data:`WEIGHT_BLOCK` rows), the blocks split between *workers* threads. Each block's weights
+    are multiplied with the K value columns and the distinct presence patterns once (the weight
+    sums of columns null in the same rows are the same sums)."""
     import numpy as np
 
     values = np.asarray(values, dtype=float)
     n, n_columns = values.shape
     groups = np.asarray(groups, dtype=np.int64)
-    sums = np.zeros((n_groups, n_columns, n_resamples))
-    weights = np.zeros((n_groups, n_columns, n_resamples))
-    chunk = 16 * WEIGHT_BLOCK
-    for start in range(0, n, chunk):
-        stop = min(n, start + chunk)
-        w = poisson_weights(start, stop, n_resamples, seed).astype(np.float64)
-        x = values[start:stop]
-        present = ~np.isnan(x)
-        both = np.concatenate([np.where(present, x, 0.0), present], axis=1)
-        in_chunk = groups[start:stop]
-        for g in np.unique(in_chunk):
-            member = in_chunk == g
-            result = both.T @ w if member.all() else both[member].T @ w[member]
-            sums[g] += result[:n_columns]
-            weights[g] += result[n_columns:]
+    design, weight_of = _design(values)
+    n_blocks = -(-n // WEIGHT_BLOCK)
+    parts = max(1, min(workers, n_blocks // 16))
+    spans = [range(n_blocks * p // parts, n_blocks * (p + 1) // parts) for p in range(parts)]
+    with _one_blas_thread():
+        if parts == 1:
+            found = [_block_sums(design, groups, n_groups, spans[0], n_resamples, seed)]
+        else:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(parts) as pool:
+                found = list(
+                    pool.map(lambda span: _block_sums(design, groups, n_groups, span, n_resamples, seed), spans)
+                )
+    acc = found[0]
+    for more in found[1:]:
+        acc += more
+    sums, weights = acc[:, :n_columns].copy(), acc[:, weight_of].copy()
     present = ~np.isnan(values)
     totals = (
         np.stack(

@@ -129,13 +129,16 @@ def auroc(truth: Sequence[bool], score: Sequence[float]) -> float | None:
         raise ValueError(f"truth has {len(truth)} values, score {len(score)}")
     import numpy as np
 
-    positive = np.fromiter((bool(t) for t in truth), bool, len(truth))
+    if isinstance(truth, np.ndarray) and truth.dtype == bool:
+        positive = truth  # a boolean array as it is (no Python value per item)
+    else:
+        positive = np.fromiter((bool(t) for t in truth), bool, len(truth))
     n_pos = int(positive.sum())
     if n_pos in (0, len(positive)):
         return None
     # Mann-Whitney: (sum of the positives' mid-ranks - n_pos (n_pos + 1) / 2) / (n_pos n_neg)
     values = np.asarray(score, dtype=float)
-    order = np.argsort(values, kind="mergesort")
+    order = np.argsort(values)  # any order of tied values: each run of them gets its mean rank
     ordered = values[order]
     starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
     ends = np.r_[starts[1:], len(ordered)]
@@ -158,8 +161,15 @@ def rmse(reference: Sequence[float], candidate: Sequence[float]) -> float | None
     """
     if len(reference) != len(candidate):
         raise ValueError(f"reference has {len(reference)} values, candidate {len(candidate)}")
-    if not reference:
+    if not len(reference):
         return None
+    import numpy as np
+
+    if isinstance(reference, np.ndarray) or isinstance(candidate, np.ndarray):
+        # arrays: on the array, no Python float per pair (squares x * x and a pairwise sum: the float may
+        # differ from the loop below in the last bits)
+        squares = (np.asarray(candidate, dtype=float) - np.asarray(reference, dtype=float)) ** 2
+        return math.sqrt(float(squares.sum()) / len(reference))
     return math.sqrt(sum((c - r) ** 2 for r, c in zip(reference, candidate)) / len(reference))
 
 

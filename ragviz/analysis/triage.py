@@ -15,14 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from ragviz.analysis.compare import ExampleDiff, LabelSet, diff_label_sets
-from ragviz.data.label_columns import LabelColumns, array_of, support_flags
+from ragviz.analysis.move_sizes import best_move_sizes as best_move_sizes
 from ragviz.data.labels import (
     RELEVANT_FIELD,
     UTILIZED_FIELD,
@@ -31,7 +29,7 @@ from ragviz.data.labels import (
     toggle_key,
 )
 from ragviz.data.model import Example, Labels
-from ragviz.data.ragbench import RELEVANT, SUPPORT, UNSUPPORTED, UTILIZED, unsupported_keys
+from ragviz.data.ragbench import unsupported_keys
 from ragviz.metrics.trace import TRACE_METRICS, trace_deltas, trace_scores
 
 if TYPE_CHECKING:
@@ -161,140 +159,6 @@ def best_moves(
     return {m: best[m] for m in metrics if m in best}
 
 
-def _string_codes(*arrays: pa.Array) -> tuple[list[np.ndarray], int]:
-    """Integer codes of the strings of *arrays* under one dictionary (a null is the text ``None``,
-    as ``str`` makes it), and the dictionary's size."""
-    parts = [array_of(pc.fill_null(pc.cast(a, pa.string()), pa.scalar("None"))) for a in arrays if len(a)]
-    joined = pa.concat_arrays(parts) if parts else pa.array([], pa.string())
-    if not len(joined):
-        return [np.zeros(0, np.int64) for _ in arrays], 1
-    encoded = cast(pa.DictionaryArray, pc.dictionary_encode(joined))
-    codes = np.asarray(encoded.indices.to_numpy(zero_copy_only=False), np.int64)
-    out, start = [], 0
-    for a in arrays:
-        out.append(codes[start : start + len(a)])
-        start += len(a)
-    return out, len(encoded.dictionary)
-
-
-def _flat(lists: pa.Array) -> tuple[pa.Array, np.ndarray]:
-    """The values of a list array and the row each belongs to."""
-    rows = np.asarray(pc.list_parent_indices(lists).to_numpy(zero_copy_only=False), np.int64)
-    return array_of(pc.list_flatten(lists)), rows
-
-
-def _sentence_keys(table: pa.Table, name: str, nested: bool) -> tuple[pa.Array, np.ndarray]:
-    """The keys of the keyed ``[key, text]`` sentences in column *name* (documents of sentences when
-    *nested*), in row order, and each key's row; none when the column is absent."""
-    if name not in table.column_names or pa.types.is_null(table.schema.field(name).type):
-        return pa.array([], pa.string()), np.zeros(0, np.int64)
-    keys, rows, start = [], [], 0
-    for chunk in table.column(name).chunks:  # chunk by chunk: the texts are never copied
-        pairs, chunk_rows = _flat(chunk)
-        if nested:
-            pairs, doc_rows = _flat(pairs)
-            chunk_rows = chunk_rows[doc_rows]
-        keys.append(
-            array_of(pc.cast(pc.list_element(pairs, 0), pa.string())) if len(pairs) else pa.array([], pa.string())
-        )
-        rows.append(chunk_rows + start)
-        start += len(chunk)
-    if not keys:
-        return pa.array([], pa.string()), np.zeros(0, np.int64)
-    return pa.concat_arrays(keys), np.concatenate(rows)
-
-
-def _counts_at(pairs: np.ndarray, of: np.ndarray) -> np.ndarray:
-    """How many times each of *of* occurs in *pairs*."""
-    found, counts = np.unique(pairs, return_counts=True)
-    if not len(found):
-        return np.zeros(len(of), np.int64)
-    at = np.minimum(np.searchsorted(found, of), len(found) - 1)
-    return np.where(found[at] == of, counts[at], 0)
-
-
-def _row_max(values: np.ndarray, rows: np.ndarray, n: int) -> np.ndarray:
-    """Per row, the largest of *values* (grouped by *rows*, non-decreasing); 0.0 for a row with none."""
-    out = np.zeros(n)
-    if len(values):
-        starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
-        out[rows[starts]] = np.maximum.reduceat(values, starts)
-    return out
-
-
-def best_move_sizes(table: pa.Table, labels: LabelColumns, n_context: np.ndarray) -> dict[str, np.ndarray]:
-    """Per row of *table*, per TRACe metric: ``|delta|`` of the change :func:`best_moves` picks for
-    the row's labels (*labels*: :func:`ragviz.data.label_columns.label_columns` of *table*), 0.0 when
-    no change moves the metric, NaN for an unlabeled row; computed on columns, with the same float
-    arithmetic, so the same values (tests/test_dashboard_columns.py checks it on the shards).
-
-    Every context sentence is a candidate (its copies *c_r*, *c_u* in the relevant / utilized lists
-    give the deltas of :func:`best_moves`; a later sentence with the same copies moves the metric
-    identically, so taking the largest over all of them is taking it over one of each kind). A
-    response sentence flips adherence when the example is adherent now (to 0), or when it is
-    counted unsupported and no other support entry is (to 1). Only the size is computed here: the
-    change itself (its description) comes from :func:`best_moves` for the few rows a list shows."""
-    n = table.num_rows
-    ctx, ctx_rows = _sentence_keys(table, "documents_sentences", nested=True)
-    resp, resp_rows = _sentence_keys(table, "response_sentences", nested=False)
-    rel, rel_rows = _flat(labels.columns[RELEVANT])
-    util, util_rows = _flat(labels.columns[UTILIZED])
-    unsup, unsup_rows = _flat(labels.columns[UNSUPPORTED])
-    entries, entry_rows = _flat(labels.columns[SUPPORT])
-    entry_keys = pc.struct_field(entries, "response_sentence_key") if len(entries) else pa.array([], pa.string())
-    (c_ctx, c_rel, c_util, c_resp, c_unsup, c_entry), width = _string_codes(ctx, rel, util, resp, unsup, entry_keys)
-
-    def pairs(rows: np.ndarray, codes: np.ndarray) -> np.ndarray:
-        return rows * width + codes
-
-    at = pairs(ctx_rows, c_ctx)
-    c_r, c_u = _counts_at(pairs(rel_rows, c_rel), at), _counts_at(pairs(util_rows, c_util), at)
-    r, u = labels.n_relevant[ctx_rows], labels.n_utilized[ctx_rows]
-    both, n_k = labels.n_overlap[ctx_rows], np.asarray(n_context, np.int64)[ctx_rows]
-    has_r, has_u = (c_r > 0).astype(np.int64), (c_u > 0).astype(np.int64)
-
-    def completeness(r_: np.ndarray, s_: np.ndarray) -> np.ndarray:
-        return np.where(r_ == 0, 1.0, s_ / np.maximum(r_, 1))
-
-    with np.errstate(divide="ignore", invalid="ignore"):
-        relevance = np.abs(np.where(has_r > 0, (r - c_r) / n_k, (r + 1) / n_k) - r / n_k)
-        utilization = np.abs(np.where(has_u > 0, (u - c_u) / n_k, (u + 1) / n_k) - u / n_k)
-    before = completeness(r, both)
-    r2 = np.where(has_r > 0, r - c_r, r + 1)
-    s_rel = np.where(has_r > 0, both - has_u, both + has_u)
-    s_util = np.where(has_u > 0, both - has_r, both + has_r)
-    comp = np.maximum(np.abs(completeness(r2, s_rel) - before), np.abs(completeness(r, s_util) - before))
-
-    # adherence: adherent now -> any response sentence turns it to 0; else a sentence counted
-    # unsupported with no other flagged support entry (its own first entry excepted) turns it to 1
-    flags = support_flags(cast(pa.StructArray, entries)) if len(entries) else np.zeros(0, bool)
-    total = np.bincount(entry_rows[flags], minlength=n)
-    entry_pairs = pairs(entry_rows, c_entry)
-    found, first = np.unique(entry_pairs, return_index=True)
-    resp_pairs = pairs(resp_rows, c_resp)
-    if len(found):
-        k = np.minimum(np.searchsorted(found, resp_pairs), len(found) - 1)
-        own = np.where(found[k] == resp_pairs, flags[first[k]], False)
-    else:
-        own = np.zeros(len(resp_pairs), bool)
-    in_unsupported = _counts_at(pairs(unsup_rows, c_unsup), resp_pairs) > 0
-    freed = in_unsupported & (total[resp_rows] - own == 0)
-    adherent = labels.n_unsupported == 0
-    any_response = np.bincount(resp_rows, minlength=n) > 0
-    any_freed = np.bincount(resp_rows[freed], minlength=n) > 0
-    adherence = np.where(adherent, any_response, any_freed).astype(np.float64)
-
-    out = {
-        "relevance": _row_max(relevance, ctx_rows, n),
-        "utilization": _row_max(utilization, ctx_rows, n),
-        "completeness": _row_max(comp, ctx_rows, n),
-        "adherence": adherence,
-    }
-    for values in out.values():
-        values[~labels.labeled] = np.nan
-    return out
-
-
 def top_leverage(
     sizes: Mapping[str, np.ndarray],
     moves: Callable[[int], dict[str, tuple[str, float]]],
@@ -372,11 +236,18 @@ class Disagreement:
     diff: ExampleDiff
 
 
-def disagreements(dataset: Dataset, a: LabelSet, b: LabelSet, top: int | None = 20) -> list[Disagreement]:
+def disagreements(
+    dataset: Dataset,
+    a: LabelSet,
+    b: LabelSet,
+    top: int | None = 20,
+    examples: Mapping[int, Example] | None = None,
+) -> list[Disagreement]:
     """Examples both sets cover, most differing sentence decisions first (ties: larger summed
-    |Δ TRACe| first); examples where they agree are left out."""
+    |Δ TRACe| first); examples where they agree are left out. *examples*: already-built examples
+    by row index (:func:`ragviz.analysis.compare.diff_label_sets`)."""
     out = []
-    for d in diff_label_sets(dataset, a, b):
+    for d in diff_label_sets(dataset, a, b, examples=examples):
         total = sum(abs(v) for v in d.deltas.values() if v is not None)
         out.append(Disagreement(d.index, d.uid, d.n_changes, total, d))
     out.sort(key=lambda x: (-x.n_changes, -x.total_abs_delta, x.index))

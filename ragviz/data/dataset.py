@@ -157,6 +157,19 @@ class Dataset:
         return self._texts(self._dataset_column)
 
     @cached_property
+    def dataset_codes(self) -> tuple[tuple[str, ...], np.ndarray]:
+        """:attr:`datasets` as codes: the distinct names, sorted, and per row the index of its name
+        among them (``int64``), from the column's dictionary (no Python value per row)."""
+        column = self._dataset_column
+        if not len(column):
+            return (), np.zeros(0, np.int64)
+        encoded = cast(pa.DictionaryArray, pc.dictionary_encode(column.combine_chunks()))
+        found = cast("list[str]", encoded.dictionary.to_pylist())  # no null: filled with ""
+        rank = np.empty(len(found), np.int64)
+        rank[sorted(range(len(found)), key=found.__getitem__)] = np.arange(len(found))
+        return tuple(sorted(found)), rank[np.asarray(encoded.indices, np.int64)]
+
+    @cached_property
     def ids(self) -> list[str]:
         return self._texts(self._text_column("id"))
 
@@ -177,10 +190,9 @@ class Dataset:
 
     @cached_property
     def _uid_index(self) -> dict[str, int]:
-        index: dict[str, int] = {}
-        for i, uid in enumerate(self.uids):
-            index.setdefault(uid, i)
-        return index
+        """uid -> its first row: built from the last row back, so an earlier row of a repeated uid wins."""
+        uids = self.uids
+        return dict(zip(reversed(uids), range(len(uids) - 1, -1, -1)))
 
     def index_of(self, uid: str) -> int | None:
         """Row index of the example whose :attr:`Example.uid` is *uid*."""
@@ -196,17 +208,18 @@ class Dataset:
         if "documents_sentences" not in self.table.column_names:
             return [0] * len(self)
         col = self.table.column("documents_sentences")
-        docs = pc.list_flatten(col)
-        per_doc = pc.fill_null(pc.list_value_length(docs), 0)
-        parents = pc.list_parent_indices(col)
-        counts = [0] * len(self)
-        # Group-sum of sentences per row; Arrow has no segmented sum, so go through a table.
-        if len(per_doc):
-            grouped = pa.table({"row": parents, "n": per_doc}).group_by("row").aggregate([("n", "sum")])
-            for r, n in zip(grouped.column("row").to_pylist(), grouped.column("n_sum").to_pylist()):
-                assert r is not None and n is not None  # parent indices, sums of non-null lengths
-                counts[r] = n
-        return counts
+        if pa.types.is_null(col.type):
+            return [0] * len(self)
+        counts = []
+        for chunk in cast(
+            "list[pa.ListArray]", col.chunks
+        ):  # per row: its documents' running total at its end - at its start
+            offsets = np.asarray(chunk.offsets, np.int64)
+            per_doc = np.asarray(pc.fill_null(pc.list_value_length(chunk.values), pa.scalar(0)), np.int64)
+            total = np.concatenate([[0], np.cumsum(per_doc, dtype=np.int64)])
+            valid = np.asarray(chunk.is_valid().to_numpy(zero_copy_only=False), bool)
+            counts.append(np.where(valid, total[offsets[1:]] - total[offsets[:-1]], 0))
+        return np.concatenate(counts).tolist() if counts else []
 
     @cached_property
     def subset_names(self) -> list[str]:

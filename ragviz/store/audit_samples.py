@@ -76,11 +76,8 @@ def population_fingerprint(uids: Iterable[str]) -> str:
     >>> population_fingerprint(["b", "a"]) == population_fingerprint(["a", "b", "a"])
     True
     """
-    h = hashlib.sha256()
-    for uid in sorted(set(uids)):
-        h.update(uid.encode())
-        h.update(b"\n")
-    return h.hexdigest()[:16]
+    ordered = sorted(set(uids))  # hashed as each distinct uid followed by a newline, in one update
+    return hashlib.sha256(("\n".join(ordered) + "\n" if ordered else "").encode()).hexdigest()[:16]
 
 
 def new_seed() -> int:

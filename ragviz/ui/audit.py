@@ -46,8 +46,11 @@ def _fingerprint(paths: tuple[str, ...]) -> str:
 
 def loaded_samples(store: LabelStore) -> list[AuditSample]:
     """The samples drawn from exactly the loaded examples, newest first."""
+    samples = list_samples(store)
+    if not samples:  # no sample at all: the loaded data's fingerprint (a sort of every uid) is not needed
+        return []
     fingerprint = _fingerprint(state.current_paths())
-    return [s for s in list_samples(store) if s.population == fingerprint]
+    return [s for s in samples if s.population == fingerprint]
 
 
 def _chosen(samples: list[AuditSample], key: str, label: str) -> AuditSample | None:

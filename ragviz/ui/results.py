@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from ragviz.analysis.agreement import AnnotatorAgreement
     from ragviz.analysis.dashboard import DashboardData, FamilyView
     from ragviz.analysis.dashboard_rows import RowFigures
+    from ragviz.data.model import Example
 
 
 def _store_key() -> tuple[str, tuple[int, int]]:
@@ -101,6 +102,16 @@ def _base_means(paths: tuple[str, ...]) -> SubsetMeans:
     return subset_mean_state(pd.DataFrame({"dataset": dataset.datasets, **scores}))
 
 
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _store_examples(paths: tuple[str, ...], db: str, store_version: tuple[int, int]) -> dict[int, Example]:
+    """The examples of the rows whose labels the store decides (:func:`ragviz.analysis.compare.store_rows`),
+    built once for the Dashboard's label sets, figures and annotator agreement. Read-only."""
+    from ragviz.analysis.compare import examples_at, store_rows
+
+    dataset = load_result(paths).dataset
+    return examples_at(dataset, store_rows(dataset, store()))
+
+
 @st.cache_resource(show_spinner="Computing the dashboard…", max_entries=16)
 def _dashboard_data(
     paths: tuple[str, ...], against: str, db: str, store_version: tuple[int, int], _base: RowFigures
@@ -110,8 +121,10 @@ def _dashboard_data(
 
     dataset, base = load_result(paths).dataset, _base
     progress = RowProgress("Computing the dashboard", len(dataset))
-    means = _base_means(paths)
-    data = dashboard.dashboard_data(dataset, against, store(), progress=progress, base=base, base_means=means)
+    means, examples = _base_means(paths), _store_examples(paths, db, store_version)
+    data = dashboard.dashboard_data(
+        dataset, against, store(), progress=progress, base=base, base_means=means, examples=examples
+    )
     progress.close()
     return data
 
@@ -155,7 +168,8 @@ def family_view(against: str, family: str, ks: tuple[int, ...]) -> FamilyView:
 def _annotator_agreement(paths: tuple[str, ...], db: str, store_version: tuple[int, int]) -> AnnotatorAgreement:
     from ragviz.analysis.agreement import annotator_agreement as agreement_of_annotators
 
-    return agreement_of_annotators(load_result(paths).dataset, None, store())  # builds the decided examples only
+    examples = _store_examples(paths, db, store_version)  # the decided examples, shared with the Dashboard's data
+    return agreement_of_annotators(load_result(paths).dataset, examples, store())
 
 
 def annotator_agreement() -> AnnotatorAgreement:
