@@ -69,6 +69,19 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+# Streamlit's front end sometimes leaves the element of an earlier run beside its redrawn copy, for good
+# (two "Adherence" cards, two explanation boxes: Playwright's "strict mode violation"); seen in about one
+# full-suite run in four on a busy machine, since c9208f1 at least, not understood yet. A browser test that
+# fails that way, and only that way, runs again (pytest-rerunfailures), up to twice.
+DUPLICATED_ELEMENT = "strict mode violation"
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.get_closest_marker("browser") is not None:
+            item.add_marker(pytest.mark.flaky(reruns=2, only_rerun=[DUPLICATED_ELEMENT]))
+
+
 @dataclass
 class StreamlitServer:
     """A `streamlit run app.py` child process on 127.0.0.1 with its own DB (a file or a PostgreSQL URL),
