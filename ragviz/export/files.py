@@ -28,7 +28,6 @@ from ragviz.export.rows import (
     export_batches,
     export_fields,
     export_row,
-    metrics_records,
     metrics_table,
 )
 from ragviz.export.shapes import SHAPES, write_shape
@@ -248,9 +247,12 @@ def parquet_bytes(rows: Sequence[Mapping[str, Any]]) -> bytes:
     return buf.getvalue()
 
 
-def metrics_csv(dataset: Dataset, store: LabelStore | None, annotator: str | None) -> str:
-    """The per-example metrics (:func:`metrics_records`) as CSV text; null -> empty cell."""
-    return metrics_records_csv(metrics_records(dataset, store, annotator))
+def metrics_csv(
+    dataset: Dataset, store: LabelStore | None, annotator: str | None, progress: RowsDone | None = None
+) -> str:
+    """The per-example metrics (:func:`metrics_records`) as CSV text; null -> empty cell. *progress*
+    hears ``(what, rows done, total)`` once a batch."""
+    return metrics_records_csv(metrics_table(dataset, store, annotator, progress=progress).to_pylist())
 
 
 def metrics_records_csv(records: Sequence[Mapping[str, Any]]) -> str:
@@ -268,7 +270,7 @@ def metrics_records_csv(records: Sequence[Mapping[str, Any]]) -> str:
 def metrics_csv_bytes(
     dataset: Dataset, store: LabelStore | None, annotator: str | None, progress: RowsDone | None = None
 ) -> bytes:
-    return metrics_records_csv(metrics_table(dataset, store, annotator, progress=progress).to_pylist()).encode("utf-8")
+    return metrics_csv(dataset, store, annotator, progress).encode("utf-8")
 
 
 def write_download(

@@ -290,7 +290,7 @@ def metrics_table(
     store: LabelStore | None,
     annotator: str | None,
     batch_size: int = 8192,
-    progress: Callable[[str, int, int], None] | None = None,
+    progress: RowsDone | None = None,
 ) -> pa.Table:
     """:func:`metrics_records` as an Arrow table (columns :data:`METRICS_COLUMNS`): the scores of
     rows the store knows nothing about come from :func:`ragviz.export.columnar.plain_export_columns`

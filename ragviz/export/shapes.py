@@ -36,7 +36,7 @@ from ragviz.data.dataset import Dataset
 from ragviz.data.formats.ragchecker_rows import CLAIM_FIELDS
 from ragviz.data.formats.tool_columns import CARRIER, DEEPEVAL_METADATA, PIPE, REFERENCE_CONTEXTS
 from ragviz.export.output import binary_output
-from ragviz.export.rows import EXPORTING, export_row, exported_batches
+from ragviz.export.rows import EXPORTING, RowsDone, export_row, exported_batches
 from ragviz.store.label_store import LabelStore
 
 SHAPES = ("ragas", "deepeval", "ragchecker")
@@ -202,7 +202,7 @@ def write_shape(
     shape: str,
     path_or_file: str | os.PathLike | IO[bytes],
     batch_size: int = 2048,
-    progress: Callable[[str, int, int], None] | None = None,
+    progress: RowsDone | None = None,
 ) -> tuple[int, int]:
     """Write the export of *dataset* (*annotator*'s current labels from *store*, or the rows' own) in
     *shape* (``ragas``, ``deepeval`` or ``ragchecker``) to a path (atomically), ``"-"`` or a binary file,

@@ -603,17 +603,19 @@ class LabelStore:
         """Changes whenever anyone (any process) writes a label event or a judge label set: the
         largest id of each table (both append-only; two primary-key lookups). A cache key for
         views computed from the store's labels."""
-        with self._lock:
-            events = self._q("SELECT MAX(id) FROM label_events").fetchone()[0]
-            judged = self._q("SELECT MAX(id) FROM judge_label_sets").fetchone()[0]
-        return int(events or 0), int(judged or 0)
+        return self._largest_ids(None)
 
     def annotator_version(self, annotator: str) -> tuple[int, int]:
         """Like :meth:`data_version`, but changes only when *annotator* writes a label event (or
         anyone stores a judge label set): a key for what holds one annotator's labels, such as a
         prepared export, which a teammate's decisions leave valid."""
+        return self._largest_ids(annotator)
+
+    def _largest_ids(self, annotator: str | None) -> tuple[int, int]:
+        """The largest label event id (of *annotator*'s events, or anyone's) and judge label set id."""
+        whose = ("", ()) if annotator is None else (" WHERE annotator = ?", (annotator,))
         with self._lock:
-            events = self._q("SELECT MAX(id) FROM label_events WHERE annotator = ?", (annotator,)).fetchone()[0]
+            events = self._q("SELECT MAX(id) FROM label_events" + whose[0], whose[1]).fetchone()[0]
             judged = self._q("SELECT MAX(id) FROM judge_label_sets").fetchone()[0]
         return int(events or 0), int(judged or 0)
 
