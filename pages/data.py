@@ -7,7 +7,7 @@ import streamlit as st
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from ragviz.data.limits import too_big
-from ragviz.ui import access, served, state
+from ragviz.ui import access, render, served, state
 from ragviz.ui import data as ui
 from ragviz.ui.state import FILTER_CACHE
 
@@ -37,6 +37,7 @@ def use_paths(paths: list[str], add: bool, checked: bool = False) -> None:
     state.set_paths(wanted)
     st.session_state.pop("review.index", None)
     st.session_state.pop(FILTER_CACHE, None)
+    st.rerun()  # the sidebar, drawn before this page, shows the new data's count at once
 
 
 def use_upload(upload: UploadedFile, add: bool) -> None:
@@ -58,9 +59,10 @@ def use_upload(upload: UploadedFile, add: bool) -> None:
 
 
 def remove_upload(path: str) -> None:
+    open_before = state.current_paths()
     state.store().remove_upload(Path(path))
-    if path in state.current_paths():
-        state.set_paths(tuple(p for p in state.current_paths() if p != path))
+    if path in open_before:
+        state.set_paths(tuple(p for p in open_before if p != path))
 
 
 granted = access.access()
@@ -96,6 +98,7 @@ with st.container(border=True):
     if not paths:
         st.info("Nothing loaded yet.")
         st.stop()
+    st.caption(render.md_escape(state.open_data_note(show_who=granted.can_review), None))
     result = state.load_result(paths)
     ui.loaded_report(paths, result, full_paths=granted.can_see_store)
 with st.container(border=True):

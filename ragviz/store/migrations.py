@@ -179,6 +179,21 @@ def _m008_recount_example_status(run: RunSQL, d: Dialect) -> None:
             )
 
 
+def _m009_chosen_data(run: RunSQL, d: Dialect) -> None:
+    # Which data is open, remembered in the store (LabelStore.choose_data): per annotator on one machine,
+    # the team's (scope "team") when served. Append-only: the newest row of a scope is its choice.
+    run(
+        f"""CREATE TABLE chosen_data (
+            id {d.identity},
+            scope TEXT NOT NULL,
+            sources TEXT NOT NULL,
+            startup TEXT NOT NULL,
+            chosen_by TEXT NOT NULL,
+            ts TEXT NOT NULL)"""
+    )
+    run("CREATE INDEX chosen_data_by_scope ON chosen_data (scope, id)")
+
+
 def _json(text: str | None) -> Any:
     return None if text is None else json.loads(text)
 
@@ -191,6 +206,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[RunSQL, Dialect], None]], ...] = (
     ("005_uploads", _m005_uploads),
     ("006_audit_samples", _m006_audit_samples),
     ("008_recount_example_status", _m008_recount_example_status),
+    ("009_chosen_data", _m009_chosen_data),
 )
 
 
@@ -215,6 +231,7 @@ SCHEMA: dict[str, dict[str, tuple[str, ...]]] = {
         "audit_samples": ("id", "seed", "population", "population_size", "created_by", "ts"),
         "audit_sample_members": ("sample_id", "position", "example_uid", "added_by", "ts"),
     },
+    "009_chosen_data": {"chosen_data": ("id", "scope", "sources", "startup", "chosen_by", "ts")},
 }
 MIGRATIONS_TABLE = {"schema_migrations": ("name", "applied_at")}
 

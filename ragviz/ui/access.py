@@ -19,7 +19,8 @@ def access() -> Access:
 
 def sidebar() -> None:
     """Sidebar shown on every page: sign-in, the annotator and their role, the unverified-names
-    banner, the label database (admins only), what is loaded."""
+    banner, the label database (admins only), what is loaded: how many examples, which files, whose
+    choice (the person's own, or the team's with who opened it, not shown to a viewer) and since when."""
     granted = access()
     with st.sidebar:
         served.sign_in_box()
@@ -34,3 +35,7 @@ def sidebar() -> None:
                 f'<code style="overflow-wrap:anywhere">{render.esc(state.store().location)}</code></div>'
             )
         st.caption(f"Loaded: {len(state.dataset()):,} examples from {len(state.current_paths())} path(s)")
+        st.html(  # file names and a person's name: escaped
+            '<div class="rv-open-data" style="font-size:0.8rem;color:#808495">'
+            f"{render.long_text_html(state.open_data_note(show_who=granted.can_review), 160)}</div>"
+        )

@@ -22,7 +22,8 @@ from ragviz.data.dataset import Dataset
 from ragviz.data.model import Example, Labels
 from ragviz.metrics.trace import trace_scores
 from ragviz.store.events import base_labels, fold_labels
-from ragviz.store.label_store import LabelStore, StaleEdit, default_db
+from ragviz.store.label_store import ChosenData, LabelStore, StaleEdit, default_db
+from ragviz.store.uploads import shown_name
 from ragviz.ui import served
 from ragviz.ui.present import FORCED_KEY, is_present
 
@@ -68,21 +69,63 @@ def load_result(paths: tuple[str, ...], keep: bool = True) -> Any:
 
 
 def initial_paths() -> tuple[str, ...]:
-    """The data named by ``$RAGVIZ_DATA`` (``os.pathsep``-separated), else nothing."""
+    """The data named by ``$RAGVIZ_DATA`` (``os.pathsep``-separated), else nothing: the server's start-up data."""
     value = os.environ.get(DATA_ENV, "").strip()
     return tuple(p for p in value.split(os.pathsep) if p.strip())
 
 
+TEAM_SCOPE = "team"
+
+
+def data_scope() -> str:
+    """Whose open data this session shows: served, the team's (an admin chooses it for everyone, every
+    session and replica); on one machine, this annotator's own."""
+    return TEAM_SCOPE if served.served() else f"annotator:{annotator()}"
+
+
+def chosen_data() -> ChosenData | None:
+    """The data opened on the Data page for :func:`data_scope`, as the label store remembers it; ``None``
+    when nobody opened any yet. On one machine a choice made under other start-up data does not count:
+    starting the app on some data (``ragviz app DATA``) is a newer choice than one made before."""
+    choice = store().chosen_data(data_scope())
+    if choice is None or (not served.served() and choice.startup != initial_paths()):
+        return None
+    return choice
+
+
 def current_paths() -> tuple[str, ...]:
-    if PATHS_KEY not in st.session_state:
-        st.session_state[PATHS_KEY] = initial_paths()
-    return tuple(st.session_state[PATHS_KEY])
+    """The files of the open data: :func:`chosen_data` (an upload kept in a PostgreSQL store is written
+    to this machine first), else the start-up data. Read from the store on every call, so a reload, a new
+    tab, a deep link and every replica show what was opened last."""
+    choice = chosen_data()
+    s = store()
+    paths = tuple(s.local_path(p) for p in choice.sources) if choice is not None else initial_paths()
+    st.session_state[PATHS_KEY] = paths
+    return paths
 
 
 def set_paths(paths: tuple[str, ...] | list[str]) -> None:
+    """Open *paths*: remembered in the store for :func:`data_scope` (with who chose them and when) and
+    registered as data sources (an upload by its content, :meth:`LabelStore.source_of`)."""
+    store().choose_data(data_scope(), list(paths), annotator(), initial_paths())
     st.session_state[PATHS_KEY] = tuple(paths)
-    for p in paths:
-        store().register_source(p)
+
+
+def open_data_note(show_who: bool) -> str:
+    """Which data is open and since when, for the sidebar and the Data page: the files' names, who
+    opened them (*show_who*: not for a person who may only view) and when; or that it is the start-up data."""
+    paths = current_paths()
+    if not paths:
+        return "Nothing loaded."
+    names = [shown_name(Path(p).name) or p for p in paths]
+    listed = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    choice = chosen_data()
+    if choice is None:
+        return f"{listed}: the data this app was started with."
+    when = choice.ts[:16].replace("T", " ") + " UTC"
+    whose = "the team's data" if data_scope() == TEAM_SCOPE else "kept for you"
+    who = f", opened by {choice.chosen_by}" if show_who else ""
+    return f"{listed}: {whose}{who}, {when}."
 
 
 def dataset() -> Dataset:
