@@ -85,3 +85,59 @@ def test_a_stale_click_on_the_other_replica_is_refused_and_the_newer_labels_show
     with LabelStore(url) as store:
         events = [e for e in store.history(ML) if e.field == "relevant_keys"]
         assert len(events) == 1 and first in events[0].new and second not in events[0].new
+
+
+def test_an_upload_belongs_to_the_store_every_replica_and_the_cli_read_it(replicas, chromium_browser, tmp_path):
+    """Issue 29.7: an upload on replica one is registered once, by its content (``upload:NAME``), not as
+    replica one's local copy: replica two opens it, and after replica one's home is cleaned
+    ``ragviz export --db URL`` on a third home still exports it."""
+    import json
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT, SAMPLE_DATA
+
+    url, servers = replicas
+    rows = [json.loads(line) for line in (SAMPLE_DATA / "ragviz_sample.jsonl").read_text().splitlines()[:3]]
+    upload = tmp_path / "team.jsonl"
+    upload.write_text("\n".join(json.dumps({**r, "id": f"upl-{i}"}) for i, r in enumerate(rows)) + "\n")
+
+    context = chromium_browser.new_context(viewport={"width": 1440, "height": 1000})
+    try:
+        one = context.new_page()
+        one.goto(f"{servers[0].url}/data")
+        settle(one)
+        one.get_by_role("tab", name="Upload a file").click()
+        one.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(upload))
+        expect()(one.locator('[data-testid="stSidebar"]')).to_contain_text("Loaded: 3 examples")
+
+        with LabelStore(url) as store:
+            [registered] = store._q("SELECT path FROM data_sources").fetchall()
+            assert registered[0].startswith("upload:") and registered[0].endswith("-team.jsonl")
+
+        two = context.new_page()  # replica two: its own home, no copy of the file yet
+        two.goto(f"{servers[1].url}/review?id=upl-2")
+        expect()(metric_value(two, "Adherence")).to_be_visible()
+        expect()(two.locator('[data-testid="stSidebar"]')).to_contain_text("Loaded: 3 examples")
+        click_support(two, "✓ supported")
+        expect()(metric_value(two, "Adherence")).to_have_text("1.000")
+    finally:
+        context.close()
+
+    shutil.rmtree(servers[0].home / ".ragviz")  # replica one's home cleaned
+    cli_home = tmp_path / "cli-home"
+    cli_home.mkdir()
+    out = tmp_path / "export.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-m", "ragviz", "export", "--db", url, "-o", str(out)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HOME": str(cli_home), "PYTHONPATH": str(ROOT)},
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    exported = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted(r["id"] for r in exported) == ["upl-0", "upl-1", "upl-2"]
+    assert next(r for r in exported if r["id"] == "upl-2")["reviewer"] == "browser-tester"

@@ -711,9 +711,7 @@ class LabelStore:
         ts = now_iso()
         with self._write():
             for source in sources:
-                self._q(
-                    "INSERT INTO data_sources (path, ts) VALUES (?, ?) ON CONFLICT (path) DO NOTHING", (source, ts)
-                )
+                self._q("INSERT INTO data_sources (path, ts) VALUES (?, ?) ON CONFLICT (path) DO NOTHING", (source, ts))
             self._q(
                 "INSERT INTO chosen_data (scope, sources, startup, chosen_by, ts) VALUES (?, ?, ?, ?, ?)",
                 (scope, _dumps(list(sources)), _dumps(list(startup)), chosen_by, ts),

@@ -257,15 +257,11 @@ def rejudge_button(key: str = "review.rejudge") -> bool:
     after a click (the page then calls :func:`ragviz.ui.label.rejudge`, which imports the judge's
     client only then)."""
     from ragviz.ui.access import access
+    from ragviz.ui.judge_options import rejudge_help
 
     if not access().can_judge:
         return False
-    return st.button(
-        "Re-judge this example",
-        key=key,
-        icon=":material/smart_toy:",
-        help="Ask the judge again with the settings of the Label page",
-    )
+    return st.button("Re-judge this example", key=key, icon=":material/smart_toy:", help=rejudge_help())
 
 
 def families_expander(
