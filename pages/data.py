@@ -98,7 +98,7 @@ with st.container(border=True):
     if not paths:
         st.info("Nothing loaded yet.")
         st.stop()
-    st.caption(render.md_escape(state.open_data_note(show_who=granted.can_review), None))
+    st.caption(render.md_escape(access.open_data_note(show_who=granted.can_review), None))
     result = state.load_result(paths)
     ui.loaded_report(paths, result, full_paths=granted.can_see_store)
 with st.container(border=True):

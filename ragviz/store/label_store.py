@@ -53,11 +53,13 @@ from ragviz.store.events import (
     Event,
     ExampleStatus,
     StoredAction,
+    TeamLabels,
     _canonical,
     _check_field,
     base_labels,
     effective_events,
     fold_labels,
+    fold_team,
     is_label_field,
     labels_from_json,
     labels_to_json,
@@ -70,6 +72,9 @@ from ragviz.store.uploads import digest_of, keep_bytes, keep_stream
 
 DB_ENV = "RAGVIZ_DB"
 UPLOAD_PREFIX = "upload:"  # a data source that is an upload kept in the database (PostgreSQL)
+#: In place of an annotator's name where labels are read (statuses, exports): every annotator's latest
+#: decision per example (:func:`ragviz.store.events.fold_team`). Nobody can record under it.
+EVERYONE = "*"
 
 
 @dataclass(frozen=True)
@@ -338,6 +343,8 @@ class LabelStore:
             raise ValueError("example_uid must be a non-empty string")
         if not isinstance(annotator, str) or not annotator.strip():
             raise ValueError("annotator must be a non-empty name")
+        if annotator.strip() == EVERYONE:
+            raise ValueError(f"{EVERYONE!r} is not an annotator's name: it stands for every annotator")
 
     def record(
         self,
@@ -588,19 +595,51 @@ class LabelStore:
         self._synced_action = max(self._synced_action, action_id)
 
     def reviewed_uids(self, annotator: str) -> set[str]:
-        """Examples the annotator edited or marked reviewed (see :class:`ExampleStatus`)."""
+        """Examples the annotator edited or marked reviewed (see :class:`ExampleStatus`;
+        :data:`EVERYONE`: anyone did)."""
+        if annotator == EVERYONE:
+            return {uid for uid, status in self._team_statuses().items() if status.reviewed}
         with self._lock:
             return set(self._annotator_cache(annotator).reviewed)
 
     def corrected_uids(self, annotator: str) -> set[str]:
-        """Examples where the annotator's effective decisions change a label field."""
+        """Examples where the annotator's effective decisions change a label field (:data:`EVERYONE`: anyone's)."""
+        if annotator == EVERYONE:
+            return {uid for uid, status in self._team_statuses().items() if status.corrected}
         with self._lock:
             return set(self._annotator_cache(annotator).corrected)
 
     def statuses(self, annotator: str) -> dict[str, ExampleStatus]:
-        """Every example the annotator has any decision on, with its status."""
+        """Every example the annotator has any decision on, with its status (:data:`EVERYONE`: every
+        example anyone decided, reviewed / corrected when anyone's is, with the latest decision time)."""
+        if annotator == EVERYONE:
+            return self._team_statuses()
         with self._lock:
             return dict(self._annotator_cache(annotator).statuses)
+
+    def _team_statuses(self) -> dict[str, ExampleStatus]:
+        with self._lock:
+            rows = self._q("SELECT example_uid, reviewed, corrected, last_ts FROM example_status").fetchall()
+        out: dict[str, ExampleStatus] = {}
+        for uid, reviewed, corrected, last_ts in rows:
+            seen = out.get(uid)
+            if seen is None:
+                out[uid] = ExampleStatus(bool(reviewed), bool(corrected), last_ts)
+            else:
+                latest = max((t for t in (seen.last_ts, last_ts) if t), default=None)
+                out[uid] = ExampleStatus(seen.reviewed or bool(reviewed), seen.corrected or bool(corrected), latest)
+        return out
+
+    def team_labels(self, example: Example) -> TeamLabels:
+        """The example's labels in the team's export: every annotator's latest decision per field on
+        its base (:func:`ragviz.store.events.fold_team`), with the row's reviewer and each field's."""
+        with self._lock:
+            rows = self._q(
+                f"SELECT {_EVENT_COLUMNS} FROM label_events e JOIN label_actions a ON a.id = e.action_id"
+                " WHERE e.example_uid = ? ORDER BY e.id",
+                (example.uid,),
+            ).fetchall()
+        return fold_team(self.base_labels(example), [_event(r) for r in rows], example)
 
     def annotators(self) -> list[str]:
         """Names that recorded at least one decision, sorted."""
@@ -625,7 +664,7 @@ class LabelStore:
 
     def _largest_ids(self, annotator: str | None) -> tuple[int, int]:
         """The largest label event id (of *annotator*'s events, or anyone's) and judge label set id."""
-        whose = ("", ()) if annotator is None else (" WHERE annotator = ?", (annotator,))
+        whose = ("", ()) if annotator in (None, EVERYONE) else (" WHERE annotator = ?", (annotator,))
         with self._lock:
             events = self._q("SELECT MAX(id) FROM label_events" + whose[0], whose[1]).fetchone()[0]
             judged = self._q("SELECT MAX(id) FROM judge_label_sets").fetchone()[0]

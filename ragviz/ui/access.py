@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from ragviz.data.roles import Access
+from ragviz.store.uploads import shown_name
 from ragviz.ui import render, served, state
 from ragviz.ui.present import FORCED_KEY
 
@@ -37,5 +40,22 @@ def sidebar() -> None:
         st.caption(f"Loaded: {len(state.dataset()):,} examples from {len(state.current_paths())} path(s)")
         st.html(  # file names and a person's name: escaped
             '<div class="rv-open-data" style="font-size:0.8rem;color:#808495">'
-            f"{render.long_text_html(state.open_data_note(show_who=granted.can_review), 160)}</div>"
+            f"{render.long_text_html(open_data_note(show_who=granted.can_review), 160)}</div>"
         )
+
+
+def open_data_note(show_who: bool) -> str:
+    """Which data is open and since when, for the sidebar and the Data page: the files' names, who
+    opened them (*show_who*: not for a person who may only view) and when; or that it is the start-up data."""
+    paths = state.current_paths()
+    if not paths:
+        return "Nothing loaded."
+    names = [shown_name(Path(p).name) or p for p in paths]
+    listed = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    choice = state.chosen_data()
+    if choice is None:
+        return f"{listed}: the data this app was started with."
+    when = choice.ts[:16].replace("T", " ") + " UTC"
+    whose = "the team's data" if state.data_scope() == state.TEAM_SCOPE else "kept for you"
+    who = f", opened by {choice.chosen_by}" if show_who else ""
+    return f"{listed}: {whose}{who}, {when}."

@@ -23,16 +23,15 @@ from ragviz.data.model import Example, Labels
 from ragviz.metrics.trace import trace_scores
 from ragviz.store.events import base_labels, fold_labels
 from ragviz.store.label_store import ChosenData, LabelStore, StaleEdit, default_db
-from ragviz.store.uploads import shown_name
 from ragviz.ui import served
 from ragviz.ui.present import FORCED_KEY, is_present
+from ragviz.ui.shell import require_app_shell  # noqa: F401  (pages call state.require_app_shell())
 
 DATA_ENV = "RAGVIZ_DATA"
 ANNOTATOR_ENV = "RAGVIZ_ANNOTATOR"
 PATHS_KEY = "ragviz.paths"
 ANNOTATOR_KEY = "ragviz.annotator"
 VERSION_KEY = "ragviz.label_version"
-SHELL_KEY = "ragviz.shell_checked"
 STALE_KEY = "ragviz.stale_edit"  # the message of an edit the store refused, until a page shows it
 SAMPLE_DATA = Path(__file__).resolve().parents[2] / "sample_data"
 
@@ -74,58 +73,37 @@ def initial_paths() -> tuple[str, ...]:
     return tuple(p for p in value.split(os.pathsep) if p.strip())
 
 
-TEAM_SCOPE = "team"
+TEAM_SCOPE = "team"  # served: one open data for everyone
 
 
 def data_scope() -> str:
-    """Whose open data this session shows: served, the team's (an admin chooses it for everyone, every
-    session and replica); on one machine, this annotator's own."""
+    """Whose open data this session shows: served, the team's (an admin chooses it for every session and
+    replica); on one machine, this annotator's own."""
     return TEAM_SCOPE if served.served() else f"annotator:{annotator()}"
 
 
 def chosen_data() -> ChosenData | None:
-    """The data opened on the Data page for :func:`data_scope`, as the label store remembers it; ``None``
-    when nobody opened any yet. On one machine a choice made under other start-up data does not count:
-    starting the app on some data (``ragviz app DATA``) is a newer choice than one made before."""
+    """The data last opened on the Data page for :func:`data_scope` (kept in the label store), if any. On
+    one machine a choice made under other start-up data does not count: ``ragviz app DATA`` is newer."""
     choice = store().chosen_data(data_scope())
-    if choice is None or (not served.served() and choice.startup != initial_paths()):
-        return None
-    return choice
+    return None if choice is None or (not served.served() and choice.startup != initial_paths()) else choice
 
 
 def current_paths() -> tuple[str, ...]:
-    """The files of the open data: :func:`chosen_data` (an upload kept in a PostgreSQL store is written
-    to this machine first), else the start-up data. Read from the store on every call, so a reload, a new
-    tab, a deep link and every replica show what was opened last."""
+    """The files of the open data: :func:`chosen_data` (an upload a PostgreSQL store holds is written here
+    first), else the start-up data; read from the store each call, so a reload, a new tab, a deep link
+    and every replica show what was opened last."""
     choice = chosen_data()
-    s = store()
-    paths = tuple(s.local_path(p) for p in choice.sources) if choice is not None else initial_paths()
+    paths = tuple(store().local_path(p) for p in choice.sources) if choice is not None else initial_paths()
     st.session_state[PATHS_KEY] = paths
     return paths
 
 
 def set_paths(paths: tuple[str, ...] | list[str]) -> None:
-    """Open *paths*: remembered in the store for :func:`data_scope` (with who chose them and when) and
-    registered as data sources (an upload by its content, :meth:`LabelStore.source_of`)."""
+    """Open *paths* for :func:`data_scope`: kept in the store with who chose them and when, and registered
+    as data sources (an upload by its content, :meth:`LabelStore.source_of`)."""
     store().choose_data(data_scope(), list(paths), annotator(), initial_paths())
     st.session_state[PATHS_KEY] = tuple(paths)
-
-
-def open_data_note(show_who: bool) -> str:
-    """Which data is open and since when, for the sidebar and the Data page: the files' names, who
-    opened them (*show_who*: not for a person who may only view) and when; or that it is the start-up data."""
-    paths = current_paths()
-    if not paths:
-        return "Nothing loaded."
-    names = [shown_name(Path(p).name) or p for p in paths]
-    listed = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-    choice = chosen_data()
-    if choice is None:
-        return f"{listed}: the data this app was started with."
-    when = choice.ts[:16].replace("T", " ") + " UTC"
-    whose = "the team's data" if data_scope() == TEAM_SCOPE else "kept for you"
-    who = f", opened by {choice.chosen_by}" if show_who else ""
-    return f"{listed}: {whose}{who}, {when}."
 
 
 def dataset() -> Dataset:
@@ -397,30 +375,6 @@ def _md_safe(text: str) -> str:
     for ch in text:
         out.append("\\" + ch if ch in "\\`*_{}[]()#+-.!|<>~$" else ch)
     return "".join(out)
-
-
-def require_app_shell() -> None:
-    """Make sure this page runs inside app.py's navigation, even as the first request of a server.
-
-    Streamlit starts every server in its legacy "pages/ folder" mode until some run calls
-    ``st.navigation``; a deep link such as ``/review?id=…`` opened first after a (re)start would run
-    the page script alone — no sidebar, no page list, no wide layout. Calling this at the top of a
-    page leaves that mode (process-wide) and reruns, so app.py runs and routes to the same page.
-    """
-    try:  # a Streamlit internal: if a release moves it, pages still work, only without this fix
-        from streamlit.runtime.pages_manager import PagesManager
-    except ImportError:
-        return
-
-    first_run_of_session = not st.session_state.get(SHELL_KEY)
-    st.session_state[SHELL_KEY] = True
-    if getattr(PagesManager, "uses_pages_directory", False):
-        PagesManager.uses_pages_directory = False
-        # Only a session's first run reruns: a rerun drops that run's button clicks, and a
-        # session's first run has none. (AppTest puts the flag back before every run; there the
-        # page keeps running on its own, as it always does under AppTest.)
-        if first_run_of_session:
-            st.rerun()
 
 
 # -- per-page results, cached per data, label store (file and version) and the page's choices --------------
