@@ -261,7 +261,12 @@ def rejudge_button(key: str = "review.rejudge") -> bool:
 
     if not access().can_judge:
         return False
-    return st.button("Re-judge this example", key=key, icon=":material/smart_toy:", help=rejudge_help())
+    return st.button(
+        "Re-judge this example",
+        key=key,
+        icon=":material/smart_toy:",
+        help=rejudge_help(),  # md: ours (rejudge_help escapes the model, Base URL and endpoint it names)
+    )
 
 
 def families_expander(
