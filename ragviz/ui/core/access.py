@@ -1,0 +1,61 @@
+"""The role of the person on this run (:mod:`ragviz.data.roles`) and the sidebar every page shows with it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from ragviz.data.roles import Access
+from ragviz.store.uploads import shown_name
+from ragviz.ui.core import render, served, state
+from ragviz.ui.core.present import FORCED_KEY
+
+
+def access() -> Access:
+    """This run's role; a person who may not review sees every page in presentation mode (nothing
+    they click is recorded: :func:`ragviz.ui.core.state.record_decision` records nothing then)."""
+    granted = served.access(state.annotator())
+    st.session_state[FORCED_KEY] = not granted.can_review
+    return granted
+
+
+def sidebar() -> None:
+    """Sidebar shown on every page: sign-in, the annotator and their role, the unverified-names
+    banner, the label database (admins only), what is loaded: how many examples, which files, whose
+    choice (the person's own, or the team's with who opened it, not shown to a viewer) and since when."""
+    granted = access()
+    with st.sidebar:
+        served.sign_in_box()
+        st.html(  # a name of any length: cut, with "show all"
+            '<div class="rv-annotator" style="font-size:0.875rem;color:#808495">Annotator: '
+            f"<b>{render.long_text_html(state.annotator(), 60)}</b> ({granted.role})</div>"
+        )
+        served.unverified_names_notice()
+        if granted.can_see_store:
+            st.html(  # a URL's password masked; plain HTML, not st.code: its highlighter is 1.5 MB of JavaScript
+                '<div class="rv-store" style="font-size:0.875rem;color:#808495">Label database<br>'
+                f'<code style="overflow-wrap:anywhere">{render.esc(state.store().location)}</code></div>'
+            )
+        st.caption(f"Loaded: {len(state.dataset()):,} examples from {len(state.current_paths())} path(s)")
+        st.html(  # file names and a person's name: escaped
+            '<div class="rv-open-data" style="font-size:0.8rem;color:#808495">'
+            f"{render.long_text_html(open_data_note(show_who=granted.can_review), 160)}</div>"
+        )
+
+
+def open_data_note(show_who: bool) -> str:
+    """Which data is open and since when, for the sidebar and the Data page: the files' names, who
+    opened them (*show_who*: not for a person who may only view) and when; or that it is the start-up data."""
+    paths = state.current_paths()
+    if not paths:
+        return "Nothing loaded."
+    names = [shown_name(Path(p).name) or p for p in paths]
+    listed = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    choice = state.chosen_data()
+    if choice is None:
+        return f"{listed}: the data this app was started with."
+    when = choice.ts[:16].replace("T", " ") + " UTC"
+    whose = "the team's data" if state.data_scope() == state.TEAM_SCOPE else "kept for you"
+    who = f", opened by {choice.chosen_by}" if show_who else ""
+    return f"{listed}: {whose}{who}, {when}."
