@@ -33,8 +33,7 @@ DOWNLOADS = {
 }
 WHAT_AN_EXPORT_HOLDS = (
     "The export holds **every loaded example** with the current labels of the annotator named in the sidebar "
-    "(an admin may export the team's instead) "
-    "(the judge's labels where nothing was changed), scores recomputed from those labels, `llm_`-prefixed copies "
+    "(the judge's labels where nothing was changed; an admin may export the team's instead), scores recomputed from those labels, `llm_`-prefixed copies "
     "of the judge's original labels, and provenance (`label_source`, `reviewer`, `reviewed_at`). "
     "Loading an export back gives exactly the same labels and scores. The Ragas dataset "
     "(`EvaluationDataset.from_jsonl`) holds the texts and the retrieval ids, your corrected gold ids as "
