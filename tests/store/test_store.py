@@ -3,8 +3,11 @@ migrations, bad paths, positions, sources, uploads, judge label sets."""
 
 from __future__ import annotations
 
+import io
 import re
+import shutil
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -597,6 +600,29 @@ def test_postgres_uploads_reach_every_replica(postgres_server, tmp_path, monkeyp
         assert open(there, "rb").read() == b'{"id": 1}\n'
         assert two.save_upload("my data.jsonl", b'{"id": 1}\n').name == path.name  # same bytes, same name
         assert two.sources() == [there]
+
+
+def test_postgres_upload_is_registered_by_its_content_and_an_old_local_registration_reads_as_it(
+    postgres_server, tmp_path, monkeypatch
+):
+    """Issue 29.7: opening a kept upload registers ``upload:NAME`` (never the replica's own copy); a path an
+    older version registered for one replica's copy is read as that upload, once, on another machine."""
+    url = postgres_server.new_database()
+    monkeypatch.setenv("HOME", str(tmp_path / "replica1"))
+    with LabelStore(url) as one:
+        kept = one.keep_upload("rows.jsonl", io.BytesIO(b'{"id": 1}\n'))
+        one.choose_data("team", [kept], "lead@example.org")
+        assert [r[0] for r in one._q("SELECT path FROM data_sources")] == [f"upload:{kept.name}"]
+        one._register(str(kept))  # what the old state.set_paths added beside it
+    shutil.rmtree(tmp_path / "replica1")  # that replica's home cleaned
+    monkeypatch.setenv("HOME", str(tmp_path / "replica2"))
+    with LabelStore(url) as two:
+        [there] = two.sources()
+        assert there == str(tmp_path / "replica2" / ".ragviz" / "uploads" / kept.name)
+        assert open(there, "rb").read() == b'{"id": 1}\n'
+        assert two.uploads() == [Path(there)]
+        choice = two.chosen_data("team")
+        assert choice is not None and [two.local_path(s) for s in choice.sources] == [there]
 
 
 def test_accept_keeps_corrections_and_an_edit_back_to_the_start_is_no_correction(store, example):
