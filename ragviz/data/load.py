@@ -35,6 +35,12 @@ RAGBench field         accepted aliases (Ragas / TruLens / DeepEval exports)
 
 Identity is (dataset, id, generation model); a later row identical in all three to an earlier one
 is reported and skipped (the first is kept). A row without an id gets ``h<sha1 of its content>``.
+
+Size: before a file is read, its decoded size (:func:`decoded_size`: a Parquet file's from its metadata
+and dictionaries, a text file's own size) is checked against a :class:`~ragviz.data.limits.DecodedLimit`
+(by default half the memory this process may use; an upload's is the upload cap); a file over it is an
+error naming the size and the limit, and nothing of it is read. Running out of memory anyway is an
+error naming the file, never a traceback.
 """
 
 from __future__ import annotations
@@ -52,7 +58,8 @@ from ragviz.data.formats.csv_rows import load_csv
 from ragviz.data.formats.hf_disk import DICT as HF_DICT
 from ragviz.data.formats.hf_disk import is_hf_disk_dir, load_hf_disk
 from ragviz.data.formats.json_rows import arrow_jsonl_file, load_json, load_jsonl
-from ragviz.data.formats.parquet_rows import Progress, load_parquet
+from ragviz.data.formats.parquet_rows import Progress, decoded_bytes, load_parquet
+from ragviz.data.limits import DecodedLimit, memory_decoded_limit, over_decoded
 from ragviz.data.problems import Problem, Report
 from ragviz.data.schema import STR_LIST
 
@@ -94,7 +101,29 @@ def _format_of(name: str) -> str | None:
 _LOADERS = {"parquet": load_parquet, "jsonl": load_jsonl, "json": load_json, "csv": load_csv}
 
 
-def _load_one(name: str, data: bytes, subset: str, report: Report) -> Dataset:
+def decoded_size(source: Path | bytes, name: str, limit: int) -> tuple[int, str]:
+    """The bytes the file *source* (named *name*) decodes to and how that was found; counting stops
+    once past *limit*. Parquet: :func:`~ragviz.data.formats.parquet_rows.decoded_bytes`; a text format
+    decodes to about its own size (JSON and CSV hold no references)."""
+    if _format_of(name) == "parquet":
+        return decoded_bytes(source, limit), "from its Parquet metadata and dictionaries"
+    size = source.stat().st_size if isinstance(source, Path) else len(source)
+    return size, "its size as text"
+
+
+def refused_for_size(source: Path | bytes, name: str, limit: DecodedLimit) -> str | None:
+    """Why the file *source* may not be read under *limit*, or ``None`` when it fits (an unreadable
+    Parquet file fits here: reading it then reports what is wrong)."""
+    try:
+        decoded, how = decoded_size(source, name, limit.bytes)
+    except MemoryError:
+        return f"ran out of memory reading its metadata; it is over {limit.named}"
+    except Exception:  # pyarrow raises several types for corrupt files; the loader names them
+        return None
+    return over_decoded(decoded, limit, how)
+
+
+def _load_one(name: str, data: bytes, subset: str, report: Report, limit: DecodedLimit | None = None) -> Dataset:
     fmt = _format_of(name)
     if fmt is None:
         suffix = Path(name).suffix or "(none)"
@@ -103,7 +132,17 @@ def _load_one(name: str, data: bytes, subset: str, report: Report) -> Dataset:
     if not data or data.isspace():  # isspace stops at the first other byte; strip() would copy the file
         report.error(name, None, "file", "empty file")
         return Dataset.empty()
-    return _LOADERS[fmt](data, name, subset, report)
+    if (refused := refused_for_size(data, name, limit or memory_decoded_limit())) is not None:
+        report.error(name, None, "file", refused)
+        return Dataset.empty()
+    try:
+        return _LOADERS[fmt](data, name, subset, report)
+    except MemoryError:
+        report.error(name, None, "file", _OUT_OF_MEMORY)
+        return Dataset.empty()
+
+
+_OUT_OF_MEMORY = "ran out of memory reading it (too large for this machine); nothing of it was loaded"
 
 
 # -- combining files ---------------------------------------------------------------------------
@@ -242,18 +281,24 @@ def _expand(paths: Iterable[str | Path], report: Report) -> list[Path]:
     return files
 
 
-def load(paths: Iterable[str | Path] | str | Path, progress: Progress | None = None) -> LoadResult:
+def load(
+    paths: Iterable[str | Path] | str | Path, progress: Progress | None = None, limit: DecodedLimit | None = None
+) -> LoadResult:
     """Load files and directories (searched recursively) into one dataset; never raises for bad
     input. ``load(["../shared/ragbench"])`` loads the seven RAGBench shards. *progress* is told
-    ``(what, rows read, rows in the file)`` as large Parquet files and JSON Lines files are read."""
-    if isinstance(paths, (str, Path)):
-        paths = [paths]
+    ``(what, rows read, rows in the file)`` as large Parquet files and JSON Lines files are read.
+    Each file must decode to at most *limit* (default :func:`~ragviz.data.limits.memory_decoded_limit`)."""
+    paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
     report = Report()
+    limit = limit or memory_decoded_limit()
     parts = []
     for f in _expand(paths, report):
         try:
             if f.is_dir():
                 parts.extend(load_hf_disk(f, report))
+                continue
+            if f.stat().st_size and (refused := refused_for_size(f, f.name, limit)) is not None:
+                report.error(str(f), None, "file", refused)
                 continue
             if _format_of(f.name) == "parquet" and f.stat().st_size:
                 parts.append(load_parquet(f, str(f), _subset_name(f), report, progress))
@@ -265,12 +310,19 @@ def load(paths: Iterable[str | Path] | str | Path, progress: Progress | None = N
         except OSError as e:
             report.error(str(f), None, "file", f"cannot read: {e.strerror or e}")
             continue
-        parts.append(_load_one(str(f), data, _subset_name(f), report))
-    return _finish(parts, report)
+        except MemoryError:
+            report.error(str(f), None, "file", _OUT_OF_MEMORY)
+            continue
+        parts.append(_load_one(str(f), data, _subset_name(f), report, limit))
+    try:
+        return _finish(parts, report)
+    except MemoryError:
+        report.errors.append(Problem(", ".join(str(p) for p in paths), None, "file", _OUT_OF_MEMORY))
+        return LoadResult(Dataset.empty(), report.errors, report.warnings)
 
 
-def load_bytes(name: str, data: bytes) -> LoadResult:
+def load_bytes(name: str, data: bytes, limit: DecodedLimit | None = None) -> LoadResult:
     """Load an uploaded file; the format comes from *name*'s extension, problems name *name*."""
     report = Report()
-    part = _load_one(name, data, _subset_name(Path(name)), report)
+    part = _load_one(name, data, _subset_name(Path(name)), report, limit)
     return _finish([part], report)
