@@ -249,7 +249,24 @@ def _files_in(folder: Path, report: Report) -> list[Path]:
     return sorted(found)
 
 
-def _expand(paths: Iterable[str | Path], report: Report) -> list[Path]:
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+OUTSIDE_ROOT = "not read: it is a link to a file outside the server's data folder (RAGVIZ_DATA_ROOT)"
+
+
+def _escapes(f: Path, resolved: Path, within: Path) -> bool:
+    """Whether reading *f* (resolved: *resolved*) would read anything outside *within*: the file itself,
+    or for a ``save_to_disk`` folder any file in it."""
+    if not _inside(resolved, within):
+        return True
+    if f.is_dir():
+        return any(not _inside(inner.resolve(), within) for inner in f.iterdir())
+    return False
+
+
+def _expand(paths: Iterable[str | Path], report: Report, within: Path | None = None) -> list[Path]:
     files: list[Path] = []
     seen: set[Path] = set()
     for given in paths:
@@ -258,18 +275,22 @@ def _expand(paths: Iterable[str | Path], report: Report) -> list[Path]:
             if not p.exists():
                 report.error(str(given), None, "path", "no such file or directory")
                 continue
+            confined = within is not None and _inside(p.resolve(), within)
             if p.is_dir():
                 candidates = _files_in(p, report)
                 if not candidates:
                     report.error(str(given), None, "path", f"no {', '.join(FORMATS)} files in this directory")
             else:
                 candidates = [p]
-        except OSError as exc:  # PermissionError on /proc/1/root, a folder one may not list, ...
-            report.error(str(given), None, "path", f"cannot read: {exc.strerror or exc}")
+        except (OSError, RuntimeError) as exc:  # PermissionError on /proc/1/root, a folder one may not list, ...
+            report.error(str(given), None, "path", f"cannot read: {getattr(exc, 'strerror', None) or exc}")
             continue
         for f in candidates:
             try:
                 resolved = f.resolve()
+                if confined and within is not None and _escapes(f, resolved, within):
+                    report.error(str(f), None, "path", OUTSIDE_ROOT)
+                    continue
             except (OSError, RuntimeError) as exc:
                 report.error(str(f), None, "path", f"cannot read: {getattr(exc, 'strerror', None) or exc}")
                 continue
@@ -282,17 +303,22 @@ def _expand(paths: Iterable[str | Path], report: Report) -> list[Path]:
 
 
 def load(
-    paths: Iterable[str | Path] | str | Path, progress: Progress | None = None, limit: DecodedLimit | None = None
+    paths: Iterable[str | Path] | str | Path,
+    progress: Progress | None = None,
+    limit: DecodedLimit | None = None,
+    within: Path | None = None,
 ) -> LoadResult:
     """Load files and directories (searched recursively) into one dataset; never raises for bad
     input. ``load(["../shared/ragbench"])`` loads the seven RAGBench shards. *progress* is told
     ``(what, rows read, rows in the file)`` as large Parquet files and JSON Lines files are read.
-    Each file must decode to at most *limit* (default :func:`~ragviz.data.limits.memory_decoded_limit`)."""
+    Each file must decode to at most *limit* (default :func:`~ragviz.data.limits.memory_decoded_limit`).
+    *within* (a resolved folder: the served app's data root): every file read through a path given
+    inside it must resolve inside it too; a symlink out of it is an error naming the link, not its target."""
     paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
     report = Report()
     limit = limit or memory_decoded_limit()
     parts = []
-    for f in _expand(paths, report):
+    for f in _expand(paths, report, within):
         try:
             if f.is_dir():
                 parts.extend(load_hf_disk(f, report))

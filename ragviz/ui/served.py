@@ -45,6 +45,11 @@ def open_typed_path(typed: str) -> Path:
     return resolve_typed(typed, served=served(), root=data_root())
 
 
+def confining_root() -> Path | None:
+    """The data root every file read through a folder inside it must stay in (served only)."""
+    return data_root() if served() else None
+
+
 def sign_in_configured() -> bool:
     """Whether ``st.login`` is set up (an ``[auth]`` section in ``.streamlit/secrets.toml``)."""
     try:

@@ -52,9 +52,11 @@ def _load(paths: tuple[str, ...]) -> Any:
     from ragviz.data.load import load
     from ragviz.ui.progress import RowProgress
 
+    from ragviz.ui.served import confining_root
+
     progress = RowProgress("Loading", 0)
     try:
-        return load(list(paths), progress=progress)
+        return load(list(paths), progress=progress, within=confining_root())
     finally:
         progress.close()
 
