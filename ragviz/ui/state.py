@@ -51,7 +51,6 @@ def store() -> LabelStore:
 def _load(paths: tuple[str, ...]) -> Any:
     from ragviz.data.load import load
     from ragviz.ui.progress import RowProgress
-
     from ragviz.ui.served import confining_root
 
     progress = RowProgress("Loading", 0)
