@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -220,11 +221,20 @@ def pair_human(
 ) -> Pairing:
     """Pair the judge's labels in *dataset* with people's labels in *human*, matched by uid.
 
-    Every row of *human* is audited. A human row naming no example of *dataset*, or whose
-    documents or response are split differently (the metrics would count other sentences), raises
-    :class:`AuditError`."""
+    Every row of *human* is audited, except when *human* has a ``label_source`` column (a ragviz
+    export): then only its ``human`` rows are people's labels, and the others (``llm``: the judge's
+    labels as they were) are left out, with a warning counting them. A human row naming no example of
+    *dataset*, or whose documents or response are split differently (the metrics would count other
+    sentences), raises :class:`AuditError`."""
+    columns = human.table.column_names
+    sources = human.table.column("label_source").to_pylist() if "label_source" in columns else None
+    left_out = Counter(str(s) for s in sources or () if s != "human")
+    from ragviz.analysis.compare import iter_examples
+
     by_uid: dict[str, Example] = {}
-    for example in _examples(human):
+    for i, example in iter_examples(human):
+        if sources is not None and sources[i] != "human":
+            continue
         index = dataset.index_of(example.uid)
         if index is None:
             raise AuditError(
@@ -244,7 +254,14 @@ def pair_human(
         examples.append(
             PairedExample(example.uid, example.dataset, example.generation_model, judge, values, _where(example))
         )
-    return Pairing(examples)
+    pairing = Pairing(examples)
+    if left_out:
+        counted = ", ".join(f"{n:,} with label_source {source}" for source, n in sorted(left_out.items()))
+        pairing.warnings.append(
+            f"{sum(left_out.values()):,} of {len(human):,} rows of the people's labels left out ({counted}): "
+            "only rows a person labelled (label_source human) count"
+        )
+    return pairing
 
 
 def _check_same_text(person: Example, judged: Example) -> None:

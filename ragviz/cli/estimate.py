@@ -35,8 +35,9 @@ def add_estimate_arguments(parser: argparse.ArgumentParser) -> None:
         "--human",
         metavar="FILE",
         help="people's labels of a uniformly random sample of DATA's examples, matched by dataset_name, id and "
-        "generation_model_name; every row in it counts as audited (default: the label_source human rows of a "
-        "ragviz export in DATA)",
+        "generation_model_name; every row in it counts as audited, except in a ragviz export, where only its "
+        "label_source human rows do (the others are counted and left out) (default: the label_source human rows "
+        "of a ragviz export in DATA)",
     )
     parser.add_argument(
         "--db",
