@@ -61,7 +61,7 @@ from ragviz.data.formats.json_rows import arrow_jsonl_file, load_json, load_json
 from ragviz.data.formats.parquet_rows import Progress, decoded_bytes, load_parquet
 from ragviz.data.limits import DecodedLimit, memory_decoded_limit, over_decoded
 from ragviz.data.problems import Problem, Report
-from ragviz.data.schema import STR_LIST
+from ragviz.data.schema import STR_LIST, finite_scores
 
 FORMATS = {".parquet": "parquet", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv"}
 
@@ -330,6 +330,7 @@ def load(
                 parts.append(load_parquet(f, str(f), _subset_name(f), report, progress))
                 continue
             if _format_of(f.name) == "jsonl" and (table := arrow_jsonl_file(f, progress)) is not None:
+                table = finite_scores(table, str(f), report)
                 parts.append(Dataset.from_table(table, _subset_name(f), str(f)))  # streamed, never whole in memory
                 continue
             data = f.read_bytes()

@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 from ragviz.data.dataset import Dataset
 from ragviz.data.formats.tool_columns import column_renames
 from ragviz.data.problems import Report
-from ragviz.data.schema import CANONICAL_TYPES, STR_LIST, STRUCTURED_FIELDS, load_rows
+from ragviz.data.schema import CANONICAL_TYPES, STR_LIST, STRUCTURED_FIELDS, finite_scores, load_rows
 
 
 def _null_inside(column: pa.ChunkedArray) -> bool:
@@ -192,5 +192,5 @@ def load_table(table: pa.Table, path: str, subset: str, report: Report) -> Datas
     is already in RAGBench types, else row by row, so every problem gets its row number."""
     fast = _parquet_fast_table(table)
     if fast is not None:
-        return Dataset.from_table(fast, subset, path)
+        return Dataset.from_table(finite_scores(fast, path, report), subset, path)
     return load_rows(enumerate(table.to_pylist(), start=1), path, subset, report)
