@@ -25,6 +25,8 @@ FAMILY_CHOICES = ("trace", "tonic", "retrieval", "all")
 
 
 def add_estimate_arguments(parser: argparse.ArgumentParser) -> None:
+    from ragviz.analysis.audit import INTERVAL_COVERAGE
+
     parser.add_argument(
         "paths",
         nargs="+",
@@ -56,9 +58,11 @@ def add_estimate_arguments(parser: argparse.ArgumentParser) -> None:
         "--interval",
         choices=INTERVALS,
         default=INTERVALS[0],
-        help="the PPI++ interval: bootstrap-t (default; a studentized bootstrap that re-tunes lambda in each of "
-        "2,000 resamples, seed 0: covers 93-96%% at 100, 300 and 1,000 audited examples in benchmarks/bench_ppi.py) or "
-        "normal (ppi_py's ppi_mean_ci: 90-95%% at 100, 92-96%% at 300)",
+        help=(
+            "the PPI++ interval: bootstrap-t (default; a studentized bootstrap that re-tunes lambda in each of "
+            f"2,000 resamples, seed 0: covers {INTERVAL_COVERAGE['bootstrap-t']} in benchmarks/bench_ppi.py) or "
+            f"normal (ppi_py's ppi_mean_ci: {INTERVAL_COVERAGE['normal']})"
+        ).replace("%", "%%"),
     )
     parser.add_argument(
         "--by", choices=("dataset_name", "generation_model_name"), help="also estimate per subset (or model)"
