@@ -87,3 +87,25 @@ def test_confusion_matrix_png_counts_are_readable():
     for count, largest in [(30, 30), (25, 30), (27, 30), (0, 100), (5, 100), (100, 100)]:
         fill, ink = charts.cell_colours(count, largest)
         assert charts.contrast_ratio(fill, ink) >= 4.5
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_venn_card_follows_the_colour_scheme(decided_server, chromium_browser, scheme):
+    """Issue 29 item 9: the Explainer's Venn cards were white in the dark theme."""
+    from PIL import Image
+
+    context = chromium_browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme=scheme)
+    page = context.new_page()
+    page.set_default_timeout(90_000)
+    try:
+        page.goto(f"{decided_server.url}/explainer")
+        venn = page.locator("img.rv-venn").first
+        expect()(venn).to_be_visible(timeout=90_000)
+        settle(page)
+        venn.scroll_into_view_if_needed()
+        page.wait_for_function("el => el.complete && el.naturalWidth > 0", arg=venn.element_handle())
+        shot = Image.open(io.BytesIO(venn.screenshot())).convert("L")
+        card = shot.getpixel((12, shot.height // 2))  # the card left of the circles
+        assert (card < 80) if scheme == "dark" else (card > 200), card
+    finally:
+        context.close()
