@@ -54,6 +54,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from ragviz.data.dataset import PATH_COL, ROW_COL, Dataset
+from ragviz.data.finite import finite_scores
 from ragviz.data.formats.csv_rows import load_csv
 from ragviz.data.formats.hf_disk import DICT as HF_DICT
 from ragviz.data.formats.hf_disk import is_hf_disk_dir, load_hf_disk
@@ -61,7 +62,7 @@ from ragviz.data.formats.json_rows import arrow_jsonl_file, load_json, load_json
 from ragviz.data.formats.parquet_rows import Progress, decoded_bytes, load_parquet
 from ragviz.data.limits import DecodedLimit, memory_decoded_limit, over_decoded
 from ragviz.data.problems import Problem, Report
-from ragviz.data.schema import STR_LIST, finite_scores
+from ragviz.data.schema import STR_LIST
 
 FORMATS = {".parquet": "parquet", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv"}
 

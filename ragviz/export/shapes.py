@@ -32,7 +32,7 @@ from typing import IO, Any
 
 from ragviz.data.dataset import Dataset
 from ragviz.data.formats.ragchecker_rows import CLAIM_FIELDS
-from ragviz.data.formats.tool_columns import CARRIER, DEEPEVAL_METADATA, PIPE, REFERENCE_CONTEXTS
+from ragviz.data.formats.tool_columns import CARRIER, DEEPEVAL_METADATA, DEEPEVAL_TEXTS, PIPE, REFERENCE_CONTEXTS
 from ragviz.export.output import binary_output
 from ragviz.export.rows import EXPORTING, RowsDone, export_row, exported_batches
 from ragviz.store.label_store import LabelStore
@@ -139,7 +139,8 @@ def _deepeval_csv_line(record: Mapping[str, Any]) -> str:
     """One row of DeepEval's ``save_as`` CSV: lists joined by ``|``, metadata as JSON text. A list that
     ``|`` cannot carry (an item holding ``|``, or a cell a spreadsheet would run as a formula, which
     :func:`~ragviz.data.records.csv_cell` changes) rides in ``additional_metadata.ragbench`` as well, so the
-    loader gets it back exactly."""
+    loader gets it back exactly; so does a text cell that function changes (a formula start at its
+    beginning or after a line break in it)."""
     from ragviz.data.records import csv_cell, csv_line
 
     metadata = dict(record.get(DEEPEVAL_METADATA) or {})
@@ -152,6 +153,8 @@ def _deepeval_csv_line(record: Mapping[str, Any]) -> str:
             if any(PIPE in v for v in value) or csv_cell(joined) != joined:
                 carried[_CSV_LISTS[name]] = value
             value = joined
+        elif isinstance(value, str) and csv_cell(value) != value and name in DEEPEVAL_TEXTS:
+            carried.setdefault(DEEPEVAL_TEXTS[name], value)  # the cell gets a ' before a formula start
         cells.append(value)
     metadata[CARRIER] = carried
     cells.append(_json(metadata))

@@ -12,9 +12,10 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ragviz.data.dataset import Dataset
+from ragviz.data.finite import finite_scores
 from ragviz.data.formats.tool_columns import column_renames
 from ragviz.data.problems import Report
-from ragviz.data.schema import CANONICAL_TYPES, STR_LIST, STRUCTURED_FIELDS, finite_scores, load_rows
+from ragviz.data.schema import CANONICAL_TYPES, STR_LIST, STRUCTURED_FIELDS, load_rows
 
 
 def _null_inside(column: pa.ChunkedArray) -> bool:
