@@ -8,9 +8,9 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from ragviz.data.limits import too_big, upload_decoded_limit
 from ragviz.data.load import refused_for_size
-from ragviz.ui import access, served, state
 from ragviz.ui import data as ui
-from ragviz.ui.state import FILTER_CACHE
+from ragviz.ui.core import access, served, state
+from ragviz.ui.core.state import FILTER_CACHE
 
 state.require_app_shell()
 

@@ -37,10 +37,10 @@ def test_library_example_runs_and_exports_every_example(tmp_path, monkeypatch):
 
 
 def test_readme_and_estimate_help_give_the_same_coverage_figures(capsys):
-    """Issue 29 item 9: one source (ragviz.analysis.audit.INTERVAL_COVERAGE) for both."""
+    """Issue 29 item 9: one source (ragviz.analysis.estimates.report.INTERVAL_COVERAGE) for both."""
     import re
 
-    from ragviz.analysis.audit import INTERVAL_COVERAGE
+    from ragviz.analysis.estimates.report import INTERVAL_COVERAGE
     from ragviz.cli.main import main
 
     with pytest.raises(SystemExit):
