@@ -35,6 +35,7 @@ __all__ = [
     "settings_from_args",
 ]
 
+
 EXIT_OK = 0
 EXIT_SOME_FAILED = 1
 EXIT_BAD_INPUT = 2

@@ -81,6 +81,7 @@ __all__ = [
     "open_store",
 ]
 
+
 DB_ENV = "RAGVIZ_DB"
 UPLOAD_PREFIX = "upload:"  # a data source that is an upload kept in the database (PostgreSQL)
 
