@@ -8,7 +8,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ragviz.data.paths import data_root, is_served, resolve_typed, typing_off_reason
+from ragviz.data.paths import PathRefused, data_root, is_served, resolve_typed, typing_off_reason
 from ragviz.data.roles import Access, Identity, access_of
 
 __all__ = [
