@@ -11,6 +11,8 @@ from ragviz.store.uploads import shown_name
 from ragviz.ui.core import render, served, state
 from ragviz.ui.core.present import FORCED_KEY
 
+__all__ = ["access", "open_data_note", "sidebar"]
+
 
 def access() -> Access:
     """This run's role; a person who may not review sees every page in presentation mode (nothing

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+__all__ = ["SHELL_KEY", "require_app_shell"]
+
+
 SHELL_KEY = "ragviz.shell_checked"
 
 

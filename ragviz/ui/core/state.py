@@ -25,7 +25,51 @@ from ragviz.store.events import base_labels, fold_labels
 from ragviz.store.label_store import ChosenData, LabelStore, StaleEdit, default_db
 from ragviz.ui.core import served
 from ragviz.ui.core.present import FORCED_KEY, is_present
-from ragviz.ui.core.shell import require_app_shell  # noqa: F401  (pages call state.require_app_shell())
+from ragviz.ui.core.shell import require_app_shell  # pages call state.require_app_shell()
+
+__all__ = [
+    "ANNOTATOR_ENV",
+    "ANNOTATOR_KEY",
+    "DATA_ENV",
+    "DatasetIndex",
+    "ExampleLabels",
+    "FILTER_CACHE",
+    "MAX_DETAILED",
+    "NO_DATA_MESSAGE",
+    "PATHS_KEY",
+    "PageContext",
+    "QualityReport",
+    "SAMPLE_DATA",
+    "STALE_KEY",
+    "TEAM_SCOPE",
+    "VERSION_KEY",
+    "active_filter_rows",
+    "annotator",
+    "bump_label_version",
+    "chosen_data",
+    "current_adherence",
+    "current_paths",
+    "data_scope",
+    "dataset",
+    "example_labels",
+    "examples_at",
+    "initial_paths",
+    "label_version",
+    "load_result",
+    "quality_report",
+    "record_decision",
+    "require_app_shell",
+    "require_data",
+    "review_filter_rows",
+    "row_columns",
+    "save_position",
+    "set_paths",
+    "stale_message",
+    "store",
+    "uid_set",
+    "undo_decision",
+]
+
 
 DATA_ENV = "RAGVIZ_DATA"
 ANNOTATOR_ENV = "RAGVIZ_ANNOTATOR"
@@ -51,10 +95,11 @@ def store() -> LabelStore:
 def _load(paths: tuple[str, ...]) -> Any:
     from ragviz.data.load import load
     from ragviz.ui.core.progress import RowProgress
+    from ragviz.ui.core.served import confining_root
 
     progress = RowProgress("Loading", 0)
     try:
-        return load(list(paths), progress=progress)
+        return load(list(paths), progress=progress, within=confining_root())
     finally:
         progress.close()
 

@@ -13,6 +13,27 @@ from ragviz.judge.endpoint import EndpointAccess, server_endpoint
 from ragviz.judge.settings import JudgeConfigError
 from ragviz.ui.core import render
 
+__all__ = [
+    "API_KEY_KEY",
+    "BASE_URL_KEY",
+    "CONCURRENCY_KEY",
+    "DEFAULT_MODEL",
+    "FORMAT_KEY",
+    "KEEP",
+    "MODEL_ENV",
+    "MODEL_KEY",
+    "NOT_SENT",
+    "REASONING_KEY",
+    "TEMPERATURE_KEY",
+    "TIMEOUT_KEY",
+    "from_state",
+    "init_state",
+    "key_source_note",
+    "rejudge_help",
+    "request_options",
+]
+
+
 MODEL_ENV = "RAGVIZ_JUDGE_MODEL"
 DEFAULT_MODEL = "gpt-4o-mini"
 MODEL_KEY = "label.model"

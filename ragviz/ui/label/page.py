@@ -40,6 +40,43 @@ from ragviz.ui.core.served import served
 from ragviz.ui.label import options as judge_options
 from ragviz.ui.label.options import API_KEY_KEY, BASE_URL_KEY, CONCURRENCY_KEY, KEEP, MODEL_KEY, TIMEOUT_KEY
 
+__all__ = [
+    "API_KEY_KEY",
+    "BASE_URL_KEY",
+    "CANCEL",
+    "CONCURRENCY_KEY",
+    "DEFAULT_MODEL",
+    "ESTIMATE_MEMO",
+    "MODEL_ENV",
+    "MODEL_KEY",
+    "SELECTION_LABELS",
+    "SELECTION_MEMO",
+    "TIMEOUT_KEY",
+    "cancelled_notice",
+    "checked_settings",
+    "estimate_summary",
+    "format_cost",
+    "init_settings_state",
+    "judge_access",
+    "judge_cache",
+    "last_run",
+    "metric_row",
+    "outcome_rows",
+    "own_endpoint",
+    "recent_runs",
+    "rejudge",
+    "run_button",
+    "run_estimate",
+    "run_progress",
+    "selected_rows",
+    "selection_picker",
+    "settings_box",
+    "settings_from_state",
+    "show_failures",
+]
+
+MODEL_ENV, DEFAULT_MODEL = judge_options.MODEL_ENV, judge_options.DEFAULT_MODEL
+
 SELECTION_LABELS = {
     ALL: "All examples",
     UNLABELED: "Unlabeled only",
@@ -63,7 +100,7 @@ def judge_cache() -> JudgeCache:
 
 def init_settings_state() -> None:
     """Defaults for the settings widgets (from env on first use of the session)."""
-    st.session_state.setdefault(MODEL_KEY, os.environ.get(judge_options.MODEL_ENV) or judge_options.DEFAULT_MODEL)
+    st.session_state.setdefault(MODEL_KEY, os.environ.get(MODEL_ENV) or DEFAULT_MODEL)
     st.session_state.setdefault(BASE_URL_KEY, os.environ.get(BASE_URL_ENV) or "")
     st.session_state.setdefault(API_KEY_KEY, "")
     st.session_state.setdefault(CONCURRENCY_KEY, 8)
