@@ -24,6 +24,14 @@ keeps the estimate and studentizes a bootstrap that re-tunes :math:`\\lambda` in
 covers 93-97 % at n = 50, 100, 300 and 1,000 there, and is what :func:`estimate_mean`, the app and
 ``ragviz estimate`` show (:data:`DEFAULT_INTERVAL`).
 
+Small or nearly unanimous audits (issue 23): with *bounds*, the metric's range, the intervals the app shows
+never leave that range and never collapse. The rectifier's variance is taken over the audit plus half a
+pseudo-example at each corner of the range (:func:`rectifier_variance`; A. Agresti, Y. Min, "Simple improved
+confidence intervals for comparing matched proportions", Statistics in Medicine 24 (2005)), so an audit
+where people and the judge never disagree still gives an honest width (about ± 0.2 at n = 10); the
+people-only interval of a 0/1 metric is the Wilson score interval (:func:`wilson_interval`). Without
+*bounds* every function is ``ppi_py``'s.
+
 Undefined cases: no audited example gives no estimate; one audited example gives point estimates
 but no interval (a variance needs two), so :attr:`MetricEstimate.has_ci` is false — say so rather
 than print a zero-width interval.
@@ -44,6 +52,7 @@ from typing import Any
 import numpy as np
 
 from ragviz.analysis.estimates.bootstrap_t import RESAMPLES, studentized_quantiles
+from ragviz.analysis.estimates.coverage import more_needed
 
 Values = Sequence[float] | np.ndarray
 
@@ -61,6 +70,69 @@ def z_value(alpha: float) -> float:
 
 def _array(values: Values) -> np.ndarray:
     return np.asarray(values, dtype=float).reshape(-1)
+
+
+Bounds = tuple[float, float]
+PSEUDO_PER_CORNER = 0.5  # Agresti & Min (2005): half an example in each cell of the (person, judge) table
+UNIT: Bounds = (0.0, 1.0)
+
+
+FEW = 5  # fewer values off the most common one than this: the usual n p >= 5 rule for a normal approximation
+
+
+def barely_varies(values: Values) -> bool:
+    """Fewer than :data:`FEW` of *values* differ from the most common one (a rare 0/1 outcome in a small
+    audit, or a judge that people agree with almost everywhere): the plug-in variance then says little.
+
+    >>> barely_varies([0.0, 0.0, 0.0, 1.0]), barely_varies([0.1, 0.2, 0.3, 0.4, 0.5, 0.6])
+    (True, False)
+    """
+    arr = np.round(_array(values), 12)
+    if arr.size == 0:
+        return True
+    _, counts = np.unique(arr, return_counts=True)
+    return bool(arr.size - counts.max() < FEW)
+
+
+def floored(y: Values, yhat: Values, lam: float) -> bool:
+    """Whether :func:`rectifier_variance` with bounds floors the variance: the rectifier barely varies —
+    people and the judge disagree on fewer than :data:`FEW` audited examples, or, at :math:`\\lambda = 0`
+    (the rectifier is people's values), those values barely vary."""
+    return barely_varies(_array(y) - _array(yhat) if lam > 0 else _array(y))
+
+
+def rectifier_variance(y: Values, yhat: Values, lam: float, bounds: Bounds | None = None) -> float:
+    """The plug-in variance of the rectifier :math:`Y - \\lambda \\hat Y` over the audit; with *bounds*
+    ``(lo, hi)``, where the rectifier barely varies (:func:`floored`), never below a floor: the variance of *n* examples all at the audit's mean rectifier plus
+    :data:`PSEUDO_PER_CORNER` of a pseudo-example at each of the four corners
+    :math:`(Y, \\hat Y) \\in \\{lo, hi\\}^2` (about :math:`(1+\\lambda^2)/(n+2)`).
+
+    Why: where people and the judge agree on every audited example the plug-in variance is 0 and the
+    interval would shrink to the judge's own noise, whatever the audit's size. The pseudo-examples are the
+    disagreements a small audit cannot rule out (for a 0/1 metric and :math:`\\lambda = 1` that is Agresti
+    and Min's interval for a difference of matched proportions, the paired analogue of Wilson's). With
+    :data:`FEW` disagreements or more the plug-in variance stands, so the interval is ``ppi_py``'s. With :math:`\\lambda = 0` it is the people-only variance, floored by one
+    pseudo-example at each end of the range.
+
+    >>> rectifier_variance([1.0, 1.0, 1.0], [1.0, 1.0, 1.0], 1.0)
+    0.0
+    >>> round(rectifier_variance([1.0, 1.0, 1.0], [1.0, 1.0, 1.0], 1.0, UNIT), 6)
+    0.2
+    """
+    residual = _array(y) - lam * _array(yhat)
+    if bounds is None or not floored(y, yhat, lam):
+        return float(np.var(residual))
+    lo, hi = bounds
+    corners = np.array([lo - lam * lo, lo - lam * hi, hi - lam * lo, hi - lam * hi])
+    n, mean = residual.size, float(residual.mean())
+    weight = n + 4 * PSEUDO_PER_CORNER
+    centre = (n * mean + PSEUDO_PER_CORNER * float(corners.sum())) / weight
+    floor = (n * (mean - centre) ** 2 + PSEUDO_PER_CORNER * float(((corners - centre) ** 2).sum())) / weight
+    return max(float(np.var(residual)), floor)
+
+
+def _clip(value: float, bounds: Bounds | None) -> float:
+    return value if bounds is None else min(max(value, bounds[0]), bounds[1])
 
 
 def judge_mean(yhat: Values, yhat_u: Values) -> float | None:
@@ -116,6 +188,62 @@ def classical_mean_ci(y: Values, alpha: float = 0.05) -> Interval:
     return Interval(mean, mean - half, mean + half)
 
 
+def wilson_interval(y: Values, alpha: float = 0.05, bounds: Bounds = UNIT) -> Interval:
+    """The Wilson score interval for the mean of a two-valued metric (every value ``lo`` or ``hi``):
+
+    .. math:: \\frac{\\hat p + z^2/2n}{1 + z^2/n} \\pm \\frac{z}{1 + z^2/n}
+              \\sqrt{\\frac{\\hat p(1-\\hat p)}{n} + \\frac{z^2}{4n^2}}
+
+    on the share :math:`\\hat p` of ``hi`` values, mapped back to ``[lo, hi]``. It stays inside the range
+    and keeps a width where every audited value is the same (6 of 6 supported: 0.61 - 1).
+    E. B. Wilson, "Probable inference...", JASA 22 (1927).
+
+    >>> w = wilson_interval([1.0] * 6)
+    >>> round(w.low, 3), w.high
+    (0.61, 1.0)
+    """
+    arr = _array(y)
+    if arr.size == 0:
+        return Interval(None, None, None)
+    lo, hi = bounds
+    mean = float(arr.mean())
+    if arr.size < 2:
+        return Interval(mean, None, None)
+    z, n = z_value(alpha), arr.size
+    p = (mean - lo) / (hi - lo)
+    shrink = 1.0 + z * z / n
+    centre = (p + z * z / (2 * n)) / shrink
+    half = z / shrink * math.sqrt(max(p * (1 - p), 0.0) / n + z * z / (4 * n * n))
+    low, high = max(0.0, centre - half), min(1.0, centre + half)
+    return Interval(mean, min(lo + low * (hi - lo), mean), max(lo + high * (hi - lo), mean))
+
+
+def two_valued(y: Values, bounds: Bounds) -> bool:
+    """Every value is one end of *bounds* (a 0/1 metric such as adherence)."""
+    arr = _array(y)
+    return bool(np.all((arr == bounds[0]) | (arr == bounds[1])))
+
+
+def people_mean_ci(y: Values, alpha: float = 0.05, bounds: Bounds | None = UNIT) -> Interval:
+    """People only, within the metric's range *bounds*: the Wilson interval (:func:`wilson_interval`) for a
+    two-valued metric, else the normal one with :func:`rectifier_variance` at :math:`\\lambda = 0` (one
+    pseudo-example at each end of the range), clipped to the range. ``bounds=None``:
+    :func:`classical_mean_ci` (``ppi_py``'s).
+
+    >>> i = people_mean_ci([0.9, 1.0, 1.0, 1.0])
+    >>> i.high
+    1.0
+    """
+    arr = _array(y)
+    if bounds is None or arr.size < 2:
+        return classical_mean_ci(arr, alpha)
+    if two_valued(arr, bounds):
+        return wilson_interval(arr, alpha, bounds)
+    mean = float(arr.mean())
+    half = z_value(alpha) * math.sqrt(rectifier_variance(arr, arr, 0.0, bounds) / arr.size)
+    return Interval(mean, _clip(mean - half, bounds), _clip(mean + half, bounds))
+
+
 def power_tuning(y: Values, yhat: Values, yhat_u: Values) -> float:
     """PPI++'s data-driven :math:`\\hat\\lambda` for a mean, clipped to [0, 1] (``ppi_py``'s ``_calc_lam_glm``).
 
@@ -168,17 +296,18 @@ def ppi_mean(y: Values, yhat: Values, yhat_u: Values, lam: float) -> float:
     return imputed + float(np.mean(y_arr - lam * f_arr))
 
 
-def ppi_variance(y: Values, yhat: Values, yhat_u: Values, lam: float) -> float:
+def ppi_variance(y: Values, yhat: Values, yhat_u: Values, lam: float, bounds: Bounds | None = None) -> float:
     """The estimated variance of :func:`ppi_mean` (``ppi_py.ppi_mean_ci``'s, squared standard error).
 
     .. math:: \\hat\\sigma^2_\\lambda = \\lambda^2\\,\\frac{\\hat\\sigma^2_{\\hat Y^u}}{N}
               + \\frac{\\hat\\sigma^2_{Y - \\lambda \\hat Y}}{n}
 
-    with plug-in variances (divide by the count). ``N = 0`` leaves the first term out.
+    with plug-in variances (divide by the count). ``N = 0`` leaves the first term out. With *bounds* the
+    rectifier's variance has the pseudo-examples of :func:`rectifier_variance` (never 0).
     """
     y_arr, f_arr, fu_arr = _array(y), _array(yhat), _array(yhat_u)
     imputed = lam * lam * float(fu_arr.var()) / fu_arr.size if fu_arr.size else 0.0
-    return imputed + float(np.var(y_arr - lam * f_arr)) / y_arr.size
+    return imputed + rectifier_variance(y_arr, f_arr, lam, bounds) / y_arr.size
 
 
 NORMAL = "normal"
@@ -206,6 +335,7 @@ def ppi_mean_ci(
     method: str = NORMAL,
     resamples: int = RESAMPLES,
     seed: int = 0,
+    bounds: Bounds | None = None,
 ) -> PPIInterval:
     """The PPI++ estimate and its (1 - alpha) interval; ``method="normal"`` (the default) is
     ``ppi_py.ppi_mean_ci(..., lam=None)``:
@@ -219,6 +349,9 @@ def ppi_mean_ci(
     n = 100 for skewed metrics (``benchmarks/bench_ppi.py``). ``n = 0``: nothing; ``n = 1``: no
     interval and no power tuning (everything ``None``: one audited example cannot say how good the
     judge is).
+
+    *bounds* ``(lo, hi)``, the metric's range: the estimate and the interval are clipped to it and the
+    rectifier's variance never vanishes (:func:`rectifier_variance`); ``None`` (the default) is ``ppi_py``'s.
     """
     if method not in INTERVAL_METHODS:
         raise ValueError(f"unknown interval method {method!r}; expected one of {', '.join(INTERVAL_METHODS)}")
@@ -229,12 +362,18 @@ def ppi_mean_ci(
     if y_arr.size < 2:
         return PPIInterval(None, None, None)
     if method == BOOTSTRAP_T:
-        return bootstrap_t_intervals(y_arr[:, None], f_arr[:, None], fu_arr[:, None], alpha, lam, resamples, seed)[0]
+        return bootstrap_t_intervals(
+            y_arr[:, None], f_arr[:, None], fu_arr[:, None], alpha, lam, resamples, seed, bounds
+        )[0]
     lam = power_tuning(y_arr, f_arr, fu_arr) if lam is None else float(lam)
     estimate = ppi_mean(y_arr, f_arr, fu_arr, lam)
-    variance = ppi_variance(y_arr, f_arr, fu_arr, lam)
+    variance = ppi_variance(y_arr, f_arr, fu_arr, lam, bounds)
+    if bounds is not None and lam == 0.0:  # the judge is ignored: the people-only interval (Wilson for 0/1)
+        people = people_mean_ci(y_arr, alpha, bounds)
+        return PPIInterval(people.estimate, people.low, people.high, lam, variance, NORMAL)
     half = z * math.sqrt(variance)
-    return PPIInterval(estimate, estimate - half, estimate + half, lam, variance, NORMAL)
+    low, high = _clip(estimate - half, bounds), _clip(estimate + half, bounds)
+    return PPIInterval(_clip(estimate, bounds), low, high, lam, variance, NORMAL)
 
 
 def bootstrap_t_intervals(
@@ -245,6 +384,7 @@ def bootstrap_t_intervals(
     lam: float | None = None,
     resamples: int = RESAMPLES,
     seed: int = 0,
+    bounds: Bounds | None = None,
 ) -> list[PPIInterval]:
     """PPI++ with a percentile-t (studentized) bootstrap interval, one per column (metric) of the
     ``(n, k)`` audit arrays *y* / *yhat* and the ``(N, k)`` array *yhat_u*:
@@ -261,6 +401,11 @@ def bootstrap_t_intervals(
     interval far past [0, 1]. Where a quantile is infinite (resamples without any spread: tiny or
     nearly constant audits) that column gets the normal interval and :attr:`PPIInterval.method` says
     so. ``n < 2``: no interval.
+
+    With *bounds* (the metric's range) the estimate and the interval are clipped to the range instead of
+    the values seen, and a column whose rectifier barely varies (:func:`floored`: fewer than :data:`FEW`
+    disagreements) gets the normal interval with the floored variance of :func:`rectifier_variance`: resampling
+    an audit without disagreements never shows one, so its bootstrap-t interval would shrink to a point.
     """
     y_arr, f_arr, fu_arr = (np.asarray(a, dtype=float) for a in (y, yhat, yhat_u))
     if y_arr.shape[0] < 2:
@@ -269,18 +414,27 @@ def bootstrap_t_intervals(
     out = []
     for j in range(y_arr.shape[1]):
         y_j, f_j, fu_j = y_arr[:, j], f_arr[:, j], fu_arr[:, j]
-        normal = ppi_mean_ci(y_j, f_j, fu_j, alpha, power_tuning(y_j, f_j, fu_j) if lam is None else lam)
-        if np.isfinite(low_q[j]) and np.isfinite(high_q[j]) and normal.estimate is not None:
-            se, est = math.sqrt(normal.variance or 0.0), normal.estimate
-            seen = np.concatenate([y_j, f_j, fu_j])  # a mean lies within the values it averages
-            low = max(est - float(high_q[j]) * se, min(float(seen.min()), est))
-            high = min(est - float(low_q[j]) * se, max(float(seen.max()), est))
-            normal = PPIInterval(est, low, high, normal.lam, normal.variance, BOOTSTRAP_T)
+        tuned = power_tuning(y_j, f_j, fu_j) if lam is None else lam
+        normal = ppi_mean_ci(y_j, f_j, fu_j, alpha, tuned, bounds=bounds)
+        usable = np.isfinite(low_q[j]) and np.isfinite(high_q[j]) and normal.estimate is not None
+        if usable and not (bounds is not None and floored(y_j, f_j, tuned)):
+            se, est = math.sqrt(normal.variance or 0.0), ppi_mean(y_j, f_j, fu_j, tuned)
+            if bounds is None:
+                seen = np.concatenate([y_j, f_j, fu_j])  # a mean lies within the values it averages
+                floor, ceiling = min(float(seen.min()), est), max(float(seen.max()), est)
+            else:
+                floor, ceiling = bounds
+            low = max(est - float(high_q[j]) * se, floor)
+            high = min(est - float(low_q[j]) * se, ceiling)
+            shown = _clip(est, bounds)
+            normal = PPIInterval(shown, min(low, shown), max(high, shown), normal.lam, normal.variance, BOOTSTRAP_T)
         out.append(normal)
     return out
 
 
-def effective_sample_size(y: Values, variance: float | None) -> float | None:
+def effective_sample_size(
+    y: Values, variance: float | None, total: int | None = None, bounds: Bounds | None = None
+) -> float | None:
     """How many people-labelled examples the judge-assisted estimate is worth at this *n*.
 
     .. math:: n_{\\mathrm{eff}} = n \\cdot \\frac{\\hat\\sigma^2_Y / n}{\\hat\\sigma^2_{\\hat\\lambda}}
@@ -291,12 +445,22 @@ def effective_sample_size(y: Values, variance: float | None) -> float | None:
     ``n_eff ≈ n`` means the judge adds nothing (:math:`\\hat\\lambda \\approx 0`). ``None`` when
     *variance* is ``None`` or 0 (no spread to compare: the ratio is undefined).
 
+    With *bounds* the people-only variance is :func:`rectifier_variance` at :math:`\\lambda = 0` (as the
+    corrected one has its pseudo-examples, so the two compare like for like); with *total* (all examples,
+    audited or not) the answer is at most *total*: no estimate is worth more people-labelled examples than
+    there are examples.
+
     >>> effective_sample_size([0.0, 1.0, 0.0, 1.0], 0.03125)
     8.0
+    >>> effective_sample_size([0.0, 1.0, 0.0, 1.0], 0.03125, total=6)
+    6.0
     """
     if variance is None or variance <= 0.0:
         return None
-    return float(_array(y).var()) / variance
+    arr = _array(y)
+    people = rectifier_variance(arr, arr, 0.0, bounds)
+    worth = people / variance
+    return worth if total is None else float(min(worth, total))
 
 
 @dataclass(frozen=True)
@@ -320,9 +484,16 @@ class MetricEstimate:
     def has_ci(self) -> bool:
         return self.ppi.low is not None
 
+    @property
+    def more_needed(self) -> int:
+        """Audited examples still needed before the corrected figure is said in words
+        (:data:`ragviz.analysis.estimates.coverage.MIN_AUDITED`; 0 when there are enough)."""
+        return more_needed(self.n_labeled)
+
     def as_dict(self) -> dict[str, Any]:
         """The JSON shape of ``ragviz estimate``: ``judge``, ``human``, ``ppi`` and ``gain``; ``ppi.interval``
-        names the interval's method (``None`` without an interval)."""
+        names the interval's method (``None`` without an interval); ``more_needed`` the audited examples
+        still needed for a corrected figure (0: enough)."""
         return {
             "judge": {"estimate": self.judge},
             "human": {"estimate": self.human.estimate, "ci": self.human.ci()},
@@ -333,6 +504,8 @@ class MetricEstimate:
                 "interval": self.ppi.method,
             },
             "gain": self.gain,
+            "n_labeled": self.n_labeled,
+            "more_needed": self.more_needed,
         }
 
 
@@ -343,12 +516,15 @@ def estimate_mean(
     alpha: float = 0.05,
     excluded: tuple[int, int] = (0, 0),
     interval: str = DEFAULT_INTERVAL,
+    bounds: Bounds | None = UNIT,
 ) -> MetricEstimate:
     """Judge-only mean, people-only mean and interval, PPI++ estimate and interval, and the gain
     (:func:`effective_sample_size`) for one metric; *excluded* = (audited, unaudited) examples the
     caller left out because the metric was undefined there. *interval* is the PPI++ interval's
     method (:func:`ppi_mean_ci`; default the bootstrap-t, seed 0, so the same data give the same
-    interval); the people-only interval is always the normal one (``ppi_py.classical_mean_ci``).
+    interval). *bounds* is the metric's range (default [0, 1]): every interval lies in it and none collapses
+    (:func:`people_mean_ci`, :func:`rectifier_variance`), and the gain is at most the number of examples;
+    ``bounds=None`` gives ``ppi_py``'s intervals (the normal people-only one, the unclipped PPI++ one).
 
     >>> e = estimate_mean([1.0, 0.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0], [1.0] * 8)
     >>> e.judge, e.human.estimate, e.ppi.estimate, e.ppi.lam
@@ -357,14 +533,14 @@ def estimate_mean(
     y_arr, f_arr, fu_arr = _array(y), _array(yhat), _array(yhat_u)
     if y_arr.size != f_arr.size:
         raise ValueError(f"y has {y_arr.size} values but yhat has {f_arr.size}: they must pair up")
-    ppi = ppi_mean_ci(y_arr, f_arr, fu_arr, alpha, method=interval)
+    ppi = ppi_mean_ci(y_arr, f_arr, fu_arr, alpha, method=interval, bounds=bounds)
     return MetricEstimate(
         n_labeled=int(y_arr.size),
         n_unlabeled=int(fu_arr.size),
         judge=judge_mean(f_arr, fu_arr),
-        human=classical_mean_ci(y_arr, alpha),
+        human=people_mean_ci(y_arr, alpha, bounds),
         ppi=ppi,
-        gain=effective_sample_size(y_arr, ppi.variance),
+        gain=effective_sample_size(y_arr, ppi.variance, int(y_arr.size + fu_arr.size), bounds),
         excluded_labeled=excluded[0],
         excluded_unlabeled=excluded[1],
     )

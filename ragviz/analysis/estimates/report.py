@@ -16,9 +16,11 @@ from typing import Any
 
 import numpy as np
 
+from ragviz.analysis.estimates.coverage import MIN_AUDITED, more_needed
 from ragviz.analysis.estimates.pairing import PairedExample, Pairing, approximate_note
 from ragviz.analysis.estimates.planner import SamplePlan, plan_sample_size
-from ragviz.analysis.estimates.ppi import DEFAULT_INTERVAL, MetricEstimate, estimate_mean
+from ragviz.analysis.estimates.ppi import DEFAULT_INTERVAL, Bounds, MetricEstimate, estimate_mean
+from ragviz.metrics.registry import all_metrics
 
 GROUP_BY = {"dataset_name": "dataset", "generation_model_name": "generation_model"}
 ALL = "ALL"
@@ -48,6 +50,31 @@ def metric_arrays(
     return np.asarray(y), np.asarray(yhat), np.asarray(yhat_u), (excluded_l, excluded_u)
 
 
+def metric_bounds(name: str) -> Bounds:
+    """The range of metric *name* (:mod:`ragviz.metrics.registry`; [0, 1] for a name it does not list, such as
+    a retrieval cut-off outside the default ones): every interval is kept inside it.
+
+    >>> metric_bounds("adherence"), metric_bounds("answer_similarity"), metric_bounds("recall@7")
+    ((0.0, 1.0), (0.0, 5.0), (0.0, 1.0))
+    """
+    for spec in all_metrics():
+        if spec.name == name:
+            return (spec.lower, spec.upper)
+    return (0.0, 1.0)
+
+
+def too_few_text(n_audited: int) -> str:
+    """What every output says instead of a corrected figure below :data:`MIN_AUDITED` audited examples.
+
+    >>> too_few_text(6)
+    'too few reviewed to correct yet: 24 more needed (a corrected figure needs 30 audited examples)'
+    """
+    return (
+        f"too few reviewed to correct yet: {more_needed(n_audited):,} more needed "
+        f"(a corrected figure needs {MIN_AUDITED} audited examples)"
+    )
+
+
 @dataclass(frozen=True)
 class GroupEstimate:
     """The estimates of every metric over one group of examples (or all of them)."""
@@ -60,6 +87,7 @@ class GroupEstimate:
         return {
             "alpha": alpha,
             "interval": interval,
+            "min_audited": MIN_AUDITED,
             "n_labeled": self.n_labeled,
             "n_unlabeled": self.n_unlabeled,
             "metrics": {name: m.as_dict() for name, m in self.metrics.items()},
@@ -76,7 +104,7 @@ def estimate_group(
         y, yhat, yhat_u, excluded = metric_arrays(examples, name)
         if y.size == 0 and yhat_u.size == 0 and excluded[0] == 0:
             continue  # no value anywhere in this group: the metric is not present here
-        metrics[name] = estimate_mean(y, yhat, yhat_u, alpha, excluded, interval)
+        metrics[name] = estimate_mean(y, yhat, yhat_u, alpha, excluded, interval, metric_bounds(name))
     n_labeled = sum(1 for e in examples if e.audited)
     return GroupEstimate(n_labeled, len(examples) - n_labeled, metrics)
 
@@ -136,7 +164,13 @@ class EstimateReport:
         (:func:`ragviz.analysis.estimates.pairing.approximate_note`), metrics without an interval or whose bootstrap-t
         interval fell back to the normal one, examples left out."""
         n_audited = self.overall.n_labeled
-        small = approximate_note(n_audited, self.alpha, self.interval) if n_audited >= 2 else None
+        if n_audited < MIN_AUDITED:
+            small: str | None = too_few_text(n_audited).capitalize() + (
+                ": below that the intervals are shown (always within the metric's range) but no corrected "
+                "figure is said in words"
+            )
+        else:
+            small = approximate_note(n_audited, self.alpha, self.interval)
         out = [small] if small else []
         for group, est in self.sections():
             for name, m in est.metrics.items():
@@ -146,6 +180,8 @@ class EstimateReport:
                         f"{where}: {m.n_labeled} audited example(s) with a value on both sides: "
                         "no interval (needs at least 2)"
                     )
+                elif where != name and m.more_needed:
+                    out.append(f"{where}: {too_few_text(m.n_labeled)}")
                 elif m.ppi.method is not None and m.ppi.method != self.interval:
                     out.append(
                         f"{where}: the audit's values barely vary, so a {self.interval} interval is not defined: "
@@ -181,9 +217,10 @@ def estimate_report(
 
 def plan(pairing: Pairing, name: str, half_width: float, alpha: float = 0.05) -> SamplePlan:
     """The audit size for a (1 - alpha) interval of ± *half_width* on metric *name* over all of
-    *pairing* (:func:`ragviz.analysis.estimates.planner.plan_sample_size` on the audited examples so far)."""
+    *pairing* (:func:`ragviz.analysis.estimates.planner.plan_sample_size` on the audited examples so far;
+    never fewer than :data:`ragviz.analysis.estimates.coverage.MIN_AUDITED`)."""
     y, yhat, yhat_u, _ = metric_arrays(pairing.examples, name)
-    return plan_sample_size(y, yhat, yhat_u, half_width, alpha)
+    return plan_sample_size(y, yhat, yhat_u, half_width, alpha, MIN_AUDITED)
 
 
 def plan_text(name: str, result: SamplePlan, n_now: int) -> str:
@@ -191,10 +228,17 @@ def plan_text(name: str, result: SamplePlan, n_now: int) -> str:
 
     >>> plan_text("adherence", SamplePlan(0.02, 640, 1200), 300)
     '±0.02 on adherence needs about n = 640 audited examples (people alone: 1,200); 300 audited so far.'
+    >>> plan_text("adherence", SamplePlan(0.02, 30, 30, 30), 6)
+    '±0.02 on adherence needs at least n = 30 audited examples (the minimum for a corrected figure; people alone: 30); 6 audited so far: plan again then, from a larger audit.'
     """
     head = f"±{result.half_width:g} on {name}"
     if result.n_classical is None:
         return f"{head}: needs at least 2 audited examples with a value to plan from."
+    if result.n_ppi is not None and result.n_ppi <= result.minimum:
+        return (
+            f"{head} needs at least n = {result.minimum:,} audited examples (the minimum for a corrected figure; "
+            f"people alone: {result.n_classical:,}); {n_now:,} audited so far: plan again then, from a larger audit."
+        )
     people = f"people alone: {result.n_classical:,}"
     if result.n_ppi is None:
         return f"{head}: not reachable even by auditing every example ({people}); {n_now:,} audited so far."
@@ -219,19 +263,26 @@ def plain_words(name: str, m: MetricEstimate) -> str | None:
     """One sentence for stakeholders, e.g. "The judge says 81% of answers are supported; corrected with
     300 reviewed answers: 74% ± 3%." — or "74% (between 70% and 77%)" when the interval is lopsided
     at the shown precision (the bootstrap-t interval is asymmetric where the metric is skewed).
-    ``None`` for a metric without words or without an estimate.
+    ``None`` for a metric without words or without an estimate. Below
+    :data:`ragviz.analysis.estimates.coverage.MIN_AUDITED` audited examples no corrected figure: the
+    interval would not cover as often as it says (``BENCHMARKS.md``), so the sentence says how many more.
 
     >>> from ragviz.analysis.estimates.ppi import estimate_mean
     >>> plain_words("adherence", estimate_mean([1.0, 0.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0], [1.0] * 8))
-    'The judge says 100% of answers are supported; corrected with 4 reviewed answers: 75% ± 42%.'
+    'The judge says 100% of answers are supported; too few reviewed to correct yet: 26 more needed (4 reviewed answers in a random audit so far).'
+    >>> plain_words("adherence", estimate_mean([1.0] * 32 + [0.0] * 8, [1.0] * 36 + [0.0] * 4, [1.0] * 90 + [0.0] * 10))
+    'The judge says 90% of answers are supported; corrected with 40 reviewed answers: 80% ± 10%.'
     """
     if name not in PLAIN_WORDS or m.judge is None:
         return None
     phrase, unit = PLAIN_WORDS[name]
     text = f"The judge says {_pct(m.judge)} {phrase}"
     ppi = m.ppi
-    if ppi.estimate is None or ppi.low is None or ppi.high is None:
-        return text + f"; {m.n_labeled} reviewed {unit} in a random audit are too few to correct it."
+    if m.more_needed or ppi.estimate is None or ppi.low is None or ppi.high is None:
+        return (
+            text + f"; too few reviewed to correct yet: {max(m.more_needed, 1):,} more needed "
+            f"({m.n_labeled:,} reviewed {unit} in a random audit so far)."
+        )
     below, above = ppi.estimate - ppi.low, ppi.high - ppi.estimate
     spread = f"± {_pct(below)}" if _pct(below) == _pct(above) else f"(between {_pct(ppi.low)} and {_pct(ppi.high)})"
     return text + f"; corrected with {m.n_labeled:,} reviewed {unit}: {_pct(ppi.estimate)} {spread}."
