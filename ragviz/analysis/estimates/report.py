@@ -155,6 +155,7 @@ class EstimateReport:
                         "lambda": m.ppi.lam,
                         "interval": m.ppi.method,
                         "gain": m.gain,
+                        "more_needed": m.more_needed,
                     }
                 )
         return out
