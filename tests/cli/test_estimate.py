@@ -208,7 +208,9 @@ def test_table_other_families_and_output_file(tmp_path, capsys):
     assert code == 0, err and out == ""
     table = out_file.read_text()
     # 10 audited: under the minimum, so no corrected figure in words, and the table marks its column
-    assert "hallucination rate (1 - adherence):" not in table and "too few reviewed to correct yet: 2" in table  # 20 or 21 more
+    assert (
+        "hallucination rate (1 - adherence):" not in table and "too few reviewed to correct yet: 2" in table
+    )  # 20 or 21 more
     assert "(too few)" in table
     for metric in (*METRICS, "retrieval_precision", "answer_consistency", "mrr", "ndcg@10"):
         assert f" {metric} " in table

@@ -54,6 +54,28 @@ import numpy as np
 from ragviz.analysis.estimates.bootstrap_t import RESAMPLES, studentized_quantiles
 from ragviz.analysis.estimates.coverage import more_needed
 
+__all__ = [
+    "BOOTSTRAP_T",
+    "DEFAULT_INTERVAL",
+    "INTERVAL_METHODS",
+    "Interval",
+    "MetricEstimate",
+    "NORMAL",
+    "PPIInterval",
+    "Values",
+    "as_vector",
+    "bootstrap_t_intervals",
+    "classical_mean_ci",
+    "effective_sample_size",
+    "estimate_mean",
+    "judge_mean",
+    "power_tuning",
+    "ppi_mean",
+    "ppi_mean_ci",
+    "ppi_variance",
+    "z_value",
+]
+
 Values = Sequence[float] | np.ndarray
 
 
@@ -68,7 +90,7 @@ def z_value(alpha: float) -> float:
     return NormalDist().inv_cdf(1.0 - alpha / 2.0)
 
 
-def _array(values: Values) -> np.ndarray:
+def as_vector(values: Values) -> np.ndarray:
     return np.asarray(values, dtype=float).reshape(-1)
 
 
@@ -87,7 +109,7 @@ def barely_varies(values: Values) -> bool:
     >>> barely_varies([0.0, 0.0, 0.0, 1.0]), barely_varies([0.1, 0.2, 0.3, 0.4, 0.5, 0.6])
     (True, False)
     """
-    arr = np.round(_array(values), 12)
+    arr = np.round(as_vector(values), 12)
     if arr.size == 0:
         return True
     _, counts = np.unique(arr, return_counts=True)
@@ -98,7 +120,7 @@ def floored(y: Values, yhat: Values, lam: float) -> bool:
     """Whether :func:`rectifier_variance` with bounds floors the variance: the rectifier barely varies —
     people and the judge disagree on fewer than :data:`FEW` audited examples, or, at :math:`\\lambda = 0`
     (the rectifier is people's values), those values barely vary."""
-    return barely_varies(_array(y) - _array(yhat) if lam > 0 else _array(y))
+    return barely_varies(as_vector(y) - as_vector(yhat) if lam > 0 else as_vector(y))
 
 
 def rectifier_variance(y: Values, yhat: Values, lam: float, bounds: Bounds | None = None) -> float:
@@ -119,7 +141,7 @@ def rectifier_variance(y: Values, yhat: Values, lam: float, bounds: Bounds | Non
     >>> round(rectifier_variance([1.0, 1.0, 1.0], [1.0, 1.0, 1.0], 1.0, UNIT), 6)
     0.2
     """
-    residual = _array(y) - lam * _array(yhat)
+    residual = as_vector(y) - lam * as_vector(yhat)
     if bounds is None or not floored(y, yhat, lam):
         return float(np.var(residual))
     lo, hi = bounds
@@ -145,7 +167,7 @@ def judge_mean(yhat: Values, yhat_u: Values) -> float | None:
     >>> judge_mean([1.0, 0.0], [1.0, 1.0])
     0.75
     """
-    both = np.concatenate([_array(yhat), _array(yhat_u)])
+    both = np.concatenate([as_vector(yhat), as_vector(yhat_u)])
     return float(both.mean()) if both.size else None
 
 
@@ -178,7 +200,7 @@ def classical_mean_ci(y: Values, alpha: float = 0.05) -> Interval:
     0.75
     """
     z = z_value(alpha)
-    arr = _array(y)
+    arr = as_vector(y)
     if arr.size == 0:
         return Interval(None, None, None)
     mean = float(arr.mean())
@@ -202,7 +224,7 @@ def wilson_interval(y: Values, alpha: float = 0.05, bounds: Bounds = UNIT) -> In
     >>> round(w.low, 3), w.high
     (0.61, 1.0)
     """
-    arr = _array(y)
+    arr = as_vector(y)
     if arr.size == 0:
         return Interval(None, None, None)
     lo, hi = bounds
@@ -220,7 +242,7 @@ def wilson_interval(y: Values, alpha: float = 0.05, bounds: Bounds = UNIT) -> In
 
 def two_valued(y: Values, bounds: Bounds) -> bool:
     """Every value is one end of *bounds* (a 0/1 metric such as adherence)."""
-    arr = _array(y)
+    arr = as_vector(y)
     return bool(np.all((arr == bounds[0]) | (arr == bounds[1])))
 
 
@@ -234,7 +256,7 @@ def people_mean_ci(y: Values, alpha: float = 0.05, bounds: Bounds | None = UNIT)
     >>> i.high
     1.0
     """
-    arr = _array(y)
+    arr = as_vector(y)
     if bounds is None or arr.size < 2:
         return classical_mean_ci(arr, alpha)
     if two_valued(arr, bounds):
@@ -265,7 +287,7 @@ def power_tuning(y: Values, yhat: Values, yhat_u: Values) -> float:
     >>> round(power_tuning([0.0, 1.0, 0.0, 1.0], [0.0, 1.0, 0.0, 1.0], [0.0, 1.0] * 50), 6)
     0.952293
     """
-    y_arr, f_arr, fu_arr = _array(y), _array(yhat), _array(yhat_u)
+    y_arr, f_arr, fu_arr = as_vector(y), as_vector(yhat), as_vector(yhat_u)
     n, big_n = y_arr.size, fu_arr.size
     if n < 2 or big_n == 0:
         return 0.0
@@ -289,7 +311,7 @@ def ppi_mean(y: Values, yhat: Values, yhat_u: Values, lam: float) -> float:
     >>> ppi_mean([1.0, 0.0], [1.0, 1.0], [1.0, 1.0, 0.0, 1.0], 1.0)
     0.25
     """
-    y_arr, f_arr, fu_arr = _array(y), _array(yhat), _array(yhat_u)
+    y_arr, f_arr, fu_arr = as_vector(y), as_vector(yhat), as_vector(yhat_u)
     if y_arr.size == 0:
         raise ValueError("the prediction-powered estimate needs at least one audited example")
     imputed = lam * float(fu_arr.mean()) if fu_arr.size else 0.0
@@ -305,7 +327,7 @@ def ppi_variance(y: Values, yhat: Values, yhat_u: Values, lam: float, bounds: Bo
     with plug-in variances (divide by the count). ``N = 0`` leaves the first term out. With *bounds* the
     rectifier's variance has the pseudo-examples of :func:`rectifier_variance` (never 0).
     """
-    y_arr, f_arr, fu_arr = _array(y), _array(yhat), _array(yhat_u)
+    y_arr, f_arr, fu_arr = as_vector(y), as_vector(yhat), as_vector(yhat_u)
     imputed = lam * lam * float(fu_arr.var()) / fu_arr.size if fu_arr.size else 0.0
     return imputed + rectifier_variance(y_arr, f_arr, lam, bounds) / y_arr.size
 
@@ -356,7 +378,7 @@ def ppi_mean_ci(
     if method not in INTERVAL_METHODS:
         raise ValueError(f"unknown interval method {method!r}; expected one of {', '.join(INTERVAL_METHODS)}")
     z = z_value(alpha)
-    y_arr, f_arr, fu_arr = _array(y), _array(yhat), _array(yhat_u)
+    y_arr, f_arr, fu_arr = as_vector(y), as_vector(yhat), as_vector(yhat_u)
     if y_arr.size != f_arr.size:
         raise ValueError(f"y has {y_arr.size} values but yhat has {f_arr.size}: they must pair up")
     if y_arr.size < 2:
@@ -457,7 +479,7 @@ def effective_sample_size(
     """
     if variance is None or variance <= 0.0:
         return None
-    arr = _array(y)
+    arr = as_vector(y)
     people = rectifier_variance(arr, arr, 0.0, bounds)
     worth = people / variance
     return worth if total is None else float(min(worth, total))
@@ -530,7 +552,7 @@ def estimate_mean(
     >>> e.judge, e.human.estimate, e.ppi.estimate, e.ppi.lam
     (1.0, 0.75, 0.75, 0.0)
     """
-    y_arr, f_arr, fu_arr = _array(y), _array(yhat), _array(yhat_u)
+    y_arr, f_arr, fu_arr = as_vector(y), as_vector(yhat), as_vector(yhat_u)
     if y_arr.size != f_arr.size:
         raise ValueError(f"y has {y_arr.size} values but yhat has {f_arr.size}: they must pair up")
     ppi = ppi_mean_ci(y_arr, f_arr, fu_arr, alpha, method=interval, bounds=bounds)
