@@ -33,7 +33,7 @@ design only), and
 ``width bt/n`` its mean width over the normal interval's.
 
 The ``shown`` columns (issue 23) are the intervals the app and ``ragviz estimate`` show:
-:func:`ragviz.analysis.estimates.ppi.estimate_mean` with the metric's range ([0, 1]), i.e. the bootstrap-t
+:func:`ragviz.analysis.estimates.estimate.estimate_mean` with the metric's range ([0, 1]), i.e. the bootstrap-t
 clipped to the range, and the floored normal / Wilson interval where the audit barely varies
 (:func:`ragviz.analysis.estimates.ppi.floored`); ``in 0-1`` says whether every one of them (people-only and
 corrected) lay in [0, 1], ``ess<=rows`` whether every effective sample size was at most the rows. ``--judges
@@ -60,17 +60,17 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from ragviz.analysis.estimates.coverage import MIN_AUDITED
+from ragviz.analysis.estimates.estimate import effective_sample_size
 from ragviz.analysis.estimates.ppi import (
     RESAMPLES,
-    UNIT,
     Interval,
     bootstrap_t_intervals,
     classical_mean_ci,
-    effective_sample_size,
     people_mean_ci,
     ppi_mean_ci,
     z_value,
 )
+from ragviz.analysis.estimates.small_audit import UNIT
 from ragviz.data.dataset import iter_examples
 from ragviz.data.load import load
 from ragviz.data.model import Example, Labels

@@ -21,7 +21,7 @@ That normal interval (:func:`ppi_mean_ci`'s default) covers only 91-93 % at n = 
 metrics (``benchmarks/bench_ppi.py``): the residual :math:`Y - \\lambda \\hat Y` is skewed and
 :math:`\\lambda` is tuned on the same audit. :func:`bootstrap_t_intervals` (``method="bootstrap-t"``)
 keeps the estimate and studentizes a bootstrap that re-tunes :math:`\\lambda` in every resample; it
-covers 93-97 % at n = 50, 100, 300 and 1,000 there, and is what :func:`estimate_mean`, the app and
+covers 93-97 % at n = 50, 100, 300 and 1,000 there, and is what :func:`ragviz.analysis.estimates.estimate.estimate_mean`, the app and
 ``ragviz estimate`` show (:data:`DEFAULT_INTERVAL`).
 
 Small or nearly unanimous audits (issue 23): with *bounds*, the metric's range, the intervals the app shows
@@ -33,7 +33,7 @@ people-only interval of a 0/1 metric is the Wilson score interval (:func:`wilson
 *bounds* every function is ``ppi_py``'s.
 
 Undefined cases: no audited example gives no estimate; one audited example gives point estimates
-but no interval (a variance needs two), so :attr:`MetricEstimate.has_ci` is false — say so rather
+but no interval (a variance needs two), so :attr:`ragviz.analysis.estimates.estimate.MetricEstimate.has_ci` is false — say so rather
 than print a zero-width interval.
 
 References: A. N. Angelopoulos, S. Bates, C. Fannjiang, M. I. Jordan, T. Zrnic, "Prediction-powered
@@ -47,27 +47,26 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Any
 
 import numpy as np
 
 from ragviz.analysis.estimates.bootstrap_t import RESAMPLES, studentized_quantiles
-from ragviz.analysis.estimates.coverage import more_needed
+from ragviz.analysis.estimates.small_audit import UNIT, Bounds, floored, rectifier_variance
 
 __all__ = [
     "BOOTSTRAP_T",
     "DEFAULT_INTERVAL",
     "INTERVAL_METHODS",
     "Interval",
-    "MetricEstimate",
     "NORMAL",
     "PPIInterval",
     "Values",
     "as_vector",
     "bootstrap_t_intervals",
     "classical_mean_ci",
-    "effective_sample_size",
-    "estimate_mean",
+    "people_mean_ci",
+    "wilson_interval",
+    "two_valued",
     "judge_mean",
     "power_tuning",
     "ppi_mean",
@@ -92,65 +91,6 @@ def z_value(alpha: float) -> float:
 
 def as_vector(values: Values) -> np.ndarray:
     return np.asarray(values, dtype=float).reshape(-1)
-
-
-Bounds = tuple[float, float]
-PSEUDO_PER_CORNER = 0.5  # Agresti & Min (2005): half an example in each cell of the (person, judge) table
-UNIT: Bounds = (0.0, 1.0)
-
-
-FEW = 5  # fewer values off the most common one than this: the usual n p >= 5 rule for a normal approximation
-
-
-def barely_varies(values: Values) -> bool:
-    """Fewer than :data:`FEW` of *values* differ from the most common one (a rare 0/1 outcome in a small
-    audit, or a judge that people agree with almost everywhere): the plug-in variance then says little.
-
-    >>> barely_varies([0.0, 0.0, 0.0, 1.0]), barely_varies([0.1, 0.2, 0.3, 0.4, 0.5, 0.6])
-    (True, False)
-    """
-    arr = np.round(as_vector(values), 12)
-    if arr.size == 0:
-        return True
-    _, counts = np.unique(arr, return_counts=True)
-    return bool(arr.size - counts.max() < FEW)
-
-
-def floored(y: Values, yhat: Values, lam: float) -> bool:
-    """Whether :func:`rectifier_variance` with bounds floors the variance: the rectifier barely varies —
-    people and the judge disagree on fewer than :data:`FEW` audited examples, or, at :math:`\\lambda = 0`
-    (the rectifier is people's values), those values barely vary."""
-    return barely_varies(as_vector(y) - as_vector(yhat) if lam > 0 else as_vector(y))
-
-
-def rectifier_variance(y: Values, yhat: Values, lam: float, bounds: Bounds | None = None) -> float:
-    """The plug-in variance of the rectifier :math:`Y - \\lambda \\hat Y` over the audit; with *bounds*
-    ``(lo, hi)``, where the rectifier barely varies (:func:`floored`), never below a floor: the variance of *n* examples all at the audit's mean rectifier plus
-    :data:`PSEUDO_PER_CORNER` of a pseudo-example at each of the four corners
-    :math:`(Y, \\hat Y) \\in \\{lo, hi\\}^2` (about :math:`(1+\\lambda^2)/(n+2)`).
-
-    Why: where people and the judge agree on every audited example the plug-in variance is 0 and the
-    interval would shrink to the judge's own noise, whatever the audit's size. The pseudo-examples are the
-    disagreements a small audit cannot rule out (for a 0/1 metric and :math:`\\lambda = 1` that is Agresti
-    and Min's interval for a difference of matched proportions, the paired analogue of Wilson's). With
-    :data:`FEW` disagreements or more the plug-in variance stands, so the interval is ``ppi_py``'s. With :math:`\\lambda = 0` it is the people-only variance, floored by one
-    pseudo-example at each end of the range.
-
-    >>> rectifier_variance([1.0, 1.0, 1.0], [1.0, 1.0, 1.0], 1.0)
-    0.0
-    >>> round(rectifier_variance([1.0, 1.0, 1.0], [1.0, 1.0, 1.0], 1.0, UNIT), 6)
-    0.2
-    """
-    residual = as_vector(y) - lam * as_vector(yhat)
-    if bounds is None or not floored(y, yhat, lam):
-        return float(np.var(residual))
-    lo, hi = bounds
-    corners = np.array([lo - lam * lo, lo - lam * hi, hi - lam * lo, hi - lam * hi])
-    n, mean = residual.size, float(residual.mean())
-    weight = n + 4 * PSEUDO_PER_CORNER
-    centre = (n * mean + PSEUDO_PER_CORNER * float(corners.sum())) / weight
-    floor = (n * (mean - centre) ** 2 + PSEUDO_PER_CORNER * float(((corners - centre) ** 2).sum())) / weight
-    return max(float(np.var(residual)), floor)
 
 
 def _clip(value: float, bounds: Bounds | None) -> float:
@@ -452,117 +392,3 @@ def bootstrap_t_intervals(
             normal = PPIInterval(shown, min(low, shown), max(high, shown), normal.lam, normal.variance, BOOTSTRAP_T)
         out.append(normal)
     return out
-
-
-def effective_sample_size(
-    y: Values, variance: float | None, total: int | None = None, bounds: Bounds | None = None
-) -> float | None:
-    """How many people-labelled examples the judge-assisted estimate is worth at this *n*.
-
-    .. math:: n_{\\mathrm{eff}} = n \\cdot \\frac{\\hat\\sigma^2_Y / n}{\\hat\\sigma^2_{\\hat\\lambda}}
-              = \\frac{\\hat\\sigma^2_Y}{\\hat\\sigma^2_{\\hat\\lambda}}
-
-    the audit size a people-only mean would need for an interval as narrow as the PPI++ one
-    (*variance* is :attr:`PPIInterval.variance`). ``n_eff - n`` examples are what the judge adds;
-    ``n_eff ≈ n`` means the judge adds nothing (:math:`\\hat\\lambda \\approx 0`). ``None`` when
-    *variance* is ``None`` or 0 (no spread to compare: the ratio is undefined).
-
-    With *bounds* the people-only variance is :func:`rectifier_variance` at :math:`\\lambda = 0` (as the
-    corrected one has its pseudo-examples, so the two compare like for like); with *total* (all examples,
-    audited or not) the answer is at most *total*: no estimate is worth more people-labelled examples than
-    there are examples.
-
-    >>> effective_sample_size([0.0, 1.0, 0.0, 1.0], 0.03125)
-    8.0
-    >>> effective_sample_size([0.0, 1.0, 0.0, 1.0], 0.03125, total=6)
-    6.0
-    """
-    if variance is None or variance <= 0.0:
-        return None
-    arr = as_vector(y)
-    people = rectifier_variance(arr, arr, 0.0, bounds)
-    worth = people / variance
-    return worth if total is None else float(min(worth, total))
-
-
-@dataclass(frozen=True)
-class MetricEstimate:
-    """Everything :func:`estimate_mean` says about one metric (one group of examples).
-
-    ``n_labeled`` / ``n_unlabeled`` count the examples used; ``excluded_labeled`` /
-    ``excluded_unlabeled`` the examples left out because the metric is undefined (``None``) there
-    (audited: on either side; unaudited: the judge's) — set by the caller that dropped them."""
-
-    n_labeled: int
-    n_unlabeled: int
-    judge: float | None
-    human: Interval
-    ppi: PPIInterval
-    gain: float | None
-    excluded_labeled: int = 0
-    excluded_unlabeled: int = 0
-
-    @property
-    def has_ci(self) -> bool:
-        return self.ppi.low is not None
-
-    @property
-    def more_needed(self) -> int:
-        """Audited examples still needed before the corrected figure is said in words
-        (:data:`ragviz.analysis.estimates.coverage.MIN_AUDITED`; 0 when there are enough)."""
-        return more_needed(self.n_labeled)
-
-    def as_dict(self) -> dict[str, Any]:
-        """The JSON shape of ``ragviz estimate``: ``judge``, ``human``, ``ppi`` and ``gain``; ``ppi.interval``
-        names the interval's method (``None`` without an interval); ``more_needed`` the audited examples
-        still needed for a corrected figure (0: enough)."""
-        return {
-            "judge": {"estimate": self.judge},
-            "human": {"estimate": self.human.estimate, "ci": self.human.ci()},
-            "ppi": {
-                "estimate": self.ppi.estimate,
-                "ci": self.ppi.ci(),
-                "lambda": self.ppi.lam,
-                "interval": self.ppi.method,
-            },
-            "gain": self.gain,
-            "n_labeled": self.n_labeled,
-            "more_needed": self.more_needed,
-        }
-
-
-def estimate_mean(
-    y: Values,
-    yhat: Values,
-    yhat_u: Values,
-    alpha: float = 0.05,
-    excluded: tuple[int, int] = (0, 0),
-    interval: str = DEFAULT_INTERVAL,
-    bounds: Bounds | None = UNIT,
-) -> MetricEstimate:
-    """Judge-only mean, people-only mean and interval, PPI++ estimate and interval, and the gain
-    (:func:`effective_sample_size`) for one metric; *excluded* = (audited, unaudited) examples the
-    caller left out because the metric was undefined there. *interval* is the PPI++ interval's
-    method (:func:`ppi_mean_ci`; default the bootstrap-t, seed 0, so the same data give the same
-    interval). *bounds* is the metric's range (default [0, 1]): every interval lies in it and none collapses
-    (:func:`people_mean_ci`, :func:`rectifier_variance`), and the gain is at most the number of examples;
-    ``bounds=None`` gives ``ppi_py``'s intervals (the normal people-only one, the unclipped PPI++ one).
-
-    >>> e = estimate_mean([1.0, 0.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0], [1.0] * 8)
-    >>> e.judge, e.human.estimate, e.ppi.estimate, e.ppi.lam
-    (1.0, 0.75, 0.75, 0.0)
-    """
-    y_arr, f_arr, fu_arr = as_vector(y), as_vector(yhat), as_vector(yhat_u)
-    if y_arr.size != f_arr.size:
-        raise ValueError(f"y has {y_arr.size} values but yhat has {f_arr.size}: they must pair up")
-    ppi = ppi_mean_ci(y_arr, f_arr, fu_arr, alpha, method=interval, bounds=bounds)
-    return MetricEstimate(
-        n_labeled=int(y_arr.size),
-        n_unlabeled=int(fu_arr.size),
-        judge=judge_mean(f_arr, fu_arr),
-        human=people_mean_ci(y_arr, alpha, bounds),
-        ppi=ppi,
-        gain=effective_sample_size(y_arr, ppi.variance, int(y_arr.size + fu_arr.size), bounds),
-        excluded_labeled=excluded[0],
-        excluded_unlabeled=excluded[1],
-    )

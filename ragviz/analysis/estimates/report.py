@@ -2,8 +2,8 @@
 
 For each metric, the audited examples where both the judge's and people's values are defined give
 ``y`` / ``yhat``, the other examples where the judge's value is defined give ``yhat_u``;
-:func:`ragviz.analysis.estimates.ppi.estimate_mean` does the rest. Examples left out because the metric is
-undefined there are counted (:attr:`ragviz.analysis.estimates.ppi.MetricEstimate.excluded_labeled` /
+:func:`ragviz.analysis.estimates.estimate.estimate_mean` does the rest. Examples left out because the metric is
+undefined there are counted (:attr:`ragviz.analysis.estimates.estimate.MetricEstimate.excluded_labeled` /
 ``excluded_unlabeled``) and named in :meth:`EstimateReport.notes`, as are metrics with fewer than two
 audited pairs (no interval).
 """
@@ -17,9 +17,11 @@ from typing import Any
 import numpy as np
 
 from ragviz.analysis.estimates.coverage import MIN_AUDITED, more_needed
+from ragviz.analysis.estimates.estimate import MetricEstimate, estimate_mean
 from ragviz.analysis.estimates.pairing import PairedExample, Pairing, approximate_note
 from ragviz.analysis.estimates.planner import SamplePlan, plan_sample_size
-from ragviz.analysis.estimates.ppi import DEFAULT_INTERVAL, Bounds, MetricEstimate, estimate_mean
+from ragviz.analysis.estimates.ppi import DEFAULT_INTERVAL
+from ragviz.analysis.estimates.small_audit import Bounds
 from ragviz.metrics.registry import all_metrics
 
 __all__ = [
@@ -81,7 +83,7 @@ def too_few_text(n_audited: int) -> str:
     """What every output says instead of a corrected figure below :data:`MIN_AUDITED` audited examples.
 
     >>> too_few_text(6)
-    'too few reviewed to correct yet: 24 more needed (a corrected figure needs 30 audited examples)'
+    'too few reviewed to correct yet: 94 more needed (a corrected figure needs 100 audited examples)'
     """
     return (
         f"too few reviewed to correct yet: {more_needed(n_audited):,} more needed "
@@ -111,7 +113,7 @@ class GroupEstimate:
 def estimate_group(
     examples: Sequence[PairedExample], names: Sequence[str], alpha: float, interval: str = DEFAULT_INTERVAL
 ) -> GroupEstimate:
-    """:func:`ragviz.analysis.estimates.ppi.estimate_mean` of each metric in *names* over *examples* with the
+    """:func:`ragviz.analysis.estimates.estimate.estimate_mean` of each metric in *names* over *examples* with the
     PPI++ interval method *interval* (a metric without a single value among them is left out)."""
     metrics = {}
     for name in names:
@@ -243,8 +245,8 @@ def plan_text(name: str, result: SamplePlan, n_now: int) -> str:
 
     >>> plan_text("adherence", SamplePlan(0.02, 640, 1200), 300)
     '±0.02 on adherence needs about n = 640 audited examples (people alone: 1,200); 300 audited so far.'
-    >>> plan_text("adherence", SamplePlan(0.02, 30, 30, 30), 6)
-    '±0.02 on adherence needs at least n = 30 audited examples (the minimum for a corrected figure; people alone: 30); 6 audited so far: plan again then, from a larger audit.'
+    >>> plan_text("adherence", SamplePlan(0.02, 100, 100, 100), 6)
+    '±0.02 on adherence needs at least n = 100 audited examples (the minimum for a corrected figure; people alone: 100); 6 audited so far: plan again then, from a larger audit.'
     """
     head = f"±{result.half_width:g} on {name}"
     if result.n_classical is None:
@@ -282,11 +284,11 @@ def plain_words(name: str, m: MetricEstimate) -> str | None:
     :data:`ragviz.analysis.estimates.coverage.MIN_AUDITED` audited examples no corrected figure: the
     interval would not cover as often as it says (``BENCHMARKS.md``), so the sentence says how many more.
 
-    >>> from ragviz.analysis.estimates.ppi import estimate_mean
+    >>> from ragviz.analysis.estimates.estimate import estimate_mean
     >>> plain_words("adherence", estimate_mean([1.0, 0.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0], [1.0] * 8))
-    'The judge says 100% of answers are supported; too few reviewed to correct yet: 26 more needed (4 reviewed answers in a random audit so far).'
-    >>> plain_words("adherence", estimate_mean([1.0] * 32 + [0.0] * 8, [1.0] * 36 + [0.0] * 4, [1.0] * 90 + [0.0] * 10))
-    'The judge says 90% of answers are supported; corrected with 40 reviewed answers: 80% ± 10%.'
+    'The judge says 100% of answers are supported; too few reviewed to correct yet: 96 more needed (4 reviewed answers in a random audit so far).'
+    >>> plain_words("adherence", estimate_mean([1.0] * 80 + [0.0] * 20, [1.0] * 90 + [0.0] * 10, [1.0] * 180 + [0.0] * 20))
+    'The judge says 90% of answers are supported; corrected with 100 reviewed answers: 80% (between 71% and 86%).'
     """
     if name not in PLAIN_WORDS or m.judge is None:
         return None
