@@ -24,7 +24,7 @@ from ragviz.judge.cache import (
     utc_now,
 )
 from ragviz.judge.client import ChatCaller, JudgeRequestError, JudgeSettings
-from ragviz.judge.pricing import estimate_cost
+from ragviz.judge.cost import estimate_cost
 from ragviz.judge.probe import resolve_format
 from ragviz.judge.prompt import (
     PROMPT_VERSION,
