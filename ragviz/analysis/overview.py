@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 from ragviz.data.dataset import Dataset
 
+__all__ = ["NO_JUDGE_NAMED", "Overview", "overview"]
+
 NO_JUDGE_NAMED = "no judge named"
 
 

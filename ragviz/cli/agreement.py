@@ -11,6 +11,8 @@ from ragviz.data.errors import BadInput
 
 COMMAND = "ragviz agreement"
 
+__all__ = ["add_agreement_arguments", "run_agreement_command"]
+
 
 def add_agreement_arguments(parser: Any) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH", help="data files or directories of Parquet shards")

@@ -10,6 +10,8 @@ from ragviz.data.errors import BadInput
 
 COMMAND = "ragviz convert"
 
+__all__ = ["add_convert_arguments", "convert_command", "run_convert_command"]
+
 
 def convert_command(paths: list[str], out: str, to: str, fmt: str | None = None, card: bool = False) -> int:
     """Load *paths* (every format ragviz reads) and write them to *out* in the shape *to*, with the rows'

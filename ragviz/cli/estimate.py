@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from ragviz.analysis.estimates.report import EstimateReport
     from ragviz.data.dataset import Dataset
 
+__all__ = ["FAMILY_CHOICES", "FORMATS", "INTERVALS", "add_estimate_arguments", "format_table", "run_estimate_command"]
+
 FORMATS = ("table", "json", "csv")
 INTERVALS = ("bootstrap-t", "normal")  # ragviz.analysis.estimates.ppi.INTERVAL_METHODS, the default first (lazy import)
 FAMILY_CHOICES = ("trace", "tonic", "retrieval", "all")

@@ -19,6 +19,8 @@ from ragviz.store.label_store import LabelStore
 
 COMMAND = "ragviz export"
 
+__all__ = ["add_export_arguments", "add_target_arguments", "export_command", "run_export_command"]
+
 
 def export_command(
     db: str | None,

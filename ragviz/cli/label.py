@@ -17,10 +17,24 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from ragviz.cli.common import EXIT_OK
 from ragviz.data.errors import BadInput
+
+if TYPE_CHECKING:
+    from ragviz.data.model import Example
+    from ragviz.judge.client import JudgeSettings
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "EXIT_SOME_FAILED",
+    "REASONING_EFFORTS",
+    "RESPONSE_FORMATS",
+    "add_label_arguments",
+    "run_label_command",
+    "settings_from_args",
+]
 
 EXIT_SOME_FAILED = 1
 COMMAND = "ragviz label"
@@ -113,7 +127,7 @@ def add_label_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def settings_from_args(args: argparse.Namespace, environ: dict[str, str] | None = None):
+def settings_from_args(args: argparse.Namespace, environ: dict[str, str] | None = None) -> JudgeSettings:
     """The :class:`~ragviz.judge.client.JudgeSettings` the options and the environment ask for."""
     from ragviz.judge.client import JudgeSettings
     from ragviz.judge.endpoint import AZURE_ENDPOINT_ENV, BASE_URL_ENV
@@ -139,7 +153,7 @@ def settings_from_args(args: argparse.Namespace, environ: dict[str, str] | None 
     )
 
 
-def _where(example) -> str:
+def _where(example: Example) -> str:
     return str(example.source) if example.source is not None else example.uid
 
 

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK
 from ragviz.data.errors import BadInput
 
+__all__ = ["COMMANDS", "Command", "CommandSpec", "build_parser", "main"]
+
 Command = Callable[[argparse.Namespace], int]
 
 

@@ -12,6 +12,8 @@ from ragviz.metrics.registry import FAMILY_NAMES, all_fields, dataset_all_record
 from ragviz.metrics.retrieval import DEFAULT_KS
 from ragviz.metrics.trace import TRACE_METRICS
 
+__all__ = ["add_family_arguments", "add_metrics_arguments", "cmd_metrics", "run_family_metrics"]
+
 
 def cmd_metrics(args: argparse.Namespace) -> int:
     if getattr(args, "family", "trace") != "trace":

@@ -14,6 +14,18 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+__all__ = [
+    "DOCUMENT_SHOWN_CHARS",
+    "MB",
+    "SHOWN_CHARS",
+    "STREAMLIT_DEFAULT_UPLOAD_MB",
+    "UPLOAD_ENV",
+    "WHOLE_CHARS",
+    "cut",
+    "too_big",
+    "upload_limit_mb",
+]
+
 UPLOAD_ENV = "RAGVIZ_MAX_UPLOAD_MB"
 STREAMLIT_DEFAULT_UPLOAD_MB = 200
 SHOWN_CHARS = 300

@@ -56,6 +56,8 @@ from ragviz.data.formats.parquet_rows import Progress, load_parquet
 from ragviz.data.problems import Problem, Report
 from ragviz.data.schema import STR_LIST
 
+__all__ = ["FORMATS", "LoadResult", "expand_paths", "format_of", "load", "load_bytes", "subset_name"]
+
 FORMATS = {".parquet": "parquet", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv"}
 
 
@@ -79,7 +81,7 @@ class LoadResult:
         return [*self.errors, *self.warnings]
 
 
-def _subset_name(path: Path) -> str:
+def subset_name(path: Path) -> str:
     """Parent folder for Hugging Face shard names (``test-00000-of-00001``), else the file stem."""
     stem = path.name[: -len(path.suffix)] if path.suffix else path.name
     if _HF_SHARD.match(stem) and path.parent.name:
@@ -87,7 +89,7 @@ def _subset_name(path: Path) -> str:
     return stem
 
 
-def _format_of(name: str) -> str | None:
+def format_of(name: str) -> str | None:
     return FORMATS.get(Path(name).suffix.lower())
 
 
@@ -95,7 +97,7 @@ _LOADERS = {"parquet": load_parquet, "jsonl": load_jsonl, "json": load_json, "cs
 
 
 def _load_one(name: str, data: bytes, subset: str, report: Report) -> Dataset:
-    fmt = _format_of(name)
+    fmt = format_of(name)
     if fmt is None:
         suffix = Path(name).suffix or "(none)"
         report.error(name, None, "file", f"unknown extension {suffix!r} (expected one of {', '.join(FORMATS)})")
@@ -210,7 +212,7 @@ def _files_in(folder: Path, report: Report) -> list[Path]:
     return sorted(found)
 
 
-def _expand(paths: Iterable[str | Path], report: Report) -> list[Path]:
+def expand_paths(paths: Iterable[str | Path], report: Report) -> list[Path]:
     files: list[Path] = []
     seen: set[Path] = set()
     for given in paths:
@@ -250,27 +252,27 @@ def load(paths: Iterable[str | Path] | str | Path, progress: Progress | None = N
         paths = [paths]
     report = Report()
     parts = []
-    for f in _expand(paths, report):
+    for f in expand_paths(paths, report):
         try:
             if f.is_dir():
                 parts.extend(load_hf_disk(f, report))
                 continue
-            if _format_of(f.name) == "parquet" and f.stat().st_size:
-                parts.append(load_parquet(f, str(f), _subset_name(f), report, progress))
+            if format_of(f.name) == "parquet" and f.stat().st_size:
+                parts.append(load_parquet(f, str(f), subset_name(f), report, progress))
                 continue
-            if _format_of(f.name) == "jsonl" and (table := arrow_jsonl_file(f, progress)) is not None:
-                parts.append(Dataset.from_table(table, _subset_name(f), str(f)))  # streamed, never whole in memory
+            if format_of(f.name) == "jsonl" and (table := arrow_jsonl_file(f, progress)) is not None:
+                parts.append(Dataset.from_table(table, subset_name(f), str(f)))  # streamed, never whole in memory
                 continue
             data = f.read_bytes()
         except OSError as e:
             report.error(str(f), None, "file", f"cannot read: {e.strerror or e}")
             continue
-        parts.append(_load_one(str(f), data, _subset_name(f), report))
+        parts.append(_load_one(str(f), data, subset_name(f), report))
     return _finish(parts, report)
 
 
 def load_bytes(name: str, data: bytes) -> LoadResult:
     """Load an uploaded file; the format comes from *name*'s extension, problems name *name*."""
     report = Report()
-    part = _load_one(name, data, _subset_name(Path(name)), report)
+    part = _load_one(name, data, subset_name(Path(name)), report)
     return _finish([part], report)

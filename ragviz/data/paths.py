@@ -18,6 +18,18 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+__all__ = [
+    "PathRefused",
+    "ROOT_ENV",
+    "SERVED_ENV",
+    "data_root",
+    "is_loopback",
+    "is_served",
+    "refused_message",
+    "resolve_typed",
+    "typing_off_reason",
+]
+
 SERVED_ENV = "RAGVIZ_SERVED"
 ROOT_ENV = "RAGVIZ_DATA_ROOT"
 _LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}

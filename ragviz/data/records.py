@@ -10,6 +10,8 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import Any, TextIO
 
+__all__ = ["FORMULA_STARTS", "csv_cell", "write_csv", "write_jsonl", "write_records"]
+
 
 def _json_value(value: Any) -> Any:
     if isinstance(value, float) and math.isnan(value):

@@ -12,6 +12,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
+__all__ = ["binary_output", "current_umask", "write_output"]
+
 
 @contextmanager
 def binary_output(path_or_file: str | os.PathLike | IO[bytes]) -> Iterator[IO[bytes]]:

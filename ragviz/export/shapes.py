@@ -39,6 +39,22 @@ from ragviz.export.output import binary_output
 from ragviz.export.rows import EXPORTING, RowsDone, export_row, exported_batches
 from ragviz.store.label_store import LabelStore
 
+__all__ = [
+    "DEEPEVAL_FIELDS",
+    "IDENTITY_FIELDS",
+    "RAGAS_FIELDS",
+    "RECORDS",
+    "SHAPES",
+    "deepeval_record",
+    "ragas_record",
+    "ragchecker_record",
+    "reference_text",
+    "shape_layout",
+    "write_corrected_ragchecker",
+    "write_records",
+    "write_shape",
+]
+
 SHAPES = ("ragas", "deepeval", "ragchecker")
 
 RAGAS_FIELDS = (

@@ -23,6 +23,8 @@ from ragviz.store.sqlite import connect as sqlite_connect
 
 DB_ENV = "RAGVIZ_DB"
 
+__all__ = ["DB_ENV", "Database", "default_db", "default_db_path", "open_database"]
+
 
 class Database:
     """A connection (not thread-safe by itself: callers hold their own lock), its dialect, and

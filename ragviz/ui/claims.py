@@ -39,6 +39,39 @@ from ragviz.data.limits import too_big
 from ragviz.ui.core import render, served, state
 from ragviz.ui.data import upload_limit
 
+__all__ = [
+    "CURRENT_CACHE",
+    "EXAMPLE_FILE",
+    "INDEX",
+    "MATRIX_TITLES",
+    "PATH_REFUSED",
+    "SCORE_HEIGHT",
+    "SOURCE",
+    "UPLOADS",
+    "cached_current_items",
+    "claim_matrix",
+    "download",
+    "editor_key",
+    "error_lines",
+    "file_problems",
+    "file_summary",
+    "file_warnings",
+    "item_actions",
+    "item_picker",
+    "item_texts",
+    "labels_caption",
+    "load_source",
+    "loaded_files",
+    "no_file_notice",
+    "no_items_notice",
+    "opened_source",
+    "pending_edits",
+    "score_tables",
+    "selected_index",
+    "source_controls",
+    "source_key",
+]
+
 EXAMPLE_FILE = Path(__file__).resolve().parents[2].parent / "shared" / "ragchecker" / "checking_outputs.json"
 SOURCE = "claims.source"  # {"name": file name, "path": str | None, "digest": str | None}
 UPLOADS = "claims.uploads"  # digest -> bytes (uploads live in the session only)

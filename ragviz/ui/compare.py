@@ -14,6 +14,17 @@ from ragviz.data.records import csv_cell
 from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.ui.core import render
 
+__all__ = [
+    "LABEL_SETS_HELP",
+    "MAX_LINKS",
+    "diff_csv",
+    "diff_table",
+    "example_links",
+    "label_set_pickers",
+    "no_difference",
+    "totals_metrics",
+]
+
 LABEL_SETS_HELP = (
     "llm = the judge's labels; human = each example's latest human decision; any other name = that annotator. "
     "Only examples both sets cover are compared (a person's set covers the examples they decided on)."

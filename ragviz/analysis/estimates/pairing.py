@@ -29,17 +29,34 @@ import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ragviz.analysis.labelsets.rows import NONE, RowLabels
-from ragviz.data.dataset import examples_at, iter_examples
+from ragviz.data.dataset import Dataset, examples_at, iter_examples
 from ragviz.data.model import Example, Labels
 from ragviz.metrics.retrieval import DEFAULT_KS, example_retrieval
 from ragviz.metrics.tonic import SIMILARITY_FIELD, example_tonic
 from ragviz.metrics.trace import trace_scores
 
-if TYPE_CHECKING:
-    from ragviz.data.dataset import Dataset
+__all__ = [
+    "APPROXIMATE_BELOW",
+    "AUDIT_COLUMN",
+    "AuditError",
+    "AuditProgress",
+    "ESTIMATE_FAMILIES",
+    "MetricValues",
+    "OUTSIDE_REASON",
+    "PairedExample",
+    "Pairing",
+    "approximate_note",
+    "audit_flag",
+    "audit_progress",
+    "example_metrics",
+    "member_rows",
+    "pair_export",
+    "pair_human",
+    "pair_store",
+]
 
 AUDIT_COLUMN = "audit_sample"
 ESTIMATE_FAMILIES = ("trace", "tonic", "retrieval")

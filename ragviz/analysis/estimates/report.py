@@ -20,6 +20,20 @@ from ragviz.analysis.estimates.pairing import PairedExample, Pairing, approximat
 from ragviz.analysis.estimates.planner import SamplePlan, plan_sample_size
 from ragviz.analysis.estimates.ppi import DEFAULT_INTERVAL, MetricEstimate, estimate_mean
 
+__all__ = [
+    "ALL",
+    "EstimateReport",
+    "GROUP_BY",
+    "GroupEstimate",
+    "PLAIN_WORDS",
+    "estimate_group",
+    "estimate_report",
+    "metric_arrays",
+    "plain_words",
+    "plan",
+    "plan_text",
+]
+
 GROUP_BY = {"dataset_name": "dataset", "generation_model_name": "generation_model"}
 ALL = "ALL"
 

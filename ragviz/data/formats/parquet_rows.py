@@ -16,6 +16,8 @@ from ragviz.data.formats.tool_columns import column_renames
 from ragviz.data.problems import Report
 from ragviz.data.schema import CANONICAL_TYPES, STR_LIST, STRUCTURED_FIELDS, load_rows
 
+__all__ = ["Progress", "SPILL_BYTES", "load_parquet", "load_table", "parquet_fast_table"]
+
 
 def _null_inside(column: pa.ChunkedArray) -> bool:
     """Does list column *column* hold a null inside one of its lists, at any depth (a null
@@ -29,7 +31,7 @@ def _null_inside(column: pa.ChunkedArray) -> bool:
     return False
 
 
-def _parquet_fast_table(table: pa.Table) -> pa.Table | None:
+def parquet_fast_table(table: pa.Table) -> pa.Table | None:
     """*table* cast to canonical types when it can be loaded column-wise as is, else ``None``."""
     renames = column_renames(table.column_names)
     if renames:
@@ -127,7 +129,7 @@ def load_parquet(
 def load_table(table: pa.Table, path: str, subset: str, report: Report) -> Dataset:
     """An Arrow table read from *path* (Parquet, or a ``save_to_disk`` Arrow file): column-wise when it
     is already in RAGBench types, else row by row, so every problem gets its row number."""
-    fast = _parquet_fast_table(table)
+    fast = parquet_fast_table(table)
     if fast is not None:
         return Dataset.from_table(fast, subset, path)
     return load_rows(enumerate(table.to_pylist(), start=1), path, subset, report)

@@ -21,6 +21,19 @@ from __future__ import annotations
 import json
 from typing import Any
 
+__all__ = [
+    "CARRIER",
+    "COLUMN_ALIASES",
+    "DEEPEVAL_LISTS",
+    "DEEPEVAL_MARKERS",
+    "DEEPEVAL_METADATA",
+    "PIPE",
+    "REFERENCE_CONTEXTS",
+    "apply_aliases",
+    "column_renames",
+    "is_deepeval",
+]
+
 # RAGBench field -> aliases, the first present wins (used only when the RAGBench name is absent).
 COLUMN_ALIASES: dict[str, tuple[str, ...]] = {
     "question": ("user_input", "query", "input"),

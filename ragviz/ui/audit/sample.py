@@ -30,6 +30,21 @@ from ragviz.store.audit_samples import (
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.core import render, state
 
+__all__ = [
+    "ALL_EXAMPLES",
+    "AUDIT",
+    "AuditQueue",
+    "MESSAGE_KEY",
+    "QUEUE_KEY",
+    "SAMPLE_KEY",
+    "audit_queue",
+    "follow_queue",
+    "loaded_samples",
+    "pick_sample",
+    "progress_line",
+    "reviewed_by_anyone",
+]
+
 QUEUE_KEY = "review.queue"
 ALL_EXAMPLES, AUDIT = "All examples", "Audit sample"
 SAMPLE_KEY = "audit.sample"  # the chosen sample id (Review and Dashboard share it)
@@ -53,7 +68,7 @@ def loaded_samples(store: LabelStore) -> list[AuditSample]:
     return [s for s in samples if s.population == fingerprint]
 
 
-def _chosen(samples: list[AuditSample], key: str, label: str) -> AuditSample | None:
+def pick_sample(samples: list[AuditSample], key: str, label: str) -> AuditSample | None:
     """A picker over *samples* (only when there are several); the chosen sample, newest by default."""
     if not samples:
         return None
@@ -134,7 +149,7 @@ def audit_queue(ds: Dataset, store: LabelStore, who: str, present: bool) -> Audi
         if (message := st.session_state.pop(MESSAGE_KEY, None)) is not None:
             st.caption(render.md_escape(message, limit=None))
         samples = loaded_samples(store)
-        sample = _chosen(samples, "audit.pick", "Audit sample")
+        sample = pick_sample(samples, "audit.pick", "Audit sample")
         if not present:
             with st.expander("Draw a new sample", expanded=sample is None):
                 st.number_input(

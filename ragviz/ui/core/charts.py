@@ -17,6 +17,25 @@ import pandas as pd
 
 from ragviz.analysis.dashboard.figures import HISTOGRAM_BINS, histogram_counts
 
+__all__ = [
+    "MAX_SPECS",
+    "OKABE_ITO",
+    "SCATTER_GRID",
+    "chart_spec",
+    "confusion_chart",
+    "distribution_chart",
+    "histogram_chart",
+    "kappa_matrix_chart",
+    "means_chart",
+    "scatter_chart",
+    "show_chart",
+    "show_spec",
+    "spec_to_png",
+    "spec_to_svg",
+    "to_png",
+    "to_svg",
+]
+
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#F0E442", "#000000"]
 
 

@@ -32,6 +32,20 @@ from ragviz.metrics.retrieval import DEFAULT_KS, parse_ks
 from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.ui.core import charts, render
 
+__all__ = [
+    "AGAINST_KEY",
+    "FAMILY_KEY",
+    "against_picker",
+    "annotator_agreement",
+    "baselines",
+    "cutoffs_input",
+    "family_figures",
+    "family_header",
+    "family_picker",
+    "judge_agreement",
+    "triage",
+]
+
 AGAINST_KEY, FAMILY_KEY = "dashboard.against", "dashboard.family"
 
 

@@ -18,6 +18,27 @@ from ragviz.data.ragbench import unsupported_keys
 from ragviz.metrics.trace import trace_scores
 from ragviz.ui.core.render import CHIP, GREEN, GREY, INK, MUTED, ORANGE, SKY, VERMILION, esc, format_score
 
+__all__ = [
+    "BAD_COLOR",
+    "DEN_COLOR",
+    "FormulaTerm",
+    "NO",
+    "NUM_COLOR",
+    "RELEVANT_COLOR",
+    "UTILIZED_COLOR",
+    "YES",
+    "answer_html",
+    "delta_html",
+    "filled_html",
+    "formula_html",
+    "formula_terms",
+    "retrieval_html",
+    "tonic_html",
+    "venn_html",
+    "venn_img",
+    "venn_svg",
+]
+
 NUM_COLOR, DEN_COLOR, BAD_COLOR = GREEN, SKY, VERMILION
 RELEVANT_COLOR, UTILIZED_COLOR = SKY, ORANGE
 YES, NO = "✓", "✗"

@@ -40,6 +40,28 @@ from ragviz.ui.explainer.html import (
 if TYPE_CHECKING:
     from streamlit.delta_generator import DeltaGenerator
 
+__all__ = [
+    "Finder",
+    "INDEX",
+    "LINK",
+    "NUMBER",
+    "SEARCH",
+    "answer_section",
+    "context_documents",
+    "example_picker",
+    "follow_link",
+    "human_title",
+    "link_to",
+    "question",
+    "response_pair",
+    "retrieval_columns",
+    "retrieval_heading",
+    "tonic_section",
+    "trace_formulas",
+    "unlabeled_notice",
+    "venn_pair",
+]
+
 
 # -- the other metric families (shaped by ragviz.analysis.explain) ---------------------------------------------------
 
