@@ -23,6 +23,7 @@ COMMAND = "ragviz app"
 
 __all__ = ["DATA_ENV", "add_app_arguments", "app_script", "run_app_command", "streamlit_command"]
 
+
 DATA_ENV = "RAGVIZ_DATA"  # = ragviz.ui.core.state.DATA_ENV (not imported: that module imports Streamlit)
 
 

@@ -20,6 +20,7 @@ from ragviz.data.errors import BadInput
 
 __all__ = ["COMMANDS", "Command", "CommandSpec", "build_parser", "main"]
 
+
 Command = Callable[[argparse.Namespace], int]
 
 

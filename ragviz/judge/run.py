@@ -49,6 +49,7 @@ __all__ = [
     "run_sync",
 ]
 
+
 JUDGED, CACHED, FAILED = "judged", "cached", "failed"
 
 T = TypeVar("T")

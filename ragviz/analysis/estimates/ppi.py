@@ -67,6 +67,7 @@ __all__ = [
     "z_value",
 ]
 
+
 Values = Sequence[float] | np.ndarray
 
 

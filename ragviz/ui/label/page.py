@@ -73,6 +73,7 @@ __all__ = [
     "show_failures",
 ]
 
+
 MODEL_KEY = "label.model"
 BASE_URL_KEY = "label.base_url"
 API_KEY_KEY = "label.api_key"
