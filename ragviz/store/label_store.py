@@ -66,20 +66,11 @@ from ragviz.store.events import (
     status_of,
 )
 from ragviz.store.migrations import MIGRATIONS, schema_problems
-from ragviz.store.sources import UPLOAD_PREFIX, DataSources
+from ragviz.store.sources import DataSources
 from ragviz.store.status_cache import StatusCaches
 
-__all__ = [  # the store's errors and default location are defined beside it and offered here too
-    "Conflict",
-    "DB_ENV",
-    "LabelStore",
-    "StaleEdit",
-    "StoreError",
-    "UPLOAD_PREFIX",
-    "default_db",
-    "default_db_path",
-    "open_store",
-]
+# The store's errors and default location are defined beside it (errors.py, database.py) and offered here too.
+__all__ = ["Conflict", "DB_ENV", "LabelStore", "StaleEdit", "StoreError", "default_db", "default_db_path", "open_store"]
 
 _EVENT_COLUMNS = "e.id, e.action_id, e.example_uid, e.annotator, e.ts, e.field, e.old_value, e.new_value, a.kind"
 
