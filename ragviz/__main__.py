@@ -6,4 +6,5 @@ from ragviz.cli.main import main
 
 __all__: list[str] = []
 
+
 sys.exit(main())

@@ -58,6 +58,7 @@ __all__ = [
     "pairwise_kappas",
 ]
 
+
 RELEVANT = "relevant"
 UTILIZED = "utilized"
 SUPPORTED = "supported"

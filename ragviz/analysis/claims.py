@@ -61,6 +61,7 @@ __all__ = [
     "statuses_text",
 ]
 
+
 RESPONSE = "response"
 GT_ANSWER = "gt_answer"
 SIDES = (RESPONSE, GT_ANSWER)

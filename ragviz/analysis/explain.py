@@ -60,6 +60,7 @@ __all__ = [
     "tonic_explanation",
 ]
 
+
 FROM_SENTENCES = "from sentences"
 FROM_DATA = "set in the data"
 BY_PERSON = "set by a person"

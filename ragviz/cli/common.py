@@ -8,6 +8,7 @@ from typing import TextIO
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "add_paths", "print_problems"]
 
+
 EXIT_OK = 0
 
 

@@ -15,6 +15,7 @@ import sys
 
 __all__ = ["SHELLS", "add_completion_arguments", "bash_script", "run_completion_command", "zsh_script"]
 
+
 SHELLS = ("bash", "zsh")
 
 

@@ -13,7 +13,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from ragviz.analysis.estimates.coverage import BOOTSTRAP_T_COVERAGE, MIN_AUDITED, NORMAL_COVERAGE
+from ragviz.analysis.estimates.coverage import MIN_AUDITED
 from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK
 
 if TYPE_CHECKING:
@@ -22,12 +22,15 @@ if TYPE_CHECKING:
 
 __all__ = ["FAMILY_CHOICES", "FORMATS", "INTERVALS", "add_estimate_arguments", "format_table", "run_estimate_command"]
 
+
 FORMATS = ("table", "json", "csv")
 INTERVALS = ("bootstrap-t", "normal")  # ragviz.analysis.estimates.ppi.INTERVAL_METHODS, the default first (lazy import)
 FAMILY_CHOICES = ("trace", "tonic", "retrieval", "all")
 
 
 def add_estimate_arguments(parser: argparse.ArgumentParser) -> None:
+    from ragviz.analysis.estimates.report import INTERVAL_COVERAGE
+
     parser.add_argument(
         "paths",
         nargs="+",
@@ -38,8 +41,9 @@ def add_estimate_arguments(parser: argparse.ArgumentParser) -> None:
         "--human",
         metavar="FILE",
         help="people's labels of a uniformly random sample of DATA's examples, matched by dataset_name, id and "
-        "generation_model_name; every row in it counts as audited (default: the label_source human rows of a "
-        "ragviz export in DATA)",
+        "generation_model_name; every row in it counts as audited, except in a ragviz export, where only its "
+        "label_source human rows do (the others are counted and left out) (default: the label_source human rows "
+        "of a ragviz export in DATA)",
     )
     parser.add_argument(
         "--db",
@@ -58,11 +62,13 @@ def add_estimate_arguments(parser: argparse.ArgumentParser) -> None:
         "--interval",
         choices=INTERVALS,
         default=INTERVALS[0],
-        help="the PPI++ interval: bootstrap-t (default; a studentized bootstrap that re-tunes lambda in each of "
-        f"2,000 resamples, seed 0: covers {BOOTSTRAP_T_COVERAGE.replace('%', '%%')} in benchmarks/bench_ppi.py) or "
-        f"normal (ppi_py's ppi_mean_ci: {NORMAL_COVERAGE.replace('%', '%%')}); both kept within the metric's range and floored "
-        f"where people and the judge almost never disagree; under {MIN_AUDITED} audited examples no corrected "
-        "figure is said in words",
+        help=(
+            "the PPI++ interval: bootstrap-t (default; a studentized bootstrap that re-tunes lambda in each of "
+            f"2,000 resamples, seed 0: covers {INTERVAL_COVERAGE['bootstrap-t']} in benchmarks/bench_ppi.py) or "
+            f"normal (ppi_py's ppi_mean_ci: {INTERVAL_COVERAGE['normal']}); both kept within the metric's range "
+            f"and never narrower than a small audit can rule out; under {MIN_AUDITED} audited examples no "
+            "corrected figure is said in words"
+        ).replace("%", "%%"),
     )
     parser.add_argument(
         "--by", choices=("dataset_name", "generation_model_name"), help="also estimate per subset (or model)"

@@ -17,6 +17,7 @@ from ragviz.data.labels import CLAIM_PREFIX, RESET_FIELD, REVIEW_FIELD
 
 __all__ = ["UID_PREFIX", "apply_claim_overrides", "claim_field", "claim_uid", "current_label", "parse_claim_field"]
 
+
 UID_PREFIX = "ragchecker:"
 
 

@@ -21,6 +21,7 @@ from ragviz.data.ragbench import example_from_row
 
 __all__ = ["BOOKKEEPING", "Dataset", "PATH_COL", "ROW_COL", "SUBSET_COL", "examples_at", "iter_examples"]
 
+
 SUBSET_COL = "_subset"
 PATH_COL = "_path"
 ROW_COL = "_row"

@@ -18,6 +18,7 @@ __all__ = [
     "response_key",
 ]
 
+
 _CONTEXT_KEY = re.compile(r"^(\d+)([a-z]+)$")
 _RESPONSE_KEY = re.compile(r"^([a-z]+)$")
 

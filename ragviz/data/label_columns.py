@@ -38,6 +38,7 @@ __all__ = [
     "support_flags",
 ]
 
+
 _STRINGS = pa.list_(pa.string())
 _SUPPORT_FIELDS: dict[str, pa.DataType] = {
     "explanation": pa.string(),

@@ -58,6 +58,7 @@ __all__ = [
     "toggle_key",
 ]
 
+
 RELEVANT_FIELD = "relevant_keys"
 UTILIZED_FIELD = "utilized_keys"
 SUPPORT_PREFIX = "support:"

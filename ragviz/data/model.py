@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 __all__ = ["Example", "LabelSource", "Labels", "Provenance", "RowRef", "Sentence", "SentenceSupport", "example_uid"]
 
+
 LabelSource = Literal["llm", "human"]
 
 

@@ -9,6 +9,7 @@ from typing import Literal
 
 __all__ = ["Level", "MAX_PROBLEMS_PER_FIELD", "Problem", "Report"]
 
+
 Level = Literal["error", "warning"]
 
 

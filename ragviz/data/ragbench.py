@@ -48,6 +48,7 @@ __all__ = [
     "unsupported_keys",
 ]
 
+
 RELEVANT = "all_relevant_sentence_keys"
 UTILIZED = "all_utilized_sentence_keys"
 SUPPORT = "sentence_support_information"

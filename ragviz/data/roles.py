@@ -42,6 +42,7 @@ __all__ = [
     "name_list",
 ]
 
+
 ADMINS_ENV = "RAGVIZ_ADMINS"
 ANNOTATORS_ENV = "RAGVIZ_ANNOTATORS"
 

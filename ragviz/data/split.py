@@ -13,6 +13,7 @@ from sentencex import segment
 
 __all__ = ["split_sentences"]
 
+
 _WHITESPACE = re.compile(r"\s+")
 
 

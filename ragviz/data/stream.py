@@ -23,6 +23,7 @@ from ragviz.data.schema import load_rows
 
 __all__ = ["BATCH_ROWS", "parquet_batches", "parquet_only"]
 
+
 #: Rows per record batch: about 150 MB of RAGBench-shaped rows in Arrow.
 BATCH_ROWS = 20_000
 

@@ -35,6 +35,7 @@ __all__ = [
     "write_card",
 ]
 
+
 HF_KEY = b"huggingface"
 
 COLUMN_DOCS: dict[str, str] = {

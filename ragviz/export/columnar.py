@@ -36,6 +36,7 @@ from ragviz.metrics.trace import trace_arrays
 
 __all__ = ["plain_batch", "plain_export_columns", "plain_table"]
 
+
 _PROVENANCE = ("label_source", "reviewer", "reviewed_at", "audit_sample")
 
 

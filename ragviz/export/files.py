@@ -55,6 +55,7 @@ __all__ = [
     "write_parquet",
 ]
 
+
 FORMATS = ("jsonl", "parquet", "csv")
 #: The step a Parquet export's progress names once its rows are built.
 WRITING_PARQUET = "Writing the Parquet file"

@@ -55,6 +55,7 @@ __all__ = [
     "original_inputs",
 ]
 
+
 #: What an export's progress callback names: ``progress(EXPORTING, rows done, total)``, once a batch.
 EXPORTING = "Building the export"
 #: ``progress(what, rows done, total)``, called once a batch while an export is built.

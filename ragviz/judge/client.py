@@ -52,6 +52,7 @@ __all__ = [
     "retry_after_seconds",
 ]
 
+
 try:  # the HTTP library the installed openai release is built on
     import httpx2 as httpx
 except ImportError:  # pragma: no cover - openai releases before httpx2

@@ -20,6 +20,7 @@ from ragviz.judge.client import AUTO, FORMAT_MODES, ChatCaller, JudgeRequestErro
 
 __all__ = ["PROBE_MESSAGES", "PROBE_SCHEMA", "UNSUPPORTED", "probe_format", "resolve_format"]
 
+
 PROBE_MESSAGES = [
     {"role": "system", "content": "Answer with a JSON object only."},
     {"role": "user", "content": 'Reply with exactly this JSON object: {"ok": true}'},

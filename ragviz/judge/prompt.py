@@ -28,6 +28,7 @@ __all__ = [
     "render_user_prompt",
 ]
 
+
 PROMPT_VERSION = "ragviz-judge-v1"
 
 SYSTEM_PROMPT = """\

@@ -26,6 +26,7 @@ from ragviz.data.ragbench import (
 
 __all__ = ["JudgeOutputError", "extract_json", "parse_judge_output", "validate_answer"]
 
+
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 
 

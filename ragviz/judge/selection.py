@@ -9,6 +9,7 @@ from ragviz.data.ragbench import LABEL_FIELDS, has_labels
 
 __all__ = ["ALL", "FILTERED", "FIRST_K", "SELECTIONS", "UNLABELED", "select_indices", "unlabeled_indices"]
 
+
 ALL, UNLABELED, FILTERED, FIRST_K = "all", "unlabeled", "filtered", "first_k"
 SELECTIONS = (ALL, UNLABELED, FILTERED, FIRST_K)
 

@@ -27,6 +27,7 @@ __all__ = [
     "is_reasoning_model",
 ]
 
+
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 API_KEY_ENV = "OPENAI_API_KEY"
 AZURE_KEY_ENV = "AZURE_OPENAI_API_KEY"

@@ -38,6 +38,7 @@ __all__ = [
     "set_tokens",
 ]
 
+
 ANSWER_METRICS = ("em", "f1", "f1_set")
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")

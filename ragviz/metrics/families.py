@@ -57,6 +57,7 @@ __all__ = [
     "unretrieved_gold",
 ]
 
+
 NO_OVERRIDES = Labels()
 
 

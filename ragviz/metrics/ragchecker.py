@@ -58,6 +58,7 @@ __all__ = [
     "unfaithfulness",
 ]
 
+
 RAGCHECKER_METRICS = (
     "precision",
     "recall",

@@ -51,6 +51,7 @@ __all__ = [
     "systems_of",
 ]
 
+
 DEFAULT_KS = (1, 3, 5, 10)
 DEFAULT_SYSTEM = "default"
 BY_SYSTEM_FIELD = "retrieved_ids_by_system"

@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 __all__ = ["ALL", "GroupSummary", "T", "format_summary", "score_delta", "subset_groups", "summarize"]
 
+
 T = TypeVar("T")
 ALL = "ALL"
 

@@ -50,6 +50,7 @@ __all__ = [
     "tonic_scores",
 ]
 
+
 TONIC_METRICS = (
     "retrieval_precision",
     "augmentation_accuracy",

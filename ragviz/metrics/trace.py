@@ -42,6 +42,7 @@ __all__ = [
     "utilization",
 ]
 
+
 TRACE_METRICS = ("relevance", "utilization", "completeness", "adherence")
 
 

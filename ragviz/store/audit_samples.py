@@ -42,6 +42,7 @@ __all__ = [
     "population_fingerprint",
 ]
 
+
 MAX_SEED = 2**31 - 1
 
 

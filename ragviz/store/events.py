@@ -41,6 +41,7 @@ __all__ = [
     "without_contradicting_explanations",
 ]
 
+
 UNDO_FIELD = "undo"
 
 

@@ -11,6 +11,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 __all__ = ["CONNECT_TIMEOUT_S", "SCHEMES", "connect", "errors", "is_url", "mask_url", "scrub"]
 
+
 SCHEMES = ("postgresql://", "postgres://")
 CONNECT_TIMEOUT_S = 10
 

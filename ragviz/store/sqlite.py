@@ -16,6 +16,7 @@ from pathlib import Path
 
 __all__ = ["BUSY_TIMEOUT_MS", "connect", "fsync_dir", "private_dir"]
 
+
 BUSY_TIMEOUT_MS = 30_000
 
 

@@ -72,6 +72,7 @@ __all__ = [
     "source_key",
 ]
 
+
 EXAMPLE_FILE = Path(__file__).resolve().parents[2].parent / "shared" / "ragchecker" / "checking_outputs.json"
 SOURCE = "claims.source"  # {"name": file name, "path": str | None, "digest": str | None}
 UPLOADS = "claims.uploads"  # digest -> bytes (uploads live in the session only)
@@ -225,7 +226,7 @@ def loaded_files(files: Sequence[str]) -> None:
         "RagChecker files among the loaded data",
         range(len(files)),
         index=files.index(current) if current in files else None,
-        format_func=lambda i: render.md_escape(Path(files[i]).name),
+        format_func=lambda i: Path(files[i]).name,  # plain text
         placeholder="Pick a file to review its claims",
         key="claims.loaded",
         on_change=lambda: _open_path(files[st.session_state["claims.loaded"]]),
@@ -281,9 +282,7 @@ def file_summary(file_name: str, n_items: int, statuses: str) -> None:
 
 def item_picker(items: Sequence[CheckedItem], statuses: Sequence[str]) -> None:
     """The item picker; the pick is read by :func:`selected_index` on the run it causes."""
-    st.selectbox(
-        "Item", range(len(items)), format_func=lambda i: render.md_escape(item_label(items[i], statuses[i])), key=INDEX
-    )
+    st.selectbox("Item", range(len(items)), format_func=lambda i: item_label(items[i], statuses[i]), key=INDEX)
 
 
 def item_actions(

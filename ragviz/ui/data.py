@@ -38,6 +38,7 @@ __all__ = [
     "uploads_box",
 ]
 
+
 ANNOTATOR_INPUT = "data.annotator"
 LAST_UPLOAD = "data.last_upload"  # the file id of the upload already handled
 MAX_ERRORS_SHOWN = 500  # of a refused load

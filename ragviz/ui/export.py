@@ -42,6 +42,7 @@ __all__ = [
     "what_an_export_holds",
 ]
 
+
 DOWNLOADS = {
     "jsonl": "Download labels (JSONL)",
     "parquet": "Download labels (Parquet)",

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = ["PerExample", "ROW_FAMILIES", "mixed_records", "row_records", "tonic_columns"]
 
+
 PerExample = Callable[[Mapping[int, "Example"], Mapping[int, "Labels"], str, Sequence[int]], list[dict[str, Any]]]
 
 ROW_FAMILIES = ("tonic", "retrieval", "answer")

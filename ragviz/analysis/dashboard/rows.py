@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
 __all__ = ["BATCH_ROWS", "RowFigures", "WORKERS", "figures_of", "row_figures", "rows_are_judge_labels"]
 
+
 #: Rows scored at once (progress is reported per batch), and the threads scoring batches.
 BATCH_ROWS = 16384
 WORKERS = 2

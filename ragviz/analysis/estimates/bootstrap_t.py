@@ -20,6 +20,7 @@ import numpy as np
 
 __all__ = ["RESAMPLES", "studentized_quantiles"]
 
+
 RESAMPLES = 2000
 _CHUNK_CELLS = 1 << 18  # resample counts held at once: chunks of about 2 MB whatever n and the resamples
 

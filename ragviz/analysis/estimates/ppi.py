@@ -75,6 +75,7 @@ __all__ = [
     "z_value",
 ]
 
+
 Values = Sequence[float] | np.ndarray
 
 

@@ -44,6 +44,7 @@ __all__ = [
     "store_rows",
 ]
 
+
 JUDGE = "llm"
 HUMAN = "human"
 Scope = Literal["reviewed", "all"]

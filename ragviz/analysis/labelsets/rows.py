@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DECIDED", "NONE", "ROW", "ROW_JUDGE", "RowLabels", "STORE_JUDGE", "human_rows", "label_rows", "row_sources"]
 
+
 NONE, ROW, ROW_JUDGE, STORE_JUDGE, DECIDED = 0, 1, 2, 3, 4
 _BATCH = 4096
 _READ_AHEAD = 512

@@ -46,6 +46,7 @@ __all__ = [
     "scan_rows",
 ]
 
+
 _STRINGS = pa.list_(pa.string())
 _DOC_TYPE = pa.list_(pa.list_(_STRINGS))
 

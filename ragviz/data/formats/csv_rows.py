@@ -18,6 +18,7 @@ from ragviz.data.schema import BOOL_FIELDS, FLOAT_FIELDS, STRUCTURED_FIELDS, dec
 
 __all__ = ["load_csv"]
 
+
 # Fields a user file may use to carry required content, for CSV parsing of JSON text.
 _CSV_JSON_FIELDS = STRUCTURED_FIELDS | {a for f in ("documents", "reference_answer") for a in COLUMN_ALIASES[f]}
 

@@ -31,6 +31,7 @@ from ragviz.data.schema import CANONICAL_TYPES, decode_text, load_rows, type_nam
 
 __all__ = ["MAX_DEPTH", "arrow_jsonl_file", "deep_path", "load_json", "load_jsonl"]
 
+
 _ALIASES = {a for aliases in COLUMN_ALIASES.values() for a in aliases}
 _BLOCK = 1 << 24  # Arrow's JSON reader needs each line within one block
 _STREAM_BLOCK = 1 << 22  # the streaming reader's block, raised above the longest line

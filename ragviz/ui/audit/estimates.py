@@ -36,6 +36,7 @@ __all__ = [
     "planner",
 ]
 
+
 ESTIMATORS = ("judge only", "people only", "corrected (PPI++)")
 ESTIMATOR_COLORS = ("#E69F00", "#56B4E9", "#009E73")  # Okabe–Ito: orange, sky blue, bluish green
 

@@ -45,6 +45,7 @@ __all__ = [
     "reviewed_by_anyone",
 ]
 
+
 QUEUE_KEY = "review.queue"
 ALL_EXAMPLES, AUDIT = "All examples", "Audit sample"
 SAMPLE_KEY = "audit.sample"  # the chosen sample id (Review and Dashboard share it)
@@ -77,7 +78,9 @@ def pick_sample(samples: list[AuditSample], key: str, label: str) -> AuditSample
         st.session_state[SAMPLE_KEY] = ids[0]
     if len(samples) > 1:
         by_id = {s.id: s for s in samples}
-        picked = st.selectbox(label, ids, format_func=lambda i: render.md_escape(by_id[i].label()), key=key)  # md: ours
+        picked = st.selectbox(
+            label, ids, format_func=lambda i: by_id[i].label(), key=key
+        )  # md: ours (the label; options are plain text)
         st.session_state[SAMPLE_KEY] = picked
     return next(s for s in samples if s.id == st.session_state[SAMPLE_KEY])
 

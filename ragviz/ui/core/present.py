@@ -23,6 +23,7 @@ __all__ = [
     "show_corrections",
 ]
 
+
 PRESENT_KEY = "ragviz.present"
 FORCED_KEY = "ragviz.present_forced"  # set each run for a person who may only view (ragviz.data.roles)
 PARAM = "present"

@@ -12,6 +12,7 @@ import streamlit as st
 
 __all__ = ["RowProgress", "T"]
 
+
 T = TypeVar("T")
 
 

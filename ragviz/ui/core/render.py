@@ -60,6 +60,7 @@ __all__ = [
     "within_budget",
 ]
 
+
 # The colours, defined once for every page (Review, Explainer, Claims, Label, Dashboard triage). They
 # read in the light and the dark theme alike without knowing which is on (Streamlit reports the theme to
 # Python only after the first run): highlights are translucent tints over the page's own background

@@ -67,6 +67,7 @@ __all__ = [
     "undo_decision",
 ]
 
+
 DATA_ENV = "RAGVIZ_DATA"
 ANNOTATOR_ENV = "RAGVIZ_ANNOTATOR"
 PATHS_KEY = "ragviz.paths"
@@ -92,10 +93,11 @@ def store() -> LabelStore:
 def _load(paths: tuple[str, ...]) -> Any:
     from ragviz.data.load import load
     from ragviz.ui.core.progress import RowProgress
+    from ragviz.ui.core.served import confining_root
 
     progress = RowProgress("Loading", 0)
     try:
-        return load(list(paths), progress=progress)
+        return load(list(paths), progress=progress, within=confining_root())
     finally:
         progress.close()
 

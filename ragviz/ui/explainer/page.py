@@ -102,7 +102,7 @@ def example_picker(ds: Dataset, names: list[str], find: Finder) -> tuple[int, st
         index = st.selectbox(
             "Example",
             picker_options(st.session_state[INDEX], len(ds), matches),
-            format_func=lambda i: f"{i + 1}. {render.md_escape(ds.uids[i])}",
+            format_func=lambda i: f"{i + 1}. {ds.uids[i]}",  # plain text: no Markdown escapes
             key=INDEX,
         )
         if matches is not None:

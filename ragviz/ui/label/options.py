@@ -25,6 +25,7 @@ __all__ = [
     "request_options",
 ]
 
+
 API_KEY_KEY = "label.api_key"  # = ragviz.ui.label.page.API_KEY_KEY
 TEMPERATURE_KEY = "label.temperature"  # None: the default (0 for chat models, not sent to reasoning models)
 REASONING_KEY = "label.reasoning_effort"

@@ -36,6 +36,7 @@ from ragviz.ui.core import render
 
 __all__ = ["KEY", "OnChange", "render_families_panel"]
 
+
 OnChange = Callable[[list[Change]], Any]
 KEY = "review.families"
 

@@ -39,6 +39,7 @@ __all__ = [
     "support_controls",
 ]
 
+
 SUPPORT_CHOICE_LABELS = {SUPPORTED: "✓ supported", UNSUPPORTED: "✗ unsupported"}
 FLAGS_SHOWN = 3  # label-quality flags listed outright; more go in a closed expander
 

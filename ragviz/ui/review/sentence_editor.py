@@ -52,6 +52,7 @@ __all__ = [
     "touched",
 ]
 
+
 ASSETS = Path(__file__).with_name("sentence_editor")
 EVENTS = "review.text.events"  # the queue of actions not yet taken by the page
 TOUCHED = "review.text.touched"  # {uid: keys the person clicked}: they stay unfolded
