@@ -18,15 +18,12 @@ def access() -> Access:
 
 
 def sidebar() -> None:
-    """Sidebar shown on every page: sign-in, the annotator and their role, the unverified-names
-    banner, the label database (admins only), what is loaded."""
+    """Sidebar shown on every page: sign-in, the annotator and their role (a viewer sees no name but
+    their own signed-in one), the unverified-names banner, the label database (admins only), what is loaded."""
     granted = access()
     with st.sidebar:
         served.sign_in_box()
-        st.html(  # a name of any length: cut, with "show all"
-            '<div class="rv-annotator" style="font-size:0.875rem;color:#808495">Annotator: '
-            f"<b>{render.long_text_html(state.annotator(), 60)}</b> ({granted.role})</div>"
-        )
+        st.html(_who_html(granted))
         served.unverified_names_notice()
         if granted.can_see_store:
             st.html(  # a URL's password masked; plain HTML, not st.code: its highlighter is 1.5 MB of JavaScript
@@ -34,3 +31,15 @@ def sidebar() -> None:
                 f'<code style="overflow-wrap:anywhere">{render.esc(state.store().location)}</code></div>'
             )
         st.caption(f"Loaded: {len(state.dataset()):,} examples from {len(state.current_paths())} path(s)")
+
+
+def _who_html(granted: Access) -> str:
+    """The sidebar's "who": a reviewer's name (a name of any length: cut, with "show all"); a viewer's
+    only when signed in (their own); a visitor's none."""
+    style = 'class="rv-annotator" style="font-size:0.875rem;color:#808495"'
+    if granted.can_review:
+        return f"<div {style}>Annotator: <b>{render.long_text_html(state.annotator(), 60)}</b> ({granted.role})</div>"
+    who = served.signed_in()
+    if who is not None:
+        return f"<div {style}>Signed in as <b>{render.long_text_html(who.names[0], 60)}</b> ({granted.role})</div>"
+    return f"<div {style}>Not signed in ({granted.role})</div>"
