@@ -3,7 +3,8 @@
 Three roles, each one more than the next:
 
 - **admin** loads data (sample, upload, typed path, RagChecker file), removes uploads, runs the LLM
-  judge (it spends money) and sees where the label store is;
+  judge (it spends money), draws, grows and chooses the team's audit sample, and sees where the label
+  store is;
 - **annotator** reviews: records, undoes and resets label decisions under their own name (claims
   too), and downloads the corrected labels (the Export page, the Claims page's corrected file);
 - **viewer** looks: every page in presentation mode (no editing control), nothing recorded, nothing
@@ -155,6 +156,11 @@ class Access:
 
     @property
     def can_judge(self) -> bool:
+        return self.role == ADMIN
+
+    @property
+    def can_choose_sample(self) -> bool:
+        """Draw, grow and choose the team's audit sample (it decides what the corrected estimates say)."""
         return self.role == ADMIN
 
     @property
