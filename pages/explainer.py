@@ -8,7 +8,7 @@ from ragviz.analysis.compare import HUMAN, JUDGE, human_labels, judge_labels, la
 from ragviz.analysis.dashboard import ANSWER, RETRIEVAL, TONIC, families_present
 from ragviz.analysis.explain import answer_explanation, retrieval_explanations, tonic_explanation
 from ragviz.analysis.review import document_spans, response_spans
-from ragviz.ui import audit_estimates, results, state
+from ragviz.ui import access, audit_estimates, results, state
 from ragviz.ui import explainer as ui
 
 state.require_app_shell()
@@ -19,13 +19,16 @@ ui.follow_link(ds, st.query_params.get("uid"))
 
 st.title("What the numbers mean")
 audit_estimates.plain_words_section(store)
-index, other = ui.example_picker(ds, [n for n in label_set_names(store) if n != JUDGE], results.uid_matches)
+names = access.names_shown()  # viewers and presenters: the latest human labels, no one's name
+index, other = ui.example_picker(
+    ds, [n for n in label_set_names(store) if n != JUDGE] if names else [HUMAN], results.uid_matches
+)
 ex = ds.example(index)
 ui.link_to(ex.uid)
 
 judge = judge_labels(ex, store)
 human, decider = human_labels(ex, store, None if other == HUMAN else other)
-title = ui.human_title(decider)
+title = ui.human_title(decider if names else "a person" if decider else "")
 if human is None:
     human = judge
 

@@ -6,7 +6,7 @@ import streamlit as st
 
 from ragviz.data.roles import Access
 from ragviz.ui import render, served, state
-from ragviz.ui.present import FORCED_KEY
+from ragviz.ui.present import FORCED_KEY, is_present
 
 
 def access() -> Access:
@@ -15,6 +15,12 @@ def access() -> Access:
     granted = served.access(state.annotator())
     st.session_state[FORCED_KEY] = not granted.can_review
     return granted
+
+
+def names_shown() -> bool:
+    """Whether this run may show people's names (annotators, who decided, who drew a sample): only to a
+    reviewer, and not while presenting. Viewers and visitors see no one's identity."""
+    return access().can_review and not is_present()
 
 
 def sidebar() -> None:

@@ -248,8 +248,13 @@ def follow_queue(
     return queue.rows, False
 
 
-def progress_line(queue: AuditQueue, on_go: Callable[[int | None], Any]) -> None:
-    """The audit progress line above the example, with a button to the next member in draw order."""
+def progress_line(queue: AuditQueue, on_go: Callable[[int | None], Any], traces: bool = True) -> None:
+    """The audit progress line above the example, with a button to the next member in draw order;
+    without *traces* (presenting with corrections hidden) only the sample and its size: nothing says
+    which or how many members were reviewed."""
+    if not traces:
+        st.caption(f"Audit sample {queue.sample.id}: {queue.sample.size:,} examples")  # md: ours
+        return
     with st.container(horizontal=True, vertical_alignment="center"):
         st.progress(
             queue.progress.reviewed / max(1, queue.progress.size),
