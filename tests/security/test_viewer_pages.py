@@ -14,7 +14,7 @@ from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change, field_value
 from ragviz.data.load import load
 from ragviz.store.audit_samples import draw_sample
 from ragviz.store.label_store import LabelStore
-from tests.apptest_helpers import open_page_as
+from tests.apptest_helpers import open_page, open_page_as
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 LEAD, ANA, GUEST = "lead@example.org", "ana@example.org", "guest@example.org"
@@ -27,6 +27,7 @@ def team_store(app_env, monkeypatch):
     monkeypatch.setenv("RAGVIZ_SERVED", "1")
     monkeypatch.setenv("RAGVIZ_ADMINS", LEAD)
     monkeypatch.setenv("RAGVIZ_ANNOTATORS", ANA)
+    monkeypatch.delenv("RAGVIZ_ANNOTATOR")  # a visitor's name was the server's OS user then
     ds = load([SAMPLE]).dataset
     with LabelStore(app_env["db"]) as store:
         sample = draw_sample(store, ds.uids, 6, LEAD, seed=2)
@@ -54,7 +55,7 @@ def _everything_shown(at) -> str:
 def _identities() -> list[str]:
     names = [LEAD, ANA, "lead@", "ana@"]
     try:
-        names.append(f"{getpass.getuser()} (")  # "root (viewer)": the server's OS user as an annotator
+        names.append(f"<b>{getpass.getuser()}</b> (")  # "root (viewer)": the server's OS user as an annotator
     except Exception:
         pass
     return names
@@ -86,3 +87,21 @@ def test_an_annotator_still_sees_names_and_downloads(team_store):
     compare = open_page_as("pages/compare.py", ANA)
     compare.selectbox(key="compare.b").set_value(ANA).run()
     assert compare.get("download_button") and "change(s)" in _everything_shown(compare)
+
+
+def test_claims_in_presentation_mode_open_nothing_and_change_nothing(app_env, monkeypatch):
+    """The person at the machine (an admin) presents the Claims page of a loaded RagChecker file."""
+    from ragviz.analysis.claims import corrected_file
+    from tests.test_claims_logic import _item
+
+    checking = app_env["tmp"] / "checking_outputs.json"
+    checking.write_bytes(corrected_file([_item("q1"), _item("q2")]))
+    monkeypatch.setenv("RAGVIZ_DATA", f"{SAMPLE}:{checking}")
+    at = open_page("pages/claims.py", present="1")  # locally: an admin, who may open files when not presenting
+    at.selectbox(key="claims.loaded").set_value(0).run()
+    assert not at.exception
+    shown = _everything_shown(at)
+    assert "Pick a label in a cell to override it" not in shown and "Only “Entailment” counts" not in shown
+    assert "Labels: only “Entailment” counts as true." in "\n".join(c.value for c in at.caption)
+    assert not at.get("file_uploader") and not at.text_input and not at.get("download_button")
+    assert not [b for b in at.button if b.key in ("claims.review", "claims.undo", "claims.reset", "claims.open_path")]
