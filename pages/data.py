@@ -74,7 +74,7 @@ else:
         state.store().annotators() if granted.can_review else [],  # a viewer sees no one's name
         on_change=set_annotator,
         sign_in=served.sign_in_configured(),
-        verified=served.signed_in() is not None,
+        verified=served.signed_in(state.store()) is not None,
     )
 if granted.can_load and not present:
     sample_loaded = [Path(p).resolve() for p in state.current_paths()] == [state.SAMPLE_DATA.resolve()]

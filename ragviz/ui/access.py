@@ -12,7 +12,7 @@ from ragviz.ui.present import FORCED_KEY, is_present
 def access() -> Access:
     """This run's role; a person who may not review sees every page in presentation mode (nothing
     they click is recorded: :func:`ragviz.ui.state.record_decision` records nothing then)."""
-    granted = served.access(state.annotator())
+    granted = served.access(state.annotator(), state.store())
     st.session_state[FORCED_KEY] = not granted.can_review
     return granted
 
@@ -28,7 +28,7 @@ def sidebar() -> None:
     their own signed-in one), the unverified-names banner, the label database (admins only), what is loaded."""
     granted = access()
     with st.sidebar:
-        served.sign_in_box()
+        served.sign_in_box(state.store())
         st.html(_who_html(granted))
         served.unverified_names_notice()
         if granted.can_see_store:
@@ -45,7 +45,7 @@ def _who_html(granted: Access) -> str:
     style = 'class="rv-annotator" style="font-size:0.875rem;color:#808495"'
     if granted.can_review:
         return f"<div {style}>Annotator: <b>{render.long_text_html(state.annotator(), 60)}</b> ({granted.role})</div>"
-    who = served.signed_in()
+    who = served.signed_in(state.store())
     if who is not None:
         return f"<div {style}>Signed in as <b>{render.long_text_html(who.names[0], 60)}</b> ({granted.role})</div>"
     return f"<div {style}>Not signed in ({granted.role})</div>"

@@ -285,7 +285,7 @@ def labels_caption(n_changed: int, editable: bool = True) -> None:
     """How labels count, how to override one (only when *editable*), and the number of labels that
     differ from the file (0: not said)."""
     how = "Labels: only “Entailment” counts as true." + (" Pick a label in a cell to override it." if editable else "")
-    st.caption(how + (f" {n_changed} label(s) differ from the file." if n_changed else ""))
+    st.caption(how + (f" {n_changed} label(s) differ from the file." if n_changed else ""))  # md: ours
 
 
 def editor_key(side: str, uid: str) -> str:

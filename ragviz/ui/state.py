@@ -140,7 +140,7 @@ def annotator() -> str:
     (it cannot be typed then; :data:`NOBODY` until someone is signed in), else the name typed on the
     Data page (``$RAGVIZ_ANNOTATOR`` at first; locally the OS user, served ``"anonymous"``: the server's
     OS user is nobody's name)."""
-    who = served.signed_in()
+    who = served.signed_in(store())
     if who is not None:
         return who.names[0]
     if served.sign_in_configured():
