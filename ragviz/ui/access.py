@@ -31,7 +31,7 @@ def sidebar() -> None:
         served.sign_in_box(state.store())
         st.html(_who_html(granted))
         served.unverified_names_notice()
-        if granted.can_see_store:
+        if granted.can_see_store and not is_present():  # not on a projector
             st.html(  # a URL's password masked; plain HTML, not st.code: its highlighter is 1.5 MB of JavaScript
                 '<div class="rv-store" style="font-size:0.875rem;color:#808495">Label database<br>'
                 f'<code style="overflow-wrap:anywhere">{render.esc(state.store().location)}</code></div>'
