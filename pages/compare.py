@@ -8,10 +8,10 @@ corrections", compares only the judge's and the latest human labels (no one's na
 
 import streamlit as st
 
-from ragviz.analysis.compare import HUMAN, JUDGE, label_set_names
-from ragviz.ui import access, results, state
+from ragviz.analysis.labelsets.named import HUMAN, JUDGE, label_set_names
 from ragviz.ui import compare as ui
-from ragviz.ui.present import show_corrections
+from ragviz.ui.core import access, results, state
+from ragviz.ui.core.present import show_corrections
 
 state.require_app_shell()
 

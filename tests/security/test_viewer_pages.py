@@ -92,7 +92,7 @@ def test_an_annotator_still_sees_names_and_downloads(team_store):
 def test_claims_in_presentation_mode_open_nothing_and_change_nothing(app_env, monkeypatch):
     """The person at the machine (an admin) presents the Claims page of a loaded RagChecker file."""
     from ragviz.analysis.claims import corrected_file
-    from tests.test_claims_logic import _item
+    from tests.analysis.test_claims import _item
 
     checking = app_env["tmp"] / "checking_outputs.json"
     checking.write_bytes(corrected_file([_item("q1"), _item("q2")]))

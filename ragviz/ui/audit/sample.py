@@ -1,0 +1,271 @@
+"""Audit samples in the app: the Review queue's "Audit sample" mode (draw, grow, walk a uniformly random
+sample and see how far it is). The Dashboard's and Explainer's estimates from a sample are
+:mod:`ragviz.ui.audit.estimates`.
+
+Nothing here computes: samples are :mod:`ragviz.store.audit_samples`', the pairing and progress
+:mod:`ragviz.analysis.estimates.pairing`'s, the estimates :mod:`ragviz.analysis.estimates.report`'s (the same functions
+``ragviz estimate`` calls). Every text from data or a person goes through :func:`ragviz.ui.core.render.md_escape`
+or :func:`ragviz.ui.core.render.esc`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+from ragviz.analysis.estimates.pairing import AuditProgress, audit_progress, member_rows
+from ragviz.analysis.review.queue import nearest_match
+from ragviz.data.dataset import Dataset
+from ragviz.store.audit_samples import (
+    AuditSample,
+    AuditSampleError,
+    choose_team_sample,
+    default_sample,
+    draw_sample,
+    grow_sample,
+    list_samples,
+    population_fingerprint,
+    team_choice,
+)
+from ragviz.store.label_store import LabelStore
+from ragviz.ui.core import access, render, state
+
+QUEUE_KEY = "review.queue"
+ALL_EXAMPLES, AUDIT = "All examples", "Audit sample"
+SAMPLE_KEY = "audit.sample"  # the chosen sample id (Review and Dashboard share it)
+MESSAGE_KEY = "audit.message"
+ONLY_ADMINS = "Only admins (RAGVIZ_ADMINS) draw, grow or choose the team's audit sample."
+
+
+# -- which samples belong to the loaded data -------------------------------------------------------
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _fingerprint(paths: tuple[str, ...]) -> str:
+    return population_fingerprint(state.load_result(paths).dataset.uids)
+
+
+def loaded_samples(store: LabelStore) -> list[AuditSample]:
+    """The samples drawn from exactly the loaded examples, newest first."""
+    samples = list_samples(store)
+    if not samples:  # no sample at all: the loaded data's fingerprint (a sort of every uid) is not needed
+        return []
+    fingerprint = _fingerprint(state.current_paths())
+    return [s for s in samples if s.population == fingerprint]
+
+
+def _chosen(samples: list[AuditSample], key: str, label: str) -> AuditSample | None:
+    """A picker over *samples* (only when there are several); the chosen sample, by default the team's
+    (an admin's choice, :func:`ragviz.store.audit_samples.team_choice`), else the newest."""
+    if not samples:
+        return None
+    ids = [s.id for s in samples]
+    choice = team_choice(state.store())
+    if st.session_state.get(SAMPLE_KEY) not in ids:
+        first = default_sample(samples, choice)
+        st.session_state[SAMPLE_KEY] = first.id if first is not None else ids[0]
+    if len(samples) > 1:
+        by_id = {s.id: s for s in samples}
+        with_who = access.access().can_review  # viewers and visitors see no one's name
+        team = choice.sample_id if choice is not None else None
+        picked = st.selectbox(
+            label,
+            ids,
+            index=ids.index(st.session_state[SAMPLE_KEY]),
+            format_func=lambda i: render.md_escape(by_id[i].label(with_who) + (" · the team's" if i == team else "")),
+            key=key,
+        )  # md: ours
+        st.session_state[SAMPLE_KEY] = picked
+    return next(s for s in samples if s.id == st.session_state[SAMPLE_KEY])
+
+
+def team_sample_note(sample: AuditSample) -> str:
+    """Whether *sample* is the team's: who chose it and when (names only for reviewers), or that it is not."""
+    choice = team_choice(state.store())
+    if choice is None:
+        return "No admin has chosen the team's audit sample yet: the newest is used by default."
+    if choice.sample_id != sample.id:
+        return f"This is not the team's audit sample (that is sample {choice.sample_id})."
+    by = f" by {choice.chosen_by}" if access.access().can_review else ""
+    return f"The team's audit sample, chosen{by} on {choice.chosen_at[:10]}."
+
+
+def reviewed_by_anyone(store: LabelStore) -> set[str]:
+    """Examples any annotator reviewed (a sample is shared: each member needs one review)."""
+    out: set[str] = set()
+    for who in store.annotators():
+        out |= store.reviewed_uids(who)
+    return out
+
+
+# -- Review: the queue mode ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AuditQueue:
+    """The Review page in audit mode: the sample, its loaded rows (sorted), where it stands and the
+    row of the next member to review in draw order."""
+
+    sample: AuditSample
+    rows: list[int]
+    progress: AuditProgress
+    next_row: int | None
+
+    @property
+    def key(self) -> tuple[int, int]:
+        return self.sample.id, self.sample.size
+
+
+def _refused() -> bool:
+    """Drawing, growing and choosing are an admin's; checked again when the click arrives (a tab drawn
+    before the role changed, or a crafted request, is refused here, not only hidden)."""
+    if access.access().can_choose_sample:
+        return False
+    st.session_state[MESSAGE_KEY] = f"Not done: {ONLY_ADMINS}"
+    return True
+
+
+def _draw(ds: Dataset, who: str) -> None:
+    if _refused():
+        return
+    seed_text = str(st.session_state.get("audit.seed") or "").strip()
+    try:
+        seed = int(seed_text) if seed_text else None
+        sample = draw_sample(state.store(), ds.uids, int(st.session_state["audit.n"]), who, seed)
+    except ValueError as exc:  # AuditSampleError, or a seed that is not a whole number
+        st.session_state[MESSAGE_KEY] = f"Not drawn: {exc}"
+        return
+    st.session_state[SAMPLE_KEY] = sample.id
+    st.session_state.pop("audit.pick", None)
+    st.session_state[MESSAGE_KEY] = f"Drew sample {sample.id}: {sample.size:,} examples, seed {sample.seed}."
+
+
+def _grow(ds: Dataset, sample_id: int, who: str, key: str) -> None:
+    if _refused():
+        return
+    try:
+        sample = grow_sample(state.store(), sample_id, ds.uids, int(st.session_state[key]), who)
+    except AuditSampleError as exc:
+        st.session_state[MESSAGE_KEY] = f"Not grown: {exc}"
+        return
+    st.session_state[MESSAGE_KEY] = f"Sample {sample.id} now has {sample.size:,} examples."
+
+
+def _choose(sample_id: int, who: str) -> None:
+    if _refused():
+        return
+    try:
+        choose_team_sample(state.store(), sample_id, who)
+    except AuditSampleError as exc:
+        st.session_state[MESSAGE_KEY] = f"Not chosen: {exc}"
+        return
+    st.session_state[MESSAGE_KEY] = f"Sample {sample_id} is now the team's audit sample."
+
+
+def audit_queue(ds: Dataset, store: LabelStore, who: str, present: bool) -> AuditQueue | None:
+    """The sidebar's queue mode. In "Audit sample" mode: the sample picker, drawing a new sample and
+    growing this one (not in presentation mode); returns the :class:`AuditQueue`, else ``None``."""
+    with st.sidebar:
+        mode = st.radio(  # a radio, not a segmented control: the page's button groups stay the sentence pickers
+            "Queue",
+            [ALL_EXAMPLES, AUDIT],
+            key=QUEUE_KEY,
+            horizontal=True,
+            help="Audit sample: walk a uniformly random sample of the examples. Only people's labels on its "
+            "members correct the judge's means (Dashboard, What people would say); examples reviewed "
+            "because triage or a filter led there are not a random sample.",
+        )
+        if mode != AUDIT:
+            st.session_state.pop("review.last_audit", None)  # back in audit mode: open its next member again
+            return None
+        if (message := st.session_state.pop(MESSAGE_KEY, None)) is not None:
+            st.caption(render.md_escape(message, limit=None))
+        samples = loaded_samples(store)
+        sample = _chosen(samples, "audit.pick", "Audit sample")
+        if sample is not None:
+            st.caption(render.md_escape(team_sample_note(sample), limit=None))
+        if not present and not access.access().can_choose_sample:
+            st.caption(ONLY_ADMINS)  # md: ours
+        elif not present:
+            with st.expander("Draw a new sample", expanded=sample is None):
+                st.number_input(
+                    "Examples", min_value=1, max_value=max(1, len(ds)), value=min(100, len(ds)), key="audit.n"
+                )
+                st.text_input("Seed (empty: a random one, recorded)", key="audit.seed")
+                st.button("Draw sample", key="audit.draw", on_click=_draw, args=(ds, who))
+            if sample is not None:
+                grow_key = f"audit.grow_to.{sample.id}.{sample.size}"
+                st.number_input(
+                    "Grow this sample to",
+                    min_value=sample.size,
+                    max_value=max(sample.size, len(ds)),
+                    value=min(len(ds), 2 * sample.size),
+                    key=grow_key,
+                )
+                st.button(
+                    "Grow sample",
+                    key="audit.grow",
+                    on_click=_grow,
+                    args=(ds, sample.id, who, grow_key),
+                    help="Adds the next examples of the same seeded random order: the grown sample is still "
+                    "uniformly random.",
+                )
+                choice = team_choice(store)
+                if choice is None or choice.sample_id != sample.id:
+                    st.button(
+                        "Make this the team's sample",
+                        key="audit.choose",
+                        on_click=_choose,
+                        args=(sample.id, who),
+                        help="The Dashboard, the Explainer and ragviz estimate --db use the team's sample unless "
+                        "told otherwise; the choice is kept with your name and the time.",
+                    )
+        if sample is None:
+            st.caption("No audit sample for the loaded data yet.")
+            return None
+        st.caption(
+            "In audit mode the queue is the sample: filters are ignored and Accept stays on the example; Next in sample walks it in its random order."
+        )
+    progress = audit_progress(sample.members, reviewed_by_anyone(store), sample.id)
+    next_row = ds.index_of(progress.next_uid) if progress.next_uid is not None else None
+    return AuditQueue(sample, member_rows(ds, sample.members), progress, next_row)
+
+
+def follow_queue(
+    queue: AuditQueue | None, allowed: list[int] | None, advance: bool, go: Callable[..., Any], index: int
+) -> tuple[list[int] | None, bool]:
+    """The rows J / K walk and whether Accept advances: the sample's members in its random order when
+    the audit queue is on (Accept stays put; "Next in sample" follows the order), else *allowed* and
+    *advance* unchanged. A newly chosen sample opens its next unreviewed member (*go* shows a row)."""
+    if queue is None:
+        return allowed, advance
+    if st.session_state.get("review.last_audit") != queue.key:
+        st.session_state["review.last_audit"] = queue.key
+        go(queue.next_row if queue.next_row is not None else nearest_match(queue.rows, index))
+    return queue.rows, False
+
+
+def progress_line(queue: AuditQueue, on_go: Callable[[int | None], Any], traces: bool = True) -> None:
+    """The audit progress line above the example, with a button to the next member in draw order;
+    without *traces* (presenting with corrections hidden) only the sample and its size: nothing says
+    which or how many members were reviewed."""
+    if not traces:
+        st.caption(f"Audit sample {queue.sample.id}: {queue.sample.size:,} examples")  # md: ours
+        return
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.progress(
+            queue.progress.reviewed / max(1, queue.progress.size),
+            text=render.md_escape(queue.progress.line(), limit=None),
+        )
+        st.button(
+            "Next in sample ▶",
+            key="audit.next",
+            disabled=queue.next_row is None,
+            on_click=on_go,
+            args=(queue.next_row,),
+            help="The first member nobody reviewed yet, in the sample's random order (review in this order, so "
+            "the finished part stays a random sample).",
+        )
