@@ -171,12 +171,5 @@ with left:
         editable,
         selected,
     )
-review.families_expander(
-    ex,
-    judge,
-    current,
-    partial(state.record_decision, uid),
-    version=state.label_version(),
-    editable=editable,
-    traces=traces,
-)
+record = partial(state.record_decision, uid)
+review.families_expander(ex, judge, current, record, version=state.label_version(), editable=editable, traces=traces)
