@@ -38,6 +38,25 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+__all__ = [
+    "ADMIN",
+    "ADMINS_ENV",
+    "ANNOTATOR",
+    "ANNOTATORS_ENV",
+    "IDENTITY_CLAIMS",
+    "IDENTITY_CLAIM_ENV",
+    "VIEWER",
+    "Access",
+    "Identity",
+    "SignInRefused",
+    "access_of",
+    "identity_claim",
+    "identity_of_claims",
+    "login_fingerprint",
+    "name_list",
+]
+
+
 ADMINS_ENV = "RAGVIZ_ADMINS"
 ANNOTATORS_ENV = "RAGVIZ_ANNOTATORS"
 IDENTITY_CLAIM_ENV = "RAGVIZ_IDENTITY_CLAIM"  # "email" (the default: the verified e-mail) or "sub"

@@ -32,6 +32,25 @@ from dataclasses import dataclass
 from ragviz.store.events import now_iso
 from ragviz.store.label_store import LabelStore
 
+__all__ = [
+    "MAX_SEED",
+    "AuditSample",
+    "AuditSampleError",
+    "TeamChoice",
+    "audit_members",
+    "choose_team_sample",
+    "default_sample",
+    "draw_order",
+    "draw_sample",
+    "get_sample",
+    "grow_sample",
+    "list_samples",
+    "new_seed",
+    "population_fingerprint",
+    "team_choice",
+]
+
+
 MAX_SEED = 2**31 - 1
 
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 from ragviz.store.events import now_iso
 from ragviz.store.label_store import LabelStore
 
+__all__ = ["end_sign_ins", "sign_in_is_open"]
+
 
 def sign_in_is_open(store: LabelStore, login: str, who: str) -> bool:
     """Whether the sign-in *login* of *who* may still be used: recorded on first sight (open), and

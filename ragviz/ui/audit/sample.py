@@ -33,6 +33,24 @@ from ragviz.store.audit_samples import (
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.core import access, render, state
 
+__all__ = [
+    "ALL_EXAMPLES",
+    "AUDIT",
+    "MESSAGE_KEY",
+    "ONLY_ADMINS",
+    "QUEUE_KEY",
+    "SAMPLE_KEY",
+    "AuditQueue",
+    "audit_queue",
+    "follow_queue",
+    "loaded_samples",
+    "pick_sample",
+    "progress_line",
+    "reviewed_by_anyone",
+    "team_sample_note",
+]
+
+
 QUEUE_KEY = "review.queue"
 ALL_EXAMPLES, AUDIT = "All examples", "Audit sample"
 SAMPLE_KEY = "audit.sample"  # the chosen sample id (Review and Dashboard share it)
@@ -57,7 +75,7 @@ def loaded_samples(store: LabelStore) -> list[AuditSample]:
     return [s for s in samples if s.population == fingerprint]
 
 
-def _chosen(samples: list[AuditSample], key: str, label: str) -> AuditSample | None:
+def pick_sample(samples: list[AuditSample], key: str, label: str) -> AuditSample | None:
     """A picker over *samples* (only when there are several); the chosen sample, by default the team's
     (an admin's choice, :func:`ragviz.store.audit_samples.team_choice`), else the newest."""
     if not samples:
@@ -75,9 +93,9 @@ def _chosen(samples: list[AuditSample], key: str, label: str) -> AuditSample | N
             label,
             ids,
             index=ids.index(st.session_state[SAMPLE_KEY]),
-            format_func=lambda i: render.md_escape(by_id[i].label(with_who) + (" · the team's" if i == team else "")),
+            format_func=lambda i: by_id[i].label(with_who) + (" · the team's" if i == team else ""),
             key=key,
-        )  # md: ours
+        )  # md: ours (the label; options are plain text)
         st.session_state[SAMPLE_KEY] = picked
     return next(s for s in samples if s.id == st.session_state[SAMPLE_KEY])
 
@@ -184,7 +202,7 @@ def audit_queue(ds: Dataset, store: LabelStore, who: str, present: bool) -> Audi
         if (message := st.session_state.pop(MESSAGE_KEY, None)) is not None:
             st.caption(render.md_escape(message, limit=None))
         samples = loaded_samples(store)
-        sample = _chosen(samples, "audit.pick", "Audit sample")
+        sample = pick_sample(samples, "audit.pick", "Audit sample")
         if sample is not None:
             st.caption(render.md_escape(team_sample_note(sample), limit=None))
         if not present and not access.access().can_choose_sample:
