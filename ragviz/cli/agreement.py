@@ -11,6 +11,7 @@ from ragviz.data.errors import BadInput
 
 __all__ = ["COMMAND", "add_agreement_arguments", "run_agreement_command"]
 
+
 COMMAND = "ragviz agreement"
 
 

@@ -21,6 +21,7 @@ from ragviz.data.errors import BadInput
 
 __all__ = ["COMMAND", "DATA_ENV", "add_app_arguments", "app_script", "run_app_command", "streamlit_command"]
 
+
 COMMAND = "ragviz app"
 
 

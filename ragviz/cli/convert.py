@@ -10,6 +10,7 @@ from ragviz.data.errors import BadInput
 
 __all__ = ["COMMAND", "add_convert_arguments", "convert_command", "run_convert_command"]
 
+
 COMMAND = "ragviz convert"
 
 

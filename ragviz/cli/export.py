@@ -19,6 +19,7 @@ from ragviz.store.label_store import LabelStore
 
 __all__ = ["COMMAND", "add_export_arguments", "add_target_arguments", "export_command", "run_export_command"]
 
+
 COMMAND = "ragviz export"
 
 

@@ -33,9 +33,9 @@ from ragviz.store.events import now_iso
 from ragviz.store.label_store import LabelStore
 
 __all__ = [
-    "MAX_SEED",
     "AuditSample",
     "AuditSampleError",
+    "MAX_SEED",
     "TeamChoice",
     "audit_members",
     "choose_team_sample",

@@ -23,6 +23,7 @@ from ragviz.store.sqlite import connect as sqlite_connect
 
 __all__ = ["DB_ENV", "Database", "default_db", "default_db_path", "open_database"]
 
+
 DB_ENV = "RAGVIZ_DB"
 
 

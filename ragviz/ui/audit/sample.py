@@ -36,11 +36,11 @@ from ragviz.ui.core import access, render, state
 __all__ = [
     "ALL_EXAMPLES",
     "AUDIT",
+    "AuditQueue",
     "MESSAGE_KEY",
     "ONLY_ADMINS",
     "QUEUE_KEY",
     "SAMPLE_KEY",
-    "AuditQueue",
     "audit_queue",
     "follow_queue",
     "loaded_samples",

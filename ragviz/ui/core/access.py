@@ -8,11 +8,7 @@ from ragviz.data.roles import Access
 from ragviz.ui.core import render, served, state
 from ragviz.ui.core.present import FORCED_KEY, is_present
 
-__all__ = [
-    "access",
-    "names_shown",
-    "sidebar",
-]
+__all__ = ["access", "names_shown", "sidebar"]
 
 
 def access() -> Access:

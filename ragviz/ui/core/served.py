@@ -15,8 +15,8 @@ from ragviz.store.sign_ins import end_sign_ins, sign_in_is_open
 
 __all__ = [
     "ENDED",
-    "UNVERIFIED",
     "PathRefused",
+    "UNVERIFIED",
     "access",
     "confining_root",
     "open_typed_path",
