@@ -191,7 +191,32 @@ def _m008_recount_example_status(run: RunSQL, d: Dialect) -> None:
             )
 
 
-def _m009_chosen_data(run: RunSQL, d: Dialect) -> None:
+def _m009_sign_ins(run: RunSQL, d: Dialect) -> None:
+    # One row per sign-in (ragviz.store.sign_ins): the login's fingerprint, whose it is, when it was first
+    # seen and when it was ended (signing out ends every sign-in of that person, on every replica).
+    run(
+        """CREATE TABLE sign_ins (
+            login TEXT NOT NULL PRIMARY KEY,
+            who TEXT NOT NULL,
+            started_at TEXT NOT NULL,
+            ended_at TEXT)"""
+    )
+    run("CREATE INDEX sign_ins_by_who ON sign_ins (who)")
+
+
+def _m010_team_audit_sample(run: RunSQL, d: Dialect) -> None:
+    # The team's audit sample is an admin's explicit choice (ragviz.store.audit_samples): every choice
+    # kept with who made it and when; the newest choice is the team's sample.
+    run(
+        f"""CREATE TABLE audit_sample_choices (
+            id {d.identity},
+            sample_id BIGINT NOT NULL REFERENCES audit_samples (id),
+            chosen_by TEXT NOT NULL,
+            ts TEXT NOT NULL)"""
+    )
+
+
+def _m011_chosen_data(run: RunSQL, d: Dialect) -> None:
     # Which data is open, remembered in the store (LabelStore.choose_data): per annotator on one machine,
     # the team's (scope "team") when served. Append-only: the newest row of a scope is its choice.
     run(
@@ -218,7 +243,9 @@ MIGRATIONS: tuple[tuple[str, Callable[[RunSQL, Dialect], None]], ...] = (
     ("005_uploads", _m005_uploads),
     ("006_audit_samples", _m006_audit_samples),
     ("008_recount_example_status", _m008_recount_example_status),
-    ("009_chosen_data", _m009_chosen_data),
+    ("009_sign_ins", _m009_sign_ins),
+    ("010_team_audit_sample", _m010_team_audit_sample),
+    ("011_chosen_data", _m011_chosen_data),
 )
 
 
@@ -243,7 +270,9 @@ SCHEMA: dict[str, dict[str, tuple[str, ...]]] = {
         "audit_samples": ("id", "seed", "population", "population_size", "created_by", "ts"),
         "audit_sample_members": ("sample_id", "position", "example_uid", "added_by", "ts"),
     },
-    "009_chosen_data": {"chosen_data": ("id", "scope", "sources", "startup", "chosen_by", "ts")},
+    "009_sign_ins": {"sign_ins": ("login", "who", "started_at", "ended_at")},
+    "010_team_audit_sample": {"audit_sample_choices": ("id", "sample_id", "chosen_by", "ts")},
+    "011_chosen_data": {"chosen_data": ("id", "scope", "sources", "startup", "chosen_by", "ts")},
 }
 MIGRATIONS_TABLE = {"schema_migrations": ("name", "applied_at")}
 
