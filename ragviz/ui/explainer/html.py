@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import math
-from dataclasses import dataclass
 
 from ragviz.analysis.explain import (
     AnswerExplanation,
@@ -13,9 +12,9 @@ from ragviz.analysis.explain import (
     RetrievalExplanation,
     TonicExplanation,
 )
+from ragviz.analysis.trace_formulas import FormulaTerm, filled_formula
+from ragviz.analysis.trace_formulas import formula_terms as formula_terms  # the Explainer page takes it from here
 from ragviz.data.model import Example, Labels
-from ragviz.data.ragbench import unsupported_keys
-from ragviz.metrics.trace import trace_scores
 from ragviz.ui.core.render import CHIP, GREEN, GREY, INK, MUTED, ORANGE, SKY, VERMILION, esc, format_score
 
 NUM_COLOR, DEN_COLOR, BAD_COLOR = GREEN, SKY, VERMILION
@@ -39,52 +38,6 @@ def _chip(color: str) -> str:
     return f"{_KEY};background:{background};color:{text}"
 
 
-@dataclass(frozen=True)
-class FormulaTerm:
-    """One metric: its value, the formula, and the keys counted above and below the line."""
-
-    metric: str
-    value: float | None
-    formula: str
-    numerator: tuple[str, ...]
-    denominator: tuple[str, ...]
-    note: str = ""
-
-
-def formula_terms(example: Example, labels: Labels | None) -> list[FormulaTerm]:
-    """The four TRACe formulas of *labels* on *example*, with the keys each counts (as stored:
-    a duplicate key counts twice, as in the scores)."""
-    if labels is None:
-        return []
-    scores = trace_scores(labels, example.n_context_sentences)
-    every = tuple(example.context_keys())
-    r, u = labels.relevant_keys, labels.utilized_keys
-    both = tuple(k for k in dict.fromkeys(r) if k in set(u))
-    unsupported = unsupported_keys(labels)
-    return [
-        FormulaTerm(
-            "relevance", scores.relevance, "|R| / N", r, every, "R = relevant sentences, N = all context sentences"
-        ),
-        FormulaTerm("utilization", scores.utilization, "|U| / N", u, every, "U = sentences the response used"),
-        FormulaTerm(
-            "completeness",
-            scores.completeness,
-            "|R ∩ U| / |R|",
-            both,
-            r,
-            "share of the relevant sentences the response used" + ("; 1 when nothing is relevant" if not r else ""),
-        ),
-        FormulaTerm(
-            "adherence",
-            scores.adherence,
-            "0 if any response sentence is unsupported, else 1",
-            unsupported,
-            tuple(example.response_keys()),
-            "above the line: unsupported response sentences; below: all response sentences",
-        ),
-    ]
-
-
 def _keys_html(keys: tuple[str, ...], color: str, limit: int = 60) -> str:
     if not keys:
         return f'<span style="{MUTED}">none</span>'
@@ -95,14 +48,8 @@ def _keys_html(keys: tuple[str, ...], color: str, limit: int = 60) -> str:
 
 def formula_html(term: FormulaTerm) -> str:
     """One metric as a card: ``relevance = |R| / N = 4 / 12 = 0.333`` and the keys behind it."""
-    if term.metric == "adherence":
-        filled = f"{len(term.numerator)} unsupported of {len(term.denominator)} → {format_score(term.value)}"
-        top_label, top_color = "unsupported", BAD_COLOR
-    else:
-        filled = f"{len(term.numerator)} / {len(term.denominator)} = {format_score(term.value)}"
-        if term.metric == "completeness" and not term.denominator:
-            filled = f"no relevant sentence → {format_score(term.value)}"
-        top_label, top_color = "numerator", NUM_COLOR
+    filled = filled_formula(term, format_score(term.value))
+    top_label, top_color = ("unsupported", BAD_COLOR) if term.metric == "adherence" else ("numerator", NUM_COLOR)
     return (
         f'<div class="rv-formula-card" data-metric="{esc(term.metric)}" style="{_BOX}">'
         f'<div style="font-size:1.05rem"><b>{esc(term.metric)}</b> = {esc(term.formula)} = '
