@@ -130,3 +130,14 @@ def access_of(
     return Access(
         VIEWER, "You are not among this app's annotators (RAGVIZ_ANNOTATORS): it is shown in presentation mode."
     )
+
+
+def can_download_report(granted: Access, served: bool) -> bool:
+    """Whether the stakeholder report may be downloaded (the Dashboard's and the Explainer's "Download report"):
+    by those who review, and by anyone at the machine when the app is not served (a viewer there can run
+    ``ragviz report`` on the same files anyway).
+
+    >>> can_download_report(Access(VIEWER), served=False), can_download_report(Access(VIEWER), served=True)
+    (True, False)
+    """
+    return granted.can_review or not served

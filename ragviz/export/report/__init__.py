@@ -5,6 +5,6 @@ report"). :mod:`~ragviz.export.report.content` gathers the figures from the anal
 :mod:`~ragviz.export.report.build` ties them together."""
 
 from ragviz.export.report.build import FORMATS, ReportError, check_date, report_bytes, today
-from ragviz.export.report.content import ReportRequest
+from ragviz.export.report.request import ReportRequest
 
 __all__ = ["FORMATS", "ReportError", "ReportRequest", "check_date", "report_bytes", "today"]

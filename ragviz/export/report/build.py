@@ -7,10 +7,11 @@ from __future__ import annotations
 import datetime as _dt
 from typing import TYPE_CHECKING, Any
 
+import ragviz.export.report.charts as charts
 from ragviz.analysis.agreement import BINARY_LABELS
-from ragviz.export.report import charts
-from ragviz.export.report.content import ReportContent, ReportRequest, gather
+from ragviz.export.report.content import ReportContent, gather
 from ragviz.export.report.html import report_html
+from ragviz.export.report.request import ReportRequest
 
 if TYPE_CHECKING:
     from ragviz.data.dataset import Dataset

@@ -29,6 +29,7 @@ from ragviz.analysis.judge_trust import (
 )
 from ragviz.export.report.examples import WorkedExample, worked_examples
 from ragviz.export.report.provenance import Provenance, provenance
+from ragviz.export.report.request import ReportRequest
 from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.store.audit_samples import AuditSample, get_sample, list_samples
 
@@ -38,24 +39,6 @@ if TYPE_CHECKING:
 
 NO_AUDIT, TOO_FEW, CORRECTED = "no audit yet", "too few reviewed", "corrected"
 SCATTER_GRID = 50  # judge and people's values binned to 1/50 before the scatter counts them
-
-
-@dataclass(frozen=True)
-class ReportRequest:
-    """What the report is of and how it is titled: *paths* and *db* as the person gave them (only their
-    names reach the report), *date* ``YYYY-MM-DD``, *by* ``dataset_name`` or ``generation_model_name``,
-    *against* the people's label set (``human`` = whoever decided last), *sample_id* the audit sample
-    (``None``: the newest drawn from these examples)."""
-
-    paths: tuple[str, ...]
-    db: str | None = None
-    title: str = "RAG evaluation report"
-    by: str = "dataset_name"
-    date: str = ""
-    against: str = "human"
-    sample_id: int | None = None
-    output: str = "report.html"
-    format: str = "html"
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from ragviz.version import __version__
 
 if TYPE_CHECKING:
     from ragviz.data.dataset import Dataset
-    from ragviz.export.report.content import ReportRequest
+    from ragviz.export.report.request import ReportRequest
     from ragviz.store.label_store import LabelStore
 
 
