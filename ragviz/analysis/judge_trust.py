@@ -180,7 +180,8 @@ def verdict(trust: LabelTrust | None, bias: Bias | None) -> str:
         return "too few audited to say"
     if bias.low > 0 or bias.high < 0:
         direction = "upward" if bias.bias > 0 else "downward"
-        return f"biased {direction} by {_points(bias.bias)} points"
+        points = _points(bias.bias)
+        return f"biased {direction} by {points} point{'' if points == '1' else 's'}"
     if bias.high - bias.low > 2 * UNSURE_HALF_WIDTH:
         return f"too few audited to say (bias between {100 * bias.low:+.0f} and {100 * bias.high:+.0f} points)".replace(
             "-", "−"

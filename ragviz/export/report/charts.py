@@ -56,6 +56,7 @@ def histogram_spec(counts: Sequence[dict[str, Any]], color_title: str) -> dict[s
         counts,
         {
             **_facet(metrics),
+            "resolve": {"scale": {"y": "independent"}},
             "spec": {
                 "width": PANEL,
                 "height": 130,
@@ -75,7 +76,7 @@ def histogram_spec(counts: Sequence[dict[str, Any]], color_title: str) -> dict[s
                         "type": "nominal",
                         "title": color_title,
                         "scale": {"domain": groups, "range": _colors(len(groups))},
-                        "legend": {"orient": "bottom", "columns": 3, "labelLimit": 220},
+                        "legend": {"orient": "bottom", "columns": 3, "labelLimit": 220, "columnPadding": 28},
                     },
                 },
             },

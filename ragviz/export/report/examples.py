@@ -20,7 +20,7 @@ from ragviz.data.model import Example, Labels
 from ragviz.metrics.trace import TRACE_METRICS
 
 MAX_EXAMPLES = 3
-MAX_SENTENCES = 40  # context sentences shown per example (the rest are counted)
+MAX_SENTENCES = 40  # context sentences shown per example: those either side counts or cites (the rest are counted)
 MAX_CHARS = 600  # characters shown per sentence
 
 
@@ -69,13 +69,19 @@ def _changes(diff: ExampleDiff) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _cut_context(spans: list[list[ContextSpan]]) -> tuple[tuple[ContextSpan, ...], ...]:
+def _cut_context(spans: list[list[ContextSpan]], keep: set[str]) -> tuple[tuple[ContextSpan, ...], ...]:
+    """The sentences in *keep* (the ones either side counts or cites), at most :data:`MAX_SENTENCES`, per document."""
     out, left = [], MAX_SENTENCES
     for doc in spans:
-        shown = [ContextSpan(s.key, _cut(s.text), s.state, s.linked) for s in doc[: max(left, 0)]]
-        left -= len(doc)
-        out.append(tuple(shown))
+        kept = [s for s in doc if s.key in keep][: max(left, 0)]
+        left -= len(kept)
+        out.append(tuple(ContextSpan(s.key, _cut(s.text), s.state, s.linked) for s in kept))
     return tuple(out)
+
+
+def _keyed(labels: Labels, response: Sequence[ResponseSpan]) -> set[str]:
+    cited = {k for span in response for k in span.supporting_keys}
+    return {*labels.relevant_keys, *labels.utilized_keys, *cited}
 
 
 def _cut(text: str) -> str:
@@ -89,16 +95,18 @@ def _example(ex: Example, people: Labels, judge: Labels, diff: ExampleDiff, kind
             for s in response_spans(ex, labels)
         )
 
+    judge_response, people_response = response(judge), response(people)
+    keep = _keyed(judge, judge_response) | _keyed(people, people_response)
     return WorkedExample(
         uid=ex.uid,
         dataset=ex.dataset,
         question=_cut(ex.question),
         kind=kind,
         changes=_changes(diff),
-        judge_context=_cut_context(document_spans(ex, judge)),
-        people_context=_cut_context(document_spans(ex, people)),
-        judge_response=response(judge),
-        people_response=response(people),
+        judge_context=_cut_context(document_spans(ex, judge), keep),
+        people_context=_cut_context(document_spans(ex, people), keep),
+        judge_response=judge_response,
+        people_response=people_response,
         judge_terms=tuple(formula_terms(ex, judge)),
         people_terms=tuple(formula_terms(ex, people)),
         n_context=ex.n_context_sentences,

@@ -45,6 +45,7 @@ table{border-collapse:collapse;width:100%;margin:8px 0 12px;font-size:0.88rem}
 th,td{border:1px solid #d0d7de;padding:4px 7px;text-align:left;vertical-align:top}
 th{background:#f6f8fa;font-weight:600}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.ci{display:block;color:#57606a;font-size:0.8rem}
 figure{margin:10px 0 16px;padding:0}
 figure svg{max-width:100%;height:auto;display:block}
 figcaption{color:#57606a;font-size:0.85rem;margin-top:4px}
@@ -196,21 +197,16 @@ def trust_html(c: ReportContent, svgs: dict[str, str]) -> str:
         out.append(_table(["metric", "bias", "95% interval", "audited"], rows, (1, 2, 3)))
         out.append(_figure("bias", svgs.get("bias"), "Bias per metric in points, 95% interval; 0 = unbiased."))
     if len(c.trust_by_group) > 1:
-        rows = []
-        for group, labels in c.trust_by_group.items():
-            for label in BINARY_LABELS:
-                t = labels[label]
-                rows.append(
-                    [
-                        _e(group),
-                        _e(label),
-                        f"{t.n_examples:,}",
-                        _num(t.kappa, 2),
-                        _ci(t.kappa_low, t.kappa_high, lambda v: _num(v, 2)),
-                    ]
-                )
-        out.append(f"<h3>Agreement per {_e(c.group_title)}</h3>")
-        out.append(_table([_e(c.group_title), "label", "examples", "Cohen's κ", "95% interval"], rows, (2, 3)))
+        rows = [
+            [_e(group), f"{labels[BINARY_LABELS[0]].n_examples:,}"]
+            + [
+                f'{_num(t.kappa, 2)}<span class="ci">{_ci(t.kappa_low, t.kappa_high, lambda v: _num(v, 2))}</span>'
+                for t in (labels[x] for x in BINARY_LABELS)
+            ]
+            for group, labels in c.trust_by_group.items()
+        ]
+        out.append(f"<h3>Agreement per {_e(c.group_title)}: Cohen's κ (95% interval)</h3>")
+        out.append(_table([_e(c.group_title), "examples", *BINARY_LABELS], rows, (1, 2, 3, 4, 5)))
     out.append(
         _figure(
             "scatter",
@@ -232,10 +228,20 @@ def distributions_html(c: ReportContent, svgs: dict[str, str]) -> str:
         _figure("histogram", svgs.get("histogram"), f"Distribution of each metric, stacked by {c.group_title}."),
         _figure("means", svgs.get("means"), f"Mean per {c.group_title} with its 95% bootstrap interval."),
     ]
-    rows = [
-        [_e(r["dataset"]), _e(r["metric"]), f"{r['n']:,}", _num(r["mean"]), _ci(r["low"], r["high"])] for r in c.means
-    ]
-    out.append(_table([_e(c.group_title), "metric", "examples", "mean", "95% bootstrap interval"], rows, (2, 3)))
+    metrics = list(dict.fromkeys(r["metric"] for r in c.means))
+    cells = {(r["dataset"], r["metric"]): r for r in c.means}
+    rows = []
+    for group in dict.fromkeys(r["dataset"] for r in c.means):
+        first = cells[(group, metrics[0])]
+        row = [_e(group), f"{first['n']:,}"]
+        for m in metrics:
+            r = cells.get((group, m))
+            row.append("—" if r is None else f'{_num(r["mean"])}<span class="ci">{_ci(r["low"], r["high"])}</span>')
+        rows.append(row)
+    out.append(f"<h3>Mean per {_e(c.group_title)} (95% bootstrap interval)</h3>")
+    out.append(
+        _table([_e(c.group_title), "examples with a value", *map(_e, metrics)], rows, tuple(range(1, len(metrics) + 2)))
+    )
     return "".join(out)
 
 
@@ -255,7 +261,8 @@ def _context_html(docs: Sequence[Sequence[ContextSpan]], n_total: int) -> str:
             out.append(f'<span class="s {_e(s.state)}"><span class="key">{_e(s.key)}</span>{_e(s.text)}{mark}</span>')
     if n_total > shown:
         out.append(
-            f'<div class="legend">… {n_total - shown:,} more context sentences not shown (first {MAX_SENTENCES})</div>'
+            f'<div class="legend">{n_total - shown:,} other context sentences: neither side counts or cites them '
+            f"(at most {MAX_SENTENCES} shown)</div>"
         )
     return "".join(out)
 

@@ -82,6 +82,22 @@ def file_name(path: str, given: tuple[str, ...]) -> str:
     return resolved.name
 
 
+def _unique_names(paths: list[str], given: tuple[str, ...]) -> dict[str, str]:
+    """:func:`file_name` of each of *paths*; names two files share get their folder's name in front
+    (``covidqa/test-00000-of-00001.parquet``), as often as it takes."""
+    names = {p: file_name(p, given) for p in paths}
+    for _ in range(8):
+        counts = Counter(names.values())
+        clashing = [p for p in paths if counts[names[p]] > 1]
+        if not clashing:
+            break
+        for p in clashing:
+            parts = Path(p).resolve().parts
+            depth = len(Path(names[p]).parts) + 1
+            names[p] = str(Path(*parts[-depth:])) if depth < len(parts) else names[p]
+    return names
+
+
 def sha256_of(path: str) -> str:
     digest = hashlib.sha256()
     try:
@@ -120,11 +136,8 @@ def provenance(dataset: Dataset, store: LabelStore | None, request: ReportReques
     """The :class:`Provenance` of the report *request* asks for over *dataset*."""
     table = dataset.table
     per_file = Counter(table.column("_path").to_pylist()) if "_path" in table.column_names else Counter()
-    files = tuple(
-        DataFile(file_name(p, request.paths), sha256_of(p), n)
-        for p, n in sorted(per_file.items(), key=lambda pn: file_name(str(pn[0]), request.paths))
-        if p
-    )
+    names = _unique_names([str(p) for p in per_file if p], request.paths)
+    files = tuple(sorted((DataFile(names[p], sha256_of(p), n) for p, n in per_file.items() if p), key=lambda f: f.name))
     groups = dataset.datasets if request.by == "dataset_name" else dataset.generation_models
     judges = (
         Counter(v for v in table.column("annotating_model_name").to_pylist() if v)

@@ -28,7 +28,7 @@ def _report(against: str, fmt: str) -> bytes:
 
 
 def download_report_button(against: str, key: str, present: bool) -> None:
-    """"Download report" (HTML; and PDF when WeasyPrint is there) for those allowed
+    """ "Download report" (HTML; and PDF when WeasyPrint is there) for those allowed
     (:func:`ragviz.data.roles.can_download_report`); nothing for the others, nor in a presentation someone
     chose (*present* without being a viewer: a projector shows no download button)."""
     chosen_presentation = present and not st.session_state.get(FORCED_KEY)
