@@ -24,7 +24,9 @@ def open_offline(browser, path: Path, width: int, height: int):
     """The report in a fresh page with every network request refused; returns the page and what it asked for."""
     context = browser.new_context(viewport={"width": width, "height": height})
     requests: list[str] = []
-    context.route("**/*", lambda route: route.abort() if not route.request.url.startswith("file:") else route.continue_())
+    context.route(
+        "**/*", lambda route: route.abort() if not route.request.url.startswith("file:") else route.continue_()
+    )
     page = context.new_page()
     page.on("request", lambda r: requests.append(r.url))
     page.goto(path.as_uri())

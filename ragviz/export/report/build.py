@@ -69,13 +69,13 @@ def chart_svgs(content: ReportContent) -> dict[str, str]:
     ]
     if kappas:
         specs["kappa"] = charts.interval_spec(kappas, "Cohen's κ (judge vs people)", (0, 1), zero=False)
-    biases = [
-        {"name": b.metric, "value": 100 * b.bias, "low": 100 * b.low, "high": 100 * b.high}
-        for b in content.bias.values()
-        if b.bias is not None and b.low is not None and b.high is not None
-    ]
+    biases: list[dict[str, Any]] = []
+    reach = 10.0  # points either side of 0, at least
+    for b in content.bias.values():
+        if b.bias is not None and b.low is not None and b.high is not None:
+            biases.append({"name": b.metric, "value": 100 * b.bias, "low": 100 * b.low, "high": 100 * b.high})
+            reach = max(reach, 100 * abs(b.low), 100 * abs(b.high))
     if biases:
-        reach = max(10.0, *(abs(v) for b in biases for v in (b["low"], b["high"])))
         specs["bias"] = charts.interval_spec(biases, "bias (points)", (-reach, reach), zero=True)
     if content.scatter:
         specs["scatter"] = charts.scatter_spec(content.scatter)
