@@ -62,13 +62,14 @@ def chart_svgs(content: ReportContent) -> dict[str, str]:
     records = estimate_records(content)
     if records:
         specs["estimates"] = charts.estimates_spec(records)
-    kappas = [
+    kappas: list[dict[str, Any]] = [
         {"name": label, "value": t.kappa, "low": t.kappa_low, "high": t.kappa_high}
         for label in BINARY_LABELS
         if (t := content.trust.get(label)) is not None and t.kappa is not None and content.n_pairs
     ]
     if kappas:
-        specs["kappa"] = charts.interval_spec(kappas, "Cohen's κ (judge vs people)", (0, 1), zero=False)
+        lowest = min([0.0, *(float(k["low"] if k["low"] is not None else k["value"]) for k in kappas)])
+        specs["kappa"] = charts.interval_spec(kappas, "Cohen's κ (judge vs people)", (lowest, 1), zero=lowest < 0)
     biases: list[dict[str, Any]] = []
     reach = 10.0  # points either side of 0, at least
     for b in content.bias.values():
