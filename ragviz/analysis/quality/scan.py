@@ -36,6 +36,17 @@ from ragviz.data.label_columns import (
     sorted_distinct,
 )
 
+__all__ = [
+    "QualityScan",
+    "SCAN_ROWS",
+    "columnar_ok",
+    "issue_counts_per_row",
+    "quality_summary",
+    "scan_dataset",
+    "scan_rows",
+]
+
+
 _STRINGS = pa.list_(pa.string())
 _DOC_TYPE = pa.list_(pa.list_(_STRINGS))
 

@@ -30,6 +30,39 @@ from ragviz.data.model import Example, Labels
 from ragviz.data.ragbench import unsupported_keys
 from ragviz.store.events import without_contradicting_explanations
 
+__all__ = [
+    "BOTH",
+    "CONTEXT_STATES",
+    "ContextSpan",
+    "NEITHER",
+    "RELEVANT",
+    "ResponseSpan",
+    "SUPPORTED",
+    "SUPPORT_STATES",
+    "UNDECIDED",
+    "UNSUPPORTED",
+    "UTILIZED",
+    "accept_changes",
+    "context_edit_changes",
+    "context_edit_decision",
+    "context_state",
+    "context_table",
+    "default_response_key",
+    "describe_action",
+    "document_spans",
+    "editable_labels",
+    "note_change",
+    "response_spans",
+    "support_change",
+    "support_status",
+    "support_value",
+    "supported_flag",
+    "supporting_key_options",
+    "verdict_change",
+    "verdict_differs",
+]
+
+
 # -- sentence states ------------------------------------------------------------------------------
 
 BOTH = "both"

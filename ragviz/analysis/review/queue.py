@@ -10,6 +10,22 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+__all__ = [
+    "Progress",
+    "ReviewFilter",
+    "RowColumns",
+    "filter_indices",
+    "link_matches",
+    "nearest_match",
+    "neighbours",
+    "next_unreviewed",
+    "position_text",
+    "progress",
+    "resume_row",
+    "review_status",
+    "step",
+]
+
 
 @dataclass(frozen=True)
 class ReviewFilter:

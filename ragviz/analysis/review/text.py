@@ -24,6 +24,9 @@ from ragviz.analysis.review.edits import BOTH, CONTEXT_STATES, NEITHER, RELEVANT
 from ragviz.data.labels import Change
 from ragviz.data.model import Labels
 
+__all__ = ["AROUND", "CYCLE", "SHORT", "fold_ranges", "next_state", "state_edit", "state_ticks", "support_link_change"]
+
+
 CYCLE = (NEITHER, RELEVANT, BOTH, UTILIZED)  # a click moves one step right, the last back to the first
 AROUND = 2  # sentences of context shown either side of a kept sentence
 SHORT = 3  # a document of at most this many sentences is never folded
