@@ -27,6 +27,21 @@ if TYPE_CHECKING:
     from ragviz.data.dataset import Dataset
     from ragviz.store.label_store import LabelStore
 
+__all__ = [
+    "Bias",
+    "LABEL_METRIC",
+    "LabelTrust",
+    "RELIABLE_KAPPA",
+    "RESAMPLES",
+    "Triple",
+    "UNSURE_HALF_WIDTH",
+    "judge_people_triples",
+    "label_trust",
+    "label_trust_by",
+    "metric_bias",
+    "verdict",
+]
+
 Triple = tuple[Example, Labels, Labels]  # (example, people's labels, the judge's)
 RESAMPLES = 1000
 #: The TRACe metric each label kind feeds: its bias is that metric's.

@@ -10,6 +10,7 @@ from typing import Any
 from ragviz.analysis.poisson_bootstrap import resample_sums
 
 __all__ = [
+    "binary_kappa",
     "BOOTSTRAP_BATCH",
     "Confusion",
     "LARGE_SAMPLE",

@@ -13,6 +13,12 @@ from pathlib import Path
 
 from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK
 
+__all__ = [
+    "FORMATS",
+    "add_report_arguments",
+    "run_report_command",
+]
+
 FORMATS = ("html", "pdf")  # ragviz.export.report.FORMATS (lazy import)
 
 

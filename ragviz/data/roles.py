@@ -31,6 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 __all__ = [
+    "can_download_report",
     "ADMIN",
     "ADMINS_ENV",
     "ANNOTATOR",

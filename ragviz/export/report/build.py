@@ -17,6 +17,19 @@ if TYPE_CHECKING:
     from ragviz.data.dataset import Dataset
     from ragviz.store.label_store import LabelStore
 
+__all__ = [
+    "FORMATS",
+    "PDF_INSTALL",
+    "ReportError",
+    "chart_svgs",
+    "check_date",
+    "estimate_records",
+    "html_report",
+    "html_to_pdf",
+    "report_bytes",
+    "today",
+]
+
 FORMATS = ("html", "pdf")
 PDF_INSTALL = (
     "PDF needs WeasyPrint: pip install weasyprint (and its system libraries, on Debian/Ubuntu: "

@@ -16,6 +16,22 @@ from typing import Any
 
 from ragviz.metrics.trace import TRACE_METRICS
 
+__all__ = [
+    "CONFIG",
+    "ESTIMATORS",
+    "ESTIMATOR_COLORS",
+    "FONT",
+    "OKABE_ITO",
+    "PANEL",
+    "SCHEMA",
+    "estimates_spec",
+    "histogram_spec",
+    "interval_spec",
+    "means_spec",
+    "scatter_spec",
+    "to_svg",
+]
+
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#F0E442", "#000000"]
 ESTIMATORS = ("judge only", "people only", "corrected")
 ESTIMATOR_COLORS = ("#E69F00", "#56B4E9", "#009E73")

@@ -17,6 +17,19 @@ from ragviz.analysis.trace_formulas import FormulaTerm, filled_formula
 from ragviz.export.report.content import CORRECTED, ReportContent
 from ragviz.export.report.examples import MAX_SENTENCES, WorkedExample
 
+__all__ = [
+    "CSS",
+    "LABEL_WORDS",
+    "SECTIONS",
+    "distributions_html",
+    "example_html",
+    "examples_html",
+    "headline_html",
+    "method_html",
+    "report_html",
+    "trust_html",
+]
+
 SECTIONS = (
     ("headline", "What people would say"),
     ("trust", "Can the judge be trusted?"),

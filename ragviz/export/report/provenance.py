@@ -24,6 +24,18 @@ if TYPE_CHECKING:
     from ragviz.export.report.request import ReportRequest
     from ragviz.store.label_store import LabelStore
 
+__all__ = [
+    "AnnotatorWork",
+    "DataFile",
+    "Provenance",
+    "display_name",
+    "file_name",
+    "provenance",
+    "rebuild_command",
+    "sha256_of",
+    "store_name",
+]
+
 
 @dataclass(frozen=True)
 class DataFile:

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+__all__ = [
+    "ReportRequest",
+]
+
 
 @dataclass(frozen=True)
 class ReportRequest:
