@@ -216,3 +216,22 @@ def test_report_bytes_is_what_the_app_calls(tmp_path):
     assert first == report_bytes(data, None, request)
     with pytest.raises(ReportError, match="--format"):
         report_bytes(data, None, ReportRequest(paths=(str(SAMPLE),), date=DATE, format="docx"))
+
+
+def test_a_report_from_either_store_backend_names_it_without_a_password(db_target, tmp_path):
+    data = load([str(SAMPLE)]).dataset
+    with LabelStore(db_target) as store:
+        review_audit(store, data, 10, 8)
+        store.save_judge_labels(data.uids[0], data.example(0).judge_labels)  # a judge label set in the store
+        request = ReportRequest(paths=(str(SAMPLE),), db=db_target, date=DATE)
+        text = report_bytes(data, store, request).decode("utf-8")
+    parse_strict(text)
+    assert "8 of the 10 examples drawn" in text
+    assert "in the label store" in text  # the stored judge label set, by judge and prompt version
+    if db_target.startswith("postgresql"):
+        from urllib.parse import urlsplit
+
+        password = urlsplit(db_target).password
+        assert password is None or password not in text
+        assert "--db postgresql://" in text or "--db &#x27;postgresql://" in text
+    assert str(tmp_path) not in text
