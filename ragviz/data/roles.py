@@ -7,7 +7,8 @@ Three roles, each one more than the next:
 - **annotator** reviews: records, undoes and resets label decisions under their own name (claims
   too), and downloads the corrected labels (the Export page, the Claims page's corrected file);
 - **viewer** looks: every page in presentation mode (no editing control), nothing recorded, nothing
-  downloaded (a presentation shows the labels; taking them away is a reviewer's act).
+  downloaded (a presentation shows the labels; taking them away is a reviewer's act); only when the app is not
+  served may a viewer download the stakeholder report (:func:`can_download_report`).
 
 Who is who (:func:`access_of`):
 

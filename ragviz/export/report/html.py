@@ -82,7 +82,7 @@ nav ol{margin:4px 0 0 20px;padding:0}
  body{font-size:11pt}
  main{max-width:none;padding:0}
  h2{break-before:auto;break-after:avoid}h3{break-after:avoid}
- figure,.card,tr,.note{break-inside:avoid;page-break-inside:avoid}
+ figure,tr,.note,.cols,.formula,.s{break-inside:avoid;page-break-inside:avoid}
  nav{display:none}
  .cols{grid-template-columns:1fr 1fr}
 }
