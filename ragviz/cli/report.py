@@ -11,14 +11,17 @@ import argparse
 import sys
 from pathlib import Path
 
-from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK
+from ragviz.cli.common import EXIT_OK
+from ragviz.data.errors import BadInput
 
 __all__ = [
+    "COMMAND",
     "FORMATS",
     "add_report_arguments",
     "run_report_command",
 ]
 
+COMMAND = "ragviz report"
 FORMATS = ("html", "pdf")  # ragviz.export.report.FORMATS (lazy import)
 
 
@@ -65,8 +68,8 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _fail(message: str) -> int:
-    print(f"ragviz report: {message}", file=sys.stderr)
-    return EXIT_BAD_INPUT
+    """Bad input, reported by :func:`ragviz.cli.main.main` as one ``ragviz report: ...`` line (exit 2)."""
+    raise BadInput(message, path=COMMAND)
 
 
 def run_report_command(args: argparse.Namespace) -> int:
