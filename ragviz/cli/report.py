@@ -15,6 +15,7 @@ from ragviz.cli.common import EXIT_OK
 from ragviz.data.errors import BadInput
 
 __all__ = [
+    "store_where",
     "COMMAND",
     "FORMATS",
     "add_report_arguments",
@@ -72,6 +73,13 @@ def _fail(message: str) -> int:
     raise BadInput(message, path=COMMAND)
 
 
+def store_where(db: str | None) -> str:
+    """The label store as messages name it (a URL with its password masked; ``no label store`` without one)."""
+    from ragviz.store.postgres import is_url, mask_url
+
+    return "no label store (--db)" if db is None else mask_url(db) if is_url(db) else db
+
+
 def run_report_command(args: argparse.Namespace) -> int:
     """``ragviz report``: see the module docstring."""
     from ragviz.data.load import load
@@ -111,6 +119,17 @@ def run_report_command(args: argparse.Namespace) -> int:
         format=fmt,
     )
     try:
+        if args.sample is not None:
+            from ragviz.store.audit_samples import get_sample, list_samples
+
+            sample = get_sample(store, args.sample) if store is not None else None
+            if store is None or sample is None:
+                return _fail(f"--sample: no audit sample {args.sample} in {store_where(args.db)}")
+            if sample not in list_samples(store, result.dataset.uids):
+                return _fail(
+                    f"--sample: audit sample {args.sample} was drawn from {sample.population_size:,} other examples "
+                    "than DATA's: give the data it was drawn from"
+                )
         if store is not None and args.against != "human" and args.against not in store.annotators():
             known = ", ".join(store.annotators()) or "none"
             return _fail(f"--against: {args.against!r} has no labels in this store (annotators: {known})")

@@ -176,6 +176,8 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
     assert code == 2 and "none.db: no label store here" in capsys.readouterr().err
     assert main(["report", str(SAMPLE), "-o", str(tmp_path / "r.html"), "--date", "26/11/2026"]) == 2
     assert "--date: expected YYYY-MM-DD, got '26/11/2026'" in capsys.readouterr().err
+    code, _ = run_report(tmp_path, str(SAMPLE), "--sample", "3")
+    assert code == 2 and "--sample: no audit sample 3 in no label store" in capsys.readouterr().err
     code, _ = run_report(tmp_path, str(tmp_path / "missing.jsonl"))
     assert code == 2 and "Traceback" not in capsys.readouterr().err
 

@@ -9,7 +9,7 @@ pairs :func:`ragviz.analysis.dashboard.figures.dashboard_data`'s, the agreement 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ragviz.analysis.agreement import BINARY_LABELS
@@ -89,7 +89,6 @@ class ReportContent:
     scatter: list[dict[str, Any]]
     examples: list[WorkedExample]
     provenance: Provenance
-    warnings: list[str] = field(default_factory=list)
 
 
 def _sample(dataset: Dataset, store: LabelStore | None, sample_id: int | None) -> AuditSample | None:
