@@ -15,8 +15,9 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from ragviz.analysis.estimates.coverage import MIN_AUDITED
 from ragviz.analysis.estimates.pairing import Pairing, pair_store
-from ragviz.analysis.estimates.report import ALL, EstimateReport, plain_words, plan, plan_text
+from ragviz.analysis.estimates.report import ALL, EstimateReport, plain_words, plan, plan_text, too_few_text
 from ragviz.store.audit_samples import AuditSample, get_sample
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.audit.sample import loaded_samples, pick_sample
@@ -175,13 +176,23 @@ def people_would_say_panel(store: LabelStore, against: str, present: bool) -> No
     if overall.n_labeled < 2:
         st.info("Review at least two members of the audit sample to see corrected estimates.")
         return
+    if overall.n_labeled < MIN_AUDITED:
+        st.warning(
+            render.md_escape(
+                f"{too_few_text(overall.n_labeled).capitalize()}. The intervals below are honest about how little "
+                f"{overall.n_labeled:,} reviewed examples say (wide, within 0–1); the Explainer says no corrected "
+                "figure until then.",
+                limit=None,
+            )
+        )
     charts.show_chart(
         estimates_chart(estimate_records(report)), "what-people-would-say", "audit.chart", downloads=not present
     )
     st.dataframe(estimate_table(report, by=False), hide_index=True, width="stretch", column_config=_number_columns())
     st.caption(
         "lambda: how much the correction trusts the judge (0 = people only, 1 = fully). Worth n people-only: "
-        "the audit size people alone would need for an interval as narrow as the corrected one."
+        "the audit size people alone would need for an interval as narrow as the corrected one (at most the "
+        "number of examples)."
     )
     if st.toggle("Per subset", key="audit.by_subset"):
         _, by_subset = estimates(sample, against, by="dataset_name")
