@@ -23,7 +23,7 @@ from ragviz.data.dataset import examples_at
 from ragviz.data.model import Example, Labels
 
 if TYPE_CHECKING:
-    from ragviz.analysis.estimates.ppi import MetricEstimate
+    from ragviz.analysis.estimates.estimate import MetricEstimate
     from ragviz.data.dataset import Dataset
     from ragviz.store.label_store import LabelStore
 
@@ -166,9 +166,11 @@ class Bias:
 
 def metric_bias(name: str, m: MetricEstimate) -> Bias:
     """The judge's bias on metric *name* from its corrected estimate *m*: judge − corrected, the interval
-    ``[judge − high, judge − low]`` (the judge's mean over all examples is known; the corrected one is not)."""
+    ``[judge − high, judge − low]`` (the judge's mean over all examples is known; the corrected one is not);
+    none below :data:`ragviz.analysis.estimates.coverage.MIN_AUDITED` audited examples, where the corrected
+    figure is not said either."""
     ppi = m.ppi
-    if m.judge is None or ppi.estimate is None:
+    if m.judge is None or ppi.estimate is None or m.more_needed:  # too small an audit: no corrected figure
         return Bias(name, None, None, None, m.n_labeled)
     low = None if ppi.high is None else m.judge - ppi.high
     high = None if ppi.low is None else m.judge - ppi.low

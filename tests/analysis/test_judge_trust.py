@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from ragviz.analysis.agreement import agreement
-from ragviz.analysis.estimates.ppi import estimate_mean
+from ragviz.analysis.estimates.estimate import estimate_mean
 from ragviz.analysis.judge_trust import Bias, LabelTrust, label_trust, metric_bias, verdict
 from ragviz.analysis.stats import binary_kappa, cohen_kappa, confusion
 from ragviz.data.load import load
@@ -54,10 +54,12 @@ def test_label_trust_is_the_dashboards_agreement_with_seeded_intervals(triples):
 
 
 def test_the_bias_is_judge_minus_corrected_with_the_corrected_interval():
-    m = estimate_mean([0.0, 0.0, 1.0, 1.0, 0.0, 1.0], [1.0, 1.0, 1.0, 1.0, 0.0, 1.0], [1.0] * 20 + [0.0] * 4)
+    m = estimate_mean([1.0] * 70 + [0.0] * 30, [1.0] * 90 + [0.0] * 10, [1.0] * 360 + [0.0] * 40)
     b = metric_bias("adherence", m)
-    assert b.bias == pytest.approx(m.judge - m.ppi.estimate)
+    assert b.bias == pytest.approx(m.judge - m.ppi.estimate) and b.bias > 0.1  # the judge says more
     assert (b.low, b.high) == pytest.approx((m.judge - m.ppi.high, m.judge - m.ppi.low))
+    small = estimate_mean([0.0, 0.0, 1.0, 1.0, 0.0, 1.0], [1.0] * 6, [1.0] * 20)
+    assert metric_bias("adherence", small).bias is None  # under 100 audited: no corrected figure, no bias
 
 
 def _trust(kappa: float, low: float) -> LabelTrust:

@@ -13,7 +13,7 @@ from ragviz.cli.main import main
 from ragviz.export.report.html import SECTIONS
 from tests.browser_wait import settle
 from tests.conftest import SAMPLE_DATA, SCREENSHOTS
-from tests.export.test_report import CHARTS, DATE, audited_store
+from tests.export.test_report import CHARTS, DATE, SMALL_AUDIT_CHARTS, audited_store
 from tests.ragbench_data import SUBSETS, require_ragbench, shard
 
 pytestmark = pytest.mark.browser
@@ -56,7 +56,7 @@ def test_sample_report_opens_offline_with_every_section_and_chart(chromium_brows
     db = audited_store(tmp_path / "labels.db", [str(SAMPLE_DATA)])
     out = tmp_path / "report.html"
     assert main(["report", str(SAMPLE_DATA), "--db", str(db), "-o", str(out), "--date", DATE]) == 0
-    check_and_shoot(chromium_browser, out, "sample", CHARTS)
+    check_and_shoot(chromium_browser, out, "sample", SMALL_AUDIT_CHARTS)
 
 
 @pytest.mark.conformance
@@ -71,6 +71,7 @@ def test_ragbench_report_with_an_audit_opens_offline(chromium_browser, tmp_path)
     for subset in SUBSETS:
         assert f"<td>{subset}/test-00000-of-00001.parquet</td>" in text
     assert len(re.findall(r'<div class="card example"', text)) >= 2
+    assert "biased upward by" in text  # people found unsupported sentences the judge called supported
     check_and_shoot(chromium_browser, out, "ragbench", CHARTS)
 
 

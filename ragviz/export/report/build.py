@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import ragviz.export.report.charts as charts
 from ragviz.analysis.agreement import BINARY_LABELS
-from ragviz.export.report.content import ReportContent, gather
+from ragviz.export.report.content import CORRECTED, ReportContent, gather
 from ragviz.export.report.html import report_html
 from ragviz.export.report.request import ReportRequest
 
@@ -56,13 +56,14 @@ def check_date(text: str) -> str:
 
 
 def estimate_records(content: ReportContent) -> list[dict[str, Any]]:
-    """Chart rows of the headline: per metric the judge's mean, people's and the corrected estimate."""
+    """Chart rows of the headline: per metric the judge's mean, and people's and the corrected estimate where the
+    audit is large enough to say them (:data:`ragviz.export.report.content.CORRECTED`)."""
     out = []
     for r in content.headline:
-        m = content.estimates.overall.metrics.get(r.metric) if content.estimates else None
+        m = content.estimates.overall.metrics.get(r.metric) if content.estimates and r.status == CORRECTED else None
         people = (m.human.estimate, m.human.low, m.human.high) if m is not None else (None, None, None)
         for who, (value, low, high) in zip(
-            charts.ESTIMATORS, ((r.judge, None, None), people, (r.estimate, r.low, r.high))
+            charts.ESTIMATORS, ((r.judge, None, None), people, (r.estimate, r.low, r.high) if m else (None, None, None))
         ):
             if value is not None:
                 out.append({"metric": r.metric, "estimate": who, "value": value, "low": low, "high": high})

@@ -65,6 +65,7 @@ class HeadlineRow:
     n_audited: int
     status: str
     sentence: str
+    more_needed: int = 0
 
 
 @dataclass
@@ -109,7 +110,7 @@ def _headline(report: EstimateReport, sample: AuditSample | None) -> list[Headli
         ppi = m.ppi
         if sample is None:
             status = NO_AUDIT
-        elif ppi.estimate is None or ppi.low is None or ppi.high is None:
+        elif m.more_needed or ppi.estimate is None or ppi.low is None or ppi.high is None:
             status = TOO_FEW
         else:
             status = CORRECTED
@@ -117,7 +118,18 @@ def _headline(report: EstimateReport, sample: AuditSample | None) -> list[Headli
         if status == NO_AUDIT and sentence:
             sentence = sentence.split(";")[0] + "; no audit yet: nobody has reviewed a random sample to correct it."
         out.append(
-            HeadlineRow(name, m.judge, ppi.estimate, ppi.low, ppi.high, m.human.estimate, m.n_labeled, status, sentence)
+            HeadlineRow(
+                name,
+                m.judge,
+                ppi.estimate,
+                ppi.low,
+                ppi.high,
+                m.human.estimate,
+                m.n_labeled,
+                status,
+                sentence,
+                m.more_needed,
+            )
         )
     return out
 
@@ -157,11 +169,8 @@ def gather(dataset: Dataset, store: LabelStore | None, request: ReportRequest) -
     group_attr = "dataset" if request.by == "dataset_name" else "generation_model"
     trust = label_trust(triples)
     trust_by_group = label_trust_by(triples, lambda ex: getattr(ex, group_attr)) if triples else {}
-    bias = (
-        {name: metric_bias(name, m) for name, m in estimates.overall.metrics.items() if name in TRACE_METRICS}
-        if n_audited
-        else {}
-    )
+    measured = (metric_bias(name, m) for name, m in estimates.overall.metrics.items() if name in TRACE_METRICS)
+    bias = {b.metric: b for b in measured if b.bias is not None}  # none under the audit a corrected figure needs
     verdicts = {
         label: verdict(trust.get(label) if triples else None, bias.get(LABEL_METRIC[label])) for label in BINARY_LABELS
     }

@@ -148,7 +148,9 @@ def headline_html(c: ReportContent, svgs: dict[str, str]) -> str:
         [
             _e(r.metric),
             _pct(r.judge),
-            _pct(r.estimate) if r.status == CORRECTED else _e(r.status),
+            _pct(r.estimate)
+            if r.status == CORRECTED
+            else _e(f"{r.status}: {r.more_needed:,} more needed" if r.more_needed else r.status),
             _ci(r.low, r.high, _pct) if r.status == CORRECTED else "—",
             f"{r.n_audited:,}",
         ]
