@@ -49,9 +49,15 @@ def add_estimate_arguments(parser: argparse.ArgumentParser) -> None:
         "--db",
         metavar="DB_OR_URL",
         help="read people's labels and the audit sample from a label store (an SQLite file or a postgresql:// URL): "
-        "the reviewed members of the newest audit sample drawn from DATA's examples count as audited",
+        "the reviewed members of the team's audit sample (an admin's choice; else the newest) drawn from DATA's"
+        " examples count as audited",
     )
-    parser.add_argument("--sample", type=int, metavar="ID", help="with --db: the audit sample to use (default: newest)")
+    parser.add_argument(
+        "--sample",
+        type=int,
+        metavar="ID",
+        help="with --db: the audit sample to use (default: the team's, else the newest)",
+    )
     parser.add_argument(
         "--annotator",
         metavar="NAME",
@@ -178,7 +184,7 @@ def _pair_db(data: Dataset, db: str, sample_id: int | None, annotator: str | Non
     from pathlib import Path
 
     from ragviz.analysis.estimates.pairing import pair_store
-    from ragviz.store.audit_samples import get_sample, list_samples
+    from ragviz.store.audit_samples import default_sample, get_sample, list_samples, team_choice
     from ragviz.store.label_store import LabelStore, StoreError
     from ragviz.store.postgres import is_url
 
@@ -209,11 +215,19 @@ def _pair_db(data: Dataset, db: str, sample_id: int | None, annotator: str | Non
                 "queue: Audit sample)"
             )
         else:
-            sample = drawn[0]
-            if len(drawn) > 1:
+            choice = team_choice(store)
+            sample = default_sample(drawn, choice)
+            assert sample is not None
+            if choice is not None and choice.sample_id == sample.id:
                 print(
-                    f"warning: {len(drawn)} audit samples were drawn from these examples; using the newest, "
-                    f"{sample.id} (choose with --sample ID)",
+                    f"using the team's audit sample {sample.id} (chosen by {choice.chosen_by} at {choice.chosen_at};"
+                    " another with --sample ID)",
+                    file=sys.stderr,
+                )
+            elif len(drawn) > 1:
+                print(
+                    f"warning: {len(drawn)} audit samples were drawn from these examples and no admin chose the team's;"
+                    f" using the newest, {sample.id} (choose with --sample ID)",
                     file=sys.stderr,
                 )
         return pair_store(data, store, sample.members, annotator or "human", families)

@@ -64,7 +64,10 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
         help="people's labels: human (whoever decided last on each example, default) or one annotator's name",
     )
     parser.add_argument(
-        "--sample", type=int, metavar="ID", help="the audit sample (default: the newest drawn from DATA)"
+        "--sample",
+        type=int,
+        metavar="ID",
+        help="the audit sample (default: the team's, chosen by an admin, else the newest drawn from DATA)",
     )
 
 

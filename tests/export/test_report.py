@@ -239,3 +239,15 @@ def test_a_report_from_either_store_backend_names_it_without_a_password(db_targe
         assert password is None or password not in text
         assert "--db postgresql://" in text or "--db &#x27;postgresql://" in text
     assert str(tmp_path) not in text
+
+
+def test_a_viewers_report_names_no_one(sample_report):
+    tmp, named = sample_report
+    data = load([str(SAMPLE)]).dataset
+    with LabelStore(tmp / "labels.db") as store:
+        text = report_bytes(
+            data, store, ReportRequest(paths=(str(SAMPLE),), db=str(tmp / "labels.db"), date=DATE, names=False)
+        ).decode()
+    assert "<td>ana</td>" in named and "by ana" in named
+    assert "<td>ana</td>" not in text and "<td>ben</td>" not in text and "by ana" not in text
+    assert "<td>annotator 1</td><td class=num>7</td>" in text

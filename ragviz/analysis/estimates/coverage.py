@@ -8,6 +8,9 @@ figure is changed in one place. No imports: the CLI reads it while building its 
 
 from __future__ import annotations
 
+__all__ = ["APPROXIMATE_BELOW", "INTERVAL_COVERAGE", "MIN_AUDITED", "more_needed"]
+
+
 # Below this many audited examples (with a value on both sides) no corrected figure is said in plain words:
 # the smallest n of the simulation at which the corrected interval the app shows covers at least 93 % for
 # every TRACe metric, with the biased judge and with a judge right on nearly every audited example. Run of

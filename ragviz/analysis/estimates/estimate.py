@@ -21,6 +21,8 @@ from ragviz.analysis.estimates.ppi import (
 )
 from ragviz.analysis.estimates.small_audit import UNIT, Bounds, rectifier_variance
 
+__all__ = ["MetricEstimate", "effective_sample_size", "estimate_mean"]
+
 
 def effective_sample_size(
     y: Values, variance: float | None, total: int | None = None, bounds: Bounds | None = None

@@ -64,14 +64,14 @@ __all__ = [
     "as_vector",
     "bootstrap_t_intervals",
     "classical_mean_ci",
-    "people_mean_ci",
-    "wilson_interval",
-    "two_valued",
     "judge_mean",
+    "people_mean_ci",
     "power_tuning",
     "ppi_mean",
     "ppi_mean_ci",
     "ppi_variance",
+    "two_valued",
+    "wilson_interval",
     "z_value",
 ]
 

@@ -36,9 +36,11 @@ __all__ = [
     "estimate_group",
     "estimate_report",
     "metric_arrays",
+    "metric_bounds",
     "plain_words",
     "plan",
     "plan_text",
+    "too_few_text",
 ]
 
 

@@ -11,6 +11,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+__all__ = ["Bounds", "FEW", "PSEUDO_PER_CORNER", "UNIT", "Values", "barely_varies", "floored", "rectifier_variance"]
+
+
 Values = Sequence[float] | np.ndarray
 
 

@@ -31,7 +31,7 @@ from ragviz.export.report.examples import WorkedExample, worked_examples
 from ragviz.export.report.provenance import Provenance, provenance
 from ragviz.export.report.request import ReportRequest
 from ragviz.metrics.trace import TRACE_METRICS
-from ragviz.store.audit_samples import AuditSample, get_sample, list_samples
+from ragviz.store.audit_samples import AuditSample, default_sample, get_sample, list_samples, team_choice
 
 if TYPE_CHECKING:
     from ragviz.data.dataset import Dataset
@@ -97,8 +97,7 @@ def _sample(dataset: Dataset, store: LabelStore | None, sample_id: int | None) -
         return None
     if sample_id is not None:
         return get_sample(store, sample_id)
-    drawn = list_samples(store, dataset.uids)
-    return drawn[0] if drawn else None
+    return default_sample(list_samples(store, dataset.uids), team_choice(store))  # the team's, else the newest
 
 
 def _headline(report: EstimateReport, sample: AuditSample | None) -> list[HeadlineRow]:

@@ -360,10 +360,11 @@ def method_html(c: ReportContent) -> str:
         else "<p>No annotator has decided on an example yet.</p>"
     )
     if c.sample is not None:
+        drawer = f" by {_e(c.sample.created_by)}" if c.request.names else ""
         audit = (
             f"<p>Audit sample {c.sample.id}: {c.sample.size:,} examples drawn uniformly at random (seed "
-            f"{c.sample.seed}) from {c.sample.population_size:,} by {_e(c.sample.created_by)}; {c.n_audited:,} "
-            f"reviewed. People's labels: {_e(c.request.against)}.</p>"
+            f"{c.sample.seed}) from {c.sample.population_size:,}{drawer}; {c.n_audited:,} "
+            f"reviewed. People's labels: {_e(c.request.against if c.request.names else 'human')}.</p>"
         )
     else:
         audit = "<p>No audit sample drawn from these examples.</p>"

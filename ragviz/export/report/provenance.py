@@ -163,6 +163,10 @@ def provenance(dataset: Dataset, store: LabelStore | None, request: ReportReques
             statuses = store.statuses(who).values()
             work.append(AnnotatorWork(who, sum(s.reviewed for s in statuses), sum(s.corrected for s in statuses)))
         annotators = tuple(sorted(work, key=lambda a: a.name))
+        if not request.names:
+            annotators = tuple(
+                AnnotatorWork(f"annotator {k + 1}", a.reviewed, a.corrected) for k, a in enumerate(annotators)
+            )
     return Provenance(
         files=files,
         rows_by_group=tuple(sorted(Counter(groups).items())),

@@ -14,7 +14,8 @@ class ReportRequest:
     """What the report is of and how it is titled: *paths* and *db* as the person gave them (only their
     names reach the report), *date* ``YYYY-MM-DD``, *by* ``dataset_name`` or ``generation_model_name``,
     *against* the people's label set (``human`` = whoever decided last), *sample_id* the audit sample
-    (``None``: the newest drawn from these examples)."""
+    (``None``: the team's, chosen by an admin, else the newest drawn from these examples); *names* ``False``
+    leaves out people's names (the app's rule for viewers, :func:`ragviz.ui.core.access.names_shown`)."""
 
     paths: tuple[str, ...]
     db: str | None = None
@@ -25,3 +26,4 @@ class ReportRequest:
     sample_id: int | None = None
     output: str = "report.html"
     format: str = "html"
+    names: bool = True  # False: no one's identity (the app's viewers): annotators numbered, no sample's drawer

@@ -10,7 +10,7 @@ import streamlit as st
 
 from ragviz.data.roles import can_download_report
 from ragviz.export.report import ReportRequest, report_bytes, today
-from ragviz.ui.core import served, state
+from ragviz.ui.core import access, served, state
 from ragviz.ui.core.present import FORCED_KEY
 
 __all__ = [
@@ -27,6 +27,7 @@ def _report(against: str, fmt: str) -> bytes:
         against=against,
         output=f"ragviz-report-{date}.{fmt}",
         format=fmt,
+        names=access.names_shown(),  # a viewer's report names no one, as the app shows them no one
     )
     return report_bytes(state.dataset(), state.store(), request)
 
@@ -36,7 +37,7 @@ def download_report_button(against: str, key: str, present: bool) -> None:
     (:func:`ragviz.data.roles.can_download_report`); nothing for the others, nor in a presentation someone
     chose (*present* without being a viewer: a projector shows no download button)."""
     chosen_presentation = present and not st.session_state.get(FORCED_KEY)
-    granted = served.access(state.annotator())
+    granted = access.access()
     if chosen_presentation or not can_download_report(granted, served.served()) or not len(state.dataset()):
         return
     name = f"ragviz-report-{today()}"
