@@ -150,11 +150,12 @@ def estimates_spec(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Per metric the judge's mean, people's and the corrected estimate with their intervals: *records*
     ``{metric, estimate, value, low, high}``."""
     metrics = [m for m in TRACE_METRICS if any(r["metric"] == m for r in records)]
-    y = {"field": "estimate", "type": "nominal", "sort": list(ESTIMATORS), "title": None}
+    shown = [e for e in ESTIMATORS if any(r["estimate"] == e for r in records)]
+    y = {"field": "estimate", "type": "nominal", "sort": shown, "title": None}
     color = {
         "field": "estimate",
         "type": "nominal",
-        "scale": {"domain": list(ESTIMATORS), "range": list(ESTIMATOR_COLORS)},
+        "scale": {"domain": shown, "range": [ESTIMATOR_COLORS[ESTIMATORS.index(e)] for e in shown]},
         "legend": {"orient": "bottom", "title": None},
     }
     return _spec(

@@ -137,8 +137,10 @@ def headline_html(c: ReportContent, svgs: dict[str, str]) -> str:
             "it to correct them.</p>"
         )
     else:
+        corrected = any(r.status == CORRECTED for r in c.headline)
+        lead = "Corrected with a uniformly random audit" if corrected else "A uniformly random audit, too small yet"
         out.append(
-            f'<p class="sub">Corrected with a uniformly random audit: {c.n_audited:,} of the {c.sample.size:,} '
+            f'<p class="sub">{lead}: {c.n_audited:,} of the {c.sample.size:,} '
             f"examples drawn (sample {c.sample.id}, seed {c.sample.seed}) reviewed by people, out of "
             f"{c.n_examples:,} examples. Corrected = the judge on every example, its bias removed by the audit "
             "(prediction-powered inference, PPI++); 95% intervals.</p>"
