@@ -42,6 +42,7 @@ __all__ = [
     "verdict",
 ]
 
+
 Triple = tuple[Example, Labels, Labels]  # (example, people's labels, the judge's)
 RESAMPLES = 1000
 #: The TRACe metric each label kind feeds: its bias is that metric's.

@@ -10,12 +10,12 @@ from typing import Any
 from ragviz.analysis.poisson_bootstrap import resample_sums
 
 __all__ = [
-    "binary_kappa",
     "BOOTSTRAP_BATCH",
     "Confusion",
     "LARGE_SAMPLE",
     "MeanInterval",
     "auroc",
+    "binary_kappa",
     "bootstrap_mean_ci",
     "bootstrap_mean_cis",
     "cohen_kappa",

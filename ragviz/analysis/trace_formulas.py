@@ -13,11 +13,7 @@ from ragviz.data.model import Example, Labels
 from ragviz.data.ragbench import unsupported_keys
 from ragviz.metrics.trace import trace_scores
 
-__all__ = [
-    "FormulaTerm",
-    "filled_formula",
-    "formula_terms",
-]
+__all__ = ["FormulaTerm", "filled_formula", "formula_terms"]
 
 
 @dataclass(frozen=True)

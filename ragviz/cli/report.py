@@ -14,13 +14,8 @@ from pathlib import Path
 from ragviz.cli.common import EXIT_OK
 from ragviz.data.errors import BadInput
 
-__all__ = [
-    "store_where",
-    "COMMAND",
-    "FORMATS",
-    "add_report_arguments",
-    "run_report_command",
-]
+__all__ = ["COMMAND", "FORMATS", "add_report_arguments", "run_report_command", "store_where"]
+
 
 COMMAND = "ragviz report"
 FORMATS = ("html", "pdf")  # ragviz.export.report.FORMATS (lazy import)

@@ -40,7 +40,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 __all__ = [
-    "can_download_report",
     "ADMIN",
     "ADMINS_ENV",
     "ANNOTATOR",
@@ -52,6 +51,7 @@ __all__ = [
     "SignInRefused",
     "VIEWER",
     "access_of",
+    "can_download_report",
     "identity_claim",
     "identity_of_claims",
     "login_fingerprint",

@@ -30,6 +30,7 @@ __all__ = [
     "today",
 ]
 
+
 FORMATS = ("html", "pdf")
 PDF_INSTALL = (
     "PDF needs WeasyPrint: pip install weasyprint (and its system libraries, on Debian/Ubuntu: "

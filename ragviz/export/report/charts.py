@@ -32,6 +32,7 @@ __all__ = [
     "to_svg",
 ]
 
+
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#F0E442", "#000000"]
 ESTIMATORS = ("judge only", "people only", "corrected")
 ESTIMATOR_COLORS = ("#E69F00", "#56B4E9", "#009E73")

@@ -37,15 +37,8 @@ if TYPE_CHECKING:
     from ragviz.data.dataset import Dataset
     from ragviz.store.label_store import LabelStore
 
-__all__ = [
-    "CORRECTED",
-    "NO_AUDIT",
-    "TOO_FEW",
-    "HeadlineRow",
-    "ReportContent",
-    "SCATTER_GRID",
-    "gather",
-]
+__all__ = ["CORRECTED", "HeadlineRow", "NO_AUDIT", "ReportContent", "SCATTER_GRID", "TOO_FEW", "gather"]
+
 
 NO_AUDIT, TOO_FEW, CORRECTED = "no audit yet", "too few reviewed", "corrected"
 SCATTER_GRID = 50  # judge and people's values binned to 1/50 before the scatter counts them

@@ -19,14 +19,8 @@ from ragviz.analysis.trace_formulas import FormulaTerm, formula_terms
 from ragviz.data.model import Example, Labels
 from ragviz.metrics.trace import TRACE_METRICS
 
-__all__ = [
-    "MAX_CHARS",
-    "MAX_EXAMPLES",
-    "MAX_SENTENCES",
-    "WorkedExample",
-    "error_kind",
-    "worked_examples",
-]
+__all__ = ["MAX_CHARS", "MAX_EXAMPLES", "MAX_SENTENCES", "WorkedExample", "error_kind", "worked_examples"]
+
 
 MAX_EXAMPLES = 3
 MAX_SENTENCES = 40  # context sentences shown per example: those either side counts or cites (the rest are counted)

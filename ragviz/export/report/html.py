@@ -30,6 +30,7 @@ __all__ = [
     "trust_html",
 ]
 
+
 SECTIONS = (
     ("headline", "What people would say"),
     ("trust", "Can the judge be trusted?"),

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = [
-    "ReportRequest",
-]
+__all__ = ["ReportRequest"]
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,7 @@ from ragviz.export.report import ReportRequest, report_bytes, today
 from ragviz.ui.core import access, served, state
 from ragviz.ui.core.present import FORCED_KEY
 
-__all__ = [
-    "download_report_button",
-]
+__all__ = ["download_report_button"]
 
 
 def _report(against: str, fmt: str) -> bytes:
