@@ -15,7 +15,19 @@ from ragviz.analysis.explain import (
 from ragviz.analysis.trace_formulas import FormulaTerm, filled_formula
 from ragviz.analysis.trace_formulas import formula_terms as formula_terms  # the Explainer page takes it from here
 from ragviz.data.model import Example, Labels
-from ragviz.ui.core.render import CHIP, GREEN, GREY, INK, MUTED, ORANGE, SKY, VERMILION, esc, format_score
+from ragviz.ui.core.render import (
+    GREEN,
+    GREY,
+    INK,
+    KEY_CHIP,
+    MUTED,
+    ORANGE,
+    SKY,
+    VERMILION,
+    chip_style,
+    esc,
+    format_score,
+)
 
 __all__ = [
     "BAD_COLOR",
@@ -49,21 +61,10 @@ _BOX = (
 )
 
 
-_KEY = (
-    "display:inline-block;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:0.8rem;"
-    "font-weight:600;border-radius:4px;padding:0 4px;margin:1px 2px;"
-)
-
-
-def _chip(color: str) -> str:
-    background, text = CHIP.get(color, (color, "#fff"))
-    return f"{_KEY};background:{background};color:{text}"
-
-
 def _keys_html(keys: tuple[str, ...], color: str, limit: int = 60) -> str:
     if not keys:
         return f'<span style="{MUTED}">none</span>'
-    shown = "".join(f'<span style="{_chip(color)}">{esc(k)}</span>' for k in keys[:limit])
+    shown = "".join(f'<span style="{chip_style(color)}">{esc(k)}</span>' for k in keys[:limit])
     more = f' <span style="{MUTED}">… and {len(keys) - limit} more</span>' if len(keys) > limit else ""
     return shown + more
 
@@ -260,9 +261,9 @@ def _tokens_html(tokens: tuple[str, ...], shared: tuple[str, ...]) -> str:
     for t in tokens:
         if left.get(t, 0) > 0:
             left[t] -= 1
-            out.append(f'<span style="{_chip(NUM_COLOR)}">{esc(t)}</span>')
+            out.append(f'<span style="{chip_style(NUM_COLOR)}">{esc(t)}</span>')
         else:
-            out.append(f'<span style="{_KEY};background:rgba(140,149,159,0.22)">{esc(t)}</span>')
+            out.append(f'<span style="{KEY_CHIP};background:rgba(140,149,159,0.22)">{esc(t)}</span>')
     return "".join(out) or f'<span style="{_MUTED}">no token</span>'
 
 
