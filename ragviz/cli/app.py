@@ -23,7 +23,15 @@ from pathlib import Path
 
 from ragviz.data.errors import BadInput
 
-__all__ = ["COMMAND", "DATA_ENV", "add_app_arguments", "app_script", "run_app_command", "streamlit_command"]
+__all__ = [
+    "COMMAND",
+    "DATA_ENV",
+    "add_app_arguments",
+    "app_script",
+    "can_open_browser",
+    "run_app_command",
+    "streamlit_command",
+]
 
 
 COMMAND = "ragviz app"

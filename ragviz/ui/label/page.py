@@ -74,6 +74,7 @@ __all__ = [
     "show_failures",
 ]
 
+
 MODEL_ENV, DEFAULT_MODEL = judge_options.MODEL_ENV, judge_options.DEFAULT_MODEL
 
 SELECTION_LABELS = {
