@@ -315,6 +315,25 @@ def test_a_click_on_text_drawn_from_older_labels_is_refused_and_shown(app_env):
         ]
 
 
+def test_a_click_drawn_from_older_labels_is_refused_though_only_the_other_field_changed(app_env):
+    """Issue 28: tab 1 clicks 1c through none -> R -> R+U -> U; tab 2, still showing 1c "neither",
+    clicks it once. relevant_keys is back where tab 2 saw it, utilized_keys is not: the click is
+    refused with a message (before, it was stored and 1c became R+U, which neither tab meant)."""
+    tab1, tab2 = open_review(id="ml-vs-programming"), open_review(id="ml-vs-programming")
+    assert "1c" not in text_editor(tab2)["states"]
+    for _ in range(3):
+        click_sentence(tab1, "1c")
+    assert text_editor(tab1)["states"]["1c"] == "utilized"
+    click_sentence(tab2, "1c")
+    warnings = [w.value for w in tab2.warning if "Not saved" in w.value]
+    assert len(warnings) == 1 and "utilized\\_keys" in warnings[0], warnings
+    assert text_editor(tab2)["states"]["1c"] == "utilized"  # redrawn with tab 1's label
+    with LabelStore(app_env["db"]) as store:
+        latest = dict(store.changes(ML, "tester"))  # the stored value of each field
+        assert len(store.history(ML, "tester")) == 3  # tab 1's three clicks, nothing of tab 2's
+    assert "1c" in latest["utilized_keys"] and "1c" not in latest["relevant_keys"]
+
+
 def test_the_selected_response_sentence_follows_a_click_and_stays_through_edits(app_env):
     at = open_review(id="ml-vs-programming")
     assert text_editor(at, "response")["selected"] == "c"  # the first unsupported one

@@ -85,6 +85,9 @@ class Conflict:
     stored: Any
 
 
+_UNCHECKED = object()  # the stale check has no stored value to compare with
+
+
 class StaleEdit(StoreError):
     """An edit refused because a field it changes no longer holds the value the person saw: someone
     (the same annotator in another tab, replica or process) changed it since. Nothing of the edit
@@ -345,7 +348,10 @@ class LabelStore:
         transaction the store compares it with the field's stored current value for this annotator
         and raises :class:`StaleEdit` (writing nothing) when they differ, unless the stored value
         already equals ``new`` (then nothing would be lost; the event records the stored value as
-        ``old``). With *example*, the stored value is the field of the example's current labels
+        ``old``). A label field given with ``old`` equal to ``new`` beside a real change is not written
+        but checked the same way: the decision assumed that value (a click on a context sentence sends
+        both of the sentence's fields, though it changes one). With *example*, the stored value is the
+        field of the example's current labels
         (judge base included, so a re-judge since counts); without it, the ``new`` of the field's
         latest effective event since the last reset, and a field with no such event is not checked.
         Labels are per annotator, so two annotators never conflict; ``review`` / ``reset`` markers
@@ -362,13 +368,16 @@ class LabelStore:
                 _dumps(c.old), _dumps(c.new)
             except (TypeError, ValueError) as exc:
                 raise ValueError(f"{c.field}: value cannot be stored as JSON: {exc}") from None
-        # a label "change" from a value to itself (a widget re-sent what it showed) is no decision
-        items = [c for c in items if not (is_label_field(c.field) and _canonical(c.old) == _canonical(c.new))]
+        # a label "change" from a value to itself (a widget re-sent what it showed) is no decision; beside
+        # a real change it is what the decision assumed (a context click: the other of the sentence's two
+        # fields), checked like the changed fields and not written
+        assumed = [c for c in items if is_label_field(c.field) and _canonical(c.old) == _canonical(c.new)]
+        items = [c for c in items if c not in assumed]
         if not items:
             return None
         ts = now_iso()
         with self._write():
-            items = self._check_stale(example_uid, annotator, items, example)
+            items = self._check_stale(example_uid, annotator, items, example, assumed)
             action_id = self._new_action(example_uid, annotator, ts, action)
             for c in items:
                 self._insert_event(action_id, example_uid, annotator, ts, c.field, c.old, c.new)
@@ -377,11 +386,17 @@ class LabelStore:
         return action_id
 
     def _check_stale(
-        self, example_uid: str, annotator: str, items: list[Change], example: Example | None
+        self,
+        example_uid: str,
+        annotator: str,
+        items: list[Change],
+        example: Example | None,
+        assumed: Sequence[Change] = (),
     ) -> list[Change]:
         """*items* with ``old`` set to the stored value; :class:`StaleEdit` when a field changed since
-        it was shown (see :meth:`record`). Runs inside the write transaction."""
-        checked = [c for c in items if is_label_field(c.field)]
+        it was shown, or an *assumed* field (checked, not written) no longer holds its ``old`` (see
+        :meth:`record`). Runs inside the write transaction."""
+        checked = [c for c in [*items, *assumed] if is_label_field(c.field)]
         if not checked:
             return items
         events = effective_events(self._events(example_uid, annotator))
@@ -392,24 +407,27 @@ class LabelStore:
         if example is not None:
             base = base_labels(example, self._judge_labels(example_uid))
             current = fold_labels(base, events, example, annotator)
+
+        def stored_value(field: str) -> Any:
+            if example is not None and not field.startswith(CLAIM_PREFIX):
+                return field_value(current, field)
+            return latest.get(field, _UNCHECKED)  # a field with no event since the last reset: not checked
+
         conflicts: list[Conflict] = []
         out: list[Change] = []
         for c in items:
-            if not is_label_field(c.field):
+            stored = stored_value(c.field) if is_label_field(c.field) else _UNCHECKED
+            if stored is _UNCHECKED:
                 out.append(c)
-                continue
-            if example is not None and not c.field.startswith(CLAIM_PREFIX):
-                stored = field_value(current, c.field)
-            elif c.field in latest:
-                stored = latest[c.field]
-            else:
-                out.append(c)
-                continue
-            if _canonical(stored) == _canonical(c.old):
+            elif _canonical(stored) == _canonical(c.old):
                 out.append(c)
             elif _canonical(stored) == _canonical(c.new):
                 out.append(Change(c.field, stored, c.new))
             else:
+                conflicts.append(Conflict(c.field, c.old, stored))
+        for c in assumed:
+            stored = stored_value(c.field)
+            if stored is not _UNCHECKED and _canonical(stored) != _canonical(c.old):
                 conflicts.append(Conflict(c.field, c.old, stored))
         if conflicts:
             raise StaleEdit(example_uid, annotator, conflicts)

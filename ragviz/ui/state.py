@@ -176,6 +176,16 @@ def record_decision(uid: str, changes: list, action: str = "edit") -> bool:
     return True
 
 
+def refuse_stale(what: str) -> None:
+    """Refuse an edit made on what the page no longer holds (*what*: how they differ, Markdown):
+    say so on the next :func:`require_data` and redraw with the stored labels."""
+    bump_label_version()
+    st.session_state[STALE_KEY] = (
+        f"Not saved: {_md_safe(what)} (another tab or window?). The page now shows the stored labels;"
+        " redo the edit if you still want it."
+    )
+
+
 def stale_message(exc: StaleEdit) -> str:
     """What the app says about a refused edit: which fields changed and their newer values."""
     fields = "; ".join(
