@@ -334,6 +334,26 @@ def test_a_click_drawn_from_older_labels_is_refused_though_only_the_other_field_
     assert "1c" in latest["utilized_keys"] and "1c" not in latest["relevant_keys"]
 
 
+def test_a_click_on_the_chosen_verdict_changes_nothing(app_env):
+    """Issue 28: a click on "✓ supported" when it is already chosen (the control then holds no
+    choice) stored ``fully_supported: None`` with an empty explanation while the page still showed
+    "✓ supported". Now it records nothing and the control shows the verdict again."""
+    at = open_review(id="ml-vs-programming")
+    click_sentence(at, "a")  # supported by the judge
+    assert control(at, "review.support.").value == "supported"
+    control(at, "review.support.").set_value(None).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert control(at, "review.support.").value == "supported"
+    assert metrics(at)["Adherence"] == ("0.000", "")
+    with LabelStore(app_env["db"]) as store:
+        assert store.history(ML, "tester") == []
+    control(at, "review.support.").set_value("unsupported").run()  # another verdict is still a change
+    control(at, "review.support.").set_value(None).run()  # and clicking it again keeps it
+    assert control(at, "review.support.").value == "unsupported"
+    with LabelStore(app_env["db"]) as store:
+        assert [v["supported"] for _, v in store.changes(ML, "tester")] == [False]
+
+
 def test_the_selected_response_sentence_follows_a_click_and_stays_through_edits(app_env):
     at = open_review(id="ml-vs-programming")
     assert text_editor(at, "response")["selected"] == "c"  # the first unsupported one
