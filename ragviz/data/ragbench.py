@@ -8,7 +8,7 @@ write rows back with the same names plus ``llm_``-prefixed copies of the judge's
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from ragviz.data.model import (
@@ -231,14 +231,102 @@ def row_label_sets(row: Mapping[str, Any]) -> tuple[Labels | None, Labels | None
     return labels, judge_labels
 
 
+def dotted_key_match(key: str, response_keys: Collection[str], keyed: Collection[str]) -> str | None:
+    """The response sentence a key written with a trailing dot names (``"a."`` -> ``"a"``), ``None``
+    when *key* has no trailing dot, is itself a key of *response_keys*, or its undotted form names no
+    response sentence or is already in *keyed* (the label set has an entry for it).
+
+    >>> dotted_key_match("a.", {"a", "b"}, set()), dotted_key_match("a", {"a"}, set())
+    ('a', None)
+    >>> dotted_key_match("a.", {"a"}, {"a"}), dotted_key_match("z.", {"a"}, set())
+    (None, None)
+    """
+    if not key.endswith(".") or key in response_keys:
+        return None
+    bare = key.rstrip(".").strip()
+    return bare if bare in response_keys and bare not in keyed else None
+
+
+def match_response_keys(labels: Labels | None, response_keys: Collection[str]) -> Labels | None:
+    """*labels* with the response-sentence keys a judge wrote with a trailing dot matched to their
+    sentence (:func:`dotted_key_match`): each support entry's ``response_sentence_key`` and each key
+    of the unsupported list. Counts are unchanged (one key for one key), so every metric is the one
+    the row's stored scores give; the Review page then shows the judge's verdict on sentence ``a``
+    and an edit of ``a`` changes that one entry. The same object when nothing is matched."""
+    if labels is None:
+        return None
+    keyed = {s.key for s in labels.support}
+    support = []
+    for s in labels.support:
+        bare = dotted_key_match(s.key, response_keys, keyed)
+        if bare is not None:
+            keyed.add(bare)
+            s = SentenceSupport(bare, s.supported, s.supporting_keys, s.explanation)
+        support.append(s)
+    unsupported = labels.unsupported_keys
+    if unsupported is not None:
+        listed = set(unsupported)
+        unsupported = tuple(dotted_key_match(k, response_keys, listed) or k for k in unsupported)
+    if tuple(support) == labels.support and unsupported == labels.unsupported_keys:
+        return labels
+    return labels.replace(support=tuple(support), unsupported_keys=unsupported)
+
+
+def has_dotted_response_key(row: Mapping[str, Any]) -> bool:
+    """Whether a response-sentence key of *row*'s labels (a support entry's or the unsupported
+    list's, the ``llm_`` copies too) ends in a dot: loading may match it to its sentence."""
+
+    def value(name: str) -> Any:
+        got = row.get(name)
+        if isinstance(got, str):  # a loader keeps mixed-type columns as JSON text
+            try:
+                return json.loads(got)
+            except ValueError:
+                return None
+        return got
+
+    for prefix in ("", LLM_PREFIX):
+        entries = value(prefix + SUPPORT)
+        if isinstance(entries, (list, tuple)) and any(
+            isinstance(e, Mapping) and str(e.get("response_sentence_key") or "").endswith(".") for e in entries
+        ):
+            return True
+        listed = value(prefix + UNSUPPORTED)
+        if isinstance(listed, (list, tuple)) and any(str(k).endswith(".") for k in listed):
+            return True
+    return False
+
+
+def response_keys_of(row: Mapping[str, Any]) -> set[str]:
+    """The keys of *row*'s response sentences."""
+    return {s.key for s in _sentences(row.get("response_sentences"))}
+
+
+def dotted_response_keys(labels: Labels | None, response_keys: Collection[str]) -> int:
+    """How many response-sentence keys of *labels* :func:`match_response_keys` matches (what
+    ``ragviz validate`` reports)."""
+    matched = match_response_keys(labels, response_keys)
+    if labels is None or matched is None or matched is labels:
+        return 0
+    support = sum(a.key != b.key for a, b in zip(labels.support, matched.support))
+    listed = zip(labels.unsupported_keys or (), matched.unsupported_keys or ())
+    return support + sum(a != b for a, b in listed)
+
+
 def example_from_row(row: Mapping[str, Any], subset: str = "", source: RowRef | None = None) -> Example:
     """Build an :class:`Example` from a canonical RAGBench row.
 
     ``dataset`` is the row's ``dataset_name`` when present, else *subset* (the file's subset name).
     When the row carries ``llm_``-prefixed label fields (a reviewed export), those are the judge's
-    labels and the plain fields the current (human) labels.
+    labels and the plain fields the current (human) labels. Response-sentence keys written with a
+    trailing dot (``"a."``) are matched to their sentence (:func:`match_response_keys`).
     """
     labels, judge_labels = row_label_sets(row)
+    response_sentences = _sentences(row.get("response_sentences"))
+    response_keys = {s.key for s in response_sentences}
+    matched = match_response_keys(labels, response_keys)
+    judge_labels = matched if judge_labels is labels else match_response_keys(judge_labels, response_keys)
+    labels = matched
     extra = {
         k: row[k]
         for k in (*STORED_SCORE_FIELDS, *BASELINE_SCORE_FIELDS, *FAMILY_INPUT_FIELDS, "annotating_model_name")
@@ -251,7 +339,7 @@ def example_from_row(row: Mapping[str, Any], subset: str = "", source: RowRef | 
         documents=tuple(row.get("documents") or ()),
         document_sentences=tuple(_sentences(doc) for doc in (row.get("documents_sentences") or ())),
         response=row.get("response") or "",
-        response_sentences=_sentences(row.get("response_sentences")),
+        response_sentences=response_sentences,
         generation_model=str(row.get("generation_model_name") or ""),
         labels=labels,
         judge_labels=judge_labels,
