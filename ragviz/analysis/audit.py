@@ -306,6 +306,18 @@ class AuditProgress:
     outside: int
     next_uid: str | None
 
+    def where(self, member: int | None) -> str:
+        """Where the Review page is in the sample: *member* is the 0-based place of the example on
+        screen in the draw order (``None``: it is not a member).
+
+        >>> p = AuditProgress(3, 100, 6, 0, "x")
+        >>> p.where(48), p.where(None)
+        ('Audit sample #3: member 49 of 100, 6 reviewed', 'Audit sample #3: not a member (100 members, 6 reviewed)')
+        """
+        if member is None:
+            return f"Audit sample #{self.sample_id}: not a member ({self.size:,} members, {self.reviewed:,} reviewed)"
+        return f"Audit sample #{self.sample_id}: member {member + 1:,} of {self.size:,}, {self.reviewed:,} reviewed"
+
     def line(self) -> str:
         """``"Audit sample 2: 12 of 50 reviewed · 3 reviewed examples outside it are not in the estimate"``."""
         text = f"Audit sample {self.sample_id}: {self.reviewed:,} of {self.size:,} reviewed"
@@ -345,9 +357,14 @@ def _own_trace(dataset: Dataset, labels: Mapping[int, Labels], families: Sequenc
 
 
 def member_rows(dataset: Dataset, members: Iterable[str]) -> list[int]:
-    """The rows of the loaded members, sorted (the Review page walks them as a filter)."""
+    """The rows of the loaded members, sorted."""
+    return sorted(member_order(dataset, members))
+
+
+def member_order(dataset: Dataset, members: Iterable[str]) -> list[int]:
+    """The rows of the loaded members in the sample's draw order (the order the Review page walks)."""
     rows = (dataset.index_of(uid) for uid in members)
-    return sorted(r for r in rows if r is not None)
+    return [r for r in rows if r is not None]
 
 
 def pair_store(

@@ -118,6 +118,19 @@ def neighbours(allowed: Sequence[int] | None, current: int, total: int) -> tuple
     return step(walk, current, -1), step(walk, current, 1)
 
 
+def order_neighbours(order: Sequence[int], current: int) -> tuple[int | None, int | None]:
+    """The rows Previous and Next open from *current* walking *order* as it stands (an audit
+    sample's draw order, not sorted); from a row not in it, Next opens its first row.
+
+    >>> order_neighbours([9, 2, 5], 2), order_neighbours([9, 2, 5], 9), order_neighbours([9, 2, 5], 7)
+    ((9, 5), (None, 2), (None, 9))
+    """
+    if current not in order:
+        return None, order[0] if order else None
+    i = list(order).index(current)
+    return (order[i - 1] if i > 0 else None), (order[i + 1] if i + 1 < len(order) else None)
+
+
 def nearest_match(allowed: Sequence[int] | None, current: int) -> int | None:
     """Where to move when a filter changes: ``None`` when *current* still matches (or nothing does),
     else the next matching row, wrapping round to the first.

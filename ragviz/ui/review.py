@@ -28,11 +28,16 @@ FLAGS_SHOWN = 3  # label-quality flags listed outright; more go in a closed expa
 
 
 def filter_sidebar(
-    prog: Progress, subset_names: Sequence[str], editable: bool = True, show_corrections: bool = True
+    prog: Progress,
+    subset_names: Sequence[str],
+    editable: bool = True,
+    show_corrections: bool = True,
+    audit: bool = False,
 ) -> tuple[ReviewFilter, bool]:
     """Progress and the filters in the sidebar; returns the filter and whether accepting moves on
-    to the next unreviewed example. Presentation mode (*editable* off) has no accept option, and
-    without *show_corrections* no progress and no reviewed / corrected filters."""
+    to the next unreviewed example. Presentation mode (*editable* off) and the audit queue (*audit*:
+    Accept stays on the example) have no accept option, and without *show_corrections* no progress
+    and no reviewed / corrected filters."""
     with st.sidebar:
         if show_corrections:
             st.progress(prog.fraction, text=str(prog))
@@ -44,8 +49,10 @@ def filter_sidebar(
             has_flags=st.toggle("Has label-quality flags", key="review.f_flags"),
             subsets=tuple(st.multiselect("Subset", subset_names, key="review.f_subsets")),
         )
-        advance_after_accept = editable and st.toggle(
-            "Accept moves to the next unreviewed", value=True, key="review.advance"
+        advance_after_accept = (
+            editable
+            and not audit
+            and st.toggle("Accept moves to the next unreviewed", value=True, key="review.advance")
         )
     return flt, advance_after_accept
 
