@@ -2,9 +2,9 @@
 
 import streamlit as st
 
-from ragviz.ui.access import sidebar
-from ragviz.ui.present import present_toggle
-from ragviz.ui.render import theme_css
+from ragviz.ui.core.access import sidebar
+from ragviz.ui.core.present import present_toggle
+from ragviz.ui.core.render import theme_css
 
 st.set_page_config(page_title="ragviz", layout="wide")
 

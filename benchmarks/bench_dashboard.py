@@ -42,8 +42,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--every", type=int, default=1000)
     args = parser.parse_args(argv)
 
-    from ragviz.analysis import dashboard
-    from ragviz.analysis.dashboard_rows import row_figures
+    from ragviz.analysis.dashboard import figures as dashboard
+    from ragviz.analysis.dashboard.rows import row_figures
     from ragviz.data.labels import Change
     from ragviz.data.load import load
     from ragviz.store.label_store import LabelStore
@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         import pandas as pd
 
-        from ragviz.analysis.aggregates import subset_mean_state
+        from ragviz.analysis.dashboard.aggregates import subset_mean_state
 
         records = pd.DataFrame({"dataset": dataset.datasets, **base.scores})
         means = timed("base means (once per data)", 1, lambda: subset_mean_state(records))

@@ -31,9 +31,9 @@ def other_users_load(data: str) -> None:
 
     ds = load([data]).dataset
     try:
-        from ragviz.analysis.quality_scan import scan_dataset
+        from ragviz.analysis.quality.scan import scan_dataset
     except ImportError:  # before the columnar scan
-        from ragviz.analysis.quality import scan_dataset  # type: ignore[attr-defined,no-redef]
+        from ragviz.analysis.quality.issues import scan_dataset  # type: ignore[attr-defined,no-redef]
     scan_dataset(ds)
     try:
         from ragviz.metrics.trace import dataset_adherence
@@ -51,9 +51,9 @@ def other_users_dashboard(data: str) -> None:
     calls (families, row figures, base means, ``dashboard_data`` with its bootstrap intervals, the TRACe view,
     annotator agreement), called from this thread — a second AppTest cannot run beside the first (both use
     Streamlit's one Runtime). The charts' drawing is left out."""
-    from ragviz.analysis.compare import HUMAN
-    from ragviz.analysis.dashboard import trace_view
-    from ragviz.ui import results
+    from ragviz.analysis.dashboard.figures import trace_view
+    from ragviz.analysis.labelsets.named import HUMAN
+    from ragviz.ui.core import results
 
     paths = (data,)
     results._metric_families(paths)
@@ -96,7 +96,7 @@ def main() -> int:
         at.run()
         idle = reruns(at)
         if args.other == "dashboard":
-            from ragviz.ui.state import load_result
+            from ragviz.ui.core.state import load_result
 
             wall, cpu = time.perf_counter(), time.process_time()
             load_result((args.data,))  # the app's cached load: the Dashboard below starts from loaded data

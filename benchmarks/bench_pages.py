@@ -125,7 +125,7 @@ def walk_pages(data: str, db: Path, reruns: int, only: tuple[str, ...] = ALL_PAG
     session (see the docstring)."""
     from streamlit.testing.v1 import AppTest
 
-    from ragviz.ui import state
+    from ragviz.ui.core import state
 
     t0 = time.perf_counter()
     n = seed_decisions(data, db, every=1000)

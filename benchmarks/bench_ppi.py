@@ -27,7 +27,7 @@ place of the normal one (the same centre, the half-width times t/z): the small-s
 try first; it measures how much of the shortfall at n = 100 that recovers (scipy, a dev dependency).
 
 The ``boot-t cov`` column is the interval the app and ``ragviz estimate`` show: the percentile-t
-bootstrap of :func:`ragviz.analysis.ppi.bootstrap_t_intervals` (*--resamples* resamples, lambda
+bootstrap of :func:`ragviz.analysis.estimates.ppi.bootstrap_t_intervals` (*--resamples* resamples, lambda
 re-tuned in each, seed ``seed * 1,000,003 + replicate`` so the other columns keep their draws; i.i.d.
 design only), and
 ``width bt/n`` its mean width over the normal interval's.
@@ -48,8 +48,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ragviz.analysis.compare import iter_examples
-from ragviz.analysis.ppi import (
+from ragviz.analysis.estimates.ppi import (
     RESAMPLES,
     Interval,
     bootstrap_t_intervals,
@@ -58,6 +57,7 @@ from ragviz.analysis.ppi import (
     ppi_mean_ci,
     z_value,
 )
+from ragviz.data.dataset import iter_examples
 from ragviz.data.load import load
 from ragviz.data.model import Example, Labels
 from ragviz.data.ragbench import unsupported_keys
@@ -148,7 +148,7 @@ def simulate(
             y, f, fu = truth[audit, col], judge[audit, col], judge[rest, col]
             ppi = ppi_mean_ci(y, f, fu, ALPHA)
             (p_low, p_high), (c_low, c_high) = _bounds(ppi), _bounds(classical_mean_ci(y, ALPHA))
-            alone = float(np.concatenate([f, fu]).mean())  # = ragviz.analysis.ppi.judge_mean(f, fu)
+            alone = float(np.concatenate([f, fu]).mean())  # = ragviz.analysis.estimates.ppi.judge_mean(f, fu)
             t = float(target[col])
             gain = effective_sample_size(y, ppi.variance)
             row = tallies[metric]

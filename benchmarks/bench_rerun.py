@@ -38,7 +38,7 @@ def time_reruns(data: str, db: Path, runs: int, warmup: int = 5) -> list[float]:
     at.run()
     if at.exception:
         raise SystemExit(f"the Review page failed: {at.exception[0].value}")
-    from ragviz.ui.sentence_editor import EVENTS
+    from ragviz.ui.review.sentence_editor import EVENTS
 
     uid = at.query_params["uid"]
     first = next(e for e in at.get("bidi_component") if '"kind": "context"' in e.proto.json)

@@ -32,7 +32,7 @@ def old_bootstrap(values, n_resamples=2000, level=0.95, seed=0):
 
 
 def old_leverage(items, metrics, top=20):
-    from ragviz.analysis.triage import single_changes
+    from ragviz.analysis.dashboard.triage import single_changes
 
     best = {m: [] for m in metrics}
     for index, example, labels in items:
@@ -68,8 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--triage-rows", type=int, default=None, help="limit triage to the first N rows")
     args = p.parse_args(argv)
 
+    from ragviz.analysis.dashboard.triage import leverage_by_metric
     from ragviz.analysis.stats import bootstrap_mean_ci
-    from ragviz.analysis.triage import leverage_by_metric
     from ragviz.data.load import load
     from ragviz.metrics.trace import TRACE_METRICS, dataset_trace_records
 

@@ -33,10 +33,10 @@ from ragviz.analysis.claims import (
 )
 from ragviz.data.claim_overrides import claim_uid
 from ragviz.data.formats.ragchecker import RagCheckerFormatError
-from ragviz.ui import access, state
 from ragviz.ui import claims as view
-from ragviz.ui.present import is_present
-from ragviz.ui.state import require_app_shell
+from ragviz.ui.core import access, state
+from ragviz.ui.core.present import is_present
+from ragviz.ui.core.state import require_app_shell
 
 require_app_shell()
 

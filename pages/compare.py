@@ -4,9 +4,9 @@ caused; from there they open an example on the Review page."""
 
 import streamlit as st
 
-from ragviz.analysis.compare import label_set_names
+from ragviz.analysis.labelsets.named import label_set_names
 from ragviz.ui import compare as ui
-from ragviz.ui import results, state
+from ragviz.ui.core import results, state
 
 state.require_app_shell()
 

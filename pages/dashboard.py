@@ -4,11 +4,12 @@ next."""
 
 import streamlit as st
 
-from ragviz.analysis.compare import JUDGE, label_set_names
-from ragviz.analysis.dashboard import RETRIEVAL, TRACE, trace_view
+from ragviz.analysis.dashboard.figures import RETRIEVAL, TRACE, trace_view
+from ragviz.analysis.labelsets.named import JUDGE, label_set_names
 from ragviz.metrics.retrieval import DEFAULT_KS
-from ragviz.ui import audit_estimates, results, state
-from ragviz.ui import dashboard as ui
+from ragviz.ui.audit import estimates as audit_estimates
+from ragviz.ui.core import results, state
+from ragviz.ui.dashboard import page as ui
 
 state.require_app_shell()
 

@@ -7,9 +7,9 @@ import streamlit as st
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from ragviz.data.limits import too_big
-from ragviz.ui import access, served, state
 from ragviz.ui import data as ui
-from ragviz.ui.state import FILTER_CACHE
+from ragviz.ui.core import access, served, state
+from ragviz.ui.core.state import FILTER_CACHE
 
 state.require_app_shell()
 

@@ -4,12 +4,13 @@ families (Tonic, retrieval, answer EM / F1) explained the same way."""
 
 import streamlit as st
 
-from ragviz.analysis.compare import HUMAN, JUDGE, human_labels, judge_labels, label_set_names
-from ragviz.analysis.dashboard import ANSWER, RETRIEVAL, TONIC, families_present
+from ragviz.analysis.dashboard.figures import ANSWER, RETRIEVAL, TONIC, families_present
 from ragviz.analysis.explain import answer_explanation, retrieval_explanations, tonic_explanation
-from ragviz.analysis.review import document_spans, response_spans
-from ragviz.ui import audit_estimates, results, state
-from ragviz.ui import explainer as ui
+from ragviz.analysis.labelsets.named import HUMAN, JUDGE, human_labels, judge_labels, label_set_names
+from ragviz.analysis.review.edits import document_spans, response_spans
+from ragviz.ui.audit import estimates as audit_estimates
+from ragviz.ui.core import results, state
+from ragviz.ui.explainer import page as ui
 
 state.require_app_shell()
 

@@ -3,11 +3,11 @@ per-example metrics (CSV), looks over those metrics, and finds the command line 
 
 import streamlit as st
 
-from ragviz.analysis.review_queue import progress
+from ragviz.analysis.review.queue import progress
 from ragviz.export.files import write_download
 from ragviz.store.label_store import default_db
-from ragviz.ui import access, results, state
 from ragviz.ui import export as ui
+from ragviz.ui.core import access, results, state
 
 state.require_app_shell()
 

@@ -4,9 +4,9 @@ one "Start reviewing" action, and a 30-second tour of the sentence keys on the s
 import streamlit as st
 
 from ragviz.analysis.overview import overview
-from ragviz.analysis.review_queue import progress
-from ragviz.ui import access, state
+from ragviz.analysis.review.queue import progress
 from ragviz.ui import home as ui
+from ragviz.ui.core import access, state
 
 state.require_app_shell()
 

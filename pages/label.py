@@ -6,9 +6,9 @@ import streamlit as st
 
 from ragviz.judge import JudgeConfigError, judge_examples
 from ragviz.judge.selection import FILTERED
-from ragviz.ui import access, render, state
-from ragviz.ui import label as ui
-from ragviz.ui.state import active_filter_rows
+from ragviz.ui.core import access, render, state
+from ragviz.ui.core.state import active_filter_rows
+from ragviz.ui.label import page as ui
 
 state.require_app_shell()
 

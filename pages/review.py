@@ -11,8 +11,8 @@ from functools import partial
 
 import streamlit as st
 
-from ragviz.analysis.quality import label_issues, normalize
-from ragviz.analysis.review import (
+from ragviz.analysis.quality.issues import label_issues, normalize
+from ragviz.analysis.review.edits import (
     accept_changes,
     default_response_key,
     document_spans,
@@ -23,8 +23,8 @@ from ragviz.analysis.review import (
     supporting_key_options,
     verdict_change,
 )
-from ragviz.analysis.review_metrics import compare_metrics, override_effects
-from ragviz.analysis.review_queue import (
+from ragviz.analysis.review.metrics import compare_metrics, override_effects
+from ragviz.analysis.review.queue import (
     nearest_match,
     neighbours,
     next_unreviewed,
@@ -35,10 +35,12 @@ from ragviz.analysis.review_queue import (
 )
 from ragviz.data.labels import RESET_FIELD, Change, diff_labels
 from ragviz.data.model import Example, Labels
-from ragviz.ui import audit as audit_ui
-from ragviz.ui import review, sentence_editor, state
-from ragviz.ui.present import hide_review_editing, show_corrections
-from ragviz.ui.review_actions import follow_link, link_followed, undo_last, undo_target
+from ragviz.ui.audit import sample as audit_ui
+from ragviz.ui.core import state
+from ragviz.ui.core.present import hide_review_editing, show_corrections
+from ragviz.ui.review import page as review
+from ragviz.ui.review import sentence_editor
+from ragviz.ui.review.actions import follow_link, link_followed, undo_last, undo_target
 
 INDEX = "review.index"  # the row on screen
 
@@ -92,10 +94,8 @@ editable = not hide_review_editing()  # presentation mode (?present=1): no editi
 traces = show_corrections(page.present)  # presentation mode shows corrections only when asked
 
 reviewed, corrected = store.reviewed_uids(who), store.corrected_uids(who)
-audit_on = audit_ui.restore_queue()  # the Queue choice of this session, else the URL's
-flt, advance = review.filter_sidebar(
-    progress(state.uid_set(), reviewed, corrected), ds.subset_names, editable, traces, audit=audit_on
-)
+prog, audit_on = progress(state.uid_set(), reviewed, corrected), audit_ui.restore_queue()  # Queue: session, else URL
+flt, advance = review.filter_sidebar(prog, ds.subset_names, editable, traces, audit=audit_on)
 allowed = state.review_filter_rows(ds, flt, who, reviewed, corrected)
 audit = audit_ui.audit_queue(ds, store, who, page.present)  # Queue: Audit sample (None when off)
 allowed, advance = audit_ui.follow_queue(audit, allowed, advance, go, st.session_state.get(INDEX, 0))
@@ -161,7 +161,7 @@ with right:
         on_normalize=partial(normalize_labels, uid, ex, current) if editable else None,
     )
     if not page.present and review.rejudge_button():
-        from ragviz.ui.label import rejudge  # the openai client is imported only when asked
+        from ragviz.ui.label.page import rejudge  # the openai client is imported only when asked
 
         rejudge(ex)
 with left:

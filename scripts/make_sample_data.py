@@ -29,7 +29,7 @@ To add an example, append an object to its subset's list (copy a neighbour) with
 Sentence keys come from :mod:`ragviz.data.keys`; the stored scores are computed by :mod:`ragviz.metrics.trace`
 from the stored labels. A key naming no sentence is refused unless it is in ``bogus_keys`` (a typo cannot become
 an accidental "mistake"); each deliberate mistake gets an entry in ``index.json`` and a test in
-``tests/test_sample_data.py``, which also regenerates ``sample_data/`` and compares it byte for byte.
+``tests/data/test_sample_data.py``, which also regenerates ``sample_data/`` and compares it byte for byte.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ def _run_page(at: AppTest, page: str, query: dict[str, str]) -> AppTest:
 
 
 def text_editor(at: AppTest, kind: str = "context") -> dict:
-    """What the Review page's text editor (``ragviz.ui.sentence_editor``) was drawn with: its
+    """What the Review page's text editor (``ragviz.ui.review.sentence_editor``) was drawn with: its
     ``"context"`` or ``"response"`` data (sentences, labels, links, selection)."""
     import json
 
@@ -42,8 +42,8 @@ def text_editor(at: AppTest, kind: str = "context") -> dict:
 def click_sentence(at: AppTest, key: str) -> AppTest:
     """A click on a sentence of the text editor, as the browser sends it: a context sentence moves
     to its next label, a response sentence is selected; then the page runs."""
-    from ragviz.analysis.review_text import next_state
-    from ragviz.ui.sentence_editor import EVENTS
+    from ragviz.analysis.review.text import next_state
+    from ragviz.ui.review.sentence_editor import EVENTS
 
     context = text_editor(at, "context")
     if any(key == k for doc in context["docs"] for k, _ in doc["s"]):

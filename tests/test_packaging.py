@@ -131,7 +131,7 @@ def test_the_wheel_holds_app_py_and_pages_and_nothing_else_of_the_root(wheel):
     pages = sorted(f"ragviz_app/pages/{p.name}" for p in (ROOT / "pages").glob("*.py"))
     assert app_files == sorted(["ragviz_app/app.py", *pages])
     assert {n.split("/")[0] for n in names} == {"ragviz", "ragviz_app", f"ragviz-{__version__}.dist-info"}
-    assets = {"ragviz/ui/sentence_editor/editor.js", "ragviz/ui/sentence_editor/editor.css"}
+    assets = {"ragviz/ui/review/sentence_editor/editor.js", "ragviz/ui/review/sentence_editor/editor.css"}
     assert assets <= set(names)  # the Review page's text editor ships with the package
     assert all(
         n.endswith(".py") for n in names if not n.startswith(f"ragviz-{__version__}.dist-info") and n not in assets

@@ -319,7 +319,7 @@ def annotator_label_sets(
     """Per annotator with a decision in *store*: ``{uid: current labels}`` of the loaded examples
     they decided on (edited or marked reviewed). Only those examples are built (*examples*: any
     already built, by row index)."""
-    from ragviz.analysis.compare import examples_at
+    from ragviz.data.dataset import examples_at
 
     decisions: list[tuple[str, str, int]] = []
     for who in store.annotators():
@@ -345,7 +345,7 @@ def annotator_agreement(
     """Cohen's kappa per annotator pair and Fleiss' kappa overall, per label (see
     :func:`ragviz.analysis.agreement.pairwise_kappas` / :func:`ragviz.analysis.agreement.multi_rater_kappas`),
     over the examples people decided on (only those are built; *examples* may hold some already)."""
-    from ragviz.analysis.compare import examples_at
+    from ragviz.data.dataset import examples_at
 
     raters = annotator_label_sets(dataset, examples, store) if store is not None else {}
     uids = {uid for decided in raters.values() for uid in decided}

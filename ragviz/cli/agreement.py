@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragviz.analysis.baselines import agreement_report, has_baseline_scores
+from ragviz.analysis.dashboard.baselines import agreement_report, has_baseline_scores
 from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK
 from ragviz.data.dataset import Dataset
 
@@ -38,7 +38,7 @@ def run_agreement_command(args: Any) -> int:
     import sys
     from pathlib import Path
 
-    from ragviz.analysis.compare import HUMAN, JUDGE
+    from ragviz.analysis.labelsets.named import HUMAN, JUDGE
     from ragviz.data.load import load
 
     result = load(args.paths)

@@ -17,7 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-DATA_ENV = "RAGVIZ_DATA"  # = ragviz.ui.state.DATA_ENV (not imported: that module imports Streamlit)
+DATA_ENV = "RAGVIZ_DATA"  # = ragviz.ui.core.state.DATA_ENV (not imported: that module imports Streamlit)
 
 
 def add_app_arguments(parser: argparse.ArgumentParser) -> None:

@@ -3,8 +3,8 @@
 People's labels come from ``--human FILE`` (matched by dataset, id and generation model) or from a
 ragviz export in DATA itself (``label_source == "human"`` rows; ``audit_sample`` picks the random
 sample when present), or from a label store with ``--db`` (the reviewed members of an audit sample drawn
-on the Review page; :func:`ragviz.analysis.audit.pair_store`): see :mod:`ragviz.analysis.audit`. The estimates are
-:mod:`ragviz.analysis.ppi`'s. Exit 0, or 2 on bad input with one ``ragviz estimate: ...`` line.
+on the Review page; :func:`ragviz.analysis.estimates.pairing.pair_store`): see :mod:`ragviz.analysis.estimates.pairing`. The estimates are
+:mod:`ragviz.analysis.estimates.ppi`'s. Exit 0, or 2 on bad input with one ``ragviz estimate: ...`` line.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any
 from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK
 
 if TYPE_CHECKING:
-    from ragviz.analysis.ppi_report import EstimateReport
+    from ragviz.analysis.estimates.report import EstimateReport
     from ragviz.data.dataset import Dataset
 
 FORMATS = ("table", "json", "csv")
-INTERVALS = ("bootstrap-t", "normal")  # ragviz.analysis.ppi.INTERVAL_METHODS, the default first (lazy import)
+INTERVALS = ("bootstrap-t", "normal")  # ragviz.analysis.estimates.ppi.INTERVAL_METHODS, the default first (lazy import)
 FAMILY_CHOICES = ("trace", "tonic", "retrieval", "all")
 
 
@@ -107,8 +107,8 @@ def _load(paths: list[str], what: str) -> Dataset:
 
 def run_estimate_command(args: argparse.Namespace) -> int:
     """``ragviz estimate``: see the module docstring."""
-    from ragviz.analysis.audit import ESTIMATE_FAMILIES, AuditError, pair_export, pair_human
-    from ragviz.analysis.ppi_report import estimate_report
+    from ragviz.analysis.estimates.pairing import ESTIMATE_FAMILIES, AuditError, pair_export, pair_human
+    from ragviz.analysis.estimates.report import estimate_report
 
     families = ESTIMATE_FAMILIES if args.family == "all" else (args.family,)
     try:
@@ -162,11 +162,11 @@ def _masked(db: str | None) -> str | None:
 
 
 def _pair_db(data: Dataset, db: str, sample_id: int | None, annotator: str | None, families: Any) -> Any:
-    """The pairing of :func:`ragviz.analysis.audit.pair_store` over the label store *db*; :class:`_BadInput`
+    """The pairing of :func:`ragviz.analysis.estimates.pairing.pair_store` over the label store *db*; :class:`_BadInput`
     when it does not open or holds no audit sample drawn from DATA's examples."""
     from pathlib import Path
 
-    from ragviz.analysis.audit import pair_store
+    from ragviz.analysis.estimates.pairing import pair_store
     from ragviz.store.audit_samples import get_sample, list_samples
     from ragviz.store.label_store import LabelStore, StoreError
     from ragviz.store.postgres import is_url
@@ -240,7 +240,7 @@ def _with_ci(estimate: float | None, low: float | None, high: float | None) -> s
 
 
 def format_table(report: EstimateReport) -> str:
-    """A fixed-width table of :meth:`ragviz.analysis.ppi_report.EstimateReport.rows`, under a headline
+    """A fixed-width table of :meth:`ragviz.analysis.estimates.report.EstimateReport.rows`, under a headline
     with the hallucination rate (1 - adherence) when adherence is estimated."""
     level = f"{100 * (1 - report.alpha):g}%"
     overall = report.overall

@@ -23,7 +23,7 @@ EXIT_OK = 0
 EXIT_SOME_FAILED = 1
 EXIT_BAD_INPUT = 2
 # = ragviz.judge.client's DEFAULT_TIMEOUT, RESPONSE_FORMATS and REASONING_EFFORTS (not imported: it loads
-# the openai client; tests/test_judge_endpoints.py checks they agree)
+# the openai client; tests/judge/test_endpoints.py checks they agree)
 DEFAULT_TIMEOUT = 60.0
 RESPONSE_FORMATS = ("auto", "json_schema", "json_object", "text")
 REASONING_EFFORTS = ("minimal", "low", "medium", "high")

@@ -10,12 +10,12 @@ from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK, add_paths, print_problems
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from ragviz.analysis.quality import (
+    from ragviz.analysis.quality.issues import (
         ISSUE_DESCRIPTIONS,
         MECHANICAL_KINDS,
         label_issues,
     )
-    from ragviz.analysis.quality_scan import dotted_key_matches, scan_dataset
+    from ragviz.analysis.quality.scan import dotted_key_matches, scan_dataset
     from ragviz.data.formats.ragchecker import is_ragchecker_file
     from ragviz.data.load import load
 

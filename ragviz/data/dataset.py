@@ -224,3 +224,38 @@ class Dataset:
     @cached_property
     def subset_names(self) -> list[str]:
         return sorted(set(self.datasets))
+
+
+def iter_examples(dataset: Dataset, indices: Sequence[int] | None = None) -> Iterator[tuple[int, Example]]:
+    """``(row index, example)`` for every row (batch conversion: much cheaper than one slice per
+    row), or for *indices* only."""
+
+    def build(i: int, row: dict) -> Example:
+        return example_from_row(
+            row, row.get(SUBSET_COL) or "", RowRef(row.get(PATH_COL) or "", row.get(ROW_COL) or i + 1)
+        )
+
+    if indices is not None:
+        rows = list(indices)
+        if len(rows) <= 16:  # a few: the dataset's own cache of recent examples
+            for i in rows:
+                yield i, dataset.example(i)
+            return
+        for start in range(0, len(rows), 1024):
+            part = rows[start : start + 1024]
+            for i, row in zip(part, dataset.rows_at(part)):
+                yield i, build(i, row)
+        return
+    for i, row in enumerate(dataset.iter_rows()):
+        yield i, build(i, row)
+
+
+def examples_at(
+    dataset: Dataset, rows: Sequence[int], examples: Mapping[int, Example] | None = None
+) -> dict[int, Example]:
+    """Row index -> Example for *rows*: taken from *examples* (already built) where it has them,
+    the others built a batch at a time (:func:`iter_examples`)."""
+    have = examples if examples is not None else {}
+    out = dict(iter_examples(dataset, [i for i in rows if i not in have]))
+    out.update((i, have[i]) for i in rows if i in have)
+    return out

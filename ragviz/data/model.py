@@ -54,7 +54,7 @@ class Labels:
 
     ``unsupported_keys`` is the row's stored ``unsupported_response_sentence_keys`` when it has
     one, else ``None`` (then it is derived from ``support``). Key lists are kept exactly as stored,
-    bogus keys included, until :func:`ragviz.analysis.quality.normalize` cleans them.
+    bogus keys included, until :func:`ragviz.analysis.quality.issues.normalize` cleans them.
 
     The last four fields are overrides of the other metric families' inputs; ``None`` = not set,
     use the example's own value (``Example.relevant_ids``, ``extra["answer_similarity"]``, direct

@@ -19,7 +19,7 @@ class Problem:
     """One problem with the input: ``str()`` gives ``PATH:ROW: field: message``.
 
     ``row`` is the 1-based record number (JSONL: line number), ``None`` for a whole file.
-    ``kind`` names the category for label-quality issues (see :class:`ragviz.analysis.quality.IssueKind`).
+    ``kind`` names the category for label-quality issues (see :class:`ragviz.analysis.quality.issues.IssueKind`).
     """
 
     path: str

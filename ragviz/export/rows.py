@@ -22,8 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ragviz.analysis.compare import judge_labels_of
-from ragviz.analysis.review import without_contradicting_explanations
+from ragviz.analysis.labelsets.named import judge_labels_of
 from ragviz.data.dataset import BOOKKEEPING, PATH_COL, ROW_COL, SUBSET_COL, Dataset
 from ragviz.data.model import Example, Labels, RowRef
 from ragviz.data.ragbench import (
@@ -35,7 +34,7 @@ from ragviz.data.ragbench import (
 )
 from ragviz.metrics.trace import TRACE_METRICS, TraceScores, trace_scores
 from ragviz.store.audit_samples import audit_members
-from ragviz.store.events import base_labels, fold_labels, status_of
+from ragviz.store.events import base_labels, fold_labels, status_of, without_contradicting_explanations
 from ragviz.store.label_store import LabelStore
 
 #: What an export's progress callback names: ``progress(EXPORTING, rows done, total)``, once a batch.

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import string
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -131,12 +131,6 @@ def golds_of(reference: str | Sequence[str] | None) -> tuple[str, ...]:
     if isinstance(reference, str):
         return (reference,)
     return tuple(str(g) for g in reference)
-
-
-def best_over_golds(metric: Callable[[str, str], float], prediction: str, golds: Iterable[str]) -> float | None:
-    """:math:`\\max_g \\mathrm{metric}(p, g)`; ``None`` when there is no gold answer."""
-    values = [metric(prediction, g) for g in golds]
-    return max(values) if values else None
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Every metric ragviz computes, with its declared properties, and one dispatch per family.
 
-Properties (checked by ``tests/test_metrics_registry.py``, which walks this registry):
+Properties (checked by ``tests/metrics/test_registry.py``, which walks this registry):
 
 * ``lower``/``upper`` — the range of a defined value (``bounded`` means [0, 1]);
 * ``boolean`` — the value is always 0.0 or 1.0;

@@ -1,9 +1,9 @@
 """RAGBench TRACe metrics: relevance, utilization, completeness, adherence.
 
 These are the formulas the RAGBench authors used to compute the scores stored in the dataset
-(checked with ``==`` on all 2,896 test rows in ``tests/test_conformance.py``). Key lists are
+(checked with ``==`` on all 2,896 test rows in ``tests/metrics/test_conformance.py``). Key lists are
 counted *as stored*: a duplicate or a key that names no sentence still counts until the labels are
-normalized (:func:`ragviz.analysis.quality.normalize`).
+normalized (:func:`ragviz.analysis.quality.issues.normalize`).
 
 References: Friel, Belyi, Sanyal, "RAGBench: Explainable Benchmark for Retrieval-Augmented
 Generation Systems", 2024 (arXiv:2407.11005).

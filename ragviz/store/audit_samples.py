@@ -1,7 +1,7 @@
 """Audit samples in the label store: uniformly random samples of the loaded examples for people to review.
 
 People's labels on a uniformly random sample correct the judge's means without bias
-(:mod:`ragviz.analysis.ppi`); examples reviewed because triage or a filter led there are not random
+(:mod:`ragviz.analysis.estimates.ppi`); examples reviewed because triage or a filter led there are not random
 and must stay out. A sample is stored once for every annotator and replica (migration
 ``006_audit_samples``): its id, its seed, who drew it and when, a fingerprint of the examples it was
 drawn from, and its members in draw order.

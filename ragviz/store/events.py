@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -162,6 +162,29 @@ def fold_labels(base: Labels | None, effective: Sequence[Event], example: Exampl
     status = status_of(effective)
     provenance = Provenance("human", annotator, status.last_ts) if status.reviewed else base.provenance
     return apply_changes(base, [(e.field, e.new) for e in effective], provenance)
+
+
+def without_contradicting_explanations(labels: Labels | None, base: Labels | None) -> Labels | None:
+    """*labels* where a sentence whose verdict differs from the *base*'s but still carries the base's
+    explanation (a flip stored before flips took the reviewer's note) has no explanation instead:
+    the base's text argued for the other verdict. Everything else unchanged (the same object when
+    nothing is dropped)."""
+    if labels is None or base is None:
+        return labels
+    support = []
+    dropped = False
+    for s in labels.support:
+        before = base.support_for(s.key)
+        if (
+            before is not None
+            and s.explanation
+            and s.supported != before.supported
+            and s.explanation == before.explanation
+        ):
+            s = replace(s, explanation="")
+            dropped = True
+        support.append(s)
+    return labels.replace(support=tuple(support)) if dropped else labels
 
 
 def labels_to_json(labels: Labels) -> str:

@@ -3,7 +3,7 @@
 The file being reviewed is ``claims.source`` in the session (a path, or an upload kept in the session
 by digest); it is read once per process (``st.cache_resource``). The items as the annotator sees them
 are cached per file, annotator and label version. Every text from the file reaches the page escaped
-(:mod:`ragviz.ui.render`) or inside a table widget.
+(:mod:`ragviz.ui.core.render`) or inside a table widget.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from ragviz.data.formats.ragchecker import (
     read_ragchecker,
 )
 from ragviz.data.limits import too_big
-from ragviz.ui import render, served, state
+from ragviz.ui.core import render, served, state
 from ragviz.ui.data import upload_limit
 
 EXAMPLE_FILE = Path(__file__).resolve().parents[2].parent / "shared" / "ragchecker" / "checking_outputs.json"

@@ -8,10 +8,11 @@ from collections.abc import Sequence
 import pandas as pd
 import streamlit as st
 
-from ragviz.analysis.compare import HUMAN, JUDGE, DiffTotals, ExampleDiff
+from ragviz.analysis.labelsets.diff import DiffTotals, ExampleDiff
+from ragviz.analysis.labelsets.named import HUMAN, JUDGE
 from ragviz.data.records import csv_cell
 from ragviz.metrics.trace import TRACE_METRICS
-from ragviz.ui import render
+from ragviz.ui.core import render
 
 LABEL_SETS_HELP = (
     "llm = the judge's labels; human = each example's latest human decision; any other name = that annotator. "

@@ -11,17 +11,17 @@ from typing import TYPE_CHECKING
 import pandas as pd
 import streamlit as st
 
-from ragviz.analysis.quality import issue_rows
+from ragviz.analysis.quality.issues import issue_rows
 from ragviz.data.limits import MB, UPLOAD_ENV, upload_limit_mb
 from ragviz.data.load import LoadResult
 from ragviz.data.problems import Problem
 from ragviz.store.uploads import shown_name
-from ragviz.ui import render
+from ragviz.ui.core import render
 
 if TYPE_CHECKING:
     from streamlit.runtime.uploaded_file_manager import UploadedFile
 
-    from ragviz.ui.state import QualityReport
+    from ragviz.ui.core.state import QualityReport
 
 ANNOTATOR_INPUT = "data.annotator"
 LAST_UPLOAD = "data.last_upload"  # the file id of the upload already handled

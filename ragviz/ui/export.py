@@ -16,12 +16,12 @@ from urllib.parse import urlsplit, urlunsplit
 import pandas as pd
 import streamlit as st
 
-from ragviz.analysis.review_queue import Progress
+from ragviz.analysis.review.queue import Progress
 from ragviz.export.files import MIME_TYPES, export_filename
 from ragviz.export.rows import EXPORTING, RowsDone
 from ragviz.store.postgres import is_url
-from ragviz.ui.progress import RowProgress
-from ragviz.ui.render import md_escape
+from ragviz.ui.core.progress import RowProgress
+from ragviz.ui.core.render import md_escape
 
 DOWNLOADS = {
     "jsonl": "Download labels (JSONL)",

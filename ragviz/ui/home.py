@@ -8,10 +8,10 @@ from collections.abc import Callable
 import streamlit as st
 
 from ragviz.analysis.overview import Overview
-from ragviz.analysis.review import document_spans, response_spans
-from ragviz.analysis.review_queue import Progress
+from ragviz.analysis.review.edits import document_spans, response_spans
+from ragviz.analysis.review.queue import Progress
 from ragviz.data.model import Example
-from ragviz.ui import render, state
+from ragviz.ui.core import render, state
 
 WHAT_RAGVIZ_DOES = (
     "ragviz shows an LLM judge's labels of RAG answers on the text itself: which context sentences are "

@@ -9,10 +9,10 @@ import re
 
 import pytest
 
-from ragviz.analysis.review import ContextSpan
+from ragviz.analysis.review.edits import ContextSpan
 from ragviz.data.keys import letters
 from ragviz.data.limits import DOCUMENT_SHOWN_CHARS, SHOWN_CHARS
-from ragviz.ui.render import document_html, long_text_html, md_escape, text_block_html
+from ragviz.ui.core.render import document_html, long_text_html, md_escape, text_block_html
 from tests.conftest import SAMPLE_DATA, StreamlitServer
 
 HOSTILE = "**x** $y$ <b>z</b>"

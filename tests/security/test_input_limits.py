@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 import ragviz
-from ragviz.analysis.baselines import agreement_report
+from ragviz.analysis.dashboard.baselines import agreement_report
 from ragviz.data.formats.ragchecker import RagCheckerFormatError, read_ragchecker
 from tests.apptest_helpers import open_page
 from tests.conftest import SAMPLE_DATA

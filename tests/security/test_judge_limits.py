@@ -15,8 +15,8 @@ from ragviz.judge import client as judge_client
 from ragviz.judge.client import DEFAULT_TIMEOUT, MAX_ANSWER_BYTES, MAX_RETRY_AFTER, JudgeSettings
 from ragviz.store.label_store import LabelStore
 from tests.apptest_helpers import open_page
+from tests.judge.test_server import make_example, settings_for
 from tests.openai_stub_server import StubServer
-from tests.test_judge_server import make_example, settings_for
 
 
 @pytest.fixture

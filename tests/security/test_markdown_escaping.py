@@ -4,7 +4,7 @@ An AST scan of ``ragviz/ui``, ``pages`` and ``app.py``: the text argument of ``s
 ``st.write``, ``st.warning/error/info/success``, ``st.caption``, ``st.toast``, titles and headers,
 ``st.metric`` labels, tab, expander, column and widget labels, ``help=`` texts and the values a
 ``format_func`` returns must be a literal, an ``UPPER_CASE`` constant of ragviz's own text (or an entry
-of one), a number, or pass through :func:`ragviz.ui.render.md_escape` (or another allowed helper) —
+of one), a number, or pass through :func:`ragviz.ui.core.render.md_escape` (or another allowed helper) —
 else the line carries ``# md: ours`` with the text being ragviz's own (composed from literals only).
 The browser probe that ``?id=**x**$y$`` shows literally is in :mod:`tests.security.test_display`.
 """

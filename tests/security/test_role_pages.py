@@ -13,9 +13,9 @@ from streamlit.testing.v1 import AppTest
 from ragviz.data.claim_overrides import claim_uid
 from ragviz.data.limits import MB
 from ragviz.store.label_store import LabelStore
+from tests.app.test_claims import EXAMPLE, need_example
 from tests.apptest_helpers import open_page_as, shown
 from tests.conftest import SAMPLE_DATA
-from tests.test_app_claims import EXAMPLE, need_example
 
 LEAD, ANA, GUEST = "lead@example.org", "ana@example.org", "guest@example.org"
 UID0 = claim_uid("checking_outputs.json", "0")

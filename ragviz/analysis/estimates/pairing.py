@@ -1,0 +1,400 @@
+"""Pairing the judge's and people's labels per example, for prediction-powered estimates.
+
+An *audit* is a uniformly random sample of the judged examples that people labelled. Each example
+becomes a :class:`PairedExample`: its per-example metrics under the judge's labels and, when it is
+audited, under people's labels. The values come from the metric families' own per-example functions
+(:func:`ragviz.metrics.trace.trace_scores`, :func:`ragviz.metrics.tonic.example_tonic`,
+:func:`ragviz.metrics.retrieval.example_retrieval`); nothing here computes a metric.
+
+People's labels come from one of two places:
+
+* :func:`pair_export` — a ragviz export (``ragviz.export.rows``): a row with ``label_source ==
+  "human"`` carries people's labels in the plain fields and the judge's under ``llm_``
+  (:attr:`ragviz.data.model.Example.judge_labels`). With a boolean ``audit_sample`` column only the
+  human rows where it is true are audited (a human row outside the sample joins the judge-only
+  rest); without it every human row is, and :attr:`Pairing.warnings` says they must have been chosen
+  at random.
+* :func:`pair_human` — a separate file of people's labels, matched to the judged rows by
+  :attr:`ragviz.data.model.Example.uid` (dataset, id, generation model); every row in it is audited
+  and its metrics are computed on its own row (so its corrected retrieval gold or similarity count).
+
+Families: ``trace``, ``tonic`` and ``retrieval`` (their values change with the labels). Answer EM / F1
+compare the response with the reference answer and never see a label, so there is nothing to correct.
+Bad input raises :class:`AuditError` with a ``PATH:ROW: field: problem`` message.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ragviz.analysis.labelsets.rows import NONE, RowLabels
+from ragviz.data.dataset import examples_at, iter_examples
+from ragviz.data.model import Example, Labels
+from ragviz.metrics.retrieval import DEFAULT_KS, example_retrieval
+from ragviz.metrics.tonic import SIMILARITY_FIELD, example_tonic
+from ragviz.metrics.trace import trace_scores
+
+if TYPE_CHECKING:
+    from ragviz.data.dataset import Dataset
+
+AUDIT_COLUMN = "audit_sample"
+ESTIMATE_FAMILIES = ("trace", "tonic", "retrieval")
+_TRUE = {"true", "1", "yes"}
+_FALSE = {"false", "0", "no", ""}
+
+MetricValues = Mapping[str, float | None]
+
+
+class AuditError(ValueError):
+    """Input that cannot be paired, as one ``PATH:ROW: field: problem`` line."""
+
+
+@dataclass(frozen=True)
+class PairedExample:
+    """One judged example: its metrics under the judge's labels and, when audited, under people's.
+
+    ``human`` is ``None`` for an example outside the audit. A metric missing from a mapping, or
+    ``None`` in it, is undefined for that example (unlabeled side, no context sentence, no gold ...).
+    """
+
+    uid: str
+    dataset: str
+    generation_model: str
+    judge: MetricValues
+    human: MetricValues | None = None
+    where: str = ""
+
+    @property
+    def audited(self) -> bool:
+        return self.human is not None
+
+
+@dataclass
+class Pairing:
+    """Every judged example once, audited or not, and the caveats met on the way."""
+
+    examples: list[PairedExample]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def n_labeled(self) -> int:
+        return sum(1 for e in self.examples if e.audited)
+
+    @property
+    def n_unlabeled(self) -> int:
+        return sum(1 for e in self.examples if not e.audited)
+
+    def metric_names(self) -> list[str]:
+        """Metrics defined for at least one example on either side, in first-seen order."""
+        seen: dict[str, None] = {}
+        for e in self.examples:
+            for side in (e.judge, e.human or {}):
+                seen.update(dict.fromkeys(k for k, v in side.items() if v is not None))
+        return list(seen)
+
+
+def _where(example: Example) -> str:
+    return str(example.source) if example.source is not None else example.uid
+
+
+def example_metrics(
+    example: Example,
+    labels: Labels | None,
+    families: Sequence[str] = ("trace",),
+    ks: Sequence[int] = DEFAULT_KS,
+) -> dict[str, float | None]:
+    """The per-example metrics of *example* under *labels* for *families* (``{}`` when unlabeled).
+
+    Retrieval values are named ``metric`` when the example has one ranking, ``system:metric`` when it
+    has several (as ``ragviz metrics --family all``). Raises :class:`AuditError` naming the field when
+    an input is not a number or a value comes out non-finite."""
+    unknown = [f for f in families if f not in ESTIMATE_FAMILIES]
+    if unknown:
+        raise ValueError(f"unknown families {unknown}; expected some of {', '.join(ESTIMATE_FAMILIES)}")
+    if labels is None:
+        return {}
+    where = _where(example)
+    out: dict[str, float | None] = {}
+    if "trace" in families:
+        out.update(trace_scores(labels, example.n_context_sentences).as_dict())
+        out.pop("trace_mean")
+    if "tonic" in families:
+        similarity = (
+            labels.answer_similarity if labels.answer_similarity is not None else example.extra.get(SIMILARITY_FIELD)
+        )
+        if similarity is not None and not _is_number(similarity):
+            raise AuditError(f"{where}: {SIMILARITY_FIELD}: not a number: {similarity!r}")
+        try:
+            out.update(example_tonic(example, labels).as_dict())
+        except ValueError as exc:  # direct chunk labels of the wrong shape
+            raise AuditError(f"{where}: chunk_relevant/chunk_utilized: {exc}") from None
+    if "retrieval" in families:
+        systems = example_retrieval(example, ks, labels)
+        for system, values in systems.items():
+            prefix = "" if len(systems) == 1 else f"{system}:"
+            out.update({prefix + k: v for k, v in values.items()})
+    for name, value in out.items():
+        if value is not None and not (_is_number(value) and math.isfinite(float(value))):
+            raise AuditError(f"{where}: {name}: not a finite number: {value!r}")
+    return out
+
+
+def _is_number(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def audit_flag(value: Any, where: str) -> bool:
+    """One ``audit_sample`` cell as a boolean: true/false, 1/0, "true"/"false"/"yes"/"no";
+    null counts as false (not in the sample). Anything else raises :class:`AuditError`.
+
+    >>> audit_flag("True", "f.jsonl:3"), audit_flag(None, "f.jsonl:4"), audit_flag(0, "f.jsonl:5")
+    (True, False, False)
+    """
+    if isinstance(value, str) and value.strip().startswith(('"', "[", "{")):
+        try:  # a loader keeps a mixed-type column as JSON text
+            value = json.loads(value)
+        except ValueError:
+            pass
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+        return value.strip().lower() in _TRUE
+    raise AuditError(f"{where}: {AUDIT_COLUMN}: expected true or false, got {value!r}")
+
+
+def _examples(dataset: Dataset) -> Iterable[Example]:
+
+    return (e for _, e in iter_examples(dataset))
+
+
+def pair_export(dataset: Dataset, families: Sequence[str] = ("trace",), ks: Sequence[int] = DEFAULT_KS) -> Pairing:
+    """Pair the judge's and people's labels carried by the rows of a ragviz export (module docstring)."""
+    columns = dataset.table.column_names
+    sources = dataset.table.column("label_source").to_pylist() if "label_source" in columns else [None] * len(dataset)
+    flags = dataset.table.column(AUDIT_COLUMN).to_pylist() if AUDIT_COLUMN in columns else None
+    examples: list[PairedExample] = []
+    n_human = unfinished = 0
+    for i, example in enumerate(_examples(dataset)):
+        where = _where(example)
+        human_row = sources[i] == "human"
+        n_human += human_row
+        in_sample = audit_flag(flags[i], where) if flags is not None else human_row
+        unfinished += in_sample and not human_row
+        audited = human_row and in_sample
+        judge = example_metrics(example, example.judge_labels, families, ks)
+        human = example_metrics(example, example.labels, families, ks) if audited else None
+        examples.append(PairedExample(example.uid, example.dataset, example.generation_model, judge, human, where))
+    pairing = Pairing(examples)
+    if flags is None and n_human:
+        pairing.warnings.append(
+            f"no {AUDIT_COLUMN} column: all {n_human} rows with label_source human count as the audit; "
+            "the estimate is valid only if they were chosen uniformly at random"
+        )
+    if unfinished:
+        pairing.warnings.append(
+            f"{unfinished} rows have {AUDIT_COLUMN} true but no people's labels yet: counted as judge-only "
+            "(valid if which ones were finished is random)"
+        )
+    if flags is not None and n_human > pairing.n_labeled:
+        pairing.warnings.append(
+            f"{n_human - pairing.n_labeled} rows with label_source human are outside the audit sample: "
+            "their people's labels are not used"
+        )
+    return pairing
+
+
+def pair_human(
+    dataset: Dataset, human: Dataset, families: Sequence[str] = ("trace",), ks: Sequence[int] = DEFAULT_KS
+) -> Pairing:
+    """Pair the judge's labels in *dataset* with people's labels in *human*, matched by uid.
+
+    Every row of *human* is audited. A human row naming no example of *dataset*, or whose
+    documents or response are split differently (the metrics would count other sentences), raises
+    :class:`AuditError`."""
+    by_uid: dict[str, Example] = {}
+    for example in _examples(human):
+        index = dataset.index_of(example.uid)
+        if index is None:
+            raise AuditError(
+                f"{_where(example)}: id: no judged example with dataset {example.dataset!r}, id {example.id!r} "
+                f"and generation model {example.generation_model!r} (matched on dataset_name, id, "
+                "generation_model_name)"
+            )
+        by_uid[example.uid] = example
+    examples: list[PairedExample] = []
+    for example in _examples(dataset):
+        judge = example_metrics(example, example.judge_labels, families, ks)
+        person = by_uid.get(example.uid)
+        values = None
+        if person is not None:
+            _check_same_text(person, example)
+            values = example_metrics(person, person.labels, families, ks)
+        examples.append(
+            PairedExample(example.uid, example.dataset, example.generation_model, judge, values, _where(example))
+        )
+    return Pairing(examples)
+
+
+def _check_same_text(person: Example, judged: Example) -> None:
+    if person.context_keys() != judged.context_keys():
+        raise AuditError(
+            f"{_where(person)}: documents_sentences: keys differ from the judged row {_where(judged)} "
+            f"({person.n_context_sentences} vs {judged.n_context_sentences} sentences)"
+        )
+    if person.response_keys() != judged.response_keys():
+        raise AuditError(f"{_where(person)}: response_sentences: keys differ from the judged row {_where(judged)}")
+
+
+# -- people's labels and audit membership from the label store ------------------------------------------
+
+OUTSIDE_REASON = "triage, a filter or a person picked them, so they are not a random sample"
+# audits smaller than this give intervals that cover less than they say (BENCHMARKS.md), per PPI++ interval method
+APPROXIMATE_BELOW = {"normal": 300, "bootstrap-t": 50}
+
+
+def approximate_note(n_audited: int, alpha: float = 0.05, interval: str = "bootstrap-t") -> str | None:
+    """What a reader must know about a PPI++ interval (method *interval*) from *n_audited* examples.
+
+    ``benchmarks/bench_ppi.py`` measures coverage at n = 100, 300 and 1,000 (and 30, 50): the
+    bootstrap-t interval (the default) covers 93–96 % at each from 50 on and 92 % for adherence at
+    30, so below :data:`APPROXIMATE_BELOW` (50) it is approximate; the normal one (``ppi_py``'s) covers 90–95 % at 100 (short for skewed metrics) and
+    92–96 % from 300 on. ``None`` from the method's threshold on.
+
+    >>> approximate_note(50) is None, approximate_note(30).startswith("Approximate")
+    (True, True)
+    >>> approximate_note(300, interval="normal") is None, approximate_note(100, interval="normal") is None
+    (True, False)
+    """
+    below = APPROXIMATE_BELOW[interval]
+    if n_audited >= below:
+        return None
+    level = f"{100 * (1 - alpha):g} %"
+    if interval == "normal":
+        return (
+            f"Approximate: with {n_audited:,} audited examples (under {below}) a normal {level} interval "
+            f"contains the true value less often than {level} — about 91–93 % at 100 in our simulation, for "
+            "skewed metrics such as utilization and adherence. The bootstrap-t interval (the default) does not "
+            "fall short there; or grow the audit sample."
+        )
+    return (
+        f"Approximate: with {n_audited:,} audited examples (under {below}) the {level} interval may contain "
+        f"the true value less often than {level} — about 92 % at 30 in our simulation, for a rare 0/1 outcome "
+        "such as hallucination. Grow the audit sample to be sure of it."
+    )
+
+
+@dataclass(frozen=True)
+class AuditProgress:
+    """Where an audit sample stands: its size, how many members people reviewed, the reviewed
+    examples outside it (left out of the estimate), and the next member to review in draw order."""
+
+    sample_id: int
+    size: int
+    reviewed: int
+    outside: int
+    next_uid: str | None
+
+    def line(self) -> str:
+        """``"Audit sample 2: 12 of 50 reviewed · 3 reviewed examples outside it are not in the estimate"``."""
+        text = f"Audit sample {self.sample_id}: {self.reviewed:,} of {self.size:,} reviewed"
+        if self.outside:
+            text += f" · {self.outside:,} reviewed examples outside it are not in the estimate ({OUTSIDE_REASON})"
+        return text
+
+
+def audit_progress(members: Sequence[str], reviewed: set[str] | frozenset[str], sample_id: int = 0) -> AuditProgress:
+    """:class:`AuditProgress` of a sample whose *members* are in draw order, given the uids people
+    reviewed (by anyone: a sample is shared, each member needs one review).
+
+    >>> p = audit_progress(["c", "a", "d"], {"a", "b"}, 1)
+    >>> p.reviewed, p.outside, p.next_uid
+    (1, 1, 'c')
+    """
+    member_set = set(members)
+    done = sum(1 for uid in members if uid in reviewed)
+    outside = sum(1 for uid in reviewed if uid not in member_set)
+    next_uid = next((uid for uid in members if uid not in reviewed), None)
+    return AuditProgress(sample_id, len(members), done, outside, next_uid)
+
+
+def _own_trace(dataset: Dataset, labels: Mapping[int, Labels], families: Sequence[str]) -> dict[int, MetricValues]:
+    """:func:`example_metrics` (TRACe only) of the rows whose *labels* are their own, on the columns
+    (:func:`ragviz.metrics.trace.dataset_trace_records`); other rows are left out."""
+    if tuple(families) != ("trace",) or not isinstance(labels, RowLabels):
+        return {}
+    from ragviz.metrics.trace import TRACE_METRICS, dataset_trace_records
+
+    own, labelled = labels.own_rows(), labels.source != NONE
+    out: dict[int, MetricValues] = {}
+    for i, record in enumerate(dataset_trace_records(dataset)):
+        if own[i]:
+            out[i] = {m: record[m] for m in TRACE_METRICS} if labelled[i] else {}
+    return out
+
+
+def member_rows(dataset: Dataset, members: Iterable[str]) -> list[int]:
+    """The rows of the loaded members, sorted (the Review page walks them as a filter)."""
+    rows = (dataset.index_of(uid) for uid in members)
+    return sorted(r for r in rows if r is not None)
+
+
+def pair_store(
+    dataset: Dataset,
+    store: Any,
+    members: Iterable[str] | None,
+    against: str = "human",
+    families: Sequence[str] = ("trace",),
+    examples: Mapping[int, Example] | None = None,
+) -> Pairing:
+    """Pair the judge's labels of every example with people's labels from the label store *store*
+    (a :class:`ragviz.store.label_store.LabelStore`) on the audit sample's *members*.
+
+    People's labels are the *against* label set (``human`` = whoever decided last on each example, or
+    one annotator's name; :func:`ragviz.analysis.labelsets.named.resolve_label_set`); the judge's are
+    :func:`ragviz.analysis.labelsets.named.judge_labels`. Only members people reviewed are audited. Reviewed
+    examples outside the sample, and members nobody reviewed yet, are judge-only and named in
+    :attr:`Pairing.warnings` with the reason. *members* ``None``: no sample, nothing is audited."""
+    from ragviz.analysis.labelsets.named import JUDGE, resolve_label_set
+
+    member_set = set(members or ())
+    judge = resolve_label_set(dataset, JUDGE, store, examples=examples)
+    people = resolve_label_set(dataset, against, store, scope="reviewed", examples=examples)
+    judged = _own_trace(dataset, judge.labels, families)
+    audited = [i for i in people.labels if dataset.uids[i] in member_set]
+    needed = sorted({*audited, *(i for i in range(len(dataset)) if i not in judged)})
+    built = examples_at(dataset, needed, examples)
+    if isinstance(judge.labels, RowLabels):
+        judge.labels.prefetch([i for i in needed if i not in judged])
+    paths, rows = dataset.table.column("_path").to_pylist(), dataset.table.column("_row").to_pylist()
+    out: list[PairedExample] = []
+    for i in range(len(dataset)):
+        uid = dataset.uids[i]
+        in_sample, reviewed = uid in member_set, i in people.labels
+        values = judged[i] if i in judged else example_metrics(built[i], judge.labels.get(i), families)
+        human = example_metrics(built[i], people.labels[i], families) if in_sample and reviewed else None
+        where = f"{paths[i] or ''}:{rows[i] or i + 1}"
+        out.append(PairedExample(uid, dataset.datasets[i], dataset.generation_models[i], values, human, where))
+    outside, unfinished = len(people.labels) - len(audited), sum(1 for p in out if p.uid in member_set) - len(audited)
+    pairing = Pairing(out)
+    if outside:
+        pairing.warnings.append(
+            f"{outside:,} reviewed examples are outside the audit sample and not in the estimate: {OUTSIDE_REASON}"
+        )
+    if unfinished:
+        pairing.warnings.append(
+            f"{unfinished:,} audit-sample examples are not reviewed yet: counted as judge-only until they are "
+            "(review them in the sample's order so the finished ones stay a random sample)"
+        )
+    return pairing

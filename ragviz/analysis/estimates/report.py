@@ -1,0 +1,237 @@
+"""Prediction-powered estimates for every metric of a :class:`ragviz.analysis.estimates.pairing.Pairing`, overall and per group.
+
+For each metric, the audited examples where both the judge's and people's values are defined give
+``y`` / ``yhat``, the other examples where the judge's value is defined give ``yhat_u``;
+:func:`ragviz.analysis.estimates.ppi.estimate_mean` does the rest. Examples left out because the metric is
+undefined there are counted (:attr:`ragviz.analysis.estimates.ppi.MetricEstimate.excluded_labeled` /
+``excluded_unlabeled``) and named in :meth:`EstimateReport.notes`, as are metrics with fewer than two
+audited pairs (no interval).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ragviz.analysis.estimates.pairing import PairedExample, Pairing, approximate_note
+from ragviz.analysis.estimates.planner import SamplePlan, plan_sample_size
+from ragviz.analysis.estimates.ppi import DEFAULT_INTERVAL, MetricEstimate, estimate_mean
+
+GROUP_BY = {"dataset_name": "dataset", "generation_model_name": "generation_model"}
+ALL = "ALL"
+
+
+def metric_arrays(
+    examples: Sequence[PairedExample], name: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]:
+    """``(y, yhat, yhat_u, (excluded audited, excluded unaudited))`` of one metric over *examples*."""
+    y: list[float] = []
+    yhat: list[float] = []
+    yhat_u: list[float] = []
+    excluded_l = excluded_u = 0
+    for e in examples:
+        judged = e.judge.get(name)
+        if e.human is not None:
+            person = e.human.get(name)
+            if judged is None or person is None:
+                excluded_l += 1
+            else:
+                y.append(float(person))
+                yhat.append(float(judged))
+        elif judged is None:
+            excluded_u += 1
+        else:
+            yhat_u.append(float(judged))
+    return np.asarray(y), np.asarray(yhat), np.asarray(yhat_u), (excluded_l, excluded_u)
+
+
+@dataclass(frozen=True)
+class GroupEstimate:
+    """The estimates of every metric over one group of examples (or all of them)."""
+
+    n_labeled: int
+    n_unlabeled: int
+    metrics: dict[str, MetricEstimate]
+
+    def as_dict(self, alpha: float, interval: str = DEFAULT_INTERVAL) -> dict[str, Any]:
+        return {
+            "alpha": alpha,
+            "interval": interval,
+            "n_labeled": self.n_labeled,
+            "n_unlabeled": self.n_unlabeled,
+            "metrics": {name: m.as_dict() for name, m in self.metrics.items()},
+        }
+
+
+def estimate_group(
+    examples: Sequence[PairedExample], names: Sequence[str], alpha: float, interval: str = DEFAULT_INTERVAL
+) -> GroupEstimate:
+    """:func:`ragviz.analysis.estimates.ppi.estimate_mean` of each metric in *names* over *examples* with the
+    PPI++ interval method *interval* (a metric without a single value among them is left out)."""
+    metrics = {}
+    for name in names:
+        y, yhat, yhat_u, excluded = metric_arrays(examples, name)
+        if y.size == 0 and yhat_u.size == 0 and excluded[0] == 0:
+            continue  # no value anywhere in this group: the metric is not present here
+        metrics[name] = estimate_mean(y, yhat, yhat_u, alpha, excluded, interval)
+    n_labeled = sum(1 for e in examples if e.audited)
+    return GroupEstimate(n_labeled, len(examples) - n_labeled, metrics)
+
+
+@dataclass(frozen=True)
+class EstimateReport:
+    """Overall estimates and, with ``by``, one :class:`GroupEstimate` per group (sorted by name);
+    ``interval`` is the PPI++ interval method asked for (:data:`ragviz.analysis.estimates.ppi.INTERVAL_METHODS`)."""
+
+    alpha: float
+    overall: GroupEstimate
+    by: str | None = None
+    groups: dict[str, GroupEstimate] | None = None
+    interval: str = DEFAULT_INTERVAL
+
+    def as_dict(self) -> dict[str, Any]:
+        """``{"alpha", "interval", "n_labeled", "n_unlabeled", "metrics": {...}}`` plus ``"groups": {name:
+        same shape}`` when grouped (the JSON of ``ragviz estimate``)."""
+        out = self.overall.as_dict(self.alpha, self.interval)
+        if self.groups is not None:
+            out["groups"] = {g: est.as_dict(self.alpha, self.interval) for g, est in self.groups.items()}
+        return out
+
+    def sections(self) -> list[tuple[str, GroupEstimate]]:
+        """``(group name, estimates)``: ``ALL`` first, then each group."""
+        return [(ALL, self.overall), *(self.groups or {}).items()]
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One flat record per (group, metric), for CSV and tables."""
+        out = []
+        for group, est in self.sections():
+            for name, m in est.metrics.items():
+                out.append(
+                    {
+                        "group": group,
+                        "metric": name,
+                        "n_labeled": m.n_labeled,
+                        "n_unlabeled": m.n_unlabeled,
+                        "excluded_labeled": m.excluded_labeled,
+                        "excluded_unlabeled": m.excluded_unlabeled,
+                        "judge": m.judge,
+                        "human": m.human.estimate,
+                        "human_low": m.human.low,
+                        "human_high": m.human.high,
+                        "ppi": m.ppi.estimate,
+                        "ppi_low": m.ppi.low,
+                        "ppi_high": m.ppi.high,
+                        "lambda": m.ppi.lam,
+                        "interval": m.ppi.method,
+                        "gain": m.gain,
+                    }
+                )
+        return out
+
+    def notes(self) -> list[str]:
+        """What a reader must know: intervals from a small audit are approximate
+        (:func:`ragviz.analysis.estimates.pairing.approximate_note`), metrics without an interval or whose bootstrap-t
+        interval fell back to the normal one, examples left out."""
+        n_audited = self.overall.n_labeled
+        small = approximate_note(n_audited, self.alpha, self.interval) if n_audited >= 2 else None
+        out = [small] if small else []
+        for group, est in self.sections():
+            for name, m in est.metrics.items():
+                where = name if group == ALL else f"{group}: {name}"
+                if m.n_labeled < 2:
+                    out.append(
+                        f"{where}: {m.n_labeled} audited example(s) with a value on both sides: "
+                        "no interval (needs at least 2)"
+                    )
+                elif m.ppi.method is not None and m.ppi.method != self.interval:
+                    out.append(
+                        f"{where}: the audit's values barely vary, so a {self.interval} interval is not defined: "
+                        f"showing the {m.ppi.method} one"
+                    )
+                if m.excluded_labeled or m.excluded_unlabeled:
+                    out.append(
+                        f"{where}: undefined on {m.excluded_labeled} audited and {m.excluded_unlabeled} other "
+                        "examples: left out"
+                    )
+        return out
+
+
+def estimate_report(
+    pairing: Pairing, alpha: float = 0.05, by: str | None = None, interval: str = DEFAULT_INTERVAL
+) -> EstimateReport:
+    """Estimates of every metric of *pairing* (:meth:`Pairing.metric_names`), overall and, with *by*
+    (``dataset_name`` or ``generation_model_name``), per group; *interval* is the PPI++ interval
+    method (default the bootstrap-t: ``BENCHMARKS.md`` has the coverage of both)."""
+    names = pairing.metric_names()
+    overall = estimate_group(pairing.examples, names, alpha, interval)
+    if by is None:
+        return EstimateReport(alpha, overall, interval=interval)
+    if by not in GROUP_BY:
+        raise ValueError(f"cannot group by {by!r}; expected one of {', '.join(GROUP_BY)}")
+    attribute = GROUP_BY[by]
+    members: dict[str, list[PairedExample]] = {}
+    for e in pairing.examples:
+        members.setdefault(getattr(e, attribute), []).append(e)
+    groups = {g: estimate_group(members[g], names, alpha, interval) for g in sorted(members)}
+    return EstimateReport(alpha, overall, by, groups, interval)
+
+
+def plan(pairing: Pairing, name: str, half_width: float, alpha: float = 0.05) -> SamplePlan:
+    """The audit size for a (1 - alpha) interval of ± *half_width* on metric *name* over all of
+    *pairing* (:func:`ragviz.analysis.estimates.planner.plan_sample_size` on the audited examples so far)."""
+    y, yhat, yhat_u, _ = metric_arrays(pairing.examples, name)
+    return plan_sample_size(y, yhat, yhat_u, half_width, alpha)
+
+
+def plan_text(name: str, result: SamplePlan, n_now: int) -> str:
+    """The planner's answer in one line.
+
+    >>> plan_text("adherence", SamplePlan(0.02, 640, 1200), 300)
+    '±0.02 on adherence needs about n = 640 audited examples (people alone: 1,200); 300 audited so far.'
+    """
+    head = f"±{result.half_width:g} on {name}"
+    if result.n_classical is None:
+        return f"{head}: needs at least 2 audited examples with a value to plan from."
+    people = f"people alone: {result.n_classical:,}"
+    if result.n_ppi is None:
+        return f"{head}: not reachable even by auditing every example ({people}); {n_now:,} audited so far."
+    return f"{head} needs about n = {result.n_ppi:,} audited examples ({people}); {n_now:,} audited so far."
+
+
+# What each TRACe mean is, in words a stakeholder reads: "<value> <phrase>". Adherence is a share of
+# answers; the others are per-answer fractions, averaged.
+PLAIN_WORDS = {
+    "adherence": ("of answers are supported", "answers"),
+    "relevance": ("of the retrieved context is relevant to the question, on average", "answers"),
+    "utilization": ("of the retrieved context is used by the answer, on average", "answers"),
+    "completeness": ("of the relevant context is used by the answer, on average", "answers"),
+}
+
+
+def _pct(value: float) -> str:
+    return f"{100 * value:.0f}%"  # no space: a line never breaks between a number and its unit
+
+
+def plain_words(name: str, m: MetricEstimate) -> str | None:
+    """One sentence for stakeholders, e.g. "The judge says 81% of answers are supported; corrected with
+    300 reviewed answers: 74% ± 3%." — or "74% (between 70% and 77%)" when the interval is lopsided
+    at the shown precision (the bootstrap-t interval is asymmetric where the metric is skewed).
+    ``None`` for a metric without words or without an estimate.
+
+    >>> from ragviz.analysis.estimates.ppi import estimate_mean
+    >>> plain_words("adherence", estimate_mean([1.0, 0.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0], [1.0] * 8))
+    'The judge says 100% of answers are supported; corrected with 4 reviewed answers: 75% ± 42%.'
+    """
+    if name not in PLAIN_WORDS or m.judge is None:
+        return None
+    phrase, unit = PLAIN_WORDS[name]
+    text = f"The judge says {_pct(m.judge)} {phrase}"
+    ppi = m.ppi
+    if ppi.estimate is None or ppi.low is None or ppi.high is None:
+        return text + f"; {m.n_labeled} reviewed {unit} in a random audit are too few to correct it."
+    below, above = ppi.estimate - ppi.low, ppi.high - ppi.estimate
+    spread = f"± {_pct(below)}" if _pct(below) == _pct(above) else f"(between {_pct(ppi.low)} and {_pct(ppi.high)})"
+    return text + f"; corrected with {m.n_labeled:,} reviewed {unit}: {_pct(ppi.estimate)} {spread}."

@@ -1,0 +1,183 @@
+"""Label sets by name: which labels count for an example (the per-example diff of two sets is
+:mod:`ragviz.analysis.labelsets.diff`).
+
+A *label set* is one set of labels per example, named:
+
+* ``llm`` — the judge's labels (:func:`judge_labels`): the latest judge label set in the store, else
+  the ``llm_`` copy a reviewed export carries, else the labels of a judge-labelled row;
+* ``human`` — the human labels: per example, the current labels of the annotator who decided on it
+  last (store), else the labels of a row whose ``label_source`` is ``human``;
+* any other name — that annotator's current labels in the store.
+
+With ``scope="reviewed"`` a human set holds only the examples a person decided on (what an
+agreement figure should count); with ``scope="all"`` every other example falls back to the judge's
+labels (what a dataset-level metric "after corrections" uses).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal, TypeGuard
+
+import numpy as np
+
+from ragviz.analysis.labelsets.rows import DECIDED, ROW, STORE_JUDGE, RowLabels, row_sources
+from ragviz.data.dataset import examples_at
+from ragviz.data.model import Example, Labels
+
+if TYPE_CHECKING:
+    from ragviz.data.dataset import Dataset
+    from ragviz.store.events import ExampleStatus
+    from ragviz.store.label_store import LabelStore
+
+JUDGE = "llm"
+HUMAN = "human"
+Scope = Literal["reviewed", "all"]
+
+
+def label_set_names(store: LabelStore | None) -> list[str]:
+    """``llm``, ``human`` and every annotator with a decision in *store*."""
+    names = [JUDGE, HUMAN]
+    if store is not None:
+        names += [a for a in store.annotators() if a not in names]
+    return names
+
+
+def judge_labels(example: Example, store: LabelStore | None) -> Labels | None:
+    """The judge's labels of *example*: the store's latest judge label set for its uid, else
+    :func:`judge_labels_of` the example. The one definition every page, the CLI and export use."""
+    stored = store.judge_labels(example.uid) if store is not None else None
+    return judge_labels_of(example, stored)
+
+
+def judge_labels_of(example: Example, stored_judge: Labels | None) -> Labels | None:
+    """The judge's labels when the store's latest judge label set for *example* is already known
+    (*stored_judge*, ``None`` when the store has none): that set, else ``example.judge_labels``
+    (set by :func:`ragviz.data.ragbench.example_from_row` to the ``llm_`` copy of a reviewed export, to
+    the labels of a judge-labelled row, and to ``None`` for human labels without ``llm_`` copies).
+    Labels a person made are never the judge's."""
+    return stored_judge if stored_judge is not None else example.judge_labels
+
+
+def _is_human(labels: Labels | None) -> TypeGuard[Labels]:
+    return labels is not None and labels.provenance.source == "human"
+
+
+def _later_decision(status: ExampleStatus, latest: tuple[str, str] | None) -> str | None:
+    """The time of *status*'s decision when it is later than *latest* ``(time, annotator)``, else
+    ``None``. (The rule that picks whose labels make up the ``human`` set: the last person to
+    decide; on a tie, the first in the order asked.)"""
+    if status.reviewed and status.last_ts is not None and (latest is None or status.last_ts > latest[0]):
+        return status.last_ts
+    return None
+
+
+def human_labels(example: Example, store: LabelStore | None, annotator: str | None = None) -> tuple[Labels | None, str]:
+    """The human labels of one example and whose they are: *annotator*'s current labels when
+    they decided on it; with no *annotator*, those of whoever decided on it last; else the row's
+    own labels when a person made them. ``(None, "")`` when no person labelled it."""
+    if store is not None:
+        candidates = [annotator] if annotator else store.annotators()
+        latest: tuple[str, str] | None = None
+        for who in candidates:
+            ts = _later_decision(store.status(example.uid, who), latest)
+            if ts is not None:
+                latest = (ts, who)
+        if latest is not None:
+            return store.current_labels(example, latest[1]), latest[1]
+    own = example.labels
+    if annotator is None and _is_human(own):
+        return own, own.provenance.name or "file"
+    return None, ""
+
+
+@dataclass(frozen=True)
+class LabelSet:
+    """One named label set over a dataset: ``labels[row index]``; rows it does not cover are absent."""
+
+    name: str
+    labels: Mapping[int, Labels] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+    def shared_rows(self, other: LabelSet) -> list[int]:
+        """Row indices both label sets cover, in row order."""
+        a, b = self.labels, other.labels
+        if isinstance(a, RowLabels) and isinstance(b, RowLabels) and len(a.source) == len(b.source):
+            return np.flatnonzero((a.source != 0) & (b.source != 0)).tolist()
+        return sorted(a.keys() & b.keys())
+
+    def differing_rows(self, other: LabelSet) -> list[int]:
+        """The shared rows where the two sets may hold different labels: all of them, except the rows
+        where both hold the very same labels (:meth:`ragviz.analysis.labelsets.rows.RowLabels.same_as`)."""
+        a, b = self.labels, other.labels
+        rows = self.shared_rows(other)
+        if isinstance(a, RowLabels) and isinstance(b, RowLabels):
+            return [i for i in rows if not a.same_as(b, i)]
+        return rows
+
+
+def _latest_annotator(store: LabelStore) -> dict[str, str]:
+    """uid -> the annotator whose last effective decision on it is the most recent."""
+    latest: dict[str, tuple[str, str]] = {}
+    for who in store.annotators():
+        for uid, status in store.statuses(who).items():
+            ts = _later_decision(status, latest.get(uid))
+            if ts is not None:
+                latest[uid] = (ts, who)
+    return {uid: who for uid, (_, who) in latest.items()}
+
+
+def resolve_label_set(
+    dataset: Dataset,
+    name: str,
+    store: LabelStore | None = None,
+    scope: Scope = "reviewed",
+    examples: Mapping[int, Example] | None = None,
+) -> LabelSet:
+    """The label set called *name* over *dataset* (see the module docstring). Its labels are a
+    :class:`~ragviz.analysis.labelsets.rows.RowLabels`: where each row's labels come from is decided on
+    the label columns, and a row's labels are built when asked for (only the decided rows' examples
+    are built here). *examples* may hold already-built examples by row index (their labels are then
+    used instead of the label columns)."""
+    judge_source, human_own = row_sources(dataset)
+    source = np.zeros(len(dataset), np.int8)
+    if name == JUDGE or scope == "all":
+        source = judge_source.copy()
+        judged = store.judged_uids() if store is not None else set()
+        if judged:
+            source[np.fromiter((uid in judged for uid in dataset.uids), bool, len(dataset))] = STORE_JUDGE
+    if name == HUMAN:
+        source[human_own] = ROW
+    decided: dict[int, Labels] = {}
+    if name != JUDGE and store is not None:
+        deciders = (
+            _latest_annotator(store)
+            if name == HUMAN
+            else {uid: name for uid, st in store.statuses(name).items() if st.reviewed}
+        )
+        found = {row: who for uid, who in deciders.items() if (row := dataset.index_of(uid)) is not None}
+        built = examples_at(dataset, list(found), examples)  # a batch at a time, not one row each
+        for row, who in found.items():
+            labels = store.current_labels(built[row], who)
+            if labels is not None:
+                decided[row] = labels
+                source[row] = DECIDED
+    return LabelSet(name, RowLabels(dataset, source, decided, store, examples))
+
+
+def store_rows(dataset: Dataset, store: LabelStore | None) -> list[int]:
+    """The rows of *dataset* whose labels the store decides somewhere (in row order): those an
+    annotator decided on, and those with a stored judge label set. Every label set builds an
+    Example for these rows only (:func:`resolve_label_set`), so building them once serves all."""
+    if store is None:
+        return []
+    uids = set(store.judged_uids())
+    for who in store.annotators():
+        uids.update(uid for uid, status in store.statuses(who).items() if status.reviewed)
+    return sorted(row for uid in uids if (row := dataset.index_of(uid)) is not None)
+
+
+# -- the diff ------------------------------------------------------------------------------------------

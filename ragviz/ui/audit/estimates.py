@@ -1,0 +1,229 @@
+"""The Dashboard's "What people would say" panel (judge-only, people-only and corrected means of an audit
+sample with their intervals, lambda and gain, per subset, the planner) and the Explainer's plain-words
+version of it.
+
+Nothing here computes: the pairing is :mod:`ragviz.analysis.estimates.pairing`'s, the estimates
+:mod:`ragviz.analysis.estimates.report`'s (the same functions ``ragviz estimate`` calls). Every text from data or
+a person goes through :func:`ragviz.ui.core.render.md_escape` or :func:`ragviz.ui.core.render.esc`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from ragviz.analysis.estimates.pairing import Pairing, pair_store
+from ragviz.analysis.estimates.report import ALL, EstimateReport, plain_words, plan, plan_text
+from ragviz.store.audit_samples import AuditSample, get_sample
+from ragviz.store.label_store import LabelStore
+from ragviz.ui.audit.sample import _chosen, loaded_samples
+from ragviz.ui.core import charts, render, state
+
+ESTIMATORS = ("judge only", "people only", "corrected (PPI++)")
+ESTIMATOR_COLORS = ("#E69F00", "#56B4E9", "#009E73")  # Okabe–Ito: orange, sky blue, bluish green
+
+
+# -- Dashboard and Explainer: the estimates --------------------------------------------------------------
+
+
+@st.cache_data(show_spinner="Correcting the judge's means…", max_entries=16)
+def _estimates(
+    paths: tuple[str, ...],
+    db: str,
+    version: tuple[int, int],
+    against: str,
+    sample_key: tuple[int, int],
+    by: str | None,
+    alpha: float,
+) -> tuple[Pairing, EstimateReport]:
+    from ragviz.analysis.estimates.report import estimate_report
+
+    sample = get_sample(state.store(), sample_key[0])
+    members = sample.members[: sample_key[1]] if sample is not None else ()
+    pairing = pair_store(state.load_result(paths).dataset, state.store(), members, against)
+    return pairing, estimate_report(pairing, alpha, by)
+
+
+def estimates(
+    sample: AuditSample, against: str, by: str | None = None, alpha: float = 0.05
+) -> tuple[Pairing, EstimateReport]:
+    """:func:`ragviz.analysis.estimates.pairing.pair_store` and :func:`ragviz.analysis.estimates.report.estimate_report` for
+    *sample* under the *against* labels, cached per data, store version and sample size."""
+    s = state.store()
+    return _estimates(state.current_paths(), s.location, s.data_version(), against, (sample.id, sample.size), by, alpha)
+
+
+def estimate_records(report: EstimateReport) -> list[dict[str, Any]]:
+    """Chart rows: one per (metric, estimator) of the overall estimates."""
+    out = []
+    for name, m in report.overall.metrics.items():
+        for who, point, low, high in (
+            (ESTIMATORS[0], m.judge, None, None),
+            (ESTIMATORS[1], m.human.estimate, m.human.low, m.human.high),
+            (ESTIMATORS[2], m.ppi.estimate, m.ppi.low, m.ppi.high),
+        ):
+            if point is not None:
+                out.append({"metric": name, "estimate": who, "value": point, "low": low, "high": high})
+    return out
+
+
+def estimates_chart(records: list[dict[str, Any]], columns: int = 4) -> alt.Chart:
+    """Per metric, the three estimates as points with their intervals (the judge alone has none)."""
+    df = pd.DataFrame(records, columns=["metric", "estimate", "value", "low", "high"])
+    order = list(dict.fromkeys(df["metric"]))
+    color = alt.Color(
+        "estimate:N",
+        scale=alt.Scale(domain=list(ESTIMATORS), range=list(ESTIMATOR_COLORS)),
+        legend=alt.Legend(orient="bottom", title=None),
+    )
+    base = alt.Chart(df).encode(
+        y=alt.Y("estimate:N", sort=list(ESTIMATORS), title=None, axis=alt.Axis(labelLimit=160)),
+        color=color,
+        tooltip=[
+            "metric:N",
+            "estimate:N",
+            alt.Tooltip("value:Q", format=".3f"),
+            alt.Tooltip("low:Q", format=".3f", title="95% low"),
+            alt.Tooltip("high:Q", format=".3f", title="95% high"),
+        ],
+    )
+    bars = base.mark_rule(strokeWidth=3).encode(
+        x=alt.X("low:Q", title="mean over all examples", scale=alt.Scale(domain=[0, 1], clamp=True)), x2="high:Q"
+    )
+    points = base.mark_point(filled=True, size=80).encode(x="value:Q")
+    return (
+        (bars + points)
+        .properties(width=165, height=alt.Step(26))
+        .facet(facet=alt.Facet("metric:N", title=None, sort=order), columns=columns)
+    )
+
+
+def _ci(low: float | None, high: float | None) -> str:
+    return "no interval" if low is None or high is None else f"{low:.3f} – {high:.3f}"
+
+
+def estimate_table(report: EstimateReport, by: bool) -> pd.DataFrame:
+    """The estimates as a table (one row per metric, and per subset when *by*)."""
+    rows = []
+    for r in report.rows():
+        if not by and r["group"] != ALL:
+            continue
+        rows.append(
+            {
+                **({"subset": r["group"]} if by else {}),
+                "metric": r["metric"],
+                "audited n": r["n_labeled"],
+                "judge only": r["judge"],
+                "people only": r["human"],
+                "people 95% CI": _ci(r["human_low"], r["human_high"]),
+                "corrected": r["ppi"],
+                "corrected 95% CI": _ci(r["ppi_low"], r["ppi_high"]),
+                "lambda": r["lambda"],
+                "worth n people-only": r["gain"],
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _notes(lines: list[str]) -> None:
+    if lines:
+        st.html(render.problems_html(lines, "warning"))
+
+
+def no_sample_notice() -> None:
+    st.caption(
+        "No audit sample for the loaded data yet. On the Review page choose Queue: Audit sample, draw a "
+        "uniformly random sample and review it; the corrected estimates appear here."
+    )
+
+
+def people_would_say_panel(store: LabelStore, against: str, present: bool) -> None:
+    """The Dashboard panel: per metric the judge-only, people-only and corrected (PPI++) means with their
+    95 % intervals as one chart, lambda and the gain, per subset on demand, and the planner."""
+    sample = _chosen(loaded_samples(store), "dashboard.audit_pick", "Audit sample")
+    if sample is None:
+        no_sample_notice()
+        return
+    pairing, report = estimates(sample, against)
+    overall = report.overall
+    st.caption(
+        render.md_escape(
+            f"{sample.label()} · {overall.n_labeled:,} reviewed members are the audit ({against}'s labels), "
+            f"{overall.n_unlabeled:,} examples judge-only · corrected = the judge on every example, its bias "
+            f"removed by the audit (PPI++, {report.interval} intervals)",
+            limit=None,
+        )
+    )
+    _notes([*pairing.warnings, *report.notes()])
+    if overall.n_labeled < 2:
+        st.info("Review at least two members of the audit sample to see corrected estimates.")
+        return
+    charts.show_chart(
+        estimates_chart(estimate_records(report)), "what-people-would-say", "audit.chart", downloads=not present
+    )
+    st.dataframe(estimate_table(report, by=False), hide_index=True, width="stretch", column_config=_number_columns())
+    st.caption(
+        "lambda: how much the correction trusts the judge (0 = people only, 1 = fully). Worth n people-only: "
+        "the audit size people alone would need for an interval as narrow as the corrected one."
+    )
+    if st.toggle("Per subset", key="audit.by_subset"):
+        _, by_subset = estimates(sample, against, by="dataset_name")
+        st.dataframe(
+            estimate_table(by_subset, by=True), hide_index=True, width="stretch", column_config=_number_columns()
+        )
+        shown = set(report.notes())
+        _notes([n for n in by_subset.notes() if n not in shown])
+    planner(pairing, list(overall.metrics), overall.n_labeled)
+
+
+def _number_columns() -> dict[str, Any]:
+    three = st.column_config.NumberColumn(format="%.3f")
+    return {
+        "judge only": three,
+        "people only": three,
+        "corrected": three,
+        "lambda": st.column_config.NumberColumn(format="%.2f"),
+        "worth n people-only": st.column_config.NumberColumn(format="%.0f"),
+    }
+
+
+def planner(pairing: Pairing, metrics: list[str], n_now: int) -> None:
+    """How many audited examples a target interval half-width needs, from the audit so far."""
+    st.subheader("How many to audit")
+    left, right = st.columns(2)
+    default = metrics.index("adherence") if "adherence" in metrics else 0
+    with left:
+        metric = st.selectbox("Metric", metrics, index=default, key="audit.plan_metric")
+    with right:
+        half = st.number_input(
+            "Target ± (half-width of the 95% interval)",
+            min_value=0.001,
+            max_value=0.5,
+            value=0.02,
+            step=0.005,
+            format="%.3f",
+            key="audit.plan_half",
+        )
+    if metric is not None:
+        st.markdown(render.md_escape(plan_text(metric, plan(pairing, metric, float(half)), n_now)))
+
+
+def plain_words_section(store: LabelStore) -> None:
+    """The Explainer's version for stakeholders, over all loaded examples: one sentence per metric (the
+    ``human`` label set on the newest audit sample, or the one picked on the Dashboard)."""
+    samples = loaded_samples(store)
+    with st.container(border=True):
+        st.markdown("**In plain words** · all loaded examples, what people would say")
+        sample = _chosen(samples, "explainer.audit_pick", "Audit sample")
+        if sample is None:
+            st.caption("Draw and review an audit sample (Review, Queue: Audit sample) to say what people would say.")
+            return
+        _, report = estimates(sample, "human")
+        lines = [text for name, m in report.overall.metrics.items() if (text := plain_words(name, m)) is not None]
+        for text in lines:
+            st.markdown(render.md_escape(text, limit=None))
+        for note in report.notes()[:1]:
+            st.caption(render.md_escape(note, limit=None))

@@ -1,0 +1,254 @@
+"""Audit samples in the app: the Review queue's "Audit sample" mode (draw, grow, walk a uniformly random
+sample and see how far it is). The Dashboard's and Explainer's estimates from a sample are
+:mod:`ragviz.ui.audit.estimates`.
+
+Nothing here computes: samples are :mod:`ragviz.store.audit_samples`', the pairing and progress
+:mod:`ragviz.analysis.estimates.pairing`'s, the estimates :mod:`ragviz.analysis.estimates.report`'s (the same functions
+``ragviz estimate`` calls). Every text from data or a person goes through :func:`ragviz.ui.core.render.md_escape`
+or :func:`ragviz.ui.core.render.esc`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+from ragviz.analysis.estimates.pairing import AuditProgress, audit_progress
+from ragviz.analysis.review.queue import audit_position_text, nearest_match, order_neighbours
+from ragviz.data.dataset import Dataset
+from ragviz.store.audit_samples import (
+    AuditSample,
+    AuditSampleError,
+    draw_sample,
+    grow_sample,
+    list_samples,
+    population_fingerprint,
+)
+from ragviz.store.label_store import LabelStore
+from ragviz.ui.core import render, state
+
+QUEUE_KEY = "review.queue"
+QUEUE_CHOICE = "review.queue_choice"  # the Queue choice kept while the radio is not drawn (another page)
+ALL_EXAMPLES, AUDIT = "All examples", "Audit sample"
+SAMPLE_KEY = "audit.sample"  # the chosen sample id (Review and Dashboard share it)
+MESSAGE_KEY = "audit.message"
+QUEUE_PARAM, SAMPLE_PARAM = "queue", "sample"  # the URL keeps the choice: ?queue=audit&sample=3
+
+
+# -- which samples belong to the loaded data -------------------------------------------------------
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _fingerprint(paths: tuple[str, ...]) -> str:
+    return population_fingerprint(state.load_result(paths).dataset.uids)
+
+
+def loaded_samples(store: LabelStore) -> list[AuditSample]:
+    """The samples drawn from exactly the loaded examples, newest first."""
+    samples = list_samples(store)
+    if not samples:  # no sample at all: the loaded data's fingerprint (a sort of every uid) is not needed
+        return []
+    fingerprint = _fingerprint(state.current_paths())
+    return [s for s in samples if s.population == fingerprint]
+
+
+def _chosen(samples: list[AuditSample], key: str, label: str) -> AuditSample | None:
+    """A picker over *samples* (only when there are several); the chosen sample, newest by default."""
+    if not samples:
+        return None
+    ids = [s.id for s in samples]
+    if st.session_state.get(SAMPLE_KEY) not in ids:
+        st.session_state[SAMPLE_KEY] = ids[0]
+    if st.session_state.get(key) not in ids:  # a new session (reload, link): the picker shows the kept choice
+        st.session_state[key] = st.session_state[SAMPLE_KEY]
+    if len(samples) > 1:
+        by_id = {s.id: s for s in samples}
+        picked = st.selectbox(label, ids, format_func=lambda i: render.md_escape(by_id[i].label()), key=key)  # md: ours
+        st.session_state[SAMPLE_KEY] = picked
+    return next(s for s in samples if s.id == st.session_state[SAMPLE_KEY])
+
+
+def reviewed_by_anyone(store: LabelStore) -> set[str]:
+    """Examples any annotator reviewed (a sample is shared: each member needs one review)."""
+    out: set[str] = set()
+    for who in store.annotators():
+        out |= store.reviewed_uids(who)
+    return out
+
+
+# -- Review: the queue mode ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AuditQueue:
+    """The Review page in audit mode: the sample, its loaded rows in draw order, where it stands and
+    the row of the next member to review in that order."""
+
+    sample: AuditSample
+    order: list[int]
+    progress: AuditProgress
+    next_row: int | None
+
+    @property
+    def key(self) -> tuple[int, int]:
+        return self.sample.id, self.sample.size
+
+    @property
+    def rows(self) -> list[int]:
+        """The member rows, sorted."""
+        return sorted(self.order)
+
+    def neighbours(self, row: int) -> tuple[int | None, int | None]:
+        """The rows Previous (K) and Next (J) open: the members before and after *row* in draw order."""
+        return order_neighbours(self.order, row)
+
+    def where(self, row: int) -> str:
+        """``"Audit sample #3: member 49 of 100, 6 reviewed"`` for the example at *row*."""
+        member = self.order.index(row) if row in self.order else None
+        return audit_position_text(self.sample.id, member, self.progress.size, self.progress.reviewed)
+
+
+def restore_queue() -> bool:
+    """Set the Queue choice before the sidebar is drawn: the one made in this session, else the
+    URL's (``?queue=audit&sample=3``, so a reload or a copied link opens the same queue). True in
+    audit mode (then Accept stays on the example: the sidebar offers no "moves on" toggle)."""
+    if QUEUE_KEY not in st.session_state:
+        choice = st.session_state.get(QUEUE_CHOICE)
+        if choice is None:
+            choice = AUDIT if st.query_params.get(QUEUE_PARAM) == "audit" else ALL_EXAMPLES
+            sample = st.query_params.get(SAMPLE_PARAM, "")
+            if sample.isdigit():
+                st.session_state[SAMPLE_KEY] = int(sample)
+        st.session_state[QUEUE_KEY] = choice
+    return st.session_state[QUEUE_KEY] == AUDIT
+
+
+def _keep_choice(sample: AuditSample | None) -> None:
+    """Keep the Queue choice in the session and in the URL (the sample too)."""
+    audit = st.session_state.get(QUEUE_KEY) == AUDIT
+    st.session_state[QUEUE_CHOICE] = AUDIT if audit else ALL_EXAMPLES
+    if audit:
+        st.query_params[QUEUE_PARAM] = "audit"
+        if sample is not None:
+            st.query_params[SAMPLE_PARAM] = str(sample.id)
+        return
+    for param in (QUEUE_PARAM, SAMPLE_PARAM):
+        if param in st.query_params:
+            del st.query_params[param]
+
+
+def _draw(ds: Dataset, who: str) -> None:
+    seed_text = str(st.session_state.get("audit.seed") or "").strip()
+    try:
+        seed = int(seed_text) if seed_text else None
+        sample = draw_sample(state.store(), ds.uids, int(st.session_state["audit.n"]), who, seed)
+    except ValueError as exc:  # AuditSampleError, or a seed that is not a whole number
+        st.session_state[MESSAGE_KEY] = f"Not drawn: {exc}"
+        return
+    st.session_state[SAMPLE_KEY] = sample.id
+    st.session_state.pop("audit.pick", None)
+    st.session_state[MESSAGE_KEY] = f"Drew sample {sample.id}: {sample.size:,} examples, seed {sample.seed}."
+
+
+def _grow(ds: Dataset, sample_id: int, who: str, key: str) -> None:
+    try:
+        sample = grow_sample(state.store(), sample_id, ds.uids, int(st.session_state[key]), who)
+    except AuditSampleError as exc:
+        st.session_state[MESSAGE_KEY] = f"Not grown: {exc}"
+        return
+    st.session_state[MESSAGE_KEY] = f"Sample {sample.id} now has {sample.size:,} examples."
+
+
+def audit_queue(ds: Dataset, store: LabelStore, who: str, present: bool) -> AuditQueue | None:
+    """The sidebar's queue mode. In "Audit sample" mode: the sample picker, drawing a new sample and
+    growing this one (not in presentation mode); returns the :class:`AuditQueue`, else ``None``."""
+    with st.sidebar:
+        mode = st.radio(  # a radio, not a segmented control: the page's button groups stay the sentence pickers
+            "Queue",
+            [ALL_EXAMPLES, AUDIT],
+            key=QUEUE_KEY,
+            horizontal=True,
+            help="Audit sample: walk a uniformly random sample of the examples. Only people's labels on its "
+            "members correct the judge's means (Dashboard, What people would say); examples reviewed "
+            "because triage or a filter led there are not a random sample.",
+        )
+        if mode != AUDIT:
+            st.session_state.pop("review.last_audit", None)  # back in audit mode: open its next member again
+            _keep_choice(None)
+            return None
+        if (message := st.session_state.pop(MESSAGE_KEY, None)) is not None:
+            st.caption(render.md_escape(message, limit=None))
+        samples = loaded_samples(store)
+        sample = _chosen(samples, "audit.pick", "Audit sample")
+        _keep_choice(sample)
+        if not present:
+            with st.expander("Draw a new sample", expanded=sample is None):
+                st.number_input(
+                    "Examples", min_value=1, max_value=max(1, len(ds)), value=min(100, len(ds)), key="audit.n"
+                )
+                st.text_input("Seed (empty: a random one, recorded)", key="audit.seed")
+                st.button("Draw sample", key="audit.draw", on_click=_draw, args=(ds, who))
+            if sample is not None:
+                grow_key = f"audit.grow_to.{sample.id}.{sample.size}"
+                st.number_input(
+                    "Grow this sample to",
+                    min_value=sample.size,
+                    max_value=max(sample.size, len(ds)),
+                    value=min(len(ds), 2 * sample.size),
+                    key=grow_key,
+                )
+                st.button(
+                    "Grow sample",
+                    key="audit.grow",
+                    on_click=_grow,
+                    args=(ds, sample.id, who, grow_key),
+                    help="Adds the next examples of the same seeded random order: the grown sample is still "
+                    "uniformly random.",
+                )
+        if sample is None:
+            st.caption("No audit sample for the loaded data yet.")
+            return None
+        st.caption(
+            "In audit mode the queue is the sample, in its random order: J / K and Next in sample walk it, "
+            "filters are ignored and Accept stays on the example."
+        )
+    progress = audit_progress(sample.members, reviewed_by_anyone(store), sample.id)
+    next_row = ds.index_of(progress.next_uid) if progress.next_uid is not None else None
+    order = [r for r in (ds.index_of(uid) for uid in sample.members) if r is not None]  # loaded, in draw order
+    return AuditQueue(sample, order, progress, next_row)
+
+
+def follow_queue(
+    queue: AuditQueue | None, allowed: list[int] | None, advance: bool, go: Callable[..., Any], index: int
+) -> tuple[list[int] | None, bool]:
+    """The rows the page keeps and whether Accept advances: the sample's member rows (sorted) when
+    the audit queue is on (Accept stays put; J / K and "Next in sample" walk the random order,
+    :meth:`AuditQueue.neighbours`), else *allowed* and *advance* unchanged. A newly chosen sample
+    opens its next unreviewed member (*go* shows a row)."""
+    if queue is None:
+        return allowed, advance
+    if st.session_state.get("review.last_audit") != queue.key:
+        st.session_state["review.last_audit"] = queue.key
+        go(queue.next_row if queue.next_row is not None else nearest_match(queue.rows, index))
+    return queue.rows, False
+
+
+def progress_line(queue: AuditQueue, on_go: Callable[[int | None], Any]) -> None:
+    """The audit progress line above the example, with a button to the next member in draw order."""
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.progress(
+            queue.progress.reviewed / max(1, queue.progress.size),
+            text=render.md_escape(queue.progress.line(), limit=None),
+        )
+        st.button(
+            "Next in sample ▶",
+            key="audit.next",
+            disabled=queue.next_row is None,
+            on_click=on_go,
+            args=(queue.next_row,),
+            help="The first member nobody reviewed yet, in the sample's random order (review in this order, so "
+            "the finished part stays a random sample).",
+        )

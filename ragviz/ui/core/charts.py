@@ -1,0 +1,319 @@
+"""Altair charts for the Dashboard, and their PNG/SVG exports.
+
+Chart builders take plain records (lists of dicts, or a ``pandas.DataFrame``) and return ``alt.Chart`` objects; nothing here
+computes a metric. Colours come from the Okabe–Ito colour-blind-safe palette.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import altair as alt
+import pandas as pd
+
+from ragviz.analysis.dashboard.figures import HISTOGRAM_BINS, histogram_counts
+
+OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#F0E442", "#000000"]
+
+
+def distribution_chart(
+    records: Sequence[dict[str, Any]] | pd.DataFrame,
+    metrics: Sequence[str],
+    title: str = "",
+    color: str = "dataset",
+    color_title: str = "subset",
+    columns: int = 4,
+) -> alt.Chart:
+    """Histogram of each metric (one panel per metric), bars stacked by subset (or by the *color*
+    field, e.g. ``system``). *records*: ``{"dataset": ..., metric: value, ...}`` per example (or a
+    ``pandas.DataFrame`` of such columns); they
+    are counted into bins here (:func:`ragviz.analysis.dashboard.figures.histogram_counts`), so the chart
+    carries one row per non-empty bin, never one per example."""
+    return histogram_chart(histogram_counts(records, metrics, color), metrics, title, color, color_title, columns)
+
+
+def histogram_chart(
+    counts: Sequence[dict[str, Any]],
+    metrics: Sequence[str],
+    title: str = "",
+    color: str = "dataset",
+    color_title: str = "subset",
+    columns: int = 4,
+) -> alt.Chart:
+    """:func:`distribution_chart` of the counts :func:`ragviz.analysis.dashboard.figures.histogram_counts` gives."""
+    df = pd.DataFrame(counts, columns=[color, "metric", "bin_start", "bin_end", "count"])
+    return (
+        alt.Chart(df, title=title or alt.Undefined)
+        .mark_bar()
+        .encode(
+            x=alt.X(
+                "bin_start:Q",
+                bin=alt.Bin(binned=True, step=1 / HISTOGRAM_BINS),
+                scale=alt.Scale(domain=[0, 1]),
+                title="score",
+            ),
+            x2="bin_end:Q",
+            y=alt.Y("count:Q", title="examples", stack="zero"),
+            color=alt.Color(
+                f"{color}:N",
+                scale=alt.Scale(range=OKABE_ITO),
+                title=color_title,
+                legend=alt.Legend(orient="bottom", columns=4),
+            ),
+            tooltip=[
+                f"{color}:N",
+                alt.Tooltip("count:Q", title="examples"),
+                alt.Tooltip("bin_start:Q", title="from"),
+                alt.Tooltip("bin_end:Q", title="to"),
+            ],
+        )
+        .properties(width=165, height=160)
+        .facet(facet=alt.Facet("metric:N", sort=list(metrics), title=None), columns=columns)
+    )
+
+
+def means_chart(rows: Sequence[dict[str, Any]], columns: int = 4) -> alt.Chart:
+    """Per-subset mean with its 95% interval, one panel per metric (panels in the order the rows
+    name the metrics). *rows*: ``{"dataset", "metric", "mean", "low", "high", "n"}``."""
+    df = pd.DataFrame(rows, columns=["dataset", "metric", "mean", "low", "high", "n"]).dropna(subset=["mean"])
+    metric_order = list(dict.fromkeys(df["metric"]))
+    subsets = sorted(d for d in set(df["dataset"]) if d != "ALL")
+    colors = alt.Scale(
+        domain=[*subsets, "ALL"], range=[*(OKABE_ITO * (len(subsets) // len(OKABE_ITO) + 1))[: len(subsets)], "#444444"]
+    )
+    base = alt.Chart(df).encode(
+        y=alt.Y("dataset:N", title=None, axis=alt.Axis(labelOverlap=False, labelLimit=160)),
+        color=alt.Color("dataset:N", scale=colors, legend=None),
+        tooltip=[
+            "dataset:N",
+            "metric:N",
+            alt.Tooltip("mean:Q", format=".3f"),
+            alt.Tooltip("low:Q", format=".3f", title="95% low"),
+            alt.Tooltip("high:Q", format=".3f", title="95% high"),
+            "n:Q",
+        ],
+    )
+    bars = base.mark_rule(strokeWidth=2).encode(
+        x=alt.X("low:Q", title="mean, 95% interval", scale=alt.Scale(domain=[0, 1])), x2="high:Q"
+    )
+    points = base.mark_point(filled=True, size=60).encode(x="mean:Q")
+    return (
+        (bars + points)
+        .properties(width=150, height=alt.Step(24))  # 4 panels and the subset names fit 1280 px
+        .facet(facet=alt.Facet("metric:N", title=None, sort=metric_order), columns=columns)
+    )
+
+
+SCATTER_GRID = 50  # judge and human scores are binned to 1/50 (0.02) before counting
+
+
+def scatter_chart(rows: Sequence[dict[str, Any]]) -> alt.Chart:
+    """Judge vs human score, one panel per metric showing only that metric's examples, with the
+    y = x line. Points are binned to a 0.02 grid and counted (the circle's size and the tooltip give
+    the number of examples), so the chart stays small however many examples there are.
+    *rows*: ``{"metric", "judge", "human"}`` per example (``"uid"`` ignored), or already counted with
+    ``"n"`` examples per row. Every layer takes the one faceted data source: a layer with data of
+    its own would be drawn whole in every panel."""
+    df = pd.DataFrame(rows, columns=["metric", "judge", "human", "n"])
+    df["n"] = df["n"].fillna(1)
+    df = df.dropna()
+    grid = SCATTER_GRID
+    points = (
+        alt.Chart()
+        .transform_calculate(
+            judge_bin=f"round(datum.judge * {grid}) / {grid}", human_bin=f"round(datum.human * {grid}) / {grid}"
+        )
+        .transform_aggregate(examples="sum(n)", groupby=["metric", "judge_bin", "human_bin"])
+        .mark_circle(opacity=0.75, color=OKABE_ITO[0])
+        .encode(
+            x=alt.X("judge_bin:Q", scale=alt.Scale(domain=[0, 1]), title="judge"),
+            y=alt.Y("human_bin:Q", scale=alt.Scale(domain=[0, 1]), title="human"),
+            size=alt.Size("examples:Q", title="examples", scale=alt.Scale(range=[40, 400]), legend=None),
+            tooltip=[
+                "metric:N",
+                alt.Tooltip("judge_bin:Q", format=".2f", title="judge"),
+                alt.Tooltip("human_bin:Q", format=".2f", title="human"),
+                alt.Tooltip("examples:Q", title="examples"),
+            ],
+        )
+    )
+    diagonal = (
+        alt.Chart()
+        .transform_aggregate(groupby=["metric"])
+        .transform_calculate(x0="0", x1="1")
+        .mark_rule(color="#888", strokeDash=[4, 4])
+        .encode(x="x0:Q", y="x0:Q", x2="x1:Q", y2="x1:Q")
+    )
+    order = list(dict.fromkeys(df["metric"]))
+    return (
+        alt.layer(diagonal, points, data=df)
+        .properties(width=165, height=200)
+        .facet(facet=alt.Facet("metric:N", title=None, sort=order), columns=4)
+    )
+
+
+def confusion_chart(
+    label: str, tp: int, fp: int, fn: int, tn: int, reference: str = "human", candidate: str = "judge"
+) -> alt.Chart:
+    """A 2×2 confusion matrix (counts in the cells) of *candidate* against *reference*."""
+    yes, no = "yes", "no"
+    df = pd.DataFrame(
+        [
+            {reference: yes, candidate: yes, "count": tp},
+            {reference: no, candidate: yes, "count": fp},
+            {reference: yes, candidate: no, "count": fn},
+            {reference: no, candidate: no, "count": tn},
+        ]
+    )
+    base = alt.Chart(df, title=label).encode(
+        x=alt.X(f"{candidate}:N", sort=[yes, no], title=f"{candidate} says {label}"),
+        y=alt.Y(f"{reference}:N", sort=[yes, no], title=f"{reference} says {label}"),
+    )
+    cells = base.mark_rect().encode(
+        color=alt.Color("count:Q", scale=alt.Scale(scheme="blues"), legend=None),
+        tooltip=[f"{reference}:N", f"{candidate}:N", "count:Q"],
+    )
+    text = base.mark_text(fontSize=16, fontWeight="bold").encode(
+        text="count:Q",
+        color=alt.condition(alt.datum.count > max(tp, fp, fn, tn) / 2, alt.value("white"), alt.value("black")),
+    )
+    return (cells + text).properties(width=150, height=150)
+
+
+def kappa_matrix_chart(rows: Sequence[dict[str, Any]], labels: Sequence[str]) -> alt.Chart:
+    """Cohen's kappa of every annotator pair as a matrix, one panel per label; each cell shows
+    κ and the number of shared examples behind it. *rows*: ``{"label", "a", "b", "kappa",
+    "kappa_text", "n_text"}`` (both orders of a pair; see :func:`ragviz.analysis.agreement.kappa_matrix`)."""
+    df = pd.DataFrame(rows, columns=["label", "a", "b", "kappa", "kappa_text", "n_text"])
+    names = sorted(set(df["a"]) | set(df["b"]))
+    base = alt.Chart(df).encode(
+        x=alt.X("b:N", sort=names, title=None, axis=alt.Axis(labelAngle=0, labelLimit=120)),
+        y=alt.Y("a:N", sort=names, title=None, axis=alt.Axis(labelLimit=120)),
+        tooltip=[
+            "a:N",
+            "b:N",
+            alt.Tooltip("kappa:Q", format=".3f", title="Cohen's κ"),
+            alt.Tooltip("n_text:N", title="shared"),
+        ],
+    )
+    empty = base.mark_rect(color="#eeeeee")
+    cells = base.mark_rect().encode(
+        color=alt.Color(
+            "kappa:Q",
+            scale=alt.Scale(domain=[-1, 1], scheme="blueorange", reverse=True),
+            title="Cohen's κ",
+            legend=alt.Legend(orient="bottom"),
+        )
+    )
+    on_dark = alt.condition("abs(datum.kappa) > 0.5", alt.value("white"), alt.value("black"))
+    kappa = base.mark_text(fontSize=14, fontWeight="bold", dy=-7).encode(text="kappa_text:N", color=on_dark)
+    shared = base.mark_text(fontSize=10, dy=9).encode(text="n_text:N", color=on_dark)
+    side = max(70 * len(names), 140)
+    return (
+        (empty + cells + kappa + shared)
+        .properties(width=side, height=side)
+        .facet(facet=alt.Facet("label:N", sort=list(labels), title=None), columns=3)
+    )
+
+
+def to_svg(chart: alt.Chart) -> str:
+    """The chart as SVG text (rendered offline by vl-convert)."""
+    import vl_convert as vlc
+
+    return vlc.vegalite_to_svg(chart.to_json())
+
+
+def to_png(chart: alt.Chart, scale: float = 2.0) -> bytes:
+    """The chart as PNG bytes (rendered offline by vl-convert; *scale* 2 for slides)."""
+    import vl_convert as vlc
+
+    return vlc.vegalite_to_png(chart.to_json(), scale=scale)
+
+
+#: Vega-Lite specs built by :func:`chart_spec`, newest last (shared by every session; read-only).
+_SPECS: OrderedDict[str, dict[str, Any]] = OrderedDict()
+_SPECS_LOCK = threading.Lock()
+MAX_SPECS = 64
+
+
+def chart_spec(build: Callable[..., alt.Chart], *args: Any) -> dict[str, Any]:
+    """The Vega-Lite spec of ``build(*args)``, built once per distinct *args* (small plain data:
+    counts, means, a sample; compared as JSON text) and kept for the next rerun: altair's
+    validation and ``to_dict`` cost ~0.1 s per chart, the page's reruns would pay it for every chart."""
+    key = json.dumps([build.__module__, build.__qualname__, *args], default=repr, sort_keys=True)
+    with _SPECS_LOCK:
+        spec = _SPECS.get(key)
+        if spec is not None:
+            _SPECS.move_to_end(key)
+            return spec
+    spec = build(*args).to_dict()
+    if spec.get("config", {}).get("view") == {"continuousWidth": 300, "continuousHeight": 300}:
+        del spec["config"]["view"]  # altair's default theme; Streamlit sizes charts itself
+        if not spec["config"]:
+            del spec["config"]
+    with _SPECS_LOCK:
+        _SPECS[key] = spec
+        while len(_SPECS) > MAX_SPECS:
+            _SPECS.popitem(last=False)
+    return spec
+
+
+def spec_to_svg(spec: dict[str, Any]) -> str:
+    """A Vega-Lite spec as SVG text (vl-convert)."""
+    import vl_convert as vlc
+
+    return vlc.vegalite_to_svg(json.dumps(spec))
+
+
+def spec_to_png(spec: dict[str, Any], scale: float = 2.0) -> bytes:
+    """A Vega-Lite spec as PNG bytes (vl-convert; *scale* 2 for slides)."""
+    import vl_convert as vlc
+
+    return vlc.vegalite_to_png(json.dumps(spec), scale=scale)
+
+
+def show_spec(spec: dict[str, Any], name: str, key: str, downloads: bool = True) -> None:
+    """Draw the Vega-Lite *spec* (:func:`chart_spec`) with PNG and SVG download buttons under it
+    (rendered when clicked)."""
+    import streamlit as st
+
+    st.vega_lite_chart(spec=spec, width="content")
+    if downloads:
+        _downloads(lambda: spec_to_png(spec), lambda: spec_to_svg(spec), name, key)
+
+
+def show_chart(chart: alt.Chart, name: str, key: str, downloads: bool = True) -> None:
+    """Draw *chart* with PNG and SVG download buttons under it (rendered when clicked)."""
+    import streamlit as st
+
+    st.altair_chart(chart, width="content")
+    if downloads:
+        _downloads(lambda: to_png(chart), lambda: to_svg(chart), name, key)
+
+
+def _downloads(png: Callable[[], bytes], svg: Callable[[], str], name: str, key: str) -> None:
+    import streamlit as st
+
+    with st.container(horizontal=True):
+        st.download_button(
+            "PNG",
+            data=png,
+            file_name=f"{name}.png",
+            mime="image/png",
+            key=f"{key}.png",
+            icon=":material/download:",
+            on_click="ignore",
+        )
+        st.download_button(
+            "SVG",
+            data=svg,
+            file_name=f"{name}.svg",
+            mime="image/svg+xml",
+            key=f"{key}.svg",
+            icon=":material/download:",
+            on_click="ignore",
+        )

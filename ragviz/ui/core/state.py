@@ -1,0 +1,395 @@
+"""Data access for the pages: the label store, the loaded data, the annotator, per-dataset columns.
+
+Loading is paid once: a load result is cached per tuple of paths (``st.cache_resource``); the
+per-row columns the filters need (judge adherence, flag counts) are computed once per loaded data
+set. Per rerun a page touches only the current example and a few indexed store queries.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from ragviz.analysis.labelsets.named import judge_labels_of
+from ragviz.analysis.review.queue import ReviewFilter, RowColumns, filter_indices
+from ragviz.data.dataset import Dataset, iter_examples
+from ragviz.data.model import Example, Labels
+from ragviz.metrics.trace import trace_scores
+from ragviz.store.events import base_labels, fold_labels
+from ragviz.store.label_store import LabelStore, StaleEdit, default_db
+from ragviz.ui.core import served
+from ragviz.ui.core.present import FORCED_KEY, is_present
+
+DATA_ENV = "RAGVIZ_DATA"
+ANNOTATOR_ENV = "RAGVIZ_ANNOTATOR"
+PATHS_KEY = "ragviz.paths"
+ANNOTATOR_KEY = "ragviz.annotator"
+VERSION_KEY = "ragviz.label_version"
+SHELL_KEY = "ragviz.shell_checked"
+STALE_KEY = "ragviz.stale_edit"  # the message of an edit the store refused, until a page shows it
+SAMPLE_DATA = Path(__file__).resolve().parents[3] / "sample_data"
+
+
+@st.cache_resource(show_spinner=False)
+def _store(path: str) -> LabelStore:
+    return LabelStore(path)
+
+
+def store() -> LabelStore:
+    """The label store at ``$RAGVIZ_DB`` (a file or a ``postgresql://`` URL) or ``~/.ragviz/ragviz.db``
+    (opened once per process)."""
+    return _store(str(default_db()))
+
+
+@st.cache_resource(show_spinner="Loading data…", max_entries=8)
+def _load(paths: tuple[str, ...]) -> Any:
+    from ragviz.data.load import load
+    from ragviz.ui.core.progress import RowProgress
+
+    progress = RowProgress("Loading", 0)
+    try:
+        return load(list(paths), progress=progress)
+    finally:
+        progress.close()
+
+
+def load_result(paths: tuple[str, ...], keep: bool = True) -> Any:
+    """``ragviz.data.load.LoadResult`` for *paths*, loaded once per process (not kept unless *keep* or ok)."""
+    result = _load(tuple(paths))
+    if not (keep or result.ok):
+        _load.clear(tuple(paths))  # a refused load is read again next time (the file may be fixed)
+    return result
+
+
+def initial_paths() -> tuple[str, ...]:
+    """The data named by ``$RAGVIZ_DATA`` (``os.pathsep``-separated), else nothing."""
+    value = os.environ.get(DATA_ENV, "").strip()
+    return tuple(p for p in value.split(os.pathsep) if p.strip())
+
+
+def current_paths() -> tuple[str, ...]:
+    if PATHS_KEY not in st.session_state:
+        st.session_state[PATHS_KEY] = initial_paths()
+    return tuple(st.session_state[PATHS_KEY])
+
+
+def set_paths(paths: tuple[str, ...] | list[str]) -> None:
+    st.session_state[PATHS_KEY] = tuple(paths)
+    for p in paths:
+        store().register_source(p)
+
+
+def dataset() -> Dataset:
+    """The loaded data set (empty when nothing is loaded)."""
+    paths = current_paths()
+    if not paths:
+        return Dataset.empty()
+    return load_result(paths).dataset
+
+
+NO_DATA_MESSAGE = "No data loaded yet. Open the Data page to load the sample data, upload a file or open a path."
+
+
+@dataclass(frozen=True)
+class PageContext:
+    """What every data page starts from: the loaded data, the label store, the annotator and
+    whether presentation mode is on."""
+
+    dataset: Dataset
+    store: LabelStore
+    annotator: str
+    present: bool
+
+
+def require_data() -> PageContext:
+    """The shared start of a data page: show the message of an edit the store just refused (see
+    :func:`record_decision`); with nothing loaded, say so, link to the Data page and stop the run;
+    else the page's :class:`PageContext`."""
+    if (refused := st.session_state.pop(STALE_KEY, None)) is not None:
+        st.warning(refused, icon=":material/sync_problem:")  # md: ours (stale_message escapes)
+    ds = dataset()
+    if len(ds) == 0:
+        st.info(NO_DATA_MESSAGE)
+        st.page_link("pages/data.py", label="Go to Data", icon=":material/folder_open:")
+        st.stop()
+    return PageContext(ds, store(), annotator(), is_present())
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _examples_at(paths: tuple[str, ...], rows: tuple[int, ...]) -> list[Example]:
+    return [ex for _, ex in iter_examples(load_result(paths).dataset, rows)]
+
+
+def examples_at(rows: list[int] | tuple[int, ...]) -> list[Example]:
+    """The loaded data's examples at row indices *rows*, in that order; built once per selection
+    (a page that shows a selection on every rerun does not rebuild it each time). Read-only."""
+    return _examples_at(current_paths(), tuple(rows))
+
+
+def annotator() -> str:
+    """Whose labels this session shows and records: the signed-in user when sign-in is configured
+    (it cannot be typed then), else the name typed on the Data page (``$RAGVIZ_ANNOTATOR`` or the OS
+    user at first)."""
+    who = served.signed_in()
+    if who is not None:
+        return who.names[0]
+    if ANNOTATOR_KEY not in st.session_state:
+        st.session_state[ANNOTATOR_KEY] = os.environ.get(ANNOTATOR_ENV) or _default_user()
+    return st.session_state[ANNOTATOR_KEY]
+
+
+def _default_user() -> str:
+    try:
+        return getpass.getuser() or "annotator"
+    except Exception:  # no user database entry (some containers)
+        return "annotator"
+
+
+def record_decision(uid: str, changes: list, action: str = "edit") -> bool:
+    """Store one decision of the annotator on *uid* and bump the label version; nothing is stored
+    in presentation mode or without changes. True when a decision was stored.
+
+    Each change carries the value the person saw; when the stored value changed since (the same
+    annotator in another tab or replica), the store refuses the whole decision (:class:`StaleEdit`):
+    a warning names each field with the newer value, and the label version is bumped so the page
+    redraws with the newer labels. Nothing is lost: the other edit stays, this one can be redone."""
+    if is_present() or not changes:  # a person who may only view is always in presentation mode
+        return False
+    ds = dataset()
+    row = ds.index_of(uid)
+    example = ds.example(row) if row is not None else None
+    try:
+        stored = store().record(uid, annotator(), changes, action, example=example)
+    except StaleEdit as exc:
+        bump_label_version()
+        st.session_state[STALE_KEY] = stale_message(exc)  # shown by the next require_data()
+        return False
+    if stored is None:
+        return False
+    bump_label_version()
+    return True
+
+
+def refuse_stale(what: str) -> None:
+    """Refuse an edit made on what the page no longer holds (*what*: how they differ, Markdown):
+    say so on the next :func:`require_data` and redraw with the stored labels."""
+    bump_label_version()
+    st.session_state[STALE_KEY] = (
+        f"Not saved: {_md_safe(what)} (another tab or window?). The page now shows the stored labels;"
+        " redo the edit if you still want it."
+    )
+
+
+def stale_message(exc: StaleEdit) -> str:
+    """What the app says about a refused edit: which fields changed and their newer values."""
+    fields = "; ".join(
+        f"**{_md_safe(c.field)}** is now {_md_safe(json.dumps(c.stored, ensure_ascii=False))}"
+        f" (you saw {_md_safe(json.dumps(c.seen, ensure_ascii=False))})"
+        for c in exc.conflicts
+    )
+    return (
+        "Not saved: these labels were changed since this page drew them (another tab or window of"
+        f" {_md_safe(exc.annotator)}?). {fields}. The page now shows the newer labels; redo the edit if you still want it."
+    )
+
+
+def undo_decision(uid: str, nothing_to_undo: str) -> None:
+    """Undo the annotator's last decision on *uid* (a toast says *nothing_to_undo* when there is
+    none); nothing in presentation mode."""
+    if is_present():
+        return
+    if store().undo(uid, annotator()):
+        bump_label_version()
+    else:
+        st.toast(nothing_to_undo)  # md: ours
+
+
+def save_position(uid: str) -> None:
+    """Keep *uid* as where the annotator is (not for a person who may only view: they record nothing)."""
+    if not st.session_state.get(FORCED_KEY):
+        store().save_position(annotator(), uid)
+
+
+def label_version() -> int:
+    """Bumped after every decision this session records; keys caches and editor widgets."""
+    return st.session_state.get(VERSION_KEY, 0)
+
+
+def bump_label_version() -> None:
+    st.session_state[VERSION_KEY] = label_version() + 1
+
+
+@dataclass(frozen=True)
+class ExampleLabels:
+    """The current example with its judge labels, the store's base, the annotator's current labels
+    and the effective ``(field, new value)`` changes that lead from base to current."""
+
+    example: Example
+    judge: Labels | None
+    base: Labels | None
+    current: Labels | None
+    changes: list[tuple[str, Any]]
+
+
+def example_labels(ds: Dataset, index: int, who: str) -> ExampleLabels:
+    """Everything the Review page needs about one example, in three indexed store reads."""
+    s = store()
+    ex = ds.example(index)
+    stored_judge = s.judge_labels(ex.uid)
+    base = base_labels(ex, stored_judge)
+    effective = s.effective(ex.uid, who)
+    current = fold_labels(base, effective, ex, who)
+    judge = judge_labels_of(ex, stored_judge)
+    return ExampleLabels(ex, judge, base, current, [(e.field, e.new) for e in effective])
+
+
+@dataclass(frozen=True)
+class QualityReport:
+    """Label-quality flags of the loaded data: issues and examples per kind, flagged examples, the
+    flags of the first :data:`MAX_DETAILED` flagged examples."""
+
+    counts: dict[str, int]
+    example_counts: dict[str, int]
+    flagged: int
+    rows: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class DatasetIndex:
+    columns: RowColumns
+    quality: QualityReport
+
+
+MAX_DETAILED = 300
+
+
+@st.cache_resource(show_spinner="Indexing examples (adherence, label-quality flags)…", max_entries=8)
+def _dataset_index(paths: tuple[str, ...]) -> DatasetIndex:
+    """One pass over the loaded rows' label columns: judge adherence and label-quality flags."""
+    from ragviz.analysis.quality.issues import label_issues
+    from ragviz.analysis.quality.scan import scan_dataset
+    from ragviz.metrics.trace import dataset_adherence
+
+    ds = load_result(paths).dataset
+    scan = scan_dataset(ds)
+    adherence = dataset_adherence(ds)
+    flags = [len(kinds) for kinds in scan.row_kinds]
+    rows: list[dict[str, Any]] = []
+    for i in scan.flagged_rows[:MAX_DETAILED]:
+        ex = ds.example(i)
+        rows.extend({"example": ex.uid, "issue": p.kind, "where": str(p)} for p in label_issues(ex))
+    columns = RowColumns(uids=ds.uids, subsets=ds.datasets, adherence=adherence, flag_counts=flags)
+    counts = {k: v for k, v in scan.issue_counts.items() if v}
+    return DatasetIndex(columns, QualityReport(counts, scan.example_counts, len(scan.flagged_rows), rows))
+
+
+def row_columns() -> RowColumns:
+    """Per-row filter columns of the loaded data (computed on first use, then cached)."""
+    return _dataset_index(current_paths()).columns
+
+
+def quality_report() -> QualityReport:
+    return _dataset_index(current_paths()).quality
+
+
+def current_adherence(ds: Dataset, who: str, corrected: set[str]) -> dict[str, float | None]:
+    """Adherence under the current labels of the corrected examples (cached per label version)."""
+    cache_key = ("ragviz.adherence_cache", current_paths(), who, label_version(), len(corrected))
+    cached = st.session_state.get("ragviz.adherence_cache")
+    if cached and cached[0] == cache_key:
+        return cached[1]
+    s = store()
+    out: dict[str, float | None] = {}
+    for uid in corrected:
+        i = ds.index_of(uid)
+        if i is None:
+            continue
+        ex = ds.example(i)
+        out[uid] = trace_scores(s.current_labels(ex, who), ex.n_context_sentences).adherence
+    st.session_state["ragviz.adherence_cache"] = (cache_key, out)
+    return out
+
+
+FILTER_CACHE = "review.filter_cache"  # ((filter, paths, annotator, label version), row indices)
+
+
+def review_filter_rows(
+    ds: Dataset, flt: ReviewFilter, who: str, reviewed: set[str], corrected: set[str]
+) -> list[int] | None:
+    """Rows that pass the Review page's filter *flt* (``None`` when no filter is on), cached per
+    filter, data, annotator and label version. The last active filter is remembered for
+    :func:`active_filter_rows`."""
+    if not flt.active:
+        st.session_state.pop(FILTER_CACHE, None)
+        return None
+    cache_key = (flt, current_paths(), who, label_version())
+    cached = st.session_state.get(FILTER_CACHE)
+    if cached and cached[0] == cache_key:
+        return cached[1]
+    adh = current_adherence(ds, who, corrected) if flt.adherence_zero else None
+    allowed = filter_indices(row_columns(), flt, reviewed, corrected, adh)
+    st.session_state[FILTER_CACHE] = (cache_key, allowed)
+    return allowed
+
+
+def active_filter_rows() -> list[int] | None:
+    """For other pages (Label): the rows of the filter the Review page has on for the loaded data,
+    under the current labels; ``None`` when no filter is on."""
+    cached = st.session_state.get(FILTER_CACHE)
+    if not cached or cached[0][1] != current_paths():
+        return None
+    who = annotator()
+    s = store()
+    return review_filter_rows(dataset(), cached[0][0], who, s.reviewed_uids(who), s.corrected_uids(who))
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _uid_set(paths: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(load_result(paths).dataset.uids)
+
+
+def uid_set() -> frozenset[str]:
+    return _uid_set(current_paths()) if current_paths() else frozenset()
+
+
+def _md_safe(text: str) -> str:
+    """Text for a Markdown caption with every Markdown/HTML-active character escaped."""
+    out = []
+    for ch in text:
+        out.append("\\" + ch if ch in "\\`*_{}[]()#+-.!|<>~$" else ch)
+    return "".join(out)
+
+
+def require_app_shell() -> None:
+    """Make sure this page runs inside app.py's navigation, even as the first request of a server.
+
+    Streamlit starts every server in its legacy "pages/ folder" mode until some run calls
+    ``st.navigation``; a deep link such as ``/review?id=…`` opened first after a (re)start would run
+    the page script alone — no sidebar, no page list, no wide layout. Calling this at the top of a
+    page leaves that mode (process-wide) and reruns, so app.py runs and routes to the same page.
+    """
+    try:  # a Streamlit internal: if a release moves it, pages still work, only without this fix
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:
+        return
+
+    first_run_of_session = not st.session_state.get(SHELL_KEY)
+    st.session_state[SHELL_KEY] = True
+    if getattr(PagesManager, "uses_pages_directory", False):
+        PagesManager.uses_pages_directory = False
+        # Only a session's first run reruns: a rerun drops that run's button clicks, and a
+        # session's first run has none. (AppTest puts the flag back before every run; there the
+        # page keeps running on its own, as it always does under AppTest.)
+        if first_run_of_session:
+            st.rerun()
+
+
+# -- per-page results, cached per data, label store (file and version) and the page's choices --------------
+# Keyed on the store file too: data_version() is only unique within one store. What st.cache_resource
+# keeps is shared by every session: read-only, never modified after it is built.

@@ -1,0 +1,243 @@
+"""The Dashboard's pieces: the choice of current labels, metric family and cut-offs; the family's
+distributions and subset means; judge-vs-human agreement; annotator agreement; the baseline judges;
+and the triage links to the Review page. Each takes the figures it draws (computed in
+:mod:`ragviz.analysis.dashboard.figures`, cached in :mod:`ragviz.ui.core.state`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import astuple
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from ragviz.analysis.agreement import BINARY_LABELS, SENTENCE_LABELS, Agreement, AnnotatorAgreement, kappa_matrix
+from ragviz.analysis.dashboard.figures import (
+    FAMILY_TITLES,
+    RETRIEVAL,
+    TONIC,
+    TRACE,
+    FamilyView,
+    agreement_rows,
+    baseline_rows,
+    chart_means,
+    fleiss_rows,
+    histogram_counts,
+    pair_rows,
+)
+from ragviz.analysis.dashboard.triage import Disagreement, Leverage
+from ragviz.analysis.labelsets.named import HUMAN
+from ragviz.metrics.retrieval import DEFAULT_KS, parse_ks
+from ragviz.metrics.trace import TRACE_METRICS
+from ragviz.ui.core import charts, render
+
+AGAINST_KEY, FAMILY_KEY = "dashboard.against", "dashboard.family"
+
+
+def _three_decimals(columns: Iterable[str]) -> dict[str, Any]:
+    """Column settings showing each of *columns* with three decimals."""
+    return {k: st.column_config.NumberColumn(format="%.3f") for k in columns}
+
+
+def against_picker(names: list[str], present: bool) -> str:
+    """The label set the figures take as the truth (in presentation mode: the one chosen before)."""
+    if present:
+        against = st.session_state.get(AGAINST_KEY, HUMAN)
+        return against if against in names else HUMAN
+    chosen = st.selectbox(
+        "Current labels (the truth the figures use)",
+        names,
+        key=AGAINST_KEY,
+        help="human: each example's latest human decision; or one annotator. Examples nobody decided on keep the judge's labels.",
+    )
+    return chosen or HUMAN
+
+
+def family_picker(families: list[str], present: bool) -> str:
+    """The metric family to show, one of *families* (in presentation mode: the one chosen before)."""
+    if present:
+        family = st.session_state.get(FAMILY_KEY, TRACE)
+        return family if family in families else TRACE
+    return (
+        st.segmented_control(
+            "Metric family",
+            families,
+            format_func=lambda family: FAMILY_TITLES.get(family, family),  # md: ours
+            default=TRACE,
+            key=FAMILY_KEY,
+            help="The metric families the loaded data can be scored with; every value uses the current labels.",
+        )
+        or TRACE
+    )
+
+
+def cutoffs_input() -> tuple[int, ...]:
+    """The retrieval cut-offs the person typed (the default ones while the text is not valid)."""
+    text = st.text_input("Cut-offs k (comma-separated)", value=",".join(map(str, DEFAULT_KS)), key="dashboard.ks")
+    try:
+        return parse_ks(text)
+    except ValueError as exc:
+        st.html(render.problems_html([str(exc).replace("--k: ", "k: ")], "error"))
+        return DEFAULT_KS
+
+
+def family_header(family: str) -> None:
+    st.header(f"{FAMILY_TITLES[family]} under the current labels")
+
+
+def family_figures(view: FamilyView, ks: tuple[int, ...], n_reviewed: int, against: str, downloads: bool) -> None:
+    """The family's distributions and subset means (charts and table); retrieval: one chart column per k."""
+    systems = render.md_escape(", ".join(view.systems))
+    by_system = f" · {len(view.systems)} retrieval systems ({systems})" if len(view.systems) > 1 else ""
+    st.caption(
+        f"{view.n_examples:,} examples · {n_reviewed:,} with a human decision ({render.md_escape(against)}){by_system}"
+    )  # md: ours
+    if view.family == TONIC:
+        st.caption("answer_similarity is on Tonic's 0–5 scale: it is in the table below, not in the charts.")
+    name = FAMILY_TITLES[view.family].split()[0].lower()
+    color, color_title = ("system", "system") if len(view.systems) > 1 else ("dataset", "subset")
+    columns = min(len(ks), 4) if view.family == RETRIEVAL else 4
+    counts = histogram_counts(view.records, view.chart_metrics, color)
+    spec = charts.chart_spec(charts.histogram_chart, counts, view.chart_metrics, "", color, color_title, columns)
+    charts.show_spec(spec, f"{name}-distributions", "dashboard.dist", downloads=downloads)
+    st.subheader("Mean per subset, 95% bootstrap interval")
+    spec = charts.chart_spec(charts.means_chart, chart_means(view), columns)
+    charts.show_spec(spec, f"{name}-subset-means", "dashboard.means", downloads=downloads)
+    with st.expander("Means as a table"):
+        st.dataframe(pd.DataFrame(view.means), hide_index=True, width="stretch")
+
+
+def _confusion_matrices(cells: Sequence[tuple[str, int, int, int, int]]) -> Any:
+    """One confusion matrix per ``(label, tp, fp, fn, tn)``, side by side (an altair chart)."""
+    matrices: Any = None
+    for label, tp, fp, fn, tn in cells:
+        chart = charts.confusion_chart(label, tp, fp, fn, tn)
+        matrices = chart if matrices is None else matrices | chart
+    return matrices
+
+
+def judge_agreement(agreement: Agreement, scatter: list[dict[str, Any]], against: str, downloads: bool) -> None:
+    """The judge's labels against *against*'s on the examples a person decided on: per-label
+    figures, score RMSEs, confusion matrices and the judge-vs-human scatter."""
+    if agreement.n_examples == 0:
+        st.info("No example has a human decision yet: review some on the Review page to see judge-vs-human agreement.")
+        return
+    st.caption(
+        f"The judge's labels against {render.md_escape(against)}'s on the {agreement.n_examples} examples a person decided on; "
+        "precision/recall treat the human labels as the truth."
+    )
+    st.dataframe(
+        pd.DataFrame(agreement_rows(agreement)),
+        hide_index=True,
+        width="stretch",
+        column_config=_three_decimals(("Cohen's κ", "precision", "recall", "F1", "accuracy")),
+    )
+    cols = st.columns(len(agreement.scores) + 1)
+    for col, (name, sa) in zip(cols, agreement.scores.items()):
+        col.metric(
+            f"{name} RMSE", "—" if sa.rmse is None else f"{sa.rmse:.3f}", help=f"over {sa.n} examples"
+        )  # md: ours
+    accuracy = agreement.adherence_accuracy
+    cols[-1].metric("adherence accuracy", "—" if accuracy is None else f"{accuracy:.3f}")
+    cells = [(label, *astuple(agreement.labels[label].confusion)) for label in BINARY_LABELS]
+    spec = charts.chart_spec(_confusion_matrices, cells)
+    charts.show_spec(spec, "judge-vs-human-confusion", "dashboard.confusion", downloads=downloads)
+    shown = len({r["uid"] for r in scatter})
+    if shown < agreement.n_examples:  # sampled by ragviz.analysis.dashboard.figures.scatter_sample
+        st.caption(
+            f"Judge vs human scores: a sample of {shown:,} of the {agreement.n_examples:,} decided examples "
+            "(evenly spaced), one point per metric each."
+        )
+    spec = charts.chart_spec(charts.scatter_chart, scatter)
+    charts.show_spec(spec, "judge-vs-human-scatter", "dashboard.scatter", downloads=downloads)
+
+
+def annotator_agreement(raters: AnnotatorAgreement, downloads: bool) -> None:
+    """Cohen's kappa per annotator pair (matrix and table) and Fleiss' kappa overall, per label."""
+    if not raters.has_pairs:
+        st.caption(
+            f"{len(raters.annotators)} annotator(s) with decisions on the loaded examples"
+            + (f" ({render.md_escape(', '.join(raters.annotators))})" if raters.annotators else "")
+            + ". Agreement needs two or more annotators who decided on the same examples."
+        )
+        return
+    st.caption(
+        "Cohen's κ per pair over the sentence decisions of the examples both decided on (n = shared examples); "
+        "Fleiss' κ over the examples every annotator decided on. "
+        + ", ".join(f"{render.md_escape(a)}: {raters.n_examples[a]:,} examples" for a in raters.annotators)  # md: ours
+    )
+    spec = charts.chart_spec(charts.kappa_matrix_chart, kappa_matrix(raters.pairs), SENTENCE_LABELS)
+    charts.show_spec(spec, "annotator-kappa", "dashboard.kappa", downloads=downloads)
+    st.dataframe(
+        pd.DataFrame(fleiss_rows(raters.overall)),
+        hide_index=True,
+        width="stretch",
+        column_config=_three_decimals(["Fleiss' κ"]),
+    )
+    with st.expander("Every pair as a table"):
+        st.dataframe(
+            pd.DataFrame(pair_rows(raters.pairs)),
+            hide_index=True,
+            width="stretch",
+            column_config=_three_decimals(["Cohen's κ"]),
+        )
+
+
+def baselines(table: list[dict[str, Any]] | None) -> None:
+    """The RAGBench baseline judges' figures against the current labels (when the data has them)."""
+    if table is None:
+        st.caption(
+            "The loaded data carries no baseline-judge score columns (gpt3_adherence, ragas_faithfulness, trulens_groundedness, …)."
+        )
+        return
+    st.caption(
+        "Hallucination AUROC: truth = not adherent, prediction = 1 − the judge's adherence score; RMSE against the "
+        "relevance / utilization scores. Rows with no prediction are left out of that figure. The truth is the current labels, "
+        "so human corrections move these numbers."
+    )
+    shown = baseline_rows(table)
+    st.dataframe(
+        pd.DataFrame(shown),
+        hide_index=True,
+        width="stretch",
+        column_config=_three_decimals(k for k in shown[0] if k.endswith(("auroc", "rmse"))),
+    )
+
+
+def _review_link(uid: str, label: str) -> None:
+    st.page_link("pages/review.py", label=label, query_params={"uid": uid}, icon=":material/arrow_forward:")  # md: ours
+
+
+def triage(leverage: Mapping[str, Sequence[Leverage]], disagreements: Sequence[Disagreement]) -> None:
+    """Links to the Review page: the examples where one change moves a metric's mean most (the
+    person picks the metric), and those where judge and human disagree most."""
+    with st.container(key="dashboard-triage"):  # its links wrap instead of ending in "…" (render.theme_css)
+        _triage_lists(leverage, disagreements)
+
+
+def _triage_lists(leverage: Mapping[str, Sequence[Leverage]], disagreements: Sequence[Disagreement]) -> None:
+    # the picker spans the page: in a half-width column its four options did not fit at 1280 px
+    metric = (
+        st.segmented_control(
+            "Metric whose mean one change moves", TRACE_METRICS, default="adherence", key="dashboard.triage_metric"
+        )
+        or "adherence"
+    )
+    left, right = st.columns(2, gap="large")
+    with left:
+        st.subheader(f"One change moves the mean {metric} most")  # md: ours (a metric name of ragviz)
+        if not leverage[metric]:
+            st.caption("No labeled example.")
+        for x in leverage[metric]:
+            _review_link(x.uid, f"{render.md_escape(x.uid)} — {x.change}: mean {metric} {x.dataset_delta:+.4f}")
+    with right:
+        st.subheader("Judge and human disagree most")
+        if not disagreements:
+            st.caption("No disagreement yet (or nothing reviewed).")
+        for d in disagreements:
+            deltas = ", ".join(f"{m} {v:+.2f}" for m, v in d.diff.deltas.items() if v)
+            _review_link(
+                d.uid,
+                f"{render.md_escape(d.uid)} — {d.n_changes} decision(s) differ" + (f" ({deltas})" if deltas else ""),
+            )

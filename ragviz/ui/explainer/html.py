@@ -1,0 +1,315 @@
+"""The Explainer's markup as strings: each TRACe formula filled with the sentences it counts, the relevant /
+utilized Venn, and the other families' explanations. Every text from data is escaped here (:func:`ragviz.ui.core.render.esc`)."""
+
+from __future__ import annotations
+
+import base64
+import math
+from dataclasses import dataclass
+
+from ragviz.analysis.explain import (
+    AnswerExplanation,
+    Filled,
+    RetrievalExplanation,
+    TonicExplanation,
+)
+from ragviz.data.model import Example, Labels
+from ragviz.data.ragbench import unsupported_keys
+from ragviz.metrics.trace import trace_scores
+from ragviz.ui.core.render import CHIP, GREEN, GREY, INK, MUTED, ORANGE, SKY, VERMILION, esc, format_score
+
+NUM_COLOR, DEN_COLOR, BAD_COLOR = GREEN, SKY, VERMILION
+RELEVANT_COLOR, UTILIZED_COLOR = SKY, ORANGE
+YES, NO = "✓", "✗"
+
+_BOX = (
+    "font-family:system-ui,-apple-system,'Segoe UI',sans-serif;border:1px solid rgba(140,149,159,0.45);"
+    "border-radius:8px;padding:10px 12px;margin:0 0 10px 0;background:rgba(140,149,159,0.06)"
+)
+
+
+_KEY = (
+    "display:inline-block;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:0.8rem;"
+    "font-weight:600;border-radius:4px;padding:0 4px;margin:1px 2px;"
+)
+
+
+def _chip(color: str) -> str:
+    background, text = CHIP.get(color, (color, "#fff"))
+    return f"{_KEY};background:{background};color:{text}"
+
+
+@dataclass(frozen=True)
+class FormulaTerm:
+    """One metric: its value, the formula, and the keys counted above and below the line."""
+
+    metric: str
+    value: float | None
+    formula: str
+    numerator: tuple[str, ...]
+    denominator: tuple[str, ...]
+    note: str = ""
+
+
+def formula_terms(example: Example, labels: Labels | None) -> list[FormulaTerm]:
+    """The four TRACe formulas of *labels* on *example*, with the keys each counts (as stored:
+    a duplicate key counts twice, as in the scores)."""
+    if labels is None:
+        return []
+    scores = trace_scores(labels, example.n_context_sentences)
+    every = tuple(example.context_keys())
+    r, u = labels.relevant_keys, labels.utilized_keys
+    both = tuple(k for k in dict.fromkeys(r) if k in set(u))
+    unsupported = unsupported_keys(labels)
+    return [
+        FormulaTerm(
+            "relevance", scores.relevance, "|R| / N", r, every, "R = relevant sentences, N = all context sentences"
+        ),
+        FormulaTerm("utilization", scores.utilization, "|U| / N", u, every, "U = sentences the response used"),
+        FormulaTerm(
+            "completeness",
+            scores.completeness,
+            "|R ∩ U| / |R|",
+            both,
+            r,
+            "share of the relevant sentences the response used" + ("; 1 when nothing is relevant" if not r else ""),
+        ),
+        FormulaTerm(
+            "adherence",
+            scores.adherence,
+            "0 if any response sentence is unsupported, else 1",
+            unsupported,
+            tuple(example.response_keys()),
+            "above the line: unsupported response sentences; below: all response sentences",
+        ),
+    ]
+
+
+def _keys_html(keys: tuple[str, ...], color: str, limit: int = 60) -> str:
+    if not keys:
+        return f'<span style="{MUTED}">none</span>'
+    shown = "".join(f'<span style="{_chip(color)}">{esc(k)}</span>' for k in keys[:limit])
+    more = f' <span style="{MUTED}">… and {len(keys) - limit} more</span>' if len(keys) > limit else ""
+    return shown + more
+
+
+def formula_html(term: FormulaTerm) -> str:
+    """One metric as a card: ``relevance = |R| / N = 4 / 12 = 0.333`` and the keys behind it."""
+    if term.metric == "adherence":
+        filled = f"{len(term.numerator)} unsupported of {len(term.denominator)} → {format_score(term.value)}"
+        top_label, top_color = "unsupported", BAD_COLOR
+    else:
+        filled = f"{len(term.numerator)} / {len(term.denominator)} = {format_score(term.value)}"
+        if term.metric == "completeness" and not term.denominator:
+            filled = f"no relevant sentence → {format_score(term.value)}"
+        top_label, top_color = "numerator", NUM_COLOR
+    return (
+        f'<div class="rv-formula-card" data-metric="{esc(term.metric)}" style="{_BOX}">'
+        f'<div style="font-size:1.05rem"><b>{esc(term.metric)}</b> = {esc(term.formula)} = '
+        f'<span style="font-size:1.2rem;font-weight:700">{esc(filled)}</span></div>'
+        f'<div style="font-size:0.8rem;{MUTED};margin:2px 0 6px 0">{esc(term.note)}</div>'
+        f'<div style="font-size:0.85rem"><b>{top_label}</b> ({len(term.numerator)}): {_keys_html(term.numerator, top_color)}</div>'
+        f'<div style="font-size:0.85rem"><b>denominator</b> ({len(term.denominator)}): {_keys_html(term.denominator, DEN_COLOR)}</div>'
+        "</div>"
+    )
+
+
+def venn_svg(relevant: set[str], utilized: set[str], n_total: int, title: str = "") -> str:
+    """Two-circle Venn diagram of the relevant and utilized key sets (keys listed inside each
+    region, counts always shown); the sentences in neither set are counted outside."""
+    r_only = sorted(relevant - utilized)
+    both = sorted(relevant & utilized)
+    u_only = sorted(utilized - relevant)
+    neither = max(n_total - len(relevant | utilized), 0)
+
+    def region(keys: list[str], x: float) -> str:
+        lines = [f'<text x="{x}" y="98" text-anchor="middle" font-size="20" font-weight="700">{len(keys)}</text>']
+        per_line = 4
+        for i in range(0, min(len(keys), 16), per_line):
+            chunk = " ".join(keys[i : i + per_line])
+            y = 118 + (i // per_line) * 14
+            lines.append(
+                f'<text x="{x}" y="{y}" text-anchor="middle" font-size="11" font-family="monospace">{esc(chunk)}</text>'
+            )
+        if len(keys) > 16:
+            lines.append(f'<text x="{x}" y="{118 + 4 * 14}" text-anchor="middle" font-size="11">…</text>')
+        return "".join(lines)
+
+    heading = (
+        f'<text x="180" y="18" text-anchor="middle" font-size="13" font-weight="600">{esc(title)}</text>'
+        if title
+        else ""
+    )
+    return (
+        '<svg class="rv-venn" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 360 230" width="360" height="230" '
+        f'font-family="system-ui,sans-serif" fill="{INK}" role="img" '
+        'aria-label="Venn diagram of relevant and utilized sentences">'
+        '<rect width="360" height="230" rx="8" fill="#ffffff"/>'
+        f"{heading}"
+        f'<circle cx="135" cy="115" r="85" fill="{RELEVANT_COLOR}" fill-opacity="0.35" stroke="{RELEVANT_COLOR}" stroke-width="2"/>'
+        f'<circle cx="225" cy="115" r="85" fill="{UTILIZED_COLOR}" fill-opacity="0.35" stroke="{UTILIZED_COLOR}" stroke-width="2"/>'
+        f'<text x="95" y="45" text-anchor="middle" font-size="13" font-weight="600">relevant</text>'
+        f'<text x="265" y="45" text-anchor="middle" font-size="13" font-weight="600">utilized</text>'
+        f"{region(r_only, 92)}{region(both, 180)}{region(u_only, 268)}"
+        f'<text x="180" y="222" text-anchor="middle" font-size="12" fill="#57606a">neither: {neither} of {n_total} sentences</text>'
+        "</svg>"
+    )
+
+
+def venn_html(example: Example, labels: Labels | None, title: str = "") -> str:
+    """The Venn of *labels* on *example* (keys cleaned of trailing dots for display)."""
+    from ragviz.data.keys import clean_key
+
+    if labels is None:
+        return f'<div style="{_BOX}">unlabeled</div>'
+    svg = venn_svg(
+        {clean_key(k) for k in labels.relevant_keys},
+        {clean_key(k) for k in labels.utilized_keys},
+        example.n_context_sentences,
+        title,
+    )
+    return f'<div style="{_BOX};text-align:center">{venn_img(svg)}</div>'
+
+
+def venn_img(svg: str) -> str:
+    """*svg* as an ``<img>`` with a ``data:`` URI: ``st.html``'s sanitiser strips inline ``<svg>``
+    (the Venn was blank), an image it keeps. The SVG's text is already escaped, and an image runs no
+    script. The alt text names the counts for screen readers."""
+    data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+    return (
+        f'<img class="rv-venn" src="data:image/svg+xml;base64,{data}" width="360" height="230" '
+        'style="max-width:100%;height:auto" alt="Venn diagram of relevant and utilized sentences">'
+    )
+
+
+def delta_html(judge: float | None, human: float | None) -> str:
+    """``judge 0.500 → human 0.333 (−0.167)`` in one line."""
+    if judge is None or human is None or math.isclose(judge, human):
+        return ""
+    d = human - judge
+    return f'<span style="color:{BAD_COLOR if d < 0 else NUM_COLOR};font-weight:600">{d:+.3f}</span>'
+
+
+_SMALL = "font-size:0.85rem"
+
+
+_MUTED = MUTED
+
+
+_TABLE = "border-collapse:collapse;font-size:0.85rem;margin:4px 0 8px 0;width:100%"
+
+
+_CELL = "border-bottom:1px solid rgba(140,149,159,0.3);padding:2px 6px;text-align:left;vertical-align:top"
+
+
+def filled_html(term: Filled) -> str:
+    """One metric on a line: ``retrieval_precision = relevant chunks / chunks = 2 / 4 = 0.500``."""
+    return (
+        f'<div class="rv-filled" data-metric="{esc(term.metric)}" style="{_SMALL};margin:2px 0">'
+        f"<b>{esc(term.metric)}</b> = {esc(term.formula)} = <code>{esc(term.filled)}</code> = "
+        f'<b style="font-size:1rem">{format_score(term.value)}</b></div>'
+    )
+
+
+def _flag(value: bool) -> str:
+    color = NUM_COLOR if value else GREY
+    return f'<span style="color:{color};font-weight:700">{YES if value else NO}</span>'
+
+
+def _table(header: list[str], rows: list[list[str]], css_class: str) -> str:
+    head = "".join(f'<th style="{_CELL}">{esc(h)}</th>' for h in header)
+    body = "".join("<tr>" + "".join(f'<td style="{_CELL}">{c}</td>' for c in row) + "</tr>" for row in rows)
+    return f'<table class="{css_class}" style="{_TABLE}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def tonic_html(expl: TonicExplanation | None) -> str:
+    """Tonic's values with the chunk flags they count (and why each is set) and the supported
+    response sentences."""
+    if expl is None:
+        return f'<div style="{_BOX}">unlabeled</div>'
+    rows = [
+        [
+            str(c.document),
+            f"{_flag(c.relevant)} <span style='{_MUTED}'>{esc(c.relevant_why)}</span>",
+            f"{_flag(c.used)} <span style='{_MUTED}'>{esc(c.used_why)}</span>",
+        ]
+        for c in expl.chunks
+    ]
+    sources = (
+        f"relevant: {expl.relevant_source} · used: {expl.used_source} · answer_similarity: {expl.similarity_source}"
+    )
+    return (
+        f'<div class="rv-tonic" style="{_BOX}">'
+        + "".join(filled_html(t) for t in expl.terms)
+        + f'<div style="{_SMALL};margin-top:6px"><b>Chunks</b> <span style="{_MUTED}">({esc(sources)})</span></div>'
+        + _table(["doc", "relevant", "used"], rows, "rv-chunks")
+        + f'<div style="{_SMALL}"><b>supported</b> ({len(expl.supported)}): {_keys_html(expl.supported, NUM_COLOR)}</div>'
+        + f'<div style="{_SMALL}"><b>unsupported</b> ({len(expl.unsupported)}): {_keys_html(expl.unsupported, BAD_COLOR)}</div>'
+        + "</div>"
+    )
+
+
+def retrieval_html(expl: RetrievalExplanation) -> str:
+    """One system: the ranked ids marked relevant or not (top k shaded) and the filled formulas."""
+    rows = []
+    for x in expl.ranking:
+        shade = "background:rgba(140,149,159,0.18);" if x.in_top_k else ""
+        rows.append(
+            [
+                f'<span style="{shade}padding:0 4px">{x.rank}</span>',
+                f"<code>{esc(x.doc_id)}</code>",
+                f"{_flag(x.relevant)}" + (f" <span style='{_MUTED}'>grade {x.grade}</span>" if x.grade > 1 else ""),
+                "top k" if x.in_top_k else "",
+            ]
+        )
+    missing = (
+        f'<div style="{_SMALL}">relevant but not retrieved (count in Recall): '
+        + ", ".join(f"<code>{esc(d)}</code>" for d in expl.not_retrieved)
+        + "</div>"
+        if expl.not_retrieved
+        else ""
+    )
+    return (
+        f'<div class="rv-retrieval" data-system="{esc(expl.system)}" style="{_BOX}">'
+        f'<div style="font-size:0.95rem;margin-bottom:4px"><b>system {esc(expl.system)}</b> '
+        f'<span style="{_MUTED}">· {sum(1 for g in expl.gold.values() if g > 0)} relevant id(s) in the gold list · k = {expl.k}</span></div>'
+        + "".join(filled_html(t) for t in expl.terms)
+        + _table(["rank", "id", "relevant", ""], rows, "rv-ranking")
+        + missing
+        + "</div>"
+    )
+
+
+def _tokens_html(tokens: tuple[str, ...], shared: tuple[str, ...]) -> str:
+    left = dict.fromkeys(shared, 0)
+    for t in shared:
+        left[t] += 1
+    out = []
+    for t in tokens:
+        if left.get(t, 0) > 0:
+            left[t] -= 1
+            out.append(f'<span style="{_chip(NUM_COLOR)}">{esc(t)}</span>')
+        else:
+            out.append(f'<span style="{_KEY};background:rgba(140,149,159,0.22)">{esc(t)}</span>')
+    return "".join(out) or f'<span style="{_MUTED}">no token</span>'
+
+
+def answer_html(expl: AnswerExplanation | None) -> str:
+    """EM / F1 / F1-set with the normalised token lists compared (shared tokens in green)."""
+    if expl is None:
+        return f'<div style="{_BOX}">No reference answer: EM / F1 are not computed.</div>'
+    parts = [f'<div class="rv-answer" style="{_BOX}">', *(filled_html(t) for t in expl.terms)]
+    for n, g in enumerate(expl.golds, start=1):
+        title = f"reference {n}" if len(expl.golds) > 1 else "reference"
+        parts.append(
+            f'<div style="{_SMALL};margin-top:8px"><b>{esc(title)}</b> '
+            f'<span style="{_MUTED}">EM {format_score(g.em)} · F1 {format_score(g.f1)} · F1-set {format_score(g.f1_set)}</span></div>'
+            f'<div style="{_SMALL}">response, SQuAD-normalised ({len(expl.prediction_tokens)} tokens, {len(g.shared_tokens)} shared): '
+            f"{_tokens_html(expl.prediction_tokens, g.shared_tokens)}</div>"
+            f'<div style="{_SMALL}">{esc(title)}, SQuAD-normalised ({len(g.gold_tokens)} tokens): '
+            f"{_tokens_html(g.gold_tokens, g.shared_tokens)}</div>"
+            f'<div style="{_SMALL}">sets (F1-set, articles kept): response {len(expl.prediction_set)}, {esc(title)} {len(g.gold_set)}, '
+            f"shared {len(g.shared_set)}: {_tokens_html(g.shared_set, g.shared_set)}</div>"
+        )
+    parts.append("</div>")
+    return "".join(parts)

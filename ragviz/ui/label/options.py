@@ -1,0 +1,79 @@
+"""The Label page's request options (temperature, reasoning effort, response format) and the note on
+where the judge's key comes from; :mod:`ragviz.ui.label.page` lays them out in its settings box."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import streamlit as st
+
+from ragviz.judge.client import API_KEY_ENV, AZURE_KEY_ENV, NO_KEY_PLACEHOLDER, REASONING_EFFORTS, RESPONSE_FORMATS
+from ragviz.judge.endpoint import EndpointAccess, server_endpoint
+from ragviz.judge.settings import JudgeConfigError
+from ragviz.ui.core import render
+
+API_KEY_KEY = "label.api_key"  # = ragviz.ui.label.page.API_KEY_KEY
+TEMPERATURE_KEY = "label.temperature"  # None: the default (0 for chat models, not sent to reasoning models)
+REASONING_KEY = "label.reasoning_effort"
+NOT_SENT = "not sent"  # the reasoning-effort choice that sends none
+FORMAT_KEY = "label.response_format"
+
+
+def init_state() -> None:
+    st.session_state.setdefault(TEMPERATURE_KEY, None)
+    st.session_state.setdefault(REASONING_KEY, NOT_SENT)
+    st.session_state.setdefault(FORMAT_KEY, RESPONSE_FORMATS[0])
+
+
+def from_state() -> dict[str, Any]:
+    """The options as :class:`~ragviz.judge.settings.JudgeSettings` fields."""
+    temperature = st.session_state[TEMPERATURE_KEY]
+    return {
+        "temperature": None if temperature is None else float(temperature),
+        "reasoning_effort": None if st.session_state[REASONING_KEY] == NOT_SENT else st.session_state[REASONING_KEY],
+        "response_format": str(st.session_state[FORMAT_KEY]),
+    }
+
+
+def request_options(left: Any, right: Any) -> None:
+    """The three widgets, in the settings box's two columns."""
+    right.number_input(
+        "Temperature",
+        min_value=0.0,
+        max_value=2.0,
+        step=0.1,
+        key=TEMPERATURE_KEY,
+        placeholder="default",
+        help="Empty: 0 for chat models, none sent to reasoning models (o1, o3, o4-mini, gpt-5)",
+    )
+    left.selectbox(
+        "Reasoning effort",
+        [NOT_SENT, *REASONING_EFFORTS],
+        key=REASONING_KEY,
+        help="For reasoning models only",
+    )
+    right.selectbox(
+        "Response format",
+        RESPONSE_FORMATS,
+        key=FORMAT_KEY,
+        help="auto: ask the server once which of json_schema (structured output), json_object (JSON mode) "
+        "or text it honours, and remember it for this server and model",
+    )
+
+
+def key_source_note(access: EndpointAccess | JudgeConfigError) -> str:
+    """Where the key comes from, as Markdown (dynamic parts escaped)."""
+    own = render.md_escape(server_endpoint())
+    rule = f"The server's key is only ever sent to its configured judge ({own}); another Base URL needs your own key."
+    if isinstance(access, JudgeConfigError):
+        return rule
+    if not access.own:
+        using = "Using the key entered here." if access.api_key != NO_KEY_PLACEHOLDER else "No key sent."
+        return f"{using} {rule} Answers of this server are shown only as labels or a short error."
+    if st.session_state.get(API_KEY_KEY):
+        return f"Using the key entered here (kept in this browser session only). {rule}"
+    key_env = AZURE_KEY_ENV if access.azure else API_KEY_ENV
+    if os.environ.get(key_env):
+        return f"Using {key_env} from the server's environment. {rule}"
+    return f"No key yet. {rule}"

@@ -1,0 +1,121 @@
+"""The Review page's moves that reach beyond the example on screen: Undo and deep links.
+
+Undo (Z) undoes the annotator's last action wherever it was made, and the page says beforehand what
+that is ("Z: undo 'relevant 0b' on example 4 (tech-003 · gpt-4o-mini)"). The action is looked up
+once per run (:func:`undo_target`, one indexed store query) among the examples that are loaded;
+pressing Z undoes exactly the action the page named, then goes to its example when it is another
+one and says what was undone.
+
+A deep link (:func:`follow_link`) opens the one example ``?uid=`` or ``?id=`` names; an ``?id=``
+that repeats (several subsets or generation models) opens none silently: the page lists the
+matches and the person chooses (``&dataset=`` / ``&model=`` narrow the id to one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import streamlit as st
+
+from ragviz.analysis.review.edits import describe_action
+from ragviz.analysis.review.queue import link_matches
+from ragviz.data.dataset import Dataset
+from ragviz.store.label_store import LabelStore
+from ragviz.ui.core import render, state
+from ragviz.ui.core.present import is_present
+from ragviz.ui.review import page as review
+
+
+@dataclass(frozen=True)
+class UndoTarget:
+    """The action Z undoes: its id, example (uid and row), a short description and where it was."""
+
+    action_id: int
+    uid: str
+    row: int
+    what: str
+    where: str
+
+    @property
+    def hint(self) -> str:
+        """``'relevant 0b' on this example`` / ``'accept' on example 4 (tech-003 · gpt-4o-mini)``."""
+        return f"'{self.what}' on {self.where}"
+
+
+def undo_target(ds: Dataset, store: LabelStore, who: str, current_row: int) -> UndoTarget | None:
+    """The annotator's last not-undone action on a loaded example, ``None`` when there is none."""
+    action = store.last_action(who, where=lambda uid: ds.index_of(uid) is not None)
+    if action is None:
+        return None
+    row = ds.index_of(action.example_uid)
+    if row is None:
+        return None
+    what = describe_action(action.kind, [(e.field, e.old, e.new) for e in action.events])
+    if row == current_row:
+        where = "this example"
+    else:
+        model = ds.generation_models[row]
+        where = f"example {row + 1} ({ds.ids[row]}{' · ' + model if model else ''})"
+    return UndoTarget(action.action_id, action.example_uid, row, what, where)
+
+
+def undo_last(target: UndoTarget | None, go: Callable[[int | None], Any], current_row: int) -> None:
+    """Undo *target* (the action the page named); when it was on another example, go there. A toast
+    says what was undone (or that there was nothing to undo). Nothing in presentation mode."""
+    if is_present():
+        return
+    if target is None:
+        st.toast("Nothing to undo.")
+        return
+    if not state.store().undo_action(target.uid, state.annotator(), target.action_id):
+        state.bump_label_version()  # undone meanwhile (another tab): redraw what is stored now
+        st.toast(f"Already undone: '{render.md_escape(target.what)}' (another tab or window?).")
+        return
+    state.bump_label_version()
+    if target.row != current_row:
+        go(target.row)
+    st.toast(f"Undid '{render.md_escape(target.what)}' on {render.md_escape(target.where)}.")
+
+
+LINK = "review.applied_link"  # the deep link already followed
+CHOICES = "review.link_choices"  # (link, rows) of a deep link naming several examples, until one is chosen
+
+
+def follow_link(ds: Dataset, go: Callable[[int | None], Any]) -> None:
+    """Follow a new deep link in the query (once per link): one match opens it (*go*), none says so,
+    several list the matches to choose from, and the run stops there until one is chosen."""
+    qp = st.query_params
+    link = qp.get("uid") or qp.get("id")
+    if link and link != st.session_state.get(LINK):
+        st.session_state[LINK] = link
+        linked = link_matches(ds, qp.get("uid"), qp.get("id"), qp.get("dataset"), qp.get("model"))
+        if not linked:
+            st.warning(f"No loaded example has the id or uid in the link: {render.md_escape(repr(link))}")
+        elif len(linked) > 1:  # the id repeats: the person chooses, nothing opens silently
+            st.session_state[CHOICES] = (link, linked)
+        else:
+            go(linked[0])
+    if (pending := st.session_state.get(CHOICES)) is not None:
+        models = ds.generation_models
+        matches = [(i, f"{ds.datasets[i]} · {models[i] or '—'} · {ds.uids[i]}") for i in pending[1]]
+        review.choose_link_match(pending[0], matches, partial(_choose, go))
+        st.stop()
+
+
+def _choose(go: Callable[[int | None], Any], row: int) -> None:
+    st.session_state.pop(CHOICES, None)
+    go(row)
+
+
+def link_followed(uid: str) -> None:
+    """The example *uid* is on screen: the URL names it by uid (a copied link opens it exactly) and
+    counts as followed."""
+    if st.query_params.get("uid") != uid:
+        st.query_params["uid"] = uid
+    for param in ("id", "dataset", "model"):
+        if param in st.query_params:
+            del st.query_params[param]
+    st.session_state[LINK] = uid

@@ -1,0 +1,305 @@
+"""The Review page's renderers: the sidebar filters, the navigation bar, the example's header, the
+live metric cards, the override effects, the selected response sentence's explanation and support
+controls, the label-quality flags, the re-judge button and the other metric families' expander. The
+text itself (context and response, clickable) is drawn by :mod:`ragviz.ui.review.sentence_editor`.
+
+Each function draws the data it is given. Widgets hand the person's choice back: a button or control
+calls the ``on_…`` callback it was given (Streamlit runs that before the next run, so the page
+redraws already changed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import streamlit as st
+
+from ragviz.analysis.quality.issues import MECHANICAL_KINDS
+from ragviz.analysis.review.edits import SUPPORTED, UNSUPPORTED, ResponseSpan
+from ragviz.analysis.review.metrics import MetricComparison, OverrideEffect
+from ragviz.analysis.review.queue import Progress, ReviewFilter
+from ragviz.data.model import Example, Labels
+from ragviz.data.problems import Problem
+from ragviz.ui.core import render
+
+SUPPORT_CHOICE_LABELS = {SUPPORTED: "✓ supported", UNSUPPORTED: "✗ unsupported"}
+FLAGS_SHOWN = 3  # label-quality flags listed outright; more go in a closed expander
+
+
+def filter_sidebar(
+    prog: Progress,
+    subset_names: Sequence[str],
+    editable: bool = True,
+    show_corrections: bool = True,
+    audit: bool = False,
+) -> tuple[ReviewFilter, bool]:
+    """Progress and the filters in the sidebar; returns the filter and whether accepting moves on
+    to the next unreviewed example. Presentation mode (*editable* off) and the audit queue (*audit*:
+    Accept stays on the example) have no accept option, and without *show_corrections* no progress
+    and no reviewed / corrected filters."""
+    with st.sidebar:
+        if show_corrections:
+            st.progress(prog.fraction, text=str(prog))
+        st.caption("Filters")
+        flt = ReviewFilter(
+            unreviewed=show_corrections and st.toggle("Unreviewed only", key="review.f_unreviewed"),
+            corrected=show_corrections and st.toggle("Corrected only", key="review.f_corrected"),
+            adherence_zero=st.toggle("Adherence 0", key="review.f_adherence0"),
+            has_flags=st.toggle("Has label-quality flags", key="review.f_flags"),
+            subsets=tuple(st.multiselect("Subset", subset_names, key="review.f_subsets")),
+        )
+        advance_after_accept = (
+            editable
+            and not audit
+            and st.toggle("Accept moves to the next unreviewed", value=True, key="review.advance")
+        )
+    return flt, advance_after_accept
+
+
+def navigation_bar(
+    prev_row: int | None,
+    next_row: int | None,
+    *,
+    has_judge: bool,
+    changed: bool,
+    on_go: Callable[[int | None], Any],
+    on_next_unreviewed: Callable[[], Any],
+    on_accept: Callable[[], Any],
+    on_undo: Callable[[], Any],
+    on_reset: Callable[[], Any],
+    undo_hint: str | None = None,
+    editable: bool = True,
+) -> None:
+    """Previous / Next / Next unreviewed / Accept / Undo / Reset with their shortcuts (K, J, N, A, Z),
+    then what Z will undo (*undo_hint*, ``None``: nothing). *changed*: the person's labels differ
+    from where they started (else there is nothing to reset). Without *editable* (presentation
+    mode) only the moves are drawn, so no editing button and no editing shortcut exists."""
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.button(
+            "◀ Previous", key="review.prev", shortcut="K", disabled=prev_row is None, on_click=on_go, args=(prev_row,)
+        )
+        st.button(
+            "Next ▶", key="review.next", shortcut="J", disabled=next_row is None, on_click=on_go, args=(next_row,)
+        )
+        if not editable:
+            return
+        st.button("Next unreviewed", key="review.next_unreviewed", shortcut="N", on_click=on_next_unreviewed)
+        st.button(
+            "Accept as shown",
+            key="review.accept",
+            shortcut="A",
+            type="primary",
+            on_click=on_accept,
+            help="I reviewed this: the labels as shown now are right (your corrections stay). Marks the example reviewed.",
+        )
+        st.button(
+            "Undo",
+            key="review.undo",
+            shortcut="Z",
+            on_click=on_undo,
+            disabled=undo_hint is None,
+            help=f"Undo your last action: {render.md_escape(undo_hint)}" if undo_hint else "Nothing to undo.",
+        )
+        st.button(
+            "Reset to judge" if has_judge else "Reset to loaded labels",
+            key="review.reset",
+            on_click=on_reset,
+            disabled=not changed,
+            help=None
+            if has_judge
+            else "This example has no judge labels: reset returns to the labels the file carried.",
+        )
+    st.html(
+        '<div class="rv-undo-hint" style="font-family:system-ui,sans-serif;font-size:0.8rem;opacity:0.75">'
+        + (f"Z: undo {render.esc(undo_hint)}" if undo_hint else "Z: nothing to undo")
+        + "</div>"
+    )
+
+
+def choose_link_match(link: str, choices: Sequence[tuple[int, str]], on_choose: Callable[[int], Any]) -> None:
+    """A deep link's id names several examples: say so and offer one button per match (*choices*
+    are ``(row, label)``); *on_choose* gets the chosen row."""
+    st.warning(
+        f"The link's id {render.md_escape(repr(link))} names {len(choices)} examples (in several subsets or generation models)."
+        " Choose one, or add &dataset=…&model=… to the link to open one directly.",
+        icon=":material/call_split:",
+    )
+    for n, (row, label) in enumerate(choices):
+        st.button(render.md_escape(label), key=f"review.link_choice.{n}", on_click=on_choose, args=(row,))
+
+
+def example_header(position: str, status: str, example: Example) -> None:
+    """Where the page is, the example's review status (none when *status* is empty) and identity,
+    then its question."""
+    shown = f"<b>{render.esc(status)}</b> · " if status else ""
+    st.html(
+        f'<div style="font-family:system-ui,sans-serif;font-size:0.85rem;color:#57606a">{render.esc(position)} · '
+        f"{shown}{render.esc(example.dataset)} · id {render.long_text_html(example.id, 120)} · "
+        f"model {render.esc(example.generation_model or '—')}</div>"
+    )
+    st.html(render.text_block_html("Question", example.question))
+
+
+def metric_cards(comparison: Sequence[MetricComparison], against_judge: bool = True) -> None:
+    """One card per TRACe metric: the current score, its delta against the judge's, the formula;
+    without *against_judge* (presentation mode hiding corrections) only the score and formula."""
+    cols = st.columns(4)
+    for col, m in zip(cols, comparison):
+        with col:
+            st.metric(
+                m.name.capitalize(),  # md: ours
+                render.format_score(m.current),
+                delta=render.format_delta(m.delta) if against_judge else None,
+                delta_color="off" if m.name in ("relevance", "utilization") else "normal",
+                help="Current labels; the delta is against the judge's labels.",
+                border=True,
+            )
+            st.html(
+                f'<div class="rv-formula" style="font-family:ui-monospace,monospace;font-size:0.75rem;color:#57606a">'
+                f"{render.esc(m.formula)}"
+                + (
+                    f"<br>judge {render.format_score(m.judge)} → now {render.format_score(m.current)}"
+                    if against_judge
+                    else ""
+                )
+                + "</div>"
+            )
+
+
+def override_effects_table(effects: Sequence[OverrideEffect]) -> None:
+    """A closed expander with what each override changed; nothing without overrides."""
+    if not effects:
+        return
+    import pandas as pd  # here, not at the top: a page without overrides does not need pandas
+
+    with st.expander(f"What each override changed ({len(effects)})", expanded=False):
+        st.dataframe(pd.DataFrame([e.as_row() for e in effects]), hide_index=True, width="stretch")
+
+
+def explanation(spans: Sequence[ResponseSpan], selected: str | None) -> ResponseSpan | None:
+    """The selected response sentence's verdict, supporting keys and explanation; returns its span
+    (``None`` when none is selected)."""
+    chosen = next((s for s in spans if s.key == selected), None)
+    if chosen is not None:
+        st.html(render.explanation_html(chosen))
+    return chosen
+
+
+def _with_value(widget_key: str, on_choice: Callable[[Any], Any]) -> None:
+    on_choice(st.session_state[widget_key])
+
+
+def _with_verdict(widget_key: str, chosen: str | None, on_status: Callable[[str | None], Any]) -> None:
+    """A click on the verdict control: a new verdict goes to *on_status*; a click on the verdict
+    already *chosen* (the control then holds none) changes nothing and the control shows it again."""
+    value = st.session_state[widget_key]
+    if value is None:
+        st.session_state[widget_key] = chosen
+        return
+    if value != chosen:
+        on_status(value)
+
+
+def support_controls(
+    span: ResponseSpan,
+    key_options: Sequence[str],
+    key_suffix: str,
+    on_status: Callable[[str | None], Any],
+    on_keys: Callable[[list[str]], Any],
+    on_note: Callable[[str], Any] | None = None,
+) -> None:
+    """The selected sentence's verdict (supported / unsupported), for a flipped verdict the
+    reviewer's optional note (it replaces the judge's explanation), and its supporting context
+    keys; a change calls *on_status* with the verdict (a click on the verdict already chosen
+    changes nothing), *on_note* with the note or *on_keys* with the keys. *key_suffix* makes the widget keys (``review.support.<suffix>``,
+    ``review.note.<suffix>``, ``review.keys.<suffix>``)."""
+    status_key = f"review.support.{key_suffix}"
+    keys_key = f"review.keys.{key_suffix}"
+    note_key = f"review.note.{key_suffix}"
+    chosen = span.status if span.status in (SUPPORTED, UNSUPPORTED) else None
+    st.segmented_control(
+        f"Sentence {render.md_escape(span.key)} is",
+        [SUPPORTED, UNSUPPORTED],
+        format_func=lambda state: SUPPORT_CHOICE_LABELS[state],
+        default=chosen,
+        key=status_key,
+        on_change=_with_verdict,
+        args=(status_key, chosen, on_status),
+    )
+    if span.by_reviewer and on_note is not None:
+        st.text_input(
+            f"Your note on {render.md_escape(span.key)} (optional; replaces the judge's explanation)",
+            value=span.explanation,
+            key=note_key,
+            placeholder="Why this verdict? Press Enter to keep it.",
+            on_change=_with_value,
+            args=(note_key, on_note),
+        )
+    st.multiselect(
+        f"Context sentences supporting {render.md_escape(span.key)}",
+        key_options,
+        default=list(dict.fromkeys(span.supporting_keys)),
+        key=keys_key,
+        on_change=_with_value,
+        args=(keys_key, on_keys),
+    )
+
+
+def quality_flags(issues: Sequence[Problem], on_normalize: Callable[[], Any] | None) -> None:
+    """The label-quality flags and a button that applies the mechanical fixes (*on_normalize*; no
+    button without one, as in presentation mode)."""
+    st.markdown(f"**Label-quality flags: {len(issues)}**")
+    if not issues:
+        return
+    lines = render.problems_html([f"{p.field}: {p.message}" for p in issues])
+    if len(issues) <= FLAGS_SHOWN:
+        st.html(lines)
+    else:  # a long list would push the page down; it opens on demand
+        with st.expander(f"Show the {len(issues)} flags", expanded=False):
+            st.html(lines)
+    if on_normalize is None:
+        return
+    mechanical = sum(1 for p in issues if p.kind in MECHANICAL_KINDS)
+    st.button(
+        f"Normalize labels ({mechanical} mechanical fix{'es' if mechanical != 1 else ''})",  # md: ours
+        key="review.normalize",
+        disabled=not mechanical,
+        help="Strip trailing dots, drop duplicate keys and keys that name no sentence — one correction, undoable. "
+        "The other flags need your judgement.",
+        on_click=on_normalize,
+    )
+
+
+def rejudge_button(key: str = "review.rejudge") -> bool:
+    """The "Re-judge this example" button, for admins only (a call spends money); True on the run
+    after a click (the page then calls :func:`ragviz.ui.label.page.rejudge`, which imports the judge's
+    client only then)."""
+    from ragviz.ui.core.access import access
+
+    if not access().can_judge:
+        return False
+    return st.button(
+        "Re-judge this example",
+        key=key,
+        icon=":material/smart_toy:",
+        help="Ask the judge again with the settings of the Label page",
+    )
+
+
+def families_expander(
+    example: Example,
+    judge: Labels | None,
+    current: Labels | None,
+    on_change: Callable[..., Any],
+    *,
+    version: int,
+    editable: bool,
+) -> None:
+    """The "Other metric families" expander, drawn only while open: a rerun with it closed runs none
+    of its tables or editors (and the page needs no pandas until then)."""
+    with st.expander("Other metric families", key="review.families_open", on_change="rerun") as families:
+        if families.open:
+            from ragviz.ui.review.families import render_families_panel
+
+            render_families_panel(example, judge, current, on_change, version=version, editable=editable)

@@ -1,0 +1,208 @@
+"""The Review page's text as its editor: one ``st.components.v2`` component (``sentence_editor/editor.js``
+and ``editor.css``, shipped in the package, no build step) draws the context documents or the response
+sentence by sentence.
+
+* Context: a click, or Enter / Space on a focused sentence (the text is one Tab stop; arrow keys move
+  between sentences), moves the sentence's label one step round none -> relevant -> relevant+utilized ->
+  utilized -> none.
+  Documents fold to their labelled sentences with a little context (``ragviz.analysis.review.text``);
+  "show all" per document and a document list that jumps to a document work in the browser alone.
+* Response: a click (or Enter / Space) selects a sentence; its supporting context sentences light up.
+  Shift+click (Shift+Enter) on a context sentence makes it support the selected response sentence, or
+  takes it out (the change the supporting-keys picker makes).
+
+The browser builds every node with ``textContent`` / ``setAttribute`` from the JSON this module
+passes; no text from data is ever parsed as HTML. An action comes back as the trigger ``edit``; its
+callback queues it in the session (:func:`queue_event`) and the page takes the queue at its top
+(:func:`take_events`) before it draws anything, so the page redraws already changed. Tests under
+AppTest queue events the same way (:func:`queue_event`'s data shape) — one path in both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+
+from ragviz.analysis.review.edits import NEITHER, ContextSpan, ResponseSpan, context_state
+from ragviz.analysis.review.text import click_changes, fold_ranges, next_state, support_link_change
+from ragviz.data.dataset import Dataset
+from ragviz.data.model import Labels
+from ragviz.ui.core import render, state
+
+ASSETS = Path(__file__).with_name("sentence_editor")
+EVENTS = "review.text.events"  # the queue of actions not yet taken by the page
+TOUCHED = "review.text.touched"  # {uid: keys the person clicked}: they stay unfolded
+CONTEXT_KEY = "review.text.context"
+RESPONSE_KEY = "review.text.response"
+
+_component = st.components.v2.component(
+    "ragviz_sentence_editor",
+    js=(ASSETS / "editor.js").read_text(encoding="utf-8"),
+    css=(ASSETS / "editor.css").read_text(encoding="utf-8"),
+    isolate_styles=False,
+)
+
+
+def queue_event(widget_key: str) -> None:
+    """The component's callback: put the action it just sent at the end of the queue."""
+    result = st.session_state.get(widget_key) or {}
+    event = result.get("edit") if hasattr(result, "get") else None
+    if isinstance(event, dict):
+        st.session_state.setdefault(EVENTS, []).append(event)
+
+
+def take_events() -> list[dict[str, Any]]:
+    """The actions queued since the last run, oldest first; each is handed out once."""
+    return st.session_state.pop(EVENTS, None) or []
+
+
+def touch(uid: str, key: str) -> None:
+    """Remember that the person changed *key* on *uid*: it stays unfolded while they are there."""
+    st.session_state.setdefault(TOUCHED, {}).setdefault(uid, set()).add(key)
+
+
+def touched(uid: str) -> set[str]:
+    return set(st.session_state.get(TOUCHED, {}).get(uid, ()))
+
+
+def _styles(table: dict[str, tuple[str, str, str, str]]) -> dict[str, list[str]]:
+    """Per state: highlight, border colour, marker, legend text, then the key chip's background and
+    text colour (:data:`ragviz.ui.core.render.CHIP`, as the legend's chips)."""
+    return {state: [*style, *render.CHIP.get(style[1], (style[1], "#fff"))] for state, style in table.items()}
+
+
+def context_data(
+    uid: str,
+    documents: Sequence[Sequence[ContextSpan]],
+    kept: Iterable[str],
+    editable: bool,
+    selected: str | None = None,
+) -> dict:
+    """What the context editor draws: per document its ``[key, text]`` sentences and the ranges shown
+    folded (a sentence in *kept*, labelled, or supporting the *selected* response sentence, with
+    context); the labels, the support links, the colours and whether clicks edit."""
+    keep = set(kept)
+    docs = []
+    for d, whole in enumerate(documents):
+        spans, left_out = render.within_budget(whole)  # a document over 1 MB is cut for display, never sent whole
+        flags = [s.key in keep or s.state != NEITHER or s.linked for s in spans]
+        docs.append(
+            {
+                "title": f"Document {d}",
+                "s": [[s.key, s.text] for s in spans],
+                "show": fold_ranges(flags),
+                "cut": left_out,
+            }
+        )
+    return {
+        "kind": "context",
+        "uid": uid,
+        "editable": editable,
+        "docs": docs,
+        "states": {s.key: s.state for spans in documents for s in spans if s.state != NEITHER},
+        "linked": [s.key for spans in documents for s in spans if s.linked],
+        "selected": selected,
+        "style": _styles(render.CONTEXT_STYLE),
+    }
+
+
+def response_data(uid: str, spans: Sequence[ResponseSpan], selected: str | None) -> dict:
+    """What the response editor draws: ``[key, text, support status]`` per sentence and the selected key
+    (*spans* already cut for display, :func:`ragviz.ui.core.render.within_budget`)."""
+    return {
+        "kind": "response",
+        "uid": uid,
+        "selected": selected,
+        "sentences": [[s.key, s.text, s.status] for s in spans],
+        "style": _styles(render.SUPPORT_STYLE),
+        "link_color": render.LINK_COLOR,
+    }
+
+
+def context_editor(
+    uid: str,
+    labels: Labels | None,
+    documents: Sequence[Sequence[ContextSpan]],
+    kept: Iterable[str],
+    editable: bool,
+    selected: str | None = None,
+) -> None:
+    """The context documents (drawn from *labels*) as the editor (see the module docstring);
+    *kept* sentences stay unfolded; Shift+click links a sentence to the *selected* response sentence."""
+    st.session_state[DRAWN] = (uid, labels)
+    data = context_data(uid, documents, kept, editable, selected)
+    _component(key=CONTEXT_KEY, data=data, on_edit_change=partial(queue_event, CONTEXT_KEY))
+    for doc in data["docs"]:
+        if doc["cut"]:
+            st.html(f"<div>{render.esc(doc['title'])}:{render.cut_note_html(doc['cut'])}</div>")
+    if editable:
+        st.caption(
+            "Click a sentence (keys: Tab into the text, ← →, Enter) for its next label: none → R → R+U → U. "
+            "Shift+click (Shift+Enter): it supports the selected response sentence, or no longer does."
+        )
+
+
+def response_editor(uid: str, spans: Sequence[ResponseSpan], selected: str | None) -> None:
+    """The colour legend, the "Response" heading and the response as clickable sentences (see the
+    module docstring)."""
+    st.html(render.legend_html())
+    st.markdown("**Response** — click a sentence to see its explanation and the context sentences that support it")
+    shown, left_out = render.within_budget(spans)  # a response over 1 MB is cut for display, never sent whole
+    _component(
+        key=RESPONSE_KEY,
+        data=response_data(uid, shown, selected),
+        on_edit_change=partial(queue_event, RESPONSE_KEY),
+    )
+    if left_out:
+        st.html(f"<div>Response:{render.cut_note_html(left_out)}</div>")
+
+
+DRAWN = "review.text.drawn"  # (uid, the labels the context editor was drawn with)
+
+
+def selected_key(uid: str, response_keys: Sequence[str], default: str | None) -> str | None:
+    """The response sentence selected on *uid*: the one the person clicked, else *default*, which
+    then stays selected while the person is on *uid* (an edit that changes the default moves nothing)."""
+    chosen = st.session_state.get(f"review.sentence.{uid}")
+    if chosen not in response_keys:
+        chosen = st.session_state[f"review.sentence.{uid}"] = default
+    return chosen
+
+
+def apply_events(ds: Dataset, who: str) -> None:
+    """Take the queued actions (:func:`take_events`) and carry them out, oldest first: a selection is
+    kept in the session; a label goes to the store (:func:`ragviz.ui.core.state.record_decision`) as the
+    change computed from the labels the page drew (:func:`ragviz.analysis.review.text.click_changes`:
+    a click moves the sentence one step from the label drawn) — the store refuses it (``StaleEdit``,
+    shown on the page) when either of the sentence's fields changed since, so no edit overwrites one
+    the person did not see. A click whose sentence the browser showed with another label than the
+    page drew is refused the same way."""
+    for event in take_events():
+        uid, key, kind = event.get("uid"), event.get("key"), event.get("kind")
+        row = ds.index_of(uid) if isinstance(uid, str) else None
+        if row is None or not isinstance(key, str):
+            continue
+        if kind == "select":
+            st.session_state[f"review.sentence.{uid}"] = key
+            continue
+        example = ds.example(row)
+        drawn_uid, drawn = st.session_state.get(DRAWN, (None, None))
+        seen = drawn if drawn_uid == example.uid else state.store().current_labels(example, who)
+        of = event.get("of")
+        if kind == "label" and key in example.context_keys():
+            was = context_state(key, set(seen.relevant_keys if seen else ()), set(seen.utilized_keys if seen else ()))
+            if event.get("seen", was) != was:
+                state.refuse_stale(f"sentence {key} was shown as {event.get('seen')}, the labels say {was}")
+                continue
+            changes = click_changes(example, seen, key, next_state(was))
+        elif kind == "link" and of in example.response_keys() and key in example.context_keys():
+            changes = [support_link_change(seen, of, key, bool(event.get("linked")))]
+        else:
+            continue
+        touch(example.uid, key)
+        if state.record_decision(example.uid, changes):
+            st.session_state[DRAWN] = (example.uid, state.store().current_labels(example, who))

@@ -1,0 +1,321 @@
+// The Review page's text as its editor (drawn by ragviz/ui/review/sentence_editor.py through st.components.v2).
+//
+// data.kind "context": the documents, folded to their labelled sentences; a click (or Enter / Space on
+// a focused sentence) moves a sentence's label one step round none -> relevant -> relevant+utilized ->
+// utilized -> none. data.kind "response": the response; a click selects a sentence.
+// Each action goes back to Python as the trigger "edit"; Python records it through the store.
+//
+// Every text from data enters the page through textContent or setAttribute: nothing from data is
+// ever parsed as HTML.
+
+const CYCLE = ["neither", "relevant", "both", "utilized"];
+const memory = { open: new Map(), lastUid: {}, focus: null, nonce: 0, scroll: new Map(), stops: new Map() };
+
+// A pane keeps its scroll position per example across redraws (even when Streamlit remounts it).
+function keepScroll(pane, kind, uid) {
+  const id = kind + "\u0000" + uid;
+  pane.addEventListener("scroll", () => memory.scroll.set(id, pane.scrollTop), { passive: true });
+  pane.scrollTop = memory.scroll.get(id) || 0;
+}
+
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+// A drag that selects text (to copy it) ends in a click too; that click changes nothing.
+function selecting() {
+  const sel = window.getSelection();
+  return sel !== null && !sel.isCollapsed && String(sel).trim().length > 0;
+}
+
+function openSet(uid, doc) {
+  const id = uid + "\u0000" + doc;
+  if (!memory.open.has(id)) memory.open.set(id, new Set());
+  return memory.open.get(id);
+}
+
+function scrollToTop() {
+  for (const sel of ['[data-testid="stMain"]', '[data-testid="stAppViewContainer"]', "section.main"]) {
+    const c = document.querySelector(sel);
+    if (c && c.scrollTop) c.scrollTop = 0;
+  }
+  window.scrollTo(0, 0);
+}
+
+// The highlight is a translucent tint under the page's own text colour (readable in either theme);
+// the key chip takes the palette's chip colours (render.CHIP: background and a text colour readable on it).
+function paint(span, style) {
+  const [bg, border, marker, label, chipBg, chipText] = style;
+  span.style.background = bg;
+  span.style.borderBottom = "2px solid " + border;
+  const badge = span.firstChild;
+  badge.style.background = chipBg;
+  badge.style.color = chipText;
+  badge.textContent = span.dataset.key + " " + marker;
+  return label;
+}
+
+function contextSentence(data, key, text, state) {
+  const span = el("span", "rv-sent rv-" + state);
+  span.dataset.key = key;
+  span.dataset.state = state;
+  span.append(el("span", "rv-key"));
+  const linked = data.linked.includes(key);
+  if (linked) {
+    span.classList.add("rv-linked");
+    span.append(el("span", "rv-link-tag", "\u25c6 support"));
+  }
+  span.append(document.createTextNode(text));
+  const label = paint(span, data.style[state]);
+  const next = data.style[CYCLE[(CYCLE.indexOf(state) + 1) % CYCLE.length]][3];
+  span.title = key + ": " + label + (linked ? " \u2014 supports the selected response sentence" : "") +
+    (data.editable ? " \u2014 click: " + next + (data.selected ? "; Shift+click: " + (linked ? "no longer" : "") +
+      " support of " + data.selected : "") : "");
+  if (data.editable) {
+    span.tabIndex = 0;
+    span.setAttribute("role", "button");
+    span.setAttribute("aria-label", key + ": " + label + ". Activate to make it " + next + ".");
+  }
+  return span;
+}
+
+function gapButton(uid, d, start, stop, keys, rerender) {
+  const n = stop - start;
+  const b = el("button", "rv-gap", "\u22ef " + n + " sentence" + (n === 1 ? "" : "s") + " (" + keys[start] +
+    (n > 1 ? "\u2013" + keys[stop - 1] : "") + ") \u22ef");
+  b.type = "button";
+  b.title = "Show these sentences";
+  b.addEventListener("click", () => { openSet(uid, d).add(start); rerender(); });
+  return b;
+}
+
+function renderContext(root, data, send) {
+  const rerender = () => renderContext(root, data, send);
+  root.replaceChildren();
+  const pane = el("div", "rv-pane");
+  pane.dataset.uid = data.uid;
+  const docs = data.docs;
+  if (docs.length > 1) {
+    const nav = el("div", "rv-doclist");
+    nav.append(el("span", "rv-doclist-label", "Documents:"));
+    docs.forEach((doc, d) => {
+      const labelled = doc.s.filter(([k]) => data.states[k]).length;
+      const b = el("button", "rv-jump" + (labelled ? " rv-jump-labelled" : ""),
+        "Doc " + d + (labelled ? ": " + labelled + " of " + doc.s.length + " labelled" : " (" + doc.s.length + ")"));
+      b.type = "button";
+      b.dataset.doc = String(d);
+      b.title = "Jump to document " + d + " (" + doc.s.length + " sentences, " + labelled + " labelled)";
+      b.addEventListener("click", () => {
+        const target = pane.querySelector('.rv-doc[data-doc="' + d + '"]');
+        if (!target) return;
+        pane.scrollTop = target.offsetTop;
+        target.scrollIntoView({ block: "nearest", behavior: "instant" });  // the page too, if the pane is off screen
+      });
+      nav.append(b);
+    });
+    root.append(nav);
+  }
+  docs.forEach((doc, d) => {
+    const box = el("div", "rv-doc");
+    box.dataset.doc = String(d);
+    const keys = doc.s.map(([k]) => k);
+    const opened = openSet(data.uid, d);
+    const all = opened.has("all");
+    const labelled = keys.filter((k) => data.states[k]).length;
+    const head = el("div", "rv-doc-head");
+    head.append(el("b", "", doc.title));
+    head.append(document.createTextNode(" \u00b7 " + doc.s.length + " sentence" + (doc.s.length === 1 ? "" : "s") +
+      " \u00b7 " + labelled + " labelled"));
+    const shownCount = doc.show.reduce((a, [s, e]) => a + e - s, 0);
+    const foldable = shownCount < doc.s.length;
+    const toggle = () => {
+      const t = el("button", "rv-showall", all ? "Fold" : "Show all " + doc.s.length);
+      t.type = "button";
+      t.title = all ? "Fold to the labelled sentences and the sentences around them" : "Show every sentence";
+      t.addEventListener("click", () => {
+        if (opened.has("all")) opened.clear(); else opened.add("all");
+        rerender();
+        const again = root.querySelector('.rv-doc[data-doc="' + d + '"]');
+        const newPane = root.querySelector(".rv-pane");
+        if (again && newPane && again.offsetTop < newPane.scrollTop) newPane.scrollTop = again.offsetTop;
+      });
+      return t;
+    };
+    if (foldable) head.append(toggle());
+    box.append(head);
+    if (!all && !doc.show.length) {
+      pane.append(box);
+      return;
+    }
+    const body = el("div", "rv-doc-body");
+    const put = (i) => {
+      const [k, text] = doc.s[i];
+      body.append(contextSentence(data, k, text, data.states[k] || "neither"), document.createTextNode(" "));
+    };
+    if (all) {
+      for (let i = 0; i < doc.s.length; i++) put(i);
+    } else {
+      let at = 0;
+      const ranges = doc.show.slice();
+      for (const [start, stop] of ranges) {
+        if (start > at) {
+          if (opened.has(at)) for (let i = at; i < start; i++) put(i);
+          else body.append(gapButton(data.uid, d, at, start, keys, rerender), document.createTextNode(" "));
+        }
+        for (let i = start; i < stop; i++) put(i);
+        at = stop;
+      }
+      if (at < doc.s.length) {
+        if (opened.has(at)) for (let i = at; i < doc.s.length; i++) put(i);
+        else body.append(gapButton(data.uid, d, at, doc.s.length, keys, rerender));
+      }
+    }
+    if (!doc.s.length) body.append(el("span", "rv-empty", "(no sentences)"));
+    if (all && foldable && doc.s.length > 20) body.append(toggle());
+    box.append(body);
+    pane.append(box);
+  });
+  root.append(pane);
+  keepScroll(pane, "context", data.uid);
+  root.onmousedown = (e) => {
+    if (e.shiftKey && e.target.closest(".rv-sent")) e.preventDefault();  // Shift+click links; it selects no text
+  };
+  root.onclick = (e) => {
+    const span = e.target.closest(".rv-sent");
+    if (!span || !data.editable) return;
+    if (e.shiftKey) linkContext(span, data, send, false);
+    else if (!selecting()) activateContext(span, data, send, false);
+  };
+}
+
+function activateContext(span, data, send, byKey) {
+  const seen = span.dataset.state;
+  const to = CYCLE[(CYCLE.indexOf(seen) + 1) % CYCLE.length];
+  span.dataset.state = to;
+  span.classList.remove("rv-" + seen);
+  span.classList.add("rv-" + to);
+  paint(span, data.style[to]);
+  if (byKey) memory.focus = { kind: "context", uid: data.uid, key: span.dataset.key };
+  send({ uid: data.uid, kind: "label", key: span.dataset.key, seen: seen, to: to, n: ++memory.nonce });
+}
+
+// Shift+click (Shift+Enter): the sentence supports the selected response sentence, or no longer does.
+function linkContext(span, data, send, byKey) {
+  if (!data.selected) return;
+  const linked = span.classList.toggle("rv-linked");
+  if (byKey) memory.focus = { kind: "context", uid: data.uid, key: span.dataset.key };
+  send({ uid: data.uid, kind: "link", key: span.dataset.key, of: data.selected, linked: linked, n: ++memory.nonce });
+}
+
+function renderResponse(root, data, send) {
+  root.replaceChildren();
+  const box = el("div", "rv-response");
+  box.dataset.uid = data.uid;
+  for (const [key, text, status] of data.sentences) {
+    const span = el("span", "rv-resp rv-" + status);
+    span.dataset.key = key;
+    span.append(el("span", "rv-key"));
+    span.append(document.createTextNode(text));
+    const selected = key === data.selected;
+    if (selected) span.classList.add("rv-selected");
+    const label = paint(span, data.style[status]);
+    if (selected) span.style.outline = "3px solid " + data.link_color;
+    span.title = key + ": " + label + (selected ? " (selected)" : " \u2014 click to see its support");
+    span.tabIndex = 0;
+    span.setAttribute("role", "button");
+    span.setAttribute("aria-pressed", selected ? "true" : "false");
+    box.append(span, document.createTextNode(" "));
+  }
+  if (!data.sentences.length) box.append(el("span", "rv-empty", "(empty response)"));
+  root.append(box);
+  keepScroll(box, "response", data.uid);
+  root.onclick = (e) => {
+    const span = e.target.closest(".rv-resp");
+    if (span && !selecting()) activateResponse(span, data, send, false);
+  };
+}
+
+function activateResponse(span, data, send, byKey) {
+  if (span.dataset.key === data.selected) return;  // nothing sent, no redraw: the sentence keeps its focus
+  if (byKey) memory.focus = { kind: "response", uid: data.uid, key: span.dataset.key };
+  for (const other of span.parentNode.querySelectorAll(".rv-selected")) {
+    other.classList.remove("rv-selected");
+    other.style.outline = "";
+  }
+  span.classList.add("rv-selected");
+  span.style.outline = "3px solid " + data.link_color;
+  send({ uid: data.uid, kind: "select", key: span.dataset.key, n: ++memory.nonce });
+}
+
+function onKey(root, data, send) {
+  return (e) => {
+    const span = e.target.closest(".rv-sent, .rv-resp");
+    if (!span) return;
+    if (e.key === "Enter" || e.key === " ") {
+      e.preventDefault();
+      e.stopPropagation();
+      if (data.kind === "context" && data.editable) {
+        if (e.shiftKey) linkContext(span, data, send, true);
+        else activateContext(span, data, send, true);
+      }
+      if (data.kind === "response") activateResponse(span, data, send, true);
+    } else if (["ArrowRight", "ArrowDown", "ArrowLeft", "ArrowUp"].includes(e.key)) {
+      const all = [...root.querySelectorAll(".rv-sent[tabindex], .rv-resp[tabindex]")];
+      const step = e.key === "ArrowRight" || e.key === "ArrowDown" ? 1 : -1;
+      const next = all[all.indexOf(span) + step];
+      if (next) {
+        e.preventDefault();
+        next.focus();
+      }
+    }
+  };
+}
+
+// One Tab stop per text (the sentence last focused, else the first); arrow keys move between sentences.
+function rove(root, data) {
+  const spans = [...root.querySelectorAll(".rv-sent[tabindex], .rv-resp[tabindex]")];
+  if (!spans.length) return;
+  const id = data.kind + "\u0000" + data.uid;
+  const stop = spans.find((s) => s.dataset.key === memory.stops.get(id)) || spans[0];
+  for (const s of spans) s.tabIndex = s === stop ? 0 : -1;
+  root.onfocusin = (e) => {
+    const span = e.target.closest(".rv-sent[tabindex], .rv-resp[tabindex]");
+    if (!span) return;
+    memory.stops.set(id, span.dataset.key);
+    for (const s of root.querySelectorAll(".rv-sent[tabindex], .rv-resp[tabindex]")) s.tabIndex = s === span ? 0 : -1;
+  };
+}
+
+export default function (component) {
+  const { data, parentElement, setTriggerValue } = component;
+  let root = parentElement.querySelector(":scope > .rv-text");
+  if (!root) {
+    root = el("div", "rv-text");
+    parentElement.append(root);
+  }
+  const send = (event) => setTriggerValue("edit", event);
+  const last = memory.lastUid[data.kind];
+  memory.lastUid[data.kind] = data.uid;
+  const arrived = last !== undefined && last !== data.uid;  // another example: open it at its top
+  if (arrived) memory.scroll.delete(data.kind + "\u0000" + data.uid);
+  if (data.kind === "context") {
+    renderContext(root, data, send);
+  } else {
+    renderResponse(root, data, send);
+  }
+  root.onkeydown = onKey(root, data, send);
+  rove(root, data);
+  if (arrived && data.kind === "context") scrollToTop();
+  // A keyboard action asks for its sentence to keep the focus through the redraw it causes: the next
+  // draw of that text takes the request, and honours it only on the same example. After a move to
+  // another example (J / K / N, a link) the editor never takes the focus: page keys go to the page.
+  const f = memory.focus;
+  if (f && f.kind === data.kind) {
+    memory.focus = null;
+    const target = [...root.querySelectorAll(".rv-sent, .rv-resp")].find((s) => s.dataset.key === f.key);
+    if (target && f.uid === data.uid && !arrived) target.focus({ preventScroll: true });
+  }
+}

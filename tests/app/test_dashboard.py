@@ -1,0 +1,126 @@
+"""Dashboard and Compare pages under AppTest (real SQLite store), the baseline table on RAGBench, and a
+real browser following a triage link to the Review page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ragviz.data.labels import Change
+from ragviz.data.load import load
+from ragviz.store.label_store import LabelStore
+from tests.apptest_helpers import open_page, shown
+from tests.ragbench_data import require_ragbench, shard
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "sample_data"
+ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
+
+
+def page_links(at: AppTest) -> list[tuple[str, str]]:
+    return [(shown(p.proto.label), p.proto.query_string) for p in at.get("page_link")]
+
+
+def correct_ml(db: Path, annotator: str = "tester") -> tuple[str, tuple[str, ...]]:
+    """The annotator removes every relevant key of the ML example; returns the uid and the judge's keys."""
+    ds = load([SAMPLE]).dataset
+    ex = ds.example(ds.index_of(ML))
+    with LabelStore(db) as store:
+        store.record(ML, annotator, [Change("relevant_keys", list(ex.labels.relevant_keys), [])])
+    return ML, ex.labels.relevant_keys
+
+
+def test_dashboard_without_decisions_shows_distributions_and_triage(app_env):
+    at = open_page("pages/dashboard.py")
+    assert [h.value for h in at.header] == [
+        "TRACe under the current labels",
+        "What people would say",
+        "How much can we trust the judge?",
+        "Do the annotators agree?",
+        "RAGBench baseline judges against the current labels",
+        "What to review next",
+    ]
+    assert any("No example has a human decision yet" in i.value for i in at.info)
+    downloads = [b.proto.label for b in at.get("download_button")]
+    assert downloads == ["PNG", "SVG", "PNG", "SVG"]
+    links = page_links(at)
+    assert len(links) == 10 and all(q.startswith("uid=") for _, q in links)
+    assert all("mean adherence" in label for label, _ in links)
+    at.segmented_control(key="dashboard.triage_metric").set_value("relevance").run()
+    assert all("mean relevance" in label for label, _ in page_links(at))
+
+
+def test_dashboard_after_a_correction_shows_agreement_and_disagreement_link(app_env):
+    uid, judge_keys = correct_ml(app_env["db"])
+    at = open_page("pages/dashboard.py")
+    assert not at.info
+    table = next(df.value for df in at.dataframe if "Cohen's κ" in df.value.columns)
+    relevant = table[table["label"] == "relevant"].iloc[0]
+    # human removed every relevant key: each of the judge's relevant keys is a false positive
+    assert relevant["FP"] == len(set(judge_keys)) and relevant["TP"] == 0
+    assert relevant["decisions"] > 0
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["relevance RMSE"] != "0.000"
+    disagreement = [(label, q) for label, q in page_links(at) if "decision(s) differ" in label]
+    assert disagreement == [(disagreement[0][0], "uid=" + quote(uid, safe=""))]
+    assert f"{len(set(judge_keys))} decision(s) differ" in disagreement[0][0]
+    assert len(at.get("download_button")) == 8  # 4 charts x PNG/SVG
+
+
+def test_presentation_mode_hides_controls_on_dashboard(app_env):
+    at = open_page("pages/dashboard.py", present="1")
+    assert not at.get("download_button")
+    assert not [s for s in at.selectbox if s.key == "dashboard.against"]
+    # the flag lives in the session: it survives a page change, and ?present=0 turns it off
+    at.switch_page("pages/compare.py").run()
+    assert not at.get("download_button")
+    at.query_params["present"] = "0"
+    at.switch_page("pages/dashboard.py").run()
+    assert len(at.get("download_button")) == 4
+
+
+@pytest.mark.conformance
+def test_dashboard_baseline_table_on_ragbench(app_env, monkeypatch):
+    require_ragbench()
+    monkeypatch.setenv("RAGVIZ_DATA", str(shard("covidqa")))
+    at = open_page("pages/dashboard.py")
+    baseline = next(df.value for df in at.dataframe if "gpt35_hallucination_auroc" in df.value.columns)
+    row = baseline.iloc[0]
+    assert row["dataset"] == "covidqa_test"
+    assert round(row["gpt35_hallucination_auroc"], 3) == 0.589
+    assert round(row["ragas_hallucination_auroc"], 3) == 0.627
+    assert round(row["trulens_hallucination_auroc"], 3) == 0.651
+    assert round(row["gpt35_utilization_rmse"], 3) == 0.101
+
+
+def test_compare_page_lists_the_diff_with_metric_change(app_env):
+    uid, judge_keys = correct_ml(app_env["db"])
+    at = open_page("pages/compare.py")
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["examples compared"] == "1" and metrics["examples that differ"] == "1"
+    assert metrics["relevant keys ±"] == f"+0 / −{len(set(judge_keys))}"
+    table = at.dataframe[0].value
+    assert list(table["uid"]) == [uid]
+    assert table.iloc[0]["relevant −"] == " ".join(sorted(set(judge_keys), key=lambda k: (int(k[0]), k)))
+    assert table.iloc[0]["Δ relevance"] < 0
+    assert page_links(at) == [(f"{uid} — {len(set(judge_keys))} change(s)", "uid=" + quote(uid, safe=""))]
+    # the same set on both sides is refused
+    at.selectbox(key="compare.b").set_value("llm").run()
+    assert any("two different" in i.value for i in at.info)
+
+
+@pytest.mark.browser
+def test_browser_triage_link_opens_the_example_on_review(streamlit_server, page):
+    from playwright.sync_api import expect
+
+    correct_ml(streamlit_server.db, annotator="browser-tester")
+    page.goto(f"{streamlit_server.url}/dashboard")
+    link = page.get_by_role("link", name="decision(s) differ")
+    expect(link).to_be_visible(timeout=60_000)
+    link.click()
+    page.wait_for_url(f"**/review?uid={quote(ML, safe='')}*", timeout=30_000)
+    expect(page.get_by_text("id ml-vs-programming", exact=False)).to_be_visible(timeout=30_000)
+    expect(page.locator('[data-testid="stMetric"]').filter(has_text="Relevance")).to_be_visible()

@@ -1,0 +1,34 @@
+"""Every data page, opened with nothing loaded, says so and links to the Data page (one shared guard:
+``ragviz.ui.core.state.require_data``) instead of failing."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragviz.ui.core.state import NO_DATA_MESSAGE
+from tests.apptest_helpers import open_page
+
+
+@pytest.mark.parametrize("page", ["review", "export", "label", "dashboard", "explainer", "compare"])
+def test_page_without_data_points_to_the_data_page(app_env, monkeypatch, page):
+    monkeypatch.delenv("RAGVIZ_DATA")
+    at = open_page(f"pages/{page}.py")
+    assert [i.value for i in at.info] == [NO_DATA_MESSAGE]
+    assert [p.proto.label for p in at.get("page_link")] == ["Go to Data"]
+    assert not at.get("dataframe") and not at.get("button")
+
+
+def test_first_screen_without_data_offers_the_sample_then_orients(app_env, monkeypatch):
+    monkeypatch.delenv("RAGVIZ_DATA")
+    from streamlit.testing.v1 import AppTest
+
+    from tests.apptest_helpers import APP
+
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.run()  # the default page: Home
+    assert not at.exception
+    assert [b.label for b in at.button] == ["Load the sample data"]
+    at.button(key="home.load_sample").click().run()
+    assert not at.exception
+    assert [b.label for b in at.button] == ["Start reviewing"]  # the one action once data is loaded
+    assert [m.value for m in at.metric] == ["22", "4", "0 / 22"]

@@ -1,0 +1,400 @@
+"""The Review page under Streamlit's AppTest: overrides move the metrics exactly as the formulas say,
+undo restores them, decisions persist per annotator, filters, deep links, normalize, escaping."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from ragviz.data.load import load, load_bytes
+from ragviz.export.files import export_bytes
+from ragviz.store.label_store import LabelStore
+from tests.apptest_helpers import click_sentence, open_page, shown, text_editor
+
+ROOT = Path(__file__).resolve().parents[2]
+ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
+
+
+def open_review(**query: str) -> AppTest:
+    return open_page("pages/review.py", **query)
+
+
+def metrics(at: AppTest) -> dict[str, tuple[str, str]]:
+    return {m.label: (m.value, m.delta) for m in at.metric}
+
+
+def html_text(at: AppTest) -> str:
+    return "\n".join(h.value for h in at.get("html"))
+
+
+def tick(at: AppTest, row: int, column: str, value: bool = True) -> AppTest:
+    """Set *column* (relevant / utilized) of the *row*-th context sentence to *value* by clicks on
+    the sentence in the text editor, as the browser sends them (each click one label step)."""
+    from ragviz.analysis.review.text import next_state, state_ticks
+
+    context = text_editor(at)
+    key = [k for doc in context["docs"] for k, _ in doc["s"]][row]
+    seen = context["states"].get(key, "neither")
+    want = {**state_ticks(seen), column: value}
+    while state_ticks(seen) != want:
+        click_sentence(at, key)
+        seen = next_state(seen)
+    return at
+
+
+def control(at: AppTest, prefix: str):
+    found = [w for w in [*at.segmented_control, *at.multiselect] if w.key and w.key.startswith(prefix)]
+    assert len(found) == 1, [w.key for w in [*at.segmented_control, *at.multiselect]]
+    return found[0]
+
+
+def button(at: AppTest, key: str):
+    return next(b for b in at.button if b.key == key)
+
+
+def test_override_relevance_and_support_change_metrics_exactly_and_undo_restores(app_env):
+    at = open_review(id="ml-vs-programming")
+    assert at.query_params["uid"] == ML
+    # the worked example: relevance 4/6, utilization 3/6, completeness 0.75, adherence 0
+    assert metrics(at) == {
+        "Relevance": ("0.667", ""),
+        "Utilization": ("0.500", ""),
+        "Completeness": ("0.750", ""),
+        "Adherence": ("0.000", ""),
+    }
+    assert "relevance = |R| / N = 4 / 6" in html_text(at)
+
+    tick(at, 0, "relevant")  # 0a becomes relevant: R = 5, |R ∩ U| = 3
+    assert metrics(at)["Relevance"] == (f"{5 / 6:.3f}", f"{5 / 6 - 4 / 6:+.3f}")
+    assert metrics(at)["Completeness"] == (f"{3 / 5:.3f}", f"{3 / 5 - 0.75:+.3f}")
+    assert metrics(at)["Utilization"] == ("0.500", "")
+    assert "relevance = |R| / N = 5 / 6" in html_text(at)
+    assert text_editor(at)["states"]["0a"] == "relevant"
+
+    # response sentence c is selected by default (the first unsupported one); mark it supported by 1b
+    assert text_editor(at, "response")["selected"] == "c"
+    control(at, "review.support.").set_value("supported").run()
+    control(at, "review.keys.").set_value(["1b"]).run()
+    assert not at.exception
+    assert metrics(at)["Adherence"] == ("1.000", "+1.000")
+    assert "adherence = 1 (no unsupported sentence)" in html_text(at)
+    # the selected sentence's supporting context sentence is outlined
+    assert text_editor(at)["linked"] == ["1b"]
+
+    with LabelStore(app_env["db"]) as store:
+        assert [f for f, _ in store.changes(ML, "tester")] == ["relevant_keys", "support:c", "support:c"]
+        assert ML in store.corrected_uids("tester")
+        ds = load([ROOT / "sample_data"]).dataset
+        exported = [json.loads(line) for line in export_bytes(ds, store, "tester", "jsonl").decode().splitlines()]
+    row = next(r for r in exported if r["id"] == "ml-vs-programming" and r["generation_model_name"] == "gpt-4o-mini")
+    assert "0a" in row["all_relevant_sentence_keys"] and row["relevance_score"] == 5 / 6
+    assert row["adherence_score"] is True and row["label_source"] == "human" and row["reviewer"] == "tester"
+    assert row["llm_all_relevant_sentence_keys"] == ["0b", "0c", "1a", "1b"]
+
+    for _ in range(2):
+        button(at, "review.undo").click().run()
+    assert metrics(at)["Adherence"] == ("0.000", "")
+    assert metrics(at)["Relevance"] == ("0.833", "+0.167")
+    button(at, "review.undo").click().run()
+    assert metrics(at) == {
+        "Relevance": ("0.667", ""),
+        "Utilization": ("0.500", ""),
+        "Completeness": ("0.750", ""),
+        "Adherence": ("0.000", ""),
+    }
+
+
+def test_decisions_survive_a_new_session_and_annotators_are_kept_apart(app_env, monkeypatch):
+    at = open_review(id="ml-vs-programming")
+    tick(at, 0, "relevant")
+    assert metrics(at)["Relevance"][0] == "0.833"
+
+    again = open_review()  # a new browser session: resumes at the saved position with the saved labels
+    assert again.query_params["uid"] == ML
+    assert metrics(again)["Relevance"] == ("0.833", "+0.167")
+
+    monkeypatch.setenv("RAGVIZ_ANNOTATOR", "someone-else")
+    other = open_review(id="ml-vs-programming")
+    assert metrics(other)["Relevance"] == ("0.667", "")
+
+
+def test_accept_reset_progress_and_next_unreviewed(app_env):
+    at = open_review(id="ml-vs-programming")
+    at.toggle(key="review.advance").set_value(False).run()
+    assert "0 / 22 reviewed" in at.sidebar.get("progress")[0].proto.text
+    tick(at, 1, "relevant", False)  # 0b no longer relevant
+    assert metrics(at)["Relevance"][0] == "0.500"
+    button(at, "review.reset").click().run()
+    assert metrics(at)["Relevance"] == ("0.667", "")
+    tick(at, 1, "utilized", False)
+    button(at, "review.accept").click().run()  # accept = the labels as shown are right: the correction stays
+    assert metrics(at)["Utilization"] == ("0.333", "-0.167")
+    assert "1 / 22 reviewed (1 corrected)" in at.sidebar.get("progress")[0].proto.text
+    with LabelStore(app_env["db"]) as store:
+        assert ML in store.reviewed_uids("tester") and ML in store.corrected_uids("tester")
+    button(at, "review.undo").click().run()  # undoes the accept only
+    assert metrics(at)["Utilization"] == ("0.333", "-0.167")
+    for _ in range(3):  # then the three clicks that took utilized away (R+U -> U -> none -> R)
+        button(at, "review.undo").click().run()
+    assert metrics(at)["Utilization"] == ("0.500", "")
+    assert "0 / 22 reviewed" in at.sidebar.get("progress")[0].proto.text
+    button(at, "review.accept").click().run()
+    assert "1 / 22 reviewed (0 corrected)" in at.sidebar.get("progress")[0].proto.text
+
+    first_uid = at.query_params["uid"]
+    button(at, "review.next_unreviewed").click().run()
+    assert at.query_params["uid"] != first_uid
+    at.toggle(key="review.advance").set_value(True).run()
+    before = at.query_params["uid"]
+    button(at, "review.accept").click().run()  # accept and move on
+    assert at.query_params["uid"] != before
+    assert "2 / 22 reviewed" in at.sidebar.get("progress")[0].proto.text
+
+
+def test_next_previous_and_filters(app_env):
+    at = open_review()
+    first = at.query_params["uid"]
+    button(at, "review.next").click().run()
+    second = at.query_params["uid"]
+    assert second != first
+    button(at, "review.prev").click().run()
+    assert at.query_params["uid"] == first
+    assert button(at, "review.prev").disabled
+
+    ds = load([ROOT / "sample_data"]).dataset
+    from ragviz.metrics.trace import example_trace
+
+    zero = [ex.uid for ex in ds if example_trace(ex).adherence == 0.0]
+    at.toggle(key="review.f_adherence0").set_value(True).run()
+    seen = []
+    if at.query_params["uid"] in zero:
+        seen.append(at.query_params["uid"])
+    while not button(at, "review.next").disabled:
+        button(at, "review.next").click().run()
+        seen.append(at.query_params["uid"])
+    assert seen[-len(zero) :] == zero[-len(seen) :] and set(seen) <= set(zero)
+    assert f"of {len(zero)} match" in html_text(at)
+
+    at.toggle(key="review.f_adherence0").set_value(False).run()
+    at.multiselect(key="review.f_subsets").set_value(["medqa_sample"]).run()
+    at.toggle(key="review.f_flags").set_value(True).run()
+    assert not at.exception
+    while not button(at, "review.next").disabled:
+        button(at, "review.next").click().run()
+    assert at.query_params["uid"].startswith("medqa_sample/")
+
+
+def test_deep_links(app_env):
+    at = open_review(uid="medqa_sample/med-001/gpt-4o-mini")
+    assert at.query_params["uid"] == "medqa_sample/med-001/gpt-4o-mini"
+    ds = load([ROOT / "sample_data"]).dataset
+    repeated = [i for i in ds.ids if ds.ids.count(i) > 1][0]
+    first_row = ds.ids.index(repeated)
+    at = open_review(id=repeated)  # several examples: listed, none opened
+    assert "uid" not in at.query_params and not at.metric
+    choices = [b for b in at.button if b.key and b.key.startswith("review.link_choice.")]
+    assert len(choices) == len(ds.indices_of_id(repeated)) > 1
+    assert any(repeated in shown(w.value) and "names" in w.value for w in at.warning)
+    second = ds.indices_of_id(repeated)[1]
+    choices[1].click().run()
+    assert at.query_params["uid"] == ds.uids[second] and at.metric
+    at = open_review(id=repeated, dataset=ds.datasets[first_row], model=ds.generation_models[first_row])
+    assert at.query_params["uid"] == ds.uids[first_row]
+    assert "id" not in at.query_params and "model" not in at.query_params
+    bad = open_review(id="no-such-example")
+    assert any("no-such-example" in shown(w.value) for w in bad.warning)
+
+
+def test_normalize_fixes_mechanical_flags(app_env):
+    at = open_review(uid="techqa_sample/tech-001/gpt-4o-mini")
+    assert "0b." in html_text(at)
+    assert not any(m.value.startswith("**Label-quality flags: 0") for m in at.markdown)
+    button(at, "review.normalize").click().run()
+    assert any(m.value == "**Label-quality flags: 0**" for m in at.markdown)
+    assert text_editor(at)["states"]["0b"] == "both"
+    button(at, "review.undo").click().run()
+    assert "0b." in html_text(at)
+
+
+def test_unlabeled_example_shows_no_scores_until_labelled(app_env):
+    at = open_review(uid="techqa_sample/tech-005/llama-3.1-8b-instruct")
+    if at.query_params["uid"] != "techqa_sample/tech-005/llama-3.1-8b-instruct":
+        ds = load([ROOT / "sample_data"]).dataset
+        uid = next(ex.uid for ex in ds if ex.id == "tech-005")
+        at = open_review(uid=uid)
+    assert {v for v, _ in metrics(at).values()} == {"—"}
+    assert not button(at, "review.accept").disabled  # "nothing here is relevant" can be accepted too
+    n = sum(len(doc["s"]) for doc in text_editor(at)["docs"])
+    tick(at, 0, "relevant")
+    assert metrics(at)["Relevance"][0] == f"{1 / n:.3f}"
+
+
+def test_document_text_is_shown_literally(app_env):
+    at = open_review(id="tech-002")
+    body = html_text(at)
+    assert "<script" not in body and "<img" not in body
+    # the documents go to the text editor as data, which the browser sets as text (textContent)
+    texts = " ".join(text for doc in text_editor(at)["docs"] for _, text in doc["s"])
+    for literal in ("<img src=x onerror=alert(1)>", "<script>alert(1)</script>", "**bold**", "$5 and $6"):
+        assert literal in texts, literal
+
+
+def test_bad_upload_keeps_saved_work(app_env):
+    at = open_review(id="ml-vs-programming")
+    tick(at, 0, "relevant")
+    at.switch_page("pages/data.py").run()
+    at.get("file_uploader")[0].upload("broken.jsonl", b'{"id": "x", "question": 1}\n{not json\n').run()
+    assert not at.exception
+    assert any("Not loaded" in e.value for e in at.error)
+    assert "broken.jsonl:2" in html_text(at)
+    at.switch_page("pages/review.py").run()
+    assert at.query_params["uid"] == ML
+    assert metrics(at)["Relevance"][0] == "0.833"
+    assert load_bytes("broken.jsonl", b"{not json\n").errors
+
+
+def test_review_offers_rejudge_and_explains_missing_settings(app_env, monkeypatch):
+    """The Review page has the judge's "Re-judge this example" button; without a model set on
+    the Label page, a click explains what is missing and changes nothing."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    at = open_review(id="ml-vs-programming")
+    before = metrics(at)
+    at.session_state["label.model"] = ""
+    button(at, "review.rejudge").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("Judge settings" in e.value for e in at.error)
+    assert metrics(at) == before
+
+
+def test_two_tabs_of_one_annotator_the_later_stale_edit_is_refused_and_shown(app_env):
+    """Two sessions (tabs) of one annotator on one example: tab 1 marks response sentence c
+    supported; tab 2, still drawn from the older labels (c unsupported), picks 1b as its support.
+    Tab 2's edit is refused with a message naming the newer value, tab 2 redraws with tab 1's
+    labels, and tab 1's edit stays; redone from the newer labels, tab 2's edit is stored."""
+    tab1, tab2 = open_review(id="ml-vs-programming"), open_review(id="ml-vs-programming")
+    control(tab1, "review.support.").set_value("supported").run()
+    assert metrics(tab1)["Adherence"] == ("1.000", "+1.000")
+    assert metrics(tab2)["Adherence"] == ("0.000", "")  # tab 2 has not rerun yet
+    control(tab2, "review.keys.").set_value(["1b"]).run()
+    assert not tab2.exception, [e.value for e in tab2.exception]
+    warnings = [w.value for w in tab2.warning if "Not saved" in w.value]
+    assert len(warnings) == 1 and "support:c" in warnings[0] and '"supported": true' in warnings[0], warnings
+    assert metrics(tab2)["Adherence"] == ("1.000", "+1.000")  # redrawn with the newer labels
+    assert control(tab2, "review.support.").value == "supported"
+    with LabelStore(app_env["db"]) as store:
+        assert [(v["supported"], v["supporting_keys"]) for _, v in store.changes(ML, "tester")] == [(True, [])]
+    control(tab2, "review.keys.").set_value(["1b"]).run()
+    assert not [w.value for w in tab2.warning if "Not saved" in w.value]  # shown once
+    with LabelStore(app_env["db"]) as store:
+        assert [(v["supported"], v["supporting_keys"]) for _, v in store.changes(ML, "tester")] == [
+            (True, []),
+            (True, ["1b"]),
+        ]
+    assert len(text_editor(tab2)["linked"]) == 1
+
+
+def test_a_click_on_text_drawn_from_older_labels_is_refused_and_shown(app_env):
+    """The text editor keeps the no-lost-update rule: tab 1 makes 0a relevant; tab 2, still drawn
+    from the older labels, clicks 1c (relevant_keys changed under it): refused with a message, tab 2
+    redraws with 0a relevant, and its click, redone, is stored on top of tab 1's."""
+    tab1, tab2 = open_review(id="ml-vs-programming"), open_review(id="ml-vs-programming")
+    click_sentence(tab1, "0a")
+    assert text_editor(tab1)["states"]["0a"] == "relevant"
+    click_sentence(tab2, "1c")
+    warnings = [w.value for w in tab2.warning if "Not saved" in w.value]
+    assert len(warnings) == 1 and "relevant\\_keys" in warnings[0], warnings
+    assert text_editor(tab2)["states"]["0a"] == "relevant" and "1c" not in text_editor(tab2)["states"]
+    click_sentence(tab2, "1c")
+    assert text_editor(tab2)["states"]["1c"] == "relevant"
+    with LabelStore(app_env["db"]) as store:
+        assert [v for _, v in store.changes(ML, "tester")] == [
+            ["0b", "0c", "1a", "1b", "0a"],
+            ["0b", "0c", "1a", "1b", "0a", "1c"],
+        ]
+
+
+def test_a_click_drawn_from_older_labels_is_refused_though_only_the_other_field_changed(app_env):
+    """Issue 28: tab 1 clicks 1c through none -> R -> R+U -> U; tab 2, still showing 1c "neither",
+    clicks it once. relevant_keys is back where tab 2 saw it, utilized_keys is not: the click is
+    refused with a message (before, it was stored and 1c became R+U, which neither tab meant)."""
+    tab1, tab2 = open_review(id="ml-vs-programming"), open_review(id="ml-vs-programming")
+    assert "1c" not in text_editor(tab2)["states"]
+    for _ in range(3):
+        click_sentence(tab1, "1c")
+    assert text_editor(tab1)["states"]["1c"] == "utilized"
+    click_sentence(tab2, "1c")
+    warnings = [w.value for w in tab2.warning if "Not saved" in w.value]
+    assert len(warnings) == 1 and "utilized\\_keys" in warnings[0], warnings
+    assert text_editor(tab2)["states"]["1c"] == "utilized"  # redrawn with tab 1's label
+    with LabelStore(app_env["db"]) as store:
+        latest = dict(store.changes(ML, "tester"))  # the stored value of each field
+        assert len(store.history(ML, "tester")) == 3  # tab 1's three clicks, nothing of tab 2's
+    assert "1c" in latest["utilized_keys"] and "1c" not in latest["relevant_keys"]
+
+
+def test_a_click_on_the_chosen_verdict_changes_nothing(app_env):
+    """Issue 28: a click on "✓ supported" when it is already chosen (the control then holds no
+    choice) stored ``fully_supported: None`` with an empty explanation while the page still showed
+    "✓ supported". Now it records nothing and the control shows the verdict again."""
+    at = open_review(id="ml-vs-programming")
+    click_sentence(at, "a")  # supported by the judge
+    assert control(at, "review.support.").value == "supported"
+    control(at, "review.support.").set_value(None).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert control(at, "review.support.").value == "supported"
+    assert metrics(at)["Adherence"] == ("0.000", "")
+    with LabelStore(app_env["db"]) as store:
+        assert store.history(ML, "tester") == []
+    control(at, "review.support.").set_value("unsupported").run()  # another verdict is still a change
+    control(at, "review.support.").set_value(None).run()  # and clicking it again keeps it
+    assert control(at, "review.support.").value == "unsupported"
+    with LabelStore(app_env["db"]) as store:
+        assert [v["supported"] for _, v in store.changes(ML, "tester")] == [False]
+
+
+def test_the_selected_response_sentence_follows_a_click_and_stays_through_edits(app_env):
+    at = open_review(id="ml-vs-programming")
+    assert text_editor(at, "response")["selected"] == "c"  # the first unsupported one
+    click_sentence(at, "a")
+    assert text_editor(at, "response")["selected"] == "a"
+    assert any("Sentence a " in h.value for h in at.get("html"))
+    assert text_editor(at)["linked"] == ["0b"]
+    control(at, "review.support.").set_value("unsupported").run()  # a is now the first unsupported
+    click_sentence(at, "b")
+    control(at, "review.support.").set_value("unsupported").run()
+    assert text_editor(at, "response")["selected"] == "b"
+
+
+def test_shift_click_on_a_context_sentence_links_it_to_the_selected_response_sentence(app_env):
+    """The browser sends Shift+click as a "link" event; it changes the selected sentence's supporting
+    keys through the picker's change, and a second one takes the link away."""
+    from ragviz.ui.review.sentence_editor import EVENTS
+
+    at = open_review(id="ml-vs-programming")
+    assert text_editor(at, "response")["selected"] == "c" and text_editor(at)["linked"] == []
+    for linked in (True, False, True):
+        at.session_state[EVENTS] = [{"uid": ML, "kind": "link", "key": "1b", "of": "c", "linked": linked}]
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert text_editor(at)["linked"] == (["1b"] if linked else [])
+    assert control(at, "review.keys.").value == ["1b"]
+    assert metrics(at)["Adherence"] == ("0.000", "")  # the verdict stays unsupported
+    with LabelStore(app_env["db"]) as store:
+        assert [v["supporting_keys"] for _, v in store.changes(ML, "tester")] == [["1b"], [], ["1b"]]
+
+
+def test_unticking_and_ticking_a_box_again_is_no_change(app_env):
+    """The text editor: clicks take 0b's relevant away, then round the labels back to relevant +
+    utilized (the key lists come back in another order): the example is neither corrected nor
+    reviewed, and Reset has nothing to reset."""
+    at = open_review(id="ml-vs-programming")
+    tick(at, 1, "relevant", False)
+    assert "1 / 22 reviewed (1 corrected)" in at.sidebar.get("progress")[0].proto.text
+    tick(at, 1, "relevant", True)
+    assert metrics(at)["Relevance"] == ("0.667", "")
+    assert "0 / 22 reviewed (0 corrected)" in at.sidebar.get("progress")[0].proto.text
+    assert "not reviewed yet" in html_text(at) and button(at, "review.reset").disabled
+    with LabelStore(app_env["db"]) as store:
+        assert ML not in store.corrected_uids("tester") and ML not in store.reviewed_uids("tester")
