@@ -92,7 +92,7 @@ def test_a_stale_click_that_changes_the_other_field_is_refused_across_replicas(b
     showing it "neither", clicks it once. Its click would change relevant_keys (back where replica two
     saw it) and assumes utilized_keys (changed since): refused with a message, replica two redraws
     with "utilized", and the store holds replica one's three clicks only (before: R+U, silently)."""
-    from tests.test_browser_review_text import sentence
+    from tests.browser.test_review_text import sentence
 
     url, page1, page2 = both_on_review
     unlabelled = page1.locator('.rv-sent[data-state="neither"]')

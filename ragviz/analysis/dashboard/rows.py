@@ -27,7 +27,13 @@ import pyarrow as pa
 from ragviz.analysis.dashboard.move_sizes import best_move_sizes
 from ragviz.analysis.dashboard.triage import best_moves
 from ragviz.data.dataset import iter_examples
-from ragviz.data.label_columns import label_columns, label_columns_ok, label_values_ok, present_type
+from ragviz.data.label_columns import (
+    dotted_response_key_rows,
+    label_columns,
+    label_columns_ok,
+    label_values_ok,
+    present_type,
+)
 from ragviz.data.ragbench import LABEL_FIELDS, LLM_PREFIX
 from ragviz.metrics.trace import TRACE_METRICS, trace_arrays, trace_scores
 
@@ -130,6 +136,10 @@ def row_figures(
                 for into, values in zip((scores, moves), found):
                     for m, column in values.items():
                         into[m][start:stop] = column
+                # a key written "a." is sentence "a" once loaded (ragbench.match_response_keys): its moves
+                # are the example's, which the raw columns cannot see
+                dotted = dotted_response_key_rows(table.slice(start, stop - start)) + start
+                _score_examples(iter_examples(dataset, dotted.tolist()), scores, moves)
             step(stop, n)
     return RowFigures(scores, moves)
 
