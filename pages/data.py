@@ -6,7 +6,8 @@ from pathlib import Path
 import streamlit as st
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
-from ragviz.data.limits import too_big
+from ragviz.data.limits import too_big, upload_decoded_limit
+from ragviz.data.load import refused_for_size
 from ragviz.ui import data as ui
 from ragviz.ui.core import access, served, state
 from ragviz.ui.core.state import FILTER_CACHE
@@ -47,6 +48,11 @@ def use_upload(upload: UploadedFile, add: bool) -> None:
         return
     store = state.store()
     kept = store.keep_upload(upload.name, upload)
+    if (refused := refused_for_size(kept, kept.name, upload_decoded_limit(ui.upload_limit()))) is not None:
+        if kept not in store.uploads():
+            store.remove_upload(kept)
+        st.session_state[LAST_PROBLEM] = (upload.name, [f"{upload.name}: file: {refused}"])
+        return
     result = state.load_result((str(kept),))  # loaded once: the page shows this same cached result
     if not result.ok:
         if kept not in store.uploads():

@@ -157,12 +157,23 @@ def test_core_does_not_import_pages_or_app():
 
 @pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=lambda p: str(p.relative_to(ROOT)))
 def test_modules_stay_short_or_say_why(path: Path):
-    """A module over ~400 lines must be one thing that reads best whole and say so in its docstring."""
+    """A module over ~400 lines must be one thing that reads best whole and say so in its docstring. The
+    ``__all__`` listing is its table of contents, not code: its lines do not count."""
     text = path.read_text(encoding="utf-8")
-    if text.count("\n") <= MAX_MODULE_LINES:
+    lines = text.count("\n") - _all_listing_lines(text)
+    if lines <= MAX_MODULE_LINES:
         return
     docstring = ast.get_docstring(ast.parse(text)) or ""
-    assert "reads best whole" in docstring, f"{path.name}: {text.count(chr(10))} lines; split it or say why not"
+    assert "reads best whole" in docstring, f"{path.name}: {lines} lines; split it or say why not"
+
+
+def _all_listing_lines(text: str) -> int:
+    for node in ast.parse(text).body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+                return (node.end_lineno or node.lineno) - node.lineno + 1
+    return 0
 
 
 def test_public_api_resolves():

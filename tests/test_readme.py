@@ -6,6 +6,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -32,3 +34,21 @@ def test_library_example_runs_and_exports_every_example(tmp_path, monkeypatch):
     rows = [json.loads(line) for line in (tmp_path / "corrected.jsonl").read_text(encoding="utf-8").splitlines()]
     assert len(rows) == n
     assert (tmp_path / "labels.db").is_file()
+
+
+def test_readme_and_estimate_help_give_the_same_coverage_figures(capsys):
+    """Issue 29 item 9: one source (ragviz.analysis.estimates.report.INTERVAL_COVERAGE) for both."""
+    import re
+
+    from ragviz.analysis.estimates.report import INTERVAL_COVERAGE
+    from ragviz.cli.main import main
+
+    with pytest.raises(SystemExit):
+        main(["estimate", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    for figures in INTERVAL_COVERAGE.values():
+        assert figures in help_text and figures in readme, figures
+    coverage = re.compile(r"\d\d(?:\.\d)?[–-]\d\d(?:\.\d)? ?%")
+    section = readme[readme.index("The corrected (PPI++) intervals") :][:600]
+    assert set(coverage.findall(section)) == set(coverage.findall(" ".join(INTERVAL_COVERAGE.values())))

@@ -34,6 +34,31 @@ from ragviz.data.ragbench import unsupported_keys
 from ragviz.metrics.trace import TraceScores, trace_scores
 from ragviz.store.label_store import LabelStore
 
+__all__ = [
+    "ADHERENT",
+    "Agreement",
+    "AnnotatorAgreement",
+    "BINARY_LABELS",
+    "Decisions",
+    "LabelAgreement",
+    "MultiRaterKappa",
+    "PairKappa",
+    "RELEVANT",
+    "SCORE_METRICS",
+    "SENTENCE_LABELS",
+    "SUPPORTED",
+    "ScoreAgreement",
+    "UTILIZED",
+    "agreement",
+    "annotator_agreement",
+    "annotator_label_sets",
+    "decisions",
+    "kappa_matrix",
+    "multi_rater_kappas",
+    "pairwise_kappas",
+]
+
+
 RELEVANT = "relevant"
 UTILIZED = "utilized"
 SUPPORTED = "supported"

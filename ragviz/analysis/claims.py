@@ -34,6 +34,34 @@ from ragviz.metrics.ragchecker import (
 from ragviz.metrics.summary import score_delta
 from ragviz.store.label_store import LabelStore
 
+__all__ = [
+    "GROUP_OF",
+    "GT_ANSWER",
+    "RESPONSE",
+    "SIDES",
+    "aggregate_table",
+    "checking_output_files",
+    "chunk_column",
+    "corrected_file",
+    "corrected_file_name",
+    "current_items",
+    "item_label",
+    "item_statuses",
+    "item_table",
+    "item_uids",
+    "item_with_overrides",
+    "label_options",
+    "matrix_changes",
+    "matrix_columns",
+    "matrix_rows",
+    "n_changed_labels",
+    "pending_changes",
+    "reset_changes",
+    "review_changes",
+    "statuses_text",
+]
+
+
 RESPONSE = "response"
 GT_ANSWER = "gt_answer"
 SIDES = (RESPONSE, GT_ANSWER)

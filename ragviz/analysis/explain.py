@@ -42,6 +42,25 @@ from ragviz.metrics.tonic import (
     tonic_scores,
 )
 
+__all__ = [
+    "AnswerExplanation",
+    "BY_JUDGE_SET",
+    "BY_PERSON",
+    "ChunkInput",
+    "FROM_DATA",
+    "FROM_SENTENCES",
+    "Filled",
+    "GoldComparison",
+    "NO_OVERRIDES",
+    "RankedId",
+    "RetrievalExplanation",
+    "TonicExplanation",
+    "answer_explanation",
+    "retrieval_explanations",
+    "tonic_explanation",
+]
+
+
 FROM_SENTENCES = "from sentences"
 FROM_DATA = "set in the data"
 BY_PERSON = "set by a person"

@@ -10,6 +10,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+__all__ = ["ResampleSums", "WEIGHT_BLOCK", "WORKERS", "poisson_weights", "resample_sums"]
+
+
 #: Rows whose Poisson weights one generator draws (:func:`poisson_weights`): the unit regenerated
 #: to take one row's contribution out of, or into, the resample sums.
 WEIGHT_BLOCK = 256

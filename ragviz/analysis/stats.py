@@ -9,6 +9,20 @@ from typing import Any
 
 from ragviz.analysis.poisson_bootstrap import resample_sums
 
+__all__ = [
+    "BOOTSTRAP_BATCH",
+    "Confusion",
+    "LARGE_SAMPLE",
+    "MeanInterval",
+    "auroc",
+    "bootstrap_mean_ci",
+    "bootstrap_mean_cis",
+    "cohen_kappa",
+    "confusion",
+    "fleiss_kappa",
+    "rmse",
+]
+
 
 @dataclass(frozen=True)
 class Confusion:

@@ -8,6 +8,8 @@ from ragviz.analysis.dashboard.baselines import agreement_report, has_baseline_s
 from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK
 from ragviz.data.dataset import Dataset
 
+__all__ = ["add_agreement_arguments", "run_agreement_command"]
+
 
 def add_agreement_arguments(parser: Any) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH", help="data files or directories of Parquet shards")

@@ -17,6 +17,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+__all__ = ["DATA_ENV", "add_app_arguments", "app_script", "run_app_command", "streamlit_command"]
+
+
 DATA_ENV = "RAGVIZ_DATA"  # = ragviz.ui.core.state.DATA_ENV (not imported: that module imports Streamlit)
 
 

@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterable
+from typing import TextIO
+
+__all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "add_paths", "print_problems"]
+
 
 EXIT_OK = 0
 
@@ -19,6 +24,6 @@ def add_paths(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def print_problems(problems, stream) -> None:
+def print_problems(problems: Iterable[object], stream: TextIO) -> None:
     for p in problems:
         print(str(p), file=stream)

@@ -13,6 +13,9 @@ import argparse
 import shlex
 import sys
 
+__all__ = ["SHELLS", "add_completion_arguments", "bash_script", "run_completion_command", "zsh_script"]
+
+
 SHELLS = ("bash", "zsh")
 
 

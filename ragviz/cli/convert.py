@@ -7,17 +7,19 @@ import sys
 
 from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK
 
+__all__ = ["add_convert_arguments", "convert_command", "run_convert_command"]
+
 
 def convert_command(paths: list[str], out: str, to: str, fmt: str | None = None, card: bool = False) -> int:
     """Load *paths* (every format ragviz reads, problems printed as ``PATH:ROW: field: problem``) and
     write them to *out* in the shape *to*, with the rows' own labels (no label store). Exit 2 when an
     input does not load (nothing is written then)."""
-    from ragviz.cli.export import FORMATS, TARGETS, Target, _format_from_name, load_sources, write_target
+    from ragviz.cli.export import FORMATS, TARGETS, Target, format_from_name, load_sources, write_target
 
     if to not in TARGETS:
         print(f"ragviz convert: unknown target {to!r} (choose from {', '.join(TARGETS)})", file=sys.stderr)
         return EXIT_BAD_INPUT
-    fmt = fmt or _format_from_name(out)
+    fmt = fmt or format_from_name(out)
     if fmt not in FORMATS or (to == "ragbench" and fmt == "csv"):
         print(f"ragviz convert: RAGBench rows are written as jsonl or parquet, not {fmt!r}", file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -19,12 +19,17 @@ if TYPE_CHECKING:
     from ragviz.analysis.estimates.report import EstimateReport
     from ragviz.data.dataset import Dataset
 
+__all__ = ["FAMILY_CHOICES", "FORMATS", "INTERVALS", "add_estimate_arguments", "format_table", "run_estimate_command"]
+
+
 FORMATS = ("table", "json", "csv")
 INTERVALS = ("bootstrap-t", "normal")  # ragviz.analysis.estimates.ppi.INTERVAL_METHODS, the default first (lazy import)
 FAMILY_CHOICES = ("trace", "tonic", "retrieval", "all")
 
 
 def add_estimate_arguments(parser: argparse.ArgumentParser) -> None:
+    from ragviz.analysis.estimates.report import INTERVAL_COVERAGE
+
     parser.add_argument(
         "paths",
         nargs="+",
@@ -35,8 +40,9 @@ def add_estimate_arguments(parser: argparse.ArgumentParser) -> None:
         "--human",
         metavar="FILE",
         help="people's labels of a uniformly random sample of DATA's examples, matched by dataset_name, id and "
-        "generation_model_name; every row in it counts as audited (default: the label_source human rows of a "
-        "ragviz export in DATA)",
+        "generation_model_name; every row in it counts as audited, except in a ragviz export, where only its "
+        "label_source human rows do (the others are counted and left out) (default: the label_source human rows "
+        "of a ragviz export in DATA)",
     )
     parser.add_argument(
         "--db",
@@ -55,9 +61,11 @@ def add_estimate_arguments(parser: argparse.ArgumentParser) -> None:
         "--interval",
         choices=INTERVALS,
         default=INTERVALS[0],
-        help="the PPI++ interval: bootstrap-t (default; a studentized bootstrap that re-tunes lambda in each of "
-        "2,000 resamples, seed 0: covers 93-96%% at 100, 300 and 1,000 audited examples in benchmarks/bench_ppi.py) or "
-        "normal (ppi_py's ppi_mean_ci: 90-95%% at 100, 92-96%% at 300)",
+        help=(
+            "the PPI++ interval: bootstrap-t (default; a studentized bootstrap that re-tunes lambda in each of "
+            f"2,000 resamples, seed 0: covers {INTERVAL_COVERAGE['bootstrap-t']} in benchmarks/bench_ppi.py) or "
+            f"normal (ppi_py's ppi_mean_ci: {INTERVAL_COVERAGE['normal']})"
+        ).replace("%", "%%"),
     )
     parser.add_argument(
         "--by", choices=("dataset_name", "generation_model_name"), help="also estimate per subset (or model)"

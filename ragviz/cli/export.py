@@ -21,8 +21,22 @@ from ragviz.export.rows import metrics_records
 from ragviz.export.shapes import SHAPES, write_corrected_ragchecker, write_shape
 from ragviz.store.label_store import LabelStore
 
+__all__ = [
+    "FORMATS",
+    "TARGETS",
+    "Target",
+    "add_export_arguments",
+    "add_target_arguments",
+    "export_command",
+    "format_from_name",
+    "load_sources",
+    "run_export_command",
+    "target_paths",
+    "write_target",
+]
 
-def _format_from_name(out: str) -> str:
+
+def format_from_name(out: str) -> str:
     if out != "-" and (out.endswith(("/", os.sep)) or Path(out).is_dir()):
         return "parquet"  # a directory: Parquet with a dataset card
     name = out.lower()
@@ -60,7 +74,7 @@ def export_command(
     from ragviz.store.label_store import StoreError
     from ragviz.store.postgres import is_url, mask_url
 
-    fmt = fmt or _format_from_name(out)
+    fmt = fmt or format_from_name(out)
     if to not in TARGETS:
         print(f"ragviz export: unknown target {to!r} (choose from {', '.join(TARGETS)})", file=sys.stderr)
         return EXIT_BAD_INPUT

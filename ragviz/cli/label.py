@@ -17,7 +17,24 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from ragviz.data.model import Example
+    from ragviz.judge.client import JudgeSettings
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "EXIT_BAD_INPUT",
+    "EXIT_OK",
+    "EXIT_SOME_FAILED",
+    "REASONING_EFFORTS",
+    "RESPONSE_FORMATS",
+    "add_label_arguments",
+    "run_label_command",
+    "settings_from_args",
+]
+
 
 EXIT_OK = 0
 EXIT_SOME_FAILED = 1
@@ -111,7 +128,7 @@ def add_label_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def settings_from_args(args: argparse.Namespace, environ: dict[str, str] | None = None):
+def settings_from_args(args: argparse.Namespace, environ: dict[str, str] | None = None) -> JudgeSettings:
     """The :class:`~ragviz.judge.client.JudgeSettings` the options and the environment ask for."""
     from ragviz.judge.client import JudgeSettings
     from ragviz.judge.endpoint import AZURE_ENDPOINT_ENV, BASE_URL_ENV
@@ -137,7 +154,7 @@ def settings_from_args(args: argparse.Namespace, environ: dict[str, str] | None 
     )
 
 
-def _where(example) -> str:
+def _where(example: Example) -> str:
     return str(example.source) if example.source is not None else example.uid
 
 

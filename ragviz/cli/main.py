@@ -15,6 +15,9 @@ from dataclasses import dataclass
 
 from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK
 
+__all__ = ["COMMANDS", "Command", "CommandSpec", "build_parser", "main"]
+
+
 Command = Callable[[argparse.Namespace], int]
 
 

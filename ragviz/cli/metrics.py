@@ -12,8 +12,14 @@ from ragviz.metrics.registry import FAMILY_NAMES, all_fields, dataset_all_record
 from ragviz.metrics.retrieval import DEFAULT_KS
 from ragviz.metrics.trace import TRACE_METRICS
 
+__all__ = ["add_family_arguments", "add_metrics_arguments", "cmd_metrics", "no_family_labels", "run_family_metrics"]
+
 
 def cmd_metrics(args: argparse.Namespace) -> int:
+    if args.output not in (None, "-"):
+        from ragviz.export.output import checked_target
+
+        checked_target(args.output)  # an OSError naming OUT, before any work
     if getattr(args, "family", "trace") != "trace":
         return run_family_metrics(args)
     from ragviz.data.load import load
@@ -55,9 +61,14 @@ def _streamed_trace(args: argparse.Namespace) -> int | None:
     files = parquet_only(args.paths, report)
     if files is None:
         return None
+    from ragviz.export.output import checked_target
+
     fields = [*TRACE_METRICS, "trace_mean"]
-    out_dir = os.path.dirname(os.path.abspath(args.output)) if args.output not in (None, "-") else None
-    fd, tmp = tempfile.mkstemp(prefix=".ragviz-metrics.", suffix=".tmp", dir=out_dir)
+    out_dir = str(checked_target(args.output).resolve().parent) if args.output not in (None, "-") else None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".ragviz-metrics.", suffix=".tmp", dir=out_dir)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, args.output) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
 
@@ -86,7 +97,10 @@ def _streamed_trace(args: argparse.Namespace) -> int | None:
                 shutil.copyfileobj(f, sys.stdout)
             sys.stdout.flush()
         else:
-            os.replace(tmp, args.output)
+            try:
+                os.replace(tmp, args.output)
+            except OSError as exc:
+                raise OSError(exc.errno, exc.strerror, args.output) from None
         print(format_summary(summaries, fields), file=sys.stderr)
         return EXIT_OK
     finally:
@@ -123,6 +137,21 @@ def add_family_arguments(parser: Any) -> None:
     parser.add_argument(
         "--k", type=ks_type, default=DEFAULT_KS, metavar="K,K,...", help="retrieval cut-offs (default: 1,3,5,10)"
     )
+
+
+def no_family_labels(family: str, n_examples: int) -> str:
+    """Why a family gave no record for *n_examples* loaded examples: none has what it reads.
+
+    >>> no_family_labels("retrieval", 2896)
+    'no example of 2,896 has retrieval labels (the ranked retrieved ids, with retrieved_ids and relevant_ids)'
+    """
+    from ragviz.metrics.registry import FAMILIES
+    from ragviz.metrics.retrieval import ROW_COLUMNS
+
+    needs = FAMILIES[family].units
+    if family == "retrieval":
+        needs += ", with " + " and ".join(c for c in ROW_COLUMNS if c.endswith("_ids"))
+    return f"no example of {n_examples:,} has {family} labels ({needs})"
 
 
 def run_family_metrics(args: Any) -> int:
@@ -189,6 +218,9 @@ def run_family_metrics(args: Any) -> int:
         from ragviz.metrics.ragchecker import family_records as ragchecker_records
 
         checker_records = list(ragchecker_records(items))
+    if not records and not checker_records and dataset is not None and len(dataset):
+        print(f"{no_family_labels(family, len(dataset))}: nothing computed, nothing written", file=sys.stderr)
+        return EXIT_BAD_INPUT
     write_records(records + checker_records, args.output, args.format)
 
     if records:

@@ -8,6 +8,8 @@ import sys
 
 from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK, add_paths, print_problems
 
+__all__ = ["add_validate_arguments", "cmd_validate"]
+
 
 def cmd_validate(args: argparse.Namespace) -> int:
     from ragviz.analysis.quality.issues import (

@@ -19,6 +19,9 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+__all__ = ["CHECK_FIELDS", "CheckedItem", "Claim", "ENTAILMENT", "KNOWN_LABELS", "RetrievedChunk", "claim_text"]
+
+
 ENTAILMENT = "Entailment"
 KNOWN_LABELS = ("Entailment", "Neutral", "Contradiction")
 CHECK_FIELDS = ("answer2response", "response2answer", "retrieved2response", "retrieved2answer")

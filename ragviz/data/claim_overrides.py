@@ -15,6 +15,9 @@ from typing import Any
 from ragviz.data.checked_claims import CHECK_FIELDS, CheckedItem
 from ragviz.data.labels import CLAIM_PREFIX, RESET_FIELD, REVIEW_FIELD
 
+__all__ = ["UID_PREFIX", "apply_claim_overrides", "claim_field", "claim_uid", "current_label", "parse_claim_field"]
+
+
 UID_PREFIX = "ragchecker:"
 
 

@@ -19,6 +19,9 @@ import pyarrow.compute as pc
 from ragviz.data.model import Example, RowRef
 from ragviz.data.ragbench import example_from_row
 
+__all__ = ["BOOKKEEPING", "Dataset", "PATH_COL", "ROW_COL", "SUBSET_COL", "examples_at", "iter_examples"]
+
+
 SUBSET_COL = "_subset"
 PATH_COL = "_path"
 ROW_COL = "_row"

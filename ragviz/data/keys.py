@@ -8,6 +8,17 @@ from __future__ import annotations
 
 import re
 
+__all__ = [
+    "clean_key",
+    "context_key",
+    "is_response_key",
+    "letters",
+    "letters_index",
+    "parse_context_key",
+    "response_key",
+]
+
+
 _CONTEXT_KEY = re.compile(r"^(\d+)([a-z]+)$")
 _RESPONSE_KEY = re.compile(r"^([a-z]+)$")
 

@@ -24,6 +24,22 @@ from ragviz.data.ragbench import (
     UTILIZED,
 )
 
+__all__ = [
+    "LabelColumns",
+    "array_of",
+    "dotted_response_key_rows",
+    "fill_strings",
+    "label_columns",
+    "label_columns_ok",
+    "label_values_ok",
+    "list_lengths",
+    "list_offsets",
+    "present_type",
+    "sorted_distinct",
+    "support_flags",
+]
+
+
 _STRINGS = pa.list_(pa.string())
 _SUPPORT_FIELDS: dict[str, pa.DataType] = {
     "explanation": pa.string(),

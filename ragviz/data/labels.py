@@ -33,6 +33,32 @@ from typing import Any
 from ragviz.data.model import Example, Labels, Provenance, SentenceSupport
 from ragviz.data.ragbench import unsupported_keys
 
+__all__ = [
+    "CHUNK_RELEVANT_FIELD",
+    "CHUNK_UTILIZED_FIELD",
+    "CLAIM_PREFIX",
+    "Change",
+    "FAMILY_FIELDS",
+    "RELEVANT_FIELD",
+    "RELEVANT_IDS_FIELD",
+    "RESET_FIELD",
+    "REVIEWED",
+    "REVIEW_FIELD",
+    "SIMILARITY_FIELD",
+    "SIMILARITY_MAX",
+    "SUPPORT_PREFIX",
+    "UTILIZED_FIELD",
+    "apply_change",
+    "apply_changes",
+    "check_value",
+    "diff_labels",
+    "empty_labels",
+    "field_value",
+    "support_field",
+    "toggle_key",
+]
+
+
 RELEVANT_FIELD = "relevant_keys"
 UTILIZED_FIELD = "utilized_keys"
 SUPPORT_PREFIX = "support:"

@@ -2,7 +2,12 @@
 
 Uploads: the smaller of Streamlit's ``server.maxUploadSize`` (MB, default 200; the browser refuses
 larger files before sending them) and ragviz's own ``RAGVIZ_MAX_UPLOAD_MB``; a larger upload that
-reaches the server anyway is refused with a message naming the file, its size and the cap.
+reaches the server anyway is refused with a message naming the file, its size and the cap. The cap
+counts *decoded* bytes too: a small Parquet file can decode to gigabytes (one long string referenced
+from every row of a dictionary-encoded column), so an upload whose decoded size (read from its Parquet
+metadata and dictionaries before any row is decoded; a text file's own size) is over the cap is refused
+the same way. Every other load (the CLI, typed paths, ``RAGVIZ_DATA``) is bounded by
+:func:`memory_decoded_limit`: half the memory this process may use.
 
 Display: a dynamic text (an id, a name, a judge failure) longer than :data:`SHOWN_CHARS` is shown cut
 with a "show all" expander holding it whole up to :data:`WHOLE_CHARS`; a document longer than
@@ -13,6 +18,26 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
+
+__all__ = [
+    "DOCUMENT_SHOWN_CHARS",
+    "DecodedLimit",
+    "MB",
+    "SHOWN_CHARS",
+    "STREAMLIT_DEFAULT_UPLOAD_MB",
+    "UPLOAD_ENV",
+    "WHOLE_CHARS",
+    "cut",
+    "memory_bytes",
+    "memory_decoded_limit",
+    "over_decoded",
+    "size_text",
+    "too_big",
+    "upload_decoded_limit",
+    "upload_limit_mb",
+]
+
 
 UPLOAD_ENV = "RAGVIZ_MAX_UPLOAD_MB"
 STREAMLIT_DEFAULT_UPLOAD_MB = 200
@@ -53,6 +78,68 @@ def too_big(name: str, size: int, limit_mb: int) -> str | None:
         f"{name}: {size / MB:,.1f} MB is over the upload limit of {limit_mb} MB"
         f" (server.maxUploadSize / {UPLOAD_ENV}); nothing was kept."
     )
+
+
+@dataclass(frozen=True)
+class DecodedLimit:
+    """How many decoded bytes one input file may hold, and the sentence naming that limit."""
+
+    bytes: int
+    named: str
+
+
+def upload_decoded_limit(limit_mb: int) -> DecodedLimit:
+    """The upload cap applied to a file's decoded size."""
+    return DecodedLimit(
+        limit_mb * MB,
+        f"the upload limit of {limit_mb} MB (server.maxUploadSize / {UPLOAD_ENV}; it counts decoded bytes)",
+    )
+
+
+def memory_bytes() -> int:
+    """The memory this process may use: the machine's RAM, lowered by an address-space or data-segment
+    limit (``ulimit -v`` / ``-d``, a container's setrlimit) when one is set."""
+    limits = []
+    try:
+        limits.append(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        pass
+    try:
+        import resource
+
+        for kind in (resource.RLIMIT_AS, resource.RLIMIT_DATA):
+            soft = resource.getrlimit(kind)[0]
+            if soft != resource.RLIM_INFINITY and soft > 0:
+                limits.append(soft)
+    except (ImportError, OSError, ValueError):
+        pass
+    return min(limits) if limits else 8 << 30
+
+
+def memory_decoded_limit() -> DecodedLimit:
+    """Half of :func:`memory_bytes`: the decoded columns plus the checks' working copies must fit."""
+    half = memory_bytes() // 2
+    return DecodedLimit(half, f"the limit of {size_text(half)} (half the memory this process may use)")
+
+
+def size_text(n: int) -> str:
+    """*n* bytes as MB below a gigabyte, else GB.
+
+    >>> size_text(3 * MB), size_text(10 * 1024 * MB)
+    ('3.0 MB', '10.0 GB')
+    """
+    return f"{n / MB:,.1f} MB" if n < 1024 * MB else f"{n / (1024 * MB):,.1f} GB"
+
+
+def over_decoded(decoded: int, limit: DecodedLimit, how: str) -> str | None:
+    """The refusal of a file that decodes to *decoded* bytes (found out *how*), or ``None`` when it fits.
+
+    >>> over_decoded(10 * 1024 * MB, upload_decoded_limit(100), "from its Parquet metadata")
+    'decodes to 10.0 GB (from its Parquet metadata), over the upload limit of 100 MB (server.maxUploadSize / RAGVIZ_MAX_UPLOAD_MB; it counts decoded bytes); nothing was read'
+    """
+    if decoded <= limit.bytes:
+        return None
+    return f"decodes to {size_text(decoded)} ({how}), over {limit.named}; nothing was read"
 
 
 def cut(text: str, limit: int = SHOWN_CHARS) -> tuple[str, bool]:

@@ -35,6 +35,12 @@ RAGBench field         accepted aliases (Ragas / TruLens / DeepEval exports)
 
 Identity is (dataset, id, generation model); a later row identical in all three to an earlier one
 is reported and skipped (the first is kept). A row without an id gets ``h<sha1 of its content>``.
+
+Size: before a file is read, its decoded size (:func:`decoded_size`: a Parquet file's from its metadata
+and dictionaries, a text file's own size) is checked against a :class:`~ragviz.data.limits.DecodedLimit`
+(by default half the memory this process may use; an upload's is the upload cap); a file over it is an
+error naming the size and the limit, and nothing of it is read. Running out of memory anyway is an
+error naming the file, never a traceback.
 """
 
 from __future__ import annotations
@@ -48,13 +54,29 @@ from pathlib import Path
 import pyarrow as pa
 
 from ragviz.data.dataset import PATH_COL, ROW_COL, Dataset
+from ragviz.data.finite import finite_scores
 from ragviz.data.formats.csv_rows import load_csv
 from ragviz.data.formats.hf_disk import DICT as HF_DICT
 from ragviz.data.formats.hf_disk import is_hf_disk_dir, load_hf_disk
 from ragviz.data.formats.json_rows import arrow_jsonl_file, load_json, load_jsonl
-from ragviz.data.formats.parquet_rows import Progress, load_parquet
+from ragviz.data.formats.parquet_rows import Progress, decoded_bytes, load_parquet
+from ragviz.data.limits import DecodedLimit, memory_decoded_limit, over_decoded
 from ragviz.data.problems import Problem, Report
 from ragviz.data.schema import STR_LIST
+
+__all__ = [
+    "FORMATS",
+    "LoadResult",
+    "OUTSIDE_ROOT",
+    "decoded_size",
+    "expand_paths",
+    "format_of",
+    "load",
+    "load_bytes",
+    "refused_for_size",
+    "subset_name",
+]
+
 
 FORMATS = {".parquet": "parquet", ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json", ".csv": "csv"}
 
@@ -79,7 +101,7 @@ class LoadResult:
         return [*self.errors, *self.warnings]
 
 
-def _subset_name(path: Path) -> str:
+def subset_name(path: Path) -> str:
     """Parent folder for Hugging Face shard names (``test-00000-of-00001``), else the file stem."""
     stem = path.name[: -len(path.suffix)] if path.suffix else path.name
     if _HF_SHARD.match(stem) and path.parent.name:
@@ -87,15 +109,37 @@ def _subset_name(path: Path) -> str:
     return stem
 
 
-def _format_of(name: str) -> str | None:
+def format_of(name: str) -> str | None:
     return FORMATS.get(Path(name).suffix.lower())
 
 
 _LOADERS = {"parquet": load_parquet, "jsonl": load_jsonl, "json": load_json, "csv": load_csv}
 
 
-def _load_one(name: str, data: bytes, subset: str, report: Report) -> Dataset:
-    fmt = _format_of(name)
+def decoded_size(source: Path | bytes, name: str, limit: int) -> tuple[int, str]:
+    """The bytes the file *source* (named *name*) decodes to and how that was found; counting stops
+    once past *limit*. Parquet: :func:`~ragviz.data.formats.parquet_rows.decoded_bytes`; a text format
+    decodes to about its own size (JSON and CSV hold no references)."""
+    if format_of(name) == "parquet":
+        return decoded_bytes(source, limit), "from its Parquet metadata and dictionaries"
+    size = source.stat().st_size if isinstance(source, Path) else len(source)
+    return size, "its size as text"
+
+
+def refused_for_size(source: Path | bytes, name: str, limit: DecodedLimit) -> str | None:
+    """Why the file *source* may not be read under *limit*, or ``None`` when it fits (an unreadable
+    Parquet file fits here: reading it then reports what is wrong)."""
+    try:
+        decoded, how = decoded_size(source, name, limit.bytes)
+    except MemoryError:
+        return f"ran out of memory reading its metadata; it is over {limit.named}"
+    except Exception:  # pyarrow raises several types for corrupt files; the loader names them
+        return None
+    return over_decoded(decoded, limit, how)
+
+
+def _load_one(name: str, data: bytes, subset: str, report: Report, limit: DecodedLimit | None = None) -> Dataset:
+    fmt = format_of(name)
     if fmt is None:
         suffix = Path(name).suffix or "(none)"
         report.error(name, None, "file", f"unknown extension {suffix!r} (expected one of {', '.join(FORMATS)})")
@@ -103,7 +147,17 @@ def _load_one(name: str, data: bytes, subset: str, report: Report) -> Dataset:
     if not data or data.isspace():  # isspace stops at the first other byte; strip() would copy the file
         report.error(name, None, "file", "empty file")
         return Dataset.empty()
-    return _LOADERS[fmt](data, name, subset, report)
+    if (refused := refused_for_size(data, name, limit or memory_decoded_limit())) is not None:
+        report.error(name, None, "file", refused)
+        return Dataset.empty()
+    try:
+        return _LOADERS[fmt](data, name, subset, report)
+    except MemoryError:
+        report.error(name, None, "file", _OUT_OF_MEMORY)
+        return Dataset.empty()
+
+
+_OUT_OF_MEMORY = "ran out of memory reading it (too large for this machine); nothing of it was loaded"
 
 
 # -- combining files ---------------------------------------------------------------------------
@@ -210,7 +264,24 @@ def _files_in(folder: Path, report: Report) -> list[Path]:
     return sorted(found)
 
 
-def _expand(paths: Iterable[str | Path], report: Report) -> list[Path]:
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+OUTSIDE_ROOT = "not read: it is a link to a file outside the server's data folder (RAGVIZ_DATA_ROOT)"
+
+
+def _escapes(f: Path, resolved: Path, within: Path) -> bool:
+    """Whether reading *f* (resolved: *resolved*) would read anything outside *within*: the file itself,
+    or for a ``save_to_disk`` folder any file in it."""
+    if not _inside(resolved, within):
+        return True
+    if f.is_dir():
+        return any(not _inside(inner.resolve(), within) for inner in f.iterdir())
+    return False
+
+
+def expand_paths(paths: Iterable[str | Path], report: Report, within: Path | None = None) -> list[Path]:
     files: list[Path] = []
     seen: set[Path] = set()
     for given in paths:
@@ -219,18 +290,22 @@ def _expand(paths: Iterable[str | Path], report: Report) -> list[Path]:
             if not p.exists():
                 report.error(str(given), None, "path", "no such file or directory")
                 continue
+            confined = within is not None and _inside(p.resolve(), within)
             if p.is_dir():
                 candidates = _files_in(p, report)
                 if not candidates:
                     report.error(str(given), None, "path", f"no {', '.join(FORMATS)} files in this directory")
             else:
                 candidates = [p]
-        except OSError as exc:  # PermissionError on /proc/1/root, a folder one may not list, ...
-            report.error(str(given), None, "path", f"cannot read: {exc.strerror or exc}")
+        except (OSError, RuntimeError) as exc:  # PermissionError on /proc/1/root, a folder one may not list, ...
+            report.error(str(given), None, "path", f"cannot read: {getattr(exc, 'strerror', None) or exc}")
             continue
         for f in candidates:
             try:
                 resolved = f.resolve()
+                if confined and within is not None and _escapes(f, resolved, within):
+                    report.error(str(f), None, "path", OUTSIDE_ROOT)
+                    continue
             except (OSError, RuntimeError) as exc:
                 report.error(str(f), None, "path", f"cannot read: {getattr(exc, 'strerror', None) or exc}")
                 continue
@@ -242,35 +317,54 @@ def _expand(paths: Iterable[str | Path], report: Report) -> list[Path]:
     return files
 
 
-def load(paths: Iterable[str | Path] | str | Path, progress: Progress | None = None) -> LoadResult:
+def load(
+    paths: Iterable[str | Path] | str | Path,
+    progress: Progress | None = None,
+    limit: DecodedLimit | None = None,
+    within: Path | None = None,
+) -> LoadResult:
     """Load files and directories (searched recursively) into one dataset; never raises for bad
     input. ``load(["../shared/ragbench"])`` loads the seven RAGBench shards. *progress* is told
-    ``(what, rows read, rows in the file)`` as large Parquet files and JSON Lines files are read."""
-    if isinstance(paths, (str, Path)):
-        paths = [paths]
+    ``(what, rows read, rows in the file)`` as large Parquet files and JSON Lines files are read.
+    Each file must decode to at most *limit* (default :func:`~ragviz.data.limits.memory_decoded_limit`).
+    *within* (a resolved folder: the served app's data root): every file read through a path given
+    inside it must resolve inside it too; a symlink out of it is an error naming the link, not its target."""
+    paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
     report = Report()
+    limit = limit or memory_decoded_limit()
     parts = []
-    for f in _expand(paths, report):
+    for f in expand_paths(paths, report, within):
         try:
             if f.is_dir():
                 parts.extend(load_hf_disk(f, report))
                 continue
-            if _format_of(f.name) == "parquet" and f.stat().st_size:
-                parts.append(load_parquet(f, str(f), _subset_name(f), report, progress))
+            if f.stat().st_size and (refused := refused_for_size(f, f.name, limit)) is not None:
+                report.error(str(f), None, "file", refused)
                 continue
-            if _format_of(f.name) == "jsonl" and (table := arrow_jsonl_file(f, progress)) is not None:
-                parts.append(Dataset.from_table(table, _subset_name(f), str(f)))  # streamed, never whole in memory
+            if format_of(f.name) == "parquet" and f.stat().st_size:
+                parts.append(load_parquet(f, str(f), subset_name(f), report, progress))
+                continue
+            if format_of(f.name) == "jsonl" and (table := arrow_jsonl_file(f, progress)) is not None:
+                table = finite_scores(table, str(f), report)
+                parts.append(Dataset.from_table(table, subset_name(f), str(f)))  # streamed, never whole in memory
                 continue
             data = f.read_bytes()
         except OSError as e:
             report.error(str(f), None, "file", f"cannot read: {e.strerror or e}")
             continue
-        parts.append(_load_one(str(f), data, _subset_name(f), report))
-    return _finish(parts, report)
+        except MemoryError:
+            report.error(str(f), None, "file", _OUT_OF_MEMORY)
+            continue
+        parts.append(_load_one(str(f), data, subset_name(f), report, limit))
+    try:
+        return _finish(parts, report)
+    except MemoryError:
+        report.errors.append(Problem(", ".join(str(p) for p in paths), None, "file", _OUT_OF_MEMORY))
+        return LoadResult(Dataset.empty(), report.errors, report.warnings)
 
 
-def load_bytes(name: str, data: bytes) -> LoadResult:
+def load_bytes(name: str, data: bytes, limit: DecodedLimit | None = None) -> LoadResult:
     """Load an uploaded file; the format comes from *name*'s extension, problems name *name*."""
     report = Report()
-    part = _load_one(name, data, _subset_name(Path(name)), report)
+    part = _load_one(name, data, subset_name(Path(name)), report, limit)
     return _finish([part], report)

@@ -11,6 +11,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+__all__ = ["Example", "LabelSource", "Labels", "Provenance", "RowRef", "Sentence", "SentenceSupport", "example_uid"]
+
+
 LabelSource = Literal["llm", "human"]
 
 

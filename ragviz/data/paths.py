@@ -7,7 +7,8 @@ single-user machine).
 
 When served, a typed path must resolve (``~`` expanded, symlinks followed, relative to the root) to
 an existing file or folder under ``RAGVIZ_DATA_ROOT``; anything else is refused with ONE message
-that does not tell whether the path exists. With no root set, typing paths is off. Locally any path
+that does not tell whether the path exists; every file then read through a typed folder must resolve
+inside the root too (``ragviz.data.load.load``'s *within*). With no root set, typing paths is off. Locally any path
 the process can read opens, as before.
 """
 
@@ -17,6 +18,19 @@ import ipaddress
 import os
 from collections.abc import Mapping
 from pathlib import Path
+
+__all__ = [
+    "PathRefused",
+    "ROOT_ENV",
+    "SERVED_ENV",
+    "data_root",
+    "is_loopback",
+    "is_served",
+    "refused_message",
+    "resolve_typed",
+    "typing_off_reason",
+]
+
 
 SERVED_ENV = "RAGVIZ_SERVED"
 ROOT_ENV = "RAGVIZ_DATA_ROOT"

@@ -7,6 +7,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Literal
 
+__all__ = ["Level", "MAX_PROBLEMS_PER_FIELD", "Problem", "Report"]
+
+
 Level = Literal["error", "warning"]
 
 

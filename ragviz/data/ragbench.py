@@ -20,6 +20,40 @@ from ragviz.data.model import (
     SentenceSupport,
 )
 
+__all__ = [
+    "BASELINE_SCORE_FIELDS",
+    "CORE_FIELDS",
+    "FAMILY_INPUT_FIELDS",
+    "LABEL_FIELDS",
+    "LLM_PREFIX",
+    "OVERALL_EXPLANATION",
+    "OVERALL_SUPPORTED",
+    "OVERRIDE_FIELDS",
+    "PROVENANCE_FIELDS",
+    "RELEVANCE_EXPLANATION",
+    "RELEVANT",
+    "ROW_LABEL_FIELDS",
+    "STORED_SCORE_FIELDS",
+    "SUPPORT",
+    "UNSUPPORTED",
+    "UTILIZED",
+    "dotted_key_match",
+    "dotted_response_keys",
+    "example_from_row",
+    "has_dotted_response_key",
+    "has_labels",
+    "labels_from_row",
+    "labels_to_row",
+    "match_response_keys",
+    "overrides_from_row",
+    "response_keys_of",
+    "row_label_sets",
+    "support_from_row",
+    "support_to_row",
+    "unsupported_keys",
+]
+
+
 RELEVANT = "all_relevant_sentence_keys"
 UTILIZED = "all_utilized_sentence_keys"
 SUPPORT = "sentence_support_information"

@@ -30,6 +30,19 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+__all__ = [
+    "ADMIN",
+    "ADMINS_ENV",
+    "ANNOTATOR",
+    "ANNOTATORS_ENV",
+    "Access",
+    "Identity",
+    "VIEWER",
+    "access_of",
+    "name_list",
+]
+
+
 ADMINS_ENV = "RAGVIZ_ADMINS"
 ANNOTATORS_ENV = "RAGVIZ_ANNOTATORS"
 

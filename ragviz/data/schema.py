@@ -17,6 +17,19 @@ from ragviz.data.keys import context_key, response_key
 from ragviz.data.problems import Report
 from ragviz.data.split import split_sentences
 
+__all__ = [
+    "BOOL_FIELDS",
+    "CANONICAL_TYPES",
+    "FLOAT_FIELDS",
+    "STRUCTURED_FIELDS",
+    "STR_LIST",
+    "canonical_row",
+    "decode_text",
+    "load_rows",
+    "type_name",
+]
+
+
 # -- canonical Arrow types ---------------------------------------------------------------------
 _STR = pa.string()
 

@@ -11,6 +11,9 @@ import re
 
 from sentencex import segment
 
+__all__ = ["split_sentences"]
+
+
 _WHITESPACE = re.compile(r"\s+")
 
 

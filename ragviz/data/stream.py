@@ -17,9 +17,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ragviz.data.dataset import PATH_COL, ROW_COL, Dataset
-from ragviz.data.formats.parquet_rows import _parquet_fast_table
+from ragviz.data.formats.parquet_rows import parquet_fast_table
 from ragviz.data.problems import Report
 from ragviz.data.schema import load_rows
+
+__all__ = ["BATCH_ROWS", "parquet_batches", "parquet_only"]
+
 
 #: Rows per record batch: about 150 MB of RAGBench-shaped rows in Arrow.
 BATCH_ROWS = 20_000
@@ -28,10 +31,10 @@ BATCH_ROWS = 20_000
 def parquet_only(paths: Iterable[str | Path], report: Report) -> list[Path] | None:
     """The files *paths* name (directories searched as :func:`ragviz.data.load.load` does) when
     every one is Parquet, else ``None`` (the caller loads them whole)."""
-    from ragviz.data.load import _expand, _format_of
+    from ragviz.data.load import expand_paths, format_of
 
-    files = _expand(paths, report)
-    if not files or any(_format_of(f.name) != "parquet" for f in files):
+    files = expand_paths(paths, report)
+    if not files or any(format_of(f.name) != "parquet" for f in files):
         return None
     return files
 
@@ -42,7 +45,7 @@ def parquet_batches(files: Iterable[Path], report: Report, batch_rows: int | Non
     problems go to *report* (an unreadable file, a bad row) and duplicates (same dataset, id and
     generation model as an earlier row) are skipped with a warning, as :func:`ragviz.data.load.load`
     reports them."""
-    from ragviz.data.load import _subset_name
+    from ragviz.data.load import subset_name
 
     first_seen: dict[str, tuple[str, int]] = {}
     uncollected = 0  # rows yielded since the last garbage collection
@@ -53,11 +56,11 @@ def parquet_batches(files: Iterable[Path], report: Report, batch_rows: int | Non
             report.error(str(f), None, "file", f"unreadable Parquet: {e}")
             continue
         first_row = 1
-        subset = _subset_name(f)
+        subset = subset_name(f)
         try:
             for batch in parquet.iter_batches(batch_size=batch_rows or BATCH_ROWS):
                 table = pa.Table.from_batches([batch])
-                fast = _parquet_fast_table(table)
+                fast = parquet_fast_table(table)
                 if fast is not None:
                     part = Dataset.from_table(fast, subset, str(f), first_row)
                 else:

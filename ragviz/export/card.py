@@ -21,6 +21,21 @@ import pyarrow.parquet as pq
 from ragviz.data.ragbench import LLM_PREFIX
 from ragviz.export.output import write_output
 
+__all__ = [
+    "CARD_NAME",
+    "COLUMN_DOCS",
+    "DIRECTORY_PARQUET",
+    "HF_KEY",
+    "card_path_for",
+    "dataset_card",
+    "describe",
+    "hf_feature",
+    "hf_features",
+    "with_hf_features",
+    "write_card",
+]
+
+
 HF_KEY = b"huggingface"
 
 COLUMN_DOCS: dict[str, str] = {

@@ -34,6 +34,9 @@ from ragviz.data.label_columns import (
 from ragviz.data.ragbench import LABEL_FIELDS, LLM_PREFIX, OVERRIDE_FIELDS
 from ragviz.metrics.trace import trace_arrays
 
+__all__ = ["plain_batch", "plain_export_columns", "plain_table"]
+
+
 _PROVENANCE = ("label_source", "reviewer", "reviewed_at", "audit_sample")
 
 

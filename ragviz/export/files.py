@@ -16,7 +16,7 @@ from ragviz.data.dataset import BOOKKEEPING, Dataset
 from ragviz.data.ragbench import LLM_PREFIX
 from ragviz.export.card import with_hf_features
 from ragviz.export.columnar import plain_export_columns
-from ragviz.export.json_text import _json_default, _json_safe, json_lines, string_bytes
+from ragviz.export.json_text import json_default, json_lines, json_safe, string_bytes
 from ragviz.export.output import binary_output as _binary_output
 from ragviz.export.output import write_output
 from ragviz.export.rows import (
@@ -32,6 +32,29 @@ from ragviz.export.rows import (
 )
 from ragviz.export.shapes import SHAPES, write_shape
 from ragviz.store.label_store import LabelStore
+
+__all__ = [
+    "FORMATS",
+    "MIME_TYPES",
+    "PARQUET_ROW_GROUP",
+    "WRITING_PARQUET",
+    "export_bytes",
+    "export_filename",
+    "export_table",
+    "jsonl_bytes",
+    "jsonl_text",
+    "metrics_csv",
+    "metrics_csv_bytes",
+    "metrics_records_csv",
+    "parquet_bytes",
+    "rows_table",
+    "write_download",
+    "write_export",
+    "write_jsonl",
+    "write_metrics_csv",
+    "write_parquet",
+]
+
 
 FORMATS = ("jsonl", "parquet", "csv")
 #: The step a Parquet export's progress names once its rows are built.
@@ -61,7 +84,7 @@ def jsonl_text(rows: Sequence[Mapping[str, Any]]) -> str:
 
 
 def _jsonl_line(row: Mapping[str, Any]) -> str:
-    return json.dumps(_json_safe(dict(row)), ensure_ascii=False, default=_json_default) + "\n"
+    return json.dumps(json_safe(dict(row)), ensure_ascii=False, default=json_default) + "\n"
 
 
 def jsonl_bytes(rows: Sequence[Mapping[str, Any]]) -> bytes:

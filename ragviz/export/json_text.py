@@ -14,6 +14,8 @@ import pyarrow.compute as pc
 
 from ragviz.data.label_columns import array_of, list_lengths, list_offsets
 
+__all__ = ["json_default", "json_fragments", "json_lines", "json_safe", "string_bytes"]
+
 
 def _join(*parts: pa.Array | str) -> pa.Array:
     """Element-wise concatenation of string arrays and literal strings (null where any array is)."""
@@ -38,18 +40,18 @@ def _json_string(values: pa.Array) -> pa.Array:
     return _join('"', values, '"')
 
 
-def _json_safe(value: Any) -> Any:
+def json_safe(value: Any) -> Any:
     """NaN / infinity are not JSON: write them as null."""
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
+        return {k: json_safe(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
+        return [json_safe(v) for v in value]
     return value
 
 
-def _json_default(value: Any) -> Any:
+def json_default(value: Any) -> Any:
     if hasattr(value, "isoformat"):
         return value.isoformat()
     if isinstance(value, (bytes, bytearray)):
@@ -59,13 +61,13 @@ def _json_default(value: Any) -> Any:
 
 def _python_fragments(values: pa.Array) -> pa.Array:
     return pa.array(
-        [json.dumps(_json_safe(v), ensure_ascii=False, default=_json_default) for v in values.to_pylist()],
+        [json.dumps(json_safe(v), ensure_ascii=False, default=json_default) for v in values.to_pylist()],
         pa.string(),
     )
 
 
 def json_fragments(values: pa.Array) -> pa.Array:
-    """Per value of *values*: the JSON text ``json.dumps(_json_safe(v), ensure_ascii=False)`` gives
+    """Per value of *values*: the JSON text ``json.dumps(json_safe(v), ensure_ascii=False)`` gives
     for its Python value ``v`` (non-finite floats as ``null``). Strings, lists and structs are
     written with Arrow compute; floats with ``float.__repr__`` as ``json`` does; any other type
     through ``json.dumps`` of its Python values."""
@@ -81,7 +83,7 @@ def json_fragments(values: pa.Array) -> pa.Array:
     elif pa.types.is_floating(t):
         numbers = np.asarray(values.cast(pa.float64()).to_numpy(zero_copy_only=False), np.float64)
         texts = np.array(list(map(float.__repr__, numbers.tolist())), dtype=object)
-        texts[~np.isfinite(numbers)] = "null"  # NaN, infinity and null, as _json_safe writes them
+        texts[~np.isfinite(numbers)] = "null"  # NaN, infinity and null, as json_safe writes them
         return pa.array(texts, pa.string())
     elif pa.types.is_list(t) or pa.types.is_large_list(t):
         lengths = list_lengths(values)

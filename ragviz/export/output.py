@@ -3,6 +3,7 @@ with the permissions the umask gives), stdout for ``"-"``, or an open binary fil
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import sys
@@ -11,6 +12,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
+
+__all__ = ["binary_output", "checked_target", "current_umask", "write_output"]
 
 
 @contextmanager
@@ -24,10 +27,11 @@ def binary_output(path_or_file: str | os.PathLike | IO[bytes]) -> Iterator[IO[by
         yield sys.stdout.buffer
         sys.stdout.flush()
         return
-    target = Path(path_or_file)
-    fd, tmp = tempfile.mkstemp(
-        prefix=f".{target.name}.", suffix=".tmp", dir=target.parent if str(target.parent) else "."
-    )
+    target = checked_target(path_or_file)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(path_or_file)) from None
     try:
         os.fchmod(fd, 0o666 & ~current_umask())  # mkstemp makes it 0600; a written file follows the umask
         with os.fdopen(fd, "wb") as f:
@@ -39,6 +43,20 @@ def binary_output(path_or_file: str | os.PathLike | IO[bytes]) -> Iterator[IO[by
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def checked_target(path: str | os.PathLike) -> Path:
+    """*path* as a file to write, or an ``OSError`` naming *path* itself (never the temporary file
+    written beside it): a folder, a folder that does not exist, or one this process may not write in."""
+    target = Path(path)
+    parent = target.parent if str(target.parent) else Path(".")
+    if target.is_dir():
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+    if not parent.is_dir():
+        raise FileNotFoundError(errno.ENOENT, f"no folder {parent}", str(path))
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise PermissionError(errno.EACCES, f"cannot write in {parent}", str(path))
+    return target
 
 
 def current_umask() -> int:

@@ -37,6 +37,25 @@ from ragviz.store.audit_samples import audit_members
 from ragviz.store.events import base_labels, fold_labels, status_of, without_contradicting_explanations
 from ragviz.store.label_store import LabelStore
 
+__all__ = [
+    "EXPORTING",
+    "ExportBatch",
+    "ExportedExample",
+    "METRICS_COLUMNS",
+    "RowsDone",
+    "TEXT_COLUMNS",
+    "export_batches",
+    "export_fields",
+    "export_row",
+    "export_rows",
+    "exported_batches",
+    "exported_examples",
+    "metrics_records",
+    "metrics_table",
+    "original_inputs",
+]
+
+
 #: What an export's progress callback names: ``progress(EXPORTING, rows done, total)``, once a batch.
 EXPORTING = "Building the export"
 #: ``progress(what, rows done, total)``, called once a batch while an export is built.

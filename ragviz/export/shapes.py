@@ -25,8 +25,6 @@ A reference answer given as a list of strings is one string in all three (joined
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import os
 from collections.abc import Callable, Iterable, Mapping
@@ -34,10 +32,27 @@ from typing import IO, Any
 
 from ragviz.data.dataset import Dataset
 from ragviz.data.formats.ragchecker_rows import CLAIM_FIELDS
-from ragviz.data.formats.tool_columns import CARRIER, DEEPEVAL_METADATA, PIPE, REFERENCE_CONTEXTS
+from ragviz.data.formats.tool_columns import CARRIER, DEEPEVAL_METADATA, DEEPEVAL_TEXTS, PIPE, REFERENCE_CONTEXTS
 from ragviz.export.output import binary_output
 from ragviz.export.rows import EXPORTING, RowsDone, export_row, exported_batches
 from ragviz.store.label_store import LabelStore
+
+__all__ = [
+    "DEEPEVAL_FIELDS",
+    "IDENTITY_FIELDS",
+    "RAGAS_FIELDS",
+    "RECORDS",
+    "SHAPES",
+    "deepeval_record",
+    "ragas_record",
+    "ragchecker_record",
+    "reference_text",
+    "shape_layout",
+    "write_corrected_ragchecker",
+    "write_records",
+    "write_shape",
+]
+
 
 SHAPES = ("ragas", "deepeval", "ragchecker")
 
@@ -141,8 +156,9 @@ def _deepeval_csv_line(record: Mapping[str, Any]) -> str:
     """One row of DeepEval's ``save_as`` CSV: lists joined by ``|``, metadata as JSON text. A list that
     ``|`` cannot carry (an item holding ``|``, or a cell a spreadsheet would run as a formula, which
     :func:`~ragviz.data.records.csv_cell` changes) rides in ``additional_metadata.ragbench`` as well, so the
-    loader gets it back exactly."""
-    from ragviz.data.records import csv_cell
+    loader gets it back exactly; so does a text cell that function changes (a formula start at its
+    beginning or after a line break in it)."""
+    from ragviz.data.records import csv_cell, csv_line
 
     metadata = dict(record.get(DEEPEVAL_METADATA) or {})
     carried = dict(metadata.get(CARRIER) or {})
@@ -154,12 +170,12 @@ def _deepeval_csv_line(record: Mapping[str, Any]) -> str:
             if any(PIPE in v for v in value) or csv_cell(joined) != joined:
                 carried[_CSV_LISTS[name]] = value
             value = joined
-        cells.append("" if value is None else csv_cell(value))
+        elif isinstance(value, str) and csv_cell(value) != value and name in DEEPEVAL_TEXTS:
+            carried.setdefault(DEEPEVAL_TEXTS[name], value)  # the cell gets a ' before a formula start
+        cells.append(value)
     metadata[CARRIER] = carried
     cells.append(_json(metadata))
-    buf = io.StringIO()
-    csv.writer(buf, lineterminator="\n").writerow(cells)
-    return buf.getvalue()
+    return csv_line(cells)
 
 
 def shape_layout(shape: str, out_name: str) -> str:
@@ -176,9 +192,9 @@ def write_records(records: Iterable[Mapping[str, Any]], shape: str, layout: str,
     """Write *records* of *shape* to *out* one at a time; returns how many."""
     n = 0
     if layout == "csv":
-        head = io.StringIO()
-        csv.writer(head, lineterminator="\n").writerow([*DEEPEVAL_FIELDS, DEEPEVAL_METADATA])
-        out.write(head.getvalue().encode("utf-8"))
+        from ragviz.data.records import csv_line
+
+        out.write(csv_line([*DEEPEVAL_FIELDS, DEEPEVAL_METADATA]).encode("utf-8"))
     elif layout == "json":
         out.write(b'{"results": [\n' if shape == "ragchecker" else b"[\n")
     for record in records:

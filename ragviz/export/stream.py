@@ -21,6 +21,8 @@ from ragviz.export.output import binary_output as _binary_output
 from ragviz.export.rows import metrics_records
 from ragviz.store.label_store import LabelStore
 
+__all__ = ["StreamedExport", "write_export_stream"]
+
 
 @dataclass
 class StreamedExport:

@@ -11,11 +11,11 @@ from ragviz.judge.prompt import PROMPT_VERSION, content_hash
 from ragviz.judge.run import JudgeOutcome, RunProgress, RunSummary, judge_example, judge_examples, judge_examples_async
 
 __all__ = [
-    "PROMPT_VERSION",
     "JudgeCache",
     "JudgeConfigError",
     "JudgeOutcome",
     "JudgeSettings",
+    "PROMPT_VERSION",
     "RunEstimate",
     "RunProgress",
     "RunSummary",

@@ -35,6 +35,18 @@ from ragviz.store.database import Database, open_database
 from ragviz.store.events import labels_from_json, labels_to_json
 from ragviz.store.migrations import Dialect, RunSQL
 
+__all__ = [
+    "CachedAnswer",
+    "JudgeCache",
+    "JudgeFailure",
+    "JudgeRun",
+    "MIGRATIONS",
+    "PendingAnswer",
+    "PendingFailure",
+    "cache_key",
+    "utc_now",
+]
+
 
 def utc_now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")

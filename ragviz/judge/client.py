@@ -28,6 +28,31 @@ from typing import Any
 
 import openai
 
+__all__ = [
+    "API_KEY_ENV",
+    "AUTO",
+    "AZURE_KEY_ENV",
+    "ChatCaller",
+    "Completion",
+    "DEFAULT_BASE_URL",
+    "DEFAULT_TIMEOUT",
+    "FORMAT_MODES",
+    "JudgeConfigError",
+    "JudgeRequestError",
+    "JudgeSettings",
+    "MAX_ANSWER_BYTES",
+    "MAX_RETRY_AFTER",
+    "NO_KEY_PLACEHOLDER",
+    "REASONING_EFFORTS",
+    "RESPONSE_FORMATS",
+    "format_kwargs",
+    "make_client",
+    "redact",
+    "request_body",
+    "retry_after_seconds",
+]
+
+
 try:  # the HTTP library the installed openai release is built on
     import httpx2 as httpx
 except ImportError:  # pragma: no cover - openai releases before httpx2

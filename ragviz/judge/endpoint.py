@@ -20,6 +20,23 @@ from urllib.parse import urlsplit
 
 from ragviz.judge.client import API_KEY_ENV, AZURE_KEY_ENV, DEFAULT_BASE_URL, NO_KEY_PLACEHOLDER, JudgeConfigError
 
+__all__ = [
+    "ALLOWLIST_ENV",
+    "AZURE_ENDPOINT_ENV",
+    "BASE_URL_ENV",
+    "EndpointAccess",
+    "SHORT_ERROR",
+    "allowed_prefixes",
+    "endpoint_access",
+    "missing_key",
+    "normalize_url",
+    "on_allowlist",
+    "server_endpoint",
+    "server_uses_azure",
+    "short_error",
+]
+
+
 BASE_URL_ENV = "OPENAI_BASE_URL"
 AZURE_ENDPOINT_ENV = "AZURE_OPENAI_ENDPOINT"
 ALLOWLIST_ENV = "RAGVIZ_JUDGE_URLS"

@@ -18,6 +18,8 @@ from ragviz.judge.prompt import (
     estimate_tokens,
 )
 
+__all__ = ["RunEstimate", "estimate_run"]
+
 
 @dataclass(frozen=True)
 class RunEstimate:

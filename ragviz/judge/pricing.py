@@ -13,6 +13,17 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+__all__ = [
+    "HAND_TABLE",
+    "PRICES_PER_MILLION",
+    "call_cost",
+    "describe_cost",
+    "estimate_cost",
+    "price_source",
+    "table_model_prices",
+]
+
+
 # A dated or aliased snapshot of a listed model: gpt-4o-2024-08-06, gpt-3.5-turbo-0125, gpt-4o-latest.
 _SNAPSHOT = re.compile(r"^(.+?)-(\d{4}-\d{2}-\d{2}|\d{4}|latest|preview)$")
 

@@ -18,6 +18,9 @@ from typing import Any
 from ragviz.judge.cache import JudgeCache
 from ragviz.judge.client import AUTO, FORMAT_MODES, ChatCaller, JudgeRequestError
 
+__all__ = ["PROBE_MESSAGES", "PROBE_SCHEMA", "UNSUPPORTED", "probe_format", "resolve_format"]
+
+
 PROBE_MESSAGES = [
     {"role": "system", "content": "Answer with a JSON object only."},
     {"role": "user", "content": 'Reply with exactly this JSON object: {"ok": true}'},

@@ -14,6 +14,21 @@ from typing import Any
 
 from ragviz.data.model import Example
 
+__all__ = [
+    "FIX_PROMPT",
+    "JUDGE_JSON_SCHEMA",
+    "PROMPT_VERSION",
+    "RESPONSE_FORMAT_JSON_OBJECT",
+    "RESPONSE_FORMAT_JSON_SCHEMA",
+    "SYSTEM_PROMPT",
+    "TokenEstimate",
+    "build_messages",
+    "content_hash",
+    "estimate_tokens",
+    "render_user_prompt",
+]
+
+
 PROMPT_VERSION = "ragviz-judge-v1"
 
 SYSTEM_PROMPT = """\

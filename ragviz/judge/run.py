@@ -32,7 +32,23 @@ from ragviz.judge.prompt import (
     content_hash,
 )
 from ragviz.judge.schema import JudgeOutputError, parse_judge_output
-from ragviz.judge.sink import JudgeLabelSink, _Writer
+from ragviz.judge.sink import JudgeLabelSink, StoreWriter
+
+__all__ = [
+    "CACHED",
+    "FAILED",
+    "JUDGED",
+    "JudgeOutcome",
+    "RunProgress",
+    "RunSummary",
+    "T",
+    "TICK",
+    "judge_example",
+    "judge_examples",
+    "judge_examples_async",
+    "run_sync",
+]
+
 
 JUDGED, CACHED, FAILED = "judged", "cached", "failed"
 
@@ -132,7 +148,7 @@ def _problems_text(problems: list[str]) -> str:
 
 
 async def _judge_one(
-    example: Example, key: str, chash: str, caller: ChatCaller, run_id: int, writer: _Writer
+    example: Example, key: str, chash: str, caller: ChatCaller, run_id: int, writer: StoreWriter
 ) -> JudgeOutcome:
     settings = caller.settings
     corrections: list[tuple[str, str]] = []
@@ -236,7 +252,7 @@ async def judge_examples_async(
         report()
 
     status = "done"
-    writer = _Writer(cache, store)
+    writer = StoreWriter(cache, store)
     tasks: list[asyncio.Task] = []
     ticker: asyncio.Task | None = None
     try:

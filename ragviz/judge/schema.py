@@ -24,6 +24,9 @@ from ragviz.data.ragbench import (
     labels_from_row,
 )
 
+__all__ = ["JudgeOutputError", "extract_json", "parse_judge_output", "validate_answer"]
+
+
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 
 

@@ -7,6 +7,9 @@ from collections.abc import Sequence
 from ragviz.data.dataset import Dataset
 from ragviz.data.ragbench import LABEL_FIELDS, has_labels
 
+__all__ = ["ALL", "FILTERED", "FIRST_K", "SELECTIONS", "UNLABELED", "select_indices", "unlabeled_indices"]
+
+
 ALL, UNLABELED, FILTERED, FIRST_K = "all", "unlabeled", "filtered", "first_k"
 SELECTIONS = (ALL, UNLABELED, FILTERED, FIRST_K)
 

@@ -11,6 +11,23 @@ import os
 import re
 from dataclasses import dataclass, field
 
+__all__ = [
+    "API_KEY_ENV",
+    "AUTO",
+    "AZURE_KEY_ENV",
+    "DEFAULT_AZURE_API_VERSION",
+    "DEFAULT_BASE_URL",
+    "DEFAULT_TIMEOUT",
+    "FORMAT_MODES",
+    "JudgeConfigError",
+    "JudgeSettings",
+    "NO_KEY_PLACEHOLDER",
+    "REASONING_EFFORTS",
+    "RESPONSE_FORMATS",
+    "is_reasoning_model",
+]
+
+
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 API_KEY_ENV = "OPENAI_API_KEY"
 AZURE_KEY_ENV = "AZURE_OPENAI_API_KEY"

@@ -14,6 +14,8 @@ from ragviz.judge.cache import (
     PendingFailure,
 )
 
+__all__ = ["JudgeLabelSink", "StoreWriter"]
+
 
 class JudgeLabelSink(Protocol):
     """What the runner needs from :class:`ragviz.store.label_store.LabelStore`."""
@@ -23,7 +25,7 @@ class JudgeLabelSink(Protocol):
     def judge_labels(self, example_uid: str) -> Labels | None: ...
 
 
-class _Writer:
+class StoreWriter:
     """One background thread doing every database write of a run, with group commit.
 
     The label store commits with fsync and both tables share one SQLite file (one writer at a

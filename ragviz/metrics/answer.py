@@ -24,6 +24,21 @@ from typing import Any
 
 from ragviz.data.model import Example
 
+__all__ = [
+    "ANSWER_METRICS",
+    "AnswerScores",
+    "answer_scores",
+    "exact_match",
+    "example_answer",
+    "f1_score",
+    "f1_set",
+    "family_records",
+    "golds_of",
+    "normalize_answer",
+    "set_tokens",
+]
+
+
 ANSWER_METRICS = ("em", "f1", "f1_set")
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")

@@ -43,6 +43,21 @@ from ragviz.metrics.tonic import (
     example_tonic,
 )
 
+__all__ = [
+    "NO_OVERRIDES",
+    "chunk_changes",
+    "chunk_rows",
+    "gold_ids",
+    "relevance_change",
+    "retrieved_rows",
+    "score_rows",
+    "similarity_change",
+    "similarity_value",
+    "systems_table",
+    "unretrieved_gold",
+]
+
+
 NO_OVERRIDES = Labels()
 
 

@@ -28,6 +28,37 @@ from dataclasses import dataclass
 
 from ragviz.data.checked_claims import ENTAILMENT, CheckedItem
 
+__all__ = [
+    "ClaimChecks",
+    "METRIC_GROUPS",
+    "Matrix",
+    "RAGCHECKER_METRICS",
+    "RagCheckerScores",
+    "Vector",
+    "aggregate",
+    "aggregate_reported",
+    "checks_of",
+    "claim_recall",
+    "context_precision",
+    "context_utilization",
+    "f1",
+    "faithfulness",
+    "family_records",
+    "hallucination",
+    "item_scores",
+    "noise_sensitivity",
+    "noise_sensitivity_in_irrelevant",
+    "noise_sensitivity_in_relevant",
+    "precision",
+    "ragchecker_scores",
+    "recall",
+    "relevant_chunks",
+    "reported",
+    "self_knowledge",
+    "unfaithfulness",
+]
+
+
 RAGCHECKER_METRICS = (
     "precision",
     "recall",

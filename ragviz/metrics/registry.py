@@ -23,6 +23,21 @@ from ragviz.metrics.retrieval import DEFAULT_KS, metric_names
 from ragviz.metrics.tonic import TONIC_METRICS
 from ragviz.metrics.trace import TRACE_METRICS
 
+__all__ = [
+    "DATASET_FAMILIES",
+    "FAMILIES",
+    "FAMILY_NAMES",
+    "FamilySpec",
+    "MetricSpec",
+    "all_fields",
+    "all_metrics",
+    "dataset_all_records",
+    "dataset_family_records",
+    "documents_per_row",
+    "family_fields",
+    "retrieval_family",
+]
+
 
 @dataclass(frozen=True)
 class MetricSpec:

@@ -24,6 +24,34 @@ from typing import Any
 
 from ragviz.data.model import Example, Labels
 
+__all__ = [
+    "BY_SYSTEM_FIELD",
+    "DEFAULT_KS",
+    "DEFAULT_SYSTEM",
+    "GRADES_FIELD",
+    "Gold",
+    "ROW_COLUMNS",
+    "compare_systems",
+    "example_gold",
+    "example_retrieval",
+    "family_records",
+    "first_occurrences",
+    "gold_grades",
+    "hit_at_k",
+    "hits_at_k",
+    "mark_relevant",
+    "metric_names",
+    "n_relevant",
+    "ndcg_at_k",
+    "parse_ks",
+    "precision_at_k",
+    "recall_at_k",
+    "reciprocal_rank",
+    "retrieval_scores",
+    "systems_of",
+]
+
+
 DEFAULT_KS = (1, 3, 5, 10)
 DEFAULT_SYSTEM = "default"
 BY_SYSTEM_FIELD = "retrieved_ids_by_system"

@@ -11,6 +11,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+__all__ = ["ALL", "GroupSummary", "T", "format_summary", "score_delta", "subset_groups", "summarize"]
+
+
 T = TypeVar("T")
 ALL = "ALL"
 

@@ -25,6 +25,32 @@ from ragviz.data.keys import parse_context_key
 from ragviz.data.model import Example, Labels
 from ragviz.data.ragbench import unsupported_keys
 
+__all__ = [
+    "CHUNK_RELEVANT_FIELD",
+    "CHUNK_USED_FIELD",
+    "ROW_COLUMNS",
+    "SIMILARITY_FIELD",
+    "SIMILARITY_MAX",
+    "TONIC_METRICS",
+    "TonicScores",
+    "UNLABELED",
+    "answer_consistency",
+    "answer_consistency_binary",
+    "augmentation_accuracy",
+    "augmentation_precision",
+    "chunk_counts",
+    "chunk_flags",
+    "example_inputs",
+    "example_tonic",
+    "family_records",
+    "overall",
+    "retrieval_precision",
+    "supported_counts",
+    "tonic_arrays",
+    "tonic_scores",
+]
+
+
 TONIC_METRICS = (
     "retrieval_precision",
     "augmentation_accuracy",

@@ -26,6 +26,23 @@ if TYPE_CHECKING:
     from ragviz.data.dataset import Dataset
     from ragviz.data.label_columns import LabelColumns
 
+__all__ = [
+    "TRACE_METRICS",
+    "TraceScores",
+    "UNLABELED",
+    "adherence",
+    "completeness",
+    "dataset_adherence",
+    "dataset_trace_records",
+    "example_trace",
+    "relevance",
+    "trace_arrays",
+    "trace_deltas",
+    "trace_scores",
+    "utilization",
+]
+
+
 TRACE_METRICS = ("relevance", "utilization", "completeness", "adherence")
 
 

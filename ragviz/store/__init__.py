@@ -17,8 +17,8 @@ from ragviz.store.label_store import (
 )
 
 __all__ = [
-    "DB_ENV",
     "Conflict",
+    "DB_ENV",
     "Event",
     "ExampleStatus",
     "LabelStore",

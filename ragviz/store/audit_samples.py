@@ -28,6 +28,21 @@ from dataclasses import dataclass
 from ragviz.store.events import now_iso
 from ragviz.store.label_store import LabelStore
 
+__all__ = [
+    "AuditSample",
+    "AuditSampleError",
+    "MAX_SEED",
+    "audit_members",
+    "draw_order",
+    "draw_sample",
+    "get_sample",
+    "grow_sample",
+    "list_samples",
+    "new_seed",
+    "population_fingerprint",
+]
+
+
 MAX_SEED = 2**31 - 1
 
 

@@ -21,6 +21,8 @@ from ragviz.store.postgres import errors as pg_errors
 from ragviz.store.postgres import is_url, mask_url, scrub
 from ragviz.store.sqlite import connect as sqlite_connect
 
+__all__ = ["Database", "open_database"]
+
 
 class Database:
     """A connection (not thread-safe by itself: callers hold their own lock), its dialect, and

@@ -22,6 +22,26 @@ from ragviz.data.labels import (
 )
 from ragviz.data.model import Example, Labels, Provenance
 
+__all__ = [
+    "Event",
+    "ExampleStatus",
+    "StoredAction",
+    "UNDO_FIELD",
+    "base_labels",
+    "canonical",
+    "check_field",
+    "effective_events",
+    "fold_labels",
+    "is_label_field",
+    "labels_from_json",
+    "labels_to_json",
+    "now_iso",
+    "same_value",
+    "status_of",
+    "without_contradicting_explanations",
+]
+
+
 UNDO_FIELD = "undo"
 
 
@@ -40,7 +60,7 @@ def is_label_field(name: str) -> bool:
     )
 
 
-def _check_field(name: str) -> None:
+def check_field(name: str) -> None:
     if not (is_label_field(name) or name in (REVIEW_FIELD, RESET_FIELD)):
         raise ValueError(f"unknown label field {name!r}")
 
@@ -122,7 +142,7 @@ def same_value(field: str, a: Any, b: Any) -> bool:
     >>> same_value("relevant_keys", ["0a", "0b"], ["0b", "0a", "0b"]), same_value("relevant_keys", ["0a"], [])
     (True, False)
     """
-    return _canonical(_comparable(field, a)) == _canonical(_comparable(field, b))
+    return canonical(_comparable(field, a)) == canonical(_comparable(field, b))
 
 
 def _comparable(field: str, value: Any) -> Any:
@@ -134,7 +154,7 @@ def _comparable(field: str, value: Any) -> Any:
     return value
 
 
-def _canonical(value: Any) -> str:
+def canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True)
 
 

@@ -37,6 +37,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import TracebackType
 from typing import Any, BinaryIO
 
 from ragviz.data.labels import (
@@ -53,9 +54,9 @@ from ragviz.store.events import (
     Event,
     ExampleStatus,
     StoredAction,
-    _canonical,
-    _check_field,
     base_labels,
+    canonical,
+    check_field,
     effective_events,
     fold_labels,
     is_label_field,
@@ -67,6 +68,19 @@ from ragviz.store.events import (
 from ragviz.store.migrations import MIGRATIONS, schema_problems
 from ragviz.store.postgres import is_url
 from ragviz.store.uploads import digest_of, keep_bytes, keep_stream
+
+__all__ = [
+    "Conflict",
+    "DB_ENV",
+    "LabelStore",
+    "StaleEdit",
+    "StoreError",
+    "UPLOAD_PREFIX",
+    "default_db",
+    "default_db_path",
+    "open_store",
+]
+
 
 DB_ENV = "RAGVIZ_DB"
 UPLOAD_PREFIX = "upload:"  # a data source that is an upload kept in the database (PostgreSQL)
@@ -204,7 +218,9 @@ class LabelStore:
                 raise
             return self.store
 
-        def __exit__(self, exc_type, exc, tb) -> None:
+        def __exit__(
+            self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+        ) -> None:
             committed = False
             try:
                 if exc_type is None:
@@ -362,7 +378,7 @@ class LabelStore:
         if not items:
             return None
         for c in items:
-            _check_field(c.field)
+            check_field(c.field)
             check_value(c.field, c.new)
             try:
                 _dumps(c.old), _dumps(c.new)
@@ -371,7 +387,7 @@ class LabelStore:
         # a label "change" from a value to itself (a widget re-sent what it showed) is no decision; beside
         # a real change it is what the decision assumed (a context click: the other of the sentence's two
         # fields), checked like the changed fields and not written
-        assumed = [c for c in items if is_label_field(c.field) and _canonical(c.old) == _canonical(c.new)]
+        assumed = [c for c in items if is_label_field(c.field) and canonical(c.old) == canonical(c.new)]
         items = [c for c in items if c not in assumed]
         if not items:
             return None
@@ -419,15 +435,15 @@ class LabelStore:
             stored = stored_value(c.field) if is_label_field(c.field) else _UNCHECKED
             if stored is _UNCHECKED:
                 out.append(c)
-            elif _canonical(stored) == _canonical(c.old):
+            elif canonical(stored) == canonical(c.old):
                 out.append(c)
-            elif _canonical(stored) == _canonical(c.new):
+            elif canonical(stored) == canonical(c.new):
                 out.append(Change(c.field, stored, c.new))
             else:
                 conflicts.append(Conflict(c.field, c.old, stored))
         for c in assumed:
             stored = stored_value(c.field)
-            if stored is not _UNCHECKED and _canonical(stored) != _canonical(c.old):
+            if stored is not _UNCHECKED and canonical(stored) != canonical(c.old):
                 conflicts.append(Conflict(c.field, c.old, stored))
         if conflicts:
             raise StaleEdit(example_uid, annotator, conflicts)

@@ -9,6 +9,18 @@ from typing import Any
 
 from ragviz.store.events import Event, effective_events, status_of
 
+__all__ = [
+    "Dialect",
+    "MIGRATIONS",
+    "MIGRATIONS_TABLE",
+    "POSTGRES",
+    "POSTGRES_WRITE_LOCK",
+    "RunSQL",
+    "SCHEMA",
+    "SQLITE",
+    "schema_problems",
+]
+
 
 @dataclass(frozen=True)
 class Dialect:

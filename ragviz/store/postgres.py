@@ -9,6 +9,9 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+__all__ = ["CONNECT_TIMEOUT_S", "SCHEMES", "connect", "errors", "is_url", "mask_url", "scrub"]
+
+
 SCHEMES = ("postgresql://", "postgres://")
 CONNECT_TIMEOUT_S = 10
 

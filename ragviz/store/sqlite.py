@@ -14,6 +14,9 @@ import os
 import sqlite3
 from pathlib import Path
 
+__all__ = ["BUSY_TIMEOUT_MS", "connect", "fsync_dir", "private_dir"]
+
+
 BUSY_TIMEOUT_MS = 30_000
 
 

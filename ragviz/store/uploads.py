@@ -17,6 +17,9 @@ from typing import BinaryIO
 
 from ragviz.store.sqlite import fsync_dir, private_dir
 
+__all__ = ["CHUNK", "DIGEST_CHARS", "digest_of", "keep_bytes", "keep_stream", "safe_name", "same_content", "shown_name"]
+
+
 CHUNK = 1 << 20  # bytes read and written at a time
 DIGEST_CHARS = 16
 

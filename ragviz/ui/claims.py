@@ -39,6 +39,40 @@ from ragviz.data.limits import too_big
 from ragviz.ui.core import render, served, state
 from ragviz.ui.data import upload_limit
 
+__all__ = [
+    "CURRENT_CACHE",
+    "EXAMPLE_FILE",
+    "INDEX",
+    "MATRIX_TITLES",
+    "PATH_REFUSED",
+    "SCORE_HEIGHT",
+    "SOURCE",
+    "UPLOADS",
+    "cached_current_items",
+    "claim_matrix",
+    "download",
+    "editor_key",
+    "error_lines",
+    "file_problems",
+    "file_summary",
+    "file_warnings",
+    "item_actions",
+    "item_picker",
+    "item_texts",
+    "labels_caption",
+    "load_source",
+    "loaded_files",
+    "no_file_notice",
+    "no_items_notice",
+    "opened_source",
+    "pending_edits",
+    "score_tables",
+    "selected_index",
+    "source_controls",
+    "source_key",
+]
+
+
 EXAMPLE_FILE = Path(__file__).resolve().parents[2].parent / "shared" / "ragchecker" / "checking_outputs.json"
 SOURCE = "claims.source"  # {"name": file name, "path": str | None, "digest": str | None}
 UPLOADS = "claims.uploads"  # digest -> bytes (uploads live in the session only)
@@ -192,7 +226,7 @@ def loaded_files(files: Sequence[str]) -> None:
         "RagChecker files among the loaded data",
         range(len(files)),
         index=files.index(current) if current in files else None,
-        format_func=lambda i: render.md_escape(Path(files[i]).name),
+        format_func=lambda i: Path(files[i]).name,  # plain text
         placeholder="Pick a file to review its claims",
         key="claims.loaded",
         on_change=lambda: _open_path(files[st.session_state["claims.loaded"]]),
@@ -248,9 +282,7 @@ def file_summary(file_name: str, n_items: int, statuses: str) -> None:
 
 def item_picker(items: Sequence[CheckedItem], statuses: Sequence[str]) -> None:
     """The item picker; the pick is read by :func:`selected_index` on the run it causes."""
-    st.selectbox(
-        "Item", range(len(items)), format_func=lambda i: render.md_escape(item_label(items[i], statuses[i])), key=INDEX
-    )
+    st.selectbox("Item", range(len(items)), format_func=lambda i: item_label(items[i], statuses[i]), key=INDEX)
 
 
 def item_actions(

@@ -10,9 +10,21 @@ import streamlit as st
 
 from ragviz.analysis.labelsets.diff import DiffTotals, ExampleDiff
 from ragviz.analysis.labelsets.named import HUMAN, JUDGE
-from ragviz.data.records import csv_cell
+from ragviz.data.records import csv_line
 from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.ui.core import render
+
+__all__ = [
+    "LABEL_SETS_HELP",
+    "MAX_LINKS",
+    "diff_csv",
+    "diff_table",
+    "example_links",
+    "label_set_pickers",
+    "no_difference",
+    "totals_metrics",
+]
+
 
 LABEL_SETS_HELP = (
     "llm = the judge's labels; human = each example's latest human decision; any other name = that annotator. "
@@ -48,8 +60,10 @@ def no_difference(a: str, b: str, n_compared: int) -> None:
 
 
 def diff_csv(table: pd.DataFrame) -> str:
-    """The diff as CSV, text cells neutralised against spreadsheet formulas (:func:`ragviz.data.records.csv_cell`)."""
-    return table.map(csv_cell).to_csv(index=False)
+    """The diff as CSV, text cells neutralised against spreadsheet formulas and quoted when they hold a line
+    break (:func:`ragviz.data.records.csv_line`); an empty cell for a missing value."""
+    rows = table.astype(object).where(table.notna(), None).itertuples(index=False, name=None)
+    return csv_line(list(table.columns)) + "".join(csv_line(row) for row in rows)
 
 
 def diff_table(table: pd.DataFrame, a: str, b: str) -> None:

@@ -23,6 +23,22 @@ if TYPE_CHECKING:
 
     from ragviz.ui.core.state import QualityReport
 
+__all__ = [
+    "ANNOTATOR_INPUT",
+    "LAST_UPLOAD",
+    "LoadRequest",
+    "MAX_ERRORS_SHOWN",
+    "annotator_box",
+    "load_box",
+    "loaded_report",
+    "quality_heading",
+    "quality_report",
+    "rejected_notice",
+    "upload_limit",
+    "uploads_box",
+]
+
+
 ANNOTATOR_INPUT = "data.annotator"
 LAST_UPLOAD = "data.last_upload"  # the file id of the upload already handled
 MAX_ERRORS_SHOWN = 500  # of a refused load

@@ -23,6 +23,26 @@ from ragviz.store.postgres import is_url
 from ragviz.ui.core.progress import RowProgress
 from ragviz.ui.core.render import md_escape
 
+__all__ = [
+    "BUILT_AT_ONCE_ROWS",
+    "DOWNLOADS",
+    "LARGE_FILE_BYTES",
+    "PreparedFile",
+    "TABLE_PAGE_ROWS",
+    "TABLE_SHOWN_UP_TO",
+    "WHAT_AN_EXPORT_HOLDS",
+    "command_line",
+    "download",
+    "export_command",
+    "format_choice",
+    "metrics_table",
+    "no_downloads",
+    "progress_metrics",
+    "show_table_toggle",
+    "what_an_export_holds",
+]
+
+
 DOWNLOADS = {
     "jsonl": "Download labels (JSONL)",
     "parquet": "Download labels (Parquet)",

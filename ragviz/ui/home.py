@@ -13,6 +13,9 @@ from ragviz.analysis.review.queue import Progress
 from ragviz.data.model import Example
 from ragviz.ui.core import render, state
 
+__all__ = ["TOUR_EXAMPLE_ID", "WHAT_RAGVIZ_DOES", "intro", "loaded", "nothing_loaded", "tour", "tour_example"]
+
+
 WHAT_RAGVIZ_DOES = (
     "ragviz shows an LLM judge's labels of RAG answers on the text itself: which context sentences are "
     "relevant and utilized, and which response sentences they support. You accept or correct those labels, "

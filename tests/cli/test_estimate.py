@@ -294,3 +294,22 @@ def test_subprocess_table_and_error(tmp_path):
     bad = ragviz(data)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     assert bad.stderr.startswith("ragviz estimate: ") and "no audited rows" in bad.stderr
+
+
+def test_human_given_a_ragviz_export_uses_only_the_rows_a_person_labelled(tmp_path, capsys, ragbench_rows):
+    """Issue 29 item 6: an export given as --human holds the judge's own labels on every row nobody
+    reviewed (label_source llm); those are not people's labels."""
+    truth = ragbench_rows
+    judge = _judge(truth)
+    audited = set(random.Random(3).sample(range(len(truth)), 60))
+    data = _write(judge, tmp_path / "judge.jsonl")
+    people_only = _write([truth[i] for i in sorted(audited)], tmp_path / "human.jsonl")
+    export = _write(_export(truth, judge, audited), tmp_path / "export.jsonl")
+    code, expected, _ = _run(capsys, data, "--human", people_only, "--format", "json")
+    assert code == 0
+    code, out, err = _run(capsys, data, "--human", export, "--format", "json")
+    assert code == 0, err
+    assert json.loads(out) == json.loads(expected)
+    assert json.loads(out)["n_labeled"] == 60
+    left = len(truth) - 60
+    assert f"{left:,} of {len(truth):,} rows of the people's labels left out ({left:,} with label_source llm)" in err

@@ -126,3 +126,39 @@ def test_bad_inputs_exit_2_with_located_messages(tmp_path, capsys):
     )
     assert main(["metrics", "--family", "retrieval", str(graded)]) == 2
     assert f"{graded}:1: relevant_grades: has 2 grades for 1 relevant ids" in capsys.readouterr().err
+
+
+# -- issue 29 item 6: commands that say what happened -------------------------------------------------
+def test_a_family_no_example_has_labels_for_says_so_and_exits_2(tmp_path, capsys):
+    from tests.ragbench_data import require_ragbench
+
+    out = tmp_path / "r.jsonl"
+    assert main(["metrics", str(require_ragbench()), "--family", "retrieval", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "no example of 2,896 has retrieval labels" in err and "retrieved_ids and relevant_ids" in err
+    assert not out.exists()
+
+
+def test_a_family_no_example_has_labels_for_says_so_on_any_input(tmp_path, capsys):
+    path = tmp_path / "no_ranking.jsonl"
+    rows = [json.loads(line) for line in _rows_file(tmp_path).read_text().splitlines()]
+    ranking = ("retrieved_ids", "relevant_ids", "retrieved_ids_by_system")
+    path.write_text("".join(json.dumps({k: v for k, v in r.items() if k not in ranking}) + "\n" for r in rows))
+    assert main(["metrics", str(path), "--family", "retrieval"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and f"no example of {len(rows)} has retrieval labels" in captured.err
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
+def test_an_output_that_cannot_be_written_is_named_as_given(tmp_path, capsys, fmt):
+    data = _rows_file(tmp_path)
+    if fmt == "parquet":  # Parquet input takes the streamed path, which writes a temporary file first
+        assert main(["export", str(data), "-o", str(tmp_path / "rows.parquet")]) == 0
+        data = tmp_path / "rows.parquet"
+    capsys.readouterr()
+    missing = tmp_path / "nonexistent" / "x.jsonl"
+    for given, says in [(tmp_path, "Is a directory"), (missing, f"no folder {missing.parent}")]:
+        assert main(["metrics", str(data), "-o", str(given)]) == 2
+        err = capsys.readouterr().err
+        assert f"ragviz metrics: {given}: {says}" in err and ".tmp" not in err, err
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]

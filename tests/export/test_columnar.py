@@ -19,7 +19,7 @@ from ragviz.data.dataset import Dataset
 from ragviz.data.load import load
 from ragviz.export.columnar import plain_table
 from ragviz.export.files import jsonl_bytes, rows_table, write_export
-from ragviz.export.json_text import _json_default, _json_safe, json_fragments
+from ragviz.export.json_text import json_default, json_fragments, json_safe
 from ragviz.export.rows import export_batches, export_row, exported_batches
 from tests.analysis.test_scale import _store_with_edits
 from tests.ragbench_data import require_ragbench
@@ -190,7 +190,7 @@ def test_a_reloaded_export_goes_row_by_row_and_keeps_its_bytes(tmp_path):
     ids=lambda v: str(v.type),
 )
 def test_json_fragments_are_json_dumps_of_the_python_values(values):
-    expected = [json.dumps(_json_safe(v), ensure_ascii=False, default=_json_default) for v in values.to_pylist()]
+    expected = [json.dumps(json_safe(v), ensure_ascii=False, default=json_default) for v in values.to_pylist()]
     assert json_fragments(values).to_pylist() == expected
     assert json_fragments(values.slice(1)).to_pylist() == expected[1:]
 

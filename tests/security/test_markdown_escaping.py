@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-FILES = sorted([*ROOT.glob("ragviz/ui/*.py"), *ROOT.glob("pages/*.py"), ROOT / "app.py"])
+FILES = sorted([*ROOT.glob("ragviz/ui/**/*.py"), *ROOT.glob("pages/*.py"), ROOT / "app.py"])
 
 TEXT_FIRST_ARG = {
     "markdown", "write", "warning", "error", "info", "success", "caption", "toast", "metric", "expander",
@@ -27,6 +27,9 @@ TEXT_FIRST_ARG = {
 }  # fmt: skip
 TEXT_KEYWORDS = {"label", "body", "help"}
 LIST_OF_LABELS = {"tabs"}
+# Widgets whose options are shown as plain text, not Markdown: md_escape there shows its backslashes
+# (covidqa\_test/1421/gpt\-3\.5 in the Explainer's picker, issue 29).
+PLAIN_OPTIONS = {"selectbox", "multiselect"}
 ESCAPING = {"md_escape", "_md_safe", "format_score", "format_delta", "len", "int", "round", "shown_text"}
 NUMBER_NAME = re.compile(r"^(n|k|max|min|count|total|limit|cap|size|rows|index|i)(_|$)")
 PRAGMA = "# md: ours"
@@ -81,9 +84,20 @@ def _texts(call: ast.Call) -> list[ast.AST]:
     if attr in TEXT_FIRST_ARG or attr in LIST_OF_LABELS:
         texts.extend(k.value for k in call.keywords if k.arg in TEXT_KEYWORDS)
     for k in call.keywords:
-        if k.arg == "format_func":
+        if k.arg == "format_func" and attr not in PLAIN_OPTIONS:
             texts.append(k.value.body if isinstance(k.value, ast.Lambda) else k.value)
     return texts
+
+
+def escaped_plain_options(path: Path, tree: ast.AST) -> list[str]:
+    """``format_func`` of a plain-text option widget that passes its text through ``md_escape``."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _name(node.func) in PLAIN_OPTIONS:
+            for k in node.keywords:
+                if k.arg == "format_func" and "md_escape" in ast.unparse(k.value):
+                    found.append(f"{path.relative_to(ROOT)}:{k.value.lineno}: {ast.unparse(k.value)[:100]}")
+    return found
 
 
 def unescaped(path: Path, tree: ast.AST | None = None) -> list[str]:
@@ -104,7 +118,7 @@ def unescaped(path: Path, tree: ast.AST | None = None) -> list[str]:
 ESCAPED = ['st.caption("plain")', "st.caption(f'{n_rows:,} rows')", "st.warning(f'No example {render.md_escape(link)}')",
            "st.info(NO_DATA)"]  # fmt: skip
 RAW = ["st.warning(f'No example {link!r}')", "st.caption(name)", "st.tabs(['a', who])",
-       "st.selectbox('x', xs, format_func=lambda i: uids[i])", "c.metric(label, value)",
+       "st.radio('x', xs, format_func=lambda i: uids[i])", "c.metric(label, value)",
        "st.expander(f'{title} details')"]  # fmt: skip
 CALLS = {code: ast.parse(code).body[0].value for code in ESCAPED + RAW}  # type: ignore[attr-defined]
 
@@ -120,3 +134,8 @@ def test_the_scan_tells_escaped_from_raw():
 def test_every_dynamic_markdown_text_is_escaped():
     problems = [p for f in FILES for p in unescaped(f, TREES[f])]
     assert not problems, "unescaped dynamic text in a Markdown element:\n" + "\n".join(problems)
+
+
+def test_plain_text_options_are_not_markdown_escaped():
+    problems = [p for f in FILES for p in escaped_plain_options(f, TREES[f])]
+    assert not problems, "md_escape in a plain-text option (its backslashes show):\n" + "\n".join(problems)

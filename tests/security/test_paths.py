@@ -163,3 +163,58 @@ def test_claims_page_served_without_root_disables_the_path_field(app_env, monkey
     at = open_page_as("pages/claims.py", ADMIN)
     assert at.text_input(key="claims.path").disabled
     assert at.button(key="claims.open_path").disabled
+
+
+# -- issue 28 item 7: a symlink inside a typed folder -------------------------------------------------
+def _linked_root(tmp_path: Path) -> Path:
+    """A data root whose ``sub`` holds a link to a loadable file outside it, ``sub2`` a link to
+    /proc/self/environ, ``ok`` a real file and a link to it inside the root."""
+    root = tmp_path / "root"
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    secret = outside / "secret.jsonl"
+    shutil.copy(SAMPLE_DATA / "ragviz_sample.jsonl", secret)
+    for name in ("sub", "sub2", "ok"):
+        (root / name).mkdir(parents=True)
+    (root / "sub" / "x.jsonl").symlink_to(secret)
+    (root / "sub2" / "env.jsonl").symlink_to("/proc/self/environ")
+    shutil.copy(SAMPLE_DATA / "ragviz_sample.jsonl", root / "ok" / "rows.jsonl")
+    (root / "ok" / "again.jsonl").symlink_to(root / "ok" / "rows.jsonl")
+    return root.resolve()
+
+
+def test_a_link_out_of_the_root_in_a_typed_folder_is_not_read(tmp_path, monkeypatch):
+    root = _linked_root(tmp_path)
+    read: list[str] = []
+    real_open = Path.open
+
+    def spying_open(self, *args, **kwargs):
+        read.append(str(self.resolve()))
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", spying_open)
+    for folder, link in [("sub", "x.jsonl"), ("sub2", "env.jsonl")]:
+        result = ragviz.load([root / folder], within=root)
+        assert len(result.dataset) == 0
+        assert [str(e) for e in result.errors] == [
+            f"{root / folder / link}: path: not read: it is a link to a file outside the server's data folder "
+            "(RAGVIZ_DATA_ROOT)"
+        ]
+    assert not [p for p in read if "outside" in p or p.startswith("/proc")]
+    inside = ragviz.load([root / "ok"], within=root)  # a link that stays inside the root is read
+    assert inside.ok and len(inside.dataset) > 0
+    assert len(ragviz.load([root / "sub"]).dataset) > 0  # locally (no root) links are followed as before
+
+
+def test_data_page_served_does_not_follow_a_link_out_of_the_root(app_env, monkeypatch, tmp_path):
+    root = _linked_root(tmp_path)
+    monkeypatch.setenv("RAGVIZ_SERVED", "1")
+    monkeypatch.setenv("RAGVIZ_DATA_ROOT", str(root))
+    monkeypatch.setenv("RAGVIZ_ADMINS", ADMIN)
+    monkeypatch.setenv("RAGVIZ_DATA", "")
+    at = open_page_as("pages/data.py", ADMIN)
+    for typed in ("sub", "sub2"):
+        shown = _data_page_open(at, typed)
+        assert "outside the server&#x27;s data folder" in shown or "outside the server's data folder" in shown, shown
+        assert tuple(at.session_state["ragviz.paths"]) == ()
+    assert "PATH=" not in "\n".join(h.value for h in at.get("html"))  # nothing of the environment shown

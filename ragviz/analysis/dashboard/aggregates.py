@@ -16,6 +16,17 @@ from ragviz.metrics.trace import TRACE_METRICS
 if TYPE_CHECKING:
     import pandas as pd
 
+__all__ = [
+    "HISTOGRAM_BINS",
+    "MAX_MARKS",
+    "SCATTER_EXAMPLES",
+    "SubsetMeans",
+    "histogram_counts",
+    "scatter_sample",
+    "subset_mean_state",
+    "subset_means",
+]
+
 
 def subset_means(
     records: Sequence[Mapping[str, Any]] | pd.DataFrame,

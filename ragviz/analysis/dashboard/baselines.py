@@ -30,6 +30,20 @@ if TYPE_CHECKING:
     from ragviz.analysis.labelsets.named import LabelSet
     from ragviz.data.dataset import Dataset
 
+__all__ = [
+    "BASELINE_JUDGES",
+    "BaselineJudge",
+    "BaselineRecord",
+    "BaselineScore",
+    "agreement_report",
+    "baseline_records",
+    "baseline_table",
+    "baseline_table_against",
+    "baseline_table_of_scores",
+    "has_baseline_scores",
+    "score_baseline",
+]
+
 
 @dataclass(frozen=True)
 class BaselineJudge:

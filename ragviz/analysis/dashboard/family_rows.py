@@ -26,6 +26,9 @@ if TYPE_CHECKING:
     from ragviz.data.dataset import Dataset
     from ragviz.data.model import Example, Labels
 
+__all__ = ["PerExample", "ROW_FAMILIES", "mixed_records", "row_records", "tonic_columns"]
+
+
 PerExample = Callable[[Mapping[int, "Example"], Mapping[int, "Labels"], str, Sequence[int]], list[dict[str, Any]]]
 
 ROW_FAMILIES = ("tonic", "retrieval", "answer")

@@ -59,6 +59,34 @@ if TYPE_CHECKING:
     from ragviz.data.dataset import Dataset
     from ragviz.store.label_store import LabelStore
 
+__all__ = [
+    "AGREEMENT_COLUMNS",
+    "ANSWER",
+    "DashboardData",
+    "FAMILY_TITLES",
+    "FamilyView",
+    "HISTOGRAM_BINS",
+    "NO_OVERRIDES",
+    "RETRIEVAL",
+    "TONIC",
+    "TRACE",
+    "agreement_rows",
+    "baseline_rows",
+    "chart_means",
+    "dashboard_data",
+    "dataset_families",
+    "families_present",
+    "family_means",
+    "family_metrics",
+    "family_records",
+    "family_view",
+    "fleiss_rows",
+    "histogram_counts",
+    "pair_rows",
+    "trace_view",
+    "unit_interval_metrics",
+]
+
 
 @dataclass
 class DashboardData:

@@ -14,6 +14,8 @@ import pyarrow.compute as pc
 from ragviz.data.label_columns import LabelColumns, array_of, list_lengths, sorted_distinct, support_flags
 from ragviz.data.ragbench import RELEVANT, SUPPORT, UNSUPPORTED, UTILIZED
 
+__all__ = ["best_move_sizes", "context_signatures"]
+
 
 def _string_codes(*arrays: pa.Array) -> tuple[list[np.ndarray], int]:
     """Integer codes of the strings of *arrays* under one dictionary (a null is the text ``None``,

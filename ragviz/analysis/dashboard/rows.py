@@ -41,6 +41,9 @@ if TYPE_CHECKING:
     from ragviz.data.dataset import Dataset
     from ragviz.data.model import Example, Labels
 
+__all__ = ["BATCH_ROWS", "RowFigures", "WORKERS", "figures_of", "row_figures", "rows_are_judge_labels"]
+
+
 #: Rows scored at once (progress is reported per batch), and the threads scoring batches.
 BATCH_ROWS = 16384
 WORKERS = 2

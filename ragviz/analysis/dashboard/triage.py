@@ -37,6 +37,19 @@ from ragviz.metrics.trace import TRACE_METRICS, trace_deltas, trace_scores
 if TYPE_CHECKING:
     from ragviz.data.dataset import Dataset
 
+__all__ = [
+    "Disagreement",
+    "Leverage",
+    "SingleChange",
+    "best_moves",
+    "disagreements",
+    "leverage",
+    "leverage_by_metric",
+    "own_effect",
+    "single_changes",
+    "top_leverage",
+]
+
 
 @dataclass(frozen=True)
 class SingleChange:

@@ -18,6 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
+__all__ = ["RESAMPLES", "studentized_quantiles"]
+
+
 RESAMPLES = 2000
 _CHUNK_CELLS = 1 << 18  # resample counts held at once: chunks of about 2 MB whatever n and the resamples
 

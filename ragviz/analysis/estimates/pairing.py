@@ -27,19 +27,36 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ragviz.analysis.labelsets.rows import NONE, RowLabels
-from ragviz.data.dataset import examples_at, iter_examples
+from ragviz.data.dataset import Dataset, examples_at, iter_examples
 from ragviz.data.model import Example, Labels
 from ragviz.metrics.retrieval import DEFAULT_KS, example_retrieval
 from ragviz.metrics.tonic import SIMILARITY_FIELD, example_tonic
 from ragviz.metrics.trace import trace_scores
 
-if TYPE_CHECKING:
-    from ragviz.data.dataset import Dataset
+__all__ = [
+    "AUDIT_COLUMN",
+    "AuditError",
+    "AuditProgress",
+    "ESTIMATE_FAMILIES",
+    "MetricValues",
+    "OUTSIDE_REASON",
+    "PairedExample",
+    "Pairing",
+    "audit_flag",
+    "audit_progress",
+    "example_metrics",
+    "member_rows",
+    "pair_export",
+    "pair_human",
+    "pair_store",
+]
+
 
 AUDIT_COLUMN = "audit_sample"
 ESTIMATE_FAMILIES = ("trace", "tonic", "retrieval")
@@ -220,11 +237,18 @@ def pair_human(
 ) -> Pairing:
     """Pair the judge's labels in *dataset* with people's labels in *human*, matched by uid.
 
-    Every row of *human* is audited. A human row naming no example of *dataset*, or whose
-    documents or response are split differently (the metrics would count other sentences), raises
-    :class:`AuditError`."""
+    Every row of *human* is audited, except when *human* has a ``label_source`` column (a ragviz
+    export): then only its ``human`` rows are people's labels, and the others (``llm``: the judge's
+    labels as they were) are left out, with a warning counting them. A human row naming no example of
+    *dataset*, or whose documents or response are split differently (the metrics would count other
+    sentences), raises :class:`AuditError`."""
+    columns = human.table.column_names
+    sources = human.table.column("label_source").to_pylist() if "label_source" in columns else None
+    left_out = Counter(str(s) for s in sources or () if s != "human")
     by_uid: dict[str, Example] = {}
-    for example in _examples(human):
+    for i, example in iter_examples(human):
+        if sources is not None and sources[i] != "human":
+            continue
         index = dataset.index_of(example.uid)
         if index is None:
             raise AuditError(
@@ -244,7 +268,14 @@ def pair_human(
         examples.append(
             PairedExample(example.uid, example.dataset, example.generation_model, judge, values, _where(example))
         )
-    return Pairing(examples)
+    pairing = Pairing(examples)
+    if left_out:
+        counted = ", ".join(f"{n:,} with label_source {source}" for source, n in sorted(left_out.items()))
+        pairing.warnings.append(
+            f"{sum(left_out.values()):,} of {len(human):,} rows of the people's labels left out ({counted}): "
+            "only rows a person labelled (label_source human) count"
+        )
+    return pairing
 
 
 def _check_same_text(person: Example, judged: Example) -> None:
@@ -260,39 +291,6 @@ def _check_same_text(person: Example, judged: Example) -> None:
 # -- people's labels and audit membership from the label store ------------------------------------------
 
 OUTSIDE_REASON = "triage, a filter or a person picked them, so they are not a random sample"
-# audits smaller than this give intervals that cover less than they say (BENCHMARKS.md), per PPI++ interval method
-APPROXIMATE_BELOW = {"normal": 300, "bootstrap-t": 50}
-
-
-def approximate_note(n_audited: int, alpha: float = 0.05, interval: str = "bootstrap-t") -> str | None:
-    """What a reader must know about a PPI++ interval (method *interval*) from *n_audited* examples.
-
-    ``benchmarks/bench_ppi.py`` measures coverage at n = 100, 300 and 1,000 (and 30, 50): the
-    bootstrap-t interval (the default) covers 93–96 % at each from 50 on and 92 % for adherence at
-    30, so below :data:`APPROXIMATE_BELOW` (50) it is approximate; the normal one (``ppi_py``'s) covers 90–95 % at 100 (short for skewed metrics) and
-    92–96 % from 300 on. ``None`` from the method's threshold on.
-
-    >>> approximate_note(50) is None, approximate_note(30).startswith("Approximate")
-    (True, True)
-    >>> approximate_note(300, interval="normal") is None, approximate_note(100, interval="normal") is None
-    (True, False)
-    """
-    below = APPROXIMATE_BELOW[interval]
-    if n_audited >= below:
-        return None
-    level = f"{100 * (1 - alpha):g} %"
-    if interval == "normal":
-        return (
-            f"Approximate: with {n_audited:,} audited examples (under {below}) a normal {level} interval "
-            f"contains the true value less often than {level} — about 91–93 % at 100 in our simulation, for "
-            "skewed metrics such as utilization and adherence. The bootstrap-t interval (the default) does not "
-            "fall short there; or grow the audit sample."
-        )
-    return (
-        f"Approximate: with {n_audited:,} audited examples (under {below}) the {level} interval may contain "
-        f"the true value less often than {level} — about 92 % at 30 in our simulation, for a rare 0/1 outcome "
-        "such as hallucination. Grow the audit sample to be sure of it."
-    )
 
 
 @dataclass(frozen=True)

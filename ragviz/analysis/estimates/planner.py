@@ -11,7 +11,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ragviz.analysis.estimates.ppi import Values, _array, z_value
+from ragviz.analysis.estimates.ppi import Values, as_vector, z_value
+
+__all__ = ["SamplePlan", "plan_sample_size"]
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,7 @@ def plan_sample_size(y: Values, yhat: Values, yhat_u: Values, half_width: float,
     if half_width <= 0:
         raise ValueError(f"half_width must be positive, got {half_width}")
     z = z_value(alpha)
-    y_arr, f_arr, fu_arr = _array(y), _array(yhat), _array(yhat_u)
+    y_arr, f_arr, fu_arr = as_vector(y), as_vector(yhat), as_vector(yhat_u)
     if y_arr.size < 2:
         return SamplePlan(half_width, None, None)
     var_y = float(y_arr.var())

@@ -45,6 +45,29 @@ import numpy as np
 
 from ragviz.analysis.estimates.bootstrap_t import RESAMPLES, studentized_quantiles
 
+__all__ = [
+    "BOOTSTRAP_T",
+    "DEFAULT_INTERVAL",
+    "INTERVAL_METHODS",
+    "Interval",
+    "MetricEstimate",
+    "NORMAL",
+    "PPIInterval",
+    "Values",
+    "as_vector",
+    "bootstrap_t_intervals",
+    "classical_mean_ci",
+    "effective_sample_size",
+    "estimate_mean",
+    "judge_mean",
+    "power_tuning",
+    "ppi_mean",
+    "ppi_mean_ci",
+    "ppi_variance",
+    "z_value",
+]
+
+
 Values = Sequence[float] | np.ndarray
 
 
@@ -59,7 +82,7 @@ def z_value(alpha: float) -> float:
     return NormalDist().inv_cdf(1.0 - alpha / 2.0)
 
 
-def _array(values: Values) -> np.ndarray:
+def as_vector(values: Values) -> np.ndarray:
     return np.asarray(values, dtype=float).reshape(-1)
 
 
@@ -73,7 +96,7 @@ def judge_mean(yhat: Values, yhat_u: Values) -> float | None:
     >>> judge_mean([1.0, 0.0], [1.0, 1.0])
     0.75
     """
-    both = np.concatenate([_array(yhat), _array(yhat_u)])
+    both = np.concatenate([as_vector(yhat), as_vector(yhat_u)])
     return float(both.mean()) if both.size else None
 
 
@@ -106,7 +129,7 @@ def classical_mean_ci(y: Values, alpha: float = 0.05) -> Interval:
     0.75
     """
     z = z_value(alpha)
-    arr = _array(y)
+    arr = as_vector(y)
     if arr.size == 0:
         return Interval(None, None, None)
     mean = float(arr.mean())
@@ -137,7 +160,7 @@ def power_tuning(y: Values, yhat: Values, yhat_u: Values) -> float:
     >>> round(power_tuning([0.0, 1.0, 0.0, 1.0], [0.0, 1.0, 0.0, 1.0], [0.0, 1.0] * 50), 6)
     0.952293
     """
-    y_arr, f_arr, fu_arr = _array(y), _array(yhat), _array(yhat_u)
+    y_arr, f_arr, fu_arr = as_vector(y), as_vector(yhat), as_vector(yhat_u)
     n, big_n = y_arr.size, fu_arr.size
     if n < 2 or big_n == 0:
         return 0.0
@@ -161,7 +184,7 @@ def ppi_mean(y: Values, yhat: Values, yhat_u: Values, lam: float) -> float:
     >>> ppi_mean([1.0, 0.0], [1.0, 1.0], [1.0, 1.0, 0.0, 1.0], 1.0)
     0.25
     """
-    y_arr, f_arr, fu_arr = _array(y), _array(yhat), _array(yhat_u)
+    y_arr, f_arr, fu_arr = as_vector(y), as_vector(yhat), as_vector(yhat_u)
     if y_arr.size == 0:
         raise ValueError("the prediction-powered estimate needs at least one audited example")
     imputed = lam * float(fu_arr.mean()) if fu_arr.size else 0.0
@@ -176,7 +199,7 @@ def ppi_variance(y: Values, yhat: Values, yhat_u: Values, lam: float) -> float:
 
     with plug-in variances (divide by the count). ``N = 0`` leaves the first term out.
     """
-    y_arr, f_arr, fu_arr = _array(y), _array(yhat), _array(yhat_u)
+    y_arr, f_arr, fu_arr = as_vector(y), as_vector(yhat), as_vector(yhat_u)
     imputed = lam * lam * float(fu_arr.var()) / fu_arr.size if fu_arr.size else 0.0
     return imputed + float(np.var(y_arr - lam * f_arr)) / y_arr.size
 
@@ -223,7 +246,7 @@ def ppi_mean_ci(
     if method not in INTERVAL_METHODS:
         raise ValueError(f"unknown interval method {method!r}; expected one of {', '.join(INTERVAL_METHODS)}")
     z = z_value(alpha)
-    y_arr, f_arr, fu_arr = _array(y), _array(yhat), _array(yhat_u)
+    y_arr, f_arr, fu_arr = as_vector(y), as_vector(yhat), as_vector(yhat_u)
     if y_arr.size != f_arr.size:
         raise ValueError(f"y has {y_arr.size} values but yhat has {f_arr.size}: they must pair up")
     if y_arr.size < 2:
@@ -296,7 +319,7 @@ def effective_sample_size(y: Values, variance: float | None) -> float | None:
     """
     if variance is None or variance <= 0.0:
         return None
-    return float(_array(y).var()) / variance
+    return float(as_vector(y).var()) / variance
 
 
 @dataclass(frozen=True)
@@ -354,7 +377,7 @@ def estimate_mean(
     >>> e.judge, e.human.estimate, e.ppi.estimate, e.ppi.lam
     (1.0, 0.75, 0.75, 0.0)
     """
-    y_arr, f_arr, fu_arr = _array(y), _array(yhat), _array(yhat_u)
+    y_arr, f_arr, fu_arr = as_vector(y), as_vector(yhat), as_vector(yhat_u)
     if y_arr.size != f_arr.size:
         raise ValueError(f"y has {y_arr.size} values but yhat has {f_arr.size}: they must pair up")
     ppi = ppi_mean_ci(y_arr, f_arr, fu_arr, alpha, method=interval)

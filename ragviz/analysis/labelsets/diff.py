@@ -19,6 +19,8 @@ from ragviz.metrics.trace import TRACE_METRICS, trace_scores
 if TYPE_CHECKING:
     from ragviz.data.dataset import Dataset
 
+__all__ = ["DiffTotals", "ExampleDiff", "VerdictFlip", "diff_example", "diff_label_sets", "diff_totals"]
+
 
 @dataclass(frozen=True)
 class VerdictFlip:

@@ -31,6 +31,20 @@ if TYPE_CHECKING:
     from ragviz.store.events import ExampleStatus
     from ragviz.store.label_store import LabelStore
 
+__all__ = [
+    "HUMAN",
+    "JUDGE",
+    "LabelSet",
+    "Scope",
+    "human_labels",
+    "judge_labels",
+    "judge_labels_of",
+    "label_set_names",
+    "resolve_label_set",
+    "store_rows",
+]
+
+
 JUDGE = "llm"
 HUMAN = "human"
 Scope = Literal["reviewed", "all"]

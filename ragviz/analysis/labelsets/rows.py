@@ -26,6 +26,9 @@ if TYPE_CHECKING:
     from ragviz.data.dataset import Dataset
     from ragviz.store.label_store import LabelStore
 
+__all__ = ["DECIDED", "NONE", "ROW", "ROW_JUDGE", "RowLabels", "STORE_JUDGE", "human_rows", "label_rows", "row_sources"]
+
+
 NONE, ROW, ROW_JUDGE, STORE_JUDGE, DECIDED = 0, 1, 2, 3, 4
 _BATCH = 4096
 _READ_AHEAD = 512
@@ -107,7 +110,7 @@ class RowLabels(Mapping[int, Labels]):
             raise KeyError(i)
         return labels
 
-    def items(self):
+    def items(self) -> Iterator[tuple[int, Labels]]:  # type: ignore[override]  # batched, not an ItemsView
         """``(row, labels)`` in row order, built a batch at a time."""
         return self.items_of(list(self))
 

@@ -28,6 +28,19 @@ from ragviz.data.labels import apply_changes, diff_labels
 from ragviz.data.model import Example, Labels, Provenance, SentenceSupport
 from ragviz.data.problems import Problem
 
+__all__ = [
+    "ISSUE_DESCRIPTIONS",
+    "ISSUE_KINDS",
+    "Issue",
+    "IssueKind",
+    "MECHANICAL_KINDS",
+    "clean_key",
+    "find_issues",
+    "issue_rows",
+    "label_issues",
+    "normalize",
+]
+
 
 class IssueKind(str, Enum):
     """Kinds of label-quality issue (the value is the stable name used in reports and filters)."""

@@ -37,6 +37,18 @@ from ragviz.data.label_columns import (
     sorted_distinct,
 )
 
+__all__ = [
+    "SCAN_ROWS",
+    "QualityScan",
+    "columnar_ok",
+    "dotted_key_matches",
+    "issue_counts_per_row",
+    "quality_summary",
+    "scan_dataset",
+    "scan_rows",
+]
+
+
 _STRINGS = pa.list_(pa.string())
 _DOC_TYPE = pa.list_(pa.list_(_STRINGS))
 

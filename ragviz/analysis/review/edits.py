@@ -29,6 +29,36 @@ from ragviz.data.model import Example, Labels
 from ragviz.data.ragbench import unsupported_keys
 from ragviz.store.events import without_contradicting_explanations
 
+__all__ = [
+    "BOTH",
+    "CONTEXT_STATES",
+    "NEITHER",
+    "RELEVANT",
+    "SUPPORTED",
+    "SUPPORT_STATES",
+    "UNDECIDED",
+    "UNSUPPORTED",
+    "UTILIZED",
+    "ContextSpan",
+    "ResponseSpan",
+    "accept_changes",
+    "context_state",
+    "default_response_key",
+    "describe_action",
+    "document_spans",
+    "editable_labels",
+    "note_change",
+    "response_spans",
+    "support_change",
+    "support_status",
+    "support_value",
+    "supported_flag",
+    "supporting_key_options",
+    "verdict_change",
+    "verdict_differs",
+]
+
+
 # -- sentence states ------------------------------------------------------------------------------
 
 BOTH = "both"

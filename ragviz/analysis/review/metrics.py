@@ -16,6 +16,15 @@ from ragviz.data.ragbench import unsupported_keys
 from ragviz.metrics.summary import score_delta
 from ragviz.metrics.trace import TRACE_METRICS, trace_deltas, trace_scores
 
+__all__ = [
+    "MetricComparison",
+    "OverrideEffect",
+    "compare_metrics",
+    "describe_change",
+    "metric_formulas",
+    "override_effects",
+]
+
 
 @dataclass(frozen=True)
 class MetricComparison:

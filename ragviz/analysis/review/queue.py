@@ -10,6 +10,24 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+__all__ = [
+    "Progress",
+    "ReviewFilter",
+    "RowColumns",
+    "audit_position_text",
+    "filter_indices",
+    "link_matches",
+    "nearest_match",
+    "neighbours",
+    "next_unreviewed",
+    "order_neighbours",
+    "position_text",
+    "progress",
+    "resume_row",
+    "review_status",
+    "step",
+]
+
 
 @dataclass(frozen=True)
 class ReviewFilter:

@@ -23,6 +23,18 @@ from ragviz.analysis.review.edits import BOTH, CONTEXT_STATES, NEITHER, RELEVANT
 from ragviz.data.labels import RELEVANT_FIELD, UTILIZED_FIELD, Change, field_value, toggle_key
 from ragviz.data.model import Example, Labels
 
+__all__ = [
+    "AROUND",
+    "CYCLE",
+    "SHORT",
+    "click_changes",
+    "fold_ranges",
+    "next_state",
+    "state_ticks",
+    "support_link_change",
+]
+
+
 CYCLE = (NEITHER, RELEVANT, BOTH, UTILIZED)  # a click moves one step right, the last back to the first
 AROUND = 2  # sentences of context shown either side of a kept sentence
 SHORT = 3  # a document of at most this many sentences is never folded

@@ -1,0 +1,3 @@
+"""One module per input format, each returning rows through the RAGBench row checks."""
+
+__all__: list[str] = []

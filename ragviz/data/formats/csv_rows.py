@@ -16,6 +16,9 @@ from ragviz.data.formats.tool_columns import COLUMN_ALIASES, REFERENCE_CONTEXTS
 from ragviz.data.problems import Report
 from ragviz.data.schema import BOOL_FIELDS, FLOAT_FIELDS, STRUCTURED_FIELDS, decode_text, load_rows
 
+__all__ = ["load_csv"]
+
+
 # Fields a user file may use to carry required content, for CSV parsing of JSON text.
 _CSV_JSON_FIELDS = STRUCTURED_FIELDS | {a for f in ("documents", "reference_answer") for a in COLUMN_ALIASES[f]}
 

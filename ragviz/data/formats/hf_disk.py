@@ -15,6 +15,9 @@ from ragviz.data.dataset import Dataset
 from ragviz.data.formats.parquet_rows import load_table
 from ragviz.data.problems import Report
 
+__all__ = ["DICT", "INFO", "STATE", "arrow_files", "is_hf_disk_dir", "load_hf_disk", "subset_of"]
+
+
 STATE = "state.json"
 INFO = "dataset_info.json"
 DICT = "dataset_dict.json"

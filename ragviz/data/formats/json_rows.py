@@ -23,11 +23,14 @@ import pyarrow.json as pj
 
 from ragviz.data import ragbench as rb
 from ragviz.data.dataset import Dataset
-from ragviz.data.formats.parquet_rows import Progress, _parquet_fast_table
+from ragviz.data.formats.parquet_rows import Progress, parquet_fast_table
 from ragviz.data.formats.ragchecker_rows import RESULTS, is_ragchecker_doc, row_from_item
 from ragviz.data.formats.tool_columns import COLUMN_ALIASES
 from ragviz.data.problems import Report
 from ragviz.data.schema import CANONICAL_TYPES, decode_text, load_rows, type_name
+
+__all__ = ["MAX_DEPTH", "arrow_jsonl_file", "deep_path", "load_json", "load_jsonl"]
+
 
 _ALIASES = {a for aliases in COLUMN_ALIASES.values() for a in aliases}
 _BLOCK = 1 << 24  # Arrow's JSON reader needs each line within one block
@@ -214,7 +217,7 @@ def _canonical(table: pa.Table, n_lines: int) -> pa.Table | None:
             for child in ("response_sentence_key", "supporting_sentence_keys"):
                 if pc.struct_field(entries, child).null_count:  # an error, or [] filled in, row by row
                     return None
-    return _parquet_fast_table(table)
+    return parquet_fast_table(table)
 
 
 def _is_truncated(e: json.JSONDecodeError, text: str) -> bool:

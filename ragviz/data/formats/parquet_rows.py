@@ -12,9 +12,12 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ragviz.data.dataset import Dataset
+from ragviz.data.finite import finite_scores
 from ragviz.data.formats.tool_columns import column_renames
 from ragviz.data.problems import Report
 from ragviz.data.schema import CANONICAL_TYPES, STR_LIST, STRUCTURED_FIELDS, load_rows
+
+__all__ = ["Progress", "SPILL_BYTES", "decoded_bytes", "load_parquet", "load_table", "parquet_fast_table"]
 
 
 def _null_inside(column: pa.ChunkedArray) -> bool:
@@ -29,7 +32,7 @@ def _null_inside(column: pa.ChunkedArray) -> bool:
     return False
 
 
-def _parquet_fast_table(table: pa.Table) -> pa.Table | None:
+def parquet_fast_table(table: pa.Table) -> pa.Table | None:
     """*table* cast to canonical types when it can be loaded column-wise as is, else ``None``."""
     renames = column_renames(table.column_names)
     if renames:
@@ -63,6 +66,69 @@ def _parquet_fast_table(table: pa.Table) -> pa.Table | None:
         if len(column) and not pc.all(pc.equal(pc.list_value_length(column), pa.scalar(2))).as_py():
             return None
     return table
+
+
+def _dictionary_chunks(meta: pq.FileMetaData, group: int) -> list[str]:
+    """The string columns (paths in the schema) of row group *group* stored with a dictionary page."""
+    rg = meta.row_group(group)
+    chunks = (rg.column(c) for c in range(rg.num_columns))
+    return [cc.path_in_schema for cc in chunks if cc.physical_type == "BYTE_ARRAY" and cc.has_dictionary_page]
+
+
+def _value_bytes(values: pa.Array | pa.ChunkedArray) -> int:
+    """Bytes *values* take decoded: a dictionary column counts each row's entry, not the entry once."""
+    if isinstance(values, pa.ChunkedArray):
+        return sum(_value_bytes(chunk) for chunk in values.chunks)
+    kind = values.type
+    if isinstance(values, pa.DictionaryArray):
+        lengths = pc.binary_length(values.dictionary)  # type: ignore[call-overload]
+        taken = pc.sum(pc.take(lengths, values.indices)).as_py() or 0
+        return int(taken) + 4 * len(values)
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        return 4 * len(values) + _value_bytes(pc.list_flatten(values))
+    if isinstance(values, pa.StructArray):
+        return sum(_value_bytes(values.field(i)) for i in range(values.type.num_fields))
+    return int(values.nbytes)
+
+
+def decoded_bytes(source: Path | bytes, limit: int) -> int:
+    """The bytes the Parquet file *source* decodes to, found before any row is decoded; counting stops
+    once past *limit* (the result is then only known to exceed it).
+
+    The metadata gives each column chunk's uncompressed size, which is its decoded size except for a
+    dictionary-encoded string column, whose pages hold each row's index into the dictionary: there one
+    200 KB string referenced from 50,000 rows is 10 GB decoded. Those columns are read keeping their
+    dictionaries (one row group at a time, about the chunks' stored size) and each row's entry length
+    is summed."""
+    reader = pq.ParquetFile(str(source) if isinstance(source, Path) else pa.BufferReader(source))
+    meta = reader.metadata
+    stored = 0
+    for group in range(meta.num_row_groups):
+        rg = meta.row_group(group)
+        stored += sum(rg.column(c).total_uncompressed_size for c in range(rg.num_columns))
+    if stored > limit:
+        return stored  # the pages alone decompress past the limit
+    total = 0
+    for group in range(meta.num_row_groups):
+        rg = meta.row_group(group)
+        dictionary = set(_dictionary_chunks(meta, group))
+        total += sum(
+            rg.column(c).total_uncompressed_size
+            for c in range(rg.num_columns)
+            if rg.column(c).path_in_schema not in dictionary
+        )
+        if dictionary:
+            tops = list(dict.fromkeys(path.split(".")[0] for path in dictionary))
+            opened = pq.ParquetFile(
+                str(source) if isinstance(source, Path) else pa.BufferReader(source),
+                read_dictionary=sorted(dictionary),
+            )
+            part = opened.read_row_group(group, columns=tops, use_threads=False)
+            total += sum(_value_bytes(column) for column in part.columns)
+            del part
+        if total > limit:
+            return total
+    return total
 
 
 SPILL_BYTES = 64 << 20  # a Parquet file larger than this is decoded into a memory-mapped Arrow file
@@ -127,7 +193,7 @@ def load_parquet(
 def load_table(table: pa.Table, path: str, subset: str, report: Report) -> Dataset:
     """An Arrow table read from *path* (Parquet, or a ``save_to_disk`` Arrow file): column-wise when it
     is already in RAGBench types, else row by row, so every problem gets its row number."""
-    fast = _parquet_fast_table(table)
+    fast = parquet_fast_table(table)
     if fast is not None:
-        return Dataset.from_table(fast, subset, path)
+        return Dataset.from_table(finite_scores(fast, path, report), subset, path)
     return load_rows(enumerate(table.to_pylist(), start=1), path, subset, report)

@@ -20,6 +20,18 @@ from typing import Any
 
 from ragviz.data.checked_claims import KNOWN_LABELS, CheckedItem, Claim, RetrievedChunk
 
+__all__ = [
+    "RagCheckerFormatError",
+    "RagCheckerLoad",
+    "RagCheckerProblem",
+    "is_ragchecker_file",
+    "item_from_json",
+    "items_to_json",
+    "load_ragchecker",
+    "parse_ragchecker",
+    "read_ragchecker",
+]
+
 
 @dataclass(frozen=True)
 class RagCheckerProblem:

@@ -14,6 +14,9 @@ from typing import Any
 
 from ragviz.data.checked_claims import CHECK_FIELDS
 
+__all__ = ["CLAIM_FIELDS", "ITEM_NAMES", "RESULTS", "is_ragchecker_doc", "row_from_item"]
+
+
 RESULTS = "results"
 CLAIM_FIELDS = ("response_claims", "gt_answer_claims", *CHECK_FIELDS)
 ITEM_NAMES = {"query_id": "id", "query": "question", "gt_answer": "reference_answer", "response": "response"}

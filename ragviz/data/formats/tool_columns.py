@@ -21,6 +21,21 @@ from __future__ import annotations
 import json
 from typing import Any
 
+__all__ = [
+    "CARRIER",
+    "COLUMN_ALIASES",
+    "DEEPEVAL_LISTS",
+    "DEEPEVAL_MARKERS",
+    "DEEPEVAL_METADATA",
+    "DEEPEVAL_TEXTS",
+    "PIPE",
+    "REFERENCE_CONTEXTS",
+    "apply_aliases",
+    "column_renames",
+    "is_deepeval",
+]
+
+
 # RAGBench field -> aliases, the first present wins (used only when the RAGBench name is absent).
 COLUMN_ALIASES: dict[str, tuple[str, ...]] = {
     "question": ("user_input", "query", "input"),
@@ -35,6 +50,9 @@ REFERENCE_CONTEXTS = "reference_contexts"
 DEEPEVAL_MARKERS = ("actual_output", "retrieval_context")
 DEEPEVAL_LISTS = ("retrieval_context", "context")
 DEEPEVAL_METADATA = "additional_metadata"
+# DeepEval's text fields and the RAGBench fields they hold; when the CSV writer had to neutralise one (a
+# formula start), the exact text rides in the carrier under the RAGBench name and wins.
+DEEPEVAL_TEXTS = {"input": "question", "actual_output": "response", "expected_output": "reference_answer"}
 CARRIER = "ragbench"  # the key under additional_metadata holding the RAGBench fields DeepEval has no name for
 PIPE = "|"
 
@@ -92,6 +110,10 @@ def apply_aliases(row: dict[str, Any]) -> dict[str, Any]:
                 row.pop("retrieval_context", None)
             if REFERENCE_CONTEXTS in metadata[CARRIER]:
                 row[REFERENCE_CONTEXTS] = metadata[CARRIER][REFERENCE_CONTEXTS]
+            for deepeval_name, ragbench_name in DEEPEVAL_TEXTS.items():
+                if ragbench_name in metadata[CARRIER]:
+                    row[ragbench_name] = metadata[CARRIER][ragbench_name]
+                    row.pop(deepeval_name, None)
             rest = {k: v for k, v in metadata.items() if k != CARRIER}
             if rest:
                 row[DEEPEVAL_METADATA] = rest

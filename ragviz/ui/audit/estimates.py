@@ -19,8 +19,22 @@ from ragviz.analysis.estimates.pairing import Pairing, pair_store
 from ragviz.analysis.estimates.report import ALL, EstimateReport, plain_words, plan, plan_text
 from ragviz.store.audit_samples import AuditSample, get_sample
 from ragviz.store.label_store import LabelStore
-from ragviz.ui.audit.sample import _chosen, loaded_samples
+from ragviz.ui.audit.sample import loaded_samples, pick_sample
 from ragviz.ui.core import charts, render, state
+
+__all__ = [
+    "ESTIMATORS",
+    "ESTIMATOR_COLORS",
+    "estimate_records",
+    "estimate_table",
+    "estimates",
+    "estimates_chart",
+    "no_sample_notice",
+    "people_would_say_panel",
+    "plain_words_section",
+    "planner",
+]
+
 
 ESTIMATORS = ("judge only", "people only", "corrected (PPI++)")
 ESTIMATOR_COLORS = ("#E69F00", "#56B4E9", "#009E73")  # Okabe–Ito: orange, sky blue, bluish green
@@ -143,7 +157,7 @@ def no_sample_notice() -> None:
 def people_would_say_panel(store: LabelStore, against: str, present: bool) -> None:
     """The Dashboard panel: per metric the judge-only, people-only and corrected (PPI++) means with their
     95 % intervals as one chart, lambda and the gain, per subset on demand, and the planner."""
-    sample = _chosen(loaded_samples(store), "dashboard.audit_pick", "Audit sample")
+    sample = pick_sample(loaded_samples(store), "dashboard.audit_pick", "Audit sample")
     if sample is None:
         no_sample_notice()
         return
@@ -217,7 +231,7 @@ def plain_words_section(store: LabelStore) -> None:
     samples = loaded_samples(store)
     with st.container(border=True):
         st.markdown("**In plain words** · all loaded examples, what people would say")
-        sample = _chosen(samples, "explainer.audit_pick", "Audit sample")
+        sample = pick_sample(samples, "explainer.audit_pick", "Audit sample")
         if sample is None:
             st.caption("Draw and review an audit sample (Review, Queue: Audit sample) to say what people would say.")
             return

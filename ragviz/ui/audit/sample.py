@@ -30,6 +30,23 @@ from ragviz.store.audit_samples import (
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.core import render, state
 
+__all__ = [
+    "ALL_EXAMPLES",
+    "AUDIT",
+    "AuditQueue",
+    "MESSAGE_KEY",
+    "QUEUE_KEY",
+    "SAMPLE_KEY",
+    "audit_queue",
+    "follow_queue",
+    "restore_queue",
+    "loaded_samples",
+    "pick_sample",
+    "progress_line",
+    "reviewed_by_anyone",
+]
+
+
 QUEUE_KEY = "review.queue"
 QUEUE_CHOICE = "review.queue_choice"  # the Queue choice kept while the radio is not drawn (another page)
 ALL_EXAMPLES, AUDIT = "All examples", "Audit sample"
@@ -55,7 +72,7 @@ def loaded_samples(store: LabelStore) -> list[AuditSample]:
     return [s for s in samples if s.population == fingerprint]
 
 
-def _chosen(samples: list[AuditSample], key: str, label: str) -> AuditSample | None:
+def pick_sample(samples: list[AuditSample], key: str, label: str) -> AuditSample | None:
     """A picker over *samples* (only when there are several); the chosen sample, newest by default."""
     if not samples:
         return None
@@ -66,7 +83,9 @@ def _chosen(samples: list[AuditSample], key: str, label: str) -> AuditSample | N
         st.session_state[key] = st.session_state[SAMPLE_KEY]
     if len(samples) > 1:
         by_id = {s.id: s for s in samples}
-        picked = st.selectbox(label, ids, format_func=lambda i: render.md_escape(by_id[i].label()), key=key)  # md: ours
+        picked = st.selectbox(
+            label, ids, format_func=lambda i: by_id[i].label(), key=key
+        )  # md: ours (the label; options are plain text)
         st.session_state[SAMPLE_KEY] = picked
     return next(s for s in samples if s.id == st.session_state[SAMPLE_KEY])
 
@@ -182,7 +201,7 @@ def audit_queue(ds: Dataset, store: LabelStore, who: str, present: bool) -> Audi
         if (message := st.session_state.pop(MESSAGE_KEY, None)) is not None:
             st.caption(render.md_escape(message, limit=None))
         samples = loaded_samples(store)
-        sample = _chosen(samples, "audit.pick", "Audit sample")
+        sample = pick_sample(samples, "audit.pick", "Audit sample")
         _keep_choice(sample)
         if not present:
             with st.expander("Draw a new sample", expanded=sample is None):

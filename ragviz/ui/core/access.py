@@ -8,6 +8,8 @@ from ragviz.data.roles import Access
 from ragviz.ui.core import render, served, state
 from ragviz.ui.core.present import FORCED_KEY
 
+__all__ = ["access", "sidebar"]
+
 
 def access() -> Access:
     """This run's role; a person who may not review sees every page in presentation mode (nothing

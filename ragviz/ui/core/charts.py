@@ -17,6 +17,29 @@ import pandas as pd
 
 from ragviz.analysis.dashboard.figures import HISTOGRAM_BINS, histogram_counts
 
+__all__ = [
+    "BLUES",
+    "MAX_SPECS",
+    "OKABE_ITO",
+    "SCATTER_GRID",
+    "cell_colours",
+    "chart_spec",
+    "confusion_chart",
+    "contrast_ratio",
+    "distribution_chart",
+    "histogram_chart",
+    "kappa_matrix_chart",
+    "means_chart",
+    "scatter_chart",
+    "show_chart",
+    "show_spec",
+    "spec_to_png",
+    "spec_to_svg",
+    "to_png",
+    "to_svg",
+]
+
+
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#F0E442", "#000000"]
 
 
@@ -156,32 +179,65 @@ def scatter_chart(rows: Sequence[dict[str, Any]]) -> alt.Chart:
     )
 
 
+# ColorBrewer's "Blues" (as Vega's "blues" scheme), from the palest that still reads as a cell to the darkest.
+BLUES = ["#deebf7", "#c6dbef", "#9ecae1", "#6baed6", "#4292c6", "#2171b5", "#08519c", "#08306b"]
+
+
+def _luminance(hex_colour: str) -> float:
+    """WCAG relative luminance of ``#rrggbb``."""
+    channels = [int(hex_colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast_ratio(a: str, b: str) -> float:
+    """WCAG contrast ratio of two ``#rrggbb`` colours (1 to 21).
+
+    >>> round(contrast_ratio("#ffffff", "#000000"), 1), round(contrast_ratio("#ffffff", "#deebf7"), 2)
+    (21.0, 1.21)
+    """
+    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def cell_colours(count: int, largest: int) -> tuple[str, str]:
+    """The fill of a confusion-matrix cell holding *count* of at most *largest*, and the text colour
+    (black or white) that contrasts with it most (every pair is at least 4.5:1, WCAG AA).
+
+    >>> cell_colours(0, 10), cell_colours(10, 10)
+    (('#deebf7', '#000000'), ('#08306b', '#ffffff'))
+    """
+    step = round((len(BLUES) - 1) * count / largest) if largest > 0 else 0
+    fill = BLUES[step]
+    text = max(("#000000", "#ffffff"), key=lambda t: contrast_ratio(fill, t))
+    return fill, text
+
+
 def confusion_chart(
     label: str, tp: int, fp: int, fn: int, tn: int, reference: str = "human", candidate: str = "judge"
 ) -> alt.Chart:
-    """A 2×2 confusion matrix (counts in the cells) of *candidate* against *reference*."""
+    """A 2×2 confusion matrix (counts in the cells) of *candidate* against *reference*; each cell's fill
+    and text colour are fixed here (:func:`cell_colours`), so the count reads in either theme and in the PNG."""
     yes, no = "yes", "no"
+    largest = max(tp, fp, fn, tn)
+    rows = [(yes, yes, tp), (no, yes, fp), (yes, no, fn), (no, no, tn)]
     df = pd.DataFrame(
         [
-            {reference: yes, candidate: yes, "count": tp},
-            {reference: no, candidate: yes, "count": fp},
-            {reference: yes, candidate: no, "count": fn},
-            {reference: no, candidate: no, "count": tn},
+            {reference: ref, candidate: cand, "count": n, "fill": cell_colours(n, largest)[0],
+             "ink": cell_colours(n, largest)[1]}
+            for ref, cand, n in rows
         ]
-    )
+    )  # fmt: skip
     base = alt.Chart(df, title=label).encode(
-        x=alt.X(f"{candidate}:N", sort=[yes, no], title=f"{candidate} says {label}"),
+        x=alt.X(f"{candidate}:N", sort=[yes, no], title=f"{candidate} says {label}", axis=alt.Axis(labelAngle=0)),
         y=alt.Y(f"{reference}:N", sort=[yes, no], title=f"{reference} says {label}"),
     )
     cells = base.mark_rect().encode(
-        color=alt.Color("count:Q", scale=alt.Scale(scheme="blues"), legend=None),
+        color=alt.Color("fill:N", scale=None, legend=None),
         tooltip=[f"{reference}:N", f"{candidate}:N", "count:Q"],
     )
-    text = base.mark_text(fontSize=16, fontWeight="bold").encode(
-        text="count:Q",
-        color=alt.condition(alt.datum.count > max(tp, fp, fn, tn) / 2, alt.value("white"), alt.value("black")),
-    )
-    return (cells + text).properties(width=150, height=150)
+    text = base.mark_text(fontSize=16, fontWeight="bold").encode(text="count:Q", color=alt.Color("ink:N", scale=None))
+    return (cells + text).properties(width=130, height=130)
 
 
 def kappa_matrix_chart(rows: Sequence[dict[str, Any]], labels: Sequence[str]) -> alt.Chart:

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+__all__ = ["MAX_MATCHES", "WINDOW", "matching_rows", "picker_options", "window_rows"]
+
+
 WINDOW = 50  # rows either side of the current one offered without a search
 MAX_MATCHES = 100  # search matches offered at once
 

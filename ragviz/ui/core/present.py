@@ -9,6 +9,21 @@ from __future__ import annotations
 
 import streamlit as st
 
+__all__ = [
+    "FORCED_KEY",
+    "PARAM",
+    "PRESENT_KEY",
+    "REVIEW_EDITING_KEYS",
+    "SHOW_CORRECTIONS_KEY",
+    "css_class_of_key",
+    "hide_review_editing",
+    "hiding_css",
+    "is_present",
+    "present_toggle",
+    "show_corrections",
+]
+
+
 PRESENT_KEY = "ragviz.present"
 FORCED_KEY = "ragviz.present_forced"  # set each run for a person who may only view (ragviz.data.roles)
 PARAM = "present"

@@ -10,6 +10,9 @@ from typing import TypeVar
 
 import streamlit as st
 
+__all__ = ["RowProgress", "T"]
+
+
 T = TypeVar("T")
 
 

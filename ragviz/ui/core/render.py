@@ -26,6 +26,41 @@ from ragviz.analysis.review.edits import (
 )
 from ragviz.data.limits import DOCUMENT_SHOWN_CHARS, SHOWN_CHARS, WHOLE_CHARS, cut
 
+__all__ = [
+    "CHIP",
+    "CONTEXT_STYLE",
+    "GREEN",
+    "GREY",
+    "INK",
+    "LINK_COLOR",
+    "MD_SHOWN",
+    "MUTED",
+    "ORANGE",
+    "PINK",
+    "SKY",
+    "SUPPORT_STYLE",
+    "Span",
+    "VERMILION",
+    "chip_style",
+    "context_sentence_html",
+    "cut_note_html",
+    "document_html",
+    "esc",
+    "explanation_html",
+    "format_delta",
+    "format_score",
+    "legend_html",
+    "long_text_html",
+    "md_escape",
+    "problems_html",
+    "response_html",
+    "table_text",
+    "text_block_html",
+    "theme_css",
+    "within_budget",
+]
+
+
 # The colours, defined once for every page (Review, Explainer, Claims, Label, Dashboard triage). They
 # read in the light and the dark theme alike without knowing which is on (Streamlit reports the theme to
 # Python only after the first run): highlights are translucent tints over the page's own background

@@ -23,6 +23,17 @@ if TYPE_CHECKING:
     from ragviz.analysis.dashboard.rows import RowFigures
     from ragviz.data.model import Example
 
+__all__ = [
+    "Comparison",
+    "annotator_agreement",
+    "comparison",
+    "dashboard_data",
+    "family_view",
+    "metric_families",
+    "metrics_table",
+    "uid_matches",
+]
+
 
 def _store_key() -> tuple[str, tuple[int, int]]:
     """The label store's part of a cache key: its file and its data version."""

@@ -13,15 +13,18 @@ from ragviz.data.roles import Access, Identity, access_of
 
 __all__ = [
     "PathRefused",
+    "UNVERIFIED",
     "access",
+    "confining_root",
     "open_typed_path",
     "path_typing_off",
     "served",
-    "sign_in_configured",
     "sign_in_box",
+    "sign_in_configured",
     "signed_in",
     "unverified_names_notice",
 ]
+
 
 UNVERIFIED = (
     "Names are not verified: this app is served to others without sign-in, so anyone can type any "
@@ -43,6 +46,11 @@ def open_typed_path(typed: str) -> Path:
     """The path to open for what a person typed, or :class:`PathRefused` (one message, whether or not
     the path exists)."""
     return resolve_typed(typed, served=served(), root=data_root())
+
+
+def confining_root() -> Path | None:
+    """The data root every file read through a folder inside it must stay in (served only)."""
+    return data_root() if served() else None
 
 
 def sign_in_configured() -> bool:

@@ -26,6 +26,49 @@ from ragviz.store.label_store import LabelStore, StaleEdit, default_db
 from ragviz.ui.core import served
 from ragviz.ui.core.present import FORCED_KEY, is_present
 
+__all__ = [
+    "ANNOTATOR_ENV",
+    "ANNOTATOR_KEY",
+    "DATA_ENV",
+    "FILTER_CACHE",
+    "MAX_DETAILED",
+    "NO_DATA_MESSAGE",
+    "PATHS_KEY",
+    "SAMPLE_DATA",
+    "SHELL_KEY",
+    "STALE_KEY",
+    "VERSION_KEY",
+    "DatasetIndex",
+    "ExampleLabels",
+    "PageContext",
+    "QualityReport",
+    "active_filter_rows",
+    "annotator",
+    "bump_label_version",
+    "current_adherence",
+    "current_paths",
+    "dataset",
+    "example_labels",
+    "examples_at",
+    "initial_paths",
+    "label_version",
+    "load_result",
+    "quality_report",
+    "record_decision",
+    "refuse_stale",
+    "require_app_shell",
+    "require_data",
+    "review_filter_rows",
+    "row_columns",
+    "save_position",
+    "set_paths",
+    "stale_message",
+    "store",
+    "uid_set",
+    "undo_decision",
+]
+
+
 DATA_ENV = "RAGVIZ_DATA"
 ANNOTATOR_ENV = "RAGVIZ_ANNOTATOR"
 PATHS_KEY = "ragviz.paths"
@@ -51,10 +94,11 @@ def store() -> LabelStore:
 def _load(paths: tuple[str, ...]) -> Any:
     from ragviz.data.load import load
     from ragviz.ui.core.progress import RowProgress
+    from ragviz.ui.core.served import confining_root
 
     progress = RowProgress("Loading", 0)
     try:
-        return load(list(paths), progress=progress)
+        return load(list(paths), progress=progress, within=confining_root())
     finally:
         progress.close()
 

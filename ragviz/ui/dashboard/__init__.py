@@ -1,0 +1,3 @@
+"""The Dashboard page's renderers."""
+
+__all__: list[str] = []

@@ -32,6 +32,21 @@ from ragviz.metrics.retrieval import DEFAULT_KS, parse_ks
 from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.ui.core import charts, render
 
+__all__ = [
+    "AGAINST_KEY",
+    "FAMILY_KEY",
+    "against_picker",
+    "annotator_agreement",
+    "baselines",
+    "cutoffs_input",
+    "family_figures",
+    "family_header",
+    "family_picker",
+    "judge_agreement",
+    "triage",
+]
+
+
 AGAINST_KEY, FAMILY_KEY = "dashboard.against", "dashboard.family"
 
 
@@ -109,12 +124,11 @@ def family_figures(view: FamilyView, ks: tuple[int, ...], n_reviewed: int, again
 
 
 def _confusion_matrices(cells: Sequence[tuple[str, int, int, int, int]]) -> Any:
-    """One confusion matrix per ``(label, tp, fp, fn, tn)``, side by side (an altair chart)."""
-    matrices: Any = None
-    for label, tp, fp, fn, tn in cells:
-        chart = charts.confusion_chart(label, tp, fp, fn, tn)
-        matrices = chart if matrices is None else matrices | chart
-    return matrices
+    """One confusion matrix per ``(label, tp, fp, fn, tn)``, two to a row (four side by side were cut
+    off at 1280 px)."""
+    import altair as alt
+
+    return alt.concat(*(charts.confusion_chart(*cell) for cell in cells), columns=2)
 
 
 def judge_agreement(agreement: Agreement, scatter: list[dict[str, Any]], against: str, downloads: bool) -> None:

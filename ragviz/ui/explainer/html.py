@@ -18,6 +18,28 @@ from ragviz.data.ragbench import unsupported_keys
 from ragviz.metrics.trace import trace_scores
 from ragviz.ui.core.render import CHIP, GREEN, GREY, INK, MUTED, ORANGE, SKY, VERMILION, esc, format_score
 
+__all__ = [
+    "BAD_COLOR",
+    "DEN_COLOR",
+    "FormulaTerm",
+    "NO",
+    "NUM_COLOR",
+    "RELEVANT_COLOR",
+    "UTILIZED_COLOR",
+    "YES",
+    "answer_html",
+    "delta_html",
+    "filled_html",
+    "formula_html",
+    "formula_terms",
+    "retrieval_html",
+    "tonic_html",
+    "venn_html",
+    "venn_img",
+    "venn_svg",
+]
+
+
 NUM_COLOR, DEN_COLOR, BAD_COLOR = GREEN, SKY, VERMILION
 RELEVANT_COLOR, UTILIZED_COLOR = SKY, ORANGE
 YES, NO = "✓", "✗"
@@ -144,14 +166,17 @@ def venn_svg(relevant: set[str], utilized: set[str], n_total: int, title: str = 
         '<svg class="rv-venn" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 360 230" width="360" height="230" '
         f'font-family="system-ui,sans-serif" fill="{INK}" role="img" '
         'aria-label="Venn diagram of relevant and utilized sentences">'
-        '<rect width="360" height="230" rx="8" fill="#ffffff"/>'
+        # An <img> cannot inherit the page's colours: it follows the browser's colour scheme, which is
+        # Streamlit's theme unless a person picked another one in its settings.
+        "<style>@media (prefers-color-scheme: dark){svg{fill:#fafafa}.rv-card{fill:#262730}.rv-muted{fill:#a3a8b8}}</style>"
+        '<rect class="rv-card" width="360" height="230" rx="8" fill="#ffffff"/>'
         f"{heading}"
         f'<circle cx="135" cy="115" r="85" fill="{RELEVANT_COLOR}" fill-opacity="0.35" stroke="{RELEVANT_COLOR}" stroke-width="2"/>'
         f'<circle cx="225" cy="115" r="85" fill="{UTILIZED_COLOR}" fill-opacity="0.35" stroke="{UTILIZED_COLOR}" stroke-width="2"/>'
         f'<text x="95" y="45" text-anchor="middle" font-size="13" font-weight="600">relevant</text>'
         f'<text x="265" y="45" text-anchor="middle" font-size="13" font-weight="600">utilized</text>'
         f"{region(r_only, 92)}{region(both, 180)}{region(u_only, 268)}"
-        f'<text x="180" y="222" text-anchor="middle" font-size="12" fill="#57606a">neither: {neither} of {n_total} sentences</text>'
+        f'<text x="180" y="222" text-anchor="middle" font-size="12" class="rv-muted" fill="#57606a">neither: {neither} of {n_total} sentences</text>'
         "</svg>"
     )
 

@@ -40,6 +40,28 @@ from ragviz.ui.explainer.html import (
 if TYPE_CHECKING:
     from streamlit.delta_generator import DeltaGenerator
 
+__all__ = [
+    "Finder",
+    "INDEX",
+    "LINK",
+    "NUMBER",
+    "SEARCH",
+    "answer_section",
+    "context_documents",
+    "example_picker",
+    "follow_link",
+    "human_title",
+    "link_to",
+    "question",
+    "response_pair",
+    "retrieval_columns",
+    "retrieval_heading",
+    "tonic_section",
+    "trace_formulas",
+    "unlabeled_notice",
+    "venn_pair",
+]
+
 
 # -- the other metric families (shaped by ragviz.analysis.explain) ---------------------------------------------------
 
@@ -80,7 +102,7 @@ def example_picker(ds: Dataset, names: list[str], find: Finder) -> tuple[int, st
         index = st.selectbox(
             "Example",
             picker_options(st.session_state[INDEX], len(ds), matches),
-            format_func=lambda i: f"{i + 1}. {render.md_escape(ds.uids[i])}",
+            format_func=lambda i: f"{i + 1}. {ds.uids[i]}",  # plain text: no Markdown escapes
             key=INDEX,
         )
         if matches is not None:

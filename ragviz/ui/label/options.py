@@ -13,6 +13,19 @@ from ragviz.judge.endpoint import EndpointAccess, server_endpoint
 from ragviz.judge.settings import JudgeConfigError
 from ragviz.ui.core import render
 
+__all__ = [
+    "API_KEY_KEY",
+    "FORMAT_KEY",
+    "NOT_SENT",
+    "REASONING_KEY",
+    "TEMPERATURE_KEY",
+    "from_state",
+    "init_state",
+    "key_source_note",
+    "request_options",
+]
+
+
 API_KEY_KEY = "label.api_key"  # = ragviz.ui.label.page.API_KEY_KEY
 TEMPERATURE_KEY = "label.temperature"  # None: the default (0 for chat models, not sent to reasoning models)
 REASONING_KEY = "label.reasoning_effort"

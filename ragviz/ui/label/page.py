@@ -39,6 +39,42 @@ from ragviz.ui.core import render, state
 from ragviz.ui.core.served import served
 from ragviz.ui.label import options as judge_options
 
+__all__ = [
+    "API_KEY_KEY",
+    "BASE_URL_KEY",
+    "CANCEL",
+    "CONCURRENCY_KEY",
+    "DEFAULT_MODEL",
+    "ESTIMATE_MEMO",
+    "MODEL_ENV",
+    "MODEL_KEY",
+    "SELECTION_LABELS",
+    "SELECTION_MEMO",
+    "TIMEOUT_KEY",
+    "cancelled_notice",
+    "checked_settings",
+    "estimate_summary",
+    "format_cost",
+    "init_settings_state",
+    "judge_access",
+    "judge_cache",
+    "last_run",
+    "metric_row",
+    "outcome_rows",
+    "own_endpoint",
+    "recent_runs",
+    "rejudge",
+    "run_button",
+    "run_estimate",
+    "run_progress",
+    "selected_rows",
+    "selection_picker",
+    "settings_box",
+    "settings_from_state",
+    "show_failures",
+]
+
+
 MODEL_KEY = "label.model"
 BASE_URL_KEY = "label.base_url"
 API_KEY_KEY = "label.api_key"

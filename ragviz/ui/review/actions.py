@@ -28,6 +28,8 @@ from ragviz.ui.core import render, state
 from ragviz.ui.core.present import is_present
 from ragviz.ui.review import page as review
 
+__all__ = ["CHOICES", "LINK", "UndoTarget", "follow_link", "link_followed", "undo_last", "undo_target"]
+
 
 @dataclass(frozen=True)
 class UndoTarget:

@@ -34,6 +34,9 @@ from ragviz.metrics.families import (
 from ragviz.metrics.retrieval import DEFAULT_KS, parse_ks
 from ragviz.ui.core import render
 
+__all__ = ["KEY", "OnChange", "render_families_panel"]
+
+
 OnChange = Callable[[list[Change]], Any]
 KEY = "review.families"
 

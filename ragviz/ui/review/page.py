@@ -23,6 +23,23 @@ from ragviz.data.model import Example, Labels
 from ragviz.data.problems import Problem
 from ragviz.ui.core import render
 
+__all__ = [
+    "FLAGS_SHOWN",
+    "SUPPORT_CHOICE_LABELS",
+    "choose_link_match",
+    "example_header",
+    "explanation",
+    "families_expander",
+    "filter_sidebar",
+    "metric_cards",
+    "navigation_bar",
+    "override_effects_table",
+    "quality_flags",
+    "rejudge_button",
+    "support_controls",
+]
+
+
 SUPPORT_CHOICE_LABELS = {SUPPORTED: "✓ supported", UNSUPPORTED: "✗ unsupported"}
 FLAGS_SHOWN = 3  # label-quality flags listed outright; more go in a closed expander
 

@@ -33,6 +33,26 @@ from ragviz.data.dataset import Dataset
 from ragviz.data.model import Labels
 from ragviz.ui.core import render, state
 
+__all__ = [
+    "ASSETS",
+    "CONTEXT_KEY",
+    "DRAWN",
+    "EVENTS",
+    "RESPONSE_KEY",
+    "TOUCHED",
+    "apply_events",
+    "context_data",
+    "context_editor",
+    "queue_event",
+    "response_data",
+    "response_editor",
+    "selected_key",
+    "take_events",
+    "touch",
+    "touched",
+]
+
+
 ASSETS = Path(__file__).with_name("sentence_editor")
 EVENTS = "review.text.events"  # the queue of actions not yet taken by the page
 TOUCHED = "review.text.touched"  # {uid: keys the person clicked}: they stay unfolded
