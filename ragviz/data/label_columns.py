@@ -28,6 +28,7 @@ __all__ = [
     "LabelColumns",
     "array_of",
     "dotted_response_key_rows",
+    "with_matched_keys",
     "fill_strings",
     "label_columns",
     "label_columns_ok",
@@ -308,3 +309,18 @@ def dotted_response_key_rows(table: pa.Table) -> np.ndarray:
             found.append(parents[dotted] + start)
             start += len(chunk)
     return sorted_distinct(np.concatenate(found))
+
+
+def with_matched_keys(table: pa.Table) -> pa.Table:
+    """*table* (a few rows, label columns of RAGBench's types) with the response-sentence keys written
+    with a trailing dot matched to their sentence (:func:`ragviz.data.ragbench.match_row_keys`), so the
+    columnar figures of those rows are those of the labels as loaded."""
+    from ragviz.data.ragbench import match_row_keys
+
+    names = [n for n in (SUPPORT, UNSUPPORTED, "response_sentences") if n in table.column_names]
+    rows = [match_row_keys(row) for row in table.select(names).to_pylist()]
+    for name in (SUPPORT, UNSUPPORTED):
+        if name in table.column_names:
+            column = pa.array([row[name] for row in rows], table.schema.field(name).type)
+            table = table.set_column(table.column_names.index(name), name, column)
+    return table

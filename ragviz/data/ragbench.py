@@ -45,6 +45,7 @@ __all__ = [
     "labels_from_row",
     "labels_to_row",
     "match_response_keys",
+    "match_row_keys",
     "overrides_from_row",
     "response_keys_of",
     "row_label_sets",
@@ -334,6 +335,33 @@ def has_dotted_response_key(row: Mapping[str, Any]) -> bool:
 def response_keys_of(row: Mapping[str, Any]) -> set[str]:
     """The keys of *row*'s response sentences."""
     return {s.key for s in _sentences(row.get("response_sentences"))}
+
+
+def match_row_keys(row: Mapping[str, Any]) -> dict[str, Any]:
+    """*row*'s support entries and unsupported list (RAGBench fields, as lists) with the keys written
+    with a trailing dot matched to their response sentence, as :func:`match_response_keys` matches
+    them in a label set (the same rule, :func:`dotted_key_match`); the other fields as they are."""
+    response_keys = response_keys_of(row)
+    out = dict(row)
+    entries = row.get(SUPPORT)
+    if isinstance(entries, list):
+        keyed = {str(e.get("response_sentence_key")) for e in entries if isinstance(e, Mapping)}
+        matched = []
+        for e in entries:
+            key = e.get("response_sentence_key") if isinstance(e, Mapping) else None
+            bare = dotted_key_match(key, response_keys, keyed) if isinstance(key, str) else None
+            if bare is not None:
+                keyed.add(bare)
+                e = {**e, "response_sentence_key": bare}
+            matched.append(e)
+        out[SUPPORT] = matched
+    listed = row.get(UNSUPPORTED)
+    if isinstance(listed, list):
+        known = set(listed)
+        out[UNSUPPORTED] = [
+            (dotted_key_match(k, response_keys, known) or k) if isinstance(k, str) else k for k in listed
+        ]
+    return out
 
 
 def dotted_response_keys(labels: Labels | None, response_keys: Collection[str]) -> int:
