@@ -245,9 +245,11 @@ ROW_LABEL_FIELDS = (
 )
 
 
-def row_label_sets(row: Mapping[str, Any]) -> tuple[Labels | None, Labels | None]:
+def row_label_sets(row: Mapping[str, Any], match: bool = True) -> tuple[Labels | None, Labels | None]:
     """The row's current labels and the judge's, as :func:`example_from_row` sets
-    :attr:`Example.labels` and :attr:`Example.judge_labels` (it reads only :data:`ROW_LABEL_FIELDS`).
+    :attr:`Example.labels` and :attr:`Example.judge_labels` (it reads only :data:`ROW_LABEL_FIELDS`
+    and ``response_sentences``: with *match*, keys written ``"a."`` are matched to sentence ``"a"``,
+    :func:`match_response_keys`).
 
     The current labels are the plain fields, made by a person when ``label_source`` is ``human``;
     the judge's are the ``llm_`` copy when the row carries one, else the plain labels unless a
@@ -263,7 +265,11 @@ def row_label_sets(row: Mapping[str, Any]) -> tuple[Labels | None, Labels | None
         judge_labels = labels_from_row(row, LLM_PREFIX, Provenance("llm", judge_name))
     else:
         judge_labels = labels if current_provenance.source == "llm" else None
-    return labels, judge_labels
+    if not match or row.get("response_sentences") is None:
+        return labels, judge_labels
+    response_keys = response_keys_of(row)
+    matched = match_response_keys(labels, response_keys)
+    return matched, matched if judge_labels is labels else match_response_keys(judge_labels, response_keys)
 
 
 def dotted_key_match(key: str, response_keys: Collection[str], keyed: Collection[str]) -> str | None:
@@ -385,10 +391,6 @@ def example_from_row(row: Mapping[str, Any], subset: str = "", source: RowRef | 
     """
     labels, judge_labels = row_label_sets(row)
     response_sentences = _sentences(row.get("response_sentences"))
-    response_keys = {s.key for s in response_sentences}
-    matched = match_response_keys(labels, response_keys)
-    judge_labels = matched if judge_labels is labels else match_response_keys(judge_labels, response_keys)
-    labels = matched
     extra = {
         k: row[k]
         for k in (*STORED_SCORE_FIELDS, *BASELINE_SCORE_FIELDS, *FAMILY_INPUT_FIELDS, "annotating_model_name")

@@ -277,7 +277,7 @@ def dotted_key_matches(dataset: Dataset) -> tuple[int, int]:
     keys_matched = examples = 0
     for row in _dotted_rows(dataset.table)[1]:
         response_keys = rb.response_keys_of(row)
-        labels, judge = rb.row_label_sets(row)
+        labels, judge = rb.row_label_sets(row, match=False)
         n = rb.dotted_response_keys(labels, response_keys)
         if judge is not labels:
             n += rb.dotted_response_keys(judge, response_keys)
