@@ -193,6 +193,16 @@ def selected_key(uid: str, response_keys: Sequence[str], default: str | None) ->
     return chosen
 
 
+def _refuse(what: str) -> None:
+    """Refuse a click made on labels the page no longer holds: say so on the next run (as a refused
+    stale edit is said, :func:`ragviz.ui.core.state.record_decision`) and redraw the stored labels."""
+    state.bump_label_version()
+    st.session_state[state.STALE_KEY] = (
+        f"Not saved: {render.md_escape(what)} (another tab or window?). The page now shows the stored labels;"
+        " redo the edit if you still want it."
+    )
+
+
 def apply_events(ds: Dataset, who: str) -> None:
     """Take the queued actions (:func:`take_events`) and carry them out, oldest first: a selection is
     kept in the session; a label goes to the store (:func:`ragviz.ui.core.state.record_decision`) as the
@@ -216,7 +226,7 @@ def apply_events(ds: Dataset, who: str) -> None:
         if kind == "label" and key in example.context_keys():
             was = context_state(key, set(seen.relevant_keys if seen else ()), set(seen.utilized_keys if seen else ()))
             if event.get("seen", was) != was:
-                state.refuse_stale(f"sentence {key} was shown as {event.get('seen')}, the labels say {was}")
+                _refuse(f"sentence {key} was shown as {event.get('seen')}, the labels say {was}")
                 continue
             changes = click_changes(example, seen, key, next_state(was))
         elif kind == "link" and of in example.response_keys() and key in example.context_keys():
