@@ -8,7 +8,7 @@ from ragviz.analysis.dashboard.figures import RETRIEVAL, TRACE, trace_view
 from ragviz.analysis.labelsets.named import HUMAN, JUDGE, label_set_names
 from ragviz.metrics.retrieval import DEFAULT_KS
 from ragviz.ui.audit import estimates as audit_estimates
-from ragviz.ui.core import access, results, state
+from ragviz.ui.core import access, report, results, state
 from ragviz.ui.dashboard import page as ui
 
 state.require_app_shell()
@@ -20,6 +20,7 @@ st.title("Dashboard")
 names = access.names_shown()  # viewers and presenters: the latest human labels, no one's name
 against = ui.against_picker([n for n in label_set_names(store) if n != JUDGE] if names else [HUMAN], present)
 data = results.dashboard_data(against)
+report.download_report_button(against, key="dashboard.report", present=present)
 
 family = ui.family_picker(results.metric_families() or [TRACE], present)
 ks = ui.cutoffs_input() if family == RETRIEVAL and not present else DEFAULT_KS

@@ -9,7 +9,7 @@ from ragviz.analysis.explain import answer_explanation, retrieval_explanations, 
 from ragviz.analysis.labelsets.named import HUMAN, JUDGE, human_labels, judge_labels, label_set_names
 from ragviz.analysis.review.edits import document_spans, response_spans
 from ragviz.ui.audit import estimates as audit_estimates
-from ragviz.ui.core import access, results, state
+from ragviz.ui.core import access, report, results, state
 from ragviz.ui.explainer import page as ui
 
 state.require_app_shell()
@@ -19,6 +19,7 @@ ds, store, present = page.dataset, page.store, page.present
 ui.follow_link(ds, st.query_params.get("uid"))
 
 st.title("What the numbers mean")
+report.download_report_button(HUMAN, key="explainer.report", present=present)
 audit_estimates.plain_words_section(store)
 names = access.names_shown()  # viewers and presenters: the latest human labels, no one's name
 index, other = ui.example_picker(

@@ -8,7 +8,8 @@ Three roles, each one more than the next:
 - **annotator** reviews: records, undoes and resets label decisions under their own name (claims
   too), and downloads the corrected labels (the Export page, the Claims page's corrected file);
 - **viewer** looks: every page in presentation mode (no editing control), nothing recorded, nothing
-  downloaded (a presentation shows the labels; taking them away is a reviewer's act).
+  downloaded (a presentation shows the labels; taking them away is a reviewer's act); only when the app is not
+  served may a viewer download the stakeholder report (:func:`can_download_report`).
 
 Who is who (:func:`access_of`):
 
@@ -50,6 +51,7 @@ __all__ = [
     "SignInRefused",
     "VIEWER",
     "access_of",
+    "can_download_report",
     "identity_claim",
     "identity_of_claims",
     "login_fingerprint",
@@ -236,3 +238,14 @@ def access_of(
     return Access(
         VIEWER, "You are not among this app's annotators (RAGVIZ_ANNOTATORS): it is shown in presentation mode."
     )
+
+
+def can_download_report(granted: Access, served: bool) -> bool:
+    """Whether the stakeholder report may be downloaded (the Dashboard's and the Explainer's "Download report"):
+    by those who review, and by anyone at the machine when the app is not served (a viewer there can run
+    ``ragviz report`` on the same files anyway).
+
+    >>> can_download_report(Access(VIEWER), served=False), can_download_report(Access(VIEWER), served=True)
+    (True, False)
+    """
+    return granted.can_review or not served
