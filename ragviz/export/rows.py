@@ -155,6 +155,8 @@ def _batches(
     light: bool,
     plain: bool,
 ) -> Iterator[tuple[pa.Table, np.ndarray | None, list[ExportedExample]]]:
+    from ragviz.data.label_columns import dotted_response_key_rows
+    from ragviz.data.ragbench import has_dotted_response_key
     from ragviz.export.columnar import plain_batch, plain_table
 
     statuses = store.statuses(annotator) if (store is not None and annotator) else {}
@@ -177,6 +179,7 @@ def _batches(
             mask = np.array(
                 [uids[i] not in judged and uids[i] not in statuses for i in range(start, start + sliced.num_rows)]
             )
+            mask[dotted_response_key_rows(sliced)] = False  # keys matched on loading ("a." -> "a"): row by row
         positions = range(sliced.num_rows) if mask is None else np.flatnonzero(~mask).tolist()
         selected = sliced.select(columns)
         rows = selected.take(pa.array(positions, pa.int64())).to_pylist() if mask is not None else selected.to_pylist()
@@ -184,7 +187,8 @@ def _batches(
         for k, full_row in zip(positions, rows):
             i = start + k
             uid = uids[i]
-            touched = not light or uid in judged or uid in statuses
+            # a key written "a." is matched to sentence "a" on loading, which needs the response sentences
+            touched = not light or uid in judged or uid in statuses or has_dotted_response_key(full_row)
             source = RowRef(full_row.get(PATH_COL) or "", full_row.get(ROW_COL) or 0)
             if touched:
                 example = dataset.example(i)

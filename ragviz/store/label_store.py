@@ -89,8 +89,7 @@ __all__ = [
 #: In place of an annotator's name where labels are read (statuses, exports): every annotator's latest
 #: decision per example (:func:`ragviz.store.events.fold_team`). Nobody can record under it.
 EVERYONE = "*"
-
-
+_UNCHECKED = object()  # the stale check has no stored value to compare with
 _EVENT_COLUMNS = "e.id, e.action_id, e.example_uid, e.annotator, e.ts, e.field, e.old_value, e.new_value, a.kind"
 
 
@@ -315,12 +314,13 @@ class LabelStore(DataSources):
         ``new`` equals its ``old`` is dropped from the decision).
 
         No lost update: each label field's ``old`` is the value the person saw. Inside the same write
-        transaction the store compares it with the field's stored current value for this annotator
-        and raises :class:`StaleEdit` (writing nothing) when they differ, unless the stored value
-        already equals ``new`` (then nothing would be lost; the event records the stored value as
-        ``old``). With *example*, the stored value is the field of the example's current labels
-        (judge base included, so a re-judge since counts); without it, the ``new`` of the field's
-        latest effective event since the last reset, and a field with no such event is not checked.
+        transaction the store compares it with the field's stored current value for this annotator and
+        raises :class:`StaleEdit` (writing nothing) when they differ, unless the stored value already
+        equals ``new`` (then nothing is lost; the event records the stored value as ``old``). A label
+        field sent with ``old == new`` beside a real change is checked the same way, not written (a
+        context click sends both of the sentence's fields). With *example*, the stored value is the
+        field of the example's current labels (judge base included: a re-judge since counts); without
+        it, the ``new`` of the field's latest effective event since the last reset (none: unchecked).
         Labels are per annotator, so two annotators never conflict; ``review`` / ``reset`` markers
         and :meth:`undo` carry no value and are never refused (each can itself be undone).
         """
@@ -335,13 +335,15 @@ class LabelStore(DataSources):
                 _dumps(c.old), _dumps(c.new)
             except (TypeError, ValueError) as exc:
                 raise ValueError(f"{c.field}: value cannot be stored as JSON: {exc}") from None
-        # a label "change" from a value to itself (a widget re-sent what it showed) is no decision
-        items = [c for c in items if not (is_label_field(c.field) and canonical(c.old) == canonical(c.new))]
+        # a label "change" from a value to itself (a widget re-sent it) is no decision; beside a real change
+        # it is what the decision assumed (a context click's other field): checked, not written
+        assumed = [c for c in items if is_label_field(c.field) and canonical(c.old) == canonical(c.new)]
+        items = [c for c in items if c not in assumed]
         if not items:
             return None
         ts = now_iso()
         with self._write():
-            items = self._check_stale(example_uid, annotator, items, example)
+            items = self._check_stale(example_uid, annotator, items, example, assumed)
             action_id = self._new_action(example_uid, annotator, ts, action)
             for c in items:
                 self._insert_event(action_id, example_uid, annotator, ts, c.field, c.old, c.new)
@@ -350,11 +352,12 @@ class LabelStore(DataSources):
         return action_id
 
     def _check_stale(
-        self, example_uid: str, annotator: str, items: list[Change], example: Example | None
+        self, example_uid: str, annotator: str, items: list[Change], example: Example | None, assumed: Sequence[Change]
     ) -> list[Change]:
         """*items* with ``old`` set to the stored value; :class:`StaleEdit` when a field changed since
-        it was shown (see :meth:`record`). Runs inside the write transaction."""
-        checked = [c for c in items if is_label_field(c.field)]
+        it was shown, or an *assumed* field (checked, not written) no longer holds its ``old`` (see
+        :meth:`record`). Runs inside the write transaction."""
+        checked = [c for c in [*items, *assumed] if is_label_field(c.field)]
         if not checked:
             return items
         events = effective_events(self._events(example_uid, annotator))
@@ -365,20 +368,17 @@ class LabelStore(DataSources):
         if example is not None:
             base = base_labels(example, self._judge_labels(example_uid))
             current = fold_labels(base, events, example, annotator)
+
+        def stored_value(field: str) -> Any:
+            if example is not None and not field.startswith(CLAIM_PREFIX):
+                return field_value(current, field)
+            return latest.get(field, _UNCHECKED)  # a field with no event since the last reset: not checked
+
         conflicts: list[Conflict] = []
         out: list[Change] = []
-        for c in items:
-            if not is_label_field(c.field):
-                out.append(c)
-                continue
-            if example is not None and not c.field.startswith(CLAIM_PREFIX):
-                stored = field_value(current, c.field)
-            elif c.field in latest:
-                stored = latest[c.field]
-            else:
-                out.append(c)
-                continue
-            if canonical(stored) == canonical(c.old):
+        for c in [*items, *assumed]:  # an assumed field has old == new: it holds old, or it conflicts
+            stored = stored_value(c.field) if is_label_field(c.field) else _UNCHECKED
+            if stored is _UNCHECKED or canonical(stored) == canonical(c.old):
                 out.append(c)
             elif canonical(stored) == canonical(c.new):
                 out.append(Change(c.field, stored, c.new))
@@ -386,7 +386,7 @@ class LabelStore(DataSources):
                 conflicts.append(Conflict(c.field, c.old, stored))
         if conflicts:
             raise StaleEdit(example_uid, annotator, conflicts)
-        return out
+        return out[: len(out) - len(assumed)]
 
     def undo(self, example_uid: str, annotator: str) -> bool:
         """Undo the annotator's last not-yet-undone action on this example; ``False`` when none."""

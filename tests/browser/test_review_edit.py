@@ -131,6 +131,22 @@ def test_an_edit_that_ends_where_it_started_is_no_change(server, page):
     expect()(page.locator(".rv-explanation")).not_to_contain_text("Reviewer's note")
 
 
+def test_a_click_on_the_chosen_verdict_changes_nothing(server, page):
+    """Issue 28: "✗ unsupported" is the judge's verdict on c; a click on it stored
+    ``fully_supported: None`` while the button stayed highlighted. Now nothing is stored and it
+    stays chosen."""
+    open_review(page, f"{server.url}/review?id=ml-vs-programming")
+    chosen = page.locator('[data-testid="stButtonGroup"] button').filter(has_text="✗ unsupported")
+    expect()(chosen).to_have_attribute("aria-checked", "true")
+    click_support(page, "✗ unsupported")
+    settle(page)
+    expect()(chosen).to_have_attribute("aria-checked", "true")
+    expect()(undo_hint(page)).to_have_text("Z: nothing to undo")
+    expect()(sidebar(page)).to_contain_text("0 / 22 reviewed (0 corrected)")
+    with LabelStore(server.db) as store:
+        assert store.history(ML) == []
+
+
 def test_a_flipped_verdict_shows_and_exports_the_reviewers_note(server, page, tmp_path):
     url = server.url
     open_review(page, f"{url}/review?id=ml-vs-programming")

@@ -236,3 +236,31 @@ def test_the_text_never_takes_the_focus_after_a_move_to_another_example(streamli
     assert not page.evaluate(in_text)  # back on the example: the old keyboard action takes no focus
     page.keyboard.press("j")
     expect()(page).to_have_title(re.compile(r"Example 2 of 22"))
+
+
+def test_a_stale_click_in_a_second_tab_is_refused(streamlit_server, chromium_browser):
+    """Issue 28: two tabs of one person on one example. Tab 1 clicks 1c through none -> R -> R+U -> U;
+    tab 2, still showing 1c "neither", clicks it once: refused with a message naming the field that
+    changed, tab 2 redraws with 1c "utilized", and the store keeps tab 1's three clicks only (before:
+    tab 2's click was stored and 1c became R+U, which neither tab meant, without a word)."""
+    context = chromium_browser.new_context(viewport=SCREEN)  # one browser, two tabs: one person
+    try:
+        tab1, tab2 = context.new_page(), context.new_page()
+        for tab in (tab1, tab2):
+            tab.set_default_timeout(60_000)
+            open_review(tab, f"{streamlit_server.url}/review?id=ml-vs-programming")
+        expect()(sentence(tab2, "1c")).to_have_attribute("data-state", "neither")
+        for state in ("relevant", "both", "utilized"):
+            sentence(tab1, "1c").click()
+            expect()(sentence(tab1, "1c")).to_have_attribute("data-state", state)
+            settle(tab1)
+        sentence(tab2, "1c").click()
+        expect()(tab2.locator('[data-testid="stAlert"]').filter(has_text="Not saved")).to_contain_text("utilized_keys")
+        expect()(sentence(tab2, "1c")).to_have_attribute("data-state", "utilized")
+        with LabelStore(streamlit_server.db) as store:
+            events = store.history(ML)
+            assert len(events) == 3, [(e.field, e.new) for e in events]
+            latest = dict(store.changes(ML, "browser-tester"))
+        assert "1c" in latest["utilized_keys"] and "1c" not in latest["relevant_keys"]
+    finally:
+        context.close()

@@ -141,3 +141,28 @@ def test_an_upload_belongs_to_the_store_every_replica_and_the_cli_read_it(replic
     exported = [json.loads(line) for line in out.read_text().splitlines()]
     assert sorted(r["id"] for r in exported) == ["upl-0", "upl-1", "upl-2"]
     assert next(r for r in exported if r["id"] == "upl-2")["reviewer"] == "browser-tester"
+
+
+def test_a_stale_click_that_changes_the_other_field_is_refused_across_replicas(both_on_review):
+    """Issue 28: replica one clicks a sentence through none -> R -> R+U -> U; replica two, still
+    showing it "neither", clicks it once. Its click would change relevant_keys (back where replica two
+    saw it) and assumes utilized_keys (changed since): refused with a message, replica two redraws
+    with "utilized", and the store holds replica one's three clicks only (before: R+U, silently)."""
+    from tests.browser.test_review_text import sentence
+
+    url, page1, page2 = both_on_review
+    unlabelled = page1.locator('.rv-sent[data-state="neither"]')
+    expect()(unlabelled.first).to_be_visible()
+    key = unlabelled.first.get_attribute("data-key")
+    for state in ("relevant", "both", "utilized"):
+        sentence(page1, key).click()
+        expect()(sentence(page1, key)).to_have_attribute("data-state", state)
+        settle(page1)
+    expect()(sentence(page2, key)).to_have_attribute("data-state", "neither")  # drawn before all that
+    sentence(page2, key).click()
+    expect()(page2.locator('[data-testid="stAlert"]').filter(has_text="Not saved")).to_contain_text("utilized_keys")
+    expect()(sentence(page2, key)).to_have_attribute("data-state", "utilized")
+    with LabelStore(url) as store:
+        assert len(store.history(ML)) == 3
+        latest = dict(store.changes(ML, "browser-tester"))
+    assert key in latest["utilized_keys"] and key not in latest["relevant_keys"]

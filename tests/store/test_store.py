@@ -480,6 +480,35 @@ def test_two_sessions_of_one_annotator_conflict_nothing_is_lost(db_target, examp
         assert tab1.current_labels(example, "ann").support_for("b").supporting_keys == ("1a",)
 
 
+def test_a_click_drawn_from_older_labels_is_refused_whichever_field_changed(db_target, example):
+    """Tab 1 clicks 0b round none -> R -> R+U -> U; tab 2, still drawn with 0b "neither", clicks it
+    once. Its click changes relevant_keys, which is back where tab 2 saw it, but utilized_keys (which
+    it leaves alone) changed under it: refused, and 0b stays U, as tab 1 left it (not R+U)."""
+    from ragviz.analysis.review.edits import context_state
+    from ragviz.analysis.review.text import click_changes, next_state
+
+    with LabelStore(db_target) as tab1, LabelStore(db_target) as tab2:
+        drawn2 = tab2.current_labels(example, "ann")
+        state = "neither"
+        for _ in range(3):
+            state = next_state(state)
+            drawn1 = tab1.current_labels(example, "ann")
+            assert tab1.record(example.uid, "ann", click_changes(example, drawn1, "0b", state), example=example)
+        with pytest.raises(StaleEdit) as refused:
+            tab2.record(example.uid, "ann", click_changes(example, drawn2, "0b", "relevant"), example=example)
+        assert [(c.field, c.seen, c.stored) for c in refused.value.conflicts] == [
+            ("utilized_keys", ["0a"], ["0a", "0b"])
+        ]
+        now = tab2.current_labels(example, "ann")
+        assert context_state("0b", set(now.relevant_keys), set(now.utilized_keys)) == "utilized"
+        assert tab1.n_events() == 3  # one event per click: the unchanged field is checked, never written
+        # redrawn from the stored labels, the same click is stored: U -> none
+        changes = click_changes(example, now, "0b", "neither")
+        assert tab2.record(example.uid, "ann", changes, example=example)
+        after = tab1.current_labels(example, "ann")
+        assert (after.relevant_keys, after.utilized_keys) == (("0a",), ("0a",))
+
+
 def test_two_annotators_on_one_example_never_conflict(db_target, example):
     with LabelStore(db_target) as a, LabelStore(db_target) as b:
         seen = field_value(example.labels, "relevant_keys")

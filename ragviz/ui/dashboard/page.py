@@ -251,8 +251,14 @@ def _triage_lists(leverage: Mapping[str, Sequence[Leverage]], disagreements: Seq
     left, right = st.columns(2, gap="large")
     with left:
         st.subheader(f"One change moves the mean {metric} most")  # md: ours (a metric name of ragviz)
+        st.caption(
+            "Examples someone already reviewed are left out. Equal moves (every verdict flip moves the mean "
+            "adherence by 1/n) are ordered by the example's own size of effect: how far its best single change "
+            "moves each of the four TRACe metrics, summed; then by row. The data carries no judge confidence "
+            "to order them by."
+        )
         if not leverage[metric]:
-            st.caption("No labeled example.")
+            st.caption("No labeled example left to review.")
         for x in leverage[metric]:
             _review_link(x.uid, f"{render.md_escape(x.uid)} — {x.change}: mean {metric} {x.dataset_delta:+.4f}")
     with right:
