@@ -10,7 +10,7 @@ import pytest
 from ragviz.data.load import load
 from ragviz.store.audit_samples import draw_order, list_samples
 from ragviz.store.label_store import LabelStore
-from tests.browser.test_journey import expect, settle
+from tests.browser_wait import expect, settle
 from tests.conftest import SAMPLE_DATA
 
 pytestmark = pytest.mark.browser

@@ -10,8 +10,7 @@ import pytest
 from ragviz.data.labels import Change
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
-from tests.browser.test_journey import expect
-from tests.browser_wait import settle
+from tests.browser_wait import expect, settle
 from tests.conftest import SAMPLE_DATA, StreamlitServer
 
 pytestmark = pytest.mark.browser

@@ -10,8 +10,7 @@ import json
 import pytest
 
 from ragviz.store.label_store import LabelStore
-from tests.browser.test_journey import expect, metric_value
-from tests.browser_wait import settle
+from tests.browser_wait import expect, metric_value, settle
 from tests.conftest import SAMPLE_DATA
 
 pytestmark = pytest.mark.browser

@@ -18,20 +18,13 @@ import pytest
 
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
-from tests.browser_wait import settle
+from tests.browser_wait import click_support, expect, metric_value, open_review, press, settle
 from tests.conftest import SAMPLE_DATA, StreamlitServer, free_port
 
 pytestmark = pytest.mark.browser
 
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
 WAIT = 60_000
-
-
-def expect():
-    from playwright.sync_api import expect as _expect
-
-    _expect.set_options(timeout=WAIT)
-    return _expect
 
 
 def _port() -> int:
@@ -53,27 +46,6 @@ def server(tmp_path):
     srv.start()
     yield srv
     srv.stop()
-
-
-def metric_value(page, label: str):
-    return page.locator('[data-testid="stMetric"]').filter(has_text=label).locator('[data-testid="stMetricValue"]')
-
-
-def open_review(page, url: str):
-    page.goto(url)
-    expect()(metric_value(page, "Adherence")).to_be_visible()
-    settle(page)
-
-
-def press(page, key: str):
-    settle(page)
-    page.evaluate("() => document.activeElement && document.activeElement.blur()")
-    page.keyboard.press(key)
-
-
-def click_support(page, label: str):
-    settle(page)
-    page.locator('[data-testid="stButtonGroup"] button').filter(has_text=label).click()
 
 
 def header(page):

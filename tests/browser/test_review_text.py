@@ -15,7 +15,7 @@ import re
 import pytest
 
 from ragviz.store.label_store import LabelStore
-from tests.browser_wait import settle
+from tests.browser_wait import expect, metric_value, open_review, sentence, settle
 from tests.conftest import StreamlitServer
 from tests.ragbench_data import require_ragbench
 
@@ -25,27 +25,6 @@ ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
 LONGEST = "expertqa_test/expertqa_206/ExpertQA"  # 1,056 context sentences in 9 documents
 SCREEN = {"width": 1280, "height": 800}
 MAIN = "document.querySelector('[data-testid=stMain]')"
-
-
-def expect():
-    from playwright.sync_api import expect as _expect
-
-    return _expect
-
-
-def metric_value(page, label: str):
-    return page.locator('[data-testid="stMetric"]').filter(has_text=label).locator('[data-testid="stMetricValue"]')
-
-
-def sentence(page, key: str):
-    return page.locator(f'.rv-sent[data-key="{key}"]')
-
-
-def open_review(page, url: str):
-    page.goto(url)
-    expect()(page.locator(".rv-doc").first).to_be_visible(timeout=60_000)
-    expect()(metric_value(page, "Adherence")).to_be_visible(timeout=60_000)
-    settle(page)
 
 
 @pytest.fixture

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from ragviz.store.label_store import LabelStore
-from tests.browser.test_journey import ML, click_support, expect, metric_value, open_review, select_sentence, settle
+from tests.browser.test_journey import ML
+from tests.browser_wait import click_support, expect, metric_value, open_review, select_sentence, settle
 from tests.conftest import StreamlitServer
 
 pytestmark = pytest.mark.browser
@@ -67,7 +68,7 @@ def test_a_stale_click_on_the_other_replica_is_refused_and_the_newer_labels_show
     """Both replicas show the same example; replica one labels a context sentence relevant, then
     replica two (still drawn from the older labels) clicks another one: the store refuses it, replica
     two says which field changed and redraws with replica one's label; only replica one's edit is stored."""
-    from tests.browser.test_review_text import sentence
+    from tests.browser_wait import sentence
 
     url, page1, page2 = both_on_review
     unlabelled = page1.locator('.rv-sent[data-state="neither"]')
@@ -148,7 +149,7 @@ def test_a_stale_click_that_changes_the_other_field_is_refused_across_replicas(b
     showing it "neither", clicks it once. Its click would change relevant_keys (back where replica two
     saw it) and assumes utilized_keys (changed since): refused with a message, replica two redraws
     with "utilized", and the store holds replica one's three clicks only (before: R+U, silently)."""
-    from tests.browser.test_review_text import sentence
+    from tests.browser_wait import sentence
 
     url, page1, page2 = both_on_review
     unlabelled = page1.locator('.rv-sent[data-state="neither"]')
