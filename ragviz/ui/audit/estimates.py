@@ -106,7 +106,7 @@ def estimate_table(report: EstimateReport, by: bool) -> pd.DataFrame:
 
 def _notes(lines: list[str]) -> None:
     if lines:
-        st.html(render.problems_html(lines, "warning"))
+        st.html(render.problems_html(lines, "warning", prose=True))  # sentences, not PATH:ROW lines
 
 
 def no_sample_notice() -> None:

@@ -309,12 +309,14 @@ def explanation_html(span: ResponseSpan | None) -> str:
     )
 
 
-def problems_html(lines: Iterable[str], kind: str = "warning") -> str:
-    """A list of problem lines (``PATH:ROW: field: problem``), escaped, in a monospace block."""
+def problems_html(lines: Iterable[str], kind: str = "warning", prose: bool = False) -> str:
+    """A list of problem lines (``PATH:ROW: field: problem``), escaped, in a monospace block; *prose*:
+    sentences for a reader (the estimates' notes), in the page's own font."""
     color = {"error": VERMILION, "warning": ORANGE}.get(kind, GREY)
     rows = "".join(f"<li>{esc(line)}</li>" for line in lines)
+    font = "font-size:0.9rem;line-height:1.5" if prose else "font-family:ui-monospace,monospace;font-size:0.8rem"
     return (
-        f'<ul class="rv-problems rv-{kind}" style="font-family:ui-monospace,monospace;font-size:0.8rem;'
+        f'<ul class="rv-problems rv-{kind}" style="{font};'
         f'border-left:3px solid {color};margin:0;padding-left:1.6em">{rows}</ul>'
     )
 
