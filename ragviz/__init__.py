@@ -5,7 +5,7 @@ The public API, in five lines::
     import ragviz
     result = ragviz.load(["sample_data"])                  # any format ragviz reads; problems in result.errors
     records = list(ragviz.trace_records(result.dataset))   # TRACe per example, from the labels in the files
-    with ragviz.open_store("labels.db") as store:          # the label store (default ~/.ragviz/ragviz.db)
+    with ragviz.open_store("labels.db") as store:          # the label store (default $RAGVIZ_DB, else ~/.ragviz/ragviz.db)
         ragviz.write_jsonl(ragviz.export_rows(result.dataset, store, "alice"), "corrected.jsonl")
 
 Names are imported on first use, so ``import ragviz`` stays cheap. The core (this package minus

@@ -5,8 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from ragviz.analysis.dashboard.baselines import agreement_report, has_baseline_scores
-from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK
+from ragviz.cli.common import EXIT_OK
 from ragviz.data.dataset import Dataset
+from ragviz.data.errors import BadInput
+
+COMMAND = "ragviz agreement"
 
 __all__ = ["add_agreement_arguments", "run_agreement_command"]
 
@@ -35,7 +38,7 @@ def add_agreement_arguments(parser: Any) -> None:
 
 
 def run_agreement_command(args: Any) -> int:
-    """``ragviz agreement``: one JSON object per subset on stdout; exit 2 on bad input."""
+    """``ragviz agreement``: one JSON object per subset on stdout; bad input raises :class:`BadInput` (exit 2)."""
     import json
     import sys
     from pathlib import Path
@@ -45,10 +48,9 @@ def run_agreement_command(args: Any) -> int:
 
     result = load(args.paths)
     if not result.ok:
-        for p in result.errors:
-            print(str(p), file=sys.stderr)
-        print(f"{len(result.errors)} errors: nothing computed (run `ragviz validate` for details)", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        raise BadInput(
+            f"{len(result.errors)} errors: nothing computed (run `ragviz validate` for details)", listed=result.errors
+        )
     store = None
     if args.against != JUDGE or getattr(args, "annotators", False):
         from ragviz.store.label_store import LabelStore, StoreError, default_db
@@ -60,25 +62,22 @@ def run_agreement_command(args: Any) -> int:
             try:
                 store = LabelStore(target if is_url(target) else db)
             except StoreError as exc:
-                print(f"ragviz agreement: {exc}", file=sys.stderr)
-                return EXIT_BAD_INPUT
+                raise BadInput(str(exc), path=COMMAND) from None
         elif args.db:
-            print(f"ragviz agreement: {db}: no label store at this path", file=sys.stderr)
-            return EXIT_BAD_INPUT
+            raise BadInput("no label store at this path", path=f"{COMMAND}: {db}")
         if (
             not getattr(args, "annotators", False)
             and args.against != HUMAN
             and (store is None or args.against not in store.annotators())
         ):
             known = ", ".join(store.annotators()) if store is not None else "none"
-            print(
-                f"ragviz agreement: --against {args.against}: no decisions by this annotator in {db} "
-                f"(annotators: {known}; or use llm / human)",
-                file=sys.stderr,
-            )
             if store is not None:
                 store.close()
-            return EXIT_BAD_INPUT
+            raise BadInput(
+                f"no decisions by this annotator in {db} (annotators: {known}; or use llm / human)",
+                path=COMMAND,
+                field=f"--against {args.against}",
+            )
     if getattr(args, "annotators", False):
         return _print_annotator_agreement(result.dataset, store)
     try:

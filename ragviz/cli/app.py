@@ -17,6 +17,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+from ragviz.data.errors import BadInput
+
+COMMAND = "ragviz app"
+
 __all__ = ["DATA_ENV", "add_app_arguments", "app_script", "run_app_command", "streamlit_command"]
 
 
@@ -78,17 +82,14 @@ def streamlit_command(script: Path, port: int, host: str, headless: bool) -> lis
 def run_app_command(args: argparse.Namespace) -> int:
     """The ``app`` command: see the module docstring."""
     if not 0 < args.port < 65536:
-        print(f"ragviz app: --port: must be 1-65535, got {args.port}", file=sys.stderr)
-        return 2
+        raise BadInput(f"must be 1-65535, got {args.port}", path=COMMAND, field="--port")
     missing = [p for p in args.paths if not os.path.exists(p)]
     if missing:
-        print(f"ragviz app: {missing[0]}: no such file or directory", file=sys.stderr)
-        return 2
+        raise BadInput("no such file or directory", path=COMMAND, field=missing[0])
     try:
         script = app_script()
     except FileNotFoundError as exc:
-        print(f"ragviz app: {exc}", file=sys.stderr)
-        return 2
+        raise BadInput(str(exc), path=COMMAND) from None
     env = dict(os.environ)
     if args.paths:
         env[DATA_ENV] = os.pathsep.join(os.path.abspath(p) for p in args.paths)

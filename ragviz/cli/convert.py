@@ -5,30 +5,29 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK
+from ragviz.cli.common import EXIT_OK
+from ragviz.data.errors import BadInput
+
+COMMAND = "ragviz convert"
 
 __all__ = ["add_convert_arguments", "convert_command", "run_convert_command"]
 
 
 def convert_command(paths: list[str], out: str, to: str, fmt: str | None = None, card: bool = False) -> int:
-    """Load *paths* (every format ragviz reads, problems printed as ``PATH:ROW: field: problem``) and
-    write them to *out* in the shape *to*, with the rows' own labels (no label store). Exit 2 when an
-    input does not load (nothing is written then)."""
-    from ragviz.cli.export import FORMATS, TARGETS, Target, format_from_name, load_sources, write_target
+    """Load *paths* (every format ragviz reads) and write them to *out* in the shape *to*, with the rows'
+    own labels (no label store). An input that does not load raises :class:`BadInput` listing every
+    problem as ``PATH:ROW: field: problem`` (nothing is written then; ``ragviz`` exits 2)."""
+    from ragviz.export.files import FORMATS
+    from ragviz.export.targets import TARGETS, Target, format_from_name, load_sources, write_target
 
     if to not in TARGETS:
-        print(f"ragviz convert: unknown target {to!r} (choose from {', '.join(TARGETS)})", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        raise BadInput(f"unknown target {to!r} (choose from {', '.join(TARGETS)})", path=COMMAND)
     fmt = fmt or format_from_name(out)
     if fmt not in FORMATS or (to == "ragbench" and fmt == "csv"):
-        print(f"ragviz convert: RAGBench rows are written as jsonl or parquet, not {fmt!r}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        raise BadInput(f"RAGBench rows are written as jsonl or parquet, not {fmt!r}", path=COMMAND)
     dataset, errors = load_sources(paths)
     if errors:
-        for e in errors:
-            print(e, file=sys.stderr)
-        print(f"{len(errors)} errors in the input: nothing converted", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        raise BadInput(f"{len(errors)} errors in the input: nothing converted", listed=errors)
     target = Target(out, fmt, to, card)
     n_rows, _, written = write_target(dataset, None, None, target)
     print(f"converted {n_rows} examples to {written} ({target.describe()})", file=sys.stderr)

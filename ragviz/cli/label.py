@@ -19,14 +19,15 @@ import os
 import sys
 from typing import TYPE_CHECKING, TextIO
 
+from ragviz.cli.common import EXIT_OK
+from ragviz.data.errors import BadInput
+
 if TYPE_CHECKING:
     from ragviz.data.model import Example
     from ragviz.judge.client import JudgeSettings
 
 __all__ = [
     "DEFAULT_TIMEOUT",
-    "EXIT_BAD_INPUT",
-    "EXIT_OK",
     "EXIT_SOME_FAILED",
     "REASONING_EFFORTS",
     "RESPONSE_FORMATS",
@@ -35,10 +36,8 @@ __all__ = [
     "settings_from_args",
 ]
 
-
-EXIT_OK = 0
 EXIT_SOME_FAILED = 1
-EXIT_BAD_INPUT = 2
+COMMAND = "ragviz label"
 # = ragviz.judge.client's DEFAULT_TIMEOUT, RESPONSE_FORMATS and REASONING_EFFORTS (not imported: it loads
 # the openai client; tests/judge/test_endpoints.py checks they agree)
 DEFAULT_TIMEOUT = 60.0
@@ -175,15 +174,13 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
     from ragviz.export.rows import export_rows
     from ragviz.judge.cache import JudgeCache
     from ragviz.judge.client import JudgeConfigError
-    from ragviz.judge.estimate import estimate_run
-    from ragviz.judge.pricing import describe_cost
+    from ragviz.judge.cost import describe_cost, estimate_run
     from ragviz.judge.run import RunProgress, judge_examples
     from ragviz.store.label_store import LabelStore, StoreError, default_db
 
     err = err or sys.stderr
     if args.limit is not None and args.limit < 0:
-        print(f"--limit: must be >= 0, got {args.limit}", file=err)
-        return EXIT_BAD_INPUT
+        raise BadInput(f"must be >= 0, got {args.limit}", field="--limit")
     from ragviz.cli.label_batch import batch_mode, run_batch_command
 
     mode = batch_mode(args)
@@ -195,22 +192,19 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
         if not value
     ]
     if missing:
-        print(f"ragviz label: a live run needs {', '.join(missing)}", file=err)
-        return EXIT_BAD_INPUT
+        raise BadInput(f"a live run needs {', '.join(missing)} (or a batch option)", path=COMMAND)
     settings = settings_from_args(args)
     try:
         settings.check()
         settings.resolved_api_key()
     except JudgeConfigError as exc:
-        print(f"ragviz label: {exc}", file=err)
-        return EXIT_BAD_INPUT
+        raise BadInput(str(exc), path=COMMAND) from None
 
     result = load(args.paths)
-    for problem in result.errors:
-        print(str(problem), file=err)
     if not result.ok:
-        print(f"{len(result.errors)} errors: nothing judged (run `ragviz validate` for details)", file=err)
-        return EXIT_BAD_INPUT
+        raise BadInput(
+            f"{len(result.errors)} errors: nothing judged (run `ragviz validate` for details)", listed=result.errors
+        )
     dataset = result.dataset
     n = len(dataset) if args.limit is None else min(args.limit, len(dataset))
     examples = [dataset.example(i) for i in range(n)]
@@ -220,8 +214,7 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
         store = LabelStore(db_path)
         cache = JudgeCache(db_path)
     except (StoreError, ValueError) as exc:
-        print(f"ragviz label: {exc}", file=err)
-        return EXIT_BAD_INPUT
+        raise BadInput(str(exc), path=COMMAND) from None
     try:
         if args.dry_run:
             plan = estimate_run(examples, settings, None if args.force else cache)

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from ragviz.data.errors import BadInput
+
 if TYPE_CHECKING:
     from ragviz.data.model import Example
     from ragviz.judge.batch.collect import CollectReport
@@ -21,10 +23,12 @@ if TYPE_CHECKING:
     from ragviz.judge.client import JudgeSettings
     from ragviz.store.label_store import LabelStore
 
+COMMAND = "ragviz label"
+
 __all__ = ["BATCH_MODES", "add_batch_arguments", "batch_mode", "run_batch_command"]
 
 
-EXIT_OK, EXIT_SOME_FAILED, EXIT_BAD_INPUT = 0, 1, 2  # as ragviz.cli.label's
+EXIT_OK, EXIT_SOME_FAILED = 0, 1  # as ragviz.cli.label's (bad input raises BadInput: exit 2)
 
 BATCH_MODES = ("batch", "batch_file", "batch_status", "collect", "import_batch", "retry_failed", "cancel_batch")
 
@@ -129,8 +133,7 @@ def run_batch_command(
         store = LabelStore(db_path)
         cache = JudgeCache(store.reopen_database())
     except (StoreError, ValueError) as exc:
-        print(f"ragviz label: {exc}", file=err)
-        return EXIT_BAD_INPUT
+        raise BadInput(str(exc), path=COMMAND) from None
     try:
         if not args.model:
             args.model = _recorded_model(cache) or ""
@@ -140,32 +143,28 @@ def run_batch_command(
                 settings.check()
                 settings.resolved_api_key()
         except JudgeConfigError as exc:
-            print(f"ragviz label: {exc}", file=err)
-            return EXIT_BAD_INPUT
+            raise BadInput(str(exc), path=COMMAND) from None
         return _run_step(mode, args, settings, store, cache, _batch_dir(args, db_path), err)
     except BatchServiceError as exc:
         print(f"ragviz label: {exc}", file=err)
         return EXIT_SOME_FAILED
     except FileNotFoundError as exc:
-        print(f"ragviz label: {exc.filename or exc}: no such file", file=err)
-        return EXIT_BAD_INPUT
+        raise BadInput("no such file", path=str(exc.filename or exc)) from None
     finally:
         cache.close()
         store.close()
 
 
-def _load_examples(args: argparse.Namespace, err: TextIO) -> list[Example] | None:
+def _load_examples(args: argparse.Namespace) -> list[Example]:
     from ragviz.data.load import load
 
     if not args.paths:
-        print("ragviz label: give the data files to judge (PATH...)", file=err)
-        return None
+        raise BadInput("give the data files to judge (PATH...)", path=COMMAND)
     result = load(args.paths)
-    for problem in result.errors:
-        print(str(problem), file=err)
     if not result.ok:
-        print(f"{len(result.errors)} errors: nothing judged (run `ragviz validate` for details)", file=err)
-        return None
+        raise BadInput(
+            f"{len(result.errors)} errors: nothing judged (run `ragviz validate` for details)", listed=result.errors
+        )
     dataset = result.dataset
     n = len(dataset) if args.limit is None else min(max(args.limit, 0), len(dataset))
     return [dataset.example(i) for i in range(n)]
@@ -190,9 +189,7 @@ def _run_step(
     from ragviz.judge.batch.submit import batch_format, plan_batch, send_recorded_files, write_batch
 
     if mode in ("batch", "batch_file"):
-        examples = _load_examples(args, err)
-        if examples is None:
-            return EXIT_BAD_INPUT
+        examples = _load_examples(args)
         plan = plan_batch(examples, settings, cache, force=args.force)
         print(
             f"{plan.n_examples} examples: {plan.n_cached} cached, {plan.n_waiting} already waiting in a batch,"
@@ -302,8 +299,7 @@ def _run_step(
         try:
             record = collecting.cancel(settings, cache, args.cancel_batch)
         except KeyError as exc:
-            print(f"ragviz label: {exc.args[0]}", file=err)
-            return EXIT_BAD_INPUT
+            raise BadInput(exc.args[0], field="--cancel-batch") from None
         print(f"{record.batch_id}: {record.status}; collect what it answered with --collect", file=err)
         return EXIT_OK
     if mode == "collect":

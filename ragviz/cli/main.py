@@ -2,7 +2,9 @@
 
 Each command parses its options, calls one library function and prints. Library modules are
 imported inside the commands so ``ragviz --help`` starts fast; Streamlit is never imported here.
-Exit codes: 0 success, 2 bad input (every problem printed as ``PATH:ROW: field: problem``).
+Exit codes: 0 success, 2 bad input. Bad input has one channel: a command raises
+:class:`ragviz.data.errors.BadInput` (core code may too) and :func:`main` prints it, every problem as
+``PATH:ROW: field: problem`` (the parts known), to stderr.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK
+from ragviz.data.errors import BadInput
 
 __all__ = ["COMMANDS", "Command", "CommandSpec", "build_parser", "main"]
 
@@ -162,6 +165,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
+    except BadInput as exc:
+        for line in exc.lines():
+            print(line, file=sys.stderr)
+        return EXIT_BAD_INPUT
     except BrokenPipeError:  # `ragviz metrics ... | head`
         return EXIT_OK
     except KeyboardInterrupt:

@@ -1,6 +1,6 @@
 """Exporting the corrected label set: :mod:`~ragviz.export.rows` builds the rows (current labels, recomputed
 scores, the judge's ``llm_`` copies, provenance), :mod:`~ragviz.export.files` writes them as JSONL, Parquet or
-a per-example metrics CSV."""
+a per-example metrics CSV, :mod:`~ragviz.export.targets` what ``ragviz export`` / ``ragviz convert`` write."""
 
 from ragviz.export.files import (
     FORMATS,

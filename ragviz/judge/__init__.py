@@ -6,7 +6,7 @@ Public entry points: :func:`judge_examples` / :func:`judge_examples_async` for a
 
 from ragviz.judge.cache import JudgeCache
 from ragviz.judge.client import JudgeConfigError, JudgeSettings
-from ragviz.judge.estimate import RunEstimate, estimate_run
+from ragviz.judge.cost import RunEstimate, estimate_run
 from ragviz.judge.prompt import PROMPT_VERSION, content_hash
 from ragviz.judge.run import JudgeOutcome, RunProgress, RunSummary, judge_example, judge_examples, judge_examples_async
 

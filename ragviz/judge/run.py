@@ -24,7 +24,7 @@ from ragviz.judge.cache import (
     utc_now,
 )
 from ragviz.judge.client import ChatCaller, JudgeRequestError, JudgeSettings
-from ragviz.judge.pricing import estimate_cost
+from ragviz.judge.cost import estimate_cost
 from ragviz.judge.probe import resolve_format
 from ragviz.judge.prompt import (
     PROMPT_VERSION,
@@ -205,7 +205,8 @@ async def judge_examples_async(
     on_progress: Callable[[RunProgress], None] | None = None,
     should_cancel: Callable[[], bool] | None = None,
 ) -> RunSummary:
-    """Judge *examples*; cached answers are reused unless *force*.
+    """Judge *examples*; cached answers are reused unless *force*. A run whose answers are all cached opens
+    no client and asks the endpoint nothing, not even the response-format probe.
 
     *on_progress* is called after each example and every :data:`TICK` seconds while calls are under
     way; *should_cancel* is polled as often. Cancelling (or *on_progress* raising, as Streamlit does

@@ -2,7 +2,7 @@
 
 :mod:`~ragviz.store.events` folds events into labels (pure), :mod:`~ragviz.store.migrations` holds the
 schema and the dialects, :mod:`~ragviz.store.database` the one connection interface over the backends
-(:mod:`~ragviz.store.sqlite`, :mod:`~ragviz.store.postgres`), :mod:`~ragviz.store.label_store` the store itself.
+(:mod:`~ragviz.store.sqlite`, :mod:`~ragviz.store.postgres`), :mod:`~ragviz.store.label_store` the store itself, :mod:`~ragviz.store.sources` its data files and uploads.
 """
 
 from ragviz.store.events import Event, ExampleStatus

@@ -21,7 +21,9 @@ from ragviz.store.postgres import errors as pg_errors
 from ragviz.store.postgres import is_url, mask_url, scrub
 from ragviz.store.sqlite import connect as sqlite_connect
 
-__all__ = ["Database", "open_database"]
+DB_ENV = "RAGVIZ_DB"
+
+__all__ = ["DB_ENV", "Database", "default_db", "default_db_path", "open_database"]
 
 
 class Database:
@@ -107,3 +109,18 @@ def open_database(where: str | os.PathLike, error: type[Exception], what: str = 
     file path (its folder created). Failures are raised as *error* ("<file or masked URL>: cannot open
     <what>: <problem>")."""
     return Database(where, error, what)
+
+
+def default_db_path() -> Path:
+    """``$RAGVIZ_DB`` when set, else ``~/.ragviz/ragviz.db`` (a file; see :func:`default_db` for URLs)."""
+    env = os.environ.get(DB_ENV)
+    if env:
+        return Path(env).expanduser()
+    return Path.home() / ".ragviz" / "ragviz.db"
+
+
+def default_db() -> str | Path:
+    """Where the store is by default: ``$RAGVIZ_DB`` as given when it is a ``postgresql://`` URL, else
+    :func:`default_db_path`."""
+    env = os.environ.get(DB_ENV, "").strip()
+    return env if is_url(env) else default_db_path()

@@ -23,22 +23,21 @@ both SQLite >= 3.35 and PostgreSQL. Both backends sit behind :class:`ragviz.stor
 (:mod:`ragviz.store.sqlite`, :mod:`ragviz.store.postgres`): the same SQL, the same migrations; writers are
 serialized on both (SQLite's write lock, a PostgreSQL advisory lock per write transaction).
 
-This module is one class and reads best whole: every write path shares the same transaction, lock and
-per-annotator cache invalidation, and seeing them side by side is how a reader checks that no decision can be
-lost. The pure parts live beside it (:mod:`ragviz.store.events` folds events into labels).
+This module is one class and reads best whole: every write path of a decision shares the same transaction,
+lock and status cache, and seeing them side by side is how a reader checks that none can be lost. Beside it:
+:mod:`~ragviz.store.events` (folding, pure), :mod:`~ragviz.store.sources` (data files, uploads),
+:mod:`~ragviz.store.status_cache`, :mod:`~ragviz.store.errors`.
 """
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import Any, BinaryIO
+from typing import Any
 
 from ragviz.data.labels import (
     CLAIM_PREFIX,
@@ -48,7 +47,8 @@ from ragviz.data.labels import (
     field_value,
 )
 from ragviz.data.model import Example, Labels
-from ragviz.store.database import Database, open_database
+from ragviz.store.database import DB_ENV, Database, default_db, default_db_path, open_database
+from ragviz.store.errors import Conflict, StaleEdit, StoreError
 from ragviz.store.events import (
     UNDO_FIELD,
     Event,
@@ -66,74 +66,11 @@ from ragviz.store.events import (
     status_of,
 )
 from ragviz.store.migrations import MIGRATIONS, schema_problems
-from ragviz.store.postgres import is_url
-from ragviz.store.uploads import digest_of, keep_bytes, keep_stream
+from ragviz.store.sources import DataSources
+from ragviz.store.status_cache import StatusCaches
 
-__all__ = [
-    "Conflict",
-    "DB_ENV",
-    "LabelStore",
-    "StaleEdit",
-    "StoreError",
-    "UPLOAD_PREFIX",
-    "default_db",
-    "default_db_path",
-    "open_store",
-]
-
-
-DB_ENV = "RAGVIZ_DB"
-UPLOAD_PREFIX = "upload:"  # a data source that is an upload kept in the database (PostgreSQL)
-
-
-class StoreError(Exception):
-    """A label store that cannot be opened or used; the message names the file and the problem."""
-
-
-@dataclass(frozen=True)
-class Conflict:
-    """One field of a refused edit: the value the person saw and the value stored now."""
-
-    field: str
-    seen: Any
-    stored: Any
-
-
-class StaleEdit(StoreError):
-    """An edit refused because a field it changes no longer holds the value the person saw: someone
-    (the same annotator in another tab, replica or process) changed it since. Nothing of the edit
-    was written; :attr:`conflicts` lists each such field with the value seen and the value stored."""
-
-    def __init__(self, example_uid: str, annotator: str, conflicts: Sequence[Conflict]):
-        self.example_uid = example_uid
-        self.annotator = annotator
-        self.conflicts = list(conflicts)
-        fields = ", ".join(f"{c.field}: saw {_dumps(c.seen)}, now {_dumps(c.stored)}" for c in self.conflicts)
-        super().__init__(f"{example_uid}: not saved, {annotator}'s labels changed since they were shown ({fields})")
-
-
-def default_db_path() -> Path:
-    """``$RAGVIZ_DB`` when set, else ``~/.ragviz/ragviz.db`` (a file; see :func:`default_db` for URLs)."""
-    env = os.environ.get(DB_ENV)
-    if env:
-        return Path(env).expanduser()
-    return Path.home() / ".ragviz" / "ragviz.db"
-
-
-def default_db() -> str | Path:
-    """Where the store is by default: ``$RAGVIZ_DB`` as given when it is a ``postgresql://`` URL, else
-    :func:`default_db_path`."""
-    env = os.environ.get(DB_ENV, "").strip()
-    return env if is_url(env) else default_db_path()
-
-
-# --------------------------------------------------------------------------------------------
-# Judge label sets as JSON (the RAGBench label fields + provenance)
-
-
-# --------------------------------------------------------------------------------------------
-# The store
-
+# The store's errors and default location are defined beside it (errors.py, database.py) and offered here too.
+__all__ = ["Conflict", "DB_ENV", "LabelStore", "StaleEdit", "StoreError", "default_db", "default_db_path", "open_store"]
 
 _EVENT_COLUMNS = "e.id, e.action_id, e.example_uid, e.annotator, e.ts, e.field, e.old_value, e.new_value, a.kind"
 
@@ -160,7 +97,7 @@ def _event(row: Sequence[Any]) -> Event:
     )
 
 
-class LabelStore:
+class LabelStore(DataSources):
     """Append-only store of label decisions (see the module docstring).
 
     *where* is an SQLite file path or a ``postgresql://`` URL (:func:`open_database`). Safe to share
@@ -172,8 +109,7 @@ class LabelStore:
     def __init__(self, where: str | os.PathLike):
         self._lock = threading.RLock()
         self._db: Database | None = None
-        self._caches: dict[str, _AnnotatorCache] = {}
-        self._synced_action = 0
+        self._statuses = StatusCaches()
         self._db = db = open_database(where, StoreError)
         self.path: Path | None = db.path  # the SQLite file; None on PostgreSQL
         self.location = db.location  # the file, or the URL with its password masked
@@ -227,7 +163,7 @@ class LabelStore:
                     self.store.db.rollback()
             finally:
                 if not committed:
-                    self.store._caches.clear()  # they may hold what was just rolled back
+                    self.store._statuses.clear()  # they may hold what was just rolled back
                 self.store._lock.release()
 
     def _write(self) -> LabelStore._Tx:
@@ -389,7 +325,7 @@ class LabelStore:
             for c in items:
                 self._insert_event(action_id, example_uid, annotator, ts, c.field, c.old, c.new)
             status = self._refresh_status(example_uid, annotator, action_id)
-            self._cache_status(annotator, example_uid, status, action_id)
+            self._statuses.put(annotator, example_uid, status, action_id, self._q)
         return action_id
 
     def _check_stale(
@@ -449,7 +385,7 @@ class LabelStore:
         undo_id = self._new_action(example_uid, annotator, ts, UNDO_FIELD)
         self._insert_event(undo_id, example_uid, annotator, ts, UNDO_FIELD, None, action_id)
         status = self._refresh_status(example_uid, annotator, undo_id)
-        self._cache_status(annotator, example_uid, status, undo_id)
+        self._statuses.put(annotator, example_uid, status, undo_id, self._q)
 
     def last_action(
         self, annotator: str, where: Callable[[str], bool] = lambda uid: True, max_events: int = 5000
@@ -548,63 +484,20 @@ class LabelStore:
         """The example's labels after the annotator's effective decisions (:func:`fold_labels`)."""
         return fold_labels(self.base_labels(example), self.effective(example.uid, annotator), example, annotator)
 
-    # Per-annotator statuses are cached in memory: the app asks on every rerun. Every write sets
-    # example_status.last_action_id to a new, larger action id (writers are serialized), so one
-    # indexed MAX() tells whether anything changed since the cache was synced, and the rows with a
-    # larger id are exactly the changes to fold in, whoever (which process) made them.
-    def _sync_caches(self) -> None:
-        if not self._caches:
-            return
-        latest = self._q("SELECT MAX(last_action_id) FROM example_status").fetchone()[0] or 0
-        if latest <= self._synced_action:
-            return
-        rows = self._q(
-            "SELECT annotator, example_uid, reviewed, corrected, last_ts, last_action_id FROM example_status"
-            " WHERE last_action_id > ?",
-            (self._synced_action,),
-        ).fetchall()
-        for who, uid, reviewed, corrected, last_ts, action_id in rows:
-            cache = self._caches.get(who)
-            if cache is not None:
-                cache.put(uid, ExampleStatus(bool(reviewed), bool(corrected), last_ts))
-            self._synced_action = max(self._synced_action, action_id)
-
-    def _annotator_cache(self, annotator: str) -> _AnnotatorCache:
-        if not self._caches:
-            self._synced_action = self._q("SELECT MAX(last_action_id) FROM example_status").fetchone()[0] or 0
-        else:
-            self._sync_caches()
-        cache = self._caches.get(annotator)
-        if cache is None:
-            rows = self._q(
-                "SELECT example_uid, reviewed, corrected, last_ts FROM example_status WHERE annotator = ?", (annotator,)
-            ).fetchall()
-            cache = _AnnotatorCache({r[0]: ExampleStatus(bool(r[1]), bool(r[2]), r[3]) for r in rows})
-            self._caches[annotator] = cache
-        return cache
-
-    def _cache_status(self, annotator: str, example_uid: str, status: ExampleStatus, action_id: int) -> None:
-        """After a local write: inside its transaction, so no other writer can interleave."""
-        self._sync_caches()
-        cache = self._caches.get(annotator)
-        if cache is not None:
-            cache.put(example_uid, status)
-        self._synced_action = max(self._synced_action, action_id)
-
     def reviewed_uids(self, annotator: str) -> set[str]:
         """Examples the annotator edited or marked reviewed (see :class:`ExampleStatus`)."""
         with self._lock:
-            return set(self._annotator_cache(annotator).reviewed)
+            return set(self._statuses.of(annotator, self._q).reviewed)
 
     def corrected_uids(self, annotator: str) -> set[str]:
         """Examples where the annotator's effective decisions change a label field."""
         with self._lock:
-            return set(self._annotator_cache(annotator).corrected)
+            return set(self._statuses.of(annotator, self._q).corrected)
 
     def statuses(self, annotator: str) -> dict[str, ExampleStatus]:
         """Every example the annotator has any decision on, with its status."""
         with self._lock:
-            return dict(self._annotator_cache(annotator).statuses)
+            return dict(self._statuses.of(annotator, self._q).statuses)
 
     def annotators(self) -> list[str]:
         """Names that recorded at least one decision, sorted."""
@@ -650,119 +543,11 @@ class LabelStore:
             row = self._q("SELECT example_uid FROM annotator_positions WHERE annotator = ?", (annotator,)).fetchone()
         return None if row is None else row[0]
 
-    # -- data sources ----------------------------------------------------------------------
-    def register_source(self, path: str | os.PathLike) -> None:
-        """Remember a data file the app loaded (absolute path), so exports can rebuild the examples."""
-        self._register(str(Path(path).expanduser().resolve()))
-
-    def _register(self, source: str) -> None:
-        with self._write():
-            self._q(
-                "INSERT INTO data_sources (path, ts) VALUES (?, ?) ON CONFLICT (path) DO NOTHING", (source, now_iso())
-            )
-
-    def sources(self) -> list[str]:
-        """Registered data files, in the order they were first registered (on PostgreSQL an upload
-        is kept in the database and written to :attr:`uploads_dir` when this replica lacks it)."""
-        with self._lock:
-            stored = [r[0] for r in self._q("SELECT path FROM data_sources ORDER BY id")]
-        return [self._upload_file(s[len(UPLOAD_PREFIX) :]) if s.startswith(UPLOAD_PREFIX) else s for s in stored]
-
-    @property
-    def uploads_dir(self) -> Path:
-        """Where uploads are kept as files: next to an SQLite file; for PostgreSQL, this machine's copy
-        (``~/.ragviz/uploads``) of the bytes the database holds."""
-        if self.path is None:
-            return Path.home() / ".ragviz" / "uploads"
-        return self.path.parent / f"{self.path.stem}-uploads"
-
-    def save_upload(self, name: str, data: bytes) -> Path:
-        """:meth:`keep_upload` and :meth:`register_upload` of bytes in memory; the file's path."""
-        path = self.keep_upload(name, io.BytesIO(data))
-        self.register_upload(path)
-        return path
-
-    def keep_upload(self, name: str, source: BinaryIO) -> Path:
-        """Keep an uploaded file (read from *source* in chunks) under a content-hashed name
-        (:mod:`ragviz.store.uploads`), not yet registered; the file's path.
-
-        The same bytes uploaded again (under any name with the same extension) map to the same file.
-        On SQLite the file sits next to the DB; on PostgreSQL the bytes also go into the ``uploads``
-        table (one transaction, so every replica reaches them) and each replica writes its own copy on use.
-        """
-        path, _ = keep_stream(self.uploads_dir, name, source)
-        if self.path is not None:
-            return path
-        with self._lock:
-            row = self._q(
-                "SELECT name FROM uploads WHERE name LIKE ? ORDER BY name LIMIT 1", (f"{digest_of(path.name)}-%",)
-            ).fetchone()
-        if row is not None and Path(row[0]).suffix.lower() == path.suffix.lower():
-            if row[0] != path.name:  # another replica kept the same content first: use its name
-                os.replace(path, self.uploads_dir / row[0])
-            return self.uploads_dir / row[0]
-        with self._write():
-            self._q(
-                "INSERT INTO uploads (name, data, ts) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING",
-                (path.name, path.read_bytes(), now_iso()),
-            )
-        return path
-
-    def register_upload(self, path: Path) -> None:
-        """Register a kept upload as a data source (after it loaded without errors)."""
-        if self.path is None:
-            self._register(UPLOAD_PREFIX + path.name)
-        else:
-            self.register_source(path)
-
-    def uploads(self) -> list[Path]:
-        """The registered uploads, oldest first."""
-        with self._lock:
-            stored = [r[0] for r in self._q("SELECT path FROM data_sources ORDER BY id")]
-        if self.path is None:
-            return [Path(self._upload_file(s[len(UPLOAD_PREFIX) :])) for s in stored if s.startswith(UPLOAD_PREFIX)]
-        folder = self.uploads_dir.resolve()
-        return [Path(s) for s in stored if Path(s).parent == folder]
-
-    def remove_upload(self, path: Path) -> bool:
-        """Forget a kept upload: its data-source entry, its bytes (PostgreSQL) and this machine's file.
-        True when something was removed. Label decisions on its examples stay in the store."""
-        path = Path(path)
-        if path.parent.resolve() != self.uploads_dir.resolve():
-            return False
-        source = UPLOAD_PREFIX + path.name if self.path is None else str(path.resolve())
-        with self._write():
-            gone = self._q("DELETE FROM data_sources WHERE path = ?", (source,)).rowcount
-            if self.path is None:
-                gone += self._q("DELETE FROM uploads WHERE name = ?", (path.name,)).rowcount
-        existed = path.exists()
-        path.unlink(missing_ok=True)
-        return bool(gone) or existed
-
-    def _upload_file(self, stored: str) -> str:
-        target = self.uploads_dir / stored
-        if not target.exists():
-            with self._lock:
-                row = self._q("SELECT data FROM uploads WHERE name = ?", (stored,)).fetchone()
-            if row is None:
-                return str(target)  # gone from the database too: the loader will say the file is missing
-            keep_bytes(target, bytes(row[0]))
-        return str(target)
-
     # -- judge label sets -------------------------------------------------------------------
     def save_judge_labels(self, example_uid: str, labels: Labels) -> None:
-        """Append a label set produced by the LLM judge; the latest per uid is the base for edits.
-
-        Stored as given (:meth:`judge_labels` returns an equal :class:`Labels`); the row also records
-        when it was saved."""
-        if not example_uid:
-            raise ValueError("example_uid must be a non-empty string")
-        p = labels.provenance
-        with self._write():
-            self._q(
-                "INSERT INTO judge_label_sets (example_uid, ts, judge, prompt_version, labels_json) VALUES (?, ?, ?, ?, ?)",
-                (example_uid, now_iso(), p.name, p.prompt_version, labels_to_json(labels)),
-            )
+        """Append a label set produced by the LLM judge; the latest per uid is the base for edits. Stored as
+        given (:meth:`judge_labels` returns an equal :class:`Labels`), with when it was saved."""
+        self.save_judge_labels_many([(example_uid, labels)])
 
     def save_judge_labels_many(self, items: Sequence[tuple[str, Labels]]) -> None:
         """:meth:`save_judge_labels` for several examples in ONE durable transaction (the judge
@@ -798,23 +583,10 @@ class LabelStore:
             return {r[0] for r in self._q("SELECT DISTINCT example_uid FROM judge_label_sets")}
 
 
-class _AnnotatorCache:
-    """One annotator's statuses and the reviewed / corrected sets derived from them."""
-
-    def __init__(self, statuses: dict[str, ExampleStatus]):
-        self.statuses = statuses
-        self.reviewed = {u for u, st in statuses.items() if st.reviewed}
-        self.corrected = {u for u, st in statuses.items() if st.corrected}
-
-    def put(self, example_uid: str, status: ExampleStatus) -> None:
-        self.statuses[example_uid] = status
-        (self.reviewed.add if status.reviewed else self.reviewed.discard)(example_uid)
-        (self.corrected.add if status.corrected else self.corrected.discard)(example_uid)
-
-
 def open_store(path: str | os.PathLike | None = None) -> LabelStore:
-    """The store at *path*, default :func:`default_db_path`."""
-    return LabelStore(path if path is not None else default_db_path())
+    """The store at *path* (an SQLite file or a ``postgresql://`` URL), default :func:`default_db`:
+    ``$RAGVIZ_DB`` (a file or a URL, as the app and the CLI read it), else ``~/.ragviz/ragviz.db``."""
+    return LabelStore(path if path is not None else default_db())
 
 
 def _undone_actions(events: Sequence[Event]) -> set[int]:

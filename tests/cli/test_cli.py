@@ -123,3 +123,31 @@ def test_cli_never_imports_streamlit():
     )
     out = subprocess.run([sys.executable, "-c", code, str(SAMPLE)], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr
+
+
+def test_every_command_reports_bad_input_through_one_channel(tmp_path):
+    """Each command refuses a bad row the same way: ``PATH:ROW: field: problem`` lines, one summary, exit 2."""
+    import os
+
+    bad = tmp_path / "bad.jsonl"
+    good = {"id": "1", "question": "q", "documents": ["A sentence."], "response": "An answer."}
+    bad.write_text(json.dumps(good) + "\n" + '{"id": "2", "question": "q", "documents": ["x"' + "\n")
+    out = str(tmp_path / "out.jsonl")
+    env = {**os.environ, "OPENAI_API_KEY": "sk-test-not-used", "RAGVIZ_DB": str(tmp_path / "labels.db")}
+    commands = {
+        "convert": ["convert", str(bad), "-o", out],
+        "export": ["export", str(bad), "-o", out],
+        "agreement": ["agreement", str(bad), "--against", "llm"],
+        "label": ["label", str(bad), "--model", "gpt-4o-mini", "--db", str(tmp_path / "labels.db"), "-o", out],
+    }
+    for name, args in commands.items():
+        run = subprocess.run(
+            [sys.executable, "-m", "ragviz", *args], capture_output=True, text=True, cwd=ROOT, env=env, timeout=120
+        )
+        lines = run.stderr.splitlines()
+        assert run.returncode == 2 and "Traceback" not in run.stderr, (name, run.stderr)
+        assert [line for line in lines if line.startswith(f"{bad}:2: ")], (name, run.stderr)
+        assert "errors" in lines[-1] and "nothing" in lines[-1], (name, lines[-1])
+        assert not Path(out).exists(), name
+    port = ragviz("app", "--port", "0")
+    assert port.returncode == 2 and port.stderr == "ragviz app: --port: must be 1-65535, got 0\n"

@@ -224,3 +224,18 @@ def test_bad_input_and_missing_key_are_clear_messages(server, tmp_path):
     )
     assert out.returncode == 2 and "no API key: set OPENAI_API_KEY" in out.stderr and "Traceback" not in out.stderr
     assert server.requests == []
+
+
+def test_a_cached_rerun_makes_no_request_even_when_the_format_probe_failed(tmp_path):
+    """The probe answered 500 (so no format was remembered); a re-run whose answers are all cached must not
+    probe again: it asks the endpoint nothing at all."""
+    examples = sample_examples()
+    with StubServer(script={"": ["500"] * 50}) as server:  # "": the probe's question (it has none)
+        first = run_label(server, tmp_path, "--concurrency", "4", "--max-attempts", "2")
+        assert first.returncode == 0, first.stderr
+        assert len(server.calls) == len(examples) and len(server.requests) == len(examples) + 2  # probe: 2 attempts
+        before = len(server.requests)
+        again = run_label(server, tmp_path)
+        assert again.returncode == 0, again.stderr
+        assert len(server.requests) == before  # not one request, not even the probe
+        assert f"0 judged, {len(examples)} cached, 0 failed; 0 requests" in again.stderr

@@ -13,6 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from ragviz.cli.export import export_command
+from ragviz.cli.main import main
 from ragviz.data.dataset import Dataset
 from ragviz.data.labels import Change, field_value, support_field, toggle_key
 from ragviz.data.ragbench import LLM_PREFIX, example_from_row, labels_to_row
@@ -260,10 +261,16 @@ def _db_with_two_annotators(tmp_path):
     return db
 
 
+def export_refused(db: str, out: str, fmt: str | None, annotator: str | None, data: list[str] | None = None) -> int:
+    """``ragviz export`` run through the CLI's one error channel (bad input: printed, exit 2)."""
+    options = [*(["--format", fmt] if fmt else []), *(["--annotator", annotator] if annotator else [])]
+    return main(["export", *(data or []), "--db", db, "-o", out, *options])
+
+
 def test_export_command(tmp_path, capsys):
     db = _db_with_two_annotators(tmp_path)
     out = tmp_path / "out.jsonl"
-    assert export_command(str(db), str(out), "jsonl", None) == 2
+    assert export_refused(str(db), str(out), "jsonl", None) == 2
     err = capsys.readouterr().err
     assert "alice" in err and "bob" in err and "--annotator" in err and not out.exists()
 
@@ -278,16 +285,16 @@ def test_export_command(tmp_path, capsys):
     assert export_command(str(db), str(tmp_path / "o.parquet"), None, "bob") == 0
     assert pq.read_table(tmp_path / "o.parquet").column("label_source").to_pylist()[0] == "human"
 
-    assert export_command(str(db), str(out), "jsonl", "carol") == 2
+    assert export_refused(str(db), str(out), "jsonl", "carol") == 2
     assert "carol" in capsys.readouterr().err
-    assert export_command(str(tmp_path / "nope.db"), str(out), "jsonl", None) == 2
+    assert export_refused(str(tmp_path / "nope.db"), str(out), "jsonl", None) == 2
     assert "nope.db" in capsys.readouterr().err
 
 
 def test_export_command_missing_source(tmp_path, capsys):
     db = _db_with_two_annotators(tmp_path)
     Path(tmp_path / "mine.jsonl").unlink()
-    assert export_command(str(db), str(tmp_path / "o.jsonl"), "jsonl", "alice") == 2
+    assert export_refused(str(db), str(tmp_path / "o.jsonl"), "jsonl", "alice") == 2
     assert "mine.jsonl: registered data file is missing" in capsys.readouterr().err
 
 
@@ -328,7 +335,7 @@ def test_export_command_exports_named_data_files_with_the_store_labels(tmp_path,
 
     assert export_command(None, str(tmp_path / "plain.parquet"), None, None, [str(copy)]) == 0
     assert pq.read_table(tmp_path / "plain.parquet").column("label_source").to_pylist() == [None, None]
-    assert export_command(str(db), str(out), None, "alice", [str(tmp_path / "nope.jsonl")]) == 2
+    assert export_refused(str(db), str(out), None, "alice", [str(tmp_path / "nope.jsonl")]) == 2
     assert "nope.jsonl" in capsys.readouterr().err
 
 

@@ -42,6 +42,7 @@ class BatchServer:
     batches: dict[str, dict[str, Any]] = field(default_factory=dict)
     answered: list[str] = field(default_factory=list)  # custom_id of every request line the server answered
     uploads: int = 0
+    azure_batch: bool = True  # False: /openai/files and /openai/batches answer 404 (a deployment without batch)
 
     def __post_init__(self) -> None:
         self._lock = threading.RLock()
@@ -156,7 +157,15 @@ class BatchServer:
                 self.end_headers()
                 self.wfile.write(data)
 
+            def _refused(self) -> bool:
+                if not srv.azure_batch and self.path.startswith("/openai/") and "/chat/" not in self.path:
+                    self._send(404, {"error": {"code": "404", "message": "Resource not found"}})
+                    return True
+                return False
+
             def do_GET(self) -> None:
+                if self._refused():
+                    return
                 parts = urlsplit(self.path)
                 path = parts.path.removeprefix("/v1").removeprefix("/openai")
                 query = parse_qs(parts.query)
@@ -217,6 +226,8 @@ class BatchServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length)
+                if self._refused():
+                    return
                 path = urlsplit(self.path).path.removeprefix("/v1").removeprefix("/openai")
                 if path == "/chat/completions":  # live calls (the format probe, --retry-failed live)
                     status, _, payload, _ = srv.chat.answer(json.loads(raw), self.headers.get("Authorization", ""))
@@ -292,6 +303,10 @@ class BatchServer:
         self.stop()
 
     @property
-    def base_url(self) -> str:
+    def root_url(self) -> str:
         assert self._httpd is not None
-        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+
+    @property
+    def base_url(self) -> str:
+        return f"{self.root_url}/v1"

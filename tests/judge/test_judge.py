@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from ragviz.data.dataset import Dataset
 from ragviz.data.model import Example, Labels, Provenance, Sentence
-from ragviz.judge import PROMPT_VERSION, JudgeCache, JudgeSettings, content_hash, pricing
+from ragviz.judge import PROMPT_VERSION, JudgeCache, JudgeSettings, content_hash, cost
 from ragviz.judge.cache import PendingAnswer, PendingFailure, cache_key
 from ragviz.judge.client import (
     JudgeConfigError,
@@ -23,8 +23,7 @@ from ragviz.judge.client import (
     request_body,
     retry_after_seconds,
 )
-from ragviz.judge.estimate import estimate_run
-from ragviz.judge.pricing import describe_cost, estimate_cost, table_model_prices
+from ragviz.judge.cost import describe_cost, estimate_cost, estimate_run, table_model_prices
 from ragviz.judge.prompt import (
     JUDGE_JSON_SCHEMA,
     RESPONSE_FORMAT_JSON_SCHEMA,
@@ -203,7 +202,7 @@ def test_settings_need_a_key_only_for_the_openai_api(monkeypatch):
 def test_prices_come_from_genai_prices():
     from genai_prices import Usage, calc_price
 
-    assert pricing.price_source().startswith("genai-prices ")
+    assert cost.price_source().startswith("genai-prices ")
     for model in ("gpt-4o-mini", "gpt-4.1", "o3", "o4-mini", "gpt-5", "gpt-4o-2024-08-06"):
         expected = float(
             calc_price(Usage(input_tokens=1000, output_tokens=500), model, provider_id="openai").total_price
@@ -229,18 +228,18 @@ def test_the_hand_table_is_the_offline_fallback(monkeypatch):
     import sys
 
     monkeypatch.setitem(sys.modules, "genai_prices", None)  # as if not installed
-    pricing.price_source.cache_clear()
-    pricing.call_cost.cache_clear()
+    cost.price_source.cache_clear()
+    cost.call_cost.cache_clear()
     try:
-        assert pricing.price_source() == pricing.HAND_TABLE
+        assert cost.price_source() == cost.HAND_TABLE
         assert table_model_prices("gpt-4o-2024-08-06") == (2.50, 10.00)
         assert table_model_prices("gpt-4o-minix") is None and table_model_prices("gpt-4o-mini-tts") is None
         assert estimate_cost("gpt-4.1", 1000, 500) == pytest.approx((1000 * 2.0 + 500 * 8.0) / 1e6)
         assert estimate_cost("gpt-5", 1000, 500) is None  # not in the old table: unknown, not guessed
         assert "offline table" in describe_cost(1.0, "gpt-4.1")
     finally:
-        pricing.price_source.cache_clear()
-        pricing.call_cost.cache_clear()
+        cost.price_source.cache_clear()
+        cost.call_cost.cache_clear()
 
 
 def test_estimate_and_selection(tmp_path):

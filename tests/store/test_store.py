@@ -683,3 +683,15 @@ def test_a_change_from_a_value_to_itself_is_no_decision(store, example):
         example.uid, "ann", [Change("relevant_keys", ["0a"], ["0a"]), Change("utilized_keys", [], ["0a"])]
     )
     assert kept is not None and [e.field for e in store.history(example.uid, "ann")] == ["utilized_keys"]
+
+
+def test_open_store_without_a_path_opens_ragviz_db_whether_a_file_or_a_postgresql_url(db_target, monkeypatch):
+    """``ragviz.open_store()`` reads ``$RAGVIZ_DB`` as the app and the CLI do: a team's PostgreSQL URL too."""
+    import ragviz
+
+    monkeypatch.setenv("RAGVIZ_DB", db_target)
+    with ragviz.open_store() as store:
+        assert (store.path is None) == db_target.startswith("postgresql://")
+        store.record("d/1/m", "ann", [Change("review", None, "reviewed")])
+    with LabelStore(db_target) as same:
+        assert same.reviewed_uids("ann") == {"d/1/m"}

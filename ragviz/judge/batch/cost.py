@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from ragviz.data.model import Example
 from ragviz.judge.client import JudgeSettings
-from ragviz.judge.pricing import HAND_TABLE, estimate_cost, price_source
+from ragviz.judge.cost import HAND_TABLE, estimate_cost, price_source
 from ragviz.judge.prompt import estimate_tokens
 
 __all__ = ["BATCH_DISCOUNT_RULE", "BatchEstimate", "batch_cost", "batch_estimate", "describe_estimate"]

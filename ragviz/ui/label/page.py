@@ -28,9 +28,8 @@ from ragviz.judge.client import (
     DEFAULT_TIMEOUT,
     NO_KEY_PLACEHOLDER,
 )
+from ragviz.judge.cost import RunEstimate, price_source
 from ragviz.judge.endpoint import BASE_URL_ENV, EndpointAccess, endpoint_access, short_error
-from ragviz.judge.estimate import RunEstimate
-from ragviz.judge.pricing import price_source
 from ragviz.judge.run import JudgeOutcome, RunProgress, RunSummary
 from ragviz.judge.selection import ALL, FILTERED, FIRST_K, UNLABELED
 from ragviz.metrics.trace import trace_scores

@@ -1,4 +1,4 @@
-"""Estimated cost of judge runs from token usage.
+"""What judge runs cost: prices from token usage, and a run's calls, tokens and dollars before it starts.
 
 Prices come from ``genai-prices`` (a maintained table of the providers' list prices, shipped inside the
 package: no network call); the endpoint picks the provider (api.openai.com: OpenAI, *.openai.azure.com:
@@ -6,19 +6,29 @@ Azure), else the provider that lists the model. Only when that package is not in
 hand-kept table below (OpenAI list prices as of 2025) stand in. A model neither knows has no cost
 (``None``, shown as "cost unknown"), never a guessed one. Prices can depend on the size of one request
 (long-context tiers), so a run's cost is priced per call: ``calls x price(tokens / calls)``.
+:func:`estimate_run` counts what a run would ask for, cached examples apart.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
+
+from ragviz.data.model import Example
+from ragviz.judge.cache import JudgeCache, cache_key
+from ragviz.judge.client import JudgeSettings
+from ragviz.judge.prompt import PROMPT_VERSION, content_hash, estimate_tokens
 
 __all__ = [
     "HAND_TABLE",
     "PRICES_PER_MILLION",
+    "RunEstimate",
     "call_cost",
     "describe_cost",
     "estimate_cost",
+    "estimate_run",
     "price_source",
     "table_model_prices",
 ]
@@ -120,3 +130,33 @@ def describe_cost(cost_usd: float | None, model: str) -> str:
     if cost_usd is None:
         return f"unknown ({model!r} is not in {price_source()})"
     return f"${cost_usd:,.4f} ({price_source()} list prices)"
+
+
+@dataclass(frozen=True)
+class RunEstimate:
+    """Calls and tokens a run would need (tokens = characters / 4, completion guessed)."""
+
+    n_examples: int
+    n_cached: int
+    calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float | None
+
+
+def estimate_run(examples: Sequence[Example], settings: JudgeSettings, cache: JudgeCache | None = None) -> RunEstimate:
+    """Expected calls/tokens/cost for *examples*, not counting those already in *cache*."""
+    keys = [cache_key(settings.model, settings.endpoint, PROMPT_VERSION, content_hash(e)) for e in examples]
+    cached = cache.get_many(keys) if cache is not None else {}
+    todo = [e for e, k in zip(examples, keys) if k not in cached]
+    estimates = [estimate_tokens(e) for e in todo]
+    prompt = sum(t.prompt_tokens for t in estimates)
+    completion = sum(t.completion_tokens for t in estimates)
+    return RunEstimate(
+        len(examples),
+        len(examples) - len(todo),
+        len(todo),
+        prompt,
+        completion,
+        estimate_cost(settings.model, prompt, completion, calls=len(todo), endpoint=settings.endpoint),
+    )

@@ -1,0 +1,141 @@
+"""The data files a label store remembers, and the uploads it keeps.
+
+A *data source* is a file the app (or ``ragviz label``) loaded, registered by its absolute path so
+``ragviz export`` can rebuild the examples without being told where they are. An *upload* is a file
+someone gave the app: kept as a file under a content-hashed name (:mod:`ragviz.store.uploads`), next to
+an SQLite store; on PostgreSQL its bytes also go into the ``uploads`` table, registered as
+``upload:<name>``, and each replica writes its own copy on first use.
+
+:class:`DataSources` is a part of :class:`ragviz.store.label_store.LabelStore` (a mixin): its writes run in
+the store's write transactions, under its lock.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+from ragviz.store.events import now_iso
+from ragviz.store.uploads import digest_of, keep_bytes, keep_stream
+
+if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
+__all__ = ["UPLOAD_PREFIX", "DataSources"]
+
+UPLOAD_PREFIX = "upload:"  # a data source that is an upload kept in the database (PostgreSQL)
+
+
+class DataSources:
+    """Registered data files and kept uploads of one label store (see the module docstring)."""
+
+    path: Path | None  # the SQLite file; None on PostgreSQL
+    _lock: threading.RLock
+
+    if TYPE_CHECKING:  # provided by LabelStore
+
+        def _q(self, statement: str, params: Sequence[Any] = ()) -> Any: ...
+
+        def _write(self) -> AbstractContextManager[Any]: ...
+
+    def register_source(self, path: str | os.PathLike) -> None:
+        """Remember a data file the app loaded (absolute path), so exports can rebuild the examples."""
+        self._register(str(Path(path).expanduser().resolve()))
+
+    def _register(self, source: str) -> None:
+        with self._write():
+            self._q(
+                "INSERT INTO data_sources (path, ts) VALUES (?, ?) ON CONFLICT (path) DO NOTHING", (source, now_iso())
+            )
+
+    def sources(self) -> list[str]:
+        """Registered data files, in the order they were first registered (on PostgreSQL an upload
+        is kept in the database and written to :attr:`uploads_dir` when this replica lacks it)."""
+        with self._lock:
+            stored = [r[0] for r in self._q("SELECT path FROM data_sources ORDER BY id")]
+        return [self._upload_file(s[len(UPLOAD_PREFIX) :]) if s.startswith(UPLOAD_PREFIX) else s for s in stored]
+
+    @property
+    def uploads_dir(self) -> Path:
+        """Where uploads are kept as files: next to an SQLite file; for PostgreSQL, this machine's copy
+        (``~/.ragviz/uploads``) of the bytes the database holds."""
+        if self.path is None:
+            return Path.home() / ".ragviz" / "uploads"
+        return self.path.parent / f"{self.path.stem}-uploads"
+
+    def save_upload(self, name: str, data: bytes) -> Path:
+        """:meth:`keep_upload` and :meth:`register_upload` of bytes in memory; the file's path."""
+        path = self.keep_upload(name, io.BytesIO(data))
+        self.register_upload(path)
+        return path
+
+    def keep_upload(self, name: str, source: BinaryIO) -> Path:
+        """Keep an uploaded file (read from *source* in chunks) under a content-hashed name
+        (:mod:`ragviz.store.uploads`), not yet registered; the file's path.
+
+        The same bytes uploaded again (under any name with the same extension) map to the same file.
+        On SQLite the file sits next to the DB; on PostgreSQL the bytes also go into the ``uploads``
+        table (one transaction, so every replica reaches them) and each replica writes its own copy on use.
+        """
+        path, _ = keep_stream(self.uploads_dir, name, source)
+        if self.path is not None:
+            return path
+        with self._lock:
+            row = self._q(
+                "SELECT name FROM uploads WHERE name LIKE ? ORDER BY name LIMIT 1", (f"{digest_of(path.name)}-%",)
+            ).fetchone()
+        if row is not None and Path(row[0]).suffix.lower() == path.suffix.lower():
+            if row[0] != path.name:  # another replica kept the same content first: use its name
+                os.replace(path, self.uploads_dir / row[0])
+            return self.uploads_dir / row[0]
+        with self._write():
+            self._q(
+                "INSERT INTO uploads (name, data, ts) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING",
+                (path.name, path.read_bytes(), now_iso()),
+            )
+        return path
+
+    def register_upload(self, path: Path) -> None:
+        """Register a kept upload as a data source (after it loaded without errors)."""
+        if self.path is None:
+            self._register(UPLOAD_PREFIX + path.name)
+        else:
+            self.register_source(path)
+
+    def uploads(self) -> list[Path]:
+        """The registered uploads, oldest first."""
+        with self._lock:
+            stored = [r[0] for r in self._q("SELECT path FROM data_sources ORDER BY id")]
+        if self.path is None:
+            return [Path(self._upload_file(s[len(UPLOAD_PREFIX) :])) for s in stored if s.startswith(UPLOAD_PREFIX)]
+        folder = self.uploads_dir.resolve()
+        return [Path(s) for s in stored if Path(s).parent == folder]
+
+    def remove_upload(self, path: Path) -> bool:
+        """Forget a kept upload: its data-source entry, its bytes (PostgreSQL) and this machine's file.
+        True when something was removed. Label decisions on its examples stay in the store."""
+        path = Path(path)
+        if path.parent.resolve() != self.uploads_dir.resolve():
+            return False
+        source = UPLOAD_PREFIX + path.name if self.path is None else str(path.resolve())
+        with self._write():
+            gone = self._q("DELETE FROM data_sources WHERE path = ?", (source,)).rowcount
+            if self.path is None:
+                gone += self._q("DELETE FROM uploads WHERE name = ?", (path.name,)).rowcount
+        existed = path.exists()
+        path.unlink(missing_ok=True)
+        return bool(gone) or existed
+
+    def _upload_file(self, stored: str) -> str:
+        target = self.uploads_dir / stored
+        if not target.exists():
+            with self._lock:
+                row = self._q("SELECT data FROM uploads WHERE name = ?", (stored,)).fetchone()
+            if row is None:
+                return str(target)  # gone from the database too: the loader will say the file is missing
+            keep_bytes(target, bytes(row[0]))
+        return str(target)

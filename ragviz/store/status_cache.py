@@ -1,0 +1,87 @@
+"""Each annotator's example statuses (reviewed? corrected? last decision), cached in memory.
+
+The app asks "which examples has this person reviewed / corrected" on every rerun. Every write sets
+``example_status.last_action_id`` to a new, larger action id (writers are serialized), so one indexed
+``MAX()`` tells whether anything changed since the cache was synced, and the rows with a larger id are
+exactly the changes to fold in, whoever (which process) made them. The label store holds one
+:class:`StatusCaches` and calls it under its lock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ragviz.store.events import ExampleStatus
+
+__all__ = ["AnnotatorStatuses", "StatusCaches"]
+
+Query = Callable[[str, Sequence[Any]], Any]  # the store's ``?``-placeholder statement runner
+
+
+class AnnotatorStatuses:
+    """One annotator's statuses and the reviewed / corrected sets derived from them."""
+
+    def __init__(self, statuses: dict[str, ExampleStatus]):
+        self.statuses = statuses
+        self.reviewed = {u for u, st in statuses.items() if st.reviewed}
+        self.corrected = {u for u, st in statuses.items() if st.corrected}
+
+    def put(self, example_uid: str, status: ExampleStatus) -> None:
+        self.statuses[example_uid] = status
+        (self.reviewed.add if status.reviewed else self.reviewed.discard)(example_uid)
+        (self.corrected.add if status.corrected else self.corrected.discard)(example_uid)
+
+
+class StatusCaches:
+    """The cached :class:`AnnotatorStatuses` of every annotator asked about, and the largest action id
+    folded into them (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._by_annotator: dict[str, AnnotatorStatuses] = {}
+        self._synced_action = 0
+
+    def clear(self) -> None:
+        """Forget everything (after a rolled-back write: the caches may hold what it wrote)."""
+        self._by_annotator.clear()
+
+    def sync(self, q: Query) -> None:
+        """Fold in the status rows written (by anyone) since the last sync."""
+        if not self._by_annotator:
+            return
+        latest = q("SELECT MAX(last_action_id) FROM example_status", ()).fetchone()[0] or 0
+        if latest <= self._synced_action:
+            return
+        rows = q(
+            "SELECT annotator, example_uid, reviewed, corrected, last_ts, last_action_id FROM example_status"
+            " WHERE last_action_id > ?",
+            (self._synced_action,),
+        ).fetchall()
+        for who, uid, reviewed, corrected, last_ts, action_id in rows:
+            cache = self._by_annotator.get(who)
+            if cache is not None:
+                cache.put(uid, ExampleStatus(bool(reviewed), bool(corrected), last_ts))
+            self._synced_action = max(self._synced_action, action_id)
+
+    def of(self, annotator: str, q: Query) -> AnnotatorStatuses:
+        """*annotator*'s statuses, up to date (read from the database on first use)."""
+        if not self._by_annotator:
+            self._synced_action = q("SELECT MAX(last_action_id) FROM example_status", ()).fetchone()[0] or 0
+        else:
+            self.sync(q)
+        cache = self._by_annotator.get(annotator)
+        if cache is None:
+            rows = q(
+                "SELECT example_uid, reviewed, corrected, last_ts FROM example_status WHERE annotator = ?", (annotator,)
+            ).fetchall()
+            cache = AnnotatorStatuses({r[0]: ExampleStatus(bool(r[1]), bool(r[2]), r[3]) for r in rows})
+            self._by_annotator[annotator] = cache
+        return cache
+
+    def put(self, annotator: str, example_uid: str, status: ExampleStatus, action_id: int, q: Query) -> None:
+        """After a local write: called inside its transaction, so no other writer can interleave."""
+        self.sync(q)
+        cache = self._by_annotator.get(annotator)
+        if cache is not None:
+            cache.put(example_uid, status)
+        self._synced_action = max(self._synced_action, action_id)
