@@ -41,23 +41,24 @@ def _open(db: Path):  # type: ignore[no-untyped-def]
 
 
 def _examples(data: Path):  # type: ignore[no-untyped-def]
+    from ragviz.data.dataset import iter_examples
     from ragviz.data.load import load
 
     dataset = load([data]).dataset
-    return [dataset.example(i) for i in range(len(dataset))]
+    return (example for _, example in iter_examples(dataset))
 
 
 def phase_write(data: Path, work: Path) -> dict:
     from ragviz.judge import JudgeSettings
     from ragviz.judge.batch import ledger
-    from ragviz.judge.batch.submit import plan_batch, write_batch
+    from ragviz.judge.batch.submit import BatchPlan, iter_todo, write_batch
 
     started = time.perf_counter()
     store, cache = _open(work / "write.db")
     settings = JudgeSettings(**SETTINGS)
-    examples = _examples(data)
-    plan = plan_batch(examples, settings, cache)
-    written = write_batch(plan.todo, settings, cache, work / "requests", format_mode="json_schema", sources=[str(data)])
+    plan = BatchPlan()  # streamed as `ragviz label --batch` does: no list of all examples
+    todo = iter_todo(_examples(data), settings, cache, plan)
+    written = write_batch(todo, settings, cache, work / "requests", format_mode="json_schema", sources=[str(data)])
     files = ledger.files(cache)
     return {
         "requests": written.n_requests,
@@ -69,10 +70,11 @@ def phase_write(data: Path, work: Path) -> dict:
 
 def phase_prepare(data: Path, work: Path) -> dict:
     """The offline request file and N valid answers to it (not timed)."""
+    import importlib.util
+
     from ragviz.judge import JudgeSettings
     from ragviz.judge.batch.requests import custom_id
     from ragviz.judge.batch.submit import write_batch
-    import importlib.util
 
     spec = importlib.util.spec_from_file_location("stub", ROOT / "tests" / "openai_stub_server.py")
     assert spec is not None and spec.loader is not None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -19,6 +19,7 @@ from ragviz.data.errors import BadInput
 if TYPE_CHECKING:
     from ragviz.data.model import Example
     from ragviz.judge.batch.collect import CollectReport
+    from ragviz.judge.batch.submit import BatchPlan
     from ragviz.judge.cache import JudgeCache
     from ragviz.judge.client import JudgeSettings
     from ragviz.store.label_store import LabelStore
@@ -155,7 +156,9 @@ def run_batch_command(
         store.close()
 
 
-def _load_examples(args: argparse.Namespace) -> list[Example]:
+def _load_examples(args: argparse.Namespace) -> Iterator[Example]:
+    """The examples of PATH... one at a time (built a batch of rows at a time, never all held)."""
+    from ragviz.data.dataset import iter_examples
     from ragviz.data.load import load
 
     if not args.paths:
@@ -167,7 +170,14 @@ def _load_examples(args: argparse.Namespace) -> list[Example]:
         )
     dataset = result.dataset
     n = len(dataset) if args.limit is None else min(max(args.limit, 0), len(dataset))
-    return [dataset.example(i) for i in range(n)]
+    return (example for _, example in iter_examples(dataset, range(n) if n < len(dataset) else None))
+
+
+def _plan_line(plan: BatchPlan) -> str:
+    return (
+        f"{plan.n_examples} examples: {plan.n_cached} cached, {plan.n_waiting} already waiting in a batch,"
+        f" {plan.n_todo} to send"
+    )
 
 
 def _sources(args: argparse.Namespace) -> list[str]:
@@ -186,21 +196,14 @@ def _run_step(
     from ragviz.judge.batch import collect as collecting
     from ragviz.judge.batch import ledger
     from ragviz.judge.batch.cost import batch_estimate, describe_estimate
-    from ragviz.judge.batch.submit import batch_format, plan_batch, send_recorded_files, write_batch
+    from ragviz.judge.batch.submit import BatchPlan, batch_format, iter_todo, send_recorded_files, write_batch
 
     if mode in ("batch", "batch_file"):
-        examples = _load_examples(args)
-        plan = plan_batch(examples, settings, cache, force=args.force)
-        print(
-            f"{plan.n_examples} examples: {plan.n_cached} cached, {plan.n_waiting} already waiting in a batch,"
-            f" {len(plan.todo)} to send",
-            file=err,
-        )
-        for uid in plan.duplicates:
-            print(f"{uid}: the same example uid appears again; sent once", file=err)
+        plan = BatchPlan()
+        todo = iter_todo(_load_examples(args), settings, cache, plan, force=args.force)
         if args.dry_run:
-            print(describe_estimate(batch_estimate(plan.todo, settings)), file=err)
-            print("(dry run: nothing written, nothing sent)", file=err)
+            print(describe_estimate(batch_estimate(todo, settings)), file=err)
+            print(f"{_plan_line(plan)} (dry run: nothing written, nothing sent)", file=err)
             return EXIT_OK
         offline = mode == "batch_file"
         fmt = batch_format(settings, cache, probe=not offline)
@@ -208,8 +211,11 @@ def _run_step(
         folder = target.parent if offline else target
         stem = target.name.removesuffix(".jsonl") if offline else None
         written = write_batch(
-            plan.todo, settings, cache, folder, format_mode=fmt, sources=_sources(args), offline=offline, stem=stem
+            todo, settings, cache, folder, format_mode=fmt, sources=_sources(args), offline=offline, stem=stem
         )
+        print(_plan_line(plan), file=err)
+        for uid in plan.duplicates:
+            print(f"{uid}: the same example uid appears again; sent once", file=err)
         for oversized in written.oversized:
             print(f"refused: {oversized}", file=err)
         for file in ledger.files(cache):
@@ -231,9 +237,12 @@ def _run_step(
         lookup = collecting.SourceExamples()
         by_sources: dict[tuple[str, ...], list[Example]] = {}
         keys: list[str] = []
+        found: dict[int, Mapping[str, Example]] = {}
+        for file_id in {r.file_id for r in failed}:
+            found[file_id] = lookup(files[file_id])([r.example_uid for r in failed if r.file_id == file_id])
         for request in failed:
             file = files[request.file_id]
-            example = lookup(file).get(request.example_uid)
+            example = found[request.file_id].get(request.example_uid)
             if example is None:
                 print(f"{request.example_uid}: no longer in {', '.join(file.sources)}; not sent again", file=err)
                 continue
@@ -242,8 +251,8 @@ def _run_step(
         if args.retry_failed == "live":
             from ragviz.judge.run import judge_examples
 
-            todo = [e for group in by_sources.values() for e in group]
-            summary = judge_examples(todo, settings, cache, store)
+            again = [e for group in by_sources.values() for e in group]
+            summary = judge_examples(again, settings, cache, store)
             ledger.write(
                 cache,
                 lambda db: db.executemany(

@@ -102,7 +102,7 @@ class BatchServer:
             }
             return
         lines = [json.loads(x) for x in self.files[batch["input_file_id"]]["_content"].splitlines() if x.strip()]
-        limit = len(lines) if self.answer_limit is None or status == "completed" else self.answer_limit
+        limit = len(lines) if status == "completed" else (self.answer_limit or 0)
         out, err = [], []
         for n, item in enumerate(lines):
             if n >= limit:

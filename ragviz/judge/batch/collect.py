@@ -15,15 +15,15 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import openai
 
+from ragviz.data.dataset import Dataset, examples_at
 from ragviz.data.model import Example, Labels
 from ragviz.judge.batch import ledger
 from ragviz.judge.batch.ledger import BatchFile, BatchRecord, LedgerRequest, write
 from ragviz.judge.batch.remote import batch_client, cancel_batch, download, retrieve_batch
-from ragviz.judge.batch.results import Judged, LineProblem, OutputLine, check_output_files, judge_line, output_lines
+from ragviz.judge.batch.results import LineProblem, OutputLine, check_output_files, judge_line, output_lines
 from ragviz.judge.cache import JudgeCache, PendingAnswer, PendingFailure
 from ragviz.judge.client import JudgeSettings
 from ragviz.judge.sink import JudgeLabelSink
@@ -46,7 +46,7 @@ __all__ = [
 
 APPLY_CHUNK = 2000  # answers per transaction pair (cache + ledger, then label store)
 
-# The examples of a request file's data sources by uid (loaded on demand: ragviz.data.load).
+# uids -> their examples, from a request file's data sources.
 ExampleLookup = Callable[[Sequence[str]], Mapping[str, Example]]
 
 
@@ -73,36 +73,32 @@ class CollectReport:
 
 
 class SourceExamples:
-    """Loads a request file's data sources (:func:`ragviz.data.load.load`) once per set of sources and
-    returns its examples by uid; a source that no longer loads gives no examples (each request then fails
-    naming its example, nothing is applied)."""
+    """Loads a request file's data sources (:func:`ragviz.data.load.load`) once per set of sources; calling
+    it with a file gives the function from uids to their examples (built a chunk at a time). A source that no
+    longer loads gives no examples: each request then fails naming its example, nothing is applied."""
 
     def __init__(self) -> None:
-        self._loaded: dict[tuple[str, ...], dict[str, Example]] = {}
+        self._loaded: dict[tuple[str, ...], ExampleLookup] = {}
         self.errors: list[str] = []
 
-    def __call__(self, file: BatchFile) -> Mapping[str, Example]:
+    def __call__(self, file: BatchFile) -> ExampleLookup:
         if file.sources not in self._loaded:
             from ragviz.data.load import load
 
             result = load(list(file.sources))
             self.errors.extend(str(p) for p in result.errors)
-            dataset = result.dataset
-            self._loaded[file.sources] = _LazyExamples(dataset) if result.ok else {}
+            self._loaded[file.sources] = _lookup(result.dataset) if result.ok else (lambda uids: {})
         return self._loaded[file.sources]
 
 
-class _LazyExamples(dict):
-    """uid -> Example, each built from the dataset only when asked for."""
+def _lookup(dataset: Dataset) -> ExampleLookup:
+    index = {uid: i for i, uid in enumerate(dataset.uids)}
 
-    def __init__(self, dataset: Any):
-        super().__init__()
-        self._dataset = dataset
-        self._index = {uid: i for i, uid in enumerate(dataset.uids)}
+    def examples(uids: Sequence[str]) -> Mapping[str, Example]:
+        rows = sorted({index[u] for u in uids if u in index})
+        return {e.uid: e for e in examples_at(dataset, rows).values()}
 
-    def get(self, uid: str, default: Any = None) -> Any:
-        i = self._index.get(uid)
-        return default if i is None else self._dataset.example(i)
+    return examples
 
 
 def finish_answered(cache: JudgeCache, store: JudgeLabelSink | None) -> int:
@@ -144,8 +140,8 @@ def _save(store: JudgeLabelSink, items: list[tuple[str, Labels]]) -> None:
             store.save_judge_labels(uid, labels)
 
 
-def _chunks(items: Iterable[Judged], size: int) -> Iterator[list[Judged]]:
-    chunk: list[Judged] = []
+def _chunks(items: Iterable[OutputLine], size: int) -> Iterator[list[OutputLine]]:
+    chunk: list[OutputLine] = []
     for item in items:
         chunk.append(item)
         if len(chunk) >= size:
@@ -160,16 +156,14 @@ def apply_lines(
     store: JudgeLabelSink | None,
     file: BatchFile,
     lines: Iterable[OutputLine],
-    examples: Mapping[str, Example],
+    examples: ExampleLookup,
     report: CollectReport,
 ) -> None:
     """Validate and apply checked *lines* of one request file, chunk by chunk (see the module docstring)."""
-    judged = (
-        judge_line(line, examples.get(line.request.example_uid), file.model, file.prompt_version)
-        for line in lines
-        if line.request.state == ledger.PENDING
-    )
-    for chunk in _chunks(judged, APPLY_CHUNK):
+    pending = (line for line in lines if line.request.state == ledger.PENDING)
+    for part in _chunks(pending, APPLY_CHUNK):
+        found = examples([line.request.example_uid for line in part])
+        chunk = [judge_line(x, found.get(x.request.example_uid), file.model, file.prompt_version) for x in part]
         answers = [
             PendingAnswer(
                 j.line.request.cache_key,
@@ -231,7 +225,7 @@ def collect(
     settings: JudgeSettings,
     cache: JudgeCache,
     store: JudgeLabelSink | None,
-    examples_for: Callable[[BatchFile], Mapping[str, Example]],
+    examples_for: Callable[[BatchFile], ExampleLookup],
     client: openai.OpenAI | None = None,
 ) -> CollectReport:
     """Download, check, validate and apply every finished batch not collected yet (see the module docstring)."""
@@ -272,7 +266,7 @@ def import_results(
     path: str | os.PathLike,
     cache: JudgeCache,
     store: JudgeLabelSink | None,
-    examples_for: Callable[[BatchFile], Mapping[str, Example]],
+    examples_for: Callable[[BatchFile], ExampleLookup],
 ) -> CollectReport:
     """Read an offline runner's output file (``vllm run-batch``'s shape) against the request files written
     with ``--batch-file``: checked whole first, then applied as a collected batch is."""

@@ -7,7 +7,7 @@ and the description says that rule was used. A model with no list price has no c
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -70,12 +70,14 @@ def batch_cost(
     return (None if live is None else live / 2), BATCH_DISCOUNT_RULE
 
 
-def batch_estimate(examples: Sequence[Example], settings: JudgeSettings) -> BatchEstimate:
+def batch_estimate(examples: Iterable[Example], settings: JudgeSettings) -> BatchEstimate:
     """Requests, tokens (characters / 4, completions guessed as the live estimate does) and both prices."""
-    sizes = [estimate_tokens(e) for e in examples]
-    prompt = sum(t.prompt_tokens for t in sizes)
-    completion = sum(t.completion_tokens for t in sizes)
-    n = len(sizes)
+    n = prompt = completion = 0
+    for example in examples:
+        size = estimate_tokens(example)
+        n += 1
+        prompt += size.prompt_tokens
+        completion += size.completion_tokens
     live = estimate_cost(settings.model, prompt, completion, calls=n, endpoint=settings.endpoint)
     batch, rule = batch_cost(settings.model, prompt, completion, calls=n, endpoint=settings.endpoint)
     return BatchEstimate(n, prompt, completion, live, batch, rule)

@@ -15,12 +15,13 @@ import json
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from ragviz.data.model import Example
 from ragviz.judge.cache import cache_key
 from ragviz.judge.client import JudgeSettings, format_kwargs, request_body
-from ragviz.judge.prompt import PROMPT_VERSION, build_messages, content_hash
+from ragviz.judge.prompt import PROMPT_VERSION, build_messages, content_hash, render_user_prompt
 
 __all__ = [
     "BatchRequest",
@@ -77,17 +78,36 @@ class BatchRequest:
     line: bytes
 
 
+_PLACEHOLDER = "\x00ragviz-user-prompt\x00"
+
+
+@lru_cache(maxsize=16)
+def _body_around_user_prompt(settings: JudgeSettings, format_mode: str) -> tuple[bytes, bytes]:
+    """The request body before and after the JSON string of the user prompt. A JSON string encodes the
+    same wherever it stands, so prefix + json(prompt) + suffix is exactly :func:`request_body`'s bytes."""
+    sent = dataclasses.replace(settings, model=settings.deployment) if settings.azure_endpoint else settings
+    messages = [m if m["role"] == "system" else {**m, "content": _PLACEHOLDER} for m in build_messages(_EMPTY)]
+    body = request_body(sent, messages, format_kwargs(format_mode))
+    before, after = body.split(json.dumps(_PLACEHOLDER).encode("utf-8"))
+    return before, after
+
+
+_EMPTY = Example(
+    id="", dataset="", question="", documents=(), document_sentences=(), response="", response_sentences=()
+)
+
+
 def build_request(example: Example, settings: JudgeSettings, format_mode: str) -> BatchRequest:
     """The live call for *example* as one batch line, with the live run's cache key.
 
     Azure OpenAI's batch lines name the deployment as the model; the key stays the live run's."""
     chash = content_hash(example)
     key = cache_key(settings.model, settings.endpoint, PROMPT_VERSION, chash)
-    sent = dataclasses.replace(settings, model=settings.deployment) if settings.azure_endpoint else settings
-    body = request_body(sent, build_messages(example), format_kwargs(format_mode))
+    before, after = _body_around_user_prompt(settings, format_mode)
+    prompt = json.dumps(render_user_prompt(example), ensure_ascii=False).encode("utf-8")
     cid = custom_id(example.uid)
     head = json.dumps({"custom_id": cid, "method": "POST", "url": batch_url(settings)}, ensure_ascii=False)
-    line = head[:-1].encode("utf-8") + b', "body": ' + body + b"}\n"
+    line = b"".join((head[:-1].encode("utf-8"), b', "body": ', before, prompt, after, b"}\n"))
     return BatchRequest(cid, example.uid, chash, key, line)
 
 

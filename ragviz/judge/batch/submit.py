@@ -9,7 +9,7 @@ batch the server already holds for a file is found, never made twice.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -37,45 +37,66 @@ __all__ = [
     "BatchPlan",
     "WrittenBatch",
     "batch_format",
+    "iter_todo",
     "plan_batch",
     "send_recorded_files",
     "write_batch",
 ]
 
 
-@dataclass(frozen=True)
+@dataclass
 class BatchPlan:
-    """Which examples a batch would ask about: the rest are cached or already waiting in a batch."""
+    """What a batch would ask: the examples to send (``todo``, kept only by :func:`plan_batch`) and the
+    others counted: cached, already waiting in a batch sent before, a uid seen again."""
 
-    todo: list[Example]
-    n_examples: int
-    n_cached: int
-    n_waiting: int
-    duplicates: list[str]
+    todo: list[Example] = field(default_factory=list)
+    n_examples: int = 0
+    n_cached: int = 0
+    n_waiting: int = 0
+    n_todo: int = 0
+    duplicates: list[str] = field(default_factory=list)
+
+
+def iter_todo(
+    examples: Iterable[Example], settings: JudgeSettings, cache: JudgeCache, plan: BatchPlan, *, force: bool = False
+) -> Iterator[Example]:
+    """The examples to send, streamed (the cache asked a chunk at a time), counting the others in *plan*:
+    not cached (unless *force*), not pending in a batch already sent, each uid once."""
+    waiting = ledger.pending_keys(cache)
+    seen: set[str] = set()
+    chunk: list[Example] = []
+
+    def flush() -> Iterator[Example]:
+        keys = [cache_key(settings.model, settings.endpoint, PROMPT_VERSION, content_hash(e)) for e in chunk]
+        cached = set() if force else set(cache.get_many(keys))
+        for example, key in zip(chunk, keys):
+            plan.n_examples += 1
+            if key in cached:
+                plan.n_cached += 1
+            elif key in waiting:
+                plan.n_waiting += 1
+            elif example.uid in seen:
+                plan.duplicates.append(example.uid)
+            else:
+                seen.add(example.uid)
+                plan.n_todo += 1
+                yield example
+        chunk.clear()
+
+    for example in examples:
+        chunk.append(example)
+        if len(chunk) >= 2000:
+            yield from flush()
+    yield from flush()
 
 
 def plan_batch(
-    examples: Sequence[Example], settings: JudgeSettings, cache: JudgeCache, *, force: bool = False
+    examples: Iterable[Example], settings: JudgeSettings, cache: JudgeCache, *, force: bool = False
 ) -> BatchPlan:
-    """The examples to send: not cached (unless *force*), not pending in a batch already sent, each uid once."""
-    keys = [cache_key(settings.model, settings.endpoint, PROMPT_VERSION, content_hash(e)) for e in examples]
-    cached = set() if force else set(cache.get_many(keys))
-    waiting = ledger.pending_keys(cache)
-    todo: list[Example] = []
-    seen: set[str] = set()
-    duplicates: list[str] = []
-    n_cached = n_waiting = 0
-    for example, key in zip(examples, keys):
-        if key in cached:
-            n_cached += 1
-        elif key in waiting:
-            n_waiting += 1
-        elif example.uid in seen:
-            duplicates.append(example.uid)
-        else:
-            seen.add(example.uid)
-            todo.append(example)
-    return BatchPlan(todo, len(examples), n_cached, n_waiting, duplicates)
+    """:func:`iter_todo` with the examples to send kept in ``todo``."""
+    plan = BatchPlan()
+    plan.todo = list(iter_todo(examples, settings, cache, plan, force=force))
+    return plan
 
 
 def batch_format(settings: JudgeSettings, cache: JudgeCache, *, probe: bool = True) -> str:
