@@ -41,11 +41,11 @@ def _open(db: Path):  # type: ignore[no-untyped-def]
 
 
 def _examples(data: Path):  # type: ignore[no-untyped-def]
-    from ragviz.data.dataset import iter_examples
     from ragviz.data.load import load
+    from ragviz.judge.batch.examples import prompt_examples
 
     dataset = load([data]).dataset
-    return (example for _, example in iter_examples(dataset))
+    return prompt_examples(dataset)  # as `ragviz label --batch` builds them
 
 
 def phase_write(data: Path, work: Path) -> dict:
@@ -79,6 +79,7 @@ def phase_prepare(data: Path, work: Path) -> dict:
     spec = importlib.util.spec_from_file_location("stub", ROOT / "tests" / "openai_stub_server.py")
     assert spec is not None and spec.loader is not None
     stub = importlib.util.module_from_spec(spec)
+    sys.modules["stub"] = stub  # its dataclasses look their module up
     spec.loader.exec_module(stub)
     valid_answer = stub.valid_answer
 
@@ -89,7 +90,7 @@ def phase_prepare(data: Path, work: Path) -> dict:
         examples, settings, cache, work, format_mode="json_schema", sources=[str(data)], offline=True, stem="offline"
     )
     with open(work / "results.jsonl", "w", encoding="utf-8") as out:
-        for n, e in enumerate(examples):
+        for n, e in enumerate(_examples(data)):
             content = json.dumps(valid_answer(list(e.context_keys()), list(e.response_keys())))
             body = {
                 "id": f"chatcmpl-{n}",
@@ -178,7 +179,9 @@ def main() -> int:
             "prepare": lambda: phase_prepare(data, work),
             "collect": lambda: phase_collect(data, work, args.db),
         }[args.phase]()
-        result["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        result["peak_rss_mb"] = usage.ru_maxrss / 1024
+        result["cpu_seconds"] = usage.ru_utime + usage.ru_stime  # the figure that does not depend on other load
         print(json.dumps(result))
         return 0
 
@@ -192,14 +195,15 @@ def main() -> int:
     wrote = _child("write", data, work)
     print(
         f"write {wrote['requests']:,} requests into {wrote['files']} files ({wrote['bytes'] / 1e6:,.0f} MB): "
-        f"{wrote['seconds']:.1f} s, peak RSS {wrote['peak_rss_mb']:,.0f} MB (load included)"
+        f"{wrote['seconds']:.1f} s wall ({wrote['cpu_seconds']:.1f} s CPU), peak RSS {wrote['peak_rss_mb']:,.0f} MB"
+        " (load included)"
     )
     _child("prepare", data, work)
     shutil.copy(work / "collect.db", work / "resume.db")
     got = _child("collect", data, work)
     print(
         f"collect {got['applied']:,} answers (checked, validated, applied; {got['failed']} failed): "
-        f"{got['seconds']:.1f} s, peak RSS {got['peak_rss_mb']:,.0f} MB"
+        f"{got['seconds']:.1f} s wall ({got['cpu_seconds']:.1f} s CPU, load included), peak RSS {got['peak_rss_mb']:,.0f} MB"
     )
 
     cmd = [
@@ -226,6 +230,7 @@ def main() -> int:
         f"{again['recovered']:,} finished from the cache; {args.n - distinct:,} lost, {total - distinct:,} applied twice"
     )
 
+    print(f"(load average during the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
     cost = cost_per_thousand()
     print(
         f"gpt-4o-mini per 1,000 RAGBench examples ({cost['examples']:,} rows measured): "

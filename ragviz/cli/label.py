@@ -6,6 +6,9 @@ RAGBench-schema JSONL (the app loads it). Failures are printed as ``PATH:ROW: ju
 left out of OUT. ``--dry-run`` prints the estimate (calls, tokens, cost) and calls nothing.
 Exit codes: 0 all judged, 1 some failed or cancelled, 2 bad input or settings.
 
+``--batch`` / ``--batch-file`` / ``--batch-status`` / ``--collect`` / ``--import-batch`` / ``--retry-failed`` /
+``--cancel-batch`` send the same requests through a Batch API instead (:mod:`ragviz.cli.label_batch`).
+
 The endpoint, as the ``openai`` package reads it: ``--base-url``, else ``$OPENAI_BASE_URL``, else the
 OpenAI API (key: ``$OPENAI_API_KEY``); Azure OpenAI with ``--azure-endpoint``, or ``$AZURE_OPENAI_ENDPOINT``
 when no base URL is set (key: ``$AZURE_OPENAI_API_KEY``, API version ``--api-version`` or

@@ -158,8 +158,8 @@ def run_batch_command(
 
 def _load_examples(args: argparse.Namespace) -> Iterator[Example]:
     """The examples of PATH... one at a time (built a batch of rows at a time, never all held)."""
-    from ragviz.data.dataset import iter_examples
     from ragviz.data.load import load
+    from ragviz.judge.batch.examples import prompt_examples
 
     if not args.paths:
         raise BadInput("give the data files to judge (PATH...)", path=COMMAND)
@@ -170,7 +170,7 @@ def _load_examples(args: argparse.Namespace) -> Iterator[Example]:
         )
     dataset = result.dataset
     n = len(dataset) if args.limit is None else min(max(args.limit, 0), len(dataset))
-    return (example for _, example in iter_examples(dataset, range(n) if n < len(dataset) else None))
+    return prompt_examples(dataset, range(n) if n < len(dataset) else None)
 
 
 def _plan_line(plan: BatchPlan) -> str:

@@ -18,9 +18,10 @@ from pathlib import Path
 
 import openai
 
-from ragviz.data.dataset import Dataset, examples_at
+from ragviz.data.dataset import Dataset
 from ragviz.data.model import Example, Labels
 from ragviz.judge.batch import ledger
+from ragviz.judge.batch.examples import prompt_examples
 from ragviz.judge.batch.ledger import BatchFile, BatchRecord, LedgerRequest, write
 from ragviz.judge.batch.remote import batch_client, cancel_batch, download, retrieve_batch
 from ragviz.judge.batch.results import LineProblem, OutputLine, check_output_files, judge_line, output_lines
@@ -96,7 +97,7 @@ def _lookup(dataset: Dataset) -> ExampleLookup:
 
     def examples(uids: Sequence[str]) -> Mapping[str, Example]:
         rows = sorted({index[u] for u in uids if u in index})
-        return {e.uid: e for e in examples_at(dataset, rows).values()}
+        return {e.uid: e for e in prompt_examples(dataset, rows)}
 
     return examples
 
