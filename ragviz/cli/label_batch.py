@@ -273,7 +273,7 @@ def _run_step(
         created, others = send_recorded_files(settings, cache)
         for record in created:
             print(
-                f"{record.batch_id}: {record.status} ({record.counts.get('total', 0)} requests), expires {record.expires_at}",
+                f"{record.batch_id}: {record.status}, expires {record.expires_at}",
                 file=err,
             )
         for file in others:
@@ -297,7 +297,7 @@ def _run_step(
             states = counts.get(record.file_id, {})
             c = record.counts
             print(
-                f"{record.batch_id}  {record.status:<11} {c.get('completed', 0)}/{c.get('total', 0)} done,"
+                f"{record.batch_id}  {record.status:<11} {c.get('completed', 0)}/{c.get('total') or sum(states.values())} done,"
                 f" {c.get('failed', 0)} failed  created {record.created_at}  expires {record.expires_at or '-'}"
                 f"  {'collected ' + record.collected_at if record.collected_at else 'not collected'}"
                 f"  (stored: {states.get(ledger.APPLIED, 0)} applied, {states.get(ledger.FAILED, 0)} failed)",

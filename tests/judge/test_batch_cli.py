@@ -188,3 +188,31 @@ def test_batch_file_then_import_batch_in_vllm_shape(tmp_path):
         assert imported.returncode == 0, imported.stderr
         assert f"{N} labels stored, 0 failed" in imported.stderr
         assert len(label_sets(tmp_path)) == N
+
+
+def test_dry_run_batch_prints_requests_tokens_and_both_prices(server, tmp_path):
+    out = run(server, tmp_path, str(SAMPLE), "--batch", "--dry-run")
+    assert out.returncode == 0, out.stderr
+    assert f"{N} requests, about " in out.stderr and " input + " in out.stderr
+    assert "live $" in out.stderr and "batch $" in out.stderr and "genai-prices" in out.stderr
+    assert "(dry run: nothing written, nothing sent)" in out.stderr
+    assert server.uploads == 0 and not (tmp_path / "batches").exists()
+
+
+def test_failures_are_listed_by_example_and_sent_again_live(server, tmp_path):
+    from ragviz.data.load import load
+
+    examples = list(load([SAMPLE]).dataset)
+    for e in examples[:2]:
+        server.chat.script[e.question] = ["500"]
+    assert run(server, tmp_path, str(SAMPLE), "--batch").returncode == 0
+    collected = run(server, tmp_path, "--collect")
+    assert collected.returncode == 1
+    for e in examples[:2]:
+        assert f"failed: {e.uid}: batch batch_00001 error file file-" in collected.stderr
+    assert "HTTP 500: internal error" in collected.stderr and f"{N - 2} labels stored, 2 failed" in collected.stderr
+    again = run(server, tmp_path, "--retry-failed", "live")
+    assert again.returncode == 0, again.stderr
+    assert "2 judged live, 0 cached, 0 failed" in again.stderr
+    assert len(label_sets(tmp_path)) == N
+    assert "no failed requests to send again" in run(server, tmp_path, "--retry-failed", "batch").stderr

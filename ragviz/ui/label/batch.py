@@ -64,7 +64,8 @@ def batch_rows(cache: JudgeCache) -> pd.DataFrame:
             {
                 "batch": record.batch_id,
                 "status": record.status,
-                "done": f"{record.counts.get('completed', 0)}/{record.counts.get('total', 0)}",
+                # a batch still validating reports 0 requests: the ledger knows how many it holds
+                "done": f"{record.counts.get('completed', 0)}/{record.counts.get('total') or sum(states.values())}",
                 "failed": record.counts.get("failed", 0),
                 "labels stored": states.get(ledger.APPLIED, 0),
                 "created": record.created_at,
