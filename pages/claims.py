@@ -35,21 +35,22 @@ from ragviz.data.claim_overrides import claim_uid
 from ragviz.data.formats.ragchecker import RagCheckerFormatError
 from ragviz.ui import claims as view
 from ragviz.ui.core import access, state
-from ragviz.ui.core.present import is_present
+from ragviz.ui.core.present import is_present, show_corrections
 from ragviz.ui.core.state import require_app_shell
 
 require_app_shell()
 
-editable = not is_present()
+editable = not is_present()  # presentation mode (always for viewers) is a lock: nothing opens or changes
+traces = show_corrections(not editable)  # and it shows nothing of what was corrected unless asked
 st.title("RagChecker claims")
-if (granted := access.access()).can_load:
+if (granted := access.access()).can_load and editable:
     view.source_controls()
-else:
+elif editable:
     st.caption(granted.why)  # md: ours
 view.loaded_files(checking_output_files(state.dataset()))  # what an admin loaded, by file name
 source = view.opened_source()
 if not source:
-    view.no_file_notice(granted.can_load)
+    view.no_file_notice(granted.can_load and editable)
     st.stop()
 
 loaded = view.load_source(source)
@@ -76,8 +77,8 @@ if problems:
     view.error_lines(problems)
 uids = item_uids(items, file_name)
 reviewed, corrected = store.reviewed_uids(who), store.corrected_uids(who)
-view.file_summary(file_name, len(items), statuses_text(uids, reviewed, corrected))
-view.item_picker(items, item_statuses(uids, reviewed, corrected))
+view.file_summary(file_name, len(items), statuses_text(uids, reviewed, corrected) if traces else "")
+view.item_picker(items, item_statuses(uids, reviewed, corrected) if traces else [""] * len(items))
 current = currents[index]
 if editable:
     view.item_actions(
@@ -88,9 +89,9 @@ if editable:
     )
 
 view.item_texts(item)
-view.labels_caption(n_changed_labels(item, current))
+view.labels_caption(n_changed_labels(item, current) if traces else 0, editable)
 for side in SIDES:
     view.claim_matrix(current, side, uid, editable)
-view.score_tables(item_table(item, current), aggregate_table(items, currents), len(items))
-if granted.can_export:  # viewers see the labels; downloading them is for annotators and admins
+view.score_tables(item_table(item, current), aggregate_table(items, currents), len(items), traces)
+if granted.can_export and editable:  # viewers see the labels; downloading them is for annotators and admins
     view.download(corrected_file(currents), corrected_file_name(file_name))

@@ -1,19 +1,31 @@
 """Compare page: a person picks two label sets (the judge's, the latest human decisions, one annotator's)
 and sees, per example, the keys added or removed and the verdicts flipped, with the metric change each
-caused; from there they open an example on the Review page."""
+caused; from there they open an example on the Review page.
+
+Presentation mode (always for viewers) shows no difference until the presenter turns on "Show
+corrections", compares only the judge's and the latest human labels (no one's name) and offers no download.
+"""
 
 import streamlit as st
 
-from ragviz.analysis.labelsets.named import label_set_names
+from ragviz.analysis.labelsets.named import HUMAN, JUDGE, label_set_names
 from ragviz.ui import compare as ui
-from ragviz.ui.core import results, state
+from ragviz.ui.core import access, results, state
+from ragviz.ui.core.present import show_corrections
 
 state.require_app_shell()
 
-store = state.require_data().store
+page = state.require_data()
+granted = access.access()
 
 st.title("Compare label sets")
-a, b = ui.label_set_pickers(label_set_names(store))
+if not show_corrections(page.present):
+    st.info(
+        "Presentation mode hides which examples were corrected: turn on Show corrections in the sidebar to compare."
+    )
+    st.stop()
+names = label_set_names(page.store) if granted.can_review and not page.present else [JUDGE, HUMAN]
+a, b = ui.label_set_pickers(names)
 if a == b:
     st.info("Choose two different label sets.")
     st.stop()
@@ -24,5 +36,5 @@ if not comparison.diffs:
     ui.no_difference(a, b, comparison.common)
     st.stop()
 
-ui.diff_table(comparison.table, a, b)
+ui.diff_table(comparison.table, a, b, download=granted.can_export and not page.present)
 ui.example_links(comparison.diffs)

@@ -5,10 +5,10 @@ next."""
 import streamlit as st
 
 from ragviz.analysis.dashboard.figures import RETRIEVAL, TRACE, trace_view
-from ragviz.analysis.labelsets.named import JUDGE, label_set_names
+from ragviz.analysis.labelsets.named import HUMAN, JUDGE, label_set_names
 from ragviz.metrics.retrieval import DEFAULT_KS
 from ragviz.ui.audit import estimates as audit_estimates
-from ragviz.ui.core import results, state
+from ragviz.ui.core import access, report, results, state
 from ragviz.ui.dashboard import page as ui
 
 state.require_app_shell()
@@ -17,8 +17,10 @@ page = state.require_data()
 store, present = page.store, page.present
 
 st.title("Dashboard")
-against = ui.against_picker([n for n in label_set_names(store) if n != JUDGE], present)
+names = access.names_shown()  # viewers and presenters: the latest human labels, no one's name
+against = ui.against_picker([n for n in label_set_names(store) if n != JUDGE] if names else [HUMAN], present)
 data = results.dashboard_data(against)
+report.download_report_button(against, key="dashboard.report", present=present)
 
 family = ui.family_picker(results.metric_families() or [TRACE], present)
 ks = ui.cutoffs_input() if family == RETRIEVAL and not present else DEFAULT_KS
@@ -33,7 +35,7 @@ st.header("How much can we trust the judge?")
 ui.judge_agreement(data.judge_agreement, data.scatter, against, downloads=not present)
 
 st.header("Do the annotators agree?")
-ui.annotator_agreement(results.annotator_agreement(), downloads=not present)
+ui.annotator_agreement(results.annotator_agreement(), downloads=not present, names=names)
 
 st.header("RAGBench baseline judges against the current labels")
 ui.baselines(data.baselines)

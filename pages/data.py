@@ -10,6 +10,7 @@ from ragviz.data.limits import too_big, upload_decoded_limit
 from ragviz.data.load import refused_for_size
 from ragviz.ui import data as ui
 from ragviz.ui.core import access, served, state
+from ragviz.ui.core.present import is_present
 from ragviz.ui.core.state import FILTER_CACHE
 
 state.require_app_shell()
@@ -70,18 +71,23 @@ def remove_upload(path: str) -> None:
 
 
 granted = access.access()
-ui.annotator_box(
-    state.annotator(),
-    state.store().annotators(),
-    on_change=set_annotator,
-    sign_in=served.sign_in_configured(),
-    verified=served.signed_in() is not None,
-)
-if granted.can_load:
+present = is_present()  # presentation mode (always for viewers): no name, nothing that loads or writes
+if present:
+    st.caption("Presentation mode: the annotator and loading are hidden.")
+else:
+    ui.annotator_box(
+        state.annotator(),
+        state.store().annotators() if granted.can_review else [],  # a viewer sees no one's name
+        on_change=set_annotator,
+        sign_in=served.sign_in_configured(),
+        verified=served.signed_in(state.store()) is not None,
+    )
+if granted.can_load and not present:
     sample_loaded = [Path(p).resolve() for p in state.current_paths()] == [state.SAMPLE_DATA.resolve()]
     request = ui.load_box(state.SAMPLE_DATA.name, served.path_typing_off(), sample_loaded)
 else:
-    st.info(granted.why, icon=":material/lock:")  # md: ours
+    if not present:
+        st.info(granted.why, icon=":material/lock:")  # md: ours
     request = ui.LoadRequest(False, False, None, None)
 if request.sample:
     use_paths([str(state.SAMPLE_DATA)], request.add)
@@ -93,7 +99,7 @@ if request.path:
     except served.PathRefused as refused:
         st.session_state[LAST_PROBLEM] = (request.path, [str(refused)])
 ui.rejected_notice(st.session_state.get(LAST_PROBLEM))
-if granted.can_load:
+if granted.can_load and not present:
     ui.uploads_box(state.store().uploads(), on_remove=remove_upload)
 
 paths = state.current_paths()
@@ -103,7 +109,7 @@ with st.container(border=True):
         st.info("Nothing loaded yet.")
         st.stop()
     result = state.load_result(paths)
-    ui.loaded_report(paths, result, full_paths=granted.can_see_store)
+    ui.loaded_report(paths, result, full_paths=granted.can_see_store and not present)
 with st.container(border=True):
     ui.quality_heading()
     ui.quality_report(state.quality_report(), len(result.dataset), state.MAX_DETAILED)

@@ -9,7 +9,7 @@ from ragviz.analysis.explain import answer_explanation, retrieval_explanations, 
 from ragviz.analysis.labelsets.named import HUMAN, JUDGE, human_labels, judge_labels, label_set_names
 from ragviz.analysis.review.edits import document_spans, response_spans
 from ragviz.ui.audit import estimates as audit_estimates
-from ragviz.ui.core import results, state
+from ragviz.ui.core import access, report, results, state
 from ragviz.ui.explainer import page as ui
 
 state.require_app_shell()
@@ -19,14 +19,18 @@ ds, store, present = page.dataset, page.store, page.present
 ui.follow_link(ds, st.query_params.get("uid"))
 
 st.title("What the numbers mean")
+report.download_report_button(HUMAN, key="explainer.report", present=present)
 audit_estimates.plain_words_section(store)
-index, other = ui.example_picker(ds, [n for n in label_set_names(store) if n != JUDGE], results.uid_matches)
+names = access.names_shown()  # viewers and presenters: the latest human labels, no one's name
+index, other = ui.example_picker(
+    ds, [n for n in label_set_names(store) if n != JUDGE] if names else [HUMAN], results.uid_matches
+)
 ex = ds.example(index)
 ui.link_to(ex.uid)
 
 judge = judge_labels(ex, store)
 human, decider = human_labels(ex, store, None if other == HUMAN else other)
-title = ui.human_title(decider)
+title = ui.human_title(decider if names else "a person" if decider else "")
 if human is None:
     human = judge
 

@@ -16,6 +16,13 @@ st.title("Export")
 page = state.require_data()
 granted = access.access()
 ds, store, who = page.dataset, page.store, page.annotator
+if page.present:  # presentation mode (always for viewers): no one's progress, nothing to take away
+    ui.what_an_export_holds()
+    if granted.can_export:
+        st.caption("Presentation mode: downloads are hidden (turn it off in the sidebar).")
+    else:
+        ui.no_downloads(granted.why)
+    st.stop()
 ui.progress_metrics(len(ds), progress(state.uid_set(), store.reviewed_uids(who), store.corrected_uids(who)))
 ui.what_an_export_holds()
 if granted.can_export:

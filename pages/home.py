@@ -7,6 +7,7 @@ from ragviz.analysis.overview import overview
 from ragviz.analysis.review.queue import progress
 from ragviz.ui import home as ui
 from ragviz.ui.core import access, state
+from ragviz.ui.core.present import is_present
 
 state.require_app_shell()
 
@@ -17,14 +18,17 @@ def load_sample() -> None:
 
 ui.intro()
 paths = state.current_paths()
+present = is_present()  # presentation mode (always for viewers): nothing that writes, no one's progress
 if not paths:
-    ui.nothing_loaded(on_load_sample=load_sample if access.access().can_load else None)  # loading: admins
+    may_load = access.access().can_load and not present  # loading: admins, not while presenting
+    ui.nothing_loaded(on_load_sample=load_sample if may_load else None)
 else:
     store, who = state.store(), state.annotator()
     ui.loaded(
         overview(state.dataset()),
-        progress(state.uid_set(), store.reviewed_uids(who), store.corrected_uids(who)),
+        None if present else progress(state.uid_set(), store.reviewed_uids(who), store.corrected_uids(who)),
         who,
         on_start=lambda: st.switch_page("pages/review.py"),
+        present=present,
     )
 ui.tour(ui.tour_example())

@@ -7,6 +7,7 @@ import streamlit as st
 from ragviz.judge import JudgeConfigError, judge_examples
 from ragviz.judge.selection import FILTERED
 from ragviz.ui.core import access, render, state
+from ragviz.ui.core.present import is_present
 from ragviz.ui.core.state import active_filter_rows
 from ragviz.ui.label import batch
 from ragviz.ui.label import page as ui
@@ -18,6 +19,9 @@ LAST_RUN = "label.last_run"  # (uids, RunSummary, called the configured judge) o
 st.title("Label with an LLM judge")
 if not (granted := access.access()).can_judge:
     st.info(granted.why, icon=":material/lock:")  # md: ours
+    st.stop()
+if is_present():  # a lock: no judge settings, no key field, no run while presenting
+    st.info("Presentation mode: the judge is not set up or run here (turn presentation mode off in the sidebar).")
     st.stop()
 page = state.require_data()
 ds, store = page.dataset, page.store

@@ -126,7 +126,7 @@ review.navigation_bar(
     editable=editable,
 )
 if audit is not None:
-    audit_ui.progress_line(audit, on_go=go)
+    audit_ui.progress_line(audit, on_go=go, traces=traces)
 status = review_status(uid, reviewed, corrected) if traces else ""
 where = position_text(index, len(ds), allowed)
 st.set_page_config(page_title=f"{where} · Review · ragviz")  # the browser tab says where the person is
@@ -171,6 +171,5 @@ with left:
         editable,
         selected,
     )
-review.families_expander(
-    ex, judge, current, partial(state.record_decision, uid), version=state.label_version(), editable=editable
-)
+record = partial(state.record_decision, uid)
+review.families_expander(ex, judge, current, record, version=state.label_version(), editable=editable, traces=traces)

@@ -66,11 +66,27 @@ SIGN_IN_SECRETS = {
 }
 
 
+def signed_in_user(email: str, **claims: object) -> dict:
+    """What ``st.user`` holds for an account signed in at the provider with a verified *email*
+    (*claims* added or overriding: ``email_verified=False``, another ``name``)."""
+    return {
+        "is_logged_in": True,
+        "iss": "http://127.0.0.1:9",
+        "sub": email,
+        "email": email,
+        "email_verified": True,
+        "name": email.split("@")[0],
+        "iat": 1_700_000_000,
+        "nonce": "n-" + email,
+        **claims,
+    }
+
+
 def open_page_as(page: str, email: str | None, **query: str) -> AppTest:
     """:func:`open_page` with sign-in configured and *email* signed in (``None``: nobody signed in)."""
     at = AppTest.from_file(APP, default_timeout=90)
     at.secrets["auth"] = dict(SIGN_IN_SECRETS)
-    at.user = {"is_logged_in": True, "email": email, "name": email.split("@")[0]} if email else {"is_logged_in": False}
+    at.user = signed_in_user(email) if email else {"is_logged_in": False}
     return _run_page(at, page, query)
 
 

@@ -15,6 +15,7 @@ __all__ = [
     "LARGE_SAMPLE",
     "MeanInterval",
     "auroc",
+    "binary_kappa",
     "bootstrap_mean_ci",
     "bootstrap_mean_cis",
     "cohen_kappa",
@@ -306,3 +307,21 @@ def bootstrap_mean_cis(
         for j, (k, data) in enumerate(members):
             interval(k, data, means[j])
     return [m for m in out if m is not None]
+
+
+def binary_kappa(tp: Any, fp: Any, fn: Any, tn: Any) -> Any:
+    """Cohen's kappa of two binary raters from their confusion counts (scalars or numpy arrays, e.g. one
+    per bootstrap resample): what :func:`cohen_kappa` gives on the decisions behind the counts, NaN where
+    it gives ``None``.
+
+    .. math:: \\kappa = 2 (tp \\cdot tn - fn \\cdot fp) / ((tp + fp)(fp + tn) + (tp + fn)(fn + tn))
+
+    >>> round(float(binary_kappa(1, 1, 1, 1)), 6), float(binary_kappa(5, 1, 0, 4))
+    (0.0, 0.8)
+    """
+    import numpy as np
+
+    tp, fp, fn, tn = (np.asarray(v, dtype=float) for v in (tp, fp, fn, tn))
+    denominator = (tp + fp) * (fp + tn) + (tp + fn) * (fn + tn)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(denominator > 0, 2 * (tp * tn - fn * fp) / denominator, np.nan)

@@ -9,9 +9,10 @@ from ragviz.cli.common import EXIT_OK
 from ragviz.data.dataset import Dataset
 from ragviz.data.errors import BadInput
 
-COMMAND = "ragviz agreement"
+__all__ = ["COMMAND", "add_agreement_arguments", "run_agreement_command"]
 
-__all__ = ["add_agreement_arguments", "run_agreement_command"]
+
+COMMAND = "ragviz agreement"
 
 
 def add_agreement_arguments(parser: Any) -> None:

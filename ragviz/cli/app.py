@@ -19,9 +19,10 @@ from pathlib import Path
 
 from ragviz.data.errors import BadInput
 
-COMMAND = "ragviz app"
+__all__ = ["COMMAND", "DATA_ENV", "add_app_arguments", "app_script", "run_app_command", "streamlit_command"]
 
-__all__ = ["DATA_ENV", "add_app_arguments", "app_script", "run_app_command", "streamlit_command"]
+
+COMMAND = "ragviz app"
 
 
 DATA_ENV = "RAGVIZ_DATA"  # = ragviz.ui.core.state.DATA_ENV (not imported: that module imports Streamlit)

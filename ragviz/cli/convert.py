@@ -8,9 +8,10 @@ import sys
 from ragviz.cli.common import EXIT_OK
 from ragviz.data.errors import BadInput
 
-COMMAND = "ragviz convert"
+__all__ = ["COMMAND", "add_convert_arguments", "convert_command", "run_convert_command"]
 
-__all__ = ["add_convert_arguments", "convert_command", "run_convert_command"]
+
+COMMAND = "ragviz convert"
 
 
 def convert_command(paths: list[str], out: str, to: str, fmt: str | None = None, card: bool = False) -> int:

@@ -13,6 +13,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
+from ragviz.analysis.estimates.coverage import MIN_AUDITED
 from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK
 
 if TYPE_CHECKING:
@@ -48,9 +49,15 @@ def add_estimate_arguments(parser: argparse.ArgumentParser) -> None:
         "--db",
         metavar="DB_OR_URL",
         help="read people's labels and the audit sample from a label store (an SQLite file or a postgresql:// URL): "
-        "the reviewed members of the newest audit sample drawn from DATA's examples count as audited",
+        "the reviewed members of the team's audit sample (an admin's choice; else the newest) drawn from DATA's"
+        " examples count as audited",
     )
-    parser.add_argument("--sample", type=int, metavar="ID", help="with --db: the audit sample to use (default: newest)")
+    parser.add_argument(
+        "--sample",
+        type=int,
+        metavar="ID",
+        help="with --db: the audit sample to use (default: the team's, else the newest)",
+    )
     parser.add_argument(
         "--annotator",
         metavar="NAME",
@@ -64,7 +71,9 @@ def add_estimate_arguments(parser: argparse.ArgumentParser) -> None:
         help=(
             "the PPI++ interval: bootstrap-t (default; a studentized bootstrap that re-tunes lambda in each of "
             f"2,000 resamples, seed 0: covers {INTERVAL_COVERAGE['bootstrap-t']} in benchmarks/bench_ppi.py) or "
-            f"normal (ppi_py's ppi_mean_ci: {INTERVAL_COVERAGE['normal']})"
+            f"normal (ppi_py's ppi_mean_ci: {INTERVAL_COVERAGE['normal']}); both kept within the metric's range "
+            f"and never narrower than a small audit can rule out; under {MIN_AUDITED} audited examples no "
+            "corrected figure is said in words"
         ).replace("%", "%%"),
     )
     parser.add_argument(
@@ -175,7 +184,7 @@ def _pair_db(data: Dataset, db: str, sample_id: int | None, annotator: str | Non
     from pathlib import Path
 
     from ragviz.analysis.estimates.pairing import pair_store
-    from ragviz.store.audit_samples import get_sample, list_samples
+    from ragviz.store.audit_samples import default_sample, get_sample, list_samples, team_choice
     from ragviz.store.label_store import LabelStore, StoreError
     from ragviz.store.postgres import is_url
 
@@ -206,11 +215,19 @@ def _pair_db(data: Dataset, db: str, sample_id: int | None, annotator: str | Non
                 "queue: Audit sample)"
             )
         else:
-            sample = drawn[0]
-            if len(drawn) > 1:
+            choice = team_choice(store)
+            sample = default_sample(drawn, choice)
+            assert sample is not None
+            if choice is not None and choice.sample_id == sample.id:
                 print(
-                    f"warning: {len(drawn)} audit samples were drawn from these examples; using the newest, "
-                    f"{sample.id} (choose with --sample ID)",
+                    f"using the team's audit sample {sample.id} (chosen by {choice.chosen_by} at {choice.chosen_at};"
+                    " another with --sample ID)",
+                    file=sys.stderr,
+                )
+            elif len(drawn) > 1:
+                print(
+                    f"warning: {len(drawn)} audit samples were drawn from these examples and no admin chose the team's;"
+                    f" using the newest, {sample.id} (choose with --sample ID)",
                     file=sys.stderr,
                 )
         return pair_store(data, store, sample.members, annotator or "human", families)
@@ -256,8 +273,13 @@ def format_table(report: EstimateReport) -> str:
         f"{overall.n_labeled} audited examples (people's labels), {overall.n_unlabeled} judge-only; "
         f"{level} intervals (PPI++: {report.interval}); PPI++ = judge on all examples, corrected by the audit"
     ]
+    from ragviz.analysis.estimates.report import too_few_text
+
     adherence = overall.metrics.get("adherence")
-    if adherence is not None:
+    short = [m for m in overall.metrics.values() if m.more_needed]
+    if short:  # no corrected figure in words below the minimum audit (BENCHMARKS.md: coverage under 93 % there)
+        lines.append(too_few_text(min(m.n_labeled for m in short)))
+    elif adherence is not None:
         ppi, judge = adherence.ppi, adherence.judge
         if ppi.estimate is not None and ppi.low is not None and ppi.high is not None:
             judge_text = "-" if judge is None else f"{100 * (1 - judge):.1f}%"
@@ -274,7 +296,7 @@ def format_table(report: EstimateReport) -> str:
             str(r["n_unlabeled"]),
             _num(r["judge"]),
             _with_ci(r["human"], r["human_low"], r["human_high"]),
-            _with_ci(r["ppi"], r["ppi_low"], r["ppi_high"]),
+            _with_ci(r["ppi"], r["ppi_low"], r["ppi_high"]) + (" (too few)" if r["more_needed"] else ""),
             _num(r["lambda"], 2),
             _num(r["gain"], 0),
         ]
@@ -290,6 +312,7 @@ def format_table(report: EstimateReport) -> str:
     lines += ["", fmt(header), fmt(["-" * w for w in widths]), *(fmt(r) for r in body)]
     lines += [
         "",
-        "n = audited pairs used, N = judge-only examples used, n_eff = people-only audit size as precise as PPI++",
+        "n = audited pairs used, N = judge-only examples used, n_eff = people-only audit size as precise as PPI++"
+        + ("; (too few) = under the minimum audit for a corrected figure" if short else ""),
     ]
     return "\n".join(lines) + "\n"

@@ -17,9 +17,10 @@ from ragviz.export.shapes import write_corrected_ragchecker
 from ragviz.export.targets import TARGETS, Target, format_from_name, load_sources, write_target, write_target_streamed
 from ragviz.store.label_store import LabelStore
 
-COMMAND = "ragviz export"
+__all__ = ["COMMAND", "add_export_arguments", "add_target_arguments", "export_command", "run_export_command"]
 
-__all__ = ["add_export_arguments", "add_target_arguments", "export_command", "run_export_command"]
+
+COMMAND = "ragviz export"
 
 
 def export_command(

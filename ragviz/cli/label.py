@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from ragviz.judge.client import JudgeSettings
 
 __all__ = [
+    "COMMAND",
     "DEFAULT_TIMEOUT",
     "EXIT_SOME_FAILED",
     "REASONING_EFFORTS",
@@ -38,6 +39,7 @@ __all__ = [
     "run_label_command",
     "settings_from_args",
 ]
+
 
 EXIT_SOME_FAILED = 1
 COMMAND = "ragviz label"

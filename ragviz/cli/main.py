@@ -79,6 +79,18 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "run_estimate_command",
     ),
     CommandSpec(
+        "report",
+        "the stakeholder report: one self-contained HTML file (or PDF) with the corrected numbers and their evidence",
+        "Write one HTML file (or PDF) a stakeholder opens offline: per TRACe metric what people would say (the "
+        "judge corrected by the random audit, 95%% intervals), how far the judge can be trusted (agreement with "
+        "people per label kind, bias per metric, a verdict each), the distributions and per-subset tables, worked "
+        "examples, and the method and provenance with the command that rebuilds it. The same inputs and --date give "
+        "the same bytes. Exit 2 on bad input.",
+        "ragviz.cli.report",
+        "add_report_arguments",
+        "run_report_command",
+    ),
+    CommandSpec(
         "label",
         "label examples with an LLM judge (OpenAI-compatible API) into RAGBench-schema JSONL",
         "Judge every example with an LLM (cached answers are reused), keep the label sets in the "

@@ -3,11 +3,13 @@
 Three roles, each one more than the next:
 
 - **admin** loads data (sample, upload, typed path, RagChecker file), removes uploads, runs the LLM
-  judge (it spends money) and sees where the label store is;
+  judge (it spends money), draws, grows and chooses the team's audit sample, and sees where the label
+  store is;
 - **annotator** reviews: records, undoes and resets label decisions under their own name (claims
   too), and downloads the corrected labels (the Export page, the Claims page's corrected file);
 - **viewer** looks: every page in presentation mode (no editing control), nothing recorded, nothing
-  downloaded (a presentation shows the labels; taking them away is a reviewer's act).
+  downloaded (a presentation shows the labels; taking them away is a reviewer's act); only when the app is not
+  served may a viewer download the stakeholder report (:func:`can_download_report`).
 
 Who is who (:func:`access_of`):
 
@@ -17,6 +19,11 @@ Who is who (:func:`access_of`):
   names the admins. ``RAGVIZ_ANNOTATORS`` names the annotators; **unset, everyone identified is an
   annotator** (a team that signs in through its own identity provider has already chosen who gets in;
   set the list to narrow it). Admins are annotators too.
+- Signed in, a person is identified by one verified claim of the provider's token only
+  (:func:`identity_of_claims`): the e-mail address when ``email_verified`` is true, or, where a
+  deployment sets ``RAGVIZ_IDENTITY_CLAIM=sub``, the provider's subject (``sub``). The display name and
+  every other claim are never identity: an account without that claim is refused sign-in with a message.
+  Roles are matched, and decisions recorded, under that one name.
 - A person is *identified* when signed in (Streamlit's ``st.login``) or, without sign-in, locally by
   the name typed on the Data page. **Served without sign-in**, typed names are not verified: they
   still keep annotators' work apart (and a banner says so), but they never make anyone an admin, and
@@ -26,6 +33,8 @@ Who is who (:func:`access_of`):
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -36,15 +45,24 @@ __all__ = [
     "ANNOTATOR",
     "ANNOTATORS_ENV",
     "Access",
+    "IDENTITY_CLAIMS",
+    "IDENTITY_CLAIM_ENV",
     "Identity",
+    "SignInRefused",
     "VIEWER",
     "access_of",
+    "can_download_report",
+    "identity_claim",
+    "identity_of_claims",
+    "login_fingerprint",
     "name_list",
 ]
 
 
 ADMINS_ENV = "RAGVIZ_ADMINS"
 ANNOTATORS_ENV = "RAGVIZ_ANNOTATORS"
+IDENTITY_CLAIM_ENV = "RAGVIZ_IDENTITY_CLAIM"  # "email" (the default: the verified e-mail) or "sub"
+IDENTITY_CLAIMS = ("email", "sub")
 
 ADMIN = "admin"
 ANNOTATOR = "annotator"
@@ -62,14 +80,86 @@ def name_list(raw: str | None) -> frozenset[str]:
 
 @dataclass(frozen=True)
 class Identity:
-    """Who is using the app: *names* are what they can be matched by (a signed-in user's e-mail and
-    name; a typed name); *verified* says whether an identity provider vouches for them."""
+    """Who is using the app: *names* are what they can be matched by (a signed-in user's verified
+    e-mail or subject, :func:`identity_of_claims`; a typed name); *verified* says whether an identity
+    provider vouches for them."""
 
     names: tuple[str, ...]
     verified: bool
 
     def matches(self, allowed: frozenset[str]) -> bool:
         return any(n.strip().lower() in allowed for n in self.names if n.strip())
+
+
+@dataclass(frozen=True)
+class SignInRefused:
+    """A signed-in account ragviz cannot identify: *why* is the sentence the app shows."""
+
+    why: str
+
+
+def identity_claim(environ: Mapping[str, str] | None = None) -> str:
+    """The claim that is identity here: ``"email"`` unless ``RAGVIZ_IDENTITY_CLAIM`` says ``"sub"``.
+
+    >>> identity_claim({}), identity_claim({"RAGVIZ_IDENTITY_CLAIM": " SUB "})
+    ('email', 'sub')
+    """
+    env = os.environ if environ is None else environ
+    chosen = (env.get(IDENTITY_CLAIM_ENV) or "email").strip().lower()
+    if chosen not in IDENTITY_CLAIMS:
+        raise ValueError(f"{IDENTITY_CLAIM_ENV} must be one of {', '.join(IDENTITY_CLAIMS)}, got {chosen!r}")
+    return chosen
+
+
+def _is_true(value: object) -> bool:
+    return value is True or (isinstance(value, str) and value.strip().lower() == "true")
+
+
+def identity_of_claims(
+    claims: Mapping[str, object], environ: Mapping[str, str] | None = None
+) -> Identity | SignInRefused:
+    """The identity of a signed-in account from its token's *claims*: the e-mail address only when the
+    provider says it is verified (``email_verified`` true), or the subject (``sub``) where
+    ``RAGVIZ_IDENTITY_CLAIM=sub``; never the name or any other claim.
+
+    >>> identity_of_claims({"email": "ana@x.org", "email_verified": True, "name": "lead@x.org"}, {}).names
+    ('ana@x.org',)
+    >>> identity_of_claims({"name": "lead@x.org", "sub": "u1"}, {}).why[:38]
+    'This account has no verified e-mail ad'
+    >>> identity_of_claims({"name": "lead@x.org", "sub": "u1"}, {"RAGVIZ_IDENTITY_CLAIM": "sub"}).names
+    ('u1',)
+    """
+    try:
+        claim = identity_claim(environ)
+    except ValueError as exc:
+        return SignInRefused(f"Sign-in is misconfigured: {exc}. Ask whoever runs ragviz to fix it.")
+    if claim == "sub":
+        sub = claims.get("sub")
+        if isinstance(sub, str) and sub.strip():
+            return Identity((sub.strip(),), verified=True)
+        return SignInRefused(
+            "This account has no subject (sub) from the sign-in provider, which identifies people here"
+            f" ({IDENTITY_CLAIM_ENV}=sub). Sign out and sign in with another account."
+        )
+    email = claims.get("email")
+    if isinstance(email, str) and email.strip() and _is_true(claims.get("email_verified")):
+        return Identity((email.strip(),), verified=True)
+    return SignInRefused(
+        "This account has no verified e-mail address at the sign-in provider, and ragviz identifies people"
+        " by their verified e-mail only (never by their name). Verify the address at the provider, or sign"
+        " out and sign in with another account."
+    )
+
+
+def login_fingerprint(claims: Mapping[str, object]) -> str:
+    """One sign-in, recognised in every copy of its cookie: a hash of the token's issuer, subject, issue
+    and expiry times and nonce (a new sign-in has a new token, hence a new fingerprint).
+
+    >>> login_fingerprint({"sub": "u", "iat": 1}) == login_fingerprint({"sub": "u", "iat": 2})
+    False
+    """
+    parts = {k: claims.get(k) for k in ("iss", "sub", "aud", "iat", "exp", "nonce", "email")}
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -87,6 +177,11 @@ class Access:
 
     @property
     def can_judge(self) -> bool:
+        return self.role == ADMIN
+
+    @property
+    def can_choose_sample(self) -> bool:
+        """Draw, grow and choose the team's audit sample (it decides what the corrected estimates say)."""
         return self.role == ADMIN
 
     @property
@@ -143,3 +238,14 @@ def access_of(
     return Access(
         VIEWER, "You are not among this app's annotators (RAGVIZ_ANNOTATORS): it is shown in presentation mode."
     )
+
+
+def can_download_report(granted: Access, served: bool) -> bool:
+    """Whether the stakeholder report may be downloaded (the Dashboard's and the Explainer's "Download report"):
+    by those who review, and by anyone at the machine when the app is not served (a viewer there can run
+    ``ragviz report`` on the same files anyway).
+
+    >>> can_download_report(Access(VIEWER), served=False), can_download_report(Access(VIEWER), served=True)
+    (True, False)
+    """
+    return granted.can_review or not served

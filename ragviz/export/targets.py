@@ -34,6 +34,7 @@ __all__ = [
     "write_target_streamed",
 ]
 
+
 TARGETS = ("ragbench", *SHAPES)
 
 

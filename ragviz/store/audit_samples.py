@@ -14,6 +14,10 @@ so the grown sample is the first *n'* of the same order: still uniformly random 
 sample plus a hand-picked extra"). Two annotators growing the same sample at once append the same uids
 (the write lock serializes them; members already there are kept), so the result is the same.
 
+Which sample is *the team's* (the one the Dashboard, the Explainer and ``ragviz estimate`` use unless told
+otherwise) is an admin's explicit choice (:func:`choose_team_sample`), kept with who chose it and when
+(migration ``010_team_audit_sample``); until an admin chooses, the newest sample is used and they say so.
+
 A sample belongs to the examples it was drawn from (:func:`population_fingerprint` of their uids): it
 grows only over the same examples, and the app offers it only when those examples are loaded.
 """
@@ -32,7 +36,10 @@ __all__ = [
     "AuditSample",
     "AuditSampleError",
     "MAX_SEED",
+    "TeamChoice",
     "audit_members",
+    "choose_team_sample",
+    "default_sample",
     "draw_order",
     "draw_sample",
     "get_sample",
@@ -40,6 +47,7 @@ __all__ = [
     "list_samples",
     "new_seed",
     "population_fingerprint",
+    "team_choice",
 ]
 
 
@@ -66,9 +74,20 @@ class AuditSample:
     def size(self) -> int:
         return len(self.members)
 
-    def label(self) -> str:
-        """``"Sample 3 · 50 examples · seed 12345 · drawn by ana"``: how pickers name it."""
-        return f"Sample {self.id} · {self.size:,} examples · seed {self.seed} · drawn by {self.created_by}"
+    def label(self, with_who: bool = True) -> str:
+        """``"Sample 3 · 50 examples · seed 12345 · drawn by ana"``: how pickers name it (without the
+        name for someone who may see no one's identity)."""
+        drawn_by = f" · drawn by {self.created_by}" if with_who else ""
+        return f"Sample {self.id} · {self.size:,} examples · seed {self.seed}{drawn_by}"
+
+
+@dataclass(frozen=True)
+class TeamChoice:
+    """The admin's choice of the team's audit sample: which, who chose it, when."""
+
+    sample_id: int
+    chosen_by: str
+    chosen_at: str
 
 
 def _rank(seed: int, uid: str) -> bytes:
@@ -198,3 +217,37 @@ def audit_members(store: LabelStore) -> set[str]:
     """The uids in any stored audit sample (one query)."""
     with store._lock:
         return {r[0] for r in store._q("SELECT DISTINCT example_uid FROM audit_sample_members")}
+
+
+def choose_team_sample(store: LabelStore, sample_id: int, admin: str) -> TeamChoice:
+    """Record that *admin* made sample *sample_id* the team's (every earlier choice stays in the store).
+    Only admins may call this: the callers check the role (:attr:`ragviz.data.roles.Access.can_choose_sample`)."""
+    if not admin or not admin.strip():
+        raise AuditSampleError("choosing the team's audit sample needs the name of the admin choosing it")
+    ts = now_iso()
+    with store._write():
+        if _sample(store, sample_id) is None:
+            raise AuditSampleError(f"no audit sample {sample_id} in {store.location}")
+        store._q("INSERT INTO audit_sample_choices (sample_id, chosen_by, ts) VALUES (?, ?, ?)", (sample_id, admin, ts))
+    return TeamChoice(sample_id, admin, ts)
+
+
+def team_choice(store: LabelStore) -> TeamChoice | None:
+    """The newest admin's choice of the team's sample, ``None`` when no admin chose one."""
+    with store._lock:
+        row = store._q("SELECT sample_id, chosen_by, ts FROM audit_sample_choices ORDER BY id DESC LIMIT 1").fetchone()
+    return None if row is None else TeamChoice(int(row[0]), row[1], row[2])
+
+
+def default_sample(samples: Sequence[AuditSample], choice: TeamChoice | None) -> AuditSample | None:
+    """The sample to use when none is named: the team's (when among *samples*, newest first), else the newest.
+
+    >>> s = [AuditSample(i, 1, "p", 9, "a", "t", ()) for i in (3, 2, 1)]
+    >>> default_sample(s, TeamChoice(2, "lead", "t")).id, default_sample(s, None).id, default_sample([], None)
+    (2, 3, None)
+    """
+    if choice is not None:
+        for sample in samples:
+            if sample.id == choice.sample_id:
+                return sample
+    return samples[0] if samples else None

@@ -21,9 +21,10 @@ from ragviz.store.postgres import errors as pg_errors
 from ragviz.store.postgres import is_url, mask_url, scrub
 from ragviz.store.sqlite import connect as sqlite_connect
 
-DB_ENV = "RAGVIZ_DB"
-
 __all__ = ["DB_ENV", "Database", "default_db", "default_db_path", "open_database"]
+
+
+DB_ENV = "RAGVIZ_DB"
 
 
 class Database:

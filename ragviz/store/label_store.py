@@ -69,8 +69,10 @@ from ragviz.store.migrations import MIGRATIONS, schema_problems
 from ragviz.store.sources import DataSources
 from ragviz.store.status_cache import StatusCaches
 
-# The store's errors and default location are defined beside it (errors.py, database.py) and offered here too.
 __all__ = ["Conflict", "DB_ENV", "LabelStore", "StaleEdit", "StoreError", "default_db", "default_db_path", "open_store"]
+
+
+# The store's errors and default location are defined beside it (errors.py, database.py) and offered here too.
 
 _EVENT_COLUMNS = "e.id, e.action_id, e.example_uid, e.annotator, e.ts, e.field, e.old_value, e.new_value, a.kind"
 

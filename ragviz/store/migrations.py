@@ -191,7 +191,32 @@ def _m008_recount_example_status(run: RunSQL, d: Dialect) -> None:
             )
 
 
-def _m009_judge_batches(run: RunSQL, d: Dialect) -> None:
+def _m009_sign_ins(run: RunSQL, d: Dialect) -> None:
+    # One row per sign-in (ragviz.store.sign_ins): the login's fingerprint, whose it is, when it was first
+    # seen and when it was ended (signing out ends every sign-in of that person, on every replica).
+    run(
+        """CREATE TABLE sign_ins (
+            login TEXT NOT NULL PRIMARY KEY,
+            who TEXT NOT NULL,
+            started_at TEXT NOT NULL,
+            ended_at TEXT)"""
+    )
+    run("CREATE INDEX sign_ins_by_who ON sign_ins (who)")
+
+
+def _m010_team_audit_sample(run: RunSQL, d: Dialect) -> None:
+    # The team's audit sample is an admin's explicit choice (ragviz.store.audit_samples): every choice
+    # kept with who made it and when; the newest choice is the team's sample.
+    run(
+        f"""CREATE TABLE audit_sample_choices (
+            id {d.identity},
+            sample_id BIGINT NOT NULL REFERENCES audit_samples (id),
+            chosen_by TEXT NOT NULL,
+            ts TEXT NOT NULL)"""
+    )
+
+
+def _m011_judge_batches(run: RunSQL, d: Dialect) -> None:
     # The judge's Batch API work (ragviz.judge.batch): every request file written, uploaded and submitted,
     # every batch created from one, and every request line with where it stands, so a killed or restarted
     # ragviz (or another replica) resumes from the stored ids without sending a request twice.
@@ -253,7 +278,9 @@ MIGRATIONS: tuple[tuple[str, Callable[[RunSQL, Dialect], None]], ...] = (
     ("005_uploads", _m005_uploads),
     ("006_audit_samples", _m006_audit_samples),
     ("008_recount_example_status", _m008_recount_example_status),
-    ("009_judge_batches", _m009_judge_batches),
+    ("009_sign_ins", _m009_sign_ins),
+    ("010_team_audit_sample", _m010_team_audit_sample),
+    ("011_judge_batches", _m011_judge_batches),
 )
 
 
@@ -278,7 +305,9 @@ SCHEMA: dict[str, dict[str, tuple[str, ...]]] = {
         "audit_samples": ("id", "seed", "population", "population_size", "created_by", "ts"),
         "audit_sample_members": ("sample_id", "position", "example_uid", "added_by", "ts"),
     },
-    "009_judge_batches": {
+    "009_sign_ins": {"sign_ins": ("login", "who", "started_at", "ended_at")},
+    "010_team_audit_sample": {"audit_sample_choices": ("id", "sample_id", "chosen_by", "ts")},
+    "011_judge_batches": {
         "judge_batch_files": (
             "id",
             "created_at",

@@ -25,7 +25,8 @@ from ragviz.store.uploads import digest_of, keep_bytes, keep_stream
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
-__all__ = ["UPLOAD_PREFIX", "DataSources"]
+__all__ = ["DataSources", "UPLOAD_PREFIX"]
+
 
 UPLOAD_PREFIX = "upload:"  # a data source that is an upload kept in the database (PostgreSQL)
 

@@ -14,7 +14,8 @@ from typing import Any
 
 from ragviz.store.events import ExampleStatus
 
-__all__ = ["AnnotatorStatuses", "StatusCaches"]
+__all__ = ["AnnotatorStatuses", "Query", "StatusCaches"]
+
 
 Query = Callable[[str, Sequence[Any]], Any]  # the store's ``?``-placeholder statement runner
 

@@ -273,10 +273,12 @@ def selected_index(n_items: int) -> int:
 
 
 def file_summary(file_name: str, n_items: int, statuses: str) -> None:
-    """One grey line: the file's name, its number of items and how many are reviewed and corrected."""
+    """One grey line: the file's name, its number of items and how many are reviewed and corrected
+    (*statuses*; ``""`` while presenting without corrections)."""
+    tail = f" · {render.esc(statuses)}" if statuses else ""
     st.html(
         f'<div style="font-family:system-ui,sans-serif;font-size:0.85rem;color:#57606a">{render.esc(file_name)} · '
-        f"{n_items} items · {render.esc(statuses)}</div>"
+        f"{n_items} items{tail}</div>"
     )
 
 
@@ -311,12 +313,11 @@ def item_texts(item: CheckedItem) -> None:
             st.html(render.text_block_html(f"chunk {c + 1} · {chunk.doc_id or 'no doc_id'}", chunk.text))
 
 
-def labels_caption(n_changed: int) -> None:
-    """How labels count and how to override one, with the number of labels that differ from the file."""
-    st.caption(
-        "Labels: only “Entailment” counts as true. Pick a label in a cell to override it"
-        + (f" — {n_changed} label(s) differ from the file." if n_changed else ".")
-    )
+def labels_caption(n_changed: int, editable: bool = True) -> None:
+    """How labels count, how to override one (only when *editable*), and the number of labels that
+    differ from the file (0: not said)."""
+    how = "Labels: only “Entailment” counts as true." + (" Pick a label in a cell to override it." if editable else "")
+    st.caption(how + (f" {n_changed} label(s) differ from the file." if n_changed else ""))  # md: ours
 
 
 def editor_key(side: str, uid: str) -> str:
@@ -357,13 +358,20 @@ def claim_matrix(item: CheckedItem, side: str, uid: str, editable: bool) -> None
     )
 
 
-def score_tables(item_rows: list[dict[str, Any]], aggregate_rows: list[dict[str, Any]], n_items: int) -> None:
-    """This item's 11 values (file vs now) beside the whole file's aggregates (file vs now, also ×100)."""
+def score_tables(
+    item_rows: list[dict[str, Any]], aggregate_rows: list[dict[str, Any]], n_items: int, traces: bool = True
+) -> None:
+    """This item's 11 values (file vs now) beside the whole file's aggregates (file vs now, also ×100);
+    without *traces* (presenting, corrections hidden) only the values now."""
+    item_columns = ["group", "metric", "file", "now", "delta"] if traces else ["group", "metric", "now"]
+    aggregate_columns = ["group", "metric", "file", "now", "file ×100", "now ×100"]
+    if not traces:
+        aggregate_columns = ["group", "metric", "now", "now ×100"]
     left, right = st.columns(2, gap="medium")
     with left:
-        st.markdown("**This item** — file's labels vs now")
+        st.markdown("**This item** — file's labels vs now" if traces else "**This item**")
         st.dataframe(
-            pd.DataFrame(item_rows, columns=["group", "metric", "file", "now", "delta"]),
+            pd.DataFrame(item_rows, columns=item_columns),
             hide_index=True,
             width="stretch",
             column_config={
@@ -376,7 +384,7 @@ def score_tables(item_rows: list[dict[str, Any]], aggregate_rows: list[dict[str,
     with right:
         st.markdown(f"**All {n_items} items** — mean (0..1) and as RagChecker prints it (×100, 1 decimal)")
         st.dataframe(
-            pd.DataFrame(aggregate_rows, columns=["group", "metric", "file", "now", "file ×100", "now ×100"]),
+            pd.DataFrame(aggregate_rows, columns=aggregate_columns),
             hide_index=True,
             width="stretch",
             column_config={

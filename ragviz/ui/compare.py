@@ -66,14 +66,17 @@ def diff_csv(table: pd.DataFrame) -> str:
     return csv_line(list(table.columns)) + "".join(csv_line(row) for row in rows)
 
 
-def diff_table(table: pd.DataFrame, a: str, b: str) -> None:
-    """The differences, one row per example, with the metric changes signed; downloadable as CSV."""
+def diff_table(table: pd.DataFrame, a: str, b: str, download: bool = True) -> None:
+    """The differences, one row per example, with the metric changes signed; downloadable as CSV (only
+    when *download*: never for viewers and visitors, nor while presenting)."""
     st.dataframe(
         table,
         hide_index=True,
         width="stretch",
         column_config={f"Δ {m}": st.column_config.NumberColumn(format="%+.3f") for m in TRACE_METRICS},
     )
+    if not download:
+        return
     st.download_button(
         "Download the diff (CSV)",
         lambda: diff_csv(table),

@@ -55,26 +55,33 @@ def nothing_loaded(on_load_sample: Callable[[], None] | None) -> None:
         st.page_link("pages/data.py", label="Or open your own file on the Data page", icon=":material/folder_open:")
 
 
-def loaded(view: Overview, prog: Progress, annotator: str, on_start: Callable[[], None]) -> None:
-    """What is loaded (examples, subsets, who labelled them), the annotator's progress, and the
-    primary "Start reviewing" button (*on_start* opens the Review page where the annotator was)."""
+def loaded(
+    view: Overview, prog: Progress | None, annotator: str, on_start: Callable[[], None], present: bool = False
+) -> None:
+    """What is loaded (examples, subsets, who labelled them), the annotator's progress (*prog*; ``None``
+    in presentation mode: no name, nothing about what was corrected), and the primary "Start reviewing"
+    button (*on_start* opens the Review page where the annotator was)."""
     with st.container(border=True):
         st.subheader("What is loaded")
         c1, c2, c3 = st.columns(3)
         c1.metric("Examples", f"{view.examples:,}")
         c2.metric("Subsets", f"{len(view.subsets):,}")
-        c3.metric("Reviewed by you", f"{prog.reviewed:,} / {prog.total:,}", help=f"{prog.corrected:,} corrected")
-        st.progress(prog.fraction, text=f"{render.md_escape(annotator, 80)}: {prog}")
+        if prog is not None:
+            c3.metric("Reviewed by you", f"{prog.reviewed:,} / {prog.total:,}", help=f"{prog.corrected:,} corrected")
+            st.progress(prog.fraction, text=f"{render.md_escape(annotator, 80)}: {prog}")
         st.html(
             f'<div class="rv-overview" style="font-size:0.9rem;line-height:1.7">'
             f"<div><b>Subsets:</b> {render.esc(view.subsets_text())}</div>"
             f"<div><b>Labelled by:</b> {render.esc(view.labelled_by_text())}</div></div>"
         )
         with st.container(horizontal=True, vertical_alignment="center"):
-            label = "Continue reviewing" if prog.reviewed else "Start reviewing"
+            label = (
+                "Show the examples" if prog is None else "Continue reviewing" if prog.reviewed else "Start reviewing"
+            )
             if st.button(label, key="home.start", type="primary", icon=":material/fact_check:"):  # md: ours
                 on_start()
-            st.page_link("pages/data.py", label="Load other data", icon=":material/folder_open:")
+            if not present:
+                st.page_link("pages/data.py", label="Load other data", icon=":material/folder_open:")
 
 
 def tour(example: Example | None) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from ragviz.analysis.estimates.estimate import estimate_mean
 from ragviz.analysis.estimates.pairing import (
     AuditError,
     PairedExample,
@@ -16,7 +17,6 @@ from ragviz.analysis.estimates.pairing import (
     example_metrics,
     pair_human,
 )
-from ragviz.analysis.estimates.ppi import estimate_mean
 from ragviz.analysis.estimates.report import estimate_report, metric_arrays
 from ragviz.data.load import load
 from ragviz.metrics.retrieval import example_retrieval

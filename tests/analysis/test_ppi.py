@@ -8,8 +8,8 @@ import numpy as np
 import ppi_py
 import pytest
 
+from ragviz.analysis.estimates import estimate, ppi, small_audit
 from ragviz.analysis.estimates import planner as ppi_plan
-from ragviz.analysis.estimates import ppi
 
 TOL = 1e-9
 
@@ -93,7 +93,7 @@ def test_a_planted_bias_is_corrected_by_ppi_and_not_by_the_judge():
     judge = np.where((truth == 0) & (rng.random(total) < 0.6), 1.0, truth)
     audit = rng.choice(total, size=n, replace=False)
     rest = np.setdiff1d(np.arange(total), audit)
-    est = ppi.estimate_mean(truth[audit], judge[audit], judge[rest], 0.05)
+    est = estimate.estimate_mean(truth[audit], judge[audit], judge[rest], 0.05)
     true_mean = truth.mean()
     assert est.judge - true_mean > 0.15  # the judge alone: 0.88 vs 0.70
     assert est.ppi.low <= true_mean <= est.ppi.high
@@ -106,44 +106,48 @@ def test_effective_sample_size_is_n_times_the_variance_ratio():
     y, yhat, yhat_u = _data(7, 120, 1200, "good")
     result = ppi.ppi_mean_ci(y, yhat, yhat_u, 0.05)
     classical_var = y.var() / y.size
-    assert ppi.effective_sample_size(y, result.variance) == pytest.approx(y.size * classical_var / result.variance)
+    assert estimate.effective_sample_size(y, result.variance) == pytest.approx(y.size * classical_var / result.variance)
     # width ratio and gain tell the same story: (classical width / ppi width)^2 * n = n_eff
     classical = ppi.classical_mean_ci(y, 0.05)
     ratio = (classical.half_width / result.half_width) ** 2
-    assert ppi.effective_sample_size(y, result.variance) == pytest.approx(y.size * ratio)
+    assert estimate.effective_sample_size(y, result.variance) == pytest.approx(y.size * ratio)
 
 
 def test_undefined_cases():
-    one = ppi.estimate_mean([1.0], [1.0], [0.0, 1.0], 0.05)
+    one = estimate.estimate_mean([1.0], [1.0], [0.0, 1.0], 0.05)
     assert one.human.estimate == 1.0 and one.human.ci() is None
     assert one.ppi.estimate is None and one.ppi.ci() is None and one.ppi.lam is None
     assert one.gain is None and not one.has_ci
     assert one.judge == pytest.approx(2 / 3)
-    none = ppi.estimate_mean([], [], [1.0], 0.05)
+    none = estimate.estimate_mean([], [], [1.0], 0.05)
     assert none.human.estimate is None and none.ppi.estimate is None and none.judge == 1.0
     # every example audited (N = 0): PPI++ is the people-only interval, lambda 0
-    all_audited = ppi.estimate_mean([0.0, 1.0, 1.0], [1.0, 1.0, 0.0], [], 0.05)
+    all_audited = estimate.estimate_mean([0.0, 1.0, 1.0], [1.0, 1.0, 0.0], [], 0.05)
     assert all_audited.ppi.lam == 0.0 and all_audited.ppi.ci() == pytest.approx(all_audited.human.ci())
+    raw = estimate.estimate_mean([0.0, 1.0, 1.0], [1.0, 1.0, 0.0], [], 0.05, interval="normal", bounds=None)
+    assert raw.ppi.ci() == pytest.approx(raw.human.ci())  # ppi_py's: the normal people-only interval
     # a constant judge carries no information: lambda 0, no NaN
-    const = ppi.estimate_mean([0.0, 1.0, 1.0], [1.0, 1.0, 1.0], [1.0] * 5, 0.05)
+    const = estimate.estimate_mean([0.0, 1.0, 1.0], [1.0, 1.0, 1.0], [1.0] * 5, 0.05)
     assert const.ppi.lam == 0.0 and not math.isnan(const.ppi.estimate)
-    # no spread at all: a zero-width interval and no gain (0 / 0)
-    flat = ppi.estimate_mean([1.0, 1.0], [1.0, 1.0], [1.0, 1.0], 0.05)
+    # no spread at all: ppi_py's interval has zero width and no gain (0 / 0); the one shown keeps a width
+    flat = estimate.estimate_mean([1.0, 1.0], [1.0, 1.0], [1.0, 1.0], 0.05, bounds=None)
     assert flat.ppi.ci() == [1.0, 1.0] and flat.gain is None
+    shown = estimate.estimate_mean([1.0, 1.0], [1.0, 1.0], [1.0, 1.0], 0.05)
+    assert shown.ppi.low < 0.8 and shown.ppi.high == 1.0 and shown.gain <= 4
     with pytest.raises(ValueError, match="pair up"):
-        ppi.estimate_mean([1.0, 0.0], [1.0], [1.0])
+        estimate.estimate_mean([1.0, 0.0], [1.0], [1.0])
     with pytest.raises(ValueError, match="alpha"):
         ppi.classical_mean_ci([1.0, 0.0], 1.5)
 
 
 def test_json_shape():
     y, yhat, yhat_u = _data(2, 30, 300, "binary")
-    d = ppi.estimate_mean(y, yhat, yhat_u, 0.05).as_dict()
-    assert set(d) == {"judge", "human", "ppi", "gain"}
+    d = estimate.estimate_mean(y, yhat, yhat_u, 0.05).as_dict()
+    assert set(d) == {"judge", "human", "ppi", "gain", "n_labeled", "more_needed"}
     assert set(d["judge"]) == {"estimate"} and set(d["human"]) == {"estimate", "ci"}
     assert set(d["ppi"]) == {"estimate", "ci", "lambda", "interval"} and len(d["ppi"]["ci"]) == 2
     assert d["ppi"]["interval"] == "bootstrap-t"  # estimate_mean's default: the interval that covers at n = 100
-    assert ppi.estimate_mean(y, yhat, yhat_u, 0.05, interval="normal").as_dict()["ppi"]["interval"] == "normal"
+    assert estimate.estimate_mean(y, yhat, yhat_u, 0.05, interval="normal").as_dict()["ppi"]["interval"] == "normal"
 
 
 # -- the bootstrap-t interval (the default of estimate_mean, the app and `ragviz estimate`) ---------------
@@ -272,3 +276,80 @@ def test_sample_size_planner_reaches_the_target_width():
     assert abs(ppi_plan.plan_sample_size(truth[pilot], judge[pilot], judge[rest], now).n_ppi - 200) <= 2
     assert ppi_plan.plan_sample_size(truth[pilot], judge[pilot], judge[rest], 1e-6).n_ppi is None
     assert ppi_plan.plan_sample_size([1.0], [1.0], [1.0], 0.1).n_ppi is None
+
+
+# -- honest at any size (issue 23): within the range, never collapsed, no figure in words below the minimum --
+
+
+def _six_of_a_hundred_audit():
+    """The issue's case: 6 reviewed members, people and the judge agree on all of them (5 supported, 1 not),
+    the judge's adherence over the other 2,890 rows about 0.84."""
+    rng = np.random.default_rng(23)
+    y = np.array([1.0, 1.0, 1.0, 1.0, 1.0, 0.0])
+    return y, y.copy(), (rng.random(2890) < 0.84).astype(float)
+
+
+@pytest.mark.parametrize("interval", ppi.INTERVAL_METHODS)
+def test_a_unanimous_small_audit_does_not_collapse_and_stays_in_range(interval):
+    y, yhat, yhat_u = _six_of_a_hundred_audit()
+    est = estimate.estimate_mean(y, yhat, yhat_u, 0.05, interval=interval)
+    assert est.ppi.lam == 1.0  # the judge agrees on every audited example: fully trusted
+    # not the judge's own noise (+-0.013 on 2,890 rows): the disagreements 6 examples cannot rule out
+    assert est.ppi.high - est.ppi.low > 0.3
+    for low, high in (est.ppi.ci(), est.human.ci()):
+        assert 0.0 <= low <= high <= 1.0
+    assert est.gain <= y.size + yhat_u.size
+    # a 0/1 audit with every value the same: Wilson, not a zero-width interval
+    ones = estimate.estimate_mean([1.0] * 10, [1.0] * 10, [1.0] * 50 + [0.0] * 10)
+    assert ones.human.ci() == pytest.approx([0.7225, 1.0], abs=1e-4)
+    assert ones.ppi.low < 0.85 and ones.ppi.high == 1.0
+
+
+def test_zero_disagreements_at_n_30_still_leave_a_width_and_a_few_more_give_ppi_py():
+    rng = np.random.default_rng(5)
+    truth = (rng.random(3000) < 0.8).astype(float)
+    y, yhat_u = truth[:30], truth[30:]
+    unanimous = ppi.ppi_mean_ci(y, y, yhat_u, 0.05, bounds=small_audit.UNIT)
+    raw = ppi.ppi_mean_ci(y, y, yhat_u, 0.05)
+    assert raw.high - raw.low < 0.03  # ppi_py: only the judge's noise on 2,970 rows
+    assert unanimous.high - unanimous.low > 0.1  # about the rule of three: up to 3 / 30 disagreements
+    # five disagreements or more: the plug-in variance stands and the interval is ppi_py's again
+    judge = y.copy()
+    judge[np.flatnonzero(y == 0)[:5]] = 1.0
+    lo, hi = ppi_py.ppi_mean_ci(y, judge, yhat_u, alpha=0.05)
+    got = ppi.ppi_mean_ci(y, judge, yhat_u, 0.05, bounds=small_audit.UNIT)
+    assert got.ci() == pytest.approx([float(lo[0]), float(hi[0])], abs=TOL)
+
+
+def test_every_interval_lies_in_the_range_and_the_gain_never_exceeds_the_rows():
+    """Small audits of skewed and 0/1 metrics: people-only normal intervals cross 0 or 1 on main."""
+    rng = np.random.default_rng(9)
+    for rep in range(60):
+        n = int(rng.integers(2, 12))
+        truth = np.clip(rng.beta(0.4, 3.0, size=n + 40), 0.0, 1.0) if rep % 2 else (rng.random(n + 40) < 0.9) * 1.0
+        judge = np.where(rng.random(truth.size) < 0.9, truth, 1.0 - truth)
+        for interval in ppi.INTERVAL_METHODS:
+            est = estimate.estimate_mean(truth[:n], judge[:n], judge[n:], 0.05, interval=interval)
+            for ci in (est.human.ci(), est.ppi.ci()):
+                assert 0.0 <= ci[0] <= ci[1] <= 1.0, (rep, interval, ci)
+            assert 0.0 <= est.ppi.estimate <= 1.0
+            assert est.gain is None or est.gain <= truth.size
+    # a metric on 0-5 (Tonic's answer similarity) keeps 0-5
+    sim = estimate.estimate_mean([5.0, 4.0, 5.0], [5.0, 5.0, 5.0], [4.0, 5.0], bounds=(0.0, 5.0))
+    assert sim.ppi.high <= 5.0 and sim.human.high <= 5.0
+
+
+def test_below_the_minimum_no_corrected_figure_in_words_and_the_planner_never_under_it():
+    from ragviz.analysis.estimates.coverage import MIN_AUDITED
+    from ragviz.analysis.estimates.report import plain_words, plan_text
+
+    y, yhat, yhat_u = _six_of_a_hundred_audit()
+    words = plain_words("adherence", estimate.estimate_mean(y, yhat, yhat_u))
+    assert f"too few reviewed to correct yet: {MIN_AUDITED - 6} more needed" in words
+    assert "corrected with" not in words and "±" not in words
+    plan = ppi_plan.plan_sample_size(y, yhat, yhat_u, 0.02, 0.05, MIN_AUDITED)
+    assert plan.n_ppi >= MIN_AUDITED and plan.n_classical >= MIN_AUDITED
+    assert f"at least n = {MIN_AUDITED}" in plan_text("adherence", plan, 6)
+    # from the minimum on, the figure is said
+    big = estimate.estimate_mean(np.tile(y, 17)[:100], np.tile(yhat, 17)[:100], yhat_u)
+    assert big.more_needed == 0 and "corrected with 100 reviewed answers" in plain_words("adherence", big)

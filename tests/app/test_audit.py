@@ -49,7 +49,7 @@ def test_dashboard_panel_shows_the_core_estimates(app_env):
     page_html = " ".join(h.proto.body for h in at.get("html"))
     assert "1 reviewed examples are outside the audit sample and not in the estimate" in page_html
     assert "not a random sample" in page_html
-    assert "Approximate: with 7 audited examples" in page_html
+    assert "Too few reviewed to correct yet: 93 more needed" in page_html
     table = next(df.value for df in at.dataframe if "corrected 95% CI" in df.value.columns)
     for _, row in table.iterrows():
         m = report.overall.metrics[row["metric"]]
@@ -82,7 +82,7 @@ def test_explainer_says_it_in_plain_words(app_env):
     expected = plain_words("adherence", report.overall.metrics["adherence"])
     assert expected is not None and expected.startswith("The judge says ")
     n = report.overall.metrics["adherence"].n_labeled
-    assert f"corrected with {n} reviewed answers" in expected and n >= 6
+    assert f"too few reviewed to correct yet: {100 - n} more needed ({n} reviewed answers" in expected and n >= 6
     assert expected in text.replace("\\", "")
 
 

@@ -45,7 +45,7 @@ def test_dashboard_without_decisions_shows_distributions_and_triage(app_env):
     ]
     assert any("No example has a human decision yet" in i.value for i in at.info)
     downloads = [b.proto.label for b in at.get("download_button")]
-    assert downloads == ["PNG", "SVG", "PNG", "SVG"]
+    assert downloads == ["Download report", "PDF", "PNG", "SVG", "PNG", "SVG"]  # the report, then each chart
     links = page_links(at)
     assert len(links) == 10 and all(q.startswith("uid=") for _, q in links)
     assert all("mean adherence" in label for label, _ in links)
@@ -67,7 +67,7 @@ def test_dashboard_after_a_correction_shows_agreement_and_disagreement_link(app_
     disagreement = [(label, q) for label, q in page_links(at) if "decision(s) differ" in label]
     assert disagreement == [(disagreement[0][0], "uid=" + quote(uid, safe=""))]
     assert f"{len(set(judge_keys))} decision(s) differ" in disagreement[0][0]
-    assert len(at.get("download_button")) == 8  # 4 charts x PNG/SVG
+    assert len(at.get("download_button")) == 10  # the report (HTML, PDF) and 4 charts x PNG/SVG
 
 
 def test_presentation_mode_hides_controls_on_dashboard(app_env):
@@ -79,7 +79,7 @@ def test_presentation_mode_hides_controls_on_dashboard(app_env):
     assert not at.get("download_button")
     at.query_params["present"] = "0"
     at.switch_page("pages/dashboard.py").run()
-    assert len(at.get("download_button")) == 4
+    assert len(at.get("download_button")) == 6
 
 
 @pytest.mark.conformance

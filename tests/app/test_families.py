@@ -157,9 +157,13 @@ def test_presentation_mode_shows_scores_without_controls(app_env):
     at.switch_page("pages/review.py")
     at.run()
     assert not at.exception
-    assert scores(at)[("retrieval · default", "mrr")] == (1.0, 1.0)
+    now_only = next(f for f in (d.value for d in at.dataframe) if "now" in f.columns and "metric" in f.columns)
+    assert list(now_only.columns) == ["family", "metric", "now"]  # no judge column, no delta: corrections hidden
     assert not [d for d in at.data_editor if d.key and d.key.startswith("review.families.")]
     assert not [n for n in at.number_input if n.key and n.key.startswith("review.families.")]
+    at.sidebar.toggle(key="review.present_corrections").set_value(True).run()  # the presenter shows them
+    assert scores(at)[("retrieval · default", "mrr")] == (1.0, 1.0)
+    assert not [d for d in at.data_editor if d.key and d.key.startswith("review.families.")]
 
 
 def test_the_panel_is_drawn_only_while_its_expander_is_open(app_env):

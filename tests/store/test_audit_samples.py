@@ -177,7 +177,7 @@ def test_estimate_db_reads_labels_and_membership_from_the_store(db_target, data,
     assert got == expected
     assert got["n_labeled"] == 6 and got["n_unlabeled"] == len(data) - 6
     assert "1 reviewed examples are outside the audit sample" in out.err
-    assert "note: Approximate: with 6 audited examples" in out.err
+    assert "note: Too few reviewed to correct yet: 94 more needed" in out.err  # 6 audited, under the minimum
 
 
 def test_estimate_db_bad_input_is_one_clear_line(tmp_path, capsys, data):

@@ -2,7 +2,7 @@
 
 :func:`ragviz.analysis.estimates.ppi.bootstrap_t_intervals` turns them into intervals around the PPI++ estimate
 (:func:`ragviz.analysis.estimates.ppi.ppi_mean_ci` with ``method="bootstrap-t"``, the default of
-:func:`ragviz.analysis.estimates.ppi.estimate_mean`); the estimate, :math:`\\hat\\lambda` and the variance are that
+:func:`ragviz.analysis.estimates.estimate.estimate_mean`); the estimate, :math:`\\hat\\lambda` and the variance are that
 module's, only the quantiles come from resampling. The moments below restate its formulas
 (:func:`~ragviz.analysis.estimates.ppi.power_tuning`, :func:`~ragviz.analysis.estimates.ppi.ppi_mean`,
 :func:`~ragviz.analysis.estimates.ppi.ppi_variance`) for weighted resamples, vectorised;

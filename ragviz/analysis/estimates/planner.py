@@ -23,9 +23,12 @@ class SamplePlan:
     half_width: float
     n_ppi: int | None
     n_classical: int | None
+    minimum: int = 2  # no answer is below it (the audit a corrected figure needs)
 
 
-def plan_sample_size(y: Values, yhat: Values, yhat_u: Values, half_width: float, alpha: float = 0.05) -> SamplePlan:
+def plan_sample_size(
+    y: Values, yhat: Values, yhat_u: Values, half_width: float, alpha: float = 0.05, minimum: int = 2
+) -> SamplePlan:
     """The audit size *n'* for a PPI++ interval of at most *half_width*, and for a people-only one.
 
     Assumption: the variance components estimated from the current audit hold at any size —
@@ -45,14 +48,15 @@ def plan_sample_size(y: Values, yhat: Values, yhat_u: Values, half_width: float,
     (``None`` when even auditing all *M* is not enough). ``n_classical`` is
     :math:`\\lceil (z\\,\\sigma_Y / h)^2 \\rceil` (at least 2), the people-only answer. An audit whose
     values do not vary plans 2: the estimate of the spread is then worthless, and so is the plan.
-    Needs ``n >= 2``, else both sizes are ``None``.
+    Needs ``n >= 2``, else both sizes are ``None``. Neither answer is below *minimum* (the app and the
+    CLI pass :data:`ragviz.analysis.estimates.coverage.MIN_AUDITED`: fewer give no corrected figure).
     """
     if half_width <= 0:
         raise ValueError(f"half_width must be positive, got {half_width}")
     z = z_value(alpha)
     y_arr, f_arr, fu_arr = as_vector(y), as_vector(yhat), as_vector(yhat_u)
     if y_arr.size < 2:
-        return SamplePlan(half_width, None, None)
+        return SamplePlan(half_width, None, None, minimum)
     var_y = float(y_arr.var())
     cov = float(np.mean((y_arr - y_arr.mean()) * (f_arr - f_arr.mean())))
     var_f = float(np.concatenate([f_arr, fu_arr]).var())
@@ -67,5 +71,5 @@ def plan_sample_size(y: Values, yhat: Values, yhat_u: Values, half_width: float,
         imputed = np.where(rest > 0, lam * lam * var_f / rest, 0.0)
     variance = imputed + (var_y - 2.0 * lam * cov + lam * lam * var_f_audit) / sizes
     ok = np.nonzero(z * np.sqrt(np.maximum(variance, 0.0)) <= half_width)[0]
-    n_ppi = int(sizes[ok[0]]) if ok.size else None
-    return SamplePlan(half_width, n_ppi, n_classical)
+    n_ppi = max(int(sizes[ok[0]]), minimum) if ok.size else None
+    return SamplePlan(half_width, n_ppi, max(n_classical, minimum), minimum)

@@ -21,11 +21,19 @@ That normal interval (:func:`ppi_mean_ci`'s default) covers only 91-93 % at n = 
 metrics (``benchmarks/bench_ppi.py``): the residual :math:`Y - \\lambda \\hat Y` is skewed and
 :math:`\\lambda` is tuned on the same audit. :func:`bootstrap_t_intervals` (``method="bootstrap-t"``)
 keeps the estimate and studentizes a bootstrap that re-tunes :math:`\\lambda` in every resample; it
-covers 93-97 % at n = 50, 100, 300 and 1,000 there, and is what :func:`estimate_mean`, the app and
+covers 93-97 % at n = 50, 100, 300 and 1,000 there, and is what :func:`ragviz.analysis.estimates.estimate.estimate_mean`, the app and
 ``ragviz estimate`` show (:data:`DEFAULT_INTERVAL`).
 
+Small or nearly unanimous audits (issue 23): with *bounds*, the metric's range, the intervals the app shows
+never leave that range and never collapse. The rectifier's variance is taken over the audit plus half a
+pseudo-example at each corner of the range (:func:`rectifier_variance`; A. Agresti, Y. Min, "Simple improved
+confidence intervals for comparing matched proportions", Statistics in Medicine 24 (2005)), so an audit
+where people and the judge never disagree still gives an honest width (about ± 0.2 at n = 10); the
+people-only interval of a 0/1 metric is the Wilson score interval (:func:`wilson_interval`). Without
+*bounds* every function is ``ppi_py``'s.
+
 Undefined cases: no audited example gives no estimate; one audited example gives point estimates
-but no interval (a variance needs two), so :attr:`MetricEstimate.has_ci` is false — say so rather
+but no interval (a variance needs two), so :attr:`ragviz.analysis.estimates.estimate.MetricEstimate.has_ci` is false — say so rather
 than print a zero-width interval.
 
 References: A. N. Angelopoulos, S. Bates, C. Fannjiang, M. I. Jordan, T. Zrnic, "Prediction-powered
@@ -39,31 +47,31 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Any
 
 import numpy as np
 
 from ragviz.analysis.estimates.bootstrap_t import RESAMPLES, studentized_quantiles
+from ragviz.analysis.estimates.small_audit import UNIT, Bounds, floored, rectifier_variance
 
 __all__ = [
     "BOOTSTRAP_T",
     "DEFAULT_INTERVAL",
     "INTERVAL_METHODS",
     "Interval",
-    "MetricEstimate",
     "NORMAL",
     "PPIInterval",
     "Values",
     "as_vector",
     "bootstrap_t_intervals",
     "classical_mean_ci",
-    "effective_sample_size",
-    "estimate_mean",
     "judge_mean",
+    "people_mean_ci",
     "power_tuning",
     "ppi_mean",
     "ppi_mean_ci",
     "ppi_variance",
+    "two_valued",
+    "wilson_interval",
     "z_value",
 ]
 
@@ -84,6 +92,10 @@ def z_value(alpha: float) -> float:
 
 def as_vector(values: Values) -> np.ndarray:
     return np.asarray(values, dtype=float).reshape(-1)
+
+
+def _clip(value: float, bounds: Bounds | None) -> float:
+    return value if bounds is None else min(max(value, bounds[0]), bounds[1])
 
 
 def judge_mean(yhat: Values, yhat_u: Values) -> float | None:
@@ -139,6 +151,62 @@ def classical_mean_ci(y: Values, alpha: float = 0.05) -> Interval:
     return Interval(mean, mean - half, mean + half)
 
 
+def wilson_interval(y: Values, alpha: float = 0.05, bounds: Bounds = UNIT) -> Interval:
+    """The Wilson score interval for the mean of a two-valued metric (every value ``lo`` or ``hi``):
+
+    .. math:: \\frac{\\hat p + z^2/2n}{1 + z^2/n} \\pm \\frac{z}{1 + z^2/n}
+              \\sqrt{\\frac{\\hat p(1-\\hat p)}{n} + \\frac{z^2}{4n^2}}
+
+    on the share :math:`\\hat p` of ``hi`` values, mapped back to ``[lo, hi]``. It stays inside the range
+    and keeps a width where every audited value is the same (6 of 6 supported: 0.61 - 1).
+    E. B. Wilson, "Probable inference...", JASA 22 (1927).
+
+    >>> w = wilson_interval([1.0] * 6)
+    >>> round(w.low, 3), w.high
+    (0.61, 1.0)
+    """
+    arr = as_vector(y)
+    if arr.size == 0:
+        return Interval(None, None, None)
+    lo, hi = bounds
+    mean = float(arr.mean())
+    if arr.size < 2:
+        return Interval(mean, None, None)
+    z, n = z_value(alpha), arr.size
+    p = (mean - lo) / (hi - lo)
+    shrink = 1.0 + z * z / n
+    centre = (p + z * z / (2 * n)) / shrink
+    half = z / shrink * math.sqrt(max(p * (1 - p), 0.0) / n + z * z / (4 * n * n))
+    low, high = max(0.0, centre - half), min(1.0, centre + half)
+    return Interval(mean, min(lo + low * (hi - lo), mean), max(lo + high * (hi - lo), mean))
+
+
+def two_valued(y: Values, bounds: Bounds) -> bool:
+    """Every value is one end of *bounds* (a 0/1 metric such as adherence)."""
+    arr = as_vector(y)
+    return bool(np.all((arr == bounds[0]) | (arr == bounds[1])))
+
+
+def people_mean_ci(y: Values, alpha: float = 0.05, bounds: Bounds | None = UNIT) -> Interval:
+    """People only, within the metric's range *bounds*: the Wilson interval (:func:`wilson_interval`) for a
+    two-valued metric, else the normal one with :func:`rectifier_variance` at :math:`\\lambda = 0` (one
+    pseudo-example at each end of the range), clipped to the range. ``bounds=None``:
+    :func:`classical_mean_ci` (``ppi_py``'s).
+
+    >>> i = people_mean_ci([0.9, 1.0, 1.0, 1.0])
+    >>> i.high
+    1.0
+    """
+    arr = as_vector(y)
+    if bounds is None or arr.size < 2:
+        return classical_mean_ci(arr, alpha)
+    if two_valued(arr, bounds):
+        return wilson_interval(arr, alpha, bounds)
+    mean = float(arr.mean())
+    half = z_value(alpha) * math.sqrt(rectifier_variance(arr, arr, 0.0, bounds) / arr.size)
+    return Interval(mean, _clip(mean - half, bounds), _clip(mean + half, bounds))
+
+
 def power_tuning(y: Values, yhat: Values, yhat_u: Values) -> float:
     """PPI++'s data-driven :math:`\\hat\\lambda` for a mean, clipped to [0, 1] (``ppi_py``'s ``_calc_lam_glm``).
 
@@ -191,17 +259,18 @@ def ppi_mean(y: Values, yhat: Values, yhat_u: Values, lam: float) -> float:
     return imputed + float(np.mean(y_arr - lam * f_arr))
 
 
-def ppi_variance(y: Values, yhat: Values, yhat_u: Values, lam: float) -> float:
+def ppi_variance(y: Values, yhat: Values, yhat_u: Values, lam: float, bounds: Bounds | None = None) -> float:
     """The estimated variance of :func:`ppi_mean` (``ppi_py.ppi_mean_ci``'s, squared standard error).
 
     .. math:: \\hat\\sigma^2_\\lambda = \\lambda^2\\,\\frac{\\hat\\sigma^2_{\\hat Y^u}}{N}
               + \\frac{\\hat\\sigma^2_{Y - \\lambda \\hat Y}}{n}
 
-    with plug-in variances (divide by the count). ``N = 0`` leaves the first term out.
+    with plug-in variances (divide by the count). ``N = 0`` leaves the first term out. With *bounds* the
+    rectifier's variance has the pseudo-examples of :func:`rectifier_variance` (never 0).
     """
     y_arr, f_arr, fu_arr = as_vector(y), as_vector(yhat), as_vector(yhat_u)
     imputed = lam * lam * float(fu_arr.var()) / fu_arr.size if fu_arr.size else 0.0
-    return imputed + float(np.var(y_arr - lam * f_arr)) / y_arr.size
+    return imputed + rectifier_variance(y_arr, f_arr, lam, bounds) / y_arr.size
 
 
 NORMAL = "normal"
@@ -229,6 +298,7 @@ def ppi_mean_ci(
     method: str = NORMAL,
     resamples: int = RESAMPLES,
     seed: int = 0,
+    bounds: Bounds | None = None,
 ) -> PPIInterval:
     """The PPI++ estimate and its (1 - alpha) interval; ``method="normal"`` (the default) is
     ``ppi_py.ppi_mean_ci(..., lam=None)``:
@@ -242,6 +312,9 @@ def ppi_mean_ci(
     n = 100 for skewed metrics (``benchmarks/bench_ppi.py``). ``n = 0``: nothing; ``n = 1``: no
     interval and no power tuning (everything ``None``: one audited example cannot say how good the
     judge is).
+
+    *bounds* ``(lo, hi)``, the metric's range: the estimate and the interval are clipped to it and the
+    rectifier's variance never vanishes (:func:`rectifier_variance`); ``None`` (the default) is ``ppi_py``'s.
     """
     if method not in INTERVAL_METHODS:
         raise ValueError(f"unknown interval method {method!r}; expected one of {', '.join(INTERVAL_METHODS)}")
@@ -252,12 +325,18 @@ def ppi_mean_ci(
     if y_arr.size < 2:
         return PPIInterval(None, None, None)
     if method == BOOTSTRAP_T:
-        return bootstrap_t_intervals(y_arr[:, None], f_arr[:, None], fu_arr[:, None], alpha, lam, resamples, seed)[0]
+        return bootstrap_t_intervals(
+            y_arr[:, None], f_arr[:, None], fu_arr[:, None], alpha, lam, resamples, seed, bounds
+        )[0]
     lam = power_tuning(y_arr, f_arr, fu_arr) if lam is None else float(lam)
     estimate = ppi_mean(y_arr, f_arr, fu_arr, lam)
-    variance = ppi_variance(y_arr, f_arr, fu_arr, lam)
+    variance = ppi_variance(y_arr, f_arr, fu_arr, lam, bounds)
+    if bounds is not None and lam == 0.0:  # the judge is ignored: the people-only interval (Wilson for 0/1)
+        people = people_mean_ci(y_arr, alpha, bounds)
+        return PPIInterval(people.estimate, people.low, people.high, lam, variance, NORMAL)
     half = z * math.sqrt(variance)
-    return PPIInterval(estimate, estimate - half, estimate + half, lam, variance, NORMAL)
+    low, high = _clip(estimate - half, bounds), _clip(estimate + half, bounds)
+    return PPIInterval(_clip(estimate, bounds), low, high, lam, variance, NORMAL)
 
 
 def bootstrap_t_intervals(
@@ -268,6 +347,7 @@ def bootstrap_t_intervals(
     lam: float | None = None,
     resamples: int = RESAMPLES,
     seed: int = 0,
+    bounds: Bounds | None = None,
 ) -> list[PPIInterval]:
     """PPI++ with a percentile-t (studentized) bootstrap interval, one per column (metric) of the
     ``(n, k)`` audit arrays *y* / *yhat* and the ``(N, k)`` array *yhat_u*:
@@ -284,6 +364,11 @@ def bootstrap_t_intervals(
     interval far past [0, 1]. Where a quantile is infinite (resamples without any spread: tiny or
     nearly constant audits) that column gets the normal interval and :attr:`PPIInterval.method` says
     so. ``n < 2``: no interval.
+
+    With *bounds* (the metric's range) the estimate and the interval are clipped to the range instead of
+    the values seen, and a column whose rectifier barely varies (:func:`floored`: fewer than :data:`FEW`
+    disagreements) gets the normal interval with the floored variance of :func:`rectifier_variance`: resampling
+    an audit without disagreements never shows one, so its bootstrap-t interval would shrink to a point.
     """
     y_arr, f_arr, fu_arr = (np.asarray(a, dtype=float) for a in (y, yhat, yhat_u))
     if y_arr.shape[0] < 2:
@@ -292,102 +377,19 @@ def bootstrap_t_intervals(
     out = []
     for j in range(y_arr.shape[1]):
         y_j, f_j, fu_j = y_arr[:, j], f_arr[:, j], fu_arr[:, j]
-        normal = ppi_mean_ci(y_j, f_j, fu_j, alpha, power_tuning(y_j, f_j, fu_j) if lam is None else lam)
-        if np.isfinite(low_q[j]) and np.isfinite(high_q[j]) and normal.estimate is not None:
-            se, est = math.sqrt(normal.variance or 0.0), normal.estimate
-            seen = np.concatenate([y_j, f_j, fu_j])  # a mean lies within the values it averages
-            low = max(est - float(high_q[j]) * se, min(float(seen.min()), est))
-            high = min(est - float(low_q[j]) * se, max(float(seen.max()), est))
-            normal = PPIInterval(est, low, high, normal.lam, normal.variance, BOOTSTRAP_T)
+        tuned = power_tuning(y_j, f_j, fu_j) if lam is None else lam
+        normal = ppi_mean_ci(y_j, f_j, fu_j, alpha, tuned, bounds=bounds)
+        usable = np.isfinite(low_q[j]) and np.isfinite(high_q[j]) and normal.estimate is not None
+        if usable and not (bounds is not None and floored(y_j, f_j, tuned)):
+            se, est = math.sqrt(normal.variance or 0.0), ppi_mean(y_j, f_j, fu_j, tuned)
+            if bounds is None:
+                seen = np.concatenate([y_j, f_j, fu_j])  # a mean lies within the values it averages
+                floor, ceiling = min(float(seen.min()), est), max(float(seen.max()), est)
+            else:
+                floor, ceiling = bounds
+            low = max(est - float(high_q[j]) * se, floor)
+            high = min(est - float(low_q[j]) * se, ceiling)
+            shown = _clip(est, bounds)
+            normal = PPIInterval(shown, min(low, shown), max(high, shown), normal.lam, normal.variance, BOOTSTRAP_T)
         out.append(normal)
     return out
-
-
-def effective_sample_size(y: Values, variance: float | None) -> float | None:
-    """How many people-labelled examples the judge-assisted estimate is worth at this *n*.
-
-    .. math:: n_{\\mathrm{eff}} = n \\cdot \\frac{\\hat\\sigma^2_Y / n}{\\hat\\sigma^2_{\\hat\\lambda}}
-              = \\frac{\\hat\\sigma^2_Y}{\\hat\\sigma^2_{\\hat\\lambda}}
-
-    the audit size a people-only mean would need for an interval as narrow as the PPI++ one
-    (*variance* is :attr:`PPIInterval.variance`). ``n_eff - n`` examples are what the judge adds;
-    ``n_eff ≈ n`` means the judge adds nothing (:math:`\\hat\\lambda \\approx 0`). ``None`` when
-    *variance* is ``None`` or 0 (no spread to compare: the ratio is undefined).
-
-    >>> effective_sample_size([0.0, 1.0, 0.0, 1.0], 0.03125)
-    8.0
-    """
-    if variance is None or variance <= 0.0:
-        return None
-    return float(as_vector(y).var()) / variance
-
-
-@dataclass(frozen=True)
-class MetricEstimate:
-    """Everything :func:`estimate_mean` says about one metric (one group of examples).
-
-    ``n_labeled`` / ``n_unlabeled`` count the examples used; ``excluded_labeled`` /
-    ``excluded_unlabeled`` the examples left out because the metric is undefined (``None``) there
-    (audited: on either side; unaudited: the judge's) — set by the caller that dropped them."""
-
-    n_labeled: int
-    n_unlabeled: int
-    judge: float | None
-    human: Interval
-    ppi: PPIInterval
-    gain: float | None
-    excluded_labeled: int = 0
-    excluded_unlabeled: int = 0
-
-    @property
-    def has_ci(self) -> bool:
-        return self.ppi.low is not None
-
-    def as_dict(self) -> dict[str, Any]:
-        """The JSON shape of ``ragviz estimate``: ``judge``, ``human``, ``ppi`` and ``gain``; ``ppi.interval``
-        names the interval's method (``None`` without an interval)."""
-        return {
-            "judge": {"estimate": self.judge},
-            "human": {"estimate": self.human.estimate, "ci": self.human.ci()},
-            "ppi": {
-                "estimate": self.ppi.estimate,
-                "ci": self.ppi.ci(),
-                "lambda": self.ppi.lam,
-                "interval": self.ppi.method,
-            },
-            "gain": self.gain,
-        }
-
-
-def estimate_mean(
-    y: Values,
-    yhat: Values,
-    yhat_u: Values,
-    alpha: float = 0.05,
-    excluded: tuple[int, int] = (0, 0),
-    interval: str = DEFAULT_INTERVAL,
-) -> MetricEstimate:
-    """Judge-only mean, people-only mean and interval, PPI++ estimate and interval, and the gain
-    (:func:`effective_sample_size`) for one metric; *excluded* = (audited, unaudited) examples the
-    caller left out because the metric was undefined there. *interval* is the PPI++ interval's
-    method (:func:`ppi_mean_ci`; default the bootstrap-t, seed 0, so the same data give the same
-    interval); the people-only interval is always the normal one (``ppi_py.classical_mean_ci``).
-
-    >>> e = estimate_mean([1.0, 0.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0], [1.0] * 8)
-    >>> e.judge, e.human.estimate, e.ppi.estimate, e.ppi.lam
-    (1.0, 0.75, 0.75, 0.0)
-    """
-    y_arr, f_arr, fu_arr = as_vector(y), as_vector(yhat), as_vector(yhat_u)
-    if y_arr.size != f_arr.size:
-        raise ValueError(f"y has {y_arr.size} values but yhat has {f_arr.size}: they must pair up")
-    ppi = ppi_mean_ci(y_arr, f_arr, fu_arr, alpha, method=interval)
-    return MetricEstimate(
-        n_labeled=int(y_arr.size),
-        n_unlabeled=int(fu_arr.size),
-        judge=judge_mean(f_arr, fu_arr),
-        human=classical_mean_ci(y_arr, alpha),
-        ppi=ppi,
-        gain=effective_sample_size(y_arr, ppi.variance),
-        excluded_labeled=excluded[0],
-        excluded_unlabeled=excluded[1],
-    )

@@ -2,8 +2,8 @@
 
 For each metric, the audited examples where both the judge's and people's values are defined give
 ``y`` / ``yhat``, the other examples where the judge's value is defined give ``yhat_u``;
-:func:`ragviz.analysis.estimates.ppi.estimate_mean` does the rest. Examples left out because the metric is
-undefined there are counted (:attr:`ragviz.analysis.estimates.ppi.MetricEstimate.excluded_labeled` /
+:func:`ragviz.analysis.estimates.estimate.estimate_mean` does the rest. Examples left out because the metric is
+undefined there are counted (:attr:`ragviz.analysis.estimates.estimate.MetricEstimate.excluded_labeled` /
 ``excluded_unlabeled``) and named in :meth:`EstimateReport.notes`, as are metrics with fewer than two
 audited pairs (no interval).
 """
@@ -16,9 +16,13 @@ from typing import Any
 
 import numpy as np
 
+from ragviz.analysis.estimates.coverage import APPROXIMATE_BELOW, INTERVAL_COVERAGE, MIN_AUDITED, more_needed
+from ragviz.analysis.estimates.estimate import MetricEstimate, estimate_mean
 from ragviz.analysis.estimates.pairing import PairedExample, Pairing
 from ragviz.analysis.estimates.planner import SamplePlan, plan_sample_size
-from ragviz.analysis.estimates.ppi import DEFAULT_INTERVAL, MetricEstimate, estimate_mean
+from ragviz.analysis.estimates.ppi import DEFAULT_INTERVAL
+from ragviz.analysis.estimates.small_audit import Bounds
+from ragviz.metrics.registry import all_metrics
 
 __all__ = [
     "ALL",
@@ -32,9 +36,11 @@ __all__ = [
     "estimate_group",
     "estimate_report",
     "metric_arrays",
+    "metric_bounds",
     "plain_words",
     "plan",
     "plan_text",
+    "too_few_text",
 ]
 
 
@@ -42,25 +48,15 @@ GROUP_BY = {"dataset_name": "dataset", "generation_model_name": "generation_mode
 ALL = "ALL"
 
 
-# audits smaller than this give intervals that cover less than they say (BENCHMARKS.md), per PPI++ interval method
-APPROXIMATE_BELOW = {"normal": 300, "bootstrap-t": 50}
-# How often each PPI++ interval method contains the true mean in benchmarks/bench_ppi.py's simulation
-# (BENCHMARKS.md, two seeds, 95 % intervals): the one source of the figures README and `estimate --help` give.
-INTERVAL_COVERAGE = {
-    "bootstrap-t": "93–97 % at 50, 100, 300 and 1,000 audited examples",
-    "normal": "90–95 % at 100 audited examples (short for skewed metrics) and 92–96 % at 300",
-}
-
-
 def approximate_note(n_audited: int, alpha: float = 0.05, interval: str = "bootstrap-t") -> str | None:
     """What a reader must know about a PPI++ interval (method *interval*) from *n_audited* examples.
 
     ``benchmarks/bench_ppi.py`` measures coverage at n = 100, 300 and 1,000 (and 30, 50): the
-    bootstrap-t interval (the default) covers 93–96 % at each from 50 on and 92 % for adherence at
-    30, so below :data:`APPROXIMATE_BELOW` (50) it is approximate; the normal one (``ppi_py``'s) covers 90–95 % at 100 (short for skewed metrics) and
+    interval shown by default covers 93–97 % from 100 on and 88–91 % for adherence at 30–50, so below
+    :data:`APPROXIMATE_BELOW` (100, also :data:`MIN_AUDITED`) it is approximate; the normal one (``ppi_py``'s) covers 90–95 % at 100 (short for skewed metrics) and
     92–96 % from 300 on. ``None`` from the method's threshold on.
 
-    >>> approximate_note(50) is None, approximate_note(30).startswith("Approximate")
+    >>> approximate_note(100) is None, approximate_note(50).startswith("Approximate")
     (True, True)
     >>> approximate_note(300, interval="normal") is None, approximate_note(100, interval="normal") is None
     (True, False)
@@ -78,7 +74,7 @@ def approximate_note(n_audited: int, alpha: float = 0.05, interval: str = "boots
         )
     return (
         f"Approximate: with {n_audited:,} audited examples (under {below}) the {level} interval may contain "
-        f"the true value less often than {level} — about 92 % at 30 in our simulation, for a rare 0/1 outcome "
+        f"the true value less often than {level} — about 88–91 % at 30–50 in our simulation, for a rare 0/1 outcome "
         "such as hallucination. Grow the audit sample to be sure of it."
     )
 
@@ -107,6 +103,31 @@ def metric_arrays(
     return np.asarray(y), np.asarray(yhat), np.asarray(yhat_u), (excluded_l, excluded_u)
 
 
+def metric_bounds(name: str) -> Bounds:
+    """The range of metric *name* (:mod:`ragviz.metrics.registry`; [0, 1] for a name it does not list, such as
+    a retrieval cut-off outside the default ones): every interval is kept inside it.
+
+    >>> metric_bounds("adherence"), metric_bounds("answer_similarity"), metric_bounds("recall@7")
+    ((0.0, 1.0), (0.0, 5.0), (0.0, 1.0))
+    """
+    for spec in all_metrics():
+        if spec.name == name:
+            return (spec.lower, spec.upper)
+    return (0.0, 1.0)
+
+
+def too_few_text(n_audited: int) -> str:
+    """What every output says instead of a corrected figure below :data:`MIN_AUDITED` audited examples.
+
+    >>> too_few_text(6)
+    'too few reviewed to correct yet: 94 more needed (a corrected figure needs 100 audited examples)'
+    """
+    return (
+        f"too few reviewed to correct yet: {more_needed(n_audited):,} more needed "
+        f"(a corrected figure needs {MIN_AUDITED} audited examples)"
+    )
+
+
 @dataclass(frozen=True)
 class GroupEstimate:
     """The estimates of every metric over one group of examples (or all of them)."""
@@ -119,6 +140,7 @@ class GroupEstimate:
         return {
             "alpha": alpha,
             "interval": interval,
+            "min_audited": MIN_AUDITED,
             "n_labeled": self.n_labeled,
             "n_unlabeled": self.n_unlabeled,
             "metrics": {name: m.as_dict() for name, m in self.metrics.items()},
@@ -128,14 +150,14 @@ class GroupEstimate:
 def estimate_group(
     examples: Sequence[PairedExample], names: Sequence[str], alpha: float, interval: str = DEFAULT_INTERVAL
 ) -> GroupEstimate:
-    """:func:`ragviz.analysis.estimates.ppi.estimate_mean` of each metric in *names* over *examples* with the
+    """:func:`ragviz.analysis.estimates.estimate.estimate_mean` of each metric in *names* over *examples* with the
     PPI++ interval method *interval* (a metric without a single value among them is left out)."""
     metrics = {}
     for name in names:
         y, yhat, yhat_u, excluded = metric_arrays(examples, name)
         if y.size == 0 and yhat_u.size == 0 and excluded[0] == 0:
             continue  # no value anywhere in this group: the metric is not present here
-        metrics[name] = estimate_mean(y, yhat, yhat_u, alpha, excluded, interval)
+        metrics[name] = estimate_mean(y, yhat, yhat_u, alpha, excluded, interval, metric_bounds(name))
     n_labeled = sum(1 for e in examples if e.audited)
     return GroupEstimate(n_labeled, len(examples) - n_labeled, metrics)
 
@@ -186,6 +208,7 @@ class EstimateReport:
                         "lambda": m.ppi.lam,
                         "interval": m.ppi.method,
                         "gain": m.gain,
+                        "more_needed": m.more_needed,
                     }
                 )
         return out
@@ -195,7 +218,13 @@ class EstimateReport:
         (:func:`ragviz.analysis.estimates.pairing.approximate_note`), metrics without an interval or whose bootstrap-t
         interval fell back to the normal one, examples left out."""
         n_audited = self.overall.n_labeled
-        small = approximate_note(n_audited, self.alpha, self.interval) if n_audited >= 2 else None
+        if n_audited < MIN_AUDITED:
+            small: str | None = too_few_text(n_audited).capitalize() + (
+                ": below that the intervals are shown (always within the metric's range) but no corrected "
+                "figure is said in words"
+            )
+        else:
+            small = approximate_note(n_audited, self.alpha, self.interval)
         out = [small] if small else []
         for group, est in self.sections():
             for name, m in est.metrics.items():
@@ -205,6 +234,8 @@ class EstimateReport:
                         f"{where}: {m.n_labeled} audited example(s) with a value on both sides: "
                         "no interval (needs at least 2)"
                     )
+                elif where != name and m.more_needed:
+                    out.append(f"{where}: {too_few_text(m.n_labeled)}")
                 elif m.ppi.method is not None and m.ppi.method != self.interval:
                     out.append(
                         f"{where}: the audit's values barely vary, so a {self.interval} interval is not defined: "
@@ -240,9 +271,10 @@ def estimate_report(
 
 def plan(pairing: Pairing, name: str, half_width: float, alpha: float = 0.05) -> SamplePlan:
     """The audit size for a (1 - alpha) interval of ± *half_width* on metric *name* over all of
-    *pairing* (:func:`ragviz.analysis.estimates.planner.plan_sample_size` on the audited examples so far)."""
+    *pairing* (:func:`ragviz.analysis.estimates.planner.plan_sample_size` on the audited examples so far;
+    never fewer than :data:`ragviz.analysis.estimates.coverage.MIN_AUDITED`)."""
     y, yhat, yhat_u, _ = metric_arrays(pairing.examples, name)
-    return plan_sample_size(y, yhat, yhat_u, half_width, alpha)
+    return plan_sample_size(y, yhat, yhat_u, half_width, alpha, MIN_AUDITED)
 
 
 def plan_text(name: str, result: SamplePlan, n_now: int) -> str:
@@ -250,10 +282,17 @@ def plan_text(name: str, result: SamplePlan, n_now: int) -> str:
 
     >>> plan_text("adherence", SamplePlan(0.02, 640, 1200), 300)
     '±0.02 on adherence needs about n = 640 audited examples (people alone: 1,200); 300 audited so far.'
+    >>> plan_text("adherence", SamplePlan(0.02, 100, 100, 100), 6)
+    '±0.02 on adherence needs at least n = 100 audited examples (the minimum for a corrected figure; people alone: 100); 6 audited so far: plan again then, from a larger audit.'
     """
     head = f"±{result.half_width:g} on {name}"
     if result.n_classical is None:
         return f"{head}: needs at least 2 audited examples with a value to plan from."
+    if result.n_ppi is not None and result.n_ppi <= result.minimum:
+        return (
+            f"{head} needs at least n = {result.minimum:,} audited examples (the minimum for a corrected figure; "
+            f"people alone: {result.n_classical:,}); {n_now:,} audited so far: plan again then, from a larger audit."
+        )
     people = f"people alone: {result.n_classical:,}"
     if result.n_ppi is None:
         return f"{head}: not reachable even by auditing every example ({people}); {n_now:,} audited so far."
@@ -278,19 +317,26 @@ def plain_words(name: str, m: MetricEstimate) -> str | None:
     """One sentence for stakeholders, e.g. "The judge says 81% of answers are supported; corrected with
     300 reviewed answers: 74% ± 3%." — or "74% (between 70% and 77%)" when the interval is lopsided
     at the shown precision (the bootstrap-t interval is asymmetric where the metric is skewed).
-    ``None`` for a metric without words or without an estimate.
+    ``None`` for a metric without words or without an estimate. Below
+    :data:`ragviz.analysis.estimates.coverage.MIN_AUDITED` audited examples no corrected figure: the
+    interval would not cover as often as it says (``BENCHMARKS.md``), so the sentence says how many more.
 
-    >>> from ragviz.analysis.estimates.ppi import estimate_mean
+    >>> from ragviz.analysis.estimates.estimate import estimate_mean
     >>> plain_words("adherence", estimate_mean([1.0, 0.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0], [1.0] * 8))
-    'The judge says 100% of answers are supported; corrected with 4 reviewed answers: 75% ± 42%.'
+    'The judge says 100% of answers are supported; too few reviewed to correct yet: 96 more needed (4 reviewed answers in a random audit so far).'
+    >>> plain_words("adherence", estimate_mean([1.0] * 80 + [0.0] * 20, [1.0] * 90 + [0.0] * 10, [1.0] * 180 + [0.0] * 20))
+    'The judge says 90% of answers are supported; corrected with 100 reviewed answers: 80% (between 71% and 86%).'
     """
     if name not in PLAIN_WORDS or m.judge is None:
         return None
     phrase, unit = PLAIN_WORDS[name]
     text = f"The judge says {_pct(m.judge)} {phrase}"
     ppi = m.ppi
-    if ppi.estimate is None or ppi.low is None or ppi.high is None:
-        return text + f"; {m.n_labeled} reviewed {unit} in a random audit are too few to correct it."
+    if m.more_needed or ppi.estimate is None or ppi.low is None or ppi.high is None:
+        return (
+            text + f"; too few reviewed to correct yet: {max(m.more_needed, 1):,} more needed "
+            f"({m.n_labeled:,} reviewed {unit} in a random audit so far)."
+        )
     below, above = ppi.estimate - ppi.low, ppi.high - ppi.estimate
     spread = f"± {_pct(below)}" if _pct(below) == _pct(above) else f"(between {_pct(ppi.low)} and {_pct(ppi.high)})"
     return text + f"; corrected with {m.n_labeled:,} reviewed {unit}: {_pct(ppi.estimate)} {spread}."

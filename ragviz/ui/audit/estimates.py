@@ -15,11 +15,12 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from ragviz.analysis.estimates.coverage import MIN_AUDITED
 from ragviz.analysis.estimates.pairing import Pairing, pair_store
-from ragviz.analysis.estimates.report import ALL, EstimateReport, plain_words, plan, plan_text
+from ragviz.analysis.estimates.report import ALL, EstimateReport, plain_words, plan, plan_text, too_few_text
 from ragviz.store.audit_samples import AuditSample, get_sample
 from ragviz.store.label_store import LabelStore
-from ragviz.ui.audit.sample import loaded_samples, pick_sample
+from ragviz.ui.audit.sample import loaded_samples, pick_sample, team_sample_note
 from ragviz.ui.core import charts, render, state
 
 __all__ = [
@@ -165,23 +166,34 @@ def people_would_say_panel(store: LabelStore, against: str, present: bool) -> No
     overall = report.overall
     st.caption(
         render.md_escape(
-            f"{sample.label()} · {overall.n_labeled:,} reviewed members are the audit ({against}'s labels), "
+            f"{sample.label(with_who=not present)} · {overall.n_labeled:,} reviewed members are the audit ({against}'s labels), "
             f"{overall.n_unlabeled:,} examples judge-only · corrected = the judge on every example, its bias "
             f"removed by the audit (PPI++, {report.interval} intervals)",
             limit=None,
         )
     )
+    st.caption(render.md_escape(team_sample_note(sample), limit=None))
     _notes([*pairing.warnings, *report.notes()])
     if overall.n_labeled < 2:
         st.info("Review at least two members of the audit sample to see corrected estimates.")
         return
+    if overall.n_labeled < MIN_AUDITED:
+        st.warning(
+            render.md_escape(
+                f"{too_few_text(overall.n_labeled).capitalize()}. The intervals below are honest about how little "
+                f"{overall.n_labeled:,} reviewed examples say (wide, within 0–1); the Explainer says no corrected "
+                "figure until then.",
+                limit=None,
+            )
+        )
     charts.show_chart(
         estimates_chart(estimate_records(report)), "what-people-would-say", "audit.chart", downloads=not present
     )
     st.dataframe(estimate_table(report, by=False), hide_index=True, width="stretch", column_config=_number_columns())
     st.caption(
         "lambda: how much the correction trusts the judge (0 = people only, 1 = fully). Worth n people-only: "
-        "the audit size people alone would need for an interval as narrow as the corrected one."
+        "the audit size people alone would need for an interval as narrow as the corrected one (at most the "
+        "number of examples)."
     )
     if st.toggle("Per subset", key="audit.by_subset"):
         _, by_subset = estimates(sample, against, by="dataset_name")
@@ -227,7 +239,7 @@ def planner(pairing: Pairing, metrics: list[str], n_now: int) -> None:
 
 def plain_words_section(store: LabelStore) -> None:
     """The Explainer's version for stakeholders, over all loaded examples: one sentence per metric (the
-    ``human`` label set on the newest audit sample, or the one picked on the Dashboard)."""
+    ``human`` label set on the team's audit sample, or the one picked on the Dashboard)."""
     samples = loaded_samples(store)
     with st.container(border=True):
         st.markdown("**In plain words** · all loaded examples, what people would say")

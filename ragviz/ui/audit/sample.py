@@ -22,19 +22,23 @@ from ragviz.data.dataset import Dataset
 from ragviz.store.audit_samples import (
     AuditSample,
     AuditSampleError,
+    choose_team_sample,
+    default_sample,
     draw_sample,
     grow_sample,
     list_samples,
     population_fingerprint,
+    team_choice,
 )
 from ragviz.store.label_store import LabelStore
-from ragviz.ui.core import render, state
+from ragviz.ui.core import access, render, state
 
 __all__ = [
     "ALL_EXAMPLES",
     "AUDIT",
     "AuditQueue",
     "MESSAGE_KEY",
+    "ONLY_ADMINS",
     "QUEUE_KEY",
     "SAMPLE_KEY",
     "audit_queue",
@@ -43,6 +47,7 @@ __all__ = [
     "pick_sample",
     "progress_line",
     "reviewed_by_anyone",
+    "team_sample_note",
 ]
 
 
@@ -50,6 +55,7 @@ QUEUE_KEY = "review.queue"
 ALL_EXAMPLES, AUDIT = "All examples", "Audit sample"
 SAMPLE_KEY = "audit.sample"  # the chosen sample id (Review and Dashboard share it)
 MESSAGE_KEY = "audit.message"
+ONLY_ADMINS = "Only admins (RAGVIZ_ADMINS) draw, grow or choose the team's audit sample."
 
 
 # -- which samples belong to the loaded data -------------------------------------------------------
@@ -70,19 +76,39 @@ def loaded_samples(store: LabelStore) -> list[AuditSample]:
 
 
 def pick_sample(samples: list[AuditSample], key: str, label: str) -> AuditSample | None:
-    """A picker over *samples* (only when there are several); the chosen sample, newest by default."""
+    """A picker over *samples* (only when there are several); the chosen sample, by default the team's
+    (an admin's choice, :func:`ragviz.store.audit_samples.team_choice`), else the newest."""
     if not samples:
         return None
     ids = [s.id for s in samples]
+    choice = team_choice(state.store())
     if st.session_state.get(SAMPLE_KEY) not in ids:
-        st.session_state[SAMPLE_KEY] = ids[0]
+        first = default_sample(samples, choice)
+        st.session_state[SAMPLE_KEY] = first.id if first is not None else ids[0]
     if len(samples) > 1:
         by_id = {s.id: s for s in samples}
+        with_who = access.access().can_review  # viewers and visitors see no one's name
+        team = choice.sample_id if choice is not None else None
         picked = st.selectbox(
-            label, ids, format_func=lambda i: by_id[i].label(), key=key
+            label,
+            ids,
+            index=ids.index(st.session_state[SAMPLE_KEY]),
+            format_func=lambda i: by_id[i].label(with_who) + (" · the team's" if i == team else ""),
+            key=key,
         )  # md: ours (the label; options are plain text)
         st.session_state[SAMPLE_KEY] = picked
     return next(s for s in samples if s.id == st.session_state[SAMPLE_KEY])
+
+
+def team_sample_note(sample: AuditSample) -> str:
+    """Whether *sample* is the team's: who chose it and when (names only for reviewers), or that it is not."""
+    choice = team_choice(state.store())
+    if choice is None:
+        return "No admin has chosen the team's audit sample yet: the newest is used by default."
+    if choice.sample_id != sample.id:
+        return f"This is not the team's audit sample (that is sample {choice.sample_id})."
+    by = f" by {choice.chosen_by}" if access.access().can_review else ""
+    return f"The team's audit sample, chosen{by} on {choice.chosen_at[:10]}."
 
 
 def reviewed_by_anyone(store: LabelStore) -> set[str]:
@@ -111,7 +137,18 @@ class AuditQueue:
         return self.sample.id, self.sample.size
 
 
+def _refused() -> bool:
+    """Drawing, growing and choosing are an admin's; checked again when the click arrives (a tab drawn
+    before the role changed, or a crafted request, is refused here, not only hidden)."""
+    if access.access().can_choose_sample:
+        return False
+    st.session_state[MESSAGE_KEY] = f"Not done: {ONLY_ADMINS}"
+    return True
+
+
 def _draw(ds: Dataset, who: str) -> None:
+    if _refused():
+        return
     seed_text = str(st.session_state.get("audit.seed") or "").strip()
     try:
         seed = int(seed_text) if seed_text else None
@@ -125,12 +162,25 @@ def _draw(ds: Dataset, who: str) -> None:
 
 
 def _grow(ds: Dataset, sample_id: int, who: str, key: str) -> None:
+    if _refused():
+        return
     try:
         sample = grow_sample(state.store(), sample_id, ds.uids, int(st.session_state[key]), who)
     except AuditSampleError as exc:
         st.session_state[MESSAGE_KEY] = f"Not grown: {exc}"
         return
     st.session_state[MESSAGE_KEY] = f"Sample {sample.id} now has {sample.size:,} examples."
+
+
+def _choose(sample_id: int, who: str) -> None:
+    if _refused():
+        return
+    try:
+        choose_team_sample(state.store(), sample_id, who)
+    except AuditSampleError as exc:
+        st.session_state[MESSAGE_KEY] = f"Not chosen: {exc}"
+        return
+    st.session_state[MESSAGE_KEY] = f"Sample {sample_id} is now the team's audit sample."
 
 
 def audit_queue(ds: Dataset, store: LabelStore, who: str, present: bool) -> AuditQueue | None:
@@ -153,7 +203,11 @@ def audit_queue(ds: Dataset, store: LabelStore, who: str, present: bool) -> Audi
             st.caption(render.md_escape(message, limit=None))
         samples = loaded_samples(store)
         sample = pick_sample(samples, "audit.pick", "Audit sample")
-        if not present:
+        if sample is not None:
+            st.caption(render.md_escape(team_sample_note(sample), limit=None))
+        if not present and not access.access().can_choose_sample:
+            st.caption(ONLY_ADMINS)  # md: ours
+        elif not present:
             with st.expander("Draw a new sample", expanded=sample is None):
                 st.number_input(
                     "Examples", min_value=1, max_value=max(1, len(ds)), value=min(100, len(ds)), key="audit.n"
@@ -177,6 +231,16 @@ def audit_queue(ds: Dataset, store: LabelStore, who: str, present: bool) -> Audi
                     help="Adds the next examples of the same seeded random order: the grown sample is still "
                     "uniformly random.",
                 )
+                choice = team_choice(store)
+                if choice is None or choice.sample_id != sample.id:
+                    st.button(
+                        "Make this the team's sample",
+                        key="audit.choose",
+                        on_click=_choose,
+                        args=(sample.id, who),
+                        help="The Dashboard, the Explainer and ragviz estimate --db use the team's sample unless "
+                        "told otherwise; the choice is kept with your name and the time.",
+                    )
         if sample is None:
             st.caption("No audit sample for the loaded data yet.")
             return None
@@ -202,8 +266,13 @@ def follow_queue(
     return queue.rows, False
 
 
-def progress_line(queue: AuditQueue, on_go: Callable[[int | None], Any]) -> None:
-    """The audit progress line above the example, with a button to the next member in draw order."""
+def progress_line(queue: AuditQueue, on_go: Callable[[int | None], Any], traces: bool = True) -> None:
+    """The audit progress line above the example, with a button to the next member in draw order;
+    without *traces* (presenting with corrections hidden) only the sample and its size: nothing says
+    which or how many members were reviewed."""
+    if not traces:
+        st.caption(f"Audit sample {queue.sample.id}: {queue.sample.size:,} examples")  # md: ours
+        return
     with st.container(horizontal=True, vertical_alignment="center"):
         st.progress(
             queue.progress.reviewed / max(1, queue.progress.size),

@@ -32,6 +32,7 @@ __all__ = [
     "GREEN",
     "GREY",
     "INK",
+    "KEY_CHIP",
     "LINK_COLOR",
     "MD_SHOWN",
     "MUTED",
@@ -105,7 +106,8 @@ _BOX = (
     "border:1px solid rgba(140,149,159,0.45);border-radius:8px;padding:10px 12px;margin:0 0 10px 0;"
     "background:rgba(140,149,159,0.06)"
 )
-_KEY = (
+# a key chip's shape, the same wherever a sentence key is shown (Review, Explainer)
+KEY_CHIP = (
     "display:inline-block;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:0.78rem;"
     "font-weight:600;border-radius:4px;padding:0 4px;margin-right:4px;line-height:1.5;vertical-align:baseline"
 )
@@ -114,7 +116,7 @@ _KEY = (
 def chip_style(color: str) -> str:
     """A key chip in *color* (one of the palette's colours) with a text colour readable on it."""
     background, text = CHIP.get(color, (color, "#fff"))
-    return f"{_KEY};background:{background};color:{text}"
+    return f"{KEY_CHIP};background:{background};color:{text}"
 
 
 def theme_css() -> str:

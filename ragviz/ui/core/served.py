@@ -9,9 +9,12 @@ from pathlib import Path
 import streamlit as st
 
 from ragviz.data.paths import PathRefused, data_root, is_served, resolve_typed, typing_off_reason
-from ragviz.data.roles import Access, Identity, access_of
+from ragviz.data.roles import Access, Identity, SignInRefused, access_of, identity_of_claims, login_fingerprint
+from ragviz.store.label_store import LabelStore
+from ragviz.store.sign_ins import end_sign_ins, sign_in_is_open
 
 __all__ = [
+    "ENDED",
     "PathRefused",
     "UNVERIFIED",
     "access",
@@ -21,6 +24,7 @@ __all__ = [
     "served",
     "sign_in_box",
     "sign_in_configured",
+    "sign_in_refusal",
     "signed_in",
     "unverified_names_notice",
 ]
@@ -61,21 +65,53 @@ def sign_in_configured() -> bool:
         return False
 
 
-def signed_in() -> Identity | None:
-    """The signed-in person (e-mail first, then name, then the provider's subject), or ``None``."""
+ENDED = "This sign-in has ended (you signed out, here or in another window). Sign in again to review."
+
+
+def _claims() -> dict[str, object] | None:
+    """The signed-in account's token claims, ``None`` when nobody is signed in (or sign-in is off)."""
     if not sign_in_configured():
         return None
     user = st.user
     if not user.get("is_logged_in"):
         return None
-    names = tuple(str(user.get(k)) for k in ("email", "name", "preferred_username", "sub") if user.get(k))
-    return Identity(names, verified=True) if names else None
+    return {k: user.get(k) for k in user.keys()}
 
 
-def access(typed_name: str) -> Access:
+def _sign_in(claims: dict[str, object], store: LabelStore) -> Identity | SignInRefused:
+    """The identity of *claims*, or why it is refused: no verified claim (:func:`identity_of_claims`),
+    or a sign-in that has ended (checked in *store* on every run: :mod:`ragviz.store.sign_ins`)."""
+    who = identity_of_claims(claims)
+    if isinstance(who, SignInRefused):
+        return who
+    if not sign_in_is_open(store, login_fingerprint(claims), who.names[0]):
+        return SignInRefused(ENDED)
+    return who
+
+
+def signed_in(store: LabelStore) -> Identity | None:
+    """The signed-in person, identified by their verified e-mail (or ``sub``, see
+    :func:`ragviz.data.roles.identity_of_claims`) while their sign-in is open in *store*; else ``None``."""
+    claims = _claims()
+    if claims is None:
+        return None
+    who = _sign_in(claims, store)
+    return None if isinstance(who, SignInRefused) else who
+
+
+def sign_in_refusal(store: LabelStore) -> str | None:
+    """Why a signed-in account is not taken as anyone (no verified e-mail, an ended sign-in), or ``None``."""
+    claims = _claims()
+    if claims is None:
+        return None
+    who = _sign_in(claims, store)
+    return who.why if isinstance(who, SignInRefused) else None
+
+
+def access(typed_name: str, store: LabelStore) -> Access:
     """This run's role: the signed-in person's when sign-in is configured, else the typed *typed_name*'s."""
     sign_in = sign_in_configured()
-    who = signed_in() if sign_in else Identity((typed_name,), verified=False)
+    who = signed_in(store) if sign_in else Identity((typed_name,), verified=False)
     return access_of(who, served=served(), sign_in=sign_in)
 
 
@@ -87,11 +123,28 @@ def unverified_names_notice() -> bool:
     return True
 
 
-def sign_in_box() -> None:
-    """Sign in / sign out (only when sign-in is configured)."""
+def _sign_out(store: LabelStore) -> None:
+    """End every sign-in of this person (every browser and replica, :func:`end_sign_ins`), then
+    delete this browser's cookie."""
+    who = signed_in(store)
+    if who is not None:
+        end_sign_ins(store, who.names[0])
+    st.logout()
+
+
+def sign_in_box(store: LabelStore) -> None:
+    """Sign in / sign out (only when sign-in is configured); an account that is not taken as anyone
+    is told why (and may sign out to switch accounts, or sign in again after signing out)."""
     if not sign_in_configured():
         return
-    if signed_in() is None:
+    refused = sign_in_refusal(store)
+    if refused is not None:
+        st.warning(refused, icon=":material/no_accounts:")  # md: ours
+        if refused == ENDED:
+            st.button("Sign in", key="ragviz.sign_in", on_click=st.login, type="primary", icon=":material/login:")
+        else:
+            st.button("Sign out", key="ragviz.sign_out", on_click=st.logout, icon=":material/logout:")
+    elif signed_in(store) is None:
         st.button("Sign in", key="ragviz.sign_in", on_click=st.login, type="primary", icon=":material/login:")
     else:
-        st.button("Sign out", key="ragviz.sign_out", on_click=st.logout, icon=":material/logout:")
+        st.button("Sign out", key="ragviz.sign_out", on_click=_sign_out, args=(store,), icon=":material/logout:")

@@ -34,6 +34,7 @@ __all__ = [
     "ExampleLabels",
     "FILTER_CACHE",
     "MAX_DETAILED",
+    "NOBODY",
     "NO_DATA_MESSAGE",
     "PATHS_KEY",
     "PageContext",
@@ -175,19 +176,27 @@ def examples_at(rows: list[int] | tuple[int, ...]) -> list[Example]:
     return _examples_at(current_paths(), tuple(rows))
 
 
+NOBODY = "(not signed in)"  # whose labels a visitor's session reads: no one's (never a name, never the OS user)
+
+
 def annotator() -> str:
     """Whose labels this session shows and records: the signed-in user when sign-in is configured
-    (it cannot be typed then), else the name typed on the Data page (``$RAGVIZ_ANNOTATOR`` or the OS
-    user at first)."""
-    who = served.signed_in()
+    (it cannot be typed then; :data:`NOBODY` until someone is signed in), else the name typed on the
+    Data page (``$RAGVIZ_ANNOTATOR`` at first; locally the OS user, served ``"anonymous"``: the server's
+    OS user is nobody's name)."""
+    who = served.signed_in(store())
     if who is not None:
         return who.names[0]
+    if served.sign_in_configured():
+        return NOBODY
     if ANNOTATOR_KEY not in st.session_state:
         st.session_state[ANNOTATOR_KEY] = os.environ.get(ANNOTATOR_ENV) or _default_user()
     return st.session_state[ANNOTATOR_KEY]
 
 
 def _default_user() -> str:
+    if served.served():
+        return "anonymous"
     try:
         return getpass.getuser() or "annotator"
     except Exception:  # no user database entry (some containers)

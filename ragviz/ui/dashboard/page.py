@@ -167,13 +167,23 @@ def judge_agreement(agreement: Agreement, scatter: list[dict[str, Any]], against
     charts.show_spec(spec, "judge-vs-human-scatter", "dashboard.scatter", downloads=downloads)
 
 
-def annotator_agreement(raters: AnnotatorAgreement, downloads: bool) -> None:
-    """Cohen's kappa per annotator pair (matrix and table) and Fleiss' kappa overall, per label."""
+def annotator_agreement(raters: AnnotatorAgreement, downloads: bool, names: bool = True) -> None:
+    """Cohen's kappa per annotator pair (matrix and table) and Fleiss' kappa overall, per label; without
+    *names* (viewers, presentation mode) only Fleiss' kappa, which names no one."""
     if not raters.has_pairs:
         st.caption(
             f"{len(raters.annotators)} annotator(s) with decisions on the loaded examples"
-            + (f" ({render.md_escape(', '.join(raters.annotators))})" if raters.annotators else "")
+            + (f" ({render.md_escape(', '.join(raters.annotators))})" if raters.annotators and names else "")
             + ". Agreement needs two or more annotators who decided on the same examples."
+        )
+        return
+    if not names:
+        st.caption(f"Fleiss' κ over the examples all {len(raters.annotators)} annotators decided on.")
+        st.dataframe(
+            pd.DataFrame(fleiss_rows(raters.overall)),
+            hide_index=True,
+            width="stretch",
+            column_config=_three_decimals(["Fleiss' κ"]),
         )
         return
     st.caption(

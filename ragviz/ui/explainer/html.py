@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import math
-from dataclasses import dataclass
 
 from ragviz.analysis.explain import (
     AnswerExplanation,
@@ -13,10 +12,22 @@ from ragviz.analysis.explain import (
     RetrievalExplanation,
     TonicExplanation,
 )
+from ragviz.analysis.trace_formulas import FormulaTerm, filled_formula
+from ragviz.analysis.trace_formulas import formula_terms as formula_terms  # the Explainer page takes it from here
 from ragviz.data.model import Example, Labels
-from ragviz.data.ragbench import unsupported_keys
-from ragviz.metrics.trace import trace_scores
-from ragviz.ui.core.render import CHIP, GREEN, GREY, INK, MUTED, ORANGE, SKY, VERMILION, esc, format_score
+from ragviz.ui.core.render import (
+    GREEN,
+    GREY,
+    INK,
+    KEY_CHIP,
+    MUTED,
+    ORANGE,
+    SKY,
+    VERMILION,
+    chip_style,
+    esc,
+    format_score,
+)
 
 __all__ = [
     "BAD_COLOR",
@@ -50,81 +61,18 @@ _BOX = (
 )
 
 
-_KEY = (
-    "display:inline-block;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:0.8rem;"
-    "font-weight:600;border-radius:4px;padding:0 4px;margin:1px 2px;"
-)
-
-
-def _chip(color: str) -> str:
-    background, text = CHIP.get(color, (color, "#fff"))
-    return f"{_KEY};background:{background};color:{text}"
-
-
-@dataclass(frozen=True)
-class FormulaTerm:
-    """One metric: its value, the formula, and the keys counted above and below the line."""
-
-    metric: str
-    value: float | None
-    formula: str
-    numerator: tuple[str, ...]
-    denominator: tuple[str, ...]
-    note: str = ""
-
-
-def formula_terms(example: Example, labels: Labels | None) -> list[FormulaTerm]:
-    """The four TRACe formulas of *labels* on *example*, with the keys each counts (as stored:
-    a duplicate key counts twice, as in the scores)."""
-    if labels is None:
-        return []
-    scores = trace_scores(labels, example.n_context_sentences)
-    every = tuple(example.context_keys())
-    r, u = labels.relevant_keys, labels.utilized_keys
-    both = tuple(k for k in dict.fromkeys(r) if k in set(u))
-    unsupported = unsupported_keys(labels)
-    return [
-        FormulaTerm(
-            "relevance", scores.relevance, "|R| / N", r, every, "R = relevant sentences, N = all context sentences"
-        ),
-        FormulaTerm("utilization", scores.utilization, "|U| / N", u, every, "U = sentences the response used"),
-        FormulaTerm(
-            "completeness",
-            scores.completeness,
-            "|R ∩ U| / |R|",
-            both,
-            r,
-            "share of the relevant sentences the response used" + ("; 1 when nothing is relevant" if not r else ""),
-        ),
-        FormulaTerm(
-            "adherence",
-            scores.adherence,
-            "0 if any response sentence is unsupported, else 1",
-            unsupported,
-            tuple(example.response_keys()),
-            "above the line: unsupported response sentences; below: all response sentences",
-        ),
-    ]
-
-
 def _keys_html(keys: tuple[str, ...], color: str, limit: int = 60) -> str:
     if not keys:
         return f'<span style="{MUTED}">none</span>'
-    shown = "".join(f'<span style="{_chip(color)}">{esc(k)}</span>' for k in keys[:limit])
+    shown = "".join(f'<span style="{chip_style(color)}">{esc(k)}</span>' for k in keys[:limit])
     more = f' <span style="{MUTED}">… and {len(keys) - limit} more</span>' if len(keys) > limit else ""
     return shown + more
 
 
 def formula_html(term: FormulaTerm) -> str:
     """One metric as a card: ``relevance = |R| / N = 4 / 12 = 0.333`` and the keys behind it."""
-    if term.metric == "adherence":
-        filled = f"{len(term.numerator)} unsupported of {len(term.denominator)} → {format_score(term.value)}"
-        top_label, top_color = "unsupported", BAD_COLOR
-    else:
-        filled = f"{len(term.numerator)} / {len(term.denominator)} = {format_score(term.value)}"
-        if term.metric == "completeness" and not term.denominator:
-            filled = f"no relevant sentence → {format_score(term.value)}"
-        top_label, top_color = "numerator", NUM_COLOR
+    filled = filled_formula(term, format_score(term.value))
+    top_label, top_color = ("unsupported", BAD_COLOR) if term.metric == "adherence" else ("numerator", NUM_COLOR)
     return (
         f'<div class="rv-formula-card" data-metric="{esc(term.metric)}" style="{_BOX}">'
         f'<div style="font-size:1.05rem"><b>{esc(term.metric)}</b> = {esc(term.formula)} = '
@@ -313,9 +261,9 @@ def _tokens_html(tokens: tuple[str, ...], shared: tuple[str, ...]) -> str:
     for t in tokens:
         if left.get(t, 0) > 0:
             left[t] -= 1
-            out.append(f'<span style="{_chip(NUM_COLOR)}">{esc(t)}</span>')
+            out.append(f'<span style="{chip_style(NUM_COLOR)}">{esc(t)}</span>')
         else:
-            out.append(f'<span style="{_KEY};background:rgba(140,149,159,0.22)">{esc(t)}</span>')
+            out.append(f'<span style="{KEY_CHIP};background:rgba(140,149,159,0.22)">{esc(t)}</span>')
     return "".join(out) or f'<span style="{_MUTED}">no token</span>'
 
 

@@ -83,8 +83,11 @@ def _clear_similarity(labels: Labels | None, on_change: OnChange) -> None:
         _record(on_change, [Change(SIMILARITY_FIELD, old, None)])
 
 
-def _score_table(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    return pd.DataFrame(rows, columns=["family", "metric", "judge", "now", "delta"])
+def _score_table(rows: list[dict[str, Any]], traces: bool = True) -> pd.DataFrame:
+    """The scores, judge beside now with the delta; without *traces* (presenting, corrections hidden) now only."""
+    return pd.DataFrame(
+        rows, columns=["family", "metric", "judge", "now", "delta"] if traces else ["family", "metric", "now"]
+    )
 
 
 def render_families_panel(
@@ -96,9 +99,11 @@ def render_families_panel(
     key: str = KEY,
     version: int = 0,
     editable: bool = True,
+    traces: bool = True,
 ) -> None:
     """Draw the panel for *example*; *version* (the page's label version) renews the editors'
-    keys after each recorded decision; ``editable=False`` (presentation mode) draws no control."""
+    keys after each recorded decision; ``editable=False`` (presentation mode) draws no control;
+    ``traces=False`` (presenting with corrections hidden) shows the current scores without the judge's."""
     keys = _keys(key, example.uid, version)
     shown_retrieved = retrieved_rows(example, current)
     if editable:
@@ -122,8 +127,8 @@ def render_families_panel(
         st.html(render.problems_html([str(exc).replace("--k: ", "k: ")], "error"))
         ks = DEFAULT_KS
 
-    st.markdown("**Scores** — judge's labels vs the current labels (Δ = now − judge)")
-    scores = _score_table(score_rows(example, judge, current, ks))
+    st.markdown("**Scores** — judge's labels vs the current labels (Δ = now − judge)" if traces else "**Scores**")
+    scores = _score_table(score_rows(example, judge, current, ks), traces)
     st.dataframe(
         scores,
         hide_index=True,
@@ -148,7 +153,9 @@ def render_families_panel(
 
     # -- controls -----------------------------------------------------------------------------
     if shown_retrieved:
-        st.markdown("**Retrieved chunks** — tick *relevant* to set the gold judgement")
+        st.markdown(
+            "**Retrieved chunks** — tick *relevant* to set the gold judgement" if editable else "**Retrieved chunks**"
+        )
         if editable:
             st.data_editor(
                 pd.DataFrame(shown_retrieved, columns=["system", "rank", "doc_id", "relevant"]),

@@ -293,11 +293,13 @@ def families_expander(
     *,
     version: int,
     editable: bool,
+    traces: bool = True,
 ) -> None:
     """The "Other metric families" expander, drawn only while open: a rerun with it closed runs none
-    of its tables or editors (and the page needs no pandas until then)."""
+    of its tables or editors (and the page needs no pandas until then). *traces*: show the judge's
+    scores and the deltas (not while presenting with corrections hidden)."""
     with st.expander("Other metric families", key="review.families_open", on_change="rerun") as families:
         if families.open:
             from ragviz.ui.review.families import render_families_panel
 
-            render_families_panel(example, judge, current, on_change, version=version, editable=editable)
+            render_families_panel(example, judge, current, on_change, version=version, editable=editable, traces=traces)

@@ -1,0 +1,91 @@
+"""The stakeholder report at scale: ``ragviz report`` over N rows with a reviewed audit in the label store, as a
+fresh process each time (what a person runs): wall seconds, the process's peak RSS and the file's size, for HTML
+and PDF; and whether two HTML runs give the same bytes.
+
+    .venv/bin/python benchmarks/bench_report.py --data /tmp/syn100k.parquet [--audit 500 --reviewed 300] [--runs 1]
+
+(``benchmarks/make_synthetic.py 100000 /tmp/syn100k --no-jsonl`` makes the data.) The audit is drawn and
+reviewed as the Review page does (tests/export/report_setup.py); setting it up is not timed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import runpy
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RAGVIZ = [sys.executable, "-m", "ragviz"]
+
+
+def run_once(args: list[str]) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user + system) and peak RSS (MB) of one ``ragviz`` process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.run([*RAGVIZ, *args], capture_output=True, text=True, cwd=ROOT)
+    wall = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"ragviz {' '.join(args)} failed:\n{proc.stderr}")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, after.ru_maxrss / 1024  # ru_maxrss: the largest child so far
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", required=True)
+    parser.add_argument("--audit", type=int, default=500)
+    parser.add_argument("--reviewed", type=int, default=300)
+    parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--no-pdf", action="store_true")
+    args = parser.parse_args(argv)
+
+    from ragviz.data.load import load
+    from ragviz.store.label_store import LabelStore
+
+    review_audit = runpy.run_path(str(ROOT / "tests" / "export" / "report_setup.py"))["review_audit"]
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "labels.db"
+        t = time.perf_counter()
+        data = load([args.data]).dataset
+        with LabelStore(db) as store:
+            review_audit(store, data, args.audit, args.reviewed)
+        print(
+            f"{len(data):,} rows; audit {args.audit}, {args.reviewed} reviewed (setup {time.perf_counter() - t:.1f} s)"
+        )
+        del data
+        outputs = []
+        for fmt in ("html", *(() if args.no_pdf else ("pdf",))):
+            walls, cpus, peaks = [], [], []
+            for k in range(args.runs if fmt == "pdf" else max(args.runs, 2)):
+                out = Path(tmp) / f"{fmt}{k}" / f"report.{fmt}"  # one name: the command in the report names it
+                out.parent.mkdir()
+                wall, cpu, peak = run_once(
+                    ["report", args.data, "--db", str(db), "-o", str(out), "--date", "2026-11-26"]
+                )
+                walls.append(wall)
+                cpus.append(cpu)
+                peaks.append(peak)
+                outputs.append(out)
+            size = outputs[-1].stat().st_size
+            print(
+                f"{fmt:>4}: {statistics.median(walls):6.1f} s (runs {', '.join(f'{w:.1f}' for w in walls)}; "
+                f"cpu {statistics.median(cpus):.1f} s)  "
+                f"peak RSS {max(peaks):,.0f} MB  file {size / 1e6:.2f} MB  load {os.getloadavg()[0]:.1f}",
+                flush=True,
+            )
+        html = [o for o in outputs if o.suffix == ".html"]
+        same = len({o.read_bytes() for o in html}) == 1
+        print(f"HTML byte-identical over {len(html)} runs: {same}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

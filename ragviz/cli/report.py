@@ -1,0 +1,142 @@
+"""``ragviz report``: the stakeholder report, one self-contained HTML file (or PDF) with the corrected numbers
+first, how far the judge can be trusted second, the evidence and provenance after
+(:mod:`ragviz.export.report`, the function the app's "Download report" button calls).
+
+Exit 0, or 2 on bad input with one ``ragviz report: ...`` line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ragviz.cli.common import EXIT_OK
+from ragviz.data.errors import BadInput
+
+__all__ = ["COMMAND", "FORMATS", "add_report_arguments", "run_report_command", "store_where"]
+
+
+COMMAND = "ragviz report"
+FORMATS = ("html", "pdf")  # ragviz.export.report.FORMATS (lazy import)
+
+
+def add_report_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        metavar="DATA",
+        help="the judged rows the report is of, in any format ragviz reads (.parquet, .jsonl, .json, .csv, folders)",
+    )
+    parser.add_argument(
+        "--db",
+        metavar="DB_OR_URL",
+        help="the label store with people's decisions and the audit sample (an SQLite file or a postgresql:// URL); "
+        "without it the report shows the judge's labels alone (no audit yet)",
+    )
+    parser.add_argument("-o", "--output", metavar="OUT", required=True, help="the file to write (report.html)")
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        help="html (default, or from OUT's extension) or pdf (through WeasyPrint: pip install weasyprint)",
+    )
+    parser.add_argument("--title", default="RAG evaluation report", help="the report's title")
+    parser.add_argument(
+        "--by",
+        choices=("dataset_name", "generation_model_name"),
+        default="dataset_name",
+        help="group the per-subset tables and agreement by this field (default: dataset_name)",
+    )
+    parser.add_argument(
+        "--date",
+        metavar="YYYY-MM-DD",
+        help="the date the report states (default: today, UTC); the same inputs and date give the same bytes",
+    )
+    parser.add_argument(
+        "--against",
+        default="human",
+        metavar="NAME",
+        help="people's labels: human (whoever decided last on each example, default) or one annotator's name",
+    )
+    parser.add_argument(
+        "--sample",
+        type=int,
+        metavar="ID",
+        help="the audit sample (default: the team's, chosen by an admin, else the newest drawn from DATA)",
+    )
+
+
+def _fail(message: str) -> int:
+    """Bad input, reported by :func:`ragviz.cli.main.main` as one ``ragviz report: ...`` line (exit 2)."""
+    raise BadInput(message, path=COMMAND)
+
+
+def store_where(db: str | None) -> str:
+    """The label store as messages name it (a URL with its password masked; ``no label store`` without one)."""
+    from ragviz.store.postgres import is_url, mask_url
+
+    return "no label store (--db)" if db is None else mask_url(db) if is_url(db) else db
+
+
+def run_report_command(args: argparse.Namespace) -> int:
+    """``ragviz report``: see the module docstring."""
+    from ragviz.data.load import load
+    from ragviz.export.report import ReportError, ReportRequest, check_date, report_bytes, today
+    from ragviz.store.label_store import LabelStore, StoreError
+    from ragviz.store.postgres import is_url, mask_url
+
+    fmt = args.format or ("pdf" if args.output.lower().endswith(".pdf") else "html")
+    try:
+        date = check_date(args.date) if args.date else today()
+    except ReportError as exc:
+        return _fail(str(exc))
+    result = load(args.paths)
+    if not result.ok:
+        more = len(result.errors) - 1
+        return _fail(f"{result.errors[0]}" + (f" (and {more} more errors: run `ragviz validate`)" if more else ""))
+    if len(result.dataset) == 0:
+        return _fail(f"{', '.join(args.paths)}: no rows")
+    store = None
+    if args.db is not None:
+        where = mask_url(args.db) if is_url(args.db) else args.db
+        if not is_url(args.db) and not Path(args.db).expanduser().is_file():
+            return _fail(f"{where}: no label store here (give the file the app uses, default ~/.ragviz/ragviz.db)")
+        try:
+            store = LabelStore(args.db)
+        except StoreError as exc:
+            return _fail(str(exc))
+    request = ReportRequest(
+        paths=tuple(args.paths),
+        db=args.db,
+        title=args.title,
+        by=args.by,
+        date=date,
+        against=args.against,
+        sample_id=args.sample,
+        output=args.output,
+        format=fmt,
+    )
+    try:
+        if args.sample is not None:
+            from ragviz.store.audit_samples import get_sample, list_samples
+
+            sample = get_sample(store, args.sample) if store is not None else None
+            if store is None or sample is None:
+                return _fail(f"--sample: no audit sample {args.sample} in {store_where(args.db)}")
+            if sample not in list_samples(store, result.dataset.uids):
+                return _fail(
+                    f"--sample: audit sample {args.sample} was drawn from {sample.population_size:,} other examples "
+                    "than DATA's: give the data it was drawn from"
+                )
+        if store is not None and args.against != "human" and args.against not in store.annotators():
+            known = ", ".join(store.annotators()) or "none"
+            return _fail(f"--against: {args.against!r} has no labels in this store (annotators: {known})")
+        data = report_bytes(result.dataset, store, request)
+    except ReportError as exc:
+        return _fail(str(exc))
+    finally:
+        if store is not None:
+            store.close()
+    Path(args.output).write_bytes(data)
+    print(f"wrote {args.output} ({len(data):,} bytes, {fmt})", file=sys.stderr)
+    return EXIT_OK

@@ -1,0 +1,192 @@
+"""Everything the stakeholder report says, gathered from the data and the label store: plain data, no markup.
+
+Nothing here computes a metric: the corrected estimates are :mod:`ragviz.analysis.estimates`'s (the Dashboard's
+"What people would say" and ``ragviz estimate --db``), the distributions, subset means and the judge-vs-people
+pairs :func:`ragviz.analysis.dashboard.figures.dashboard_data`'s, the agreement intervals and verdicts
+:mod:`ragviz.analysis.judge_trust`'s, the worked examples' formulas :mod:`ragviz.analysis.trace_formulas`'.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ragviz.analysis.agreement import BINARY_LABELS
+from ragviz.analysis.dashboard.aggregates import histogram_counts, subset_means
+from ragviz.analysis.dashboard.figures import dashboard_data
+from ragviz.analysis.estimates.pairing import pair_store
+from ragviz.analysis.estimates.report import GROUP_BY, EstimateReport, estimate_report, plain_words
+from ragviz.analysis.judge_trust import (
+    LABEL_METRIC,
+    Bias,
+    LabelTrust,
+    judge_people_triples,
+    label_trust,
+    label_trust_by,
+    metric_bias,
+    verdict,
+)
+from ragviz.export.report.examples import WorkedExample, worked_examples
+from ragviz.export.report.provenance import Provenance, provenance
+from ragviz.export.report.request import ReportRequest
+from ragviz.metrics.trace import TRACE_METRICS
+from ragviz.store.audit_samples import AuditSample, default_sample, get_sample, list_samples, team_choice
+
+if TYPE_CHECKING:
+    from ragviz.data.dataset import Dataset
+    from ragviz.store.label_store import LabelStore
+
+__all__ = ["CORRECTED", "HeadlineRow", "NO_AUDIT", "ReportContent", "SCATTER_GRID", "TOO_FEW", "gather"]
+
+
+NO_AUDIT, TOO_FEW, CORRECTED = "no audit yet", "too few reviewed", "corrected"
+SCATTER_GRID = 50  # judge and people's values binned to 1/50 before the scatter counts them
+
+
+@dataclass(frozen=True)
+class HeadlineRow:
+    """One TRACe metric in the headline: the judge's mean, the corrected estimate and its interval, the audit
+    behind it, a plain sentence and the status (:data:`CORRECTED`, :data:`TOO_FEW`, :data:`NO_AUDIT`)."""
+
+    metric: str
+    judge: float | None
+    estimate: float | None
+    low: float | None
+    high: float | None
+    people: float | None
+    n_audited: int
+    status: str
+    sentence: str
+    more_needed: int = 0
+
+
+@dataclass
+class ReportContent:
+    """The report's sections as data, in the order they are shown."""
+
+    request: ReportRequest
+    n_examples: int
+    group_title: str
+    sample: AuditSample | None
+    n_audited: int
+    headline: list[HeadlineRow]
+    notes: list[str]
+    estimates: EstimateReport | None
+    n_pairs: int
+    trust: dict[str, LabelTrust]
+    trust_by_group: dict[str, dict[str, LabelTrust]]
+    bias: dict[str, Bias]
+    verdicts: dict[str, str]
+    histogram: list[dict[str, Any]]
+    means: list[dict[str, Any]]
+    scatter: list[dict[str, Any]]
+    examples: list[WorkedExample]
+    provenance: Provenance
+
+
+def _sample(dataset: Dataset, store: LabelStore | None, sample_id: int | None) -> AuditSample | None:
+    if store is None:
+        return None
+    if sample_id is not None:
+        return get_sample(store, sample_id)
+    return default_sample(list_samples(store, dataset.uids), team_choice(store))  # the team's, else the newest
+
+
+def _headline(report: EstimateReport, sample: AuditSample | None) -> list[HeadlineRow]:
+    out = []
+    for name in TRACE_METRICS:
+        m = report.overall.metrics.get(name)
+        if m is None:
+            continue
+        ppi = m.ppi
+        if sample is None:
+            status = NO_AUDIT
+        elif m.more_needed or ppi.estimate is None or ppi.low is None or ppi.high is None:
+            status = TOO_FEW
+        else:
+            status = CORRECTED
+        sentence = plain_words(name, m) or ""
+        if status == NO_AUDIT and sentence:
+            sentence = sentence.split(";")[0] + "; no audit yet: nobody has reviewed a random sample to correct it."
+        out.append(
+            HeadlineRow(
+                name,
+                m.judge,
+                ppi.estimate,
+                ppi.low,
+                ppi.high,
+                m.human.estimate,
+                m.n_labeled,
+                status,
+                sentence,
+                m.more_needed,
+            )
+        )
+    return out
+
+
+def _scatter_counts(scatter: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The judge-vs-people pairs counted on a 1/50 grid (one mark per occupied cell)."""
+    cells: Counter[tuple[str, float, float]] = Counter()
+    for r in scatter:
+        if r["judge"] is None or r["human"] is None:
+            continue
+        cells[
+            (
+                r["metric"],
+                round(r["judge"] * SCATTER_GRID) / SCATTER_GRID,
+                round(r["human"] * SCATTER_GRID) / SCATTER_GRID,
+            )
+        ] += 1
+    order = {m: i for i, m in enumerate(TRACE_METRICS)}
+    return [
+        {"metric": m, "judge": j, "human": h, "examples": n}
+        for (m, j, h), n in sorted(cells.items(), key=lambda c: (order.get(c[0][0], 99), c[0][1], c[0][2]))
+    ]
+
+
+def gather(dataset: Dataset, store: LabelStore | None, request: ReportRequest) -> ReportContent:
+    """The report of *dataset* under the label store *store* (``None``: the labels in the files alone)."""
+    if request.by not in GROUP_BY:
+        raise ValueError(f"cannot group by {request.by!r}; expected one of {', '.join(GROUP_BY)}")
+    sample = _sample(dataset, store, request.sample_id)
+    pairing = pair_store(dataset, store, sample.members if sample else None, request.against)
+    estimates = estimate_report(pairing, 0.05)
+    n_audited = estimates.overall.n_labeled
+    notes = list(pairing.warnings) if sample is not None else []
+    notes += estimates.notes() if n_audited >= 2 else []
+    data = dashboard_data(dataset, request.against, store, top=50)
+    triples = judge_people_triples(dataset, store, request.against)
+    group_attr = "dataset" if request.by == "dataset_name" else "generation_model"
+    trust = label_trust(triples)
+    trust_by_group = label_trust_by(triples, lambda ex: getattr(ex, group_attr)) if triples else {}
+    measured = (metric_bias(name, m) for name, m in estimates.overall.metrics.items() if name in TRACE_METRICS)
+    bias = {b.metric: b for b in measured if b.bias is not None}  # none under the audit a corrected figure needs
+    verdicts = {
+        label: verdict(trust.get(label) if triples else None, bias.get(LABEL_METRIC[label])) for label in BINARY_LABELS
+    }
+    records = data.records
+    if request.by != "dataset_name":
+        records = records.assign(dataset=dataset.generation_models)
+    means = data.means if request.by == "dataset_name" else subset_means(records)
+    return ReportContent(
+        request=request,
+        n_examples=len(dataset),
+        group_title="subset" if request.by == "dataset_name" else "generation model",
+        sample=sample,
+        n_audited=n_audited,
+        headline=_headline(estimates, sample),
+        notes=notes,
+        estimates=estimates if n_audited else None,
+        n_pairs=len(triples),
+        trust=trust,
+        trust_by_group=trust_by_group,
+        bias=bias,
+        verdicts=verdicts,
+        histogram=histogram_counts(records, TRACE_METRICS, "dataset"),
+        means=means,
+        scatter=_scatter_counts(data.scatter),
+        examples=worked_examples(data.disagreements, triples),
+        provenance=provenance(dataset, store, request),
+    )

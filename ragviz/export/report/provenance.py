@@ -1,0 +1,180 @@
+"""Method and provenance of a report: the data files by name with their SHA-256 and row counts, the judge(s)
+behind the labels, the annotators and their decisions, the audit sample, ragviz's version, the date and the
+``ragviz report`` command that rebuilds it.
+
+Only *names* leave the machine: a data file is named relative to the folder the person gave (``ragbench/covidqa/
+test-00000-of-00001.parquet``, never ``/srv/...``), an SQLite store by its file name, a PostgreSQL store by its
+URL with the password masked.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shlex
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ragviz.store.postgres import is_url, mask_url
+from ragviz.version import __version__
+
+if TYPE_CHECKING:
+    from ragviz.data.dataset import Dataset
+    from ragviz.export.report.request import ReportRequest
+    from ragviz.store.label_store import LabelStore
+
+__all__ = [
+    "AnnotatorWork",
+    "DataFile",
+    "Provenance",
+    "display_name",
+    "file_name",
+    "provenance",
+    "rebuild_command",
+    "sha256_of",
+    "store_name",
+]
+
+
+@dataclass(frozen=True)
+class DataFile:
+    name: str
+    sha256: str
+    rows: int
+
+
+@dataclass(frozen=True)
+class AnnotatorWork:
+    name: str
+    reviewed: int
+    corrected: int
+
+
+@dataclass(frozen=True)
+class Provenance:
+    files: tuple[DataFile, ...]
+    rows_by_group: tuple[tuple[str, int], ...]
+    judges_in_files: tuple[tuple[str, int], ...]
+    judges_in_store: tuple[tuple[str, str, int], ...]
+    annotators: tuple[AnnotatorWork, ...]
+    store: str
+    version: str
+    date: str
+    command: str
+
+
+def display_name(path: str) -> str:
+    """A path as the report names it: relative paths as given (without ``..``), absolute ones by their last
+    component.
+
+    >>> display_name("sample_data/x.jsonl"), display_name("/srv/data/x.jsonl"), display_name("../shared/ragbench")
+    ('sample_data/x.jsonl', 'x.jsonl', 'ragbench')
+    """
+    p = Path(path)
+    if p.is_absolute() or ".." in p.parts or path.startswith("~"):
+        return p.name or path
+    return path
+
+
+def store_name(db: str | None) -> str:
+    """The label store as the report names it (``none`` without one)."""
+    if db is None:
+        return "none"
+    return mask_url(db) if is_url(db) else Path(db).name
+
+
+def file_name(path: str, given: tuple[str, ...]) -> str:
+    """*path* (a file a row came from) named relative to the parent of the argument it was found under."""
+    resolved = Path(path).resolve()
+    for arg in given:
+        root = Path(arg).expanduser().resolve()
+        if resolved == root or root in resolved.parents:
+            return str(resolved.relative_to(root.parent))
+    return resolved.name
+
+
+def _unique_names(paths: list[str], given: tuple[str, ...]) -> dict[str, str]:
+    """:func:`file_name` of each of *paths*; names two files share get their folder's name in front
+    (``covidqa/test-00000-of-00001.parquet``), as often as it takes."""
+    names = {p: file_name(p, given) for p in paths}
+    for _ in range(8):
+        counts = Counter(names.values())
+        clashing = [p for p in paths if counts[names[p]] > 1]
+        if not clashing:
+            break
+        for p in clashing:
+            parts = Path(p).resolve().parts
+            depth = len(Path(names[p]).parts) + 1
+            names[p] = str(Path(*parts[-depth:])) if depth < len(parts) else names[p]
+    return names
+
+
+def sha256_of(path: str) -> str:
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+    except OSError:
+        return "unreadable"
+    return digest.hexdigest()
+
+
+def rebuild_command(request: ReportRequest) -> str:
+    """The ``ragviz report`` command that rebuilds the report (paths by :func:`display_name`)."""
+    parts = ["ragviz", "report", *(display_name(p) for p in request.paths)]
+    if request.db is not None:
+        parts += ["--db", store_name(request.db)]
+    parts += ["-o", display_name(request.output)]
+    if request.format != "html":
+        parts += ["--format", request.format]
+    parts += ["--title", request.title, "--by", request.by, "--date", request.date]
+    if request.against != "human":
+        parts += ["--against", request.against]
+    if request.sample_id is not None:
+        parts += ["--sample", str(request.sample_id)]
+    return shlex.join(parts)
+
+
+def _store_judges(store: LabelStore) -> tuple[tuple[str, str, int], ...]:
+    rows = store.db.execute(
+        "SELECT judge, prompt_version, COUNT(*) FROM judge_label_sets GROUP BY judge, prompt_version"
+    ).fetchall()
+    return tuple(sorted((str(j or "unnamed"), str(v or "-"), int(n)) for j, v, n in rows))
+
+
+def provenance(dataset: Dataset, store: LabelStore | None, request: ReportRequest) -> Provenance:
+    """The :class:`Provenance` of the report *request* asks for over *dataset*."""
+    table = dataset.table
+    per_file = Counter(table.column("_path").to_pylist()) if "_path" in table.column_names else Counter()
+    names = _unique_names([str(p) for p in per_file if p], request.paths)
+    files = tuple(sorted((DataFile(names[p], sha256_of(p), n) for p, n in per_file.items() if p), key=lambda f: f.name))
+    groups = dataset.datasets if request.by == "dataset_name" else dataset.generation_models
+    judges = (
+        Counter(v for v in table.column("annotating_model_name").to_pylist() if v)
+        if "annotating_model_name" in table.column_names
+        else Counter()
+    )
+    annotators: tuple[AnnotatorWork, ...] = ()
+    if store is not None:
+        work = []
+        for who in store.annotators():
+            statuses = store.statuses(who).values()
+            work.append(AnnotatorWork(who, sum(s.reviewed for s in statuses), sum(s.corrected for s in statuses)))
+        annotators = tuple(sorted(work, key=lambda a: a.name))
+        if not request.names:
+            annotators = tuple(
+                AnnotatorWork(f"annotator {k + 1}", a.reviewed, a.corrected) for k, a in enumerate(annotators)
+            )
+    return Provenance(
+        files=files,
+        rows_by_group=tuple(sorted(Counter(groups).items())),
+        judges_in_files=tuple(sorted(judges.items())),
+        judges_in_store=_store_judges(store) if store is not None else (),
+        annotators=annotators,
+        store=store_name(request.db),
+        version=__version__,
+        date=request.date,
+        command=rebuild_command(request),
+    )

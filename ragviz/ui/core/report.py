@@ -1,0 +1,63 @@
+"""The "Download report" button of the Dashboard and the Explainer: the stakeholder report of the loaded data
+and the label store, built when clicked by :func:`ragviz.export.report.report_bytes` (what ``ragviz report``
+calls), as HTML, and as PDF where WeasyPrint is installed."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import streamlit as st
+
+from ragviz.data.roles import can_download_report
+from ragviz.export.report import ReportRequest, report_bytes, today
+from ragviz.ui.core import access, served, state
+from ragviz.ui.core.present import FORCED_KEY
+
+__all__ = ["download_report_button"]
+
+
+def _report(against: str, fmt: str) -> bytes:
+    date = today()
+    request = ReportRequest(
+        paths=state.current_paths(),
+        db=state.store().location,  # the file, or the URL with its password masked: only its name is shown
+        date=date,
+        against=against,
+        output=f"ragviz-report-{date}.{fmt}",
+        format=fmt,
+        names=access.names_shown(),  # a viewer's report names no one, as the app shows them no one
+    )
+    return report_bytes(state.dataset(), state.store(), request)
+
+
+def download_report_button(against: str, key: str, present: bool) -> None:
+    """ "Download report" (HTML; and PDF when WeasyPrint is there) for those allowed
+    (:func:`ragviz.data.roles.can_download_report`); nothing for the others, nor in a presentation someone
+    chose (*present* without being a viewer: a projector shows no download button)."""
+    chosen_presentation = present and not st.session_state.get(FORCED_KEY)
+    granted = access.access()
+    if chosen_presentation or not can_download_report(granted, served.served()) or not len(state.dataset()):
+        return
+    name = f"ragviz-report-{today()}"
+    with st.container(horizontal=True):
+        st.download_button(
+            "Download report",
+            data=lambda: _report(against, "html"),
+            file_name=f"{name}.html",
+            mime="text/html",
+            key=f"{key}.html",
+            icon=":material/summarize:",
+            on_click="ignore",
+            help="One HTML file for stakeholders: what people would say, how far the judge can be trusted, the "
+            "distributions, worked examples and provenance. Opens offline; prints to A4 / Letter.",
+        )
+        if importlib.util.find_spec("weasyprint") is not None:
+            st.download_button(
+                "PDF",
+                data=lambda: _report(against, "pdf"),
+                file_name=f"{name}.pdf",
+                mime="application/pdf",
+                key=f"{key}.pdf",
+                icon=":material/picture_as_pdf:",
+                on_click="ignore",
+            )

@@ -1,0 +1,66 @@
+"""Issue 27 in the app: "Download report" on the Dashboard and the Explainer for admins and annotators, for
+viewers too when the app is not served, never on a projector someone chose (presentation mode); the file it
+gives is the one ``ragviz report`` writes."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragviz.data.load import load
+from ragviz.export.report import ReportRequest, report_bytes
+from ragviz.ui.core import report
+from tests.apptest_helpers import open_page, open_page_as
+from tests.conftest import SAMPLE_DATA
+
+PAGES = ("pages/dashboard.py", "pages/explainer.py")
+LEAD, ANA, GUEST = "lead@example.org", "ana@example.org", "guest@example.org"
+
+
+def _labels(at) -> list[str]:
+    return [b.proto.label for b in at.get("download_button")]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_locally_the_report_is_offered(app_env, page):
+    assert "Download report" in _labels(open_page(page))
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_a_local_viewer_downloads_it_too(app_env, monkeypatch, page):
+    monkeypatch.setenv("RAGVIZ_ANNOTATORS", "somebody-else")  # "tester" at this machine is a viewer
+    at = open_page(page)
+    assert "Download report" in _labels(at)
+    assert not [b for b in _labels(at) if b in ("PNG", "SVG")]  # the viewer's presentation hides the rest
+
+
+@pytest.mark.parametrize(("email", "offered"), [(LEAD, True), (ANA, True), (GUEST, False)])
+def test_served_only_those_who_review_get_it(app_env, monkeypatch, email, offered):
+    for name, value in {"RAGVIZ_SERVED": "1", "RAGVIZ_ADMINS": LEAD, "RAGVIZ_ANNOTATORS": ANA}.items():
+        monkeypatch.setenv(name, value)
+    for page in PAGES:
+        assert ("Download report" in _labels(open_page_as(page, email))) == offered, (page, email)
+
+
+def test_a_chosen_presentation_shows_no_download(app_env):
+    assert "Download report" not in _labels(open_page("pages/dashboard.py", present="1"))
+
+
+def test_the_button_gives_what_ragviz_report_writes(app_env, monkeypatch):
+    at = open_page("pages/dashboard.py")
+    assert "Download report" in _labels(at)
+    # the button's data: the same function over the same data and store (only its date differs by day)
+    monkeypatch.setattr(report, "today", lambda: "2026-11-26")
+    from ragviz.ui.core import state
+
+    monkeypatch.setattr(state, "current_paths", lambda: (str(SAMPLE_DATA),))
+    from ragviz.store.label_store import LabelStore
+
+    with LabelStore(app_env["db"]) as store:
+        monkeypatch.setattr(state, "store", lambda: store)
+        monkeypatch.setattr(state, "dataset", lambda: load([SAMPLE_DATA]).dataset)
+        built = report._report("human", "html")
+        request = ReportRequest(
+            paths=(str(SAMPLE_DATA),), db=store.location, date="2026-11-26", output="ragviz-report-2026-11-26.html"
+        )
+        assert built == report_bytes(load([SAMPLE_DATA]).dataset, store, request)
+    assert b'<section id="headline">' in built
