@@ -288,3 +288,26 @@ def test_an_azure_deployment_without_batch_says_so_and_keeps_the_file_for_later(
             send_recorded_files(settings, cache)
         assert "azure-key" not in str(caught.value)
         assert [f.state for f in ledger.files(cache)] == [ledger.WRITTEN]
+
+
+def test_the_ledger_works_on_sqlite_and_postgresql_and_a_second_process_resumes(db_target, tmp_path):
+    exs = examples()[:6]
+    with BatchServer(step_seconds=3600) as server:
+        settings = settings_for(server.base_url)
+        store = LabelStore(db_target)
+        cache = JudgeCache(store.reopen_database())
+        plan = plan_batch(exs, settings, cache)
+        write_batch(plan.todo, settings, cache, tmp_path, format_mode="json_schema", sources=[str(SAMPLE)])
+        send_recorded_files(settings, cache)
+        cache.close()
+        store.close()
+        # another replica, another connection: the same batch, nothing sent again, collected when done
+        server.step_seconds = 0
+        other = LabelStore(db_target)
+        other_cache = JudgeCache(other.reopen_database())
+        assert plan_batch(exs, settings, other_cache).n_waiting == 6
+        assert [r.batch_id for r in ledger.batch_records(other_cache)] == ["batch_00001"]
+        assert collect(settings, other_cache, other, SourceExamples()).applied == 6
+        assert len(other.judged_uids()) == 6 and len(server.batches) == 1
+        other_cache.close()
+        other.close()
