@@ -42,7 +42,7 @@ if not settings.model:
 how = st.segmented_control("How", ["Live", "Batch"], default="Live", key="label.how")
 if how == "Batch":  # the Batch API: half the price, within 24 h, resumable from the ids in the store
     paths = state.current_paths()
-    if batch.batch_panel(state.examples_at(indices), ui.checked_settings, settings, cache, store, paths):
+    if batch.batch_panel(ds, indices, ui.checked_settings, settings, cache, store, paths):
         state.bump_label_version()
 else:
     ui.estimate_summary(ui.run_estimate(indices, settings, cache, store))

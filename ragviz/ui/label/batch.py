@@ -14,21 +14,23 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from ragviz.data.model import Example
+from ragviz.data.dataset import Dataset
 from ragviz.judge import JudgeCache, JudgeConfigError, JudgeSettings
 from ragviz.judge.batch import collect as collecting
 from ragviz.judge.batch import ledger
-from ragviz.judge.batch.cost import batch_estimate
+from ragviz.judge.batch.cost import BatchEstimate, batch_estimate
+from ragviz.judge.batch.examples import prompt_examples
 from ragviz.judge.batch.remote import BatchServiceError
-from ragviz.judge.batch.submit import BatchPlan, batch_format, iter_todo, plan_batch, send_recorded_files, write_batch
+from ragviz.judge.batch.submit import BatchPlan, batch_format, iter_todo, send_recorded_files, write_batch
 from ragviz.judge.cost import price_source
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.core import render
 
-__all__ = ["BATCH_REPORT", "SENT", "batch_dir", "batch_panel", "batch_rows", "cost_columns"]
+__all__ = ["BATCH_REPORT", "ESTIMATE_MEMO", "SENT", "batch_dir", "batch_panel", "batch_rows", "cost_columns"]
 
 
 BATCH_REPORT = "label.batch.report"  # this session's last collect report
+ESTIMATE_MEMO = "label.batch.estimate"  # (key, plan, estimate) of the selection last priced
 SENT = "label.batch.sent"  # (requests, batches, oversized) of the submission just made, shown once
 
 
@@ -41,14 +43,31 @@ def _usd(value: float | None) -> str:
     return "unknown" if value is None else f"${value:,.4f}"
 
 
-def cost_columns(examples: Sequence[Example], settings: JudgeSettings, cache: JudgeCache) -> BatchPlan:
-    """Live and batch cost of the examples a batch would send, side by side; returns the plan."""
+def _estimate(
+    dataset: Dataset, rows: Sequence[int], settings: JudgeSettings, cache: JudgeCache
+) -> tuple[BatchPlan, BatchEstimate]:
+    """The plan and prices for *rows*, kept per (settings, rows, cache and ledger size): a rerun that changed
+    none of them builds no example (at 100,000 rows building them takes most of a minute)."""
+    pending = cache.read("SELECT COUNT(*) FROM judge_batch_requests")[0][0]
+    key = (settings.model, settings.endpoint, len(rows), hash(tuple(rows)), cache.count_results(), pending)
+    memo = st.session_state.get(ESTIMATE_MEMO)
+    if memo is not None and memo[0] == key:
+        return memo[1], memo[2]
     plan = BatchPlan()
-    estimate = batch_estimate(iter_todo(examples, settings, cache, plan), settings)
+    estimate = batch_estimate(iter_todo(prompt_examples(dataset, rows), settings, cache, plan), settings)
+    st.session_state[ESTIMATE_MEMO] = (key, plan, estimate)
+    return plan, estimate
+
+
+def cost_columns(dataset: Dataset, rows: Sequence[int], settings: JudgeSettings, cache: JudgeCache) -> BatchPlan:
+    """Live and batch cost of the examples a batch would send, side by side; returns the plan."""
+    plan, estimate = _estimate(dataset, rows, settings, cache)
     left, mid, right = st.columns(3)
     left.metric("Batch requests", f"{plan.n_todo:,}", help="not cached and not waiting in a batch already sent")
-    mid.metric("Live cost (est.)", _usd(estimate.live_usd), help=f"{price_source()} list prices")
-    right.metric("Batch cost (est.)", _usd(estimate.batch_usd), help=estimate.batch_rule)
+    mid.metric("Live cost (est.)", _usd(estimate.live_usd), help=f"{price_source()} list prices")  # md: ours
+    right.metric(
+        "Batch cost (est.)", _usd(estimate.batch_usd), help=estimate.batch_rule
+    )  # md: ours (a rule of ragviz.judge.batch.cost)
     if plan.n_waiting:
         st.caption(f"{plan.n_waiting:,} of them already wait in a batch sent before; they are not sent again.")
     return plan
@@ -92,7 +111,8 @@ def _report(report: collecting.CollectReport) -> None:
 
 
 def batch_panel(
-    examples: Sequence[Example],
+    dataset: Dataset,
+    rows: Sequence[int],
     checked_settings: Callable[[], JudgeSettings],
     settings: JudgeSettings,
     cache: JudgeCache,
@@ -100,19 +120,18 @@ def batch_panel(
     paths: Sequence[str],
 ) -> bool:
     """The Batch panel; returns True when it stored labels (the caller bumps the label version)."""
-    cost_columns(examples, settings, cache)
+    plan = cost_columns(dataset, rows, settings, cache)
     if (sent := st.session_state.pop(SENT, None)) is not None:
-        st.success(f"{sent[0]:,} requests sent in {sent[1]} batches; collect them here once they are done.")
+        st.success(f"{sent[0]:,} requests sent in {sent[1]} batches; collect them here once they are done.")  # md: ours
         for oversized in sent[2]:
             st.warning(render.md_escape(oversized))
     changed = False
     submit, refresh, collect = st.columns(3)
     try:
-        if submit.button("Submit as batch", key="label.batch.submit", disabled=not examples, type="primary"):
+        if submit.button("Submit as batch", key="label.batch.submit", disabled=not plan.n_todo, type="primary"):
             live = checked_settings()
-            plan = plan_batch(examples, live, cache)
             written = write_batch(
-                plan.todo,
+                iter_todo(prompt_examples(dataset, rows), live, cache, BatchPlan()),
                 live,
                 cache,
                 batch_dir(store),
@@ -129,12 +148,12 @@ def batch_panel(
             send_recorded_files(live, cache)
             st.session_state[BATCH_REPORT] = collecting.collect(live, cache, store, collecting.SourceExamples())
             changed = True
-        rows = batch_rows(cache)
-        if rows.empty:
+        table = batch_rows(cache)
+        if table.empty:
             st.caption("No batches in this store yet.")
         else:
-            st.dataframe(rows, hide_index=True, key="label.batch.table")
-            running = [r for r, s in zip(rows["batch"], rows["status"]) if s not in ledger.TERMINAL]
+            st.dataframe(table, hide_index=True, key="label.batch.table")
+            running = [b for b, s in zip(table["batch"], table["status"]) if s not in ledger.TERMINAL]
             if running:
                 which, go = st.columns([3, 1], vertical_alignment="bottom")
                 chosen = which.selectbox("Batch", running, key="label.batch.which")
