@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8501
 DATA ?= sample_data
 
-.PHONY: run test lint format install install-dev browser bench clean
+.PHONY: run test test-fast lint format install install-dev browser bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,10 @@ browser:
 ## Install test dependencies, lint, and run the whole suite.
 test: install-dev browser lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+## The quick loop while working: every test without a browser or PostgreSQL, spread over the cores (no lint).
+test-fast: install-dev
+	$(BIN)/python -m pytest -q -n auto -m "not browser" -k "not postgresql" $(PYTEST_ARGS)
 
 ## ruff (lint + format check) over the repository, mypy over ragviz/; configured in pyproject.toml.
 lint: install-dev

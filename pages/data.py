@@ -9,7 +9,7 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 from ragviz.data.limits import too_big, upload_decoded_limit
 from ragviz.data.load import refused_for_size
 from ragviz.ui import data as ui
-from ragviz.ui.core import access, served, state
+from ragviz.ui.core import access, render, served, state
 from ragviz.ui.core.present import is_present
 from ragviz.ui.core.state import FILTER_CACHE
 
@@ -39,6 +39,7 @@ def use_paths(paths: list[str], add: bool, checked: bool = False) -> None:
     state.set_paths(wanted)
     st.session_state.pop("review.index", None)
     st.session_state.pop(FILTER_CACHE, None)
+    st.rerun()  # the sidebar, drawn before this page, shows the new data's count at once
 
 
 def use_upload(upload: UploadedFile, add: bool) -> None:
@@ -65,9 +66,10 @@ def use_upload(upload: UploadedFile, add: bool) -> None:
 
 
 def remove_upload(path: str) -> None:
+    open_before = state.current_paths()
     state.store().remove_upload(Path(path))
-    if path in state.current_paths():
-        state.set_paths(tuple(p for p in state.current_paths() if p != path))
+    if path in open_before:
+        state.set_paths(tuple(p for p in open_before if p != path))
 
 
 granted = access.access()
@@ -108,6 +110,7 @@ with st.container(border=True):
     if not paths:
         st.info("Nothing loaded yet.")
         st.stop()
+    st.caption(render.md_escape(access.open_data_note(show_who=access.names_shown()), None))
     result = state.load_result(paths)
     ui.loaded_report(paths, result, full_paths=granted.can_see_store and not present)
 with st.container(border=True):

@@ -1,9 +1,11 @@
 """Export page: a person downloads the corrected label set (RAGBench schema, JSONL / Parquet) and the
-per-example metrics (CSV), looks over those metrics, and finds the command line that does the same."""
+per-example metrics (CSV), looks over those metrics, and finds the command line that does the same; an
+admin may download the team's labels instead (every annotator's latest decision, a reviewer per row)."""
 
 import streamlit as st
 
 from ragviz.analysis.review.queue import progress
+from ragviz.data.roles import ADMIN
 from ragviz.export.files import write_download
 from ragviz.store.label_store import default_db
 from ragviz.ui import export as ui
@@ -25,10 +27,15 @@ if page.present:  # presentation mode (always for viewers): no one's progress, n
     st.stop()
 ui.progress_metrics(len(ds), progress(state.uid_set(), store.reviewed_uids(who), store.corrected_uids(who)))
 ui.what_an_export_holds()
+whose = who
 if granted.can_export:
+    if granted.role == ADMIN:  # one file with every annotator's decisions
+        whose = ui.whose_labels(who)
     fmt = ui.format_choice()
-    built_from = (state.current_paths(), store.location, who, fmt, store.annotator_version(who))
-    ui.download(who, fmt, built_from, len(ds), lambda out, bar: write_download(ds, store, who, fmt, out, bar))
+    built_from = (state.current_paths(), store.location, whose, fmt, store.annotator_version(whose))
+    ui.download(
+        ui.file_owner(whose), fmt, built_from, len(ds), lambda out, bar: write_download(ds, store, whose, fmt, out, bar)
+    )
 else:
     ui.no_downloads(granted.why)
 
@@ -38,4 +45,4 @@ if ui.show_table_toggle(len(ds)):
 
 if granted.can_see_store:  # the command names the store and the data files on the server
     st.subheader("From the command line")
-    ui.command_line(default_db(), who, state.current_paths(), store.annotators())
+    ui.command_line(default_db(), whose, state.current_paths(), store.annotators())

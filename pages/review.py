@@ -94,7 +94,8 @@ editable = not hide_review_editing()  # presentation mode (?present=1): no editi
 traces = show_corrections(page.present)  # presentation mode shows corrections only when asked
 
 reviewed, corrected = store.reviewed_uids(who), store.corrected_uids(who)
-flt, advance = review.filter_sidebar(progress(state.uid_set(), reviewed, corrected), ds.subset_names, editable, traces)
+prog, audit_on = progress(state.uid_set(), reviewed, corrected), audit_ui.restore_queue()  # Queue: session, else URL
+flt, advance = review.filter_sidebar(prog, ds.subset_names, editable, traces, audit=audit_on)
 allowed = state.review_filter_rows(ds, flt, who, reviewed, corrected)
 audit = audit_ui.audit_queue(ds, store, who, page.present)  # Queue: Audit sample (None when off)
 allowed, advance = audit_ui.follow_queue(audit, allowed, advance, go, st.session_state.get(INDEX, 0))
@@ -114,11 +115,13 @@ link_followed(uid)
 # -- draw it; the widgets call back into the functions above
 target = undo_target(ds, store, who, index) if editable else None
 review.navigation_bar(
-    *neighbours(allowed, index, len(ds)),
+    *(audit.neighbours(index) if audit is not None else neighbours(allowed, index, len(ds))),
     has_judge=judge is not None,
     changed=uid in corrected,
     on_go=go,
-    on_next_unreviewed=partial(go_next_unreviewed, reviewed, index, allowed),
+    on_next_unreviewed=partial(go, audit.next_row, "Every member of the sample is reviewed.")
+    if audit is not None
+    else partial(go_next_unreviewed, reviewed, index, allowed),
     on_accept=partial(accept, uid, advance),
     on_undo=partial(undo_last, target, go, index),
     on_reset=partial(state.record_decision, uid, [Change(RESET_FIELD, None, None)], "reset"),
@@ -128,7 +131,7 @@ review.navigation_bar(
 if audit is not None:
     audit_ui.progress_line(audit, on_go=go, traces=traces)
 status = review_status(uid, reviewed, corrected) if traces else ""
-where = position_text(index, len(ds), allowed)
+where = audit.where(index) if audit is not None else position_text(index, len(ds), allowed)
 st.set_page_config(page_title=f"{where} · Review · ragviz")  # the browser tab says where the person is
 review.example_header(where, status, ex)
 review.metric_cards(compare_metrics(ex, judge, current), against_judge=traces)

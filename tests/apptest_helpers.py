@@ -39,16 +39,16 @@ def text_editor(at: AppTest, kind: str = "context") -> dict:
     raise AssertionError(f"no {kind} text editor on the page")
 
 
-def click_sentence(at: AppTest, key: str, to: str | None = None) -> AppTest:
+def click_sentence(at: AppTest, key: str) -> AppTest:
     """A click on a sentence of the text editor, as the browser sends it: a context sentence moves
-    to its next label (or to *to*), a response sentence is selected; then the page runs."""
+    to its next label, a response sentence is selected; then the page runs."""
     from ragviz.analysis.review.text import next_state
     from ragviz.ui.review.sentence_editor import EVENTS
 
     context = text_editor(at, "context")
     if any(key == k for doc in context["docs"] for k, _ in doc["s"]):
         seen = context["states"].get(key, "neither")
-        event = {"uid": context["uid"], "kind": "label", "key": key, "seen": seen, "to": to or next_state(seen)}
+        event = {"uid": context["uid"], "kind": "label", "key": key, "seen": seen, "to": next_state(seen)}
     else:
         event = {"uid": context["uid"], "kind": "select", "key": key}
     at.session_state[EVENTS] = [*(at.session_state[EVENTS] if EVENTS in at.session_state else []), event]

@@ -1,4 +1,8 @@
-"""Waiting for a Streamlit page in the browser tests."""
+"""What every browser test does to a Streamlit page, in one place, each step waiting for what a person
+would see before the next (in the spirit of Streamlit's ``e2e_playwright/shared/app_utils.py``).
+
+``settle`` waits for a run to finish; ``expect`` is Playwright's, with a wait long enough for a loaded
+machine; the rest open the Review page and act on it the way a person does."""
 
 from __future__ import annotations
 
@@ -15,3 +19,49 @@ def settle(page, timeout: int = WAIT) -> None:
         "() => !document.querySelector('[data-testid=stStatusWidget]') && !document.querySelector('[data-stale=true]')",
         timeout=timeout,
     )
+
+
+def expect():
+    """Playwright's ``expect``, waiting up to :data:`WAIT` for what is asserted (a loaded machine)."""
+    from playwright.sync_api import expect as _expect
+
+    _expect.set_options(timeout=WAIT)
+    return _expect
+
+
+def metric_value(page, label: str):
+    """The value of the metric card labelled *label*."""
+    return page.locator('[data-testid="stMetric"]').filter(has_text=label).locator('[data-testid="stMetricValue"]')
+
+
+def sentence(page, key: str):
+    """The context sentence *key* in the Review page's text."""
+    return page.locator(f'.rv-sent[data-key="{key}"]')
+
+
+def open_review(page, url: str) -> None:
+    """Open *url* (a Review page) and wait until its metric cards are drawn and the run is over."""
+    page.goto(url)
+    expect()(metric_value(page, "Adherence")).to_be_visible()
+    settle(page)
+
+
+def press(page, key: str) -> None:
+    """Press *key* on the page itself (no text field focused), once the page has settled."""
+    settle(page)
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    page.keyboard.press(key)
+
+
+def click_support(page, label: str) -> None:
+    """Click the verdict button labelled *label* (e.g. "✓ supported") once the page has settled."""
+    settle(page)
+    page.locator('[data-testid="stButtonGroup"] button').filter(has_text=label).click()
+
+
+def select_sentence(page, key: str) -> None:
+    """Select response sentence *key* by clicking it, and wait for its own explanation box."""
+    settle(page)
+    page.locator(f'.rv-resp[data-key="{key}"]').click()  # the response text itself is the picker
+    expect()(page.locator(".rv-explanation").filter(has_text=f"Sentence {key} ")).to_be_visible()
+    settle(page)

@@ -14,6 +14,7 @@ import sysconfig
 import time
 import urllib.request
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -52,6 +53,7 @@ def test_the_app_script_of_a_checkout_and_the_streamlit_flags():
         "--server.port": "8999",
         "--server.address": "0.0.0.0",
         "--server.headless": "true",
+        "--server.showEmailPrompt": "false",
         "--browser.gatherUsageStats": "false",
         "--client.toolbarMode": "viewer",
         "--runner.postScriptGC": "false",
@@ -140,13 +142,24 @@ def test_the_wheel_holds_app_py_and_pages_and_nothing_else_of_the_root(wheel):
     assert f"ragviz-{__version__}.dist-info/licenses/LICENSE" in names
 
 
-@pytest.mark.browser
-def test_ragviz_app_from_the_installed_wheel_serves_a_healthy_page(wheel, tmp_path, page):
-    # A fresh venv outside the checkout; its dependencies come from this environment's site-packages
-    # (a .pth line, like --system-site-packages) so nothing is downloaded again, ragviz from the wheel.
-    venv = tmp_path / "venv"
+@dataclass(frozen=True)
+class Venv:
+    """A fresh venv outside the checkout with ragviz installed from the wheel; *env* runs it with nothing
+    from the checkout (no PYTHONPATH)."""
+
+    bin: Path
+    site: Path
+    env: dict[str, str]
+
+
+@pytest.fixture(scope="module")
+def wheel_venv(wheel, tmp_path_factory) -> Venv:
+    # Its dependencies come from this environment's site-packages (a .pth line, like
+    # --system-site-packages) so nothing is downloaded again, ragviz from the wheel.
+    root = tmp_path_factory.mktemp("venv")
+    venv = root / "venv"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # nothing from the checkout
-    env |= {"HOME": str(tmp_path), "RAGVIZ_DB": str(tmp_path / "labels.db"), "RAGVIZ_ANNOTATOR": "wheel-tester"}
+    env["HOME"] = str(root)
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     bin_dir = venv / "bin"
     site = Path(
@@ -166,9 +179,52 @@ def test_ragviz_app_from_the_installed_wheel_serves_a_healthy_page(wheel, tmp_pa
     )
     # after the install: pip must not see this environment's (editable) ragviz as already installed
     (site / "shared-deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    return Venv(bin_dir, site, env)
+
+
+def start_app(venv: Venv, args: list[str], env: dict[str, str], cwd: Path, log: Path) -> subprocess.Popen:
+    """``ragviz app ARGS`` from the venv, stdin closed (no terminal: a service, nohup, CI), output to *log*."""
+    with open(log, "wb") as out:
+        return subprocess.Popen(
+            [str(venv.bin / "ragviz"), "app", *args],
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+
+def wait_healthy(proc: subprocess.Popen, url: str, log: Path, timeout: float = 90) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, f"exited {proc.returncode}: " + log.read_text()[-3000:]
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.3)
+    raise AssertionError("not healthy in time: " + log.read_text()[-3000:])
+
+
+def stop_app(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(20)
+
+
+@pytest.mark.browser
+def test_ragviz_app_from_the_installed_wheel_serves_a_healthy_page(wheel_venv, tmp_path, page):
+    env = wheel_venv.env | {
+        "HOME": str(tmp_path),
+        "RAGVIZ_DB": str(tmp_path / "labels.db"),
+        "RAGVIZ_ANNOTATOR": "wheel-tester",
+    }
     where = subprocess.run(
         [
-            str(bin_dir / "python"),
+            str(wheel_venv.bin / "python"),
             "-c",
             "import ragviz, ragviz.cli.app as a; print(ragviz.__file__); print(a.app_script())",
         ],
@@ -178,39 +234,61 @@ def test_ragviz_app_from_the_installed_wheel_serves_a_healthy_page(wheel, tmp_pa
         cwd=tmp_path,
         env=env,
     ).stdout.split()
-    assert all(Path(p).is_relative_to(site) for p in where), where  # ragviz and app.py from the venv
-    version = subprocess.run([str(bin_dir / "ragviz"), "--version"], capture_output=True, text=True, env=env)
+    assert all(Path(p).is_relative_to(wheel_venv.site) for p in where), where  # ragviz and app.py from the venv
+    version = subprocess.run([str(wheel_venv.bin / "ragviz"), "--version"], capture_output=True, text=True, env=env)
     assert version.stdout.strip() == f"ragviz {__version__}"
 
     port = free_port()
     log = tmp_path / "app.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            [str(bin_dir / "ragviz"), "app", str(SAMPLE_DATA), "--port", str(port), "--host", "127.0.0.1"]
-            + ["--headless"],
-            cwd=tmp_path,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+    proc = start_app(
+        wheel_venv, [str(SAMPLE_DATA), "--port", str(port), "--host", "127.0.0.1", "--headless"], env, tmp_path, log
+    )
     try:
         url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 90
-        healthy = False
-        while time.monotonic() < deadline and not healthy:
-            assert proc.poll() is None, log.read_text()[-3000:]
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                    healthy = r.status == 200
-            except OSError:
-                time.sleep(0.3)
-        assert healthy, log.read_text()[-3000:]
+        wait_healthy(proc, url, log)
         page.goto(url, timeout=60_000)
         page.wait_for_function("document.title.includes('ragviz')", timeout=60_000)
         n = len(load([str(SAMPLE_DATA)]).dataset)
         page.get_by_text(f"Loaded: {n} examples").first.wait_for(timeout=60_000)  # the DATA given is open
         assert page.locator("[data-testid='stException']").count() == 0
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(20)
+        stop_app(proc)
+
+
+@pytest.mark.parametrize("display", [":99", None], ids=["with-a-display", "no-display"])
+def test_a_first_start_in_a_fresh_home_asks_nothing_and_opens_the_browser_when_it_may(wheel_venv, tmp_path, display):
+    """Issue 29.1: no ~/.streamlit/credentials.toml and no terminal: `ragviz app` (no --headless) used to
+    stop at Streamlit's "Email:" prompt and exit. Now it serves at once; with a display it asks the
+    desktop to open the URL (xdg-open, here a stand-in that writes down what it was asked), without one
+    it prints the URL only; it never says usage statistics are collected (they are off)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    opened = tmp_path / "opened.txt"
+    xdg_open = tools / "xdg-open"
+    xdg_open.write_text(f'#!/bin/sh\necho "$1" >> {opened}\n')
+    xdg_open.chmod(0o755)
+    env = {k: v for k, v in wheel_venv.env.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "BROWSER")}
+    env |= {"HOME": str(home), "RAGVIZ_DB": str(tmp_path / "labels.db"), "PATH": f"{tools}:{env['PATH']}"}
+    if display is not None:
+        env["DISPLAY"] = display
+    port = free_port()
+    log = tmp_path / "app.log"
+    proc = start_app(wheel_venv, [str(SAMPLE_DATA), "--port", str(port), "--host", "127.0.0.1"], env, tmp_path, log)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        wait_healthy(proc, url, log)
+        if display is not None:
+            deadline = time.monotonic() + 30
+            while not (opened.exists() and opened.read_text().strip()) and time.monotonic() < deadline:
+                time.sleep(0.2)
+            assert opened.read_text().split() in ([f"http://localhost:{port}"], [url])
+    finally:
+        stop_app(proc)
+    output = log.read_text()
+    assert "Email" not in output and "collects usage statistics" not in output, output
+    assert f":{port}" in output  # the URL is printed
+    assert not (home / ".streamlit" / "credentials.toml").exists()
+    if display is None:
+        assert not opened.exists()

@@ -4,8 +4,11 @@ The app's script is ``app.py`` beside ``pages/``: in a checkout, the one next to
 being run; in an installed wheel, ``ragviz_app/app.py`` (the wheel maps the checkout's ``app.py`` and
 ``pages/`` to the package ``ragviz_app``, see pyproject.toml). DATA goes to the app as ``$RAGVIZ_DATA``
 (absolute paths, ``os.pathsep``-separated). Streamlit runs in this process's Python
-(``python -m streamlit run``) with the viewer toolbar, usage statistics and the full garbage collection
-after every run off; the exit code is its.
+(``python -m streamlit run``) with the viewer toolbar, usage statistics, Streamlit's first-run e-mail
+prompt and the full garbage collection after every run off; the exit code is its.
+
+Without ``--headless`` the browser opens when one can be shown: not on Linux with neither ``$DISPLAY``
+nor ``$WAYLAND_DISPLAY`` set (a server, a container, an ssh session), where the URL is printed only.
 """
 
 from __future__ import annotations
@@ -15,11 +18,20 @@ import importlib.util
 import os
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from ragviz.data.errors import BadInput
 
-__all__ = ["COMMAND", "DATA_ENV", "add_app_arguments", "app_script", "run_app_command", "streamlit_command"]
+__all__ = [
+    "COMMAND",
+    "DATA_ENV",
+    "add_app_arguments",
+    "app_script",
+    "can_open_browser",
+    "run_app_command",
+    "streamlit_command",
+]
 
 
 COMMAND = "ragviz app"
@@ -37,7 +49,9 @@ def add_app_arguments(parser: argparse.ArgumentParser) -> None:
         "--host", default="localhost", help="address to listen on (default: localhost; 0.0.0.0 for every interface)"
     )
     parser.add_argument(
-        "--headless", action="store_true", help="do not open a browser (as on a server); print the URL only"
+        "--headless",
+        action="store_true",
+        help="do not open a browser (as on a server); print the URL only (the default where no display is set)",
     )
 
 
@@ -55,8 +69,22 @@ def app_script() -> Path:
     raise FileNotFoundError(f"the app's app.py is neither in {checkout} nor in an installed ragviz_app package")
 
 
+def can_open_browser(environ: Mapping[str, str] | None = None, platform: str = sys.platform) -> bool:
+    """Whether a browser window can be shown: anywhere but on Linux / BSD without a display.
+
+    >>> can_open_browser({}, "linux"), can_open_browser({"DISPLAY": ":0"}, "linux"), can_open_browser({}, "darwin")
+    (False, True, True)
+    """
+    env = os.environ if environ is None else environ
+    if platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
+        return bool(env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"))
+    return True
+
+
 def streamlit_command(script: Path, port: int, host: str, headless: bool) -> list[str]:
-    """The ``python -m streamlit run`` command line for *script*."""
+    """The ``python -m streamlit run`` command line for *script*. Streamlit's e-mail prompt (asked on a
+    first start without ``~/.streamlit/credentials.toml`` unless headless) is always off: it would stop
+    ``ragviz app`` at "Email:", and end it when no terminal is attached."""
     return [
         sys.executable,
         "-m",
@@ -69,6 +97,8 @@ def streamlit_command(script: Path, port: int, host: str, headless: bool) -> lis
         host,
         "--server.headless",
         "true" if headless else "false",
+        "--server.showEmailPrompt",
+        "false",
         "--browser.gatherUsageStats",
         "false",
         "--client.toolbarMode",
@@ -95,6 +125,7 @@ def run_app_command(args: argparse.Namespace) -> int:
     if args.paths:
         env[DATA_ENV] = os.pathsep.join(os.path.abspath(p) for p in args.paths)
     try:
-        return subprocess.call(streamlit_command(script, args.port, args.host, args.headless), env=env)
+        headless = args.headless or not can_open_browser()
+        return subprocess.call(streamlit_command(script, args.port, args.host, headless), env=env)
     except KeyboardInterrupt:
         return 130

@@ -15,7 +15,7 @@ from ragviz.data.formats.ragchecker import RagCheckerFormatError, is_ragchecker_
 from ragviz.export.files import FORMATS
 from ragviz.export.shapes import write_corrected_ragchecker
 from ragviz.export.targets import TARGETS, Target, format_from_name, load_sources, write_target, write_target_streamed
-from ragviz.store.label_store import LabelStore
+from ragviz.store.label_store import EVERYONE, LabelStore
 
 __all__ = ["COMMAND", "add_export_arguments", "add_target_arguments", "export_command", "run_export_command"]
 
@@ -37,9 +37,10 @@ def export_command(
 
     Rebuilds the examples from the DATA files and directories, else from the data files
     registered in the store, writes the annotator's current labels to OUT (streamed, batch by
-    batch) and prints a one-line summary to stderr. With DATA and ``db=None`` (no store) the rows'
-    own labels are exported. Returns 0; bad input (missing DB or data files, several annotators and
-    none named, unknown annotator) raises :class:`BadInput`, which ``ragviz`` prints and exits 2 on.
+    batch) and prints a one-line summary to stderr. With several annotators and none named (or
+    ``--annotator '*'``) it is the team's export (:data:`~ragviz.store.label_store.EVERYONE`). With DATA
+    and ``db=None`` (no store) the rows' own labels are exported. Returns 0; bad input (missing DB or data
+    files, unknown annotator) raises :class:`BadInput`, which ``ragviz`` prints and exits 2 on.
     """
     from ragviz.store.label_store import StoreError
     from ragviz.store.postgres import is_url, mask_url
@@ -63,12 +64,10 @@ def export_command(
     with store:
         names = store.annotators()
         if annotator is None:
-            if len(names) > 1:
-                raise BadInput(
-                    f"{len(names)} annotators have labels ({', '.join(names)}); choose one with --annotator NAME",
-                    path=db,
-                )
-            annotator = names[0] if names else None
+            # several people: the team's export (every annotator's latest decision, a reviewer per row)
+            annotator = EVERYONE if len(names) > 1 else names[0] if names else None
+        elif annotator == EVERYONE:
+            pass
         elif annotator not in names:
             known = ", ".join(names) if names else "none yet"
             raise BadInput(f"annotator {annotator!r} has no labels in this store (annotators: {known})", path=db)
@@ -92,6 +91,11 @@ def _export_data(
     store: LabelStore | None, target: Target, annotator: str | None, sources: Sequence[str], what: str
 ) -> int:
     if target.to == "ragchecker" and sources and all(is_ragchecker_file(s) for s in sources):
+        if annotator == EVERYONE:
+            raise BadInput(
+                "claim corrections of RagChecker checking outputs are exported per annotator: "
+                "name one with --annotator NAME"
+            )
         try:
             n_rows, n_human = write_corrected_ragchecker(sources, store, annotator, target.out)
         except RagCheckerFormatError as exc:
@@ -119,7 +123,8 @@ def _export_data(
 
 
 def _summary(written: str, target: Target, annotator: str | None, n_rows: int, n_human: int, n_corrected: int) -> None:
-    who = annotator or "(no annotator)"
+    who = "every annotator (the team's export, a reviewer per row)" if annotator == EVERYONE else annotator
+    who = who or "(no annotator)"
     print(
         f"exported {n_rows} examples to {written} ({target.describe()}); annotator {who}: {n_human} human-reviewed, "
         f"{n_corrected} corrected, {n_rows - n_human} judge labels as they were",
@@ -161,7 +166,9 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
         "--annotator",
         metavar="NAME",
         default=None,
-        help="whose labels to export (required when several annotators exist)",
+        help=f"whose labels to export (default: the one annotator with labels; with several, or '{EVERYONE}': "
+        "the team's export, every annotator's latest decision per example with a reviewer per row and "
+        "field_reviewers where several people decided)",
     )
 
 

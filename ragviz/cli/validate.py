@@ -17,7 +17,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         MECHANICAL_KINDS,
         label_issues,
     )
-    from ragviz.analysis.quality.scan import scan_dataset
+    from ragviz.analysis.quality.scan import dotted_key_matches, scan_dataset
     from ragviz.data.formats.ragchecker import is_ragchecker_file
     from ragviz.data.load import load
 
@@ -46,6 +46,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
                 f"  {count:6d} in {scan.example_counts[kind]:5d} examples: {ISSUE_DESCRIPTIONS[kind]}{fix}",
                 file=sys.stderr,
             )
+    dotted, dotted_examples = dotted_key_matches(result.dataset)
+    if dotted:
+        print(
+            f"  {dotted:6d} in {dotted_examples:5d} examples: response sentence key with a trailing dot ('a.'),"
+            " matched to its sentence on loading ('a')",
+            file=sys.stderr,
+        )
     if scan.flagged_rows and not args.verbose:
         print("  (run with --verbose to list every flag as PATH:ROW: field: problem)", file=sys.stderr)
     return EXIT_OK if result.ok and checker_ok else EXIT_BAD_INPUT

@@ -27,6 +27,7 @@ from ragviz.data.ragbench import (
 __all__ = [
     "LabelColumns",
     "array_of",
+    "dotted_response_key_rows",
     "fill_strings",
     "label_columns",
     "label_columns_ok",
@@ -36,6 +37,7 @@ __all__ = [
     "present_type",
     "sorted_distinct",
     "support_flags",
+    "with_matched_keys",
 ]
 
 
@@ -285,3 +287,40 @@ def label_columns(batch: pa.Table) -> LabelColumns:
     }
     overlap = _distinct_overlap(relevant, utilized, n)
     return LabelColumns(columns, valid, r_len, u_len, overlap, n_unsupported)
+
+
+def dotted_response_key_rows(table: pa.Table) -> np.ndarray:
+    """The rows (sorted) whose support entries' ``response_sentence_key`` or unsupported list holds a
+    key ending in a dot: the rows where loading may match a key written ``"a."`` to its sentence
+    (:func:`ragviz.data.ragbench.match_response_keys`); for label columns of RAGBench's types
+    (:func:`label_columns_ok`)."""
+    found: list[np.ndarray] = [np.zeros(0, np.int64)]
+    for name in (SUPPORT, UNSUPPORTED):
+        if present_type(table.schema, name) is None:
+            continue
+        start = 0
+        for chunk in table.column(name).chunks:
+            parents = np.asarray(pc.list_parent_indices(chunk).to_numpy(), np.int64)
+            keys = pc.list_flatten(chunk)
+            if name == SUPPORT:
+                keys = pc.struct_field(keys, "response_sentence_key")
+            ends = cast(pa.Array, pc.fill_null(pc.ends_with(keys, "."), pa.scalar(False)))
+            dotted = np.asarray(ends.to_numpy(zero_copy_only=False), np.bool_)
+            found.append(parents[dotted] + start)
+            start += len(chunk)
+    return sorted_distinct(np.concatenate(found))
+
+
+def with_matched_keys(table: pa.Table) -> pa.Table:
+    """*table* (a few rows, label columns of RAGBench's types) with the response-sentence keys written
+    with a trailing dot matched to their sentence (:func:`ragviz.data.ragbench.match_row_keys`), so the
+    columnar figures of those rows are those of the labels as loaded."""
+    from ragviz.data.ragbench import match_row_keys
+
+    names = [n for n in (SUPPORT, UNSUPPORTED, "response_sentences") if n in table.column_names]
+    rows = [match_row_keys(row) for row in table.select(names).to_pylist()]
+    for name in (SUPPORT, UNSUPPORTED):
+        if name in table.column_names:
+            column = pa.array([row[name] for row in rows], table.schema.field(name).type)
+            table = table.set_column(table.column_names.index(name), name, column)
+    return table

@@ -8,7 +8,7 @@ write rows back with the same names plus ``llm_``-prefixed copies of the judge's
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from ragviz.data.model import (
@@ -37,11 +37,17 @@ __all__ = [
     "SUPPORT",
     "UNSUPPORTED",
     "UTILIZED",
+    "dotted_key_match",
+    "dotted_response_keys",
     "example_from_row",
+    "has_dotted_response_key",
     "has_labels",
     "labels_from_row",
     "labels_to_row",
+    "match_response_keys",
+    "match_row_keys",
     "overrides_from_row",
+    "response_keys_of",
     "row_label_sets",
     "support_from_row",
     "support_to_row",
@@ -239,9 +245,11 @@ ROW_LABEL_FIELDS = (
 )
 
 
-def row_label_sets(row: Mapping[str, Any]) -> tuple[Labels | None, Labels | None]:
+def row_label_sets(row: Mapping[str, Any], match: bool = True) -> tuple[Labels | None, Labels | None]:
     """The row's current labels and the judge's, as :func:`example_from_row` sets
-    :attr:`Example.labels` and :attr:`Example.judge_labels` (it reads only :data:`ROW_LABEL_FIELDS`).
+    :attr:`Example.labels` and :attr:`Example.judge_labels` (it reads only :data:`ROW_LABEL_FIELDS`
+    and ``response_sentences``: with *match*, keys written ``"a."`` are matched to sentence ``"a"``,
+    :func:`match_response_keys`).
 
     The current labels are the plain fields, made by a person when ``label_source`` is ``human``;
     the judge's are the ``llm_`` copy when the row carries one, else the plain labels unless a
@@ -257,7 +265,120 @@ def row_label_sets(row: Mapping[str, Any]) -> tuple[Labels | None, Labels | None
         judge_labels = labels_from_row(row, LLM_PREFIX, Provenance("llm", judge_name))
     else:
         judge_labels = labels if current_provenance.source == "llm" else None
-    return labels, judge_labels
+    if not match or row.get("response_sentences") is None:
+        return labels, judge_labels
+    response_keys = response_keys_of(row)
+    matched = match_response_keys(labels, response_keys)
+    return matched, matched if judge_labels is labels else match_response_keys(judge_labels, response_keys)
+
+
+def dotted_key_match(key: str, response_keys: Collection[str], keyed: Collection[str]) -> str | None:
+    """The response sentence a key written with a trailing dot names (``"a."`` -> ``"a"``), ``None``
+    when *key* has no trailing dot, is itself a key of *response_keys*, or its undotted form names no
+    response sentence or is already in *keyed* (the label set has an entry for it).
+
+    >>> dotted_key_match("a.", {"a", "b"}, set()), dotted_key_match("a", {"a"}, set())
+    ('a', None)
+    >>> dotted_key_match("a.", {"a"}, {"a"}), dotted_key_match("z.", {"a"}, set())
+    (None, None)
+    """
+    if not key.endswith(".") or key in response_keys:
+        return None
+    bare = key.rstrip(".").strip()
+    return bare if bare in response_keys and bare not in keyed else None
+
+
+def match_response_keys(labels: Labels | None, response_keys: Collection[str]) -> Labels | None:
+    """*labels* with the response-sentence keys a judge wrote with a trailing dot matched to their
+    sentence (:func:`dotted_key_match`): each support entry's ``response_sentence_key`` and each key
+    of the unsupported list. Counts are unchanged (one key for one key), so every metric is the one
+    the row's stored scores give; the Review page then shows the judge's verdict on sentence ``a``
+    and an edit of ``a`` changes that one entry. The same object when nothing is matched."""
+    if labels is None:
+        return None
+    keyed = {s.key for s in labels.support}
+    support = []
+    for s in labels.support:
+        bare = dotted_key_match(s.key, response_keys, keyed)
+        if bare is not None:
+            keyed.add(bare)
+            s = SentenceSupport(bare, s.supported, s.supporting_keys, s.explanation)
+        support.append(s)
+    unsupported = labels.unsupported_keys
+    if unsupported is not None:
+        listed = set(unsupported)
+        unsupported = tuple(dotted_key_match(k, response_keys, listed) or k for k in unsupported)
+    if tuple(support) == labels.support and unsupported == labels.unsupported_keys:
+        return labels
+    return labels.replace(support=tuple(support), unsupported_keys=unsupported)
+
+
+def has_dotted_response_key(row: Mapping[str, Any]) -> bool:
+    """Whether a response-sentence key of *row*'s labels (a support entry's or the unsupported
+    list's, the ``llm_`` copies too) ends in a dot: loading may match it to its sentence."""
+
+    def value(name: str) -> Any:
+        got = row.get(name)
+        if isinstance(got, str):  # a loader keeps mixed-type columns as JSON text
+            try:
+                return json.loads(got)
+            except ValueError:
+                return None
+        return got
+
+    for prefix in ("", LLM_PREFIX):
+        entries = value(prefix + SUPPORT)
+        if isinstance(entries, (list, tuple)) and any(
+            isinstance(e, Mapping) and str(e.get("response_sentence_key") or "").endswith(".") for e in entries
+        ):
+            return True
+        listed = value(prefix + UNSUPPORTED)
+        if isinstance(listed, (list, tuple)) and any(str(k).endswith(".") for k in listed):
+            return True
+    return False
+
+
+def response_keys_of(row: Mapping[str, Any]) -> set[str]:
+    """The keys of *row*'s response sentences."""
+    return {s.key for s in _sentences(row.get("response_sentences"))}
+
+
+def match_row_keys(row: Mapping[str, Any]) -> dict[str, Any]:
+    """*row*'s support entries and unsupported list (RAGBench fields, as lists) with the keys written
+    with a trailing dot matched to their response sentence, as :func:`match_response_keys` matches
+    them in a label set (the same rule, :func:`dotted_key_match`); the other fields as they are."""
+    response_keys = response_keys_of(row)
+    out = dict(row)
+    entries = row.get(SUPPORT)
+    if isinstance(entries, list):
+        keyed = {str(e.get("response_sentence_key")) for e in entries if isinstance(e, Mapping)}
+        matched = []
+        for e in entries:
+            key = e.get("response_sentence_key") if isinstance(e, Mapping) else None
+            bare = dotted_key_match(key, response_keys, keyed) if isinstance(key, str) else None
+            if bare is not None:
+                keyed.add(bare)
+                e = {**e, "response_sentence_key": bare}
+            matched.append(e)
+        out[SUPPORT] = matched
+    listed = row.get(UNSUPPORTED)
+    if isinstance(listed, list):
+        known = set(listed)
+        out[UNSUPPORTED] = [
+            (dotted_key_match(k, response_keys, known) or k) if isinstance(k, str) else k for k in listed
+        ]
+    return out
+
+
+def dotted_response_keys(labels: Labels | None, response_keys: Collection[str]) -> int:
+    """How many response-sentence keys of *labels* :func:`match_response_keys` matches (what
+    ``ragviz validate`` reports)."""
+    matched = match_response_keys(labels, response_keys)
+    if labels is None or matched is None or matched is labels:
+        return 0
+    support = sum(a.key != b.key for a, b in zip(labels.support, matched.support))
+    listed = zip(labels.unsupported_keys or (), matched.unsupported_keys or ())
+    return support + sum(a != b for a, b in listed)
 
 
 def example_from_row(row: Mapping[str, Any], subset: str = "", source: RowRef | None = None) -> Example:
@@ -265,9 +386,11 @@ def example_from_row(row: Mapping[str, Any], subset: str = "", source: RowRef | 
 
     ``dataset`` is the row's ``dataset_name`` when present, else *subset* (the file's subset name).
     When the row carries ``llm_``-prefixed label fields (a reviewed export), those are the judge's
-    labels and the plain fields the current (human) labels.
+    labels and the plain fields the current (human) labels. Response-sentence keys written with a
+    trailing dot (``"a."``) are matched to their sentence (:func:`match_response_keys`).
     """
     labels, judge_labels = row_label_sets(row)
+    response_sentences = _sentences(row.get("response_sentences"))
     extra = {
         k: row[k]
         for k in (*STORED_SCORE_FIELDS, *BASELINE_SCORE_FIELDS, *FAMILY_INPUT_FIELDS, "annotating_model_name")
@@ -280,7 +403,7 @@ def example_from_row(row: Mapping[str, Any], subset: str = "", source: RowRef | 
         documents=tuple(row.get("documents") or ()),
         document_sentences=tuple(_sentences(doc) for doc in (row.get("documents_sentences") or ())),
         response=row.get("response") or "",
-        response_sentences=_sentences(row.get("response_sentences")),
+        response_sentences=response_sentences,
         generation_model=str(row.get("generation_model_name") or ""),
         labels=labels,
         judge_labels=judge_labels,

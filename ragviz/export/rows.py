@@ -5,7 +5,10 @@ annotator's CURRENT labels (``LabelStore.current_labels``: the judge's labels wh
 changed nothing), the four TRACe scores recomputed from them, ``llm_``-prefixed copies of the
 judge's labels and the provenance fields ``label_source`` / ``reviewer`` / ``reviewed_at`` /
 ``audit_sample`` (true when the row was reviewed as a member of an audit sample,
-:mod:`ragviz.store.audit_samples`: only those rows may correct the judge's means, ``ragviz estimate``). A response
+:mod:`ragviz.store.audit_samples`: only those rows may correct the judge's means, ``ragviz estimate``).
+The team's export (annotator :data:`ragviz.store.label_store.EVERYONE`) holds every annotator's latest
+decision per field, ``reviewer`` / ``reviewed_at`` of the newest decision, and on rows a person decided
+``field_reviewers``: JSON ``{field: annotator}`` where more than one person's decisions are in the row. A response
 sentence whose verdict the person flipped carries their note as its explanation, never the judge's
 text for the other verdict (that stays in ``llm_sentence_support_information``).
 Loading such a file again (``ragviz.data.ragbench.example_from_row``) gives back the same current labels
@@ -14,6 +17,7 @@ and scores, and the judge's labels from the ``llm_`` fields.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -35,7 +39,7 @@ from ragviz.data.ragbench import (
 from ragviz.metrics.trace import TRACE_METRICS, TraceScores, trace_scores
 from ragviz.store.audit_samples import audit_members
 from ragviz.store.events import base_labels, fold_labels, status_of, without_contradicting_explanations
-from ragviz.store.label_store import LabelStore
+from ragviz.store.label_store import EVERYONE, LabelStore
 
 __all__ = [
     "EXPORTING",
@@ -88,6 +92,9 @@ class ExportedExample:
     reviewed_at: str | None
     n_documents: int = 0
     audit_sample: bool = False
+    #: The team's export only (``None`` otherwise): who decided each label field, when more than one
+    #: person's decisions are in the row (:func:`ragviz.store.events.fold_team`).
+    field_reviewers: dict[str, str] | None = None
 
 
 def exported_examples(dataset: Dataset, store: LabelStore | None, annotator: str | None) -> Iterator[ExportedExample]:
@@ -148,6 +155,8 @@ def _batches(
     light: bool,
     plain: bool,
 ) -> Iterator[tuple[pa.Table, np.ndarray | None, list[ExportedExample]]]:
+    from ragviz.data.label_columns import dotted_response_key_rows
+    from ragviz.data.ragbench import has_dotted_response_key
     from ragviz.export.columnar import plain_batch, plain_table
 
     statuses = store.statuses(annotator) if (store is not None and annotator) else {}
@@ -170,6 +179,7 @@ def _batches(
             mask = np.array(
                 [uids[i] not in judged and uids[i] not in statuses for i in range(start, start + sliced.num_rows)]
             )
+            mask[dotted_response_key_rows(sliced)] = False  # keys matched on loading ("a." -> "a"): row by row
         positions = range(sliced.num_rows) if mask is None else np.flatnonzero(~mask).tolist()
         selected = sliced.select(columns)
         rows = selected.take(pa.array(positions, pa.int64())).to_pylist() if mask is not None else selected.to_pylist()
@@ -177,7 +187,8 @@ def _batches(
         for k, full_row in zip(positions, rows):
             i = start + k
             uid = uids[i]
-            touched = not light or uid in judged or uid in statuses
+            # a key written "a." is matched to sentence "a" on loading, which needs the response sentences
+            touched = not light or uid in judged or uid in statuses or has_dotted_response_key(full_row)
             source = RowRef(full_row.get(PATH_COL) or "", full_row.get(ROW_COL) or 0)
             if touched:
                 example = dataset.example(i)
@@ -214,8 +225,13 @@ def _exported(
         row["annotating_model_name"] = stored_judge.provenance.name or row.get("annotating_model_name")
 
     reviewer = reviewed_at = None
+    field_reviewers: dict[str, str] | None = {} if annotator == EVERYONE else None
     base = base_labels(example, stored_judge)
-    if store is not None and annotator and uid in statuses:
+    if store is not None and annotator == EVERYONE and uid in statuses:
+        team = store.team_labels(example)
+        current = without_contradicting_explanations(team.labels, base) if team.reviewer else base
+        reviewer, reviewed_at, field_reviewers = team.reviewer, team.reviewed_at, team.field_reviewers
+    elif store is not None and annotator and uid in statuses:
         effective = store.effective(uid, annotator)
         current = without_contradicting_explanations(fold_labels(base, effective, example, annotator), base)
         status = status_of(effective)
@@ -233,7 +249,17 @@ def _exported(
         label_source = "human" if reviewer is not None else "llm"
     scores = trace_scores(current, n_sentences)
     return ExportedExample(
-        row, example, current, judge, scores, label_source, reviewer, reviewed_at, n_documents, audit_sample
+        row,
+        example,
+        current,
+        judge,
+        scores,
+        label_source,
+        reviewer,
+        reviewed_at,
+        n_documents,
+        audit_sample,
+        field_reviewers,
     )
 
 
@@ -264,6 +290,8 @@ def export_fields(item: ExportedExample) -> dict[str, Any]:
     row["reviewer"] = item.reviewer
     row["reviewed_at"] = item.reviewed_at
     row["audit_sample"] = item.audit_sample
+    if item.field_reviewers is not None:  # the team's export: who decided which field, as JSON text
+        row["field_reviewers"] = json.dumps(item.field_reviewers, sort_keys=True) if item.field_reviewers else None
     return row
 
 

@@ -368,7 +368,7 @@ def family_records(
     A malformed direct chunk label list raises ``ValueError`` as ``PATH:ROW: field: problem`` (from
     the ``_path``/``_row`` bookkeeping columns when the rows carry them).
     """
-    from ragviz.data.ragbench import labels_from_row
+    from ragviz.data.ragbench import labels_from_row, match_response_keys
 
     for i, row in enumerate(rows):
         ident = "" if row.get("id") is None else str(row["id"])
@@ -377,10 +377,11 @@ def family_records(
             relevant, used = (
                 _row_flags(row, name, n_documents[i], i) for name in (CHUNK_RELEVANT_FIELD, CHUNK_USED_FIELD)
             )
+        response_keys = [str(pair[0]) for pair in row.get("response_sentences") or ()]
         scores = tonic_scores(
-            labels_from_row(row),
+            match_response_keys(labels_from_row(row), set(response_keys)),  # "a." is sentence "a", as loaded
             n_documents[i],
-            [str(pair[0]) for pair in row.get("response_sentences") or ()],
+            response_keys,
             relevant,
             used,
             row.get(SIMILARITY_FIELD),

@@ -26,12 +26,14 @@ __all__ = [
     "Event",
     "ExampleStatus",
     "StoredAction",
+    "TeamLabels",
     "UNDO_FIELD",
     "base_labels",
     "canonical",
     "check_field",
     "effective_events",
     "fold_labels",
+    "fold_team",
     "is_label_field",
     "labels_from_json",
     "labels_to_json",
@@ -182,6 +184,57 @@ def fold_labels(base: Labels | None, effective: Sequence[Event], example: Exampl
     status = status_of(effective)
     provenance = Provenance("human", annotator, status.last_ts) if status.reviewed else base.provenance
     return apply_changes(base, [(e.field, e.new) for e in effective], provenance)
+
+
+@dataclass(frozen=True)
+class TeamLabels:
+    """One example's labels in the team's export: every annotator's latest decision per field on
+    *base*, the reviewer of the row (whose decision is the latest) and when, and who decided each
+    field (*field_reviewers*; empty unless more than one person's decisions are in the row)."""
+
+    labels: Labels | None
+    reviewer: str | None
+    reviewed_at: str | None
+    field_reviewers: dict[str, str]
+
+
+def fold_team(base: Labels | None, events: Sequence[Event], example: Example | None) -> TeamLabels:
+    """The team's labels of one example from every annotator's *events* on it (in id order).
+
+    Per annotator only what :func:`fold_labels` would apply counts (undone actions out, nothing
+    before their last reset), and only when their decisions mark the example reviewed
+    (:class:`ExampleStatus`). Each label field then takes the newest value any of them decided
+    (events are serialized: a larger id is a later decision). With no reviewer the labels are *base*.
+
+    >>> e = lambda i, who, f, new: Event(i, i, "u", who, f"t{i}", f, None, new)
+    >>> decided = [e(1, "ana", "relevant_keys", ["0a"]), e(2, "bo", "utilized_keys", ["0a"])]
+    >>> team = fold_team(Labels(), decided, example=None)
+    >>> team.reviewer, team.field_reviewers
+    ('bo', {'relevant_keys': 'ana', 'utilized_keys': 'bo'})
+    """
+    by_person: dict[str, list[Event]] = {}
+    for e in events:
+        by_person.setdefault(e.annotator, []).append(e)
+    newest: dict[str, Event] = {}  # label field -> the newest decision of it
+    last: dict[str, Event] = {}  # reviewer -> their last effective event
+    for person, own in by_person.items():
+        effective = effective_events(own)
+        if not effective or not status_of(effective).reviewed:
+            continue
+        last[person] = effective[-1]
+        resets = [i for i, e in enumerate(effective) if e.field == RESET_FIELD]
+        for e in effective[resets[-1] + 1 :] if resets else effective:
+            if is_label_field(e.field) and (e.field not in newest or e.id > newest[e.field].id):
+                newest[e.field] = e
+    if not last:
+        return TeamLabels(base, None, None, {})
+    latest = max(last.values(), key=lambda e: e.id)
+    start = base if base is not None else empty_labels(example) if example is not None else Labels()
+    decided = sorted(newest.values(), key=lambda e: e.id)
+    labels = apply_changes(start, [(e.field, e.new) for e in decided], Provenance("human", latest.annotator, latest.ts))
+    people = {e.annotator for e in decided} | {latest.annotator}
+    per_field = {f: e.annotator for f, e in sorted(newest.items())} if len(people) > 1 else {}
+    return TeamLabels(labels, latest.annotator, latest.ts, per_field)
 
 
 def without_contradicting_explanations(labels: Labels | None, base: Labels | None) -> Labels | None:

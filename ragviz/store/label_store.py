@@ -54,26 +54,41 @@ from ragviz.store.events import (
     Event,
     ExampleStatus,
     StoredAction,
+    TeamLabels,
     base_labels,
     canonical,
     check_field,
     effective_events,
     fold_labels,
+    fold_team,
     is_label_field,
-    labels_from_json,
-    labels_to_json,
     now_iso,
     status_of,
 )
+from ragviz.store.judge_sets import JudgeLabelSets
 from ragviz.store.migrations import MIGRATIONS, schema_problems
 from ragviz.store.sources import DataSources
 from ragviz.store.status_cache import StatusCaches
 
-__all__ = ["Conflict", "DB_ENV", "LabelStore", "StaleEdit", "StoreError", "default_db", "default_db_path", "open_store"]
+__all__ = [
+    "Conflict",
+    "DB_ENV",
+    "EVERYONE",
+    "LabelStore",
+    "StaleEdit",
+    "StoreError",
+    "default_db",
+    "default_db_path",
+    "open_store",
+]
 
 
 # The store's errors and default location are defined beside it (errors.py, database.py) and offered here too.
 
+#: In place of an annotator's name where labels are read (statuses, exports): every annotator's latest
+#: decision per example (:func:`ragviz.store.events.fold_team`). Nobody can record under it.
+EVERYONE = "*"
+_UNCHECKED = object()  # the stale check has no stored value to compare with
 _EVENT_COLUMNS = "e.id, e.action_id, e.example_uid, e.annotator, e.ts, e.field, e.old_value, e.new_value, a.kind"
 
 
@@ -99,7 +114,7 @@ def _event(row: Sequence[Any]) -> Event:
     )
 
 
-class LabelStore(DataSources):
+class LabelStore(DataSources, JudgeLabelSets):
     """Append-only store of label decisions (see the module docstring).
 
     *where* is an SQLite file path or a ``postgresql://`` URL (:func:`open_database`). Safe to share
@@ -280,6 +295,8 @@ class LabelStore(DataSources):
             raise ValueError("example_uid must be a non-empty string")
         if not isinstance(annotator, str) or not annotator.strip():
             raise ValueError("annotator must be a non-empty name")
+        if annotator.strip() == EVERYONE:
+            raise ValueError(f"{EVERYONE!r} is not an annotator's name: it stands for every annotator")
 
     def record(
         self,
@@ -296,12 +313,13 @@ class LabelStore(DataSources):
         ``new`` equals its ``old`` is dropped from the decision).
 
         No lost update: each label field's ``old`` is the value the person saw. Inside the same write
-        transaction the store compares it with the field's stored current value for this annotator
-        and raises :class:`StaleEdit` (writing nothing) when they differ, unless the stored value
-        already equals ``new`` (then nothing would be lost; the event records the stored value as
-        ``old``). With *example*, the stored value is the field of the example's current labels
-        (judge base included, so a re-judge since counts); without it, the ``new`` of the field's
-        latest effective event since the last reset, and a field with no such event is not checked.
+        transaction the store compares it with the field's stored current value for this annotator and
+        raises :class:`StaleEdit` (writing nothing) when they differ, unless the stored value already
+        equals ``new`` (then nothing is lost; the event records the stored value as ``old``). A label
+        field sent with ``old == new`` beside a real change is checked the same way, not written (a
+        context click sends both of the sentence's fields). With *example*, the stored value is the
+        field of the example's current labels (judge base included: a re-judge since counts); without
+        it, the ``new`` of the field's latest effective event since the last reset (none: unchecked).
         Labels are per annotator, so two annotators never conflict; ``review`` / ``reset`` markers
         and :meth:`undo` carry no value and are never refused (each can itself be undone).
         """
@@ -316,13 +334,15 @@ class LabelStore(DataSources):
                 _dumps(c.old), _dumps(c.new)
             except (TypeError, ValueError) as exc:
                 raise ValueError(f"{c.field}: value cannot be stored as JSON: {exc}") from None
-        # a label "change" from a value to itself (a widget re-sent what it showed) is no decision
-        items = [c for c in items if not (is_label_field(c.field) and canonical(c.old) == canonical(c.new))]
+        # a label "change" from a value to itself (a widget re-sent it) is no decision; beside a real change
+        # it is what the decision assumed (a context click's other field): checked, not written
+        assumed = [c for c in items if is_label_field(c.field) and canonical(c.old) == canonical(c.new)]
+        items = [c for c in items if c not in assumed]
         if not items:
             return None
         ts = now_iso()
         with self._write():
-            items = self._check_stale(example_uid, annotator, items, example)
+            items = self._check_stale(example_uid, annotator, items, example, assumed)
             action_id = self._new_action(example_uid, annotator, ts, action)
             for c in items:
                 self._insert_event(action_id, example_uid, annotator, ts, c.field, c.old, c.new)
@@ -331,11 +351,12 @@ class LabelStore(DataSources):
         return action_id
 
     def _check_stale(
-        self, example_uid: str, annotator: str, items: list[Change], example: Example | None
+        self, example_uid: str, annotator: str, items: list[Change], example: Example | None, assumed: Sequence[Change]
     ) -> list[Change]:
         """*items* with ``old`` set to the stored value; :class:`StaleEdit` when a field changed since
-        it was shown (see :meth:`record`). Runs inside the write transaction."""
-        checked = [c for c in items if is_label_field(c.field)]
+        it was shown, or an *assumed* field (checked, not written) no longer holds its ``old`` (see
+        :meth:`record`). Runs inside the write transaction."""
+        checked = [c for c in [*items, *assumed] if is_label_field(c.field)]
         if not checked:
             return items
         events = effective_events(self._events(example_uid, annotator))
@@ -346,20 +367,17 @@ class LabelStore(DataSources):
         if example is not None:
             base = base_labels(example, self._judge_labels(example_uid))
             current = fold_labels(base, events, example, annotator)
+
+        def stored_value(field: str) -> Any:
+            if example is not None and not field.startswith(CLAIM_PREFIX):
+                return field_value(current, field)
+            return latest.get(field, _UNCHECKED)  # a field with no event since the last reset: not checked
+
         conflicts: list[Conflict] = []
         out: list[Change] = []
-        for c in items:
-            if not is_label_field(c.field):
-                out.append(c)
-                continue
-            if example is not None and not c.field.startswith(CLAIM_PREFIX):
-                stored = field_value(current, c.field)
-            elif c.field in latest:
-                stored = latest[c.field]
-            else:
-                out.append(c)
-                continue
-            if canonical(stored) == canonical(c.old):
+        for c in [*items, *assumed]:  # an assumed field has old == new: it holds old, or it conflicts
+            stored = stored_value(c.field) if is_label_field(c.field) else _UNCHECKED
+            if stored is _UNCHECKED or canonical(stored) == canonical(c.old):
                 out.append(c)
             elif canonical(stored) == canonical(c.new):
                 out.append(Change(c.field, stored, c.new))
@@ -367,7 +385,7 @@ class LabelStore(DataSources):
                 conflicts.append(Conflict(c.field, c.old, stored))
         if conflicts:
             raise StaleEdit(example_uid, annotator, conflicts)
-        return out
+        return out[: len(out) - len(assumed)]
 
     def undo(self, example_uid: str, annotator: str) -> bool:
         """Undo the annotator's last not-yet-undone action on this example; ``False`` when none."""
@@ -487,19 +505,51 @@ class LabelStore(DataSources):
         return fold_labels(self.base_labels(example), self.effective(example.uid, annotator), example, annotator)
 
     def reviewed_uids(self, annotator: str) -> set[str]:
-        """Examples the annotator edited or marked reviewed (see :class:`ExampleStatus`)."""
+        """Examples the annotator edited or marked reviewed (see :class:`ExampleStatus`;
+        :data:`EVERYONE`: anyone did)."""
+        if annotator == EVERYONE:
+            return {uid for uid, status in self._team_statuses().items() if status.reviewed}
         with self._lock:
             return set(self._statuses.of(annotator, self._q).reviewed)
 
     def corrected_uids(self, annotator: str) -> set[str]:
-        """Examples where the annotator's effective decisions change a label field."""
+        """Examples where the annotator's effective decisions change a label field (:data:`EVERYONE`: anyone's)."""
+        if annotator == EVERYONE:
+            return {uid for uid, status in self._team_statuses().items() if status.corrected}
         with self._lock:
             return set(self._statuses.of(annotator, self._q).corrected)
 
     def statuses(self, annotator: str) -> dict[str, ExampleStatus]:
-        """Every example the annotator has any decision on, with its status."""
+        """Every example the annotator has any decision on, with its status (:data:`EVERYONE`: every
+        example anyone decided, reviewed / corrected when anyone's is, with the latest decision time)."""
+        if annotator == EVERYONE:
+            return self._team_statuses()
         with self._lock:
             return dict(self._statuses.of(annotator, self._q).statuses)
+
+    def _team_statuses(self) -> dict[str, ExampleStatus]:
+        with self._lock:
+            rows = self._q("SELECT example_uid, reviewed, corrected, last_ts FROM example_status").fetchall()
+        out: dict[str, ExampleStatus] = {}
+        for uid, reviewed, corrected, last_ts in rows:
+            seen = out.get(uid)
+            if seen is None:
+                out[uid] = ExampleStatus(bool(reviewed), bool(corrected), last_ts)
+            else:
+                latest = max((t for t in (seen.last_ts, last_ts) if t), default=None)
+                out[uid] = ExampleStatus(seen.reviewed or bool(reviewed), seen.corrected or bool(corrected), latest)
+        return out
+
+    def team_labels(self, example: Example) -> TeamLabels:
+        """The example's labels in the team's export: every annotator's latest decision per field on
+        its base (:func:`ragviz.store.events.fold_team`), with the row's reviewer and each field's."""
+        with self._lock:
+            rows = self._q(
+                f"SELECT {_EVENT_COLUMNS} FROM label_events e JOIN label_actions a ON a.id = e.action_id"
+                " WHERE e.example_uid = ? ORDER BY e.id",
+                (example.uid,),
+            ).fetchall()
+        return fold_team(self.base_labels(example), [_event(r) for r in rows], example)
 
     def annotators(self) -> list[str]:
         """Names that recorded at least one decision, sorted."""
@@ -524,65 +574,11 @@ class LabelStore(DataSources):
 
     def _largest_ids(self, annotator: str | None) -> tuple[int, int]:
         """The largest label event id (of *annotator*'s events, or anyone's) and judge label set id."""
-        whose = ("", ()) if annotator is None else (" WHERE annotator = ?", (annotator,))
+        whose = ("", ()) if annotator in (None, EVERYONE) else (" WHERE annotator = ?", (annotator,))
         with self._lock:
             events = self._q("SELECT MAX(id) FROM label_events" + whose[0], whose[1]).fetchone()[0]
             judged = self._q("SELECT MAX(id) FROM judge_label_sets").fetchone()[0]
         return int(events or 0), int(judged or 0)
-
-    # -- where each annotator was ------------------------------------------------------------
-    def save_position(self, annotator: str, example_uid: str) -> None:
-        self._check_ids(example_uid, annotator)
-        with self._write():
-            self._q(
-                "INSERT INTO annotator_positions (annotator, example_uid, ts) VALUES (?, ?, ?)"
-                " ON CONFLICT (annotator) DO UPDATE SET example_uid = excluded.example_uid, ts = excluded.ts",
-                (annotator, example_uid, now_iso()),
-            )
-
-    def position(self, annotator: str) -> str | None:
-        with self._lock:
-            row = self._q("SELECT example_uid FROM annotator_positions WHERE annotator = ?", (annotator,)).fetchone()
-        return None if row is None else row[0]
-
-    # -- judge label sets -------------------------------------------------------------------
-    def save_judge_labels(self, example_uid: str, labels: Labels) -> None:
-        """Append a label set produced by the LLM judge; the latest per uid is the base for edits. Stored as
-        given (:meth:`judge_labels` returns an equal :class:`Labels`), with when it was saved."""
-        self.save_judge_labels_many([(example_uid, labels)])
-
-    def save_judge_labels_many(self, items: Sequence[tuple[str, Labels]]) -> None:
-        """:meth:`save_judge_labels` for several examples in ONE durable transaction (the judge
-        commits the answers that arrived together at once instead of one fsync per answer)."""
-        if any(not uid for uid, _ in items):
-            raise ValueError("example_uid must be a non-empty string")
-        if not items:
-            return
-        ts = now_iso()
-        with self._write():
-            for example_uid, labels in items:
-                p = labels.provenance
-                self._q(
-                    "INSERT INTO judge_label_sets (example_uid, ts, judge, prompt_version, labels_json) VALUES (?, ?, ?, ?, ?)",
-                    (example_uid, ts, p.name, p.prompt_version, labels_to_json(labels)),
-                )
-
-    def judge_labels(self, example_uid: str) -> Labels | None:
-        """The latest judge label set stored for the example, ``None`` when there is none."""
-        with self._lock:
-            return self._judge_labels(example_uid)
-
-    def _judge_labels(self, example_uid: str) -> Labels | None:
-        row = self._q(
-            "SELECT labels_json FROM judge_label_sets WHERE example_uid = ? ORDER BY id DESC LIMIT 1",
-            (example_uid,),
-        ).fetchone()
-        return None if row is None else labels_from_json(row[0])
-
-    def judged_uids(self) -> set[str]:
-        """Examples with at least one stored judge label set (one query)."""
-        with self._lock:
-            return {r[0] for r in self._q("SELECT DISTINCT example_uid FROM judge_label_sets")}
 
 
 def open_store(path: str | os.PathLike | None = None) -> LabelStore:

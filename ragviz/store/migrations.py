@@ -216,7 +216,22 @@ def _m010_team_audit_sample(run: RunSQL, d: Dialect) -> None:
     )
 
 
-def _m011_judge_batches(run: RunSQL, d: Dialect) -> None:
+def _m011_chosen_data(run: RunSQL, d: Dialect) -> None:
+    # Which data is open, remembered in the store (LabelStore.choose_data): per annotator on one machine,
+    # the team's (scope "team") when served. Append-only: the newest row of a scope is its choice.
+    run(
+        f"""CREATE TABLE chosen_data (
+            id {d.identity},
+            scope TEXT NOT NULL,
+            sources TEXT NOT NULL,
+            startup TEXT NOT NULL,
+            chosen_by TEXT NOT NULL,
+            ts TEXT NOT NULL)"""
+    )
+    run("CREATE INDEX chosen_data_by_scope ON chosen_data (scope, id)")
+
+
+def _m012_judge_batches(run: RunSQL, d: Dialect) -> None:
     # The judge's Batch API work (ragviz.judge.batch): every request file written, uploaded and submitted,
     # every batch created from one, and every request line with where it stands, so a killed or restarted
     # ragviz (or another replica) resumes from the stored ids without sending a request twice.
@@ -280,7 +295,8 @@ MIGRATIONS: tuple[tuple[str, Callable[[RunSQL, Dialect], None]], ...] = (
     ("008_recount_example_status", _m008_recount_example_status),
     ("009_sign_ins", _m009_sign_ins),
     ("010_team_audit_sample", _m010_team_audit_sample),
-    ("011_judge_batches", _m011_judge_batches),
+    ("011_chosen_data", _m011_chosen_data),
+    ("012_judge_batches", _m012_judge_batches),
 )
 
 
@@ -307,7 +323,8 @@ SCHEMA: dict[str, dict[str, tuple[str, ...]]] = {
     },
     "009_sign_ins": {"sign_ins": ("login", "who", "started_at", "ended_at")},
     "010_team_audit_sample": {"audit_sample_choices": ("id", "sample_id", "chosen_by", "ts")},
-    "011_judge_batches": {
+    "011_chosen_data": {"chosen_data": ("id", "scope", "sources", "startup", "chosen_by", "ts")},
+    "012_judge_batches": {
         "judge_batch_files": (
             "id",
             "created_at",

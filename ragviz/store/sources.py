@@ -3,8 +3,10 @@
 A *data source* is a file the app (or ``ragviz label``) loaded, registered by its absolute path so
 ``ragviz export`` can rebuild the examples without being told where they are. An *upload* is a file
 someone gave the app: kept as a file under a content-hashed name (:mod:`ragviz.store.uploads`), next to
-an SQLite store; on PostgreSQL its bytes also go into the ``uploads`` table, registered as
-``upload:<name>``, and each replica writes its own copy on first use.
+an SQLite store; on PostgreSQL its bytes also go into the ``uploads`` table, registered once, by its
+content, as ``upload:<name>`` (never as one replica's copy), and each replica and the CLI write their own
+copy on first use. *Chosen data* is what someone opened in the app, remembered per annotator or for the
+team (:meth:`DataSources.choose_data`).
 
 :class:`DataSources` is a part of :class:`ragviz.store.label_store.LabelStore` (a mixin): its writes run in
 the store's write transactions, under its lock.
@@ -13,9 +15,11 @@ the store's write transactions, under its lock.
 from __future__ import annotations
 
 import io
+import json
 import os
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -25,10 +29,22 @@ from ragviz.store.uploads import digest_of, keep_bytes, keep_stream
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
 
-__all__ = ["DataSources", "UPLOAD_PREFIX"]
+__all__ = ["ChosenData", "DataSources", "UPLOAD_PREFIX"]
 
 
 UPLOAD_PREFIX = "upload:"  # a data source that is an upload kept in the database (PostgreSQL)
+
+
+@dataclass(frozen=True)
+class ChosenData:
+    """Data someone opened (:meth:`DataSources.choose_data`): its *sources* as the store names them
+    (:meth:`DataSources.source_of`; :meth:`DataSources.local_path` gives the file to read), the app's
+    start-up data at the time, who chose it and when (ISO-8601, UTC)."""
+
+    sources: tuple[str, ...]
+    startup: tuple[str, ...]
+    chosen_by: str
+    ts: str
 
 
 class DataSources:
@@ -44,8 +60,31 @@ class DataSources:
         def _write(self) -> AbstractContextManager[Any]: ...
 
     def register_source(self, path: str | os.PathLike) -> None:
-        """Remember a data file the app loaded (absolute path), so exports can rebuild the examples."""
-        self._register(str(Path(path).expanduser().resolve()))
+        """Remember a data file the app loaded, so exports can rebuild the examples: as
+        :meth:`source_of` names it (an upload kept in a PostgreSQL store by its content, else the
+        absolute path)."""
+        self._register(self.source_of(path))
+
+    def source_of(self, path: str | os.PathLike) -> str:
+        """How the store names a data file for every replica and the CLI: on PostgreSQL a file in this
+        machine's :attr:`uploads_dir` that the store holds is ``upload:NAME`` (its bytes are in the
+        database, its local path is one machine's copy); anything else its absolute path."""
+        text = str(path)
+        if text.startswith(UPLOAD_PREFIX):
+            return text
+        resolved = Path(text).expanduser().resolve()
+        if self.path is None and resolved.parent == self.uploads_dir.resolve() and self._holds_upload(resolved.name):
+            return UPLOAD_PREFIX + resolved.name
+        return str(resolved)
+
+    def local_path(self, source: str) -> str:
+        """The file to read for a source :meth:`source_of` named: an ``upload:NAME`` written to this
+        machine's :attr:`uploads_dir` from the store when missing; a path as it is."""
+        return self._upload_file(source[len(UPLOAD_PREFIX) :]) if source.startswith(UPLOAD_PREFIX) else source
+
+    def _holds_upload(self, name: str) -> bool:
+        with self._lock:
+            return self._q("SELECT 1 FROM uploads WHERE name = ?", (name,)).fetchone() is not None
 
     def _register(self, source: str) -> None:
         with self._write():
@@ -54,11 +93,53 @@ class DataSources:
             )
 
     def sources(self) -> list[str]:
-        """Registered data files, in the order they were first registered (on PostgreSQL an upload
-        is kept in the database and written to :attr:`uploads_dir` when this replica lacks it)."""
+        """Registered data files, in the order they were first registered, each once (on PostgreSQL an
+        upload is kept in the database and written to :attr:`uploads_dir` when this replica lacks it;
+        a replica's local copy registered by an older version counts as that upload)."""
         with self._lock:
             stored = [r[0] for r in self._q("SELECT path FROM data_sources ORDER BY id")]
-        return [self._upload_file(s[len(UPLOAD_PREFIX) :]) if s.startswith(UPLOAD_PREFIX) else s for s in stored]
+            if self.path is None:
+                stored = [self._legacy_upload(s) for s in stored]
+        return [self.local_path(s) for s in dict.fromkeys(stored)]
+
+    def _legacy_upload(self, stored: str) -> str:
+        """``upload:NAME`` for a path some replica registered for its own copy of an upload (in an
+        ``uploads`` folder, named as the store holds it); else *stored*."""
+        if stored.startswith(UPLOAD_PREFIX) or Path(stored).parent.name != "uploads":
+            return stored
+        name = Path(stored).name
+        return UPLOAD_PREFIX + name if self._holds_upload(name) else stored
+
+    # -- which data is open -------------------------------------------------------------------
+    def choose_data(
+        self, scope: str, paths: Sequence[str | os.PathLike], chosen_by: str, startup: Sequence[str] = ()
+    ) -> ChosenData:
+        """Remember *paths* as the data open for *scope* (an annotator, or the team), chosen by
+        *chosen_by* while the app's start-up data was *startup*; each path is registered as a data
+        source too (:meth:`register_source`: an upload by its content). The newest choice of a scope counts."""
+        if not scope or not chosen_by.strip():
+            raise ValueError("scope and chosen_by must be non-empty")
+        sources = tuple(dict.fromkeys(self.source_of(p) for p in paths))
+        ts = now_iso()
+        with self._write():
+            for source in sources:
+                self._q("INSERT INTO data_sources (path, ts) VALUES (?, ?) ON CONFLICT (path) DO NOTHING", (source, ts))
+            self._q(
+                "INSERT INTO chosen_data (scope, sources, startup, chosen_by, ts) VALUES (?, ?, ?, ?, ?)",
+                (scope, json.dumps(list(sources)), json.dumps(list(startup)), chosen_by, ts),
+            )
+        return ChosenData(sources, tuple(startup), chosen_by, ts)
+
+    def chosen_data(self, scope: str) -> ChosenData | None:
+        """The newest :meth:`choose_data` of *scope*, or ``None``."""
+        with self._lock:
+            row = self._q(
+                "SELECT sources, startup, chosen_by, ts FROM chosen_data WHERE scope = ? ORDER BY id DESC LIMIT 1",
+                (scope,),
+            ).fetchone()
+        if row is None:
+            return None
+        return ChosenData(tuple(json.loads(row[0]) or ()), tuple(json.loads(row[1]) or ()), row[2], row[3])
 
     @property
     def uploads_dir(self) -> Path:
@@ -112,7 +193,8 @@ class DataSources:
         with self._lock:
             stored = [r[0] for r in self._q("SELECT path FROM data_sources ORDER BY id")]
         if self.path is None:
-            return [Path(self._upload_file(s[len(UPLOAD_PREFIX) :])) for s in stored if s.startswith(UPLOAD_PREFIX)]
+            names = dict.fromkeys(self._legacy_upload(s) for s in stored)
+            return [Path(self.local_path(s)) for s in names if s.startswith(UPLOAD_PREFIX)]
         folder = self.uploads_dir.resolve()
         return [Path(s) for s in stored if Path(s).parent == folder]
 
@@ -126,6 +208,7 @@ class DataSources:
         with self._write():
             gone = self._q("DELETE FROM data_sources WHERE path = ?", (source,)).rowcount
             if self.path is None:
+                gone += self._q("DELETE FROM data_sources WHERE path LIKE ?", (f"%/uploads/{path.name}",)).rowcount
                 gone += self._q("DELETE FROM uploads WHERE name = ?", (path.name,)).rowcount
         existed = path.exists()
         path.unlink(missing_ok=True)

@@ -19,6 +19,7 @@ import streamlit as st
 from ragviz.analysis.review.queue import Progress
 from ragviz.export.files import MIME_TYPES, export_filename
 from ragviz.export.rows import EXPORTING, RowsDone
+from ragviz.store.label_store import EVERYONE
 from ragviz.store.postgres import is_url
 from ragviz.ui.core.progress import RowProgress
 from ragviz.ui.core.render import md_escape
@@ -30,16 +31,19 @@ __all__ = [
     "PreparedFile",
     "TABLE_PAGE_ROWS",
     "TABLE_SHOWN_UP_TO",
+    "TEAM_FILE_NAME",
     "WHAT_AN_EXPORT_HOLDS",
     "command_line",
     "download",
     "export_command",
+    "file_owner",
     "format_choice",
     "metrics_table",
     "no_downloads",
     "progress_metrics",
     "show_table_toggle",
     "what_an_export_holds",
+    "whose_labels",
 ]
 
 
@@ -52,7 +56,7 @@ DOWNLOADS = {
 }
 WHAT_AN_EXPORT_HOLDS = (
     "The export holds **every loaded example** with the current labels of the annotator named in the sidebar "
-    "(the judge's labels where nothing was changed), scores recomputed from those labels, `llm_`-prefixed copies "
+    "(the judge's labels where nothing was changed; an admin may export the team's instead), scores recomputed from those labels, `llm_`-prefixed copies "
     "of the judge's original labels, and provenance (`label_source`, `reviewer`, `reviewed_at`). "
     "Loading an export back gives exactly the same labels and scores. The Ragas dataset "
     "(`EvaluationDataset.from_jsonl`) holds the texts and the retrieval ids, your corrected gold ids as "
@@ -102,6 +106,36 @@ class PreparedFile:
             parts.append(part)
             done += len(part)
         return b"".join(parts)
+
+
+TEAM_FILE_NAME = "team"  # in the team export's file name: ragviz-labels-team.jsonl
+
+
+def whose_labels(who: str) -> str:
+    """For an admin: export *who*'s own labels or the team's (:data:`~ragviz.store.label_store.EVERYONE`:
+    every annotator's latest decision per example, a reviewer per row). Returns the choice."""
+    choice = st.radio(
+        "Whose labels",
+        [who, EVERYONE],
+        format_func=lambda w: (
+            "The team's: every annotator's latest decision per example, with a reviewer per row"
+            if w == EVERYONE
+            else f"Yours ({md_escape(w, 60)})"
+        ),
+        horizontal=True,
+        key="export.whose",
+    )
+    if choice == EVERYONE:
+        st.caption(
+            "Each label field holds the newest decision anyone made on it; `reviewer` / `reviewed_at` name the newest "
+            "decision of the row, and `field_reviewers` (JSON) who decided which field where several people did."
+        )  # md: ours
+    return choice or who
+
+
+def file_owner(whose: str) -> str:
+    """The name an export's file is given for *whose* labels."""
+    return TEAM_FILE_NAME if whose == EVERYONE else whose
 
 
 def _format_name(fmt: str) -> str:
@@ -238,7 +272,7 @@ def export_command(db: str | Path, who: str, data: Sequence[str], annotators: Se
 def command_line(db: str | Path, who: str, data: Sequence[str], annotators: Sequence[str]) -> None:
     """The ``ragviz export`` command that writes the same labels (see :func:`export_command`)."""
     st.code(export_command(db, who, data, annotators), language="bash", wrap_lines=True)  # whole, not scrolled away
-    if annotators and who not in annotators:
+    if annotators and who not in (*annotators, EVERYONE):
         st.caption(
             f"`ragviz export` refuses an annotator with no decision in the store: make one first "
             f"(annotators with decisions: {md_escape(', '.join(annotators))})."

@@ -172,11 +172,12 @@ def _per_example_dashboard(dataset: Dataset, against: str, store: LabelStore, to
             ci = stats.bootstrap_mean_ci([r[m] for r in rows if r[m] is not None], n_resamples=1000)
             means.append({"dataset": name, "metric": m, "mean": ci.mean, "low": ci.low, "high": ci.high, "n": ci.n})
     items = [(i, examples[i], current.labels.get(i)) for i in examples]
+    reviewed = resolve_label_set(dataset, against, store, scope="reviewed", examples=examples)
     return {
         "records": records,
         "means": means,
         "baselines": baseline_table_against(dataset, current),
-        "leverage": leverage_by_metric(items, TRACE_METRICS, top),
+        "leverage": leverage_by_metric(items, TRACE_METRICS, top, reviewed=set(reviewed.labels)),
         "judge": judge,
     }
 

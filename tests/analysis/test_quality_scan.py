@@ -27,7 +27,8 @@ def _reference_counts(ds: Dataset) -> list[Counter[str]]:
     out = []
     for i, row in enumerate(ds.iter_rows()):
         ex = ds.example(i)
-        issues = find_issues(set(ex.context_keys()), ex.response_keys(), rb.labels_from_row(row))
+        labels = rb.match_response_keys(rb.labels_from_row(row), set(ex.response_keys()))  # as loaded
+        issues = find_issues(set(ex.context_keys()), ex.response_keys(), labels)
         out.append(Counter(kind.value for kind, _, _ in issues))
     return out
 

@@ -18,9 +18,6 @@ from ragviz.analysis.review.edits import (
     UNSUPPORTED,
     UTILIZED,
     accept_changes,
-    context_edit_changes,
-    context_edit_decision,
-    context_table,
     default_response_key,
     describe_action,
     document_spans,
@@ -158,19 +155,23 @@ def test_describe_change_readable():
     assert text == "support c: unsupported → supported (keys: 1b)"
 
 
-def test_context_edit_changes_toggle_keys_and_keep_bogus_keys():
+def test_a_click_sets_the_sentences_two_fields_and_keeps_bogus_keys():
+    from ragviz.analysis.review.text import click_changes
+
     ex = worked_example()
     labels = ex.labels.replace(relevant_keys=("0b", "0c", "1a", "1b", "general"))
-    rows = context_table(ex, labels)
-    assert [r["key"] for r in rows] == ["0a", "0b", "0c", "1a", "1b", "1c"]
-    assert rows[1]["relevant"] and rows[1]["utilized"] and not rows[0]["relevant"]
-    changes = dict(context_edit_changes(ex, labels, {0: {"relevant": True}, "3": {"utilized": False}}))
-    assert changes["relevant_keys"] == ["0b", "0c", "1a", "1b", "general", "0a"]
-    assert changes["utilized_keys"] == ["0b", "0c"]
-    # ticking what is already ticked changes nothing
-    assert context_edit_changes(ex, labels, {1: {"relevant": True}}) == []
-    # an unlabeled example starts from a blank label set
-    assert context_edit_changes(ex, None, {5: {"relevant": True}}) == [("relevant_keys", ["1c"])]
+    changes = {c.field: (c.old, c.new) for c in click_changes(ex, labels, "0a", RELEVANT)}
+    assert changes["relevant_keys"] == (list(labels.relevant_keys), ["0b", "0c", "1a", "1b", "general", "0a"])
+    # the field the click leaves alone goes along unchanged: the store checks it, writes it not
+    assert changes["utilized_keys"] == (["0b", "0c", "1a"], ["0b", "0c", "1a"])
+    changes = {c.field: c.new for c in click_changes(ex, labels.replace(utilized_keys=("1a", "1a")), "1a", RELEVANT)}
+    assert changes["utilized_keys"] == []  # every copy of the key goes
+    # an unlabeled example starts from no labels
+    assert [(c.field, c.old, c.new) for c in click_changes(ex, None, "1c", RELEVANT)] == [
+        ("relevant_keys", None, ["1c"]),
+        ("utilized_keys", None, None),
+    ]
+    assert click_changes(ex, labels, "9z", RELEVANT) == []  # no such sentence: no change
 
 
 def test_support_value_keeps_what_is_not_set():
@@ -196,11 +197,13 @@ def test_decisions_the_page_records():
     assert marked.new == {**marked.old, "supported": True}
     assert support_change(ex.labels, "a", supporting_keys=["1a"]).new["supporting_keys"] == ["1a"]
     assert (supported_flag(UNSUPPORTED), supported_flag(None)) == (False, None)
-    # a context-editor tick: one change per field whose key list it changes
-    assert context_edit_decision(ex, ex.labels, {0: {"relevant": True}}) == [
-        Change("relevant_keys", ["0b", "0c", "1a", "1b"], ["0b", "0c", "1a", "1b", "0a"])
+    # a click on a context sentence: both of its fields, the one it changes with the list it replaces
+    from ragviz.analysis.review.text import click_changes
+
+    assert click_changes(ex, ex.labels, "0a", RELEVANT) == [
+        Change("relevant_keys", ["0b", "0c", "1a", "1b"], ["0b", "0c", "1a", "1b", "0a"]),
+        Change("utilized_keys", ["0b", "0c", "1a"], ["0b", "0c", "1a"]),
     ]
-    assert context_edit_decision(ex, ex.labels, {1: {"relevant": True}}) == []
 
 
 def test_default_sentence_and_support_options():
@@ -334,22 +337,21 @@ def test_render_marks_every_state_with_text_and_key():
     )
 
 
-def test_a_click_on_a_context_sentence_goes_round_the_four_labels_through_the_editor_path():
+def test_a_click_on_a_context_sentence_goes_round_the_four_labels_in_one_direct_change():
     """Four clicks on one sentence: none -> relevant -> relevant+utilized -> utilized -> none, each
-    one change of one field with the value it replaces, made by context_edit_decision."""
-    from ragviz.analysis.review.text import CYCLE, next_state, state_edit
+    one change of one field with the value it replaces (the other field along, unchanged)."""
+    from ragviz.analysis.review.text import CYCLE, click_changes, next_state
 
     ex = worked_example()
     labels, state, seen = ex.labels, NEITHER, []
     for _ in CYCLE:
         state = next_state(state)
-        changes = context_edit_decision(ex, labels, state_edit(ex.context_keys(), "0a", state))
+        changes = [c for c in click_changes(ex, labels, "0a", state) if c.old != c.new]
         assert len(changes) == 1 and changes[0].old == list(getattr(labels, changes[0].field))
         labels = apply_changes(labels, [(c.field, c.new) for c in changes])
         seen.append(document_spans(ex, labels)[0][0].state)
     assert seen == [RELEVANT, BOTH, UTILIZED, NEITHER]
     assert labels.relevant_keys == ex.labels.relevant_keys and labels.utilized_keys == ex.labels.utilized_keys
-    assert state_edit(ex.context_keys(), "9z", RELEVANT) == {}  # no such sentence: no edit
     with pytest.raises(ValueError):
         next_state("maybe")
 

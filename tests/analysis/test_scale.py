@@ -239,6 +239,7 @@ def test_batched_bootstrap_gives_the_whole_matrix_intervals_on_the_shards(batch,
 def _leverage_by_applying_each_change(items, metrics, top):
     """Leverage as it was computed: every candidate change applied and scored (single_changes)."""
     from ragviz.analysis.dashboard.triage import Leverage, single_changes
+    from ragviz.metrics.trace import TRACE_METRICS
 
     best = {m: [] for m in metrics}
     n_labeled = 0
@@ -247,15 +248,22 @@ def _leverage_by_applying_each_change(items, metrics, top):
             continue
         n_labeled += 1
         changes = single_changes(example, labels)
-        for metric in metrics:
+        largest = {}
+        for metric in TRACE_METRICS:
             moves = [(c.description, d) for c in changes if (d := c.deltas[metric])]
             if moves:
-                description, delta = max(moves, key=lambda m: abs(m[1]))
-                best[metric].append((index, example.uid, description, delta))
+                largest[metric] = max(moves, key=lambda m: abs(m[1]))
+        effect = 0.0  # ties: the example's own size of effect, its best moves summed in metric order
+        for metric in TRACE_METRICS:
+            effect = effect + (abs(largest[metric][1]) if metric in largest else 0.0)
+        for metric in metrics:
+            if metric in largest:
+                description, delta = largest[metric]
+                best[metric].append((index, example.uid, description, delta, effect))
     out = {}
     for metric, found in best.items():
-        found.sort(key=lambda t: (-abs(t[3]), t[0]))
-        out[metric] = [Leverage(i, uid, metric, desc, d, d / n_labeled) for i, uid, desc, d in found[:top]]
+        found.sort(key=lambda t: (-abs(t[3]), -t[4], t[0]))
+        out[metric] = [Leverage(i, uid, metric, desc, d, d / n_labeled) for i, uid, desc, d, _ in found[:top]]
     return out
 
 

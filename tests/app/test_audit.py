@@ -97,7 +97,25 @@ def test_review_audit_mode_walks_the_sample_in_its_random_order(app_env):
     assert at.query_params["uid"] == [first_open] or at.query_params["uid"] == first_open
     progress = [p.proto.text.replace("\\", "") for p in at.get("progress")]
     assert any("Audit sample 1: 7 of 10 reviewed" in t and "1 reviewed examples outside it" in t for t in progress)
+    # issue 29: the header says where in the sample, not a filter nobody set
+    k = sample.members.index(first_open)
     bodies = [h.proto.body for h in at.get("html")]
-    assert any("of 10 match" in b for b in bodies), [b[:200] for b in bodies if "Example" in b]
+    assert any(f"Audit sample #1: member {k + 1} of 10, 7 reviewed" in b for b in bodies), [
+        b[:200] for b in bodies if "Audit" in b or "Example" in b
+    ]
+    assert not any("match" in b for b in bodies if "Audit sample #" in b)
+    # J / K walk the sample's random order, as Next in sample does (not row order)
+    next(b for b in at.button if b.key == "review.next").click().run()
+    assert at.query_params["uid"] in ([sample.members[k + 1]], sample.members[k + 1])
+    next(b for b in at.button if b.key == "review.prev").click().run()
+    assert at.query_params["uid"] in ([first_open], first_open)
+    # Accept stays in audit mode: no toggle beside the caption saying so
+    assert "review.advance" not in [t.key for t in at.toggle]
+    # the choice is in the URL: a reload (a new session on the same URL) opens the same queue
+    assert at.query_params["queue"] in (["audit"], "audit") and at.query_params["sample"] in (["1"], "1")
+    again = open_page("pages/review.py", uid=first_open, queue="audit", sample="1")
+    assert again.radio(key="review.queue").value == "Audit sample"
+    assert any("Audit sample #1: member" in h.proto.body for h in again.get("html"))
     at.radio(key="review.queue").set_value("All examples").run()
     assert not at.exception and not [p for p in at.get("progress") if "Audit sample" in p.proto.text]
+    assert "queue" not in at.query_params and "review.advance" in [t.key for t in at.toggle]

@@ -68,6 +68,10 @@ def test_dashboard_after_a_correction_shows_agreement_and_disagreement_link(app_
     assert disagreement == [(disagreement[0][0], "uid=" + quote(uid, safe=""))]
     assert f"{len(set(judge_keys))} decision(s) differ" in disagreement[0][0]
     assert len(at.get("download_button")) == 10  # the report (HTML, PDF) and 4 charts x PNG/SVG
+    # issue 29: what to review next leaves out what someone reviewed, and says how it ranks ties
+    leverage = [q for label, q in page_links(at) if "mean adherence" in label]
+    assert len(leverage) == 10 and "uid=" + quote(uid, safe="") not in leverage
+    assert any("already reviewed are left out" in c.value and "own size of effect" in c.value for c in at.caption)
 
 
 def test_presentation_mode_hides_controls_on_dashboard(app_env):

@@ -133,3 +133,25 @@ def test_rejudge_makes_the_new_labels_the_review_base(app_env, monkeypatch, serv
     assert any("not usable" in e.value for e in at.error)
     with LabelStore(app_env["db"]) as store:
         assert store.base_labels(first).provenance.name == "gpt-4o-mini"  # unchanged by the failure
+
+
+def test_rejudge_on_review_uses_the_base_url_and_key_typed_on_the_label_page(app_env, monkeypatch, server):
+    """Issue 29.7: the Base URL and key typed on the Label page used to be dropped on changing page, so
+    the Review page's "Re-judge this example" called the server's own judge (here: no key, refused)
+    while its help said "with the settings of the Label page". Now they last the session and the help
+    names them."""
+    from tests.apptest_helpers import _run_page
+
+    at = open_label(app_env, monkeypatch)
+    fill_settings(at, server)
+    at = _run_page(at, "pages/review.py", {"id": "ml-vs-programming"})
+    button = at.button(key="review.rejudge")
+    from tests.apptest_helpers import shown
+
+    assert server.base_url in shown(button.help) and "the key typed there" in button.help
+    assert KEY not in button.help
+    button.click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    assert len(server.calls) == 1 and any("now the base for review" in s.value for s in at.success)
+    assert server.requests[-1].authorization == f"Bearer {KEY}"

@@ -315,6 +315,45 @@ def test_a_click_on_text_drawn_from_older_labels_is_refused_and_shown(app_env):
         ]
 
 
+def test_a_click_drawn_from_older_labels_is_refused_though_only_the_other_field_changed(app_env):
+    """Issue 28: tab 1 clicks 1c through none -> R -> R+U -> U; tab 2, still showing 1c "neither",
+    clicks it once. relevant_keys is back where tab 2 saw it, utilized_keys is not: the click is
+    refused with a message (before, it was stored and 1c became R+U, which neither tab meant)."""
+    tab1, tab2 = open_review(id="ml-vs-programming"), open_review(id="ml-vs-programming")
+    assert "1c" not in text_editor(tab2)["states"]
+    for _ in range(3):
+        click_sentence(tab1, "1c")
+    assert text_editor(tab1)["states"]["1c"] == "utilized"
+    click_sentence(tab2, "1c")
+    warnings = [w.value for w in tab2.warning if "Not saved" in w.value]
+    assert len(warnings) == 1 and "utilized\\_keys" in warnings[0], warnings
+    assert text_editor(tab2)["states"]["1c"] == "utilized"  # redrawn with tab 1's label
+    with LabelStore(app_env["db"]) as store:
+        latest = dict(store.changes(ML, "tester"))  # the stored value of each field
+        assert len(store.history(ML, "tester")) == 3  # tab 1's three clicks, nothing of tab 2's
+    assert "1c" in latest["utilized_keys"] and "1c" not in latest["relevant_keys"]
+
+
+def test_a_click_on_the_chosen_verdict_changes_nothing(app_env):
+    """Issue 28: a click on "✓ supported" when it is already chosen (the control then holds no
+    choice) stored ``fully_supported: None`` with an empty explanation while the page still showed
+    "✓ supported". Now it records nothing and the control shows the verdict again."""
+    at = open_review(id="ml-vs-programming")
+    click_sentence(at, "a")  # supported by the judge
+    assert control(at, "review.support.").value == "supported"
+    control(at, "review.support.").set_value(None).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert control(at, "review.support.").value == "supported"
+    assert metrics(at)["Adherence"] == ("0.000", "")
+    with LabelStore(app_env["db"]) as store:
+        assert store.history(ML, "tester") == []
+    control(at, "review.support.").set_value("unsupported").run()  # another verdict is still a change
+    control(at, "review.support.").set_value(None).run()  # and clicking it again keeps it
+    assert control(at, "review.support.").value == "unsupported"
+    with LabelStore(app_env["db"]) as store:
+        assert [v["supported"] for _, v in store.changes(ML, "tester")] == [False]
+
+
 def test_the_selected_response_sentence_follows_a_click_and_stays_through_edits(app_env):
     at = open_review(id="ml-vs-programming")
     assert text_editor(at, "response")["selected"] == "c"  # the first unsupported one

@@ -10,7 +10,7 @@ import pytest
 from ragviz.data.load import load
 from ragviz.store.audit_samples import draw_order, list_samples
 from ragviz.store.label_store import LabelStore
-from tests.browser.test_journey import expect, settle
+from tests.browser_wait import expect, settle
 from tests.conftest import SAMPLE_DATA
 
 pytestmark = pytest.mark.browser
@@ -26,7 +26,7 @@ def sidebar(page):
 def current_uid(page) -> str:
     from urllib.parse import unquote
 
-    return unquote(page.url.split("uid=")[1])
+    return unquote(page.url.split("uid=")[1].split("&")[0])
 
 
 def test_a_person_audits_a_random_sample_and_reads_the_corrected_estimates(streamlit_server, page, screenshot):
@@ -100,7 +100,7 @@ def test_a_person_audits_a_random_sample_and_reads_the_corrected_estimates(strea
     screenshot(page, "audit-dashboard")
     expect()(main).to_contain_text("1 reviewed examples are outside the audit sample and not in the estimate")
     expect()(main).to_contain_text("not a random sample")
-    expect()(main).to_contain_text("Approximate: with 3 audited examples")
+    expect()(main).to_contain_text("Too few reviewed to correct yet: 97 more needed")  # 3 audited, under the minimum
     expect()(main).to_contain_text(re.compile(r"±0\.02 on adherence( needs about n = [\d,]+|: not reachable)"))
     chart = page.locator('[data-testid="stVegaLiteChart"]').filter(has=page.locator("svg, canvas"))
     expect()(chart.first).to_be_visible(timeout=60_000)
@@ -110,7 +110,47 @@ def test_a_person_audits_a_random_sample_and_reads_the_corrected_estimates(strea
     page.goto(f"{url}/explainer")
     expect()(main.get_by_text("In plain words")).to_be_visible(timeout=60_000)
     expect()(main).to_contain_text(
-        re.compile(r"The judge says \d+% of answers are supported; corrected with 3 reviewed answers: \d+% ± \d+%")
+        re.compile(r"The judge says \d+% of answers are supported; too few reviewed to correct yet: 97 more needed")
     )
     screenshot(page, "audit-explainer")
     assert dialogs == []
+
+
+def test_the_audit_queue_walks_one_order_says_where_it_is_and_stays_chosen(streamlit_server, page):
+    """Issue 29: in the audit queue, J / K walk the sample's random order (as Next in sample does),
+    the header says "Audit sample #1: member 2 of 6, 0 reviewed" (it said "Example 14 of 22 ·
+    filter: 2 of 6 match" with no filter set), the "Accept moves to the next unreviewed" toggle is
+    gone (Accept stays there), and a reload keeps the queue (it fell back to All examples)."""
+    url = streamlit_server.url
+    uids = load([SAMPLE_DATA]).dataset.uids
+    with LabelStore(streamlit_server.db) as store:
+        from ragviz.store.audit_samples import draw_sample
+
+        sample = draw_sample(store, uids, SIZE, "lead", seed=SEED)
+    order = list(sample.members)
+    page.goto(f"{url}/review")
+    header = page.locator('[data-testid="stMain"]').get_by_text(re.compile(r"^(Example \d+ of 22|Audit sample #)"))
+    expect()(header.first).to_be_visible(timeout=60_000)
+    settle(page)
+    sidebar(page).locator('[data-testid="stRadio"]').get_by_text("Audit sample", exact=True).click()
+    expect()(header).to_have_text(re.compile(r"^Audit sample #1: member 1 of 6, 0 reviewed"))
+    assert current_uid(page) == order[0]
+    expect()(sidebar(page).get_by_text("Accept moves to the next unreviewed")).to_have_count(0)
+
+    for k in (1, 2):  # J: the next member in the random order, not the next row
+        settle(page)
+        page.evaluate("() => document.activeElement && document.activeElement.blur()")
+        page.keyboard.press("j")
+        expect()(header).to_have_text(re.compile(rf"^Audit sample #1: member {k + 1} of 6, 0 reviewed"))
+        assert current_uid(page) == order[k]
+    settle(page)
+    page.keyboard.press("k")
+    expect()(header).to_have_text(re.compile(r"^Audit sample #1: member 2 of 6, 0 reviewed"))
+    assert current_uid(page) == order[1]
+
+    settle(page)
+    page.reload()  # F5: the same queue, the same member
+    expect()(header).to_have_text(re.compile(r"^Audit sample #1: member 2 of 6, 0 reviewed"), timeout=60_000)
+    assert current_uid(page) == order[1]
+    radio = sidebar(page).locator('[data-testid="stRadio"]').get_by_role("radio", name="Audit sample")
+    expect()(radio).to_be_checked()

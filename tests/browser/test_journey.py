@@ -16,43 +16,12 @@ import pytest
 
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
-from tests.browser_wait import settle
+from tests.browser_wait import click_support, expect, metric_value, open_review, select_sentence, settle
 from tests.conftest import SAMPLE_DATA
 
 pytestmark = pytest.mark.browser
 
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
-
-
-def expect():
-    from playwright.sync_api import expect as _expect
-
-    _expect.set_options(timeout=60_000)  # a loaded machine: wait long for what is asserted
-    return _expect
-
-
-def metric_value(page, label: str):
-    return page.locator('[data-testid="stMetric"]').filter(has_text=label).locator('[data-testid="stMetricValue"]')
-
-
-def open_review(page, url: str):
-    page.goto(url)
-    expect()(metric_value(page, "Adherence")).to_be_visible(timeout=30_000)
-    page.wait_for_load_state("networkidle")
-
-
-def click_support(page, label: str):
-    settle(page)
-    page.locator('[data-testid="stButtonGroup"] button').filter(has_text=label).click()
-
-
-def select_sentence(page, key: str):
-    settle(page)
-    page.locator(f'.rv-resp[data-key="{key}"]').click()  # the response text itself is the picker
-    # the selected sentence's box; once (CI, 2026-11-23) a box of the sentence selected before also stayed on
-    # the page after K came back and c was clicked: that is noted for a look, not what this journey checks
-    expect()(page.locator(".rv-explanation").filter(has_text=f"Sentence {key} ")).to_be_visible()
-    settle(page)
 
 
 def test_a_person_reviews_and_exports(streamlit_server, page, tmp_path, screenshot):

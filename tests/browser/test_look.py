@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.test_journey import click_support, expect, open_review, select_sentence, settle
+from tests.browser_wait import click_support, expect, open_review, select_sentence, settle
 from tests.conftest import ROOT, StreamlitServer
 
 pytestmark = pytest.mark.browser

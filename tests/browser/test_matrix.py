@@ -10,8 +10,7 @@ import pytest
 from ragviz.data.labels import Change
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
-from tests.browser.test_journey import expect
-from tests.browser_wait import settle
+from tests.browser_wait import expect, settle
 from tests.conftest import SAMPLE_DATA, StreamlitServer
 
 pytestmark = pytest.mark.browser
@@ -77,9 +76,8 @@ def test_confusion_matrix_png_counts_are_readable():
     from PIL import Image
 
     from ragviz.ui.core import charts
-    from ragviz.ui.dashboard.page import _confusion_matrices
 
-    spec = charts.chart_spec(_confusion_matrices, [("relevant", 30, 25, 28, 27), ("utilized", 0, 5, 9, 100)])
+    spec = charts.chart_spec(charts.confusion_grid, [("relevant", 30, 25, 28, 27), ("utilized", 0, 5, 9, 100)])
     image = Image.open(io.BytesIO(charts.spec_to_png(spec, scale=1))).convert("RGB")
     colours = {f"#{r:02x}{g:02x}{b:02x}" for _, (r, g, b) in image.getcolors(1 << 20)}
     fills = [f for f in charts.BLUES if f in colours]

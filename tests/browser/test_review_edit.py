@@ -18,20 +18,13 @@ import pytest
 
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
-from tests.browser_wait import settle
+from tests.browser_wait import click_support, expect, metric_value, open_review, press, settle
 from tests.conftest import SAMPLE_DATA, StreamlitServer, free_port
 
 pytestmark = pytest.mark.browser
 
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
 WAIT = 60_000
-
-
-def expect():
-    from playwright.sync_api import expect as _expect
-
-    _expect.set_options(timeout=WAIT)
-    return _expect
 
 
 def _port() -> int:
@@ -53,27 +46,6 @@ def server(tmp_path):
     srv.start()
     yield srv
     srv.stop()
-
-
-def metric_value(page, label: str):
-    return page.locator('[data-testid="stMetric"]').filter(has_text=label).locator('[data-testid="stMetricValue"]')
-
-
-def open_review(page, url: str):
-    page.goto(url)
-    expect()(metric_value(page, "Adherence")).to_be_visible()
-    settle(page)
-
-
-def press(page, key: str):
-    settle(page)
-    page.evaluate("() => document.activeElement && document.activeElement.blur()")
-    page.keyboard.press(key)
-
-
-def click_support(page, label: str):
-    settle(page)
-    page.locator('[data-testid="stButtonGroup"] button').filter(has_text=label).click()
 
 
 def header(page):
@@ -129,6 +101,22 @@ def test_an_edit_that_ends_where_it_started_is_no_change(server, page):
     expect()(page.locator('[data-testid="stMain"]')).to_contain_text("not reviewed yet")
     expect()(page.locator(".rv-explanation")).to_contain_text("not")  # the judge's explanation is back
     expect()(page.locator(".rv-explanation")).not_to_contain_text("Reviewer's note")
+
+
+def test_a_click_on_the_chosen_verdict_changes_nothing(server, page):
+    """Issue 28: "✗ unsupported" is the judge's verdict on c; a click on it stored
+    ``fully_supported: None`` while the button stayed highlighted. Now nothing is stored and it
+    stays chosen."""
+    open_review(page, f"{server.url}/review?id=ml-vs-programming")
+    chosen = page.locator('[data-testid="stButtonGroup"] button').filter(has_text="✗ unsupported")
+    expect()(chosen).to_have_attribute("aria-checked", "true")
+    click_support(page, "✗ unsupported")
+    settle(page)
+    expect()(chosen).to_have_attribute("aria-checked", "true")
+    expect()(undo_hint(page)).to_have_text("Z: nothing to undo")
+    expect()(sidebar(page)).to_contain_text("0 / 22 reviewed (0 corrected)")
+    with LabelStore(server.db) as store:
+        assert store.history(ML) == []
 
 
 def test_a_flipped_verdict_shows_and_exports_the_reviewers_note(server, page, tmp_path):

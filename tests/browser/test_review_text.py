@@ -15,7 +15,7 @@ import re
 import pytest
 
 from ragviz.store.label_store import LabelStore
-from tests.browser_wait import settle
+from tests.browser_wait import expect, metric_value, open_review, sentence, settle
 from tests.conftest import StreamlitServer
 from tests.ragbench_data import require_ragbench
 
@@ -25,27 +25,6 @@ ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
 LONGEST = "expertqa_test/expertqa_206/ExpertQA"  # 1,056 context sentences in 9 documents
 SCREEN = {"width": 1280, "height": 800}
 MAIN = "document.querySelector('[data-testid=stMain]')"
-
-
-def expect():
-    from playwright.sync_api import expect as _expect
-
-    return _expect
-
-
-def metric_value(page, label: str):
-    return page.locator('[data-testid="stMetric"]').filter(has_text=label).locator('[data-testid="stMetricValue"]')
-
-
-def sentence(page, key: str):
-    return page.locator(f'.rv-sent[data-key="{key}"]')
-
-
-def open_review(page, url: str):
-    page.goto(url)
-    expect()(page.locator(".rv-doc").first).to_be_visible(timeout=60_000)
-    expect()(metric_value(page, "Adherence")).to_be_visible(timeout=60_000)
-    settle(page)
 
 
 @pytest.fixture
@@ -236,3 +215,31 @@ def test_the_text_never_takes_the_focus_after_a_move_to_another_example(streamli
     assert not page.evaluate(in_text)  # back on the example: the old keyboard action takes no focus
     page.keyboard.press("j")
     expect()(page).to_have_title(re.compile(r"Example 2 of 22"))
+
+
+def test_a_stale_click_in_a_second_tab_is_refused(streamlit_server, chromium_browser):
+    """Issue 28: two tabs of one person on one example. Tab 1 clicks 1c through none -> R -> R+U -> U;
+    tab 2, still showing 1c "neither", clicks it once: refused with a message naming the field that
+    changed, tab 2 redraws with 1c "utilized", and the store keeps tab 1's three clicks only (before:
+    tab 2's click was stored and 1c became R+U, which neither tab meant, without a word)."""
+    context = chromium_browser.new_context(viewport=SCREEN)  # one browser, two tabs: one person
+    try:
+        tab1, tab2 = context.new_page(), context.new_page()
+        for tab in (tab1, tab2):
+            tab.set_default_timeout(60_000)
+            open_review(tab, f"{streamlit_server.url}/review?id=ml-vs-programming")
+        expect()(sentence(tab2, "1c")).to_have_attribute("data-state", "neither")
+        for state in ("relevant", "both", "utilized"):
+            sentence(tab1, "1c").click()
+            expect()(sentence(tab1, "1c")).to_have_attribute("data-state", state)
+            settle(tab1)
+        sentence(tab2, "1c").click()
+        expect()(tab2.locator('[data-testid="stAlert"]').filter(has_text="Not saved")).to_contain_text("utilized_keys")
+        expect()(sentence(tab2, "1c")).to_have_attribute("data-state", "utilized")
+        with LabelStore(streamlit_server.db) as store:
+            events = store.history(ML)
+            assert len(events) == 3, [(e.field, e.new) for e in events]
+            latest = dict(store.changes(ML, "browser-tester"))
+        assert "1c" in latest["utilized_keys"] and "1c" not in latest["relevant_keys"]
+    finally:
+        context.close()

@@ -270,9 +270,12 @@ def export_refused(db: str, out: str, fmt: str | None, annotator: str | None, da
 def test_export_command(tmp_path, capsys):
     db = _db_with_two_annotators(tmp_path)
     out = tmp_path / "out.jsonl"
-    assert export_refused(str(db), str(out), "jsonl", None) == 2
-    err = capsys.readouterr().err
-    assert "alice" in err and "bob" in err and "--annotator" in err and not out.exists()
+    # two annotators, none named: the team's export (issue 28.8), bob's accept the newest decision of the row
+    assert export_command(str(db), str(out), "jsonl", None) == 0
+    assert "every annotator" in capsys.readouterr().err
+    team = [json.loads(line) for line in out.read_text().splitlines()]
+    assert team[0]["all_relevant_sentence_keys"] == ["0b"] and team[0]["reviewer"] == "bob"
+    assert json.loads(team[0]["field_reviewers"]) == {"relevant_keys": "alice"}
 
     assert export_command(str(db), str(out), "jsonl", "alice") == 0
     err = capsys.readouterr().err.strip()
@@ -311,8 +314,9 @@ def test_ragviz_export_cli_as_a_user_runs_it(tmp_path):
             [sys.executable, "-m", "ragviz", "export", *a], capture_output=True, text=True, env=env, cwd=tmp_path
         )
 
-    done = run("--db", str(db), "-o", "out.parquet")
-    assert done.returncode == 2 and "alice, bob" in done.stderr and "Traceback" not in done.stderr
+    done = run("--db", str(db), "-o", "out.parquet")  # the team's export
+    assert done.returncode == 0 and "every annotator" in done.stderr and "Traceback" not in done.stderr
+    assert pq.read_table(tmp_path / "out.parquet").column("reviewer").to_pylist()[0] == "bob"
     env["RAGVIZ_DB"] = str(db)
     done = run("-o", "-", "--format", "csv", "--annotator", "bob")
     assert done.returncode == 0, done.stderr

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from ragviz.store.label_store import LabelStore
-from tests.browser.test_journey import ML, click_support, expect, metric_value, open_review, select_sentence, settle
+from tests.browser.test_journey import ML
+from tests.browser_wait import click_support, expect, metric_value, open_review, select_sentence, settle
 from tests.conftest import StreamlitServer
 
 pytestmark = pytest.mark.browser
@@ -67,7 +68,7 @@ def test_a_stale_click_on_the_other_replica_is_refused_and_the_newer_labels_show
     """Both replicas show the same example; replica one labels a context sentence relevant, then
     replica two (still drawn from the older labels) clicks another one: the store refuses it, replica
     two says which field changed and redraws with replica one's label; only replica one's edit is stored."""
-    from tests.browser.test_review_text import sentence
+    from tests.browser_wait import sentence
 
     url, page1, page2 = both_on_review
     unlabelled = page1.locator('.rv-sent[data-state="neither"]')
@@ -85,3 +86,84 @@ def test_a_stale_click_on_the_other_replica_is_refused_and_the_newer_labels_show
     with LabelStore(url) as store:
         events = [e for e in store.history(ML) if e.field == "relevant_keys"]
         assert len(events) == 1 and first in events[0].new and second not in events[0].new
+
+
+def test_an_upload_belongs_to_the_store_every_replica_and_the_cli_read_it(replicas, chromium_browser, tmp_path):
+    """Issue 29.7: an upload on replica one is registered once, by its content (``upload:NAME``), not as
+    replica one's local copy: replica two opens it, and after replica one's home is cleaned
+    ``ragviz export --db URL`` on a third home still exports it."""
+    import json
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT, SAMPLE_DATA
+
+    url, servers = replicas
+    rows = [json.loads(line) for line in (SAMPLE_DATA / "ragviz_sample.jsonl").read_text().splitlines()[:3]]
+    upload = tmp_path / "team.jsonl"
+    upload.write_text("\n".join(json.dumps({**r, "id": f"upl-{i}"}) for i, r in enumerate(rows)) + "\n")
+
+    context = chromium_browser.new_context(viewport={"width": 1440, "height": 1000})
+    try:
+        one = context.new_page()
+        one.goto(f"{servers[0].url}/data")
+        settle(one)
+        one.get_by_role("tab", name="Upload a file").click()
+        one.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(upload))
+        expect()(one.locator('[data-testid="stSidebar"]')).to_contain_text("Loaded: 3 examples")
+
+        with LabelStore(url) as store:
+            [registered] = store._q("SELECT path FROM data_sources").fetchall()
+            assert registered[0].startswith("upload:") and registered[0].endswith("-team.jsonl")
+
+        two = context.new_page()  # replica two: its own home, no copy of the file yet
+        two.goto(f"{servers[1].url}/review?id=upl-2")
+        expect()(metric_value(two, "Adherence")).to_be_visible()
+        expect()(two.locator('[data-testid="stSidebar"]')).to_contain_text("Loaded: 3 examples")
+        click_support(two, "✓ supported")
+        expect()(metric_value(two, "Adherence")).to_have_text("1.000")
+    finally:
+        context.close()
+
+    shutil.rmtree(servers[0].home / ".ragviz")  # replica one's home cleaned
+    cli_home = tmp_path / "cli-home"
+    cli_home.mkdir()
+    out = tmp_path / "export.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-m", "ragviz", "export", "--db", url, "-o", str(out)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HOME": str(cli_home), "PYTHONPATH": str(ROOT)},
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    exported = [json.loads(line) for line in out.read_text().splitlines()]
+    assert sorted(r["id"] for r in exported) == ["upl-0", "upl-1", "upl-2"]
+    assert next(r for r in exported if r["id"] == "upl-2")["reviewer"] == "browser-tester"
+
+
+def test_a_stale_click_that_changes_the_other_field_is_refused_across_replicas(both_on_review):
+    """Issue 28: replica one clicks a sentence through none -> R -> R+U -> U; replica two, still
+    showing it "neither", clicks it once. Its click would change relevant_keys (back where replica two
+    saw it) and assumes utilized_keys (changed since): refused with a message, replica two redraws
+    with "utilized", and the store holds replica one's three clicks only (before: R+U, silently)."""
+    from tests.browser_wait import sentence
+
+    url, page1, page2 = both_on_review
+    unlabelled = page1.locator('.rv-sent[data-state="neither"]')
+    expect()(unlabelled.first).to_be_visible()
+    key = unlabelled.first.get_attribute("data-key")
+    for state in ("relevant", "both", "utilized"):
+        sentence(page1, key).click()
+        expect()(sentence(page1, key)).to_have_attribute("data-state", state)
+        settle(page1)
+    expect()(sentence(page2, key)).to_have_attribute("data-state", "neither")  # drawn before all that
+    sentence(page2, key).click()
+    expect()(page2.locator('[data-testid="stAlert"]').filter(has_text="Not saved")).to_contain_text("utilized_keys")
+    expect()(sentence(page2, key)).to_have_attribute("data-state", "utilized")
+    with LabelStore(url) as store:
+        assert len(store.history(ML)) == 3
+        latest = dict(store.changes(ML, "browser-tester"))
+    assert key in latest["utilized_keys"] and key not in latest["relevant_keys"]

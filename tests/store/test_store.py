@@ -3,8 +3,11 @@ migrations, bad paths, positions, sources, uploads, judge label sets."""
 
 from __future__ import annotations
 
+import io
 import re
+import shutil
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -477,6 +480,35 @@ def test_two_sessions_of_one_annotator_conflict_nothing_is_lost(db_target, examp
         assert tab1.current_labels(example, "ann").support_for("b").supporting_keys == ("1a",)
 
 
+def test_a_click_drawn_from_older_labels_is_refused_whichever_field_changed(db_target, example):
+    """Tab 1 clicks 0b round none -> R -> R+U -> U; tab 2, still drawn with 0b "neither", clicks it
+    once. Its click changes relevant_keys, which is back where tab 2 saw it, but utilized_keys (which
+    it leaves alone) changed under it: refused, and 0b stays U, as tab 1 left it (not R+U)."""
+    from ragviz.analysis.review.edits import context_state
+    from ragviz.analysis.review.text import click_changes, next_state
+
+    with LabelStore(db_target) as tab1, LabelStore(db_target) as tab2:
+        drawn2 = tab2.current_labels(example, "ann")
+        state = "neither"
+        for _ in range(3):
+            state = next_state(state)
+            drawn1 = tab1.current_labels(example, "ann")
+            assert tab1.record(example.uid, "ann", click_changes(example, drawn1, "0b", state), example=example)
+        with pytest.raises(StaleEdit) as refused:
+            tab2.record(example.uid, "ann", click_changes(example, drawn2, "0b", "relevant"), example=example)
+        assert [(c.field, c.seen, c.stored) for c in refused.value.conflicts] == [
+            ("utilized_keys", ["0a"], ["0a", "0b"])
+        ]
+        now = tab2.current_labels(example, "ann")
+        assert context_state("0b", set(now.relevant_keys), set(now.utilized_keys)) == "utilized"
+        assert tab1.n_events() == 3  # one event per click: the unchanged field is checked, never written
+        # redrawn from the stored labels, the same click is stored: U -> none
+        changes = click_changes(example, now, "0b", "neither")
+        assert tab2.record(example.uid, "ann", changes, example=example)
+        after = tab1.current_labels(example, "ann")
+        assert (after.relevant_keys, after.utilized_keys) == (("0a",), ("0a",))
+
+
 def test_two_annotators_on_one_example_never_conflict(db_target, example):
     with LabelStore(db_target) as a, LabelStore(db_target) as b:
         seen = field_value(example.labels, "relevant_keys")
@@ -597,6 +629,29 @@ def test_postgres_uploads_reach_every_replica(postgres_server, tmp_path, monkeyp
         assert open(there, "rb").read() == b'{"id": 1}\n'
         assert two.save_upload("my data.jsonl", b'{"id": 1}\n').name == path.name  # same bytes, same name
         assert two.sources() == [there]
+
+
+def test_postgres_upload_is_registered_by_its_content_and_an_old_local_registration_reads_as_it(
+    postgres_server, tmp_path, monkeypatch
+):
+    """Issue 29.7: opening a kept upload registers ``upload:NAME`` (never the replica's own copy); a path an
+    older version registered for one replica's copy is read as that upload, once, on another machine."""
+    url = postgres_server.new_database()
+    monkeypatch.setenv("HOME", str(tmp_path / "replica1"))
+    with LabelStore(url) as one:
+        kept = one.keep_upload("rows.jsonl", io.BytesIO(b'{"id": 1}\n'))
+        one.choose_data("team", [kept], "lead@example.org")
+        assert [r[0] for r in one._q("SELECT path FROM data_sources")] == [f"upload:{kept.name}"]
+        one._register(str(kept))  # what the old state.set_paths added beside it
+    shutil.rmtree(tmp_path / "replica1")  # that replica's home cleaned
+    monkeypatch.setenv("HOME", str(tmp_path / "replica2"))
+    with LabelStore(url) as two:
+        [there] = two.sources()
+        assert there == str(tmp_path / "replica2" / ".ragviz" / "uploads" / kept.name)
+        assert open(there, "rb").read() == b'{"id": 1}\n'
+        assert two.uploads() == [Path(there)]
+        choice = two.chosen_data("team")
+        assert choice is not None and [two.local_path(s) for s in choice.sources] == [there]
 
 
 def test_accept_keeps_corrections_and_an_edit_back_to_the_start_is_no_correction(store, example):

@@ -86,10 +86,18 @@ def tonic_columns(batch: pa.Table, n_documents: np.ndarray) -> dict[str, np.ndar
     ``answer_similarity``) under the labels they carry, *n_documents* per row; ``None`` when the
     columns are not of RAGBench's types or hold values the row-by-row path reads differently (then
     :func:`ragviz.metrics.tonic.family_records` scores them). Rows with direct chunk labels are not
-    handled here."""
-    from ragviz.data.label_columns import label_columns, label_columns_ok, label_values_ok, list_lengths, list_offsets
+    handled here; rows with a response-sentence key written with a trailing dot (matched to its
+    sentence on loading) are scored by :func:`~ragviz.metrics.tonic.family_records`."""
+    from ragviz.data.label_columns import (
+        dotted_response_key_rows,
+        label_columns,
+        label_columns_ok,
+        label_values_ok,
+        list_lengths,
+        list_offsets,
+    )
     from ragviz.data.ragbench import RELEVANT, UNSUPPORTED, UTILIZED
-    from ragviz.metrics.tonic import SIMILARITY_FIELD, chunk_counts, supported_counts, tonic_arrays
+    from ragviz.metrics.tonic import SIMILARITY_FIELD, chunk_counts, family_records, supported_counts, tonic_arrays
 
     if not label_columns_ok(batch.schema) or not label_values_ok(batch):
         return None
@@ -117,7 +125,15 @@ def tonic_columns(batch: pa.Table, n_documents: np.ndarray) -> dict[str, np.ndar
         similarity = np.full(n, np.nan)
     else:
         similarity = np.asarray(batch.column(SIMILARITY_FIELD).to_numpy(), float)  # nulls -> NaN
-    return tonic_arrays(labels.labeled, n_documents, chunks, sentences, supported, similarity)
+    values = tonic_arrays(labels.labeled, n_documents, chunks, sentences, supported, similarity)
+    dotted = dotted_response_key_rows(batch)  # keys matched on loading ("a." -> "a"): scored row by row
+    if len(dotted):
+        rows = batch.take(pa.array(dotted, pa.int64())).to_pylist()
+        for i, record in zip(dotted.tolist(), family_records(rows, n_documents[dotted].tolist())):
+            for metric, column in values.items():
+                value = record[metric]
+                column[i] = np.nan if value is None else value
+    return values
 
 
 def _tonic_records(dataset: Dataset, rows: Sequence[int]) -> Iterator[tuple[int, dict]]:

@@ -194,7 +194,7 @@ def dashboard_data(
         scatter=scatter,
         scatter_examples=len(judged_rows),
         baselines=baselines,
-        leverage=top_leverage(figures.moves, moves, uids.__getitem__, top),
+        leverage=top_leverage(figures.moves, moves, uids.__getitem__, top, reviewed=set(reviewed.labels)),
         disagreements=disagreements(
             dataset,
             LabelSet(JUDGE, judged_labels),

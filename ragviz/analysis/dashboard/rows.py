@@ -27,7 +27,14 @@ import pyarrow as pa
 from ragviz.analysis.dashboard.move_sizes import best_move_sizes
 from ragviz.analysis.dashboard.triage import best_moves
 from ragviz.data.dataset import iter_examples
-from ragviz.data.label_columns import label_columns, label_columns_ok, label_values_ok, present_type
+from ragviz.data.label_columns import (
+    dotted_response_key_rows,
+    label_columns,
+    label_columns_ok,
+    label_values_ok,
+    present_type,
+    with_matched_keys,
+)
 from ragviz.data.ragbench import LABEL_FIELDS, LLM_PREFIX
 from ragviz.metrics.trace import TRACE_METRICS, trace_arrays, trace_scores
 
@@ -123,7 +130,13 @@ def row_figures(
         if not (columnar and label_values_ok(batch)):
             return None  # scored example by example, in the calling thread
         labels = label_columns(batch)
-        return trace_arrays(labels, n_context[start:stop]), best_move_sizes(batch, labels, n_context[start:stop])
+        moves = best_move_sizes(batch, labels, n_context[start:stop])
+        dotted = dotted_response_key_rows(batch)  # "a." is sentence "a" once loaded: those rows' moves as loaded
+        if len(dotted):
+            matched = with_matched_keys(batch.take(pa.array(dotted, pa.int64())))
+            for m, sizes in best_move_sizes(matched, label_columns(matched), n_context[start:stop][dotted]).items():
+                moves[m][dotted] = sizes
+        return trace_arrays(labels, n_context[start:stop]), moves
 
     with ThreadPoolExecutor(max(1, min(workers, len(spans)))) as pool:
         for (start, stop), found in zip(spans, pool.map(score, spans)):

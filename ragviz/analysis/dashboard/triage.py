@@ -1,7 +1,8 @@
 """Which examples to look at first.
 
-* *Leverage*: the examples where ONE label change (one context sentence toggled relevant or
-  utilized, one response sentence's verdict flipped) moves a dataset-level metric the most. The
+* *Leverage*: the examples nobody reviewed yet where ONE label change (one context sentence toggled
+  relevant or utilized, one response sentence's verdict flipped) moves a dataset-level metric the
+  most, equal moves ordered by the example's own size of effect (:func:`own_effect`). The
   dataset-level metric is the mean of the per-example metric over the labeled examples, so one
   change on example *i* moves it by :math:`\\Delta m_i / n`. :func:`single_changes` applies every
   candidate change with :func:`ragviz.data.labels.apply_change` and scores it with
@@ -13,7 +14,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -44,6 +45,7 @@ __all__ = [
     "disagreements",
     "leverage",
     "leverage_by_metric",
+    "own_effect",
     "single_changes",
     "top_leverage",
 ]
@@ -177,16 +179,25 @@ def top_leverage(
     moves: Callable[[int], dict[str, tuple[str, float]]],
     uid_of: Callable[[int], str],
     top: int = 20,
+    reviewed: Collection[int] = (),
 ) -> dict[str, list[Leverage]]:
     """:func:`leverage_by_metric` from per-row move sizes (:func:`best_move_sizes`, NaN for an
-    unlabeled row): per metric the *top* rows by ``|delta|`` (ties: row order), each with the change
-    and signed delta *moves* (:func:`best_moves` of that row) gives; only those rows are looked at."""
+    unlabeled row): per metric the *top* rows by ``|delta|``, ties by the row's own size of effect
+    (:func:`own_effect`), then row order, leaving out the *reviewed* rows; each with the change and
+    signed delta *moves* (:func:`best_moves` of that row) gives; only those rows are looked at."""
     out: dict[str, list[Leverage]] = {}
     found: dict[int, dict[str, tuple[str, float]]] = {}
+    effect = np.zeros(len(next(iter(sizes.values()), ())))
+    for metric in TRACE_METRICS:  # the order own_effect adds them in: the same floats
+        if metric in sizes:
+            effect = effect + np.nan_to_num(sizes[metric])
+    left_out = np.asarray(sorted(reviewed), np.int64)
     for metric, values in sizes.items():
         n_labeled = int(np.count_nonzero(~np.isnan(values)))
-        rows = np.flatnonzero(np.nan_to_num(values) > 0)
-        order = rows[np.lexsort((rows, -values[rows]))][:top]
+        candidate = np.nan_to_num(values) > 0
+        candidate[left_out[left_out < len(candidate)]] = False
+        rows = np.flatnonzero(candidate)
+        order = rows[np.lexsort((rows, -effect[rows], -values[rows]))][:top]
         listed = []
         for i in order.tolist():
             if i not in found:
@@ -195,6 +206,17 @@ def top_leverage(
             listed.append(Leverage(i, uid_of(i), metric, description, delta, delta / n_labeled))
         out[metric] = listed
     return out
+
+
+def own_effect(moves: Mapping[str, tuple[str, float]]) -> float:
+    """An example's own size of effect: how far its best single change for each TRACe metric moves
+    that metric (:func:`best_moves`), summed. It orders examples whose best change moves the chosen
+    metric's mean equally (every adherence flip moves it by 1/n): the one whose labels one change
+    reshapes most comes first. RAGBench rows carry no judge confidence to order them by."""
+    total = 0.0
+    for metric in TRACE_METRICS:
+        total = total + (abs(moves[metric][1]) if metric in moves else 0.0)
+    return total
 
 
 @dataclass(frozen=True)
@@ -210,26 +232,36 @@ class Leverage:
 
 
 def leverage_by_metric(
-    items: Iterable[tuple[int, Example, Labels | None]], metrics: Sequence[str] = TRACE_METRICS, top: int = 20
+    items: Iterable[tuple[int, Example, Labels | None]],
+    metrics: Sequence[str] = TRACE_METRICS,
+    top: int = 20,
+    reviewed: Collection[int] = (),
 ) -> dict[str, list[Leverage]]:
     """Per metric, the *top* examples whose best single change moves the dataset mean of that
-    metric the most (``|Δ m_i| / n``, *n* = the labeled examples in *items*), largest first.
-    Each example's candidate changes are scored once for every metric."""
+    metric the most (``|Δ m_i| / n``, *n* = the labeled examples in *items*), largest first, ties
+    by the example's own size of effect (:func:`own_effect`, largest first), then row order; the
+    *reviewed* rows (someone already looked) are left out of the lists, not out of *n*."""
     for metric in metrics:
         if metric not in TRACE_METRICS:
             raise ValueError(f"unknown metric {metric!r}; expected one of {', '.join(TRACE_METRICS)}")
-    best: dict[str, list[tuple[int, str, str, float]]] = {m: [] for m in metrics}
+    best: dict[str, list[tuple[int, str, str, float, float]]] = {m: [] for m in metrics}
     n_labeled = 0
+    left_out = set(reviewed)
     for index, example, labels in items:
         if labels is None:
             continue
         n_labeled += 1
-        for metric, (description, delta) in best_moves(example, labels, metrics).items():
-            best[metric].append((index, example.uid, description, delta))
+        if index in left_out:
+            continue
+        moves = best_moves(example, labels)
+        for metric in metrics:
+            if metric in moves:
+                description, delta = moves[metric]
+                best[metric].append((index, example.uid, description, delta, own_effect(moves)))
     out = {}
     for metric, found in best.items():
-        found.sort(key=lambda t: (-abs(t[3]), t[0]))
-        out[metric] = [Leverage(i, uid, metric, desc, d, d / n_labeled) for i, uid, desc, d in found[:top]]
+        found.sort(key=lambda t: (-abs(t[3]), -t[4], t[0]))
+        out[metric] = [Leverage(i, uid, metric, desc, d, d / n_labeled) for i, uid, desc, d, _ in found[:top]]
     return out
 
 

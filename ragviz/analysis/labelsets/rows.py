@@ -169,5 +169,6 @@ class RowLabels(Mapping[int, Labels]):
 
 
 def label_rows(dataset: Dataset, rows: Sequence[int]) -> list[dict]:
-    """The label fields (:data:`ragviz.data.ragbench.ROW_LABEL_FIELDS`) of *rows* as dicts, in that order."""
-    return dataset.rows_at(rows, ROW_LABEL_FIELDS)
+    """The label fields (:data:`ragviz.data.ragbench.ROW_LABEL_FIELDS`) of *rows* as dicts, in that order,
+    with ``response_sentences`` (keys written ``"a."`` are matched to their sentence, as on loading)."""
+    return dataset.rows_at(rows, (*ROW_LABEL_FIELDS, "response_sentences"))

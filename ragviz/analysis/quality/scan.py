@@ -29,6 +29,7 @@ from ragviz.data.dataset import Dataset
 from ragviz.data.keys import is_response_key, parse_context_key
 from ragviz.data.label_columns import (
     array_of,
+    dotted_response_key_rows,
     fill_strings,
     label_columns_ok,
     label_values_ok,
@@ -40,6 +41,7 @@ __all__ = [
     "QualityScan",
     "SCAN_ROWS",
     "columnar_ok",
+    "dotted_key_matches",
     "issue_counts_per_row",
     "quality_summary",
     "scan_dataset",
@@ -94,7 +96,7 @@ def scan_rows(dataset: Dataset) -> QualityScan:
     example_counts: Counter[str] = Counter({k: 0 for k in ISSUE_KINDS})
     row_kinds: list[frozenset[str]] = []
     for i, row in enumerate(dataset.iter_rows(rb.LABEL_FIELDS)):
-        labels = rb.labels_from_row(row)
+        labels = rb.match_response_keys(rb.labels_from_row(row), set(response_keys[i]))
         kinds = [kind.value for kind, _, _ in find_issues(set(context_keys[i]), response_keys[i], labels)]
         issue_counts.update(kinds)
         unique = frozenset(kinds)
@@ -237,7 +239,8 @@ def _sentence_keys(table: pa.Table, name: str, depth: int) -> tuple[pa.Array, np
 
 
 def scan_dataset(dataset: Dataset) -> QualityScan:
-    """Every label-quality issue of every row (current labels as stored), as
+    """Every label-quality issue of every row (current labels as loaded: response-sentence keys
+    written with a trailing dot matched to their sentence, :func:`dotted_key_matches`), as
     :func:`~ragviz.analysis.quality.issues.find_issues` finds them, counted on the columns."""
     table, n = dataset.table, len(dataset)
     per_row = issue_counts_per_row(table, n) if columnar_ok(table) else None
@@ -252,6 +255,44 @@ def scan_dataset(dataset: Dataset) -> QualityScan:
         int(m): frozenset(k for bit, k in enumerate(ISSUE_KINDS) if int(m) >> bit & 1) for m in sorted_distinct(mask)
     }
     return QualityScan(issue_counts, example_counts, [sets[m] for m in mask.tolist()])
+
+
+def _dotted_rows(table: pa.Table) -> tuple[list[int], list[dict]]:
+    """The rows of *table* that may hold a response-sentence key written with a trailing dot (one
+    ending in a dot among the support entries' ``response_sentence_key`` or the unsupported list),
+    picked on the columns, and those rows' label fields and response sentences (every row for a
+    table not in RAGBench's types)."""
+    fields = [c for c in (*rb.LABEL_FIELDS, *rb.ROW_LABEL_FIELDS, "response_sentences") if c in table.column_names]
+    narrow = table.select(list(dict.fromkeys(fields)))
+    if not columnar_ok(table):
+        return list(range(table.num_rows)), narrow.to_pylist()
+    picked = dotted_response_key_rows(table)
+    return picked.tolist(), narrow.take(pa.array(picked, pa.int64())).to_pylist() if len(picked) else []
+
+
+def dotted_key_matches(dataset: Dataset) -> tuple[int, int]:
+    """``(keys, examples)``: the response-sentence keys written with a trailing dot (``"a."``) that
+    loading matches to their sentence (:func:`ragviz.data.ragbench.match_response_keys`; the
+    judge's ``llm_`` copy included), and the examples holding any."""
+    keys_matched = examples = 0
+    for row in _dotted_rows(dataset.table)[1]:
+        response_keys = rb.response_keys_of(row)
+        labels, judge = rb.row_label_sets(row, match=False)
+        n = rb.dotted_response_keys(labels, response_keys)
+        if judge is not labels:
+            n += rb.dotted_response_keys(judge, response_keys)
+        keys_matched += n
+        examples += n > 0
+    return keys_matched, examples
+
+
+def _matched_trailing_dots(table: pa.Table) -> np.ndarray:
+    """Per row, the trailing-dot issues of its current labels that loading removes: one per
+    response-sentence key it matches to its sentence (such a key has no other issue)."""
+    out = np.zeros(table.num_rows, np.int64)
+    for i, row in zip(*_dotted_rows(table)):
+        out[i] = rb.dotted_response_keys(rb.labels_from_row(row), rb.response_keys_of(row))
+    return out
 
 
 #: Rows scanned at a time: the scan's arrays (one entry per sentence and label key) stay this many rows' worth.
@@ -351,4 +392,5 @@ def _issue_counts(table: pa.Table, n: int) -> dict[str, np.ndarray] | None:
         rows, code = entries.rows[first], entry_code[first]
         listed = _member(rows, code, sorted_distinct(_pairs(unsupported.rows, unsupported_code, width)), width)
         add(IssueKind.SUPPORT_MISMATCH, rows[entry_unsupported[first] != listed])
+    counts[IssueKind.TRAILING_DOT.value] -= _matched_trailing_dots(table)  # matched on loading: no issue
     return counts

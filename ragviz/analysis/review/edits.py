@@ -1,15 +1,15 @@
 """One example under review, free of Streamlit: what each sentence looks like and what an edit changes.
 
 The Review page asks this module for *data* — context and response spans ``(key, text, state)``,
-the context-editor table, the :class:`ragviz.data.labels.Change` lists that an accept, a tick or a
-support choice records — and hands it to :mod:`ragviz.ui` to draw or to the store to keep. How the
-metrics moved is in :mod:`ragviz.analysis.review.metrics`; which example comes next in
-:mod:`ragviz.analysis.review.queue`. Everything here is a small pure function, tested without a browser.
+the :class:`ragviz.data.labels.Change` lists that an accept or a support choice records — and hands
+it to :mod:`ragviz.ui` to draw or to the store to keep. How the metrics moved is in
+:mod:`ragviz.analysis.review.metrics`; which example comes next in :mod:`ragviz.analysis.review.queue`.
+Everything here is a small pure function, tested without a browser.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +24,6 @@ from ragviz.data.labels import (
     empty_labels,
     field_value,
     support_field,
-    toggle_key,
 )
 from ragviz.data.model import Example, Labels
 from ragviz.data.ragbench import unsupported_keys
@@ -43,10 +42,7 @@ __all__ = [
     "UNSUPPORTED",
     "UTILIZED",
     "accept_changes",
-    "context_edit_changes",
-    "context_edit_decision",
     "context_state",
-    "context_table",
     "default_response_key",
     "describe_action",
     "document_spans",
@@ -203,45 +199,6 @@ def editable_labels(example: Example, labels: Labels | None) -> Labels:
     return labels if labels is not None else empty_labels(example)
 
 
-def context_table(example: Example, labels: Labels | None) -> list[dict[str, Any]]:
-    """Rows ``{document, key, text, relevant, utilized}`` for the context-sentence editor."""
-    relevant = set(labels.relevant_keys) if labels else set()
-    utilized = set(labels.utilized_keys) if labels else set()
-    return [
-        {"document": d, "key": s.key, "text": s.text, "relevant": s.key in relevant, "utilized": s.key in utilized}
-        for d, doc in enumerate(example.document_sentences)
-        for s in doc
-    ]
-
-
-def context_edit_changes(
-    example: Example, labels: Labels | None, edited_rows: Mapping[Any, Mapping[str, Any]]
-) -> list[tuple[str, list[str]]]:
-    """The ``(field, new key list)`` changes a context-editor edit asks for.
-
-    *edited_rows* is the editor's ``{row index: {column: new value}}``. A ticked box adds the key, an
-    unticked one removes every copy of it; keys the editor does not show (bogus judge keys) stay put.
-    Fields whose list ends up unchanged are left out.
-    """
-    base = editable_labels(example, labels)
-    keys = example.context_keys()
-    lists = {RELEVANT_FIELD: list(base.relevant_keys), UTILIZED_FIELD: list(base.utilized_keys)}
-    columns = {"relevant": RELEVANT_FIELD, "utilized": UTILIZED_FIELD}
-    for row, edits in sorted(edited_rows.items(), key=lambda kv: int(kv[0])):
-        i = int(row)
-        if not 0 <= i < len(keys):
-            continue
-        for column, value in edits.items():
-            field = columns.get(column)
-            if field is None:
-                continue
-            present = keys[i] in lists[field]
-            if bool(value) != present:
-                lists[field] = toggle_key(lists[field], keys[i])
-    original = {RELEVANT_FIELD: list(base.relevant_keys), UTILIZED_FIELD: list(base.utilized_keys)}
-    return [(f, v) for f, v in lists.items() if v != original[f]]
-
-
 _KEEP = object()
 
 
@@ -279,13 +236,6 @@ def supported_flag(status: str | None) -> bool | None:
     if status == UNSUPPORTED:
         return False
     return None
-
-
-def context_edit_decision(
-    example: Example, labels: Labels | None, edited_rows: Mapping[Any, Mapping[str, Any]]
-) -> list[Change]:
-    """The changes one context-editor edit records (see :func:`context_edit_changes`), old value included."""
-    return [Change(f, field_value(labels, f), new) for f, new in context_edit_changes(example, labels, edited_rows)]
 
 
 def accept_changes() -> list[Change]:

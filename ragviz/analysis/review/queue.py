@@ -14,11 +14,13 @@ __all__ = [
     "Progress",
     "ReviewFilter",
     "RowColumns",
+    "audit_position_text",
     "filter_indices",
     "link_matches",
     "nearest_match",
     "neighbours",
     "next_unreviewed",
+    "order_neighbours",
     "position_text",
     "progress",
     "resume_row",
@@ -132,6 +134,31 @@ def neighbours(allowed: Sequence[int] | None, current: int, total: int) -> tuple
     """
     walk = allowed if allowed is not None else range(total)
     return step(walk, current, -1), step(walk, current, 1)
+
+
+def order_neighbours(order: Sequence[int], current: int) -> tuple[int | None, int | None]:
+    """The rows Previous and Next open from *current* walking *order* as it stands (an audit
+    sample's draw order, not sorted); from a row not in it, Next opens its first row.
+
+    >>> order_neighbours([9, 2, 5], 2), order_neighbours([9, 2, 5], 9), order_neighbours([9, 2, 5], 7)
+    ((9, 5), (None, 2), (None, 9))
+    """
+    if current not in order:
+        return None, order[0] if order else None
+    i = list(order).index(current)
+    return (order[i - 1] if i > 0 else None), (order[i + 1] if i + 1 < len(order) else None)
+
+
+def audit_position_text(sample_id: int, member: int | None, size: int, reviewed: int) -> str:
+    """Where the page is in an audit sample: *member* is the 0-based place of the example on screen
+    in the sample's draw order (``None``: it is not a member).
+
+    >>> audit_position_text(3, 48, 100, 6), audit_position_text(3, None, 100, 6)
+    ('Audit sample #3: member 49 of 100, 6 reviewed', 'Audit sample #3: not a member (100 members, 6 reviewed)')
+    """
+    if member is None:
+        return f"Audit sample #{sample_id}: not a member ({size:,} members, {reviewed:,} reviewed)"
+    return f"Audit sample #{sample_id}: member {member + 1:,} of {size:,}, {reviewed:,} reviewed"
 
 
 def nearest_match(allowed: Sequence[int] | None, current: int) -> int | None:

@@ -2,10 +2,9 @@
 for, and which sentences a long document shows before "show all".
 
 A click on a context sentence moves its label one step round :data:`CYCLE` (none -> relevant ->
-relevant+utilized -> utilized -> none). :func:`state_edit` turns "sentence *key* is now *state*"
-into the context editor's ``{row: {column: value}}`` edit, which
-:func:`ragviz.analysis.review.edits.context_edit_decision` makes into the changes the store records — the
-one path every context-label edit takes.
+relevant+utilized -> utilized -> none). :func:`click_changes` turns "sentence *key* is now *state*",
+measured from the labels the page drew, into the changes the store records (and checks against the
+stored labels in its write transaction) — the one path every context-label edit takes.
 
 Shift+click on a context sentence links it to the selected response sentence as support, or unlinks it
 (:func:`support_link_change`, the change the supporting-keys picker makes).
@@ -21,10 +20,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ragviz.analysis.review.edits import BOTH, CONTEXT_STATES, NEITHER, RELEVANT, UTILIZED, support_change
-from ragviz.data.labels import Change
-from ragviz.data.model import Labels
+from ragviz.data.labels import RELEVANT_FIELD, UTILIZED_FIELD, Change, field_value, toggle_key
+from ragviz.data.model import Example, Labels
 
-__all__ = ["AROUND", "CYCLE", "SHORT", "fold_ranges", "next_state", "state_edit", "state_ticks", "support_link_change"]
+__all__ = [
+    "AROUND",
+    "CYCLE",
+    "SHORT",
+    "click_changes",
+    "fold_ranges",
+    "next_state",
+    "state_ticks",
+    "support_link_change",
+]
 
 
 CYCLE = (NEITHER, RELEVANT, BOTH, UTILIZED)  # a click moves one step right, the last back to the first
@@ -54,18 +62,26 @@ def state_ticks(state: str) -> dict[str, bool]:
     return {"relevant": state in (RELEVANT, BOTH), "utilized": state in (UTILIZED, BOTH)}
 
 
-def state_edit(context_keys: Sequence[str], key: str, state: str) -> dict[int, dict[str, bool]]:
-    """The context editor's edit (``{row: {"relevant": …, "utilized": …}}``) that gives sentence
-    *key* the label *state*; empty when *key* is not a context sentence of the example.
-
-    >>> state_edit(["0a", "0b"], "0b", "relevant")
-    {1: {'relevant': True, 'utilized': False}}
-    """
-    try:
-        row = list(context_keys).index(key)
-    except ValueError:
-        return {}
-    return {row: state_ticks(state)}
+def click_changes(example: Example, drawn: Labels | None, key: str, state: str) -> list[Change]:
+    """What a click that gives context sentence *key* the label *state* records, computed from the
+    labels the page *drew*: a change of both of the sentence's fields (``relevant_keys``,
+    ``utilized_keys``), each with the list drawn as its ``old``. A field the click leaves as it is
+    goes with ``old`` equal to ``new``: the store writes it not but checks it (the click assumed it),
+    so a click drawn from older labels is refused whichever field changed since. Adding appends the
+    key, removing takes out every copy; other keys (bogus judge keys too) stay put. Empty when *key*
+    is not a context sentence of the example."""
+    if key not in example.context_keys():
+        return []
+    ticks = state_ticks(state)
+    changes = []
+    for field, tick in ((RELEVANT_FIELD, ticks["relevant"]), (UTILIZED_FIELD, ticks["utilized"])):
+        old = field_value(drawn, field)
+        keys = list(old or ())
+        if tick != (key in keys):
+            changes.append(Change(field, old, toggle_key(keys, key)))
+        else:
+            changes.append(Change(field, old, old))
+    return changes
 
 
 def support_link_change(labels: Labels | None, response_key: str, context_key: str, linked: bool) -> Change:

@@ -1,6 +1,6 @@
 """The batch ledger: every request file, batch and request line the judge sent through a Batch API, in the store.
 
-Tables ``judge_batch_files``, ``judge_batches`` and ``judge_batch_requests`` (migration ``011_judge_batches``
+Tables ``judge_batch_files``, ``judge_batches`` and ``judge_batch_requests`` (migration ``012_judge_batches``
 in :mod:`ragviz.store.migrations`), read and written on the judge cache's connection so that an answer and the
 request it closes are committed in one transaction.
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import altair as alt
 import pandas as pd
 import streamlit as st
 
@@ -24,21 +23,14 @@ from ragviz.ui.audit.sample import loaded_samples, pick_sample, team_sample_note
 from ragviz.ui.core import charts, render, state
 
 __all__ = [
-    "ESTIMATORS",
-    "ESTIMATOR_COLORS",
     "estimate_records",
     "estimate_table",
     "estimates",
-    "estimates_chart",
     "no_sample_notice",
     "people_would_say_panel",
     "plain_words_section",
     "planner",
 ]
-
-
-ESTIMATORS = ("judge only", "people only", "corrected (PPI++)")
-ESTIMATOR_COLORS = ("#E69F00", "#56B4E9", "#009E73")  # Okabe–Ito: orange, sky blue, bluish green
 
 
 # -- Dashboard and Explainer: the estimates --------------------------------------------------------------
@@ -76,44 +68,13 @@ def estimate_records(report: EstimateReport) -> list[dict[str, Any]]:
     out = []
     for name, m in report.overall.metrics.items():
         for who, point, low, high in (
-            (ESTIMATORS[0], m.judge, None, None),
-            (ESTIMATORS[1], m.human.estimate, m.human.low, m.human.high),
-            (ESTIMATORS[2], m.ppi.estimate, m.ppi.low, m.ppi.high),
+            (charts.ESTIMATORS[0], m.judge, None, None),
+            (charts.ESTIMATORS[1], m.human.estimate, m.human.low, m.human.high),
+            (charts.ESTIMATORS[2], m.ppi.estimate, m.ppi.low, m.ppi.high),
         ):
             if point is not None:
                 out.append({"metric": name, "estimate": who, "value": point, "low": low, "high": high})
     return out
-
-
-def estimates_chart(records: list[dict[str, Any]], columns: int = 4) -> alt.Chart:
-    """Per metric, the three estimates as points with their intervals (the judge alone has none)."""
-    df = pd.DataFrame(records, columns=["metric", "estimate", "value", "low", "high"])
-    order = list(dict.fromkeys(df["metric"]))
-    color = alt.Color(
-        "estimate:N",
-        scale=alt.Scale(domain=list(ESTIMATORS), range=list(ESTIMATOR_COLORS)),
-        legend=alt.Legend(orient="bottom", title=None),
-    )
-    base = alt.Chart(df).encode(
-        y=alt.Y("estimate:N", sort=list(ESTIMATORS), title=None, axis=alt.Axis(labelLimit=160)),
-        color=color,
-        tooltip=[
-            "metric:N",
-            "estimate:N",
-            alt.Tooltip("value:Q", format=".3f"),
-            alt.Tooltip("low:Q", format=".3f", title="95% low"),
-            alt.Tooltip("high:Q", format=".3f", title="95% high"),
-        ],
-    )
-    bars = base.mark_rule(strokeWidth=3).encode(
-        x=alt.X("low:Q", title="mean over all examples", scale=alt.Scale(domain=[0, 1], clamp=True)), x2="high:Q"
-    )
-    points = base.mark_point(filled=True, size=80).encode(x="value:Q")
-    return (
-        (bars + points)
-        .properties(width=165, height=alt.Step(26))
-        .facet(facet=alt.Facet("metric:N", title=None, sort=order), columns=columns)
-    )
 
 
 def _ci(low: float | None, high: float | None) -> str:
@@ -187,7 +148,7 @@ def people_would_say_panel(store: LabelStore, against: str, present: bool) -> No
             )
         )
     charts.show_chart(
-        estimates_chart(estimate_records(report)), "what-people-would-say", "audit.chart", downloads=not present
+        charts.estimates_chart(estimate_records(report)), "what-people-would-say", "audit.chart", downloads=not present
     )
     st.dataframe(estimate_table(report, by=False), hide_index=True, width="stretch", column_config=_number_columns())
     st.caption(

@@ -16,8 +16,8 @@ from typing import Any
 
 import streamlit as st
 
-from ragviz.analysis.estimates.pairing import AuditProgress, audit_progress, member_rows
-from ragviz.analysis.review.queue import nearest_match
+from ragviz.analysis.estimates.pairing import AuditProgress, audit_progress
+from ragviz.analysis.review.queue import audit_position_text, nearest_match, order_neighbours
 from ragviz.data.dataset import Dataset
 from ragviz.store.audit_samples import (
     AuditSample,
@@ -39,22 +39,28 @@ __all__ = [
     "AuditQueue",
     "MESSAGE_KEY",
     "ONLY_ADMINS",
+    "QUEUE_CHOICE",
     "QUEUE_KEY",
+    "QUEUE_PARAM",
     "SAMPLE_KEY",
+    "SAMPLE_PARAM",
     "audit_queue",
     "follow_queue",
     "loaded_samples",
     "pick_sample",
     "progress_line",
+    "restore_queue",
     "reviewed_by_anyone",
     "team_sample_note",
 ]
 
 
 QUEUE_KEY = "review.queue"
+QUEUE_CHOICE = "review.queue_choice"  # the Queue choice kept while the radio is not drawn (another page)
 ALL_EXAMPLES, AUDIT = "All examples", "Audit sample"
 SAMPLE_KEY = "audit.sample"  # the chosen sample id (Review and Dashboard share it)
 MESSAGE_KEY = "audit.message"
+QUEUE_PARAM, SAMPLE_PARAM = "queue", "sample"  # the URL keeps the choice: ?queue=audit&sample=3
 ONLY_ADMINS = "Only admins (RAGVIZ_ADMINS) draw, grow or choose the team's audit sample."
 
 
@@ -124,17 +130,60 @@ def reviewed_by_anyone(store: LabelStore) -> set[str]:
 
 @dataclass(frozen=True)
 class AuditQueue:
-    """The Review page in audit mode: the sample, its loaded rows (sorted), where it stands and the
-    row of the next member to review in draw order."""
+    """The Review page in audit mode: the sample, its loaded rows in draw order, where it stands and
+    the row of the next member to review in that order."""
 
     sample: AuditSample
-    rows: list[int]
+    order: list[int]
     progress: AuditProgress
     next_row: int | None
 
     @property
     def key(self) -> tuple[int, int]:
         return self.sample.id, self.sample.size
+
+    @property
+    def rows(self) -> list[int]:
+        """The member rows, sorted."""
+        return sorted(self.order)
+
+    def neighbours(self, row: int) -> tuple[int | None, int | None]:
+        """The rows Previous (K) and Next (J) open: the members before and after *row* in draw order."""
+        return order_neighbours(self.order, row)
+
+    def where(self, row: int) -> str:
+        """``"Audit sample #3: member 49 of 100, 6 reviewed"`` for the example at *row*."""
+        member = self.order.index(row) if row in self.order else None
+        return audit_position_text(self.sample.id, member, self.progress.size, self.progress.reviewed)
+
+
+def restore_queue() -> bool:
+    """Set the Queue choice before the sidebar is drawn: the one made in this session, else the
+    URL's (``?queue=audit&sample=3``, so a reload or a copied link opens the same queue). True in
+    audit mode (then Accept stays on the example: the sidebar offers no "moves on" toggle)."""
+    if QUEUE_KEY not in st.session_state:
+        choice = st.session_state.get(QUEUE_CHOICE)
+        if choice is None:
+            choice = AUDIT if st.query_params.get(QUEUE_PARAM) == "audit" else ALL_EXAMPLES
+            sample = st.query_params.get(SAMPLE_PARAM, "")
+            if sample.isdigit():
+                st.session_state[SAMPLE_KEY] = int(sample)
+        st.session_state[QUEUE_KEY] = choice
+    return st.session_state[QUEUE_KEY] == AUDIT
+
+
+def _keep_choice(sample: AuditSample | None) -> None:
+    """Keep the Queue choice in the session and in the URL (the sample too)."""
+    audit = st.session_state.get(QUEUE_KEY) == AUDIT
+    st.session_state[QUEUE_CHOICE] = AUDIT if audit else ALL_EXAMPLES
+    if audit:
+        st.query_params[QUEUE_PARAM] = "audit"
+        if sample is not None:
+            st.query_params[SAMPLE_PARAM] = str(sample.id)
+        return
+    for param in (QUEUE_PARAM, SAMPLE_PARAM):
+        if param in st.query_params:
+            del st.query_params[param]
 
 
 def _refused() -> bool:
@@ -198,11 +247,13 @@ def audit_queue(ds: Dataset, store: LabelStore, who: str, present: bool) -> Audi
         )
         if mode != AUDIT:
             st.session_state.pop("review.last_audit", None)  # back in audit mode: open its next member again
+            _keep_choice(None)
             return None
         if (message := st.session_state.pop(MESSAGE_KEY, None)) is not None:
             st.caption(render.md_escape(message, limit=None))
         samples = loaded_samples(store)
         sample = pick_sample(samples, "audit.pick", "Audit sample")
+        _keep_choice(sample)
         if sample is not None:
             st.caption(render.md_escape(team_sample_note(sample), limit=None))
         if not present and not access.access().can_choose_sample:
@@ -245,19 +296,22 @@ def audit_queue(ds: Dataset, store: LabelStore, who: str, present: bool) -> Audi
             st.caption("No audit sample for the loaded data yet.")
             return None
         st.caption(
-            "In audit mode the queue is the sample: filters are ignored and Accept stays on the example; Next in sample walks it in its random order."
+            "In audit mode the queue is the sample, in its random order: J / K and Next in sample walk it, "
+            "filters are ignored and Accept stays on the example."
         )
     progress = audit_progress(sample.members, reviewed_by_anyone(store), sample.id)
     next_row = ds.index_of(progress.next_uid) if progress.next_uid is not None else None
-    return AuditQueue(sample, member_rows(ds, sample.members), progress, next_row)
+    order = [r for r in (ds.index_of(uid) for uid in sample.members) if r is not None]  # loaded, in draw order
+    return AuditQueue(sample, order, progress, next_row)
 
 
 def follow_queue(
     queue: AuditQueue | None, allowed: list[int] | None, advance: bool, go: Callable[..., Any], index: int
 ) -> tuple[list[int] | None, bool]:
-    """The rows J / K walk and whether Accept advances: the sample's members in its random order when
-    the audit queue is on (Accept stays put; "Next in sample" follows the order), else *allowed* and
-    *advance* unchanged. A newly chosen sample opens its next unreviewed member (*go* shows a row)."""
+    """The rows the page keeps and whether Accept advances: the sample's member rows (sorted) when
+    the audit queue is on (Accept stays put; J / K and "Next in sample" walk the random order,
+    :meth:`AuditQueue.neighbours`), else *allowed* and *advance* unchanged. A newly chosen sample
+    opens its next unreviewed member (*go* shows a row)."""
     if queue is None:
         return allowed, advance
     if st.session_state.get("review.last_audit") != queue.key:

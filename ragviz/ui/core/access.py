@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from ragviz.data.roles import Access
+from ragviz.store.uploads import shown_name
 from ragviz.ui.core import render, served, state
 from ragviz.ui.core.present import FORCED_KEY, is_present
 
-__all__ = ["access", "names_shown", "sidebar"]
+__all__ = ["access", "names_shown", "open_data_note", "sidebar"]
 
 
 def access() -> Access:
@@ -27,7 +30,9 @@ def names_shown() -> bool:
 
 def sidebar() -> None:
     """Sidebar shown on every page: sign-in, the annotator and their role (a viewer sees no name but
-    their own signed-in one), the unverified-names banner, the label database (admins only), what is loaded."""
+    their own signed-in one), the unverified-names banner, the label database (admins only), what is loaded:
+    how many examples, which files, whose choice (the person's own, or the team's with who opened it, the
+    name only where :func:`names_shown`) and since when."""
     granted = access()
     with st.sidebar:
         served.sign_in_box(state.store())
@@ -39,6 +44,10 @@ def sidebar() -> None:
                 f'<code style="overflow-wrap:anywhere">{render.esc(state.store().location)}</code></div>'
             )
         st.caption(f"Loaded: {len(state.dataset()):,} examples from {len(state.current_paths())} path(s)")
+        st.html(  # file names and a person's name: escaped
+            '<div class="rv-open-data" style="font-size:0.8rem;color:#808495">'
+            f"{render.long_text_html(open_data_note(show_who=names_shown()), 160)}</div>"
+        )
 
 
 def _who_html(granted: Access) -> str:
@@ -51,3 +60,20 @@ def _who_html(granted: Access) -> str:
     if who is not None:
         return f"<div {style}>Signed in as <b>{render.long_text_html(who.names[0], 60)}</b> ({granted.role})</div>"
     return f"<div {style}>Not signed in ({granted.role})</div>"
+
+
+def open_data_note(show_who: bool) -> str:
+    """Which data is open and since when, for the sidebar and the Data page: the files' names, who
+    opened them (*show_who*: not for a person who may only view) and when; or that it is the start-up data."""
+    paths = state.current_paths()
+    if not paths:
+        return "Nothing loaded."
+    names = [shown_name(Path(p).name) or p for p in paths]
+    listed = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    choice = state.chosen_data()
+    if choice is None:
+        return f"{listed}: the data this app was started with."
+    when = choice.ts[:16].replace("T", " ") + " UTC"
+    whose = "the team's data" if state.data_scope() == state.TEAM_SCOPE else "kept for you"
+    who = f", opened by {choice.chosen_by}" if show_who else ""
+    return f"{listed}: {whose}{who}, {when}."

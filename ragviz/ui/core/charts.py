@@ -19,14 +19,18 @@ from ragviz.analysis.dashboard.figures import HISTOGRAM_BINS, histogram_counts
 
 __all__ = [
     "BLUES",
+    "ESTIMATORS",
+    "ESTIMATOR_COLORS",
     "MAX_SPECS",
     "OKABE_ITO",
     "SCATTER_GRID",
     "cell_colours",
     "chart_spec",
     "confusion_chart",
+    "confusion_grid",
     "contrast_ratio",
     "distribution_chart",
+    "estimates_chart",
     "histogram_chart",
     "kappa_matrix_chart",
     "means_chart",
@@ -296,7 +300,7 @@ _SPECS_LOCK = threading.Lock()
 MAX_SPECS = 64
 
 
-def chart_spec(build: Callable[..., alt.Chart], *args: Any) -> dict[str, Any]:
+def chart_spec(build: Callable[..., alt.Chart | alt.ConcatChart], *args: Any) -> dict[str, Any]:
     """The Vega-Lite spec of ``build(*args)``, built once per distinct *args* (small plain data:
     counts, means, a sample; compared as JSON text) and kept for the next rerun: altair's
     validation and ``to_dict`` cost ~0.1 s per chart, the page's reruns would pay it for every chart."""
@@ -373,3 +377,44 @@ def _downloads(png: Callable[[], bytes], svg: Callable[[], str], name: str, key:
             icon=":material/download:",
             on_click="ignore",
         )
+
+
+ESTIMATORS = ("judge only", "people only", "corrected (PPI++)")
+ESTIMATOR_COLORS = ("#E69F00", "#56B4E9", "#009E73")  # Okabe–Ito: orange, sky blue, bluish green
+
+
+def estimates_chart(records: list[dict[str, Any]], columns: int = 4) -> alt.Chart:
+    """Per metric, the three estimates as points with their intervals (the judge alone has none)."""
+    df = pd.DataFrame(records, columns=["metric", "estimate", "value", "low", "high"])
+    order = list(dict.fromkeys(df["metric"]))
+    color = alt.Color(
+        "estimate:N",
+        scale=alt.Scale(domain=list(ESTIMATORS), range=list(ESTIMATOR_COLORS)),
+        legend=alt.Legend(orient="bottom", title=None),
+    )
+    base = alt.Chart(df).encode(
+        y=alt.Y("estimate:N", sort=list(ESTIMATORS), title=None, axis=alt.Axis(labelLimit=160)),
+        color=color,
+        tooltip=[
+            "metric:N",
+            "estimate:N",
+            alt.Tooltip("value:Q", format=".3f"),
+            alt.Tooltip("low:Q", format=".3f", title="95% low"),
+            alt.Tooltip("high:Q", format=".3f", title="95% high"),
+        ],
+    )
+    bars = base.mark_rule(strokeWidth=3).encode(
+        x=alt.X("low:Q", title="mean over all examples", scale=alt.Scale(domain=[0, 1], clamp=True)), x2="high:Q"
+    )
+    points = base.mark_point(filled=True, size=80).encode(x="value:Q")
+    return (
+        (bars + points)
+        .properties(width=165, height=alt.Step(26))
+        .facet(facet=alt.Facet("metric:N", title=None, sort=order), columns=columns)
+    )
+
+
+def confusion_grid(cells: Sequence[tuple[str, int, int, int, int]]) -> alt.ConcatChart:
+    """One :func:`confusion_chart` per ``(label, tp, fp, fn, tn)``, two to a row (four side by side were cut
+    off at 1280 px)."""
+    return alt.concat(*(confusion_chart(*cell) for cell in cells), columns=2)

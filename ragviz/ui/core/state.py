@@ -23,8 +23,10 @@ from ragviz.data.model import Example, Labels
 from ragviz.metrics.trace import trace_scores
 from ragviz.store.events import base_labels, fold_labels
 from ragviz.store.label_store import LabelStore, StaleEdit, default_db
+from ragviz.store.sources import ChosenData
 from ragviz.ui.core import served
 from ragviz.ui.core.present import FORCED_KEY, is_present
+from ragviz.ui.core.shell import require_app_shell  # pages call state.require_app_shell()
 
 __all__ = [
     "ANNOTATOR_ENV",
@@ -40,14 +42,16 @@ __all__ = [
     "PageContext",
     "QualityReport",
     "SAMPLE_DATA",
-    "SHELL_KEY",
     "STALE_KEY",
+    "TEAM_SCOPE",
     "VERSION_KEY",
     "active_filter_rows",
     "annotator",
     "bump_label_version",
+    "chosen_data",
     "current_adherence",
     "current_paths",
+    "data_scope",
     "dataset",
     "example_labels",
     "examples_at",
@@ -74,7 +78,6 @@ ANNOTATOR_ENV = "RAGVIZ_ANNOTATOR"
 PATHS_KEY = "ragviz.paths"
 ANNOTATOR_KEY = "ragviz.annotator"
 VERSION_KEY = "ragviz.label_version"
-SHELL_KEY = "ragviz.shell_checked"
 STALE_KEY = "ragviz.stale_edit"  # the message of an edit the store refused, until a page shows it
 SAMPLE_DATA = Path(__file__).resolve().parents[3] / "sample_data"
 
@@ -112,21 +115,42 @@ def load_result(paths: tuple[str, ...], keep: bool = True) -> Any:
 
 
 def initial_paths() -> tuple[str, ...]:
-    """The data named by ``$RAGVIZ_DATA`` (``os.pathsep``-separated), else nothing."""
+    """The data named by ``$RAGVIZ_DATA`` (``os.pathsep``-separated), else nothing: the server's start-up data."""
     value = os.environ.get(DATA_ENV, "").strip()
     return tuple(p for p in value.split(os.pathsep) if p.strip())
 
 
+TEAM_SCOPE = "team"  # served: one open data for everyone
+
+
+def data_scope() -> str:
+    """Whose open data this session shows: served, the team's (an admin chooses it for every session and
+    replica); on one machine, this annotator's own."""
+    return TEAM_SCOPE if served.served() else f"annotator:{annotator()}"
+
+
+def chosen_data() -> ChosenData | None:
+    """The data last opened on the Data page for :func:`data_scope` (kept in the label store), if any. On
+    one machine a choice made under other start-up data does not count: ``ragviz app DATA`` is newer."""
+    choice = store().chosen_data(data_scope())
+    return None if choice is None or (not served.served() and choice.startup != initial_paths()) else choice
+
+
 def current_paths() -> tuple[str, ...]:
-    if PATHS_KEY not in st.session_state:
-        st.session_state[PATHS_KEY] = initial_paths()
-    return tuple(st.session_state[PATHS_KEY])
+    """The files of the open data: :func:`chosen_data` (an upload a PostgreSQL store holds is written here
+    first), else the start-up data; read from the store each call, so a reload, a new tab, a deep link
+    and every replica show what was opened last."""
+    choice = chosen_data()
+    paths = tuple(store().local_path(p) for p in choice.sources) if choice is not None else initial_paths()
+    st.session_state[PATHS_KEY] = paths
+    return paths
 
 
 def set_paths(paths: tuple[str, ...] | list[str]) -> None:
+    """Open *paths* for :func:`data_scope`: kept in the store with who chose them and when, and registered
+    as data sources (an upload by its content, :meth:`LabelStore.source_of`)."""
+    store().choose_data(data_scope(), list(paths), annotator(), initial_paths())
     st.session_state[PATHS_KEY] = tuple(paths)
-    for p in paths:
-        store().register_source(p)
 
 
 def dataset() -> Dataset:
@@ -406,30 +430,6 @@ def _md_safe(text: str) -> str:
     for ch in text:
         out.append("\\" + ch if ch in "\\`*_{}[]()#+-.!|<>~$" else ch)
     return "".join(out)
-
-
-def require_app_shell() -> None:
-    """Make sure this page runs inside app.py's navigation, even as the first request of a server.
-
-    Streamlit starts every server in its legacy "pages/ folder" mode until some run calls
-    ``st.navigation``; a deep link such as ``/review?id=…`` opened first after a (re)start would run
-    the page script alone — no sidebar, no page list, no wide layout. Calling this at the top of a
-    page leaves that mode (process-wide) and reruns, so app.py runs and routes to the same page.
-    """
-    try:  # a Streamlit internal: if a release moves it, pages still work, only without this fix
-        from streamlit.runtime.pages_manager import PagesManager
-    except ImportError:
-        return
-
-    first_run_of_session = not st.session_state.get(SHELL_KEY)
-    st.session_state[SHELL_KEY] = True
-    if getattr(PagesManager, "uses_pages_directory", False):
-        PagesManager.uses_pages_directory = False
-        # Only a session's first run reruns: a rerun drops that run's button clicks, and a
-        # session's first run has none. (AppTest puts the flag back before every run; there the
-        # page keeps running on its own, as it always does under AppTest.)
-        if first_run_of_session:
-            st.rerun()
 
 
 # -- per-page results, cached per data, label store (file and version) and the page's choices --------------

@@ -123,14 +123,6 @@ def family_figures(view: FamilyView, ks: tuple[int, ...], n_reviewed: int, again
         st.dataframe(pd.DataFrame(view.means), hide_index=True, width="stretch")
 
 
-def _confusion_matrices(cells: Sequence[tuple[str, int, int, int, int]]) -> Any:
-    """One confusion matrix per ``(label, tp, fp, fn, tn)``, two to a row (four side by side were cut
-    off at 1280 px)."""
-    import altair as alt
-
-    return alt.concat(*(charts.confusion_chart(*cell) for cell in cells), columns=2)
-
-
 def judge_agreement(agreement: Agreement, scatter: list[dict[str, Any]], against: str, downloads: bool) -> None:
     """The judge's labels against *against*'s on the examples a person decided on: per-label
     figures, score RMSEs, confusion matrices and the judge-vs-human scatter."""
@@ -155,7 +147,7 @@ def judge_agreement(agreement: Agreement, scatter: list[dict[str, Any]], against
     accuracy = agreement.adherence_accuracy
     cols[-1].metric("adherence accuracy", "—" if accuracy is None else f"{accuracy:.3f}")
     cells = [(label, *astuple(agreement.labels[label].confusion)) for label in BINARY_LABELS]
-    spec = charts.chart_spec(_confusion_matrices, cells)
+    spec = charts.chart_spec(charts.confusion_grid, cells)
     charts.show_spec(spec, "judge-vs-human-confusion", "dashboard.confusion", downloads=downloads)
     shown = len({r["uid"] for r in scatter})
     if shown < agreement.n_examples:  # sampled by ragviz.analysis.dashboard.figures.scatter_sample
@@ -251,8 +243,14 @@ def _triage_lists(leverage: Mapping[str, Sequence[Leverage]], disagreements: Seq
     left, right = st.columns(2, gap="large")
     with left:
         st.subheader(f"One change moves the mean {metric} most")  # md: ours (a metric name of ragviz)
+        st.caption(
+            "Examples someone already reviewed are left out. Equal moves (every verdict flip moves the mean "
+            "adherence by 1/n) are ordered by the example's own size of effect: how far its best single change "
+            "moves each of the four TRACe metrics, summed; then by row. The data carries no judge confidence "
+            "to order them by."
+        )
         if not leverage[metric]:
-            st.caption("No labeled example.")
+            st.caption("No labeled example left to review.")
         for x in leverage[metric]:
             _review_link(x.uid, f"{render.md_escape(x.uid)} — {x.change}: mean {metric} {x.dataset_delta:+.4f}")
     with right:

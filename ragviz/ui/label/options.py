@@ -4,7 +4,7 @@ where the judge's key comes from; :mod:`ragviz.ui.label.page` lays them out in i
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Final
 
 import streamlit as st
 
@@ -15,22 +15,53 @@ from ragviz.ui.core import render
 
 __all__ = [
     "API_KEY_KEY",
+    "BASE_URL_KEY",
+    "CONCURRENCY_KEY",
+    "DEFAULT_MODEL",
     "FORMAT_KEY",
+    "KEEP",
+    "MODEL_ENV",
+    "MODEL_KEY",
     "NOT_SENT",
     "REASONING_KEY",
     "TEMPERATURE_KEY",
+    "TIMEOUT_KEY",
     "from_state",
     "init_state",
     "key_source_note",
+    "rejudge_help",
     "request_options",
 ]
 
 
-API_KEY_KEY = "label.api_key"  # = ragviz.ui.label.page.API_KEY_KEY
+MODEL_ENV = "RAGVIZ_JUDGE_MODEL"
+DEFAULT_MODEL = "gpt-4o-mini"
+MODEL_KEY = "label.model"
+BASE_URL_KEY = "label.base_url"
+API_KEY_KEY = "label.api_key"
+CONCURRENCY_KEY = "label.concurrency"
+TIMEOUT_KEY = "label.timeout"
 TEMPERATURE_KEY = "label.temperature"  # None: the default (0 for chat models, not sent to reasoning models)
 REASONING_KEY = "label.reasoning_effort"
 NOT_SENT = "not sent"  # the reasoning-effort choice that sends none
 FORMAT_KEY = "label.response_format"
+#: How long the settings widgets keep their values: the whole browser session (in memory, never written
+#: anywhere), so the Review page's re-judge still has them after a page change (Streamlit otherwise
+#: forgets a widget's value on the first run that does not draw it).
+KEEP: Final = "session"
+
+
+def rejudge_help() -> str:
+    """What "Re-judge this example" uses, in words for its help (Markdown, dynamic parts escaped)."""
+    model = str(st.session_state.get(MODEL_KEY) or os.environ.get(MODEL_ENV) or DEFAULT_MODEL)
+    base_url = str(st.session_state.get(BASE_URL_KEY) or "").strip()
+    where = (
+        f"at {render.md_escape(base_url, 120)}"
+        if base_url
+        else f"at the server's judge ({render.md_escape(server_endpoint())})"
+    )
+    key = "the key typed there" if st.session_state.get(API_KEY_KEY) else "no key typed there"
+    return f"Ask the judge again with the settings of the Label page: {render.md_escape(model, 80)} {where}, {key}."
 
 
 def init_state() -> None:
@@ -57,6 +88,7 @@ def request_options(left: Any, right: Any) -> None:
         max_value=2.0,
         step=0.1,
         key=TEMPERATURE_KEY,
+        persist_state=KEEP,
         placeholder="default",
         help="Empty: 0 for chat models, none sent to reasoning models (o1, o3, o4-mini, gpt-5)",
     )
@@ -64,12 +96,14 @@ def request_options(left: Any, right: Any) -> None:
         "Reasoning effort",
         [NOT_SENT, *REASONING_EFFORTS],
         key=REASONING_KEY,
+        persist_state=KEEP,
         help="For reasoning models only",
     )
     right.selectbox(
         "Response format",
         RESPONSE_FORMATS,
         key=FORMAT_KEY,
+        persist_state=KEEP,
         help="auto: ask the server once which of json_schema (structured output), json_object (JSON mode) "
         "or text it honours, and remember it for this server and model",
     )

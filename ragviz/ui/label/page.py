@@ -37,6 +37,7 @@ from ragviz.store.label_store import LabelStore
 from ragviz.ui.core import render, state
 from ragviz.ui.core.served import served
 from ragviz.ui.label import options as judge_options
+from ragviz.ui.label.options import API_KEY_KEY, BASE_URL_KEY, CONCURRENCY_KEY, KEEP, MODEL_KEY, TIMEOUT_KEY
 
 __all__ = [
     "API_KEY_KEY",
@@ -74,13 +75,7 @@ __all__ = [
 ]
 
 
-MODEL_KEY = "label.model"
-BASE_URL_KEY = "label.base_url"
-API_KEY_KEY = "label.api_key"
-CONCURRENCY_KEY = "label.concurrency"
-TIMEOUT_KEY = "label.timeout"
-MODEL_ENV = "RAGVIZ_JUDGE_MODEL"
-DEFAULT_MODEL = "gpt-4o-mini"
+MODEL_ENV, DEFAULT_MODEL = judge_options.MODEL_ENV, judge_options.DEFAULT_MODEL
 
 SELECTION_LABELS = {
     ALL: "All examples",
@@ -254,26 +249,33 @@ def settings_box() -> JudgeSettings:
     """The judge's settings (model, base URL, API key, concurrent calls) and where the key comes from."""
     with st.container(border=True):
         left, right = st.columns(2)
-        left.text_input("Model", key=MODEL_KEY, help="Any chat model of an OpenAI-compatible server")
+        left.text_input(
+            "Model", key=MODEL_KEY, persist_state=KEEP, help="Any chat model of an OpenAI-compatible server"
+        )
         right.text_input(
             "Base URL",
             key=BASE_URL_KEY,
+            persist_state=KEEP,
             placeholder="https://api.openai.com/v1 (default)",
             help="Leave empty for the OpenAI API; e.g. http://localhost:8000/v1 for vLLM",
         )
         left.text_input(
             "API key",
             key=API_KEY_KEY,
+            persist_state=KEEP,
             type="password",
             help="Kept in this browser session only: never saved to the database, logs or exports",
         )
-        right.number_input("Concurrent calls", min_value=1, max_value=64, step=1, key=CONCURRENCY_KEY)
+        right.number_input(
+            "Concurrent calls", min_value=1, max_value=64, step=1, key=CONCURRENCY_KEY, persist_state=KEEP
+        )
         left.number_input(
             "Timeout per call (s)",
             min_value=1,
             max_value=600,
             step=5,
             key=TIMEOUT_KEY,
+            persist_state=KEEP,
             help="A call that has not answered completely by then is retried (up to 6 attempts), then fails",
         )
         judge_options.request_options(left, right)

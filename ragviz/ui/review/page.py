@@ -45,11 +45,16 @@ FLAGS_SHOWN = 3  # label-quality flags listed outright; more go in a closed expa
 
 
 def filter_sidebar(
-    prog: Progress, subset_names: Sequence[str], editable: bool = True, show_corrections: bool = True
+    prog: Progress,
+    subset_names: Sequence[str],
+    editable: bool = True,
+    show_corrections: bool = True,
+    audit: bool = False,
 ) -> tuple[ReviewFilter, bool]:
     """Progress and the filters in the sidebar; returns the filter and whether accepting moves on
-    to the next unreviewed example. Presentation mode (*editable* off) has no accept option, and
-    without *show_corrections* no progress and no reviewed / corrected filters."""
+    to the next unreviewed example. Presentation mode (*editable* off) and the audit queue (*audit*:
+    Accept stays on the example) have no accept option, and without *show_corrections* no progress
+    and no reviewed / corrected filters."""
     with st.sidebar:
         if show_corrections:
             st.progress(prog.fraction, text=str(prog))
@@ -61,8 +66,10 @@ def filter_sidebar(
             has_flags=st.toggle("Has label-quality flags", key="review.f_flags"),
             subsets=tuple(st.multiselect("Subset", subset_names, key="review.f_subsets")),
         )
-        advance_after_accept = editable and st.toggle(
-            "Accept moves to the next unreviewed", value=True, key="review.advance"
+        advance_after_accept = (
+            editable
+            and not audit
+            and st.toggle("Accept moves to the next unreviewed", value=True, key="review.advance")
         )
     return flt, advance_after_accept
 
@@ -200,6 +207,17 @@ def _with_value(widget_key: str, on_choice: Callable[[Any], Any]) -> None:
     on_choice(st.session_state[widget_key])
 
 
+def _with_verdict(widget_key: str, chosen: str | None, on_status: Callable[[str | None], Any]) -> None:
+    """A click on the verdict control: a new verdict goes to *on_status*; a click on the verdict
+    already *chosen* (the control then holds none) changes nothing and the control shows it again."""
+    value = st.session_state[widget_key]
+    if value is None:
+        st.session_state[widget_key] = chosen
+        return
+    if value != chosen:
+        on_status(value)
+
+
 def support_controls(
     span: ResponseSpan,
     key_options: Sequence[str],
@@ -210,20 +228,21 @@ def support_controls(
 ) -> None:
     """The selected sentence's verdict (supported / unsupported), for a flipped verdict the
     reviewer's optional note (it replaces the judge's explanation), and its supporting context
-    keys; a change calls *on_status* with the verdict, *on_note* with the note or *on_keys* with
-    the keys. *key_suffix* makes the widget keys (``review.support.<suffix>``,
+    keys; a change calls *on_status* with the verdict (a click on the verdict already chosen
+    changes nothing), *on_note* with the note or *on_keys* with the keys. *key_suffix* makes the widget keys (``review.support.<suffix>``,
     ``review.note.<suffix>``, ``review.keys.<suffix>``)."""
     status_key = f"review.support.{key_suffix}"
     keys_key = f"review.keys.{key_suffix}"
     note_key = f"review.note.{key_suffix}"
+    chosen = span.status if span.status in (SUPPORTED, UNSUPPORTED) else None
     st.segmented_control(
         f"Sentence {render.md_escape(span.key)} is",
         [SUPPORTED, UNSUPPORTED],
         format_func=lambda state: SUPPORT_CHOICE_LABELS[state],
-        default=span.status if span.status in (SUPPORTED, UNSUPPORTED) else None,
+        default=chosen,
         key=status_key,
-        on_change=_with_value,
-        args=(status_key, on_status),
+        on_change=_with_verdict,
+        args=(status_key, chosen, on_status),
     )
     if span.by_reviewer and on_note is not None:
         st.text_input(
@@ -274,6 +293,7 @@ def rejudge_button(key: str = "review.rejudge") -> bool:
     after a click (the page then calls :func:`ragviz.ui.label.page.rejudge`, which imports the judge's
     client only then)."""
     from ragviz.ui.core.access import access
+    from ragviz.ui.label.options import rejudge_help
 
     if not access().can_judge:
         return False
@@ -281,7 +301,7 @@ def rejudge_button(key: str = "review.rejudge") -> bool:
         "Re-judge this example",
         key=key,
         icon=":material/smart_toy:",
-        help="Ask the judge again with the settings of the Label page",
+        help=rejudge_help(),  # md: ours (rejudge_help escapes the model, Base URL and endpoint it names)
     )
 
 

@@ -27,8 +27,8 @@ from typing import Any
 
 import streamlit as st
 
-from ragviz.analysis.review.edits import CONTEXT_STATES, NEITHER, ContextSpan, ResponseSpan, context_edit_decision
-from ragviz.analysis.review.text import fold_ranges, state_edit, support_link_change
+from ragviz.analysis.review.edits import NEITHER, ContextSpan, ResponseSpan, context_state
+from ragviz.analysis.review.text import click_changes, fold_ranges, next_state, support_link_change
 from ragviz.data.dataset import Dataset
 from ragviz.data.model import Labels
 from ragviz.ui.core import render, state
@@ -193,12 +193,24 @@ def selected_key(uid: str, response_keys: Sequence[str], default: str | None) ->
     return chosen
 
 
+def _refuse(what: str) -> None:
+    """Refuse a click made on labels the page no longer holds: say so on the next run (as a refused
+    stale edit is said, :func:`ragviz.ui.core.state.record_decision`) and redraw the stored labels."""
+    state.bump_label_version()
+    st.session_state[state.STALE_KEY] = (
+        f"Not saved: {render.md_escape(what)} (another tab or window?). The page now shows the stored labels;"
+        " redo the edit if you still want it."
+    )
+
+
 def apply_events(ds: Dataset, who: str) -> None:
     """Take the queued actions (:func:`take_events`) and carry them out, oldest first: a selection is
-    kept in the session; a label goes to the store through the context editor's one path
-    (:func:`ragviz.analysis.review.edits.context_edit_decision` and :func:`ragviz.ui.core.state.record_decision`),
-    measured against the labels the page drew — the store refuses it (``StaleEdit``, shown on the
-    page) when those changed since, so no edit overwrites one the person did not see."""
+    kept in the session; a label goes to the store (:func:`ragviz.ui.core.state.record_decision`) as the
+    change computed from the labels the page drew (:func:`ragviz.analysis.review.text.click_changes`:
+    a click moves the sentence one step from the label drawn) — the store refuses it (``StaleEdit``,
+    shown on the page) when either of the sentence's fields changed since, so no edit overwrites one
+    the person did not see. A click whose sentence the browser showed with another label than the
+    page drew is refused the same way."""
     for event in take_events():
         uid, key, kind = event.get("uid"), event.get("key"), event.get("kind")
         row = ds.index_of(uid) if isinstance(uid, str) else None
@@ -210,9 +222,13 @@ def apply_events(ds: Dataset, who: str) -> None:
         example = ds.example(row)
         drawn_uid, drawn = st.session_state.get(DRAWN, (None, None))
         seen = drawn if drawn_uid == example.uid else state.store().current_labels(example, who)
-        to, of = event.get("to"), event.get("of")
-        if kind == "label" and to in CONTEXT_STATES:
-            changes = context_edit_decision(example, seen, state_edit(example.context_keys(), key, to))
+        of = event.get("of")
+        if kind == "label" and key in example.context_keys():
+            was = context_state(key, set(seen.relevant_keys if seen else ()), set(seen.utilized_keys if seen else ()))
+            if event.get("seen", was) != was:
+                _refuse(f"sentence {key} was shown as {event.get('seen')}, the labels say {was}")
+                continue
+            changes = click_changes(example, seen, key, next_state(was))
         elif kind == "link" and of in example.response_keys() and key in example.context_keys():
             changes = [support_link_change(seen, of, key, bool(event.get("linked")))]
         else:
