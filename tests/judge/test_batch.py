@@ -65,6 +65,7 @@ def test_a_batch_run_stores_exactly_the_labels_a_live_run_stores(tmp_path):
         store, cache = open_db(tmp_path / "batch.db")
         plan, written, created = submit(exs, settings_for(server.base_url), cache, tmp_path)
         assert plan.n_cached == 0 and written.n_requests == len(exs) and len(created) == 1
+        assert list((tmp_path / "requests").iterdir()) == []  # uploaded and recorded: no local copy kept
         report = collect(settings_for(server.base_url), cache, store, SourceExamples())
         assert report.problems == [] and report.failures == [] and report.applied == len(exs)
         batch_labels = {e.uid: store.judge_labels(e.uid) for e in exs}

@@ -12,6 +12,7 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 
 import openai
 
@@ -182,7 +183,8 @@ def send_recorded_files(
     settings: JudgeSettings, cache: JudgeCache, client: openai.OpenAI | None = None
 ) -> tuple[list[BatchRecord], list[BatchFile]]:
     """Upload every recorded file of *settings*' endpoint not uploaded yet and create a batch for every
-    uploaded one without; returns the batches created (or found) and the files of other endpoints left."""
+    uploaded one without (then delete the local request file); returns the batches created (or found) and
+    the files of other endpoints left."""
     waiting = ledger.files(cache, (ledger.WRITTEN, ledger.UPLOADED))
     mine = [f for f in waiting if f.endpoint == settings.endpoint and f.model == settings.model]
     others = [f for f in waiting if f not in mine]
@@ -198,5 +200,7 @@ def send_recorded_files(
             file = BatchFile(**{**file.__dict__, "remote_file_id": remote_id, "state": ledger.UPLOADED})
         record = create_batch(client, file, batch_url(settings), _epoch(file.created_at), azure=azure)
         ledger.record_batch(cache, record)
+        # the server holds the file now and the ledger every line of it: the local copy is not read again
+        Path(file.local_path).unlink(missing_ok=True)
         created.append(record)
     return created, others
