@@ -10,6 +10,7 @@ from ragviz.data.limits import too_big, upload_decoded_limit
 from ragviz.data.load import refused_for_size
 from ragviz.ui import data as ui
 from ragviz.ui.core import access, render, served, state
+from ragviz.ui.core.keys import REVIEW_INDEX
 from ragviz.ui.core.present import is_present
 from ragviz.ui.core.state import FILTER_CACHE
 
@@ -24,7 +25,7 @@ def set_annotator() -> None:
     name = (st.session_state.get(ui.ANNOTATOR_INPUT) or "").strip()
     if name:
         st.session_state[state.ANNOTATOR_KEY] = name
-        st.session_state.pop("review.index", None)  # resume where this annotator was
+        st.session_state.pop(REVIEW_INDEX, None)  # resume where this annotator was
 
 
 def use_paths(paths: list[str], add: bool, checked: bool = False) -> None:
@@ -37,7 +38,7 @@ def use_paths(paths: list[str], add: bool, checked: bool = False) -> None:
         return
     st.session_state[LAST_PROBLEM] = None
     state.set_paths(wanted)
-    st.session_state.pop("review.index", None)
+    st.session_state.pop(REVIEW_INDEX, None)
     st.session_state.pop(FILTER_CACHE, None)
     st.rerun()  # the sidebar, drawn before this page, shows the new data's count at once
 

@@ -37,6 +37,7 @@ from ragviz.data.labels import RESET_FIELD, Change, diff_labels
 from ragviz.data.model import Example, Labels
 from ragviz.ui.audit import sample as audit_ui
 from ragviz.ui.core import state
+from ragviz.ui.core.keys import LAST_FILTER
 from ragviz.ui.core.present import hide_review_editing, show_corrections
 from ragviz.ui.review import page as review
 from ragviz.ui.review import sentence_editor
@@ -101,8 +102,8 @@ audit = audit_ui.audit_queue(ds, store, who, page.present)  # Queue: Audit sampl
 allowed, advance = audit_ui.follow_queue(audit, allowed, advance, go, st.session_state.get(INDEX, 0))
 
 # -- which example: a changed filter's nearest match, a new deep link's row, else where the annotator was
-if st.session_state.get("review.last_filter") != flt:
-    st.session_state["review.last_filter"] = flt
+if st.session_state.get(LAST_FILTER) != flt:
+    st.session_state[LAST_FILTER] = flt
     go(nearest_match(allowed, st.session_state.get(INDEX, 0)))
 follow_link(ds, go)  # a new deep link: its example, or the matches to choose from
 if INDEX not in st.session_state or not 0 <= st.session_state[INDEX] < len(ds):

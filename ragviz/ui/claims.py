@@ -37,6 +37,12 @@ from ragviz.data.formats.ragchecker import (
 )
 from ragviz.data.limits import too_big
 from ragviz.ui.core import render, served, state
+from ragviz.ui.core.keys import CLAIMS_CURRENT_CACHE as CURRENT_CACHE
+from ragviz.ui.core.keys import CLAIMS_INDEX as INDEX
+from ragviz.ui.core.keys import CLAIMS_LOADED, CLAIMS_PATH, CLAIMS_UPLOAD
+from ragviz.ui.core.keys import CLAIMS_PATH_REFUSED as PATH_REFUSED
+from ragviz.ui.core.keys import CLAIMS_SOURCE as SOURCE
+from ragviz.ui.core.keys import CLAIMS_UPLOADS as UPLOADS
 from ragviz.ui.data import upload_limit
 
 __all__ = [
@@ -74,11 +80,6 @@ __all__ = [
 
 
 EXAMPLE_FILE = Path(__file__).resolve().parents[2].parent / "shared" / "ragchecker" / "checking_outputs.json"
-SOURCE = "claims.source"  # {"name": file name, "path": str | None, "digest": str | None}
-UPLOADS = "claims.uploads"  # digest -> bytes (uploads live in the session only)
-INDEX = "claims.index"
-PATH_REFUSED = "claims.path_refused"  # the refusal of the last typed path (served mode), shown under the field
-CURRENT_CACHE = "claims.current_cache"
 MATRIX_TITLES = {
     RESPONSE: "Response claims — entailed by the ground-truth answer? by each chunk?",
     GT_ANSWER: "Ground-truth answer claims — entailed by the response? by each chunk?",
@@ -159,7 +160,7 @@ def _open_path(path: str) -> None:
 
 def _open_typed() -> None:
     """Open the typed path, or keep the refusal (served mode: only under the data folder) to show."""
-    typed = (st.session_state.get("claims.path") or "").strip()
+    typed = (st.session_state.get(CLAIMS_PATH) or "").strip()
     st.session_state[PATH_REFUSED] = None
     if not typed:
         return
@@ -170,7 +171,7 @@ def _open_typed() -> None:
 
 
 def _open_upload() -> None:
-    up = st.session_state.get("claims.upload")
+    up = st.session_state.get(CLAIMS_UPLOAD)
     if up is None:
         return
     if (refused := too_big(up.name, up.size, upload_limit())) is not None:
@@ -229,7 +230,7 @@ def loaded_files(files: Sequence[str]) -> None:
         format_func=lambda i: Path(files[i]).name,  # plain text
         placeholder="Pick a file to review its claims",
         key="claims.loaded",
-        on_change=lambda: _open_path(files[st.session_state["claims.loaded"]]),
+        on_change=lambda: _open_path(files[st.session_state[CLAIMS_LOADED]]),
     )
 
 

@@ -17,6 +17,7 @@ from ragviz.data.load import LoadResult
 from ragviz.data.problems import Problem
 from ragviz.store.uploads import shown_name
 from ragviz.ui.core import render
+from ragviz.ui.core.keys import ANNOTATOR_INPUT, LAST_UPLOAD
 
 if TYPE_CHECKING:
     from streamlit.runtime.uploaded_file_manager import UploadedFile
@@ -39,8 +40,6 @@ __all__ = [
 ]
 
 
-ANNOTATOR_INPUT = "data.annotator"
-LAST_UPLOAD = "data.last_upload"  # the file id of the upload already handled
 MAX_ERRORS_SHOWN = 500  # of a refused load
 
 

@@ -21,6 +21,7 @@ from ragviz.export.files import MIME_TYPES, export_filename
 from ragviz.export.rows import EXPORTING, RowsDone
 from ragviz.store.label_store import EVERYONE
 from ragviz.store.postgres import is_url
+from ragviz.ui.core.keys import EXPORT_PREPARED as _PREPARED
 from ragviz.ui.core.progress import RowProgress
 from ragviz.ui.core.render import md_escape
 
@@ -82,7 +83,6 @@ def what_an_export_holds() -> None:
 BUILT_AT_ONCE_ROWS = 2000
 #: Above this size the page says the browser takes a while to receive the file.
 LARGE_FILE_BYTES = 200 << 20
-_PREPARED = "export.prepared"
 
 
 @dataclass(frozen=True)

@@ -122,8 +122,8 @@ def test_an_upload_belongs_to_the_store_every_replica_and_the_cli_read_it(replic
         two.goto(f"{servers[1].url}/review?id=upl-2")
         expect()(metric_value(two, "Adherence")).to_be_visible()
         expect()(two.locator('[data-testid="stSidebar"]')).to_contain_text("Loaded: 3 examples")
-        click_support(two, "✓ supported")
-        expect()(metric_value(two, "Adherence")).to_have_text("1.000")
+        click_support(two, "✗ unsupported")  # every sentence of upl-2 is supported: a click on "supported" is no change
+        expect()(metric_value(two, "Adherence")).to_have_text("0.000")
     finally:
         context.close()
 

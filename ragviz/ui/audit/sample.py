@@ -32,6 +32,16 @@ from ragviz.store.audit_samples import (
 )
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.core import access, render, state
+from ragviz.ui.core.keys import (
+    AUDIT_N,
+    AUDIT_PICK,
+    AUDIT_SEED,
+    LAST_AUDIT,
+    MESSAGE_KEY,
+    QUEUE_CHOICE,
+    QUEUE_KEY,
+    SAMPLE_KEY,
+)
 
 __all__ = [
     "ALL_EXAMPLES",
@@ -55,11 +65,7 @@ __all__ = [
 ]
 
 
-QUEUE_KEY = "review.queue"
-QUEUE_CHOICE = "review.queue_choice"  # the Queue choice kept while the radio is not drawn (another page)
 ALL_EXAMPLES, AUDIT = "All examples", "Audit sample"
-SAMPLE_KEY = "audit.sample"  # the chosen sample id (Review and Dashboard share it)
-MESSAGE_KEY = "audit.message"
 QUEUE_PARAM, SAMPLE_PARAM = "queue", "sample"  # the URL keeps the choice: ?queue=audit&sample=3
 ONLY_ADMINS = "Only admins (RAGVIZ_ADMINS) draw, grow or choose the team's audit sample."
 
@@ -198,15 +204,15 @@ def _refused() -> bool:
 def _draw(ds: Dataset, who: str) -> None:
     if _refused():
         return
-    seed_text = str(st.session_state.get("audit.seed") or "").strip()
+    seed_text = str(st.session_state.get(AUDIT_SEED) or "").strip()
     try:
         seed = int(seed_text) if seed_text else None
-        sample = draw_sample(state.store(), ds.uids, int(st.session_state["audit.n"]), who, seed)
+        sample = draw_sample(state.store(), ds.uids, int(st.session_state[AUDIT_N]), who, seed)
     except ValueError as exc:  # AuditSampleError, or a seed that is not a whole number
         st.session_state[MESSAGE_KEY] = f"Not drawn: {exc}"
         return
     st.session_state[SAMPLE_KEY] = sample.id
-    st.session_state.pop("audit.pick", None)
+    st.session_state.pop(AUDIT_PICK, None)
     st.session_state[MESSAGE_KEY] = f"Drew sample {sample.id}: {sample.size:,} examples, seed {sample.seed}."
 
 
@@ -246,7 +252,7 @@ def audit_queue(ds: Dataset, store: LabelStore, who: str, present: bool) -> Audi
             "because triage or a filter led there are not a random sample.",
         )
         if mode != AUDIT:
-            st.session_state.pop("review.last_audit", None)  # back in audit mode: open its next member again
+            st.session_state.pop(LAST_AUDIT, None)  # back in audit mode: open its next member again
             _keep_choice(None)
             return None
         if (message := st.session_state.pop(MESSAGE_KEY, None)) is not None:
@@ -314,8 +320,8 @@ def follow_queue(
     opens its next unreviewed member (*go* shows a row)."""
     if queue is None:
         return allowed, advance
-    if st.session_state.get("review.last_audit") != queue.key:
-        st.session_state["review.last_audit"] = queue.key
+    if st.session_state.get(LAST_AUDIT) != queue.key:
+        st.session_state[LAST_AUDIT] = queue.key
         go(queue.next_row if queue.next_row is not None else nearest_match(queue.rows, index))
     return queue.rows, False
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ragviz.ui.core.keys import FORCED_KEY, PRESENT_KEY, PRESENT_TOGGLE, SHOW_CORRECTIONS_KEY
+
 __all__ = [
     "FORCED_KEY",
     "PARAM",
@@ -24,8 +26,6 @@ __all__ = [
 ]
 
 
-PRESENT_KEY = "ragviz.present"
-FORCED_KEY = "ragviz.present_forced"  # set each run for a person who may only view (ragviz.data.roles)
 PARAM = "present"
 _ON = ("1", "true", "yes", "on")
 
@@ -42,7 +42,7 @@ def is_present() -> bool:
 
 
 def _toggled() -> None:
-    on = bool(st.session_state.get("ragviz.present_toggle"))
+    on = bool(st.session_state.get(PRESENT_TOGGLE))
     st.session_state[PRESENT_KEY] = on
     if on:
         st.query_params[PARAM] = "1"
@@ -53,7 +53,7 @@ def _toggled() -> None:
 def present_toggle() -> bool:
     """The sidebar toggle; returns whether presentation mode is on."""
     on = is_present()
-    st.session_state["ragviz.present_toggle"] = on
+    st.session_state[PRESENT_TOGGLE] = on
     with st.sidebar:
         st.toggle(
             "Presentation mode",
@@ -110,9 +110,6 @@ def hide_review_editing() -> bool:
     st.html(hiding_css(REVIEW_EDITING_KEYS))
     st.caption("Presentation mode: editing is hidden (turn it off in the sidebar).")
     return True
-
-
-SHOW_CORRECTIONS_KEY = "review.present_corrections"
 
 
 def show_corrections(present: bool) -> bool:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ragviz.ui.core.keys import SHELL_KEY
+
 __all__ = ["SHELL_KEY", "require_app_shell"]
-
-
-SHELL_KEY = "ragviz.shell_checked"
 
 
 def require_app_shell() -> None:

@@ -25,6 +25,7 @@ from ragviz.store.events import base_labels, fold_labels
 from ragviz.store.label_store import LabelStore, StaleEdit, default_db
 from ragviz.store.sources import ChosenData
 from ragviz.ui.core import served
+from ragviz.ui.core.keys import ADHERENCE_CACHE, ANNOTATOR_KEY, FILTER_CACHE, PATHS_KEY, STALE_KEY, VERSION_KEY
 from ragviz.ui.core.present import FORCED_KEY, is_present
 from ragviz.ui.core.shell import require_app_shell  # pages call state.require_app_shell()
 
@@ -75,10 +76,6 @@ __all__ = [
 
 DATA_ENV = "RAGVIZ_DATA"
 ANNOTATOR_ENV = "RAGVIZ_ANNOTATOR"
-PATHS_KEY = "ragviz.paths"
-ANNOTATOR_KEY = "ragviz.annotator"
-VERSION_KEY = "ragviz.label_version"
-STALE_KEY = "ragviz.stale_edit"  # the message of an edit the store refused, until a page shows it
 SAMPLE_DATA = Path(__file__).resolve().parents[3] / "sample_data"
 
 
@@ -367,7 +364,7 @@ def quality_report() -> QualityReport:
 def current_adherence(ds: Dataset, who: str, corrected: set[str]) -> dict[str, float | None]:
     """Adherence under the current labels of the corrected examples (cached per label version)."""
     cache_key = ("ragviz.adherence_cache", current_paths(), who, label_version(), len(corrected))
-    cached = st.session_state.get("ragviz.adherence_cache")
+    cached = st.session_state.get(ADHERENCE_CACHE)
     if cached and cached[0] == cache_key:
         return cached[1]
     s = store()
@@ -378,11 +375,8 @@ def current_adherence(ds: Dataset, who: str, corrected: set[str]) -> dict[str, f
             continue
         ex = ds.example(i)
         out[uid] = trace_scores(s.current_labels(ex, who), ex.n_context_sentences).adherence
-    st.session_state["ragviz.adherence_cache"] = (cache_key, out)
+    st.session_state[ADHERENCE_CACHE] = (cache_key, out)
     return out
-
-
-FILTER_CACHE = "review.filter_cache"  # ((filter, paths, annotator, label version), row indices)
 
 
 def review_filter_rows(

@@ -24,6 +24,8 @@ from ragviz.data.model import Example, Labels
 from ragviz.metrics.retrieval import DEFAULT_KS
 from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.ui.core import render
+from ragviz.ui.core.keys import EXPLAINER_K, REVIEW_INDEX
+from ragviz.ui.core.keys import EXPLAINER_LINK as LINK
 from ragviz.ui.core.picker import picker_options
 from ragviz.ui.core.render import esc
 from ragviz.ui.explainer.html import (
@@ -69,7 +71,6 @@ __all__ = [
 # -- the page's renderers ------------------------------------------------------------------------------------------
 
 INDEX, NUMBER, SEARCH = "explainer.index", "explainer.number", "explainer.search"
-LINK = "explainer.link"  # the uid of the last deep link followed (or of the page's own URL update)
 Finder = Callable[[str], tuple[list[int], int]]  # search text -> (first matching rows, number of matches)
 
 
@@ -82,7 +83,7 @@ def follow_link(ds: Dataset, uid: str | None) -> None:
     if not (isinstance(st.session_state.get(INDEX), int) and 0 <= st.session_state[INDEX] < len(ds)):
         st.session_state.pop(INDEX, None)  # new or other data
     if INDEX not in st.session_state:
-        review_index = st.session_state.get("review.index")
+        review_index = st.session_state.get(REVIEW_INDEX)
         st.session_state[INDEX] = review_index if isinstance(review_index, int) and 0 <= review_index < len(ds) else 0
 
 
@@ -201,7 +202,7 @@ def retrieval_heading(present: bool) -> int:
     """The retrieval heading and its cut-off k (in presentation mode: the one chosen before)."""
     st.subheader("Retrieval")
     if present:
-        k = st.session_state.get("explainer.k", DEFAULT_KS[0])
+        k = st.session_state.get(EXPLAINER_K, DEFAULT_KS[0])
     else:
         k = st.columns([0.2, 0.8])[0].selectbox(
             "Cut-off k", DEFAULT_KS, key="explainer.k", help="MRR, Recall@k, Precision@k and nDCG@k at this k."

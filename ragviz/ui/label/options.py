@@ -12,6 +12,16 @@ from ragviz.judge.client import API_KEY_ENV, AZURE_KEY_ENV, NO_KEY_PLACEHOLDER, 
 from ragviz.judge.endpoint import EndpointAccess, server_endpoint
 from ragviz.judge.settings import JudgeConfigError
 from ragviz.ui.core import render
+from ragviz.ui.core.keys import (
+    API_KEY_KEY,
+    BASE_URL_KEY,
+    CONCURRENCY_KEY,
+    FORMAT_KEY,
+    MODEL_KEY,
+    REASONING_KEY,
+    TEMPERATURE_KEY,
+    TIMEOUT_KEY,
+)
 
 __all__ = [
     "API_KEY_KEY",
@@ -36,16 +46,7 @@ __all__ = [
 
 MODEL_ENV = "RAGVIZ_JUDGE_MODEL"
 DEFAULT_MODEL = "gpt-4o-mini"
-MODEL_KEY = "label.model"
-BASE_URL_KEY = "label.base_url"
-API_KEY_KEY = "label.api_key"
-CONCURRENCY_KEY = "label.concurrency"
-TIMEOUT_KEY = "label.timeout"
-TEMPERATURE_KEY = "label.temperature"  # None: the default (0 for chat models, not sent to reasoning models)
-REASONING_KEY = "label.reasoning_effort"
 NOT_SENT = "not sent"  # the reasoning-effort choice that sends none
-FORMAT_KEY = "label.response_format"
-#: How long the settings widgets keep their values: the whole browser session (in memory, never written
 #: anywhere), so the Review page's re-judge still has them after a page change (Streamlit otherwise
 #: forgets a widget's value on the first run that does not draw it).
 KEEP: Final = "session"

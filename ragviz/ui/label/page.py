@@ -35,6 +35,8 @@ from ragviz.judge.selection import ALL, FILTERED, FIRST_K, UNLABELED
 from ragviz.metrics.trace import trace_scores
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.core import render, state
+from ragviz.ui.core.keys import ESTIMATE_MEMO, SELECTION_MEMO
+from ragviz.ui.core.keys import LABEL_CANCEL as CANCEL
 from ragviz.ui.core.served import served
 from ragviz.ui.label import options as judge_options
 from ragviz.ui.label.options import API_KEY_KEY, BASE_URL_KEY, CONCURRENCY_KEY, KEEP, MODEL_KEY, TIMEOUT_KEY
@@ -83,9 +85,6 @@ SELECTION_LABELS = {
     FILTERED: "Current Review filter",
     FIRST_K: "First K",
 }
-CANCEL = "label.cancel"
-SELECTION_MEMO = "label.selection_memo"  # ((data, store, labels version, selection, K), filter rows, row indices)
-ESTIMATE_MEMO = "label.estimate_memo"  # ((model, endpoint, prompt, labels versions, last run), row indices, estimate)
 
 
 @st.cache_resource(show_spinner=False)

@@ -25,6 +25,8 @@ from ragviz.analysis.review.queue import link_matches
 from ragviz.data.dataset import Dataset
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.core import render, state
+from ragviz.ui.core.keys import LINK_CHOICES as CHOICES
+from ragviz.ui.core.keys import REVIEW_LINK as LINK
 from ragviz.ui.core.present import is_present
 from ragviz.ui.review import page as review
 
@@ -80,10 +82,6 @@ def undo_last(target: UndoTarget | None, go: Callable[[int | None], Any], curren
     if target.row != current_row:
         go(target.row)
     st.toast(f"Undid '{render.md_escape(target.what)}' on {render.md_escape(target.where)}.")
-
-
-LINK = "review.applied_link"  # the deep link already followed
-CHOICES = "review.link_choices"  # (link, rows) of a deep link naming several examples, until one is chosen
 
 
 def follow_link(ds: Dataset, go: Callable[[int | None], Any]) -> None:

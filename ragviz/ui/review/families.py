@@ -33,12 +33,12 @@ from ragviz.metrics.families import (
 )
 from ragviz.metrics.retrieval import DEFAULT_KS, parse_ks
 from ragviz.ui.core import render
+from ragviz.ui.core.keys import FAMILIES_KEY as KEY
 
 __all__ = ["KEY", "OnChange", "render_families_panel"]
 
 
 OnChange = Callable[[list[Change]], Any]
-KEY = "review.families"
 
 
 def _keys(key: str, uid: str, version: int) -> dict[str, str]:

@@ -32,6 +32,11 @@ from ragviz.analysis.review.text import click_changes, fold_ranges, next_state, 
 from ragviz.data.dataset import Dataset
 from ragviz.data.model import Labels
 from ragviz.ui.core import render, state
+from ragviz.ui.core.keys import TEXT_CONTEXT_KEY as CONTEXT_KEY
+from ragviz.ui.core.keys import TEXT_DRAWN as DRAWN
+from ragviz.ui.core.keys import TEXT_EVENTS as EVENTS
+from ragviz.ui.core.keys import TEXT_RESPONSE_KEY as RESPONSE_KEY
+from ragviz.ui.core.keys import TEXT_TOUCHED as TOUCHED
 
 __all__ = [
     "ASSETS",
@@ -54,10 +59,6 @@ __all__ = [
 
 
 ASSETS = Path(__file__).with_name("sentence_editor")
-EVENTS = "review.text.events"  # the queue of actions not yet taken by the page
-TOUCHED = "review.text.touched"  # {uid: keys the person clicked}: they stay unfolded
-CONTEXT_KEY = "review.text.context"
-RESPONSE_KEY = "review.text.response"
 
 _component = st.components.v2.component(
     "ragviz_sentence_editor",
@@ -179,9 +180,6 @@ def response_editor(uid: str, spans: Sequence[ResponseSpan], selected: str | Non
     )
     if left_out:
         st.html(f"<div>Response:{render.cut_note_html(left_out)}</div>")
-
-
-DRAWN = "review.text.drawn"  # (uid, the labels the context editor was drawn with)
 
 
 def selected_key(uid: str, response_keys: Sequence[str], default: str | None) -> str | None:

@@ -1,0 +1,115 @@
+"""Every session-state key of the app, in one place: what each page remembers between runs of one browser
+session. Widgets named by these keys hold their own value under them; the rest are the pages' memos."""
+
+from __future__ import annotations
+
+__all__ = [
+    "ADHERENCE_CACHE",
+    "ANNOTATOR_INPUT",
+    "ANNOTATOR_KEY",
+    "API_KEY_KEY",
+    "AUDIT_N",
+    "AUDIT_PICK",
+    "AUDIT_SEED",
+    "BASE_URL_KEY",
+    "CLAIMS_CURRENT_CACHE",
+    "CLAIMS_INDEX",
+    "CLAIMS_LOADED",
+    "CLAIMS_PATH",
+    "CLAIMS_PATH_REFUSED",
+    "CLAIMS_SOURCE",
+    "CLAIMS_UPLOAD",
+    "CLAIMS_UPLOADS",
+    "CONCURRENCY_KEY",
+    "ESTIMATE_MEMO",
+    "EXPLAINER_K",
+    "EXPLAINER_LINK",
+    "EXPORT_PREPARED",
+    "FAMILIES_KEY",
+    "FILTER_CACHE",
+    "FORCED_KEY",
+    "FORMAT_KEY",
+    "LABEL_CANCEL",
+    "LAST_AUDIT",
+    "LAST_FILTER",
+    "LAST_UPLOAD",
+    "LINK_CHOICES",
+    "MESSAGE_KEY",
+    "MODEL_KEY",
+    "PATHS_KEY",
+    "PRESENT_KEY",
+    "PRESENT_TOGGLE",
+    "QUEUE_CHOICE",
+    "QUEUE_KEY",
+    "REASONING_KEY",
+    "REVIEW_INDEX",
+    "REVIEW_LINK",
+    "SAMPLE_KEY",
+    "SELECTION_MEMO",
+    "SHELL_KEY",
+    "SHOW_CORRECTIONS_KEY",
+    "STALE_KEY",
+    "TEMPERATURE_KEY",
+    "TEXT_CONTEXT_KEY",
+    "TEXT_DRAWN",
+    "TEXT_EVENTS",
+    "TEXT_RESPONSE_KEY",
+    "TEXT_TOUCHED",
+    "TIMEOUT_KEY",
+    "VERSION_KEY",
+]
+
+
+MESSAGE_KEY = "audit.message"
+AUDIT_N = "audit.n"
+AUDIT_PICK = "audit.pick"
+SAMPLE_KEY = "audit.sample"  # the chosen sample id (Review and Dashboard share it)
+AUDIT_SEED = "audit.seed"
+CLAIMS_CURRENT_CACHE = "claims.current_cache"
+CLAIMS_INDEX = "claims.index"
+CLAIMS_LOADED = "claims.loaded"
+CLAIMS_PATH = "claims.path"
+CLAIMS_PATH_REFUSED = "claims.path_refused"  # the refusal of the last typed path (served mode), shown under the field
+CLAIMS_SOURCE = "claims.source"  # {"name": file name, "path": str | None, "digest": str | None}
+CLAIMS_UPLOAD = "claims.upload"
+CLAIMS_UPLOADS = "claims.uploads"  # digest -> bytes (uploads live in the session only)
+ANNOTATOR_INPUT = "data.annotator"
+LAST_UPLOAD = "data.last_upload"  # the file id of the upload already handled
+EXPLAINER_K = "explainer.k"
+EXPLAINER_LINK = "explainer.link"  # the uid of the last deep link followed (or of the page's own URL update)
+EXPORT_PREPARED = "export.prepared"
+API_KEY_KEY = "label.api_key"
+BASE_URL_KEY = "label.base_url"
+LABEL_CANCEL = "label.cancel"
+CONCURRENCY_KEY = "label.concurrency"
+ESTIMATE_MEMO = "label.estimate_memo"  # ((model, endpoint, prompt, labels versions, last run), row indices, estimate)
+MODEL_KEY = "label.model"
+REASONING_KEY = "label.reasoning_effort"
+FORMAT_KEY = "label.response_format"  #: How long the settings widgets keep their values: the whole browser session (in memory, never written
+SELECTION_MEMO = "label.selection_memo"  # ((data, store, labels version, selection, K), filter rows, row indices)
+TEMPERATURE_KEY = "label.temperature"  # None: the default (0 for chat models, not sent to reasoning models)
+TIMEOUT_KEY = "label.timeout"
+ADHERENCE_CACHE = "ragviz.adherence_cache"
+ANNOTATOR_KEY = "ragviz.annotator"
+VERSION_KEY = "ragviz.label_version"
+PATHS_KEY = "ragviz.paths"
+PRESENT_KEY = "ragviz.present"
+FORCED_KEY = "ragviz.present_forced"  # set each run for a person who may only view (ragviz.data.roles)
+PRESENT_TOGGLE = "ragviz.present_toggle"
+SHELL_KEY = "ragviz.shell_checked"
+STALE_KEY = "ragviz.stale_edit"  # the message of an edit the store refused, until a page shows it
+REVIEW_LINK = "review.applied_link"  # the deep link already followed
+FAMILIES_KEY = "review.families"
+FILTER_CACHE = "review.filter_cache"  # ((filter, paths, annotator, label version), row indices)
+REVIEW_INDEX = "review.index"
+LAST_AUDIT = "review.last_audit"
+LAST_FILTER = "review.last_filter"
+LINK_CHOICES = "review.link_choices"  # (link, rows) of a deep link naming several examples, until one is chosen
+SHOW_CORRECTIONS_KEY = "review.present_corrections"
+QUEUE_KEY = "review.queue"
+QUEUE_CHOICE = "review.queue_choice"  # the Queue choice kept while the radio is not drawn (another page)
+TEXT_CONTEXT_KEY = "review.text.context"
+TEXT_DRAWN = "review.text.drawn"  # (uid, the labels the context editor was drawn with)
+TEXT_EVENTS = "review.text.events"  # the queue of actions not yet taken by the page
+TEXT_RESPONSE_KEY = "review.text.response"
+TEXT_TOUCHED = "review.text.touched"  # {uid: keys the person clicked}: they stay unfolded
