@@ -7,6 +7,7 @@ import streamlit as st
 from ragviz.judge import JudgeConfigError, judge_examples
 from ragviz.judge.selection import FILTERED
 from ragviz.ui.core import access, render, state
+from ragviz.ui.core.keys import LABEL_HOW
 from ragviz.ui.core.present import is_present
 from ragviz.ui.core.state import active_filter_rows
 from ragviz.ui.label import batch
@@ -39,7 +40,7 @@ if not settings.model:
     st.warning("Enter a model name.")
     st.stop()
 
-how = st.segmented_control("How", ["Live", "Batch"], default="Live", key="label.how")
+how = st.segmented_control("How", ["Live", "Batch"], default="Live", key=LABEL_HOW)
 if how == "Batch":  # the Batch API: half the price, within 24 h, resumable from the ids in the store
     paths = state.current_paths()
     if batch.batch_panel(ds, indices, ui.checked_settings, settings, cache, store, paths):

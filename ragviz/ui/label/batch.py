@@ -25,13 +25,9 @@ from ragviz.judge.batch.submit import BatchPlan, batch_format, iter_todo, send_r
 from ragviz.judge.cost import price_source
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.core import render
+from ragviz.ui.core.keys import BATCH_ESTIMATE, BATCH_REPORT, BATCH_SENT
 
-__all__ = ["BATCH_REPORT", "ESTIMATE_MEMO", "SENT", "batch_dir", "batch_panel", "batch_rows", "cost_columns"]
-
-
-BATCH_REPORT = "label.batch.report"  # this session's last collect report
-ESTIMATE_MEMO = "label.batch.estimate"  # (key, plan, estimate) of the selection last priced
-SENT = "label.batch.sent"  # (requests, batches, oversized) of the submission just made, shown once
+__all__ = ["batch_dir", "batch_panel", "batch_rows", "cost_columns"]
 
 
 def batch_dir(store: LabelStore) -> Path:
@@ -50,12 +46,12 @@ def _estimate(
     none of them builds no example (at 100,000 rows building them takes most of a minute)."""
     pending = cache.read("SELECT COUNT(*) FROM judge_batch_requests")[0][0]
     key = (settings.model, settings.endpoint, len(rows), hash(tuple(rows)), cache.count_results(), pending)
-    memo = st.session_state.get(ESTIMATE_MEMO)
+    memo = st.session_state.get(BATCH_ESTIMATE)
     if memo is not None and memo[0] == key:
         return memo[1], memo[2]
     plan = BatchPlan()
     estimate = batch_estimate(iter_todo(prompt_examples(dataset, rows), settings, cache, plan), settings)
-    st.session_state[ESTIMATE_MEMO] = (key, plan, estimate)
+    st.session_state[BATCH_ESTIMATE] = (key, plan, estimate)
     return plan, estimate
 
 
@@ -121,7 +117,7 @@ def batch_panel(
 ) -> bool:
     """The Batch panel; returns True when it stored labels (the caller bumps the label version)."""
     plan = cost_columns(dataset, rows, settings, cache)
-    if (sent := st.session_state.pop(SENT, None)) is not None:
+    if (sent := st.session_state.pop(BATCH_SENT, None)) is not None:
         st.success(f"{sent[0]:,} requests sent in {sent[1]} batches; collect them here once they are done.")  # md: ours
         for oversized in sent[2]:
             st.warning(render.md_escape(oversized))
@@ -139,7 +135,7 @@ def batch_panel(
                 sources=[os.path.abspath(p) for p in paths],
             )
             created, _ = send_recorded_files(live, cache)
-            st.session_state[SENT] = (written.n_requests, len(created), [str(o) for o in written.oversized])
+            st.session_state[BATCH_SENT] = (written.n_requests, len(created), [str(o) for o in written.oversized])
             st.rerun()  # the costs above no longer count what was just sent
         if refresh.button("Refresh status", key="label.batch.refresh"):
             collecting.refresh(checked_settings(), cache)
