@@ -1,14 +1,16 @@
 """Label page: a person sets up the LLM judge (model, base URL, key, concurrent calls), chooses which loaded
 examples it judges, reads the estimate, runs it with progress and cancel, and looks over the results and
-the failures with their raw output."""
+the failures with their raw output; or sends them as a Batch API job (half the price) and collects it later."""
 
 import streamlit as st
 
 from ragviz.judge import JudgeConfigError, judge_examples
 from ragviz.judge.selection import FILTERED
 from ragviz.ui.core import access, render, state
+from ragviz.ui.core.keys import LABEL_HOW
 from ragviz.ui.core.present import is_present
 from ragviz.ui.core.state import active_filter_rows
+from ragviz.ui.label import batch
 from ragviz.ui.label import page as ui
 
 state.require_app_shell()
@@ -38,10 +40,16 @@ if not settings.model:
     st.warning("Enter a model name.")
     st.stop()
 
-ui.estimate_summary(ui.run_estimate(indices, settings, cache, store))
-ui.cancelled_notice()
+how = st.segmented_control("How", ["Live", "Batch"], default="Live", key=LABEL_HOW)
+if how == "Batch":  # the Batch API: half the price, within 24 h, resumable from the ids in the store
+    paths = state.current_paths()
+    if batch.batch_panel(ds, indices, ui.checked_settings, settings, cache, store, paths):
+        state.bump_label_version()
+else:
+    ui.estimate_summary(ui.run_estimate(indices, settings, cache, store))
+    ui.cancelled_notice()
 
-if ui.run_button(len(indices)):
+if how != "Batch" and ui.run_button(len(indices)):
     examples = state.examples_at(indices)
     try:
         settings = ui.checked_settings()

@@ -6,6 +6,9 @@ RAGBench-schema JSONL (the app loads it). Failures are printed as ``PATH:ROW: ju
 left out of OUT. ``--dry-run`` prints the estimate (calls, tokens, cost) and calls nothing.
 Exit codes: 0 all judged, 1 some failed or cancelled, 2 bad input or settings.
 
+``--batch`` / ``--batch-file`` / ``--batch-status`` / ``--collect`` / ``--import-batch`` / ``--retry-failed`` /
+``--cancel-batch`` send the same requests through a Batch API instead (:mod:`ragviz.cli.label_batch`).
+
 The endpoint, as the ``openai`` package reads it: ``--base-url``, else ``$OPENAI_BASE_URL``, else the
 OpenAI API (key: ``$OPENAI_API_KEY``); Azure OpenAI with ``--azure-endpoint``, or ``$AZURE_OPENAI_ENDPOINT``
 when no base URL is set (key: ``$AZURE_OPENAI_API_KEY``, API version ``--api-version`` or
@@ -59,9 +62,11 @@ def _temperature(text: str) -> float:
 
 def add_label_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "paths", nargs="+", metavar="PATH", help="data files or directories (every format ragviz loads)"
+        "paths", nargs="*", metavar="PATH", help="data files or directories (every format ragviz loads)"
     )
-    parser.add_argument("--model", required=True, help="judge model name, e.g. gpt-4o-mini")
+    parser.add_argument(
+        "--model", default=None, help="judge model name, e.g. gpt-4o-mini (batch commands: default the recorded one)"
+    )
     parser.add_argument(
         "--base-url",
         default=None,
@@ -121,8 +126,15 @@ def add_label_arguments(parser: argparse.ArgumentParser) -> None:
         help="label store: an SQLite file or a postgresql://user@host/db URL (default: $RAGVIZ_DB or ~/.ragviz/ragviz.db)",
     )
     parser.add_argument(
-        "-o", "--output", required=True, metavar="OUT", help="RAGBench-schema JSONL to write ('-' for stdout)"
+        "-o",
+        "--output",
+        default=None,
+        metavar="OUT",
+        help="RAGBench-schema JSONL to write ('-' for stdout); required for live runs",
     )
+    from ragviz.cli.label_batch import add_batch_arguments
+
+    add_batch_arguments(parser)
     parser.epilog = (
         "The API key is read from OPENAI_API_KEY (Azure: AZURE_OPENAI_API_KEY); it is never written anywhere. "
         "HTTPS_PROXY / HTTP_PROXY / NO_PROXY and SSL_CERT_FILE apply as in any openai program."
@@ -174,6 +186,18 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
     err = err or sys.stderr
     if args.limit is not None and args.limit < 0:
         raise BadInput(f"must be >= 0, got {args.limit}", field="--limit")
+    from ragviz.cli.label_batch import batch_mode, run_batch_command
+
+    mode = batch_mode(args)
+    if mode is not None:
+        return run_batch_command(args, mode, err, settings_from_args)
+    missing = [
+        name
+        for name, value in (("PATH", args.paths), ("--model", args.model), ("-o/--output", args.output))
+        if not value
+    ]
+    if missing:
+        raise BadInput(f"a live run needs {', '.join(missing)} (or a batch option)", path=COMMAND)
     settings = settings_from_args(args)
     try:
         settings.check()

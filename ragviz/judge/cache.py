@@ -241,7 +241,8 @@ class JudgeCache:
         with self._lock:
             self._db.close()
 
-    def _rows(self, sql: str, params: Iterable[Any] = ()) -> list[tuple]:
+    def read(self, sql: str, params: Iterable[Any] = ()) -> list[tuple]:
+        """The rows of one ``?``-placeholder query on the cache's connection (also the batch ledger's reads)."""
         with self._lock:
             return self._db.execute(sql, tuple(params)).fetchall()
 
@@ -263,7 +264,7 @@ class JudgeCache:
         for start in range(0, len(keys), 500):
             chunk = keys[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            rows = self._rows(
+            rows = self.read(
                 f"SELECT cache_key, labels_json, raw_output, prompt_tokens, completion_tokens FROM judge_results WHERE cache_key IN ({marks})",
                 chunk,
             )
@@ -278,8 +279,10 @@ class JudgeCache:
         """One accepted answer (the fields of :class:`PendingAnswer` after *key*, by name)."""
         self.put_many([PendingAnswer(key, **answer)])
 
-    def put_many(self, answers: Iterable[PendingAnswer], failures: Iterable[PendingFailure] = ()) -> None:
-        """Several accepted answers and failures in one transaction (the runner's group commit)."""
+    def put_many(
+        self, answers: Iterable[PendingAnswer], failures: Iterable[PendingFailure] = (), *, also: Any = None
+    ) -> None:
+        """Answers and failures in one transaction (group commit), plus whatever ``also(database)`` writes."""
         now = utc_now()
         answer_rows = [
             (
@@ -302,14 +305,13 @@ class JudgeCache:
         with self._lock:
             self._db.begin_write()
             try:
-                self._db.executemany(
-                    _UPSERT_RESULT,
-                    answer_rows,
-                )
+                self._db.executemany(_UPSERT_RESULT, answer_rows)
                 self._db.executemany(
                     "INSERT INTO judge_failures (run_id, example_uid, cache_key, error, raw_output, attempts, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
                     failure_rows,
                 )
+                if also is not None:
+                    also(self._db)
                 self._db.commit()
             except BaseException:
                 self._db.rollback()
@@ -319,7 +321,7 @@ class JudgeCache:
         """The newest accepted judge labels for *example_uid*, whatever the model."""
         # created_at has whole seconds; the tie-break is the insertion order on SQLite (rowid), the key on PostgreSQL
         tie = "rowid" if self._db.dialect.name == "sqlite" else "cache_key"
-        rows = self._rows(
+        rows = self.read(
             f"SELECT labels_json FROM judge_results WHERE example_uid = ? ORDER BY created_at DESC, {tie} DESC LIMIT 1",
             (example_uid,),
         )
@@ -328,7 +330,7 @@ class JudgeCache:
     # -- what each endpoint supports --------------------------------------------------------------
     def endpoint_format(self, endpoint: str, model: str) -> str | None:
         """The response format remembered for *endpoint* and *model* (``None``: never probed)."""
-        rows = self._rows(
+        rows = self.read(
             "SELECT response_format FROM judge_endpoint_formats WHERE endpoint = ? AND model = ?", (endpoint, model)
         )
         return str(rows[0][0]) if rows else None
@@ -343,7 +345,7 @@ class JudgeCache:
 
     # -- runs and failures ----------------------------------------------------------------------
     def start_run(self, model: str, endpoint: str, prompt_version: str, n_examples: int) -> int:
-        rows = self._rows(
+        rows = self.read(
             "INSERT INTO judge_runs (started_at, model, endpoint, prompt_version, n_examples, status)"
             " VALUES (?, ?, ?, ?, ?, 'running') RETURNING id",
             (utc_now(), model, endpoint, prompt_version, n_examples),
@@ -371,7 +373,7 @@ class JudgeCache:
         )
 
     def runs(self, limit: int = 50) -> list[JudgeRun]:
-        rows = self._rows(
+        rows = self.read(
             """SELECT id, started_at, finished_at, model, endpoint, prompt_version, n_examples, n_cached, n_judged, n_failed,
                requests, prompt_tokens, completion_tokens, cost_usd, status FROM judge_runs ORDER BY id DESC LIMIT ?""",
             (limit,),
@@ -388,11 +390,11 @@ class JudgeCache:
 
     def failures(self, run_id: int | None = None) -> list[JudgeFailure]:
         sql = "SELECT id, run_id, example_uid, error, raw_output, attempts, created_at FROM judge_failures"
-        rows = self._rows(
+        rows = self.read(
             sql + (" WHERE run_id = ? ORDER BY id" if run_id is not None else " ORDER BY id"),
             (() if run_id is None else (run_id,)),
         )
         return [JudgeFailure(*r) for r in rows]
 
     def count_results(self) -> int:
-        return int(self._rows("SELECT COUNT(*) FROM judge_results")[0][0])
+        return int(self.read("SELECT COUNT(*) FROM judge_results")[0][0])

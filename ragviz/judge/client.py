@@ -34,6 +34,7 @@ __all__ = [
     "AZURE_KEY_ENV",
     "ChatCaller",
     "Completion",
+    "completion_fields",
     "DEFAULT_BASE_URL",
     "DEFAULT_TIMEOUT",
     "FORMAT_MODES",
@@ -153,6 +154,9 @@ def _completion_fields(data: Any) -> tuple[str, Any] | None:
     content = message.get("content")
     usage = data.get("usage")
     return (content if isinstance(content, str) else ""), (usage if isinstance(usage, dict) else {})
+
+
+completion_fields = _completion_fields  # the Batch API's output lines carry the same bodies
 
 
 def request_body(

@@ -231,6 +231,56 @@ def _m011_chosen_data(run: RunSQL, d: Dialect) -> None:
     run("CREATE INDEX chosen_data_by_scope ON chosen_data (scope, id)")
 
 
+def _m012_judge_batches(run: RunSQL, d: Dialect) -> None:
+    # The judge's Batch API work (ragviz.judge.batch): every request file written, uploaded and submitted,
+    # every batch created from one, and every request line with where it stands, so a killed or restarted
+    # ragviz (or another replica) resumes from the stored ids without sending a request twice.
+    run(
+        f"""CREATE TABLE judge_batch_files (
+            id {d.identity},
+            created_at TEXT NOT NULL,
+            model TEXT NOT NULL,
+            endpoint TEXT NOT NULL,
+            prompt_version TEXT NOT NULL,
+            response_format TEXT NOT NULL,
+            sources TEXT NOT NULL,
+            local_path TEXT NOT NULL,
+            sha256 TEXT NOT NULL,
+            n_requests INTEGER NOT NULL,
+            n_bytes BIGINT NOT NULL,
+            remote_file_id TEXT,
+            state TEXT NOT NULL)"""
+    )
+    run(
+        """CREATE TABLE judge_batches (
+            batch_id TEXT NOT NULL PRIMARY KEY,
+            file_id BIGINT NOT NULL REFERENCES judge_batch_files (id),
+            status TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            expires_at TEXT,
+            counts_json TEXT NOT NULL,
+            output_file_id TEXT,
+            error_file_id TEXT,
+            refreshed_at TEXT NOT NULL,
+            collected_at TEXT)"""
+    )
+    run(
+        """CREATE TABLE judge_batch_requests (
+            file_id BIGINT NOT NULL REFERENCES judge_batch_files (id),
+            line INTEGER NOT NULL,
+            custom_id TEXT NOT NULL,
+            example_uid TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            cache_key TEXT NOT NULL,
+            state TEXT NOT NULL,
+            error TEXT,
+            PRIMARY KEY (file_id, line),
+            UNIQUE (file_id, custom_id))"""
+    )
+    run("CREATE INDEX judge_batch_requests_by_key ON judge_batch_requests (cache_key, state)")
+    run("CREATE INDEX judge_batch_requests_by_state ON judge_batch_requests (state, file_id)")
+
+
 def _json(text: str | None) -> Any:
     return None if text is None else json.loads(text)
 
@@ -246,6 +296,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[RunSQL, Dialect], None]], ...] = (
     ("009_sign_ins", _m009_sign_ins),
     ("010_team_audit_sample", _m010_team_audit_sample),
     ("011_chosen_data", _m011_chosen_data),
+    ("012_judge_batches", _m012_judge_batches),
 )
 
 
@@ -273,6 +324,45 @@ SCHEMA: dict[str, dict[str, tuple[str, ...]]] = {
     "009_sign_ins": {"sign_ins": ("login", "who", "started_at", "ended_at")},
     "010_team_audit_sample": {"audit_sample_choices": ("id", "sample_id", "chosen_by", "ts")},
     "011_chosen_data": {"chosen_data": ("id", "scope", "sources", "startup", "chosen_by", "ts")},
+    "012_judge_batches": {
+        "judge_batch_files": (
+            "id",
+            "created_at",
+            "model",
+            "endpoint",
+            "prompt_version",
+            "response_format",
+            "sources",
+            "local_path",
+            "sha256",
+            "n_requests",
+            "n_bytes",
+            "remote_file_id",
+            "state",
+        ),
+        "judge_batches": (
+            "batch_id",
+            "file_id",
+            "status",
+            "created_at",
+            "expires_at",
+            "counts_json",
+            "output_file_id",
+            "error_file_id",
+            "refreshed_at",
+            "collected_at",
+        ),
+        "judge_batch_requests": (
+            "file_id",
+            "line",
+            "custom_id",
+            "example_uid",
+            "content_hash",
+            "cache_key",
+            "state",
+            "error",
+        ),
+    },
 }
 MIGRATIONS_TABLE = {"schema_migrations": ("name", "applied_at")}
 

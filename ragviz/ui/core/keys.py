@@ -12,6 +12,9 @@ __all__ = [
     "AUDIT_PICK",
     "AUDIT_SEED",
     "BASE_URL_KEY",
+    "BATCH_ESTIMATE",
+    "BATCH_REPORT",
+    "BATCH_SENT",
     "CLAIMS_CURRENT_CACHE",
     "CLAIMS_INDEX",
     "CLAIMS_LOADED",
@@ -30,6 +33,7 @@ __all__ = [
     "FORCED_KEY",
     "FORMAT_KEY",
     "LABEL_CANCEL",
+    "LABEL_HOW",
     "LAST_AUDIT",
     "LAST_FILTER",
     "LAST_UPLOAD",
@@ -80,8 +84,12 @@ EXPLAINER_LINK = "explainer.link"  # the uid of the last deep link followed (or 
 EXPORT_PREPARED = "export.prepared"
 API_KEY_KEY = "label.api_key"
 BASE_URL_KEY = "label.base_url"
+BATCH_ESTIMATE = "label.batch.estimate"  # (key, plan, estimate) of the selection the Batch panel last priced
+BATCH_REPORT = "label.batch.report"  # the Batch panel's last collect report
+BATCH_SENT = "label.batch.sent"  # (requests, batches, oversized) of the submission just made, shown once
 LABEL_CANCEL = "label.cancel"
 CONCURRENCY_KEY = "label.concurrency"
+LABEL_HOW = "label.how"  # Live or Batch
 ESTIMATE_MEMO = "label.estimate_memo"  # ((model, endpoint, prompt, labels versions, last run), row indices, estimate)
 MODEL_KEY = "label.model"
 REASONING_KEY = "label.reasoning_effort"
