@@ -24,9 +24,17 @@ if TYPE_CHECKING:
     from ragviz.judge.client import JudgeSettings
     from ragviz.store.label_store import LabelStore
 
-COMMAND = "ragviz label"
+__all__ = [
+    "BATCH_MODES",
+    "COMMAND",
+    "EXIT_OK",
+    "EXIT_SOME_FAILED",
+    "add_batch_arguments",
+    "batch_mode",
+    "run_batch_command",
+]
 
-__all__ = ["BATCH_MODES", "add_batch_arguments", "batch_mode", "run_batch_command"]
+COMMAND = "ragviz label"
 
 
 EXIT_OK, EXIT_SOME_FAILED = 0, 1  # as ragviz.cli.label's (bad input raises BadInput: exit 2)

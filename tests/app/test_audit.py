@@ -50,7 +50,9 @@ def test_dashboard_panel_shows_the_core_estimates(app_env):
     assert "1 reviewed examples are outside the audit sample and not in the estimate" in page_html
     assert "not a random sample" in page_html
     notes = next(h.proto.body for h in at.get("html") if "not a random sample" in h.proto.body)
-    assert "monospace" not in notes  # sentences for a reader, in the page's font (issue 29: warning boxes were monospace)
+    assert (
+        "monospace" not in notes
+    )  # sentences for a reader, in the page's font (issue 29: warning boxes were monospace)
     assert "Too few reviewed to correct yet: 93 more needed" in page_html
     table = next(df.value for df in at.dataframe if "corrected 95% CI" in df.value.columns)
     for _, row in table.iterrows():

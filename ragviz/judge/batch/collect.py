@@ -35,13 +35,13 @@ __all__ = [
     "CollectReport",
     "ExampleLookup",
     "Failure",
+    "SourceExamples",
     "apply_lines",
     "cancel",
     "collect",
     "finish_answered",
     "import_results",
     "refresh",
-    "SourceExamples",
 ]
 
 

@@ -25,6 +25,7 @@ from ragviz.judge.settings import DEFAULT_AZURE_API_VERSION
 
 __all__ = [
     "BatchServiceError",
+    "COMPLETION_WINDOW",
     "batch_client",
     "cancel_batch",
     "create_batch",

@@ -25,14 +25,7 @@ from ragviz.judge.client import MAX_ANSWER_BYTES, completion_fields
 from ragviz.judge.prompt import content_hash
 from ragviz.judge.schema import JudgeOutputError, parse_judge_output
 
-__all__ = [
-    "Judged",
-    "LineProblem",
-    "OutputLine",
-    "check_output_files",
-    "judge_line",
-    "output_lines",
-]
+__all__ = ["Judged", "LineProblem", "OutputLine", "check_output_files", "judge_line", "output_lines"]
 
 
 @dataclass(frozen=True)

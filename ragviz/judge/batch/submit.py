@@ -34,15 +34,7 @@ from ragviz.judge.probe import resolve_format
 from ragviz.judge.prompt import PROMPT_VERSION, content_hash
 from ragviz.judge.run import run_sync
 
-__all__ = [
-    "BatchPlan",
-    "WrittenBatch",
-    "batch_format",
-    "iter_todo",
-    "plan_batch",
-    "send_recorded_files",
-    "write_batch",
-]
+__all__ = ["BatchPlan", "WrittenBatch", "batch_format", "iter_todo", "plan_batch", "send_recorded_files", "write_batch"]
 
 
 @dataclass
