@@ -97,11 +97,14 @@ class StubServer:
     requests: list[RecordedRequest] = field(default_factory=list)
     # Sum over answered POSTs of the time from headers read to answer written (the "wait" a client sees).
     held_seconds: float = 0.0
+    # The most POSTs this server held at one time (a client's concurrency as the server saw it).
+    max_in_flight: int = 0
     # Serve HTTPS with this context (ssl.SSLContext, server side) instead of plain HTTP.
     ssl_context: Any = None
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
+        self._in_flight = 0
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -134,6 +137,9 @@ class StubServer:
 
             def do_POST(self) -> None:
                 arrived = time.monotonic()
+                with stub._lock:
+                    stub._in_flight += 1
+                    stub.max_in_flight = max(stub.max_in_flight, stub._in_flight)
                 length = int(self.headers.get("Content-Length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
                 azure = _AZURE_PATH.match(self.path)
@@ -165,6 +171,7 @@ class StubServer:
                     pass  # the client timed out and went away
                 with stub._lock:
                     stub.held_seconds += time.monotonic() - arrived
+                    stub._in_flight -= 1
 
         class Server(ThreadingHTTPServer):
             request_queue_size = 256  # the default backlog of 5 drops bursts of connections (1 s SYN retry)

@@ -255,10 +255,9 @@ def test_cancel_keeps_accepted_answers(server, db):
 def test_concurrency_is_bounded_and_overlaps(server, db):
     server.latency = 0.2
     examples = [make_example(i) for i in range(8)]
-    t0 = time.perf_counter()
-    summary, *_ = run(examples, server, db, concurrency=8)
-    wall = time.perf_counter() - t0
-    assert summary.n_judged == 8 and wall < 0.2 * 8 / 2
+    summary, *_ = run(examples, server, db, concurrency=4)
+    # the server saw calls overlap, never more than asked (a wall-clock bound failed on a loaded machine)
+    assert summary.n_judged == 8 and 2 <= server.max_in_flight <= 4
 
 
 def test_judge_example_rejudges_and_becomes_the_store_base(server, db):
