@@ -40,7 +40,7 @@ test: install-dev browser lint
 
 ## The quick loop while working: every test without a browser or PostgreSQL, spread over the cores (no lint).
 test-fast: install-dev
-	$(BIN)/python -m pytest -q -n auto -m "not browser" -k "not postgresql" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q -n auto -m "not browser and not slow" -k "not postgresql" $(PYTEST_ARGS)
 
 ## ruff (lint + format check) over the repository, mypy over ragviz/; configured in pyproject.toml.
 lint: install-dev

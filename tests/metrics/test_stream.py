@@ -65,6 +65,7 @@ def test_a_bad_row_in_a_later_batch_is_named_and_nothing_is_written(shards, tmp_
     assert not out.exists() and not list(tmp_path.glob(".ragviz-metrics.*"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["jsonl", "parquet", "csv"])
 def test_export_over_a_directory_of_shards_in_batches_matches_loading_it_whole(shards, tmp_path, fmt, monkeypatch):
 

@@ -677,6 +677,7 @@ def test_accept_keeps_corrections_and_an_edit_back_to_the_start_is_no_correction
     assert other.uid not in store.corrected_uids("ann") and other.uid not in store.reviewed_uids("ann")
 
 
+@pytest.mark.slow
 def test_last_action_and_undo_action_reach_across_examples(store, example):
     """Z undoes the annotator's last action wherever it was made: last_action names it (skipping
     undone ones, undo markers, other annotators and examples the caller excludes), undo_action
