@@ -105,6 +105,23 @@ def _colors(n: int) -> list[str]:
     return (OKABE_ITO * (n // len(OKABE_ITO) + 1))[:n]
 
 
+def _interval_layers(
+    y: dict[str, Any], color: dict[str, Any], point: str, scale: dict[str, Any], title: str, stroke: int, size: int
+) -> list[dict[str, Any]]:
+    """A rule from ``low`` to ``high`` and a filled point at the field *point*, on the rows *y* names."""
+    interval = {"field": "low", "type": "quantitative", "scale": scale, "title": title}
+    return [
+        {
+            "mark": {"type": "rule", "strokeWidth": stroke},
+            "encoding": {"y": y, "color": color, "x": interval, "x2": {"field": "high"}},
+        },
+        {
+            "mark": {"type": "point", "filled": True, "size": size},
+            "encoding": {"y": y, "color": color, "x": {"field": point, "type": "quantitative"}},
+        },
+    ]
+
+
 def means_spec(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Per-group mean with its 95 % bootstrap interval, one panel per metric: *rows* ``{dataset, metric, mean,
     low, high, n}``."""
@@ -122,26 +139,7 @@ def means_spec(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
             "spec": {
                 "width": PANEL - 60,
                 "height": {"step": 18},
-                "layer": [
-                    {
-                        "mark": {"type": "rule", "strokeWidth": 2},
-                        "encoding": {
-                            "y": y,
-                            "color": color,
-                            "x": {
-                                "field": "low",
-                                "type": "quantitative",
-                                "scale": {"domain": [0, 1]},
-                                "title": "mean, 95% interval",
-                            },
-                            "x2": {"field": "high"},
-                        },
-                    },
-                    {
-                        "mark": {"type": "point", "filled": True, "size": 50},
-                        "encoding": {"y": y, "color": color, "x": {"field": "mean", "type": "quantitative"}},
-                    },
-                ],
+                "layer": _interval_layers(y, color, "mean", {"domain": [0, 1]}, "mean, 95% interval", 2, 50),
             },
         },
     )
@@ -166,26 +164,9 @@ def estimates_spec(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
             "spec": {
                 "width": PANEL - 50,
                 "height": {"step": 20},
-                "layer": [
-                    {
-                        "mark": {"type": "rule", "strokeWidth": 3},
-                        "encoding": {
-                            "y": y,
-                            "color": color,
-                            "x": {
-                                "field": "low",
-                                "type": "quantitative",
-                                "scale": {"domain": [0, 1], "clamp": True},
-                                "title": "mean over all examples",
-                            },
-                            "x2": {"field": "high"},
-                        },
-                    },
-                    {
-                        "mark": {"type": "point", "filled": True, "size": 70},
-                        "encoding": {"y": y, "color": color, "x": {"field": "value", "type": "quantitative"}},
-                    },
-                ],
+                "layer": _interval_layers(
+                    y, color, "value", {"domain": [0, 1], "clamp": True}, "mean over all examples", 3, 70
+                ),
             },
         },
     )
