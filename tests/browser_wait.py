@@ -8,6 +8,11 @@ from __future__ import annotations
 
 WAIT = 60_000
 
+# An element drawn by the run before stays on screen, marked stale, until the run that replaces it ends;
+# when the new run draws it at another place, both are there for a moment and a strict locator fails at
+# once. Locators of things that are redrawn look only at elements of the current run.
+FRESH = '[data-testid="stElementContainer"]:not([data-stale="true"])'
+
 
 def settle(page, timeout: int = WAIT) -> None:
     """Until the page is drawn whole: no script running (its status widget is gone) and no element
@@ -31,7 +36,11 @@ def expect():
 
 def metric_value(page, label: str):
     """The value of the metric card labelled *label*."""
-    return page.locator('[data-testid="stMetric"]').filter(has_text=label).locator('[data-testid="stMetricValue"]')
+    return (
+        page.locator(f'{FRESH} [data-testid="stMetric"]')
+        .filter(has_text=label)
+        .locator('[data-testid="stMetricValue"]')
+    )
 
 
 def sentence(page, key: str):

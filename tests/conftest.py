@@ -69,10 +69,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-# Streamlit's front end sometimes leaves the element of an earlier run beside its redrawn copy, for good
-# (two "Adherence" cards, two explanation boxes: Playwright's "strict mode violation"); seen in about one
-# full-suite run in four on a busy machine, since c9208f1 at least, not understood yet. A browser test that
-# fails that way, and only that way, runs again (pytest-rerunfailures), up to twice.
+# While a run redraws the page, the elements of the run before stay on screen marked stale; one that the
+# new run draws at another place is there twice for a moment, and a strict locator fails at once
+# (Playwright's "strict mode violation"; seen under load, e.g. CI's). ``browser_wait.FRESH`` keeps the
+# shared locators to the current run; a browser test that still fails that way, and only that way, runs
+# again (pytest-rerunfailures), up to twice.
 DUPLICATED_ELEMENT = "strict mode violation"
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
-from tests.browser_wait import click_support, expect, metric_value, open_review, select_sentence, settle
+from tests.browser_wait import FRESH, click_support, expect, metric_value, open_review, select_sentence, settle
 from tests.conftest import SAMPLE_DATA
 
 pytestmark = pytest.mark.browser
@@ -32,7 +32,9 @@ def test_a_person_reviews_and_exports(streamlit_server, page, tmp_path, screensh
     # Data page: load the bundled sample
     page.goto(f"{url}/data")
     page.get_by_role("button", name="Load the sample data").click()
-    expect()(page.locator('[data-testid="stMetric"]').filter(has_text="Examples")).to_contain_text("22", timeout=30_000)
+    expect()(page.locator(f'{FRESH} [data-testid="stMetric"]').filter(has_text="Examples")).to_contain_text(
+        "22", timeout=30_000
+    )
     expect()(page.locator('[data-testid="stSidebar"]')).to_contain_text(str(streamlit_server.db))
     screenshot(page, "data")
 
@@ -45,7 +47,7 @@ def test_a_person_reviews_and_exports(streamlit_server, page, tmp_path, screensh
     expect()(page.locator(".rv-linked")).to_have_count(0)  # c has no supporting key
     click_support(page, "✓ supported")
     expect()(metric_value(page, "Adherence")).to_have_text("1.000")
-    expect()(page.locator('[data-testid="stMetric"]').filter(has_text="Adherence")).to_contain_text("+1.000")
+    expect()(page.locator(f'{FRESH} [data-testid="stMetric"]').filter(has_text="Adherence")).to_contain_text("+1.000")
     # selecting response sentence a lights up its supporting context sentences
     select_sentence(page, "a")
     example = next(e for e in load([SAMPLE_DATA]).dataset if e.uid == ML)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_wait import click_support, expect, open_review, select_sentence, settle
+from tests.browser_wait import FRESH, click_support, expect, open_review, select_sentence, settle
 from tests.conftest import ROOT, StreamlitServer
 
 pytestmark = pytest.mark.browser
@@ -88,7 +88,7 @@ def test_first_screen_says_what_ragviz_is_what_is_loaded_and_where_to_start(look
     page.goto(look_server.url)
     main = page.locator('[data-testid="stMain"]')
     expect()(main).to_contain_text("ragviz shows an LLM judge's labels", timeout=60_000)
-    expect()(page.locator('[data-testid="stMetric"]').filter(has_text="Examples")).to_contain_text("22")
+    expect()(page.locator(f'{FRESH} [data-testid="stMetric"]').filter(has_text="Examples")).to_contain_text("22")
     expect()(main).to_contain_text("techqa_sample (7)")
     expect()(main).to_contain_text("Labelled by: gpt-4o (21)")
     expect()(main).to_contain_text(re.compile(r"\d+ / 22 reviewed"))
@@ -126,7 +126,7 @@ def symbols_per_facet(svg_text: str) -> list[int]:
 def test_scatter_panels_show_only_their_own_metric(look_server, page, tmp_path):
     open_review(page, f"{look_server.url}/review?uid={ML}")
     click_support(page, "✓ supported")  # c: adherence 0 -> 1 on one example
-    expect()(page.locator('[data-testid="stMetric"]').filter(has_text="Adherence")).to_contain_text("+1.000")
+    expect()(page.locator(f'{FRESH} [data-testid="stMetric"]').filter(has_text="Adherence")).to_contain_text("+1.000")
     page.goto(f"{look_server.url}/dashboard")
     button = page.locator(".st-key-dashboard-scatter-svg button")
     expect()(button).to_be_visible(timeout=90_000)
@@ -283,7 +283,9 @@ def test_export_command_line_names_the_data_and_works_when_pasted(look_server, p
         assert all(r["label_source"] != "human" for r in rows)
         open_review(page, f"{look_server.url}/review?uid={ML}")
         click_support(page, "✓ supported")
-        expect()(page.locator('[data-testid="stMetric"]').filter(has_text="Adherence")).to_contain_text("+1.000")
+        expect()(page.locator(f'{FRESH} [data-testid="stMetric"]').filter(has_text="Adherence")).to_contain_text(
+            "+1.000"
+        )
         command, rows = pasted_export(page, look_server.url, tmp_path / "after-a-decision")
     assert f"--annotator {look_server.annotator}" in command
     row = next(r for r in rows if r["id"] == "ml-vs-programming" and r["generation_model_name"] == "gpt-4o-mini")

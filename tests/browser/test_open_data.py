@@ -10,7 +10,7 @@ import json
 import pytest
 
 from ragviz.store.label_store import LabelStore
-from tests.browser_wait import expect, metric_value, settle
+from tests.browser_wait import FRESH, expect, metric_value, settle
 from tests.conftest import SAMPLE_DATA
 
 pytestmark = pytest.mark.browser
@@ -44,11 +44,11 @@ def test_opened_data_survives_reload_new_tab_and_deep_link(streamlit_server, pag
     # the sidebar (drawn before the page) shows the new count at once, not after the next page change
     expect()(_sidebar(page)).to_contain_text("Loaded: 5 examples")
     expect()(_sidebar(page)).to_contain_text("five.jsonl: kept for you")
-    expect()(page.locator('[data-testid="stMetric"]').filter(has_text="Examples")).to_contain_text("5")
+    expect()(page.locator(f'{FRESH} [data-testid="stMetric"]').filter(has_text="Examples")).to_contain_text("5")
 
     page.reload()  # F5
     expect()(_sidebar(page)).to_contain_text("Loaded: 5 examples")
-    expect()(page.locator('[data-testid="stMetric"]').filter(has_text="Examples")).to_contain_text("5")
+    expect()(page.locator(f'{FRESH} [data-testid="stMetric"]').filter(has_text="Examples")).to_contain_text("5")
 
     other = page.context.new_page()  # a new tab, straight to a deep link into the opened data
     other.goto(f"{url}/review?id=typed-3")
