@@ -20,7 +20,15 @@ if TYPE_CHECKING:
     from ragviz.analysis.estimates.report import EstimateReport
     from ragviz.data.dataset import Dataset
 
-__all__ = ["FAMILY_CHOICES", "FORMATS", "INTERVALS", "add_estimate_arguments", "format_table", "run_estimate_command"]
+__all__ = [
+    "FAMILY_CHOICES",
+    "FORMATS",
+    "INTERVALS",
+    "add_estimate_arguments",
+    "design_lines",
+    "format_table",
+    "run_estimate_command",
+]
 
 
 FORMATS = ("table", "json", "csv")
@@ -85,6 +93,14 @@ def add_estimate_arguments(parser: argparse.ArgumentParser) -> None:
         default="trace",
         help="metric family (default: trace); all = TRACe, Tonic and retrieval where present",
     )
+    parser.add_argument(
+        "--minutes-per-example",
+        type=float,
+        default=4.0,
+        metavar="MIN",
+        help="with a stratified or active sample (--db): a person's minutes per reviewed example, for the "
+        "people-hours saved against a uniform audit of equal precision (default: 4)",
+    )
     parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
     parser.add_argument("-o", "--output", metavar="OUT", help="write to OUT instead of stdout")
 
@@ -128,6 +144,7 @@ def run_estimate_command(args: argparse.Namespace) -> int:
     from ragviz.analysis.estimates.report import estimate_report
 
     families = ESTIMATE_FAMILIES if args.family == "all" else (args.family,)
+    design: Any = None
     try:
         data = _load(args.paths, "DATA")
         if args.human and args.db:
@@ -135,12 +152,12 @@ def run_estimate_command(args: argparse.Namespace) -> int:
         if args.human:
             pairing = pair_human(data, _load([args.human], "--human"), families)
         elif args.db:
-            pairing = _pair_db(data, args.db, args.sample, args.annotator, families)
+            pairing, design = _pair_db(data, args.db, args.sample, args.annotator, families)
         else:
             pairing = pair_export(data, families)
     except (_BadInput, AuditError) as exc:
         return _fail(str(exc))
-    for warning in pairing.warnings:
+    for warning in [*pairing.warnings, *(design.warnings if design is not None else [])]:
         print(f"warning: {warning}", file=sys.stderr)
     where = args.human or _masked(args.db) or ", ".join(args.paths)
     if pairing.n_labeled == 0:
@@ -157,7 +174,12 @@ def run_estimate_command(args: argparse.Namespace) -> int:
         return _fail(f"{row}: the only audited row: an interval needs at least 2")
     if not pairing.metric_names():
         return _fail(f"{', '.join(args.paths)}: no {args.family} metric is defined on any example")
-    report = estimate_report(pairing, args.alpha, args.by, args.interval)
+    if design is not None:
+        from ragviz.analysis.audits.design_estimate import design_report
+
+        report = design_report(pairing, design, args.alpha, args.by, args.interval, args.minutes_per_example)
+    else:
+        report = estimate_report(pairing, args.alpha, args.by, args.interval)
     if args.format == "json":
         import json
 
@@ -179,8 +201,9 @@ def _masked(db: str | None) -> str | None:
 
 
 def _pair_db(data: Dataset, db: str, sample_id: int | None, annotator: str | None, families: Any) -> Any:
-    """The pairing of :func:`ragviz.analysis.estimates.pairing.pair_store` over the label store *db*; :class:`_BadInput`
-    when it does not open or holds no audit sample drawn from DATA's examples."""
+    """The pairing of :func:`ragviz.analysis.estimates.pairing.pair_store` over the label store *db* and the
+    sample's design (:func:`ragviz.analysis.audits.design_estimate.design_info`); :class:`_BadInput` when it does
+    not open or holds no audit sample drawn from DATA's examples."""
     from pathlib import Path
 
     from ragviz.analysis.estimates.pairing import pair_store
@@ -230,7 +253,17 @@ def _pair_db(data: Dataset, db: str, sample_id: int | None, annotator: str | Non
                     f" using the newest, {sample.id} (choose with --sample ID)",
                     file=sys.stderr,
                 )
-        return pair_store(data, store, sample.members, annotator or "human", families)
+        pairing = pair_store(data, store, sample.members, annotator or "human", families)
+    from ragviz.analysis.audits.design_estimate import design_info
+    from ragviz.analysis.audits.designs import DesignError
+    from ragviz.analysis.audits.samples import strata_of
+    from ragviz.analysis.audits.stratified import StratumError
+
+    try:
+        strata = strata_of(data, sample.params["by"]) if sample.design == "stratified" else None
+        return pairing, design_info(pairing, sample, strata)
+    except (DesignError, StratumError, KeyError) as exc:
+        raise _BadInput(f"{where}: audit sample {sample.id} ({sample.design}): {exc}") from None
 
 
 def _csv(rows: list[dict[str, Any]]) -> str:
@@ -264,6 +297,39 @@ def _with_ci(estimate: float | None, low: float | None, high: float | None) -> s
     return f"{estimate:.3f} [{low:.3f}, {high:.3f}]"
 
 
+def design_lines(report: EstimateReport) -> list[str]:
+    """The audit's design in words: its name, and per metric the effective sample size and the saving against a
+    uniform audit of equal precision (stratified and active samples)."""
+    design = report.design or {"name": "uniform"}
+    name = design.get("name", "uniform")
+    if name == "uniform":
+        return ["design: uniform random audit (every example equally likely)"]
+    out = [
+        f"design: {name} audit (sample {design.get('sample')}); corrected by the estimator that matches it, normal interval"
+    ]
+    minutes = design.get("minutes_per_example")
+    for metric, m in report.overall.metrics.items():
+        d = m.design or {}
+        if "problem" in d:
+            out.append(f"  {metric}: {d['problem']}")
+            continue
+        saved, equal = d.get("saved_examples"), d.get("uniform_equivalent")
+        if saved is None or equal is None:
+            continue
+        words = (
+            f"saved {saved:,} examples (~{d['saved_hours']:g} people-hours at {minutes:g} min each)"
+            if saved >= 0
+            else f"{-saved:,} more examples than uniform would need"
+        )
+        need = (
+            f"{equal:,} examples"
+            if d.get("uniform_reaches", True)
+            else f"all {equal:,} examples (and would not reach it)"
+        )
+        out.append(f"  {metric}: a uniform audit would need {need} for this precision: {words}")
+    return out
+
+
 def format_table(report: EstimateReport) -> str:
     """A fixed-width table of :meth:`ragviz.analysis.estimates.report.EstimateReport.rows`, under a headline
     with the hallucination rate (1 - adherence) when adherence is estimated."""
@@ -273,6 +339,7 @@ def format_table(report: EstimateReport) -> str:
         f"{overall.n_labeled} audited examples (people's labels), {overall.n_unlabeled} judge-only; "
         f"{level} intervals (PPI++: {report.interval}); PPI++ = judge on all examples, corrected by the audit"
     ]
+    lines.extend(design_lines(report))
     from ragviz.analysis.estimates.report import too_few_text
 
     adherence = overall.metrics.get("adherence")

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from ragviz.analysis.audits.allocation import ALLOCATIONS, NEYMAN, AllocationError, allocate, grow_allocation
-from ragviz.store.audit_samples import draw_order
+from ragviz.store.audit_samples import SampleMember, draw_order
 
 __all__ = [
     "ACTIVE",
@@ -42,7 +42,6 @@ __all__ = [
     "DESIGNS",
     "DesignError",
     "DesignedDraw",
-    "Member",
     "STRATIFIED",
     "UNIFORM",
     "active_draw",
@@ -64,17 +63,6 @@ class DesignError(ValueError):
 
 
 @dataclass(frozen=True)
-class Member:
-    """One drawn example: its stratum (stratified), its inclusion probability and, for active draws, its
-    selection weight :math:`q_i` (so its probability at another level is :math:`\\min(1, \\ell q_i)`)."""
-
-    uid: str
-    inclusion_probability: float
-    stratum: str | None = None
-    selection_weight: float | None = None
-
-
-@dataclass(frozen=True)
 class DesignedDraw:
     """A design's members in review order and what the estimator needs of the design (``params``: for
     stratified ``by``, ``allocation``, ``sizes`` and ``counts`` per stratum, ``spreads`` for Neyman; for active
@@ -82,7 +70,7 @@ class DesignedDraw:
 
     design: str
     seed: int
-    members: tuple[Member, ...]
+    members: tuple[SampleMember, ...]
     params: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -117,7 +105,7 @@ def uniform_draw(uids: Sequence[str], n: int, seed: int) -> DesignedDraw:
     population = sorted(set(uids))
     _check_size(n, len(population))
     share = n / len(population)
-    return DesignedDraw(UNIFORM, seed, tuple(Member(u, share) for u in draw_order(population, seed)[:n]))
+    return DesignedDraw(UNIFORM, seed, tuple(SampleMember(u, share) for u in draw_order(population, seed)[:n]))
 
 
 def _strata_of(uids: Sequence[str], strata: Mapping[str, str]) -> tuple[list[str], list[str], list[int]]:
@@ -176,7 +164,7 @@ def stratified_draw(
         h = strata[uid]
         if taken[h] < want[h]:
             taken[h] += 1
-            members.append(Member(uid, want[h] / size_of[h], h))
+            members.append(SampleMember(uid, want[h] / size_of[h], h))
     params: dict[str, Any] = {"allocation": allocation, "sizes": size_of, "counts": want}
     if spreads is not None and allocation == NEYMAN:
         params["spreads"] = {h: float(spreads[h]) for h in names}
@@ -248,5 +236,5 @@ def active_draw(
     keys = np.array([unit_draw(seed, u) for u in population]) / q
     chosen = np.flatnonzero(keys <= level)
     chosen = chosen[np.argsort(keys[chosen], kind="stable")]
-    members = tuple(Member(population[i], float(min(1.0, level * q[i])), None, float(q[i])) for i in chosen)
+    members = tuple(SampleMember(population[i], float(min(1.0, level * q[i])), None, float(q[i])) for i in chosen)
     return DesignedDraw(ACTIVE, seed, members, {"floor": floor, "level": level, "budget": budget})
