@@ -65,8 +65,8 @@ def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
     draw.add_argument(
         "--floor",
         type=float,
-        default=0.2,
-        help="active: the share of the draw spread evenly over all examples, so each can be drawn (default: 0.2)",
+        default=0.5,
+        help="active: the share of the draw spread evenly over all examples, so each can be drawn (default: 0.5)",
     )
     draw.add_argument("--seed", type=int, help="the seed (default: a fresh one, printed)")
     draw.add_argument("--grow", type=int, metavar="ID", help="grow sample ID to --size with its own design and seed")

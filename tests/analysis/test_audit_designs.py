@@ -40,15 +40,15 @@ def test_neyman_puts_the_audit_where_the_judge_is_unsure() -> None:
 
 
 def test_active_draw_favours_unsure_examples_keeps_a_floor_and_grows() -> None:
-    d = active_draw(UIDS, CONFIDENCE, 100, 8)
+    d = active_draw(UIDS, CONFIDENCE, 100, 8, floor=0.2)
     unsure = sum(1 for m in d.members if CONFIDENCE[m.uid] < 0.9)
     assert unsure > len(d.members) - unsure  # 1/3 of the examples, more than half of the sample
     probabilities = [m.inclusion_probability for m in d.members]
     assert min(probabilities) > 0 and max(probabilities) <= 1
     assert abs(len(d.members) - 100) < 40  # Poisson sampling: 100 on average
-    grown = active_draw(UIDS, CONFIDENCE, 150, 8)
+    grown = active_draw(UIDS, CONFIDENCE, 150, 8, floor=0.2)
     assert set(d.uids) <= set(grown.uids)
-    assert active_draw(list(reversed(UIDS)), CONFIDENCE, 100, 8) == d
+    assert active_draw(list(reversed(UIDS)), CONFIDENCE, 100, 8, floor=0.2) == d
 
 
 def test_active_design_refuses_missing_confidence_and_a_zero_floor() -> None:

@@ -55,7 +55,7 @@ __all__ = [
 
 UNIFORM, STRATIFIED, ACTIVE = "uniform", "stratified", "active"
 DESIGNS = (UNIFORM, STRATIFIED, ACTIVE)
-DEFAULT_FLOOR = 0.2  # the share of the active design's selection weight spread evenly over all examples
+DEFAULT_FLOOR = 0.5  # the share of the active design's selection weight spread evenly over all examples
 
 
 class DesignError(ValueError):

@@ -11,10 +11,14 @@ Within stratum *k* (:math:`N_k` examples, :math:`n_k` audited) PPI++ runs on its
 :math:`w_k = N_k / N`: :math:`\\hat\\theta = \\sum_k w_k \\hat\\theta_k`, :math:`\\hat\\sigma^2 = \\sum_k w_k^2 \\hat\\sigma^2_k`,
 the interval :math:`\\hat\\theta \\pm z_{1-\\alpha/2}\\hat\\sigma` (normal). Without *bounds* this is ``glide-py``
 0.11's ``StratifiedPPIMeanEstimator`` (``tests/analysis/test_audit_designs_reference.py``: equal to 1e-9 on random
-inputs). With *bounds* (the metric's range, as the app shows it) the estimate and the interval stay in the range, a
-stratum whose rectifier barely varies gets the floored variance of
-:func:`ragviz.analysis.estimates.small_audit.rectifier_variance` (so a unanimous stratum never shrinks the interval
-to nothing), a stratum whose judge values do not vary gets :math:`\\lambda_k = 0` (``glide-py`` refuses it) and a
+inputs). With *bounds* (the metric's range, as the app shows it) the estimate and the interval stay in the range, an
+audit whose rectifier barely varies gets the floored variance of
+:func:`ragviz.analysis.estimates.small_audit.rectifier_variance` (so a unanimous audit never shrinks the interval
+to nothing) — the floor is taken over the whole audit, as the uniform design's, each stratum's rectifier variance
+is shrunk toward the whole audit's by :data:`PSEUDO_AUDITED` pseudo-examples (a stratum of 14 audited examples with
+no disagreement does not make the judge perfect there: without it adherence covered 78-88 % in
+``benchmarks/bench_designs.py``), :math:`\lambda_k` is clipped to
+[0, 1] as ``ppi_py`` clips it, a stratum whose judge values do not vary gets :math:`\\lambda_k = 0` (``glide-py`` refuses it) and a
 stratum audited in full contributes its exact mean.
 
 A stratum with fewer than two audited examples has no variance: :class:`StratumError` names it.
@@ -28,7 +32,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ragviz.analysis.estimates.ppi import Interval, as_vector, z_value
-from ragviz.analysis.estimates.small_audit import Bounds, floored, rectifier_variance
+from ragviz.analysis.estimates.small_audit import FEW, Bounds, floored, rectifier_variance
+
+PSEUDO_AUDITED = FEW  # pseudo-examples at the whole audit's spread added to each stratum's (bounds given)
 
 __all__ = ["StratifiedEstimate", "StratumError", "stratified_people_ci", "stratified_ppi_ci"]
 
@@ -60,6 +66,14 @@ def _stratum_arrays(
         in_l, in_u = g == h, gu == h
         out.append((h, y[in_l], f[in_l], fu[in_u]))
     return out
+
+
+def _pooled_lam(y: np.ndarray, f: np.ndarray, fu: np.ndarray) -> float:
+    var_all = float(np.var(np.concatenate([f, fu]), ddof=1))
+    if fu.size == 0 or var_all <= 0.0:
+        return 0.0
+    cov = float(np.cov(y, f, ddof=1)[0, 1])
+    return min(max(cov / ((1.0 + y.size / fu.size) * var_all), 0.0), 1.0)
 
 
 def _too_few(per: list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]) -> None:
@@ -101,16 +115,21 @@ def stratified_ppi_ci(
         else:
             cov = float(np.cov(yk, fk, ddof=1)[0, 1])
             lam = cov / ((1.0 + n_k / nu_k) * var_all)
+            if bounds is not None:  # a stratum of a few audited examples overfits its own lambda: tune on the audit
+                lam = _pooled_lam(y_arr, f_arr, fu_arr)
         mean_k = float(np.mean(yk) - lam * np.mean(fk)) + (lam * float(np.mean(fuk)) if nu_k else 0.0)
         rect = float(np.var(yk - lam * fk, ddof=1))
-        if bounds is not None and floored(yk, fk, lam):
-            rect = max(rect, rectifier_variance(yk, fk, lam, bounds) * n_k / (n_k - 1))
+        if bounds is not None:  # a few audited examples of a rare error: shrink toward the whole audit's spread
+            pooled = float(np.var(y_arr - lam * f_arr, ddof=1))
+            rect = (n_k * rect + PSEUDO_AUDITED * pooled) / (n_k + PSEUDO_AUDITED)
         var_k = rect / n_k + (float(np.var(lam * fuk, ddof=1)) / nu_k if nu_k > 1 else 0.0)
         if bounds is not None and nu_k == 0:
-            var_k = 0.0 if not floored(yk, fk, 0.0) else rect / n_k  # audited in full: its mean is exact
+            var_k = 0.0  # audited in full: its mean is exact
         theta += w * mean_k
         variance += w * w * var_k
         lams[h], weights[h] = lam, w
+    if bounds is not None and floored(y_arr, f_arr, 1.0):  # the audit as a whole barely disagrees: the uniform floor
+        variance = max(variance, rectifier_variance(y_arr, f_arr, 1.0, bounds) / y_arr.size)
     half = z_value(alpha) * math.sqrt(variance)
     shown = _clip(theta, bounds)
     low, high = _clip(theta - half, bounds), _clip(theta + half, bounds)
@@ -135,10 +154,10 @@ def stratified_people_ci(
         if yk.size < 2:
             raise StratumError(f"stratum {h} has {yk.size} audited examples: a stratum needs at least two")
         var = float(np.var(yk, ddof=1))
-        if bounds is not None and floored(yk, yk, 0.0):
-            var = max(var, rectifier_variance(yk, yk, 0.0, bounds) * yk.size / (yk.size - 1))
         theta += w * float(yk.mean())
         variance += w * w * var / yk.size
+    if bounds is not None and floored(y_arr, y_arr, 0.0):
+        variance = max(variance, rectifier_variance(y_arr, y_arr, 0.0, bounds) / y_arr.size)
     half = z_value(alpha) * math.sqrt(variance)
     shown = _clip(theta, bounds)
     return Interval(shown, min(_clip(theta - half, bounds), shown), max(_clip(theta + half, bounds), shown)), variance
