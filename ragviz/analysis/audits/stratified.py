@@ -17,8 +17,8 @@ audit whose rectifier barely varies gets the floored variance of
 to nothing) — the floor is taken over the whole audit, as the uniform design's, each stratum's rectifier variance
 is shrunk toward the whole audit's by :data:`PSEUDO_AUDITED` pseudo-examples (a stratum of 14 audited examples with
 no disagreement does not make the judge perfect there: without it adherence covered 78-88 % in
-``benchmarks/bench_designs.py``), :math:`\lambda_k` is clipped to
-[0, 1] as ``ppi_py`` clips it, a stratum whose judge values do not vary gets :math:`\\lambda_k = 0` (``glide-py`` refuses it) and a
+``benchmarks/bench_designs.py``), :math:`\lambda` is tuned once on the whole
+audit and clipped to [0, 1] as ``ppi_py`` does (a stratum's own tuning on a dozen examples biased adherence), a stratum whose judge values do not vary gets :math:`\\lambda_k = 0` (``glide-py`` refuses it) and a
 stratum audited in full contributes its exact mean.
 
 A stratum with fewer than two audited examples has no variance: :class:`StratumError` names it.
