@@ -23,6 +23,7 @@ import numpy as np
 from ragviz.analysis.dashboard.move_sizes import best_move_sizes as best_move_sizes
 from ragviz.analysis.labelsets.diff import ExampleDiff, diff_label_sets
 from ragviz.analysis.labelsets.named import LabelSet
+from ragviz.data.keys import key_listed, names_key
 from ragviz.data.labels import (
     RELEVANT_FIELD,
     UTILIZED_FIELD,
@@ -75,13 +76,16 @@ def single_changes(example: Example, labels: Labels) -> list[SingleChange]:
         out.append(SingleChange(description, field, trace_deltas(before, trace_scores(new, n))))
 
     for key in example.context_keys():
-        sig = (labels.relevant_keys.count(key), labels.utilized_keys.count(key))
+        sig = (
+            sum(names_key(k, key) for k in labels.relevant_keys),
+            sum(names_key(k, key) for k in labels.utilized_keys),
+        )
         for field, keys in ((RELEVANT_FIELD, labels.relevant_keys), (UTILIZED_FIELD, labels.utilized_keys)):
             if (field, *sig) in seen:
                 continue
             seen.add((field, *sig))
             what = "relevant" if field == RELEVANT_FIELD else "utilized"
-            verb = "unmark" if key in keys else "mark"
+            verb = "unmark" if key_listed(keys, key) else "mark"
             add(f"{verb} {key} {what}", field, apply_change(labels, field, toggle_key(keys, key)))
     unsupported = set(unsupported_keys(labels))
     for key in example.response_keys():

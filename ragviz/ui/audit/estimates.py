@@ -147,9 +147,8 @@ def people_would_say_panel(store: LabelStore, against: str, present: bool) -> No
                 limit=None,
             )
         )
-    charts.show_chart(
-        charts.estimates_chart(estimate_records(report)), "what-people-would-say", "audit.chart", downloads=not present
-    )
+    spec = charts.chart_spec(charts.estimates_chart, estimate_records(report))
+    charts.show_spec(spec, "what-people-would-say", "audit.chart", downloads=not present, fill=True, per_row=2)
     st.dataframe(estimate_table(report, by=False), hide_index=True, width="stretch", column_config=_number_columns())
     st.caption(
         "lambda: how much the correction trusts the judge (0 = people only, 1 = fully). Worth n people-only: "
