@@ -100,6 +100,17 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "run_label_command",
     ),
     CommandSpec(
+        "judge",
+        "judge versions: list, show the prompt, create from corrections, compare on a test set, promote",
+        "Judge versions are named, immutable judge configurations (v1 is the shipped prompt). `list` them, `show` a "
+        "version's exact prompt, `create` one from people's corrections (few-shot examples, rubric notes), `compare` "
+        "versions on a test set the prompts never saw (an audit sample's reviewed members or --human FILE), `promote` "
+        "one to the judge of the Label page and `ragviz label`. Exit 2 on bad input.",
+        "ragviz.cli.judge",
+        "add_judge_arguments",
+        "run_judge_command",
+    ),
+    CommandSpec(
         "export",
         "export the corrected label set (RAGBench rows or per-example metrics) from the label store",
         "Rebuild the examples from the data files registered in the label store and write one "
