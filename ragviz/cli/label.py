@@ -172,11 +172,8 @@ def settings_from_args(args: argparse.Namespace, environ: dict[str, str] | None 
 
 
 def team_judge(db_path: str) -> tuple[JudgeVersion, JudgePrompt]:
-    """The team's judge version in the store at *db_path* and its prompt (refused when a few-shot example
-    is in an audit sample: those are test sets)."""
-    from ragviz.judge.versions.prompt import version_prompt
-    from ragviz.judge.versions.registry import AUDIT_SAMPLES, current_version
-    from ragviz.store.audit_samples import audit_members
+    """The team's judge version in the store at *db_path* and its prompt (:func:`ragviz.judge.versions.registry.team_judge`)."""
+    from ragviz.judge.versions import registry
     from ragviz.store.label_store import LabelStore, StoreError
 
     try:
@@ -184,12 +181,10 @@ def team_judge(db_path: str) -> tuple[JudgeVersion, JudgePrompt]:
     except StoreError as exc:
         raise BadInput(str(exc), path=COMMAND) from None
     try:
-        version, _ = current_version(store)
-        members = audit_members(store)
+        version, prompt, _ = registry.team_judge(store)
     finally:
         store.close()
-
-    return version, version_prompt(version, members, AUDIT_SAMPLES)
+    return version, prompt
 
 
 def _where(example: Example) -> str:

@@ -56,6 +56,7 @@ __all__ = [
     "list_versions",
     "promote",
     "settings_for",
+    "team_judge",
     "version_names_by_prompt",
 ]
 
@@ -85,6 +86,13 @@ def current_version(store: LabelStore) -> tuple[JudgeVersion, Promotion | None]:
     if not found:
         return SHIPPED_VERSION, None
     return get_version(store, found[0].version_name), found[0]
+
+
+def team_judge(store: LabelStore) -> tuple[JudgeVersion, JudgePrompt, Promotion | None]:
+    """The team's judge, its prompt (BadInput when a few-shot example is in an audit sample: those are test
+    sets) and its promotion (``None`` for ``v1`` never promoted): what the Label page and ``ragviz label`` run."""
+    version, promotion = current_version(store)
+    return version, version_prompt(version, audit_members(store), AUDIT_SAMPLES), promotion
 
 
 def version_names_by_prompt(store: LabelStore) -> dict[str, str]:
