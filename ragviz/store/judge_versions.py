@@ -18,6 +18,7 @@ __all__ = [
     "Promotion",
     "StoredVersion",
     "insert_version",
+    "latest_prompt_versions",
     "promote_version",
     "promotions",
     "stored_version",
@@ -105,3 +106,14 @@ def promotions(store: LabelStore) -> list[Promotion]:
     with store._lock:
         rows = store._q("SELECT version_name, promoted_by, ts FROM judge_promotions ORDER BY id DESC").fetchall()
     return [Promotion(*r) for r in rows]
+
+
+def latest_prompt_versions(store: LabelStore) -> dict[str, str | None]:
+    """example uid -> the prompt version of its latest judge label set (what people review and the
+    corrected estimates correct)."""
+    with store._lock:
+        rows = store._q(
+            "SELECT j.example_uid, j.prompt_version FROM judge_label_sets j WHERE j.id ="
+            " (SELECT MAX(k.id) FROM judge_label_sets k WHERE k.example_uid = j.example_uid)"
+        ).fetchall()
+    return {uid: version for uid, version in rows}

@@ -39,6 +39,7 @@ from ragviz.store.judge_versions import (
     JudgeVersionExists,
     Promotion,
     insert_version,
+    latest_prompt_versions,
     promote_version,
     promotions,
     stored_version,
@@ -53,6 +54,7 @@ __all__ = [
     "draft_version",
     "get_version",
     "judge_prompt",
+    "judged_by",
     "list_versions",
     "promote",
     "settings_for",
@@ -101,6 +103,22 @@ def version_names_by_prompt(store: LabelStore) -> dict[str, str]:
     for version in list_versions(store):
         out[judge_prompt(version, ()).version] = version.name
     return out
+
+
+def judged_by(store: LabelStore, uids: Sequence[str]) -> list[tuple[str, int]]:
+    """(judge version, examples of *uids* whose judge labels it made), most first; examples without a stored
+    judge label set count under ``"the data's own judge labels"``, an unknown prompt version under its own name."""
+    names = version_names_by_prompt(store)
+    latest = latest_prompt_versions(store)
+    counts: dict[str, int] = {}
+    for uid in uids:
+        if uid in latest:
+            pv = latest[uid]
+            name = names.get(pv or "", f"prompt {pv or 'unrecorded'}")
+        else:
+            name = "the data's own judge labels"
+        counts[name] = counts.get(name, 0) + 1
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
 def judge_prompt(version: JudgeVersion, test_set: Sequence[str] | set[str] | frozenset[str]) -> JudgePrompt:

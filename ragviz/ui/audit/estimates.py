@@ -23,6 +23,7 @@ from ragviz.ui.audit.sample import loaded_samples, pick_sample, team_sample_note
 from ragviz.ui.core import charts, render, state
 
 __all__ = [
+    "corrects_note",
     "estimate_records",
     "estimate_table",
     "estimates",
@@ -134,6 +135,7 @@ def people_would_say_panel(store: LabelStore, against: str, present: bool) -> No
         )
     )
     st.caption(render.md_escape(team_sample_note(sample), limit=None))
+    st.caption(render.md_escape(corrects_note(store, [e.uid for e in pairing.examples]), limit=None))
     _notes([*pairing.warnings, *report.notes()])
     if overall.n_labeled < 2:
         st.info("Review at least two members of the audit sample to see corrected estimates.")
@@ -164,6 +166,16 @@ def people_would_say_panel(store: LabelStore, against: str, present: bool) -> No
         shown = set(report.notes())
         _notes([n for n in by_subset.notes() if n not in shown])
     planner(pairing, list(overall.metrics), overall.n_labeled)
+
+
+def corrects_note(store: LabelStore, uids: list[str]) -> str:
+    """Which judge version(s) the corrected estimates correct: the ones whose labels the examples carry."""
+    from ragviz.judge.versions.registry import judged_by
+
+    parts = [
+        f"{name if ' ' in name else 'judge version ' + name} ({n:,} examples)" for name, n in judged_by(store, uids)
+    ]
+    return "Corrects the labels of " + ", ".join(parts) if parts else "No judged example to correct"
 
 
 def _number_columns() -> dict[str, Any]:
