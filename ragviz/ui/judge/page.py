@@ -27,7 +27,15 @@ from ragviz.judge.versions.spec import JudgeVersion
 from ragviz.store.audit_samples import AuditSample, audit_members, draw_sample
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.core import render, state
-from ragviz.ui.core.keys import JUDGE_DONE, JUDGE_FROM, JUDGE_NAME, JUDGE_PICKS, JUDGE_RUBRIC
+from ragviz.ui.core.keys import (
+    JUDGE_DONE,
+    JUDGE_FROM,
+    JUDGE_NAME,
+    JUDGE_PICKS,
+    JUDGE_PROMOTE,
+    JUDGE_RUBRIC,
+    JUDGE_VERSIONS,
+)
 from ragviz.ui.label import page as label_ui
 
 __all__ = [
@@ -151,14 +159,19 @@ def _draft(ds: Dataset, store: LabelStore, picks: list[str]) -> JudgeVersion:
 
 def _prompt_facts(version: JudgeVersion, prompt: JudgePrompt, test_set: TestSet | None, settings: Any) -> None:
     tokens = len(prompt.system) // 4 + 1
-    cost = "—"
+    cost, calls, model = "—", "—", ""
     if test_set is not None and settings is not None:
         run_settings = registry.settings_for(version, settings)
         check_fits(version, prompt, test_set.examples, run_settings.model)
         plan = estimate_run(test_set.examples, run_settings, None, prompt)
-        cost = label_ui.format_cost(plan.cost_usd) + f" ({plan.calls:,} calls on {run_settings.model})"
-    label_ui.metric_row([("System message (tokens)", f"{tokens:,}"), ("Cost of comparing it", cost)])
-    st.caption("Tokens = characters / 4, as the Label page counts them; the comparison's cost is for the test set.")
+        cost, calls, model = label_ui.format_cost(plan.cost_usd), f"{plan.calls:,}", run_settings.model
+    label_ui.metric_row(
+        [("System message (tokens)", f"{tokens:,}"), ("Calls to compare it", calls), ("Cost of comparing it", cost)]
+    )
+    on = f" on {render.md_escape(model, 80)}" if model else ""
+    st.caption(
+        f"Tokens = characters / 4, as the Label page counts them; calls and cost: the test set{on}, nothing cached."
+    )
 
 
 def candidate_section(
@@ -171,9 +184,16 @@ def candidate_section(
 ) -> None:
     """Few-shot picks, rubric notes, name and base version, the exact prompt with tokens and cost, Create."""
     st.subheader("A new version from these corrections")
-    if st.session_state.pop("judge.created", False):  # a new draft starts empty (before its widgets are drawn)
-        for key in (JUDGE_NAME, JUDGE_PICKS, JUDGE_RUBRIC, JUDGE_FROM):
-            st.session_state.pop(key, None)
+    created = st.session_state.pop("judge.created", None)
+    if created:  # a new draft starts empty; the new version is the one to compare and promote (set before drawn)
+        new_values: dict[str, Any] = {
+            JUDGE_NAME: "",
+            JUDGE_PICKS: [],
+            JUDGE_RUBRIC: "",
+            JUDGE_FROM: None,
+            JUDGE_VERSIONS: [],
+        }
+        st.session_state.update({**new_values, JUDGE_PROMOTE: created})
     options = list(dict.fromkeys(uid for p in patterns for uid in p.uids))
     picks = st.multiselect(
         "Few-shot examples (shown with people's labels and notes)",
@@ -231,7 +251,7 @@ def candidate_section(
             st.error(render.md_escape(exc.problem, None))
             return
         st.session_state[JUDGE_DONE] = f"Created judge version {name}."
-        st.session_state["judge.created"] = True
+        st.session_state["judge.created"] = name
         st.rerun()
 
 

@@ -18,14 +18,22 @@ from ragviz.data.ragbench import unsupported_keys
 from ragviz.judge.run import RunProgress, judge_examples
 from ragviz.judge.settings import JudgeSettings
 from ragviz.judge.versions import registry
-from ragviz.judge.versions.compare import Comparison, TestSet, compare_versions, differing_examples
+from ragviz.judge.versions.compare import Comparison, TestSet, VersionRun, compare_versions, differing_examples
 from ragviz.store.judge_versions import latest_prompt_versions
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.core import render, state
 from ragviz.ui.core.keys import JUDGE_CANCEL, JUDGE_COMPARISON, JUDGE_DONE, JUDGE_PROMOTE, JUDGE_REJUDGE, JUDGE_VERSIONS
 from ragviz.ui.label import page as label_ui
 
-__all__ = ["MAX_LINKS", "compare_section", "comparison_tables", "promote_section", "rejudge_rows", "rejudge_section"]
+__all__ = [
+    "MAX_LINKS",
+    "compare_section",
+    "comparison_tables",
+    "kappa_change",
+    "promote_section",
+    "rejudge_rows",
+    "rejudge_section",
+]
 
 
 MAX_LINKS = 20
@@ -75,6 +83,18 @@ def comparison_tables(comparison: Comparison) -> tuple[pd.DataFrame, pd.DataFram
         for metric in TRACE_METRICS
     ]
     return pd.DataFrame(agreement), pd.DataFrame(bias)
+
+
+def kappa_change(comparison: Comparison) -> str:
+    """One line: Cohen's kappa per label kind from the first version compared to the last."""
+    first, last = comparison.runs[0], comparison.runs[-1]
+
+    def k(run: VersionRun, kind: str) -> str:
+        value = run.figures.kinds[kind].point["kappa"]
+        return "—" if value is None else f"{value:.2f}"
+
+    changes = " · ".join(f"{kind} {k(first, kind)} → {k(last, kind)}" for kind in KINDS)
+    return f"Cohen's κ from {first.version.name} to {last.version.name}: {changes}".replace("-", "−")
 
 
 def _progress() -> Callable[[str, RunProgress], None]:
@@ -144,10 +164,10 @@ def compare_section(
         )
     )
     agreement, bias = comparison_tables(comparison)
+    if len(comparison.runs) > 1:
+        st.markdown(render.md_escape(kappa_change(comparison), None))
     st.markdown("**Agreement with people** (the positive label: relevant, utilized, supported, supporting, adherent)")
-    st.dataframe(
-        agreement, hide_index=True, width="stretch", key="judge.agreement", height=min(40 + 35 * len(agreement), 560)
-    )
+    st.dataframe(agreement, hide_index=True, width="stretch", key="judge.agreement", height=38 + 35 * len(agreement))
     st.markdown("**Bias per TRACe metric** (judge mean − people mean)")
     st.dataframe(bias, hide_index=True, width="stretch", key="judge.bias")
     _differing(comparison)
