@@ -355,8 +355,9 @@ def main() -> None:
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--latency", type=float, default=0.0)
+    parser.add_argument("--marker", default="", help="see StubServer.marker")
     args = parser.parse_args()
-    stub = StubServer(latency=args.latency).start()
+    stub = StubServer(latency=args.latency, marker=args.marker).start()
     print(stub.base_url, flush=True)
     try:
         sys.stdin.read()  # serve until the parent closes our stdin

@@ -56,7 +56,9 @@ def test_a_lead_improves_the_judge_and_proves_it_on_the_test_set(judge_server, p
     expect()(page.get_by_text("the judge said not relevant where people said relevant").first).to_be_attached()
 
     # pick two examples from the judge's typical mistake
-    picker = page.locator('[data-testid="stMultiSelect"]').filter(has_text="Few-shot examples (shown with").locator("input")
+    picker = (
+        page.locator('[data-testid="stMultiSelect"]').filter(has_text="Few-shot examples (shown with").locator("input")
+    )
     for _ in range(2):
         settle(page)
         picker.click()
@@ -85,7 +87,9 @@ def test_a_lead_improves_the_judge_and_proves_it_on_the_test_set(judge_server, p
     page.get_by_role("button", name="Compare on the test set").click()
     line = page.get_by_text(re.compile(r"Cohen's κ from v1 to v2: relevant [0-9.]+ → 1\.00"))
     expect()(line).to_be_visible()
-    expect()(page.get_by_text(re.compile(r"v1: 1[01] requests, 0 cached, 0 failed; v2: 10 requests, 0 cached"))).to_be_visible()
+    expect()(
+        page.get_by_text(re.compile(r"v1: 1[01] requests, 0 cached, 0 failed; v2: 10 requests, 0 cached"))
+    ).to_be_visible()
     expect()(page.get_by_text(re.compile(r"Where the versions differ \(\d+ examples"))).to_be_visible()
     assert len(stub.calls) == 20
     screenshot(page, "judge-compare")
