@@ -40,5 +40,6 @@ ui.annotator_agreement(results.annotator_agreement(), downloads=not present, nam
 st.header("RAGBench baseline judges against the current labels")
 ui.baselines(data.baselines)
 
-st.header("What to review next")
-ui.triage(data.leverage, data.disagreements)
+if not present:  # a reviewer's to-do list, not a figure for the audience
+    st.header("What to review next")
+    ui.triage(data.leverage, data.disagreements)

@@ -25,7 +25,7 @@ __all__ = ["FAMILY_CHOICES", "FORMATS", "INTERVALS", "add_estimate_arguments", "
 
 FORMATS = ("table", "json", "csv")
 INTERVALS = ("bootstrap-t", "normal")  # ragviz.analysis.estimates.ppi.INTERVAL_METHODS, the default first (lazy import)
-FAMILY_CHOICES = ("trace", "tonic", "retrieval", "all")
+FAMILY_CHOICES = ("trace", "tonic", "retrieval", "all", "ragchecker")
 
 
 def add_estimate_arguments(parser: argparse.ArgumentParser) -> None:
@@ -83,7 +83,9 @@ def add_estimate_arguments(parser: argparse.ArgumentParser) -> None:
         "--family",
         choices=FAMILY_CHOICES,
         default="trace",
-        help="metric family (default: trace); all = TRACe, Tonic and retrieval where present",
+        help="metric family (default: trace); all = TRACe, Tonic and retrieval where present; ragchecker = "
+        "RagChecker's 11 claim metrics of the checking outputs given as DATA, corrected by the audit sample "
+        "drawn from their items on the Claims page (needs --db; --annotator when several people reviewed it)",
     )
     parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
     parser.add_argument("-o", "--output", metavar="OUT", help="write to OUT instead of stdout")
@@ -124,22 +126,50 @@ def _load(paths: list[str], what: str) -> Dataset:
 
 def run_estimate_command(args: argparse.Namespace) -> int:
     """``ragviz estimate``: see the module docstring."""
-    from ragviz.analysis.estimates.pairing import ESTIMATE_FAMILIES, AuditError, pair_export, pair_human
-    from ragviz.analysis.estimates.report import estimate_report
+    from ragviz.analysis.estimates.pairing import ESTIMATE_FAMILIES, AuditError
 
     families = ESTIMATE_FAMILIES if args.family == "all" else (args.family,)
     try:
-        data = _load(args.paths, "DATA")
-        if args.human and args.db:
-            raise _BadInput("give people's labels with --human FILE or --db DB_OR_URL, not both")
-        if args.human:
-            pairing = pair_human(data, _load([args.human], "--human"), families)
-        elif args.db:
-            pairing = _pair_db(data, args.db, args.sample, args.annotator, families)
-        else:
-            pairing = pair_export(data, families)
+        pairing = _pair_claims(args) if args.family == "ragchecker" else _pair(args, families)
     except (_BadInput, AuditError) as exc:
         return _fail(str(exc))
+    return _report(pairing, args)
+
+
+def _pair(args: argparse.Namespace, families: Any) -> Any:
+    from ragviz.analysis.estimates.pairing import pair_export, pair_human
+
+    data = _load(args.paths, "DATA")
+    if args.human and args.db:
+        raise _BadInput("give people's labels with --human FILE or --db DB_OR_URL, not both")
+    if args.human:
+        return pair_human(data, _load([args.human], "--human"), families)
+    if args.db:
+        return _pair_db(data, args.db, args.sample, args.annotator, families)
+    return pair_export(data, families)
+
+
+def _pair_claims(args: argparse.Namespace) -> Any:
+    """The items of every RagChecker checking output in DATA, each file corrected by its own audit sample."""
+    from ragviz.analysis.estimates.claims import pair_claims_store
+    from ragviz.analysis.estimates.pairing import Pairing
+
+    if args.human or not args.db:
+        raise _BadInput(
+            "--family ragchecker reads people's labels from a label store: give --db DB_OR_URL (not --human)"
+        )
+    if args.by is not None:
+        raise _BadInput("--family ragchecker: --by is not available (one checking output is one subset)")
+    if args.sample is not None and len(args.paths) > 1:
+        raise _BadInput("--sample ID names one file's audit sample: give one checking output with it")
+    with _open_store(args.db) as store:
+        parts = [pair_claims_store(path, store, args.sample, args.annotator) for path in args.paths]
+    return Pairing([e for p in parts for e in p.examples], [w for p in parts for w in p.warnings])
+
+
+def _report(pairing: Any, args: argparse.Namespace) -> int:
+    from ragviz.analysis.estimates.report import estimate_report
+
     for warning in pairing.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     where = args.human or _masked(args.db) or ", ".join(args.paths)
@@ -178,24 +208,30 @@ def _masked(db: str | None) -> str | None:
     return None if db is None else mask_url(db) if is_url(db) else db
 
 
-def _pair_db(data: Dataset, db: str, sample_id: int | None, annotator: str | None, families: Any) -> Any:
-    """The pairing of :func:`ragviz.analysis.estimates.pairing.pair_store` over the label store *db*; :class:`_BadInput`
-    when it does not open or holds no audit sample drawn from DATA's examples."""
+def _open_store(db: str) -> Any:
+    """The label store *db*, opened; :class:`_BadInput` when there is none or it does not open."""
     from pathlib import Path
 
-    from ragviz.analysis.estimates.pairing import pair_store
-    from ragviz.store.audit_samples import default_sample, get_sample, list_samples, team_choice
     from ragviz.store.label_store import LabelStore, StoreError
     from ragviz.store.postgres import is_url
 
-    where = _masked(db)
     if not is_url(db) and not Path(db).expanduser().is_file():
         raise _BadInput(f"{db}: no label store here (give the file the app uses, default ~/.ragviz/ragviz.db)")
     try:
-        store = LabelStore(db)
+        return LabelStore(db)
     except StoreError as exc:
         raise _BadInput(str(exc)) from None
-    with store:
+
+
+def _pair_db(data: Dataset, db: str, sample_id: int | None, annotator: str | None, families: Any) -> Any:
+    """The pairing of :func:`ragviz.analysis.estimates.pairing.pair_store` over the label store *db*; :class:`_BadInput`
+    when it does not open or holds no audit sample drawn from DATA's examples."""
+
+    from ragviz.analysis.estimates.pairing import pair_store
+    from ragviz.store.audit_samples import default_sample, get_sample, list_samples, team_choice
+
+    where = _masked(db)
+    with _open_store(db) as store:
         if annotator is not None and annotator not in store.annotators():
             known = ", ".join(store.annotators()) or "none"
             raise _BadInput(f"{where}: annotator {annotator!r} has no labels in this store (annotators: {known})")

@@ -227,6 +227,7 @@ class EstimateReport:
             small = approximate_note(n_audited, self.alpha, self.interval)
         out = [small] if small else []
         for group, est in self.sections():
+            fell_back: dict[str, list[str]] = {}  # interval method shown -> the metrics that fell back to it
             for name, m in est.metrics.items():
                 where = name if group == ALL else f"{group}: {name}"
                 if m.n_labeled < 2:
@@ -237,15 +238,18 @@ class EstimateReport:
                 elif where != name and m.more_needed:
                     out.append(f"{where}: {too_few_text(m.n_labeled)}")
                 elif m.ppi.method is not None and m.ppi.method != self.interval:
-                    out.append(
-                        f"{where}: the audit's values barely vary, so a {self.interval} interval is not defined: "
-                        f"showing the {m.ppi.method} one"
-                    )
+                    fell_back.setdefault(m.ppi.method, []).append(name)
                 if m.excluded_labeled or m.excluded_unlabeled:
                     out.append(
                         f"{where}: undefined on {m.excluded_labeled} audited and {m.excluded_unlabeled} other "
                         "examples: left out"
                     )
+            for method, names in fell_back.items():
+                prefix = "" if group == ALL else f"{group}: "
+                out.append(
+                    f"{prefix}{', '.join(names)}: the audit's values barely vary, so a {self.interval} interval is not "
+                    f"defined: showing the {method} one"
+                )
         return out
 
 
