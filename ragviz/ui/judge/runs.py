@@ -91,10 +91,10 @@ def kappa_change(comparison: Comparison) -> str:
 
     def k(run: VersionRun, kind: str) -> str:
         value = run.figures.kinds[kind].point["kappa"]
-        return "—" if value is None else f"{value:.2f}"
+        return "—" if value is None else f"{value:.2f}".replace("-", "−")
 
     changes = " · ".join(f"{kind} {k(first, kind)} → {k(last, kind)}" for kind in KINDS)
-    return f"Cohen's κ from {first.version.name} to {last.version.name}: {changes}".replace("-", "−")
+    return f"Cohen's κ from {first.version.name} to {last.version.name}: {changes}"
 
 
 def _progress() -> Callable[[str, RunProgress], None]:
