@@ -77,11 +77,14 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
         help="versions side by side on a test set the prompts never saw",
         description="Run each version on the test set (cached: only missing answers are requested) and print its "
         "agreement with people per label kind (Cohen's kappa, precision/recall/F1 of the positive label, true-negative "
-        "rate) and its bias per TRACe metric (judge mean - people mean), each with a 95%% bootstrap interval. The test "
+        "rate) and its bias per TRACe metric (judge mean - people mean), each with a 95 % bootstrap interval. The test "
         "set is the reviewed members of audit sample --sample (default: the team's), or the labelled examples of "
         "--human FILE. A version whose few-shot examples lie in the test set is refused.",
     )
-    p.add_argument("args", nargs="+", metavar="NAME… DATA…", help="version names, then data files")
+    p.usage = "ragviz judge compare NAME... [DATA...] [--sample ID | --human FILE] [--format table|json] [options]"
+    p.add_argument(
+        "args", nargs="+", metavar="NAME... DATA...", help="version names, then the data files (none with --human)"
+    )
     group = p.add_mutually_exclusive_group()
     group.add_argument("--sample", type=int, default=None, metavar="ID", help="the audit sample to compare on")
     group.add_argument("--human", default=None, metavar="FILE", help="compare against the labels in FILE instead")
@@ -89,7 +92,12 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--model", default=None, help="model for versions that name none")
     p.add_argument("--base-url", default=None, metavar="URL", help="server for versions that name none")
     p.add_argument("--concurrency", type=int, default=8, help="calls in flight at once (default: 8)")
-    p.add_argument("--response-format", choices=("auto", "json_schema", "json_object", "text"), default="auto")
+    p.add_argument(
+        "--response-format",
+        choices=("auto", "json_schema", "json_object", "text"),
+        default="auto",
+        help="for versions that fix none, as `ragviz label --response-format` (default: auto)",
+    )
     _db(p)
     p = sub.add_parser(
         "promote",

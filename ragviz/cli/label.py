@@ -1,6 +1,7 @@
 """``ragviz label PATH... --model M [--base-url URL | --azure-endpoint URL] [--concurrency N] [--limit K] -o OUT``.
 
-Loads the files, judges every example (reusing cached answers), stores the label sets in the label
+Loads the files, judges every example with the team's judge version (``ragviz judge promote``; ``v1``, the
+shipped prompt, until one is promoted; reusing cached answers), stores the label sets in the label
 store (``--db``, default ``$RAGVIZ_DB`` or ``~/.ragviz/ragviz.db``) and writes the judged examples as
 RAGBench-schema JSONL (the app loads it). Failures are printed as ``PATH:ROW: judge: problem`` and
 left out of OUT. ``--dry-run`` prints the estimate (calls, tokens, cost) and calls nothing.
@@ -69,7 +70,10 @@ def add_label_arguments(parser: argparse.ArgumentParser) -> None:
         "paths", nargs="*", metavar="PATH", help="data files or directories (every format ragviz loads)"
     )
     parser.add_argument(
-        "--model", default=None, help="judge model name, e.g. gpt-4o-mini (batch commands: default the recorded one)"
+        "--model",
+        default=None,
+        help="judge model name, e.g. gpt-4o-mini (default: the team's judge version's when it names one; batch "
+        "commands: the recorded one)",
     )
     parser.add_argument(
         "--base-url",

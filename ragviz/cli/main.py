@@ -93,7 +93,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
         "label",
         "label examples with an LLM judge (OpenAI-compatible API) into RAGBench-schema JSONL",
-        "Judge every example with an LLM (cached answers are reused), keep the label sets in the "
+        "Judge every example with an LLM and the team's judge version (`ragviz judge promote`; v1 until one is "
+        "promoted; cached answers are reused), keep the label sets in the "
         "label store and write the judged rows as RAGBench-schema JSONL. Exit 0 all judged, 1 some failed, 2 bad input.",
         "ragviz.cli.label",
         "add_label_arguments",

@@ -74,6 +74,9 @@ def test_the_leads_walk(judge_env):
     at.button(key="judge.rejudge").click().run(timeout=60)
     assert not at.exception, [e.value for e in at.exception]
     assert "Re-judged with v2: 20 judged, 10 cached, 0 failed" in _texts(at)
+    at.switch_page("pages/label.py")
+    at.run()
+    assert "Judge version **v2**" in "\n".join(c.value for c in at.caption)
     at.switch_page("pages/dashboard.py")
     at.run()
     assert "Corrects the labels of judge version v2 (30 examples)" in _texts(at)

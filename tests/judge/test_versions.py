@@ -177,9 +177,8 @@ def test_bad_inputs_are_refused_with_nothing_stored(world, tmp_path):
     with pytest.raises(BadInput, match=f"few-shot example {outside[0]} .* changed since it was chosen"):
         create_version(store, load([str(changed)]).dataset, "v3", parent="v2")
     # an empty test set
-    empty = draw_sample(store, dataset.uids, 1, "lead", seed=99)
-    if empty.members[0] not in sample.members:
-        with pytest.raises(BadInput, match="test set .* is empty"):
-            audit_test_set(dataset, store, empty.id)
+    unreviewed = draw_sample(store, outside[10:20], 3, "lead", seed=99)  # drawn, nobody reviewed it yet
+    with pytest.raises(BadInput, match="test set .* is empty"):
+        audit_test_set(dataset, store, unreviewed.id)
     with pytest.raises(BadInput, match="no audit sample 999"):
         audit_test_set(dataset, store, 999)
