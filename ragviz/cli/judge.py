@@ -238,17 +238,17 @@ def _compare(args: argparse.Namespace, store: LabelStore, out: TextIO, err: Text
     from ragviz.judge.run import RunProgress
     from ragviz.judge.settings import JudgeConfigError, JudgeSettings
     from ragviz.judge.versions.compare import audit_test_set, compare_versions, file_test_set
-    from ragviz.judge.versions.registry import get_version
+    from ragviz.judge.versions.registry import get_version, shots_now
     from ragviz.store.audit_samples import default_sample, list_samples, team_choice
 
     names, paths = _split_names(store, args.args)
     versions = [get_version(store, n) for n in names]
+    dataset = _load(paths) if paths else None
     if args.human:
         test_set = file_test_set(_load([args.human]), args.human)
     else:
-        if not paths:
+        if dataset is None:
             raise BadInput("give the data files after the version names (or --human FILE)", path=COMMAND)
-        dataset = _load(paths)
         sample_id = args.sample
         if sample_id is None:
             chosen = default_sample(list_samples(store, dataset.uids), team_choice(store))
@@ -279,7 +279,8 @@ def _compare(args: argparse.Namespace, store: LabelStore, out: TextIO, err: Text
             print(f"{name}: {p.done}/{p.total} (cached {p.n_cached}, new {p.n_judged}, failed {p.n_failed})", file=err)
 
     with JudgeCache(store.reopen_database()) as cache:
-        comparison = compare_versions(versions, test_set, store, settings, cache, on_progress=progress)
+        now = shots_now(versions, dataset)
+        comparison = compare_versions(versions, test_set, store, settings, cache, on_progress=progress, now=now)
     print(f"test set: {test_set.what}", file=err)
     if args.format == "json":
         json.dump(comparison_json(comparison), out, indent=1)

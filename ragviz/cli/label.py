@@ -205,7 +205,8 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
     from ragviz.judge.client import JudgeConfigError
     from ragviz.judge.cost import describe_cost, estimate_run
     from ragviz.judge.run import RunProgress, judge_examples
-    from ragviz.judge.versions.registry import settings_for
+    from ragviz.judge.versions.prompt import check_shots_unchanged
+    from ragviz.judge.versions.registry import settings_for, shots_now
     from ragviz.store.label_store import LabelStore, StoreError, default_db
 
     err = err or sys.stderr
@@ -238,6 +239,7 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
             f"{len(result.errors)} errors: nothing judged (run `ragviz validate` for details)", listed=result.errors
         )
     dataset = result.dataset
+    check_shots_unchanged(version, shots_now([version], dataset))
     n = len(dataset) if args.limit is None else min(args.limit, len(dataset))
     examples = [dataset.example(i) for i in range(n)]
 

@@ -21,6 +21,7 @@ from ragviz.judge.versions.registry import (
     get_version,
     list_versions,
     promote,
+    shots_now,
     version_names_by_prompt,
 )
 from ragviz.store.audit_samples import draw_sample
@@ -174,8 +175,15 @@ def test_bad_inputs_are_refused_with_nothing_stored(world, tmp_path):
         if row["id"] == uid_id:
             row["question"] += " (edited)"
     changed.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    changed_data = load([str(changed)]).dataset
     with pytest.raises(BadInput, match=f"few-shot example {outside[0]} .* changed since it was chosen"):
-        create_version(store, load([str(changed)]).dataset, "v3", parent="v2")
+        create_version(store, changed_data, "v3", parent="v2")
+    v2 = get_version(store, "v2")
+    settings = JudgeSettings(model="stub", base_url="http://127.0.0.1:9/v1", response_format="json_object")
+    with JudgeCache(store.reopen_database()) as cache, pytest.raises(BadInput, match="changed since it was chosen"):
+        compare_versions(
+            [v2], audit_test_set(dataset, store, sample.id), store, settings, cache, now=shots_now([v2], changed_data)
+        )
     # an empty test set
     unreviewed = draw_sample(store, outside[10:20], 3, "lead", seed=99)  # drawn, nobody reviewed it yet
     with pytest.raises(BadInput, match="test set .* is empty"):

@@ -9,7 +9,7 @@ few-shot examples lie in the test set (or in any audit sample) is refused before
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ragviz.analysis.judge_compare.figures import KINDS, VersionFigures, kind_decisions, version_figures
@@ -107,13 +107,18 @@ def file_test_set(dataset: Dataset, source: str) -> TestSet:
 
 
 def prepare_versions(
-    versions: Sequence[JudgeVersion], test_set: TestSet, store: LabelStore | None, settings: JudgeSettings
+    versions: Sequence[JudgeVersion],
+    test_set: TestSet,
+    store: LabelStore | None,
+    settings: JudgeSettings,
+    now: Mapping[str, Example] | None = None,
 ) -> list[tuple[JudgeVersion, JudgePrompt, JudgeSettings]]:
     """Each version's prompt and settings, every refusal raised before anything is called: a few-shot example in
-    the test set or in an audit sample, a few-shot example whose text changed, a request beyond the context."""
+    the test set or in an audit sample, a few-shot example whose text changed (as *now*, uid -> the example as
+    loaded, holds it), a request beyond the context."""
     _nonempty(test_set)
     forbidden = set(audit_members(store)) if store is not None else set()
-    by_uid = {e.uid: e for e in test_set.examples}
+    by_uid = dict(now or {})
     out = []
     for version in versions:
         check_shots_outside(version, test_set.uids, f"the test set ({test_set.what})")
@@ -147,9 +152,11 @@ def compare_versions(
     on_progress: Callable[[str, RunProgress], None] | None = None,
     should_cancel: Callable[[], bool] | None = None,
     n_resamples: int = 1000,
+    now: Mapping[str, Example] | None = None,
 ) -> Comparison:
-    """Run every version on *test_set* (cached) and measure each against people's labels."""
-    prepared = prepare_versions(versions, test_set, store, settings)
+    """Run every version on *test_set* (cached) and measure each against people's labels (*now*: see
+    :func:`prepare_versions`)."""
+    prepared = prepare_versions(versions, test_set, store, settings, now)
     runs = []
     for version, prompt, run_settings in prepared:
 

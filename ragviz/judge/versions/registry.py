@@ -58,6 +58,7 @@ __all__ = [
     "list_versions",
     "promote",
     "settings_for",
+    "shots_now",
     "team_judge",
     "version_names_by_prompt",
 ]
@@ -140,6 +141,16 @@ def settings_for(version: JudgeVersion, settings: JudgeSettings) -> JudgeSetting
     if version.response_format != "auto":
         changes["response_format"] = version.response_format
     return replace(settings, **changes)  # type: ignore[arg-type]
+
+
+def shots_now(versions: Sequence[JudgeVersion], dataset: Dataset | None) -> dict[str, Example]:
+    """The few-shot examples of *versions* as *dataset* holds them now (to check that none changed)."""
+    out: dict[str, Example] = {}
+    for uid in {u for v in versions for u in v.shot_uids}:
+        row = dataset.index_of(uid) if dataset is not None else None
+        if row is not None:
+            out[uid] = dataset.example(row)  # type: ignore[union-attr]
+    return out
 
 
 def _check_url(url: str | None) -> str | None:
