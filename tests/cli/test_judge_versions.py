@@ -113,6 +113,8 @@ def test_the_leads_walk_in_the_cli(lead, capsys, monkeypatch):
         )
         assert code == 0, err
         assert "judge version v2" in err
+        code, _, err = run(capsys, "label", data, "--batch", "--model", "m", "--base-url", stub.base_url, "--db", db)
+        assert code == 2 and "the team's judge is v2, and batch requests carry only the shipped prompt" in err
     with LabelStore(db) as store, JudgeCache(store.reopen_database()) as cache:
         v2_prompt = v2["prompt_version"]
         assert cache.runs()[0].prompt_version == v2_prompt
