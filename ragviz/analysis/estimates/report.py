@@ -172,11 +172,17 @@ class EstimateReport:
     by: str | None = None
     groups: dict[str, GroupEstimate] | None = None
     interval: str = DEFAULT_INTERVAL
+    design: dict[str, Any] | None = None  # the audit sample's design (ragviz.analysis.audits.design_estimate)
+
+    @property
+    def design_name(self) -> str:
+        return str((self.design or {}).get("name") or "uniform")
 
     def as_dict(self) -> dict[str, Any]:
-        """``{"alpha", "interval", "n_labeled", "n_unlabeled", "metrics": {...}}`` plus ``"groups": {name:
-        same shape}`` when grouped (the JSON of ``ragviz estimate``)."""
+        """``{"alpha", "interval", "design", "n_labeled", "n_unlabeled", "metrics": {...}}`` plus ``"groups": {name:
+        same shape}`` when grouped (the JSON of ``ragviz estimate``); ``design`` names the audit's sampling design."""
         out = self.overall.as_dict(self.alpha, self.interval)
+        out["design"] = self.design or {"name": "uniform"}
         if self.groups is not None:
             out["groups"] = {g: est.as_dict(self.alpha, self.interval) for g, est in self.groups.items()}
         return out
