@@ -254,7 +254,7 @@ def _compare(args: argparse.Namespace, store: LabelStore, out: TextIO, err: Text
             chosen = default_sample(list_samples(store, dataset.uids), team_choice(store))
             if chosen is None:
                 raise BadInput(
-                    "no audit sample of these examples: draw one on the Review page (or give --human FILE)",
+                    "no audit sample of these examples: draw one (`ragviz audit draw`, or on the Review page) or give --human FILE",
                     path=COMMAND,
                 )
             sample_id = chosen.id

@@ -79,7 +79,7 @@ def no_test_set(ds: Dataset, store: LabelStore, can_admin: bool) -> None:
     """Said when the loaded data has no audit sample: the test set comes from one; admins may draw it here."""
     st.info(
         "No audit sample for the loaded data yet. Its reviewed members are the test set a judge version is measured "
-        "on (examples no prompt may show). Draw one here or on the Review page (Queue: Audit sample), then review it."
+        "on (examples no prompt may show). Draw one here, on the Review page (Queue: Audit sample) or with `ragviz audit draw`, then review it."
     )
     if not can_admin:
         return
