@@ -79,7 +79,7 @@ def test_the_leads_walk(judge_env):
     assert "Judge version **v2**" in "\n".join(c.value for c in at.caption)
     at.switch_page("pages/dashboard.py")
     at.run()
-    assert "Corrects the labels of judge version v2 (30 examples)" in _texts(at)
+    assert "Judge labels corrected: judge version v2 (30 examples)" in _texts(at)
 
 
 def test_annotators_look_and_viewers_are_kept_out(judge_env, monkeypatch):

@@ -104,4 +104,4 @@ def test_a_lead_improves_the_judge_and_proves_it_on_the_test_set(judge_server, p
     assert len(stub.calls) == 40
 
     page.goto(f"{server.url}/dashboard")
-    expect()(page.get_by_text(re.compile(r"Corrects the labels of judge version v2 \(30 examples\)"))).to_be_visible()
+    expect()(page.get_by_text(re.compile(r"Judge labels corrected: judge version v2 \(30 examples\)"))).to_be_visible()

@@ -154,9 +154,10 @@ def corrects_note(store: LabelStore, uids: list[str]) -> str:
     from ragviz.judge.versions.registry import judged_by
 
     parts = [
-        f"{name if ' ' in name else 'judge version ' + name} ({n:,} examples)" for name, n in judged_by(store, uids)
+        f"{name.removesuffix(' judge labels') if ' ' in name else 'judge version ' + name} ({n:,} examples)"
+        for name, n in judged_by(store, uids)
     ]
-    return "Corrects the labels of " + ", ".join(parts) if parts else "No judged example to correct"
+    return "Judge labels corrected: " + ", ".join(parts) if parts else "No judged example to correct"
 
 
 def show_report(pairing: Pairing, report: EstimateReport, what: str, name: str, key: str, present: bool) -> bool:
