@@ -188,7 +188,7 @@ def show_report(pairing: Pairing, report: EstimateReport, what: str, name: str, 
     st.dataframe(
         table, hide_index=True, width="stretch", height=35 * (len(table) + 1) + 3, column_config=_number_columns()
     )
-    st.caption(
+    st.caption(  # md: ours
         "lambda: how much the correction trusts the judge (0 = people only, 1 = fully). Worth n people-only: "
         f"the audit size people alone would need for an interval as narrow as the corrected one (at most the "
         f"number of {what})."

@@ -169,7 +169,7 @@ def _prompt_facts(version: JudgeVersion, prompt: JudgePrompt, test_set: TestSet 
         [("System message (tokens)", f"{tokens:,}"), ("Calls to compare it", calls), ("Cost of comparing it", cost)]
     )
     on = f" on {render.md_escape(model, 80)}" if model else ""
-    st.caption(
+    st.caption(  # md: ours (the model's name in *on* is escaped)
         f"Tokens = characters / 4, as the Label page counts them; calls and cost: the test set{on}, nothing cached."
     )
 
@@ -233,7 +233,9 @@ def candidate_section(
     except BadInput as exc:
         st.error(render.md_escape(exc.problem, None))
         return
-    with st.expander("The exact system message" + (f" of {name}" if draft else ""), expanded=bool(draft)):
+    with st.expander(
+        "The exact system message" + (f" of {render.md_escape(name)}" if draft else ""), expanded=bool(draft)
+    ):
         st.code(prompt.system, language=None, wrap_lines=True)
     if can_admin and st.button("Create version", type="primary", key="judge.create", disabled=draft is None):
         try:
@@ -262,5 +264,5 @@ def test_set_of(ds: Dataset, store: LabelStore, sample: AuditSample) -> TestSet 
     try:
         return audit_test_set(ds, store, sample.id)
     except BadInput:
-        st.info(f"No member of audit sample {sample.id} is reviewed yet: review some on the Review page to compare.")
+        st.info(f"No member of audit sample {sample.id:d} is reviewed yet: review some on the Review page to compare.")
         return None

@@ -220,7 +220,7 @@ def rejudge_section(
 ) -> None:
     """Re-judge with the team's judge: every example or only those labelled by another version; estimate, run, Cancel."""
     version, prompt = team_prompt
-    st.subheader(f"Re-judge with {version.name}")
+    st.subheader(f"Re-judge with {render.md_escape(version.name)}")
     if not can_admin:
         st.caption("Admins re-judge the examples.")
         return

@@ -283,7 +283,7 @@ def settings_box() -> JudgeSettings:
         note = judge_options.key_source_note(access)  # Markdown with its dynamic parts escaped
         version, prompt = team_judge()
         fixed = f"; it fixes the model `{render.md_escape(version.model, 80)}`" if version.model else ""
-        st.caption(
+        st.caption(  # md: ours (a prompt version is letters, digits, '.:_-')
             f"{note} Judge version **{render.md_escape(version.name)}**{fixed} (prompt version `{prompt.version}`)."
         )
         if isinstance(access, JudgeConfigError):
