@@ -4,6 +4,16 @@ session. Widgets named by these keys hold their own value under them; the rest a
 from __future__ import annotations
 
 __all__ = [
+    "JUDGE_DONE",
+    "JUDGE_CANCEL",
+    "JUDGE_REJUDGE",
+    "JUDGE_PROMOTE",
+    "JUDGE_COMPARISON",
+    "JUDGE_VERSIONS",
+    "JUDGE_FROM",
+    "JUDGE_NAME",
+    "JUDGE_RUBRIC",
+    "JUDGE_PICKS",
     "ADHERENCE_CACHE",
     "ANNOTATOR_INPUT",
     "ANNOTATOR_KEY",
@@ -123,3 +133,13 @@ TEXT_DRAWN = "review.text.drawn"  # (uid, the labels the context editor was draw
 TEXT_EVENTS = "review.text.events"  # the queue of actions not yet taken by the page
 TEXT_RESPONSE_KEY = "review.text.response"
 TEXT_TOUCHED = "review.text.touched"  # {uid: keys the person clicked}: they stay unfolded
+JUDGE_PICKS = "judge.picks"  # the few-shot examples picked on the Judge page
+JUDGE_RUBRIC = "judge.rubric"  # the rubric notes typed on the Judge page
+JUDGE_NAME = "judge.name"  # the name typed for a new version
+JUDGE_FROM = "judge.from"  # the version a new one starts from
+JUDGE_VERSIONS = "judge.compare_versions"  # the versions picked to compare
+JUDGE_COMPARISON = "judge.comparison"  # (sample id, names, Comparison) of this session's last comparison
+JUDGE_PROMOTE = "judge.promote_pick"  # the version picked to promote
+JUDGE_REJUDGE = "judge.rejudge_scope"  # which examples Re-judge runs on
+JUDGE_CANCEL = "judge.cancel"  # the Cancel button of a comparison or re-judge under way
+JUDGE_DONE = "judge.done"  # the last action's message on the Judge page
