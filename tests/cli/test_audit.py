@@ -171,5 +171,6 @@ def test_status_and_estimate_name_the_design_effective_n_and_saving(tmp_path, ca
         assert m["design"]["effective_n"] <= len(dataset)
         assert m["design"]["uniform_equivalent"] is not None, (name, m)
     code, out, _ = _run(capsys, "estimate", data_file, "--db", db)
-    assert code == 0 and f"design: {design} audit (sample {sample.id})" in out
+    by = " by dataset_name" if design == "stratified" else ""
+    assert code == 0 and f"design: {design} audit{by} (sample {sample.id})" in out
     assert "a uniform audit would need" in out

@@ -55,9 +55,11 @@ class DesignInfo:
     strata: Mapping[str, str] | None = None
     probabilities: Mapping[str, float] | None = None
     warnings: list[str] = field(default_factory=list)
+    by: str | None = None  # stratified: the column the strata are the values of
 
     def summary(self) -> dict[str, Any]:
-        return {"name": self.name, "sample": self.sample_id, "interval": NORMAL if self.name != UNIFORM else None}
+        out = {"name": self.name, "sample": self.sample_id, "interval": NORMAL if self.name != UNIFORM else None}
+        return {**out, "by": self.by} if self.by else out
 
 
 def reviewed_level(sample: AuditSample, reviewed: set[str]) -> tuple[float, list[str]]:
@@ -82,7 +84,7 @@ def design_info(pairing: Pairing, sample: AuditSample | None, strata: Mapping[st
     if sample.design == STRATIFIED:
         if strata is None:
             raise StratumError(f"sample {sample.id} is stratified by {sample.params.get('by')!r}: give that column")
-        return DesignInfo(STRATIFIED, sample.id, strata=strata)
+        return DesignInfo(STRATIFIED, sample.id, strata=strata, by=sample.params.get("by"))
     reviewed = {e.uid for e in pairing.examples if e.audited}
     level, usable = reviewed_level(sample, reviewed)
     weights = {m.uid: m.selection_weight for m in sample.member_details()}

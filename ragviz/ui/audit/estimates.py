@@ -14,8 +14,10 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from ragviz.analysis.audits.designs import DesignError
+from ragviz.analysis.audits.sample_estimate import design_sentence, design_title, sample_report
 from ragviz.analysis.estimates.coverage import MIN_AUDITED
-from ragviz.analysis.estimates.pairing import Pairing, pair_store
+from ragviz.analysis.estimates.pairing import Pairing
 from ragviz.analysis.estimates.report import ALL, EstimateReport, plain_words, plan, plan_text, too_few_text
 from ragviz.store.audit_samples import AuditSample, get_sample
 from ragviz.store.label_store import LabelStore
@@ -46,22 +48,23 @@ def _estimates(
     sample_key: tuple[int, int],
     by: str | None,
     alpha: float,
-) -> tuple[Pairing, EstimateReport]:
-    from ragviz.analysis.estimates.report import estimate_report
-
+) -> tuple[Pairing, EstimateReport, list[str]]:
     sample = get_sample(state.store(), sample_key[0])
-    members = sample.members[: sample_key[1]] if sample is not None else ()
-    pairing = pair_store(state.load_result(paths).dataset, state.store(), members, against)
-    return pairing, estimate_report(pairing, alpha, by)
+    pairing, info, report = sample_report(state.load_result(paths).dataset, state.store(), sample, against, alpha, by)
+    return pairing, report, info.warnings
 
 
 def estimates(
     sample: AuditSample, against: str, by: str | None = None, alpha: float = 0.05
 ) -> tuple[Pairing, EstimateReport]:
-    """:func:`ragviz.analysis.estimates.pairing.pair_store` and :func:`ragviz.analysis.estimates.report.estimate_report` for
-    *sample* under the *against* labels, cached per data, store version and sample size."""
+    """:func:`ragviz.analysis.audits.sample_estimate.sample_report` for *sample* under the *against* labels (the
+    estimator that matches its design, as ``ragviz estimate --db``), cached per data, store version and sample
+    size; the design's warnings join the pairing's. :class:`ragviz.analysis.audits.designs.DesignError` when the
+    design cannot be read from the loaded data."""
     s = state.store()
-    return _estimates(state.current_paths(), s.location, s.data_version(), against, (sample.id, sample.size), by, alpha)
+    key = (sample.id, sample.size)
+    pairing, report, warnings = _estimates(state.current_paths(), s.location, s.data_version(), against, key, by, alpha)
+    return Pairing(pairing.examples, [*pairing.warnings, *warnings]), report
 
 
 def estimate_records(report: EstimateReport) -> list[dict[str, Any]]:
@@ -78,6 +81,13 @@ def estimate_records(report: EstimateReport) -> list[dict[str, Any]]:
     return out
 
 
+SHORT_ESTIMATORS = {
+    "uniform": "PPI++",
+    "stratified": "stratified PPI++",
+    "active": "inverse-probability-weighted PPI++",
+}
+
+
 def _ci(low: float | None, high: float | None) -> str:
     return "no interval" if low is None or high is None else f"{low:.3f} – {high:.3f}"
 
@@ -85,9 +95,18 @@ def _ci(low: float | None, high: float | None) -> str:
 def estimate_table(report: EstimateReport, by: bool) -> pd.DataFrame:
     """The estimates as a table (one row per metric, and per subset when *by*)."""
     rows = []
+    designed = (
+        {name: m.design or {} for name, m in report.overall.metrics.items()}
+        if report.design_name != "uniform"
+        else None
+    )
     for r in report.rows():
         if not by and r["group"] != ALL:
             continue
+        saving = {}
+        if designed is not None and r["group"] == ALL:
+            d = designed.get(r["metric"], {})
+            saving = {"uniform n as precise": d.get("uniform_equivalent"), "people-hours saved": d.get("saved_hours")}
         rows.append(
             {
                 **({"subset": r["group"]} if by else {}),
@@ -100,6 +119,7 @@ def estimate_table(report: EstimateReport, by: bool) -> pd.DataFrame:
                 "corrected 95% CI": _ci(r["ppi_low"], r["ppi_high"]),
                 "lambda": r["lambda"],
                 "worth n people-only": r["gain"],
+                **saving,
             }
         )
     return pd.DataFrame(rows)
@@ -124,13 +144,18 @@ def people_would_say_panel(store: LabelStore, against: str, present: bool) -> No
     if sample is None:
         no_sample_notice()
         return
-    pairing, report = estimates(sample, against)
+    try:
+        pairing, report = estimates(sample, against)
+    except DesignError as exc:
+        st.warning(render.md_escape(f"No corrected estimates: {exc}", limit=None))
+        return
     overall = report.overall
     st.caption(
         render.md_escape(
             f"{sample.label(with_who=not present)} · {overall.n_labeled:,} reviewed members are the audit ({against}'s labels), "
             f"{overall.n_unlabeled:,} examples judge-only · corrected = the judge on every example, its bias "
-            f"removed by the audit (PPI++, {report.interval} intervals)",
+            f"removed by the audit ({SHORT_ESTIMATORS.get(report.design_name, 'PPI++')}, {report.interval} intervals)"
+            f" · design: {design_title(report)}",
             limit=None,
         )
     )
@@ -175,11 +200,20 @@ def show_report(pairing: Pairing, report: EstimateReport, what: str, name: str, 
     st.dataframe(
         table, hide_index=True, width="stretch", height=35 * (len(table) + 1) + 3, column_config=_number_columns()
     )
+    designed = (
+        " Uniform n as precise: the uniform random audit whose corrected interval is as narrow as this design's; "
+        f"people-hours saved: the {what} it did not need, at "
+        f"{(report.design or {}).get('minutes_per_example', 4):g} minutes each (negative: the design cost more)."
+        if report.design_name != "uniform"
+        else ""
+    )
     st.caption(
         "lambda: how much the correction trusts the judge (0 = people only, 1 = fully). Worth n people-only: "
-        f"the audit size people alone would need for an interval as narrow as the corrected one (at most the "
-        f"number of {what})."
+        f"the effective sample size, the audit people alone would need for an interval as narrow as the corrected "
+        f"one (at most the number of {what}).{designed}"
     )
+    if report.design_name != "uniform" and (said := design_sentence(report, what)):
+        st.markdown(render.md_escape(said, limit=None))
     return True
 
 
@@ -191,6 +225,8 @@ def _number_columns() -> dict[str, Any]:
         "corrected": three,
         "lambda": st.column_config.NumberColumn(format="%.2f"),
         "worth n people-only": st.column_config.NumberColumn(format="%.0f"),
+        "uniform n as precise": st.column_config.NumberColumn(format="%.0f"),
+        "people-hours saved": st.column_config.NumberColumn(format="%.1f"),
     }
 
 
@@ -225,8 +261,14 @@ def plain_words_section(store: LabelStore) -> None:
         if sample is None:
             st.caption("Draw and review an audit sample (Review, Queue: Audit sample) to say what people would say.")
             return
-        _, report = estimates(sample, "human")
+        try:
+            _, report = estimates(sample, "human")
+        except DesignError as exc:
+            st.warning(render.md_escape(f"No corrected figure: {exc}", limit=None))
+            return
         lines = [text for name, m in report.overall.metrics.items() if (text := plain_words(name, m)) is not None]
+        if lines and (said := design_sentence(report)) is not None:
+            lines.append(said)
         for text in lines:
             st.markdown(render.md_escape(text, limit=None))
         for note in report.notes()[:1]:
