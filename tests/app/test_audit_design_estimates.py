@@ -130,3 +130,23 @@ def test_a_stratified_sample_whose_column_is_gone_says_so(judged, app_env, monke
         content = gather(load([judged]).dataset, store, ReportRequest((str(judged),), str(app_env["db"])))
     assert content.notes[0].startswith("No corrected figure: audit sample 1 (stratified): no column 'team'")
     assert content.sample is None and content.design_note is None
+
+
+def test_the_planner_plans_with_the_design_and_review_counts_toward_it(judged, app_env):
+    from ragviz.analysis.audits.design_plan import design_plan_text, plan_design, target_progress_text
+    from ragviz.analysis.audits.sample_estimate import sample_report
+
+    dataset, sample = _reviewed_sample(app_env["db"], judged, "active", size=60)
+    with LabelStore(app_env["db"]) as store:
+        pairing, _, report = sample_report(dataset, store, sample)
+    at = open_page("pages/dashboard.py")
+    at.number_input(key="audit.plan_half").set_value(0.08).run()
+    said = [m.value.replace("\\", "") for m in at.markdown if "on adherence" in m.value]
+    expected = design_plan_text(plan_design(pairing, report, "adherence", 0.08))
+    assert expected in said and "with this active design needs" in expected and "a uniform audit:" in expected
+    at.switch_page("pages/review.py").run()
+    at.radio(key="review.queue").set_value("Audit sample").run()
+    assert not at.exception
+    bars = [p.proto.text.replace("\\", "") for p in at.get("progress")]
+    toward = target_progress_text(plan_design(pairing, report, "adherence", 0.08))
+    assert toward in bars and toward.startswith(f"Toward ±0.08 on adherence: {sample.size} of about")

@@ -14,15 +14,17 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from ragviz.analysis.audits.design_plan import design_plan_text, plan_design, target_progress_text
 from ragviz.analysis.audits.designs import DesignError
 from ragviz.analysis.audits.sample_estimate import design_sentence, design_title, sample_report
 from ragviz.analysis.estimates.coverage import MIN_AUDITED
 from ragviz.analysis.estimates.pairing import Pairing
-from ragviz.analysis.estimates.report import ALL, EstimateReport, plain_words, plan, plan_text, too_few_text
+from ragviz.analysis.estimates.report import ALL, EstimateReport, plain_words, too_few_text
 from ragviz.store.audit_samples import AuditSample, get_sample
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.audit.sample import loaded_samples, pick_sample, team_sample_note
 from ragviz.ui.core import charts, render, state
+from ragviz.ui.core.keys import AUDIT_TARGET
 
 __all__ = [
     "estimate_records",
@@ -33,6 +35,7 @@ __all__ = [
     "plain_words_section",
     "planner",
     "show_report",
+    "target_line",
 ]
 
 
@@ -169,7 +172,7 @@ def people_would_say_panel(store: LabelStore, against: str, present: bool) -> No
         )
         shown = set(report.notes())
         _notes([n for n in by_subset.notes() if n not in shown])
-    planner(pairing, list(overall.metrics), overall.n_labeled)
+    planner(pairing, report)
 
 
 def show_report(pairing: Pairing, report: EstimateReport, what: str, name: str, key: str, present: bool) -> bool:
@@ -230,8 +233,11 @@ def _number_columns() -> dict[str, Any]:
     }
 
 
-def planner(pairing: Pairing, metrics: list[str], n_now: int) -> None:
-    """How many audited examples a target interval half-width needs, from the audit so far."""
+def planner(pairing: Pairing, report: EstimateReport) -> None:
+    """How many audited examples a target interval half-width needs with the sample's design (and with a uniform
+    audit, and people alone), from the audit so far (:func:`ragviz.analysis.audits.design_plan.plan_design`). The
+    target is kept for the Review queue, which counts toward it."""
+    metrics = list(report.overall.metrics)
     st.subheader("How many to audit")
     left, right = st.columns(2)
     default = metrics.index("adherence") if "adherence" in metrics else 0
@@ -242,13 +248,31 @@ def planner(pairing: Pairing, metrics: list[str], n_now: int) -> None:
             "Target ± (half-width of the 95% interval)",
             min_value=0.001,
             max_value=0.5,
-            value=0.02,
+            value=float(st.session_state.get(AUDIT_TARGET, (None, 0.02))[1]),
             step=0.005,
             format="%.3f",
             key="audit.plan_half",
         )
     if metric is not None:
-        st.markdown(render.md_escape(plan_text(metric, plan(pairing, metric, float(half)), n_now)))
+        st.session_state[AUDIT_TARGET] = (metric, float(half))
+        st.markdown(render.md_escape(design_plan_text(plan_design(pairing, report, metric, float(half)))))
+
+
+def target_line(sample: AuditSample) -> None:
+    """The Review queue's progress toward the planner's target (the Dashboard's "How many to audit", default
+    ± 0.05 on adherence) with the sample's design: the size it gives from the audit so far, which moves as
+    reviews come in."""
+    metric, half = st.session_state.get(AUDIT_TARGET, ("adherence", 0.05))
+    try:
+        pairing, report = estimates(sample, "human")
+    except DesignError as exc:
+        st.caption(render.md_escape(f"No target: {exc}", limit=None))
+        return
+    if metric not in report.overall.metrics:
+        return
+    p = plan_design(pairing, report, metric, float(half))
+    share = 0.0 if not p.n_design else min(1.0, p.n_now / p.n_design)
+    st.progress(share, text=render.md_escape(target_progress_text(p), limit=None))
 
 
 def plain_words_section(store: LabelStore) -> None:

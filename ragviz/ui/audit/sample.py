@@ -330,10 +330,16 @@ def follow_queue(
     return queue.rows, False
 
 
-def progress_line(queue: AuditQueue, on_go: Callable[[int | None], Any], traces: bool = True) -> None:
+def progress_line(
+    queue: AuditQueue,
+    on_go: Callable[[int | None], Any],
+    traces: bool = True,
+    target: Callable[[AuditSample], None] | None = None,
+) -> None:
     """The audit progress line above the example, with a button to the next member in draw order;
     without *traces* (presenting with corrections hidden) only the sample and its size: nothing says
-    which or how many members were reviewed."""
+    which or how many members were reviewed. Under it, the progress toward the planner's target with the
+    sample's design when *target* draws it (:func:`ragviz.ui.audit.estimates.target_line`)."""
     if not traces:
         st.caption(f"Audit sample {queue.sample.id}: {queue.sample.size:,} examples")  # md: ours
         return
@@ -351,3 +357,5 @@ def progress_line(queue: AuditQueue, on_go: Callable[[int | None], Any], traces:
             help="The first member nobody reviewed yet, in the sample's random order (review in this order, so "
             "the finished part stays a random sample).",
         )
+    if target is not None:
+        target(queue.sample)

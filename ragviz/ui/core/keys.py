@@ -18,6 +18,7 @@ __all__ = [
     "AUDIT_PILOT",
     "AUDIT_PILOT_METRIC",
     "AUDIT_SEED",
+    "AUDIT_TARGET",
     "BASE_URL_KEY",
     "BATCH_ESTIMATE",
     "BATCH_REPORT",
@@ -84,6 +85,7 @@ AUDIT_CONFIDENCE = "audit.confidence"  # the column holding the judge's confiden
 AUDIT_FLOOR = "audit.floor"  # active: the share of the draw spread evenly over all examples
 AUDIT_PILOT = "audit.pilot"  # Neyman from a pilot: the sample whose reviewed members set the spreads
 AUDIT_PILOT_METRIC = "audit.pilot_metric"  # ... and the metric whose judge error sets them
+AUDIT_TARGET = "audit.target"  # (metric, ± half-width): the planner's target the Review queue counts toward
 CLAIMS_AUDIT_ERROR = "claims.audit.error"  # why the last draw of a claims audit sample failed, shown once
 CLAIMS_CURRENT_CACHE = "claims.current_cache"
 CLAIMS_INDEX = "claims.index"
