@@ -71,7 +71,7 @@ def test_dashboard_explainer_and_report_say_the_clis_figures(judged, app_env, ca
     named = "stratified PPI++" if design == "stratified" else "inverse-probability-weighted PPI++"
     assert f"({named}, normal intervals)" in captions
     table = next(df.value for df in at.dataframe if "corrected 95% CI" in df.value.columns)
-    assert {"uniform n as precise", "people-hours saved"} <= set(table.columns)
+    saving = next(df.value for df in at.dataframe if "uniform n as precise" in df.value.columns).set_index("metric")
     for _, row in table.iterrows():
         m = cli["metrics"][row["metric"]]
         low, high = m["ppi"]["ci"]
@@ -80,8 +80,11 @@ def test_dashboard_explainer_and_report_say_the_clis_figures(judged, app_env, ca
         assert row["people only"] == pytest.approx(m["human"]["estimate"], abs=1e-12)
         assert row["lambda"] == pytest.approx(m["ppi"]["lambda"], abs=1e-12)
         assert row["worth n people-only"] == pytest.approx(m["design"]["effective_n"], abs=1e-9)
-        assert row["uniform n as precise"] == m["design"]["uniform_equivalent"]
-        assert row["people-hours saved"] == pytest.approx(m["design"]["saved_hours"])
+        saved = saving.loc[row["metric"]]
+        assert saved["effective n"] == pytest.approx(m["design"]["effective_n"], abs=1e-9)
+        assert saved["uniform n as precise"] == m["design"]["uniform_equivalent"]
+        assert saved["examples saved"] == m["design"]["saved_examples"]
+        assert saved["people-hours saved"] == pytest.approx(m["design"]["saved_hours"])
     adherence = cli["metrics"]["adherence"]["design"]
     said = " ".join(m.value for m in at.markdown).replace("\\", "")
     eff = f"{adherence['effective_n']:,.0f}"

@@ -148,7 +148,7 @@ def test_without_a_confidence_column_the_form_says_so(app_env):
     at = _audit_mode()  # sample_data has no judge confidence column
     at.radio(key="audit.design").set_value("active").run()
     warnings = " ".join(w.value for w in at.sidebar.warning)
-    assert "No judge confidence column in the loaded data" in warnings
+    assert "No judge confidence column (e.g. `judge_confidence`, 0–1 per row) in the loaded data" in warnings
     assert next(b for b in at.button if b.key == "audit.draw").disabled
     at.radio(key="audit.design").set_value("stratified").run()
     at.radio(key="audit.allocation").set_value("neyman").run()

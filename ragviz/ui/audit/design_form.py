@@ -40,9 +40,9 @@ __all__ = ["ALLOCATION_CHOICES", "DesignChoice", "design_form", "draw_from_form"
 
 PROPORTIONAL, FROM_CONFIDENCE, FROM_PILOT = "proportional", "neyman", "pilot"
 ALLOCATION_CHOICES = {
-    PROPORTIONAL: "Proportional to the strata's sizes",
-    FROM_CONFIDENCE: "Neyman from the judge's confidence",
-    FROM_PILOT: "Neyman from a pilot sample",
+    PROPORTIONAL: "Proportional to size",
+    FROM_CONFIDENCE: "Neyman: judge's confidence",
+    FROM_PILOT: "Neyman: pilot sample",
 }
 DESIGN_HELP = (
     "Uniform: every example alike. Stratified: each value of a column (the subset, the model…) gets its share "
@@ -52,8 +52,7 @@ DESIGN_HELP = (
 )
 PILOT_METRICS = ("adherence", "relevance", "utilization", "completeness")
 NO_CONFIDENCE = (
-    "No judge confidence column in the loaded data (a column named for it, e.g. "
-    f"`{CONFIDENCE_COLUMN}`, with a number 0–1 per row: the chance the judge is right): the active design and Neyman allocation from confidence need one. Draw a uniform or "
+    f"No judge confidence column (e.g. `{CONFIDENCE_COLUMN}`, 0–1 per row) in the loaded data: draw a uniform or "
     "a proportional stratified sample, or allocate from a pilot."
 )
 

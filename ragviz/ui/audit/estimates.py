@@ -28,6 +28,7 @@ from ragviz.ui.core.keys import AUDIT_TARGET
 
 __all__ = [
     "estimate_records",
+    "design_table",
     "estimate_table",
     "estimates",
     "no_sample_notice",
@@ -98,18 +99,9 @@ def _ci(low: float | None, high: float | None) -> str:
 def estimate_table(report: EstimateReport, by: bool) -> pd.DataFrame:
     """The estimates as a table (one row per metric, and per subset when *by*)."""
     rows = []
-    designed = (
-        {name: m.design or {} for name, m in report.overall.metrics.items()}
-        if report.design_name != "uniform"
-        else None
-    )
     for r in report.rows():
         if not by and r["group"] != ALL:
             continue
-        saving = {}
-        if designed is not None and r["group"] == ALL:
-            d = designed.get(r["metric"], {})
-            saving = {"uniform n as precise": d.get("uniform_equivalent"), "people-hours saved": d.get("saved_hours")}
         rows.append(
             {
                 **({"subset": r["group"]} if by else {}),
@@ -122,7 +114,25 @@ def estimate_table(report: EstimateReport, by: bool) -> pd.DataFrame:
                 "corrected 95% CI": _ci(r["ppi_low"], r["ppi_high"]),
                 "lambda": r["lambda"],
                 "worth n people-only": r["gain"],
-                **saving,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def design_table(report: EstimateReport) -> pd.DataFrame:
+    """A stratified or active sample's saving per metric: its effective sample size, the uniform audit as precise,
+    the examples and people-hours that design saved (a metric the design could not estimate says why)."""
+    rows = []
+    for name, m in report.overall.metrics.items():
+        d = m.design or {}
+        rows.append(
+            {
+                "metric": name,
+                "effective n": d.get("effective_n"),
+                "uniform n as precise": d.get("uniform_equivalent"),
+                "examples saved": d.get("saved_examples"),
+                "people-hours saved": d.get("saved_hours"),
+                **({"problem": d["problem"]} if "problem" in d else {}),
             }
         )
     return pd.DataFrame(rows)
@@ -203,20 +213,13 @@ def show_report(pairing: Pairing, report: EstimateReport, what: str, name: str, 
     st.dataframe(
         table, hide_index=True, width="stretch", height=35 * (len(table) + 1) + 3, column_config=_number_columns()
     )
-    designed = (
-        " Uniform n as precise: the uniform random audit whose corrected interval is as narrow as this design's; "
-        f"people-hours saved: the {what} it did not need, at "
-        f"{(report.design or {}).get('minutes_per_example', 4):g} minutes each (negative: the design cost more)."
-        if report.design_name != "uniform"
-        else ""
-    )
     st.caption(
         "lambda: how much the correction trusts the judge (0 = people only, 1 = fully). Worth n people-only: "
         f"the effective sample size, the audit people alone would need for an interval as narrow as the corrected "
-        f"one (at most the number of {what}).{designed}"
+        f"one (at most the number of {what})."
     )
-    if report.design_name != "uniform" and (said := design_sentence(report, what)):
-        st.markdown(render.md_escape(said, limit=None))
+    if report.design_name != "uniform":
+        _design_saving(report, what)
     return True
 
 
@@ -228,9 +231,28 @@ def _number_columns() -> dict[str, Any]:
         "corrected": three,
         "lambda": st.column_config.NumberColumn(format="%.2f"),
         "worth n people-only": st.column_config.NumberColumn(format="%.0f"),
+        "effective n": st.column_config.NumberColumn(format="%.0f"),
         "uniform n as precise": st.column_config.NumberColumn(format="%.0f"),
+        "examples saved": st.column_config.NumberColumn(format="%.0f"),
         "people-hours saved": st.column_config.NumberColumn(format="%.1f"),
     }
+
+
+def _design_saving(report: EstimateReport, what: str) -> None:
+    """A stratified or active sample's saving against a uniform audit of equal precision, per metric."""
+    st.markdown(f"**Saved by the {report.design_name} design**")  # md: ours
+    table = design_table(report)
+    st.dataframe(
+        table, hide_index=True, width="stretch", height=35 * (len(table) + 1) + 3, column_config=_number_columns()
+    )
+    minutes = (report.design or {}).get("minutes_per_example", 4)
+    st.caption(
+        f"Effective n: the {what} people alone would need for an interval as narrow. Uniform n as precise: the "
+        f"uniform random audit whose corrected interval is as narrow as this design's. Saved: the {what} that "
+        f"audit would need beyond this one, at {minutes:g} minutes each (negative: the design cost more)."
+    )
+    if (said := design_sentence(report, what)) is not None:
+        st.markdown(render.md_escape(said, limit=None))
 
 
 def planner(pairing: Pairing, report: EstimateReport) -> None:
