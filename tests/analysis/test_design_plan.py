@@ -83,3 +83,18 @@ def test_uniform_plans_as_before_and_never_below_the_minimum(tmp_path, data_file
         assert p.n_design is None or p.n_design >= MIN_AUDITED
     with pytest.raises(ValueError, match="half_width must be positive"):
         plan_design(pairing, report, "adherence", 0)
+
+
+def test_the_saving_never_compares_with_a_uniform_audit_too_small_to_say_a_figure(tmp_path):
+    """On every RAGBench row, a stratified audit where the judge matches people on utilization: the plug-in uniform
+    audit 'as precise' was 2 examples (a saving of -148); it is now at least the 100 a corrected figure needs."""
+    dataset = load([require_ragbench()]).dataset
+    with LabelStore(tmp_path / "l.db") as store:
+        sample = draw_design(store, dataset, "stratified", 210, "ana", 7, "dataset_name")
+        _review(store, dataset, sample.members[:150])
+        pairing, _, report = sample_report(dataset, store, sample)
+    d = report.overall.metrics["utilization"].design
+    assert d is not None and d["uniform_plugin"] < MIN_AUDITED <= d["uniform_equivalent"]
+    assert d["saved_examples"] == d["uniform_equivalent"] - 150
+    p = plan_design(pairing, report, "utilization", 0.01)
+    assert p.n_uniform is not None and p.n_uniform >= MIN_AUDITED

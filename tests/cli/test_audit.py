@@ -170,6 +170,7 @@ def test_status_and_estimate_name_the_design_effective_n_and_saving(tmp_path, ca
         assert m["ppi"]["interval"] == "normal"
         assert m["design"]["effective_n"] <= len(dataset)
         assert m["design"]["uniform_equivalent"] is not None, (name, m)
+        assert m["design"]["uniform_equivalent"] >= 100  # never a uniform audit too small for a corrected figure
     code, out, _ = _run(capsys, "estimate", data_file, "--db", db)
     by = " by dataset_name" if design == "stratified" else ""
     assert code == 0 and f"design: {design} audit{by} (sample {sample.id})" in out

@@ -77,8 +77,8 @@ def plan_design(
         return blank
     target = (half_width / z_value(alpha)) ** 2
     n_design = _scaled(n_now, variance, target, total)
-    equal = float(d["uniform_equivalent"])  # the uniform audit as precise as the design at n_now
-    n_uniform = _scaled(int(round(equal)), variance, target, total) if d.get("uniform_reaches", True) else None
+    equal = d.get("uniform_plugin") or d["uniform_equivalent"]  # the uniform audit as precise as the design at n_now
+    n_uniform = _scaled(int(equal), variance, target, total) if d.get("uniform_reaches", True) else None
     people = d.get("people_variance")
     n_people = None if people is None else max(MIN_AUDITED, math.ceil(n_now * float(people) / target - 1e-9))
     return DesignPlan(metric, design, half_width, n_design, n_uniform, n_people, n_now, total)
