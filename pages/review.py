@@ -35,6 +35,7 @@ from ragviz.analysis.review.queue import (
 )
 from ragviz.data.labels import RESET_FIELD, Change, diff_labels
 from ragviz.data.model import Example, Labels
+from ragviz.ui.audit import estimates as audit_estimates
 from ragviz.ui.audit import sample as audit_ui
 from ragviz.ui.core import state
 from ragviz.ui.core.keys import LAST_FILTER
@@ -130,7 +131,7 @@ review.navigation_bar(
     editable=editable,
 )
 if audit is not None:
-    audit_ui.progress_line(audit, on_go=go, traces=traces)
+    audit_ui.progress_line(audit, on_go=go, traces=traces, target=audit_estimates.target_line)
 status = review_status(uid, reviewed, corrected) if traces else ""
 where = audit.where(index) if audit is not None else position_text(index, len(ds), allowed)
 st.set_page_config(page_title=f"{where} · Review · ragviz")  # the browser tab says where the person is
