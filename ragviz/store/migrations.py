@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragviz.store.events import Event, effective_events, status_of
+from ragviz.store.team.schema import TEAM_SCHEMA, m014_team, m015_decision_guidelines
 
 __all__ = [
     "Dialect",
@@ -297,6 +298,8 @@ MIGRATIONS: tuple[tuple[str, Callable[[RunSQL, Dialect], None]], ...] = (
     ("010_team_audit_sample", _m010_team_audit_sample),
     ("011_chosen_data", _m011_chosen_data),
     ("012_judge_batches", _m012_judge_batches),
+    ("014_team", m014_team),
+    ("015_decision_guidelines", m015_decision_guidelines),
 )
 
 
@@ -364,6 +367,7 @@ SCHEMA: dict[str, dict[str, tuple[str, ...]]] = {
         ),
     },
 }
+SCHEMA.update(TEAM_SCHEMA)
 MIGRATIONS_TABLE = {"schema_migrations": ("name", "applied_at")}
 
 
