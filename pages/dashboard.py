@@ -1,5 +1,5 @@
 """Dashboard: a person sees how the metrics are distributed under the current labels, how far the judge
-can be trusted, whether the annotators agree, how the RAGBench baseline judges fare, and what to review
+can be trusted, where the annotators' agreement is (Team page), how the RAGBench baseline judges fare, and what to review
 next."""
 
 import streamlit as st
@@ -35,7 +35,11 @@ st.header("How much can we trust the judge?")
 ui.judge_agreement(data.judge_agreement, data.scatter, against, downloads=not present)
 
 st.header("Do the annotators agree?")
-ui.annotator_agreement(results.annotator_agreement(), downloads=not present, names=names)
+st.caption(
+    "Annotator agreement (Cohen's κ per pair, Fleiss' κ, Krippendorff's α per label kind) is on the Team page, "
+    "with progress, adjudication and the annotator dashboard."
+)
+st.page_link("pages/team.py", label="Open the Team page", icon=":material/groups:")
 
 st.header("RAGBench baseline judges against the current labels")
 ui.baselines(data.baselines)

@@ -37,11 +37,12 @@ from ragviz.data.labels import RESET_FIELD, Change, diff_labels
 from ragviz.data.model import Example, Labels
 from ragviz.ui.audit import sample as audit_ui
 from ragviz.ui.core import state
-from ragviz.ui.core.keys import LAST_FILTER
+from ragviz.ui.core.keys import LAST_FILTER, TEAM_MINE
 from ragviz.ui.core.present import hide_review_editing, show_corrections
 from ragviz.ui.review import page as review
 from ragviz.ui.review import sentence_editor
 from ragviz.ui.review.actions import follow_link, link_followed, undo_last, undo_target
+from ragviz.ui.team import queue as team_queue
 
 INDEX = "review.index"  # the row on screen
 
@@ -98,12 +99,14 @@ reviewed, corrected = store.reviewed_uids(who), store.corrected_uids(who)
 prog, audit_on = progress(state.uid_set(), reviewed, corrected), audit_ui.restore_queue()  # Queue: session, else URL
 flt, advance = review.filter_sidebar(prog, ds.subset_names, editable, traces, audit=audit_on)
 allowed = state.review_filter_rows(ds, flt, who, reviewed, corrected)
+allowed = team_queue.my_assignments(ds, store, who, state.current_paths(), allowed, reviewed) if editable else allowed
 audit = audit_ui.audit_queue(ds, store, who, page.present)  # Queue: Audit sample (None when off)
 allowed, advance = audit_ui.follow_queue(audit, allowed, advance, go, st.session_state.get(INDEX, 0))
 
 # -- which example: a changed filter's nearest match, a new deep link's row, else where the annotator was
-if st.session_state.get(LAST_FILTER) != flt:
-    st.session_state[LAST_FILTER] = flt
+walk = (flt, st.session_state.get(TEAM_MINE))  # a filter or the "My assignments" toggle changed
+if st.session_state.get(LAST_FILTER) != walk:
+    st.session_state[LAST_FILTER] = walk
     go(nearest_match(allowed, st.session_state.get(INDEX, 0)))
 follow_link(ds, go)  # a new deep link: its example, or the matches to choose from
 if INDEX not in st.session_state or not 0 <= st.session_state[INDEX] < len(ds):
@@ -131,6 +134,7 @@ review.navigation_bar(
 )
 if audit is not None:
     audit_ui.progress_line(audit, on_go=go, traces=traces)
+team_queue.guidelines_panel(store)
 status = review_status(uid, reviewed, corrected) if traces else ""
 where = audit.where(index) if audit is not None else position_text(index, len(ds), allowed)
 st.set_page_config(page_title=f"{where} · Review · ragviz")  # the browser tab says where the person is

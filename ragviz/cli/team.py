@@ -15,7 +15,7 @@ from typing import Any
 from ragviz.cli.common import EXIT_OK
 from ragviz.data.errors import BadInput
 
-__all__ = ["COMMAND", "add_team_arguments", "open_team_store", "run_team_command"]
+__all__ = ["COMMAND", "DB_HELP", "add_team_arguments", "open_team_store", "run_team_command"]
 
 
 COMMAND = "ragviz team"

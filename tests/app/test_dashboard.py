@@ -46,7 +46,7 @@ def test_dashboard_without_decisions_shows_distributions_and_triage(app_env):
     assert any("No example has a human decision yet" in i.value for i in at.info)
     downloads = [b.proto.label for b in at.get("download_button")]
     assert downloads == ["Download report", "PDF", "PNG", "SVG", "PNG", "SVG"]  # the report, then each chart
-    links = page_links(at)
+    links = [link for link in page_links(at) if link[0] != "Open the Team page"]  # annotator agreement moved there
     assert len(links) == 10 and all(q.startswith("uid=") for _, q in links)
     assert all("mean adherence" in label for label, _ in links)
     at.segmented_control(key="dashboard.triage_metric").set_value("relevance").run()

@@ -8,7 +8,7 @@ from typing import Any
 from ragviz.analysis.team.gold import ExampleRound, Unit, example_round, settled_fields, shown_fingerprint, unit_values
 from ragviz.data.model import Example
 from ragviz.store.label_store import LabelStore
-from ragviz.store.team.adjudications import latest_adjudication_id, settle
+from ragviz.store.team.adjudications import StaleAdjudication, latest_adjudication_id, settle
 
 __all__ = ["AdjudicationError", "adjudication_queue", "next_to_adjudicate", "settle_example", "shown_now"]
 
@@ -55,6 +55,8 @@ def settle_example(
     *chosen* take the value every labeller agrees on). Refused when the example is not ready, when a
     difference has no value, or (``StaleAdjudication``) when what was shown (*seen*) changed meanwhile."""
     r = example_round(example, store)
+    if shown_fingerprint(example, r.labels, latest_adjudication_id(store, example.uid)) != seen:
+        raise StaleAdjudication(example.uid)  # said first: what was chosen was chosen on other labels
     if not r.ready:
         waiting = ", ".join(n for n in r.labellers if n not in r.done) or "its annotators"
         raise AdjudicationError(f"{example.uid}: not ready to settle: waiting for {waiting}")

@@ -31,6 +31,7 @@ __all__ = [
     "assigned",
     "assignment_version",
     "check_pool",
+    "is_blind",
     "latest_round",
     "plan_assignments",
     "reassign_leaver",
@@ -268,3 +269,10 @@ def reassign_leaver(store: LabelStore, leaver: str, by: str) -> Round:
         _insert(store, made.id, [(uid, leaver) for uid in open_uids], "-")
         _insert(store, made.id, pairs, "+")
     return Round(**{**made.__dict__, "added": len(pairs)})
+
+
+def is_blind(store: LabelStore) -> bool:
+    """Whether a blind round is on: the latest round gives examples more than one annotator (then an
+    annotator sees no one else's labels until an example is adjudicated)."""
+    last = latest_round(store)
+    return last is not None and last.overlap > 1

@@ -4,6 +4,14 @@ session. Widgets named by these keys hold their own value under them; the rest a
 from __future__ import annotations
 
 __all__ = [
+    "TEAM_ADJ_LAST",
+    "TEAM_GUIDE_TEXT",
+    "TEAM_ADJ_QUEUE",
+    "TEAM_ADJ_SEEN",
+    "TEAM_ADJ_UID",
+    "TEAM_MESSAGE",
+    "TEAM_GUIDE_OPEN",
+    "TEAM_MINE",
     "ADHERENCE_CACHE",
     "ANNOTATOR_INPUT",
     "ANNOTATOR_KEY",
@@ -121,3 +129,11 @@ TEXT_DRAWN = "review.text.drawn"  # (uid, the labels the context editor was draw
 TEXT_EVENTS = "review.text.events"  # the queue of actions not yet taken by the page
 TEXT_RESPONSE_KEY = "review.text.response"
 TEXT_TOUCHED = "review.text.touched"  # {uid: keys the person clicked}: they stay unfolded
+TEAM_MINE = "team.mine"  # the Review sidebar's "My assignments" toggle
+TEAM_GUIDE_OPEN = "team.guidelines_open"  # the Review page's guidelines panel is open (G)
+TEAM_MESSAGE = "team.message"  # the Team page's last action's result, shown once
+TEAM_ADJ_UID = "team.adjudicating"  # the uid on the adjudication view
+TEAM_ADJ_SEEN = "team.adjudication_seen"  # (uid, fingerprint of what the adjudicator was shown)
+TEAM_ADJ_QUEUE = "team.adjudication_queue"  # (key, the queue's uids) as last computed
+TEAM_GUIDE_TEXT = "team.guidelines_text"  # the guidelines editor's text area
+TEAM_ADJ_LAST = "team.adjudication_last"  # the uid this adjudicator settled last (Undo)
