@@ -21,7 +21,9 @@ ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
 
 
 def page_links(at: AppTest) -> list[tuple[str, str]]:
-    return [(shown(p.proto.label), p.proto.query_string) for p in at.get("page_link")]
+    """The page links to examples (not the one to the Team page, where annotator agreement moved)."""
+    links = [(shown(p.proto.label), p.proto.query_string) for p in at.get("page_link")]
+    return [link for link in links if link[0] != "Open the Team page"]
 
 
 def correct_ml(db: Path, annotator: str = "tester") -> tuple[str, tuple[str, ...]]:
@@ -46,7 +48,7 @@ def test_dashboard_without_decisions_shows_distributions_and_triage(app_env):
     assert any("No example has a human decision yet" in i.value for i in at.info)
     downloads = [b.proto.label for b in at.get("download_button")]
     assert downloads == ["Download report", "PDF", "PNG", "SVG", "PNG", "SVG"]  # the report, then each chart
-    links = [link for link in page_links(at) if link[0] != "Open the Team page"]  # annotator agreement moved there
+    links = page_links(at)
     assert len(links) == 10 and all(q.startswith("uid=") for _, q in links)
     assert all("mean adherence" in label for label, _ in links)
     at.segmented_control(key="dashboard.triage_metric").set_value("relevance").run()
