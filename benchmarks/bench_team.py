@@ -1,6 +1,7 @@
 """A labelling team's round at scale: assigning 100,000 examples with overlap 3 over 20 annotators, the Team
 page's figures at 100,000 examples and 300,000 decisions (cold, as its first render computes them, and the
-page's first render and rerun under Streamlit's AppTest), and the adjudication queue's next example.
+page's first render and rerun under Streamlit's AppTest: the Progress tab first, the comparison of everyone's
+labels when the Annotators or Adjudication tab opens), and the adjudication queue's next example.
 
     .venv/bin/python benchmarks/bench_team.py --data /tmp/syn100k.parquet [--annotators 20] [--overlap 3]
 
@@ -95,10 +96,8 @@ def main(argv: list[str] | None = None) -> int:
         db = Path(tmp) / "team.db"
         with LabelStore(db) as store:
             timed(f"assign, stored in SQLite ({n})", 1, lambda: assign(store, uids, args.overlap, pool, "bench"))
-            loads = sorted(
-                {w: 0 for w in pool} | {w: c for w, c in _counts(assigned(store)).items()}.items(), key=lambda x: x[1]
-            )
-            print(f"{'queue sizes':>58}  {loads[0][1]:,} .. {loads[-1][1]:,}")
+            loads = sorted(({w: 0 for w in pool} | _counts(assigned(store))).values())
+            print(f"{'queue sizes':>58}  {loads[0]:,} .. {loads[-1]:,}")
             n_decisions = timed("write the decisions (one transaction)", 1, lambda: seed_decisions(store, dataset))
             print(f"{'decisions':>58}  {n_decisions:,}")
 
@@ -143,9 +142,15 @@ def page_times(data: str, db: Path) -> None:
     at = AppTest.from_file(app, default_timeout=900)
     timed("app start with the data loaded (Home page)", 1, at.run)
     at.switch_page("pages/team.py")
-    timed("Team page: first render", 1, at.run)
+    timed("Team page: first render (Progress tab)", 1, at.run)
     assert not at.exception, [e.value for e in at.exception]
     timed("Team page: rerun", 3, at.run)
+    at.session_state["team.tab"] = "Annotators"
+    timed("Team page: Annotators tab first opened (labels compared)", 1, at.run)
+    assert not at.exception, [e.value for e in at.exception]
+    timed("Team page: Annotators tab rerun", 3, at.run)
+    at.session_state["team.tab"] = "Adjudication"
+    timed("Team page: Adjudication tab (next example shown)", 3, at.run)
 
 
 if __name__ == "__main__":

@@ -59,12 +59,14 @@ def go(row: int | None, message: str = "") -> None:
     state.save_position(state.dataset().uids[row])
 
 
-def accept(uid: str, advance: bool) -> None:
+def accept(uid: str, advance: bool, within: list[int] | None = None) -> None:
+    """Accept; with *advance*, open the next unreviewed example (of *within*: the person's assignments)."""
     if not state.record_decision(uid, accept_changes(), "accept"):
         return
     if advance:
         reviewed = state.store().reviewed_uids(state.annotator())
-        go(next_unreviewed(state.dataset().uids, reviewed, st.session_state[INDEX]), "Every example is reviewed.")
+        done = "Every example is reviewed." if within is None else "Every example assigned to you is reviewed."
+        go(next_unreviewed(state.dataset().uids, reviewed, st.session_state[INDEX], within), done)
 
 
 def go_next_unreviewed(reviewed: set[str], index: int, allowed: list[int] | None) -> None:
@@ -126,7 +128,7 @@ review.navigation_bar(
     on_next_unreviewed=partial(go, audit.next_row, "Every member of the sample is reviewed.")
     if audit is not None
     else partial(go_next_unreviewed, reviewed, index, allowed),
-    on_accept=partial(accept, uid, advance),
+    on_accept=partial(accept, uid, advance, allowed if st.session_state.get(TEAM_MINE) else None),
     on_undo=partial(undo_last, target, go, index),
     on_reset=partial(state.record_decision, uid, [Change(RESET_FIELD, None, None)], "reset"),
     undo_hint=target.hint if target else None,

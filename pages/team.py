@@ -20,8 +20,9 @@ st.title("Team")
 if page.present:
     st.info("The Team page names annotators and shows their labels: it is not shown while presenting.")
     st.stop()
+progress = team.progress_data()
 if not (granted.can_see_others or granted.can_adjudicate):
-    mine = team.team_data().progress.annotators.get(page.annotator)
+    mine = progress.annotators.get(page.annotator)
     if mine is None:
         st.info("You have no assignments among the loaded examples.")
     else:
@@ -30,18 +31,25 @@ if not (granted.can_see_others or granted.can_adjudicate):
     st.stop()
 
 team.show_message()
-data = team.team_data()
-team.summary(data)
-if granted.can_see_others:
-    progress, adjudication, annotators, guidelines = st.tabs(["Progress", "Adjudication", "Annotators", "Guidelines"])
-    with progress:
-        team.progress_tables(data, page.dataset)
-        team.assign_panel(page.dataset, page.annotator, data)
-    with annotators:
+data = team.ready_data(progress)  # None on a large round until a tab that needs it opens
+summary = st.container()
+tabs = ["Progress", "Adjudication", "Annotators", "Guidelines"] if granted.can_see_others else ["Adjudication"]
+# keyed and lazy: only the open tab runs, and a message drawn above the tabs keeps the open one open
+shown = dict(zip(tabs, st.tabs(tabs, key="team.tab", on_change="rerun")))
+if "Progress" in shown and shown["Progress"].open:
+    with shown["Progress"]:
+        team.progress_tables(progress, data, page.dataset)
+        team.assign_panel(page.dataset, page.annotator, progress)
+if shown["Adjudication"].open:
+    with shown["Adjudication"]:
+        data = data or team.team_data()
+        adjudicate.adjudication_view(page.dataset, adjudication_queue(data.rounds), page.annotator)
+if "Annotators" in shown and shown["Annotators"].open:
+    with shown["Annotators"]:
+        data = data or team.team_data()
         team.annotator_dashboard(data, results.annotator_agreement())
-    with guidelines:
+if "Guidelines" in shown and shown["Guidelines"].open:
+    with shown["Guidelines"]:
         team.guidelines_editor(page.annotator, can_edit=granted.can_load)
-else:
-    adjudication = st.container()
-with adjudication:
-    adjudicate.adjudication_view(page.dataset, adjudication_queue(data.rounds), page.annotator)
+with summary:
+    team.summary(progress, data)

@@ -25,6 +25,14 @@ def _frame(at, column):
     return next(df.value for df in at.dataframe if column in df.value.columns)
 
 
+def _tab(at, name: str):
+    """Open a tab of the Team page (its tabs run lazily: only the open one draws)."""
+    at.session_state["team.tab"] = name
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
 def _round(db) -> tuple:
     ds = load([SAMPLE]).dataset
     ex = ds.example(ds.index_of(ML))
@@ -50,6 +58,7 @@ def test_team_page_shows_progress_the_kappa_matrix_and_settles_a_difference(app_
     assert per_example.set_index("Example").loc[ML, "Done"] == "2/2"
     assert per_example.set_index("Example").loc[ML, "State"] == "to adjudicate"
     # the kappa matrix and Fleiss' kappa moved here from the Dashboard
+    _tab(at, "Annotators")
     fleiss = next(df.value for df in at.dataframe if "Fleiss' κ" in df.value.columns)
     assert fleiss[fleiss["label"] == "relevant"].iloc[0]["Fleiss' κ"] == pytest.approx(46 / 70)
     assert sum("kappa_text" in c.proto.spec for c in at.get("vega_lite_chart")) == 1
@@ -59,6 +68,7 @@ def test_team_page_shows_progress_the_kappa_matrix_and_settles_a_difference(app_
     assert dashboard.set_index("Annotator").loc["bob", "relevant = others"] == f"{5 / 6:.0%}"
 
     # the adjudication view: the one difference, settled for bob's side
+    _tab(at, "Adjudication")
     html = "".join(h.proto.body for h in at.get("html"))
     assert 'data-differences="1"' in html and "rv-adj-diff" in html
     radio = next(r for r in at.radio if r.label == "relevant · sentence 1b")
@@ -75,10 +85,14 @@ def test_team_page_shows_progress_the_kappa_matrix_and_settles_a_difference(app_
 
 def test_a_stale_settlement_is_refused_with_a_message(app_env):
     ds, ex = _round(app_env["db"])
-    at = open_page("pages/team.py")
+    at = _tab(open_page("pages/team.py"), "Adjudication")
     keys = list(ex.labels.relevant_keys)
     with LabelStore(app_env["db"]) as store:  # bob changes his mind after the page was drawn
-        store.record(ML, "bob", [Change("relevant_keys", [k for k in keys if k != "1b"], [k for k in keys if k not in ("1b", "1a")])])
+        store.record(
+            ML,
+            "bob",
+            [Change("relevant_keys", [k for k in keys if k != "1b"], [k for k in keys if k not in ("1b", "1a")])],
+        )
     radio = next(r for r in at.radio if r.label == "relevant · sentence 1b")
     radio.set_value(radio.options[0])
     next(b for b in at.button if b.label == "Settle").click().run()
@@ -91,11 +105,16 @@ def test_review_walks_my_assignments_and_shows_the_guidelines_safely(app_env):
     ds = load([SAMPLE]).dataset
     with LabelStore(app_env["db"]) as store:
         assign(store, [ds.uids[5], ds.uids[9]], 1, ["tester"], "tester")
-        save_guidelines(store, "# Relevance\nMark **relevant** sentences. Costs $5. <img src=x onerror=alert(1)>", "lead")
+        save_guidelines(
+            store, "# Relevance\nMark **relevant** sentences. Costs $5. <img src=x onerror=alert(1)>", "lead"
+        )
     at = open_page("pages/review.py")
     toggle = next(t for t in at.toggle if t.label.startswith("My assignments"))
     assert toggle.label == "My assignments (2 open of 2)" and toggle.value
     assert at.session_state["review.index"] == 5  # the first assigned example
+    next(b for b in at.button if b.label == "Accept as shown").click().run()
+    assert at.session_state["review.index"] == 9  # Accept moves to the next open assignment, not to row 6
+    assert next(t for t in at.toggle if t.label.startswith("My assignments")).label == "My assignments (1 open of 2)"
     button = next(b for b in at.button if b.label.startswith("Guidelines"))
     assert button.label == "Guidelines (v1)"
     button.click().run()

@@ -22,12 +22,12 @@ from typing import Any
 from ragviz.analysis.agreement import decisions
 from ragviz.data.dataset import Dataset, examples_at
 from ragviz.data.keys import clean_key
-from ragviz.data.labels import RELEVANT_FIELD, UTILIZED_FIELD, apply_changes, empty_labels, support_field
+from ragviz.data.labels import RELEVANT_FIELD, UTILIZED_FIELD, apply_changes, support_field
 from ragviz.data.model import Example, Labels, Provenance
 from ragviz.store.events import Event, base_labels, effective_events, fold_labels
 from ragviz.store.label_store import LabelStore
-from ragviz.store.team.adjudications import Adjudication, settlements
-from ragviz.store.team.assignments import assigned
+from ragviz.store.team.adjudications import Adjudication, settlement_of, settlements
+from ragviz.store.team.assignments import assigned, assigned_to
 
 __all__ = [
     "ADJUDICATED",
@@ -108,6 +108,20 @@ def unit_values(example: Example, labels: Labels) -> dict[Unit, Any]:
     return out
 
 
+_NOBODY = Provenance()
+
+
+def _units(example: Example) -> tuple[Unit, ...]:
+    """The example's units in :func:`unit_values`' order."""
+    context, response = example.context_keys(), example.response_keys()
+    return tuple(
+        [("relevant", k) for k in context]
+        + [("utilized", k) for k in context]
+        + [("supported", k) for k in response]
+        + [("supporting", k) for k in response]
+    )
+
+
 def _aligned(example: Example, labels: Labels | None, units: Sequence[Unit]) -> tuple[Any, ...] | None:
     if labels is None:
         return None
@@ -117,7 +131,7 @@ def _aligned(example: Example, labels: Labels | None, units: Sequence[Unit]) -> 
 
 def _differences(units: Sequence[Unit], values: Iterable[tuple[Any, ...]]) -> tuple[Unit, ...]:
     rows = list(values)
-    if len(rows) < 2:
+    if len(rows) < 2 or all(row == rows[0] for row in rows[1:]):
         return ()
     return tuple(u for i, u in enumerate(units) if any(row[i] != rows[0][i] for row in rows[1:]))
 
@@ -191,8 +205,18 @@ def _round_of(
             labels[who] = current
         if effective and (last_ts is None or effective[-1].ts > last_ts):
             last_ts = effective[-1].ts
-    units = tuple(unit_values(example, empty_labels(example)))
-    values = {who: v for who, lab in labels.items() if (v := _aligned(example, lab, units)) is not None}
+    units = _units(example)
+    memo: dict[Labels, tuple[Any, ...] | None] = {}  # labellers who changed nothing hold the same labels
+
+    def aligned(lab: Labels | None) -> tuple[Any, ...] | None:
+        if lab is None:
+            return None
+        content = lab.replace(provenance=_NOBODY)
+        if content not in memo:
+            memo[content] = _aligned(example, lab, units)
+        return memo[content]
+
+    values = {who: v for who, lab in labels.items() if (v := aligned(lab)) is not None}
     differences = _differences(units, values.values())
     stale = settlement is not None and settlement.seen.split(":")[0] != labels_fingerprint(example, labels)
     r = ExampleRound(example.uid, assignees, done, labels, differences, settlement, stale, None, units, values)
@@ -201,8 +225,8 @@ def _round_of(
         **{
             **r.__dict__,
             "gold": gold,
-            "judge_values": _aligned(example, judge, units),
-            "gold_values": _aligned(example, gold.labels if gold else None, units),
+            "judge_values": aligned(judge),
+            "gold_values": aligned(gold.labels if gold else None),
         }
     )
 
@@ -235,13 +259,14 @@ def _done_by(store: LabelStore) -> dict[str, list[str]]:
 def example_round(example: Example, store: LabelStore) -> ExampleRound:
     """Where one example stands now (a handful of queries: the adjudication view and the stale check)."""
     uid = example.uid
-    assignees = assigned(store).get(uid, ())
-    done = tuple(who for who in store.annotators() if store.status(uid, who).reviewed)
+    assignees = assigned_to(store, uid)
+    events = _events(store, uid).get(uid, {})
+    done = tuple(sorted(who for who in events if store.status(uid, who).reviewed))
     stored_judge = store.judge_labels(uid)
     base = base_labels(example, stored_judge)
-    settlement = settlements(store).get(uid)
+    settlement = settlement_of(store, uid)
     judge = stored_judge if stored_judge is not None else example.judge_labels  # labelsets.named.judge_labels_of
-    return _round_of(example, assignees, done, base, _events(store, uid).get(uid, {}), settlement, judge)
+    return _round_of(example, assignees, done, base, events, settlement, judge)
 
 
 def team_round(

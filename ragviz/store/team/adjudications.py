@@ -26,6 +26,7 @@ __all__ = [
     "adjudication_version",
     "latest_adjudication_id",
     "settle",
+    "settlement_of",
     "settlements",
     "undo_settlement",
 ]
@@ -82,6 +83,12 @@ def settlements(store: LabelStore) -> dict[str, Adjudication]:
     """uid -> the settlement in force (the newest one not undone); unsettled examples left out."""
     with store._lock:
         return _fold(_rows(store, None))
+
+
+def settlement_of(store: LabelStore, uid: str) -> Adjudication | None:
+    """The settlement in force on *uid* (one indexed query), ``None`` when unsettled."""
+    with store._lock:
+        return _fold(_rows(store, uid)).get(uid)
 
 
 def latest_adjudication_id(store: LabelStore, uid: str) -> int:

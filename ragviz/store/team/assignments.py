@@ -29,6 +29,7 @@ __all__ = [
     "Round",
     "assign",
     "assigned",
+    "assigned_to",
     "assignment_version",
     "check_pool",
     "is_blind",
@@ -150,6 +151,18 @@ def assigned(store: LabelStore) -> dict[str, tuple[str, ...]]:
         if active:
             out[uid] = active
     return out
+
+
+def assigned_to(store: LabelStore, uid: str) -> tuple[str, ...]:
+    """The annotators *uid* is assigned to now (one indexed query)."""
+    with store._lock:
+        rows = store._q(
+            "SELECT annotator, op FROM team_assignments WHERE example_uid = ? ORDER BY id", (uid,)
+        ).fetchall()
+    state: dict[str, bool] = {}
+    for name, op in rows:
+        state[name] = op == "+"
+    return tuple(n for n, on in state.items() if on)
 
 
 def assignment_version(store: LabelStore) -> int:

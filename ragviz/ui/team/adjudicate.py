@@ -107,7 +107,7 @@ def _options(r: ExampleRound, unit: Unit) -> list[tuple[str, Any]]:
             by_value.setdefault(v, [])
     out = []
     for v, givers in by_value.items():
-        label = value_text(kind, v) + (f" ({', '.join(givers)})" if givers else " (new label)")
+        label = render.md_escape(value_text(kind, v) + (f" ({', '.join(givers)})" if givers else " (new label)"), None)
         out.append((label, v))
     if kind == "supporting":
         out.append((NEW_LABEL, None))

@@ -30,11 +30,14 @@ from ragviz.ui.core.keys import TEAM_GUIDE_TEXT, TEAM_MESSAGE
 from ragviz.ui.team.queue import guidelines_markdown
 
 __all__ = [
+    "EAGER_EXAMPLES",
     "TeamData",
     "annotator_dashboard",
     "assign_panel",
     "guidelines_editor",
+    "progress_data",
     "progress_tables",
+    "ready_data",
     "show_message",
     "summary",
     "team_data",
@@ -48,22 +51,47 @@ class TeamData:
     figures: TeamFigures
 
 
-@st.cache_resource(show_spinner="Counting the team's round…", max_entries=4)
+#: Up to this many examples in the round the page computes everything on its first render; above, the
+#: comparison of everyone's labels (seconds per thousand examples) waits until a tab that needs it opens.
+EAGER_EXAMPLES = 5_000
+
+
+def _versions() -> tuple[Any, ...]:
+    store = state.store()
+    return (store.data_version(), assignment_version(store), adjudication_version(store))
+
+
+@st.cache_resource(show_spinner="Comparing everyone's labels…", max_entries=4)
 def _team_data(paths: tuple[str, ...], db: str, versions: tuple[Any, ...]) -> TeamData:
     ds, store = state.dataset(), state.store()
     rounds = team_round(ds, store)
     uids = set(ds.uids)
-    progress = team_progress(store, uids)
+    progress = _progress(paths, db, versions)
     figures = team_figures(rounds, median_seconds(store, uids), decision_versions(store))
     return TeamData(rounds, progress, figures)
+
+
+@st.cache_resource(show_spinner="Counting the team's progress…", max_entries=4)
+def _progress(paths: tuple[str, ...], db: str, versions: tuple[Any, ...]) -> Progress:
+    return team_progress(state.store(), set(state.dataset().uids))
+
+
+def progress_data() -> Progress:
+    """Progress over the loaded data (a few queries), recomputed only when the store changes."""
+    return _progress(state.current_paths(), state.store().location, _versions())
 
 
 def team_data() -> TeamData:
     """The round over the loaded data, recomputed only when a decision, an assignment or an adjudication
     is written (by anyone, on any replica)."""
-    store = state.store()
-    versions = (store.data_version(), assignment_version(store), adjudication_version(store))
-    return _team_data(state.current_paths(), store.location, versions)
+    return _team_data(state.current_paths(), state.store().location, _versions())
+
+
+def ready_data(progress: Progress) -> TeamData | None:
+    """:func:`team_data` when it is cheap enough for a first render, else ``None`` (a tab that needs it computes it)."""
+    if len(progress.examples) <= EAGER_EXAMPLES:
+        return team_data()
+    return None
 
 
 def show_message() -> None:
@@ -71,11 +99,19 @@ def show_message() -> None:
         st.info(render.md_escape(message, limit=None))
 
 
-def summary(data: TeamData) -> None:
-    f = data.figures
+def summary(progress: Progress, data: TeamData | None) -> None:
+    """The round in five numbers; "agreed", "adjudicated" and "waiting" need everyone's labels compared
+    (*data*): until then they say where that happens."""
+    ready = sum(1 for who, done in progress.examples.values() if len(done) == len(who))
+    later = "Counted once everyone's labels are compared: open Adjudication or Annotators."
     with st.container(horizontal=True, key="team-summary"):
-        st.metric("Examples in the round", f"{f.n_examples:,}")
-        st.metric("Ready (everyone decided)", f"{f.n_ready:,}")
+        st.metric("Examples in the round", f"{len(progress.examples):,}")
+        st.metric("Ready (everyone decided)", f"{ready:,}")
+        if data is None:
+            for label in ("Gold: agreed", "Gold: adjudicated", "Waiting for an adjudicator"):
+                st.metric(label, "—", help=later)
+            return
+        f = data.figures
         st.metric("Gold: agreed", f"{f.n_agreed:,}")
         st.metric("Gold: adjudicated", f"{f.n_adjudicated:,}")
         st.metric("Waiting for an adjudicator", f"{f.n_waiting:,}")
@@ -89,9 +125,8 @@ def _state_of(r: ExampleRound) -> str:
     return "in progress" if not r.ready else "ready"
 
 
-def progress_tables(data: TeamData, ds: Any) -> None:
+def progress_tables(p: Progress, data: TeamData | None, ds: Any) -> None:
     """Per annotator (assigned, done, open, share) and per example (x/y done, to whom, by whom, where it stands)."""
-    p = data.progress
     if not p.examples:
         st.caption("No assignments among the loaded examples yet: an admin assigns them below.")
         return
@@ -122,11 +157,18 @@ def progress_tables(data: TeamData, ds: Any) -> None:
             "Done": [p.example_text(uid) for uid, _ in examples],
             "Assigned to": [", ".join(who) for _, (who, _) in examples],
             "Done by": [", ".join(done) for _, (_, done) in examples],
-            "State": [_state_of(data.rounds[uid]) if uid in data.rounds else "in progress" for uid, _ in examples],
+            "State": [
+                _state_of(data.rounds[uid]) if data is not None and uid in data.rounds else _plain_state(who, done)
+                for uid, (who, done) in examples
+            ],
         }
     )
     with st.expander(f"Per example ({len(examples):,})"):
         st.dataframe(table, hide_index=True, width="stretch", key="team-examples")
+
+
+def _plain_state(who: tuple[str, ...], done: tuple[str, ...]) -> str:
+    return "ready" if len(done) == len(who) else "in progress"
 
 
 def _assign(uids: list[str], overlap: int, pool: list[str], who: str, sample_id: int | None) -> None:
@@ -153,11 +195,11 @@ def _leave(name: str, who: str) -> None:
     st.session_state[TEAM_MESSAGE] = f"{name}'s open examples were handed out ({made.added:,} assignments)."
 
 
-def assign_panel(ds: Any, who: str, data: TeamData) -> None:
+def assign_panel(ds: Any, who: str, progress: Progress) -> None:
     """Overlap, pool and scope (the loaded data or the team's audit sample), and "an annotator leaves"."""
     store = state.store()
     last = latest_round(store)
-    known = sorted(set(store.annotators()) | set(last.pool if last else ()) | set(data.progress.annotators))
+    known = sorted(set(store.annotators()) | set(last.pool if last else ()) | set(progress.annotators))
     with st.form("team-assign", border=True):
         st.markdown("**Assign examples**")
         overlap = st.number_input("Annotators per example (overlap)", 1, 5, value=last.overlap if last else 2)
@@ -174,7 +216,7 @@ def assign_panel(ds: Any, who: str, data: TeamData) -> None:
             uids = [u for u in sample.members if ds.index_of(u) is not None] if sample else list(ds.uids)
             _assign(uids, int(overlap), pool, who, sample.id if sample else None)
             st.rerun()
-    holders = sorted(data.progress.annotators)
+    holders = sorted(progress.annotators)
     if holders:
         with st.container(horizontal=True, vertical_alignment="bottom"):
             leaver = st.selectbox("An annotator leaves", holders, key="team.leaver")
