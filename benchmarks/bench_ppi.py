@@ -58,6 +58,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from ragviz.analysis.estimates.coverage import MIN_AUDITED
 from ragviz.analysis.estimates.estimate import effective_sample_size
@@ -199,6 +200,11 @@ def simulate(
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if "--designs" in argv:  # issue 23: the sampling designs' simulation (benchmarks/bench_designs.py)
+        from bench_designs import main as designs_main
+
+        return designs_main([a for a in argv if a != "--designs"])
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", default=str(ROOT.parent / "shared" / "ragbench"))
     parser.add_argument("--reps", type=int, default=1000)

@@ -34,6 +34,7 @@ from ragviz.analysis.claims import (
 from ragviz.data.claim_overrides import claim_uid
 from ragviz.data.formats.ragchecker import RagCheckerFormatError
 from ragviz.ui import claims as view
+from ragviz.ui.audit.claims import claims_audit_panel
 from ragviz.ui.core import access, state
 from ragviz.ui.core.present import is_present, show_corrections
 from ragviz.ui.core.state import require_app_shell
@@ -95,3 +96,4 @@ for side in SIDES:
 view.score_tables(item_table(item, current), aggregate_table(items, currents), len(items), traces)
 if granted.can_export and editable:  # viewers see the labels; downloading them is for annotators and admins
     view.download(corrected_file(currents), corrected_file_name(file_name))
+claims_audit_panel(store, file_name, items, currents, uids, who, editable)

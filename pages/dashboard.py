@@ -44,5 +44,6 @@ st.page_link("pages/team.py", label="Open the Team page", icon=":material/groups
 st.header("RAGBench baseline judges against the current labels")
 ui.baselines(data.baselines)
 
-st.header("What to review next")
-ui.triage(data.leverage, data.disagreements)
+if not present:  # a reviewer's to-do list, not a figure for the audience
+    st.header("What to review next")
+    ui.triage(data.leverage, data.disagreements)

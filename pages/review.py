@@ -37,7 +37,7 @@ from ragviz.data.labels import RESET_FIELD, Change, diff_labels
 from ragviz.data.model import Example, Labels
 from ragviz.ui.audit import sample as audit_ui
 from ragviz.ui.core import state
-from ragviz.ui.core.keys import LAST_FILTER, TEAM_MINE
+from ragviz.ui.core.keys import LAST_FILTER
 from ragviz.ui.core.present import hide_review_editing, show_corrections
 from ragviz.ui.review import page as review
 from ragviz.ui.review import sentence_editor
@@ -59,14 +59,12 @@ def go(row: int | None, message: str = "") -> None:
     state.save_position(state.dataset().uids[row])
 
 
-def accept(uid: str, advance: bool, within: list[int] | None = None) -> None:
-    """Accept; with *advance*, open the next unreviewed example (of *within*: the person's assignments)."""
+def accept(uid: str, advance: bool, within: list[int] | None = None) -> None:  # within: "My assignments"
     if not state.record_decision(uid, accept_changes(), "accept"):
         return
     if advance:
-        reviewed = state.store().reviewed_uids(state.annotator())
-        done = "Every example is reviewed." if within is None else "Every example assigned to you is reviewed."
-        go(next_unreviewed(state.dataset().uids, reviewed, st.session_state[INDEX], within), done)
+        reviewed, index = state.store().reviewed_uids(state.annotator()), st.session_state[INDEX]
+        go(next_unreviewed(state.dataset().uids, reviewed, index, within), team_queue.all_reviewed(within))
 
 
 def go_next_unreviewed(reviewed: set[str], index: int, allowed: list[int] | None) -> None:
@@ -106,8 +104,7 @@ audit = audit_ui.audit_queue(ds, store, who, page.present)  # Queue: Audit sampl
 allowed, advance = audit_ui.follow_queue(audit, allowed, advance, go, st.session_state.get(INDEX, 0))
 
 # -- which example: a changed filter's nearest match, a new deep link's row, else where the annotator was
-walk = (flt, st.session_state.get(TEAM_MINE))  # a filter or the "My assignments" toggle changed
-if st.session_state.get(LAST_FILTER) != walk:
+if st.session_state.get(LAST_FILTER) != (walk := team_queue.walk_key(flt)):  # a filter or "My assignments"
     st.session_state[LAST_FILTER] = walk
     go(nearest_match(allowed, st.session_state.get(INDEX, 0)))
 follow_link(ds, go)  # a new deep link: its example, or the matches to choose from
@@ -128,7 +125,7 @@ review.navigation_bar(
     on_next_unreviewed=partial(go, audit.next_row, "Every member of the sample is reviewed.")
     if audit is not None
     else partial(go_next_unreviewed, reviewed, index, allowed),
-    on_accept=partial(accept, uid, advance, allowed if st.session_state.get(TEAM_MINE) else None),
+    on_accept=partial(accept, uid, advance, team_queue.accept_within(allowed)),
     on_undo=partial(undo_last, target, go, index),
     on_reset=partial(state.record_decision, uid, [Change(RESET_FIELD, None, None)], "reset"),
     undo_hint=target.hint if target else None,

@@ -69,6 +69,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+# Run by the reference venv's Python (glide-py needs 3.12), never imported here: --doctest-modules would.
+collect_ignore = ["analysis/glide_reference.py"]
+
+
 # While a run redraws the page, the elements of the run before stay on screen marked stale; one that the
 # new run draws at another place is there twice for a moment, and a strict locator fails at once
 # (Playwright's "strict mode violation"; seen under load, e.g. CI's). ``browser_wait.FRESH`` keeps the

@@ -17,15 +17,20 @@ from ragviz.analysis.estimates.coverage import MIN_AUDITED
 from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK
 
 if TYPE_CHECKING:
-    from ragviz.analysis.estimates.report import EstimateReport
     from ragviz.data.dataset import Dataset
 
-__all__ = ["FAMILY_CHOICES", "FORMATS", "INTERVALS", "add_estimate_arguments", "format_table", "run_estimate_command"]
+__all__ = [
+    "FAMILY_CHOICES",
+    "FORMATS",
+    "INTERVALS",
+    "add_estimate_arguments",
+    "run_estimate_command",
+]
 
 
 FORMATS = ("table", "json", "csv")
 INTERVALS = ("bootstrap-t", "normal")  # ragviz.analysis.estimates.ppi.INTERVAL_METHODS, the default first (lazy import)
-FAMILY_CHOICES = ("trace", "tonic", "retrieval", "all")
+FAMILY_CHOICES = ("trace", "tonic", "retrieval", "all", "ragchecker")
 
 
 def add_estimate_arguments(parser: argparse.ArgumentParser) -> None:
@@ -83,7 +88,17 @@ def add_estimate_arguments(parser: argparse.ArgumentParser) -> None:
         "--family",
         choices=FAMILY_CHOICES,
         default="trace",
-        help="metric family (default: trace); all = TRACe, Tonic and retrieval where present",
+        help="metric family (default: trace); all = TRACe, Tonic and retrieval where present; ragchecker = "
+        "RagChecker's 11 claim metrics of the checking outputs given as DATA, corrected by the audit sample "
+        "drawn from their items on the Claims page (needs --db; --annotator when several people reviewed it)",
+    )
+    parser.add_argument(
+        "--minutes-per-example",
+        type=float,
+        default=4.0,
+        metavar="MIN",
+        help="with a stratified or active sample (--db): a person's minutes per reviewed example, for the "
+        "people-hours saved against a uniform audit of equal precision (default: 4)",
     )
     parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
     parser.add_argument("-o", "--output", metavar="OUT", help="write to OUT instead of stdout")
@@ -124,23 +139,55 @@ def _load(paths: list[str], what: str) -> Dataset:
 
 def run_estimate_command(args: argparse.Namespace) -> int:
     """``ragviz estimate``: see the module docstring."""
-    from ragviz.analysis.estimates.pairing import ESTIMATE_FAMILIES, AuditError, pair_export, pair_human
-    from ragviz.analysis.estimates.report import estimate_report
+    from ragviz.analysis.estimates.pairing import ESTIMATE_FAMILIES, AuditError
 
     families = ESTIMATE_FAMILIES if args.family == "all" else (args.family,)
     try:
-        data = _load(args.paths, "DATA")
-        if args.human and args.db:
-            raise _BadInput("give people's labels with --human FILE or --db DB_OR_URL, not both")
-        if args.human:
-            pairing = pair_human(data, _load([args.human], "--human"), families)
-        elif args.db:
-            pairing = _pair_db(data, args.db, args.sample, args.annotator, families)
+        if args.family == "ragchecker":
+            pairing, design = _pair_claims(args), None
         else:
-            pairing = pair_export(data, families)
+            pairing, design = _pair(args, families)
     except (_BadInput, AuditError) as exc:
         return _fail(str(exc))
-    for warning in pairing.warnings:
+    return _report(pairing, design, args)
+
+
+def _pair(args: argparse.Namespace, families: Any) -> tuple[Any, Any]:
+    """The pairing and, from a label store, its audit sample's design (``None`` otherwise)."""
+    from ragviz.analysis.estimates.pairing import pair_export, pair_human
+
+    data = _load(args.paths, "DATA")
+    if args.human and args.db:
+        raise _BadInput("give people's labels with --human FILE or --db DB_OR_URL, not both")
+    if args.human:
+        return pair_human(data, _load([args.human], "--human"), families), None
+    if args.db:
+        return _pair_db(data, args.db, args.sample, args.annotator, families)
+    return pair_export(data, families), None
+
+
+def _pair_claims(args: argparse.Namespace) -> Any:
+    """The items of every RagChecker checking output in DATA, each file corrected by its own audit sample."""
+    from ragviz.analysis.estimates.claims import pair_claims_store
+    from ragviz.analysis.estimates.pairing import Pairing
+
+    if args.human or not args.db:
+        raise _BadInput(
+            "--family ragchecker reads people's labels from a label store: give --db DB_OR_URL (not --human)"
+        )
+    if args.by is not None:
+        raise _BadInput("--family ragchecker: --by is not available (one checking output is one subset)")
+    if args.sample is not None and len(args.paths) > 1:
+        raise _BadInput("--sample ID names one file's audit sample: give one checking output with it")
+    with _open_store(args.db) as store:
+        parts = [pair_claims_store(path, store, args.sample, args.annotator) for path in args.paths]
+    return Pairing([e for p in parts for e in p.examples], [w for p in parts for w in p.warnings])
+
+
+def _report(pairing: Any, design: Any, args: argparse.Namespace) -> int:
+    from ragviz.analysis.estimates.report import estimate_report
+
+    for warning in [*pairing.warnings, *(design.warnings if design is not None else [])]:
         print(f"warning: {warning}", file=sys.stderr)
     where = args.human or _masked(args.db) or ", ".join(args.paths)
     if pairing.n_labeled == 0:
@@ -157,7 +204,12 @@ def run_estimate_command(args: argparse.Namespace) -> int:
         return _fail(f"{row}: the only audited row: an interval needs at least 2")
     if not pairing.metric_names():
         return _fail(f"{', '.join(args.paths)}: no {args.family} metric is defined on any example")
-    report = estimate_report(pairing, args.alpha, args.by, args.interval)
+    if design is not None:
+        from ragviz.analysis.audits.design_estimate import design_report
+
+        report = design_report(pairing, design, args.alpha, args.by, args.interval, args.minutes_per_example)
+    else:
+        report = estimate_report(pairing, args.alpha, args.by, args.interval)
     if args.format == "json":
         import json
 
@@ -165,6 +217,8 @@ def run_estimate_command(args: argparse.Namespace) -> int:
     elif args.format == "csv":
         text = _csv(report.rows())
     else:
+        from ragviz.cli.estimate_table import format_table
+
         text = format_table(report)
     _write(text, args.output)
     for note in report.notes():
@@ -178,24 +232,31 @@ def _masked(db: str | None) -> str | None:
     return None if db is None else mask_url(db) if is_url(db) else db
 
 
-def _pair_db(data: Dataset, db: str, sample_id: int | None, annotator: str | None, families: Any) -> Any:
-    """The pairing of :func:`ragviz.analysis.estimates.pairing.pair_store` over the label store *db*; :class:`_BadInput`
-    when it does not open or holds no audit sample drawn from DATA's examples."""
+def _open_store(db: str) -> Any:
+    """The label store *db*, opened; :class:`_BadInput` when there is none or it does not open."""
     from pathlib import Path
 
-    from ragviz.analysis.estimates.pairing import pair_store
-    from ragviz.store.audit_samples import default_sample, get_sample, list_samples, team_choice
     from ragviz.store.label_store import LabelStore, StoreError
     from ragviz.store.postgres import is_url
 
-    where = _masked(db)
     if not is_url(db) and not Path(db).expanduser().is_file():
         raise _BadInput(f"{db}: no label store here (give the file the app uses, default ~/.ragviz/ragviz.db)")
     try:
-        store = LabelStore(db)
+        return LabelStore(db)
     except StoreError as exc:
         raise _BadInput(str(exc)) from None
-    with store:
+
+
+def _pair_db(data: Dataset, db: str, sample_id: int | None, annotator: str | None, families: Any) -> Any:
+    """The pairing of :func:`ragviz.analysis.estimates.pairing.pair_store` over the label store *db* and the
+    sample's design (:func:`ragviz.analysis.audits.design_estimate.design_info`); :class:`_BadInput` when it does
+    not open or holds no audit sample drawn from DATA's examples."""
+
+    from ragviz.analysis.estimates.pairing import pair_store
+    from ragviz.store.audit_samples import default_sample, get_sample, list_samples, team_choice
+
+    where = _masked(db)
+    with _open_store(db) as store:
         if annotator is not None and annotator not in store.annotators():
             known = ", ".join(store.annotators()) or "none"
             raise _BadInput(f"{where}: annotator {annotator!r} has no labels in this store (annotators: {known})")
@@ -230,7 +291,17 @@ def _pair_db(data: Dataset, db: str, sample_id: int | None, annotator: str | Non
                     f" using the newest, {sample.id} (choose with --sample ID)",
                     file=sys.stderr,
                 )
-        return pair_store(data, store, sample.members, annotator or "human", families)
+        pairing = pair_store(data, store, sample.members, annotator or "human", families)
+    from ragviz.analysis.audits.design_estimate import design_info
+    from ragviz.analysis.audits.designs import DesignError
+    from ragviz.analysis.audits.samples import strata_of
+    from ragviz.analysis.audits.stratified import StratumError
+
+    try:
+        strata = strata_of(data, sample.params["by"]) if sample.design == "stratified" else None
+        return pairing, design_info(pairing, sample, strata)
+    except (DesignError, StratumError, KeyError) as exc:
+        raise _BadInput(f"{where}: audit sample {sample.id} ({sample.design}): {exc}") from None
 
 
 def _csv(rows: list[dict[str, Any]]) -> str:
@@ -250,69 +321,3 @@ def _write(text: str, output: str | None) -> None:
         return
     with open(output, "w", encoding="utf-8", newline="") as f:
         f.write(text)
-
-
-def _num(value: float | None, digits: int = 3) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
-
-
-def _with_ci(estimate: float | None, low: float | None, high: float | None) -> str:
-    if estimate is None:
-        return "-"
-    if low is None or high is None:
-        return f"{estimate:.3f} (no CI)"
-    return f"{estimate:.3f} [{low:.3f}, {high:.3f}]"
-
-
-def format_table(report: EstimateReport) -> str:
-    """A fixed-width table of :meth:`ragviz.analysis.estimates.report.EstimateReport.rows`, under a headline
-    with the hallucination rate (1 - adherence) when adherence is estimated."""
-    level = f"{100 * (1 - report.alpha):g}%"
-    overall = report.overall
-    lines = [
-        f"{overall.n_labeled} audited examples (people's labels), {overall.n_unlabeled} judge-only; "
-        f"{level} intervals (PPI++: {report.interval}); PPI++ = judge on all examples, corrected by the audit"
-    ]
-    from ragviz.analysis.estimates.report import too_few_text
-
-    adherence = overall.metrics.get("adherence")
-    short = [m for m in overall.metrics.values() if m.more_needed]
-    if short:  # no corrected figure in words below the minimum audit (BENCHMARKS.md: coverage under 93 % there)
-        lines.append(too_few_text(min(m.n_labeled for m in short)))
-    elif adherence is not None:
-        ppi, judge = adherence.ppi, adherence.judge
-        if ppi.estimate is not None and ppi.low is not None and ppi.high is not None:
-            judge_text = "-" if judge is None else f"{100 * (1 - judge):.1f}%"
-            lines.append(
-                f"hallucination rate (1 - adherence): {100 * (1 - ppi.estimate):.1f}% "
-                f"[{100 * (1 - ppi.high):.1f}%, {100 * (1 - ppi.low):.1f}%]; the judge alone says {judge_text}"
-            )
-    header = ["group", "metric", "n", "N", "judge", f"people [{level} CI]", f"PPI++ [{level} CI]", "lambda", "n_eff"]
-    body = [
-        [
-            r["group"],
-            r["metric"],
-            str(r["n_labeled"]),
-            str(r["n_unlabeled"]),
-            _num(r["judge"]),
-            _with_ci(r["human"], r["human_low"], r["human_high"]),
-            _with_ci(r["ppi"], r["ppi_low"], r["ppi_high"]) + (" (too few)" if r["more_needed"] else ""),
-            _num(r["lambda"], 2),
-            _num(r["gain"], 0),
-        ]
-        for r in report.rows()
-    ]
-    widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
-    numeric = {2, 3, 4, 7, 8}
-
-    def fmt(row: list[str]) -> str:
-        cells = [c.rjust(w) if i in numeric else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))]
-        return "  ".join(cells).rstrip()
-
-    lines += ["", fmt(header), fmt(["-" * w for w in widths]), *(fmt(r) for r in body)]
-    lines += [
-        "",
-        "n = audited pairs used, N = judge-only examples used, n_eff = people-only audit size as precise as PPI++"
-        + ("; (too few) = under the minimum audit for a corrected figure" if short else ""),
-    ]
-    return "\n".join(lines) + "\n"

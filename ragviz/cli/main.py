@@ -79,6 +79,16 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "run_estimate_command",
     ),
     CommandSpec(
+        "audit",
+        "draw an audit sample (uniform, stratified or active) or see how far its review is",
+        "ragviz audit draw DATA... --db DB --size N [--design uniform|stratified|active] [--by COLUMN] [--seed S]: "
+        "draw a sample for people to review (the Review page's draw); ragviz audit status --db DB [--sample ID]: "
+        "its progress. Exit 2 on bad input.",
+        "ragviz.cli.audit",
+        "add_audit_arguments",
+        "run_audit_command",
+    ),
+    CommandSpec(
         "report",
         "the stakeholder report: one self-contained HTML file (or PDF) with the corrected numbers and their evidence",
         "Write one HTML file (or PDF) a stakeholder opens offline: per TRACe metric what people would say (the "

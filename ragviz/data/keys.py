@@ -7,13 +7,17 @@ spreadsheet columns (a..z, aa..az, ba.., zz, aaa..). Response sentences use the 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 __all__ = [
     "clean_key",
     "context_key",
     "is_response_key",
+    "key_listed",
     "letters",
     "letters_index",
+    "named_sentence",
+    "names_key",
     "parse_context_key",
     "response_key",
 ]
@@ -72,3 +76,32 @@ def is_response_key(key: str) -> bool:
 def clean_key(key: str) -> str:
     """Strip white space and trailing dots a judge sometimes adds (``"0b."`` -> ``"0b"``)."""
     return key.strip().rstrip(".").strip()
+
+
+def names_key(listed: str, key: str) -> bool:
+    """Whether a key as a label list holds it (*listed*) names the sentence *key*: the same key, or
+    the key written with a trailing dot (a judge's ``"0b."``), so the page shows and edits that
+    sentence as labelled and an edit replaces the dotted copy instead of adding a second entry.
+
+    >>> names_key("0b", "0b"), names_key("0b.", "0b"), names_key("0b", "0bb"), names_key("a.", "0a")
+    (True, True, False, False)
+    """
+    return named_sentence(listed) == key
+
+
+def named_sentence(listed: str) -> str:
+    """The sentence key a listed key names: itself, or without the trailing dot a judge wrote.
+
+    >>> named_sentence("0b."), named_sentence("0b"), named_sentence(" 0b")
+    ('0b', '0b', ' 0b')
+    """
+    return clean_key(listed) if listed.endswith(".") else listed
+
+
+def key_listed(keys: Iterable[str], key: str) -> bool:
+    """Whether any of *keys* names the sentence *key* (:func:`names_key`).
+
+    >>> key_listed(["0a", "0c."], "0c"), key_listed(["0a"], "0c")
+    (True, False)
+    """
+    return any(names_key(k, key) for k in keys)

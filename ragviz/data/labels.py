@@ -30,6 +30,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from ragviz.data.keys import key_listed, names_key
 from ragviz.data.model import Example, Labels, Provenance, SentenceSupport
 from ragviz.data.ragbench import unsupported_keys
 
@@ -199,11 +200,15 @@ def apply_changes(base: Labels, changes: Iterable[tuple[str, Any]], provenance: 
     return labels
 
 
-def toggle_key(keys: Iterable[str], key: str) -> list[str]:
-    """*keys* with *key* removed when present (every copy), else appended."""
+def toggle_key(keys: Iterable[str], key: str, exact: bool = False) -> list[str]:
+    """*keys* with *key* removed when present (every copy, the one written with a trailing dot too:
+    :func:`ragviz.data.keys.names_key`), else appended. With *exact*, only copies of *key* itself
+    count (what the Dashboard's triage counts on its columnar path)."""
     keys = list(keys)
-    if key in keys:
-        return [k for k in keys if k != key]
+    if exact:
+        return [k for k in keys if k != key] if key in keys else keys + [key]
+    if key_listed(keys, key):
+        return [k for k in keys if not names_key(k, key)]
     return keys + [key]
 
 

@@ -25,9 +25,11 @@ grows only over the same examples, and the app offers it only when those example
 from __future__ import annotations
 
 import hashlib
+import json
 import secrets
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from ragviz.store.events import now_iso
 from ragviz.store.label_store import LabelStore
@@ -36,17 +38,20 @@ __all__ = [
     "AuditSample",
     "AuditSampleError",
     "MAX_SEED",
+    "SampleMember",
     "TeamChoice",
     "audit_members",
     "choose_team_sample",
     "default_sample",
     "draw_order",
     "draw_sample",
+    "extend_designed_sample",
     "get_sample",
     "grow_sample",
     "list_samples",
     "new_seed",
     "population_fingerprint",
+    "save_designed_sample",
     "team_choice",
 ]
 
@@ -59,8 +64,21 @@ class AuditSampleError(ValueError):
 
 
 @dataclass(frozen=True)
+class SampleMember:
+    """One member of a designed sample (migration ``017_audit_designs``): its stratum (stratified designs), its
+    inclusion probability and, for active designs, its selection weight (:mod:`ragviz.analysis.audits.designs`)."""
+
+    uid: str
+    inclusion_probability: float
+    stratum: str | None = None
+    selection_weight: float | None = None
+
+
+@dataclass(frozen=True)
 class AuditSample:
-    """One stored audit sample. ``members`` are uids in draw order (position 1 first)."""
+    """One stored audit sample. ``members`` are uids in draw order (position 1 first); ``design`` is
+    ``uniform``, ``stratified`` or ``active`` (:mod:`ragviz.analysis.audits.designs`), ``params`` what its
+    estimator needs of the design, ``details`` each member's stratum and inclusion probability in the same order."""
 
     id: int
     seed: int
@@ -69,16 +87,28 @@ class AuditSample:
     created_by: str
     created_at: str
     members: tuple[str, ...]
+    design: str = "uniform"
+    params: dict[str, Any] = field(default_factory=dict, compare=False)
+    details: tuple[SampleMember, ...] = ()
 
     @property
     def size(self) -> int:
         return len(self.members)
 
+    def member_details(self) -> tuple[SampleMember, ...]:
+        """Each member's stratum and inclusion probability (a sample drawn before designs existed: uniform,
+        probability size / examples)."""
+        if self.details:
+            return self.details
+        share = self.size / self.population_size if self.population_size else 0.0
+        return tuple(SampleMember(uid, share) for uid in self.members)
+
     def label(self, with_who: bool = True) -> str:
         """``"Sample 3 · 50 examples · seed 12345 · drawn by ana"``: how pickers name it (without the
         name for someone who may see no one's identity)."""
         drawn_by = f" · drawn by {self.created_by}" if with_who else ""
-        return f"Sample {self.id} · {self.size:,} examples · seed {self.seed}{drawn_by}"
+        design = "" if self.design == "uniform" else f" · {self.design}"
+        return f"Sample {self.id}{design} · {self.size:,} examples · seed {self.seed}{drawn_by}"
 
 
 @dataclass(frozen=True)
@@ -170,10 +200,11 @@ def grow_sample(store: LabelStore, sample_id: int, uids: Sequence[str], n: int, 
         found = _sample(store, sample_id)
         if found is None:
             raise AuditSampleError(f"no audit sample {sample_id} in {store.location}")
-        if found.population != population_fingerprint(population):
+        _check_population(found, population)
+        if found.design != "uniform":
             raise AuditSampleError(
-                f"sample {sample_id} was drawn from {found.population_size:,} other examples than the "
-                f"{len(population):,} loaded: load the same data to grow it, or draw a new sample"
+                f"sample {sample_id} is {found.design}: grow it with its design (ragviz audit draw --grow, or the "
+                "Review page), which keeps each member's inclusion probability right"
             )
         if n > found.size:
             order = draw_order(population, found.seed)
@@ -183,19 +214,130 @@ def grow_sample(store: LabelStore, sample_id: int, uids: Sequence[str], n: int, 
     return grown
 
 
+def _check_population(found: AuditSample, population: Sequence[str]) -> None:
+    if found.population != population_fingerprint(population):
+        raise AuditSampleError(
+            f"sample {found.id} was drawn from {found.population_size:,} other examples than the "
+            f"{len(population):,} loaded: load the same data to grow it, or draw a new sample"
+        )
+
+
+def save_designed_sample(
+    store: LabelStore,
+    uids: Sequence[str],
+    members: Sequence[SampleMember],
+    design: str,
+    params: dict[str, Any],
+    annotator: str,
+    seed: int,
+) -> AuditSample:
+    """Store a sample drawn by a design (:mod:`ragviz.analysis.audits.designs` draws it; this only keeps it):
+    its members in review order with their strata and inclusion probabilities, the design and its *params*."""
+    population = sorted(set(uids))
+    if not members:
+        raise AuditSampleError("the design drew no example: raise the sample size")
+    if not annotator or not annotator.strip():
+        raise AuditSampleError("an audit sample needs the name of the person drawing it")
+    if not 0 <= seed <= MAX_SEED:
+        raise AuditSampleError(f"seed must lie between 0 and {MAX_SEED}, got {seed}")
+    ts = now_iso()
+    with store._write():
+        row = store._q(
+            "INSERT INTO audit_samples (seed, population, population_size, created_by, ts, design, design_json)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            (seed, population_fingerprint(population), len(population), annotator, ts, design, json.dumps(params)),
+        ).fetchone()
+        sample_id = int(row[0])
+        _insert_details(store, sample_id, members, 0, annotator, ts)
+    found = get_sample(store, sample_id)
+    assert found is not None
+    return found
+
+
+def _insert_details(
+    store: LabelStore, sample_id: int, members: Sequence[SampleMember], start: int, annotator: str, ts: str
+) -> None:
+    for position, m in enumerate(members[start:], start=start + 1):
+        store._q(
+            "INSERT INTO audit_sample_members (sample_id, position, example_uid, added_by, ts, stratum,"
+            " inclusion_probability, selection_weight) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (sample_id, position, m.uid, annotator, ts, m.stratum, m.inclusion_probability, m.selection_weight),
+        )
+
+
+def extend_designed_sample(
+    store: LabelStore,
+    sample_id: int,
+    uids: Sequence[str],
+    members: Sequence[SampleMember],
+    params: dict[str, Any],
+    annotator: str,
+) -> AuditSample:
+    """Grow a designed sample to *members* (its design redrawn larger with the same seed): every current member
+    must be among them (a grown sample keeps its members); the new ones are appended in their order, every
+    member's stratum and inclusion probability and the design's *params* are updated."""
+    population = sorted(set(uids))
+    with store._write():
+        found = _sample(store, sample_id)
+        if found is None:
+            raise AuditSampleError(f"no audit sample {sample_id} in {store.location}")
+        _check_population(found, population)
+        by_uid = {m.uid: m for m in members}
+        lost = [u for u in found.members if u not in by_uid]
+        if lost:
+            raise AuditSampleError(
+                f"growing sample {sample_id} would drop {len(lost):,} members (first: {lost[0]}): the stratifying "
+                "column or the judge's confidence changed since it was drawn; draw a new sample"
+            )
+        have = set(found.members)
+        added = [m for m in members if m.uid not in have]
+        ts = now_iso()
+        for uid in found.members:
+            m = by_uid[uid]
+            store._q(
+                "UPDATE audit_sample_members SET stratum = ?, inclusion_probability = ?, selection_weight = ?"
+                " WHERE sample_id = ? AND example_uid = ?",
+                (m.stratum, m.inclusion_probability, m.selection_weight, sample_id, uid),
+            )
+        _insert_details(store, sample_id, [*(by_uid[u] for u in found.members), *added], found.size, annotator, ts)
+        store._q("UPDATE audit_samples SET design_json = ? WHERE id = ?", (json.dumps(params), sample_id))
+    grown = get_sample(store, sample_id)
+    assert grown is not None
+    return grown
+
+
 def _sample(store: LabelStore, sample_id: int) -> AuditSample | None:
     row = store._q(
-        "SELECT id, seed, population, population_size, created_by, ts FROM audit_samples WHERE id = ?", (sample_id,)
+        "SELECT id, seed, population, population_size, created_by, ts, design, design_json FROM audit_samples"
+        " WHERE id = ?",
+        (sample_id,),
     ).fetchone()
     if row is None:
         return None
-    members = [
-        r[0]
-        for r in store._q(
-            "SELECT example_uid FROM audit_sample_members WHERE sample_id = ? ORDER BY position", (sample_id,)
-        )
-    ]
-    return AuditSample(int(row[0]), int(row[1]), row[2], int(row[3]), row[4], row[5], tuple(members))
+    rows = store._q(
+        "SELECT example_uid, inclusion_probability, stratum, selection_weight FROM audit_sample_members"
+        " WHERE sample_id = ? ORDER BY position",
+        (sample_id,),
+    ).fetchall()
+    members = tuple(r[0] for r in rows)
+    details = (
+        tuple(SampleMember(r[0], float(r[1]), r[2], None if r[3] is None else float(r[3])) for r in rows)
+        if rows and all(r[1] is not None for r in rows)
+        else ()
+    )
+    design = row[6] or "uniform"
+    return AuditSample(
+        int(row[0]),
+        int(row[1]),
+        row[2],
+        int(row[3]),
+        row[4],
+        row[5],
+        members,
+        design,
+        json.loads(row[7] or "{}"),
+        details,
+    )
 
 
 def get_sample(store: LabelStore, sample_id: int) -> AuditSample | None:

@@ -1,4 +1,6 @@
-"""The store schema as named migrations, each applied once in one transaction with the row that records it; SQL written once and adapted per backend by a :class:`Dialect`."""
+"""The store schema as named migrations, each applied once in one transaction with the row that records it; SQL written once and adapted per backend by a :class:`Dialect`.
+
+The schema's history reads best whole: every migration in order, then what each leaves (:data:`SCHEMA`)."""
 
 from __future__ import annotations
 
@@ -282,6 +284,16 @@ def _m012_judge_batches(run: RunSQL, d: Dialect) -> None:
     run("CREATE INDEX judge_batch_requests_by_state ON judge_batch_requests (state, file_id)")
 
 
+def _m017_audit_designs(run: RunSQL, d: Dialect) -> None:
+    # Audit designs (ragviz.analysis.audits.designs): a sample's design and its estimator's needs (JSON); per member
+    # its stratum, inclusion probability and selection weight. Older samples are uniform.
+    run("ALTER TABLE audit_samples ADD COLUMN design TEXT NOT NULL DEFAULT 'uniform'")
+    run("ALTER TABLE audit_samples ADD COLUMN design_json TEXT NOT NULL DEFAULT '{}'")
+    run("ALTER TABLE audit_sample_members ADD COLUMN stratum TEXT")
+    run("ALTER TABLE audit_sample_members ADD COLUMN inclusion_probability DOUBLE PRECISION")
+    run("ALTER TABLE audit_sample_members ADD COLUMN selection_weight DOUBLE PRECISION")
+
+
 def _json(text: str | None) -> Any:
     return None if text is None else json.loads(text)
 
@@ -300,6 +312,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[RunSQL, Dialect], None]], ...] = (
     ("012_judge_batches", _m012_judge_batches),
     ("014_team", m014_team),
     ("015_decision_guidelines", m015_decision_guidelines),
+    ("017_audit_designs", _m017_audit_designs),
 )
 
 
@@ -368,6 +381,11 @@ SCHEMA: dict[str, dict[str, tuple[str, ...]]] = {
     },
 }
 SCHEMA.update(TEAM_SCHEMA)
+_AUDIT = SCHEMA["006_audit_samples"]
+SCHEMA["017_audit_designs"] = {
+    "audit_samples": (*_AUDIT["audit_samples"], "design", "design_json"),
+    "audit_sample_members": (*_AUDIT["audit_sample_members"], "stratum", "inclusion_probability", "selection_weight"),
+}
 MIGRATIONS_TABLE = {"schema_migrations": ("name", "applied_at")}
 
 

@@ -18,7 +18,7 @@ from ragviz.data.formats.ragchecker import load_ragchecker
 from ragviz.data.labels import Change
 from ragviz.metrics.ragchecker import reported
 from ragviz.store.label_store import LabelStore
-from tests.apptest_helpers import open_page
+from tests.apptest_helpers import open_page, shown
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT.parent / "shared" / "ragchecker" / "checking_outputs.json"
@@ -223,3 +223,33 @@ def test_store_accepts_claim_fields_and_keeps_them_out_of_labels(tmp_path):
     assert store.status(UID0, "ann").corrected
     with pytest.raises(ValueError, match="unknown label field"):
         store.record(UID0, "ann", [Change("claims:answer2response:0", None, "x")])
+
+
+def test_an_audit_sample_of_items_corrects_the_claim_metrics_on_the_page(app_env):
+    """Issue 23 item 4: draw an audit sample of the file's items, walk it, and read the claim metrics'
+    judge-only, people-only and corrected means (the figures `ragviz estimate --family ragchecker` gives)."""
+    need_example()
+    at = open_claims()
+    at.button(key="claims.open_example").click().run()
+    assert any("No audit sample of this file's items yet" in c.value for c in at.caption)
+    at.button(key="claims.audit.draw").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    with LabelStore(app_env["db"]) as store:
+        from ragviz.store.audit_samples import list_samples
+
+        (sample,) = list_samples(store)
+    assert sample.size == 2  # every item of RagChecker's two-item example
+    assert any(f"Audit sample {sample.id}: 2 of the file's 2 items" in shown(c.value) for c in at.caption), [
+        c.value for c in at.caption
+    ]
+    for _ in range(2):  # the next member opens; the person accepts it as labelled
+        at.button(key="claims.audit.next").click().run()
+        assert not at.exception, [e.value for e in at.exception]
+        picked = at.selectbox(key="claims.index").value
+        assert claim_uid("checking_outputs.json", str(picked)) in sample.members
+        at.button(key="claims.review").click().run()
+    assert any("Every one of the sample's 2 items is reviewed" in s.value for s in at.success)
+    table = next(d.value for d in at.dataframe if "corrected" in d.value.columns)
+    precision = table[table["metric"] == "precision"].iloc[0]
+    assert precision["judge only"] == pytest.approx(0.7636, abs=1e-3)  # RagChecker's 76.4 for this file
+    assert precision["people only"] == pytest.approx(precision["judge only"])  # accepted as labelled

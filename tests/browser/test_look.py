@@ -319,3 +319,17 @@ def test_dashboard_triage_lines_are_whole(look_server, page):
                  return true; }"""
         )
         assert whole, option
+
+
+def test_dashboard_charts_fill_a_wide_window(look_server, page):
+    """Issue 29 item 9: the faceted charts stayed ~800 px wide at 1920 px; their four panels now share
+    the page's width, with one legend under them."""
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    page.goto(f"{look_server.url}/dashboard")
+    charts = page.locator(f'{FRESH} [data-testid="stVegaLiteChart"]')
+    expect()(charts.nth(3)).to_be_visible(timeout=90_000)
+    settle(page)
+    first, fourth = charts.nth(0).bounding_box(), charts.nth(3).bounding_box()
+    assert fourth["x"] + fourth["width"] - first["x"] > 1400, (first, fourth)
+    assert abs(first["y"] - fourth["y"]) < 2  # one row: relevance … adherence
+    expect()(page.locator(".rv-legend").first).to_contain_text("techqa_sample")

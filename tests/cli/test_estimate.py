@@ -99,7 +99,8 @@ def test_planted_bias_corrected_and_equal_to_ppi_py(tmp_path, capsys, ragbench_r
     code, out, err = _run(capsys, data, "--human", human, "--format", "json", "--interval", "normal")
     assert code == 0, err
     result = json.loads(out)
-    assert set(result) == {"alpha", "interval", "min_audited", "n_labeled", "n_unlabeled", "metrics"}
+    assert set(result) == {"alpha", "interval", "design", "min_audited", "n_labeled", "n_unlabeled", "metrics"}
+    assert result["design"] == {"name": "uniform"}  # people's labels from a file: a uniform audit
     assert (result["alpha"], result["n_labeled"], result["n_unlabeled"]) == (0.05, 200, len(truth) - 200)
     assert result["interval"] == "normal"
     # the default interval: the bootstrap-t around the same estimate (ragviz.analysis.estimates.ppi, seed 0)

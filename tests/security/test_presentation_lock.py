@@ -103,7 +103,15 @@ def _leaks(page, name: str) -> list:
     """Enabled controls that write, and texts that say what was corrected or by whom, on the page shown."""
     text = page.locator('[data-testid="stMain"]').inner_text()
     found: list = [*_writing_controls(page)]
-    leak_words = (OTHER, "browser-tester", "change(s)", "of 10 reviewed", "differ from the file", "Δ = now − judge")
+    leak_words = (
+        OTHER,
+        "browser-tester",
+        "change(s)",
+        "of 10 reviewed",
+        "differ from the file",
+        "Δ = now − judge",
+        "What to review next",
+    )
     found += [w for w in leak_words if w in text]
     if page.locator('[data-testid="stDownloadButton"]').count():
         found.append("a download button")

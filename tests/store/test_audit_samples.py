@@ -174,6 +174,8 @@ def test_estimate_db_reads_labels_and_membership_from_the_store(db_target, data,
     assert main(["estimate", str(SAMPLE), "--db", db_target, "--format", "json"]) == 0
     out = capsys.readouterr()
     got = json.loads(out.out)
+    assert got.pop("design") == {"name": "uniform", "sample": sample.id, "interval": None, "minutes_per_example": 4.0}
+    expected.pop("design")
     assert got == expected
     assert got["n_labeled"] == 6 and got["n_unlabeled"] == len(data) - 6
     assert "1 reviewed examples are outside the audit sample" in out.err

@@ -82,7 +82,8 @@ def single_changes(example: Example, labels: Labels) -> list[SingleChange]:
             seen.add((field, *sig))
             what = "relevant" if field == RELEVANT_FIELD else "utilized"
             verb = "unmark" if key in keys else "mark"
-            add(f"{verb} {key} {what}", field, apply_change(labels, field, toggle_key(keys, key)))
+            # exact keys, as best_moves counts them: a dotted copy ("0b.") is another key here
+            add(f"{verb} {key} {what}", field, apply_change(labels, field, toggle_key(keys, key, exact=True)))
     unsupported = set(unsupported_keys(labels))
     for key in example.response_keys():
         s = labels.support_for(key)

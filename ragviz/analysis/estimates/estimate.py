@@ -71,6 +71,7 @@ class MetricEstimate:
     gain: float | None
     excluded_labeled: int = 0
     excluded_unlabeled: int = 0
+    design: dict[str, Any] | None = None  # a designed sample's figures (ragviz.analysis.audits.design_estimate)
 
     @property
     def has_ci(self) -> bool:
@@ -98,6 +99,7 @@ class MetricEstimate:
             "gain": self.gain,
             "n_labeled": self.n_labeled,
             "more_needed": self.more_needed,
+            **({"design": self.design} if self.design is not None else {}),
         }
 
 

@@ -172,11 +172,17 @@ class EstimateReport:
     by: str | None = None
     groups: dict[str, GroupEstimate] | None = None
     interval: str = DEFAULT_INTERVAL
+    design: dict[str, Any] | None = None  # the audit sample's design (ragviz.analysis.audits.design_estimate)
+
+    @property
+    def design_name(self) -> str:
+        return str((self.design or {}).get("name") or "uniform")
 
     def as_dict(self) -> dict[str, Any]:
-        """``{"alpha", "interval", "n_labeled", "n_unlabeled", "metrics": {...}}`` plus ``"groups": {name:
-        same shape}`` when grouped (the JSON of ``ragviz estimate``)."""
+        """``{"alpha", "interval", "design", "n_labeled", "n_unlabeled", "metrics": {...}}`` plus ``"groups": {name:
+        same shape}`` when grouped (the JSON of ``ragviz estimate``); ``design`` names the audit's sampling design."""
         out = self.overall.as_dict(self.alpha, self.interval)
+        out["design"] = self.design or {"name": "uniform"}
         if self.groups is not None:
             out["groups"] = {g: est.as_dict(self.alpha, self.interval) for g, est in self.groups.items()}
         return out
@@ -227,6 +233,7 @@ class EstimateReport:
             small = approximate_note(n_audited, self.alpha, self.interval)
         out = [small] if small else []
         for group, est in self.sections():
+            fell_back: dict[str, list[str]] = {}  # interval method shown -> the metrics that fell back to it
             for name, m in est.metrics.items():
                 where = name if group == ALL else f"{group}: {name}"
                 if m.n_labeled < 2:
@@ -237,15 +244,18 @@ class EstimateReport:
                 elif where != name and m.more_needed:
                     out.append(f"{where}: {too_few_text(m.n_labeled)}")
                 elif m.ppi.method is not None and m.ppi.method != self.interval:
-                    out.append(
-                        f"{where}: the audit's values barely vary, so a {self.interval} interval is not defined: "
-                        f"showing the {m.ppi.method} one"
-                    )
+                    fell_back.setdefault(m.ppi.method, []).append(name)
                 if m.excluded_labeled or m.excluded_unlabeled:
                     out.append(
                         f"{where}: undefined on {m.excluded_labeled} audited and {m.excluded_unlabeled} other "
                         "examples: left out"
                     )
+            for method, names in fell_back.items():
+                prefix = "" if group == ALL else f"{group}: "
+                out.append(
+                    f"{prefix}{', '.join(names)}: the audit's values barely vary, so a {self.interval} interval is not "
+                    f"defined: showing the {method} one"
+                )
         return out
 
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ragviz.data.keys import named_sentence
 from ragviz.data.labels import (
     RELEVANT_FIELD,
     RESET_FIELD,
@@ -120,13 +121,13 @@ def document_spans(
     example: Example, labels: Labels | None, selected_response_key: str | None = None
 ) -> list[list[ContextSpan]]:
     """Per document, its sentences as spans; a sentence supporting the selected response sentence is ``linked``."""
-    relevant = frozenset(labels.relevant_keys) if labels else frozenset()
-    utilized = frozenset(labels.utilized_keys) if labels else frozenset()
+    relevant = frozenset(map(named_sentence, labels.relevant_keys)) if labels else frozenset()
+    utilized = frozenset(map(named_sentence, labels.utilized_keys)) if labels else frozenset()
     linked: frozenset[str] = frozenset()
     if labels is not None and selected_response_key is not None:
         support = labels.support_for(selected_response_key)
         if support is not None:
-            linked = frozenset(support.supporting_keys)
+            linked = frozenset(map(named_sentence, support.supporting_keys))
     return [
         [ContextSpan(s.key, s.text, context_state(s.key, relevant, utilized), s.key in linked) for s in doc]
         for doc in example.document_sentences
@@ -188,7 +189,8 @@ def supporting_key_options(example: Example, span: ResponseSpan) -> list[str]:
     """The keys a person can pick as support for *span*: every context key, then the keys the labels
     name that no context sentence has (so they can be seen and removed)."""
     context_keys = example.context_keys()
-    return context_keys + [k for k in span.supporting_keys if k not in context_keys]
+    known = set(context_keys)
+    return context_keys + [k for k in span.supporting_keys if k not in known and named_sentence(k) not in known]
 
 
 # -- editing helpers --------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ragviz.analysis.review.edits import BOTH, CONTEXT_STATES, NEITHER, RELEVANT, UTILIZED, support_change
+from ragviz.data.keys import key_listed, names_key
 from ragviz.data.labels import RELEVANT_FIELD, UTILIZED_FIELD, Change, field_value, toggle_key
 from ragviz.data.model import Example, Labels
 
@@ -77,7 +78,7 @@ def click_changes(example: Example, drawn: Labels | None, key: str, state: str) 
     for field, tick in ((RELEVANT_FIELD, ticks["relevant"]), (UTILIZED_FIELD, ticks["utilized"])):
         old = field_value(drawn, field)
         keys = list(old or ())
-        if tick != (key in keys):
+        if tick != key_listed(keys, key):
             changes.append(Change(field, old, toggle_key(keys, key)))
         else:
             changes.append(Change(field, old, old))
@@ -89,7 +90,7 @@ def support_link_change(labels: Labels | None, response_key: str, context_key: s
     takes it out (every copy) — the change the supporting-keys picker makes
     (:func:`ragviz.analysis.review.edits.support_change`); the verdict and explanation stay."""
     support = labels.support_for(response_key) if labels else None
-    keys = [k for k in (support.supporting_keys if support else ()) if k != context_key]
+    keys = [k for k in (support.supporting_keys if support else ()) if not names_key(k, context_key)]
     return support_change(labels, response_key, supporting_keys=keys + [context_key] if linked else keys)
 
 

@@ -30,6 +30,7 @@ __all__ = [
     "people_would_say_panel",
     "plain_words_section",
     "planner",
+    "show_report",
 ]
 
 
@@ -134,28 +135,8 @@ def people_would_say_panel(store: LabelStore, against: str, present: bool) -> No
         )
     )
     st.caption(render.md_escape(team_sample_note(sample), limit=None))
-    _notes([*pairing.warnings, *report.notes()])
-    if overall.n_labeled < 2:
-        st.info("Review at least two members of the audit sample to see corrected estimates.")
+    if not show_report(pairing, report, "examples", "what-people-would-say", "audit.chart", present):
         return
-    if overall.n_labeled < MIN_AUDITED:
-        st.warning(
-            render.md_escape(
-                f"{too_few_text(overall.n_labeled).capitalize()}. The intervals below are honest about how little "
-                f"{overall.n_labeled:,} reviewed examples say (wide, within 0–1); the Explainer says no corrected "
-                "figure until then.",
-                limit=None,
-            )
-        )
-    charts.show_chart(
-        charts.estimates_chart(estimate_records(report)), "what-people-would-say", "audit.chart", downloads=not present
-    )
-    st.dataframe(estimate_table(report, by=False), hide_index=True, width="stretch", column_config=_number_columns())
-    st.caption(
-        "lambda: how much the correction trusts the judge (0 = people only, 1 = fully). Worth n people-only: "
-        "the audit size people alone would need for an interval as narrow as the corrected one (at most the "
-        "number of examples)."
-    )
     if st.toggle("Per subset", key="audit.by_subset"):
         _, by_subset = estimates(sample, against, by="dataset_name")
         st.dataframe(
@@ -164,6 +145,42 @@ def people_would_say_panel(store: LabelStore, against: str, present: bool) -> No
         shown = set(report.notes())
         _notes([n for n in by_subset.notes() if n not in shown])
     planner(pairing, list(overall.metrics), overall.n_labeled)
+
+
+def show_report(pairing: Pairing, report: EstimateReport, what: str, name: str, key: str, present: bool) -> bool:
+    """The notes, the three estimates per metric as one chart (downloads named *name*, widget keys from
+    *key*) and as a table, for an audit of *what* (``examples``, ``items``); ``False`` (and a line
+    saying why) when fewer than two audited *what* leave nothing to show."""
+    overall = report.overall
+    _notes([*pairing.warnings, *report.notes()])
+    if overall.n_labeled < 2:
+        st.info("Review at least two members of the audit sample to see corrected estimates.")
+        return False
+    if overall.n_labeled < MIN_AUDITED:
+        st.warning(
+            render.md_escape(
+                f"{too_few_text(overall.n_labeled).capitalize()}. The intervals below are honest about how little "
+                f"{overall.n_labeled:,} reviewed {what} say (wide, within 0–1); "
+                + (
+                    "the Explainer says no corrected figure until then."
+                    if what == "examples"
+                    else "no corrected figure is said in words until then."
+                ),
+                limit=None,
+            )
+        )
+    spec = charts.chart_spec(charts.estimates_chart, estimate_records(report))
+    charts.show_spec(spec, name, key, downloads=not present, fill=True, per_row=2)
+    table = estimate_table(report, by=False)
+    st.dataframe(
+        table, hide_index=True, width="stretch", height=35 * (len(table) + 1) + 3, column_config=_number_columns()
+    )
+    st.caption(
+        "lambda: how much the correction trusts the judge (0 = people only, 1 = fully). Worth n people-only: "
+        f"the audit size people alone would need for an interval as narrow as the corrected one (at most the "
+        f"number of {what})."
+    )
+    return True
 
 
 def _number_columns() -> dict[str, Any]:

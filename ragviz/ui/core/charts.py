@@ -6,6 +6,7 @@ computes a metric. Colours come from the Okabe–Ito colour-blind-safe palette.
 
 from __future__ import annotations
 
+import html
 import json
 import threading
 from collections import OrderedDict
@@ -16,6 +17,7 @@ import altair as alt
 import pandas as pd
 
 from ragviz.analysis.dashboard.figures import HISTOGRAM_BINS, histogram_counts
+from ragviz.ui.core.facets import facet_panels, legend_html
 
 __all__ = [
     "BLUES",
@@ -35,12 +37,9 @@ __all__ = [
     "kappa_matrix_chart",
     "means_chart",
     "scatter_chart",
-    "show_chart",
     "show_spec",
     "spec_to_png",
     "spec_to_svg",
-    "to_png",
-    "to_svg",
 ]
 
 
@@ -110,7 +109,7 @@ def means_chart(rows: Sequence[dict[str, Any]], columns: int = 4) -> alt.Chart:
     metric_order = list(dict.fromkeys(df["metric"]))
     subsets = sorted(d for d in set(df["dataset"]) if d != "ALL")
     colors = alt.Scale(
-        domain=[*subsets, "ALL"], range=[*(OKABE_ITO * (len(subsets) // len(OKABE_ITO) + 1))[: len(subsets)], "#444444"]
+        domain=[*subsets, "ALL"], range=[*(OKABE_ITO * (len(subsets) // len(OKABE_ITO) + 1))[: len(subsets)], "#888888"]
     )
     base = alt.Chart(df).encode(
         y=alt.Y("dataset:N", title=None, axis=alt.Axis(labelOverlap=False, labelLimit=160)),
@@ -280,20 +279,6 @@ def kappa_matrix_chart(rows: Sequence[dict[str, Any]], labels: Sequence[str]) ->
     )
 
 
-def to_svg(chart: alt.Chart) -> str:
-    """The chart as SVG text (rendered offline by vl-convert)."""
-    import vl_convert as vlc
-
-    return vlc.vegalite_to_svg(chart.to_json())
-
-
-def to_png(chart: alt.Chart, scale: float = 2.0) -> bytes:
-    """The chart as PNG bytes (rendered offline by vl-convert; *scale* 2 for slides)."""
-    import vl_convert as vlc
-
-    return vlc.vegalite_to_png(chart.to_json(), scale=scale)
-
-
 #: Vega-Lite specs built by :func:`chart_spec`, newest last (shared by every session; read-only).
 _SPECS: OrderedDict[str, dict[str, Any]] = OrderedDict()
 _SPECS_LOCK = threading.Lock()
@@ -336,23 +321,30 @@ def spec_to_png(spec: dict[str, Any], scale: float = 2.0) -> bytes:
     return vlc.vegalite_to_png(json.dumps(spec), scale=scale)
 
 
-def show_spec(spec: dict[str, Any], name: str, key: str, downloads: bool = True) -> None:
+def show_spec(
+    spec: dict[str, Any], name: str, key: str, downloads: bool = True, fill: bool = False, per_row: int | None = None
+) -> None:
     """Draw the Vega-Lite *spec* (:func:`chart_spec`) with PNG and SVG download buttons under it
-    (rendered when clicked)."""
+    (rendered when clicked). With *fill*, a faceted figure is drawn one chart per panel in columns
+    that share the page's width (:func:`ragviz.ui.core.facets.facet_panels`), *per_row* of them to a
+    row (default: the figure's own columns); the downloads are the figure as one."""
     import streamlit as st
 
-    st.vega_lite_chart(spec=spec, width="content")
+    split = facet_panels(spec) if fill else None
+    if split is None:
+        st.vega_lite_chart(spec=spec, width="content")
+    else:
+        if split.title:
+            st.html(f'<div style="font-family:system-ui,sans-serif;font-weight:600">{html.escape(split.title)}</div>')
+        n = per_row or split.columns
+        for start in range(0, len(split.panels), n):
+            for column, panel in zip(st.columns(n), split.panels[start : start + n]):
+                with column:
+                    st.vega_lite_chart(spec=panel, width="stretch")
+        if split.legend is not None:
+            st.html(legend_html(split.legend))
     if downloads:
         _downloads(lambda: spec_to_png(spec), lambda: spec_to_svg(spec), name, key)
-
-
-def show_chart(chart: alt.Chart, name: str, key: str, downloads: bool = True) -> None:
-    """Draw *chart* with PNG and SVG download buttons under it (rendered when clicked)."""
-    import streamlit as st
-
-    st.altair_chart(chart, width="content")
-    if downloads:
-        _downloads(lambda: to_png(chart), lambda: to_svg(chart), name, key)
 
 
 def _downloads(png: Callable[[], bytes], svg: Callable[[], str], name: str, key: str) -> None:

@@ -23,6 +23,7 @@ __all__ = [
     "BATCH_ESTIMATE",
     "BATCH_REPORT",
     "BATCH_SENT",
+    "CLAIMS_AUDIT_ERROR",
     "CLAIMS_CURRENT_CACHE",
     "CLAIMS_INDEX",
     "CLAIMS_LOADED",
@@ -77,6 +78,7 @@ AUDIT_N = "audit.n"
 AUDIT_PICK = "audit.pick"
 SAMPLE_KEY = "audit.sample"  # the chosen sample id (Review and Dashboard share it)
 AUDIT_SEED = "audit.seed"
+CLAIMS_AUDIT_ERROR = "claims.audit.error"  # why the last draw of a claims audit sample failed, shown once
 CLAIMS_CURRENT_CACHE = "claims.current_cache"
 CLAIMS_INDEX = "claims.index"
 CLAIMS_LOADED = "claims.loaded"

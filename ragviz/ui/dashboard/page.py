@@ -115,10 +115,10 @@ def family_figures(view: FamilyView, ks: tuple[int, ...], n_reviewed: int, again
     columns = min(len(ks), 4) if view.family == RETRIEVAL else 4
     counts = histogram_counts(view.records, view.chart_metrics, color)
     spec = charts.chart_spec(charts.histogram_chart, counts, view.chart_metrics, "", color, color_title, columns)
-    charts.show_spec(spec, f"{name}-distributions", "dashboard.dist", downloads=downloads)
+    charts.show_spec(spec, f"{name}-distributions", "dashboard.dist", downloads=downloads, fill=True)
     st.subheader("Mean per subset, 95% bootstrap interval")
     spec = charts.chart_spec(charts.means_chart, chart_means(view), columns)
-    charts.show_spec(spec, f"{name}-subset-means", "dashboard.means", downloads=downloads)
+    charts.show_spec(spec, f"{name}-subset-means", "dashboard.means", downloads=downloads, fill=True, per_row=2)
     with st.expander("Means as a table"):
         st.dataframe(pd.DataFrame(view.means), hide_index=True, width="stretch")
 
@@ -156,7 +156,7 @@ def judge_agreement(agreement: Agreement, scatter: list[dict[str, Any]], against
             "(evenly spaced), one point per metric each."
         )
     spec = charts.chart_spec(charts.scatter_chart, scatter)
-    charts.show_spec(spec, "judge-vs-human-scatter", "dashboard.scatter", downloads=downloads)
+    charts.show_spec(spec, "judge-vs-human-scatter", "dashboard.scatter", downloads=downloads, fill=True)
 
 
 def annotator_agreement(raters: AnnotatorAgreement, downloads: bool, names: bool = True) -> None:

@@ -3,6 +3,8 @@ guidelines in a panel (shortcut G), rendered as Markdown with raw HTML and math 
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
 from ragviz.data.dataset import Dataset
@@ -12,7 +14,7 @@ from ragviz.store.team.guidelines import Guidelines, current_guidelines
 from ragviz.ui.core import render
 from ragviz.ui.core.keys import TEAM_GUIDE_OPEN, TEAM_MINE
 
-__all__ = ["guidelines_markdown", "guidelines_panel", "my_assignments"]
+__all__ = ["accept_within", "all_reviewed", "guidelines_markdown", "guidelines_panel", "my_assignments", "walk_key"]
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -44,6 +46,21 @@ def my_assignments(
         return rows
     keep = set(allowed)
     return [i for i in rows if i in keep]
+
+
+def walk_key(flt: Any) -> tuple[Any, Any]:
+    """What moves the Review page to the nearest matching example when it changes: the filter and the
+    "My assignments" toggle."""
+    return flt, st.session_state.get(TEAM_MINE)
+
+
+def accept_within(allowed: list[int] | None) -> list[int] | None:
+    """The rows "Accept" moves on within: the person's assignments while "My assignments" is on, else all."""
+    return allowed if st.session_state.get(TEAM_MINE) else None
+
+
+def all_reviewed(within: list[int] | None) -> str:
+    return "Every example is reviewed." if within is None else "Every example assigned to you is reviewed."
 
 
 def guidelines_markdown(text: str) -> str:

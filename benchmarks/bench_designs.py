@@ -1,0 +1,193 @@
+"""Audit designs (issue 23): coverage and width of uniform, stratified and active audits, 1,000 simulated audits each.
+
+    .venv/bin/python benchmarks/bench_designs.py [--population ragbench|synthetic] [--reps 1000] [--sizes 100,300,1000]
+    (also: .venv/bin/python benchmarks/bench_ppi.py --designs ...)
+
+Population ``ragbench``: the 2,896 RAGBench test rows; their stored labels are people's, the noisy judge of
+``bench_ppi.py`` (``biased``) labels a copy; TRACe metrics under both. Population ``synthetic``: 2,896 rows in 7
+strata whose judge errs at different rates (2 %-35 %), each metric a 0/1 or [0, 1] value. Each replicate draws the
+M judged examples i.i.d. from the population (the model PPI assumes; target: the population mean), then an audit of
+n under each design from the same confidence, and estimates each metric with the design's estimator:
+
+* uniform — PPI++ (``ppi_py``'s, normal, within the range);
+* stratified — strata = the subset, Neyman allocation from the confidence; stratified PPI++ (``glide-py``'s);
+* active — Poisson sampling, inclusion probability from the confidence with floor 0.5; IPW PPI++ (``glide-py``'s).
+
+Confidence: ``informative`` — the judge's chance of being right as it would report it: high where its labels equal
+people's on every metric, lower the larger its error, blurred by noise (sd 0.1); ``noise`` — uniform on 0.5-1,
+unrelated to the errors. Printed per (confidence, design, n, metric): coverage of the 95 % interval, mean width and
+width relative to uniform at the same n. Exit 1 when a coverage falls outside 93-97 % or an interval leaves [0, 1].
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from ragviz.analysis.audits.active import ipw_ppi_ci
+from ragviz.analysis.audits.allocation import allocate, spread_from_confidence
+from ragviz.analysis.audits.designs import DEFAULT_FLOOR, active_level, selection_weights
+from ragviz.analysis.audits.stratified import stratified_ppi_ci
+from ragviz.analysis.estimates.ppi import ppi_mean_ci
+from ragviz.metrics.trace import TRACE_METRICS
+
+DESIGNS = ("uniform", "stratified", "active")
+UNIT = (0.0, 1.0)
+
+
+def ragbench_table(data: Path, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    from bench_ppi import JUDGES, noisy_judge
+
+    from ragviz.data.dataset import iter_examples
+    from ragviz.data.load import load
+    from ragviz.metrics.trace import trace_scores
+
+    result = load([data])
+    rng = np.random.default_rng(seed)
+    truth, judge, subset = [], [], []
+    for i, example in iter_examples(result.dataset):
+        if example.labels is None:
+            continue
+        n = example.n_context_sentences
+        t, j = (
+            trace_scores(example.labels, n),
+            trace_scores(noisy_judge(example, example.labels, rng, JUDGES["biased"]), n),
+        )
+        row_t, row_j = [getattr(t, m) for m in TRACE_METRICS], [getattr(j, m) for m in TRACE_METRICS]
+        if any(v is None for v in row_t + row_j):
+            continue
+        truth.append(row_t)
+        judge.append(row_j)
+        subset.append(result.dataset.datasets[i])
+    return np.asarray(truth, float), np.asarray(judge, float), np.asarray(subset)
+
+
+def synthetic_table(seed: int, m: int = 2896) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    strata = np.repeat(np.arange(7), m // 7 + 1)[:m]
+    err = np.array([0.02, 0.04, 0.06, 0.1, 0.15, 0.25, 0.35])[strata]
+    base = np.array([0.9, 0.8, 0.85, 0.7, 0.6, 0.75, 0.5])[strata]
+    truth = np.column_stack([rng.beta(2 + 6 * base, 2, m), rng.beta(2, 3, m), rng.beta(3, 2, m), rng.random(m) < base])
+    wrong = rng.random((m, 4)) < err[:, None]
+    judge = np.where(wrong, np.clip(truth + rng.normal(0.15, 0.3, (m, 4)), 0, 1), truth)
+    judge[:, 3] = np.where(wrong[:, 3], 1.0, truth[:, 3])  # the 0/1 metric: the judge misses failures
+    return truth.astype(float), judge.astype(float), np.array([f"s{h}" for h in strata])
+
+
+def confidences(truth: np.ndarray, judge: np.ndarray, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    error = np.abs(truth - judge).mean(axis=1)
+    informative = np.clip(0.97 - 1.5 * error + rng.normal(0, 0.1, error.size), 0.3, 1.0)
+    return {"informative": informative, "noise": rng.uniform(0.5, 1.0, error.size)}
+
+
+def _uniform(rng, m, n):
+    chosen = np.zeros(m, bool)
+    chosen[rng.choice(m, n, replace=False)] = True
+    return chosen
+
+
+def _stratified_counts(conf, strata, n):
+    names = sorted(set(strata.tolist()))
+    sizes = [int(np.sum(strata == h)) for h in names]
+    spreads = spread_from_confidence(conf, strata)
+    return names, allocate(n, sizes, [spreads[h] for h in names])
+
+
+def simulate(truth, judge, subset, conf, n, reps, rng):
+    """Per design and metric: covered (reps,), width (reps,), in range (bool)."""
+    m, k = truth.shape
+    target = truth.mean(axis=0)
+    out = {d: {"cov": np.zeros((reps, k)), "width": np.zeros((reps, k)), "in01": True} for d in DESIGNS}
+    for r in range(reps):
+        idx = rng.integers(0, truth.shape[0], m)
+        y_all, f_all, g_all, c_all = truth[idx], judge[idx], subset[idx], conf[idx]
+        masks = {"uniform": _uniform(rng, m, n)}
+        names, counts = _stratified_counts(c_all, g_all, n)
+        strat = np.zeros(m, bool)
+        for h, c in zip(names, counts):
+            members = np.flatnonzero(g_all == h)
+            strat[rng.choice(members, min(c, members.size), replace=False)] = True
+        masks["stratified"] = strat
+        q = selection_weights(c_all, DEFAULT_FLOOR)
+        pi = np.minimum(1.0, active_level(q, float(n)) * q)
+        masks["active"] = rng.random(m) < pi
+        for d in DESIGNS:
+            a = masks[d]
+            for j in range(k):
+                y, f, fu = y_all[a, j], f_all[a, j], f_all[~a, j]
+                if d == "uniform":
+                    iv = ppi_mean_ci(y, f, fu, bounds=UNIT)
+                elif d == "stratified":
+                    iv = stratified_ppi_ci(y, f, g_all[a], fu, g_all[~a], bounds=UNIT).interval
+                else:
+                    iv = ipw_ppi_ci(y, f, pi[a], fu, bounds=UNIT).interval
+                assert iv.low is not None and iv.high is not None
+                out[d]["cov"][r, j] = iv.low <= target[j] <= iv.high
+                out[d]["width"][r, j] = iv.high - iv.low
+                out[d]["in01"] &= 0.0 <= iv.low and iv.high <= 1.0
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--population", default="ragbench", choices=("ragbench", "synthetic"))
+    parser.add_argument("--data", default=str(ROOT.parent / "shared" / "ragbench"))
+    parser.add_argument("--reps", type=int, default=1000)
+    parser.add_argument("--sizes", default="100,300,1000")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    if args.population == "ragbench":
+        truth, judge, subset = ragbench_table(Path(args.data), args.seed)
+    else:
+        truth, judge, subset = synthetic_table(args.seed)
+    rng = np.random.default_rng(args.seed + 1)
+    conf = confidences(truth, judge, rng)
+    print(
+        f"population {args.population}: {truth.shape[0]} examples, {len(set(subset.tolist()))} strata; {args.reps} audits per cell"
+    )
+    print(
+        f"{'confidence':<12}{'n':>6}  {'metric':<13}"
+        + "".join(f"{d + ' cov':>16}{'width':>8}" for d in DESIGNS)
+        + f"{'strat/unif':>12}{'active/unif':>12}"
+    )
+    failed, wins = [], {}
+    for kind, c in conf.items():
+        for n in [int(s) for s in args.sizes.split(",")]:
+            res = simulate(truth, judge, subset, c, n, args.reps, rng)
+            for j, metric in enumerate(TRACE_METRICS):
+                cells, ratios = "", []
+                for d in DESIGNS:
+                    cov, width = res[d]["cov"][:, j].mean(), res[d]["width"][:, j].mean()
+                    cells += f"{100 * cov:>15.1f}%{width:>8.3f}"
+                    if not 0.93 <= cov <= 0.97:
+                        failed.append(f"{kind} n={n} {metric} {d}: coverage {100 * cov:.1f}%")
+                    if d != "uniform":
+                        ratios.append(width / res["uniform"]["width"][:, j].mean())
+                print(f"{kind:<12}{n:>6}  {metric:<13}{cells}{ratios[0]:>12.3f}{ratios[1]:>12.3f}")
+                wins.setdefault((kind, n), []).append(min(ratios))
+            for d in DESIGNS:
+                if not res[d]["in01"]:
+                    failed.append(f"{kind} n={n} {d}: an interval left [0, 1]")
+    for (kind, n), best in sorted(wins.items()):
+        narrower = sum(1 for b in best if b <= 0.85)
+        print(
+            f"{kind} n={n}: best design / uniform width per metric {', '.join(f'{b:.3f}' for b in best)}; "
+            f"{narrower} of 4 metrics >= 15% narrower; widest {max(best):.3f}"
+        )
+    print(f"{time.perf_counter() - start:.0f} s")
+    for f in failed:
+        print(f"FAIL: {f}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

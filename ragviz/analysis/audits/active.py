@@ -1,0 +1,121 @@
+"""Inverse-probability-weighted PPI++ for an active audit (T. Zrnic, E. J. Candès, "Active statistical
+inference", ICML 2024; K. Gligorić et al., "Can unconfident LLM annotations be used for confident conclusions?",
+NAACL 2025).
+
+Every one of the *M* examples has the judge's value :math:`\\hat Y_i`; example *i* was audited
+(:math:`\\xi_i = 1`) with the known probability :math:`\\pi_i > 0`. Each example's *rectified label*
+
+.. math:: R_i = \\lambda \\hat Y_i + \\frac{\\xi_i}{\\pi_i}\\,(Y_i - \\lambda \\hat Y_i)
+
+has mean :math:`\\theta` whatever :math:`\\lambda` (the weights undo the unequal chances), so
+:math:`\\hat\\theta = \\bar R` with variance :math:`s^2_R / M` (``ddof = 1``) and the normal interval
+:math:`\\hat\\theta \\pm z_{1-\\alpha/2}\\, s_R/\\sqrt M`. Power tuning picks
+:math:`\\lambda = \\widehat{\\mathrm{Cov}}(a, b) / \\widehat{\\mathrm{Var}}(a)` with :math:`a_i = \\hat Y_i(\\xi_i/\\pi_i - 1)`,
+:math:`b_i = Y_i \\xi_i / \\pi_i` (minimises :math:`s^2_R`). Without *bounds* this is ``glide-py`` 0.11's
+``ASIMeanEstimator`` (``tests/analysis/test_audit_designs_reference.py``: equal to 1e-9 on random inputs). With
+*bounds* the estimate and interval stay in the metric's range and an audit whose rectifier barely varies gets at
+least the floored variance of :func:`ragviz.analysis.estimates.small_audit.rectifier_variance`, weighted as the
+design weights it: :math:`\\sigma^2_{\\text{floor}} \\sum_{i \\text{ audited}} \\pi_i^{-2} / M^2` (for a uniform
+design :math:`\\sigma^2_{\\text{floor}}/n`).
+
+An inclusion probability of 0 on an audited example (or outside (0, 1]) is refused with :class:`ProbabilityError`:
+its weight would be infinite and the interval silently wrong.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ragviz.analysis.estimates.ppi import Interval, as_vector, z_value
+from ragviz.analysis.estimates.small_audit import Bounds, floored, rectifier_variance
+
+__all__ = ["ActiveEstimate", "ProbabilityError", "ipw_people_ci", "ipw_ppi_ci"]
+
+
+class ProbabilityError(ValueError):
+    """Inclusion probabilities an IPW estimate cannot use, in one line that says what to do."""
+
+
+@dataclass(frozen=True)
+class ActiveEstimate:
+    """The IPW PPI++ estimate: its interval, :math:`\\lambda`, variance and the rectified labels' count."""
+
+    interval: Interval
+    variance: float
+    lam: float
+
+
+def _clip(value: float, bounds: Bounds | None) -> float:
+    return value if bounds is None else min(max(value, bounds[0]), bounds[1])
+
+
+def _check(pi: np.ndarray, n: int) -> None:
+    if pi.size != n:
+        raise ValueError(f"{n} audited values but {pi.size} inclusion probabilities: they must pair up")
+    bad = np.flatnonzero(~np.isfinite(pi) | (pi <= 0.0) | (pi > 1.0))
+    if bad.size:
+        raise ProbabilityError(
+            f"audited example {int(bad[0]) + 1} has inclusion probability {float(pi[bad[0]])!r}: every audited example needs "
+            "one in (0, 1] — an active sample's floor keeps them above 0; redraw the sample with a floor"
+        )
+
+
+def _interval(theta: float, variance: float, alpha: float, bounds: Bounds | None) -> Interval:
+    half = z_value(alpha) * math.sqrt(max(variance, 0.0))
+    shown = _clip(theta, bounds)
+    return Interval(shown, min(_clip(theta - half, bounds), shown), max(_clip(theta + half, bounds), shown))
+
+
+def _floor(y: np.ndarray, f: np.ndarray, pi: np.ndarray, lam: float, total: int, bounds: Bounds | None) -> float:
+    if bounds is None or not floored(y, f, lam):
+        return 0.0
+    return rectifier_variance(y, f, lam, bounds) * float(np.sum(1.0 / pi**2)) / total**2
+
+
+def ipw_ppi_ci(
+    y: np.ndarray | list[float],
+    yhat: np.ndarray | list[float],
+    pi: np.ndarray | list[float],
+    yhat_u: np.ndarray | list[float],
+    alpha: float = 0.05,
+    bounds: Bounds | None = None,
+    lam: float | None = None,
+) -> ActiveEstimate:
+    """IPW PPI++ (module docstring) over the audited ``(y, yhat)`` with their inclusion probabilities *pi* and the
+    judge's values *yhat_u* on the examples not audited. *lam* ``None``: power-tuned."""
+    y_arr, f_arr, p_arr, fu_arr = as_vector(y), as_vector(yhat), as_vector(pi), as_vector(yhat_u)
+    _check(p_arr, y_arr.size)
+    if y_arr.size < 2:
+        raise ProbabilityError("an IPW interval needs at least two audited examples")
+    f_all = np.concatenate([f_arr, fu_arr])
+    xi_over_pi = np.concatenate([1.0 / p_arr, np.zeros(fu_arr.size)])
+    y_all = np.concatenate([y_arr, np.zeros(fu_arr.size)])
+    if lam is None:
+        a, b = f_all * (xi_over_pi - 1.0), y_all * xi_over_pi
+        var_a = float(np.var(a, ddof=1))
+        lam = float(np.cov(a, b, ddof=1)[0, 1] / var_a) if var_a > 0 else 0.0
+    rectified = lam * f_all + xi_over_pi * (y_all - lam * f_all)
+    total = rectified.size
+    variance = float(np.var(rectified, ddof=1)) / total
+    variance = max(variance, _floor(y_arr, f_arr, p_arr, lam, total, bounds))
+    return ActiveEstimate(_interval(float(rectified.mean()), variance, alpha, bounds), variance, lam)
+
+
+def ipw_people_ci(
+    y: np.ndarray | list[float],
+    pi: np.ndarray | list[float],
+    total: int,
+    alpha: float = 0.05,
+    bounds: Bounds | None = None,
+) -> tuple[Interval, float]:
+    """People only under the design: the IPW (Horvitz–Thompson) mean :math:`\\frac1M\\sum_i \\xi_i Y_i/\\pi_i` with
+    variance :math:`s^2/M` of the *M* weighted values (``glide-py``'s ``IPWClassicalMeanEstimator``); with *bounds*
+    floored as :func:`ipw_ppi_ci`. Returns the interval and its variance."""
+    y_arr, p_arr = as_vector(y), as_vector(pi)
+    _check(p_arr, y_arr.size)
+    weighted = np.concatenate([y_arr / p_arr, np.zeros(total - y_arr.size)])
+    variance = max(float(np.var(weighted, ddof=1)) / total, _floor(y_arr, y_arr, p_arr, 0.0, total, bounds))
+    return _interval(float(weighted.mean()), variance, alpha, bounds), variance

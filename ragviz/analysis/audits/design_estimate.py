@@ -1,0 +1,229 @@
+"""Corrected estimates for a designed audit sample: the estimator that matches the design, its effective sample
+size and the people-hours it saved against a uniform audit of equal precision.
+
+* uniform — :func:`ragviz.analysis.estimates.report.estimate_report` (PPI++, ``ppi_py``'s, bootstrap-t).
+* stratified — :func:`ragviz.analysis.audits.stratified.stratified_ppi_ci` over the strata of the column the
+  sample was drawn by (every example's current value of that column).
+* active — :func:`ragviz.analysis.audits.active.ipw_ppi_ci` with each reviewed member's inclusion probability.
+  People review an active sample in its order (by :math:`U_i/q_i`); a sample reviewed up to member *k* is the
+  Poisson sample at the level of member *k + 1* (:func:`reviewed_level`), so the probabilities are those at that
+  level and members reviewed past the first unreviewed one wait until the gap is closed.
+
+Both design estimators use the normal interval (said in every output as ``interval: normal``); ``BENCHMARKS.md``
+has their coverage. *Effective sample size*: the people-only uniform audit as precise, :math:`\\hat\\sigma^2_Y /
+\\hat\\sigma^2` (at most the rows). *Saving*: the uniform PPI++ audit of equal variance (:func:`uniform_equivalent`)
+minus the examples audited, in examples and in people-hours at *minutes_per_example*.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ragviz.analysis.audits.active import ProbabilityError, ipw_people_ci, ipw_ppi_ci
+from ragviz.analysis.audits.designs import ACTIVE, STRATIFIED, UNIFORM, unit_draw
+from ragviz.analysis.audits.stratified import StratumError, stratified_people_ci, stratified_ppi_ci
+from ragviz.analysis.estimates.estimate import MetricEstimate
+from ragviz.analysis.estimates.pairing import PairedExample, Pairing
+from ragviz.analysis.estimates.ppi import NORMAL, Interval, PPIInterval, judge_mean, z_value
+from ragviz.analysis.estimates.report import GROUP_BY, EstimateReport, GroupEstimate, estimate_report, metric_bounds
+from ragviz.store.audit_samples import AuditSample
+
+__all__ = [
+    "DesignInfo",
+    "MINUTES_PER_EXAMPLE",
+    "design_info",
+    "design_report",
+    "reviewed_level",
+    "uniform_equivalent",
+]
+
+
+MINUTES_PER_EXAMPLE = 4.0  # a person's review of one example, for the people-hours saved (--minutes-per-example)
+
+
+@dataclass(frozen=True)
+class DesignInfo:
+    """What the estimator needs of a sample's design: its name, each example's stratum (stratified) or each
+    usable reviewed member's inclusion probability (active), and what the reader must know."""
+
+    name: str
+    sample_id: int | None = None
+    strata: Mapping[str, str] | None = None
+    probabilities: Mapping[str, float] | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    def summary(self) -> dict[str, Any]:
+        return {"name": self.name, "sample": self.sample_id, "interval": NORMAL if self.name != UNIFORM else None}
+
+
+def reviewed_level(sample: AuditSample, reviewed: set[str]) -> tuple[float, list[str]]:
+    """The level :math:`\\ell` and the members of an active sample usable now: the members before its first
+    unreviewed one (in sample order), which are the Poisson sample at that member's :math:`U/q`; all members and
+    the drawn level when every member is reviewed."""
+    details = sample.member_details()
+    for k, m in enumerate(details):
+        if m.uid not in reviewed:
+            q = m.selection_weight or 0.0
+            level = unit_draw(sample.seed, m.uid) / q if q > 0 else float(sample.params.get("level", 0.0))
+            return level, [d.uid for d in details[:k]]
+    return float(sample.params.get("level", 0.0)), [d.uid for d in details]
+
+
+def design_info(pairing: Pairing, sample: AuditSample | None, strata: Mapping[str, str] | None = None) -> DesignInfo:
+    """The :class:`DesignInfo` of *sample* over *pairing* (whose audited examples are its reviewed members);
+    *strata* (uid -> stratum, :func:`ragviz.analysis.audits.samples.strata_of` of the sample's column) for a
+    stratified sample."""
+    if sample is None or sample.design == UNIFORM:
+        return DesignInfo(UNIFORM, None if sample is None else sample.id)
+    if sample.design == STRATIFIED:
+        if strata is None:
+            raise StratumError(f"sample {sample.id} is stratified by {sample.params.get('by')!r}: give that column")
+        return DesignInfo(STRATIFIED, sample.id, strata=strata)
+    reviewed = {e.uid for e in pairing.examples if e.audited}
+    level, usable = reviewed_level(sample, reviewed)
+    weights = {m.uid: m.selection_weight for m in sample.member_details()}
+    probabilities = {u: min(1.0, level * float(weights[u] or 0.0)) for u in usable}
+    waiting = len(reviewed) - len(usable)
+    warnings = []
+    if waiting > 0:
+        warnings.append(
+            f"{waiting:,} reviewed members of active sample {sample.id} come after its first unreviewed one: they "
+            "join the estimate once the members before them are reviewed (review the sample in its order)"
+        )
+    return DesignInfo(ACTIVE, sample.id, probabilities=probabilities, warnings=warnings)
+
+
+def uniform_equivalent(
+    y: np.ndarray, yhat: np.ndarray, weights: np.ndarray, yhat_all: np.ndarray, variance: float
+) -> int | None:
+    """The smallest uniform audit whose PPI++ variance is at most *variance* (``None`` when none is): the population
+    moments of people's values and the judge's error estimated from the audit weighted by *weights* (1/π), the
+    judge's spread from all examples, as :func:`ragviz.analysis.estimates.planner.plan_sample_size` plans."""
+    w = weights / weights.sum()
+    m_y, m_f = float(w @ y), float(w @ yhat)
+    var_y = float(w @ (y - m_y) ** 2)
+    cov = float(w @ ((y - m_y) * (yhat - m_f)))
+    var_f_audit = float(w @ (yhat - m_f) ** 2)
+    var_f = float(np.var(yhat_all))
+    total = yhat_all.size
+    sizes = np.arange(2, total + 1, dtype=float)
+    rest = total - sizes
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lam = np.where((rest > 0) & (var_f > 0), cov / ((1.0 + sizes / rest) * var_f), 0.0)
+        lam = np.clip(np.nan_to_num(lam), 0.0, 1.0)
+        imputed = np.where(rest > 0, lam * lam * var_f / rest, 0.0)
+    needed = imputed + np.maximum(var_y - 2.0 * lam * cov + lam * lam * var_f_audit, 0.0) / sizes
+    ok = np.nonzero(needed <= variance)[0]
+    return int(sizes[ok[0]]) if ok.size else None
+
+
+def _split(examples: Sequence[PairedExample], name: str, info: DesignInfo) -> dict[str, Any]:
+    y, f, keys, fu, keys_u = [], [], [], [], []
+    excluded = [0, 0]
+    for e in examples:
+        judged = e.judge.get(name)
+        person = e.human.get(name) if e.human is not None else None
+        usable = e.audited and (info.probabilities is None or e.uid in info.probabilities)
+        key = (info.strata or {}).get(e.uid, "") if info.name == STRATIFIED else (info.probabilities or {}).get(e.uid)
+        if usable and judged is not None and person is not None:
+            y.append(float(person))
+            f.append(float(judged))
+            keys.append(key)
+        elif usable or judged is None:
+            excluded[0 if usable else 1] += 1
+        else:
+            fu.append(float(judged))
+            keys_u.append((info.strata or {}).get(e.uid, ""))
+    return {"y": np.array(y), "f": np.array(f), "keys": keys, "fu": np.array(fu), "keys_u": keys_u, "ex": excluded}
+
+
+def _metric(
+    examples: Sequence[PairedExample], name: str, info: DesignInfo, alpha: float, minutes: float
+) -> MetricEstimate:
+    a = _split(examples, name, info)
+    y, f, fu = a["y"], a["f"], a["fu"]
+    bounds = metric_bounds(name)
+    n, total = y.size, y.size + fu.size
+    judge = judge_mean(f, fu)
+    none = PPIInterval(None, None, None)
+    if n < 2:
+        return MetricEstimate(n, fu.size, judge, Interval(None, None, None), none, None, a["ex"][0], a["ex"][1])
+    note = None
+    try:
+        if info.name == STRATIFIED:
+            s = stratified_ppi_ci(y, f, a["keys"], fu, a["keys_u"], alpha, bounds)
+            people, people_var = stratified_people_ci(y, a["keys"], s.weights, alpha, bounds)
+            lam = float(sum(s.weights[h] * s.lams[h] for h in s.lams))
+            interval, variance = s.interval, s.variance
+            sizes = {h: w * total for h, w in s.weights.items()}
+            counts = {h: a["keys"].count(h) for h in s.weights}
+            weights = np.array([sizes[h] / counts[h] for h in a["keys"]])
+        else:
+            pi = np.array(a["keys"], dtype=float)
+            act = ipw_ppi_ci(y, f, pi, fu, alpha, bounds)
+            people, people_var = ipw_people_ci(y, pi, total, alpha, bounds)
+            interval, variance, lam, weights = act.interval, act.variance, act.lam, 1.0 / pi
+    except (StratumError, ProbabilityError) as exc:
+        note = str(exc)
+        blank = MetricEstimate(n, fu.size, judge, Interval(None, None, None), none, None, a["ex"][0], a["ex"][1])
+        return MetricEstimate(**{**blank.__dict__, "design": {"problem": note}})
+    w = weights / weights.sum()
+    var_y = float(w @ (y - float(w @ y)) ** 2)
+    gain = None if variance <= 0 else float(min(var_y / variance, total))
+    found = uniform_equivalent(y, f, weights, np.concatenate([f, fu]), variance)
+    equal = total if found is None else found  # None: not even auditing every example uniformly is as precise
+    saved = equal - n
+    design = {
+        "effective_n": gain,
+        "uniform_equivalent": equal,
+        "uniform_reaches": found is not None,
+        "saved_examples": saved,
+        "saved_hours": round(saved * minutes / 60.0, 1),
+        "people_variance": people_var,
+        "z": z_value(alpha),
+    }
+    ppi = PPIInterval(interval.estimate, interval.low, interval.high, lam, variance, NORMAL)
+    return MetricEstimate(n, fu.size, judge, people, ppi, gain, a["ex"][0], a["ex"][1], design=design)
+
+
+def _group(
+    examples: Sequence[PairedExample], names: Sequence[str], info: DesignInfo, alpha: float, minutes: float
+) -> GroupEstimate:
+    metrics = {}
+    for name in names:
+        if not any(e.judge.get(name) is not None or (e.human or {}).get(name) is not None for e in examples):
+            continue
+        metrics[name] = _metric(examples, name, info, alpha, minutes)
+    n_labeled = sum(1 for e in examples if e.audited)
+    return GroupEstimate(n_labeled, len(examples) - n_labeled, metrics)
+
+
+def design_report(
+    pairing: Pairing,
+    info: DesignInfo,
+    alpha: float = 0.05,
+    by: str | None = None,
+    interval: str = "bootstrap-t",
+    minutes_per_example: float = MINUTES_PER_EXAMPLE,
+) -> EstimateReport:
+    """Every metric's corrected estimate for the sample's design (module docstring), overall and per *by* group;
+    a uniform design is :func:`ragviz.analysis.estimates.report.estimate_report` with the design named."""
+    summary = {**info.summary(), "minutes_per_example": minutes_per_example}
+    if info.name == UNIFORM:
+        report = estimate_report(pairing, alpha, by, interval)
+        return EstimateReport(report.alpha, report.overall, report.by, report.groups, report.interval, summary)
+    names = pairing.metric_names()
+    overall = _group(pairing.examples, names, info, alpha, minutes_per_example)
+    groups = None
+    if by is not None:
+        if by not in GROUP_BY:
+            raise ValueError(f"cannot group by {by!r}; expected one of {', '.join(GROUP_BY)}")
+        members: dict[str, list[PairedExample]] = {}
+        for e in pairing.examples:
+            members.setdefault(getattr(e, GROUP_BY[by]), []).append(e)
+        groups = {g: _group(members[g], names, info, alpha, minutes_per_example) for g in sorted(members)}
+    return EstimateReport(alpha, overall, by, groups, NORMAL, summary)

@@ -1,0 +1,209 @@
+"""``ragviz audit``: draw an audit sample (uniform, stratified or active) and see how far its review is.
+
+``ragviz audit draw DATA... --db DB --size N [--design uniform|stratified|active] [--by COLUMN] [--seed S]`` draws
+with :func:`ragviz.analysis.audits.samples.draw_design` — the function the Review page's "Draw sample" calls, so the
+same seed gives the same members — and prints the sample's id and members; ``--grow ID`` grows a sample instead.
+``ragviz audit status --db DB [--sample ID]`` prints each sample's design, size and reviewed members. Exit 0, or 2
+on bad input with one ``ragviz audit: ...`` line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import os
+import sys
+from typing import Any
+
+from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK
+
+__all__ = ["add_audit_arguments", "run_audit_command"]
+
+
+DESIGN_CHOICES = ("uniform", "stratified", "active")  # ragviz.analysis.audits.designs.DESIGNS (lazy import)
+
+
+def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="audit_command", metavar="ACTION")
+    sub.required = True
+    draw = sub.add_parser(
+        "draw",
+        help="draw (or grow) an audit sample and print its id and members",
+        description="Draw an audit sample of DATA's examples into the label store (the same draw as the Review "
+        "page's for the same seed) and print its id and members in review order, each with its stratum and "
+        "inclusion probability.",
+    )
+    draw.add_argument("paths", nargs="+", metavar="DATA", help="the judged rows the sample is drawn from")
+    draw.add_argument(
+        "--db", required=True, metavar="DB_OR_URL", help="the label store (SQLite file or postgresql:// URL)"
+    )
+    draw.add_argument("--size", required=True, type=int, metavar="N", help="examples to audit (active: on average)")
+    draw.add_argument(
+        "--design",
+        choices=DESIGN_CHOICES,
+        default="uniform",
+        help="uniform (every example alike), stratified (a share per value of --by) or active (examples the "
+        "judge is unsure of more often, from --confidence) (default: uniform)",
+    )
+    draw.add_argument(
+        "--by", metavar="COLUMN", help="stratified: the column whose values are the strata (e.g. dataset_name)"
+    )
+    draw.add_argument(
+        "--allocation",
+        choices=("proportional", "neyman"),
+        default="proportional",
+        help="stratified: proportional to the strata's sizes, or Neyman (more where the judge is unsure, from "
+        "--confidence) (default: proportional)",
+    )
+    draw.add_argument(
+        "--confidence",
+        default="judge_confidence",
+        metavar="COLUMN",
+        help="the column with the judge's confidence per row, 0-1 (default: judge_confidence)",
+    )
+    draw.add_argument(
+        "--floor",
+        type=float,
+        default=0.5,
+        help="active: the share of the draw spread evenly over all examples, so each can be drawn (default: 0.5)",
+    )
+    draw.add_argument("--seed", type=int, help="the seed (default: a fresh one, printed)")
+    draw.add_argument("--grow", type=int, metavar="ID", help="grow sample ID to --size with its own design and seed")
+    draw.add_argument("--annotator", metavar="NAME", help="who draws it (default: $RAGVIZ_ANNOTATOR or the login name)")
+    draw.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: table)")
+    status = sub.add_parser(
+        "status",
+        help="each audit sample's design, size and review progress",
+        description="Print each audit sample in the label store (or one with --sample): its design, size, seed and "
+        "how many members anyone reviewed, per stratum for a stratified sample.",
+    )
+    status.add_argument("--db", required=True, metavar="DB_OR_URL", help="the label store")
+    status.add_argument("--sample", type=int, metavar="ID", help="only this sample")
+    status.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: table)")
+
+
+def _fail(message: str) -> int:
+    print(f"ragviz audit: {message}", file=sys.stderr)
+    return EXIT_BAD_INPUT
+
+
+def _open(db: str) -> Any:
+    from pathlib import Path
+
+    from ragviz.store.label_store import LabelStore
+    from ragviz.store.postgres import is_url
+
+    if not is_url(db) and not Path(db).expanduser().parent.is_dir():
+        raise ValueError(f"{db}: no such folder for a label store")
+    return LabelStore(db)
+
+
+def run_audit_command(args: argparse.Namespace) -> int:
+    from ragviz.analysis.audits.designs import DesignError
+    from ragviz.store.audit_samples import AuditSampleError
+    from ragviz.store.label_store import StoreError
+
+    try:
+        if args.audit_command == "draw":
+            return _draw(args)
+        return _status(args)
+    except (DesignError, AuditSampleError, StoreError, ValueError) as exc:
+        return _fail(str(exc))
+
+
+def _draw(args: argparse.Namespace) -> int:
+    from ragviz.analysis.audits.samples import draw_design, grow_design
+    from ragviz.data.load import load
+    from ragviz.store.audit_samples import get_sample
+
+    result = load(args.paths)
+    if not result.ok:
+        return _fail(f"DATA: {result.errors[0]}")
+    dataset = result.dataset
+    who = args.annotator or os.environ.get("RAGVIZ_ANNOTATOR") or getpass.getuser()
+    with _open(args.db) as store:
+        if args.grow is not None:
+            found = get_sample(store, args.grow)
+            if found is None:
+                return _fail(f"{args.db}: no audit sample {args.grow}")
+            sample = grow_design(store, dataset, found, args.size, who)
+        else:
+            sample = draw_design(
+                store,
+                dataset,
+                args.design,
+                args.size,
+                who,
+                args.seed,
+                args.by,
+                args.allocation,
+                args.confidence,
+                args.floor,
+            )
+    members = [
+        {"position": i + 1, "uid": m.uid, "stratum": m.stratum, "inclusion_probability": m.inclusion_probability}
+        for i, m in enumerate(sample.member_details())
+    ]
+    out = {
+        "sample": sample.id,
+        "design": sample.design,
+        "seed": sample.seed,
+        "size": sample.size,
+        "params": sample.params,
+        "members": members,
+    }
+    if args.format == "json":
+        sys.stdout.write(json.dumps(out, indent=2) + "\n")
+        return EXIT_OK
+    print(f"audit sample {sample.id}: {sample.design}, {sample.size:,} examples, seed {sample.seed}")
+    for m in members:
+        stratum = f"  [{m['stratum']}]" if m["stratum"] else ""
+        print(f"{m['position']:>5}  {m['uid']}  p={m['inclusion_probability']:.4f}{stratum}")
+    return EXIT_OK
+
+
+def _status(args: argparse.Namespace) -> int:
+    from ragviz.store.audit_samples import get_sample, list_samples
+
+    with _open(args.db) as store:
+        if args.sample is not None:
+            one = get_sample(store, args.sample)
+            if one is None:
+                return _fail(f"{args.db}: no audit sample {args.sample}")
+            samples = [one]
+        else:
+            samples = list_samples(store)
+        reviewed: set[str] = set()
+        for who in store.annotators():
+            reviewed |= store.reviewed_uids(who)
+    rows = []
+    for s in samples:
+        done = [u for u in s.members if u in reviewed]
+        row: dict[str, Any] = {
+            "sample": s.id,
+            "design": s.design,
+            "size": s.size,
+            "reviewed": len(done),
+            "seed": s.seed,
+            "drawn_by": s.created_by,
+            "drawn_at": s.created_at,
+        }
+        strata: dict[str, list[int]] = {}
+        for m in s.member_details():
+            if m.stratum is not None:
+                strata.setdefault(m.stratum, [0, 0])[0] += 1
+                strata[m.stratum][1] += m.uid in reviewed
+        if strata:
+            row["strata"] = {h: {"size": a, "reviewed": b} for h, (a, b) in sorted(strata.items())}
+        rows.append(row)
+    if args.format == "json":
+        sys.stdout.write(json.dumps({"samples": rows}, indent=2) + "\n")
+        return EXIT_OK
+    if not rows:
+        print("no audit sample in this store (draw one: ragviz audit draw DATA --db DB --size N)")
+    for r in rows:
+        print(f"sample {r['sample']}: {r['design']}, {r['reviewed']:,} of {r['size']:,} reviewed (seed {r['seed']})")
+        for h, c in (r.get("strata") or {}).items():
+            print(f"    {h}: {c['reviewed']:,} of {c['size']:,} reviewed")
+    return EXIT_OK
