@@ -32,7 +32,7 @@ def timed(label: str, runs: int, work: Callable[[], Any]) -> Any:
         wall = time.perf_counter()
         result = work()
         walls.append(time.perf_counter() - wall)
-    print(f"{label:>58}  {statistics.median(walls):7.2f} s  load {os.getloadavg()[0]:.1f}", flush=True)
+    print(f"{label:>58}  {statistics.median(walls):8.3f} s  load {os.getloadavg()[0]:.1f}", flush=True)
     return result
 
 
@@ -76,6 +76,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--annotators", type=int, default=20)
     parser.add_argument("--overlap", type=int, default=3)
     parser.add_argument("--skip-page", action="store_true", help="leave out the AppTest first render / rerun")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="leave out comparing everyone's labels over the whole round (minutes at 100k): the queue is then the "
+        "examples written with a disagreement",
+    )
     args = parser.parse_args(argv)
 
     from ragviz.analysis.team.adjudicate import adjudication_queue, next_to_adjudicate, shown_now
@@ -107,8 +113,11 @@ def main(argv: list[str] | None = None) -> int:
                 team_progress(store, set(uids))
                 return rounds
 
-            rounds = timed("Team page figures, cold (round, progress, dashboard)", 1, figures)
-            queue = adjudication_queue(rounds)
+            if args.quick:
+                queue = [u for n, u in enumerate(assigned(store)) if n % 10 == 0]  # seed_decisions' disagreements
+            else:
+                rounds = timed("Team page figures, cold (round, progress, dashboard)", 1, figures)
+                queue = adjudication_queue(rounds)
             print(f"{'examples waiting for an adjudicator':>58}  {len(queue):,}")
 
             def example_of(uid: str) -> Any:
@@ -121,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
 
             timed("adjudication queue: the next example, shown", 3, next_one)
         if not args.skip_page:
-            page_times(args.data, db)
+            page_times(args.data, db, compare=not args.quick)
     return 0
 
 
@@ -133,7 +142,7 @@ def _counts(current: dict[str, tuple[str, ...]]) -> dict[str, int]:
     return out
 
 
-def page_times(data: str, db: Path) -> None:
+def page_times(data: str, db: Path, compare: bool = True) -> None:
     """The Team page under AppTest: the first render (the data loaded before, as the app keeps it) and a rerun."""
     from streamlit.testing.v1 import AppTest
 
@@ -145,6 +154,8 @@ def page_times(data: str, db: Path) -> None:
     timed("Team page: first render (Progress tab)", 1, at.run)
     assert not at.exception, [e.value for e in at.exception]
     timed("Team page: rerun", 3, at.run)
+    if not compare:
+        return
     at.session_state["team.tab"] = "Annotators"
     timed("Team page: Annotators tab first opened (labels compared)", 1, at.run)
     assert not at.exception, [e.value for e in at.exception]

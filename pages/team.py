@@ -41,9 +41,9 @@ if "Progress" in shown and shown["Progress"].open:
         team.progress_tables(progress, data, page.dataset)
         team.assign_panel(page.dataset, page.annotator, progress)
 if shown["Adjudication"].open:
-    with shown["Adjudication"]:
-        data = data or team.team_data()
-        adjudicate.adjudication_view(page.dataset, adjudication_queue(data.rounds), page.annotator)
+    with shown["Adjudication"]:  # a large round: the examples with a label change, each checked when reached
+        queue = adjudication_queue(data.rounds) if data else team.candidates(progress, page.dataset)
+        adjudicate.adjudication_view(page.dataset, queue, page.annotator)
 if "Annotators" in shown and shown["Annotators"].open:
     with shown["Annotators"]:
         data = data or team.team_data()

@@ -129,3 +129,17 @@ def test_compare_is_blind_for_an_annotator_during_a_round(app_env, monkeypatch):
     assert any("A blind labelling round is on" in c.value for c in at.caption)
     options = set(at.selectbox[0].options) | set(at.selectbox[1].options)
     assert "alice" not in options and "bob" not in options and "human" not in options
+
+
+def test_a_large_round_waits_to_compare_and_adjudicates_from_the_changed_examples(app_env, monkeypatch):
+    from ragviz.ui.team import page as team_ui
+
+    monkeypatch.setattr(team_ui, "EAGER_EXAMPLES", 1)  # as at 100,000 examples: the first render compares nothing
+    _round(app_env["db"])
+    at = open_page("pages/team.py")
+    agreed = next(m for m in at.metric if m.label == "Gold: agreed")
+    assert agreed.value == "—"
+    at = _tab(at, "Adjudication")
+    html = "".join(h.proto.body for h in at.get("html"))
+    assert 'data-differences="1"' in html  # ML: the one example with a label change, checked and shown
+    assert any("1 of 1 in the queue" in m.value for m in at.markdown)

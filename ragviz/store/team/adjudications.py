@@ -24,6 +24,7 @@ __all__ = [
     "Adjudication",
     "StaleAdjudication",
     "adjudication_version",
+    "label_changed_uids",
     "latest_adjudication_id",
     "settle",
     "settlement_of",
@@ -97,6 +98,16 @@ def latest_adjudication_id(store: LabelStore, uid: str) -> int:
     with store._lock:
         row = store._q("SELECT MAX(id) FROM team_adjudications WHERE example_uid = ?", (uid,)).fetchone()
     return int(row[0] or 0)
+
+
+def label_changed_uids(store: LabelStore) -> set[str]:
+    """The examples on which someone stored a label change (not only review marks): the only ones whose
+    annotators can disagree (one query; an undone change still counts, so this may hold a few more)."""
+    with store._lock:
+        rows = store._q(
+            "SELECT DISTINCT example_uid FROM label_events WHERE field NOT IN ('review', 'reset', 'undo')"
+        ).fetchall()
+    return {r[0] for r in rows}
 
 
 def adjudication_version(store: LabelStore) -> int:

@@ -200,7 +200,7 @@ def adjudication_view(ds: Dataset, queue: list[str], who: str) -> None:
     st.session_state[TEAM_ADJ_SEEN] = (uid, seen)
     position = queue.index(uid) + 1 if uid in queue else 1
     st.markdown(
-        f"**{render.md_escape(uid)}** · {position:,} of {len(queue):,} waiting · {len(r.differences)} difference(s)"
+        f"**{render.md_escape(uid)}** · {position:,} of {len(queue):,} in the queue · {len(r.differences)} difference(s)"
         + (" · settled before, then an annotator changed their labels" if r.stale else "")
     )
     st.caption(render.md_escape(example.question, limit=400))

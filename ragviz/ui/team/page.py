@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from ragviz.analysis.team.adjudicate import adjudication_candidates
 from ragviz.analysis.team.alpha import Alpha
 from ragviz.analysis.team.dashboard import TeamFigures, team_figures
 from ragviz.analysis.team.gold import ExampleRound, team_round
@@ -33,6 +34,7 @@ __all__ = [
     "EAGER_EXAMPLES",
     "TeamData",
     "annotator_dashboard",
+    "candidates",
     "assign_panel",
     "guidelines_editor",
     "progress_data",
@@ -92,6 +94,15 @@ def ready_data(progress: Progress) -> TeamData | None:
     if len(progress.examples) <= EAGER_EXAMPLES:
         return team_data()
     return None
+
+
+def candidates(progress: Progress, ds: Any) -> list[str]:
+    """A large round's adjudication queue before everyone's labels are compared: the ready examples (in row
+    order) with a label change (:func:`ragviz.analysis.team.adjudicate.adjudication_candidates`)."""
+    order = {uid: i for i, uid in enumerate(ds.uids)}
+    ready = [uid for uid, (who, done) in progress.examples.items() if len(done) == len(who)]
+    ready.sort(key=lambda uid: order.get(uid, len(order)))
+    return adjudication_candidates(state.store(), ready)
 
 
 def show_message() -> None:
