@@ -113,8 +113,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "export",
         "export the corrected label set (RAGBench rows or per-example metrics) from the label store",
         "Rebuild the examples from the data files registered in the label store and write one "
-        "annotator's current labels: RAGBench-schema rows with recomputed TRACe scores, llm_-prefixed judge labels "
-        "and provenance (jsonl/parquet), or per-example metrics (csv). Exit 2 on bad input.",
+        "annotator's current labels (or the team's latest or gold labels: --labels): RAGBench-schema rows with "
+        "recomputed TRACe scores, llm_-prefixed judge labels and provenance (jsonl/parquet), or per-example metrics (csv). Exit 2 on bad input.",
         "ragviz.cli.export",
         "add_export_arguments",
         "run_export_command",
