@@ -54,6 +54,8 @@ def test_team_page_shows_progress_the_kappa_matrix_and_settles_a_difference(app_
         "alice": {"Assigned": 4, "Done": 1, "Open": 3},
         "bob": {"Assigned": 4, "Done": 1, "Open": 3},
     }
+    assert not any("Done by" in df.value.columns for df in at.dataframe)  # built only when asked
+    at.toggle(key="team.per_example").set_value(True).run()
     per_example = _frame(at, "Done by")
     assert per_example.set_index("Example").loc[ML, "Done"] == "2/2"
     assert per_example.set_index("Example").loc[ML, "State"] == "to adjudicate"

@@ -160,6 +160,9 @@ def progress_tables(p: Progress, data: TeamData | None, ds: Any) -> None:
             "Done %": st.column_config.ProgressColumn("Done %", min_value=0, max_value=100, format="%.0f%%")
         },
     )
+    # a toggle, not an expander: the table (one row per example, 100,000 in a large round) is built only when asked
+    if not st.toggle(f"Per example ({len(p.examples):,})", key="team.per_example"):
+        return
     order = {uid: i for i, uid in enumerate(ds.uids)}
     examples = sorted(p.examples.items(), key=lambda kv: order.get(kv[0], 0))
     table = pd.DataFrame(
@@ -174,8 +177,7 @@ def progress_tables(p: Progress, data: TeamData | None, ds: Any) -> None:
             ],
         }
     )
-    with st.expander(f"Per example ({len(examples):,})"):
-        st.dataframe(table, hide_index=True, width="stretch", key="team-examples")
+    st.dataframe(table, hide_index=True, width="stretch", key="team-examples")
 
 
 def _plain_state(who: tuple[str, ...], done: tuple[str, ...]) -> str:
