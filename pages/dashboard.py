@@ -10,6 +10,7 @@ from ragviz.metrics.retrieval import DEFAULT_KS
 from ragviz.ui.audit import estimates as audit_estimates
 from ragviz.ui.core import access, report, results, state
 from ragviz.ui.dashboard import page as ui
+from ragviz.ui.team import queue as team_queue
 
 state.require_app_shell()
 
@@ -18,7 +19,8 @@ store, present = page.store, page.present
 
 st.title("Dashboard")
 names = access.names_shown()  # viewers and presenters: the latest human labels, no one's name
-against = ui.against_picker([n for n in label_set_names(store) if n != JUDGE] if names else [HUMAN], present)
+offered = [n for n in label_set_names(store) if n != JUDGE] if names else [HUMAN]
+against = ui.against_picker(team_queue.blind_label_sets(offered, store, page.annotator), present)
 data = results.dashboard_data(against)
 report.download_report_button(against, key="dashboard.report", present=present)
 

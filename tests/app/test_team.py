@@ -83,6 +83,10 @@ def test_team_page_shows_progress_the_kappa_matrix_and_settles_a_difference(app_
         gold = team_round(ds, store)[ML].gold
         assert gold is not None and gold.source == "adjudicated"
     assert any("Nothing to adjudicate" in m.value for m in at.success)
+    at.button(key="team.adj_undo").click().run()  # undo works as elsewhere: the example is back in the queue
+    with LabelStore(app_env["db"]) as store:
+        assert settlements(store) == {}
+    assert 'data-differences="1"' in "".join(h.proto.body for h in at.get("html"))
 
 
 def test_a_stale_settlement_is_refused_with_a_message(app_env):
@@ -131,6 +135,9 @@ def test_compare_is_blind_for_an_annotator_during_a_round(app_env, monkeypatch):
     assert any("A blind labelling round is on" in c.value for c in at.caption)
     options = set(at.selectbox[0].options) | set(at.selectbox[1].options)
     assert "alice" not in options and "bob" not in options and "human" not in options
+    dashboard = open_page("pages/dashboard.py")  # the Dashboard's "current labels" picker too
+    against = next(s for s in dashboard.selectbox if s.label.startswith("Current labels"))
+    assert set(against.options) == {"gold"}
 
 
 def test_a_large_round_waits_to_compare_and_adjudicates_from_the_changed_examples(app_env, monkeypatch):

@@ -14,7 +14,15 @@ from ragviz.store.team.guidelines import Guidelines, current_guidelines
 from ragviz.ui.core import render
 from ragviz.ui.core.keys import TEAM_GUIDE_OPEN, TEAM_MINE
 
-__all__ = ["accept_within", "all_reviewed", "guidelines_markdown", "guidelines_panel", "my_assignments", "walk_key"]
+__all__ = [
+    "accept_within",
+    "all_reviewed",
+    "blind_label_sets",
+    "guidelines_markdown",
+    "guidelines_panel",
+    "my_assignments",
+    "walk_key",
+]
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -46,6 +54,19 @@ def my_assignments(
         return rows
     keep = set(allowed)
     return [i for i in rows if i in keep]
+
+
+def blind_label_sets(names: list[str], store: LabelStore, who: str) -> list[str]:
+    """*names* (label sets a picker offers) without anyone else's labels while a blind round is on and the
+    person is no admin: the judge's, the gold labels and their own stay (never empty: gold at least)."""
+    from ragviz.analysis.labelsets.named import GOLD, JUDGE
+    from ragviz.store.team.assignments import is_blind
+    from ragviz.ui.core.access import access
+
+    if not is_blind(store) or access().can_see_others:
+        return names
+    kept = [n for n in names if n in (JUDGE, GOLD, who)]
+    return kept if any(n != JUDGE for n in kept) else [*kept, GOLD]
 
 
 def walk_key(flt: Any) -> tuple[Any, Any]:
