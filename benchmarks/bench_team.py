@@ -146,18 +146,21 @@ def page_times(data: str, db: Path, compare: bool = True) -> None:
     """The Team page under AppTest: the first render (the data loaded before, as the app keeps it) and a rerun."""
     from streamlit.testing.v1 import AppTest
 
-    os.environ.update({"RAGVIZ_DB": str(db), "RAGVIZ_DATA": data, "RAGVIZ_ANNOTATOR": "bench"})
+    # not served (AppTest has no server address): the person at the machine is an admin and sees everything
+    os.environ.update({"RAGVIZ_DB": str(db), "RAGVIZ_DATA": data, "RAGVIZ_ANNOTATOR": "bench", "RAGVIZ_SERVED": "0"})
     app = str(Path(__file__).resolve().parents[1] / "app.py")
     at = AppTest.from_file(app, default_timeout=900)
     timed("app start with the data loaded (Home page)", 1, at.run)
     at.switch_page("pages/team.py")
     timed("Team page: first render (Progress tab)", 1, at.run)
     assert not at.exception, [e.value for e in at.exception]
+    assert any(m.label == "Examples in the round" for m in at.metric), "not the admin's Team page"
     timed("Team page: rerun", 3, at.run)
     if not compare:  # the Adjudication tab from the examples with a label change, each checked when reached
         at.session_state["team.tab"] = "Adjudication"
         timed("Team page: Adjudication tab first opened", 1, at.run)
         assert not at.exception, [e.value for e in at.exception]
+        assert any("rv-adj-diff" in h.proto.body for h in at.get("html")), "no example shown side by side"
         timed("Team page: Adjudication tab rerun (next example shown)", 3, at.run)
         return
     at.session_state["team.tab"] = "Annotators"

@@ -42,7 +42,7 @@ if "Progress" in shown and shown["Progress"].open:
         team.assign_panel(page.dataset, page.annotator, progress)
 if shown["Adjudication"].open:
     with shown["Adjudication"]:  # a large round: the examples with a label change, each checked when reached
-        queue = adjudication_queue(data.rounds) if data else team.candidates(progress, page.dataset)
+        queue = adjudication_queue(data.rounds) if data else team.candidates()
         adjudicate.adjudication_view(page.dataset, queue, page.annotator)
 if "Annotators" in shown and shown["Annotators"].open:
     with shown["Annotators"]:

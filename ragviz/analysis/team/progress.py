@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from ragviz.store.label_store import LabelStore
-from ragviz.store.team.assignments import assigned
+from ragviz.store.team.assignments import assigned_with_status
 
 __all__ = ["BREAK_SECONDS", "AnnotatorProgress", "Progress", "median_seconds", "seconds_per_example", "team_progress"]
 
@@ -52,15 +52,14 @@ class Progress:
 
 
 def team_progress(store: LabelStore, uids: Iterable[str] | None = None) -> Progress:
-    """Progress over every assignment (or the assigned examples among *uids*): two kinds of query, one for
-    the assignments and one per annotator for what they decided."""
-    current = assigned(store)
+    """Progress over every assignment (or the assigned examples among *uids*): one query, the assignments
+    joined with what each annotator decided."""
+    current = assigned_with_status(store)
     if uids is not None:
         wanted = set(uids)
         current = {uid: who for uid, who in current.items() if uid in wanted}
-    names = sorted({n for who in current.values() for n in who})
-    done_by = {n: store.reviewed_uids(n) for n in names}
-    examples = {uid: (who, tuple(n for n in who if uid in done_by[n])) for uid, who in current.items()}
+    names = sorted({n for who in current.values() for n, _ in who})
+    examples = {uid: (tuple(n for n, _ in who), tuple(n for n, done in who if done)) for uid, who in current.items()}
     counts = {n: [0, 0] for n in names}
     for who, done in examples.values():
         for n in who:

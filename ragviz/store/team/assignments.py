@@ -30,6 +30,7 @@ __all__ = [
     "assign",
     "assigned",
     "assigned_to",
+    "assigned_with_status",
     "assignment_version",
     "check_pool",
     "is_blind",
@@ -148,6 +149,25 @@ def assigned(store: LabelStore) -> dict[str, tuple[str, ...]]:
     out = {}
     for uid, names in state.items():
         active = tuple(n for n, on in names.items() if on)
+        if active:
+            out[uid] = active
+    return out
+
+
+def assigned_with_status(store: LabelStore) -> dict[str, tuple[tuple[str, bool], ...]]:
+    """uid -> ``(annotator, decided?)`` for each annotator it is assigned to now: the assignments joined with
+    the review status in one query (what progress counts)."""
+    with store._lock:
+        rows = store._q(
+            "SELECT a.example_uid, a.annotator, a.op, s.reviewed FROM team_assignments a LEFT JOIN example_status s"
+            " ON s.annotator = a.annotator AND s.example_uid = a.example_uid ORDER BY a.id"
+        ).fetchall()
+    state: dict[str, dict[str, tuple[bool, bool]]] = {}
+    for uid, name, op, reviewed in rows:
+        state.setdefault(uid, {})[name] = (op == "+", bool(reviewed))
+    out = {}
+    for uid, names in state.items():
+        active = tuple((n, done) for n, (on, done) in names.items() if on)
         if active:
             out[uid] = active
     return out

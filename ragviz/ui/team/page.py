@@ -96,13 +96,20 @@ def ready_data(progress: Progress) -> TeamData | None:
     return None
 
 
-def candidates(progress: Progress, ds: Any) -> list[str]:
-    """A large round's adjudication queue before everyone's labels are compared: the ready examples (in row
-    order) with a label change (:func:`ragviz.analysis.team.adjudicate.adjudication_candidates`)."""
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _candidates(paths: tuple[str, ...], db: str, versions: tuple[Any, ...]) -> list[str]:
+    ds, progress = state.dataset(), progress_data()
     order = {uid: i for i, uid in enumerate(ds.uids)}
     ready = [uid for uid, (who, done) in progress.examples.items() if len(done) == len(who)]
     ready.sort(key=lambda uid: order.get(uid, len(order)))
     return adjudication_candidates(state.store(), ready)
+
+
+def candidates() -> list[str]:
+    """A large round's adjudication queue before everyone's labels are compared: the ready examples (in row
+    order) with a label change (:func:`ragviz.analysis.team.adjudicate.adjudication_candidates`), cached
+    until the store changes."""
+    return _candidates(state.current_paths(), state.store().location, _versions())
 
 
 def show_message() -> None:
