@@ -14,6 +14,7 @@ pages = [
     st.Page("pages/review.py", title="Review", icon=":material/fact_check:"),
     st.Page("pages/export.py", title="Export", icon=":material/download:"),
     st.Page("pages/label.py", title="Label", icon=":material/smart_toy:"),
+    st.Page("pages/judge.py", title="Judge", icon=":material/model_training:"),
     st.Page("pages/dashboard.py", title="Dashboard", icon=":material/monitoring:"),
     st.Page("pages/explainer.py", title="Explainer", icon=":material/school:"),
     st.Page("pages/compare.py", title="Compare", icon=":material/difference:"),

@@ -102,6 +102,7 @@ def time_all(data: str, db: Path, runs: int) -> dict[str, float]:
 ALL_PAGES = (
     "review",
     "label",
+    "judge",
     "dashboard",
     "dashboard:tonic",
     "dashboard:retrieval",

@@ -10,6 +10,7 @@ from ragviz.ui.core import access, render, state
 from ragviz.ui.core.keys import LABEL_HOW
 from ragviz.ui.core.present import is_present
 from ragviz.ui.core.state import active_filter_rows
+from ragviz.ui.judge.team import team_judge
 from ragviz.ui.label import batch
 from ragviz.ui.label import page as ui
 
@@ -56,7 +57,9 @@ if how != "Batch" and ui.run_button(len(indices)):
     except JudgeConfigError as exc:
         st.error(f"Judge settings: {render.md_escape(exc)}")
         st.stop()
-    summary = judge_examples(examples, settings, cache, store, on_progress=ui.run_progress(len(examples)))
+    summary = judge_examples(
+        examples, settings, cache, store, on_progress=ui.run_progress(len(examples)), prompt=team_judge()[1]
+    )
     st.session_state[LAST_RUN] = ([e.uid for e in examples], summary, ui.own_endpoint())
     state.bump_label_version()
     st.rerun()  # show the estimate, results and failures as they are now

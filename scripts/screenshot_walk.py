@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = ("home", "data", "review", "export", "label", "dashboard", "explainer", "compare", "claims", "team")
+PAGES = ("home", "data", "review", "export", "label", "judge", "dashboard", "explainer", "compare", "claims", "team")
 SIZES = ((1280, 800), (1920, 1080))
 TABS = {"team": ("Adjudication", "Annotators", "Guidelines")}  # pages whose other tabs get a picture each
 THEMES = ("light", "dark")

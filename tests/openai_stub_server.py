@@ -10,6 +10,11 @@ question; when the list is used up the answer is valid again. Steps:
 wrapped in prose and a code fence), ``"429:<seconds>"`` (rate limited with ``Retry-After``),
 ``"500"``, ``"html"`` (an HTML page with status 200), ``"other_json"`` (JSON that is not a chat completion, status 200), ``"401"`` (echoes the key in the error, as the real API does), ``"slow:<seconds>"`` (answers validly after the delay), ``"huge:<characters>"`` (an answer that long, not JSON).
 
+``marker`` set (a word): context sentences whose text holds the marker are labelled not relevant and not
+utilized (a mistake) unless the system message shows a few-shot example holding the marker (after ragviz's
+"Worked example" heading); then they are labelled relevant and utilized (what people say in the judge-version
+tests). So a judge version's gain comes from ragviz's own prompt building, never from the test.
+
 ``reject_formats`` lists ``response_format`` types the server refuses with HTTP 400 (like servers
 without structured output). Like OpenAI's API, a request that sets ``temperature`` for a reasoning
 model (o1, o3, o4-mini, gpt-5*, and the names in ``reasoning_models``) is refused with HTTP 400 and
@@ -34,6 +39,24 @@ _CONTEXT_LINE = re.compile(r"^(\d+[a-z]+)\. ", re.MULTILINE)
 _RESPONSE_LINE = re.compile(r"^([a-z]+)\. ", re.MULTILINE)
 _REASONING = re.compile(r"^(o\d+(-[\w.-]+)?|gpt-5[\w.-]*)$")
 _AZURE_PATH = re.compile(r"^/openai/deployments/([^/?]+)/chat/completions\?(?:.*&)?api-version=([^&]+)")
+
+
+_KEYED_LINE = re.compile(r"^(\d+[a-z]+)\. (.*)$", re.MULTILINE)
+
+
+def marker_learned(system: str, marker: str) -> bool:
+    """Whether *system* shows a few-shot example holding *marker*."""
+    _, found, shots = system.partition("Worked example")
+    return bool(found) and marker in shots
+
+
+def apply_marker(answer: dict[str, Any], user_text: str, marker: str, *, learned: bool) -> None:
+    """Label the context sentences holding *marker* relevant and utilized when *learned*, else neither."""
+    docs = user_text.split("<documents>", 1)[-1].split("</documents>", 1)[0]
+    marked = [key for key, text in _KEYED_LINE.findall(docs) if marker in text]
+    for field_name in ("all_relevant_sentence_keys", "all_utilized_sentence_keys"):
+        kept = [k for k in answer[field_name] if k not in marked]
+        answer[field_name] = kept + (marked if learned else [])
 
 
 @dataclass
@@ -101,6 +124,7 @@ class StubServer:
     max_in_flight: int = 0
     # Serve HTTPS with this context (ssl.SSLContext, server side) instead of plain HTTP.
     ssl_context: Any = None
+    marker: str = ""  # see the module docstring
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -286,6 +310,9 @@ class StubServer:
             return 200, {"Content-Type": "text/html"}, "<html><body>Bad gateway</body></html>", 0.0
         delay = self.latency + (float(arg) if kind == "slow" else 0.0)
         answer = valid_answer(context_keys, response_keys)
+        if self.marker:
+            system = next((m.get("content", "") for m in messages if m.get("role") == "system"), "")
+            apply_marker(answer, user_text, self.marker, learned=marker_learned(system, self.marker))
         if kind == "huge":  # an answer of <arg> characters (not valid JSON)
             content = "x" * int(arg or 10_000_000)
         elif kind == "malformed":
@@ -328,8 +355,9 @@ def main() -> None:
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--latency", type=float, default=0.0)
+    parser.add_argument("--marker", default="", help="see StubServer.marker")
     args = parser.parse_args()
-    stub = StubServer(latency=args.latency).start()
+    stub = StubServer(latency=args.latency, marker=args.marker).start()
     print(stub.base_url, flush=True)
     try:
         sys.stdin.read()  # serve until the parent closes our stdin

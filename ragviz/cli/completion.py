@@ -30,11 +30,18 @@ def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentP
     return {}
 
 
-def _options(parser: argparse.ArgumentParser) -> tuple[list[str], dict[str, list[str]]]:
-    """(every option string, {option: its choices} for options with fixed choices)."""
+def _options(parser: argparse.ArgumentParser, nested: bool = True) -> tuple[list[str], dict[str, list[str]]]:
+    """(every option string, {option: its choices} for options with fixed choices); a command with actions of
+    its own (``ragviz judge list|show|...``) offers the actions' names and all their options."""
     options: list[str] = []
     choices: dict[str, list[str]] = {}
     for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items() if nested else ():
+                sub_options, sub_choices = _options(sub)
+                options.extend([name, *(o for o in sub_options if o not in options)])
+                choices.update(sub_choices)
+            continue
         options.extend(action.option_strings)
         if action.option_strings and action.choices is not None:
             for option in action.option_strings:
@@ -56,7 +63,7 @@ def _positional_choices(parser: argparse.ArgumentParser) -> list[str]:
 def bash_script(parser: argparse.ArgumentParser) -> str:
     """A bash completion function for the ``ragviz`` parser *parser* (all subcommands loaded)."""
     commands = _subparsers(parser)
-    top_options, _ = _options(parser)
+    top_options, _ = _options(parser, nested=False)
     cases = []
     for name, sub in commands.items():
         options, choices = _options(sub)

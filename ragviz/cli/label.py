@@ -1,6 +1,7 @@
 """``ragviz label PATH... --model M [--base-url URL | --azure-endpoint URL] [--concurrency N] [--limit K] -o OUT``.
 
-Loads the files, judges every example (reusing cached answers), stores the label sets in the label
+Loads the files, judges every example with the team's judge version (``ragviz judge promote``; ``v1``, the
+shipped prompt, until one is promoted; reusing cached answers), stores the label sets in the label
 store (``--db``, default ``$RAGVIZ_DB`` or ``~/.ragviz/ragviz.db``) and writes the judged examples as
 RAGBench-schema JSONL (the app loads it). Failures are printed as ``PATH:ROW: judge: problem`` and
 left out of OUT. ``--dry-run`` prints the estimate (calls, tokens, cost) and calls nothing.
@@ -20,6 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from dataclasses import replace
 from typing import TYPE_CHECKING, TextIO
 
 from ragviz.cli.common import EXIT_OK
@@ -28,6 +30,8 @@ from ragviz.data.errors import BadInput
 if TYPE_CHECKING:
     from ragviz.data.model import Example
     from ragviz.judge.client import JudgeSettings
+    from ragviz.judge.prompt import JudgePrompt
+    from ragviz.judge.versions.spec import JudgeVersion
 
 __all__ = [
     "COMMAND",
@@ -38,6 +42,7 @@ __all__ = [
     "add_label_arguments",
     "run_label_command",
     "settings_from_args",
+    "team_judge",
 ]
 
 
@@ -65,7 +70,10 @@ def add_label_arguments(parser: argparse.ArgumentParser) -> None:
         "paths", nargs="*", metavar="PATH", help="data files or directories (every format ragviz loads)"
     )
     parser.add_argument(
-        "--model", default=None, help="judge model name, e.g. gpt-4o-mini (batch commands: default the recorded one)"
+        "--model",
+        default=None,
+        help="judge model name, e.g. gpt-4o-mini (default: the team's judge version's when it names one; batch "
+        "commands: the recorded one)",
     )
     parser.add_argument(
         "--base-url",
@@ -167,6 +175,22 @@ def settings_from_args(args: argparse.Namespace, environ: dict[str, str] | None 
     )
 
 
+def team_judge(db_path: str) -> tuple[JudgeVersion, JudgePrompt]:
+    """The team's judge version in the store at *db_path* and its prompt (:func:`ragviz.judge.versions.registry.team_judge`)."""
+    from ragviz.judge.versions import registry
+    from ragviz.store.label_store import LabelStore, StoreError
+
+    try:
+        store = LabelStore(db_path)
+    except StoreError as exc:
+        raise BadInput(str(exc), path=COMMAND) from None
+    try:
+        version, prompt, _ = registry.team_judge(store)
+    finally:
+        store.close()
+    return version, prompt
+
+
 def _where(example: Example) -> str:
     return str(example.source) if example.source is not None else example.uid
 
@@ -181,6 +205,8 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
     from ragviz.judge.client import JudgeConfigError
     from ragviz.judge.cost import describe_cost, estimate_run
     from ragviz.judge.run import RunProgress, judge_examples
+    from ragviz.judge.versions.prompt import check_shots_unchanged
+    from ragviz.judge.versions.registry import settings_for, shots_now
     from ragviz.store.label_store import LabelStore, StoreError, default_db
 
     err = err or sys.stderr
@@ -191,14 +217,16 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
     mode = batch_mode(args)
     if mode is not None:
         return run_batch_command(args, mode, err, settings_from_args)
-    missing = [
-        name
-        for name, value in (("PATH", args.paths), ("--model", args.model), ("-o/--output", args.output))
-        if not value
-    ]
+    missing = [name for name, value in (("PATH", args.paths), ("-o/--output", args.output)) if not value]
     if missing:
         raise BadInput(f"a live run needs {', '.join(missing)} (or a batch option)", path=COMMAND)
-    settings = settings_from_args(args)
+    db_path = args.db or os.fspath(default_db())
+    version, prompt = team_judge(db_path)
+    if not (args.model or version.model):
+        raise BadInput(f"a live run needs --model (the team's judge {version.name} names none)", path=COMMAND)
+    settings = settings_for(version, settings_from_args(args))
+    if args.model:
+        settings = replace(settings, model=args.model)
     try:
         settings.check()
         settings.resolved_api_key()
@@ -211,10 +239,10 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
             f"{len(result.errors)} errors: nothing judged (run `ragviz validate` for details)", listed=result.errors
         )
     dataset = result.dataset
+    check_shots_unchanged(version, shots_now([version], dataset))
     n = len(dataset) if args.limit is None else min(args.limit, len(dataset))
     examples = [dataset.example(i) for i in range(n)]
 
-    db_path = args.db or os.fspath(default_db())
     try:
         store = LabelStore(db_path)
         cache = JudgeCache(db_path)
@@ -222,7 +250,7 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
         raise BadInput(str(exc), path=COMMAND) from None
     try:
         if args.dry_run:
-            plan = estimate_run(examples, settings, None if args.force else cache)
+            plan = estimate_run(examples, settings, None if args.force else cache, prompt)
             print(
                 f"{plan.n_examples} examples: {plan.n_cached} cached, {plan.calls} calls needed; about "
                 f"{plan.prompt_tokens} prompt + {plan.completion_tokens} completion tokens; estimated cost "
@@ -241,7 +269,9 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
                     f"judged {p.done}/{p.total} (cached {p.n_cached}, new {p.n_judged}, failed {p.n_failed})", file=err
                 )
 
-        summary = judge_examples(examples, settings, cache, store, force=args.force, on_progress=progress)
+        summary = judge_examples(
+            examples, settings, cache, store, force=args.force, on_progress=progress, prompt=prompt
+        )
         for example, outcome in zip(examples, summary.outcomes):
             if outcome is not None and not outcome.ok:
                 print(f"{_where(example)}: judge: {outcome.error}", file=err)
@@ -255,7 +285,7 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
 
     cost = describe_cost(summary.cost_usd, settings.model)
     print(
-        f"{n} examples: {summary.n_judged} judged, {summary.n_cached} cached, {summary.n_failed} failed; "
+        f"judge version {version.name}; {n} examples: {summary.n_judged} judged, {summary.n_cached} cached, {summary.n_failed} failed; "
         f"{summary.requests} requests, {summary.prompt_tokens} prompt + {summary.completion_tokens} completion tokens, "
         f"estimated cost {cost}; {len(rows)} rows written to {args.output} in {summary.wall_seconds:.1f}s",
         file=err,

@@ -128,6 +128,20 @@ def _recorded_model(cache: JudgeCache) -> str | None:
     return recorded[-1].model if recorded else None
 
 
+def _refuse_other_judge(store: LabelStore, args: argparse.Namespace) -> None:
+    """Batch requests carry the shipped prompt (v1) only: refuse new ones while another version is the team's
+    judge (collecting, retrying and cancelling the batches sent before stay allowed: they are v1's)."""
+    from ragviz.judge.versions.registry import current_version
+
+    version, _ = current_version(store)
+    if not version.is_shipped:
+        raise BadInput(
+            f"the team's judge is {version.name}, and batch requests carry only the shipped prompt (v1) so far: "
+            "run it live (`ragviz label` without --batch) or promote v1 (`ragviz judge promote v1`)",
+            path=COMMAND,
+        )
+
+
 def run_batch_command(
     args: argparse.Namespace, mode: str, err: TextIO, settings_from_args: Callable[[argparse.Namespace], JudgeSettings]
 ) -> int:
@@ -144,6 +158,8 @@ def run_batch_command(
     except (StoreError, ValueError) as exc:
         raise BadInput(str(exc), path=COMMAND) from None
     try:
+        if mode in ("batch", "batch_file"):
+            _refuse_other_judge(store, args)
         if not args.model:
             args.model = _recorded_model(cache) or ""
         settings = settings_from_args(args)

@@ -103,11 +103,23 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec(
         "label",
         "label examples with an LLM judge (OpenAI-compatible API) into RAGBench-schema JSONL",
-        "Judge every example with an LLM (cached answers are reused), keep the label sets in the "
+        "Judge every example with an LLM and the team's judge version (`ragviz judge promote`; v1 until one is "
+        "promoted; cached answers are reused), keep the label sets in the "
         "label store and write the judged rows as RAGBench-schema JSONL. Exit 0 all judged, 1 some failed, 2 bad input.",
         "ragviz.cli.label",
         "add_label_arguments",
         "run_label_command",
+    ),
+    CommandSpec(
+        "judge",
+        "judge versions: list, show the prompt, create from corrections, compare on a test set, promote",
+        "Judge versions are named, immutable judge configurations (v1 is the shipped prompt). `list` them, `show` a "
+        "version's exact prompt, `create` one from people's corrections (few-shot examples, rubric notes), `compare` "
+        "versions on a test set the prompts never saw (an audit sample's reviewed members or --human FILE), `promote` "
+        "one to the judge of the Label page and `ragviz label`. Exit 2 on bad input.",
+        "ragviz.cli.judge",
+        "add_judge_arguments",
+        "run_judge_command",
     ),
     CommandSpec(
         "export",

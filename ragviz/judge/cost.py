@@ -19,7 +19,7 @@ from functools import lru_cache
 from ragviz.data.model import Example
 from ragviz.judge.cache import JudgeCache, cache_key
 from ragviz.judge.client import JudgeSettings
-from ragviz.judge.prompt import PROMPT_VERSION, content_hash, estimate_tokens
+from ragviz.judge.prompt import SHIPPED_PROMPT, JudgePrompt, content_hash, estimate_tokens
 
 __all__ = [
     "HAND_TABLE",
@@ -144,19 +144,24 @@ class RunEstimate:
     cost_usd: float | None
 
 
-def estimate_run(examples: Sequence[Example], settings: JudgeSettings, cache: JudgeCache | None = None) -> RunEstimate:
-    """Expected calls/tokens/cost for *examples*, not counting those already in *cache*."""
-    keys = [cache_key(settings.model, settings.endpoint, PROMPT_VERSION, content_hash(e)) for e in examples]
+def estimate_run(
+    examples: Sequence[Example],
+    settings: JudgeSettings,
+    cache: JudgeCache | None = None,
+    prompt: JudgePrompt = SHIPPED_PROMPT,
+) -> RunEstimate:
+    """Expected calls/tokens/cost for *examples* under *prompt*, not counting those already in *cache*."""
+    keys = [cache_key(settings.model, settings.endpoint, prompt.version, content_hash(e)) for e in examples]
     cached = cache.get_many(keys) if cache is not None else {}
     todo = [e for e, k in zip(examples, keys) if k not in cached]
-    estimates = [estimate_tokens(e) for e in todo]
-    prompt = sum(t.prompt_tokens for t in estimates)
+    estimates = [estimate_tokens(e, prompt) for e in todo]
+    prompt_tokens = sum(t.prompt_tokens for t in estimates)
     completion = sum(t.completion_tokens for t in estimates)
     return RunEstimate(
         len(examples),
         len(examples) - len(todo),
         len(todo),
-        prompt,
+        prompt_tokens,
         completion,
-        estimate_cost(settings.model, prompt, completion, calls=len(todo), endpoint=settings.endpoint),
+        estimate_cost(settings.model, prompt_tokens, completion, calls=len(todo), endpoint=settings.endpoint),
     )

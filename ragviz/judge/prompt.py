@@ -17,9 +17,11 @@ from ragviz.data.model import Example
 __all__ = [
     "FIX_PROMPT",
     "JUDGE_JSON_SCHEMA",
+    "JudgePrompt",
     "PROMPT_VERSION",
     "RESPONSE_FORMAT_JSON_OBJECT",
     "RESPONSE_FORMAT_JSON_SCHEMA",
+    "SHIPPED_PROMPT",
     "SYSTEM_PROMPT",
     "TokenEstimate",
     "build_messages",
@@ -61,6 +63,18 @@ Your previous answer could not be used:
 Answer again with one corrected JSON object that follows all the rules."""
 
 
+@dataclass(frozen=True)
+class JudgePrompt:
+    """The system message one judge version sends, and the prompt version its answers are cached and
+    stored under (a judge version's few-shot examples and rubric notes are part of *system*)."""
+
+    system: str
+    version: str
+
+
+SHIPPED_PROMPT = JudgePrompt(SYSTEM_PROMPT, PROMPT_VERSION)
+
+
 def _one_line(text: str) -> str:
     r"""*text* with every whitespace run replaced by one space, trimmed (the same as
     ``re.sub(r"\s+", " ", text).strip()``: both use ``str.isspace``, this is ~3x faster)."""
@@ -85,11 +99,13 @@ def render_user_prompt(example: Example) -> str:
     return "\n".join(lines)
 
 
-def build_messages(example: Example, corrections: Iterable[tuple[str, str]] = ()) -> list[dict[str, str]]:
-    """Chat messages for *example*; *corrections* are ``(previous raw answer, problems)`` pairs
-    fed back after an invalid answer."""
+def build_messages(
+    example: Example, corrections: Iterable[tuple[str, str]] = (), prompt: JudgePrompt = SHIPPED_PROMPT
+) -> list[dict[str, str]]:
+    """Chat messages for *example* under *prompt* (the shipped one unless a judge version is given);
+    *corrections* are ``(previous raw answer, problems)`` pairs fed back after an invalid answer."""
     messages = [
-        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "system", "content": prompt.system},
         {"role": "user", "content": render_user_prompt(example)},
     ]
     for raw_answer, problems in corrections:
@@ -164,9 +180,9 @@ class TokenEstimate:
     completion_tokens: int
 
 
-def estimate_tokens(example: Example) -> TokenEstimate:
+def estimate_tokens(example: Example, prompt: JudgePrompt = SHIPPED_PROMPT) -> TokenEstimate:
     """chars/4 of the prompt; the completion is guessed from the number of response sentences."""
-    chars = sum(len(m["content"]) for m in build_messages(example))
+    chars = sum(len(m["content"]) for m in build_messages(example, prompt=prompt))
     return TokenEstimate(
         prompt_tokens=chars // 4 + 1,
         completion_tokens=_OUTPUT_TOKENS_BASE + _OUTPUT_TOKENS_PER_RESPONSE_SENTENCE * len(example.response_sentences),

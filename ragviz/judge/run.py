@@ -27,7 +27,8 @@ from ragviz.judge.client import ChatCaller, JudgeRequestError, JudgeSettings
 from ragviz.judge.cost import estimate_cost
 from ragviz.judge.probe import resolve_format
 from ragviz.judge.prompt import (
-    PROMPT_VERSION,
+    SHIPPED_PROMPT,
+    JudgePrompt,
     build_messages,
     content_hash,
 )
@@ -148,7 +149,7 @@ def _problems_text(problems: list[str]) -> str:
 
 
 async def _judge_one(
-    example: Example, key: str, chash: str, caller: ChatCaller, run_id: int, writer: StoreWriter
+    example: Example, key: str, chash: str, caller: ChatCaller, run_id: int, writer: StoreWriter, prompt: JudgePrompt
 ) -> JudgeOutcome:
     settings = caller.settings
     corrections: list[tuple[str, str]] = []
@@ -157,7 +158,7 @@ async def _judge_one(
     problems: list[str] = []
     for _ in range(settings.max_fix_attempts + 1):
         try:
-            completion = await caller.complete(build_messages(example, corrections))
+            completion = await caller.complete(build_messages(example, corrections, prompt))
         except JudgeRequestError as exc:
             error = str(exc)
             raw = exc.raw if exc.raw is not None else raw
@@ -167,7 +168,7 @@ async def _judge_one(
         prompt_tokens += completion.prompt_tokens
         completion_tokens += completion.completion_tokens
         raw = completion.text
-        provenance = Provenance("llm", settings.model, utc_now(), PROMPT_VERSION)
+        provenance = Provenance("llm", settings.model, utc_now(), prompt.version)
         try:
             labels = parse_judge_output(raw, example, provenance)
         except JudgeOutputError as exc:
@@ -179,7 +180,7 @@ async def _judge_one(
                 key,
                 settings.model,
                 settings.endpoint,
-                PROMPT_VERSION,
+                prompt.version,
                 chash,
                 example.uid,
                 labels,
@@ -204,8 +205,10 @@ async def judge_examples_async(
     force: bool = False,
     on_progress: Callable[[RunProgress], None] | None = None,
     should_cancel: Callable[[], bool] | None = None,
+    prompt: JudgePrompt = SHIPPED_PROMPT,
 ) -> RunSummary:
-    """Judge *examples*; cached answers are reused unless *force*. A run whose answers are all cached opens
+    """Judge *examples* with *prompt* (a judge version's; the shipped one by default: its version is in every
+    cache key, run and label set); cached answers are reused unless *force*. A run whose answers are all cached opens
     no client and asks the endpoint nothing, not even the response-format probe.
 
     *on_progress* is called after each example and every :data:`TICK` seconds while calls are under
@@ -216,9 +219,9 @@ async def judge_examples_async(
     settings.check()
     started = time.perf_counter()
     hashes = [content_hash(e) for e in examples]
-    keys = [cache_key(settings.model, settings.endpoint, PROMPT_VERSION, h) for h in hashes]
+    keys = [cache_key(settings.model, settings.endpoint, prompt.version, h) for h in hashes]
     cached = {} if force else cache.get_many(keys)
-    run_id = cache.start_run(settings.model, settings.endpoint, PROMPT_VERSION, len(examples))
+    run_id = cache.start_run(settings.model, settings.endpoint, prompt.version, len(examples))
     summary = RunSummary(
         run_id,
         [None] * len(examples),
@@ -282,7 +285,7 @@ async def judge_examples_async(
                     if cancelled():
                         return
                     await ensure_format()
-                    outcome = await _judge_one(examples[i], keys[i], hashes[i], caller, run_id, writer)
+                    outcome = await _judge_one(examples[i], keys[i], hashes[i], caller, run_id, writer, prompt)
                     # Still holding the gate: a cancel seen here stops the next call before it starts.
                     summary.outcomes[i] = outcome
                     counts[outcome.status] += 1
@@ -375,12 +378,12 @@ def judge_examples(
 
 
 def judge_example(
-    example: Example, settings: JudgeSettings, store: Any = None, *, cache: JudgeCache | None = None, force: bool = True
+    example: Example, settings: JudgeSettings, store: Any = None, *, cache: JudgeCache | None = None, **kwargs: Any
 ) -> JudgeOutcome:
     """Judge one example now (the Review page's "re-judge"): a fresh call unless ``force=False``.
 
     *store* is a :class:`ragviz.store.label_store.LabelStore`; the judge cache opens in the same database
-    (a new connection) unless *cache* is given. The new labels become the store's judge labels.
+    (a new connection) unless *cache* is given; *kwargs* go to :func:`judge_examples` (``prompt=``). The new labels become the store's judge labels.
     """
     own_cache = cache is None
     if cache is None:
@@ -388,7 +391,7 @@ def judge_example(
             raise ValueError("judge_example needs a LabelStore or a JudgeCache")
         cache = JudgeCache(store.reopen_database())
     try:
-        summary = judge_examples([example], settings, cache, store, force=force)
+        summary = judge_examples([example], settings, cache, store, **{"force": True, **kwargs})
     finally:
         if own_cache:
             cache.close()

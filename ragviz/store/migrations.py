@@ -298,6 +298,19 @@ def _json(text: str | None) -> Any:
     return None if text is None else json.loads(text)
 
 
+def _m013_judge_versions(run: RunSQL, d: Dialect) -> None:
+    # Judge versions (ragviz.store.judge_versions): named, immutable (never updated nor deleted) judge
+    # configurations, and every promotion of one to the team's judge (the newest promotion is the judge).
+    run(
+        f"""CREATE TABLE judge_versions (id {d.identity}, name TEXT NOT NULL UNIQUE, prompt_version TEXT NOT NULL
+            UNIQUE, spec_json TEXT NOT NULL, created_by TEXT NOT NULL, ts TEXT NOT NULL)"""
+    )
+    run(
+        f"""CREATE TABLE judge_promotions (id {d.identity}, version_name TEXT NOT NULL, promoted_by TEXT NOT NULL,
+            ts TEXT NOT NULL)"""
+    )
+
+
 MIGRATIONS: tuple[tuple[str, Callable[[RunSQL, Dialect], None]], ...] = (
     ("001_label_events", _m001_label_events),
     ("002_positions_and_sources", _m002_positions_and_sources),
@@ -310,6 +323,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[RunSQL, Dialect], None]], ...] = (
     ("010_team_audit_sample", _m010_team_audit_sample),
     ("011_chosen_data", _m011_chosen_data),
     ("012_judge_batches", _m012_judge_batches),
+    ("013_judge_versions", _m013_judge_versions),
     ("014_team", m014_team),
     ("015_decision_guidelines", m015_decision_guidelines),
     ("017_audit_designs", _m017_audit_designs),
@@ -378,6 +392,10 @@ SCHEMA: dict[str, dict[str, tuple[str, ...]]] = {
             "state",
             "error",
         ),
+    },
+    "013_judge_versions": {
+        "judge_versions": ("id", "name", "prompt_version", "spec_json", "created_by", "ts"),
+        "judge_promotions": ("id", "version_name", "promoted_by", "ts"),
     },
 }
 SCHEMA.update(TEAM_SCHEMA)

@@ -109,7 +109,7 @@ def _next_in_sample(sample: AuditSample, reviewed: set[str], uids: Sequence[str]
         return
     position = sample.members.index(pending[0]) + 1
     st.button(
-        f"Next in sample: member {position} of {sample.size}",
+        f"Next in sample: member {position:,} of {sample.size:,}",
         key="claims.audit.next",
         icon=":material/skip_next:",
         on_click=_go,

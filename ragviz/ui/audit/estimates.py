@@ -23,6 +23,7 @@ from ragviz.ui.audit.sample import loaded_samples, pick_sample, team_sample_note
 from ragviz.ui.core import charts, render, state
 
 __all__ = [
+    "corrects_note",
     "estimate_records",
     "estimate_table",
     "estimates",
@@ -135,6 +136,7 @@ def people_would_say_panel(store: LabelStore, against: str, present: bool) -> No
         )
     )
     st.caption(render.md_escape(team_sample_note(sample), limit=None))
+    st.caption(render.md_escape(corrects_note(store, [e.uid for e in pairing.examples]), limit=None))
     if not show_report(pairing, report, "examples", "what-people-would-say", "audit.chart", present):
         return
     if st.toggle("Per subset", key="audit.by_subset"):
@@ -145,6 +147,17 @@ def people_would_say_panel(store: LabelStore, against: str, present: bool) -> No
         shown = set(report.notes())
         _notes([n for n in by_subset.notes() if n not in shown])
     planner(pairing, list(overall.metrics), overall.n_labeled)
+
+
+def corrects_note(store: LabelStore, uids: list[str]) -> str:
+    """Which judge version(s) the corrected estimates correct: the ones whose labels the examples carry."""
+    from ragviz.judge.versions.registry import judged_by
+
+    parts = [
+        f"{name.removesuffix(' judge labels') if ' ' in name else 'judge version ' + name} ({n:,} examples)"
+        for name, n in judged_by(store, uids)
+    ]
+    return "Judge labels corrected: " + ", ".join(parts) if parts else "No judged example to correct"
 
 
 def show_report(pairing: Pairing, report: EstimateReport, what: str, name: str, key: str, present: bool) -> bool:
@@ -175,7 +188,7 @@ def show_report(pairing: Pairing, report: EstimateReport, what: str, name: str, 
     st.dataframe(
         table, hide_index=True, width="stretch", height=35 * (len(table) + 1) + 3, column_config=_number_columns()
     )
-    st.caption(
+    st.caption(  # md: ours
         "lambda: how much the correction trusts the judge (0 = people only, 1 = fully). Worth n people-only: "
         f"the audit size people alone would need for an interval as narrow as the corrected one (at most the "
         f"number of {what})."

@@ -4,9 +4,18 @@ session. Widgets named by these keys hold their own value under them; the rest a
 from __future__ import annotations
 
 __all__ = [
+    "JUDGE_DONE",
+    "JUDGE_CANCEL",
+    "JUDGE_REJUDGE",
+    "JUDGE_PROMOTE",
+    "JUDGE_COMPARISON",
+    "JUDGE_VERSIONS",
+    "JUDGE_FROM",
+    "JUDGE_NAME",
+    "JUDGE_RUBRIC",
+    "JUDGE_PICKS",
     "TEAM_ADJ_LAST",
     "TEAM_GUIDE_TEXT",
-    "TEAM_ADJ_QUEUE",
     "TEAM_ADJ_SEEN",
     "TEAM_ADJ_UID",
     "TEAM_MESSAGE",
@@ -131,11 +140,20 @@ TEXT_DRAWN = "review.text.drawn"  # (uid, the labels the context editor was draw
 TEXT_EVENTS = "review.text.events"  # the queue of actions not yet taken by the page
 TEXT_RESPONSE_KEY = "review.text.response"
 TEXT_TOUCHED = "review.text.touched"  # {uid: keys the person clicked}: they stay unfolded
+JUDGE_PICKS = "judge.picks"  # the few-shot examples picked on the Judge page
+JUDGE_RUBRIC = "judge.rubric"  # the rubric notes typed on the Judge page
+JUDGE_NAME = "judge.name"  # the name typed for a new version
+JUDGE_FROM = "judge.from"  # the version a new one starts from
+JUDGE_VERSIONS = "judge.compare_versions"  # the versions picked to compare
+JUDGE_COMPARISON = "judge.comparison"  # (sample id, names, Comparison) of this session's last comparison
+JUDGE_PROMOTE = "judge.promote_pick"  # the version picked to promote
+JUDGE_REJUDGE = "judge.rejudge_scope"  # which examples Re-judge runs on
+JUDGE_CANCEL = "judge.cancel"  # the Cancel button of a comparison or re-judge under way
+JUDGE_DONE = "judge.done"  # the last action's message on the Judge page
 TEAM_MINE = "team.mine"  # the Review sidebar's "My assignments" toggle
 TEAM_GUIDE_OPEN = "team.guidelines_open"  # the Review page's guidelines panel is open (G)
 TEAM_MESSAGE = "team.message"  # the Team page's last action's result, shown once
 TEAM_ADJ_UID = "team.adjudicating"  # the uid on the adjudication view
 TEAM_ADJ_SEEN = "team.adjudication_seen"  # (uid, fingerprint of what the adjudicator was shown)
-TEAM_ADJ_QUEUE = "team.adjudication_queue"  # (key, the queue's uids) as last computed
 TEAM_GUIDE_TEXT = "team.guidelines_text"  # the guidelines editor's text area
 TEAM_ADJ_LAST = "team.adjudication_last"  # the uid this adjudicator settled last (Undo)

@@ -23,6 +23,7 @@ from ragviz.judge.batch.examples import prompt_examples
 from ragviz.judge.batch.remote import BatchServiceError
 from ragviz.judge.batch.submit import BatchPlan, batch_format, iter_todo, send_recorded_files, write_batch
 from ragviz.judge.cost import price_source
+from ragviz.judge.versions.registry import current_version
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.core import render
 from ragviz.ui.core.keys import BATCH_ESTIMATE, BATCH_REPORT, BATCH_SENT
@@ -123,8 +124,13 @@ def batch_panel(
             st.warning(render.md_escape(oversized))
     changed = False
     submit, refresh, collect = st.columns(3)
+    other_judge = not current_version(store)[0].is_shipped  # batch requests carry v1's prompt only
+    if other_judge:
+        st.info("Batch requests carry only the shipped prompt (v1) so far: run the team's judge version Live.")
     try:
-        if submit.button("Submit as batch", key="label.batch.submit", disabled=not plan.n_todo, type="primary"):
+        if submit.button(
+            "Submit as batch", key="label.batch.submit", disabled=not plan.n_todo or other_judge, type="primary"
+        ):
             live = checked_settings()
             written = write_batch(
                 iter_todo(prompt_examples(dataset, rows), live, cache, BatchPlan()),

@@ -22,22 +22,21 @@ import ragviz.judge  # estimate_run and select_indices are looked up on their mo
 import ragviz.judge.selection
 from ragviz.data.dataset import Dataset
 from ragviz.data.model import Example
-from ragviz.judge import PROMPT_VERSION, JudgeCache, JudgeConfigError, JudgeSettings, judge_example
+from ragviz.judge import JudgeCache, JudgeConfigError, JudgeSettings, judge_example
 from ragviz.judge.cache import JudgeFailure, JudgeRun
-from ragviz.judge.client import (
-    DEFAULT_TIMEOUT,
-    NO_KEY_PLACEHOLDER,
-)
+from ragviz.judge.client import DEFAULT_TIMEOUT, NO_KEY_PLACEHOLDER
 from ragviz.judge.cost import RunEstimate, price_source
 from ragviz.judge.endpoint import BASE_URL_ENV, EndpointAccess, endpoint_access, short_error
 from ragviz.judge.run import JudgeOutcome, RunProgress, RunSummary
 from ragviz.judge.selection import ALL, FILTERED, FIRST_K, UNLABELED
+from ragviz.judge.versions import registry
 from ragviz.metrics.trace import trace_scores
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.core import render, state
 from ragviz.ui.core.keys import ESTIMATE_MEMO, SELECTION_MEMO
 from ragviz.ui.core.keys import LABEL_CANCEL as CANCEL
 from ragviz.ui.core.served import served
+from ragviz.ui.judge.team import team_judge
 from ragviz.ui.label import options as judge_options
 from ragviz.ui.label.options import API_KEY_KEY, BASE_URL_KEY, CONCURRENCY_KEY, KEEP, MODEL_KEY, TIMEOUT_KEY
 
@@ -128,7 +127,7 @@ def settings_from_state() -> JudgeSettings:
         base_url, api_key = str(st.session_state[BASE_URL_KEY]).strip() or None, NO_KEY_PLACEHOLDER
     else:
         base_url, api_key, azure = access.base_url, access.api_key, access.azure
-    return JudgeSettings(
+    typed = JudgeSettings(
         model=str(st.session_state[MODEL_KEY]).strip(),
         base_url=None if azure else base_url,
         azure_endpoint=base_url if azure else None,  # the Model field names the deployment
@@ -137,6 +136,7 @@ def settings_from_state() -> JudgeSettings:
         timeout=float(st.session_state[TIMEOUT_KEY]),
         **judge_options.from_state(),
     )
+    return registry.settings_for(team_judge()[0], typed)
 
 
 def checked_settings() -> JudgeSettings:
@@ -224,7 +224,7 @@ def rejudge(example: Example) -> JudgeOutcome | None:
         return None
     with st.spinner(f"Asking {render.md_escape(settings.model, 80)}…"):
         try:
-            outcome = judge_example(example, settings, state.store(), cache=judge_cache())
+            outcome = judge_example(example, settings, state.store(), cache=judge_cache(), prompt=team_judge()[1])
         except JudgeConfigError as exc:
             st.error(f"Judge settings: {render.md_escape(exc)}")
             return None
@@ -281,7 +281,11 @@ def settings_box() -> JudgeSettings:
         settings = settings_from_state()
         access = judge_access()
         note = judge_options.key_source_note(access)  # Markdown with its dynamic parts escaped
-        st.caption(f"{note} Prompt version `{PROMPT_VERSION}`.")  # md: ours
+        version, prompt = team_judge()
+        fixed = f"; it fixes the model `{render.md_escape(version.model, 80)}`" if version.model else ""
+        st.caption(  # md: ours (a prompt version is letters, digits, '.:_-')
+            f"{note} Judge version **{render.md_escape(version.name)}**{fixed} (prompt version `{prompt.version}`)."
+        )
         if isinstance(access, JudgeConfigError):
             st.warning(render.md_escape(access))
     return settings
@@ -330,7 +334,7 @@ def run_estimate(rows: list[int], settings: JudgeSettings, cache: JudgeCache, st
     key = (
         settings.model,
         settings.endpoint,
-        PROMPT_VERSION,
+        team_judge()[1].version,
         store.data_version(),
         state.label_version(),
         last_run and (last_run.id, last_run.status, last_run.finished_at),
@@ -338,7 +342,7 @@ def run_estimate(rows: list[int], settings: JudgeSettings, cache: JudgeCache, st
     memo = st.session_state.get(ESTIMATE_MEMO)
     if memo and memo[0] == key and memo[1] is rows:
         return memo[2]
-    estimate = ragviz.judge.estimate_run(state.examples_at(rows), settings, cache)
+    estimate = ragviz.judge.estimate_run(state.examples_at(rows), settings, cache, team_judge()[1])
     st.session_state[ESTIMATE_MEMO] = (key, rows, estimate)
     return estimate
 
