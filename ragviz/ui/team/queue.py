@@ -105,7 +105,7 @@ def guidelines_panel(store: LabelStore) -> Guidelines | None:
         return None
     opened = st.session_state.get(TEAM_GUIDE_OPEN, False)
     st.button(
-        ("Hide guidelines" if opened else "Guidelines") + f" (v{now.version})",
+        ("Hide guidelines" if opened else "Guidelines") + f" (v{now.version:d})",
         key="team.guidelines_button",
         shortcut="G",
         on_click=_toggle,
@@ -114,7 +114,9 @@ def guidelines_panel(store: LabelStore) -> Guidelines | None:
     if opened:
         with st.container(border=True, key="team-guidelines"):
             st.caption(
-                f"Guidelines version {now.version}, by {render.md_escape(now.author)}, {now.ts[:16].replace('T', ' ')} UTC"
+                render.md_escape(
+                    f"Guidelines version {now.version}, by {now.author}, {now.ts[:16].replace('T', ' ')} UTC"
+                )
             )
-            st.markdown(guidelines_markdown(now.text))
+            st.markdown(guidelines_markdown(now.text))  # md: ours — the guidelines are Markdown by design (no HTML)
     return now
