@@ -35,6 +35,7 @@ from ragviz.analysis.review.queue import (
 )
 from ragviz.data.labels import RESET_FIELD, Change, diff_labels
 from ragviz.data.model import Example, Labels
+from ragviz.ui.audit import estimates as audit_estimates
 from ragviz.ui.audit import sample as audit_ui
 from ragviz.ui.core import state
 from ragviz.ui.core.keys import LAST_FILTER
@@ -99,7 +100,7 @@ reviewed, corrected = store.reviewed_uids(who), store.corrected_uids(who)
 prog, audit_on = progress(state.uid_set(), reviewed, corrected), audit_ui.restore_queue()  # Queue: session, else URL
 flt, advance = review.filter_sidebar(prog, ds.subset_names, editable, traces, audit=audit_on)
 allowed = state.review_filter_rows(ds, flt, who, reviewed, corrected)
-allowed = team_queue.my_assignments(ds, store, who, state.current_paths(), allowed, reviewed) if editable else allowed
+allowed = team_queue.my_assignments(ds, store, who, allowed, reviewed)  # "My assignments" first (a team's round)
 audit = audit_ui.audit_queue(ds, store, who, page.present)  # Queue: Audit sample (None when off)
 allowed, advance = audit_ui.follow_queue(audit, allowed, advance, go, st.session_state.get(INDEX, 0))
 
@@ -132,7 +133,7 @@ review.navigation_bar(
     editable=editable,
 )
 if audit is not None:
-    audit_ui.progress_line(audit, on_go=go, traces=traces)
+    audit_ui.progress_line(audit, on_go=go, traces=traces, target=audit_estimates.target_line)
 team_queue.guidelines_panel(store)
 status = review_status(uid, reviewed, corrected) if traces else ""
 where = audit.where(index) if audit is not None else position_text(index, len(ds), allowed)

@@ -1,6 +1,7 @@
 """``ragviz audit``: draw an audit sample (uniform, stratified or active) and see how far its review is.
 
-``ragviz audit draw DATA... --db DB --size N [--design uniform|stratified|active] [--by COLUMN] [--seed S]`` draws
+``ragviz audit draw DATA... --db DB --size N [--design uniform|stratified|active] [--by COLUMN] [--allocation
+proportional|neyman] [--pilot ID] [--seed S]`` draws
 with :func:`ragviz.analysis.audits.samples.draw_design` — the function the Review page's "Draw sample" calls, so the
 same seed gives the same members — and prints the sample's id and members; ``--grow ID`` grows a sample instead.
 ``ragviz audit status --db DB [--sample ID]`` prints each sample's design, size and reviewed members. Exit 0, or 2
@@ -55,6 +56,19 @@ def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
         default="proportional",
         help="stratified: proportional to the strata's sizes, or Neyman (more where the judge is unsure, from "
         "--confidence) (default: proportional)",
+    )
+    draw.add_argument(
+        "--pilot",
+        type=int,
+        metavar="ID",
+        help="stratified, neyman: take each stratum's spread from the reviewed members of audit sample ID (the "
+        "judge's error on --pilot-metric there) instead of from --confidence",
+    )
+    draw.add_argument(
+        "--pilot-metric",
+        default="adherence",
+        metavar="METRIC",
+        help="with --pilot: the metric whose judge error sets the spreads (default: adherence)",
     )
     draw.add_argument(
         "--confidence",
@@ -129,6 +143,11 @@ def _draw(args: argparse.Namespace) -> int:
                 return _fail(f"{args.db}: no audit sample {args.grow}")
             sample = grow_design(store, dataset, found, args.size, who)
         else:
+            pilot = None
+            if args.pilot is not None:
+                pilot = get_sample(store, args.pilot)
+                if pilot is None:
+                    return _fail(f"{args.db}: no audit sample {args.pilot} to take the pilot from")
             sample = draw_design(
                 store,
                 dataset,
@@ -140,6 +159,8 @@ def _draw(args: argparse.Namespace) -> int:
                 args.allocation,
                 args.confidence,
                 args.floor,
+                pilot,
+                args.pilot_metric,
             )
     members = [
         {"position": i + 1, "uid": m.uid, "stratum": m.stratum, "inclusion_probability": m.inclusion_probability}

@@ -292,16 +292,13 @@ def _pair_db(data: Dataset, db: str, sample_id: int | None, annotator: str | Non
                     file=sys.stderr,
                 )
         pairing = pair_store(data, store, sample.members, annotator or "human", families)
-    from ragviz.analysis.audits.design_estimate import design_info
     from ragviz.analysis.audits.designs import DesignError
-    from ragviz.analysis.audits.samples import strata_of
-    from ragviz.analysis.audits.stratified import StratumError
+    from ragviz.analysis.audits.sample_estimate import design_of
 
     try:
-        strata = strata_of(data, sample.params["by"]) if sample.design == "stratified" else None
-        return pairing, design_info(pairing, sample, strata)
-    except (DesignError, StratumError, KeyError) as exc:
-        raise _BadInput(f"{where}: audit sample {sample.id} ({sample.design}): {exc}") from None
+        return pairing, design_of(data, pairing, sample)
+    except DesignError as exc:
+        raise _BadInput(f"{where}: {exc}") from None
 
 
 def _csv(rows: list[dict[str, Any]]) -> str:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ragviz.analysis.estimates.report import EstimateReport
 
-__all__ = ["design_lines", "format_table"]
+__all__ = ["format_table"]
 
 
 def _num(value: float | None, digits: int = 3) -> str:
@@ -22,39 +22,6 @@ def _with_ci(estimate: float | None, low: float | None, high: float | None) -> s
     return f"{estimate:.3f} [{low:.3f}, {high:.3f}]"
 
 
-def design_lines(report: EstimateReport) -> list[str]:
-    """The audit's design in words: its name, and per metric the effective sample size and the saving against a
-    uniform audit of equal precision (stratified and active samples)."""
-    design = report.design or {"name": "uniform"}
-    name = design.get("name", "uniform")
-    if name == "uniform":
-        return ["design: uniform random audit (every example equally likely)"]
-    out = [
-        f"design: {name} audit (sample {design.get('sample')}); corrected by the estimator that matches it, normal interval"
-    ]
-    minutes = design.get("minutes_per_example")
-    for metric, m in report.overall.metrics.items():
-        d = m.design or {}
-        if "problem" in d:
-            out.append(f"  {metric}: {d['problem']}")
-            continue
-        saved, equal = d.get("saved_examples"), d.get("uniform_equivalent")
-        if saved is None or equal is None:
-            continue
-        words = (
-            f"saved {saved:,} examples (~{d['saved_hours']:g} people-hours at {minutes:g} min each)"
-            if saved >= 0
-            else f"{-saved:,} more examples than uniform would need"
-        )
-        need = (
-            f"{equal:,} examples"
-            if d.get("uniform_reaches", True)
-            else f"all {equal:,} examples (and would not reach it)"
-        )
-        out.append(f"  {metric}: a uniform audit would need {need} for this precision: {words}")
-    return out
-
-
 def format_table(report: EstimateReport) -> str:
     """A fixed-width table of :meth:`ragviz.analysis.estimates.report.EstimateReport.rows`, under a headline
     with the hallucination rate (1 - adherence) when adherence is estimated."""
@@ -64,6 +31,8 @@ def format_table(report: EstimateReport) -> str:
         f"{overall.n_labeled} audited examples (people's labels), {overall.n_unlabeled} judge-only; "
         f"{level} intervals (PPI++: {report.interval}); PPI++ = judge on all examples, corrected by the audit"
     ]
+    from ragviz.analysis.audits.sample_estimate import design_lines
+
     lines.extend(design_lines(report))
     from ragviz.analysis.estimates.report import too_few_text
 

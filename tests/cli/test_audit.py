@@ -9,6 +9,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from ragviz.analysis.audits.designs import DesignError
 from ragviz.analysis.audits.samples import draw_design
 from ragviz.analysis.estimates.pairing import member_rows
 from ragviz.cli.main import main
@@ -108,11 +109,35 @@ def test_active_draw_prefers_unsure_examples(tmp_path, capsys, data_file):
         (["--design", "stratified", "--by", "colour"], "no column 'colour' to stratify by"),
         (["--design", "active", "--floor", "0"], "inclusion probability 0"),
         (["--design", "stratified", "--by", "id"], "cannot give each of the 300 strata its 2 audited examples"),
+        (
+            ["--design", "stratified", "--by", "dataset_name", "--allocation", "neyman", "--pilot", "9"],
+            "no audit sample 9 to take the pilot from",
+        ),
+        (["--design", "active", "--pilot", "9"], "no audit sample 9"),
     ],
 )
 def test_bad_draws_are_one_clear_line(tmp_path, capsys, data_file, extra, message):
     code, out, err = _run(capsys, "audit", "draw", data_file, "--db", tmp_path / "l.db", "--size", 40, *extra)
     assert code == 2 and message in err and "Traceback" not in err and out == ""
+
+
+def test_a_pilot_without_reviews_per_stratum_is_refused(tmp_path, capsys, data_file):
+    db = tmp_path / "l.db"
+    dataset = load([data_file]).dataset
+    with LabelStore(db) as store:
+        pilot = draw_design(store, dataset, "uniform", 20, "ana", 1)
+        _review_members(store, dataset, [u for u in pilot.members if u.startswith("covidqa")])
+        with pytest.raises(DesignError, match="a pilot sets Neyman allocation's spreads"):
+            draw_design(store, dataset, "active", 20, "ana", 1, pilot=pilot)
+    code, out, err = _run(
+        capsys, "audit", "draw", data_file, "--db", db, "--size", 40, "--design", "stratified", "--by",
+        "dataset_name", "--allocation", "neyman", "--pilot", pilot.id,
+    )  # fmt: skip
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert (
+        f"pilot sample {pilot.id} by 'dataset_name': the pilot has fewer than two audited examples in stratum hagrid_test"
+        in err
+    )
 
 
 def _review_members(store, dataset, uids, who="ana"):
@@ -145,6 +170,8 @@ def test_status_and_estimate_name_the_design_effective_n_and_saving(tmp_path, ca
         assert m["ppi"]["interval"] == "normal"
         assert m["design"]["effective_n"] <= len(dataset)
         assert m["design"]["uniform_equivalent"] is not None, (name, m)
+        assert m["design"]["uniform_equivalent"] >= 100  # never a uniform audit too small for a corrected figure
     code, out, _ = _run(capsys, "estimate", data_file, "--db", db)
-    assert code == 0 and f"design: {design} audit (sample {sample.id})" in out
+    by = " by dataset_name" if design == "stratified" else ""
+    assert code == 0 and f"design: {design} audit{by} (sample {sample.id})" in out
     assert "a uniform audit would need" in out

@@ -12,7 +12,8 @@ size and the people-hours it saved against a uniform audit of equal precision.
 Both design estimators use the normal interval (said in every output as ``interval: normal``); ``BENCHMARKS.md``
 has their coverage. *Effective sample size*: the people-only uniform audit as precise, :math:`\\hat\\sigma^2_Y /
 \\hat\\sigma^2` (at most the rows). *Saving*: the uniform PPI++ audit of equal variance (:func:`uniform_equivalent`)
-minus the examples audited, in examples and in people-hours at *minutes_per_example*.
+minus the examples audited (that audit never below :data:`ragviz.analysis.estimates.coverage.MIN_AUDITED`, the
+smallest uniform audit whose corrected figure is said), in examples and in people-hours at *minutes_per_example*.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import numpy as np
 from ragviz.analysis.audits.active import ProbabilityError, ipw_people_ci, ipw_ppi_ci
 from ragviz.analysis.audits.designs import ACTIVE, STRATIFIED, UNIFORM, unit_draw
 from ragviz.analysis.audits.stratified import StratumError, stratified_people_ci, stratified_ppi_ci
+from ragviz.analysis.estimates.coverage import MIN_AUDITED
 from ragviz.analysis.estimates.estimate import MetricEstimate
 from ragviz.analysis.estimates.pairing import PairedExample, Pairing
 from ragviz.analysis.estimates.ppi import NORMAL, Interval, PPIInterval, judge_mean, z_value
@@ -55,9 +57,11 @@ class DesignInfo:
     strata: Mapping[str, str] | None = None
     probabilities: Mapping[str, float] | None = None
     warnings: list[str] = field(default_factory=list)
+    by: str | None = None  # stratified: the column the strata are the values of
 
     def summary(self) -> dict[str, Any]:
-        return {"name": self.name, "sample": self.sample_id, "interval": NORMAL if self.name != UNIFORM else None}
+        out = {"name": self.name, "sample": self.sample_id, "interval": NORMAL if self.name != UNIFORM else None}
+        return {**out, "by": self.by} if self.by else out
 
 
 def reviewed_level(sample: AuditSample, reviewed: set[str]) -> tuple[float, list[str]]:
@@ -82,7 +86,7 @@ def design_info(pairing: Pairing, sample: AuditSample | None, strata: Mapping[st
     if sample.design == STRATIFIED:
         if strata is None:
             raise StratumError(f"sample {sample.id} is stratified by {sample.params.get('by')!r}: give that column")
-        return DesignInfo(STRATIFIED, sample.id, strata=strata)
+        return DesignInfo(STRATIFIED, sample.id, strata=strata, by=sample.params.get("by"))
     reviewed = {e.uid for e in pairing.examples if e.audited}
     level, usable = reviewed_level(sample, reviewed)
     weights = {m.uid: m.selection_weight for m in sample.member_details()}
@@ -175,12 +179,16 @@ def _metric(
     var_y = float(w @ (y - float(w @ y)) ** 2)
     gain = None if variance <= 0 else float(min(var_y / variance, total))
     found = uniform_equivalent(y, f, weights, np.concatenate([f, fu]), variance)
-    equal = total if found is None else found  # None: not even auditing every example uniformly is as precise
+    # None: not even auditing every example uniformly is as precise. Never below the audit a uniform corrected figure
+    # needs (MIN_AUDITED): the plug-in variance of a tiny uniform audit (n = 2 where the judge matches people) is not
+    # an interval anyone may read, so it is no saving to compare with.
+    equal = total if found is None else max(found, min(MIN_AUDITED, total))
     saved = equal - n
     design = {
         "effective_n": gain,
         "uniform_equivalent": equal,
         "uniform_reaches": found is not None,
+        "uniform_plugin": found,  # before the floor: what the planner scales
         "saved_examples": saved,
         "saved_hours": round(saved * minutes / 60.0, 1),
         "people_variance": people_var,

@@ -4,7 +4,9 @@
 The strata come from a column of the data (:func:`strata_of`: ``dataset_name`` / ``subset``, ``generation_model_name``
 or any other column); the judge's confidence per example from a numeric column in 0-1 (:func:`confidence_of`,
 default :data:`CONFIDENCE_COLUMN`: the chance the judge is right on that example). A missing column or a row
-without a value is refused with the column, the count and the first rows named.
+without a value is refused with the column, the count and the first rows named. Neyman allocation takes the
+strata's spreads from that confidence or from a pilot: the reviewed members of an earlier sample
+(:func:`pilot_spreads`, one metric's judge error per stratum).
 """
 
 from __future__ import annotations
@@ -12,8 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
-from ragviz.analysis.audits.allocation import NEYMAN, spread_from_confidence
+from ragviz.analysis.audits.allocation import NEYMAN, AllocationError, spread_from_confidence, spread_from_pilot
 from ragviz.analysis.audits.designs import (
     ACTIVE,
     DEFAULT_FLOOR,
@@ -37,10 +41,21 @@ from ragviz.store.audit_samples import (
 )
 from ragviz.store.label_store import LabelStore
 
-__all__ = ["CONFIDENCE_COLUMN", "SUBSET_COLUMNS", "confidence_of", "draw_design", "grow_design", "strata_of"]
+__all__ = [
+    "CONFIDENCE_COLUMN",
+    "SUBSET_COLUMNS",
+    "confidence_columns",
+    "confidence_of",
+    "draw_design",
+    "grow_design",
+    "pilot_spreads",
+    "strata_columns",
+    "strata_of",
+]
 
 
 CONFIDENCE_COLUMN = "judge_confidence"
+_NUMERIC = (pa.float64(), pa.float32(), pa.int64(), pa.int32(), pa.float16(), pa.int16(), pa.int8())
 SUBSET_COLUMNS = ("dataset_name", "subset")
 
 
@@ -88,6 +103,66 @@ def confidence_of(dataset: Dataset, column: str = CONFIDENCE_COLUMN) -> dict[str
     return {uid: float(v) for uid, v in zip(dataset.uids, values) if v is not None}
 
 
+def strata_columns(dataset: Dataset, most: int = 50) -> list[str]:
+    """The columns a stratified sample can be drawn by: the subset (``dataset_name``) first, then the generation
+    model when the data has one, then every other column with 2 to *most* distinct values and none empty."""
+    out = ["dataset_name"]
+    if "generation_model_name" in dataset.table.column_names:
+        out.append("generation_model_name")
+    for name in dataset.table.column_names:
+        column = dataset.table.column(name)
+        if name.startswith("_") or name in out or name in SUBSET_COLUMNS or column.null_count:
+            continue
+        if pa.types.is_string(column.type) or pa.types.is_integer(column.type) or pa.types.is_boolean(column.type):
+            distinct = len(pc.unique(column))
+            if 2 <= distinct <= most and "" not in pc.unique(column).to_pylist():
+                out.append(name)
+    return out
+
+
+def confidence_columns(dataset: Dataset) -> list[str]:
+    """The data's columns that could hold the judge's confidence: named for it (``confidence`` in the name; the
+    metrics' own 0-1 score columns are not a confidence), numeric, every value in 0-1 where there is one
+    (:data:`CONFIDENCE_COLUMN` first when present)."""
+    out = []
+    for name in dataset.table.column_names:
+        column = dataset.table.column(name)
+        if "confidence" not in name.lower() or column.type not in _NUMERIC or column.null_count == len(column):
+            continue
+        low, high = pc.min(column).as_py(), pc.max(column).as_py()
+        if low is not None and 0 <= low and high <= 1:
+            out.append(name)
+    return sorted(out, key=lambda c: c != CONFIDENCE_COLUMN)
+
+
+def pilot_spreads(
+    dataset: Dataset, store: LabelStore, pilot: AuditSample, by: str, metric: str, against: str = "human"
+) -> dict[str, float]:
+    """Each stratum's :math:`S_h` for Neyman allocation from a pilot: the spread of people's *metric* minus the
+    judge's over the reviewed members of *pilot* in that stratum (:func:`spread_from_pilot`); :class:`DesignError`
+    naming the strata with fewer than two reviewed pilot members, or a metric neither side has."""
+    from ragviz.analysis.estimates.pairing import pair_store
+
+    strata = strata_of(dataset, by)
+    pairing = pair_store(dataset, store, pilot.members, against)
+    y, f, keys = [], [], []
+    for e in pairing.examples:
+        person, judged = (e.human or {}).get(metric), e.judge.get(metric)
+        if e.audited and person is not None and judged is not None:
+            y.append(float(person))
+            f.append(float(judged))
+            keys.append(strata[e.uid])
+    if not y:
+        raise DesignError(
+            f"pilot sample {pilot.id} has no reviewed member with {metric!r} on both the judge's and people's side: "
+            "review some of its members, or allocate from the judge's confidence"
+        )
+    try:
+        return spread_from_pilot(y, f, keys, sorted(set(strata.values())))
+    except AllocationError as exc:
+        raise DesignError(f"pilot sample {pilot.id} by {by!r}: {exc}") from None
+
+
 def _draw(
     dataset: Dataset,
     design: str,
@@ -98,6 +173,7 @@ def _draw(
     confidence_column: str,
     floor: float,
     current: dict[str, int] | None = None,
+    spreads: dict[str, float] | None = None,
 ) -> DesignedDraw:
     if design not in DESIGNS:
         raise DesignError(f"unknown design {design!r}; expected one of {', '.join(DESIGNS)}")
@@ -108,13 +184,13 @@ def _draw(
         if not by:
             raise DesignError("a stratified sample needs a column to stratify by (--by COLUMN, e.g. dataset_name)")
         strata = strata_of(dataset, by)
-        spreads = None
-        if allocation == NEYMAN:
+        from_confidence = allocation == NEYMAN and spreads is None
+        if from_confidence:
             conf = confidence_of(dataset, confidence_column)
             spreads = spread_from_confidence(np.array([conf[u] for u in uids]), np.array([strata[u] for u in uids]))
         drawn = stratified_draw(uids, strata, n, seed, allocation, spreads, current)
         drawn.params["by"] = by
-        if spreads is not None:
+        if from_confidence:
             drawn.params["confidence"] = confidence_column
         return drawn
     drawn = active_draw(uids, confidence_of(dataset, confidence_column), n, seed, floor)
@@ -133,13 +209,26 @@ def draw_design(
     allocation: str = "proportional",
     confidence_column: str = CONFIDENCE_COLUMN,
     floor: float = DEFAULT_FLOOR,
+    pilot: AuditSample | None = None,
+    pilot_metric: str = "adherence",
 ) -> AuditSample:
     """Draw and store an audit sample of *design* (:data:`ragviz.analysis.audits.designs.DESIGNS`) over the
-    dataset's examples: *n* examples (active: *n* on average), reproducible from *seed* (fresh when ``None``)."""
+    dataset's examples: *n* examples (active: *n* on average), reproducible from *seed* (fresh when ``None``).
+    Neyman allocation takes the strata's spreads from *pilot* (its reviewed members' *pilot_metric*,
+    :func:`pilot_spreads`) when given, else from the judge's confidence in *confidence_column*."""
     seed = new_seed() if seed is None else int(seed)
     if design == UNIFORM:
         return draw_sample(store, dataset.uids, n, annotator, seed)
-    drawn = _draw(dataset, design, n, seed, by, allocation, confidence_column, floor)
+    spreads = None
+    if pilot is not None:
+        if design != STRATIFIED or allocation != NEYMAN or not by:
+            raise DesignError(
+                "a pilot sets Neyman allocation's spreads: use it with a stratified design, --by and neyman"
+            )
+        spreads = pilot_spreads(dataset, store, pilot, by, pilot_metric)
+    drawn = _draw(dataset, design, n, seed, by, allocation, confidence_column, floor, None, spreads)
+    if pilot is not None:
+        drawn.params["pilot"] = {"sample": pilot.id, "metric": pilot_metric}
     return save_designed_sample(store, dataset.uids, drawn.members, design, drawn.params, annotator, seed)
 
 
@@ -162,5 +251,8 @@ def grow_design(store: LabelStore, dataset: Dataset, sample: AuditSample, n: int
         params.get("confidence", CONFIDENCE_COLUMN),
         float(params.get("floor", DEFAULT_FLOOR)),
         params.get("counts"),
+        params.get("spreads") if "pilot" in params else None,
     )
+    if "pilot" in params:
+        drawn.params["pilot"] = params["pilot"]
     return extend_designed_sample(store, sample.id, dataset.uids, drawn.members, drawn.params, annotator)

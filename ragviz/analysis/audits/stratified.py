@@ -1,4 +1,4 @@
-"""Stratified PPI++: the prediction-powered mean of a stratified audit (A. Fisch et al., "Stratified
+r"""Stratified PPI++: the prediction-powered mean of a stratified audit (A. Fisch et al., "Stratified
 prediction-powered inference for effective hybrid evaluation of language models", NeurIPS 2024).
 
 Within stratum *k* (:math:`N_k` examples, :math:`n_k` audited) PPI++ runs on its own, with its own power tuning

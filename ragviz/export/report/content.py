@@ -1,7 +1,8 @@
 """Everything the stakeholder report says, gathered from the data and the label store: plain data, no markup.
 
-Nothing here computes a metric: the corrected estimates are :mod:`ragviz.analysis.estimates`'s (the Dashboard's
-"What people would say" and ``ragviz estimate --db``), the distributions, subset means and the judge-vs-people
+Nothing here computes a metric: the corrected estimates are
+:func:`ragviz.analysis.audits.sample_estimate.sample_report`'s, with the estimator that matches the audit's design
+(the Dashboard's "What people would say" and ``ragviz estimate --db``), the distributions, subset means and the judge-vs-people
 pairs :func:`ragviz.analysis.dashboard.figures.dashboard_data`'s, the agreement intervals and verdicts
 :mod:`ragviz.analysis.judge_trust`'s, the worked examples' formulas :mod:`ragviz.analysis.trace_formulas`'.
 """
@@ -13,10 +14,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ragviz.analysis.agreement import BINARY_LABELS
+from ragviz.analysis.audits.designs import DesignError
+from ragviz.analysis.audits.sample_estimate import design_sentence, design_title, sample_report
 from ragviz.analysis.dashboard.aggregates import histogram_counts, subset_means
 from ragviz.analysis.dashboard.figures import dashboard_data
-from ragviz.analysis.estimates.pairing import pair_store
-from ragviz.analysis.estimates.report import GROUP_BY, EstimateReport, estimate_report, plain_words
+from ragviz.analysis.estimates.report import GROUP_BY, EstimateReport, plain_words
 from ragviz.analysis.judge_trust import (
     LABEL_METRIC,
     Bias,
@@ -83,6 +85,8 @@ class ReportContent:
     scatter: list[dict[str, Any]]
     examples: list[WorkedExample]
     provenance: Provenance
+    design: str = "uniform random audit"  # the audit's design named (ragviz.analysis.audits.sample_estimate)
+    design_note: str | None = None  # its effective sample size and people-hours saved, in a sentence
 
 
 def _sample(dataset: Dataset, store: LabelStore | None, sample_id: int | None) -> AuditSample | None:
@@ -151,10 +155,14 @@ def gather(dataset: Dataset, store: LabelStore | None, request: ReportRequest) -
     if request.by not in GROUP_BY:
         raise ValueError(f"cannot group by {request.by!r}; expected one of {', '.join(GROUP_BY)}")
     sample = _sample(dataset, store, request.sample_id)
-    pairing = pair_store(dataset, store, sample.members if sample else None, request.against)
-    estimates = estimate_report(pairing, 0.05)
+    unreadable = []
+    try:  # the estimator that matches the sample's design, as the Dashboard and ragviz estimate --db
+        pairing, info, estimates = sample_report(dataset, store, sample, request.against)
+    except DesignError as exc:  # its design cannot be read from this data: the judge's figures alone, and why
+        unreadable, sample = [f"No corrected figure: {exc}"], None
+        pairing, info, estimates = sample_report(dataset, store, None, request.against)
     n_audited = estimates.overall.n_labeled
-    notes = list(pairing.warnings) if sample is not None else []
+    notes = [*unreadable, *((*pairing.warnings, *info.warnings) if sample is not None else ())]
     notes += estimates.notes() if n_audited >= 2 else []
     data = dashboard_data(dataset, request.against, store, top=50)
     triples = judge_people_triples(dataset, store, request.against)
@@ -189,4 +197,6 @@ def gather(dataset: Dataset, store: LabelStore | None, request: ReportRequest) -
         scatter=_scatter_counts(data.scatter),
         examples=worked_examples(data.disagreements, triples),
         provenance=provenance(dataset, store, request),
+        design=design_title(estimates, with_sample=False),
+        design_note=design_sentence(estimates) if sample is not None else None,
     )

@@ -139,14 +139,14 @@ def headline_html(c: ReportContent, svgs: dict[str, str]) -> str:
         )
     else:
         corrected = any(r.status == CORRECTED for r in c.headline)
-        lead = "Corrected with a uniformly random audit" if corrected else "A uniformly random audit, too small yet"
+        lead = f"Corrected with a {c.design}" if corrected else f"A {c.design}, too small yet"
         out.append(
             f'<p class="sub">{lead}: {c.n_audited:,} of the {c.sample.size:,} '
             f"examples drawn (sample {c.sample.id}, seed {c.sample.seed}) reviewed by people, out of "
             f"{c.n_examples:,} examples. Corrected = the judge on every example, its bias removed by the audit "
             "(prediction-powered inference, PPI++); 95% intervals.</p>"
         )
-    out += [f'<p class="lead">{_e(r.sentence)}</p>' for r in c.headline if r.sentence]
+    out += [f'<p class="lead">{_e(t)}</p>' for t in [*(r.sentence for r in c.headline), c.design_note] if t]
     rows = [
         [
             _e(r.metric),
@@ -365,7 +365,7 @@ def method_html(c: ReportContent) -> str:
     if c.sample is not None:
         drawer = f" by {_e(c.sample.created_by)}" if c.request.names else ""
         audit = (
-            f"<p>Audit sample {c.sample.id}: {c.sample.size:,} examples drawn uniformly at random (seed "
+            f"<p>Audit sample {c.sample.id}: {c.sample.size:,} examples drawn as a {_e(c.design)} (seed "
             f"{c.sample.seed}) from {c.sample.population_size:,}{drawer}; {c.n_audited:,} "
             f"reviewed. People's labels: {_e(c.request.against if c.request.names else 'human')}.</p>"
         )

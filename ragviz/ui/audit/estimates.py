@@ -14,17 +14,22 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from ragviz.analysis.audits.design_plan import design_plan_text, plan_design, target_progress_text
+from ragviz.analysis.audits.designs import DesignError
+from ragviz.analysis.audits.sample_estimate import design_sentence, design_title, sample_report
 from ragviz.analysis.estimates.coverage import MIN_AUDITED
-from ragviz.analysis.estimates.pairing import Pairing, pair_store
-from ragviz.analysis.estimates.report import ALL, EstimateReport, plain_words, plan, plan_text, too_few_text
+from ragviz.analysis.estimates.pairing import Pairing
+from ragviz.analysis.estimates.report import ALL, EstimateReport, plain_words, too_few_text
 from ragviz.store.audit_samples import AuditSample, get_sample
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.audit.sample import loaded_samples, pick_sample, team_sample_note
 from ragviz.ui.core import charts, render, state
+from ragviz.ui.core.keys import AUDIT_TARGET
 
 __all__ = [
     "corrects_note",
     "estimate_records",
+    "design_table",
     "estimate_table",
     "estimates",
     "no_sample_notice",
@@ -32,6 +37,7 @@ __all__ = [
     "plain_words_section",
     "planner",
     "show_report",
+    "target_line",
 ]
 
 
@@ -47,22 +53,23 @@ def _estimates(
     sample_key: tuple[int, int],
     by: str | None,
     alpha: float,
-) -> tuple[Pairing, EstimateReport]:
-    from ragviz.analysis.estimates.report import estimate_report
-
+) -> tuple[Pairing, EstimateReport, list[str]]:
     sample = get_sample(state.store(), sample_key[0])
-    members = sample.members[: sample_key[1]] if sample is not None else ()
-    pairing = pair_store(state.load_result(paths).dataset, state.store(), members, against)
-    return pairing, estimate_report(pairing, alpha, by)
+    pairing, info, report = sample_report(state.load_result(paths).dataset, state.store(), sample, against, alpha, by)
+    return pairing, report, info.warnings
 
 
 def estimates(
     sample: AuditSample, against: str, by: str | None = None, alpha: float = 0.05
 ) -> tuple[Pairing, EstimateReport]:
-    """:func:`ragviz.analysis.estimates.pairing.pair_store` and :func:`ragviz.analysis.estimates.report.estimate_report` for
-    *sample* under the *against* labels, cached per data, store version and sample size."""
+    """:func:`ragviz.analysis.audits.sample_estimate.sample_report` for *sample* under the *against* labels (the
+    estimator that matches its design, as ``ragviz estimate --db``), cached per data, store version and sample
+    size; the design's warnings join the pairing's. :class:`ragviz.analysis.audits.designs.DesignError` when the
+    design cannot be read from the loaded data."""
     s = state.store()
-    return _estimates(state.current_paths(), s.location, s.data_version(), against, (sample.id, sample.size), by, alpha)
+    key = (sample.id, sample.size)
+    pairing, report, warnings = _estimates(state.current_paths(), s.location, s.data_version(), against, key, by, alpha)
+    return Pairing(pairing.examples, [*pairing.warnings, *warnings]), report
 
 
 def estimate_records(report: EstimateReport) -> list[dict[str, Any]]:
@@ -77,6 +84,13 @@ def estimate_records(report: EstimateReport) -> list[dict[str, Any]]:
             if point is not None:
                 out.append({"metric": name, "estimate": who, "value": point, "low": low, "high": high})
     return out
+
+
+SHORT_ESTIMATORS = {
+    "uniform": "PPI++",
+    "stratified": "stratified PPI++",
+    "active": "inverse-probability-weighted PPI++",
+}
 
 
 def _ci(low: float | None, high: float | None) -> str:
@@ -106,6 +120,25 @@ def estimate_table(report: EstimateReport, by: bool) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def design_table(report: EstimateReport) -> pd.DataFrame:
+    """A stratified or active sample's saving per metric: its effective sample size, the uniform audit as precise,
+    the examples and people-hours that design saved (a metric the design could not estimate says why)."""
+    rows = []
+    for name, m in report.overall.metrics.items():
+        d = m.design or {}
+        rows.append(
+            {
+                "metric": name,
+                "effective n": d.get("effective_n"),
+                "uniform n as precise": d.get("uniform_equivalent"),
+                "examples saved": d.get("saved_examples"),
+                "people-hours saved": d.get("saved_hours"),
+                **({"problem": d["problem"]} if "problem" in d else {}),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
 def _notes(lines: list[str]) -> None:
     if lines:
         st.html(render.problems_html(lines, "warning", prose=True))  # sentences, not PATH:ROW lines
@@ -125,13 +158,18 @@ def people_would_say_panel(store: LabelStore, against: str, present: bool) -> No
     if sample is None:
         no_sample_notice()
         return
-    pairing, report = estimates(sample, against)
+    try:
+        pairing, report = estimates(sample, against)
+    except DesignError as exc:
+        st.warning(render.md_escape(f"No corrected estimates: {exc}", limit=None))
+        return
     overall = report.overall
     st.caption(
         render.md_escape(
             f"{sample.label(with_who=not present)} · {overall.n_labeled:,} reviewed members are the audit ({against}'s labels), "
             f"{overall.n_unlabeled:,} examples judge-only · corrected = the judge on every example, its bias "
-            f"removed by the audit (PPI++, {report.interval} intervals)",
+            f"removed by the audit ({SHORT_ESTIMATORS.get(report.design_name, 'PPI++')}, {report.interval} intervals)"
+            f" · design: {design_title(report)}",
             limit=None,
         )
     )
@@ -146,7 +184,7 @@ def people_would_say_panel(store: LabelStore, against: str, present: bool) -> No
         )
         shown = set(report.notes())
         _notes([n for n in by_subset.notes() if n not in shown])
-    planner(pairing, list(overall.metrics), overall.n_labeled)
+    planner(pairing, report)
 
 
 def corrects_note(store: LabelStore, uids: list[str]) -> str:
@@ -190,9 +228,11 @@ def show_report(pairing: Pairing, report: EstimateReport, what: str, name: str, 
     )
     st.caption(  # md: ours
         "lambda: how much the correction trusts the judge (0 = people only, 1 = fully). Worth n people-only: "
-        f"the audit size people alone would need for an interval as narrow as the corrected one (at most the "
-        f"number of {what})."
+        f"the effective sample size, the audit people alone would need for an interval as narrow as the corrected "
+        f"one (at most the number of {what})."
     )
+    if report.design_name != "uniform":
+        _design_saving(report, what)
     return True
 
 
@@ -204,11 +244,35 @@ def _number_columns() -> dict[str, Any]:
         "corrected": three,
         "lambda": st.column_config.NumberColumn(format="%.2f"),
         "worth n people-only": st.column_config.NumberColumn(format="%.0f"),
+        "effective n": st.column_config.NumberColumn(format="%.0f"),
+        "uniform n as precise": st.column_config.NumberColumn(format="%.0f"),
+        "examples saved": st.column_config.NumberColumn(format="%.0f"),
+        "people-hours saved": st.column_config.NumberColumn(format="%.1f"),
     }
 
 
-def planner(pairing: Pairing, metrics: list[str], n_now: int) -> None:
-    """How many audited examples a target interval half-width needs, from the audit so far."""
+def _design_saving(report: EstimateReport, what: str) -> None:
+    """A stratified or active sample's saving against a uniform audit of equal precision, per metric."""
+    st.markdown(f"**Saved by the {report.design_name} design**")  # md: ours
+    table = design_table(report)
+    st.dataframe(
+        table, hide_index=True, width="stretch", height=35 * (len(table) + 1) + 3, column_config=_number_columns()
+    )
+    minutes = (report.design or {}).get("minutes_per_example", 4)
+    st.caption(  # md: ours
+        f"Effective n: the {what} people alone would need for an interval as narrow. Uniform n as precise: the "
+        f"uniform random audit whose corrected interval is as narrow as this design's. Saved: the {what} that "
+        f"audit would need beyond this one, at {minutes:g} minutes each (negative: the design cost more)."
+    )
+    if (said := design_sentence(report, what)) is not None:
+        st.markdown(render.md_escape(said, limit=None))
+
+
+def planner(pairing: Pairing, report: EstimateReport) -> None:
+    """How many audited examples a target interval half-width needs with the sample's design (and with a uniform
+    audit, and people alone), from the audit so far (:func:`ragviz.analysis.audits.design_plan.plan_design`). The
+    target is kept for the Review queue, which counts toward it."""
+    metrics = list(report.overall.metrics)
     st.subheader("How many to audit")
     left, right = st.columns(2)
     default = metrics.index("adherence") if "adherence" in metrics else 0
@@ -219,13 +283,31 @@ def planner(pairing: Pairing, metrics: list[str], n_now: int) -> None:
             "Target ± (half-width of the 95% interval)",
             min_value=0.001,
             max_value=0.5,
-            value=0.02,
+            value=float(st.session_state.get(AUDIT_TARGET, (None, 0.02))[1]),
             step=0.005,
             format="%.3f",
             key="audit.plan_half",
         )
     if metric is not None:
-        st.markdown(render.md_escape(plan_text(metric, plan(pairing, metric, float(half)), n_now)))
+        st.session_state[AUDIT_TARGET] = (metric, float(half))
+        st.markdown(render.md_escape(design_plan_text(plan_design(pairing, report, metric, float(half)))))
+
+
+def target_line(sample: AuditSample) -> None:
+    """The Review queue's progress toward the planner's target (the Dashboard's "How many to audit", default
+    ± 0.05 on adherence) with the sample's design: the size it gives from the audit so far, which moves as
+    reviews come in."""
+    metric, half = st.session_state.get(AUDIT_TARGET, ("adherence", 0.05))
+    try:
+        pairing, report = estimates(sample, "human")
+    except DesignError as exc:
+        st.caption(render.md_escape(f"No target: {exc}", limit=None))
+        return
+    if metric not in report.overall.metrics:
+        return
+    p = plan_design(pairing, report, metric, float(half))
+    share = 0.0 if not p.n_design else min(1.0, p.n_now / p.n_design)
+    st.progress(share, text=render.md_escape(target_progress_text(p), limit=None))
 
 
 def plain_words_section(store: LabelStore) -> None:
@@ -238,8 +320,14 @@ def plain_words_section(store: LabelStore) -> None:
         if sample is None:
             st.caption("Draw and review an audit sample (Review, Queue: Audit sample) to say what people would say.")
             return
-        _, report = estimates(sample, "human")
+        try:
+            _, report = estimates(sample, "human")
+        except DesignError as exc:
+            st.warning(render.md_escape(f"No corrected figure: {exc}", limit=None))
+            return
         lines = [text for name, m in report.overall.metrics.items() if (text := plain_words(name, m)) is not None]
+        if lines and (said := design_sentence(report)) is not None:
+            lines.append(said)
         for text in lines:
             st.markdown(render.md_escape(text, limit=None))
         for note in report.notes()[:1]:

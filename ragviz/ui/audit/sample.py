@@ -1,5 +1,5 @@
-"""Audit samples in the app: the Review queue's "Audit sample" mode (draw, grow, walk a uniformly random
-sample and see how far it is). The Dashboard's and Explainer's estimates from a sample are
+"""Audit samples in the app: the Review queue's "Audit sample" mode (draw, grow, walk a random
+sample of any design and see how far it is). The Dashboard's and Explainer's estimates from a sample are
 :mod:`ragviz.ui.audit.estimates`.
 
 Nothing here computes: samples are :mod:`ragviz.store.audit_samples`', the pairing and progress
@@ -16,6 +16,7 @@ from typing import Any
 
 import streamlit as st
 
+from ragviz.analysis.audits.samples import grow_design
 from ragviz.analysis.estimates.pairing import AuditProgress, audit_progress
 from ragviz.analysis.review.queue import audit_position_text, nearest_match, order_neighbours
 from ragviz.data.dataset import Dataset
@@ -24,18 +25,15 @@ from ragviz.store.audit_samples import (
     AuditSampleError,
     choose_team_sample,
     default_sample,
-    draw_sample,
-    grow_sample,
     list_samples,
     population_fingerprint,
     team_choice,
 )
 from ragviz.store.label_store import LabelStore
+from ragviz.ui.audit import design_form
 from ragviz.ui.core import access, render, state
 from ragviz.ui.core.keys import (
-    AUDIT_N,
     AUDIT_PICK,
-    AUDIT_SEED,
     LAST_AUDIT,
     MESSAGE_KEY,
     QUEUE_CHOICE,
@@ -204,27 +202,35 @@ def _refused() -> bool:
 def _draw(ds: Dataset, who: str) -> None:
     if _refused():
         return
-    seed_text = str(st.session_state.get(AUDIT_SEED) or "").strip()
     try:
-        seed = int(seed_text) if seed_text else None
-        sample = draw_sample(state.store(), ds.uids, int(st.session_state[AUDIT_N]), who, seed)
-    except ValueError as exc:  # AuditSampleError, or a seed that is not a whole number
+        sample = design_form.draw_from_form(state.store(), ds, who, design_form.form_choice(st.session_state))
+    except ValueError as exc:  # a design, allocation or store error, or a seed that is not a whole number
         st.session_state[MESSAGE_KEY] = f"Not drawn: {exc}"
         return
     st.session_state[SAMPLE_KEY] = sample.id
     st.session_state.pop(AUDIT_PICK, None)
-    st.session_state[MESSAGE_KEY] = f"Drew sample {sample.id}: {sample.size:,} examples, seed {sample.seed}."
+    design = "" if sample.design == "uniform" else f"{sample.design} "
+    st.session_state[MESSAGE_KEY] = f"Drew {design}sample {sample.id}: {sample.size:,} examples, seed {sample.seed}."
 
 
-def _grow(ds: Dataset, sample_id: int, who: str, key: str) -> None:
+def _grow(ds: Dataset, sample: AuditSample, who: str, key: str) -> None:
     if _refused():
         return
     try:
-        sample = grow_sample(state.store(), sample_id, ds.uids, int(st.session_state[key]), who)
-    except AuditSampleError as exc:
+        grown = grow_design(state.store(), ds, sample, int(st.session_state[key]), who)
+    except ValueError as exc:  # AuditSampleError, DesignError
         st.session_state[MESSAGE_KEY] = f"Not grown: {exc}"
         return
-    st.session_state[MESSAGE_KEY] = f"Sample {sample.id} now has {sample.size:,} examples."
+    st.session_state[MESSAGE_KEY] = f"Sample {grown.id} now has {grown.size:,} examples."
+
+
+GROW_HELP = {
+    "uniform": "Adds the next examples of the same seeded random order: the grown sample is still uniformly random.",
+    "stratified": "Adds the next examples of each stratum's seeded order, allocated as the sample was: still a "
+    "stratified sample of the same design.",
+    "active": "Raises the budget with the same seed and confidence: every member stays, examples between the two "
+    "levels join (the size varies around the budget).",
+}
 
 
 def _choose(sample_id: int, who: str) -> None:
@@ -247,7 +253,8 @@ def audit_queue(ds: Dataset, store: LabelStore, who: str, present: bool) -> Audi
             [ALL_EXAMPLES, AUDIT],
             key=QUEUE_KEY,
             horizontal=True,
-            help="Audit sample: walk a uniformly random sample of the examples. Only people's labels on its "
+            help="Audit sample: walk a random sample of the examples (uniform, stratified or active). Only people's "
+            "labels on its "
             "members correct the judge's means (Dashboard, What people would say); examples reviewed "
             "because triage or a filter led there are not a random sample.",
         )
@@ -266,27 +273,24 @@ def audit_queue(ds: Dataset, store: LabelStore, who: str, present: bool) -> Audi
             st.caption(ONLY_ADMINS)  # md: ours
         elif not present:
             with st.expander("Draw a new sample", expanded=sample is None):
-                st.number_input(
-                    "Examples", min_value=1, max_value=max(1, len(ds)), value=min(100, len(ds)), key="audit.n"
-                )
-                st.text_input("Seed (empty: a random one, recorded)", key="audit.seed")
-                st.button("Draw sample", key="audit.draw", on_click=_draw, args=(ds, who))
+                ready = design_form.design_form(ds, samples)
+                st.button("Draw sample", key="audit.draw", on_click=_draw, args=(ds, who), disabled=not ready)
             if sample is not None:
                 grow_key = f"audit.grow_to.{sample.id}.{sample.size}"
+                now = max(sample.size, int(sample.params.get("budget", 0)))  # active: its budget
                 st.number_input(
-                    "Grow this sample to",
-                    min_value=sample.size,
-                    max_value=max(sample.size, len(ds)),
-                    value=min(len(ds), 2 * sample.size),
+                    "Grow this sample to" + (" (on average)" if sample.design == "active" else ""),
+                    min_value=now,
+                    max_value=max(now, len(ds)),
+                    value=min(len(ds), 2 * now),
                     key=grow_key,
                 )
                 st.button(
                     "Grow sample",
                     key="audit.grow",
                     on_click=_grow,
-                    args=(ds, sample.id, who, grow_key),
-                    help="Adds the next examples of the same seeded random order: the grown sample is still "
-                    "uniformly random.",
+                    args=(ds, sample, who, grow_key),
+                    help=GROW_HELP.get(sample.design, GROW_HELP["uniform"]),  # md: ours
                 )
                 choice = team_choice(store)
                 if choice is None or choice.sample_id != sample.id:
@@ -326,10 +330,16 @@ def follow_queue(
     return queue.rows, False
 
 
-def progress_line(queue: AuditQueue, on_go: Callable[[int | None], Any], traces: bool = True) -> None:
+def progress_line(
+    queue: AuditQueue,
+    on_go: Callable[[int | None], Any],
+    traces: bool = True,
+    target: Callable[[AuditSample], None] | None = None,
+) -> None:
     """The audit progress line above the example, with a button to the next member in draw order;
     without *traces* (presenting with corrections hidden) only the sample and its size: nothing says
-    which or how many members were reviewed."""
+    which or how many members were reviewed. Under it, the progress toward the planner's target with the
+    sample's design when *target* draws it (:func:`ragviz.ui.audit.estimates.target_line`)."""
     if not traces:
         st.caption(f"Audit sample {queue.sample.id}: {queue.sample.size:,} examples")  # md: ours
         return
@@ -347,3 +357,5 @@ def progress_line(queue: AuditQueue, on_go: Callable[[int | None], Any], traces:
             help="The first member nobody reviewed yet, in the sample's random order (review in this order, so "
             "the finished part stays a random sample).",
         )
+    if target is not None:
+        target(queue.sample)

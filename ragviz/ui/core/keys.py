@@ -25,9 +25,17 @@ __all__ = [
     "ANNOTATOR_INPUT",
     "ANNOTATOR_KEY",
     "API_KEY_KEY",
+    "AUDIT_ALLOCATION",
+    "AUDIT_BY",
+    "AUDIT_CONFIDENCE",
+    "AUDIT_DESIGN",
+    "AUDIT_FLOOR",
     "AUDIT_N",
     "AUDIT_PICK",
+    "AUDIT_PILOT",
+    "AUDIT_PILOT_METRIC",
     "AUDIT_SEED",
+    "AUDIT_TARGET",
     "BASE_URL_KEY",
     "BATCH_ESTIMATE",
     "BATCH_REPORT",
@@ -87,6 +95,14 @@ AUDIT_N = "audit.n"
 AUDIT_PICK = "audit.pick"
 SAMPLE_KEY = "audit.sample"  # the chosen sample id (Review and Dashboard share it)
 AUDIT_SEED = "audit.seed"
+AUDIT_DESIGN = "audit.design"  # the draw form's design: uniform, stratified or active
+AUDIT_BY = "audit.by"  # stratified: the column whose values are the strata
+AUDIT_ALLOCATION = "audit.allocation"  # stratified: proportional, Neyman from confidence or from a pilot
+AUDIT_CONFIDENCE = "audit.confidence"  # the column holding the judge's confidence (active, Neyman)
+AUDIT_FLOOR = "audit.floor"  # active: the share of the draw spread evenly over all examples
+AUDIT_PILOT = "audit.pilot"  # Neyman from a pilot: the sample whose reviewed members set the spreads
+AUDIT_PILOT_METRIC = "audit.pilot_metric"  # ... and the metric whose judge error sets them
+AUDIT_TARGET = "audit.target"  # (metric, ± half-width): the planner's target the Review queue counts toward
 CLAIMS_AUDIT_ERROR = "claims.audit.error"  # why the last draw of a claims audit sample failed, shown once
 CLAIMS_CURRENT_CACHE = "claims.current_cache"
 CLAIMS_INDEX = "claims.index"

@@ -11,8 +11,9 @@ from ragviz.data.dataset import Dataset
 from ragviz.store.label_store import LabelStore
 from ragviz.store.team.assignments import assigned, assignment_version
 from ragviz.store.team.guidelines import Guidelines, current_guidelines
-from ragviz.ui.core import render
+from ragviz.ui.core import render, state
 from ragviz.ui.core.keys import TEAM_GUIDE_OPEN, TEAM_MINE
+from ragviz.ui.core.present import hide_review_editing
 
 __all__ = [
     "accept_within",
@@ -32,12 +33,14 @@ def _my_rows(paths: tuple[str, ...], who: str, version: int, _ds: Dataset, _stor
 
 
 def my_assignments(
-    ds: Dataset, store: LabelStore, who: str, paths: tuple[str, ...], allowed: list[int] | None, reviewed: set[str]
+    ds: Dataset, store: LabelStore, who: str, allowed: list[int] | None, reviewed: set[str]
 ) -> list[int] | None:
     """The sidebar's "My assignments" toggle (on by default for someone with assignments among the loaded
     examples): the rows the person walks become their assigned examples (within the filters), the open
     ones counted. *allowed*: the filters' rows (``None``: no filter). Returns the rows to walk."""
-    rows = _my_rows(paths, who, assignment_version(store), ds, store)
+    if hide_review_editing():  # presentation mode: no one's queue
+        return allowed
+    rows = _my_rows(state.current_paths(), who, assignment_version(store), ds, store)
     if not rows:
         return allowed
     n_open = sum(1 for i in rows if ds.uids[i] not in reviewed)

@@ -1,0 +1,210 @@
+"""The Review page's "Draw a new sample" form: the sampling design (uniform, stratified or active), its column,
+allocation, confidence column, floor or pilot, the budget and the seed.
+
+Nothing here draws: :func:`draw_from_form` hands the choice to
+:func:`ragviz.analysis.audits.samples.draw_design`, the function ``ragviz audit draw`` calls, so the same choice
+and seed give the same members on the page and in the CLI. Column names come from the data and are escaped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import streamlit as st
+
+from ragviz.analysis.audits.designs import ACTIVE, DEFAULT_FLOOR, DESIGNS, STRATIFIED, UNIFORM
+from ragviz.analysis.audits.samples import (
+    CONFIDENCE_COLUMN,
+    confidence_columns,
+    draw_design,
+    strata_columns,
+)
+from ragviz.data.dataset import Dataset
+from ragviz.store.audit_samples import AuditSample, get_sample
+from ragviz.store.label_store import LabelStore
+from ragviz.ui.core.keys import (
+    AUDIT_ALLOCATION,
+    AUDIT_BY,
+    AUDIT_CONFIDENCE,
+    AUDIT_DESIGN,
+    AUDIT_FLOOR,
+    AUDIT_N,
+    AUDIT_PILOT,
+    AUDIT_PILOT_METRIC,
+    AUDIT_SEED,
+)
+
+__all__ = ["ALLOCATION_CHOICES", "DesignChoice", "design_form", "draw_from_form", "form_choice"]
+
+
+PROPORTIONAL, FROM_CONFIDENCE, FROM_PILOT = "proportional", "neyman", "pilot"
+ALLOCATION_CHOICES = {
+    PROPORTIONAL: "Proportional to size",
+    FROM_CONFIDENCE: "Neyman: judge's confidence",
+    FROM_PILOT: "Neyman: pilot sample",
+}
+DESIGN_HELP = (
+    "Uniform: every example alike. Stratified: each value of a column (the subset, the model…) gets its share "
+    "of the audit, proportional to its size or (Neyman) larger where the judge errs more. Active: examples the "
+    "judge is unsure of are drawn more often, each weighted by its chance of being drawn, with a floor so every "
+    "example can be drawn. The corrected estimates use the estimator that matches the design."
+)
+PILOT_METRICS = ("adherence", "relevance", "utilization", "completeness")
+NO_CONFIDENCE = (
+    f"No judge confidence column (e.g. `{CONFIDENCE_COLUMN}`, 0–1 per row) in the loaded data: draw a uniform or "
+    "a proportional stratified sample, or allocate from a pilot."
+)
+
+
+@dataclass(frozen=True)
+class DesignChoice:
+    """What the form asks :func:`ragviz.analysis.audits.samples.draw_design` for."""
+
+    design: str = UNIFORM
+    size: int = 100
+    seed: int | None = None
+    by: str | None = None
+    allocation: str = PROPORTIONAL
+    confidence: str = CONFIDENCE_COLUMN
+    floor: float = DEFAULT_FLOOR
+    pilot: int | None = None
+    pilot_metric: str = "adherence"
+
+
+def form_choice(values: Any) -> DesignChoice:
+    """The :class:`DesignChoice` in the session's form values (*values*: ``st.session_state``); ``ValueError``
+    for a seed that is not a whole number."""
+    seed_text = str(values.get(AUDIT_SEED) or "").strip()
+    design = values.get(AUDIT_DESIGN) or UNIFORM
+    allocation = values.get(AUDIT_ALLOCATION) or PROPORTIONAL
+    try:
+        seed = int(seed_text) if seed_text else None
+    except ValueError:
+        raise ValueError(f"the seed must be a whole number, got {seed_text!r}") from None
+    return DesignChoice(
+        design=design,
+        size=int(values.get(AUDIT_N) or 1),
+        seed=seed,
+        by=values.get(AUDIT_BY) if design == STRATIFIED else None,
+        allocation=allocation if design == STRATIFIED else PROPORTIONAL,
+        confidence=values.get(AUDIT_CONFIDENCE) or CONFIDENCE_COLUMN,
+        floor=float(values.get(AUDIT_FLOOR) or DEFAULT_FLOOR),
+        pilot=values.get(AUDIT_PILOT) if design == STRATIFIED and allocation == FROM_PILOT else None,
+        pilot_metric=values.get(AUDIT_PILOT_METRIC) or "adherence",
+    )
+
+
+def draw_from_form(store: LabelStore, ds: Dataset, who: str, choice: DesignChoice) -> AuditSample:
+    """Draw *choice* with :func:`ragviz.analysis.audits.samples.draw_design` (``ragviz audit draw``'s call);
+    :class:`ValueError` (a design, allocation or store error) with the reason in one line."""
+    pilot = None
+    if choice.allocation == FROM_PILOT:
+        if choice.pilot is None:
+            raise ValueError("Neyman from a pilot needs a pilot sample: draw and review one first")
+        pilot = get_sample(store, int(choice.pilot))
+        if pilot is None:
+            raise ValueError(f"no audit sample {choice.pilot} to take the pilot from")
+    allocation = "neyman" if choice.allocation in (FROM_CONFIDENCE, FROM_PILOT) else PROPORTIONAL
+    return draw_design(
+        store,
+        ds,
+        choice.design,
+        choice.size,
+        who,
+        choice.seed,
+        choice.by,
+        allocation,
+        choice.confidence,
+        choice.floor,
+        pilot,
+        choice.pilot_metric,
+    )
+
+
+def _confidence_input(ds: Dataset) -> bool:
+    """The confidence column picker; ``False`` (and why) when the data has no column that could be one."""
+    columns = confidence_columns(ds)
+    if not columns:
+        st.warning(NO_CONFIDENCE)  # md: ours
+        return False
+    st.selectbox(
+        "Judge confidence column",
+        columns,
+        key=AUDIT_CONFIDENCE,
+        help="A number 0–1 per row: the chance the judge is right on that example. Rows without a value are "
+        "named when you draw.",
+    )
+    return True
+
+
+def design_form(ds: Dataset, samples: list[AuditSample]) -> bool:
+    """The form's widgets (inside the "Draw a new sample" expander); ``False`` when the choice cannot be drawn
+    from this data (the reason is shown), so the caller disables Draw."""
+    design = st.radio(
+        "Design",
+        DESIGNS,
+        key=AUDIT_DESIGN,
+        horizontal=True,
+        format_func=str.capitalize,  # md: ours
+        help=DESIGN_HELP,
+    )
+    ok = True
+    if design == STRATIFIED:
+        st.selectbox(
+            "Stratify by",
+            strata_columns(ds),
+            key=AUDIT_BY,
+            format_func=lambda c: "subset (dataset_name)" if c == "dataset_name" else str(c),  # options: plain text
+            help="Each value of this column is a stratum with its own share of the audit and its own correction.",
+        )
+        allocation = st.radio(
+            "Allocation",
+            list(ALLOCATION_CHOICES),
+            key=AUDIT_ALLOCATION,
+            format_func=ALLOCATION_CHOICES.__getitem__,  # md: ours
+            help="Neyman gives a stratum more of the audit where the judge's error spreads more: estimated from the "
+            "judge's confidence, or from the reviewed members of an earlier (pilot) sample.",
+        )
+        if allocation == FROM_CONFIDENCE:
+            ok = _confidence_input(ds)
+        elif allocation == FROM_PILOT:
+            ok = _pilot_inputs(samples)
+    elif design == ACTIVE:
+        ok = _confidence_input(ds)
+        st.slider(
+            "Floor",
+            min_value=0.05,
+            max_value=1.0,
+            value=DEFAULT_FLOOR,
+            step=0.05,
+            key=AUDIT_FLOOR,
+            help="The share of the draw spread evenly over all examples, so every example can be drawn (1 = uniform).",
+        )
+    st.number_input(
+        "Examples (on average)" if design == ACTIVE else "Examples",
+        min_value=1,
+        max_value=max(1, len(ds)),
+        value=min(100, len(ds)),
+        key=AUDIT_N,
+        help="The budget: how many examples people will review"
+        + (" (an active sample's size varies around it)." if design == ACTIVE else "."),
+    )
+    st.text_input("Seed (empty: a random one, recorded)", key=AUDIT_SEED)
+    return ok
+
+
+def _pilot_inputs(samples: list[AuditSample]) -> bool:
+    if not samples:
+        st.warning("No sample to take a pilot from yet: draw a small uniform sample and review it first.")  # md: ours
+        return False
+    by_id = {s.id: s for s in samples}
+    st.selectbox(
+        "Pilot sample",
+        list(by_id),
+        key=AUDIT_PILOT,
+        format_func=lambda i: by_id[i].label(with_who=False),
+        help="Its reviewed members give each stratum's spread of the judge's error (two per stratum at least).",
+    )
+    st.selectbox("Pilot metric", PILOT_METRICS, key=AUDIT_PILOT_METRIC)
+    return True
