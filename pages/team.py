@@ -35,7 +35,7 @@ data = team.ready_data(progress)  # None on a large round until a tab that needs
 summary = st.container()
 tabs = ["Progress", "Adjudication", "Annotators", "Guidelines"] if granted.can_see_others else ["Adjudication"]
 # keyed and lazy: only the open tab runs, and a message drawn above the tabs keeps the open one open
-shown = dict(zip(tabs, st.tabs(tabs, key="team.tab", on_change="rerun")))
+shown = dict(zip(tabs, st.tabs(tabs, key="team.tab", on_change="rerun")))  # md: ours
 if "Progress" in shown and shown["Progress"].open:
     with shown["Progress"]:
         team.progress_tables(progress, data, page.dataset)

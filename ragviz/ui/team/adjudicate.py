@@ -211,7 +211,9 @@ def adjudication_view(ds: Dataset, queue: list[str], who: str) -> None:
         for unit in r.differences:
             kind, key = unit
             shown = [label for label, _ in _options(r, unit)]
-            st.radio(f"{kind} · sentence {key}", shown, index=None, key=_widget(uid, unit), horizontal=True)
+            st.radio(
+                render.md_escape(f"{kind} · sentence {key}"), shown, index=None, key=_widget(uid, unit), horizontal=True
+            )
             if kind == "supporting":
                 st.multiselect("New supporting sentences", context, key=_widget(uid, unit) + ".new")
         st.form_submit_button("Settle", type="primary", on_click=_settle, args=(example, who))

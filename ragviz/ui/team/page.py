@@ -127,7 +127,7 @@ def summary(progress: Progress, data: TeamData | None) -> None:
         st.metric("Ready (everyone decided)", f"{ready:,}")
         if data is None:
             for label in ("Gold: agreed", "Gold: adjudicated", "Waiting for an adjudicator"):
-                st.metric(label, "—", help=later)
+                st.metric(label, "—", help=later)  # md: ours
             return
         f = data.figures
         st.metric("Gold: agreed", f"{f.n_agreed:,}")
@@ -299,7 +299,7 @@ def annotator_dashboard(data: TeamData, raters: Any) -> None:
         "Nominal α per label kind over the examples two or more annotators decided; 95% interval from 1,000 "
         "bootstrap resamples of examples (seed 0)."
     )
-    three = {c: st.column_config.NumberColumn(c, format="%.3f") for c in ("α", "95% low", "95% high")}
+    three = {c: st.column_config.NumberColumn(c, format="%.3f") for c in ("α", "95% low", "95% high")}  # md: ours
     st.dataframe(pd.DataFrame(_alpha_rows(f.alpha)), hide_index=True, width="stretch", column_config=three)
     if len(f.alpha_by_version) > 1 or any(v is not None for v in f.alpha_by_version):
         st.caption("Per guideline version (examples all of whose annotators decided under the same version):")
@@ -342,10 +342,10 @@ def guidelines_editor(who: str, can_edit: bool) -> None:
         st.caption("No guidelines written yet.")
         return
     st.caption(
-        f"In force: version {now.version} by {render.md_escape(now.author)}, {now.ts[:16].replace('T', ' ')} UTC"
+        render.md_escape(f"In force: version {now.version} by {now.author}, {now.ts[:16].replace('T', ' ')} UTC")
     )
     with st.container(border=True, key="team-guidelines-preview"):
-        st.markdown(guidelines_markdown(now.text))
+        st.markdown(guidelines_markdown(now.text))  # md: ours — the guidelines are Markdown by design (no HTML)
     history = guideline_history(store)
     if len(history) > 1:
         st.dataframe(

@@ -11,8 +11,9 @@ from ragviz.data.dataset import Dataset
 from ragviz.store.label_store import LabelStore
 from ragviz.store.team.assignments import assigned, assignment_version
 from ragviz.store.team.guidelines import Guidelines, current_guidelines
-from ragviz.ui.core import render
+from ragviz.ui.core import render, state
 from ragviz.ui.core.keys import TEAM_GUIDE_OPEN, TEAM_MINE
+from ragviz.ui.core.present import hide_review_editing
 
 __all__ = [
     "accept_within",
@@ -32,12 +33,14 @@ def _my_rows(paths: tuple[str, ...], who: str, version: int, _ds: Dataset, _stor
 
 
 def my_assignments(
-    ds: Dataset, store: LabelStore, who: str, paths: tuple[str, ...], allowed: list[int] | None, reviewed: set[str]
+    ds: Dataset, store: LabelStore, who: str, allowed: list[int] | None, reviewed: set[str]
 ) -> list[int] | None:
     """The sidebar's "My assignments" toggle (on by default for someone with assignments among the loaded
     examples): the rows the person walks become their assigned examples (within the filters), the open
     ones counted. *allowed*: the filters' rows (``None``: no filter). Returns the rows to walk."""
-    rows = _my_rows(paths, who, assignment_version(store), ds, store)
+    if hide_review_editing():  # presentation mode: no one's queue
+        return allowed
+    rows = _my_rows(state.current_paths(), who, assignment_version(store), ds, store)
     if not rows:
         return allowed
     n_open = sum(1 for i in rows if ds.uids[i] not in reviewed)
@@ -105,7 +108,7 @@ def guidelines_panel(store: LabelStore) -> Guidelines | None:
         return None
     opened = st.session_state.get(TEAM_GUIDE_OPEN, False)
     st.button(
-        ("Hide guidelines" if opened else "Guidelines") + f" (v{now.version})",
+        ("Hide guidelines" if opened else "Guidelines") + f" (v{now.version:d})",
         key="team.guidelines_button",
         shortcut="G",
         on_click=_toggle,
@@ -114,7 +117,9 @@ def guidelines_panel(store: LabelStore) -> Guidelines | None:
     if opened:
         with st.container(border=True, key="team-guidelines"):
             st.caption(
-                f"Guidelines version {now.version}, by {render.md_escape(now.author)}, {now.ts[:16].replace('T', ' ')} UTC"
+                render.md_escape(
+                    f"Guidelines version {now.version}, by {now.author}, {now.ts[:16].replace('T', ' ')} UTC"
+                )
             )
-            st.markdown(guidelines_markdown(now.text))
+            st.markdown(guidelines_markdown(now.text))  # md: ours — the guidelines are Markdown by design (no HTML)
     return now
