@@ -230,5 +230,7 @@ def test_cli_agreement_annotators_prints_the_same_figures(sample, tmp_path):
         "cohen_kappa": pytest.approx(2 / 3),
     }
     assert next(m for m in figures["overall"] if m["label"] == "relevant")["fleiss_kappa"] == pytest.approx(46 / 70)
+    alpha = figures.pop("krippendorff_alpha")  # the team's figure (issue 26) beside the Dashboard's
+    assert alpha["relevant"]["n_examples"] == 1
     with LabelStore(db) as store:
         assert figures == annotator_agreement(ds, examples, store).as_dict()
