@@ -13,7 +13,7 @@ from ragviz.store.team.assignments import assigned, assignment_version
 from ragviz.store.team.guidelines import Guidelines, current_guidelines
 from ragviz.ui.core import render, state
 from ragviz.ui.core.keys import TEAM_GUIDE_OPEN, TEAM_MINE
-from ragviz.ui.core.present import hide_review_editing
+from ragviz.ui.core.present import is_present
 
 __all__ = [
     "accept_within",
@@ -38,7 +38,7 @@ def my_assignments(
     """The sidebar's "My assignments" toggle (on by default for someone with assignments among the loaded
     examples): the rows the person walks become their assigned examples (within the filters), the open
     ones counted. *allowed*: the filters' rows (``None``: no filter). Returns the rows to walk."""
-    if hide_review_editing():  # presentation mode: no one's queue
+    if is_present():  # presentation mode: no one's queue
         return allowed
     rows = _my_rows(state.current_paths(), who, assignment_version(store), ds, store)
     if not rows:
