@@ -8,14 +8,21 @@ confidence for a row, a column the file brought keeps its value (a file judged e
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import pyarrow as pa
 
 from ragviz.data.dataset import Dataset
 from ragviz.metrics.trace import TRACE_METRICS
-from ragviz.store.judge_confidence import confidence_columns_of_metrics, confidence_row, example_confidences
+from ragviz.store.judge_confidence import (
+    ExampleConfidence,
+    confidence_columns_of_metrics,
+    confidence_row,
+    example_confidences,
+)
 from ragviz.store.label_store import LabelStore
 
-__all__ = ["UNSURE_BELOW", "unsure_uids", "with_judge_confidence"]
+__all__ = ["UNSURE_BELOW", "UnsureSentences", "unsure_sentences", "unsure_uids", "with_judge_confidence"]
 
 # A sentence label that fewer than this share of the samples agree with is "unsure" (the Review marker and filter);
 # an example is unsure when its least sure metric's confidence is below it.
@@ -47,3 +54,41 @@ def unsure_uids(store: LabelStore, below: float = UNSURE_BELOW) -> set[str]:
     return {
         uid for uid, item in example_confidences(store).items() if item.overall is not None and item.overall < below
     }
+
+
+@dataclass(frozen=True)
+class UnsureSentences:
+    """The judge's sentence labels that fewer than :data:`UNSURE_BELOW` of its samples agree with, key -> what the
+    samples said in words (the Review page's faint marker and its tooltip)."""
+
+    context: dict[str, str] = field(default_factory=dict)
+    response: dict[str, str] = field(default_factory=dict)
+
+
+def _agreeing(share: float, n: int) -> str:
+    return f"{round(share * n)} of {n} samples agree"
+
+
+def unsure_sentences(item: ExampleConfidence | None, below: float = UNSURE_BELOW) -> UnsureSentences:
+    """Which of the example's judge labels its samples disagreed on (nothing when it was never sampled).
+
+    >>> item = ExampleConfidence("u", 3, {}, {"relevant": {"0a": 2 / 3, "0b": 1.0}, "utilized": {"0a": 1.0},
+    ...                                       "supported": {"a": 1 / 3}})
+    >>> unsure_sentences(item)
+    UnsureSentences(context={'0a': 'judge unsure: relevant 2 of 3 samples agree'}, response={'a': 'judge unsure: supported 1 of 3 samples agree'})
+    """
+    if item is None:
+        return UnsureSentences()
+    n = item.n_samples
+    context: dict[str, str] = {}
+    for kind in ("relevant", "utilized"):
+        for key, share in item.sentences.get(kind, {}).items():
+            if share < below:
+                said = f"{kind} {_agreeing(share, n)}"
+                context[key] = f"{context[key]}; {said}" if key in context else f"judge unsure: {said}"
+    response = {
+        key: f"judge unsure: supported {_agreeing(share, n)}"
+        for key, share in item.sentences.get("supported", {}).items()
+        if share < below
+    }
+    return UnsureSentences(context, response)

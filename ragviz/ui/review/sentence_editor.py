@@ -20,7 +20,7 @@ AppTest queue events the same way (:func:`queue_event`'s data shape) — one pat
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -102,10 +102,12 @@ def context_data(
     kept: Iterable[str],
     editable: bool,
     selected: str | None = None,
+    unsure: Mapping[str, str] | None = None,
 ) -> dict:
     """What the context editor draws: per document its ``[key, text]`` sentences and the ranges shown
     folded (a sentence in *kept*, labelled, or supporting the *selected* response sentence, with
-    context); the labels, the support links, the colours and whether clicks edit."""
+    context); the labels, the support links, the colours, whether clicks edit and the judge labels its samples
+    disagreed on (*unsure*: key -> what they said, a faint marker)."""
     keep = set(kept)
     docs = []
     for d, whole in enumerate(documents):
@@ -128,13 +130,17 @@ def context_data(
         "linked": [s.key for spans in documents for s in spans if s.linked],
         "selected": selected,
         "style": _styles(render.CONTEXT_STYLE),
+        "unsure": dict(unsure or {}),
     }
 
 
-def response_data(uid: str, spans: Sequence[ResponseSpan], selected: str | None) -> dict:
-    """What the response editor draws: ``[key, text, support status]`` per sentence and the selected key
-    (*spans* already cut for display, :func:`ragviz.ui.core.render.within_budget`)."""
+def response_data(
+    uid: str, spans: Sequence[ResponseSpan], selected: str | None, unsure: Mapping[str, str] | None = None
+) -> dict:
+    """What the response editor draws: ``[key, text, support status]`` per sentence, the selected key
+    (*spans* already cut for display, :func:`ragviz.ui.core.render.within_budget`) and the judge's unsure labels."""
     return {
+        "unsure": dict(unsure or {}),
         "kind": "response",
         "uid": uid,
         "selected": selected,
@@ -151,11 +157,13 @@ def context_editor(
     kept: Iterable[str],
     editable: bool,
     selected: str | None = None,
+    unsure: Mapping[str, str] | None = None,
 ) -> None:
     """The context documents (drawn from *labels*) as the editor (see the module docstring);
-    *kept* sentences stay unfolded; Shift+click links a sentence to the *selected* response sentence."""
+    *kept* sentences stay unfolded; Shift+click links a sentence to the *selected* response sentence; a faint
+    marker beside the judge labels its samples disagreed on (*unsure*)."""
     st.session_state[DRAWN] = (uid, labels)
-    data = context_data(uid, documents, kept, editable, selected)
+    data = context_data(uid, documents, kept, editable, selected, unsure)
     _component(key=CONTEXT_KEY, data=data, on_edit_change=partial(queue_event, CONTEXT_KEY))
     for doc in data["docs"]:
         if doc["cut"]:
@@ -167,7 +175,9 @@ def context_editor(
         )
 
 
-def response_editor(uid: str, spans: Sequence[ResponseSpan], selected: str | None) -> None:
+def response_editor(
+    uid: str, spans: Sequence[ResponseSpan], selected: str | None, unsure: Mapping[str, str] | None = None
+) -> None:
     """The colour legend, the "Response" heading and the response as clickable sentences (see the
     module docstring)."""
     st.html(render.legend_html())
@@ -175,7 +185,7 @@ def response_editor(uid: str, spans: Sequence[ResponseSpan], selected: str | Non
     shown, left_out = render.within_budget(spans)  # a response over 1 MB is cut for display, never sent whole
     _component(
         key=RESPONSE_KEY,
-        data=response_data(uid, shown, selected),
+        data=response_data(uid, shown, selected, unsure),
         on_edit_change=partial(queue_event, RESPONSE_KEY),
     )
     if left_out:
