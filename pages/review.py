@@ -11,7 +11,6 @@ from functools import partial
 
 import streamlit as st
 
-from ragviz.analysis.audits.judge_confidence import unsure_sentences
 from ragviz.analysis.quality.issues import label_issues, normalize
 from ragviz.analysis.review.edits import (
     accept_changes,
@@ -36,7 +35,6 @@ from ragviz.analysis.review.queue import (
 )
 from ragviz.data.labels import RESET_FIELD, Change, diff_labels
 from ragviz.data.model import Example, Labels
-from ragviz.store.judge_confidence import example_confidence
 from ragviz.ui.audit import estimates as audit_estimates
 from ragviz.ui.audit import sample as audit_ui
 from ragviz.ui.core import state
@@ -144,10 +142,7 @@ with st.container():  # holds its place when empty: the text below keeps its ide
         review.override_effects_table(override_effects(ex, shown.base, shown.changes))
 
 selected = sentence_editor.selected_key(uid, ex.response_keys(), default_response_key(response_spans(ex, current)))
-unsure = unsure_sentences(example_confidence(store, uid))  # the judge's samples disagreed on these labels
-sentence_editor.response_editor(
-    uid, spans := response_spans(ex, current, selected, shown.base), selected, unsure.response
-)
+sentence_editor.response_editor(uid, spans := response_spans(ex, current, selected, shown.base), selected)
 said, change = st.columns([0.55, 0.45], gap="medium")  # right under the response: the selected sentence
 with said:
     chosen = review.explanation(spans, selected)
@@ -180,7 +175,6 @@ with left:
         judged | sentence_editor.touched(uid),
         editable,
         selected,
-        unsure.context,
     )
 record = partial(state.record_decision, uid)
 review.families_expander(ex, judge, current, record, version=state.label_version(), editable=editable, traces=traces)

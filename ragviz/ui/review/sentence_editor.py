@@ -27,10 +27,12 @@ from typing import Any
 
 import streamlit as st
 
+from ragviz.analysis.audits.judge_confidence import UnsureSentences, unsure_sentences
 from ragviz.analysis.review.edits import NEITHER, ContextSpan, ResponseSpan, context_state
 from ragviz.analysis.review.text import click_changes, fold_ranges, next_state, support_link_change
 from ragviz.data.dataset import Dataset
 from ragviz.data.model import Labels
+from ragviz.store.judge_confidence import example_confidence
 from ragviz.ui.core import render, state
 from ragviz.ui.core.keys import TEXT_CONTEXT_KEY as CONTEXT_KEY
 from ragviz.ui.core.keys import TEXT_DRAWN as DRAWN
@@ -48,6 +50,7 @@ __all__ = [
     "apply_events",
     "context_data",
     "context_editor",
+    "judge_unsure",
     "queue_event",
     "response_data",
     "response_editor",
@@ -157,13 +160,12 @@ def context_editor(
     kept: Iterable[str],
     editable: bool,
     selected: str | None = None,
-    unsure: Mapping[str, str] | None = None,
 ) -> None:
     """The context documents (drawn from *labels*) as the editor (see the module docstring);
     *kept* sentences stay unfolded; Shift+click links a sentence to the *selected* response sentence; a faint
-    marker beside the judge labels its samples disagreed on (*unsure*)."""
+    marker beside the judge labels its samples disagreed on (:func:`judge_unsure`)."""
     st.session_state[DRAWN] = (uid, labels)
-    data = context_data(uid, documents, kept, editable, selected, unsure)
+    data = context_data(uid, documents, kept, editable, selected, judge_unsure(uid).context)
     _component(key=CONTEXT_KEY, data=data, on_edit_change=partial(queue_event, CONTEXT_KEY))
     for doc in data["docs"]:
         if doc["cut"]:
@@ -175,9 +177,12 @@ def context_editor(
         )
 
 
-def response_editor(
-    uid: str, spans: Sequence[ResponseSpan], selected: str | None, unsure: Mapping[str, str] | None = None
-) -> None:
+def judge_unsure(uid: str) -> UnsureSentences:
+    """The example's judge labels that the judge's own samples disagreed on (``ragviz label --samples``)."""
+    return unsure_sentences(example_confidence(state.store(), uid))
+
+
+def response_editor(uid: str, spans: Sequence[ResponseSpan], selected: str | None) -> None:
     """The colour legend, the "Response" heading and the response as clickable sentences (see the
     module docstring)."""
     st.html(render.legend_html())
@@ -185,7 +190,7 @@ def response_editor(
     shown, left_out = render.within_budget(spans)  # a response over 1 MB is cut for display, never sent whole
     _component(
         key=RESPONSE_KEY,
-        data=response_data(uid, shown, selected, unsure),
+        data=response_data(uid, shown, selected, judge_unsure(uid).response),
         on_edit_change=partial(queue_event, RESPONSE_KEY),
     )
     if left_out:
