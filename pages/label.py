@@ -50,6 +50,8 @@ if how == "Batch":  # the Batch API: half the price, within 24 h, resumable from
         state.bump_label_version()
 else:
     ui.estimate_summary(ui.run_estimate(indices, settings, cache, store))
+    if note := judge_options.samples_note(judge_options.samples_from_state()):
+        st.caption(note)  # md: ours
     ui.cancelled_notice()
 
 if how != "Batch" and ui.run_button(len(indices)):

@@ -85,3 +85,31 @@ def test_the_draw_form_offers_the_judges_confidence_and_draws_an_active_sample_f
     probs = dict(zip(sample.members, (m.inclusion_probability for m in sample.member_details())))
     by_conf = sorted(probs, key=lambda u: confidence[u])
     assert [probs[u] for u in by_conf] == sorted(probs.values(), reverse=True)
+
+
+def test_the_label_pages_samples_store_the_confidence_and_temperature_zero_is_one_message(app_env, monkeypatch):
+    from ragviz.judge.settings import API_KEY_ENV
+
+    monkeypatch.delenv(API_KEY_ENV, raising=False)
+    with StubServer(vary=True) as stub:
+        at = open_page("pages/label.py")
+        at.text_input(key="label.model").set_value("gpt-4o-mini")
+        at.text_input(key="label.base_url").set_value(stub.base_url)
+        at.text_input(key="label.api_key").set_value("sk-test-label-samples")
+        at.segmented_control(key="label.selection").set_value("first_k").run()
+        at.number_input(key="label.k").set_value(3).run()
+        at.number_input(key="label.samples").set_value(3).run()
+        assert any("about 3 times its calls" in c.value for c in at.caption)
+        at.number_input(key="label.temperature").set_value(0.0).run()
+        at.button(key="label.run").click().run(timeout=60)
+        assert any("temperature 0 would all be the same answer" in e.value for e in at.error)
+        assert stub.calls == [] and not at.exception
+
+        at.number_input(key="label.temperature").set_value(0.7).run()  # samples at 0.7
+        at.button(key="label.run").click().run(timeout=60)
+        assert not at.exception, [e.value for e in at.exception]
+        assert len(stub.calls) == 9 and {c.body["temperature"] for c in stub.calls} == {0.7}
+    assert any("confidence from its samples is stored for 3 examples" in c.value for c in at.caption)
+    with LabelStore(app_env["db"]) as store:
+        stored = example_confidences(store)
+    assert len(stored) == 3 and all(c.n_samples == 3 for c in stored.values())

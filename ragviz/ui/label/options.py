@@ -44,6 +44,7 @@ __all__ = [
     "rejudge_help",
     "request_options",
     "samples_from_state",
+    "samples_note",
 ]
 
 
@@ -73,6 +74,16 @@ def init_state() -> None:
     st.session_state.setdefault(REASONING_KEY, NOT_SENT)
     st.session_state.setdefault(FORMAT_KEY, RESPONSE_FORMATS[0])
     st.session_state.setdefault(SAMPLES_KEY, 1)
+
+
+def samples_note(samples: int) -> str | None:
+    """What asking *samples* answers per example adds to the estimate above (``None`` for one)."""
+    if samples <= 1:
+        return None
+    return (
+        f"Samples per example: {samples}. The estimate above is the kept answers; {samples - 1} more per example "
+        f"follow at a temperature above 0 (each cached): about {samples} times its calls, tokens and cost."
+    )
 
 
 def samples_from_state() -> int:
