@@ -19,6 +19,7 @@ pages = [
     st.Page("pages/explainer.py", title="Explainer", icon=":material/school:"),
     st.Page("pages/compare.py", title="Compare", icon=":material/difference:"),
     st.Page("pages/claims.py", title="Claims", icon=":material/checklist:"),
+    st.Page("pages/team.py", title="Team", icon=":material/groups:"),
 ]
 page = st.navigation(pages)
 st.html(theme_css())  # the app's few colour rules (a style-only block takes no space)

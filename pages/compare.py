@@ -12,6 +12,7 @@ from ragviz.analysis.labelsets.named import HUMAN, JUDGE, label_set_names
 from ragviz.ui import compare as ui
 from ragviz.ui.core import access, results, state
 from ragviz.ui.core.present import show_corrections
+from ragviz.ui.team import queue as team_queue
 
 state.require_app_shell()
 
@@ -25,6 +26,13 @@ if not show_corrections(page.present):
     )
     st.stop()
 names = label_set_names(page.store) if granted.can_review and not page.present else [JUDGE, HUMAN]
+offered = team_queue.blind_label_sets(names, page.store, page.annotator)
+if offered != names:  # a blind round: no one else's labels until their examples are adjudicated
+    st.caption(
+        "A blind labelling round is on: you compare the judge's labels, the gold labels and your own; other "
+        "annotators' labels are for admins until their examples are adjudicated."
+    )
+    names = offered
 a, b = ui.label_set_pickers(names)
 if a == b:
     st.info("Choose two different label sets.")

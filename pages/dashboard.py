@@ -1,5 +1,5 @@
 """Dashboard: a person sees how the metrics are distributed under the current labels, how far the judge
-can be trusted, whether the annotators agree, how the RAGBench baseline judges fare, and what to review
+can be trusted, where the annotators' agreement is (Team page), how the RAGBench baseline judges fare, and what to review
 next."""
 
 import streamlit as st
@@ -10,6 +10,7 @@ from ragviz.metrics.retrieval import DEFAULT_KS
 from ragviz.ui.audit import estimates as audit_estimates
 from ragviz.ui.core import access, report, results, state
 from ragviz.ui.dashboard import page as ui
+from ragviz.ui.team import queue as team_queue
 
 state.require_app_shell()
 
@@ -18,7 +19,8 @@ store, present = page.store, page.present
 
 st.title("Dashboard")
 names = access.names_shown()  # viewers and presenters: the latest human labels, no one's name
-against = ui.against_picker([n for n in label_set_names(store) if n != JUDGE] if names else [HUMAN], present)
+offered = [n for n in label_set_names(store) if n != JUDGE] if names else [HUMAN]
+against = ui.against_picker(team_queue.blind_label_sets(offered, store, page.annotator), present)
 data = results.dashboard_data(against)
 report.download_report_button(against, key="dashboard.report", present=present)
 
@@ -35,7 +37,11 @@ st.header("How much can we trust the judge?")
 ui.judge_agreement(data.judge_agreement, data.scatter, against, downloads=not present)
 
 st.header("Do the annotators agree?")
-ui.annotator_agreement(results.annotator_agreement(), downloads=not present, names=names)
+st.caption(
+    "Annotator agreement (Cohen's κ per pair, Fleiss' κ, Krippendorff's α per label kind) is on the Team page, "
+    "with progress, adjudication and the annotator dashboard."
+)
+st.page_link("pages/team.py", label="Open the Team page", icon=":material/groups:")
 
 st.header("RAGBench baseline judges against the current labels")
 ui.baselines(data.baselines)

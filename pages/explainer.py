@@ -11,6 +11,7 @@ from ragviz.analysis.review.edits import document_spans, response_spans
 from ragviz.ui.audit import estimates as audit_estimates
 from ragviz.ui.core import access, report, results, state
 from ragviz.ui.explainer import page as ui
+from ragviz.ui.team import queue as team_queue
 
 state.require_app_shell()
 
@@ -22,9 +23,8 @@ st.title("What the numbers mean")
 report.download_report_button(HUMAN, key="explainer.report", present=present)
 audit_estimates.plain_words_section(store)
 names = access.names_shown()  # viewers and presenters: the latest human labels, no one's name
-index, other = ui.example_picker(
-    ds, [n for n in label_set_names(store) if n != JUDGE] if names else [HUMAN], results.uid_matches
-)
+offered = [n for n in label_set_names(store) if n != JUDGE] if names else [HUMAN]
+index, other = ui.example_picker(ds, team_queue.blind_label_sets(offered, store, page.annotator), results.uid_matches)
 ex = ds.example(index)
 ui.link_to(ex.uid)
 

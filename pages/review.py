@@ -43,6 +43,7 @@ from ragviz.ui.core.present import hide_review_editing, show_corrections
 from ragviz.ui.review import page as review
 from ragviz.ui.review import sentence_editor
 from ragviz.ui.review.actions import follow_link, link_followed, undo_last, undo_target
+from ragviz.ui.team import queue as team_queue
 
 INDEX = "review.index"  # the row on screen
 
@@ -59,12 +60,12 @@ def go(row: int | None, message: str = "") -> None:
     state.save_position(state.dataset().uids[row])
 
 
-def accept(uid: str, advance: bool) -> None:
+def accept(uid: str, advance: bool, within: list[int] | None = None) -> None:  # within: "My assignments"
     if not state.record_decision(uid, accept_changes(), "accept"):
         return
     if advance:
-        reviewed = state.store().reviewed_uids(state.annotator())
-        go(next_unreviewed(state.dataset().uids, reviewed, st.session_state[INDEX]), "Every example is reviewed.")
+        reviewed, index = state.store().reviewed_uids(state.annotator()), st.session_state[INDEX]
+        go(next_unreviewed(state.dataset().uids, reviewed, index, within), team_queue.all_reviewed(within))
 
 
 def go_next_unreviewed(reviewed: set[str], index: int, allowed: list[int] | None) -> None:
@@ -99,12 +100,13 @@ reviewed, corrected = store.reviewed_uids(who), store.corrected_uids(who)
 prog, audit_on = progress(state.uid_set(), reviewed, corrected), audit_ui.restore_queue()  # Queue: session, else URL
 flt, advance = review.filter_sidebar(prog, ds.subset_names, editable, traces, audit=audit_on)
 allowed = state.review_filter_rows(ds, flt, who, reviewed, corrected)
+allowed = team_queue.my_assignments(ds, store, who, allowed, reviewed)  # "My assignments" first (a team's round)
 audit = audit_ui.audit_queue(ds, store, who, page.present)  # Queue: Audit sample (None when off)
 allowed, advance = audit_ui.follow_queue(audit, allowed, advance, go, st.session_state.get(INDEX, 0))
 
 # -- which example: a changed filter's nearest match, a new deep link's row, else where the annotator was
-if st.session_state.get(LAST_FILTER) != flt:
-    st.session_state[LAST_FILTER] = flt
+if st.session_state.get(LAST_FILTER) != (walk := team_queue.walk_key(flt)):  # a filter or "My assignments"
+    st.session_state[LAST_FILTER] = walk
     go(nearest_match(allowed, st.session_state.get(INDEX, 0)))
 follow_link(ds, go)  # a new deep link: its example, or the matches to choose from
 if INDEX not in st.session_state or not 0 <= st.session_state[INDEX] < len(ds):
@@ -124,7 +126,7 @@ review.navigation_bar(
     on_next_unreviewed=partial(go, audit.next_row, "Every member of the sample is reviewed.")
     if audit is not None
     else partial(go_next_unreviewed, reviewed, index, allowed),
-    on_accept=partial(accept, uid, advance),
+    on_accept=partial(accept, uid, advance, team_queue.accept_within(allowed)),
     on_undo=partial(undo_last, target, go, index),
     on_reset=partial(state.record_decision, uid, [Change(RESET_FIELD, None, None)], "reset"),
     undo_hint=target.hint if target else None,
@@ -132,6 +134,7 @@ review.navigation_bar(
 )
 if audit is not None:
     audit_ui.progress_line(audit, on_go=go, traces=traces, target=audit_estimates.target_line)
+team_queue.guidelines_panel(store)
 status = review_status(uid, reviewed, corrected) if traces else ""
 where = audit.where(index) if audit is not None else position_text(index, len(ds), allowed)
 st.set_page_config(page_title=f"{where} · Review · ragviz")  # the browser tab says where the person is

@@ -24,8 +24,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = ("home", "data", "review", "export", "label", "judge", "dashboard", "explainer", "compare", "claims")
+PAGES = ("home", "data", "review", "export", "label", "judge", "dashboard", "explainer", "compare", "claims", "team")
 SIZES = ((1280, 800), (1920, 1080))
+TABS = {"team": ("Adjudication", "Annotators", "Guidelines")}  # pages whose other tabs get a picture each
 THEMES = ("light", "dark")
 
 
@@ -111,6 +112,14 @@ def walk(url: str, theme: str, pages: tuple[str, ...], out: Path, query: str = "
                 path = out / f"{theme}-{width}x{height}-{name}.png"
                 page.screenshot(path=str(path))
                 shots.append(path)
+                for tab in TABS.get(name, ()):
+                    page.get_by_role("tab", name=tab).click()
+                    wait_until_drawn(page)
+                    full = page.evaluate("document.querySelector('[data-testid=stMain]').scrollHeight")
+                    page.set_viewport_size({"width": width, "height": min(max(height, int(full)), MAX_HEIGHT)})
+                    path = out / f"{theme}-{width}x{height}-{name}-{tab.lower()}.png"
+                    page.screenshot(path=str(path))
+                    shots.append(path)
             page.close()
         browser.close()
     return shots

@@ -20,9 +20,9 @@ def add_agreement_arguments(parser: Any) -> None:
     parser.add_argument(
         "--against",
         default="human",
-        metavar="llm|human|ANNOTATOR",
+        metavar="llm|human|gold|ANNOTATOR",
         help="the label set taken as the truth: llm (the judge), human (every annotator's latest decision, the "
-        "default) or one annotator's name; examples nobody decided on keep the judge's labels",
+        "default), gold (the team's agreed or adjudicated labels) or one annotator's name; examples nobody decided on keep the judge's labels",
     )
     parser.add_argument(
         "--db",
@@ -34,7 +34,8 @@ def add_agreement_arguments(parser: Any) -> None:
         action="store_true",
         help="instead: agreement between the annotators in the label store, as one JSON object (Cohen's kappa per "
         "pair and Fleiss' kappa overall for the relevant / utilized / supported sentence labels, with the number of "
-        "shared examples behind each figure)",
+        "shared examples behind each figure, and krippendorff_alpha per label kind with its bootstrap 95%% interval "
+        "over the examples two or more annotators decided)",
     )
 
 
@@ -44,7 +45,7 @@ def run_agreement_command(args: Any) -> int:
     import sys
     from pathlib import Path
 
-    from ragviz.analysis.labelsets.named import HUMAN, JUDGE
+    from ragviz.analysis.labelsets.named import GOLD, HUMAN, JUDGE
     from ragviz.data.load import load
 
     result = load(args.paths)
@@ -68,7 +69,7 @@ def run_agreement_command(args: Any) -> int:
             raise BadInput("no label store at this path", path=f"{COMMAND}: {db}")
         if (
             not getattr(args, "annotators", False)
-            and args.against != HUMAN
+            and args.against not in (HUMAN, GOLD)
             and (store is None or args.against not in store.annotators())
         ):
             known = ", ".join(store.annotators()) if store is not None else "none"
@@ -98,13 +99,16 @@ def _print_annotator_agreement(dataset: Dataset, store: Any) -> int:
     import sys
 
     from ragviz.analysis.agreement import annotator_agreement
+    from ragviz.analysis.team.alpha import team_alpha
+    from ragviz.analysis.team.gold import team_round
 
     try:
         figures = annotator_agreement(dataset, None, store)  # builds only the examples people decided on
+        alpha = team_alpha(team_round(dataset, store).values()) if store is not None else {}
     finally:
         if store is not None:
             store.close()
-    print(json.dumps(figures.as_dict()))
+    print(json.dumps({**figures.as_dict(), "krippendorff_alpha": {k: a.as_dict() for k, a in alpha.items()}}))
     if len(figures.annotators) < 2:
         print(
             f"note: {len(figures.annotators)} annotator(s) with decisions on the loaded examples: "

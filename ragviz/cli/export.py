@@ -9,6 +9,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from ragviz.analysis.labelsets.named import GOLD
 from ragviz.cli.common import EXIT_OK
 from ragviz.data.errors import BadInput
 from ragviz.data.formats.ragchecker import RagCheckerFormatError, is_ragchecker_file
@@ -63,7 +64,9 @@ def export_command(
     db = mask_url(db) if is_url(db) else db  # messages below name the URL without its password
     with store:
         names = store.annotators()
-        if annotator is None:
+        if annotator == GOLD:
+            pass  # the team's gold labels (examples without any keep the judge's)
+        elif annotator is None:
             # several people: the team's export (every annotator's latest decision, a reviewer per row)
             annotator = EVERYONE if len(names) > 1 else names[0] if names else None
         elif annotator == EVERYONE:
@@ -107,7 +110,7 @@ def _export_data(
             file=sys.stderr,
         )
         return EXIT_OK
-    if target.to == "ragbench" and target.out != "-":
+    if target.to == "ragbench" and target.out != "-" and annotator != GOLD:  # gold: over the whole data at once
         streamed = write_target_streamed(store, annotator, sources, target, what)
         if streamed is not None:
             done, written = streamed
@@ -123,6 +126,13 @@ def _export_data(
 
 
 def _summary(written: str, target: Target, annotator: str | None, n_rows: int, n_human: int, n_corrected: int) -> None:
+    if annotator == GOLD:
+        print(
+            f"exported {n_rows} examples to {written} ({target.describe()}); gold labels: {n_human} agreed or"
+            f" adjudicated, {n_rows - n_human} judge labels as they were (label_source llm)",
+            file=sys.stderr,
+        )
+        return
     who = "every annotator (the team's export, a reviewer per row)" if annotator == EVERYONE else annotator
     who = who or "(no annotator)"
     print(
@@ -170,6 +180,15 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
         "the team's export, every annotator's latest decision per example with a reviewer per row and "
         "field_reviewers where several people decided)",
     )
+    parser.add_argument(
+        "--labels",
+        metavar="gold|latest|ANNOTATOR",
+        default=None,
+        help="which label set to export: gold (per example the labels its annotators all agreed on, label_source "
+        "'agreed', or an adjudicator settled, 'adjudicated', with reviewer = who settled it; the rest keep the "
+        "judge's labels, label_source 'llm'), latest (every annotator's latest decision, as --annotator "
+        f"'{EVERYONE}') or one annotator's name (as --annotator NAME)",
+    )
 
 
 def add_target_arguments(parser: argparse.ArgumentParser) -> None:
@@ -197,4 +216,11 @@ def run_export_command(args: argparse.Namespace) -> int:
     db: str | None = str(args.db or default_db())
     if args.data and args.db is None and not is_url(str(db)) and not Path(str(db)).expanduser().is_file():
         db = None  # data named and no store yet: the rows' own labels
-    return export_command(db, args.output, args.format, args.annotator, args.data, args.to, args.card)
+    annotator = args.annotator
+    if args.labels is not None:
+        if annotator is not None:
+            raise BadInput("give --labels or --annotator, not both", path=COMMAND)
+        annotator = {"gold": GOLD, "latest": EVERYONE}.get(args.labels.strip(), args.labels.strip())
+        if annotator == GOLD and db is None:
+            raise BadInput("gold labels live in a label store: give --db DB", path=COMMAND, field="--labels gold")
+    return export_command(db, args.output, args.format, annotator, args.data, args.to, args.card)

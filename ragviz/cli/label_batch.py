@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from ragviz.judge.batch.submit import BatchPlan
     from ragviz.judge.cache import JudgeCache
     from ragviz.judge.client import JudgeSettings
+    from ragviz.judge.prompt import JudgePrompt
     from ragviz.store.label_store import LabelStore
 
 __all__ = [
@@ -128,18 +129,26 @@ def _recorded_model(cache: JudgeCache) -> str | None:
     return recorded[-1].model if recorded else None
 
 
-def _refuse_other_judge(store: LabelStore, args: argparse.Namespace) -> None:
-    """Batch requests carry the shipped prompt (v1) only: refuse new ones while another version is the team's
-    judge (collecting, retrying and cancelling the batches sent before stay allowed: they are v1's)."""
-    from ragviz.judge.versions.registry import current_version
+def _team_prompt(store: LabelStore, err: TextIO) -> JudgePrompt:
+    """The team's judge version's prompt, which new batch requests carry (said on *err*)."""
+    from ragviz.judge.versions.registry import team_judge
 
-    version, _ = current_version(store)
-    if not version.is_shipped:
-        raise BadInput(
-            f"the team's judge is {version.name}, and batch requests carry only the shipped prompt (v1) so far: "
-            "run it live (`ragviz label` without --batch) or promote v1 (`ragviz judge promote v1`)",
-            path=COMMAND,
-        )
+    version, prompt, _ = team_judge(store)
+    print(f"batch requests carry the team's judge, version {version.name}", file=err)
+    return prompt
+
+
+def _prompt_of(store: LabelStore, prompt_version: str) -> JudgePrompt:
+    """The prompt a recorded request was built with (a retry sends the same judge version again)."""
+    from ragviz.judge.prompt import SHIPPED_PROMPT
+    from ragviz.judge.versions.registry import get_version, judge_prompt, version_names_by_prompt
+
+    name = version_names_by_prompt(store).get(prompt_version)
+    if name is None:
+        if prompt_version == SHIPPED_PROMPT.version:
+            return SHIPPED_PROMPT
+        raise BadInput(f"no judge version in the store made prompt version {prompt_version!r}", path=COMMAND)
+    return judge_prompt(get_version(store, name), ())
 
 
 def run_batch_command(
@@ -158,8 +167,6 @@ def run_batch_command(
     except (StoreError, ValueError) as exc:
         raise BadInput(str(exc), path=COMMAND) from None
     try:
-        if mode in ("batch", "batch_file"):
-            _refuse_other_judge(store, args)
         if not args.model:
             args.model = _recorded_model(cache) or ""
         settings = settings_from_args(args)
@@ -224,7 +231,8 @@ def _run_step(
 
     if mode in ("batch", "batch_file"):
         plan = BatchPlan()
-        todo = iter_todo(_load_examples(args), settings, cache, plan, force=args.force)
+        prompt = _team_prompt(store, err)
+        todo = iter_todo(_load_examples(args), settings, cache, plan, force=args.force, prompt=prompt)
         if args.dry_run:
             print(describe_estimate(batch_estimate(todo, settings)), file=err)
             print(f"{_plan_line(plan)} (dry run: nothing written, nothing sent)", file=err)
@@ -235,7 +243,15 @@ def _run_step(
         folder = target.parent if offline else target
         stem = target.name.removesuffix(".jsonl") if offline else None
         written = write_batch(
-            todo, settings, cache, folder, format_mode=fmt, sources=_sources(args), offline=offline, stem=stem
+            todo,
+            settings,
+            cache,
+            folder,
+            format_mode=fmt,
+            sources=_sources(args),
+            offline=offline,
+            stem=stem,
+            prompt=prompt,
         )
         print(_plan_line(plan), file=err)
         for uid in plan.duplicates:
@@ -259,7 +275,7 @@ def _run_step(
             return EXIT_OK
         files = {f.id: f for f in ledger.files(cache)}
         lookup = collecting.SourceExamples()
-        by_sources: dict[tuple[str, ...], list[Example]] = {}
+        by_sources: dict[tuple[tuple[str, ...], str], list[Example]] = {}  # (sources, prompt version) -> examples
         keys: list[str] = []
         found: dict[int, Mapping[str, Example]] = {}
         for file_id in {r.file_id for r in failed}:
@@ -270,13 +286,18 @@ def _run_step(
             if example is None:
                 print(f"{request.example_uid}: no longer in {', '.join(file.sources)}; not sent again", file=err)
                 continue
-            by_sources.setdefault(file.sources, []).append(example)
+            by_sources.setdefault((file.sources, file.prompt_version), []).append(example)
             keys.append(request.cache_key)
         if args.retry_failed == "live":
             from ragviz.judge.run import judge_examples
 
-            again = [e for group in by_sources.values() for e in group]
-            summary = judge_examples(again, settings, cache, store)
+            by_version: dict[str, list[Example]] = {}
+            for (_, version), group in by_sources.items():
+                by_version.setdefault(version, []).extend(group)
+            runs = [
+                judge_examples(group, settings, cache, store, prompt=_prompt_of(store, version))
+                for version, group in by_version.items()
+            ]
             ledger.write(
                 cache,
                 lambda db: db.executemany(
@@ -284,13 +305,25 @@ def _run_step(
                     [(ledger.RETRIED, k, ledger.FAILED) for k in keys],
                 ),
             )
-            for outcome in summary.failures:
+            for outcome in (o for run in runs for o in run.failures):
                 print(f"failed: {outcome.uid}: {outcome.error}", file=err)
-            print(f"{summary.n_judged} judged live, {summary.n_cached} cached, {summary.n_failed} failed", file=err)
-            return EXIT_SOME_FAILED if summary.n_failed else EXIT_OK
+            judged, cached, failed_n = (
+                sum(getattr(run, n) for run in runs) for n in ("n_judged", "n_cached", "n_failed")
+            )
+            print(f"{judged} judged live, {cached} cached, {failed_n} failed", file=err)
+            return EXIT_SOME_FAILED if failed_n else EXIT_OK
         fmt = batch_format(settings, cache)
-        for sources, group in by_sources.items():
-            write_batch(group, settings, cache, batch_dir, format_mode=fmt, sources=list(sources), retried_keys=keys)
+        for (sources, version), group in by_sources.items():
+            write_batch(
+                group,
+                settings,
+                cache,
+                batch_dir,
+                format_mode=fmt,
+                sources=list(sources),
+                retried_keys=keys,
+                prompt=_prompt_of(store, version),
+            )
             keys = []
         mode = "send"
     if mode == "send":

@@ -125,11 +125,32 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "export",
         "export the corrected label set (RAGBench rows or per-example metrics) from the label store",
         "Rebuild the examples from the data files registered in the label store and write one "
-        "annotator's current labels: RAGBench-schema rows with recomputed TRACe scores, llm_-prefixed judge labels "
-        "and provenance (jsonl/parquet), or per-example metrics (csv). Exit 2 on bad input.",
+        "annotator's current labels (or the team's latest or gold labels: --labels): RAGBench-schema rows with "
+        "recomputed TRACe scores, llm_-prefixed judge labels and provenance (jsonl/parquet), or per-example metrics (csv). Exit 2 on bad input.",
         "ragviz.cli.export",
         "add_export_arguments",
         "run_export_command",
+    ),
+    CommandSpec(
+        "team",
+        "a labelling team's round: assign examples with overlap, hand out a leaver's, show progress",
+        "Assign every example to K annotators of a pool (balanced queues), re-assign a leaver's open examples in one "
+        "action, and show progress per annotator and example. The Team page shows the same and adjudicates. "
+        "Exit 2 on bad input, with nothing stored.",
+        "ragviz.cli.team",
+        "add_team_arguments",
+        "run_team_command",
+    ),
+    CommandSpec(
+        "import-labels",
+        "people's labels made elsewhere become one annotator's decisions in the label store",
+        "Record the labels of every row of FILE (a labelled RAGBench-shaped file, another ragviz's export, Label "
+        "Studio's export converted to rows) as NAME's decisions, with the file named as their source. Each row is "
+        "checked against the loaded example with its id: a row whose sentences differ, that matches nothing loaded "
+        "or carries no labels is refused by file and row, and then nothing is imported (exit 2).",
+        "ragviz.cli.import_labels",
+        "add_import_arguments",
+        "run_import_command",
     ),
     CommandSpec(
         "convert",

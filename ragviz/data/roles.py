@@ -7,6 +7,9 @@ Three roles, each one more than the next:
   store is;
 - **annotator** reviews: records, undoes and resets label decisions under their own name (claims
   too), and downloads the corrected labels (the Export page, the Claims page's corrected file);
+- **adjudicator** (``RAGVIZ_ADJUDICATORS``, a verified identity; admins are adjudicators too) is an annotator
+  who also settles the examples a team's annotators disagree on (:mod:`ragviz.analysis.team.gold`) and sees
+  everyone's labels on them;
 - **viewer** looks: every page in presentation mode (no editing control), nothing recorded, nothing
   downloaded (a presentation shows the labels; taking them away is a reviewer's act); only when the app is not
   served may a viewer download the stakeholder report (:func:`can_download_report`).
@@ -44,6 +47,7 @@ __all__ = [
     "ADMINS_ENV",
     "ANNOTATOR",
     "ANNOTATORS_ENV",
+    "ADJUDICATORS_ENV",
     "Access",
     "IDENTITY_CLAIMS",
     "IDENTITY_CLAIM_ENV",
@@ -61,6 +65,7 @@ __all__ = [
 
 ADMINS_ENV = "RAGVIZ_ADMINS"
 ANNOTATORS_ENV = "RAGVIZ_ANNOTATORS"
+ADJUDICATORS_ENV = "RAGVIZ_ADJUDICATORS"
 IDENTITY_CLAIM_ENV = "RAGVIZ_IDENTITY_CLAIM"  # "email" (the default: the verified e-mail) or "sub"
 IDENTITY_CLAIMS = ("email", "sub")
 
@@ -169,6 +174,7 @@ class Access:
 
     role: str
     why: str = ""
+    adjudicator: bool = False  # named in RAGVIZ_ADJUDICATORS (admins adjudicate anyway)
 
     @property
     def can_load(self) -> bool:
@@ -187,6 +193,16 @@ class Access:
     @property
     def can_see_store(self) -> bool:
         """See where the label store is (a path or a masked URL)."""
+        return self.role == ADMIN
+
+    @property
+    def can_adjudicate(self) -> bool:
+        """Settle the examples a team's annotators disagree on, seeing everyone's labels on them."""
+        return self.role == ADMIN or (self.adjudicator and self.role == ANNOTATOR)
+
+    @property
+    def can_see_others(self) -> bool:
+        """See other annotators' labels while a round is blind (Compare page, annotator agreement, Team page)."""
         return self.role == ADMIN
 
     @property
@@ -231,10 +247,11 @@ def access_of(
         return Access(ADMIN)
     if sign_in and not who.verified:
         return Access(VIEWER, "Sign in to review; until then this app is shown in presentation mode.")
-    if not annotators or (trusted and who.matches(annotators)):
+    adjudicates = trusted and who.matches(name_list(env.get(ADJUDICATORS_ENV)))
+    if not annotators or (trusted and who.matches(annotators)) or adjudicates:
         if served and not who.verified and admins and who.matches(admins):
             return Access(ANNOTATOR, only_admins + " Names typed here are not verified: sign-in is needed for that.")
-        return Access(ANNOTATOR, only_admins)
+        return Access(ANNOTATOR, only_admins, adjudicator=adjudicates)
     return Access(
         VIEWER, "You are not among this app's annotators (RAGVIZ_ANNOTATORS): it is shown in presentation mode."
     )

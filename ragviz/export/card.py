@@ -79,7 +79,8 @@ COLUMN_DOCS: dict[str, str] = {
     "answer_similarity": "Tonic answer similarity, 0..5 (a person's value when set)",
     "chunk_relevant": "one flag per document: relevant (a person's value when set)",
     "chunk_utilized": "one flag per document: utilized (a person's value when set)",
-    "label_source": "who decided the current labels: `llm` (the judge's, unchanged) or `human`",
+    "label_source": "who decided the current labels: `llm` (the judge's, unchanged) or `human`; in a gold export"
+    " `agreed` (the annotators all agreed) or `adjudicated` (an adjudicator settled it)",
     "reviewer": "the annotator who reviewed the example (null when nobody did)",
     "reviewed_at": "when the annotator last reviewed it (ISO 8601)",
     "audit_sample": "true when the example was reviewed as a member of an audit sample (a random draw "

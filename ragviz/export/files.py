@@ -349,14 +349,18 @@ def write_export(
             table = with_hf_features(export_table(dataset, store, annotator, batch_size, progress))
             _write_parquet_row_groups(table, out, progress)
             sources = table.column("label_source").to_pylist() if "label_source" in table.column_names else []
-            n_human = sources.count("human")
+            n_human = sum(s in ("human", "agreed", "adjudicated") for s in sources)
             return table.num_rows, n_human
         n_rows = n_human = 0
         n_sentences = np.asarray(dataset.n_context_sentences, np.int64)
         for batch in export_batches(dataset, store, annotator, batch_size):
             _write_jsonl_batch(batch, n_sentences[n_rows : n_rows + batch.sliced.num_rows], out)
             n_rows += batch.sliced.num_rows
-            n_human += sum(1 for item in batch.items if item.current is not None and item.label_source == "human")
+            n_human += sum(
+                1
+                for item in batch.items
+                if item.current is not None and item.label_source in ("human", "agreed", "adjudicated")
+            )
             _ = progress and progress(EXPORTING, n_rows, len(dataset))
         return n_rows, n_human
 

@@ -6,7 +6,10 @@ changed nothing), the four TRACe scores recomputed from them, ``llm_``-prefixed 
 judge's labels and the provenance fields ``label_source`` / ``reviewer`` / ``reviewed_at`` /
 ``audit_sample`` (true when the row was reviewed as a member of an audit sample,
 :mod:`ragviz.store.audit_samples`: only those rows may correct the judge's means, ``ragviz estimate``).
-The team's export (annotator :data:`ragviz.store.label_store.EVERYONE`) holds every annotator's latest
+The gold export (annotator :data:`ragviz.analysis.labelsets.named.GOLD`) holds each example's gold labels
+(:mod:`ragviz.analysis.team.gold`) with ``label_source`` ``"agreed"`` (``reviewer``: the annotators who
+agreed) or ``"adjudicated"`` (``reviewer``: who settled it); the rest keep the judge's labels (``"llm"``).
+The team's latest export (annotator :data:`ragviz.store.label_store.EVERYONE`) holds every annotator's latest
 decision per field, ``reviewer`` / ``reviewed_at`` of the newest decision, and on rows a person decided
 ``field_reviewers``: JSON ``{field: annotator}`` where more than one person's decisions are in the row. A response
 sentence whose verdict the person flipped carries their note as its explanation, never the judge's
@@ -26,7 +29,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ragviz.analysis.labelsets.named import judge_labels_of
+from ragviz.analysis.labelsets.named import GOLD, judge_labels_of
+from ragviz.analysis.team.gold import team_round
 from ragviz.data.dataset import BOOKKEEPING, PATH_COL, ROW_COL, SUBSET_COL, Dataset
 from ragviz.data.model import Example, Labels, RowRef
 from ragviz.data.ragbench import (
@@ -159,7 +163,9 @@ def _batches(
     from ragviz.data.ragbench import has_dotted_response_key
     from ragviz.export.columnar import plain_batch, plain_table
 
-    statuses = store.statuses(annotator) if (store is not None and annotator) else {}
+    statuses: dict = store.statuses(annotator) if (store is not None and annotator and annotator != GOLD) else {}
+    if store is not None and annotator == GOLD:  # the team's gold labels: uid -> Gold, for the examples that have them
+        statuses = {uid: r.gold for uid, r in team_round(dataset, store).items() if r.gold is not None}
     judged = store.judged_uids() if store is not None else set()
     members = audit_members(store) if store is not None else set()
     n_sentences = dataset.n_context_sentences
@@ -227,7 +233,11 @@ def _exported(
     reviewer = reviewed_at = None
     field_reviewers: dict[str, str] | None = {} if annotator == EVERYONE else None
     base = base_labels(example, stored_judge)
-    if store is not None and annotator == EVERYONE and uid in statuses:
+    if store is not None and annotator == GOLD and uid in statuses:
+        gold = statuses[uid]
+        current = without_contradicting_explanations(gold.labels, base)
+        reviewer, reviewed_at = gold.by, gold.at
+    elif store is not None and annotator == EVERYONE and uid in statuses:
         team = store.team_labels(example)
         current = without_contradicting_explanations(team.labels, base) if team.reviewer else base
         reviewer, reviewed_at, field_reviewers = team.reviewer, team.reviewed_at, team.field_reviewers
@@ -245,6 +255,8 @@ def _exported(
         reviewer, reviewed_at = current.provenance.name or None, current.provenance.time
         label_source = "human"
         audit_sample = uid in members or _flag(full_row.get("audit_sample"))
+    elif annotator == GOLD and uid in statuses:
+        label_source = statuses[uid].source  # "agreed" or "adjudicated"
     else:
         label_source = "human" if reviewer is not None else "llm"
     scores = trace_scores(current, n_sentences)

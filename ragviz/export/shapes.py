@@ -236,7 +236,7 @@ def write_shape(
         for _, items in exported_batches(dataset, store, annotator, batch_size):
             for item in items:
                 row = export_row(item)
-                n_human += row.get("label_source") == "human"
+                n_human += row.get("label_source") in ("human", "agreed", "adjudicated")
                 yield to_record(row)
             done += len(items)
             if progress is not None:

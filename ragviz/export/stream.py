@@ -62,7 +62,11 @@ def write_export_stream(
                 text = metrics_records_csv(records)
                 out.write((text if header else text.split("\n", 1)[1]).encode("utf-8"))
                 header = False
-                count(part, len(records), sum(1 for r in records if r["label_source"] == "human"))
+                count(
+                    part,
+                    len(records),
+                    sum(1 for r in records if r["label_source"] in ("human", "agreed", "adjudicated")),
+                )
         elif fmt == "parquet":
             schemas = [export_table(part, store, annotator).schema for part in batches() if len(part)]
             if not schemas:
@@ -83,7 +87,7 @@ def write_export_stream(
                     ]
                     writer.write_table(pa.Table.from_arrays(arrays, schema=schema))
                     sources = table.column("label_source").to_pylist() if "label_source" in table.column_names else []
-                    count(part, table.num_rows, sources.count("human"))
+                    count(part, table.num_rows, sum(s in ("human", "agreed", "adjudicated") for s in sources))
         else:
             raise ValueError(f"unknown export format {fmt!r}")
     return done

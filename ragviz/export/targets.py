@@ -95,7 +95,11 @@ def write_target(
     if target.fmt == "csv":
         records = metrics_records(dataset, store, annotator)
         write_output(metrics_records_csv(records).encode("utf-8"), target.out)
-        return len(records), sum(1 for r in records if r["label_source"] == "human"), target.out
+        return (
+            len(records),
+            sum(1 for r in records if r["label_source"] in ("human", "agreed", "adjudicated")),
+            target.out,
+        )
     out, card = target_paths(target)
     n_rows, n_human = write_export(dataset, store, annotator, target.fmt, out)
     if card is not None:

@@ -264,7 +264,8 @@ class LabelStore(DataSources, JudgeLabelSets):
 
     def _new_action(self, example_uid: str, annotator: str, ts: str, kind: str) -> int:
         row = self._q(
-            "INSERT INTO label_actions (example_uid, annotator, ts, kind) VALUES (?, ?, ?, ?) RETURNING id",
+            "INSERT INTO label_actions (example_uid, annotator, ts, kind, guideline_version)"  # the version in force
+            " VALUES (?, ?, ?, ?, (SELECT MAX(id) FROM team_guidelines)) RETURNING id",
             (example_uid, annotator, ts, kind),
         ).fetchone()
         return int(row[0])

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragviz.store.events import Event, effective_events, status_of
+from ragviz.store.team.schema import TEAM_SCHEMA, m014_team, m015_decision_guidelines
 
 __all__ = [
     "Dialect",
@@ -333,6 +334,8 @@ MIGRATIONS: tuple[tuple[str, Callable[[RunSQL, Dialect], None]], ...] = (
     ("011_chosen_data", _m011_chosen_data),
     ("012_judge_batches", _m012_judge_batches),
     ("013_judge_versions", _m013_judge_versions),
+    ("014_team", m014_team),
+    ("015_decision_guidelines", m015_decision_guidelines),
     ("017_audit_designs", _m017_audit_designs),
     ("018_judge_confidence", _m018_judge_confidence),
 )
@@ -406,6 +409,7 @@ SCHEMA: dict[str, dict[str, tuple[str, ...]]] = {
         "judge_promotions": ("id", "version_name", "promoted_by", "ts"),
     },
 }
+SCHEMA.update(TEAM_SCHEMA)
 _AUDIT = SCHEMA["006_audit_samples"]
 SCHEMA["017_audit_designs"] = {
     "audit_samples": (*_AUDIT["audit_samples"], "design", "design_json"),

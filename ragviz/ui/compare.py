@@ -37,7 +37,8 @@ def label_set_pickers(names: list[str]) -> tuple[str, str]:
     """The label sets the person compares: A (before, the judge's by default) and B (after)."""
     col_a, col_b = st.columns(2)
     a = col_a.selectbox("Label set A (before)", names, index=names.index(JUDGE), key="compare.a")
-    b = col_b.selectbox("Label set B (after)", names, index=names.index(HUMAN), key="compare.b")
+    after = names.index(HUMAN) if HUMAN in names else len(names) - 1  # a blind round offers no "human"
+    b = col_b.selectbox("Label set B (after)", names, index=after, key="compare.b")
     st.caption(LABEL_SETS_HELP)
     return a or JUDGE, b or HUMAN
 

@@ -108,27 +108,9 @@ def test_a_correction_moves_the_family_means_and_the_cache_is_reused(app_env, mo
     assert all_mean(at, "retrieval_precision") == pytest.approx(before - 0.5 / n_labelled)
 
 
-def test_two_annotators_show_kappa_matrix_and_fleiss(app_env):
-    ds = load([SAMPLE]).dataset
-    ex = ds.example(ds.index_of(ML))
-    keys = list(ex.labels.relevant_keys)
-    at = open_dashboard()
-    assert any("Agreement needs two or more annotators" in c.value for c in at.caption)
-
-    with LabelStore(app_env["db"]) as store:
-        store.record(ML, "alice", [Change("review", None, "reviewed")])
-        store.record(ML, "bob", [Change("relevant_keys", keys, [k for k in keys if k != "1b"])])
+def test_annotator_agreement_moved_to_the_team_page(app_env):
+    # the kappa matrix and Fleiss' kappa are on the Team page now (tests/app/test_team.py checks them there)
     at = open_dashboard()
     assert "Do the annotators agree?" in [h.value for h in at.header]
-    fleiss = next(df.value for df in at.dataframe if "Fleiss' κ" in df.value.columns)
-    relevant = fleiss[fleiss["label"] == "relevant"].iloc[0]
-    assert relevant["Fleiss' κ"] == pytest.approx(46 / 70)
-    assert (relevant["annotators"], relevant["shared examples"], relevant["decisions"]) == (2, 1, 6)
-    pairs = next(
-        df.value for df in at.dataframe if "Cohen's κ" in df.value.columns and "annotator A" in df.value.columns
-    )
-    row = pairs[pairs["label"] == "relevant"].iloc[0]
-    assert (row["annotator A"], row["annotator B"], row["shared examples"]) == ("alice", "bob", 1)
-    assert row["Cohen's κ"] == pytest.approx(2 / 3)
-    specs = [c.proto.spec for c in at.get("vega_lite_chart")]
-    assert sum("kappa_text" in spec for spec in specs) == 1  # the kappa matrix is drawn
+    assert any("is on the Team page" in c.value for c in at.caption)
+    assert not any("kappa_text" in c.proto.spec for c in at.get("vega_lite_chart"))

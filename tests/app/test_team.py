@@ -1,135 +1,154 @@
-"""Issue 28.8, the team shares its data and its export.
-
-Served, data an admin opens is the team's data for every session (and replica: it is kept in the label
-store, with who opened it and when) until an admin changes it. One export holds every annotator's latest
-decision per example, a reviewer per row and, where two people decided different fields, who decided which
-(``field_reviewers``): ``ragviz export --db`` with several annotators and none named, and the Export page's
-"team" choice for admins."""
+"""The Team page, the Review page's assignment queue and guidelines panel, and the blind Compare page, under AppTest
+with a real store: what a lead and an annotator see and do."""
 
 from __future__ import annotations
 
-import json
+from pathlib import Path
 
-import pyarrow.parquet as pq
 import pytest
-from streamlit.testing.v1 import AppTest
 
-from ragviz.cli.export import export_command
-from ragviz.data.labels import Change, field_value, support_field
+from ragviz.analysis.team.gold import team_round
+from ragviz.data.labels import Change
 from ragviz.data.load import load
-from ragviz.store.label_store import EVERYONE, LabelStore
-from tests.apptest_helpers import open_page_as, shown
-from tests.conftest import SAMPLE_DATA
+from ragviz.store.label_store import LabelStore
+from ragviz.store.team.adjudications import settlements
+from ragviz.store.team.assignments import assign
+from ragviz.store.team.guidelines import save_guidelines
+from tests.apptest_helpers import open_page
 
-LEAD, ANA, BO, GUEST = "lead@example.org", "ana@example.org", "bo@example.org", "guest@example.org"
-ROLES = {"RAGVIZ_SERVED": "1", "RAGVIZ_ADMINS": LEAD, "RAGVIZ_ANNOTATORS": f"{ANA},{BO}"}
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "sample_data" / "ragviz_sample.jsonl"
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
 
 
-def _sidebar_html(at: AppTest) -> str:
-    return "\n".join(h.value for h in at.sidebar.get("html"))
+def _frame(at, column):
+    return next(df.value for df in at.dataframe if column in df.value.columns)
 
 
-def test_data_an_admin_opens_is_the_teams_for_every_session(app_env, monkeypatch):
-    for name, value in ROLES.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.delenv("RAGVIZ_DATA")  # no start-up data: only what an admin opens
-    ana = open_page_as("pages/review.py", ANA)
-    assert any("No data loaded yet" in i.value for i in ana.info)
+def _tab(at, name: str):
+    """Open a tab of the Team page (its tabs run lazily: only the open one draws)."""
+    at.session_state["team.tab"] = name
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
 
-    lead = open_page_as("pages/data.py", LEAD)
-    lead.button(key="data.load_sample").click().run()
-    assert not lead.exception, [e.value for e in lead.exception]
-    assert "Loaded: 22 examples" in "\n".join(c.value for c in lead.sidebar.caption)  # at once, after the click
 
-    for email in (ANA, BO):  # other sessions (a reload, a new tab, another replica: the same store)
-        at = open_page_as("pages/review.py", email, id="ml-vs-programming")
-        assert not any("No data loaded yet" in i.value for i in at.info)
-        assert "Loaded: 22 examples" in "\n".join(c.value for c in at.sidebar.caption)
-        assert "the team&#x27;s data, opened by lead@example.org" in _sidebar_html(at)
-    viewer = open_page_as("pages/review.py", GUEST, id="ml-vs-programming")
-    assert "Loaded: 22 examples" in "\n".join(c.value for c in viewer.sidebar.caption)
-    assert LEAD not in _sidebar_html(viewer)  # a viewer sees no one's identity
+def _round(db) -> tuple:
+    ds = load([SAMPLE]).dataset
+    ex = ds.example(ds.index_of(ML))
+    keys = list(ex.labels.relevant_keys)
+    with LabelStore(db) as store:
+        assign(store, [ds.uids[i] for i in range(4)], 2, ["alice", "bob"], "tester")
+        store.record(ML, "alice", [Change("review", None, "reviewed")])
+        store.record(ML, "bob", [Change("relevant_keys", keys, [k for k in keys if k != "1b"])])
+    return ds, ex
+
+
+def test_team_page_shows_progress_the_kappa_matrix_and_settles_a_difference(app_env):
+    at = open_page("pages/team.py")
+    assert any("No assignments among the loaded examples" in c.value for c in at.caption)
+    ds, ex = _round(app_env["db"])
+    at = open_page("pages/team.py")
+    people = _frame(at, "Assigned")
+    assert people.set_index("Annotator")[["Assigned", "Done", "Open"]].to_dict("index") == {
+        "alice": {"Assigned": 4, "Done": 1, "Open": 3},
+        "bob": {"Assigned": 4, "Done": 1, "Open": 3},
+    }
+    assert not any("Done by" in df.value.columns for df in at.dataframe)  # built only when asked
+    at.toggle(key="team.per_example").set_value(True).run()
+    per_example = _frame(at, "Done by")
+    assert per_example.set_index("Example").loc[ML, "Done"] == "2/2"
+    assert per_example.set_index("Example").loc[ML, "State"] == "to adjudicate"
+    # the kappa matrix and Fleiss' kappa moved here from the Dashboard
+    _tab(at, "Annotators")
+    fleiss = next(df.value for df in at.dataframe if "Fleiss' κ" in df.value.columns)
+    assert fleiss[fleiss["label"] == "relevant"].iloc[0]["Fleiss' κ"] == pytest.approx(46 / 70)
+    assert sum("kappa_text" in c.proto.spec for c in at.get("vega_lite_chart")) == 1
+    alpha = next(df.value for df in at.dataframe if "α" in df.value.columns)
+    assert set(alpha["Label"]) == {"relevant", "utilized", "supported"}
+    dashboard = _frame(at, "Median s / example")
+    assert dashboard.set_index("Annotator").loc["bob", "relevant = others"] == f"{5 / 6:.0%}"
+
+    # the adjudication view: the one difference, settled for bob's side
+    _tab(at, "Adjudication")
+    html = "".join(h.proto.body for h in at.get("html"))
+    assert 'data-differences="1"' in html and "rv-adj-diff" in html
+    radio = next(r for r in at.radio if r.label == "relevant · sentence 1b")
+    radio.set_value(next(o for o in radio.options if o.startswith("not relevant")))
+    next(b for b in at.button if b.label == "Settle").click().run()
+    assert not at.exception
     with LabelStore(app_env["db"]) as store:
-        choice = store.chosen_data("team")
-        assert choice is not None and choice.chosen_by == LEAD
-        assert choice.sources == (str(SAMPLE_DATA.resolve()),)
-    annotator_data = open_page_as("pages/data.py", ANA)
-    assert "data.load_sample" not in {b.key for b in annotator_data.button}  # only admins change it
+        (s,) = settlements(store).values()
+        assert s.adjudicator == "tester" and "1b" not in s.settled["relevant_keys"]
+        gold = team_round(ds, store)[ML].gold
+        assert gold is not None and gold.source == "adjudicated"
+    assert any("Nothing to adjudicate" in m.value for m in at.success)
+    at.button(key="team.adj_undo").click().run()  # undo works as elsewhere: the example is back in the queue
+    with LabelStore(app_env["db"]) as store:
+        assert settlements(store) == {}
+    assert 'data-differences="1"' in "".join(h.proto.body for h in at.get("html"))
 
 
-def _two_reviewers(where: str) -> list[str]:
-    """ana corrects the relevant keys of ML, then bo marks its response sentence c supported; ana alone
-    accepts med-001; returns the uids."""
-    ds = load([str(SAMPLE_DATA)]).dataset
-    ml = ds.example(ds.index_of(ML))
-    med = next(e for e in ds if e.id == "med-001")
-    with LabelStore(where) as store:
-        store.register_source(SAMPLE_DATA)
-        old = list(ml.labels.relevant_keys)
-        store.record(ML, ANA, [Change("relevant_keys", old, [*old, "0a"])], example=ml)
-        seen = field_value(store.current_labels(ml, BO), support_field("c"))
-        store.record(ML, BO, [Change(support_field("c"), seen, {**seen, "supported": True})], example=ml)
-        store.record(med.uid, ANA, [Change("review", None, "reviewed")], action="accept")
-    return [ML, med.uid]
+def test_a_stale_settlement_is_refused_with_a_message(app_env):
+    ds, ex = _round(app_env["db"])
+    at = _tab(open_page("pages/team.py"), "Adjudication")
+    keys = list(ex.labels.relevant_keys)
+    with LabelStore(app_env["db"]) as store:  # bob changes his mind after the page was drawn
+        store.record(
+            ML,
+            "bob",
+            [Change("relevant_keys", [k for k in keys if k != "1b"], [k for k in keys if k not in ("1b", "1a")])],
+        )
+    radio = next(r for r in at.radio if r.label == "relevant · sentence 1b")
+    radio.set_value(radio.options[0])
+    next(b for b in at.button if b.label == "Settle").click().run()
+    assert any("Not settled" in m.value and "changed since it was shown" in m.value for m in at.info)
+    with LabelStore(app_env["db"]) as store:
+        assert settlements(store) == {}
 
 
-@pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
-def test_the_team_export_holds_every_annotators_latest_decision_and_who_made_it(db_target, tmp_path, fmt, capsys):
-    ml, med = _two_reviewers(db_target)
-    out = tmp_path / f"team.{fmt}"
-    assert export_command(db_target, str(out), fmt) == 0  # several annotators, none named: the team's export
-    assert "every annotator" in capsys.readouterr().err
-    rows = (
-        [json.loads(line) for line in out.read_text().splitlines()]
-        if fmt == "jsonl"
-        else pq.read_table(out).to_pylist()
-    )
-    assert len(rows) == 22
-    by_uid = {f"{r['dataset_name']}/{r['id']}/{r['generation_model_name']}": r for r in rows}
-    both = by_uid[ml]
-    assert "0a" in both["all_relevant_sentence_keys"]  # ana's decision
-    support = {s["response_sentence_key"]: s for s in both["sentence_support_information"]}
-    assert support["c"]["fully_supported"] is True  # bo's decision
-    assert both["label_source"] == "human" and both["reviewer"] == BO  # bo decided last
-    assert json.loads(both["field_reviewers"]) == {"relevant_keys": ANA, "support:c": BO}
-    accepted = by_uid[med]
-    assert accepted["reviewer"] == ANA and accepted["label_source"] == "human"
-    assert accepted.get("field_reviewers") is None  # one person: the reviewer says it all
-    untouched = [r for u, r in by_uid.items() if u not in (ml, med)]
-    assert {r["label_source"] for r in untouched} <= {"llm", None} and {r["reviewer"] for r in untouched} == {None}
-
-    # one person's export is still there, by name, and holds only their decisions
-    own = tmp_path / f"ana.{fmt}"
-    assert export_command(db_target, str(own), fmt, annotator=ANA) == 0
-    rows = (
-        [json.loads(line) for line in own.read_text().splitlines()]
-        if fmt == "jsonl"
-        else pq.read_table(own).to_pylist()
-    )
-    mine = next(r for r in rows if r["id"] == "ml-vs-programming" and r["generation_model_name"] == "gpt-4o-mini")
-    assert mine["reviewer"] == ANA and "field_reviewers" not in mine
-    assert {s["response_sentence_key"]: s for s in mine["sentence_support_information"]}["c"][
-        "fully_supported"
-    ] is False
+def test_review_walks_my_assignments_and_shows_the_guidelines_safely(app_env):
+    ds = load([SAMPLE]).dataset
+    with LabelStore(app_env["db"]) as store:
+        assign(store, [ds.uids[5], ds.uids[9]], 1, ["tester"], "tester")
+        save_guidelines(
+            store, "# Relevance\nMark **relevant** sentences. Costs $5. <img src=x onerror=alert(1)>", "lead"
+        )
+    at = open_page("pages/review.py")
+    toggle = next(t for t in at.toggle if t.label.startswith("My assignments"))
+    assert toggle.label == "My assignments (2 open of 2)" and toggle.value
+    assert at.session_state["review.index"] == 5  # the first assigned example
+    next(b for b in at.button if b.label == "Accept as shown").click().run()
+    assert at.session_state["review.index"] == 9  # Accept moves to the next open assignment, not to row 6
+    assert next(t for t in at.toggle if t.label.startswith("My assignments")).label == "My assignments (1 open of 2)"
+    button = next(b for b in at.button if b.label.startswith("Guidelines"))
+    assert button.label == "Guidelines (v1)"
+    button.click().run()
+    shown = [m.value for m in at.markdown if "Relevance" in m.value]
+    assert shown and "\\$5" in shown[0]
 
 
-def test_nobody_records_under_the_team_name(tmp_path):
-    with LabelStore(tmp_path / "labels.db") as store, pytest.raises(ValueError, match="every annotator"):
-        store.record(ML, EVERYONE, [Change("review", None, "reviewed")])
+def test_compare_is_blind_for_an_annotator_during_a_round(app_env, monkeypatch):
+    _round(app_env["db"])
+    monkeypatch.setenv("RAGVIZ_ADMINS", "lead")  # tester is an annotator now
+    at = open_page("pages/compare.py")
+    assert any("A blind labelling round is on" in c.value for c in at.caption)
+    options = set(at.selectbox[0].options) | set(at.selectbox[1].options)
+    assert "alice" not in options and "bob" not in options and "human" not in options
+    dashboard = open_page("pages/dashboard.py")  # the Dashboard's "current labels" picker too
+    against = next(s for s in dashboard.selectbox if s.label.startswith("Current labels"))
+    assert set(against.options) == {"gold"}
 
 
-def test_an_admin_downloads_the_teams_labels_on_the_export_page(app_env, monkeypatch):
-    for name, value in ROLES.items():
-        monkeypatch.setenv(name, value)
-    _two_reviewers(str(app_env["db"]))
-    ana = open_page_as("pages/export.py", ANA)
-    assert not [r for r in ana.radio if r.key == "export.whose"]  # an annotator exports their own labels
+def test_a_large_round_waits_to_compare_and_adjudicates_from_the_changed_examples(app_env, monkeypatch):
+    from ragviz.ui.team import page as team_ui
 
-    lead = open_page_as("pages/export.py", LEAD)
-    whose = next(r for r in lead.radio if r.key == "export.whose")
-    whose.set_value(EVERYONE).run()
-    assert not lead.exception, [e.value for e in lead.exception]
-    assert [b.proto.label for b in lead.get("download_button")] == ["Download labels (JSONL)"]
-    assert any(shown(c.value).startswith("ragviz-labels-team.jsonl") for c in lead.caption)
-    assert "--annotator '*'" in "\n".join(c.value for c in lead.code)
+    monkeypatch.setattr(team_ui, "EAGER_EXAMPLES", 1)  # as at 100,000 examples: the first render compares nothing
+    _round(app_env["db"])
+    at = open_page("pages/team.py")
+    agreed = next(m for m in at.metric if m.label == "Gold: agreed")
+    assert agreed.value == "—"
+    at = _tab(at, "Adjudication")
+    html = "".join(h.proto.body for h in at.get("html"))
+    assert 'data-differences="1"' in html  # ML: the one example with a label change, checked and shown
+    assert any("1 of 1 in the queue" in m.value for m in at.markdown)

@@ -12,6 +12,8 @@ import pytest
 from ragviz.cli.main import main
 from ragviz.data.load import load
 from ragviz.judge.cache import JudgeCache
+from ragviz.judge.prompt import SHIPPED_PROMPT
+from ragviz.judge.versions.registry import get_version, judge_prompt
 from ragviz.store.audit_samples import draw_sample
 from ragviz.store.label_store import LabelStore
 from tests.judge.versions_setup import MARKER, review_truth, write_marker_data
@@ -113,10 +115,19 @@ def test_the_leads_walk_in_the_cli(lead, capsys, monkeypatch):
         )
         assert code == 0, err
         assert "judge version v2" in err
-        code, _, err = run(capsys, "label", data, "--batch", "--model", "m", "--base-url", stub.base_url, "--db", db)
-        assert code == 2 and "the team's judge is v2, and batch requests carry only the shipped prompt" in err
+        # a batch carries the team's judge too: every request line is v2's prompt, its custom_id names v2
+        requests = tmp / "requests.jsonl"
+        code, _, err = run(capsys, "label", data, "--batch-file", str(requests), "--force", "--model", "m", "--db", db)
+        assert code == 0 and "batch requests carry the team's judge, version v2" in err, err
+        lines = [json.loads(line) for line in requests.read_text().splitlines()]
+        assert lines
     with LabelStore(db) as store, JudgeCache(store.reopen_database()) as cache:
         v2_prompt = v2["prompt_version"]
+        system = judge_prompt(get_version(store, "v2"), ()).system
+        assert system != SHIPPED_PROMPT.system
+        for line in lines:
+            assert line["custom_id"].endswith("@" + v2_prompt)
+            assert line["body"]["messages"][0] == {"role": "system", "content": system}
         assert cache.runs()[0].prompt_version == v2_prompt
         labels = store.judge_labels(outside[0])
         assert labels is not None and labels.provenance.prompt_version == v2_prompt

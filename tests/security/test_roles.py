@@ -135,3 +135,17 @@ def test_others_only_view_and_record_nothing(app_env, monkeypatch, email):
     assert not [b for b in data.button if b.key == "data.load_sample"]
     if email is None:
         assert [b for b in data.sidebar.button if b.key == "ragviz.sign_in"]
+
+
+def test_adjudicators_are_named_verified_annotators_and_admins_adjudicate():
+    from ragviz.data.roles import Identity, access_of
+
+    env = {"RAGVIZ_ADMINS": "lead@x.org", "RAGVIZ_ANNOTATORS": "ana@x.org", "RAGVIZ_ADJUDICATORS": "dee@x.org"}
+    dee = access_of(Identity(("dee@x.org",), True), served=True, sign_in=True, environ=env)
+    assert dee.role == "annotator" and dee.can_adjudicate and not dee.can_see_others
+    ana = access_of(Identity(("ana@x.org",), True), served=True, sign_in=True, environ=env)
+    assert ana.can_review and not ana.can_adjudicate
+    lead = access_of(Identity(("lead@x.org",), True), served=True, sign_in=True, environ=env)
+    assert lead.can_adjudicate and lead.can_see_others
+    typed = access_of(Identity(("dee@x.org",), False), served=True, sign_in=False, environ=env)
+    assert not typed.can_adjudicate  # a typed name is not verified

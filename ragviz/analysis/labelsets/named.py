@@ -7,6 +7,8 @@ A *label set* is one set of labels per example, named:
   the ``llm_`` copy a reviewed export carries, else the labels of a judge-labelled row;
 * ``human`` — the human labels: per example, the current labels of the annotator who decided on it
   last (store), else the labels of a row whose ``label_source`` is ``human``;
+* ``gold`` — the team's gold labels (:mod:`ragviz.analysis.team.gold`): per example, the labels its
+  annotators all agreed on, or an adjudicator settled;
 * any other name — that annotator's current labels in the store.
 
 With ``scope="reviewed"`` a human set holds only the examples a person decided on (what an
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
     from ragviz.store.label_store import LabelStore
 
 __all__ = [
+    "GOLD",
     "HUMAN",
     "JUDGE",
     "LabelSet",
@@ -47,13 +50,18 @@ __all__ = [
 
 JUDGE = "llm"
 HUMAN = "human"
+GOLD = "gold"
 Scope = Literal["reviewed", "all"]
 
 
 def label_set_names(store: LabelStore | None) -> list[str]:
-    """``llm``, ``human`` and every annotator with a decision in *store*."""
+    """``llm``, ``human``, ``gold`` (when a team round was assigned) and every annotator with a decision in *store*."""
     names = [JUDGE, HUMAN]
     if store is not None:
+        from ragviz.store.team.assignments import assignment_version
+
+        if assignment_version(store):
+            names.append(GOLD)
         names += [a for a in store.annotators() if a not in names]
     return names
 
@@ -166,7 +174,15 @@ def resolve_label_set(
     if name == HUMAN:
         source[human_own] = ROW
     decided: dict[int, Labels] = {}
-    if name != JUDGE and store is not None:
+    if name == GOLD and store is not None:
+        from ragviz.analysis.team.gold import team_round
+
+        for uid, r in team_round(dataset, store, examples).items():
+            row = dataset.index_of(uid)
+            if r.gold is not None and row is not None:
+                decided[row] = r.gold.labels
+                source[row] = DECIDED
+    elif name != JUDGE and store is not None:
         deciders = (
             _latest_annotator(store)
             if name == HUMAN

@@ -21,7 +21,14 @@ from pathlib import Path
 from ragviz.data.model import Example
 from ragviz.judge.cache import cache_key
 from ragviz.judge.client import JudgeSettings, format_kwargs, request_body
-from ragviz.judge.prompt import PROMPT_VERSION, build_messages, content_hash, render_user_prompt
+from ragviz.judge.prompt import (
+    PROMPT_VERSION,
+    SHIPPED_PROMPT,
+    JudgePrompt,
+    build_messages,
+    content_hash,
+    render_user_prompt,
+)
 
 __all__ = [
     "BatchRequest",
@@ -82,11 +89,13 @@ _PLACEHOLDER = "\x00ragviz-user-prompt\x00"
 
 
 @lru_cache(maxsize=16)
-def _body_around_user_prompt(settings: JudgeSettings, format_mode: str) -> tuple[bytes, bytes]:
+def _body_around_user_prompt(settings: JudgeSettings, format_mode: str, prompt: JudgePrompt) -> tuple[bytes, bytes]:
     """The request body before and after the JSON string of the user prompt. A JSON string encodes the
     same wherever it stands, so prefix + json(prompt) + suffix is exactly :func:`request_body`'s bytes."""
     sent = dataclasses.replace(settings, model=settings.deployment) if settings.azure_endpoint else settings
-    messages = [m if m["role"] == "system" else {**m, "content": _PLACEHOLDER} for m in build_messages(_EMPTY)]
+    messages = [
+        m if m["role"] == "system" else {**m, "content": _PLACEHOLDER} for m in build_messages(_EMPTY, prompt=prompt)
+    ]
     body = request_body(sent, messages, format_kwargs(format_mode))
     before, after = body.split(json.dumps(_PLACEHOLDER).encode("utf-8"))
     return before, after
@@ -97,17 +106,20 @@ _EMPTY = Example(
 )
 
 
-def build_request(example: Example, settings: JudgeSettings, format_mode: str) -> BatchRequest:
-    """The live call for *example* as one batch line, with the live run's cache key.
+def build_request(
+    example: Example, settings: JudgeSettings, format_mode: str, prompt: JudgePrompt = SHIPPED_PROMPT
+) -> BatchRequest:
+    """The live call for *example* under the judge version's *prompt* as one batch line, with the live
+    run's cache key (the version's prompt version in it and in the custom_id).
 
     Azure OpenAI's batch lines name the deployment as the model; the key stays the live run's."""
     chash = content_hash(example)
-    key = cache_key(settings.model, settings.endpoint, PROMPT_VERSION, chash)
-    before, after = _body_around_user_prompt(settings, format_mode)
-    prompt = json.dumps(render_user_prompt(example), ensure_ascii=False).encode("utf-8")
-    cid = custom_id(example.uid)
+    key = cache_key(settings.model, settings.endpoint, prompt.version, chash)
+    before, after = _body_around_user_prompt(settings, format_mode, prompt)
+    user = json.dumps(render_user_prompt(example), ensure_ascii=False).encode("utf-8")
+    cid = custom_id(example.uid, prompt.version)
     head = json.dumps({"custom_id": cid, "method": "POST", "url": batch_url(settings)}, ensure_ascii=False)
-    line = b"".join((head[:-1].encode("utf-8"), b', "body": ', before, prompt, after, b"}\n"))
+    line = b"".join((head[:-1].encode("utf-8"), b', "body": ', before, user, after, b"}\n"))
     return BatchRequest(cid, example.uid, chash, key, line)
 
 

@@ -31,7 +31,7 @@ from ragviz.judge.batch.requests import (
 from ragviz.judge.cache import JudgeCache, cache_key
 from ragviz.judge.client import AUTO, FORMAT_MODES, ChatCaller, JudgeSettings
 from ragviz.judge.probe import resolve_format
-from ragviz.judge.prompt import PROMPT_VERSION, content_hash
+from ragviz.judge.prompt import SHIPPED_PROMPT, JudgePrompt, content_hash
 from ragviz.judge.run import run_sync
 
 __all__ = ["BatchPlan", "WrittenBatch", "batch_format", "iter_todo", "plan_batch", "send_recorded_files", "write_batch"]
@@ -51,16 +51,23 @@ class BatchPlan:
 
 
 def iter_todo(
-    examples: Iterable[Example], settings: JudgeSettings, cache: JudgeCache, plan: BatchPlan, *, force: bool = False
+    examples: Iterable[Example],
+    settings: JudgeSettings,
+    cache: JudgeCache,
+    plan: BatchPlan,
+    *,
+    force: bool = False,
+    prompt: JudgePrompt = SHIPPED_PROMPT,
 ) -> Iterator[Example]:
     """The examples to send, streamed (the cache asked a chunk at a time), counting the others in *plan*:
-    not cached (unless *force*), not pending in a batch already sent, each uid once."""
+    not cached under the judge version's *prompt* (unless *force*), not pending in a batch already sent,
+    each uid once."""
     waiting = ledger.pending_keys(cache)
     seen: set[str] = set()
     chunk: list[Example] = []
 
     def flush() -> Iterator[Example]:
-        keys = [cache_key(settings.model, settings.endpoint, PROMPT_VERSION, content_hash(e)) for e in chunk]
+        keys = [cache_key(settings.model, settings.endpoint, prompt.version, content_hash(e)) for e in chunk]
         cached = set() if force else set(cache.get_many(keys))
         for example, key in zip(chunk, keys):
             plan.n_examples += 1
@@ -84,11 +91,16 @@ def iter_todo(
 
 
 def plan_batch(
-    examples: Iterable[Example], settings: JudgeSettings, cache: JudgeCache, *, force: bool = False
+    examples: Iterable[Example],
+    settings: JudgeSettings,
+    cache: JudgeCache,
+    *,
+    force: bool = False,
+    prompt: JudgePrompt = SHIPPED_PROMPT,
 ) -> BatchPlan:
     """:func:`iter_todo` with the examples to send kept in ``todo``."""
     plan = BatchPlan()
-    plan.todo = list(iter_todo(examples, settings, cache, plan, force=force))
+    plan.todo = list(iter_todo(examples, settings, cache, plan, force=force, prompt=prompt))
     return plan
 
 
@@ -133,13 +145,14 @@ def write_batch(
     max_requests: int = MAX_REQUESTS_PER_FILE,
     max_bytes: int = MAX_FILE_BYTES,
     stem: str | None = None,
+    prompt: JudgePrompt = SHIPPED_PROMPT,
 ) -> WrittenBatch:
-    """Write the requests of *examples* into files under *directory* and record each file and its lines as
-    soon as it is complete (``offline``: one file ``{directory}/{stem}.jsonl`` for a runner of the same shape,
-    never uploaded)."""
+    """Write the requests of *examples* under the judge version's *prompt* into files under *directory* and
+    record each file and its lines as soon as it is complete (``offline``: one file ``{directory}/{stem}.jsonl``
+    for a runner of the same shape, never uploaded)."""
     written = WrittenBatch()
     stem = stem or "ragviz-batch-" + datetime.now().strftime("%Y%m%d-%H%M%S")
-    requests = (build_request(e, settings, format_mode) for e in examples)
+    requests = (build_request(e, settings, format_mode, prompt) for e in examples)
     retried = list(retried_keys)
     for request_file in write_request_files(
         requests,
@@ -155,7 +168,7 @@ def write_batch(
             request_file,
             model=settings.model,
             endpoint=settings.endpoint,
-            prompt_version=PROMPT_VERSION,
+            prompt_version=prompt.version,
             response_format=format_mode,
             sources=sources,
             state=ledger.OFFLINE if offline else ledger.WRITTEN,

@@ -14,6 +14,13 @@ __all__ = [
     "JUDGE_NAME",
     "JUDGE_RUBRIC",
     "JUDGE_PICKS",
+    "TEAM_ADJ_LAST",
+    "TEAM_GUIDE_TEXT",
+    "TEAM_ADJ_SEEN",
+    "TEAM_ADJ_UID",
+    "TEAM_MESSAGE",
+    "TEAM_GUIDE_OPEN",
+    "TEAM_MINE",
     "ADHERENCE_CACHE",
     "ANNOTATOR_INPUT",
     "ANNOTATOR_KEY",
@@ -161,3 +168,10 @@ JUDGE_PROMOTE = "judge.promote_pick"  # the version picked to promote
 JUDGE_REJUDGE = "judge.rejudge_scope"  # which examples Re-judge runs on
 JUDGE_CANCEL = "judge.cancel"  # the Cancel button of a comparison or re-judge under way
 JUDGE_DONE = "judge.done"  # the last action's message on the Judge page
+TEAM_MINE = "team.mine"  # the Review sidebar's "My assignments" toggle
+TEAM_GUIDE_OPEN = "team.guidelines_open"  # the Review page's guidelines panel is open (G)
+TEAM_MESSAGE = "team.message"  # the Team page's last action's result, shown once
+TEAM_ADJ_UID = "team.adjudicating"  # the uid on the adjudication view
+TEAM_ADJ_SEEN = "team.adjudication_seen"  # (uid, fingerprint of what the adjudicator was shown)
+TEAM_GUIDE_TEXT = "team.guidelines_text"  # the guidelines editor's text area
+TEAM_ADJ_LAST = "team.adjudication_last"  # the uid this adjudicator settled last (Undo)

@@ -23,10 +23,11 @@ from ragviz.judge.batch.examples import prompt_examples
 from ragviz.judge.batch.remote import BatchServiceError
 from ragviz.judge.batch.submit import BatchPlan, batch_format, iter_todo, send_recorded_files, write_batch
 from ragviz.judge.cost import price_source
-from ragviz.judge.versions.registry import current_version
+from ragviz.judge.prompt import JudgePrompt
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.core import render
 from ragviz.ui.core.keys import BATCH_ESTIMATE, BATCH_REPORT, BATCH_SENT
+from ragviz.ui.judge.team import team_judge
 
 __all__ = ["batch_dir", "batch_panel", "batch_rows", "cost_columns"]
 
@@ -41,24 +42,34 @@ def _usd(value: float | None) -> str:
 
 
 def _estimate(
-    dataset: Dataset, rows: Sequence[int], settings: JudgeSettings, cache: JudgeCache
+    dataset: Dataset, rows: Sequence[int], settings: JudgeSettings, cache: JudgeCache, prompt: JudgePrompt
 ) -> tuple[BatchPlan, BatchEstimate]:
     """The plan and prices for *rows*, kept per (settings, rows, cache and ledger size): a rerun that changed
     none of them builds no example (at 100,000 rows building them takes most of a minute)."""
     pending = cache.read("SELECT COUNT(*) FROM judge_batch_requests")[0][0]
-    key = (settings.model, settings.endpoint, len(rows), hash(tuple(rows)), cache.count_results(), pending)
+    key = (
+        settings.model,
+        settings.endpoint,
+        prompt.version,
+        len(rows),
+        hash(tuple(rows)),
+        cache.count_results(),
+        pending,
+    )
     memo = st.session_state.get(BATCH_ESTIMATE)
     if memo is not None and memo[0] == key:
         return memo[1], memo[2]
     plan = BatchPlan()
-    estimate = batch_estimate(iter_todo(prompt_examples(dataset, rows), settings, cache, plan), settings)
+    estimate = batch_estimate(iter_todo(prompt_examples(dataset, rows), settings, cache, plan, prompt=prompt), settings)
     st.session_state[BATCH_ESTIMATE] = (key, plan, estimate)
     return plan, estimate
 
 
-def cost_columns(dataset: Dataset, rows: Sequence[int], settings: JudgeSettings, cache: JudgeCache) -> BatchPlan:
-    """Live and batch cost of the examples a batch would send, side by side; returns the plan."""
-    plan, estimate = _estimate(dataset, rows, settings, cache)
+def cost_columns(
+    dataset: Dataset, rows: Sequence[int], settings: JudgeSettings, cache: JudgeCache, prompt: JudgePrompt
+) -> BatchPlan:
+    """Live and batch cost of the examples a batch under *prompt* would send, side by side; returns the plan."""
+    plan, estimate = _estimate(dataset, rows, settings, cache, prompt)
     left, mid, right = st.columns(3)
     left.metric("Batch requests", f"{plan.n_todo:,}", help="not cached and not waiting in a batch already sent")
     mid.metric("Live cost (est.)", _usd(estimate.live_usd), help=f"{price_source()} list prices")  # md: ours
@@ -117,28 +128,26 @@ def batch_panel(
     paths: Sequence[str],
 ) -> bool:
     """The Batch panel; returns True when it stored labels (the caller bumps the label version)."""
-    plan = cost_columns(dataset, rows, settings, cache)
+    version, prompt = team_judge()
+    plan = cost_columns(dataset, rows, settings, cache, prompt)
     if (sent := st.session_state.pop(BATCH_SENT, None)) is not None:
         st.success(f"{sent[0]:,} requests sent in {sent[1]} batches; collect them here once they are done.")  # md: ours
         for oversized in sent[2]:
             st.warning(render.md_escape(oversized))
     changed = False
     submit, refresh, collect = st.columns(3)
-    other_judge = not current_version(store)[0].is_shipped  # batch requests carry v1's prompt only
-    if other_judge:
-        st.info("Batch requests carry only the shipped prompt (v1) so far: run the team's judge version Live.")
+    st.caption(render.md_escape(f"Batch requests carry the team's judge, version {version.name}."))
     try:
-        if submit.button(
-            "Submit as batch", key="label.batch.submit", disabled=not plan.n_todo or other_judge, type="primary"
-        ):
+        if submit.button("Submit as batch", key="label.batch.submit", disabled=not plan.n_todo, type="primary"):
             live = checked_settings()
             written = write_batch(
-                iter_todo(prompt_examples(dataset, rows), live, cache, BatchPlan()),
+                iter_todo(prompt_examples(dataset, rows), live, cache, BatchPlan(), prompt=prompt),
                 live,
                 cache,
                 batch_dir(store),
                 format_mode=batch_format(live, cache),
                 sources=[os.path.abspath(p) for p in paths],
+                prompt=prompt,
             )
             created, _ = send_recorded_files(live, cache)
             st.session_state[BATCH_SENT] = (written.n_requests, len(created), [str(o) for o in written.oversized])

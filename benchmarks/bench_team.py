@@ -1,0 +1,175 @@
+"""A labelling team's round at scale: assigning 100,000 examples with overlap 3 over 20 annotators, the Team
+page's figures at 100,000 examples and 300,000 decisions (cold, as its first render computes them, and the
+page's first render and rerun under Streamlit's AppTest: the Progress tab first, the comparison of everyone's
+labels when the Annotators or Adjudication tab opens), and the adjudication queue's next example.
+
+    .venv/bin/python benchmarks/bench_team.py --data /tmp/syn100k.parquet [--annotators 20] [--overlap 3]
+
+(``benchmarks/make_synthetic.py 100000 /tmp/syn100k`` writes the data.) The decisions are written straight
+into an SQLite store in one transaction (300,000 durable commits would take the benchmark's whole time): every
+assignment decided, one in ten with one relevant key dropped, so some examples need adjudication.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+
+def timed(label: str, runs: int, work: Callable[[], Any]) -> Any:
+    walls, result = [], None
+    for _ in range(runs):
+        wall = time.perf_counter()
+        result = work()
+        walls.append(time.perf_counter() - wall)
+    print(f"{label:>58}  {statistics.median(walls):8.3f} s  load {os.getloadavg()[0]:.1f}", flush=True)
+    return result
+
+
+def seed_decisions(store: Any, dataset: Any, every_disagree: int = 10) -> int:
+    """Every current assignment decided (a review mark; one in *every_disagree* drops a relevant key)."""
+    from ragviz.store.events import now_iso
+    from ragviz.store.team.assignments import assigned
+
+    conn = store.db.conn
+    ts = now_iso()
+    actions, events, statuses = [], [], []
+    action_id = event_id = 0
+    for n, (uid, names) in enumerate(assigned(store).items()):
+        row = dataset.index_of(uid)
+        keys = list(dataset.example(row).labels.relevant_keys) if n % every_disagree == 0 else []
+        for j, who in enumerate(names):
+            action_id += 1
+            event_id += 1
+            if keys and j == 0:
+                field, old, new, corrected = "relevant_keys", keys, keys[1:], 1
+            else:
+                field, old, new, corrected = "review", None, "reviewed", 0
+            actions.append((action_id, uid, who, ts, "edit"))
+            events.append((event_id, action_id, uid, who, ts, field, json.dumps(old), json.dumps(new)))
+            statuses.append((who, uid, 1, corrected, ts, action_id))
+    conn.execute("BEGIN IMMEDIATE")
+    conn.executemany("INSERT INTO label_actions (id, example_uid, annotator, ts, kind) VALUES (?, ?, ?, ?, ?)", actions)
+    conn.executemany(
+        "INSERT INTO label_events (id, action_id, example_uid, annotator, ts, field, old_value, new_value)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        events,
+    )
+    conn.executemany("INSERT INTO example_status VALUES (?, ?, ?, ?, ?, ?)", statuses)
+    conn.execute("COMMIT")
+    return len(actions)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", required=True)
+    parser.add_argument("--annotators", type=int, default=20)
+    parser.add_argument("--overlap", type=int, default=3)
+    parser.add_argument("--skip-page", action="store_true", help="leave out the AppTest first render / rerun")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="leave out comparing everyone's labels over the whole round (minutes at 100k): the queue is then the "
+        "examples written with a disagreement",
+    )
+    args = parser.parse_args(argv)
+
+    from ragviz.analysis.team.adjudicate import adjudication_queue, next_to_adjudicate, shown_now
+    from ragviz.analysis.team.dashboard import team_figures
+    from ragviz.analysis.team.gold import team_round
+    from ragviz.analysis.team.progress import median_seconds, team_progress
+    from ragviz.data.load import load
+    from ragviz.store.label_store import LabelStore
+    from ragviz.store.team.assignments import assign, assigned, plan_assignments
+    from ragviz.store.team.guidelines import decision_versions
+
+    dataset = timed("load the data", 1, lambda: load([args.data]).dataset)
+    uids = list(dataset.uids)
+    pool = [f"annotator{i:02d}@example.org" for i in range(args.annotators)]
+    n = f"{len(uids):,} examples x overlap {args.overlap} / {args.annotators} annotators"
+    timed(f"plan the assignments ({n})", 1, lambda: plan_assignments(uids, args.overlap, pool, {}))
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "team.db"
+        with LabelStore(db) as store:
+            timed(f"assign, stored in SQLite ({n})", 1, lambda: assign(store, uids, args.overlap, pool, "bench"))
+            loads = sorted(({w: 0 for w in pool} | _counts(assigned(store))).values())
+            print(f"{'queue sizes':>58}  {loads[0]:,} .. {loads[-1]:,}")
+            n_decisions = timed("write the decisions (one transaction)", 1, lambda: seed_decisions(store, dataset))
+            print(f"{'decisions':>58}  {n_decisions:,}")
+
+            def figures() -> Any:
+                rounds = team_round(dataset, store)
+                team_figures(rounds, median_seconds(store, set(uids)), decision_versions(store))
+                team_progress(store, set(uids))
+                return rounds
+
+            if args.quick:
+                queue = [u for n, u in enumerate(assigned(store)) if n % 10 == 0]  # seed_decisions' disagreements
+            else:
+                rounds = timed("Team page figures, cold (round, progress, dashboard)", 1, figures)
+                queue = adjudication_queue(rounds)
+            print(f"{'examples waiting for an adjudicator':>58}  {len(queue):,}")
+
+            def example_of(uid: str) -> Any:
+                return dataset.example(dataset.index_of(uid))
+
+            def next_one() -> Any:
+                found = next_to_adjudicate(queue, queue[0], example_of, store)
+                assert found is not None
+                return shown_now(example_of(found[0]), store)
+
+            timed("adjudication queue: the next example, shown", 3, next_one)
+        if not args.skip_page:
+            page_times(args.data, db, compare=not args.quick)
+    return 0
+
+
+def _counts(current: dict[str, tuple[str, ...]]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for names in current.values():
+        for name in names:
+            out[name] = out.get(name, 0) + 1
+    return out
+
+
+def page_times(data: str, db: Path, compare: bool = True) -> None:
+    """The Team page under AppTest: the first render (the data loaded before, as the app keeps it) and a rerun."""
+    from streamlit.testing.v1 import AppTest
+
+    # not served (AppTest has no server address): the person at the machine is an admin and sees everything
+    os.environ.update({"RAGVIZ_DB": str(db), "RAGVIZ_DATA": data, "RAGVIZ_ANNOTATOR": "bench", "RAGVIZ_SERVED": "0"})
+    app = str(Path(__file__).resolve().parents[1] / "app.py")
+    at = AppTest.from_file(app, default_timeout=900)
+    timed("app start with the data loaded (Home page)", 1, at.run)
+    at.switch_page("pages/team.py")
+    timed("Team page: first render (Progress tab)", 1, at.run)
+    assert not at.exception, [e.value for e in at.exception]
+    assert any(m.label == "Examples in the round" for m in at.metric), "not the admin's Team page"
+    timed("Team page: rerun", 3, at.run)
+    if not compare:  # the Adjudication tab from the examples with a label change, each checked when reached
+        at.session_state["team.tab"] = "Adjudication"
+        timed("Team page: Adjudication tab first opened", 1, at.run)
+        assert not at.exception, [e.value for e in at.exception]
+        assert any("rv-adj-diff" in h.proto.body for h in at.get("html")), "no example shown side by side"
+        timed("Team page: Adjudication tab rerun (next example shown)", 3, at.run)
+        return
+    at.session_state["team.tab"] = "Annotators"
+    timed("Team page: Annotators tab first opened (labels compared)", 1, at.run)
+    assert not at.exception, [e.value for e in at.exception]
+    timed("Team page: Annotators tab rerun", 3, at.run)
+    at.session_state["team.tab"] = "Adjudication"
+    timed("Team page: Adjudication tab (next example shown)", 3, at.run)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,158 @@
+"""``ragviz team``: a labelling team's round from the command line: ``assign`` (overlap over a pool),
+``reassign`` (an annotator leaves), ``status`` (progress per annotator and example, the adjudication queue).
+The work is :mod:`ragviz.store.team` and :mod:`ragviz.analysis.team`; bad input raises
+:class:`~ragviz.data.errors.BadInput` (printed by :mod:`ragviz.cli.main`, exit 2)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ragviz.cli.common import EXIT_OK
+from ragviz.data.errors import BadInput
+
+__all__ = ["COMMAND", "DB_HELP", "add_team_arguments", "open_team_store", "run_team_command"]
+
+
+COMMAND = "ragviz team"
+DB_HELP = "label store: an SQLite file or a postgresql://user@host/db URL (default: $RAGVIZ_DB or ~/.ragviz/ragviz.db)"
+
+
+def add_team_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="team_command", metavar="ACTION")
+    sub.required = True
+    a = sub.add_parser(
+        "assign",
+        help="give every example of DATA (or of an audit sample) K annotators from the pool",
+        description="Assign each example of DATA (or only the members of audit sample --sample ID) to K different "
+        "annotators of the pool, balancing the queues (sizes differ by at most one); examples already assigned "
+        "keep their annotators and are topped up to K. Someone with open assignments left out of the pool is "
+        "refused: use `ragviz team reassign --leave NAME`. Exit 2 on bad input, with nothing stored.",
+    )
+    a.add_argument(
+        "data", nargs="*", metavar="DATA", help="data files or directories (default: the files registered in the store)"
+    )
+    a.add_argument("--db", metavar="DB", default=None, help=DB_HELP)
+    a.add_argument(
+        "--overlap", metavar="K", type=int, required=True, help="how many annotators label each example (1-5)"
+    )
+    a.add_argument("--pool", metavar="NAME,NAME...", required=True, help="the annotators who label, comma-separated")
+    a.add_argument(
+        "--sample", metavar="ID", type=int, default=None, help="assign only the members of this audit sample"
+    )
+    a.add_argument("--by", metavar="NAME", default="cli", help="who makes the assignment, as recorded (default: cli)")
+    r = sub.add_parser(
+        "reassign",
+        help="an annotator leaves: their open examples go to the others",
+        description="Take back every example NAME was assigned and has not decided, and give each to the "
+        "least-loaded other pool member not already on it (one action; what NAME decided stays theirs). "
+        "Refused, with nothing changed, when an example would have nobody left to take it.",
+    )
+    r.add_argument("--db", metavar="DB", default=None, help=DB_HELP)
+    r.add_argument("--leave", metavar="NAME", required=True, help="the annotator who leaves")
+    r.add_argument("--by", metavar="NAME", default="cli", help="who makes the change, as recorded (default: cli)")
+    s = sub.add_parser(
+        "status",
+        help="progress per annotator (assigned, done) and per example (assigned to, done by)",
+        description="Print per annotator how many examples they are assigned and have done, and per assigned "
+        'example who it is assigned to and who of them decided it. --format json prints {"annotators": {NAME: '
+        '{"assigned": n, "done": n}}, "examples": {UID: [NAME, ...]}} (the annotators each example is assigned to).',
+    )
+    s.add_argument("--db", metavar="DB", default=None, help=DB_HELP)
+    s.add_argument("--format", choices=("text", "json"), default="text", help="text (default) or json")
+
+
+def open_team_store(db: str | None, command: str = COMMAND, create: bool = False) -> Any:
+    """The label store *db* (default ``$RAGVIZ_DB`` or ``~/.ragviz/ragviz.db``) for a team command; a missing file
+    (unless *create*) or a store that does not open is :class:`BadInput`."""
+    from ragviz.store.label_store import LabelStore, StoreError, default_db
+    from ragviz.store.postgres import is_url
+
+    target = str(db or default_db())
+    if not create and not is_url(target) and not Path(target).expanduser().is_file():
+        raise BadInput("no label store here (give the file the app uses, default ~/.ragviz/ragviz.db)", path=target)
+    try:
+        return LabelStore(target)
+    except StoreError as exc:
+        raise BadInput(str(exc), path=command) from None
+
+
+def _data_uids(store: Any, data: Sequence[str]) -> list[str]:
+    from ragviz.data.load import load
+
+    paths = list(data) or store.sources()
+    if not paths:
+        raise BadInput("no data: name DATA files, or open the data in the app first", path=f"{COMMAND} assign")
+    result = load(paths)
+    if not result.ok:
+        raise BadInput(f"{len(result.errors)} errors in the data: nothing assigned", listed=result.errors)
+    return list(result.dataset.uids)
+
+
+def _assign(args: argparse.Namespace) -> int:
+    from ragviz.store.audit_samples import get_sample
+    from ragviz.store.team.assignments import AssignmentError, assign
+
+    pool = [n for n in args.pool.split(",") if n.strip()]
+    with open_team_store(args.db, create=bool(args.data)) as store:
+        if not args.data and not store.sources() and args.sample is None:
+            raise BadInput("no data: name DATA files, or open the data in the app first", path=f"{COMMAND} assign")
+        uids = _data_uids(store, args.data) if args.data or args.sample is None else None
+        if args.sample is not None:
+            sample = get_sample(store, args.sample)
+            if sample is None:
+                raise BadInput(f"no audit sample {args.sample} in this store", path=store.location, field="--sample")
+            loaded = set(uids) if uids is not None else None
+            uids = [u for u in sample.members if loaded is None or u in loaded]
+        try:
+            made = assign(store, uids or [], args.overlap, pool, args.by, args.sample)
+        except AssignmentError as exc:
+            raise BadInput(str(exc), path=f"{COMMAND} assign") from None
+    print(
+        f"round {made.id}: {made.added:,} assignments added over {len(uids or []):,} examples, overlap {made.overlap},"
+        f" pool {', '.join(made.pool)}",
+        file=sys.stderr,
+    )
+    return EXIT_OK
+
+
+def _reassign(args: argparse.Namespace) -> int:
+    from ragviz.store.team.assignments import AssignmentError, reassign_leaver
+
+    with open_team_store(args.db) as store:
+        try:
+            made = reassign_leaver(store, args.leave.strip(), args.by)
+        except AssignmentError as exc:
+            raise BadInput(str(exc), path=f"{COMMAND} reassign", field="--leave") from None
+    print(f"round {made.id}: {args.leave}'s open examples handed out ({made.added:,} assignments)", file=sys.stderr)
+    return EXIT_OK
+
+
+def _status(args: argparse.Namespace) -> int:
+    from ragviz.analysis.team.progress import team_progress
+
+    with open_team_store(args.db) as store:
+        progress = team_progress(store)
+    if args.format == "json":
+        print(json.dumps(progress.as_dict(), ensure_ascii=False))
+        return EXIT_OK
+    if not progress.examples:
+        print("no assignments yet (ragviz team assign DATA --overlap K --pool NAME,NAME)")
+        return EXIT_OK
+    width = max(len(n) for n in progress.annotators)
+    print(f"{'annotator':<{width}}  assigned  done  open")
+    for name, a in sorted(progress.annotators.items()):
+        print(f"{name:<{width}}  {a.assigned:>8,}  {a.done:>4,}  {a.open:>4,}")
+    print()
+    print("example\tdone\tassigned to\tdone by")
+    for uid, (who, done) in progress.examples.items():
+        print(f"{uid}\t{progress.example_text(uid)}\t{', '.join(who)}\t{', '.join(done) or '-'}")
+    return EXIT_OK
+
+
+def run_team_command(args: argparse.Namespace) -> int:
+    return {"assign": _assign, "reassign": _reassign, "status": _status}[args.team_command](args)

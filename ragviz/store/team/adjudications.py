@@ -1,0 +1,156 @@
+"""Adjudications: an adjudicator settles the sentence labels annotators disagree on (migration ``014_team``).
+
+A settlement stores the example's settled label field values (``relevant_keys``, ``utilized_keys``,
+``support:<key>``: the JSON shapes of :func:`ragviz.data.labels.field_value`) with what the adjudicator
+was shown (*seen*: a fingerprint of the annotators' labels and of the example's latest adjudication,
+:func:`ragviz.analysis.team.gold.shown_fingerprint`). Inside the write transaction the fingerprint is
+computed again: when it differs (an annotator changed their labels, or another adjudicator settled the
+example since it was shown) the settlement is refused with :class:`StaleAdjudication` and nothing is
+written. An undo is one more row naming the settlement it cancels.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ragviz.store.errors import StoreError
+from ragviz.store.events import now_iso
+from ragviz.store.label_store import LabelStore
+
+__all__ = [
+    "Adjudication",
+    "StaleAdjudication",
+    "adjudication_version",
+    "label_changed_uids",
+    "latest_adjudication_id",
+    "settle",
+    "settlement_of",
+    "settlements",
+    "undo_settlement",
+]
+
+
+SETTLE = "settle"
+UNDO = "undo"
+
+
+class StaleAdjudication(StoreError):
+    """A settlement refused because the example's labels (or its adjudication) changed since it was shown."""
+
+    def __init__(self, example_uid: str):
+        self.example_uid = example_uid
+        super().__init__(
+            f"{example_uid}: not settled, the annotators' labels or the example's adjudication changed since"
+            " it was shown; look at it again and settle what it holds now"
+        )
+
+
+@dataclass(frozen=True)
+class Adjudication:
+    """The settlement in force for one example: its id, who settled it and when, the settled field values,
+    and the fingerprint of what they were shown."""
+
+    id: int
+    example_uid: str
+    adjudicator: str
+    ts: str
+    settled: dict[str, Any]
+    seen: str
+
+
+def _rows(store: LabelStore, uid: str | None) -> list[Any]:
+    where, params = ("WHERE example_uid = ? ", (uid,)) if uid is not None else ("", ())
+    return store._q(
+        "SELECT id, example_uid, adjudicator, ts, kind, settled, seen, undoes FROM team_adjudications "
+        + where
+        + "ORDER BY id",
+        params,
+    ).fetchall()
+
+
+def _fold(rows: list[Any]) -> dict[str, Adjudication]:
+    undone = {int(r[7]) for r in rows if r[4] == UNDO and r[7] is not None}
+    out: dict[str, Adjudication] = {}
+    for r in rows:
+        if r[4] == SETTLE and int(r[0]) not in undone:
+            out[r[1]] = Adjudication(int(r[0]), r[1], r[2], r[3], json.loads(r[5]), r[6])
+    return out
+
+
+def settlements(store: LabelStore) -> dict[str, Adjudication]:
+    """uid -> the settlement in force (the newest one not undone); unsettled examples left out."""
+    with store._lock:
+        return _fold(_rows(store, None))
+
+
+def settlement_of(store: LabelStore, uid: str) -> Adjudication | None:
+    """The settlement in force on *uid* (one indexed query), ``None`` when unsettled."""
+    with store._lock:
+        return _fold(_rows(store, uid)).get(uid)
+
+
+def latest_adjudication_id(store: LabelStore, uid: str) -> int:
+    """The id of the example's newest adjudication row (settle or undo; 0: none): part of what an
+    adjudicator is shown, so a settlement made meanwhile makes theirs stale."""
+    with store._lock:
+        row = store._q("SELECT MAX(id) FROM team_adjudications WHERE example_uid = ?", (uid,)).fetchone()
+    return int(row[0] or 0)
+
+
+def label_changed_uids(store: LabelStore) -> set[str]:
+    """The examples on which someone stored a label change (not only review marks): the only ones whose
+    annotators can disagree (one query; an undone change still counts, so this may hold a few more)."""
+    with store._lock:
+        rows = store._q(
+            "SELECT DISTINCT example_uid FROM label_events WHERE field NOT IN ('review', 'reset', 'undo')"
+        ).fetchall()
+    return {r[0] for r in rows}
+
+
+def adjudication_version(store: LabelStore) -> int:
+    """Changes whenever anyone settles or undoes (the largest row id): a cache key."""
+    with store._lock:
+        return int(store._q("SELECT MAX(id) FROM team_adjudications").fetchone()[0] or 0)
+
+
+def settle(
+    store: LabelStore,
+    uid: str,
+    adjudicator: str,
+    settled: Mapping[str, Any],
+    seen: str,
+    fingerprint_now: Callable[[], str],
+) -> int:
+    """Store *adjudicator*'s settlement of *uid* (the settled field values) when *fingerprint_now()*,
+    computed inside the write transaction, still equals *seen*; else :class:`StaleAdjudication`.
+    Returns the settlement's id. The callers check the role (admin or adjudicator)."""
+    if not adjudicator or not adjudicator.strip():
+        raise ValueError("a settlement needs the adjudicator's name")
+    text = json.dumps(dict(settled), ensure_ascii=False, sort_keys=True)
+    with store._write():
+        if fingerprint_now() != seen:
+            raise StaleAdjudication(uid)
+        row = store._q(
+            "INSERT INTO team_adjudications (example_uid, adjudicator, ts, kind, settled, seen)"
+            " VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+            (uid, adjudicator, now_iso(), SETTLE, text, seen),
+        ).fetchone()
+    return int(row[0])
+
+
+def undo_settlement(store: LabelStore, uid: str, adjudicator: str) -> bool:
+    """Undo the settlement in force on *uid* (whoever made it: adjudicators share the queue); ``False``
+    when there is none. The example goes back to the adjudication queue."""
+    with store._write():
+        current = _fold(_rows(store, uid)).get(uid)
+        if current is None:
+            return False
+        store._q(
+            "INSERT INTO team_adjudications (example_uid, adjudicator, ts, kind, seen, undoes)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (uid, adjudicator, now_iso(), UNDO, "", current.id),
+        )
+    return True

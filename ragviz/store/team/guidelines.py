@@ -1,0 +1,84 @@
+"""Labelling guidelines, versioned (migration ``014_team``): every save is a new version; each decision
+records the version in force when it was made (``label_actions.guideline_version``, migration ``015``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ragviz.store.events import now_iso
+from ragviz.store.label_store import LabelStore
+
+__all__ = [
+    "Guidelines",
+    "GuidelinesError",
+    "MAX_GUIDELINES_BYTES",
+    "current_guidelines",
+    "decision_versions",
+    "guideline_history",
+    "save_guidelines",
+]
+
+
+MAX_GUIDELINES_BYTES = 1_000_000
+
+
+class GuidelinesError(ValueError):
+    """Guidelines that cannot be saved, in one sentence (the earlier versions stay as they were)."""
+
+
+@dataclass(frozen=True)
+class Guidelines:
+    """One saved version: its number (1, 2, ...), the Markdown text, who wrote it and when."""
+
+    version: int
+    text: str
+    author: str
+    ts: str
+
+
+def save_guidelines(store: LabelStore, text: str, author: str) -> Guidelines:
+    """Store *text* as the newest version, written by *author* (an admin: the callers check the role).
+    Refused over 1 MB (UTF-8) or by nobody; text equal to the current version is not stored again."""
+    if not author or not author.strip():
+        raise GuidelinesError("guidelines need the name of the admin writing them")
+    size = len(text.encode("utf-8"))
+    if size > MAX_GUIDELINES_BYTES:
+        raise GuidelinesError(
+            f"guidelines are {size:,} bytes, over the 1 MB limit ({MAX_GUIDELINES_BYTES:,} bytes):"
+            " shorten them or link to a longer document. Nothing was saved; the current version stays."
+        )
+    with store._write():
+        now = _current(store)
+        if now is not None and now.text == text:
+            return now
+        ts = now_iso()
+        row = store._q(
+            "INSERT INTO team_guidelines (text, author, ts) VALUES (?, ?, ?) RETURNING id", (text, author, ts)
+        ).fetchone()
+    return Guidelines(int(row[0]), text, author, ts)
+
+
+def _current(store: LabelStore) -> Guidelines | None:
+    row = store._q("SELECT id, text, author, ts FROM team_guidelines ORDER BY id DESC LIMIT 1").fetchone()
+    return None if row is None else Guidelines(int(row[0]), row[1], row[2], row[3])
+
+
+def current_guidelines(store: LabelStore) -> Guidelines | None:
+    """The version in force, ``None`` before the first save."""
+    with store._lock:
+        return _current(store)
+
+
+def guideline_history(store: LabelStore) -> list[tuple[int, str, str, int]]:
+    """Every version as ``(version, author, time, size in bytes)``, newest first (the texts stay in the store)."""
+    with store._lock:
+        rows = store._q("SELECT id, author, ts, text FROM team_guidelines ORDER BY id DESC").fetchall()
+    return [(int(r[0]), r[1], r[2], len(r[3].encode("utf-8"))) for r in rows]
+
+
+def decision_versions(store: LabelStore) -> dict[tuple[str, str], int | None]:
+    """``(uid, annotator)`` -> the guideline version in force at the annotator's last decision on the
+    example (``None``: no guidelines were written yet then)."""
+    with store._lock:
+        rows = store._q("SELECT example_uid, annotator, guideline_version FROM label_actions ORDER BY id").fetchall()
+    return {(uid, who): (None if v is None else int(v)) for uid, who, v in rows}

@@ -1,0 +1,357 @@
+"""The Team page's parts: the round's figures (cached per store version), progress per annotator and per
+example, assigning, the annotator dashboard and the guidelines editor. Every text from the store (names,
+uids, guidelines) is escaped or shown in a data frame."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from ragviz.analysis.team.adjudicate import adjudication_candidates
+from ragviz.analysis.team.alpha import Alpha
+from ragviz.analysis.team.dashboard import TeamFigures, team_figures
+from ragviz.analysis.team.gold import ExampleRound, team_round
+from ragviz.analysis.team.progress import Progress, median_seconds, team_progress
+from ragviz.store.audit_samples import team_choice
+from ragviz.store.team.adjudications import adjudication_version
+from ragviz.store.team.assignments import AssignmentError, assign, assignment_version, latest_round, reassign_leaver
+from ragviz.store.team.guidelines import (
+    MAX_GUIDELINES_BYTES,
+    GuidelinesError,
+    current_guidelines,
+    decision_versions,
+    guideline_history,
+    save_guidelines,
+)
+from ragviz.ui.core import access, render, state
+from ragviz.ui.core.keys import TEAM_GUIDE_TEXT, TEAM_MESSAGE
+from ragviz.ui.team.queue import guidelines_markdown
+
+__all__ = [
+    "EAGER_EXAMPLES",
+    "TeamData",
+    "annotator_dashboard",
+    "candidates",
+    "assign_panel",
+    "guidelines_editor",
+    "progress_data",
+    "progress_tables",
+    "ready_data",
+    "show_message",
+    "summary",
+    "team_data",
+]
+
+
+@dataclass(frozen=True)
+class TeamData:
+    rounds: dict[str, ExampleRound]
+    progress: Progress
+    figures: TeamFigures
+
+
+#: Up to this many examples in the round the page computes everything on its first render; above, the
+#: comparison of everyone's labels (seconds per thousand examples) waits until a tab that needs it opens.
+EAGER_EXAMPLES = 5_000
+
+
+def _versions() -> tuple[Any, ...]:
+    store = state.store()
+    return (store.data_version(), assignment_version(store), adjudication_version(store))
+
+
+@st.cache_resource(show_spinner="Comparing everyone's labels…", max_entries=4)
+def _team_data(paths: tuple[str, ...], db: str, versions: tuple[Any, ...]) -> TeamData:
+    ds, store = state.dataset(), state.store()
+    rounds = team_round(ds, store)
+    uids = set(ds.uids)
+    progress = _progress(paths, db, versions)
+    figures = team_figures(rounds, median_seconds(store, uids), decision_versions(store))
+    return TeamData(rounds, progress, figures)
+
+
+@st.cache_resource(show_spinner="Counting the team's progress…", max_entries=4)
+def _progress(paths: tuple[str, ...], db: str, versions: tuple[Any, ...]) -> Progress:
+    return team_progress(state.store(), set(state.dataset().uids))
+
+
+def progress_data() -> Progress:
+    """Progress over the loaded data (a few queries), recomputed only when the store changes."""
+    return _progress(state.current_paths(), state.store().location, _versions())
+
+
+def team_data() -> TeamData:
+    """The round over the loaded data, recomputed only when a decision, an assignment or an adjudication
+    is written (by anyone, on any replica)."""
+    return _team_data(state.current_paths(), state.store().location, _versions())
+
+
+def ready_data(progress: Progress) -> TeamData | None:
+    """:func:`team_data` when it is cheap enough for a first render, else ``None`` (a tab that needs it computes it)."""
+    if len(progress.examples) <= EAGER_EXAMPLES:
+        return team_data()
+    return None
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _candidates(paths: tuple[str, ...], db: str, versions: tuple[Any, ...]) -> list[str]:
+    ds, progress = state.dataset(), progress_data()
+    order = {uid: i for i, uid in enumerate(ds.uids)}
+    ready = [uid for uid, (who, done) in progress.examples.items() if len(done) == len(who)]
+    ready.sort(key=lambda uid: order.get(uid, len(order)))
+    return adjudication_candidates(state.store(), ready)
+
+
+def candidates() -> list[str]:
+    """A large round's adjudication queue before everyone's labels are compared: the ready examples (in row
+    order) with a label change (:func:`ragviz.analysis.team.adjudicate.adjudication_candidates`), cached
+    until the store changes."""
+    return _candidates(state.current_paths(), state.store().location, _versions())
+
+
+def show_message() -> None:
+    if (message := st.session_state.pop(TEAM_MESSAGE, None)) is not None:
+        st.info(render.md_escape(message, limit=None))
+
+
+def summary(progress: Progress, data: TeamData | None) -> None:
+    """The round in five numbers; "agreed", "adjudicated" and "waiting" need everyone's labels compared
+    (*data*): until then they say where that happens."""
+    ready = sum(1 for who, done in progress.examples.values() if len(done) == len(who))
+    later = "Counted once everyone's labels are compared: open Adjudication or Annotators."
+    with st.container(horizontal=True, key="team-summary"):
+        st.metric("Examples in the round", f"{len(progress.examples):,}")
+        st.metric("Ready (everyone decided)", f"{ready:,}")
+        if data is None:
+            for label in ("Gold: agreed", "Gold: adjudicated", "Waiting for an adjudicator"):
+                st.metric(label, "—", help=later)  # md: ours
+            return
+        f = data.figures
+        st.metric("Gold: agreed", f"{f.n_agreed:,}")
+        st.metric("Gold: adjudicated", f"{f.n_adjudicated:,}")
+        st.metric("Waiting for an adjudicator", f"{f.n_waiting:,}")
+
+
+def _state_of(r: ExampleRound) -> str:
+    if r.gold is not None and not r.stale:
+        return f"gold ({r.gold.source})"
+    if r.needs_adjudication:
+        return "to adjudicate" + (" again" if r.stale else "")
+    return "in progress" if not r.ready else "ready"
+
+
+def progress_tables(p: Progress, data: TeamData | None, ds: Any) -> None:
+    """Per annotator (assigned, done, open, share) and per example (x/y done, to whom, by whom, where it stands)."""
+    if not p.examples:
+        st.caption("No assignments among the loaded examples yet: an admin assigns them below.")
+        return
+    rows = [
+        {
+            "Annotator": a.name,
+            "Assigned": a.assigned,
+            "Done": a.done,
+            "Open": a.open,
+            "Done %": a.done / a.assigned * 100,
+        }
+        for a in sorted(p.annotators.values(), key=lambda a: a.name)
+    ]
+    st.dataframe(
+        pd.DataFrame(rows),
+        hide_index=True,
+        width="stretch",
+        key="team-annotators",
+        column_config={
+            "Done %": st.column_config.ProgressColumn("Done %", min_value=0, max_value=100, format="%.0f%%")
+        },
+    )
+    # a toggle, not an expander: the table (one row per example, 100,000 in a large round) is built only when asked
+    if not st.toggle(f"Per example ({len(p.examples):,})", key="team.per_example"):
+        return
+    order = {uid: i for i, uid in enumerate(ds.uids)}
+    examples = sorted(p.examples.items(), key=lambda kv: order.get(kv[0], 0))
+    table = pd.DataFrame(
+        {
+            "Example": [uid for uid, _ in examples],
+            "Done": [p.example_text(uid) for uid, _ in examples],
+            "Assigned to": [", ".join(who) for _, (who, _) in examples],
+            "Done by": [", ".join(done) for _, (_, done) in examples],
+            "State": [
+                _state_of(data.rounds[uid]) if data is not None and uid in data.rounds else _plain_state(who, done)
+                for uid, (who, done) in examples
+            ],
+        }
+    )
+    st.dataframe(table, hide_index=True, width="stretch", key="team-examples")
+
+
+def _plain_state(who: tuple[str, ...], done: tuple[str, ...]) -> str:
+    return "ready" if len(done) == len(who) else "in progress"
+
+
+def _assign(uids: list[str], overlap: int, pool: list[str], who: str, sample_id: int | None) -> None:
+    if not access.access().can_load:  # checked again when the click arrives
+        st.session_state[TEAM_MESSAGE] = "Not assigned: only admins (RAGVIZ_ADMINS) assign examples."
+        return
+    try:
+        made = assign(state.store(), uids, overlap, pool, who, sample_id)
+    except AssignmentError as exc:
+        st.session_state[TEAM_MESSAGE] = f"Not assigned: {exc}"
+        return
+    st.session_state[TEAM_MESSAGE] = f"Round {made.id}: {made.added:,} assignments added, overlap {made.overlap}."
+
+
+def _leave(name: str, who: str) -> None:
+    if not access.access().can_load:
+        st.session_state[TEAM_MESSAGE] = "Not changed: only admins (RAGVIZ_ADMINS) re-assign examples."
+        return
+    try:
+        made = reassign_leaver(state.store(), name, who)
+    except AssignmentError as exc:
+        st.session_state[TEAM_MESSAGE] = f"Not changed: {exc}"
+        return
+    st.session_state[TEAM_MESSAGE] = f"{name}'s open examples were handed out ({made.added:,} assignments)."
+
+
+def assign_panel(ds: Any, who: str, progress: Progress) -> None:
+    """Overlap, pool and scope (the loaded data or the team's audit sample), and "an annotator leaves"."""
+    store = state.store()
+    last = latest_round(store)
+    known = sorted(set(store.annotators()) | set(last.pool if last else ()) | set(progress.annotators))
+    with st.form("team-assign", border=True):
+        st.markdown("**Assign examples**")
+        overlap = st.number_input("Annotators per example (overlap)", 1, 5, value=last.overlap if last else 2)
+        picked = st.multiselect("Pool (known names)", known, default=list(last.pool) if last else [])
+        typed = st.text_input("More names (comma-separated e-mail addresses or names)")
+        choice = team_choice(store)
+        scopes = ["Every loaded example"] + ([f"The team's audit sample ({choice.sample_id})"] if choice else [])
+        scope = st.radio("Which examples", scopes, horizontal=True)
+        if st.form_submit_button("Assign", type="primary"):
+            from ragviz.store.audit_samples import get_sample
+
+            pool = [*picked, *(n.strip() for n in typed.split(",") if n.strip())]
+            sample = get_sample(store, choice.sample_id) if choice and scope != scopes[0] else None
+            uids = [u for u in sample.members if ds.index_of(u) is not None] if sample else list(ds.uids)
+            _assign(uids, int(overlap), pool, who, sample.id if sample else None)
+            st.rerun()
+    holders = sorted(progress.annotators)
+    if holders:
+        with st.container(horizontal=True, vertical_alignment="bottom"):
+            leaver = st.selectbox("An annotator leaves", holders, key="team.leaver")
+            st.button(
+                "Hand out their open examples",
+                key="team.leave",
+                on_click=_leave,
+                args=(leaver, who),
+                help="Each example they were assigned and have not decided goes to the least-loaded other pool member.",
+            )
+
+
+def _share(value: Any) -> str:
+    return "—" if value is None or value.value is None else f"{value.value:.0%}"
+
+
+def _alpha_rows(alphas: dict[str, Alpha], version: str | None = None) -> list[dict[str, Any]]:
+    out = []
+    for kind, a in alphas.items():
+        row: dict[str, Any] = {} if version is None else {"Guidelines": version}
+        row.update(
+            {
+                "Label": kind,
+                "α": a.alpha,
+                "95% low": a.low,
+                "95% high": a.high,
+                "Examples": a.n_examples,
+                "Sentence labels": a.n_units,
+            }
+        )
+        out.append(row)
+    return out
+
+
+def annotator_dashboard(data: TeamData, raters: Any) -> None:
+    """Per annotator: decided, median seconds, agreement with gold / others / judge per label kind; alpha per
+    label kind overall and per guideline version; the Cohen's kappa matrix and Fleiss' kappa."""
+    from ragviz.ui.dashboard import page as dashboard_ui
+
+    f = data.figures
+    kinds = ("relevant", "utilized", "supported", "supporting")
+    rows = []
+    for a in f.annotators:
+        row: dict[str, Any] = {
+            "Annotator": a.name,
+            "Decided": a.decided,
+            "Median s / example": None if a.median_seconds is None else round(a.median_seconds, 1),
+        }
+        for what, shares in (("gold", a.with_gold), ("others", a.with_others), ("judge", a.with_judge)):
+            for kind in kinds:
+                row[f"{kind} = {what}"] = _share(shares.get(kind))
+        rows.append(row)
+    st.caption(
+        "Agreement: the share of sentence labels equal to the gold labels, to each other annotator's (pairs), and "
+        "to the judge's, per label kind (supporting: the supporting keys of a response sentence, as a set)."
+    )
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="team-dashboard")
+    st.subheader("Krippendorff's α")
+    st.caption(
+        "Nominal α per label kind over the examples two or more annotators decided; 95% interval from 1,000 "
+        "bootstrap resamples of examples (seed 0)."
+    )
+    three = {c: st.column_config.NumberColumn(c, format="%.3f") for c in ("α", "95% low", "95% high")}  # md: ours
+    st.dataframe(pd.DataFrame(_alpha_rows(f.alpha)), hide_index=True, width="stretch", column_config=three)
+    if len(f.alpha_by_version) > 1 or any(v is not None for v in f.alpha_by_version):
+        st.caption("Per guideline version (examples all of whose annotators decided under the same version):")
+        by_version = [
+            r for v, alphas in f.alpha_by_version.items() for r in _alpha_rows(alphas, "none" if v is None else f"v{v}")
+        ]
+        st.dataframe(pd.DataFrame(by_version), hide_index=True, width="stretch", column_config=three)
+    st.subheader("Cohen's κ per pair, Fleiss' κ")
+    dashboard_ui.annotator_agreement(raters, downloads=True, names=True)
+
+
+def _save(who: str) -> None:
+    if not access.access().can_load:
+        st.session_state[TEAM_MESSAGE] = "Not saved: only admins (RAGVIZ_ADMINS) write the guidelines."
+        return
+    try:
+        saved = save_guidelines(state.store(), st.session_state.get(TEAM_GUIDE_TEXT, ""), who)
+    except GuidelinesError as exc:
+        st.session_state[TEAM_MESSAGE] = f"Not saved: {exc}"
+        return
+    st.session_state[TEAM_MESSAGE] = f"Guidelines version {saved.version} saved."
+
+
+def guidelines_editor(who: str, can_edit: bool) -> None:
+    """The guidelines in force, and for an admin the editor (every save a new version) and the history."""
+    store = state.store()
+    now = current_guidelines(store)
+    if can_edit:
+        if TEAM_GUIDE_TEXT not in st.session_state:
+            st.session_state[TEAM_GUIDE_TEXT] = now.text if now else ""
+        st.text_area(
+            f"Guidelines (Markdown, up to {MAX_GUIDELINES_BYTES // 1_000_000} MB)",
+            key=TEAM_GUIDE_TEXT,
+            height=260,
+            help="Annotators see them on the Review page (G). Each save is a new version; each decision records the "
+            "version in force.",
+        )
+        st.button("Save as a new version", key="team.save_guidelines", on_click=_save, args=(who,), type="primary")
+    if now is None:
+        st.caption("No guidelines written yet.")
+        return
+    st.caption(
+        render.md_escape(f"In force: version {now.version} by {now.author}, {now.ts[:16].replace('T', ' ')} UTC")
+    )
+    with st.container(border=True, key="team-guidelines-preview"):
+        st.markdown(guidelines_markdown(now.text))  # md: ours — the guidelines are Markdown by design (no HTML)
+    history = guideline_history(store)
+    if len(history) > 1:
+        st.dataframe(
+            pd.DataFrame(
+                [{"Version": v, "By": a, "Saved (UTC)": t[:16].replace("T", " "), "Bytes": n} for v, a, t, n in history]
+            ),
+            hide_index=True,
+            width="stretch",
+        )

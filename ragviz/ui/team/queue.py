@@ -1,0 +1,125 @@
+"""What a team's round adds to the Review page: "My assignments" first in the sidebar, and the labelling
+guidelines in a panel (shortcut G), rendered as Markdown with raw HTML and math left as text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from ragviz.data.dataset import Dataset
+from ragviz.store.label_store import LabelStore
+from ragviz.store.team.assignments import assigned, assignment_version
+from ragviz.store.team.guidelines import Guidelines, current_guidelines
+from ragviz.ui.core import render, state
+from ragviz.ui.core.keys import TEAM_GUIDE_OPEN, TEAM_MINE
+from ragviz.ui.core.present import hide_review_editing
+
+__all__ = [
+    "accept_within",
+    "all_reviewed",
+    "blind_label_sets",
+    "guidelines_markdown",
+    "guidelines_panel",
+    "my_assignments",
+    "walk_key",
+]
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _my_rows(paths: tuple[str, ...], who: str, version: int, _ds: Dataset, _store: LabelStore) -> list[int]:
+    mine = [uid for uid, names in assigned(_store).items() if who in names]
+    return sorted(i for i in map(_ds.index_of, mine) if i is not None)
+
+
+def my_assignments(
+    ds: Dataset, store: LabelStore, who: str, allowed: list[int] | None, reviewed: set[str]
+) -> list[int] | None:
+    """The sidebar's "My assignments" toggle (on by default for someone with assignments among the loaded
+    examples): the rows the person walks become their assigned examples (within the filters), the open
+    ones counted. *allowed*: the filters' rows (``None``: no filter). Returns the rows to walk."""
+    if hide_review_editing():  # presentation mode: no one's queue
+        return allowed
+    rows = _my_rows(state.current_paths(), who, assignment_version(store), ds, store)
+    if not rows:
+        return allowed
+    n_open = sum(1 for i in rows if ds.uids[i] not in reviewed)
+    with st.sidebar:
+        on = st.toggle(
+            f"My assignments ({n_open:,} open of {len(rows):,})",
+            value=True,
+            key=TEAM_MINE,
+            help="Walk the examples assigned to you (Next unreviewed opens your next open one). Off: every example.",
+        )
+    if not on:
+        return allowed
+    if allowed is None:
+        return rows
+    keep = set(allowed)
+    return [i for i in rows if i in keep]
+
+
+def blind_label_sets(names: list[str], store: LabelStore, who: str) -> list[str]:
+    """*names* (label sets a picker offers) without anyone else's labels while a blind round is on and the
+    person is no admin: the judge's, the gold labels and their own stay (never empty: gold at least)."""
+    from ragviz.analysis.labelsets.named import GOLD, JUDGE
+    from ragviz.store.team.assignments import is_blind
+    from ragviz.ui.core.access import access
+
+    if not is_blind(store) or access().can_see_others:
+        return names
+    kept = [n for n in names if n in (JUDGE, GOLD, who)]
+    return kept if any(n != JUDGE for n in kept) else [*kept, GOLD]
+
+
+def walk_key(flt: Any) -> tuple[Any, Any]:
+    """What moves the Review page to the nearest matching example when it changes: the filter and the
+    "My assignments" toggle."""
+    return flt, st.session_state.get(TEAM_MINE)
+
+
+def accept_within(allowed: list[int] | None) -> list[int] | None:
+    """The rows "Accept" moves on within: the person's assignments while "My assignments" is on, else all."""
+    return allowed if st.session_state.get(TEAM_MINE) else None
+
+
+def all_reviewed(within: list[int] | None) -> str:
+    return "Every example is reviewed." if within is None else "Every example assigned to you is reviewed."
+
+
+def guidelines_markdown(text: str) -> str:
+    """The guidelines as Markdown that shows as written: raw HTML is never rendered by ``st.markdown`` (its
+    default), and ``$`` is escaped so a price is not read as math.
+
+    >>> guidelines_markdown("Costs $5 <b>x</b>")
+    'Costs \\\\$5 <b>x</b>'
+    """
+    return text.replace("$", "\\$")
+
+
+def _toggle() -> None:
+    st.session_state[TEAM_GUIDE_OPEN] = not st.session_state.get(TEAM_GUIDE_OPEN, False)
+
+
+def guidelines_panel(store: LabelStore) -> Guidelines | None:
+    """The guidelines button (shortcut G) and, when open, the version in force; nothing before an admin wrote any."""
+    now = current_guidelines(store)
+    if now is None:
+        return None
+    opened = st.session_state.get(TEAM_GUIDE_OPEN, False)
+    st.button(
+        ("Hide guidelines" if opened else "Guidelines") + f" (v{now.version:d})",
+        key="team.guidelines_button",
+        shortcut="G",
+        on_click=_toggle,
+        help="The team's labelling guidelines; each decision you make records the version in force.",
+    )
+    if opened:
+        with st.container(border=True, key="team-guidelines"):
+            st.caption(
+                render.md_escape(
+                    f"Guidelines version {now.version}, by {now.author}, {now.ts[:16].replace('T', ' ')} UTC"
+                )
+            )
+            st.markdown(guidelines_markdown(now.text))  # md: ours — the guidelines are Markdown by design (no HTML)
+    return now

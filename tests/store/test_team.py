@@ -1,0 +1,139 @@
+"""A team's round in a real store (SQLite and PostgreSQL): assignments with overlap, guidelines, adjudication events."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+
+import pytest
+
+from ragviz.analysis.team.adjudicate import settle_example, shown_now
+from ragviz.analysis.team.gold import example_round
+from ragviz.data.labels import RELEVANT_FIELD, REVIEW_FIELD, REVIEWED
+from ragviz.store.label_store import LabelStore
+from ragviz.store.team.adjudications import StaleAdjudication, settlements, undo_settlement
+from ragviz.store.team.assignments import (
+    AssignmentError,
+    assign,
+    assigned,
+    plan_assignments,
+    reassign_leaver,
+)
+from ragviz.store.team.guidelines import (
+    MAX_GUIDELINES_BYTES,
+    GuidelinesError,
+    current_guidelines,
+    decision_versions,
+    save_guidelines,
+)
+from tests.analysis.test_agreement import labels, make_example
+
+
+def _loads(current: dict[str, tuple[str, ...]]) -> Counter:
+    return Counter(n for who in current.values() for n in who)
+
+
+@pytest.mark.parametrize(
+    ("n_examples", "overlap", "pool"), [(1, 1, 1), (10, 3, 3), (101, 3, 20), (57, 2, 5), (9, 5, 7)]
+)
+def test_plan_gives_every_example_its_overlap_and_balanced_queues(n_examples, overlap, pool):
+    uids = [f"u{i}" for i in range(n_examples)]
+    names = [f"a{j}" for j in range(pool)]
+    pairs = plan_assignments(uids, overlap, names, {})
+    per_example: dict[str, list[str]] = {}
+    for uid, name in pairs:
+        per_example.setdefault(uid, []).append(name)
+    assert set(per_example) == set(uids)
+    assert all(len(who) == overlap and len(set(who)) == overlap for who in per_example.values())
+    loads = Counter(name for _, name in pairs)
+    sizes = [loads.get(n, 0) for n in names]
+    assert max(sizes) - min(sizes) <= 1
+
+
+def test_assign_tops_up_refuses_bad_input_and_a_leaver_is_one_action(db_target):
+    uids = [f"toy/q{i}/m" for i in range(12)]
+    with LabelStore(db_target) as store:
+        with pytest.raises(AssignmentError, match="overlap 4 is larger than the pool of 3 annotators"):
+            assign(store, uids, 4, ["ana", "bo", "cy"], "lead")
+        with pytest.raises(AssignmentError, match="overlap must be a whole number from 1 to 5"):
+            assign(store, uids, 6, ["ana", "bo", "cy", "di", "ed", "fi"], "lead")
+        assert assigned(store) == {}  # nothing stored by a refused call
+        made = assign(store, uids, 2, ["ana", "bo", "cy", "di"], "lead")
+        assert made.added == 24
+        current = assigned(store)
+        assert all(len(set(who)) == 2 for who in current.values()) and sorted(_loads(current).values()) == [6] * 4
+        assert assign(store, uids, 2, ["ana", "bo", "cy", "di"], "lead").added == 0  # already at overlap
+        mine = [uid for uid, who in current.items() if "ana" in who]
+        for uid in mine[:2]:  # ana decides two of her six, then leaves
+            store.record(uid, "ana", [(REVIEW_FIELD, None, REVIEWED)], action="accept")
+        with pytest.raises(AssignmentError, match=r"not in the pool but holding open assignments: ana \(4 open\)"):
+            assign(store, uids, 2, ["bo", "cy", "di"], "lead")
+        assert assigned(store) == current
+        moved = reassign_leaver(store, "ana", "lead")
+        assert moved.added == 4
+        after = assigned(store)
+        assert all(len(set(who)) == 2 for who in after.values())
+        assert sorted(uid for uid, who in after.items() if "ana" in who) == sorted(mine[:2])  # her decided ones stay
+        others = [n for n in _loads(after).items() if n[0] != "ana"]
+        assert sum(k for _, k in others) == 22 and max(k for _, k in others) <= 8
+        with pytest.raises(AssignmentError, match="has no assignments"):
+            reassign_leaver(store, "zed", "lead")
+
+
+def test_a_leave_with_nobody_to_take_over_is_refused_and_changes_nothing(db_target):
+    with LabelStore(db_target) as store:
+        assign(store, ["a/1/m", "a/2/m"], 2, ["ana", "bo"], "lead")
+        before = assigned(store)
+        with pytest.raises(AssignmentError, match="need 2 annotators and only 1 others are in the pool"):
+            reassign_leaver(store, "ana", "lead")
+        assert assigned(store) == before
+
+
+def test_guidelines_are_versioned_recorded_with_each_decision_and_capped(db_target):
+    with LabelStore(db_target) as store:
+        store.record("a/1/m", "ana", [(REVIEW_FIELD, None, REVIEWED)])
+        first = save_guidelines(store, "# Relevant\nA sentence is relevant when ...", "lead")
+        assert first.version >= 1 and current_guidelines(store) == first
+        assert save_guidelines(store, first.text, "lead") == first  # unchanged text: no new version
+        store.record("a/2/m", "ana", [(REVIEW_FIELD, None, REVIEWED)])
+        second = save_guidelines(store, first.text + "\nSupport means ...", "lead")
+        assert second.version > first.version
+        store.record("a/3/m", "bo", [(REVIEW_FIELD, None, REVIEWED)])
+        versions = decision_versions(store)
+        assert versions[("a/1/m", "ana")] is None
+        assert versions[("a/2/m", "ana")] == first.version
+        assert versions[("a/3/m", "bo")] == second.version
+        with pytest.raises(GuidelinesError, match="over the 1 MB limit"):
+            save_guidelines(store, "x" * (MAX_GUIDELINES_BYTES + 1), "lead")
+        assert current_guidelines(store) == second  # nothing lost
+
+
+def test_adjudication_settles_refuses_a_stale_one_and_undoes(db_target):
+    judged = labels(["0a"], ["0a"])
+    ex = replace(make_example(), labels=judged, judge_labels=judged)
+    uid = ex.uid
+    with LabelStore(db_target) as store:
+        assign(store, [uid], 2, ["ana", "bo"], "lead")
+        store.record(uid, "ana", [(REVIEW_FIELD, None, REVIEWED)], example=ex)  # accepts the judge's
+        store.record(uid, "bo", [(RELEVANT_FIELD, ["0a"], ["0a", "0b"])], example=ex)
+        r, seen = shown_now(ex, store)
+        assert r.ready and r.differences == (("relevant", "0b"),) and r.needs_adjudication
+        # two adjudicators were shown the same state: the first settles, the second is refused
+        settle_example(ex, store, "lead", {("relevant", "0b"): True}, seen)
+        with pytest.raises(StaleAdjudication, match="changed since it was shown"):
+            settle_example(ex, store, "other-lead", {("relevant", "0b"): False}, seen)
+        (s,) = settlements(store).values()
+        assert s.adjudicator == "lead" and s.settled[RELEVANT_FIELD] == ["0a", "0b"]
+        r = example_round(ex, store)
+        assert r.gold is not None and r.gold.source == "adjudicated" and r.gold.by == "lead"
+        assert r.gold.labels.relevant_keys == ("0a", "0b") and not r.needs_adjudication
+        # an annotator changes their labels afterwards: the shown state is stale, the example is back in the queue
+        _, seen_now = shown_now(ex, store)
+        store.record(uid, "bo", [(RELEVANT_FIELD, ["0a", "0b"], ["0a", "0b", "1a"])], example=ex)
+        with pytest.raises(StaleAdjudication):
+            settle_example(ex, store, "lead", {("relevant", "0b"): True, ("relevant", "1a"): False}, seen_now)
+        r = example_round(ex, store)
+        assert r.stale and r.needs_adjudication and r.gold is not None  # the settlement stands until settled again
+        assert undo_settlement(store, uid, "lead") and settlements(store) == {}
+        assert example_round(ex, store).gold is None
+        assert not undo_settlement(store, uid, "lead")
