@@ -4,7 +4,8 @@ the failures with their raw output; or sends them as a Batch API job (half the p
 
 import streamlit as st
 
-from ragviz.judge import JudgeConfigError, judge_examples
+from ragviz.judge import JudgeConfigError
+from ragviz.judge.sampling.run import check_samples, judge_with_samples
 from ragviz.judge.selection import FILTERED
 from ragviz.ui.core import access, render, state
 from ragviz.ui.core.keys import LABEL_HOW
@@ -12,6 +13,7 @@ from ragviz.ui.core.present import is_present
 from ragviz.ui.core.state import active_filter_rows
 from ragviz.ui.judge.team import team_judge
 from ragviz.ui.label import batch
+from ragviz.ui.label import options as judge_options
 from ragviz.ui.label import page as ui
 
 state.require_app_shell()
@@ -48,26 +50,41 @@ if how == "Batch":  # the Batch API: half the price, within 24 h, resumable from
         state.bump_label_version()
 else:
     ui.estimate_summary(ui.run_estimate(indices, settings, cache, store))
+    if note := judge_options.samples_note(judge_options.samples_from_state()):
+        st.caption(note)  # md: ours
     ui.cancelled_notice()
 
 if how != "Batch" and ui.run_button(len(indices)):
     examples = state.examples_at(indices)
+    samples = judge_options.samples_from_state()
     try:
         settings = ui.checked_settings()
+        check_samples(samples, settings)
+        sampled = judge_with_samples(
+            examples,
+            settings,
+            cache,
+            store,
+            samples=samples,
+            on_progress=ui.run_progress(len(examples)),
+            prompt=team_judge()[1],
+        )
     except JudgeConfigError as exc:
         st.error(f"Judge settings: {render.md_escape(exc)}")
         st.stop()
-    summary = judge_examples(
-        examples, settings, cache, store, on_progress=ui.run_progress(len(examples)), prompt=team_judge()[1]
-    )
-    st.session_state[LAST_RUN] = ([e.uid for e in examples], summary, ui.own_endpoint())
+    st.session_state[LAST_RUN] = ([e.uid for e in examples], sampled.kept, ui.own_endpoint(), len(sampled.confidence))
     state.bump_label_version()
     st.rerun()  # show the estimate, results and failures as they are now
 
 last = st.session_state.get(LAST_RUN)
 if last:
-    uids, summary, own = last
+    uids, summary, own, n_confident = last
     run_examples = state.examples_at([i for i in (ds.index_of(u) for u in uids) if i is not None])
     ui.last_run(summary, run_examples, cache.failures(summary.run_id), full=own)
+    if n_confident:
+        st.caption(
+            f"The judge's confidence from its samples is stored for {n_confident:,} examples: Review marks its "
+            "unsure labels and filters 'judge unsure'; the audit's active and Neyman draws can use it."
+        )
 
 ui.recent_runs(cache.runs(20))

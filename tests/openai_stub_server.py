@@ -15,6 +15,10 @@ utilized (a mistake) unless the system message shows a few-shot example holding 
 "Worked example" heading); then they are labelled relevant and utilized (what people say in the judge-version
 tests). So a judge version's gain comes from ragviz's own prompt building, never from the test.
 
+``vary`` set: the answers to requests with a temperature above 0 vary: the 1st, 3rd, 5th, ... such request for a
+question labels only the first context sentence relevant and the first response sentence unsupported; the 2nd,
+4th, ... answer as usual (what ``ragviz label --samples N`` measures the judge's confidence from).
+
 ``reject_formats`` lists ``response_format`` types the server refuses with HTTP 400 (like servers
 without structured output). Like OpenAI's API, a request that sets ``temperature`` for a reasoning
 model (o1, o3, o4-mini, gpt-5*, and the names in ``reasoning_models``) is refused with HTTP 400 and
@@ -68,6 +72,16 @@ class RecordedRequest:
     status: int = 0
     path: str = ""  # the request target, query included
     api_key: str = ""  # the `api-key` header (Azure)
+
+
+def vary_answer(answer: dict[str, Any]) -> None:
+    """The varied answer of ``vary``: only the first context sentence relevant, the first response sentence
+    unsupported."""
+    answer["all_relevant_sentence_keys"] = answer["all_relevant_sentence_keys"][:1]
+    support = answer["sentence_support_information"]
+    if support:
+        support[0] = {**support[0], "supporting_sentence_keys": [], "fully_supported": False}
+    answer["overall_supported"] = all(s["fully_supported"] for s in support)
 
 
 def prompt_parts(user_text: str) -> tuple[str, list[str], list[str]]:
@@ -125,10 +139,12 @@ class StubServer:
     # Serve HTTPS with this context (ssl.SSLContext, server side) instead of plain HTTP.
     ssl_context: Any = None
     marker: str = ""  # see the module docstring
+    vary: bool = False  # see the module docstring
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
         self._in_flight = 0
+        self._warm: dict[str, int] = {}  # question -> requests with a temperature above 0 so far
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -313,6 +329,11 @@ class StubServer:
         if self.marker:
             system = next((m.get("content", "") for m in messages if m.get("role") == "system"), "")
             apply_marker(answer, user_text, self.marker, learned=marker_learned(system, self.marker))
+        if self.vary and float(body.get("temperature") or 0) > 0:
+            with self._lock:
+                self._warm[question] = nth = self._warm.get(question, 0) + 1
+            if nth % 2 == 1:
+                vary_answer(answer)
         if kind == "huge":  # an answer of <arg> characters (not valid JSON)
             content = "x" * int(arg or 10_000_000)
         elif kind == "malformed":

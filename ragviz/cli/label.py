@@ -30,6 +30,7 @@ from ragviz.data.errors import BadInput
 if TYPE_CHECKING:
     from ragviz.data.model import Example
     from ragviz.judge.client import JudgeSettings
+    from ragviz.judge.cost import RunEstimate
     from ragviz.judge.prompt import JudgePrompt
     from ragviz.judge.versions.spec import JudgeVersion
 
@@ -111,6 +112,16 @@ def add_label_arguments(parser: argparse.ArgumentParser) -> None:
         help="how the answer's JSON is asked for: json_schema (structured output), json_object (JSON mode), text "
         "(JSON read out of the answer); auto (default) asks the endpoint once per model and remembers",
     )
+    parser.add_argument(
+        "--samples",
+        type=int,
+        default=1,
+        metavar="N",
+        help="ask the judge N times per example (1 to 20; the kept answer, then N-1 more at the temperature set "
+        "above 0, else at 1) and store the judge's confidence: the share of samples agreeing with each sentence "
+        "label and per TRACe metric 1 - 2 sd over the samples; OUT gains the columns judge_confidence (the lowest) "
+        "and judge_confidence_<metric>, which `ragviz audit draw --confidence` reads (default: 1)",
+    )
     parser.add_argument("--concurrency", type=int, default=8, help="calls in flight at once (default: 8)")
     parser.add_argument("--limit", type=int, default=None, metavar="K", help="judge only the first K examples")
     parser.add_argument(
@@ -191,6 +202,20 @@ def team_judge(db_path: str) -> tuple[JudgeVersion, JudgePrompt]:
     return version, prompt
 
 
+def _sum_estimates(plans: list[RunEstimate]) -> RunEstimate:
+    from ragviz.judge.cost import RunEstimate
+
+    costs = [p.cost_usd for p in plans]
+    return RunEstimate(
+        plans[0].n_examples,
+        plans[0].n_cached,
+        sum(p.calls for p in plans),
+        sum(p.prompt_tokens for p in plans),
+        sum(p.completion_tokens for p in plans),
+        None if any(c is None for c in costs) else sum(c for c in costs if c is not None),
+    )
+
+
 def _where(example: Example) -> str:
     return str(example.source) if example.source is not None else example.uid
 
@@ -204,9 +229,12 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
     from ragviz.judge.cache import JudgeCache
     from ragviz.judge.client import JudgeConfigError
     from ragviz.judge.cost import describe_cost, estimate_run
-    from ragviz.judge.run import RunProgress, judge_examples
+    from ragviz.judge.run import RunProgress
+    from ragviz.judge.sampling.run import check_samples, judge_with_samples, sample_prompt, sample_settings
     from ragviz.judge.versions.prompt import check_shots_unchanged
     from ragviz.judge.versions.registry import settings_for, shots_now
+    from ragviz.metrics.trace import TRACE_METRICS
+    from ragviz.store.judge_confidence import confidence_row
     from ragviz.store.label_store import LabelStore, StoreError, default_db
 
     err = err or sys.stderr
@@ -215,6 +243,11 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
     from ragviz.cli.label_batch import batch_mode, run_batch_command
 
     mode = batch_mode(args)
+    samples = getattr(args, "samples", 1)
+    if mode is not None and samples != 1:
+        raise BadInput(
+            "the judge's samples are asked live only: leave out --samples with a batch option", field="--samples"
+        )
     if mode is not None:
         return run_batch_command(args, mode, err, settings_from_args)
     missing = [name for name, value in (("PATH", args.paths), ("-o/--output", args.output)) if not value]
@@ -230,6 +263,7 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
     try:
         settings.check()
         settings.resolved_api_key()
+        check_samples(samples, settings)
     except JudgeConfigError as exc:
         raise BadInput(str(exc), path=COMMAND) from None
 
@@ -250,7 +284,14 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
         raise BadInput(str(exc), path=COMMAND) from None
     try:
         if args.dry_run:
-            plan = estimate_run(examples, settings, None if args.force else cache, prompt)
+            sampling = sample_settings(settings)
+            plans = [estimate_run(examples, settings, None if args.force else cache, prompt)] + [
+                estimate_run(
+                    examples, sampling, None if args.force else cache, sample_prompt(prompt, k, sampling.temperature)
+                )
+                for k in range(2, samples + 1)
+            ]
+            plan = _sum_estimates(plans)
             print(
                 f"{plan.n_examples} examples: {plan.n_cached} cached, {plan.calls} calls needed; about "
                 f"{plan.prompt_tokens} prompt + {plan.completion_tokens} completion tokens; estimated cost "
@@ -269,24 +310,39 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
                     f"judged {p.done}/{p.total} (cached {p.n_cached}, new {p.n_judged}, failed {p.n_failed})", file=err
                 )
 
-        summary = judge_examples(
-            examples, settings, cache, store, force=args.force, on_progress=progress, prompt=prompt
-        )
+        try:
+            sampled = judge_with_samples(
+                examples, settings, cache, store, samples=samples, force=args.force, on_progress=progress, prompt=prompt
+            )
+        except JudgeConfigError as exc:
+            raise BadInput(str(exc), path=COMMAND) from None
+        summary = sampled.kept
         for example, outcome in zip(examples, summary.outcomes):
             if outcome is not None and not outcome.ok:
                 print(f"{_where(example)}: judge: {outcome.error}", file=err)
         done = [i for i, o in enumerate(summary.outcomes) if o is not None and o.ok]
         judged = Dataset(dataset.table.take(done)) if done else Dataset.empty()
         rows = export_rows(judged, store, None)
+        if samples > 1:
+            rows = [
+                {**row, **confidence_row(sampled.confidence.get(uid), TRACE_METRICS)}
+                for row, uid in zip(rows, judged.uids)
+            ]
         write_jsonl(rows, args.output)
     finally:
         store.close()
         cache.close()
 
-    cost = describe_cost(summary.cost_usd, settings.model)
+    cost = describe_cost(sampled.cost_usd, settings.model)
+    asked = (
+        f" x {samples} samples ({sampled.n_sample_failures} samples failed; confidence stored for "
+        f"{len(sampled.confidence)} examples)"
+        if samples > 1
+        else ""
+    )
     print(
-        f"judge version {version.name}; {n} examples: {summary.n_judged} judged, {summary.n_cached} cached, {summary.n_failed} failed; "
-        f"{summary.requests} requests, {summary.prompt_tokens} prompt + {summary.completion_tokens} completion tokens, "
+        f"judge version {version.name}; {n} examples{asked}: {summary.n_judged} judged, {summary.n_cached} cached, "
+        f"{summary.n_failed} failed; {sampled.requests} requests, {summary.prompt_tokens} prompt + {summary.completion_tokens} completion tokens, "
         f"estimated cost {cost}; {len(rows)} rows written to {args.output} in {summary.wall_seconds:.1f}s",
         file=err,
     )

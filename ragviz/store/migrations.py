@@ -294,6 +294,16 @@ def _m017_audit_designs(run: RunSQL, d: Dialect) -> None:
     run("ALTER TABLE audit_sample_members ADD COLUMN selection_weight DOUBLE PRECISION")
 
 
+def _m018_judge_confidence(run: RunSQL, d: Dialect) -> None:
+    # The judge's confidence from N samples (ragviz.store.judge_confidence): per example the share of samples that
+    # agree with each sentence label kept and 1 - 2 sd of each TRACe metric; tied to the judge label set measured.
+    run(
+        f"""CREATE TABLE judge_confidence (id {d.identity}, example_uid TEXT NOT NULL, label_set_id INTEGER NOT NULL,
+            n_samples INTEGER NOT NULL, metrics_json TEXT NOT NULL, sentences_json TEXT NOT NULL, ts TEXT NOT NULL)"""
+    )
+    run("CREATE INDEX judge_confidence_uid ON judge_confidence (example_uid, id)")
+
+
 def _json(text: str | None) -> Any:
     return None if text is None else json.loads(text)
 
@@ -327,6 +337,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[RunSQL, Dialect], None]], ...] = (
     ("014_team", m014_team),
     ("015_decision_guidelines", m015_decision_guidelines),
     ("017_audit_designs", _m017_audit_designs),
+    ("018_judge_confidence", _m018_judge_confidence),
 )
 
 
@@ -403,6 +414,9 @@ _AUDIT = SCHEMA["006_audit_samples"]
 SCHEMA["017_audit_designs"] = {
     "audit_samples": (*_AUDIT["audit_samples"], "design", "design_json"),
     "audit_sample_members": (*_AUDIT["audit_sample_members"], "stratum", "inclusion_probability", "selection_weight"),
+}
+SCHEMA["018_judge_confidence"] = {
+    "judge_confidence": ("id", "example_uid", "label_set_id", "n_samples", "metrics_json", "sentences_json", "ts")
 }
 MIGRATIONS_TABLE = {"schema_migrations": ("name", "applied_at")}
 

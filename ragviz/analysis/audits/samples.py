@@ -6,7 +6,8 @@ or any other column); the judge's confidence per example from a numeric column i
 default :data:`CONFIDENCE_COLUMN`: the chance the judge is right on that example). A missing column or a row
 without a value is refused with the column, the count and the first rows named. Neyman allocation takes the
 strata's spreads from that confidence or from a pilot: the reviewed members of an earlier sample
-(:func:`pilot_spreads`, one metric's judge error per stratum).
+(:func:`pilot_spreads`, one metric's judge error per stratum). The confidence the judge measured itself
+(``ragviz label --samples N``) is filled in from the store first (:mod:`ragviz.analysis.audits.judge_confidence`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from ragviz.analysis.audits.designs import (
     stratified_draw,
     uniform_draw,
 )
+from ragviz.analysis.audits.judge_confidence import with_judge_confidence
 from ragviz.data.dataset import Dataset
 from ragviz.store.audit_samples import (
     AuditSample,
@@ -219,6 +221,7 @@ def draw_design(
     seed = new_seed() if seed is None else int(seed)
     if design == UNIFORM:
         return draw_sample(store, dataset.uids, n, annotator, seed)
+    dataset = with_judge_confidence(dataset, store)
     spreads = None
     if pilot is not None:
         if design != STRATIFIED or allocation != NEYMAN or not by:
@@ -241,6 +244,7 @@ def grow_design(store: LabelStore, dataset: Dataset, sample: AuditSample, n: int
         return sample
     if sample.design == STRATIFIED and n <= sample.size:
         return sample
+    dataset = with_judge_confidence(dataset, store)
     drawn = _draw(
         dataset,
         sample.design,

@@ -38,10 +38,18 @@ class ReviewFilter:
     adherence_zero: bool = False
     has_flags: bool = False
     subsets: tuple[str, ...] = ()
+    judge_unsure: bool = False  # the judge's own confidence (its samples) is low
 
     @property
     def active(self) -> bool:
-        return self.unreviewed or self.corrected or self.adherence_zero or self.has_flags or bool(self.subsets)
+        return (
+            self.unreviewed
+            or self.corrected
+            or self.adherence_zero
+            or self.has_flags
+            or bool(self.subsets)
+            or self.judge_unsure
+        )
 
 
 @dataclass(frozen=True)
@@ -60,11 +68,12 @@ def filter_indices(
     reviewed: set[str] | frozenset[str],
     corrected: set[str] | frozenset[str],
     current_adherence: Mapping[str, float | None] | None = None,
+    unsure: set[str] | frozenset[str] = frozenset(),
 ) -> list[int]:
     """Row indices that pass *flt*, in dataset order.
 
     *current_adherence* overrides the judge's adherence for examples a person changed, so
-    "adherence 0" follows the current labels.
+    "adherence 0" follows the current labels; *unsure* holds the examples the judge is unsure of.
     """
     if not flt.active:
         return list(range(len(columns.uids)))
@@ -83,6 +92,8 @@ def filter_indices(
             if adh != 0.0:
                 continue
         if flt.has_flags and not columns.flag_counts[i]:
+            continue
+        if flt.judge_unsure and uid not in unsure:
             continue
         out.append(i)
     return out

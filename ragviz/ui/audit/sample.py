@@ -16,6 +16,7 @@ from typing import Any
 
 import streamlit as st
 
+from ragviz.analysis.audits.judge_confidence import with_judge_confidence
 from ragviz.analysis.audits.samples import grow_design
 from ragviz.analysis.estimates.pairing import AuditProgress, audit_progress
 from ragviz.analysis.review.queue import audit_position_text, nearest_match, order_neighbours
@@ -273,7 +274,7 @@ def audit_queue(ds: Dataset, store: LabelStore, who: str, present: bool) -> Audi
             st.caption(ONLY_ADMINS)  # md: ours
         elif not present:
             with st.expander("Draw a new sample", expanded=sample is None):
-                ready = design_form.design_form(ds, samples)
+                ready = design_form.design_form(with_judge_confidence(ds, state.store()), samples)
                 st.button("Draw sample", key="audit.draw", on_click=_draw, args=(ds, who), disabled=not ready)
             if sample is not None:
                 grow_key = f"audit.grow_to.{sample.id}.{sample.size}"

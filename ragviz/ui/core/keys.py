@@ -79,6 +79,7 @@ __all__ = [
     "SHELL_KEY",
     "SHOW_CORRECTIONS_KEY",
     "STALE_KEY",
+    "SAMPLES_KEY",
     "TEMPERATURE_KEY",
     "TEXT_CONTEXT_KEY",
     "TEXT_DRAWN",
@@ -130,6 +131,7 @@ MODEL_KEY = "label.model"
 REASONING_KEY = "label.reasoning_effort"
 FORMAT_KEY = "label.response_format"  #: How long the settings widgets keep their values: the whole browser session (in memory, never written
 SELECTION_MEMO = "label.selection_memo"  # ((data, store, labels version, selection, K), filter rows, row indices)
+SAMPLES_KEY = "label.samples"  # answers asked per example (1: no confidence measured)
 TEMPERATURE_KEY = "label.temperature"  # None: the default (0 for chat models, not sent to reasoning models)
 TIMEOUT_KEY = "label.timeout"
 ADHERENCE_CACHE = "ragviz.adherence_cache"

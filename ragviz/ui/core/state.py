@@ -16,6 +16,7 @@ from typing import Any
 
 import streamlit as st
 
+from ragviz.analysis.audits.judge_confidence import unsure_uids
 from ragviz.analysis.labelsets.named import judge_labels_of
 from ragviz.analysis.review.queue import ReviewFilter, RowColumns, filter_indices
 from ragviz.data.dataset import Dataset, iter_examples
@@ -393,7 +394,8 @@ def review_filter_rows(
     if cached and cached[0] == cache_key:
         return cached[1]
     adh = current_adherence(ds, who, corrected) if flt.adherence_zero else None
-    allowed = filter_indices(row_columns(), flt, reviewed, corrected, adh)
+    unsure = unsure_uids(store()) if flt.judge_unsure else set()
+    allowed = filter_indices(row_columns(), flt, reviewed, corrected, adh, unsure)
     st.session_state[FILTER_CACHE] = (cache_key, allowed)
     return allowed
 

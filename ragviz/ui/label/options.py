@@ -19,6 +19,7 @@ from ragviz.ui.core.keys import (
     FORMAT_KEY,
     MODEL_KEY,
     REASONING_KEY,
+    SAMPLES_KEY,
     TEMPERATURE_KEY,
     TIMEOUT_KEY,
 )
@@ -34,6 +35,7 @@ __all__ = [
     "MODEL_KEY",
     "NOT_SENT",
     "REASONING_KEY",
+    "SAMPLES_KEY",
     "TEMPERATURE_KEY",
     "TIMEOUT_KEY",
     "from_state",
@@ -41,6 +43,8 @@ __all__ = [
     "key_source_note",
     "rejudge_help",
     "request_options",
+    "samples_from_state",
+    "samples_note",
 ]
 
 
@@ -69,6 +73,22 @@ def init_state() -> None:
     st.session_state.setdefault(TEMPERATURE_KEY, None)
     st.session_state.setdefault(REASONING_KEY, NOT_SENT)
     st.session_state.setdefault(FORMAT_KEY, RESPONSE_FORMATS[0])
+    st.session_state.setdefault(SAMPLES_KEY, 1)
+
+
+def samples_note(samples: int) -> str | None:
+    """What asking *samples* answers per example adds to the estimate above (``None`` for one)."""
+    if samples <= 1:
+        return None
+    return (
+        f"Samples per example: {samples}. The estimate above is the kept answers; {samples - 1} more per example "
+        f"follow at a temperature above 0 (each cached): about {samples} times its calls, tokens and cost."
+    )
+
+
+def samples_from_state() -> int:
+    """Answers to ask per example (``ragviz label --samples``)."""
+    return int(st.session_state.get(SAMPLES_KEY) or 1)
 
 
 def from_state() -> dict[str, Any]:
@@ -82,7 +102,7 @@ def from_state() -> dict[str, Any]:
 
 
 def request_options(left: Any, right: Any) -> None:
-    """The three widgets, in the settings box's two columns."""
+    """The request's widgets, in the settings box's two columns."""
     right.number_input(
         "Temperature",
         min_value=0.0,
@@ -107,6 +127,18 @@ def request_options(left: Any, right: Any) -> None:
         persist_state=KEEP,
         help="auto: ask the server once which of json_schema (structured output), json_object (JSON mode) "
         "or text it honours, and remember it for this server and model",
+    )
+    left.number_input(
+        "Samples per example",
+        min_value=1,
+        max_value=20,
+        step=1,
+        key=SAMPLES_KEY,
+        persist_state=KEEP,
+        help="More than 1: the judge is asked that many times (the kept answer, then more at the temperature set "
+        "above 0, else at 1; each cached) and its confidence is stored: how many samples agree with each label "
+        "(a faint mark on Review, the filter 'judge unsure') and per metric, which the audit's active and "
+        "Neyman draws can use",
     )
 
 

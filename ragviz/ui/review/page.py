@@ -65,6 +65,12 @@ def filter_sidebar(
             adherence_zero=st.toggle("Adherence 0", key="review.f_adherence0"),
             has_flags=st.toggle("Has label-quality flags", key="review.f_flags"),
             subsets=tuple(st.multiselect("Subset", subset_names, key="review.f_subsets")),
+            judge_unsure=st.toggle(
+                "Judge unsure",
+                key="review.f_unsure",
+                help="Examples the judge was unsure of: asked several times (Samples per example on the Label page, "
+                "ragviz label --samples), its answers disagreed on some metric (confidence below 0.75)",
+            ),
         )
         advance_after_accept = (
             editable

@@ -20,17 +20,19 @@ AppTest queue events the same way (:func:`queue_event`'s data shape) — one pat
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
+from ragviz.analysis.audits.judge_confidence import UnsureSentences, unsure_sentences
 from ragviz.analysis.review.edits import NEITHER, ContextSpan, ResponseSpan, context_state
 from ragviz.analysis.review.text import click_changes, fold_ranges, next_state, support_link_change
 from ragviz.data.dataset import Dataset
 from ragviz.data.model import Labels
+from ragviz.store.judge_confidence import example_confidence
 from ragviz.ui.core import render, state
 from ragviz.ui.core.keys import TEXT_CONTEXT_KEY as CONTEXT_KEY
 from ragviz.ui.core.keys import TEXT_DRAWN as DRAWN
@@ -48,6 +50,7 @@ __all__ = [
     "apply_events",
     "context_data",
     "context_editor",
+    "judge_unsure",
     "queue_event",
     "response_data",
     "response_editor",
@@ -102,10 +105,12 @@ def context_data(
     kept: Iterable[str],
     editable: bool,
     selected: str | None = None,
+    unsure: Mapping[str, str] | None = None,
 ) -> dict:
     """What the context editor draws: per document its ``[key, text]`` sentences and the ranges shown
     folded (a sentence in *kept*, labelled, or supporting the *selected* response sentence, with
-    context); the labels, the support links, the colours and whether clicks edit."""
+    context); the labels, the support links, the colours, whether clicks edit and the judge labels its samples
+    disagreed on (*unsure*: key -> what they said, a faint marker)."""
     keep = set(kept)
     docs = []
     for d, whole in enumerate(documents):
@@ -128,13 +133,17 @@ def context_data(
         "linked": [s.key for spans in documents for s in spans if s.linked],
         "selected": selected,
         "style": _styles(render.CONTEXT_STYLE),
+        "unsure": dict(unsure or {}),
     }
 
 
-def response_data(uid: str, spans: Sequence[ResponseSpan], selected: str | None) -> dict:
-    """What the response editor draws: ``[key, text, support status]`` per sentence and the selected key
-    (*spans* already cut for display, :func:`ragviz.ui.core.render.within_budget`)."""
+def response_data(
+    uid: str, spans: Sequence[ResponseSpan], selected: str | None, unsure: Mapping[str, str] | None = None
+) -> dict:
+    """What the response editor draws: ``[key, text, support status]`` per sentence, the selected key
+    (*spans* already cut for display, :func:`ragviz.ui.core.render.within_budget`) and the judge's unsure labels."""
     return {
+        "unsure": dict(unsure or {}),
         "kind": "response",
         "uid": uid,
         "selected": selected,
@@ -153,9 +162,10 @@ def context_editor(
     selected: str | None = None,
 ) -> None:
     """The context documents (drawn from *labels*) as the editor (see the module docstring);
-    *kept* sentences stay unfolded; Shift+click links a sentence to the *selected* response sentence."""
+    *kept* sentences stay unfolded; Shift+click links a sentence to the *selected* response sentence; a faint
+    marker beside the judge labels its samples disagreed on (:func:`judge_unsure`)."""
     st.session_state[DRAWN] = (uid, labels)
-    data = context_data(uid, documents, kept, editable, selected)
+    data = context_data(uid, documents, kept, editable, selected, judge_unsure(uid).context)
     _component(key=CONTEXT_KEY, data=data, on_edit_change=partial(queue_event, CONTEXT_KEY))
     for doc in data["docs"]:
         if doc["cut"]:
@@ -167,6 +177,11 @@ def context_editor(
         )
 
 
+def judge_unsure(uid: str) -> UnsureSentences:
+    """The example's judge labels that the judge's own samples disagreed on (``ragviz label --samples``)."""
+    return unsure_sentences(example_confidence(state.store(), uid))
+
+
 def response_editor(uid: str, spans: Sequence[ResponseSpan], selected: str | None) -> None:
     """The colour legend, the "Response" heading and the response as clickable sentences (see the
     module docstring)."""
@@ -175,7 +190,7 @@ def response_editor(uid: str, spans: Sequence[ResponseSpan], selected: str | Non
     shown, left_out = render.within_budget(spans)  # a response over 1 MB is cut for display, never sent whole
     _component(
         key=RESPONSE_KEY,
-        data=response_data(uid, shown, selected),
+        data=response_data(uid, shown, selected, judge_unsure(uid).response),
         on_edit_change=partial(queue_event, RESPONSE_KEY),
     )
     if left_out:

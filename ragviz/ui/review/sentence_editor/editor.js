@@ -58,6 +58,19 @@ function paint(span, style) {
   return label;
 }
 
+// A faint "?" after a sentence whose judge label the judge's own samples disagreed on; returns the words for
+// the sentence's tooltip ("" when the judge was sure or never sampled).
+function unsureMark(span, data, key) {
+  const said = data.unsure && data.unsure[key];
+  if (!said) return "";
+  const mark = el("sup", "rv-unsure", "?");
+  mark.title = said;
+  mark.setAttribute("aria-label", said);
+  span.append(mark);
+  span.classList.add("rv-judge-unsure");
+  return " \u2014 " + said;
+}
+
 function contextSentence(data, key, text, state) {
   const span = el("span", "rv-sent rv-" + state);
   span.dataset.key = key;
@@ -69,9 +82,10 @@ function contextSentence(data, key, text, state) {
     span.append(el("span", "rv-link-tag", "\u25c6 support"));
   }
   span.append(document.createTextNode(text));
+  const unsure = unsureMark(span, data, key);
   const label = paint(span, data.style[state]);
   const next = data.style[CYCLE[(CYCLE.indexOf(state) + 1) % CYCLE.length]][3];
-  span.title = key + ": " + label + (linked ? " \u2014 supports the selected response sentence" : "") +
+  span.title = key + ": " + label + unsure + (linked ? " \u2014 supports the selected response sentence" : "") +
     (data.editable ? " \u2014 click: " + next + (data.selected ? "; Shift+click: " + (linked ? "no longer" : "") +
       " support of " + data.selected : "") : "");
   if (data.editable) {
@@ -219,11 +233,12 @@ function renderResponse(root, data, send) {
     span.dataset.key = key;
     span.append(el("span", "rv-key"));
     span.append(document.createTextNode(text));
+    const unsure = unsureMark(span, data, key);
     const selected = key === data.selected;
     if (selected) span.classList.add("rv-selected");
     const label = paint(span, data.style[status]);
     if (selected) span.style.outline = "3px solid " + data.link_color;
-    span.title = key + ": " + label + (selected ? " (selected)" : " \u2014 click to see its support");
+    span.title = key + ": " + label + unsure + (selected ? " (selected)" : " \u2014 click to see its support");
     span.tabIndex = 0;
     span.setAttribute("role", "button");
     span.setAttribute("aria-pressed", selected ? "true" : "false");
