@@ -33,7 +33,7 @@ VIEW_CONTROLS = re.compile(
     r"|Fullscreen|Close|Retrieval cut-off k|k|Pick an item.*|Item.*|Checking output.*|Loaded file.*"
     r"|Reviewed:.*|Status.*|adherence.*|Adherence.*|Dataset.*|Sentence.*|All|None|Has .*|Doc \d+: .*|Example #"
     r"|Find by uid|Compare the judge with|Cut-offs k.*|Other metric families|RagChecker files among the loaded data"
-    r"|Show the examples|Current labels.*)$",
+    r"|Show the examples|Current labels.*|Judge unsure)$",
     re.IGNORECASE,
 )
 
