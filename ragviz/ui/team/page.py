@@ -293,14 +293,21 @@ def annotator_dashboard(data: TeamData, raters: Any) -> None:
         "Agreement: the share of sentence labels equal to the gold labels, to each other annotator's (pairs), and "
         "to the judge's, per label kind (supporting: the supporting keys of a response sentence, as a set)."
     )
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="team-dashboard")
+    if rows:
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="team-dashboard")
+    else:
+        st.info("No annotator has decided on the loaded examples yet: the figures appear with the first decisions.")
     st.subheader("Krippendorff's α")
     st.caption(
         "Nominal α per label kind over the examples two or more annotators decided; 95% interval from 1,000 "
         "bootstrap resamples of examples (seed 0)."
     )
     three = {c: st.column_config.NumberColumn(c, format="%.3f") for c in ("α", "95% low", "95% high")}  # md: ours
-    st.dataframe(pd.DataFrame(_alpha_rows(f.alpha)), hide_index=True, width="stretch", column_config=three)
+    alpha_rows = _alpha_rows(f.alpha)
+    if any(r.get("α") is not None for r in alpha_rows):
+        st.dataframe(pd.DataFrame(alpha_rows), hide_index=True, width="stretch", column_config=three)
+    else:
+        st.caption("No example has labels from two annotators yet: α needs at least one.")
     if len(f.alpha_by_version) > 1 or any(v is not None for v in f.alpha_by_version):
         st.caption("Per guideline version (examples all of whose annotators decided under the same version):")
         by_version = [
