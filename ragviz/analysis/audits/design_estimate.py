@@ -30,6 +30,7 @@ from ragviz.analysis.audits.stratified import StratumError, stratified_people_ci
 from ragviz.analysis.estimates.coverage import MIN_AUDITED
 from ragviz.analysis.estimates.estimate import MetricEstimate
 from ragviz.analysis.estimates.pairing import PairedExample, Pairing
+from ragviz.analysis.estimates.planner import variance_terms
 from ragviz.analysis.estimates.ppi import NORMAL, Interval, PPIInterval, judge_mean, z_value
 from ragviz.analysis.estimates.report import GROUP_BY, EstimateReport, GroupEstimate, estimate_report, metric_bounds
 from ragviz.store.audit_samples import AuditSample
@@ -113,14 +114,8 @@ def uniform_equivalent(
     cov = float(w @ ((y - m_y) * (yhat - m_f)))
     var_f_audit = float(w @ (yhat - m_f) ** 2)
     var_f = float(np.var(yhat_all))
-    total = yhat_all.size
-    sizes = np.arange(2, total + 1, dtype=float)
-    rest = total - sizes
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lam = np.where((rest > 0) & (var_f > 0), cov / ((1.0 + sizes / rest) * var_f), 0.0)
-        lam = np.clip(np.nan_to_num(lam), 0.0, 1.0)
-        imputed = np.where(rest > 0, lam * lam * var_f / rest, 0.0)
-    needed = imputed + np.maximum(var_y - 2.0 * lam * cov + lam * lam * var_f_audit, 0.0) / sizes
+    sizes, imputed, rectifier = variance_terms(var_y, cov, var_f, var_f_audit, yhat_all.size)
+    needed = imputed + np.maximum(rectifier, 0.0) / sizes
     ok = np.nonzero(needed <= variance)[0]
     return int(sizes[ok[0]]) if ok.size else None
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from ragviz.analysis.estimates.ppi import Values, as_vector, z_value
 
-__all__ = ["SamplePlan", "plan_sample_size"]
+__all__ = ["SamplePlan", "plan_sample_size", "variance_terms"]
 
 
 @dataclass(frozen=True)
@@ -63,13 +63,22 @@ def plan_sample_size(
     var_f_audit = float(f_arr.var())
     total = y_arr.size + fu_arr.size
     n_classical = max(2, math.ceil((z * z * var_y) / (half_width * half_width) - 1e-12))
+    sizes, imputed, rectifier = variance_terms(var_y, cov, var_f, var_f_audit, total)
+    variance = imputed + rectifier / sizes
+    ok = np.nonzero(z * np.sqrt(np.maximum(variance, 0.0)) <= half_width)[0]
+    n_ppi = max(int(sizes[ok[0]]), minimum) if ok.size else None
+    return SamplePlan(half_width, n_ppi, max(n_classical, minimum), minimum)
+
+
+def variance_terms(
+    var_y: float, cov: float, var_f: float, var_f_audit: float, total: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For every audit size *n'* = 2 … *total* of :func:`plan_sample_size`'s formula: ``(sizes, imputed,
+    rectifier)``, the variance at *n'* being ``imputed + rectifier / n'`` (λ' tuned for that size)."""
     sizes = np.arange(2, total + 1, dtype=float)
     rest = total - sizes
     with np.errstate(divide="ignore", invalid="ignore"):
         lam = np.where((rest > 0) & (var_f > 0), cov / ((1.0 + sizes / rest) * var_f), 0.0)
         lam = np.clip(np.nan_to_num(lam), 0.0, 1.0)
         imputed = np.where(rest > 0, lam * lam * var_f / rest, 0.0)
-    variance = imputed + (var_y - 2.0 * lam * cov + lam * lam * var_f_audit) / sizes
-    ok = np.nonzero(z * np.sqrt(np.maximum(variance, 0.0)) <= half_width)[0]
-    n_ppi = max(int(sizes[ok[0]]), minimum) if ok.size else None
-    return SamplePlan(half_width, n_ppi, max(n_classical, minimum), minimum)
+    return sizes, imputed, var_y - 2.0 * lam * cov + lam * lam * var_f_audit
