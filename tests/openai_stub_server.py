@@ -19,6 +19,20 @@ tests). So a judge version's gain comes from ragviz's own prompt building, never
 question labels only the first context sentence relevant and the first response sentence unsupported; the 2nd,
 4th, ... answer as usual (what ``ragviz label --samples N`` measures the judge's confidence from).
 
+``n_mode`` says what a request with ``n`` > 1 gets: ``"honour"`` (default: n choices, each answered as a request
+of its own would be, so ``vary`` counts each choice; usage counts the prompt once and every choice's completion),
+``"ignore"`` (one choice, as servers without ``n`` do) or ``"refuse"`` (HTTP 400 with ``"param": "n"``). A script
+step that spoils the answer (``malformed``, ``bad_keys``, ...) spoils the first choice only.
+
+A request with ``"logprobs": true`` gets ``choices[i].logprobs.content``: the answer cut into tokens (JSON
+punctuation, separators and literals whole; a string as its quote with its first character, then pieces of up to
+4 characters, then the closing quote), each ``{"token", "logprob", "bytes", "top_logprobs"}``. A token has
+probability 1 unless ``token_probs`` names it: ``"<field>:<key>"`` (the first token of a listed key in
+``all_relevant_sentence_keys`` / ``all_utilized_sentence_keys``), ``"<field>:]"`` (the list's closing bracket),
+``"fully_supported:<response key>"`` (the verdict literal); a token with probability p < 1 lists, after itself,
+one alternative with probability 1 - p (the other verdict; ``]`` after a key, ``,`` after a bracket), up to
+``top_logprobs`` entries. ``logprobs_mode="none"`` answers ``"logprobs": null`` (servers without logprobs).
+
 ``reject_formats`` lists ``response_format`` types the server refuses with HTTP 400 (like servers
 without structured output). Like OpenAI's API, a request that sets ``temperature`` for a reasoning
 model (o1, o3, o4-mini, gpt-5*, and the names in ``reasoning_models``) is refused with HTTP 400 and
@@ -125,6 +139,70 @@ def valid_answer(context_keys: list[str], response_keys: list[str]) -> dict[str,
     }
 
 
+_LIST_FIELDS = ("all_relevant_sentence_keys", "all_utilized_sentence_keys")
+
+
+def _string_tokens(text: str, tag: str = "") -> list[tuple[str, str]]:
+    """A JSON string as tokens: the quote with the first character, pieces of up to 4 characters, the quote."""
+    inner = json.dumps(text)[1:-1]
+    if not inner:
+        return [('""', tag)]
+    pieces = [('"' + inner[0], tag)] + [(inner[i : i + 4], "") for i in range(1, len(inner), 4)]
+    return pieces + [('"', "")]
+
+
+def _value_tokens(value: Any, field_name: str, support_key: str) -> list[tuple[str, str]]:
+    if isinstance(value, bool):
+        return [(json.dumps(value), f"fully_supported:{support_key}" if field_name == "fully_supported" else "")]
+    if isinstance(value, str):
+        return _string_tokens(value)
+    if isinstance(value, list):
+        tokens: list[tuple[str, str]] = [("[", "")]
+        for n, item in enumerate(value):
+            if n:
+                tokens.append((", ", ""))
+            if isinstance(item, str):
+                tokens += _string_tokens(item, f"{field_name}:{item}" if field_name in _LIST_FIELDS else "")
+            else:
+                tokens += _value_tokens(item, field_name, support_key)
+        return tokens + [("]", f"{field_name}:]" if field_name in _LIST_FIELDS else "")]
+    if isinstance(value, dict):
+        tokens = [("{", "")]
+        key_here = str(value.get("response_sentence_key", support_key))
+        for n, (name, item) in enumerate(value.items()):
+            tokens += ([(", ", "")] if n else []) + _string_tokens(name) + [(": ", "")]
+            tokens += _value_tokens(item, name, key_here)
+        return tokens + [("}", "")]
+    return [(json.dumps(value), "")]
+
+
+def answer_tokens(answer: dict[str, Any]) -> list[tuple[str, str]]:
+    """*answer* serialized as ``json.dumps`` does, cut into (token, tag) pieces (see the module docstring)."""
+    return _value_tokens(answer, "", "")
+
+
+_OTHER = {"true": "false", "false": "true", "]": ","}
+
+
+def token_logprobs(tokens: list[tuple[str, str]], probs: dict[str, float], top: Any) -> list[dict[str, Any]]:
+    """OpenAI's ``logprobs.content`` for *tokens*: each tagged token's probability from *probs* (else 1)."""
+    import math
+
+    k = top if isinstance(top, int) else 0
+    out = []
+    for token, tag in tokens:
+        p = probs.get(tag, 1.0) if tag else 1.0
+        logprob = math.log(p) if p > 0 else -9999.0
+        alternatives = [{"token": token, "logprob": logprob, "bytes": list(token.encode())}]
+        if p < 1:
+            other = _OTHER.get(token, "]")
+            alternatives.append({"token": other, "logprob": math.log(1 - p), "bytes": list(other.encode())})
+        out.append(
+            {"token": token, "logprob": logprob, "bytes": list(token.encode()), "top_logprobs": alternatives[:k]}
+        )
+    return out
+
+
 @dataclass
 class StubServer:
     script: dict[str, list[str]] = field(default_factory=dict)
@@ -140,6 +218,9 @@ class StubServer:
     ssl_context: Any = None
     marker: str = ""  # see the module docstring
     vary: bool = False  # see the module docstring
+    n_mode: str = "honour"  # see the module docstring: "honour", "ignore" or "refuse"
+    logprobs_mode: str = "honour"  # see the module docstring: "honour" or "none"
+    token_probs: dict[str, float] = field(default_factory=dict)  # see the module docstring
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -288,6 +369,22 @@ class StubServer:
                 },
                 0.0,
             )
+        n_asked = body.get("n") if isinstance(body.get("n"), int) else 1
+        if n_asked > 1 and self.n_mode == "refuse":
+            record.status = 400
+            return (
+                400,
+                {},
+                {
+                    "error": {
+                        "message": "Unsupported value: 'n' must be 1 for this model.",
+                        "type": "invalid_request_error",
+                        "param": "n",
+                        "code": "unsupported_value",
+                    }
+                },
+                0.0,
+            )
         fmt = (body.get("response_format") or {}).get("type")
         if fmt in self.reject_formats:
             record.status = 400
@@ -325,6 +422,42 @@ class StubServer:
             record.status = 200
             return 200, {"Content-Type": "text/html"}, "<html><body>Bad gateway</body></html>", 0.0
         delay = self.latency + (float(arg) if kind == "slow" else 0.0)
+        n_choices = n_asked if self.n_mode == "honour" else 1
+        choices = []
+        for index in range(n_choices):
+            content, tokens = self._content(kind if index == 0 else "valid", arg, body, question, user_text)
+            choice: dict[str, Any] = {
+                "index": index,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": content},
+                "logprobs": None,
+            }
+            if body.get("logprobs") and self.logprobs_mode == "honour":
+                choice["logprobs"] = {"content": token_logprobs(tokens, self.token_probs, body.get("top_logprobs"))}
+            choices.append(choice)
+        record.status = 200
+        prompt_chars = sum(len(m.get("content", "")) for m in messages)
+        completion_chars = sum(len(c["message"]["content"]) // 4 for c in choices)
+        payload = {
+            "id": f"chatcmpl-stub-{len(self.requests)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", "stub"),
+            "choices": choices,
+            "usage": {
+                "prompt_tokens": prompt_chars // 4,
+                "completion_tokens": completion_chars,
+                "total_tokens": prompt_chars // 4 + completion_chars,
+            },
+        }
+        return 200, {}, payload, delay
+
+    def _content(
+        self, kind: str, arg: str, body: dict[str, Any], question: str, user_text: str
+    ) -> tuple[str, list[tuple[str, str]]]:
+        """One choice's answer text and its (token, tag) pieces (one piece, untagged, when it is not JSON)."""
+        messages = body.get("messages") or []
+        _, context_keys, response_keys = prompt_parts(user_text)
         answer = valid_answer(context_keys, response_keys)
         if self.marker:
             system = next((m.get("content", "") for m in messages if m.get("role") == "system"), "")
@@ -347,23 +480,12 @@ class StubServer:
             content = json.dumps(answer)
         elif kind == "prose":
             content = "Here are the labels:\n```json\n" + json.dumps(answer, indent=1) + "\n```\nDone."
+        elif body.get("logprobs"):
+            tokens = answer_tokens(answer)
+            return "".join(t for t, _ in tokens), tokens
         else:
             content = json.dumps(answer)
-        record.status = 200
-        prompt_chars = sum(len(m.get("content", "")) for m in messages)
-        payload = {
-            "id": f"chatcmpl-stub-{len(self.requests)}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": body.get("model", "stub"),
-            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
-            "usage": {
-                "prompt_tokens": prompt_chars // 4,
-                "completion_tokens": len(content) // 4,
-                "total_tokens": prompt_chars // 4 + len(content) // 4,
-            },
-        }
-        return 200, {}, payload, delay
+        return content, [(content, "")]
 
 
 def main() -> None:

@@ -122,6 +122,26 @@ def add_label_arguments(parser: argparse.ArgumentParser) -> None:
         "label and per TRACe metric 1 - 2 sd over the samples; OUT gains the columns judge_confidence (the lowest) "
         "and judge_confidence_<metric>, which `ragviz audit draw --confidence` reads (default: 1)",
     )
+    parser.add_argument(
+        "--sample-mode",
+        choices=("n", "separate"),
+        default="n",
+        help="how samples 2..N are asked: n (default) asks them as ONE request per example with n=N-1 where the "
+        "endpoint supports it (the prompt's tokens paid once), and falls back to separate requests, saying so once, "
+        "when the endpoint ignores or refuses n; separate asks one request per sample. Both cache each sample "
+        "under the same key, so either reuses the other's answers",
+    )
+    parser.add_argument(
+        "--confidence",
+        choices=("samples", "logprobs"),
+        default="samples",
+        help="where the judge's confidence comes from: samples (default; --samples N) or logprobs: the kept answer "
+        "is asked with logprobs=true, top_logprobs=5 and the confidence is read from its tokens (per sentence the "
+        "probability of the kept verdict token; for a listed key the probability it was written, for a key left "
+        "out the probability the list was closed there; per metric 1 - 2 sd with the labels drawn independently "
+        "with those probabilities), one request per example and no samples. An endpoint that sends no logprobs "
+        "gets one line saying so and no confidence, or the N samples when --samples N > 1 is given too",
+    )
     parser.add_argument("--concurrency", type=int, default=8, help="calls in flight at once (default: 8)")
     parser.add_argument("--limit", type=int, default=None, metavar="K", help="judge only the first K examples")
     parser.add_argument(
@@ -230,7 +250,7 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
     from ragviz.judge.client import JudgeConfigError
     from ragviz.judge.cost import describe_cost, estimate_run
     from ragviz.judge.run import RunProgress
-    from ragviz.judge.sampling.run import check_samples, judge_with_samples, sample_prompt, sample_settings
+    from ragviz.judge.sampling.run import check_samples, estimate_samples, judge_with_samples
     from ragviz.judge.versions.prompt import check_shots_unchanged
     from ragviz.judge.versions.registry import settings_for, shots_now
     from ragviz.metrics.trace import TRACE_METRICS
@@ -244,9 +264,14 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
 
     mode = batch_mode(args)
     samples = getattr(args, "samples", 1)
+    sample_mode, confidence = getattr(args, "sample_mode", "n"), getattr(args, "confidence", "samples")
     if mode is not None and samples != 1:
         raise BadInput(
             "the judge's samples are asked live only: leave out --samples with a batch option", field="--samples"
+        )
+    if mode is not None and confidence != "samples":
+        raise BadInput(
+            "logprobs are read from live answers only: leave out --confidence with a batch option", field="--confidence"
         )
     if mode is not None:
         return run_batch_command(args, mode, err, settings_from_args)
@@ -263,7 +288,7 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
     try:
         settings.check()
         settings.resolved_api_key()
-        check_samples(samples, settings)
+        check_samples(samples, settings, sample_mode, confidence)
     except JudgeConfigError as exc:
         raise BadInput(str(exc), path=COMMAND) from None
 
@@ -284,13 +309,10 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
         raise BadInput(str(exc), path=COMMAND) from None
     try:
         if args.dry_run:
-            sampling = sample_settings(settings)
-            plans = [estimate_run(examples, settings, None if args.force else cache, prompt)] + [
-                estimate_run(
-                    examples, sampling, None if args.force else cache, sample_prompt(prompt, k, sampling.temperature)
-                )
-                for k in range(2, samples + 1)
-            ]
+            known = None if args.force else cache
+            plans = [estimate_run(examples, settings, known, prompt)]
+            if confidence == "samples":
+                plans.append(estimate_samples(examples, settings, known, prompt, samples, sample_mode))
             plan = _sum_estimates(plans)
             print(
                 f"{plan.n_examples} examples: {plan.n_cached} cached, {plan.calls} calls needed; about "
@@ -312,18 +334,29 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
 
         try:
             sampled = judge_with_samples(
-                examples, settings, cache, store, samples=samples, force=args.force, on_progress=progress, prompt=prompt
+                examples,
+                settings,
+                cache,
+                store,
+                samples=samples,
+                sample_mode=sample_mode,
+                confidence=confidence,
+                force=args.force,
+                on_progress=progress,
+                prompt=prompt,
             )
         except JudgeConfigError as exc:
             raise BadInput(str(exc), path=COMMAND) from None
         summary = sampled.kept
+        for note in sampled.notes:
+            print(note, file=err)
         for example, outcome in zip(examples, summary.outcomes):
             if outcome is not None and not outcome.ok:
                 print(f"{_where(example)}: judge: {outcome.error}", file=err)
         done = [i for i, o in enumerate(summary.outcomes) if o is not None and o.ok]
         judged = Dataset(dataset.table.take(done)) if done else Dataset.empty()
         rows = export_rows(judged, store, None)
-        if samples > 1:
+        if samples > 1 or confidence == "logprobs":
             rows = [
                 {**row, **confidence_row(sampled.confidence.get(uid), TRACE_METRICS)}
                 for row, uid in zip(rows, judged.uids)
@@ -337,12 +370,14 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
     asked = (
         f" x {samples} samples ({sampled.n_sample_failures} samples failed; confidence stored for "
         f"{len(sampled.confidence)} examples)"
-        if samples > 1
+        if samples > 1 and confidence == "samples"
         else ""
     )
+    if confidence == "logprobs":
+        asked = f" (confidence read from logprobs for {len(sampled.confidence)} examples)"
     print(
         f"judge version {version.name}; {n} examples{asked}: {summary.n_judged} judged, {summary.n_cached} cached, "
-        f"{summary.n_failed} failed; {sampled.requests} requests, {summary.prompt_tokens} prompt + {summary.completion_tokens} completion tokens, "
+        f"{summary.n_failed} failed; {sampled.requests} requests, {sampled.prompt_tokens} prompt + {sampled.completion_tokens} completion tokens, "
         f"estimated cost {cost}; {len(rows)} rows written to {args.output} in {summary.wall_seconds:.1f}s",
         file=err,
     )

@@ -92,11 +92,14 @@ class JudgeRequestError(RuntimeError):
     """A request failed for good (retries exhausted or an error that retrying cannot fix); ``status`` is
     the HTTP status when the server answered with an error."""
 
-    def __init__(self, message: str, attempts: int, raw: str | None = None, status: int | None = None):
+    def __init__(
+        self, message: str, attempts: int, raw: str | None = None, status: int | None = None, param: str | None = None
+    ):
         super().__init__(message)
         self.attempts = attempts
         self.raw = raw
         self.status = status
+        self.param = param  # the request parameter a 400 names in its error object ("n", "logprobs", ...)
 
 
 def redact(text: str, secret: str | None) -> str:
@@ -132,12 +135,16 @@ def retry_after_seconds(headers: Any, now: float | None = None) -> float | None:
 
 @dataclass
 class Completion:
-    """One successful chat completion."""
+    """One successful chat completion: the first choice's *text*; ``choices`` every choice's text (a request
+    with ``n`` > 1 has several); ``logprobs`` the first choice's ``logprobs.content`` list when the server sent
+    one (each item a dict with ``token``, ``logprob``, ``bytes``, ``top_logprobs``), else ``None``."""
 
     text: str
     prompt_tokens: int
     completion_tokens: int
     attempts: int
+    choices: tuple[str, ...] = ()
+    logprobs: list[Any] | None = None
 
 
 def _completion_fields(data: Any) -> tuple[str, Any] | None:
@@ -159,22 +166,43 @@ def _completion_fields(data: Any) -> tuple[str, Any] | None:
 completion_fields = _completion_fields  # the Batch API's output lines carry the same bodies
 
 
+def _choices_and_logprobs(data: Any) -> tuple[tuple[str, ...], list[Any] | None]:
+    """Every choice's text of a chat completion (in ``index`` order) and the first choice's token logprobs."""
+    choices = [c for c in data["choices"] if isinstance(c, dict)]
+    choices.sort(key=lambda c: int(c["index"]) if isinstance(c.get("index"), int) else 0)
+    texts = []
+    for choice in choices:
+        message = choice.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        texts.append(content if isinstance(content, str) else "")
+    logprobs = choices[0].get("logprobs") if choices else None
+    content = logprobs.get("content") if isinstance(logprobs, dict) else None
+    return tuple(texts), (content if isinstance(content, list) and content else None)
+
+
 def request_body(
     settings: JudgeSettings,
     messages: list[dict[str, str]],
     format_kwargs: dict[str, Any],
     *,
     send_temperature: bool = True,
+    n: int | None = None,
 ) -> bytes:
     """The chat-completions request as UTF-8 JSON, as the ``openai`` client would serialize it:
     temperature per :meth:`JudgeSettings.sent_temperature` (none when *send_temperature* is False),
-    ``reasoning_effort`` when set."""
+    ``reasoning_effort`` when set, ``logprobs``/``top_logprobs`` when ``settings.top_logprobs`` is set,
+    ``n`` (answers in one request) when above 1."""
     body: dict[str, Any] = {"model": settings.model, "messages": messages, **format_kwargs}
     temperature = settings.sent_temperature() if send_temperature else None
     if temperature is not None:
         body["temperature"] = temperature
     if settings.reasoning_effort is not None:
         body["reasoning_effort"] = settings.reasoning_effort
+    if settings.top_logprobs is not None:
+        body["logprobs"] = True
+        body["top_logprobs"] = settings.top_logprobs
+    if n is not None and n > 1:
+        body["n"] = n
     return json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
 
 
@@ -273,9 +301,10 @@ class ChatCaller:
         delay = min(self.settings.backoff_max, self.settings.backoff_base * 2 ** (attempt - 1))
         return delay * (0.5 + random.random() / 2)  # jitter so parallel calls do not retry in lockstep
 
-    async def complete(self, messages: list[dict[str, str]], mode: str | None = None) -> Completion:
+    async def complete(self, messages: list[dict[str, str]], mode: str | None = None, *, n: int = 1) -> Completion:
         """One completion in format *mode* (default: :attr:`format_mode`), retrying 429 / 5xx /
-        timeouts / connection errors with backoff.
+        timeouts / connection errors with backoff; *n* above 1 asks for that many choices in the one request
+        (what the server sent back is in ``choices``: one when it ignores ``n``).
 
         A 400 naming ``temperature`` as its parameter, for settings that leave the temperature unset,
         drops it for this and every later call; that does not count as an attempt.
@@ -289,6 +318,7 @@ class ChatCaller:
                 messages,
                 format_kwargs(mode or self.format_mode),
                 send_temperature=sent_temperature,
+                n=n,
             )
             self.requests += 1
             try:
@@ -315,7 +345,10 @@ class ChatCaller:
                 retryable = exc.status_code in (408, 409, 429) or exc.status_code >= 500
                 if not retryable or attempt >= self.settings.max_attempts:
                     raise JudgeRequestError(
-                        self.redact(f"HTTP {exc.status_code}: {exc}"), attempt, status=exc.status_code
+                        self.redact(f"HTTP {exc.status_code}: {exc}"),
+                        attempt,
+                        status=exc.status_code,
+                        param=_rejected_param(exc),
                     ) from None
                 wait = retry_after_seconds(exc.response.headers)
                 if wait is None:
@@ -337,9 +370,10 @@ class ChatCaller:
                 raise JudgeRequestError(
                     self.redact(f"unusable response: {type(exc).__name__}: {exc}"), attempt
                 ) from None
-            fields = None
+            fields = decoded = None
             try:
-                fields = _completion_fields(json.loads(data))
+                decoded = json.loads(data)
+                fields = _completion_fields(decoded)
             except ValueError:
                 pass
             if fields is None:
@@ -350,9 +384,12 @@ class ChatCaller:
                     raw=self.redact(raw),
                 )
             text, usage = fields
+            choices, logprobs = _choices_and_logprobs(decoded)
             return Completion(
                 text=text,
                 prompt_tokens=_int(usage.get("prompt_tokens", 0)),
                 completion_tokens=_int(usage.get("completion_tokens", 0)),
                 attempts=attempt,
+                choices=choices,
+                logprobs=logprobs,
             )

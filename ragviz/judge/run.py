@@ -16,22 +16,11 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ragviz.data.model import Example, Labels, Provenance
-from ragviz.judge.cache import (
-    JudgeCache,
-    PendingAnswer,
-    PendingFailure,
-    cache_key,
-    utc_now,
-)
+from ragviz.judge.cache import JudgeCache, PendingAnswer, PendingFailure, cache_key, utc_now
 from ragviz.judge.client import ChatCaller, JudgeRequestError, JudgeSettings
 from ragviz.judge.cost import estimate_cost
 from ragviz.judge.probe import resolve_format
-from ragviz.judge.prompt import (
-    SHIPPED_PROMPT,
-    JudgePrompt,
-    build_messages,
-    content_hash,
-)
+from ragviz.judge.prompt import SHIPPED_PROMPT, JudgePrompt, build_messages, content_hash
 from ragviz.judge.schema import JudgeOutputError, parse_judge_output
 from ragviz.judge.sink import JudgeLabelSink, StoreWriter
 
@@ -61,7 +50,8 @@ class JudgeOutcome:
     """What happened to one example: ``status`` is ``judged``, ``cached`` or ``failed``.
 
     ``labels`` is set unless it failed; ``raw_output`` is the model's last answer (kept for
-    inspection on failure); ``calls`` counts completions asked for (fix-up retries included).
+    inspection on failure); ``calls`` counts completions asked for (fix-up retries included);
+    ``logprobs`` the accepted answer's token log probabilities when they were asked for and sent (never cached).
     """
 
     uid: str
@@ -72,6 +62,7 @@ class JudgeOutcome:
     calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    logprobs: list[Any] | None = None
 
     @property
     def ok(self) -> bool:
@@ -190,7 +181,9 @@ async def _judge_one(
                 run_id,
             )
         )
-        return JudgeOutcome(example.uid, JUDGED, labels, None, raw, calls, prompt_tokens, completion_tokens)
+        return JudgeOutcome(
+            example.uid, JUDGED, labels, None, raw, calls, prompt_tokens, completion_tokens, completion.logprobs
+        )
     error = caller.redact(f"invalid answer after {calls} tries: " + "; ".join(problems))
     writer.fail(PendingFailure(run_id, example.uid, key, error, raw, calls))
     return JudgeOutcome(example.uid, FAILED, None, error, raw, calls, prompt_tokens, completion_tokens)

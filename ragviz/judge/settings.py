@@ -84,6 +84,9 @@ class JudgeSettings:
     temperature: float | None = None
     reasoning_effort: str | None = None
     response_format: str = AUTO  # "auto" or one of FORMAT_MODES
+    # Set: each request also asks for the answer's token log probabilities (``logprobs``) with this many
+    # alternatives per token (``top_logprobs``), which ``--confidence logprobs`` reads.
+    top_logprobs: int | None = None
 
     @property
     def deployment(self) -> str:
@@ -131,6 +134,8 @@ class JudgeSettings:
             raise JudgeConfigError(f"response_format: must be one of {', '.join(RESPONSE_FORMATS)}")
         if self.reasoning_effort is not None and self.reasoning_effort not in REASONING_EFFORTS:
             raise JudgeConfigError(f"reasoning_effort: must be one of {', '.join(REASONING_EFFORTS)}")
+        if self.top_logprobs is not None and not 0 <= self.top_logprobs <= 20:
+            raise JudgeConfigError(f"top_logprobs: must lie between 0 and 20, got {self.top_logprobs}")
         if self.temperature is not None and not 0.0 <= self.temperature <= 2.0:
             raise JudgeConfigError(f"temperature: must lie between 0 and 2, got {self.temperature:g}")
         if self.azure_endpoint is not None:

@@ -5,6 +5,10 @@ kept here per example: per sentence label the share of the N samples that agree 
 TRACe metric a confidence in 0-1 (:mod:`ragviz.judge.sampling.agreement`). Each row belongs to the judge label set
 it was measured on (``label_set_id``): once the example is judged again without samples its confidence is gone
 rather than wrong. Rows are appended; the newest per example counts.
+
+``ragviz label --confidence logprobs`` stores the same shares and confidences read from the token probabilities of
+the kept answer alone (:mod:`ragviz.judge.sampling.logprobs`); such a row has ``n_samples`` =
+:data:`LOGPROBS_SAMPLES` (1), which samples never give (they store 2 or more), so no column says how it was measured.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from ragviz.store.label_store import LabelStore
 
 __all__ = [
     "CONFIDENCE_COLUMN",
+    "LOGPROBS_SAMPLES",
     "SENTENCE_FIELDS",
     "ExampleConfidence",
     "confidence_column",
@@ -29,6 +34,8 @@ __all__ = [
 ]
 
 CONFIDENCE_COLUMN = "judge_confidence"  # the lowest of the example's metric confidences
+# The n_samples of a confidence read from the kept answer's token probabilities (samples give 2 or more).
+LOGPROBS_SAMPLES = 1
 # Sentence label kinds whose agreement is kept: context sentences (relevant, utilized), response sentences.
 SENTENCE_FIELDS = ("relevant", "utilized", "supported")
 
@@ -48,13 +55,19 @@ class ExampleConfidence:
     """What N samples of the judge say about one example's kept labels.
 
     ``metrics``: TRACe metric -> confidence in 0-1 (``None`` where the metric has no value);
-    ``sentences``: one of :data:`SENTENCE_FIELDS` -> sentence key -> share of the samples agreeing with the kept label.
+    ``sentences``: one of :data:`SENTENCE_FIELDS` -> sentence key -> share of the samples agreeing with the kept label
+    (``n_samples`` = :data:`LOGPROBS_SAMPLES`: the probability the answer's tokens give the kept label).
     """
 
     example_uid: str
     n_samples: int
     metrics: dict[str, float | None]
     sentences: dict[str, dict[str, float]]
+
+    @property
+    def from_logprobs(self) -> bool:
+        """Whether it was read from the kept answer's token probabilities rather than from samples."""
+        return self.n_samples == LOGPROBS_SAMPLES
 
     @property
     def overall(self) -> float | None:

@@ -41,7 +41,7 @@ def test_samples_put_the_confidence_in_out_and_the_store_and_an_active_draw_read
     no_proxy_env,  # noqa: F811
 ):
     no_proxy_env.setenv("OPENAI_API_KEY", KEY)
-    code, err = _label(capsys, server, tmp_path, "--samples", 3)
+    code, err = _label(capsys, server, tmp_path, "--samples", 3, "--sample-mode", "separate")
     assert code == 0, err
     assert len(server.calls) == 18 and "6 examples x 3 samples" in err and "confidence stored for 6 examples" in err
     rows = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]

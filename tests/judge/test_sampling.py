@@ -21,21 +21,33 @@ def server():
         yield stub
 
 
-def sampled(examples, server, db, samples, **overrides):
+def sampled(examples, server, db, samples, sample_mode="n", confidence="samples", **overrides):
     with LabelStore(db) as store, JudgeCache(db) as cache:
-        result = judge_with_samples(examples, settings_for(server, **overrides), cache, store, samples=samples)
+        result = judge_with_samples(
+            examples,
+            settings_for(server, **overrides),
+            cache,
+            store,
+            samples=samples,
+            sample_mode=sample_mode,
+            confidence=confidence,
+        )
         stored = {e.uid: example_confidence(store, e.uid) for e in examples}
         kept = {e.uid: store.judge_labels(e.uid) for e in examples}
     return result, stored, kept
 
 
-def test_three_samples_store_the_share_that_agrees_and_each_metric_confidence(server, tmp_path):
+@pytest.mark.parametrize(("mode", "requests"), [("separate", 9), ("n", 6)])
+def test_three_samples_store_the_share_that_agrees_and_each_metric_confidence(server, tmp_path, mode, requests):
     examples = [make_example(n) for n in range(3)]
-    result, stored, kept = sampled(examples, server, tmp_path / "s.db", samples=3)
+    result, stored, kept = sampled(examples, server, tmp_path / "s.db", samples=3, sample_mode=mode)
     # the kept answer at temperature 0, then two samples at 1: the first of them varies (stub), the second not
+    # (separate: one request per sample; n: one request with n=2 per example, its two choices the two samples)
     assert [c.body.get("temperature") for c in server.calls[:3]] == [0.0, 0.0, 0.0]
     assert {c.body.get("temperature") for c in server.calls[3:]} == {1.0}
-    assert len(server.calls) == 9 and result.requests == 9
+    assert len(server.calls) == requests and result.requests == requests
+    assert {c.body.get("n") for c in server.calls[3:]} == ({None} if mode == "separate" else {2})
+    assert result.notes == []
     for example in examples:
         conf = stored[example.uid]
         assert conf is not None and conf.n_samples == 3

@@ -15,6 +15,7 @@ import pyarrow as pa
 from ragviz.data.dataset import Dataset
 from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.store.judge_confidence import (
+    LOGPROBS_SAMPLES,
     ExampleConfidence,
     confidence_columns_of_metrics,
     confidence_row,
@@ -66,6 +67,8 @@ class UnsureSentences:
 
 
 def _agreeing(share: float, n: int) -> str:
+    if n == LOGPROBS_SAMPLES:  # read from the kept answer's token probabilities (``--confidence logprobs``)
+        return f"token probability {share:.0%}"
     return f"{round(share * n)} of {n} samples agree"
 
 
@@ -76,6 +79,8 @@ def unsure_sentences(item: ExampleConfidence | None, below: float = UNSURE_BELOW
     ...                                       "supported": {"a": 1 / 3}})
     >>> unsure_sentences(item)
     UnsureSentences(context={'0a': 'judge unsure: relevant 2 of 3 samples agree'}, response={'a': 'judge unsure: supported 1 of 3 samples agree'})
+    >>> unsure_sentences(ExampleConfidence("u", 1, {}, {"supported": {"a": 0.6}})).response
+    {'a': 'judge unsure: supported token probability 60%'}
     """
     if item is None:
         return UnsureSentences()
