@@ -4,6 +4,7 @@ confidence lands in OUT and the store, and ``ragviz audit draw --confidence`` dr
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -89,3 +90,70 @@ def test_samples_with_a_batch_option_is_refused(server, tmp_path, capsys, no_pro
     no_proxy_env.setenv("OPENAI_API_KEY", KEY)
     code, err = _label(capsys, server, tmp_path, "--samples", 2, "--batch")
     assert code == 2 and "--samples" in err and "batch" in err
+
+
+def test_samples_default_to_one_request_per_example_and_say_once_when_the_endpoint_ignores_n(
+    tmp_path,
+    capsys,
+    no_proxy_env,  # noqa: F811
+):
+    no_proxy_env.setenv("OPENAI_API_KEY", KEY)
+    with StubServer(vary=True) as stub:
+        code, err = _label(capsys, stub, tmp_path, "--samples", 3)
+        assert code == 0, err
+        assert len(stub.calls) == 6 + 6 and [c.body.get("n") for c in stub.calls[6:]] == [2] * 6
+        assert "12 requests" in err and "confidence stored for 6 examples" in err
+        code, err = _label(capsys, stub, tmp_path, "--samples", 3, "--dry-run")
+        assert "6 cached, 0 calls needed" in err
+    with StubServer(vary=True, n_mode="ignore") as stub:
+        (tmp_path / "x").mkdir()
+        code, err = _label(capsys, stub, tmp_path / "x", "--samples", 3)
+        assert code == 0, err
+        assert err.count("ignored n=2") == 1 and "asked one request each" in err
+        assert len(stub.calls) == 6 + 1 + 5 + 6  # kept; n tried once (its one choice is a sample); then one each
+
+
+def test_dry_run_counts_one_request_per_example_for_the_samples_in_n_mode(server, tmp_path, capsys, no_proxy_env):  # noqa: F811
+    no_proxy_env.setenv("OPENAI_API_KEY", KEY)
+    _, n_err = _label(capsys, server, tmp_path, "--samples", 3, "--dry-run")
+    _, separate_err = _label(capsys, server, tmp_path, "--samples", 3, "--dry-run", "--sample-mode", "separate")
+    assert "0 cached, 12 calls needed" in n_err and "0 cached, 18 calls needed" in separate_err
+    assert server.calls == []
+
+
+def test_confidence_from_logprobs_lands_in_out_and_no_key_is_written_anywhere(tmp_path, capsys, no_proxy_env):  # noqa: F811
+    no_proxy_env.setenv("OPENAI_API_KEY", KEY)
+    probs = {"all_relevant_sentence_keys:]": 0.9, "fully_supported:c": 0.7}
+    with StubServer(token_probs=probs) as stub:
+        code, err = _label(capsys, stub, tmp_path, "--confidence", "logprobs")
+        assert code == 0, err
+        assert len(stub.calls) == 6 and all(c.body["logprobs"] is True for c in stub.calls)
+        assert "confidence read from logprobs for 6 examples" in err and "6 requests" in err
+        rows = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
+        # adherence where c is the last of 3 sentences (the stub: unsupported): P(all supported) = 1 - .7 = .3;
+        # elsewhere a sentence is surely unsupported, or c is absent: the judge is sure
+        adherence = sorted({round(row["judge_confidence_adherence"], 9) for row in rows})
+        assert adherence == [round(1 - 2 * math.sqrt(0.3 * 0.7), 9), 1.0]
+        with LabelStore(tmp_path / "l.db") as store:
+            stored = example_confidences(store)
+        assert len(stored) == 6 and all(c.n_samples == 1 for c in stored.values())
+        code, err2 = _label(capsys, stub, tmp_path, "--confidence", "logprobs")
+        assert code == 0 and len(stub.calls) == 6  # a rerun asks nothing
+    assert KEY not in err + err2
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            assert KEY.encode() not in path.read_bytes(), path
+
+
+def test_logprobs_without_logprobs_from_the_endpoint_is_one_line_no_traceback(tmp_path, capsys, no_proxy_env):  # noqa: F811
+    no_proxy_env.setenv("OPENAI_API_KEY", KEY)
+    with StubServer(logprobs_mode="none") as stub:
+        code, err = _label(capsys, stub, tmp_path, "--confidence", "logprobs")
+    assert code == 0 and "Traceback" not in err
+    assert err.count("sent no logprobs") == 1 and "confidence read from logprobs for 0 examples" in err
+
+
+def test_logprobs_with_a_batch_option_is_refused(server, tmp_path, capsys, no_proxy_env):  # noqa: F811
+    no_proxy_env.setenv("OPENAI_API_KEY", KEY)
+    code, err = _label(capsys, server, tmp_path, "--confidence", "logprobs", "--batch")
+    assert code == 2 and "--confidence" in err and "batch" in err

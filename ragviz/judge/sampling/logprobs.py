@@ -5,9 +5,9 @@ its log probability given everything before it (and the K likeliest tokens at th
 for the sentence labels :mod:`ragviz.judge.sampling.agreement` stores from samples:
 
 - **supported** (a response sentence): the probability of the token that carries the kept ``fully_supported``
-  verdict (``true`` / ``false``), divided by itself plus the probability the top alternatives give the other verdict
-  (tokens spelling the start of it); mass on tokens that are neither verdict is left out. It is the probability
-  the model gave its own verdict at that point, not a calibrated probability that the verdict is right.
+  verdict (``true`` / ``false``) given the answer before it. It is the probability the model gave its own verdict
+  at that point, not a calibrated probability that the verdict is right. (The K alternatives per token are asked
+  too, as OpenAI's API pairs them with ``logprobs``; the figures here need only the chosen tokens.)
 - **relevant / utilized, a key listed**: the probability that the key was written where it was: the product of the
   probabilities of the tokens from the end of the item before it (the separator, i.e. the choice to go on listing)
   to the key's last character.
@@ -136,20 +136,11 @@ class TokenProbabilities:
         return math.exp(sum(float(self.items[j]["logprob"]) for j in self.tokens_over(start, end)))
 
     def verdict(self, node: _Node) -> float:
-        """The kept verdict's share of the two verdicts at the token carrying the literal at *node*."""
-        over = self.tokens_over(node.start, node.end)
+        """The probability of the token that carries the literal at *node* (its first character)."""
+        over = self.tokens_over(node.start, node.start + 1)
         if not len(over):
             raise ValueError("no token carries the verdict")
-        item = self.items[over[0]]
-        kept = math.exp(float(item["logprob"]))
-        other = "false" if node.value else "true"
-        alternatives = item.get("top_logprobs") or []
-        rival = sum(
-            math.exp(float(a["logprob"]))
-            for a in alternatives
-            if (word := str(a.get("token", "")).lstrip(_WS + ':"')) and other.startswith(word)
-        )
-        return kept / (kept + rival) if kept + rival > 0 else 0.5
+        return math.exp(float(self.items[over[0]]["logprob"]))
 
 
 def _token_bytes(item: Any) -> bytes:
