@@ -18,7 +18,9 @@ from ragviz.ui.label import page as ui
 
 state.require_app_shell()
 
-LAST_RUN = "label.last_run"  # (uids, RunSummary, called the configured judge) of this session's last run
+# (uids, kept RunSummary, called the configured judge, examples with a confidence, notes, the figures with the
+# samples) of this session's last run
+LAST_RUN = "label.last_run"
 
 st.title("Label with an LLM judge")
 if not (granted := access.access()).can_judge:
@@ -50,40 +52,66 @@ if how == "Batch":  # the Batch API: half the price, within 24 h, resumable from
         state.bump_label_version()
 else:
     ui.estimate_summary(ui.run_estimate(indices, settings, cache, store))
-    if note := judge_options.samples_note(judge_options.samples_from_state()):
+    chosen = (
+        judge_options.samples_from_state(),
+        judge_options.sample_mode_from_state(),
+        judge_options.confidence_from_state(),
+    )
+    if note := judge_options.samples_note(*chosen):
         st.caption(note)  # md: ours
     ui.cancelled_notice()
 
 if how != "Batch" and ui.run_button(len(indices)):
     examples = state.examples_at(indices)
     samples = judge_options.samples_from_state()
+    sample_mode, confidence = judge_options.sample_mode_from_state(), judge_options.confidence_from_state()
     try:
         settings = ui.checked_settings()
-        check_samples(samples, settings)
+        check_samples(samples, settings, sample_mode, confidence)
         sampled = judge_with_samples(
             examples,
             settings,
             cache,
             store,
             samples=samples,
+            sample_mode=sample_mode,
+            confidence=confidence,
             on_progress=ui.run_progress(len(examples)),
             prompt=team_judge()[1],
         )
     except JudgeConfigError as exc:
         st.error(f"Judge settings: {render.md_escape(exc)}")
         st.stop()
-    st.session_state[LAST_RUN] = ([e.uid for e in examples], sampled.kept, ui.own_endpoint(), len(sampled.confidence))
+    st.session_state[LAST_RUN] = (
+        [e.uid for e in examples],
+        sampled.kept,
+        ui.own_endpoint(),
+        len(sampled.confidence),
+        sampled.notes,
+        judge_options.sampled_totals(
+            sampled.requests,
+            sampled.prompt_tokens,
+            sampled.completion_tokens,
+            render.md_escape(ui.format_cost(sampled.cost_usd)),
+        )
+        if sampled.samples
+        else None,
+    )
     state.bump_label_version()
     st.rerun()  # show the estimate, results and failures as they are now
 
 last = st.session_state.get(LAST_RUN)
 if last:
-    uids, summary, own, n_confident = last
+    uids, summary, own, n_confident, notes, totals = last
     run_examples = state.examples_at([i for i in (ds.index_of(u) for u in uids) if i is not None])
     ui.last_run(summary, run_examples, cache.failures(summary.run_id), full=own)
+    if totals:
+        st.caption(totals)  # md: ours (numbers)
+    for note in notes:  # the server's error text may be in it
+        st.info(render.md_escape(note))
     if n_confident:
         st.caption(
-            f"The judge's confidence from its samples is stored for {n_confident:,} examples: Review marks its "
+            f"The judge's confidence is stored for {n_confident:,} examples: Review marks its "
             "unsure labels and filters 'judge unsure'; the audit's active and Neyman draws can use it."
         )
 

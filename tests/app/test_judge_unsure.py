@@ -29,6 +29,9 @@ def sampled(app_env, monkeypatch):
         code = main(
             ["label", str(SAMPLE_DATA), "--model", "gpt-4o-mini", "--base-url", stub.base_url, "--samples", "3"]
             + ["--db", str(app_env["db"]), "--response-format", "json_object", "-o", str(out)]
+            # one request per sample: the stub varies every other request per question, so examples that share a
+            # question come out sure and unsure alike (in one request per example each gets one varied choice)
+            + ["--sample-mode", "separate"]
         )
     assert code == 0
     with LabelStore(app_env["db"]) as store:
@@ -99,7 +102,7 @@ def test_the_label_pages_samples_store_the_confidence_and_temperature_zero_is_on
         at.segmented_control(key="label.selection").set_value("first_k").run()
         at.number_input(key="label.k").set_value(3).run()
         at.number_input(key="label.samples").set_value(3).run()
-        assert any("about 3 times its calls" in c.value for c in at.caption)
+        assert any("ONE request per example with n=2" in c.value for c in at.caption)
         at.number_input(key="label.temperature").set_value(0.0).run()
         at.button(key="label.run").click().run(timeout=60)
         assert any("temperature 0 would all be the same answer" in e.value for e in at.error)
@@ -108,8 +111,42 @@ def test_the_label_pages_samples_store_the_confidence_and_temperature_zero_is_on
         at.number_input(key="label.temperature").set_value(0.7).run()  # samples at 0.7
         at.button(key="label.run").click().run(timeout=60)
         assert not at.exception, [e.value for e in at.exception]
-        assert len(stub.calls) == 9 and {c.body["temperature"] for c in stub.calls} == {0.7}
-    assert any("confidence from its samples is stored for 3 examples" in c.value for c in at.caption)
+        # the kept answers, then samples 2 and 3 of each example in one request (n=2): the default
+        assert len(stub.calls) == 6 and {c.body["temperature"] for c in stub.calls} == {0.7}
+        assert [c.body.get("n") for c in stub.calls[3:]] == [2, 2, 2]
+    assert any("confidence is stored for 3 examples" in c.value for c in at.caption)
+    assert any("With the samples: 7 requests" in c.value for c in at.caption)  # 6 + the response-format probe
     with LabelStore(app_env["db"]) as store:
         stored = example_confidences(store)
     assert len(stored) == 3 and all(c.n_samples == 3 for c in stored.values())
+
+
+def test_the_label_page_reads_the_confidence_from_logprobs_or_says_in_one_line_that_none_came(app_env, monkeypatch):
+    from ragviz.judge.settings import API_KEY_ENV
+
+    monkeypatch.delenv(API_KEY_ENV, raising=False)
+    with StubServer(token_probs={"fully_supported:a": 0.6}) as stub:
+        at = open_page("pages/label.py")
+        at.text_input(key="label.model").set_value("gpt-4o-mini")
+        at.text_input(key="label.base_url").set_value(stub.base_url)
+        at.text_input(key="label.api_key").set_value("sk-test-label-logprobs")
+        at.segmented_control(key="label.selection").set_value("first_k").run()
+        at.number_input(key="label.k").set_value(3).run()
+        at.selectbox(key="label.confidence_from").set_value("logprobs").run()
+        assert any("Confidence from token probabilities" in c.value for c in at.caption)
+        at.button(key="label.run").click().run(timeout=60)
+        assert not at.exception, [e.value for e in at.exception]
+        assert len(stub.calls) == 3 and all(c.body["logprobs"] is True for c in stub.calls)
+    assert any("confidence is stored for 3 examples" in c.value for c in at.caption)
+    with LabelStore(app_env["db"]) as store:
+        stored = example_confidences(store)
+    assert len(stored) == 3 and all(c.n_samples == 1 for c in stored.values())
+    assert all(c.sentences["supported"]["a"] == pytest.approx(0.6) for c in stored.values())
+
+    with StubServer(logprobs_mode="none") as stub:
+        at.text_input(key="label.base_url").set_value(stub.base_url).run()
+        at.number_input(key="label.k").set_value(4).run()
+        at.button(key="label.run").click().run(timeout=60)
+        assert not at.exception, [e.value for e in at.exception]
+    notes = [i.value for i in at.info if "sent no logprobs" in i.value]
+    assert len(notes) == 1

@@ -80,6 +80,8 @@ __all__ = [
     "SHOW_CORRECTIONS_KEY",
     "STALE_KEY",
     "SAMPLES_KEY",
+    "SAMPLE_MODE_KEY",
+    "CONFIDENCE_FROM_KEY",
     "TEMPERATURE_KEY",
     "TEXT_CONTEXT_KEY",
     "TEXT_DRAWN",
@@ -132,6 +134,8 @@ REASONING_KEY = "label.reasoning_effort"
 FORMAT_KEY = "label.response_format"  #: How long the settings widgets keep their values: the whole browser session (in memory, never written
 SELECTION_MEMO = "label.selection_memo"  # ((data, store, labels version, selection, K), filter rows, row indices)
 SAMPLES_KEY = "label.samples"  # answers asked per example (1: no confidence measured)
+SAMPLE_MODE_KEY = "label.sample_mode"  # "n": samples 2..N in one request where the endpoint takes n; "separate"
+CONFIDENCE_FROM_KEY = "label.confidence_from"  # "samples" or "logprobs" (the kept answer's token probabilities)
 TEMPERATURE_KEY = "label.temperature"  # None: the default (0 for chat models, not sent to reasoning models)
 TIMEOUT_KEY = "label.timeout"
 ADHERENCE_CACHE = "ragviz.adherence_cache"

@@ -16,9 +16,11 @@ from ragviz.ui.core.keys import (
     API_KEY_KEY,
     BASE_URL_KEY,
     CONCURRENCY_KEY,
+    CONFIDENCE_FROM_KEY,
     FORMAT_KEY,
     MODEL_KEY,
     REASONING_KEY,
+    SAMPLE_MODE_KEY,
     SAMPLES_KEY,
     TEMPERATURE_KEY,
     TIMEOUT_KEY,
@@ -28,6 +30,8 @@ __all__ = [
     "API_KEY_KEY",
     "BASE_URL_KEY",
     "CONCURRENCY_KEY",
+    "CONFIDENCE_FROM_KEY",
+    "CONFIDENCE_LABELS",
     "DEFAULT_MODEL",
     "FORMAT_KEY",
     "KEEP",
@@ -36,6 +40,9 @@ __all__ = [
     "NOT_SENT",
     "REASONING_KEY",
     "SAMPLES_KEY",
+    "SAMPLE_MODE_KEY",
+    "SAMPLE_MODE_LABELS",
+    "confidence_from_state",
     "TEMPERATURE_KEY",
     "TIMEOUT_KEY",
     "from_state",
@@ -43,6 +50,8 @@ __all__ = [
     "key_source_note",
     "rejudge_help",
     "request_options",
+    "sample_mode_from_state",
+    "sampled_totals",
     "samples_from_state",
     "samples_note",
 ]
@@ -54,6 +63,8 @@ NOT_SENT = "not sent"  # the reasoning-effort choice that sends none
 #: anywhere), so the Review page's re-judge still has them after a page change (Streamlit otherwise
 #: forgets a widget's value on the first run that does not draw it).
 KEEP: Final = "session"
+SAMPLE_MODE_LABELS = {"n": "one request per example (n)", "separate": "one request per sample"}
+CONFIDENCE_LABELS = {"samples": "the samples", "logprobs": "token probabilities (logprobs)"}
 
 
 def rejudge_help() -> str:
@@ -74,16 +85,48 @@ def init_state() -> None:
     st.session_state.setdefault(REASONING_KEY, NOT_SENT)
     st.session_state.setdefault(FORMAT_KEY, RESPONSE_FORMATS[0])
     st.session_state.setdefault(SAMPLES_KEY, 1)
+    st.session_state.setdefault(SAMPLE_MODE_KEY, "n")
+    st.session_state.setdefault(CONFIDENCE_FROM_KEY, "samples")
 
 
-def samples_note(samples: int) -> str | None:
-    """What asking *samples* answers per example adds to the estimate above (``None`` for one)."""
+def samples_note(samples: int, sample_mode: str = "n", confidence: str = "samples") -> str | None:
+    """What the confidence chosen adds to the estimate above (``None`` for none)."""
+    if confidence == "logprobs":
+        fallback = f"; where the server sends none, {samples} samples per example are asked" if samples > 1 else ""
+        return (
+            "Confidence from token probabilities: each kept answer is asked with logprobs (one request per example, "
+            "no samples; a cached answer without a confidence is asked again)" + fallback + "."
+        )
     if samples <= 1:
         return None
+    how = (
+        f"asked as ONE request per example with n={samples - 1} (the prompt paid once; one request per sample where "
+        "the server ignores n)"
+        if sample_mode == "n"
+        else "one request each"
+    )
     return (
         f"Samples per example: {samples}. The estimate above is the kept answers; {samples - 1} more per example "
-        f"follow at a temperature above 0 (each cached): about {samples} times its calls, tokens and cost."
+        f"follow at a temperature above 0 (each cached), {how}."
     )
+
+
+def sampled_totals(requests: int, prompt_tokens: int, completion_tokens: int, cost: str) -> str:
+    """The whole run's figures when samples were asked besides the kept answers (the figures above are theirs)."""
+    return (
+        f"With the samples: {requests:,} requests, {prompt_tokens:,} prompt + {completion_tokens:,} completion "
+        f"tokens, estimated cost {cost}."
+    )
+
+
+def sample_mode_from_state() -> str:
+    """How samples 2..N are asked (``ragviz label --sample-mode``)."""
+    return str(st.session_state.get(SAMPLE_MODE_KEY) or "n")
+
+
+def confidence_from_state() -> str:
+    """Where the judge's confidence comes from (``ragviz label --confidence``)."""
+    return str(st.session_state.get(CONFIDENCE_FROM_KEY) or "samples")
 
 
 def samples_from_state() -> int:
@@ -139,6 +182,27 @@ def request_options(left: Any, right: Any) -> None:
         "above 0, else at 1; each cached) and its confidence is stored: how many samples agree with each label "
         "(a faint mark on Review, the filter 'judge unsure') and per metric, which the audit's active and "
         "Neyman draws can use",
+    )
+    right.selectbox(
+        "Samples asked as",
+        list(SAMPLE_MODE_LABELS),
+        format_func=SAMPLE_MODE_LABELS.__getitem__,
+        key=SAMPLE_MODE_KEY,
+        persist_state=KEEP,
+        help="One request per example asks samples 2..N together (n = N-1): the prompt's tokens are paid once. "
+        "A server that ignores or refuses n gets one request per sample, said once. Both cache each sample the "
+        "same way, so either reuses the other's answers",
+    )
+    left.selectbox(
+        "Judge's confidence from",
+        list(CONFIDENCE_LABELS),
+        format_func=CONFIDENCE_LABELS.__getitem__,
+        key=CONFIDENCE_FROM_KEY,
+        persist_state=KEEP,
+        help="The samples (above), or the kept answer's token probabilities: it is asked with logprobs and each "
+        "label gets the probability of the token carrying its verdict (a listed key: that it was written; a key "
+        "left out: that the list was closed there), one request per example. A server that sends no logprobs: "
+        "no confidence, or the samples when more than 1 is set",
     )
 
 
