@@ -141,7 +141,7 @@ async def ask_samples_in_one_request(
             on_answers(len(result.filled[example.uid]))
 
     try:
-        await resolve_format(caller, cache, fresh=force)
+        await resolve_format(caller, cache)  # the kept run just found (or probed) it
         await ask(0)  # alone: whether the endpoint takes n decides how the rest are asked
         if result.note is None and not refused_first[0] and len(todo) > 1:
             gate = asyncio.Semaphore(settings.concurrency)
