@@ -15,6 +15,7 @@ counted once per request and every choice's completion) and the wall time at the
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 import tempfile
 import time
@@ -27,7 +28,13 @@ from benchmarks.bench_judge import examples_from_ragbench  # noqa: E402
 from ragviz.judge import JudgeCache, JudgeSettings  # noqa: E402
 from ragviz.judge.sampling.run import judge_with_samples  # noqa: E402
 from ragviz.store.label_store import LabelStore  # noqa: E402
-from tests.openai_stub_server import StubServer  # noqa: E402
+
+_spec = importlib.util.spec_from_file_location("stub", ROOT / "tests" / "openai_stub_server.py")
+assert _spec is not None and _spec.loader is not None
+_stub = importlib.util.module_from_spec(_spec)
+sys.modules["stub"] = _stub  # its dataclasses look their module up
+_spec.loader.exec_module(_stub)
+StubServer = _stub.StubServer
 
 
 def measure(examples: list, stub: StubServer, db: Path, samples: int, **mode: str) -> dict[str, float]:
