@@ -11,11 +11,16 @@ n under each design from the same confidence, and estimates each metric with the
 
 * uniform — PPI++ (``ppi_py``'s, normal, within the range);
 * stratified — strata = the subset, Neyman allocation from the confidence; stratified PPI++ (``glide-py``'s);
-* active — Poisson sampling, inclusion probability from the confidence with floor 0.5; IPW PPI++ (``glide-py``'s).
+* active — Poisson sampling, inclusion probability from the confidence with floor 0.5 (``--floor``); the app's
+  centred IPW PPI++ (``glide-py``'s ASI over the audit's Hájek-centred values).
 
-Confidence: ``informative`` — the judge's chance of being right as it would report it: high where its labels equal
-people's on every metric, lower the larger its error, blurred by noise (sd 0.1); ``noise`` — uniform on 0.5-1,
-unrelated to the errors. Printed per (confidence, design, n, metric): coverage of the 95 % interval, mean width and
+Confidence (``--judge biased``): ``informative`` — the judge's chance of being right as it would report it: high where
+its labels equal people's on every metric, lower the larger its error, blurred by noise (sd 0.1); ``noise`` — uniform
+on 0.5-1, unrelated to the errors. ``--judge sampled`` (RAGBench only; :func:`sampled_table`): the confidence is what
+ragviz measures, ``ragviz label --samples N`` simulated — the biased judge's error rates vary by example (Gamma
+``--shape``), it answers ``--samples`` times, and the confidence is the least sure metric's 1 - 2 sd over the answers
+(the ``judge_confidence`` column the active design draws from); ``noise`` is the same values shuffled over the rows
+(the same spread of probabilities, unrelated to the errors). Printed per (confidence, design, n, metric): coverage of the 95 % interval, mean width and
 width relative to uniform at the same n. Exit 1 when a coverage falls outside 93-97 % or an interval leaves [0, 1].
 """
 
@@ -70,6 +75,43 @@ def ragbench_table(data: Path, seed: int) -> tuple[np.ndarray, np.ndarray, np.nd
     return np.asarray(truth, float), np.asarray(judge, float), np.asarray(subset)
 
 
+def sampled_table(
+    data: Path, seed: int, shape: float, samples: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """RAGBench rows judged by ``bench_ppi``'s biased judge whose error rates vary by example: example *i*'s rates
+    are the biased judge's times :math:`s_i \\sim \\Gamma(k, 1/k)` (mean 1; *shape* k, 0 = every example alike), capped
+    at 0.95. The judge answers *samples* times; the first answer is kept and the confidence per TRACe metric is the
+    app's (:func:`ragviz.judge.sampling.agreement.metric_confidence`, 1 - 2 sd over the samples). Returns truth,
+    judge, subset and the confidence per metric."""
+    from bench_ppi import JUDGES, noisy_judge
+
+    from ragviz.data.dataset import iter_examples
+    from ragviz.data.load import load
+    from ragviz.judge.sampling.agreement import metric_confidence
+    from ragviz.metrics.trace import trace_scores
+
+    result = load([data])
+    rng = np.random.default_rng(seed)
+    base = np.array(JUDGES["biased"])
+    truth, judge, subset, conf = [], [], [], []
+    for i, example in iter_examples(result.dataset):
+        if example.labels is None:
+            continue
+        n = example.n_context_sentences
+        scale = rng.gamma(shape, 1.0 / shape) if shape > 0 else 1.0
+        rates = tuple(float(r) for r in np.minimum(base * scale, 0.95))
+        t = trace_scores(example.labels, n)
+        answers = [trace_scores(noisy_judge(example, example.labels, rng, rates), n) for _ in range(samples)]
+        row_t, row_j = [getattr(t, m) for m in TRACE_METRICS], [getattr(answers[0], m) for m in TRACE_METRICS]
+        if any(v is None for v in row_t + row_j):
+            continue
+        truth.append(row_t)
+        judge.append(row_j)
+        subset.append(result.dataset.datasets[i])
+        conf.append([metric_confidence([getattr(a, m) for a in answers]) for m in TRACE_METRICS])
+    return np.asarray(truth, float), np.asarray(judge, float), np.asarray(subset), np.asarray(conf, float)
+
+
 def synthetic_table(seed: int, m: int = 2896) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     strata = np.repeat(np.arange(7), m // 7 + 1)[:m]
@@ -101,7 +143,7 @@ def _stratified_counts(conf, strata, n):
     return names, allocate(n, sizes, [spreads[h] for h in names])
 
 
-def simulate(truth, judge, subset, conf, n, reps, rng):
+def simulate(truth, judge, subset, conf, n, reps, rng, floor=DEFAULT_FLOOR):
     """Per design and metric: covered (reps,), width (reps,), in range (bool)."""
     m, k = truth.shape
     target = truth.mean(axis=0)
@@ -116,7 +158,7 @@ def simulate(truth, judge, subset, conf, n, reps, rng):
             members = np.flatnonzero(g_all == h)
             strat[rng.choice(members, min(c, members.size), replace=False)] = True
         masks["stratified"] = strat
-        q = selection_weights(c_all, DEFAULT_FLOOR)
+        q = selection_weights(c_all, floor)
         pi = np.minimum(1.0, active_level(q, float(n)) * q)
         masks["active"] = rng.random(m) < pi
         for d in DESIGNS:
@@ -143,14 +185,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reps", type=int, default=1000)
     parser.add_argument("--sizes", default="100,300,1000")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--judge", default="biased", choices=("biased", "sampled"))
+    parser.add_argument("--shape", type=float, default=0.5, help="sampled judge: the Gamma shape of its difficulty")
+    parser.add_argument("--samples", type=int, default=4, help="sampled judge: answers per example")
+    parser.add_argument("--floor", type=float, default=DEFAULT_FLOOR, help="the active design's floor")
     args = parser.parse_args(argv)
     start = time.perf_counter()
-    if args.population == "ragbench":
+    rng = np.random.default_rng(args.seed + 1)
+    if args.judge == "sampled":
+        truth, judge, subset, per_metric = sampled_table(Path(args.data), args.seed, args.shape, args.samples)
+        least = per_metric.min(axis=1)  # the app's judge_confidence column: the least sure metric
+        conf = {"informative": least, "noise": least[rng.permutation(least.size)]}
+    elif args.population == "ragbench":
         truth, judge, subset = ragbench_table(Path(args.data), args.seed)
+        conf = confidences(truth, judge, rng)
     else:
         truth, judge, subset = synthetic_table(args.seed)
-    rng = np.random.default_rng(args.seed + 1)
-    conf = confidences(truth, judge, rng)
+        conf = confidences(truth, judge, rng)
     print(
         f"population {args.population}: {truth.shape[0]} examples, {len(set(subset.tolist()))} strata; {args.reps} audits per cell"
     )
@@ -162,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     failed, wins = [], {}
     for kind, c in conf.items():
         for n in [int(s) for s in args.sizes.split(",")]:
-            res = simulate(truth, judge, subset, c, n, args.reps, rng)
+            res = simulate(truth, judge, subset, c, n, args.reps, rng, args.floor)
             for j, metric in enumerate(TRACE_METRICS):
                 cells, ratios = "", []
                 for d in DESIGNS:
