@@ -14,8 +14,8 @@ Designs, each with IPW PPI++ (``glide-py``'s ASI estimator, normal interval) and
   only the metric it was drawn for, so its people-hours are 4x the others' at equal n — reported for the width alone;
 * ``row-centred`` / ``per-metric-centred`` / ``mixed-centred`` — the samples of ``active-row`` / ``per-metric`` /
   mixed (one sample for all metrics: selection weight proportional to the mean over metrics of
-  sqrt(1 - c_ij) / its mean over rows, floor 0.5) with :func:`centered_ipw_ppi_ci`: the rectifier centred on its
-  Hajek mean and lam tuned on centred moments.
+  sqrt(1 - c_ij) / its mean over rows, floor 0.5) with the app's centred IPW PPI++ (:func:`ragviz.analysis.audits.active.ipw_ppi_ci`,
+  ``centred=True``: the rectifier centred on its Hajek mean; the other columns ``centred=False``, glide-py's ASI).
 
 Confidence ``informative`` as above, ``noise``: uniform 0.5-1 per row and metric, unrelated to the errors.
 Printed per (n, metric): coverage and mean width per design, width / uniform's at the same n. Exit 1 when a
@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import math
 import sys
 import time
 from pathlib import Path
@@ -41,37 +40,10 @@ from bench_designs import UNIT, ragbench_table
 
 from ragviz.analysis.audits.active import ipw_ppi_ci
 from ragviz.analysis.audits.designs import DEFAULT_FLOOR, active_level, selection_weights
-from ragviz.analysis.estimates.ppi import ppi_mean_ci, z_value
-from ragviz.analysis.estimates.small_audit import floored, rectifier_variance
+from ragviz.analysis.estimates.ppi import ppi_mean_ci
 from ragviz.metrics.trace import TRACE_METRICS
 
 DESIGNS = ("uniform", "active-row", "per-metric", "row-centred", "per-metric-centred", "mixed-centred")
-
-
-def centered_ipw_ppi_ci(y, f, pi, fu, alpha=0.05):
-    """IPW PPI++ centred: the rectifier r = y - lam f taken about its self-normalized (Hajek) mean b before it is
-    weighted by 1/pi, theta = mean over all N of lam f, plus b; variance var(lam f + b + xi/pi (r - b)) / N; lam
-    minimises that variance with the audit's 1/pi-weighted, *centred* moments, clipped to 0-1:
-    lam = sum_S w (y - ybar)(f - fbar) / (sum_S w (f - fbar)^2 + N var(f)), w = (1 - pi) / pi^2.
-    (The ASI estimator tunes lam = E[f y] / E[f^2]-like, uncentred, and weights the uncentred rectifier: a judge
-    biased on a metric pays bias^2 / pi on every audited row.)"""
-    w = 1.0 / pi
-    f_all = np.concatenate([f, fu])
-    total = f_all.size
-    y_bar, f_bar = np.sum(w * y) / w.sum(), np.sum(w * f) / w.sum()
-    ws = (1.0 - pi) / pi**2
-    denominator = np.sum(ws * (f - f_bar) ** 2) + total * np.var(f_all)
-    lam = float(np.sum(ws * (y - y_bar) * (f - f_bar)) / denominator) if denominator > 0 else 0.0
-    lam = min(max(lam, 0.0), 1.0)
-    r = y - lam * f
-    b = float(np.sum(w * r) / w.sum())
-    rectified = lam * f_all + b + np.concatenate([(r - b) / pi, np.zeros(fu.size)])
-    variance = float(np.var(rectified, ddof=1)) / total
-    if floored(y, f, lam):
-        variance = max(variance, rectifier_variance(y, f, lam, UNIT) * float(np.sum(w**2)) / total**2)
-    half = z_value(alpha) * math.sqrt(variance)
-    theta = float(rectified.mean())
-    return min(max(theta - half, 0.0), 1.0), min(max(theta + half, 0.0), 1.0)
 
 
 def per_metric_confidence(truth: np.ndarray, judge: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -121,10 +93,8 @@ def simulate(truth, judge, conf_row, conf_metric, n, reps, rng):
                 if pi is None:
                     iv = ppi_mean_ci(y, f, fu, bounds=UNIT)
                     low, high = iv.low, iv.high
-                elif d.endswith("centred"):
-                    low, high = centered_ipw_ppi_ci(y, f, pi[a], fu)
                 else:
-                    iv = ipw_ppi_ci(y, f, pi[a], fu, bounds=UNIT).interval
+                    iv = ipw_ppi_ci(y, f, pi[a], fu, bounds=UNIT, centred=d.endswith("centred")).interval
                     low, high = iv.low, iv.high
                 assert low is not None and high is not None
                 cov[d][r, j] = low <= target[j] <= high

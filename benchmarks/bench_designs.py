@@ -11,11 +11,19 @@ n under each design from the same confidence, and estimates each metric with the
 
 * uniform — PPI++ (``ppi_py``'s, normal, within the range);
 * stratified — strata = the subset, Neyman allocation from the confidence; stratified PPI++ (``glide-py``'s);
-* active — Poisson sampling, inclusion probability from the confidence with floor 0.5; IPW PPI++ (``glide-py``'s).
+* active — Poisson sampling, inclusion probability from the confidence with floor 0.5 (``--floor``); the app's
+  centred IPW PPI++ (``glide-py``'s ASI over the audit's Hájek-centred values);
+* calibrated — the active design calibrated on a pilot (:mod:`ragviz.analysis.audits.calibration`): a uniform
+  pilot of :data:`PILOT` examples is reviewed first, then an active sample of n is drawn from the calibrated spreads
+  with floor 0.2, and estimated alone (the pilot is a cost paid before, not counted in n).
 
-Confidence: ``informative`` — the judge's chance of being right as it would report it: high where its labels equal
-people's on every metric, lower the larger its error, blurred by noise (sd 0.1); ``noise`` — uniform on 0.5-1,
-unrelated to the errors. Printed per (confidence, design, n, metric): coverage of the 95 % interval, mean width and
+Confidence (``--judge biased``): ``informative`` — the judge's chance of being right as it would report it: high where
+its labels equal people's on every metric, lower the larger its error, blurred by noise (sd 0.1); ``noise`` — uniform
+on 0.5-1, unrelated to the errors. ``--judge sampled`` (RAGBench only; :func:`sampled_table`): the confidence is what
+ragviz measures, ``ragviz label --samples N`` simulated — the biased judge's error rates vary by example (Gamma
+``--shape``), it answers ``--samples`` times, and the confidence is the least sure metric's 1 - 2 sd over the answers
+(the ``judge_confidence`` column the active design draws from); ``noise`` is the same values shuffled over the rows
+(the same spread of probabilities, unrelated to the errors). Printed per (confidence, design, n, metric): coverage of the 95 % interval, mean width and
 width relative to uniform at the same n. Exit 1 when a coverage falls outside 93-97 % or an interval leaves [0, 1].
 """
 
@@ -34,12 +42,14 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from ragviz.analysis.audits.active import ipw_ppi_ci
 from ragviz.analysis.audits.allocation import allocate, spread_from_confidence
-from ragviz.analysis.audits.designs import DEFAULT_FLOOR, active_level, selection_weights
+from ragviz.analysis.audits.calibration import calibrate, calibrated_spread
+from ragviz.analysis.audits.designs import DEFAULT_FLOOR, active_level, selection_weights, weights_from_spread
 from ragviz.analysis.audits.stratified import stratified_ppi_ci
 from ragviz.analysis.estimates.ppi import ppi_mean_ci
 from ragviz.metrics.trace import TRACE_METRICS
 
-DESIGNS = ("uniform", "stratified", "active")
+DESIGNS = ("uniform", "stratified", "active", "calibrated")
+PILOT = 50  # the calibrated design's pilot: a uniform audit reviewed before the active sample is drawn
 UNIT = (0.0, 1.0)
 
 
@@ -68,6 +78,43 @@ def ragbench_table(data: Path, seed: int) -> tuple[np.ndarray, np.ndarray, np.nd
         judge.append(row_j)
         subset.append(result.dataset.datasets[i])
     return np.asarray(truth, float), np.asarray(judge, float), np.asarray(subset)
+
+
+def sampled_table(
+    data: Path, seed: int, shape: float, samples: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """RAGBench rows judged by ``bench_ppi``'s biased judge whose error rates vary by example: example *i*'s rates
+    are the biased judge's times :math:`s_i \\sim \\Gamma(k, 1/k)` (mean 1; *shape* k, 0 = every example alike), capped
+    at 0.95. The judge answers *samples* times; the first answer is kept and the confidence per TRACe metric is the
+    app's (:func:`ragviz.judge.sampling.agreement.metric_confidence`, 1 - 2 sd over the samples). Returns truth,
+    judge, subset and the confidence per metric."""
+    from bench_ppi import JUDGES, noisy_judge
+
+    from ragviz.data.dataset import iter_examples
+    from ragviz.data.load import load
+    from ragviz.judge.sampling.agreement import metric_confidence
+    from ragviz.metrics.trace import trace_scores
+
+    result = load([data])
+    rng = np.random.default_rng(seed)
+    base = np.array(JUDGES["biased"])
+    truth, judge, subset, conf = [], [], [], []
+    for i, example in iter_examples(result.dataset):
+        if example.labels is None:
+            continue
+        n = example.n_context_sentences
+        scale = rng.gamma(shape, 1.0 / shape) if shape > 0 else 1.0
+        rates = tuple(float(r) for r in np.minimum(base * scale, 0.95))
+        t = trace_scores(example.labels, n)
+        answers = [trace_scores(noisy_judge(example, example.labels, rng, rates), n) for _ in range(samples)]
+        row_t, row_j = [getattr(t, m) for m in TRACE_METRICS], [getattr(answers[0], m) for m in TRACE_METRICS]
+        if any(v is None for v in row_t + row_j):
+            continue
+        truth.append(row_t)
+        judge.append(row_j)
+        subset.append(result.dataset.datasets[i])
+        conf.append([metric_confidence([getattr(a, m) for a in answers]) for m in TRACE_METRICS])
+    return np.asarray(truth, float), np.asarray(judge, float), np.asarray(subset), np.asarray(conf, float)
 
 
 def synthetic_table(seed: int, m: int = 2896) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -101,8 +148,9 @@ def _stratified_counts(conf, strata, n):
     return names, allocate(n, sizes, [spreads[h] for h in names])
 
 
-def simulate(truth, judge, subset, conf, n, reps, rng):
-    """Per design and metric: covered (reps,), width (reps,), in range (bool)."""
+def simulate(truth, judge, subset, conf, n, reps, rng, floor=DEFAULT_FLOOR, per_metric=None, calibrated_floor=0.2):
+    """Per design and metric: covered (reps,), width (reps,), in range (bool). *per_metric*: the confidence per
+    metric the calibrated design reads (default: *conf* for every metric)."""
     m, k = truth.shape
     target = truth.mean(axis=0)
     out = {d: {"cov": np.zeros((reps, k)), "width": np.zeros((reps, k)), "in01": True} for d in DESIGNS}
@@ -116,9 +164,18 @@ def simulate(truth, judge, subset, conf, n, reps, rng):
             members = np.flatnonzero(g_all == h)
             strat[rng.choice(members, min(c, members.size), replace=False)] = True
         masks["stratified"] = strat
-        q = selection_weights(c_all, DEFAULT_FLOOR)
+        q = selection_weights(c_all, floor)
         pi = np.minimum(1.0, active_level(q, float(n)) * q)
         masks["active"] = rng.random(m) < pi
+        cm = np.repeat(c_all[:, None], k, axis=1) if per_metric is None else per_metric[idx]
+        pilot = _uniform(rng, m, min(PILOT, m))
+        cal = calibrate({t: (y_all[pilot, j], f_all[pilot, j], cm[pilot, j]) for j, t in enumerate(TRACE_METRICS)})
+        q_cal = weights_from_spread(
+            calibrated_spread(cal, {t: cm[:, j] for j, t in enumerate(TRACE_METRICS)}), calibrated_floor
+        )
+        pi_cal = np.minimum(1.0, active_level(q_cal, float(n)) * q_cal)
+        masks["calibrated"] = rng.random(m) < pi_cal
+        probabilities = {"active": pi, "calibrated": pi_cal}
         for d in DESIGNS:
             a = masks[d]
             for j in range(k):
@@ -128,7 +185,7 @@ def simulate(truth, judge, subset, conf, n, reps, rng):
                 elif d == "stratified":
                     iv = stratified_ppi_ci(y, f, g_all[a], fu, g_all[~a], bounds=UNIT).interval
                 else:
-                    iv = ipw_ppi_ci(y, f, pi[a], fu, bounds=UNIT).interval
+                    iv = ipw_ppi_ci(y, f, probabilities[d][a], fu, bounds=UNIT).interval
                 assert iv.low is not None and iv.high is not None
                 out[d]["cov"][r, j] = iv.low <= target[j] <= iv.high
                 out[d]["width"][r, j] = iv.high - iv.low
@@ -143,26 +200,38 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reps", type=int, default=1000)
     parser.add_argument("--sizes", default="100,300,1000")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--judge", default="biased", choices=("biased", "sampled"))
+    parser.add_argument("--shape", type=float, default=0.5, help="sampled judge: the Gamma shape of its difficulty")
+    parser.add_argument("--samples", type=int, default=4, help="sampled judge: answers per example")
+    parser.add_argument("--floor", type=float, default=DEFAULT_FLOOR, help="the active design's floor")
     args = parser.parse_args(argv)
     start = time.perf_counter()
-    if args.population == "ragbench":
+    rng = np.random.default_rng(args.seed + 1)
+    metric_conf: dict[str, np.ndarray] = {}
+    if args.judge == "sampled":
+        truth, judge, subset, per_metric = sampled_table(Path(args.data), args.seed, args.shape, args.samples)
+        least = per_metric.min(axis=1)  # the app's judge_confidence column: the least sure metric
+        shuffled = rng.permutation(least.size)
+        conf = {"informative": least, "noise": least[shuffled]}
+        metric_conf = {"informative": per_metric, "noise": per_metric[shuffled]}
+    elif args.population == "ragbench":
         truth, judge, subset = ragbench_table(Path(args.data), args.seed)
+        conf = confidences(truth, judge, rng)
     else:
         truth, judge, subset = synthetic_table(args.seed)
-    rng = np.random.default_rng(args.seed + 1)
-    conf = confidences(truth, judge, rng)
+        conf = confidences(truth, judge, rng)
     print(
         f"population {args.population}: {truth.shape[0]} examples, {len(set(subset.tolist()))} strata; {args.reps} audits per cell"
     )
     print(
         f"{'confidence':<12}{'n':>6}  {'metric':<13}"
         + "".join(f"{d + ' cov':>16}{'width':>8}" for d in DESIGNS)
-        + f"{'strat/unif':>12}{'active/unif':>12}"
+        + f"{'strat/unif':>12}{'active/unif':>12}{'calib/unif':>12}"
     )
     failed, wins = [], {}
     for kind, c in conf.items():
         for n in [int(s) for s in args.sizes.split(",")]:
-            res = simulate(truth, judge, subset, c, n, args.reps, rng)
+            res = simulate(truth, judge, subset, c, n, args.reps, rng, args.floor, metric_conf.get(kind))
             for j, metric in enumerate(TRACE_METRICS):
                 cells, ratios = "", []
                 for d in DESIGNS:
@@ -172,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
                         failed.append(f"{kind} n={n} {metric} {d}: coverage {100 * cov:.1f}%")
                     if d != "uniform":
                         ratios.append(width / res["uniform"]["width"][:, j].mean())
-                print(f"{kind:<12}{n:>6}  {metric:<13}{cells}{ratios[0]:>12.3f}{ratios[1]:>12.3f}")
+                print(f"{kind:<12}{n:>6}  {metric:<13}{cells}{ratios[0]:>12.3f}{ratios[1]:>12.3f}{ratios[2]:>12.3f}")
                 wins.setdefault((kind, n), []).append(min(ratios))
             for d in DESIGNS:
                 if not res[d]["in01"]:

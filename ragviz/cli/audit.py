@@ -62,13 +62,16 @@ def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         metavar="ID",
         help="stratified, neyman: take each stratum's spread from the reviewed members of audit sample ID (the "
-        "judge's error on --pilot-metric there) instead of from --confidence",
+        "judge's error on --pilot-metric there) instead of from --confidence; active: calibrate --confidence on "
+        "them (how far people's TRACe metrics strayed from the judge's at each confidence; at least 10 reviewed), "
+        "so a confidence that predicts nothing draws a near-uniform sample",
     )
     draw.add_argument(
         "--pilot-metric",
         default="adherence",
         metavar="METRIC",
-        help="with --pilot: the metric whose judge error sets the spreads (default: adherence)",
+        help="with --pilot, stratified: the metric whose judge error sets the spreads (default: adherence; an "
+        "active design calibrates on every TRACe metric)",
     )
     draw.add_argument(
         "--confidence",

@@ -7,7 +7,7 @@ import json
 import sys
 
 import numpy as np
-from glide.estimators import ASIMeanEstimator, StratifiedPPIMeanEstimator
+from glide.estimators import ASIMeanEstimator, IPWClassicalMeanEstimator, StratifiedPPIMeanEstimator
 from ssepy.model_performance_evaluator import StratifiedSampler
 
 
@@ -18,7 +18,7 @@ def _interval(result):
         "estimate": float(ci.mean),
         "low": float(low),
         "high": float(high),
-        "ess": int(result.effective_sample_size),
+        "ess": int(getattr(result, "effective_sample_size", getattr(result, "n", 0))),
     }
 
 
@@ -32,6 +32,11 @@ def active(case):
     return _interval(ASIMeanEstimator().estimate(y, np.array(case["yhat"]), np.array(case["pi"])))
 
 
+def ipw_classical(case):
+    y = np.array([np.nan if v is None else v for v in case["y"]], dtype=float)
+    return _interval(IPWClassicalMeanEstimator().estimate(y, np.array(case["pi"])))
+
+
 def neyman(case):
     sampler = StratifiedSampler(np.array(case["yhat"], dtype=float), case["budget"])
     sampler.strata_labels = np.array(case["groups"])
@@ -43,7 +48,7 @@ def neyman(case):
 
 def main() -> None:
     cases = json.load(sys.stdin)
-    kinds = {"stratified": stratified, "active": active, "neyman": neyman}
+    kinds = {"stratified": stratified, "active": active, "ipw_classical": ipw_classical, "neyman": neyman}
     json.dump([kinds[c["kind"]](c) for c in cases], sys.stdout)
 
 

@@ -87,3 +87,28 @@ def test_intervals_stay_in_range_and_do_not_collapse_on_unanimous_audits() -> No
     assert strat.interval.high == 1.0 and strat.interval.low is not None and strat.interval.low < 0.95
     act = ipw_ppi_ci(y, y, np.full(12, 0.06), np.ones(188), bounds=(0, 1))
     assert act.interval.high == 1.0 and act.interval.low is not None and act.interval.low < 0.95
+
+
+def test_active_estimate_does_not_charge_a_judge_for_a_constant_bias() -> None:
+    """A judge whose every value is off by the same amount carries the same information as one that is not: the
+    centred IPW PPI++ gives the same interval for both, where glide-py's ASI (uncentred) pays the bias squared over
+    each inclusion probability and comes out wider."""
+    rng = np.random.default_rng(4)
+    m = 2000
+    truth = rng.beta(4, 2, m)
+    judge = np.clip(truth + rng.normal(0, 0.08, m), 0, 1)
+    pi = np.where(rng.random(m) < 0.3, 0.15, 0.04)
+    audited = rng.random(m) < pi
+    args = (truth[audited], pi[audited])
+
+    def interval(offset: float, centred: bool) -> tuple[float, float]:
+        f = judge - offset
+        got = ipw_ppi_ci(args[0], f[audited], args[1], f[~audited], centred=centred).interval
+        assert got.low is not None and got.high is not None
+        return got.low, got.high
+
+    fair, biased = interval(0.0, True), interval(0.3, True)
+    assert biased == pytest.approx(fair, abs=1e-12)
+    uncentred_fair, uncentred_biased = interval(0.0, False), interval(0.3, False)
+    assert uncentred_biased[1] - uncentred_biased[0] > 1.1 * (uncentred_fair[1] - uncentred_fair[0])
+    assert biased[1] - biased[0] < uncentred_biased[1] - uncentred_biased[0]

@@ -1,5 +1,6 @@
 """The design estimators against their references: stratified PPI++ = glide-py 0.11's StratifiedPPIMeanEstimator,
-IPW PPI++ = its ASIMeanEstimator (point estimates and 95 % intervals, to 1e-9), Neyman / proportional allocation =
+IPW PPI++ = its ASIMeanEstimator (point estimates and 95 % intervals, to 1e-9; the centred IPW PPI++ the app uses =
+ASIMeanEstimator over the audit's Hájek-centred values, shifted back), Neyman / proportional allocation =
 ssepy 0.1.1's rounded counts.
 
 glide-py needs Python >= 3.12 and ragviz runs on 3.10+, so the references live in their own venv
@@ -19,7 +20,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ragviz.analysis.audits.active import ipw_ppi_ci
+from ragviz.analysis.audits.active import hajek_mean, ipw_people_ci, ipw_ppi_ci
 from ragviz.analysis.audits.allocation import allocate, allocation_shares
 from ragviz.analysis.audits.stratified import stratified_ppi_ci
 
@@ -82,19 +83,36 @@ def _active_case(rng: np.random.Generator) -> tuple[dict[str, Any], tuple[Any, .
     return case, (y[audited], yhat[audited], pi[audited], yhat[~audited])
 
 
+def _centred(case: dict[str, Any], ours: tuple[Any, ...]) -> tuple[dict[str, Any], float]:
+    """The case with people's and the judge's values centred on the audit's Hájek means, and people's mean."""
+    y, yhat, pi, _ = ours
+    shift_y, shift_f = hajek_mean(y, pi), hajek_mean(yhat, pi)
+    centred_y = [None if v is None else v - shift_y for v in case["y"]]
+    return {**case, "y": centred_y, "yhat": (np.array(case["yhat"]) - shift_f).tolist()}, shift_y
+
+
+def _assert_equal(got: Any, ref: dict[str, Any], shift: float = 0.0) -> None:
+    assert got.estimate == pytest.approx(ref["estimate"] + shift, abs=TOL)
+    assert got.low == pytest.approx(ref["low"] + shift, abs=TOL)
+    assert got.high == pytest.approx(ref["high"] + shift, abs=TOL)
+
+
 def test_stratified_and_active_equal_glide_on_random_inputs() -> None:
     rng = np.random.default_rng(23)
     stratified = [_stratified_case(rng) for _ in range(25)]
     active = [_active_case(rng) for _ in range(25)]
-    answers = _reference([c for c, _ in stratified] + [c for c, _ in active])
+    centred = [_centred(case, ours) for case, ours in active]
+    people = [{**case, "kind": "ipw_classical"} for case, _ in centred]
+    answers = _reference([c for c, _ in stratified] + [c for c, _ in active] + [c for c, _ in centred] + people)
     for (_, args), ref in zip(stratified, answers[:25]):
-        got = stratified_ppi_ci(*args).interval
-        assert got.estimate == pytest.approx(ref["estimate"], abs=TOL)
-        assert (got.low, got.high) == (pytest.approx(ref["low"], abs=TOL), pytest.approx(ref["high"], abs=TOL))
-    for (_, args), ref in zip(active, answers[25:]):
-        got = ipw_ppi_ci(*args).interval
-        assert got.estimate == pytest.approx(ref["estimate"], abs=TOL)
-        assert (got.low, got.high) == (pytest.approx(ref["low"], abs=TOL), pytest.approx(ref["high"], abs=TOL))
+        _assert_equal(stratified_ppi_ci(*args).interval, ref)
+    for (_, args), ref in zip(active, answers[25:50]):
+        _assert_equal(ipw_ppi_ci(*args, centred=False).interval, ref)
+    for (_, args), (_, shift), ref in zip(active, centred, answers[50:75]):
+        _assert_equal(ipw_ppi_ci(*args).interval, ref, shift)
+    for (_, args), (_, shift), ref in zip(active, centred, answers[75:]):
+        y, _, pi, yhat_u = args
+        _assert_equal(ipw_people_ci(y, pi, y.size + yhat_u.size)[0], ref, shift)
 
 
 def test_allocation_equals_ssepy() -> None:

@@ -58,7 +58,7 @@ def _audit_mode():
 def _draw(at, **widgets):
     """Set the form's widgets in order (each run shows the next ones) and press Draw sample."""
     for key, value in widgets.items():
-        widget = next(w for kind in ("radio", "selectbox", "number_input", "text_input", "slider")
+        widget = next(w for kind in ("radio", "selectbox", "number_input", "text_input", "slider", "checkbox")
                       for w in at.get(kind) if getattr(w, "key", None) == key)  # fmt: skip
         widget.set_value(value).run()
         assert not at.exception, [e.value for e in at.exception]
@@ -140,6 +140,41 @@ def test_neyman_from_a_pilot_is_the_clis(judged, app_env, capsys):
     members = _cli_members(
         capsys, judged, "--db", cli_db, "--size", 30, "--seed", 12, "--design", "stratified", "--by",
         "dataset_name", "--allocation", "neyman", "--pilot", pilot.id, "--pilot-metric", "relevance",
+    )  # fmt: skip
+    assert list(page.members) == members
+
+
+def _reviewed_pilot(at, judged: Path, app_env) -> int:
+    _draw(at, **{"audit.design": "uniform", "audit.n": 40, "audit.seed": "5"})
+    ds = load([judged]).dataset
+    with LabelStore(app_env["db"]) as store:
+        (pilot,) = list_samples(store)
+        for row in member_rows(ds, pilot.members):  # people undo a relevant sentence on every third
+            ex = ds.example(row)
+            changes = [Change(REVIEW_FIELD, None, REVIEWED)]
+            if row % 3 == 0:
+                old = field_value(store.current_labels(ex, "tester"), "relevant_keys")
+                changes.insert(0, Change("relevant_keys", old, []))
+            store.record(ex.uid, "tester", changes, example=ex)
+    return pilot.id
+
+
+def test_active_calibrated_on_a_pilot_is_the_clis(judged, app_env, capsys):
+    pilot = _reviewed_pilot(_audit_mode(), judged, app_env)
+    at = _audit_mode()
+    widgets = {"audit.design": "active", "audit.floor": 0.2, "audit.calibrate": True, "audit.pilot": pilot}
+    said = _draw(at, **widgets, **{"audit.n": 30, "audit.seed": "13"})
+    assert "Drew active sample 2" in said, said
+    with LabelStore(app_env["db"]) as store:
+        page = get_sample(store, 2)
+    assert page is not None and page.params["pilot"] == {"sample": pilot, "metric": "trace"}
+    assert page.params["calibration"]["n_pilot"] == 40
+    cli_db = app_env["tmp"] / "cli.db"
+    with sqlite3.connect(app_env["db"]) as src, sqlite3.connect(cli_db) as dst:
+        src.backup(dst)
+    members = _cli_members(
+        capsys, judged, "--db", cli_db, "--size", 30, "--seed", 13, "--design", "active", "--floor", 0.2,
+        "--pilot", pilot,
     )  # fmt: skip
     assert list(page.members) == members
 

@@ -128,7 +128,7 @@ def test_a_pilot_without_reviews_per_stratum_is_refused(tmp_path, capsys, data_f
         pilot = draw_design(store, dataset, "uniform", 20, "ana", 1)
         _review_members(store, dataset, [u for u in pilot.members if u.startswith("covidqa")])
         with pytest.raises(DesignError, match="a pilot sets Neyman allocation's spreads"):
-            draw_design(store, dataset, "active", 20, "ana", 1, pilot=pilot)
+            draw_design(store, dataset, "stratified", 20, "ana", 1, "dataset_name", pilot=pilot)
     code, out, err = _run(
         capsys, "audit", "draw", data_file, "--db", db, "--size", 40, "--design", "stratified", "--by",
         "dataset_name", "--allocation", "neyman", "--pilot", pilot.id,
@@ -175,3 +175,34 @@ def test_status_and_estimate_name_the_design_effective_n_and_saving(tmp_path, ca
     by = " by dataset_name" if design == "stratified" else ""
     assert code == 0 and f"design: {design} audit{by} (sample {sample.id})" in out
     assert "a uniform audit would need" in out
+
+
+def test_active_draw_calibrated_on_a_pilot(tmp_path, capsys, data_file):
+    """An active sample calibrated on a pilot: refused until ten pilot members are reviewed, then drawn from the
+    calibrated spreads (recorded with the sample, so the CLI's draw of the same seed and its growth agree)."""
+    db = tmp_path / "labels.db"
+    dataset = load([data_file]).dataset
+    with LabelStore(db) as store:
+        pilot = draw_design(store, dataset, "uniform", 60, "ana", 2)
+        _review_members(store, dataset, pilot.members[:5])
+        with pytest.raises(DesignError, match="needs at least 10"):
+            draw_design(store, dataset, "active", 40, "ana", 1, pilot=pilot)
+        _review_members(store, dataset, pilot.members[5:])
+        drawn = draw_design(store, dataset, "active", 40, "ana", 1, pilot=pilot)
+    calibration = drawn.params["calibration"]
+    assert drawn.params["pilot"] == {"sample": pilot.id, "metric": "trace"}
+    assert calibration["n_pilot"] >= 10 and "relevance" in calibration["terms"]
+    code, out, err = _run(
+        capsys, "audit", "draw", data_file, "--db", db, "--size", 40, "--design", "active", "--pilot", pilot.id,
+        "--seed", 1, "--format", "json",
+    )  # fmt: skip
+    assert code == 0, err
+    again = json.loads(out)
+    assert [m["uid"] for m in again["members"]] == list(drawn.members)
+    code, out, err = _run(capsys, "audit", "draw", data_file, "--db", db, "--grow", again["sample"], "--size", 80)
+    assert code == 0, err
+    with LabelStore(db) as store:
+        from ragviz.store.audit_samples import get_sample
+
+        grown = get_sample(store, again["sample"])
+    assert grown is not None and set(drawn.members) <= set(grown.members) and grown.params["calibration"] == calibration

@@ -11,12 +11,25 @@ has mean :math:`\\theta` whatever :math:`\\lambda` (the weights undo the unequal
 :math:`\\hat\\theta = \\bar R` with variance :math:`s^2_R / M` (``ddof = 1``) and the normal interval
 :math:`\\hat\\theta \\pm z_{1-\\alpha/2}\\, s_R/\\sqrt M`. Power tuning picks
 :math:`\\lambda = \\widehat{\\mathrm{Cov}}(a, b) / \\widehat{\\mathrm{Var}}(a)` with :math:`a_i = \\hat Y_i(\\xi_i/\\pi_i - 1)`,
-:math:`b_i = Y_i \\xi_i / \\pi_i` (minimises :math:`s^2_R`). Without *bounds* this is ``glide-py`` 0.11's
-``ASIMeanEstimator`` (``tests/analysis/test_audit_designs_reference.py``: equal to 1e-9 on random inputs). With
-*bounds* the estimate and interval stay in the metric's range and an audit whose rectifier barely varies gets at
-least the floored variance of :func:`ragviz.analysis.estimates.small_audit.rectifier_variance`, weighted as the
-design weights it: :math:`\\sigma^2_{\\text{floor}} \\sum_{i \\text{ audited}} \\pi_i^{-2} / M^2` (for a uniform
-design :math:`\\sigma^2_{\\text{floor}}/n`).
+:math:`b_i = Y_i \\xi_i / \\pi_i` (minimises :math:`s^2_R`). That is ``glide-py`` 0.11's ``ASIMeanEstimator``
+(``centred=False``).
+
+*Centred* (the default): the same estimator over the audit's Hájek-centred values :math:`Y_i - \\bar Y_H` and
+:math:`\\hat Y_i - \\bar{\\hat Y}_H` (:math:`\\bar Y_H = \\sum_{\\text{audited}} Y_i/\\pi_i \\,/ \\sum_{\\text{audited}}
+1/\\pi_i`), with :math:`\\bar Y_H` added back. Uncentred, every audited row's weight :math:`1/\\pi_i` multiplies
+:math:`Y_i - \\lambda\\hat Y_i`, which carries the judge's whole bias and the metric's level; a judge biased by
+*b* pays about :math:`b^2/\\pi` per audited row, so an active audit came out wider than a uniform one of the same
+size even when its probabilities were unrelated to the errors (``BENCHMARKS.md``, "Active design on
+completeness"). Centred, only each row's departure from the audit's weighted mean is weighted, and the tuned
+:math:`\\lambda` is the design-weighted regression slope of people's values on the judge's. The estimate is the
+difference (GREG) estimator :math:`\\lambda \\bar{\\hat Y} + \\bar Y_H - \\lambda \\bar{\\hat Y}_H + \\frac1M
+\\sum_i \\xi_i (r_i - \\bar r_H)/\\pi_i` with :math:`r = Y - \\lambda\\hat Y` (whose last term is 0): consistent for
+:math:`\\theta` (the Hájek ratio's bias is of order :math:`1/n`); the tests hold it to ``ASIMeanEstimator`` on the
+centred values to 1e-9 and ``benchmarks/bench_designs.py`` measures its coverage. With *bounds* the estimate and
+interval stay in the metric's range and an audit whose rectifier barely varies gets at least the floored variance of
+:func:`ragviz.analysis.estimates.small_audit.rectifier_variance`, weighted as the design weights it:
+:math:`\\sigma^2_{\\text{floor}} \\sum_{i \\text{ audited}} \\pi_i^{-2} / M^2` (for a uniform design
+:math:`\\sigma^2_{\\text{floor}}/n`).
 
 An inclusion probability of 0 on an audited example (or outside (0, 1]) is refused with :class:`ProbabilityError`:
 its weight would be infinite and the interval silently wrong.
@@ -32,7 +45,7 @@ import numpy as np
 from ragviz.analysis.estimates.ppi import Interval, as_vector, z_value
 from ragviz.analysis.estimates.small_audit import Bounds, floored, rectifier_variance
 
-__all__ = ["ActiveEstimate", "ProbabilityError", "ipw_people_ci", "ipw_ppi_ci"]
+__all__ = ["ActiveEstimate", "ProbabilityError", "hajek_mean", "ipw_people_ci", "ipw_ppi_ci"]
 
 
 class ProbabilityError(ValueError):
@@ -75,6 +88,16 @@ def _floor(y: np.ndarray, f: np.ndarray, pi: np.ndarray, lam: float, total: int,
     return rectifier_variance(y, f, lam, bounds) * float(np.sum(1.0 / pi**2)) / total**2
 
 
+def hajek_mean(values: np.ndarray, pi: np.ndarray) -> float:
+    """The audit's design-weighted (Hájek) mean :math:`\\sum v_i/\\pi_i / \\sum 1/\\pi_i`.
+
+    >>> hajek_mean(np.array([1.0, 0.0]), np.array([0.5, 1.0]))
+    0.6666666666666666
+    """
+    w = 1.0 / pi
+    return float(w @ values / w.sum())
+
+
 def ipw_ppi_ci(
     y: np.ndarray | list[float],
     yhat: np.ndarray | list[float],
@@ -83,16 +106,20 @@ def ipw_ppi_ci(
     alpha: float = 0.05,
     bounds: Bounds | None = None,
     lam: float | None = None,
+    centred: bool = True,
 ) -> ActiveEstimate:
     """IPW PPI++ (module docstring) over the audited ``(y, yhat)`` with their inclusion probabilities *pi* and the
-    judge's values *yhat_u* on the examples not audited. *lam* ``None``: power-tuned."""
+    judge's values *yhat_u* on the examples not audited. *lam* ``None``: power-tuned. *centred* ``False``: glide-py's
+    ``ASIMeanEstimator`` as it is."""
     y_arr, f_arr, p_arr, fu_arr = as_vector(y), as_vector(yhat), as_vector(pi), as_vector(yhat_u)
     _check(p_arr, y_arr.size)
     if y_arr.size < 2:
         raise ProbabilityError("an IPW interval needs at least two audited examples")
-    f_all = np.concatenate([f_arr, fu_arr])
+    shift_y = hajek_mean(y_arr, p_arr) if centred else 0.0
+    shift_f = hajek_mean(f_arr, p_arr) if centred else 0.0
+    f_all = np.concatenate([f_arr, fu_arr]) - shift_f
     xi_over_pi = np.concatenate([1.0 / p_arr, np.zeros(fu_arr.size)])
-    y_all = np.concatenate([y_arr, np.zeros(fu_arr.size)])
+    y_all = np.concatenate([y_arr - shift_y, np.zeros(fu_arr.size)])
     if lam is None:
         a, b = f_all * (xi_over_pi - 1.0), y_all * xi_over_pi
         var_a = float(np.var(a, ddof=1))
@@ -101,7 +128,7 @@ def ipw_ppi_ci(
     total = rectified.size
     variance = float(np.var(rectified, ddof=1)) / total
     variance = max(variance, _floor(y_arr, f_arr, p_arr, lam, total, bounds))
-    return ActiveEstimate(_interval(float(rectified.mean()), variance, alpha, bounds), variance, lam)
+    return ActiveEstimate(_interval(shift_y + float(rectified.mean()), variance, alpha, bounds), variance, lam)
 
 
 def ipw_people_ci(
@@ -110,12 +137,15 @@ def ipw_people_ci(
     total: int,
     alpha: float = 0.05,
     bounds: Bounds | None = None,
+    centred: bool = True,
 ) -> tuple[Interval, float]:
-    """People only under the design: the IPW (Horvitz–Thompson) mean :math:`\\frac1M\\sum_i \\xi_i Y_i/\\pi_i` with
-    variance :math:`s^2/M` of the *M* weighted values (``glide-py``'s ``IPWClassicalMeanEstimator``); with *bounds*
-    floored as :func:`ipw_ppi_ci`. Returns the interval and its variance."""
+    """People only under the design: the Hájek mean :math:`\\bar Y_H` (*centred*; ``False``: the Horvitz–Thompson
+    mean :math:`\\frac1M\\sum_i \\xi_i Y_i/\\pi_i`, ``glide-py``'s ``IPWClassicalMeanEstimator``) with variance
+    :math:`s^2/M` of the *M* weighted (centred) values; with *bounds* floored as :func:`ipw_ppi_ci`. Returns the
+    interval and its variance."""
     y_arr, p_arr = as_vector(y), as_vector(pi)
     _check(p_arr, y_arr.size)
-    weighted = np.concatenate([y_arr / p_arr, np.zeros(total - y_arr.size)])
+    shift = hajek_mean(y_arr, p_arr) if centred else 0.0
+    weighted = np.concatenate([(y_arr - shift) / p_arr, np.zeros(total - y_arr.size)])
     variance = max(float(np.var(weighted, ddof=1)) / total, _floor(y_arr, y_arr, p_arr, 0.0, total, bounds))
-    return _interval(float(weighted.mean()), variance, alpha, bounds), variance
+    return _interval(shift + float(weighted.mean()), variance, alpha, bounds), variance

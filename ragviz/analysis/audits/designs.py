@@ -13,7 +13,9 @@
   the floor :math:`\\phi` keeps every example drawable) and is in the sample when
   :math:`U_i / q_i \\le \\ell` — Poisson sampling with inclusion probability :math:`\\pi_i = \\min(1, \\ell q_i)`,
   the level :math:`\\ell` set so that :math:`\\sum_i \\pi_i` is the budget *n* (the sample's size is *n* on
-  average). :math:`U_i \\in (0, 1)` is the seeded hash of the uid (:func:`unit_draw`).
+  average). :math:`U_i \\in (0, 1)` is the seeded hash of the uid (:func:`unit_draw`). Calibrated on a pilot
+  (:mod:`ragviz.analysis.audits.calibration`), each example's expected spread :math:`s_i` learnt from people's
+  reviews takes the place of :math:`\\sqrt{1-c_i}` (:func:`weights_from_spread`).
 
 Every draw depends only on the seed, the uids and the strata or confidence (not on row order or a library
 version), and grows: a uniform or stratified sample grown to *n'* keeps its members and adds the next ones of
@@ -50,6 +52,7 @@ __all__ = [
     "stratified_draw",
     "uniform_draw",
     "unit_draw",
+    "weights_from_spread",
 ]
 
 
@@ -171,6 +174,30 @@ def stratified_draw(
     return DesignedDraw(STRATIFIED, seed, tuple(members), params)
 
 
+def _check_floor(floor: float) -> None:
+    if not 0.0 < floor <= 1.0:
+        raise DesignError(
+            f"the floor must lie in (0, 1], got {floor}: with 0 an example the judge is sure of could never be "
+            "drawn (inclusion probability 0) and no estimate would be unbiased"
+        )
+
+
+def weights_from_spread(spread: Sequence[float] | np.ndarray, floor: float = DEFAULT_FLOOR) -> np.ndarray:
+    """:math:`q_i = \\phi/N + (1-\\phi)\\,s_i/\\sum_k s_k` from each example's expected spread :math:`s_i \\ge 0`
+    (equal shares when every spread is 0): sums to 1, at least :math:`\\phi/N` each.
+
+    >>> weights_from_spread([0.0, 1.0], 0.5).tolist()
+    [0.25, 0.75]
+    """
+    values = np.asarray(spread, dtype=float)
+    if values.size == 0:
+        raise DesignError("no example to draw from")
+    _check_floor(floor)
+    total = float(values.sum())
+    share = values / total if total > 0 else np.full(values.size, 1.0 / values.size)
+    return floor / values.size + (1.0 - floor) * share
+
+
 def selection_weights(confidence: Sequence[float] | np.ndarray, floor: float = DEFAULT_FLOOR) -> np.ndarray:
     """:math:`q_i` of the active design (module docstring): sums to 1, at least :math:`\\phi/N` each.
 
@@ -183,15 +210,8 @@ def selection_weights(confidence: Sequence[float] | np.ndarray, floor: float = D
     bad = np.flatnonzero(~np.isfinite(conf) | (conf < 0) | (conf > 1))
     if bad.size:
         raise DesignError(f"confidence must lie in 0-1; example {int(bad[0]) + 1} has {float(conf[bad[0]])!r}")
-    if not 0.0 < floor <= 1.0:
-        raise DesignError(
-            f"the floor must lie in (0, 1], got {floor}: with 0 an example the judge is sure of could never be "
-            "drawn (inclusion probability 0) and no estimate would be unbiased"
-        )
-    spread = np.sqrt(1.0 - conf)
-    total = float(spread.sum())
-    share = spread / total if total > 0 else np.full(conf.size, 1.0 / conf.size)
-    return floor / conf.size + (1.0 - floor) * share
+    _check_floor(floor)
+    return weights_from_spread(np.sqrt(1.0 - conf), floor)
 
 
 def active_level(weights: np.ndarray, budget: float) -> float:
@@ -213,10 +233,17 @@ def active_level(weights: np.ndarray, budget: float) -> float:
 
 
 def active_draw(
-    uids: Sequence[str], confidence: Mapping[str, float], budget: int, seed: int, floor: float = DEFAULT_FLOOR
+    uids: Sequence[str],
+    confidence: Mapping[str, float],
+    budget: int,
+    seed: int,
+    floor: float = DEFAULT_FLOOR,
+    spread: Mapping[str, float] | None = None,
 ) -> DesignedDraw:
     """The active design's Poisson sample with expected size *budget* (module docstring), members in
-    :math:`U_i/q_i` order. A larger *budget* with the same seed and confidence gives a superset.
+    :math:`U_i/q_i` order. *spread* (uid -> the example's expected spread, e.g. calibrated on a pilot:
+    :mod:`ragviz.analysis.audits.calibration`) takes the place of :math:`\\sqrt{1-c_i}`. A larger *budget* with
+    the same seed and confidence (or spread) gives a superset.
 
     >>> c = {f"u{i}": (0.99 if i < 50 else 0.5) for i in range(100)}
     >>> d = active_draw(list(c), c, 20, 3)
@@ -225,13 +252,17 @@ def active_draw(
     """
     population = sorted(set(uids))
     _check_size(budget, len(population))
-    missing = [u for u in population if confidence.get(u) is None or not math.isfinite(confidence[u])]
-    if missing:
-        raise DesignError(
-            f"{len(missing):,} examples have no judge confidence (first: {missing[0]}): the active design needs it "
-            "on every example — give the confidence column for every row, or draw a uniform or stratified sample"
-        )
-    q = selection_weights([confidence[u] for u in population], floor)
+    if spread is not None:
+        q = weights_from_spread([spread[u] for u in population], floor)
+    else:
+        missing = [u for u in population if confidence.get(u) is None or not math.isfinite(confidence[u])]
+        if missing:
+            raise DesignError(
+                f"{len(missing):,} examples have no judge confidence (first: {missing[0]}): the active design needs "
+                "it on every example — give the confidence column for every row, or draw a uniform or stratified "
+                "sample"
+            )
+        q = selection_weights([confidence[u] for u in population], floor)
     level = active_level(q, float(budget))
     keys = np.array([unit_draw(seed, u) for u in population]) / q
     chosen = np.flatnonzero(keys <= level)

@@ -6,7 +6,9 @@ or any other column); the judge's confidence per example from a numeric column i
 default :data:`CONFIDENCE_COLUMN`: the chance the judge is right on that example). A missing column or a row
 without a value is refused with the column, the count and the first rows named. Neyman allocation takes the
 strata's spreads from that confidence or from a pilot: the reviewed members of an earlier sample
-(:func:`pilot_spreads`, one metric's judge error per stratum). The confidence the judge measured itself
+(:func:`pilot_spreads`, one metric's judge error per stratum); an active design calibrates its confidence on such a
+pilot (:func:`pilot_calibration`: every TRACe metric's spread against the judge's confidence in it, the column
+``judge_confidence_<metric>`` where the data has one on every row, else the confidence column). The confidence the judge measured itself
 (``ragviz label --samples N``) is filled in from the store first (:mod:`ragviz.analysis.audits.judge_confidence`).
 """
 
@@ -19,6 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ragviz.analysis.audits.allocation import NEYMAN, AllocationError, spread_from_confidence, spread_from_pilot
+from ragviz.analysis.audits.calibration import Calibration, CalibrationError, calibrate, calibrated_spread
 from ragviz.analysis.audits.designs import (
     ACTIVE,
     DEFAULT_FLOOR,
@@ -33,6 +36,7 @@ from ragviz.analysis.audits.designs import (
 )
 from ragviz.analysis.audits.judge_confidence import with_judge_confidence
 from ragviz.data.dataset import Dataset
+from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.store.audit_samples import (
     AuditSample,
     draw_sample,
@@ -41,6 +45,7 @@ from ragviz.store.audit_samples import (
     new_seed,
     save_designed_sample,
 )
+from ragviz.store.judge_confidence import confidence_column
 from ragviz.store.label_store import LabelStore
 
 __all__ = [
@@ -50,6 +55,7 @@ __all__ = [
     "confidence_of",
     "draw_design",
     "grow_design",
+    "pilot_calibration",
     "pilot_spreads",
     "strata_columns",
     "strata_of",
@@ -165,6 +171,49 @@ def pilot_spreads(
         raise DesignError(f"pilot sample {pilot.id} by {by!r}: {exc}") from None
 
 
+def _metric_confidence(dataset: Dataset, metric: str, fallback: str) -> dict[str, float]:
+    column = confidence_column(metric)
+    if column in dataset.table.column_names and not dataset.table.column(column).null_count:
+        return confidence_of(dataset, column)
+    return confidence_of(dataset, fallback)
+
+
+def pilot_calibration(
+    dataset: Dataset, store: LabelStore, pilot: AuditSample, confidence: str = CONFIDENCE_COLUMN, against: str = "human"
+) -> Calibration:
+    """The active design's :class:`ragviz.analysis.audits.calibration.Calibration` from the reviewed members of
+    *pilot*: per TRACe metric people's and the judge's values and the judge's confidence in that metric (module
+    docstring); :class:`DesignError` when too few members are reviewed."""
+    from ragviz.analysis.estimates.pairing import pair_store
+
+    pairing = pair_store(dataset, store, pilot.members, against)
+    rows: dict[str, tuple[list[float], list[float], list[float]]] = {}
+    for metric in TRACE_METRICS:
+        conf = _metric_confidence(dataset, metric, confidence)
+        y, f, c = [], [], []
+        for e in pairing.examples:
+            person, judged = (e.human or {}).get(metric), e.judge.get(metric)
+            if e.audited and person is not None and judged is not None and e.uid in conf:
+                y.append(float(person))
+                f.append(float(judged))
+                c.append(conf[e.uid])
+        if y:
+            rows[metric] = (y, f, c)
+    try:
+        return calibrate(rows)
+    except CalibrationError as exc:
+        raise DesignError(f"pilot sample {pilot.id}: {exc}") from None
+
+
+def _calibrated(dataset: Dataset, calibration: Calibration, confidence: str) -> dict[str, float]:
+    uids = dataset.uids
+    per_metric = {}
+    for metric in calibration.terms:
+        conf = _metric_confidence(dataset, metric, confidence)
+        per_metric[metric] = np.array([conf[u] for u in uids])
+    return dict(zip(uids, calibrated_spread(calibration, per_metric).tolist()))
+
+
 def _draw(
     dataset: Dataset,
     design: str,
@@ -176,6 +225,7 @@ def _draw(
     floor: float,
     current: dict[str, int] | None = None,
     spreads: dict[str, float] | None = None,
+    calibration: Calibration | None = None,
 ) -> DesignedDraw:
     if design not in DESIGNS:
         raise DesignError(f"unknown design {design!r}; expected one of {', '.join(DESIGNS)}")
@@ -195,7 +245,11 @@ def _draw(
         if from_confidence:
             drawn.params["confidence"] = confidence_column
         return drawn
-    drawn = active_draw(uids, confidence_of(dataset, confidence_column), n, seed, floor)
+    if calibration is not None:
+        drawn = active_draw(uids, {}, n, seed, floor, _calibrated(dataset, calibration, confidence_column))
+        drawn.params["calibration"] = calibration.to_params()
+    else:
+        drawn = active_draw(uids, confidence_of(dataset, confidence_column), n, seed, floor)
     drawn.params["confidence"] = confidence_column
     return drawn
 
@@ -217,21 +271,25 @@ def draw_design(
     """Draw and store an audit sample of *design* (:data:`ragviz.analysis.audits.designs.DESIGNS`) over the
     dataset's examples: *n* examples (active: *n* on average), reproducible from *seed* (fresh when ``None``).
     Neyman allocation takes the strata's spreads from *pilot* (its reviewed members' *pilot_metric*,
-    :func:`pilot_spreads`) when given, else from the judge's confidence in *confidence_column*."""
+    :func:`pilot_spreads`) when given, else from the judge's confidence in *confidence_column*; an active design
+    calibrates the confidence on *pilot* when given (:func:`pilot_calibration`, every TRACe metric)."""
     seed = new_seed() if seed is None else int(seed)
     if design == UNIFORM:
         return draw_sample(store, dataset.uids, n, annotator, seed)
     dataset = with_judge_confidence(dataset, store)
-    spreads = None
-    if pilot is not None:
+    spreads, calibration = None, None
+    if pilot is not None and design == ACTIVE:
+        calibration = pilot_calibration(dataset, store, pilot, confidence_column)
+    elif pilot is not None:
         if design != STRATIFIED or allocation != NEYMAN or not by:
             raise DesignError(
-                "a pilot sets Neyman allocation's spreads: use it with a stratified design, --by and neyman"
+                "a pilot sets Neyman allocation's spreads or calibrates the active design's confidence: use it "
+                "with a stratified design, --by and neyman, or with the active design"
             )
         spreads = pilot_spreads(dataset, store, pilot, by, pilot_metric)
-    drawn = _draw(dataset, design, n, seed, by, allocation, confidence_column, floor, None, spreads)
+    drawn = _draw(dataset, design, n, seed, by, allocation, confidence_column, floor, None, spreads, calibration)
     if pilot is not None:
-        drawn.params["pilot"] = {"sample": pilot.id, "metric": pilot_metric}
+        drawn.params["pilot"] = {"sample": pilot.id, "metric": "trace" if calibration else pilot_metric}
     return save_designed_sample(store, dataset.uids, drawn.members, design, drawn.params, annotator, seed)
 
 
@@ -256,6 +314,7 @@ def grow_design(store: LabelStore, dataset: Dataset, sample: AuditSample, n: int
         float(params.get("floor", DEFAULT_FLOOR)),
         params.get("counts"),
         params.get("spreads") if "pilot" in params else None,
+        Calibration.from_params(params["calibration"]) if "calibration" in params else None,
     )
     if "pilot" in params:
         drawn.params["pilot"] = params["pilot"]

@@ -26,6 +26,7 @@ from ragviz.store.label_store import LabelStore
 from ragviz.ui.core.keys import (
     AUDIT_ALLOCATION,
     AUDIT_BY,
+    AUDIT_CALIBRATE,
     AUDIT_CONFIDENCE,
     AUDIT_DESIGN,
     AUDIT_FLOOR,
@@ -90,7 +91,9 @@ def form_choice(values: Any) -> DesignChoice:
         allocation=allocation if design == STRATIFIED else PROPORTIONAL,
         confidence=values.get(AUDIT_CONFIDENCE) or CONFIDENCE_COLUMN,
         floor=float(values.get(AUDIT_FLOOR) or DEFAULT_FLOOR),
-        pilot=values.get(AUDIT_PILOT) if design == STRATIFIED and allocation == FROM_PILOT else None,
+        pilot=values.get(AUDIT_PILOT)
+        if (design == STRATIFIED and allocation == FROM_PILOT) or (design == ACTIVE and values.get(AUDIT_CALIBRATE))
+        else None,
         pilot_metric=values.get(AUDIT_PILOT_METRIC) or "adherence",
     )
 
@@ -99,7 +102,7 @@ def draw_from_form(store: LabelStore, ds: Dataset, who: str, choice: DesignChoic
     """Draw *choice* with :func:`ragviz.analysis.audits.samples.draw_design` (``ragviz audit draw``'s call);
     :class:`ValueError` (a design, allocation or store error) with the reason in one line."""
     pilot = None
-    if choice.allocation == FROM_PILOT:
+    if choice.allocation == FROM_PILOT or (choice.design == ACTIVE and choice.pilot is not None):
         if choice.pilot is None:
             raise ValueError("Neyman from a pilot needs a pilot sample: draw and review one first")
         pilot = get_sample(store, int(choice.pilot))
@@ -181,6 +184,14 @@ def design_form(ds: Dataset, samples: list[AuditSample]) -> bool:
             key=AUDIT_FLOOR,
             help="The share of the draw spread evenly over all examples, so every example can be drawn (1 = uniform).",
         )
+        if samples and st.checkbox(
+            "Calibrate the confidence on a pilot sample",
+            key=AUDIT_CALIBRATE,
+            help="Learn from an earlier sample's reviewed members (at least 10) how far people strayed from the judge "
+            "at each confidence, and draw in proportion to that: a confidence that predicts nothing then draws a "
+            "near-uniform sample instead of a wider one.",
+        ):
+            _pilot_inputs(samples, with_metric=False)
     st.number_input(
         "Examples (on average)" if design == ACTIVE else "Examples",
         min_value=1,
@@ -194,7 +205,7 @@ def design_form(ds: Dataset, samples: list[AuditSample]) -> bool:
     return ok
 
 
-def _pilot_inputs(samples: list[AuditSample]) -> bool:
+def _pilot_inputs(samples: list[AuditSample], with_metric: bool = True) -> bool:
     if not samples:
         st.warning("No sample to take a pilot from yet: draw a small uniform sample and review it first.")  # md: ours
         return False
@@ -206,5 +217,6 @@ def _pilot_inputs(samples: list[AuditSample]) -> bool:
         format_func=lambda i: by_id[i].label(with_who=False),
         help="Its reviewed members give each stratum's spread of the judge's error (two per stratum at least).",
     )
-    st.selectbox("Pilot metric", PILOT_METRICS, key=AUDIT_PILOT_METRIC)
+    if with_metric:
+        st.selectbox("Pilot metric", PILOT_METRICS, key=AUDIT_PILOT_METRIC)
     return True

@@ -27,6 +27,7 @@ __all__ = [
     "API_KEY_KEY",
     "AUDIT_ALLOCATION",
     "AUDIT_BY",
+    "AUDIT_CALIBRATE",
     "AUDIT_CONFIDENCE",
     "AUDIT_DESIGN",
     "AUDIT_FLOOR",
@@ -103,7 +104,8 @@ AUDIT_BY = "audit.by"  # stratified: the column whose values are the strata
 AUDIT_ALLOCATION = "audit.allocation"  # stratified: proportional, Neyman from confidence or from a pilot
 AUDIT_CONFIDENCE = "audit.confidence"  # the column holding the judge's confidence (active, Neyman)
 AUDIT_FLOOR = "audit.floor"  # active: the share of the draw spread evenly over all examples
-AUDIT_PILOT = "audit.pilot"  # Neyman from a pilot: the sample whose reviewed members set the spreads
+AUDIT_CALIBRATE = "audit.calibrate"  # active: calibrate the confidence on a pilot sample (AUDIT_PILOT)
+AUDIT_PILOT = "audit.pilot"  # Neyman from a pilot / active calibration: the sample whose reviewed members are used
 AUDIT_PILOT_METRIC = "audit.pilot_metric"  # ... and the metric whose judge error sets them
 AUDIT_TARGET = "audit.target"  # (metric, ± half-width): the planner's target the Review queue counts toward
 CLAIMS_AUDIT_ERROR = "claims.audit.error"  # why the last draw of a claims audit sample failed, shown once
