@@ -31,7 +31,8 @@ probability 1 unless ``token_probs`` names it: ``"<field>:<key>"`` (the first to
 ``all_relevant_sentence_keys`` / ``all_utilized_sentence_keys``), ``"<field>:]"`` (the list's closing bracket),
 ``"fully_supported:<response key>"`` (the verdict literal); a token with probability p < 1 lists, after itself,
 one alternative with probability 1 - p (the other verdict; ``]`` after a key, ``,`` after a bracket), up to
-``top_logprobs`` entries. ``logprobs_mode="none"`` answers ``"logprobs": null`` (servers without logprobs).
+``top_logprobs`` entries. ``logprobs_mode="none"`` answers ``"logprobs": null`` (servers without logprobs), ``"refuse"`` refuses a request asking
+for them with HTTP 400 and ``"param": "logprobs"``.
 
 ``reject_formats`` lists ``response_format`` types the server refuses with HTTP 400 (like servers
 without structured output). Like OpenAI's API, a request that sets ``temperature`` for a reasoning
@@ -219,7 +220,7 @@ class StubServer:
     marker: str = ""  # see the module docstring
     vary: bool = False  # see the module docstring
     n_mode: str = "honour"  # see the module docstring: "honour", "ignore" or "refuse"
-    logprobs_mode: str = "honour"  # see the module docstring: "honour" or "none"
+    logprobs_mode: str = "honour"  # see the module docstring: "honour", "none" or "refuse"
     token_probs: dict[str, float] = field(default_factory=dict)  # see the module docstring
 
     def __post_init__(self) -> None:
@@ -370,6 +371,10 @@ class StubServer:
                 0.0,
             )
         n_asked = body.get("n") if isinstance(body.get("n"), int) else 1
+        if body.get("logprobs") and self.logprobs_mode == "refuse":
+            record.status = 400
+            error = {"message": "logprobs are not supported by this model", "param": "logprobs"}
+            return 400, {}, {"error": {**error, "type": "invalid_request_error"}}, 0.0
         if n_asked > 1 and self.n_mode == "refuse":
             record.status = 400
             return (

@@ -109,6 +109,15 @@ def test_an_endpoint_without_logprobs_is_one_note_and_no_confidence(tmp_path):
     ]
 
 
+def test_an_endpoint_that_refuses_logprobs_is_one_note_and_the_answers_are_asked_without(tmp_path):
+    with StubServer(logprobs_mode="refuse") as stub:
+        result, stored, kept = run(stub, tmp_path / "l.db")
+    assert [c.status for c in stub.calls] == [400, 400, 200, 200] and result.requests == 4
+    assert "logprobs" not in stub.calls[2].body and result.kept.n_failed == 0
+    assert all(kept[e.uid] is not None for e in EXAMPLES) and stored == {}
+    assert result.notes == ["confidence: the endpoint refused logprobs for gpt-4o-mini; judged without them"]
+
+
 def test_an_endpoint_without_logprobs_falls_back_to_samples_when_they_were_asked_too(tmp_path):
     with StubServer(logprobs_mode="none", vary=True) as stub:
         result, stored, _ = run(stub, tmp_path / "l.db", samples=3)
