@@ -14,8 +14,10 @@ n under each design from the same confidence, and estimates each metric with the
 * active — Poisson sampling, inclusion probability from the confidence with floor 0.5 (``--floor``); the app's
   centred IPW PPI++ (``glide-py``'s ASI over the audit's Hájek-centred values);
 * calibrated — the active design calibrated on a pilot (:mod:`ragviz.analysis.audits.calibration`): a uniform
-  pilot of :data:`PILOT` examples is reviewed first, then an active sample of n is drawn from the calibrated spreads
-  with floor 0.2, and estimated alone (the pilot is a cost paid before, not counted in n).
+  pilot of :data:`PILOT` examples (at most n/2) is reviewed first, then an active sample of n - pilot new examples
+  on average is drawn from the calibrated spreads with floor 0.1 (``--calibrated-floor``), and the two batches are
+  estimated together (:func:`ragviz.analysis.audits.active.combined_ipw_ppi_ci`): n people-reviews in all, as
+  uniform's.
 
 Confidence (``--judge biased``): ``informative`` — the judge's chance of being right as it would report it: high where
 its labels equal people's on every metric, lower the larger its error, blurred by noise (sd 0.1); ``noise`` — uniform
@@ -40,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from ragviz.analysis.audits.active import ipw_ppi_ci
+from ragviz.analysis.audits.active import combined_ipw_ppi_ci, ipw_ppi_ci
 from ragviz.analysis.audits.allocation import allocate, spread_from_confidence
 from ragviz.analysis.audits.calibration import calibrate, calibrated_spread
 from ragviz.analysis.audits.designs import DEFAULT_FLOOR, active_level, selection_weights, weights_from_spread
@@ -148,7 +150,7 @@ def _stratified_counts(conf, strata, n):
     return names, allocate(n, sizes, [spreads[h] for h in names])
 
 
-def simulate(truth, judge, subset, conf, n, reps, rng, floor=DEFAULT_FLOOR, per_metric=None, calibrated_floor=0.2):
+def simulate(truth, judge, subset, conf, n, reps, rng, floor=DEFAULT_FLOOR, per_metric=None, calibrated_floor=0.1):
     """Per design and metric: covered (reps,), width (reps,), in range (bool). *per_metric*: the confidence per
     metric the calibrated design reads (default: *conf* for every metric)."""
     m, k = truth.shape
@@ -168,14 +170,18 @@ def simulate(truth, judge, subset, conf, n, reps, rng, floor=DEFAULT_FLOOR, per_
         pi = np.minimum(1.0, active_level(q, float(n)) * q)
         masks["active"] = rng.random(m) < pi
         cm = np.repeat(c_all[:, None], k, axis=1) if per_metric is None else per_metric[idx]
-        pilot = _uniform(rng, m, min(PILOT, m))
+        n_pilot = min(PILOT, n // 2)
+        pilot = _uniform(rng, m, n_pilot)
         cal = calibrate({t: (y_all[pilot, j], f_all[pilot, j], cm[pilot, j]) for j, t in enumerate(TRACE_METRICS)})
         q_cal = weights_from_spread(
             calibrated_spread(cal, {t: cm[:, j] for j, t in enumerate(TRACE_METRICS)}), calibrated_floor
         )
-        pi_cal = np.minimum(1.0, active_level(q_cal, float(n)) * q_cal)
-        masks["calibrated"] = rng.random(m) < pi_cal
-        probabilities = {"active": pi, "calibrated": pi_cal}
+        # the active batch's budget: n - n_pilot new examples on average (a pilot member drawn again costs nothing)
+        rest = q_cal[~pilot].sum()
+        pi_cal = np.minimum(1.0, active_level(q_cal[~pilot] / rest, float(n - n_pilot)) * q_cal / rest)
+        second = rng.random(m) < pi_cal
+        masks["calibrated"] = pilot | second
+        probabilities = {"active": pi}
         for d in DESIGNS:
             a = masks[d]
             for j in range(k):
@@ -184,6 +190,12 @@ def simulate(truth, judge, subset, conf, n, reps, rng, floor=DEFAULT_FLOOR, per_
                     iv = ppi_mean_ci(y, f, fu, bounds=UNIT)
                 elif d == "stratified":
                     iv = stratified_ppi_ci(y, f, g_all[a], fu, g_all[~a], bounds=UNIT).interval
+                elif d == "calibrated":
+                    batches = [
+                        (y_all[pilot, j], f_all[pilot, j], np.full(n_pilot, n_pilot / m), f_all[~pilot, j]),
+                        (y_all[second, j], f_all[second, j], pi_cal[second], f_all[~second, j]),
+                    ]
+                    iv = combined_ipw_ppi_ci(batches, bounds=UNIT).interval
                 else:
                     iv = ipw_ppi_ci(y, f, probabilities[d][a], fu, bounds=UNIT).interval
                 assert iv.low is not None and iv.high is not None
@@ -204,6 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shape", type=float, default=0.5, help="sampled judge: the Gamma shape of its difficulty")
     parser.add_argument("--samples", type=int, default=4, help="sampled judge: answers per example")
     parser.add_argument("--floor", type=float, default=DEFAULT_FLOOR, help="the active design's floor")
+    parser.add_argument("--calibrated-floor", type=float, default=0.1, help="the calibrated active design's floor")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     rng = np.random.default_rng(args.seed + 1)
@@ -231,7 +244,9 @@ def main(argv: list[str] | None = None) -> int:
     failed, wins = [], {}
     for kind, c in conf.items():
         for n in [int(s) for s in args.sizes.split(",")]:
-            res = simulate(truth, judge, subset, c, n, args.reps, rng, args.floor, metric_conf.get(kind))
+            res = simulate(
+                truth, judge, subset, c, n, args.reps, rng, args.floor, metric_conf.get(kind), args.calibrated_floor
+            )
             for j, metric in enumerate(TRACE_METRICS):
                 cells, ratios = "", []
                 for d in DESIGNS:

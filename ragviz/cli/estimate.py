@@ -252,6 +252,7 @@ def _pair_db(data: Dataset, db: str, sample_id: int | None, annotator: str | Non
     sample's design (:func:`ragviz.analysis.audits.design_estimate.design_info`); :class:`_BadInput` when it does
     not open or holds no audit sample drawn from DATA's examples."""
 
+    from ragviz.analysis.audits.sample_estimate import audited_members, design_of, pilot_of
     from ragviz.analysis.estimates.pairing import pair_store
     from ragviz.store.audit_samples import default_sample, get_sample, list_samples, team_choice
 
@@ -291,12 +292,12 @@ def _pair_db(data: Dataset, db: str, sample_id: int | None, annotator: str | Non
                     f" using the newest, {sample.id} (choose with --sample ID)",
                     file=sys.stderr,
                 )
-        pairing = pair_store(data, store, sample.members, annotator or "human", families)
+        pilot = pilot_of(store, sample)
+        pairing = pair_store(data, store, audited_members(sample, pilot), annotator or "human", families)
     from ragviz.analysis.audits.designs import DesignError
-    from ragviz.analysis.audits.sample_estimate import design_of
 
     try:
-        return pairing, design_of(data, pairing, sample)
+        return pairing, design_of(data, pairing, sample, pilot)
     except DesignError as exc:
         raise _BadInput(f"{where}: {exc}") from None
 

@@ -50,3 +50,46 @@ def test_metrics_count_alike_whatever_their_scale() -> None:
 def test_too_small_a_pilot_is_refused() -> None:
     with pytest.raises(CalibrationError, match=f"needs at least {MIN_PILOT}"):
         calibrate({"adherence": ([1.0] * 5, [1.0] * 5, [0.9] * 5)})
+
+
+def test_one_batch_is_the_active_estimate_itself() -> None:
+    from ragviz.analysis.audits.active import combined_ipw_ppi_ci, ipw_ppi_ci
+
+    rng = np.random.default_rng(1)
+    truth = rng.beta(3, 2, 800)
+    judge = np.clip(truth + rng.normal(0.05, 0.1, 800), 0, 1)
+    pi = np.where(rng.random(800) < 0.5, 0.05, 0.2)
+    audited = rng.random(800) < pi
+    batch = (truth[audited], judge[audited], pi[audited], judge[~audited])
+    alone, combined = ipw_ppi_ci(*batch), combined_ipw_ppi_ci([batch])
+    assert combined.interval == alone.interval and combined.variance == pytest.approx(alone.variance)
+
+
+def test_a_pilot_and_an_active_sample_combined_cover_and_beat_either_alone() -> None:
+    """A uniform pilot of 40 and an active sample of 60 drawn from a calibrated confidence, over 600 simulated
+    audits: the combined 95 % interval covers 93-97 % of the time and is narrower than the active sample's alone."""
+    from ragviz.analysis.audits.active import combined_ipw_ppi_ci, ipw_ppi_ci
+    from ragviz.analysis.audits.designs import active_level
+
+    rng = np.random.default_rng(7)
+    m = 1500
+    hard = rng.random(m) < 0.3
+    truth = (rng.random(m) < 0.8).astype(float)
+    judge = np.where(hard & (rng.random(m) < 0.4), 1.0 - truth, truth)
+    conf = np.where(hard, 0.5, 0.95)
+    covered, widths = [], []
+    for _ in range(600):
+        first = rng.random(m) < 40 / m
+        pilot = calibrate({"adherence": (truth[first], judge[first], conf[first])})
+        q = weights_from_spread(calibrated_spread(pilot, {"adherence": conf}), 0.1)
+        pi = np.minimum(1.0, active_level(q, 60.0) * q)
+        second = rng.random(m) < pi
+        a = (truth[first], judge[first], np.full(first.sum(), 40 / m), judge[~first])
+        b = (truth[second], judge[second], pi[second], judge[~second])
+        both, alone = combined_ipw_ppi_ci([a, b], bounds=(0, 1)), ipw_ppi_ci(*b, bounds=(0, 1))
+        assert both.interval.low is not None and both.interval.high is not None and alone.interval.high is not None
+        covered.append(both.interval.low <= truth.mean() <= both.interval.high)
+        widths.append((both.interval.high - both.interval.low, alone.interval.high - alone.interval.low))
+    assert 0.93 <= np.mean(covered) <= 0.97
+    both_width, alone_width = np.mean(widths, axis=0)
+    assert both_width < alone_width

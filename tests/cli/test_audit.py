@@ -206,3 +206,25 @@ def test_active_draw_calibrated_on_a_pilot(tmp_path, capsys, data_file):
 
         grown = get_sample(store, again["sample"])
     assert grown is not None and set(drawn.members) <= set(grown.members) and grown.params["calibration"] == calibration
+
+
+def test_a_calibrated_active_sample_counts_its_pilots_reviews(tmp_path, capsys, data_file):
+    """The pilot's reviews join the active sample's estimate as a batch of their own: every review counts."""
+    db = tmp_path / "labels.db"
+    dataset = load([data_file]).dataset
+    with LabelStore(db) as store:
+        pilot = draw_design(store, dataset, "uniform", 40, "ana", 2)
+        _review_members(store, dataset, pilot.members)
+        active = draw_design(store, dataset, "active", 60, "ana", 1, pilot=pilot)
+        _review_members(store, dataset, active.members)
+    code, out, err = _run(capsys, "estimate", data_file, "--db", db, "--sample", active.id, "--format", "json")
+    assert code == 0, err
+    got = json.loads(out)
+    assert got["design"]["name"] == "active" and got["design"]["pilot"] == pilot.id
+    assert got["n_labeled"] == len({*pilot.members, *active.members})
+    for name in ("relevance", "adherence"):
+        low, high = got["metrics"][name]["ppi"]["ci"]
+        assert 0.0 <= low <= got["metrics"][name]["ppi"]["estimate"] <= high <= 1.0
+    code, out, err = _run(capsys, "estimate", data_file, "--db", db, "--sample", active.id)
+    assert code == 0, err
+    assert f"active audit (sample {active.id}) with its pilot, sample {pilot.id}" in out

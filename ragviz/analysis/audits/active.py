@@ -38,6 +38,7 @@ its weight would be infinite and the interval silently wrong.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,7 +46,16 @@ import numpy as np
 from ragviz.analysis.estimates.ppi import Interval, as_vector, z_value
 from ragviz.analysis.estimates.small_audit import Bounds, floored, rectifier_variance
 
-__all__ = ["ActiveEstimate", "ProbabilityError", "hajek_mean", "ipw_people_ci", "ipw_ppi_ci"]
+__all__ = [
+    "ActiveEstimate",
+    "Batch",
+    "ProbabilityError",
+    "combined_ipw_ppi_ci",
+    "combined_people_ci",
+    "hajek_mean",
+    "ipw_people_ci",
+    "ipw_ppi_ci",
+]
 
 
 class ProbabilityError(ValueError):
@@ -59,6 +69,7 @@ class ActiveEstimate:
     interval: Interval
     variance: float
     lam: float
+    theta: float = math.nan  # the estimate before it is clipped to the metric's range
 
 
 def _clip(value: float, bounds: Bounds | None) -> float:
@@ -128,7 +139,8 @@ def ipw_ppi_ci(
     total = rectified.size
     variance = float(np.var(rectified, ddof=1)) / total
     variance = max(variance, _floor(y_arr, f_arr, p_arr, lam, total, bounds))
-    return ActiveEstimate(_interval(shift_y + float(rectified.mean()), variance, alpha, bounds), variance, lam)
+    theta = shift_y + float(rectified.mean())
+    return ActiveEstimate(_interval(theta, variance, alpha, bounds), variance, lam, theta)
 
 
 def ipw_people_ci(
@@ -149,3 +161,63 @@ def ipw_people_ci(
     weighted = np.concatenate([(y_arr - shift) / p_arr, np.zeros(total - y_arr.size)])
     variance = max(float(np.var(weighted, ddof=1)) / total, _floor(y_arr, y_arr, p_arr, 0.0, total, bounds))
     return _interval(shift + float(weighted.mean()), variance, alpha, bounds), variance
+
+
+Batch = tuple[
+    np.ndarray, np.ndarray, np.ndarray, np.ndarray
+]  # audited y, their judge values, their pi; others' judge values
+
+
+def _people_spread(batches: Sequence[Batch]) -> float:
+    """People's variance over the examples, Hájek-weighted within each batch, pooled by batch size."""
+    spreads, sizes = [], []
+    for y, _, pi, _ in batches:
+        w = 1.0 / pi
+        centre = float(w @ y / w.sum())
+        spreads.append(float(w @ (y - centre) ** 2 / w.sum()))
+        sizes.append(y.size)
+    return float(np.average(spreads, weights=sizes))
+
+
+def _combine(
+    thetas: Sequence[float], variances: Sequence[float], batches: Sequence[Batch]
+) -> tuple[float, float, np.ndarray]:
+    total = batches[0][0].size + batches[0][3].size
+    shared = _people_spread(batches) / total
+    var = np.asarray(variances, dtype=float)
+    own = np.maximum(var - shared, 0.01 * var)
+    sizes = np.array([b[0].size for b in batches], dtype=float)
+    weights = sizes / sizes.sum()
+    return float(weights @ np.asarray(thetas, dtype=float)), shared + float(weights**2 @ own), weights
+
+
+def combined_ipw_ppi_ci(batches: Sequence[Batch], alpha: float = 0.05, bounds: Bounds | None = None) -> ActiveEstimate:
+    """One estimate from audits drawn one after another over the same *M* examples, each with chances fixed before it
+    was drawn (a pilot, then an active sample calibrated on it): each batch's centred IPW PPI++
+    :math:`\\hat\\theta_b` (:func:`ipw_ppi_ci`) with variance :math:`V_b`, combined as
+
+    .. math:: \\hat\\theta = \\sum_b w_b \\hat\\theta_b, \\quad w_b = n_b / \\textstyle\\sum_k n_k, \\quad
+              D_b = V_b - V_0, \\qquad \\hat\\sigma^2 = V_0 + \\sum_b w_b^2 D_b
+
+    where :math:`V_0 = s^2_Y / M` is the part every batch shares (which *M* examples there are; people's Hájek
+    variance pooled over the batches) and :math:`D_b` the part its own draw adds (at least 1 % of :math:`V_b`);
+    :math:`n_b` is batch *b*'s reviewed count. Weights from the estimated variances instead (inverse-variance) would
+    narrow it a little more but favour a batch whose variance came out low by chance: with a pilot of 40 they
+    covered 90.9 % against 93.3 % for these in ``tests/analysis/test_audit_calibration.py``'s setting.
+    Given the earlier batches a batch's estimate is unbiased whatever its chances, so the draws' errors are
+    uncorrelated and the design parts add with the squared weights. An example in two batches counts in both, with
+    each batch's chance. The returned :math:`\\lambda` is the weighted mean of the batches'."""
+    parts = [ipw_ppi_ci(y, f, pi, fu, alpha, bounds) for y, f, pi, fu in batches]
+    theta, variance, weights = _combine([p.theta for p in parts], [p.variance for p in parts], batches)
+    lam = float(weights @ np.array([p.lam for p in parts]))
+    return ActiveEstimate(_interval(theta, variance, alpha, bounds), variance, lam, theta)
+
+
+def combined_people_ci(
+    batches: Sequence[Batch], alpha: float = 0.05, bounds: Bounds | None = None
+) -> tuple[Interval, float]:
+    """People only over the same batches (:func:`ipw_people_ci` each, combined as :func:`combined_ipw_ppi_ci`)."""
+    parts = [ipw_people_ci(y, pi, y.size + fu.size, alpha, bounds) for y, _, pi, fu in batches]
+    thetas = [hajek_mean(y, pi) for y, _, pi, _ in batches]  # each batch's people-only estimate
+    theta, variance, _ = _combine(thetas, [v for _, v in parts], batches)
+    return _interval(theta, variance, alpha, bounds), variance

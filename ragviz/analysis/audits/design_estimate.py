@@ -4,7 +4,9 @@ size and the people-hours it saved against a uniform audit of equal precision.
 * uniform — :func:`ragviz.analysis.estimates.report.estimate_report` (PPI++, ``ppi_py``'s, bootstrap-t).
 * stratified — :func:`ragviz.analysis.audits.stratified.stratified_ppi_ci` over the strata of the column the
   sample was drawn by (every example's current value of that column).
-* active — :func:`ragviz.analysis.audits.active.ipw_ppi_ci` with each reviewed member's inclusion probability.
+* active — :func:`ragviz.analysis.audits.active.ipw_ppi_ci` with each reviewed member's inclusion probability;
+  calibrated on a uniform pilot, the pilot's reviewed members are a batch of their own and the two batches combine
+  (:func:`ragviz.analysis.audits.active.combined_ipw_ppi_ci`), so no review is wasted.
   People review an active sample in its order (by :math:`U_i/q_i`); a sample reviewed up to member *k* is the
   Poisson sample at the level of member *k + 1* (:func:`reviewed_level`), so the probabilities are those at that
   level and members reviewed past the first unreviewed one wait until the gap is closed.
@@ -24,7 +26,14 @@ from typing import Any
 
 import numpy as np
 
-from ragviz.analysis.audits.active import ProbabilityError, ipw_people_ci, ipw_ppi_ci
+from ragviz.analysis.audits.active import (
+    Batch,
+    ProbabilityError,
+    combined_ipw_ppi_ci,
+    combined_people_ci,
+    ipw_people_ci,
+    ipw_ppi_ci,
+)
 from ragviz.analysis.audits.designs import ACTIVE, STRATIFIED, UNIFORM, unit_draw
 from ragviz.analysis.audits.stratified import StratumError, stratified_people_ci, stratified_ppi_ci
 from ragviz.analysis.estimates.coverage import MIN_AUDITED
@@ -59,9 +68,15 @@ class DesignInfo:
     probabilities: Mapping[str, float] | None = None
     warnings: list[str] = field(default_factory=list)
     by: str | None = None  # stratified: the column the strata are the values of
+    # active calibrated on a uniform pilot: each batch's chances (the pilot's reviewed members, the active sample's
+    # usable ones), combined by combined_ipw_ppi_ci; probabilities then holds the union's chances
+    batches: tuple[Mapping[str, float], ...] = ()
+    pilot_id: int | None = None
 
     def summary(self) -> dict[str, Any]:
         out = {"name": self.name, "sample": self.sample_id, "interval": NORMAL if self.name != UNIFORM else None}
+        if self.pilot_id is not None:
+            out["pilot"] = self.pilot_id
         return {**out, "by": self.by} if self.by else out
 
 
@@ -78,17 +93,24 @@ def reviewed_level(sample: AuditSample, reviewed: set[str]) -> tuple[float, list
     return float(sample.params.get("level", 0.0)), [d.uid for d in details]
 
 
-def design_info(pairing: Pairing, sample: AuditSample | None, strata: Mapping[str, str] | None = None) -> DesignInfo:
-    """The :class:`DesignInfo` of *sample* over *pairing* (whose audited examples are its reviewed members);
-    *strata* (uid -> stratum, :func:`ragviz.analysis.audits.samples.strata_of` of the sample's column) for a
-    stratified sample."""
+def design_info(
+    pairing: Pairing,
+    sample: AuditSample | None,
+    strata: Mapping[str, str] | None = None,
+    pilot: AuditSample | None = None,
+) -> DesignInfo:
+    """The :class:`DesignInfo` of *sample* over *pairing* (whose audited examples are its reviewed members, and the
+    reviewed members of *pilot*); *strata* (uid -> stratum, :func:`ragviz.analysis.audits.samples.strata_of` of the
+    sample's column) for a stratified sample. *pilot*: the uniform sample an active sample was calibrated on, whose
+    reviews join the estimate as a batch of their own (:func:`ragviz.analysis.audits.active.combined_ipw_ppi_ci`)."""
     if sample is None or sample.design == UNIFORM:
         return DesignInfo(UNIFORM, None if sample is None else sample.id)
     if sample.design == STRATIFIED:
         if strata is None:
             raise StratumError(f"sample {sample.id} is stratified by {sample.params.get('by')!r}: give that column")
         return DesignInfo(STRATIFIED, sample.id, strata=strata, by=sample.params.get("by"))
-    reviewed = {e.uid for e in pairing.examples if e.audited}
+    members = set(sample.members)
+    reviewed = {e.uid for e in pairing.examples if e.audited and e.uid in members}
     level, usable = reviewed_level(sample, reviewed)
     weights = {m.uid: m.selection_weight for m in sample.member_details()}
     probabilities = {u: min(1.0, level * float(weights[u] or 0.0)) for u in usable}
@@ -99,7 +121,22 @@ def design_info(pairing: Pairing, sample: AuditSample | None, strata: Mapping[st
             f"{waiting:,} reviewed members of active sample {sample.id} come after its first unreviewed one: they "
             "join the estimate once the members before them are reviewed (review the sample in its order)"
         )
-    return DesignInfo(ACTIVE, sample.id, probabilities=probabilities, warnings=warnings)
+    if pilot is None:
+        return DesignInfo(ACTIVE, sample.id, probabilities=probabilities, warnings=warnings)
+    if pilot.design != UNIFORM:
+        warnings.append(
+            f"pilot sample {pilot.id} is {pilot.design}: its reviews calibrated the draw but do not join the estimate "
+            "(only a uniform pilot's do)"
+        )
+        return DesignInfo(ACTIVE, sample.id, probabilities=probabilities, warnings=warnings)
+    pilot_members = set(pilot.members)
+    pilot_reviewed = [e.uid for e in pairing.examples if e.audited and e.uid in pilot_members]
+    share = len(pilot_reviewed) / max(len(pairing.examples), 1)
+    first = dict.fromkeys(pilot_reviewed, share)
+    union = {u: 1.0 - (1.0 - first.get(u, 0.0)) * (1.0 - probabilities.get(u, 0.0)) for u in {*first, *probabilities}}
+    return DesignInfo(
+        ACTIVE, sample.id, probabilities=union, warnings=warnings, batches=(first, probabilities), pilot_id=pilot.id
+    )
 
 
 def uniform_equivalent(
@@ -140,6 +177,28 @@ def _split(examples: Sequence[PairedExample], name: str, info: DesignInfo) -> di
     return {"y": np.array(y), "f": np.array(f), "keys": keys, "fu": np.array(fu), "keys_u": keys_u, "ex": excluded}
 
 
+def _batch(examples: Sequence[PairedExample], name: str, chances: Mapping[str, float]) -> Batch:
+    """One batch of a combined active estimate: the audited examples with a chance in *chances*, the rest judge-only."""
+    y, f, pi, fu = [], [], [], []
+    for e in examples:
+        judged = e.judge.get(name)
+        if judged is None:
+            continue
+        person = e.human.get(name) if e.human is not None else None
+        if e.audited and e.uid in chances and person is not None:
+            y.append(float(person))
+            f.append(float(judged))
+            pi.append(chances[e.uid])
+        else:
+            fu.append(float(judged))
+    if len(y) < 2:
+        raise ProbabilityError(
+            f"{name}: a batch of the audit has {len(y)} reviewed examples; review at least two of the pilot and of "
+            "the active sample"
+        )
+    return np.array(y), np.array(f), np.array(pi), np.array(fu)
+
+
 def _metric(
     examples: Sequence[PairedExample], name: str, info: DesignInfo, alpha: float, minutes: float
 ) -> MetricEstimate:
@@ -161,6 +220,12 @@ def _metric(
             sizes = {h: w * total for h, w in s.weights.items()}
             counts = {h: a["keys"].count(h) for h in s.weights}
             weights = np.array([sizes[h] / counts[h] for h in a["keys"]])
+        elif info.batches:
+            batches = [_batch(examples, name, chances) for chances in info.batches]
+            act = combined_ipw_ppi_ci(batches, alpha, bounds)
+            people, people_var = combined_people_ci(batches, alpha, bounds)
+            interval, variance, lam = act.interval, act.variance, act.lam
+            weights = 1.0 / np.array(a["keys"], dtype=float)
         else:
             pi = np.array(a["keys"], dtype=float)
             act = ipw_ppi_ci(y, f, pi, fu, alpha, bounds)

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ragviz.analysis.audits.design_estimate import MINUTES_PER_EXAMPLE, DesignInfo, design_info, design_report
-from ragviz.analysis.audits.designs import STRATIFIED, UNIFORM, DesignError
+from ragviz.analysis.audits.designs import ACTIVE, STRATIFIED, UNIFORM, DesignError
 from ragviz.analysis.audits.samples import strata_of
 from ragviz.analysis.audits.stratified import StratumError
 from ragviz.analysis.estimates.estimate import MetricEstimate
@@ -24,9 +24,18 @@ from ragviz.analysis.estimates.pairing import Pairing, pair_store
 from ragviz.analysis.estimates.ppi import DEFAULT_INTERVAL
 from ragviz.analysis.estimates.report import EstimateReport
 from ragviz.data.dataset import Dataset
-from ragviz.store.audit_samples import AuditSample
+from ragviz.store.audit_samples import AuditSample, get_sample
 
-__all__ = ["ESTIMATORS", "design_lines", "design_of", "design_sentence", "design_title", "sample_report"]
+__all__ = [
+    "ESTIMATORS",
+    "audited_members",
+    "design_lines",
+    "design_of",
+    "design_sentence",
+    "design_title",
+    "pilot_of",
+    "sample_report",
+]
 
 
 ESTIMATORS = {
@@ -36,12 +45,29 @@ ESTIMATORS = {
 }
 
 
-def design_of(dataset: Dataset, pairing: Pairing, sample: AuditSample | None) -> DesignInfo:
-    """The :class:`DesignInfo` of *sample* over *pairing*; :class:`DesignError` in one line naming the sample when
-    its design cannot be read from this data (the stratifying column gone or emptied, a stratum too small)."""
+def pilot_of(store: Any, sample: AuditSample | None) -> AuditSample | None:
+    """The pilot an active *sample* was calibrated on (``None``: none, or it is gone from the store)."""
+    if sample is None or sample.design != ACTIVE or "calibration" not in sample.params:
+        return None
+    return get_sample(store, int(sample.params["pilot"]["sample"]))
+
+
+def audited_members(sample: AuditSample | None, pilot: AuditSample | None) -> list[str] | None:
+    """The members whose reviews the estimate reads: the sample's, and its calibration pilot's."""
+    if sample is None:
+        return None
+    return [*sample.members, *(pilot.members if pilot is not None else ())]
+
+
+def design_of(
+    dataset: Dataset, pairing: Pairing, sample: AuditSample | None, pilot: AuditSample | None = None
+) -> DesignInfo:
+    """The :class:`DesignInfo` of *sample* (and the *pilot* it was calibrated on) over *pairing*; :class:`DesignError`
+    in one line naming the sample when its design cannot be read from this data (the stratifying column gone or
+    emptied, a stratum too small)."""
     try:
         strata = strata_of(dataset, sample.params["by"]) if sample is not None and sample.design == STRATIFIED else None
-        return design_info(pairing, sample, strata)
+        return design_info(pairing, sample, strata, pilot)
     except (DesignError, StratumError, KeyError) as exc:
         assert sample is not None
         raise DesignError(f"audit sample {sample.id} ({sample.design}): {exc}") from None
@@ -60,8 +86,9 @@ def sample_report(
 ) -> tuple[Pairing, DesignInfo, EstimateReport]:
     """The pairing, design and estimates of *sample* (``None``: no audit, judge-only) under the *against* labels
     (module docstring); the arguments are ``ragviz estimate``'s."""
-    pairing = pair_store(dataset, store, sample.members if sample is not None else None, against, families)
-    info = design_of(dataset, pairing, sample)
+    pilot = pilot_of(store, sample)
+    pairing = pair_store(dataset, store, audited_members(sample, pilot), against, families)
+    info = design_of(dataset, pairing, sample, pilot)
     return pairing, info, design_report(pairing, info, alpha, by, interval, minutes_per_example)
 
 
@@ -77,7 +104,8 @@ def design_title(report: EstimateReport, with_sample: bool = True) -> str:
     if name == UNIFORM:
         return f"uniform random audit{sample}"
     by = f" by {design['by']}" if design.get("by") else ""
-    return f"{name} audit{by}{sample}"
+    pilot = f" with its pilot, sample {design['pilot']}" if with_sample and design.get("pilot") is not None else ""
+    return f"{name} audit{by}{sample}{pilot}"
 
 
 def _saving(d: dict[str, Any], minutes: float) -> str:
