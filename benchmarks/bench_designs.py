@@ -174,7 +174,12 @@ def simulate(truth, judge, subset, conf, n, reps, rng, floor=DEFAULT_FLOOR, per_
         pilot = _uniform(rng, m, n_pilot)
         cal = calibrate({t: (y_all[pilot, j], f_all[pilot, j], cm[pilot, j]) for j, t in enumerate(TRACE_METRICS)})
         q_cal = weights_from_spread(
-            calibrated_spread(cal, {t: cm[:, j] for j, t in enumerate(TRACE_METRICS)}), calibrated_floor
+            calibrated_spread(
+                cal,
+                {t: cm[:, j] for j, t in enumerate(TRACE_METRICS)},
+                {t: f_all[:, j] for j, t in enumerate(TRACE_METRICS)},
+            ),
+            calibrated_floor,
         )
         # the active batch's budget: n - n_pilot new examples on average (a pilot member drawn again costs nothing)
         rest = q_cal[~pilot].sum()

@@ -63,8 +63,9 @@ def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="ID",
         help="stratified, neyman: take each stratum's spread from the reviewed members of audit sample ID (the "
         "judge's error on --pilot-metric there) instead of from --confidence; active: calibrate --confidence on "
-        "them (how far people's TRACe metrics strayed from the judge's at each confidence; at least 10 reviewed), "
-        "so a confidence that predicts nothing draws a near-uniform sample",
+        "them (how far people's TRACe metrics strayed from the judge's at each confidence and judge value; at least "
+        "10 reviewed; a uniform pilot's reviews also join the estimate), so a confidence that predicts nothing draws "
+        "a near-uniform sample",
     )
     draw.add_argument(
         "--pilot-metric",

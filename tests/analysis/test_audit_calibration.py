@@ -21,9 +21,8 @@ def test_a_confidence_that_predicts_errors_draws_the_unsure_more_often() -> None
     judge = np.ones(40)
     people = np.where((conf < 1) & (np.arange(40) % 4 == 0), 0.0, 1.0)  # the judge errs only where it is unsure
     calibration = calibrate({"adherence": (people, judge, conf)})
-    a, b = calibration.terms["adherence"]
-    assert b > 0 and calibration.n_pilot == 40
-    spread = calibrated_spread(calibration, {"adherence": np.array([0.4, 1.0])})
+    assert calibration.n_pilot == 40 and calibration.terms["adherence"][1] > 0
+    spread = calibrated_spread(calibration, {"adherence": np.array([0.4, 1.0])}, {"adherence": np.ones(2)})
     assert spread[0] > 2 * spread[1]
 
 
@@ -31,18 +30,29 @@ def test_a_confidence_that_predicts_nothing_draws_a_uniform_sample() -> None:
     conf = np.tile([0.4, 1.0], 20)
     people = np.where(np.arange(40) % 8 < 2, 0.0, 1.0)  # errors equally often at either confidence
     calibration = calibrate({"adherence": (people, np.ones(40), conf)})
-    assert calibration.terms["adherence"][1] == pytest.approx(0.0, abs=1e-12)
+    assert calibration.terms["adherence"][1] == pytest.approx(0.0, abs=1e-9)
     uids = [f"u{i}" for i in range(200)]
-    spread = dict(zip(uids, calibrated_spread(calibration, {"adherence": np.tile([0.4, 1.0], 100)}).tolist()))
+    conf_all, judge_all = {"adherence": np.tile([0.4, 1.0], 100)}, {"adherence": np.ones(200)}
+    spread = dict(zip(uids, calibrated_spread(calibration, conf_all, judge_all).tolist()))
     drawn = active_draw(uids, {}, 30, 7, 0.2, spread)
-    assert {round(m.inclusion_probability, 12) for m in drawn.members} == {0.15}
+    assert [m.inclusion_probability for m in drawn.members] == pytest.approx([0.15] * len(drawn.members))
+
+
+def test_the_judges_own_value_steers_the_draw() -> None:
+    """A judge that misses hallucinations errs only where it says "supported": the pilot learns that from the judge's
+    value even where its confidence says nothing."""
+    judge = np.tile([1.0, 0.0], 20)
+    people = np.where((judge == 1) & (np.arange(40) % 4 == 0), 0.0, judge)
+    calibration = calibrate({"adherence": (people, judge, np.full(40, 0.9))})
+    spread = calibrated_spread(calibration, {"adherence": np.full(2, 0.9)}, {"adherence": np.array([1.0, 0.0])})
+    assert spread[0] > 2 * spread[1]
 
 
 def test_metrics_count_alike_whatever_their_scale() -> None:
     """Each metric's expected spread is divided by its mean: a metric on a small scale steers the draw as much."""
-    cal = Calibration({"relevance": (0.0, 0.01), "adherence": (0.0, 1.0)}, 20)
+    cal = Calibration({"relevance": (0.0, 0.01, 0.0, 0.0, 0.0), "adherence": (0.0, 1.0, 0.0, 0.0, 0.0)}, 20)
     doubt = {"relevance": np.array([0.0, 1.0]), "adherence": np.array([1.0, 0.0])}
-    spread = calibrated_spread(cal, {m: 1.0 - d for m, d in doubt.items()})
+    spread = calibrated_spread(cal, {m: 1.0 - d for m, d in doubt.items()}, {m: np.ones(2) for m in doubt})
     assert spread[0] == pytest.approx(spread[1])
     assert weights_from_spread(spread, 0.5).tolist() == [0.5, 0.5]
 
@@ -81,7 +91,7 @@ def test_a_pilot_and_an_active_sample_combined_cover_and_beat_either_alone() -> 
     for _ in range(600):
         first = rng.random(m) < 40 / m
         pilot = calibrate({"adherence": (truth[first], judge[first], conf[first])})
-        q = weights_from_spread(calibrated_spread(pilot, {"adherence": conf}), 0.1)
+        q = weights_from_spread(calibrated_spread(pilot, {"adherence": conf}, {"adherence": judge}), 0.1)
         pi = np.minimum(1.0, active_level(q, 60.0) * q)
         second = rng.random(m) < pi
         a = (truth[first], judge[first], np.full(first.sum(), 40 / m), judge[~first])

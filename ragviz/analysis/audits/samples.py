@@ -205,13 +205,19 @@ def pilot_calibration(
         raise DesignError(f"pilot sample {pilot.id}: {exc}") from None
 
 
-def _calibrated(dataset: Dataset, calibration: Calibration, confidence: str) -> dict[str, float]:
+def _calibrated(dataset: Dataset, store: LabelStore, calibration: Calibration, confidence: str) -> dict[str, float]:
+    from ragviz.analysis.estimates.pairing import pair_store
+
     uids = dataset.uids
-    per_metric = {}
+    judged = {e.uid: e.judge for e in pair_store(dataset, store, None).examples}
+    per_metric, judge_values = {}, {}
     for metric in calibration.terms:
         conf = _metric_confidence(dataset, metric, confidence)
         per_metric[metric] = np.array([conf[u] for u in uids])
-    return dict(zip(uids, calibrated_spread(calibration, per_metric).tolist()))
+        values = np.array([judged.get(u, {}).get(metric) for u in uids], dtype=float)  # None -> nan
+        known = values[np.isfinite(values)]
+        judge_values[metric] = np.where(np.isfinite(values), values, known.mean() if known.size else 0.0)
+    return dict(zip(uids, calibrated_spread(calibration, per_metric, judge_values).tolist()))
 
 
 def _draw(
@@ -226,6 +232,7 @@ def _draw(
     current: dict[str, int] | None = None,
     spreads: dict[str, float] | None = None,
     calibration: Calibration | None = None,
+    store: LabelStore | None = None,
 ) -> DesignedDraw:
     if design not in DESIGNS:
         raise DesignError(f"unknown design {design!r}; expected one of {', '.join(DESIGNS)}")
@@ -246,7 +253,8 @@ def _draw(
             drawn.params["confidence"] = confidence_column
         return drawn
     if calibration is not None:
-        drawn = active_draw(uids, {}, n, seed, floor, _calibrated(dataset, calibration, confidence_column))
+        assert store is not None  # the judge's values come from it
+        drawn = active_draw(uids, {}, n, seed, floor, _calibrated(dataset, store, calibration, confidence_column))
         drawn.params["calibration"] = calibration.to_params()
     else:
         drawn = active_draw(uids, confidence_of(dataset, confidence_column), n, seed, floor)
@@ -287,7 +295,7 @@ def draw_design(
                 "with a stratified design, --by and neyman, or with the active design"
             )
         spreads = pilot_spreads(dataset, store, pilot, by, pilot_metric)
-    drawn = _draw(dataset, design, n, seed, by, allocation, confidence_column, floor, None, spreads, calibration)
+    drawn = _draw(dataset, design, n, seed, by, allocation, confidence_column, floor, None, spreads, calibration, store)
     if pilot is not None:
         drawn.params["pilot"] = {"sample": pilot.id, "metric": "trace" if calibration else pilot_metric}
     return save_designed_sample(store, dataset.uids, drawn.members, design, drawn.params, annotator, seed)
@@ -315,6 +323,7 @@ def grow_design(store: LabelStore, dataset: Dataset, sample: AuditSample, n: int
         params.get("counts"),
         params.get("spreads") if "pilot" in params else None,
         Calibration.from_params(params["calibration"]) if "calibration" in params else None,
+        store,
     )
     if "pilot" in params:
         drawn.params["pilot"] = params["pilot"]

@@ -188,8 +188,9 @@ def design_form(ds: Dataset, samples: list[AuditSample]) -> bool:
             "Calibrate the confidence on a pilot sample",
             key=AUDIT_CALIBRATE,
             help="Learn from an earlier sample's reviewed members (at least 10) how far people strayed from the judge "
-            "at each confidence, and draw in proportion to that: a confidence that predicts nothing then draws a "
-            "near-uniform sample instead of a wider one.",
+            "at each confidence and judge value, and draw in proportion to that: a confidence that predicts nothing "
+            "then draws a near-uniform sample instead of a wider one. A uniform pilot's reviews also count in the "
+            "estimate.",
         ):
             _pilot_inputs(samples, with_metric=False)
     st.number_input(
