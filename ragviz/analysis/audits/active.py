@@ -26,7 +26,9 @@ difference (GREG) estimator :math:`\\lambda \\bar{\\hat Y} + \\bar Y_H - \\lambd
 \\sum_i \\xi_i (r_i - \\bar r_H)/\\pi_i` with :math:`r = Y - \\lambda\\hat Y` (whose last term is 0): consistent for
 :math:`\\theta` (the Hájek ratio's bias is of order :math:`1/n`); the tests hold it to ``ASIMeanEstimator`` on the
 centred values to 1e-9 and ``benchmarks/bench_designs.py`` measures its coverage. With *bounds* the estimate and
-interval stay in the metric's range and an audit whose rectifier barely varies gets at least the floored variance of
+interval stay in the metric's range, the tuned :math:`\\lambda` is clipped to [0, 1] as ``ppi_py`` clips it (what
+the app shows as how far the correction trusts the judge), and an audit whose rectifier barely varies gets at least
+the floored variance of
 :func:`ragviz.analysis.estimates.small_audit.rectifier_variance`, weighted as the design weights it:
 :math:`\\sigma^2_{\\text{floor}} \\sum_{i \\text{ audited}} \\pi_i^{-2} / M^2` (for a uniform design
 :math:`\\sigma^2_{\\text{floor}}/n`).
@@ -135,6 +137,8 @@ def ipw_ppi_ci(
         a, b = f_all * (xi_over_pi - 1.0), y_all * xi_over_pi
         var_a = float(np.var(a, ddof=1))
         lam = float(np.cov(a, b, ddof=1)[0, 1] / var_a) if var_a > 0 else 0.0
+        if bounds is not None:  # as ppi_py and the stratified design: 0 = people only, 1 = the judge trusted fully
+            lam = min(max(lam, 0.0), 1.0)
     rectified = lam * f_all + xi_over_pi * (y_all - lam * f_all)
     total = rectified.size
     variance = float(np.var(rectified, ddof=1)) / total
