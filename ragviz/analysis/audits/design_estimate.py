@@ -11,8 +11,9 @@ size and the people-hours it saved against a uniform audit of equal precision.
   Poisson sample at the level of member *k + 1* (:func:`reviewed_level`), so the probabilities are those at that
   level and members reviewed past the first unreviewed one wait until the gap is closed.
 
-Both design estimators use the normal interval (said in every output as ``interval: normal``); ``BENCHMARKS.md``
-has their coverage. *Effective sample size*: the people-only uniform audit as precise, :math:`\\hat\\sigma^2_Y /
+The stratified design's interval is normal; the active design's is the percentile-t bootstrap
+(:mod:`ragviz.analysis.audits.active_bootstrap`) unless ``interval="normal"`` is asked, as the uniform design's;
+every output says which. ``BENCHMARKS.md`` has their coverage. *Effective sample size*: the people-only uniform audit as precise, :math:`\\hat\\sigma^2_Y /
 \\hat\\sigma^2` (at most the rows). *Saving*: the uniform PPI++ audit of equal variance (:func:`uniform_equivalent`)
 minus the examples audited (that audit never below :data:`ragviz.analysis.estimates.coverage.MIN_AUDITED`, the
 smallest uniform audit whose corrected figure is said), in examples and in people-hours at *minutes_per_example*.
@@ -34,13 +35,14 @@ from ragviz.analysis.audits.active import (
     ipw_people_ci,
     ipw_ppi_ci,
 )
+from ragviz.analysis.audits.active_bootstrap import active_bootstrap_t
 from ragviz.analysis.audits.designs import ACTIVE, STRATIFIED, UNIFORM, unit_draw
 from ragviz.analysis.audits.stratified import StratumError, stratified_people_ci, stratified_ppi_ci
 from ragviz.analysis.estimates.coverage import MIN_AUDITED
 from ragviz.analysis.estimates.estimate import MetricEstimate
 from ragviz.analysis.estimates.pairing import PairedExample, Pairing
 from ragviz.analysis.estimates.planner import variance_terms
-from ragviz.analysis.estimates.ppi import NORMAL, Interval, PPIInterval, judge_mean, z_value
+from ragviz.analysis.estimates.ppi import BOOTSTRAP_T, NORMAL, Interval, PPIInterval, judge_mean, z_value
 from ragviz.analysis.estimates.report import GROUP_BY, EstimateReport, GroupEstimate, estimate_report, metric_bounds
 from ragviz.store.audit_samples import AuditSample
 
@@ -200,7 +202,7 @@ def _batch(examples: Sequence[PairedExample], name: str, chances: Mapping[str, f
 
 
 def _metric(
-    examples: Sequence[PairedExample], name: str, info: DesignInfo, alpha: float, minutes: float
+    examples: Sequence[PairedExample], name: str, info: DesignInfo, alpha: float, minutes: float, method: str
 ) -> MetricEstimate:
     a = _split(examples, name, info)
     y, f, fu = a["y"], a["f"], a["fu"]
@@ -211,6 +213,7 @@ def _metric(
     if n < 2:
         return MetricEstimate(n, fu.size, judge, Interval(None, None, None), none, None, a["ex"][0], a["ex"][1])
     note = None
+    shown_method = NORMAL
     try:
         if info.name == STRATIFIED:
             s = stratified_ppi_ci(y, f, a["keys"], fu, a["keys_u"], alpha, bounds)
@@ -220,16 +223,22 @@ def _metric(
             sizes = {h: w * total for h, w in s.weights.items()}
             counts = {h: a["keys"].count(h) for h in s.weights}
             weights = np.array([sizes[h] / counts[h] for h in a["keys"]])
-        elif info.batches:
-            batches = [_batch(examples, name, chances) for chances in info.batches]
-            act = combined_ipw_ppi_ci(batches, alpha, bounds)
-            people, people_var = combined_people_ci(batches, alpha, bounds)
-            interval, variance, lam = act.interval, act.variance, act.lam
-            weights = 1.0 / np.array(a["keys"], dtype=float)
         else:
-            pi = np.array(a["keys"], dtype=float)
-            act = ipw_ppi_ci(y, f, pi, fu, alpha, bounds)
-            people, people_var = ipw_people_ci(y, pi, total, alpha, bounds)
+            pi = np.array(a["keys"], dtype=float)  # the union's chances when a pilot joins
+            if info.batches:
+                batches = [_batch(examples, name, chances) for chances in info.batches]
+                people, people_var = combined_people_ci(batches, alpha, bounds)
+            else:
+                batches = [(y, f, pi, fu)]
+                people, people_var = ipw_people_ci(y, pi, total, alpha, bounds)
+            if method == BOOTSTRAP_T:
+                act, shown_method = active_bootstrap_t(batches, alpha, bounds)
+            else:
+                act = (
+                    combined_ipw_ppi_ci(batches, alpha, bounds)
+                    if info.batches
+                    else ipw_ppi_ci(*batches[0], alpha, bounds)
+                )
             interval, variance, lam, weights = act.interval, act.variance, act.lam, 1.0 / pi
     except (StratumError, ProbabilityError) as exc:
         note = str(exc)
@@ -254,18 +263,23 @@ def _metric(
         "people_variance": people_var,
         "z": z_value(alpha),
     }
-    ppi = PPIInterval(interval.estimate, interval.low, interval.high, lam, variance, NORMAL)
+    ppi = PPIInterval(interval.estimate, interval.low, interval.high, lam, variance, shown_method)
     return MetricEstimate(n, fu.size, judge, people, ppi, gain, a["ex"][0], a["ex"][1], design=design)
 
 
 def _group(
-    examples: Sequence[PairedExample], names: Sequence[str], info: DesignInfo, alpha: float, minutes: float
+    examples: Sequence[PairedExample],
+    names: Sequence[str],
+    info: DesignInfo,
+    alpha: float,
+    minutes: float,
+    method: str,
 ) -> GroupEstimate:
     metrics = {}
     for name in names:
         if not any(e.judge.get(name) is not None or (e.human or {}).get(name) is not None for e in examples):
             continue
-        metrics[name] = _metric(examples, name, info, alpha, minutes)
+        metrics[name] = _metric(examples, name, info, alpha, minutes, method)
     n_labeled = sum(1 for e in examples if e.audited)
     return GroupEstimate(n_labeled, len(examples) - n_labeled, metrics)
 
@@ -285,7 +299,8 @@ def design_report(
         report = estimate_report(pairing, alpha, by, interval)
         return EstimateReport(report.alpha, report.overall, report.by, report.groups, report.interval, summary)
     names = pairing.metric_names()
-    overall = _group(pairing.examples, names, info, alpha, minutes_per_example)
+    method = interval if info.name == ACTIVE else NORMAL  # the stratified design has no bootstrap-t yet
+    overall = _group(pairing.examples, names, info, alpha, minutes_per_example, method)
     groups = None
     if by is not None:
         if by not in GROUP_BY:
@@ -293,5 +308,5 @@ def design_report(
         members: dict[str, list[PairedExample]] = {}
         for e in pairing.examples:
             members.setdefault(getattr(e, GROUP_BY[by]), []).append(e)
-        groups = {g: _group(members[g], names, info, alpha, minutes_per_example) for g in sorted(members)}
-    return EstimateReport(alpha, overall, by, groups, NORMAL, summary)
+        groups = {g: _group(members[g], names, info, alpha, minutes_per_example, method) for g in sorted(members)}
+    return EstimateReport(alpha, overall, by, groups, method, {**summary, "interval": method})
