@@ -43,6 +43,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from ragviz.analysis.audits.active import combined_ipw_ppi_ci, ipw_ppi_ci
+from ragviz.analysis.audits.active_bootstrap import active_bootstrap_t
 from ragviz.analysis.audits.allocation import allocate, spread_from_confidence
 from ragviz.analysis.audits.calibration import calibrate, calibrated_spread
 from ragviz.analysis.audits.designs import DEFAULT_FLOOR, active_level, selection_weights, weights_from_spread
@@ -150,7 +151,29 @@ def _stratified_counts(conf, strata, n):
     return names, allocate(n, sizes, [spreads[h] for h in names])
 
 
-def simulate(truth, judge, subset, conf, n, reps, rng, floor=DEFAULT_FLOOR, per_metric=None, calibrated_floor=0.1):
+RESAMPLES = 1000  # bootstrap-t resamples per interval here (the app: 2,000)
+
+
+def _active(batches, method, seed):
+    if method == "normal":
+        one = len(batches) == 1
+        return (ipw_ppi_ci(*batches[0], bounds=UNIT) if one else combined_ipw_ppi_ci(batches, bounds=UNIT)).interval
+    return active_bootstrap_t(batches, bounds=UNIT, resamples=RESAMPLES, seed=seed)[0].interval
+
+
+def simulate(
+    truth,
+    judge,
+    subset,
+    conf,
+    n,
+    reps,
+    rng,
+    floor=DEFAULT_FLOOR,
+    per_metric=None,
+    calibrated_floor=0.1,
+    method="normal",
+):
     """Per design and metric: covered (reps,), width (reps,), in range (bool). *per_metric*: the confidence per
     metric the calibrated design reads (default: *conf* for every metric)."""
     m, k = truth.shape
@@ -192,7 +215,7 @@ def simulate(truth, judge, subset, conf, n, reps, rng, floor=DEFAULT_FLOOR, per_
             for j in range(k):
                 y, f, fu = y_all[a, j], f_all[a, j], f_all[~a, j]
                 if d == "uniform":
-                    iv = ppi_mean_ci(y, f, fu, bounds=UNIT)
+                    iv = ppi_mean_ci(y, f, fu, method=method, resamples=RESAMPLES, seed=r, bounds=UNIT)
                 elif d == "stratified":
                     iv = stratified_ppi_ci(y, f, g_all[a], fu, g_all[~a], bounds=UNIT).interval
                 elif d == "calibrated":
@@ -200,9 +223,9 @@ def simulate(truth, judge, subset, conf, n, reps, rng, floor=DEFAULT_FLOOR, per_
                         (y_all[pilot, j], f_all[pilot, j], np.full(n_pilot, n_pilot / m), f_all[~pilot, j]),
                         (y_all[second, j], f_all[second, j], pi_cal[second], f_all[~second, j]),
                     ]
-                    iv = combined_ipw_ppi_ci(batches, bounds=UNIT).interval
+                    iv = _active(batches, method, r)
                 else:
-                    iv = ipw_ppi_ci(y, f, probabilities[d][a], fu, bounds=UNIT).interval
+                    iv = _active([(y, f, probabilities[d][a], fu)], method, r)
                 assert iv.low is not None and iv.high is not None
                 out[d]["cov"][r, j] = iv.low <= target[j] <= iv.high
                 out[d]["width"][r, j] = iv.high - iv.low
@@ -222,6 +245,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--samples", type=int, default=4, help="sampled judge: answers per example")
     parser.add_argument("--floor", type=float, default=DEFAULT_FLOOR, help="the active design's floor")
     parser.add_argument("--calibrated-floor", type=float, default=0.1, help="the calibrated active design's floor")
+    parser.add_argument(
+        "--interval",
+        default="normal",
+        choices=("normal", "bootstrap-t"),
+        help="uniform's, active's and calibrated's interval (the app shows bootstrap-t; stratified: normal)",
+    )
     args = parser.parse_args(argv)
     start = time.perf_counter()
     rng = np.random.default_rng(args.seed + 1)
