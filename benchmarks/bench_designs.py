@@ -279,7 +279,17 @@ def main(argv: list[str] | None = None) -> int:
     for kind, c in conf.items():
         for n in [int(s) for s in args.sizes.split(",")]:
             res = simulate(
-                truth, judge, subset, c, n, args.reps, rng, args.floor, metric_conf.get(kind), args.calibrated_floor
+                truth,
+                judge,
+                subset,
+                c,
+                n,
+                args.reps,
+                rng,
+                args.floor,
+                metric_conf.get(kind),
+                args.calibrated_floor,
+                args.interval,
             )
             for j, metric in enumerate(TRACE_METRICS):
                 cells, ratios = "", []
