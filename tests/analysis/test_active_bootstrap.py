@@ -53,3 +53,24 @@ def test_the_interval_follows_the_skew_and_a_unanimous_audit_stays_normal() -> N
     same = (np.ones(12), np.ones(12), np.full(12, 0.06), np.ones(188))
     est, method = active_bootstrap_t([same], bounds=(0, 1))
     assert method == "normal" and est.interval == ipw_ppi_ci(*same, bounds=(0, 1)).interval
+
+
+def test_its_intervals_cover_over_simulated_active_audits() -> None:
+    """300 active audits of a skewed metric: the bootstrap-t interval covers 93-97 % of the time (holding the examples
+    not audited fixed in the resamples made it 86-92 %)."""
+    rng = np.random.default_rng(12)
+    m = 1500
+    truth = rng.beta(0.6, 2.5, m)
+    judge = np.clip(0.8 * truth + rng.normal(0.02, 0.06, m), 0, 1)
+    unsure = rng.random(m) < 0.3
+    pi = np.where(unsure, 0.3, 0.08)
+    covered = []
+    for k in range(300):
+        idx = rng.integers(0, m, m)  # the judged examples: a fresh draw of the population each time
+        y_all, f_all, p_all = truth[idx], judge[idx], pi[idx]
+        audited = rng.random(m) < p_all
+        batch = (y_all[audited], f_all[audited], p_all[audited], f_all[~audited])
+        est, method = active_bootstrap_t([batch], bounds=(0, 1), resamples=400, seed=k)
+        assert method == "bootstrap-t" and est.interval.low is not None and est.interval.high is not None
+        covered.append(est.interval.low <= truth.mean() <= est.interval.high)
+    assert 0.93 <= np.mean(covered) <= 0.97
