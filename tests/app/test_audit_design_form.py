@@ -103,47 +103,6 @@ def test_the_pages_draw_is_the_clis(judged, app_env, capsys, widgets, cli):
     assert list(grown.members[: page.size]) == list(page.members) and grown.size > page.size
 
 
-def test_neyman_from_a_pilot_is_the_clis(judged, app_env, capsys):
-    at = _audit_mode()
-    _draw(at, **{"audit.design": "uniform", "audit.n": 40, "audit.seed": "5"})
-    ds = load([judged]).dataset
-    with LabelStore(app_env["db"]) as store:
-        (pilot,) = list_samples(store)
-        for row in member_rows(ds, pilot.members):  # people undo a relevant sentence on every third
-            ex = ds.example(row)
-            changes = [Change(REVIEW_FIELD, None, REVIEWED)]
-            if row % 3 == 0:
-                old = field_value(store.current_labels(ex, "tester"), "relevant_keys")
-                changes.insert(0, Change("relevant_keys", old, []))
-            store.record(ex.uid, "tester", changes, example=ex)
-    at = _audit_mode()
-    said = _draw(
-        at,
-        **{
-            "audit.design": "stratified",
-            "audit.by": "dataset_name",
-            "audit.allocation": "pilot",
-            "audit.pilot": pilot.id,
-            "audit.pilot_metric": "relevance",
-            "audit.n": 30,
-            "audit.seed": "12",
-        },
-    )
-    assert "Drew stratified sample 2" in said, said
-    with LabelStore(app_env["db"]) as store:
-        page = get_sample(store, 2)
-    assert page is not None and page.params["pilot"] == {"sample": pilot.id, "metric": "relevance"}
-    # the CLI's draw from the same pilot: copy the store so the pilot's reviews are there
-    cli_db = app_env["tmp"] / "cli.db"
-    with sqlite3.connect(app_env["db"]) as src, sqlite3.connect(cli_db) as dst:
-        src.backup(dst)  # the write-ahead log's pages too
-    members = _cli_members(
-        capsys, judged, "--db", cli_db, "--size", 30, "--seed", 12, "--design", "stratified", "--by",
-        "dataset_name", "--allocation", "neyman", "--pilot", pilot.id, "--pilot-metric", "relevance",
-    )  # fmt: skip
-    assert list(page.members) == members
-
-
 def _reviewed_pilot(at, judged: Path, app_env) -> int:
     _draw(at, **{"audit.design": "uniform", "audit.n": 40, "audit.seed": "5"})
     ds = load([judged]).dataset
@@ -157,6 +116,36 @@ def _reviewed_pilot(at, judged: Path, app_env) -> int:
                 changes.insert(0, Change("relevant_keys", old, []))
             store.record(ex.uid, "tester", changes, example=ex)
     return pilot.id
+
+
+def test_neyman_from_a_pilot_is_the_clis(judged, app_env, capsys):
+    pilot = _reviewed_pilot(_audit_mode(), judged, app_env)
+    at = _audit_mode()
+    said = _draw(
+        at,
+        **{
+            "audit.design": "stratified",
+            "audit.by": "dataset_name",
+            "audit.allocation": "pilot",
+            "audit.pilot": pilot,
+            "audit.pilot_metric": "relevance",
+            "audit.n": 30,
+            "audit.seed": "12",
+        },
+    )
+    assert "Drew stratified sample 2" in said, said
+    with LabelStore(app_env["db"]) as store:
+        page = get_sample(store, 2)
+    assert page is not None and page.params["pilot"] == {"sample": pilot, "metric": "relevance"}
+    # the CLI's draw from the same pilot: copy the store so the pilot's reviews are there
+    cli_db = app_env["tmp"] / "cli.db"
+    with sqlite3.connect(app_env["db"]) as src, sqlite3.connect(cli_db) as dst:
+        src.backup(dst)  # the write-ahead log's pages too
+    members = _cli_members(
+        capsys, judged, "--db", cli_db, "--size", 30, "--seed", 12, "--design", "stratified", "--by",
+        "dataset_name", "--allocation", "neyman", "--pilot", pilot, "--pilot-metric", "relevance",
+    )  # fmt: skip
+    assert list(page.members) == members
 
 
 def test_active_calibrated_on_a_pilot_is_the_clis(judged, app_env, capsys):

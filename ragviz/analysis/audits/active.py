@@ -42,6 +42,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -53,8 +54,10 @@ __all__ = [
     "Batch",
     "ProbabilityError",
     "combined_ipw_ppi_ci",
+    "combine_batch_estimates",
     "combined_people_ci",
     "hajek_mean",
+    "hajek_spread",
     "ipw_people_ci",
     "ipw_ppi_ci",
 ]
@@ -172,27 +175,31 @@ Batch = tuple[
 ]  # audited y, their judge values, their pi; others' judge values
 
 
-def _people_spread(batches: Sequence[Batch]) -> float:
-    """People's variance over the examples, Hájek-weighted within each batch, pooled by batch size."""
-    spreads, sizes = [], []
-    for y, _, pi, _ in batches:
-        w = 1.0 / pi
-        centre = float(w @ y / w.sum())
-        spreads.append(float(w @ (y - centre) ** 2 / w.sum()))
-        sizes.append(y.size)
-    return float(np.average(spreads, weights=sizes))
+def hajek_spread(y: np.ndarray, pi: np.ndarray) -> float:
+    """People's variance over the examples from one batch: the Hájek-weighted spread around :func:`hajek_mean`."""
+    w = 1.0 / pi
+    return float(w @ (y - hajek_mean(y, pi)) ** 2 / w.sum())
 
 
-def _combine(
-    thetas: Sequence[float], variances: Sequence[float], batches: Sequence[Batch]
-) -> tuple[float, float, np.ndarray]:
-    total = batches[0][0].size + batches[0][3].size
-    shared = _people_spread(batches) / total
-    var = np.asarray(variances, dtype=float)
-    own = np.maximum(var - shared, 0.01 * var)
-    sizes = np.array([b[0].size for b in batches], dtype=float)
-    weights = sizes / sizes.sum()
-    return float(weights @ np.asarray(thetas, dtype=float)), shared + float(weights**2 @ own), weights
+def combine_batch_estimates(
+    thetas: Sequence[Any], variances: Sequence[Any], spreads: Sequence[Any], reviewed: Sequence[int], rows: int
+) -> tuple[Any, Any]:
+    """The combined estimate and variance of :func:`combined_ipw_ppi_ci` from each batch's estimate, variance,
+    people's spread (:func:`hajek_spread`) and reviewed count over *rows* examples: the batches weighted by their
+    reviews, the shared part (the pooled spread / *rows*) counted once. Each per-batch value may be a number or an
+    array (one per bootstrap resample, :mod:`ragviz.analysis.audits.active_bootstrap`); the result is alike."""
+    weights = np.asarray(reviewed, dtype=float) / float(sum(reviewed))
+    shared = sum(w * s for w, s in zip(weights, spreads)) / rows
+    theta = sum(w * t for w, t in zip(weights, thetas))
+    own = [np.maximum(v - shared, 0.01 * v) for v in variances]
+    return theta, shared + sum(w * w * o for w, o in zip(weights, own))
+
+
+def _combine(thetas: Sequence[float], variances: Sequence[float], batches: Sequence[Batch]) -> tuple[float, float]:
+    spreads = [hajek_spread(y, pi) for y, _, pi, _ in batches]
+    rows = batches[0][0].size + batches[0][3].size
+    theta, variance = combine_batch_estimates(thetas, variances, spreads, [b[0].size for b in batches], rows)
+    return float(theta), float(variance)
 
 
 def combined_ipw_ppi_ci(batches: Sequence[Batch], alpha: float = 0.05, bounds: Bounds | None = None) -> ActiveEstimate:
@@ -212,8 +219,9 @@ def combined_ipw_ppi_ci(batches: Sequence[Batch], alpha: float = 0.05, bounds: B
     uncorrelated and the design parts add with the squared weights. An example in two batches counts in both, with
     each batch's chance. The returned :math:`\\lambda` is the weighted mean of the batches'."""
     parts = [ipw_ppi_ci(y, f, pi, fu, alpha, bounds) for y, f, pi, fu in batches]
-    theta, variance, weights = _combine([p.theta for p in parts], [p.variance for p in parts], batches)
-    lam = float(weights @ np.array([p.lam for p in parts]))
+    theta, variance = _combine([p.theta for p in parts], [p.variance for p in parts], batches)
+    sizes = np.array([b[0].size for b in batches], dtype=float)
+    lam = float(sizes @ np.array([p.lam for p in parts]) / sizes.sum())
     return ActiveEstimate(_interval(theta, variance, alpha, bounds), variance, lam, theta)
 
 
@@ -223,5 +231,5 @@ def combined_people_ci(
     """People only over the same batches (:func:`ipw_people_ci` each, combined as :func:`combined_ipw_ppi_ci`)."""
     parts = [ipw_people_ci(y, pi, y.size + fu.size, alpha, bounds) for y, _, pi, fu in batches]
     thetas = [hajek_mean(y, pi) for y, _, pi, _ in batches]  # each batch's people-only estimate
-    theta, variance, _ = _combine(thetas, [v for _, v in parts], batches)
+    theta, variance = _combine(thetas, [v for _, v in parts], batches)
     return _interval(theta, variance, alpha, bounds), variance

@@ -29,7 +29,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ragviz.analysis.audits.active import ActiveEstimate, Batch, combined_ipw_ppi_ci, ipw_ppi_ci
+from ragviz.analysis.audits.active import (
+    ActiveEstimate,
+    Batch,
+    combine_batch_estimates,
+    combined_ipw_ppi_ci,
+    ipw_ppi_ci,
+)
 from ragviz.analysis.estimates.bootstrap_t import RESAMPLES
 from ragviz.analysis.estimates.ppi import BOOTSTRAP_T, NORMAL, Interval
 from ragviz.analysis.estimates.small_audit import Bounds
@@ -97,12 +103,14 @@ def batch_replicates(batch: Batch, resamples: int = RESAMPLES, seed: int = 0, cl
 
 
 def _combine(parts: Sequence[Replicates]) -> tuple[np.ndarray, np.ndarray]:
-    sizes = np.array([p.reviewed for p in parts], dtype=float)
-    weights = sizes / sizes.sum()
-    shared = sum(w * p.spread for w, p in zip(weights, parts)) / parts[0].rows
-    theta = sum(w * p.theta for w, p in zip(weights, parts))
-    own = [np.maximum(p.variance - shared, 0.01 * p.variance) for p in parts]
-    return np.asarray(theta), shared + sum(w * w * o for w, o in zip(weights, own))
+    theta, variance = combine_batch_estimates(
+        [p.theta for p in parts],
+        [p.variance for p in parts],
+        [p.spread for p in parts],
+        [p.reviewed for p in parts],
+        parts[0].rows,
+    )
+    return np.asarray(theta), np.asarray(variance)
 
 
 def active_bootstrap_t(
