@@ -14,6 +14,7 @@ pilot (:func:`pilot_calibration`: every TRACe metric's spread against the judge'
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -35,6 +36,7 @@ from ragviz.analysis.audits.designs import (
     uniform_draw,
 )
 from ragviz.analysis.audits.judge_confidence import with_judge_confidence
+from ragviz.analysis.estimates.pairing import Pairing, pair_store
 from ragviz.data.dataset import Dataset
 from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.store.audit_samples import (
@@ -149,7 +151,6 @@ def pilot_spreads(
     """Each stratum's :math:`S_h` for Neyman allocation from a pilot: the spread of people's *metric* minus the
     judge's over the reviewed members of *pilot* in that stratum (:func:`spread_from_pilot`); :class:`DesignError`
     naming the strata with fewer than two reviewed pilot members, or a metric neither side has."""
-    from ragviz.analysis.estimates.pairing import pair_store
 
     strata = strata_of(dataset, by)
     pairing = pair_store(dataset, store, pilot.members, against)
@@ -178,15 +179,20 @@ def _metric_confidence(dataset: Dataset, metric: str, fallback: str) -> dict[str
     return confidence_of(dataset, fallback)
 
 
+Judged = Mapping[str, Mapping[str, float | None]]  # uid -> the judge's TRACe values
+
+
+def _judged(pairing: Pairing) -> Judged:
+    return {e.uid: e.judge for e in pairing.examples}
+
+
 def pilot_calibration(
-    dataset: Dataset, store: LabelStore, pilot: AuditSample, confidence: str = CONFIDENCE_COLUMN, against: str = "human"
+    dataset: Dataset, pairing: Pairing, pilot_id: int, confidence: str = CONFIDENCE_COLUMN
 ) -> Calibration:
     """The active design's :class:`ragviz.analysis.audits.calibration.Calibration` from the reviewed members of
-    *pilot*: per TRACe metric people's and the judge's values and the judge's confidence in that metric (module
-    docstring); :class:`DesignError` when too few members are reviewed."""
-    from ragviz.analysis.estimates.pairing import pair_store
-
-    pairing = pair_store(dataset, store, pilot.members, against)
+    a pilot (*pairing*: :func:`ragviz.analysis.estimates.pairing.pair_store` over its members): per TRACe metric
+    people's and the judge's values and the judge's confidence in that metric (module docstring);
+    :class:`DesignError` when too few members are reviewed."""
     rows: dict[str, tuple[list[float], list[float], list[float]]] = {}
     for metric in TRACE_METRICS:
         conf = _metric_confidence(dataset, metric, confidence)
@@ -202,14 +208,11 @@ def pilot_calibration(
     try:
         return calibrate(rows)
     except CalibrationError as exc:
-        raise DesignError(f"pilot sample {pilot.id}: {exc}") from None
+        raise DesignError(f"pilot sample {pilot_id}: {exc}") from None
 
 
-def _calibrated(dataset: Dataset, store: LabelStore, calibration: Calibration, confidence: str) -> dict[str, float]:
-    from ragviz.analysis.estimates.pairing import pair_store
-
+def _calibrated(dataset: Dataset, judged: Judged, calibration: Calibration, confidence: str) -> dict[str, float]:
     uids = dataset.uids
-    judged = {e.uid: e.judge for e in pair_store(dataset, store, None).examples}
     per_metric, judge_values = {}, {}
     for metric in calibration.terms:
         conf = _metric_confidence(dataset, metric, confidence)
@@ -232,7 +235,7 @@ def _draw(
     current: dict[str, int] | None = None,
     spreads: dict[str, float] | None = None,
     calibration: Calibration | None = None,
-    store: LabelStore | None = None,
+    judged: Judged | None = None,
 ) -> DesignedDraw:
     if design not in DESIGNS:
         raise DesignError(f"unknown design {design!r}; expected one of {', '.join(DESIGNS)}")
@@ -253,8 +256,8 @@ def _draw(
             drawn.params["confidence"] = confidence_column
         return drawn
     if calibration is not None:
-        assert store is not None  # the judge's values come from it
-        drawn = active_draw(uids, {}, n, seed, floor, _calibrated(dataset, store, calibration, confidence_column))
+        assert judged is not None  # the calibration reads the judge's values
+        drawn = active_draw(uids, {}, n, seed, floor, _calibrated(dataset, judged, calibration, confidence_column))
         drawn.params["calibration"] = calibration.to_params()
     else:
         drawn = active_draw(uids, confidence_of(dataset, confidence_column), n, seed, floor)
@@ -285,9 +288,13 @@ def draw_design(
     if design == UNIFORM:
         return draw_sample(store, dataset.uids, n, annotator, seed)
     dataset = with_judge_confidence(dataset, store)
-    spreads, calibration = None, None
+    spreads, calibration, judged = None, None, None
     if pilot is not None and design == ACTIVE:
-        calibration = pilot_calibration(dataset, store, pilot, confidence_column)
+        pairing = pair_store(
+            dataset, store, pilot.members
+        )  # the judge's values on every example, people's on the pilot
+        calibration = pilot_calibration(dataset, pairing, pilot.id, confidence_column)
+        judged = _judged(pairing)
     elif pilot is not None:
         if design != STRATIFIED or allocation != NEYMAN or not by:
             raise DesignError(
@@ -295,7 +302,9 @@ def draw_design(
                 "with a stratified design, --by and neyman, or with the active design"
             )
         spreads = pilot_spreads(dataset, store, pilot, by, pilot_metric)
-    drawn = _draw(dataset, design, n, seed, by, allocation, confidence_column, floor, None, spreads, calibration, store)
+    drawn = _draw(
+        dataset, design, n, seed, by, allocation, confidence_column, floor, None, spreads, calibration, judged
+    )
     if pilot is not None:
         drawn.params["pilot"] = {"sample": pilot.id, "metric": "trace" if calibration else pilot_metric}
     return save_designed_sample(store, dataset.uids, drawn.members, design, drawn.params, annotator, seed)
@@ -323,7 +332,7 @@ def grow_design(store: LabelStore, dataset: Dataset, sample: AuditSample, n: int
         params.get("counts"),
         params.get("spreads") if "pilot" in params else None,
         Calibration.from_params(params["calibration"]) if "calibration" in params else None,
-        store,
+        _judged(pair_store(dataset, store, None)) if "calibration" in params else None,
     )
     if "pilot" in params:
         drawn.params["pilot"] = params["pilot"]
