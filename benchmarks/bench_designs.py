@@ -10,7 +10,8 @@ M judged examples i.i.d. from the population (the model PPI assumes; target: the
 n under each design from the same confidence, and estimates each metric with the design's estimator:
 
 * uniform — PPI++ (``ppi_py``'s, normal, within the range);
-* stratified — strata = the subset, Neyman allocation from the confidence; stratified PPI++ (``glide-py``'s);
+* stratified — strata = the subset, Neyman allocation from the confidence; stratified PPI++ (``glide-py``'s, within
+  the range; with ``--interval bootstrap-t`` the app's stratified bootstrap-t);
 * active — Poisson sampling, inclusion probability from the confidence with floor 0.5 (``--floor``); the app's
   centred IPW PPI++ (``glide-py``'s ASI over the audit's Hájek-centred values);
 * calibrated — the active design calibrated on a pilot (:mod:`ragviz.analysis.audits.calibration`): a uniform
@@ -48,6 +49,7 @@ from ragviz.analysis.audits.allocation import allocate, spread_from_confidence
 from ragviz.analysis.audits.calibration import calibrate, calibrated_spread
 from ragviz.analysis.audits.designs import DEFAULT_FLOOR, active_level, selection_weights, weights_from_spread
 from ragviz.analysis.audits.stratified import stratified_ppi_ci
+from ragviz.analysis.audits.stratified_bootstrap import stratified_bootstrap_t
 from ragviz.analysis.estimates.ppi import ppi_mean_ci
 from ragviz.metrics.trace import TRACE_METRICS
 
@@ -216,8 +218,12 @@ def simulate(
                 y, f, fu = y_all[a, j], f_all[a, j], f_all[~a, j]
                 if d == "uniform":
                     iv = ppi_mean_ci(y, f, fu, method=method, resamples=RESAMPLES, seed=r, bounds=UNIT)
-                elif d == "stratified":
+                elif d == "stratified" and method == "normal":
                     iv = stratified_ppi_ci(y, f, g_all[a], fu, g_all[~a], bounds=UNIT).interval
+                elif d == "stratified":
+                    iv = stratified_bootstrap_t(y, f, g_all[a], fu, g_all[~a], UNIT, resamples=RESAMPLES, seed=r)[
+                        0
+                    ].interval
                 elif d == "calibrated":
                     batches = [
                         (y_all[pilot, j], f_all[pilot, j], np.full(n_pilot, n_pilot / m), f_all[~pilot, j]),
@@ -249,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         "--interval",
         default="normal",
         choices=("normal", "bootstrap-t"),
-        help="uniform's, active's and calibrated's interval (the app shows bootstrap-t; stratified: normal)",
+        help="every design's interval (the app shows bootstrap-t)",
     )
     args = parser.parse_args(argv)
     start = time.perf_counter()

@@ -5,7 +5,7 @@ Why: the normal interval of an active audit covered 91.5–93 % at n = 100 in ``
 bootstrap-t for that reason (:mod:`ragviz.analysis.estimates.bootstrap_t`) and so do active audits now.
 
 Each resample gives every audited example a Poisson(1) count :math:`w_i` (the examples not audited are resampled as
-well, through the three sums the estimate reads of them: :func:`_unaudited_sums`; keeping them fixed made the
+well, through the three sums the estimate reads of them: :func:`unaudited_sums`; keeping them fixed made the
 intervals too narrow, 86–92 % at n = 300) and recomputes, from weighted sums, everything :func:`ragviz.analysis.audits.active.ipw_ppi_ci` computes:
 the Hájek centres :math:`\\bar Y_H = \\sum w Y/\\pi / \\sum w/\\pi` and :math:`\\bar{\\hat Y}_H`, with
 :math:`a_i = (\\hat Y_i - \\bar{\\hat Y}_H)(\\xi_i/\\pi_i - 1)` and :math:`b_i = (Y_i - \\bar Y_H)\\,\\xi_i/\\pi_i` over the
@@ -40,7 +40,7 @@ from ragviz.analysis.estimates.bootstrap_t import RESAMPLES
 from ragviz.analysis.estimates.ppi import BOOTSTRAP_T, NORMAL, Interval
 from ragviz.analysis.estimates.small_audit import Bounds
 
-__all__ = ["Replicates", "active_bootstrap_t", "batch_replicates"]
+__all__ = ["Replicates", "active_bootstrap_t", "batch_replicates", "unaudited_sums"]
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ def _columns(y: np.ndarray, f: np.ndarray, pi: np.ndarray) -> np.ndarray:
     )
 
 
-def _unaudited_sums(fu: np.ndarray, resamples: int, rng: np.random.Generator) -> tuple[np.ndarray, ...]:
+def unaudited_sums(fu: np.ndarray, resamples: int, rng: np.random.Generator) -> tuple[np.ndarray, ...]:
     """The examples not audited, resampled too: their count, sum and sum of squares under Poisson(1) counts, drawn
     from the normal those three sums follow (mean the sums themselves, covariance :math:`\\sum_j v_j v_j^T` with
     :math:`v_j = (1, \\hat Y_j, \\hat Y_j^2)`) — thousands of examples each, so the normal is exact enough and a
@@ -84,7 +84,7 @@ def batch_replicates(batch: Batch, resamples: int = RESAMPLES, seed: int = 0, cl
     rng = np.random.default_rng(seed)
     counts = np.vstack([np.ones(y.size), rng.poisson(1.0, (resamples, y.size)).astype(float)])
     s = counts @ _columns(y, f, pi)
-    m_u, u1, u2 = _unaudited_sums(fu, resamples, rng)
+    m_u, u1, u2 = unaudited_sums(fu, resamples, rng)
     rows = s[:, 0] + m_u
     with np.errstate(divide="ignore", invalid="ignore"):
         y_bar, f_bar = s[:, 3] / s[:, 2], s[:, 4] / s[:, 2]

@@ -11,9 +11,9 @@ size and the people-hours it saved against a uniform audit of equal precision.
   Poisson sample at the level of member *k + 1* (:func:`reviewed_level`), so the probabilities are those at that
   level and members reviewed past the first unreviewed one wait until the gap is closed.
 
-The stratified design's interval is normal; the active design's is the percentile-t bootstrap
-(:mod:`ragviz.analysis.audits.active_bootstrap`) unless ``interval="normal"`` is asked, as the uniform design's;
-every output says which. ``BENCHMARKS.md`` has their coverage. *Effective sample size*: the people-only uniform audit as precise, :math:`\\hat\\sigma^2_Y /
+Every design's interval is the percentile-t bootstrap (stratified:
+:mod:`ragviz.analysis.audits.stratified_bootstrap`, active: :mod:`ragviz.analysis.audits.active_bootstrap`) unless
+``interval="normal"`` is asked, as the uniform design's; every output says which. ``BENCHMARKS.md`` has their coverage. *Effective sample size*: the people-only uniform audit as precise, :math:`\\hat\\sigma^2_Y /
 \\hat\\sigma^2` (at most the rows). *Saving*: the uniform PPI++ audit of equal variance (:func:`uniform_equivalent`)
 minus the examples audited (that audit never below :data:`ragviz.analysis.estimates.coverage.MIN_AUDITED`, the
 smallest uniform audit whose corrected figure is said), in examples and in people-hours at *minutes_per_example*.
@@ -38,6 +38,7 @@ from ragviz.analysis.audits.active import (
 from ragviz.analysis.audits.active_bootstrap import active_bootstrap_t
 from ragviz.analysis.audits.designs import ACTIVE, STRATIFIED, UNIFORM, unit_draw
 from ragviz.analysis.audits.stratified import StratumError, stratified_people_ci, stratified_ppi_ci
+from ragviz.analysis.audits.stratified_bootstrap import stratified_bootstrap_t
 from ragviz.analysis.estimates.coverage import MIN_AUDITED
 from ragviz.analysis.estimates.estimate import MetricEstimate
 from ragviz.analysis.estimates.pairing import PairedExample, Pairing
@@ -216,7 +217,10 @@ def _metric(
     shown_method = NORMAL
     try:
         if info.name == STRATIFIED:
-            s = stratified_ppi_ci(y, f, a["keys"], fu, a["keys_u"], alpha, bounds)
+            if method == BOOTSTRAP_T:
+                s, shown_method = stratified_bootstrap_t(y, f, a["keys"], fu, a["keys_u"], bounds, alpha)
+            else:
+                s = stratified_ppi_ci(y, f, a["keys"], fu, a["keys_u"], alpha, bounds)
             people, people_var = stratified_people_ci(y, a["keys"], s.weights, alpha, bounds)
             lam = float(sum(s.weights[h] * s.lams[h] for h in s.lams))
             interval, variance = s.interval, s.variance
@@ -299,7 +303,7 @@ def design_report(
         report = estimate_report(pairing, alpha, by, interval)
         return EstimateReport(report.alpha, report.overall, report.by, report.groups, report.interval, summary)
     names = pairing.metric_names()
-    method = interval if info.name == ACTIVE else NORMAL  # the stratified design has no bootstrap-t yet
+    method = interval
     overall = _group(pairing.examples, names, info, alpha, minutes_per_example, method)
     groups = None
     if by is not None:

@@ -36,7 +36,7 @@ from ragviz.analysis.estimates.small_audit import FEW, Bounds, floored, rectifie
 
 PSEUDO_AUDITED = FEW  # pseudo-examples at the whole audit's spread added to each stratum's (bounds given)
 
-__all__ = ["StratifiedEstimate", "StratumError", "stratified_people_ci", "stratified_ppi_ci"]
+__all__ = ["PSEUDO_AUDITED", "StratifiedEstimate", "StratumError", "stratified_people_ci", "stratified_ppi_ci"]
 
 
 class StratumError(ValueError):

@@ -62,7 +62,7 @@ def approximate_note(
     (True, True)
     >>> approximate_note(300, interval="normal") is None, approximate_note(100, interval="normal") is None
     (True, False)
-    >>> "no bootstrap-t" in approximate_note(100, interval="normal", design="active")
+    >>> "design's normal" in approximate_note(100, interval="normal", design="active")
     True
     """
     below = APPROXIMATE_BELOW[interval]
@@ -73,8 +73,8 @@ def approximate_note(
         return (
             f"Approximate: with {n_audited:,} audited examples (under {below}) the {design} design's normal {level} "
             f"interval contains the true value less often than {level} — about 91–95 % at 100 in our simulation "
-            "(benchmarks/bench_designs.py). There is no bootstrap-t interval for this design yet: grow the audit "
-            "sample to be sure of it."
+            "(benchmarks/bench_designs.py). The bootstrap-t interval (the default) does not fall short there; or "
+            "grow the audit sample."
         )
     if interval == "normal":
         return (
