@@ -15,10 +15,10 @@ n under each design from the same confidence, and estimates each metric with the
 * active — Poisson sampling, inclusion probability from the confidence with floor 0.5 (``--floor``); the app's
   centred IPW PPI++ (``glide-py``'s ASI over the audit's Hájek-centred values);
 * calibrated — the active design calibrated on a pilot (:mod:`ragviz.analysis.audits.calibration`): a uniform
-  pilot of :data:`PILOT` examples (at most n/2) is reviewed first, then an active sample of n - pilot new examples
-  on average is drawn from the calibrated spreads with floor 0.1 (``--calibrated-floor``), and the two batches are
-  estimated together (:func:`ragviz.analysis.audits.active.combined_ipw_ppi_ci`): n people-reviews in all, as
-  uniform's.
+  pilot of :data:`PILOT` examples (at most n/3) is reviewed first, then an active sample of n - pilot new examples
+  on average is drawn from the calibrated spreads with floor 0.1 (``--calibrated-floor``), and both are estimated
+  as one audit, each example at its chance of being in either sample (as
+  :func:`ragviz.analysis.audits.design_estimate.design_info` does): n people-reviews in all, as uniform's.
 
 Confidence (``--judge biased``): ``informative`` — the judge's chance of being right as it would report it: high where
 its labels equal people's on every metric, lower the larger its error, blurred by noise (sd 0.1); ``noise`` — uniform
@@ -43,7 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from ragviz.analysis.audits.active import combined_ipw_ppi_ci, ipw_ppi_ci
+from ragviz.analysis.audits.active import ipw_ppi_ci
 from ragviz.analysis.audits.active_bootstrap import active_bootstrap_t
 from ragviz.analysis.audits.allocation import allocate, spread_from_confidence
 from ragviz.analysis.audits.calibration import calibrate, calibrated_spread
@@ -156,11 +156,10 @@ def _stratified_counts(conf, strata, n):
 RESAMPLES = 1000  # bootstrap-t resamples per interval here (the app: 2,000)
 
 
-def _active(batches, method, seed):
+def _active(batch, method, seed):
     if method == "normal":
-        one = len(batches) == 1
-        return (ipw_ppi_ci(*batches[0], bounds=UNIT) if one else combined_ipw_ppi_ci(batches, bounds=UNIT)).interval
-    return active_bootstrap_t(batches, bounds=UNIT, resamples=RESAMPLES, seed=seed)[0].interval
+        return ipw_ppi_ci(*batch, bounds=UNIT).interval
+    return active_bootstrap_t([batch], bounds=UNIT, resamples=RESAMPLES, seed=seed)[0].interval
 
 
 def simulate(
@@ -195,7 +194,7 @@ def simulate(
         pi = np.minimum(1.0, active_level(q, float(n)) * q)
         masks["active"] = rng.random(m) < pi
         cm = np.repeat(c_all[:, None], k, axis=1) if per_metric is None else per_metric[idx]
-        n_pilot = min(PILOT, n // 2)
+        n_pilot = min(PILOT, n // 3)
         pilot = _uniform(rng, m, n_pilot)
         cal = calibrate({t: (y_all[pilot, j], f_all[pilot, j], cm[pilot, j]) for j, t in enumerate(TRACE_METRICS)})
         q_cal = weights_from_spread(
@@ -211,6 +210,7 @@ def simulate(
         pi_cal = np.minimum(1.0, active_level(q_cal[~pilot] / rest, float(n - n_pilot)) * q_cal / rest)
         second = rng.random(m) < pi_cal
         masks["calibrated"] = pilot | second
+        union = 1.0 - (1.0 - n_pilot / m) * (1.0 - pi_cal)
         probabilities = {"active": pi}
         for d in DESIGNS:
             a = masks[d]
@@ -224,14 +224,10 @@ def simulate(
                     iv = stratified_bootstrap_t(y, f, g_all[a], fu, g_all[~a], UNIT, resamples=RESAMPLES, seed=r)[
                         0
                     ].interval
-                elif d == "calibrated":
-                    batches = [
-                        (y_all[pilot, j], f_all[pilot, j], np.full(n_pilot, n_pilot / m), f_all[~pilot, j]),
-                        (y_all[second, j], f_all[second, j], pi_cal[second], f_all[~second, j]),
-                    ]
-                    iv = _active(batches, method, r)
+                elif d == "calibrated":  # the app's estimate: one audit at each example's chance of either sample
+                    iv = _active((y, f, union[a], fu), method, r)
                 else:
-                    iv = _active([(y, f, probabilities[d][a], fu)], method, r)
+                    iv = _active((y, f, probabilities[d][a], fu), method, r)
                 assert iv.low is not None and iv.high is not None
                 out[d]["cov"][r, j] = iv.low <= target[j] <= iv.high
                 out[d]["width"][r, j] = iv.high - iv.low

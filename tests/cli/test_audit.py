@@ -4,14 +4,16 @@ and 7), on real RAGBench rows with a judge-confidence column."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
+from ragviz.analysis.audits.design_estimate import design_info
 from ragviz.analysis.audits.designs import DesignError
 from ragviz.analysis.audits.samples import draw_design
-from ragviz.analysis.estimates.pairing import member_rows
+from ragviz.analysis.estimates.pairing import member_rows, pair_store
 from ragviz.cli.main import main
 from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change, field_value
 from ragviz.data.load import load
@@ -211,10 +213,13 @@ def test_active_draw_calibrated_on_a_pilot(tmp_path, capsys, data_file):
 
         grown = get_sample(store, again["sample"])
     assert grown is not None and set(drawn.members) <= set(grown.members) and grown.params["calibration"] == calibration
+    assert set(drawn.params["pilot_weights"]) == set(pilot.members)  # each pilot member's own chance, kept
+    assert grown.params["pilot_weights"] == pytest.approx(drawn.params["pilot_weights"])
 
 
 def test_a_calibrated_active_sample_counts_its_pilots_reviews(tmp_path, capsys, data_file):
-    """The pilot's reviews join the active sample's estimate as a batch of their own: every review counts."""
+    """The pilot's reviews join the active sample's as one audit, each example at its chance of being in either
+    sample: every review counts. A sample drawn before the pilot's chances were kept is estimated in two batches."""
     db = tmp_path / "labels.db"
     dataset = load([data_file]).dataset
     with LabelStore(db) as store:
@@ -222,6 +227,15 @@ def test_a_calibrated_active_sample_counts_its_pilots_reviews(tmp_path, capsys, 
         _review_members(store, dataset, pilot.members)
         active = draw_design(store, dataset, "active", 60, "ana", 1, pilot=pilot)
         _review_members(store, dataset, active.members)
+        pairing = pair_store(dataset, store, [*active.members, *pilot.members])
+    info = design_info(pairing, active, pilot=pilot)
+    share, level = len(pilot.members) / len(dataset), active.params["level"]
+    chance = {**active.params["pilot_weights"], **{m.uid: m.selection_weight for m in active.member_details()}}
+    assert info.batches == () and set(info.probabilities or {}) == {*pilot.members, *active.members}
+    for uid, pi in (info.probabilities or {}).items():
+        assert pi == pytest.approx(1 - (1 - share) * (1 - min(1.0, level * chance[uid])), rel=1e-12)
+    older = replace(active, params={k: v for k, v in active.params.items() if k != "pilot_weights"})
+    assert len(design_info(pairing, older, pilot=pilot).batches) == 2
     code, out, err = _run(capsys, "estimate", data_file, "--db", db, "--sample", active.id, "--format", "json")
     assert code == 0, err
     got = json.loads(out)

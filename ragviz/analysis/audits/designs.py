@@ -239,11 +239,14 @@ def active_draw(
     seed: int,
     floor: float = DEFAULT_FLOOR,
     spread: Mapping[str, float] | None = None,
+    weigh: Sequence[str] = (),
 ) -> DesignedDraw:
     """The active design's Poisson sample with expected size *budget* (module docstring), members in
     :math:`U_i/q_i` order. *spread* (uid -> the example's expected spread, e.g. calibrated on a pilot:
     :mod:`ragviz.analysis.audits.calibration`) takes the place of :math:`\\sqrt{1-c_i}`. A larger *budget* with
-    the same seed and confidence (or spread) gives a superset.
+    the same seed and confidence (or spread) gives a superset. *weigh*: examples (members or not) whose
+    :math:`q_i` the draw's params keep under ``"pilot_weights"`` — a pilot's, whose reviews then join the estimate
+    at their chance of being in either sample.
 
     >>> c = {f"u{i}": (0.99 if i < 50 else 0.5) for i in range(100)}
     >>> d = active_draw(list(c), c, 20, 3)
@@ -268,4 +271,8 @@ def active_draw(
     chosen = np.flatnonzero(keys <= level)
     chosen = chosen[np.argsort(keys[chosen], kind="stable")]
     members = tuple(SampleMember(population[i], float(min(1.0, level * q[i])), None, float(q[i])) for i in chosen)
-    return DesignedDraw(ACTIVE, seed, members, {"floor": floor, "level": level, "budget": budget})
+    params: dict[str, Any] = {"floor": floor, "level": level, "budget": budget}
+    if weigh:
+        position = {u: i for i, u in enumerate(population)}
+        params["pilot_weights"] = {u: float(q[position[u]]) for u in weigh if u in position}
+    return DesignedDraw(ACTIVE, seed, members, params)

@@ -14,7 +14,7 @@ pilot (:func:`pilot_calibration`: every TRACe metric's spread against the judge'
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -43,6 +43,7 @@ from ragviz.store.audit_samples import (
     AuditSample,
     draw_sample,
     extend_designed_sample,
+    get_sample,
     grow_sample,
     new_seed,
     save_designed_sample,
@@ -236,6 +237,7 @@ def _draw(
     spreads: dict[str, float] | None = None,
     calibration: Calibration | None = None,
     judged: Judged | None = None,
+    pilot_members: Sequence[str] = (),
 ) -> DesignedDraw:
     if design not in DESIGNS:
         raise DesignError(f"unknown design {design!r}; expected one of {', '.join(DESIGNS)}")
@@ -257,7 +259,8 @@ def _draw(
         return drawn
     if calibration is not None:
         assert judged is not None  # the calibration reads the judge's values
-        drawn = active_draw(uids, {}, n, seed, floor, _calibrated(dataset, judged, calibration, confidence_column))
+        spread = _calibrated(dataset, judged, calibration, confidence_column)
+        drawn = active_draw(uids, {}, n, seed, floor, spread, weigh=pilot_members)
         drawn.params["calibration"] = calibration.to_params()
     else:
         drawn = active_draw(uids, confidence_of(dataset, confidence_column), n, seed, floor)
@@ -303,7 +306,19 @@ def draw_design(
             )
         spreads = pilot_spreads(dataset, store, pilot, by, pilot_metric)
     drawn = _draw(
-        dataset, design, n, seed, by, allocation, confidence_column, floor, None, spreads, calibration, judged
+        dataset,
+        design,
+        n,
+        seed,
+        by,
+        allocation,
+        confidence_column,
+        floor,
+        None,
+        spreads,
+        calibration,
+        judged,
+        pilot.members if calibration is not None and pilot is not None else (),
     )
     if pilot is not None:
         drawn.params["pilot"] = {"sample": pilot.id, "metric": "trace" if calibration else pilot_metric}
@@ -320,6 +335,7 @@ def grow_design(store: LabelStore, dataset: Dataset, sample: AuditSample, n: int
     if sample.design == STRATIFIED and n <= sample.size:
         return sample
     dataset = with_judge_confidence(dataset, store)
+    pilot = get_sample(store, int(params["pilot"]["sample"])) if "calibration" in params else None
     drawn = _draw(
         dataset,
         sample.design,
@@ -333,6 +349,7 @@ def grow_design(store: LabelStore, dataset: Dataset, sample: AuditSample, n: int
         params.get("spreads") if "pilot" in params else None,
         Calibration.from_params(params["calibration"]) if "calibration" in params else None,
         _judged(pair_store(dataset, store, None)) if "calibration" in params else None,
+        pilot.members if pilot is not None else (),
     )
     if "pilot" in params:
         drawn.params["pilot"] = params["pilot"]
