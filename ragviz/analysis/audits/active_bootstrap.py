@@ -36,7 +36,7 @@ from ragviz.analysis.audits.active import (
     combined_ipw_ppi_ci,
     ipw_ppi_ci,
 )
-from ragviz.analysis.estimates.bootstrap_t import RESAMPLES
+from ragviz.analysis.estimates.bootstrap_t import RESAMPLES, percentile_t_interval
 from ragviz.analysis.estimates.ppi import BOOTSTRAP_T, NORMAL, Interval
 from ragviz.analysis.estimates.small_audit import Bounds
 
@@ -126,16 +126,10 @@ def active_bootstrap_t(
     shown = ipw_ppi_ci(*batches[0], alpha, bounds) if len(batches) == 1 else combined_ipw_ppi_ci(batches, alpha, bounds)
     parts = [batch_replicates(b, resamples, seed + k, bounds is not None) for k, b in enumerate(batches)]
     theta, variance = _combine(parts) if len(parts) > 1 else (parts[0].theta, parts[0].variance)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = (theta[1:] - theta[0]) / np.sqrt(variance[1:])
-    t = t[np.isfinite(t)]
-    if t.size < 0.9 * resamples:
+    found = percentile_t_interval(theta, variance, shown.theta, float(np.sqrt(shown.variance)), alpha, bounds)
+    if found is None:
         return shown, NORMAL
-    low_q, high_q = np.quantile(t, [alpha / 2, 1 - alpha / 2])
-    se = float(np.sqrt(shown.variance))
-    low, high = shown.theta - float(high_q) * se, shown.theta - float(low_q) * se
-    if bounds is not None:
-        low, high = max(low, bounds[0]), min(high, bounds[1])
+    low, high = found
     estimate = shown.interval.estimate
     assert estimate is not None
     interval = Interval(estimate, min(low, estimate), max(high, estimate))

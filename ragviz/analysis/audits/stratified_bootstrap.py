@@ -24,7 +24,7 @@ import numpy as np
 
 from ragviz.analysis.audits.active_bootstrap import unaudited_sums
 from ragviz.analysis.audits.stratified import PSEUDO_AUDITED, StratifiedEstimate, stratified_ppi_ci
-from ragviz.analysis.estimates.bootstrap_t import RESAMPLES
+from ragviz.analysis.estimates.bootstrap_t import RESAMPLES, percentile_t_interval
 from ragviz.analysis.estimates.ppi import BOOTSTRAP_T, NORMAL, Interval, as_vector
 from ragviz.analysis.estimates.small_audit import Bounds, floored
 
@@ -114,15 +114,10 @@ def stratified_bootstrap_t(
     if floored(as_vector(y), as_vector(yhat), 1.0):
         return shown, NORMAL
     theta, variance = stratified_replicates(y, yhat, strata, yhat_u, strata_u, resamples, seed)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = (theta[1:] - theta[0]) / np.sqrt(variance[1:])
-    t = t[np.isfinite(t)]
-    if t.size < 0.9 * resamples:
+    found = percentile_t_interval(theta, variance, float(theta[0]), float(np.sqrt(shown.variance)), alpha, bounds)
+    if found is None:
         return shown, NORMAL
-    low_q, high_q = np.quantile(t, [alpha / 2, 1 - alpha / 2])
-    se = float(np.sqrt(shown.variance))
-    centre = float(theta[0])
-    low, high = max(centre - float(high_q) * se, bounds[0]), min(centre - float(low_q) * se, bounds[1])
+    low, high = found
     estimate = shown.interval.estimate
     assert estimate is not None
     interval = Interval(estimate, min(low, estimate), max(high, estimate))
