@@ -36,8 +36,9 @@ from ragviz.analysis.audits.active import (
     combined_ipw_ppi_ci,
     ipw_ppi_ci,
 )
-from ragviz.analysis.estimates.bootstrap_t import RESAMPLES, percentile_t_interval
-from ragviz.analysis.estimates.ppi import BOOTSTRAP_T, NORMAL, Interval
+from ragviz.analysis.audits.percentile_t import percentile_t_interval
+from ragviz.analysis.estimates.bootstrap_t import RESAMPLES
+from ragviz.analysis.estimates.ppi import BOOTSTRAP_T, NORMAL
 from ragviz.analysis.estimates.small_audit import Bounds
 
 __all__ = ["Replicates", "active_bootstrap_t", "batch_replicates", "unaudited_sums"]
@@ -126,11 +127,8 @@ def active_bootstrap_t(
     shown = ipw_ppi_ci(*batches[0], alpha, bounds) if len(batches) == 1 else combined_ipw_ppi_ci(batches, alpha, bounds)
     parts = [batch_replicates(b, resamples, seed + k, bounds is not None) for k, b in enumerate(batches)]
     theta, variance = _combine(parts) if len(parts) > 1 else (parts[0].theta, parts[0].variance)
-    found = percentile_t_interval(theta, variance, shown.theta, float(np.sqrt(shown.variance)), alpha, bounds)
-    if found is None:
+    se = float(np.sqrt(shown.variance))
+    interval = percentile_t_interval(theta, variance, shown.theta, se, shown.interval.estimate, alpha, bounds)
+    if interval is None:
         return shown, NORMAL
-    low, high = found
-    estimate = shown.interval.estimate
-    assert estimate is not None
-    interval = Interval(estimate, min(low, estimate), max(high, estimate))
     return ActiveEstimate(interval, shown.variance, shown.lam, shown.theta), BOOTSTRAP_T

@@ -23,9 +23,10 @@ from __future__ import annotations
 import numpy as np
 
 from ragviz.analysis.audits.active_bootstrap import unaudited_sums
+from ragviz.analysis.audits.percentile_t import percentile_t_interval
 from ragviz.analysis.audits.stratified import PSEUDO_AUDITED, StratifiedEstimate, stratified_ppi_ci
-from ragviz.analysis.estimates.bootstrap_t import RESAMPLES, percentile_t_interval
-from ragviz.analysis.estimates.ppi import BOOTSTRAP_T, NORMAL, Interval, as_vector
+from ragviz.analysis.estimates.bootstrap_t import RESAMPLES
+from ragviz.analysis.estimates.ppi import BOOTSTRAP_T, NORMAL, as_vector
 from ragviz.analysis.estimates.small_audit import Bounds, floored
 
 __all__ = ["stratified_bootstrap_t", "stratified_replicates"]
@@ -114,11 +115,8 @@ def stratified_bootstrap_t(
     if floored(as_vector(y), as_vector(yhat), 1.0):
         return shown, NORMAL
     theta, variance = stratified_replicates(y, yhat, strata, yhat_u, strata_u, resamples, seed)
-    found = percentile_t_interval(theta, variance, float(theta[0]), float(np.sqrt(shown.variance)), alpha, bounds)
-    if found is None:
+    se = float(np.sqrt(shown.variance))
+    interval = percentile_t_interval(theta, variance, float(theta[0]), se, shown.interval.estimate, alpha, bounds)
+    if interval is None:
         return shown, NORMAL
-    low, high = found
-    estimate = shown.interval.estimate
-    assert estimate is not None
-    interval = Interval(estimate, min(low, estimate), max(high, estimate))
     return StratifiedEstimate(interval, shown.variance, shown.lams, shown.weights), BOOTSTRAP_T

@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ragviz.analysis.estimates.small_audit import Bounds
-
-__all__ = ["RESAMPLES", "percentile_t_interval", "studentized_quantiles"]
+__all__ = ["RESAMPLES", "studentized_quantiles"]
 
 
 RESAMPLES = 2000
@@ -121,27 +119,3 @@ def studentized_quantiles(
             stats[start : start + m] = np.where(se_b > 0, diff / se_b, np.where(diff == 0, 0.0, np.sign(diff) * np.inf))
     low_q, high_q = np.quantile(stats, [alpha / 2.0, 1.0 - alpha / 2.0], axis=0, method="inverted_cdf")
     return low_q, high_q
-
-
-def percentile_t_interval(
-    theta: np.ndarray,
-    variance: np.ndarray,
-    centre: float,
-    se: float,
-    alpha: float = 0.05,
-    bounds: Bounds | None = None,
-) -> tuple[float, float] | None:
-    """``(low, high)`` of the percentile-t interval :math:`[c - t^*_{1-\\alpha/2}\\,se,\\; c - t^*_{\\alpha/2}\\,se]`
-    from a design's resampled estimates and variances (index 0: the audit itself, left out), within *bounds*;
-    ``None`` when fewer than 90 % of the resamples have a spread (a near-unanimous audit: keep the normal interval).
-    The designed audits' bootstraps (stratified, active) end here."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = (theta[1:] - theta[0]) / np.sqrt(variance[1:])
-    t = t[np.isfinite(t)]
-    if t.size < 0.9 * (theta.size - 1):
-        return None
-    low_q, high_q = np.quantile(t, [alpha / 2, 1 - alpha / 2])
-    low, high = centre - float(high_q) * se, centre - float(low_q) * se
-    if bounds is not None:
-        low, high = max(low, bounds[0]), min(high, bounds[1])
-    return low, high
