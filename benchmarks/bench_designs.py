@@ -86,13 +86,15 @@ def ragbench_table(data: Path, seed: int) -> tuple[np.ndarray, np.ndarray, np.nd
 
 
 def sampled_table(
-    data: Path, seed: int, shape: float, samples: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    data: Path, seed: int, shape: float, samples: int, oracle: int = 0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """RAGBench rows judged by ``bench_ppi``'s biased judge whose error rates vary by example: example *i*'s rates
     are the biased judge's times :math:`s_i \\sim \\Gamma(k, 1/k)` (mean 1; *shape* k, 0 = every example alike), capped
     at 0.95. The judge answers *samples* times; the first answer is kept and the confidence per TRACe metric is the
     app's (:func:`ragviz.judge.sampling.agreement.metric_confidence`, 1 - 2 sd over the samples). Returns truth,
-    judge, subset and the confidence per metric."""
+    judge, subset, the confidence per metric and, with *oracle* > 0, each example's expected squared error
+    :math:`E[(Y - \\hat Y - b)^2]` per metric (*b*: the judge's mean error) from *oracle* further answers of its own
+    (drawn from a generator of their own, so the table is the same with or without them)."""
     from bench_ppi import JUDGES, noisy_judge
 
     from ragviz.data.dataset import iter_examples
@@ -103,7 +105,8 @@ def sampled_table(
     result = load([data])
     rng = np.random.default_rng(seed)
     base = np.array(JUDGES["biased"])
-    truth, judge, subset, conf = [], [], [], []
+    extra_rng = np.random.default_rng(seed + 1000)
+    truth, judge, subset, conf, moments = [], [], [], [], []
     for i, example in iter_examples(result.dataset):
         if example.labels is None:
             continue
@@ -119,7 +122,18 @@ def sampled_table(
         judge.append(row_j)
         subset.append(result.dataset.datasets[i])
         conf.append([metric_confidence([getattr(a, m) for a in answers]) for m in TRACE_METRICS])
-    return np.asarray(truth, float), np.asarray(judge, float), np.asarray(subset), np.asarray(conf, float)
+        if oracle:
+            more = [trace_scores(noisy_judge(example, example.labels, extra_rng, rates), n) for _ in range(oracle)]
+            err = np.array([[row_t[j] - (getattr(a, m) if getattr(a, m) is not None else row_j[j])
+                             for j, m in enumerate(TRACE_METRICS)] for a in more])  # fmt: skip
+            moments.append(np.concatenate([err.mean(axis=0), (err**2).mean(axis=0)]))
+    expected = None
+    if oracle:
+        table = np.asarray(moments)
+        mean_err, mean_sq = table[:, :4], table[:, 4:]
+        bias = mean_err.mean(axis=0)
+        expected = np.maximum(mean_sq - 2 * bias * mean_err + bias**2, 1e-12)
+    return np.asarray(truth, float), np.asarray(judge, float), np.asarray(subset), np.asarray(conf, float), expected
 
 
 def synthetic_table(seed: int, m: int = 2896) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -174,12 +188,15 @@ def simulate(
     per_metric=None,
     calibrated_floor=0.1,
     method="normal",
+    expected=None,
 ):
     """Per design and metric: covered (reps,), width (reps,), in range (bool). *per_metric*: the confidence per
-    metric the calibrated design reads (default: *conf* for every metric)."""
+    metric the calibrated design reads (default: *conf* for every metric). *expected*: each example's expected
+    squared error per metric, for the ``oracle`` bound (an active draw that knows them, floor as calibrated's)."""
     m, k = truth.shape
     target = truth.mean(axis=0)
-    out = {d: {"cov": np.zeros((reps, k)), "width": np.zeros((reps, k)), "in01": True} for d in DESIGNS}
+    designs = DESIGNS + (("oracle",) if expected is not None else ())
+    out = {d: {"cov": np.zeros((reps, k)), "width": np.zeros((reps, k)), "in01": True} for d in designs}
     for r in range(reps):
         idx = rng.integers(0, truth.shape[0], m)
         y_all, f_all, g_all, c_all = truth[idx], judge[idx], subset[idx], conf[idx]
@@ -212,7 +229,12 @@ def simulate(
         masks["calibrated"] = pilot | second
         union = 1.0 - (1.0 - n_pilot / m) * (1.0 - pi_cal)
         probabilities = {"active": pi}
-        for d in DESIGNS:
+        if expected is not None:
+            e = expected[idx]
+            q_or = weights_from_spread(np.sqrt((e / e.mean(axis=0)).mean(axis=1)), calibrated_floor)
+            probabilities["oracle"] = np.minimum(1.0, active_level(q_or, float(n)) * q_or)
+            masks["oracle"] = rng.random(m) < probabilities["oracle"]
+        for d in designs:
             a = masks[d]
             for j in range(k):
                 y, f, fu = y_all[a, j], f_all[a, j], f_all[~a, j]
@@ -248,6 +270,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--floor", type=float, default=DEFAULT_FLOOR, help="the active design's floor")
     parser.add_argument("--calibrated-floor", type=float, default=0.1, help="the calibrated active design's floor")
     parser.add_argument(
+        "--oracle",
+        type=int,
+        default=0,
+        help="sampled judge: also the bound no design can beat, an active draw from each example's true expected "
+        "error (from this many further answers per example; 0 = off)",
+    )
+    parser.add_argument(
         "--interval",
         default="normal",
         choices=("normal", "bootstrap-t"),
@@ -257,8 +286,11 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     rng = np.random.default_rng(args.seed + 1)
     metric_conf: dict[str, np.ndarray] = {}
+    expected = None
     if args.judge == "sampled":
-        truth, judge, subset, per_metric = sampled_table(Path(args.data), args.seed, args.shape, args.samples)
+        truth, judge, subset, per_metric, expected = sampled_table(
+            Path(args.data), args.seed, args.shape, args.samples, args.oracle
+        )
         least = per_metric.min(axis=1)  # the app's judge_confidence column: the least sure metric
         shuffled = rng.permutation(least.size)
         conf = {"informative": least, "noise": least[shuffled]}
@@ -272,10 +304,11 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"population {args.population}: {truth.shape[0]} examples, {len(set(subset.tolist()))} strata; {args.reps} audits per cell"
     )
+    designs = DESIGNS + (("oracle",) if expected is not None else ())
     print(
         f"{'confidence':<12}{'n':>6}  {'metric':<13}"
-        + "".join(f"{d + ' cov':>16}{'width':>8}" for d in DESIGNS)
-        + f"{'strat/unif':>12}{'active/unif':>12}{'calib/unif':>12}"
+        + "".join(f"{d + ' cov':>16}{'width':>8}" for d in designs)
+        + "".join(f"{d[:6] + '/unif':>12}" for d in designs[1:])
     )
     failed, wins = [], {}
     for kind, c in conf.items():
@@ -292,19 +325,20 @@ def main(argv: list[str] | None = None) -> int:
                 metric_conf.get(kind),
                 args.calibrated_floor,
                 args.interval,
+                expected,
             )
             for j, metric in enumerate(TRACE_METRICS):
                 cells, ratios = "", []
-                for d in DESIGNS:
+                for d in designs:
                     cov, width = res[d]["cov"][:, j].mean(), res[d]["width"][:, j].mean()
                     cells += f"{100 * cov:>15.1f}%{width:>8.3f}"
                     if not 0.93 <= cov <= 0.97:
                         failed.append(f"{kind} n={n} {metric} {d}: coverage {100 * cov:.1f}%")
                     if d != "uniform":
                         ratios.append(width / res["uniform"]["width"][:, j].mean())
-                print(f"{kind:<12}{n:>6}  {metric:<13}{cells}{ratios[0]:>12.3f}{ratios[1]:>12.3f}{ratios[2]:>12.3f}")
-                wins.setdefault((kind, n), []).append(min(ratios))
-            for d in DESIGNS:
+                print(f"{kind:<12}{n:>6}  {metric:<13}{cells}" + "".join(f"{r:>12.3f}" for r in ratios))
+                wins.setdefault((kind, n), []).append(min(ratios[:3]))  # the oracle is a bound, not a design
+            for d in designs:
                 if not res[d]["in01"]:
                     failed.append(f"{kind} n={n} {d}: an interval left [0, 1]")
     for (kind, n), best in sorted(wins.items()):
