@@ -30,8 +30,9 @@ def sampled(app_env, monkeypatch):
             ["label", str(SAMPLE_DATA), "--model", "gpt-4o-mini", "--base-url", stub.base_url, "--samples", "3"]
             + ["--db", str(app_env["db"]), "--response-format", "json_object", "-o", str(out)]
             # one request per sample: the stub varies every other request per question, so examples that share a
-            # question come out sure and unsure alike (in one request per example each gets one varied choice)
-            + ["--sample-mode", "separate"]
+            # question come out sure and unsure alike (in one request per example each gets one varied choice);
+            # one call at a time, so which example of a question gets the varied answers never depends on a race
+            + ["--sample-mode", "separate", "--concurrency", "1"]
         )
     assert code == 0
     with LabelStore(app_env["db"]) as store:
