@@ -151,8 +151,12 @@ def test_neyman_from_a_pilot_is_the_clis(judged, app_env, capsys):
 def test_active_calibrated_on_a_pilot_is_the_clis(judged, app_env, capsys):
     pilot = _reviewed_pilot(_audit_mode(), judged, app_env)
     at = _audit_mode()
+    at.radio(key="audit.design").set_value("active").run()
+    uncalibrated = "Drawn from the confidence alone, the audit trusts it"
+    assert uncalibrated in " ".join(c.value for c in at.sidebar.caption)  # until a pilot calibrates it
     widgets = {"audit.design": "active", "audit.floor": 0.2, "audit.calibrate": True, "audit.pilot": pilot}
     said = _draw(at, **widgets, **{"audit.n": 30, "audit.seed": "13"})
+    assert uncalibrated not in " ".join(c.value for c in at.sidebar.caption)
     assert "Drew active sample 2" in said, said
     with LabelStore(app_env["db"]) as store:
         page = get_sample(store, 2)

@@ -52,6 +52,11 @@ DESIGN_HELP = (
     "example can be drawn. The corrected estimates use the estimator that matches the design."
 )
 PILOT_METRICS = ("adherence", "relevance", "utilization", "completeness")
+UNCALIBRATED = (
+    "Drawn from the confidence alone, the audit trusts it: where it says nothing about the judge's errors, the "
+    "audit came out 4–19 % wider than a uniform one of the same size in our simulation (BENCHMARKS.md). Review a "
+    "small uniform sample (30–50) first and calibrate on it: then it was never wider."
+)
 NO_CONFIDENCE = (
     f"No judge confidence column (e.g. `{CONFIDENCE_COLUMN}`, 0–1 per row) in the loaded data: draw a uniform or "
     "a proportional stratified sample, or allocate from a pilot."
@@ -193,6 +198,8 @@ def design_form(ds: Dataset, samples: list[AuditSample]) -> bool:
             "estimate.",
         ):
             _pilot_inputs(samples, with_metric=False)
+        else:
+            st.caption(UNCALIBRATED)  # md: ours
     st.number_input(
         "Examples (on average)" if design == ACTIVE else "Examples",
         min_value=1,
