@@ -53,9 +53,9 @@ DESIGN_HELP = (
 )
 PILOT_METRICS = ("adherence", "relevance", "utilization", "completeness")
 UNCALIBRATED = (
-    "Drawn from the confidence alone, the audit trusts it: where it says nothing about the judge's errors, the "
-    "audit came out 4–19 % wider than a uniform one of the same size in our simulation (BENCHMARKS.md). Review a "
-    "small uniform sample (30–50) first and calibrate on it: then it was never wider."
+    "Drawn from the confidence alone, the audit trusts it: a confidence that says nothing about the judge's "
+    "errors made it up to 19 % wider than a uniform audit in our simulation. Calibrate on a small reviewed "
+    "uniform sample (30–50) to avoid that."
 )
 NO_CONFIDENCE = (
     f"No judge confidence column (e.g. `{CONFIDENCE_COLUMN}`, 0–1 per row) in the loaded data: draw a uniform or "
