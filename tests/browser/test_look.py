@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_wait import FRESH, click_support, expect, open_review, select_sentence, settle
+from tests.browser_wait import FRESH, WAIT, click_support, expect, open_review, select_sentence, settle
 from tests.conftest import ROOT, StreamlitServer
 
 pytestmark = pytest.mark.browser
@@ -329,6 +329,19 @@ def test_dashboard_charts_fill_a_wide_window(look_server, page):
     charts = page.locator(f'{FRESH} [data-testid="stVegaLiteChart"]')
     expect()(charts.nth(3)).to_be_visible(timeout=90_000)
     settle(page)
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:  # the columns take their widths a moment after the charts appear (on a loaded machine, seconds)
+        page.wait_for_function(
+            """sel => { const c = document.querySelectorAll(sel);
+                 if (c.length < 4) return false;
+                 const a = c[0].getBoundingClientRect(), d = c[3].getBoundingClientRect();
+                 return d.right - a.left > 1400 && Math.abs(a.top - d.top) < 2; }""",
+            arg=f'{FRESH} [data-testid="stVegaLiteChart"]',
+            timeout=WAIT,
+        )
+    except PlaywrightTimeout:
+        pass  # the assertions below say what the layout was
     first, fourth = charts.nth(0).bounding_box(), charts.nth(3).bounding_box()
     assert fourth["x"] + fourth["width"] - first["x"] > 1400, (first, fourth)
     assert abs(first["y"] - fourth["y"]) < 2  # one row: relevance … adherence
