@@ -12,7 +12,7 @@ import pytest
 
 from ragviz.analysis.audits.design_estimate import design_info
 from ragviz.analysis.audits.designs import DesignError
-from ragviz.analysis.audits.samples import draw_design
+from ragviz.analysis.audits.samples import draw_design, grow_design
 from ragviz.analysis.estimates.pairing import member_rows, pair_store
 from ragviz.cli.main import main
 from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change, field_value
@@ -247,3 +247,8 @@ def test_a_calibrated_active_sample_counts_its_pilots_reviews(tmp_path, capsys, 
     code, out, err = _run(capsys, "estimate", data_file, "--db", db, "--sample", active.id)
     assert code == 0, err
     assert f"active audit (sample {active.id}) with its pilot, sample {pilot.id}" in out
+    with LabelStore(db) as store:  # the pilot grown after the draw: its new members have no kept chance
+        grown = grow_design(store, dataset, pilot, 60, "ana")
+        _review_members(store, dataset, grown.members[40:])
+        pairing = pair_store(dataset, store, [*active.members, *grown.members])
+    assert len(design_info(pairing, active, pilot=grown).batches) == 2

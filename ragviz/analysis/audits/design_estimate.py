@@ -8,8 +8,8 @@ size and the people-hours it saved against a uniform audit of equal precision.
   calibrated on a uniform pilot, the pilot's reviewed members join the active sample's as one audit, each example
   at its chance of being in either, :math:`1 - (1 - n_p/N)(1 - \\pi_i)` (the draw keeps the pilot members' own
   :math:`q_i` for that): no review is wasted, and a pilot whose calibration says nothing leaves an audit as good as
-  a uniform one of the same size. Samples drawn before the pilot's chances were kept are estimated as two batches
-  (:func:`~ragviz.analysis.audits.active.combined_ipw_ppi_ci`; up to 8 % wider at n = 100).
+  a uniform one of the same size. Samples drawn before the pilot's chances were kept, or whose pilot grew since, are
+  estimated as two batches (:func:`~ragviz.analysis.audits.active.combined_ipw_ppi_ci`; up to 8 % wider at n = 100).
   People review an active sample in its order (by :math:`U_i/q_i`); a sample reviewed up to member *k* is the
   Poisson sample at the level of member *k + 1* (:func:`reviewed_level`), so the probabilities are those at that
   level and members reviewed past the first unreviewed one wait until the gap is closed.
@@ -138,14 +138,15 @@ def design_info(
     pilot_members = set(pilot.members)
     pilot_reviewed = [e.uid for e in pairing.examples if e.audited and e.uid in pilot_members]
     share = len(pilot_reviewed) / max(len(pairing.examples), 1)
-    pilot_weights = sample.params.get("pilot_weights")
-    if pilot_weights is not None:  # one audit: each reviewed example at its chance of being in either sample
+    pilot_weights = sample.params.get("pilot_weights") or {}
+    if pilot_reviewed and all(u in pilot_weights for u in pilot_reviewed):
+        # one audit: each reviewed example at its chance of being in either sample
         chance = {**{u: float(q) for u, q in pilot_weights.items()}, **{u: float(q or 0.0) for u, q in weights.items()}}
         union = {
             u: 1.0 - (1.0 - share) * (1.0 - min(1.0, level * chance.get(u, 0.0))) for u in {*pilot_reviewed, *usable}
         }
         return DesignInfo(ACTIVE, sample.id, probabilities=union, warnings=warnings, pilot_id=pilot.id)
-    # drawn before the pilot's chances were kept: the two samples are batches of their own
+    # drawn before the pilot's chances were kept (or the pilot grew since): the two samples are batches of their own
     first = dict.fromkeys(pilot_reviewed, share)
     union = {u: 1.0 - (1.0 - first.get(u, 0.0)) * (1.0 - probabilities.get(u, 0.0)) for u in {*first, *probabilities}}
     return DesignInfo(
