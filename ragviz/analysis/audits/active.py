@@ -53,6 +53,7 @@ __all__ = [
     "ActiveEstimate",
     "Batch",
     "ProbabilityError",
+    "batches_ppi_ci",
     "combined_ipw_ppi_ci",
     "combine_batch_estimates",
     "combined_people_ci",
@@ -223,6 +224,13 @@ def combined_ipw_ppi_ci(batches: Sequence[Batch], alpha: float = 0.05, bounds: B
     sizes = np.array([b[0].size for b in batches], dtype=float)
     lam = float(sizes @ np.array([p.lam for p in parts]) / sizes.sum())
     return ActiveEstimate(_interval(theta, variance, alpha, bounds), variance, lam, theta)
+
+
+def batches_ppi_ci(batches: Sequence[Batch], alpha: float = 0.05, bounds: Bounds | None = None) -> ActiveEstimate:
+    """The active estimate of an audit in one batch (:func:`ipw_ppi_ci`) or several (:func:`combined_ipw_ppi_ci`)."""
+    if len(batches) == 1:
+        return ipw_ppi_ci(*batches[0], alpha, bounds)
+    return combined_ipw_ppi_ci(batches, alpha, bounds)
 
 
 def combined_people_ci(

@@ -29,13 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ragviz.analysis.audits.active import (
-    ActiveEstimate,
-    Batch,
-    combine_batch_estimates,
-    combined_ipw_ppi_ci,
-    ipw_ppi_ci,
-)
+from ragviz.analysis.audits.active import ActiveEstimate, Batch, batches_ppi_ci, combine_batch_estimates
 from ragviz.analysis.audits.percentile_t import percentile_t_interval
 from ragviz.analysis.estimates.bootstrap_t import RESAMPLES
 from ragviz.analysis.estimates.ppi import BOOTSTRAP_T, NORMAL
@@ -124,7 +118,7 @@ def active_bootstrap_t(
     """The active estimate (one batch: :func:`~ragviz.analysis.audits.active.ipw_ppi_ci`; a pilot and an active
     sample: :func:`~ragviz.analysis.audits.active.combined_ipw_ppi_ci`) with its percentile-t interval, and the
     interval's method (``bootstrap-t``, or ``normal`` where the resamples have no spread)."""
-    shown = ipw_ppi_ci(*batches[0], alpha, bounds) if len(batches) == 1 else combined_ipw_ppi_ci(batches, alpha, bounds)
+    shown = batches_ppi_ci(batches, alpha, bounds)
     parts = [batch_replicates(b, resamples, seed + k, bounds is not None) for k, b in enumerate(batches)]
     theta, variance = _combine(parts) if len(parts) > 1 else (parts[0].theta, parts[0].variance)
     se = float(np.sqrt(shown.variance))

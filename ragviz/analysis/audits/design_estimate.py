@@ -33,10 +33,9 @@ import numpy as np
 from ragviz.analysis.audits.active import (
     Batch,
     ProbabilityError,
-    combined_ipw_ppi_ci,
+    batches_ppi_ci,
     combined_people_ci,
     ipw_people_ci,
-    ipw_ppi_ci,
 )
 from ragviz.analysis.audits.active_bootstrap import active_bootstrap_t
 from ragviz.analysis.audits.designs import ACTIVE, STRATIFIED, UNIFORM, unit_draw
@@ -250,11 +249,7 @@ def _metric(
             if method == BOOTSTRAP_T:
                 act, shown_method = active_bootstrap_t(batches, alpha, bounds)
             else:
-                act = (
-                    combined_ipw_ppi_ci(batches, alpha, bounds)
-                    if info.batches
-                    else ipw_ppi_ci(*batches[0], alpha, bounds)
-                )
+                act = batches_ppi_ci(batches, alpha, bounds)
             interval, variance, lam, weights = act.interval, act.variance, act.lam, 1.0 / pi
     except (StratumError, ProbabilityError) as exc:
         note = str(exc)
@@ -315,8 +310,7 @@ def design_report(
         report = estimate_report(pairing, alpha, by, interval)
         return EstimateReport(report.alpha, report.overall, report.by, report.groups, report.interval, summary)
     names = pairing.metric_names()
-    method = interval
-    overall = _group(pairing.examples, names, info, alpha, minutes_per_example, method)
+    overall = _group(pairing.examples, names, info, alpha, minutes_per_example, interval)
     groups = None
     if by is not None:
         if by not in GROUP_BY:
@@ -324,5 +318,5 @@ def design_report(
         members: dict[str, list[PairedExample]] = {}
         for e in pairing.examples:
             members.setdefault(getattr(e, GROUP_BY[by]), []).append(e)
-        groups = {g: _group(members[g], names, info, alpha, minutes_per_example, method) for g in sorted(members)}
-    return EstimateReport(alpha, overall, by, groups, method, {**summary, "interval": method})
+        groups = {g: _group(members[g], names, info, alpha, minutes_per_example, interval) for g in sorted(members)}
+    return EstimateReport(alpha, overall, by, groups, interval, {**summary, "interval": interval})
