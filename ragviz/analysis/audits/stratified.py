@@ -36,7 +36,14 @@ from ragviz.analysis.estimates.small_audit import FEW, Bounds, floored, rectifie
 
 PSEUDO_AUDITED = FEW  # pseudo-examples at the whole audit's spread added to each stratum's (bounds given)
 
-__all__ = ["PSEUDO_AUDITED", "StratifiedEstimate", "StratumError", "stratified_people_ci", "stratified_ppi_ci"]
+__all__ = [
+    "PSEUDO_AUDITED",
+    "StratifiedEstimate",
+    "StratumError",
+    "stratified_people_ci",
+    "stratified_ppi_ci",
+    "stratum_arrays",
+]
 
 
 class StratumError(ValueError):
@@ -57,9 +64,10 @@ def _clip(value: float, bounds: Bounds | None) -> float:
     return value if bounds is None else min(max(value, bounds[0]), bounds[1])
 
 
-def _stratum_arrays(
+def stratum_arrays(
     y: np.ndarray, f: np.ndarray, g: np.ndarray, fu: np.ndarray, gu: np.ndarray
 ) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
+    """Per stratum, in name order: its name, audited values, their judge values and the judge-only values."""
     names = sorted({*map(str, g.tolist()), *map(str, gu.tolist())})
     out = []
     for h in names:
@@ -101,7 +109,7 @@ def stratified_ppi_ci(
     g, gu = np.asarray(strata).astype(str), np.asarray(strata_u).astype(str)
     if y_arr.size != f_arr.size or g.size != y_arr.size or gu.size != fu_arr.size:
         raise ValueError("y, yhat and strata (and yhat_u and strata_u) must pair up")
-    per = _stratum_arrays(y_arr, f_arr, g, fu_arr, gu)
+    per = stratum_arrays(y_arr, f_arr, g, fu_arr, gu)
     _too_few(per)
     total = y_arr.size + fu_arr.size
     theta = variance = 0.0

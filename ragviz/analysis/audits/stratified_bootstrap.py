@@ -24,7 +24,7 @@ import numpy as np
 
 from ragviz.analysis.audits.active_bootstrap import unaudited_sums
 from ragviz.analysis.audits.percentile_t import percentile_t_interval
-from ragviz.analysis.audits.stratified import PSEUDO_AUDITED, StratifiedEstimate, stratified_ppi_ci
+from ragviz.analysis.audits.stratified import PSEUDO_AUDITED, StratifiedEstimate, stratified_ppi_ci, stratum_arrays
 from ragviz.analysis.estimates.bootstrap_t import RESAMPLES
 from ragviz.analysis.estimates.ppi import BOOTSTRAP_T, NORMAL, as_vector
 from ragviz.analysis.estimates.small_audit import Bounds, floored
@@ -58,13 +58,11 @@ def stratified_replicates(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The bounded stratified PPI++ estimate and its variance (before the floor) in every resample; index 0 is
     the audit as it is."""
-    y_arr, f_arr, fu_arr = as_vector(y), as_vector(yhat), as_vector(yhat_u)
+    y_arr = as_vector(y)
     g, gu = np.asarray(strata).astype(str), np.asarray(strata_u).astype(str)
-    names = sorted({*g.tolist(), *gu.tolist()})
     rng = np.random.default_rng(seed)
     sizes, audited, judged = [], [], []
-    for h in names:
-        yk, fk, fuk = y_arr[g == h], f_arr[g == h], fu_arr[gu == h]
+    for _, yk, fk, fuk in stratum_arrays(y_arr, as_vector(yhat), g, as_vector(yhat_u), gu):
         sizes.append(yk.size)
         audited.append(_stratum_sums(yk, fk, resamples, rng, fixed=fuk.size == 0))
         judged.append(np.column_stack(unaudited_sums(fuk, resamples, rng)))
