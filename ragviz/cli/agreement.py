@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ragviz.analysis.dashboard.baselines import agreement_report, has_baseline_scores
-from ragviz.cli.common import EXIT_OK
+from ragviz.cli.common import EXIT_OK, add_db_argument, open_store
 from ragviz.data.dataset import Dataset
 from ragviz.data.errors import BadInput
 
@@ -24,11 +24,7 @@ def add_agreement_arguments(parser: Any) -> None:
         help="the label set taken as the truth: llm (the judge), human (every annotator's latest decision, the "
         "default), gold (the team's agreed or adjudicated labels) or one annotator's name; examples nobody decided on keep the judge's labels",
     )
-    parser.add_argument(
-        "--db",
-        metavar="DB",
-        help="label store: an SQLite file or a postgresql://user@host/db URL (default: $RAGVIZ_DB or ~/.ragviz/ragviz.db)",
-    )
+    add_db_argument(parser)
     parser.add_argument(
         "--annotators",
         action="store_true",
@@ -55,18 +51,14 @@ def run_agreement_command(args: Any) -> int:
         )
     store = None
     if args.against != JUDGE or getattr(args, "annotators", False):
-        from ragviz.store.label_store import LabelStore, StoreError, default_db
+        from ragviz.store.label_store import default_db
         from ragviz.store.postgres import is_url, mask_url
 
         target = str(args.db or default_db())
         db = mask_url(target) if is_url(target) else Path(target).expanduser()
-        if is_url(target) or Path(db).exists():
-            try:
-                store = LabelStore(target if is_url(target) else db)
-            except StoreError as exc:
-                raise BadInput(str(exc), path=COMMAND) from None
-        elif args.db:
-            raise BadInput("no label store at this path", path=f"{COMMAND}: {db}")
+        # no --db and no store at the default place: nobody has decided yet (the judge's labels stand)
+        if args.db or is_url(target) or Path(db).exists():
+            store = open_store(target, command=COMMAND)
         if (
             not getattr(args, "annotators", False)
             and args.against not in (HUMAN, GOLD)

@@ -17,10 +17,12 @@ import os
 import sys
 from typing import Any
 
-from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK
+from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK, add_db_argument, open_store
 
 __all__ = ["add_audit_arguments", "run_audit_command"]
 
+
+COMMAND = "ragviz audit"
 
 DESIGN_CHOICES = ("uniform", "stratified", "active")  # ragviz.analysis.audits.designs.DESIGNS (lazy import)
 
@@ -36,9 +38,7 @@ def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
         "inclusion probability.",
     )
     draw.add_argument("paths", nargs="+", metavar="DATA", help="the judged rows the sample is drawn from")
-    draw.add_argument(
-        "--db", required=True, metavar="DB_OR_URL", help="the label store (SQLite file or postgresql:// URL)"
-    )
+    add_db_argument(draw, required=True, metavar="DB_OR_URL", purpose="the sample is stored here")
     draw.add_argument("--size", required=True, type=int, metavar="N", help="examples to audit (active: on average)")
     draw.add_argument(
         "--design",
@@ -96,25 +96,14 @@ def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
         description="Print each audit sample in the label store (or one with --sample): its design, size, seed and "
         "how many members anyone reviewed, per stratum for a stratified sample.",
     )
-    status.add_argument("--db", required=True, metavar="DB_OR_URL", help="the label store")
+    add_db_argument(status, required=True, metavar="DB_OR_URL")
     status.add_argument("--sample", type=int, metavar="ID", help="only this sample")
     status.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: table)")
 
 
 def _fail(message: str) -> int:
-    print(f"ragviz audit: {message}", file=sys.stderr)
+    print(f"{COMMAND}: {message}", file=sys.stderr)
     return EXIT_BAD_INPUT
-
-
-def _open(db: str) -> Any:
-    from pathlib import Path
-
-    from ragviz.store.label_store import LabelStore
-    from ragviz.store.postgres import is_url
-
-    if not is_url(db) and not Path(db).expanduser().parent.is_dir():
-        raise ValueError(f"{db}: no such folder for a label store")
-    return LabelStore(db)
 
 
 def run_audit_command(args: argparse.Namespace) -> int:
@@ -140,7 +129,7 @@ def _draw(args: argparse.Namespace) -> int:
         return _fail(f"DATA: {result.errors[0]}")
     dataset = result.dataset
     who = args.annotator or os.environ.get("RAGVIZ_ANNOTATOR") or getpass.getuser()
-    with _open(args.db) as store:
+    with open_store(args.db, command=COMMAND, create=True) as store:
         if args.grow is not None:
             found = get_sample(store, args.grow)
             if found is None:
@@ -191,7 +180,7 @@ def _draw(args: argparse.Namespace) -> int:
 def _status(args: argparse.Namespace) -> int:
     from ragviz.store.audit_samples import get_sample, list_samples
 
-    with _open(args.db) as store:
+    with open_store(args.db, command=COMMAND) as store:
         if args.sample is not None:
             one = get_sample(store, args.sample)
             if one is None:

@@ -1,18 +1,43 @@
-"""What every ragviz command shares: exit codes, the PATH arguments, problem printing."""
+"""What every ragviz command shares: exit codes, the PATH and ``--db`` arguments, opening the label store,
+problem printing."""
 
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Iterable
-from typing import TextIO
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
 
-__all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "add_paths", "print_problems"]
+from ragviz.data.errors import BadInput
+
+if TYPE_CHECKING:
+    from ragviz.store.label_store import LabelStore
+
+__all__ = [
+    "DB_DEFAULT",
+    "DB_HELP",
+    "EXIT_BAD_INPUT",
+    "EXIT_OK",
+    "NO_STORE",
+    "add_db_argument",
+    "add_paths",
+    "open_store",
+    "print_problems",
+]
 
 
 EXIT_OK = 0
 
 
 EXIT_BAD_INPUT = 2
+
+
+DB_HELP = "label store: an SQLite file or a postgresql://user@host/db URL"
+
+DB_DEFAULT = " (default: $RAGVIZ_DB or ~/.ragviz/ragviz.db)"
+
+NO_STORE = "no label store here (give the file the app uses, default ~/.ragviz/ragviz.db)"
 
 
 def add_paths(parser: argparse.ArgumentParser) -> None:
@@ -22,6 +47,44 @@ def add_paths(parser: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="data files (.parquet, .jsonl, .json, .csv) or directories of Parquet shards",
     )
+
+
+def add_db_argument(
+    parser: argparse.ArgumentParser,
+    *,
+    required: bool = False,
+    defaults_to_store: bool = True,
+    metavar: str = "DB",
+    purpose: str = "",
+) -> None:
+    """``--db``, the label store, the same way in every command; *defaults_to_store* when the command opens the
+    default store without it (``None`` then), *purpose* says what this command reads or writes there."""
+    text = DB_HELP + (DB_DEFAULT if defaults_to_store and not required else "")
+    parser.add_argument(
+        "--db", metavar=metavar, default=None, required=required, help=f"{text}; {purpose}" if purpose else text
+    )
+
+
+def open_store(db: str | os.PathLike[str] | None, *, command: str, create: bool = False) -> LabelStore:
+    """The label store *db* (default ``$RAGVIZ_DB`` or ``~/.ragviz/ragviz.db``), opened.
+
+    One rule for every command: only a command that writes passes ``create=True`` and may make a new SQLite
+    file (its folder must exist); every reader refuses a missing file with :data:`NO_STORE`, so a mistyped
+    ``--db`` never reads an empty store. A store that does not open is :class:`BadInput` naming *command*."""
+    from ragviz.store.label_store import LabelStore, StoreError, default_db
+    from ragviz.store.postgres import is_url
+
+    target = os.fspath(db) if db is not None else os.fspath(default_db())
+    if not is_url(target):
+        path = Path(target).expanduser()
+        if not create and not path.is_file():
+            raise BadInput(NO_STORE, path=target)
+        if create and db is not None and not path.parent.is_dir():
+            raise BadInput("no such folder for a label store", path=target)
+    try:
+        return LabelStore(target)
+    except StoreError as exc:
+        raise BadInput(str(exc), path=command) from None
 
 
 def print_problems(problems: Iterable[object], stream: TextIO) -> None:

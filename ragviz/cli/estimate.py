@@ -14,7 +14,8 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from ragviz.analysis.estimates.coverage import MIN_AUDITED
-from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK
+from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK, add_db_argument, open_store
+from ragviz.data.errors import BadInput
 
 if TYPE_CHECKING:
     from ragviz.data.dataset import Dataset
@@ -26,6 +27,9 @@ __all__ = [
     "add_estimate_arguments",
     "run_estimate_command",
 ]
+
+
+COMMAND = "ragviz estimate"
 
 
 FORMATS = ("table", "json", "csv")
@@ -50,12 +54,12 @@ def add_estimate_arguments(parser: argparse.ArgumentParser) -> None:
         "label_source human rows do (the others are counted and left out) (default: the label_source human rows "
         "of a ragviz export in DATA)",
     )
-    parser.add_argument(
-        "--db",
+    add_db_argument(
+        parser,
+        defaults_to_store=False,
         metavar="DB_OR_URL",
-        help="read people's labels and the audit sample from a label store (an SQLite file or a postgresql:// URL): "
-        "the reviewed members of the team's audit sample (an admin's choice; else the newest) drawn from DATA's"
-        " examples count as audited",
+        purpose="people's labels and the audit sample: the reviewed members of the team's audit sample (an admin's "
+        "choice; else the newest) drawn from DATA's examples count as audited",
     )
     parser.add_argument(
         "--sample",
@@ -115,25 +119,21 @@ def _alpha(text: str) -> float:
 
 
 def _fail(message: str) -> int:
-    print(f"ragviz estimate: {message}", file=sys.stderr)
+    print(f"{COMMAND}: {message}", file=sys.stderr)
     return EXIT_BAD_INPUT
 
 
-class _BadInput(Exception):
-    """A one-line message for :func:`_fail`."""
-
-
 def _load(paths: list[str], what: str) -> Dataset:
-    """The loaded dataset; :class:`_BadInput` naming the first problem when it does not load."""
+    """The loaded dataset; :class:`BadInput` naming the first problem when it does not load."""
     from ragviz.data.load import load
 
     result = load(paths)
     if not result.ok:
         more = len(result.errors) - 1
         tail = f" (and {more} more errors: run `ragviz validate`)" if more else ""
-        raise _BadInput(f"{what}: {result.errors[0]}{tail}")
+        raise BadInput(f"{what}: {result.errors[0]}{tail}")
     if len(result.dataset) == 0:
-        raise _BadInput(f"{what}: {', '.join(paths)}: no rows")
+        raise BadInput(f"{what}: {', '.join(paths)}: no rows")
     return result.dataset
 
 
@@ -147,7 +147,11 @@ def run_estimate_command(args: argparse.Namespace) -> int:
             pairing, design = _pair_claims(args), None
         else:
             pairing, design = _pair(args, families)
-    except (_BadInput, AuditError) as exc:
+    except BadInput as exc:
+        if exc.path is not None:
+            raise  # it names its file or store already (ragviz.cli.main prints it)
+        return _fail(str(exc))
+    except AuditError as exc:
         return _fail(str(exc))
     return _report(pairing, design, args)
 
@@ -158,7 +162,7 @@ def _pair(args: argparse.Namespace, families: Any) -> tuple[Any, Any]:
 
     data = _load(args.paths, "DATA")
     if args.human and args.db:
-        raise _BadInput("give people's labels with --human FILE or --db DB_OR_URL, not both")
+        raise BadInput("give people's labels with --human FILE or --db DB_OR_URL, not both")
     if args.human:
         return pair_human(data, _load([args.human], "--human"), families), None
     if args.db:
@@ -172,14 +176,14 @@ def _pair_claims(args: argparse.Namespace) -> Any:
     from ragviz.analysis.estimates.pairing import Pairing
 
     if args.human or not args.db:
-        raise _BadInput(
+        raise BadInput(
             "--family ragchecker reads people's labels from a label store: give --db DB_OR_URL (not --human)"
         )
     if args.by is not None:
-        raise _BadInput("--family ragchecker: --by is not available (one checking output is one subset)")
+        raise BadInput("--family ragchecker: --by is not available (one checking output is one subset)")
     if args.sample is not None and len(args.paths) > 1:
-        raise _BadInput("--sample ID names one file's audit sample: give one checking output with it")
-    with _open_store(args.db) as store:
+        raise BadInput("--sample ID names one file's audit sample: give one checking output with it")
+    with open_store(args.db, command=COMMAND) as store:
         parts = [pair_claims_store(path, store, args.sample, args.annotator) for path in args.paths]
     return Pairing([e for p in parts for e in p.examples], [w for p in parts for w in p.warnings])
 
@@ -232,24 +236,9 @@ def _masked(db: str | None) -> str | None:
     return None if db is None else mask_url(db) if is_url(db) else db
 
 
-def _open_store(db: str) -> Any:
-    """The label store *db*, opened; :class:`_BadInput` when there is none or it does not open."""
-    from pathlib import Path
-
-    from ragviz.store.label_store import LabelStore, StoreError
-    from ragviz.store.postgres import is_url
-
-    if not is_url(db) and not Path(db).expanduser().is_file():
-        raise _BadInput(f"{db}: no label store here (give the file the app uses, default ~/.ragviz/ragviz.db)")
-    try:
-        return LabelStore(db)
-    except StoreError as exc:
-        raise _BadInput(str(exc)) from None
-
-
 def _pair_db(data: Dataset, db: str, sample_id: int | None, annotator: str | None, families: Any) -> Any:
     """The pairing of :func:`ragviz.analysis.estimates.pairing.pair_store` over the label store *db* and the
-    sample's design (:func:`ragviz.analysis.audits.design_estimate.design_info`); :class:`_BadInput` when it does
+    sample's design (:func:`ragviz.analysis.audits.design_estimate.design_info`); :class:`BadInput` when it does
     not open or holds no audit sample drawn from DATA's examples."""
 
     from ragviz.analysis.audits.sample_estimate import audited_members, design_of, pilot_of
@@ -257,22 +246,22 @@ def _pair_db(data: Dataset, db: str, sample_id: int | None, annotator: str | Non
     from ragviz.store.audit_samples import default_sample, get_sample, list_samples, team_choice
 
     where = _masked(db)
-    with _open_store(db) as store:
+    with open_store(db, command=COMMAND) as store:
         if annotator is not None and annotator not in store.annotators():
             known = ", ".join(store.annotators()) or "none"
-            raise _BadInput(f"{where}: annotator {annotator!r} has no labels in this store (annotators: {known})")
+            raise BadInput(f"{where}: annotator {annotator!r} has no labels in this store (annotators: {known})")
         drawn = list_samples(store, data.uids)
         if sample_id is not None:
             sample = get_sample(store, sample_id)
             if sample is None:
-                raise _BadInput(f"{where}: no audit sample {sample_id}")
+                raise BadInput(f"{where}: no audit sample {sample_id}")
             if sample not in drawn:
-                raise _BadInput(
+                raise BadInput(
                     f"{where}: audit sample {sample_id} was drawn from {sample.population_size:,} other examples "
                     f"than DATA's {len(set(data.uids)):,}: give the data it was drawn from"
                 )
         elif not drawn:
-            raise _BadInput(
+            raise BadInput(
                 f"{where}: no audit sample drawn from DATA's examples (draw one on the Review page, "
                 "queue: Audit sample)"
             )
@@ -299,7 +288,7 @@ def _pair_db(data: Dataset, db: str, sample_id: int | None, annotator: str | Non
     try:
         return pairing, design_of(data, pairing, sample, pilot)
     except DesignError as exc:
-        raise _BadInput(f"{where}: {exc}") from None
+        raise BadInput(f"{where}: {exc}") from None
 
 
 def _csv(rows: list[dict[str, Any]]) -> str:

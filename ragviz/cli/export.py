@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ragviz.analysis.labelsets.named import GOLD
-from ragviz.cli.common import EXIT_OK
+from ragviz.cli.common import EXIT_OK, add_db_argument, open_store
 from ragviz.data.errors import BadInput
 from ragviz.data.formats.ragchecker import RagCheckerFormatError, is_ragchecker_file
 from ragviz.export.files import FORMATS
@@ -43,7 +43,6 @@ def export_command(
     and ``db=None`` (no store) the rows' own labels are exported. Returns 0; bad input (missing DB or data
     files, unknown annotator) raises :class:`BadInput`, which ``ragviz`` prints and exits 2 on.
     """
-    from ragviz.store.label_store import StoreError
     from ragviz.store.postgres import is_url, mask_url
 
     fmt = fmt or format_from_name(out)
@@ -55,12 +54,7 @@ def export_command(
         if not data:
             raise BadInput("give data files or a label store (--db)", path=COMMAND)
         return _export_data(None, Target(out, fmt, to, card), None, data, "data files")
-    if not is_url(db) and not Path(db).expanduser().is_file():
-        raise BadInput("no label store here (give the file the app uses, default ~/.ragviz/ragviz.db)", path=db)
-    try:
-        store = LabelStore(db)
-    except StoreError as exc:
-        raise BadInput(str(exc)) from None
+    store = open_store(db, command=COMMAND)
     db = mask_url(db) if is_url(db) else db  # messages below name the URL without its password
     with store:
         names = store.annotators()
@@ -144,7 +138,6 @@ def _summary(written: str, target: Target, annotator: str | None, n_rows: int, n
 
 def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     """Options of ``ragviz export`` (the CLI module only wires the subparser)."""
-    from ragviz.store.label_store import DB_ENV
 
     parser.add_argument(
         "data",
@@ -152,12 +145,7 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="DATA",
         help="data files or directories to export with the store's labels (default: the files registered in the store)",
     )
-    parser.add_argument(
-        "--db",
-        metavar="DB",
-        default=None,
-        help=f"label store: an SQLite file or a postgresql://user@host/db URL (default: ${DB_ENV} or ~/.ragviz/ragviz.db)",
-    )
+    add_db_argument(parser)
     parser.add_argument(
         "-o",
         "--output",

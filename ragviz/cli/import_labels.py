@@ -6,8 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ragviz.cli.common import EXIT_OK
-from ragviz.cli.team import DB_HELP, open_team_store
+from ragviz.cli.common import EXIT_OK, add_db_argument, open_store
 from ragviz.data.errors import BadInput
 
 __all__ = ["COMMAND", "add_import_arguments", "run_import_command"]
@@ -20,7 +19,7 @@ def add_import_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "files", nargs="+", metavar="FILE", help="labelled rows (RAGBench-shaped files, a ragviz export)"
     )
-    parser.add_argument("--db", metavar="DB", default=None, help=DB_HELP)
+    add_db_argument(parser, purpose="the annotator's decisions are written here")
     parser.add_argument("--annotator", metavar="NAME", required=True, help="whose labels these are")
     parser.add_argument(
         "--data",
@@ -35,7 +34,7 @@ def run_import_command(args: argparse.Namespace) -> int:
     from ragviz.analysis.team.imports import import_labels
     from ragviz.data.load import load
 
-    with open_team_store(args.db, COMMAND) as store:
+    with open_store(args.db, command=COMMAND, create=bool(args.data)) as store:
         paths = args.data or store.sources()
         if not paths:
             raise BadInput(

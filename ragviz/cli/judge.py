@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ragviz.cli.common import EXIT_OK
+from ragviz.cli.common import EXIT_OK, add_db_argument, open_store
 from ragviz.data.errors import BadInput
 
 if TYPE_CHECKING:
@@ -35,11 +35,6 @@ __all__ = ["add_judge_arguments", "comparison_json", "comparison_table", "run_ju
 
 
 COMMAND = "ragviz judge"
-_DB_HELP = "label store: an SQLite file or a postgresql://user@host/db URL (default: $RAGVIZ_DB or ~/.ragviz/ragviz.db)"
-
-
-def _db(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--db", default=None, help=_DB_HELP)
 
 
 def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
@@ -48,14 +43,14 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "list", help="every judge version; the team's judge is marked", description="List judge versions."
     )
-    _db(p)
+    add_db_argument(p)
     p = sub.add_parser(
         "show",
         help="the exact prompt a version sends",
         description="Print NAME's exact system message (settings to stderr).",
     )
     p.add_argument("name", metavar="NAME")
-    _db(p)
+    add_db_argument(p)
     p = sub.add_parser(
         "create",
         help="a new version from people's corrections",
@@ -71,7 +66,7 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--model", default=None, help="the version's model (default: the one it starts from, else any)")
     p.add_argument("--base-url", default=None, metavar="URL", help="the version's server URL (never a key)")
     p.add_argument("--by", default=None, metavar="WHO", help="who creates it (default: $USER)")
-    _db(p)
+    add_db_argument(p)
     p = sub.add_parser(
         "compare",
         help="versions side by side on a test set the prompts never saw",
@@ -98,7 +93,7 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
         default="auto",
         help="for versions that fix none, as `ragviz label --response-format` (default: auto)",
     )
-    _db(p)
+    add_db_argument(p)
     p = sub.add_parser(
         "promote",
         help="make a version the team's judge",
@@ -106,16 +101,7 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
     )
     p.add_argument("name", metavar="NAME")
     p.add_argument("--by", default=None, metavar="WHO", help="who promotes it (default: $USER)")
-    _db(p)
-
-
-def _open_store(args: argparse.Namespace) -> LabelStore:
-    from ragviz.store.label_store import LabelStore, StoreError, default_db
-
-    try:
-        return LabelStore(args.db or os.fspath(default_db()))
-    except StoreError as exc:
-        raise BadInput(str(exc), path=COMMAND) from None
+    add_db_argument(p)
 
 
 def _load(paths: list[str]) -> Dataset:
@@ -136,7 +122,8 @@ def _who(args: argparse.Namespace) -> str:
 
 def run_judge_command(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
     out, err = out or sys.stdout, err or sys.stderr
-    store = _open_store(args)
+    # create, compare (its cached answers) and promote write; list and show only read
+    store = open_store(args.db, command=COMMAND, create=args.judge_command in ("create", "compare", "promote"))
     try:
         return {"list": _list, "show": _show, "create": _create, "compare": _compare, "promote": _promote}[
             args.judge_command

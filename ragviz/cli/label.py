@@ -24,7 +24,7 @@ import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING, TextIO
 
-from ragviz.cli.common import EXIT_OK
+from ragviz.cli.common import EXIT_OK, add_db_argument, open_store
 from ragviz.data.errors import BadInput
 
 if TYPE_CHECKING:
@@ -159,11 +159,7 @@ def add_label_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--dry-run", action="store_true", help="print the estimated calls, tokens and cost; call nothing, write no OUT"
     )
-    parser.add_argument(
-        "--db",
-        default=None,
-        help="label store: an SQLite file or a postgresql://user@host/db URL (default: $RAGVIZ_DB or ~/.ragviz/ragviz.db)",
-    )
+    add_db_argument(parser, purpose="the judge's labels and cached answers are written here")
     parser.add_argument(
         "-o",
         "--output",
@@ -209,12 +205,8 @@ def settings_from_args(args: argparse.Namespace, environ: dict[str, str] | None 
 def team_judge(db_path: str) -> tuple[JudgeVersion, JudgePrompt]:
     """The team's judge version in the store at *db_path* and its prompt (:func:`ragviz.judge.versions.registry.team_judge`)."""
     from ragviz.judge.versions import registry
-    from ragviz.store.label_store import LabelStore, StoreError
 
-    try:
-        store = LabelStore(db_path)
-    except StoreError as exc:
-        raise BadInput(str(exc), path=COMMAND) from None
+    store = open_store(db_path, command=COMMAND, create=True)
     try:
         version, prompt, _ = registry.team_judge(store)
     finally:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from ragviz.cli.common import open_store
 from ragviz.data.errors import BadInput
 
 if TYPE_CHECKING:
@@ -158,13 +159,14 @@ def run_batch_command(
     from ragviz.judge.batch.remote import BatchServiceError
     from ragviz.judge.cache import JudgeCache
     from ragviz.judge.client import JudgeConfigError
-    from ragviz.store.label_store import LabelStore, StoreError, default_db
+    from ragviz.store.label_store import StoreError, default_db
 
     db_path = args.db or os.fspath(default_db())
+    store = open_store(db_path, command=COMMAND, create=True)
     try:
-        store = LabelStore(db_path)
         cache = JudgeCache(store.reopen_database())
     except (StoreError, ValueError) as exc:
+        store.close()
         raise BadInput(str(exc), path=COMMAND) from None
     try:
         if not args.model:

@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ragviz.cli.common import EXIT_OK
+from ragviz.cli.common import EXIT_OK, add_db_argument, open_store
 from ragviz.data.errors import BadInput
 
 __all__ = ["COMMAND", "FORMATS", "add_report_arguments", "run_report_command", "store_where"]
@@ -28,11 +28,11 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="DATA",
         help="the judged rows the report is of, in any format ragviz reads (.parquet, .jsonl, .json, .csv, folders)",
     )
-    parser.add_argument(
-        "--db",
+    add_db_argument(
+        parser,
+        defaults_to_store=False,
         metavar="DB_OR_URL",
-        help="the label store with people's decisions and the audit sample (an SQLite file or a postgresql:// URL); "
-        "without it the report shows the judge's labels alone (no audit yet)",
+        purpose="people's decisions and the audit sample; without it the report shows the judge's labels alone",
     )
     parser.add_argument("-o", "--output", metavar="OUT", required=True, help="the file to write (report.html)")
     parser.add_argument(
@@ -82,8 +82,6 @@ def run_report_command(args: argparse.Namespace) -> int:
     """``ragviz report``: see the module docstring."""
     from ragviz.data.load import load
     from ragviz.export.report import ReportError, ReportRequest, check_date, report_bytes, today
-    from ragviz.store.label_store import LabelStore, StoreError
-    from ragviz.store.postgres import is_url, mask_url
 
     fmt = args.format or ("pdf" if args.output.lower().endswith(".pdf") else "html")
     try:
@@ -96,15 +94,7 @@ def run_report_command(args: argparse.Namespace) -> int:
         return _fail(f"{result.errors[0]}" + (f" (and {more} more errors: run `ragviz validate`)" if more else ""))
     if len(result.dataset) == 0:
         return _fail(f"{', '.join(args.paths)}: no rows")
-    store = None
-    if args.db is not None:
-        where = mask_url(args.db) if is_url(args.db) else args.db
-        if not is_url(args.db) and not Path(args.db).expanduser().is_file():
-            return _fail(f"{where}: no label store here (give the file the app uses, default ~/.ragviz/ragviz.db)")
-        try:
-            store = LabelStore(args.db)
-        except StoreError as exc:
-            return _fail(str(exc))
+    store = None if args.db is None else open_store(args.db, command=COMMAND)
     request = ReportRequest(
         paths=tuple(args.paths),
         db=args.db,

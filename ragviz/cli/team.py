@@ -9,17 +9,15 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-from ragviz.cli.common import EXIT_OK
+from ragviz.cli.common import EXIT_OK, add_db_argument, open_store
 from ragviz.data.errors import BadInput
 
-__all__ = ["COMMAND", "DB_HELP", "add_team_arguments", "open_team_store", "run_team_command"]
+__all__ = ["COMMAND", "add_team_arguments", "run_team_command"]
 
 
 COMMAND = "ragviz team"
-DB_HELP = "label store: an SQLite file or a postgresql://user@host/db URL (default: $RAGVIZ_DB or ~/.ragviz/ragviz.db)"
 
 
 def add_team_arguments(parser: argparse.ArgumentParser) -> None:
@@ -36,7 +34,7 @@ def add_team_arguments(parser: argparse.ArgumentParser) -> None:
     a.add_argument(
         "data", nargs="*", metavar="DATA", help="data files or directories (default: the files registered in the store)"
     )
-    a.add_argument("--db", metavar="DB", default=None, help=DB_HELP)
+    add_db_argument(a)
     a.add_argument(
         "--overlap", metavar="K", type=int, required=True, help="how many annotators label each example (1-5)"
     )
@@ -52,7 +50,7 @@ def add_team_arguments(parser: argparse.ArgumentParser) -> None:
         "least-loaded other pool member not already on it (one action; what NAME decided stays theirs). "
         "Refused, with nothing changed, when an example would have nobody left to take it.",
     )
-    r.add_argument("--db", metavar="DB", default=None, help=DB_HELP)
+    add_db_argument(r)
     r.add_argument("--leave", metavar="NAME", required=True, help="the annotator who leaves")
     r.add_argument("--by", metavar="NAME", default="cli", help="who makes the change, as recorded (default: cli)")
     s = sub.add_parser(
@@ -62,23 +60,8 @@ def add_team_arguments(parser: argparse.ArgumentParser) -> None:
         'example who it is assigned to and who of them decided it. --format json prints {"annotators": {NAME: '
         '{"assigned": n, "done": n}}, "examples": {UID: [NAME, ...]}} (the annotators each example is assigned to).',
     )
-    s.add_argument("--db", metavar="DB", default=None, help=DB_HELP)
+    add_db_argument(s)
     s.add_argument("--format", choices=("text", "json"), default="text", help="text (default) or json")
-
-
-def open_team_store(db: str | None, command: str = COMMAND, create: bool = False) -> Any:
-    """The label store *db* (default ``$RAGVIZ_DB`` or ``~/.ragviz/ragviz.db``) for a team command; a missing file
-    (unless *create*) or a store that does not open is :class:`BadInput`."""
-    from ragviz.store.label_store import LabelStore, StoreError, default_db
-    from ragviz.store.postgres import is_url
-
-    target = str(db or default_db())
-    if not create and not is_url(target) and not Path(target).expanduser().is_file():
-        raise BadInput("no label store here (give the file the app uses, default ~/.ragviz/ragviz.db)", path=target)
-    try:
-        return LabelStore(target)
-    except StoreError as exc:
-        raise BadInput(str(exc), path=command) from None
 
 
 def _data_uids(store: Any, data: Sequence[str]) -> list[str]:
@@ -98,7 +81,7 @@ def _assign(args: argparse.Namespace) -> int:
     from ragviz.store.team.assignments import AssignmentError, assign
 
     pool = [n for n in args.pool.split(",") if n.strip()]
-    with open_team_store(args.db, create=bool(args.data)) as store:
+    with open_store(args.db, command=f"{COMMAND} assign", create=bool(args.data)) as store:
         if not args.data and not store.sources() and args.sample is None:
             raise BadInput("no data: name DATA files, or open the data in the app first", path=f"{COMMAND} assign")
         uids = _data_uids(store, args.data) if args.data or args.sample is None else None
@@ -123,7 +106,7 @@ def _assign(args: argparse.Namespace) -> int:
 def _reassign(args: argparse.Namespace) -> int:
     from ragviz.store.team.assignments import AssignmentError, reassign_leaver
 
-    with open_team_store(args.db) as store:
+    with open_store(args.db, command=COMMAND) as store:
         try:
             made = reassign_leaver(store, args.leave.strip(), args.by)
         except AssignmentError as exc:
@@ -135,7 +118,7 @@ def _reassign(args: argparse.Namespace) -> int:
 def _status(args: argparse.Namespace) -> int:
     from ragviz.analysis.team.progress import team_progress
 
-    with open_team_store(args.db) as store:
+    with open_store(args.db, command=COMMAND) as store:
         progress = team_progress(store)
     if args.format == "json":
         print(json.dumps(progress.as_dict(), ensure_ascii=False))

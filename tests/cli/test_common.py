@@ -1,0 +1,59 @@
+"""The label store seen the same way by every command: one ``--db`` declaration, and one rule for a store that
+is not there (readers refuse it and create nothing; commands that write create it)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from ragviz.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLE = ROOT / "sample_data"
+
+
+def test_db_is_declared_once():
+    declared = []
+    for path in sorted((ROOT / "ragviz").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and any(isinstance(a, ast.Constant) and a.value == "--db" for a in node.args):
+                if getattr(node.func, "attr", "") == "add_argument":
+                    declared.append(path.relative_to(ROOT).as_posix())
+    assert declared == ["ragviz/cli/common.py"]
+
+
+READERS = [
+    ["audit", "status"],
+    ["team", "status"],
+    ["judge", "list"],
+    ["export", "-o", "OUT"],
+    ["estimate", str(SAMPLE)],
+    ["report", str(SAMPLE), "-o", "OUT"],
+    ["agreement", str(SAMPLE)],
+]
+
+
+@pytest.mark.parametrize("argv", READERS, ids=lambda a: " ".join(a[:2]))
+def test_a_reader_refuses_a_missing_store_and_creates_none(argv, tmp_path, capsys):
+    missing = tmp_path / "typo.db"
+    argv = [str(tmp_path / "out.jsonl") if a == "OUT" else a for a in argv]
+    assert main([*argv, "--db", str(missing)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == f"{missing}: no label store here (give the file the app uses, default ~/.ragviz/ragviz.db)"
+    assert not missing.exists()
+
+
+def test_a_writer_creates_the_store(tmp_path, capsys):
+    db = tmp_path / "new.db"
+    assert main(["audit", "draw", str(SAMPLE), "--db", str(db), "--size", "2", "--seed", "1"]) == 0
+    assert db.is_file()
+    assert main(["audit", "status", "--db", str(db), "--format", "json"]) == 0
+
+
+def test_a_writer_refuses_a_store_in_a_missing_folder(tmp_path, capsys):
+    db = tmp_path / "no" / "such" / "new.db"
+    assert main(["audit", "draw", str(SAMPLE), "--db", str(db), "--size", "2"]) == 2
+    assert capsys.readouterr().err.strip().endswith("new.db: no such folder for a label store")
+    assert not (tmp_path / "no").exists()
