@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8501
 DATA ?= sample_data
 
-.PHONY: run test test-fast lint format install install-dev browser bench clean
+.PHONY: run test test-fast lint format install install-dev browser bench clean docs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -53,8 +53,12 @@ format: install-dev
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
+## Serve the manual (docs/, MkDocs) at http://localhost:8000; `make test` builds it with --strict.
+docs: install-dev
+	$(BIN)/mkdocs serve
+
 bench: install-dev
 	$(BIN)/python benchmarks/bench_metrics.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache artifacts
+	rm -rf $(VENV) .pytest_cache artifacts site

@@ -46,7 +46,7 @@ BATCH_MODES = ("batch", "batch_file", "batch_status", "collect", "import_batch",
 
 def add_batch_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group(
-        "Batch API (half the price, done within 24 h; see README 'Judging a whole data set')"
+        "Batch API (half the price, done within 24 h; see the manual's 'Judge a data set')"
     )
     group.add_argument(
         "--batch",

@@ -38,7 +38,7 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--format",
         choices=FORMATS,
-        help="html (default, or from OUT's extension) or pdf (through WeasyPrint: pip install weasyprint)",
+        help="html (default, or from OUT's extension) or pdf (through WeasyPrint: make run installs it; else pip install 'ragviz[pdf]')",
     )
     parser.add_argument("--title", default="RAG evaluation report", help="the report's title")
     parser.add_argument(
@@ -81,9 +81,12 @@ def store_where(db: str | None) -> str:
 def run_report_command(args: argparse.Namespace) -> int:
     """``ragviz report``: see the module docstring."""
     from ragviz.data.load import load
-    from ragviz.export.report import ReportError, ReportRequest, check_date, report_bytes, today
+    from ragviz.export.report import ReportError, ReportRequest, check_date, pdf_unavailable, report_bytes, today
 
     fmt = args.format or ("pdf" if args.output.lower().endswith(".pdf") else "html")
+    missing = pdf_unavailable() if fmt == "pdf" else None
+    if missing:  # said before any work, not after the report is built
+        return _fail(missing)
     try:
         date = check_date(args.date) if args.date else today()
     except ReportError as exc:

@@ -129,6 +129,8 @@ def adherence(unsupported_response_keys: Iterable[str]) -> float:
     """1.0 when no response sentence is unsupported by the context, else 0.0 (boolean, never a
     fraction: one hallucinated sentence makes the whole answer non-adherent).
 
+    .. math:: \\mathrm{adherence} = [\\, |\\{s : s \\text{ unsupported}\\}| = 0 \\,]
+
     >>> adherence([]), adherence(["c"])
     (1.0, 0.0)
     """

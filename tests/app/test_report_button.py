@@ -64,3 +64,21 @@ def test_the_button_gives_what_ragviz_report_writes(app_env, monkeypatch):
         )
         assert built == report_bytes(load([SAMPLE_DATA]).dataset, store, request)
     assert b'<section id="headline">' in built
+
+
+def test_where_pdf_cannot_be_written_its_button_says_what_to_install(app_env, monkeypatch):
+    """Issue 40: without WeasyPrint the PDF button was simply missing; now it is there, disabled, saying why."""
+    from ragviz.export.report.build import PDF_INSTALL
+
+    monkeypatch.setattr(report, "pdf_missing", lambda: PDF_INSTALL)
+    at = open_page("pages/dashboard.py")
+    assert "PDF" not in _labels(at)
+    pdf = [b for b in at.button if b.label == "PDF"]
+    assert len(pdf) == 1 and pdf[0].disabled and "pip install 'ragviz[pdf]'" in pdf[0].help
+    assert any("pip install 'ragviz[pdf]'" in c.value for c in at.caption)
+
+
+def test_where_pdf_can_be_written_the_button_downloads_it(app_env, monkeypatch):
+    monkeypatch.setattr(report, "pdf_missing", lambda: None)
+    at = open_page("pages/dashboard.py")
+    assert "PDF" in _labels(at) and not [b for b in at.button if b.label == "PDF"]

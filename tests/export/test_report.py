@@ -194,6 +194,20 @@ def test_without_weasyprint_the_pdf_says_how_to_install_it(monkeypatch, tmp_path
     assert code == 2 and PDF_INSTALL in capsys.readouterr().err
 
 
+def test_without_weasyprint_the_pdf_is_refused_before_any_work(monkeypatch, tmp_path, capsys):
+    """Issue 40: the message came after ~4 s of loading and building; now before the data is even read."""
+    import sys
+
+    import ragviz.data.load
+
+    monkeypatch.setitem(sys.modules, "weasyprint", None)
+    monkeypatch.setattr(ragviz.data.load, "load", lambda *a, **k: pytest.fail("loaded the data first"))
+    code, _ = run_report(tmp_path, str(SAMPLE), name="report.pdf")
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "pip install 'ragviz[pdf]'" in err and "apt-get install" in err
+    assert not (tmp_path / "report.pdf").exists()
+
+
 def test_the_pdf_has_the_same_content_and_renders_to_pages(sample_report, tmp_path):
     pytest.importorskip("weasyprint")
     tmp, _ = sample_report

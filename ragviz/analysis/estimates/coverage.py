@@ -21,7 +21,7 @@ MIN_AUDITED = 100
 APPROXIMATE_BELOW = {"normal": 300, "bootstrap-t": 100}
 
 # How often each PPI++ interval method (as shown: within the range, floored) contains the true mean in the
-# simulation (95 % intervals): the figures README and `ragviz estimate --help` give.
+# simulation (95 % intervals): the figures the manual (docs/concepts/intervals.md) and `ragviz estimate --help` give.
 INTERVAL_COVERAGE = {
     "bootstrap-t": "93–97 % at 100, 300 and 1,000 audited examples (88–96 % at 30 and 50)",
     "normal": "90–95 % at 100 audited examples (short for skewed metrics) and 92–96 % at 300",

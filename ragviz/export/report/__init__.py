@@ -4,7 +4,7 @@ report"). :mod:`~ragviz.export.report.content` gathers the figures from the anal
 :mod:`~ragviz.export.report.charts` draws them as SVG, :mod:`~ragviz.export.report.html` writes the document,
 :mod:`~ragviz.export.report.build` ties them together."""
 
-from ragviz.export.report.build import FORMATS, ReportError, check_date, report_bytes, today
+from ragviz.export.report.build import FORMATS, ReportError, check_date, pdf_unavailable, report_bytes, today
 from ragviz.export.report.request import ReportRequest
 
-__all__ = ["FORMATS", "ReportError", "ReportRequest", "check_date", "report_bytes", "today"]
+__all__ = ["FORMATS", "ReportError", "ReportRequest", "check_date", "pdf_unavailable", "report_bytes", "today"]

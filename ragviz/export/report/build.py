@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 __all__ = [
     "FORMATS",
     "PDF_INSTALL",
+    "pdf_unavailable",
     "ReportError",
     "chart_svgs",
     "check_date",
@@ -33,7 +34,7 @@ __all__ = [
 
 FORMATS = ("html", "pdf")
 PDF_INSTALL = (
-    "PDF needs WeasyPrint: pip install weasyprint (and its system libraries, on Debian/Ubuntu: "
+    "PDF needs WeasyPrint: pip install 'ragviz[pdf]' (or pip install weasyprint; and its system libraries, on Debian/Ubuntu: "
     "apt-get install libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0); or write HTML and print it to PDF "
     "from a browser"
 )
@@ -105,6 +106,16 @@ def chart_svgs(content: ReportContent) -> dict[str, str]:
 def html_report(content: ReportContent) -> str:
     """The report of *content* as one HTML document."""
     return report_html(content, chart_svgs(content))
+
+
+def pdf_unavailable() -> str | None:
+    """``None`` when this environment can write PDF, else :data:`PDF_INSTALL` (what to install): asked before
+    any work, so a missing WeasyPrint is said at once rather than after the report is built."""
+    try:
+        import weasyprint  # noqa: F401
+    except (ImportError, OSError):  # OSError: the package is there but its system libraries are not
+        return PDF_INSTALL
+    return None
 
 
 def html_to_pdf(html: str) -> bytes:

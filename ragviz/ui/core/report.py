@@ -1,19 +1,25 @@
 """The "Download report" button of the Dashboard and the Explainer: the stakeholder report of the loaded data
 and the label store, built when clicked by :func:`ragviz.export.report.report_bytes` (what ``ragviz report``
-calls), as HTML, and as PDF where WeasyPrint is installed."""
+calls), as HTML, and as PDF where WeasyPrint is installed (else its PDF button says what to install)."""
 
 from __future__ import annotations
 
-import importlib.util
+import functools
 
 import streamlit as st
 
 from ragviz.data.roles import can_download_report
-from ragviz.export.report import ReportRequest, report_bytes, today
+from ragviz.export.report import ReportRequest, pdf_unavailable, report_bytes, today
 from ragviz.ui.core import access, served, state
 from ragviz.ui.core.present import FORCED_KEY
 
-__all__ = ["download_report_button"]
+__all__ = ["download_report_button", "pdf_missing"]
+
+
+@functools.cache
+def pdf_missing() -> str | None:
+    """What to install for PDF (``None``: PDF works here); asked once per process."""
+    return pdf_unavailable()
 
 
 def _report(against: str, fmt: str) -> bytes:
@@ -51,7 +57,11 @@ def download_report_button(against: str, key: str, present: bool) -> None:
             help="One HTML file for stakeholders: what people would say, how far the judge can be trusted, the "
             "distributions, worked examples and provenance. Opens offline; prints to A4 / Letter.",
         )
-        if importlib.util.find_spec("weasyprint") is not None:
+        missing = pdf_missing()
+        if missing:
+            st.button("PDF", key=f"{key}.pdf", icon=":material/picture_as_pdf:", disabled=True, help=missing)
+            st.caption("PDF needs WeasyPrint: `pip install 'ragviz[pdf]'` (hover PDF for its system libraries)")
+        else:
             st.download_button(
                 "PDF",
                 data=lambda: _report(against, "pdf"),
