@@ -3,9 +3,14 @@ fresh process each time (what a person runs): wall seconds, the process's peak R
 and PDF; and whether two HTML runs give the same bytes.
 
     .venv/bin/python benchmarks/bench_report.py --data /tmp/syn100k.parquet [--audit 500 --reviewed 300] [--runs 1]
+        [--baseline DIR]
 
 (``benchmarks/make_synthetic.py 100000 /tmp/syn100k --no-jsonl`` makes the data.) The audit is drawn and
 reviewed as the Review page does (tests/export/report_setup.py); setting it up is not timed.
+
+``--baseline DIR``: another source tree of ragviz (``git archive <commit> | tar -x -C DIR``) run the same way,
+alternately with this one (baseline, this tree, baseline, ...), so both see the same machine load; prints each
+tree's median and this tree's time as a ratio of the baseline's.
 """
 
 from __future__ import annotations
@@ -25,11 +30,13 @@ ROOT = Path(__file__).resolve().parents[1]
 RAGVIZ = [sys.executable, "-m", "ragviz"]
 
 
-def run_once(args: list[str]) -> tuple[float, float, float]:
-    """Wall seconds, CPU seconds (user + system) and peak RSS (MB) of one ``ragviz`` process."""
+def run_once(args: list[str], tree: Path = ROOT) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user + system) and peak RSS (MB) of one ``ragviz`` process, of the source
+    tree *tree* (this one by default)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    env = {**os.environ, "PYTHONPATH": str(tree)}
     start = time.perf_counter()
-    proc = subprocess.run([*RAGVIZ, *args], capture_output=True, text=True, cwd=ROOT)
+    proc = subprocess.run([*RAGVIZ, *args], capture_output=True, text=True, cwd=tree, env=env)
     wall = time.perf_counter() - start
     if proc.returncode != 0:
         raise SystemExit(f"ragviz {' '.join(args)} failed:\n{proc.stderr}")
@@ -45,7 +52,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reviewed", type=int, default=300)
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--no-pdf", action="store_true")
+    parser.add_argument("--baseline", type=Path, help="another ragviz source tree, timed alternately with this one")
     args = parser.parse_args(argv)
+    data_path = str(Path(args.data).resolve())
 
     from ragviz.data.load import load
     from ragviz.store.label_store import LabelStore
@@ -61,29 +70,48 @@ def main(argv: list[str] | None = None) -> int:
             f"{len(data):,} rows; audit {args.audit}, {args.reviewed} reviewed (setup {time.perf_counter() - t:.1f} s)"
         )
         del data
-        outputs = []
+        outputs: list[Path] = []
+        before: list[Path] = []  # the baseline's files
+        trees = [("this", ROOT)] if args.baseline is None else [("baseline", args.baseline.resolve()), ("this", ROOT)]
         for fmt in ("html", *(() if args.no_pdf else ("pdf",))):
-            walls, cpus, peaks = [], [], []
+            walls: dict[str, list[float]] = {name: [] for name, _ in trees}
+            cpus: dict[str, list[float]] = {name: [] for name, _ in trees}
+            peaks: dict[str, list[float]] = {name: [] for name, _ in trees}
+            loads = []
             for k in range(args.runs if fmt == "pdf" else max(args.runs, 2)):
-                out = Path(tmp) / f"{fmt}{k}" / f"report.{fmt}"  # one name: the command in the report names it
-                out.parent.mkdir()
-                wall, cpu, peak = run_once(
-                    ["report", args.data, "--db", str(db), "-o", str(out), "--date", "2026-11-26"]
-                )
-                walls.append(wall)
-                cpus.append(cpu)
-                peaks.append(peak)
-                outputs.append(out)
+                for name, tree in trees:  # alternately, so both trees see the same load
+                    out = Path(tmp) / f"{name}-{fmt}{k}" / f"report.{fmt}"  # one name: the report names it
+                    out.parent.mkdir()
+                    wall, cpu, peak = run_once(
+                        ["report", data_path, "--db", str(db), "-o", str(out), "--date", "2026-11-26"], tree
+                    )
+                    walls[name].append(wall)
+                    cpus[name].append(cpu)
+                    peaks[name].append(peak)
+                    loads.append(os.getloadavg()[0])
+                    (outputs if name == "this" else before).append(out)
             size = outputs[-1].stat().st_size
-            print(
-                f"{fmt:>4}: {statistics.median(walls):6.1f} s (runs {', '.join(f'{w:.1f}' for w in walls)}; "
-                f"cpu {statistics.median(cpus):.1f} s)  "
-                f"peak RSS {max(peaks):,.0f} MB  file {size / 1e6:.2f} MB  load {os.getloadavg()[0]:.1f}",
-                flush=True,
-            )
+            for name, _ in trees:
+                print(
+                    f"{fmt:>4} {name:>8}: {statistics.median(walls[name]):6.1f} s "
+                    f"(runs {', '.join(f'{w:.1f}' for w in walls[name])}; cpu {statistics.median(cpus[name]):.1f} s)  "
+                    f"peak RSS {max(peaks[name]):,.0f} MB  file {size / 1e6:.2f} MB",
+                    flush=True,
+                )
+            if args.baseline is not None:
+                ratio = statistics.median(walls["this"]) / statistics.median(walls["baseline"])
+                cpu_ratio = statistics.median(cpus["this"]) / statistics.median(cpus["baseline"])
+                print(
+                    f"{fmt:>4}: this / baseline = {ratio:.2f} wall, {cpu_ratio:.2f} cpu  "
+                    f"(load {min(loads):.1f}-{max(loads):.1f})",
+                    flush=True,
+                )
         html = [o for o in outputs if o.suffix == ".html"]
         same = len({o.read_bytes() for o in html}) == 1
         print(f"HTML byte-identical over {len(html)} runs: {same}")
+        if before:
+            base_html = {o.read_bytes() for o in before if o.suffix == ".html"}
+            print(f"HTML the same bytes as the baseline's: {base_html == {o.read_bytes() for o in html}}")
     return 0
 
 

@@ -1,12 +1,13 @@
 """Exports of data larger than memory: the rows come as a sequence of datasets (record batches of
 Parquet files, :func:`ragviz.data.stream.parquet_batches`) and are written one batch at a time, so
 memory stays constant in the number of rows. The rows are those :func:`ragviz.export.files.write_export`
-writes for each batch; a Parquet export reads the batches twice (first for the schema every row
-types, then to write them) because its column types come from all the rows."""
+writes for each batch; a Parquet export builds each batch once into a temporary Arrow file and writes them all
+when every batch is built, because its column types come from all the rows."""
 
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO
@@ -68,26 +69,51 @@ def write_export_stream(
                     sum(1 for r in records if r["label_source"] in ("human", "agreed", "adjudicated")),
                 )
         elif fmt == "parquet":
-            schemas = [export_table(part, store, annotator).schema for part in batches() if len(part)]
-            if not schemas:
-                pq.write_table(export_table(Dataset.empty(), store, annotator), out)
-                return done
-            unified = pa.unify_schemas(schemas, promote_options="permissive")
-            schema = with_hf_features(unified.empty_table()).schema  # RAGBench's feature types, as write_export
-            with pq.ParquetWriter(out, schema) as writer:
-                for part in batches():
-                    if not len(part):
-                        continue
-                    table = export_table(part, store, annotator)
+            _write_parquet(batches, store, annotator, out, count)
+        else:
+            raise ValueError(f"unknown export format {fmt!r}")
+    return done
+
+
+def _write_parquet(
+    batches: Callable[[], Iterator[Dataset]],
+    store: LabelStore | None,
+    annotator: str | None,
+    out: IO[bytes],
+    count: Callable[[Dataset, int, int], None],
+) -> None:
+    """The Parquet export in one pass over the rows: each batch's export table is built once and kept in an
+    uncompressed Arrow file of its own in an unnamed temporary folder (memory-mapped when read back, so the process
+    holds one batch), because the file's column types come from all the batches; then each is cast to the unified
+    types and written."""
+    with tempfile.TemporaryDirectory(prefix="ragviz-export-") as folder:
+        kept: list[tuple[str, pa.Schema]] = []
+        for part in batches():
+            if not len(part):
+                continue
+            table = export_table(part, store, annotator)
+            name = os.path.join(folder, f"{len(kept)}.arrow")
+            with pa.OSFile(name, "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+                writer.write_table(table)
+            kept.append((name, table.schema))
+            sources = table.column("label_source").to_pylist() if "label_source" in table.column_names else []
+            count(part, table.num_rows, sum(s in ("human", "agreed", "adjudicated") for s in sources))
+            del table
+        if not kept:
+            pq.write_table(export_table(Dataset.empty(), store, annotator), out)
+            return
+        unified = pa.unify_schemas([schema for _, schema in kept], promote_options="permissive")
+        schema = with_hf_features(unified.empty_table()).schema  # RAGBench's feature types, as write_export
+        with pq.ParquetWriter(out, schema) as parquet:
+            for name, _ in kept:
+                with pa.memory_map(name) as source:
+                    table = pa.ipc.open_file(source).read_all()
                     arrays = [
                         table.column(f.name).cast(f.type)
                         if f.name in table.column_names
                         else pa.nulls(len(table), f.type)
                         for f in schema
                     ]
-                    writer.write_table(pa.Table.from_arrays(arrays, schema=schema))
-                    sources = table.column("label_source").to_pylist() if "label_source" in table.column_names else []
-                    count(part, table.num_rows, sum(s in ("human", "agreed", "adjudicated") for s in sources))
-        else:
-            raise ValueError(f"unknown export format {fmt!r}")
-    return done
+                    parquet.write_table(pa.Table.from_arrays(arrays, schema=schema))
+                    del table, arrays
+                os.unlink(name)  # its space back at once

@@ -187,6 +187,20 @@ def test_audit_pairing_equals_the_per_example_one(ragbench, tmp_path, families):
             assert any("not reviewed yet" in w for w in pairing.warnings)
 
 
+def test_audit_pairing_with_the_rows_scored_once_equals_the_per_example_one(ragbench, tmp_path):
+    """The report scores every row's TRACe once (row_figures) and hands it to the pairing: the same pairing."""
+    from ragviz.analysis.dashboard.rows import row_figures
+
+    members = [ragbench.uids[i] for i in range(100) if i % 10]
+    scores = row_figures(ragbench).scores
+    with LabelStore(tmp_path / "l.db") as store:
+        _decide(store, ragbench)
+        for against in (HUMAN, "ann"):
+            pairing = pair_store(ragbench, store, members, against, ("trace",), scores=scores)
+            assert pairing.examples == _reference_pairing(ragbench, store, set(members), against, ("trace",))
+            assert pairing.n_labeled > 0
+
+
 def test_rows_at_returns_the_rows_asked_for_in_that_order_across_chunks(ragbench):
     assert ragbench.table.column("id").num_chunks > 1  # one chunk per shard
     rows = [2895, 0, 5, 1400, 5, 2000, 1]

@@ -512,3 +512,27 @@ def test_loading_tells_rows_read_per_file_and_reads_the_same(tmp_path, monkeypat
     result = load([parquet], progress=lambda what, done, total: told.append((what, done, total)))
     assert result.ok and len(result.dataset) == 300 and told[-1] == ("Reading rows.parquet", 300, 300)
     assert len(told) > 3 and result.dataset.ids == streamed.ids
+
+
+def test_a_large_jsonl_file_is_decoded_into_a_mapped_arrow_file_and_reads_the_same(tmp_path, monkeypatch):
+    """A JSON Lines file over the spill size is decoded block by block into a memory-mapped Arrow file, as a large
+    Parquet file is: the same table as read in memory, also when a later block does not fit the first's types (then
+    it is read whole, as before), and nothing of the spill is left beside the file."""
+    from ragviz.data.formats import json_rows, parquet_rows
+
+    rows = [
+        {"id": f"r{i}", "question": "q", "documents": ["A. B."], "response": "A.", "relevance_score": 0.5}
+        for i in range(300)
+    ]
+    jsonl = tmp_path / "rows.jsonl"
+    jsonl.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    in_memory = load([jsonl]).dataset.table
+    monkeypatch.setattr(json_rows, "_STREAM_BLOCK", 4096)
+    monkeypatch.setattr(json_rows, "_CHUNK", 1000)
+    monkeypatch.setattr(parquet_rows, "SPILL_BYTES", 0)
+    spilled = load([jsonl]).dataset.table
+    assert spilled.equals(in_memory)
+    rows[250]["relevance_score"] = 1  # an integer late in the file: the first block's type is double
+    jsonl.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert load([jsonl]).dataset.ids == [f"r{i}" for i in range(300)]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["rows.jsonl"]

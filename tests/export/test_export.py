@@ -397,3 +397,23 @@ def test_a_parquet_export_is_written_a_row_group_at_a_time(dataset, tmp_path, mo
     assert [done for what, done, _ in heard if what == WRITING_PARQUET] == [*range(3, n, 3), n]
     assert pq.ParquetFile(out).metadata.num_row_groups == -(-n // 3)
     assert pq.read_table(out).equals(pq.read_table(io.BytesIO(export_bytes(dataset, None, None, "parquet"))))
+
+
+def test_a_streamed_parquet_export_in_batches_is_the_whole_export(dataset, tmp_path):
+    """``ragviz export`` of Parquet files streams them a record batch at a time, each batch built once: the file is
+    the one the whole loaded data gives, whatever the batches' own column types (a batch with no decision has no
+    reviewer)."""
+    from ragviz.data.problems import Report
+    from ragviz.data.stream import parquet_batches
+    from ragviz.export.stream import write_export_stream
+
+    paths = sorted({p for p in dataset.table.column("_path").to_pylist()})
+    with LabelStore(tmp_path / "l.db") as store:
+        _edit(store, dataset.example(len(dataset) - 1), "ann")  # only the last batch has a person's decision
+        streamed = tmp_path / "streamed.parquet"
+        done = write_export_stream(
+            lambda: parquet_batches([Path(p) for p in paths], Report(), batch_rows=3), store, "ann", "parquet", streamed
+        )
+        whole = export_bytes(dataset, store, "ann", "parquet")
+    assert (done.n_rows, done.n_human, done.n_corrected) == (len(dataset), 1, 1)
+    assert pq.read_table(streamed).equals(pq.read_table(io.BytesIO(whole)))

@@ -12,8 +12,8 @@ precision per metric; :func:`design_sentence` says it in one sentence for stakeh
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ragviz.analysis.audits.design_estimate import MINUTES_PER_EXAMPLE, DesignInfo, design_info, design_report
 from ragviz.analysis.audits.designs import ACTIVE, STRATIFIED, UNIFORM, DesignError
@@ -25,6 +25,11 @@ from ragviz.analysis.estimates.ppi import DEFAULT_INTERVAL
 from ragviz.analysis.estimates.report import EstimateReport
 from ragviz.data.dataset import Dataset
 from ragviz.store.audit_samples import AuditSample, get_sample
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ragviz.data.model import Example
 
 __all__ = [
     "ESTIMATORS",
@@ -83,11 +88,14 @@ def sample_report(
     interval: str = DEFAULT_INTERVAL,
     minutes_per_example: float = MINUTES_PER_EXAMPLE,
     families: Sequence[str] = ("trace",),
+    examples: Mapping[int, Example] | None = None,
+    scores: Mapping[str, np.ndarray] | None = None,
 ) -> tuple[Pairing, DesignInfo, EstimateReport]:
     """The pairing, design and estimates of *sample* (``None``: no audit, judge-only) under the *against* labels
-    (module docstring); the arguments are ``ragviz estimate``'s."""
+    (module docstring); the arguments are ``ragviz estimate``'s. *examples* and *scores*: the examples built and the
+    rows' own TRACe, when the caller has them (:func:`ragviz.analysis.estimates.pairing.pair_store`)."""
     pilot = pilot_of(store, sample)
-    pairing = pair_store(dataset, store, audited_members(sample, pilot), against, families)
+    pairing = pair_store(dataset, store, audited_members(sample, pilot), against, families, examples, scores)
     info = design_of(dataset, pairing, sample, pilot)
     return pairing, info, design_report(pairing, info, alpha, by, interval, minutes_per_example)
 

@@ -32,6 +32,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from ragviz.analysis.labelsets.rows import NONE, RowLabels
 from ragviz.data.dataset import Dataset, examples_at, iter_examples
 from ragviz.data.model import Example, Labels
@@ -327,19 +329,34 @@ def audit_progress(members: Sequence[str], reviewed: set[str] | frozenset[str], 
     return AuditProgress(sample_id, len(members), done, outside, next_uid)
 
 
-def _own_trace(dataset: Dataset, labels: Mapping[int, Labels], families: Sequence[str]) -> dict[int, MetricValues]:
+def _own_trace(
+    dataset: Dataset,
+    labels: Mapping[int, Labels],
+    families: Sequence[str],
+    scores: Mapping[str, np.ndarray] | None = None,
+) -> dict[int, MetricValues]:
     """:func:`example_metrics` (TRACe only) of the rows whose *labels* are their own, on the columns
-    (:func:`ragviz.metrics.trace.dataset_trace_records`); other rows are left out."""
+    (:func:`ragviz.metrics.trace.dataset_trace_records`, or *scores*: per metric and row, the TRACe of the labels the
+    rows carry with NaN for none, :attr:`ragviz.analysis.dashboard.rows.RowFigures.scores`, when a caller has them);
+    other rows are left out."""
     if tuple(families) != ("trace",) or not isinstance(labels, RowLabels):
         return {}
     from ragviz.metrics.trace import TRACE_METRICS, dataset_trace_records
 
     own, labelled = labels.own_rows(), labels.source != NONE
-    out: dict[int, MetricValues] = {}
-    for i, record in enumerate(dataset_trace_records(dataset)):
-        if own[i]:
-            out[i] = {m: record[m] for m in TRACE_METRICS} if labelled[i] else {}
-    return out
+    if scores is None:
+        out: dict[int, MetricValues] = {}
+        for i, record in enumerate(dataset_trace_records(dataset)):
+            if own[i]:
+                out[i] = {m: record[m] for m in TRACE_METRICS} if labelled[i] else {}
+        return out
+    rows = np.flatnonzero(own)
+    columns = [np.asarray(scores[m], np.float64)[rows].tolist() for m in TRACE_METRICS]
+    named = labelled[rows].tolist()
+    return {
+        i: {m: (None if v != v else v) for m, v in zip(TRACE_METRICS, values)} if has else {}
+        for i, has, *values in zip(rows.tolist(), named, *columns)
+    }
 
 
 def member_rows(dataset: Dataset, members: Iterable[str]) -> list[int]:
@@ -355,6 +372,7 @@ def pair_store(
     against: str = "human",
     families: Sequence[str] = ("trace",),
     examples: Mapping[int, Example] | None = None,
+    scores: Mapping[str, np.ndarray] | None = None,
 ) -> Pairing:
     """Pair the judge's labels of every example with people's labels from the label store *store*
     (a :class:`ragviz.store.label_store.LabelStore`) on the audit sample's *members*.
@@ -363,13 +381,14 @@ def pair_store(
     one annotator's name; :func:`ragviz.analysis.labelsets.named.resolve_label_set`); the judge's are
     :func:`ragviz.analysis.labelsets.named.judge_labels`. Only members people reviewed are audited. Reviewed
     examples outside the sample, and members nobody reviewed yet, are judge-only and named in
-    :attr:`Pairing.warnings` with the reason. *members* ``None``: no sample, nothing is audited."""
+    :attr:`Pairing.warnings` with the reason. *members* ``None``: no sample, nothing is audited. *scores*: the
+    TRACe of the labels the rows carry, when the caller scored them already (:func:`_own_trace`)."""
     from ragviz.analysis.labelsets.named import JUDGE, resolve_label_set
 
     member_set = set(members or ())
     judge = resolve_label_set(dataset, JUDGE, store, examples=examples)
     people = resolve_label_set(dataset, against, store, scope="reviewed", examples=examples)
-    judged = _own_trace(dataset, judge.labels, families)
+    judged = _own_trace(dataset, judge.labels, families, scores)
     audited = [i for i in people.labels if dataset.uids[i] in member_set]
     needed = sorted({*audited, *(i for i in range(len(dataset)) if i not in judged)})
     built = examples_at(dataset, needed, examples)

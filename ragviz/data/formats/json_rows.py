@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,8 @@ import pyarrow.json as pj
 
 from ragviz.data import ragbench as rb
 from ragviz.data.dataset import Dataset
-from ragviz.data.formats.parquet_rows import Progress, parquet_fast_table
+from ragviz.data.formats import parquet_rows
+from ragviz.data.formats.parquet_rows import Progress, parquet_fast_table, spill
 from ragviz.data.formats.ragchecker_rows import RESULTS, is_ragchecker_doc, row_from_item
 from ragviz.data.formats.tool_columns import COLUMN_ALIASES
 from ragviz.data.problems import Report
@@ -35,7 +36,7 @@ __all__ = ["MAX_DEPTH", "arrow_jsonl_file", "deep_path", "load_json", "load_json
 _ALIASES = {a for aliases in COLUMN_ALIASES.values() for a in aliases}
 _BLOCK = 1 << 24  # Arrow's JSON reader needs each line within one block
 _STREAM_BLOCK = 1 << 22  # the streaming reader's block, raised above the longest line
-_CHUNK = 1 << 20  # bytes read at a time when a file is checked
+_CHUNK = 1 << 24  # bytes read at a time when a file is checked
 
 
 def _fits(inferred: pa.DataType, canonical: pa.DataType) -> bool:
@@ -88,7 +89,7 @@ def _every_line_an_object(data: bytes) -> bool:
 # structural bytes only (a regular expression over every byte took 23 s on 750 MB).
 _STRUCTURAL = np.zeros(256, bool)
 _STRUCTURAL[list(b'"\\[]{}\n')] = True
-_QUOTE, _BACKSLASH, _NEWLINE = ord('"'), ord("\\"), ord("\n")
+_QUOTE, _BACKSLASH, _NEWLINE, _BRACE = ord('"'), ord("\\"), ord("\n"), ord("{")
 _OPEN = np.zeros(256, np.int64)
 _OPEN[list(b"[{")] = 1
 _OPEN[list(b"]}")] = -1
@@ -144,36 +145,55 @@ def _arrow_jsonl(data: bytes) -> pa.Table | None:
     return _canonical(table, data.count(b"\n") + (0 if data.endswith(b"\n") else 1))
 
 
+def _lines_of(block: bytes) -> tuple[int, int] | None:
+    """``(number of lines, longest line in bytes)`` of *block* (whole lines, the last one's newline optional) when
+    every line starts with ``{`` and nests less than :data:`MAX_DEPTH` deep (:func:`_lines_shallow`), else
+    ``None``: the checks of :func:`_every_line_an_object`, counted with numpy on the newlines."""
+    buf = np.frombuffer(block, np.uint8)
+    newlines = np.flatnonzero(buf == _NEWLINE)
+    starts = np.concatenate(([0], newlines + 1))
+    ends = np.concatenate((newlines, [len(buf)]))
+    if len(buf) and buf[-1] == _NEWLINE:  # nothing after the last newline
+        starts, ends = starts[:-1], ends[:-1]
+    if not len(starts) or not (buf[starts] == _BRACE).all() or not _lines_shallow(block, MAX_DEPTH):
+        return None
+    return len(starts), int((ends - starts).max())
+
+
 def _scan_lines(path: Path) -> tuple[int, int] | None:
-    """Read *path* :data:`_CHUNK` bytes at a time and apply the checks :func:`_arrow_jsonl` applies to
-    bytes in memory, line by line: ``(number of lines, longest line in bytes)``, or ``None`` when the
-    row-by-row path must decide. Only the line being read is held, never the file."""
+    """Read *path* :data:`_CHUNK` bytes at a time (whole lines: a line longer than that is read on until its end)
+    and apply the checks :func:`_arrow_jsonl` applies to bytes in memory (:func:`_lines_of`): ``(number of lines,
+    longest line in bytes)``, or ``None`` when the row-by-row path must decide. Only a chunk is held, never the
+    file."""
     n_lines = longest = 0
-    carry = bytearray()
+    carry = b""  # the start of a line the last chunk cut
     with path.open("rb") as f:
         while True:
             chunk = f.read(_CHUNK)
-            carry += chunk
-            end = len(carry) - len(chunk) + chunk.rfind(b"\n") + 1 if b"\n" in chunk else 0
-            if not chunk:
-                end = len(carry)  # the last line, without a newline
-            if end:
-                block = bytes(carry[:end])
-                del carry[:end]
-                if not _every_line_an_object(block) or not _lines_shallow(block, MAX_DEPTH):
+            if chunk:
+                cut = chunk.rfind(b"\n") + 1
+                if not cut:
+                    carry += chunk
+                    continue
+                block, carry = b"".join((carry, memoryview(chunk)[:cut])), chunk[cut:]
+            else:
+                block, carry = carry, b""  # the last line, without a newline
+            del chunk
+            if block:
+                lines = _lines_of(block)
+                if lines is None:
                     return None
-                lines = block.split(b"\n")
-                n_lines += len(lines) - (1 if block.endswith(b"\n") else 0)
-                longest = max(longest, *map(len, lines))
-                del block, lines
-            if not chunk:
+                n_lines, longest = n_lines + lines[0], max(longest, lines[1])
+            elif not carry:
                 return (n_lines, longest) if n_lines else None
 
 
 def arrow_jsonl_file(path: Path, progress: Progress | None = None) -> pa.Table | None:
     """:func:`_arrow_jsonl` of the file at *path*, streamed: the file is checked chunk by chunk and read
-    by Arrow's streaming reader (blocks of a few MB, each line within one), so memory holds the table
-    and one block, never the file's bytes; *progress* is told the rows read after each block. ``None``
+    by Arrow's streaming reader (blocks of :data:`_STREAM_BLOCK`, each line within one), so memory never holds
+    the file's bytes; a file over :data:`~ragviz.data.formats.parquet_rows.SPILL_BYTES` is decoded block by block
+    into a memory-mapped Arrow file as a large Parquet file is (:func:`~ragviz.data.formats.parquet_rows.spill`),
+    so memory does not hold the decoded table either. *progress* is told the rows read after each block. ``None``
     when the row-by-row path must decide."""
     scanned = _scan_lines(path)
     if scanned is None:
@@ -182,12 +202,19 @@ def arrow_jsonl_file(path: Path, progress: Progress | None = None) -> pa.Table |
     block = max(_STREAM_BLOCK, 1 << longest.bit_length())  # a power of two above the longest line
     try:
         with pj.open_json(str(path), read_options=pj.ReadOptions(block_size=block)) as reader:
-            batches: list[pa.RecordBatch] = []
-            for batch in reader:
-                batches.append(batch)
-                if progress is not None:
-                    progress(f"Reading {path.name}", sum(b.num_rows for b in batches), n_lines)
-            table = pa.Table.from_batches(batches, schema=reader.schema)
+
+            def batches() -> Iterator[pa.RecordBatch]:
+                done = 0
+                for batch in reader:
+                    yield batch
+                    done += batch.num_rows
+                    if progress is not None:
+                        progress(f"Reading {path.name}", done, n_lines)
+
+            if path.stat().st_size > parquet_rows.SPILL_BYTES:
+                table = spill(batches(), reader.schema, path)
+            else:
+                table = pa.Table.from_batches(list(batches()), schema=reader.schema)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError, ValueError):
         try:  # the streaming reader takes its types from the first block; this one from all of them
             table = pj.read_json(str(path), read_options=pj.ReadOptions(block_size=max(_BLOCK, block)))

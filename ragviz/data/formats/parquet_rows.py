@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import pyarrow as pa
@@ -17,7 +17,15 @@ from ragviz.data.formats.tool_columns import column_renames
 from ragviz.data.problems import Report
 from ragviz.data.schema import CANONICAL_TYPES, STR_LIST, STRUCTURED_FIELDS, load_rows
 
-__all__ = ["Progress", "SPILL_BYTES", "decoded_bytes", "load_parquet", "load_table", "parquet_fast_table"]
+__all__ = [
+    "Progress",
+    "SPILL_BYTES",
+    "decoded_bytes",
+    "load_parquet",
+    "load_table",
+    "parquet_fast_table",
+    "spill",
+]
 
 
 def _null_inside(column: pa.ChunkedArray) -> bool:
@@ -146,29 +154,40 @@ Progress = Callable[[str, int, int], None]
 """``progress(what, rows_done, rows_total)``, told as a file is read (the app draws it as a bar)."""
 
 
-def _spilled(path: Path, progress: Progress | None = None) -> pa.Table:
-    """The Parquet file at *path* decoded batch by batch into an uncompressed Arrow file beside it (else in
-    the temp folder) and memory-mapped: the table's buffers are that file's pages, which the kernel
-    drops and rereads as it needs, not memory of this process. The file's name is removed at once; its
-    space is given back when the table is no longer used (the mapping keeps it until then). *progress*
-    is told the rows decoded after each batch."""
-    pf = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)  # read a page at a time
-    what, total, done = f"Reading {path.name}", pf.metadata.num_rows, 0
-    folder = path.parent if os.access(path.parent, os.W_OK) else Path(tempfile.gettempdir())
+def spill(batches: Iterable[pa.RecordBatch], schema: pa.Schema, near: Path) -> pa.Table:
+    """*batches* (each of *schema*) written into an uncompressed Arrow file beside *near* (else in the temp folder)
+    and memory-mapped: the table's buffers are that file's pages, which the kernel drops and rereads as it needs,
+    not memory of this process. The file's name is removed at once; its space is given back when the table is no
+    longer used (the mapping keeps it until then). An exception raised by *batches* leaves no file."""
+    folder = near.parent if os.access(near.parent, os.W_OK) else Path(tempfile.gettempdir())
     fd, name = tempfile.mkstemp(prefix=".ragviz-", suffix=".arrow", dir=folder)  # mode 0600
     os.close(fd)
     try:
-        with pa.OSFile(name, "wb") as out, pa.ipc.new_file(out, pf.schema_arrow) as writer:
-            for batch in pf.iter_batches(batch_size=_decoded_batch_rows(pf), use_threads=False):
+        with pa.OSFile(name, "wb") as out, pa.ipc.new_file(out, schema) as writer:
+            for batch in batches:
                 writer.write_batch(batch)
-                done += batch.num_rows
-                if progress is not None:
-                    progress(what, done, total)
         source = pa.memory_map(name)
     finally:
         os.unlink(name)
     pa.default_memory_pool().release_unused()  # the decoding buffers, before the checks run
     return pa.ipc.open_file(source).read_all()
+
+
+def _spilled(path: Path, progress: Progress | None = None) -> pa.Table:
+    """The Parquet file at *path* decoded batch by batch into a memory-mapped Arrow file (:func:`spill`);
+    *progress* is told the rows decoded after each batch."""
+    pf = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)  # read a page at a time
+    what, total = f"Reading {path.name}", pf.metadata.num_rows
+
+    def batches() -> Iterator[pa.RecordBatch]:
+        done = 0
+        for batch in pf.iter_batches(batch_size=_decoded_batch_rows(pf), use_threads=False):
+            yield batch
+            done += batch.num_rows
+            if progress is not None:
+                progress(what, done, total)
+
+    return spill(batches(), pf.schema_arrow, path)
 
 
 def load_parquet(

@@ -18,6 +18,7 @@ from ragviz.analysis.audits.designs import DesignError
 from ragviz.analysis.audits.sample_estimate import design_sentence, design_title, sample_report
 from ragviz.analysis.dashboard.aggregates import histogram_counts, subset_means
 from ragviz.analysis.dashboard.figures import dashboard_data
+from ragviz.analysis.dashboard.rows import row_figures
 from ragviz.analysis.estimates.report import GROUP_BY, EstimateReport, plain_words
 from ragviz.analysis.judge_trust import (
     LABEL_METRIC,
@@ -29,6 +30,8 @@ from ragviz.analysis.judge_trust import (
     metric_bias,
     verdict,
 )
+from ragviz.analysis.labelsets.named import store_rows
+from ragviz.data.dataset import examples_at
 from ragviz.export.report.examples import WorkedExample, worked_examples
 from ragviz.export.report.provenance import Provenance, provenance
 from ragviz.export.report.request import ReportRequest
@@ -155,17 +158,24 @@ def gather(dataset: Dataset, store: LabelStore | None, request: ReportRequest) -
     if request.by not in GROUP_BY:
         raise ValueError(f"cannot group by {request.by!r}; expected one of {', '.join(GROUP_BY)}")
     sample = _sample(dataset, store, request.sample_id)
+    # One pass: every row's TRACe scored once and the examples the store decides on built once, for every section.
+    have = examples_at(dataset, store_rows(dataset, store))
+    base = row_figures(dataset)
     unreadable = []
     try:  # the estimator that matches the sample's design, as the Dashboard and ragviz estimate --db
-        pairing, info, estimates = sample_report(dataset, store, sample, request.against)
+        pairing, info, estimates = sample_report(
+            dataset, store, sample, request.against, examples=have, scores=base.scores
+        )
     except DesignError as exc:  # its design cannot be read from this data: the judge's figures alone, and why
         unreadable, sample = [f"No corrected figure: {exc}"], None
-        pairing, info, estimates = sample_report(dataset, store, None, request.against)
+        pairing, info, estimates = sample_report(
+            dataset, store, None, request.against, examples=have, scores=base.scores
+        )
     n_audited = estimates.overall.n_labeled
     notes = [*unreadable, *((*pairing.warnings, *info.warnings) if sample is not None else ())]
     notes += estimates.notes() if n_audited >= 2 else []
-    data = dashboard_data(dataset, request.against, store, top=50)
-    triples = judge_people_triples(dataset, store, request.against)
+    data = dashboard_data(dataset, request.against, store, top=50, base=base, examples=have)
+    triples = judge_people_triples(dataset, store, request.against, examples=have)
     group_attr = "dataset" if request.by == "dataset_name" else "generation_model"
     trust = label_trust(triples)
     trust_by_group = label_trust_by(triples, lambda ex: getattr(ex, group_attr)) if triples else {}
