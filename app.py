@@ -7,6 +7,7 @@ from ragviz.ui.core.present import present_toggle
 from ragviz.ui.core.render import theme_css
 
 st.set_page_config(page_title="ragviz", layout="wide")
+st.set_option("client.disableDataExport", True)  # tables' CSV download is unguarded: ragviz's own are guarded
 
 pages = [
     st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
