@@ -7,6 +7,7 @@ from ragviz.ui.core.present import present_toggle
 from ragviz.ui.core.render import theme_css
 
 st.set_page_config(page_title="ragviz", layout="wide")
+st.set_option("client.disableDataExport", True)  # tables' CSV download is unguarded: ragviz's own are guarded
 
 # Emoji icons: a page's icon is also its favicon, and Streamlit fetches a :material/…: favicon from
 # fonts.gstatic.com (an emoji favicon is drawn locally as a data: URL); the app asks no other host for anything.

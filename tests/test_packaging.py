@@ -58,6 +58,7 @@ def test_the_app_script_of_a_checkout_and_the_streamlit_flags():
         "--server.showEmailPrompt": "false",
         "--browser.gatherUsageStats": "false",
         "--client.toolbarMode": "viewer",
+        "--client.disableDataExport": "true",
         "--runner.postScriptGC": "false",
         "--runner.magicEnabled": "false",
     }

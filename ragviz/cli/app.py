@@ -103,6 +103,8 @@ def streamlit_command(script: Path, port: int, host: str, headless: bool) -> lis
         "false",
         "--client.toolbarMode",
         "viewer",
+        "--client.disableDataExport",  # no table's unguarded "Download as CSV" (.streamlit/config.toml)
+        "true",
         "--runner.postScriptGC",  # as .streamlit/config.toml says, which an installed wheel does not carry
         "false",
         "--runner.magicEnabled",

@@ -19,9 +19,11 @@ __all__ = [
     "DB_HELP",
     "EXIT_BAD_INPUT",
     "EXIT_OK",
+    "IDENTITY_OPTIONS",
     "NO_STORE",
     "add_db_argument",
     "add_paths",
+    "fold_identities",
     "open_store",
     "print_problems",
 ]
@@ -90,3 +92,23 @@ def open_store(db: str | os.PathLike[str] | None, *, command: str, create: bool 
 def print_problems(problems: Iterable[object], stream: TextIO) -> None:
     for p in problems:
         print(str(p), file=stream)
+
+
+# Options that name a person (--against NAME, --annotator NAME, --leave NAME, --by NAME): folded as the store
+# names people, so `--annotator Ana@X.org` is ana@x.org (ragviz.data.roles.identity_name).
+IDENTITY_OPTIONS = ("against", "annotator", "leave", "by")
+
+
+def fold_identities(args: argparse.Namespace) -> argparse.Namespace:
+    """*args* with every person-naming option (:data:`IDENTITY_OPTIONS`) as the store names people.
+
+    >>> fold_identities(argparse.Namespace(against="Ana@X.org", by=None, paths=["A@B"])).against
+    'ana@x.org'
+    """
+    from ragviz.data.roles import identity_name
+
+    for name in IDENTITY_OPTIONS:
+        value = getattr(args, name, None)
+        if isinstance(value, str) and value.strip():
+            setattr(args, name, identity_name(value))
+    return args

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK
+from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK, fold_identities
 from ragviz.data.errors import BadInput
 
 __all__ = ["COMMANDS", "Command", "CommandSpec", "build_parser", "main"]
@@ -217,7 +217,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(argv)
-    args = parser.parse_args(argv)
+    args = fold_identities(parser.parse_args(argv))
     try:
         return args.func(args)
     except BadInput as exc:

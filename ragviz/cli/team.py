@@ -57,7 +57,9 @@ def add_team_arguments(parser: argparse.ArgumentParser) -> None:
         "status",
         help="progress per annotator (assigned, done) and per example (assigned to, done by)",
         description="Print per annotator how many examples they are assigned and have done, and per assigned "
-        'example who it is assigned to and who of them decided it. --format json prints {"annotators": {NAME: '
+        "example who it is assigned to and who of them decided it (on stderr: the spellings of one e-mail address "
+        "that migration 020 folded into one person). "
+        '--format json prints {"annotators": {NAME: '
         '{"assigned": n, "done": n}}, "examples": {UID: [NAME, ...]}} (the annotators each example is assigned to).',
     )
     add_db_argument(s)
@@ -117,9 +119,13 @@ def _reassign(args: argparse.Namespace) -> int:
 
 def _status(args: argparse.Namespace) -> int:
     from ragviz.analysis.team.progress import team_progress
+    from ragviz.store.identity_folds import identity_folds
 
     with open_store(args.db, command=COMMAND) as store:
         progress = team_progress(store)
+        folds = identity_folds(store._q)
+    for fold in folds:  # what migration 020 folded: one person under two spellings became one
+        print(f"note: one person, one name: folded {fold.describe()} ({fold.ts})", file=sys.stderr)
     if args.format == "json":
         print(json.dumps(progress.as_dict(), ensure_ascii=False))
         return EXIT_OK

@@ -26,7 +26,8 @@ Who is who (:func:`access_of`):
   (:func:`identity_of_claims`): the e-mail address when ``email_verified`` is true, or, where a
   deployment sets ``RAGVIZ_IDENTITY_CLAIM=sub``, the provider's subject (``sub``). The display name and
   every other claim are never identity: an account without that claim is refused sign-in with a message.
-  Roles are matched, and decisions recorded, under that one name.
+  Roles are matched, and decisions recorded, under that one name; an e-mail address is case-folded
+  (:func:`identity_name`: ``Annotator@Example.org`` is ``annotator@example.org``).
 - A person is *identified* when signed in (Streamlit's ``st.login``) or, without sign-in, locally by
   the name typed on the Data page. **Served without sign-in**, typed names are not verified: they
   still keep annotators' work apart (and a banner says so), but they never make anyone an admin, and
@@ -57,7 +58,9 @@ __all__ = [
     "access_of",
     "can_download_report",
     "identity_claim",
+    "identity_name",
     "identity_of_claims",
+    "listed_names",
     "login_fingerprint",
     "name_list",
 ]
@@ -74,13 +77,35 @@ ANNOTATOR = "annotator"
 VIEWER = "viewer"
 
 
+def identity_name(name: str) -> str:
+    """One person's name as ragviz stores, compares and shows it: trimmed, and an e-mail address (a name
+    with an ``@``) case-folded, so ``Annotator@Example.org`` and ``annotator@example.org`` are one person.
+    Other names (a typed name, an identity provider's ``sub``) keep their case.
+
+    >>> identity_name(" Annotator@Example.ORG "), identity_name("Ana"), identity_name("*")
+    ('annotator@example.org', 'Ana', '*')
+    """
+    name = name.strip()
+    return name.casefold() if "@" in name else name
+
+
 def name_list(raw: str | None) -> frozenset[str]:
-    """A comma-separated list of names / e-mail addresses, trimmed and lower-cased.
+    """A comma-separated list of names / e-mail addresses, trimmed and case-folded.
 
     >>> sorted(name_list(" Ana@x.org, bo ,,"))
     ['ana@x.org', 'bo']
     """
-    return frozenset(n.strip().lower() for n in (raw or "").split(",") if n.strip())
+    return frozenset(n.strip().casefold() for n in (raw or "").split(",") if n.strip())
+
+
+def listed_names(raw: str | None) -> tuple[str, ...]:
+    """The names of a comma-separated list (``RAGVIZ_ANNOTATORS``) as people are named (:func:`identity_name`),
+    each once, in the order given.
+
+    >>> listed_names(" Ana@X.org, bo ,ana@x.org,")
+    ('ana@x.org', 'bo')
+    """
+    return tuple(dict.fromkeys(identity_name(n) for n in (raw or "").split(",") if n.strip()))
 
 
 @dataclass(frozen=True)
@@ -93,7 +118,7 @@ class Identity:
     verified: bool
 
     def matches(self, allowed: frozenset[str]) -> bool:
-        return any(n.strip().lower() in allowed for n in self.names if n.strip())
+        return any(n.strip().casefold() in allowed for n in self.names if n.strip())
 
 
 @dataclass(frozen=True)
@@ -141,14 +166,14 @@ def identity_of_claims(
     if claim == "sub":
         sub = claims.get("sub")
         if isinstance(sub, str) and sub.strip():
-            return Identity((sub.strip(),), verified=True)
+            return Identity((identity_name(sub),), verified=True)
         return SignInRefused(
             "This account has no subject (sub) from the sign-in provider, which identifies people here"
             f" ({IDENTITY_CLAIM_ENV}=sub). Sign out and sign in with another account."
         )
     email = claims.get("email")
     if isinstance(email, str) and email.strip() and _is_true(claims.get("email_verified")):
-        return Identity((email.strip(),), verified=True)
+        return Identity((identity_name(email),), verified=True)
     return SignInRefused(
         "This account has no verified e-mail address at the sign-in provider, and ragviz identifies people"
         " by their verified e-mail only (never by their name). Verify the address at the provider, or sign"

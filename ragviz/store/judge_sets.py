@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ragviz.data.model import Labels
+from ragviz.data.roles import identity_name
 from ragviz.store.events import labels_from_json, labels_to_json, now_iso
 
 if TYPE_CHECKING:
@@ -37,6 +38,7 @@ class JudgeLabelSets:
     # -- where each annotator was ------------------------------------------------------------
     def save_position(self, annotator: str, example_uid: str) -> None:
         self._check_ids(example_uid, annotator)
+        annotator = identity_name(annotator)
         with self._write():
             self._q(
                 "INSERT INTO annotator_positions (annotator, example_uid, ts) VALUES (?, ?, ?)"
@@ -46,7 +48,9 @@ class JudgeLabelSets:
 
     def position(self, annotator: str) -> str | None:
         with self._lock:
-            row = self._q("SELECT example_uid FROM annotator_positions WHERE annotator = ?", (annotator,)).fetchone()
+            row = self._q(
+                "SELECT example_uid FROM annotator_positions WHERE annotator = ?", (identity_name(annotator),)
+            ).fetchone()
         return None if row is None else row[0]
 
     # -- judge label sets -------------------------------------------------------------------

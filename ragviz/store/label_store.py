@@ -47,6 +47,7 @@ from ragviz.data.labels import (
     field_value,
 )
 from ragviz.data.model import Example, Labels
+from ragviz.data.roles import identity_name
 from ragviz.store.database import DB_ENV, Database, default_db, default_db_path, open_database
 from ragviz.store.errors import Conflict, StaleEdit, StoreError
 from ragviz.store.events import (
@@ -325,6 +326,7 @@ class LabelStore(DataSources, JudgeLabelSets):
         and :meth:`undo` carry no value and are never refused (each can itself be undone).
         """
         self._check_ids(example_uid, annotator)
+        annotator = identity_name(annotator)
         items = [c if isinstance(c, Change) else Change(*c) for c in changes]
         if not items:
             return None
@@ -391,6 +393,7 @@ class LabelStore(DataSources, JudgeLabelSets):
     def undo(self, example_uid: str, annotator: str) -> bool:
         """Undo the annotator's last not-yet-undone action on this example; ``False`` when none."""
         self._check_ids(example_uid, annotator)
+        annotator = identity_name(annotator)
         with self._write():
             events = self._events(example_uid, annotator)
             undone = _undone_actions(events)
@@ -420,6 +423,7 @@ class LabelStore(DataSources, JudgeLabelSets):
         marker is always newer than the action it cancels, so one pass knows every undone action
         before it meets it. Usually the first page holds the answer."""
         self._check_ids("-", annotator)
+        annotator = identity_name(annotator)
         page = 200
         undone: set[int] = set()
         below: int | None = None
@@ -451,6 +455,7 @@ class LabelStore(DataSources, JudgeLabelSets):
         """Undo one named action of the annotator on the example (the one :meth:`last_action` named
         when the page was drawn); ``False`` when it is not the annotator's, already undone or an undo."""
         self._check_ids(example_uid, annotator)
+        annotator = identity_name(annotator)
         with self._write():
             events = self._events(example_uid, annotator)
             if action_id in _undone_actions(events) or not any(
@@ -463,6 +468,7 @@ class LabelStore(DataSources, JudgeLabelSets):
     def history(self, example_uid: str, annotator: str | None = None) -> list[Event]:
         """Every stored event of the example (of one annotator when named), oldest first, with
         ``undone`` set on events whose action was undone."""
+        annotator = None if annotator is None else identity_name(annotator)
         with self._lock:
             if annotator is None:
                 rows = self._q(
@@ -478,6 +484,7 @@ class LabelStore(DataSources, JudgeLabelSets):
 
     def effective(self, example_uid: str, annotator: str) -> list[Event]:
         """The annotator's effective events on the example, in order."""
+        annotator = identity_name(annotator)
         with self._lock:
             return effective_events(self._events(example_uid, annotator))
 
@@ -487,6 +494,7 @@ class LabelStore(DataSources, JudgeLabelSets):
 
     def status(self, example_uid: str, annotator: str) -> ExampleStatus:
         """Reviewed / corrected / last decision time of one example for one annotator."""
+        annotator = identity_name(annotator)
         with self._lock:
             row = self._q(
                 "SELECT reviewed, corrected, last_ts FROM example_status WHERE annotator = ? AND example_uid = ?",
@@ -503,11 +511,13 @@ class LabelStore(DataSources, JudgeLabelSets):
 
     def current_labels(self, example: Example, annotator: str) -> Labels | None:
         """The example's labels after the annotator's effective decisions (:func:`fold_labels`)."""
+        annotator = identity_name(annotator)
         return fold_labels(self.base_labels(example), self.effective(example.uid, annotator), example, annotator)
 
     def reviewed_uids(self, annotator: str) -> set[str]:
         """Examples the annotator edited or marked reviewed (see :class:`ExampleStatus`;
         :data:`EVERYONE`: anyone did)."""
+        annotator = identity_name(annotator)
         if annotator == EVERYONE:
             return {uid for uid, status in self._team_statuses().items() if status.reviewed}
         with self._lock:
@@ -515,6 +525,7 @@ class LabelStore(DataSources, JudgeLabelSets):
 
     def corrected_uids(self, annotator: str) -> set[str]:
         """Examples where the annotator's effective decisions change a label field (:data:`EVERYONE`: anyone's)."""
+        annotator = identity_name(annotator)
         if annotator == EVERYONE:
             return {uid for uid, status in self._team_statuses().items() if status.corrected}
         with self._lock:
@@ -523,6 +534,7 @@ class LabelStore(DataSources, JudgeLabelSets):
     def statuses(self, annotator: str) -> dict[str, ExampleStatus]:
         """Every example the annotator has any decision on, with its status (:data:`EVERYONE`: every
         example anyone decided, reviewed / corrected when anyone's is, with the latest decision time)."""
+        annotator = identity_name(annotator)
         if annotator == EVERYONE:
             return self._team_statuses()
         with self._lock:
@@ -575,7 +587,7 @@ class LabelStore(DataSources, JudgeLabelSets):
 
     def _largest_ids(self, annotator: str | None) -> tuple[int, int]:
         """The largest label event id (of *annotator*'s events, or anyone's) and judge label set id."""
-        whose = ("", ()) if annotator in (None, EVERYONE) else (" WHERE annotator = ?", (annotator,))
+        whose = ("", ()) if annotator in (None, EVERYONE) else (" WHERE annotator = ?", (identity_name(annotator),))
         with self._lock:
             events = self._q("SELECT MAX(id) FROM label_events" + whose[0], whose[1]).fetchone()[0]
             judged = self._q("SELECT MAX(id) FROM judge_label_sets").fetchone()[0]

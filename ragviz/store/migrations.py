@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragviz.store.events import Event, effective_events, status_of
+from ragviz.store.identity_folds import FOLD_SCHEMA, m020_fold_emails
 from ragviz.store.team.schema import TEAM_SCHEMA, m014_team, m015_decision_guidelines
 
 __all__ = [
@@ -338,6 +339,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[RunSQL, Dialect], None]], ...] = (
     ("015_decision_guidelines", m015_decision_guidelines),
     ("017_audit_designs", _m017_audit_designs),
     ("018_judge_confidence", _m018_judge_confidence),
+    ("020_fold_emails", m020_fold_emails),
 )
 
 
@@ -418,6 +420,7 @@ SCHEMA["017_audit_designs"] = {
 SCHEMA["018_judge_confidence"] = {
     "judge_confidence": ("id", "example_uid", "label_set_id", "n_samples", "metrics_json", "sentences_json", "ts")
 }
+SCHEMA.update(FOLD_SCHEMA)
 MIGRATIONS_TABLE = {"schema_migrations": ("name", "applied_at")}
 
 

@@ -10,6 +10,7 @@ token, hence a new fingerprint.
 
 from __future__ import annotations
 
+from ragviz.data.roles import identity_name
 from ragviz.store.events import now_iso
 from ragviz.store.label_store import LabelStore
 
@@ -20,6 +21,7 @@ def sign_in_is_open(store: LabelStore, login: str, who: str) -> bool:
     """Whether the sign-in *login* of *who* may still be used: recorded on first sight (open), and
     refused once *who* signed out (:func:`end_sign_ins`). A login seen before under another identity is
     refused too (a fingerprint names one person)."""
+    who = identity_name(who)
     with store._lock:
         row = store._q("SELECT who, ended_at FROM sign_ins WHERE login = ?", (login,)).fetchone()
     if row is None:
@@ -34,6 +36,7 @@ def sign_in_is_open(store: LabelStore, login: str, who: str) -> bool:
 
 def end_sign_ins(store: LabelStore, who: str) -> int:
     """Sign *who* out everywhere: every recorded sign-in of theirs is ended; how many were open."""
+    who = identity_name(who)
     with store._write():
         cur = store._q("UPDATE sign_ins SET ended_at = ? WHERE who = ? AND ended_at IS NULL", (now_iso(), who))
         return max(int(cur.rowcount or 0), 0)

@@ -41,8 +41,14 @@ def test_a_round_from_the_command_line(tmp_path):
     assert all(a["done"] == 0 for a in status["annotators"].values())
 
     every = _rows()
-    rows = [r for r in every if r.get("all_relevant_sentence_keys") is not None]  # a person's file: labelled rows
-    unlabelled = [f"{r['dataset_name']}/{r['id']}/{r['generation_model_name']}" for r in every if r not in rows]
+    from tests.cli.test_import_labels import _keys_cleaned  # without the keys naming no sentence: refused
+
+    rows = [_keys_cleaned(r) for r in every if r.get("all_relevant_sentence_keys") is not None]  # a person's file
+    unlabelled = [
+        f"{r['dataset_name']}/{r['id']}/{r['generation_model_name']}"
+        for r in every
+        if r.get("all_relevant_sentence_keys") is None
+    ]
     assert len(unlabelled) == 1
     same = _write(tmp_path / "same.jsonl", rows)
     changed = [dict(r) for r in rows]
@@ -71,7 +77,7 @@ def test_a_round_from_the_command_line(tmp_path):
     exported = [json.loads(line) for line in out.read_text().splitlines()]
     first_uid = f"{rows[0]['dataset_name']}/{rows[0]['id']}/{rows[0]['generation_model_name']}"
     sources = [r["label_source"] for r in exported]
-    waiting = every.index(next(r for r in every if r not in rows))
+    waiting = every.index(next(r for r in every if r.get("all_relevant_sentence_keys") is None))
     expected = ["agreed"] * 22
     expected[waiting] = None  # unlabelled, and not done: no gold, no labels
     if "cy" in status["examples"][first_uid]:  # cy disagrees there: it waits for an adjudicator

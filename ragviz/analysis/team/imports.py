@@ -2,9 +2,12 @@
 
 Each imported row (a labelled RAGBench-shaped file, another ragviz's export, Label Studio's export
 converted to rows) is matched to the loaded example with the same uid (dataset, id, generation model)
-and checked against its text: the same context sentences and response sentences, key by key. A row
-that matches nothing loaded, carries no labels, or whose sentences differ is refused, named by file and
-row; when any row is refused nothing is imported. Each accepted row is recorded as one decision of the
+and checked against its text: the same context sentences and response sentences, key by key. Every key its
+labels name must be one of that example's sentences (:func:`key_problems`: relevant / utilized / supporting keys
+among the documents' sentences, supported / unsupported keys among the response's), and every field must have
+its type (the loader's row checks, :mod:`ragviz.data.schema`). A row that matches nothing loaded, carries no
+labels, names a key the example does not have, or whose sentences differ is refused, named by file, row, field
+and key; when any row is refused nothing is imported. Each accepted row is recorded as one decision of the
 annotator (the changes from their current labels to the row's, and a review mark), with the file named
 as its source (the action's kind is ``import:<file name>``).
 """
@@ -17,12 +20,13 @@ from pathlib import Path
 
 from ragviz.data.dataset import Dataset
 from ragviz.data.errors import BadInput
+from ragviz.data.keys import clean_key
 from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change, diff_labels
 from ragviz.data.load import load
 from ragviz.data.model import Example, Labels
 from ragviz.store.label_store import LabelStore
 
-__all__ = ["ImportResult", "IMPORT_PREFIX", "import_labels", "text_difference"]
+__all__ = ["ImportResult", "IMPORT_PREFIX", "import_labels", "key_problems", "refusal", "text_difference"]
 
 
 IMPORT_PREFIX = "import:"
@@ -45,27 +49,87 @@ def text_difference(loaded: Example, imported: Example) -> str | None:
     return None
 
 
-def _checked(loaded: Dataset, path: str) -> tuple[list[tuple[Example, Labels]], list[str]]:
+def key_problems(example: Example, labels: Labels) -> list[tuple[str, str]]:
+    """``(field, problem)`` for every key *labels* name that is not a sentence of *example* (the file's field
+    names: context keys among the documents' sentences, response keys among the response's); a key written
+    with a judge's trailing dot (``0b.``) names its sentence.
+
+    >>> from ragviz.data.model import Sentence, SentenceSupport
+    >>> ex = Example(id="q", dataset="d", question="?", documents=("x",), document_sentences=((Sentence("0a", "x"),),),
+    ...              response="y", response_sentences=(Sentence("a", "y"),))
+    >>> key_problems(ex, Labels(("0a", "9z"), (), (SentenceSupport("b", True, ("0q",)),)))
+    [('all_relevant_sentence_keys', 'key 9z is not a sentence of the documents (0a)'), \
+('sentence_support_information[0].response_sentence_key', 'key b is not a sentence of the response (a)'), \
+('sentence_support_information[0].supporting_sentence_keys', 'key 0q is not a sentence of the documents (0a)')]
+    """
+    context, response = example.context_keys(), example.response_keys()
+    known = {"documents": set(context), "response": set(response)}
+    listed = {"documents": _listed(context), "response": _listed(response)}
+    out: list[tuple[str, str]] = []
+
+    def check(field: str, keys: Sequence[str], where: str) -> None:
+        for key in keys:
+            if clean_key(key) not in known[where]:  # "0b." names 0b, as everywhere (ragviz.data.keys.names_key)
+                out.append((field, f"key {key} is not a sentence of the {where} ({listed[where]})"))
+
+    check("all_relevant_sentence_keys", labels.relevant_keys, "documents")
+    check("all_utilized_sentence_keys", labels.utilized_keys, "documents")
+    for i, s in enumerate(labels.support):
+        check(f"sentence_support_information[{i}].response_sentence_key", (s.key,), "response")
+        check(f"sentence_support_information[{i}].supporting_sentence_keys", s.supporting_keys, "documents")
+    check("unsupported_response_sentence_keys", labels.unsupported_keys or (), "response")
+    return out
+
+
+def _listed(keys: Sequence[str], most: int = 12) -> str:
+    return ", ".join(keys[:most]) + (f", ... {len(keys):,} in all" if len(keys) > most else "") or "none"
+
+
+def refusal(n_rows: int, n_problems: int) -> str:
+    """The summary line of a refused import.
+
+    >>> refusal(1, 3), refusal(2, 2), refusal(0, 1)
+    ('1 row refused (3 problems): nothing imported', '2 rows refused: nothing imported', '1 problem: nothing imported')
+    """
+    if n_rows == 0:
+        return f"{n_problems} problem{'s' if n_problems != 1 else ''}: nothing imported"
+    rows = f"{n_rows:,} row{'s' if n_rows != 1 else ''} refused"
+    return f"{rows}{f' ({n_problems:,} problems)' if n_problems != n_rows else ''}: nothing imported"
+
+
+def _checked(loaded: Dataset, path: str) -> tuple[list[tuple[Example, Labels]], list[tuple[str | None, str]]]:
+    """The rows of *path* that may be imported, and the problems of the others as ``(row's place, line)``
+    (``None``: the file as a whole)."""
     result = load([path])
     if not result.ok:
-        return [], [str(e) for e in result.errors]
+        return [], [(None if e.row is None else f"{e.path}:{e.row}", str(e)) for e in result.errors]
     accepted: list[tuple[Example, Labels]] = []
-    problems: list[str] = []
+    problems: list[tuple[str | None, str]] = []
     for i in range(len(result.dataset)):
         imported = result.dataset.example(i)
         row = imported.source.row if imported.source is not None else i + 1
         where = f"{path}:{row}"
         at = loaded.index_of(imported.uid)
         if at is None:
-            problems.append(f"{where}: id: no loaded example {imported.uid} (load the data these labels belong to)")
+            problems.append(
+                (where, f"{where}: id: no loaded example {imported.uid} (load the data these labels belong to)")
+            )
             continue
         if imported.labels is None:
-            problems.append(f"{where}: labels: the row carries no labels")
+            problems.append((where, f"{where}: labels: the row carries no labels"))
             continue
         example = loaded.example(at)
         differs = text_difference(example, imported)
         if differs is not None:
-            problems.append(f"{where}: {differs}: the sentences differ from the loaded example {imported.uid}: refused")
+            problems.append(
+                (where, f"{where}: {differs}: the sentences differ from the loaded example {imported.uid}: refused")
+            )
+            continue
+        bad_keys = key_problems(example, imported.labels)
+        if bad_keys:
+            problems += [
+                (where, f"{where}: {field}: {what} of example {imported.uid}: refused") for field, what in bad_keys
+            ]
             continue
         accepted.append((example, imported.labels))
     return accepted, problems
@@ -77,16 +141,17 @@ def import_labels(store: LabelStore, loaded: Dataset, files: Sequence[str], anno
     if not annotator or not annotator.strip() or annotator.strip() == "*":
         raise BadInput("name the annotator whose labels these are", field="--annotator")
     todo: list[tuple[str, Example, Labels]] = []
-    problems: list[str] = []
+    problems: list[tuple[str | None, str]] = []
     for path in files:
         if not Path(path).exists():
-            problems.append(f"{path}: no such file")
+            problems.append((None, f"{path}: no such file"))
             continue
         accepted, refused = _checked(loaded, path)
         problems += refused
         todo += [(Path(path).name, ex, labels) for ex, labels in accepted]
     if problems:
-        raise BadInput(f"{len(problems)} rows refused: nothing imported", listed=problems)
+        rows = {where for where, _ in problems if where is not None}
+        raise BadInput(refusal(len(rows), len(problems)), listed=[line for _, line in problems])
     changed = 0
     for name, example, labels in todo:
         current = store.current_labels(example, annotator)

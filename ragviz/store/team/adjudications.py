@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ragviz.data.roles import identity_name
 from ragviz.store.errors import StoreError
 from ragviz.store.events import now_iso
 from ragviz.store.label_store import LabelStore
@@ -129,6 +130,7 @@ def settle(
     Returns the settlement's id. The callers check the role (admin or adjudicator)."""
     if not adjudicator or not adjudicator.strip():
         raise ValueError("a settlement needs the adjudicator's name")
+    adjudicator = identity_name(adjudicator)
     text = json.dumps(dict(settled), ensure_ascii=False, sort_keys=True)
     with store._write():
         if fingerprint_now() != seen:
@@ -151,6 +153,6 @@ def undo_settlement(store: LabelStore, uid: str, adjudicator: str) -> bool:
         store._q(
             "INSERT INTO team_adjudications (example_uid, adjudicator, ts, kind, seen, undoes)"
             " VALUES (?, ?, ?, ?, ?, ?)",
-            (uid, adjudicator, now_iso(), UNDO, "", current.id),
+            (uid, identity_name(adjudicator), now_iso(), UNDO, "", current.id),
         )
     return True

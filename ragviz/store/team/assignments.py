@@ -18,6 +18,7 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from ragviz.data.roles import identity_name
 from ragviz.store.events import now_iso
 from ragviz.store.label_store import LabelStore
 
@@ -64,16 +65,17 @@ class Round:
 
 
 def check_pool(pool: Iterable[str], overlap: int) -> tuple[str, ...]:
-    """The pool's names (trimmed, each once, in the order given), checked against *overlap*.
+    """The pool's names (as people are named: :func:`~ragviz.data.roles.identity_name`; each once, in the
+    order given), checked against *overlap*.
 
-    >>> check_pool([" ana", "bo", "ana"], 2)
-    ('ana', 'bo')
+    >>> check_pool([" ana", "bo", "ana", "Bo@X.org", "bo@x.org"], 2)
+    ('ana', 'bo', 'bo@x.org')
     >>> check_pool(["ana"], 2)
     Traceback (most recent call last):
     ...
     ragviz.store.team.assignments.AssignmentError: overlap 2 is larger than the pool of 1 annotator (ana): each example needs 2 different annotators
     """
-    names = tuple(dict.fromkeys(n.strip() for n in pool if n and n.strip()))
+    names = tuple(dict.fromkeys(identity_name(n) for n in pool if n and n.strip()))
     if isinstance(overlap, bool) or not isinstance(overlap, int) or not 1 <= overlap <= MAX_OVERLAP:
         raise AssignmentError(f"overlap must be a whole number from 1 to {MAX_OVERLAP}, got {overlap!r}")
     if not names:
@@ -242,6 +244,7 @@ def assign(
     (:func:`reassign_leaver`), never a silent drop."""
     names = check_pool(pool, overlap)
     _check_by(by)
+    by = identity_name(by)
     uids = list(dict.fromkeys(uids))
     if not uids:
         raise AssignmentError("no examples to assign: load data first (or name an audit sample with members)")
@@ -279,6 +282,7 @@ def reassign_leaver(store: LabelStore, leaver: str, by: str) -> Round:
     them and given to the least-loaded other member of the latest round's pool not already on it. Refused,
     with nothing changed, when someone's open example would have nobody left to take it."""
     _check_by(by)
+    leaver, by = identity_name(leaver), identity_name(by)
     with store._write():
         last = latest_round(store)
         current = assigned(store)

@@ -21,6 +21,7 @@ from ragviz.analysis.labelsets.named import judge_labels_of
 from ragviz.analysis.review.queue import ReviewFilter, RowColumns, filter_indices
 from ragviz.data.dataset import Dataset, iter_examples
 from ragviz.data.model import Example, Labels
+from ragviz.data.roles import identity_name
 from ragviz.metrics.trace import trace_scores
 from ragviz.store.events import base_labels, fold_labels
 from ragviz.store.label_store import LabelStore, StaleEdit, default_db
@@ -213,7 +214,7 @@ def annotator() -> str:
         return NOBODY
     if ANNOTATOR_KEY not in st.session_state:
         st.session_state[ANNOTATOR_KEY] = os.environ.get(ANNOTATOR_ENV) or _default_user()
-    return st.session_state[ANNOTATOR_KEY]
+    return identity_name(st.session_state[ANNOTATOR_KEY]) or st.session_state[ANNOTATOR_KEY]
 
 
 def _default_user() -> str:
