@@ -153,6 +153,17 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "run_import_command",
     ),
     CommandSpec(
+        "import",
+        "a RAG app's traces as rows: OTLP / OpenInference span files or an Arize Phoenix project",
+        "ragviz import otlp FILE... -o OUT, or ragviz import phoenix --url URL --project NAME -o OUT: one row per "
+        "trace (question = the root span's input, response = its output or the last LLM span's, documents = the "
+        "retriever span's documents in position order) with a source_trace side-car column for ragviz push. "
+        "Traces that cannot be rows are listed on stderr. Exit 2 on bad input, with nothing written.",
+        "ragviz.cli.trace_import",
+        "add_trace_import_arguments",
+        "run_trace_import_command",
+    ),
+    CommandSpec(
         "convert",
         "convert any input ragviz reads to RAGBench rows, a Ragas or DeepEval dataset, or RagChecker JSON",
         "Load the files (Parquet, JSONL, JSON, CSV, Hugging Face save_to_disk folders, RagChecker JSON; Ragas, "

@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 
 from ragviz.data.dataset import Dataset
 from ragviz.export.card import with_hf_features
+from ragviz.export.casting import aligned_column
 from ragviz.export.files import export_table, metrics_records_csv, write_export
 from ragviz.export.output import binary_output as _binary_output
 from ragviz.export.rows import metrics_records
@@ -79,12 +80,7 @@ def write_export_stream(
                     if not len(part):
                         continue
                     table = export_table(part, store, annotator)
-                    arrays = [
-                        table.column(f.name).cast(f.type)
-                        if f.name in table.column_names
-                        else pa.nulls(len(table), f.type)
-                        for f in schema
-                    ]
+                    arrays = [aligned_column(table, f) for f in schema]
                     writer.write_table(pa.Table.from_arrays(arrays, schema=schema))
                     sources = table.column("label_source").to_pylist() if "label_source" in table.column_names else []
                     count(part, table.num_rows, sum(s in ("human", "agreed", "adjudicated") for s in sources))
