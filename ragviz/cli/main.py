@@ -164,6 +164,16 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "run_trace_import_command",
     ),
     CommandSpec(
+        "push",
+        "people's labels back where the traces live: Phoenix span and document annotations",
+        "ragviz push phoenix --url URL --db DB [--annotator NAME | --labels gold|latest] [--documents-as human|llm]: "
+        "the reviewed examples that came from traces (ragviz import) as annotations on their spans; only what changed "
+        "since the last push is sent. Exit 0 all pushed, 1 some examples refused (named), 2 bad input.",
+        "ragviz.cli.trace_push",
+        "add_trace_push_arguments",
+        "run_trace_push_command",
+    ),
+    CommandSpec(
         "convert",
         "convert any input ragviz reads to RAGBench rows, a Ragas or DeepEval dataset, or RagChecker JSON",
         "Load the files (Parquet, JSONL, JSON, CSV, Hugging Face save_to_disk folders, RagChecker JSON; Ragas, "

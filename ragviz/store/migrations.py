@@ -11,6 +11,7 @@ from typing import Any
 
 from ragviz.store.events import Event, effective_events, status_of
 from ragviz.store.team.schema import TEAM_SCHEMA, m014_team, m015_decision_guidelines
+from ragviz.store.trace_push_schema import TRACE_PUSH_SCHEMA, m021_trace_pushes
 
 __all__ = [
     "Dialect",
@@ -338,6 +339,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[RunSQL, Dialect], None]], ...] = (
     ("015_decision_guidelines", m015_decision_guidelines),
     ("017_audit_designs", _m017_audit_designs),
     ("018_judge_confidence", _m018_judge_confidence),
+    ("021_trace_pushes", m021_trace_pushes),
 )
 
 
@@ -418,6 +420,7 @@ SCHEMA["017_audit_designs"] = {
 SCHEMA["018_judge_confidence"] = {
     "judge_confidence": ("id", "example_uid", "label_set_id", "n_samples", "metrics_json", "sentences_json", "ts")
 }
+SCHEMA.update(TRACE_PUSH_SCHEMA)
 MIGRATIONS_TABLE = {"schema_migrations": ("name", "applied_at")}
 
 

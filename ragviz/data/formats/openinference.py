@@ -12,7 +12,7 @@ A trace is its spans (:class:`Span`, attributes flattened to OpenInference's dot
   that starts before it (the last one when none does), or the last span named ``retriever_span`` when given;
 - ``id`` = the trace id, ``dataset_name`` = the project (or the name given), ``generation_model_name`` =
   ``llm.model_name``;
-- the side-car column :data:`SIDECAR` keeps the trace, root, response, retriever and LLM span ids and each
+- the side-car column :data:`SIDECAR` keeps the project, the trace, root, response, retriever and LLM span ids and each
   document's id, score and metadata (JSON text), so a push finds every target again.
 
 A trace that cannot be a row (no retriever span, no documents, a document without content, no question, no
@@ -237,7 +237,8 @@ def trace_row(
     ordered by start (:func:`group_traces`); *dataset* names the rows' data set, else the spans' project, else
     ``traces``."""
     trace_id = spans[0].trace_id
-    dataset = dataset or next((s.project for s in spans if s.project), None) or "traces"
+    project = next((s.project for s in spans if s.project), None)
+    dataset = dataset or project or "traces"
     root = _root(spans)
     llms = [s for s in spans if s.kind == "LLM"]
     llm = llms[-1] if llms else None
@@ -266,6 +267,7 @@ def trace_row(
         "generation_model_name": None if model is None else str(model),
         SIDECAR: {
             "trace_id": trace_id,
+            "project": project,
             "root_span_id": root.span_id,
             "response_span_id": response_span.span_id,
             "retriever_span_id": retriever.span_id,
