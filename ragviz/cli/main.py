@@ -153,6 +153,27 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "run_import_command",
     ),
     CommandSpec(
+        "import",
+        "a RAG app's traces as rows: OTLP / OpenInference span files or an Arize Phoenix project",
+        "ragviz import otlp FILE... -o OUT, or ragviz import phoenix --url URL --project NAME -o OUT: one row per "
+        "trace (question = the root span's input, response = its output or the last LLM span's, documents = the "
+        "retriever span's documents in position order) with a source_trace side-car column for ragviz push. "
+        "Traces that cannot be rows are listed on stderr. Exit 2 on bad input, with nothing written.",
+        "ragviz.cli.trace_import",
+        "add_trace_import_arguments",
+        "run_trace_import_command",
+    ),
+    CommandSpec(
+        "push",
+        "people's labels back where the traces live: Phoenix span and document annotations",
+        "ragviz push phoenix --url URL --db DB [--annotator NAME | --labels gold|latest] [--documents-as human|llm]: "
+        "the reviewed examples that came from traces (ragviz import) as annotations on their spans; only what changed "
+        "since the last push is sent. Exit 0 all pushed, 1 some examples refused (named), 2 bad input.",
+        "ragviz.cli.trace_push",
+        "add_trace_push_arguments",
+        "run_trace_push_command",
+    ),
+    CommandSpec(
         "convert",
         "convert any input ragviz reads to RAGBench rows, a Ragas or DeepEval dataset, or RagChecker JSON",
         "Load the files (Parquet, JSONL, JSON, CSV, Hugging Face save_to_disk folders, RagChecker JSON; Ragas, "

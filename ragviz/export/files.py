@@ -15,6 +15,7 @@ import pyarrow.parquet as pq
 from ragviz.data.dataset import BOOKKEEPING, Dataset
 from ragviz.data.ragbench import LLM_PREFIX
 from ragviz.export.card import with_hf_features
+from ragviz.export.casting import aligned_column
 from ragviz.export.columnar import plain_export_columns
 from ragviz.export.json_text import json_default, json_lines, json_safe, string_bytes
 from ragviz.export.output import binary_output as _binary_output
@@ -180,9 +181,7 @@ def _unify(tables: Sequence[pa.Table]) -> pa.Table:
     schema = pa.unify_schemas([t.schema for t in tables], promote_options="permissive")
     aligned = []
     for t in tables:
-        arrays = [
-            t.column(f.name).cast(f.type) if f.name in t.column_names else pa.nulls(t.num_rows, f.type) for f in schema
-        ]
+        arrays = [aligned_column(t, f) for f in schema]
         aligned.append(pa.Table.from_arrays(arrays, schema=schema))
     return pa.concat_tables(aligned)
 

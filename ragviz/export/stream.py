@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 
 from ragviz.data.dataset import Dataset
 from ragviz.export.card import with_hf_features
+from ragviz.export.casting import aligned_column
 from ragviz.export.files import export_table, metrics_records_csv, write_export
 from ragviz.export.output import binary_output as _binary_output
 from ragviz.export.rows import metrics_records
@@ -108,12 +109,7 @@ def _write_parquet(
             for name, _ in kept:
                 with pa.memory_map(name) as source:
                     table = pa.ipc.open_file(source).read_all()
-                    arrays = [
-                        table.column(f.name).cast(f.type)
-                        if f.name in table.column_names
-                        else pa.nulls(len(table), f.type)
-                        for f in schema
-                    ]
+                    arrays = [aligned_column(table, f) for f in schema]
                     parquet.write_table(pa.Table.from_arrays(arrays, schema=schema))
                     del table, arrays
                 os.unlink(name)  # its space back at once

@@ -12,6 +12,7 @@ from typing import Any
 from ragviz.store.events import Event, effective_events, status_of
 from ragviz.store.identity_folds import FOLD_SCHEMA, m020_fold_emails
 from ragviz.store.team.schema import TEAM_SCHEMA, m014_team, m015_decision_guidelines
+from ragviz.store.trace_push_schema import TRACE_PUSH_SCHEMA, m021_trace_pushes
 
 __all__ = [
     "Dialect",
@@ -340,6 +341,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[RunSQL, Dialect], None]], ...] = (
     ("017_audit_designs", _m017_audit_designs),
     ("018_judge_confidence", _m018_judge_confidence),
     ("020_fold_emails", m020_fold_emails),
+    ("021_trace_pushes", m021_trace_pushes),
 )
 
 
@@ -421,6 +423,7 @@ SCHEMA["018_judge_confidence"] = {
     "judge_confidence": ("id", "example_uid", "label_set_id", "n_samples", "metrics_json", "sentences_json", "ts")
 }
 SCHEMA.update(FOLD_SCHEMA)
+SCHEMA.update(TRACE_PUSH_SCHEMA)
 MIGRATIONS_TABLE = {"schema_migrations": ("name", "applied_at")}
 
 

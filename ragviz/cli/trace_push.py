@@ -1,0 +1,136 @@
+"""``ragviz push phoenix``: people's labels of examples imported from traces, back to Phoenix as annotations.
+
+What is sent is :mod:`ragviz.export.traces.annotations`; how (once, resumable, refusing changed traces) is
+:mod:`ragviz.export.traces.push`. Bad input is raised as :class:`~ragviz.data.errors.BadInput`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from ragviz.cli.common import EXIT_OK
+from ragviz.data.errors import BadInput
+
+__all__ = ["COMMAND", "EXIT_REFUSED", "add_trace_push_arguments", "push_phoenix_command", "run_trace_push_command"]
+
+COMMAND = "ragviz push phoenix"
+#: Some examples were refused (named on stderr); the others were pushed and recorded.
+EXIT_REFUSED = 1
+
+
+def _annotator(store: object, annotator: str | None, labels: str | None, db: str) -> str | None:
+    from ragviz.analysis.labelsets.named import GOLD
+    from ragviz.store.label_store import EVERYONE, LabelStore
+
+    assert isinstance(store, LabelStore)
+    if labels is not None:
+        if annotator is not None:
+            raise BadInput("give --labels or --annotator, not both", path=COMMAND)
+        return {"gold": GOLD, "latest": EVERYONE}.get(labels.strip(), labels.strip())
+    names = store.annotators()
+    if annotator is None:
+        return EVERYONE if len(names) > 1 else names[0] if names else None
+    if annotator not in names:
+        known = ", ".join(names) if names else "none yet"
+        raise BadInput(f"annotator {annotator!r} has no labels in this store (annotators: {known})", path=db)
+    return annotator
+
+
+def push_phoenix_command(
+    url: str,
+    db: str,
+    *,
+    data: Sequence[str] = (),
+    annotator: str | None = None,
+    labels: str | None = None,
+    api_key: str | None = None,
+    documents_as: str = "human",
+) -> int:
+    """Push the reviewed examples' labels in *db* to the Phoenix at *url*; prints a summary and each refused
+    example on stderr. Returns 0, or :data:`EXIT_REFUSED` when some examples were refused."""
+    from ragviz.export.targets import load_sources
+    from ragviz.export.traces.push import push_phoenix
+    from ragviz.store.label_store import LabelStore, StoreError
+    from ragviz.store.postgres import is_url
+
+    if not is_url(db) and not Path(db).expanduser().is_file():
+        raise BadInput("no label store here (give the file the app uses, default ~/.ragviz/ragviz.db)", path=db)
+    try:
+        store = LabelStore(db)
+    except StoreError as exc:
+        raise BadInput(str(exc)) from None
+    with store:
+        who = _annotator(store, annotator, labels, db)
+        sources = list(data) or store.sources()
+        if not sources:
+            raise BadInput("no data files registered in this store; name them (ragviz push phoenix DATA ...)", path=db)
+        dataset, errors = load_sources(sources)
+        if errors:
+            raise BadInput(f"{len(errors)} errors in the data files: nothing pushed", listed=errors)
+
+        def progress(done: int, total: int) -> None:
+            print(f"\rpushing: {done}/{total} examples", end="\n" if done == total else "", file=sys.stderr, flush=True)
+
+        report = push_phoenix(dataset, store, url, who, api_key, documents_as.upper(), progress)
+    for line in report.refused:
+        print(f"{url}: refused: {line}", file=sys.stderr)
+    print(
+        f"pushed {report.pushed} examples to {url}: {report.span_annotations} span annotations, "
+        f"{report.document_annotations} document annotations ({documents_as.upper()}); {report.unchanged} unchanged "
+        f"since the last push; {len(report.refused)} refused; {report.not_from_traces} reviewed examples not from a trace",
+        file=sys.stderr,
+    )
+    return EXIT_REFUSED if report.refused else EXIT_OK
+
+
+def add_trace_push_arguments(parser: argparse.ArgumentParser) -> None:
+    from ragviz.store.label_store import DB_ENV
+
+    sub = parser.add_subparsers(dest="target", metavar="TARGET")
+    sub.required = True
+    p = sub.add_parser(
+        "phoenix",
+        help="span and document annotations on the traces the examples came from",
+        description="For every example people reviewed (from rows made by ragviz import): four span annotations on "
+        "the response span (ragviz.adherence, .relevance, .utilization, .completeness; kind HUMAN, identifier "
+        "ragviz:<reviewer>) and per document ragviz.relevant / ragviz.utilized on the retriever span. Only what "
+        "changed since the last push to URL is sent (recorded in the store); a rerun finishes a push that failed "
+        "halfway. Examples whose trace is gone or whose documents changed are refused by name (exit 1).",
+    )
+    p.add_argument("data", nargs="*", metavar="DATA", help="rows files (default: the files registered in the store)")
+    p.add_argument("--url", required=True, help="the Phoenix server, e.g. http://localhost:6006")
+    p.add_argument("--db", default=None, metavar="DB", help=f"label store (default: ${DB_ENV} or ~/.ragviz/ragviz.db)")
+    p.add_argument(
+        "--annotator", metavar="NAME", help="whose labels (default: the one annotator; with several: latest)"
+    )
+    p.add_argument(
+        "--labels",
+        metavar="gold|latest|ANNOTATOR",
+        help="which label set: gold (agreed or adjudicated), latest (every annotator's latest decision) or a name",
+    )
+    p.add_argument(
+        "--documents-as",
+        choices=("human", "llm"),
+        default="human",
+        help="annotator kind of the document annotations: human (default), or llm so Phoenix's retrieval metrics "
+        "(nDCG, precision, hit rate), which count only kind LLM, use people's document labels",
+    )
+    p.add_argument("--api-key", metavar="KEY", help="Phoenix API key (default: $PHOENIX_API_KEY; never stored)")
+
+
+def run_trace_push_command(args: argparse.Namespace) -> int:
+    from ragviz.store.label_store import default_db
+
+    return push_phoenix_command(
+        args.url,
+        str(args.db or default_db()),
+        data=args.data,
+        annotator=args.annotator,
+        labels=args.labels,
+        api_key=args.api_key or os.environ.get("PHOENIX_API_KEY"),
+        documents_as=args.documents_as,
+    )

@@ -1,0 +1,211 @@
+"""Talking to an Arize Phoenix server through its light client (``arize-phoenix-client``): the spans of a
+project's traces (paged, with progress), span and document annotations written synchronously, and every failure
+as one line (:class:`~ragviz.data.errors.BadInput`): an unreachable URL, a refused key (401 / 403), an unknown
+project. The API key is sent as a bearer header and kept nowhere else."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from ragviz.data.errors import BadInput
+from ragviz.data.formats.openinference import Span
+from ragviz.data.formats.otlp import span_from_record
+
+if TYPE_CHECKING:
+    from phoenix.client import Client
+
+__all__ = [
+    "API_KEY_ENV",
+    "PAGE",
+    "TRACES_PER_REQUEST",
+    "MissingSpans",
+    "fetch_spans",
+    "log_document_annotations",
+    "log_span_annotations",
+    "phoenix_client",
+    "phoenix_errors",
+    "spans_by_id",
+    "trace_url",
+]
+
+API_KEY_ENV = "PHOENIX_API_KEY"
+#: Root spans asked for per request while listing traces (the server's page limit is 1,000).
+PAGE = 1000
+#: Traces whose spans are asked for in one request.
+TRACES_PER_REQUEST = 100
+_MISSING = re.compile(r"Spans with IDs (.+) do not exist")
+Progress = Callable[[int, int], None]
+
+
+class MissingSpans(Exception):
+    """Phoenix refused a synchronous write because these spans do not exist there (HTTP 404)."""
+
+    def __init__(self, span_ids: set[str]):
+        self.span_ids = span_ids
+        super().__init__(", ".join(sorted(span_ids)))
+
+
+def phoenix_client(url: str, api_key: str | None) -> Client:
+    """A Phoenix client for *url* (the key, when given, only as the ``Authorization`` header)."""
+    from phoenix.client import Client
+
+    return Client(base_url=url.rstrip("/"), api_key=api_key or None)
+
+
+@contextmanager
+def phoenix_errors(url: str, project: str | None = None) -> Iterator[None]:
+    """HTTP failures inside as one-line BadInput naming *url* (and *project* on a 404 of its spans)."""
+    import httpx
+
+    try:
+        yield
+    except httpx.HTTPStatusError as exc:
+        status = exc.response.status_code
+        detail = _detail(exc.response)
+        if status in (401, 403):
+            raise BadInput(
+                f"HTTP {status}: Phoenix refused the request ({detail or 'unauthorized'}); give its API key "
+                f"with --api-key or ${API_KEY_ENV}",
+                path=url,
+            ) from None
+        if status == 404 and project is not None and "project" in detail.lower():
+            raise BadInput(f"no project {project!r} on this Phoenix server ({detail})", path=url) from None
+        raise BadInput(f"HTTP {status} from {exc.request.url.path}: {detail}", path=url) from None
+    except httpx.TransportError as exc:
+        raise BadInput(f"cannot reach Phoenix: {type(exc).__name__}: {exc or 'no answer'}", path=url) from None
+
+
+def _detail(response: Any) -> str:
+    try:
+        body = response.json()
+    except ValueError:
+        return str(response.text or "").strip()[:300]
+    detail = body.get("detail", body) if isinstance(body, Mapping) else body
+    return str(detail)[:300]
+
+
+def _roots(client: Client, project: str, since: datetime | None, limit: int | None) -> list[str]:
+    """The trace ids of the project's traces (their root spans), newest first, at most *limit*."""
+    ids: list[str] = []
+    cursor: str | None = None
+    while limit is None or len(ids) < limit:
+        page = PAGE if limit is None else min(PAGE, limit - len(ids))
+        params: dict[str, Any] = {"limit": page, "parent_id": "null", "sort": "start_time", "order": "desc"}
+        if since is not None:
+            params["start_time"] = since.isoformat()
+        if cursor:
+            params["cursor"] = cursor
+        body = _get(client, f"v1/projects/{project}/spans", params)
+        ids.extend(s["context"]["trace_id"] for s in body.get("data", []))
+        cursor = body.get("next_cursor")
+        if not cursor or not body.get("data"):
+            break
+    return list(dict.fromkeys(ids))
+
+
+def _get(client: Client, path: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    response = client._client.get(path, params=params, headers={"accept": "application/json"})  # noqa: SLF001
+    response.raise_for_status()
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def _spans_of(client: Client, project: str, trace_ids: Sequence[str]) -> Iterator[dict[str, Any]]:
+    cursor: str | None = None
+    while True:
+        params: dict[str, Any] = {"limit": PAGE, "trace_id": list(trace_ids)}
+        if cursor:
+            params["cursor"] = cursor
+        body = _get(client, f"v1/projects/{project}/spans", params)
+        yield from body.get("data", [])
+        cursor = body.get("next_cursor")
+        if not cursor or not body.get("data"):
+            return
+
+
+def fetch_spans(
+    url: str,
+    project: str,
+    api_key: str | None = None,
+    since: datetime | None = None,
+    limit: int | None = None,
+    progress: Progress | None = None,
+) -> list[Span]:
+    """Every span of the project's traces (the newest *limit* traces started at or after *since*), read a page
+    at a time; *progress* (traces read, traces listed) after each request. Failures raise one-line BadInput."""
+    client = phoenix_client(url, api_key)
+    spans: list[Span] = []
+    with phoenix_errors(url, project):
+        trace_ids = _roots(client, project, since, limit)
+        _ = progress and progress(0, len(trace_ids))
+        for start in range(0, len(trace_ids), TRACES_PER_REQUEST):
+            chunk = trace_ids[start : start + TRACES_PER_REQUEST]
+            spans.extend(span_from_record({**s, "project": project}) for s in _spans_of(client, project, chunk))
+            _ = progress and progress(start + len(chunk), len(trace_ids))
+    return spans
+
+
+def spans_by_id(url: str, project: str, span_ids: Sequence[str], api_key: str | None = None) -> dict[str, Span]:
+    """The spans with these ids in *project* (absent ones left out)."""
+    client = phoenix_client(url, api_key)
+    found: dict[str, Span] = {}
+    with phoenix_errors(url, project):
+        for start in range(0, len(span_ids), TRACES_PER_REQUEST):
+            chunk = list(span_ids[start : start + TRACES_PER_REQUEST])
+            cursor: str | None = None
+            while True:
+                params: dict[str, Any] = {"limit": PAGE, "span_id": chunk}
+                if cursor:
+                    params["cursor"] = cursor
+                body = _get(client, f"v1/projects/{project}/spans", params)
+                for record in body.get("data", []):
+                    span = span_from_record(record)
+                    found[span.span_id] = span
+                cursor = body.get("next_cursor")
+                if not cursor or not body.get("data"):
+                    break
+    return found
+
+
+def _missing(exc: Exception) -> MissingSpans | None:
+    import httpx
+
+    if isinstance(exc, httpx.HTTPStatusError) and exc.response.status_code == 404:
+        match = _MISSING.search(_detail(exc.response))
+        if match:
+            return MissingSpans({s.strip() for s in match.group(1).split(",")})
+    return None
+
+
+def log_span_annotations(client: Client, annotations: list[dict[str, Any]]) -> list[str]:
+    """Write span annotations synchronously (``sync=true``); their Phoenix ids in order. An unknown span raises
+    :class:`MissingSpans` (Phoenix writes none of the batch then)."""
+    try:
+        inserted = client.spans.log_span_annotations(span_annotations=annotations, sync=True)  # type: ignore[arg-type]
+    except Exception as exc:
+        missing = _missing(exc)
+        if missing is not None:
+            raise missing from None
+        raise
+    return [str(a["id"]) for a in inserted or []]
+
+
+def log_document_annotations(client: Client, annotations: list[dict[str, Any]]) -> list[str]:
+    """Write document annotations synchronously; their Phoenix ids in order (unknown spans: :class:`MissingSpans`)."""
+    try:
+        inserted = client.spans.log_document_annotations(document_annotations=annotations, sync=True)  # type: ignore[arg-type]
+    except Exception as exc:
+        missing = _missing(exc)
+        if missing is not None:
+            raise missing from None
+        raise
+    return [str(a["id"]) for a in inserted or []]
+
+
+def trace_url(url: str, project_id: str, trace_id: str) -> str:
+    """Where Phoenix shows a trace: ``URL/projects/<project id>/traces/<trace id>``."""
+    return f"{url.rstrip('/')}/projects/{project_id}/traces/{trace_id}"

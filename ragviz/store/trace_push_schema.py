@@ -1,0 +1,42 @@
+"""The trace-push ledger's migration (``021_trace_pushes``) and what it leaves, for :mod:`ragviz.store.migrations`
+(*run* and *d* are its ``RunSQL`` and ``Dialect``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["TRACE_PUSH_SCHEMA", "m021_trace_pushes"]
+
+
+def m021_trace_pushes(run: Callable[..., Any], d: Any) -> None:
+    # What ragviz push sent where (ragviz.store.trace_pushes): per example and identifier the fingerprint of the
+    # annotations sent to a URL, their ids there, who pushed and when. Append-only; the newest row counts.
+    run(
+        f"""CREATE TABLE trace_pushes (
+            id {d.identity},
+            target TEXT NOT NULL,
+            url TEXT NOT NULL,
+            example_uid TEXT NOT NULL,
+            identifier TEXT NOT NULL,
+            fingerprint TEXT NOT NULL,
+            annotation_ids_json TEXT NOT NULL,
+            ts TEXT NOT NULL)"""
+    )
+    run("CREATE INDEX trace_pushes_by_example ON trace_pushes (target, url, example_uid, identifier, id)")
+
+
+TRACE_PUSH_SCHEMA: dict[str, dict[str, tuple[str, ...]]] = {
+    "021_trace_pushes": {
+        "trace_pushes": (
+            "id",
+            "target",
+            "url",
+            "example_uid",
+            "identifier",
+            "fingerprint",
+            "annotation_ids_json",
+            "ts",
+        )
+    }
+}
