@@ -14,7 +14,8 @@ page says "Not saved" is counted as reported and retried with the page's Retry.
 
 Printed per annotator: clicks made, accept actions stored, reported not saved, and the two failures the
 soak looks for: dropped (clicked, not reported, not stored) and doubled (stored more than clicked);
-then the load average sampled every 5 s (min / mean / max) and the wall time.
+then the load average sampled every 5 s (min / mean / max) and the wall time. ``--minutes`` stops every tab
+clicking after that long (the counts then cover the clicks made).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ async def _settle(page) -> None:
     await page.wait_for_function(SETTLED, timeout=120_000)
 
 
-async def _annotator_tab(browser, server: StreamlitServer, who: str, clicks: int, out: dict) -> None:
+async def _annotator_tab(browser, server: StreamlitServer, who: str, clicks: int, out: dict, until: float) -> None:
     context = await browser.new_context(viewport={"width": 1280, "height": 900})
     page = await context.new_page()
     page.set_default_timeout(120_000)
@@ -61,7 +62,12 @@ async def _annotator_tab(browser, server: StreamlitServer, who: str, clicks: int
     await page.get_by_role("button", name="Accept as shown").wait_for()
     await _settle(page)
     made = reported = 0
-    for _ in range(clicks):
+    for n in range(clicks):
+        if time.monotonic() > until:
+            print(f"{who} on {server.url}: stopped at the time limit after {made} clicks", flush=True)
+            break
+        if n and n % 50 == 0:
+            print(f"{who} on {server.url}: {n} clicks", flush=True)
         await page.get_by_role("button", name="Accept as shown").click()
         made += 1
         await _settle(page)
@@ -74,13 +80,13 @@ async def _annotator_tab(browser, server: StreamlitServer, who: str, clicks: int
     await context.close()
 
 
-async def _clicks(servers: list[StreamlitServer], names: list[str], clicks: int) -> dict:
+async def _clicks(servers: list[StreamlitServer], names: list[str], clicks: int, until: float) -> dict:
     from playwright.async_api import async_playwright
 
     out = {who: {"made": 0, "reported": 0} for who in names}
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        await asyncio.gather(*(_annotator_tab(browser, s, who, clicks, out) for s in servers for who in names))
+        await asyncio.gather(*(_annotator_tab(browser, s, who, clicks, out, until) for s in servers for who in names))
         await browser.close()
     return out
 
@@ -98,6 +104,7 @@ def main() -> int:
     ap.add_argument("--burners", type=int, default=8)
     ap.add_argument("--nice", type=int, default=19)
     ap.add_argument("--db", choices=["postgresql", "sqlite"], default="postgresql")
+    ap.add_argument("--minutes", type=float, default=0, help="stop clicking after this long (0: no limit)")
     args = ap.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="ragviz-soak-"))
@@ -128,7 +135,8 @@ def main() -> int:
     threading.Thread(target=_sample_load, args=(samples, stop), daemon=True).start()
     t0 = time.monotonic()
     try:
-        out = asyncio.run(_clicks(servers, names, args.clicks))
+        until = t0 + args.minutes * 60 if args.minutes else float("inf")
+        out = asyncio.run(_clicks(servers, names, args.clicks, until))
     finally:
         wall = time.monotonic() - t0
         stop.set()
