@@ -5,6 +5,9 @@ import streamlit as st
 from ragviz.ui.core.access import sidebar
 from ragviz.ui.core.present import present_toggle
 from ragviz.ui.core.render import theme_css
+from ragviz.ui.core.retry import unsaved_banner
+from ragviz.ui.core.served import hide_error_details
+from ragviz.ui.core.shell import store_faults
 
 st.set_page_config(page_title="ragviz", layout="wide")
 st.set_option("client.disableDataExport", True)  # tables' CSV download is unguarded: ragviz's own are guarded
@@ -25,7 +28,10 @@ pages = [
     st.Page("pages/team.py", title="Team", icon="👥"),
 ]
 page = st.navigation(pages)
+hide_error_details()  # served: no traceback, path or SQL in a browser
 st.html(theme_css())  # the app's few colour rules (a style-only block takes no space)
-sidebar()
-present_toggle()
-page.run()
+with store_faults():  # the database unavailable: one calm message, never a traceback
+    unsaved_banner()  # clicks it did not take: "Not saved ..." and Retry
+    sidebar()
+    present_toggle()
+    page.run()

@@ -100,6 +100,7 @@ class StreamlitServer:
     annotator: str = "browser-tester"
     port: int = field(default_factory=free_port)
     proc: subprocess.Popen | None = None
+    env: dict[str, str] = field(default_factory=dict)  # more environment (e.g. RAGVIZ_SERVED)
 
     @property
     def url(self) -> str:
@@ -112,6 +113,7 @@ class StreamlitServer:
             "RAGVIZ_DB": str(self.db),
             "RAGVIZ_DATA": self.data,
             "RAGVIZ_ANNOTATOR": self.annotator,
+            **self.env,
         }
         cmd = [
             sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),

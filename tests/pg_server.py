@@ -33,6 +33,13 @@ def find_bindir() -> Path | None:
     return None
 
 
+def _ppid(proc: Path) -> int | None:
+    try:
+        return int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -70,8 +77,36 @@ class PostgresServer:
 
     def start(self) -> None:
         self._cmd("initdb", "-D", str(self.data), "-U", self.USER, "--auth=trust", "--locale=C", "-E", "UTF8")
+        self._pg_ctl_start()
+
+    def _pg_ctl_start(self) -> None:
         opts = f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.root} -c max_connections=200"
         self._cmd("pg_ctl", "-D", str(self.data), "-o", opts, "-l", str(self.root / "server.log"), "-w", "start")
+
+    def stop_fast(self) -> None:
+        """``pg_ctl stop -m fast``: every session ended (AdminShutdown), the data kept for :meth:`restart`."""
+        self._cmd("pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "stop")
+
+    def restart(self) -> None:
+        """Start the server again on the same port and data (after :meth:`stop_fast` or :meth:`kill_hard`)."""
+        self._pg_ctl_start()
+
+    def kill_hard(self) -> None:
+        """SIGKILL to the postmaster and every process it started (what the OOM killer or a crash does);
+        the next :meth:`restart` runs crash recovery."""
+        import signal
+        import time
+
+        pid = int((self.data / "postmaster.pid").read_text().split()[0])
+        children = [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit() and _ppid(p) == pid]
+        for victim in [pid, *children]:
+            try:
+                os.kill(victim, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and any(Path(f"/proc/{v}").exists() for v in [pid, *children]):
+            time.sleep(0.05)
 
     def stop(self) -> None:
         try:

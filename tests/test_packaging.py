@@ -61,7 +61,9 @@ def test_the_app_script_of_a_checkout_and_the_streamlit_flags():
         "--client.disableDataExport": "true",
         "--runner.postScriptGC": "false",
         "--runner.magicEnabled": "false",
+        "--client.showErrorDetails": "none",  # served: no traceback, path or SQL in a browser
     }
+    assert "--client.showErrorDetails" not in streamlit_command(ROOT / "app.py", 8999, "127.0.0.1", headless=True)
 
 
 def test_version_and_bash_completion_of_a_subcommand(tmp_path):

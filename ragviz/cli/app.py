@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ragviz.data.errors import BadInput
+from ragviz.data.paths import is_served
 
 __all__ = [
     "COMMAND",
@@ -84,7 +85,10 @@ def can_open_browser(environ: Mapping[str, str] | None = None, platform: str = s
 def streamlit_command(script: Path, port: int, host: str, headless: bool) -> list[str]:
     """The ``python -m streamlit run`` command line for *script*. Streamlit's e-mail prompt (asked on a
     first start without ``~/.streamlit/credentials.toml`` unless headless) is always off: it would stop
-    ``ragviz app`` at "Email:", and end it when no terminal is attached."""
+    ``ragviz app`` at "Email:", and end it when no terminal is attached. Served (*host* not loopback),
+    Streamlit's error details are off from the start: no traceback, path or SQL reaches a browser (the
+    app turns them off too when started another way; the server's log keeps them)."""
+    served_flags = ["--client.showErrorDetails", "none"] if is_served(host) else []
     return [
         sys.executable,
         "-m",
@@ -109,6 +113,7 @@ def streamlit_command(script: Path, port: int, host: str, headless: bool) -> lis
         "false",
         "--runner.magicEnabled",
         "false",
+        *served_flags,
     ]
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK, fold_identities
 from ragviz.data.errors import BadInput
+from ragviz.store.errors import StoreError
 
 __all__ = ["COMMANDS", "Command", "CommandSpec", "build_parser", "main"]
 
@@ -252,6 +253,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except OSError as exc:
         print(f"ragviz {args.command}: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except StoreError as exc:  # e.g. the database went away mid-command (StoreUnavailable): one line, URL masked
+        print(f"ragviz {args.command}: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
 
 

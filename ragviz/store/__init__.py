@@ -12,6 +12,7 @@ from ragviz.store.label_store import (
     LabelStore,
     StaleEdit,
     StoreError,
+    StoreUnavailable,
     default_db_path,
     open_store,
 )
@@ -24,6 +25,7 @@ __all__ = [
     "LabelStore",
     "StaleEdit",
     "StoreError",
+    "StoreUnavailable",
     "default_db_path",
     "open_store",
 ]

@@ -4,33 +4,70 @@
 :class:`Database` runs ``?``-placeholder SQL through the backend's
 :class:`~ragviz.store.migrations.Dialect` and opens write transactions the same way for both. The
 label store and the judge's tables (:mod:`ragviz.judge.cache`) share this seam, so their SQL is
-written once.
+written once. A database that is unavailable for a while is raised as
+:class:`~ragviz.store.errors.StoreUnavailable`, the same for both backends.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from ragviz.store.errors import StoreUnavailable
 from ragviz.store.migrations import POSTGRES, SQLITE, Dialect
-from ragviz.store.postgres import connect as pg_connect
 from ragviz.store.postgres import errors as pg_errors
+from ragviz.store.postgres import is_unavailable as pg_is_unavailable
 from ragviz.store.postgres import is_url, mask_url, scrub
+from ragviz.store.postgres import open_pool as pg_open_pool
 from ragviz.store.sqlite import connect as sqlite_connect
+from ragviz.store.sqlite import is_unavailable as sqlite_is_unavailable
 
-__all__ = ["DB_ENV", "Database", "default_db", "default_db_path", "open_database"]
+__all__ = ["DB_ENV", "Database", "StoreUnavailable", "default_db", "default_db_path", "open_database"]
 
 
 DB_ENV = "RAGVIZ_DB"
 
 
+class _Rows:
+    """A PostgreSQL statement's result, read whole before its connection goes back to the pool; reads like
+    the driver's cursor (``fetchone``, ``fetchall``, iteration)."""
+
+    def __init__(self, rows: list[Any], rowcount: int):
+        self._rows = rows
+        self._at = 0
+        self.rowcount = rowcount
+
+    def fetchone(self) -> Any:
+        if self._at >= len(self._rows):
+            return None
+        self._at += 1
+        return self._rows[self._at - 1]
+
+    def fetchall(self) -> list[Any]:
+        rest, self._at = self._rows[self._at :], len(self._rows)
+        return rest
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.fetchall())
+
+
 class Database:
-    """A connection (not thread-safe by itself: callers hold their own lock), its dialect, and
-    where it points: :attr:`path` for SQLite (``None`` on PostgreSQL) and :attr:`location`, the path
-    or the URL with its password masked, for messages."""
+    """The store's database, its dialect, and where it points: :attr:`path` for SQLite (``None`` on
+    PostgreSQL) and :attr:`location`, the path or the URL with its password masked, for messages.
+
+    SQLite is one connection (not thread-safe by itself: callers hold their own lock; :attr:`conn`).
+    PostgreSQL is a pool (:func:`ragviz.store.postgres.open_pool`): each statement outside a write
+    transaction takes a checked connection and gives it back; a write transaction keeps one connection
+    from :meth:`begin_write` to :meth:`commit` / :meth:`rollback` for the thread that opened it.
+
+    A database that cannot be reached or written just now (a restart, a dropped connection, a locked
+    file, a full disk: :func:`~ragviz.store.postgres.is_unavailable`,
+    :func:`~ragviz.store.sqlite.is_unavailable`) is raised as :class:`StoreUnavailable`; every other
+    driver error as the driver raised it."""
 
     def __init__(self, where: str | os.PathLike, error: type[Exception], what: str = "label store"):
         target = os.fspath(where)
@@ -38,52 +75,149 @@ class Database:
         self._error = error
         self._what = what
         self.path: Path | None
+        self.conn: Any = None  # SQLite's one connection
+        self._pool: Any = None  # PostgreSQL's pool
+        self._tx = threading.local()  # PostgreSQL: the connection of this thread's open write transaction
         if is_url(target):
             self.dialect: Dialect = POSTGRES
             self.path = None
             self.location = mask_url(target)
-            self.conn: Any = pg_connect(target, error, what)
+            self._pool = pg_open_pool(target, error, what)
             self.errors: tuple[type[Exception], ...] = pg_errors()
+            self._unavailable = pg_is_unavailable
         else:
             self.dialect = SQLITE
             self.path = Path(target).expanduser()
             self.location = str(self.path)
             self.conn = sqlite_connect(self.path, error, what)
             self.errors = (sqlite3.Error,)
+            self._unavailable = sqlite_is_unavailable
 
     def reopen(self, error: type[Exception] | None = None, what: str | None = None) -> Database:
         """A new connection to the same database (the URL's password is never shown to callers)."""
         return Database(self._target, error or self._error, what or self._what)
 
+    def _raise_unavailable(self, exc: BaseException, outcome_unknown: bool = False) -> None:
+        """*exc* as :class:`StoreUnavailable` when it says the database is unavailable; else nothing."""
+        if self._unavailable(exc):
+            raise StoreUnavailable(
+                f"{self.location}: the database is unavailable: {self.describe(exc)}", outcome_unknown
+            ) from exc
+
+    def _run(self, work: Callable[[Any], Any]) -> Any:
+        """*work(connection)*: on SQLite its one connection; on PostgreSQL this thread's transaction
+        connection, else a checked connection from the pool, given back at once."""
+        try:
+            if self._pool is None:
+                return work(self.conn)
+            tx = getattr(self._tx, "conn", None)
+            if tx is not None:
+                return work(tx)
+            with self._pool.connection() as conn:
+                return work(conn)
+        except self.errors as exc:
+            self._raise_unavailable(exc)
+            raise
+
     def execute(self, statement: str, params: Sequence[Any] = ()) -> Any:
-        """Run one ``?``-placeholder statement; the driver's cursor (``fetchone``, ``fetchall``, iteration)."""
+        """Run one ``?``-placeholder statement; the driver's cursor on SQLite, its rows read whole on
+        PostgreSQL (``fetchone``, ``fetchall``, iteration either way)."""
         if self.dialect.name == "sqlite":
-            return self.conn.execute(statement, tuple(params))
-        # psycopg: no parameters = no placeholder parsing (a literal % stays as written)
-        return self.conn.execute(self.dialect.sql(statement), tuple(params) if params else None)
+            return self._run(lambda conn: conn.execute(statement, tuple(params)))
+
+        def run(conn: Any) -> _Rows:
+            # psycopg: no parameters = no placeholder parsing (a literal % stays as written)
+            cur = conn.execute(self.dialect.sql(statement), tuple(params) if params else None)
+            return _Rows(cur.fetchall() if cur.description is not None else [], cur.rowcount)
+
+        return self._run(run)
 
     def executemany(self, statement: str, rows: Sequence[Sequence[Any]]) -> None:
         if self.dialect.name == "sqlite":
-            self.conn.executemany(statement, rows)
-        else:
-            with self.conn.cursor() as cur:
+            self._run(lambda conn: conn.executemany(statement, rows))
+            return
+
+        def run(conn: Any) -> None:
+            with conn.cursor() as cur:
                 cur.executemany(self.dialect.sql(statement), rows)
+
+        self._run(run)
 
     def begin_write(self) -> None:
         """Open a write transaction holding the store's write lock (writers are serialized)."""
-        self.conn.execute(self.dialect.begin_write)
+        if self._pool is None:
+            self._run(lambda conn: self._begin(conn))
+            return
+        try:
+            conn = self._pool.getconn()
+        except self.errors as exc:
+            self._raise_unavailable(exc)
+            raise
+        try:
+            self._begin(conn)
+        except BaseException as exc:
+            self._pool.putconn(conn)
+            if isinstance(exc, self.errors):
+                self._raise_unavailable(exc)
+            raise
+        self._tx.conn = conn
+
+    def _begin(self, conn: Any) -> None:
+        conn.execute(self.dialect.begin_write)
         if self.dialect.lock_write:
             try:
-                self.conn.execute(self.dialect.lock_write)
+                conn.execute(self.dialect.lock_write)
             except BaseException:
-                self.conn.execute("ROLLBACK")
+                conn.execute("ROLLBACK")
                 raise
 
     def commit(self) -> None:
-        self.conn.execute("COMMIT")
+        """Commit the write transaction. A connection that breaks during ``COMMIT`` leaves the outcome
+        unknown (:attr:`StoreUnavailable.outcome_unknown`); a refused commit on SQLite (locked, full) is
+        rolled back here: nothing of it is stored."""
+        if self._pool is None:
+            try:
+                self._run(lambda conn: conn.execute("COMMIT"))
+            except BaseException:
+                self.rollback()  # SQLite keeps a transaction open when its COMMIT fails (busy, full)
+                raise
+            return
+        conn = self._end_tx()
+        try:
+            conn.execute("COMMIT")
+        except self.errors as exc:
+            self._raise_unavailable(exc, outcome_unknown=True)
+            raise
+        finally:
+            self._pool.putconn(conn)
 
     def rollback(self) -> None:
-        self.conn.execute("ROLLBACK")
+        """Roll the write transaction back; a connection already lost (nothing to roll back) is no error."""
+        if self._pool is None:
+            try:
+                self.conn.execute("ROLLBACK")
+            except sqlite3.OperationalError as exc:  # SQLite rolls back by itself on SQLITE_FULL / I/O errors
+                if "no transaction is active" not in str(exc) and not sqlite_is_unavailable(exc):
+                    raise
+            return
+        conn = getattr(self._tx, "conn", None)
+        if conn is None:
+            return  # a failed COMMIT already gave the connection back
+        self._tx.conn = None
+        try:
+            conn.execute("ROLLBACK")
+        except self.errors as exc:
+            if not self._unavailable(exc):
+                raise
+        finally:
+            self._pool.putconn(conn)
+
+    def _end_tx(self) -> Any:
+        conn = getattr(self._tx, "conn", None)
+        if conn is None:
+            raise RuntimeError("no write transaction is open on this thread")
+        self._tx.conn = None
+        return conn
 
     def has_table(self, name: str) -> bool:
         return self.execute(self.dialect.table_exists, (name,)).fetchone() is not None
@@ -102,7 +236,10 @@ class Database:
         return scrub(text, self._target) if self.dialect.name != "sqlite" else text
 
     def close(self) -> None:
-        self.conn.close()
+        if self._pool is not None:
+            self._pool.close()
+        else:
+            self.conn.close()
 
 
 def open_database(where: str | os.PathLike, error: type[Exception], what: str = "label store") -> Database:

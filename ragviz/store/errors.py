@@ -1,4 +1,5 @@
-"""What the label store raises: a store that cannot be opened or used, and an edit refused as stale."""
+"""What the label store raises: a store that cannot be opened or used, a database that is unavailable for a
+while (the server restarted, the network dropped, the disk is full), and an edit refused as stale."""
 
 from __future__ import annotations
 
@@ -7,11 +8,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Conflict", "StaleEdit", "StoreError"]
+__all__ = ["Conflict", "StaleEdit", "StoreError", "StoreUnavailable"]
 
 
 class StoreError(Exception):
     """A label store that cannot be opened or used; the message names the file and the problem."""
+
+
+class StoreUnavailable(StoreError):
+    """The database cannot be reached or written just now: PostgreSQL restarting or gone, the network
+    between dropped, SQLite's file locked for longer than the busy timeout, its disk full. Nothing of the
+    failed statement's transaction was kept, except when :attr:`outcome_unknown` (the connection broke
+    during ``COMMIT``: it may or may not be stored; a retry under the same action id stores it once).
+    The message names the store (URL password masked) and the driver's one-line reason: for logs, not
+    for a browser."""
+
+    def __init__(self, message: str, outcome_unknown: bool = False):
+        super().__init__(message)
+        self.outcome_unknown = outcome_unknown
 
 
 @dataclass(frozen=True)

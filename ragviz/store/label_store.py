@@ -49,7 +49,7 @@ from ragviz.data.labels import (
 from ragviz.data.model import Example, Labels
 from ragviz.data.roles import identity_name
 from ragviz.store.database import DB_ENV, Database, default_db, default_db_path, open_database
-from ragviz.store.errors import Conflict, StaleEdit, StoreError
+from ragviz.store.errors import Conflict, StaleEdit, StoreError, StoreUnavailable
 from ragviz.store.events import (
     UNDO_FIELD,
     Event,
@@ -78,6 +78,7 @@ __all__ = [
     "LabelStore",
     "StaleEdit",
     "StoreError",
+    "StoreUnavailable",
     "default_db",
     "default_db_path",
     "open_store",
@@ -263,12 +264,29 @@ class LabelStore(DataSources, JudgeLabelSets):
         ).fetchall()
         return [_event(r) for r in rows]
 
-    def _new_action(self, example_uid: str, annotator: str, ts: str, kind: str) -> int:
+    def _new_action(self, example_uid: str, annotator: str, ts: str, kind: str, client_id: str | None = None) -> int:
+        click = ("", "", ()) if client_id is None else (", client_id", ", ?", (client_id,))  # (019's column)
         row = self._q(
-            "INSERT INTO label_actions (example_uid, annotator, ts, kind, guideline_version)"  # the version in force
-            " VALUES (?, ?, ?, ?, (SELECT MAX(id) FROM team_guidelines)) RETURNING id",
-            (example_uid, annotator, ts, kind),
+            f"INSERT INTO label_actions (example_uid, annotator, ts, kind{click[0]}, guideline_version)"
+            f" VALUES (?, ?, ?, ?{click[1]}, (SELECT MAX(id) FROM team_guidelines)) RETURNING id",  # the version in force
+            (example_uid, annotator, ts, kind, *click[2]),
         ).fetchone()
+        return int(row[0])
+
+    def _stored_action(self, client_id: str | None, example_uid: str, annotator: str) -> int | None:
+        """The id of the action stored under the click id *client_id* (a retry of it stores nothing),
+        ``None`` when there is none; :class:`ValueError` when that id is another example's or person's."""
+        if client_id is None:
+            return None
+        if not isinstance(client_id, str) or not client_id.strip():
+            raise ValueError("client_id must be a non-empty string")
+        row = self._q(
+            "SELECT id, example_uid, annotator FROM label_actions WHERE client_id = ?", (client_id,)
+        ).fetchone()
+        if row is None:
+            return None
+        if (row[1], row[2]) != (example_uid, annotator):
+            raise ValueError(f"action id {client_id!r} was already used for another decision")
         return int(row[0])
 
     def _insert_event(
@@ -307,8 +325,14 @@ class LabelStore(DataSources, JudgeLabelSets):
         changes: Sequence[Change | tuple[str, Any, Any]],
         action: str = "edit",
         example: Example | None = None,
+        client_id: str | None = None,
     ) -> int | None:
         """Store one decision (several field changes) in one durable transaction.
+
+        *client_id*, when given, is the click's own id (made once per click by the page): a decision with
+        an id already stored is not stored again, and the stored action's id is returned. So a retry
+        after an unknown outcome (:class:`~ragviz.store.errors.StoreUnavailable` with ``outcome_unknown``)
+        stores the click once.
 
         *changes* are :class:`ragviz.data.labels.Change` (or ``(field, old, new)`` triples). Returns the
         new action id, ``None`` when *changes* is empty or changes no stored value (a label field whose
@@ -345,8 +369,11 @@ class LabelStore(DataSources, JudgeLabelSets):
             return None
         ts = now_iso()
         with self._write():
+            stored = self._stored_action(client_id, example_uid, annotator)
+            if stored is not None:
+                return stored
             items = self._check_stale(example_uid, annotator, items, example, assumed)
-            action_id = self._new_action(example_uid, annotator, ts, action)
+            action_id = self._new_action(example_uid, annotator, ts, action, client_id)
             for c in items:
                 self._insert_event(action_id, example_uid, annotator, ts, c.field, c.old, c.new)
             status = self._refresh_status(example_uid, annotator, action_id)
@@ -390,23 +417,26 @@ class LabelStore(DataSources, JudgeLabelSets):
             raise StaleEdit(example_uid, annotator, conflicts)
         return out[: len(out) - len(assumed)]
 
-    def undo(self, example_uid: str, annotator: str) -> bool:
-        """Undo the annotator's last not-yet-undone action on this example; ``False`` when none."""
+    def undo(self, example_uid: str, annotator: str, client_id: str | None = None) -> bool:
+        """Undo the annotator's last not-yet-undone action on this example; ``False`` when none.
+        With *client_id* (the click's id, see :meth:`record`) a retried undo undoes one action, not two."""
         self._check_ids(example_uid, annotator)
         annotator = identity_name(annotator)
         with self._write():
+            if self._stored_action(client_id, example_uid, annotator) is not None:
+                return True
             events = self._events(example_uid, annotator)
             undone = _undone_actions(events)
             candidates = [e.action_id for e in events if e.field != UNDO_FIELD and e.action_id not in undone]
             if not candidates:
                 return False
-            self._mark_undone(example_uid, annotator, max(candidates))
+            self._mark_undone(example_uid, annotator, max(candidates), client_id)
         return True
 
-    def _mark_undone(self, example_uid: str, annotator: str, action_id: int) -> None:
+    def _mark_undone(self, example_uid: str, annotator: str, action_id: int, client_id: str | None = None) -> None:
         """Store the undo marker of *action_id* and refresh the example's status (inside a write)."""
         ts = now_iso()
-        undo_id = self._new_action(example_uid, annotator, ts, UNDO_FIELD)
+        undo_id = self._new_action(example_uid, annotator, ts, UNDO_FIELD, client_id)
         self._insert_event(undo_id, example_uid, annotator, ts, UNDO_FIELD, None, action_id)
         status = self._refresh_status(example_uid, annotator, undo_id)
         self._statuses.put(annotator, example_uid, status, undo_id, self._q)

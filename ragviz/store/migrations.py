@@ -306,6 +306,14 @@ def _m018_judge_confidence(run: RunSQL, d: Dialect) -> None:
     run("CREATE INDEX judge_confidence_uid ON judge_confidence (example_uid, id)")
 
 
+def _m019_action_ids(run: RunSQL, d: Dialect) -> None:
+    # A click's own id, made by the page that sent it (LabelStore.record(client_id=...)): a retry after an
+    # unknown outcome (the connection broke during COMMIT) finds the stored action instead of storing it twice.
+    # Unique where given; older actions have none (NULLs never collide, on both backends).
+    run("ALTER TABLE label_actions ADD COLUMN client_id TEXT")
+    run("CREATE UNIQUE INDEX label_actions_by_client_id ON label_actions (client_id)")
+
+
 def _json(text: str | None) -> Any:
     return None if text is None else json.loads(text)
 
@@ -340,6 +348,7 @@ MIGRATIONS: tuple[tuple[str, Callable[[RunSQL, Dialect], None]], ...] = (
     ("015_decision_guidelines", m015_decision_guidelines),
     ("017_audit_designs", _m017_audit_designs),
     ("018_judge_confidence", _m018_judge_confidence),
+    ("019_action_ids", _m019_action_ids),
     ("020_fold_emails", m020_fold_emails),
     ("021_trace_pushes", m021_trace_pushes),
 )
@@ -422,6 +431,7 @@ SCHEMA["017_audit_designs"] = {
 SCHEMA["018_judge_confidence"] = {
     "judge_confidence": ("id", "example_uid", "label_set_id", "n_samples", "metrics_json", "sentences_json", "ts")
 }
+SCHEMA["019_action_ids"] = {"label_actions": (*SCHEMA["001_label_events"]["label_actions"], "client_id")}
 SCHEMA.update(FOLD_SCHEMA)
 SCHEMA.update(TRACE_PUSH_SCHEMA)
 MIGRATIONS_TABLE = {"schema_migrations": ("name", "applied_at")}

@@ -1,7 +1,14 @@
-"""The PostgreSQL backend: a ``postgresql://`` URL, psycopg 3, one autocommit connection whose write
-transactions are opened explicitly (``BEGIN``, then the store's advisory write lock; see
-:data:`ragviz.store.migrations.POSTGRES`). Commits are durable under PostgreSQL's defaults
-(``synchronous_commit = on``). Every message names the URL with its password masked.
+"""The PostgreSQL backend: a ``postgresql://`` URL, psycopg 3, a small pool of autocommit connections
+(:mod:`psycopg_pool`) whose write transactions are opened explicitly (``BEGIN``, then the store's advisory
+write lock; see :data:`ragviz.store.migrations.POSTGRES`). Commits are durable under PostgreSQL's
+defaults (``synchronous_commit = on``). Every message names the URL with its password masked.
+
+The pool checks each connection before handing it out (one empty statement) and drops a broken one, so a
+restarted server, a server killed and started again, or a dropped network costs the statements that
+were running then and nothing after: the next statement after the server is back gets a new connection.
+Reconnecting is retried for at most :data:`RECONNECT_TIMEOUT_S` in the background, then again on the next
+request; a request waits at most :data:`POOL_TIMEOUT_S` for a connection (the database is then
+unavailable: :func:`is_unavailable`).
 """
 
 from __future__ import annotations
@@ -9,11 +16,27 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-__all__ = ["CONNECT_TIMEOUT_S", "SCHEMES", "connect", "errors", "is_url", "mask_url", "scrub"]
+__all__ = [
+    "CONNECT_TIMEOUT_S",
+    "POOL_MAX",
+    "POOL_TIMEOUT_S",
+    "RECONNECT_TIMEOUT_S",
+    "SCHEMES",
+    "connect",
+    "errors",
+    "is_unavailable",
+    "is_url",
+    "mask_url",
+    "open_pool",
+    "scrub",
+]
 
 
 SCHEMES = ("postgresql://", "postgres://")
 CONNECT_TIMEOUT_S = 10
+POOL_MAX = 4  # connections per open store: sessions run in threads and read at once
+POOL_TIMEOUT_S = 3.0  # how long a statement waits for a working connection before the database is "unavailable"
+RECONNECT_TIMEOUT_S = 2.0  # a background reconnect gives up after this; the next request starts another
 
 
 def is_url(where: object) -> bool:
@@ -72,12 +95,47 @@ def connect(url: str, error: type[Exception], what: str = "label store") -> Any:
     except ImportError:
         raise error(f"{shown}: the PostgreSQL driver is not installed: pip install 'psycopg[binary]'") from None
     try:
-        return psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S, application_name="ragviz")
+        return psycopg.connect(url, **_connection_options())
     except psycopg.Error as exc:
         detail = " ".join(str(exc).split())
         raise error(f"{shown}: cannot open {what}: {scrub(detail, url)}") from None
     except (ValueError, TypeError) as exc:  # a malformed URL (bad port, bad option)
         raise error(f"{shown}: not a valid PostgreSQL URL: {scrub(str(exc), url)}") from None
+
+
+def _connection_options() -> dict[str, Any]:
+    return {"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S, "application_name": "ragviz"}
+
+
+def open_pool(url: str, error: type[Exception], what: str = "label store") -> Any:
+    """A :class:`psycopg_pool.ConnectionPool` of autocommit connections to *url*, health-checked on every
+    checkout. One connection is made first, so a wrong URL, password or database is raised at once as
+    *error* (as :func:`connect` words it), not as a pool timeout later."""
+    connect(url, error, what).close()
+    try:
+        from psycopg_pool import ConnectionPool
+    except ImportError:
+        raise error(f"{mask_url(url)}: the PostgreSQL pool is not installed: pip install psycopg-pool") from None
+    return ConnectionPool(
+        url,
+        kwargs=_connection_options(),
+        min_size=1,
+        max_size=POOL_MAX,
+        timeout=POOL_TIMEOUT_S,
+        reconnect_timeout=RECONNECT_TIMEOUT_S,
+        check=ConnectionPool.check_connection,
+        num_workers=2,
+        name="ragviz",
+        open=True,
+    )
+
+
+def is_unavailable(exc: BaseException) -> bool:
+    """Whether *exc* says the database cannot be reached or used just now (a restart, a killed server, a
+    dropped connection, no connection within the pool's timeout, a full disk), not that a statement is wrong."""
+    import psycopg
+
+    return isinstance(exc, psycopg.OperationalError)
 
 
 def errors() -> tuple[type[Exception], ...]:

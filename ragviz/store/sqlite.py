@@ -14,10 +14,32 @@ import os
 import sqlite3
 from pathlib import Path
 
-__all__ = ["BUSY_TIMEOUT_MS", "connect", "fsync_dir", "private_dir"]
+__all__ = ["BUSY_TIMEOUT_MS", "connect", "fsync_dir", "is_unavailable", "private_dir"]
 
 
 BUSY_TIMEOUT_MS = 30_000
+
+# SQLite's messages for a file that cannot be written or read just now (locked past the busy timeout, a
+# full disk, an I/O error, a file gone read-only or away), as opposed to a wrong statement or schema.
+_UNAVAILABLE = (
+    "database is locked",
+    "database table is locked",
+    "database or disk is full",
+    "disk i/o error",
+    "unable to open database file",
+    "attempt to write a readonly database",
+)
+
+
+def is_unavailable(exc: BaseException) -> bool:
+    """Whether *exc* says the store's file cannot be used just now, not that a statement is wrong.
+
+    >>> is_unavailable(sqlite3.OperationalError("database or disk is full"))
+    True
+    >>> is_unavailable(sqlite3.OperationalError("no such table: label_events"))
+    False
+    """
+    return isinstance(exc, sqlite3.OperationalError) and str(exc).lower().startswith(_UNAVAILABLE)
 
 
 def connect(where: Path, error: type[Exception], what: str = "label store") -> sqlite3.Connection:

@@ -19,6 +19,7 @@ __all__ = [
     "UNVERIFIED",
     "access",
     "confining_root",
+    "hide_error_details",
     "open_typed_path",
     "path_typing_off",
     "served",
@@ -39,6 +40,24 @@ UNVERIFIED = (
 def served() -> bool:
     """Whether others can reach this app (a non-loopback server address, or ``RAGVIZ_SERVED=1``)."""
     return is_served(st.get_option("server.address"))
+
+
+def hide_error_details() -> None:
+    """Served, Streamlit shows a browser no traceback, exception message or type of an error nobody
+    caught (``client.showErrorDetails = "none"``: no path, no SQL, no "Ask Google"); the details are
+    logged on the server as before. On one machine they stay on, for whoever develops."""
+    global _shown_before
+    option = "client.showErrorDetails"
+    if served():
+        if st.get_option(option) != "none":
+            _shown_before = st.get_option(option)
+            st.set_option(option, "none")
+    elif _shown_before is not None:  # (only in tests does one process run both ways)
+        st.set_option(option, _shown_before)
+        _shown_before = None
+
+
+_shown_before: str | None = None  # what hide_error_details replaced
 
 
 def path_typing_off() -> str | None:

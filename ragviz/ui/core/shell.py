@@ -1,12 +1,43 @@
-"""Every page runs inside app.py's navigation, even as the first request of a server (:func:`require_app_shell`)."""
+"""Every page runs inside app.py's navigation, even as the first request of a server (:func:`require_app_shell`),
+and inside :func:`store_faults`: the one place a database that is unavailable becomes one calm message."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import streamlit as st
 
+from ragviz.store.errors import StoreError, StoreUnavailable
+from ragviz.ui.core import render, unsaved
 from ragviz.ui.core.keys import SHELL_KEY
 
-__all__ = ["SHELL_KEY", "require_app_shell"]
+__all__ = ["CANNOT_OPEN", "SHELL_KEY", "TRY_AGAIN_KEY", "require_app_shell", "store_faults"]
+
+
+CANNOT_OPEN = (
+    "The label database cannot be opened just now. This page works again as soon as it can be; whoever "
+    "runs ragviz finds the reason in the server's log."
+)
+TRY_AGAIN_KEY = "ragviz.try_again"
+
+
+@contextmanager
+def store_faults() -> Iterator[None]:
+    """Run a page (app.py wraps the sidebar and the page in it): a store error that reaches here — the
+    database restarting, gone, cut off, locked or full — ends the page with one calm message and a Try
+    again button instead of a traceback; the details go to the server's log (:func:`unsaved.log_fault`).
+    Clicks the database did not take are kept and offered for a retry (:mod:`ragviz.ui.core.retry`)."""
+    try:
+        yield
+    except StoreError as exc:
+        unsaved.log_fault(exc, "page not drawn")
+        said = unsaved.OUTAGE if isinstance(exc, StoreUnavailable) else CANNOT_OPEN
+        st.html(  # ours, escaped all the same
+            '<div class="rv-outage" role="alert" style="border-left:4px solid #e8a33d;padding:0.6rem 0.9rem;'
+            f'background:rgba(232,163,61,0.10);border-radius:0.25rem">{render.esc(said)}</div>'
+        )
+        st.button("Try again", key=TRY_AGAIN_KEY, icon=":material/refresh:")  # a click runs the page again
 
 
 def require_app_shell() -> None:

@@ -8,7 +8,6 @@ set. Per rerun a page touches only the current example and a few indexed store q
 from __future__ import annotations
 
 import getpass
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,12 +23,13 @@ from ragviz.data.model import Example, Labels
 from ragviz.data.roles import identity_name
 from ragviz.metrics.trace import trace_scores
 from ragviz.store.events import base_labels, fold_labels
-from ragviz.store.label_store import LabelStore, StaleEdit, default_db
+from ragviz.store.label_store import LabelStore, StaleEdit, StoreUnavailable, default_db
 from ragviz.store.sources import ChosenData
-from ragviz.ui.core import served
+from ragviz.ui.core import served, unsaved
 from ragviz.ui.core.keys import ADHERENCE_CACHE, ANNOTATOR_KEY, FILTER_CACHE, PATHS_KEY, STALE_KEY, VERSION_KEY
 from ragviz.ui.core.present import FORCED_KEY, is_present
 from ragviz.ui.core.shell import require_app_shell  # pages call state.require_app_shell()
+from ragviz.ui.core.unsaved import stale_message
 
 __all__ = [
     "ANNOTATOR_ENV",
@@ -71,6 +71,7 @@ __all__ = [
     "set_paths",
     "stale_message",
     "store",
+    "store_write",
     "uid_set",
     "undo_decision",
 ]
@@ -233,52 +234,58 @@ def record_decision(uid: str, changes: list, action: str = "edit") -> bool:
     Each change carries the value the person saw; when the stored value changed since (the same
     annotator in another tab or replica), the store refuses the whole decision (:class:`StaleEdit`):
     a warning names each field with the newer value, and the label version is bumped so the page
-    redraws with the newer labels. Nothing is lost: the other edit stays, this one can be redone."""
+    redraws with the newer labels. Nothing is lost: the other edit stays, this one can be redone.
+
+    When the database is unavailable (:class:`StoreUnavailable`) the decision is kept in the session
+    under this click's id and the page says it is not saved, with a Retry (:mod:`ragviz.ui.core.retry`)."""
     if is_present() or not changes:  # a person who may only view is always in presentation mode
         return False
-    ds = dataset()
-    row = ds.index_of(uid)
-    example = ds.example(row) if row is not None else None
+    write = unsaved.UnsavedWrite("record", uid, annotator(), unsaved.new_click_id(), action, tuple(changes))
     try:
-        stored = store().record(uid, annotator(), changes, action, example=example)
+        return store_write(write)
+    except StoreUnavailable as exc:
+        unsaved.keep(write, exc)
+        return False
+
+
+def store_write(write: unsaved.UnsavedWrite) -> bool:
+    """Store *write* under its click id (a retry of one stored already stores nothing more); True when
+    something was stored. A refused stale decision is announced (see :func:`record_decision`), not raised."""
+    ds = dataset()
+    row = ds.index_of(write.uid)
+    try:
+        done = unsaved.perform(write, store(), ds.example(row) if row is not None else None)
     except StaleEdit as exc:
-        bump_label_version()
+        done = False
         st.session_state[STALE_KEY] = stale_message(exc)  # shown by the next require_data()
-        return False
-    if stored is None:
-        return False
-    bump_label_version()
-    return True
-
-
-def stale_message(exc: StaleEdit) -> str:
-    """What the app says about a refused edit: which fields changed and their newer values."""
-    fields = "; ".join(
-        f"**{_md_safe(c.field)}** is now {_md_safe(json.dumps(c.stored, ensure_ascii=False))}"
-        f" (you saw {_md_safe(json.dumps(c.seen, ensure_ascii=False))})"
-        for c in exc.conflicts
-    )
-    return (
-        "Not saved: these labels were changed since this page drew them (another tab or window of"
-        f" {_md_safe(exc.annotator)}?). {fields}. The page now shows the newer labels; redo the edit if you still want it."
-    )
+    if done or STALE_KEY in st.session_state:
+        bump_label_version()  # redraw what is stored now
+    return done
 
 
 def undo_decision(uid: str, nothing_to_undo: str) -> None:
     """Undo the annotator's last decision on *uid* (a toast says *nothing_to_undo* when there is
-    none); nothing in presentation mode."""
+    none); nothing in presentation mode. Kept for a retry when the database is unavailable."""
     if is_present():
         return
-    if store().undo(uid, annotator()):
-        bump_label_version()
-    else:
+    write = unsaved.UnsavedWrite("undo", uid, annotator(), unsaved.new_click_id(), "undo")
+    try:
+        done = store_write(write)
+    except StoreUnavailable as exc:
+        unsaved.keep(write, exc)
+        return
+    if not done:
         st.toast(nothing_to_undo)  # md: ours
 
 
 def save_position(uid: str) -> None:
-    """Keep *uid* as where the annotator is (not for a person who may only view: they record nothing)."""
+    """Keep *uid* as where the annotator is (not for a person who may only view: they record nothing).
+    Not kept while the database is unavailable (logged): the next step saves it again."""
     if not st.session_state.get(FORCED_KEY):
-        store().save_position(annotator(), uid)
+        try:
+            store().save_position(annotator(), uid)
+        except StoreUnavailable as exc:
+            unsaved.log_fault(exc, "position not saved")
 
 
 def label_version() -> int:
@@ -419,14 +426,6 @@ def _uid_set(paths: tuple[str, ...]) -> frozenset[str]:
 
 def uid_set() -> frozenset[str]:
     return _uid_set(current_paths()) if current_paths() else frozenset()
-
-
-def _md_safe(text: str) -> str:
-    """Text for a Markdown caption with every Markdown/HTML-active character escaped."""
-    out = []
-    for ch in text:
-        out.append("\\" + ch if ch in "\\`*_{}[]()#+-.!|<>~$" else ch)
-    return "".join(out)
 
 
 # -- per-page results, cached per data, label store (file and version) and the page's choices --------------

@@ -23,8 +23,8 @@ import streamlit as st
 from ragviz.analysis.review.edits import describe_action
 from ragviz.analysis.review.queue import link_matches
 from ragviz.data.dataset import Dataset
-from ragviz.store.label_store import LabelStore
-from ragviz.ui.core import render, state
+from ragviz.store.label_store import LabelStore, StoreUnavailable
+from ragviz.ui.core import render, state, unsaved
 from ragviz.ui.core.keys import LINK_CHOICES as CHOICES
 from ragviz.ui.core.keys import REVIEW_LINK as LINK
 from ragviz.ui.core.present import is_present
@@ -74,7 +74,15 @@ def undo_last(target: UndoTarget | None, go: Callable[[int | None], Any], curren
     if target is None:
         st.toast("Nothing to undo.")
         return
-    if not state.store().undo_action(target.uid, state.annotator(), target.action_id):
+    write = unsaved.UnsavedWrite(
+        "undo_action", target.uid, state.annotator(), unsaved.new_click_id(), "undo", (), target.action_id
+    )
+    try:
+        done = state.store().undo_action(target.uid, write.annotator, target.action_id)
+    except StoreUnavailable as exc:
+        unsaved.keep(write, exc)  # the page says "Not saved ..." with a Retry
+        return
+    if not done:
         state.bump_label_version()  # undone meanwhile (another tab): redraw what is stored now
         st.toast(f"Already undone: '{render.md_escape(target.what)}' (another tab or window?).")
         return

@@ -14,9 +14,9 @@ from ragviz.analysis.team.adjudicate import AdjudicationError, next_to_adjudicat
 from ragviz.analysis.team.gold import ExampleRound, Unit, example_round
 from ragviz.data.dataset import Dataset
 from ragviz.data.model import Example
-from ragviz.store.errors import StoreError
+from ragviz.store.errors import StoreError, StoreUnavailable
 from ragviz.store.team.adjudications import undo_settlement
-from ragviz.ui.core import access, render, state
+from ragviz.ui.core import access, render, state, unsaved
 from ragviz.ui.core.keys import TEAM_ADJ_LAST, TEAM_ADJ_SEEN, TEAM_ADJ_UID, TEAM_MESSAGE
 
 __all__ = ["NEW_LABEL", "adjudication_view", "side_by_side_html", "value_text"]
@@ -149,6 +149,12 @@ def _settle(example: Example, who: str) -> None:
         if seen_uid != example.uid:
             raise AdjudicationError(f"{example.uid}: look at it again before settling")
         settle_example(example, store, who, chosen, seen, _explanations(r, chosen))
+    except StoreUnavailable as exc:  # the driver's words go to the server's log, not to the page
+        unsaved.log_fault(exc, f"not settled ({example.uid} by {who})")
+        st.session_state[TEAM_MESSAGE] = (
+            f"Not settled: the database is unavailable; settle {example.uid} again when it is back."
+        )
+        return
     except (AdjudicationError, StoreError) as exc:
         st.session_state[TEAM_MESSAGE] = f"Not settled: {exc}"
         return
