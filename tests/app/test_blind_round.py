@@ -5,6 +5,7 @@ assigned annotators on their assigned examples only, the others named apart. App
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from ragviz.analysis.agreement import annotator_agreement
@@ -77,7 +78,7 @@ def test_once_every_assignment_is_decided_she_may_see_gold(app_env, monkeypatch)
     assert set(names[0]["annotator"]) == {"tester", "bob"}
 
 
-def test_the_rounds_agreement_counts_its_assigned_annotators_only_and_names_the_others(tmp_path):
+def test_the_rounds_agreement_counts_its_assigned_annotators_only_and_names_the_others(tmp_path, capsys):
     ds = load([SAMPLE]).dataset
     uids = [ds.uids[i] for i in range(4)]
     db = tmp_path / "labels.db"
@@ -100,3 +101,10 @@ def test_the_rounds_agreement_counts_its_assigned_annotators_only_and_names_the_
     assert the_round.left_out == {"ana": 1, "imp": 3}
     assert all(p.kappa in (None, 1.0) for p in the_round.pairs)  # ana and bo agree everywhere
     assert alpha["relevant"].n_examples == 2  # uids[2] (ana and imp, outside the round) is not counted
+    from ragviz.cli.main import main
+
+    assert main(["agreement", str(SAMPLE), "--db", str(db), "--annotators"]) == 0
+    out = capsys.readouterr()
+    figures = json.loads(out.out)
+    assert figures["annotators"] == {"ana": 2, "bo": 2} and figures["left_out"] == {"ana": 1, "imp": 3}
+    assert "not counted: imp's 3 decided examples outside the round's assignments" in out.err
