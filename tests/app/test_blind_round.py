@@ -108,3 +108,17 @@ def test_the_rounds_agreement_counts_its_assigned_annotators_only_and_names_the_
     figures = json.loads(out.out)
     assert figures["annotators"] == {"ana": 2, "bo": 2} and figures["left_out"] == {"ana": 1, "imp": 3}
     assert "not counted: imp's 3 decided examples outside the round's assignments" in out.err
+
+
+def test_an_annotator_whose_assignments_skip_the_first_example_resumes_where_she_was(app_env):
+    """Issue 34, 7: "My assignments" moved the first run to her nearest assigned row before the saved position
+    was read, and overwrote it."""
+    ds = load([SAMPLE]).dataset
+    mine = [ds.uids[i] for i in (3, 5, 7)]
+    with LabelStore(app_env["db"]) as store:
+        assign(store, mine, 1, ["tester"], "lead")
+        store.save_position("tester", mine[1])
+    at = open_page("pages/review.py")
+    assert at.session_state["review.index"] == 5 and at.query_params["uid"] == mine[1]
+    with LabelStore(app_env["db"]) as store:
+        assert store.position("tester") == mine[1]  # not overwritten by the nearest assigned row (3)
