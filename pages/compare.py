@@ -29,8 +29,8 @@ names = label_set_names(page.store) if granted.can_review and not page.present e
 offered = team_queue.blind_label_sets(names, page.store, page.annotator)
 if offered != names:  # a blind round: no one else's labels until their examples are adjudicated
     st.caption(
-        "A blind labelling round is on: you compare the judge's labels, the gold labels and your own; other "
-        "annotators' labels are for admins until their examples are adjudicated."
+        "A blind labelling round is on: you compare the judge's labels and your own (the gold labels too once"
+        " every assignment is decided); other annotators' labels are for admins."
     )
     names = offered
 a, b = ui.label_set_pickers(names)

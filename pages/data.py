@@ -13,6 +13,7 @@ from ragviz.ui.core import access, render, served, state
 from ragviz.ui.core.keys import REVIEW_INDEX
 from ragviz.ui.core.present import is_present
 from ragviz.ui.core.state import FILTER_CACHE
+from ragviz.ui.team import queue as team_queue
 
 state.require_app_shell()
 
@@ -80,7 +81,7 @@ if present:
 else:
     ui.annotator_box(
         state.annotator(),
-        state.store().annotators() if granted.can_review else [],  # a viewer sees no one's name
+        team_queue.names_shown(state.store(), state.annotator()) if granted.can_review else [],  # viewers: nobody's
         on_change=set_annotator,
         sign_in=served.sign_in_configured(),
         verified=served.signed_in(state.store()) is not None,

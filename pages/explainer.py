@@ -6,8 +6,9 @@ import streamlit as st
 
 from ragviz.analysis.dashboard.figures import ANSWER, RETRIEVAL, TONIC, families_present
 from ragviz.analysis.explain import answer_explanation, retrieval_explanations, tonic_explanation
-from ragviz.analysis.labelsets.named import HUMAN, JUDGE, human_labels, judge_labels, label_set_names
+from ragviz.analysis.labelsets.named import GOLD, HUMAN, JUDGE, human_labels, judge_labels, label_set_names
 from ragviz.analysis.review.edits import document_spans, response_spans
+from ragviz.analysis.team.gold import example_round
 from ragviz.ui.audit import estimates as audit_estimates
 from ragviz.ui.core import access, report, results, state
 from ragviz.ui.explainer import page as ui
@@ -29,7 +30,11 @@ ex = ds.example(index)
 ui.link_to(ex.uid)
 
 judge = judge_labels(ex, store)
-human, decider = human_labels(ex, store, None if other == HUMAN else other)
+if other == GOLD:  # the team's agreed or adjudicated labels, by whoever agreed or settled them
+    gold = example_round(ex, store).gold if store is not None else None
+    human, decider = (gold.labels, gold.by) if gold is not None else (None, "")
+else:
+    human, decider = human_labels(ex, store, None if other == HUMAN else other)
 title = ui.human_title(decider if names else "a person" if decider else "")
 if human is None:
     human = judge

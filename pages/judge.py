@@ -13,6 +13,7 @@ from ragviz.ui.core.present import is_present
 from ragviz.ui.judge import page as ui
 from ragviz.ui.judge import runs
 from ragviz.ui.judge.team import team_judge
+from ragviz.ui.team import queue as team_queue
 
 state.require_app_shell()
 
@@ -36,8 +37,9 @@ ui.versions_section(store)
 team = team_judge()
 settings = ui.judge_settings() if can_admin else None
 
-patterns, n_usable, n_test = ui.patterns_of(ds, store)
-ui.disagreements_section(patterns, n_usable, n_test)
+blind = team_queue.blind_for_me(store)  # a blind round: counts of the person's own labels, no one else's
+patterns, n_usable, n_test = ui.patterns_of(ds, store, page.annotator if blind else "human")
+ui.disagreements_section(patterns, n_usable, n_test, blind)
 
 sample = pick_sample(loaded_samples(store), "judge.audit_pick", "Test set: audit sample")
 test_set = ui.test_set_of(ds, store, sample) if sample is not None else None
@@ -45,7 +47,7 @@ if sample is None:
     ui.no_test_set(ds, store, can_admin)
 
 ui.candidate_section(ds, store, patterns, test_set, settings, can_admin)
-if sample is not None and test_set is not None:
+if sample is not None and test_set is not None and not blind:  # its figures are built from everyone's labels
     runs.compare_section(store, sample.id, test_set, settings, can_admin)
 runs.promote_section(store, can_admin)
 runs.rejudge_section(ds, store, settings, can_admin, team)

@@ -104,7 +104,11 @@ allowed = team_queue.my_assignments(ds, store, who, allowed, reviewed)  # "My as
 audit = audit_ui.audit_queue(ds, store, who, page.present)  # Queue: Audit sample (None when off)
 allowed, advance = audit_ui.follow_queue(audit, allowed, advance, go, st.session_state.get(INDEX, 0))
 
-# -- which example: a changed filter's nearest match, a new deep link's row, else where the annotator was
+# -- which example: where the annotator was (read before a filter moves anything: the first run's "My
+# assignments" would otherwise go to the nearest assigned row and overwrite it), a changed filter's nearest
+# match, a new deep link's row
+if INDEX not in st.session_state:
+    st.session_state[INDEX] = resume_row(ds, store.position(who))
 if st.session_state.get(LAST_FILTER) != (walk := team_queue.walk_key(flt)):  # a filter or "My assignments"
     st.session_state[LAST_FILTER] = walk
     go(nearest_match(allowed, st.session_state.get(INDEX, 0)))

@@ -47,7 +47,7 @@ if shown["Adjudication"].open:
 if "Annotators" in shown and shown["Annotators"].open:
     with shown["Annotators"]:
         data = data or team.team_data()
-        team.annotator_dashboard(data, results.annotator_agreement())
+        team.annotator_dashboard(data, results.round_agreement())
 if "Guidelines" in shown and shown["Guidelines"].open:
     with shown["Guidelines"]:
         team.guidelines_editor(page.annotator, can_edit=granted.can_load)

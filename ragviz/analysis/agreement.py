@@ -304,6 +304,8 @@ class AnnotatorAgreement:
     n_examples: dict[str, int]
     pairs: list[PairKappa]
     overall: list[MultiRaterKappa]
+    # a team's round: per annotator, the decided examples left out (not assigned to them), shown apart
+    left_out: dict[str, int] = field(default_factory=dict)
 
     @property
     def has_pairs(self) -> bool:
@@ -335,15 +337,22 @@ class AnnotatorAgreement:
                 }
                 for m in self.overall
             ],
+            **({"left_out": dict(self.left_out)} if self.left_out else {}),
         }
 
 
 def annotator_label_sets(
-    dataset: Dataset, examples: Mapping[int, Example] | None, store: LabelStore
+    dataset: Dataset,
+    examples: Mapping[int, Example] | None,
+    store: LabelStore,
+    assigned: Mapping[str, Sequence[str]] | None = None,
+    left_out: dict[str, int] | None = None,
 ) -> dict[str, dict[str, Labels]]:
     """Per annotator with a decision in *store*: ``{uid: current labels}`` of the loaded examples
     they decided on (edited or marked reviewed). Only those examples are built (*examples*: any
-    already built, by row index)."""
+    already built, by row index). With *assigned* (a team's round: uid -> its annotators) only each
+    annotator's decisions on the examples assigned to them count; the others are counted per annotator
+    into *left_out*."""
     from ragviz.data.dataset import examples_at
 
     decisions: list[tuple[str, str, int]] = []
@@ -351,6 +360,10 @@ def annotator_label_sets(
         for uid, status in store.statuses(who).items():
             i = dataset.index_of(uid)
             if status.reviewed and i is not None:
+                if assigned is not None and who not in assigned.get(uid, ()):
+                    if left_out is not None:
+                        left_out[who] = left_out.get(who, 0) + 1
+                    continue
                 decisions.append((who, uid, i))
     built = examples_at(dataset, sorted({i for _, _, i in decisions}), examples)
     raters: dict[str, dict[str, Labels]] = {}
@@ -366,20 +379,25 @@ def annotator_agreement(
     examples: Mapping[int, Example] | None,
     store: LabelStore | None,
     labels: Sequence[str] = SENTENCE_LABELS,
+    assigned: Mapping[str, Sequence[str]] | None = None,
 ) -> AnnotatorAgreement:
     """Cohen's kappa per annotator pair and Fleiss' kappa overall, per label (see
     :func:`ragviz.analysis.agreement.pairwise_kappas` / :func:`ragviz.analysis.agreement.multi_rater_kappas`),
-    over the examples people decided on (only those are built; *examples* may hold some already)."""
+    over the examples people decided on (only those are built; *examples* may hold some already). With
+    *assigned* (a team's round, uid -> its annotators): the round's agreement, each annotator on the examples
+    assigned to them; decisions outside are left out, counted per annotator (``left_out``)."""
     from ragviz.data.dataset import examples_at
 
-    raters = annotator_label_sets(dataset, examples, store) if store is not None else {}
+    left_out: dict[str, int] = {}
+    raters = annotator_label_sets(dataset, examples, store, assigned, left_out) if store is not None else {}
     uids = {uid for decided in raters.values() for uid in decided}
     rows = sorted(i for i in map(dataset.index_of, uids) if i is not None)
     built = examples_at(dataset, rows, examples)
     shared = [built[i] for i in rows]
     pairs = pairwise_kappas(shared, raters, labels) if len(raters) >= 2 else []
     overall = multi_rater_kappas(shared, raters, labels) if len(raters) >= 2 else []
-    return AnnotatorAgreement(tuple(sorted(raters)), {a: len(d) for a, d in raters.items()}, pairs, overall)
+    counted = {a: len(d) for a, d in raters.items()}
+    return AnnotatorAgreement(tuple(sorted(raters)), counted, pairs, overall, dict(sorted(left_out.items())))
 
 
 def kappa_matrix(pairs: Sequence[PairKappa]) -> list[dict[str, Any]]:

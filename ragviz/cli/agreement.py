@@ -31,7 +31,8 @@ def add_agreement_arguments(parser: Any) -> None:
         help="instead: agreement between the annotators in the label store, as one JSON object (Cohen's kappa per "
         "pair and Fleiss' kappa overall for the relevant / utilized / supported sentence labels, with the number of "
         "shared examples behind each figure, and krippendorff_alpha per label kind with its bootstrap 95%% interval "
-        "over the examples two or more annotators decided)",
+        "over the examples two or more annotators decided); once a team's round is assigned, only its annotators on "
+        "the examples assigned to them count (left_out names the others, with their examples)",
     )
 
 
@@ -91,16 +92,20 @@ def _print_annotator_agreement(dataset: Dataset, store: Any) -> int:
     import sys
 
     from ragviz.analysis.agreement import annotator_agreement
-    from ragviz.analysis.team.alpha import team_alpha
+    from ragviz.analysis.team.alpha import round_alpha
     from ragviz.analysis.team.gold import team_round
+    from ragviz.store.team.assignments import assigned
 
     try:
-        figures = annotator_agreement(dataset, None, store)  # builds only the examples people decided on
-        alpha = team_alpha(team_round(dataset, store).values()) if store is not None else {}
+        round_ = (assigned(store) or None) if store is not None else None  # a team's round: its annotators only
+        figures = annotator_agreement(dataset, None, store, assigned=round_)  # builds only the decided examples
+        alpha = round_alpha(team_round(dataset, store).values()) if store is not None else {}
     finally:
         if store is not None:
             store.close()
     print(json.dumps({**figures.as_dict(), "krippendorff_alpha": {k: a.as_dict() for k, a in alpha.items()}}))
+    for who, n in figures.left_out.items():
+        print(f"note: not counted: {who}'s {n:,} decided examples outside the round's assignments", file=sys.stderr)
     if len(figures.annotators) < 2:
         print(
             f"note: {len(figures.annotators)} annotator(s) with decisions on the loaded examples: "

@@ -137,7 +137,7 @@ def test_compare_is_blind_for_an_annotator_during_a_round(app_env, monkeypatch):
     assert "alice" not in options and "bob" not in options and "human" not in options
     dashboard = open_page("pages/dashboard.py")  # the Dashboard's "current labels" picker too
     against = next(s for s in dashboard.selectbox if s.label.startswith("Current labels"))
-    assert set(against.options) == {"gold"}
+    assert set(against.options) == {"tester"}  # her own; gold once every assignment is decided
 
 
 def test_a_large_round_waits_to_compare_and_adjudicates_from_the_changed_examples(app_env, monkeypatch):

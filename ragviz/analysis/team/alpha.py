@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["ALPHA_KINDS", "Alpha", "alpha_of_units", "team_alpha"]
+__all__ = ["ALPHA_KINDS", "Alpha", "alpha_of_units", "round_alpha", "team_alpha"]
 
 
 ALPHA_KINDS = ("relevant", "utilized", "supported")
@@ -119,3 +119,13 @@ def team_alpha(rounds: Iterable[Any], kinds: Sequence[str] = ALPHA_KINDS, n_boot
             units = [tuple(row[i] for row in rows) for i, (k, _) in enumerate(r.units) if k == kind]
             per_kind[kind].append(units)
     return {k: alpha_of_units(per_kind[k], k, n_boot) for k in kinds}
+
+
+def round_alpha(rounds: Iterable[Any], kinds: Sequence[str] = ALPHA_KINDS, n_boot: int = 1000) -> dict[str, Alpha]:
+    """The round's alpha (the Team page's, ``ragviz agreement --annotators``'): :func:`team_alpha` over the
+    examples assigned to someone, each with its assigned annotators only (an imported annotator's or an
+    adjudicator's own decisions outside the round do not count); every decided example when nothing is assigned."""
+    rounds = list(rounds)
+    if any(r.assigned for r in rounds):
+        rounds = [r for r in rounds if r.assigned]
+    return team_alpha(rounds, kinds, n_boot)

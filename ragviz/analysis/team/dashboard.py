@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragviz.analysis.team.alpha import Alpha, team_alpha
+from ragviz.analysis.team.alpha import Alpha, round_alpha
 from ragviz.analysis.team.gold import ADJUDICATED, AGREED, UNIT_KINDS, ExampleRound
 
 __all__ = ["AnnotatorFigures", "Share", "TeamFigures", "team_figures"]
@@ -115,9 +115,9 @@ def team_figures(
     golds = [r.gold for r in rounds.values() if r.gold is not None]
     return TeamFigures(
         figures,
-        team_alpha(rounds.values(), n_boot=n_boot),
+        round_alpha(rounds.values(), n_boot=n_boot),
         {
-            v: team_alpha(rs, n_boot=n_boot)
+            v: round_alpha(rs, n_boot=n_boot)
             for v, rs in sorted(by_version.items(), key=lambda kv: (kv[0] is None, kv[0] or 0))
         },
         len(rounds),

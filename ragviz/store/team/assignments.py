@@ -38,6 +38,7 @@ __all__ = [
     "latest_round",
     "plan_assignments",
     "reassign_leaver",
+    "round_open",
 ]
 
 
@@ -313,3 +314,12 @@ def is_blind(store: LabelStore) -> bool:
     annotator sees no one else's labels until an example is adjudicated)."""
     last = latest_round(store)
     return last is not None and last.overlap > 1
+
+
+def round_open(store: LabelStore) -> bool:
+    """Whether a blind round (:func:`is_blind`) is still open: someone has an assigned example they have not
+    decided. Until it closes an annotator sees no gold labels (whether an example of hers has gold would
+    tell her whether her partner agreed); once every assignment is decided she may."""
+    if not is_blind(store):
+        return False
+    return any(not done for pairs in assigned_with_status(store).values() for _, done in pairs)

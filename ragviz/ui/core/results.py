@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Comparison",
     "annotator_agreement",
+    "round_agreement",
     "comparison",
     "dashboard_data",
     "family_view",
@@ -182,6 +183,25 @@ def _annotator_agreement(paths: tuple[str, ...], db: str, store_version: tuple[i
 def annotator_agreement() -> AnnotatorAgreement:
     """Dashboard: the agreement between the annotators of the label store on the loaded examples."""
     return _annotator_agreement(current_paths(), *_store_key())
+
+
+@st.cache_data(show_spinner="Computing the round's agreement…", max_entries=8)
+def _round_agreement(
+    paths: tuple[str, ...], db: str, store_version: tuple[int, int], assignments: int
+) -> AnnotatorAgreement:
+    from ragviz.analysis.agreement import annotator_agreement as agreement_of_annotators
+    from ragviz.store.team.assignments import assigned
+
+    examples = _store_examples(paths, db, store_version)
+    return agreement_of_annotators(load_result(paths).dataset, examples, store(), assigned=assigned(store()) or None)
+
+
+def round_agreement() -> AnnotatorAgreement:
+    """Team page: the round's agreement, each assigned annotator on the examples assigned to them (decisions
+    outside the round counted apart, per annotator: ``left_out``)."""
+    from ragviz.store.team.assignments import assignment_version
+
+    return _round_agreement(current_paths(), *_store_key(), assignment_version(store()))
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)

@@ -91,28 +91,30 @@ def no_test_set(ds: Dataset, store: LabelStore, can_admin: bool) -> None:
         st.rerun()
 
 
-def patterns_of(ds: Dataset, store: LabelStore) -> tuple[list[Pattern], int, int]:
+def patterns_of(ds: Dataset, store: LabelStore, against: str = "human") -> tuple[list[Pattern], int, int]:
     """(the disagreement patterns over reviewed examples outside every audit sample, how many reviewed examples
-    that is, how many reviewed ones are left out as test-set examples), memoized per data and store version."""
-    key = ("judge.patterns", state.current_paths(), store.location, store.data_version())
+    that is, how many reviewed ones are left out as test-set examples), memoized per data and store version.
+    *against*: whose labels (``human``: whoever decided last; one annotator's name in a blind round)."""
+    key = ("judge.patterns", state.current_paths(), store.location, store.data_version(), against)
     memo = st.session_state.get("judge.patterns_memo")
     if memo is not None and memo[0] == key:
         return memo[1]
     members = audit_members(store)
-    triples = judge_people_triples(ds, store)
+    triples = judge_people_triples(ds, store, against)
     usable = [t for t in triples if t[0].uid not in members]
     found = (disagreement_patterns(usable), len(usable), len(triples) - len(usable))
     st.session_state["judge.patterns_memo"] = (key, found)
     return found
 
 
-def disagreements_section(patterns: Sequence[Pattern], n_usable: int, n_test: int) -> None:
-    """The patterns, largest first, with counts."""
-    st.subheader("Where the judge and people disagree")
+def disagreements_section(patterns: Sequence[Pattern], n_usable: int, n_test: int, blind: bool = False) -> None:
+    """The patterns, largest first, with counts (*blind*: a blind round is on, they count the person's own labels)."""
+    st.subheader("Where the judge and you disagree" if blind else "Where the judge and people disagree")
+    whose = "you reviewed" if blind else "reviewed"
     st.caption(
-        f"Over the {n_usable:,} reviewed examples outside every audit sample (the {n_test:,} reviewed audit-sample "
+        f"Over the {n_usable:,} examples {whose} outside every audit sample (the {n_test:,} reviewed audit-sample "
         "members are test-set examples: left out, they may never reach a prompt). One row per subset, label kind and "
-        "direction."
+        "direction." + (" A blind labelling round is on: these count your own labels only." if blind else "")
     )
     if not patterns:
         st.info("No disagreement: people accepted every judge label they reviewed outside the audit samples.")

@@ -315,6 +315,12 @@ def annotator_dashboard(data: TeamData, raters: Any) -> None:
         ]
         st.dataframe(pd.DataFrame(by_version), hide_index=True, width="stretch", column_config=three)
     st.subheader("Cohen's κ per pair, Fleiss' κ")
+    if raters.left_out:
+        st.caption(
+            "The round's agreement: each assigned annotator on the examples assigned to them. Not counted (decided"
+            " outside the round's assignments): "
+            + ", ".join(f"{render.md_escape(who)} ({n:,} examples)" for who, n in raters.left_out.items())
+        )  # md: ours
     dashboard_ui.annotator_agreement(raters, downloads=True, names=True)
 
 

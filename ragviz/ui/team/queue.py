@@ -18,10 +18,12 @@ from ragviz.ui.core.present import is_present
 __all__ = [
     "accept_within",
     "all_reviewed",
+    "blind_for_me",
     "blind_label_sets",
     "guidelines_markdown",
     "guidelines_panel",
     "my_assignments",
+    "names_shown",
     "walk_key",
 ]
 
@@ -59,17 +61,34 @@ def my_assignments(
     return [i for i in rows if i in keep]
 
 
-def blind_label_sets(names: list[str], store: LabelStore, who: str) -> list[str]:
-    """*names* (label sets a picker offers) without anyone else's labels while a blind round is on and the
-    person is no admin: the judge's, the gold labels and their own stay (never empty: gold at least)."""
-    from ragviz.analysis.labelsets.named import GOLD, JUDGE
+def blind_for_me(store: LabelStore) -> bool:
+    """Whether this person works blind: a blind round is on and they are no admin (admins see everyone's labels)."""
     from ragviz.store.team.assignments import is_blind
     from ragviz.ui.core.access import access
 
-    if not is_blind(store) or access().can_see_others:
+    return is_blind(store) and not access().can_see_others
+
+
+def names_shown(store: LabelStore, who: str) -> list[str]:
+    """The annotators with saved work a reviewer may see named (the Data page's list): everyone, or only
+    themselves while they work blind (:func:`blind_for_me`)."""
+    names = store.annotators()
+    return [n for n in names if n == who] if blind_for_me(store) else names
+
+
+def blind_label_sets(names: list[str], store: LabelStore, who: str) -> list[str]:
+    """*names* (label sets a picker offers) without anyone else's labels while a blind round is on and the
+    person is no admin: the judge's and their own stay (their own even before their first decision), and the
+    gold labels only once the round is closed (:func:`~ragviz.store.team.assignments.round_open`): until then
+    whether an example of theirs has gold would tell them whether their partner agreed."""
+    from ragviz.analysis.labelsets.named import GOLD, JUDGE
+    from ragviz.store.team.assignments import round_open
+
+    if not blind_for_me(store):
         return names
-    kept = [n for n in names if n in (JUDGE, GOLD, who)]
-    return kept if any(n != JUDGE for n in kept) else [*kept, GOLD]
+    gold = not round_open(store)
+    kept = [n for n in names if n in (JUDGE, who) or (gold and n == GOLD)]
+    return kept if any(n != JUDGE for n in kept) else [*kept, who]
 
 
 def walk_key(flt: Any) -> tuple[Any, Any]:
