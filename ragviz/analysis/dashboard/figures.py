@@ -31,6 +31,7 @@ from ragviz.analysis.dashboard.aggregates import histogram_counts as histogram_c
 from ragviz.analysis.dashboard.baselines import baseline_table_of_scores, has_baseline_scores
 from ragviz.analysis.dashboard.rows import RowFigures, row_figures
 from ragviz.analysis.dashboard.triage import Disagreement, Leverage, best_moves, disagreements, top_leverage
+from ragviz.analysis.figure_intervals import FigureInterval
 from ragviz.analysis.labelsets.named import JUDGE, LabelSet, judge_labels, resolve_label_set, store_rows
 from ragviz.data.dataset import examples_at
 from ragviz.data.model import Example, Labels
@@ -61,6 +62,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AGREEMENT_COLUMNS",
+    "INTERVAL_COLUMNS",
     "ANSWER",
     "DashboardData",
     "FAMILY_TITLES",
@@ -71,6 +73,7 @@ __all__ = [
     "TONIC",
     "TRACE",
     "agreement_rows",
+    "interval_text",
     "baseline_rows",
     "chart_means",
     "dashboard_data",
@@ -123,13 +126,38 @@ AGREEMENT_COLUMNS = {
 }
 
 
+#: The figures whose 95 % interval the Dashboard's table shows, in a text column after the figure.
+INTERVAL_COLUMNS = {"kappa": "κ 95% interval", "accuracy": "accuracy 95% interval"}
+
+
+def interval_text(fi: FigureInterval | None, digits: int = 2) -> str:
+    """A figure's interval as the Dashboard writes it: ``"0.71 – 0.93"``, or why there is none
+    (``"too few reviewed to say (6 of 10)"``); ``"—"`` where the figure itself is undefined.
+
+    >>> interval_text(FigureInterval(0.8, 0.7, 0.9, "bootstrap")), interval_text(FigureInterval(1.0, state='too few reviewed to say (6 of 10)'))
+    ('0.70 – 0.90', 'too few reviewed to say (6 of 10)')
+    """
+    if fi is None or fi.value is None:
+        return "—"
+    if fi.low is None or fi.high is None:
+        return fi.state or "no interval"
+    return f"{fi.low:.{digits}f} – {fi.high:.{digits}f}"
+
+
 def agreement_rows(agreement: Agreement) -> list[dict[str, Any]]:
     """One row per binary label (:data:`ragviz.analysis.agreement.BINARY_LABELS`): the figures of
-    :meth:`ragviz.analysis.agreement.LabelAgreement.as_dict` under the Dashboard's column titles."""
-    return [
-        {"label": label, **{AGREEMENT_COLUMNS[k]: v for k, v in la.as_dict().items()}}
-        for label, la in agreement.labels.items()
-    ]
+    :meth:`ragviz.analysis.agreement.LabelAgreement.as_dict` under the Dashboard's column titles, κ and
+    accuracy each followed by its 95 % interval (:func:`interval_text`)."""
+    rows = []
+    for label, la in agreement.labels.items():
+        figures = la.as_dict()
+        row: dict[str, Any] = {"label": label}
+        for key, title in AGREEMENT_COLUMNS.items():
+            row[title] = figures[key]
+            if key in INTERVAL_COLUMNS:
+                row[INTERVAL_COLUMNS[key]] = interval_text(la.intervals.get(key))
+        rows.append(row)
+    return rows
 
 
 def dashboard_data(

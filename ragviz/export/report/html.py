@@ -12,6 +12,7 @@ from html import escape
 from typing import Any
 
 from ragviz.analysis.agreement import BINARY_LABELS
+from ragviz.analysis.figure_intervals import INTERVAL_NOTE
 from ragviz.analysis.review.edits import BOTH, RELEVANT, UTILIZED, ContextSpan, ResponseSpan
 from ragviz.analysis.trace_formulas import FormulaTerm, filled_formula
 from ragviz.export.report.content import CORRECTED, ReportContent
@@ -179,7 +180,7 @@ def trust_html(c: ReportContent, svgs: dict[str, str]) -> str:
     else:
         out.append(
             f'<p class="sub">Over the {c.n_pairs:,} examples people reviewed that the judge labelled; intervals: '
-            "95% bootstrap over examples.</p>"
+            f"95%, over examples ({_e(INTERVAL_NOTE)}).</p>"
         )
     items = "".join(
         f'<li>{_e(LABEL_WORDS[label])}: <span class="verdict {_verdict_class(text)}">{_e(text)}</span></li>'
@@ -192,9 +193,9 @@ def trust_html(c: ReportContent, svgs: dict[str, str]) -> str:
                 _e(label),
                 f"{t.n_decisions:,}",
                 _num(t.kappa, 2),
-                _ci(t.kappa_low, t.kappa_high, lambda v: _num(v, 2)),
+                _e(t.too_few) if t.too_few else _ci(t.kappa_low, t.kappa_high, lambda v: _num(v, 2)),
                 _pct(t.accuracy),
-                _ci(t.accuracy_low, t.accuracy_high, _pct),
+                _e(t.too_few) if t.too_few else _ci(t.accuracy_low, t.accuracy_high, _pct),
             ]
             for label, t in c.trust.items()
         ]
@@ -218,7 +219,8 @@ def trust_html(c: ReportContent, svgs: dict[str, str]) -> str:
         rows = [
             [_e(group), f"{labels[BINARY_LABELS[0]].n_examples:,}"]
             + [
-                f'{_num(t.kappa, 2)}<span class="ci">{_ci(t.kappa_low, t.kappa_high, lambda v: _num(v, 2))}</span>'
+                f'{_num(t.kappa, 2)}<span class="ci">'
+                f"{_e(t.too_few) if t.too_few else _ci(t.kappa_low, t.kappa_high, lambda v: _num(v, 2))}</span>"
                 for t in (labels[x] for x in BINARY_LABELS)
             ]
             for group, labels in c.trust_by_group.items()
