@@ -17,6 +17,9 @@ Keys are matched after :func:`ragviz.data.keys.clean_key` (``"0b."`` counts as `
 no sentence of the example makes no decision. The per-example scores (relevance, utilization,
 completeness, adherence) always come from :func:`ragviz.metrics.trace.trace_scores`; this module
 only compares them. Cohen's kappa and AUROC are :mod:`ragviz.analysis.stats`' (scikit-learn's figures, checked in tests).
+
+The module reads best whole: the decisions, the one pass that collects them (figures and their intervals alike,
+:mod:`ragviz.analysis.figure_intervals`) and the several-rater figures share the table above.
 """
 
 from __future__ import annotations

@@ -28,10 +28,13 @@ from ragviz.analysis.dashboard.aggregates import MAX_MARKS as MAX_MARKS
 from ragviz.analysis.dashboard.aggregates import SCATTER_EXAMPLES as SCATTER_EXAMPLES
 from ragviz.analysis.dashboard.aggregates import SubsetMeans, scatter_sample, subset_means
 from ragviz.analysis.dashboard.aggregates import histogram_counts as histogram_counts
+from ragviz.analysis.dashboard.agreement_table import AGREEMENT_COLUMNS as AGREEMENT_COLUMNS
+from ragviz.analysis.dashboard.agreement_table import INTERVAL_COLUMNS as INTERVAL_COLUMNS
+from ragviz.analysis.dashboard.agreement_table import agreement_rows as agreement_rows
+from ragviz.analysis.dashboard.agreement_table import interval_text as interval_text
 from ragviz.analysis.dashboard.baselines import baseline_table_of_scores, has_baseline_scores
 from ragviz.analysis.dashboard.rows import RowFigures, row_figures
 from ragviz.analysis.dashboard.triage import Disagreement, Leverage, best_moves, disagreements, top_leverage
-from ragviz.analysis.figure_intervals import FigureInterval
 from ragviz.analysis.labelsets.named import JUDGE, LabelSet, judge_labels, resolve_label_set, store_rows
 from ragviz.data.dataset import examples_at
 from ragviz.data.model import Example, Labels
@@ -109,55 +112,6 @@ class DashboardData:
     scatter_examples: int = 0
     leverage: dict[str, list[Leverage]] = field(default_factory=dict)
     disagreements: list[Disagreement] = field(default_factory=list)
-
-
-# LabelAgreement.as_dict() key -> the Dashboard's column title
-AGREEMENT_COLUMNS = {
-    "n": "decisions",
-    "kappa": "Cohen's κ",
-    "precision": "precision",
-    "recall": "recall",
-    "f1": "F1",
-    "accuracy": "accuracy",
-    "tp": "TP",
-    "fp": "FP",
-    "fn": "FN",
-    "tn": "TN",
-}
-
-
-#: The figures whose 95 % interval the Dashboard's table shows, in a text column after the figure.
-INTERVAL_COLUMNS = {"kappa": "κ 95% interval", "accuracy": "accuracy 95% interval"}
-
-
-def interval_text(fi: FigureInterval | None, digits: int = 2) -> str:
-    """A figure's interval as the Dashboard writes it: ``"0.71 – 0.93"``, or why there is none
-    (``"too few reviewed to say (6 of 10)"``); ``"—"`` where the figure itself is undefined.
-
-    >>> interval_text(FigureInterval(0.8, 0.7, 0.9, "bootstrap")), interval_text(FigureInterval(1.0, state='too few reviewed to say (6 of 10)'))
-    ('0.70 – 0.90', 'too few reviewed to say (6 of 10)')
-    """
-    if fi is None or fi.value is None:
-        return "—"
-    if fi.low is None or fi.high is None:
-        return fi.state or "no interval"
-    return f"{fi.low:.{digits}f} – {fi.high:.{digits}f}"
-
-
-def agreement_rows(agreement: Agreement) -> list[dict[str, Any]]:
-    """One row per binary label (:data:`ragviz.analysis.agreement.BINARY_LABELS`): the figures of
-    :meth:`ragviz.analysis.agreement.LabelAgreement.as_dict` under the Dashboard's column titles, κ and
-    accuracy each followed by its 95 % interval (:func:`interval_text`)."""
-    rows = []
-    for label, la in agreement.labels.items():
-        figures = la.as_dict()
-        row: dict[str, Any] = {"label": label}
-        for key, title in AGREEMENT_COLUMNS.items():
-            row[title] = figures[key]
-            if key in INTERVAL_COLUMNS:
-                row[INTERVAL_COLUMNS[key]] = interval_text(la.intervals.get(key))
-        rows.append(row)
-    return rows
 
 
 def dashboard_data(
