@@ -17,6 +17,9 @@ Keys are matched after :func:`ragviz.data.keys.clean_key` (``"0b."`` counts as `
 no sentence of the example makes no decision. The per-example scores (relevance, utilization,
 completeness, adherence) always come from :func:`ragviz.metrics.trace.trace_scores`; this module
 only compares them. Cohen's kappa and AUROC are :mod:`ragviz.analysis.stats`' (scikit-learn's figures, checked in tests).
+
+The module reads best whole: the decisions, the one pass that collects them (figures and their intervals alike,
+:mod:`ragviz.analysis.figure_intervals`) and the several-rater figures share the table above.
 """
 
 from __future__ import annotations
@@ -26,6 +29,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
+from ragviz.analysis.estimates.coverage import MIN_REVIEWED, too_few_words
+from ragviz.analysis.figure_intervals import FigureInterval, confusion_intervals, rmse_interval
 from ragviz.analysis.stats import Confusion, cohen_kappa, confusion, fleiss_kappa, rmse
 from ragviz.data.dataset import Dataset
 from ragviz.data.keys import clean_key
@@ -118,10 +125,12 @@ class LabelAgreement:
     label: str
     confusion: Confusion
     kappa: float | None
+    #: Each figure's 95 % interval (:mod:`ragviz.analysis.figure_intervals`), by the keys of :meth:`as_dict`.
+    intervals: dict[str, FigureInterval] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         c = self.confusion
-        return {
+        out: dict[str, Any] = {
             "n": c.n,
             "kappa": self.kappa,
             "precision": c.precision,
@@ -130,6 +139,10 @@ class LabelAgreement:
             "accuracy": c.accuracy,
             **c.as_dict(),
         }
+        for name, fi in self.intervals.items():
+            if name in out:
+                out[f"{name}_low"], out[f"{name}_high"] = fi.low, fi.high
+        return out
 
 
 @dataclass(frozen=True)
@@ -141,6 +154,8 @@ class ScoreAgreement:
     rmse: float | None
     reference_mean: float | None
     candidate_mean: float | None
+    #: RMSE's 95 % interval (:func:`ragviz.analysis.figure_intervals.rmse_interval`).
+    rmse_interval: FigureInterval = field(default_factory=lambda: FigureInterval(None))
 
 
 @dataclass(frozen=True)
@@ -151,6 +166,13 @@ class Agreement:
     n_skipped: int
     labels: dict[str, LabelAgreement]
     scores: dict[str, ScoreAgreement]
+    #: Below this many compared examples no figure has an interval (:func:`too_few`).
+    minimum: int = MIN_REVIEWED
+
+    @property
+    def too_few(self) -> str | None:
+        """``"too few reviewed to say (6 of 10)"`` below :attr:`minimum` compared examples, else ``None``."""
+        return too_few_words(self.n_examples, self.minimum) if self.n_examples < self.minimum else None
 
     @property
     def adherence_accuracy(self) -> float | None:
@@ -159,12 +181,13 @@ class Agreement:
 
     def as_dict(self) -> dict[str, Any]:
         """Flat JSON-ready figures: ``relevant_kappa``, ``supported_f1``, ``relevance_rmse``, ..."""
-        out: dict[str, Any] = {"n": self.n_examples, "n_skipped": self.n_skipped}
+        out: dict[str, Any] = {"n": self.n_examples, "n_skipped": self.n_skipped, "too_few": self.too_few}
         for name, la in self.labels.items():
             for k, v in la.as_dict().items():
                 out[f"{name}_{k}"] = v
         for name, sa in self.scores.items():
             out[f"{name}_rmse"] = sa.rmse
+            out[f"{name}_rmse_low"], out[f"{name}_rmse_high"] = sa.rmse_interval.low, sa.rmse_interval.high
         out["adherence_accuracy"] = self.adherence_accuracy
         return out
 
@@ -174,22 +197,32 @@ class _Collector:
     reference: dict[str, list[bool]] = field(default_factory=lambda: {k: [] for k in BINARY_LABELS})
     candidate: dict[str, list[bool]] = field(default_factory=lambda: {k: [] for k in BINARY_LABELS})
     score_pairs: dict[str, list[tuple[float, float]]] = field(default_factory=lambda: {m: [] for m in SCORE_METRICS})
+    # per example: (tp, fp, fn, tn) of each label, and each score's error (NaN where undefined)
+    counts: dict[str, list[tuple[int, int, int, int]]] = field(default_factory=lambda: {k: [] for k in BINARY_LABELS})
+    errors: dict[str, list[float]] = field(default_factory=lambda: {m: [] for m in SCORE_METRICS})
 
     def add(self, ref: Decisions, cand: Decisions) -> None:
         for label in BINARY_LABELS:
             r, c = ref.of(label), cand.of(label)
+            row = [0, 0, 0, 0]
             for key, value in r.items():
+                said = c.get(key, False)
                 self.reference[label].append(value)
-                self.candidate[label].append(c.get(key, False))
+                self.candidate[label].append(said)
+                row[(0 if said else 2) if value else (1 if said else 3)] += 1
+            self.counts[label].append((row[0], row[1], row[2], row[3]))
         for m in SCORE_METRICS:
             a, b = getattr(ref.scores, m), getattr(cand.scores, m)
             if a is not None and b is not None:
                 self.score_pairs[m].append((a, b))
+            self.errors[m].append(float("nan") if a is None or b is None else b - a)
 
 
-def agreement(items: Iterable[tuple[Example, Labels | None, Labels | None]]) -> Agreement:
+def agreement(items: Iterable[tuple[Example, Labels | None, Labels | None]], minimum: int = MIN_REVIEWED) -> Agreement:
     """Compare the candidate label set with the reference over ``(example, reference, candidate)``
-    triples; a triple with either side ``None`` (unlabeled) is skipped and counted."""
+    triples; a triple with either side ``None`` (unlabeled) is skipped and counted. Every figure gets its
+    95 % interval from *minimum* compared examples on (:mod:`ragviz.analysis.figure_intervals`), over the
+    examples: their sentence decisions were made together."""
     col = _Collector()
     n = skipped = 0
     for example, ref, cand in items:
@@ -203,6 +236,7 @@ def agreement(items: Iterable[tuple[Example, Labels | None, Labels | None]]) -> 
             label,
             confusion(col.reference[label], col.candidate[label]),
             cohen_kappa(col.reference[label], col.candidate[label]),
+            confusion_intervals(np.asarray(col.counts[label], dtype=float), None, minimum) if n else {},
         )
         for label in BINARY_LABELS
     }
@@ -215,8 +249,9 @@ def agreement(items: Iterable[tuple[Example, Labels | None, Labels | None]]) -> 
             rmse(refs, cands),
             sum(refs) / len(refs) if refs else None,
             sum(cands) / len(cands) if cands else None,
+            rmse_interval(col.errors[m], minimum),
         )
-    return Agreement(n, skipped, labels, scores)
+    return Agreement(n, skipped, labels, scores, minimum)
 
 
 # -- several raters --------------------------------------------------------------------------------------

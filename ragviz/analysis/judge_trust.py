@@ -2,9 +2,9 @@
 overall and per group, and a one-line verdict per label kind that weighs that agreement with the judge's
 bias on the metric the label feeds.
 
-The point figures are :func:`ragviz.analysis.agreement.agreement`'s (the Dashboard's); the intervals resample
-the audited *examples* (each example's sentence decisions stay together, as they were made together), seeded,
-so the same labels give the same interval. The bias is the corrected estimate's
+The figures and their intervals are :func:`ragviz.analysis.agreement.agreement`'s (the Dashboard's; the
+rule of :mod:`ragviz.analysis.figure_intervals`: none below a minimum of reviewed examples, never of zero
+width). The bias is the corrected estimate's
 (:mod:`ragviz.analysis.estimates.report`): the judge's mean minus what people would say.
 """
 
@@ -14,11 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import numpy as np
-
-from ragviz.analysis.agreement import ADHERENT, BINARY_LABELS, RELEVANT, SUPPORTED, UTILIZED, agreement, decisions
+from ragviz.analysis.agreement import ADHERENT, BINARY_LABELS, RELEVANT, SUPPORTED, UTILIZED, agreement
 from ragviz.analysis.labelsets.named import judge_labels, resolve_label_set
-from ragviz.analysis.stats import binary_kappa, confusion
 from ragviz.data.dataset import examples_at
 from ragviz.data.model import Example, Labels
 
@@ -55,7 +52,7 @@ UNSURE_HALF_WIDTH = 0.05
 
 @dataclass(frozen=True)
 class LabelTrust:
-    """One label kind: decisions compared, Cohen's kappa and accuracy with 95 % bootstrap intervals."""
+    """One label kind: decisions compared, Cohen's kappa and accuracy with their 95 % intervals."""
 
     label: str
     n_examples: int
@@ -66,6 +63,8 @@ class LabelTrust:
     accuracy: float | None
     accuracy_low: float | None
     accuracy_high: float | None
+    #: ``"too few reviewed to say (6 of 10)"`` when there is no interval for that reason, else ``None``.
+    too_few: str | None = None
 
 
 def judge_people_triples(
@@ -89,57 +88,29 @@ def judge_people_triples(
     return out
 
 
-def _interval(values: np.ndarray) -> tuple[float | None, float | None]:
-    finite = values[np.isfinite(values)]
-    if finite.size < len(values) * 0.5 or finite.size == 0:
-        return None, None  # undefined in most resamples: no honest interval
-    low, high = np.quantile(finite, [0.025, 0.975])
-    return float(low), float(high)
-
-
-def _resample_weights(n: int, n_resamples: int, seed: int) -> np.ndarray:
-    """How often each of *n* examples is drawn in each resample (``n_resamples x n``), seeded."""
-    draws = np.random.default_rng(seed).integers(0, n, (n_resamples, n))
-    offsets = (np.arange(n_resamples) * n)[:, None]
-    return np.bincount((draws + offsets).ravel(), minlength=n_resamples * n).reshape(n_resamples, n).astype(float)
-
-
 def label_trust(
     triples: Sequence[Triple], labels: Sequence[str] = BINARY_LABELS, n_resamples: int = RESAMPLES, seed: int = 0
 ) -> dict[str, LabelTrust]:
-    """:class:`LabelTrust` of each of *labels* over *triples* (people's labels the reference)."""
+    """:class:`LabelTrust` of each of *labels* over *triples* (people's labels the reference), the intervals
+    :func:`ragviz.analysis.agreement.agreement`'s (:mod:`ragviz.analysis.figure_intervals`): none below
+    :data:`ragviz.analysis.estimates.coverage.MIN_REVIEWED` reviewed examples, where :attr:`LabelTrust.too_few`
+    says so."""
     point = agreement(triples)
-    counts = {label: np.zeros((len(triples), 4), np.int64) for label in labels}
-    for row, (ex, people, judge) in enumerate(triples):
-        ref, cand = decisions(ex, people), decisions(ex, judge)
-        for label in labels:
-            r = ref.of(label)
-            c = cand.of(label)
-            keys = list(r)
-            cm = confusion([r[k] for k in keys], [c.get(k, False) for k in keys])
-            counts[label][row] = (cm.tp, cm.fp, cm.fn, cm.tn)
-    weights = _resample_weights(len(triples), n_resamples, seed) if triples else None
     out = {}
     for label in labels:
         la = point.labels[label]
-        k_low = k_high = a_low = a_high = None
-        if weights is not None:
-            sums = weights @ counts[label]
-            tp, fp, fn, tn = (sums[:, j].astype(float) for j in range(4))
-            k_low, k_high = _interval(binary_kappa(tp, fp, fn, tn))
-            n = tp + fp + fn + tn
-            with np.errstate(invalid="ignore", divide="ignore"):
-                a_low, a_high = _interval((tp + tn) / n)
+        kappa, accuracy = la.intervals.get("kappa"), la.intervals.get("accuracy")
         out[label] = LabelTrust(
             label,
             point.n_examples,
             la.confusion.n,
             la.kappa,
-            k_low,
-            k_high,
+            kappa.low if kappa else None,
+            kappa.high if kappa else None,
             la.confusion.accuracy,
-            a_low,
-            a_high,
+            accuracy.low if accuracy else None,
+            accuracy.high if accuracy else None,
+            point.too_few,
         )
     return out
 

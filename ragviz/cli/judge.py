@@ -302,6 +302,8 @@ def comparison_table(comparison: Comparison) -> str:
         lines.append(f"{'bias':<12}{metric[:10]:<11}" + "".join(f"{c:<{width}}" for c in cells))
     calls = "; ".join(f"{r.version.name}: {r.summary.requests} requests, {r.summary.n_cached} cached" for r in runs)
     lines.append(f"examples {len(comparison.test_set.examples)}; {calls}")
+    if runs and runs[0].figures.too_few:
+        lines.append(f"no intervals: {runs[0].figures.too_few}")
     return "\n".join(lines) + "\n"
 
 
@@ -328,6 +330,7 @@ def comparison_json(comparison: Comparison) -> dict[str, Any]:
                     for kind, k in f.kinds.items()
                 },
                 "bias": {m: {"n": b.n, **interval(b.bias, b.low, b.high)} for m, b in f.bias.items()},
+                "too_few": f.too_few,
             }
         )
     differ = [{"uid": uid, "decisions": n} for uid, n in differing_examples(comparison)]

@@ -120,18 +120,20 @@ class TeamChoice:
     chosen_at: str
 
 
-def _rank(seed: int, uid: str) -> bytes:
-    return hashlib.sha256(f"{seed}:{uid}".encode()).digest()
+def _rank(seed: int, uid: str, salt: str = "") -> bytes:
+    return hashlib.sha256(f"{salt}{seed}:{uid}".encode()).digest()
 
 
-def draw_order(uids: Iterable[str], seed: int) -> list[str]:
-    """Every uid once, in the seeded random order samples are drawn in (see the module docstring).
+def draw_order(uids: Iterable[str], seed: int, salt: str = "") -> list[str]:
+    """Every uid once, in the seeded random order samples are drawn in (see the module docstring). *salt*
+    (e.g. ``"stratified:"``) goes before the seed in the hash, so a design drawn with the seed of another
+    design's sample does not take the same examples; uniform samples hash without one.
 
     >>> order = draw_order(["a", "b", "c", "d"], 7)
     >>> sorted(order) == ["a", "b", "c", "d"], order == draw_order(["d", "c", "b", "a"], 7)
     (True, True)
     """
-    return sorted(set(uids), key=lambda uid: _rank(seed, uid))
+    return sorted(set(uids), key=lambda uid: _rank(seed, uid, salt))
 
 
 def population_fingerprint(uids: Iterable[str]) -> str:

@@ -131,10 +131,12 @@ def test_diff_totals_and_dashboard_agreement_rows():
         "label",
         "decisions",
         "Cohen's κ",
+        "κ 95% interval",
         "precision",
         "recall",
         "F1",
         "accuracy",
+        "accuracy 95% interval",
         "TP",
         "FP",
         "FN",
@@ -148,3 +150,5 @@ def test_diff_totals_and_dashboard_agreement_rows():
         c.tn,
     )
     assert relevant["precision"] == c.precision and relevant["Cohen's κ"] == agreed.labels["relevant"].kappa
+    # one reviewed example: no interval, the words instead
+    assert relevant["κ 95% interval"] == "too few reviewed to say (1 of 10)"

@@ -98,3 +98,21 @@ def test_the_saving_never_compares_with_a_uniform_audit_too_small_to_say_a_figur
     assert d["saved_examples"] == d["uniform_equivalent"] - 150
     p = plan_design(pairing, report, "utilization", 0.01)
     assert p.n_uniform is not None and p.n_uniform >= MIN_AUDITED
+
+
+def test_no_saving_is_said_below_the_minimum_audit(tmp_path, data_file):
+    # issue 36 item 3: the uniform side of the saving is floored at MIN_AUDITED, so a design of 40 reviews was credited
+    # with about 60 "saved" examples; below the minimum no saving is said anywhere
+    from ragviz.analysis.audits.sample_estimate import design_lines, design_sentence
+
+    dataset = load([data_file]).dataset
+    with LabelStore(tmp_path / "l.db") as store:
+        sample = draw_design(store, dataset, "stratified", 40, "ana", 5, "dataset_name")
+        _review(store, dataset, sample.members)
+        _, _, report = sample_report(dataset, store, sample)
+    for m in report.overall.metrics.values():
+        assert m.design["saved_examples"] is None and m.design["saved_hours"] is None
+        assert m.design["too_few"] == f"too few reviewed to say (40 of {MIN_AUDITED})"
+    lines = "\n".join(design_lines(report))
+    assert "saved" not in lines and f"saving: too few reviewed to say (40 of {MIN_AUDITED})" in lines
+    assert "saved" not in (design_sentence(report) or "")

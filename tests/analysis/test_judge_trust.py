@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from ragviz.analysis.agreement import agreement
+from ragviz.analysis.estimates.coverage import MIN_REVIEWED
 from ragviz.analysis.estimates.estimate import estimate_mean
 from ragviz.analysis.judge_trust import Bias, LabelTrust, label_trust, metric_bias, verdict
 from ragviz.analysis.stats import binary_kappa, cohen_kappa, confusion
@@ -42,14 +43,19 @@ def triples():
 
 
 def test_label_trust_is_the_dashboards_agreement_with_seeded_intervals(triples):
-    trust = label_trust(triples)
-    point = agreement(triples)
-    assert trust == label_trust(triples)  # same labels, same intervals
+    few = label_trust(triples[:6])  # fewer reviewed examples than the minimum
+    assert all(t.too_few == f"too few reviewed to say (6 of {MIN_REVIEWED})" for t in few.values())
+    assert all(t.kappa_low is None and t.accuracy_low is None for t in few.values())
+    many = triples * 2
+    trust = label_trust(many)
+    point = agreement(many)
+    assert trust == label_trust(many)  # same labels, same intervals
     for label, t in trust.items():
         assert t.kappa == point.labels[label].kappa and t.n_decisions == point.labels[label].confusion.n
-        assert t.accuracy_low <= t.accuracy <= t.accuracy_high
-        if t.kappa is not None and t.kappa_low is not None:
-            assert t.kappa_low <= t.kappa + 1e-9 and t.kappa <= t.kappa_high + 1e-9
+        assert t.too_few is None
+        assert t.accuracy_low <= t.accuracy <= t.accuracy_high and t.accuracy_low < t.accuracy_high
+        if t.kappa is not None:
+            assert t.kappa_low <= t.kappa + 1e-9 and t.kappa <= t.kappa_high + 1e-9 and t.kappa_low < t.kappa_high
     assert trust["relevant"].accuracy < 1.0  # the people took relevant sentences away on every third example
 
 

@@ -41,7 +41,7 @@ from ragviz.analysis.audits.active_bootstrap import active_bootstrap_t
 from ragviz.analysis.audits.designs import ACTIVE, STRATIFIED, UNIFORM, unit_draw
 from ragviz.analysis.audits.stratified import StratumError, stratified_people_ci, stratified_ppi_ci
 from ragviz.analysis.audits.stratified_bootstrap import stratified_bootstrap_t
-from ragviz.analysis.estimates.coverage import MIN_AUDITED
+from ragviz.analysis.estimates.coverage import MIN_AUDITED, too_few_words
 from ragviz.analysis.estimates.estimate import MetricEstimate
 from ragviz.analysis.estimates.pairing import PairedExample, Pairing
 from ragviz.analysis.estimates.planner import variance_terms
@@ -93,7 +93,11 @@ def reviewed_level(sample: AuditSample, reviewed: set[str]) -> tuple[float, list
     for k, m in enumerate(details):
         if m.uid not in reviewed:
             q = m.selection_weight or 0.0
-            level = unit_draw(sample.seed, m.uid) / q if q > 0 else float(sample.params.get("level", 0.0))
+            level = (
+                unit_draw(sample.seed, m.uid, str(sample.params.get("salt", ""))) / q
+                if q > 0
+                else float(sample.params.get("level", 0.0))
+            )
             return level, [d.uid for d in details[:k]]
     return float(sample.params.get("level", 0.0)), [d.uid for d in details]
 
@@ -274,6 +278,8 @@ def _metric(
         "people_variance": people_var,
         "z": z_value(alpha),
     }
+    if n < MIN_AUDITED:  # no saving is said where no corrected figure is: the uniform side is floored at the minimum
+        design.update(saved_examples=None, saved_hours=None, too_few=too_few_words(n, MIN_AUDITED))
     ppi = PPIInterval(interval.estimate, interval.low, interval.high, lam, variance, shown_method)
     return MetricEstimate(n, fu.size, judge, people, ppi, gain, a["ex"][0], a["ex"][1], design=design)
 

@@ -44,6 +44,7 @@ __all__ = [
     "DESIGNS",
     "DesignError",
     "DesignedDraw",
+    "SALTS",
     "STRATIFIED",
     "UNIFORM",
     "active_draw",
@@ -81,13 +82,21 @@ class DesignedDraw:
         return [m.uid for m in self.members]
 
 
-def unit_draw(seed: int, uid: str) -> float:
-    """:math:`U \\in (0, 1)` from the SHA-256 of ``"<seed>:<uid>"`` (the hash that orders uniform draws).
+#: What each design puts before the seed in the hash that ranks its examples (:func:`unit_draw`,
+#: :func:`ragviz.store.audit_samples.draw_order`), kept in a sample's params as ``"salt"``: no two designs share a
+#: ranking, so a pilot and an active sample drawn with one seed overlap as two independent draws would. Samples
+#: drawn before the salt have no ``"salt"`` in their params and keep the unsalted ranking (uniform's).
+SALTS = {STRATIFIED: "stratified:", ACTIVE: "active:"}
 
-    >>> 0 < unit_draw(7, "a") < 1, unit_draw(7, "a") == unit_draw(7, "a")
-    (True, True)
+
+def unit_draw(seed: int, uid: str, salt: str = "") -> float:
+    """:math:`U \\in (0, 1)` from the SHA-256 of ``"<salt><seed>:<uid>"`` (unsalted: the hash that orders uniform
+    draws; :data:`SALTS`).
+
+    >>> 0 < unit_draw(7, "a") < 1, unit_draw(7, "a") == unit_draw(7, "a"), unit_draw(7, "a") == unit_draw(7, "a", "active:")
+    (True, True, False)
     """
-    top = int.from_bytes(hashlib.sha256(f"{seed}:{uid}".encode()).digest()[:8], "big")
+    top = int.from_bytes(hashlib.sha256(f"{salt}{seed}:{uid}".encode()).digest()[:8], "big")
     return (top + 0.5) / 2.0**64
 
 
@@ -133,6 +142,7 @@ def stratified_draw(
     allocation: str = "proportional",
     spreads: Mapping[str, float] | None = None,
     current: Mapping[str, int] | None = None,
+    salt: str = SALTS[STRATIFIED],
 ) -> DesignedDraw:
     """A stratified draw of *n*: stratum *h* of the uids (``strata[uid]``) gets :math:`n_h` by *allocation*
     (``neyman`` needs *spreads* :math:`S_h`), its members the first :math:`n_h` of the seeded order within it.
@@ -163,12 +173,12 @@ def stratified_draw(
     taken: dict[str, int] = dict.fromkeys(names, 0)
     members = []
     size_of = dict(zip(names, sizes))
-    for uid in draw_order(population, seed):
+    for uid in draw_order(population, seed, salt):
         h = strata[uid]
         if taken[h] < want[h]:
             taken[h] += 1
             members.append(SampleMember(uid, want[h] / size_of[h], h))
-    params: dict[str, Any] = {"allocation": allocation, "sizes": size_of, "counts": want}
+    params: dict[str, Any] = {"allocation": allocation, "sizes": size_of, "counts": want, "salt": salt}
     if spreads is not None and allocation == NEYMAN:
         params["spreads"] = {h: float(spreads[h]) for h in names}
     return DesignedDraw(STRATIFIED, seed, tuple(members), params)
@@ -240,6 +250,7 @@ def active_draw(
     floor: float = DEFAULT_FLOOR,
     spread: Mapping[str, float] | None = None,
     weigh: Sequence[str] = (),
+    salt: str = SALTS[ACTIVE],
 ) -> DesignedDraw:
     """The active design's Poisson sample with expected size *budget* (module docstring), members in
     :math:`U_i/q_i` order. *spread* (uid -> the example's expected spread, e.g. calibrated on a pilot:
@@ -267,11 +278,11 @@ def active_draw(
             )
         q = selection_weights([confidence[u] for u in population], floor)
     level = active_level(q, float(budget))
-    keys = np.array([unit_draw(seed, u) for u in population]) / q
+    keys = np.array([unit_draw(seed, u, salt) for u in population]) / q
     chosen = np.flatnonzero(keys <= level)
     chosen = chosen[np.argsort(keys[chosen], kind="stable")]
     members = tuple(SampleMember(population[i], float(min(1.0, level * q[i])), None, float(q[i])) for i in chosen)
-    params: dict[str, Any] = {"floor": floor, "level": level, "budget": budget}
+    params: dict[str, Any] = {"floor": floor, "level": level, "budget": budget, "salt": salt}
     if weigh:
         position = {u: i for i, u in enumerate(population)}
         params["pilot_weights"] = {u: float(q[position[u]]) for u in weigh if u in position}

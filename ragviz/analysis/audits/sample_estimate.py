@@ -143,6 +143,8 @@ def design_lines(report: EstimateReport) -> list[str]:
         d = m.design or {}
         if "problem" in d:
             out.append(f"  {metric}: {d['problem']}")
+        elif d.get("too_few"):
+            out.append(f"  {metric}: effective sample size {d['effective_n'] or 0:,.0f}; saving: {d['too_few']}")
         elif d.get("saved_examples") is not None and d.get("uniform_equivalent") is not None:
             out.append(f"  {metric}: effective sample size {d['effective_n'] or 0:,.0f}; {_saving(d, minutes)}")
     return out
@@ -164,7 +166,7 @@ def design_sentence(report: EstimateReport, unit: str = "answers") -> str | None
     metric, m = found
     design = report.design or {"name": UNIFORM}
     title = design_title(report)
-    head = f"The audit is {'an' if title[0] in 'aeiou' else 'a'} {title}"
+    head = f"The audit is {'an' if title[0] in 'aeio' else 'a'} {title}"  # "a uniform", "an active"
     if m.more_needed or m.ppi.estimate is None:
         return f"{head}; what it saves is said once enough {unit} are reviewed."
     d = m.design
@@ -177,6 +179,8 @@ def design_sentence(report: EstimateReport, unit: str = "answers") -> str | None
     minutes = float(design.get("minutes_per_example") or MINUTES_PER_EXAMPLE)
     eff = f"{d['effective_n']:,.0f}" if d.get("effective_n") is not None else "-"
     saved = d["saved_examples"]
+    if saved is None:
+        return f"{head}; what it saves is said once enough {unit} are reviewed."
     if saved >= 0:
         tail = (
             f"a uniform audit as precise would need {d['uniform_equivalent']:,} reviewed {unit}: {saved:,} fewer, "

@@ -27,6 +27,7 @@ from ragviz.analysis.audits.designs import (
     ACTIVE,
     DEFAULT_FLOOR,
     DESIGNS,
+    SALTS,
     STRATIFIED,
     UNIFORM,
     DesignedDraw,
@@ -238,7 +239,10 @@ def _draw(
     calibration: Calibration | None = None,
     judged: Judged | None = None,
     pilot_members: Sequence[str] = (),
+    salt: str | None = None,
 ) -> DesignedDraw:
+    """*salt*: the ranking's (:data:`ragviz.analysis.audits.designs.SALTS`, the design's own when ``None``; a
+    sample grown keeps the salt it was drawn with, ``""`` for one drawn before salts)."""
     if design not in DESIGNS:
         raise DesignError(f"unknown design {design!r}; expected one of {', '.join(DESIGNS)}")
     uids = dataset.uids
@@ -252,18 +256,21 @@ def _draw(
         if from_confidence:
             conf = confidence_of(dataset, confidence_column)
             spreads = spread_from_confidence(np.array([conf[u] for u in uids]), np.array([strata[u] for u in uids]))
-        drawn = stratified_draw(uids, strata, n, seed, allocation, spreads, current)
+        drawn = stratified_draw(
+            uids, strata, n, seed, allocation, spreads, current, SALTS[STRATIFIED] if salt is None else salt
+        )
         drawn.params["by"] = by
         if from_confidence:
             drawn.params["confidence"] = confidence_column
         return drawn
+    active_salt = SALTS[ACTIVE] if salt is None else salt
     if calibration is not None:
         assert judged is not None  # the calibration reads the judge's values
         spread = _calibrated(dataset, judged, calibration, confidence_column)
-        drawn = active_draw(uids, {}, n, seed, floor, spread, weigh=pilot_members)
+        drawn = active_draw(uids, {}, n, seed, floor, spread, weigh=pilot_members, salt=active_salt)
         drawn.params["calibration"] = calibration.to_params()
     else:
-        drawn = active_draw(uids, confidence_of(dataset, confidence_column), n, seed, floor)
+        drawn = active_draw(uids, confidence_of(dataset, confidence_column), n, seed, floor, salt=active_salt)
     drawn.params["confidence"] = confidence_column
     return drawn
 
@@ -350,6 +357,7 @@ def grow_design(store: LabelStore, dataset: Dataset, sample: AuditSample, n: int
         Calibration.from_params(params["calibration"]) if "calibration" in params else None,
         _judged(pair_store(dataset, store, None)) if "calibration" in params else None,
         pilot.members if pilot is not None else (),
+        params.get("salt", ""),  # drawn before salts: the unsalted ranking it was drawn with
     )
     if "pilot" in params:
         drawn.params["pilot"] = params["pilot"]

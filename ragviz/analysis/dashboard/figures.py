@@ -28,6 +28,10 @@ from ragviz.analysis.dashboard.aggregates import MAX_MARKS as MAX_MARKS
 from ragviz.analysis.dashboard.aggregates import SCATTER_EXAMPLES as SCATTER_EXAMPLES
 from ragviz.analysis.dashboard.aggregates import SubsetMeans, scatter_sample, subset_means
 from ragviz.analysis.dashboard.aggregates import histogram_counts as histogram_counts
+from ragviz.analysis.dashboard.agreement_table import AGREEMENT_COLUMNS as AGREEMENT_COLUMNS
+from ragviz.analysis.dashboard.agreement_table import INTERVAL_COLUMNS as INTERVAL_COLUMNS
+from ragviz.analysis.dashboard.agreement_table import agreement_rows as agreement_rows
+from ragviz.analysis.dashboard.agreement_table import interval_text as interval_text
 from ragviz.analysis.dashboard.baselines import baseline_table_of_scores, has_baseline_scores
 from ragviz.analysis.dashboard.rows import RowFigures, row_figures
 from ragviz.analysis.dashboard.triage import Disagreement, Leverage, best_moves, disagreements, top_leverage
@@ -61,6 +65,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AGREEMENT_COLUMNS",
+    "INTERVAL_COLUMNS",
     "ANSWER",
     "DashboardData",
     "FAMILY_TITLES",
@@ -71,6 +76,7 @@ __all__ = [
     "TONIC",
     "TRACE",
     "agreement_rows",
+    "interval_text",
     "baseline_rows",
     "chart_means",
     "dashboard_data",
@@ -106,30 +112,6 @@ class DashboardData:
     scatter_examples: int = 0
     leverage: dict[str, list[Leverage]] = field(default_factory=dict)
     disagreements: list[Disagreement] = field(default_factory=list)
-
-
-# LabelAgreement.as_dict() key -> the Dashboard's column title
-AGREEMENT_COLUMNS = {
-    "n": "decisions",
-    "kappa": "Cohen's κ",
-    "precision": "precision",
-    "recall": "recall",
-    "f1": "F1",
-    "accuracy": "accuracy",
-    "tp": "TP",
-    "fp": "FP",
-    "fn": "FN",
-    "tn": "TN",
-}
-
-
-def agreement_rows(agreement: Agreement) -> list[dict[str, Any]]:
-    """One row per binary label (:data:`ragviz.analysis.agreement.BINARY_LABELS`): the figures of
-    :meth:`ragviz.analysis.agreement.LabelAgreement.as_dict` under the Dashboard's column titles."""
-    return [
-        {"label": label, **{AGREEMENT_COLUMNS[k]: v for k, v in la.as_dict().items()}}
-        for label, la in agreement.labels.items()
-    ]
 
 
 def dashboard_data(

@@ -8,7 +8,7 @@ figure is changed in one place. No imports: the CLI reads it while building its 
 
 from __future__ import annotations
 
-__all__ = ["APPROXIMATE_BELOW", "INTERVAL_COVERAGE", "MIN_AUDITED", "more_needed"]
+__all__ = ["APPROXIMATE_BELOW", "INTERVAL_COVERAGE", "MIN_AUDITED", "MIN_REVIEWED", "more_needed", "too_few_words"]
 
 
 # Below this many audited examples (with a value on both sides) no corrected figure is said in plain words:
@@ -35,3 +35,22 @@ def more_needed(n_audited: int) -> int:
     (94, 0, 0)
     """
     return max(0, MIN_AUDITED - n_audited)
+
+
+# Below this many reviewed examples no figure comparing the judge with people (Cohen's κ, accuracy, precision,
+# recall, F1, RMSE, the judge's bias) gets an interval, and each says :func:`too_few_words` instead: the
+# smallest n of benchmarks/bench_agreement_intervals.py (5, 10, 20, 30, 50, 100, 300 reviewed) from which every
+# such interval covers at least 93 %, and at least 10: at 5 a figure is undefined in one sample of twenty and
+# its interval spans most of the range (BENCHMARKS.md, "Agreement with people at small n"). The unit is the
+# reviewed example: its sentence decisions are made together.
+MIN_REVIEWED = 10
+
+
+def too_few_words(n: int, minimum: int) -> str:
+    """What a figure says instead of an interval below its *minimum* (of reviewed / audited examples): the one
+    wording of every page, report and CLI output.
+
+    >>> too_few_words(6, 10)
+    'too few reviewed to say (6 of 10)'
+    """
+    return f"too few reviewed to say ({n:,} of {minimum:,})"

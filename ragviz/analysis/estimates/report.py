@@ -21,7 +21,7 @@ from ragviz.analysis.estimates.estimate import MetricEstimate, estimate_mean
 from ragviz.analysis.estimates.pairing import PairedExample, Pairing
 from ragviz.analysis.estimates.planner import SamplePlan, plan_sample_size
 from ragviz.analysis.estimates.ppi import DEFAULT_INTERVAL
-from ragviz.analysis.estimates.small_audit import Bounds
+from ragviz.analysis.estimates.small_audit import FEW, Bounds
 from ragviz.metrics.registry import all_metrics
 
 __all__ = [
@@ -264,8 +264,10 @@ class EstimateReport:
             for method, names in fell_back.items():
                 prefix = "" if group == ALL else f"{group}: "
                 out.append(
-                    f"{prefix}{', '.join(names)}: the audit's values barely vary, so a {self.interval} interval is not "
-                    f"defined: showing the {method} one"
+                    f"{prefix}{', '.join(names)}: the audit's corrections (people's value against the judge's) leave their "
+                    f"most common value on fewer than {FEW} examples, so a "
+                    f"{self.interval} interval is not defined: showing the {method} one for "
+                    f"{'it' if len(names) == 1 else 'these'}"
                 )
         return out
 

@@ -15,9 +15,10 @@ kind            one decision per                               positive when
 
 Per kind: Cohen's kappa, precision / recall / F1 of the positive label and the true-negative rate, equal to
 scikit-learn's ``cohen_kappa_score`` and ``precision_recall_fscore_support`` on the same decisions (a test
-checks it). Intervals resample the test set's *examples* (an example's decisions stay together), seeded, 2.5 and
-97.5 percentiles; a figure undefined in most resamples gets no interval. The bias of a TRACe metric is the judge's
-mean minus people's mean over the examples where both define it, its interval from the same resamples.
+checks it). Intervals follow the rule of every judge-vs-people figure (:mod:`ragviz.analysis.figure_intervals`):
+none below :data:`ragviz.analysis.estimates.coverage.MIN_REVIEWED` test examples (:attr:`VersionFigures.too_few`
+says so), over the test set's *examples* (an example's decisions stay together), never of zero width. The bias
+of a TRACe metric is the judge's mean minus people's mean over the examples where both define it.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ragviz.analysis.agreement import ADHERENT, RELEVANT, SUPPORTED, UTILIZED, decisions
+from ragviz.analysis.estimates.coverage import MIN_REVIEWED, too_few_words
+from ragviz.analysis.figure_intervals import confusion_intervals, mean_interval
 from ragviz.analysis.stats import binary_kappa
 from ragviz.data.keys import clean_key
 from ragviz.data.model import Example, Labels
@@ -111,6 +114,8 @@ class VersionFigures:
     n_examples: int
     kinds: dict[str, KindAgreement]
     bias: dict[str, MetricBias]
+    #: ``"too few reviewed to say (6 of 10)"`` when no figure has an interval for want of examples.
+    too_few: str | None = None
 
 
 def resample_weights(n: int, n_resamples: int, seed: int) -> np.ndarray:
@@ -128,14 +133,6 @@ def _figures(tp: np.ndarray, fp: np.ndarray, fn: np.ndarray, tn: np.ndarray) -> 
         f1 = np.where(2 * tp + fp + fn > 0, 2 * tp / (2 * tp + fp + fn), np.nan)
         tnr = np.where(tn + fp > 0, tn / (tn + fp), np.nan)
     return {"kappa": binary_kappa(tp, fp, fn, tn), "precision": precision, "recall": recall, "f1": f1, "tnr": tnr}
-
-
-def _interval(values: np.ndarray) -> tuple[float | None, float | None]:
-    finite = values[np.isfinite(values)]
-    if finite.size == 0 or finite.size < len(values) * 0.5:
-        return None, None
-    low, high = np.quantile(finite, [0.025, 0.975])
-    return float(low), float(high)
 
 
 def _value(x: np.ndarray) -> float | None:
@@ -161,7 +158,7 @@ def version_figures(triples: Sequence[Triple], n_resamples: int = RESAMPLES, see
             for side, labels in enumerate((judge, people)):
                 value = getattr(trace_scores(labels, example.n_context_sentences), metric)
                 scores[row, j, side] = np.nan if value is None else value
-    weights = resample_weights(n, n_resamples, seed) if n else np.zeros((0, 0))
+    weights = resample_weights(n, n_resamples, seed) if n >= MIN_REVIEWED else None
     kinds = {}
     for kind in KINDS:
         tp, fp, fn, tn = counts[kind].sum(axis=0)
@@ -169,25 +166,19 @@ def version_figures(triples: Sequence[Triple], n_resamples: int = RESAMPLES, see
         low: dict[str, float | None] = dict.fromkeys(FIGURES)
         high: dict[str, float | None] = dict.fromkeys(FIGURES)
         if n:
-            sums = weights @ counts[kind]
-            for name, values in _figures(sums[:, 0], sums[:, 1], sums[:, 2], sums[:, 3]).items():
-                low[name], high[name] = _interval(values)
+            for name, fi in confusion_intervals(counts[kind], weights, seed=seed).items():
+                if name in low:
+                    low[name], high[name] = fi.low, fi.high
         kinds[kind] = KindAgreement(kind, n, n_decisions[kind], int(tp), int(fp), int(fn), int(tn), point, low, high)
-    bias = {metric: _bias(metric, scores[:, j, 0], scores[:, j, 1], weights) for j, metric in enumerate(TRACE_METRICS)}
-    return VersionFigures(n, kinds, bias)
+    bias = {metric: _bias(metric, scores[:, j, 0], scores[:, j, 1]) for j, metric in enumerate(TRACE_METRICS)}
+    return VersionFigures(n, kinds, bias, too_few_words(n, MIN_REVIEWED) if 0 < n < MIN_REVIEWED else None)
 
 
-def _bias(metric: str, judge: np.ndarray, people: np.ndarray, weights: np.ndarray) -> MetricBias:
+def _bias(metric: str, judge: np.ndarray, people: np.ndarray) -> MetricBias:
     both = np.isfinite(judge) & np.isfinite(people)
     m = int(both.sum())
     if m == 0:
         return MetricBias(metric, 0, None, None, None, None, None)
-    diff = np.where(both, judge - people, 0.0)
     jm, pm = float(judge[both].mean()), float(people[both].mean())
-    low = high = None
-    if weights.size:
-        w = weights * both
-        with np.errstate(invalid="ignore", divide="ignore"):
-            resampled = (w @ diff) / w.sum(axis=1)
-        low, high = _interval(resampled)
-    return MetricBias(metric, m, jm, pm, jm - pm, low, high)
+    fi = mean_interval(judge[both] - people[both])
+    return MetricBias(metric, m, jm, pm, jm - pm, fi.low, fi.high)

@@ -81,7 +81,7 @@ def chart_svgs(content: ReportContent) -> dict[str, str]:
     kappas: list[dict[str, Any]] = [
         {"name": label, "value": t.kappa, "low": t.kappa_low, "high": t.kappa_high}
         for label in BINARY_LABELS
-        if (t := content.trust.get(label)) is not None and t.kappa is not None and content.n_pairs
+        if (t := content.trust.get(label)) is not None and t.kappa is not None and t.kappa_low is not None
     ]
     if kappas:
         lowest = min([0.0, *(float(k["low"] if k["low"] is not None else k["value"]) for k in kappas)])

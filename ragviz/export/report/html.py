@@ -3,6 +3,9 @@ SVG, no script and no request when opened; print CSS keeps a chart or a card on 
 
 Every text from data, annotators or the judge goes through :func:`html.escape` here (:func:`_e`); SVG text is
 escaped by vl-convert. The same content gives the same bytes: no timestamp but the stated date.
+
+The module reads best whole: one section after another in the order a reader meets them, sharing the cell
+formatters (:func:`_ci`, :func:`_pct`) and the escaping.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from html import escape
 from typing import Any
 
 from ragviz.analysis.agreement import BINARY_LABELS
+from ragviz.analysis.figure_intervals import INTERVAL_NOTE
 from ragviz.analysis.review.edits import BOTH, RELEVANT, UTILIZED, ContextSpan, ResponseSpan
 from ragviz.analysis.trace_formulas import FormulaTerm, filled_formula
 from ragviz.export.report.content import CORRECTED, ReportContent
@@ -102,8 +106,10 @@ def _pct(value: float | None) -> str:
     return "—" if value is None else f"{100 * value:.1f}%"
 
 
-def _ci(low: float | None, high: float | None, fmt: Callable[[float | None], str] = _num) -> str:
-    return "no interval" if low is None or high is None else f"{fmt(low)} – {fmt(high)}"
+def _ci(
+    low: float | None, high: float | None, fmt: Callable[[float | None], str] = _num, why: str | None = None
+) -> str:
+    return _e(why) if why else "no interval" if low is None or high is None else f"{fmt(low)} – {fmt(high)}"
 
 
 def _table(
@@ -178,8 +184,7 @@ def trust_html(c: ReportContent, svgs: dict[str, str]) -> str:
         )
     else:
         out.append(
-            f'<p class="sub">Over the {c.n_pairs:,} examples people reviewed that the judge labelled; intervals: '
-            "95% bootstrap over examples.</p>"
+            f'<p class="sub">Over the {c.n_pairs:,} examples people reviewed that the judge labelled; intervals: 95%, over examples ({_e(INTERVAL_NOTE)}).</p>'
         )
     items = "".join(
         f'<li>{_e(LABEL_WORDS[label])}: <span class="verdict {_verdict_class(text)}">{_e(text)}</span></li>'
@@ -192,9 +197,9 @@ def trust_html(c: ReportContent, svgs: dict[str, str]) -> str:
                 _e(label),
                 f"{t.n_decisions:,}",
                 _num(t.kappa, 2),
-                _ci(t.kappa_low, t.kappa_high, lambda v: _num(v, 2)),
+                _e(t.too_few) if t.too_few else _ci(t.kappa_low, t.kappa_high, lambda v: _num(v, 2)),
                 _pct(t.accuracy),
-                _ci(t.accuracy_low, t.accuracy_high, _pct),
+                _e(t.too_few) if t.too_few else _ci(t.accuracy_low, t.accuracy_high, _pct),
             ]
             for label, t in c.trust.items()
         ]
@@ -218,7 +223,7 @@ def trust_html(c: ReportContent, svgs: dict[str, str]) -> str:
         rows = [
             [_e(group), f"{labels[BINARY_LABELS[0]].n_examples:,}"]
             + [
-                f'{_num(t.kappa, 2)}<span class="ci">{_ci(t.kappa_low, t.kappa_high, lambda v: _num(v, 2))}</span>'
+                f'{_num(t.kappa, 2)}<span class="ci">{_ci(t.kappa_low, t.kappa_high, lambda v: _num(v, 2), t.too_few)}</span>'
                 for t in (labels[x] for x in BINARY_LABELS)
             ]
             for group, labels in c.trust_by_group.items()

@@ -130,10 +130,16 @@ def design_table(report: EstimateReport) -> pd.DataFrame:
             {
                 "metric": name,
                 "effective n": d.get("effective_n"),
-                "uniform n as precise": d.get("uniform_equivalent"),
+                "uniform n as precise": None if d.get("too_few") else d.get("uniform_equivalent"),
                 "examples saved": d.get("saved_examples"),
                 "people-hours saved": d.get("saved_hours"),
-                **({"problem": d["problem"]} if "problem" in d else {}),
+                **(
+                    {"problem": d["problem"]}
+                    if "problem" in d
+                    else {"problem": d["too_few"]}
+                    if d.get("too_few")
+                    else {}
+                ),
             }
         )
     return pd.DataFrame(rows)

@@ -12,7 +12,14 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from ragviz.analysis.agreement import BINARY_LABELS, SENTENCE_LABELS, Agreement, AnnotatorAgreement, kappa_matrix
+from ragviz.analysis.agreement import (
+    ADHERENT,
+    BINARY_LABELS,
+    SENTENCE_LABELS,
+    Agreement,
+    AnnotatorAgreement,
+    kappa_matrix,
+)
 from ragviz.analysis.dashboard.figures import (
     FAMILY_TITLES,
     RETRIEVAL,
@@ -24,9 +31,11 @@ from ragviz.analysis.dashboard.figures import (
     chart_means,
     fleiss_rows,
     histogram_counts,
+    interval_text,
     pair_rows,
 )
 from ragviz.analysis.dashboard.triage import Disagreement, Leverage
+from ragviz.analysis.figure_intervals import INTERVAL_NOTE
 from ragviz.analysis.labelsets.named import HUMAN
 from ragviz.metrics.retrieval import DEFAULT_KS, parse_ks
 from ragviz.metrics.trace import TRACE_METRICS
@@ -131,8 +140,15 @@ def judge_agreement(agreement: Agreement, scatter: list[dict[str, Any]], against
         return
     st.caption(
         f"The judge's labels against {render.md_escape(against)}'s on the {agreement.n_examples} examples a person decided on; "
-        "precision/recall treat the human labels as the truth."
+        "precision/recall treat the human labels as the truth. 95 % intervals over the examples: "
+        + render.md_escape(INTERVAL_NOTE)
+        + "."
     )
+    if agreement.too_few:
+        st.info(
+            f"{agreement.too_few.capitalize()}: every figure below is from {agreement.n_examples} reviewed "
+            f"examples, with no interval until {agreement.minimum} are reviewed."
+        )
     st.dataframe(
         pd.DataFrame(agreement_rows(agreement)),
         hide_index=True,
@@ -144,8 +160,13 @@ def judge_agreement(agreement: Agreement, scatter: list[dict[str, Any]], against
         col.metric(
             f"{name} RMSE", "—" if sa.rmse is None else f"{sa.rmse:.3f}", help=f"over {sa.n} examples"
         )  # md: ours
+        if sa.rmse is not None:
+            col.caption(f"95 %: {interval_text(sa.rmse_interval, 3)}")  # md: ours
     accuracy = agreement.adherence_accuracy
     cols[-1].metric("adherence accuracy", "—" if accuracy is None else f"{accuracy:.3f}")
+    if accuracy is not None:
+        adherent = agreement.labels[ADHERENT].intervals.get("accuracy")
+        cols[-1].caption(f"95 %: {interval_text(adherent, 3)}")  # md: ours
     cells = [(label, *astuple(agreement.labels[label].confusion)) for label in BINARY_LABELS]
     spec = charts.chart_spec(charts.confusion_grid, cells)
     charts.show_spec(spec, "judge-vs-human-confusion", "dashboard.confusion", downloads=downloads)

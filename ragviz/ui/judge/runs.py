@@ -167,6 +167,8 @@ def compare_section(
     if len(comparison.runs) > 1:
         st.markdown(render.md_escape(kappa_change(comparison), None))
     st.markdown("**Agreement with people** (the positive label: relevant, utilized, supported, supporting, adherent)")
+    if comparison.runs and (few := comparison.runs[0].figures.too_few):
+        st.caption(f"No intervals: {render.md_escape(few, None)}.")  # md: escaped
     st.dataframe(agreement, hide_index=True, width="stretch", key="judge.agreement", height=38 + 35 * len(agreement))
     st.markdown("**Bias per TRACe metric** (judge mean − people mean)")
     st.dataframe(bias, hide_index=True, width="stretch", key="judge.bias")
