@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 import tempfile
 import time
@@ -18,12 +19,16 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.conftest import free_port
-
-__all__ = ["PhoenixServer", "phoenix_executable", "phoenix_or_reason", "start_phoenix"]
+__all__ = ["PhoenixServer", "free_port", "phoenix_executable", "phoenix_or_reason", "start_phoenix"]
 
 ROOT = Path(__file__).resolve().parents[2]
 READY_SECONDS = 400
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
 @dataclass

@@ -84,9 +84,12 @@ def push(url: str, db: Path, *extra: str) -> int:
 def test_round_trip_then_a_second_push_adds_nothing(journey, capsys):
     url, project, db, labeled, dataset, corrected = journey
     capsys.readouterr()
-    assert push(url, db) == 0
+    key = "phx-key-never-written-7f3a"
+    assert push(url, db, "--api-key", key) == 0  # this server needs none; a key is only ever a header
     err = capsys.readouterr().err
-    assert "pushed 3 examples" in err and "12 span annotations" in err and "0 refused" in err
+    assert "pushed 3 examples" in err and "12 span annotations" in err and "0 refused" in err and key not in err
+    for path in db.parent.iterdir():
+        assert key.encode() not in path.read_bytes(), path
     sides = [json.loads(line)[SIDECAR] for line in labeled.read_text().splitlines()]
     for i, side in enumerate(sides[:3]):
         ex = dataset.example(i)
@@ -157,7 +160,7 @@ def test_a_push_that_fails_halfway_is_finished_by_a_rerun(journey, monkeypatch, 
 
     monkeypatch.setattr(push_module, "log_document_annotations", flaky)
     with LabelStore(str(db)) as store, pytest.raises(BadInput, match="cannot reach Phoenix: ConnectError"):
-        push_module.push_phoenix(load([str(labeled)]).dataset, store, url, "alice", batch_size=1)
+        push_module.push_phoenix(load([str(labeled)]).dataset, store, url, "alice", batch_size=1, workers=1)
     monkeypatch.setattr(push_module, "log_document_annotations", real)
     capsys.readouterr()
     assert push(url, db) == 0

@@ -101,15 +101,15 @@ def _document_attributes(documents: tuple[str, ...], trace_no: int, retriever: s
     return out
 
 
-def log_traces(url: str, project: str, traces: list[RagTrace]) -> list[Any]:
-    """Send *traces* to the Phoenix server at *url* under *project* (synchronously: each span is exported as it
-    ends) and return the finished spans (OpenTelemetry ``ReadableSpan`` s)."""
+def log_traces(url: str, project: str, traces: list[RagTrace], batch: bool = False) -> list[Any]:
+    """Send *traces* to the Phoenix server at *url* under *project* (each span exported as it ends, or in batches
+    with *batch*) and return the finished spans (OpenTelemetry ``ReadableSpan`` s)."""
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
     from phoenix.otel import register
 
     provider = register(
-        project_name=project, endpoint=f"{url}/v1/traces", batch=False, set_global_tracer_provider=False, verbose=False
+        project_name=project, endpoint=f"{url}/v1/traces", batch=batch, set_global_tracer_provider=False, verbose=False
     )
     memory = InMemorySpanExporter()
     provider.add_span_processor(SimpleSpanProcessor(memory), replace_default_processor=False)
@@ -135,7 +135,8 @@ def log_traces(url: str, project: str, traces: list[RagTrace]) -> list[Any]:
                 llm.set_attribute("llm.output_messages.0.message.content", trace.answer)
             if trace.root_has_output:
                 root.set_attribute("output.value", trace.answer)
-        time.sleep(0.002)
+        if not batch:
+            time.sleep(0.002)
     provider.force_flush()
     spans = list(memory.get_finished_spans())
     provider.shutdown()

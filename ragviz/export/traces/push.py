@@ -12,6 +12,7 @@ identifier; document annotations on name, span and position) mean nothing is dou
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from ragviz.data.dataset import Dataset
@@ -29,11 +30,13 @@ from ragviz.export.traces.phoenix import (
 from ragviz.store.label_store import LabelStore
 from ragviz.store.trace_pushes import PushRecord, normal_url, pushed_fingerprints, record_pushes
 
-__all__ = ["BATCH", "TARGET", "PushReport", "plan_push", "push_phoenix"]
+__all__ = ["BATCH", "TARGET", "WORKERS", "PushReport", "plan_push", "push_phoenix"]
 
 TARGET = "phoenix"
 #: Examples sent per request pair (span annotations, then document annotations).
-BATCH = 100
+BATCH = 50
+#: Request pairs in flight at once (Phoenix writes each annotation on its own; requests overlap its other work).
+WORKERS = 4
 Progress = Callable[[int, int], None]
 
 
@@ -98,8 +101,9 @@ def _changed(
     return keep
 
 
-def _send(client: object, batch: list[PhoenixAnnotations], report: PushReport) -> list[PushRecord]:
-    """Send one batch; examples on spans Phoenix does not know are refused and the rest re-sent."""
+def _send(client: object, batch: list[PhoenixAnnotations], report: PushReport) -> tuple[list[PushRecord], int, int]:
+    """Send one batch; examples on spans Phoenix does not know are refused (appended to *report*) and the rest
+    re-sent. The records of the examples Phoenix took, and how many span and document annotations it wrote."""
     while batch:
         try:
             span_ids = log_span_annotations(client, [x for a in batch for x in a.span_annotations])  # type: ignore[arg-type]
@@ -120,11 +124,8 @@ def _send(client: object, batch: list[PhoenixAnnotations], report: PushReport) -
             ids = (*span_ids[s : s + len(a.span_annotations)], *doc_ids[d : d + len(a.document_annotations)])
             s, d = s + len(a.span_annotations), d + len(a.document_annotations)
             records.append(PushRecord(a.uid, a.identifier, a.fingerprint, tuple(ids)))
-        report.span_annotations += len(span_ids)
-        report.document_annotations += len(doc_ids)
-        report.pushed += len(batch)
-        return records
-    return []
+        return records, len(span_ids), len(doc_ids)
+    return [], 0, 0
 
 
 def push_phoenix(
@@ -136,6 +137,7 @@ def push_phoenix(
     documents_kind: str = "HUMAN",
     progress: Progress | None = None,
     batch_size: int = BATCH,
+    workers: int = WORKERS,
 ) -> PushReport:
     """Push the reviewed examples of *dataset* (*annotator*'s labels, or a team label set) to the Phoenix at
     *url*; each batch recorded in *store* as soon as Phoenix took it. Failures raise one-line BadInput."""
@@ -147,8 +149,15 @@ def push_phoenix(
     with phoenix_errors(url):
         todo = _changed(todo, url, api_key, report)
         _ = progress and progress(0, len(todo))
-        for start in range(0, len(todo), batch_size):
-            records = _send(client, todo[start : start + batch_size], report)
-            record_pushes(store, TARGET, url, records)
-            _ = progress and progress(min(start + batch_size, len(todo)), len(todo))
+        batches = [todo[i : i + batch_size] for i in range(0, len(todo), batch_size)]
+        done = 0
+        with ThreadPoolExecutor(max(1, workers)) as pool:
+            sent = pool.map(lambda batch: _send(client, batch, report), batches)
+            for batch, (records, n_span, n_documents) in zip(batches, sent):
+                record_pushes(store, TARGET, url, records)  # in order: a failure leaves the batches before it recorded
+                report.pushed += len(records)
+                report.span_annotations += n_span
+                report.document_annotations += n_documents
+                done += len(batch)
+                _ = progress and progress(done, len(todo))
     return report

@@ -1,0 +1,88 @@
+"""A Phoenix that refuses the key (HTTP 401 / 403), answers with an error page, or names spans it does not have:
+each is one line (issue 37, item 6). A local HTTP server on 127.0.0.1 plays the server's refusals exactly as
+Phoenix words them (its ``detail`` JSON); the real server's own answers are in test_phoenix_import / _push."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from ragviz.cli.main import main
+from ragviz.export.traces.phoenix import MissingSpans, log_span_annotations, phoenix_client
+
+SECRET = "phx-secret-key-0d9c"
+
+
+class Refusing(BaseHTTPRequestHandler):
+    status = 401
+    seen: list[dict] = []
+
+    def _answer(self) -> None:
+        Refusing.seen.append({"path": self.path, "authorization": self.headers.get("authorization")})
+        length = int(self.headers.get("content-length") or 0)
+        body = json.loads(self.rfile.read(length) or b"{}") if length else {}
+        if self.path.startswith("/v1/span_annotations"):
+            ids = ", ".join(a["span_id"] for a in body["data"])
+            payload, status = {"detail": f"Spans with IDs {ids} do not exist."}, 404
+        elif Refusing.status == 500:
+            payload, status = None, 500
+        else:
+            payload, status = {"detail": "Invalid token"}, Refusing.status
+        data = b"<html>Internal Server Error</html>" if payload is None else json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("content-type", "text/html" if payload is None else "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    do_GET = do_POST = _answer
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def refusing() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Refusing)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    Refusing.seen = []
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.mark.parametrize("status", [401, 403])
+def test_a_refused_key_is_one_line_and_never_printed(refusing, status, tmp_path, capsys, monkeypatch):
+    Refusing.status = status
+    monkeypatch.setenv("PHOENIX_API_KEY", SECRET)
+    out = tmp_path / "rows.jsonl"
+    assert main(["import", "phoenix", "--url", refusing, "--project", "p", "-o", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        f"{refusing}: HTTP {status}: Phoenix refused the request (Invalid token); give its API key with --api-key "
+        "or $PHOENIX_API_KEY"
+    ]
+    assert Refusing.seen[0]["authorization"] == f"Bearer {SECRET}"  # sent as the bearer header, printed nowhere
+    assert not out.exists()
+
+
+def test_an_error_page_is_one_line(refusing, tmp_path, capsys):
+    Refusing.status = 500
+    assert main(["import", "phoenix", "--url", refusing, "--project", "p", "-o", str(tmp_path / "r.jsonl")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"{refusing}: HTTP 500 from /v1/projects/p/spans: <html>Internal Server Error</html>"]
+
+
+def test_unknown_spans_are_named(refusing):
+    client = phoenix_client(refusing, None)
+    annotation = {"name": "ragviz.relevance", "annotator_kind": "HUMAN", "span_id": "abc123", "result": {"score": 1.0}}
+    with pytest.raises(MissingSpans) as raised:
+        log_span_annotations(client, [annotation])
+    assert raised.value.span_ids == {"abc123"}
