@@ -149,8 +149,7 @@ def _pair_data(args: argparse.Namespace) -> tuple[Any, Any]:
         return pair_human(data, load_data([args.human], "--human")), data
     if args.db:
         sample = args.sample if args.sample is not None else _newest_paired(data, args.db)
-        pairing, design = pair_db(data, args.db, sample, args.annotator, ("trace",))
-        pairing.warnings.extend(design.warnings)
+        pairing, _ = pair_db(data, args.db, sample, args.annotator, ("trace",))  # its design: per-answer estimates
         return pairing, data
     return pair_export(data), data
 
