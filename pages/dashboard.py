@@ -8,6 +8,7 @@ from ragviz.analysis.dashboard.figures import RETRIEVAL, TRACE, trace_view
 from ragviz.analysis.labelsets.named import HUMAN, JUDGE, label_set_names
 from ragviz.metrics.retrieval import DEFAULT_KS
 from ragviz.ui.audit import estimates as audit_estimates
+from ragviz.ui.audit import systems as compare_systems
 from ragviz.ui.core import access, report, results, state
 from ragviz.ui.dashboard import page as ui
 from ragviz.ui.team import queue as team_queue
@@ -32,6 +33,7 @@ ui.family_figures(view, ks, data.n_reviewed, against, downloads=not present)
 
 st.header("What people would say")
 audit_estimates.people_would_say_panel(store, against, present)
+compare_systems.compare_systems_panel(store, against, present)  # only when the data holds two systems
 
 st.header("How much can we trust the judge?")
 ui.judge_agreement(data.judge_agreement, data.scatter, against, downloads=not present)

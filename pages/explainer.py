@@ -10,6 +10,7 @@ from ragviz.analysis.labelsets.named import GOLD, HUMAN, JUDGE, human_labels, ju
 from ragviz.analysis.review.edits import document_spans, response_spans
 from ragviz.analysis.team.gold import example_round
 from ragviz.ui.audit import estimates as audit_estimates
+from ragviz.ui.audit import systems as compare_systems
 from ragviz.ui.core import access, report, results, state
 from ragviz.ui.explainer import page as ui
 from ragviz.ui.team import queue as team_queue
@@ -23,6 +24,7 @@ ui.follow_link(ds, st.query_params.get("uid"))
 st.title("What the numbers mean")
 report.download_report_button(HUMAN, key="explainer.report", present=present)
 audit_estimates.plain_words_section(store)
+compare_systems.compare_plain_words(store)
 names = access.names_shown()  # viewers and presenters: the latest human labels, no one's name
 offered = [n for n in label_set_names(store) if n != JUDGE] if names else [HUMAN]
 index, other = ui.example_picker(ds, team_queue.blind_label_sets(offered, store, page.annotator), results.uid_matches)

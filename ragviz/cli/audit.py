@@ -1,7 +1,8 @@
 """``ragviz audit``: draw an audit sample (uniform, stratified or active) and see how far its review is.
 
-``ragviz audit draw DATA... --db DB --size N [--design uniform|stratified|active] [--by COLUMN] [--allocation
-proportional|neyman] [--pilot ID] [--seed S]`` draws
+``ragviz audit draw DATA... --db DB --size N [--design uniform|stratified|active|paired] [--by COLUMN] [--allocation
+proportional|neyman] [--pilot ID] [--seed S]`` draws (paired: *N* questions, both systems' answers of each, with
+:func:`ragviz.analysis.compare_systems.audit.draw_paired`, and the plan for a 3-point difference)
 with :func:`ragviz.analysis.audits.samples.draw_design` — the function the Review page's "Draw sample" calls, so the
 same seed gives the same members — and prints the sample's id and members; ``--grow ID`` grows a sample instead.
 ``ragviz audit status --db DB [--sample ID]`` prints each sample's design, size and reviewed members. Exit 0, or 2
@@ -24,7 +25,7 @@ __all__ = ["add_audit_arguments", "run_audit_command"]
 
 COMMAND = "ragviz audit"
 
-DESIGN_CHOICES = ("uniform", "stratified", "active")  # ragviz.analysis.audits.designs.DESIGNS (lazy import)
+DESIGN_CHOICES = ("uniform", "stratified", "active", "paired")  # designs.DESIGNS and PAIRED (lazy import)
 
 
 def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
@@ -44,8 +45,9 @@ def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
         "--design",
         choices=DESIGN_CHOICES,
         default="uniform",
-        help="uniform (every example alike), stratified (a share per value of --by) or active (examples the "
-        "judge is unsure of more often, from --confidence) (default: uniform)",
+        help="uniform (every example alike), stratified (a share per value of --by), active (examples the "
+        "judge is unsure of more often, from --confidence) or paired (--size questions drawn alike, both systems' "
+        "answers of each: the audit of ragviz estimate --compare) (default: uniform)",
     )
     draw.add_argument(
         "--by", metavar="COLUMN", help="stratified: the column whose values are the strata (e.g. dataset_name)"
@@ -85,6 +87,31 @@ def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=0.5,
         help="active: the share of the draw spread evenly over all examples, so each can be drawn (default: 0.5)",
+    )
+    draw.add_argument(
+        "--system",
+        default="generation_model_name",
+        metavar="COLUMN",
+        help="paired: the column whose values are the systems (default: generation_model_name)",
+    )
+    draw.add_argument(
+        "--pair-by",
+        default="id",
+        metavar="COLUMN",
+        help="paired: the column naming the question within its subset (default: id)",
+    )
+    draw.add_argument(
+        "--compare",
+        nargs=2,
+        metavar=("A", "B"),
+        help="paired: the two systems (default: the two the data has)",
+    )
+    draw.add_argument(
+        "--plan-difference",
+        type=float,
+        default=3.0,
+        metavar="POINTS",
+        help="paired: the difference in points the printed plan is for (default: 3)",
     )
     draw.add_argument("--seed", type=int, help="the seed (default: a fresh one, printed)")
     draw.add_argument("--grow", type=int, metavar="ID", help="grow sample ID to --size with its own design and seed")
@@ -129,12 +156,24 @@ def _draw(args: argparse.Namespace) -> int:
         return _fail(f"DATA: {result.errors[0]}")
     dataset = result.dataset
     who = args.annotator or os.environ.get("RAGVIZ_ANNOTATOR") or getpass.getuser()
+    plan = None
     with open_store(args.db, command=COMMAND, create=True) as store:
         if args.grow is not None:
             found = get_sample(store, args.grow)
             if found is None:
                 return _fail(f"{args.db}: no audit sample {args.grow}")
-            sample = grow_design(store, dataset, found, args.size, who)
+            if found.design == "paired":
+                from ragviz.analysis.compare_systems.audit import grow_paired
+
+                sample = grow_paired(store, dataset, found, args.size, who)
+                plan = _paired_plan(store, dataset, sample, args.plan_difference)
+            else:
+                sample = grow_design(store, dataset, found, args.size, who)
+        elif args.design == "paired":
+            from ragviz.analysis.compare_systems.audit import draw_paired
+
+            sample = draw_paired(store, dataset, args.size, who, args.seed, args.system, args.pair_by, args.compare)
+            plan = _paired_plan(store, dataset, sample, args.plan_difference)
         else:
             pilot = None
             if args.pilot is not None:
@@ -167,14 +206,46 @@ def _draw(args: argparse.Namespace) -> int:
         "params": sample.params,
         "members": members,
     }
+    if plan is not None:
+        out["plan"] = plan
     if args.format == "json":
         sys.stdout.write(json.dumps(out, indent=2) + "\n")
         return EXIT_OK
-    print(f"audit sample {sample.id}: {sample.design}, {sample.size:,} examples, seed {sample.seed}")
+    if sample.design == "paired":
+        a, b = sample.params["systems"]
+        print(
+            f"audit sample {sample.id}: paired, {sample.params['questions']:,} questions of "
+            f"{sample.params['population_questions']:,} ({a} and {b}: {sample.size:,} answers), seed {sample.seed}"
+        )
+        if plan is not None:
+            print(plan)
+    else:
+        print(f"audit sample {sample.id}: {sample.design}, {sample.size:,} examples, seed {sample.seed}")
     for m in members:
         stratum = f"  [{m['stratum']}]" if m["stratum"] else ""
         print(f"{m['position']:>5}  {m['uid']}  p={m['inclusion_probability']:.4f}{stratum}")
     return EXIT_OK
+
+
+def _paired_plan(store: Any, dataset: Any, sample: Any, points: float) -> str | None:
+    """The planner's line for a paired *sample*: how many questions tell a difference of *points* apart on adherence,
+    from its reviewed pairs (else the judge's differences); ``None`` when the judge labelled no pair."""
+    from ragviz.analysis.compare_systems.pairs import CompareError, column_answers, pair_systems
+    from ragviz.analysis.compare_systems.words import plan_questions, plan_questions_text
+    from ragviz.analysis.estimates.pairing import pair_store
+
+    p = sample.params
+    try:
+        pairs = pair_systems(
+            column_answers(dataset, pair_store(dataset, store, sample.members), p["system"], p["pair_by"]),
+            p["systems"][0],
+            p["systems"][1],
+            p["system"],
+            p["pair_by"],
+        )
+    except CompareError:
+        return None
+    return plan_questions_text(plan_questions(pairs.pairs, "adherence", points / 100.0))
 
 
 def _status(args: argparse.Namespace) -> int:

@@ -25,7 +25,12 @@ __all__ = [
     "FORMATS",
     "INTERVALS",
     "add_estimate_arguments",
+    "csv_text",
+    "load_data",
+    "open_store",
+    "pair_db",
     "run_estimate_command",
+    "write_output",
 ]
 
 
@@ -44,7 +49,8 @@ def add_estimate_arguments(parser: argparse.ArgumentParser) -> None:
         "paths",
         nargs="+",
         metavar="DATA",
-        help="judge-labelled rows in any format ragviz reads (.parquet, .jsonl, .json, .csv, directories of shards)",
+        help="judge-labelled rows in any format ragviz reads (.parquet, .jsonl, .json, .csv, directories of shards); "
+        "with --compare also two systems' data sets as A=PATH B=PATH",
     )
     parser.add_argument(
         "--human",
@@ -308,3 +314,7 @@ def _write(text: str, output: str | None) -> None:
         return
     with open(output, "w", encoding="utf-8", newline="") as f:
         f.write(text)
+
+
+# what ``ragviz estimate --compare`` (ragviz.cli.estimate_compare) shares with the plain estimate
+load_data, pair_db, csv_text, write_output = _load, _pair_db, _csv, _write

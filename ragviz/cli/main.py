@@ -74,10 +74,11 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "Estimate each per-example metric's mean (e.g. adherence: 1 - the hallucination rate) three ways: the judge "
         "alone over all examples, people alone over the audited ones (normal CI), and prediction-powered inference "
         "(PPI++: the judge on all examples corrected by the audit, power-tuned) with its CI and the effective "
-        "audit size. The audit must be a uniformly random sample. Exit 2 on bad input.",
-        "ragviz.cli.estimate",
-        "add_estimate_arguments",
-        "run_estimate_command",
+        "audit size. The audit must be a uniformly random sample. With --compare: two systems on the same questions, "
+        "B - A per metric and subset, corrected the same way. Exit 2 on bad input.",
+        "ragviz.cli.estimate_compare",
+        "add_estimate_and_compare_arguments",
+        "run_estimate_or_compare",
     ),
     CommandSpec(
         "audit",

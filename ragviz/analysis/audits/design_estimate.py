@@ -38,7 +38,7 @@ from ragviz.analysis.audits.active import (
     ipw_people_ci,
 )
 from ragviz.analysis.audits.active_bootstrap import active_bootstrap_t
-from ragviz.analysis.audits.designs import ACTIVE, STRATIFIED, UNIFORM, unit_draw
+from ragviz.analysis.audits.designs import ACTIVE, PAIRED, STRATIFIED, UNIFORM, unit_draw
 from ragviz.analysis.audits.stratified import StratumError, stratified_people_ci, stratified_ppi_ci
 from ragviz.analysis.audits.stratified_bootstrap import stratified_bootstrap_t
 from ragviz.analysis.estimates.coverage import MIN_AUDITED, too_few_words
@@ -59,6 +59,10 @@ __all__ = [
 ]
 
 
+_PAIRED_NOTE = (
+    "audit sample {id} is paired (questions drawn, both systems' answers reviewed): each answer's mean is estimated as "
+    "from a uniform sample of answers; the difference between the systems: ragviz estimate --compare"
+)
 MINUTES_PER_EXAMPLE = 4.0  # a person's review of one example, for the people-hours saved (--minutes-per-example)
 
 
@@ -114,6 +118,8 @@ def design_info(
     reviews join the estimate as a batch of their own (:func:`ragviz.analysis.audits.active.combined_ipw_ppi_ci`)."""
     if sample is None or sample.design == UNIFORM:
         return DesignInfo(UNIFORM, None if sample is None else sample.id)
+    if sample.design == PAIRED:  # every answer of a drawn question: each answer at the same chance, n / questions
+        return DesignInfo(UNIFORM, sample.id, warnings=[_PAIRED_NOTE.format(id=sample.id)])
     if sample.design == STRATIFIED:
         if strata is None:
             raise StratumError(f"sample {sample.id} is stratified by {sample.params.get('by')!r}: give that column")

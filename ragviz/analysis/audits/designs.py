@@ -44,6 +44,7 @@ __all__ = [
     "DESIGNS",
     "DesignError",
     "DesignedDraw",
+    "PAIRED",
     "SALTS",
     "STRATIFIED",
     "UNIFORM",
@@ -59,6 +60,7 @@ __all__ = [
 
 UNIFORM, STRATIFIED, ACTIVE = "uniform", "stratified", "active"
 DESIGNS = (UNIFORM, STRATIFIED, ACTIVE)
+PAIRED = "paired"  # questions drawn uniformly, both systems' answers reviewed (ragviz.analysis.compare_systems.audit)
 DEFAULT_FLOOR = 0.5  # the share of the active design's selection weight spread evenly over all examples
 
 

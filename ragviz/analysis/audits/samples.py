@@ -27,6 +27,7 @@ from ragviz.analysis.audits.designs import (
     ACTIVE,
     DEFAULT_FLOOR,
     DESIGNS,
+    PAIRED,
     SALTS,
     STRATIFIED,
     UNIFORM,
@@ -336,6 +337,8 @@ def grow_design(store: LabelStore, dataset: Dataset, sample: AuditSample, n: int
     """Grow *sample* to *n* (active: a budget of *n*) with its own design, seed, column and confidence."""
     if sample.design == UNIFORM:
         return grow_sample(store, sample.id, dataset.uids, n, annotator)
+    if sample.design == PAIRED:
+        raise DesignError(f"sample {sample.id} is paired: grow it by questions (ragviz audit draw --grow {sample.id})")
     params = sample.params
     if sample.design == ACTIVE and n <= int(params.get("budget", 0)):
         return sample

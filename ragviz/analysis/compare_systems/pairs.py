@@ -193,11 +193,13 @@ def pair_systems(
     b: str | None = None,
     system: str = DEFAULT_SYSTEM,
     pair_by: str = DEFAULT_PAIR_BY,
+    need_labels: bool = True,
 ) -> SystemPairs:
     """Pair system *a*'s and *b*'s answers by question (both ``None``: the two systems found; module docstring).
 
     One line (:class:`CompareError`) for one system only, more than two without a choice, a system not found, no
-    question both answered, and a paired answer without the judge's labels (its difference is undefined).
+    question both answered, and (with *need_labels*) a paired answer without the judge's labels (its difference is
+    undefined; drawing an audit needs no labels).
     A question answered twice by one system, or by one system only, is listed as unpaired."""
     a, b = _choose(systems_of(answers), a, b, system)
     by_question: dict[str, dict[str, list[Answer]]] = {}
@@ -221,7 +223,7 @@ def pair_systems(
             unpaired.extend(Unpaired(name, question, ans.example.where or ans.example.uid, reason) for ans in side)
     if not pairs:
         raise CompareError(f"{a!r} and {b!r} share no question (paired by {pair_by}): nothing to compare", field=system)
-    for p in pairs:
+    for p in pairs if need_labels else ():
         for name, member in ((a, p.a), (b, p.b)):
             if not member.judge:
                 raise CompareError(

@@ -33,16 +33,16 @@ def verdicts(report: CompareReport) -> list[str]:
     return [verdict(name, m, report.a, report.b) for name, m in report.overall.metrics.items()]
 
 
-def headline(report: CompareReport) -> str:
-    """One sentence for stakeholders: what was compared on how many questions, and adherence's verdict (else the
-    first metric's)."""
+def headline(report: CompareReport, with_verdict: bool = True) -> str:
+    """One sentence for stakeholders: what was compared on how many questions, and (*with_verdict*) adherence's
+    verdict (else the first metric's)."""
     o = report.overall
     head = (
         f"{report.b} against {report.a} on {o.n_pairs:,} questions both answered, {o.n_audited:,} of them reviewed "
         "by people (both answers)"
     )
     name = "adherence" if "adherence" in o.metrics else next(iter(o.metrics), None)
-    if name is None:
+    if name is None or not with_verdict:
         return head + "."
     return f"{head}: {verdict(name, o.metrics[name], report.a, report.b)}."
 

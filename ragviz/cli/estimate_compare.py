@@ -1,0 +1,213 @@
+"""``ragviz estimate --compare [A B]``: two systems on the same questions, B − A per TRACe metric and subset, the
+judge corrected by people (:mod:`ragviz.analysis.compare_systems`).
+
+The systems are the values of ``--system COLUMN`` (default ``generation_model_name``) in DATA, or two data sets given
+as ``A=PATH B=PATH`` (each a ragviz export carrying its people's labels); answers pair by ``--pair-by COLUMN``
+(default ``id``). People's labels come as for ``ragviz estimate``: ``--human FILE``, a ragviz export, or ``--db``
+(default there: the newest paired sample drawn from DATA, ``ragviz audit draw --design paired``). Output: a table,
+JSON or CSV; the pairing's notes and the planner's line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+__all__ = [
+    "add_compare_arguments",
+    "add_estimate_and_compare_arguments",
+    "compare_table",
+    "run_compare",
+    "run_estimate_or_compare",
+]
+
+
+def add_estimate_and_compare_arguments(parser: argparse.ArgumentParser) -> None:
+    """``ragviz estimate``'s arguments (:func:`ragviz.cli.estimate.add_estimate_arguments`) and ``--compare``'s."""
+    from ragviz.cli.estimate import add_estimate_arguments
+
+    add_estimate_arguments(parser)
+    add_compare_arguments(parser)
+
+
+def run_estimate_or_compare(args: argparse.Namespace) -> int:
+    """``ragviz estimate``: :func:`run_compare` with ``--compare``, else
+    :func:`ragviz.cli.estimate.run_estimate_command`."""
+    if getattr(args, "compare", None) is not None:
+        return run_compare(args)
+    from ragviz.cli.estimate import run_estimate_command
+
+    return run_estimate_command(args)
+
+
+def add_compare_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--compare",
+        nargs="*",
+        metavar="SYSTEM",
+        help="compare two systems on the same questions: B - A per metric and subset (judge-only, people-only on the "
+        "questions whose two answers were reviewed, and PPI++ corrected with its interval); give the two values of "
+        "--system (A first), or none for the two the data has, or DATA as A=PATH B=PATH",
+    )
+    parser.add_argument(
+        "--system",
+        default="generation_model_name",
+        metavar="COLUMN",
+        help="with --compare: the column whose values are the systems (default: generation_model_name)",
+    )
+    parser.add_argument(
+        "--pair-by",
+        default="id",
+        metavar="COLUMN",
+        help="with --compare: the column naming the question within its subset (default: id); answers of one "
+        "system only, or two of one system to a question, are listed and left out",
+    )
+
+
+def _named(paths: list[str]) -> list[tuple[str, str]] | None:
+    """``[(NAME, PATH)]`` when every DATA is ``NAME=PATH``; ``None`` when none is."""
+    named = [p.split("=", 1) for p in paths if "=" in p]
+    if not named:
+        return None
+    from ragviz.data.errors import BadInput
+
+    if len(named) != len(paths) or len(named) != 2 or any(not n or not p for n, p in named):
+        raise BadInput(
+            "give DATA as two NAME=PATH (A=PATH B=PATH) or as plain paths, not a mix", path="ragviz estimate"
+        )
+    return [(n, p) for n, p in named]
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    """``ragviz estimate --compare``: see the module docstring."""
+    from ragviz.analysis.compare_systems.difference import compare_report
+    from ragviz.analysis.compare_systems.pairs import FILE_SYSTEMS, column_answers, file_answers, pair_systems
+    from ragviz.analysis.compare_systems.words import plan_questions, plan_questions_text
+    from ragviz.cli.estimate import load_data, write_output
+    from ragviz.data.errors import BadInput
+
+    chosen = args.compare or []
+    if len(chosen) not in (0, 2):
+        raise BadInput(f"give two systems (A B) or none, got {len(chosen)}", field="--compare")
+    if args.family != "trace" or args.by is not None:
+        raise BadInput("compares the TRACe metrics, per subset already: leave out --family and --by", field="--compare")
+    named = _named(args.paths)
+    warnings: list[str] = []
+    if named is not None:
+        if args.human or args.db:
+            raise BadInput(
+                "with A=PATH B=PATH give each system's ragviz export (people's labels in its label_source human rows), "
+                "not --human or --db",
+                path="ragviz estimate",
+            )
+        from ragviz.analysis.estimates.pairing import pair_export
+
+        parts = []
+        for name, path in named:
+            data = load_data([path], name)
+            pairing = pair_export(data)
+            warnings += [f"{name}: {w}" for w in pairing.warnings]
+            parts.append((name, data, pairing))
+        a, b = chosen or [named[0][0], named[1][0]]
+        pairs = pair_systems(file_answers(parts, args.pair_by), a, b, FILE_SYSTEMS, args.pair_by)
+    else:
+        pairing, data = _pair_data(args)
+        warnings += pairing.warnings
+        a, b = chosen or [None, None]
+        pairs = pair_systems(column_answers(data, pairing, args.system, args.pair_by), a, b, args.system, args.pair_by)
+    for w in warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    report = compare_report(pairs, args.alpha, args.interval)
+    if args.format == "json":
+        import json
+
+        text = json.dumps(report.as_dict(), indent=2) + "\n"
+    elif args.format == "csv":
+        from ragviz.cli.estimate import csv_text
+
+        text = csv_text(report.rows())
+    else:
+        text = compare_table(report)
+    write_output(text, args.output)
+    for note in report.notes():
+        print(f"note: {note}", file=sys.stderr)
+    print(f"note: {plan_questions_text(plan_questions(pairs.pairs, 'adherence', 0.03, args.alpha))}", file=sys.stderr)
+    return 0
+
+
+def _pair_data(args: argparse.Namespace) -> tuple[Any, Any]:
+    """The pairing of DATA with people's labels (as ``ragviz estimate``'s) and DATA itself."""
+    from ragviz.analysis.estimates.pairing import pair_export, pair_human
+    from ragviz.cli.estimate import load_data, pair_db
+    from ragviz.data.errors import BadInput
+
+    data = load_data(args.paths, "DATA")
+    if args.human and args.db:
+        raise BadInput("give people's labels with --human FILE or --db DB_OR_URL, not both", path="ragviz estimate")
+    if args.human:
+        return pair_human(data, load_data([args.human], "--human")), data
+    if args.db:
+        sample = args.sample if args.sample is not None else _newest_paired(data, args.db)
+        pairing, _ = pair_db(data, args.db, sample, args.annotator, ("trace",))  # its design: per-answer estimates
+        return pairing, data
+    return pair_export(data), data
+
+
+def _newest_paired(data: Any, db: str) -> int | None:
+    """The newest paired sample drawn from DATA's examples in *db* (``None``: none; the usual choice then)."""
+    from ragviz.cli.common import open_store
+    from ragviz.store.audit_samples import list_samples
+
+    with open_store(db, command="ragviz estimate") as store:
+        paired = [s for s in list_samples(store, data.uids) if s.design == "paired"]
+    return max(s.id for s in paired) if paired else None
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:+.1f}"
+
+
+def _ci(estimate: float | None, low: float | None, high: float | None) -> str:
+    if estimate is None:
+        return "-"
+    if low is None or high is None:
+        return f"{_num(estimate)} (no CI)"
+    return f"{_num(estimate)} [{_num(low)}, {_num(high)}]"
+
+
+def compare_table(report: Any) -> str:
+    """The comparison as fixed-width text: a headline, each metric's verdict, then B − A in points per subset."""
+    from ragviz.analysis.compare_systems.words import headline, verdicts
+
+    level = f"{100 * (1 - report.alpha):g}%"
+    lines = [headline(report, with_verdict=False), *(f"  {v}" for v in verdicts(report)), ""]
+    header = ["group", "metric", "pairs", "audited", "judge", f"people [{level}]", f"PPI++ [{level}]", "lambda"]
+    body = [
+        [
+            r["group"],
+            r["metric"],
+            str(r["n_pairs"]),
+            str(r["n_audited"]),
+            _num(r["judge_diff"]),
+            _ci(r["people_diff"], r["people_low"], r["people_high"]),
+            _ci(r["ppi_diff"], r["ppi_low"], r["ppi_high"]) + (" (too few)" if r["more_needed"] else ""),
+            "-" if r["lambda"] is None else f"{r['lambda']:.2f}",
+        ]
+        for r in report.rows()
+    ]
+    widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
+    numeric = {2, 3, 4, 7}
+
+    def fmt(row: list[str]) -> str:
+        return "  ".join(
+            c.rjust(w) if i in numeric else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))
+        ).rstrip()
+
+    lines += [fmt(header), fmt(["-" * w for w in widths]), *(fmt(r) for r in body)]
+    lines += [
+        "",
+        f"differences are {report.b} - {report.a} in points (higher is better on every TRACe metric); audited = "
+        f"questions whose two answers people reviewed; PPI++ = the judge on every pair, corrected by the audit",
+    ]
+    return "\n".join(lines) + "\n"

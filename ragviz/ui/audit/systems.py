@@ -1,0 +1,147 @@
+"""Two systems compared in the app (issue 39): the Dashboard's Compare-systems view (B − A with its interval per
+metric and subset, the verdict in words, the planner) and the Explainer's plain words.
+
+Nothing here computes: the figures are :func:`ragviz.analysis.compare_systems.sample.compare_sample`'s (the report's
+and, over the same sample, ``ragviz estimate --compare --db``'s). Every text from data or a person goes through
+:func:`ragviz.ui.core.render.md_escape`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from ragviz.analysis.compare_systems.difference import CompareReport
+from ragviz.analysis.compare_systems.pairs import CompareError
+from ragviz.analysis.compare_systems.sample import compare_sample, compare_sample_of, two_systems
+from ragviz.analysis.compare_systems.words import headline, plan_questions_text, verdicts
+from ragviz.store.audit_samples import get_sample
+from ragviz.store.label_store import LabelStore
+from ragviz.ui.core import render, state
+
+__all__ = ["compare_plain_words", "compare_systems_panel", "compare_table", "loaded_systems"]
+
+
+@st.cache_data(show_spinner="Comparing the systems…", max_entries=8)
+def _compare(
+    paths: tuple[str, ...],
+    db: str,
+    version: tuple[int, int],
+    against: str,
+    sample_key: tuple[int, int] | None,
+    systems: tuple[str, str] | None,
+) -> tuple[CompareReport, str]:
+    from ragviz.analysis.compare_systems.words import plan_questions
+
+    sample = get_sample(state.store(), sample_key[0]) if sample_key is not None else None
+    dataset = state.load_result(paths).dataset
+    pairs, report = compare_sample(dataset, state.store(), sample, against, systems)
+    return report, plan_questions_text(plan_questions(pairs.pairs, "adherence", 0.03))
+
+
+def loaded_systems() -> list[str]:
+    """The systems (``generation_model_name`` values) of the loaded data when there are two or more, else ``[]``."""
+    return two_systems(state.load_result(state.current_paths()).dataset)
+
+
+def _points(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:+.1f}"
+
+
+def _ci(low: float | None, high: float | None) -> str:
+    return "no interval" if low is None or high is None else f"{100 * low:+.1f} to {100 * high:+.1f}"
+
+
+def compare_table(report: CompareReport) -> pd.DataFrame:
+    """B − A in points per subset and metric: judge only, people only, corrected with its 95 % interval, the
+    verdict."""
+    return pd.DataFrame(
+        [
+            {
+                "subset": r["group"],
+                "metric": r["metric"],
+                "questions": r["n_pairs"],
+                "audited": r["n_audited"],
+                "judge only": _points(r["judge_diff"]),
+                "people only": _points(r["people_diff"]),
+                "corrected": _points(r["ppi_diff"]),
+                "corrected 95% CI": _ci(r["ppi_low"], r["ppi_high"]),
+                "verdict": r["verdict"],
+            }
+            for r in report.rows()
+        ]
+    )
+
+
+def _comparison(store: LabelStore, against: str, systems: tuple[str, str] | None) -> tuple[CompareReport, str, Any]:
+    dataset = state.load_result(state.current_paths()).dataset
+    sample = compare_sample_of(store, dataset)
+    key = (sample.id, sample.size) if sample is not None else None
+    report, plan = _compare(state.current_paths(), store.location, store.data_version(), against, key, systems)
+    return report, plan, sample
+
+
+def _pick(systems: list[str], present: bool) -> tuple[str, str] | None:
+    if len(systems) == 2:
+        return (systems[0], systems[1])
+    if present:
+        return None
+    left, right = st.columns(2)
+    a = str(left.selectbox("System A", systems, index=0, key="compare_systems.a"))
+    b = str(right.selectbox("System B", [s for s in systems if s != a], index=0, key="compare_systems.b"))
+    return (a, b)
+
+
+def compare_systems_panel(store: LabelStore, against: str, present: bool) -> None:
+    """The Dashboard's Compare-systems view: shown only when the loaded data holds two systems or more."""
+    systems = loaded_systems()
+    if not systems:
+        return
+    st.header("Compare systems")
+    chosen = _pick(systems, present)
+    try:
+        report, plan, sample = _comparison(store, against, chosen)
+    except CompareError as exc:
+        st.info(render.md_escape(str(exc), limit=None))
+        return
+    where = sample.label(with_who=not present) if sample is not None else "no audit sample yet"
+    st.caption(
+        render.md_escape(
+            f"{report.b} − {report.a}, paired by {report.pair_by} · {where} · {against}'s labels · corrected = the "
+            "judge on every question, its bias removed by the questions whose two answers people reviewed "
+            f"(PPI++, {report.interval} intervals) · differences in points, higher is better",
+            limit=None,
+        )
+    )
+    for text in verdicts(report):
+        st.markdown(render.md_escape(text, limit=None))
+    table = compare_table(report)
+    st.dataframe(table, hide_index=True, width="stretch", height=36 * (len(table) + 1) + 3)  # every row, no scroll
+    for note in report.notes():
+        st.caption(render.md_escape(note, limit=None))
+    st.caption(render.md_escape(plan, limit=None))
+    if not present and (sample is None or sample.design != "paired"):
+        st.caption(
+            "Draw a paired audit (questions drawn, both answers reviewed): `ragviz audit draw DATA --db DB --size N "
+            "--design paired`."
+        )
+
+
+def compare_plain_words(store: LabelStore) -> None:
+    """The Explainer's words for stakeholders: which system is better on what, by how much, how sure."""
+    systems = loaded_systems()
+    if not systems:
+        return
+    chosen = (systems[0], systems[1]) if len(systems) == 2 else None
+    with st.container(border=True):
+        st.markdown("**Two systems compared** · the same questions, what people would say")
+        try:
+            report, _, _ = _comparison(store, "human", chosen)
+        except CompareError as exc:
+            st.caption(render.md_escape(str(exc), limit=None))
+            return
+        st.markdown(render.md_escape(headline(report, with_verdict=False), limit=None))
+        for text in verdicts(report):
+            st.markdown(render.md_escape(text, limit=None))
