@@ -10,9 +10,8 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
-from ragviz.cli.common import EXIT_OK
+from ragviz.cli.common import EXIT_OK, add_db_argument, open_store
 from ragviz.data.errors import BadInput
 
 __all__ = ["COMMAND", "EXIT_REFUSED", "add_trace_push_arguments", "push_phoenix_command", "run_trace_push_command"]
@@ -54,16 +53,7 @@ def push_phoenix_command(
     example on stderr. Returns 0, or :data:`EXIT_REFUSED` when some examples were refused."""
     from ragviz.export.targets import load_sources
     from ragviz.export.traces.push import push_phoenix
-    from ragviz.store.label_store import LabelStore, StoreError
-    from ragviz.store.postgres import is_url
-
-    if not is_url(db) and not Path(db).expanduser().is_file():
-        raise BadInput("no label store here (give the file the app uses, default ~/.ragviz/ragviz.db)", path=db)
-    try:
-        store = LabelStore(db)
-    except StoreError as exc:
-        raise BadInput(str(exc)) from None
-    with store:
+    with open_store(db, command="ragviz push phoenix") as store:
         who = _annotator(store, annotator, labels, db)
         sources = list(data) or store.sources()
         if not sources:
@@ -88,7 +78,6 @@ def push_phoenix_command(
 
 
 def add_trace_push_arguments(parser: argparse.ArgumentParser) -> None:
-    from ragviz.store.label_store import DB_ENV
 
     sub = parser.add_subparsers(dest="target", metavar="TARGET")
     sub.required = True
@@ -103,7 +92,7 @@ def add_trace_push_arguments(parser: argparse.ArgumentParser) -> None:
     )
     p.add_argument("data", nargs="*", metavar="DATA", help="rows files (default: the files registered in the store)")
     p.add_argument("--url", required=True, help="the Phoenix server, e.g. http://localhost:6006")
-    p.add_argument("--db", default=None, metavar="DB", help=f"label store (default: ${DB_ENV} or ~/.ragviz/ragviz.db)")
+    add_db_argument(p, purpose="the reviewed examples pushed and the record of each push")
     p.add_argument(
         "--annotator", metavar="NAME", help="whose labels (default: the one annotator; with several: latest)"
     )
