@@ -18,6 +18,7 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from ragviz.errors import BadInput
 from ragviz.store.events import now_iso
 from ragviz.store.label_store import LabelStore
 
@@ -45,7 +46,7 @@ ASSIGN = "assign"
 REASSIGN = "reassign"
 
 
-class AssignmentError(ValueError):
+class AssignmentError(BadInput, ValueError):
     """An assignment that cannot be made, in one sentence (nothing was stored)."""
 
 
