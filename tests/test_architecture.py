@@ -2,7 +2,7 @@
 
 Floors, from the ground up (a module may import its own floor and the floors below it):
 data -> metrics -> store -> analysis -> judge -> export -> cli -> ui -> app.py / pages/.
-``ragviz/version.py`` sits under everything; ``ragviz/__init__.py`` (the public API) and ``ragviz/__main__.py``
+``ragviz/version.py`` and ``ragviz/errors.py`` (the exception root) sit under everything; ``ragviz/__init__.py`` (the public API) and ``ragviz/__main__.py``
 sit above the core and are imported by nothing inside ``ragviz/``.
 """
 
@@ -64,9 +64,9 @@ def _graph() -> dict[str, set[str]]:
 
 
 def _floor(module: str) -> int | None:
-    """The floor index of *module*; -1 for ragviz.version; None for the façade (ragviz, ragviz.__main__)."""
+    """The floor index of *module*; -1 for ragviz.version and ragviz.errors; None for the façade (ragviz, ragviz.__main__)."""
     parts = module.split(".")
-    if module == "ragviz.version":
+    if module in ("ragviz.version", "ragviz.errors"):
         return -1
     if len(parts) >= 2 and parts[1] in FLOORS:
         return FLOORS.index(parts[1])

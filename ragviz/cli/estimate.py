@@ -145,7 +145,7 @@ def _load(paths: list[str], what: str) -> Dataset:
 
 def run_estimate_command(args: argparse.Namespace) -> int:
     """``ragviz estimate``: see the module docstring."""
-    from ragviz.analysis.estimates.pairing import ESTIMATE_FAMILIES, AuditError
+    from ragviz.analysis.estimates.pairing import ESTIMATE_FAMILIES
 
     families = ESTIMATE_FAMILIES if args.family == "all" else (args.family,)
     try:
@@ -156,8 +156,6 @@ def run_estimate_command(args: argparse.Namespace) -> int:
     except BadInput as exc:
         if exc.path is not None:
             raise  # it names its file or store already (ragviz.cli.main prints it)
-        return _fail(str(exc))
-    except AuditError as exc:
         return _fail(str(exc))
     return _report(pairing, design, args)
 

@@ -2,9 +2,10 @@
 
 Each command parses its options, calls one library function and prints. Library modules are
 imported inside the commands so ``ragviz --help`` starts fast; Streamlit is never imported here.
-Exit codes: 0 success, 2 bad input. Bad input has one channel: a command raises
-:class:`ragviz.data.errors.BadInput` (core code may too) and :func:`main` prints it, every problem as
-``PATH:ROW: field: problem`` (the parts known), to stderr.
+Exit codes: 0 success, 2 bad input or a refusal. Errors have one channel: a command (or core code) raises a
+:class:`ragviz.errors.RagvizError` and :func:`main` prints it to stderr; bad input
+(:class:`ragviz.errors.BadInput`, every domain error is one) every problem as ``PATH:ROW: field: problem`` (the
+parts known), any other refusal (a store or a service that fails) as ``ragviz COMMAND: message``.
 """
 
 from __future__ import annotations
@@ -16,8 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK, fold_identities
-from ragviz.data.errors import BadInput
-from ragviz.store.errors import StoreError
+from ragviz.errors import BadInput, RagvizError
 
 __all__ = ["COMMANDS", "Command", "CommandSpec", "build_parser", "main"]
 
@@ -247,6 +247,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         for line in exc.lines():
             print(line, file=sys.stderr)
         return EXIT_BAD_INPUT
+    except RagvizError as exc:  # e.g. the database went away mid-command (StoreUnavailable): one line, URL masked
+        print(f"ragviz {args.command}: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except BrokenPipeError:  # `ragviz metrics ... | head`
         return EXIT_OK
     except KeyboardInterrupt:
@@ -254,9 +257,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except OSError as exc:
         print(f"ragviz {args.command}: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except StoreError as exc:  # e.g. the database went away mid-command (StoreUnavailable): one line, URL masked
-        print(f"ragviz {args.command}: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
 
 

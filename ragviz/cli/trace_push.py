@@ -53,6 +53,7 @@ def push_phoenix_command(
     example on stderr. Returns 0, or :data:`EXIT_REFUSED` when some examples were refused."""
     from ragviz.export.targets import load_sources
     from ragviz.export.traces.push import push_phoenix
+
     with open_store(db, command="ragviz push phoenix") as store:
         who = _annotator(store, annotator, labels, db)
         sources = list(data) or store.sources()

@@ -19,6 +19,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from ragviz.errors import BadInput
+
 __all__ = [
     "PathRefused",
     "ROOT_ENV",
@@ -37,7 +39,7 @@ ROOT_ENV = "RAGVIZ_DATA_ROOT"
 _LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
 
 
-class PathRefused(ValueError):
+class PathRefused(BadInput, ValueError):
     """A typed path that may not be opened; ``str()`` is the sentence to show."""
 
 

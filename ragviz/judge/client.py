@@ -28,6 +28,8 @@ from typing import Any
 
 import openai
 
+from ragviz.errors import RagvizError
+
 __all__ = [
     "API_KEY_ENV",
     "AUTO",
@@ -88,7 +90,7 @@ class _TooLarge(Exception):
         self.size = size
 
 
-class JudgeRequestError(RuntimeError):
+class JudgeRequestError(RagvizError, RuntimeError):
     """A request failed for good (retries exhausted or an error that retrying cannot fix); ``status`` is
     the HTTP status when the server answered with an error."""
 

@@ -23,6 +23,7 @@ from ragviz.data.ragbench import (
     UTILIZED,
     labels_from_row,
 )
+from ragviz.errors import BadInput
 
 __all__ = ["JudgeOutputError", "extract_json", "parse_judge_output", "validate_answer"]
 
@@ -30,7 +31,7 @@ __all__ = ["JudgeOutputError", "extract_json", "parse_judge_output", "validate_a
 _FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.DOTALL | re.IGNORECASE)
 
 
-class JudgeOutputError(ValueError):
+class JudgeOutputError(BadInput, ValueError):
     """The judge's answer is unusable; ``problems`` says why, one line each."""
 
     def __init__(self, problems: list[str]):

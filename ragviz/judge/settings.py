@@ -11,6 +11,8 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from ragviz.errors import BadInput
+
 __all__ = [
     "API_KEY_ENV",
     "AUTO",
@@ -44,7 +46,7 @@ _REASONING_MODEL = re.compile(r"^(?:[\w.-]+/)?(?:o\d+(?:-[\w.-]+)?|gpt-5(?:[\w.-
 DEFAULT_TIMEOUT = 60.0  # seconds per call, the whole request (connect, send, wait, read)
 
 
-class JudgeConfigError(ValueError):
+class JudgeConfigError(BadInput, ValueError):
     """The settings cannot work (no key for the OpenAI API, bad concurrency, ...)."""
 
 

@@ -31,6 +31,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragviz.errors import BadInput
 from ragviz.store.events import now_iso
 from ragviz.store.label_store import LabelStore
 
@@ -59,7 +60,7 @@ __all__ = [
 MAX_SEED = 2**31 - 1
 
 
-class AuditSampleError(ValueError):
+class AuditSampleError(BadInput, ValueError):
     """A sample that cannot be drawn or grown, in one line."""
 
 

@@ -8,10 +8,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ragviz.errors import RagvizError
+
 __all__ = ["Conflict", "StaleEdit", "StoreError", "StoreUnavailable"]
 
 
-class StoreError(Exception):
+class StoreError(RagvizError):
     """A label store that cannot be opened or used; the message names the file and the problem."""
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ragviz.errors import BadInput
 from ragviz.store.events import now_iso
 from ragviz.store.label_store import LabelStore
 
@@ -26,7 +27,7 @@ __all__ = [
 ]
 
 
-class JudgeVersionExists(ValueError):
+class JudgeVersionExists(BadInput, ValueError):
     """A version of that name (or with that very prompt) is already stored; nothing was written."""
 
 

@@ -48,6 +48,7 @@ import numpy as np
 
 from ragviz.analysis.estimates.ppi import Interval, as_vector, z_value
 from ragviz.analysis.estimates.small_audit import Bounds, floored, rectifier_variance
+from ragviz.errors import BadInput
 
 __all__ = [
     "ActiveEstimate",
@@ -64,7 +65,7 @@ __all__ = [
 ]
 
 
-class ProbabilityError(ValueError):
+class ProbabilityError(BadInput, ValueError):
     """Inclusion probabilities an IPW estimate cannot use, in one line that says what to do."""
 
 

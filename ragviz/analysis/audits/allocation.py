@@ -21,6 +21,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ragviz.errors import BadInput
+
 __all__ = [
     "ALLOCATIONS",
     "MIN_PER_STRATUM",
@@ -44,7 +46,7 @@ MIN_SPREAD = (
 )  # ssepy's floor on a stratum's variance (0.05): a stratum the judge seems sure of still gets some
 
 
-class AllocationError(ValueError):
+class AllocationError(BadInput, ValueError):
     """An allocation that cannot be made, in one line that says what to do."""
 
 

@@ -29,13 +29,15 @@ from typing import Any
 
 import numpy as np
 
+from ragviz.errors import BadInput
+
 __all__ = ["FLOOR_SHARE", "MIN_PILOT", "Calibration", "CalibrationError", "calibrate", "calibrated_spread"]
 
 MIN_PILOT = 10  # reviewed pilot members a calibration needs (a fit through fewer says little)
 FLOOR_SHARE = 0.05  # the least expected squared spread, as a share of the pilot's mean
 
 
-class CalibrationError(ValueError):
+class CalibrationError(BadInput, ValueError):
     """A pilot a calibration cannot be made from, in one line that says what to do."""
 
 

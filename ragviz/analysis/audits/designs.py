@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from ragviz.analysis.audits.allocation import ALLOCATIONS, NEYMAN, AllocationError, allocate, grow_allocation
+from ragviz.errors import BadInput
 from ragviz.store.audit_samples import SampleMember, draw_order
 
 __all__ = [
@@ -64,7 +65,7 @@ PAIRED = "paired"  # questions drawn uniformly, both systems' answers reviewed (
 DEFAULT_FLOOR = 0.5  # the share of the active design's selection weight spread evenly over all examples
 
 
-class DesignError(ValueError):
+class DesignError(BadInput, ValueError):
     """A design that cannot be drawn as asked, in one line that says what to do."""
 
 

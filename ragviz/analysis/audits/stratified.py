@@ -33,6 +33,7 @@ import numpy as np
 
 from ragviz.analysis.estimates.ppi import Interval, as_vector, z_value
 from ragviz.analysis.estimates.small_audit import FEW, Bounds, floored, rectifier_variance
+from ragviz.errors import BadInput
 
 PSEUDO_AUDITED = FEW  # pseudo-examples at the whole audit's spread added to each stratum's (bounds given)
 
@@ -46,7 +47,7 @@ __all__ = [
 ]
 
 
-class StratumError(ValueError):
+class StratumError(BadInput, ValueError):
     """A stratum the estimate cannot use, in one line naming it and what to do."""
 
 

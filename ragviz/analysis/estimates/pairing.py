@@ -37,6 +37,7 @@ import numpy as np
 from ragviz.analysis.labelsets.rows import NONE, RowLabels
 from ragviz.data.dataset import Dataset, examples_at, iter_examples
 from ragviz.data.model import Example, Labels
+from ragviz.errors import BadInput
 from ragviz.metrics.retrieval import DEFAULT_KS, example_retrieval
 from ragviz.metrics.tonic import SIMILARITY_FIELD, example_tonic
 from ragviz.metrics.trace import trace_scores
@@ -68,7 +69,7 @@ _FALSE = {"false", "0", "no", ""}
 MetricValues = Mapping[str, float | None]
 
 
-class AuditError(ValueError):
+class AuditError(BadInput, ValueError):
     """Input that cannot be paired, as one ``PATH:ROW: field: problem`` line."""
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from ragviz.analysis.team.gold import ExampleRound, Unit, example_round, settled_fields, shown_fingerprint, unit_values
 from ragviz.data.model import Example
+from ragviz.errors import BadInput
 from ragviz.store.label_store import LabelStore
 from ragviz.store.team.adjudications import StaleAdjudication, label_changed_uids, latest_adjudication_id, settle
 
@@ -20,7 +21,7 @@ __all__ = [
 ]
 
 
-class AdjudicationError(ValueError):
+class AdjudicationError(BadInput, ValueError):
     """A settlement that cannot be made (the example is not ready, a value is missing), in one sentence."""
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ragviz.data.checked_claims import KNOWN_LABELS, CheckedItem, Claim, RetrievedChunk
+from ragviz.errors import BadInput
 
 __all__ = [
     "RagCheckerFormatError",
@@ -46,7 +47,7 @@ class RagCheckerProblem:
         return f"{self.path}:{self.row}: {self.field}: {self.message}"
 
 
-class RagCheckerFormatError(ValueError):
+class RagCheckerFormatError(BadInput, ValueError):
     """The file is not a loadable RagChecker checking output; ``problems`` lists every reason."""
 
     def __init__(self, problems: Sequence[RagCheckerProblem]):

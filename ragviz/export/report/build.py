@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import ragviz.export.report.charts as charts
 from ragviz.analysis.agreement import BINARY_LABELS
+from ragviz.errors import BadInput
 from ragviz.export.report.content import CORRECTED, ReportContent, gather
 from ragviz.export.report.html import report_html
 from ragviz.export.report.request import ReportRequest
@@ -40,7 +41,7 @@ PDF_INSTALL = (
 )
 
 
-class ReportError(ValueError):
+class ReportError(BadInput, ValueError):
     """A report that cannot be built, in one line."""
 
 

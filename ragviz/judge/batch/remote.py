@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 import openai
 
+from ragviz.errors import RagvizError
 from ragviz.judge.batch.ledger import BatchFile, BatchRecord
 from ragviz.judge.cache import utc_now
 from ragviz.judge.client import JudgeSettings, redact
@@ -40,7 +41,7 @@ COMPLETION_WINDOW: Literal["24h"] = "24h"
 _LOOKBACK = 3600  # seconds before a file's recording that a batch made from it may claim to be created
 
 
-class BatchServiceError(RuntimeError):
+class BatchServiceError(RagvizError, RuntimeError):
     """A Batch API call failed; the message says which step, with the key redacted."""
 
 

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ragviz.data.roles import identity_name
+from ragviz.errors import BadInput
 from ragviz.store.events import now_iso
 from ragviz.store.label_store import LabelStore
 
@@ -47,7 +48,7 @@ ASSIGN = "assign"
 REASSIGN = "reassign"
 
 
-class AssignmentError(ValueError):
+class AssignmentError(BadInput, ValueError):
     """An assignment that cannot be made, in one sentence (nothing was stored)."""
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ragviz.errors import BadInput
 from ragviz.store.events import now_iso
 from ragviz.store.label_store import LabelStore
 
@@ -22,7 +23,7 @@ __all__ = [
 MAX_GUIDELINES_BYTES = 1_000_000
 
 
-class GuidelinesError(ValueError):
+class GuidelinesError(BadInput, ValueError):
     """Guidelines that cannot be saved, in one sentence (the earlier versions stay as they were)."""
 
 
