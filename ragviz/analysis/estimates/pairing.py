@@ -18,9 +18,8 @@ People's labels come from one of two places:
   :attr:`ragviz.data.model.Example.uid` (dataset, id, generation model); every row in it is audited
   and its metrics are computed on its own row (so its corrected retrieval gold or similarity count).
 
-Families: ``trace``, ``tonic`` and ``retrieval`` (their values change with the labels). Answer EM / F1
-compare the response with the reference answer and never see a label, so there is nothing to correct.
-Bad input raises :class:`AuditError` with a ``PATH:ROW: field: problem`` message.
+Families: ``trace``, ``tonic`` and ``retrieval`` (their values change with the labels); answer EM / F1 never see
+a label, so there is nothing to correct. Bad input raises :class:`AuditError` (``PATH:ROW: field: problem``).
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ragviz.data.errors import BadInput
 from ragviz.data.formats.openinference import Span
 from ragviz.data.formats.otlp import span_from_record
+from ragviz.errors import RagvizError
 
 if TYPE_CHECKING:
     from phoenix.client import Client
@@ -41,7 +42,7 @@ _MISSING = re.compile(r"Spans with IDs (.+) do not exist")
 Progress = Callable[[int, int], None]
 
 
-class MissingSpans(Exception):
+class MissingSpans(RagvizError):
     """Phoenix refused a synchronous write because these spans do not exist there (HTTP 404)."""
 
     def __init__(self, span_ids: set[str]):
