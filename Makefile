@@ -53,8 +53,9 @@ format: install-dev
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
+## Speed guard: issue 38's figures as ratios against their floors in one run (exit 1 when one fails).
 bench: install-dev
-	$(BIN)/python benchmarks/bench_metrics.py
+	$(BIN)/python benchmarks/bench_guard.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache artifacts
