@@ -57,8 +57,9 @@ format: install-dev
 docs: install-dev
 	$(BIN)/mkdocs serve
 
+## Speed guard: issue 38's figures as ratios against their floors in one run (exit 1 when one fails).
 bench: install-dev
-	$(BIN)/python benchmarks/bench_metrics.py
+	$(BIN)/python benchmarks/bench_guard.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache artifacts site

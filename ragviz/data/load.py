@@ -116,12 +116,13 @@ def format_of(name: str) -> str | None:
 _LOADERS = {"parquet": load_parquet, "jsonl": load_jsonl, "json": load_json, "csv": load_csv}
 
 
-def decoded_size(source: Path | bytes, name: str, limit: int) -> tuple[int, str]:
+def decoded_size(source: Path | bytes, name: str, limit: int, exact: bool = True) -> tuple[int, str]:
     """The bytes the file *source* (named *name*) decodes to and how that was found; counting stops
-    once past *limit*. Parquet: :func:`~ragviz.data.formats.parquet_rows.decoded_bytes`; a text format
-    decodes to about its own size (JSON and CSV hold no references)."""
+    once past *limit*. Parquet: :func:`~ragviz.data.formats.parquet_rows.decoded_bytes` (*exact* ``False``: an
+    upper bound when that is within *limit*); a text format decodes to about its own size (JSON and CSV hold no
+    references)."""
     if format_of(name) == "parquet":
-        return decoded_bytes(source, limit), "from its Parquet metadata and dictionaries"
+        return decoded_bytes(source, limit, exact), "from its Parquet metadata and dictionaries"
     size = source.stat().st_size if isinstance(source, Path) else len(source)
     return size, "its size as text"
 
@@ -130,7 +131,7 @@ def refused_for_size(source: Path | bytes, name: str, limit: DecodedLimit) -> st
     """Why the file *source* may not be read under *limit*, or ``None`` when it fits (an unreadable
     Parquet file fits here: reading it then reports what is wrong)."""
     try:
-        decoded, how = decoded_size(source, name, limit.bytes)
+        decoded, how = decoded_size(source, name, limit.bytes, exact=False)  # within the limit is all it asks
     except MemoryError:
         return f"ran out of memory reading its metadata; it is over {limit.named}"
     except Exception:  # pyarrow raises several types for corrupt files; the loader names them

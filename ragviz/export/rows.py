@@ -31,7 +31,7 @@ import pyarrow.compute as pc
 
 from ragviz.analysis.labelsets.named import GOLD, judge_labels_of
 from ragviz.analysis.team.gold import team_round
-from ragviz.data.dataset import BOOKKEEPING, PATH_COL, ROW_COL, SUBSET_COL, Dataset
+from ragviz.data.dataset import BOOKKEEPING, PATH_COL, ROW_COL, SUBSET_COL, Dataset, examples_at
 from ragviz.data.model import Example, Labels, RowRef
 from ragviz.data.ragbench import (
     LLM_PREFIX,
@@ -189,15 +189,19 @@ def _batches(
         positions = range(sliced.num_rows) if mask is None else np.flatnonzero(~mask).tolist()
         selected = sliced.select(columns)
         rows = selected.take(pa.array(positions, pa.int64())).to_pylist() if mask is not None else selected.to_pylist()
+        # a key written "a." is matched to sentence "a" on loading, which needs the response sentences
+        touched = [
+            not light or uids[start + k] in judged or uids[start + k] in statuses or has_dotted_response_key(full_row)
+            for k, full_row in zip(positions, rows)
+        ]
+        built = examples_at(dataset, [start + k for k, t in zip(positions, touched) if t])  # their rows read at once
         items = []
-        for k, full_row in zip(positions, rows):
+        for k, full_row, is_touched in zip(positions, rows, touched):
             i = start + k
             uid = uids[i]
-            # a key written "a." is matched to sentence "a" on loading, which needs the response sentences
-            touched = not light or uid in judged or uid in statuses or has_dotted_response_key(full_row)
             source = RowRef(full_row.get(PATH_COL) or "", full_row.get(ROW_COL) or 0)
-            if touched:
-                example = dataset.example(i)
+            if is_touched:
+                example = built[i]
             else:
                 fields = full_row if not text else {c: v for c, v in full_row.items() if c not in TEXT_COLUMNS}
                 example = example_from_row(fields, full_row.get(SUBSET_COL) or "", source)

@@ -135,3 +135,34 @@ def test_an_admin_upload_of_the_bomb_is_refused_and_not_kept(bomb, tmp_path):
     assert "Traceback" not in page["shown"] and "MemoryError" not in page["shown"]
     kept = [p for p in (home / ".ragviz").rglob("*") if p.is_file() and "bomb" in p.name]
     assert kept == []
+
+
+@pytest.mark.parametrize("compression", ["none", "snappy", "gzip", "zstd", "brotli"])
+def test_the_bound_from_page_headers_and_dictionaries_is_never_below_the_decoded_size(tmp_path, bomb, compression):
+    """A load checks the file against its limit with an upper bound read from the page headers and the dictionary
+    pages alone (the dictionary-encoded values times the longest entry), and counts exactly only when that bound is
+    over the limit: the bound is never below the exact count, for every codec, for real rows and for the bomb."""
+    from ragviz.data.formats.parquet_dictionary import dictionary_bound
+    from ragviz.data.formats.parquet_rows import decoded_bytes
+    from tests.synthetic import make_synthetic
+
+    module = make_synthetic()
+    [parquet] = [p for p in module.write(300, str(tmp_path / "syn"), seed=3, batch=64) if p.suffix == ".parquet"]
+    again = tmp_path / f"syn-{compression}.parquet"
+    # small pages and dictionary pages, so the writer falls back to plain pages within a chunk
+    pq.write_table(
+        pq.read_table(parquet), again, compression=compression, data_page_size=4096, dictionary_pagesize_limit=8192
+    )
+    for path in (again, bomb):
+        exact = decoded_bytes(path, 1 << 50)
+        bounded = decoded_bytes(path, 1 << 50, exact=False)
+        assert bounded >= exact
+        meta = pq.ParquetFile(path).metadata
+        with path.open("rb") as f:
+            chunks = [meta.row_group(g).column(c) for g in range(meta.num_row_groups) for c in range(meta.num_columns)]
+            strings = [c for c in chunks if c.has_dictionary_page and c.physical_type == "BYTE_ARRAY"]
+            assert strings and all(dictionary_bound(f, c) is not None for c in strings)
+    assert decoded_bytes(again, 1 << 50, exact=False) < 3 * decoded_bytes(again, 1 << 50)  # tight enough to use
+    limit = DecodedLimit(100 * MB, "the test's limit of 100 MB")
+    [error] = load(bomb, limit=limit).errors  # over the limit by its bound: counted exactly, refused as before
+    assert "decodes to 2" in str(error) and "over the test's limit of 100 MB" in str(error)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
@@ -13,6 +14,7 @@ import pyarrow.parquet as pq
 
 from ragviz.data.dataset import Dataset
 from ragviz.data.finite import finite_scores
+from ragviz.data.formats.parquet_dictionary import dictionary_bound
 from ragviz.data.formats.tool_columns import column_renames
 from ragviz.data.problems import Report
 from ragviz.data.schema import CANONICAL_TYPES, STR_LIST, STRUCTURED_FIELDS, load_rows
@@ -99,7 +101,26 @@ def _value_bytes(values: pa.Array | pa.ChunkedArray) -> int:
     return int(values.nbytes)
 
 
-def decoded_bytes(source: Path | bytes, limit: int) -> int:
+def _decoded_bound(source: Path | bytes, meta: pq.FileMetaData) -> int | None:
+    """An upper bound of the bytes the Parquet file *source* decodes to, from its metadata, page headers and
+    dictionary pages alone (:func:`ragviz.data.formats.parquet_dictionary.dictionary_bound`); ``None`` when some
+    dictionary chunk's bound cannot be read."""
+    total = 0
+    with source.open("rb") if isinstance(source, Path) else io.BytesIO(source) as f:
+        for group in range(meta.num_row_groups):
+            rg = meta.row_group(group)
+            for c in range(rg.num_columns):
+                chunk = rg.column(c)
+                total += chunk.total_uncompressed_size
+                if chunk.physical_type == "BYTE_ARRAY" and chunk.has_dictionary_page:
+                    extra = dictionary_bound(f, chunk)
+                    if extra is None:
+                        return None
+                    total += extra
+    return total
+
+
+def decoded_bytes(source: Path | bytes, limit: int, exact: bool = True) -> int:
     """The bytes the Parquet file *source* decodes to, found before any row is decoded; counting stops
     once past *limit* (the result is then only known to exceed it).
 
@@ -107,7 +128,11 @@ def decoded_bytes(source: Path | bytes, limit: int) -> int:
     dictionary-encoded string column, whose pages hold each row's index into the dictionary: there one
     200 KB string referenced from 50,000 rows is 10 GB decoded. Those columns are read keeping their
     dictionaries (one row group at a time, about the chunks' stored size) and each row's entry length
-    is summed."""
+    is summed.
+
+    *exact* ``False``: when an upper bound read from the page headers and dictionary pages alone
+    (:func:`_decoded_bound`) is within *limit*, that bound (nothing decoded: what a check against *limit* needs);
+    the exact count otherwise."""
     reader = pq.ParquetFile(str(source) if isinstance(source, Path) else pa.BufferReader(source))
     meta = reader.metadata
     stored = 0
@@ -116,6 +141,8 @@ def decoded_bytes(source: Path | bytes, limit: int) -> int:
         stored += sum(rg.column(c).total_uncompressed_size for c in range(rg.num_columns))
     if stored > limit:
         return stored  # the pages alone decompress past the limit
+    if not exact and (bound := _decoded_bound(source, meta)) is not None and bound <= limit:
+        return bound
     total = 0
     for group in range(meta.num_row_groups):
         rg = meta.row_group(group)

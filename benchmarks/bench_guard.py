@@ -1,0 +1,168 @@
+"""Guard against speed regressions: the checks of issue 38 that have a floor, as ratios measured in one run on this
+machine (each against its floor, alternately, medians), then PASS / FAIL per check; exit 1 when one fails.
+
+    .venv/bin/python benchmarks/bench_guard.py [--data /tmp/syn100k] [--runs 3] [--skip report,pages]
+
+``--data STEM``: ``STEM.parquet`` and ``STEM.jsonl`` of 100,000 synthetic rows (made with
+``benchmarks/make_synthetic.py 100000 STEM`` when missing: about a minute). The checks:
+
+* ``export``: ``ragviz export`` of the Parquet file to Parquet (1,000 decisions in the store) over pyarrow reading
+  and writing the same file (``bench_export_floor.py``): at most 1.5.
+* ``jsonl``: loading the JSON Lines file over loading the Parquet file (``bench_load.py --parquet``): at most 1.5;
+  and its peak RSS at most 0.6 GB.
+* ``report``: ``ragviz report`` (HTML, an audit of 500 with 300 reviewed) over loading the Parquet file, the
+  report's own floor (it loads the file, then scores and draws): at most :data:`REPORT_OVER_LOAD`, today's ratio
+  with headroom (``bench_report.py``).
+* ``pages``: the Export page's first render at 100k under AppTest, data loaded (``bench_pages.py --page export``):
+  at most 3 s (an absolute figure: its floor, Streamlit's own rerun, is a few ms).
+
+Run it whenever a change touches Review, export or the label store (CONTRIBUTING.md); write the figures with the
+load average into BENCHMARKS.md when they move. The Review page's floor (a bare Streamlit page) is not here yet.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import runpy
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+EXPORT_OVER_FLOOR = 1.5
+JSONL_OVER_PARQUET = 1.5
+JSONL_PEAK_GB = 0.6
+REPORT_OVER_LOAD = 2.5
+EXPORT_PAGE_SECONDS = 3.0
+
+
+@dataclass(frozen=True)
+class Check:
+    """One guarded figure: what was measured, the limit, and whether it holds."""
+
+    name: str
+    value: float
+    limit: float
+    detail: str
+
+    @property
+    def ok(self) -> bool:
+        return self.value <= self.limit
+
+
+def _median_pair(runs: list[tuple[float, float]]) -> float:
+    return statistics.median(w for w, _ in runs)
+
+
+def check_export(parquet: str, runs: int) -> Check:
+    from bench_export import prepare_store
+    from bench_export_floor import measure
+
+    db = str(Path(tempfile.mkdtemp(prefix="bench_guard_")) / "labels.db")
+    prepare_store(parquet, db)
+    found = measure(parquet, db, runs)
+    floor, export = _median_pair(found["floor"]), _median_pair(found["export"])
+    return Check("export / pyarrow floor", export / floor, EXPORT_OVER_FLOOR, f"{export:.1f} s vs {floor:.1f} s")
+
+
+def _load_runs(jsonl: str, parquet: str, runs: int) -> dict[str, list[dict]]:
+    from bench_load import _run
+
+    found: dict[str, list[dict]] = {"jsonl": [], "parquet": []}
+    for _ in range(runs):
+        found["jsonl"].append(_run(jsonl))
+        found["parquet"].append(_run(parquet))
+    return found
+
+
+def check_jsonl(found: dict[str, list[dict]]) -> list[Check]:
+    jsonl = statistics.median(r["seconds"] for r in found["jsonl"])
+    parquet = statistics.median(r["seconds"] for r in found["parquet"])
+    peak = statistics.median(r["peak_mb"] for r in found["jsonl"]) / 1024
+    return [
+        Check("jsonl / parquet load", jsonl / parquet, JSONL_OVER_PARQUET, f"{jsonl:.1f} s vs {parquet:.1f} s"),
+        Check("jsonl load peak RSS (GB)", peak, JSONL_PEAK_GB, f"{peak:.2f} GB"),
+    ]
+
+
+def check_report(parquet: str, runs: int) -> Check:
+    from bench_load import _run
+    from bench_report import run_once
+
+    review_audit = runpy.run_path(str(ROOT / "tests" / "export" / "report_setup.py"))["review_audit"]
+    from ragviz.data.load import load
+    from ragviz.store.label_store import LabelStore
+
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "labels.db"
+        with LabelStore(db) as store:
+            review_audit(store, load([parquet]).dataset, 500, 300)
+        reports, loads = [], []
+        for k in range(runs):
+            out = Path(tmp) / f"r{k}" / "report.html"
+            out.parent.mkdir()
+            reports.append(run_once(["report", parquet, "--db", str(db), "-o", str(out), "--date", "2026-11-26"])[0])
+            loads.append(_run(parquet)["seconds"])
+    report, floor = statistics.median(reports), statistics.median(loads)
+    return Check("report / parquet load", report / floor, REPORT_OVER_LOAD, f"{report:.1f} s vs {floor:.1f} s")
+
+
+def check_pages(parquet: str) -> Check:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "bench_pages.py"), "--data", parquet, "--reruns", "1"]
+    proc = subprocess.run([*cmd, "--page", "export"], capture_output=True, text=True, env=env, cwd=ROOT)
+    found = re.search(r"^\s*export\s+([\d.]+) s", proc.stdout, re.MULTILINE)
+    if proc.returncode != 0 or found is None:
+        raise SystemExit(f"bench_pages failed:\n{proc.stdout}\n{proc.stderr}")
+    seconds = float(found.group(1))
+    return Check("Export page first render (s)", seconds, EXPORT_PAGE_SECONDS, f"{seconds:.2f} s")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default="/tmp/syn100k", help="STEM of STEM.parquet and STEM.jsonl")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--skip", default="", help="comma-separated: export, jsonl, report, pages")
+    args = parser.parse_args(argv)
+    skip = set(filter(None, args.skip.split(",")))
+    parquet, jsonl = f"{args.data}.parquet", f"{args.data}.jsonl"
+    if not (Path(parquet).exists() and Path(jsonl).exists()):
+        print(f"making {parquet} and {jsonl} (100,000 rows) ...", flush=True)
+        subprocess.run(
+            [sys.executable, str(ROOT / "benchmarks" / "make_synthetic.py"), "100000", args.data], check=True
+        )
+    steps: list[tuple[str, Callable[[], list[Check]]]] = [
+        ("export", lambda: [check_export(parquet, args.runs)]),
+        ("jsonl", lambda: check_jsonl(_load_runs(jsonl, parquet, args.runs))),
+        ("report", lambda: [check_report(parquet, args.runs)]),
+        ("pages", lambda: [check_pages(parquet)]),
+    ]
+    checks: list[Check] = []
+    start = time.perf_counter()
+    for name, step in steps:
+        if name in skip:
+            continue
+        for check in step():
+            checks.append(check)
+            verdict = "PASS" if check.ok else "FAIL"
+            print(
+                f"{verdict}  {check.name:<30} {check.value:6.2f} (limit {check.limit:g}; {check.detail})  "
+                f"load {os.getloadavg()[0]:.1f}",
+                flush=True,
+            )
+    failed = [c for c in checks if not c.ok]
+    print(f"{len(checks) - len(failed)} of {len(checks)} checks hold ({time.perf_counter() - start:.0f} s)")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
