@@ -46,6 +46,7 @@ __all__ = [
     "QualityReport",
     "SAMPLE_DATA",
     "STALE_KEY",
+    "STALE_TEXT_KEY",
     "TEAM_SCOPE",
     "VERSION_KEY",
     "active_filter_rows",
@@ -70,10 +71,13 @@ __all__ = [
     "save_position",
     "set_paths",
     "stale_message",
+    "stale_text",
     "store",
     "uid_set",
     "undo_decision",
 ]
+
+STALE_TEXT_KEY = "ragviz.stale_edit_text"  # the refused edit's message as plain text, until shown
 
 
 DATA_ENV = "RAGVIZ_DATA"
@@ -178,6 +182,7 @@ def require_data() -> PageContext:
     """The shared start of a data page: show the message of an edit the store just refused (see
     :func:`record_decision`); with nothing loaded, say so, link to the Data page and stop the run;
     else the page's :class:`PageContext`."""
+    st.session_state.pop(STALE_TEXT_KEY, None)  # its plain twin, for the Review page's text editor
     if (refused := st.session_state.pop(STALE_KEY, None)) is not None:
         st.warning(refused, icon=":material/sync_problem:")  # md: ours (stale_message escapes)
     ds = dataset()
@@ -244,6 +249,7 @@ def record_decision(uid: str, changes: list, action: str = "edit") -> bool:
     except StaleEdit as exc:
         bump_label_version()
         st.session_state[STALE_KEY] = stale_message(exc)  # shown by the next require_data()
+        st.session_state[STALE_TEXT_KEY] = stale_text(exc)  # or under the sentence clicked (the Review page's text)
         return False
     if stored is None:
         return False
@@ -261,6 +267,18 @@ def stale_message(exc: StaleEdit) -> str:
     return (
         "Not saved: these labels were changed since this page drew them (another tab or window of"
         f" {_md_safe(exc.annotator)}?). {fields}. The page now shows the newer labels; redo the edit if you still want it."
+    )
+
+
+def stale_text(exc: StaleEdit) -> str:
+    """:func:`stale_message` as plain text (the Review page's text editor shows it under the sentence clicked)."""
+    fields = "; ".join(
+        f"{c.field} is now {json.dumps(c.stored, ensure_ascii=False)} (you saw {json.dumps(c.seen, ensure_ascii=False)})"
+        for c in exc.conflicts
+    )
+    return (
+        f"Not saved: these labels were changed since this page drew them (another tab or window of {exc.annotator}?)."
+        f" {fields}. The sentence shows the stored labels now; redo the edit if you still want it."
     )
 
 
