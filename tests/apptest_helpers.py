@@ -94,4 +94,4 @@ def shown(markdown: str) -> str:
     r"""What a Markdown element shows for *markdown* escaped with ``md_escape`` (``\*`` shows ``*``)."""
     import re
 
-    return re.sub(r"\\(.)", r"\1", markdown)
+    return re.sub(r"\\(.)", r"\1", markdown).replace("\u2060", "")  # the word joiner after an e-mail's @

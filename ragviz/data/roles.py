@@ -202,6 +202,15 @@ class Access:
     adjudicator: bool = False  # named in RAGVIZ_ADJUDICATORS (admins adjudicate anyway)
 
     @property
+    def title(self) -> str:
+        """The role as the sidebar names it: an annotator named in ``RAGVIZ_ADJUDICATORS`` is an adjudicator.
+
+        >>> Access(ANNOTATOR, adjudicator=True).title, Access(ADMIN, adjudicator=True).title
+        ('adjudicator', 'admin')
+        """
+        return "adjudicator" if self.adjudicator and self.role == ANNOTATOR else self.role
+
+    @property
     def can_load(self) -> bool:
         """Load data, upload, open paths, remove uploads."""
         return self.role == ADMIN

@@ -82,3 +82,25 @@ def test_where_pdf_can_be_written_the_button_downloads_it(app_env, monkeypatch):
     monkeypatch.setattr(report, "pdf_missing", lambda: None)
     at = open_page("pages/dashboard.py")
     assert "PDF" in _labels(at) and not [b for b in at.button if b.label == "PDF"]
+
+
+@pytest.mark.parametrize(("role", "shown"), [("admin", True), ("annotator", False), ("viewer", False)])
+def test_only_an_admins_report_says_where_the_store_is(app_env, monkeypatch, role, shown):
+    """Issue 34, 9: an annotator's report showed the store's URL under Method and in "Rebuild this report"."""
+    from ragviz.data.roles import Access
+    from ragviz.store.label_store import LabelStore
+    from ragviz.ui.core import access, state
+
+    url = "postgresql://ragviz_app:***@db.internal:5432/labels"
+    monkeypatch.setattr(report, "today", lambda: "2026-11-26")
+    monkeypatch.setattr(access, "access", lambda: Access(role))
+    monkeypatch.setattr(state, "current_paths", lambda: (str(SAMPLE_DATA),))
+    with LabelStore(app_env["db"]) as store:
+        store.location = url  # as a PostgreSQL store names itself (password masked)
+        monkeypatch.setattr(state, "store", lambda: store)
+        monkeypatch.setattr(state, "dataset", lambda: load([SAMPLE_DATA]).dataset)
+        built = report._report("human", "html").decode()
+    assert ("db.internal" in built) == shown and ("ragviz_app" in built) == shown
+    if not shown:
+        assert "where it is: ask an admin" in built
+        assert "--db DB" in built

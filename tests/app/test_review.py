@@ -303,8 +303,9 @@ def test_a_click_on_text_drawn_from_older_labels_is_refused_and_shown(app_env):
     click_sentence(tab1, "0a")
     assert text_editor(tab1)["states"]["0a"] == "relevant"
     click_sentence(tab2, "1c")
-    warnings = [w.value for w in tab2.warning if "Not saved" in w.value]
-    assert len(warnings) == 1 and "relevant\\_keys" in warnings[0], warnings
+    notice = text_editor(tab2)["notice"]  # said under the sentence clicked (the browser test: in view)
+    assert notice["key"] == "1c" and "Not saved" in notice["text"] and "relevant_keys" in notice["text"], notice
+    assert not [w.value for w in tab2.warning if "Not saved" in w.value]  # not at the top, far from the click
     assert text_editor(tab2)["states"]["0a"] == "relevant" and "1c" not in text_editor(tab2)["states"]
     click_sentence(tab2, "1c")
     assert text_editor(tab2)["states"]["1c"] == "relevant"
@@ -325,8 +326,8 @@ def test_a_click_drawn_from_older_labels_is_refused_though_only_the_other_field_
         click_sentence(tab1, "1c")
     assert text_editor(tab1)["states"]["1c"] == "utilized"
     click_sentence(tab2, "1c")
-    warnings = [w.value for w in tab2.warning if "Not saved" in w.value]
-    assert len(warnings) == 1 and "utilized\\_keys" in warnings[0], warnings
+    notice = text_editor(tab2)["notice"]
+    assert notice["key"] == "1c" and "utilized_keys" in notice["text"], notice
     assert text_editor(tab2)["states"]["1c"] == "utilized"  # redrawn with tab 1's label
     with LabelStore(app_env["db"]) as store:
         latest = dict(store.changes(ML, "tester"))  # the stored value of each field

@@ -234,8 +234,15 @@ def test_a_stale_click_in_a_second_tab_is_refused(streamlit_server, chromium_bro
             expect()(sentence(tab1, "1c")).to_have_attribute("data-state", state)
             settle(tab1)
         sentence(tab2, "1c").click()
-        expect()(tab2.locator('[data-testid="stAlert"]').filter(has_text="Not saved")).to_contain_text("utilized_keys")
-        expect()(sentence(tab2, "1c")).to_have_attribute("data-state", "utilized")
+        notice = tab2.locator(".rv-notice")  # issue 34: said under the sentence, in view (it was 584 px above)
+        expect()(notice).to_contain_text("Not saved")
+        expect()(notice).to_contain_text("utilized_keys")
+        expect()(sentence(tab2, "1c")).to_have_attribute("data-state", "utilized")  # the stored value
+        settle(tab2)
+        box, said = sentence(tab2, "1c").bounding_box(), notice.bounding_box()
+        assert 0 <= said["y"] and said["y"] + said["height"] <= SCREEN["height"], said  # within the viewport
+        assert 0 <= said["y"] - (box["y"] + box["height"]) <= 60, (box, said)  # right under the sentence
+        assert tab2.locator('[data-testid="stAlert"]').filter(has_text="Not saved").count() == 0  # not up top
         with LabelStore(streamlit_server.db) as store:
             events = store.history(ML)
             assert len(events) == 3, [(e.field, e.new) for e in events]

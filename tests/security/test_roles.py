@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from ragviz.data.roles import ADMIN, ANNOTATOR, VIEWER, Identity, access_of
 from ragviz.store.label_store import LabelStore
-from tests.apptest_helpers import open_page, open_page_as
+from tests.apptest_helpers import open_page, open_page_as, shown
 from tests.conftest import SAMPLE_DATA
 
 LEAD, ANA, GUEST = "lead@example.org", "ana@example.org", "guest@example.org"
@@ -97,7 +97,7 @@ def test_signed_in_the_annotator_is_the_user_and_cannot_be_typed(app_env, monkey
     _served(monkeypatch, RAGVIZ_ADMINS=LEAD)
     at = open_page_as("pages/data.py", ANA)
     assert not [t for t in at.text_input if t.key == "data.annotator"]
-    assert any("Signed in as" in m.value and "ana@example" in m.value for m in at.markdown)
+    assert any("Signed in as" in m.value and "ana@example" in shown(m.value) for m in at.markdown)
     assert not any("not verified" in w.value for w in at.sidebar.warning)
     assert not [b for b in at.button if b.key == "data.load_sample"]  # an annotator does not load
     review = open_page_as("pages/review.py", ANA, id="ml-vs-programming")

@@ -179,7 +179,7 @@ def _gold(example: Example, base: Labels | None, r: ExampleRound, last_ts: str |
         return Gold(labels, ADJUDICATED, s.adjudicator, s.ts)
     if r.ready and not r.differences:
         first = r.labels[r.labellers[0]]
-        who = ", ".join(r.labellers)
+        who = ", ".join(sorted(r.labellers))  # one order whoever was assigned first
         return Gold(first.replace(provenance=Provenance("human", who, last_ts)), AGREED, who, last_ts)
     return None
 

@@ -32,6 +32,7 @@ __all__ = [
     "file_name",
     "provenance",
     "rebuild_command",
+    "STORE_WITHHELD",
     "sha256_of",
     "store_name",
 ]
@@ -77,10 +78,20 @@ def display_name(path: str) -> str:
     return path
 
 
-def store_name(db: str | None) -> str:
-    """The label store as the report names it (``none`` without one)."""
+#: The label store as a report names it for someone who may not see where it is (the app's non-admins).
+STORE_WITHHELD = "the team's label store (where it is: ask an admin)"
+
+
+def store_name(db: str | None, shown: bool = True) -> str:
+    """The label store as the report names it (``none`` without one; :data:`STORE_WITHHELD` when not *shown*).
+
+    >>> store_name("postgresql://app:s3cret@db:5432/labels"), store_name("/srv/labels.db"), store_name("x.db", False)[:16]
+    ('postgresql://app:***@db:5432/labels', 'labels.db', "the team's label")
+    """
     if db is None:
         return "none"
+    if not shown:
+        return STORE_WITHHELD
     return mask_url(db) if is_url(db) else Path(db).name
 
 
@@ -125,7 +136,7 @@ def rebuild_command(request: ReportRequest) -> str:
     """The ``ragviz report`` command that rebuilds the report (paths by :func:`display_name`)."""
     parts = ["ragviz", "report", *(display_name(p) for p in request.paths)]
     if request.db is not None:
-        parts += ["--db", store_name(request.db)]
+        parts += ["--db", store_name(request.db) if request.store_shown else "DB"]
     parts += ["-o", display_name(request.output)]
     if request.format != "html":
         parts += ["--format", request.format]
@@ -173,7 +184,7 @@ def provenance(dataset: Dataset, store: LabelStore | None, request: ReportReques
         judges_in_files=tuple(sorted(judges.items())),
         judges_in_store=_store_judges(store) if store is not None else (),
         annotators=annotators,
-        store=store_name(request.db),
+        store=store_name(request.db, request.store_shown),
         version=__version__,
         date=request.date,
         command=rebuild_command(request),

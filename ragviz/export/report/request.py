@@ -25,3 +25,4 @@ class ReportRequest:
     output: str = "report.html"
     format: str = "html"
     names: bool = True  # False: no one's identity (the app's viewers): annotators numbered, no sample's drawer
+    store_shown: bool = True  # False: where the store is stays out (the app's non-admins: Access.can_see_store)

@@ -55,10 +55,10 @@ def _who_html(granted: Access) -> str:
     only when signed in (their own); a visitor's none."""
     style = 'class="rv-annotator" style="font-size:0.875rem;color:#808495"'
     if granted.can_review:
-        return f"<div {style}>Annotator: <b>{render.long_text_html(state.annotator(), 60)}</b> ({granted.role})</div>"
+        return f"<div {style}>Annotator: <b>{render.long_text_html(state.annotator(), 60)}</b> ({granted.title})</div>"
     who = served.signed_in(state.store())
     if who is not None:
-        return f"<div {style}>Signed in as <b>{render.long_text_html(who.names[0], 60)}</b> ({granted.role})</div>"
+        return f"<div {style}>Signed in as <b>{render.long_text_html(who.names[0], 60)}</b> ({granted.title})</div>"
     return f"<div {style}>Not signed in ({granted.role})</div>"
 
 

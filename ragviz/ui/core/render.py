@@ -150,11 +150,14 @@ def md_escape(text: object, limit: int | None = MD_SHOWN) -> str:
 
     >>> print(md_escape("**x** $x$"))
     \*\*x\*\* \$x\$
+    >>> md_escape("ana@x.org")  # no mailto: link
+    'ana@\u2060x\\.org'
     """
     s = " ".join(str(text).split())
     if limit is not None and len(s) > limit:
         s = s[: limit - 1] + "…"
-    return "".join("\\" + ch if ch in _MD_ACTIVE else ch for ch in s)
+    # an e-mail address stays text: a word joiner after its @ keeps Markdown from making it a mailto: link
+    return "".join("\\" + ch if ch in _MD_ACTIVE else "@\u2060" if ch == "@" else ch for ch in s)
 
 
 def long_text_html(text: object, limit: int = SHOWN_CHARS) -> str:

@@ -32,6 +32,7 @@ def _report(against: str, fmt: str) -> bytes:
         output=f"ragviz-report-{date}.{fmt}",
         format=fmt,
         names=access.names_shown(),  # a viewer's report names no one, as the app shows them no one
+        store_shown=access.access().can_see_store,  # where the store is: for admins only, as in the app
     )
     return report_bytes(state.dataset(), state.store(), request)
 

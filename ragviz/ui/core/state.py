@@ -29,7 +29,7 @@ from ragviz.ui.core import served, unsaved
 from ragviz.ui.core.keys import ADHERENCE_CACHE, ANNOTATOR_KEY, FILTER_CACHE, PATHS_KEY, STALE_KEY, VERSION_KEY
 from ragviz.ui.core.present import FORCED_KEY, is_present
 from ragviz.ui.core.shell import require_app_shell  # pages call state.require_app_shell()
-from ragviz.ui.core.unsaved import stale_message
+from ragviz.ui.core.unsaved import stale_message, stale_text
 
 __all__ = [
     "ANNOTATOR_ENV",
@@ -46,6 +46,7 @@ __all__ = [
     "QualityReport",
     "SAMPLE_DATA",
     "STALE_KEY",
+    "STALE_TEXT_KEY",
     "TEAM_SCOPE",
     "VERSION_KEY",
     "active_filter_rows",
@@ -70,11 +71,14 @@ __all__ = [
     "save_position",
     "set_paths",
     "stale_message",
+    "stale_text",
     "store",
     "store_write",
     "uid_set",
     "undo_decision",
 ]
+
+STALE_TEXT_KEY = "ragviz.stale_edit_text"  # the refused edit's message as plain text, until shown
 
 
 DATA_ENV = "RAGVIZ_DATA"
@@ -179,6 +183,7 @@ def require_data() -> PageContext:
     """The shared start of a data page: show the message of an edit the store just refused (see
     :func:`record_decision`); with nothing loaded, say so, link to the Data page and stop the run;
     else the page's :class:`PageContext`."""
+    st.session_state.pop(STALE_TEXT_KEY, None)  # its plain twin, for the Review page's text editor
     if (refused := st.session_state.pop(STALE_KEY, None)) is not None:
         st.warning(refused, icon=":material/sync_problem:")  # md: ours (stale_message escapes)
     ds = dataset()
@@ -258,6 +263,7 @@ def store_write(write: unsaved.UnsavedWrite) -> bool:
     except StaleEdit as exc:
         done = False
         st.session_state[STALE_KEY] = stale_message(exc)  # shown by the next require_data()
+        st.session_state[STALE_TEXT_KEY] = stale_text(exc)  # or under the sentence clicked (the Review page's text)
     if done or STALE_KEY in st.session_state:
         bump_label_version()  # redraw what is stored now
     return done

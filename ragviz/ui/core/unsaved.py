@@ -33,6 +33,7 @@ __all__ = [
     "pending",
     "perform",
     "stale_message",
+    "stale_text",
 ]
 
 
@@ -125,3 +126,15 @@ def _md_safe(text: str) -> str:
     for ch in text:
         out.append("\\" + ch if ch in "\\`*_{}[]()#+-.!|<>~$" else ch)
     return "".join(out)
+
+
+def stale_text(exc: StaleEdit) -> str:
+    """:func:`stale_message` as plain text (the Review page's text editor shows it under the sentence clicked)."""
+    fields = "; ".join(
+        f"{c.field} is now {json.dumps(c.stored, ensure_ascii=False)} (you saw {json.dumps(c.seen, ensure_ascii=False)})"
+        for c in exc.conflicts
+    )
+    return (
+        f"Not saved: these labels were changed since this page drew them (another tab or window of {exc.annotator}?)."
+        f" {fields}. The sentence shows the stored labels now; redo the edit if you still want it."
+    )

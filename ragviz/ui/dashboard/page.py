@@ -29,7 +29,7 @@ from ragviz.analysis.dashboard.figures import (
     agreement_rows,
     baseline_rows,
     chart_means,
-    fleiss_rows,
+    fleiss_shown,
     histogram_counts,
     interval_text,
     pair_rows,
@@ -192,12 +192,7 @@ def annotator_agreement(raters: AnnotatorAgreement, downloads: bool, names: bool
         return
     if not names:
         st.caption(f"Fleiss' κ over the examples all {len(raters.annotators)} annotators decided on.")
-        st.dataframe(
-            pd.DataFrame(fleiss_rows(raters.overall)),
-            hide_index=True,
-            width="stretch",
-            column_config=_three_decimals(["Fleiss' κ"]),
-        )
+        st.dataframe(pd.DataFrame(fleiss_shown(raters.overall)), hide_index=True, width="stretch")
         return
     st.caption(
         "Cohen's κ per pair over the sentence decisions of the examples both decided on (n = shared examples); "
@@ -206,12 +201,7 @@ def annotator_agreement(raters: AnnotatorAgreement, downloads: bool, names: bool
     )
     spec = charts.chart_spec(charts.kappa_matrix_chart, kappa_matrix(raters.pairs), SENTENCE_LABELS)
     charts.show_spec(spec, "annotator-kappa", "dashboard.kappa", downloads=downloads)
-    st.dataframe(
-        pd.DataFrame(fleiss_rows(raters.overall)),
-        hide_index=True,
-        width="stretch",
-        column_config=_three_decimals(["Fleiss' κ"]),
-    )
+    st.dataframe(pd.DataFrame(fleiss_shown(raters.overall)), hide_index=True, width="stretch")
     with st.expander("Every pair as a table"):
         st.dataframe(
             pd.DataFrame(pair_rows(raters.pairs)),

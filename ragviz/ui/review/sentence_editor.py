@@ -45,6 +45,7 @@ __all__ = [
     "CONTEXT_KEY",
     "DRAWN",
     "EVENTS",
+    "NOTICE",
     "RESPONSE_KEY",
     "TOUCHED",
     "apply_events",
@@ -166,6 +167,9 @@ def context_editor(
     marker beside the judge labels its samples disagreed on (:func:`judge_unsure`)."""
     st.session_state[DRAWN] = (uid, labels)
     data = context_data(uid, documents, kept, editable, selected, judge_unsure(uid).context)
+    notice = st.session_state.pop(NOTICE, None)
+    if notice is not None and notice[0] == uid:  # a click refused on this run: said under its sentence
+        data["notice"] = {"key": notice[1], "text": notice[2], "id": notice[3]}
     _component(key=CONTEXT_KEY, data=data, on_edit_change=partial(queue_event, CONTEXT_KEY))
     for doc in data["docs"]:
         if doc["cut"]:
@@ -206,14 +210,30 @@ def selected_key(uid: str, response_keys: Sequence[str], default: str | None) ->
     return chosen
 
 
+NOTICE = "review.text.notice"  # (uid, key, text, id) of a click refused on this run, said under its sentence
+
+
 def _refuse(what: str) -> None:
     """Refuse a click made on labels the page no longer holds: say so on the next run (as a refused
     stale edit is said, :func:`ragviz.ui.core.state.record_decision`) and redraw the stored labels."""
     state.bump_label_version()
-    st.session_state[state.STALE_KEY] = (
-        f"Not saved: {render.md_escape(what)} (another tab or window?). The page now shows the stored labels;"
+    st.session_state[state.STALE_TEXT_KEY] = (
+        f"Not saved: {what} (another tab or window?). The sentence shows the stored labels now;"
         " redo the edit if you still want it."
     )
+    st.session_state[state.STALE_KEY] = "Not saved: " + render.md_escape(what)
+
+
+def _notice_under(uid: str, key: str) -> None:
+    """A click on *key* was just refused: its message goes under the sentence (the context editor shows it,
+    in view) instead of at the top of the page, far above where the person clicked."""
+    text = st.session_state.pop(state.STALE_TEXT_KEY, None)
+    if text is None:
+        return
+    st.session_state.pop(state.STALE_KEY, None)
+    n = st.session_state.get(NOTICE + ".n", 0) + 1
+    st.session_state[NOTICE + ".n"] = n
+    st.session_state[NOTICE] = (uid, key, text, n)
 
 
 def apply_events(ds: Dataset, who: str) -> None:
@@ -240,6 +260,7 @@ def apply_events(ds: Dataset, who: str) -> None:
             was = context_state(key, set(seen.relevant_keys if seen else ()), set(seen.utilized_keys if seen else ()))
             if event.get("seen", was) != was:
                 _refuse(f"sentence {key} was shown as {event.get('seen')}, the labels say {was}")
+                _notice_under(example.uid, key)
                 continue
             changes = click_changes(example, seen, key, next_state(was))
         elif kind == "link" and of in example.response_keys() and key in example.context_keys():
@@ -249,3 +270,5 @@ def apply_events(ds: Dataset, who: str) -> None:
         touch(example.uid, key)
         if state.record_decision(example.uid, changes):
             st.session_state[DRAWN] = (example.uid, state.store().current_labels(example, who))
+        else:
+            _notice_under(example.uid, key)

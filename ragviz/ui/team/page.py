@@ -4,6 +4,7 @@ uids, guidelines) is escaped or shown in a data frame."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,6 +16,7 @@ from ragviz.analysis.team.alpha import Alpha
 from ragviz.analysis.team.dashboard import TeamFigures, team_figures
 from ragviz.analysis.team.gold import ExampleRound, team_round
 from ragviz.analysis.team.progress import Progress, median_seconds, team_progress
+from ragviz.data.roles import ANNOTATORS_ENV, listed_names
 from ragviz.store.audit_samples import team_choice
 from ragviz.store.team.adjudications import adjudication_version
 from ragviz.store.team.assignments import AssignmentError, assign, assignment_version, latest_round, reassign_leaver
@@ -219,7 +221,8 @@ def assign_panel(ds: Any, who: str, progress: Progress) -> None:
     """Overlap, pool and scope (the loaded data or the team's audit sample), and "an annotator leaves"."""
     store = state.store()
     last = latest_round(store)
-    known = sorted(set(store.annotators()) | set(last.pool if last else ()) | set(progress.annotators))
+    listed = listed_names(os.environ.get(ANNOTATORS_ENV))  # RAGVIZ_ANNOTATORS: offered before anyone decided
+    known = sorted(set(store.annotators()) | set(last.pool if last else ()) | set(progress.annotators) | set(listed))
     with st.form("team-assign", border=True):
         st.markdown("**Assign examples**")
         overlap = st.number_input("Annotators per example (overlap)", 1, 5, value=last.overlap if last else 2)

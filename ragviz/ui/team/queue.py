@@ -3,6 +3,7 @@ guidelines in a panel (shortcut G), rendered as Markdown with raw HTML and math 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import streamlit as st
@@ -108,12 +109,16 @@ def all_reviewed(within: list[int] | None) -> str:
 
 def guidelines_markdown(text: str) -> str:
     """The guidelines as Markdown that shows as written: raw HTML is never rendered by ``st.markdown`` (its
-    default), and ``$`` is escaped so a price is not read as math.
+    default), ``$`` is escaped so a price is not read as math, and an image (``![alt](url)``, ``![alt][ref]``)
+    becomes a link: every reader's browser would fetch it from wherever it points (a tracking pixel, another
+    host); a person may still open it.
 
     >>> guidelines_markdown("Costs $5 <b>x</b>")
     'Costs \\\\$5 <b>x</b>'
+    >>> guidelines_markdown("See ![the chart](https://elsewhere.example/p.png)")
+    'See \\\\![the chart](https://elsewhere.example/p.png)'
     """
-    return text.replace("$", "\\$")
+    return re.sub(r"(?<!\\)!\[", r"\\![", text.replace("$", "\\$"))
 
 
 def _toggle() -> None:

@@ -194,6 +194,7 @@ function renderContext(root, data, send) {
   });
   root.append(pane);
   keepScroll(pane, "context", data.uid);
+  showNotice(pane, data);
   root.onmousedown = (e) => {
     if (e.shiftKey && e.target.closest(".rv-sent")) e.preventDefault();  // Shift+click links; it selects no text
   };
@@ -203,6 +204,22 @@ function renderContext(root, data, send) {
     if (e.shiftKey) linkContext(span, data, send, false);
     else if (!selecting()) activateContext(span, data, send, false);
   };
+}
+
+// A click the store refused (the labels changed in another tab): said right under the sentence, which shows the
+// stored labels now, and brought into view once (a redraw of the same example keeps it, without scrolling again).
+function showNotice(pane, data) {
+  const notice = data.notice;
+  if (!notice) return;
+  const note = el("div", "rv-notice", notice.text);
+  note.setAttribute("role", "alert");
+  const span = [...pane.querySelectorAll(".rv-sent")].find((s) => s.dataset.key === notice.key);
+  if (span) span.after(note);
+  else pane.prepend(note);
+  if (memory.noticeShown !== notice.id) {
+    memory.noticeShown = notice.id;
+    requestAnimationFrame(() => note.scrollIntoView({ block: "center", behavior: "instant" }));
+  }
 }
 
 function activateContext(span, data, send, byKey) {
