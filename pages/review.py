@@ -25,12 +25,10 @@ from ragviz.analysis.review.edits import (
 )
 from ragviz.analysis.review.metrics import compare_metrics, override_effects
 from ragviz.analysis.review.queue import (
-    nearest_match,
     neighbours,
     next_unreviewed,
     position_text,
     progress,
-    resume_row,
     review_status,
 )
 from ragviz.data.labels import RESET_FIELD, Change, diff_labels
@@ -38,14 +36,14 @@ from ragviz.data.model import Example, Labels
 from ragviz.ui.audit import estimates as audit_estimates
 from ragviz.ui.audit import sample as audit_ui
 from ragviz.ui.core import state
-from ragviz.ui.core.keys import LAST_FILTER
+from ragviz.ui.core.keys import REVIEW_INDEX
 from ragviz.ui.core.present import hide_review_editing, show_corrections
 from ragviz.ui.review import page as review
 from ragviz.ui.review import sentence_editor
-from ragviz.ui.review.actions import follow_link, link_followed, undo_last, undo_target
+from ragviz.ui.review.actions import link_followed, shown_row, undo_last, undo_target
 from ragviz.ui.team import queue as team_queue
 
-INDEX = "review.index"  # the row on screen
+INDEX = REVIEW_INDEX  # the row on screen
 
 # Callbacks run before the next run; they read the session's data, store and annotator afresh.
 
@@ -104,18 +102,7 @@ allowed = team_queue.my_assignments(ds, store, who, allowed, reviewed)  # "My as
 audit = audit_ui.audit_queue(ds, store, who, page.present)  # Queue: Audit sample (None when off)
 allowed, advance = audit_ui.follow_queue(audit, allowed, advance, go, st.session_state.get(INDEX, 0))
 
-# -- which example: where the annotator was (read before a filter moves anything: the first run's "My
-# assignments" would otherwise go to the nearest assigned row and overwrite it), a changed filter's nearest
-# match, a new deep link's row
-if INDEX not in st.session_state:
-    st.session_state[INDEX] = resume_row(ds, store.position(who))
-if st.session_state.get(LAST_FILTER) != (walk := team_queue.walk_key(flt)):  # a filter or "My assignments"
-    st.session_state[LAST_FILTER] = walk
-    go(nearest_match(allowed, st.session_state.get(INDEX, 0)))
-follow_link(ds, go)  # a new deep link: its example, or the matches to choose from
-if INDEX not in st.session_state or not 0 <= st.session_state[INDEX] < len(ds):
-    st.session_state[INDEX] = resume_row(ds, store.position(who))
-index = st.session_state[INDEX]
+index = shown_row(ds, store, who, team_queue.walk_key(flt), allowed, go)  # where she was, a filter, a link
 shown = state.example_labels(ds, index, who)
 ex, judge, current, uid = shown.example, shown.judge, shown.current, shown.example.uid
 link_followed(uid)

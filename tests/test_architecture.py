@@ -204,7 +204,7 @@ MAX_PAGE_LINES = 120
 # A page may be longer only for a reason written here.
 LONGER_PAGES = {
     "review.py": (
-        183,
+        174,
         "the Review flow: choosing the example (filter, deep link, resume, a team's assignments), six keyboard "
         "actions and the guidelines panel",
     ),

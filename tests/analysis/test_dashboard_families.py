@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from ragviz.analysis.agreement import MultiRaterKappa, PairKappa, annotator_agreement
+from ragviz.analysis.dashboard.annotator_tables import fleiss_rows, pair_rows
 from ragviz.analysis.dashboard.figures import (
     ANSWER,
     RETRIEVAL,
@@ -25,8 +26,6 @@ from ragviz.analysis.dashboard.figures import (
     family_means,
     family_records,
     family_view,
-    fleiss_rows,
-    pair_rows,
     trace_view,
 )
 from ragviz.data.dataset import iter_examples

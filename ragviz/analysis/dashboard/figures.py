@@ -17,12 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ragviz.analysis.agreement import (
-    Agreement,
-    MultiRaterKappa,
-    PairKappa,
-    agreement,
-)
+from ragviz.analysis.agreement import Agreement, agreement
 from ragviz.analysis.dashboard.aggregates import HISTOGRAM_BINS as HISTOGRAM_BINS
 from ragviz.analysis.dashboard.aggregates import MAX_MARKS as MAX_MARKS
 from ragviz.analysis.dashboard.aggregates import SCATTER_EXAMPLES as SCATTER_EXAMPLES
@@ -86,10 +81,7 @@ __all__ = [
     "family_metrics",
     "family_records",
     "family_view",
-    "fleiss_rows",
-    "fleiss_shown",
     "histogram_counts",
-    "pair_rows",
     "trace_view",
     "unit_interval_metrics",
 ]
@@ -376,59 +368,3 @@ def chart_means(view: FamilyView) -> list[dict[str, Any]]:
 def baseline_rows(baselines: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """The baseline-judge table as the Dashboard shows it: the per-figure counts (``*_n_*``) left out."""
     return [{k: v for k, v in row.items() if "_n_" not in k} for row in baselines]
-
-
-# -- several annotators ------------------------------------------------------------------------------------
-
-
-def fleiss_rows(overall: Sequence[MultiRaterKappa]) -> list[dict[str, Any]]:
-    """One row per label: Fleiss' kappa over the examples every annotator decided on."""
-    return [
-        {
-            "label": m.label,
-            "annotators": m.n_raters,
-            "shared examples": m.n_examples,
-            "decisions": m.n_decisions,
-            "Fleiss' κ": m.kappa,
-        }
-        for m in overall
-    ]
-
-
-def fleiss_shown(overall: Sequence[MultiRaterKappa]) -> list[dict[str, Any]]:
-    """:func:`fleiss_rows` as a table shows them: κ with three decimals, or ``—`` and why there is none (with
-    overlap 2 in a team of three no example is decided by everyone).
-
-    >>> fleiss_shown([MultiRaterKappa("relevant", 3, 0, 0, None)])[0]["why no κ"]
-    'no example was decided by all 3 annotators'
-    >>> fleiss_shown([MultiRaterKappa("relevant", 3, 4, 20, 0.5)])[0]["Fleiss' κ"]
-    '0.500'
-    """
-    out = []
-    for row, m in zip(fleiss_rows(overall), overall, strict=True):
-        why = ""
-        if m.kappa is None:
-            why = (
-                f"no example was decided by all {m.n_raters} annotators"
-                if m.n_examples == 0
-                else "undefined: every decision on the shared examples is the same"
-            )
-        out.append({**row, "Fleiss' κ": "—" if m.kappa is None else f"{m.kappa:.3f}", "why no κ": why})
-    if not any(r["why no κ"] for r in out):
-        out = [{k: v for k, v in r.items() if k != "why no κ"} for r in out]
-    return out
-
-
-def pair_rows(pairs: Sequence[PairKappa]) -> list[dict[str, Any]]:
-    """One row per annotator pair and label: Cohen's kappa over the examples both decided on."""
-    return [
-        {
-            "annotator A": p.rater_a,
-            "annotator B": p.rater_b,
-            "label": p.label,
-            "shared examples": p.n_examples,
-            "decisions": p.n_decisions,
-            "Cohen's κ": p.kappa,
-        }
-        for p in pairs
-    ]

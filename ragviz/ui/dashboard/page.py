@@ -20,6 +20,7 @@ from ragviz.analysis.agreement import (
     AnnotatorAgreement,
     kappa_matrix,
 )
+from ragviz.analysis.dashboard.annotator_tables import fleiss_shown, pair_rows
 from ragviz.analysis.dashboard.figures import (
     FAMILY_TITLES,
     RETRIEVAL,
@@ -29,10 +30,8 @@ from ragviz.analysis.dashboard.figures import (
     agreement_rows,
     baseline_rows,
     chart_means,
-    fleiss_shown,
     histogram_counts,
     interval_text,
-    pair_rows,
 )
 from ragviz.analysis.dashboard.triage import Disagreement, Leverage
 from ragviz.analysis.figure_intervals import INTERVAL_NOTE

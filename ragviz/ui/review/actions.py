@@ -21,16 +21,17 @@ from typing import Any
 import streamlit as st
 
 from ragviz.analysis.review.edits import describe_action
-from ragviz.analysis.review.queue import link_matches
+from ragviz.analysis.review.queue import link_matches, nearest_match, resume_row
 from ragviz.data.dataset import Dataset
 from ragviz.store.label_store import LabelStore, StoreUnavailable
 from ragviz.ui.core import render, state, unsaved
+from ragviz.ui.core.keys import LAST_FILTER, REVIEW_INDEX
 from ragviz.ui.core.keys import LINK_CHOICES as CHOICES
 from ragviz.ui.core.keys import REVIEW_LINK as LINK
 from ragviz.ui.core.present import is_present
 from ragviz.ui.review import page as review
 
-__all__ = ["CHOICES", "LINK", "UndoTarget", "follow_link", "link_followed", "undo_last", "undo_target"]
+__all__ = ["CHOICES", "LINK", "UndoTarget", "follow_link", "link_followed", "shown_row", "undo_last", "undo_target"]
 
 
 @dataclass(frozen=True)
@@ -127,3 +128,20 @@ def link_followed(uid: str) -> None:
         if param in st.query_params:
             del st.query_params[param]
     st.session_state[LINK] = uid
+
+
+def shown_row(
+    ds: Dataset, store: LabelStore, who: str, walk: Any, allowed: list[int] | None, go: Callable[..., None]
+) -> int:
+    """The row the Review page shows, kept in the session: where the annotator was (read before a filter moves
+    it: the first run's "My assignments" would go to the nearest assigned row and overwrite it), the nearest match
+    when the filter (its *walk* key) changed, a new deep link's row."""
+    if REVIEW_INDEX not in st.session_state:
+        st.session_state[REVIEW_INDEX] = resume_row(ds, store.position(who))
+    if st.session_state.get(LAST_FILTER) != walk:  # a filter or "My assignments"
+        st.session_state[LAST_FILTER] = walk
+        go(nearest_match(allowed, st.session_state.get(REVIEW_INDEX, 0)))
+    follow_link(ds, go)  # a new deep link: its example, or the matches to choose from
+    if REVIEW_INDEX not in st.session_state or not 0 <= st.session_state[REVIEW_INDEX] < len(ds):
+        st.session_state[REVIEW_INDEX] = resume_row(ds, store.position(who))
+    return int(st.session_state[REVIEW_INDEX])
