@@ -147,11 +147,11 @@ def _label_sets(db: Path) -> tuple[int, int]:
 def cost_per_thousand() -> dict:
     from ragviz.data.load import load
     from ragviz.judge import JudgeSettings
-    from ragviz.judge.batch.cost import batch_estimate
+    from ragviz.judge.batch.cost import batch_run_cost
 
     dataset = load([Path("/work/shared/ragbench")]).dataset
     examples = [dataset.example(i) for i in range(len(dataset))]
-    plan = batch_estimate(examples, JudgeSettings(model="gpt-4o-mini", api_key="x"))
+    plan = batch_run_cost(examples, JudgeSettings(model="gpt-4o-mini", api_key="x"))
     scale = 1000 / len(examples)
     return {
         "examples": len(examples),

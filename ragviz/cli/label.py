@@ -30,7 +30,7 @@ from ragviz.data.errors import BadInput
 if TYPE_CHECKING:
     from ragviz.data.model import Example
     from ragviz.judge.client import JudgeSettings
-    from ragviz.judge.cost import RunEstimate
+    from ragviz.judge.cost import RunCost
     from ragviz.judge.prompt import JudgePrompt
     from ragviz.judge.versions.spec import JudgeVersion
 
@@ -214,11 +214,11 @@ def team_judge(db_path: str) -> tuple[JudgeVersion, JudgePrompt]:
     return version, prompt
 
 
-def _sum_estimates(plans: list[RunEstimate]) -> RunEstimate:
-    from ragviz.judge.cost import RunEstimate
+def _sum_costs(plans: list[RunCost]) -> RunCost:
+    from ragviz.judge.cost import RunCost
 
     costs = [p.cost_usd for p in plans]
-    return RunEstimate(
+    return RunCost(
         plans[0].n_examples,
         plans[0].n_cached,
         sum(p.calls for p in plans),
@@ -240,9 +240,9 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
     from ragviz.export.rows import export_rows
     from ragviz.judge.cache import JudgeCache
     from ragviz.judge.client import JudgeConfigError
-    from ragviz.judge.cost import describe_cost, estimate_run
+    from ragviz.judge.cost import describe_cost, run_cost
     from ragviz.judge.run import RunProgress
-    from ragviz.judge.sampling.run import check_samples, estimate_samples, judge_with_samples
+    from ragviz.judge.sampling.run import check_samples, judge_with_samples, samples_cost
     from ragviz.judge.versions.prompt import check_shots_unchanged
     from ragviz.judge.versions.registry import settings_for, shots_now
     from ragviz.metrics.trace import TRACE_METRICS
@@ -302,10 +302,10 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
     try:
         if args.dry_run:
             known = None if args.force else cache
-            plans = [estimate_run(examples, settings, known, prompt)]
+            plans = [run_cost(examples, settings, known, prompt)]
             if confidence == "samples":
-                plans.append(estimate_samples(examples, settings, known, prompt, samples, sample_mode))
-            plan = _sum_estimates(plans)
+                plans.append(samples_cost(examples, settings, known, prompt, samples, sample_mode))
+            plan = _sum_costs(plans)
             print(
                 f"{plan.n_examples} examples: {plan.n_cached} cached, {plan.calls} calls needed; about "
                 f"{plan.prompt_tokens} prompt + {plan.completion_tokens} completion tokens; estimated cost "

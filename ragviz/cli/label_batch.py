@@ -228,7 +228,7 @@ def _run_step(
 ) -> int:
     from ragviz.judge.batch import collect as collecting
     from ragviz.judge.batch import ledger
-    from ragviz.judge.batch.cost import batch_estimate, describe_estimate
+    from ragviz.judge.batch.cost import batch_run_cost, describe_batch_cost
     from ragviz.judge.batch.submit import BatchPlan, batch_format, iter_todo, send_recorded_files, write_batch
 
     if mode in ("batch", "batch_file"):
@@ -236,7 +236,7 @@ def _run_step(
         prompt = _team_prompt(store, err)
         todo = iter_todo(_load_examples(args), settings, cache, plan, force=args.force, prompt=prompt)
         if args.dry_run:
-            print(describe_estimate(batch_estimate(todo, settings)), file=err)
+            print(describe_batch_cost(batch_run_cost(todo, settings)), file=err)
             print(f"{_plan_line(plan)} (dry run: nothing written, nothing sent)", file=err)
             return EXIT_OK
         offline = mode == "batch_file"

@@ -6,7 +6,7 @@ Azure), else the provider that lists the model. Only when that package is not in
 hand-kept table below (OpenAI list prices as of 2025) stand in. A model neither knows has no cost
 (``None``, shown as "cost unknown"), never a guessed one. Prices can depend on the size of one request
 (long-context tiers), so a run's cost is priced per call: ``calls x price(tokens / calls)``.
-:func:`estimate_run` counts what a run would ask for, cached examples apart.
+:func:`run_cost` counts what a run would ask for, cached examples apart.
 """
 
 from __future__ import annotations
@@ -19,16 +19,16 @@ from functools import lru_cache
 from ragviz.data.model import Example
 from ragviz.judge.cache import JudgeCache, cache_key
 from ragviz.judge.client import JudgeSettings
-from ragviz.judge.prompt import SHIPPED_PROMPT, JudgePrompt, content_hash, estimate_tokens
+from ragviz.judge.prompt import SHIPPED_PROMPT, JudgePrompt, content_hash, count_tokens
 
 __all__ = [
     "HAND_TABLE",
     "PRICES_PER_MILLION",
-    "RunEstimate",
+    "RunCost",
     "call_cost",
     "describe_cost",
     "estimate_cost",
-    "estimate_run",
+    "run_cost",
     "price_source",
     "table_model_prices",
 ]
@@ -133,7 +133,7 @@ def describe_cost(cost_usd: float | None, model: str) -> str:
 
 
 @dataclass(frozen=True)
-class RunEstimate:
+class RunCost:
     """Calls and tokens a run would need (tokens = characters / 4, completion guessed)."""
 
     n_examples: int
@@ -144,20 +144,20 @@ class RunEstimate:
     cost_usd: float | None
 
 
-def estimate_run(
+def run_cost(
     examples: Sequence[Example],
     settings: JudgeSettings,
     cache: JudgeCache | None = None,
     prompt: JudgePrompt = SHIPPED_PROMPT,
-) -> RunEstimate:
+) -> RunCost:
     """Expected calls/tokens/cost for *examples* under *prompt*, not counting those already in *cache*."""
     keys = [cache_key(settings.model, settings.endpoint, prompt.version, content_hash(e)) for e in examples]
     cached = cache.get_many(keys) if cache is not None else {}
     todo = [e for e, k in zip(examples, keys) if k not in cached]
-    estimates = [estimate_tokens(e, prompt) for e in todo]
+    estimates = [count_tokens(e, prompt) for e in todo]
     prompt_tokens = sum(t.prompt_tokens for t in estimates)
     completion = sum(t.completion_tokens for t in estimates)
-    return RunEstimate(
+    return RunCost(
         len(examples),
         len(examples) - len(todo),
         len(todo),

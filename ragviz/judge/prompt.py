@@ -23,10 +23,10 @@ __all__ = [
     "RESPONSE_FORMAT_JSON_SCHEMA",
     "SHIPPED_PROMPT",
     "SYSTEM_PROMPT",
-    "TokenEstimate",
+    "TokenCount",
     "build_messages",
     "content_hash",
-    "estimate_tokens",
+    "count_tokens",
     "render_user_prompt",
 ]
 
@@ -173,17 +173,17 @@ _OUTPUT_TOKENS_PER_RESPONSE_SENTENCE = 60
 
 
 @dataclass(frozen=True)
-class TokenEstimate:
+class TokenCount:
     """Expected size of one judge call, in tokens estimated as characters / 4."""
 
     prompt_tokens: int
     completion_tokens: int
 
 
-def estimate_tokens(example: Example, prompt: JudgePrompt = SHIPPED_PROMPT) -> TokenEstimate:
+def count_tokens(example: Example, prompt: JudgePrompt = SHIPPED_PROMPT) -> TokenCount:
     """chars/4 of the prompt; the completion is guessed from the number of response sentences."""
     chars = sum(len(m["content"]) for m in build_messages(example, prompt=prompt))
-    return TokenEstimate(
+    return TokenCount(
         prompt_tokens=chars // 4 + 1,
         completion_tokens=_OUTPUT_TOKENS_BASE + _OUTPUT_TOKENS_PER_RESPONSE_SENTENCE * len(example.response_sentences),
     )

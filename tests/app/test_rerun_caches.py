@@ -59,31 +59,31 @@ def sample():
 def test_label_page_selection_and_estimate_are_not_redone_on_a_plain_rerun(app_env, monkeypatch, calls):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     calls.wrap(ragviz.judge.selection, "select_indices")
-    calls.wrap(ragviz.judge, "estimate_run")
+    calls.wrap(ragviz.judge, "run_cost")
     ds = sample()
     unlabeled = [ds.uids[i] for i in ragviz.judge.selection.unlabeled_indices(ds)]
     assert len(unlabeled) == 1
 
     at = open_page("pages/label.py")
     assert metric(at, "Examples") == "1" and metric(at, "Calls needed") == "1"
-    assert calls == {"select_indices": 1, "estimate_run": 1}
+    assert calls == {"select_indices": 1, "run_cost": 1}
     rerun(rerun(at))
-    assert calls == {"select_indices": 1, "estimate_run": 1}
+    assert calls == {"select_indices": 1, "run_cost": 1}
 
     # judge labels arrive in the store (another process): the unlabeled example is no longer selected
     with LabelStore(app_env["db"]) as store:
         store.save_judge_labels(unlabeled[0], ds.example(0).labels.replace(provenance=Provenance("llm", "other")))
     rerun(at)
-    assert calls == {"select_indices": 2, "estimate_run": 2}
+    assert calls == {"select_indices": 2, "run_cost": 2}
     assert metric(at, "Examples") == "0"
 
     # a widget the estimate depends on: only the estimate is redone
     at.segmented_control(key="label.selection").set_value("first_k").run()
-    assert calls == {"select_indices": 3, "estimate_run": 3} and metric(at, "Examples") == "10"
+    assert calls == {"select_indices": 3, "run_cost": 3} and metric(at, "Examples") == "10"
     at.text_input(key="label.model").set_value("gpt-4o").run()
-    assert calls == {"select_indices": 3, "estimate_run": 4} and metric(at, "Examples") == "10"
+    assert calls == {"select_indices": 3, "run_cost": 4} and metric(at, "Examples") == "10"
     rerun(at)
-    assert calls == {"select_indices": 3, "estimate_run": 4}
+    assert calls == {"select_indices": 3, "run_cost": 4}
 
 
 def test_explainer_offers_a_window_search_and_number_instead_of_every_example(app_env, monkeypatch, calls):

@@ -23,13 +23,13 @@ from ragviz.judge.client import (
     request_body,
     retry_after_seconds,
 )
-from ragviz.judge.cost import describe_cost, estimate_cost, estimate_run, table_model_prices
+from ragviz.judge.cost import describe_cost, estimate_cost, run_cost, table_model_prices
 from ragviz.judge.prompt import (
     JUDGE_JSON_SCHEMA,
     RESPONSE_FORMAT_JSON_SCHEMA,
     _one_line,
     build_messages,
-    estimate_tokens,
+    count_tokens,
     render_user_prompt,
 )
 from ragviz.judge.schema import (
@@ -284,11 +284,11 @@ def test_estimate_and_selection(tmp_path):
 
     examples = list(ds)
     settings = JudgeSettings(model="gpt-4o-mini", base_url="http://127.0.0.1:9/v1")
-    tokens = estimate_tokens(examples[0])
+    tokens = count_tokens(examples[0])
     chars = sum(len(m["content"]) for m in build_messages(examples[0]))
     assert tokens.prompt_tokens == chars // 4 + 1
     with JudgeCache(tmp_path / "db.sqlite") as cache:
-        est = estimate_run(examples, settings, cache)
+        est = run_cost(examples, settings, cache)
         assert (est.calls, est.n_cached) == (3, 0) and est.cost_usd > 0
         labels = parse_judge_output(json.dumps(valid_answer(["0a"], ["a"])), examples[0], PROV)
         key = cache_key(settings.model, settings.endpoint, PROMPT_VERSION, content_hash(examples[0]))
@@ -310,7 +310,7 @@ def test_estimate_and_selection(tmp_path):
             ],
             [PendingFailure(None, examples[1].uid, "k", "boom", "raw", 1)],
         )
-        assert estimate_run(examples, settings, cache).calls == 2
+        assert run_cost(examples, settings, cache).calls == 2
         assert cache.get(key).labels == labels and cache.latest_labels(examples[0].uid) == labels
         assert [f.error for f in cache.failures()] == ["boom"]
     with JudgeCache(tmp_path / "db.sqlite") as cache:  # migrations are idempotent on reopen

@@ -14,16 +14,16 @@ from functools import lru_cache
 from ragviz.data.model import Example
 from ragviz.judge.client import JudgeSettings
 from ragviz.judge.cost import HAND_TABLE, estimate_cost, price_source
-from ragviz.judge.prompt import estimate_tokens
+from ragviz.judge.prompt import count_tokens
 
-__all__ = ["BATCH_DISCOUNT_RULE", "BatchEstimate", "batch_cost", "batch_estimate", "describe_estimate"]
+__all__ = ["BATCH_DISCOUNT_RULE", "BatchCost", "batch_cost", "batch_run_cost", "describe_batch_cost"]
 
 
 BATCH_DISCOUNT_RULE = "half the list price (the Batch API's discount; no batch price listed for this model)"
 
 
 @dataclass(frozen=True)
-class BatchEstimate:
+class BatchCost:
     requests: int
     prompt_tokens: int
     completion_tokens: int
@@ -70,20 +70,20 @@ def batch_cost(
     return (None if live is None else live / 2), BATCH_DISCOUNT_RULE
 
 
-def batch_estimate(examples: Iterable[Example], settings: JudgeSettings) -> BatchEstimate:
+def batch_run_cost(examples: Iterable[Example], settings: JudgeSettings) -> BatchCost:
     """Requests, tokens (characters / 4, completions guessed as the live estimate does) and both prices."""
     n = prompt = completion = 0
     for example in examples:
-        size = estimate_tokens(example)
+        size = count_tokens(example)
         n += 1
         prompt += size.prompt_tokens
         completion += size.completion_tokens
     live = estimate_cost(settings.model, prompt, completion, calls=n, endpoint=settings.endpoint)
     batch, rule = batch_cost(settings.model, prompt, completion, calls=n, endpoint=settings.endpoint)
-    return BatchEstimate(n, prompt, completion, live, batch, rule)
+    return BatchCost(n, prompt, completion, live, batch, rule)
 
 
-def describe_estimate(plan: BatchEstimate) -> str:
+def describe_batch_cost(plan: BatchCost) -> str:
     def usd(value: float | None) -> str:
         return "unknown (model not in the price table)" if value is None else f"${value:,.4f}"
 

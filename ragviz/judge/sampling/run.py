@@ -26,7 +26,7 @@ from typing import Any
 from ragviz.data.model import Example, Labels
 from ragviz.judge.cache import JudgeCache
 from ragviz.judge.client import JudgeSettings
-from ragviz.judge.cost import RunEstimate, estimate_cost, estimate_run
+from ragviz.judge.cost import RunCost, estimate_cost, run_cost
 from ragviz.judge.prompt import SHIPPED_PROMPT, JudgePrompt
 from ragviz.judge.run import CACHED, FAILED, JUDGED, RunProgress, RunSummary, judge_examples_async, run_sync
 from ragviz.judge.sampling.agreement import sample_confidence
@@ -44,7 +44,7 @@ __all__ = [
     "check_samples",
     "judge_with_samples",
     "judge_with_samples_async",
-    "estimate_samples",
+    "samples_cost",
     "sample_prompt",
     "sample_settings",
 ]
@@ -86,24 +86,24 @@ def sample_prompt(prompt: JudgePrompt, k: int, temperature: float | None) -> Jud
     return JudgePrompt(prompt.system, f"{prompt.version}~sample{k}@t{at}")
 
 
-def estimate_samples(
+def samples_cost(
     examples: Sequence[Example],
     settings: JudgeSettings,
     cache: JudgeCache | None,
     prompt: JudgePrompt,
     samples: int,
     sample_mode: str = SAMPLE_MODES[0],
-) -> RunEstimate:
+) -> RunCost:
     """Calls, tokens and cost of samples 2..*samples* of *examples* (cached ones apart): one request per sample
     (``separate``), or one per example with a sample missing, its prompt paid once (``n``, where the endpoint
     takes it)."""
     sampling = sample_settings(settings)
     plans = [
-        estimate_run(examples, sampling, cache, sample_prompt(prompt, k, sampling.temperature))
+        run_cost(examples, sampling, cache, sample_prompt(prompt, k, sampling.temperature))
         for k in range(2, samples + 1)
     ]
     if not plans:
-        return RunEstimate(len(examples), len(examples), 0, 0, 0, 0.0)
+        return RunCost(len(examples), len(examples), 0, 0, 0, 0.0)
     one = sample_mode == "n"
     calls = max(p.calls for p in plans) if one else sum(p.calls for p in plans)
     prompt_tokens = max(p.prompt_tokens for p in plans) if one else sum(p.prompt_tokens for p in plans)
@@ -114,7 +114,7 @@ def estimate_samples(
         if one
         else (None if any(c is None for c in costs) else sum(c for c in costs if c is not None))
     )
-    return RunEstimate(len(examples), min(p.n_cached for p in plans), calls, prompt_tokens, completion_tokens, cost)
+    return RunCost(len(examples), min(p.n_cached for p in plans), calls, prompt_tokens, completion_tokens, cost)
 
 
 @dataclass

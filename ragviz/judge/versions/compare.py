@@ -18,7 +18,7 @@ from ragviz.data.dataset import Dataset
 from ragviz.data.errors import BadInput
 from ragviz.data.model import Example, Labels
 from ragviz.judge.cache import JudgeCache
-from ragviz.judge.cost import RunEstimate, estimate_run
+from ragviz.judge.cost import RunCost, run_cost
 from ragviz.judge.prompt import JudgePrompt
 from ragviz.judge.run import RunProgress, RunSummary, judge_examples
 from ragviz.judge.settings import JudgeSettings
@@ -35,7 +35,7 @@ __all__ = [
     "audit_test_set",
     "compare_versions",
     "differing_examples",
-    "estimate_comparison",
+    "comparison_cost",
     "file_test_set",
     "prepare_versions",
 ]
@@ -130,16 +130,16 @@ def prepare_versions(
     return out
 
 
-def estimate_comparison(
+def comparison_cost(
     versions: Sequence[JudgeVersion],
     test_set: TestSet,
     store: LabelStore | None,
     settings: JudgeSettings,
     cache: JudgeCache,
-) -> list[RunEstimate]:
+) -> list[RunCost]:
     """Per version: the calls, tokens and cost the comparison would spend (cached answers apart)."""
     prepared = prepare_versions(versions, test_set, store, settings)
-    return [estimate_run(test_set.examples, s, cache, prompt) for _v, prompt, s in prepared]
+    return [run_cost(test_set.examples, s, cache, prompt) for _v, prompt, s in prepared]
 
 
 def compare_versions(

@@ -18,7 +18,7 @@ from typing import Any
 from ragviz.data.errors import BadInput
 from ragviz.data.model import Example, Labels
 from ragviz.data.ragbench import unsupported_keys
-from ragviz.judge.prompt import JudgePrompt, build_messages, content_hash, estimate_tokens, render_user_prompt
+from ragviz.judge.prompt import JudgePrompt, build_messages, content_hash, count_tokens, render_user_prompt
 from ragviz.judge.versions.spec import FewShot, JudgeVersion, prompt_version_of
 
 __all__ = [
@@ -170,7 +170,7 @@ def version_prompt(version: JudgeVersion, test_set: Collection[str], what: str =
 
 def prompt_tokens(prompt: JudgePrompt, example: Example) -> int:
     """Tokens of the whole request for *example* under *prompt*, as the Label page counts them."""
-    return estimate_tokens(example, prompt).prompt_tokens
+    return count_tokens(example, prompt).prompt_tokens
 
 
 def check_fits(version: JudgeVersion, prompt: JudgePrompt, examples: Sequence[Example], model: str | None) -> int:
@@ -179,7 +179,7 @@ def check_fits(version: JudgeVersion, prompt: JudgePrompt, examples: Sequence[Ex
     window, known = context_tokens(model)
     largest, where = 0, ""
     for example in examples or ():
-        t = estimate_tokens(example, prompt)
+        t = count_tokens(example, prompt)
         if t.prompt_tokens + t.completion_tokens > largest:
             largest, where = t.prompt_tokens + t.completion_tokens, example.uid
     if not examples:

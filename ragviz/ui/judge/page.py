@@ -17,7 +17,7 @@ from ragviz.analysis.judge_compare.disagreements import Pattern, describe, disag
 from ragviz.analysis.judge_trust import judge_people_triples
 from ragviz.data.dataset import Dataset
 from ragviz.data.errors import BadInput
-from ragviz.judge.cost import estimate_run
+from ragviz.judge.cost import run_cost
 from ragviz.judge.prompt import JudgePrompt
 from ragviz.judge.settings import JudgeConfigError, JudgeSettings
 from ragviz.judge.versions import registry
@@ -165,7 +165,7 @@ def _prompt_facts(version: JudgeVersion, prompt: JudgePrompt, test_set: TestSet 
     if test_set is not None and settings is not None:
         run_settings = registry.settings_for(version, settings)
         check_fits(version, prompt, test_set.examples, run_settings.model)
-        plan = estimate_run(test_set.examples, run_settings, None, prompt)
+        plan = run_cost(test_set.examples, run_settings, None, prompt)
         cost, calls, model = label_ui.format_cost(plan.cost_usd), f"{plan.calls:,}", run_settings.model
     label_ui.metric_row(
         [("System message (tokens)", f"{tokens:,}"), ("Calls to compare it", calls), ("Cost of comparing it", cost)]

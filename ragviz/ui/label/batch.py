@@ -18,7 +18,7 @@ from ragviz.data.dataset import Dataset
 from ragviz.judge import JudgeCache, JudgeConfigError, JudgeSettings
 from ragviz.judge.batch import collect as collecting
 from ragviz.judge.batch import ledger
-from ragviz.judge.batch.cost import BatchEstimate, batch_estimate
+from ragviz.judge.batch.cost import BatchCost, batch_run_cost
 from ragviz.judge.batch.examples import prompt_examples
 from ragviz.judge.batch.remote import BatchServiceError
 from ragviz.judge.batch.submit import BatchPlan, batch_format, iter_todo, send_recorded_files, write_batch
@@ -43,7 +43,7 @@ def _usd(value: float | None) -> str:
 
 def _estimate(
     dataset: Dataset, rows: Sequence[int], settings: JudgeSettings, cache: JudgeCache, prompt: JudgePrompt
-) -> tuple[BatchPlan, BatchEstimate]:
+) -> tuple[BatchPlan, BatchCost]:
     """The plan and prices for *rows*, kept per (settings, rows, cache and ledger size): a rerun that changed
     none of them builds no example (at 100,000 rows building them takes most of a minute)."""
     pending = cache.read("SELECT COUNT(*) FROM judge_batch_requests")[0][0]
@@ -60,7 +60,7 @@ def _estimate(
     if memo is not None and memo[0] == key:
         return memo[1], memo[2]
     plan = BatchPlan()
-    estimate = batch_estimate(iter_todo(prompt_examples(dataset, rows), settings, cache, plan, prompt=prompt), settings)
+    estimate = batch_run_cost(iter_todo(prompt_examples(dataset, rows), settings, cache, plan, prompt=prompt), settings)
     st.session_state[BATCH_ESTIMATE] = (key, plan, estimate)
     return plan, estimate
 

@@ -18,14 +18,14 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-import ragviz.judge  # estimate_run and select_indices are looked up on their modules at call time
+import ragviz.judge  # run_cost and select_indices are looked up on their modules at call time
 import ragviz.judge.selection
 from ragviz.data.dataset import Dataset
 from ragviz.data.model import Example
 from ragviz.judge import JudgeCache, JudgeConfigError, JudgeSettings, judge_example
 from ragviz.judge.cache import JudgeFailure, JudgeRun
 from ragviz.judge.client import DEFAULT_TIMEOUT, NO_KEY_PLACEHOLDER
-from ragviz.judge.cost import RunEstimate, price_source
+from ragviz.judge.cost import RunCost, price_source
 from ragviz.judge.endpoint import BASE_URL_ENV, EndpointAccess, endpoint_access, short_error
 from ragviz.judge.run import JudgeOutcome, RunProgress, RunSummary
 from ragviz.judge.selection import ALL, FILTERED, FIRST_K, UNLABELED
@@ -327,7 +327,7 @@ def selected_rows(
     return rows
 
 
-def run_estimate(rows: list[int], settings: JudgeSettings, cache: JudgeCache, store: LabelStore) -> RunEstimate:
+def run_estimate(rows: list[int], settings: JudgeSettings, cache: JudgeCache, store: LabelStore) -> RunCost:
     """The estimate for *rows*, recomputed only when the selection, the model/endpoint or the judge
     cache (a new run, new judge labels) change: it hashes every selected example."""
     last_run = next(iter(cache.runs(1)), None)
@@ -342,12 +342,12 @@ def run_estimate(rows: list[int], settings: JudgeSettings, cache: JudgeCache, st
     memo = st.session_state.get(ESTIMATE_MEMO)
     if memo and memo[0] == key and memo[1] is rows:
         return memo[2]
-    estimate = ragviz.judge.estimate_run(state.examples_at(rows), settings, cache, team_judge()[1])
+    estimate = ragviz.judge.run_cost(state.examples_at(rows), settings, cache, team_judge()[1])
     st.session_state[ESTIMATE_MEMO] = (key, rows, estimate)
     return estimate
 
 
-def estimate_summary(estimate: RunEstimate) -> None:
+def estimate_summary(estimate: RunCost) -> None:
     """The run's size, calls, tokens and cost before it starts, and how they are estimated."""
     metric_row(
         [
