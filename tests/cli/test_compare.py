@@ -183,3 +183,20 @@ def test_bad_input_one_line_each(tmp_path, capsys, data_file):
     )
     code, _, err = _run(capsys, "estimate", data_file, "--compare", A)
     assert code == 2 and err == "--compare: give two systems (A B) or none, got 1\n"
+
+
+def test_a_stratified_sample_is_read_as_uniform_questions_and_the_outputs_say_so(tmp_path, capsys, data_file):
+    db = tmp_path / "labels.db"
+    code, _, err = _run(
+        capsys, "audit", "draw", data_file, "--db", db, "--size", 60, "--design", "stratified", "--by", "dataset_name",
+        "--seed", 3, "--annotator", "ana",
+    )  # fmt: skip
+    assert code == 0, err
+    dataset = load([data_file]).dataset
+    with LabelStore(db) as store:
+        _review_both(store, dataset, list(get_sample(store, 1).members))
+        pairs, _ = compare_sample(dataset, store, compare_sample_of(store, dataset))
+    warning = "audit sample 1 is stratified: its reviewed pairs are read as a uniform sample of questions"
+    assert any(warning in n for n in pairs.notes())
+    code, out, err = _run(capsys, "estimate", data_file, "--db", db, "--compare", "--format", "json")
+    assert code == 0 and f"warning: {warning}" in err

@@ -74,4 +74,9 @@ def compare_sample(
         pairing = pair_store(dataset, store, sample.members if sample is not None else None, against)
     pairs = pair_systems(column_answers(dataset, pairing, system, pair_by), chosen[0], chosen[1], system, pair_by)
     pairs.warnings.extend(pairing.warnings)
+    if sample is not None and sample.design not in ("uniform", PAIRED):
+        pairs.warnings.append(
+            f"audit sample {sample.id} is {sample.design}: its reviewed pairs are read as a uniform sample of "
+            "questions, which they are not; draw a paired sample for a comparison (ragviz audit draw --design paired)"
+        )
     return pairs, compare_report(pairs, alpha, interval)
