@@ -149,9 +149,18 @@ def _pair_data(args: argparse.Namespace) -> tuple[Any, Any]:
         return pair_human(data, load_data([args.human], "--human")), data
     if args.db:
         sample = args.sample if args.sample is not None else _newest_paired(data, args.db)
-        pairing, _ = pair_db(data, args.db, sample, args.annotator, ("trace",))  # its design: per-answer estimates
+        pairing, design = pair_db(data, args.db, sample, args.annotator, ("trace",))  # design: per-answer figures
+        if design.name not in ("uniform", "paired"):
+            pairing.warnings.append(_not_uniform(design.sample_id, design.name))
         return pairing, data
     return pair_export(data), data
+
+
+def _not_uniform(sample_id: int | None, design: str) -> str:
+    return (
+        f"audit sample {sample_id} is {design}: its reviewed pairs are read as a uniform sample of questions, which "
+        "they are not; draw a paired sample for a comparison (ragviz audit draw --design paired)"
+    )
 
 
 def _newest_paired(data: Any, db: str) -> int | None:

@@ -123,3 +123,26 @@ def test_review_audit_mode_walks_the_sample_in_its_random_order(app_env):
     at.radio(key="review.queue").set_value("All examples").run()
     assert not at.exception and not [p for p in at.get("progress") if "Audit sample" in p.proto.text]
     assert "queue" not in at.query_params and "review.advance" in [t.key for t in at.toggle]
+
+
+def test_review_grows_a_paired_sample_by_questions(app_env):
+    """Issue 39: a paired sample (both answers of each drawn question) grown on the Review page gains whole questions;
+    the sample data holds three questions answered by both of its generation models."""
+    from ragviz.analysis.compare_systems.audit import draw_paired
+    from ragviz.store.audit_samples import get_sample
+
+    ds = load([SAMPLE]).dataset
+    with LabelStore(app_env["db"]) as store:
+        sample = draw_paired(store, ds, 2, "tester", seed=4)
+    at = open_page("pages/review.py")
+    at.radio(key="review.queue").set_value("Audit sample").run()
+    assert not at.exception
+    at.number_input(key=f"audit.grow_to.{sample.id}.4").set_value(6).run()
+    next(b for b in at.button if b.key == "audit.grow").click().run()
+    assert not at.exception
+    with LabelStore(app_env["db"]) as store:
+        grown = get_sample(store, sample.id)
+    assert grown is not None and grown.size == 6 and grown.members[:4] == sample.members
+    assert grown.params["questions"] == 3
+    a, b = (ds.index_of(u) for u in grown.members[4:])
+    assert ds.ids[a] == ds.ids[b] and ds.generation_models[a] != ds.generation_models[b]

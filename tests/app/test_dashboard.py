@@ -40,6 +40,7 @@ def test_dashboard_without_decisions_shows_distributions_and_triage(app_env):
     assert [h.value for h in at.header] == [
         "TRACe under the current labels",
         "What people would say",
+        "Compare systems",  # the sample data holds two generation models' answers to three questions
         "How much can we trust the judge?",
         "Do the annotators agree?",
         "RAGBench baseline judges against the current labels",

@@ -14,6 +14,7 @@ import pytest
 
 from ragviz.analysis.compare_systems.difference import compare_report
 from ragviz.analysis.compare_systems.pairs import column_answers, pair_systems
+from ragviz.analysis.compare_systems.sample import compare_sample, compare_sample_of
 from ragviz.analysis.estimates.pairing import member_rows, pair_store
 from ragviz.cli.main import main
 from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change, field_value, support_field
@@ -103,6 +104,9 @@ def test_paired_draw_reviews_and_the_corrected_difference(tmp_path, capsys, data
     # the same figures as the core computes (what the Dashboard and the report show)
     report = compare_report(pair_systems(column_answers(dataset, pairing), A, B))
     assert report.overall.metrics["adherence"].ppi.ci() == [low, high]
+    with LabelStore(db) as store:  # the Dashboard's, the Explainer's and the report's path
+        shown = compare_sample(dataset, store, compare_sample_of(store, dataset))[1]
+    assert shown.overall.metrics["adherence"].ppi.ci() == [low, high] and (shown.a, shown.b) == (A, B)
     assert set(got["groups"]) == {"delucionqa_test", "emanual_test"}
     code, out, _ = _run(capsys, "estimate", data_file, "--db", db, "--compare", "--format", "csv")
     rows = list(csv.DictReader(io.StringIO(out)))
@@ -112,6 +116,13 @@ def test_paired_draw_reviews_and_the_corrected_difference(tmp_path, capsys, data
     )
     code, out, _ = _run(capsys, "estimate", data_file, "--db", db, "--compare")
     assert code == 0 and f"  {adherence['verdict']}" in out and "ALL              adherence" in out
+    # the stakeholder report opens with the same comparison
+    html_path = tmp_path / "report.html"
+    code, _, err = _run(capsys, "report", data_file, "--db", db, "-o", html_path)
+    html = html_path.read_text(encoding="utf-8")
+    assert code == 0, err
+    assert html.index('<section id="compare">') < html.index('<section id="headline">')
+    assert f'<p class="lead">{adherence["verdict"]}</p>' in html
     # grown by questions: the first 120 stay, in order
     code, out, err = _run(
         capsys, "audit", "draw", data_file, "--db", db, "--size", 130, "--grow", 1, "--format", "json"
@@ -172,3 +183,20 @@ def test_bad_input_one_line_each(tmp_path, capsys, data_file):
     )
     code, _, err = _run(capsys, "estimate", data_file, "--compare", A)
     assert code == 2 and err == "--compare: give two systems (A B) or none, got 1\n"
+
+
+def test_a_stratified_sample_is_read_as_uniform_questions_and_the_outputs_say_so(tmp_path, capsys, data_file):
+    db = tmp_path / "labels.db"
+    code, _, err = _run(
+        capsys, "audit", "draw", data_file, "--db", db, "--size", 60, "--design", "stratified", "--by", "dataset_name",
+        "--seed", 3, "--annotator", "ana",
+    )  # fmt: skip
+    assert code == 0, err
+    dataset = load([data_file]).dataset
+    with LabelStore(db) as store:
+        _review_both(store, dataset, list(get_sample(store, 1).members))
+        pairs, _ = compare_sample(dataset, store, compare_sample_of(store, dataset))
+    warning = "audit sample 1 is stratified: its reviewed pairs are read as a uniform sample of questions"
+    assert any(warning in n for n in pairs.notes())
+    code, out, err = _run(capsys, "estimate", data_file, "--db", db, "--compare", "--format", "json")
+    assert code == 0 and f"warning: {warning}" in err

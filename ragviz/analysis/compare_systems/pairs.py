@@ -15,6 +15,7 @@ reads, so nothing here computes a metric.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -111,7 +112,7 @@ class SystemPairs:
         out = list(self.warnings)
         if self.unpaired:
             first = "; ".join(
-                f"{u.where} ({u.system}, {self.pair_by} {u.question}): {u.reason}" for u in self.unpaired[:3]
+                f"{_file_row(u.where)} ({u.system}, {self.pair_by} {u.question}): {u.reason}" for u in self.unpaired[:3]
             )
             more = f" and {len(self.unpaired) - 3:,} more" if len(self.unpaired) > 3 else ""
             out.append(f"{len(self.unpaired):,} answers have no pair and are left out: {first}{more}")
@@ -122,6 +123,15 @@ class SystemPairs:
                 "(review both answers of each drawn question)"
             )
         return out
+
+
+def _file_row(where: str) -> str:
+    """``FILE:ROW`` without the folder (the notes reach reports and the app, which never show a server's paths).
+
+    >>> _file_row("/srv/data/run.jsonl:12")
+    'run.jsonl:12'
+    """
+    return os.path.basename(where)
 
 
 def column_values(dataset: Dataset, column: str, what: str = "--system") -> list[str]:

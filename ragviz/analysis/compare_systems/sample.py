@@ -22,7 +22,7 @@ from ragviz.analysis.compare_systems.pairs import (
     column_answers,
     pair_systems,
 )
-from ragviz.analysis.estimates.pairing import pair_store
+from ragviz.analysis.estimates.pairing import pair_export, pair_store
 from ragviz.analysis.estimates.ppi import DEFAULT_INTERVAL
 from ragviz.data.dataset import Dataset
 from ragviz.store.audit_samples import AuditSample, default_sample, list_samples, team_choice
@@ -61,14 +61,22 @@ def compare_sample(
     interval: str = DEFAULT_INTERVAL,
 ) -> tuple[SystemPairs, CompareReport]:
     """B − A of *dataset*'s two systems (*systems*, else a paired sample's, else the two the data has) corrected by
-    *sample*'s reviewed members under the *against* labels; the system and question columns are the paired sample's
+    *sample*'s reviewed members under the *against* labels (*store* ``None``: the labels in the files); the system and question columns are the paired sample's
     unless given (module docstring). :class:`ragviz.analysis.compare_systems.pairs.CompareError` in one line when the
     systems cannot be compared."""
     params = sample.params if sample is not None and sample.design == PAIRED else {}
     system = system or params.get("system") or DEFAULT_SYSTEM
     pair_by = pair_by or params.get("pair_by") or DEFAULT_PAIR_BY
     chosen = list(systems or params.get("systems") or [None, None])
-    pairing = pair_store(dataset, store, sample.members if sample is not None else None, against)
+    if store is None:  # the labels in the files alone: a ragviz export's people's rows, else the judge's only
+        pairing = pair_export(dataset)
+    else:
+        pairing = pair_store(dataset, store, sample.members if sample is not None else None, against)
     pairs = pair_systems(column_answers(dataset, pairing, system, pair_by), chosen[0], chosen[1], system, pair_by)
     pairs.warnings.extend(pairing.warnings)
+    if sample is not None and sample.design not in ("uniform", PAIRED):
+        pairs.warnings.append(
+            f"audit sample {sample.id} is {sample.design}: its reviewed pairs are read as a uniform sample of "
+            "questions, which they are not; draw a paired sample for a comparison (ragviz audit draw --design paired)"
+        )
     return pairs, compare_report(pairs, alpha, interval)

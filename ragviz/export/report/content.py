@@ -16,6 +16,9 @@ from typing import TYPE_CHECKING, Any
 from ragviz.analysis.agreement import BINARY_LABELS
 from ragviz.analysis.audits.designs import DesignError
 from ragviz.analysis.audits.sample_estimate import design_sentence, design_title, sample_report
+from ragviz.analysis.compare_systems.difference import CompareReport
+from ragviz.analysis.compare_systems.pairs import CompareError
+from ragviz.analysis.compare_systems.sample import compare_sample, compare_sample_of, two_systems
 from ragviz.analysis.dashboard.aggregates import histogram_counts, subset_means
 from ragviz.analysis.dashboard.figures import dashboard_data
 from ragviz.analysis.dashboard.rows import row_figures
@@ -90,6 +93,8 @@ class ReportContent:
     provenance: Provenance
     design: str = "uniform random audit"  # the audit's design named (ragviz.analysis.audits.sample_estimate)
     design_note: str | None = None  # its effective sample size and people-hours saved, in a sentence
+    comparison: CompareReport | None = None  # two systems on the same questions: the report's first section
+    comparison_error: str | None = None  # why two systems in the data could not be compared
 
 
 def _sample(dataset: Dataset, store: LabelStore | None, sample_id: int | None) -> AuditSample | None:
@@ -188,6 +193,7 @@ def gather(dataset: Dataset, store: LabelStore | None, request: ReportRequest) -
     if request.by != "dataset_name":
         records = records.assign(dataset=dataset.generation_models)
     means = data.means if request.by == "dataset_name" else subset_means(records)
+    comparison, comparison_error = _comparison(dataset, store, request.against)
     return ReportContent(
         request=request,
         n_examples=len(dataset),
@@ -209,4 +215,19 @@ def gather(dataset: Dataset, store: LabelStore | None, request: ReportRequest) -
         provenance=provenance(dataset, store, request),
         design=design_title(estimates, with_sample=False),
         design_note=design_sentence(estimates) if sample is not None else None,
+        comparison=comparison,
+        comparison_error=comparison_error,
     )
+
+
+def _comparison(dataset: Dataset, store: LabelStore | None, against: str) -> tuple[CompareReport | None, str | None]:
+    """Two systems' comparison when the data holds two (``generation_model_name``), as the Dashboard shows it."""
+    systems = two_systems(dataset)
+    if not systems:
+        return None, None
+    chosen = systems if len(systems) == 2 else None
+    sample = compare_sample_of(store, dataset) if store is not None else None
+    try:
+        return compare_sample(dataset, store, sample, against, chosen)[1], None
+    except CompareError as exc:
+        return None, str(exc)

@@ -18,6 +18,7 @@ from ragviz.analysis.agreement import BINARY_LABELS
 from ragviz.analysis.figure_intervals import INTERVAL_NOTE
 from ragviz.analysis.review.edits import BOTH, RELEVANT, UTILIZED, ContextSpan, ResponseSpan
 from ragviz.analysis.trace_formulas import FormulaTerm, filled_formula
+from ragviz.export.report.compare import sections_html
 from ragviz.export.report.content import CORRECTED, ReportContent
 from ragviz.export.report.examples import MAX_SENTENCES, WorkedExample
 
@@ -404,8 +405,7 @@ def report_html(c: ReportContent, svgs: dict[str, str]) -> str:
         "examples": examples_html(c),
         "method": method_html(c),
     }
-    nav = "".join(f'<li><a href="#{key}">{_e(title)}</a></li>' for key, title in SECTIONS)
-    sections = "".join(f'<section id="{key}"><h2>{_e(title)}</h2>{bodies[key]}</section>' for key, title in SECTIONS)
+    nav, sections = sections_html(SECTIONS, bodies, c.comparison, c.comparison_error)  # two systems: theirs first
     subtitle = f"{c.n_examples:,} examples · {c.provenance.date} · ragviz {c.provenance.version}"
     return (
         "<!DOCTYPE html>\n"

@@ -16,11 +16,14 @@ from typing import Any
 
 import streamlit as st
 
+from ragviz.analysis.audits.designs import PAIRED
 from ragviz.analysis.audits.judge_confidence import with_judge_confidence
 from ragviz.analysis.audits.samples import grow_design
+from ragviz.analysis.compare_systems.audit import grow_paired
 from ragviz.analysis.estimates.pairing import AuditProgress, audit_progress
 from ragviz.analysis.review.queue import audit_position_text, nearest_match, order_neighbours
 from ragviz.data.dataset import Dataset
+from ragviz.data.errors import BadInput
 from ragviz.store.audit_samples import (
     AuditSample,
     AuditSampleError,
@@ -218,8 +221,11 @@ def _grow(ds: Dataset, sample: AuditSample, who: str, key: str) -> None:
     if _refused():
         return
     try:
-        grown = grow_design(state.store(), ds, sample, int(st.session_state[key]), who)
-    except ValueError as exc:  # AuditSampleError, DesignError
+        if sample.design == PAIRED:  # grown by questions: both answers of each (the size counts answers)
+            grown = grow_paired(state.store(), ds, sample, int(st.session_state[key]) // 2, who)
+        else:
+            grown = grow_design(state.store(), ds, sample, int(st.session_state[key]), who)
+    except (ValueError, BadInput) as exc:  # AuditSampleError, DesignError, CompareError
         st.session_state[MESSAGE_KEY] = f"Not grown: {exc}"
         return
     st.session_state[MESSAGE_KEY] = f"Sample {grown.id} now has {grown.size:,} examples."
@@ -231,6 +237,8 @@ GROW_HELP = {
     "stratified sample of the same design.",
     "active": "Raises the budget with the same seed and confidence: every member stays, examples between the two "
     "levels join (the size varies around the budget).",
+    "paired": "Adds the next questions of the same seeded order, both systems' answers of each (the size counts "
+    "answers: two per question).",
 }
 
 

@@ -56,7 +56,7 @@ def _ci(low: float | None, high: float | None) -> str:
 
 def compare_table(report: CompareReport) -> pd.DataFrame:
     """B − A in points per subset and metric: judge only, people only, corrected with its 95 % interval, the
-    verdict."""
+    verdict (below the minimum audit: how many more audited questions it needs)."""
     return pd.DataFrame(
         [
             {
@@ -68,7 +68,7 @@ def compare_table(report: CompareReport) -> pd.DataFrame:
                 "people only": _points(r["people_diff"]),
                 "corrected": _points(r["ppi_diff"]),
                 "corrected 95% CI": _ci(r["ppi_low"], r["ppi_high"]),
-                "verdict": r["verdict"],
+                "verdict": f"too few: {r['more_needed']:,} more needed" if r["more_needed"] else r["verdict"],
             }
             for r in report.rows()
         ]
@@ -117,8 +117,7 @@ def compare_systems_panel(store: LabelStore, against: str, present: bool) -> Non
     )
     for text in verdicts(report):
         st.markdown(render.md_escape(text, limit=None))
-    table = compare_table(report)
-    st.dataframe(table, hide_index=True, width="stretch", height=36 * (len(table) + 1) + 3)  # every row, no scroll
+    st.table(compare_table(report).set_index("subset"))  # every row as text, no scrolling
     for note in report.notes():
         st.caption(render.md_escape(note, limit=None))
     st.caption(render.md_escape(plan, limit=None))
