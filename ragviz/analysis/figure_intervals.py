@@ -60,10 +60,10 @@ SHARE, BOOTSTRAP, BOUNDED = "Clopper-Pearson", "bootstrap", "bounded normal"
 NO_SPREAD = "no interval: every resample of the reviewed examples gives the same value"
 #: One line naming each figure's interval, for captions.
 INTERVAL_NOTE = (
-    f"Clopper-Pearson for accuracy, precision, recall, F1 and RMSE, a bootstrap widened by κ's accuracy bounds for "
-    f"κ; none below {MIN_REVIEWED} reviewed examples"
+    "Clopper-Pearson for accuracy, precision, recall, F1 and RMSE; for κ a bootstrap, widened to κ at the "
+    f"accuracy's bounds; none below {MIN_REVIEWED} reviewed examples"
 )
-#: Figures of a confusion table, and which of them are proportions (Wilson intervals).
+#: Figures of a confusion table, and which of them are proportions (Clopper-Pearson intervals).
 CONFUSION_FIGURES = ("kappa", "precision", "recall", "f1", "accuracy", "tnr")
 PROPORTIONS = {
     "accuracy": ((0, 3), (0, 1, 2, 3)),
