@@ -104,7 +104,7 @@ def wilson_bounds(p: float, n_eff: float, level: float = 0.95, z: float | None =
 
 
 def _cluster_share(hits: np.ndarray, trials: np.ndarray, level: float) -> tuple[float | None, float | None]:
-    """Wilson bounds of ``sum(hits) / sum(trials)`` where each example's decisions are made together."""
+    """Clopper-Pearson bounds of ``sum(hits) / sum(trials)`` where each example's decisions are made together."""
     used = trials > 0
     a, d = hits[used], trials[used]
     total, n = float(d.sum()), int(used.sum())
@@ -234,7 +234,7 @@ def confusion_intervals(
 
 
 def _kappa_from_accuracy(total: np.ndarray, accuracy: FigureInterval) -> tuple[float | None, float | None, str]:
-    """κ at the accuracy's Wilson bounds, chance agreement as observed (what is left when every bootstrap
+    """κ at the accuracy's bounds, chance agreement as observed (what is left when every bootstrap
     resample gives one κ: people and the judge agreed on every decision)."""
     tp, fp, fn, tn = (float(x) for x in total)
     n = tp + fp + fn + tn
