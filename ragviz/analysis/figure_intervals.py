@@ -60,10 +60,10 @@ SHARE, BOOTSTRAP, BOUNDED = "Clopper-Pearson", "bootstrap", "bounded normal"
 NO_SPREAD = "no interval: every resample of the reviewed examples gives the same value"
 #: One line naming each figure's interval, for captions.
 INTERVAL_NOTE = (
-    f"Clopper-Pearson for accuracy, precision, recall, F1 and RMSE, a bootstrap widened by κ's accuracy bounds for "
-    f"κ; none below {MIN_REVIEWED} reviewed examples"
+    "Clopper-Pearson for accuracy, precision, recall, F1 and RMSE; for κ a bootstrap, widened to κ at the "
+    f"accuracy's bounds; none below {MIN_REVIEWED} reviewed examples"
 )
-#: Figures of a confusion table, and which of them are proportions (Wilson intervals).
+#: Figures of a confusion table, and which of them are proportions (Clopper-Pearson intervals).
 CONFUSION_FIGURES = ("kappa", "precision", "recall", "f1", "accuracy", "tnr")
 PROPORTIONS = {
     "accuracy": ((0, 3), (0, 1, 2, 3)),
@@ -104,7 +104,7 @@ def wilson_bounds(p: float, n_eff: float, level: float = 0.95, z: float | None =
 
 
 def _cluster_share(hits: np.ndarray, trials: np.ndarray, level: float) -> tuple[float | None, float | None]:
-    """Wilson bounds of ``sum(hits) / sum(trials)`` where each example's decisions are made together."""
+    """Clopper-Pearson bounds of ``sum(hits) / sum(trials)`` where each example's decisions are made together."""
     used = trials > 0
     a, d = hits[used], trials[used]
     total, n = float(d.sum()), int(used.sum())
@@ -234,7 +234,7 @@ def confusion_intervals(
 
 
 def _kappa_from_accuracy(total: np.ndarray, accuracy: FigureInterval) -> tuple[float | None, float | None, str]:
-    """κ at the accuracy's Wilson bounds, chance agreement as observed (what is left when every bootstrap
+    """κ at the accuracy's bounds, chance agreement as observed (what is left when every bootstrap
     resample gives one κ: people and the judge agreed on every decision)."""
     tp, fp, fn, tn = (float(x) for x in total)
     n = tp + fp + fn + tn

@@ -258,8 +258,11 @@ def bootstrap_mean_ci(
     per sample plus a block of weights. Every sample under :data:`LARGE_SAMPLE` (the RAGBench
     shards' subsets and all their rows together among them) takes the index draws above.
 
+    Where every resample gives the same mean (all values equal) there is no interval: one of zero width says
+    nothing about how the mean could vary.
+
     >>> bootstrap_mean_ci([1.0, 1.0, 1.0])
-    MeanInterval(n=3, mean=1.0, low=1.0, high=1.0)
+    MeanInterval(n=3, mean=1.0, low=None, high=None)
     """
     return bootstrap_mean_cis([values], n_resamples, level, seed)[0]
 
@@ -277,6 +280,9 @@ def bootstrap_mean_cis(
 
     def interval(k: int, data: Any, means: Any) -> None:
         low, high = np.quantile(means, [alpha, 1 - alpha])
+        if float(high) - float(low) <= 1e-12:  # every resample the same mean: that says nothing, no interval
+            out[k] = MeanInterval(len(data), float(data.mean()), None, None)
+            return
         out[k] = MeanInterval(len(data), float(data.mean()), float(low), float(high))
 
     by_size: dict[int, list[tuple[int, Any]]] = {}

@@ -29,7 +29,7 @@ def format_table(report: EstimateReport) -> str:
     overall = report.overall
     lines = [
         f"{overall.n_labeled} audited examples (people's labels), {overall.n_unlabeled} judge-only; "
-        f"{level} intervals (PPI++: {report.interval}); PPI++ = judge on all examples, corrected by the audit"
+        f"{level} intervals (PPI++: {report.intervals_used()}); PPI++ = judge on all examples, corrected by the audit"
     ]
     from ragviz.analysis.audits.sample_estimate import design_lines
 

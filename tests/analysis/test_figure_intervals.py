@@ -83,3 +83,23 @@ def test_the_cli_json_and_the_dashboard_carry_the_rule():
     assert d["too_few"] is None and d["relevant_accuracy_low"] < d["relevant_accuracy_high"] == pytest.approx(1.0)
     row = agreement_rows(many)[0]
     assert row["κ 95% interval"].count("–") == 1 and "too few" not in row["κ 95% interval"]
+
+
+def test_the_estimate_header_names_the_interval_each_metric_got():
+    # issue 36 item 9: "bootstrap-t" in the header while a metric fell back to the normal interval was untrue
+    from ragviz.analysis.estimates.pairing import PairedExample
+    from ragviz.analysis.estimates.report import EstimateReport, estimate_group
+
+    rng = np.random.default_rng(1)
+    examples = []
+    for i in range(150):
+        judged = {"relevance": float(rng.random()), "adherence": 1.0}
+        human = None
+        if i < 120:  # people differ from the judge on relevance; on adherence on none: the floored normal interval
+            human = {"relevance": min(1.0, judged["relevance"] + float(rng.normal(0, 0.1)) ** 2), "adherence": 1.0}
+        examples.append(PairedExample(f"u{i}", "d", "m", judged, human))
+    group = estimate_group(examples, ["relevance", "adherence"], 0.05, "bootstrap-t")
+    report = EstimateReport(0.05, group, interval="bootstrap-t")
+    assert report.intervals_used() == "bootstrap-t (normal for adherence)"
+    note = next(n for n in report.notes() if n.startswith("adherence:"))
+    assert "relevance" not in note and "fewer than 5 examples" in note

@@ -252,3 +252,44 @@ def test_a_calibrated_active_sample_counts_its_pilots_reviews(tmp_path, capsys, 
         _review_members(store, dataset, grown.members[40:])
         pairing = pair_store(dataset, store, [*active.members, *grown.members])
     assert len(design_info(pairing, active, pilot=grown).batches) == 2
+
+
+def test_growing_an_active_sample_keeps_its_members_weights_or_refuses(tmp_path, data_file):
+    # issue 36 item 6: a grown active sample's stored members keep the selection weights they were drawn with; if the
+    # confidences changed since the draw, growing is refused and says which example's weight would change
+    from ragviz.analysis.audits.designs import DesignError
+    from ragviz.store.audit_samples import get_sample
+
+    dataset = load([data_file]).dataset
+    with LabelStore(tmp_path / "l.db") as store:
+        sample = draw_design(store, dataset, "active", 40, "ana", 5)
+        grown = grow_design(store, dataset, sample, 60, "ana")
+        before = {m.uid: m.selection_weight for m in sample.member_details()}
+        after = {m.uid: m.selection_weight for m in grown.member_details()}
+        assert set(before) <= set(after) and all(after[u] == pytest.approx(before[u], rel=1e-12) for u in before)
+        rows = [json.loads(line) for line in data_file.read_text().splitlines()]
+        rows[0]["judge_confidence"] = 0.2 if rows[0]["judge_confidence"] > 0.5 else 0.99  # the judge re-run
+        changed = tmp_path / "changed.jsonl"
+        changed.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        with pytest.raises(
+            DesignError, match=rf"cannot grow sample {grown.id}: the 'judge_confidence' confidences changed"
+        ):
+            grow_design(store, load([changed]).dataset, grown, 80, "ana")
+        assert len(get_sample(store, grown.id).members) == len(grown.members)  # nothing stored
+
+
+def test_an_active_sample_drawn_before_salts_grows_with_its_own_ranking(tmp_path, data_file):
+    # issue 36 item 2: samples stored without a salt keep the unsalted ranking they were drawn with
+    from ragviz.analysis.audits.designs import active_draw
+    from ragviz.analysis.audits.samples import confidence_of
+    from ragviz.store.audit_samples import save_designed_sample
+
+    dataset = load([data_file]).dataset
+    confidence = confidence_of(dataset)
+    old = active_draw(dataset.uids, confidence, 40, 5, salt="")
+    params = {k: v for k, v in old.params.items() if k != "salt"} | {"confidence": "judge_confidence"}
+    with LabelStore(tmp_path / "l.db") as store:
+        stored = save_designed_sample(store, dataset.uids, old.members, "active", params, "ana", 5)
+        grown = grow_design(store, dataset, stored, 60, "ana")
+    assert list(grown.members) == active_draw(dataset.uids, confidence, 60, 5, salt="").uids
+    assert list(grown.members) != active_draw(dataset.uids, confidence, 60, 5).uids

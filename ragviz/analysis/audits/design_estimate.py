@@ -52,9 +52,11 @@ from ragviz.store.audit_samples import AuditSample
 __all__ = [
     "DesignInfo",
     "MINUTES_PER_EXAMPLE",
+    "active_fixed_variance",
     "design_info",
     "design_report",
     "reviewed_level",
+    "stratified_fixed_variance",
     "uniform_equivalent",
 ]
 
@@ -223,6 +225,31 @@ def _batch(examples: Sequence[PairedExample], name: str, chances: Mapping[str, f
     return np.array(y), np.array(f), np.array(pi), np.array(fu)
 
 
+def active_fixed_variance(y: np.ndarray, f: np.ndarray, w: np.ndarray, lam: float, total: int) -> float:
+    r"""The part *B* of an active (IPW PPI++) estimate's variance that no audit size shrinks. With
+    :math:`r_i = \lambda \hat Y_i + \xi_i d_i/\pi_i` and :math:`d = Y - \lambda\hat Y` centred, the variance is about
+    :math:`\frac{1}{N}(\sigma^2_Y - \overline{d^2}) + \frac{1}{N^2}\sum_i d_i^2/\pi_i`: the first term stays, the
+    second falls as :math:`1/n` (:math:`\pi \propto n`). *w*: the audited examples' design weights summing to 1
+    (Hájek); at least 0."""
+    centred_y, centred_f = y - float(w @ y), f - float(w @ f)
+    d = centred_y - lam * centred_f
+    return max(0.0, float(w @ centred_y**2) - float(w @ d**2)) / total
+
+
+def stratified_fixed_variance(
+    weights: Mapping[str, float], lams: Mapping[str, float], fu: np.ndarray, keys_u: Sequence[str]
+) -> float:
+    r"""The part *B* of a stratified PPI++ estimate's variance that no audit size shrinks: the judge-only term
+    :math:`\sum_h w_h^2 \lambda_h^2 s^2_{\hat Y^u_h} / N^u_h`."""
+    keys = np.asarray(list(keys_u))
+    out = 0.0
+    for h, w_h in weights.items():
+        values = fu[keys == h] if keys.size else fu[:0]
+        if values.size > 1:
+            out += w_h**2 * lams.get(h, 0.0) ** 2 * float(np.var(values, ddof=1)) / values.size
+    return out
+
+
 def _metric(
     examples: Sequence[PairedExample], name: str, info: DesignInfo, alpha: float, minutes: float, method: str
 ) -> MetricEstimate:
@@ -267,6 +294,10 @@ def _metric(
         return MetricEstimate(**{**blank.__dict__, "design": {"problem": note}})
     w = weights / weights.sum()
     var_y = float(w @ (y - float(w @ y)) ** 2)
+    if info.name == STRATIFIED:
+        fixed = stratified_fixed_variance(s.weights, s.lams, fu, a["keys_u"])
+    else:
+        fixed = active_fixed_variance(y, f, w, lam, total)
     gain = None if variance <= 0 else float(min(var_y / variance, total))
     found = uniform_equivalent(y, f, weights, np.concatenate([f, fu]), variance)
     # None: not even auditing every example uniformly is as precise. Never below the audit a uniform corrected figure
@@ -282,6 +313,7 @@ def _metric(
         "saved_examples": saved,
         "saved_hours": round(saved * minutes / 60.0, 1),
         "people_variance": people_var,
+        "fixed_variance": fixed,  # the part of the variance that does not shrink as the audit grows (the planner's B)
         "z": z_value(alpha),
     }
     if n < MIN_AUDITED:  # no saving is said where no corrected figure is: the uniform side is floored at the minimum

@@ -5,12 +5,12 @@ target the Review queue counts toward.
   moments and the judge's spread on every example).
 * stratified / active — the design's own variance :math:`\\hat\\sigma^2_n` at the *n* audited so far
   (:func:`ragviz.analysis.audits.design_estimate.design_report`, which uses the judge's confidence through the
-  inclusion probabilities, or the strata and their allocation) scales as :math:`1/n` when the sample grows by its
-  design (same strata shares or the same selection weights), so the design needs
-  :math:`n' = \\lceil n\\,\\hat\\sigma^2_n / (h/z)^2 \\rceil`; a uniform PPI++ audit as precise needs its
-  uniform-equivalent size scaled alike, people alone their variance scaled alike. The judge-only term of PPI++
-  (:math:`\\lambda^2\\sigma^2_{\\hat Y}/N`) does not shrink with *n*: it is at most a few percent of the variance
-  at the audit sizes planned here, so the answer errs a little low where *n'* is near *N*.
+  inclusion probabilities, or the strata and their allocation) is :math:`A/n + B` when the sample grows by its
+  design (same strata shares or the same selection weights): *B* the part no audit shrinks (active: the metric's
+  spread over the rows, :math:`(\\sigma^2_Y - \\overline{d^2})/N`; stratified: the judge-only term), estimated with
+  the estimate (``fixed_variance``), and :math:`A = n(\\hat\\sigma^2_n - B)`; the design needs
+  :math:`n' = \\lceil A / ((h/z)^2 - B) \\rceil` (:func:`planned_size`); a uniform PPI++ audit as precise needs its
+  uniform-equivalent size scaled alike, people alone their variance scaled as :math:`1/n`.
 
 No answer is below :data:`ragviz.analysis.estimates.coverage.MIN_AUDITED` (fewer give no corrected figure) nor
 above the examples there are (``None``: not reachable).
@@ -26,7 +26,7 @@ from ragviz.analysis.estimates.pairing import Pairing
 from ragviz.analysis.estimates.ppi import z_value
 from ragviz.analysis.estimates.report import EstimateReport, plan
 
-__all__ = ["DesignPlan", "design_plan_text", "plan_design", "target_progress_text"]
+__all__ = ["DesignPlan", "design_plan_text", "plan_design", "planned_size", "target_progress_text"]
 
 
 @dataclass(frozen=True)
@@ -49,8 +49,18 @@ class DesignPlan:
         return self.n_people is not None
 
 
-def _scaled(n: int, variance: float, target: float, total: int) -> int | None:
-    need = max(MIN_AUDITED, math.ceil(n * variance / target - 1e-9))
+def planned_size(n: int, variance: float, target: float, total: int, fixed: float = 0.0) -> int | None:
+    r"""The audit size whose variance :math:`A/n' + B` reaches *target* (the squared half-width over :math:`z^2`),
+    :math:`A = n(\hat\sigma^2_n - B)` from the variance *variance* at the *n* audited now and *B* = *fixed*, the
+    part no audit size shrinks; ``None`` when *target* is at or below *B* or needs more than *total* examples.
+    Never below :data:`ragviz.analysis.estimates.coverage.MIN_AUDITED`.
+
+    >>> planned_size(100, 0.0004, 0.0001, 10_000), planned_size(100, 0.0004, 0.0001, 10_000, fixed=0.00005)
+    (400, 700)
+    """
+    if target <= fixed:
+        return None
+    need = max(MIN_AUDITED, math.ceil(n * max(variance - fixed, 0.0) / (target - fixed) - 1e-9))
     return need if need <= total else None
 
 
@@ -76,9 +86,10 @@ def plan_design(
     if "problem" in d or variance is None or variance <= 0:
         return blank
     target = (half_width / z_value(alpha)) ** 2
-    n_design = _scaled(n_now, variance, target, total)
+    fixed = min(float(d.get("fixed_variance") or 0.0), variance)
+    n_design = planned_size(n_now, variance, target, total, fixed)
     equal = d.get("uniform_plugin") or d["uniform_equivalent"]  # the uniform audit as precise as the design at n_now
-    n_uniform = _scaled(int(equal), variance, target, total) if d.get("uniform_reaches", True) else None
+    n_uniform = planned_size(int(equal), variance, target, total, fixed) if d.get("uniform_reaches", True) else None
     people = d.get("people_variance")
     n_people = None if people is None else max(MIN_AUDITED, math.ceil(n_now * float(people) / target - 1e-9))
     return DesignPlan(metric, design, half_width, n_design, n_uniform, n_people, n_now, total)

@@ -136,7 +136,8 @@ def design_lines(report: EstimateReport) -> list[str]:
     name = design.get("name") or UNIFORM
     if name == UNIFORM:
         return ["design: uniform random audit (every example equally likely)"]
-    method = design.get("interval") or "normal"
+    asked = design.get("interval") or "normal"
+    method = report.intervals_used() if asked == report.interval else asked
     out = [f"design: {design_title(report)}; corrected by {ESTIMATORS.get(name, name)}, {method} interval"]
     minutes = float(design.get("minutes_per_example") or MINUTES_PER_EXAMPLE)
     for metric, m in report.overall.metrics.items():

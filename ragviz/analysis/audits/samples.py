@@ -14,6 +14,7 @@ pilot (:func:`pilot_calibration`: every TRACe metric's spread against the judge'
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -364,4 +365,24 @@ def grow_design(store: LabelStore, dataset: Dataset, sample: AuditSample, n: int
     )
     if "pilot" in params:
         drawn.params["pilot"] = params["pilot"]
+    if sample.design == ACTIVE:
+        _same_weights(sample, drawn, params.get("confidence", CONFIDENCE_COLUMN), "calibration" in params)
     return extend_designed_sample(store, sample.id, dataset.uids, drawn.members, drawn.params, annotator)
+
+
+def _same_weights(sample: AuditSample, drawn: DesignedDraw, column: str, calibrated: bool) -> None:
+    """Refuse to grow an active *sample* whose stored members would get other selection weights from the
+    confidences (or, calibrated, the judge's values) in the store now: their chances, and the estimate, would no
+    longer be those they were drawn with."""
+    now = {m.uid: m.selection_weight for m in drawn.members}
+    for m in sample.member_details():
+        new = now.get(m.uid)
+        old = m.selection_weight
+        if old is None or (new is not None and math.isclose(new, old, rel_tol=1e-9, abs_tol=0.0)):
+            continue
+        source = "the judge's values the calibration reads" if calibrated else f"the {column!r} confidences"
+        was = f"{new:.3g}" if new is not None else "a weight that no longer draws it"
+        raise DesignError(
+            f"cannot grow sample {sample.id}: {source} changed since it was drawn (example {m.uid}: selection weight "
+            f"{old:.3g} when drawn, now {was}); draw a new sample, or restore the confidences it was drawn with"
+        )

@@ -41,7 +41,7 @@ def interval_text(fi: FigureInterval | None, digits: int = 2) -> str:
         return "—"
     if fi.low is None or fi.high is None:
         return fi.state or "no interval"
-    return f"{fi.low:.{digits}f} – {fi.high:.{digits}f}"
+    return f"{fi.low:.{digits}f} – {fi.high:.{digits}f}".replace("-", "−")
 
 
 def agreement_rows(agreement: Agreement) -> list[dict[str, Any]]:

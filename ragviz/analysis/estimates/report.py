@@ -198,6 +198,18 @@ class EstimateReport:
             out["groups"] = {g: est.as_dict(self.alpha, self.interval) for g, est in self.groups.items()}
         return out
 
+    def intervals_used(self) -> str:
+        """The interval each metric got, for a header: ``"bootstrap-t"`` when every metric got the method asked
+        for, else e.g. ``"bootstrap-t (normal for adherence, completeness)"``; the note of :meth:`notes` says why."""
+        other: dict[str, list[str]] = {}
+        for name, m in self.overall.metrics.items():
+            if m.ppi.method is not None and m.ppi.method != self.interval:
+                other.setdefault(m.ppi.method, []).append(name)
+        if not other:
+            return self.interval
+        parts = [f"{method} for " + ", ".join(names) for method, names in other.items()]
+        return f"{self.interval} ({'; '.join(parts)})"
+
     def sections(self) -> list[tuple[str, GroupEstimate]]:
         """``(group name, estimates)``: ``ALL`` first, then each group."""
         return [(ALL, self.overall), *(self.groups or {}).items()]

@@ -113,6 +113,10 @@ def _ci(
     return _e(why) if why else "no interval" if low is None or high is None else f"{fmt(low)} – {fmt(high)}"
 
 
+def _two(v: float | None) -> str:
+    return _num(v, 2)
+
+
 def _table(
     header: Sequence[str] | None, rows: Sequence[Sequence[str]], numeric: Sequence[int] = (), cls: str = ""
 ) -> str:
@@ -221,14 +225,17 @@ def trust_html(c: ReportContent, svgs: dict[str, str]) -> str:
         out.append(_table(["metric", "bias", "95% interval", "audited"], rows, (1, 2, 3)))
         out.append(_figure("bias", svgs.get("bias"), "Bias per metric in points, 95% interval; 0 = unbiased."))
     if len(c.trust_by_group) > 1:
-        rows = [
-            [_e(group), f"{labels[BINARY_LABELS[0]].n_examples:,}"]
-            + [
-                f'{_num(t.kappa, 2)}<span class="ci">{_ci(t.kappa_low, t.kappa_high, lambda v: _num(v, 2), t.too_few)}</span>'
-                for t in (labels[x] for x in BINARY_LABELS)
-            ]
-            for group, labels in c.trust_by_group.items()
-        ]
+        rows = []
+        for group, labels in c.trust_by_group.items():
+            few = labels[BINARY_LABELS[0]].too_few  # said once per row, in the examples cell
+            cells = [_num(t.kappa, 2) for t in (labels[x] for x in BINARY_LABELS)]
+            if not few:
+                cells = [
+                    f'{cell}<span class="ci">{_ci(t.kappa_low, t.kappa_high, _two)}</span>'
+                    for cell, t in zip(cells, (labels[x] for x in BINARY_LABELS))
+                ]
+            n = labels[BINARY_LABELS[0]].n_examples
+            rows.append([_e(group), f'{n:,}<span class="ci">{_e(few)}</span>' if few else f"{n:,}", *cells])
         out.append(f"<h3>Agreement per {_e(c.group_title)}: Cohen's κ (95% interval)</h3>")
         out.append(_table([_e(c.group_title), "examples", *BINARY_LABELS], rows, (1, 2, 3, 4, 5)))
     out.append(

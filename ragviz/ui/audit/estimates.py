@@ -174,7 +174,7 @@ def people_would_say_panel(store: LabelStore, against: str, present: bool) -> No
         render.md_escape(
             f"{sample.label(with_who=not present)} · {overall.n_labeled:,} reviewed members are the audit ({against}'s labels), "
             f"{overall.n_unlabeled:,} examples judge-only · corrected = the judge on every example, its bias "
-            f"removed by the audit ({SHORT_ESTIMATORS.get(report.design_name, 'PPI++')}, {report.interval} intervals)"
+            f"removed by the audit ({SHORT_ESTIMATORS.get(report.design_name, 'PPI++')}, {report.intervals_used()} intervals)"
             f" · design: {design_title(report)}",
             limit=None,
         )

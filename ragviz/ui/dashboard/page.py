@@ -23,6 +23,7 @@ from ragviz.analysis.agreement import (
 from ragviz.analysis.dashboard.annotator_tables import fleiss_shown, pair_rows
 from ragviz.analysis.dashboard.figures import (
     FAMILY_TITLES,
+    INTERVAL_COLUMNS,
     RETRIEVAL,
     TONIC,
     TRACE,
@@ -148,8 +149,11 @@ def judge_agreement(agreement: Agreement, scatter: list[dict[str, Any]], against
             f"{agreement.too_few.capitalize()}: every figure below is from {agreement.n_examples} reviewed "
             f"examples, with no interval until {agreement.minimum} are reviewed."
         )
+    rows = pd.DataFrame(agreement_rows(agreement))
+    if agreement.too_few:  # said once above, not in every cell
+        rows = rows.drop(columns=list(INTERVAL_COLUMNS.values()))
     st.dataframe(
-        pd.DataFrame(agreement_rows(agreement)),
+        rows,
         hide_index=True,
         width="stretch",
         column_config=_three_decimals(("Cohen's κ", "precision", "recall", "F1", "accuracy")),
@@ -159,11 +163,11 @@ def judge_agreement(agreement: Agreement, scatter: list[dict[str, Any]], against
         col.metric(
             f"{name} RMSE", "—" if sa.rmse is None else f"{sa.rmse:.3f}", help=f"over {sa.n} examples"
         )  # md: ours
-        if sa.rmse is not None:
+        if sa.rmse is not None and not agreement.too_few:
             col.caption(f"95 %: {interval_text(sa.rmse_interval, 3)}")  # md: ours
     accuracy = agreement.adherence_accuracy
     cols[-1].metric("adherence accuracy", "—" if accuracy is None else f"{accuracy:.3f}")
-    if accuracy is not None:
+    if accuracy is not None and not agreement.too_few:
         adherent = agreement.labels[ADHERENT].intervals.get("accuracy")
         cols[-1].caption(f"95 %: {interval_text(adherent, 3)}")  # md: ours
     cells = [(label, *astuple(agreement.labels[label].confusion)) for label in BINARY_LABELS]
