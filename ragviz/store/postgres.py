@@ -34,7 +34,7 @@ __all__ = [
 
 SCHEMES = ("postgresql://", "postgres://")
 CONNECT_TIMEOUT_S = 10
-POOL_MAX = 4  # connections per open store: sessions run in threads and read at once
+POOL_MAX = 8  # connections per open store: sessions run in threads and read at once
 POOL_TIMEOUT_S = 3.0  # how long a statement waits for a working connection before the database is "unavailable"
 RECONNECT_TIMEOUT_S = 2.0  # a background reconnect gives up after this; the next request starts another
 
