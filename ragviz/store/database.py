@@ -15,6 +15,7 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from time import monotonic
 from typing import Any
 
 from ragviz.store.errors import StoreUnavailable
@@ -104,20 +105,30 @@ class Database:
                 f"{self.location}: the database is unavailable: {self.describe(exc)}", outcome_unknown
             ) from exc
 
-    def _run(self, work: Callable[[Any], Any]) -> Any:
+    def _run(self, work: Callable[[Any], Any], read: bool = False) -> Any:
         """*work(connection)*: on SQLite its one connection; on PostgreSQL this thread's transaction
-        connection, else a checked connection from the pool, given back at once."""
+        connection, else a connection from the pool, given back at once. A *read* whose pooled connection
+        turns out broken (the server restarted since it was last used) runs once more on a checked one."""
         try:
             if self._pool is None:
                 return work(self.conn)
             tx = getattr(self._tx, "conn", None)
             if tx is not None:
                 return work(tx)
-            with self._pool.connection() as conn:
-                return work(conn)
+            for attempt in (1, 2):
+                with self._pool.connection() as conn:
+                    try:
+                        done = work(conn)
+                    except self.errors:
+                        if not (read and attempt == 1 and conn.broken):
+                            raise
+                        continue  # the pool drops the broken connection; the next one is checked
+                    conn._ragviz_used = monotonic()
+                    return done
         except self.errors as exc:
             self._raise_unavailable(exc)
             raise
+        raise AssertionError("unreachable")
 
     def execute(self, statement: str, params: Sequence[Any] = ()) -> Any:
         """Run one ``?``-placeholder statement; the driver's cursor on SQLite, its rows read whole on
@@ -130,7 +141,7 @@ class Database:
             cur = conn.execute(self.dialect.sql(statement), tuple(params) if params else None)
             return _Rows(cur.fetchall() if cur.description is not None else [], cur.rowcount)
 
-        return self._run(run)
+        return self._run(run, read=statement.lstrip()[:6].upper() == "SELECT")
 
     def executemany(self, statement: str, rows: Sequence[Sequence[Any]]) -> None:
         if self.dialect.name == "sqlite":
