@@ -20,9 +20,9 @@ from typing import Any
 
 from ragviz.store.errors import StoreUnavailable
 from ragviz.store.migrations import POSTGRES, SQLITE, Dialect
+from ragviz.store.postgres import POOL_MAX, is_url, mask_url, scrub
 from ragviz.store.postgres import errors as pg_errors
 from ragviz.store.postgres import is_unavailable as pg_is_unavailable
-from ragviz.store.postgres import is_url, mask_url, scrub
 from ragviz.store.postgres import open_pool as pg_open_pool
 from ragviz.store.sqlite import connect as sqlite_connect
 from ragviz.store.sqlite import is_unavailable as sqlite_is_unavailable
@@ -108,21 +108,22 @@ class Database:
     def _run(self, work: Callable[[Any], Any], read: bool = False) -> Any:
         """*work(connection)*: on SQLite its one connection; on PostgreSQL this thread's transaction
         connection, else a connection from the pool, given back at once. A *read* whose pooled connection
-        turns out broken (the server restarted since it was last used) runs once more on a checked one."""
+        turns out broken (the server restarted since it was last used) runs again on another (each
+        broken one is dropped; at worst the pool makes a new one)."""
         try:
             if self._pool is None:
                 return work(self.conn)
             tx = getattr(self._tx, "conn", None)
             if tx is not None:
                 return work(tx)
-            for attempt in (1, 2):
+            for attempt in range(POOL_MAX + 1):
                 with self._pool.connection() as conn:
                     try:
                         done = work(conn)
                     except self.errors:
-                        if not (read and attempt == 1 and conn.broken):
+                        if not (read and attempt < POOL_MAX and conn.broken):
                             raise
-                        continue  # the pool drops the broken connection; the next one is checked
+                        continue  # the pool drops the broken connection; another is tried
                     conn._ragviz_used = monotonic()
                     return done
         except self.errors as exc:
