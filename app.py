@@ -8,6 +8,7 @@ from ragviz.ui.core.render import theme_css
 from ragviz.ui.core.retry import unsaved_banner
 from ragviz.ui.core.served import hide_error_details
 from ragviz.ui.core.shell import store_faults
+from ragviz.ui.core.unsaved import pending
 
 st.set_page_config(page_title="ragviz", layout="wide")
 st.set_option("client.disableDataExport", True)  # tables' CSV download is unguarded: ragviz's own are guarded
@@ -30,8 +31,12 @@ pages = [
 page = st.navigation(pages)
 hide_error_details()  # served: no traceback, path or SQL in a browser
 st.html(theme_css())  # the app's few colour rules (a style-only block takes no space)
-with store_faults():  # the database unavailable: one calm message, never a traceback
-    unsaved_banner()  # clicks it did not take: "Not saved ..." and Retry
-    sidebar()
-    present_toggle()
-    page.run()
+shown = unsaved_banner()  # clicks the database did not take: "Not saved: ... retry" and Retry
+try:
+    with store_faults():  # the database unavailable: one calm message, never a traceback
+        sidebar()
+        present_toggle()
+        page.run()
+finally:  # a click this run could not store (a sentence click is stored inside the page): say so now
+    if len(pending()) > shown:
+        st.rerun()

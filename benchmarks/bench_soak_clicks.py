@@ -15,7 +15,8 @@ page says "Not saved" is counted as reported and retried with the page's Retry.
 Printed per annotator: clicks made, accept actions stored, reported not saved, and the two failures the
 soak looks for: dropped (clicked, not reported, not stored) and doubled (stored more than clicked);
 then the load average sampled every 5 s (min / mean / max) and the wall time. ``--minutes`` stops every tab
-clicking after that long (the counts then cover the clicks made).
+clicking after that long (the counts then cover the clicks made). ``--impatient`` clicks twice at once each
+time, the second while the first one's run is still going (a person double-clicking on a slow machine).
 """
 
 from __future__ import annotations
@@ -49,7 +50,9 @@ async def _settle(page) -> None:
     await page.wait_for_function(SETTLED, timeout=120_000)
 
 
-async def _annotator_tab(browser, server: StreamlitServer, who: str, clicks: int, out: dict, until: float) -> None:
+async def _annotator_tab(
+    browser, server: StreamlitServer, who: str, clicks: int, out: dict, until: float, impatient: bool
+) -> None:
     context = await browser.new_context(viewport={"width": 1280, "height": 900})
     page = await context.new_page()
     page.set_default_timeout(120_000)
@@ -70,6 +73,9 @@ async def _annotator_tab(browser, server: StreamlitServer, who: str, clicks: int
             print(f"{who} on {server.url}: {n} clicks", flush=True)
         await page.get_by_role("button", name="Accept as shown").click()
         made += 1
+        if impatient:  # a second click at once, while the first one's run is still going
+            await page.get_by_role("button", name="Accept as shown").first.click()
+            made += 1
         await _settle(page)
         if await page.get_by_text(NOT_SAVED).count():
             reported += 1
@@ -80,13 +86,15 @@ async def _annotator_tab(browser, server: StreamlitServer, who: str, clicks: int
     await context.close()
 
 
-async def _clicks(servers: list[StreamlitServer], names: list[str], clicks: int, until: float) -> dict:
+async def _clicks(servers: list[StreamlitServer], names: list[str], clicks: int, until: float, impatient: bool) -> dict:
     from playwright.async_api import async_playwright
 
     out = {who: {"made": 0, "reported": 0} for who in names}
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        await asyncio.gather(*(_annotator_tab(browser, s, who, clicks, out, until) for s in servers for who in names))
+        await asyncio.gather(
+            *(_annotator_tab(browser, s, who, clicks, out, until, impatient) for s in servers for who in names)
+        )
         await browser.close()
     return out
 
@@ -105,6 +113,9 @@ def main() -> int:
     ap.add_argument("--nice", type=int, default=19)
     ap.add_argument("--db", choices=["postgresql", "sqlite"], default="postgresql")
     ap.add_argument("--minutes", type=float, default=0, help="stop clicking after this long (0: no limit)")
+    ap.add_argument(
+        "--impatient", action="store_true", help="click twice at once, the second during the first one's run"
+    )
     args = ap.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="ragviz-soak-"))
@@ -136,7 +147,7 @@ def main() -> int:
     t0 = time.monotonic()
     try:
         until = t0 + args.minutes * 60 if args.minutes else float("inf")
-        out = asyncio.run(_clicks(servers, names, args.clicks, until))
+        out = asyncio.run(_clicks(servers, names, args.clicks, until, args.impatient))
     finally:
         wall = time.monotonic() - t0
         stop.set()

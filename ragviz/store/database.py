@@ -15,13 +15,14 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from time import monotonic
 from typing import Any
 
 from ragviz.store.errors import StoreUnavailable
 from ragviz.store.migrations import POSTGRES, SQLITE, Dialect
+from ragviz.store.postgres import POOL_MAX, is_url, mask_url, scrub
 from ragviz.store.postgres import errors as pg_errors
 from ragviz.store.postgres import is_unavailable as pg_is_unavailable
-from ragviz.store.postgres import is_url, mask_url, scrub
 from ragviz.store.postgres import open_pool as pg_open_pool
 from ragviz.store.sqlite import connect as sqlite_connect
 from ragviz.store.sqlite import is_unavailable as sqlite_is_unavailable
@@ -104,20 +105,31 @@ class Database:
                 f"{self.location}: the database is unavailable: {self.describe(exc)}", outcome_unknown
             ) from exc
 
-    def _run(self, work: Callable[[Any], Any]) -> Any:
+    def _run(self, work: Callable[[Any], Any], read: bool = False) -> Any:
         """*work(connection)*: on SQLite its one connection; on PostgreSQL this thread's transaction
-        connection, else a checked connection from the pool, given back at once."""
+        connection, else a connection from the pool, given back at once. A *read* whose pooled connection
+        turns out broken (the server restarted since it was last used) runs again on another (each
+        broken one is dropped; at worst the pool makes a new one)."""
         try:
             if self._pool is None:
                 return work(self.conn)
             tx = getattr(self._tx, "conn", None)
             if tx is not None:
                 return work(tx)
-            with self._pool.connection() as conn:
-                return work(conn)
+            for attempt in range(POOL_MAX + 1):
+                with self._pool.connection() as conn:
+                    try:
+                        done = work(conn)
+                    except self.errors:
+                        if not (read and attempt < POOL_MAX and conn.broken):
+                            raise
+                        continue  # the pool drops the broken connection; another is tried
+                    conn._ragviz_used = monotonic()
+                    return done
         except self.errors as exc:
             self._raise_unavailable(exc)
             raise
+        raise AssertionError("unreachable")
 
     def execute(self, statement: str, params: Sequence[Any] = ()) -> Any:
         """Run one ``?``-placeholder statement; the driver's cursor on SQLite, its rows read whole on
@@ -130,7 +142,7 @@ class Database:
             cur = conn.execute(self.dialect.sql(statement), tuple(params) if params else None)
             return _Rows(cur.fetchall() if cur.description is not None else [], cur.rowcount)
 
-        return self._run(run)
+        return self._run(run, read=statement.lstrip()[:6].upper() == "SELECT")
 
     def executemany(self, statement: str, rows: Sequence[Sequence[Any]]) -> None:
         if self.dialect.name == "sqlite":

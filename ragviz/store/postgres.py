@@ -6,18 +6,21 @@ defaults (``synchronous_commit = on``). Every message names the URL with its pas
 The pool checks each connection before handing it out (one empty statement) and drops a broken one, so a
 restarted server, a server killed and started again, or a dropped network costs the statements that
 were running then and nothing after: the next statement after the server is back gets a new connection.
-Reconnecting is retried for at most :data:`RECONNECT_TIMEOUT_S` in the background, then again on the next
+(A connection used within the last :data:`FRESH_S` is not pinged; a read that finds it broken runs once
+more.) Reconnecting is retried for at most :data:`RECONNECT_TIMEOUT_S` in the background, then again on the next
 request; a request waits at most :data:`POOL_TIMEOUT_S` for a connection (the database is then
 unavailable: :func:`is_unavailable`).
 """
 
 from __future__ import annotations
 
+from time import monotonic
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 __all__ = [
     "CONNECT_TIMEOUT_S",
+    "FRESH_S",
     "POOL_MAX",
     "POOL_TIMEOUT_S",
     "RECONNECT_TIMEOUT_S",
@@ -34,9 +37,10 @@ __all__ = [
 
 SCHEMES = ("postgresql://", "postgres://")
 CONNECT_TIMEOUT_S = 10
-POOL_MAX = 4  # connections per open store: sessions run in threads and read at once
+POOL_MAX = 8  # connections per open store: sessions run in threads and read at once
 POOL_TIMEOUT_S = 3.0  # how long a statement waits for a working connection before the database is "unavailable"
 RECONNECT_TIMEOUT_S = 2.0  # a background reconnect gives up after this; the next request starts another
+FRESH_S = 1.0  # a connection that ran a statement this recently is handed out without a ping
 
 
 def is_url(where: object) -> bool:
@@ -123,11 +127,29 @@ def open_pool(url: str, error: type[Exception], what: str = "label store") -> An
         max_size=POOL_MAX,
         timeout=POOL_TIMEOUT_S,
         reconnect_timeout=RECONNECT_TIMEOUT_S,
-        check=ConnectionPool.check_connection,
+        check=_check,
         num_workers=2,
         name="ragviz",
         open=True,
     )
+
+
+def _check(conn: Any) -> None:
+    """The pool's health check: a ping (an empty statement), skipped for a connection that ran a statement
+    within :data:`FRESH_S` (:class:`ragviz.store.database.Database` marks it; its reads run once more on a
+    checked connection should it be broken after all). Raises when the connection is broken."""
+    from psycopg_pool import ConnectionPool
+
+    if conn.broken or conn.closed:
+        raise _broken()
+    if monotonic() - getattr(conn, "_ragviz_used", 0.0) >= FRESH_S:
+        ConnectionPool.check_connection(conn)
+
+
+def _broken() -> Exception:
+    import psycopg
+
+    return psycopg.OperationalError("the connection is broken")
 
 
 def is_unavailable(exc: BaseException) -> bool:

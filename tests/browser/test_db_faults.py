@@ -14,7 +14,7 @@ import time
 import pytest
 
 from ragviz.store.label_store import LabelStore
-from tests.browser_wait import expect, metric_value, open_review, settle
+from tests.browser_wait import expect, metric_value, open_review, sentence, settle
 from tests.conftest import StreamlitServer
 from tests.tcp_proxy import TcpProxy
 
@@ -202,12 +202,22 @@ def test_a_full_disk_under_sqlite_says_not_saved_and_retry_stores_once(small_dis
         page.get_by_role("button", name="Accept as shown").click()
         expect()(page.get_by_text(NOT_SAVED)).to_be_visible()
         _no_leak(page)
+        # reads still work on a full disk: a sentence click (stored inside the page's run) is told at once too
+        key = page.locator('.rv-sent[data-state="neither"]').first.get_attribute("data-key")
+        settle(page)
+        sentence(page, key).click()
+        expect()(page.locator(".rv-unsaved")).to_contain_text("edit on")
+        expect()(sentence(page, key)).to_have_attribute("data-state", "neither")  # the stored label, drawn
+        _no_leak(page)
         filler.unlink()
         page.get_by_role("button", name="Retry").click()
         expect()(page.get_by_text(NOT_SAVED)).to_have_count(0)
-        expect()(metric_value(page, "Adherence")).to_be_visible()
+        expect()(sentence(page, key)).to_have_attribute("data-state", "relevant")
         _no_leak(page)
         assert _accepts(str(db), "one") == 2
+        with LabelStore(db) as store:
+            edits = store.db.execute("SELECT COUNT(*) FROM label_actions WHERE kind = 'edit'").fetchone()[0]
+        assert edits == 1
     finally:
         context.close()
         server.stop()

@@ -171,3 +171,26 @@ def test_an_existing_store_gains_action_ids_in_place(db_target):
         assert "019_action_ids" in store.applied_migrations()
         assert _accept(store, client_id="c") == _accept(store, client_id="c")
         assert store.db.execute("SELECT COUNT(*) FROM label_actions").fetchone()[0] == 2
+
+
+def test_a_retry_after_an_unknown_commit_outcome_stores_the_click_once(db_target, monkeypatch):
+    """The connection breaks right after the server committed: the page is told "not saved" (it cannot
+    know), keeps the click, and its Retry under the same click id finds it stored."""
+    from ragviz.store.database import Database
+
+    real = Database.commit
+
+    def commit_then_break(self):
+        real(self)
+        raise StoreUnavailable("server closed the connection during COMMIT", outcome_unknown=True)
+
+    with LabelStore(db_target) as store:
+        monkeypatch.setattr(Database, "commit", commit_then_break)
+        with pytest.raises(StoreUnavailable) as lost:
+            _accept(store, client_id="click-9")
+        assert lost.value.outcome_unknown
+        monkeypatch.setattr(Database, "commit", real)
+        stored = _accept(store, client_id="click-9")  # the Retry
+        assert _accept(store, client_id="click-9") == stored  # and another
+        assert store.n_events() == 1
+        assert store.reviewed_uids("ann") == {UID}

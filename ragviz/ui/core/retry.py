@@ -27,12 +27,12 @@ def retry_unsaved() -> None:
         unsaved.drop(write)  # stored, or refused as stale (the page says which field changed)
 
 
-def unsaved_banner() -> bool:
+def unsaved_banner() -> int:
     """On every page while this session holds writes the database did not take: :data:`unsaved.NOT_SAVED`,
-    what they are, and the Retry button; True when shown."""
+    what they are, and the Retry button; how many it named."""
     kept = unsaved.pending()
     if not kept:
-        return False
+        return 0
     listed = ", ".join(w.described for w in kept[:5]) + (f" and {len(kept) - 5} more" if len(kept) > 5 else "")
     st.html(  # example ids come from the data: escaped
         '<div class="rv-unsaved" role="alert" style="border-left:4px solid #d33;padding:0.5rem 0.75rem;'
@@ -41,4 +41,4 @@ def unsaved_banner() -> bool:
         f'<span style="font-size:0.85rem">Kept: {render.esc(listed)}</span></div>'
     )
     st.button("Retry", key=RETRY_KEY, on_click=retry_unsaved, type="primary", icon=":material/refresh:")
-    return True
+    return len(kept)
