@@ -104,17 +104,13 @@ allowed = team_queue.my_assignments(ds, store, who, allowed, reviewed)  # "My as
 audit = audit_ui.audit_queue(ds, store, who, page.present)  # Queue: Audit sample (None when off)
 allowed, advance = audit_ui.follow_queue(audit, allowed, advance, go, st.session_state.get(INDEX, 0))
 
-# -- which example: where the annotator was (read before a filter moves anything: the first run's "My
-# assignments" would otherwise go to the nearest assigned row and overwrite it), a changed filter's nearest
-# match, a new deep link's row
-if INDEX not in st.session_state:
+# -- which example: where the annotator was (read first: "My assignments" would move off it), a changed filter's
+if INDEX not in st.session_state or not 0 <= st.session_state[INDEX] < len(ds):  # nearest match, a deep link
     st.session_state[INDEX] = resume_row(ds, store.position(who))
 if st.session_state.get(LAST_FILTER) != (walk := team_queue.walk_key(flt)):  # a filter or "My assignments"
     st.session_state[LAST_FILTER] = walk
     go(nearest_match(allowed, st.session_state.get(INDEX, 0)))
 follow_link(ds, go)  # a new deep link: its example, or the matches to choose from
-if INDEX not in st.session_state or not 0 <= st.session_state[INDEX] < len(ds):
-    st.session_state[INDEX] = resume_row(ds, store.position(who))
 index = st.session_state[INDEX]
 shown = state.example_labels(ds, index, who)
 ex, judge, current, uid = shown.example, shown.judge, shown.current, shown.example.uid

@@ -81,7 +81,6 @@ __all__ = [
     "family_records",
     "family_view",
     "fleiss_rows",
-    "fleiss_shown",
     "histogram_counts",
     "pair_rows",
     "trace_view",
@@ -411,30 +410,6 @@ def fleiss_rows(overall: Sequence[MultiRaterKappa]) -> list[dict[str, Any]]:
         }
         for m in overall
     ]
-
-
-def fleiss_shown(overall: Sequence[MultiRaterKappa]) -> list[dict[str, Any]]:
-    """:func:`fleiss_rows` as a table shows them: κ with three decimals, or ``—`` and why there is none (with
-    overlap 2 in a team of three no example is decided by everyone).
-
-    >>> fleiss_shown([MultiRaterKappa("relevant", 3, 0, 0, None)])[0]["why no κ"]
-    'no example was decided by all 3 annotators'
-    >>> fleiss_shown([MultiRaterKappa("relevant", 3, 4, 20, 0.5)])[0]["Fleiss' κ"]
-    '0.500'
-    """
-    out = []
-    for row, m in zip(fleiss_rows(overall), overall, strict=True):
-        why = ""
-        if m.kappa is None:
-            why = (
-                f"no example was decided by all {m.n_raters} annotators"
-                if m.n_examples == 0
-                else "undefined: every decision on the shared examples is the same"
-            )
-        out.append({**row, "Fleiss' κ": "—" if m.kappa is None else f"{m.kappa:.3f}", "why no κ": why})
-    if not any(r["why no κ"] for r in out):
-        out = [{k: v for k, v in r.items() if k != "why no κ"} for r in out]
-    return out
 
 
 def pair_rows(pairs: Sequence[PairKappa]) -> list[dict[str, Any]]:

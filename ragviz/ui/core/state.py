@@ -8,7 +8,6 @@ set. Per rerun a page touches only the current example and a few indexed store q
 from __future__ import annotations
 
 import getpass
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +29,7 @@ from ragviz.ui.core import served
 from ragviz.ui.core.keys import ADHERENCE_CACHE, ANNOTATOR_KEY, FILTER_CACHE, PATHS_KEY, STALE_KEY, VERSION_KEY
 from ragviz.ui.core.present import FORCED_KEY, is_present
 from ragviz.ui.core.shell import require_app_shell  # pages call state.require_app_shell()
+from ragviz.ui.core.stale import stale_message, stale_text
 
 __all__ = [
     "ANNOTATOR_ENV",
@@ -257,31 +257,6 @@ def record_decision(uid: str, changes: list, action: str = "edit") -> bool:
     return True
 
 
-def stale_message(exc: StaleEdit) -> str:
-    """What the app says about a refused edit: which fields changed and their newer values."""
-    fields = "; ".join(
-        f"**{_md_safe(c.field)}** is now {_md_safe(json.dumps(c.stored, ensure_ascii=False))}"
-        f" (you saw {_md_safe(json.dumps(c.seen, ensure_ascii=False))})"
-        for c in exc.conflicts
-    )
-    return (
-        "Not saved: these labels were changed since this page drew them (another tab or window of"
-        f" {_md_safe(exc.annotator)}?). {fields}. The page now shows the newer labels; redo the edit if you still want it."
-    )
-
-
-def stale_text(exc: StaleEdit) -> str:
-    """:func:`stale_message` as plain text (the Review page's text editor shows it under the sentence clicked)."""
-    fields = "; ".join(
-        f"{c.field} is now {json.dumps(c.stored, ensure_ascii=False)} (you saw {json.dumps(c.seen, ensure_ascii=False)})"
-        for c in exc.conflicts
-    )
-    return (
-        f"Not saved: these labels were changed since this page drew them (another tab or window of {exc.annotator}?)."
-        f" {fields}. The sentence shows the stored labels now; redo the edit if you still want it."
-    )
-
-
 def undo_decision(uid: str, nothing_to_undo: str) -> None:
     """Undo the annotator's last decision on *uid* (a toast says *nothing_to_undo* when there is
     none); nothing in presentation mode."""
@@ -437,14 +412,6 @@ def _uid_set(paths: tuple[str, ...]) -> frozenset[str]:
 
 def uid_set() -> frozenset[str]:
     return _uid_set(current_paths()) if current_paths() else frozenset()
-
-
-def _md_safe(text: str) -> str:
-    """Text for a Markdown caption with every Markdown/HTML-active character escaped."""
-    out = []
-    for ch in text:
-        out.append("\\" + ch if ch in "\\`*_{}[]()#+-.!|<>~$" else ch)
-    return "".join(out)
 
 
 # -- per-page results, cached per data, label store (file and version) and the page's choices --------------

@@ -12,7 +12,14 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from ragviz.analysis.agreement import BINARY_LABELS, SENTENCE_LABELS, Agreement, AnnotatorAgreement, kappa_matrix
+from ragviz.analysis.agreement import (
+    BINARY_LABELS,
+    SENTENCE_LABELS,
+    Agreement,
+    AnnotatorAgreement,
+    MultiRaterKappa,
+    kappa_matrix,
+)
 from ragviz.analysis.dashboard.figures import (
     FAMILY_TITLES,
     RETRIEVAL,
@@ -22,7 +29,7 @@ from ragviz.analysis.dashboard.figures import (
     agreement_rows,
     baseline_rows,
     chart_means,
-    fleiss_shown,
+    fleiss_rows,
     histogram_counts,
     pair_rows,
 )
@@ -37,6 +44,7 @@ __all__ = [
     "FAMILY_KEY",
     "against_picker",
     "annotator_agreement",
+    "fleiss_shown",
     "baselines",
     "cutoffs_input",
     "family_figures",
@@ -157,6 +165,30 @@ def judge_agreement(agreement: Agreement, scatter: list[dict[str, Any]], against
         )
     spec = charts.chart_spec(charts.scatter_chart, scatter)
     charts.show_spec(spec, "judge-vs-human-scatter", "dashboard.scatter", downloads=downloads, fill=True)
+
+
+def fleiss_shown(overall: Sequence[MultiRaterKappa]) -> list[dict[str, Any]]:
+    """:func:`fleiss_rows` as a table shows them: κ with three decimals, or ``—`` and why there is none (with
+    overlap 2 in a team of three no example is decided by everyone).
+
+    >>> fleiss_shown([MultiRaterKappa("relevant", 3, 0, 0, None)])[0]["why no κ"]
+    'no example was decided by all 3 annotators'
+    >>> fleiss_shown([MultiRaterKappa("relevant", 3, 4, 20, 0.5)])[0]["Fleiss' κ"]
+    '0.500'
+    """
+    out = []
+    for row, m in zip(fleiss_rows(overall), overall, strict=True):
+        why = ""
+        if m.kappa is None:
+            why = (
+                f"no example was decided by all {m.n_raters} annotators"
+                if m.n_examples == 0
+                else "undefined: every decision on the shared examples is the same"
+            )
+        out.append({**row, "Fleiss' κ": "—" if m.kappa is None else f"{m.kappa:.3f}", "why no κ": why})
+    if not any(r["why no κ"] for r in out):
+        out = [{k: v for k, v in r.items() if k != "why no κ"} for r in out]
+    return out
 
 
 def annotator_agreement(raters: AnnotatorAgreement, downloads: bool, names: bool = True) -> None:
