@@ -250,9 +250,10 @@ def kappa_matrix_chart(rows: Sequence[dict[str, Any]], labels: Sequence[str]) ->
     "kappa_text", "n_text"}`` (both orders of a pair; see :func:`ragviz.analysis.agreement.kappa_matrix`)."""
     df = pd.DataFrame(rows, columns=["label", "a", "b", "kappa", "kappa_text", "n_text"])
     names = sorted(set(df["a"]) | set(df["b"]))
+    wide = len(names) > KAPPA_NAMES_PER_ROW  # one panel per row: room for whole names beside it
     base = alt.Chart(df).encode(
         x=alt.X("b:N", sort=names, title=None, axis=alt.Axis(labelAngle=0, labelLimit=120)),
-        y=alt.Y("a:N", sort=names, title=None, axis=alt.Axis(labelLimit=120)),
+        y=alt.Y("a:N", sort=names, title=None, axis=alt.Axis(labelLimit=240 if wide else 120)),
         tooltip=[
             "a:N",
             "b:N",
@@ -275,7 +276,7 @@ def kappa_matrix_chart(rows: Sequence[dict[str, Any]], labels: Sequence[str]) ->
     side = max(70 * len(names), 140)
     # three panels side by side while they fit a 1280 px window beside the sidebar; more names: one per row
     # (7 names in three columns were 1,654 px wide)
-    columns = 3 if len(names) <= KAPPA_NAMES_PER_ROW else 1
+    columns = 1 if wide else 3
     return (
         (empty + cells + kappa + shared)
         .properties(width=side, height=side)
