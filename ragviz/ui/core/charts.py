@@ -34,6 +34,7 @@ __all__ = [
     "distribution_chart",
     "estimates_chart",
     "histogram_chart",
+    "KAPPA_NAMES_PER_ROW",
     "kappa_matrix_chart",
     "means_chart",
     "scatter_chart",
@@ -249,9 +250,10 @@ def kappa_matrix_chart(rows: Sequence[dict[str, Any]], labels: Sequence[str]) ->
     "kappa_text", "n_text"}`` (both orders of a pair; see :func:`ragviz.analysis.agreement.kappa_matrix`)."""
     df = pd.DataFrame(rows, columns=["label", "a", "b", "kappa", "kappa_text", "n_text"])
     names = sorted(set(df["a"]) | set(df["b"]))
+    wide = len(names) > KAPPA_NAMES_PER_ROW  # one panel per row: room for whole names beside it
     base = alt.Chart(df).encode(
         x=alt.X("b:N", sort=names, title=None, axis=alt.Axis(labelAngle=0, labelLimit=120)),
-        y=alt.Y("a:N", sort=names, title=None, axis=alt.Axis(labelLimit=120)),
+        y=alt.Y("a:N", sort=names, title=None, axis=alt.Axis(labelLimit=240 if wide else 120)),
         tooltip=[
             "a:N",
             "b:N",
@@ -272,11 +274,18 @@ def kappa_matrix_chart(rows: Sequence[dict[str, Any]], labels: Sequence[str]) ->
     kappa = base.mark_text(fontSize=14, fontWeight="bold", dy=-7).encode(text="kappa_text:N", color=on_dark)
     shared = base.mark_text(fontSize=10, dy=9).encode(text="n_text:N", color=on_dark)
     side = max(70 * len(names), 140)
+    # three panels side by side while they fit a 1280 px window beside the sidebar; more names: one per row
+    # (7 names in three columns were 1,654 px wide)
+    columns = 1 if wide else 3
     return (
         (empty + cells + kappa + shared)
         .properties(width=side, height=side)
-        .facet(facet=alt.Facet("label:N", sort=list(labels), title=None), columns=3)
+        .facet(facet=alt.Facet("label:N", sort=list(labels), title=None), columns=columns)
     )
+
+
+#: The most annotators whose κ matrices still stand three in a row (3 x (3 x 70 px) + axes fit 1280 px).
+KAPPA_NAMES_PER_ROW = 3
 
 
 #: Vega-Lite specs built by :func:`chart_spec`, newest last (shared by every session; read-only).

@@ -29,7 +29,7 @@ from ragviz.ui.core import served, unsaved
 from ragviz.ui.core.keys import ADHERENCE_CACHE, ANNOTATOR_KEY, FILTER_CACHE, PATHS_KEY, STALE_KEY, VERSION_KEY
 from ragviz.ui.core.present import FORCED_KEY, is_present
 from ragviz.ui.core.shell import require_app_shell  # pages call state.require_app_shell()
-from ragviz.ui.core.unsaved import stale_message, stale_text
+from ragviz.ui.core.stale import stale_message, stale_text
 
 __all__ = [
     "ANNOTATOR_ENV",

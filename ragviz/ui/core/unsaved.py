@@ -8,7 +8,6 @@ outcome never stores it twice. What the driver said goes to the server's log, ne
 
 from __future__ import annotations
 
-import json
 import logging
 import uuid
 from dataclasses import dataclass
@@ -17,7 +16,6 @@ from typing import Any
 import streamlit as st
 
 from ragviz.data.model import Example
-from ragviz.store.errors import StaleEdit
 from ragviz.store.label_store import LabelStore
 
 __all__ = [
@@ -32,8 +30,6 @@ __all__ = [
     "new_click_id",
     "pending",
     "perform",
-    "stale_message",
-    "stale_text",
 ]
 
 
@@ -105,36 +101,3 @@ def perform(write: UnsavedWrite, store: LabelStore, example: Example | None) -> 
         write.uid, write.annotator, list(write.changes), write.action, example=example, client_id=write.client_id
     )
     return stored is not None
-
-
-def stale_message(exc: StaleEdit) -> str:
-    """What the app says about a refused edit: which fields changed and their newer values."""
-    fields = "; ".join(
-        f"**{_md_safe(c.field)}** is now {_md_safe(json.dumps(c.stored, ensure_ascii=False))}"
-        f" (you saw {_md_safe(json.dumps(c.seen, ensure_ascii=False))})"
-        for c in exc.conflicts
-    )
-    return (
-        "Not saved: these labels were changed since this page drew them (another tab or window of"
-        f" {_md_safe(exc.annotator)}?). {fields}. The page now shows the newer labels; redo the edit if you still want it."
-    )
-
-
-def _md_safe(text: str) -> str:
-    """Text for a Markdown caption with every Markdown/HTML-active character escaped."""
-    out = []
-    for ch in text:
-        out.append("\\" + ch if ch in "\\`*_{}[]()#+-.!|<>~$" else ch)
-    return "".join(out)
-
-
-def stale_text(exc: StaleEdit) -> str:
-    """:func:`stale_message` as plain text (the Review page's text editor shows it under the sentence clicked)."""
-    fields = "; ".join(
-        f"{c.field} is now {json.dumps(c.stored, ensure_ascii=False)} (you saw {json.dumps(c.seen, ensure_ascii=False)})"
-        for c in exc.conflicts
-    )
-    return (
-        f"Not saved: these labels were changed since this page drew them (another tab or window of {exc.annotator}?)."
-        f" {fields}. The sentence shows the stored labels now; redo the edit if you still want it."
-    )
