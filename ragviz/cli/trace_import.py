@@ -78,8 +78,7 @@ def import_phoenix(
     retriever_span: str | None = None,
 ) -> int:
     """``ragviz import phoenix --url URL --project NAME -o OUT``: a Phoenix project's traces as rows."""
-    from ragviz.data.formats.openinference import map_traces
-    from ragviz.export.traces.phoenix import fetch_spans
+    from ragviz.export.traces.phoenix import phoenix_traces
 
     if limit is not None and limit < 1:
         raise BadInput(f"must be at least 1, got {limit}", field="--limit")
@@ -87,10 +86,8 @@ def import_phoenix(
     def progress(done: int, total: int) -> None:
         print(f"\rreading traces: {done}/{total}", end="\n" if done == total else "", file=sys.stderr, flush=True)
 
-    spans = fetch_spans(url, project, api_key, _since(since), limit, progress)
-    if not spans:
-        raise BadInput(f"project {project!r} has no traces" + (f" since {since}" if since else ""), path=url)
-    return _finish(map_traces(spans, dataset or project, retriever_span), out, f"{url} {project}")
+    mapped = phoenix_traces(url, project, api_key, _since(since), limit, dataset, retriever_span, progress)
+    return _finish(mapped, out, f"{url} {project}")
 
 
 def langfuse_keys(public_key: str | None, secret_key: str | None) -> tuple[str, str]:
