@@ -12,6 +12,7 @@ from ragviz.data.limits import too_big, upload_decoded_limit
 from ragviz.data.load import refused_for_size
 from ragviz.export.traces.phoenix import phoenix_traces
 from ragviz.export.traces.rows_file import rows_jsonl, skipped_lines
+from ragviz.store.trace_pushes import record_trace_source
 from ragviz.ui import data as ui
 from ragviz.ui.core import access, render, served, state
 from ragviz.ui.core.keys import REVIEW_INDEX
@@ -92,6 +93,7 @@ def use_phoenix(request: PhoenixRequest, add: bool) -> None:
         st.session_state[LAST_PROBLEM] = (request.project, [str(p) for p in result.errors])
         return
     store.register_upload(kept)
+    record_trace_source(store, kept.name, "phoenix", request.url)  # the Review page's links to each trace
     use_paths([str(kept)], add, checked=True)
 
 

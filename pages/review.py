@@ -33,6 +33,7 @@ from ragviz.analysis.review.queue import (
     resume_row,
     review_status,
 )
+from ragviz.data.dataset import PATH_COL
 from ragviz.data.formats.openinference import SIDECAR
 from ragviz.data.labels import RESET_FIELD, Change, diff_labels
 from ragviz.data.model import Example, Labels
@@ -141,7 +142,8 @@ status = review_status(uid, reviewed, corrected) if traces else ""
 where = audit.where(index) if audit is not None else position_text(index, len(ds), allowed)
 st.set_page_config(page_title=f"{where} · Review · ragviz")  # the browser tab says where the person is
 review.example_header(where, status, ex)
-phoenix_ui.trace_link_line(ds.row(index).get(SIDECAR), phoenix_ui.phoenix_base_url())  # came from a trace
+row = ds.row(index)  # an example from a trace links back to it
+phoenix_ui.trace_link_line(row.get(SIDECAR), phoenix_ui.phoenix_base_url(store, row.get(PATH_COL)))
 review.metric_cards(compare_metrics(ex, judge, current), against_judge=traces)
 with st.container():  # holds its place when empty: the text below keeps its identity (and scroll) on an edit
     if traces:

@@ -7,18 +7,31 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
 from ragviz.export.traces.phoenix import trace_link
+from ragviz.store.label_store import LabelStore
+from ragviz.store.trace_pushes import trace_source_url
 from ragviz.ui.core import render
 
-__all__ = ["PHOENIX_URL_ENV", "PHOENIX_URL_KEY", "PhoenixRequest", "phoenix_base_url", "phoenix_tab", "trace_link_line"]
+__all__ = [
+    "PHOENIX_URL_ENV",
+    "PHOENIX_URL_KEY",
+    "PhoenixRequest",
+    "PushRequest",
+    "phoenix_base_url",
+    "phoenix_tab",
+    "push_form",
+    "push_result",
+    "trace_link_line",
+]
 
-#: Where the team's Phoenix is, for the Review page's trace links (also set by "Open from Phoenix").
+#: Where the team's Phoenix is, for the Review page's trace links of data not opened from Phoenix in the app.
 PHOENIX_URL_ENV = "RAGVIZ_PHOENIX_URL"
-PHOENIX_URL_KEY = "traces.phoenix_url"
+PHOENIX_URL_KEY = "traces.phoenix_url"  # the last Phoenix opened in this session (the Export page's push default)
 
 
 @dataclass(frozen=True)
@@ -54,9 +67,11 @@ def phoenix_tab() -> PhoenixRequest | None:
     return PhoenixRequest(url.strip(), project.strip(), int(limit), key.strip() or None)
 
 
-def phoenix_base_url() -> str | None:
-    """The Phoenix the links point to: the one opened in this session, else ``$RAGVIZ_PHOENIX_URL``."""
-    return st.session_state.get(PHOENIX_URL_KEY) or os.environ.get(PHOENIX_URL_ENV) or None
+def phoenix_base_url(store: LabelStore, data_path: str | None) -> str | None:
+    """The Phoenix the Review page's links point to: the one the example's data file was opened from (the Data
+    page records it in the store), else ``$RAGVIZ_PHOENIX_URL``."""
+    from_file = trace_source_url(store, Path(data_path).name) if data_path else None
+    return from_file or os.environ.get(PHOENIX_URL_ENV) or None
 
 
 def trace_link_line(side_car: Mapping[str, Any] | None, base_url: str | None) -> None:
@@ -69,3 +84,52 @@ def trace_link_line(side_car: Mapping[str, Any] | None, base_url: str | None) ->
         f'<a href="{render.esc(href)}" target="_blank" rel="noopener">Open its trace in Phoenix ↗</a>'
         f' <span style="color:#57606a">(trace {render.esc(str(side_car["trace_id"]))})</span></div>'
     )
+
+
+@dataclass(frozen=True)
+class PushRequest:
+    """Push the labels to *target* (``phoenix`` / ``langfuse``) at *url* with the keys typed (never kept)."""
+
+    target: str
+    url: str
+    api_key: str | None
+    documents_kind: str
+    public_key: str | None = None
+    secret_key: str | None = None
+
+
+def push_form(default_url: str | None) -> PushRequest | None:
+    """The Export page's "Push to Phoenix / Langfuse" (admins): the request on the run its button is pressed."""
+    st.caption(
+        "The reviewed examples that came from traces go back as annotations (Phoenix) or scores (Langfuse) on their "
+        "spans, once: only what changed since the last push to that server is sent. See docs/from-your-traces.md."
+    )  # md: ours
+    target = st.radio("To", ["Phoenix", "Langfuse"], horizontal=True, key="export.push.target")
+    url = st.text_input("Server URL", value=default_url or "", key="export.push.url")
+    api_key = public = secret = None
+    kind = "HUMAN"
+    if target == "Phoenix":
+        api_key = st.text_input(
+            "API key (if the server asks for one; never stored)", type="password", key="export.push.key"
+        )
+        as_llm = st.checkbox(
+            "Send document labels as kind LLM (Phoenix's retrieval metrics, nDCG / precision / hit rate, count only "
+            "those; Phoenix then cannot tell them from a model's)",
+            key="export.push.llm",
+        )
+        kind = "LLM" if as_llm else "HUMAN"
+    else:
+        public = st.text_input("Public key", key="export.push.public")
+        secret = st.text_input("Secret key (never stored)", type="password", key="export.push.secret")
+    ready = bool(url.strip()) and (target == "Phoenix" or bool(public and secret))
+    if not st.button(f"Push to {target}", key="export.push.go", disabled=not ready):
+        return None
+    return PushRequest(str(target).lower(), url.strip(), api_key or None, kind, public or None, secret or None)
+
+
+def push_result(pushed: int, written: int, what: str, unchanged: int, refused: list[str]) -> None:
+    """What a push did, and the examples refused (one line each)."""
+    st.success(f"Pushed {pushed} examples: {written} {what}; {unchanged} unchanged since the last push.")  # md: ours
+    if refused:
+        st.warning(f"{len(refused)} examples refused:")  # md: ours
+        st.html(render.problems_html(refused, "warning"))

@@ -1,6 +1,7 @@
 """The Phoenix round trip as a person makes it in the app (issue 37, item 5): the Data page's "Open from Phoenix"
-opens a project's traces, the Review page links each example back to its trace, a person's clicks on context
-sentences are her corrections, and ``ragviz push phoenix`` puts them on the trace's spans. A real Phoenix server,
+opens a project's traces, the Review page links each example back to its trace (in a new session too: the store
+remembers where the file came from), a person's clicks on context sentences are her corrections, the Export page's
+"Push to Phoenix" puts them on the trace's spans, and ``ragviz push phoenix`` then finds nothing left to send. A real Phoenix server,
 `streamlit run` and Debian chromium; every wait is on what is asserted."""
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ def test_open_from_phoenix_review_with_a_trace_link_and_push(phoenix_url, stream
     page.goto(f"{streamlit_server.url}/data")
     settle(page)
     page.get_by_role("tab", name="Open from Phoenix").click()
-    page.get_by_label("Phoenix URL").fill(phoenix_url)
+    expect()(page.get_by_label("Phoenix URL")).to_be_editable()
+    page.get_by_label("Phoenix URL").fill(phoenix_url, timeout=60_000)
     page.get_by_label("Project").fill(project)
     page.get_by_label("Project").press("Enter")
     settle(page)
@@ -51,9 +53,17 @@ def test_open_from_phoenix_review_with_a_trace_link_and_push(phoenix_url, stream
     expect()(sentence(page, "2a")).to_have_class(re.compile(r"\brv-relevant\b"))
     settle(page)
 
+    page.goto(f"{streamlit_server.url}/export")  # an admin pushes from the Export page
+    settle(page)
+    expect()(page.get_by_label("Server URL")).to_be_editable()
+    page.get_by_label("Server URL").fill(phoenix_url, timeout=60_000)
+    page.get_by_label("Server URL").press("Enter")
+    settle(page)
+    page.get_by_role("button", name="Push to Phoenix").click()
+    expect()(page.get_by_text("Pushed 1 examples: 4 span and 6 document annotations")).to_be_visible()
     capsys.readouterr()
     assert main(["push", "phoenix", "--url", phoenix_url, "--db", str(streamlit_server.db)]) == 0
-    assert "pushed 1 examples" in capsys.readouterr().err
+    assert "pushed 0 examples" in (err := capsys.readouterr().err) and "1 unchanged" in err  # one ledger
     root_span = format(first.context.span_id, "016x")
     got = {a["name"]: a for a in span_annotations(phoenix_url, project, [root_span])}
     assert got["ragviz.relevance"]["metadata"]["relevant_keys"] == ["0a", "2a"]
