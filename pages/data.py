@@ -1,24 +1,19 @@
 """Data page: a person sets the annotator name their labels are kept under, loads the sample data,
 uploads a file or opens a path, and reads the validation and label-quality report of what is loaded."""
 
-import io
 from pathlib import Path
 
 import streamlit as st
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
-from ragviz.data.errors import BadInput
 from ragviz.data.limits import too_big, upload_decoded_limit
 from ragviz.data.load import refused_for_size
-from ragviz.export.traces.phoenix import phoenix_traces
-from ragviz.export.traces.rows_file import rows_jsonl, skipped_lines
-from ragviz.store.trace_pushes import record_trace_source
 from ragviz.ui import data as ui
+from ragviz.ui import phoenix as phoenix_ui
 from ragviz.ui.core import access, render, served, state
 from ragviz.ui.core.keys import REVIEW_INDEX
 from ragviz.ui.core.present import is_present
 from ragviz.ui.core.state import FILTER_CACHE
-from ragviz.ui.phoenix import PHOENIX_URL_KEY, PhoenixRequest
 
 state.require_app_shell()
 
@@ -72,31 +67,6 @@ def use_upload(upload: UploadedFile, add: bool) -> None:
     use_paths([str(kept)], add, checked=True)
 
 
-def use_phoenix(request: PhoenixRequest, add: bool) -> None:
-    """Read a Phoenix project's traces into rows kept like an upload (``phoenix-<project>.jsonl``), then switch to
-    them; a refusal (unreachable, unknown project, 401, no trace with documents) is shown as one line."""
-    try:
-        with st.spinner(f"Reading the traces of {request.project}…"):
-            mapped = phoenix_traces(request.url, request.project, request.api_key, limit=request.limit)
-    except BadInput as refused:
-        st.session_state[LAST_PROBLEM] = (f"{request.url} {request.project}", refused.lines())
-        return
-    if not mapped.rows:
-        lines = skipped_lines(mapped.skipped, request.url)
-        st.session_state[LAST_PROBLEM] = (request.project, [*lines, "no trace could be an example: nothing opened"])
-        return
-    st.session_state[PHOENIX_URL_KEY] = request.url  # the Review page's trace links
-    st.session_state[ui.PHOENIX_SKIPPED] = skipped_lines(mapped.skipped, request.project)
-    store = state.store()
-    kept = store.keep_upload(f"phoenix-{request.project}.jsonl", io.BytesIO(rows_jsonl(mapped.rows)))
-    if not (result := state.load_result((str(kept),))).ok:
-        st.session_state[LAST_PROBLEM] = (request.project, [str(p) for p in result.errors])
-        return
-    store.register_upload(kept)
-    record_trace_source(store, kept.name, "phoenix", request.url)  # the Review page's links to each trace
-    use_paths([str(kept)], add, checked=True)
-
-
 def remove_upload(path: str) -> None:
     open_before = state.current_paths()
     state.store().remove_upload(Path(path))
@@ -127,15 +97,15 @@ if request.sample:
     use_paths([str(state.SAMPLE_DATA)], request.add)
 if request.upload is not None:
     use_upload(request.upload, request.add)
-if request.phoenix is not None:
-    use_phoenix(request.phoenix, request.add)
+if request.phoenix is not None and (kept := phoenix_ui.open_phoenix(request.phoenix, state.store(), LAST_PROBLEM)):
+    use_paths([kept], request.add, checked=True)
 if request.path:
     try:
         use_paths([str(served.open_typed_path(request.path))], request.add)
     except served.PathRefused as refused:
         st.session_state[LAST_PROBLEM] = (request.path, [str(refused)])
 ui.rejected_notice(st.session_state.get(LAST_PROBLEM))
-ui.skipped_traces(st.session_state.get(ui.PHOENIX_SKIPPED))
+phoenix_ui.skipped_traces()
 if granted.can_load and not present:
     ui.uploads_box(state.store().uploads(), on_remove=remove_upload)
 

@@ -33,8 +33,6 @@ from ragviz.analysis.review.queue import (
     resume_row,
     review_status,
 )
-from ragviz.data.dataset import PATH_COL
-from ragviz.data.formats.openinference import SIDECAR
 from ragviz.data.labels import RESET_FIELD, Change, diff_labels
 from ragviz.data.model import Example, Labels
 from ragviz.ui import phoenix as phoenix_ui
@@ -142,8 +140,7 @@ status = review_status(uid, reviewed, corrected) if traces else ""
 where = audit.where(index) if audit is not None else position_text(index, len(ds), allowed)
 st.set_page_config(page_title=f"{where} · Review · ragviz")  # the browser tab says where the person is
 review.example_header(where, status, ex)
-row = ds.row(index)  # an example from a trace links back to it
-phoenix_ui.trace_link_line(row.get(SIDECAR), phoenix_ui.phoenix_base_url(store, row.get(PATH_COL)))
+phoenix_ui.trace_for_row(ds, index, store)  # an example from a trace links back to it
 review.metric_cards(compare_metrics(ex, judge, current), against_judge=traces)
 with st.container():  # holds its place when empty: the text below keeps its identity (and scroll) on an edit
     if traces:

@@ -30,21 +30,18 @@ __all__ = [
     "LAST_UPLOAD",
     "LoadRequest",
     "MAX_ERRORS_SHOWN",
-    "PHOENIX_SKIPPED",
     "annotator_box",
     "load_box",
     "loaded_report",
     "quality_heading",
     "quality_report",
     "rejected_notice",
-    "skipped_traces",
     "upload_limit",
     "uploads_box",
 ]
 
 
 MAX_ERRORS_SHOWN = 500  # of a refused load
-PHOENIX_SKIPPED = "data.phoenix_skipped"  # the skipped-trace lines of the last "Open from Phoenix"
 
 
 def annotator_box(
@@ -150,14 +147,6 @@ def uploads_box(uploads: Sequence[Path], on_remove: Callable[[str], None]) -> No
             size = path.stat().st_size / MB if path.exists() else 0.0
             row.markdown(f"{render.md_escape(shown_name(path.name), 120)} · {size:,.1f} MB")
             row.button("Remove", key=f"data.remove_upload.{i}", on_click=on_remove, args=(str(path),))
-
-
-def skipped_traces(lines: list[str] | None) -> None:
-    """The traces the last "Open from Phoenix" left out, one line each, folded."""
-    if not lines:
-        return
-    with st.expander(f"Traces left out of the last Phoenix project opened ({len(lines)})"):
-        st.html(render.problems_html(lines[:MAX_ERRORS_SHOWN], "warning"))
 
 
 def rejected_notice(rejected: tuple[str, list[str]] | None) -> None:

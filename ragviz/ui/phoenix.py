@@ -4,6 +4,7 @@ the store, a file or a log."""
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -12,26 +13,34 @@ from typing import Any
 
 import streamlit as st
 
-from ragviz.export.traces.phoenix import trace_link
+from ragviz.data.dataset import PATH_COL, Dataset
+from ragviz.data.formats.openinference import SIDECAR
+from ragviz.export.traces.phoenix import phoenix_traces, trace_link
+from ragviz.export.traces.rows_file import rows_jsonl, skipped_lines
 from ragviz.store.label_store import LabelStore
-from ragviz.store.trace_pushes import trace_source_url
+from ragviz.store.trace_pushes import record_trace_source, trace_source_url
 from ragviz.ui.core import render
 
 __all__ = [
     "PHOENIX_URL_ENV",
     "PHOENIX_URL_KEY",
+    "SKIPPED_KEY",
     "PhoenixRequest",
     "PushRequest",
+    "open_phoenix",
     "phoenix_base_url",
     "phoenix_tab",
     "push_form",
     "push_result",
+    "skipped_traces",
+    "trace_for_row",
     "trace_link_line",
 ]
 
 #: Where the team's Phoenix is, for the Review page's trace links of data not opened from Phoenix in the app.
 PHOENIX_URL_ENV = "RAGVIZ_PHOENIX_URL"
 PHOENIX_URL_KEY = "traces.phoenix_url"  # the last Phoenix opened in this session (the Export page's push default)
+SKIPPED_KEY = "traces.skipped"  # the skipped-trace lines of the last "Open from Phoenix"
 
 
 @dataclass(frozen=True)
@@ -67,11 +76,55 @@ def phoenix_tab() -> PhoenixRequest | None:
     return PhoenixRequest(url.strip(), project.strip(), int(limit), key.strip() or None)
 
 
+def open_phoenix(request: PhoenixRequest, store: LabelStore, problem_key: str) -> str | None:
+    """Read a Phoenix project's traces into a kept file (``phoenix-<project>.jsonl``, like an upload), registered
+    with the server it came from; its path when it loads. A refusal (unreachable, unknown project, 401, no trace
+    that can be an example, a load error) goes to ``st.session_state[problem_key]`` as (what, lines)."""
+    from ragviz.data.errors import BadInput
+    from ragviz.ui.core import state
+
+    st.session_state[problem_key] = None
+    try:
+        with st.spinner(f"Reading the traces of {request.project}…"):
+            mapped = phoenix_traces(request.url, request.project, request.api_key, limit=request.limit)
+    except BadInput as refused:
+        st.session_state[problem_key] = (f"{request.url} {request.project}", refused.lines())
+        return None
+    skipped = skipped_lines(mapped.skipped, request.project)
+    if not mapped.rows:
+        st.session_state[problem_key] = (request.project, [*skipped, "no trace could be an example: nothing opened"])
+        return None
+    kept = store.keep_upload(f"phoenix-{request.project}.jsonl", io.BytesIO(rows_jsonl(mapped.rows)))
+    if not (result := state.load_result((str(kept),))).ok:
+        st.session_state[problem_key] = (request.project, [str(p) for p in result.errors])
+        return None
+    store.register_upload(kept)
+    record_trace_source(store, kept.name, "phoenix", request.url)  # the Review page's links to each trace
+    st.session_state[PHOENIX_URL_KEY] = request.url  # the Export page's push
+    st.session_state[SKIPPED_KEY] = skipped
+    return str(kept)
+
+
+def skipped_traces() -> None:
+    """The traces the last "Open from Phoenix" left out, one line each, folded."""
+    lines = st.session_state.get(SKIPPED_KEY)
+    if not lines:
+        return
+    with st.expander(f"Traces left out of the last Phoenix project opened ({len(lines)})"):
+        st.html(render.problems_html(lines[:500], "warning"))
+
+
 def phoenix_base_url(store: LabelStore, data_path: str | None) -> str | None:
     """The Phoenix the Review page's links point to: the one the example's data file was opened from (the Data
     page records it in the store), else ``$RAGVIZ_PHOENIX_URL``."""
     from_file = trace_source_url(store, Path(data_path).name) if data_path else None
     return from_file or os.environ.get(PHOENIX_URL_ENV) or None
+
+
+def trace_for_row(dataset: Dataset, index: int, store: LabelStore) -> None:
+    """The Review page's link back to example *index*'s trace (nothing when it did not come from one)."""
+    row = dataset.row(index)
+    trace_link_line(row.get(SIDECAR), phoenix_base_url(store, row.get(PATH_COL)))
 
 
 def trace_link_line(side_car: Mapping[str, Any] | None, base_url: str | None) -> None:
