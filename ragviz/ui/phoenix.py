@@ -153,6 +153,7 @@ class PushRequest:
 
 def push_form(default_url: str | None) -> PushRequest | None:
     """The Export page's "Push to Phoenix / Langfuse" (admins): the request on the run its button is pressed."""
+    st.subheader("Push to Phoenix / Langfuse")
     st.caption(
         "The reviewed examples that came from traces go back as annotations (Phoenix) or scores (Langfuse) on their "
         "spans, once: only what changed since the last push to that server is sent. See docs/from-your-traces.md."
