@@ -52,7 +52,11 @@ Progress = Callable[[int], None]
 
 
 def langfuse_api(url: str, public_key: str, secret_key: str) -> LangfuseAPI:
-    from langfuse.api import LangfuseAPI
+    """The SDK's API client for *url* (BadInput when the ``langfuse`` package is not installed)."""
+    try:
+        from langfuse.api import LangfuseAPI
+    except ImportError:
+        raise BadInput("the Langfuse SDK is not installed: pip install 'ragviz[langfuse]' (or langfuse)") from None
 
     return LangfuseAPI(
         base_url=url.rstrip("/"),
