@@ -9,6 +9,7 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 from ragviz.data.limits import too_big, upload_decoded_limit
 from ragviz.data.load import refused_for_size
 from ragviz.ui import data as ui
+from ragviz.ui import phoenix as phoenix_ui
 from ragviz.ui.core import access, render, served, state
 from ragviz.ui.core.keys import REVIEW_INDEX
 from ragviz.ui.core.present import is_present
@@ -97,12 +98,15 @@ if request.sample:
     use_paths([str(state.SAMPLE_DATA)], request.add)
 if request.upload is not None:
     use_upload(request.upload, request.add)
+if request.phoenix is not None and (kept := phoenix_ui.open_phoenix(request.phoenix, state.store(), LAST_PROBLEM)):
+    use_paths([kept], request.add, checked=True)
 if request.path:
     try:
         use_paths([str(served.open_typed_path(request.path))], request.add)
     except served.PathRefused as refused:
         st.session_state[LAST_PROBLEM] = (request.path, [str(refused)])
 ui.rejected_notice(st.session_state.get(LAST_PROBLEM))
+phoenix_ui.skipped_traces()
 if granted.can_load and not present:
     ui.uploads_box(state.store().uploads(), on_remove=remove_upload)
 

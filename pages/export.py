@@ -5,10 +5,13 @@ admin may download the team's labels instead (every annotator's latest decision,
 import streamlit as st
 
 from ragviz.analysis.review.queue import progress
+from ragviz.data.errors import BadInput
 from ragviz.data.roles import ADMIN
 from ragviz.export.files import write_download
+from ragviz.export.traces.targets import push_labels
 from ragviz.store.label_store import default_db
 from ragviz.ui import export as ui
+from ragviz.ui import phoenix as phoenix_ui
 from ragviz.ui.core import access, results, state
 
 state.require_app_shell()
@@ -38,6 +41,21 @@ if granted.can_export:
     )
 else:
     ui.no_downloads(granted.why)
+
+if (
+    granted.role == ADMIN
+    and (request := phoenix_ui.push_form(st.session_state.get(phoenix_ui.PHOENIX_URL_KEY))) is not None
+):
+    bar = st.progress(0.0, text="Pushing…")
+    try:
+        report = push_labels(ds, store, whose, request, lambda done, total: bar.progress(done / max(total, 1)))
+    except BadInput as refused:
+        st.error(str(refused))  # md: ours (one line)
+    else:
+        what = (
+            "scores" if request.target == "langfuse" else f"span and {report.document_annotations} document annotations"
+        )
+        phoenix_ui.push_result(report.pushed, report.span_annotations, what, report.unchanged, report.refused)
 
 st.subheader("Per-example metrics (current labels)")
 if ui.show_table_toggle(len(ds)):

@@ -33,6 +33,7 @@ from ragviz.analysis.review.queue import (
 )
 from ragviz.data.labels import RESET_FIELD, Change, diff_labels
 from ragviz.data.model import Example, Labels
+from ragviz.ui import phoenix as phoenix_ui
 from ragviz.ui.audit import estimates as audit_estimates
 from ragviz.ui.audit import sample as audit_ui
 from ragviz.ui.core import state
@@ -130,6 +131,7 @@ status = review_status(uid, reviewed, corrected) if traces else ""
 where = audit.where(index) if audit is not None else position_text(index, len(ds), allowed)
 st.set_page_config(page_title=f"{where} · Review · ragviz")  # the browser tab says where the person is
 review.example_header(where, status, ex)
+phoenix_ui.trace_for_row(ds, index, store)  # an example from a trace links back to it
 review.metric_cards(compare_metrics(ex, judge, current), against_judge=traces)
 with st.container():  # holds its place when empty: the text below keeps its identity (and scroll) on an edit
     if traces:

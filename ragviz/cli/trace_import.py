@@ -15,7 +15,15 @@ from datetime import datetime, timezone
 from ragviz.cli.common import EXIT_OK
 from ragviz.data.errors import BadInput
 
-__all__ = ["COMMAND", "add_trace_import_arguments", "import_otlp", "import_phoenix", "run_trace_import_command"]
+__all__ = [
+    "COMMAND",
+    "add_trace_import_arguments",
+    "import_langfuse",
+    "import_otlp",
+    "import_phoenix",
+    "langfuse_keys",
+    "run_trace_import_command",
+]
 
 COMMAND = "ragviz import"
 
@@ -70,8 +78,7 @@ def import_phoenix(
     retriever_span: str | None = None,
 ) -> int:
     """``ragviz import phoenix --url URL --project NAME -o OUT``: a Phoenix project's traces as rows."""
-    from ragviz.data.formats.openinference import map_traces
-    from ragviz.export.traces.phoenix import fetch_spans
+    from ragviz.export.traces.phoenix import phoenix_traces
 
     if limit is not None and limit < 1:
         raise BadInput(f"must be at least 1, got {limit}", field="--limit")
@@ -79,10 +86,49 @@ def import_phoenix(
     def progress(done: int, total: int) -> None:
         print(f"\rreading traces: {done}/{total}", end="\n" if done == total else "", file=sys.stderr, flush=True)
 
-    spans = fetch_spans(url, project, api_key, _since(since), limit, progress)
+    mapped = phoenix_traces(url, project, api_key, _since(since), limit, dataset, retriever_span, progress)
+    return _finish(mapped, out, f"{url} {project}")
+
+
+def langfuse_keys(public_key: str | None, secret_key: str | None) -> tuple[str, str]:
+    """The Langfuse keys from the options, else ``$LANGFUSE_PUBLIC_KEY`` / ``$LANGFUSE_SECRET_KEY``."""
+    public = public_key or os.environ.get("LANGFUSE_PUBLIC_KEY")
+    secret = secret_key or os.environ.get("LANGFUSE_SECRET_KEY")
+    if not public or not secret:
+        raise BadInput(
+            "give the project's keys: --public-key / --secret-key or $LANGFUSE_PUBLIC_KEY / $LANGFUSE_SECRET_KEY"
+        )
+    return public, secret
+
+
+def import_langfuse(
+    url: str,
+    out: str,
+    *,
+    public_key: str,
+    secret_key: str,
+    since: str | None = None,
+    limit: int | None = None,
+    dataset: str | None = None,
+    retriever_span: str | None = None,
+) -> int:
+    """``ragviz import langfuse --url URL -o OUT``: a Langfuse project's traces (its observations) as rows."""
+    from ragviz.data.formats.openinference import map_traces
+    from ragviz.export.traces.langfuse import fetch_observations, langfuse_api, langfuse_errors
+
+    if limit is not None and limit < 1:
+        raise BadInput(f"must be at least 1, got {limit}", field="--limit")
+    api = langfuse_api(url, public_key, secret_key)
+
+    def progress(n: int) -> None:
+        print(f"\rreading observations: {n}", end="", file=sys.stderr, flush=True)
+
+    with langfuse_errors(url):
+        spans = fetch_observations(api, _since(since), limit, progress)
+    print(file=sys.stderr)
     if not spans:
-        raise BadInput(f"project {project!r} has no traces" + (f" since {since}" if since else ""), path=url)
-    return _finish(map_traces(spans, dataset or project, retriever_span), out, f"{url} {project}")
+        raise BadInput("the project has no observations" + (f" since {since}" if since else ""), path=url)
+    return _finish(map_traces(spans, dataset, retriever_span), out, url)
 
 
 def add_trace_import_arguments(parser: argparse.ArgumentParser) -> None:
@@ -109,14 +155,28 @@ def add_trace_import_arguments(parser: argparse.ArgumentParser) -> None:
     )
     phoenix.add_argument("--limit", type=int, metavar="N", help="at most the N newest traces")
     phoenix.add_argument("--api-key", metavar="KEY", help="Phoenix API key (default: $PHOENIX_API_KEY)")
-    for p in (otlp, phoenix):
+    langfuse = sub.add_parser(
+        "langfuse",
+        help="a Langfuse project's traces, through the langfuse SDK",
+        description="Read a Langfuse project's observations (GET /api/public/v2/observations, paged) and write one "
+        "row per trace: GENERATION observations are the LLM spans, a RETRIEVER observation's output (a JSON list of "
+        "strings or of objects with page_content / content / text) its documents in list order. The keys come from "
+        "--public-key / --secret-key or $LANGFUSE_PUBLIC_KEY / $LANGFUSE_SECRET_KEY and are never written anywhere.",
+    )
+    langfuse.add_argument("--url", required=True, help="the Langfuse server, e.g. https://cloud.langfuse.com")
+    langfuse.add_argument("--since", metavar="TIME", help="only observations started at or after TIME (ISO 8601)")
+    langfuse.add_argument("--limit", type=int, metavar="N", help="at most the N newest traces")
+    langfuse.add_argument("--public-key", metavar="KEY", help="default: $LANGFUSE_PUBLIC_KEY")
+    langfuse.add_argument("--secret-key", metavar="KEY", help="default: $LANGFUSE_SECRET_KEY")
+    for p in (otlp, phoenix, langfuse):
         p.add_argument(
             "-o", "--output", metavar="OUT", required=True, help="rows file to write (JSON Lines; '-': stdout)"
         )
         p.add_argument(
             "--dataset",
             metavar="NAME",
-            help="dataset_name of the rows (default: the project: Phoenix's, or the spans' openinference.project.name)",
+            help="dataset_name of the rows (default: the project: Phoenix's, the spans' openinference.project.name, "
+            "or Langfuse's project id)",
         )
         p.add_argument(
             "--retriever-span",
@@ -129,6 +189,18 @@ def add_trace_import_arguments(parser: argparse.ArgumentParser) -> None:
 def run_trace_import_command(args: argparse.Namespace) -> int:
     if args.source == "otlp":
         return import_otlp(args.files, args.output, args.dataset, args.retriever_span)
+    if args.source == "langfuse":
+        public, secret = langfuse_keys(args.public_key, args.secret_key)
+        return import_langfuse(
+            args.url,
+            args.output,
+            public_key=public,
+            secret_key=secret,
+            since=args.since,
+            limit=args.limit,
+            dataset=args.dataset,
+            retriever_span=args.retriever_span,
+        )
     return import_phoenix(
         args.url,
         args.project,

@@ -14,7 +14,14 @@ from collections.abc import Sequence
 from ragviz.cli.common import EXIT_OK, add_db_argument, open_store
 from ragviz.data.errors import BadInput
 
-__all__ = ["COMMAND", "EXIT_REFUSED", "add_trace_push_arguments", "push_phoenix_command", "run_trace_push_command"]
+__all__ = [
+    "COMMAND",
+    "EXIT_REFUSED",
+    "add_trace_push_arguments",
+    "push_command",
+    "push_phoenix_command",
+    "run_trace_push_command",
+]
 
 COMMAND = "ragviz push phoenix"
 #: Some examples were refused (named on stderr); the others were pushed and recorded.
@@ -51,6 +58,23 @@ def push_phoenix_command(
 ) -> int:
     """Push the reviewed examples' labels in *db* to the Phoenix at *url*; prints a summary and each refused
     example on stderr. Returns 0, or :data:`EXIT_REFUSED` when some examples were refused."""
+    return push_command("phoenix", url, db, data=data, annotator=annotator, labels=labels, api_key=api_key,
+                        documents_as=documents_as)  # fmt: skip
+
+
+def push_command(
+    target: str,
+    url: str,
+    db: str,
+    *,
+    data: Sequence[str] = (),
+    annotator: str | None = None,
+    labels: str | None = None,
+    api_key: str | None = None,
+    documents_as: str = "human",
+    langfuse_keys: tuple[str, str] | None = None,
+) -> int:
+    """Push to *target* (``phoenix`` or ``langfuse``, with its keys); see :func:`push_phoenix_command`."""
     from ragviz.export.targets import load_sources
     from ragviz.export.traces.push import push_phoenix
 
@@ -66,9 +90,24 @@ def push_phoenix_command(
         def progress(done: int, total: int) -> None:
             print(f"\rpushing: {done}/{total} examples", end="\n" if done == total else "", file=sys.stderr, flush=True)
 
-        report = push_phoenix(dataset, store, url, who, api_key, documents_as.upper(), progress)
+        if target == "langfuse":
+            from ragviz.export.traces.langfuse import langfuse_api
+            from ragviz.export.traces.langfuse_push import push_langfuse
+
+            assert langfuse_keys is not None
+            report = push_langfuse(dataset, store, url, who, langfuse_api(url, *langfuse_keys), progress)
+        else:
+            report = push_phoenix(dataset, store, url, who, api_key, documents_as.upper(), progress)
     for line in report.refused:
         print(f"{url}: refused: {line}", file=sys.stderr)
+    if target == "langfuse":
+        print(
+            f"pushed {report.pushed} examples to {url}: {report.span_annotations} scores; {report.unchanged} unchanged "
+            f"since the last push; {len(report.refused)} refused; {report.not_from_traces} reviewed examples not from "
+            "a trace",
+            file=sys.stderr,
+        )
+        return EXIT_REFUSED if report.refused else EXIT_OK
     print(
         f"pushed {report.pushed} examples to {url}: {report.span_annotations} span annotations, "
         f"{report.document_annotations} document annotations ({documents_as.upper()}); {report.unchanged} unchanged "
@@ -110,14 +149,40 @@ def add_trace_push_arguments(parser: argparse.ArgumentParser) -> None:
         "(nDCG, precision, hit rate), which count only kind LLM, use people's document labels",
     )
     p.add_argument("--api-key", metavar="KEY", help="Phoenix API key (default: $PHOENIX_API_KEY; never stored)")
+    lf = sub.add_parser(
+        "langfuse",
+        help="scores on the traces and observations the examples came from",
+        description="For every example people reviewed (from rows made by ragviz import): ragviz.adherence "
+        "(CATEGORICAL, comment = the unsupported sentences), ragviz.relevance / .utilization / .completeness "
+        "(NUMERIC) on the response observation, and per document ragviz.relevant / ragviz.utilized (NUMERIC, "
+        "position and document id in the metadata) on the retriever observation. Score ids are fixed per example, "
+        "reviewer, name and document, so a re-push replaces them; only what changed since the last push is sent.",
+    )
+    lf.add_argument("data", nargs="*", metavar="DATA", help="rows files (default: the files registered in the store)")
+    lf.add_argument("--url", required=True, help="the Langfuse server, e.g. https://cloud.langfuse.com")
+    lf.add_argument("--db", default=None, metavar="DB", help=f"label store (default: ${DB_ENV} or ~/.ragviz/ragviz.db)")
+    lf.add_argument(
+        "--annotator", metavar="NAME", help="whose labels (default: the one annotator; with several: latest)"
+    )
+    lf.add_argument("--labels", metavar="gold|latest|ANNOTATOR", help="which label set (as for phoenix)")
+    lf.add_argument("--public-key", metavar="KEY", help="default: $LANGFUSE_PUBLIC_KEY (never stored)")
+    lf.add_argument("--secret-key", metavar="KEY", help="default: $LANGFUSE_SECRET_KEY (never stored)")
 
 
 def run_trace_push_command(args: argparse.Namespace) -> int:
     from ragviz.store.label_store import default_db
 
+    db = str(args.db or default_db())
+    if args.target == "langfuse":
+        from ragviz.cli.trace_import import langfuse_keys
+
+        keys = langfuse_keys(args.public_key, args.secret_key)
+        return push_command(
+            "langfuse", args.url, db, data=args.data, annotator=args.annotator, labels=args.labels, langfuse_keys=keys
+        )
     return push_phoenix_command(
         args.url,
-        str(args.db or default_db()),
+        db,
         data=args.data,
         annotator=args.annotator,
         labels=args.labels,

@@ -24,6 +24,16 @@ def m021_trace_pushes(run: Callable[..., Any], d: Any) -> None:
             ts TEXT NOT NULL)"""
     )
     run("CREATE INDEX trace_pushes_by_example ON trace_pushes (target, url, example_uid, identifier, id)")
+    # Which server a data file's traces were read from (the app's "Open from Phoenix"), for the Review page's
+    # links back to each trace: the file's name (an upload's content-hashed name), the server's URL. No key.
+    run(
+        f"""CREATE TABLE trace_sources (
+            id {d.identity},
+            file_name TEXT NOT NULL,
+            target TEXT NOT NULL,
+            url TEXT NOT NULL,
+            ts TEXT NOT NULL)"""
+    )
 
 
 TRACE_PUSH_SCHEMA: dict[str, dict[str, tuple[str, ...]]] = {
@@ -37,6 +47,7 @@ TRACE_PUSH_SCHEMA: dict[str, dict[str, tuple[str, ...]]] = {
             "fingerprint",
             "annotation_ids_json",
             "ts",
-        )
+        ),
+        "trace_sources": ("id", "file_name", "target", "url", "ts"),
     }
 }

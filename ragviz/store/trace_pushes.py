@@ -13,7 +13,14 @@ from dataclasses import dataclass
 from ragviz.store.events import now_iso
 from ragviz.store.label_store import LabelStore
 
-__all__ = ["PushRecord", "normal_url", "pushed_fingerprints", "record_pushes"]
+__all__ = [
+    "PushRecord",
+    "normal_url",
+    "pushed_fingerprints",
+    "record_pushes",
+    "record_trace_source",
+    "trace_source_url",
+]
 
 
 @dataclass(frozen=True)
@@ -63,3 +70,22 @@ def record_pushes(store: LabelStore, target: str, url: str, records: Sequence[Pu
                     ts,
                 ),
             )
+
+
+def record_trace_source(store: LabelStore, file_name: str, target: str, url: str) -> None:
+    """The data file *file_name* holds traces read from *target* (``phoenix``) at *url*."""
+    with store._write():
+        store._q(
+            "INSERT INTO trace_sources (file_name, target, url, ts) VALUES (?, ?, ?, ?)",
+            (file_name, target, normal_url(url), now_iso()),
+        )
+
+
+def trace_source_url(store: LabelStore, file_name: str, target: str = "phoenix") -> str | None:
+    """The URL *file_name*'s traces were last read from, if the app read them."""
+    with store._lock:
+        row = store._q(
+            "SELECT url FROM trace_sources WHERE file_name = ? AND target = ? ORDER BY id DESC LIMIT 1",
+            (file_name, target),
+        ).fetchone()
+    return None if row is None else str(row[0])

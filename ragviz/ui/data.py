@@ -18,6 +18,7 @@ from ragviz.data.problems import Problem
 from ragviz.store.uploads import shown_name
 from ragviz.ui.core import render
 from ragviz.ui.core.keys import ANNOTATOR_INPUT, LAST_UPLOAD
+from ragviz.ui.phoenix import PhoenixRequest, phoenix_tab
 
 if TYPE_CHECKING:
     from streamlit.runtime.uploaded_file_manager import UploadedFile
@@ -76,12 +77,13 @@ def annotator_box(
 @dataclass(frozen=True)
 class LoadRequest:
     """What the person asked for in the "Load data" box on this run: add to the loaded data (else
-    replace it), load the sample data, use a newly uploaded file, open a typed path."""
+    replace it), load the sample data, use a newly uploaded file, open a typed path, open a Phoenix project."""
 
     add: bool
     sample: bool
     upload: UploadedFile | None
     path: str | None
+    phoenix: PhoenixRequest | None = None
 
 
 def load_box(sample_name: str, path_off: str | None = None, sample_loaded: bool = False) -> LoadRequest:
@@ -92,7 +94,9 @@ def load_box(sample_name: str, path_off: str | None = None, sample_loaded: bool 
     with st.container(border=True):
         st.subheader("Load data")
         add = st.checkbox("Add to the data already loaded (instead of replacing it)", key="data.add")
-        sample_tab, upload_tab, path_tab = st.tabs(["Sample data", "Upload a file", "Open a path"])
+        sample_tab, upload_tab, path_tab, phoenix_tab_ = st.tabs(
+            ["Sample data", "Upload a file", "Open a path", "Open from Phoenix"]
+        )
         with sample_tab:
             loaded_note = " It is loaded now." if sample_loaded else ""
             st.caption(
@@ -122,7 +126,9 @@ def load_box(sample_name: str, path_off: str | None = None, sample_loaded: bool 
             if path_off is not None:
                 st.caption(path_off)  # md: ours
             opened = st.button("Open", key="data.open", disabled=path_off is not None or not typed.strip())
-    return LoadRequest(add, sample, up if new_upload else None, typed.strip() if opened else None)
+        with phoenix_tab_:
+            phoenix = phoenix_tab()
+    return LoadRequest(add, sample, up if new_upload else None, typed.strip() if opened else None, phoenix)
 
 
 def upload_limit() -> int:

@@ -1,5 +1,5 @@
 """The Phoenix server the trace tests share: started once per test session, skipped with the reason when it is
-not installed or does not come up (tests/traces/phoenix_server.py). ``$RAGVIZ_PHOENIX_URL`` names a running
+not installed or does not come up (tests/traces/phoenix_server.py). ``$RAGVIZ_TEST_PHOENIX_URL`` names a running
 server to use instead (a quicker loop while working)."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from tests.traces.phoenix_server import phoenix_or_reason, start_phoenix
 
 @pytest.fixture(scope="session")
 def phoenix_url() -> Iterator[str]:
-    if os.environ.get("RAGVIZ_PHOENIX_URL"):
-        yield os.environ["RAGVIZ_PHOENIX_URL"]
+    if os.environ.get("RAGVIZ_TEST_PHOENIX_URL"):
+        yield os.environ["RAGVIZ_TEST_PHOENIX_URL"]
         return
     executable, reason = phoenix_or_reason()
     if executable is None:

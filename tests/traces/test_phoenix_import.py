@@ -72,7 +72,9 @@ def test_limit_dataset_and_retriever_span(logged, tmp_path, capsys):
     assert main([*args, "--limit", "3"]) == 0
     assert "reading traces: 3/3" in capsys.readouterr().err  # the newest three: two of them skipped
     assert main([*args, "--since", "2999-01-01"]) == 2
-    assert capsys.readouterr().err.strip().endswith(f"project {project!r} has no traces since 2999-01-01")
+    assert (
+        capsys.readouterr().err.strip().endswith(f"project {project!r} has no traces since 2999-01-01T00:00:00+00:00")
+    )
 
 
 def test_bad_input_is_one_line_and_writes_nothing(logged, tmp_path, capsys):

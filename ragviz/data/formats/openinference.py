@@ -49,7 +49,7 @@ _DOCUMENT_KEY = re.compile(r"^retrieval\.documents\.(\d+)\.document\.(content|id
 _JSON = "application/json"
 # In a JSON input / output value (LangChain, LlamaIndex), the text is under one of these keys, in this order.
 _QUESTION_KEYS = ("query", "question", "input", "query_str")
-_ANSWER_KEYS = ("output", "answer", "response", "result", "text")
+_ANSWER_KEYS = ("output", "answer", "response", "result", "text", "content")
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ragviz.data.errors import BadInput
-from ragviz.data.formats.openinference import Span
+from ragviz.data.formats.openinference import Mapped, Span, map_traces
 from ragviz.data.formats.otlp import span_from_record
 from ragviz.errors import RagvizError
 
@@ -29,8 +29,9 @@ __all__ = [
     "log_span_annotations",
     "phoenix_client",
     "phoenix_errors",
+    "phoenix_traces",
     "spans_by_id",
-    "trace_url",
+    "trace_link",
 ]
 
 API_KEY_ENV = "PHOENIX_API_KEY"
@@ -207,6 +208,26 @@ def log_document_annotations(client: Client, annotations: list[dict[str, Any]]) 
     return [str(a["id"]) for a in inserted or []]
 
 
-def trace_url(url: str, project_id: str, trace_id: str) -> str:
-    """Where Phoenix shows a trace: ``URL/projects/<project id>/traces/<trace id>``."""
-    return f"{url.rstrip('/')}/projects/{project_id}/traces/{trace_id}"
+def trace_link(url: str, trace_id: str) -> str:
+    """Where Phoenix shows a trace: ``URL/redirects/traces/<trace id>``, which Phoenix's app sends on to
+    ``URL/projects/<project id>/traces/<trace id>`` (no project id needed)."""
+    return f"{url.rstrip('/')}/redirects/traces/{trace_id}"
+
+
+def phoenix_traces(
+    url: str,
+    project: str,
+    api_key: str | None = None,
+    since: datetime | None = None,
+    limit: int | None = None,
+    dataset: str | None = None,
+    retriever_span: str | None = None,
+    progress: Progress | None = None,
+) -> Mapped:
+    """A Phoenix project's traces as rows (:func:`fetch_spans`, then the mapping); BadInput when it has none."""
+    spans = fetch_spans(url, project, api_key, since, limit, progress)
+    if not spans:
+        raise BadInput(
+            f"project {project!r} has no traces" + (f" since {since.isoformat()}" if since else ""), path=url
+        )
+    return map_traces(spans, dataset or project, retriever_span)

@@ -1,0 +1,26 @@
+"""One call for the app's "Push to Phoenix / Langfuse": the request's target, its keys only for this call."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ragviz.data.dataset import Dataset
+from ragviz.export.traces.push import PushReport, push_phoenix
+from ragviz.store.label_store import LabelStore
+
+__all__ = ["push_labels"]
+
+
+def push_labels(
+    dataset: Dataset, store: LabelStore, annotator: str | None, request: Any, progress: Callable[[int, int], None]
+) -> PushReport:
+    """Push *annotator*'s reviewed examples as *request* says (``target``, ``url``, ``api_key``,
+    ``documents_kind``, ``public_key``, ``secret_key``); BadInput on a failure."""
+    if request.target == "langfuse":
+        from ragviz.export.traces.langfuse import langfuse_api
+        from ragviz.export.traces.langfuse_push import push_langfuse
+
+        api = langfuse_api(request.url, request.public_key, request.secret_key)
+        return push_langfuse(dataset, store, request.url, annotator, api, progress)
+    return push_phoenix(dataset, store, request.url, annotator, request.api_key, request.documents_kind, progress)
