@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8501
 DATA ?= sample_data
 
-.PHONY: run test test-fast lint format install install-dev browser bench clean docs
+.PHONY: run test test-fast lint format install install-dev browser axe bench clean docs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,8 +34,19 @@ browser:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq chromium >/dev/null; \
 	  else sudo apt-get update -qq && sudo apt-get install -y -qq chromium >/dev/null; fi; }
 
+## axe-core (npm) for the accessibility browser test, under tests/browser/axe/ (its node_modules is not committed).
+AXE := tests/browser/axe/node_modules/axe-core/axe.min.js
+axe: $(AXE)
+
+$(AXE): tests/browser/axe/package.json tests/browser/axe/package-lock.json
+	@command -v npm >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq npm >/dev/null; \
+	  else sudo apt-get update -qq && sudo apt-get install -y -qq npm >/dev/null; fi; }
+	npm ci --prefix tests/browser/axe --no-audit --no-fund --silent
+	touch $@
+
 ## Install test dependencies, lint, and run the whole suite.
-test: install-dev browser lint
+test: install-dev browser axe lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 ## The quick loop while working: every test without a browser or PostgreSQL, spread over the cores (no lint).

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from ragviz.ui.core.access import sidebar
+from ragviz.ui.core.favicon import favicon
 from ragviz.ui.core.present import present_toggle
 from ragviz.ui.core.render import theme_css
 from ragviz.ui.core.retry import unsaved_banner
@@ -10,23 +11,22 @@ from ragviz.ui.core.served import hide_error_details
 from ragviz.ui.core.shell import store_faults
 from ragviz.ui.core.unsaved import pending
 
-st.set_page_config(page_title="ragviz", layout="wide")
+# the tab icon from the app itself: with none, Streamlit fetches the page's :material/…: icon from fonts.gstatic.com
+st.set_page_config(page_title="ragviz", layout="wide", page_icon=favicon())
 st.set_option("client.disableDataExport", True)  # tables' CSV download is unguarded: ragviz's own are guarded
 
-# Emoji icons: a page's icon is also its favicon, and Streamlit fetches a :material/…: favicon from
-# fonts.gstatic.com (an emoji favicon is drawn locally as a data: URL); the app asks no other host for anything.
 pages = [
-    st.Page("pages/home.py", title="Home", icon="🏠", default=True),
-    st.Page("pages/data.py", title="Data", icon="📂"),
-    st.Page("pages/review.py", title="Review", icon="📝"),
-    st.Page("pages/export.py", title="Export", icon="📤"),
-    st.Page("pages/label.py", title="Label", icon="🤖"),
-    st.Page("pages/judge.py", title="Judge", icon="⚖️"),
-    st.Page("pages/dashboard.py", title="Dashboard", icon="📊"),
-    st.Page("pages/explainer.py", title="Explainer", icon="🎓"),
-    st.Page("pages/compare.py", title="Compare", icon="🔀"),
-    st.Page("pages/claims.py", title="Claims", icon="☑️"),
-    st.Page("pages/team.py", title="Team", icon="👥"),
+    st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
+    st.Page("pages/data.py", title="Data", icon=":material/folder_open:"),
+    st.Page("pages/review.py", title="Review", icon=":material/fact_check:"),
+    st.Page("pages/export.py", title="Export", icon=":material/download:"),
+    st.Page("pages/label.py", title="Label", icon=":material/smart_toy:"),
+    st.Page("pages/judge.py", title="Judge", icon=":material/model_training:"),
+    st.Page("pages/dashboard.py", title="Dashboard", icon=":material/monitoring:"),
+    st.Page("pages/explainer.py", title="Explainer", icon=":material/school:"),
+    st.Page("pages/compare.py", title="Compare", icon=":material/difference:"),
+    st.Page("pages/claims.py", title="Claims", icon=":material/checklist:"),
+    st.Page("pages/team.py", title="Team", icon=":material/groups:"),
 ]
 page = st.navigation(pages)
 hide_error_details()  # served: no traceback, path or SQL in a browser

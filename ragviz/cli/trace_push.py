@@ -160,7 +160,7 @@ def add_trace_push_arguments(parser: argparse.ArgumentParser) -> None:
     )
     lf.add_argument("data", nargs="*", metavar="DATA", help="rows files (default: the files registered in the store)")
     lf.add_argument("--url", required=True, help="the Langfuse server, e.g. https://cloud.langfuse.com")
-    lf.add_argument("--db", default=None, metavar="DB", help=f"label store (default: ${DB_ENV} or ~/.ragviz/ragviz.db)")
+    add_db_argument(lf, purpose="the reviewed examples pushed and the record of each push")
     lf.add_argument(
         "--annotator", metavar="NAME", help="whose labels (default: the one annotator; with several: latest)"
     )

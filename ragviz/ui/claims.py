@@ -278,7 +278,7 @@ def file_summary(file_name: str, n_items: int, statuses: str) -> None:
     (*statuses*; ``""`` while presenting without corrections)."""
     tail = f" · {render.esc(statuses)}" if statuses else ""
     st.html(
-        f'<div style="font-family:system-ui,sans-serif;font-size:0.85rem;color:#57606a">{render.esc(file_name)} · '
+        f'<div style="font-family:system-ui,sans-serif;font-size:0.85rem;{render.MUTED}">{render.esc(file_name)} · '
         f"{n_items} items{tail}</div>"
     )
 

@@ -40,12 +40,12 @@ def sidebar() -> None:
         served.unverified_names_notice()
         if granted.can_see_store and not is_present():  # not on a projector
             st.html(  # a URL's password masked; plain HTML, not st.code: its highlighter is 1.5 MB of JavaScript
-                '<div class="rv-store" style="font-size:0.875rem;color:#808495">Label database<br>'
+                f'<div class="rv-store" style="font-size:0.875rem;{render.MUTED}">Label database<br>'
                 f'<code style="overflow-wrap:anywhere">{render.esc(state.store().location)}</code></div>'
             )
         st.caption(f"Loaded: {len(state.dataset()):,} examples from {len(state.current_paths())} path(s)")
         st.html(  # file names and a person's name: escaped
-            '<div class="rv-open-data" style="font-size:0.8rem;color:#808495">'
+            f'<div class="rv-open-data" style="font-size:0.8rem;{render.MUTED}">'
             f"{render.long_text_html(open_data_note(show_who=names_shown()), 160)}</div>"
         )
 
@@ -53,7 +53,7 @@ def sidebar() -> None:
 def _who_html(granted: Access) -> str:
     """The sidebar's "who": a reviewer's name (a name of any length: cut, with "show all"); a viewer's
     only when signed in (their own); a visitor's none."""
-    style = 'class="rv-annotator" style="font-size:0.875rem;color:#808495"'
+    style = f'class="rv-annotator" style="font-size:0.875rem;{render.MUTED}"'
     if granted.can_review:
         return f"<div {style}>Annotator: <b>{render.long_text_html(state.annotator(), 60)}</b> ({granted.title})</div>"
     who = served.signed_in(state.store())

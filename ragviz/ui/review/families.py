@@ -174,7 +174,7 @@ def render_families_panel(
         missing = unretrieved_gold(example, current)
         if missing:
             st.html(
-                '<div style="font-size:0.8rem;color:#57606a">Relevant but not retrieved (counted by Recall@k): '
+                f'<div style="font-size:0.8rem;{render.MUTED}">Relevant but not retrieved (counted by Recall@k): '
                 + ", ".join(f"<code>{render.esc(d)}</code>" for d in missing)
                 + "</div>"
             )

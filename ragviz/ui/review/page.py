@@ -157,7 +157,7 @@ def example_header(position: str, status: str, example: Example) -> None:
     then its question."""
     shown = f"<b>{render.esc(status)}</b> · " if status else ""
     st.html(
-        f'<div style="font-family:system-ui,sans-serif;font-size:0.85rem;color:#57606a">{render.esc(position)} · '
+        f'<div style="font-family:system-ui,sans-serif;font-size:0.85rem;{render.MUTED}">{render.esc(position)} · '
         f"{shown}{render.esc(example.dataset)} · id {render.long_text_html(example.id, 120)} · "
         f"model {render.esc(example.generation_model or '—')}</div>"
     )
@@ -179,7 +179,7 @@ def metric_cards(comparison: Sequence[MetricComparison], against_judge: bool = T
                 border=True,
             )
             st.html(
-                f'<div class="rv-formula" style="font-family:ui-monospace,monospace;font-size:0.75rem;color:#57606a">'
+                f'<div class="rv-formula" style="font-family:ui-monospace,monospace;font-size:0.75rem;{render.MUTED}">'
                 f"{render.esc(m.formula)}"
                 + (
                     f"<br>judge {render.format_score(m.judge)} → now {render.format_score(m.current)}"

@@ -226,7 +226,8 @@ def assign_panel(ds: Any, who: str, progress: Progress) -> None:
     with st.form("team-assign", border=True):
         st.markdown("**Assign examples**")
         overlap = st.number_input("Annotators per example (overlap)", 1, 5, value=last.overlap if last else 2)
-        picked = st.multiselect("Pool (known names)", known, default=list(last.pool) if last else [])
+        # no known name yet: no empty, greyed-out picker (its faded label also fails WCAG AA contrast)
+        picked = st.multiselect("Pool (known names)", known, default=list(last.pool) if last else []) if known else []
         typed = st.text_input("More names (comma-separated e-mail addresses or names)")
         choice = team_choice(store)
         scopes = ["Every loaded example"] + ([f"The team's audit sample ({choice.sample_id})"] if choice else [])
