@@ -78,7 +78,7 @@ def push_command(
     from ragviz.export.targets import load_sources
     from ragviz.export.traces.push import push_phoenix
 
-    with open_store(db, command="ragviz push phoenix") as store:
+    with open_store(db, command=f"ragviz push {target}") as store:
         who = _annotator(store, annotator, labels, db)
         sources = list(data) or store.sources()
         if not sources:
