@@ -14,7 +14,7 @@ from typing import Any
 import streamlit as st
 
 from ragviz.data.dataset import PATH_COL, Dataset
-from ragviz.data.formats.openinference import SIDECAR
+from ragviz.data.formats.openinference import EVALUATIONS, SIDECAR
 from ragviz.export.traces.phoenix import phoenix_traces, trace_link
 from ragviz.export.traces.rows_file import rows_jsonl, skipped_lines
 from ragviz.store.label_store import LabelStore
@@ -27,6 +27,7 @@ __all__ = [
     "SKIPPED_KEY",
     "PhoenixRequest",
     "PushRequest",
+    "evaluations_html",
     "open_phoenix",
     "phoenix_base_url",
     "phoenix_tab",
@@ -125,6 +126,23 @@ def trace_for_row(dataset: Dataset, index: int, store: LabelStore) -> None:
     """The Review page's link back to example *index*'s trace (nothing when it did not come from one)."""
     row = dataset.row(index)
     trace_link_line(row.get(SIDECAR), phoenix_base_url(store, row.get(PATH_COL)))
+    if row.get(EVALUATIONS):
+        st.html(evaluations_html(row[EVALUATIONS]))
+
+
+def evaluations_html(evaluations: list[Mapping[str, Any]]) -> str:
+    """The trace's existing Phoenix evaluations, read-only: ``name: label (score) — explanation`` each, escaped."""
+    items = []
+    for e in evaluations:
+        score = "" if e.get("score") is None else f" ({float(e['score']):.3g})"
+        why = f" — {render.esc(str(e['explanation']))}" if e.get("explanation") else ""
+        items.append(
+            f"<li><b>{render.esc(str(e.get('name')))}</b>: {render.esc(str(e.get('label') or '—'))}{score}{why}</li>"
+        )
+    return (
+        '<div style="font-family:system-ui,sans-serif;font-size:0.85rem">Phoenix evaluations of this trace '
+        f'(read-only, not the judge\'s labels here):<ul style="margin:0.2rem 0">{"".join(items)}</ul></div>'
+    )
 
 
 def trace_link_line(side_car: Mapping[str, Any] | None, base_url: str | None) -> None:

@@ -86,3 +86,12 @@ def test_unknown_spans_are_named(refusing):
     with pytest.raises(MissingSpans) as raised:
         log_span_annotations(client, [annotation])
     assert raised.value.span_ids == {"abc123"}
+
+
+def test_existing_evaluations_are_shown_escaped():
+    from ragviz.ui.phoenix import evaluations_html
+
+    html = evaluations_html(
+        [{"name": "hallucination", "label": "<b>factual</b>", "score": 1.0, "explanation": "x & y"}]
+    )
+    assert "<b>hallucination</b>: &lt;b&gt;factual&lt;/b&gt; (1) — x &amp; y" in html and "read-only" in html

@@ -91,3 +91,36 @@ def test_bad_input_is_one_line_and_writes_nothing(logged, tmp_path, capsys):
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and message in err[0], err
     assert not out.exists()
+
+
+def test_existing_llm_evaluations_come_in_read_only(phoenix_url, tmp_path, capsys):
+    """Phoenix evaluations of kind LLM on a trace's root / response / LLM span come along as the read-only column
+    source_evaluations (people's annotations and ragviz's own stay out); rows without any have no such column."""
+    import httpx
+
+    from ragviz.data.formats.openinference import EVALUATIONS
+
+    project = f"evals-{uuid.uuid4().hex[:8]}"
+    spans = log_traces(phoenix_url, project, journey_traces()[:2])
+    wait_for_traces(phoenix_url, project, 2)
+    root = next(s for s in spans if s.parent is None)
+    root_id = format(root.context.span_id, "016x")
+    annotations = [
+        {"name": "hallucination", "annotator_kind": "LLM", "span_id": root_id,
+         "result": {"label": "factual", "score": 1.0, "explanation": "The answer follows from document 0."}},
+        {"name": "note-by-a-person", "annotator_kind": "HUMAN", "span_id": root_id, "result": {"label": "ok"}},
+        {"name": "ragviz.adherence", "annotator_kind": "LLM", "span_id": root_id, "result": {"score": 0.0}},
+    ]  # fmt: skip
+    response = httpx.post(f"{phoenix_url}/v1/span_annotations", params={"sync": "true"}, json={"data": annotations})
+    assert response.status_code == 200, response.text
+    out = tmp_path / "rows.jsonl"
+    assert main(["import", "phoenix", "--url", phoenix_url, "--project", project, "-o", str(out)]) == 0
+    rows = {json.loads(line)["id"]: json.loads(line) for line in out.read_text().splitlines()}
+    with_evals = rows.pop(format(root.context.trace_id, "032x"))
+    assert with_evals[EVALUATIONS] == [
+        {"span_id": root_id, "name": "hallucination", "label": "factual", "score": 1.0,
+         "explanation": "The answer follows from document 0."}
+    ]  # fmt: skip
+    assert all(EVALUATIONS not in r for r in rows.values())
+    assert main(["validate", str(out)]) == 0
+    capsys.readouterr()

@@ -30,6 +30,7 @@ from typing import Any
 
 __all__ = [
     "DOCUMENTS_PREFIX",
+    "EVALUATIONS",
     "SIDECAR",
     "Mapped",
     "Skipped",
@@ -44,6 +45,8 @@ __all__ = [
 
 #: The side-car column every trace-made row carries (kept by validate, convert and export like any extra column).
 SIDECAR = "source_trace"
+#: A Phoenix-made row's existing evaluations (span annotations of kind LLM), shown read-only; only on rows with some.
+EVALUATIONS = "source_evaluations"
 DOCUMENTS_PREFIX = "retrieval.documents."
 _DOCUMENT_KEY = re.compile(r"^retrieval\.documents\.(\d+)\.document\.(content|id|score|metadata)(?:\.(.+))?$")
 _JSON = "application/json"

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ragviz.data.errors import BadInput
-from ragviz.data.formats.openinference import Mapped, Span, map_traces
+from ragviz.data.formats.openinference import EVALUATIONS, SIDECAR, Mapped, Span, map_traces
 from ragviz.data.formats.otlp import span_from_record
 from ragviz.errors import RagvizError
 
@@ -24,6 +24,7 @@ __all__ = [
     "PAGE",
     "TRACES_PER_REQUEST",
     "MissingSpans",
+    "attach_evaluations",
     "fetch_spans",
     "log_document_annotations",
     "log_span_annotations",
@@ -230,4 +231,43 @@ def phoenix_traces(
         raise BadInput(
             f"project {project!r} has no traces" + (f" since {since.isoformat()}" if since else ""), path=url
         )
-    return map_traces(spans, dataset or project, retriever_span)
+    mapped = map_traces(spans, dataset or project, retriever_span)
+    with phoenix_errors(url, project):
+        attach_evaluations(phoenix_client(url, api_key), project, mapped.rows)
+    return mapped
+
+
+def attach_evaluations(client: Client, project: str, rows: list[dict[str, Any]]) -> None:
+    """Each row's existing Phoenix evaluations (span annotations of kind LLM on its root, response or LLM span;
+    ragviz's own left out) as the read-only column :data:`EVALUATIONS`, on the rows that have any."""
+    wanted: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        side = row[SIDECAR]
+        for key in ("root_span_id", "response_span_id", "llm_span_id"):
+            if side.get(key):
+                wanted.setdefault(side[key], [])
+    ids = list(wanted)
+    for start in range(0, len(ids), TRACES_PER_REQUEST):
+        params: dict[str, Any] = {"span_ids": ids[start : start + TRACES_PER_REQUEST], "limit": 10000}
+        response = client._client.get(f"v1/projects/{project}/span_annotations", params=params)  # noqa: SLF001
+        if response.status_code == 404 and "span_ids" in response.text:
+            continue  # none of these spans has an annotation
+        response.raise_for_status()
+        for a in response.json().get("data", []):
+            if a.get("annotator_kind") == "LLM" and not str(a.get("name", "")).startswith("ragviz."):
+                result = a.get("result") or {}
+                wanted.setdefault(str(a["span_id"]), []).append(
+                    {
+                        "span_id": str(a["span_id"]),
+                        "name": str(a.get("name")),
+                        "label": result.get("label"),
+                        "score": result.get("score"),
+                        "explanation": result.get("explanation"),
+                    }
+                )
+    for row in rows:
+        side = row[SIDECAR]
+        spans = dict.fromkeys(side.get(k) for k in ("root_span_id", "response_span_id", "llm_span_id") if side.get(k))
+        found = [e for span_id in spans for e in sorted(wanted.get(span_id, []), key=lambda e: e["name"])]
+        if found:
+            row[EVALUATIONS] = found
