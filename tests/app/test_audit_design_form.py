@@ -202,3 +202,22 @@ def test_bad_inputs_are_one_clear_line(app_env, monkeypatch):
     assert "Not drawn: an audit of 3 cannot give each of the 2 strata its 2 audited examples" in said, said
     with LabelStore(app_env["db"]) as store:
         assert list_samples(store) == []
+
+
+def test_a_paired_sample_drawn_on_the_page_is_the_clis(app_env, capsys, monkeypatch):
+    """Issue 39: with two systems' answers in the data the form offers a paired draw (questions); the page's sample is
+    the one ``ragviz audit draw --design paired`` draws for the same seed."""
+    require_ragbench()
+    rows = pq.read_table(shard("emanual")).to_pylist()  # two generation models, 66 questions
+    path = _write(app_env["tmp"] / "two.jsonl", rows)
+    monkeypatch.setenv("RAGVIZ_DATA", str(path))
+    at = _audit_mode()
+    said = _draw(at, **{"audit.design": "paired", "audit.n": 8, "audit.seed": "9"})
+    with LabelStore(app_env["db"]) as store:
+        (page,) = list_samples(store)
+    assert f"Drew paired sample {page.id}: 16 examples" in said
+    assert page.params["questions"] == 8
+    members = _cli_members(
+        capsys, path, "--db", app_env["tmp"] / "cli.db", "--size", 8, "--seed", 9, "--design", "paired"
+    )
+    assert list(page.members) == members

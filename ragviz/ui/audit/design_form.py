@@ -1,4 +1,5 @@
-"""The Review page's "Draw a new sample" form: the sampling design (uniform, stratified or active), its column,
+"""The Review page's "Draw a new sample" form: the sampling design (uniform, stratified, active, or paired when the
+data holds two systems' answers), its column,
 allocation, confidence column, floor or pilot, the budget and the seed.
 
 Nothing here draws: :func:`draw_from_form` hands the choice to
@@ -13,16 +14,20 @@ from typing import Any
 
 import streamlit as st
 
-from ragviz.analysis.audits.designs import ACTIVE, DEFAULT_FLOOR, DESIGNS, STRATIFIED, UNIFORM
+from ragviz.analysis.audits.designs import ACTIVE, DEFAULT_FLOOR, DESIGNS, PAIRED, STRATIFIED, UNIFORM
 from ragviz.analysis.audits.samples import (
     CONFIDENCE_COLUMN,
     confidence_columns,
     draw_design,
     strata_columns,
 )
+from ragviz.analysis.compare_systems.audit import draw_paired, question_pairs
+from ragviz.analysis.compare_systems.pairs import CompareError
+from ragviz.analysis.compare_systems.sample import two_systems
 from ragviz.data.dataset import Dataset
 from ragviz.store.audit_samples import AuditSample, get_sample
 from ragviz.store.label_store import LabelStore
+from ragviz.ui.core import render
 from ragviz.ui.core.keys import (
     AUDIT_ALLOCATION,
     AUDIT_BY,
@@ -34,6 +39,7 @@ from ragviz.ui.core.keys import (
     AUDIT_PILOT,
     AUDIT_PILOT_METRIC,
     AUDIT_SEED,
+    AUDIT_SYSTEMS,
 )
 
 __all__ = ["ALLOCATION_CHOICES", "DesignChoice", "design_form", "draw_from_form", "form_choice"]
@@ -49,7 +55,9 @@ DESIGN_HELP = (
     "Uniform: every example alike. Stratified: each value of a column (the subset, the model…) gets its share "
     "of the audit, proportional to its size or (Neyman) larger where the judge errs more. Active: examples the "
     "judge is unsure of are drawn more often, each weighted by its chance of being drawn, with a floor so every "
-    "example can be drawn. The corrected estimates use the estimator that matches the design."
+    "example can be drawn. Paired (when the data holds two systems' answers): questions drawn alike, both answers of "
+    "each reviewed, for the Dashboard's Compare systems. The corrected estimates use the estimator that matches the "
+    "design."
 )
 PILOT_METRICS = ("adherence", "relevance", "utilization", "completeness")
 UNCALIBRATED = (
@@ -76,6 +84,7 @@ class DesignChoice:
     floor: float = DEFAULT_FLOOR
     pilot: int | None = None
     pilot_metric: str = "adherence"
+    systems: tuple[str, ...] | None = None  # paired: the two systems (None: the two the data has)
 
 
 def form_choice(values: Any) -> DesignChoice:
@@ -100,12 +109,18 @@ def form_choice(values: Any) -> DesignChoice:
         if (design == STRATIFIED and allocation == FROM_PILOT) or (design == ACTIVE and values.get(AUDIT_CALIBRATE))
         else None,
         pilot_metric=values.get(AUDIT_PILOT_METRIC) or "adherence",
+        systems=tuple(values.get(AUDIT_SYSTEMS) or ()) or None if design == PAIRED else None,
     )
 
 
 def draw_from_form(store: LabelStore, ds: Dataset, who: str, choice: DesignChoice) -> AuditSample:
     """Draw *choice* with :func:`ragviz.analysis.audits.samples.draw_design` (``ragviz audit draw``'s call);
     :class:`ValueError` (a design, allocation or store error) with the reason in one line."""
+    if choice.design == PAIRED:  # questions drawn, both systems' answers of each (ragviz audit draw --design paired)
+        try:
+            return draw_paired(store, ds, choice.size, who, choice.seed, systems=choice.systems)
+        except CompareError as exc:
+            raise ValueError(exc.where_and_what()) from None
     pilot = None
     if choice.allocation == FROM_PILOT or (choice.design == ACTIVE and choice.pilot is not None):
         if choice.pilot is None:
@@ -149,9 +164,10 @@ def _confidence_input(ds: Dataset) -> bool:
 def design_form(ds: Dataset, samples: list[AuditSample]) -> bool:
     """The form's widgets (inside the "Draw a new sample" expander); ``False`` when the choice cannot be drawn
     from this data (the reason is shown), so the caller disables Draw."""
+    systems = two_systems(ds)
     design = st.radio(
         "Design",
-        DESIGNS,
+        (*DESIGNS, PAIRED) if systems else DESIGNS,  # paired: the data holds two systems' answers
         key=AUDIT_DESIGN,
         horizontal=True,
         format_func=str.capitalize,  # md: ours
@@ -200,6 +216,8 @@ def design_form(ds: Dataset, samples: list[AuditSample]) -> bool:
             _pilot_inputs(samples, with_metric=False)
         else:
             st.caption(UNCALIBRATED)  # md: ours
+    if design == PAIRED:
+        return _paired_inputs(ds, systems)
     st.number_input(
         "Examples (on average)" if design == ACTIVE else "Examples",
         min_value=1,
@@ -211,6 +229,33 @@ def design_form(ds: Dataset, samples: list[AuditSample]) -> bool:
     )
     st.text_input("Seed (empty: a random one, recorded)", key=AUDIT_SEED)
     return ok
+
+
+def _paired_inputs(ds: Dataset, systems: list[str]) -> bool:
+    """A paired draw: the two systems (picked when the data holds more), and how many questions."""
+    if len(systems) > 2:
+        chosen = st.multiselect("Systems compared", systems, default=systems[:2], max_selections=2, key=AUDIT_SYSTEMS)
+    else:
+        chosen = systems
+    if len(chosen) != 2:
+        st.caption("Pick the two systems to compare.")  # md: ours
+        return False
+    try:
+        n = len(question_pairs(ds, a=chosen[0], b=chosen[1]).pairs)
+    except CompareError as exc:
+        st.warning(render.md_escape(str(exc), limit=None))
+        return False
+    st.caption(render.md_escape(f"Questions both {chosen[0]} and {chosen[1]} answered: {n:,}", limit=None))
+    st.number_input(
+        "Questions",
+        min_value=1,
+        max_value=n,
+        value=min(100, n),
+        key=AUDIT_N,
+        help="Drawn uniformly; people review both answers of each, one after the other.",
+    )
+    st.text_input("Seed (empty: a random one, recorded)", key=AUDIT_SEED)
+    return True
 
 
 def _pilot_inputs(samples: list[AuditSample], with_metric: bool = True) -> bool:

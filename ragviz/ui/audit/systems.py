@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import altair as alt
 import pandas as pd
 import streamlit as st
 
@@ -19,9 +20,16 @@ from ragviz.analysis.compare_systems.sample import compare_sample, compare_sampl
 from ragviz.analysis.compare_systems.words import headline, plan_questions_text, verdicts
 from ragviz.store.audit_samples import get_sample
 from ragviz.store.label_store import LabelStore
-from ragviz.ui.core import render, state
+from ragviz.ui.core import charts, render, state
 
-__all__ = ["compare_plain_words", "compare_systems_panel", "compare_table", "loaded_systems"]
+__all__ = [
+    "compare_plain_words",
+    "compare_systems_panel",
+    "compare_table",
+    "difference_chart",
+    "difference_records",
+    "loaded_systems",
+]
 
 
 @st.cache_data(show_spinner="Comparing the systems…", max_entries=8)
@@ -75,6 +83,65 @@ def compare_table(report: CompareReport) -> pd.DataFrame:
     )
 
 
+def difference_records(report: CompareReport) -> list[dict[str, Any]]:
+    """Chart rows: per subset and metric, the judge-only and the corrected B − A in points (the corrected one with
+    its interval)."""
+    out = []
+    for r in report.rows():
+        for who, value, low, high in (
+            (charts.ESTIMATORS[0], r["judge_diff"], None, None),
+            (charts.ESTIMATORS[2], r["ppi_diff"], r["ppi_low"], r["ppi_high"]),
+        ):
+            if value is not None:
+                out.append(
+                    {
+                        "metric": r["metric"],
+                        "subset": r["group"],
+                        "estimate": who,
+                        "value": 100 * value,
+                        "low": None if low is None else 100 * low,
+                        "high": None if high is None else 100 * high,
+                    }
+                )
+    return out
+
+
+def difference_chart(records: list[dict[str, Any]], columns: int = 4) -> alt.Chart:
+    """Per metric, B − A per subset in points: the corrected difference with its 95 % interval and the judge's
+    alone, beside a line at 0 (no difference)."""
+    df = pd.DataFrame(records, columns=["metric", "subset", "estimate", "value", "low", "high"])
+    shown = (charts.ESTIMATORS[0], charts.ESTIMATORS[2])
+    color = alt.Color(
+        "estimate:N",
+        scale=alt.Scale(domain=list(shown), range=[charts.ESTIMATOR_COLORS[0], charts.ESTIMATOR_COLORS[2]]),
+        legend=alt.Legend(orient="bottom", title=None),
+    )
+    subsets = list(dict.fromkeys(df["subset"]))
+    base = alt.Chart(df).encode(
+        y=alt.Y("subset:N", sort=subsets, title=None, axis=alt.Axis(labelLimit=160)),
+        color=color,
+        tooltip=[
+            "metric:N",
+            "subset:N",
+            "estimate:N",
+            alt.Tooltip("value:Q", format="+.1f", title="B − A (points)"),
+            alt.Tooltip("low:Q", format="+.1f", title="95% low"),
+            alt.Tooltip("high:Q", format="+.1f", title="95% high"),
+        ],
+    )
+    bars = base.mark_rule(strokeWidth=3).encode(x=alt.X("low:Q", title="B − A (points)"), x2="high:Q")
+    points = base.mark_point(filled=True, size=70, opacity=1).encode(
+        x="value:Q", shape=alt.Shape("estimate:N", legend=None, scale=alt.Scale(range=["diamond", "circle"]))
+    )
+    zero = alt.Chart(df).mark_rule(strokeDash=[4, 3], color="#888").encode(x=alt.datum(0))
+    order = list(dict.fromkeys(df["metric"]))
+    return (
+        (zero + bars + points)
+        .properties(width=165, height=alt.Step(22))
+        .facet(facet=alt.Facet("metric:N", title=None, sort=order), columns=columns)
+    )
+
+
 def _comparison(store: LabelStore, against: str, systems: tuple[str, str] | None) -> tuple[CompareReport, str, Any]:
     dataset = state.load_result(state.current_paths()).dataset
     sample = compare_sample_of(store, dataset)
@@ -117,6 +184,8 @@ def compare_systems_panel(store: LabelStore, against: str, present: bool) -> Non
     )
     for text in verdicts(report):
         st.markdown(render.md_escape(text, limit=None))
+    spec = charts.chart_spec(difference_chart, difference_records(report))
+    charts.show_spec(spec, "compare-systems", "compare_systems.chart", downloads=False, fill=True, per_row=2)
     st.table(compare_table(report).set_index("subset"))  # every row as text, no scrolling
     for note in report.notes():
         st.caption(render.md_escape(note, limit=None))

@@ -36,6 +36,7 @@ __all__ = [
     "AUDIT_PILOT",
     "AUDIT_PILOT_METRIC",
     "AUDIT_SEED",
+    "AUDIT_SYSTEMS",
     "AUDIT_TARGET",
     "BASE_URL_KEY",
     "BATCH_ESTIMATE",
@@ -99,6 +100,7 @@ AUDIT_N = "audit.n"
 AUDIT_PICK = "audit.pick"
 SAMPLE_KEY = "audit.sample"  # the chosen sample id (Review and Dashboard share it)
 AUDIT_SEED = "audit.seed"
+AUDIT_SYSTEMS = "audit.systems"  # a paired draw: the two systems compared (when the data holds more than two)
 AUDIT_DESIGN = "audit.design"  # the draw form's design: uniform, stratified or active
 AUDIT_BY = "audit.by"  # stratified: the column whose values are the strata
 AUDIT_ALLOCATION = "audit.allocation"  # stratified: proportional, Neyman from confidence or from a pilot
