@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from ragviz.analysis.estimates.coverage import MIN_REVIEWED, too_few_words
-from ragviz.analysis.figure_intervals import FigureInterval, confusion_intervals, rmse_interval
+from ragviz.analysis.figure_intervals import FigureInterval, confusion_intervals, resample_sums, rmse_interval
 from ragviz.analysis.stats import Confusion, cohen_kappa, confusion, fleiss_kappa, rmse
 from ragviz.data.dataset import Dataset
 from ragviz.data.keys import clean_key
@@ -231,14 +231,21 @@ def agreement(items: Iterable[tuple[Example, Labels | None, Labels | None]], min
             continue
         n += 1
         col.add(decisions(example, ref), decisions(example, cand))
+    counts = {label: np.asarray(col.counts[label], dtype=float).reshape(-1, 4) for label in BINARY_LABELS}
+    # one bootstrap draw for every label kind (their counts side by side), only where intervals are said
+    drawn = resample_sums(np.hstack(list(counts.values()))) if n >= max(minimum, 3) else None
     labels = {
         label: LabelAgreement(
             label,
             confusion(col.reference[label], col.candidate[label]),
             cohen_kappa(col.reference[label], col.candidate[label]),
-            confusion_intervals(np.asarray(col.counts[label], dtype=float), None, minimum) if n else {},
+            confusion_intervals(
+                counts[label], None, minimum, sums=None if drawn is None else drawn[:, 4 * k : 4 * k + 4]
+            )
+            if n
+            else {},
         )
-        for label in BINARY_LABELS
+        for k, label in enumerate(BINARY_LABELS)
     }
     scores = {}
     for m, pairs in col.score_pairs.items():

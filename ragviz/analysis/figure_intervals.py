@@ -198,11 +198,13 @@ def confusion_intervals(
     minimum: int = MIN_REVIEWED,
     level: float = 0.95,
     seed: int = 0,
+    sums: np.ndarray | None = None,
 ) -> dict[str, FigureInterval]:
     """Each of :data:`CONFUSION_FIGURES` of one label kind with its interval under the module's rule.
     *counts*: one row ``(tp, fp, fn, tn)`` per reviewed example (an example without a decision of this kind
     has a row of zeros and does not count towards *minimum*); *weights*: :func:`example_weights` of those
-    rows, to share one draw between label kinds."""
+    rows, to share one draw between label kinds; *sums*: the resamples' summed counts already drawn
+    (:func:`resample_sums` of several kinds' counts side by side, four columns of them: one draw for all)."""
     counts = np.asarray(counts, dtype=float).reshape(-1, 4)
     n_examples = int((counts.sum(axis=1) > 0).sum())
     point = {k: _value(v) for k, v in _confusion_figures(*counts.sum(axis=0)).items()}
@@ -218,7 +220,8 @@ def confusion_intervals(
         if name == "f1":
             low, high = 2 * low / (1 + low), 2 * high / (1 + high)
         out[name] = FigureInterval(point[name], low, high, SHARE)
-    sums = weights @ counts if weights is not None else resample_sums(counts, RESAMPLES, seed)
+    if sums is None:
+        sums = weights @ counts if weights is not None else resample_sums(counts, RESAMPLES, seed)
     resampled = {"kappa": binary_kappa(sums[:, 0], sums[:, 1], sums[:, 2], sums[:, 3])}
     if point["kappa"] is None:
         out["kappa"] = FigureInterval(None)

@@ -145,7 +145,7 @@ def test_json_shape():
     d = estimate.estimate_mean(y, yhat, yhat_u, 0.05).as_dict()
     assert set(d) == {"judge", "human", "ppi", "gain", "n_labeled", "more_needed"}
     assert set(d["judge"]) == {"estimate"} and set(d["human"]) == {"estimate", "ci"}
-    assert set(d["ppi"]) == {"estimate", "ci", "lambda", "interval"} and len(d["ppi"]["ci"]) == 2
+    assert set(d["ppi"]) == {"estimate", "ci", "lambda", "lambda_rule", "interval"} and len(d["ppi"]["ci"]) == 2
     assert d["ppi"]["interval"] == "bootstrap-t"  # estimate_mean's default: the interval that covers at n = 100
     assert estimate.estimate_mean(y, yhat, yhat_u, 0.05, interval="normal").as_dict()["ppi"]["interval"] == "normal"
 

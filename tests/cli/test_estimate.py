@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from ragviz.analysis.estimates import ppi
+from ragviz.analysis.estimates.crossfit import FOLDS, crossfit_ppi_mean
 from ragviz.cli.estimate import INTERVALS
 from ragviz.cli.main import main
 from ragviz.data.ragbench import LABEL_FIELDS
@@ -114,6 +115,13 @@ def test_planted_bias_corrected_and_equal_to_ppi_py(tmp_path, capsys, ragbench_r
         got = result["metrics"][m]
         lo, hi = ppi_py.ppi_mean_ci(y, f, fu, alpha=0.05)
         assert got["ppi"]["interval"] == "normal"
+        # λ cross-fitted (issue 36): ppi_py's interval (λ tuned on the audit) moved to the cross-fitted estimate
+        shift = 0.0
+        if got["ppi"]["lambda_rule"].startswith("cross-fitted"):
+            tuned = float(ppi_py.ppi_mean_pointestimate(y, f, fu)[0])
+            shift = crossfit_ppi_mean(y, f, fu, FOLDS)[0] - tuned
+            assert got["ppi"]["estimate"] == pytest.approx(crossfit_ppi_mean(y, f, fu, FOLDS)[0], abs=1e-9)
+        lo, hi = lo + shift, hi + shift
         if np.count_nonzero(y != f) >= 5:  # the usual case: ppi_py's interval
             assert got["ppi"]["ci"] == pytest.approx([float(lo[0]), float(hi[0])], abs=1e-9)
         else:  # this judge never changes utilization: no disagreement, so the interval is floored, not ppi_py's
@@ -125,9 +133,11 @@ def test_planted_bias_corrected_and_equal_to_ppi_py(tmp_path, capsys, ragbench_r
             got["human"],
         )
         expected = ppi.ppi_mean_ci(y, f, fu, 0.05, method="bootstrap-t", bounds=(0.0, 1.0))
-        assert b["ppi"]["interval"] == expected.method and b["ppi"]["ci"] == pytest.approx(expected.ci(), abs=1e-12)
+        moved = [min(1.0, max(0.0, v + shift)) for v in expected.ci()]
+        assert b["ppi"]["interval"] == expected.method and b["ppi"]["ci"] == pytest.approx(moved, abs=1e-12)
         assert (b["ppi"]["ci"] != got["ppi"]["ci"]) == (expected.method == "bootstrap-t")
-        assert got["ppi"]["estimate"] == pytest.approx(float(ppi_py.ppi_mean_pointestimate(y, f, fu)[0]), abs=1e-9)
+        tuned_estimate = float(ppi_py.ppi_mean_pointestimate(y, f, fu)[0])
+        assert got["ppi"]["estimate"] == pytest.approx(tuned_estimate + shift, abs=1e-9)
         if m == "adherence":  # a 0/1 metric: the Wilson interval (statsmodels' proportion_confint agrees)
             from statsmodels.stats.proportion import proportion_confint
 

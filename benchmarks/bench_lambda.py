@@ -1,0 +1,74 @@
+"""How biased is PPI++ when lambda is tuned on the audit it weights, and does cross-fitting remove it? (issue 36 item 5)
+
+    .venv/bin/python benchmarks/bench_lambda.py [--reps 4000] [--sizes 30,50,100,300] [--folds 2,5]
+
+Population: ``bench_ppi.py``'s table (people = RAGBench's labels, the ``biased`` noisy judge's TRACe metrics, 2,896
+rows); the target is each metric's mean over it. Each replicate draws the M = 2,896 judged examples i.i.d. from it
+(the model PPI assumes) and audits the first *n* (a uniform random sample). Per metric and *n*: the mean error of
+the PPI++ estimate over the replicates in units of its standard deviation (bias / SE; Monte-Carlo SE of that ratio
+about 1/sqrt(reps)), for lambda power-tuned on the audit (the app's, ``ppi_py``'s), cross-fitted over K folds
+(:func:`ragviz.analysis.estimates.crossfit.crossfit_ppi_mean`) and lambda = 1 (plain PPI); and each estimator's SD
+relative to the tuned one's (the price of cross-fitting in precision).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from bench_ppi import metric_table  # noqa: E402
+
+from ragviz.analysis.estimates.crossfit import crossfit_ppi_mean  # noqa: E402
+from ragviz.analysis.estimates.ppi import power_tuning, ppi_mean  # noqa: E402
+from ragviz.metrics.trace import TRACE_METRICS  # noqa: E402
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--data", default=str(ROOT.parent / "shared" / "ragbench"))
+    p.add_argument("--reps", type=int, default=4000)
+    p.add_argument("--sizes", default="30,50,100,300")
+    p.add_argument("--folds", default="2,5")
+    p.add_argument("--seed", type=int, default=0)
+    a = p.parse_args()
+    sizes = [int(s) for s in a.sizes.split(",")]
+    folds = [int(k) for k in a.folds.split(",")]
+    truth, judge, _ = metric_table(Path(a.data), a.seed)
+    target = truth.mean(axis=0)
+    m = truth.shape[0]
+    names = ["tuned", *(f"cross-fit {k}" for k in folds), "lambda 1"]
+    rng = np.random.default_rng(a.seed + 11)
+    start = time.perf_counter()
+    print(f"bias / SE over {a.reps} audits (SD relative to tuned's in brackets)")
+    print("metric        n     " + "".join(f"{name:>22}" for name in names))
+    for n in sizes:
+        errors = np.zeros((len(names), a.reps, len(TRACE_METRICS)))
+        for r in range(a.reps):
+            idx = rng.integers(0, m, m)
+            for j in range(len(TRACE_METRICS)):
+                y, f = truth[idx[:n], j], judge[idx[:n], j]
+                fu = judge[idx[n:], j]
+                got = [ppi_mean(y, f, fu, power_tuning(y, f, fu))]
+                got += [crossfit_ppi_mean(y, f, fu, k, seed=r)[0] for k in folds]
+                got.append(ppi_mean(y, f, fu, 1.0))
+                errors[:, r, j] = np.array(got) - target[j]
+        sd_tuned = errors[0].std(axis=0)
+        for j, metric in enumerate(TRACE_METRICS):
+            cells = []
+            for e in errors[:, :, j]:
+                sd = e.std()
+                cells.append(f"{e.mean() / sd:+.3f} ({sd / sd_tuned[j]:.3f})")
+            print(f"{metric:13} {n:<5} " + "".join(f"{c:>22}" for c in cells), flush=True)
+    print(f"{time.perf_counter() - start:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
