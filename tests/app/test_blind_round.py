@@ -122,3 +122,20 @@ def test_an_annotator_whose_assignments_skip_the_first_example_resumes_where_she
     assert at.session_state["review.index"] == 5 and at.query_params["uid"] == mine[1]
     with LabelStore(app_env["db"]) as store:
         assert store.position("tester") == mine[1]  # not overwritten by the nearest assigned row (3)
+
+
+def test_the_audit_queue_counts_only_her_own_reviews_during_a_blind_round(app_env, monkeypatch):
+    from ragviz.store.audit_samples import draw_sample
+
+    ds = load([SAMPLE]).dataset
+    with LabelStore(app_env["db"]) as store:
+        sample = draw_sample(store, ds.uids, 4, "lead", seed=1)
+        assign(store, list(sample.members), 2, ["tester", "bob"], "lead")
+        for uid in sample.members[:3]:
+            store.record(uid, "bob", REVIEW)  # bob is ahead of her
+        store.record(sample.members[0], "tester", REVIEW)
+    monkeypatch.setenv("RAGVIZ_ADMINS", "lead")
+    at = open_page("pages/review.py")
+    at.radio(key="review.queue").set_value("Audit sample").run()
+    progress = [p.proto.text.replace("\\", "") for p in at.get("progress")]
+    assert any("1 of 4 reviewed" in t for t in progress), progress  # not bob's 3

@@ -123,7 +123,7 @@ def test_an_overlapped_round_labelled_blind_adjudicated_and_exported(team_replic
     _label_my_three(pages["bo@example.org"], two.url, disagree=False)
     _label_my_three(pages["cy@example.org"], one.url, disagree=True)
 
-    ana = pages["ana@example.org"]  # blind: Compare offers the judge, gold and her own labels only
+    ana = pages["ana@example.org"]  # blind: the judge's, her own (and gold: every assignment is decided)
     ana.goto(f"{one.url}/compare")
     expect()(ana.get_by_text("A blind labelling round is on")).to_be_visible()
     ana.get_by_label("Label set B (after)").click()

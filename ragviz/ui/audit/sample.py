@@ -318,7 +318,11 @@ def audit_queue(ds: Dataset, store: LabelStore, who: str, present: bool) -> Audi
             "In audit mode the queue is the sample, in its random order: J / K and Next in sample walk it, "
             "filters are ignored and Accept stays on the example."
         )
-    progress = audit_progress(sample.members, reviewed_by_anyone(store), sample.id)
+    from ragviz.ui.team.queue import blind_for_me
+
+    # a blind round: her own reviews only (how many others reviewed is a count built from their labels)
+    reviewed = store.reviewed_uids(who) if blind_for_me(store) else reviewed_by_anyone(store)
+    progress = audit_progress(sample.members, reviewed, sample.id)
     next_row = ds.index_of(progress.next_uid) if progress.next_uid is not None else None
     order = [r for r in (ds.index_of(uid) for uid in sample.members) if r is not None]  # loaded, in draw order
     return AuditQueue(sample, order, progress, next_row)
