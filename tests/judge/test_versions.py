@@ -142,7 +142,10 @@ def test_compare_on_the_audit_sample_measures_the_gain_and_asks_only_what_is_mis
     assert v1.figures.kinds["relevant"].point["kappa"] < 0.9
     assert v1.figures.kinds["utilized"].point["kappa"] < v2.figures.kinds["utilized"].point["kappa"]
     assert v1.figures.kinds["relevant"].point["recall"] < v2.figures.kinds["relevant"].point["recall"]
-    assert v1.figures.bias["relevance"].bias < 0 and v1.figures.bias["relevance"].high < 0
+    v1_bias = v1.figures.bias["relevance"]
+    # the judge under-reads relevance (at n = 20 the bounded bias interval of issue 36 still holds 0)
+    assert v1_bias.low is not None and v1_bias.high is not None
+    assert -1 <= v1_bias.low < v1_bias.bias < 0 and v1_bias.bias < v1_bias.high <= 1
     assert v2.figures.bias["relevance"].bias == pytest.approx(0.0)
     assert second.runs[1].figures == v2.figures
     # labels name the version that made them; the store's judge label sets are left alone by a comparison
