@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Iterable
 from typing import TextIO
 
-__all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "add_paths", "print_problems"]
+__all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "add_paths", "errors", "print_problems"]
 
 
 EXIT_OK = 0
@@ -27,3 +27,12 @@ def add_paths(parser: argparse.ArgumentParser) -> None:
 def print_problems(problems: Iterable[object], stream: TextIO) -> None:
     for p in problems:
         print(str(p), file=stream)
+
+
+def errors(n: int) -> str:
+    """``"1 error"``, ``"3 errors"``: the count that opens a command's bad-input line.
+
+    >>> errors(1), errors(2)
+    ('1 error', '2 errors')
+    """
+    return f"{n:,} error" + ("" if n == 1 else "s")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ragviz.cli.common import EXIT_OK
+from ragviz.cli.common import EXIT_OK, errors
 from ragviz.cli.team import DB_HELP, open_team_store
 from ragviz.data.errors import BadInput
 
@@ -43,7 +43,7 @@ def run_import_command(args: argparse.Namespace) -> int:
             )
         loaded = load(paths)
         if not loaded.ok:
-            raise BadInput(f"{len(loaded.errors)} errors in the data: nothing imported", listed=loaded.errors)
+            raise BadInput(f"{errors(len(loaded.errors))} in the data: nothing imported", listed=loaded.errors)
         done = import_labels(store, loaded.dataset, args.files, args.annotator.strip())
     print(
         f"imported {done.n_rows:,} rows as {args.annotator.strip()}'s decisions ({done.n_changed:,} differ from the"
