@@ -136,7 +136,7 @@ if audit is not None:
     audit_ui.progress_line(audit, on_go=go, traces=traces, target=audit_estimates.target_line)
 team_queue.guidelines_panel(store)
 status = review_status(uid, reviewed, corrected) if traces else ""
-where = audit.where(index) if audit is not None else position_text(index, len(ds), allowed)
+where = audit.where(index, show_reviewed=traces) if audit is not None else position_text(index, len(ds), allowed)
 st.set_page_config(page_title=f"{where} · Review · ragviz")  # the browser tab says where the person is
 review.example_header(where, status, ex)
 review.metric_cards(compare_metrics(ex, judge, current), against_judge=traces)
