@@ -271,7 +271,7 @@ def _context_html(docs: Sequence[Sequence[ContextSpan]], n_total: int) -> str:
     for d, doc in enumerate(docs):
         if not doc:
             continue
-        out.append(f'<div class="legend">document {d + 1}</div>')
+        out.append(f'<div class="legend">document {d}</div>')  # numbered from 0, as the keys and the app number them
         for s in doc:
             shown += 1
             tag = _STATE_WORDS.get(s.state)
@@ -288,7 +288,9 @@ def _context_html(docs: Sequence[Sequence[ContextSpan]], n_total: int) -> str:
 def _response_html(spans: Sequence[ResponseSpan]) -> str:
     out = []
     for s in spans:
-        cited = f" <i>(supported by {_e(' '.join(s.supporting_keys))})</i>" if s.supporting_keys else ""
+        # an unsupported sentence may still cite keys (RAGBench keeps them): "supported by" would contradict it
+        said = "supported by" if s.status == "supported" else "cites"
+        cited = f" <i>({said} {_e(' '.join(s.supporting_keys))})</i>" if s.supporting_keys else ""
         verdict = f"<b>{_e(s.status)}</b>"
         out.append(
             f'<span class="s {_e(s.status)}"><span class="key">{_e(s.key)}</span>{_e(s.text)} — {verdict}{cited}</span>'
