@@ -108,13 +108,13 @@ allowed, advance = audit_ui.follow_queue(audit, allowed, advance, go, st.session
 if st.session_state.get(LAST_FILTER) != (walk := team_queue.walk_key(flt)):  # a filter or "My assignments"
     st.session_state[LAST_FILTER] = walk
     go(nearest_match(allowed, st.session_state.get(INDEX, 0)))
-follow_link(ds, go)  # a new deep link: its example, or the matches to choose from
+unknown_link = follow_link(ds, go)  # a new deep link: its example, or the matches to choose from
 if INDEX not in st.session_state or not 0 <= st.session_state[INDEX] < len(ds):
     st.session_state[INDEX] = resume_row(ds, store.position(who))
 index = st.session_state[INDEX]
 shown = state.example_labels(ds, index, who)
 ex, judge, current, uid = shown.example, shown.judge, shown.current, shown.example.uid
-link_followed(uid)
+link_followed(uid, keep=unknown_link)  # a link to nothing loaded stays in the URL, not the example shown
 
 # -- draw it; the widgets call back into the functions above
 target = undo_target(ds, store, who, index) if editable else None

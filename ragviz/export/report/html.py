@@ -288,10 +288,8 @@ def _context_html(docs: Sequence[Sequence[ContextSpan]], n_total: int) -> str:
 def _response_html(spans: Sequence[ResponseSpan]) -> str:
     out = []
     for s in spans:
-        # an unsupported sentence may still cite keys (RAGBench keeps them): "supported by" would contradict it
-        said = "supported by" if s.status == "supported" else "cites"
+        verdict, said = f"<b>{_e(s.status)}</b>", "supported by" if s.status == "supported" else "cites"
         cited = f" <i>({said} {_e(' '.join(s.supporting_keys))})</i>" if s.supporting_keys else ""
-        verdict = f"<b>{_e(s.status)}</b>"
         out.append(
             f'<span class="s {_e(s.status)}"><span class="key">{_e(s.key)}</span>{_e(s.text)} — {verdict}{cited}</span>'
         )
