@@ -26,7 +26,7 @@ def metrics(at: AppTest) -> dict[str, tuple[str, str]]:
 
 
 def html_text(at: AppTest) -> str:
-    return "\n".join(h.value for h in at.get("html"))
+    return "\n".join(h.value for h in at.get("html")).replace("\u00a0", " ")  # a no-break space reads as a space
 
 
 def tick(at: AppTest, row: int, column: str, value: bool = True) -> AppTest:
