@@ -58,7 +58,7 @@ def test_the_button_gives_what_ragviz_report_writes(app_env, monkeypatch):
     with LabelStore(app_env["db"]) as store:
         monkeypatch.setattr(state, "store", lambda: store)
         monkeypatch.setattr(state, "dataset", lambda: load([SAMPLE_DATA]).dataset)
-        built = report._report("human", "html")
+        built = report._report("human", "html")()
         request = ReportRequest(
             paths=(str(SAMPLE_DATA),), db=store.location, date="2026-11-26", output="ragviz-report-2026-11-26.html"
         )
