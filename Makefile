@@ -13,7 +13,7 @@ $(BIN)/python:
 
 $(VENV)/.installed: $(BIN)/python requirements.txt pyproject.toml
 	$(BIN)/pip install --quiet -r requirements.txt
-	$(BIN)/pip install --quiet --no-deps -e .
+	$(BIN)/pip install -qq --no-deps -e .  # -qq: errors only, not setuptools' editable-install notice block
 	touch $@
 
 $(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt

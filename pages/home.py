@@ -31,4 +31,4 @@ else:
         on_start=lambda: st.switch_page("pages/review.py"),
         present=present,
     )
-ui.tour(ui.tour_example())
+ui.tour(ui.tour_example(), present=present)

@@ -103,10 +103,12 @@ allowed = team_queue.my_assignments(ds, store, who, allowed, reviewed)  # "My as
 audit = audit_ui.audit_queue(ds, store, who, page.present)  # Queue: Audit sample (None when off)
 allowed, advance = audit_ui.follow_queue(audit, allowed, advance, go, st.session_state.get(INDEX, 0))
 
-index = shown_row(ds, store, who, team_queue.walk_key(flt), allowed, go)  # where she was, a filter, a link
+index, unknown_link = shown_row(
+    ds, store, who, team_queue.walk_key(flt), allowed, go
+)  # where she was, a filter, a link
 shown = state.example_labels(ds, index, who)
 ex, judge, current, uid = shown.example, shown.judge, shown.current, shown.example.uid
-link_followed(uid)
+link_followed(uid, keep=unknown_link)  # a link to nothing loaded stays in the URL, not the example shown
 
 # -- draw it; the widgets call back into the functions above
 target = undo_target(ds, store, who, index) if editable else None
@@ -128,7 +130,7 @@ if audit is not None:
     audit_ui.progress_line(audit, on_go=go, traces=traces, target=audit_estimates.target_line)
 team_queue.guidelines_panel(store)
 status = review_status(uid, reviewed, corrected) if traces else ""
-where = audit.where(index) if audit is not None else position_text(index, len(ds), allowed)
+where = audit.where(index, show_reviewed=traces) if audit is not None else position_text(index, len(ds), allowed)
 st.set_page_config(page_title=f"{where} · Review · ragviz")  # the browser tab says where the person is
 review.example_header(where, status, ex)
 phoenix_ui.trace_for_row(ds, index, store)  # an example from a trace links back to it

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ragviz.analysis.dashboard.baselines import agreement_report, has_baseline_scores
-from ragviz.cli.common import EXIT_OK, add_db_argument, open_store
+from ragviz.cli.common import EXIT_OK, add_db_argument, errors, open_store
 from ragviz.data.dataset import Dataset
 from ragviz.data.errors import BadInput
 
@@ -48,7 +48,7 @@ def run_agreement_command(args: Any) -> int:
     result = load(args.paths)
     if not result.ok:
         raise BadInput(
-            f"{len(result.errors)} errors: nothing computed (run `ragviz validate` for details)", listed=result.errors
+            f"{errors(len(result.errors))}: nothing computed (run `ragviz validate` for details)", listed=result.errors
         )
     store = None
     if args.against != JUDGE or getattr(args, "annotators", False):

@@ -23,6 +23,7 @@ __all__ = [
     "NO_STORE",
     "add_db_argument",
     "add_paths",
+    "errors",
     "fold_identities",
     "open_store",
     "print_problems",
@@ -112,3 +113,12 @@ def fold_identities(args: argparse.Namespace) -> argparse.Namespace:
         if isinstance(value, str) and value.strip():
             setattr(args, name, identity_name(value))
     return args
+
+
+def errors(n: int) -> str:
+    """``"1 error"``, ``"3 errors"``: the count that opens a command's bad-input line.
+
+    >>> errors(1), errors(2)
+    ('1 error', '2 errors')
+    """
+    return f"{n:,} error" + ("" if n == 1 else "s")

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from ragviz.cli.common import EXIT_OK
+from ragviz.cli.common import errors as count_errors
 from ragviz.data.errors import BadInput
 
 __all__ = ["COMMAND", "add_convert_arguments", "convert_command", "run_convert_command"]
@@ -28,7 +29,7 @@ def convert_command(paths: list[str], out: str, to: str, fmt: str | None = None,
         raise BadInput(f"RAGBench rows are written as jsonl or parquet, not {fmt!r}", path=COMMAND)
     dataset, errors = load_sources(paths)
     if errors:
-        raise BadInput(f"{len(errors)} errors in the input: nothing converted", listed=errors)
+        raise BadInput(f"{count_errors(len(errors))} in the input: nothing converted", listed=errors)
     target = Target(out, fmt, to, card)
     n_rows, _, written = write_target(dataset, None, None, target)
     print(f"converted {n_rows} examples to {written} ({target.describe()})", file=sys.stderr)

@@ -136,7 +136,7 @@ def _load(paths: list[str], what: str) -> Dataset:
     result = load(paths)
     if not result.ok:
         more = len(result.errors) - 1
-        tail = f" (and {more} more errors: run `ragviz validate`)" if more else ""
+        tail = f" (and {more:,} more: run `ragviz validate`)" if more else ""
         raise BadInput(f"{what}: {result.errors[0]}{tail}")
     if len(result.dataset) == 0:
         raise BadInput(f"{what}: {', '.join(paths)}: no rows")

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ragviz.analysis.labelsets.named import GOLD
 from ragviz.cli.common import EXIT_OK, add_db_argument, open_store
+from ragviz.cli.common import errors as errors_of
 from ragviz.data.errors import BadInput
 from ragviz.data.formats.ragchecker import RagCheckerFormatError, is_ragchecker_file
 from ragviz.export.files import FORMATS
@@ -96,7 +97,9 @@ def _export_data(
         try:
             n_rows, n_human = write_corrected_ragchecker(sources, store, annotator, target.out)
         except RagCheckerFormatError as exc:
-            raise BadInput(f"{len(exc.problems)} errors in the {what}: nothing exported", listed=exc.problems) from None
+            raise BadInput(
+                f"{errors_of(len(exc.problems))} in the {what}: nothing exported", listed=exc.problems
+            ) from None
         who = annotator or "(no annotator)"
         print(
             f"exported {n_rows} RagChecker items to {target.out} (ragchecker); annotator {who}: "
@@ -112,7 +115,7 @@ def _export_data(
             return EXIT_OK
     dataset, errors = load_sources(sources)
     if errors:
-        raise BadInput(f"{len(errors)} errors in the {what}: nothing exported", listed=errors)
+        raise BadInput(f"{errors_of(len(errors))} in the {what}: nothing exported", listed=errors)
     n_rows, n_human, written = write_target(dataset, store, annotator, target)
     n_corrected = len(store.corrected_uids(annotator) & set(dataset.uids)) if store is not None and annotator else 0
     _summary(written, target, annotator, n_rows, n_human, n_corrected)

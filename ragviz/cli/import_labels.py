@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ragviz.cli.common import EXIT_OK, add_db_argument, open_store
+from ragviz.cli.common import EXIT_OK, add_db_argument, errors, open_store
 from ragviz.data.errors import BadInput
 
 __all__ = ["COMMAND", "add_import_arguments", "run_import_command"]
@@ -42,7 +42,7 @@ def run_import_command(args: argparse.Namespace) -> int:
             )
         loaded = load(paths)
         if not loaded.ok:
-            raise BadInput(f"{len(loaded.errors)} errors in the data: nothing imported", listed=loaded.errors)
+            raise BadInput(f"{errors(len(loaded.errors))} in the data: nothing imported", listed=loaded.errors)
         done = import_labels(store, loaded.dataset, args.files, args.annotator.strip())
     print(
         f"imported {done.n_rows:,} rows as {args.annotator.strip()}'s decisions ({done.n_changed:,} differ from the"

@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ragviz.cli.common import EXIT_OK, add_db_argument, open_store
+from ragviz.cli.common import EXIT_OK, add_db_argument, errors, open_store
 from ragviz.data.errors import BadInput
 
 if TYPE_CHECKING:
@@ -112,7 +112,7 @@ def _load(paths: list[str]) -> Dataset:
         raise BadInput("no such file", path=missing[0])
     result = load(paths)
     if not result.ok:
-        raise BadInput(f"{len(result.errors)} errors: nothing done (run `ragviz validate`)", listed=result.errors)
+        raise BadInput(f"{errors(len(result.errors))}: nothing done (run `ragviz validate`)", listed=result.errors)
     return result.dataset
 
 

@@ -24,7 +24,7 @@ import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING, TextIO
 
-from ragviz.cli.common import EXIT_OK, add_db_argument, open_store
+from ragviz.cli.common import EXIT_OK, add_db_argument, errors, open_store
 from ragviz.data.errors import BadInput
 
 if TYPE_CHECKING:
@@ -267,7 +267,8 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
         )
     if mode is not None:
         return run_batch_command(args, mode, err, settings_from_args)
-    missing = [name for name, value in (("PATH", args.paths), ("-o/--output", args.output)) if not value]
+    needed = (("PATH", args.paths),) + ((("-o/--output", args.output),) if not args.dry_run else ())
+    missing = [name for name, value in needed if not value]  # a dry run writes nothing: no OUT to name
     if missing:
         raise BadInput(f"a live run needs {', '.join(missing)} (or a batch option)", path=COMMAND)
     db_path = args.db or os.fspath(default_db())
@@ -279,7 +280,8 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
         settings = replace(settings, model=args.model)
     try:
         settings.check()
-        settings.resolved_api_key()
+        if not args.dry_run:  # a dry run calls nothing: no key needed
+            settings.resolved_api_key()
         check_samples(samples, settings, sample_mode, confidence)
     except JudgeConfigError as exc:
         raise BadInput(str(exc), path=COMMAND) from None
@@ -287,7 +289,7 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
     result = load(args.paths)
     if not result.ok:
         raise BadInput(
-            f"{len(result.errors)} errors: nothing judged (run `ragviz validate` for details)", listed=result.errors
+            f"{errors(len(result.errors))}: nothing judged (run `ragviz validate` for details)", listed=result.errors
         )
     dataset = result.dataset
     check_shots_unchanged(version, shots_now([version], dataset))

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from ragviz.cli.common import open_store
+from ragviz.cli.common import errors, open_store
 from ragviz.data.errors import BadInput
 
 if TYPE_CHECKING:
@@ -199,7 +199,7 @@ def _load_examples(args: argparse.Namespace) -> Iterator[Example]:
     result = load(args.paths)
     if not result.ok:
         raise BadInput(
-            f"{len(result.errors)} errors: nothing judged (run `ragviz validate` for details)", listed=result.errors
+            f"{errors(len(result.errors))}: nothing judged (run `ragviz validate` for details)", listed=result.errors
         )
     dataset = result.dataset
     n = len(dataset) if args.limit is None else min(max(args.limit, 0), len(dataset))

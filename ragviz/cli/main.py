@@ -94,7 +94,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "report",
         "the stakeholder report: one self-contained HTML file (or PDF) with the corrected numbers and their evidence",
         "Write one HTML file (or PDF) a stakeholder opens offline: per TRACe metric what people would say (the "
-        "judge corrected by the random audit, 95%% intervals), how far the judge can be trusted (agreement with "
+        "judge corrected by the random audit, 95% intervals), how far the judge can be trusted (agreement with "
         "people per label kind, bias per metric, a verdict each), the distributions and per-subset tables, worked "
         "examples, and the method and provenance with the command that rebuilds it. The same inputs and --date give "
         "the same bytes. Exit 2 on bad input.",

@@ -94,7 +94,7 @@ def run_report_command(args: argparse.Namespace) -> int:
     result = load(args.paths)
     if not result.ok:
         more = len(result.errors) - 1
-        return _fail(f"{result.errors[0]}" + (f" (and {more} more errors: run `ragviz validate`)" if more else ""))
+        return _fail(f"{result.errors[0]}" + (f" (and {more:,} more: run `ragviz validate`)" if more else ""))
     if len(result.dataset) == 0:
         return _fail(f"{', '.join(args.paths)}: no rows")
     store = None if args.db is None else open_store(args.db, command=COMMAND)

@@ -122,7 +122,8 @@ class JudgeSettings:
         if self.base_url and self.endpoint != DEFAULT_BASE_URL:
             return NO_KEY_PLACEHOLDER
         raise JudgeConfigError(
-            f"no API key: set {API_KEY_ENV} or enter a key (only servers given by --base-url may go without)"
+            f"no API key: set {API_KEY_ENV} or enter a key (only another server than the OpenAI API, a Base URL, "
+            "may go without)"
         )
 
     def check(self) -> None:

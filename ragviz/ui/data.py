@@ -119,7 +119,7 @@ def load_box(sample_name: str, path_off: str | None = None, sample_loaded: bool 
                 st.session_state[LAST_UPLOAD] = up.file_id
         with path_tab:
             typed = st.text_input(
-                "A file or a directory (e.g. a folder of RAGBench Parquet shards: ../shared/ragbench)",
+                "A file or a directory (e.g. a folder of RAGBench Parquet shards, as Hugging Face publishes them)",
                 key="data.path",
                 disabled=path_off is not None,
             )

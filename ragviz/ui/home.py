@@ -84,9 +84,10 @@ def loaded(
                 st.page_link("pages/data.py", label="Load other data", icon=":material/folder_open:")
 
 
-def tour(example: Example | None) -> None:
+def tour(example: Example | None, present: bool = False) -> None:
     """Sentence keys and shortcuts, shown on the sample's worked example (*example*; a text-only
-    tour when the sample is not at hand)."""
+    tour when the sample is not at hand). *present*: only the keys that move, since nothing can be
+    accepted or undone on a projector."""
     with st.container(border=True):
         st.subheader("The 30-second tour")
         st.markdown(
@@ -106,7 +107,10 @@ def tour(example: Example | None) -> None:
             )
             st.html(render.document_html(0, document_spans(example, example.labels, "a")[0]))
             st.html(render.response_html(response_spans(example, example.labels, "a")))
-        st.markdown(
-            "On the Review page, correct a label where you see it, and use the keys: "
-            "**J** next · **K** previous · **N** next unreviewed · **A** accept · **Z** undo."
-        )
+        if present:
+            st.markdown("On the Review page, move through the examples with **J** next · **K** previous.")
+        else:
+            st.markdown(
+                "On the Review page, correct a label where you see it, and use the keys: "
+                "**J** next · **K** previous · **N** next unreviewed · **A** accept · **Z** undo."
+            )

@@ -94,3 +94,16 @@ def test_annotators_look_and_viewers_are_kept_out(judge_env, monkeypatch):
     guest = open_page_as("pages/judge.py", "guest@x.org")
     assert "Judge versions are for admins and annotators." in _texts(guest)
     assert not [d for d in guest.dataframe]
+
+
+def test_without_working_settings_re_judge_says_why_in_the_apps_words(app_env, monkeypatch):
+    """Issue 40: "Re-judge with v1" ended at "Which examples" with no button and no reason, and the warning
+    named the command-line flag --base-url to a person in the browser."""
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AZURE_OPENAI_ENDPOINT", "AZURE_OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    at = open_page("pages/judge.py")
+    assert not [b for b in at.button if b.key == "judge.rejudge"]
+    reasons = [i.value for i in at.info if "re-judge once the judge settings work" in i.value]
+    assert reasons and "Label page" in reasons[0]
+    warnings = " ".join(w.value for w in at.warning)
+    assert "no API key" in warnings and "--base-url" not in warnings

@@ -150,3 +150,17 @@ def test_a_large_round_waits_to_compare_and_adjudicates_from_the_changed_example
     html = "".join(h.proto.body for h in at.get("html"))
     assert 'data-differences="1"' in html  # ML: the one example with a label change, checked and shown
     assert any("1 of 1 in the queue" in m.value for m in at.markdown)
+
+
+def test_with_one_annotator_per_example_gold_is_not_called_agreed(app_env):
+    """Issue 40: the Team page said "Gold: agreed 6" where each example had one annotator, who agreed with no one."""
+    ds = load([SAMPLE]).dataset
+    with LabelStore(app_env["db"]) as store:
+        assign(store, [ds.uids[i] for i in range(4)], 1, ["alice"], "tester")
+        for i in range(2):
+            store.record(ds.uids[i], "alice", [Change("review", None, "reviewed")])
+    labels = {m.label: m.value for m in open_page("pages/team.py").metric}
+    assert "Gold: agreed" not in labels and labels["Gold: one annotator's labels"] == "2"
+    with LabelStore(app_env["db"]) as store:
+        assign(store, [ds.uids[i] for i in range(4, 8)], 2, ["alice", "bob"], "tester")
+    assert "Gold: agreed" in {m.label for m in open_page("pages/team.py").metric}

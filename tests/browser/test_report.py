@@ -88,3 +88,5 @@ def test_the_dashboard_downloads_the_report(streamlit_server, page, tmp_path):
     text = target.read_text(encoding="utf-8")
     assert '<section id="headline">' in text and "No audit yet" in text and "22 examples" in text
     assert str(SAMPLE_DATA) not in text and str(tmp_path) not in text
+    # issue 40: building it after the click logged "missing ScriptRunContext!" 44 times
+    assert "missing ScriptRunContext" not in streamlit_server.log.read_text(encoding="utf-8")

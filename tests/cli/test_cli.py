@@ -148,7 +148,7 @@ def test_every_command_reports_bad_input_through_one_channel(tmp_path):
         lines = run.stderr.splitlines()
         assert run.returncode == 2 and "Traceback" not in run.stderr, (name, run.stderr)
         assert [line for line in lines if line.startswith(f"{bad}:2: ")], (name, run.stderr)
-        assert "errors" in lines[-1] and "nothing" in lines[-1], (name, lines[-1])
+        assert " error" in lines[-1] and "1 errors" not in lines[-1] and "nothing" in lines[-1], (name, lines[-1])
         assert not Path(out).exists(), name
     port = ragviz("app", "--port", "0")
     assert port.returncode == 2 and port.stderr == "ragviz app: --port: must be 1-65535, got 0\n"

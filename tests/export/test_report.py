@@ -97,6 +97,9 @@ def test_worked_examples_show_the_typical_error_with_keys_and_formulas(sample_re
     assert "the judge says supported, people say unsupported" in examples
     assert re.search(r"relevance</b> = \|R\| / N = <b>\d+ / \d+ = 0\.\d{3}</b>", examples)
     assert '<span class="key">0a</span>' in examples
+    # issue 40: documents numbered as the keys and the app number them; no "unsupported (supported by …)"
+    assert '<div class="legend">document 0</div>' in examples
+    assert not re.search(r"<b>unsupported</b> <i>\(supported by", examples)
 
 
 def test_method_names_files_hashes_annotators_audit_and_the_command(sample_report):

@@ -160,16 +160,20 @@ def order_neighbours(order: Sequence[int], current: int) -> tuple[int | None, in
     return (order[i - 1] if i > 0 else None), (order[i + 1] if i + 1 < len(order) else None)
 
 
-def audit_position_text(sample_id: int, member: int | None, size: int, reviewed: int) -> str:
+def audit_position_text(sample_id: int, member: int | None, size: int, reviewed: int | None) -> str:
     """Where the page is in an audit sample: *member* is the 0-based place of the example on screen
-    in the sample's draw order (``None``: it is not a member).
+    in the sample's draw order (``None``: it is not a member); *reviewed* ``None`` leaves the review count
+    out (a presentation that hides which examples were corrected).
 
     >>> audit_position_text(3, 48, 100, 6), audit_position_text(3, None, 100, 6)
     ('Audit sample #3: member 49 of 100, 6 reviewed', 'Audit sample #3: not a member (100 members, 6 reviewed)')
+    >>> audit_position_text(3, 48, 100, None), audit_position_text(3, None, 100, None)
+    ('Audit sample #3: member 49 of 100', 'Audit sample #3: not a member (100 members)')
     """
+    done = "" if reviewed is None else f", {reviewed:,} reviewed"
     if member is None:
-        return f"Audit sample #{sample_id}: not a member ({size:,} members, {reviewed:,} reviewed)"
-    return f"Audit sample #{sample_id}: member {member + 1:,} of {size:,}, {reviewed:,} reviewed"
+        return f"Audit sample #{sample_id}: not a member ({size:,} members{done})"
+    return f"Audit sample #{sample_id}: member {member + 1:,} of {size:,}{done}"
 
 
 def nearest_match(allowed: Sequence[int] | None, current: int) -> int | None:

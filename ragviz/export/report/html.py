@@ -284,7 +284,7 @@ def _context_html(docs: Sequence[Sequence[ContextSpan]], n_total: int) -> str:
     for d, doc in enumerate(docs):
         if not doc:
             continue
-        out.append(f'<div class="legend">document {d + 1}</div>')
+        out.append(f'<div class="legend">document {d}</div>')  # numbered from 0, as the keys and the app number them
         for s in doc:
             shown += 1
             tag = _STATE_WORDS.get(s.state)
@@ -301,8 +301,8 @@ def _context_html(docs: Sequence[Sequence[ContextSpan]], n_total: int) -> str:
 def _response_html(spans: Sequence[ResponseSpan]) -> str:
     out = []
     for s in spans:
-        cited = f" <i>(supported by {_e(' '.join(s.supporting_keys))})</i>" if s.supporting_keys else ""
-        verdict = f"<b>{_e(s.status)}</b>"
+        verdict, said = f"<b>{_e(s.status)}</b>", "supported by" if s.status == "supported" else "cites"
+        cited = f" <i>({said} {_e(' '.join(s.supporting_keys))})</i>" if s.supporting_keys else ""
         out.append(
             f'<span class="s {_e(s.status)}"><span class="key">{_e(s.key)}</span>{_e(s.text)} — {verdict}{cited}</span>'
         )

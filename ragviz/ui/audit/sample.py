@@ -159,10 +159,12 @@ class AuditQueue:
         """The rows Previous (K) and Next (J) open: the members before and after *row* in draw order."""
         return order_neighbours(self.order, row)
 
-    def where(self, row: int) -> str:
-        """``"Audit sample #3: member 49 of 100, 6 reviewed"`` for the example at *row*."""
+    def where(self, row: int, show_reviewed: bool = True) -> str:
+        """``"Audit sample #3: member 49 of 100, 6 reviewed"`` for the example at *row* (without the review
+        count when not *show_reviewed*: a presentation hides how many were reviewed)."""
         member = self.order.index(row) if row in self.order else None
-        return audit_position_text(self.sample.id, member, self.progress.size, self.progress.reviewed)
+        reviewed = self.progress.reviewed if show_reviewed else None
+        return audit_position_text(self.sample.id, member, self.progress.size, reviewed)
 
 
 def restore_queue() -> bool:

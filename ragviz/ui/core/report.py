@@ -5,6 +5,7 @@ calls), as HTML, and as PDF where WeasyPrint is installed (else its PDF button s
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 
 import streamlit as st
 
@@ -22,19 +23,29 @@ def pdf_missing() -> str | None:
     return pdf_unavailable()
 
 
-def _report(against: str, fmt: str) -> bytes:
-    date = today()
-    request = ReportRequest(
-        paths=state.current_paths(),
-        db=state.store().location,  # the file, or the URL with its password masked: only its name is shown
-        date=date,
-        against=against,
-        output=f"ragviz-report-{date}.{fmt}",
-        format=fmt,
-        names=access.names_shown(),  # a viewer's report names no one, as the app shows them no one
-        store_shown=access.access().can_see_store,  # where the store is: for admins only, as in the app
-    )
-    return report_bytes(state.dataset(), state.store(), request)
+def _report(against: str, fmt: str) -> Callable[[], bytes]:
+    """The report's bytes, built when the person clicks. What it reads from the session is read now, while the
+    page runs: Streamlit calls the returned function outside the script run, where a session read logs
+    "missing ScriptRunContext!" (44 lines a download)."""
+    paths, store, dataset = state.current_paths(), state.store(), state.dataset()
+    names = access.names_shown()  # a viewer's report names no one, as the app shows them no one
+    store_shown = access.access().can_see_store  # where the store is: for admins only, as in the app
+
+    def build() -> bytes:
+        date = today()
+        request = ReportRequest(
+            paths=paths,
+            db=store.location,  # the file, or the URL with its password masked: only its name is shown
+            date=date,
+            against=against,
+            output=f"ragviz-report-{date}.{fmt}",
+            format=fmt,
+            names=names,
+            store_shown=store_shown,
+        )
+        return report_bytes(dataset, store, request)
+
+    return build
 
 
 def download_report_button(against: str, key: str, present: bool) -> None:
@@ -49,7 +60,7 @@ def download_report_button(against: str, key: str, present: bool) -> None:
     with st.container(horizontal=True):
         st.download_button(
             "Download report",
-            data=lambda: _report(against, "html"),
+            data=_report(against, "html"),
             file_name=f"{name}.html",
             mime="text/html",
             key=f"{key}.html",
@@ -65,7 +76,7 @@ def download_report_button(against: str, key: str, present: bool) -> None:
         else:
             st.download_button(
                 "PDF",
-                data=lambda: _report(against, "pdf"),
+                data=_report(against, "pdf"),
                 file_name=f"{name}.pdf",
                 mime="application/pdf",
                 key=f"{key}.pdf",

@@ -233,7 +233,9 @@ def rejudge_section(
         key=JUDGE_REJUDGE,
     )
     rows = rejudge_rows(ds, store, prompt.version, scope == "All examples")
-    if settings is None:
+    if settings is None:  # say why there is no button (the warning above names the setting)
+        st.info(f"{len(rows):,} examples to re-judge once the judge settings work: set them on the Label page.")
+        st.page_link("pages/label.py", label="Open the Label page", icon=":material/smart_toy:")
         return
     label_ui.estimate_summary(label_ui.run_estimate(rows, settings, label_ui.judge_cache(), store))
     if st.button(f"Re-judge {len(rows):,} examples", key="judge.rejudge", disabled=not rows):

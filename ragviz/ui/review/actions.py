@@ -93,16 +93,22 @@ def undo_last(target: UndoTarget | None, go: Callable[[int | None], Any], curren
     st.toast(f"Undid '{render.md_escape(target.what)}' on {render.md_escape(target.where)}.")
 
 
-def follow_link(ds: Dataset, go: Callable[[int | None], Any]) -> None:
+def follow_link(ds: Dataset, go: Callable[[int | None], Any]) -> bool:
     """Follow a new deep link in the query (once per link): one match opens it (*go*), none says so,
-    several list the matches to choose from, and the run stops there until one is chosen."""
+    several list the matches to choose from, and the run stops there until one is chosen. True when the
+    link names nothing loaded: the URL then keeps it (the page must not rewrite it to the example shown)."""
     qp = st.query_params
     link = qp.get("uid") or qp.get("id")
+    unknown = False
     if link and link != st.session_state.get(LINK):
         st.session_state[LINK] = link
         linked = link_matches(ds, qp.get("uid"), qp.get("id"), qp.get("dataset"), qp.get("model"))
         if not linked:
-            st.warning(f"No loaded example has the id or uid in the link: {render.md_escape(repr(link))}")
+            unknown = True
+            st.warning(
+                f"No loaded example has the id or uid in the link: {render.md_escape(repr(link))}. "
+                "The link stays in the address bar; below is where you were."
+            )
         elif len(linked) > 1:  # the id repeats: the person chooses, nothing opens silently
             st.session_state[CHOICES] = (link, linked)
         else:
@@ -112,6 +118,7 @@ def follow_link(ds: Dataset, go: Callable[[int | None], Any]) -> None:
         matches = [(i, f"{ds.datasets[i]} · {models[i] or '—'} · {ds.uids[i]}") for i in pending[1]]
         review.choose_link_match(pending[0], matches, partial(_choose, go))
         st.stop()
+    return unknown
 
 
 def _choose(go: Callable[[int | None], Any], row: int) -> None:
@@ -119,9 +126,11 @@ def _choose(go: Callable[[int | None], Any], row: int) -> None:
     go(row)
 
 
-def link_followed(uid: str) -> None:
+def link_followed(uid: str, keep: bool = False) -> None:
     """The example *uid* is on screen: the URL names it by uid (a copied link opens it exactly) and
-    counts as followed."""
+    counts as followed; *keep*: the URL's link named nothing loaded and stays as the person typed it."""
+    if keep:
+        return
     if st.query_params.get("uid") != uid:
         st.query_params["uid"] = uid
     for param in ("id", "dataset", "model"):
@@ -132,16 +141,17 @@ def link_followed(uid: str) -> None:
 
 def shown_row(
     ds: Dataset, store: LabelStore, who: str, walk: Any, allowed: list[int] | None, go: Callable[..., None]
-) -> int:
+) -> tuple[int, bool]:
     """The row the Review page shows, kept in the session: where the annotator was (read before a filter moves
     it: the first run's "My assignments" would go to the nearest assigned row and overwrite it), the nearest match
-    when the filter (its *walk* key) changed, a new deep link's row."""
+    when the filter (its *walk* key) changed, a new deep link's row; and whether a new link named nothing loaded
+    (:func:`follow_link`)."""
     if REVIEW_INDEX not in st.session_state:
         st.session_state[REVIEW_INDEX] = resume_row(ds, store.position(who))
     if st.session_state.get(LAST_FILTER) != walk:  # a filter or "My assignments"
         st.session_state[LAST_FILTER] = walk
         go(nearest_match(allowed, st.session_state.get(REVIEW_INDEX, 0)))
-    follow_link(ds, go)  # a new deep link: its example, or the matches to choose from
+    unknown = follow_link(ds, go)  # a new deep link: its example, or the matches to choose from
     if REVIEW_INDEX not in st.session_state or not 0 <= st.session_state[REVIEW_INDEX] < len(ds):
         st.session_state[REVIEW_INDEX] = resume_row(ds, store.position(who))
-    return int(st.session_state[REVIEW_INDEX])
+    return int(st.session_state[REVIEW_INDEX]), unknown

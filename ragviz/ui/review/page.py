@@ -25,6 +25,7 @@ from ragviz.ui.core import render
 
 __all__ = [
     "FLAGS_SHOWN",
+    "NO_BREAK_DIVIDE",
     "SUPPORT_CHOICE_LABELS",
     "choose_link_match",
     "example_header",
@@ -38,6 +39,9 @@ __all__ = [
     "rejudge_button",
     "support_controls",
 ]
+
+#: A fraction's slash with no-break spaces: a narrow column wraps a formula at "=", never inside "4 / 6".
+NO_BREAK_DIVIDE = "\u00a0/\u00a0"
 
 
 SUPPORT_CHOICE_LABELS = {SUPPORTED: "✓ supported", UNSUPPORTED: "✗ unsupported"}
@@ -180,7 +184,7 @@ def metric_cards(comparison: Sequence[MetricComparison], against_judge: bool = T
             )
             st.html(
                 f'<div class="rv-formula" style="font-family:ui-monospace,monospace;font-size:0.75rem;{render.MUTED}">'
-                f"{render.esc(m.formula)}"
+                f"{render.esc(m.formula).replace(' / ', NO_BREAK_DIVIDE)}"  # "4 / 6" never wraps inside
                 + (
                     f"<br>judge {render.format_score(m.judge)} → now {render.format_score(m.current)}"
                     if against_judge

@@ -132,7 +132,11 @@ def summary(progress: Progress, data: TeamData | None) -> None:
                 st.metric(label, "—", help=later)  # md: ours
             return
         f = data.figures
-        st.metric("Gold: agreed", f"{f.n_agreed:,}")
+        alone = all(len(who) <= 1 for who, _ in progress.examples.values())  # overlap 1: nobody to agree with
+        if alone:
+            st.metric("Gold: one annotator's labels", f"{f.n_agreed:,}", help="Each example has one annotator.")
+        else:
+            st.metric("Gold: agreed", f"{f.n_agreed:,}")
         st.metric("Gold: adjudicated", f"{f.n_adjudicated:,}")
         st.metric("Waiting for an adjudicator", f"{f.n_waiting:,}")
 
