@@ -103,9 +103,7 @@ allowed = team_queue.my_assignments(ds, store, who, allowed, reviewed)  # "My as
 audit = audit_ui.audit_queue(ds, store, who, page.present)  # Queue: Audit sample (None when off)
 allowed, advance = audit_ui.follow_queue(audit, allowed, advance, go, st.session_state.get(INDEX, 0))
 
-index, unknown_link = shown_row(
-    ds, store, who, team_queue.walk_key(flt), allowed, go
-)  # where she was, a filter, a link
+index, unknown_link = shown_row(ds, store, who, team_queue.walk_key(flt), allowed, go)  # resume, filter, link
 shown = state.example_labels(ds, index, who)
 ex, judge, current, uid = shown.example, shown.judge, shown.current, shown.example.uid
 link_followed(uid, keep=unknown_link)  # a link to nothing loaded stays in the URL, not the example shown
