@@ -129,11 +129,12 @@ def difference_chart(records: list[dict[str, Any]], columns: int = 4) -> alt.Cha
             alt.Tooltip("high:Q", format="+.1f", title="95% high"),
         ],
     )
-    bars = base.mark_rule(strokeWidth=3).encode(x=alt.X("low:Q", title="B − A (points)"), x2="high:Q")
+    # the rules are drawn for the eye only (aria=False): the points carry the figures, the table beside says them in words
+    bars = base.mark_rule(strokeWidth=3, aria=False).encode(x=alt.X("low:Q", title="B − A (points)"), x2="high:Q")
     points = base.mark_point(filled=True, size=70, opacity=1).encode(
         x="value:Q", shape=alt.Shape("estimate:N", legend=None, scale=alt.Scale(range=["diamond", "circle"]))
     )
-    zero = alt.Chart(df).mark_rule(strokeDash=[4, 3], color="#888").encode(x=alt.datum(0))
+    zero = alt.Chart(df).mark_rule(strokeDash=[4, 3], color="#888", aria=False).encode(x=alt.datum(0))
     order = list(dict.fromkeys(df["metric"]))
     return (
         (zero + bars + points)
