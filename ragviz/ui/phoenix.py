@@ -194,7 +194,7 @@ def push_form(default_url: str | None) -> PushRequest | None:
         public = st.text_input("Public key", key="export.push.public")
         secret = st.text_input("Secret key (never stored)", type="password", key="export.push.secret")
     ready = bool(url.strip()) and (target == "Phoenix" or bool(public and secret))
-    if not st.button(f"Push to {target}", key="export.push.go", disabled=not ready):
+    if not st.button(f"Push to {target}", key="export.push.go", disabled=not ready):  # md: ours
         return None
     return PushRequest(str(target).lower(), url.strip(), api_key or None, kind, public or None, secret or None)
 

@@ -19,6 +19,7 @@ from ragviz.analysis.compare_systems.pairs import (
 from ragviz.analysis.compare_systems.verdict import verdict
 from ragviz.analysis.compare_systems.words import plan_questions, plan_questions_text
 from ragviz.analysis.estimates.coverage import MIN_AUDITED
+from ragviz.analysis.estimates.crossfit import crossfit_ppi_mean
 from ragviz.analysis.estimates.pairing import PairedExample, pair_export
 from ragviz.data.errors import BadInput
 from ragviz.data.load import load
@@ -63,9 +64,14 @@ def test_corrected_difference_equals_ppi_py_on_the_paired_differences(seed, n, b
     assert m.human.low == pytest.approx(float(np.ravel(c_lo)[0]), abs=TOL)
     assert m.human.high == pytest.approx(float(np.ravel(c_hi)[0]), abs=TOL)
     assert m.judge == pytest.approx(float(np.concatenate([d["yhat"], d["yhat_u"]]).mean()), abs=TOL)
-    # the interval shown (within -1..1) is the same where nothing is clipped or floored
+    # the interval shown (within -1..1) is ppi_py's moved to the cross-fitted estimate (issue 36: lambda from the
+    # other folds) where nothing is clipped or floored
     shown = difference_group(pairs.pairs, ["utilization"], alpha, interval="normal").metrics["utilization"]
-    assert shown.ppi.low == pytest.approx(m.ppi.low, abs=TOL) and shown.ppi.high == pytest.approx(m.ppi.high, abs=TOL)
+    crossfitted, _ = crossfit_ppi_mean(d["y"], d["yhat"], d["yhat_u"])
+    shift = crossfitted - m.ppi.estimate
+    assert shown.ppi.estimate == pytest.approx(crossfitted, abs=TOL)
+    assert shown.ppi.low == pytest.approx(m.ppi.low + shift, abs=TOL)
+    assert shown.ppi.high == pytest.approx(m.ppi.high + shift, abs=TOL)
 
 
 def test_the_judge_bias_is_corrected_and_the_verdict_says_which_system_is_better():

@@ -76,7 +76,7 @@ def test_migration_020_folds_decisions_assignments_positions_and_says_what(db_ta
     ex = make_example("q1")
     _old_store(db_target, monkeypatch, ex)
     with caplog.at_level(logging.WARNING, logger="ragviz.store"), LabelStore(db_target) as store:
-        assert store.applied_migrations()[-1] == "020_fold_emails"
+        assert "020_fold_emails" in store.applied_migrations()
         assert store.annotators() == [LOWER]
         status = store.statuses(LOWER)
         assert set(status) == {ex.uid, "toy/q2/m"} and status[ex.uid].reviewed and status[ex.uid].corrected

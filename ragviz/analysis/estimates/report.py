@@ -360,7 +360,7 @@ def plain_words(name: str, m: MetricEstimate) -> str | None:
     >>> plain_words("adherence", estimate_mean([1.0, 0.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0], [1.0] * 8))
     'The judge says 100% of answers are supported; too few reviewed to correct yet: 96 more needed (4 reviewed answers in a random audit so far).'
     >>> plain_words("adherence", estimate_mean([1.0] * 80 + [0.0] * 20, [1.0] * 90 + [0.0] * 10, [1.0] * 180 + [0.0] * 20))
-    'The judge says 90% of answers are supported; corrected with 100 reviewed answers: 80% (between 71% and 86%).'
+    'The judge says 90% of answers are supported; corrected with 100 reviewed answers: 79% (between 71% and 85%).'
     """
     if name not in PLAIN_WORDS or m.judge is None:
         return None

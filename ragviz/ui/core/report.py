@@ -71,7 +71,9 @@ def download_report_button(against: str, key: str, present: bool) -> None:
         )
         missing = pdf_missing()
         if missing:
-            st.button("PDF", key=f"{key}.pdf", icon=":material/picture_as_pdf:", disabled=True, help=missing)
+            st.button(
+                "PDF", key=f"{key}.pdf", icon=":material/picture_as_pdf:", disabled=True, help=missing
+            )  # md: ours
             st.caption("PDF needs WeasyPrint: `pip install 'ragviz[pdf]'` (hover PDF for its system libraries)")
         else:
             st.download_button(

@@ -146,7 +146,7 @@ def judge_agreement(agreement: Agreement, scatter: list[dict[str, Any]], against
     )
     if agreement.too_few:
         st.info(
-            f"{agreement.too_few.capitalize()}: every figure below is from {agreement.n_examples} reviewed "
+            f"{agreement.too_few.capitalize()}: every figure below is from {agreement.n_examples} reviewed "  # md: ours
             f"examples, with no interval until {agreement.minimum} are reviewed."
         )
     rows = pd.DataFrame(agreement_rows(agreement))

@@ -112,7 +112,7 @@ def disagreements_section(patterns: Sequence[Pattern], n_usable: int, n_test: in
     st.subheader("Where the judge and you disagree" if blind else "Where the judge and people disagree")
     whose = "you reviewed" if blind else "reviewed"
     st.caption(
-        f"Over the {n_usable:,} examples {whose} outside every audit sample (the {n_test:,} reviewed audit-sample "
+        f"Over the {n_usable:,} examples {whose} outside every audit sample (the {n_test:,} reviewed audit-sample "  # md: ours
         "members are test-set examples: left out, they may never reach a prompt). One row per subset, label kind and "
         "direction." + (" A blind labelling round is on: these count your own labels only." if blind else "")
     )
