@@ -79,8 +79,8 @@ def test_a_stale_click_on_the_other_replica_is_refused_and_the_newer_labels_show
     expect()(sentence(page1, first)).to_have_attribute("data-state", "relevant")
     settle(page1)
     sentence(page2, second).click()  # replica two, drawn before that
-    alert = page2.locator('[data-testid="stAlert"]')
-    expect()(alert).to_contain_text("relevant_keys")
+    notice = page2.locator(".rv-notice")  # issue 34: said under the sentence clicked, not at the top
+    expect()(notice).to_contain_text("relevant_keys")
     expect()(sentence(page2, first)).to_have_attribute("data-state", "relevant")  # the newer labels
     expect()(sentence(page2, second)).to_have_attribute("data-state", "neither")  # the refused click undone
     with LabelStore(url) as store:
@@ -161,7 +161,7 @@ def test_a_stale_click_that_changes_the_other_field_is_refused_across_replicas(b
         settle(page1)
     expect()(sentence(page2, key)).to_have_attribute("data-state", "neither")  # drawn before all that
     sentence(page2, key).click()
-    expect()(page2.locator('[data-testid="stAlert"]').filter(has_text="Not saved")).to_contain_text("utilized_keys")
+    expect()(page2.locator(".rv-notice").filter(has_text="Not saved")).to_contain_text("utilized_keys")
     expect()(sentence(page2, key)).to_have_attribute("data-state", "utilized")
     with LabelStore(url) as store:
         assert len(store.history(ML)) == 3
