@@ -49,7 +49,7 @@ def server(theme: str, data: str, workdir: Path, db: str | None = None) -> Itera
         sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
         "--server.address", "127.0.0.1", "--server.port", str(port), "--server.headless", "true",
         "--browser.gatherUsageStats", "false",
-        "--server.fileWatcherType", "none", "--theme.base", theme,
+        "--server.fileWatcherType", "none",
     ]  # fmt: skip
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
@@ -99,7 +99,9 @@ def walk(url: str, theme: str, pages: tuple[str, ...], out: Path, query: str = "
             args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"],
         )
         for width, height in SIZES:
-            page = browser.new_page(viewport={"width": width, "height": height})
+            # the theme as a person's system asks for it: with config.toml's [theme.light], --theme.base dark
+            # drew the light theme
+            page = browser.new_page(viewport={"width": width, "height": height}, color_scheme=theme)
             for name in pages:
                 page.set_viewport_size({"width": width, "height": height})
                 page.goto((f"{url}/" if name == "home" else f"{url}/{name}") + (f"?{query}" if query else ""))
