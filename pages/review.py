@@ -147,7 +147,7 @@ if chosen is not None and editable:
         review.support_controls(
             chosen,
             supporting_key_options(ex, chosen),
-            key_suffix=f"{uid}.{chosen.key}.{state.label_version()}",
+            key_suffix=f"{uid}.{chosen.key}.{state.redraw_count()}",
             on_status=partial(mark_support, uid, current, shown.base, chosen.key),
             on_keys=partial(pick_supporting_keys, uid, current, chosen.key),
             on_note=partial(write_note, uid, current, chosen.key),
@@ -173,4 +173,4 @@ with left:
         selected,
     )
 record = partial(state.record_decision, uid)
-review.families_expander(ex, judge, current, record, version=state.label_version(), editable=editable, traces=traces)
+review.families_expander(ex, judge, current, record, redraws=state.redraw_count(), editable=editable, traces=traces)

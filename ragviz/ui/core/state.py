@@ -26,7 +26,7 @@ from ragviz.store.events import base_labels, fold_labels
 from ragviz.store.label_store import LabelStore, StaleEdit, StoreUnavailable, default_db
 from ragviz.store.sources import ChosenData
 from ragviz.ui.core import served, unsaved
-from ragviz.ui.core.keys import ADHERENCE_CACHE, ANNOTATOR_KEY, FILTER_CACHE, PATHS_KEY, STALE_KEY, VERSION_KEY
+from ragviz.ui.core.keys import ADHERENCE_CACHE, ANNOTATOR_KEY, FILTER_CACHE, PATHS_KEY, REDRAW_COUNT_KEY, STALE_KEY
 from ragviz.ui.core.present import FORCED_KEY, is_present
 from ragviz.ui.core.shell import require_app_shell  # pages call state.require_app_shell()
 from ragviz.ui.core.stale import stale_message, stale_text
@@ -48,10 +48,10 @@ __all__ = [
     "STALE_KEY",
     "STALE_TEXT_KEY",
     "TEAM_SCOPE",
-    "VERSION_KEY",
+    "REDRAW_COUNT_KEY",
     "active_filter_rows",
     "annotator",
-    "bump_label_version",
+    "bump_redraw_count",
     "chosen_data",
     "current_adherence",
     "current_paths",
@@ -60,7 +60,7 @@ __all__ = [
     "example_labels",
     "examples_at",
     "initial_paths",
-    "label_version",
+    "redraw_count",
     "load_result",
     "quality_report",
     "record_decision",
@@ -265,7 +265,7 @@ def store_write(write: unsaved.UnsavedWrite) -> bool:
         st.session_state[STALE_KEY] = stale_message(exc)  # shown by the next require_data()
         st.session_state[STALE_TEXT_KEY] = stale_text(exc)  # or under the sentence clicked (the Review page's text)
     if done or STALE_KEY in st.session_state:
-        bump_label_version()  # redraw what is stored now
+        bump_redraw_count()  # redraw what is stored now
     return done
 
 
@@ -294,13 +294,14 @@ def save_position(uid: str) -> None:
             unsaved.log_fault(exc, "position not saved")
 
 
-def label_version() -> int:
-    """Bumped after every decision this session records; keys caches and editor widgets."""
-    return st.session_state.get(VERSION_KEY, 0)
+def redraw_count() -> int:
+    """How many times this session has redrawn after recording a decision (bumped after each one, undo and
+    reset too); it keys caches and editor widgets so they show what is stored now."""
+    return st.session_state.get(REDRAW_COUNT_KEY, 0)
 
 
-def bump_label_version() -> None:
-    st.session_state[VERSION_KEY] = label_version() + 1
+def bump_redraw_count() -> None:
+    st.session_state[REDRAW_COUNT_KEY] = redraw_count() + 1
 
 
 @dataclass(frozen=True)
@@ -378,7 +379,7 @@ def quality_report() -> QualityReport:
 
 def current_adherence(ds: Dataset, who: str, corrected: set[str]) -> dict[str, float | None]:
     """Adherence under the current labels of the corrected examples (cached per label version)."""
-    cache_key = ("ragviz.adherence_cache", current_paths(), who, label_version(), len(corrected))
+    cache_key = ("ragviz.adherence_cache", current_paths(), who, redraw_count(), len(corrected))
     cached = st.session_state.get(ADHERENCE_CACHE)
     if cached and cached[0] == cache_key:
         return cached[1]
@@ -403,7 +404,7 @@ def review_filter_rows(
     if not flt.active:
         st.session_state.pop(FILTER_CACHE, None)
         return None
-    cache_key = (flt, current_paths(), who, label_version())
+    cache_key = (flt, current_paths(), who, redraw_count())
     cached = st.session_state.get(FILTER_CACHE)
     if cached and cached[0] == cache_key:
         return cached[1]

@@ -321,7 +321,7 @@ def families_expander(
     current: Labels | None,
     on_change: Callable[..., Any],
     *,
-    version: int,
+    redraws: int,
     editable: bool,
     traces: bool = True,
 ) -> None:
@@ -332,4 +332,4 @@ def families_expander(
         if families.open:
             from ragviz.ui.review.families import render_families_panel
 
-            render_families_panel(example, judge, current, on_change, version=version, editable=editable, traces=traces)
+            render_families_panel(example, judge, current, on_change, redraws=redraws, editable=editable, traces=traces)
