@@ -8,9 +8,9 @@ from ragviz.judge import JudgeConfigError
 from ragviz.judge.sampling.run import check_samples, judge_with_samples
 from ragviz.judge.selection import FILTERED
 from ragviz.ui.core import access, render, state
+from ragviz.ui.core.filters import active_filter_rows
 from ragviz.ui.core.keys import LABEL_HOW
 from ragviz.ui.core.present import is_present
-from ragviz.ui.core.state import active_filter_rows
 from ragviz.ui.core.team_judge import team_judge
 from ragviz.ui.label import batch
 from ragviz.ui.label import options as judge_options
