@@ -17,7 +17,7 @@ from ragviz.data.dataset import iter_examples
 from ragviz.data.labels import Change
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
-from tests.analysis.test_row_labels import _reference_label_set
+from tests.analysis.labelsets.test_row_labels import _reference_label_set
 from tests.apptest_helpers import open_page
 from tests.synthetic import make_synthetic
 

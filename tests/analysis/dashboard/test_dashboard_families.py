@@ -38,7 +38,7 @@ from ragviz.metrics.tonic import example_tonic
 from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.store.label_store import LabelStore
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SAMPLE = ROOT / "sample_data"
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
 

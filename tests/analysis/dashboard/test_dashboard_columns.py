@@ -34,7 +34,7 @@ from tests.analysis.test_scale import _awkward, _bootstrap_whole_matrix
 from tests.ragbench_data import require_ragbench
 from tests.synthetic import make_synthetic
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(scope="module")
