@@ -263,10 +263,12 @@ def support_controls(
             on_change=_with_value,
             args=(note_key, on_note),
         )
+    supporting = list(dict.fromkeys(span.supporting_keys))
     st.multiselect(
         f"Context sentences supporting {render.md_escape(span.key)}",
-        key_options,
-        default=list(dict.fromkeys(span.supporting_keys)),
+        # a key the labels name that no context sentence has (RAGBench's '1a.') stays a choice, not an error
+        [*key_options, *(k for k in supporting if k not in key_options)],
+        default=supporting,
         key=keys_key,
         on_change=_with_value,
         args=(keys_key, on_keys),
