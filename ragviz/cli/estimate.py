@@ -298,7 +298,7 @@ def _pair_db(data: Dataset, db: str, sample_id: int | None, annotator: str | Non
 def _csv(rows: list[dict[str, Any]]) -> str:
     import io
 
-    from ragviz.data.records import write_csv
+    from ragviz.export.records import write_csv
 
     buffer = io.StringIO()
     write_csv(rows, buffer)

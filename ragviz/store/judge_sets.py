@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ragviz.data.model import Labels
-from ragviz.data.roles import identity_name
 from ragviz.store.events import labels_from_json, labels_to_json, now_iso
+from ragviz.store.roles import identity_name
 
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager

@@ -47,7 +47,6 @@ from ragviz.data.labels import (
     field_value,
 )
 from ragviz.data.model import Example, Labels
-from ragviz.data.roles import identity_name
 from ragviz.store.database import DB_ENV, Database, default_db, default_db_path, open_database
 from ragviz.store.errors import Conflict, StaleEdit, StoreError, StoreUnavailable
 from ragviz.store.events import (
@@ -68,6 +67,7 @@ from ragviz.store.events import (
 )
 from ragviz.store.judge_sets import JudgeLabelSets
 from ragviz.store.migrations import MIGRATIONS, schema_problems
+from ragviz.store.roles import identity_name
 from ragviz.store.sources import DataSources
 from ragviz.store.status_cache import StatusCaches
 

@@ -87,8 +87,8 @@ def test_where_pdf_can_be_written_the_button_downloads_it(app_env, monkeypatch):
 @pytest.mark.parametrize(("role", "shown"), [("admin", True), ("annotator", False), ("viewer", False)])
 def test_only_an_admins_report_says_where_the_store_is(app_env, monkeypatch, role, shown):
     """Issue 34, 9: an annotator's report showed the store's URL under Method and in "Rebuild this report"."""
-    from ragviz.data.roles import Access
     from ragviz.store.label_store import LabelStore
+    from ragviz.store.roles import Access
     from ragviz.ui.core import access, state
 
     url = "postgresql://ragviz_app:***@db.internal:5432/labels"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import ragviz
-from ragviz.data.paths import PathRefused, is_served, refused_message, resolve_typed, typing_off_reason
+from ragviz.store.paths import PathRefused, is_served, refused_message, resolve_typed, typing_off_reason
 from tests.apptest_helpers import open_page, open_page_as
 from tests.conftest import SAMPLE_DATA
 

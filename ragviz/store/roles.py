@@ -16,7 +16,7 @@ Three roles, each one more than the next:
 
 Who is who (:func:`access_of`):
 
-- **Locally** (the app not served, see :mod:`ragviz.data.paths`) with no ``RAGVIZ_ADMINS`` set, the
+- **Locally** (the app not served, see :mod:`ragviz.store.paths`) with no ``RAGVIZ_ADMINS`` set, the
   one person at the machine is an admin: today's convenience stays.
 - ``RAGVIZ_ADMINS`` (comma-separated user names or e-mail addresses, matched without regard to case)
   names the admins. ``RAGVIZ_ANNOTATORS`` names the annotators; **unset, everyone identified is an
