@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.sample import ROOT
+
 PACKAGE = ROOT / "ragviz"
 FLOORS = ("data", "metrics", "store", "analysis", "judge", "export", "cli", "ui")
 

@@ -10,7 +10,7 @@ from ragviz.data.load import load
 from ragviz.export.report import ReportRequest, report_bytes
 from ragviz.ui.core import report
 from tests.apptest_helpers import open_page, open_page_as
-from tests.conftest import SAMPLE_DATA
+from tests.sample import SAMPLE_DATA
 
 PAGES = ("pages/dashboard.py", "pages/explainer.py")
 LEAD, ANA, GUEST = "lead@example.org", "ana@example.org", "guest@example.org"

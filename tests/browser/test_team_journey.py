@@ -18,14 +18,14 @@ from ragviz.data.load import load
 from ragviz.store.audit_samples import choose_team_sample, draw_sample
 from ragviz.store.label_store import LabelStore
 from tests.browser_wait import expect, metric_value, settle
-from tests.conftest import SAMPLE_DATA, StreamlitServer
+from tests.conftest import StreamlitServer
+from tests.sample import ROOT, SAMPLE_DATA
 from tests.security.test_sign_in import _put_user, _sign_in, oidc_issuer  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.browser
 
 LEAD = "lead@example.org"
 TEAM = ("ana@example.org", "bo@example.org", "cy@example.org")
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _secrets(home: Path, url: str, issuer: str) -> None:

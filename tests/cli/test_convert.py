@@ -29,8 +29,8 @@ from ragviz.export.rows import export_rows
 from ragviz.metrics.retrieval import family_records
 from ragviz.store.label_store import LabelStore
 from tests.ragbench_data import require_ragbench, shard
+from tests.sample import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 CHECKING_OUTPUT = ROOT.parent / "shared" / "ragchecker" / "checking_outputs.json"
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 from ragviz.analysis.review.edits import UNDECIDED, response_spans, verdict_change
 from ragviz.data.load import load
@@ -21,8 +20,8 @@ from ragviz.export.files import export_bytes
 from ragviz.metrics.trace import trace_scores
 from ragviz.store.label_store import LabelStore
 from tests.ragbench_data import require_ragbench, shard
+from tests.sample import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 HAGRID = "hagrid_test/hagrid_1108_0"
 
 

@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from ragviz.store.label_store import LabelStore
 from ragviz.store.roles import ADMIN, ANNOTATOR, VIEWER, Identity, access_of
 from tests.apptest_helpers import open_page, open_page_as, shown
-from tests.conftest import SAMPLE_DATA
+from tests.sample import SAMPLE_DATA
 
 LEAD, ANA, GUEST = "lead@example.org", "ana@example.org", "guest@example.org"
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"

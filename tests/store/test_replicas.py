@@ -10,6 +10,7 @@ from ragviz.store.label_store import LabelStore
 from tests.browser.test_journey import ML
 from tests.browser_wait import click_support, expect, metric_value, open_review, select_sentence, settle
 from tests.conftest import StreamlitServer
+from tests.sample import SAMPLE_JSONL
 
 pytestmark = pytest.mark.browser
 
@@ -98,10 +99,10 @@ def test_an_upload_belongs_to_the_store_every_replica_and_the_cli_read_it(replic
     import subprocess
     import sys
 
-    from tests.conftest import ROOT, SAMPLE_DATA
+    from tests.sample import ROOT
 
     url, servers = replicas
-    rows = [json.loads(line) for line in (SAMPLE_DATA / "ragviz_sample.jsonl").read_text().splitlines()[:3]]
+    rows = [json.loads(line) for line in SAMPLE_JSONL.read_text().splitlines()[:3]]
     upload = tmp_path / "team.jsonl"
     upload.write_text("\n".join(json.dumps({**r, "id": f"upl-{i}"}) for i, r in enumerate(rows)) + "\n")
 

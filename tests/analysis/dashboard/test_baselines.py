@@ -18,8 +18,7 @@ from ragviz.data.labels import Change, field_value, support_field
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
 from tests.ragbench_data import SUBSETS, require_ragbench, shard
-
-ROOT = Path(__file__).resolve().parents[3]
+from tests.sample import ROOT, SAMPLE_JSONL
 
 # subset: gpt35 auroc / relevance rmse / utilization rmse, ragas auroc / relevance rmse, trulens auroc / relevance rmse
 PUBLISHED = {
@@ -142,7 +141,7 @@ def test_cli_against_annotator_with_a_real_store(tmp_path, capsys, monkeypatch):
     from ragviz.cli.main import main
 
     monkeypatch.setenv("RAGVIZ_DB", str(tmp_path / "default.db"))
-    data = ROOT / "sample_data" / "ragviz_sample.jsonl"
+    data = SAMPLE_JSONL
     result = load([data])
     ex = result.dataset.example(0)
     db = tmp_path / "l.db"

@@ -35,15 +35,14 @@ from ragviz.metrics.retrieval import example_retrieval
 from ragviz.metrics.tonic import example_tonic
 from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.store.label_store import LabelStore
+from tests.sample import ROOT, SAMPLE_DATA
 
-ROOT = Path(__file__).resolve().parents[3]
-SAMPLE = ROOT / "sample_data"
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
 
 
 @pytest.fixture(scope="module")
 def sample():
-    ds = load([SAMPLE]).dataset
+    ds = load([SAMPLE_DATA]).dataset
     return ds, dict(iter_examples(ds))
 
 
@@ -208,7 +207,7 @@ def test_cli_agreement_annotators_prints_the_same_figures(sample, tmp_path):
     db = tmp_path / "labels.db"
     record_two_annotators(db, examples[ds.index_of(ML)])
     out = subprocess.run(
-        [sys.executable, "-m", "ragviz", "agreement", str(SAMPLE), "--db", str(db), "--annotators"],
+        [sys.executable, "-m", "ragviz", "agreement", str(SAMPLE_DATA), "--db", str(db), "--annotators"],
         capture_output=True,
         text=True,
         cwd=ROOT,
