@@ -7,12 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.cli_run import ragviz
 from tests.ragbench_data import require_ragbench, shard
 from tests.sample import ROOT, SAMPLE_DATA
-
-
-def ragviz(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "ragviz", *args], capture_output=True, text=True, cwd=cwd, timeout=120)
 
 
 def test_help_names_every_command_and_the_manual_documents_it():

@@ -6,8 +6,6 @@ import csv
 import io
 import json
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -20,8 +18,9 @@ from ragviz.analysis.estimates.crossfit import FOLDS, crossfit_ppi_mean
 from ragviz.cli.estimate import INTERVALS
 from ragviz.cli.main import main
 from ragviz.data.ragbench import LABEL_FIELDS
+from tests.cli_run import ragviz
 from tests.ragbench_data import require_ragbench, shard
-from tests.sample import ROOT, SAMPLE_JSONL
+from tests.sample import SAMPLE_JSONL
 
 METRICS = ("relevance", "utilization", "completeness", "adherence")
 
@@ -328,19 +327,13 @@ def test_subprocess_table_and_error(tmp_path):
     data = _write(_judge(rows, seed=9, miss=1.0), tmp_path / "judge.jsonl")
     human = _write(rows[::2], tmp_path / "human.jsonl")
 
-    def ragviz(*args):
-        return subprocess.run(
-            [sys.executable, "-m", "ragviz", "estimate", *map(str, args)],
-            capture_output=True,
-            text=True,
-            cwd=ROOT,
-            timeout=120,
-        )
+    def estimate(*args):
+        return ragviz("estimate", *args)
 
-    ok = ragviz(data, "--human", human)
+    ok = estimate(data, "--human", human)
     assert ok.returncode == 0, ok.stderr
     assert "11 audited examples" in ok.stdout and "PPI++" in ok.stdout and "adherence" in ok.stdout
-    bad = ragviz(data)
+    bad = estimate(data)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     assert bad.stderr.startswith("ragviz estimate: ") and "no audited rows" in bad.stderr
 

@@ -4,17 +4,10 @@ a round from the command line on the sample data, through the real CLI, with its
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
-from tests.sample import ROOT, SAMPLE_JSONL
-
-
-def ragviz(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "ragviz", *map(str, args)], capture_output=True, text=True, cwd=ROOT, timeout=120
-    )
+from tests.cli_run import ragviz
+from tests.sample import SAMPLE_JSONL
 
 
 def _rows() -> list[dict]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import math
 import subprocess
-import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -17,6 +16,7 @@ from ragviz.analysis.dashboard.baselines import agreement_report, baseline_recor
 from ragviz.data.labels import Change, field_value, support_field
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
+from tests.cli_run import ragviz
 from tests.ragbench_data import SUBSETS, require_ragbench, shard
 from tests.sample import ROOT, SAMPLE_JSONL
 
@@ -115,14 +115,7 @@ def _cli(*args: str, env_db: Path | None = None) -> subprocess.CompletedProcess:
     env = {"PATH": "/usr/bin:/bin", "HOME": str(env_db.parent if env_db else ROOT)}
     if env_db:
         env["RAGVIZ_DB"] = str(env_db)
-    return subprocess.run(
-        [sys.executable, "-m", "ragviz", "agreement", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return ragviz("agreement", *args, env=env)
 
 
 @pytest.mark.conformance
