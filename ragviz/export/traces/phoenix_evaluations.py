@@ -11,15 +11,18 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ragviz.data.errors import BadInput
 from ragviz.data.formats.openinference import EVALUATIONS, SIDECAR
 
 if TYPE_CHECKING:
     from phoenix.client import Client
 
-__all__ = ["PER_REQUEST", "attach_evaluations", "document_evaluations", "listed_annotations"]
+__all__ = ["PER_QUERY", "PER_REQUEST", "attach_evaluations", "document_evaluations", "listed_annotations"]
 
-#: Spans / traces / GraphQL nodes asked for in one request.
+#: Spans / traces asked for in one REST request.
 PER_REQUEST = 100
+#: Spans asked for in one GraphQL query (Phoenix 20.26 allows at most 50 aliases a query).
+PER_QUERY = 50
 _SPAN_KEYS = ("root_span_id", "response_span_id", "llm_span_id")
 _DOCUMENTS = "documentEvaluations { name label score explanation annotatorKind documentPosition }"
 
@@ -62,11 +65,12 @@ def listed_annotations(client: Client, project: str, kind: str, ids: Sequence[st
 
 def document_evaluations(client: Client, node_ids: Mapping[str, str]) -> dict[str, list[dict[str, Any]]]:
     """span id -> its document annotations of kind LLM (entries with ``document_position``), through GraphQL by
-    the spans' node ids (*node_ids*: span id -> node id), :data:`PER_REQUEST` spans a query."""
+    the spans' node ids (*node_ids*: span id -> node id), :data:`PER_QUERY` spans a query; a refused query is
+    BadInput."""
     out: dict[str, list[dict[str, Any]]] = {}
     items = list(node_ids.items())
-    for start in range(0, len(items), PER_REQUEST):
-        chunk = items[start : start + PER_REQUEST]
+    for start in range(0, len(items), PER_QUERY):
+        chunk = items[start : start + PER_QUERY]
         fields = " ".join(
             f"s{i}: node(id: {json.dumps(node)}) {{ ... on Span {{ spanId {_DOCUMENTS} }} }}"
             for i, (_, node) in enumerate(chunk)
@@ -75,7 +79,9 @@ def document_evaluations(client: Client, node_ids: Mapping[str, str]) -> dict[st
         response.raise_for_status()
         body = response.json()
         if body.get("errors"):
-            raise ValueError(f"Phoenix's GraphQL refused the document annotations query: {body['errors'][0]}")
+            error = body["errors"][0]
+            message = error.get("message", error) if isinstance(error, Mapping) else error
+            raise BadInput(f"Phoenix's GraphQL API refused the query for document annotations: {message}")
         for i, (span_id, _) in enumerate(chunk):
             node = (body.get("data") or {}).get(f"s{i}") or {}
             found = [
