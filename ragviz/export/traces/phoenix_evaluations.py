@@ -17,7 +17,14 @@ from ragviz.data.formats.openinference import EVALUATIONS, SIDECAR
 if TYPE_CHECKING:
     from phoenix.client import Client
 
-__all__ = ["PER_QUERY", "PER_REQUEST", "attach_evaluations", "document_evaluations", "listed_annotations"]
+__all__ = [
+    "PER_QUERY",
+    "PER_REQUEST",
+    "attach_evaluations",
+    "document_evaluations",
+    "evaluation_names",
+    "listed_annotations",
+]
 
 #: Spans / traces asked for in one REST request.
 PER_REQUEST = 100
@@ -96,25 +103,53 @@ def document_evaluations(client: Client, node_ids: Mapping[str, str]) -> dict[st
     return out
 
 
+def evaluation_names(client: Client, project: str) -> dict[str, set[str]]:
+    """The names of the project's span, trace and document (kind LLM) annotations, ragviz's own left out, in one
+    GraphQL query: a kind with none is not read at all (most projects have no document annotations)."""
+    response = client._client.get(f"v1/projects/{project}")  # noqa: SLF001
+    response.raise_for_status()
+    node = json.dumps(str(response.json()["data"]["id"]))
+    query = (
+        f"query {{ node(id: {node}) {{ ... on Project {{ spanAnnotationNames traceAnnotationNames "
+        "documentEvaluationNames } } }"
+    )
+    answer = client._client.post("graphql", json={"query": query})  # noqa: SLF001
+    answer.raise_for_status()
+    body = answer.json()
+    if body.get("errors"):
+        raise BadInput(f"Phoenix's GraphQL API refused the query for annotation names: {body['errors'][0]}")
+    found = (body.get("data") or {}).get("node") or {}
+    return {
+        kind: {n for n in found.get(field) or [] if not str(n).startswith("ragviz.")}
+        for kind, field in (
+            ("span", "spanAnnotationNames"),
+            ("trace", "traceAnnotationNames"),
+            ("document", "documentEvaluationNames"),
+        )
+    }
+
+
 def attach_evaluations(
     client: Client, project: str, rows: list[dict[str, Any]], node_ids: Mapping[str, str] | None = None
 ) -> None:
     """Each row's existing evaluations as the column :data:`EVALUATIONS`, on the rows that have any: span
     annotations on its root, response and LLM span, then trace annotations (``trace_id`` instead of ``span_id``),
-    then document annotations on its documents span (when *node_ids* has that span's GraphQL id)."""
+    then document annotations on its documents span (when *node_ids* has that span's GraphQL id). Only the kinds
+    the project has any of (:func:`evaluation_names`) are read."""
+    names = evaluation_names(client, project)
     spans: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         for key in _SPAN_KEYS:
             if row[SIDECAR].get(key):
                 spans.setdefault(row[SIDECAR][key], [])
-    for a in listed_annotations(client, project, "span", list(spans)):
+    for a in listed_annotations(client, project, "span", list(spans) if names["span"] else []):
         if _ours(a):
             spans.setdefault(str(a["span_id"]), []).append(_entry(a, "span_id", str(a["span_id"])))
     traces: dict[str, list[dict[str, Any]]] = {str(row[SIDECAR]["trace_id"]): [] for row in rows}
-    for a in listed_annotations(client, project, "trace", list(traces)):
+    for a in listed_annotations(client, project, "trace", list(traces) if names["trace"] else []):
         if _ours(a):
             traces.setdefault(str(a["trace_id"]), []).append(_entry(a, "trace_id", str(a["trace_id"])))
-    wanted = {row[SIDECAR]["retriever_span_id"] for row in rows}
+    wanted = {row[SIDECAR]["retriever_span_id"] for row in rows} if names["document"] else set()
     documents = document_evaluations(client, {s: n for s, n in (node_ids or {}).items() if s in wanted})
     for row in rows:
         side = row[SIDECAR]
