@@ -123,7 +123,7 @@ def _status(args: argparse.Namespace) -> int:
 
     with open_store(args.db, command=COMMAND) as store:
         progress = team_progress(store)
-        folds = identity_folds(store._q)
+        folds = store.read(identity_folds)
     for fold in folds:  # what migration 020 folded: one person under two spellings became one
         print(f"note: one person, one name: folded {fold.describe()} ({fold.ts})", file=sys.stderr)
     if args.format == "json":

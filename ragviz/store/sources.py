@@ -17,17 +17,16 @@ from __future__ import annotations
 import io
 import json
 import os
-import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TypeVar
 
+from ragviz.store.connection import Query
 from ragviz.store.events import now_iso
 from ragviz.store.uploads import digest_of, keep_bytes, keep_stream
 
-if TYPE_CHECKING:
-    from contextlib import AbstractContextManager
+T = TypeVar("T")
 
 __all__ = ["ChosenData", "DataSources", "UPLOAD_PREFIX"]
 
@@ -51,13 +50,14 @@ class DataSources:
     """Registered data files and kept uploads of one label store (see the module docstring)."""
 
     path: Path | None  # the SQLite file; None on PostgreSQL
-    _lock: threading.RLock
 
-    if TYPE_CHECKING:  # provided by LabelStore
+    if TYPE_CHECKING:  # provided by LabelStore (ragviz.store.connection's interface)
 
-        def _q(self, statement: str, params: Sequence[Any] = ()) -> Any: ...
+        def read(self, fn: Callable[[Query], T]) -> T: ...
 
-        def _write(self) -> AbstractContextManager[Any]: ...
+        def write(self, fn: Callable[[Query], T]) -> T: ...
+
+        def query(self, statement: str, params: Sequence[Any] = ()) -> list[Any]: ...
 
     def register_source(self, path: str | os.PathLike) -> None:
         """Remember a data file the app loaded, so exports can rebuild the examples: as
@@ -83,23 +83,22 @@ class DataSources:
         return self._upload_file(source[len(UPLOAD_PREFIX) :]) if source.startswith(UPLOAD_PREFIX) else source
 
     def _holds_upload(self, name: str) -> bool:
-        with self._lock:
-            return self._q("SELECT 1 FROM uploads WHERE name = ?", (name,)).fetchone() is not None
+        return bool(self.query("SELECT 1 FROM uploads WHERE name = ?", (name,)))
 
     def _register(self, source: str) -> None:
-        with self._write():
-            self._q(
+        self.write(
+            lambda q: q(
                 "INSERT INTO data_sources (path, ts) VALUES (?, ?) ON CONFLICT (path) DO NOTHING", (source, now_iso())
             )
+        )
 
     def sources(self) -> list[str]:
         """Registered data files, in the order they were first registered, each once (on PostgreSQL an
         upload is kept in the database and written to :attr:`uploads_dir` when this replica lacks it;
         a replica's local copy registered by an older version counts as that upload)."""
-        with self._lock:
-            stored = [r[0] for r in self._q("SELECT path FROM data_sources ORDER BY id")]
-            if self.path is None:
-                stored = [self._legacy_upload(s) for s in stored]
+        stored = [r[0] for r in self.query("SELECT path FROM data_sources ORDER BY id")]
+        if self.path is None:
+            stored = [self._legacy_upload(s) for s in stored]
         return [self.local_path(s) for s in dict.fromkeys(stored)]
 
     def _legacy_upload(self, stored: str) -> str:
@@ -121,24 +120,26 @@ class DataSources:
             raise ValueError("scope and chosen_by must be non-empty")
         sources = tuple(dict.fromkeys(self.source_of(p) for p in paths))
         ts = now_iso()
-        with self._write():
+
+        def choose(q: Query) -> None:
             for source in sources:
-                self._q("INSERT INTO data_sources (path, ts) VALUES (?, ?) ON CONFLICT (path) DO NOTHING", (source, ts))
-            self._q(
+                q("INSERT INTO data_sources (path, ts) VALUES (?, ?) ON CONFLICT (path) DO NOTHING", (source, ts))
+            q(
                 "INSERT INTO chosen_data (scope, sources, startup, chosen_by, ts) VALUES (?, ?, ?, ?, ?)",
                 (scope, json.dumps(list(sources)), json.dumps(list(startup)), chosen_by, ts),
             )
+
+        self.write(choose)
         return ChosenData(sources, tuple(startup), chosen_by, ts)
 
     def chosen_data(self, scope: str) -> ChosenData | None:
         """The newest :meth:`choose_data` of *scope*, or ``None``."""
-        with self._lock:
-            row = self._q(
-                "SELECT sources, startup, chosen_by, ts FROM chosen_data WHERE scope = ? ORDER BY id DESC LIMIT 1",
-                (scope,),
-            ).fetchone()
-        if row is None:
+        rows = self.query(
+            "SELECT sources, startup, chosen_by, ts FROM chosen_data WHERE scope = ? ORDER BY id DESC LIMIT 1", (scope,)
+        )
+        if not rows:
             return None
+        row = rows[0]
         return ChosenData(tuple(json.loads(row[0]) or ()), tuple(json.loads(row[1]) or ()), row[2], row[3])
 
     @property
@@ -166,19 +167,21 @@ class DataSources:
         path, _ = keep_stream(self.uploads_dir, name, source)
         if self.path is not None:
             return path
-        with self._lock:
-            row = self._q(
-                "SELECT name FROM uploads WHERE name LIKE ? ORDER BY name LIMIT 1", (f"{digest_of(path.name)}-%",)
-            ).fetchone()
+        rows = self.query(
+            "SELECT name FROM uploads WHERE name LIKE ? ORDER BY name LIMIT 1", (f"{digest_of(path.name)}-%",)
+        )
+        row = rows[0] if rows else None
         if row is not None and Path(row[0]).suffix.lower() == path.suffix.lower():
             if row[0] != path.name:  # another replica kept the same content first: use its name
                 os.replace(path, self.uploads_dir / row[0])
             return self.uploads_dir / row[0]
-        with self._write():
-            self._q(
+        data = path.read_bytes()
+        self.write(
+            lambda q: q(
                 "INSERT INTO uploads (name, data, ts) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING",
-                (path.name, path.read_bytes(), now_iso()),
+                (path.name, data, now_iso()),
             )
+        )
         return path
 
     def register_upload(self, path: Path) -> None:
@@ -190,8 +193,7 @@ class DataSources:
 
     def uploads(self) -> list[Path]:
         """The registered uploads, oldest first."""
-        with self._lock:
-            stored = [r[0] for r in self._q("SELECT path FROM data_sources ORDER BY id")]
+        stored = [r[0] for r in self.query("SELECT path FROM data_sources ORDER BY id")]
         if self.path is None:
             names = dict.fromkeys(self._legacy_upload(s) for s in stored)
             return [Path(self.local_path(s)) for s in names if s.startswith(UPLOAD_PREFIX)]
@@ -205,11 +207,15 @@ class DataSources:
         if path.parent.resolve() != self.uploads_dir.resolve():
             return False
         source = UPLOAD_PREFIX + path.name if self.path is None else str(path.resolve())
-        with self._write():
-            gone = self._q("DELETE FROM data_sources WHERE path = ?", (source,)).rowcount
+
+        def forget(q: Query) -> int:
+            gone = q("DELETE FROM data_sources WHERE path = ?", (source,)).rowcount
             if self.path is None:
-                gone += self._q("DELETE FROM data_sources WHERE path LIKE ?", (f"%/uploads/{path.name}",)).rowcount
-                gone += self._q("DELETE FROM uploads WHERE name = ?", (path.name,)).rowcount
+                gone += q("DELETE FROM data_sources WHERE path LIKE ?", (f"%/uploads/{path.name}",)).rowcount
+                gone += q("DELETE FROM uploads WHERE name = ?", (path.name,)).rowcount
+            return gone
+
+        gone = self.write(forget)
         existed = path.exists()
         path.unlink(missing_ok=True)
         return bool(gone) or existed
@@ -217,9 +223,8 @@ class DataSources:
     def _upload_file(self, stored: str) -> str:
         target = self.uploads_dir / stored
         if not target.exists():
-            with self._lock:
-                row = self._q("SELECT data FROM uploads WHERE name = ?", (stored,)).fetchone()
-            if row is None:
+            rows = self.query("SELECT data FROM uploads WHERE name = ?", (stored,))
+            if not rows:
                 return str(target)  # gone from the database too: the loader will say the file is missing
-            keep_bytes(target, bytes(row[0]))
+            keep_bytes(target, bytes(rows[0][0]))
         return str(target)

@@ -417,15 +417,17 @@ def test_old_schema_is_upgraded_in_place(db_target, monkeypatch, example):
 
 
 def test_failed_write_leaves_caches_consistent(store, example, monkeypatch):
-    assert store.reviewed_uids("ann") == set()
-    real = store._insert_event
+    import ragviz.store.label_store as store_module
 
-    def insert_then_fail(action_id, uid, annotator, ts, field, old, new):
-        real(action_id, uid, annotator, ts, field, old, new)
+    assert store.reviewed_uids("ann") == set()
+    real = store_module.insert_event
+
+    def insert_then_fail(q, action_id, uid, annotator, ts, field, old, new):
+        real(q, action_id, uid, annotator, ts, field, old, new)
         if field == "utilized_keys":
             raise OSError("disk full")
 
-    monkeypatch.setattr(store, "_insert_event", insert_then_fail)
+    monkeypatch.setattr(store_module, "insert_event", insert_then_fail)
     with pytest.raises(OSError):
         store.record(example.uid, "ann", [Change("relevant_keys", ["0a"], ["0b"]), Change("utilized_keys", ["0a"], [])])
     assert store.n_events() == 0 and store.history(example.uid) == []
@@ -643,8 +645,10 @@ def test_postgres_upload_is_registered_by_its_content_and_an_old_local_registrat
     with LabelStore(url) as one:
         kept = one.keep_upload("rows.jsonl", io.BytesIO(b'{"id": 1}\n'))
         one.choose_data("team", [kept], "lead@example.org")
-        assert [r[0] for r in one._q("SELECT path FROM data_sources")] == [f"upload:{kept.name}"]
-        one._register(str(kept))  # what the old state.set_paths added beside it
+        assert [r[0] for r in one.query("SELECT path FROM data_sources")] == [f"upload:{kept.name}"]
+        one.write(  # what the old state.set_paths added beside it
+            lambda q: q("INSERT INTO data_sources (path, ts) VALUES (?, ?)", (str(kept), "2025-01-01T00:00:00+00:00"))
+        )
     shutil.rmtree(tmp_path / "replica1")  # that replica's home cleaned
     monkeypatch.setenv("HOME", str(tmp_path / "replica2"))
     with LabelStore(url) as two:
@@ -723,9 +727,12 @@ def test_migration_008_recounts_statuses_the_old_rule_wrote(db_target, example):
         _rel(s, other, "ann", ["0a", "1a"])
         _rel(s, other, "ann", ["0a", "1a", "0b"])  # back to the same set, reordered
         _rel(s, example, "ann", ["0a", "1a"])  # a real correction stays counted
-        with s._write():
-            s._q("UPDATE example_status SET reviewed = 1, corrected = 1")  # what the old rule stored
-            s._q("DELETE FROM schema_migrations WHERE name = ?", ("008_recount_example_status",))
+        s.write(
+            lambda q: (
+                q("UPDATE example_status SET reviewed = 1, corrected = 1"),  # what the old rule stored
+                q("DELETE FROM schema_migrations WHERE name = ?", ("008_recount_example_status",)),
+            )
+        )
     with LabelStore(db_target) as s:
         assert "008_recount_example_status" in s.applied_migrations()
         assert s.corrected_uids("ann") == {example.uid} and s.reviewed_uids("ann") == {example.uid}
