@@ -80,7 +80,7 @@ def push_command(
 
     with open_store(db, command=f"ragviz push {target}") as store:
         who = _annotator(store, annotator, labels, db)
-        sources = list(data) or store.sources()
+        sources = list(data) or store.sources.registered()
         if not sources:
             raise BadInput("no data files registered in this store; name them (ragviz push phoenix DATA ...)", path=db)
         dataset, errors = load_sources(sources)

@@ -92,7 +92,7 @@ _UNCHECKED = object()  # the stale check has no stored value to compare with
 T = TypeVar("T")
 
 
-class LabelStore(DataSources, JudgeLabelSets):
+class LabelStore(JudgeLabelSets):
     """Append-only store of label decisions (see the module docstring).
 
     *where* is an SQLite file path or a ``postgresql://`` URL (:func:`open_database`). Safe to share
@@ -108,6 +108,7 @@ class LabelStore(DataSources, JudgeLabelSets):
         self.path: Path | None = db.path  # the SQLite file; None on PostgreSQL
         self.location = db.location  # the file, or the URL with its password masked
         self.dialect = db.dialect
+        self.sources = DataSources(self._conn)  # data files and uploads (sources.py)
         try:
             self._migrate()
             self._check_schema()
