@@ -17,7 +17,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "ragviz"
 FLOORS = ("data", "metrics", "store", "analysis", "judge", "export", "cli", "ui")
-MAX_MODULE_LINES = 400
 
 
 def _module_name(path: Path) -> str:
@@ -203,25 +202,42 @@ def test_core_does_not_import_pages_or_app():
         assert not ({"pages", "app"} & _top_level_imports(p)), p
 
 
+MAX_MODULE_LINES = 400
+HARD_MODULE_LINES = 600
+# Modules others are taking apart in this round, each with who; the rule holds for them once the lead empties
+# this list (their work merged).
+MODULE_SIZE_WAIVED = {
+    "ragviz/store/": "the store's public interface and its composed parts (house), one schema runner (faults)",
+    "ragviz/analysis/labelsets/": "one LabelSelection for whose labels (identity)",
+    "ragviz/analysis/estimates/pairing.py": "honest-numbers leftovers in analysis/estimates (stats)",
+    "ragviz/data/formats/json_rows.py": "JSONL load speed (speed)",
+}
+
+
+def _module_lines(text: str) -> int:
+    """Every line of the file counts: docstring, imports, ``__all__``, comments and blank lines."""
+    return len(text.splitlines())
+
+
+def test_the_line_count_counts_every_line():
+    text = '"""Doc."""\n\n__all__ = [\n    "a",\n    "b",\n]\n\n# why\n\ndef a(): ...\ndef b(): ...\n'
+    assert _module_lines(text) == 11
+
+
 @pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=lambda p: str(p.relative_to(ROOT)))
 def test_modules_stay_short_or_say_why(path: Path):
-    """A module over ~400 lines must be one thing that reads best whole and say so in its docstring. The
-    ``__all__`` listing is its table of contents, not code: its lines do not count."""
+    """A module is one concept (scikit-learn's rule): at most 400 lines counted whole, more only when its docstring
+    says why it reads best whole, and never more than 600."""
+    relative = str(path.relative_to(ROOT))
+    if any(relative.startswith(waived) for waived in MODULE_SIZE_WAIVED):
+        return
     text = path.read_text(encoding="utf-8")
-    lines = text.count("\n") - _all_listing_lines(text)
+    lines = _module_lines(text)
+    assert lines <= HARD_MODULE_LINES, f"{relative}: {lines} lines; split it (at most {HARD_MODULE_LINES})"
     if lines <= MAX_MODULE_LINES:
         return
     docstring = ast.get_docstring(ast.parse(text)) or ""
-    assert "reads best whole" in docstring, f"{path.name}: {lines} lines; split it or say why not"
-
-
-def _all_listing_lines(text: str) -> int:
-    for node in ast.parse(text).body:
-        if isinstance(node, (ast.Assign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
-                return (node.end_lineno or node.lineno) - node.lineno + 1
-    return 0
+    assert "reads best whole" in docstring, f"{relative}: {lines} lines; split it or say why it reads best whole"
 
 
 def test_public_api_resolves():
