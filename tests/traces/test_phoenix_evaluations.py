@@ -150,3 +150,19 @@ def test_a_push_puts_document_annotations_on_the_reranker_span(evaluated, tmp_pa
     assert got[("ragviz.relevant", 0)]["score"] == 1.0 and got[("ragviz.relevant", 1)]["score"] == 0.0
     assert got[("ragviz.utilized", 1)]["score"] == 1.0 and got[("ragviz.utilized", 0)]["score"] == 0.0
     assert got[("relevance", 0)]["annotatorKind"] == "LLM"  # Phoenix's own evaluations stay beside them
+
+
+def test_document_annotations_of_many_spans_are_read_in_queries_phoenix_allows(evaluated):
+    """Phoenix allows 50 aliases a GraphQL query: 120 spans take three queries, each span's annotations found."""
+    import httpx
+
+    from ragviz.export.traces.phoenix_evaluations import document_evaluations
+
+    url, project, _, third = evaluated
+    record = httpx.get(f"{url}/v1/projects/{project}/spans", params={"span_id": [third["RERANKER"]]}).json()["data"][0]
+    node_ids = {f"{third['RERANKER']}-{i}": record["id"] for i in range(120)}
+    found = document_evaluations(phoenix_client(url, None), node_ids)
+    assert len(found) == 120
+    assert {tuple((e["document_position"], e["label"]) for e in v) for v in found.values()} == {
+        ((0, "relevant"), (1, "unrelated"))
+    }
