@@ -203,11 +203,6 @@ def test_no_unsafe_html_anywhere():
 MAX_PAGE_LINES = 120
 # A page may be longer only for a reason written here.
 LONGER_PAGES = {
-    "review.py": (
-        176,
-        "the Review flow: choosing the example (filter, deep link, resume, a team's assignments), six keyboard "
-        "actions, the guidelines panel and the link back to a trace",
-    ),
     "data.py": (124, "four ways to load (sample, upload, path, a Phoenix project) each checked before it is opened"),
 }
 MARKUP_IN_PAGES = {
