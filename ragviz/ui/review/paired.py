@@ -19,7 +19,9 @@ from ragviz.ui.core.state import ExampleLabels
 from ragviz.ui.review import answer, moves
 from ragviz.ui.review.page import NO_BREAK_DIVIDE
 
-__all__ = ["header", "metric_strip_html", "paired_view"]
+__all__ = ["FOCUSED_KEY", "header", "metric_line_html", "metric_strip_html", "paired_view"]
+
+FOCUSED_KEY = "review-answer-focused"  # the focused answer's box (outlined by ragviz.ui.core.render.theme_css)
 
 
 def header(where: str, a: ExampleLabels, systems: tuple[str, str]) -> None:
@@ -34,42 +36,65 @@ def header(where: str, a: ExampleLabels, systems: tuple[str, str]) -> None:
 
 
 def metric_strip_html(comparison: Sequence[MetricComparison], against_judge: bool = True) -> str:
-    """The four TRACe scores of one answer in one line of small cards (half a page wide): the score, and against the
-    judge's when *against_judge*, with the formula's counts."""
+    """The four TRACe scores of one answer as small cards (four in a row, two where half the page is narrow): the
+    score with its counts, and the judge's when it differs (*against_judge*)."""
     cells = []
     for m in comparison:
-        was = f" <span>(judge {render.format_score(m.judge)})</span>" if against_judge and m.delta else ""
+        judge = f"judge {render.format_score(m.judge)}" if against_judge and m.delta else ""
+        counts = _counts(m)
         cells.append(
-            '<div style="flex:1 1 0;min-width:6.5rem;border:1px solid color-mix(in srgb, currentColor 25%, '
-            'transparent);border-radius:0.5rem;padding:0.3rem 0.5rem">'
-            f'<div style="font-size:0.8rem">{render.esc(m.name.capitalize())}</div>'
-            f'<div style="font-size:1.25rem;font-weight:600">{render.format_score(m.current)}{was}</div>'
+            '<div style="border:1px solid color-mix(in srgb, currentColor 25%, transparent);border-radius:0.5rem;'
+            'padding:0.25rem 0.45rem;min-width:0">'
+            f'<div style="font-size:0.78rem">{render.esc(m.name.capitalize())}</div>'
+            f'<div style="font-size:1.2rem;font-weight:600;line-height:1.3">{render.format_score(m.current)}</div>'
             f'<div style="font-family:ui-monospace,monospace;font-size:0.7rem;{render.MUTED}">'
-            f"{render.esc(m.formula.split(' = ', 1)[-1]).replace(' / ', NO_BREAK_DIVIDE)}</div></div>"
+            f"{render.esc(counts).replace(' / ', NO_BREAK_DIVIDE)}{'<br>' + judge if judge else ''}</div></div>"
         )
-    return (
-        '<div class="rv-metric-strip" style="display:flex;flex-wrap:wrap;gap:0.4rem;'
-        f'font-family:system-ui,sans-serif">{"".join(cells)}</div>'
+    return (  # four in a row, two where the column is narrow (ragviz.ui.core.render.theme_css's container query)
+        '<div style="container:rv-strip / inline-size"><div class="rv-metric-strip" style="display:grid;gap:0.35rem;'
+        f'font-family:system-ui,sans-serif">{"".join(cells)}</div></div>'
     )
+
+
+def _counts(m: MetricComparison) -> str:
+    """The formula's counts alone (``7 / 8``); for adherence the unsupported sentences (``unsupported: c``).
+
+    >>> _counts(MetricComparison("relevance", 0.5, 0.5, "relevance = |R| / N = 4 / 8"))
+    '4 / 8'
+    >>> _counts(MetricComparison("adherence", 0.0, 0.0, "adherence = 0 if any unsupported (c, d) else 1"))
+    'unsupported: c, d'
+    """
+    if m.name == "adherence":
+        inside = m.formula.partition("(")[2].partition(")")[0]
+        return "none unsupported" if inside.startswith("no ") else f"unsupported: {inside}"
+    return m.formula.rsplit(" = ", 1)[-1]
+
+
+def metric_line_html(letter: str, comparison: Sequence[MetricComparison]) -> str:
+    """One line of answer *letter*'s scores over the documents, beside what a click there changes."""
+    scores = " · ".join(f"{m.name} {render.format_score(m.current)}" for m in comparison)
+    return f'<div style="font-family:system-ui,sans-serif;font-size:0.85rem">Answer {letter} now: {scores}</div>'
 
 
 def _answer_heading(letter: str, system: str, status: str, focused: bool, on_focus: Callable[[], None]) -> None:
-    """The heading "Answer A · gpt-4o · reviewed", and whether the documents and the keys act on this answer (else a button
-    that moves them here)."""
+    """The heading "Answer A · gpt-4o · reviewed", and whether the documents and the keys act on this answer (else a
+    button that moves them here)."""
     shown = f" · {render.esc(status)}" if status else ""
     mark = " · <b>the documents and keys act on it</b>" if focused else ""
-    st.html(
-        f'<div style="font-family:system-ui,sans-serif"><b>Answer {letter}</b> · {render.esc(system)}{shown}'
-        f"{mark}</div>"
-    )
-    if not focused:
-        st.button(
-            f"Work on answer {letter}",
-            key="review.focus_other",
-            shortcut="S",
-            on_click=on_focus,
-            help=f"Show answer {letter}'s labels on the documents; the page's keys (A, Reset) then act on it.",
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.html(
+            f'<div style="font-family:system-ui,sans-serif"><b>Answer {letter}</b> · {render.esc(system)}{shown}'
+            f"{mark}</div>",
+            width="stretch",
         )
+        if not focused:
+            st.button(
+                f"Work on answer {letter}",
+                key="review.focus_other",
+                shortcut="S",
+                on_click=on_focus,
+                help=f"Show answer {letter}'s labels on the documents; the page's keys (A, Reset) then act on it.",
+            )
 
 
 def paired_view(
@@ -89,14 +114,16 @@ def paired_view(
     selected = None
     for i, (column, shown) in enumerate(zip(st.columns(2, gap="medium"), pair)):
         letter, uid = "AB"[i], shown.example.uid
-        with column, st.container(border=True):
+        comparison = compare_metrics(shown.example, shown.judge, shown.current)
+        with column, st.container(border=True, key=FOCUSED_KEY if i == focus else f"review-answer-{letter}"):
             _answer_heading(letter, systems[i], statuses.get(uid, ""), i == focus, partial(moves.go, rows[i]))
-            st.html(metric_strip_html(compare_metrics(shown.example, shown.judge, shown.current), against_judge=traces))
+            st.html(metric_strip_html(comparison, against_judge=traces))
             chosen = answer.response_panel(shown, editable, slot=letter.lower(), focused=i == focus)
         if i == focus:
-            selected = chosen
+            selected, focused_scores = chosen, comparison
     focused, other = pair[focus], pair[1 - focus]
     st.markdown(f"**Documents** — labelled for answer {'AB'[focus]}")  # md: ours
+    st.html(metric_line_html("AB"[focus], focused_scores))
     if focused.example.document_sentences != other.example.document_sentences:
         st.caption(f"The two answers were given different documents; these are answer {'AB'[focus]}'s.")  # md: ours
     answer.context_panel(focused, selected, editable, present, view=f"pair:{pair[0].example.uid}")
