@@ -8,10 +8,10 @@ from ragviz.judge import JudgeConfigError
 from ragviz.judge.sampling.run import check_samples, judge_with_samples
 from ragviz.judge.selection import FILTERED
 from ragviz.ui.core import access, render, state
+from ragviz.ui.core.filters import active_filter_rows
 from ragviz.ui.core.keys import LABEL_HOW
 from ragviz.ui.core.present import is_present
-from ragviz.ui.core.state import active_filter_rows
-from ragviz.ui.judge.team import team_judge
+from ragviz.ui.core.team_judge import team_judge
 from ragviz.ui.label import batch
 from ragviz.ui.label import options as judge_options
 from ragviz.ui.label import page as ui
@@ -49,7 +49,7 @@ how = st.segmented_control("How", ["Live", "Batch"], default="Live", key=LABEL_H
 if how == "Batch":  # the Batch API: half the price, within 24 h, resumable from the ids in the store
     paths = state.current_paths()
     if batch.batch_panel(ds, indices, ui.checked_settings, settings, cache, store, paths):
-        state.bump_label_version()
+        state.bump_redraw_count()
 else:
     ui.estimate_summary(ui.run_estimate(indices, settings, cache, store))
     chosen = (
@@ -97,7 +97,7 @@ if how != "Batch" and ui.run_button(len(indices)):
         if sampled.samples
         else None,
     )
-    state.bump_label_version()
+    state.bump_redraw_count()
     st.rerun()  # show the estimate, results and failures as they are now
 
 last = st.session_state.get(LAST_RUN)

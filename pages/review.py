@@ -17,7 +17,7 @@ from ragviz.data.labels import RESET_FIELD, Change
 from ragviz.ui import phoenix as phoenix_ui
 from ragviz.ui.audit import estimates as audit_estimates
 from ragviz.ui.audit import sample as audit_ui
-from ragviz.ui.core import state
+from ragviz.ui.core import filters, state
 from ragviz.ui.core.keys import REVIEW_INDEX
 from ragviz.ui.core.present import hide_review_editing, show_corrections
 from ragviz.ui.review import answer, paired, sentence_editor
@@ -36,7 +36,7 @@ traces = show_corrections(page.present)  # presentation mode shows corrections o
 reviewed, corrected = store.reviewed_uids(who), store.corrected_uids(who)
 prog, audit_on = progress(state.uid_set(), reviewed, corrected), audit_ui.restore_queue()  # Queue: session, else URL
 flt, advance = review.filter_sidebar(prog, ds.subset_names, editable, traces, audit=audit_on)
-allowed = state.review_filter_rows(ds, flt, who, reviewed, corrected)
+allowed = filters.review_filter_rows(ds, flt, who, reviewed, corrected)
 allowed = team_queue.my_assignments(ds, store, who, allowed, reviewed)  # "My assignments" first (a team's round)
 audit = audit_ui.audit_queue(ds, store, who, page.present)  # Queue: Audit sample (None when off)
 allowed, advance = audit_ui.follow_queue(audit, allowed, advance, go, st.session_state.get(REVIEW_INDEX, 0))
@@ -92,4 +92,4 @@ else:
     selected = answer.response_panel(shown, editable)
     answer.context_panel(shown, selected, editable, page.present)
 record = partial(state.record_decision, uid)
-review.families_expander(ex, judge, current, record, version=state.label_version(), editable=editable, traces=traces)
+review.families_expander(ex, judge, current, record, redraws=state.redraw_count(), editable=editable, traces=traces)

@@ -136,6 +136,54 @@ def test_imports_run_downward_only():
     assert wrong == []
 
 
+def _room(module: str, packages: set[str]) -> str:
+    """The room of *module* inside its floor: its sub-package (``ragviz.ui.label``), or the module itself when it
+    is loose on the floor (``ragviz.data.schema``)."""
+    room = ".".join(module.split(".")[:3])
+    return room if room in packages else module
+
+
+def _room_graph() -> dict[str, set[str]]:
+    """Imports between the rooms of one floor (each sub-package one node, each loose module another)."""
+    graph = _graph()
+    packages = {_module_name(p) for p in PACKAGE.rglob("__init__.py")}
+    rooms: dict[str, set[str]] = {}
+    for module, imports in graph.items():
+        mine = _room(module, packages)
+        for target in imports:
+            theirs = _room(target, packages)
+            if mine != theirs and mine.split(".")[:2] == theirs.split(".")[:2]:
+                rooms.setdefault(mine, set()).add(theirs)
+    return rooms
+
+
+# Floors whose rooms still import each other in a circle, each with who is taking it apart; the lead empties
+# this as their work lands.
+ROOM_CIRCLES_WAIVED = {
+    "store": "database / label_store / migrations / team: the store's composed parts and one schema (house, faults)",
+    "analysis": "agreement / estimates / figure_intervals / labelsets / team: whose labels (identity)",
+}
+
+
+def test_the_room_graph_sees_rooms_and_loose_modules():
+    rooms = _room_graph()
+    assert "ragviz.ui.core" in rooms["ragviz.ui.label"]
+    assert "ragviz.data.tool_columns" in rooms["ragviz.data.schema"]
+
+
+def test_no_import_circles_between_the_rooms_of_a_floor():
+    """Inside a floor too, the rooms stand in an order: ``ui/label`` and ``ui/judge`` may not use each other,
+    nor ``data/schema.py`` and ``data/formats/``."""
+    circles = [c for c in _cycles(_room_graph()) if c[0].split(".")[1] not in ROOM_CIRCLES_WAIVED]
+    assert circles == []
+
+
+def test_ui_core_is_the_ground_of_the_ui_floor():
+    """``ui/core`` is what every page shares: it imports no page's room or renderer above it."""
+    upward = sorted(t for t in _room_graph().get("ragviz.ui.core", set()) if t.startswith("ragviz.ui."))
+    assert upward == []
+
+
 def test_every_module_lives_on_a_floor():
     loose = [m for m in _graph() if _floor(m) is None and m not in ("ragviz", "ragviz.__main__")]
     assert loose == [], "put new modules in one of " + ", ".join(FLOORS)
@@ -200,11 +248,9 @@ def test_no_unsafe_html_anywhere():
             assert "unsafe_allow_html=True" not in p.read_text(encoding="utf-8"), p
 
 
-MAX_PAGE_LINES = 120
+MAX_PAGE_LINES = 150
 # A page may be longer only for a reason written here.
-LONGER_PAGES = {
-    "data.py": (124, "four ways to load (sample, upload, path, a Phoenix project) each checked before it is opened"),
-}
+LONGER_PAGES: dict[str, tuple[int, str]] = {}
 MARKUP_IN_PAGES = {
     ".html(": "HTML is drawn by a renderer in ragviz/ui",  # st.html( and a column's .html(
     '"<div': "an HTML literal belongs in ragviz/ui",

@@ -323,7 +323,7 @@ def labels_caption(n_changed: int, editable: bool = True) -> None:
 
 def editor_key(side: str, uid: str) -> str:
     """The key of *side*'s matrix editor of item *uid*; a new label version starts a fresh editor."""
-    return f"claims.editor.{side}.{uid}.{state.label_version()}"
+    return f"claims.editor.{side}.{uid}.{state.redraw_count()}"
 
 
 def pending_edits(uid: str) -> dict[str, Mapping[Any, Mapping[str, Any]]]:
@@ -417,7 +417,7 @@ def cached_current_items(
 ) -> tuple[list[CheckedItem], list[str]]:
     """:func:`ragviz.analysis.claims.current_items`, kept in the session until the file (*source*,
     see :func:`source_key`), the annotator or the label version changes."""
-    key = (source, who, state.label_version())
+    key = (source, who, state.redraw_count())
     cached = st.session_state.get(CURRENT_CACHE)
     if cached and cached[0] == key:
         return cached[1]

@@ -21,16 +21,11 @@ from ragviz.analysis.agreement import (
     kappa_matrix,
 )
 from ragviz.analysis.dashboard.annotator_tables import fleiss_shown, pair_rows
+from ragviz.analysis.dashboard.families import FAMILY_TITLES, RETRIEVAL, TONIC, TRACE, FamilyView, chart_means
 from ragviz.analysis.dashboard.figures import (
-    FAMILY_TITLES,
     INTERVAL_COLUMNS,
-    RETRIEVAL,
-    TONIC,
-    TRACE,
-    FamilyView,
     agreement_rows,
     baseline_rows,
-    chart_means,
     histogram_counts,
     interval_text,
 )

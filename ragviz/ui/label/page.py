@@ -36,7 +36,7 @@ from ragviz.ui.core import render, state
 from ragviz.ui.core.keys import ESTIMATE_MEMO, SELECTION_MEMO
 from ragviz.ui.core.keys import LABEL_CANCEL as CANCEL
 from ragviz.ui.core.served import served
-from ragviz.ui.judge.team import team_judge
+from ragviz.ui.core.team_judge import team_judge
 from ragviz.ui.label import options as judge_options
 from ragviz.ui.label.options import API_KEY_KEY, BASE_URL_KEY, CONCURRENCY_KEY, KEEP, MODEL_KEY, TIMEOUT_KEY
 
@@ -229,7 +229,7 @@ def rejudge(example: Example) -> JudgeOutcome | None:
             st.error(f"Judge settings: {render.md_escape(exc)}")
             return None
     if outcome.ok:
-        state.bump_label_version()
+        state.bump_redraw_count()
         st.success(f"New judge labels from {render.md_escape(settings.model, 80)} are now the base for review.")
     else:
         st.error("The judge's answer was not usable; nothing was changed.")
@@ -336,7 +336,7 @@ def run_estimate(rows: list[int], settings: JudgeSettings, cache: JudgeCache, st
         settings.endpoint,
         team_judge()[1].version,
         store.data_version(),
-        state.label_version(),
+        state.redraw_count(),
         last_run and (last_run.id, last_run.status, last_run.finished_at),
     )
     memo = st.session_state.get(ESTIMATE_MEMO)

@@ -35,7 +35,7 @@ def response_panel(shown: ExampleLabels, editable: bool, slot: str = "", focused
             review.support_controls(
                 chosen,
                 supporting_key_options(ex, chosen),
-                key_suffix=f"{uid}.{chosen.key}.{state.label_version()}",
+                key_suffix=f"{uid}.{chosen.key}.{state.redraw_count()}",
                 on_status=partial(moves.mark_support, uid, current, shown.base, chosen.key),
                 on_keys=partial(moves.pick_supporting_keys, uid, current, chosen.key),
                 on_note=partial(moves.write_note, uid, current, chosen.key),
