@@ -48,6 +48,7 @@ from ragviz.ui.data import upload_limit
 __all__ = [
     "CURRENT_CACHE",
     "EXAMPLE_FILE",
+    "NO_EXAMPLE",
     "INDEX",
     "MATRIX_TITLES",
     "PATH_REFUSED",
@@ -80,6 +81,10 @@ __all__ = [
 
 
 EXAMPLE_FILE = Path(__file__).resolve().parents[2].parent / "shared" / "ragchecker" / "checking_outputs.json"
+NO_EXAMPLE = (
+    "RagChecker's example (examples/checking_outputs.json in the RagChecker repository) is not on this machine: "
+    "save it anywhere and open its path or upload it here."
+)
 MATRIX_TITLES = {
     RESPONSE: "Response claims — entailed by the ground-truth answer? by each chunk?",
     GT_ANSWER: "Ground-truth answer claims — entailed by the response? by each chunk?",
@@ -205,6 +210,8 @@ def source_controls() -> None:
                     args=(str(EXAMPLE_FILE),),
                     help="checking_outputs.json from the RagChecker repository (two items)",
                 )
+            else:
+                st.caption(NO_EXAMPLE)  # md: ours
         with cols[1]:
             limit = upload_limit()
             st.file_uploader(
@@ -235,10 +242,10 @@ def loaded_files(files: Sequence[str]) -> None:
 
 
 def no_file_notice(can_open: bool) -> None:
+    """What to do with no file open: open one (RagChecker's example named only where it is), or pick a loaded one."""
     if can_open:
-        st.info(
-            "Open a RagChecker checking-output JSON (path, upload or RagChecker's own example) to review its claims."
-        )
+        example = " or RagChecker's own example" if EXAMPLE_FILE.is_file() else ""
+        st.info(f"Open a RagChecker checking-output JSON (a path, an upload{example}) to review its claims.")  # md: ours
     else:
         st.info("No RagChecker checking output is open: pick one among the loaded data, or ask an admin to load one.")
 
