@@ -245,7 +245,8 @@ def no_file_notice(can_open: bool) -> None:
     """What to do with no file open: open one (RagChecker's example named only where it is), or pick a loaded one."""
     if can_open:
         example = " or RagChecker's own example" if EXAMPLE_FILE.is_file() else ""
-        st.info(f"Open a RagChecker checking-output JSON (a path, an upload{example}) to review its claims.")  # md: ours
+        opening = f"Open a RagChecker checking-output JSON (a path, an upload{example}) to review its claims."
+        st.info(opening)  # md: ours
     else:
         st.info("No RagChecker checking output is open: pick one among the loaded data, or ask an admin to load one.")
 
