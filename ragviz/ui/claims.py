@@ -81,10 +81,7 @@ __all__ = [
 
 
 EXAMPLE_FILE = Path(__file__).resolve().parents[2].parent / "shared" / "ragchecker" / "checking_outputs.json"
-NO_EXAMPLE = (
-    "RagChecker's example (examples/checking_outputs.json in the RagChecker repository) is not on this machine: "
-    "save it anywhere and open its path or upload it here."
-)
+NO_EXAMPLE = "RagChecker's example (its repository's examples/checking_outputs.json) is not here: open or upload it."
 MATRIX_TITLES = {
     RESPONSE: "Response claims — entailed by the ground-truth answer? by each chunk?",
     GT_ANSWER: "Ground-truth answer claims — entailed by the response? by each chunk?",
