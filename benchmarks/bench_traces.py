@@ -128,7 +128,7 @@ def run(url: str, n: int, evaluations: bool = False) -> None:
         db = Path(tmp) / "push.db"
         dataset = load([str(rows)]).dataset
         with LabelStore(str(db)) as store:
-            store.register_source(str(rows))
+            store.sources.register(str(rows))
             for i in range(len(dataset)):
                 ex = dataset.example(i)
                 changes = [

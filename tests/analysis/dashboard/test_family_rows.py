@@ -11,8 +11,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from ragviz.analysis.dashboard.families import ANSWER, RETRIEVAL, TONIC, family_means, family_records, family_view
 from ragviz.analysis.dashboard.family_rows import row_records
-from ragviz.analysis.dashboard.figures import ANSWER, RETRIEVAL, TONIC, family_means, family_records, family_view
 from ragviz.analysis.labelsets.named import HUMAN
 from ragviz.data.dataset import Dataset, iter_examples
 from ragviz.data.labels import Change
