@@ -128,3 +128,13 @@ def test_source_evaluations_of_every_kind_survive_validate_and_parquet(tmp_path,
     again = load([str(out)]).dataset
     made = evaluation_labels(again.example(0), again.row(0)[EVALUATIONS], "a")
     assert made is not None and made.labels == evaluation_labels(dataset.example(0), evaluations, "a").labels  # type: ignore[union-attr]
+
+
+def test_import_with_db_needs_a_rows_file(tmp_path, capsys):
+    from ragviz.cli.main import main
+
+    db = tmp_path / "labels.db"
+    assert main(["import", "phoenix", "--url", "http://127.0.0.1:9", "--project", "p", "-o", "-", "--db", str(db)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--db: give the rows a file (-o FILE)" in err[0]
+    assert not db.exists()
