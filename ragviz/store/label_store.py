@@ -64,7 +64,7 @@ from ragviz.store.events import (
     now_iso,
     status_of,
 )
-from ragviz.store.judge_sets import JudgeLabelSets, latest_judge_labels
+from ragviz.store.judge_sets import JudgeLabels, latest_judge_labels
 from ragviz.store.label_events import EVERYONE, check_ids, dumps, insert_event, new_action, read_events
 from ragviz.store.label_events import decision_times as read_decision_times
 from ragviz.store.migrations import MIGRATIONS, schema_problems
@@ -92,7 +92,7 @@ _UNCHECKED = object()  # the stale check has no stored value to compare with
 T = TypeVar("T")
 
 
-class LabelStore(JudgeLabelSets):
+class LabelStore:
     """Append-only store of label decisions (see the module docstring).
 
     *where* is an SQLite file path or a ``postgresql://`` URL (:func:`open_database`). Safe to share
@@ -109,6 +109,7 @@ class LabelStore(JudgeLabelSets):
         self.location = db.location  # the file, or the URL with its password masked
         self.dialect = db.dialect
         self.sources = DataSources(self._conn)  # data files and uploads (sources.py)
+        self.judge = JudgeLabels(self._conn)  # the judge's label sets (judge_sets.py)
         try:
             self._migrate()
             self._check_schema()
@@ -468,10 +469,28 @@ class LabelStore(JudgeLabelSets):
             return ExampleStatus(False, False, None)
         return ExampleStatus(bool(rows[0][0]), bool(rows[0][1]), rows[0][2])
 
+    # -- where each annotator was -----------------------------------------------------------
+    def save_position(self, annotator: str, example_uid: str) -> None:
+        check_ids(example_uid, annotator)
+        annotator = identity_name(annotator)
+        self.write(
+            lambda q: q(
+                "INSERT INTO annotator_positions (annotator, example_uid, ts) VALUES (?, ?, ?)"
+                " ON CONFLICT (annotator) DO UPDATE SET example_uid = excluded.example_uid, ts = excluded.ts",
+                (annotator, example_uid, now_iso()),
+            )
+        )
+
+    def position(self, annotator: str) -> str | None:
+        rows = self.query(
+            "SELECT example_uid FROM annotator_positions WHERE annotator = ?", (identity_name(annotator),)
+        )
+        return rows[0][0] if rows else None
+
     # -- current labels --------------------------------------------------------------------
     def base_labels(self, example: Example) -> Labels | None:
         """What human edits start from (:func:`base_labels`), with the store's judge labels."""
-        return base_labels(example, self.judge_labels(example.uid))
+        return base_labels(example, self.judge.labels(example.uid))
 
     def current_labels(self, example: Example, annotator: str) -> Labels | None:
         """The example's labels after the annotator's effective decisions (:func:`fold_labels`)."""

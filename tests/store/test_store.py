@@ -243,7 +243,7 @@ def test_unlabeled_example_starts_from_empty_labels(store, unlabeled):
 
 def test_judge_labels_are_the_base_latest_wins(store, example):
     first = Labels(relevant_keys=("1a",), provenance=Provenance("llm", "judge-2", None, "v1"))
-    store.save_judge_labels(example.uid, first)
+    store.judge.save(example.uid, first)
     second = Labels(
         relevant_keys=("0b",),
         utilized_keys=("0b",),
@@ -252,15 +252,15 @@ def test_judge_labels_are_the_base_latest_wins(store, example):
         overall_supported=None,
         provenance=Provenance("llm", "judge-3", "2026-01-01T00:00:00+00:00", "v2"),
     )
-    store.save_judge_labels(example.uid, second)
-    assert store.judge_labels(example.uid) == second
-    assert store.judge_labels("missing") is None
-    assert store.judged_uids() == {example.uid}
+    store.judge.save(example.uid, second)
+    assert store.judge.labels(example.uid) == second
+    assert store.judge.labels("missing") is None
+    assert store.judge.judged_uids() == {example.uid}
     assert store.current_labels(example, "ann") == second
     store.record(example.uid, "ann", [Change("reset", None, None)], action="reset")
     assert store.current_labels(example, "ann").relevant_keys == ("0b",)
-    store.save_judge_labels(example.uid, first)  # stored as given: equal when read back
-    assert store.judge_labels(example.uid) == first
+    store.judge.save(example.uid, first)  # stored as given: equal when read back
+    assert store.judge.labels(example.uid) == first
 
 
 def test_labels_json_round_trip_keeps_stored_unsupported_list(example):
@@ -444,9 +444,9 @@ def test_data_version_moves_with_every_label_event_and_judge_label_set(db_target
         after_undo = store.data_version()
         assert after_undo[0] > after_event[0]
         labels = Labels(("0a",), (), (), provenance=Provenance("llm", "j"))
-        store.save_judge_labels("d/1/m", labels)
+        store.judge.save("d/1/m", labels)
         first = store.data_version()
-        store.save_judge_labels("d/1/m", labels.replace(relevant_keys=()))  # a re-judge: same judged uids
+        store.judge.save("d/1/m", labels.replace(relevant_keys=()))  # a re-judge: same judged uids
         assert first[1] > 0 and store.data_version()[1] > first[1] and store.data_version()[0] == after_undo[0]
 
 
@@ -532,7 +532,7 @@ def test_stale_check_sees_resets_undos_and_new_judge_labels(store, example):
     assert store.record(example.uid, "ann", [Change("relevant_keys", ["0b"], ["1a"])], example=example)
     store.undo(example.uid, "ann")
     store.undo(example.uid, "ann")  # back to the base
-    store.save_judge_labels(example.uid, example.labels.replace(relevant_keys=("1a",)))  # a re-judge elsewhere
+    store.judge.save(example.uid, example.labels.replace(relevant_keys=("1a",)))  # a re-judge elsewhere
     with pytest.raises(StaleEdit, match=r'relevant_keys: saw \["0a"\], now \["1a"\]'):
         store.record(example.uid, "ann", [Change("relevant_keys", ["0a"], ["0b"])], example=example)
 
