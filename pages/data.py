@@ -10,10 +10,9 @@ from ragviz.data.limits import too_big, upload_decoded_limit
 from ragviz.data.load import refused_for_size
 from ragviz.ui import data as ui
 from ragviz.ui import phoenix as phoenix_ui
-from ragviz.ui.core import access, render, served, state
-from ragviz.ui.core.keys import REVIEW_INDEX
+from ragviz.ui.core import access, filters, render, served, state
+from ragviz.ui.core.keys import FILTER_CACHE, REVIEW_INDEX
 from ragviz.ui.core.present import is_present
-from ragviz.ui.core.state import FILTER_CACHE
 from ragviz.ui.team import queue as team_queue
 
 state.require_app_shell()
@@ -121,4 +120,4 @@ with st.container(border=True):
     ui.loaded_report(paths, result, full_paths=granted.can_see_store and not present)
 with st.container(border=True):
     ui.quality_heading()
-    ui.quality_report(state.quality_report(), len(result.dataset), state.MAX_DETAILED)
+    ui.quality_report(filters.quality_report(), len(result.dataset), filters.MAX_DETAILED)

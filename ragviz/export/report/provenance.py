@@ -47,9 +47,13 @@ class DataFile:
 
 @dataclass(frozen=True)
 class AnnotatorWork:
+    """One annotator's decisions on the loaded examples; *elsewhere*: examples they reviewed that are not loaded
+    (counted apart, never as reviews of this data)."""
+
     name: str
     reviewed: int
     corrected: int
+    elsewhere: int = 0
 
 
 @dataclass(frozen=True)
@@ -164,12 +168,17 @@ def provenance(dataset: Dataset, store: LabelStore | None, request: ReportReques
     if store is not None:
         work = []
         for who in store.annotators():
-            statuses = store.statuses(who).values()
-            work.append(AnnotatorWork(who, sum(s.reviewed for s in statuses), sum(s.corrected for s in statuses)))
+            statuses = store.statuses(who)
+            loaded = [s for uid, s in statuses.items() if dataset.index_of(uid) is not None]
+            elsewhere = sum(s.reviewed for uid, s in statuses.items() if dataset.index_of(uid) is None)
+            work.append(
+                AnnotatorWork(who, sum(s.reviewed for s in loaded), sum(s.corrected for s in loaded), elsewhere)
+            )
         annotators = tuple(sorted(work, key=lambda a: a.name))
         if not request.names:
             annotators = tuple(
-                AnnotatorWork(f"annotator {k + 1}", a.reviewed, a.corrected) for k, a in enumerate(annotators)
+                AnnotatorWork(f"annotator {k + 1}", a.reviewed, a.corrected, a.elsewhere)
+                for k, a in enumerate(annotators)
             )
     return Provenance(
         files=files,

@@ -27,7 +27,7 @@ from ragviz.judge.prompt import JudgePrompt
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.core import render
 from ragviz.ui.core.keys import BATCH_ESTIMATE, BATCH_REPORT, BATCH_SENT
-from ragviz.ui.judge.team import team_judge
+from ragviz.ui.core.team_judge import team_judge
 
 __all__ = ["batch_dir", "batch_panel", "batch_rows", "cost_columns"]
 
