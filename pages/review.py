@@ -36,7 +36,7 @@ from ragviz.data.model import Example, Labels
 from ragviz.ui import phoenix as phoenix_ui
 from ragviz.ui.audit import estimates as audit_estimates
 from ragviz.ui.audit import sample as audit_ui
-from ragviz.ui.core import state
+from ragviz.ui.core import filters, state
 from ragviz.ui.core.keys import REVIEW_INDEX
 from ragviz.ui.core.present import hide_review_editing, show_corrections
 from ragviz.ui.review import page as review
@@ -98,7 +98,7 @@ traces = show_corrections(page.present)  # presentation mode shows corrections o
 reviewed, corrected = store.reviewed_uids(who), store.corrected_uids(who)
 prog, audit_on = progress(state.uid_set(), reviewed, corrected), audit_ui.restore_queue()  # Queue: session, else URL
 flt, advance = review.filter_sidebar(prog, ds.subset_names, editable, traces, audit=audit_on)
-allowed = state.review_filter_rows(ds, flt, who, reviewed, corrected)
+allowed = filters.review_filter_rows(ds, flt, who, reviewed, corrected)
 allowed = team_queue.my_assignments(ds, store, who, allowed, reviewed)  # "My assignments" first (a team's round)
 audit = audit_ui.audit_queue(ds, store, who, page.present)  # Queue: Audit sample (None when off)
 allowed, advance = audit_ui.follow_queue(audit, allowed, advance, go, st.session_state.get(INDEX, 0))
@@ -147,7 +147,7 @@ if chosen is not None and editable:
         review.support_controls(
             chosen,
             supporting_key_options(ex, chosen),
-            key_suffix=f"{uid}.{chosen.key}.{state.label_version()}",
+            key_suffix=f"{uid}.{chosen.key}.{state.redraw_count()}",
             on_status=partial(mark_support, uid, current, shown.base, chosen.key),
             on_keys=partial(pick_supporting_keys, uid, current, chosen.key),
             on_note=partial(write_note, uid, current, chosen.key),
@@ -173,4 +173,4 @@ with left:
         selected,
     )
 record = partial(state.record_decision, uid)
-review.families_expander(ex, judge, current, record, version=state.label_version(), editable=editable, traces=traces)
+review.families_expander(ex, judge, current, record, redraws=state.redraw_count(), editable=editable, traces=traces)

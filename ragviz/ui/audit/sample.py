@@ -19,6 +19,7 @@ import streamlit as st
 from ragviz.analysis.audits.designs import PAIRED
 from ragviz.analysis.audits.judge_confidence import with_judge_confidence
 from ragviz.analysis.audits.samples import grow_design
+from ragviz.analysis.audits.seed_notes import seed_notes
 from ragviz.analysis.compare_systems.audit import grow_paired
 from ragviz.analysis.estimates.pairing import AuditProgress, audit_progress
 from ragviz.analysis.review.queue import audit_position_text, nearest_match, order_neighbours
@@ -216,7 +217,10 @@ def _draw(ds: Dataset, who: str) -> None:
     st.session_state[SAMPLE_KEY] = sample.id
     st.session_state.pop(AUDIT_PICK, None)
     design = "" if sample.design == "uniform" else f"{sample.design} "
-    st.session_state[MESSAGE_KEY] = f"Drew {design}sample {sample.id}: {sample.size:,} examples, seed {sample.seed}."
+    notes = "".join(f" {n}" for n in seed_notes(state.store(), sample))
+    st.session_state[MESSAGE_KEY] = (
+        f"Drew {design}sample {sample.id}: {sample.size:,} examples, seed {sample.seed}.{notes}"
+    )
 
 
 def _grow(ds: Dataset, sample: AuditSample, who: str, key: str) -> None:

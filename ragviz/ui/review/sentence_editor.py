@@ -216,7 +216,7 @@ NOTICE = "review.text.notice"  # (uid, key, text, id) of a click refused on this
 def _refuse(what: str) -> None:
     """Refuse a click made on labels the page no longer holds: say so on the next run (as a refused
     stale edit is said, :func:`ragviz.ui.core.state.record_decision`) and redraw the stored labels."""
-    state.bump_label_version()
+    state.bump_redraw_count()
     st.session_state[state.STALE_TEXT_KEY] = (
         f"Not saved: {what} (another tab or window?). The sentence shows the stored labels now;"
         " redo the edit if you still want it."
