@@ -106,7 +106,7 @@ def test_evaluations_become_the_judges_labels_and_the_agreement_counts_them(eval
     one, three = dataset.example(by_trace[first["trace_id"]]), dataset.example(by_trace[third["trace_id"]])
     assert dataset.row(by_trace[third["trace_id"]])[SIDECAR]["retriever_span_id"] == third["RERANKER"]
     with LabelStore(str(db)) as store:
-        assert store.sources() == [str(rows)]
+        assert store.sources.registered() == [str(rows)]
         labels = judge_labels(one, store)
         assert labels is not None and labels.provenance.name == VERSION
         keys = [tuple(s.key for s in d) for d in one.document_sentences]
