@@ -4,7 +4,8 @@ next."""
 
 import streamlit as st
 
-from ragviz.analysis.dashboard.figures import RETRIEVAL, TRACE, trace_view
+from ragviz.analysis.dashboard.families import RETRIEVAL, TRACE
+from ragviz.analysis.dashboard.figures import trace_view
 from ragviz.analysis.labelsets.named import HUMAN, JUDGE, label_sets
 from ragviz.metrics.retrieval import DEFAULT_KS
 from ragviz.ui.audit import estimates as audit_estimates

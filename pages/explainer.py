@@ -4,7 +4,7 @@ families (Tonic, retrieval, answer EM / F1) explained the same way."""
 
 import streamlit as st
 
-from ragviz.analysis.dashboard.figures import ANSWER, RETRIEVAL, TONIC, families_present
+from ragviz.analysis.dashboard.families import ANSWER, RETRIEVAL, TONIC, families_present
 from ragviz.analysis.explain import answer_explanation, retrieval_explanations, tonic_explanation
 from ragviz.analysis.labelsets.named import GOLD, HUMAN, JUDGE, human_labels, judge_labels, label_sets
 from ragviz.analysis.review.edits import document_spans, response_spans

@@ -11,9 +11,9 @@ from ragviz.ui.audit.sample import loaded_samples, pick_sample
 from ragviz.ui.core import access, render, state
 from ragviz.ui.core.keys import JUDGE_DONE
 from ragviz.ui.core.present import is_present
+from ragviz.ui.core.team_judge import team_judge
 from ragviz.ui.judge import page as ui
 from ragviz.ui.judge import runs
-from ragviz.ui.judge.team import team_judge
 from ragviz.ui.team import queue as team_queue
 
 state.require_app_shell()

@@ -63,7 +63,7 @@ def export_command(
         if data:
             _summary(export(store, whose, data, target), target, whose)
             return EXIT_OK
-        sources = store.sources()
+        sources = store.sources.registered()
         if not sources:
             raise BadInput(
                 "no data files registered in this store; name them (ragviz export DATA ... --db DB) "

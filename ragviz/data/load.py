@@ -18,9 +18,9 @@ the file stem.
 Raw rows need ``question``, ``documents`` (list of strings) and ``response``; rows without
 ``documents_sentences``/``response_sentences`` are split with :func:`ragviz.data.split.split_sentences`
 and keyed with :mod:`ragviz.data.keys`; pre-split sentences are kept exactly as given. Column names from
-other evaluation tools are mapped by :data:`~ragviz.data.formats.tool_columns.COLUMN_ALIASES` (used only
+other evaluation tools are mapped by :data:`~ragviz.data.tool_columns.COLUMN_ALIASES` (used only
 when the RAGBench name is absent; the first alias present wins; DeepEval's ``context`` is the reference
-context, see :mod:`ragviz.data.formats.tool_columns`):
+context, see :mod:`ragviz.data.tool_columns`):
 
 =====================  ===================================================================
 RAGBench field         accepted aliases (Ragas / TruLens / DeepEval exports)

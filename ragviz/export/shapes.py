@@ -2,7 +2,7 @@
 
 Each record is built from one exported RAGBench row (:func:`ragviz.export.rows.export_row`: the current
 labels applied) and written batch by batch as :func:`ragviz.export.rows.exported_batches` yields them.
-The mappings are the loader's (:mod:`ragviz.data.formats.tool_columns`,
+The mappings are the loader's (:mod:`ragviz.data.tool_columns`,
 :mod:`ragviz.data.formats.ragchecker_rows`) turned around, so converting there and back keeps every field
 both shapes hold:
 
@@ -33,7 +33,7 @@ from typing import IO, Any
 from ragviz.analysis.labelsets.selection import Whose
 from ragviz.data.dataset import Dataset
 from ragviz.data.formats.ragchecker_rows import CLAIM_FIELDS
-from ragviz.data.formats.tool_columns import CARRIER, DEEPEVAL_METADATA, DEEPEVAL_TEXTS, PIPE, REFERENCE_CONTEXTS
+from ragviz.data.tool_columns import CARRIER, DEEPEVAL_METADATA, DEEPEVAL_TEXTS, PIPE, REFERENCE_CONTEXTS
 from ragviz.export.output import binary_output
 from ragviz.export.rows import EXPORTING, RowsDone, export_row, exported_batches
 from ragviz.store.label_store import LabelStore

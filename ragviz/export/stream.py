@@ -19,9 +19,10 @@ from ragviz.analysis.labelsets.selection import Whose, corrected_uids
 from ragviz.data.dataset import Dataset
 from ragviz.export.card import with_hf_features
 from ragviz.export.casting import aligned_column
-from ragviz.export.files import export_table, metrics_records_csv, write_export
+from ragviz.export.files import metrics_records_csv, write_export
 from ragviz.export.output import binary_output as _binary_output
 from ragviz.export.rows import metrics_records
+from ragviz.export.tables import export_table
 from ragviz.store.label_store import LabelStore
 
 __all__ = ["StreamedExport", "write_export_stream"]

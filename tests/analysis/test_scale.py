@@ -88,8 +88,9 @@ def _store_with_edits(dataset, db):
 
 def _reference(dataset, store, annotator):
     """The export as it was built before streaming: every example whole, all rows as dicts."""
-    from ragviz.export.files import jsonl_bytes, rows_table
+    from ragviz.export.files import jsonl_bytes
     from ragviz.export.rows import export_row, exported_batches
+    from ragviz.export.tables import rows_table
 
     rows = [export_row(item) for _, items in exported_batches(dataset, store, annotator, light=False) for item in items]
     return jsonl_bytes(rows), rows_table(rows)

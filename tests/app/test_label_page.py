@@ -111,7 +111,7 @@ def _rejudge_script():
     ds = state.dataset()
     if rejudge_button():  # the Review page's button; a click asks the judge again
         ui.rejudge(ds.example(0))
-    st.caption(f"version {state.label_version()}")
+    st.caption(f"version {state.redraw_count()}")
 
 
 def test_rejudge_makes_the_new_labels_the_review_base(app_env, monkeypatch, server):

@@ -19,9 +19,10 @@ from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.data.dataset import Dataset
 from ragviz.data.load import load
 from ragviz.export.columnar import plain_table
-from ragviz.export.files import jsonl_bytes, rows_table, write_export
+from ragviz.export.files import jsonl_bytes, write_export
 from ragviz.export.json_text import json_default, json_fragments, json_safe
 from ragviz.export.rows import export_batches, export_row, exported_batches
+from ragviz.export.tables import rows_table
 from tests.analysis.test_scale import _store_with_edits
 from tests.ragbench_data import require_ragbench
 from tests.synthetic import make_synthetic

@@ -216,7 +216,7 @@ def combined_ipw_ppi_ci(batches: Sequence[Batch], alpha: float = 0.05, bounds: B
     variance pooled over the batches) and :math:`D_b` the part its own draw adds (at least 1 % of :math:`V_b`);
     :math:`n_b` is batch *b*'s reviewed count. Weights from the estimated variances instead (inverse-variance) would
     narrow it a little more but favour a batch whose variance came out low by chance: with a pilot of 40 they
-    covered 90.9 % against 93.3 % for these in ``tests/analysis/test_audit_calibration.py``'s setting.
+    covered 90.9 % against 93.3 % for these in ``tests/analysis/audits/test_audit_calibration.py``'s setting.
     Given the earlier batches a batch's estimate is unbiased whatever its chances, so the draws' errors are
     uncorrelated and the design parts add with the squared weights. An example in two batches counts in both, with
     each batch's chance. The returned :math:`\\lambda` is the weighted mean of the batches'."""

@@ -10,7 +10,7 @@ Within stratum *k* (:math:`N_k` examples, :math:`n_k` audited) PPI++ runs on its
 (sample variances, ``ddof = 1``; :math:`\\lambda_k` not clipped), and the strata combine by their weights
 :math:`w_k = N_k / N`: :math:`\\hat\\theta = \\sum_k w_k \\hat\\theta_k`, :math:`\\hat\\sigma^2 = \\sum_k w_k^2 \\hat\\sigma^2_k`,
 the interval :math:`\\hat\\theta \\pm z_{1-\\alpha/2}\\hat\\sigma` (normal). Without *bounds* this is ``glide-py``
-0.11's ``StratifiedPPIMeanEstimator`` (``tests/analysis/test_audit_designs_reference.py``: equal to 1e-9 on random
+0.11's ``StratifiedPPIMeanEstimator`` (``tests/analysis/audits/test_audit_designs_reference.py``: equal to 1e-9 on random
 inputs). With *bounds* (the metric's range, as the app shows it) the estimate and the interval stay in the range, an
 audit whose rectifier barely varies gets the floored variance of
 :func:`ragviz.analysis.estimates.small_audit.rectifier_variance` (so a unanimous audit never shrinks the interval

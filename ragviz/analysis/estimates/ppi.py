@@ -12,7 +12,7 @@ remove its bias. Power tuning chooses how much to trust the judge (:math:`\\lamb
 1 = plain PPI), so the interval is never wider than the people-only one by more than estimation noise.
 
 The estimates and intervals equal ``ppi_py`` 0.2.3's (``classical_mean_ci``, ``ppi_mean_pointestimate``,
-``ppi_mean_ci`` with ``lam=None``; ``tests/analysis/test_ppi.py`` compares them on random inputs), except in
+``ppi_mean_ci`` with ``lam=None``; ``tests/analysis/estimates/test_ppi.py`` compares them on random inputs), except in
 the degenerate cases ``ppi_py`` leaves as NaN or an error, named in each docstring; the effective
 sample size and the planner (:mod:`ragviz.analysis.estimates.planner`) are derived from the same variance. Variances are
 the plug-in ones (divide by the count, ``ddof=0``), as ``ppi_py`` uses for its intervals.

@@ -375,6 +375,12 @@ def method_html(c: ReportContent) -> str:
         if p.annotators
         else "<p>No annotator has decided on an example yet.</p>"
     )
+    outside = [f"{_e(a.name)} {a.elsewhere:,}" for a in p.annotators if a.elsewhere]
+    if outside:
+        people += (
+            '<p class="sub">Counted over the loaded examples only. Examples reviewed that are not in the loaded '
+            f"data, not counted here: {', '.join(outside)}.</p>"
+        )
     if c.sample is not None:
         drawer = f" by {_e(c.sample.created_by)}" if c.request.names else ""
         audit = (

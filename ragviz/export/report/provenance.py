@@ -48,9 +48,13 @@ class DataFile:
 
 @dataclass(frozen=True)
 class AnnotatorWork:
+    """One annotator's decisions on the loaded examples; *elsewhere*: examples they reviewed that are not loaded
+    (counted apart, never as reviews of this data)."""
+
     name: str
     reviewed: int
     corrected: int
+    elsewhere: int = 0
 
 
 @dataclass(frozen=True)
@@ -149,13 +153,6 @@ def rebuild_command(request: ReportRequest) -> str:
     return shlex.join(parts)
 
 
-def _store_judges(store: LabelStore) -> tuple[tuple[str, str, int], ...]:
-    rows = store.db.execute(
-        "SELECT judge, prompt_version, COUNT(*) FROM judge_label_sets GROUP BY judge, prompt_version"
-    ).fetchall()
-    return tuple(sorted((str(j or "unnamed"), str(v or "-"), int(n)) for j, v, n in rows))
-
-
 def provenance(dataset: Dataset, store: LabelStore | None, request: ReportRequest) -> Provenance:
     """The :class:`Provenance` of the report *request* asks for over *dataset*."""
     table = dataset.table
@@ -172,18 +169,23 @@ def provenance(dataset: Dataset, store: LabelStore | None, request: ReportReques
     if store is not None:
         work = []
         for who in store.annotators():
-            statuses = store.statuses(who).values()
-            work.append(AnnotatorWork(who, sum(s.reviewed for s in statuses), sum(s.corrected for s in statuses)))
+            statuses = store.statuses(who)
+            loaded = [s for uid, s in statuses.items() if dataset.index_of(uid) is not None]
+            elsewhere = sum(s.reviewed for uid, s in statuses.items() if dataset.index_of(uid) is None)
+            work.append(
+                AnnotatorWork(who, sum(s.reviewed for s in loaded), sum(s.corrected for s in loaded), elsewhere)
+            )
         annotators = tuple(sorted(work, key=lambda a: a.name))
         if not request.names:
             annotators = tuple(
-                AnnotatorWork(f"annotator {k + 1}", a.reviewed, a.corrected) for k, a in enumerate(annotators)
+                AnnotatorWork(f"annotator {k + 1}", a.reviewed, a.corrected, a.elsewhere)
+                for k, a in enumerate(annotators)
             )
     return Provenance(
         files=files,
         rows_by_group=tuple(sorted(Counter(groups).items())),
         judges_in_files=tuple(sorted(judges.items())),
-        judges_in_store=_store_judges(store) if store is not None else (),
+        judges_in_store=store.judge_set_counts() if store is not None else (),
         annotators=annotators,
         store=store_name(request.db, request.store_shown),
         version=__version__,

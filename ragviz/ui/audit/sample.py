@@ -1,11 +1,6 @@
-"""Audit samples in the app: the Review queue's "Audit sample" mode (draw, grow, walk a random
-sample of any design and see how far it is). The Dashboard's and Explainer's estimates from a sample are
-:mod:`ragviz.ui.audit.estimates`.
-
-Nothing here computes: samples are :mod:`ragviz.store.audit_samples`', the pairing and progress
-:mod:`ragviz.analysis.estimates.pairing`'s, the estimates :mod:`ragviz.analysis.estimates.report`'s (the same functions
-``ragviz estimate`` calls). Every text from data or a person goes through :func:`ragviz.ui.core.render.md_escape`
-or :func:`ragviz.ui.core.render.esc`.
+"""Audit samples in the app: the Review queue's "Audit sample" mode (draw, grow, walk a sample of any design, see
+how far it is). Nothing here computes: samples are the store's, pairing and estimates the analysis floor's (the
+same functions ``ragviz estimate`` calls); every text from data or a person is escaped (:mod:`ragviz.ui.core.render`).
 """
 
 from __future__ import annotations
@@ -19,9 +14,17 @@ import streamlit as st
 from ragviz.analysis.audits.designs import PAIRED
 from ragviz.analysis.audits.judge_confidence import with_judge_confidence
 from ragviz.analysis.audits.samples import grow_design
+from ragviz.analysis.audits.seed_notes import seed_notes
 from ragviz.analysis.compare_systems.audit import grow_paired
 from ragviz.analysis.estimates.pairing import AuditProgress, audit_progress
-from ragviz.analysis.review.queue import audit_position_text, nearest_match, order_neighbours
+from ragviz.analysis.review.queue import (
+    audit_position_text,
+    nearest_match,
+    order_neighbours,
+    pair_neighbours,
+    pair_rows,
+    paired_position_text,
+)
 from ragviz.data.dataset import Dataset
 from ragviz.data.errors import BadInput
 from ragviz.store.audit_samples import (
@@ -155,16 +158,32 @@ class AuditQueue:
         """The member rows, sorted."""
         return sorted(self.order)
 
+    @property
+    def paired(self) -> bool:
+        """Both systems' answers of each drawn question, side by side on Review (``--design paired``)."""
+        return self.sample.design == PAIRED
+
+    def pair(self, row: int) -> tuple[int, int] | None:
+        """A paired sample's two rows of *row*'s question (system A's answer, then B's); ``None`` otherwise."""
+        return pair_rows(self.order, row) if self.paired else None
+
+    def systems(self) -> tuple[str, str]:
+        """The paired sample's two systems, A then B."""
+        a, b = self.sample.params.get("systems", ("A", "B"))
+        return str(a), str(b)
+
     def neighbours(self, row: int) -> tuple[int | None, int | None]:
-        """The rows Previous (K) and Next (J) open: the members before and after *row* in draw order."""
-        return order_neighbours(self.order, row)
+        """The rows Previous (K) and Next (J) open: the members before and after *row* in draw order (a paired
+        sample's questions: the first answer of the one before and after)."""
+        return pair_neighbours(self.order, row) if self.paired else order_neighbours(self.order, row)
 
     def where(self, row: int, show_reviewed: bool = True) -> str:
         """``"Audit sample #3: member 49 of 100, 6 reviewed"`` for the example at *row* (without the review
         count when not *show_reviewed*: a presentation hides how many were reviewed)."""
         member = self.order.index(row) if row in self.order else None
         reviewed = self.progress.reviewed if show_reviewed else None
-        return audit_position_text(self.sample.id, member, self.progress.size, reviewed)
+        text = paired_position_text if self.paired else audit_position_text
+        return text(self.sample.id, member, self.progress.size, reviewed)
 
 
 def restore_queue() -> bool:
@@ -216,7 +235,10 @@ def _draw(ds: Dataset, who: str) -> None:
     st.session_state[SAMPLE_KEY] = sample.id
     st.session_state.pop(AUDIT_PICK, None)
     design = "" if sample.design == "uniform" else f"{sample.design} "
-    st.session_state[MESSAGE_KEY] = f"Drew {design}sample {sample.id}: {sample.size:,} examples, seed {sample.seed}."
+    notes = "".join(f" {n}" for n in seed_notes(state.store(), sample))
+    st.session_state[MESSAGE_KEY] = (
+        f"Drew {design}sample {sample.id}: {sample.size:,} examples, seed {sample.seed}.{notes}"
+    )
 
 
 def _grow(ds: Dataset, sample: AuditSample, who: str, key: str) -> None:

@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 
     from ragviz.analysis.agreement import AnnotatorAgreement
     from ragviz.analysis.dashboard.aggregates import SubsetMeans
-    from ragviz.analysis.dashboard.figures import DashboardData, FamilyView
+    from ragviz.analysis.dashboard.families import FamilyView
+    from ragviz.analysis.dashboard.figures import DashboardData
     from ragviz.analysis.dashboard.rows import RowFigures
     from ragviz.data.model import Example
 
@@ -151,9 +152,9 @@ def dashboard_data(against: LabelSelection) -> DashboardData:
 
 @st.cache_data(show_spinner=False, max_entries=4)
 def _metric_families(paths: tuple[str, ...]) -> list[str]:
-    from ragviz.analysis.dashboard import figures as dashboard
+    from ragviz.analysis.dashboard import families
 
-    return dashboard.dataset_families(load_result(paths).dataset)
+    return families.dataset_families(load_result(paths).dataset)
 
 
 def metric_families() -> list[str]:
@@ -171,13 +172,13 @@ def _family_view(
     family: str,
     ks: tuple[int, ...],
 ) -> FamilyView:
-    from ragviz.analysis.dashboard import figures as dashboard
+    from ragviz.analysis.dashboard import families
 
-    return dashboard.family_view(load_result(paths).dataset, None, against, store(), family, ks)
+    return families.family_view(load_result(paths).dataset, None, against, store(), family, ks)
 
 
 def family_view(against: LabelSelection, family: str, ks: tuple[int, ...]) -> FamilyView:
-    """Dashboard: :func:`ragviz.analysis.dashboard.figures.family_view` of *family* at cut-offs *ks*."""
+    """Dashboard: :func:`ragviz.analysis.dashboard.families.family_view` of *family* at cut-offs *ks*."""
     db, version = _store_key()
     return _family_view(current_paths(), against, db, version, family, ks)
 

@@ -21,16 +21,11 @@ from ragviz.analysis.agreement import (
     kappa_matrix,
 )
 from ragviz.analysis.dashboard.annotator_tables import fleiss_shown, pair_rows
+from ragviz.analysis.dashboard.families import FAMILY_TITLES, RETRIEVAL, TONIC, TRACE, FamilyView, chart_means
 from ragviz.analysis.dashboard.figures import (
-    FAMILY_TITLES,
     INTERVAL_COLUMNS,
-    RETRIEVAL,
-    TONIC,
-    TRACE,
-    FamilyView,
     agreement_rows,
     baseline_rows,
-    chart_means,
     histogram_counts,
     interval_text,
 )
@@ -40,7 +35,7 @@ from ragviz.analysis.labelsets.named import HUMAN
 from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.metrics.retrieval import DEFAULT_KS, parse_ks
 from ragviz.metrics.trace import TRACE_METRICS
-from ragviz.ui.core import charts, render
+from ragviz.ui.core import chart_specs, charts, render
 
 __all__ = [
     "AGAINST_KEY",
@@ -128,11 +123,11 @@ def family_figures(
     color, color_title = ("system", "system") if len(view.systems) > 1 else ("dataset", "subset")
     columns = min(len(ks), 4) if view.family == RETRIEVAL else 4
     counts = histogram_counts(view.records, view.chart_metrics, color)
-    spec = charts.chart_spec(charts.histogram_chart, counts, view.chart_metrics, "", color, color_title, columns)
-    charts.show_spec(spec, f"{name}-distributions", "dashboard.dist", downloads=downloads, fill=True)
+    spec = chart_specs.chart_spec(charts.histogram_chart, counts, view.chart_metrics, "", color, color_title, columns)
+    chart_specs.show_spec(spec, f"{name}-distributions", "dashboard.dist", downloads=downloads, fill=True)
     st.subheader("Mean per subset, 95% bootstrap interval")
-    spec = charts.chart_spec(charts.means_chart, chart_means(view), columns)
-    charts.show_spec(spec, f"{name}-subset-means", "dashboard.means", downloads=downloads, fill=True, per_row=2)
+    spec = chart_specs.chart_spec(charts.means_chart, chart_means(view), columns)
+    chart_specs.show_spec(spec, f"{name}-subset-means", "dashboard.means", downloads=downloads, fill=True, per_row=2)
     with st.expander("Means as a table"):
         st.dataframe(pd.DataFrame(view.means), hide_index=True, width="stretch")
 
@@ -178,16 +173,16 @@ def judge_agreement(
         adherent = agreement.labels[ADHERENT].intervals.get("accuracy")
         cols[-1].caption(f"95 %: {interval_text(adherent, 3)}")  # md: ours
     cells = [(label, *astuple(agreement.labels[label].confusion)) for label in BINARY_LABELS]
-    spec = charts.chart_spec(charts.confusion_grid, cells)
-    charts.show_spec(spec, "judge-vs-human-confusion", "dashboard.confusion", downloads=downloads)
+    spec = chart_specs.chart_spec(charts.confusion_grid, cells)
+    chart_specs.show_spec(spec, "judge-vs-human-confusion", "dashboard.confusion", downloads=downloads)
     shown = len({r["uid"] for r in scatter})
     if shown < agreement.n_examples:  # sampled by ragviz.analysis.dashboard.figures.scatter_sample
         st.caption(
             f"Judge vs human scores: a sample of {shown:,} of the {agreement.n_examples:,} decided examples "
             "(evenly spaced), one point per metric each."
         )
-    spec = charts.chart_spec(charts.scatter_chart, scatter)
-    charts.show_spec(spec, "judge-vs-human-scatter", "dashboard.scatter", downloads=downloads, fill=True)
+    spec = chart_specs.chart_spec(charts.scatter_chart, scatter)
+    chart_specs.show_spec(spec, "judge-vs-human-scatter", "dashboard.scatter", downloads=downloads, fill=True)
 
 
 def annotator_agreement(raters: AnnotatorAgreement, downloads: bool, names: bool = True) -> None:
@@ -209,8 +204,8 @@ def annotator_agreement(raters: AnnotatorAgreement, downloads: bool, names: bool
         "Fleiss' κ over the examples every annotator decided on. "
         + ", ".join(f"{render.md_escape(a)}: {raters.n_examples[a]:,} examples" for a in raters.annotators)  # md: ours
     )
-    spec = charts.chart_spec(charts.kappa_matrix_chart, kappa_matrix(raters.pairs), SENTENCE_LABELS)
-    charts.show_spec(spec, "annotator-kappa", "dashboard.kappa", downloads=downloads)
+    spec = chart_specs.chart_spec(charts.kappa_matrix_chart, kappa_matrix(raters.pairs), SENTENCE_LABELS)
+    chart_specs.show_spec(spec, "annotator-kappa", "dashboard.kappa", downloads=downloads)
     st.dataframe(pd.DataFrame(fleiss_shown(raters.overall)), hide_index=True, width="stretch")
     with st.expander("Every pair as a table"):
         st.dataframe(

@@ -13,21 +13,19 @@ import pytest
 
 from ragviz.analysis.agreement import MultiRaterKappa, PairKappa, annotator_agreement
 from ragviz.analysis.dashboard.annotator_tables import fleiss_rows, pair_rows
-from ragviz.analysis.dashboard.figures import (
+from ragviz.analysis.dashboard.families import (
     ANSWER,
     RETRIEVAL,
     TONIC,
     TRACE,
-    DashboardData,
     FamilyView,
-    baseline_rows,
     chart_means,
     families_present,
     family_means,
     family_records,
     family_view,
-    trace_view,
 )
+from ragviz.analysis.dashboard.figures import DashboardData, baseline_rows, trace_view
 from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection
 from ragviz.data.dataset import iter_examples
 from ragviz.data.labels import Change
@@ -39,7 +37,7 @@ from ragviz.metrics.tonic import example_tonic
 from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.store.label_store import LabelStore
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SAMPLE = ROOT / "sample_data"
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
 

@@ -20,7 +20,7 @@ from ragviz.export.targets import Target, export
 from ragviz.metrics.trace import TRACE_METRICS, example_trace
 from ragviz.store.label_store import LabelStore
 
-SAMPLE = Path(__file__).resolve().parents[2] / "sample_data" / "ragviz_sample.jsonl"
+SAMPLE = Path(__file__).resolve().parents[3] / "sample_data" / "ragviz_sample.jsonl"
 
 
 def _two_people_two_fields(store: LabelStore, ex):

@@ -17,6 +17,7 @@ import pyarrow as pa
 import pytest
 
 from ragviz.analysis import stats
+from ragviz.analysis.dashboard import families
 from ragviz.analysis.dashboard import figures as dashboard
 from ragviz.analysis.dashboard.baselines import baseline_table_against, baseline_table_of_scores
 from ragviz.analysis.dashboard.rows import row_figures
@@ -35,7 +36,7 @@ from tests.analysis.test_scale import _awkward, _bootstrap_whole_matrix
 from tests.ragbench_data import require_ragbench
 from tests.synthetic import make_synthetic
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(scope="module")
@@ -344,7 +345,7 @@ def test_families_from_columns_are_those_of_every_example(path, synthetic):
         datasets = [d for f in files if not (r := load(f)).errors and len(d := r.dataset)]
     assert datasets
     for ds in datasets:
-        assert dashboard.dataset_families(ds) == dashboard.families_present(dict(iter_examples(ds)))
+        assert families.dataset_families(ds) == families.families_present(dict(iter_examples(ds)))
 
 
 def test_histograms_of_a_frame_are_those_of_its_records(shards):

@@ -25,7 +25,7 @@ from ragviz.data.errors import BadInput
 from ragviz.data.load import load
 
 TOL = 1e-9
-RAGBENCH = Path(__file__).resolve().parents[3] / "shared" / "ragbench"
+RAGBENCH = Path(__file__).resolve().parents[4] / "shared" / "ragbench"
 
 
 def _answer(system: str, q: str, judge: dict, human: dict | None = None, subset: str = "s") -> Answer:

@@ -14,7 +14,7 @@ from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
 from tests.analysis.test_agreement import labels, make_example
 
-SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
+SAMPLE = Path(__file__).resolve().parents[3] / "sample_data"
 
 
 def _effect_of(example, labels) -> float:

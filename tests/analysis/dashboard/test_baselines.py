@@ -20,7 +20,7 @@ from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
 from tests.ragbench_data import SUBSETS, require_ragbench, shard
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 # subset: gpt35 auroc / relevance rmse / utilization rmse, ragas auroc / relevance rmse, trulens auroc / relevance rmse
 PUBLISHED = {

@@ -18,7 +18,7 @@ from ragviz.export.rows import export_rows
 from ragviz.store.label_store import LabelStore
 from ragviz.store.team.assignments import assign
 
-SAMPLE = Path(__file__).resolve().parents[2] / "sample_data" / "ragviz_sample.jsonl"
+SAMPLE = Path(__file__).resolve().parents[3] / "sample_data" / "ragviz_sample.jsonl"
 TEAM = ["ana", "bo", "cy"]
 
 

@@ -16,7 +16,7 @@ from ragviz.metrics.trace import example_trace
 from ragviz.store.label_store import LabelStore
 from tests.analysis.test_agreement import labels, make_example
 
-SAMPLE = Path(__file__).resolve().parents[2] / "sample_data" / "ragviz_sample.jsonl"
+SAMPLE = Path(__file__).resolve().parents[3] / "sample_data" / "ragviz_sample.jsonl"
 
 
 def test_diff_example_lists_keys_and_flips_with_metric_change():

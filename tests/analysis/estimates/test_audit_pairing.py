@@ -23,7 +23,7 @@ from ragviz.metrics.retrieval import example_retrieval
 from ragviz.metrics.tonic import example_tonic
 from ragviz.metrics.trace import example_trace
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SAMPLE = ROOT / "sample_data" / "ragviz_sample.jsonl"
 
 

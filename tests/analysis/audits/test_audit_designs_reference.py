@@ -5,7 +5,7 @@ ssepy 0.1.1's rounded counts.
 
 glide-py needs Python >= 3.12 and ragviz runs on 3.10+, so the references live in their own venv
 (``scripts/reference_venv.sh`` builds ``.venv-reference``; ``RAGVIZ_REFERENCE_PYTHON`` names another interpreter)
-and answer through ``tests/analysis/glide_reference.py`` over JSON. Without that venv these tests are skipped and
+and answer through ``tests/analysis/audits/glide_reference.py`` over JSON. Without that venv these tests are skipped and
 say why.
 """
 
@@ -24,7 +24,7 @@ from ragviz.analysis.audits.active import hajek_mean, ipw_people_ci, ipw_ppi_ci
 from ragviz.analysis.audits.allocation import allocate, allocation_shares
 from ragviz.analysis.audits.stratified import stratified_ppi_ci
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 REFERENCE = Path(os.environ.get("RAGVIZ_REFERENCE_PYTHON", ROOT / ".venv-reference" / "bin" / "python"))
 TOL = 1e-9
 
@@ -36,7 +36,7 @@ pytestmark = pytest.mark.skipif(
 
 def _reference(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
     done = subprocess.run(
-        [str(REFERENCE), str(ROOT / "tests" / "analysis" / "glide_reference.py")],
+        [str(REFERENCE), str(ROOT / "tests" / "analysis" / "audits" / "glide_reference.py")],
         input=json.dumps(cases),
         capture_output=True,
         text=True,

@@ -32,7 +32,7 @@ from ragviz.export.rows import export_rows
 from ragviz.store.label_store import LabelStore
 from tests.ragbench_data import SUBSETS, require_ragbench, shard
 
-SAMPLE = Path(__file__).resolve().parents[2] / "sample_data" / "ragviz_sample.jsonl"
+SAMPLE = Path(__file__).resolve().parents[3] / "sample_data" / "ragviz_sample.jsonl"
 NAMES = (JUDGE, HUMAN, LabelSelection.of("ann"), LabelSelection.of("bob"), LabelSelection.of("nobody"))
 
 

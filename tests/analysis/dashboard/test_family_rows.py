@@ -11,8 +11,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from ragviz.analysis.dashboard.families import ANSWER, RETRIEVAL, TONIC, family_means, family_records, family_view
 from ragviz.analysis.dashboard.family_rows import row_records
-from ragviz.analysis.dashboard.figures import ANSWER, RETRIEVAL, TONIC, family_means, family_records, family_view
 from ragviz.analysis.labelsets.named import HUMAN
 from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.data.dataset import Dataset, iter_examples
@@ -21,10 +21,10 @@ from ragviz.data.load import load
 from ragviz.export.files import write_jsonl
 from ragviz.export.rows import export_rows
 from ragviz.store.label_store import LabelStore
-from tests.analysis.test_row_labels import _decide, _reference_label_set
+from tests.analysis.labelsets.test_row_labels import _decide, _reference_label_set
 from tests.ragbench_data import SUBSETS, require_ragbench, shard
 
-SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
+SAMPLE = Path(__file__).resolve().parents[3] / "sample_data"
 
 
 def _override(store, dataset):
