@@ -92,7 +92,7 @@ def run(url: str, n: int) -> None:
         db = Path(tmp) / "labels.db"
         dataset = load([str(rows)]).dataset
         with LabelStore(str(db)) as store:
-            store.register_source(str(rows))
+            store.sources.register(str(rows))
             for i in range(len(dataset)):
                 ex = dataset.example(i)
                 changes = [

@@ -12,7 +12,7 @@ from ragviz.ui.core.filters import active_filter_rows
 from ragviz.ui.core.keys import LABEL_HOW
 from ragviz.ui.core.present import is_present
 from ragviz.ui.core.team_judge import team_judge
-from ragviz.ui.label import batch
+from ragviz.ui.label import batch, results
 from ragviz.ui.label import options as judge_options
 from ragviz.ui.label import page as ui
 
@@ -92,7 +92,7 @@ if how != "Batch" and ui.run_button(len(indices)):
             sampled.requests,
             sampled.prompt_tokens,
             sampled.completion_tokens,
-            render.md_escape(ui.format_cost(sampled.cost_usd)),
+            render.md_escape(results.format_cost(sampled.cost_usd)),
         )
         if sampled.samples
         else None,
@@ -104,7 +104,7 @@ last = st.session_state.get(LAST_RUN)
 if last:
     uids, summary, own, n_confident, notes, totals = last
     run_examples = state.examples_at([i for i in (ds.index_of(u) for u in uids) if i is not None])
-    ui.last_run(summary, run_examples, cache.failures(summary.run_id), full=own)
+    results.last_run(summary, run_examples, cache.failures(summary.run_id), full=own)
     if totals:
         st.caption(totals)  # md: ours (numbers)
     for note in notes:  # the server's error text may be in it
@@ -115,4 +115,4 @@ if last:
             "unsure labels and filters 'judge unsure'; the audit's active and Neyman draws can use it."
         )
 
-ui.recent_runs(cache.runs(20))
+results.recent_runs(cache.runs(20))

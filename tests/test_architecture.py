@@ -17,7 +17,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "ragviz"
 FLOORS = ("data", "metrics", "store", "analysis", "judge", "export", "cli", "ui")
-MAX_MODULE_LINES = 400
 
 
 def _module_name(path: Path) -> str:
@@ -203,25 +202,42 @@ def test_core_does_not_import_pages_or_app():
         assert not ({"pages", "app"} & _top_level_imports(p)), p
 
 
+MAX_MODULE_LINES = 400
+HARD_MODULE_LINES = 600
+# Modules others are taking apart in this round, each with who; the rule holds for them once the lead empties
+# this list (their work merged).
+MODULE_SIZE_WAIVED = {
+    "ragviz/store/": "the store's public interface and its composed parts (house), one schema runner (faults)",
+    "ragviz/analysis/labelsets/": "one LabelSelection for whose labels (identity)",
+    "ragviz/analysis/estimates/pairing.py": "honest-numbers leftovers in analysis/estimates (stats)",
+    "ragviz/data/formats/json_rows.py": "JSONL load speed (speed)",
+}
+
+
+def _module_lines(text: str) -> int:
+    """Every line of the file counts: docstring, imports, ``__all__``, comments and blank lines."""
+    return len(text.splitlines())
+
+
+def test_the_line_count_counts_every_line():
+    text = '"""Doc."""\n\n__all__ = [\n    "a",\n    "b",\n]\n\n# why\n\ndef a(): ...\ndef b(): ...\n'
+    assert _module_lines(text) == 11
+
+
 @pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=lambda p: str(p.relative_to(ROOT)))
 def test_modules_stay_short_or_say_why(path: Path):
-    """A module over ~400 lines must be one thing that reads best whole and say so in its docstring. The
-    ``__all__`` listing is its table of contents, not code: its lines do not count."""
+    """A module is one concept (scikit-learn's rule): at most 400 lines counted whole, more only when its docstring
+    says why it reads best whole, and never more than 600."""
+    relative = str(path.relative_to(ROOT))
+    if any(relative.startswith(waived) for waived in MODULE_SIZE_WAIVED):
+        return
     text = path.read_text(encoding="utf-8")
-    lines = text.count("\n") - _all_listing_lines(text)
+    lines = _module_lines(text)
+    assert lines <= HARD_MODULE_LINES, f"{relative}: {lines} lines; split it (at most {HARD_MODULE_LINES})"
     if lines <= MAX_MODULE_LINES:
         return
     docstring = ast.get_docstring(ast.parse(text)) or ""
-    assert "reads best whole" in docstring, f"{path.name}: {lines} lines; split it or say why not"
-
-
-def _all_listing_lines(text: str) -> int:
-    for node in ast.parse(text).body:
-        if isinstance(node, (ast.Assign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
-                return (node.end_lineno or node.lineno) - node.lineno + 1
-    return 0
+    assert "reads best whole" in docstring, f"{relative}: {lines} lines; split it or say why it reads best whole"
 
 
 def test_public_api_resolves():
@@ -275,3 +291,95 @@ def test_pages_are_glue():
         assert "altair" not in _top_level_imports(page) and not re.search(r"\balt\.", text), (
             f"pages/{page.name} builds an altair chart: charts belong in ragviz/ui"
         )
+
+
+# -- the label store's public interface (issue 35) ----------------------------------------------------------------
+STORE = PACKAGE / "store"
+SQL_STATEMENT = re.compile(
+    r"""["'f]\s*(SELECT\s+\S.*\bFROM\b|INSERT\s+INTO\b|UPDATE\s+\w+\s+SET\b|DELETE\s+FROM\b)""", re.S
+)
+# SQL kept outside ragviz/store on purpose: the judge cache's own tables and its batch ledger (a second database
+# file or schema the judge owns; issue 35 item 2 moves its migrations into the store's schema).
+SQL_OUTSIDE_STORE = {"ragviz/judge/cache.py", "ragviz/judge/batch/ledger.py", "ragviz/judge/batch/collect.py"}
+
+
+def _private_attributes(tree: ast.AST) -> set[str]:
+    """The private attributes the classes of one module define (methods, and ``self._x = ...``)."""
+    out: set[str] = set()
+    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+        for node in ast.walk(cls):
+            name = None
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                name = node.name
+            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+                name = node.attr if isinstance(node.ctx, ast.Store) else None
+            if name and name.startswith("_") and not name.startswith("__"):
+                out.add(name)
+    return out
+
+
+def _store_private_names() -> dict[str, str]:
+    """Every private attribute a class in ragviz/store defines, with its module."""
+    out: dict[str, str] = {}
+    for path in sorted(STORE.rglob("*.py")):
+        for name in _private_attributes(ast.parse(path.read_text(encoding="utf-8"))):
+            out.setdefault(name, str(path.relative_to(ROOT)))
+    return out
+
+
+def _python_files_using_the_store() -> list[Path]:
+    return sorted(
+        p
+        for folder in (PACKAGE, ROOT / "pages", ROOT / "tests", ROOT / "benchmarks", ROOT / "scripts")
+        if folder.exists()
+        for p in folder.rglob("*.py")
+    ) + [ROOT / "app.py"]
+
+
+def test_the_private_name_finder_sees_the_stores_lock_and_runner():
+    names = _store_private_names()
+    assert names["_lock"] == "ragviz/store/connection.py" and "_conn" in names and "_statuses" in names
+
+
+def test_nothing_outside_a_store_module_uses_its_private_attributes():
+    """``store._q``, ``store._write()``, ``store._lock`` and the like: the store's interface is ``read`` / ``write`` /
+    ``query`` and its parts' functions. An object's own ``self._x`` is its own business, and so is a module's use of
+    a private name its own classes define (a test server's ``_lock``)."""
+    private = _store_private_names()
+    wrong = []
+    for path in _python_files_using_the_store():
+        rel = str(path.relative_to(ROOT))
+        tree = ast.parse(path.read_text(encoding="utf-8"), rel)
+        own = _private_attributes(tree) if not rel.startswith("ragviz/store/") else set()
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Attribute) and node.attr in private) or node.attr in own:
+                continue
+            if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+                continue
+            if private[node.attr] != rel and not rel.startswith("ragviz/store/"):
+                wrong.append(f"{rel}:{node.lineno}: .{node.attr}")
+            elif rel.startswith("ragviz/store/") and rel != private[node.attr]:
+                wrong.append(f"{rel}:{node.lineno}: .{node.attr} (defined in {private[node.attr]})")
+    assert wrong == []
+
+
+def test_no_sql_outside_the_store():
+    """Statements live in ragviz/store (each part owns its SQL); everything else calls a part's function."""
+    wrong = []
+    for path in [*PACKAGE.rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "app.py"]:
+        rel = str(path.relative_to(ROOT))
+        if rel.startswith("ragviz/store/") or rel in SQL_OUTSIDE_STORE:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), rel)):
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and SQL_STATEMENT.search(repr(node.value))
+            ):
+                wrong.append(f"{rel}:{node.lineno}: {node.value[:60]!r}")
+    assert wrong == []
+
+
+def test_the_sql_finder_finds_a_statement():
+    assert SQL_STATEMENT.search(repr("SELECT COUNT(*) FROM judge_batch_requests"))
+    assert not SQL_STATEMENT.search(repr("select the rows you want from the table"))

@@ -71,7 +71,7 @@ def export_command(
             raise BadInput(f"annotator {annotator!r} has no labels in this store (annotators: {known})", path=db)
         if data:
             return _export_data(store, Target(out, fmt, to, card), annotator, data, "data files")
-        sources = store.sources()
+        sources = store.sources.registered()
         if not sources:
             raise BadInput(
                 "no data files registered in this store; name them (ragviz export DATA ... --db DB) "

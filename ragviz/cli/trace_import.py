@@ -133,7 +133,7 @@ def _evaluations_to_store(out: str, db: str) -> None:
             f"{len(loaded.errors)} errors loading the rows written: no judge labels saved", listed=loaded.errors
         )
     with open_store(db, command=f"{COMMAND} phoenix", create=True) as store:
-        store.register_source(str(os.path.abspath(out)))
+        store.sources.register(str(os.path.abspath(out)))
         report = save_evaluation_labels(store, loaded.dataset, "ragviz import phoenix")
     for line in report.lines() or ["no Phoenix evaluation of these traces maps to ragviz labels"]:
         print(line, file=sys.stderr)

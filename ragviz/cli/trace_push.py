@@ -73,7 +73,7 @@ def push_command(
 
     with open_store(db, command=f"ragviz push {target}") as store:
         who = _annotator(store, annotator, labels, store.location)
-        sources = list(data) or store.sources()
+        sources = list(data) or store.sources.registered()
         if not sources:
             raise BadInput(
                 f"no data files registered in this store; name them (ragviz push {target} DATA ...)",

@@ -204,6 +204,6 @@ def m020_fold_emails(run: Callable[..., Any], d: Any) -> None:
 
 
 def identity_folds(q: Callable[..., Any]) -> list[IdentityFold]:
-    """What migration ``020_fold_emails`` folded, oldest first (*q*: a store's query function, ``store._q``)."""
+    """What migration ``020_fold_emails`` folded, oldest first (inside ``store.read``: ``store.read(identity_folds)``)."""
     rows: Sequence[Any] = q("SELECT spelling, address, folded, ts FROM identity_folds ORDER BY id").fetchall()
     return [IdentityFold(r[0], r[1], json.loads(r[2]), r[3]) for r in rows]

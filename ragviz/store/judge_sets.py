@@ -7,51 +7,56 @@ the store's write transactions, under its lock.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ragviz.data.model import Labels
 from ragviz.data.roles import identity_name
+from ragviz.store.connection import Query
 from ragviz.store.events import labels_from_json, labels_to_json, now_iso
+from ragviz.store.label_events import check_ids
 
-if TYPE_CHECKING:
-    from contextlib import AbstractContextManager
+__all__ = ["JudgeLabelSets", "latest_judge_labels"]
 
-__all__ = ["JudgeLabelSets"]
+T = TypeVar("T")
+
+
+def latest_judge_labels(q: Query, example_uid: str) -> Labels | None:
+    """The latest judge label set stored for the example (inside a read or write), ``None`` when there is none."""
+    row = q(
+        "SELECT labels_json FROM judge_label_sets WHERE example_uid = ? ORDER BY id DESC LIMIT 1", (example_uid,)
+    ).fetchone()
+    return None if row is None else labels_from_json(row[0])
 
 
 class JudgeLabelSets:
     """The judge's label sets and annotators' positions of one label store (see the module docstring)."""
 
-    _lock: threading.RLock
+    if TYPE_CHECKING:  # provided by LabelStore (ragviz.store.connection's interface)
 
-    if TYPE_CHECKING:  # provided by LabelStore
+        def read(self, fn: Callable[[Query], T]) -> T: ...
 
-        def _q(self, statement: str, params: Sequence[Any] = ()) -> Any: ...
+        def write(self, fn: Callable[[Query], T]) -> T: ...
 
-        def _write(self) -> AbstractContextManager[Any]: ...
-
-        @staticmethod
-        def _check_ids(example_uid: str, annotator: str) -> None: ...
+        def query(self, statement: str, params: Sequence[Any] = ()) -> list[Any]: ...
 
     # -- where each annotator was ------------------------------------------------------------
     def save_position(self, annotator: str, example_uid: str) -> None:
-        self._check_ids(example_uid, annotator)
+        check_ids(example_uid, annotator)
         annotator = identity_name(annotator)
-        with self._write():
-            self._q(
+        self.write(
+            lambda q: q(
                 "INSERT INTO annotator_positions (annotator, example_uid, ts) VALUES (?, ?, ?)"
                 " ON CONFLICT (annotator) DO UPDATE SET example_uid = excluded.example_uid, ts = excluded.ts",
                 (annotator, example_uid, now_iso()),
             )
+        )
 
     def position(self, annotator: str) -> str | None:
-        with self._lock:
-            row = self._q(
-                "SELECT example_uid FROM annotator_positions WHERE annotator = ?", (identity_name(annotator),)
-            ).fetchone()
-        return None if row is None else row[0]
+        rows = self.query(
+            "SELECT example_uid FROM annotator_positions WHERE annotator = ?", (identity_name(annotator),)
+        )
+        return rows[0][0] if rows else None
 
     # -- judge label sets -------------------------------------------------------------------
     def save_judge_labels(self, example_uid: str, labels: Labels) -> None:
@@ -67,27 +72,30 @@ class JudgeLabelSets:
         if not items:
             return
         ts = now_iso()
-        with self._write():
-            for example_uid, labels in items:
-                p = labels.provenance
-                self._q(
+        rows = [
+            (uid, ts, labels.provenance.name, labels.provenance.prompt_version, labels_to_json(labels))
+            for uid, labels in items
+        ]
+
+        def save(q: Query) -> None:
+            for row in rows:
+                q(
                     "INSERT INTO judge_label_sets (example_uid, ts, judge, prompt_version, labels_json) VALUES (?, ?, ?, ?, ?)",
-                    (example_uid, ts, p.name, p.prompt_version, labels_to_json(labels)),
+                    row,
                 )
+
+        self.write(save)
 
     def judge_labels(self, example_uid: str) -> Labels | None:
         """The latest judge label set stored for the example, ``None`` when there is none."""
-        with self._lock:
-            return self._judge_labels(example_uid)
-
-    def _judge_labels(self, example_uid: str) -> Labels | None:
-        row = self._q(
-            "SELECT labels_json FROM judge_label_sets WHERE example_uid = ? ORDER BY id DESC LIMIT 1",
-            (example_uid,),
-        ).fetchone()
-        return None if row is None else labels_from_json(row[0])
+        return self.read(lambda q: latest_judge_labels(q, example_uid))
 
     def judged_uids(self) -> set[str]:
         """Examples with at least one stored judge label set (one query)."""
-        with self._lock:
-            return {r[0] for r in self._q("SELECT DISTINCT example_uid FROM judge_label_sets")}
+        return {r[0] for r in self.query("SELECT DISTINCT example_uid FROM judge_label_sets")}
+
+    def judge_set_counts(self) -> tuple[tuple[str, str, int], ...]:
+        """``(judge, prompt version, label sets)`` for every judge and prompt that stored label sets, sorted
+        (unnamed judges as ``"unnamed"``, a missing prompt version as ``"-"``): what a report's provenance lists."""
+        rows = self.query("SELECT judge, prompt_version, COUNT(*) FROM judge_label_sets GROUP BY judge, prompt_version")
+        return tuple(sorted((str(j or "unnamed"), str(v or "-"), int(n)) for j, v, n in rows))

@@ -78,7 +78,7 @@ def test_sample_button_path_and_upload(app_env, tmp_path, monkeypatch):
     at.get("file_uploader")[0].upload("two.jsonl", data).run()
     assert metric(at, "Examples") == "2"
     with LabelStore(app_env["db"]) as store:
-        assert any(p.endswith("two.jsonl") for p in store.sources())
+        assert any(p.endswith("two.jsonl") for p in store.sources.registered())
     at.checkbox(key="data.add").check().run()
     at.button(key="data.load_sample").click().run()
     assert metric(at, "Examples") == "24"

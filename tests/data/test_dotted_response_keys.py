@@ -69,7 +69,7 @@ def test_matching_changes_no_metric_and_no_key_that_names_its_sentence():
             assert all(k in response or k == r for k, r in zip(keys, raw))
     assert matched > 0
     # a key already keyed, or naming no sentence, stays as written
-    from ragviz.data.ragbench import match_response_keys
+    from ragviz.data.dotted_keys import match_response_keys
 
     ex = example_from_row(pq.read_table(shard("hagrid")).slice(0, 1).to_pylist()[0])
     assert match_response_keys(ex.labels, set()) is ex.labels

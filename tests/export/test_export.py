@@ -254,7 +254,7 @@ def _db_with_two_annotators(tmp_path):
     )
     db = tmp_path / "l.db"
     with LabelStore(db) as store:
-        store.register_source(str(data))
+        store.sources.register(str(data))
         ex = dataset.example(0)
         store.record(ex.uid, "alice", [Change("relevant_keys", [], ["0b"])])
         store.record(ex.uid, "bob", [Change("review", None, "reviewed")], action="review")

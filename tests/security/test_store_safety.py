@@ -60,7 +60,7 @@ def test_store_file_uploads_and_their_folders_are_private(tmp_path):
     db = tmp_path / "new" / "deeper" / "labels.db"
     with LabelStore(db) as store:
         store.save_position("ana", "ex-1")
-        upload = store.save_upload("rows.jsonl", b'{"id": 1}\n')
+        upload = store.sources.save_upload("rows.jsonl", b'{"id": 1}\n')
         assert _mode(db) == 0o600 and _mode(db.parent) == 0o700 and _mode(db.parent.parent) == 0o700
         for side in (db.with_name("labels.db-wal"), db.with_name("labels.db-shm")):
             if side.exists():

@@ -89,7 +89,7 @@ def test_migration_020_folds_decisions_assignments_positions_and_says_what(db_ta
         assert last.pool == (LOWER, "bo") and last.created_by == "lead@example.org"
         assert settlements(store)["toy/q3/m"].adjudicator == "adjudicator@example.org"
         assert not sign_in_is_open(store, "login-1", "someone-else") and sign_in_is_open(store, "login-1", LOWER)
-        folds = {f.spelling: f for f in identity_folds(store._q)}
+        folds = {f.spelling: f for f in store.read(identity_folds)}
         assert set(folds) == {UPPER, "LEAD@EXAMPLE.ORG", "Adjudicator@Example.org"}
         said = folds[UPPER].describe()
         assert said.startswith(f"{UPPER} -> {LOWER}: 1 decision, ") and "3 assignments" in said
@@ -97,7 +97,7 @@ def test_migration_020_folds_decisions_assignments_positions_and_says_what(db_ta
     logged = [r.getMessage() for r in caplog.records if "020_fold_emails" in r.getMessage()]
     assert any(said in line for line in logged)
     with LabelStore(db_target) as again:  # applied once: nothing more to fold
-        assert len(identity_folds(again._q)) == 3
+        assert len(again.read(identity_folds)) == 3
     from ragviz.cli.main import main
 
     assert main(["team", "status", "--db", db_target]) == 0
@@ -105,7 +105,7 @@ def test_migration_020_folds_decisions_assignments_positions_and_says_what(db_ta
 
 
 def n_rows(store: LabelStore, table: str) -> int:
-    return int(store._q(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
+    return int(store.query(f"SELECT COUNT(*) FROM {table}")[0][0])
 
 
 @pytest.mark.parametrize("spelling", [UPPER, "ANNOTATOR@EXAMPLE.ORG"])

@@ -357,15 +357,15 @@ def test_sources_and_uploads(tmp_path):
     with LabelStore(tmp_path / "s.db") as s:
         data = tmp_path / "d.jsonl"
         data.write_text("{}\n")
-        s.register_source(str(data))
-        s.register_source(str(data))
-        up1 = s.save_upload("../../evil name.parquet", b"PAR1 bytes")
-        up2 = s.save_upload("other.parquet", b"PAR1 bytes")
-        up3 = s.save_upload("other.parquet", b"different")
-        assert up1.parent == s.uploads_dir and up1.parent.parent == tmp_path
+        s.sources.register(str(data))
+        s.sources.register(str(data))
+        up1 = s.sources.save_upload("../../evil name.parquet", b"PAR1 bytes")
+        up2 = s.sources.save_upload("other.parquet", b"PAR1 bytes")
+        up3 = s.sources.save_upload("other.parquet", b"different")
+        assert up1.parent == s.sources.uploads_dir and up1.parent.parent == tmp_path
         assert up1.read_bytes() == b"PAR1 bytes" and up1.suffix == ".parquet" and "/" not in up1.name
         assert up1 != up3 and up2 == up1  # the same bytes under another name: kept once
-        assert s.sources() == [str(data.resolve()), str(up1), str(up3)]
+        assert s.sources.registered() == [str(data.resolve()), str(up1), str(up3)]
 
 
 def test_threads_share_one_store(store, example):
@@ -417,15 +417,17 @@ def test_old_schema_is_upgraded_in_place(db_target, monkeypatch, example):
 
 
 def test_failed_write_leaves_caches_consistent(store, example, monkeypatch):
-    assert store.reviewed_uids("ann") == set()
-    real = store._insert_event
+    import ragviz.store.label_store as store_module
 
-    def insert_then_fail(action_id, uid, annotator, ts, field, old, new):
-        real(action_id, uid, annotator, ts, field, old, new)
+    assert store.reviewed_uids("ann") == set()
+    real = store_module.insert_event
+
+    def insert_then_fail(q, action_id, uid, annotator, ts, field, old, new):
+        real(q, action_id, uid, annotator, ts, field, old, new)
         if field == "utilized_keys":
             raise OSError("disk full")
 
-    monkeypatch.setattr(store, "_insert_event", insert_then_fail)
+    monkeypatch.setattr(store_module, "insert_event", insert_then_fail)
     with pytest.raises(OSError):
         store.record(example.uid, "ann", [Change("relevant_keys", ["0a"], ["0b"]), Change("utilized_keys", ["0a"], [])])
     assert store.n_events() == 0 and store.history(example.uid) == []
@@ -621,16 +623,16 @@ def test_postgres_uploads_reach_every_replica(postgres_server, tmp_path, monkeyp
     url = postgres_server.new_database()
     monkeypatch.setenv("HOME", str(tmp_path / "replica1"))
     with LabelStore(url) as one:
-        path = one.save_upload("../my data.jsonl", b'{"id": 1}\n')
+        path = one.sources.save_upload("../my data.jsonl", b'{"id": 1}\n')
         assert path == tmp_path / "replica1" / ".ragviz" / "uploads" / path.name and path.suffix == ".jsonl"
-        assert one.sources() == [str(path)]
+        assert one.sources.registered() == [str(path)]
     monkeypatch.setenv("HOME", str(tmp_path / "replica2"))  # another machine: no copy of the file yet
     with LabelStore(url) as two:
-        [there] = two.sources()
+        [there] = two.sources.registered()
         assert there == str(tmp_path / "replica2" / ".ragviz" / "uploads" / path.name)
         assert open(there, "rb").read() == b'{"id": 1}\n'
-        assert two.save_upload("my data.jsonl", b'{"id": 1}\n').name == path.name  # same bytes, same name
-        assert two.sources() == [there]
+        assert two.sources.save_upload("my data.jsonl", b'{"id": 1}\n').name == path.name  # same bytes, same name
+        assert two.sources.registered() == [there]
 
 
 def test_postgres_upload_is_registered_by_its_content_and_an_old_local_registration_reads_as_it(
@@ -641,19 +643,21 @@ def test_postgres_upload_is_registered_by_its_content_and_an_old_local_registrat
     url = postgres_server.new_database()
     monkeypatch.setenv("HOME", str(tmp_path / "replica1"))
     with LabelStore(url) as one:
-        kept = one.keep_upload("rows.jsonl", io.BytesIO(b'{"id": 1}\n'))
-        one.choose_data("team", [kept], "lead@example.org")
-        assert [r[0] for r in one._q("SELECT path FROM data_sources")] == [f"upload:{kept.name}"]
-        one._register(str(kept))  # what the old state.set_paths added beside it
+        kept = one.sources.keep_upload("rows.jsonl", io.BytesIO(b'{"id": 1}\n'))
+        one.sources.choose_data("team", [kept], "lead@example.org")
+        assert [r[0] for r in one.query("SELECT path FROM data_sources")] == [f"upload:{kept.name}"]
+        one.write(  # what the old state.set_paths added beside it
+            lambda q: q("INSERT INTO data_sources (path, ts) VALUES (?, ?)", (str(kept), "2025-01-01T00:00:00+00:00"))
+        )
     shutil.rmtree(tmp_path / "replica1")  # that replica's home cleaned
     monkeypatch.setenv("HOME", str(tmp_path / "replica2"))
     with LabelStore(url) as two:
-        [there] = two.sources()
+        [there] = two.sources.registered()
         assert there == str(tmp_path / "replica2" / ".ragviz" / "uploads" / kept.name)
         assert open(there, "rb").read() == b'{"id": 1}\n'
-        assert two.uploads() == [Path(there)]
-        choice = two.chosen_data("team")
-        assert choice is not None and [two.local_path(s) for s in choice.sources] == [there]
+        assert two.sources.uploads() == [Path(there)]
+        choice = two.sources.chosen_data("team")
+        assert choice is not None and [two.sources.local_path(s) for s in choice.sources] == [there]
 
 
 def test_accept_keeps_corrections_and_an_edit_back_to_the_start_is_no_correction(store, example):
@@ -723,9 +727,12 @@ def test_migration_008_recounts_statuses_the_old_rule_wrote(db_target, example):
         _rel(s, other, "ann", ["0a", "1a"])
         _rel(s, other, "ann", ["0a", "1a", "0b"])  # back to the same set, reordered
         _rel(s, example, "ann", ["0a", "1a"])  # a real correction stays counted
-        with s._write():
-            s._q("UPDATE example_status SET reviewed = 1, corrected = 1")  # what the old rule stored
-            s._q("DELETE FROM schema_migrations WHERE name = ?", ("008_recount_example_status",))
+        s.write(
+            lambda q: (
+                q("UPDATE example_status SET reviewed = 1, corrected = 1"),  # what the old rule stored
+                q("DELETE FROM schema_migrations WHERE name = ?", ("008_recount_example_status",)),
+            )
+        )
     with LabelStore(db_target) as s:
         assert "008_recount_example_status" in s.applied_migrations()
         assert s.corrected_uids("ann") == {example.uid} and s.reviewed_uids("ann") == {example.uid}

@@ -65,7 +65,7 @@ def journey(phoenix_url, tmp_path, monkeypatch):
         assert main([*args, "-o", str(labeled)]) == 0
     dataset = load([str(labeled)]).dataset
     with LabelStore(str(db)) as store:
-        store.register_source(str(labeled))
+        store.sources.register(str(labeled))
         corrected = []
         for i in range(3):  # alice reviews three: each time she flips the last context sentence's relevance
             ex = dataset.example(i)

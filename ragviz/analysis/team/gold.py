@@ -233,18 +233,9 @@ def _round_of(
 
 def _events(store: LabelStore, uid: str | None) -> dict[str, dict[str, list[Event]]]:
     """uid -> annotator -> their events on it, in order (every example's when *uid* is None: one query)."""
-    where, params = (" WHERE e.example_uid = ?", (uid,)) if uid is not None else ("", ())
-    with store._lock:
-        rows = store._q(
-            "SELECT e.id, e.action_id, e.example_uid, e.annotator, e.ts, e.field, e.old_value, e.new_value, a.kind"
-            " FROM label_events e JOIN label_actions a ON a.id = e.action_id" + where + " ORDER BY e.id",
-            params,
-        ).fetchall()
     out: dict[str, dict[str, list[Event]]] = {}
-    for r in rows:
-        new = None if r[7] is None else json.loads(r[7])
-        event = Event(r[0], r[1], r[2], r[3], r[4], r[5], None, new, r[8])  # old values are not needed to fold
-        out.setdefault(r[2], {}).setdefault(r[3], []).append(event)
+    for event in store.label_events(uid, old_values=False):  # old values are not needed to fold
+        out.setdefault(event.example_uid, {}).setdefault(event.annotator, []).append(event)
     return out
 
 

@@ -152,13 +152,6 @@ def rebuild_command(request: ReportRequest) -> str:
     return shlex.join(parts)
 
 
-def _store_judges(store: LabelStore) -> tuple[tuple[str, str, int], ...]:
-    rows = store.db.execute(
-        "SELECT judge, prompt_version, COUNT(*) FROM judge_label_sets GROUP BY judge, prompt_version"
-    ).fetchall()
-    return tuple(sorted((str(j or "unnamed"), str(v or "-"), int(n)) for j, v, n in rows))
-
-
 def provenance(dataset: Dataset, store: LabelStore | None, request: ReportRequest) -> Provenance:
     """The :class:`Provenance` of the report *request* asks for over *dataset*."""
     table = dataset.table
@@ -191,7 +184,7 @@ def provenance(dataset: Dataset, store: LabelStore | None, request: ReportReques
         files=files,
         rows_by_group=tuple(sorted(Counter(groups).items())),
         judges_in_files=tuple(sorted(judges.items())),
-        judges_in_store=_store_judges(store) if store is not None else (),
+        judges_in_store=store.judge_set_counts() if store is not None else (),
         annotators=annotators,
         store=store_name(request.db, request.store_shown),
         version=__version__,

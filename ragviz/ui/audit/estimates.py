@@ -23,7 +23,7 @@ from ragviz.analysis.estimates.report import ALL, EstimateReport, plain_words, t
 from ragviz.store.audit_samples import AuditSample, get_sample
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.audit.sample import loaded_samples, pick_sample, team_sample_note
-from ragviz.ui.core import charts, render, state
+from ragviz.ui.core import chart_specs, charts, render, state
 from ragviz.ui.core.keys import AUDIT_TARGET
 
 __all__ = [
@@ -226,8 +226,8 @@ def show_report(pairing: Pairing, report: EstimateReport, what: str, name: str, 
                 limit=None,
             )
         )
-    spec = charts.chart_spec(charts.estimates_chart, estimate_records(report))
-    charts.show_spec(spec, name, key, downloads=not present, fill=True, per_row=2)
+    spec = chart_specs.chart_spec(charts.estimates_chart, estimate_records(report))
+    chart_specs.show_spec(spec, name, key, downloads=not present, fill=True, per_row=2)
     table = estimate_table(report, by=False)
     st.dataframe(
         table, hide_index=True, width="stretch", height=35 * (len(table) + 1) + 3, column_config=_number_columns()

@@ -20,7 +20,7 @@ from ragviz.analysis.compare_systems.sample import compare_sample, compare_sampl
 from ragviz.analysis.compare_systems.words import headline, plan_questions_text, verdicts
 from ragviz.store.audit_samples import get_sample
 from ragviz.store.label_store import LabelStore
-from ragviz.ui.core import charts, render, state
+from ragviz.ui.core import chart_specs, charts, render, state
 
 __all__ = [
     "compare_plain_words",
@@ -185,8 +185,8 @@ def compare_systems_panel(store: LabelStore, against: str, present: bool) -> Non
     )
     for text in verdicts(report):
         st.markdown(render.md_escape(text, limit=None))
-    spec = charts.chart_spec(difference_chart, difference_records(report))
-    charts.show_spec(spec, "compare-systems", "compare_systems.chart", downloads=False, fill=True, per_row=2)
+    spec = chart_specs.chart_spec(difference_chart, difference_records(report))
+    chart_specs.show_spec(spec, "compare-systems", "compare_systems.chart", downloads=False, fill=True, per_row=2)
     st.table(compare_table(report).set_index("subset"))  # every row as text, no scrolling
     for note in report.notes():
         st.caption(render.md_escape(note, limit=None))

@@ -34,7 +34,7 @@ from ragviz.analysis.figure_intervals import INTERVAL_NOTE
 from ragviz.analysis.labelsets.named import HUMAN
 from ragviz.metrics.retrieval import DEFAULT_KS, parse_ks
 from ragviz.metrics.trace import TRACE_METRICS
-from ragviz.ui.core import charts, render
+from ragviz.ui.core import chart_specs, charts, render
 
 __all__ = [
     "AGAINST_KEY",
@@ -118,11 +118,11 @@ def family_figures(view: FamilyView, ks: tuple[int, ...], n_reviewed: int, again
     color, color_title = ("system", "system") if len(view.systems) > 1 else ("dataset", "subset")
     columns = min(len(ks), 4) if view.family == RETRIEVAL else 4
     counts = histogram_counts(view.records, view.chart_metrics, color)
-    spec = charts.chart_spec(charts.histogram_chart, counts, view.chart_metrics, "", color, color_title, columns)
-    charts.show_spec(spec, f"{name}-distributions", "dashboard.dist", downloads=downloads, fill=True)
+    spec = chart_specs.chart_spec(charts.histogram_chart, counts, view.chart_metrics, "", color, color_title, columns)
+    chart_specs.show_spec(spec, f"{name}-distributions", "dashboard.dist", downloads=downloads, fill=True)
     st.subheader("Mean per subset, 95% bootstrap interval")
-    spec = charts.chart_spec(charts.means_chart, chart_means(view), columns)
-    charts.show_spec(spec, f"{name}-subset-means", "dashboard.means", downloads=downloads, fill=True, per_row=2)
+    spec = chart_specs.chart_spec(charts.means_chart, chart_means(view), columns)
+    chart_specs.show_spec(spec, f"{name}-subset-means", "dashboard.means", downloads=downloads, fill=True, per_row=2)
     with st.expander("Means as a table"):
         st.dataframe(pd.DataFrame(view.means), hide_index=True, width="stretch")
 
@@ -166,16 +166,16 @@ def judge_agreement(agreement: Agreement, scatter: list[dict[str, Any]], against
         adherent = agreement.labels[ADHERENT].intervals.get("accuracy")
         cols[-1].caption(f"95 %: {interval_text(adherent, 3)}")  # md: ours
     cells = [(label, *astuple(agreement.labels[label].confusion)) for label in BINARY_LABELS]
-    spec = charts.chart_spec(charts.confusion_grid, cells)
-    charts.show_spec(spec, "judge-vs-human-confusion", "dashboard.confusion", downloads=downloads)
+    spec = chart_specs.chart_spec(charts.confusion_grid, cells)
+    chart_specs.show_spec(spec, "judge-vs-human-confusion", "dashboard.confusion", downloads=downloads)
     shown = len({r["uid"] for r in scatter})
     if shown < agreement.n_examples:  # sampled by ragviz.analysis.dashboard.figures.scatter_sample
         st.caption(
             f"Judge vs human scores: a sample of {shown:,} of the {agreement.n_examples:,} decided examples "
             "(evenly spaced), one point per metric each."
         )
-    spec = charts.chart_spec(charts.scatter_chart, scatter)
-    charts.show_spec(spec, "judge-vs-human-scatter", "dashboard.scatter", downloads=downloads, fill=True)
+    spec = chart_specs.chart_spec(charts.scatter_chart, scatter)
+    chart_specs.show_spec(spec, "judge-vs-human-scatter", "dashboard.scatter", downloads=downloads, fill=True)
 
 
 def annotator_agreement(raters: AnnotatorAgreement, downloads: bool, names: bool = True) -> None:
@@ -197,8 +197,8 @@ def annotator_agreement(raters: AnnotatorAgreement, downloads: bool, names: bool
         "Fleiss' κ over the examples every annotator decided on. "
         + ", ".join(f"{render.md_escape(a)}: {raters.n_examples[a]:,} examples" for a in raters.annotators)  # md: ours
     )
-    spec = charts.chart_spec(charts.kappa_matrix_chart, kappa_matrix(raters.pairs), SENTENCE_LABELS)
-    charts.show_spec(spec, "annotator-kappa", "dashboard.kappa", downloads=downloads)
+    spec = chart_specs.chart_spec(charts.kappa_matrix_chart, kappa_matrix(raters.pairs), SENTENCE_LABELS)
+    chart_specs.show_spec(spec, "annotator-kappa", "dashboard.kappa", downloads=downloads)
     st.dataframe(pd.DataFrame(fleiss_shown(raters.overall)), hide_index=True, width="stretch")
     with st.expander("Every pair as a table"):
         st.dataframe(

@@ -37,6 +37,7 @@ from ragviz.ui.core.keys import (
     JUDGE_VERSIONS,
 )
 from ragviz.ui.label import page as label_ui
+from ragviz.ui.label import results as label_results
 
 __all__ = [
     "candidate_section",
@@ -166,8 +167,8 @@ def _prompt_facts(version: JudgeVersion, prompt: JudgePrompt, test_set: TestSet 
         run_settings = registry.settings_for(version, settings)
         check_fits(version, prompt, test_set.examples, run_settings.model)
         plan = run_cost(test_set.examples, run_settings, None, prompt)
-        cost, calls, model = label_ui.format_cost(plan.cost_usd), f"{plan.calls:,}", run_settings.model
-    label_ui.metric_row(
+        cost, calls, model = label_results.format_cost(plan.cost_usd), f"{plan.calls:,}", run_settings.model
+    label_results.metric_row(
         [("System message (tokens)", f"{tokens:,}"), ("Calls to compare it", calls), ("Cost of comparing it", cost)]
     )
     on = f" on {render.md_escape(model, 80)}" if model else ""
