@@ -20,7 +20,9 @@ def docstring_lines(path: Path) -> int:
     """How many lines *path*'s module docstring spans in the file (0: none)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     first = tree.body[0] if tree.body else None
-    if not (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)):
+    if not (
+        isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
+    ):
         return 0
     return (first.end_lineno or first.lineno) - first.lineno + 1
 
