@@ -1,11 +1,6 @@
-"""Audit samples in the app: the Review queue's "Audit sample" mode (draw, grow, walk a random
-sample of any design and see how far it is). The Dashboard's and Explainer's estimates from a sample are
-:mod:`ragviz.ui.audit.estimates`.
-
-Nothing here computes: samples are :mod:`ragviz.store.audit_samples`', the pairing and progress
-:mod:`ragviz.analysis.estimates.pairing`'s, the estimates :mod:`ragviz.analysis.estimates.report`'s (the same functions
-``ragviz estimate`` calls). Every text from data or a person goes through :func:`ragviz.ui.core.render.md_escape`
-or :func:`ragviz.ui.core.render.esc`.
+"""Audit samples in the app: the Review queue's "Audit sample" mode (draw, grow, walk a sample of any design, see
+how far it is). Nothing here computes: samples are the store's, pairing and estimates the analysis floor's (the
+same functions ``ragviz estimate`` calls); every text from data or a person is escaped (:mod:`ragviz.ui.core.render`).
 """
 
 from __future__ import annotations
