@@ -98,7 +98,12 @@ def test_presenting_a_paired_question_shows_both_answers_without_controls_or_rev
     ds = load([SAMPLE]).dataset
     with LabelStore(app_env["db"]) as store:
         sample = draw_paired(store, ds, 3, "tester", seed=4)
-        store.record(sample.members[1], "tester", [Change(REVIEW_FIELD, None, REVIEWED)], example=ds.example(ds.index_of(sample.members[1])))
+        store.record(
+            sample.members[1],
+            "tester",
+            [Change(REVIEW_FIELD, None, REVIEWED)],
+            example=ds.example(ds.index_of(sample.members[1])),
+        )
     at = open_page("pages/review.py", present="1", queue="audit", sample="1")
     assert set(_responses(at)) == {"a", "b"}
     assert not [w for w in at.segmented_control if w.key and w.key.startswith("review.support.")]
