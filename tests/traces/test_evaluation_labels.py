@@ -101,7 +101,7 @@ def test_rows_without_mapped_evaluations_save_nothing(tmp_path):
     with LabelStore(str(tmp_path / "labels.db")) as store:
         report = save_evaluation_labels(store, dataset, "alice")
         assert (report.saved, dict(report.versions), dict(report.unmapped)) == (0, {}, {"toxicity": 1})
-        assert store.judge_labels(dataset.example(0).uid) is None
+        assert store.judge.labels(dataset.example(0).uid) is None
 
 
 def test_source_evaluations_of_every_kind_survive_validate_and_parquet(tmp_path, capsys):
