@@ -293,6 +293,61 @@ def test_pages_are_glue():
         )
 
 
+# Inside store/, from the ground up: what every part stands on (the dialects, the errors, the pure folding of
+# events), the schema (store/schema/), the connection to a database; then the store and its parts (every other
+# module). A module imports its own level and the levels below it.
+STORE_LEVELS: tuple[tuple[str, ...], ...] = (
+    ("ragviz.store.dialect", "ragviz.store.errors", "ragviz.store.events"),
+    ("ragviz.store.schema",),
+    ("ragviz.store.sqlite", "ragviz.store.postgres", "ragviz.store.database"),
+)
+
+
+def _store_level(module: str) -> int:
+    for level, names in enumerate(STORE_LEVELS):
+        if any(module == n or module.startswith(n + ".") for n in names):
+            return level
+    return len(STORE_LEVELS)
+
+
+def test_imports_inside_the_store_run_downward_only():
+    wrong = [
+        f"{module} imports {target}"
+        for module, imports in _graph().items()
+        if module.startswith("ragviz.store.")
+        for target in imports
+        if target.startswith("ragviz.store.") and _store_level(target) > _store_level(module)
+    ]
+    assert wrong == []
+
+
+def test_migrations_import_no_live_code():
+    """Django's rule: a migration never imports live code, so a later change to ragviz never changes what an old
+    migration does to a store it meets for the first time (what one needs is copied, frozen, into the schema)."""
+    live = [
+        f"{module} imports {target}"
+        for module, imports in _graph().items()
+        if module.startswith("ragviz.store.schema")
+        for target in imports
+        if target != "ragviz.store.dialect" and not target.startswith("ragviz.store.schema")
+    ]
+    assert live == []
+
+
+def test_one_migration_runner_and_one_migrations_table():
+    """Every schema change goes through ragviz/store/schema/runner.py, recorded in its one table."""
+    runner = PACKAGE / "store" / "schema" / "runner.py"
+    table = re.compile(r"CREATE TABLE (IF NOT EXISTS )?\w*migrations\b", re.IGNORECASE)
+    elsewhere = [
+        str(p.relative_to(ROOT)) for p in PACKAGE.rglob("*.py") if p != runner and table.search(p.read_text("utf-8"))
+    ]
+    assert elsewhere == [] and table.search(runner.read_text("utf-8"))
+    runs_migrations = re.compile(r"^\s*def _?migrate\b", re.MULTILINE)
+    assert [
+        str(p.relative_to(ROOT)) for p in PACKAGE.rglob("*.py") if runs_migrations.search(p.read_text("utf-8"))
+    ] == ["ragviz/store/schema/runner.py"]
+
+
 # -- the label store's public interface (issue 35) ----------------------------------------------------------------
 STORE = PACKAGE / "store"
 SQL_STATEMENT = re.compile(

@@ -18,7 +18,7 @@ questions "which examples has this person reviewed / corrected" are one indexed 
 
 Portability: the schema uses plain SQL types (TEXT, INTEGER, BIGINT) and an identity column type
 supplied by the :class:`Dialect`; statements are written with ``?`` placeholders and translated by
-the dialect (:mod:`ragviz.store.migrations`), and ``INSERT ... RETURNING`` / ``ON CONFLICT`` are understood by
+the dialect (:mod:`ragviz.store.dialect`; the schema: :mod:`ragviz.store.schema`), and ``INSERT ... RETURNING`` / ``ON CONFLICT`` are understood by
 both SQLite >= 3.35 and PostgreSQL. Both backends sit behind :class:`ragviz.store.database.Database`
 (:mod:`ragviz.store.sqlite`, :mod:`ragviz.store.postgres`): the same SQL, the same migrations; writers are
 serialized on both (SQLite's write lock, a PostgreSQL advisory lock per write transaction).
@@ -70,7 +70,7 @@ from ragviz.store.events import (
 from ragviz.store.judge_sets import JudgeLabels, latest_judge_labels
 from ragviz.store.label_events import EVERYONE, check_ids, dumps, insert_event, new_action, read_events
 from ragviz.store.label_events import decision_times as read_decision_times
-from ragviz.store.migrations import MIGRATIONS, schema_problems
+from ragviz.store.schema import migrate
 from ragviz.store.sources import DataSources
 from ragviz.store.status_cache import StatusCaches
 from ragviz.store.team.guidelines import guideline_in_force
@@ -114,8 +114,7 @@ class LabelStore:
         self.sources = DataSources(self._conn)  # data files and uploads (sources.py)
         self.judge = JudgeLabels(self._conn)  # the judge's label sets (judge_sets.py)
         try:
-            self._migrate()
-            self._check_schema()
+            migrate(db, StoreError, "label store")
         except StoreError:
             self.close()
             raise
@@ -144,53 +143,6 @@ class LabelStore:
     def reopen_database(self) -> Database:
         """A new connection to the store's database, for the judge's tables (:mod:`ragviz.judge.cache`)."""
         return self._conn.reopen()
-
-    def _applied(self, q: Query) -> set[str] | None:
-        """Applied migration names, ``None`` before the first migration (read-only, no lock)."""
-        if not self.db.has_table("schema_migrations"):
-            return None
-        return {r[0] for r in q("SELECT name FROM schema_migrations")}
-
-    def _migrate(self) -> None:
-        applied = self.read(self._applied)
-        known = {name for name, _ in MIGRATIONS}
-        if applied is not None and known <= applied and not applied - known:
-            return  # up to date: opening takes no write lock
-        if applied is None and self.path is None:
-            others = [t for t in self.db.table_names() if not t.startswith("judge_")]
-            if others:  # a shared server: never add ragviz's tables to someone else's database
-                raise StoreError(
-                    f"{self.location}: cannot open label store: the database has tables but none of ragviz's"
-                    f" ({', '.join(others[:5])}{' ...' if len(others) > 5 else ''}); give ragviz an empty database"
-                    " of its own (createdb ragviz)"
-                )
-
-        def migrate(q: Query) -> None:
-            q("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT NOT NULL PRIMARY KEY, applied_at TEXT NOT NULL)")
-            applied = {r[0] for r in q("SELECT name FROM schema_migrations")}
-            unknown = sorted(applied - known)
-            if unknown:
-                raise StoreError(
-                    f"{self.location}: label store was written by a newer ragviz (unknown migrations {', '.join(unknown)}); upgrade ragviz"
-                )
-            for name, migration in MIGRATIONS:
-                if name in applied:
-                    continue
-                migration(lambda s, p=(): q(s, p), self.dialect)
-                q("INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)", (name, now_iso()))
-
-        self.write(migrate)
-
-    def _check_schema(self) -> None:
-        """Refuse a damaged store (a table or column the code needs is gone), naming what is missing."""
-        problems = schema_problems(
-            lambda t: {r[0] for r in self.query(self.dialect.columns_of, (t,))}, [name for name, _ in MIGRATIONS]
-        )
-        if problems:
-            raise StoreError(
-                f"{self.location}: cannot open label store: its schema is damaged ({'; '.join(problems)});"
-                " restore it from a backup or point RAGVIZ_DB at another store. Nothing was changed."
-            )
 
     def applied_migrations(self) -> list[str]:
         return [r[0] for r in self.query("SELECT name FROM schema_migrations ORDER BY name")]

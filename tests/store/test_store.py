@@ -23,7 +23,10 @@ from ragviz.data.ragbench import example_from_row
 from ragviz.store.database import open_database
 from ragviz.store.events import labels_from_json, labels_to_json
 from ragviz.store.label_store import LabelStore, StaleEdit, StoreError, default_db_path
-from ragviz.store.migrations import MIGRATIONS
+from ragviz.store.schema import MIGRATIONS, SETS, MigrationSet
+from ragviz.store.schema import runner as schema_runner
+from ragviz.store.schema.core import CORE
+from ragviz.store.schema.team import TEAM
 
 
 def _row(**over):
@@ -287,13 +290,11 @@ def test_migrations_are_idempotent_on_reopen(db_target, example):
 
 
 def test_failing_migration_applies_nothing(db_target, monkeypatch):
-    import ragviz.store.label_store as store_module
-
     def broken(run, dialect):
         run("CREATE TABLE half_done (x INTEGER)")
         run("THIS IS NOT SQL")
 
-    monkeypatch.setattr(store_module, "MIGRATIONS", (*MIGRATIONS, ("999_broken", broken)))
+    monkeypatch.setattr(schema_runner, "SETS", (*SETS, MigrationSet("core", (("999_broken", broken),))))
     with pytest.raises(StoreError, match=re.escape(f"{db_target}: cannot open label store")):
         LabelStore(db_target)
     tables = _tables(db_target)
@@ -303,7 +304,7 @@ def test_failing_migration_applies_nothing(db_target, monkeypatch):
 def test_newer_schema_is_refused(db_target):
     LabelStore(db_target).close()
     db = open_database(db_target, StoreError)
-    db.execute("INSERT INTO schema_migrations VALUES ('900_future', 'x')")
+    db.execute("INSERT INTO schema_migrations VALUES ('core', '900_future', 'x')")
     db.close()
     with pytest.raises(StoreError, match="newer ragviz"):
         LabelStore(db_target)
@@ -400,16 +401,14 @@ def test_status_sets_see_commits_of_other_connections(db_target, example):
 
 
 def test_old_schema_is_upgraded_in_place(db_target, monkeypatch, example):
-    import ragviz.store.label_store as store_module
-
     path = db_target
     # the first three migrations, and 015's guideline column (with 014's table) that every decision now writes
-    older = MIGRATIONS[:3] + tuple(m for m in MIGRATIONS if m[0] in ("014_team", "015_decision_guidelines"))
-    monkeypatch.setattr(store_module, "MIGRATIONS", older)
+    older = (MigrationSet("core", CORE.migrations[:3]), MigrationSet("team", TEAM.migrations[:2]))
+    monkeypatch.setattr(schema_runner, "SETS", older)
     with LabelStore(path) as s:
         _rel(s, example, "ann", ["0b"])
         assert len(s.applied_migrations()) == 5
-    monkeypatch.setattr(store_module, "MIGRATIONS", MIGRATIONS)
+    monkeypatch.setattr(schema_runner, "SETS", SETS)
     with LabelStore(path) as s:
         assert s.applied_migrations() == [name for name, _ in MIGRATIONS]
         assert s.current_labels(example, "ann").relevant_keys == ("0b",)

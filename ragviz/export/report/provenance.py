@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ragviz.analysis.labelsets.selection import HUMAN
 from ragviz.store.postgres import is_url, mask_url
 from ragviz.version import __version__
 
@@ -145,8 +146,8 @@ def rebuild_command(request: ReportRequest) -> str:
     if request.format != "html":
         parts += ["--format", request.format]
     parts += ["--title", request.title, "--by", request.by, "--date", request.date]
-    if request.against != "human":
-        parts += ["--against", request.against]
+    if request.against != HUMAN:
+        parts += ["--against", request.against.argument()]
     if request.sample_id is not None:
         parts += ["--sample", str(request.sample_id)]
     return shlex.join(parts)
