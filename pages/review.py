@@ -42,6 +42,7 @@ from ragviz.ui.core.present import hide_review_editing, show_corrections
 from ragviz.ui.review import page as review
 from ragviz.ui.review import sentence_editor
 from ragviz.ui.review.actions import link_followed, shown_row, undo_last, undo_target
+from ragviz.ui.review.fragment import example_fragment
 from ragviz.ui.team import queue as team_queue
 
 INDEX = REVIEW_INDEX  # the row on screen
@@ -103,74 +104,72 @@ allowed = team_queue.my_assignments(ds, store, who, allowed, reviewed)  # "My as
 audit = audit_ui.audit_queue(ds, store, who, page.present)  # Queue: Audit sample (None when off)
 allowed, advance = audit_ui.follow_queue(audit, allowed, advance, go, st.session_state.get(INDEX, 0))
 
-index, unknown_link = shown_row(ds, store, who, team_queue.walk_key(flt), allowed, go)  # resume, filter, link
-shown = state.example_labels(ds, index, who)
-ex, judge, current, uid = shown.example, shown.judge, shown.current, shown.example.uid
-link_followed(uid, keep=unknown_link)  # a link to nothing loaded stays in the URL, not the example shown
 
-# -- draw it; the widgets call back into the functions above
-target = undo_target(ds, store, who, index) if editable else None
-review.navigation_bar(
-    *(audit.neighbours(index) if audit is not None else neighbours(allowed, index, len(ds))),
-    has_judge=judge is not None,
-    changed=uid in corrected,
-    on_go=go,
-    on_next_unreviewed=partial(go, audit.next_row, "Every member of the sample is reviewed.")
-    if audit is not None
-    else partial(go_next_unreviewed, reviewed, index, allowed),
-    on_accept=partial(accept, uid, advance, team_queue.accept_within(allowed)),
-    on_undo=partial(undo_last, target, go, index),
-    on_reset=partial(state.record_decision, uid, [Change(RESET_FIELD, None, None)], "reset"),
-    undo_hint=target.hint if target else None,
-    editable=editable,
-)
-if audit is not None:
-    audit_ui.progress_line(audit, on_go=go, traces=traces, target=audit_estimates.target_line)
-team_queue.guidelines_panel(store)
-status = review_status(uid, reviewed, corrected) if traces else ""
-where = audit.where(index, show_reviewed=traces) if audit is not None else position_text(index, len(ds), allowed)
-st.set_page_config(page_title=f"{where} · Review · ragviz")  # the browser tab says where the person is
-review.example_header(where, status, ex)
-phoenix_ui.trace_for_row(ds, index, store)  # an example from a trace links back to it
-review.metric_cards(compare_metrics(ex, judge, current), against_judge=traces)
-with st.container():  # holds its place when empty: the text below keeps its identity (and scroll) on an edit
-    if traces:
-        review.override_effects_table(override_effects(ex, shown.base, shown.changes))
-
-selected = sentence_editor.selected_key(uid, ex.response_keys(), default_response_key(response_spans(ex, current)))
-sentence_editor.response_editor(uid, spans := response_spans(ex, current, selected, shown.base), selected)
-said, change = st.columns([0.55, 0.45], gap="medium")  # right under the response: the selected sentence
-with said:
-    chosen = review.explanation(spans, selected)
-if chosen is not None and editable:
-    with change:
-        review.support_controls(
-            chosen,
-            supporting_key_options(ex, chosen),
-            key_suffix=f"{uid}.{chosen.key}.{state.label_version()}",
-            on_status=partial(mark_support, uid, current, shown.base, chosen.key),
-            on_keys=partial(pick_supporting_keys, uid, current, chosen.key),
-            on_note=partial(write_note, uid, current, chosen.key),
+def example() -> None:  # a fragment: a move reruns this alone (ragviz.ui.review.fragment)
+    index, unknown_link = shown_row(ds, store, who, team_queue.walk_key(flt), allowed, go)  # resume, filter, link
+    shown = state.example_labels(ds, index, who)
+    ex, judge, current, uid = shown.example, shown.judge, shown.current, shown.example.uid
+    link_followed(uid, keep=unknown_link)  # a link to nothing loaded stays in the URL, not the example shown
+    target = undo_target(ds, store, who, index) if editable else None
+    review.navigation_bar(
+        *(audit.neighbours(index) if audit is not None else neighbours(allowed, index, len(ds))),
+        has_judge=judge is not None,
+        changed=uid in corrected,
+        on_go=go,
+        on_next_unreviewed=partial(go, audit.next_row, "Every member of the sample is reviewed.")
+        if audit is not None
+        else partial(go_next_unreviewed, reviewed, index, allowed),
+        on_accept=partial(accept, uid, advance, team_queue.accept_within(allowed)),
+        on_undo=partial(undo_last, target, go, index),
+        on_reset=partial(state.record_decision, uid, [Change(RESET_FIELD, None, None)], "reset"),
+        undo_hint=target.hint if target else None,
+        editable=editable,
+    )
+    if audit is not None:
+        audit_ui.progress_line(audit, on_go=go, traces=traces, target=audit_estimates.target_line)
+    team_queue.guidelines_panel(store)
+    status = review_status(uid, reviewed, corrected) if traces else ""
+    where = audit.where(index, show_reviewed=traces) if audit is not None else position_text(index, len(ds), allowed)
+    st.set_page_config(page_title=f"{where} · Review · ragviz")  # the browser tab says where the person is
+    review.example_header(where, status, ex)
+    phoenix_ui.trace_for_row(ds, index, store)  # an example from a trace links back to it
+    review.metric_cards(compare_metrics(ex, judge, current), against_judge=traces)
+    with st.container():  # holds its place when empty: the text below keeps its identity (and scroll) on an edit
+        if traces:
+            review.override_effects_table(override_effects(ex, shown.base, shown.changes))
+    selected = sentence_editor.selected_key(uid, ex.response_keys(), default_response_key(response_spans(ex, current)))
+    sentence_editor.response_editor(uid, spans := response_spans(ex, current, selected, shown.base), selected)
+    said, change = st.columns([0.55, 0.45], gap="medium")  # right under the response: the selected sentence
+    with said:
+        chosen = review.explanation(spans, selected)
+    if chosen is not None and editable:
+        with change:
+            review.support_controls(
+                chosen,
+                supporting_key_options(ex, chosen),
+                key_suffix=f"{uid}.{chosen.key}.{state.label_version()}",
+                on_status=partial(mark_support, uid, current, shown.base, chosen.key),
+                on_keys=partial(pick_supporting_keys, uid, current, chosen.key),
+                on_note=partial(write_note, uid, current, chosen.key),
+            )
+    left, right = st.columns([0.66, 0.34], gap="medium")
+    with right:
+        review.quality_flags(
+            label_issues(ex, current) if current is not None else [],
+            on_normalize=partial(normalize_labels, uid, ex, current) if editable else None,
         )
-left, right = st.columns([0.66, 0.34], gap="medium")
-with right:
-    review.quality_flags(
-        label_issues(ex, current) if current is not None else [],
-        on_normalize=partial(normalize_labels, uid, ex, current) if editable else None,
-    )
-    if not page.present and review.rejudge_button():
-        from ragviz.ui.label.page import rejudge  # the openai client is imported only when asked
+        if not page.present and review.rejudge_button():
+            from ragviz.ui.label.page import rejudge  # the openai client is imported only when asked
 
-        rejudge(ex)
-with left:
-    judged = set(judge.relevant_keys) | set(judge.utilized_keys) if judge else set()
-    sentence_editor.context_editor(
-        uid,
-        current,
-        document_spans(ex, current, selected),
-        judged | sentence_editor.touched(uid),
-        editable,
-        selected,
+            rejudge(ex)
+    with left:
+        judged = set(judge.relevant_keys) | set(judge.utilized_keys) if judge else set()
+        kept = judged | sentence_editor.touched(uid)
+        sentence_editor.context_editor(uid, current, document_spans(ex, current, selected), kept, editable, selected)
+    record = partial(state.record_decision, uid)
+    review.families_expander(
+        ex, judge, current, record, version=state.label_version(), editable=editable, traces=traces
     )
-record = partial(state.record_decision, uid)
-review.families_expander(ex, judge, current, record, version=state.label_version(), editable=editable, traces=traces)
+
+
+example_fragment(example)

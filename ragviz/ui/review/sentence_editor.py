@@ -189,8 +189,10 @@ def judge_unsure(uid: str) -> UnsureSentences:
 def response_editor(uid: str, spans: Sequence[ResponseSpan], selected: str | None) -> None:
     """The colour legend, the "Response" heading and the response as clickable sentences (see the
     module docstring)."""
-    st.html(render.legend_html())
-    st.markdown("**Response** — click a sentence to see its explanation and the context sentences that support it")
+    st.html(  # the legend and the heading in one block (one element fewer to redraw on every J)
+        render.legend_html() + '<p style="margin:1rem 0 0"><strong>Response</strong> — click a sentence to see its '
+        "explanation and the context sentences that support it</p>"
+    )
     shown, left_out = render.within_budget(spans)  # a response over 1 MB is cut for display, never sent whole
     _component(
         key=RESPONSE_KEY,
