@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The reference venv for the sampling-design estimators (tests/analysis/test_designs_reference.py):
+# The reference venv for the sampling-design estimators (tests/analysis/audits/test_audit_designs_reference.py):
 # glide-py 0.11 (Python >= 3.12) and ssepy, kept apart from ragviz's own venv (ragviz stays on 3.10+).
 # Usage: scripts/reference_venv.sh [VENV]   (default .venv-reference). Exits 0 without building when
 # no Python 3.12+ is found; the reference tests are then skipped and say why.

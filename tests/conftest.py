@@ -70,7 +70,7 @@ def free_port() -> int:
 
 
 # Run by the reference venv's Python (glide-py needs 3.12), never imported here: --doctest-modules would.
-collect_ignore = ["analysis/glide_reference.py"]
+collect_ignore = ["analysis/audits/glide_reference.py"]
 
 
 # While a run redraws the page, the elements of the run before stay on screen marked stale; one that the

@@ -148,6 +148,7 @@ def run_audit_command(args: argparse.Namespace) -> int:
 
 def _draw(args: argparse.Namespace) -> int:
     from ragviz.analysis.audits.samples import draw_design, grow_design
+    from ragviz.analysis.audits.seed_notes import seed_notes
     from ragviz.data.load import load
     from ragviz.store.audit_samples import get_sample
 
@@ -194,6 +195,7 @@ def _draw(args: argparse.Namespace) -> int:
                 pilot,
                 args.pilot_metric,
             )
+        notes = [] if args.grow is not None else seed_notes(store, sample)
     members = [
         {"position": i + 1, "uid": m.uid, "stratum": m.stratum, "inclusion_probability": m.inclusion_probability}
         for i, m in enumerate(sample.member_details())
@@ -208,6 +210,8 @@ def _draw(args: argparse.Namespace) -> int:
     }
     if plan is not None:
         out["plan"] = plan
+    if notes:
+        out["notes"] = notes
     if args.format == "json":
         sys.stdout.write(json.dumps(out, indent=2) + "\n")
         return EXIT_OK
@@ -221,6 +225,8 @@ def _draw(args: argparse.Namespace) -> int:
             print(plan)
     else:
         print(f"audit sample {sample.id}: {sample.design}, {sample.size:,} examples, seed {sample.seed}")
+    for note in notes:
+        print(f"note: {note}")
     for m in members:
         stratum = f"  [{m['stratum']}]" if m["stratum"] else ""
         print(f"{m['position']:>5}  {m['uid']}  p={m['inclusion_probability']:.4f}{stratum}")

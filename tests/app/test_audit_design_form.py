@@ -153,6 +153,10 @@ def test_active_calibrated_on_a_pilot_is_the_clis(judged, app_env, capsys):
     at = _audit_mode()
     at.radio(key="audit.design").set_value("active").run()
     uncalibrated = "Drawn from the confidence alone, the audit trusts it"
+    # issue 36 item 8: once a uniform sample exists the calibrated design is the default; unticked, the warning
+    assert next(w for w in at.checkbox if w.key == "audit.calibrate").value is True
+    assert uncalibrated not in " ".join(c.value for c in at.sidebar.caption)
+    next(w for w in at.checkbox if w.key == "audit.calibrate").uncheck().run()
     assert uncalibrated in " ".join(c.value for c in at.sidebar.caption)  # until a pilot calibrates it
     widgets = {"audit.design": "active", "audit.floor": 0.2, "audit.calibrate": True, "audit.pilot": pilot}
     said = _draw(at, **widgets, **{"audit.n": 30, "audit.seed": "13"})
@@ -170,6 +174,22 @@ def test_active_calibrated_on_a_pilot_is_the_clis(judged, app_env, capsys):
         "--pilot", pilot,
     )  # fmt: skip
     assert list(page.members) == members
+
+
+def test_an_active_sample_drawn_with_the_pilots_seed_says_they_are_independent_draws(judged, app_env):
+    # issue 36 item 2: the seed is sticky in the form; the page says the pilot and the sample share it, and how many
+    # examples they share (as many as independent draws would, not all)
+    pilot = _reviewed_pilot(_audit_mode(), judged, app_env)
+    at = _audit_mode()
+    widgets = {"audit.design": "active", "audit.floor": 0.7, "audit.calibrate": True, "audit.pilot": pilot}
+    said = _draw(at, **widgets, **{"audit.n": 30, "audit.seed": "5"})
+    with LabelStore(app_env["db"]) as store:
+        page, first = get_sample(store, 2), get_sample(store, pilot)
+    assert page is not None and first is not None
+    shared = len(set(page.members) & set(first.members))
+    assert f"Seed 5 is also sample {pilot}'s (uniform)" in said, said
+    assert f"{shared} of this sample's {page.size} examples are also in sample {pilot}" in said
+    assert "overlap as independent draws would" in said and shared < page.size
 
 
 def test_without_a_confidence_column_the_form_says_so(app_env):

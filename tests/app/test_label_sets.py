@@ -10,14 +10,14 @@ import pytest
 import ragviz.data.dataset
 import ragviz.data.ragbench
 from ragviz.analysis.agreement import annotator_agreement
-from ragviz.analysis.dashboard.figures import TONIC, family_records, family_view
+from ragviz.analysis.dashboard.families import TONIC, family_records, family_view
 from ragviz.analysis.labelsets.diff import diff_label_sets
 from ragviz.analysis.labelsets.named import HUMAN, JUDGE
 from ragviz.data.dataset import iter_examples
 from ragviz.data.labels import Change
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
-from tests.analysis.test_row_labels import _reference_label_set
+from tests.analysis.labelsets.test_row_labels import _reference_label_set
 from tests.apptest_helpers import open_page
 from tests.synthetic import make_synthetic
 

@@ -244,6 +244,8 @@ def test_a_calibrated_active_sample_counts_its_pilots_reviews(tmp_path, capsys, 
     got = json.loads(out)
     assert got["design"]["name"] == "active" and got["design"]["pilot"] == pilot.id
     assert got["n_labeled"] == len({*pilot.members, *active.members})
+    rules = {m["ppi"]["lambda_rule"] for m in got["metrics"].values()}  # issue 36 item 5: λ cross-fitted here too
+    assert "cross-fitted (5 folds)" in rules and rules <= {"cross-fitted (5 folds)", "tuned on the audit"}
     for name in ("relevance", "adherence"):
         low, high = got["metrics"][name]["ppi"]["ci"]
         assert 0.0 <= low <= got["metrics"][name]["ppi"]["estimate"] <= high <= 1.0
@@ -296,3 +298,40 @@ def test_an_active_sample_drawn_before_salts_grows_with_its_own_ranking(tmp_path
         grown = grow_design(store, dataset, stored, 60, "ana")
     assert list(grown.members) == active_draw(dataset.uids, confidence, 60, 5, salt="").uids
     assert list(grown.members) != active_draw(dataset.uids, confidence, 60, 5).uids
+
+
+def test_a_draw_that_shares_a_stored_samples_seed_says_what_that_means(tmp_path, capsys, data_file):
+    # issue 36 item 2: a pilot and an active sample of one seed, and a re-draw with the seed of an active sample
+    # drawn before salts, each get a note naming the other sample and the members they share
+    from ragviz.analysis.audits.designs import active_draw
+    from ragviz.analysis.audits.samples import confidence_of
+    from ragviz.store.audit_samples import save_designed_sample
+
+    db = tmp_path / "labels.db"
+    dataset = load([data_file]).dataset
+    old = active_draw(dataset.uids, confidence_of(dataset), 40, 3, salt="")
+    params = {k: v for k, v in old.params.items() if k != "salt"} | {"confidence": "judge_confidence"}
+    with LabelStore(db) as store:
+        pilot = draw_design(store, dataset, "uniform", 40, "ana", 3)
+        before = save_designed_sample(store, dataset.uids, old.members, "active", params, "ana", 3)
+    code, out, err = _run(
+        capsys, "audit", "draw", data_file, "--db", db, "--size", 40, "--design", "active", "--seed", 3,
+        "--format", "json",
+    )  # fmt: skip
+    assert code == 0, err
+    got = json.loads(out)
+    uids = {m["uid"] for m in got["members"]}
+    with_pilot, with_old = (
+        next(n for n in got["notes"] if f"sample {s.id}'s" in n) for s in (pilot, before)
+    )  # one note per stored sample of seed 3
+    assert f"{len(uids & set(pilot.members))} of this sample's {len(uids)} examples are also in sample {pilot.id}" in (
+        with_pilot
+    )
+    assert "overlap as independent draws would" in with_pilot and "about 5 expected by chance" in with_pilot
+    assert f"sample {before.id} was drawn before each design ranked the examples with its own salt" in with_old
+    assert "grow it instead" in with_old
+    code, out, err = _run(capsys, "audit", "draw", data_file, "--db", db, "--size", 40, "--seed", 3)
+    assert code == 0, err
+    assert f"note: Seed 3 is also sample {pilot.id}'s (uniform), with the same ranking: 40 of this sample's 40" in out
+    code, out, err = _run(capsys, "audit", "draw", data_file, "--db", db, "--size", 40, "--seed", 4)
+    assert code == 0 and "note:" not in out

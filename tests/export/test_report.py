@@ -243,7 +243,7 @@ def test_a_report_from_either_store_backend_names_it_without_a_password(db_targe
     data = load([str(SAMPLE)]).dataset
     with LabelStore(db_target) as store:
         review_audit(store, data, 10, 8)
-        store.save_judge_labels(data.uids[0], data.example(0).judge_labels)  # a judge label set in the store
+        store.judge.save(data.uids[0], data.example(0).judge_labels)  # a judge label set in the store
         request = ReportRequest(paths=(str(SAMPLE),), db=db_target, date=DATE)
         text = report_bytes(data, store, request).decode("utf-8")
     parse_strict(text)
@@ -268,3 +268,23 @@ def test_a_viewers_report_names_no_one(sample_report):
     assert "<td>ana</td>" in named and "by ana" in named
     assert "<td>ana</td>" not in text and "<td>ben</td>" not in text and "by ana" not in text
     assert "<td>annotator 1</td><td class=num>7</td>" in text
+
+
+def test_annotators_count_only_the_loaded_examples_and_say_what_else_they_reviewed(sample_report, tmp_path):
+    """Issue 36: a store whose reviews cover examples not loaded must not count them as reviews of this data."""
+    tmp, _ = sample_report
+    part = tmp_path / "half.jsonl"
+    part.write_text("".join(SAMPLE.read_text(encoding="utf-8").splitlines(keepends=True)[:11]), encoding="utf-8")
+    data = load([str(part)]).dataset
+    loaded = set(data.uids)
+    with LabelStore(tmp / "labels.db") as store:
+        mine = {who: store.reviewed_uids(who) for who in ("ana", "ben")}
+        text = report_bytes(data, store, ReportRequest(paths=(str(part),), db=str(tmp / "labels.db"), date=DATE))
+    method = text.decode().split('<section id="method">')[1].split("</section>")[0]
+    inside = {who: len(uids & loaded) for who, uids in mine.items()}
+    outside = {who: len(uids - loaded) for who, uids in mine.items()}
+    assert 0 < inside["ana"] < 7 and outside["ana"] > 0  # the half file holds some of ana's reviews, not all
+    for who in ("ana", "ben"):
+        assert f"<td>{who}</td><td class=num>{inside[who]}</td>" in method
+    assert "Examples reviewed that are not in the loaded data, not counted here: " in method
+    assert f"ana {outside['ana']}" in method

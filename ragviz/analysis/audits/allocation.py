@@ -7,7 +7,7 @@ is unsure get more of the audit. The shares are rounded to whole examples as ``s
 (``np.round``, half to even; ``StratifiedSampler.allocate_budget``), clipped to each stratum's size and to a
 floor of :data:`MIN_PER_STRATUM` (a stratum's variance needs two audited examples), and what rounding left
 over or took too much is settled deterministically (largest remainder first, then the larger stratum; ``ssepy``
-hands out its left-over at random). ``tests/analysis/test_audit_designs_reference.py`` holds the shares and the
+hands out its left-over at random). ``tests/analysis/audits/test_audit_designs_reference.py`` holds the shares and the
 rounded counts to ``ssepy``'s.
 
 :math:`S_h` comes from the judge's confidence (:func:`spread_from_confidence`) or from a pilot audit

@@ -7,7 +7,7 @@ audited questions are a uniform sample and the mean difference is one PPI++ mean
 estimate.estimate_mean` on *y* = :math:`D`, *yhat* = :math:`\\hat D` (audited), *yhat_u* = :math:`\\hat D`
 (the others), within the difference's range ``(lo - hi, hi - lo)``. Without bounds and with the normal interval it
 is ``ppi_py``'s ``ppi_mean_ci`` / ``ppi_mean_pointestimate`` on the paired differences
-(``tests/analysis/test_compare_systems.py``). Pairing by question is what makes the interval narrow: a question hard
+(``tests/analysis/compare_systems/test_compare_systems.py``). Pairing by question is what makes the interval narrow: a question hard
 for both systems leaves the difference alone.
 
 The judge-only difference is the judge's mean :math:`\\hat D` over all paired questions (biased by whatever the

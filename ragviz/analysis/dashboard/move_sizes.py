@@ -1,7 +1,7 @@
 """How far the single label change that moves a TRACe metric most moves it, for every row of a
 batch, on Arrow columns (:func:`best_move_sizes`): the Dashboard's triage sizes without a
 Python object per row. The arithmetic is that of :func:`ragviz.analysis.dashboard.triage.best_moves`, so the
-sizes are the same floats (tests/analysis/test_dashboard_columns.py)."""
+sizes are the same floats (tests/analysis/dashboard/test_dashboard_columns.py)."""
 
 from __future__ import annotations
 
@@ -142,7 +142,7 @@ def best_move_sizes(table: pa.Table, labels: LabelColumns, n_context: np.ndarray
     """Per row of *table*, per TRACe metric: ``|delta|`` of the change :func:`best_moves` picks for
     the row's labels (*labels*: :func:`ragviz.data.label_columns.label_columns` of *table*), 0.0 when
     no change moves the metric, NaN for an unlabeled row; computed on columns, with the same float
-    arithmetic, so the same values (tests/analysis/test_dashboard_columns.py checks it on the shards).
+    arithmetic, so the same values (tests/analysis/dashboard/test_dashboard_columns.py checks it on the shards).
 
     Every context sentence is a candidate, and its copies *c_r*, *c_u* in the relevant / utilized
     lists give the deltas of :func:`best_moves`: sentences with the same copies move the metric

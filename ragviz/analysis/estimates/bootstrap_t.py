@@ -6,7 +6,7 @@
 module's, only the quantiles come from resampling. The moments below restate its formulas
 (:func:`~ragviz.analysis.estimates.ppi.power_tuning`, :func:`~ragviz.analysis.estimates.ppi.ppi_mean`,
 :func:`~ragviz.analysis.estimates.ppi.ppi_variance`) for weighted resamples, vectorised;
-``tests/analysis/test_ppi.py`` checks the resulting estimate and variance against them. Why: the normal
+``tests/analysis/estimates/test_ppi.py`` checks the resulting estimate and variance against them. Why: the normal
 interval covers 91-93 % at n = 100 where the metric is skewed (``benchmarks/bench_ppi.py``,
 ``BENCHMARKS.md``); this one covers 93-97 % at n = 50, 100, 300 and 1,000.
 

@@ -375,12 +375,18 @@ def method_html(c: ReportContent) -> str:
         if p.annotators
         else "<p>No annotator has decided on an example yet.</p>"
     )
+    outside = [f"{_e(a.name)} {a.elsewhere:,}" for a in p.annotators if a.elsewhere]
+    if outside:
+        people += (
+            '<p class="sub">Counted over the loaded examples only. Examples reviewed that are not in the loaded '
+            f"data, not counted here: {', '.join(outside)}.</p>"
+        )
     if c.sample is not None:
         drawer = f" by {_e(c.sample.created_by)}" if c.request.names else ""
         audit = (
             f"<p>Audit sample {c.sample.id}: {c.sample.size:,} examples drawn as a {_e(c.design)} (seed "
             f"{c.sample.seed}) from {c.sample.population_size:,}{drawer}; {c.n_audited:,} "
-            f"reviewed. People's labels: {_e(c.request.against if c.request.names else 'human')}.</p>"
+            f"reviewed. People's labels: {_e(str(c.request.against) if c.request.names else 'human')}.</p>"
         )
     else:
         audit = "<p>No audit sample drawn from these examples.</p>"

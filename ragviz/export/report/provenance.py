@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ragviz.analysis.labelsets.selection import HUMAN
 from ragviz.store.postgres import is_url, mask_url
 from ragviz.version import __version__
 
@@ -47,9 +48,13 @@ class DataFile:
 
 @dataclass(frozen=True)
 class AnnotatorWork:
+    """One annotator's decisions on the loaded examples; *elsewhere*: examples they reviewed that are not loaded
+    (counted apart, never as reviews of this data)."""
+
     name: str
     reviewed: int
     corrected: int
+    elsewhere: int = 0
 
 
 @dataclass(frozen=True)
@@ -141,18 +146,11 @@ def rebuild_command(request: ReportRequest) -> str:
     if request.format != "html":
         parts += ["--format", request.format]
     parts += ["--title", request.title, "--by", request.by, "--date", request.date]
-    if request.against != "human":
-        parts += ["--against", request.against]
+    if request.against != HUMAN:
+        parts += ["--against", request.against.argument()]
     if request.sample_id is not None:
         parts += ["--sample", str(request.sample_id)]
     return shlex.join(parts)
-
-
-def _store_judges(store: LabelStore) -> tuple[tuple[str, str, int], ...]:
-    rows = store.db.execute(
-        "SELECT judge, prompt_version, COUNT(*) FROM judge_label_sets GROUP BY judge, prompt_version"
-    ).fetchall()
-    return tuple(sorted((str(j or "unnamed"), str(v or "-"), int(n)) for j, v, n in rows))
 
 
 def provenance(dataset: Dataset, store: LabelStore | None, request: ReportRequest) -> Provenance:
@@ -171,18 +169,23 @@ def provenance(dataset: Dataset, store: LabelStore | None, request: ReportReques
     if store is not None:
         work = []
         for who in store.annotators():
-            statuses = store.statuses(who).values()
-            work.append(AnnotatorWork(who, sum(s.reviewed for s in statuses), sum(s.corrected for s in statuses)))
+            statuses = store.statuses(who)
+            loaded = [s for uid, s in statuses.items() if dataset.index_of(uid) is not None]
+            elsewhere = sum(s.reviewed for uid, s in statuses.items() if dataset.index_of(uid) is None)
+            work.append(
+                AnnotatorWork(who, sum(s.reviewed for s in loaded), sum(s.corrected for s in loaded), elsewhere)
+            )
         annotators = tuple(sorted(work, key=lambda a: a.name))
         if not request.names:
             annotators = tuple(
-                AnnotatorWork(f"annotator {k + 1}", a.reviewed, a.corrected) for k, a in enumerate(annotators)
+                AnnotatorWork(f"annotator {k + 1}", a.reviewed, a.corrected, a.elsewhere)
+                for k, a in enumerate(annotators)
             )
     return Provenance(
         files=files,
         rows_by_group=tuple(sorted(Counter(groups).items())),
         judges_in_files=tuple(sorted(judges.items())),
-        judges_in_store=_store_judges(store) if store is not None else (),
+        judges_in_store=store.judge.set_counts() if store is not None else (),
         annotators=annotators,
         store=store_name(request.db, request.store_shown),
         version=__version__,

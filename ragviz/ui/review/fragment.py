@@ -3,7 +3,7 @@
 browser redraws a third fewer elements. Anything that stored (or tried to store) a decision reruns the whole page
 instead: the sidebar's progress, the filters' rows and the reviewed status then follow the store.
 
-A write is seen by what every write leaves in the session (:func:`writes_signature`): the label version (bumped by a
+A write is seen by what every write leaves in the session (:func:`writes_signature`): the redraw count (bumped by a
 stored or refused decision), the writes kept for a retry, and a stale notice waiting to be shown. A toast a write's
 callback says waits in the session for the whole page's run (:func:`toast`).
 """
@@ -24,9 +24,9 @@ TOASTS_KEY = "review.fragment.toasts"  # toasts waiting for the next run (:func:
 
 
 def writes_signature() -> tuple[int, tuple[str, ...], bool]:
-    """What a write changes in the session: the label version, the unsaved writes' click ids, a stale notice."""
+    """What a write changes in the session: the redraw count, the unsaved writes' click ids, a stale notice."""
     return (
-        state.label_version(),
+        state.redraw_count(),
         tuple(w.client_id for w in unsaved.pending()),
         state.STALE_KEY in st.session_state,
     )

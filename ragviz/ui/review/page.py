@@ -263,10 +263,12 @@ def support_controls(
             on_change=_with_value,
             args=(note_key, on_note),
         )
+    supporting = list(dict.fromkeys(span.supporting_keys))
     st.multiselect(
         f"Context sentences supporting {render.md_escape(span.key)}",
-        key_options,
-        default=list(dict.fromkeys(span.supporting_keys)),
+        # a key the labels name that no context sentence has (RAGBench's '1a.') stays a choice, not an error
+        [*key_options, *(k for k in supporting if k not in key_options)],
+        default=supporting,
         key=keys_key,
         on_change=_with_value,
         args=(keys_key, on_keys),
@@ -321,7 +323,7 @@ def families_expander(
     current: Labels | None,
     on_change: Callable[..., Any],
     *,
-    version: int,
+    redraws: int,
     editable: bool,
     traces: bool = True,
 ) -> None:
@@ -332,4 +334,4 @@ def families_expander(
         if families.open:
             from ragviz.ui.review.families import render_families_panel
 
-            render_families_panel(example, judge, current, on_change, version=version, editable=editable, traces=traces)
+            render_families_panel(example, judge, current, on_change, redraws=redraws, editable=editable, traces=traces)

@@ -1,0 +1,116 @@
+"""ragviz.analysis.estimates.pairing (pairing judge and people per example) and ragviz.analysis.estimates.report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ragviz.analysis.estimates.estimate import estimate_mean
+from ragviz.analysis.estimates.pairing import (
+    AuditError,
+    PairedExample,
+    Pairing,
+    audit_flag,
+    example_metrics,
+    pair_human,
+)
+from ragviz.analysis.estimates.report import estimate_report, metric_arrays
+from ragviz.data.load import load
+from ragviz.metrics.retrieval import example_retrieval
+from ragviz.metrics.tonic import example_tonic
+from ragviz.metrics.trace import example_trace
+
+ROOT = Path(__file__).resolve().parents[3]
+SAMPLE = ROOT / "sample_data" / "ragviz_sample.jsonl"
+
+
+def _rows():
+    return [json.loads(line) for line in SAMPLE.read_text().splitlines()]
+
+
+def _dataset(rows, path: Path):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    result = load([path])
+    assert result.ok, result.errors
+    return result.dataset
+
+
+def test_example_metrics_are_the_families_own_values():
+    dataset = load([SAMPLE]).dataset
+    example = next(e for e in dataset if e.labels is not None and e.retrieved_ids)
+    values = example_metrics(example, example.labels, ("trace", "tonic", "retrieval"))
+    trace = example_trace(example)
+    assert {m: values[m] for m in ("relevance", "utilization", "completeness", "adherence")} == {
+        m: getattr(trace, m) for m in ("relevance", "utilization", "completeness", "adherence")
+    }
+    assert all(values[k] == v for k, v in example_tonic(example, example.labels).as_dict().items())
+    (system_values,) = example_retrieval(example, labels=example.labels).values()
+    assert all(values[k] == v for k, v in system_values.items())
+    assert example_metrics(example, None, ("trace",)) == {}
+    with pytest.raises(ValueError, match="unknown families"):
+        example_metrics(example, example.labels, ("answer",))
+
+
+def test_audit_flag_values():
+    assert [audit_flag(v, "f:1") for v in (True, False, None, 1, 0, "yes", "no", "TRUE", "", '"true"')] == [
+        True,
+        False,
+        False,
+        True,
+        False,
+        True,
+        False,
+        True,
+        False,
+        True,
+    ]
+    for bad in ("maybe", 2, [True]):
+        with pytest.raises(AuditError, match="f:7: audit_sample: expected true or false"):
+            audit_flag(bad, "f:7")
+
+
+def test_pair_human_refuses_a_row_whose_sentences_differ(tmp_path):
+    rows = _rows()
+    data = _dataset(rows, tmp_path / "d.jsonl")
+    changed = dict(rows[0])
+    changed["documents_sentences"] = changed["documents_sentences"][:1]
+    changed["documents"] = changed["documents"][:1]
+    human = _dataset([changed, rows[1]], tmp_path / "h.jsonl")
+    with pytest.raises(AuditError, match=r"h\.jsonl:1: documents_sentences: keys differ from the judged row"):
+        pair_human(data, human)
+
+
+def test_report_counts_exclusions_and_matches_estimate_mean():
+    def ex(uid, dataset, judge, human=None):
+        return PairedExample(uid, dataset, "m", {"adherence": judge}, None if human is None else {"adherence": human})
+
+    examples = [
+        ex("a", "x", 1.0, 0.0),
+        ex("b", "x", 1.0, 1.0),
+        ex("c", "y", None, 1.0),  # audited, judge undefined: excluded
+        ex("d", "y", 0.0, 0.0),
+        ex("e", "y", 1.0),
+        ex("f", "x", None),  # judge-only, undefined: excluded
+        ex("g", "x", 1.0),
+    ]
+    pairing = Pairing(examples)
+    assert (pairing.n_labeled, pairing.n_unlabeled) == (4, 3)
+    y, f, fu, excluded = metric_arrays(examples, "adherence")
+    assert y.tolist() == [0.0, 1.0, 0.0] and f.tolist() == [1.0, 1.0, 0.0] and fu.tolist() == [1.0, 1.0]
+    assert excluded == (1, 1)
+    report = estimate_report(pairing, 0.1, by="dataset_name")
+    assert report.overall.metrics["adherence"] == estimate_mean(y, f, fu, 0.1, (1, 1))
+    assert list(report.groups) == ["x", "y"]
+    # group y has one usable audited pair: no interval, said in the notes
+    assert report.groups["y"].metrics["adherence"].ppi.ci() is None
+    notes = report.notes()
+    assert "adherence: undefined on 1 audited and 1 other examples: left out" in notes
+    assert any(n.startswith("y: adherence: 1 audited example(s)") for n in notes)
+    rows = report.rows()
+    assert [(r["group"], r["metric"]) for r in rows] == [("ALL", "adherence"), ("x", "adherence"), ("y", "adherence")]
+    assert np.isclose(rows[0]["ppi"], report.overall.metrics["adherence"].ppi.estimate)
+    with pytest.raises(ValueError, match="cannot group by"):
+        estimate_report(pairing, 0.1, by="question")
