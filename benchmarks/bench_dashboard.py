@@ -42,6 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--every", type=int, default=1000)
     args = parser.parse_args(argv)
 
+    from ragviz.analysis.dashboard import families
     from ragviz.analysis.dashboard import figures as dashboard
     from ragviz.analysis.dashboard.rows import row_figures
     from ragviz.data.labels import Change
@@ -57,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
                 store.record(ex.uid, "bench", [Change("relevant_keys", list(ex.labels.relevant_keys), [])])
                 decided += 1
         print(f"{len(dataset):,} rows, {decided} decisions", flush=True)
-        timed("families present (columns)", args.runs, lambda: dashboard.dataset_families(dataset))
+        timed("families present (columns)", args.runs, lambda: families.dataset_families(dataset))
         base = timed("row figures (once per data)", args.runs, lambda: row_figures(dataset))
         data = timed(
             "dashboard_data (given row figures)",

@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from ragviz.analysis.agreement import annotator_agreement
-    from ragviz.analysis.dashboard import figures as dashboard
+    from ragviz.analysis.dashboard import families
     from ragviz.analysis.estimates.pairing import pair_store
     from ragviz.analysis.labelsets.diff import diff_label_sets
     from ragviz.analysis.labelsets.named import HUMAN, JUDGE, resolve_label_set
@@ -78,11 +78,11 @@ def main(argv: list[str] | None = None) -> int:
         diffs = step("Compare (llm vs human)", compare)
         print(f"{len(diffs):,} examples differ", flush=True)
         step("annotator agreement", lambda: annotator_agreement(ds, examples, store))
-        families = dashboard.families_present(examples) if examples is not None else ["tonic", "retrieval", "answer"]
+        families = families.families_present(examples) if examples is not None else ["tonic", "retrieval", "answer"]
         for family in ("tonic", "retrieval", "answer"):
             if family in families:
                 view = step(
-                    f"Dashboard {family} view", lambda f=family: dashboard.family_view(ds, examples, HUMAN, store, f)
+                    f"Dashboard {family} view", lambda f=family: families.family_view(ds, examples, HUMAN, store, f)
                 )
                 print(f"{len(view.records):,} records", flush=True)
         members = [ds.uids[i] for i in range(0, len(ds), max(1, len(ds) // 400))]

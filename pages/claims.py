@@ -33,8 +33,9 @@ from ragviz.analysis.claims import (
 )
 from ragviz.data.claim_overrides import claim_uid
 from ragviz.data.formats.ragchecker import RagCheckerFormatError
-from ragviz.ui import claims as view
 from ragviz.ui.audit.claims import claims_audit_panel
+from ragviz.ui.claims import item as item_ui
+from ragviz.ui.claims import page as view
 from ragviz.ui.core import access, state
 from ragviz.ui.core.present import is_present, show_corrections
 from ragviz.ui.core.state import require_app_shell
@@ -71,7 +72,7 @@ item = items[index]
 uid = claim_uid(file_name, item.query_id)
 if editable:  # the edits waiting in this item's editors, against the labels they showed, become one decision
     shown = item_with_overrides(item, store.changes(uid, who))
-    state.record_decision(uid, pending_changes(shown, view.pending_edits(uid)))
+    state.record_decision(uid, pending_changes(shown, item_ui.pending_edits(uid)))
 
 currents, problems = view.cached_current_items(items, file_name, who, view.source_key(source))
 if problems:
@@ -89,11 +90,11 @@ if editable:
         can_reset=current != item,
     )
 
-view.item_texts(item)
-view.labels_caption(n_changed_labels(item, current) if traces else 0, editable)
+item_ui.item_texts(item)
+item_ui.labels_caption(n_changed_labels(item, current) if traces else 0, editable)
 for side in SIDES:
-    view.claim_matrix(current, side, uid, editable)
-view.score_tables(item_table(item, current), aggregate_table(items, currents), len(items), traces)
+    item_ui.claim_matrix(current, side, uid, editable)
+item_ui.score_tables(item_table(item, current), aggregate_table(items, currents), len(items), traces)
 if granted.can_export and editable:  # viewers see the labels; downloading them is for annotators and admins
-    view.download(corrected_file(currents), corrected_file_name(file_name))
+    item_ui.download(corrected_file(currents), corrected_file_name(file_name))
 claims_audit_panel(store, file_name, items, currents, uids, who, editable)

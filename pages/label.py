@@ -8,11 +8,11 @@ from ragviz.judge import JudgeConfigError
 from ragviz.judge.sampling.run import check_samples, judge_with_samples
 from ragviz.judge.selection import FILTERED
 from ragviz.ui.core import access, render, state
+from ragviz.ui.core.filters import active_filter_rows
 from ragviz.ui.core.keys import LABEL_HOW
 from ragviz.ui.core.present import is_present
-from ragviz.ui.core.state import active_filter_rows
-from ragviz.ui.judge.team import team_judge
-from ragviz.ui.label import batch
+from ragviz.ui.core.team_judge import team_judge
+from ragviz.ui.label import batch, results
 from ragviz.ui.label import options as judge_options
 from ragviz.ui.label import page as ui
 
@@ -49,7 +49,7 @@ how = st.segmented_control("How", ["Live", "Batch"], default="Live", key=LABEL_H
 if how == "Batch":  # the Batch API: half the price, within 24 h, resumable from the ids in the store
     paths = state.current_paths()
     if batch.batch_panel(ds, indices, ui.checked_settings, settings, cache, store, paths):
-        state.bump_label_version()
+        state.bump_redraw_count()
 else:
     ui.estimate_summary(ui.run_estimate(indices, settings, cache, store))
     chosen = (
@@ -92,19 +92,19 @@ if how != "Batch" and ui.run_button(len(indices)):
             sampled.requests,
             sampled.prompt_tokens,
             sampled.completion_tokens,
-            render.md_escape(ui.format_cost(sampled.cost_usd)),
+            render.md_escape(results.format_cost(sampled.cost_usd)),
         )
         if sampled.samples
         else None,
     )
-    state.bump_label_version()
+    state.bump_redraw_count()
     st.rerun()  # show the estimate, results and failures as they are now
 
 last = st.session_state.get(LAST_RUN)
 if last:
     uids, summary, own, n_confident, notes, totals = last
     run_examples = state.examples_at([i for i in (ds.index_of(u) for u in uids) if i is not None])
-    ui.last_run(summary, run_examples, cache.failures(summary.run_id), full=own)
+    results.last_run(summary, run_examples, cache.failures(summary.run_id), full=own)
     if totals:
         st.caption(totals)  # md: ours (numbers)
     for note in notes:  # the server's error text may be in it
@@ -115,4 +115,4 @@ if last:
             "unsure labels and filters 'judge unsure'; the audit's active and Neyman draws can use it."
         )
 
-ui.recent_runs(cache.runs(20))
+results.recent_runs(cache.runs(20))

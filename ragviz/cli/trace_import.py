@@ -2,7 +2,9 @@
 
 The mapping is :mod:`ragviz.data.formats.openinference`; traces that cannot be rows are listed on stderr, one
 line each, and the rest are written. Bad input (a file that is not spans, an unreachable server, a refused key,
-an unknown project) is raised as :class:`~ragviz.data.errors.BadInput` and nothing is written.
+an unknown project) is raised as :class:`~ragviz.data.errors.BadInput` and nothing is written. With ``--db``, the
+Phoenix evaluations that map to ragviz labels become judge label sets in that store
+(:mod:`ragviz.export.traces.evaluation_labels`) and the rows file is registered there.
 """
 
 from __future__ import annotations
@@ -10,13 +12,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from ragviz.cli.common import EXIT_OK
+from ragviz.cli.common import EXIT_OK, add_db_argument, open_store
 from ragviz.data.errors import BadInput
 
 __all__ = [
     "COMMAND",
+    "TraceQuery",
     "add_trace_import_arguments",
     "import_langfuse",
     "import_otlp",
@@ -26,6 +31,32 @@ __all__ = [
 ]
 
 COMMAND = "ragviz import"
+
+
+@dataclass(frozen=True)
+class TraceQuery:
+    """Which traces and how they become rows, as every source takes it: started at or after *since* (ISO 8601),
+    the newest *limit*, the rows' *dataset* name, the span the documents come from (*retriever_span*)."""
+
+    since: str | None = None
+    limit: int | None = None
+    dataset: str | None = None
+    retriever_span: str | None = None
+
+    def since_time(self) -> datetime | None:
+        if self.since is None:
+            return None
+        try:
+            moment = datetime.fromisoformat(self.since.replace("Z", "+00:00"))
+        except ValueError:
+            raise BadInput(f"not an ISO 8601 time: {self.since!r}", field="--since") from None
+        return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+    def checked(self) -> TraceQuery:
+        if self.limit is not None and self.limit < 1:
+            raise BadInput(f"must be at least 1, got {self.limit}", field="--limit")
+        self.since_time()
+        return self
 
 
 def _finish(mapped: object, out: str, source: str) -> int:
@@ -45,7 +76,7 @@ def _finish(mapped: object, out: str, source: str) -> int:
     return EXIT_OK
 
 
-def import_otlp(paths: list[str], out: str, dataset: str | None = None, retriever_span: str | None = None) -> int:
+def import_otlp(paths: list[str], out: str, query: TraceQuery = TraceQuery()) -> int:
     """``ragviz import otlp FILE... -o OUT``: OTLP JSON / span dump files as rows."""
     from ragviz.data.formats.openinference import map_traces
     from ragviz.data.formats.otlp import read_span_files
@@ -53,41 +84,59 @@ def import_otlp(paths: list[str], out: str, dataset: str | None = None, retrieve
     spans = read_span_files(paths)
     if not spans:
         raise BadInput("no spans in the files", path=", ".join(paths))
-    return _finish(map_traces(spans, dataset, retriever_span), out, ", ".join(paths))
+    return _finish(map_traces(spans, query.dataset, query.retriever_span), out, ", ".join(paths))
 
 
-def _since(value: str | None) -> datetime | None:
-    if value is None:
-        return None
-    try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        raise BadInput(f"not an ISO 8601 time: {value!r}", field="--since") from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+def _progress(what: str) -> Callable[..., None]:
+    def progress(done: int, total: int | None = None) -> None:
+        shown = f"{done}/{total}" if total is not None else str(done)
+        end = "\n" if total is not None and done == total else ""
+        print(f"\rreading {what}: {shown}", end=end, file=sys.stderr, flush=True)
+
+    return progress
 
 
 def import_phoenix(
     url: str,
     project: str,
     out: str,
-    *,
+    query: TraceQuery = TraceQuery(),
     api_key: str | None = None,
-    since: str | None = None,
-    limit: int | None = None,
-    dataset: str | None = None,
-    retriever_span: str | None = None,
+    db: str | None = None,
 ) -> int:
-    """``ragviz import phoenix --url URL --project NAME -o OUT``: a Phoenix project's traces as rows."""
+    """``ragviz import phoenix --url URL --project NAME -o OUT [--db DB]``: a Phoenix project's traces as rows;
+    with *db*, their evaluations that map as judge label sets there (the rows file registered in it)."""
     from ragviz.export.traces.phoenix import phoenix_traces
 
-    if limit is not None and limit < 1:
-        raise BadInput(f"must be at least 1, got {limit}", field="--limit")
+    query = query.checked()
+    if db is not None and out == "-":
+        raise BadInput(
+            "give the rows a file (-o FILE): the store lists the file its judge labels belong to", field="--db"
+        )
+    progress = _progress("traces")
+    mapped = phoenix_traces(
+        url, project, api_key, query.since_time(), query.limit, query.dataset, query.retriever_span, progress
+    )
+    done = _finish(mapped, out, f"{url} {project}")
+    if db is not None:
+        _evaluations_to_store(out, db)
+    return done
 
-    def progress(done: int, total: int) -> None:
-        print(f"\rreading traces: {done}/{total}", end="\n" if done == total else "", file=sys.stderr, flush=True)
 
-    mapped = phoenix_traces(url, project, api_key, _since(since), limit, dataset, retriever_span, progress)
-    return _finish(mapped, out, f"{url} {project}")
+def _evaluations_to_store(out: str, db: str) -> None:
+    from ragviz.data.load import load
+    from ragviz.export.traces.evaluation_labels import save_evaluation_labels
+
+    loaded = load([out])
+    if not loaded.ok:
+        raise BadInput(
+            f"{len(loaded.errors)} errors loading the rows written: no judge labels saved", listed=loaded.errors
+        )
+    with open_store(db, command=f"{COMMAND} phoenix", create=True) as store:
+        store.sources.register(str(os.path.abspath(out)))
+        report = save_evaluation_labels(store, loaded.dataset, "ragviz import phoenix")
+    for line in report.lines() or ["no Phoenix evaluation of these traces maps to ragviz labels"]:
+        print(line, file=sys.stderr)
 
 
 def langfuse_keys(public_key: str | None, secret_key: str | None) -> tuple[str, str]:
@@ -101,34 +150,30 @@ def langfuse_keys(public_key: str | None, secret_key: str | None) -> tuple[str, 
     return public, secret
 
 
-def import_langfuse(
-    url: str,
-    out: str,
-    *,
-    public_key: str,
-    secret_key: str,
-    since: str | None = None,
-    limit: int | None = None,
-    dataset: str | None = None,
-    retriever_span: str | None = None,
-) -> int:
+def import_langfuse(url: str, out: str, keys: tuple[str, str], query: TraceQuery = TraceQuery()) -> int:
     """``ragviz import langfuse --url URL -o OUT``: a Langfuse project's traces (its observations) as rows."""
     from ragviz.data.formats.openinference import map_traces
     from ragviz.export.traces.langfuse import fetch_observations, langfuse_api, langfuse_errors
 
-    if limit is not None and limit < 1:
-        raise BadInput(f"must be at least 1, got {limit}", field="--limit")
-    api = langfuse_api(url, public_key, secret_key)
-
-    def progress(n: int) -> None:
-        print(f"\rreading observations: {n}", end="", file=sys.stderr, flush=True)
-
+    query = query.checked()
+    api = langfuse_api(url, *keys)
     with langfuse_errors(url):
-        spans = fetch_observations(api, _since(since), limit, progress)
+        spans = fetch_observations(api, query.since_time(), query.limit, _progress("observations"))
     print(file=sys.stderr)
     if not spans:
-        raise BadInput("the project has no observations" + (f" since {since}" if since else ""), path=url)
-    return _finish(map_traces(spans, dataset, retriever_span), out, url)
+        raise BadInput("the project has no observations" + (f" since {query.since}" if query.since else ""), path=url)
+    return _finish(map_traces(spans, query.dataset, query.retriever_span), out, url)
+
+
+def _server(
+    sub: argparse._SubParsersAction, name: str, example: str, help: str, description: str
+) -> argparse.ArgumentParser:
+    """A source read from a server: ``--url``, ``--since``, ``--limit``."""
+    p: argparse.ArgumentParser = sub.add_parser(name, help=help, description=description)
+    p.add_argument("--url", required=True, help=f"the {name.title()} server, e.g. {example}")
+    p.add_argument("--since", metavar="TIME", help="only traces started at or after TIME (ISO 8601; UTC if no zone)")
+    p.add_argument("--limit", type=int, metavar="N", help="at most the N newest traces")
+    return p
 
 
 def add_trace_import_arguments(parser: argparse.ArgumentParser) -> None:
@@ -142,30 +187,35 @@ def add_trace_import_arguments(parser: argparse.ArgumentParser) -> None:
         "JSON) and write one row per trace. No server needed.",
     )
     otlp.add_argument("files", nargs="+", metavar="FILE", help="span files")
-    phoenix = sub.add_parser(
+    phoenix = _server(
+        sub,
         "phoenix",
+        "http://localhost:6006",
         help="a Phoenix project's traces, through its REST API",
         description="Read a Phoenix project's traces (newest first; paged, with progress on stderr) and write one "
-        "row per trace. The API key comes from --api-key or $PHOENIX_API_KEY and is never written anywhere.",
+        "row per trace, with the traces' existing evaluations (kind LLM) in the column source_evaluations. With "
+        "--db, the evaluations that map to ragviz labels (hallucination -> adherence, QA correctness -> answer "
+        "similarity, document relevance -> every sentence of a relevant document) become judge labels in that "
+        "store, as a judge version named for the evaluators (phoenix-<names>). The API key comes from --api-key or "
+        "$PHOENIX_API_KEY and is never written anywhere.",
     )
-    phoenix.add_argument("--url", required=True, help="the Phoenix server, e.g. http://localhost:6006")
     phoenix.add_argument("--project", required=True, metavar="NAME", help="the project (name or id)")
-    phoenix.add_argument(
-        "--since", metavar="TIME", help="only traces started at or after TIME (ISO 8601; UTC if no zone)"
-    )
-    phoenix.add_argument("--limit", type=int, metavar="N", help="at most the N newest traces")
     phoenix.add_argument("--api-key", metavar="KEY", help="Phoenix API key (default: $PHOENIX_API_KEY)")
-    langfuse = sub.add_parser(
+    add_db_argument(
+        phoenix,
+        defaults_to_store=False,
+        purpose="when given, the traces' Phoenix evaluations become judge labels there and the rows file is registered",
+    )
+    langfuse = _server(
+        sub,
         "langfuse",
+        "https://cloud.langfuse.com",
         help="a Langfuse project's traces, through the langfuse SDK",
         description="Read a Langfuse project's observations (GET /api/public/v2/observations, paged) and write one "
         "row per trace: GENERATION observations are the LLM spans, a RETRIEVER observation's output (a JSON list of "
         "strings or of objects with page_content / content / text) its documents in list order. The keys come from "
         "--public-key / --secret-key or $LANGFUSE_PUBLIC_KEY / $LANGFUSE_SECRET_KEY and are never written anywhere.",
     )
-    langfuse.add_argument("--url", required=True, help="the Langfuse server, e.g. https://cloud.langfuse.com")
-    langfuse.add_argument("--since", metavar="TIME", help="only observations started at or after TIME (ISO 8601)")
-    langfuse.add_argument("--limit", type=int, metavar="N", help="at most the N newest traces")
     langfuse.add_argument("--public-key", metavar="KEY", help="default: $LANGFUSE_PUBLIC_KEY")
     langfuse.add_argument("--secret-key", metavar="KEY", help="default: $LANGFUSE_SECRET_KEY")
     for p in (otlp, phoenix, langfuse):
@@ -181,33 +231,17 @@ def add_trace_import_arguments(parser: argparse.ArgumentParser) -> None:
         p.add_argument(
             "--retriever-span",
             metavar="NAME",
-            help="take the documents from the last span with this name (default: the last RETRIEVER span that "
-            "starts before the trace's last LLM span, else the last RETRIEVER span)",
+            help="take the documents from the last span with this name (a RERANKER span: its output documents); "
+            "default: the last RERANKER span with output documents that starts before the trace's last LLM span, "
+            "else the last RETRIEVER span that does (else the last of them)",
         )
 
 
 def run_trace_import_command(args: argparse.Namespace) -> int:
+    query = TraceQuery(getattr(args, "since", None), getattr(args, "limit", None), args.dataset, args.retriever_span)
     if args.source == "otlp":
-        return import_otlp(args.files, args.output, args.dataset, args.retriever_span)
+        return import_otlp(args.files, args.output, query)
     if args.source == "langfuse":
-        public, secret = langfuse_keys(args.public_key, args.secret_key)
-        return import_langfuse(
-            args.url,
-            args.output,
-            public_key=public,
-            secret_key=secret,
-            since=args.since,
-            limit=args.limit,
-            dataset=args.dataset,
-            retriever_span=args.retriever_span,
-        )
-    return import_phoenix(
-        args.url,
-        args.project,
-        args.output,
-        api_key=args.api_key or os.environ.get("PHOENIX_API_KEY"),
-        since=args.since,
-        limit=args.limit,
-        dataset=args.dataset,
-        retriever_span=args.retriever_span,
-    )
+        return import_langfuse(args.url, args.output, langfuse_keys(args.public_key, args.secret_key), query)
+    api_key = args.api_key or os.environ.get("PHOENIX_API_KEY")
+    return import_phoenix(args.url, args.project, args.output, query, api_key, args.db)

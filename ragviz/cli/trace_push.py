@@ -10,8 +10,9 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from typing import Any
 
-from ragviz.cli.common import EXIT_OK, add_db_argument, open_store
+from ragviz.cli.common import EXIT_OK, LABEL_SETS_HELP, add_db_argument, export_selection, open_store
 from ragviz.data.errors import BadInput
 
 __all__ = [
@@ -28,44 +29,17 @@ COMMAND = "ragviz push phoenix"
 EXIT_REFUSED = 1
 
 
-def _annotator(store: object, annotator: str | None, labels: str | None, db: str) -> str | None:
-    from ragviz.analysis.labelsets.named import GOLD
-    from ragviz.store.label_store import EVERYONE, LabelStore
-
-    assert isinstance(store, LabelStore)
-    if labels is not None:
-        if annotator is not None:
-            raise BadInput("give --labels or --annotator, not both", path=COMMAND)
-        return {"gold": GOLD, "latest": EVERYONE}.get(labels.strip(), labels.strip())
-    names = store.annotators()
-    if annotator is None:
-        return EVERYONE if len(names) > 1 else names[0] if names else None
-    if annotator not in names:
-        known = ", ".join(names) if names else "none yet"
-        raise BadInput(f"annotator {annotator!r} has no labels in this store (annotators: {known})", path=db)
-    return annotator
-
-
-def push_phoenix_command(
-    url: str,
-    db: str,
-    *,
-    data: Sequence[str] = (),
-    annotator: str | None = None,
-    labels: str | None = None,
-    api_key: str | None = None,
-    documents_as: str = "human",
-) -> int:
+def push_phoenix_command(url: str, db: str | None, *, documents_as: str = "human", **options: Any) -> int:
     """Push the reviewed examples' labels in *db* to the Phoenix at *url*; prints a summary and each refused
-    example on stderr. Returns 0, or :data:`EXIT_REFUSED` when some examples were refused."""
-    return push_command("phoenix", url, db, data=data, annotator=annotator, labels=labels, api_key=api_key,
-                        documents_as=documents_as)  # fmt: skip
+    example on stderr. Returns 0, or :data:`EXIT_REFUSED` when some examples were refused. *options*: those of
+    :func:`push_command`."""
+    return push_command("phoenix", url, db, documents_as=documents_as, **options)
 
 
 def push_command(
     target: str,
     url: str,
-    db: str,
+    db: str | None,
     *,
     data: Sequence[str] = (),
     annotator: str | None = None,
@@ -74,15 +48,19 @@ def push_command(
     documents_as: str = "human",
     langfuse_keys: tuple[str, str] | None = None,
 ) -> int:
-    """Push to *target* (``phoenix`` or ``langfuse``, with its keys); see :func:`push_phoenix_command`."""
+    """Push to *target* (``phoenix`` or ``langfuse``, with its keys) from the store *db* (default: the default
+    store); see :func:`push_phoenix_command`."""
     from ragviz.export.targets import load_sources
     from ragviz.export.traces.push import push_phoenix
 
     with open_store(db, command=f"ragviz push {target}") as store:
-        who = _annotator(store, annotator, labels, db)
-        sources = list(data) or store.sources()
+        who = export_selection(store, annotator, labels, command=f"ragviz push {target}", path=store.location)
+        sources = list(data) or store.sources.registered()
         if not sources:
-            raise BadInput("no data files registered in this store; name them (ragviz push phoenix DATA ...)", path=db)
+            raise BadInput(
+                f"no data files registered in this store; name them (ragviz push {target} DATA ...)",
+                path=store.location,
+            )
         dataset, errors = load_sources(sources)
         if errors:
             raise BadInput(f"{len(errors)} errors in the data files: nothing pushed", listed=errors)
@@ -96,42 +74,30 @@ def push_command(
 
             assert langfuse_keys is not None
             report = push_langfuse(dataset, store, url, who, langfuse_api(url, *langfuse_keys), progress)
+            sent = f"{report.span_annotations} scores"
         else:
             report = push_phoenix(dataset, store, url, who, api_key, documents_as.upper(), progress)
+            sent = (
+                f"{report.span_annotations} span annotations, {report.document_annotations} document annotations "
+                f"({documents_as.upper()})"
+            )
     for line in report.refused:
         print(f"{url}: refused: {line}", file=sys.stderr)
-    if target == "langfuse":
-        print(
-            f"pushed {report.pushed} examples to {url}: {report.span_annotations} scores; {report.unchanged} unchanged "
-            f"since the last push; {len(report.refused)} refused; {report.not_from_traces} reviewed examples not from "
-            "a trace",
-            file=sys.stderr,
-        )
-        return EXIT_REFUSED if report.refused else EXIT_OK
     print(
-        f"pushed {report.pushed} examples to {url}: {report.span_annotations} span annotations, "
-        f"{report.document_annotations} document annotations ({documents_as.upper()}); {report.unchanged} unchanged "
-        f"since the last push; {len(report.refused)} refused; {report.not_from_traces} reviewed examples not from a trace",
+        f"pushed {report.pushed} examples to {url}: {sent}; {report.unchanged} unchanged since the last push; "
+        f"{len(report.refused)} refused; {report.not_from_traces} reviewed examples not from a trace",
         file=sys.stderr,
     )
     return EXIT_REFUSED if report.refused else EXIT_OK
 
 
-def add_trace_push_arguments(parser: argparse.ArgumentParser) -> None:
-
-    sub = parser.add_subparsers(dest="target", metavar="TARGET")
-    sub.required = True
-    p = sub.add_parser(
-        "phoenix",
-        help="span and document annotations on the traces the examples came from",
-        description="For every example people reviewed (from rows made by ragviz import): four span annotations on "
-        "the response span (ragviz.adherence, .relevance, .utilization, .completeness; kind HUMAN, identifier "
-        "ragviz:<reviewer>) and per document ragviz.relevant / ragviz.utilized on the retriever span. Only what "
-        "changed since the last push to URL is sent (recorded in the store); a rerun finishes a push that failed "
-        "halfway. Examples whose trace is gone or whose documents changed are refused by name (exit 1).",
-    )
+def _target(
+    sub: argparse._SubParsersAction, name: str, example: str, help: str, description: str
+) -> argparse.ArgumentParser:
+    """What every push target takes: DATA, ``--url``, ``--db``, ``--annotator``, ``--labels``."""
+    p: argparse.ArgumentParser = sub.add_parser(name, help=help, description=description)
     p.add_argument("data", nargs="*", metavar="DATA", help="rows files (default: the files registered in the store)")
-    p.add_argument("--url", required=True, help="the Phoenix server, e.g. http://localhost:6006")
+    p.add_argument("--url", required=True, help=f"the {name.title()} server, e.g. {example}")
     add_db_argument(p, purpose="the reviewed examples pushed and the record of each push")
     p.add_argument(
         "--annotator", metavar="NAME", help="whose labels (default: the one annotator; with several: latest)"
@@ -139,7 +105,25 @@ def add_trace_push_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--labels",
         metavar="gold|latest|ANNOTATOR",
-        help="which label set: gold (agreed or adjudicated), latest (every annotator's latest decision) or a name",
+        help=f"which label set: {LABEL_SETS_HELP}; latest is human",
+    )
+    return p
+
+
+def add_trace_push_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="target", metavar="TARGET")
+    sub.required = True
+    p = _target(
+        sub,
+        "phoenix",
+        "http://localhost:6006",
+        help="span and document annotations on the traces the examples came from",
+        description="For every example people reviewed (from rows made by ragviz import): four span annotations on "
+        "the response span (ragviz.adherence, .relevance, .utilization, .completeness; kind HUMAN, identifier "
+        "ragviz:<reviewer>) and per document ragviz.relevant / ragviz.utilized on the span the documents came from "
+        "(the retriever's, or the reranker's). Only what changed since the last push to URL is sent (recorded in the "
+        "store); a rerun finishes a push that failed halfway. Examples whose trace is gone or whose documents changed "
+        "are refused by name (exit 1).",
     )
     p.add_argument(
         "--documents-as",
@@ -149,8 +133,10 @@ def add_trace_push_arguments(parser: argparse.ArgumentParser) -> None:
         "(nDCG, precision, hit rate), which count only kind LLM, use people's document labels",
     )
     p.add_argument("--api-key", metavar="KEY", help="Phoenix API key (default: $PHOENIX_API_KEY; never stored)")
-    lf = sub.add_parser(
+    lf = _target(
+        sub,
         "langfuse",
+        "https://cloud.langfuse.com",
         help="scores on the traces and observations the examples came from",
         description="For every example people reviewed (from rows made by ragviz import): ragviz.adherence "
         "(CATEGORICAL, comment = the unsupported sentences), ragviz.relevance / .utilization / .completeness "
@@ -158,34 +144,16 @@ def add_trace_push_arguments(parser: argparse.ArgumentParser) -> None:
         "position and document id in the metadata) on the retriever observation. Score ids are fixed per example, "
         "reviewer, name and document, so a re-push replaces them; only what changed since the last push is sent.",
     )
-    lf.add_argument("data", nargs="*", metavar="DATA", help="rows files (default: the files registered in the store)")
-    lf.add_argument("--url", required=True, help="the Langfuse server, e.g. https://cloud.langfuse.com")
-    add_db_argument(lf, purpose="the reviewed examples pushed and the record of each push")
-    lf.add_argument(
-        "--annotator", metavar="NAME", help="whose labels (default: the one annotator; with several: latest)"
-    )
-    lf.add_argument("--labels", metavar="gold|latest|ANNOTATOR", help="which label set (as for phoenix)")
     lf.add_argument("--public-key", metavar="KEY", help="default: $LANGFUSE_PUBLIC_KEY (never stored)")
     lf.add_argument("--secret-key", metavar="KEY", help="default: $LANGFUSE_SECRET_KEY (never stored)")
 
 
 def run_trace_push_command(args: argparse.Namespace) -> int:
-    from ragviz.store.label_store import default_db
-
-    db = str(args.db or default_db())
+    options: dict[str, Any] = {"data": args.data, "annotator": args.annotator, "labels": args.labels}
     if args.target == "langfuse":
         from ragviz.cli.trace_import import langfuse_keys
 
         keys = langfuse_keys(args.public_key, args.secret_key)
-        return push_command(
-            "langfuse", args.url, db, data=args.data, annotator=args.annotator, labels=args.labels, langfuse_keys=keys
-        )
-    return push_phoenix_command(
-        args.url,
-        db,
-        data=args.data,
-        annotator=args.annotator,
-        labels=args.labels,
-        api_key=args.api_key or os.environ.get("PHOENIX_API_KEY"),
-        documents_as=args.documents_as,
-    )
+        return push_command("langfuse", args.url, args.db, langfuse_keys=keys, **options)
+    api_key = args.api_key or os.environ.get("PHOENIX_API_KEY")
+    return push_phoenix_command(args.url, args.db, api_key=api_key, documents_as=args.documents_as, **options)

@@ -292,7 +292,7 @@ def label_columns(batch: pa.Table) -> LabelColumns:
 def dotted_response_key_rows(table: pa.Table) -> np.ndarray:
     """The rows (sorted) whose support entries' ``response_sentence_key`` or unsupported list holds a
     key ending in a dot: the rows where loading may match a key written ``"a."`` to its sentence
-    (:func:`ragviz.data.ragbench.match_response_keys`); for label columns of RAGBench's types
+    (:func:`ragviz.data.dotted_keys.match_response_keys`); for label columns of RAGBench's types
     (:func:`label_columns_ok`)."""
     found: list[np.ndarray] = [np.zeros(0, np.int64)]
     for name in (SUPPORT, UNSUPPORTED):

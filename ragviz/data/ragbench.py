@@ -8,9 +8,10 @@ write rows back with the same names plus ``llm_``-prefixed copies of the judge's
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from typing import Any
 
+from ragviz.data.dotted_keys import dotted_key_match, match_response_keys
 from ragviz.data.model import (
     Example,
     Labels,
@@ -37,14 +38,11 @@ __all__ = [
     "SUPPORT",
     "UNSUPPORTED",
     "UTILIZED",
-    "dotted_key_match",
-    "dotted_response_keys",
     "example_from_row",
     "has_dotted_response_key",
     "has_labels",
     "labels_from_row",
     "labels_to_row",
-    "match_response_keys",
     "match_row_keys",
     "overrides_from_row",
     "response_keys_of",
@@ -272,47 +270,6 @@ def row_label_sets(row: Mapping[str, Any], match: bool = True) -> tuple[Labels |
     return matched, matched if judge_labels is labels else match_response_keys(judge_labels, response_keys)
 
 
-def dotted_key_match(key: str, response_keys: Collection[str], keyed: Collection[str]) -> str | None:
-    """The response sentence a key written with a trailing dot names (``"a."`` -> ``"a"``), ``None``
-    when *key* has no trailing dot, is itself a key of *response_keys*, or its undotted form names no
-    response sentence or is already in *keyed* (the label set has an entry for it).
-
-    >>> dotted_key_match("a.", {"a", "b"}, set()), dotted_key_match("a", {"a"}, set())
-    ('a', None)
-    >>> dotted_key_match("a.", {"a"}, {"a"}), dotted_key_match("z.", {"a"}, set())
-    (None, None)
-    """
-    if not key.endswith(".") or key in response_keys:
-        return None
-    bare = key.rstrip(".").strip()
-    return bare if bare in response_keys and bare not in keyed else None
-
-
-def match_response_keys(labels: Labels | None, response_keys: Collection[str]) -> Labels | None:
-    """*labels* with the response-sentence keys a judge wrote with a trailing dot matched to their
-    sentence (:func:`dotted_key_match`): each support entry's ``response_sentence_key`` and each key
-    of the unsupported list. Counts are unchanged (one key for one key), so every metric is the one
-    the row's stored scores give; the Review page then shows the judge's verdict on sentence ``a``
-    and an edit of ``a`` changes that one entry. The same object when nothing is matched."""
-    if labels is None:
-        return None
-    keyed = {s.key for s in labels.support}
-    support = []
-    for s in labels.support:
-        bare = dotted_key_match(s.key, response_keys, keyed)
-        if bare is not None:
-            keyed.add(bare)
-            s = SentenceSupport(bare, s.supported, s.supporting_keys, s.explanation)
-        support.append(s)
-    unsupported = labels.unsupported_keys
-    if unsupported is not None:
-        listed = set(unsupported)
-        unsupported = tuple(dotted_key_match(k, response_keys, listed) or k for k in unsupported)
-    if tuple(support) == labels.support and unsupported == labels.unsupported_keys:
-        return labels
-    return labels.replace(support=tuple(support), unsupported_keys=unsupported)
-
-
 def has_dotted_response_key(row: Mapping[str, Any]) -> bool:
     """Whether a response-sentence key of *row*'s labels (a support entry's or the unsupported
     list's, the ``llm_`` copies too) ends in a dot: loading may match it to its sentence."""
@@ -368,17 +325,6 @@ def match_row_keys(row: Mapping[str, Any]) -> dict[str, Any]:
             (dotted_key_match(k, response_keys, known) or k) if isinstance(k, str) else k for k in listed
         ]
     return out
-
-
-def dotted_response_keys(labels: Labels | None, response_keys: Collection[str]) -> int:
-    """How many response-sentence keys of *labels* :func:`match_response_keys` matches (what
-    ``ragviz validate`` reports)."""
-    matched = match_response_keys(labels, response_keys)
-    if labels is None or matched is None or matched is labels:
-        return 0
-    support = sum(a.key != b.key for a, b in zip(labels.support, matched.support))
-    listed = zip(labels.unsupported_keys or (), matched.unsupported_keys or ())
-    return support + sum(a != b for a, b in listed)
 
 
 def example_from_row(row: Mapping[str, Any], subset: str = "", source: RowRef | None = None) -> Example:

@@ -12,10 +12,10 @@ import pyarrow as pa
 
 from ragviz.data import ragbench as rb
 from ragviz.data.dataset import PATH_COL, ROW_COL, SUBSET_COL, Dataset
-from ragviz.data.formats.tool_columns import REFERENCE_CONTEXTS, apply_aliases
 from ragviz.data.keys import context_key, response_key
 from ragviz.data.problems import Report
 from ragviz.data.split import split_sentences
+from ragviz.data.tool_columns import REFERENCE_CONTEXTS, apply_aliases
 
 __all__ = [
     "BOOL_FIELDS",

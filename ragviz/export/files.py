@@ -1,4 +1,5 @@
-"""The exported rows as files: JSONL, Parquet with RAGBench's Hugging Face feature types, per-example metrics as CSV, written atomically."""
+"""The exported rows as files: JSONL, Parquet with RAGBench's Hugging Face feature types, per-example metrics as CSV,
+written atomically (the rows as typed Arrow tables are :mod:`ragviz.export.tables`)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ragviz.data.dataset import BOOKKEEPING, Dataset
-from ragviz.data.ragbench import LLM_PREFIX
+from ragviz.analysis.labelsets.selection import Whose
+from ragviz.data.dataset import Dataset
 from ragviz.export.card import with_hf_features
-from ragviz.export.casting import aligned_column
 from ragviz.export.columnar import plain_export_columns
 from ragviz.export.json_text import json_default, json_lines, json_safe, string_bytes
 from ragviz.export.output import binary_output as _binary_output
@@ -23,15 +23,14 @@ from ragviz.export.output import write_output
 from ragviz.export.rows import (
     EXPORTING,
     METRICS_COLUMNS,
-    TEXT_COLUMNS,
     ExportBatch,
     RowsDone,
     export_batches,
-    export_fields,
     export_row,
     metrics_table,
 )
 from ragviz.export.shapes import SHAPES, write_shape
+from ragviz.export.tables import export_table, rows_table
 from ragviz.store.label_store import LabelStore
 
 __all__ = [
@@ -41,14 +40,12 @@ __all__ = [
     "WRITING_PARQUET",
     "export_bytes",
     "export_filename",
-    "export_table",
     "jsonl_bytes",
     "jsonl_text",
     "metrics_csv",
     "metrics_csv_bytes",
     "metrics_records_csv",
     "parquet_bytes",
-    "rows_table",
     "write_download",
     "write_export",
     "write_jsonl",
@@ -92,189 +89,16 @@ def jsonl_bytes(rows: Sequence[Mapping[str, Any]]) -> bytes:
     return jsonl_text(rows).encode("utf-8")
 
 
-_STRING_LIST = pa.list_(pa.string())
-
-
-_SUPPORT_TYPE = pa.list_(
-    pa.struct(
-        [
-            ("explanation", pa.string()),
-            ("fully_supported", pa.bool_()),
-            ("response_sentence_key", pa.string()),
-            ("supporting_sentence_keys", _STRING_LIST),
-        ]
-    )
-)
-
-# Columns whose type must not depend on the values (an all-null column would otherwise be "null").
-_KNOWN_TYPES: dict[str, pa.DataType] = {
-    "id": pa.string(),
-    "question": pa.string(),
-    "documents": _STRING_LIST,
-    "response": pa.string(),
-    "generation_model_name": pa.string(),
-    "annotating_model_name": pa.string(),
-    "dataset_name": pa.string(),
-    "documents_sentences": pa.list_(pa.list_(_STRING_LIST)),
-    "response_sentences": pa.list_(_STRING_LIST),
-    "relevance_score": pa.float64(),
-    "utilization_score": pa.float64(),
-    "completeness_score": pa.float64(),
-    "adherence_score": pa.bool_(),
-    "label_source": pa.string(),
-    "reviewer": pa.string(),
-    "reviewed_at": pa.string(),
-    "audit_sample": pa.bool_(),
-}
-for _prefix in ("", LLM_PREFIX):
-    _KNOWN_TYPES.update(
-        {
-            _prefix + "all_relevant_sentence_keys": _STRING_LIST,
-            _prefix + "all_utilized_sentence_keys": _STRING_LIST,
-            _prefix + "sentence_support_information": _SUPPORT_TYPE,
-            _prefix + "unsupported_response_sentence_keys": _STRING_LIST,
-            _prefix + "relevance_explanation": pa.string(),
-            _prefix + "overall_supported_explanation": pa.string(),
-            _prefix + "overall_supported": pa.bool_(),
-        }
-    )
-# The judge side's family inputs (only written by ragviz; the plain ones keep their input types).
-_KNOWN_TYPES.update(
-    {
-        LLM_PREFIX + "relevant_ids": _STRING_LIST,
-        LLM_PREFIX + "answer_similarity": pa.float64(),
-        LLM_PREFIX + "chunk_relevant": pa.list_(pa.bool_()),
-        LLM_PREFIX + "chunk_utilized": pa.list_(pa.bool_()),
-    }
-)
-
-
-def rows_table(
-    rows: Sequence[Mapping[str, Any]],
-    columns: Mapping[str, pa.ChunkedArray] | None = None,
-    order: Sequence[str] = (),
-) -> pa.Table:
-    """An Arrow table of *rows*: RAGBench fields get their canonical types, others are inferred.
-
-    Columns are in the order they first appear in *order*, then in the rows; *columns* are Arrow
-    columns of the same rows that the rows leave out (the documents' text), taken as they are."""
-    names: dict[str, None] = dict.fromkeys(order)
-    for r in rows:
-        names.update(dict.fromkeys(r))
-    arrays: dict[str, pa.Array | pa.ChunkedArray] = {}
-    for name in names:
-        known = _KNOWN_TYPES.get(name)
-        if columns is not None and name in columns:
-            column = columns[name]
-            same = known is None or column.type == known
-            arrays[name] = column if same else pa.array(column.to_pylist(), type=known)
-            continue
-        values = [r.get(name) for r in rows]
-        arrays[name] = pa.array(values, type=known) if known is not None else pa.array(values)
-    return pa.table(arrays)  # type: ignore[arg-type]  # the stubs leave out ChunkedArray values
-
-
-def _unify(tables: Sequence[pa.Table]) -> pa.Table:
-    """Batch tables as one table, as :func:`rows_table` over all their rows would type it: columns
-    in order of first appearance, a column inferred as null (or int) in one batch and as a
-    concrete type (double) in another takes the concrete one, a missing column is null."""
-    schema = pa.unify_schemas([t.schema for t in tables], promote_options="permissive")
-    aligned = []
-    for t in tables:
-        arrays = [aligned_column(t, f) for f in schema]
-        aligned.append(pa.Table.from_arrays(arrays, schema=schema))
-    return pa.concat_tables(aligned)
-
-
-def export_table(
-    dataset: Dataset,
-    store: LabelStore | None,
-    annotator: str | None,
-    batch_size: int = 2048,
-    progress: RowsDone | None = None,
-) -> pa.Table:
-    """The export as one Arrow table (the rows of :func:`export_rows`, typed as :func:`rows_table`
-    types them), built batch by batch: rows the store knows nothing about are computed on columns
-    (:mod:`ragviz.export.columnar`), only the others' labels are Python objects (one batch at a
-    time), and the documents' text columns are the dataset's own Arrow buffers, never copied."""
-    tables = []
-    n_sentences = np.asarray(dataset.n_context_sentences, np.int64)
-    start = 0
-    for batch in export_batches(dataset, store, annotator, batch_size, text=False):
-        sliced = batch.sliced
-        text = {c: sliced.column(c) for c in sliced.column_names if c in TEXT_COLUMNS}
-        order = [c for c in sliced.column_names if c not in BOOKKEEPING]
-        rows = [{**item.row, **export_fields(item)} for item in batch.items]
-        if batch.plain is None or not batch.plain.any():
-            tables.append(rows_table(rows, text, order))
-        else:
-            counts = n_sentences[start : start + sliced.num_rows][batch.plain]
-            tables.append(_mixed_table(sliced, batch.plain, counts, rows, text, order))
-        start += sliced.num_rows
-        _ = progress and progress(EXPORTING, start, len(dataset))
-    if not tables:
-        return rows_table([])
-    return _unify(tables)
-
-
-def _typed(name: str, values: pa.Array) -> pa.Array:
-    """*values* typed as :func:`rows_table` types a column of their Python values."""
-    known = _KNOWN_TYPES.get(name)
-    if known is not None:
-        return values if values.type == known else pa.array(values.to_pylist(), type=known)
-    return pa.array(values.to_pylist())
-
-
-def _mixed_table(
-    sliced: pa.Table,
-    plain: np.ndarray,
-    n_sentences: np.ndarray,
-    rows: Sequence[Mapping[str, Any]],
-    text: Mapping[str, pa.ChunkedArray],
-    order: Sequence[str],
-) -> pa.Table:
-    """One batch as :func:`rows_table` of all its rows would give it: the *plain* rows' columns
-    from :func:`plain_export_columns`, the other *rows* (in order) from Python, the text columns
-    from the slice."""
-    kept = sliced.drop_columns(list(text)).filter(pa.array(plain))
-    columns = {name: _typed(name, values) for name, values in plain_export_columns(kept, n_sentences).items()}
-    names: dict[str, None] = dict.fromkeys(order)
-    remaining = iter(rows)
-    template = [*columns]
-    for is_plain in plain:
-        names.update(dict.fromkeys(template) if is_plain else dict.fromkeys(next(remaining)))
-    parts = [pa.table(columns)]
-    if rows:
-        parts.append(rows_table(rows))
-    combined = _unify(parts) if len(parts) > 1 else parts[0]
-    position = np.empty(len(plain), np.int64)
-    position[plain] = np.arange(int(plain.sum()))
-    position[~plain] = int(plain.sum()) + np.arange(int((~plain).sum()))
-    combined = combined.take(position)
-    arrays: dict[str, pa.Array | pa.ChunkedArray] = {}
-    for name in names:
-        if name in text:
-            column = text[name]
-            known = _KNOWN_TYPES.get(name)
-            same = known is None or column.type == known
-            arrays[name] = column if same else pa.array(column.to_pylist(), type=known)
-        else:
-            arrays[name] = combined.column(name)
-    return pa.table(arrays)  # type: ignore[arg-type]  # the stubs leave out ChunkedArray values
-
-
 def parquet_bytes(rows: Sequence[Mapping[str, Any]]) -> bytes:
     buf = io.BytesIO()
     pq.write_table(with_hf_features(rows_table(rows)), buf)
     return buf.getvalue()
 
 
-def metrics_csv(
-    dataset: Dataset, store: LabelStore | None, annotator: str | None, progress: RowsDone | None = None
-) -> str:
+def metrics_csv(dataset: Dataset, store: LabelStore | None, whose: Whose, progress: RowsDone | None = None) -> str:
     """The per-example metrics (:func:`metrics_records`) as CSV text; null -> empty cell. *progress*
     hears ``(what, rows done, total)`` once a batch."""
-    return metrics_records_csv(metrics_table(dataset, store, annotator, progress=progress).to_pylist())
+    return metrics_records_csv(metrics_table(dataset, store, whose, progress=progress).to_pylist())
 
 
 def metrics_records_csv(records: Sequence[Mapping[str, Any]]) -> str:
@@ -290,15 +114,15 @@ def metrics_records_csv(records: Sequence[Mapping[str, Any]]) -> str:
 
 
 def metrics_csv_bytes(
-    dataset: Dataset, store: LabelStore | None, annotator: str | None, progress: RowsDone | None = None
+    dataset: Dataset, store: LabelStore | None, whose: Whose, progress: RowsDone | None = None
 ) -> bytes:
-    return metrics_csv(dataset, store, annotator, progress).encode("utf-8")
+    return metrics_csv(dataset, store, whose, progress).encode("utf-8")
 
 
 def write_download(
     dataset: Dataset,
     store: LabelStore | None,
-    annotator: str | None,
+    whose: Whose,
     fmt: str,
     out: IO[bytes],
     progress: RowsDone | None = None,
@@ -307,28 +131,28 @@ def write_download(
     ``ragas``, ``deepeval``, ``ragchecker``, :mod:`ragviz.export.shapes`) to the binary file *out*, as
     the app's download gives it; *progress* hears ``(what, rows done, total)`` once a batch."""
     if fmt == "csv":
-        out.write(metrics_csv_bytes(dataset, store, annotator, progress))
+        out.write(metrics_csv_bytes(dataset, store, whose, progress))
     elif fmt in SHAPES:
-        write_shape(dataset, store, annotator, fmt, out, progress=progress)
+        write_shape(dataset, store, whose, fmt, out, progress=progress)
     elif fmt in FORMATS:
-        write_export(dataset, store, annotator, fmt, out, progress=progress)
+        write_export(dataset, store, whose, fmt, out, progress=progress)
     else:
         raise ValueError(f"unknown export format {fmt!r} (choose from {', '.join((*FORMATS, *SHAPES))})")
 
 
 def export_bytes(
-    dataset: Dataset, store: LabelStore | None, annotator: str | None, fmt: str, progress: RowsDone | None = None
+    dataset: Dataset, store: LabelStore | None, whose: Whose, fmt: str, progress: RowsDone | None = None
 ) -> bytes:
     """The bytes :func:`write_download` writes."""
     buf = io.BytesIO()
-    write_download(dataset, store, annotator, fmt, buf, progress)
+    write_download(dataset, store, whose, fmt, buf, progress)
     return buf.getvalue()
 
 
 def write_export(
     dataset: Dataset,
     store: LabelStore | None,
-    annotator: str | None,
+    whose: Whose,
     fmt: str,
     path_or_file: str | os.PathLike | IO[bytes],
     batch_size: int = 2048,
@@ -345,14 +169,14 @@ def write_export(
         raise ValueError(f"write_export writes jsonl or parquet, not {fmt!r}")
     with _binary_output(path_or_file) as out:
         if fmt == "parquet":
-            table = with_hf_features(export_table(dataset, store, annotator, batch_size, progress))
+            table = with_hf_features(export_table(dataset, store, whose, batch_size, progress))
             _write_parquet_row_groups(table, out, progress)
             sources = table.column("label_source").to_pylist() if "label_source" in table.column_names else []
             n_human = sum(s in ("human", "agreed", "adjudicated") for s in sources)
             return table.num_rows, n_human
         n_rows = n_human = 0
         n_sentences = np.asarray(dataset.n_context_sentences, np.int64)
-        for batch in export_batches(dataset, store, annotator, batch_size):
+        for batch in export_batches(dataset, store, whose, batch_size):
             _write_jsonl_batch(batch, n_sentences[n_rows : n_rows + batch.sliced.num_rows], out)
             n_rows += batch.sliced.num_rows
             n_human += sum(
@@ -415,6 +239,6 @@ def write_parquet(rows: Sequence[Mapping[str, Any]], path_or_file: str | os.Path
 
 
 def write_metrics_csv(
-    dataset: Dataset, store: LabelStore | None, annotator: str | None, path_or_file: str | os.PathLike | IO
+    dataset: Dataset, store: LabelStore | None, whose: Whose, path_or_file: str | os.PathLike | IO
 ) -> None:
-    write_output(metrics_csv_bytes(dataset, store, annotator), path_or_file)
+    write_output(metrics_csv_bytes(dataset, store, whose), path_or_file)

@@ -368,7 +368,8 @@ def family_records(
     A malformed direct chunk label list raises ``ValueError`` as ``PATH:ROW: field: problem`` (from
     the ``_path``/``_row`` bookkeeping columns when the rows carry them).
     """
-    from ragviz.data.ragbench import labels_from_row, match_response_keys
+    from ragviz.data.dotted_keys import match_response_keys
+    from ragviz.data.ragbench import labels_from_row
 
     for i, row in enumerate(rows):
         ident = "" if row.get("id") is None else str(row["id"])

@@ -23,7 +23,7 @@ from ragviz.ui.phoenix import PhoenixRequest, phoenix_tab
 if TYPE_CHECKING:
     from streamlit.runtime.uploaded_file_manager import UploadedFile
 
-    from ragviz.ui.core.state import QualityReport
+    from ragviz.ui.core.filters import QualityReport
 
 __all__ = [
     "ANNOTATOR_INPUT",

@@ -15,6 +15,7 @@ import streamlit as st
 
 from ragviz.data.dataset import PATH_COL, Dataset
 from ragviz.data.formats.openinference import EVALUATIONS, SIDECAR
+from ragviz.export.traces.evaluation_labels import save_evaluation_labels
 from ragviz.export.traces.phoenix import phoenix_traces, trace_link
 from ragviz.export.traces.rows_file import rows_jsonl, skipped_lines
 from ragviz.store.label_store import LabelStore
@@ -22,6 +23,9 @@ from ragviz.store.trace_pushes import record_trace_source, trace_source_url
 from ragviz.ui.core import render
 
 __all__ = [
+    "EVALUATED_KEY",
+    "MAPPING_NOTE",
+    "MAPPING_RULES",
     "PHOENIX_URL_ENV",
     "PHOENIX_URL_KEY",
     "SKIPPED_KEY",
@@ -42,6 +46,17 @@ __all__ = [
 PHOENIX_URL_ENV = "RAGVIZ_PHOENIX_URL"
 PHOENIX_URL_KEY = "traces.phoenix_url"  # the last Phoenix opened in this session (the Export page's push default)
 SKIPPED_KEY = "traces.skipped"  # the skipped-trace lines of the last "Open from Phoenix"
+EVALUATED_KEY = "traces.evaluated"  # what the last "Open from Phoenix" made of the traces' evaluations
+#: How Phoenix's evaluations map to the judge's labels, said where they are opened and shown.
+MAPPING_RULES = (
+    "hallucination / faithfulness → every response sentence supported or unsupported (the evaluator names no "
+    "sentence); QA correctness → answer similarity 5 or 0; document relevance → every sentence of a relevant "
+    "document is relevant, none of an unrelated or unevaluated one; labels no evaluator gives are empty"
+)
+MAPPING_NOTE = (
+    "Phoenix's evaluations of kind LLM become the judge's labels, as a judge version named for the evaluators "
+    f"(phoenix-<names>): {MAPPING_RULES}. Other evaluations are shown read-only."
+)
 
 
 @dataclass(frozen=True)
@@ -58,8 +73,8 @@ def phoenix_tab() -> PhoenixRequest | None:
     """The tab's fields and button; the request on the run the button is pressed."""
     st.caption(
         "A Phoenix project's RAG traces, one example per trace: the question from the root span, the documents of "
-        "its retriever span in position order, the answer. Traces without documents or an answer are listed and left "
-        "out. See docs/from-your-traces.md."
+        "its retriever span in position order (a reranker's output documents when it has one), the answer. Traces "
+        "without documents or an answer are listed and left out. " + MAPPING_NOTE + " See docs/from-your-traces.md."
     )  # md: ours
     url = st.text_input("Phoenix URL", key="data.phoenix.url", placeholder="http://localhost:6006")
     project = st.text_input("Project", key="data.phoenix.project")
@@ -95,19 +110,23 @@ def open_phoenix(request: PhoenixRequest, store: LabelStore, problem_key: str) -
     if not mapped.rows:
         st.session_state[problem_key] = (request.project, [*skipped, "no trace could be an example: nothing opened"])
         return None
-    kept = store.keep_upload(f"phoenix-{request.project}.jsonl", io.BytesIO(rows_jsonl(mapped.rows)))
+    kept = store.sources.keep_upload(f"phoenix-{request.project}.jsonl", io.BytesIO(rows_jsonl(mapped.rows)))
     if not (result := state.load_result((str(kept),))).ok:
         st.session_state[problem_key] = (request.project, [str(p) for p in result.errors])
         return None
-    store.register_upload(kept)
+    store.sources.register_upload(kept)
     record_trace_source(store, kept.name, "phoenix", request.url)  # the Review page's links to each trace
+    evaluated = save_evaluation_labels(store, result.dataset, state.annotator())
     st.session_state[PHOENIX_URL_KEY] = request.url  # the Export page's push
     st.session_state[SKIPPED_KEY] = skipped
+    st.session_state[EVALUATED_KEY] = evaluated.lines()
     return str(kept)
 
 
 def skipped_traces() -> None:
-    """The traces the last "Open from Phoenix" left out, one line each, folded."""
+    """What the last "Open from Phoenix" made of the traces' evaluations, and the traces it left out (folded)."""
+    if evaluated := st.session_state.get(EVALUATED_KEY):
+        st.html(render.problems_html(evaluated, "info", prose=True))
     lines = st.session_state.get(SKIPPED_KEY)
     if not lines:
         return
@@ -131,17 +150,20 @@ def trace_for_row(dataset: Dataset, index: int, store: LabelStore) -> None:
 
 
 def evaluations_html(evaluations: list[Mapping[str, Any]]) -> str:
-    """The trace's existing Phoenix evaluations, read-only: ``name: label (score) — explanation`` each, escaped."""
+    """The trace's Phoenix evaluations as Phoenix holds them: ``name (document N): label (score) — explanation``
+    each, escaped, under how they map to the judge's labels."""
     items = []
     for e in evaluations:
         score = "" if e.get("score") is None else f" ({float(e['score']):.3g})"
         why = f" — {render.esc(str(e['explanation']))}" if e.get("explanation") else ""
+        where = "" if e.get("document_position") is None else f" (document {int(e['document_position'])})"
         items.append(
-            f"<li><b>{render.esc(str(e.get('name')))}</b>: {render.esc(str(e.get('label') or '—'))}{score}{why}</li>"
+            f"<li><b>{render.esc(str(e.get('name')))}</b>{where}: {render.esc(str(e.get('label') or '—'))}{score}{why}</li>"
         )
     return (
-        '<div style="font-family:system-ui,sans-serif;font-size:0.85rem">Phoenix evaluations of this trace '
-        f'(read-only, not the judge\'s labels here):<ul style="margin:0.2rem 0">{"".join(items)}</ul></div>'
+        '<div style="font-family:system-ui,sans-serif;font-size:0.85rem">Phoenix evaluations of this trace (opened '
+        f"in the app or imported with --db, those that map are the judge's labels: {render.esc(MAPPING_RULES)}):"
+        f'<ul style="margin:0.2rem 0">{"".join(items)}</ul></div>'
     )
 
 

@@ -3,7 +3,7 @@ built once per distinct (small) data and handed out again."""
 
 from __future__ import annotations
 
-from ragviz.ui.core import charts
+from ragviz.ui.core import chart_specs, charts
 
 
 def test_a_chart_spec_is_built_once_per_data(monkeypatch):
@@ -13,16 +13,16 @@ def test_a_chart_spec_is_built_once_per_data(monkeypatch):
         built.append(label)
         return charts.confusion_chart(label, tp, fp, fn, tn)
 
-    first = charts.chart_spec(build, "relevant", 1, 2, 3, 4)
-    again = charts.chart_spec(build, "relevant", 1, 2, 3, 4)
-    other = charts.chart_spec(build, "relevant", 1, 2, 3, 5)
+    first = chart_specs.chart_spec(build, "relevant", 1, 2, 3, 4)
+    again = chart_specs.chart_spec(build, "relevant", 1, 2, 3, 4)
+    other = chart_specs.chart_spec(build, "relevant", 1, 2, 3, 5)
     assert first is again and other is not first
     assert built == ["relevant", "relevant"]
     assert first["datasets"] == charts.confusion_chart("relevant", 1, 2, 3, 4).to_dict()["datasets"]
 
 
 def test_the_memo_is_bounded(monkeypatch):
-    monkeypatch.setattr(charts, "MAX_SPECS", 3)
+    monkeypatch.setattr(chart_specs, "MAX_SPECS", 3)
     for k in range(10):
-        charts.chart_spec(charts.confusion_chart, "x", k, 0, 0, 0)
-    assert len(charts._SPECS) <= 3
+        chart_specs.chart_spec(charts.confusion_chart, "x", k, 0, 0, 0)
+    assert len(chart_specs._SPECS) <= 3

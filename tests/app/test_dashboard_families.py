@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import ragviz.analysis.dashboard.figures
+import ragviz.analysis.dashboard.families
 from ragviz.data.dataset import iter_examples
 from ragviz.data.labels import Change
 from ragviz.data.load import load
@@ -82,13 +82,13 @@ def test_family_selector_switches_charts_and_means(app_env):
 
 def test_a_correction_moves_the_family_means_and_the_cache_is_reused(app_env, monkeypatch):
     calls: list[str] = []
-    real = ragviz.analysis.dashboard.figures.family_view
+    real = ragviz.analysis.dashboard.families.family_view
 
     def counting(*args, **kwargs):
         calls.append(args[4])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(ragviz.analysis.dashboard.figures, "family_view", counting)
+    monkeypatch.setattr(ragviz.analysis.dashboard.families, "family_view", counting)
     at = choose(open_dashboard(), "tonic")
     before = all_mean(at, "retrieval_precision")
     table = means_table(at)

@@ -75,10 +75,10 @@ def test_confusion_matrix_counts_are_readable_and_whole(decided_server, chromium
 def test_confusion_matrix_png_counts_are_readable():
     from PIL import Image
 
-    from ragviz.ui.core import charts
+    from ragviz.ui.core import chart_specs, charts
 
-    spec = charts.chart_spec(charts.confusion_grid, [("relevant", 30, 25, 28, 27), ("utilized", 0, 5, 9, 100)])
-    image = Image.open(io.BytesIO(charts.spec_to_png(spec, scale=1))).convert("RGB")
+    spec = chart_specs.chart_spec(charts.confusion_grid, [("relevant", 30, 25, 28, 27), ("utilized", 0, 5, 9, 100)])
+    image = Image.open(io.BytesIO(chart_specs.spec_to_png(spec, scale=1))).convert("RGB")
     colours = {f"#{r:02x}{g:02x}{b:02x}" for _, (r, g, b) in image.getcolors(1 << 20)}
     fills = [f for f in charts.BLUES if f in colours]
     assert len(fills) >= 3  # the cells are drawn in the fixed fills

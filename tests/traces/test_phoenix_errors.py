@@ -92,6 +92,11 @@ def test_existing_evaluations_are_shown_escaped():
     from ragviz.ui.phoenix import evaluations_html
 
     html = evaluations_html(
-        [{"name": "hallucination", "label": "<b>factual</b>", "score": 1.0, "explanation": "x & y"}]
+        [
+            {"name": "hallucination", "label": "<b>factual</b>", "score": 1.0, "explanation": "x & y"},
+            {"name": "relevance", "label": "relevant", "score": None, "explanation": None, "document_position": 2},
+        ]
     )
-    assert "<b>hallucination</b>: &lt;b&gt;factual&lt;/b&gt; (1) — x &amp; y" in html and "read-only" in html
+    assert "<b>hallucination</b>: &lt;b&gt;factual&lt;/b&gt; (1) — x &amp; y" in html
+    assert "<b>relevance</b> (document 2): relevant</li>" in html
+    assert "every sentence of a relevant document is relevant" in html

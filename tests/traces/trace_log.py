@@ -24,6 +24,7 @@ class RagTrace:
     root_has_output: bool = True
     model: str = "gpt-4o-mini-2024-07-18"
     scores: tuple[float, ...] = field(default_factory=tuple)
+    reranked: tuple[str, ...] = ()  # a RERANKER span's output documents (its input: the last retriever's)
 
 
 def journey_traces() -> list[RagTrace]:
@@ -124,6 +125,17 @@ def log_traces(url: str, project: str, traces: list[RagTrace], batch: bool = Fal
                     span.set_attribute("input.value", trace.question)
                     for key, value in _document_attributes(documents, n, name).items():
                         span.set_attribute(key, value)
+                time.sleep(0.002)
+            if trace.reranked:
+                with tracer.start_as_current_span("rerank") as span:
+                    span.set_attribute("openinference.span.kind", "RERANKER")
+                    span.set_attribute("reranker.query", trace.question)
+                    span.set_attribute("reranker.model_name", "cross-encoder/ms-marco-MiniLM-L-6-v2")
+                    inputs = trace.retrievers[-1][1] if trace.retrievers else ()
+                    for key, value in _document_attributes(inputs, n, "rerank").items():
+                        span.set_attribute(key.replace("retrieval.documents", "reranker.input_documents"), value)
+                    for key, value in _document_attributes(trace.reranked, n, "reranked").items():
+                        span.set_attribute(key.replace("retrieval.documents", "reranker.output_documents"), value)
                 time.sleep(0.002)
             with tracer.start_as_current_span("llm") as llm:
                 llm.set_attribute("openinference.span.kind", "LLM")

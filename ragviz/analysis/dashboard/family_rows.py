@@ -178,7 +178,7 @@ def mixed_records(
     """Every row's records of *family* under *labels* (row index -> labels; ``{}`` for answer, which
     reads none), in row order: :func:`row_records` for the rows whose labels are their own
     (:meth:`~ragviz.analysis.labelsets.rows.RowLabels.own_rows`; every row for answer), *per_example*
-    (``ragviz.analysis.dashboard.figures.family_records``) for the others, their Examples built here
+    (``ragviz.analysis.dashboard.families.family_records``) for the others, their Examples built here
     (*examples*: any already built, by row index)."""
     from ragviz.analysis.labelsets.rows import RowLabels
     from ragviz.data.dataset import iter_examples

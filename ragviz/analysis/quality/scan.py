@@ -24,6 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ragviz.analysis.quality.issues import ISSUE_KINDS, IssueKind, clean_key, find_issues
+from ragviz.data import dotted_keys as dk
 from ragviz.data import ragbench as rb
 from ragviz.data.dataset import Dataset
 from ragviz.data.keys import is_response_key, parse_context_key
@@ -96,7 +97,7 @@ def scan_rows(dataset: Dataset) -> QualityScan:
     example_counts: Counter[str] = Counter({k: 0 for k in ISSUE_KINDS})
     row_kinds: list[frozenset[str]] = []
     for i, row in enumerate(dataset.iter_rows(rb.LABEL_FIELDS)):
-        labels = rb.match_response_keys(rb.labels_from_row(row), set(response_keys[i]))
+        labels = dk.match_response_keys(rb.labels_from_row(row), set(response_keys[i]))
         kinds = [kind.value for kind, _, _ in find_issues(set(context_keys[i]), response_keys[i], labels)]
         issue_counts.update(kinds)
         unique = frozenset(kinds)
@@ -272,15 +273,15 @@ def _dotted_rows(table: pa.Table) -> tuple[list[int], list[dict]]:
 
 def dotted_key_matches(dataset: Dataset) -> tuple[int, int]:
     """``(keys, examples)``: the response-sentence keys written with a trailing dot (``"a."``) that
-    loading matches to their sentence (:func:`ragviz.data.ragbench.match_response_keys`; the
+    loading matches to their sentence (:func:`ragviz.data.dotted_keys.match_response_keys`; the
     judge's ``llm_`` copy included), and the examples holding any."""
     keys_matched = examples = 0
     for row in _dotted_rows(dataset.table)[1]:
         response_keys = rb.response_keys_of(row)
         labels, judge = rb.row_label_sets(row, match=False)
-        n = rb.dotted_response_keys(labels, response_keys)
+        n = dk.dotted_response_keys(labels, response_keys)
         if judge is not labels:
-            n += rb.dotted_response_keys(judge, response_keys)
+            n += dk.dotted_response_keys(judge, response_keys)
         keys_matched += n
         examples += n > 0
     return keys_matched, examples
@@ -291,7 +292,7 @@ def _matched_trailing_dots(table: pa.Table) -> np.ndarray:
     response-sentence key it matches to its sentence (such a key has no other issue)."""
     out = np.zeros(table.num_rows, np.int64)
     for i, row in zip(*_dotted_rows(table)):
-        out[i] = rb.dotted_response_keys(rb.labels_from_row(row), rb.response_keys_of(row))
+        out[i] = dk.dotted_response_keys(rb.labels_from_row(row), rb.response_keys_of(row))
     return out
 
 

@@ -233,18 +233,9 @@ def _round_of(
 
 def _events(store: LabelStore, uid: str | None) -> dict[str, dict[str, list[Event]]]:
     """uid -> annotator -> their events on it, in order (every example's when *uid* is None: one query)."""
-    where, params = (" WHERE e.example_uid = ?", (uid,)) if uid is not None else ("", ())
-    with store._lock:
-        rows = store._q(
-            "SELECT e.id, e.action_id, e.example_uid, e.annotator, e.ts, e.field, e.old_value, e.new_value, a.kind"
-            " FROM label_events e JOIN label_actions a ON a.id = e.action_id" + where + " ORDER BY e.id",
-            params,
-        ).fetchall()
     out: dict[str, dict[str, list[Event]]] = {}
-    for r in rows:
-        new = None if r[7] is None else json.loads(r[7])
-        event = Event(r[0], r[1], r[2], r[3], r[4], r[5], None, new, r[8])  # old values are not needed to fold
-        out.setdefault(r[2], {}).setdefault(r[3], []).append(event)
+    for event in store.label_events(uid, old_values=False):  # old values are not needed to fold
+        out.setdefault(event.example_uid, {}).setdefault(event.annotator, []).append(event)
     return out
 
 
@@ -262,7 +253,7 @@ def example_round(example: Example, store: LabelStore) -> ExampleRound:
     assignees = assigned_to(store, uid)
     events = _events(store, uid).get(uid, {})
     done = tuple(sorted(who for who in events if store.status(uid, who).reviewed))
-    stored_judge = store.judge_labels(uid)
+    stored_judge = store.judge.labels(uid)
     base = base_labels(example, stored_judge)
     settlement = settlement_of(store, uid)
     judge = stored_judge if stored_judge is not None else example.judge_labels  # labelsets.named.judge_labels_of
@@ -282,14 +273,14 @@ def team_round(
     wanted = set(assignees) | set(done) if uids is None else set(uids)
     rows = sorted(i for i in map(dataset.index_of, wanted) if i is not None)
     built = examples_at(dataset, rows, examples)
-    judged = store.judged_uids()
+    judged = store.judge.judged_uids()
     events = _events(store, None)
     settled = settlements(store)
     out: dict[str, ExampleRound] = {}
     for i in rows:
         example = built[i]
         uid = example.uid
-        stored_judge = store.judge_labels(uid) if uid in judged else None
+        stored_judge = store.judge.labels(uid) if uid in judged else None
         base = base_labels(example, stored_judge)
         who_done = tuple(sorted(done.get(uid, ())))
         judge = stored_judge if stored_judge is not None else example.judge_labels

@@ -1,5 +1,5 @@
 """CSV input: list and structured columns as JSON text in their cells (DeepEval's ``save_as`` CSV: ``|``-joined
-``retrieval_context`` / ``context``, split in :mod:`ragviz.data.formats.tool_columns`)."""
+``retrieval_context`` / ``context``, split in :mod:`ragviz.data.tool_columns`)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from ragviz.data.dataset import Dataset
-from ragviz.data.formats.tool_columns import COLUMN_ALIASES, REFERENCE_CONTEXTS
 from ragviz.data.problems import Report
 from ragviz.data.schema import BOOL_FIELDS, FLOAT_FIELDS, STRUCTURED_FIELDS, decode_text, load_rows
+from ragviz.data.tool_columns import COLUMN_ALIASES, REFERENCE_CONTEXTS
 
 __all__ = ["load_csv"]
 

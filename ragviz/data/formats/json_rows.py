@@ -26,9 +26,9 @@ from ragviz.data.dataset import Dataset
 from ragviz.data.formats import parquet_rows
 from ragviz.data.formats.parquet_rows import Progress, parquet_fast_table, spill
 from ragviz.data.formats.ragchecker_rows import RESULTS, is_ragchecker_doc, row_from_item
-from ragviz.data.formats.tool_columns import COLUMN_ALIASES
 from ragviz.data.problems import Report
 from ragviz.data.schema import CANONICAL_TYPES, decode_text, load_rows, type_name
+from ragviz.data.tool_columns import COLUMN_ALIASES
 
 __all__ = ["MAX_DEPTH", "arrow_jsonl_file", "deep_path", "load_json", "load_jsonl"]
 

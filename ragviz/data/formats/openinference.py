@@ -8,8 +8,12 @@ A trace is its spans (:class:`Span`, attributes flattened to OpenInference's dot
 - ``documents`` = the chosen retriever span's ``retrieval.documents.N.document.content`` in position order (never
   dropped, re-ordered or de-duplicated: document N of the row is Phoenix's ``document_position`` N and the first
   digit of its sentence keys);
-- the answering LLM span is the trace's last LLM span (by start); the chosen retriever is the last RETRIEVER span
-  that starts before it (the last one when none does), or the last span named ``retriever_span`` when given;
+- the answering LLM span is the trace's last LLM span (by start). The documents' span: when a RERANKER span records
+  output documents (``reranker.output_documents.N.document.*``), the last such span that starts before the LLM span
+  (the last one when none does), and the documents are its output documents (what the answer was given); else the
+  last RETRIEVER span that starts before the LLM span (the last one when none does). ``retriever_span`` names the
+  span instead (the last span with that name: a reranker's output documents, any other span's
+  ``retrieval.documents``);
 - ``id`` = the trace id, ``dataset_name`` = the project (or the name given), ``generation_model_name`` =
   ``llm.model_name``;
 - the side-car column :data:`SIDECAR` keeps the project, the trace, root, response, retriever and LLM span ids and each
@@ -31,6 +35,7 @@ from typing import Any
 __all__ = [
     "DOCUMENTS_PREFIX",
     "EVALUATIONS",
+    "RERANKED_PREFIX",
     "SIDECAR",
     "Mapped",
     "Skipped",
@@ -48,7 +53,12 @@ SIDECAR = "source_trace"
 #: A Phoenix-made row's existing evaluations (span annotations of kind LLM), shown read-only; only on rows with some.
 EVALUATIONS = "source_evaluations"
 DOCUMENTS_PREFIX = "retrieval.documents."
-_DOCUMENT_KEY = re.compile(r"^retrieval\.documents\.(\d+)\.document\.(content|id|score|metadata)(?:\.(.+))?$")
+#: A RERANKER span's documents after re-ranking (OpenInference's ``reranker.output_documents``).
+RERANKED_PREFIX = "reranker.output_documents."
+_DOCUMENT_KEY = {
+    prefix: re.compile(rf"^{re.escape(prefix)}(\d+)\.document\.(content|id|score|metadata)(?:\.(.+))?$")
+    for prefix in (DOCUMENTS_PREFIX, RERANKED_PREFIX)
+}
 _JSON = "application/json"
 # In a JSON input / output value (LangChain, LlamaIndex), the text is under one of these keys, in this order.
 _QUESTION_KEYS = ("query", "question", "input", "query_str")
@@ -181,25 +191,32 @@ def _metadata_text(value: Any) -> str | None:
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
+def _prefix(span: Span) -> str:
+    return RERANKED_PREFIX if span.kind == "RERANKER" else DOCUMENTS_PREFIX
+
+
 def span_documents(span: Span) -> tuple[list[str], list[dict[str, Any]]] | str:
     """A retriever span's documents' texts and their side-car entries (position, id, score, metadata as JSON
-    text), in position order; a reason (str) when there are none or a position has no content."""
+    text), in position order (a RERANKER span's: its output documents); a reason (str) when there are none or a
+    position has no content."""
     found: dict[int, dict[str, Any]] = {}
+    pattern = _DOCUMENT_KEY[_prefix(span)]
     for key, value in span.attributes.items():
-        match = _DOCUMENT_KEY.match(key)
+        match = pattern.match(key)
         if match and match.group(3):  # metadata an object, flattened (Phoenix)
             document = found.setdefault(int(match.group(1)), {})
             document.setdefault("metadata_parts", {})[match.group(3)] = value
         elif match:
             found.setdefault(int(match.group(1)), {})[match.group(2)] = value
+    what = "reranker span" if span.kind == "RERANKER" else "retriever span"
     if not found:
-        return f"retriever span {span.name!r} ({span.span_id}) has no documents"
+        return f"{what} {span.name!r} ({span.span_id}) has no documents"
     texts, entries = [], []
     for position in range(max(found) + 1):
         document = found.get(position, {})
         content = document.get("content")
         if not isinstance(content, str) or not content.strip():
-            return f"retriever span {span.name!r} ({span.span_id}): document {position} has no content"
+            return f"{what} {span.name!r} ({span.span_id}): document {position} has no content"
         metadata = document.get("metadata")
         if metadata is None and "metadata_parts" in document:
             metadata = _unflatten(document["metadata_parts"])
@@ -216,15 +233,20 @@ def span_documents(span: Span) -> tuple[list[str], list[dict[str, Any]]] | str:
     return texts, entries
 
 
+def _last_before(spans: Sequence[Span], llm: Span | None) -> Span | None:
+    before = [s for s in spans if llm is not None and s.start <= llm.start] or list(spans)
+    return before[-1] if before else None
+
+
 def _retriever(spans: Sequence[Span], llm: Span | None, name: str | None) -> Span | str:
+    """The span whose documents are the row's: the named one, else a reranker with output documents, else a
+    retriever (each the last that starts before the LLM span, else the last)."""
     if name is not None:
         named = [s for s in spans if s.name == name]
         return named[-1] if named else f"no span named {name!r}"
-    retrievers = [s for s in spans if s.kind == "RETRIEVER"]
-    if not retrievers:
-        return "no retriever span"
-    before = [s for s in retrievers if llm is not None and s.start <= llm.start]
-    return (before or retrievers)[-1]
+    rerankers = [s for s in spans if s.kind == "RERANKER" and any(k.startswith(RERANKED_PREFIX) for k in s.attributes)]
+    chosen = _last_before(rerankers, llm) or _last_before([s for s in spans if s.kind == "RETRIEVER"], llm)
+    return chosen if chosen is not None else "no retriever span"
 
 
 def _root(spans: Sequence[Span]) -> Span:

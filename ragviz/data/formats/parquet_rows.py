@@ -15,9 +15,9 @@ import pyarrow.parquet as pq
 from ragviz.data.dataset import Dataset
 from ragviz.data.finite import finite_scores
 from ragviz.data.formats.parquet_dictionary import dictionary_bound
-from ragviz.data.formats.tool_columns import column_renames
 from ragviz.data.problems import Report
 from ragviz.data.schema import CANONICAL_TYPES, STR_LIST, STRUCTURED_FIELDS, load_rows
+from ragviz.data.tool_columns import column_renames
 
 __all__ = [
     "Progress",

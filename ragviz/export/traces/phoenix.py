@@ -12,9 +12,10 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ragviz.data.errors import BadInput
-from ragviz.data.formats.openinference import EVALUATIONS, SIDECAR, Mapped, Span, map_traces
+from ragviz.data.formats.openinference import Mapped, Span, map_traces
 from ragviz.data.formats.otlp import span_from_record
 from ragviz.errors import RagvizError
+from ragviz.export.traces.phoenix_evaluations import attach_evaluations
 
 if TYPE_CHECKING:
     from phoenix.client import Client
@@ -24,7 +25,6 @@ __all__ = [
     "PAGE",
     "TRACES_PER_REQUEST",
     "MissingSpans",
-    "attach_evaluations",
     "fetch_spans",
     "log_document_annotations",
     "log_span_annotations",
@@ -117,13 +117,14 @@ def _get(client: Client, path: str, params: Mapping[str, Any]) -> dict[str, Any]
     return body
 
 
-def _spans_of(client: Client, project: str, trace_ids: Sequence[str]) -> Iterator[dict[str, Any]]:
+def _paged(client: Client, project: str, params: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
+    """Every span record the project's span listing gives for *params*, a page (:data:`PAGE`) at a time."""
     cursor: str | None = None
     while True:
-        params: dict[str, Any] = {"limit": PAGE, "trace_id": list(trace_ids)}
+        page: dict[str, Any] = {**params, "limit": PAGE}
         if cursor:
-            params["cursor"] = cursor
-        body = _get(client, f"v1/projects/{project}/spans", params)
+            page["cursor"] = cursor
+        body = _get(client, f"v1/projects/{project}/spans", page)
         yield from body.get("data", [])
         cursor = body.get("next_cursor")
         if not cursor or not body.get("data"):
@@ -137,9 +138,11 @@ def fetch_spans(
     since: datetime | None = None,
     limit: int | None = None,
     progress: Progress | None = None,
+    node_ids: dict[str, str] | None = None,
 ) -> list[Span]:
     """Every span of the project's traces (the newest *limit* traces started at or after *since*), read a page
-    at a time; *progress* (traces read, traces listed) after each request. Failures raise one-line BadInput."""
+    at a time; *progress* (traces read, traces listed) after each request; *node_ids* filled with each span's
+    GraphQL node id. Failures raise one-line BadInput."""
     client = phoenix_client(url, api_key)
     spans: list[Span] = []
     with phoenix_errors(url, project):
@@ -147,7 +150,10 @@ def fetch_spans(
         _ = progress and progress(0, len(trace_ids))
         for start in range(0, len(trace_ids), TRACES_PER_REQUEST):
             chunk = trace_ids[start : start + TRACES_PER_REQUEST]
-            spans.extend(span_from_record({**s, "project": project}) for s in _spans_of(client, project, chunk))
+            for record in _paged(client, project, {"trace_id": chunk}):
+                spans.append(span_from_record({**record, "project": project}))
+                if node_ids is not None and record.get("id"):
+                    node_ids[spans[-1].span_id] = str(record["id"])
             _ = progress and progress(start + len(chunk), len(trace_ids))
     return spans
 
@@ -158,19 +164,9 @@ def spans_by_id(url: str, project: str, span_ids: Sequence[str], api_key: str | 
     found: dict[str, Span] = {}
     with phoenix_errors(url, project):
         for start in range(0, len(span_ids), TRACES_PER_REQUEST):
-            chunk = list(span_ids[start : start + TRACES_PER_REQUEST])
-            cursor: str | None = None
-            while True:
-                params: dict[str, Any] = {"limit": PAGE, "span_id": chunk}
-                if cursor:
-                    params["cursor"] = cursor
-                body = _get(client, f"v1/projects/{project}/spans", params)
-                for record in body.get("data", []):
-                    span = span_from_record(record)
-                    found[span.span_id] = span
-                cursor = body.get("next_cursor")
-                if not cursor or not body.get("data"):
-                    break
+            for record in _paged(client, project, {"span_id": list(span_ids[start : start + TRACES_PER_REQUEST])}):
+                span = span_from_record(record)
+                found[span.span_id] = span
     return found
 
 
@@ -184,29 +180,27 @@ def _missing(exc: Exception) -> MissingSpans | None:
     return None
 
 
-def log_span_annotations(client: Client, annotations: list[dict[str, Any]]) -> list[str]:
-    """Write span annotations synchronously (``sync=true``); their Phoenix ids in order. An unknown span raises
-    :class:`MissingSpans` (Phoenix writes none of the batch then)."""
+def _log(write: Callable[..., Any], **annotations: list[dict[str, Any]]) -> list[str]:
+    """One synchronous write (``sync=true``) through the client's *write*; the Phoenix ids in order. An unknown
+    span raises :class:`MissingSpans` (Phoenix writes none of the batch then)."""
     try:
-        inserted = client.spans.log_span_annotations(span_annotations=annotations, sync=True)  # type: ignore[arg-type]
+        inserted = write(**annotations, sync=True)
     except Exception as exc:
         missing = _missing(exc)
         if missing is not None:
             raise missing from None
         raise
     return [str(a["id"]) for a in inserted or []]
+
+
+def log_span_annotations(client: Client, annotations: list[dict[str, Any]]) -> list[str]:
+    """Write span annotations synchronously; their Phoenix ids in order (unknown spans: :class:`MissingSpans`)."""
+    return _log(client.spans.log_span_annotations, span_annotations=annotations)
 
 
 def log_document_annotations(client: Client, annotations: list[dict[str, Any]]) -> list[str]:
     """Write document annotations synchronously; their Phoenix ids in order (unknown spans: :class:`MissingSpans`)."""
-    try:
-        inserted = client.spans.log_document_annotations(document_annotations=annotations, sync=True)  # type: ignore[arg-type]
-    except Exception as exc:
-        missing = _missing(exc)
-        if missing is not None:
-            raise missing from None
-        raise
-    return [str(a["id"]) for a in inserted or []]
+    return _log(client.spans.log_document_annotations, document_annotations=annotations)
 
 
 def trace_link(url: str, trace_id: str) -> str:
@@ -226,48 +220,13 @@ def phoenix_traces(
     progress: Progress | None = None,
 ) -> Mapped:
     """A Phoenix project's traces as rows (:func:`fetch_spans`, then the mapping); BadInput when it has none."""
-    spans = fetch_spans(url, project, api_key, since, limit, progress)
+    node_ids: dict[str, str] = {}
+    spans = fetch_spans(url, project, api_key, since, limit, progress, node_ids)
     if not spans:
         raise BadInput(
             f"project {project!r} has no traces" + (f" since {since.isoformat()}" if since else ""), path=url
         )
     mapped = map_traces(spans, dataset or project, retriever_span)
     with phoenix_errors(url, project):
-        attach_evaluations(phoenix_client(url, api_key), project, mapped.rows)
+        attach_evaluations(phoenix_client(url, api_key), project, mapped.rows, node_ids)
     return mapped
-
-
-def attach_evaluations(client: Client, project: str, rows: list[dict[str, Any]]) -> None:
-    """Each row's existing Phoenix evaluations (span annotations of kind LLM on its root, response or LLM span;
-    ragviz's own left out) as the read-only column :data:`EVALUATIONS`, on the rows that have any."""
-    wanted: dict[str, list[dict[str, Any]]] = {}
-    for row in rows:
-        side = row[SIDECAR]
-        for key in ("root_span_id", "response_span_id", "llm_span_id"):
-            if side.get(key):
-                wanted.setdefault(side[key], [])
-    ids = list(wanted)
-    for start in range(0, len(ids), TRACES_PER_REQUEST):
-        params: dict[str, Any] = {"span_ids": ids[start : start + TRACES_PER_REQUEST], "limit": 10000}
-        response = client._client.get(f"v1/projects/{project}/span_annotations", params=params)  # noqa: SLF001
-        if response.status_code == 404 and "span_ids" in response.text:
-            continue  # none of these spans has an annotation
-        response.raise_for_status()
-        for a in response.json().get("data", []):
-            if a.get("annotator_kind") == "LLM" and not str(a.get("name", "")).startswith("ragviz."):
-                result = a.get("result") or {}
-                wanted.setdefault(str(a["span_id"]), []).append(
-                    {
-                        "span_id": str(a["span_id"]),
-                        "name": str(a.get("name")),
-                        "label": result.get("label"),
-                        "score": result.get("score"),
-                        "explanation": result.get("explanation"),
-                    }
-                )
-    for row in rows:
-        side = row[SIDECAR]
-        spans = dict.fromkeys(side.get(k) for k in ("root_span_id", "response_span_id", "llm_span_id") if side.get(k))
-        found = [e for span_id in spans for e in sorted(wanted.get(span_id, []), key=lambda e: e["name"])]
-        if found:
-            row[EVALUATIONS] = found

@@ -1,7 +1,7 @@
 """The batch ledger: every request file, batch and request line the judge sent through a Batch API, in the store.
 
 Tables ``judge_batch_files``, ``judge_batches`` and ``judge_batch_requests`` (migration ``012_judge_batches``
-in :mod:`ragviz.store.migrations`), read and written on the judge cache's connection so that an answer and the
+in :mod:`ragviz.store.schema.judge`), read and written on the judge cache's connection so that an answer and the
 request it closes are committed in one transaction.
 
 A file moves ``written`` -> ``uploaded`` -> ``submitted`` (``offline`` for ``--batch-file``); a request line
@@ -42,9 +42,11 @@ __all__ = [
     "files",
     "mark",
     "mark_collected",
+    "mark_retried",
     "pending_keys",
     "record_batch",
     "record_upload",
+    "request_count",
     "request_counts",
     "update_batch",
     "write",
@@ -268,6 +270,22 @@ def request_counts(cache: JudgeCache) -> dict[int, dict[str, int]]:
     ):
         counts.setdefault(int(file_id), {})[state] = int(n)
     return counts
+
+
+def request_count(cache: JudgeCache) -> int:
+    """How many request lines the ledger holds (in any state): part of a cache key for what a batch would cost."""
+    return int(cache.read("SELECT COUNT(*) FROM judge_batch_requests")[0][0])
+
+
+def mark_retried(cache: JudgeCache, keys: Sequence[str]) -> None:
+    """Requests that failed in a batch and were judged live since (*keys*: their cache keys) become ``retried``."""
+    write(
+        cache,
+        lambda db: db.executemany(
+            "UPDATE judge_batch_requests SET state = ? WHERE cache_key = ? AND state = ?",
+            [(RETRIED, k, FAILED) for k in keys],
+        ),
+    )
 
 
 def pending_keys(cache: JudgeCache) -> set[str]:

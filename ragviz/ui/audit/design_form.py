@@ -256,7 +256,7 @@ def _paired_inputs(ds: Dataset, systems: list[str]) -> bool:
         max_value=n,
         value=min(100, n),
         key=AUDIT_N,
-        help="Drawn uniformly; people review both answers of each, one after the other.",
+        help="Drawn uniformly; people review both answers of each, side by side on this page.",
     )
     st.text_input("Seed (empty: a random one, recorded)", key=AUDIT_SEED)
     return True

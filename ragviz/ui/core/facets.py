@@ -4,7 +4,7 @@ A faceted spec has panels of a fixed width (four of ~165 px: ~800 px at any wind
 per panel, each ``width: "container"`` in a column of its own, fills 1280 px and 1920 px alike. The
 panels keep the figure's colours: each colour scale gets the whole figure's domain (a panel without
 one subset would otherwise shift every colour), and one legend for all panels is drawn apart
-(:func:`legend_html`). Downloads keep the faceted figure (:func:`ragviz.ui.core.charts.show_spec`).
+(:func:`legend_html`). Downloads keep the faceted figure (:func:`ragviz.ui.core.chart_specs.show_spec`).
 """
 
 from __future__ import annotations

@@ -91,7 +91,7 @@ __all__ = [
     "TEXT_RESPONSE_KEY",
     "TEXT_TOUCHED",
     "TIMEOUT_KEY",
-    "VERSION_KEY",
+    "REDRAW_COUNT_KEY",
 ]
 
 
@@ -144,7 +144,7 @@ TEMPERATURE_KEY = "label.temperature"  # None: the default (0 for chat models, n
 TIMEOUT_KEY = "label.timeout"
 ADHERENCE_CACHE = "ragviz.adherence_cache"
 ANNOTATOR_KEY = "ragviz.annotator"
-VERSION_KEY = "ragviz.label_version"
+REDRAW_COUNT_KEY = "ragviz.redraw_count"
 PATHS_KEY = "ragviz.paths"
 PRESENT_KEY = "ragviz.present"
 FORCED_KEY = "ragviz.present_forced"  # set each run for a person who may only view (ragviz.data.roles)

@@ -1,8 +1,8 @@
-"""Data access for the pages: the label store, the loaded data, the annotator, per-dataset columns.
+"""A page's session: the label store, the loaded data, the annotator, the decisions they record and the redraw
+counter (the Review filters over the loaded data are :mod:`ragviz.ui.core.filters`).
 
-Loading is paid once: a load result is cached per tuple of paths (``st.cache_resource``); the
-per-row columns the filters need (judge adherence, flag counts) are computed once per loaded data
-set. Per rerun a page touches only the current example and a few indexed store queries.
+Loading is paid once: a load result is cached per tuple of paths (``st.cache_resource``). Per rerun a page
+touches only the current example and a few indexed store queries.
 """
 
 from __future__ import annotations
@@ -15,18 +15,15 @@ from typing import Any
 
 import streamlit as st
 
-from ragviz.analysis.audits.judge_confidence import unsure_uids
 from ragviz.analysis.labelsets.named import judge_labels_of
-from ragviz.analysis.review.queue import ReviewFilter, RowColumns, filter_indices
 from ragviz.data.dataset import Dataset, iter_examples
 from ragviz.data.model import Example, Labels
 from ragviz.data.roles import identity_name
-from ragviz.metrics.trace import trace_scores
 from ragviz.store.events import base_labels, fold_labels
 from ragviz.store.label_store import LabelStore, StaleEdit, StoreUnavailable, default_db
 from ragviz.store.sources import ChosenData
 from ragviz.ui.core import served, unsaved
-from ragviz.ui.core.keys import ADHERENCE_CACHE, ANNOTATOR_KEY, FILTER_CACHE, PATHS_KEY, STALE_KEY, VERSION_KEY
+from ragviz.ui.core.keys import ANNOTATOR_KEY, PATHS_KEY, REDRAW_COUNT_KEY, STALE_KEY
 from ragviz.ui.core.present import FORCED_KEY, is_present
 from ragviz.ui.core.shell import require_app_shell  # pages call state.require_app_shell()
 from ragviz.ui.core.stale import stale_message, stale_text
@@ -35,39 +32,30 @@ __all__ = [
     "ANNOTATOR_ENV",
     "ANNOTATOR_KEY",
     "DATA_ENV",
-    "DatasetIndex",
     "ExampleLabels",
-    "FILTER_CACHE",
-    "MAX_DETAILED",
     "NOBODY",
     "NO_DATA_MESSAGE",
     "PATHS_KEY",
     "PageContext",
-    "QualityReport",
     "SAMPLE_DATA",
     "STALE_KEY",
     "STALE_TEXT_KEY",
     "TEAM_SCOPE",
-    "VERSION_KEY",
-    "active_filter_rows",
+    "REDRAW_COUNT_KEY",
     "annotator",
-    "bump_label_version",
+    "bump_redraw_count",
     "chosen_data",
-    "current_adherence",
     "current_paths",
     "data_scope",
     "dataset",
     "example_labels",
     "examples_at",
     "initial_paths",
-    "label_version",
+    "redraw_count",
     "load_result",
-    "quality_report",
     "record_decision",
     "require_app_shell",
     "require_data",
-    "review_filter_rows",
-    "row_columns",
     "save_position",
     "set_paths",
     "stale_message",
@@ -136,7 +124,7 @@ def data_scope() -> str:
 def chosen_data() -> ChosenData | None:
     """The data last opened on the Data page for :func:`data_scope` (kept in the label store), if any. On
     one machine a choice made under other start-up data does not count: ``ragviz app DATA`` is newer."""
-    choice = store().chosen_data(data_scope())
+    choice = store().sources.chosen_data(data_scope())
     return None if choice is None or (not served.served() and choice.startup != initial_paths()) else choice
 
 
@@ -145,7 +133,7 @@ def current_paths() -> tuple[str, ...]:
     first), else the start-up data; read from the store each call, so a reload, a new tab, a deep link
     and every replica show what was opened last."""
     choice = chosen_data()
-    paths = tuple(store().local_path(p) for p in choice.sources) if choice is not None else initial_paths()
+    paths = tuple(store().sources.local_path(p) for p in choice.sources) if choice is not None else initial_paths()
     st.session_state[PATHS_KEY] = paths
     return paths
 
@@ -153,7 +141,7 @@ def current_paths() -> tuple[str, ...]:
 def set_paths(paths: tuple[str, ...] | list[str]) -> None:
     """Open *paths* for :func:`data_scope`: kept in the store with who chose them and when, and registered
     as data sources (an upload by its content, :meth:`LabelStore.source_of`)."""
-    store().choose_data(data_scope(), list(paths), annotator(), initial_paths())
+    store().sources.choose_data(data_scope(), list(paths), annotator(), initial_paths())
     st.session_state[PATHS_KEY] = tuple(paths)
 
 
@@ -265,7 +253,7 @@ def store_write(write: unsaved.UnsavedWrite) -> bool:
         st.session_state[STALE_KEY] = stale_message(exc)  # shown by the next require_data()
         st.session_state[STALE_TEXT_KEY] = stale_text(exc)  # or under the sentence clicked (the Review page's text)
     if done or STALE_KEY in st.session_state:
-        bump_label_version()  # redraw what is stored now
+        bump_redraw_count()  # redraw what is stored now
     return done
 
 
@@ -294,13 +282,14 @@ def save_position(uid: str) -> None:
             unsaved.log_fault(exc, "position not saved")
 
 
-def label_version() -> int:
-    """Bumped after every decision this session records; keys caches and editor widgets."""
-    return st.session_state.get(VERSION_KEY, 0)
+def redraw_count() -> int:
+    """How many times this session has redrawn after recording a decision (bumped after each one, undo and
+    reset too); it keys caches and editor widgets so they show what is stored now."""
+    return st.session_state.get(REDRAW_COUNT_KEY, 0)
 
 
-def bump_label_version() -> None:
-    st.session_state[VERSION_KEY] = label_version() + 1
+def bump_redraw_count() -> None:
+    st.session_state[REDRAW_COUNT_KEY] = redraw_count() + 1
 
 
 @dataclass(frozen=True)
@@ -319,110 +308,12 @@ def example_labels(ds: Dataset, index: int, who: str) -> ExampleLabels:
     """Everything the Review page needs about one example, in three indexed store reads."""
     s = store()
     ex = ds.example(index)
-    stored_judge = s.judge_labels(ex.uid)
+    stored_judge = s.judge.labels(ex.uid)
     base = base_labels(ex, stored_judge)
     effective = s.effective(ex.uid, who)
     current = fold_labels(base, effective, ex, who)
     judge = judge_labels_of(ex, stored_judge)
     return ExampleLabels(ex, judge, base, current, [(e.field, e.new) for e in effective])
-
-
-@dataclass(frozen=True)
-class QualityReport:
-    """Label-quality flags of the loaded data: issues and examples per kind, flagged examples, the
-    flags of the first :data:`MAX_DETAILED` flagged examples."""
-
-    counts: dict[str, int]
-    example_counts: dict[str, int]
-    flagged: int
-    rows: list[dict[str, Any]]
-
-
-@dataclass(frozen=True)
-class DatasetIndex:
-    columns: RowColumns
-    quality: QualityReport
-
-
-MAX_DETAILED = 300
-
-
-@st.cache_resource(show_spinner="Indexing examples (adherence, label-quality flags)…", max_entries=8)
-def _dataset_index(paths: tuple[str, ...]) -> DatasetIndex:
-    """One pass over the loaded rows' label columns: judge adherence and label-quality flags."""
-    from ragviz.analysis.quality.issues import label_issues
-    from ragviz.analysis.quality.scan import scan_dataset
-    from ragviz.metrics.trace import dataset_adherence
-
-    ds = load_result(paths).dataset
-    scan = scan_dataset(ds)
-    adherence = dataset_adherence(ds)
-    flags = [len(kinds) for kinds in scan.row_kinds]
-    rows: list[dict[str, Any]] = []
-    for i in scan.flagged_rows[:MAX_DETAILED]:
-        ex = ds.example(i)
-        rows.extend({"example": ex.uid, "issue": p.kind, "where": str(p)} for p in label_issues(ex))
-    columns = RowColumns(uids=ds.uids, subsets=ds.datasets, adherence=adherence, flag_counts=flags)
-    counts = {k: v for k, v in scan.issue_counts.items() if v}
-    return DatasetIndex(columns, QualityReport(counts, scan.example_counts, len(scan.flagged_rows), rows))
-
-
-def row_columns() -> RowColumns:
-    """Per-row filter columns of the loaded data (computed on first use, then cached)."""
-    return _dataset_index(current_paths()).columns
-
-
-def quality_report() -> QualityReport:
-    return _dataset_index(current_paths()).quality
-
-
-def current_adherence(ds: Dataset, who: str, corrected: set[str]) -> dict[str, float | None]:
-    """Adherence under the current labels of the corrected examples (cached per label version)."""
-    cache_key = ("ragviz.adherence_cache", current_paths(), who, label_version(), len(corrected))
-    cached = st.session_state.get(ADHERENCE_CACHE)
-    if cached and cached[0] == cache_key:
-        return cached[1]
-    s = store()
-    out: dict[str, float | None] = {}
-    for uid in corrected:
-        i = ds.index_of(uid)
-        if i is None:
-            continue
-        ex = ds.example(i)
-        out[uid] = trace_scores(s.current_labels(ex, who), ex.n_context_sentences).adherence
-    st.session_state[ADHERENCE_CACHE] = (cache_key, out)
-    return out
-
-
-def review_filter_rows(
-    ds: Dataset, flt: ReviewFilter, who: str, reviewed: set[str], corrected: set[str]
-) -> list[int] | None:
-    """Rows that pass the Review page's filter *flt* (``None`` when no filter is on), cached per
-    filter, data, annotator and label version. The last active filter is remembered for
-    :func:`active_filter_rows`."""
-    if not flt.active:
-        st.session_state.pop(FILTER_CACHE, None)
-        return None
-    cache_key = (flt, current_paths(), who, label_version())
-    cached = st.session_state.get(FILTER_CACHE)
-    if cached and cached[0] == cache_key:
-        return cached[1]
-    adh = current_adherence(ds, who, corrected) if flt.adherence_zero else None
-    unsure = unsure_uids(store()) if flt.judge_unsure else set()
-    allowed = filter_indices(row_columns(), flt, reviewed, corrected, adh, unsure)
-    st.session_state[FILTER_CACHE] = (cache_key, allowed)
-    return allowed
-
-
-def active_filter_rows() -> list[int] | None:
-    """For other pages (Label): the rows of the filter the Review page has on for the loaded data,
-    under the current labels; ``None`` when no filter is on."""
-    cached = st.session_state.get(FILTER_CACHE)
-    if not cached or cached[0][1] != current_paths():
-        return None
-    who = annotator()
-    s = store()
-    return review_filter_rows(dataset(), cached[0][0], who, s.reviewed_uids(who), s.corrected_uids(who))
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
@@ -432,8 +323,3 @@ def _uid_set(paths: tuple[str, ...]) -> frozenset[str]:
 
 def uid_set() -> frozenset[str]:
     return _uid_set(current_paths()) if current_paths() else frozenset()
-
-
-# -- per-page results, cached per data, label store (file and version) and the page's choices --------------
-# Keyed on the store file too: data_version() is only unique within one store. What st.cache_resource
-# keeps is shared by every session: read-only, never modified after it is built.

@@ -21,25 +21,21 @@ from ragviz.analysis.agreement import (
     kappa_matrix,
 )
 from ragviz.analysis.dashboard.annotator_tables import fleiss_shown, pair_rows
+from ragviz.analysis.dashboard.families import FAMILY_TITLES, RETRIEVAL, TONIC, TRACE, FamilyView, chart_means
 from ragviz.analysis.dashboard.figures import (
-    FAMILY_TITLES,
     INTERVAL_COLUMNS,
-    RETRIEVAL,
-    TONIC,
-    TRACE,
-    FamilyView,
     agreement_rows,
     baseline_rows,
-    chart_means,
     histogram_counts,
     interval_text,
 )
 from ragviz.analysis.dashboard.triage import Disagreement, Leverage
 from ragviz.analysis.figure_intervals import INTERVAL_NOTE
 from ragviz.analysis.labelsets.named import HUMAN
+from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.metrics.retrieval import DEFAULT_KS, parse_ks
 from ragviz.metrics.trace import TRACE_METRICS
-from ragviz.ui.core import charts, render
+from ragviz.ui.core import chart_specs, charts, render
 
 __all__ = [
     "AGAINST_KEY",
@@ -64,7 +60,7 @@ def _three_decimals(columns: Iterable[str]) -> dict[str, Any]:
     return {k: st.column_config.NumberColumn(format="%.3f") for k in columns}
 
 
-def against_picker(names: list[str], present: bool) -> str:
+def against_picker(names: list[LabelSelection], present: bool) -> LabelSelection:
     """The label set the figures take as the truth (in presentation mode: the one chosen before)."""
     if present:
         against = st.session_state.get(AGAINST_KEY, HUMAN)
@@ -72,8 +68,10 @@ def against_picker(names: list[str], present: bool) -> str:
     chosen = st.selectbox(
         "Current labels (the truth the figures use)",
         names,
+        format_func=str,
         key=AGAINST_KEY,
-        help="human: each example's latest human decision; or one annotator. Examples nobody decided on keep the judge's labels.",
+        help="human: per example and label field, the latest human decision (as the team's export); gold: the "
+        "team's agreed or adjudicated labels; or one annotator. Examples nobody decided on keep the judge's labels.",
     )
     return chosen or HUMAN
 
@@ -110,12 +108,14 @@ def family_header(family: str) -> None:
     st.header(f"{FAMILY_TITLES[family]} under the current labels")
 
 
-def family_figures(view: FamilyView, ks: tuple[int, ...], n_reviewed: int, against: str, downloads: bool) -> None:
+def family_figures(
+    view: FamilyView, ks: tuple[int, ...], n_reviewed: int, against: LabelSelection, downloads: bool
+) -> None:
     """The family's distributions and subset means (charts and table); retrieval: one chart column per k."""
     systems = render.md_escape(", ".join(view.systems))
     by_system = f" · {len(view.systems)} retrieval systems ({systems})" if len(view.systems) > 1 else ""
     st.caption(
-        f"{view.n_examples:,} examples · {n_reviewed:,} with a human decision ({render.md_escape(against)}){by_system}"
+        f"{view.n_examples:,} examples · {n_reviewed:,} with a human decision ({render.md_escape(str(against))}){by_system}"
     )  # md: ours
     if view.family == TONIC:
         st.caption("answer_similarity is on Tonic's 0–5 scale: it is in the table below, not in the charts.")
@@ -123,23 +123,25 @@ def family_figures(view: FamilyView, ks: tuple[int, ...], n_reviewed: int, again
     color, color_title = ("system", "system") if len(view.systems) > 1 else ("dataset", "subset")
     columns = min(len(ks), 4) if view.family == RETRIEVAL else 4
     counts = histogram_counts(view.records, view.chart_metrics, color)
-    spec = charts.chart_spec(charts.histogram_chart, counts, view.chart_metrics, "", color, color_title, columns)
-    charts.show_spec(spec, f"{name}-distributions", "dashboard.dist", downloads=downloads, fill=True)
+    spec = chart_specs.chart_spec(charts.histogram_chart, counts, view.chart_metrics, "", color, color_title, columns)
+    chart_specs.show_spec(spec, f"{name}-distributions", "dashboard.dist", downloads=downloads, fill=True)
     st.subheader("Mean per subset, 95% bootstrap interval")
-    spec = charts.chart_spec(charts.means_chart, chart_means(view), columns)
-    charts.show_spec(spec, f"{name}-subset-means", "dashboard.means", downloads=downloads, fill=True, per_row=2)
+    spec = chart_specs.chart_spec(charts.means_chart, chart_means(view), columns)
+    chart_specs.show_spec(spec, f"{name}-subset-means", "dashboard.means", downloads=downloads, fill=True, per_row=2)
     with st.expander("Means as a table"):
         st.dataframe(pd.DataFrame(view.means), hide_index=True, width="stretch")
 
 
-def judge_agreement(agreement: Agreement, scatter: list[dict[str, Any]], against: str, downloads: bool) -> None:
+def judge_agreement(
+    agreement: Agreement, scatter: list[dict[str, Any]], against: LabelSelection, downloads: bool
+) -> None:
     """The judge's labels against *against*'s on the examples a person decided on: per-label
     figures, score RMSEs, confusion matrices and the judge-vs-human scatter."""
     if agreement.n_examples == 0:
         st.info("No example has a human decision yet: review some on the Review page to see judge-vs-human agreement.")
         return
     st.caption(
-        f"The judge's labels against {render.md_escape(against)}'s on the {agreement.n_examples} examples a person decided on; "
+        f"The judge's labels against {render.md_escape(str(against))}'s on the {agreement.n_examples} examples a person decided on; "
         "precision/recall treat the human labels as the truth. 95 % intervals over the examples: "
         + render.md_escape(INTERVAL_NOTE)
         + "."
@@ -171,16 +173,16 @@ def judge_agreement(agreement: Agreement, scatter: list[dict[str, Any]], against
         adherent = agreement.labels[ADHERENT].intervals.get("accuracy")
         cols[-1].caption(f"95 %: {interval_text(adherent, 3)}")  # md: ours
     cells = [(label, *astuple(agreement.labels[label].confusion)) for label in BINARY_LABELS]
-    spec = charts.chart_spec(charts.confusion_grid, cells)
-    charts.show_spec(spec, "judge-vs-human-confusion", "dashboard.confusion", downloads=downloads)
+    spec = chart_specs.chart_spec(charts.confusion_grid, cells)
+    chart_specs.show_spec(spec, "judge-vs-human-confusion", "dashboard.confusion", downloads=downloads)
     shown = len({r["uid"] for r in scatter})
     if shown < agreement.n_examples:  # sampled by ragviz.analysis.dashboard.figures.scatter_sample
         st.caption(
             f"Judge vs human scores: a sample of {shown:,} of the {agreement.n_examples:,} decided examples "
             "(evenly spaced), one point per metric each."
         )
-    spec = charts.chart_spec(charts.scatter_chart, scatter)
-    charts.show_spec(spec, "judge-vs-human-scatter", "dashboard.scatter", downloads=downloads, fill=True)
+    spec = chart_specs.chart_spec(charts.scatter_chart, scatter)
+    chart_specs.show_spec(spec, "judge-vs-human-scatter", "dashboard.scatter", downloads=downloads, fill=True)
 
 
 def annotator_agreement(raters: AnnotatorAgreement, downloads: bool, names: bool = True) -> None:
@@ -202,8 +204,8 @@ def annotator_agreement(raters: AnnotatorAgreement, downloads: bool, names: bool
         "Fleiss' κ over the examples every annotator decided on. "
         + ", ".join(f"{render.md_escape(a)}: {raters.n_examples[a]:,} examples" for a in raters.annotators)  # md: ours
     )
-    spec = charts.chart_spec(charts.kappa_matrix_chart, kappa_matrix(raters.pairs), SENTENCE_LABELS)
-    charts.show_spec(spec, "annotator-kappa", "dashboard.kappa", downloads=downloads)
+    spec = chart_specs.chart_spec(charts.kappa_matrix_chart, kappa_matrix(raters.pairs), SENTENCE_LABELS)
+    chart_specs.show_spec(spec, "annotator-kappa", "dashboard.kappa", downloads=downloads)
     st.dataframe(pd.DataFrame(fleiss_shown(raters.overall)), hide_index=True, width="stretch")
     with st.expander("Every pair as a table"):
         st.dataframe(

@@ -15,6 +15,7 @@ import streamlit as st
 
 from ragviz.analysis.judge_compare.disagreements import Pattern, describe, disagreement_patterns
 from ragviz.analysis.judge_trust import judge_people_triples
+from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection
 from ragviz.data.dataset import Dataset
 from ragviz.data.errors import BadInput
 from ragviz.judge.cost import run_cost
@@ -37,6 +38,7 @@ from ragviz.ui.core.keys import (
     JUDGE_VERSIONS,
 )
 from ragviz.ui.label import page as label_ui
+from ragviz.ui.label import results as label_results
 
 __all__ = [
     "candidate_section",
@@ -91,10 +93,10 @@ def no_test_set(ds: Dataset, store: LabelStore, can_admin: bool) -> None:
         st.rerun()
 
 
-def patterns_of(ds: Dataset, store: LabelStore, against: str = "human") -> tuple[list[Pattern], int, int]:
+def patterns_of(ds: Dataset, store: LabelStore, against: LabelSelection = HUMAN) -> tuple[list[Pattern], int, int]:
     """(the disagreement patterns over reviewed examples outside every audit sample, how many reviewed examples
     that is, how many reviewed ones are left out as test-set examples), memoized per data and store version.
-    *against*: whose labels (``human``: whoever decided last; one annotator's name in a blind round)."""
+    *against*: whose labels (``human``: per example and label field every annotator's latest decision; one annotator in a blind round)."""
     key = ("judge.patterns", state.current_paths(), store.location, store.data_version(), against)
     memo = st.session_state.get("judge.patterns_memo")
     if memo is not None and memo[0] == key:
@@ -166,8 +168,8 @@ def _prompt_facts(version: JudgeVersion, prompt: JudgePrompt, test_set: TestSet 
         run_settings = registry.settings_for(version, settings)
         check_fits(version, prompt, test_set.examples, run_settings.model)
         plan = run_cost(test_set.examples, run_settings, None, prompt)
-        cost, calls, model = label_ui.format_cost(plan.cost_usd), f"{plan.calls:,}", run_settings.model
-    label_ui.metric_row(
+        cost, calls, model = label_results.format_cost(plan.cost_usd), f"{plan.calls:,}", run_settings.model
+    label_results.metric_row(
         [("System message (tokens)", f"{tokens:,}"), ("Calls to compare it", calls), ("Cost of comparing it", cost)]
     )
     on = f" on {render.md_escape(model, 80)}" if model else ""

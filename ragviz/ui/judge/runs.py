@@ -248,7 +248,7 @@ def rejudge_section(
             on_progress=label_ui.run_progress(len(examples)),
             prompt=prompt,
         )
-        state.bump_label_version()
+        state.bump_redraw_count()
         st.session_state[JUDGE_DONE] = (
             f"Re-judged with {version.name}: {summary.n_judged:,} judged, {summary.n_cached:,} cached, {summary.n_failed:,} failed"
             + (" (cancelled)" if summary.cancelled else "")

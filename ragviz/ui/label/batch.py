@@ -27,7 +27,7 @@ from ragviz.judge.prompt import JudgePrompt
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.core import render
 from ragviz.ui.core.keys import BATCH_ESTIMATE, BATCH_REPORT, BATCH_SENT
-from ragviz.ui.judge.team import team_judge
+from ragviz.ui.core.team_judge import team_judge
 
 __all__ = ["batch_dir", "batch_panel", "batch_rows", "cost_columns"]
 
@@ -46,7 +46,7 @@ def _estimate(
 ) -> tuple[BatchPlan, BatchCost]:
     """The plan and prices for *rows*, kept per (settings, rows, cache and ledger size): a rerun that changed
     none of them builds no example (at 100,000 rows building them takes most of a minute)."""
-    pending = cache.read("SELECT COUNT(*) FROM judge_batch_requests")[0][0]
+    pending = ledger.request_count(cache)
     key = (
         settings.model,
         settings.endpoint,

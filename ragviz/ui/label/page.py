@@ -1,7 +1,7 @@
 """Streamlit helpers for the LLM judge: settings held in session state, the judge cache, a
 "re-judge this example" control for the Review page, and the Label page's pieces (the settings box,
-the choice of examples, the selection and estimate remembered across reruns, the run's progress, the
-results, failures and recent runs).
+the choice of examples, the selection and estimate remembered across reruns, the run's progress; a run's
+results, failures and recent runs are :mod:`ragviz.ui.label.results`).
 
 The API key is a password field whose value lives only in ``st.session_state`` (never written to the
 store, logs or exports); when it is empty ``OPENAI_API_KEY`` is used, but only for the server's configured
@@ -12,10 +12,8 @@ served, a place on ``RAGVIZ_JUDGE_URLS``; its answers are shown only as labels o
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable
 
-import pandas as pd
 import streamlit as st
 
 import ragviz.judge  # run_cost and select_indices are looked up on their modules at call time
@@ -23,22 +21,21 @@ import ragviz.judge.selection
 from ragviz.data.dataset import Dataset
 from ragviz.data.model import Example
 from ragviz.judge import JudgeCache, JudgeConfigError, JudgeSettings, judge_example
-from ragviz.judge.cache import JudgeFailure, JudgeRun
 from ragviz.judge.client import DEFAULT_TIMEOUT, NO_KEY_PLACEHOLDER
 from ragviz.judge.cost import RunCost, price_source
 from ragviz.judge.endpoint import BASE_URL_ENV, EndpointAccess, endpoint_access, short_error
-from ragviz.judge.run import JudgeOutcome, RunProgress, RunSummary
+from ragviz.judge.run import JudgeOutcome, RunProgress
 from ragviz.judge.selection import ALL, FILTERED, FIRST_K, UNLABELED
 from ragviz.judge.versions import registry
-from ragviz.metrics.trace import trace_scores
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.core import render, state
 from ragviz.ui.core.keys import ESTIMATE_MEMO, SELECTION_MEMO
 from ragviz.ui.core.keys import LABEL_CANCEL as CANCEL
 from ragviz.ui.core.served import served
-from ragviz.ui.judge.team import team_judge
+from ragviz.ui.core.team_judge import team_judge
 from ragviz.ui.label import options as judge_options
 from ragviz.ui.label.options import API_KEY_KEY, BASE_URL_KEY, CONCURRENCY_KEY, KEEP, MODEL_KEY, TIMEOUT_KEY
+from ragviz.ui.label.results import format_cost, metric_row
 
 __all__ = [
     "API_KEY_KEY",
@@ -55,15 +52,10 @@ __all__ = [
     "cancelled_notice",
     "checked_settings",
     "estimate_summary",
-    "format_cost",
     "init_settings_state",
     "judge_access",
     "judge_cache",
-    "last_run",
-    "metric_row",
-    "outcome_rows",
     "own_endpoint",
-    "recent_runs",
     "rejudge",
     "run_button",
     "run_estimate",
@@ -72,7 +64,6 @@ __all__ = [
     "selection_picker",
     "settings_box",
     "settings_from_state",
-    "show_failures",
 ]
 
 
@@ -156,63 +147,6 @@ def own_endpoint() -> bool:
     return not isinstance(access, JudgeConfigError) and access.own
 
 
-def format_cost(cost_usd: float | None) -> str:
-    return "unknown" if cost_usd is None else f"${cost_usd:,.4f}"
-
-
-def metric_row(items: Sequence[tuple[str, str]]) -> None:
-    """One row of ``st.metric`` cards, ``(label, value)`` each."""
-    for column, (label, value) in zip(st.columns(len(items)), items):
-        column.metric(label, value)  # md: ours
-
-
-def outcome_rows(
-    examples: Sequence[Example], outcomes: Sequence[JudgeOutcome | None], full: bool = True
-) -> list[dict[str, Any]]:
-    """One table row per example: status and the TRACe scores of the judge's new labels (the error cut
-    short unless *full*)."""
-    rows: list[dict[str, Any]] = []
-    for ex, o in zip(examples, outcomes):
-        if o is None:
-            rows.append({"example": ex.uid, "status": "not run", "error": ""})
-            continue
-        scores = trace_scores(o.labels, ex.n_context_sentences)
-        rows.append(
-            {
-                "example": ex.uid,
-                "status": o.status,
-                "relevance": scores.relevance,
-                "utilization": scores.utilization,
-                "completeness": scores.completeness,
-                "adherence": scores.adherence,
-                "calls": o.calls,
-                "error": render.table_text(o.error or "", 300) if full else short_error(o.error),
-            }
-        )
-    return rows
-
-
-def show_failures(failures: Sequence[Any], limit: int = 50, full: bool = True) -> None:
-    """Failures with their raw output, shown as plain text (``st.code`` never interprets HTML). With
-    *full* False (a server other than the configured judge) only a short error, never the raw answer."""
-    for f in list(failures)[:limit]:
-        with st.expander(
-            f"{render.md_escape(f.example_uid, 80)}: {render.md_escape(f.error, 120)}", icon=":material/error:"
-        ):
-            if not full:
-                st.text(short_error(f.error))
-                continue
-            st.html(render.long_text_html(f.error, 2_000))  # show all, up to 100k characters
-            st.caption("Raw model output")
-            st.code(
-                f.raw_output if f.raw_output is not None else "(no answer: the request itself failed)",
-                language=None,
-                wrap_lines=True,
-            )
-    if len(failures) > limit:
-        st.caption(f"… and {len(failures) - limit} more failures")
-
-
 def rejudge(example: Example) -> JudgeOutcome | None:
     """One fresh judge call on *example* with the Label page's settings; the new labels become the
     base for review. The Review page draws the button without importing this module (and the openai
@@ -229,7 +163,7 @@ def rejudge(example: Example) -> JudgeOutcome | None:
             st.error(f"Judge settings: {render.md_escape(exc)}")
             return None
     if outcome.ok:
-        state.bump_label_version()
+        state.bump_redraw_count()
         st.success(f"New judge labels from {render.md_escape(settings.model, 80)} are now the base for review.")
     else:
         st.error("The judge's answer was not usable; nothing was changed.")
@@ -321,7 +255,7 @@ def selected_rows(
     if memo and memo[0] == key and memo[1] is filtered:
         return memo[2]
     rows = ragviz.judge.selection.select_indices(
-        ds, selection, judged_uids=store.judged_uids(), filtered=filtered, first_k=first_k
+        ds, selection, judged_uids=store.judge.judged_uids(), filtered=filtered, first_k=first_k
     )
     st.session_state[SELECTION_MEMO] = (key, filtered, rows)  # holding *filtered* keeps its identity unique
     return rows
@@ -336,7 +270,7 @@ def run_estimate(rows: list[int], settings: JudgeSettings, cache: JudgeCache, st
         settings.endpoint,
         team_judge()[1].version,
         store.data_version(),
-        state.label_version(),
+        state.redraw_count(),
         last_run and (last_run.id, last_run.status, last_run.finished_at),
     )
     memo = st.session_state.get(ESTIMATE_MEMO)
@@ -395,38 +329,3 @@ def run_progress(n_examples: int) -> Callable[[RunProgress], None]:
         bar.progress(p.done / max(p.total, 1), text=text)
 
     return on_progress
-
-
-def last_run(
-    summary: RunSummary, examples: Sequence[Example], failures: Sequence[JudgeFailure], full: bool = True
-) -> None:
-    """The session's last run: its figures, one row per example it judged, its failures (with their raw
-    answers only when *full*: the run called the server's configured judge)."""
-    st.subheader("Last run")
-    metric_row(
-        [
-            ("Judged", f"{summary.n_judged:,}"),
-            ("Cached", f"{summary.n_cached:,}"),
-            ("Failed", f"{summary.n_failed:,}"),
-            ("Requests", f"{summary.requests:,}"),
-            ("Cost (est.)", format_cost(summary.cost_usd)),
-        ]
-    )
-    st.caption(
-        f"{summary.prompt_tokens:,} prompt + {summary.completion_tokens:,} completion tokens (as reported by the server); "
-        f"{summary.wall_seconds:.1f} s; response format used: {render.md_escape(summary.format_mode)}"
-        + ("; cancelled before the end" if summary.cancelled else "")
-    )
-    st.dataframe(pd.DataFrame(outcome_rows(examples, summary.outcomes, full)), hide_index=True, key="label.results")
-    if failures:
-        st.subheader(f"Failures ({len(failures)})")
-        st.caption("Never applied: the examples keep their previous labels. The raw answer is kept for inspection.")
-        show_failures(failures, full=full)
-
-
-def recent_runs(runs: Sequence[JudgeRun]) -> None:
-    with st.expander("Recent runs"):
-        if runs:
-            st.dataframe(pd.DataFrame([r.__dict__ for r in runs]), hide_index=True, key="label.runs")
-        else:
-            st.caption("No judge runs yet.")

@@ -84,10 +84,10 @@ def undo_last(target: UndoTarget | None, go: Callable[[int | None], Any], curren
         unsaved.keep(write, exc)  # the page says "Not saved ..." with a Retry
         return
     if not done:
-        state.bump_label_version()  # undone meanwhile (another tab): redraw what is stored now
+        state.bump_redraw_count()  # undone meanwhile (another tab): redraw what is stored now
         st.toast(f"Already undone: '{render.md_escape(target.what)}' (another tab or window?).")
         return
-    state.bump_label_version()
+    state.bump_redraw_count()
     if target.row != current_row:
         go(target.row)
     st.toast(f"Undid '{render.md_escape(target.what)}' on {render.md_escape(target.where)}.")

@@ -41,12 +41,12 @@ __all__ = ["KEY", "OnChange", "render_families_panel"]
 OnChange = Callable[[list[Change]], Any]
 
 
-def _keys(key: str, uid: str, version: int) -> dict[str, str]:
+def _keys(key: str, uid: str, redraws: int) -> dict[str, str]:
     return {
-        "retrieved": f"{key}.retrieved.{uid}.{version}",
-        "chunks": f"{key}.chunks.{uid}.{version}",
-        "similarity": f"{key}.similarity.{uid}.{version}",
-        "clear": f"{key}.clear_similarity.{uid}.{version}",
+        "retrieved": f"{key}.retrieved.{uid}.{redraws}",
+        "chunks": f"{key}.chunks.{uid}.{redraws}",
+        "similarity": f"{key}.similarity.{uid}.{redraws}",
+        "clear": f"{key}.clear_similarity.{uid}.{redraws}",
         "k": f"{key}.k",
         "handled": f"{key}.handled",
     }
@@ -97,14 +97,14 @@ def render_families_panel(
     on_change: OnChange,
     *,
     key: str = KEY,
-    version: int = 0,
+    redraws: int = 0,
     editable: bool = True,
     traces: bool = True,
 ) -> None:
-    """Draw the panel for *example*; *version* (the page's label version) renews the editors'
+    """Draw the panel for *example*; *redraws* (the session's redraw counter) renews the editors'
     keys after each recorded decision; ``editable=False`` (presentation mode) draws no control;
     ``traces=False`` (presenting with corrections hidden) shows the current scores without the judge's."""
-    keys = _keys(key, example.uid, version)
+    keys = _keys(key, example.uid, redraws)
     shown_retrieved = retrieved_rows(example, current)
     if editable:
         edits = _pending(keys["retrieved"], keys["handled"])

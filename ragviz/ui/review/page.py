@@ -323,7 +323,7 @@ def families_expander(
     current: Labels | None,
     on_change: Callable[..., Any],
     *,
-    version: int,
+    redraws: int,
     editable: bool,
     traces: bool = True,
 ) -> None:
@@ -334,4 +334,4 @@ def families_expander(
         if families.open:
             from ragviz.ui.review.families import render_families_panel
 
-            render_families_panel(example, judge, current, on_change, version=version, editable=editable, traces=traces)
+            render_families_panel(example, judge, current, on_change, redraws=redraws, editable=editable, traces=traces)

@@ -14,6 +14,7 @@ import pytest
 
 from ragviz.analysis.quality.issues import ISSUE_KINDS, find_issues, issue_rows
 from ragviz.analysis.quality.scan import columnar_ok, issue_counts_per_row, scan_dataset, scan_rows
+from ragviz.data import dotted_keys as dk
 from ragviz.data import ragbench as rb
 from ragviz.data.dataset import Dataset
 from ragviz.data.keys import context_key, response_key
@@ -27,7 +28,7 @@ def _reference_counts(ds: Dataset) -> list[Counter[str]]:
     out = []
     for i, row in enumerate(ds.iter_rows()):
         ex = ds.example(i)
-        labels = rb.match_response_keys(rb.labels_from_row(row), set(ex.response_keys()))  # as loaded
+        labels = dk.match_response_keys(rb.labels_from_row(row), set(ex.response_keys()))  # as loaded
         issues = find_issues(set(ex.context_keys()), ex.response_keys(), labels)
         out.append(Counter(kind.value for kind, _, _ in issues))
     return out

@@ -1,4 +1,6 @@
-"""The Claims page's renderers and its claims-specific state (``pages/claims.py`` is the glue).
+"""The Claims page's renderers and its claims-specific state (``pages/claims.py`` is the glue): the file being
+reviewed, which item, the items as the annotator sees them (one item's texts, matrices and scores are
+:mod:`ragviz.ui.claims.item`).
 
 The file being reviewed is ``claims.source`` in the session (a path, or an upload kept in the session
 by digest); it is read once per process (``st.cache_resource``). The items as the annotator sees them
@@ -10,22 +12,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
 from ragviz.analysis.claims import (
-    GT_ANSWER,
-    RESPONSE,
-    SIDES,
     current_items,
     item_label,
-    label_options,
-    matrix_columns,
-    matrix_rows,
 )
 from ragviz.data.checked_claims import CheckedItem
 from ragviz.data.formats.ragchecker import (
@@ -48,43 +43,31 @@ from ragviz.ui.data import upload_limit
 __all__ = [
     "CURRENT_CACHE",
     "EXAMPLE_FILE",
+    "NO_EXAMPLE",
     "INDEX",
-    "MATRIX_TITLES",
     "PATH_REFUSED",
-    "SCORE_HEIGHT",
     "SOURCE",
     "UPLOADS",
     "cached_current_items",
-    "claim_matrix",
-    "download",
-    "editor_key",
     "error_lines",
     "file_problems",
     "file_summary",
     "file_warnings",
     "item_actions",
     "item_picker",
-    "item_texts",
-    "labels_caption",
     "load_source",
     "loaded_files",
     "no_file_notice",
     "no_items_notice",
     "opened_source",
-    "pending_edits",
-    "score_tables",
     "selected_index",
     "source_controls",
     "source_key",
 ]
 
 
-EXAMPLE_FILE = Path(__file__).resolve().parents[2].parent / "shared" / "ragchecker" / "checking_outputs.json"
-MATRIX_TITLES = {
-    RESPONSE: "Response claims — entailed by the ground-truth answer? by each chunk?",
-    GT_ANSWER: "Ground-truth answer claims — entailed by the response? by each chunk?",
-}
-SCORE_HEIGHT = 35 * 12 + 3  # the 11 values and the header row
+EXAMPLE_FILE = Path(__file__).resolve().parents[3].parent / "shared" / "ragchecker" / "checking_outputs.json"
+NO_EXAMPLE = "RagChecker's example (its repository's examples/checking_outputs.json) is not here: open or upload it."
 
 
 # -- the file ------------------------------------------------------------------------------------
@@ -205,6 +188,8 @@ def source_controls() -> None:
                     args=(str(EXAMPLE_FILE),),
                     help="checking_outputs.json from the RagChecker repository (two items)",
                 )
+            else:
+                st.caption(NO_EXAMPLE)  # md: ours
         with cols[1]:
             limit = upload_limit()
             st.file_uploader(
@@ -235,10 +220,11 @@ def loaded_files(files: Sequence[str]) -> None:
 
 
 def no_file_notice(can_open: bool) -> None:
+    """What to do with no file open: open one (RagChecker's example named only where it is), or pick a loaded one."""
     if can_open:
-        st.info(
-            "Open a RagChecker checking-output JSON (path, upload or RagChecker's own example) to review its claims."
-        )
+        example = " or RagChecker's own example" if EXAMPLE_FILE.is_file() else ""
+        opening = f"Open a RagChecker checking-output JSON (a path, an upload{example}) to review its claims."
+        st.info(opening)  # md: ours
     else:
         st.info("No RagChecker checking output is open: pick one among the loaded data, or ask an admin to load one.")
 
@@ -298,117 +284,6 @@ def item_actions(
         st.button("Reset to file", key="claims.reset", on_click=on_reset, disabled=not can_reset)
 
 
-# -- one item ------------------------------------------------------------------------------------
-
-
-def item_texts(item: CheckedItem) -> None:
-    """Query and ground-truth answer beside the response, the retrieved chunks folded below."""
-    left, right = st.columns(2, gap="medium")
-    with left:
-        st.html(render.text_block_html("Query", item.query))
-        st.html(render.text_block_html("Ground-truth answer", item.gt_answer))
-    with right:
-        st.html(render.text_block_html("Response", item.response))
-    with st.expander(f"Retrieved chunks ({item.n_chunks})", expanded=False):
-        for c, chunk in enumerate(item.retrieved_context):
-            st.html(render.text_block_html(f"chunk {c + 1} · {chunk.doc_id or 'no doc_id'}", chunk.text))
-
-
-def labels_caption(n_changed: int, editable: bool = True) -> None:
-    """How labels count, how to override one (only when *editable*), and the number of labels that
-    differ from the file (0: not said)."""
-    how = "Labels: only “Entailment” counts as true." + (" Pick a label in a cell to override it." if editable else "")
-    st.caption(how + (f" {n_changed} label(s) differ from the file." if n_changed else ""))  # md: ours
-
-
-def editor_key(side: str, uid: str) -> str:
-    """The key of *side*'s matrix editor of item *uid*; a new label version starts a fresh editor."""
-    return f"claims.editor.{side}.{uid}.{state.label_version()}"
-
-
-def pending_edits(uid: str) -> dict[str, Mapping[Any, Mapping[str, Any]]]:
-    """The edits waiting in item *uid*'s matrix editors, ``{side: {row: {column: label}}}``."""
-    return {side: (st.session_state.get(editor_key(side, uid)) or {}).get("edited_rows") or {} for side in SIDES}
-
-
-def claim_matrix(item: CheckedItem, side: str, uid: str, editable: bool) -> None:
-    """*side*'s claims with their labels, one select box per label cell when *editable*."""
-    st.markdown(f"**{MATRIX_TITLES[side]}**")
-    rows = matrix_rows(item, side)
-    if not rows:
-        st.caption("No claims on this side.")
-        return
-    columns = matrix_columns(item, side)
-    options = label_options(item)
-    config: dict[str, Any] = {
-        "#": st.column_config.NumberColumn("#", width="small"),
-        "claim": st.column_config.TextColumn("claim", width="large"),
-    }
-    for col in columns[2:]:
-        config[col] = st.column_config.SelectboxColumn(
-            render.md_escape(col), options=options, required=True, width="small"
-        )
-    st.data_editor(
-        pd.DataFrame(rows, columns=columns),
-        key=editor_key(side, uid),
-        hide_index=True,
-        disabled=["#", "claim"] if editable else True,
-        column_config=config,
-        width="stretch",
-        height=min(35 * (len(rows) + 1) + 3, 640),
-    )
-
-
-def score_tables(
-    item_rows: list[dict[str, Any]], aggregate_rows: list[dict[str, Any]], n_items: int, traces: bool = True
-) -> None:
-    """This item's 11 values (file vs now) beside the whole file's aggregates (file vs now, also ×100);
-    without *traces* (presenting, corrections hidden) only the values now."""
-    item_columns = ["group", "metric", "file", "now", "delta"] if traces else ["group", "metric", "now"]
-    aggregate_columns = ["group", "metric", "file", "now", "file ×100", "now ×100"]
-    if not traces:
-        aggregate_columns = ["group", "metric", "now", "now ×100"]
-    left, right = st.columns(2, gap="medium")
-    with left:
-        st.markdown("**This item** — file's labels vs now" if traces else "**This item**")
-        st.dataframe(
-            pd.DataFrame(item_rows, columns=item_columns),
-            hide_index=True,
-            width="stretch",
-            column_config={
-                "file": st.column_config.NumberColumn("file", format="%.4f"),
-                "now": st.column_config.NumberColumn("now", format="%.4f"),
-                "delta": st.column_config.NumberColumn("Δ", format="%+.4f"),
-            },
-            height=SCORE_HEIGHT,
-        )
-    with right:
-        st.markdown(f"**All {n_items} items** — mean (0..1) and as RagChecker prints it (×100, 1 decimal)")
-        st.dataframe(
-            pd.DataFrame(aggregate_rows, columns=aggregate_columns),
-            hide_index=True,
-            width="stretch",
-            column_config={
-                "file": st.column_config.NumberColumn("file", format="%.4f"),
-                "now": st.column_config.NumberColumn("now", format="%.4f"),
-                "file ×100": st.column_config.NumberColumn("file ×100", format="%.1f"),
-                "now ×100": st.column_config.NumberColumn("now ×100", format="%.1f"),
-            },
-            height=SCORE_HEIGHT,
-        )
-
-
-def download(data: bytes, file_name: str) -> None:
-    """The corrected file's download button."""
-    st.download_button(
-        "Download corrected RagChecker JSON",
-        data=data,
-        file_name=file_name,
-        mime="application/json",
-        key="claims.download",
-    )
-
-
 # -- the items as the annotator sees them --------------------------------------------------------
 
 
@@ -417,7 +292,7 @@ def cached_current_items(
 ) -> tuple[list[CheckedItem], list[str]]:
     """:func:`ragviz.analysis.claims.current_items`, kept in the session until the file (*source*,
     see :func:`source_key`), the annotator or the label version changes."""
-    key = (source, who, state.label_version())
+    key = (source, who, state.redraw_count())
     cached = st.session_state.get(CURRENT_CACHE)
     if cached and cached[0] == key:
         return cached[1]
