@@ -62,7 +62,7 @@ def _expected(term: tuple[float, ...], doubt: np.ndarray, judge: np.ndarray) -> 
 def calibrate(pilot: Mapping[str, tuple[Sequence[float], Sequence[float], Sequence[float]]]) -> Calibration:
     """The :class:`Calibration` from the pilot's reviewed members: per metric ``(people, judge, confidence)``.
 
-    A pilot estimates that spread per TRACe metric
+    The pilot estimates the spread of people's value around the judge's per TRACe metric
     *j* from what is known of every example before anyone reviews it — the judge's doubt :math:`u = 1 - c_j` and its
     own value :math:`\\hat Y_j` (a judge that misses hallucinations errs only where it says "supported"):
 
