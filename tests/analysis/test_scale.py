@@ -9,6 +9,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.data.keys import context_key, response_key
 from ragviz.data.load import load
 from tests.synthetic import make_synthetic
@@ -62,9 +63,7 @@ def _store_with_edits(dataset, db):
     from ragviz.store.label_store import LabelStore
 
     store = LabelStore(db)
-    store.save_judge_labels_many(
-        [(dataset.example(i).uid, dataset.example(i).labels) for i in range(1, len(dataset), 9)]
-    )
+    store.judge.save_many([(dataset.example(i).uid, dataset.example(i).labels) for i in range(1, len(dataset), 9)])
     for k, i in enumerate(range(0, len(dataset), 5)):
         example = dataset.example(i)
         cur = store.current_labels(example, "alice")
@@ -105,7 +104,7 @@ def test_streamed_export_writes_the_rows_of_the_whole_export(source, synthetic, 
         dataset, store, annotator = load(ROOT / "sample_data").dataset, None, None
     else:
         dataset = load(synthetic["parquet"]).dataset
-        store, annotator = _store_with_edits(dataset, tmp_path / "l.db"), "alice"
+        store, annotator = _store_with_edits(dataset, tmp_path / "l.db"), LabelSelection.of("alice")
     old_jsonl, old_table = _reference(dataset, store, annotator)
     for batch_size in (7, 2048):
         buf = io.BytesIO()

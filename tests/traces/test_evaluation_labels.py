@@ -101,4 +101,4 @@ def test_rows_without_mapped_evaluations_save_nothing(tmp_path):
     with LabelStore(str(tmp_path / "labels.db")) as store:
         report = save_evaluation_labels(store, dataset, "alice")
         assert (report.saved, dict(report.versions), dict(report.unmapped)) == (0, {}, {"toxicity": 1})
-        assert store.judge_labels(dataset.example(0).uid) is None
+        assert store.judge.labels(dataset.example(0).uid) is None

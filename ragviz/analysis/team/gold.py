@@ -253,7 +253,7 @@ def example_round(example: Example, store: LabelStore) -> ExampleRound:
     assignees = assigned_to(store, uid)
     events = _events(store, uid).get(uid, {})
     done = tuple(sorted(who for who in events if store.status(uid, who).reviewed))
-    stored_judge = store.judge_labels(uid)
+    stored_judge = store.judge.labels(uid)
     base = base_labels(example, stored_judge)
     settlement = settlement_of(store, uid)
     judge = stored_judge if stored_judge is not None else example.judge_labels  # labelsets.named.judge_labels_of
@@ -273,14 +273,14 @@ def team_round(
     wanted = set(assignees) | set(done) if uids is None else set(uids)
     rows = sorted(i for i in map(dataset.index_of, wanted) if i is not None)
     built = examples_at(dataset, rows, examples)
-    judged = store.judged_uids()
+    judged = store.judge.judged_uids()
     events = _events(store, None)
     settled = settlements(store)
     out: dict[str, ExampleRound] = {}
     for i in rows:
         example = built[i]
         uid = example.uid
-        stored_judge = store.judge_labels(uid) if uid in judged else None
+        stored_judge = store.judge.labels(uid) if uid in judged else None
         base = base_labels(example, stored_judge)
         who_done = tuple(sorted(done.get(uid, ())))
         judge = stored_judge if stored_judge is not None else example.judge_labels

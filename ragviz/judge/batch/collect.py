@@ -116,7 +116,7 @@ def finish_answered(cache: JudgeCache, store: JudgeLabelSink | None) -> int:
         missing = [
             (uid, cached[key].labels)
             for _, _, uid, key in rows
-            if key in cached and store.judge_labels(uid) != cached[key].labels
+            if key in cached and store.judge.labels(uid) != cached[key].labels
         ]
         _save(store, missing)
 
@@ -133,12 +133,7 @@ def finish_answered(cache: JudgeCache, store: JudgeLabelSink | None) -> int:
 def _save(store: JudgeLabelSink, items: list[tuple[str, Labels]]) -> None:
     if not items:
         return
-    save_many = getattr(store, "save_judge_labels_many", None)
-    if save_many is not None:
-        save_many(items)
-    else:
-        for uid, labels in items:
-            store.save_judge_labels(uid, labels)
+    store.judge.save_many(items)
 
 
 def _chunks(items: Iterable[OutputLine], size: int) -> Iterator[list[OutputLine]]:

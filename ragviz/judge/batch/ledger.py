@@ -1,7 +1,7 @@
 """The batch ledger: every request file, batch and request line the judge sent through a Batch API, in the store.
 
 Tables ``judge_batch_files``, ``judge_batches`` and ``judge_batch_requests`` (migration ``012_judge_batches``
-in :mod:`ragviz.store.migrations`), read and written on the judge cache's connection so that an answer and the
+in :mod:`ragviz.store.schema.judge`), read and written on the judge cache's connection so that an answer and the
 request it closes are committed in one transaction.
 
 A file moves ``written`` -> ``uploaded`` -> ``submitted`` (``offline`` for ``--batch-file``); a request line
