@@ -50,12 +50,12 @@ def child(data: str, path: str) -> dict:
         if path == "old":  # main before issue 16: getvalue(), load_bytes, save_upload, load(path)
             raw = upload.getvalue()
             assert load_bytes(name, raw).ok
-            kept = store.save_upload(name, raw)
+            kept = store.sources.save_upload(name, raw)
             result = load([str(kept)])
         else:
-            kept = store.keep_upload(name, upload)
+            kept = store.sources.keep_upload(name, upload)
             result = load([str(kept)])
-            store.register_upload(kept)
+            store.sources.register_upload(kept)
         seconds = time.perf_counter() - t0
         assert result.ok, result.errors[:3]
         peak = _status("VmHWM")

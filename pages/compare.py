@@ -8,7 +8,7 @@ corrections", compares only the judge's and the latest human labels (no one's na
 
 import streamlit as st
 
-from ragviz.analysis.labelsets.named import HUMAN, JUDGE, label_set_names
+from ragviz.analysis.labelsets.named import HUMAN, JUDGE, label_sets
 from ragviz.ui import compare as ui
 from ragviz.ui.core import access, results, state
 from ragviz.ui.core.present import show_corrections
@@ -25,7 +25,7 @@ if not show_corrections(page.present):
         "Presentation mode hides which examples were corrected: turn on Show corrections in the sidebar to compare."
     )
     st.stop()
-names = label_set_names(page.store) if granted.can_review and not page.present else [JUDGE, HUMAN]
+names = label_sets(page.store) if granted.can_review and not page.present else [JUDGE, HUMAN]
 offered = team_queue.blind_label_sets(names, page.store, page.annotator)
 if offered != names:  # a blind round: no one else's labels until their examples are adjudicated
     st.caption(

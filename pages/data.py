@@ -51,25 +51,25 @@ def use_upload(upload: UploadedFile, add: bool) -> None:
         st.session_state[LAST_PROBLEM] = (upload.name, [refused])
         return
     store = state.store()
-    kept = store.keep_upload(upload.name, upload)
+    kept = store.sources.keep_upload(upload.name, upload)
     if (refused := refused_for_size(kept, kept.name, upload_decoded_limit(ui.upload_limit()))) is not None:
-        if kept not in store.uploads():
-            store.remove_upload(kept)
+        if kept not in store.sources.uploads():
+            store.sources.remove_upload(kept)
         st.session_state[LAST_PROBLEM] = (upload.name, [f"{upload.name}: file: {refused}"])
         return
     result = state.load_result((str(kept),))  # loaded once: the page shows this same cached result
     if not result.ok:
-        if kept not in store.uploads():
-            store.remove_upload(kept)
+        if kept not in store.sources.uploads():
+            store.sources.remove_upload(kept)
         st.session_state[LAST_PROBLEM] = (upload.name, [str(p).replace(str(kept), upload.name) for p in result.errors])
         return
-    store.register_upload(kept)
+    store.sources.register_upload(kept)
     use_paths([str(kept)], add, checked=True)
 
 
 def remove_upload(path: str) -> None:
     open_before = state.current_paths()
-    state.store().remove_upload(Path(path))
+    state.store().sources.remove_upload(Path(path))
     if path in open_before:
         state.set_paths(tuple(p for p in open_before if p != path))
 
@@ -107,7 +107,7 @@ if request.path:
 ui.rejected_notice(st.session_state.get(LAST_PROBLEM))
 phoenix_ui.skipped_traces()
 if granted.can_load and not present:
-    ui.uploads_box(state.store().uploads(), on_remove=remove_upload)
+    ui.uploads_box(state.store().sources.uploads(), on_remove=remove_upload)
 
 paths = state.current_paths()
 with st.container(border=True):

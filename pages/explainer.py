@@ -6,7 +6,7 @@ import streamlit as st
 
 from ragviz.analysis.dashboard.families import ANSWER, RETRIEVAL, TONIC, families_present
 from ragviz.analysis.explain import answer_explanation, retrieval_explanations, tonic_explanation
-from ragviz.analysis.labelsets.named import GOLD, HUMAN, JUDGE, human_labels, judge_labels, label_set_names
+from ragviz.analysis.labelsets.named import GOLD, HUMAN, JUDGE, human_labels, judge_labels, label_sets
 from ragviz.analysis.review.edits import document_spans, response_spans
 from ragviz.analysis.team.gold import example_round
 from ragviz.ui.audit import estimates as audit_estimates
@@ -26,7 +26,7 @@ report.download_report_button(HUMAN, key="explainer.report", present=present)
 audit_estimates.plain_words_section(store)
 compare_systems.compare_plain_words(store)
 names = access.names_shown()  # viewers and presenters: the latest human labels, no one's name
-offered = [n for n in label_set_names(store) if n != JUDGE] if names else [HUMAN]
+offered = [n for n in label_sets(store) if n != JUDGE] if names else [HUMAN]
 index, other = ui.example_picker(ds, team_queue.blind_label_sets(offered, store, page.annotator), results.uid_matches)
 ex = ds.example(index)
 ui.link_to(ex.uid)
@@ -36,7 +36,7 @@ if other == GOLD:  # the team's agreed or adjudicated labels, by whoever agreed 
     gold = example_round(ex, store).gold if store is not None else None
     human, decider = (gold.labels, gold.by) if gold is not None else (None, "")
 else:
-    human, decider = human_labels(ex, store, None if other == HUMAN else other)
+    human, decider = human_labels(ex, store, other)
 title = ui.human_title(decider if names else "a person" if decider else "")
 if human is None:
     human = judge

@@ -4,9 +4,10 @@ admin may download the team's labels instead (every annotator's latest decision,
 
 import streamlit as st
 
+from ragviz.analysis.labelsets.selection import LabelSelection, store_annotator
 from ragviz.analysis.review.queue import progress
 from ragviz.data.errors import BadInput
-from ragviz.export.files import write_download
+from ragviz.export.targets import export
 from ragviz.export.traces.targets import push_labels
 from ragviz.store.label_store import default_db
 from ragviz.store.roles import ADMIN
@@ -30,14 +31,18 @@ if page.present:  # presentation mode (always for viewers): no one's progress, n
     st.stop()
 ui.progress_metrics(len(ds), progress(state.uid_set(), store.reviewed_uids(who), store.corrected_uids(who)))
 ui.what_an_export_holds()
-whose = who
+whose = LabelSelection.of(who)
 if granted.can_export:
     if granted.role == ADMIN:  # one file with every annotator's decisions
         whose = ui.whose_labels(who)
     fmt = ui.format_choice()
-    built_from = (state.current_paths(), store.location, whose, fmt, store.annotator_version(whose))
+    built_from = (state.current_paths(), store.location, whose, fmt, store.annotator_version(store_annotator(whose)))
     ui.download(
-        ui.file_owner(whose), fmt, built_from, len(ds), lambda out, bar: write_download(ds, store, whose, fmt, out, bar)
+        ui.file_owner(whose),
+        fmt,
+        built_from,
+        len(ds),
+        lambda out, bar: export(store, whose, ds, ui.download_target(out, fmt), progress=bar),
     )
 else:
     ui.no_downloads(granted.why)
@@ -59,7 +64,7 @@ if (
 
 st.subheader("Per-example metrics (current labels)")
 if ui.show_table_toggle(len(ds)):
-    ui.metrics_table(results.metrics_table(who))
+    ui.metrics_table(results.metrics_table(LabelSelection.of(who)))
 
 if granted.can_see_store:  # the command names the store and the data files on the server
     st.subheader("From the command line")

@@ -6,6 +6,7 @@ annotators may look."""
 
 import streamlit as st
 
+from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection
 from ragviz.ui.audit.sample import loaded_samples, pick_sample
 from ragviz.ui.core import access, render, state
 from ragviz.ui.core.keys import JUDGE_DONE
@@ -38,7 +39,7 @@ team = team_judge()
 settings = ui.judge_settings() if can_admin else None
 
 blind = team_queue.blind_for_me(store)  # a blind round: counts of the person's own labels, no one else's
-patterns, n_usable, n_test = ui.patterns_of(ds, store, page.annotator if blind else "human")
+patterns, n_usable, n_test = ui.patterns_of(ds, store, LabelSelection.of(page.annotator) if blind else HUMAN)
 ui.disagreements_section(patterns, n_usable, n_test, blind)
 
 sample = pick_sample(loaded_samples(store), "judge.audit_pick", "Test set: audit sample")

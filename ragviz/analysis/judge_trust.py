@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from ragviz.analysis.agreement import ADHERENT, BINARY_LABELS, RELEVANT, SUPPORTED, UTILIZED, agreement
 from ragviz.analysis.labelsets.named import judge_labels, resolve_label_set
+from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection
 from ragviz.data.dataset import examples_at
 from ragviz.data.model import Example, Labels
 
@@ -68,9 +69,12 @@ class LabelTrust:
 
 
 def judge_people_triples(
-    dataset: Dataset, store: LabelStore | None, against: str = "human", examples: Mapping[int, Example] | None = None
+    dataset: Dataset,
+    store: LabelStore | None,
+    against: LabelSelection = HUMAN,
+    examples: Mapping[int, Example] | None = None,
 ) -> list[Triple]:
-    """Every example a person reviewed (*against*: ``human`` = whoever decided last, or one annotator) that the
+    """Every example a person reviewed (*against*: ``human`` = every annotator's latest decision per field, or one annotator) that the
     judge labelled, as ``(example, people's labels, the judge's labels)`` in row order: the pairs the Dashboard's
     "How much can we trust the judge?" compares."""
     if store is None:
@@ -78,7 +82,7 @@ def judge_people_triples(
     reviewed = resolve_label_set(dataset, against, store, scope="reviewed", examples=examples)
     rows = sorted(reviewed.labels)
     built = examples_at(dataset, rows, examples)
-    judged = store.judged_uids()
+    judged = store.judge.judged_uids()
     out = []
     for i in rows:
         ex = built[i]

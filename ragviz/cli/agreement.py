@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ragviz.analysis.dashboard.baselines import agreement_report, has_baseline_scores
-from ragviz.cli.common import EXIT_OK, add_db_argument, errors, open_store
+from ragviz.cli.common import EXIT_OK, LABEL_SETS_HELP, add_db_argument, errors, label_selection, open_store
 from ragviz.data.dataset import Dataset
 from ragviz.data.errors import BadInput
 
@@ -21,8 +21,8 @@ def add_agreement_arguments(parser: Any) -> None:
         "--against",
         default="human",
         metavar="llm|human|gold|ANNOTATOR",
-        help="the label set taken as the truth: llm (the judge), human (every annotator's latest decision, the "
-        "default), gold (the team's agreed or adjudicated labels) or one annotator's name; examples nobody decided on keep the judge's labels",
+        help=f"the label set taken as the truth: {LABEL_SETS_HELP}; default human. Examples nobody decided on keep "
+        "the judge's labels",
     )
     add_db_argument(parser)
     parser.add_argument(
@@ -42,7 +42,7 @@ def run_agreement_command(args: Any) -> int:
     import sys
     from pathlib import Path
 
-    from ragviz.analysis.labelsets.named import GOLD, HUMAN, JUDGE
+    from ragviz.analysis.labelsets.selection import JUDGE, parse_label_set
     from ragviz.data.load import load
 
     result = load(args.paths)
@@ -51,7 +51,8 @@ def run_agreement_command(args: Any) -> int:
             f"{errors(len(result.errors))}: nothing computed (run `ragviz validate` for details)", listed=result.errors
         )
     store = None
-    if args.against != JUDGE or getattr(args, "annotators", False):
+    against = parse_label_set(args.against, option="--against", path=COMMAND)
+    if against != JUDGE or getattr(args, "annotators", False):
         from ragviz.store.label_store import default_db
         from ragviz.store.postgres import is_url, mask_url
 
@@ -60,23 +61,17 @@ def run_agreement_command(args: Any) -> int:
         # no --db and no store at the default place: nobody has decided yet (the judge's labels stand)
         if args.db or is_url(target) or Path(db).exists():
             store = open_store(target, command=COMMAND)
-        if (
-            not getattr(args, "annotators", False)
-            and args.against not in (HUMAN, GOLD)
-            and (store is None or args.against not in store.annotators())
-        ):
-            known = ", ".join(store.annotators()) if store is not None else "none"
-            if store is not None:
-                store.close()
-            raise BadInput(
-                f"no decisions by this annotator in {db} (annotators: {known}; or use llm / human)",
-                path=COMMAND,
-                field=f"--against {args.against}",
-            )
+        if not getattr(args, "annotators", False):
+            try:
+                against = label_selection(args.against, store, option="--against", path=str(db))
+            except BadInput:
+                if store is not None:
+                    store.close()
+                raise
     if getattr(args, "annotators", False):
         return _print_annotator_agreement(result.dataset, store)
     try:
-        for row in agreement_report(result.dataset, args.against, store):
+        for row in agreement_report(result.dataset, against, store):
             print(json.dumps(row))
     finally:
         if store is not None:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, TextIO
 from ragviz.data.errors import BadInput
 
 if TYPE_CHECKING:
+    from ragviz.analysis.labelsets.selection import LabelSelection
     from ragviz.store.label_store import LabelStore
 
 __all__ = [
@@ -20,11 +21,14 @@ __all__ = [
     "EXIT_BAD_INPUT",
     "EXIT_OK",
     "IDENTITY_OPTIONS",
+    "LABEL_SETS_HELP",
     "NO_STORE",
     "add_db_argument",
     "add_paths",
     "errors",
+    "export_selection",
     "fold_identities",
+    "label_selection",
     "open_store",
     "print_problems",
 ]
@@ -88,6 +92,65 @@ def open_store(db: str | os.PathLike[str] | None, *, command: str, create: bool 
         return LabelStore(target)
     except StoreError as exc:
         raise BadInput(str(exc), path=command) from None
+
+
+#: What a label-set option (``--against``, ``--labels``) accepts, said the same way by every command.
+LABEL_SETS_HELP = (
+    "llm (the judge's labels), human (per example and label field, every annotator's latest decision: the labels "
+    "of the team's export), gold (the team's agreed or adjudicated labels) or one annotator's name "
+    "(annotator:NAME for a person named like one of these)"
+)
+
+
+def label_selection(
+    text: str, store: LabelStore | None, *, option: str, path: str | None = None, people: bool = False
+) -> LabelSelection:
+    """The label set an option's *text* names (:func:`ragviz.analysis.labelsets.selection.parse_label_set`),
+    checked against *store*: an annotator must have labels there, gold needs a store; *people*: the judge's
+    labels are refused (the option names people's labels). Bad input names *option* and *path*."""
+    from ragviz.analysis.labelsets.selection import parse_label_set
+
+    chosen = parse_label_set(text, option=option, path=path)
+    where = f"{option} {text.strip()}"
+    if people and chosen.kind == "judge":
+        raise BadInput("this option names people's labels: human, gold or an annotator", path=path, field=where)
+    if chosen.kind == "gold" and store is None:
+        raise BadInput("gold labels live in a label store: give --db DB", path=path, field=where)
+    if chosen.is_person:
+        _check_annotator(chosen, store, path, where)
+    return chosen
+
+
+def _check_annotator(chosen: LabelSelection, store: LabelStore | None, path: str | None, where: str | None) -> None:
+    names = store.annotators() if store is not None else []
+    if chosen.annotator not in names:
+        known = ", ".join(names) if names else "none yet"
+        raise BadInput(
+            f"annotator {chosen.annotator!r} has no labels in this store (annotators: {known})", path=path, field=where
+        )
+
+
+def export_selection(
+    store: LabelStore, annotator: str | None, labels: str | None, *, command: str, path: str
+) -> LabelSelection | None:
+    """Whose labels an export writes, from ``--annotator NAME`` (always a person; ``'*'``: the team's) or
+    ``--labels gold|latest|ANNOTATOR`` (:func:`label_selection`), not both. Neither: the one annotator with labels,
+    the team's latest (``human``) with several, ``None`` (the labels as loaded) with nobody."""
+    from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection
+    from ragviz.store.label_store import EVERYONE
+
+    if labels is not None:
+        if annotator is not None:
+            raise BadInput("give --labels or --annotator, not both", path=command)
+        return label_selection(labels, store, option="--labels", path=path)
+    names = store.annotators()
+    if annotator is None:
+        return HUMAN if len(names) > 1 else LabelSelection.of(names[0]) if names else None
+    if annotator.strip() == EVERYONE:
+        return HUMAN
+    chosen = LabelSelection.of(annotator)
+    _check_annotator(chosen, store, path, None)
+    return chosen
 
 
 def print_problems(problems: Iterable[object], stream: TextIO) -> None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragviz.analysis.estimates.coverage import MIN_AUDITED
 from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK, add_db_argument, open_store
+from ragviz.cli.estimate_table import format_table, write_report
 from ragviz.data.errors import BadInput
 
 if TYPE_CHECKING:
@@ -25,12 +26,9 @@ __all__ = [
     "FORMATS",
     "INTERVALS",
     "add_estimate_arguments",
-    "csv_text",
     "load_data",
-    "open_store",
     "pair_db",
     "run_estimate_command",
-    "write_output",
 ]
 
 
@@ -76,7 +74,7 @@ def add_estimate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--annotator",
         metavar="NAME",
-        help="with --db: this annotator's labels (default: whoever decided last on each example)",
+        help="with --db: this annotator's labels (default: human, per example and label field every annotator's latest decision)",
     )
     parser.add_argument("--alpha", type=_alpha, default=0.05, help="1 - confidence level (default: 0.05)")
     parser.add_argument(
@@ -129,7 +127,7 @@ def _fail(message: str) -> int:
     return EXIT_BAD_INPUT
 
 
-def _load(paths: list[str], what: str) -> Dataset:
+def load_data(paths: list[str], what: str) -> Dataset:
     """The loaded dataset; :class:`BadInput` naming the first problem when it does not load."""
     from ragviz.data.load import load
 
@@ -164,13 +162,13 @@ def _pair(args: argparse.Namespace, families: Any) -> tuple[Any, Any]:
     """The pairing and, from a label store, its audit sample's design (``None`` otherwise)."""
     from ragviz.analysis.estimates.pairing import pair_export, pair_human
 
-    data = _load(args.paths, "DATA")
+    data = load_data(args.paths, "DATA")
     if args.human and args.db:
         raise BadInput("give people's labels with --human FILE or --db DB_OR_URL, not both")
     if args.human:
-        return pair_human(data, _load([args.human], "--human"), families), None
+        return pair_human(data, load_data([args.human], "--human"), families), None
     if args.db:
-        return _pair_db(data, args.db, args.sample, args.annotator, families)
+        return pair_db(data, args.db, args.sample, args.annotator, families)
     return pair_export(data, families), None
 
 
@@ -218,19 +216,7 @@ def _report(pairing: Any, design: Any, args: argparse.Namespace) -> int:
         report = design_report(pairing, design, args.alpha, args.by, args.interval, args.minutes_per_example)
     else:
         report = estimate_report(pairing, args.alpha, args.by, args.interval)
-    if args.format == "json":
-        import json
-
-        text = json.dumps(report.as_dict(), indent=2) + "\n"
-    elif args.format == "csv":
-        text = _csv(report.rows())
-    else:
-        from ragviz.cli.estimate_table import format_table
-
-        text = format_table(report)
-    _write(text, args.output)
-    for note in report.notes():
-        print(f"note: {note}", file=sys.stderr)
+    write_report(report, args.format, args.output, format_table)
     return EXIT_OK
 
 
@@ -240,13 +226,14 @@ def _masked(db: str | None) -> str | None:
     return None if db is None else mask_url(db) if is_url(db) else db
 
 
-def _pair_db(data: Dataset, db: str, sample_id: int | None, annotator: str | None, families: Any) -> Any:
+def pair_db(data: Dataset, db: str, sample_id: int | None, annotator: str | None, families: Any) -> Any:
     """The pairing of :func:`ragviz.analysis.estimates.pairing.pair_store` over the label store *db* and the
     sample's design (:func:`ragviz.analysis.audits.design_estimate.design_info`); :class:`BadInput` when it does
     not open or holds no audit sample drawn from DATA's examples."""
 
     from ragviz.analysis.audits.sample_estimate import audited_members, design_of, pilot_of
     from ragviz.analysis.estimates.pairing import pair_store
+    from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection
     from ragviz.store.audit_samples import default_sample, get_sample, list_samples, team_choice
 
     where = _masked(db)
@@ -286,33 +273,12 @@ def _pair_db(data: Dataset, db: str, sample_id: int | None, annotator: str | Non
                     file=sys.stderr,
                 )
         pilot = pilot_of(store, sample)
-        pairing = pair_store(data, store, audited_members(sample, pilot), annotator or "human", families)
+        pairing = pair_store(
+            data, store, audited_members(sample, pilot), LabelSelection.of(annotator) if annotator else HUMAN, families
+        )
     from ragviz.analysis.audits.designs import DesignError
 
     try:
         return pairing, design_of(data, pairing, sample, pilot)
     except DesignError as exc:
         raise BadInput(f"{where}: {exc}") from None
-
-
-def _csv(rows: list[dict[str, Any]]) -> str:
-    import io
-
-    from ragviz.export.records import write_csv
-
-    buffer = io.StringIO()
-    write_csv(rows, buffer)
-    return buffer.getvalue()
-
-
-def _write(text: str, output: str | None) -> None:
-    if output is None or output == "-":
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    with open(output, "w", encoding="utf-8", newline="") as f:
-        f.write(text)
-
-
-# what ``ragviz estimate --compare`` (ragviz.cli.estimate_compare) shares with the plain estimate
-load_data, pair_db, csv_text, write_output = _load, _pair_db, _csv, _write

@@ -17,7 +17,6 @@ from typing import Any
 __all__ = [
     "add_compare_arguments",
     "add_estimate_and_compare_arguments",
-    "compare_table",
     "run_compare",
     "run_estimate_or_compare",
 ]
@@ -84,7 +83,8 @@ def run_compare(args: argparse.Namespace) -> int:
     from ragviz.analysis.compare_systems.difference import compare_report
     from ragviz.analysis.compare_systems.pairs import FILE_SYSTEMS, column_answers, file_answers, pair_systems
     from ragviz.analysis.compare_systems.words import plan_questions, plan_questions_text
-    from ragviz.cli.estimate import load_data, write_output
+    from ragviz.cli.estimate import load_data
+    from ragviz.cli.estimate_table import compare_table, write_report
     from ragviz.data.errors import BadInput
 
     chosen = args.compare or []
@@ -119,19 +119,7 @@ def run_compare(args: argparse.Namespace) -> int:
     for w in warnings:
         print(f"warning: {w}", file=sys.stderr)
     report = compare_report(pairs, args.alpha, args.interval)
-    if args.format == "json":
-        import json
-
-        text = json.dumps(report.as_dict(), indent=2) + "\n"
-    elif args.format == "csv":
-        from ragviz.cli.estimate import csv_text
-
-        text = csv_text(report.rows())
-    else:
-        text = compare_table(report)
-    write_output(text, args.output)
-    for note in report.notes():
-        print(f"note: {note}", file=sys.stderr)
+    write_report(report, args.format, args.output, compare_table)
     print(f"note: {plan_questions_text(plan_questions(pairs.pairs, 'adherence', 0.03, args.alpha))}", file=sys.stderr)
     return 0
 
@@ -171,52 +159,3 @@ def _newest_paired(data: Any, db: str) -> int | None:
     with open_store(db, command="ragviz estimate") as store:
         paired = [s for s in list_samples(store, data.uids) if s.design == "paired"]
     return max(s.id for s in paired) if paired else None
-
-
-def _num(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:+.1f}"
-
-
-def _ci(estimate: float | None, low: float | None, high: float | None) -> str:
-    if estimate is None:
-        return "-"
-    if low is None or high is None:
-        return f"{_num(estimate)} (no CI)"
-    return f"{_num(estimate)} [{_num(low)}, {_num(high)}]"
-
-
-def compare_table(report: Any) -> str:
-    """The comparison as fixed-width text: a headline, each metric's verdict, then B − A in points per subset."""
-    from ragviz.analysis.compare_systems.words import headline, verdicts
-
-    level = f"{100 * (1 - report.alpha):g}%"
-    lines = [headline(report, with_verdict=False), *(f"  {v}" for v in verdicts(report)), ""]
-    header = ["group", "metric", "pairs", "audited", "judge", f"people [{level}]", f"PPI++ [{level}]", "lambda"]
-    body = [
-        [
-            r["group"],
-            r["metric"],
-            str(r["n_pairs"]),
-            str(r["n_audited"]),
-            _num(r["judge_diff"]),
-            _ci(r["people_diff"], r["people_low"], r["people_high"]),
-            _ci(r["ppi_diff"], r["ppi_low"], r["ppi_high"]) + (" (too few)" if r["more_needed"] else ""),
-            "-" if r["lambda"] is None else f"{r['lambda']:.2f}",
-        ]
-        for r in report.rows()
-    ]
-    widths = [max(len(row[i]) for row in [header, *body]) for i in range(len(header))]
-    numeric = {2, 3, 4, 7}
-
-    def fmt(row: list[str]) -> str:
-        return "  ".join(
-            c.rjust(w) if i in numeric else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))
-        ).rstrip()
-
-    lines += [fmt(header), fmt(["-" * w for w in widths]), *(fmt(r) for r in body)]
-    lines += [
-        "",
-        f"differences are {report.b} - {report.a} in points (higher is better on every TRACe metric); audited = "
-        f"questions whose two answers people reviewed; PPI++ = the judge on every pair, corrected by the audit",
-    ]
-    return "\n".join(lines) + "\n"

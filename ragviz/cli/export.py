@@ -9,15 +9,12 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ragviz.analysis.labelsets.named import GOLD
-from ragviz.cli.common import EXIT_OK, add_db_argument, open_store
-from ragviz.cli.common import errors as errors_of
+from ragviz.analysis.labelsets.selection import GOLD, HUMAN, LabelSelection
+from ragviz.cli.common import EXIT_OK, LABEL_SETS_HELP, add_db_argument, export_selection, open_store
 from ragviz.data.errors import BadInput
-from ragviz.data.formats.ragchecker import RagCheckerFormatError, is_ragchecker_file
 from ragviz.export.files import FORMATS
-from ragviz.export.shapes import write_corrected_ragchecker
-from ragviz.export.targets import TARGETS, Target, format_from_name, load_sources, write_target, write_target_streamed
-from ragviz.store.label_store import EVERYONE, LabelStore
+from ragviz.export.targets import TARGETS, Exported, Target, export, format_from_name
+from ragviz.store.label_store import EVERYONE
 
 __all__ = ["COMMAND", "add_export_arguments", "add_target_arguments", "export_command", "run_export_command"]
 
@@ -33,16 +30,18 @@ def export_command(
     data: Sequence[str] = (),
     to: str = "ragbench",
     card: bool = False,
+    labels: str | None = None,
 ) -> int:
     """``ragviz export [DATA ...] --db DB -o OUT [--format jsonl|parquet|csv] [--to ragbench|ragas|deepeval|ragchecker]
-    [--card] [--annotator NAME]``.
+    [--card] [--annotator NAME | --labels gold|latest|ANNOTATOR]``.
 
     Rebuilds the examples from the DATA files and directories, else from the data files
-    registered in the store, writes the annotator's current labels to OUT (streamed, batch by
-    batch) and prints a one-line summary to stderr. With several annotators and none named (or
-    ``--annotator '*'``) it is the team's export (:data:`~ragviz.store.label_store.EVERYONE`). With DATA
-    and ``db=None`` (no store) the rows' own labels are exported. Returns 0; bad input (missing DB or data
-    files, unknown annotator) raises :class:`BadInput`, which ``ragviz`` prints and exits 2 on.
+    registered in the store, writes whose labels :func:`~ragviz.cli.common.export_selection` says to OUT
+    (:func:`ragviz.export.targets.export`, streamed batch by batch where it can) and prints a one-line summary
+    to stderr. With several annotators and none named (or ``--annotator '*'``, ``--labels latest``) it is the
+    team's export: the ``human`` label set. With DATA and ``db=None`` (no store) the rows' own labels are
+    exported. Returns 0; bad input (missing DB or data files, unknown annotator) raises :class:`BadInput`, which
+    ``ragviz`` prints and exits 2 on.
     """
     from ragviz.store.postgres import is_url, mask_url
 
@@ -51,27 +50,20 @@ def export_command(
         raise BadInput(f"unknown target {to!r} (choose from {', '.join(TARGETS)})", path=COMMAND)
     if fmt not in FORMATS:
         raise BadInput(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})", path=COMMAND)
+    target = Target(out, fmt, to, card)
     if db is None:
         if not data:
             raise BadInput("give data files or a label store (--db)", path=COMMAND)
-        return _export_data(None, Target(out, fmt, to, card), None, data, "data files")
+        _summary(export(None, None, data, target), target, None)
+        return EXIT_OK
     store = open_store(db, command=COMMAND)
     db = mask_url(db) if is_url(db) else db  # messages below name the URL without its password
     with store:
-        names = store.annotators()
-        if annotator == GOLD:
-            pass  # the team's gold labels (examples without any keep the judge's)
-        elif annotator is None:
-            # several people: the team's export (every annotator's latest decision, a reviewer per row)
-            annotator = EVERYONE if len(names) > 1 else names[0] if names else None
-        elif annotator == EVERYONE:
-            pass
-        elif annotator not in names:
-            known = ", ".join(names) if names else "none yet"
-            raise BadInput(f"annotator {annotator!r} has no labels in this store (annotators: {known})", path=db)
+        whose = export_selection(store, annotator, labels, command=COMMAND, path=db)
         if data:
-            return _export_data(store, Target(out, fmt, to, card), annotator, data, "data files")
-        sources = store.sources()
+            _summary(export(store, whose, data, target), target, whose)
+            return EXIT_OK
+        sources = store.sources.registered()
         if not sources:
             raise BadInput(
                 "no data files registered in this store; name them (ragviz export DATA ... --db DB) "
@@ -82,59 +74,37 @@ def export_command(
         if missing:
             *listed, last = [f"{s}: registered data file is missing" for s in missing]
             raise BadInput(last, listed=listed)
-        return _export_data(store, Target(out, fmt, to, card), annotator, sources, "registered data files")
+        _summary(export(store, whose, sources, target, what="registered data files"), target, whose)
+        return EXIT_OK
 
 
-def _export_data(
-    store: LabelStore | None, target: Target, annotator: str | None, sources: Sequence[str], what: str
-) -> int:
-    if target.to == "ragchecker" and sources and all(is_ragchecker_file(s) for s in sources):
-        if annotator == EVERYONE:
-            raise BadInput(
-                "claim corrections of RagChecker checking outputs are exported per annotator: "
-                "name one with --annotator NAME"
-            )
-        try:
-            n_rows, n_human = write_corrected_ragchecker(sources, store, annotator, target.out)
-        except RagCheckerFormatError as exc:
-            raise BadInput(
-                f"{errors_of(len(exc.problems))} in the {what}: nothing exported", listed=exc.problems
-            ) from None
-        who = annotator or "(no annotator)"
+def _summary(done: Exported, target: Target, whose: LabelSelection | None) -> None:
+    if done.ragchecker:
+        who = whose.name if whose is not None else "(no annotator)"
         print(
-            f"exported {n_rows} RagChecker items to {target.out} (ragchecker); annotator {who}: "
-            f"{n_human} with claim corrections or reviews",
+            f"exported {done.n_rows} RagChecker items to {done.written} (ragchecker); annotator {who}: "
+            f"{done.n_human} with claim corrections or reviews",
             file=sys.stderr,
         )
-        return EXIT_OK
-    if target.to == "ragbench" and target.out != "-" and annotator != GOLD:  # gold: over the whole data at once
-        streamed = write_target_streamed(store, annotator, sources, target, what)
-        if streamed is not None:
-            done, written = streamed
-            _summary(written, target, annotator, done.n_rows, done.n_human, done.n_corrected)
-            return EXIT_OK
-    dataset, errors = load_sources(sources)
-    if errors:
-        raise BadInput(f"{errors_of(len(errors))} in the {what}: nothing exported", listed=errors)
-    n_rows, n_human, written = write_target(dataset, store, annotator, target)
-    n_corrected = len(store.corrected_uids(annotator) & set(dataset.uids)) if store is not None and annotator else 0
-    _summary(written, target, annotator, n_rows, n_human, n_corrected)
-    return EXIT_OK
-
-
-def _summary(written: str, target: Target, annotator: str | None, n_rows: int, n_human: int, n_corrected: int) -> None:
-    if annotator == GOLD:
+        return
+    n_rows, n_human = done.n_rows, done.n_human
+    if whose == GOLD:
         print(
-            f"exported {n_rows} examples to {written} ({target.describe()}); gold labels: {n_human} agreed or"
+            f"exported {n_rows} examples to {done.written} ({target.describe()}); gold labels: {n_human} agreed or"
             f" adjudicated, {n_rows - n_human} judge labels as they were (label_source llm)",
             file=sys.stderr,
         )
         return
-    who = "every annotator (the team's export, a reviewer per row)" if annotator == EVERYONE else annotator
-    who = who or "(no annotator)"
+    who = (
+        "every annotator (the team's export, a reviewer per row)"
+        if whose == HUMAN
+        else whose.name
+        if whose is not None
+        else "(no annotator)"
+    )
     print(
-        f"exported {n_rows} examples to {written} ({target.describe()}); annotator {who}: {n_human} human-reviewed, "
-        f"{n_corrected} corrected, {n_rows - n_human} judge labels as they were",
+        f"exported {n_rows} examples to {done.written} ({target.describe()}); annotator {who}: {n_human} "
+        f"human-reviewed, {done.n_corrected} corrected, {n_rows - n_human} judge labels as they were",
         file=sys.stderr,
     )
 
@@ -167,18 +137,17 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
         "--annotator",
         metavar="NAME",
         default=None,
-        help=f"whose labels to export (default: the one annotator with labels; with several, or '{EVERYONE}': "
-        "the team's export, every annotator's latest decision per example with a reviewer per row and "
-        "field_reviewers where several people decided)",
+        help=f"whose labels to export: this annotator's, whatever the name (default: the one annotator with labels; "
+        f"with several, or '{EVERYONE}': the team's export, the human label set: per example and label field every "
+        "annotator's latest decision, with a reviewer per row and field_reviewers where several people decided)",
     )
     parser.add_argument(
         "--labels",
         metavar="gold|latest|ANNOTATOR",
         default=None,
-        help="which label set to export: gold (per example the labels its annotators all agreed on, label_source "
-        "'agreed', or an adjudicator settled, 'adjudicated', with reviewer = who settled it; the rest keep the "
-        "judge's labels, label_source 'llm'), latest (every annotator's latest decision, as --annotator "
-        f"'{EVERYONE}') or one annotator's name (as --annotator NAME)",
+        help=f"which label set to export: {LABEL_SETS_HELP}. latest is human (as --annotator '{EVERYONE}'); gold "
+        "rows carry label_source 'agreed' or 'adjudicated' with reviewer = who settled them, the rest keep the "
+        "judge's labels (label_source 'llm')",
     )
 
 
@@ -207,11 +176,8 @@ def run_export_command(args: argparse.Namespace) -> int:
     db: str | None = str(args.db or default_db())
     if args.data and args.db is None and not is_url(str(db)) and not Path(str(db)).expanduser().is_file():
         db = None  # data named and no store yet: the rows' own labels
-    annotator = args.annotator
-    if args.labels is not None:
-        if annotator is not None:
-            raise BadInput("give --labels or --annotator, not both", path=COMMAND)
-        annotator = {"gold": GOLD, "latest": EVERYONE}.get(args.labels.strip(), args.labels.strip())
-        if annotator == GOLD and db is None:
-            raise BadInput("gold labels live in a label store: give --db DB", path=COMMAND, field="--labels gold")
-    return export_command(db, args.output, args.format, annotator, args.data, args.to, args.card)
+    if args.labels is not None and args.annotator is not None:
+        raise BadInput("give --labels or --annotator, not both", path=COMMAND)
+    if db is None and args.labels is not None and args.labels.strip() == "gold":
+        raise BadInput("gold labels live in a label store: give --db DB", path=COMMAND, field="--labels gold")
+    return export_command(db, args.output, args.format, args.annotator, args.data, args.to, args.card, args.labels)

@@ -35,7 +35,7 @@ def run_import_command(args: argparse.Namespace) -> int:
     from ragviz.data.load import load
 
     with open_store(args.db, command=COMMAND, create=bool(args.data)) as store:
-        paths = args.data or store.sources()
+        paths = args.data or store.sources.registered()
         if not paths:
             raise BadInput(
                 "no loaded data to check the rows against: give --data DATA or open it in the app", path=COMMAND

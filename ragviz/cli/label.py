@@ -316,7 +316,7 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
             )
             return EXIT_OK
         for path in args.paths:
-            store.register_source(path)
+            store.sources.register(path)
         last_shown = [-1]
 
         def progress(p: RunProgress) -> None:

@@ -300,13 +300,7 @@ def _run_step(
                 judge_examples(group, settings, cache, store, prompt=_prompt_of(store, version))
                 for version, group in by_version.items()
             ]
-            ledger.write(
-                cache,
-                lambda db: db.executemany(
-                    "UPDATE judge_batch_requests SET state = ? WHERE cache_key = ? AND state = ?",
-                    [(ledger.RETRIED, k, ledger.FAILED) for k in keys],
-                ),
-            )
+            ledger.mark_retried(cache, keys)
             for outcome in (o for run in runs for o in run.failures):
                 print(f"failed: {outcome.uid}: {outcome.error}", file=err)
             judged, cached, failed_n = (

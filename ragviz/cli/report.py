@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ragviz.cli.common import EXIT_OK, add_db_argument, open_store
+from ragviz.cli.common import EXIT_OK, add_db_argument, label_selection, open_store
 from ragviz.data.errors import BadInput
 
 __all__ = ["COMMAND", "FORMATS", "add_report_arguments", "run_report_command", "store_where"]
@@ -55,8 +55,10 @@ def add_report_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--against",
         default="human",
-        metavar="NAME",
-        help="people's labels: human (whoever decided last on each example, default) or one annotator's name",
+        metavar="human|gold|ANNOTATOR",
+        help="people's labels: human (per example and label field, every annotator's latest decision: the labels "
+        "of the team's export; default), gold (the team's agreed or adjudicated labels) or one annotator's name "
+        "(annotator:NAME for a person named like one of these)",
     )
     parser.add_argument(
         "--sample",
@@ -98,13 +100,19 @@ def run_report_command(args: argparse.Namespace) -> int:
     if len(result.dataset) == 0:
         return _fail(f"{', '.join(args.paths)}: no rows")
     store = None if args.db is None else open_store(args.db, command=COMMAND)
+    try:
+        against = label_selection(args.against, store, option="--against", path=COMMAND, people=True)
+    except BadInput:
+        if store is not None:
+            store.close()
+        raise
     request = ReportRequest(
         paths=tuple(args.paths),
         db=args.db,
         title=args.title,
         by=args.by,
         date=date,
-        against=args.against,
+        against=against,
         sample_id=args.sample,
         output=args.output,
         format=fmt,
@@ -121,9 +129,6 @@ def run_report_command(args: argparse.Namespace) -> int:
                     f"--sample: audit sample {args.sample} was drawn from {sample.population_size:,} other examples "
                     "than DATA's: give the data it was drawn from"
                 )
-        if store is not None and args.against != "human" and args.against not in store.annotators():
-            known = ", ".join(store.annotators()) or "none"
-            return _fail(f"--against: {args.against!r} has no labels in this store (annotators: {known})")
         data = report_bytes(result.dataset, store, request)
     except ReportError as exc:
         return _fail(str(exc))

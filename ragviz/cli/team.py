@@ -69,7 +69,7 @@ def add_team_arguments(parser: argparse.ArgumentParser) -> None:
 def _data_uids(store: Any, data: Sequence[str]) -> list[str]:
     from ragviz.data.load import load
 
-    paths = list(data) or store.sources()
+    paths = list(data) or store.sources.registered()
     if not paths:
         raise BadInput("no data: name DATA files, or open the data in the app first", path=f"{COMMAND} assign")
     result = load(paths)
@@ -84,7 +84,7 @@ def _assign(args: argparse.Namespace) -> int:
 
     pool = [n for n in args.pool.split(",") if n.strip()]
     with open_store(args.db, command=f"{COMMAND} assign", create=bool(args.data)) as store:
-        if not args.data and not store.sources() and args.sample is None:
+        if not args.data and not store.sources.registered() and args.sample is None:
             raise BadInput("no data: name DATA files, or open the data in the app first", path=f"{COMMAND} assign")
         uids = _data_uids(store, args.data) if args.data or args.sample is None else None
         if args.sample is not None:
@@ -123,7 +123,7 @@ def _status(args: argparse.Namespace) -> int:
 
     with open_store(args.db, command=COMMAND) as store:
         progress = team_progress(store)
-        folds = identity_folds(store._q)
+        folds = store.read(identity_folds)
     for fold in folds:  # what migration 020 folded: one person under two spellings became one
         print(f"note: one person, one name: folded {fold.describe()} ({fold.ts})", file=sys.stderr)
     if args.format == "json":

@@ -133,7 +133,7 @@ def _evaluations_to_store(out: str, db: str) -> None:
             f"{len(loaded.errors)} errors loading the rows written: no judge labels saved", listed=loaded.errors
         )
     with open_store(db, command=f"{COMMAND} phoenix", create=True) as store:
-        store.register_source(str(os.path.abspath(out)))
+        store.sources.register(str(os.path.abspath(out)))
         report = save_evaluation_labels(store, loaded.dataset, "ragviz import phoenix")
     for line in report.lines() or ["no Phoenix evaluation of these traces maps to ragviz labels"]:
         print(line, file=sys.stderr)
@@ -171,7 +171,8 @@ def _server(
     """A source read from a server: ``--url``, ``--since``, ``--limit``."""
     p: argparse.ArgumentParser = sub.add_parser(name, help=help, description=description)
     p.add_argument("--url", required=True, help=f"the {name.title()} server, e.g. {example}")
-    p.add_argument("--since", metavar="TIME", help="only traces started at or after TIME (ISO 8601; UTC if no zone)")
+    what = "observations" if name == "langfuse" else "traces"
+    p.add_argument("--since", metavar="TIME", help=f"only {what} started at or after TIME (ISO 8601; UTC if no zone)")
     p.add_argument("--limit", type=int, metavar="N", help="at most the N newest traces")
     return p
 

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ragviz.cli.common import EXIT_OK, add_db_argument, open_store
+from ragviz.cli.common import EXIT_OK, LABEL_SETS_HELP, add_db_argument, export_selection, open_store
 from ragviz.data.errors import BadInput
 
 __all__ = [
@@ -27,24 +27,6 @@ __all__ = [
 COMMAND = "ragviz push phoenix"
 #: Some examples were refused (named on stderr); the others were pushed and recorded.
 EXIT_REFUSED = 1
-
-
-def _annotator(store: object, annotator: str | None, labels: str | None, db: str) -> str | None:
-    from ragviz.analysis.labelsets.named import GOLD
-    from ragviz.store.label_store import EVERYONE, LabelStore
-
-    assert isinstance(store, LabelStore)
-    if labels is not None:
-        if annotator is not None:
-            raise BadInput("give --labels or --annotator, not both", path=COMMAND)
-        return {"gold": GOLD, "latest": EVERYONE}.get(labels.strip(), labels.strip())
-    names = store.annotators()
-    if annotator is None:
-        return EVERYONE if len(names) > 1 else names[0] if names else None
-    if annotator not in names:
-        known = ", ".join(names) if names else "none yet"
-        raise BadInput(f"annotator {annotator!r} has no labels in this store (annotators: {known})", path=db)
-    return annotator
 
 
 def push_phoenix_command(url: str, db: str | None, *, documents_as: str = "human", **options: Any) -> int:
@@ -72,8 +54,8 @@ def push_command(
     from ragviz.export.traces.push import push_phoenix
 
     with open_store(db, command=f"ragviz push {target}") as store:
-        who = _annotator(store, annotator, labels, store.location)
-        sources = list(data) or store.sources()
+        who = export_selection(store, annotator, labels, command=f"ragviz push {target}", path=store.location)
+        sources = list(data) or store.sources.registered()
         if not sources:
             raise BadInput(
                 f"no data files registered in this store; name them (ragviz push {target} DATA ...)",
@@ -123,7 +105,7 @@ def _target(
     p.add_argument(
         "--labels",
         metavar="gold|latest|ANNOTATOR",
-        help="which label set: gold (agreed or adjudicated), latest (every annotator's latest decision) or a name",
+        help=f"which label set: {LABEL_SETS_HELP}; latest is human",
     )
     return p
 

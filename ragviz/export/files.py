@@ -13,6 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ragviz.analysis.labelsets.selection import Whose
 from ragviz.data.dataset import Dataset
 from ragviz.export.card import with_hf_features
 from ragviz.export.columnar import plain_export_columns
@@ -94,12 +95,10 @@ def parquet_bytes(rows: Sequence[Mapping[str, Any]]) -> bytes:
     return buf.getvalue()
 
 
-def metrics_csv(
-    dataset: Dataset, store: LabelStore | None, annotator: str | None, progress: RowsDone | None = None
-) -> str:
+def metrics_csv(dataset: Dataset, store: LabelStore | None, whose: Whose, progress: RowsDone | None = None) -> str:
     """The per-example metrics (:func:`metrics_records`) as CSV text; null -> empty cell. *progress*
     hears ``(what, rows done, total)`` once a batch."""
-    return metrics_records_csv(metrics_table(dataset, store, annotator, progress=progress).to_pylist())
+    return metrics_records_csv(metrics_table(dataset, store, whose, progress=progress).to_pylist())
 
 
 def metrics_records_csv(records: Sequence[Mapping[str, Any]]) -> str:
@@ -115,15 +114,15 @@ def metrics_records_csv(records: Sequence[Mapping[str, Any]]) -> str:
 
 
 def metrics_csv_bytes(
-    dataset: Dataset, store: LabelStore | None, annotator: str | None, progress: RowsDone | None = None
+    dataset: Dataset, store: LabelStore | None, whose: Whose, progress: RowsDone | None = None
 ) -> bytes:
-    return metrics_csv(dataset, store, annotator, progress).encode("utf-8")
+    return metrics_csv(dataset, store, whose, progress).encode("utf-8")
 
 
 def write_download(
     dataset: Dataset,
     store: LabelStore | None,
-    annotator: str | None,
+    whose: Whose,
     fmt: str,
     out: IO[bytes],
     progress: RowsDone | None = None,
@@ -132,28 +131,28 @@ def write_download(
     ``ragas``, ``deepeval``, ``ragchecker``, :mod:`ragviz.export.shapes`) to the binary file *out*, as
     the app's download gives it; *progress* hears ``(what, rows done, total)`` once a batch."""
     if fmt == "csv":
-        out.write(metrics_csv_bytes(dataset, store, annotator, progress))
+        out.write(metrics_csv_bytes(dataset, store, whose, progress))
     elif fmt in SHAPES:
-        write_shape(dataset, store, annotator, fmt, out, progress=progress)
+        write_shape(dataset, store, whose, fmt, out, progress=progress)
     elif fmt in FORMATS:
-        write_export(dataset, store, annotator, fmt, out, progress=progress)
+        write_export(dataset, store, whose, fmt, out, progress=progress)
     else:
         raise ValueError(f"unknown export format {fmt!r} (choose from {', '.join((*FORMATS, *SHAPES))})")
 
 
 def export_bytes(
-    dataset: Dataset, store: LabelStore | None, annotator: str | None, fmt: str, progress: RowsDone | None = None
+    dataset: Dataset, store: LabelStore | None, whose: Whose, fmt: str, progress: RowsDone | None = None
 ) -> bytes:
     """The bytes :func:`write_download` writes."""
     buf = io.BytesIO()
-    write_download(dataset, store, annotator, fmt, buf, progress)
+    write_download(dataset, store, whose, fmt, buf, progress)
     return buf.getvalue()
 
 
 def write_export(
     dataset: Dataset,
     store: LabelStore | None,
-    annotator: str | None,
+    whose: Whose,
     fmt: str,
     path_or_file: str | os.PathLike | IO[bytes],
     batch_size: int = 2048,
@@ -170,14 +169,14 @@ def write_export(
         raise ValueError(f"write_export writes jsonl or parquet, not {fmt!r}")
     with _binary_output(path_or_file) as out:
         if fmt == "parquet":
-            table = with_hf_features(export_table(dataset, store, annotator, batch_size, progress))
+            table = with_hf_features(export_table(dataset, store, whose, batch_size, progress))
             _write_parquet_row_groups(table, out, progress)
             sources = table.column("label_source").to_pylist() if "label_source" in table.column_names else []
             n_human = sum(s in ("human", "agreed", "adjudicated") for s in sources)
             return table.num_rows, n_human
         n_rows = n_human = 0
         n_sentences = np.asarray(dataset.n_context_sentences, np.int64)
-        for batch in export_batches(dataset, store, annotator, batch_size):
+        for batch in export_batches(dataset, store, whose, batch_size):
             _write_jsonl_batch(batch, n_sentences[n_rows : n_rows + batch.sliced.num_rows], out)
             n_rows += batch.sliced.num_rows
             n_human += sum(
@@ -240,6 +239,6 @@ def write_parquet(rows: Sequence[Mapping[str, Any]], path_or_file: str | os.Path
 
 
 def write_metrics_csv(
-    dataset: Dataset, store: LabelStore | None, annotator: str | None, path_or_file: str | os.PathLike | IO
+    dataset: Dataset, store: LabelStore | None, whose: Whose, path_or_file: str | os.PathLike | IO
 ) -> None:
-    write_output(metrics_csv_bytes(dataset, store, annotator), path_or_file)
+    write_output(metrics_csv_bytes(dataset, store, whose), path_or_file)

@@ -6,10 +6,11 @@ changed nothing), the four TRACe scores recomputed from them, ``llm_``-prefixed 
 judge's labels and the provenance fields ``label_source`` / ``reviewer`` / ``reviewed_at`` /
 ``audit_sample`` (true when the row was reviewed as a member of an audit sample,
 :mod:`ragviz.store.audit_samples`: only those rows may correct the judge's means, ``ragviz estimate``).
-The gold export (annotator :data:`ragviz.analysis.labelsets.named.GOLD`) holds each example's gold labels
+Whose labels is a :class:`~ragviz.analysis.labelsets.selection.LabelSelection` (``None`` or the judge's: the
+labels as loaded, with the store's judge labels over them). The gold export (:data:`~ragviz.analysis.labelsets.selection.GOLD`) holds each example's gold labels
 (:mod:`ragviz.analysis.team.gold`) with ``label_source`` ``"agreed"`` (``reviewer``: the annotators who
 agreed) or ``"adjudicated"`` (``reviewer``: who settled it); the rest keep the judge's labels (``"llm"``).
-The team's latest export (annotator :data:`ragviz.store.label_store.EVERYONE`) holds every annotator's latest
+The team's latest export (:data:`~ragviz.analysis.labelsets.selection.HUMAN`, the Dashboard's ``human`` label set) holds every annotator's latest
 decision per field, ``reviewer`` / ``reviewed_at`` of the newest decision, and on rows a person decided
 ``field_reviewers``: JSON ``{field: annotator}`` where more than one person's decisions are in the row. A response
 sentence whose verdict the person flipped carries their note as its explanation, never the judge's
@@ -29,7 +30,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ragviz.analysis.labelsets.named import GOLD, judge_labels_of
+from ragviz.analysis.labelsets.named import judge_labels_of
+from ragviz.analysis.labelsets.selection import GOLD, HUMAN, LabelSelection, Whose, as_selection, store_annotator
 from ragviz.analysis.team.gold import team_round
 from ragviz.data.dataset import BOOKKEEPING, PATH_COL, ROW_COL, SUBSET_COL, Dataset, examples_at
 from ragviz.data.model import Example, Labels, RowRef
@@ -43,7 +45,7 @@ from ragviz.data.ragbench import (
 from ragviz.metrics.trace import TRACE_METRICS, TraceScores, trace_scores
 from ragviz.store.audit_samples import audit_members
 from ragviz.store.events import base_labels, fold_labels, status_of, without_contradicting_explanations
-from ragviz.store.label_store import EVERYONE, LabelStore
+from ragviz.store.label_store import LabelStore
 
 __all__ = [
     "EXPORTING",
@@ -101,22 +103,22 @@ class ExportedExample:
     field_reviewers: dict[str, str] | None = None
 
 
-def exported_examples(dataset: Dataset, store: LabelStore | None, annotator: str | None) -> Iterator[ExportedExample]:
-    """Every example of *dataset* with *annotator*'s current labels from *store* (whole rows)."""
-    for _, items in exported_batches(dataset, store, annotator):
+def exported_examples(dataset: Dataset, store: LabelStore | None, whose: Whose) -> Iterator[ExportedExample]:
+    """Every example of *dataset* with *whose* labels from *store* (whole rows)."""
+    for _, items in exported_batches(dataset, store, whose):
         yield from items
 
 
 def exported_batches(
     dataset: Dataset,
     store: LabelStore | None,
-    annotator: str | None,
+    whose: Whose,
     batch_size: int = 2048,
     text: bool = True,
     light: bool = True,
 ) -> Iterator[tuple[pa.Table, list[ExportedExample]]]:
     """The examples of *dataset* batch by batch: each batch's slice of the dataset table and its
-    :class:`ExportedExample` items, with *annotator*'s current labels from *store*.
+    :class:`ExportedExample` items, with *whose* labels from *store*.
 
     The store is asked only about examples it knows (one query for the annotator's statuses, one
     for the judged uids), so an export of 100k mostly untouched rows costs two queries plus one
@@ -124,7 +126,7 @@ def exported_batches(
     ``text=False`` the sentence and document text stays in Arrow (a Parquet export takes those
     columns from the slice as they are) and untouched examples are built without sentences.
     """
-    for sliced, _, items in _batches(dataset, store, annotator, batch_size, text, light, plain=False):
+    for sliced, _, items in _batches(dataset, store, whose, batch_size, text, light, plain=False):
         yield sliced, items
 
 
@@ -140,20 +142,20 @@ class ExportBatch:
 
 
 def export_batches(
-    dataset: Dataset, store: LabelStore | None, annotator: str | None, batch_size: int = 2048, text: bool = True
+    dataset: Dataset, store: LabelStore | None, whose: Whose, batch_size: int = 2048, text: bool = True
 ) -> Iterator[ExportBatch]:
     """The examples of *dataset* batch by batch, as :func:`exported_batches` gives them, except that
     rows the store knows nothing about are left to the columnar export when the table allows it
     (:func:`ragviz.export.columnar.plain_table` / :func:`~ragviz.export.columnar.plain_batch`): only
     the rows with a decision or a stored judge label set become Python objects."""
-    for sliced, plain, items in _batches(dataset, store, annotator, batch_size, text, True, plain=True):
+    for sliced, plain, items in _batches(dataset, store, whose, batch_size, text, True, plain=True):
         yield ExportBatch(sliced, plain, items)
 
 
 def _batches(
     dataset: Dataset,
     store: LabelStore | None,
-    annotator: str | None,
+    whose: Whose,
     batch_size: int,
     text: bool,
     light: bool,
@@ -163,10 +165,12 @@ def _batches(
     from ragviz.data.ragbench import has_dotted_response_key
     from ragviz.export.columnar import plain_batch, plain_table
 
-    statuses: dict = store.statuses(annotator) if (store is not None and annotator and annotator != GOLD) else {}
-    if store is not None and annotator == GOLD:  # the team's gold labels: uid -> Gold, for the examples that have them
+    whose = as_selection(whose)  # a name is a person's
+    person = store_annotator(whose) if whose != GOLD else None  # the store's name for whose labels
+    statuses: dict = store.statuses(person) if (store is not None and person) else {}
+    if store is not None and whose == GOLD:  # the team's gold labels: uid -> Gold, for the examples that have them
         statuses = {uid: r.gold for uid, r in team_round(dataset, store).items() if r.gold is not None}
-    judged = store.judged_uids() if store is not None else set()
+    judged = store.judge.judged_uids() if store is not None else set()
     members = audit_members(store) if store is not None else set()
     n_sentences = dataset.n_context_sentences
     uids = dataset.uids
@@ -207,7 +211,7 @@ def _batches(
                 example = example_from_row(fields, full_row.get(SUBSET_COL) or "", source)
             items.append(
                 _exported(
-                    full_row, example, uid, store, annotator, judged, statuses, n_sentences[i], n_documents[i], members
+                    full_row, example, uid, store, whose, judged, statuses, n_sentences[i], n_documents[i], members
                 )
             )
         yield sliced, mask, items
@@ -218,7 +222,7 @@ def _exported(
     example: Example,
     uid: str,
     store: LabelStore | None,
-    annotator: str | None,
+    whose: LabelSelection | None,
     judged: set[str],
     statuses: dict,
     n_sentences: int,
@@ -229,23 +233,24 @@ def _exported(
     if not row.get("dataset_name"):
         # The uid must survive a re-load from a file with another name.
         row["dataset_name"] = example.dataset
-    stored_judge = store.judge_labels(uid) if store is not None and uid in judged else None
+    stored_judge = store.judge.labels(uid) if store is not None and uid in judged else None
     judge = judge_labels_of(example, stored_judge)
     if stored_judge is not None:
         row["annotating_model_name"] = stored_judge.provenance.name or row.get("annotating_model_name")
 
     reviewer = reviewed_at = None
-    field_reviewers: dict[str, str] | None = {} if annotator == EVERYONE else None
+    field_reviewers: dict[str, str] | None = {} if whose == HUMAN else None
     base = base_labels(example, stored_judge)
-    if store is not None and annotator == GOLD and uid in statuses:
+    if store is not None and whose == GOLD and uid in statuses:
         gold = statuses[uid]
         current = without_contradicting_explanations(gold.labels, base)
         reviewer, reviewed_at = gold.by, gold.at
-    elif store is not None and annotator == EVERYONE and uid in statuses:
+    elif store is not None and whose == HUMAN and uid in statuses:
         team = store.team_labels(example)
         current = without_contradicting_explanations(team.labels, base) if team.reviewer else base
         reviewer, reviewed_at, field_reviewers = team.reviewer, team.reviewed_at, team.field_reviewers
-    elif store is not None and annotator and uid in statuses:
+    elif store is not None and whose is not None and whose.is_person and uid in statuses:
+        annotator = whose.annotator
         effective = store.effective(uid, annotator)
         current = without_contradicting_explanations(fold_labels(base, effective, example, annotator), base)
         status = status_of(effective)
@@ -259,7 +264,7 @@ def _exported(
         reviewer, reviewed_at = current.provenance.name or None, current.provenance.time
         label_source = "human"
         audit_sample = uid in members or _flag(full_row.get("audit_sample"))
-    elif annotator == GOLD and uid in statuses:
+    elif whose == GOLD and uid in statuses:
         label_source = statuses[uid].source  # "agreed" or "adjudicated"
     else:
         label_source = "human" if reviewer is not None else "llm"
@@ -336,21 +341,21 @@ def original_inputs(item: ExportedExample) -> dict[str, Any]:
     return out
 
 
-def export_rows(dataset: Dataset, store: LabelStore | None, annotator: str | None) -> list[dict]:
-    """Every example of *dataset* as a RAGBench row holding *annotator*'s current labels."""
-    return [export_row(item) for item in exported_examples(dataset, store, annotator)]
+def export_rows(dataset: Dataset, store: LabelStore | None, whose: Whose) -> list[dict]:
+    """Every example of *dataset* as a RAGBench row holding *whose* labels."""
+    return [export_row(item) for item in exported_examples(dataset, store, whose)]
 
 
-def metrics_records(dataset: Dataset, store: LabelStore | None, annotator: str | None) -> list[dict]:
+def metrics_records(dataset: Dataset, store: LabelStore | None, whose: Whose) -> list[dict]:
     """Per example: id, dataset, generation_model, the TRACe scores of the current labels,
     trace_mean and label_source (``None`` scores for unlabeled examples)."""
-    return metrics_table(dataset, store, annotator).to_pylist()
+    return metrics_table(dataset, store, whose).to_pylist()
 
 
 def metrics_table(
     dataset: Dataset,
     store: LabelStore | None,
-    annotator: str | None,
+    whose: Whose,
     batch_size: int = 8192,
     progress: RowsDone | None = None,
 ) -> pa.Table:
@@ -364,7 +369,7 @@ def metrics_table(
     sources = np.full(n, None, dtype=object)
     n_sentences = np.asarray(dataset.n_context_sentences, np.int64)
     start = 0
-    for batch in export_batches(dataset, store, annotator, batch_size, text=False):
+    for batch in export_batches(dataset, store, whose, batch_size, text=False):
         rows = np.arange(start, start + batch.sliced.num_rows)
         start += batch.sliced.num_rows
         if progress is not None:

@@ -30,6 +30,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from typing import IO, Any
 
+from ragviz.analysis.labelsets.selection import Whose
 from ragviz.data.dataset import Dataset
 from ragviz.data.formats.ragchecker_rows import CLAIM_FIELDS
 from ragviz.data.tool_columns import CARRIER, DEEPEVAL_METADATA, DEEPEVAL_TEXTS, PIPE, REFERENCE_CONTEXTS
@@ -214,13 +215,13 @@ def write_records(records: Iterable[Mapping[str, Any]], shape: str, layout: str,
 def write_shape(
     dataset: Dataset,
     store: LabelStore | None,
-    annotator: str | None,
+    whose: Whose,
     shape: str,
     path_or_file: str | os.PathLike | IO[bytes],
     batch_size: int = 2048,
     progress: RowsDone | None = None,
 ) -> tuple[int, int]:
-    """Write the export of *dataset* (*annotator*'s current labels from *store*, or the rows' own) in
+    """Write the export of *dataset* (*whose* labels from *store*, or the rows' own) in
     *shape* (``ragas``, ``deepeval`` or ``ragchecker``) to a path (atomically), ``"-"`` or a binary file,
     batch by batch; returns (rows, human-reviewed rows). *progress* hears ``(what, rows done, total)``
     after each batch."""
@@ -233,7 +234,7 @@ def write_shape(
     def records() -> Iterable[dict[str, Any]]:
         nonlocal n_human
         done = 0
-        for _, items in exported_batches(dataset, store, annotator, batch_size):
+        for _, items in exported_batches(dataset, store, whose, batch_size):
             for item in items:
                 row = export_row(item)
                 n_human += row.get("label_source") in ("human", "agreed", "adjudicated")

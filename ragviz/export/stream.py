@@ -15,6 +15,7 @@ from typing import IO
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ragviz.analysis.labelsets.selection import Whose, corrected_uids
 from ragviz.data.dataset import Dataset
 from ragviz.export.card import with_hf_features
 from ragviz.export.casting import aligned_column
@@ -29,7 +30,7 @@ __all__ = ["StreamedExport", "write_export_stream"]
 
 @dataclass
 class StreamedExport:
-    """What a streamed export wrote: examples, those a person reviewed, those *annotator* corrected."""
+    """What a streamed export wrote: examples, those a person reviewed, those *whose* people corrected."""
 
     n_rows: int = 0
     n_human: int = 0
@@ -39,7 +40,7 @@ class StreamedExport:
 def write_export_stream(
     batches: Callable[[], Iterator[Dataset]],
     store: LabelStore | None,
-    annotator: str | None,
+    whose: Whose,
     fmt: str,
     path_or_file: str | os.PathLike | IO[bytes],
 ) -> StreamedExport:
@@ -47,7 +48,7 @@ def write_export_stream(
     ``batches()`` yields to a path (atomically: an exception raised by *batches* leaves nothing) or
     a binary file object."""
     done = StreamedExport()
-    corrected = store.corrected_uids(annotator) if store is not None and annotator else set()
+    corrected = corrected_uids(store, whose)
 
     def count(part: Dataset, n_rows: int, n_human: int) -> None:
         done.n_rows += n_rows
@@ -57,11 +58,11 @@ def write_export_stream(
     with _binary_output(path_or_file) as out:
         if fmt == "jsonl":
             for part in batches():
-                count(part, *write_export(part, store, annotator, "jsonl", out))
+                count(part, *write_export(part, store, whose, "jsonl", out))
         elif fmt == "csv":
             header = True
             for part in batches():
-                records = metrics_records(part, store, annotator)
+                records = metrics_records(part, store, whose)
                 text = metrics_records_csv(records)
                 out.write((text if header else text.split("\n", 1)[1]).encode("utf-8"))
                 header = False
@@ -71,7 +72,7 @@ def write_export_stream(
                     sum(1 for r in records if r["label_source"] in ("human", "agreed", "adjudicated")),
                 )
         elif fmt == "parquet":
-            _write_parquet(batches, store, annotator, out, count)
+            _write_parquet(batches, store, whose, out, count)
         else:
             raise ValueError(f"unknown export format {fmt!r}")
     return done
@@ -80,7 +81,7 @@ def write_export_stream(
 def _write_parquet(
     batches: Callable[[], Iterator[Dataset]],
     store: LabelStore | None,
-    annotator: str | None,
+    whose: Whose,
     out: IO[bytes],
     count: Callable[[Dataset, int, int], None],
 ) -> None:
@@ -93,7 +94,7 @@ def _write_parquet(
         for part in batches():
             if not len(part):
                 continue
-            table = export_table(part, store, annotator)
+            table = export_table(part, store, whose)
             name = os.path.join(folder, f"{len(kept)}.arrow")
             with pa.OSFile(name, "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
                 writer.write_table(table)
@@ -102,7 +103,7 @@ def _write_parquet(
             count(part, table.num_rows, sum(s in ("human", "agreed", "adjudicated") for s in sources))
             del table
         if not kept:
-            pq.write_table(export_table(Dataset.empty(), store, annotator), out)
+            pq.write_table(export_table(Dataset.empty(), store, whose), out)
             return
         unified = pa.unify_schemas([schema for _, schema in kept], promote_options="permissive")
         schema = with_hf_features(unified.empty_table()).schema  # RAGBench's feature types, as write_export

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from ragviz.analysis.labelsets.selection import Whose
 from ragviz.data.dataset import BOOKKEEPING, Dataset
 from ragviz.data.ragbench import LLM_PREFIX
 from ragviz.export.casting import aligned_column
@@ -117,7 +118,7 @@ def _unify(tables: Sequence[pa.Table]) -> pa.Table:
 def export_table(
     dataset: Dataset,
     store: LabelStore | None,
-    annotator: str | None,
+    whose: Whose,
     batch_size: int = 2048,
     progress: RowsDone | None = None,
 ) -> pa.Table:
@@ -128,7 +129,7 @@ def export_table(
     tables = []
     n_sentences = np.asarray(dataset.n_context_sentences, np.int64)
     start = 0
-    for batch in export_batches(dataset, store, annotator, batch_size, text=False):
+    for batch in export_batches(dataset, store, whose, batch_size, text=False):
         sliced = batch.sliced
         text = {c: sliced.column(c) for c in sliced.column_names if c in TEXT_COLUMNS}
         order = [c for c in sliced.column_names if c not in BOOKKEEPING]

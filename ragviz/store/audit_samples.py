@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragviz.errors import BadInput
+from ragviz.store.connection import Query
 from ragviz.store.events import now_iso
 from ragviz.store.label_store import LabelStore
 
@@ -171,24 +172,25 @@ def draw_sample(store: LabelStore, uids: Sequence[str], n: int, annotator: str, 
         raise AuditSampleError(f"seed must lie between 0 and {MAX_SEED}, got {seed}")
     members = draw_order(population, seed)[:n]
     ts = now_iso()
-    with store._write():
-        row = store._q(
+
+    def insert(q: Query) -> int:
+        row = q(
             "INSERT INTO audit_samples (seed, population, population_size, created_by, ts)"
             " VALUES (?, ?, ?, ?, ?) RETURNING id",
             (seed, population_fingerprint(population), len(population), annotator, ts),
         ).fetchone()
-        sample_id = int(row[0])
-        _insert_members(store, sample_id, members, 0, annotator, ts)
+        _insert_members(q, int(row[0]), members, 0, annotator, ts)
+        return int(row[0])
+
+    sample_id = store.write(insert)
     found = get_sample(store, sample_id)
     assert found is not None
     return found
 
 
-def _insert_members(
-    store: LabelStore, sample_id: int, members: Sequence[str], start: int, annotator: str, ts: str
-) -> None:
+def _insert_members(q: Query, sample_id: int, members: Sequence[str], start: int, annotator: str, ts: str) -> None:
     for position, uid in enumerate(members[start:], start=start + 1):
-        store._q(
+        q(
             "INSERT INTO audit_sample_members (sample_id, position, example_uid, added_by, ts) VALUES (?, ?, ?, ?, ?)",
             (sample_id, position, uid, annotator, ts),
         )
@@ -199,8 +201,9 @@ def grow_sample(store: LabelStore, sample_id: int, uids: Sequence[str], n: int, 
     the examples it was drawn from. A sample already at least *n* large is left as it is."""
     population = sorted(set(uids))
     _check_size(n, len(population))
-    with store._write():
-        found = _sample(store, sample_id)
+
+    def grow(q: Query) -> None:
+        found = _sample(q, sample_id)
         if found is None:
             raise AuditSampleError(f"no audit sample {sample_id} in {store.location}")
         _check_population(found, population)
@@ -211,7 +214,9 @@ def grow_sample(store: LabelStore, sample_id: int, uids: Sequence[str], n: int, 
             )
         if n > found.size:
             order = draw_order(population, found.seed)
-            _insert_members(store, sample_id, order[:n], found.size, annotator, now_iso())
+            _insert_members(q, sample_id, order[:n], found.size, annotator, now_iso())
+
+    store.write(grow)
     grown = get_sample(store, sample_id)
     assert grown is not None
     return grown
@@ -244,24 +249,27 @@ def save_designed_sample(
     if not 0 <= seed <= MAX_SEED:
         raise AuditSampleError(f"seed must lie between 0 and {MAX_SEED}, got {seed}")
     ts = now_iso()
-    with store._write():
-        row = store._q(
+
+    def insert(q: Query) -> int:
+        row = q(
             "INSERT INTO audit_samples (seed, population, population_size, created_by, ts, design, design_json)"
             " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
             (seed, population_fingerprint(population), len(population), annotator, ts, design, json.dumps(params)),
         ).fetchone()
-        sample_id = int(row[0])
-        _insert_details(store, sample_id, members, 0, annotator, ts)
+        _insert_details(q, int(row[0]), members, 0, annotator, ts)
+        return int(row[0])
+
+    sample_id = store.write(insert)
     found = get_sample(store, sample_id)
     assert found is not None
     return found
 
 
 def _insert_details(
-    store: LabelStore, sample_id: int, members: Sequence[SampleMember], start: int, annotator: str, ts: str
+    q: Query, sample_id: int, members: Sequence[SampleMember], start: int, annotator: str, ts: str
 ) -> None:
     for position, m in enumerate(members[start:], start=start + 1):
-        store._q(
+        q(
             "INSERT INTO audit_sample_members (sample_id, position, example_uid, added_by, ts, stratum,"
             " inclusion_probability, selection_weight) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (sample_id, position, m.uid, annotator, ts, m.stratum, m.inclusion_probability, m.selection_weight),
@@ -280,8 +288,9 @@ def extend_designed_sample(
     must be among them (a grown sample keeps its members); the new ones are appended in their order, every
     member's stratum and inclusion probability and the design's *params* are updated."""
     population = sorted(set(uids))
-    with store._write():
-        found = _sample(store, sample_id)
+
+    def extend(q: Query) -> None:
+        found = _sample(q, sample_id)
         if found is None:
             raise AuditSampleError(f"no audit sample {sample_id} in {store.location}")
         _check_population(found, population)
@@ -297,27 +306,29 @@ def extend_designed_sample(
         ts = now_iso()
         for uid in found.members:
             m = by_uid[uid]
-            store._q(
+            q(
                 "UPDATE audit_sample_members SET stratum = ?, inclusion_probability = ?, selection_weight = ?"
                 " WHERE sample_id = ? AND example_uid = ?",
                 (m.stratum, m.inclusion_probability, m.selection_weight, sample_id, uid),
             )
-        _insert_details(store, sample_id, [*(by_uid[u] for u in found.members), *added], found.size, annotator, ts)
-        store._q("UPDATE audit_samples SET design_json = ? WHERE id = ?", (json.dumps(params), sample_id))
+        _insert_details(q, sample_id, [*(by_uid[u] for u in found.members), *added], found.size, annotator, ts)
+        q("UPDATE audit_samples SET design_json = ? WHERE id = ?", (json.dumps(params), sample_id))
+
+    store.write(extend)
     grown = get_sample(store, sample_id)
     assert grown is not None
     return grown
 
 
-def _sample(store: LabelStore, sample_id: int) -> AuditSample | None:
-    row = store._q(
+def _sample(q: Query, sample_id: int) -> AuditSample | None:
+    row = q(
         "SELECT id, seed, population, population_size, created_by, ts, design, design_json FROM audit_samples"
         " WHERE id = ?",
         (sample_id,),
     ).fetchone()
     if row is None:
         return None
-    rows = store._q(
+    rows = q(
         "SELECT example_uid, inclusion_probability, stratum, selection_weight FROM audit_sample_members"
         " WHERE sample_id = ? ORDER BY position",
         (sample_id,),
@@ -345,23 +356,24 @@ def _sample(store: LabelStore, sample_id: int) -> AuditSample | None:
 
 def get_sample(store: LabelStore, sample_id: int) -> AuditSample | None:
     """The stored sample, ``None`` when there is no such id."""
-    with store._lock:
-        return _sample(store, sample_id)
+    return store.read(lambda q: _sample(q, sample_id))
 
 
 def list_samples(store: LabelStore, uids: Iterable[str] | None = None) -> list[AuditSample]:
     """Every stored sample, newest first; with *uids*, only those drawn from exactly these examples."""
     wanted = population_fingerprint(uids) if uids is not None else None
-    with store._lock:
-        ids = [int(r[0]) for r in store._q("SELECT id, population FROM audit_samples ORDER BY id DESC")]
-        samples = [s for s in (_sample(store, i) for i in ids) if s is not None]
+
+    def every(q: Query) -> list[AuditSample]:
+        ids = [int(r[0]) for r in q("SELECT id, population FROM audit_samples ORDER BY id DESC").fetchall()]
+        return [s for s in (_sample(q, i) for i in ids) if s is not None]
+
+    samples = store.read(every)
     return [s for s in samples if wanted is None or s.population == wanted]
 
 
 def audit_members(store: LabelStore) -> set[str]:
     """The uids in any stored audit sample (one query)."""
-    with store._lock:
-        return {r[0] for r in store._q("SELECT DISTINCT example_uid FROM audit_sample_members")}
+    return {r[0] for r in store.query("SELECT DISTINCT example_uid FROM audit_sample_members")}
 
 
 def choose_team_sample(store: LabelStore, sample_id: int, admin: str) -> TeamChoice:
@@ -370,18 +382,20 @@ def choose_team_sample(store: LabelStore, sample_id: int, admin: str) -> TeamCho
     if not admin or not admin.strip():
         raise AuditSampleError("choosing the team's audit sample needs the name of the admin choosing it")
     ts = now_iso()
-    with store._write():
-        if _sample(store, sample_id) is None:
+
+    def choose(q: Query) -> None:
+        if _sample(q, sample_id) is None:
             raise AuditSampleError(f"no audit sample {sample_id} in {store.location}")
-        store._q("INSERT INTO audit_sample_choices (sample_id, chosen_by, ts) VALUES (?, ?, ?)", (sample_id, admin, ts))
+        q("INSERT INTO audit_sample_choices (sample_id, chosen_by, ts) VALUES (?, ?, ?)", (sample_id, admin, ts))
+
+    store.write(choose)
     return TeamChoice(sample_id, admin, ts)
 
 
 def team_choice(store: LabelStore) -> TeamChoice | None:
     """The newest admin's choice of the team's sample, ``None`` when no admin chose one."""
-    with store._lock:
-        row = store._q("SELECT sample_id, chosen_by, ts FROM audit_sample_choices ORDER BY id DESC LIMIT 1").fetchone()
-    return None if row is None else TeamChoice(int(row[0]), row[1], row[2])
+    rows = store.query("SELECT sample_id, chosen_by, ts FROM audit_sample_choices ORDER BY id DESC LIMIT 1")
+    return TeamChoice(int(rows[0][0]), rows[0][1], rows[0][2]) if rows else None
 
 
 def default_sample(samples: Sequence[AuditSample], choice: TeamChoice | None) -> AuditSample | None:

@@ -17,6 +17,7 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from ragviz.store.connection import Query
 from ragviz.store.events import now_iso
 from ragviz.store.label_store import LabelStore
 
@@ -89,12 +90,13 @@ def save_confidences(store: LabelStore, items: Sequence[ExampleConfidence]) -> N
     if not items:
         return
     ts = now_iso()
-    with store._write():
+
+    def save(q: Query) -> None:
         for item in items:
-            row = store._q("SELECT MAX(id) FROM judge_label_sets WHERE example_uid = ?", (item.example_uid,)).fetchone()
+            row = q("SELECT MAX(id) FROM judge_label_sets WHERE example_uid = ?", (item.example_uid,)).fetchone()
             if row is None or row[0] is None:
                 continue
-            store._q(
+            q(
                 "INSERT INTO judge_confidence (example_uid, label_set_id, n_samples, metrics_json, sentences_json, ts)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
                 (
@@ -106,6 +108,8 @@ def save_confidences(store: LabelStore, items: Sequence[ExampleConfidence]) -> N
                     ts,
                 ),
             )
+
+    store.write(save)
 
 
 _CURRENT = (
@@ -121,13 +125,11 @@ def _item(row: tuple) -> ExampleConfidence:
 
 def example_confidences(store: LabelStore) -> dict[str, ExampleConfidence]:
     """uid -> the confidence measured on the example's current judge label set (examples without one left out)."""
-    with store._lock:
-        rows = store._q(_CURRENT).fetchall()
+    rows = store.query(_CURRENT)
     return {r[0]: _item(r) for r in rows}
 
 
 def example_confidence(store: LabelStore, example_uid: str) -> ExampleConfidence | None:
     """One example's current confidence (``None``: never sampled, or judged again since)."""
-    with store._lock:
-        row = store._q(_CURRENT + " AND c.example_uid = ?", (example_uid,)).fetchone()
-    return None if row is None else _item(row)
+    rows = store.query(_CURRENT + " AND c.example_uid = ?", (example_uid,))
+    return _item(rows[0]) if rows else None

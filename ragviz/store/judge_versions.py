@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ragviz.errors import BadInput
+from ragviz.store.connection import Query
 from ragviz.store.events import now_iso
 from ragviz.store.label_store import LabelStore
 
@@ -61,8 +62,9 @@ def _row(r: tuple) -> StoredVersion:
 
 def insert_version(store: LabelStore, name: str, prompt_version: str, spec_json: str, created_by: str) -> StoredVersion:
     """Store a new version in one transaction; :class:`JudgeVersionExists` when the name or the prompt is taken."""
-    with store._write():
-        taken = store._q(
+
+    def insert(q: Query) -> tuple:
+        taken = q(
             "SELECT name, prompt_version FROM judge_versions WHERE name = ? OR prompt_version = ?",
             (name, prompt_version),
         ).fetchone()
@@ -72,49 +74,47 @@ def insert_version(store: LabelStore, name: str, prompt_version: str, spec_json:
                     f"a judge version named {name!r} exists already: versions never change, pick a new name"
                 )
             raise JudgeVersionExists(f"judge version {taken[0]!r} has this very prompt and settings already")
-        row = store._q(
+        return q(
             f"INSERT INTO judge_versions (name, prompt_version, spec_json, created_by, ts) VALUES (?, ?, ?, ?, ?)"
             f" RETURNING {_COLUMNS}",
             (name, prompt_version, spec_json, created_by, now_iso()),
         ).fetchone()
-    return _row(row)
+
+    return _row(store.write(insert))
 
 
 def stored_versions(store: LabelStore) -> list[StoredVersion]:
     """Every stored version, oldest first."""
-    with store._lock:
-        return [_row(r) for r in store._q(f"SELECT {_COLUMNS} FROM judge_versions ORDER BY id")]
+    return [_row(r) for r in store.query(f"SELECT {_COLUMNS} FROM judge_versions ORDER BY id")]
 
 
 def stored_version(store: LabelStore, name: str) -> StoredVersion | None:
-    with store._lock:
-        row = store._q(f"SELECT {_COLUMNS} FROM judge_versions WHERE name = ?", (name,)).fetchone()
-    return None if row is None else _row(row)
+    rows = store.query(f"SELECT {_COLUMNS} FROM judge_versions WHERE name = ?", (name,))
+    return _row(rows[0]) if rows else None
 
 
 def promote_version(store: LabelStore, name: str, promoted_by: str) -> Promotion:
     """Record that *promoted_by* made *name* the team's judge (the caller checks that the version exists)."""
     ts = now_iso()
-    with store._write():
-        store._q(
+    store.write(
+        lambda q: q(
             "INSERT INTO judge_promotions (version_name, promoted_by, ts) VALUES (?, ?, ?)", (name, promoted_by, ts)
         )
+    )
     return Promotion(name, promoted_by, ts)
 
 
 def promotions(store: LabelStore) -> list[Promotion]:
     """Every promotion, newest first."""
-    with store._lock:
-        rows = store._q("SELECT version_name, promoted_by, ts FROM judge_promotions ORDER BY id DESC").fetchall()
+    rows = store.query("SELECT version_name, promoted_by, ts FROM judge_promotions ORDER BY id DESC")
     return [Promotion(*r) for r in rows]
 
 
 def latest_prompt_versions(store: LabelStore) -> dict[str, str | None]:
     """example uid -> the prompt version of its latest judge label set (what people review and the
     corrected estimates correct)."""
-    with store._lock:
-        rows = store._q(
-            "SELECT j.example_uid, j.prompt_version FROM judge_label_sets j WHERE j.id ="
-            " (SELECT MAX(k.id) FROM judge_label_sets k WHERE k.example_uid = j.example_uid)"
-        ).fetchall()
+    rows = store.query(
+        "SELECT j.example_uid, j.prompt_version FROM judge_label_sets j WHERE j.id ="
+        " (SELECT MAX(k.id) FROM judge_label_sets k WHERE k.example_uid = j.example_uid)"
+    )
     return {uid: version for uid, version in rows}

@@ -18,26 +18,26 @@ questions "which examples has this person reviewed / corrected" are one indexed 
 
 Portability: the schema uses plain SQL types (TEXT, INTEGER, BIGINT) and an identity column type
 supplied by the :class:`Dialect`; statements are written with ``?`` placeholders and translated by
-the dialect (:mod:`ragviz.store.migrations`), and ``INSERT ... RETURNING`` / ``ON CONFLICT`` are understood by
+the dialect (:mod:`ragviz.store.dialect`; the schema: :mod:`ragviz.store.schema`), and ``INSERT ... RETURNING`` / ``ON CONFLICT`` are understood by
 both SQLite >= 3.35 and PostgreSQL. Both backends sit behind :class:`ragviz.store.database.Database`
 (:mod:`ragviz.store.sqlite`, :mod:`ragviz.store.postgres`): the same SQL, the same migrations; writers are
 serialized on both (SQLite's write lock, a PostgreSQL advisory lock per write transaction).
 
 This module is one class and reads best whole: every write path of a decision shares the same transaction,
-lock and status cache, and seeing them side by side is how a reader checks that none can be lost. Beside it:
-:mod:`~ragviz.store.events` (folding, pure), :mod:`~ragviz.store.sources` (data files, uploads),
-:mod:`~ragviz.store.status_cache`, :mod:`~ragviz.store.errors`.
+lock and status cache, and seeing them side by side is how a reader checks that none can be lost. It reaches the
+database only through :mod:`~ragviz.store.connection` (``store.read(fn)`` / ``store.write(fn)`` / ``store.query``,
+offered to every caller too) and composes its parts, each owning its SQL: ``store.sources``
+(:mod:`~ragviz.store.sources`: data files, uploads), ``store.judge`` (:mod:`~ragviz.store.judge_sets`: the judge's
+label sets). Beside it: :mod:`~ragviz.store.label_events` (the events' SQL, read and decoded once),
+:mod:`~ragviz.store.events` (folding, pure), :mod:`~ragviz.store.status_cache`, :mod:`~ragviz.store.errors`.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 from ragviz.data.labels import (
     CLAIM_PREFIX,
@@ -47,6 +47,7 @@ from ragviz.data.labels import (
     field_value,
 )
 from ragviz.data.model import Example, Labels
+from ragviz.store.connection import Query, StoreConnection
 from ragviz.store.database import DB_ENV, Database, default_db, default_db_path, open_database
 from ragviz.store.errors import Conflict, StaleEdit, StoreError, StoreUnavailable
 from ragviz.store.events import (
@@ -65,11 +66,14 @@ from ragviz.store.events import (
     now_iso,
     status_of,
 )
-from ragviz.store.judge_sets import JudgeLabelSets
-from ragviz.store.migrations import MIGRATIONS, schema_problems
+from ragviz.store.judge_sets import JudgeLabels, latest_judge_labels
+from ragviz.store.label_events import EVERYONE, check_ids, dumps, insert_event, new_action, read_events
+from ragviz.store.label_events import decision_times as read_decision_times
 from ragviz.store.roles import identity_name
+from ragviz.store.schema import migrate
 from ragviz.store.sources import DataSources
 from ragviz.store.status_cache import StatusCaches
+from ragviz.store.team.guidelines import guideline_in_force
 
 __all__ = [
     "Conflict",
@@ -85,38 +89,13 @@ __all__ = [
 ]
 
 
-# The store's errors and default location are defined beside it (errors.py, database.py) and offered here too.
-
-#: In place of an annotator's name where labels are read (statuses, exports): every annotator's latest
-#: decision per example (:func:`ragviz.store.events.fold_team`). Nobody can record under it.
-EVERYONE = "*"
+# The store's errors and default location are defined beside it (errors.py, database.py) and offered here too;
+# EVERYONE (every annotator's latest decision per field, in place of a name) beside the events' SQL (label_events.py).
 _UNCHECKED = object()  # the stale check has no stored value to compare with
-_EVENT_COLUMNS = "e.id, e.action_id, e.example_uid, e.annotator, e.ts, e.field, e.old_value, e.new_value, a.kind"
+T = TypeVar("T")
 
 
-def _loads(text: str | None) -> Any:
-    return None if text is None else json.loads(text)
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
-
-
-def _event(row: Sequence[Any]) -> Event:
-    return Event(
-        id=row[0],
-        action_id=row[1],
-        example_uid=row[2],
-        annotator=row[3],
-        ts=row[4],
-        field=row[5],
-        old=_loads(row[6]),
-        new=_loads(row[7]),
-        action=row[8],
-    )
-
-
-class LabelStore(DataSources, JudgeLabelSets):
+class LabelStore:
     """Append-only store of label decisions (see the module docstring).
 
     *where* is an SQLite file path or a ``postgresql://`` URL (:func:`open_database`). Safe to share
@@ -126,16 +105,16 @@ class LabelStore(DataSources, JudgeLabelSets):
     """
 
     def __init__(self, where: str | os.PathLike):
-        self._lock = threading.RLock()
-        self._db: Database | None = None
         self._statuses = StatusCaches()
-        self._db = db = open_database(where, StoreError)
+        db = open_database(where, StoreError)
+        self._conn = StoreConnection(db, on_rollback=self._statuses.clear)  # a rollback may leave them wrong
         self.path: Path | None = db.path  # the SQLite file; None on PostgreSQL
         self.location = db.location  # the file, or the URL with its password masked
         self.dialect = db.dialect
+        self.sources = DataSources(self._conn)  # data files and uploads (sources.py)
+        self.judge = JudgeLabels(self._conn)  # the judge's label sets (judge_sets.py)
         try:
-            self._migrate()
-            self._check_schema()
+            migrate(db, StoreError, "label store")
         except StoreError:
             self.close()
             raise
@@ -143,108 +122,33 @@ class LabelStore(DataSources, JudgeLabelSets):
             self.close()
             raise StoreError(f"{self.location}: cannot open label store: {db.describe(exc)}") from None
 
-    # -- connection and transactions -------------------------------------------------------------
+    # -- the public read and write interface (ragviz.store.connection) ---------------------------
+    def read(self, fn: Callable[[Query], T]) -> T:
+        """``fn(q)`` under the store's lock (:meth:`StoreConnection.read`)."""
+        return self._conn.read(fn)
+
+    def write(self, fn: Callable[[Query], T]) -> T:
+        """``fn(q)`` in one durable write transaction (:meth:`StoreConnection.write`)."""
+        return self._conn.write(fn)
+
+    def query(self, statement: str, params: Sequence[Any] = ()) -> list[Any]:
+        """The rows of one read statement (:meth:`StoreConnection.query`)."""
+        return self._conn.query(statement, params)
+
     @property
     def db(self) -> Database:
-        if self._db is None:
-            raise StoreError(f"{self.location}: label store is closed")
-        return self._db
+        """The database itself, bypassing the store's lock: for tests and benchmarks, never for the app."""
+        return self._conn.db
 
     def reopen_database(self) -> Database:
         """A new connection to the store's database, for the judge's tables (:mod:`ragviz.judge.cache`)."""
-        return self.db.reopen()
-
-    def _q(self, statement: str, params: Sequence[Any] = ()) -> Any:
-        return self.db.execute(statement, params)
-
-    class _Tx:
-        def __init__(self, store: LabelStore):
-            self.store = store
-
-        def __enter__(self) -> LabelStore:
-            self.store._lock.acquire()
-            try:
-                self.store.db.begin_write()
-            except BaseException:
-                self.store._lock.release()
-                raise
-            return self.store
-
-        def __exit__(
-            self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-        ) -> None:
-            committed = False
-            try:
-                if exc_type is None:
-                    self.store.db.commit()
-                    committed = True
-                else:
-                    self.store.db.rollback()
-            finally:
-                if not committed:
-                    self.store._statuses.clear()  # they may hold what was just rolled back
-                self.store._lock.release()
-
-    def _write(self) -> LabelStore._Tx:
-        """One write transaction, committed (durably) when the ``with`` block ends."""
-        return LabelStore._Tx(self)
-
-    def _applied(self) -> set[str] | None:
-        """Applied migration names, ``None`` before the first migration (read-only, no lock)."""
-        if not self.db.has_table("schema_migrations"):
-            return None
-        return {r[0] for r in self._q("SELECT name FROM schema_migrations")}
-
-    def _migrate(self) -> None:
-        applied = self._applied()
-        known = {name for name, _ in MIGRATIONS}
-        if applied is not None and known <= applied and not applied - known:
-            return  # up to date: opening takes no write lock
-        if applied is None and self.path is None:
-            others = [t for t in self.db.table_names() if not t.startswith("judge_")]
-            if others:  # a shared server: never add ragviz's tables to someone else's database
-                raise StoreError(
-                    f"{self.location}: cannot open label store: the database has tables but none of ragviz's"
-                    f" ({', '.join(others[:5])}{' ...' if len(others) > 5 else ''}); give ragviz an empty database"
-                    " of its own (createdb ragviz)"
-                )
-        with self._write():
-            self._q(
-                "CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT NOT NULL PRIMARY KEY, applied_at TEXT NOT NULL)"
-            )
-            applied = {r[0] for r in self._q("SELECT name FROM schema_migrations")}
-            known = {name for name, _ in MIGRATIONS}
-            unknown = sorted(applied - known)
-            if unknown:
-                raise StoreError(
-                    f"{self.location}: label store was written by a newer ragviz (unknown migrations {', '.join(unknown)}); upgrade ragviz"
-                )
-            for name, migration in MIGRATIONS:
-                if name in applied:
-                    continue
-                migration(lambda s, p=(): self._q(s, p), self.dialect)
-                self._q("INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)", (name, now_iso()))
-
-    def _check_schema(self) -> None:
-        """Refuse a damaged store (a table or column the code needs is gone), naming what is missing."""
-        problems = schema_problems(
-            lambda t: {r[0] for r in self._q(self.dialect.columns_of, (t,))}, [name for name, _ in MIGRATIONS]
-        )
-        if problems:
-            raise StoreError(
-                f"{self.location}: cannot open label store: its schema is damaged ({'; '.join(problems)});"
-                " restore it from a backup or point RAGVIZ_DB at another store. Nothing was changed."
-            )
+        return self._conn.reopen()
 
     def applied_migrations(self) -> list[str]:
-        with self._lock:
-            return [r[0] for r in self._q("SELECT name FROM schema_migrations ORDER BY name")]
+        return [r[0] for r in self.query("SELECT name FROM schema_migrations ORDER BY name")]
 
     def close(self) -> None:
-        with self._lock:
-            if self._db is not None:
-                self._db.close()
-                self._db = None
+        self._conn.close()
 
     def __enter__(self) -> LabelStore:
         return self
@@ -256,51 +160,29 @@ class LabelStore(DataSources, JudgeLabelSets):
         return f"LabelStore({self.location!r})"
 
     # -- events ------------------------------------------------------------------------------
-    def _events(self, example_uid: str, annotator: str) -> list[Event]:
-        rows = self._q(
-            f"SELECT {_EVENT_COLUMNS} FROM label_events e JOIN label_actions a ON a.id = e.action_id"
-            " WHERE e.example_uid = ? AND e.annotator = ? ORDER BY e.id",
-            (example_uid, annotator),
-        ).fetchall()
-        return [_event(r) for r in rows]
-
-    def _new_action(self, example_uid: str, annotator: str, ts: str, kind: str, client_id: str | None = None) -> int:
-        click = ("", "", ()) if client_id is None else (", client_id", ", ?", (client_id,))  # (019's column)
-        row = self._q(
-            f"INSERT INTO label_actions (example_uid, annotator, ts, kind{click[0]}, guideline_version)"
-            f" VALUES (?, ?, ?, ?{click[1]}, (SELECT MAX(id) FROM team_guidelines)) RETURNING id",  # the version in force
-            (example_uid, annotator, ts, kind, *click[2]),
-        ).fetchone()
-        return int(row[0])
-
-    def _stored_action(self, client_id: str | None, example_uid: str, annotator: str) -> int | None:
+    def _stored_action(self, q: Query, client_id: str | None, example_uid: str, annotator: str) -> int | None:
         """The id of the action stored under the click id *client_id* (a retry of it stores nothing),
         ``None`` when there is none; :class:`ValueError` when that id is another example's or person's."""
         if client_id is None:
             return None
         if not isinstance(client_id, str) or not client_id.strip():
             raise ValueError("client_id must be a non-empty string")
-        row = self._q(
-            "SELECT id, example_uid, annotator FROM label_actions WHERE client_id = ?", (client_id,)
-        ).fetchone()
+        row = q("SELECT id, example_uid, annotator FROM label_actions WHERE client_id = ?", (client_id,)).fetchone()
         if row is None:
             return None
         if (row[1], row[2]) != (example_uid, annotator):
             raise ValueError(f"action id {client_id!r} was already used for another decision")
         return int(row[0])
 
-    def _insert_event(
-        self, action_id: int, example_uid: str, annotator: str, ts: str, field_name: str, old: Any, new: Any
-    ) -> None:
-        self._q(
-            "INSERT INTO label_events (action_id, example_uid, annotator, ts, field, old_value, new_value)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (action_id, example_uid, annotator, ts, field_name, _dumps(old), _dumps(new)),
-        )
+    def _new_action(
+        self, q: Query, example_uid: str, annotator: str, ts: str, kind: str, client_id: str | None = None
+    ) -> int:
+        """One decision row, with the team's guideline version in force (the team part reads it)."""
+        return new_action(q, example_uid, annotator, ts, kind, guideline_in_force(q), client_id)
 
-    def _refresh_status(self, example_uid: str, annotator: str, action_id: int) -> ExampleStatus:
-        status = status_of(effective_events(self._events(example_uid, annotator)))
-        self._q(
+    def _refresh_status(self, q: Query, example_uid: str, annotator: str, action_id: int) -> ExampleStatus:
+        status = status_of(effective_events(read_events(q, example_uid=example_uid, annotator=annotator)))
+        q(
             "INSERT INTO example_status (annotator, example_uid, reviewed, corrected, last_ts, last_action_id)"
             " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (annotator, example_uid) DO UPDATE SET"
             " reviewed = excluded.reviewed, corrected = excluded.corrected,"
@@ -309,14 +191,7 @@ class LabelStore(DataSources, JudgeLabelSets):
         )
         return status
 
-    @staticmethod
-    def _check_ids(example_uid: str, annotator: str) -> None:
-        if not isinstance(example_uid, str) or not example_uid:
-            raise ValueError("example_uid must be a non-empty string")
-        if not isinstance(annotator, str) or not annotator.strip():
-            raise ValueError("annotator must be a non-empty name")
-        if annotator.strip() == EVERYONE:
-            raise ValueError(f"{EVERYONE!r} is not an annotator's name: it stands for every annotator")
+    _check_ids = staticmethod(check_ids)
 
     def record(
         self,
@@ -358,7 +233,7 @@ class LabelStore(DataSources, JudgeLabelSets):
             check_field(c.field)
             check_value(c.field, c.new)
             try:
-                _dumps(c.old), _dumps(c.new)
+                dumps(c.old), dumps(c.new)
             except (TypeError, ValueError) as exc:
                 raise ValueError(f"{c.field}: value cannot be stored as JSON: {exc}") from None
         # a label "change" from a value to itself (a widget re-sent it) is no decision; beside a real change
@@ -368,20 +243,29 @@ class LabelStore(DataSources, JudgeLabelSets):
         if not items:
             return None
         ts = now_iso()
-        with self._write():
-            stored = self._stored_action(client_id, example_uid, annotator)
+
+        def store_it(q: Query) -> int:
+            stored = self._stored_action(q, client_id, example_uid, annotator)
             if stored is not None:
                 return stored
-            items = self._check_stale(example_uid, annotator, items, example, assumed)
-            action_id = self._new_action(example_uid, annotator, ts, action, client_id)
-            for c in items:
-                self._insert_event(action_id, example_uid, annotator, ts, c.field, c.old, c.new)
-            status = self._refresh_status(example_uid, annotator, action_id)
-            self._statuses.put(annotator, example_uid, status, action_id, self._q)
-        return action_id
+            checked = self._check_stale(q, example_uid, annotator, items, example, assumed)
+            action_id = self._new_action(q, example_uid, annotator, ts, action, client_id)
+            for c in checked:
+                insert_event(q, action_id, example_uid, annotator, ts, c.field, c.old, c.new)
+            status = self._refresh_status(q, example_uid, annotator, action_id)
+            self._statuses.put(annotator, example_uid, status, action_id, q)
+            return action_id
+
+        return self.write(store_it)
 
     def _check_stale(
-        self, example_uid: str, annotator: str, items: list[Change], example: Example | None, assumed: Sequence[Change]
+        self,
+        q: Query,
+        example_uid: str,
+        annotator: str,
+        items: list[Change],
+        example: Example | None,
+        assumed: Sequence[Change],
     ) -> list[Change]:
         """*items* with ``old`` set to the stored value; :class:`StaleEdit` when a field changed since
         it was shown, or an *assumed* field (checked, not written) no longer holds its ``old`` (see
@@ -389,13 +273,13 @@ class LabelStore(DataSources, JudgeLabelSets):
         checked = [c for c in [*items, *assumed] if is_label_field(c.field)]
         if not checked:
             return items
-        events = effective_events(self._events(example_uid, annotator))
+        events = effective_events(read_events(q, example_uid=example_uid, annotator=annotator))
         resets = [i for i, e in enumerate(events) if e.field == RESET_FIELD]
         since_reset = events[resets[-1] + 1 :] if resets else events
         latest = {e.field: e.new for e in since_reset}
         current: Labels | None = None
         if example is not None:
-            base = base_labels(example, self._judge_labels(example_uid))
+            base = base_labels(example, latest_judge_labels(q, example_uid))
             current = fold_labels(base, events, example, annotator)
 
         def stored_value(field: str) -> Any:
@@ -422,24 +306,29 @@ class LabelStore(DataSources, JudgeLabelSets):
         With *client_id* (the click's id, see :meth:`record`) a retried undo undoes one action, not two."""
         self._check_ids(example_uid, annotator)
         annotator = identity_name(annotator)
-        with self._write():
-            if self._stored_action(client_id, example_uid, annotator) is not None:
+
+        def undo_last(q: Query) -> bool:
+            if self._stored_action(q, client_id, example_uid, annotator) is not None:
                 return True
-            events = self._events(example_uid, annotator)
+            events = read_events(q, example_uid=example_uid, annotator=annotator)
             undone = _undone_actions(events)
             candidates = [e.action_id for e in events if e.field != UNDO_FIELD and e.action_id not in undone]
             if not candidates:
                 return False
-            self._mark_undone(example_uid, annotator, max(candidates), client_id)
-        return True
+            self._mark_undone(q, example_uid, annotator, max(candidates), client_id)
+            return True
 
-    def _mark_undone(self, example_uid: str, annotator: str, action_id: int, client_id: str | None = None) -> None:
+        return self.write(undo_last)
+
+    def _mark_undone(
+        self, q: Query, example_uid: str, annotator: str, action_id: int, client_id: str | None = None
+    ) -> None:
         """Store the undo marker of *action_id* and refresh the example's status (inside a write)."""
         ts = now_iso()
-        undo_id = self._new_action(example_uid, annotator, ts, UNDO_FIELD, client_id)
-        self._insert_event(undo_id, example_uid, annotator, ts, UNDO_FIELD, None, action_id)
-        status = self._refresh_status(example_uid, annotator, undo_id)
-        self._statuses.put(annotator, example_uid, status, undo_id, self._q)
+        undo_id = self._new_action(q, example_uid, annotator, ts, UNDO_FIELD, client_id)
+        insert_event(q, undo_id, example_uid, annotator, ts, UNDO_FIELD, None, action_id)
+        status = self._refresh_status(q, example_uid, annotator, undo_id)
+        self._statuses.put(annotator, example_uid, status, undo_id, q)
 
     def last_action(
         self, annotator: str, where: Callable[[str], bool] = lambda uid: True, max_events: int = 5000
@@ -455,68 +344,70 @@ class LabelStore(DataSources, JudgeLabelSets):
         self._check_ids("-", annotator)
         annotator = identity_name(annotator)
         page = 200
-        undone: set[int] = set()
-        below: int | None = None
-        seen = 0
-        with self._lock:
+
+        def walk(q: Query) -> StoredAction | None:
+            undone: set[int] = set()
+            below: int | None = None
+            seen = 0
             while seen < max_events:
-                rows = self._q(
-                    f"SELECT {_EVENT_COLUMNS} FROM label_events e JOIN label_actions a ON a.id = e.action_id"
-                    " WHERE e.annotator = ?"
-                    + ("" if below is None else " AND e.id < ?")
-                    + " ORDER BY e.id DESC LIMIT ?",
-                    (annotator, page) if below is None else (annotator, below, page),
-                ).fetchall()
-                if not rows:
+                newest = read_events(q, annotator=annotator, below=below, newest_first=True, limit=page)
+                if not newest:
                     return None
-                for row in rows:
-                    e = _event(row)
+                for e in newest:
                     seen += 1
                     if e.field == UNDO_FIELD:
                         if e.new is not None:
                             undone.add(int(e.new))
                     elif e.action_id not in undone and where(e.example_uid):
-                        events = tuple(x for x in self._events(e.example_uid, annotator) if x.action_id == e.action_id)
-                        return StoredAction(e.action_id, e.example_uid, e.action, events)
-                below = _event(rows[-1]).id
-        return None
+                        mine = read_events(q, example_uid=e.example_uid, annotator=annotator)
+                        return StoredAction(
+                            e.action_id, e.example_uid, e.action, tuple(x for x in mine if x.action_id == e.action_id)
+                        )
+                below = newest[-1].id
+            return None
+
+        return self.read(walk)
 
     def undo_action(self, example_uid: str, annotator: str, action_id: int) -> bool:
         """Undo one named action of the annotator on the example (the one :meth:`last_action` named
         when the page was drawn); ``False`` when it is not the annotator's, already undone or an undo."""
         self._check_ids(example_uid, annotator)
         annotator = identity_name(annotator)
-        with self._write():
-            events = self._events(example_uid, annotator)
+
+        def undo_it(q: Query) -> bool:
+            events = read_events(q, example_uid=example_uid, annotator=annotator)
             if action_id in _undone_actions(events) or not any(
                 e.action_id == action_id and e.field != UNDO_FIELD for e in events
             ):
                 return False
-            self._mark_undone(example_uid, annotator, action_id)
-        return True
+            self._mark_undone(q, example_uid, annotator, action_id)
+            return True
+
+        return self.write(undo_it)
 
     def history(self, example_uid: str, annotator: str | None = None) -> list[Event]:
         """Every stored event of the example (of one annotator when named), oldest first, with
         ``undone`` set on events whose action was undone."""
         annotator = None if annotator is None else identity_name(annotator)
-        with self._lock:
-            if annotator is None:
-                rows = self._q(
-                    f"SELECT {_EVENT_COLUMNS} FROM label_events e JOIN label_actions a ON a.id = e.action_id"
-                    " WHERE e.example_uid = ? ORDER BY e.id",
-                    (example_uid,),
-                ).fetchall()
-                events = [_event(r) for r in rows]
-            else:
-                events = self._events(example_uid, annotator)
+        events = self.label_events(example_uid, annotator)
         undone = {(e.annotator, int(e.new)) for e in events if e.field == UNDO_FIELD}
         return [Event(**{**e.__dict__, "undone": (e.annotator, e.action_id) in undone}) for e in events]
 
     def effective(self, example_uid: str, annotator: str) -> list[Event]:
         """The annotator's effective events on the example, in order."""
         annotator = identity_name(annotator)
-        with self._lock:
-            return effective_events(self._events(example_uid, annotator))
+        return effective_events(self.label_events(example_uid, annotator))
+
+    def label_events(
+        self, example_uid: str | None = None, annotator: str | None = None, old_values: bool = True
+    ) -> list[Event]:
+        """The stored events (of one example and / or one annotator when named), oldest first, each with its
+        action's kind (``old`` left ``None`` unless *old_values*: folding needs only the new values)."""
+        return self.read(lambda q: read_events(q, example_uid=example_uid, annotator=annotator, old_values=old_values))
+
+    def decision_times(self) -> list[tuple[str, str, str]]:
+        """``(annotator, example uid, ts)`` of every decision but undos, in the order made (time spent per example)."""
+        return self.read(read_decision_times)
 
     def changes(self, example_uid: str, annotator: str) -> list[tuple[str, Any]]:
         """Effective ``(field, new value)`` pairs in order, ready for :func:`ragviz.data.labels.apply_changes`."""
@@ -525,19 +416,36 @@ class LabelStore(DataSources, JudgeLabelSets):
     def status(self, example_uid: str, annotator: str) -> ExampleStatus:
         """Reviewed / corrected / last decision time of one example for one annotator."""
         annotator = identity_name(annotator)
-        with self._lock:
-            row = self._q(
-                "SELECT reviewed, corrected, last_ts FROM example_status WHERE annotator = ? AND example_uid = ?",
-                (annotator, example_uid),
-            ).fetchone()
-        if row is None:
+        rows = self.query(
+            "SELECT reviewed, corrected, last_ts FROM example_status WHERE annotator = ? AND example_uid = ?",
+            (annotator, example_uid),
+        )
+        if not rows:
             return ExampleStatus(False, False, None)
-        return ExampleStatus(bool(row[0]), bool(row[1]), row[2])
+        return ExampleStatus(bool(rows[0][0]), bool(rows[0][1]), rows[0][2])
+
+    # -- where each annotator was -----------------------------------------------------------
+    def save_position(self, annotator: str, example_uid: str) -> None:
+        check_ids(example_uid, annotator)
+        annotator = identity_name(annotator)
+        self.write(
+            lambda q: q(
+                "INSERT INTO annotator_positions (annotator, example_uid, ts) VALUES (?, ?, ?)"
+                " ON CONFLICT (annotator) DO UPDATE SET example_uid = excluded.example_uid, ts = excluded.ts",
+                (annotator, example_uid, now_iso()),
+            )
+        )
+
+    def position(self, annotator: str) -> str | None:
+        rows = self.query(
+            "SELECT example_uid FROM annotator_positions WHERE annotator = ?", (identity_name(annotator),)
+        )
+        return rows[0][0] if rows else None
 
     # -- current labels --------------------------------------------------------------------
     def base_labels(self, example: Example) -> Labels | None:
         """What human edits start from (:func:`base_labels`), with the store's judge labels."""
-        return base_labels(example, self.judge_labels(example.uid))
+        return base_labels(example, self.judge.labels(example.uid))
 
     def current_labels(self, example: Example, annotator: str) -> Labels | None:
         """The example's labels after the annotator's effective decisions (:func:`fold_labels`)."""
@@ -550,16 +458,14 @@ class LabelStore(DataSources, JudgeLabelSets):
         annotator = identity_name(annotator)
         if annotator == EVERYONE:
             return {uid for uid, status in self._team_statuses().items() if status.reviewed}
-        with self._lock:
-            return set(self._statuses.of(annotator, self._q).reviewed)
+        return set(self.read(lambda q: self._statuses.of(annotator, q).reviewed))
 
     def corrected_uids(self, annotator: str) -> set[str]:
         """Examples where the annotator's effective decisions change a label field (:data:`EVERYONE`: anyone's)."""
         annotator = identity_name(annotator)
         if annotator == EVERYONE:
             return {uid for uid, status in self._team_statuses().items() if status.corrected}
-        with self._lock:
-            return set(self._statuses.of(annotator, self._q).corrected)
+        return set(self.read(lambda q: self._statuses.of(annotator, q).corrected))
 
     def statuses(self, annotator: str) -> dict[str, ExampleStatus]:
         """Every example the annotator has any decision on, with its status (:data:`EVERYONE`: every
@@ -567,12 +473,10 @@ class LabelStore(DataSources, JudgeLabelSets):
         annotator = identity_name(annotator)
         if annotator == EVERYONE:
             return self._team_statuses()
-        with self._lock:
-            return dict(self._statuses.of(annotator, self._q).statuses)
+        return dict(self.read(lambda q: self._statuses.of(annotator, q).statuses))
 
     def _team_statuses(self) -> dict[str, ExampleStatus]:
-        with self._lock:
-            rows = self._q("SELECT example_uid, reviewed, corrected, last_ts FROM example_status").fetchall()
+        rows = self.query("SELECT example_uid, reviewed, corrected, last_ts FROM example_status")
         out: dict[str, ExampleStatus] = {}
         for uid, reviewed, corrected, last_ts in rows:
             seen = out.get(uid)
@@ -586,22 +490,14 @@ class LabelStore(DataSources, JudgeLabelSets):
     def team_labels(self, example: Example) -> TeamLabels:
         """The example's labels in the team's export: every annotator's latest decision per field on
         its base (:func:`ragviz.store.events.fold_team`), with the row's reviewer and each field's."""
-        with self._lock:
-            rows = self._q(
-                f"SELECT {_EVENT_COLUMNS} FROM label_events e JOIN label_actions a ON a.id = e.action_id"
-                " WHERE e.example_uid = ? ORDER BY e.id",
-                (example.uid,),
-            ).fetchall()
-        return fold_team(self.base_labels(example), [_event(r) for r in rows], example)
+        return fold_team(self.base_labels(example), self.label_events(example.uid), example)
 
     def annotators(self) -> list[str]:
         """Names that recorded at least one decision, sorted."""
-        with self._lock:
-            return sorted(r[0] for r in self._q("SELECT DISTINCT annotator FROM example_status"))
+        return sorted(r[0] for r in self.query("SELECT DISTINCT annotator FROM example_status"))
 
     def n_events(self) -> int:
-        with self._lock:
-            return int(self._q("SELECT COUNT(*) FROM label_events").fetchone()[0])
+        return int(self.query("SELECT COUNT(*) FROM label_events")[0][0])
 
     def data_version(self) -> tuple[int, int]:
         """Changes whenever anyone (any process) writes a label event or a judge label set: the
@@ -618,9 +514,14 @@ class LabelStore(DataSources, JudgeLabelSets):
     def _largest_ids(self, annotator: str | None) -> tuple[int, int]:
         """The largest label event id (of *annotator*'s events, or anyone's) and judge label set id."""
         whose = ("", ()) if annotator in (None, EVERYONE) else (" WHERE annotator = ?", (identity_name(annotator),))
-        with self._lock:
-            events = self._q("SELECT MAX(id) FROM label_events" + whose[0], whose[1]).fetchone()[0]
-            judged = self._q("SELECT MAX(id) FROM judge_label_sets").fetchone()[0]
+
+        def largest(q: Query) -> tuple[Any, Any]:
+            return (
+                q("SELECT MAX(id) FROM label_events" + whose[0], whose[1]).fetchone()[0],
+                q("SELECT MAX(id) FROM judge_label_sets").fetchone()[0],
+            )
+
+        events, judged = self.read(largest)
         return int(events or 0), int(judged or 0)
 
 

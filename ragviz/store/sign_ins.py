@@ -10,6 +10,9 @@ token, hence a new fingerprint.
 
 from __future__ import annotations
 
+from typing import Any
+
+from ragviz.store.connection import Query
 from ragviz.store.events import now_iso
 from ragviz.store.label_store import LabelStore
 from ragviz.store.roles import identity_name
@@ -22,21 +25,25 @@ def sign_in_is_open(store: LabelStore, login: str, who: str) -> bool:
     refused once *who* signed out (:func:`end_sign_ins`). A login seen before under another identity is
     refused too (a fingerprint names one person)."""
     who = identity_name(who)
-    with store._lock:
-        row = store._q("SELECT who, ended_at FROM sign_ins WHERE login = ?", (login,)).fetchone()
+    rows = store.query("SELECT who, ended_at FROM sign_ins WHERE login = ?", (login,))
+    row = rows[0] if rows else None
     if row is None:
-        with store._write():
-            store._q(
+
+        def record(q: Query) -> Any:
+            q(
                 "INSERT INTO sign_ins (login, who, started_at) VALUES (?, ?, ?) ON CONFLICT (login) DO NOTHING",
                 (login, who, now_iso()),
             )
-            row = store._q("SELECT who, ended_at FROM sign_ins WHERE login = ?", (login,)).fetchone()
+            return q("SELECT who, ended_at FROM sign_ins WHERE login = ?", (login,)).fetchone()
+
+        row = store.write(record)
     return row is not None and row[0] == who and row[1] is None
 
 
 def end_sign_ins(store: LabelStore, who: str) -> int:
     """Sign *who* out everywhere: every recorded sign-in of theirs is ended; how many were open."""
     who = identity_name(who)
-    with store._write():
-        cur = store._q("UPDATE sign_ins SET ended_at = ? WHERE who = ? AND ended_at IS NULL", (now_iso(), who))
-        return max(int(cur.rowcount or 0), 0)
+    cur = store.write(
+        lambda q: q("UPDATE sign_ins SET ended_at = ? WHERE who = ? AND ended_at IS NULL", (now_iso(), who))
+    )
+    return max(int(cur.rowcount or 0), 0)

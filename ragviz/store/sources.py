@@ -8,8 +8,8 @@ content, as ``upload:<name>`` (never as one replica's copy), and each replica an
 copy on first use. *Chosen data* is what someone opened in the app, remembered per annotator or for the
 team (:meth:`DataSources.choose_data`).
 
-:class:`DataSources` is a part of :class:`ragviz.store.label_store.LabelStore` (a mixin): its writes run in
-the store's write transactions, under its lock.
+:class:`DataSources` is a part composed into :class:`ragviz.store.label_store.LabelStore` as ``store.sources``;
+it owns this SQL and reaches the database through the store's read / write interface (:mod:`ragviz.store.connection`).
 """
 
 from __future__ import annotations
@@ -17,17 +17,14 @@ from __future__ import annotations
 import io
 import json
 import os
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import BinaryIO
 
+from ragviz.store.connection import Query, SqlStore
 from ragviz.store.events import now_iso
 from ragviz.store.uploads import digest_of, keep_bytes, keep_stream
-
-if TYPE_CHECKING:
-    from contextlib import AbstractContextManager
 
 __all__ = ["ChosenData", "DataSources", "UPLOAD_PREFIX"]
 
@@ -50,16 +47,10 @@ class ChosenData:
 class DataSources:
     """Registered data files and kept uploads of one label store (see the module docstring)."""
 
-    path: Path | None  # the SQLite file; None on PostgreSQL
-    _lock: threading.RLock
+    def __init__(self, store: SqlStore):
+        self._store = store
 
-    if TYPE_CHECKING:  # provided by LabelStore
-
-        def _q(self, statement: str, params: Sequence[Any] = ()) -> Any: ...
-
-        def _write(self) -> AbstractContextManager[Any]: ...
-
-    def register_source(self, path: str | os.PathLike) -> None:
+    def register(self, path: str | os.PathLike) -> None:
         """Remember a data file the app loaded, so exports can rebuild the examples: as
         :meth:`source_of` names it (an upload kept in a PostgreSQL store by its content, else the
         absolute path)."""
@@ -73,7 +64,11 @@ class DataSources:
         if text.startswith(UPLOAD_PREFIX):
             return text
         resolved = Path(text).expanduser().resolve()
-        if self.path is None and resolved.parent == self.uploads_dir.resolve() and self._holds_upload(resolved.name):
+        if (
+            self._store.path is None
+            and resolved.parent == self.uploads_dir.resolve()
+            and self._holds_upload(resolved.name)
+        ):
             return UPLOAD_PREFIX + resolved.name
         return str(resolved)
 
@@ -83,23 +78,22 @@ class DataSources:
         return self._upload_file(source[len(UPLOAD_PREFIX) :]) if source.startswith(UPLOAD_PREFIX) else source
 
     def _holds_upload(self, name: str) -> bool:
-        with self._lock:
-            return self._q("SELECT 1 FROM uploads WHERE name = ?", (name,)).fetchone() is not None
+        return bool(self._store.query("SELECT 1 FROM uploads WHERE name = ?", (name,)))
 
     def _register(self, source: str) -> None:
-        with self._write():
-            self._q(
+        self._store.write(
+            lambda q: q(
                 "INSERT INTO data_sources (path, ts) VALUES (?, ?) ON CONFLICT (path) DO NOTHING", (source, now_iso())
             )
+        )
 
-    def sources(self) -> list[str]:
+    def registered(self) -> list[str]:
         """Registered data files, in the order they were first registered, each once (on PostgreSQL an
         upload is kept in the database and written to :attr:`uploads_dir` when this replica lacks it;
         a replica's local copy registered by an older version counts as that upload)."""
-        with self._lock:
-            stored = [r[0] for r in self._q("SELECT path FROM data_sources ORDER BY id")]
-            if self.path is None:
-                stored = [self._legacy_upload(s) for s in stored]
+        stored = [r[0] for r in self._store.query("SELECT path FROM data_sources ORDER BY id")]
+        if self._store.path is None:
+            stored = [self._legacy_upload(s) for s in stored]
         return [self.local_path(s) for s in dict.fromkeys(stored)]
 
     def _legacy_upload(self, stored: str) -> str:
@@ -116,38 +110,40 @@ class DataSources:
     ) -> ChosenData:
         """Remember *paths* as the data open for *scope* (an annotator, or the team), chosen by
         *chosen_by* while the app's start-up data was *startup*; each path is registered as a data
-        source too (:meth:`register_source`: an upload by its content). The newest choice of a scope counts."""
+        source too (:meth:`register`: an upload by its content). The newest choice of a scope counts."""
         if not scope or not chosen_by.strip():
             raise ValueError("scope and chosen_by must be non-empty")
         sources = tuple(dict.fromkeys(self.source_of(p) for p in paths))
         ts = now_iso()
-        with self._write():
+
+        def choose(q: Query) -> None:
             for source in sources:
-                self._q("INSERT INTO data_sources (path, ts) VALUES (?, ?) ON CONFLICT (path) DO NOTHING", (source, ts))
-            self._q(
+                q("INSERT INTO data_sources (path, ts) VALUES (?, ?) ON CONFLICT (path) DO NOTHING", (source, ts))
+            q(
                 "INSERT INTO chosen_data (scope, sources, startup, chosen_by, ts) VALUES (?, ?, ?, ?, ?)",
                 (scope, json.dumps(list(sources)), json.dumps(list(startup)), chosen_by, ts),
             )
+
+        self._store.write(choose)
         return ChosenData(sources, tuple(startup), chosen_by, ts)
 
     def chosen_data(self, scope: str) -> ChosenData | None:
         """The newest :meth:`choose_data` of *scope*, or ``None``."""
-        with self._lock:
-            row = self._q(
-                "SELECT sources, startup, chosen_by, ts FROM chosen_data WHERE scope = ? ORDER BY id DESC LIMIT 1",
-                (scope,),
-            ).fetchone()
-        if row is None:
+        rows = self._store.query(
+            "SELECT sources, startup, chosen_by, ts FROM chosen_data WHERE scope = ? ORDER BY id DESC LIMIT 1", (scope,)
+        )
+        if not rows:
             return None
+        row = rows[0]
         return ChosenData(tuple(json.loads(row[0]) or ()), tuple(json.loads(row[1]) or ()), row[2], row[3])
 
     @property
     def uploads_dir(self) -> Path:
         """Where uploads are kept as files: next to an SQLite file; for PostgreSQL, this machine's copy
         (``~/.ragviz/uploads``) of the bytes the database holds."""
-        if self.path is None:
+        if self._store.path is None:
             return Path.home() / ".ragviz" / "uploads"
-        return self.path.parent / f"{self.path.stem}-uploads"
+        return self._store.path.parent / f"{self._store.path.stem}-uploads"
 
     def save_upload(self, name: str, data: bytes) -> Path:
         """:meth:`keep_upload` and :meth:`register_upload` of bytes in memory; the file's path."""
@@ -164,35 +160,36 @@ class DataSources:
         table (one transaction, so every replica reaches them) and each replica writes its own copy on use.
         """
         path, _ = keep_stream(self.uploads_dir, name, source)
-        if self.path is not None:
+        if self._store.path is not None:
             return path
-        with self._lock:
-            row = self._q(
-                "SELECT name FROM uploads WHERE name LIKE ? ORDER BY name LIMIT 1", (f"{digest_of(path.name)}-%",)
-            ).fetchone()
+        rows = self._store.query(
+            "SELECT name FROM uploads WHERE name LIKE ? ORDER BY name LIMIT 1", (f"{digest_of(path.name)}-%",)
+        )
+        row = rows[0] if rows else None
         if row is not None and Path(row[0]).suffix.lower() == path.suffix.lower():
             if row[0] != path.name:  # another replica kept the same content first: use its name
                 os.replace(path, self.uploads_dir / row[0])
             return self.uploads_dir / row[0]
-        with self._write():
-            self._q(
+        data = path.read_bytes()
+        self._store.write(
+            lambda q: q(
                 "INSERT INTO uploads (name, data, ts) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING",
-                (path.name, path.read_bytes(), now_iso()),
+                (path.name, data, now_iso()),
             )
+        )
         return path
 
     def register_upload(self, path: Path) -> None:
         """Register a kept upload as a data source (after it loaded without errors)."""
-        if self.path is None:
+        if self._store.path is None:
             self._register(UPLOAD_PREFIX + path.name)
         else:
-            self.register_source(path)
+            self.register(path)
 
     def uploads(self) -> list[Path]:
         """The registered uploads, oldest first."""
-        with self._lock:
-            stored = [r[0] for r in self._q("SELECT path FROM data_sources ORDER BY id")]
-        if self.path is None:
+        stored = [r[0] for r in self._store.query("SELECT path FROM data_sources ORDER BY id")]
+        if self._store.path is None:
             names = dict.fromkeys(self._legacy_upload(s) for s in stored)
             return [Path(self.local_path(s)) for s in names if s.startswith(UPLOAD_PREFIX)]
         folder = self.uploads_dir.resolve()
@@ -204,12 +201,16 @@ class DataSources:
         path = Path(path)
         if path.parent.resolve() != self.uploads_dir.resolve():
             return False
-        source = UPLOAD_PREFIX + path.name if self.path is None else str(path.resolve())
-        with self._write():
-            gone = self._q("DELETE FROM data_sources WHERE path = ?", (source,)).rowcount
-            if self.path is None:
-                gone += self._q("DELETE FROM data_sources WHERE path LIKE ?", (f"%/uploads/{path.name}",)).rowcount
-                gone += self._q("DELETE FROM uploads WHERE name = ?", (path.name,)).rowcount
+        source = UPLOAD_PREFIX + path.name if self._store.path is None else str(path.resolve())
+
+        def forget(q: Query) -> int:
+            gone = q("DELETE FROM data_sources WHERE path = ?", (source,)).rowcount
+            if self._store.path is None:
+                gone += q("DELETE FROM data_sources WHERE path LIKE ?", (f"%/uploads/{path.name}",)).rowcount
+                gone += q("DELETE FROM uploads WHERE name = ?", (path.name,)).rowcount
+            return gone
+
+        gone = self._store.write(forget)
         existed = path.exists()
         path.unlink(missing_ok=True)
         return bool(gone) or existed
@@ -217,9 +218,8 @@ class DataSources:
     def _upload_file(self, stored: str) -> str:
         target = self.uploads_dir / stored
         if not target.exists():
-            with self._lock:
-                row = self._q("SELECT data FROM uploads WHERE name = ?", (stored,)).fetchone()
-            if row is None:
+            rows = self._store.query("SELECT data FROM uploads WHERE name = ?", (stored,))
+            if not rows:
                 return str(target)  # gone from the database too: the loader will say the file is missing
-            keep_bytes(target, bytes(row[0]))
+            keep_bytes(target, bytes(rows[0][0]))
         return str(target)

@@ -40,13 +40,12 @@ def normal_url(url: str) -> str:
 
 def pushed_fingerprints(store: LabelStore, target: str, url: str) -> dict[tuple[str, str], str]:
     """(example uid, identifier) -> the fingerprint last pushed to *url* of *target* (``phoenix``)."""
-    with store._lock:
-        rows = store._q(
-            "SELECT p.example_uid, p.identifier, p.fingerprint FROM trace_pushes p WHERE p.target = ? AND p.url = ?"
-            " AND p.id = (SELECT MAX(q.id) FROM trace_pushes q WHERE q.target = p.target AND q.url = p.url"
-            " AND q.example_uid = p.example_uid AND q.identifier = p.identifier)",
-            (target, normal_url(url)),
-        ).fetchall()
+    rows = store.query(
+        "SELECT p.example_uid, p.identifier, p.fingerprint FROM trace_pushes p WHERE p.target = ? AND p.url = ?"
+        " AND p.id = (SELECT MAX(q.id) FROM trace_pushes q WHERE q.target = p.target AND q.url = p.url"
+        " AND q.example_uid = p.example_uid AND q.identifier = p.identifier)",
+        (target, normal_url(url)),
+    )
     return {(str(r[0]), str(r[1])): str(r[2]) for r in rows}
 
 
@@ -55,37 +54,32 @@ def record_pushes(store: LabelStore, target: str, url: str, records: Sequence[Pu
     if not records:
         return
     ts = now_iso()
-    with store._write():
-        for r in records:
-            store._q(
-                "INSERT INTO trace_pushes (target, url, example_uid, identifier, fingerprint, annotation_ids_json, ts)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (
-                    target,
-                    normal_url(url),
-                    r.example_uid,
-                    r.identifier,
-                    r.fingerprint,
-                    json.dumps(list(r.annotation_ids)),
-                    ts,
-                ),
-            )
+    rows = [
+        (target, normal_url(url), r.example_uid, r.identifier, r.fingerprint, json.dumps(list(r.annotation_ids)), ts)
+        for r in records
+    ]
+    store.write(
+        lambda q: q.many(
+            "INSERT INTO trace_pushes (target, url, example_uid, identifier, fingerprint, annotation_ids_json, ts)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+    )
 
 
 def record_trace_source(store: LabelStore, file_name: str, target: str, url: str) -> None:
     """The data file *file_name* holds traces read from *target* (``phoenix``) at *url*."""
-    with store._write():
-        store._q(
+    store.write(
+        lambda q: q(
             "INSERT INTO trace_sources (file_name, target, url, ts) VALUES (?, ?, ?, ?)",
             (file_name, target, normal_url(url), now_iso()),
         )
+    )
 
 
 def trace_source_url(store: LabelStore, file_name: str, target: str = "phoenix") -> str | None:
     """The URL *file_name*'s traces were last read from, if the app read them."""
-    with store._lock:
-        row = store._q(
-            "SELECT url FROM trace_sources WHERE file_name = ? AND target = ? ORDER BY id DESC LIMIT 1",
-            (file_name, target),
-        ).fetchone()
-    return None if row is None else str(row[0])
+    rows = store.query(
+        "SELECT url FROM trace_sources WHERE file_name = ? AND target = ? ORDER BY id DESC LIMIT 1", (file_name, target)
+    )
+    return str(rows[0][0]) if rows else None

@@ -10,6 +10,7 @@ import streamlit as st
 
 from ragviz.analysis.labelsets.diff import DiffTotals, ExampleDiff
 from ragviz.analysis.labelsets.named import HUMAN, JUDGE
+from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.export.records import csv_line
 from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.ui.core import render
@@ -27,18 +28,19 @@ __all__ = [
 
 
 LABEL_SETS_HELP = (
-    "llm = the judge's labels; human = each example's latest human decision; any other name = that annotator. "
+    "llm = the judge's labels; human = per example and label field, the latest human decision (as the team's "
+    "export); any other name = that annotator. "
     "Only examples both sets cover are compared (a person's set covers the examples they decided on)."
 )
 MAX_LINKS = 50  # examples linked under the table
 
 
-def label_set_pickers(names: list[str]) -> tuple[str, str]:
+def label_set_pickers(names: list[LabelSelection]) -> tuple[LabelSelection, LabelSelection]:
     """The label sets the person compares: A (before, the judge's by default) and B (after)."""
     col_a, col_b = st.columns(2)
-    a = col_a.selectbox("Label set A (before)", names, index=names.index(JUDGE), key="compare.a")
+    a = col_a.selectbox("Label set A (before)", names, index=names.index(JUDGE), format_func=str, key="compare.a")
     after = names.index(HUMAN) if HUMAN in names else len(names) - 1  # a blind round offers no "human"
-    b = col_b.selectbox("Label set B (after)", names, index=after, key="compare.b")
+    b = col_b.selectbox("Label set B (after)", names, index=after, format_func=str, key="compare.b")
     st.caption(LABEL_SETS_HELP)
     return a or JUDGE, b or HUMAN
 

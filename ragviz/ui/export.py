@@ -16,10 +16,11 @@ from urllib.parse import urlsplit, urlunsplit
 import pandas as pd
 import streamlit as st
 
+from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection
 from ragviz.analysis.review.queue import Progress
-from ragviz.export.files import MIME_TYPES, export_filename
+from ragviz.export.files import FORMATS, MIME_TYPES, export_filename
 from ragviz.export.rows import EXPORTING, RowsDone
-from ragviz.store.label_store import EVERYONE
+from ragviz.export.targets import Target
 from ragviz.store.postgres import is_url
 from ragviz.ui.core.keys import EXPORT_PREPARED as _PREPARED
 from ragviz.ui.core.progress import RowProgress
@@ -36,6 +37,7 @@ __all__ = [
     "WHAT_AN_EXPORT_HOLDS",
     "command_line",
     "download",
+    "download_target",
     "export_command",
     "file_owner",
     "format_choice",
@@ -111,31 +113,38 @@ class PreparedFile:
 TEAM_FILE_NAME = "team"  # in the team export's file name: ragviz-labels-team.jsonl
 
 
-def whose_labels(who: str) -> str:
-    """For an admin: export *who*'s own labels or the team's (:data:`~ragviz.store.label_store.EVERYONE`:
-    every annotator's latest decision per example, a reviewer per row). Returns the choice."""
+def whose_labels(who: str) -> LabelSelection:
+    """For an admin: export *who*'s own labels or the team's (the ``human`` label set: per example and label
+    field every annotator's latest decision, a reviewer per row). Returns the choice."""
+    mine = LabelSelection.of(who)
     choice = st.radio(
         "Whose labels",
-        [who, EVERYONE],
+        [mine, HUMAN],
         format_func=lambda w: (
-            "The team's: every annotator's latest decision per example, with a reviewer per row"
-            if w == EVERYONE
-            else f"Yours ({md_escape(w, 60)})"
+            "The team's: every annotator's latest decision per label field, with a reviewer per row"
+            if w == HUMAN
+            else f"Yours ({md_escape(w.annotator, 60)})"
         ),
         horizontal=True,
         key="export.whose",
     )
-    if choice == EVERYONE:
+    if choice == HUMAN:
         st.caption(
-            "Each label field holds the newest decision anyone made on it; `reviewer` / `reviewed_at` name the newest "
-            "decision of the row, and `field_reviewers` (JSON) who decided which field where several people did."
+            "Each label field holds the newest decision anyone made on it (the Dashboard's human labels); `reviewer` /"
+            " `reviewed_at` name the newest decision of the row, and `field_reviewers` (JSON) who decided which field"
+            " where several people did."
         )  # md: ours
-    return choice or who
+    return choice or mine
 
 
-def file_owner(whose: str) -> str:
+def file_owner(whose: LabelSelection) -> str:
     """The name an export's file is given for *whose* labels."""
-    return TEAM_FILE_NAME if whose == EVERYONE else whose
+    return TEAM_FILE_NAME if whose == HUMAN else whose.name
+
+
+def download_target(out: IO[bytes], choice: str) -> Target:
+    """The export target of a download *choice* (one of :data:`DOWNLOADS`) written into *out*."""
+    return Target(out, choice) if choice in FORMATS else Target(out, "jsonl", to=choice)
 
 
 def _format_name(fmt: str) -> str:
@@ -258,21 +267,24 @@ def _db_for_shell(db: str | Path) -> str:
     return urlunsplit(parts._replace(netloc=netloc))
 
 
-def export_command(db: str | Path, who: str, data: Sequence[str], annotators: Sequence[str]) -> str:
-    """The ``ragviz export DATA... --db DB -o labels.jsonl --annotator WHO`` line that writes the same
+def export_command(db: str | Path, whose: LabelSelection, data: Sequence[str], annotators: Sequence[str]) -> str:
+    """The ``ragviz export DATA... --db DB -o labels.jsonl --annotator WHO`` (or ``--labels latest`` for the
+    team's) line that writes the same
     labels as the download: it names the loaded data files (absolute paths, so it works from any
     folder) instead of relying on the files registered in the store, which data opened through
     ``$RAGVIZ_DATA`` never is. With nobody's decision in the store yet (*annotators* empty) it names
     no annotator: the export is the judge's labels, as the download's is."""
     files = " ".join(shlex.quote(str(Path(p).expanduser().resolve())) for p in data)
-    whose = f" --annotator {shlex.quote(who)}" if annotators else ""
-    return f"ragviz export {files + ' ' if files else ''}--db {shlex.quote(_db_for_shell(db))} -o labels.jsonl{whose}"
+    named = ""
+    if annotators:
+        named = f" --annotator {shlex.quote(whose.annotator)}" if whose.is_person else f" --labels {whose.argument()}"
+    return f"ragviz export {files + ' ' if files else ''}--db {shlex.quote(_db_for_shell(db))} -o labels.jsonl{named}"
 
 
-def command_line(db: str | Path, who: str, data: Sequence[str], annotators: Sequence[str]) -> None:
+def command_line(db: str | Path, whose: LabelSelection, data: Sequence[str], annotators: Sequence[str]) -> None:
     """The ``ragviz export`` command that writes the same labels (see :func:`export_command`)."""
-    st.code(export_command(db, who, data, annotators), language="bash", wrap_lines=True)  # whole, not scrolled away
-    if annotators and who not in (*annotators, EVERYONE):
+    st.code(export_command(db, whose, data, annotators), language="bash", wrap_lines=True)  # whole, not scrolled away
+    if annotators and whose.is_person and whose.annotator not in annotators:
         st.caption(
             f"`ragviz export` refuses an annotator with no decision in the store: make one first "
             f"(annotators with decisions: {md_escape(', '.join(annotators))})."

@@ -110,11 +110,11 @@ def open_phoenix(request: PhoenixRequest, store: LabelStore, problem_key: str) -
     if not mapped.rows:
         st.session_state[problem_key] = (request.project, [*skipped, "no trace could be an example: nothing opened"])
         return None
-    kept = store.keep_upload(f"phoenix-{request.project}.jsonl", io.BytesIO(rows_jsonl(mapped.rows)))
+    kept = store.sources.keep_upload(f"phoenix-{request.project}.jsonl", io.BytesIO(rows_jsonl(mapped.rows)))
     if not (result := state.load_result((str(kept),))).ok:
         st.session_state[problem_key] = (request.project, [str(p) for p in result.errors])
         return None
-    store.register_upload(kept)
+    store.sources.register_upload(kept)
     record_trace_source(store, kept.name, "phoenix", request.url)  # the Review page's links to each trace
     evaluated = save_evaluation_labels(store, result.dataset, state.annotator())
     st.session_state[PHOENIX_URL_KEY] = request.url  # the Export page's push

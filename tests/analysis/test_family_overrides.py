@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.data.labels import (
     CHUNK_RELEVANT_FIELD,
     CHUNK_UTILIZED_FIELD,
@@ -126,7 +127,7 @@ def test_export_reload_round_trips_every_override(tmp_path):
     )
     current = store.current_labels(ex, "ann")
     for fmt in ("jsonl", "parquet"):
-        out = export_bytes(ds, store, "ann", fmt)
+        out = export_bytes(ds, store, LabelSelection.of("ann"), fmt)
         back = load_bytes(f"reviewed.{fmt}", out)
         assert not back.errors, [str(p) for p in back.errors]
         again = back.dataset.example(0)

@@ -8,6 +8,7 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
+from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.data.keys import context_key, response_key
 from ragviz.data.load import load
 from tests.sample import SAMPLE_DATA
@@ -60,9 +61,7 @@ def _store_with_edits(dataset, db):
     from ragviz.store.label_store import LabelStore
 
     store = LabelStore(db)
-    store.save_judge_labels_many(
-        [(dataset.example(i).uid, dataset.example(i).labels) for i in range(1, len(dataset), 9)]
-    )
+    store.judge.save_many([(dataset.example(i).uid, dataset.example(i).labels) for i in range(1, len(dataset), 9)])
     for k, i in enumerate(range(0, len(dataset), 5)):
         example = dataset.example(i)
         cur = store.current_labels(example, "alice")
@@ -103,7 +102,7 @@ def test_streamed_export_writes_the_rows_of_the_whole_export(source, synthetic, 
         dataset, store, annotator = load(SAMPLE_DATA).dataset, None, None
     else:
         dataset = load(synthetic["parquet"]).dataset
-        store, annotator = _store_with_edits(dataset, tmp_path / "l.db"), "alice"
+        store, annotator = _store_with_edits(dataset, tmp_path / "l.db"), LabelSelection.of("alice")
     old_jsonl, old_table = _reference(dataset, store, annotator)
     for batch_size in (7, 2048):
         buf = io.BytesIO()

@@ -252,3 +252,23 @@ def test_an_audit_sample_of_items_corrects_the_claim_metrics_on_the_page(app_env
     precision = table[table["metric"] == "precision"].iloc[0]
     assert precision["judge only"] == pytest.approx(0.7636, abs=1e-3)  # RagChecker's 76.4 for this file
     assert precision["people only"] == pytest.approx(precision["judge only"])  # accepted as labelled
+
+
+def test_the_example_button_is_there_only_with_the_example_and_its_absence_is_explained(app_env, tmp_path, monkeypatch):
+    """Issue 40: RagChecker's example sits in ../shared only in this repository's development setup. With it, the
+    page offers a button that opens it; without it, no button and no notice suggesting it, but a line saying where
+    the file comes from and how to open it."""
+    import ragviz.ui.claims as claims_ui
+
+    need_example()
+    at = open_claims()
+    assert [b for b in at.button if b.key == "claims.open_example"]
+    assert any("RagChecker's own example" in i.value for i in at.info)
+    at.button(key="claims.open_example").click().run()
+    assert not at.exception and at.session_state["claims.source"]["path"] == str(claims_ui.EXAMPLE_FILE)
+
+    monkeypatch.setattr(claims_ui, "EXAMPLE_FILE", tmp_path / "absent" / "checking_outputs.json")
+    at = open_claims()
+    assert not [b for b in at.button if b.key == "claims.open_example"]
+    assert not any("example" in i.value for i in at.info)
+    assert claims_ui.NO_EXAMPLE in [c.value for c in at.caption]

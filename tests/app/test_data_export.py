@@ -11,6 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.data.load import load, load_bytes
 from ragviz.export.files import export_bytes, export_filename
 from ragviz.metrics.trace import example_trace
@@ -76,7 +77,7 @@ def test_sample_button_path_and_upload(app_env, tmp_path, monkeypatch):
     at.get("file_uploader")[0].upload("two.jsonl", data).run()
     assert metric(at, "Examples") == "2"
     with LabelStore(app_env["db"]) as store:
-        assert any(p.endswith("two.jsonl") for p in store.sources())
+        assert any(p.endswith("two.jsonl") for p in store.sources.registered())
     at.checkbox(key="data.add").check().run()
     at.button(key="data.load_sample").click().run()
     assert metric(at, "Examples") == "24"
@@ -127,7 +128,7 @@ def test_export_page_and_round_trip(app_env):
         current = {ex.uid: store.current_labels(ex, "tester") for ex in ds}
         for fmt in ("jsonl", "parquet", "deepeval"):
             name = "export.json" if fmt == "deepeval" else f"export.{fmt}"
-            back = load_bytes(name, export_bytes(ds, store, "tester", fmt))
+            back = load_bytes(name, export_bytes(ds, store, LabelSelection.of("tester"), fmt))
             assert back.ok, back.errors
             assert len(back.dataset) == len(ds)
             for ex in back.dataset:
@@ -136,7 +137,7 @@ def test_export_page_and_round_trip(app_env):
                 if want is not None:
                     assert ex.labels.relevant_keys == want.relevant_keys and ex.labels.support == want.support
                 assert example_trace(ex) == example_trace(ds.example(ds.index_of(ex.uid)), want)
-        csv = export_bytes(ds, store, "tester", "csv").decode()
+        csv = export_bytes(ds, store, LabelSelection.of("tester"), "csv").decode()
     assert csv.splitlines()[0].startswith("id,")
     assert any(line.startswith("ml-vs-programming,") and ",human" in line for line in csv.splitlines())
     assert pa is not None
@@ -145,10 +146,17 @@ def test_export_page_and_round_trip(app_env):
 def test_export_hint_names_the_data_files_and_never_a_password(tmp_path):
     from ragviz.ui.export import export_command
 
-    line = export_command("postgresql://me:s3cret@db.example:5432/labels", "ann o", [str(SAMPLE_DATA)], ["ann o"])
+    line = export_command(
+        "postgresql://me:s3cret@db.example:5432/labels",
+        LabelSelection.of("ann o"),
+        [str(SAMPLE_DATA)],
+        ["ann o"],
+    )
     assert "s3cret" not in line and "postgresql://me@db.example:5432/labels" in line
     assert line.startswith(f"ragviz export {ROOT / 'sample_data'} --db ") and line.endswith("--annotator 'ann o'")
-    assert "--annotator" not in export_command(tmp_path / "x.db", "ann", ["sample_data"], [])  # nobody decided yet
+    assert "--annotator" not in export_command(
+        tmp_path / "x.db", LabelSelection.of("ann"), ["sample_data"], []
+    )  # nobody decided yet
 
 
 def test_opening_a_path_reads_it_once_and_a_refused_one_again_once_fixed(app_env, tmp_path, monkeypatch):
@@ -201,7 +209,7 @@ def test_every_format_downloads_the_bytes_of_export_bytes(app_env, served_files)
         assert [b.label for b in at.get("download_button")] == [f"Download {name}"]
         file_name = export_filename("tester", fmt)
         with LabelStore(app_env["db"]) as store:
-            assert served_files[file_name]() == export_bytes(ds, store, "tester", fmt)
+            assert served_files[file_name]() == export_bytes(ds, store, LabelSelection.of("tester"), fmt)
         assert any(c.value.startswith(md_escape(file_name)) and "built" in c.value for c in at.caption)
 
 
@@ -231,7 +239,9 @@ def test_large_data_builds_on_request_with_rows_done_and_only_own_changes_outdat
     ds = load([SAMPLE_DATA]).dataset
     with LabelStore(app_env["db"]) as store:
         store.record(ML, "teammate", [("relevant_keys", ["0a"], ["0a", "0b"])])
-        assert served_files[export_filename("tester", "jsonl")]() == export_bytes(ds, store, "tester", "jsonl")
+        assert served_files[export_filename("tester", "jsonl")]() == export_bytes(
+            ds, store, LabelSelection.of("tester"), "jsonl"
+        )
     at.run()
     assert [b.label for b in at.get("download_button")] == ["Download labels (JSONL)"]  # still valid
     at.switch_page("pages/review.py").run()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.data.labels import (
     CHUNK_UTILIZED_FIELD,
     RELEVANT_IDS_FIELD,
@@ -134,7 +135,7 @@ def test_answer_similarity_moves_tonic_overall_and_chunk_labels_move_tonic(app_e
     assert fields == [SIMILARITY_FIELD, CHUNK_UTILIZED_FIELD]
 
     # the export carries the overrides; re-loading gives the same numbers, the originals as llm_ fields
-    data = export_bytes(ds, LabelStore(app_env["db"]), "tester", "jsonl")
+    data = export_bytes(ds, LabelStore(app_env["db"]), LabelSelection.of("tester"), "jsonl")
     reloaded = load_bytes("reviewed.jsonl", data)
     assert not reloaded.errors, [str(p) for p in reloaded.errors]
     back = reloaded.dataset.example(reloaded.dataset.index_of(TECH1))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from ragviz.analysis.labelsets.selection import HUMAN
 from ragviz.data.load import load
 from ragviz.export.report import ReportRequest, report_bytes
 from ragviz.ui.core import report
@@ -58,7 +59,7 @@ def test_the_button_gives_what_ragviz_report_writes(app_env, monkeypatch):
     with LabelStore(app_env["db"]) as store:
         monkeypatch.setattr(state, "store", lambda: store)
         monkeypatch.setattr(state, "dataset", lambda: load([SAMPLE_DATA]).dataset)
-        built = report._report("human", "html")()
+        built = report._report(HUMAN, "html")()
         request = ReportRequest(
             paths=(str(SAMPLE_DATA),), db=store.location, date="2026-11-26", output="ragviz-report-2026-11-26.html"
         )
@@ -99,7 +100,7 @@ def test_only_an_admins_report_says_where_the_store_is(app_env, monkeypatch, rol
         store.location = url  # as a PostgreSQL store names itself (password masked)
         monkeypatch.setattr(state, "store", lambda: store)
         monkeypatch.setattr(state, "dataset", lambda: load([SAMPLE_DATA]).dataset)
-        built = report._report("human", "html")().decode()
+        built = report._report(HUMAN, "html")().decode()
     assert ("db.internal" in built) == shown and ("ragviz_app" in built) == shown
     if not shown:
         assert "where it is: ask an admin" in built

@@ -7,6 +7,7 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
+from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.data.load import load, load_bytes
 from ragviz.export.files import export_bytes
 from ragviz.store.label_store import LabelStore
@@ -86,7 +87,10 @@ def test_override_relevance_and_support_change_metrics_exactly_and_undo_restores
         assert [f for f, _ in store.changes(ML, "tester")] == ["relevant_keys", "support:c", "support:c"]
         assert ML in store.corrected_uids("tester")
         ds = load([SAMPLE_DATA]).dataset
-        exported = [json.loads(line) for line in export_bytes(ds, store, "tester", "jsonl").decode().splitlines()]
+        exported = [
+            json.loads(line)
+            for line in export_bytes(ds, store, LabelSelection.of("tester"), "jsonl").decode().splitlines()
+        ]
     row = next(r for r in exported if r["id"] == "ml-vs-programming" and r["generation_model_name"] == "gpt-4o-mini")
     assert "0a" in row["all_relevant_sentence_keys"] and row["relevance_score"] == 5 / 6
     assert row["adherence_score"] is True and row["label_source"] == "human" and row["reviewer"] == "tester"

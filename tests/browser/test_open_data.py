@@ -65,10 +65,10 @@ def test_opened_data_survives_reload_new_tab_and_deep_link(streamlit_server, pag
     other.close()
 
     with LabelStore(streamlit_server.db) as store:
-        choice = store.chosen_data("annotator:browser-tester")
+        choice = store.sources.chosen_data("annotator:browser-tester")
         assert choice is not None and choice.chosen_by == "browser-tester"
         [kept] = choice.sources
-        assert kept.endswith("-three.jsonl") and kept in store.sources()
+        assert kept.endswith("-three.jsonl") and kept in store.sources.registered()
 
     streamlit_server.kill()  # a restart on the same start-up data keeps the choice
     streamlit_server.start()

@@ -244,6 +244,8 @@ def test_a_calibrated_active_sample_counts_its_pilots_reviews(tmp_path, capsys, 
     got = json.loads(out)
     assert got["design"]["name"] == "active" and got["design"]["pilot"] == pilot.id
     assert got["n_labeled"] == len({*pilot.members, *active.members})
+    rules = {m["ppi"]["lambda_rule"] for m in got["metrics"].values()}  # issue 36 item 5: λ cross-fitted here too
+    assert "cross-fitted (5 folds)" in rules and rules <= {"cross-fitted (5 folds)", "tuned on the audit"}
     for name in ("relevance", "adherence"):
         low, high = got["metrics"][name]["ppi"]["ci"]
         assert 0.0 <= low <= got["metrics"][name]["ppi"]["estimate"] <= high <= 1.0

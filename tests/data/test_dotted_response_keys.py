@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 
+from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.analysis.review.edits import UNDECIDED, response_spans, verdict_change
 from ragviz.data.load import load
 from ragviz.data.ragbench import example_from_row
@@ -43,7 +44,10 @@ def test_a_dotted_key_is_its_sentence_and_an_edit_changes_that_one_entry(tmp_pat
     with LabelStore(tmp_path / "labels.db") as store:
         current = store.current_labels(ex, "ann")
         assert store.record(ex.uid, "ann", [verdict_change(current, ex.judge_labels, "a", False)], example=ex)
-        exported = [json.loads(line) for line in export_bytes(ds, store, "ann", "jsonl").decode().splitlines()]
+        exported = [
+            json.loads(line)
+            for line in export_bytes(ds, store, LabelSelection.of("ann"), "jsonl").decode().splitlines()
+        ]
     out = next(r for r in exported if r["id"] == "hagrid_1108_0")
     assert _support(out) == [("a", ["0c"], False), ("b", ["0c"], None), ("c", ["0g"], None)]
 

@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.data.dataset import Dataset
 from ragviz.data.load import load
 from ragviz.export.columnar import plain_table
@@ -129,7 +130,7 @@ def _store_with_some_edits(dataset, db):
 
     store = LabelStore(db)
     examples = [dataset.example(i) for i in range(len(dataset))]
-    store.save_judge_labels_many([(e.uid, e.labels) for e in examples[1::7] if e.labels is not None])
+    store.judge.save_many([(e.uid, e.labels) for e in examples[1::7] if e.labels is not None])
     for e in examples[::5]:
         cur = store.current_labels(e, "alice")
         keys = cur.relevant_keys if cur is not None else ()
@@ -144,18 +145,18 @@ def test_awkward_rows_with_decisions_and_stored_judge_labels(tmp_path):
     table = table.set_column(0, "id", pa.array([f"q{i}" for i in range(table.num_rows)]))
     dataset = Dataset.from_table(table, "subset", str(tmp_path / "awkward.parquet"))
     with _store_with_some_edits(dataset, tmp_path / "l.db") as store:
-        batches = list(export_batches(dataset, store, "alice", batch_size=5))
+        batches = list(export_batches(dataset, store, LabelSelection.of("alice"), batch_size=5))
         plain = sum(int(b.plain.sum()) for b in batches if b.plain is not None)
         assert 0 < plain < len(dataset)  # both paths are taken
         assert sum(len(b.items) for b in batches) == len(dataset) - plain
-        _assert_same_export(dataset, store, "alice", tmp_path)
+        _assert_same_export(dataset, store, LabelSelection.of("alice"), tmp_path)
 
 
 def test_ragbench_shards_with_decisions_export_the_bytes_of_the_per_row_path(tmp_path):
     dataset = load(require_ragbench()).dataset
     assert plain_table(dataset.table.schema)
     with _store_with_edits(dataset, tmp_path / "l.db") as store:
-        _assert_same_export(dataset, store, "alice", tmp_path, batch_sizes=(1000,))
+        _assert_same_export(dataset, store, LabelSelection.of("alice"), tmp_path, batch_sizes=(1000,))
 
 
 def test_a_reloaded_export_goes_row_by_row_and_keeps_its_bytes(tmp_path):
@@ -218,8 +219,8 @@ def test_metrics_records_are_those_of_every_example_scored(tmp_path):
     dataset = Dataset.from_table(table, "subset", str(tmp_path / "awkward.parquet"))
     assert metrics_records(dataset, None, None) == _reference_metrics(dataset, None, None)
     with _store_with_some_edits(dataset, tmp_path / "l.db") as store:
-        records = metrics_records(dataset, store, "alice")
-        assert records == _reference_metrics(dataset, store, "alice")
+        records = metrics_records(dataset, store, LabelSelection.of("alice"))
+        assert records == _reference_metrics(dataset, store, LabelSelection.of("alice"))
         assert {r["label_source"] for r in records} == {"human", "llm", None}
 
 

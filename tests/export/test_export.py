@@ -12,6 +12,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.cli.export import export_command
 from ragviz.cli.main import main
 from ragviz.data.dataset import Dataset
@@ -97,7 +98,7 @@ def test_round_trip_on_real_rows(dataset, tmp_path):
             _edit(store, ex, "ann")
         reviewed = dataset.example(2)
         store.record(reviewed.uid, "ann", [Change("review", None, "reviewed")], action="review")
-        rows = export_rows(dataset, store, "ann")
+        rows = export_rows(dataset, store, LabelSelection.of("ann"))
 
         # field names: the input's, plus scores, llm_ copies and provenance
         input_columns = set(dataset.table.column_names) - {"_subset", "_path", "_row"}
@@ -138,7 +139,7 @@ def test_round_trip_through_loaders(dataset, tmp_path):
     loaders = pytest.importorskip("ragviz.data.load")
     with LabelStore(tmp_path / "l.db") as store:
         _edit(store, dataset.example(1), "ann")
-        rows = export_rows(dataset, store, "ann")
+        rows = export_rows(dataset, store, LabelSelection.of("ann"))
         for name, writer in (("out.jsonl", write_jsonl), ("out.parquet", write_parquet)):
             writer(rows, tmp_path / name)
             result = loaders.load([str(tmp_path / name)])
@@ -150,10 +151,10 @@ def test_round_trip_through_loaders(dataset, tmp_path):
 def test_reexport_of_reviewed_file_keeps_the_earlier_review(dataset, tmp_path):
     with LabelStore(tmp_path / "a.db") as first:
         _edit(first, dataset.example(0), "ann")
-        rows = export_rows(dataset, first, "ann")
+        rows = export_rows(dataset, first, LabelSelection.of("ann"))
     again = Dataset.from_rows(rows, "reviewed", str(tmp_path / "reviewed.jsonl"))
     with LabelStore(tmp_path / "b.db") as second:
-        rows2 = export_rows(again, second, "bob")
+        rows2 = export_rows(again, second, LabelSelection.of("bob"))
     assert rows2[0]["label_source"] == "human" and rows2[0]["reviewer"] == "ann"
     assert rows2[0]["all_relevant_sentence_keys"] == rows[0]["all_relevant_sentence_keys"]
     assert rows2[0][LLM_PREFIX + "all_relevant_sentence_keys"] == rows[0][LLM_PREFIX + "all_relevant_sentence_keys"]
@@ -178,7 +179,7 @@ def _unlabeled_dataset(tmp_path):
 def test_unlabeled_example_round_trip(tmp_path):
     dataset = _unlabeled_dataset(tmp_path)
     with LabelStore(tmp_path / "l.db") as store:
-        rows = export_rows(dataset, store, "ann")
+        rows = export_rows(dataset, store, LabelSelection.of("ann"))
         assert rows[0]["all_relevant_sentence_keys"] is None and rows[0]["relevance_score"] is None
         assert rows[0]["adherence_score"] is None and rows[0]["label_source"] is None
         assert example_from_row(rows[0]).labels is None
@@ -193,7 +194,7 @@ def test_unlabeled_example_round_trip(tmp_path):
                 Change(support_field("b"), None, {"supported": True, "supporting_keys": ["0b"], "explanation": ""}),
             ],
         )
-        rows = export_rows(dataset, store, "ann")
+        rows = export_rows(dataset, store, LabelSelection.of("ann"))
         row = rows[0]
         assert row["label_source"] == "human" and row["my_extra"] == 7
         assert (
@@ -203,7 +204,10 @@ def test_unlabeled_example_round_trip(tmp_path):
             row["adherence_score"],
         ) == (0.5, 0.5, 1.0, True)
         assert row[LLM_PREFIX + "all_relevant_sentence_keys"] is None
-        for data in (export_bytes(dataset, store, "ann", "jsonl"), export_bytes(dataset, store, "ann", "parquet")):
+        for data in (
+            export_bytes(dataset, store, LabelSelection.of("ann"), "jsonl"),
+            export_bytes(dataset, store, LabelSelection.of("ann"), "parquet"),
+        ):
             if data.startswith(b"PAR1"):
                 back = pq.read_table(pa.BufferReader(data)).to_pylist()
             else:
@@ -219,7 +223,7 @@ def test_metrics_csv_matches_trace(tmp_path):
     with LabelStore(tmp_path / "l.db") as store:
         ex = dataset.example(1)
         store.record(ex.uid, "ann", [Change("relevant_keys", [], ["0a", "0b"]), Change("utilized_keys", [], ["0b"])])
-        text = metrics_csv(dataset, store, "ann")
+        text = metrics_csv(dataset, store, LabelSelection.of("ann"))
         records = list(csv.DictReader(io.StringIO(text)))
         assert list(records[0]) == [
             "id",
@@ -236,10 +240,10 @@ def test_metrics_csv_matches_trace(tmp_path):
         expected = trace_scores(store.current_labels(ex, "ann"), 2)
         assert records[1]["id"] == "u2" and float(records[1]["completeness"]) == expected.completeness == 0.5
         assert float(records[1]["trace_mean"]) == expected.mean and records[1]["label_source"] == "human"
-        assert metrics_records(dataset, store, "ann")[1]["relevance"] == 1.0
-        assert export_bytes(dataset, store, "ann", "csv") == text.encode()
+        assert metrics_records(dataset, store, LabelSelection.of("ann"))[1]["relevance"] == 1.0
+        assert export_bytes(dataset, store, LabelSelection.of("ann"), "csv") == text.encode()
         with pytest.raises(ValueError, match="unknown export format"):
-            export_bytes(dataset, store, "ann", "xml")
+            export_bytes(dataset, store, LabelSelection.of("ann"), "xml")
     assert export_filename("Ann Lee", "csv") == "ragviz-labels-Ann_Lee.metrics.csv"
     assert export_filename(None, "jsonl") == "ragviz-labels.jsonl"
 
@@ -255,7 +259,7 @@ def _db_with_two_annotators(tmp_path):
     )
     db = tmp_path / "l.db"
     with LabelStore(db) as store:
-        store.register_source(str(data))
+        store.sources.register(str(data))
         ex = dataset.example(0)
         store.record(ex.uid, "alice", [Change("relevant_keys", [], ["0b"])])
         store.record(ex.uid, "bob", [Change("review", None, "reviewed")], action="review")
@@ -356,7 +360,7 @@ def test_a_flipped_verdict_exports_the_reviewers_note_and_keeps_the_judges_text_
         cur = store.current_labels(ex, "ann")
         change = verdict_change(cur, store.base_labels(ex), judged.key, not judged.supported, note="checked by hand")
         store.record(ex.uid, "ann", [change], example=ex)
-        row = export_rows(dataset, store, "ann")[i]
+        row = export_rows(dataset, store, LabelSelection.of("ann"))[i]
     now = next(s for s in row["sentence_support_information"] if s["response_sentence_key"] == judged.key)
     was = next(s for s in row[LLM_PREFIX + "sentence_support_information"] if s["response_sentence_key"] == judged.key)
     assert now["fully_supported"] is (not judged.supported) and now["explanation"] == "checked by hand"
@@ -376,8 +380,8 @@ def test_every_download_reports_rows_done_up_to_all_of_them(dataset, tmp_path, f
     with LabelStore(tmp_path / "labels.db") as store:
         _edit(store, dataset.example(0), "ann")
         out = io.BytesIO()
-        write_download(dataset, store, "ann", fmt, out, lambda *call: heard.append(call))
-        assert out.getvalue() == export_bytes(dataset, store, "ann", fmt)
+        write_download(dataset, store, LabelSelection.of("ann"), fmt, out, lambda *call: heard.append(call))
+        assert out.getvalue() == export_bytes(dataset, store, LabelSelection.of("ann"), fmt)
     n = len(dataset)
     building = [done for what, done, total in heard if what == EXPORTING and total == n]
     assert building and building[-1] == n and building == sorted(building)
@@ -409,8 +413,12 @@ def test_a_streamed_parquet_export_in_batches_is_the_whole_export(dataset, tmp_p
         _edit(store, dataset.example(len(dataset) - 1), "ann")  # only the last batch has a person's decision
         streamed = tmp_path / "streamed.parquet"
         done = write_export_stream(
-            lambda: parquet_batches([Path(p) for p in paths], Report(), batch_rows=3), store, "ann", "parquet", streamed
+            lambda: parquet_batches([Path(p) for p in paths], Report(), batch_rows=3),
+            store,
+            LabelSelection.of("ann"),
+            "parquet",
+            streamed,
         )
-        whole = export_bytes(dataset, store, "ann", "parquet")
+        whole = export_bytes(dataset, store, LabelSelection.of("ann"), "parquet")
     assert (done.n_rows, done.n_human, done.n_corrected) == (len(dataset), 1, 1)
     assert pq.read_table(streamed).equals(pq.read_table(io.BytesIO(whole)))

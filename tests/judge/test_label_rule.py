@@ -14,6 +14,7 @@ from ragviz.analysis.labelsets.named import (
     judge_labels_of,
     resolve_label_set,
 )
+from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.data.labels import Change
 from ragviz.data.load import load
 from ragviz.data.model import Labels, Provenance
@@ -44,13 +45,13 @@ def test_human_rows_without_llm_copies_have_no_judge_labels(tmp_path):
     with LabelStore(tmp_path / "labels.db") as store:
         assert judge_labels(ex, store) is None
         assert len(resolve_label_set(ds, JUDGE, store)) == 0
-        assert [e.judge for e in exported_examples(ds, store, "tester")] == [None] * len(ds)
+        assert [e.judge for e in exported_examples(ds, store, LabelSelection.of("tester"))] == [None] * len(ds)
         # a judge run later: its labels win, everywhere
         judged = Labels(relevant_keys=("0a",), provenance=Provenance("llm", "judge-x"))
-        store.save_judge_labels(ML, judged)
+        store.judge.save(ML, judged)
         assert judge_labels(ex, store) == judged
         assert resolve_label_set(ds, JUDGE, store).labels == {ds.index_of(ML): judged}
-        exported = {e.example.uid: e.judge for e in exported_examples(ds, store, "tester")}
+        exported = {e.example.uid: e.judge for e in exported_examples(ds, store, LabelSelection.of("tester"))}
         assert exported[ML] == judged
 
 

@@ -10,6 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.cli.main import main
 from ragviz.data.load import load
 from ragviz.export.records import write_csv
@@ -82,7 +83,7 @@ def test_export_over_a_directory_of_shards_in_batches_matches_loading_it_whole(s
     from ragviz.store.label_store import LabelStore
 
     with LabelStore(db) as store:
-        whole = export_bytes(dataset, store, "alice", fmt)
+        whole = export_bytes(dataset, store, LabelSelection.of("alice"), fmt)
     if fmt == "parquet":
         assert pq.read_table(out).equals(pq.read_table(io.BytesIO(whole)))
     else:

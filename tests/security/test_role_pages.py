@@ -61,7 +61,7 @@ def test_home_offers_loading_the_sample_to_admins_only(app_env, monkeypatch):
         at = open_page_as("pages/home.py", email)
         assert ("home.load_sample" in _keys(at, "button")) == offered, email
     with LabelStore(app_env["db"]) as store:
-        assert store.sources() == []
+        assert store.sources.registered() == []
 
 
 @pytest.fixture

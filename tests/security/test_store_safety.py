@@ -28,7 +28,7 @@ def _run(db_target: str, *statements: str) -> None:
 
 def test_a_store_of_a_newer_ragviz_is_refused_naming_it(db_target):
     LabelStore(db_target).close()
-    _run(db_target, "INSERT INTO schema_migrations VALUES ('950_from_the_future', 'x')")
+    _run(db_target, "INSERT INTO schema_migrations VALUES ('core', '950_from_the_future', 'x')")
     with pytest.raises(StoreError) as refused:
         LabelStore(db_target)
     message = str(refused.value)
@@ -60,7 +60,7 @@ def test_store_file_uploads_and_their_folders_are_private(tmp_path):
     db = tmp_path / "new" / "deeper" / "labels.db"
     with LabelStore(db) as store:
         store.save_position("ana", "ex-1")
-        upload = store.save_upload("rows.jsonl", b'{"id": 1}\n')
+        upload = store.sources.save_upload("rows.jsonl", b'{"id": 1}\n')
         assert _mode(db) == 0o600 and _mode(db.parent) == 0o700 and _mode(db.parent.parent) == 0o700
         for side in (db.with_name("labels.db-wal"), db.with_name("labels.db-shm")):
             if side.exists():

@@ -40,7 +40,7 @@ def test_an_upload_over_the_cap_is_refused_and_not_kept(app_env, monkeypatch):
     shown = "\n".join(h.value for h in at.get("html"))
     assert "big.jsonl: 1.0 MB is over the upload limit of 1 MB" in shown
     with LabelStore(app_env["db"]) as store:
-        assert store.uploads() == [] and not any(store.uploads_dir.glob("*big*"))
+        assert store.sources.uploads() == [] and not any(store.sources.uploads_dir.glob("*big*"))
 
 
 def test_the_same_content_is_kept_once_and_can_be_removed(app_env):
@@ -49,13 +49,13 @@ def test_the_same_content_is_kept_once_and_can_be_removed(app_env):
     at.get("file_uploader")[0].upload("first.jsonl", data).run()
     at.get("file_uploader")[0].upload("again.jsonl", data).run()  # same bytes, another name
     with LabelStore(app_env["db"]) as store:
-        [kept] = store.uploads()
-        assert sorted(p.name for p in store.uploads_dir.iterdir()) == [kept.name]
+        [kept] = store.sources.uploads()
+        assert sorted(p.name for p in store.sources.uploads_dir.iterdir()) == [kept.name]
     assert tuple(at.session_state["ragviz.paths"]) == (str(kept),)
     at.button(key="data.remove_upload.0").click().run()
     assert not at.exception
     with LabelStore(app_env["db"]) as store:
-        assert store.uploads() == [] and not kept.exists() and str(kept) not in store.sources()
+        assert store.sources.uploads() == [] and not kept.exists() and str(kept) not in store.sources.registered()
     assert tuple(at.session_state["ragviz.paths"]) == ()
 
 
@@ -65,22 +65,22 @@ def test_a_bad_upload_is_not_kept(app_env):
     at.run()
     assert any("Not loaded" in e.value for e in at.error)
     with LabelStore(app_env["db"]) as store:
-        assert store.uploads() == [] and list(store.uploads_dir.glob("*")) == []
+        assert store.sources.uploads() == [] and list(store.sources.uploads_dir.glob("*")) == []
 
 
 def test_store_keeps_uploads_once_and_removes_them_on_both_backends(db_target, tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     data = _rows()
     with LabelStore(db_target) as store:
-        one = store.keep_upload("a.jsonl", io.BytesIO(data))
-        store.register_upload(one)
-        two = store.keep_upload("b.jsonl", io.BytesIO(data))
-        store.register_upload(two)
-        other = store.keep_upload("c.jsonl", io.BytesIO(data + b"\n"))
-        store.register_upload(other)
-        assert one == two and one != other and store.uploads() == [one, other]
-        assert store.remove_upload(one) and store.uploads() == [other] and not one.exists()
-        assert str(one) not in store.sources()
-        assert not store.remove_upload(Path("/etc/passwd"))  # only kept uploads
+        one = store.sources.keep_upload("a.jsonl", io.BytesIO(data))
+        store.sources.register_upload(one)
+        two = store.sources.keep_upload("b.jsonl", io.BytesIO(data))
+        store.sources.register_upload(two)
+        other = store.sources.keep_upload("c.jsonl", io.BytesIO(data + b"\n"))
+        store.sources.register_upload(other)
+        assert one == two and one != other and store.sources.uploads() == [one, other]
+        assert store.sources.remove_upload(one) and store.sources.uploads() == [other] and not one.exists()
+        assert str(one) not in store.sources.registered()
+        assert not store.sources.remove_upload(Path("/etc/passwd"))  # only kept uploads
     with LabelStore(db_target) as again:
-        assert again.uploads() == [other]
+        assert again.sources.uploads() == [other]

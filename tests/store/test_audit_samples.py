@@ -11,6 +11,7 @@ import pytest
 
 from ragviz.analysis.estimates.pairing import audit_progress, member_rows, pair_store
 from ragviz.analysis.estimates.report import estimate_report
+from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.cli.main import main
 from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change, field_value
 from ragviz.data.load import load
@@ -153,7 +154,9 @@ def test_only_reviewed_members_are_audited_and_the_rest_is_named(db_target, data
         assert "5 of 8 reviewed" in progress.line() and "1 reviewed examples outside it" in progress.line()
 
         # the export says which human rows were reviewed as part of the sample
-        exported = {r["id"] + "/" + r["generation_model_name"]: r for r in export_rows(data, store, "ana")}
+        exported = {
+            r["id"] + "/" + r["generation_model_name"]: r for r in export_rows(data, store, LabelSelection.of("ana"))
+        }
         flags = {(r["label_source"], r["audit_sample"]) for r in exported.values()}
         assert ("human", False) in flags and ("human", True) in flags and ("llm", True) not in flags
         n_flagged = sum(1 for r in exported.values() if r["audit_sample"])

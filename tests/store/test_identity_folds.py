@@ -12,8 +12,9 @@ import ragviz.store.team.assignments as assignments_module
 from ragviz.data.labels import RELEVANT_FIELD, REVIEW_FIELD, REVIEWED
 from ragviz.store.identity_folds import identity_folds
 from ragviz.store.label_store import LabelStore
-from ragviz.store.migrations import MIGRATIONS
 from ragviz.store.roles import Identity, access_of, identity_of_claims
+from ragviz.store.schema import SETS, MigrationSet
+from ragviz.store.schema import runner as schema_runner
 from ragviz.store.sign_ins import end_sign_ins, sign_in_is_open
 from ragviz.store.team.adjudications import settle, settlements
 from ragviz.store.team.assignments import assign, assigned, latest_round
@@ -47,16 +48,19 @@ def test_every_spelling_of_an_address_reads_and_writes_one_persons_labels(db_tar
         assert not sign_in_is_open(store, "login-1", LOWER)
 
 
+def without_020(migration_set: MigrationSet) -> MigrationSet:
+    return MigrationSet(migration_set.name, tuple(m for m in migration_set.migrations if m[0] != "020_fold_emails"))
+
+
 def _old_store(db_target, monkeypatch, ex) -> None:
     """What an older ragviz (no 020, names stored as spelled) left: two spellings of one address."""
-    monkeypatch.setattr(store_module, "MIGRATIONS", tuple(m for m in MIGRATIONS if m[0] != "020_fold_emails"))
+    monkeypatch.setattr(schema_runner, "SETS", tuple(without_020(s) for s in SETS))
     for module in (store_module, assignments_module):
         monkeypatch.setattr(module, "identity_name", str.strip)
-    import ragviz.store.judge_sets as judge_sets
     import ragviz.store.sign_ins as sign_ins
     import ragviz.store.team.adjudications as adjudications
 
-    for module in (judge_sets, sign_ins, adjudications):
+    for module in (sign_ins, adjudications):  # positions are the core's since store.judge
         monkeypatch.setattr(module, "identity_name", str.strip)
     with LabelStore(db_target) as store:
         assert "020_fold_emails" not in store.applied_migrations()
@@ -89,7 +93,7 @@ def test_migration_020_folds_decisions_assignments_positions_and_says_what(db_ta
         assert last.pool == (LOWER, "bo") and last.created_by == "lead@example.org"
         assert settlements(store)["toy/q3/m"].adjudicator == "adjudicator@example.org"
         assert not sign_in_is_open(store, "login-1", "someone-else") and sign_in_is_open(store, "login-1", LOWER)
-        folds = {f.spelling: f for f in identity_folds(store._q)}
+        folds = {f.spelling: f for f in store.read(identity_folds)}
         assert set(folds) == {UPPER, "LEAD@EXAMPLE.ORG", "Adjudicator@Example.org"}
         said = folds[UPPER].describe()
         assert said.startswith(f"{UPPER} -> {LOWER}: 1 decision, ") and "3 assignments" in said
@@ -97,7 +101,7 @@ def test_migration_020_folds_decisions_assignments_positions_and_says_what(db_ta
     logged = [r.getMessage() for r in caplog.records if "020_fold_emails" in r.getMessage()]
     assert any(said in line for line in logged)
     with LabelStore(db_target) as again:  # applied once: nothing more to fold
-        assert len(identity_folds(again._q)) == 3
+        assert len(again.read(identity_folds)) == 3
     from ragviz.cli.main import main
 
     assert main(["team", "status", "--db", db_target]) == 0
@@ -105,7 +109,7 @@ def test_migration_020_folds_decisions_assignments_positions_and_says_what(db_ta
 
 
 def n_rows(store: LabelStore, table: str) -> int:
-    return int(store._q(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
+    return int(store.query(f"SELECT COUNT(*) FROM {table}")[0][0])
 
 
 @pytest.mark.parametrize("spelling", [UPPER, "ANNOTATOR@EXAMPLE.ORG"])

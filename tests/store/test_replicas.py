@@ -115,7 +115,7 @@ def test_an_upload_belongs_to_the_store_every_replica_and_the_cli_read_it(replic
         expect()(one.locator('[data-testid="stSidebar"]')).to_contain_text("Loaded: 3 examples")
 
         with LabelStore(url) as store:
-            [registered] = store._q("SELECT path FROM data_sources").fetchall()
+            [registered] = store.query("SELECT path FROM data_sources")
             assert registered[0].startswith("upload:") and registered[0].endswith("-team.jsonl")
 
         two = context.new_page()  # replica two: its own home, no copy of the file yet

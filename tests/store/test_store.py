@@ -23,7 +23,10 @@ from ragviz.data.ragbench import example_from_row
 from ragviz.store.database import open_database
 from ragviz.store.events import labels_from_json, labels_to_json
 from ragviz.store.label_store import LabelStore, StaleEdit, StoreError, default_db_path
-from ragviz.store.migrations import MIGRATIONS
+from ragviz.store.schema import MIGRATIONS, SETS, MigrationSet
+from ragviz.store.schema import runner as schema_runner
+from ragviz.store.schema.core import CORE
+from ragviz.store.schema.team import TEAM
 
 
 def _row(**over):
@@ -243,7 +246,7 @@ def test_unlabeled_example_starts_from_empty_labels(store, unlabeled):
 
 def test_judge_labels_are_the_base_latest_wins(store, example):
     first = Labels(relevant_keys=("1a",), provenance=Provenance("llm", "judge-2", None, "v1"))
-    store.save_judge_labels(example.uid, first)
+    store.judge.save(example.uid, first)
     second = Labels(
         relevant_keys=("0b",),
         utilized_keys=("0b",),
@@ -252,15 +255,15 @@ def test_judge_labels_are_the_base_latest_wins(store, example):
         overall_supported=None,
         provenance=Provenance("llm", "judge-3", "2026-01-01T00:00:00+00:00", "v2"),
     )
-    store.save_judge_labels(example.uid, second)
-    assert store.judge_labels(example.uid) == second
-    assert store.judge_labels("missing") is None
-    assert store.judged_uids() == {example.uid}
+    store.judge.save(example.uid, second)
+    assert store.judge.labels(example.uid) == second
+    assert store.judge.labels("missing") is None
+    assert store.judge.judged_uids() == {example.uid}
     assert store.current_labels(example, "ann") == second
     store.record(example.uid, "ann", [Change("reset", None, None)], action="reset")
     assert store.current_labels(example, "ann").relevant_keys == ("0b",)
-    store.save_judge_labels(example.uid, first)  # stored as given: equal when read back
-    assert store.judge_labels(example.uid) == first
+    store.judge.save(example.uid, first)  # stored as given: equal when read back
+    assert store.judge.labels(example.uid) == first
 
 
 def test_labels_json_round_trip_keeps_stored_unsupported_list(example):
@@ -287,13 +290,11 @@ def test_migrations_are_idempotent_on_reopen(db_target, example):
 
 
 def test_failing_migration_applies_nothing(db_target, monkeypatch):
-    import ragviz.store.label_store as store_module
-
     def broken(run, dialect):
         run("CREATE TABLE half_done (x INTEGER)")
         run("THIS IS NOT SQL")
 
-    monkeypatch.setattr(store_module, "MIGRATIONS", (*MIGRATIONS, ("999_broken", broken)))
+    monkeypatch.setattr(schema_runner, "SETS", (*SETS, MigrationSet("core", (("999_broken", broken),))))
     with pytest.raises(StoreError, match=re.escape(f"{db_target}: cannot open label store")):
         LabelStore(db_target)
     tables = _tables(db_target)
@@ -303,7 +304,7 @@ def test_failing_migration_applies_nothing(db_target, monkeypatch):
 def test_newer_schema_is_refused(db_target):
     LabelStore(db_target).close()
     db = open_database(db_target, StoreError)
-    db.execute("INSERT INTO schema_migrations VALUES ('900_future', 'x')")
+    db.execute("INSERT INTO schema_migrations VALUES ('core', '900_future', 'x')")
     db.close()
     with pytest.raises(StoreError, match="newer ragviz"):
         LabelStore(db_target)
@@ -357,15 +358,15 @@ def test_sources_and_uploads(tmp_path):
     with LabelStore(tmp_path / "s.db") as s:
         data = tmp_path / "d.jsonl"
         data.write_text("{}\n")
-        s.register_source(str(data))
-        s.register_source(str(data))
-        up1 = s.save_upload("../../evil name.parquet", b"PAR1 bytes")
-        up2 = s.save_upload("other.parquet", b"PAR1 bytes")
-        up3 = s.save_upload("other.parquet", b"different")
-        assert up1.parent == s.uploads_dir and up1.parent.parent == tmp_path
+        s.sources.register(str(data))
+        s.sources.register(str(data))
+        up1 = s.sources.save_upload("../../evil name.parquet", b"PAR1 bytes")
+        up2 = s.sources.save_upload("other.parquet", b"PAR1 bytes")
+        up3 = s.sources.save_upload("other.parquet", b"different")
+        assert up1.parent == s.sources.uploads_dir and up1.parent.parent == tmp_path
         assert up1.read_bytes() == b"PAR1 bytes" and up1.suffix == ".parquet" and "/" not in up1.name
         assert up1 != up3 and up2 == up1  # the same bytes under another name: kept once
-        assert s.sources() == [str(data.resolve()), str(up1), str(up3)]
+        assert s.sources.registered() == [str(data.resolve()), str(up1), str(up3)]
 
 
 def test_threads_share_one_store(store, example):
@@ -400,16 +401,14 @@ def test_status_sets_see_commits_of_other_connections(db_target, example):
 
 
 def test_old_schema_is_upgraded_in_place(db_target, monkeypatch, example):
-    import ragviz.store.label_store as store_module
-
     path = db_target
     # the first three migrations, and 015's guideline column (with 014's table) that every decision now writes
-    older = MIGRATIONS[:3] + tuple(m for m in MIGRATIONS if m[0] in ("014_team", "015_decision_guidelines"))
-    monkeypatch.setattr(store_module, "MIGRATIONS", older)
+    older = (MigrationSet("core", CORE.migrations[:3]), MigrationSet("team", TEAM.migrations[:2]))
+    monkeypatch.setattr(schema_runner, "SETS", older)
     with LabelStore(path) as s:
         _rel(s, example, "ann", ["0b"])
         assert len(s.applied_migrations()) == 5
-    monkeypatch.setattr(store_module, "MIGRATIONS", MIGRATIONS)
+    monkeypatch.setattr(schema_runner, "SETS", SETS)
     with LabelStore(path) as s:
         assert s.applied_migrations() == [name for name, _ in MIGRATIONS]
         assert s.current_labels(example, "ann").relevant_keys == ("0b",)
@@ -417,15 +416,17 @@ def test_old_schema_is_upgraded_in_place(db_target, monkeypatch, example):
 
 
 def test_failed_write_leaves_caches_consistent(store, example, monkeypatch):
-    assert store.reviewed_uids("ann") == set()
-    real = store._insert_event
+    import ragviz.store.label_store as store_module
 
-    def insert_then_fail(action_id, uid, annotator, ts, field, old, new):
-        real(action_id, uid, annotator, ts, field, old, new)
+    assert store.reviewed_uids("ann") == set()
+    real = store_module.insert_event
+
+    def insert_then_fail(q, action_id, uid, annotator, ts, field, old, new):
+        real(q, action_id, uid, annotator, ts, field, old, new)
         if field == "utilized_keys":
             raise OSError("disk full")
 
-    monkeypatch.setattr(store, "_insert_event", insert_then_fail)
+    monkeypatch.setattr(store_module, "insert_event", insert_then_fail)
     with pytest.raises(OSError):
         store.record(example.uid, "ann", [Change("relevant_keys", ["0a"], ["0b"]), Change("utilized_keys", ["0a"], [])])
     assert store.n_events() == 0 and store.history(example.uid) == []
@@ -442,9 +443,9 @@ def test_data_version_moves_with_every_label_event_and_judge_label_set(db_target
         after_undo = store.data_version()
         assert after_undo[0] > after_event[0]
         labels = Labels(("0a",), (), (), provenance=Provenance("llm", "j"))
-        store.save_judge_labels("d/1/m", labels)
+        store.judge.save("d/1/m", labels)
         first = store.data_version()
-        store.save_judge_labels("d/1/m", labels.replace(relevant_keys=()))  # a re-judge: same judged uids
+        store.judge.save("d/1/m", labels.replace(relevant_keys=()))  # a re-judge: same judged uids
         assert first[1] > 0 and store.data_version()[1] > first[1] and store.data_version()[0] == after_undo[0]
 
 
@@ -530,7 +531,7 @@ def test_stale_check_sees_resets_undos_and_new_judge_labels(store, example):
     assert store.record(example.uid, "ann", [Change("relevant_keys", ["0b"], ["1a"])], example=example)
     store.undo(example.uid, "ann")
     store.undo(example.uid, "ann")  # back to the base
-    store.save_judge_labels(example.uid, example.labels.replace(relevant_keys=("1a",)))  # a re-judge elsewhere
+    store.judge.save(example.uid, example.labels.replace(relevant_keys=("1a",)))  # a re-judge elsewhere
     with pytest.raises(StaleEdit, match=r'relevant_keys: saw \["0a"\], now \["1a"\]'):
         store.record(example.uid, "ann", [Change("relevant_keys", ["0a"], ["0b"])], example=example)
 
@@ -621,16 +622,16 @@ def test_postgres_uploads_reach_every_replica(postgres_server, tmp_path, monkeyp
     url = postgres_server.new_database()
     monkeypatch.setenv("HOME", str(tmp_path / "replica1"))
     with LabelStore(url) as one:
-        path = one.save_upload("../my data.jsonl", b'{"id": 1}\n')
+        path = one.sources.save_upload("../my data.jsonl", b'{"id": 1}\n')
         assert path == tmp_path / "replica1" / ".ragviz" / "uploads" / path.name and path.suffix == ".jsonl"
-        assert one.sources() == [str(path)]
+        assert one.sources.registered() == [str(path)]
     monkeypatch.setenv("HOME", str(tmp_path / "replica2"))  # another machine: no copy of the file yet
     with LabelStore(url) as two:
-        [there] = two.sources()
+        [there] = two.sources.registered()
         assert there == str(tmp_path / "replica2" / ".ragviz" / "uploads" / path.name)
         assert open(there, "rb").read() == b'{"id": 1}\n'
-        assert two.save_upload("my data.jsonl", b'{"id": 1}\n').name == path.name  # same bytes, same name
-        assert two.sources() == [there]
+        assert two.sources.save_upload("my data.jsonl", b'{"id": 1}\n').name == path.name  # same bytes, same name
+        assert two.sources.registered() == [there]
 
 
 def test_postgres_upload_is_registered_by_its_content_and_an_old_local_registration_reads_as_it(
@@ -641,19 +642,21 @@ def test_postgres_upload_is_registered_by_its_content_and_an_old_local_registrat
     url = postgres_server.new_database()
     monkeypatch.setenv("HOME", str(tmp_path / "replica1"))
     with LabelStore(url) as one:
-        kept = one.keep_upload("rows.jsonl", io.BytesIO(b'{"id": 1}\n'))
-        one.choose_data("team", [kept], "lead@example.org")
-        assert [r[0] for r in one._q("SELECT path FROM data_sources")] == [f"upload:{kept.name}"]
-        one._register(str(kept))  # what the old state.set_paths added beside it
+        kept = one.sources.keep_upload("rows.jsonl", io.BytesIO(b'{"id": 1}\n'))
+        one.sources.choose_data("team", [kept], "lead@example.org")
+        assert [r[0] for r in one.query("SELECT path FROM data_sources")] == [f"upload:{kept.name}"]
+        one.write(  # what the old state.set_paths added beside it
+            lambda q: q("INSERT INTO data_sources (path, ts) VALUES (?, ?)", (str(kept), "2025-01-01T00:00:00+00:00"))
+        )
     shutil.rmtree(tmp_path / "replica1")  # that replica's home cleaned
     monkeypatch.setenv("HOME", str(tmp_path / "replica2"))
     with LabelStore(url) as two:
-        [there] = two.sources()
+        [there] = two.sources.registered()
         assert there == str(tmp_path / "replica2" / ".ragviz" / "uploads" / kept.name)
         assert open(there, "rb").read() == b'{"id": 1}\n'
-        assert two.uploads() == [Path(there)]
-        choice = two.chosen_data("team")
-        assert choice is not None and [two.local_path(s) for s in choice.sources] == [there]
+        assert two.sources.uploads() == [Path(there)]
+        choice = two.sources.chosen_data("team")
+        assert choice is not None and [two.sources.local_path(s) for s in choice.sources] == [there]
 
 
 def test_accept_keeps_corrections_and_an_edit_back_to_the_start_is_no_correction(store, example):
@@ -723,9 +726,12 @@ def test_migration_008_recounts_statuses_the_old_rule_wrote(db_target, example):
         _rel(s, other, "ann", ["0a", "1a"])
         _rel(s, other, "ann", ["0a", "1a", "0b"])  # back to the same set, reordered
         _rel(s, example, "ann", ["0a", "1a"])  # a real correction stays counted
-        with s._write():
-            s._q("UPDATE example_status SET reviewed = 1, corrected = 1")  # what the old rule stored
-            s._q("DELETE FROM schema_migrations WHERE name = ?", ("008_recount_example_status",))
+        s.write(
+            lambda q: (
+                q("UPDATE example_status SET reviewed = 1, corrected = 1"),  # what the old rule stored
+                q("DELETE FROM schema_migrations WHERE name = ?", ("008_recount_example_status",)),
+            )
+        )
     with LabelStore(db_target) as s:
         assert "008_recount_example_status" in s.applied_migrations()
         assert s.corrected_uids("ann") == {example.uid} and s.reviewed_uids("ann") == {example.uid}

@@ -72,7 +72,7 @@ def test_push_sends_exactly_these_scores_once(httpserver, tmp_path, capsys):
     ex = dataset.example(0)
     db = tmp_path / "labels.db"
     with LabelStore(str(db)) as store:
-        store.register_source(str(rows))
+        store.sources.register(str(rows))
         changes = [
             Change("relevant_keys", field_value(ex.labels, "relevant_keys"), ["0a", "0b"]),
             Change("utilized_keys", field_value(ex.labels, "utilized_keys"), ["0a"]),
@@ -132,7 +132,7 @@ def test_rejected_scores_name_the_example_and_a_refused_key_is_one_line(httpserv
     ex = load([str(rows)]).dataset.example(0)
     db = tmp_path / "labels.db"
     with LabelStore(str(db)) as store:
-        store.register_source(str(rows))
+        store.sources.register(str(rows))
         store.record(
             ex.uid, "carol", [Change("relevant_keys", field_value(ex.labels, "relevant_keys"), ["0a"])], example=ex
         )

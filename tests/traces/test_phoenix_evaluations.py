@@ -106,7 +106,7 @@ def test_evaluations_become_the_judges_labels_and_the_agreement_counts_them(eval
     one, three = dataset.example(by_trace[first["trace_id"]]), dataset.example(by_trace[third["trace_id"]])
     assert dataset.row(by_trace[third["trace_id"]])[SIDECAR]["retriever_span_id"] == third["RERANKER"]
     with LabelStore(str(db)) as store:
-        assert store.sources() == [str(rows)]
+        assert store.sources.registered() == [str(rows)]
         labels = judge_labels(one, store)
         assert labels is not None and labels.provenance.name == VERSION
         keys = [tuple(s.key for s in d) for d in one.document_sentences]
@@ -150,3 +150,19 @@ def test_a_push_puts_document_annotations_on_the_reranker_span(evaluated, tmp_pa
     assert got[("ragviz.relevant", 0)]["score"] == 1.0 and got[("ragviz.relevant", 1)]["score"] == 0.0
     assert got[("ragviz.utilized", 1)]["score"] == 1.0 and got[("ragviz.utilized", 0)]["score"] == 0.0
     assert got[("relevance", 0)]["annotatorKind"] == "LLM"  # Phoenix's own evaluations stay beside them
+
+
+def test_document_annotations_of_many_spans_are_read_in_queries_phoenix_allows(evaluated):
+    """Phoenix allows 50 aliases a GraphQL query: 120 spans take three queries, each span's annotations found."""
+    import httpx
+
+    from ragviz.export.traces.phoenix_evaluations import document_evaluations
+
+    url, project, _, third = evaluated
+    record = httpx.get(f"{url}/v1/projects/{project}/spans", params={"span_id": [third["RERANKER"]]}).json()["data"][0]
+    node_ids = {f"{third['RERANKER']}-{i}": record["id"] for i in range(120)}
+    found = document_evaluations(phoenix_client(url, None), node_ids)
+    assert len(found) == 120
+    assert {tuple((e["document_position"], e["label"]) for e in v) for v in found.values()} == {
+        ((0, "relevant"), (1, "unrelated"))
+    }

@@ -12,6 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.cli.main import main
 from ragviz.data.formats.openinference import SIDECAR
 from ragviz.data.labels import Change, field_value, toggle_key
@@ -65,7 +66,7 @@ def journey(phoenix_url, tmp_path, monkeypatch):
         assert main([*args, "-o", str(labeled)]) == 0
     dataset = load([str(labeled)]).dataset
     with LabelStore(str(db)) as store:
-        store.register_source(str(labeled))
+        store.sources.register(str(labeled))
         corrected = []
         for i in range(3):  # alice reviews three: each time she flips the last context sentence's relevance
             ex = dataset.example(i)
@@ -160,7 +161,9 @@ def test_a_push_that_fails_halfway_is_finished_by_a_rerun(journey, monkeypatch, 
 
     monkeypatch.setattr(push_module, "log_document_annotations", flaky)
     with LabelStore(str(db)) as store, pytest.raises(BadInput, match="cannot reach Phoenix: ConnectError"):
-        push_module.push_phoenix(load([str(labeled)]).dataset, store, url, "alice", batch_size=1, workers=1)
+        push_module.push_phoenix(
+            load([str(labeled)]).dataset, store, url, LabelSelection.of("alice"), batch_size=1, workers=1
+        )
     monkeypatch.setattr(push_module, "log_document_annotations", real)
     capsys.readouterr()
     assert push(url, db) == 0

@@ -38,11 +38,14 @@ from ragviz.analysis.audits.active import (
     ipw_people_ci,
 )
 from ragviz.analysis.audits.active_bootstrap import active_bootstrap_t
+from ragviz.analysis.audits.active_crossfit import crossfitted_active
+from ragviz.analysis.audits.design_plan import variance_curve
 from ragviz.analysis.audits.designs import ACTIVE, PAIRED, STRATIFIED, UNIFORM, unit_draw
 from ragviz.analysis.audits.stratified import StratumError, stratified_people_ci, stratified_ppi_ci
 from ragviz.analysis.audits.stratified_bootstrap import stratified_bootstrap_t
 from ragviz.analysis.estimates.coverage import MIN_AUDITED, too_few_words
-from ragviz.analysis.estimates.estimate import MetricEstimate
+from ragviz.analysis.estimates.crossfit import FOLDS
+from ragviz.analysis.estimates.estimate import TUNED, MetricEstimate
 from ragviz.analysis.estimates.pairing import PairedExample, Pairing
 from ragviz.analysis.estimates.planner import variance_terms
 from ragviz.analysis.estimates.ppi import BOOTSTRAP_T, NORMAL, Interval, PPIInterval, judge_mean, z_value
@@ -263,6 +266,7 @@ def _metric(
         return MetricEstimate(n, fu.size, judge, Interval(None, None, None), none, None, a["ex"][0], a["ex"][1])
     note = None
     shown_method = NORMAL
+    rule = TUNED
     try:
         if info.name == STRATIFIED:
             if method == BOOTSTRAP_T:
@@ -287,6 +291,9 @@ def _metric(
                 act, shown_method = active_bootstrap_t(batches, alpha, bounds)
             else:
                 act = batches_ppi_ci(batches, alpha, bounds)
+            if not info.batches:  # one audit: λ cross-fitted (two batches keep each batch's tuned λ)
+                act, crossfitted = crossfitted_active(act, y, f, pi, fu, bounds)
+                rule = f"cross-fitted ({FOLDS} folds)" if crossfitted else TUNED
             interval, variance, lam, weights = act.interval, act.variance, act.lam, 1.0 / pi
     except (StratumError, ProbabilityError) as exc:
         note = str(exc)
@@ -316,10 +323,13 @@ def _metric(
         "fixed_variance": fixed,  # the part of the variance that does not shrink as the audit grows (the planner's B)
         "z": z_value(alpha),
     }
+    if info.name == ACTIVE and not info.batches:  # the planner's variance at other budgets, chances capped at 1
+        centred_y, centred_f = y - float(w @ y), f - float(w @ f)
+        design["variance_curve"] = variance_curve(centred_y - lam * centred_f, 1.0 / weights, variance, total)
     if n < MIN_AUDITED:  # no saving is said where no corrected figure is: the uniform side is floored at the minimum
         design.update(saved_examples=None, saved_hours=None, too_few=too_few_words(n, MIN_AUDITED))
     ppi = PPIInterval(interval.estimate, interval.low, interval.high, lam, variance, shown_method)
-    return MetricEstimate(n, fu.size, judge, people, ppi, gain, a["ex"][0], a["ex"][1], design=design)
+    return MetricEstimate(n, fu.size, judge, people, ppi, gain, a["ex"][0], a["ex"][1], design=design, lam_rule=rule)
 
 
 def _group(

@@ -23,6 +23,7 @@ from ragviz.analysis.estimates.estimate import MetricEstimate
 from ragviz.analysis.estimates.pairing import Pairing, pair_store
 from ragviz.analysis.estimates.ppi import DEFAULT_INTERVAL
 from ragviz.analysis.estimates.report import EstimateReport
+from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection
 from ragviz.data.dataset import Dataset
 from ragviz.store.audit_samples import AuditSample, get_sample
 
@@ -82,7 +83,7 @@ def sample_report(
     dataset: Dataset,
     store: Any,
     sample: AuditSample | None,
-    against: str = "human",
+    against: LabelSelection = HUMAN,
     alpha: float = 0.05,
     by: str | None = None,
     interval: str = DEFAULT_INTERVAL,

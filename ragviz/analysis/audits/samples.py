@@ -40,6 +40,7 @@ from ragviz.analysis.audits.designs import (
 )
 from ragviz.analysis.audits.judge_confidence import with_judge_confidence
 from ragviz.analysis.estimates.pairing import Pairing, pair_store
+from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection
 from ragviz.data.dataset import Dataset
 from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.store.audit_samples import (
@@ -150,7 +151,7 @@ def confidence_columns(dataset: Dataset) -> list[str]:
 
 
 def pilot_spreads(
-    dataset: Dataset, store: LabelStore, pilot: AuditSample, by: str, metric: str, against: str = "human"
+    dataset: Dataset, store: LabelStore, pilot: AuditSample, by: str, metric: str, against: LabelSelection = HUMAN
 ) -> dict[str, float]:
     """Each stratum's :math:`S_h` for Neyman allocation from a pilot: the spread of people's *metric* minus the
     judge's over the reviewed members of *pilot* in that stratum (:func:`spread_from_pilot`); :class:`DesignError`

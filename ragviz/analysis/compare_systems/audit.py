@@ -5,7 +5,7 @@ answers of each drawn question reviewed.
 pair_systems`; labels are not needed to draw), orders the questions both answered by the seeded hash of
 :func:`ragviz.store.audit_samples.draw_order` and keeps the first *n*: a uniformly random *n*-subset of the questions.
 The stored sample's members are A's and B's answer of each drawn question, one after the other in draw order, so the
-Review queue walks them together; each answer's inclusion probability is *n / Q* (Q the questions both answered).
+Review page shows them side by side; each answer's inclusion probability is *n / Q* (Q the questions both answered).
 Growing it (:func:`grow_paired`) appends the next questions of the same order. The estimate reads it as any sample:
 a question is audited once both its answers are reviewed (:mod:`ragviz.analysis.compare_systems.difference`).
 """

@@ -24,6 +24,7 @@ from ragviz.analysis.compare_systems.pairs import (
 )
 from ragviz.analysis.estimates.pairing import pair_export, pair_store
 from ragviz.analysis.estimates.ppi import DEFAULT_INTERVAL
+from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection
 from ragviz.data.dataset import Dataset
 from ragviz.store.audit_samples import AuditSample, default_sample, list_samples, team_choice
 
@@ -53,7 +54,7 @@ def compare_sample(
     dataset: Dataset,
     store: Any,
     sample: AuditSample | None,
-    against: str = "human",
+    against: LabelSelection = HUMAN,
     systems: Sequence[str] | None = None,
     system: str | None = None,
     pair_by: str | None = None,

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection
 from ragviz.analysis.stats import auroc, rmse
 from ragviz.data.model import Labels
 from ragviz.metrics.summary import ALL, subset_groups
@@ -256,7 +257,7 @@ def _as_floats(values: Any) -> Any:
 # -- report per subset (the `ragviz agreement` command and the Dashboard) ------------------------------
 
 
-def agreement_report(dataset: Dataset, against: str = "human", store: Any = None) -> list[dict[str, Any]]:
+def agreement_report(dataset: Dataset, against: LabelSelection = HUMAN, store: Any = None) -> list[dict[str, Any]]:
     """Per subset (plus ``ALL``): the baseline-judge figures against the *against* label set
     (``llm``, ``human`` or an annotator; unreviewed examples keep the judge's labels), and, unless
     *against* is ``llm``, the judge's agreement with it over the examples a person decided on
@@ -269,7 +270,7 @@ def agreement_report(dataset: Dataset, against: str = "human", store: Any = None
     table = baseline_table_against(dataset, truth)
     if against == JUDGE:
         for row in table:
-            row["against"] = against
+            row["against"] = against.name
         return table
     judge = resolve_label_set(dataset, JUDGE, store)
     reviewed = resolve_label_set(dataset, against, store, scope="reviewed")
@@ -278,6 +279,6 @@ def agreement_report(dataset: Dataset, against: str = "human", store: Any = None
     for row in table:
         rows = [i for i in sorted(reviewed.labels) if row["dataset"] in (ALL, subsets[i])]
         figures = agreement((examples[i], reviewed.labels[i], judge.labels.get(i)) for i in rows).as_dict()
-        row["against"] = against
+        row["against"] = against.name
         row["judge_agreement"] = figures
     return table

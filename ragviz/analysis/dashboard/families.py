@@ -13,6 +13,7 @@ import pyarrow.compute as pc
 
 from ragviz.analysis.dashboard.aggregates import subset_means
 from ragviz.analysis.labelsets.named import resolve_label_set
+from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.data.model import Example, Labels
 from ragviz.data.ragbench import LABEL_FIELDS, LLM_PREFIX
 from ragviz.metrics.answer import ANSWER_METRICS, example_answer
@@ -211,7 +212,7 @@ class FamilyView:
 def family_view(
     dataset: Dataset,
     examples: Mapping[int, Example] | None,
-    against: str,
+    against: LabelSelection,
     store: LabelStore | None,
     family: str,
     ks: Sequence[int] = DEFAULT_KS,

@@ -29,6 +29,7 @@ from ragviz.analysis.dashboard.families import TRACE, FamilyView
 from ragviz.analysis.dashboard.rows import RowFigures, row_figures
 from ragviz.analysis.dashboard.triage import Disagreement, Leverage, best_moves, disagreements, top_leverage
 from ragviz.analysis.labelsets.named import JUDGE, LabelSet, judge_labels, resolve_label_set, store_rows
+from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.data.dataset import examples_at
 from ragviz.data.model import Example
 from ragviz.metrics.trace import TRACE_METRICS, trace_scores
@@ -59,7 +60,7 @@ class DashboardData:
     agreement over the reviewed examples, the baseline table and the triage lists. ``records`` is a
     ``pandas.DataFrame`` (``uid``, ``dataset`` and the four scores, NaN for null), one row per example."""
 
-    against: str
+    against: LabelSelection
     records: pd.DataFrame
     means: list[dict[str, Any]]
     n_reviewed: int
@@ -75,7 +76,7 @@ class DashboardData:
 
 def dashboard_data(
     dataset: Dataset,
-    against: str,
+    against: LabelSelection,
     store: LabelStore | None,
     top: int = 10,
     progress: Callable[[str, int, int], None] | None = None,
@@ -94,7 +95,7 @@ def dashboard_data(
         base = row_figures(dataset, lambda done, total: step("Scoring the labels", done, total))
     have = examples_at(dataset, store_rows(dataset, store), examples)  # each built once, shared below
     reviewed = resolve_label_set(dataset, against, store, scope="reviewed", examples=have)
-    judged = store.judged_uids() if store is not None else set()
+    judged = store.judge.judged_uids() if store is not None else set()
     stored = {i for uid in judged if (i := dataset.index_of(uid)) is not None}
     built = examples_at(dataset, wanted := sorted(set(reviewed.labels) | stored), have)  # + rows a file says are human
     examples = {i: built[i] for i in wanted}
@@ -138,8 +139,8 @@ def dashboard_data(
         leverage=top_leverage(figures.moves, moves, uids.__getitem__, top, reviewed=set(reviewed.labels)),
         disagreements=disagreements(
             dataset,
-            LabelSet(JUDGE, judged_labels),
-            LabelSet(against, {i: reviewed.labels[i] for i in judged_rows}),
+            LabelSet(JUDGE.name, judged_labels),
+            LabelSet(against.label(), {i: reviewed.labels[i] for i in judged_rows}),
             top,
             examples,
         ),

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from ragviz.analysis.labelsets.rows import NONE, RowLabels
+from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection
 from ragviz.data.dataset import Dataset, examples_at, iter_examples
 from ragviz.data.model import Example, Labels
 from ragviz.errors import BadInput
@@ -369,16 +370,14 @@ def pair_store(
     dataset: Dataset,
     store: Any,
     members: Iterable[str] | None,
-    against: str = "human",
+    against: LabelSelection = HUMAN,
     families: Sequence[str] = ("trace",),
     examples: Mapping[int, Example] | None = None,
     scores: Mapping[str, np.ndarray] | None = None,
 ) -> Pairing:
-    """Pair the judge's labels of every example with people's labels from the label store *store*
-    (a :class:`ragviz.store.label_store.LabelStore`) on the audit sample's *members*.
-
-    People's labels are the *against* label set (``human`` = whoever decided last on each example, or
-    one annotator's name; :func:`ragviz.analysis.labelsets.named.resolve_label_set`); the judge's are
+    """Pair the judge's labels of every example with people's labels from the label store *store* on the audit
+    sample's *members*. People's labels are the *against* label set (``human``: every annotator's latest decision
+    per field; or one annotator's; :func:`ragviz.analysis.labelsets.named.resolve_label_set`); the judge's are
     :func:`ragviz.analysis.labelsets.named.judge_labels`. Only members people reviewed are audited. Reviewed
     examples outside the sample, and members nobody reviewed yet, are judge-only and named in
     :attr:`Pairing.warnings` with the reason. *members* ``None``: no sample, nothing is audited. *scores*: the

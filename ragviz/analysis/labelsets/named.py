@@ -1,15 +1,14 @@
 """Label sets by name: which labels count for an example (the per-example diff of two sets is
-:mod:`ragviz.analysis.labelsets.diff`).
-
-A *label set* is one set of labels per example, named:
+:mod:`ragviz.analysis.labelsets.diff`). Whose labels is a :class:`~ragviz.analysis.labelsets.selection.LabelSelection`:
 
 * ``llm`` — the judge's labels (:func:`judge_labels`): the latest judge label set in the store, else
   the ``llm_`` copy a reviewed export carries, else the labels of a judge-labelled row;
-* ``human`` — the human labels: per example, the current labels of the annotator who decided on it
-  last (store), else the labels of a row whose ``label_source`` is ``human``;
+* ``human`` — the human labels: per example and per label field, the latest decision of any annotator
+  (:meth:`ragviz.store.label_store.LabelStore.team_labels`, what the team's export writes), else the labels
+  of a row whose ``label_source`` is ``human``;
 * ``gold`` — the team's gold labels (:mod:`ragviz.analysis.team.gold`): per example, the labels its
   annotators all agreed on, or an adjudicator settled;
-* any other name — that annotator's current labels in the store.
+* one annotator — that annotator's current labels in the store.
 
 With ``scope="reviewed"`` a human set holds only the examples a person decided on (what an
 agreement figure should count); with ``scope="all"`` every other example falls back to the judge's
@@ -25,12 +24,12 @@ from typing import TYPE_CHECKING, Literal, TypeGuard
 import numpy as np
 
 from ragviz.analysis.labelsets.rows import DECIDED, ROW, STORE_JUDGE, RowLabels, row_sources
+from ragviz.analysis.labelsets.selection import GOLD, HUMAN, JUDGE, LabelSelection, offered, store_annotator
 from ragviz.data.dataset import examples_at
 from ragviz.data.model import Example, Labels
 
 if TYPE_CHECKING:
     from ragviz.data.dataset import Dataset
-    from ragviz.store.events import ExampleStatus
     from ragviz.store.label_store import LabelStore
 
 __all__ = [
@@ -42,34 +41,29 @@ __all__ = [
     "human_labels",
     "judge_labels",
     "judge_labels_of",
-    "label_set_names",
+    "label_sets",
     "resolve_label_set",
     "store_rows",
 ]
 
 
-JUDGE = "llm"
-HUMAN = "human"
-GOLD = "gold"
 Scope = Literal["reviewed", "all"]
 
 
-def label_set_names(store: LabelStore | None) -> list[str]:
-    """``llm``, ``human``, ``gold`` (when a team round was assigned) and every annotator with a decision in *store*."""
-    names = [JUDGE, HUMAN]
-    if store is not None:
-        from ragviz.store.team.assignments import assignment_version
+def label_sets(store: LabelStore | None) -> list[LabelSelection]:
+    """``llm``, ``human``, ``gold`` (when a team round was assigned) and every annotator with a decision in
+    *store*: what a label-set picker offers, in order."""
+    if store is None:
+        return [JUDGE, HUMAN]
+    from ragviz.store.team.assignments import assignment_version
 
-        if assignment_version(store):
-            names.append(GOLD)
-        names += [a for a in store.annotators() if a not in names]
-    return names
+    return offered(store.annotators(), gold=bool(assignment_version(store)))
 
 
 def judge_labels(example: Example, store: LabelStore | None) -> Labels | None:
     """The judge's labels of *example*: the store's latest judge label set for its uid, else
     :func:`judge_labels_of` the example. The one definition every page, the CLI and export use."""
-    stored = store.judge_labels(example.uid) if store is not None else None
+    stored = store.judge.labels(example.uid) if store is not None else None
     return judge_labels_of(example, stored)
 
 
@@ -86,30 +80,26 @@ def _is_human(labels: Labels | None) -> TypeGuard[Labels]:
     return labels is not None and labels.provenance.source == "human"
 
 
-def _later_decision(status: ExampleStatus, latest: tuple[str, str] | None) -> str | None:
-    """The time of *status*'s decision when it is later than *latest* ``(time, annotator)``, else
-    ``None``. (The rule that picks whose labels make up the ``human`` set: the last person to
-    decide; on a tie, the first in the order asked.)"""
-    if status.reviewed and status.last_ts is not None and (latest is None or status.last_ts > latest[0]):
-        return status.last_ts
-    return None
-
-
-def human_labels(example: Example, store: LabelStore | None, annotator: str | None = None) -> tuple[Labels | None, str]:
-    """The human labels of one example and whose they are: *annotator*'s current labels when
-    they decided on it; with no *annotator*, those of whoever decided on it last; else the row's
-    own labels when a person made them. ``(None, "")`` when no person labelled it."""
+def human_labels(
+    example: Example, store: LabelStore | None, whose: LabelSelection = HUMAN
+) -> tuple[Labels | None, str]:
+    """The human labels of one example and whose they are: with *whose* an annotator, their current labels
+    when they decided on it; with ``human``, every annotator's latest decision per field (the row's reviewer
+    is whoever decided last); else the row's own labels when a person made them. ``(None, "")`` when no
+    person labelled it."""
+    if whose.kind not in ("human", "annotator"):
+        raise ValueError(f"human_labels reads people's labels, not {whose.name!r}")
     if store is not None:
-        candidates = [annotator] if annotator else store.annotators()
-        latest: tuple[str, str] | None = None
-        for who in candidates:
-            ts = _later_decision(store.status(example.uid, who), latest)
-            if ts is not None:
-                latest = (ts, who)
-        if latest is not None:
-            return store.current_labels(example, latest[1]), latest[1]
+        if whose.is_person:
+            status = store.status(example.uid, whose.annotator)
+            if status.reviewed:
+                return store.current_labels(example, whose.annotator), whose.annotator
+        else:
+            team = store.team_labels(example)
+            if team.reviewer is not None:
+                return team.labels, team.reviewer
     own = example.labels
-    if annotator is None and _is_human(own):
+    if not whose.is_person and _is_human(own):
         return own, own.provenance.name or "file"
     return None, ""
 
@@ -141,40 +131,29 @@ class LabelSet:
         return rows
 
 
-def _latest_annotator(store: LabelStore) -> dict[str, str]:
-    """uid -> the annotator whose last effective decision on it is the most recent."""
-    latest: dict[str, tuple[str, str]] = {}
-    for who in store.annotators():
-        for uid, status in store.statuses(who).items():
-            ts = _later_decision(status, latest.get(uid))
-            if ts is not None:
-                latest[uid] = (ts, who)
-    return {uid: who for uid, (_, who) in latest.items()}
-
-
 def resolve_label_set(
     dataset: Dataset,
-    name: str,
+    selection: LabelSelection,
     store: LabelStore | None = None,
     scope: Scope = "reviewed",
     examples: Mapping[int, Example] | None = None,
 ) -> LabelSet:
-    """The label set called *name* over *dataset* (see the module docstring). Its labels are a
+    """The label set *selection* names over *dataset* (see the module docstring). Its labels are a
     :class:`~ragviz.analysis.labelsets.rows.RowLabels`: where each row's labels come from is decided on
     the label columns, and a row's labels are built when asked for (only the decided rows' examples
     are built here). *examples* may hold already-built examples by row index (their labels are then
     used instead of the label columns)."""
     judge_source, human_own = row_sources(dataset)
     source = np.zeros(len(dataset), np.int8)
-    if name == JUDGE or scope == "all":
+    if selection == JUDGE or scope == "all":
         source = judge_source.copy()
-        judged = store.judged_uids() if store is not None else set()
+        judged = store.judge.judged_uids() if store is not None else set()
         if judged:
             source[np.fromiter((uid in judged for uid in dataset.uids), bool, len(dataset))] = STORE_JUDGE
-    if name == HUMAN:
+    if selection == HUMAN:
         source[human_own] = ROW
     decided: dict[int, Labels] = {}
-    if name == GOLD and store is not None:
+    if selection == GOLD and store is not None:
         from ragviz.analysis.team.gold import team_round
 
         for uid, r in team_round(dataset, store, examples).items():
@@ -182,20 +161,22 @@ def resolve_label_set(
             if r.gold is not None and row is not None:
                 decided[row] = r.gold.labels
                 source[row] = DECIDED
-    elif name != JUDGE and store is not None:
-        deciders = (
-            _latest_annotator(store)
-            if name == HUMAN
-            else {uid: name for uid, st in store.statuses(name).items() if st.reviewed}
-        )
-        found = {row: who for uid, who in deciders.items() if (row := dataset.index_of(uid)) is not None}
-        built = examples_at(dataset, list(found), examples)  # a batch at a time, not one row each
-        for row, who in found.items():
-            labels = store.current_labels(built[row], who)
+    elif selection.kind in ("human", "annotator") and store is not None:
+        whose = store_annotator(selection)
+        assert whose is not None
+        reviewed = [uid for uid, st in store.statuses(whose).items() if st.reviewed]
+        found = [row for uid in reviewed if (row := dataset.index_of(uid)) is not None]
+        built = examples_at(dataset, found, examples)  # a batch at a time, not one row each
+        for row in found:
+            if selection == HUMAN:
+                team = store.team_labels(built[row])  # every annotator's latest decision per field
+                labels = team.labels if team.reviewer is not None else None
+            else:
+                labels = store.current_labels(built[row], whose)
             if labels is not None:
                 decided[row] = labels
                 source[row] = DECIDED
-    return LabelSet(name, RowLabels(dataset, source, decided, store, examples))
+    return LabelSet(selection.label(), RowLabels(dataset, source, decided, store, examples))
 
 
 def store_rows(dataset: Dataset, store: LabelStore | None) -> list[int]:
@@ -204,7 +185,7 @@ def store_rows(dataset: Dataset, store: LabelStore | None) -> list[int]:
     Example for these rows only (:func:`resolve_label_set`), so building them once serves all."""
     if store is None:
         return []
-    uids = set(store.judged_uids())
+    uids = set(store.judge.judged_uids())
     for who in store.annotators():
         uids.update(uid for uid, status in store.statuses(who).items() if status.reviewed)
     return sorted(row for uid in uids if (row := dataset.index_of(uid)) is not None)

@@ -21,6 +21,9 @@ __all__ = [
     "neighbours",
     "next_unreviewed",
     "order_neighbours",
+    "pair_neighbours",
+    "pair_rows",
+    "paired_position_text",
     "position_text",
     "progress",
     "resume_row",
@@ -158,6 +161,46 @@ def order_neighbours(order: Sequence[int], current: int) -> tuple[int | None, in
         return None, order[0] if order else None
     i = list(order).index(current)
     return (order[i - 1] if i > 0 else None), (order[i + 1] if i + 1 < len(order) else None)
+
+
+def pair_rows(order: Sequence[int], current: int) -> tuple[int, int] | None:
+    """The two rows of *current*'s question in a paired sample's draw *order* (system A's answer, then B's, question
+    after question), ``None`` when *current* is not in it.
+
+    >>> pair_rows([9, 2, 5, 7], 5), pair_rows([9, 2, 5, 7], 2), pair_rows([9, 2, 5, 7], 4)
+    ((5, 7), (9, 2), None)
+    """
+    if current not in order:
+        return None
+    i = list(order).index(current)
+    first = i - i % 2
+    return (order[first], order[first + 1]) if first + 1 < len(order) else None
+
+
+def pair_neighbours(order: Sequence[int], current: int) -> tuple[int | None, int | None]:
+    """The rows Previous and Next open in a paired sample: the first answer of the question before and after
+    *current*'s (J / K walk questions, not answers); from a row not in it, Next opens the first question.
+
+    >>> pair_neighbours([9, 2, 5, 7], 2), pair_neighbours([9, 2, 5, 7], 7), pair_neighbours([9, 2, 5, 7], 4)
+    ((None, 5), (9, None), (None, 9))
+    """
+    questions = list(order)[::2]
+    if current not in order:
+        return None, questions[0] if questions else None
+    q = list(order).index(current) // 2
+    return (questions[q - 1] if q > 0 else None), (questions[q + 1] if q + 1 < len(questions) else None)
+
+
+def paired_position_text(sample_id: int, member: int | None, size: int, reviewed: int | None) -> str:
+    """:func:`audit_position_text` for a paired sample, counted in questions (two answers each).
+
+    >>> paired_position_text(3, 5, 40, 6), paired_position_text(3, 5, 40, None)
+    ('Audit sample #3: question 3 of 20, 6 of 40 answers reviewed', 'Audit sample #3: question 3 of 20')
+    """
+    if member is None:
+        return audit_position_text(sample_id, None, size, reviewed)
+    done = "" if reviewed is None else f", {reviewed:,} of {size:,} answers reviewed"
+    return f"Audit sample #{sample_id}: question {member // 2 + 1:,} of {size // 2:,}{done}"
 
 
 def audit_position_text(sample_id: int, member: int | None, size: int, reviewed: int | None) -> str:

@@ -109,11 +109,7 @@ def seconds_per_example(rows: Iterable[tuple[str, str, str]]) -> dict[str, dict[
 
 def median_seconds(store: LabelStore, uids: Iterable[str] | None = None) -> dict[str, float]:
     """annotator -> median seconds per example (:func:`seconds_per_example`, over *uids* when given)."""
-    with store._lock:
-        rows = store._q(
-            "SELECT annotator, example_uid, ts FROM label_actions WHERE kind <> 'undo' ORDER BY id"
-        ).fetchall()
-    spent = seconds_per_example(rows)
+    spent = seconds_per_example(store.decision_times())
     wanted = set(uids) if uids is not None else None
     out = {}
     for who, per in spent.items():

@@ -34,6 +34,7 @@ from ragviz.analysis.judge_trust import (
     verdict,
 )
 from ragviz.analysis.labelsets.named import store_rows
+from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.data.dataset import examples_at
 from ragviz.export.report.examples import WorkedExample, worked_examples
 from ragviz.export.report.provenance import Provenance, provenance
@@ -220,7 +221,9 @@ def gather(dataset: Dataset, store: LabelStore | None, request: ReportRequest) -
     )
 
 
-def _comparison(dataset: Dataset, store: LabelStore | None, against: str) -> tuple[CompareReport | None, str | None]:
+def _comparison(
+    dataset: Dataset, store: LabelStore | None, against: LabelSelection
+) -> tuple[CompareReport | None, str | None]:
     """Two systems' comparison when the data holds two (``generation_model_name``), as the Dashboard shows it."""
     systems = two_systems(dataset)
     if not systems:

@@ -386,7 +386,7 @@ def method_html(c: ReportContent) -> str:
         audit = (
             f"<p>Audit sample {c.sample.id}: {c.sample.size:,} examples drawn as a {_e(c.design)} (seed "
             f"{c.sample.seed}) from {c.sample.population_size:,}{drawer}; {c.n_audited:,} "
-            f"reviewed. People's labels: {_e(c.request.against if c.request.names else 'human')}.</p>"
+            f"reviewed. People's labels: {_e(str(c.request.against) if c.request.names else 'human')}.</p>"
         )
     else:
         audit = "<p>No audit sample drawn from these examples.</p>"

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ragviz.analysis.labelsets.selection import HUMAN
 from ragviz.store.postgres import is_url, mask_url
 from ragviz.version import __version__
 
@@ -145,18 +146,11 @@ def rebuild_command(request: ReportRequest) -> str:
     if request.format != "html":
         parts += ["--format", request.format]
     parts += ["--title", request.title, "--by", request.by, "--date", request.date]
-    if request.against != "human":
-        parts += ["--against", request.against]
+    if request.against != HUMAN:
+        parts += ["--against", request.against.argument()]
     if request.sample_id is not None:
         parts += ["--sample", str(request.sample_id)]
     return shlex.join(parts)
-
-
-def _store_judges(store: LabelStore) -> tuple[tuple[str, str, int], ...]:
-    rows = store.db.execute(
-        "SELECT judge, prompt_version, COUNT(*) FROM judge_label_sets GROUP BY judge, prompt_version"
-    ).fetchall()
-    return tuple(sorted((str(j or "unnamed"), str(v or "-"), int(n)) for j, v, n in rows))
 
 
 def provenance(dataset: Dataset, store: LabelStore | None, request: ReportRequest) -> Provenance:
@@ -191,7 +185,7 @@ def provenance(dataset: Dataset, store: LabelStore | None, request: ReportReques
         files=files,
         rows_by_group=tuple(sorted(Counter(groups).items())),
         judges_in_files=tuple(sorted(judges.items())),
-        judges_in_store=_store_judges(store) if store is not None else (),
+        judges_in_store=store.judge.set_counts() if store is not None else (),
         annotators=annotators,
         store=store_name(request.db, request.store_shown),
         version=__version__,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection
+
 __all__ = ["ReportRequest"]
 
 
@@ -11,7 +13,7 @@ __all__ = ["ReportRequest"]
 class ReportRequest:
     """What the report is of and how it is titled: *paths* and *db* as the person gave them (only their
     names reach the report), *date* ``YYYY-MM-DD``, *by* ``dataset_name`` or ``generation_model_name``,
-    *against* the people's label set (``human`` = whoever decided last), *sample_id* the audit sample
+    *against* the people's label set (``human`` = every annotator's latest decision per field), *sample_id* the audit sample
     (``None``: the team's, chosen by an admin, else the newest drawn from these examples); *names* ``False``
     leaves out people's names (the app's rule for viewers, :func:`ragviz.ui.core.access.names_shown`)."""
 
@@ -20,7 +22,7 @@ class ReportRequest:
     title: str = "RAG evaluation report"
     by: str = "dataset_name"
     date: str = ""
-    against: str = "human"
+    against: LabelSelection = HUMAN
     sample_id: int | None = None
     output: str = "report.html"
     format: str = "html"

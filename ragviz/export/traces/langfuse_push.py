@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ragviz.analysis.labelsets.selection import Whose
 from ragviz.data.dataset import Dataset
 from ragviz.export.rows import exported_examples
 from ragviz.export.traces.annotations import REVIEWED
@@ -30,18 +31,18 @@ def push_langfuse(
     dataset: Dataset,
     store: LabelStore,
     url: str,
-    annotator: str | None,
+    whose: Whose,
     api: object,
     progress: Callable[[int, int], None] | None = None,
     batch_size: int = BATCH,
 ) -> PushReport:
-    """Push *annotator*'s reviewed examples of *dataset* to the Langfuse at *url* (*api*: its ``LangfuseAPI``).
+    """Push *whose* labels of the reviewed examples of *dataset* to the Langfuse at *url* (*api*: its ``LangfuseAPI``).
     ``span_annotations`` of the report counts the scores sent."""
     url = normal_url(url)
     done = pushed_fingerprints(store, TARGET, url)
     report = PushReport()
     todo: list[LangfuseScores] = []
-    for exported in exported_examples(dataset, store, annotator):
+    for exported in exported_examples(dataset, store, whose):
         made = langfuse_scores(exported)
         if isinstance(made, str):
             report.not_from_traces += made.startswith("not from a trace") and exported.label_source in REVIEWED

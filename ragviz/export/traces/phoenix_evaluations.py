@@ -11,15 +11,25 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ragviz.data.errors import BadInput
 from ragviz.data.formats.openinference import EVALUATIONS, SIDECAR
 
 if TYPE_CHECKING:
     from phoenix.client import Client
 
-__all__ = ["PER_REQUEST", "attach_evaluations", "document_evaluations", "listed_annotations"]
+__all__ = [
+    "PER_QUERY",
+    "PER_REQUEST",
+    "attach_evaluations",
+    "document_evaluations",
+    "evaluation_names",
+    "listed_annotations",
+]
 
-#: Spans / traces / GraphQL nodes asked for in one request.
+#: Spans / traces asked for in one REST request.
 PER_REQUEST = 100
+#: Spans asked for in one GraphQL query (Phoenix 20.26 allows at most 50 aliases a query).
+PER_QUERY = 50
 _SPAN_KEYS = ("root_span_id", "response_span_id", "llm_span_id")
 _DOCUMENTS = "documentEvaluations { name label score explanation annotatorKind documentPosition }"
 
@@ -62,11 +72,12 @@ def listed_annotations(client: Client, project: str, kind: str, ids: Sequence[st
 
 def document_evaluations(client: Client, node_ids: Mapping[str, str]) -> dict[str, list[dict[str, Any]]]:
     """span id -> its document annotations of kind LLM (entries with ``document_position``), through GraphQL by
-    the spans' node ids (*node_ids*: span id -> node id), :data:`PER_REQUEST` spans a query."""
+    the spans' node ids (*node_ids*: span id -> node id), :data:`PER_QUERY` spans a query; a refused query is
+    BadInput."""
     out: dict[str, list[dict[str, Any]]] = {}
     items = list(node_ids.items())
-    for start in range(0, len(items), PER_REQUEST):
-        chunk = items[start : start + PER_REQUEST]
+    for start in range(0, len(items), PER_QUERY):
+        chunk = items[start : start + PER_QUERY]
         fields = " ".join(
             f"s{i}: node(id: {json.dumps(node)}) {{ ... on Span {{ spanId {_DOCUMENTS} }} }}"
             for i, (_, node) in enumerate(chunk)
@@ -75,7 +86,9 @@ def document_evaluations(client: Client, node_ids: Mapping[str, str]) -> dict[st
         response.raise_for_status()
         body = response.json()
         if body.get("errors"):
-            raise ValueError(f"Phoenix's GraphQL refused the document annotations query: {body['errors'][0]}")
+            error = body["errors"][0]
+            message = error.get("message", error) if isinstance(error, Mapping) else error
+            raise BadInput(f"Phoenix's GraphQL API refused the query for document annotations: {message}")
         for i, (span_id, _) in enumerate(chunk):
             node = (body.get("data") or {}).get(f"s{i}") or {}
             found = [
@@ -90,25 +103,53 @@ def document_evaluations(client: Client, node_ids: Mapping[str, str]) -> dict[st
     return out
 
 
+def evaluation_names(client: Client, project: str) -> dict[str, set[str]]:
+    """The names of the project's span, trace and document (kind LLM) annotations, ragviz's own left out, in one
+    GraphQL query: a kind with none is not read at all (most projects have no document annotations)."""
+    response = client._client.get(f"v1/projects/{project}")  # noqa: SLF001
+    response.raise_for_status()
+    node = json.dumps(str(response.json()["data"]["id"]))
+    query = (
+        f"query {{ node(id: {node}) {{ ... on Project {{ spanAnnotationNames traceAnnotationNames "
+        "documentEvaluationNames } } }"
+    )
+    answer = client._client.post("graphql", json={"query": query})  # noqa: SLF001
+    answer.raise_for_status()
+    body = answer.json()
+    if body.get("errors"):
+        raise BadInput(f"Phoenix's GraphQL API refused the query for annotation names: {body['errors'][0]}")
+    found = (body.get("data") or {}).get("node") or {}
+    return {
+        kind: {n for n in found.get(field) or [] if not str(n).startswith("ragviz.")}
+        for kind, field in (
+            ("span", "spanAnnotationNames"),
+            ("trace", "traceAnnotationNames"),
+            ("document", "documentEvaluationNames"),
+        )
+    }
+
+
 def attach_evaluations(
     client: Client, project: str, rows: list[dict[str, Any]], node_ids: Mapping[str, str] | None = None
 ) -> None:
     """Each row's existing evaluations as the column :data:`EVALUATIONS`, on the rows that have any: span
     annotations on its root, response and LLM span, then trace annotations (``trace_id`` instead of ``span_id``),
-    then document annotations on its documents span (when *node_ids* has that span's GraphQL id)."""
+    then document annotations on its documents span (when *node_ids* has that span's GraphQL id). Only the kinds
+    the project has any of (:func:`evaluation_names`) are read."""
+    names = evaluation_names(client, project)
     spans: dict[str, list[dict[str, Any]]] = {}
     for row in rows:
         for key in _SPAN_KEYS:
             if row[SIDECAR].get(key):
                 spans.setdefault(row[SIDECAR][key], [])
-    for a in listed_annotations(client, project, "span", list(spans)):
+    for a in listed_annotations(client, project, "span", list(spans) if names["span"] else []):
         if _ours(a):
             spans.setdefault(str(a["span_id"]), []).append(_entry(a, "span_id", str(a["span_id"])))
     traces: dict[str, list[dict[str, Any]]] = {str(row[SIDECAR]["trace_id"]): [] for row in rows}
-    for a in listed_annotations(client, project, "trace", list(traces)):
+    for a in listed_annotations(client, project, "trace", list(traces) if names["trace"] else []):
         if _ours(a):
             traces.setdefault(str(a["trace_id"]), []).append(_entry(a, "trace_id", str(a["trace_id"])))
-    wanted = {row[SIDECAR]["retriever_span_id"] for row in rows}
+    wanted = {row[SIDECAR]["retriever_span_id"] for row in rows} if names["document"] else set()
     documents = document_evaluations(client, {s: n for s, n in (node_ids or {}).items() if s in wanted})
     for row in rows:
         side = row[SIDECAR]

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from ragviz.analysis.labelsets.selection import Whose
 from ragviz.data.dataset import Dataset
 from ragviz.data.formats.openinference import span_documents
 from ragviz.export.rows import exported_examples
@@ -54,13 +55,13 @@ class PushReport:
 
 
 def plan_push(
-    dataset: Dataset, store: LabelStore, annotator: str | None, url: str, documents_kind: str = "HUMAN"
+    dataset: Dataset, store: LabelStore, whose: Whose, url: str, documents_kind: str = "HUMAN"
 ) -> tuple[list[PhoenixAnnotations], PushReport]:
     """The reviewed examples' annotations that differ from what the ledger says was pushed to *url*."""
     done = pushed_fingerprints(store, TARGET, url)
     report = PushReport()
     todo: list[PhoenixAnnotations] = []
-    for item in exported_examples(dataset, store, annotator):
+    for item in exported_examples(dataset, store, whose):
         made = phoenix_annotations(item, documents_kind)
         if isinstance(made, str):
             if made.startswith("not from a trace") and item.label_source in REVIEWED:
@@ -132,17 +133,17 @@ def push_phoenix(
     dataset: Dataset,
     store: LabelStore,
     url: str,
-    annotator: str | None,
+    whose: Whose,
     api_key: str | None = None,
     documents_kind: str = "HUMAN",
     progress: Progress | None = None,
     batch_size: int = BATCH,
     workers: int = WORKERS,
 ) -> PushReport:
-    """Push the reviewed examples of *dataset* (*annotator*'s labels, or a team label set) to the Phoenix at
+    """Push the reviewed examples of *dataset* (*whose* labels: one annotator's, the team's or the gold) to the Phoenix at
     *url*; each batch recorded in *store* as soon as Phoenix took it. Failures raise one-line BadInput."""
     url = normal_url(url)
-    todo, report = plan_push(dataset, store, annotator, url, documents_kind)
+    todo, report = plan_push(dataset, store, whose, url, documents_kind)
     if not todo:
         return report
     client = phoenix_client(url, api_key)

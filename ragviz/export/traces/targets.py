@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ragviz.analysis.labelsets.selection import Whose
 from ragviz.data.dataset import Dataset
 from ragviz.export.traces.push import PushReport, push_phoenix
 from ragviz.store.label_store import LabelStore
@@ -13,14 +14,18 @@ __all__ = ["push_labels"]
 
 
 def push_labels(
-    dataset: Dataset, store: LabelStore, annotator: str | None, request: Any, progress: Callable[[int, int], None]
+    dataset: Dataset,
+    store: LabelStore,
+    whose: Whose,
+    request: Any,
+    progress: Callable[[int, int], None],
 ) -> PushReport:
-    """Push *annotator*'s reviewed examples as *request* says (``target``, ``url``, ``api_key``,
+    """Push *whose* labels of the reviewed examples as *request* says (``target``, ``url``, ``api_key``,
     ``documents_kind``, ``public_key``, ``secret_key``); BadInput on a failure."""
     if request.target == "langfuse":
         from ragviz.export.traces.langfuse import langfuse_api
         from ragviz.export.traces.langfuse_push import push_langfuse
 
         api = langfuse_api(request.url, request.public_key, request.secret_key)
-        return push_langfuse(dataset, store, request.url, annotator, api, progress)
-    return push_phoenix(dataset, store, request.url, annotator, request.api_key, request.documents_kind, progress)
+        return push_langfuse(dataset, store, request.url, whose, api, progress)
+    return push_phoenix(dataset, store, request.url, whose, request.api_key, request.documents_kind, progress)

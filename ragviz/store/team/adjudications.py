@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ragviz.store.connection import Query
 from ragviz.store.errors import StoreError
 from ragviz.store.events import now_iso
 from ragviz.store.label_store import LabelStore
@@ -62,9 +63,9 @@ class Adjudication:
     seen: str
 
 
-def _rows(store: LabelStore, uid: str | None) -> list[Any]:
+def _rows(q: Query, uid: str | None) -> list[Any]:
     where, params = ("WHERE example_uid = ? ", (uid,)) if uid is not None else ("", ())
-    return store._q(
+    return q(
         "SELECT id, example_uid, adjudicator, ts, kind, settled, seen, undoes FROM team_adjudications "
         + where
         + "ORDER BY id",
@@ -83,38 +84,30 @@ def _fold(rows: list[Any]) -> dict[str, Adjudication]:
 
 def settlements(store: LabelStore) -> dict[str, Adjudication]:
     """uid -> the settlement in force (the newest one not undone); unsettled examples left out."""
-    with store._lock:
-        return _fold(_rows(store, None))
+    return _fold(store.read(lambda q: _rows(q, None)))
 
 
 def settlement_of(store: LabelStore, uid: str) -> Adjudication | None:
     """The settlement in force on *uid* (one indexed query), ``None`` when unsettled."""
-    with store._lock:
-        return _fold(_rows(store, uid)).get(uid)
+    return _fold(store.read(lambda q: _rows(q, uid))).get(uid)
 
 
 def latest_adjudication_id(store: LabelStore, uid: str) -> int:
     """The id of the example's newest adjudication row (settle or undo; 0: none): part of what an
     adjudicator is shown, so a settlement made meanwhile makes theirs stale."""
-    with store._lock:
-        row = store._q("SELECT MAX(id) FROM team_adjudications WHERE example_uid = ?", (uid,)).fetchone()
-    return int(row[0] or 0)
+    return int(store.query("SELECT MAX(id) FROM team_adjudications WHERE example_uid = ?", (uid,))[0][0] or 0)
 
 
 def label_changed_uids(store: LabelStore) -> set[str]:
     """The examples on which someone stored a label change (not only review marks): the only ones whose
     annotators can disagree (one query; an undone change still counts, so this may hold a few more)."""
-    with store._lock:
-        rows = store._q(
-            "SELECT DISTINCT example_uid FROM label_events WHERE field NOT IN ('review', 'reset', 'undo')"
-        ).fetchall()
+    rows = store.query("SELECT DISTINCT example_uid FROM label_events WHERE field NOT IN ('review', 'reset', 'undo')")
     return {r[0] for r in rows}
 
 
 def adjudication_version(store: LabelStore) -> int:
     """Changes whenever anyone settles or undoes (the largest row id): a cache key."""
-    with store._lock:
-        return int(store._q("SELECT MAX(id) FROM team_adjudications").fetchone()[0] or 0)
+    return int(store.query("SELECT MAX(id) FROM team_adjudications")[0][0] or 0)
 
 
 def settle(
@@ -132,27 +125,33 @@ def settle(
         raise ValueError("a settlement needs the adjudicator's name")
     adjudicator = identity_name(adjudicator)
     text = json.dumps(dict(settled), ensure_ascii=False, sort_keys=True)
-    with store._write():
+
+    def store_it(q: Query) -> int:
         if fingerprint_now() != seen:
             raise StaleAdjudication(uid)
-        row = store._q(
+        row = q(
             "INSERT INTO team_adjudications (example_uid, adjudicator, ts, kind, settled, seen)"
             " VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
             (uid, adjudicator, now_iso(), SETTLE, text, seen),
         ).fetchone()
-    return int(row[0])
+        return int(row[0])
+
+    return store.write(store_it)
 
 
 def undo_settlement(store: LabelStore, uid: str, adjudicator: str) -> bool:
     """Undo the settlement in force on *uid* (whoever made it: adjudicators share the queue); ``False``
     when there is none. The example goes back to the adjudication queue."""
-    with store._write():
-        current = _fold(_rows(store, uid)).get(uid)
+
+    def undo(q: Query) -> bool:
+        current = _fold(_rows(q, uid)).get(uid)
         if current is None:
             return False
-        store._q(
+        q(
             "INSERT INTO team_adjudications (example_uid, adjudicator, ts, kind, seen, undoes)"
             " VALUES (?, ?, ?, ?, ?, ?)",
             (uid, identity_name(adjudicator), now_iso(), UNDO, "", current.id),
         )
-    return True
+        return True
+
+    return store.write(undo)

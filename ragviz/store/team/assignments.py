@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ragviz.errors import BadInput
+from ragviz.store.connection import Query
 from ragviz.store.events import now_iso
 from ragviz.store.label_store import LabelStore
 from ragviz.store.roles import identity_name
@@ -145,8 +146,7 @@ def plan_assignments(
 
 def assigned(store: LabelStore) -> dict[str, tuple[str, ...]]:
     """uid -> the annotators it is assigned to now (in the order assigned); examples with none left out."""
-    with store._lock:
-        rows = store._q("SELECT example_uid, annotator, op FROM team_assignments ORDER BY id").fetchall()
+    rows = store.query("SELECT example_uid, annotator, op FROM team_assignments ORDER BY id")
     state: dict[str, dict[str, bool]] = {}
     for uid, name, op in rows:
         state.setdefault(uid, {})[name] = op == "+"
@@ -161,11 +161,10 @@ def assigned(store: LabelStore) -> dict[str, tuple[str, ...]]:
 def assigned_with_status(store: LabelStore) -> dict[str, tuple[tuple[str, bool], ...]]:
     """uid -> ``(annotator, decided?)`` for each annotator it is assigned to now: the assignments joined with
     the review status in one query (what progress counts)."""
-    with store._lock:
-        rows = store._q(
-            "SELECT a.example_uid, a.annotator, a.op, s.reviewed FROM team_assignments a LEFT JOIN example_status s"
-            " ON s.annotator = a.annotator AND s.example_uid = a.example_uid ORDER BY a.id"
-        ).fetchall()
+    rows = store.query(
+        "SELECT a.example_uid, a.annotator, a.op, s.reviewed FROM team_assignments a LEFT JOIN example_status s"
+        " ON s.annotator = a.annotator AND s.example_uid = a.example_uid ORDER BY a.id"
+    )
     state: dict[str, dict[str, tuple[bool, bool]]] = {}
     for uid, name, op, reviewed in rows:
         state.setdefault(uid, {})[name] = (op == "+", bool(reviewed))
@@ -179,10 +178,7 @@ def assigned_with_status(store: LabelStore) -> dict[str, tuple[tuple[str, bool],
 
 def assigned_to(store: LabelStore, uid: str) -> tuple[str, ...]:
     """The annotators *uid* is assigned to now (one indexed query)."""
-    with store._lock:
-        rows = store._q(
-            "SELECT annotator, op FROM team_assignments WHERE example_uid = ? ORDER BY id", (uid,)
-        ).fetchall()
+    rows = store.query("SELECT annotator, op FROM team_assignments WHERE example_uid = ? ORDER BY id", (uid,))
     state: dict[str, bool] = {}
     for name, op in rows:
         state[name] = op == "+"
@@ -191,38 +187,33 @@ def assigned_to(store: LabelStore, uid: str) -> tuple[str, ...]:
 
 def assignment_version(store: LabelStore) -> int:
     """Changes whenever an assignment is written (the largest row id): a cache key."""
-    with store._lock:
-        return int(store._q("SELECT MAX(id) FROM team_assignments").fetchone()[0] or 0)
+    return int(store.query("SELECT MAX(id) FROM team_assignments")[0][0] or 0)
 
 
 def latest_round(store: LabelStore) -> Round | None:
     """The newest assignment round, ``None`` before the first."""
-    with store._lock:
-        row = store._q(
-            "SELECT id, kind, overlap, pool, sample_id, created_by, ts FROM team_rounds ORDER BY id DESC LIMIT 1"
-        ).fetchone()
-    if row is None:
+    rows = store.query(
+        "SELECT id, kind, overlap, pool, sample_id, created_by, ts FROM team_rounds ORDER BY id DESC LIMIT 1"
+    )
+    if not rows:
         return None
+    row = rows[0]
     return Round(int(row[0]), row[1], int(row[2]), tuple(json.loads(row[3])), row[4], row[5], row[6])
 
 
-def _new_round(
-    store: LabelStore, kind: str, overlap: int, pool: Sequence[str], sample_id: int | None, by: str
-) -> Round:
+def _new_round(q: Query, kind: str, overlap: int, pool: Sequence[str], sample_id: int | None, by: str) -> Round:
     ts = now_iso()
-    row = store._q(
+    row = q(
         "INSERT INTO team_rounds (kind, overlap, pool, sample_id, created_by, ts) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
         (kind, overlap, json.dumps(list(pool)), sample_id, by, ts),
     ).fetchone()
     return Round(int(row[0]), kind, overlap, tuple(pool), sample_id, by, ts)
 
 
-def _insert(store: LabelStore, round_id: int, pairs: Sequence[tuple[str, str]], op: str) -> None:
+def _insert(q: Query, round_id: int, pairs: Sequence[tuple[str, str]], op: str) -> None:
     if pairs:
-        store.db.executemany(
-            store.dialect.sql(
-                "INSERT INTO team_assignments (round_id, example_uid, annotator, op) VALUES (?, ?, ?, ?)"
-            ),
+        q.many(
+            "INSERT INTO team_assignments (round_id, example_uid, annotator, op) VALUES (?, ?, ?, ?)",
             [(round_id, uid, name, op) for uid, name in pairs],
         )
 
@@ -250,7 +241,8 @@ def assign(
     uids = list(dict.fromkeys(uids))
     if not uids:
         raise AssignmentError("no examples to assign: load data first (or name an audit sample with members)")
-    with store._write():
+
+    def write(q: Query) -> Round:
         current = assigned(store)
         outside = _open_counts(store, current, {n for n in _names(current) if n not in names})
         if outside:
@@ -260,9 +252,11 @@ def assign(
                 " (ragviz team reassign --leave NAME) or keep them in the pool. Nothing was assigned."
             )
         pairs = plan_assignments(uids, overlap, names, current)
-        made = _new_round(store, ASSIGN, overlap, names, sample_id, by)
-        _insert(store, made.id, pairs, "+")
-    return Round(**{**made.__dict__, "added": len(pairs)})
+        made = _new_round(q, ASSIGN, overlap, names, sample_id, by)
+        _insert(q, made.id, pairs, "+")
+        return Round(**{**made.__dict__, "added": len(pairs)})
+
+    return store.write(write)
 
 
 def _names(current: Mapping[str, Sequence[str]]) -> set[str]:
@@ -285,7 +279,8 @@ def reassign_leaver(store: LabelStore, leaver: str, by: str) -> Round:
     with nothing changed, when someone's open example would have nobody left to take it."""
     _check_by(by)
     leaver, by = identity_name(leaver), identity_name(by)
-    with store._write():
+
+    def write(q: Query) -> Round:
         last = latest_round(store)
         current = assigned(store)
         done = store.reviewed_uids(leaver)
@@ -304,10 +299,12 @@ def reassign_leaver(store: LabelStore, leaver: str, by: str) -> Round:
                 " first. Nothing was changed."
             )
         pairs = plan_assignments(open_uids, wanted, pool, kept)
-        made = _new_round(store, REASSIGN, last.overlap, pool, last.sample_id, by)
-        _insert(store, made.id, [(uid, leaver) for uid in open_uids], "-")
-        _insert(store, made.id, pairs, "+")
-    return Round(**{**made.__dict__, "added": len(pairs)})
+        made = _new_round(q, REASSIGN, last.overlap, pool, last.sample_id, by)
+        _insert(q, made.id, [(uid, leaver) for uid in open_uids], "-")
+        _insert(q, made.id, pairs, "+")
+        return Round(**{**made.__dict__, "added": len(pairs)})
+
+    return store.write(write)
 
 
 def is_blind(store: LabelStore) -> bool:

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ragviz.errors import BadInput
+from ragviz.store.connection import Query, SqlStore
 from ragviz.store.events import now_iso
-from ragviz.store.label_store import LabelStore
 
 __all__ = [
     "Guidelines",
@@ -16,6 +16,7 @@ __all__ = [
     "current_guidelines",
     "decision_versions",
     "guideline_history",
+    "guideline_in_force",
     "save_guidelines",
 ]
 
@@ -37,7 +38,7 @@ class Guidelines:
     ts: str
 
 
-def save_guidelines(store: LabelStore, text: str, author: str) -> Guidelines:
+def save_guidelines(store: SqlStore, text: str, author: str) -> Guidelines:
     """Store *text* as the newest version, written by *author* (an admin: the callers check the role).
     Refused over 1 MB (UTF-8) or by nobody; text equal to the current version is not stored again."""
     if not author or not author.strip():
@@ -48,38 +49,45 @@ def save_guidelines(store: LabelStore, text: str, author: str) -> Guidelines:
             f"guidelines are {size:,} bytes, over the 1 MB limit ({MAX_GUIDELINES_BYTES:,} bytes):"
             " shorten them or link to a longer document. Nothing was saved; the current version stays."
         )
-    with store._write():
-        now = _current(store)
+
+    def save(q: Query) -> Guidelines:
+        now = _current(q)
         if now is not None and now.text == text:
             return now
         ts = now_iso()
-        row = store._q(
+        row = q(
             "INSERT INTO team_guidelines (text, author, ts) VALUES (?, ?, ?) RETURNING id", (text, author, ts)
         ).fetchone()
-    return Guidelines(int(row[0]), text, author, ts)
+        return Guidelines(int(row[0]), text, author, ts)
+
+    return store.write(save)
 
 
-def _current(store: LabelStore) -> Guidelines | None:
-    row = store._q("SELECT id, text, author, ts FROM team_guidelines ORDER BY id DESC LIMIT 1").fetchone()
+def _current(q: Query) -> Guidelines | None:
+    row = q("SELECT id, text, author, ts FROM team_guidelines ORDER BY id DESC LIMIT 1").fetchone()
     return None if row is None else Guidelines(int(row[0]), row[1], row[2], row[3])
 
 
-def current_guidelines(store: LabelStore) -> Guidelines | None:
+def guideline_in_force(q: Query) -> int | None:
+    """The number of the guidelines version in force (inside a read or write; ``None`` before the first save):
+    what each decision records (:mod:`ragviz.store.label_store` calls it inside the decision's transaction)."""
+    row = q("SELECT MAX(id) FROM team_guidelines").fetchone()
+    return None if row is None or row[0] is None else int(row[0])
+
+
+def current_guidelines(store: SqlStore) -> Guidelines | None:
     """The version in force, ``None`` before the first save."""
-    with store._lock:
-        return _current(store)
+    return store.read(_current)
 
 
-def guideline_history(store: LabelStore) -> list[tuple[int, str, str, int]]:
+def guideline_history(store: SqlStore) -> list[tuple[int, str, str, int]]:
     """Every version as ``(version, author, time, size in bytes)``, newest first (the texts stay in the store)."""
-    with store._lock:
-        rows = store._q("SELECT id, author, ts, text FROM team_guidelines ORDER BY id DESC").fetchall()
+    rows = store.query("SELECT id, author, ts, text FROM team_guidelines ORDER BY id DESC")
     return [(int(r[0]), r[1], r[2], len(r[3].encode("utf-8"))) for r in rows]
 
 
-def decision_versions(store: LabelStore) -> dict[tuple[str, str], int | None]:
+def decision_versions(store: SqlStore) -> dict[tuple[str, str], int | None]:
     """``(uid, annotator)`` -> the guideline version in force at the annotator's last decision on the
     example (``None``: no guidelines were written yet then)."""
-    with store._lock:
-        rows = store._q("SELECT example_uid, annotator, guideline_version FROM label_actions ORDER BY id").fetchall()
+    rows = store.query("SELECT example_uid, annotator, guideline_version FROM label_actions ORDER BY id")
     return {(uid, who): (None if v is None else int(v)) for uid, who, v in rows}

@@ -20,6 +20,7 @@ from ragviz.analysis.audits.sample_estimate import design_sentence, design_title
 from ragviz.analysis.estimates.coverage import MIN_AUDITED
 from ragviz.analysis.estimates.pairing import Pairing
 from ragviz.analysis.estimates.report import ALL, EstimateReport, plain_words, too_few_text
+from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection
 from ragviz.store.audit_samples import AuditSample, get_sample
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.audit.sample import loaded_samples, pick_sample, team_sample_note
@@ -49,7 +50,7 @@ def _estimates(
     paths: tuple[str, ...],
     db: str,
     version: tuple[int, int],
-    against: str,
+    against: LabelSelection,
     sample_key: tuple[int, int],
     by: str | None,
     alpha: float,
@@ -60,7 +61,7 @@ def _estimates(
 
 
 def estimates(
-    sample: AuditSample, against: str, by: str | None = None, alpha: float = 0.05
+    sample: AuditSample, against: LabelSelection, by: str | None = None, alpha: float = 0.05
 ) -> tuple[Pairing, EstimateReport]:
     """:func:`ragviz.analysis.audits.sample_estimate.sample_report` for *sample* under the *against* labels (the
     estimator that matches its design, as ``ragviz estimate --db``), cached per data, store version and sample
@@ -157,7 +158,7 @@ def no_sample_notice() -> None:
     )
 
 
-def people_would_say_panel(store: LabelStore, against: str, present: bool) -> None:
+def people_would_say_panel(store: LabelStore, against: LabelSelection, present: bool) -> None:
     """The Dashboard panel: per metric the judge-only, people-only and corrected (PPI++) means with their
     95 % intervals as one chart, lambda and the gain, per subset on demand, and the planner."""
     sample = pick_sample(loaded_samples(store), "dashboard.audit_pick", "Audit sample")
@@ -305,7 +306,7 @@ def target_line(sample: AuditSample) -> None:
     reviews come in."""
     metric, half = st.session_state.get(AUDIT_TARGET, ("adherence", 0.05))
     try:
-        pairing, report = estimates(sample, "human")
+        pairing, report = estimates(sample, HUMAN)
     except DesignError as exc:
         st.caption(render.md_escape(f"No target: {exc}", limit=None))
         return
@@ -327,7 +328,7 @@ def plain_words_section(store: LabelStore) -> None:
             st.caption("Draw and review an audit sample (Review, Queue: Audit sample) to say what people would say.")
             return
         try:
-            _, report = estimates(sample, "human")
+            _, report = estimates(sample, HUMAN)
         except DesignError as exc:
             st.warning(render.md_escape(f"No corrected figure: {exc}", limit=None))
             return

@@ -1,17 +1,11 @@
-"""Audit samples in the app: the Review queue's "Audit sample" mode (draw, grow, walk a random
-sample of any design and see how far it is). The Dashboard's and Explainer's estimates from a sample are
-:mod:`ragviz.ui.audit.estimates`.
-
-Nothing here computes: samples are :mod:`ragviz.store.audit_samples`', the pairing and progress
-:mod:`ragviz.analysis.estimates.pairing`'s, the estimates :mod:`ragviz.analysis.estimates.report`'s (the same functions
-``ragviz estimate`` calls). Every text from data or a person goes through :func:`ragviz.ui.core.render.md_escape`
-or :func:`ragviz.ui.core.render.esc`.
+"""Audit samples in the app: the Review queue's "Audit sample" mode (draw, grow, walk a sample of any design, see
+how far it is). Nothing here computes: samples are the store's, pairing and estimates the analysis floor's (the
+same functions ``ragviz estimate`` calls); every text from data or a person is escaped (:mod:`ragviz.ui.core.render`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import streamlit as st
@@ -21,8 +15,9 @@ from ragviz.analysis.audits.judge_confidence import with_judge_confidence
 from ragviz.analysis.audits.samples import grow_design
 from ragviz.analysis.audits.seed_notes import seed_notes
 from ragviz.analysis.compare_systems.audit import grow_paired
-from ragviz.analysis.estimates.pairing import AuditProgress, audit_progress
-from ragviz.analysis.review.queue import audit_position_text, nearest_match, order_neighbours
+from ragviz.analysis.estimates.pairing import audit_progress
+from ragviz.analysis.review.audit_queue import AuditQueue
+from ragviz.analysis.review.queue import nearest_match
 from ragviz.data.dataset import Dataset
 from ragviz.data.errors import BadInput
 from ragviz.store.audit_samples import (
@@ -135,37 +130,6 @@ def reviewed_by_anyone(store: LabelStore) -> set[str]:
 
 
 # -- Review: the queue mode ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class AuditQueue:
-    """The Review page in audit mode: the sample, its loaded rows in draw order, where it stands and
-    the row of the next member to review in that order."""
-
-    sample: AuditSample
-    order: list[int]
-    progress: AuditProgress
-    next_row: int | None
-
-    @property
-    def key(self) -> tuple[int, int]:
-        return self.sample.id, self.sample.size
-
-    @property
-    def rows(self) -> list[int]:
-        """The member rows, sorted."""
-        return sorted(self.order)
-
-    def neighbours(self, row: int) -> tuple[int | None, int | None]:
-        """The rows Previous (K) and Next (J) open: the members before and after *row* in draw order."""
-        return order_neighbours(self.order, row)
-
-    def where(self, row: int, show_reviewed: bool = True) -> str:
-        """``"Audit sample #3: member 49 of 100, 6 reviewed"`` for the example at *row* (without the review
-        count when not *show_reviewed*: a presentation hides how many were reviewed)."""
-        member = self.order.index(row) if row in self.order else None
-        reviewed = self.progress.reviewed if show_reviewed else None
-        return audit_position_text(self.sample.id, member, self.progress.size, reviewed)
 
 
 def restore_queue() -> bool:

@@ -18,6 +18,7 @@ from ragviz.analysis.compare_systems.difference import CompareReport
 from ragviz.analysis.compare_systems.pairs import CompareError
 from ragviz.analysis.compare_systems.sample import compare_sample, compare_sample_of, two_systems
 from ragviz.analysis.compare_systems.words import headline, plan_questions_text, verdicts
+from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection
 from ragviz.store.audit_samples import get_sample
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.core import chart_specs, charts, render, state
@@ -37,7 +38,7 @@ def _compare(
     paths: tuple[str, ...],
     db: str,
     version: tuple[int, int],
-    against: str,
+    against: LabelSelection,
     sample_key: tuple[int, int] | None,
     systems: tuple[str, str] | None,
 ) -> tuple[CompareReport, str]:
@@ -143,7 +144,9 @@ def difference_chart(records: list[dict[str, Any]], columns: int = 4) -> alt.Cha
     )
 
 
-def _comparison(store: LabelStore, against: str, systems: tuple[str, str] | None) -> tuple[CompareReport, str, Any]:
+def _comparison(
+    store: LabelStore, against: LabelSelection, systems: tuple[str, str] | None
+) -> tuple[CompareReport, str, Any]:
     dataset = state.load_result(state.current_paths()).dataset
     sample = compare_sample_of(store, dataset)
     key = (sample.id, sample.size) if sample is not None else None
@@ -162,7 +165,7 @@ def _pick(systems: list[str], present: bool) -> tuple[str, str] | None:
     return (a, b)
 
 
-def compare_systems_panel(store: LabelStore, against: str, present: bool) -> None:
+def compare_systems_panel(store: LabelStore, against: LabelSelection, present: bool) -> None:
     """The Dashboard's Compare-systems view: shown only when the loaded data holds two systems or more."""
     systems = loaded_systems()
     if not systems:
@@ -207,7 +210,7 @@ def compare_plain_words(store: LabelStore) -> None:
     with st.container(border=True):
         st.markdown("**Two systems compared** · the same questions, what people would say")
         try:
-            report, _, _ = _comparison(store, "human", chosen)
+            report, _, _ = _comparison(store, HUMAN, chosen)
         except CompareError as exc:
             st.caption(render.md_escape(str(exc), limit=None))
             return

@@ -43,6 +43,7 @@ from ragviz.ui.data import upload_limit
 __all__ = [
     "CURRENT_CACHE",
     "EXAMPLE_FILE",
+    "NO_EXAMPLE",
     "INDEX",
     "PATH_REFUSED",
     "SOURCE",
@@ -66,6 +67,9 @@ __all__ = [
 
 
 EXAMPLE_FILE = Path(__file__).resolve().parents[3].parent / "shared" / "ragchecker" / "checking_outputs.json"
+NO_EXAMPLE = "RagChecker's example (its repository's examples/checking_outputs.json) is not here: open or upload it."
+
+
 # -- the file ------------------------------------------------------------------------------------
 
 
@@ -184,6 +188,8 @@ def source_controls() -> None:
                     args=(str(EXAMPLE_FILE),),
                     help="checking_outputs.json from the RagChecker repository (two items)",
                 )
+            else:
+                st.caption(NO_EXAMPLE)  # md: ours
         with cols[1]:
             limit = upload_limit()
             st.file_uploader(
@@ -214,10 +220,11 @@ def loaded_files(files: Sequence[str]) -> None:
 
 
 def no_file_notice(can_open: bool) -> None:
+    """What to do with no file open: open one (RagChecker's example named only where it is), or pick a loaded one."""
     if can_open:
-        st.info(
-            "Open a RagChecker checking-output JSON (path, upload or RagChecker's own example) to review its claims."
-        )
+        example = " or RagChecker's own example" if EXAMPLE_FILE.is_file() else ""
+        opening = f"Open a RagChecker checking-output JSON (a path, an upload{example}) to review its claims."
+        st.info(opening)  # md: ours
     else:
         st.info("No RagChecker checking output is open: pick one among the loaded data, or ask an admin to load one.")
 

@@ -139,6 +139,11 @@ def theme_css() -> str:
         # a link in a caption: Streamlit fades the link colour as the caption's (3:1 on white); underlined, it
         # may take the caption's own colour, which meets WCAG AA
         '[data-testid="stCaptionContainer"] a{color:inherit!important;text-decoration:underline}'
+        # the answer of a paired question that the documents and the page's keys act on
+        f".st-key-review-answer-focused{{outline:2px solid {SKY};outline-offset:-1px}}"
+        # a paired answer's four scores: in a row, or two by two where its column is narrow
+        ".rv-metric-strip{grid-template-columns:repeat(4,minmax(0,1fr))}"
+        "@container rv-strip (max-width: 28rem){.rv-metric-strip{grid-template-columns:repeat(2,minmax(0,1fr))}}"
         "</style>"
     )
 

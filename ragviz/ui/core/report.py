@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.export.report import ReportRequest, pdf_unavailable, report_bytes, today
 from ragviz.store.roles import can_download_report
 from ragviz.ui.core import access, served, state
@@ -23,7 +24,7 @@ def pdf_missing() -> str | None:
     return pdf_unavailable()
 
 
-def _report(against: str, fmt: str) -> Callable[[], bytes]:
+def _report(against: LabelSelection, fmt: str) -> Callable[[], bytes]:
     """The report's bytes, built when the person clicks. What it reads from the session is read now, while the
     page runs: Streamlit calls the returned function outside the script run, where a session read logs
     "missing ScriptRunContext!" (44 lines a download)."""
@@ -48,7 +49,7 @@ def _report(against: str, fmt: str) -> Callable[[], bytes]:
     return build
 
 
-def download_report_button(against: str, key: str, present: bool) -> None:
+def download_report_button(against: LabelSelection, key: str, present: bool) -> None:
     """ "Download report" (HTML; and PDF when WeasyPrint is there) for those allowed
     (:func:`ragviz.store.roles.can_download_report`); nothing for the others, nor in a presentation someone
     chose (*present* without being a viewer: a projector shows no download button)."""

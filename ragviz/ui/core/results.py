@@ -12,6 +12,7 @@ import streamlit as st
 
 from ragviz.analysis.labelsets.diff import DiffTotals, ExampleDiff, diff_label_sets, diff_totals
 from ragviz.analysis.labelsets.named import resolve_label_set
+from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.ui.core.state import current_paths, load_result, store
 
 if TYPE_CHECKING:
@@ -44,17 +45,19 @@ def _store_key() -> tuple[str, tuple[int, int]]:
 
 
 @st.cache_resource(show_spinner="Computing the metrics…", max_entries=8)
-def _metrics_table(paths: tuple[str, ...], db: str, store_version: tuple[int, int], who: str) -> pd.DataFrame:
+def _metrics_table(
+    paths: tuple[str, ...], db: str, store_version: tuple[int, int], whose: LabelSelection
+) -> pd.DataFrame:
     from ragviz.export import rows
 
-    table: pd.DataFrame = rows.metrics_table(load_result(paths).dataset, store(), who).to_pandas()
+    table: pd.DataFrame = rows.metrics_table(load_result(paths).dataset, store(), whose).to_pandas()
     return table
 
 
-def metrics_table(who: str) -> pd.DataFrame:
-    """Export: the per-example metrics under *who*'s current labels as a ``pandas.DataFrame`` (it
+def metrics_table(whose: LabelSelection) -> pd.DataFrame:
+    """Export: the per-example metrics under *whose* labels as a ``pandas.DataFrame`` (it
     scores every example)."""
-    return _metrics_table(current_paths(), *_store_key(), who)
+    return _metrics_table(current_paths(), *_store_key(), whose)
 
 
 @dataclass(frozen=True)
@@ -69,7 +72,9 @@ class Comparison:
 
 
 @st.cache_resource(show_spinner="Comparing…", max_entries=16)
-def _comparison(paths: tuple[str, ...], db: str, store_version: tuple[int, int], a: str, b: str) -> Comparison:
+def _comparison(
+    paths: tuple[str, ...], db: str, store_version: tuple[int, int], a: LabelSelection, b: LabelSelection
+) -> Comparison:
     import pandas as pd
 
     ds = load_result(paths).dataset
@@ -79,7 +84,7 @@ def _comparison(paths: tuple[str, ...], db: str, store_version: tuple[int, int],
     return Comparison(diffs, len(set_a.shared_rows(set_b)), diff_totals(diffs), table)
 
 
-def comparison(a: str, b: str) -> Comparison:
+def comparison(a: LabelSelection, b: LabelSelection) -> Comparison:
     """Compare: label set *a* against label set *b* (it builds the examples where they may differ:
     :meth:`ragviz.analysis.labelsets.named.LabelSet.differing_rows`)."""
     return _comparison(current_paths(), *_store_key(), a, b)
@@ -123,7 +128,7 @@ def _store_examples(paths: tuple[str, ...], db: str, store_version: tuple[int, i
 
 @st.cache_resource(show_spinner="Computing the dashboard…", max_entries=16)
 def _dashboard_data(
-    paths: tuple[str, ...], against: str, db: str, store_version: tuple[int, int], _base: RowFigures
+    paths: tuple[str, ...], against: LabelSelection, db: str, store_version: tuple[int, int], _base: RowFigures
 ) -> DashboardData:
     from ragviz.analysis.dashboard import figures as dashboard
     from ragviz.ui.core.progress import RowProgress
@@ -138,7 +143,7 @@ def _dashboard_data(
     return data
 
 
-def dashboard_data(against: str) -> DashboardData:
+def dashboard_data(against: LabelSelection) -> DashboardData:
     """Dashboard: :func:`ragviz.analysis.dashboard.figures.dashboard_data` with *against* as the current labels
     (shared by every session: read-only)."""
     paths = current_paths()
@@ -160,14 +165,19 @@ def metric_families() -> list[str]:
 # cache_resource: a rerun hands out the same (read-only) view instead of unpickling every record.
 @st.cache_resource(show_spinner="Computing the metric family…", max_entries=8)
 def _family_view(
-    paths: tuple[str, ...], against: str, db: str, store_version: tuple[int, int], family: str, ks: tuple[int, ...]
+    paths: tuple[str, ...],
+    against: LabelSelection,
+    db: str,
+    store_version: tuple[int, int],
+    family: str,
+    ks: tuple[int, ...],
 ) -> FamilyView:
     from ragviz.analysis.dashboard import families
 
     return families.family_view(load_result(paths).dataset, None, against, store(), family, ks)
 
 
-def family_view(against: str, family: str, ks: tuple[int, ...]) -> FamilyView:
+def family_view(against: LabelSelection, family: str, ks: tuple[int, ...]) -> FamilyView:
     """Dashboard: :func:`ragviz.analysis.dashboard.families.family_view` of *family* at cut-offs *ks*."""
     db, version = _store_key()
     return _family_view(current_paths(), against, db, version, family, ks)

@@ -124,7 +124,7 @@ def data_scope() -> str:
 def chosen_data() -> ChosenData | None:
     """The data last opened on the Data page for :func:`data_scope` (kept in the label store), if any. On
     one machine a choice made under other start-up data does not count: ``ragviz app DATA`` is newer."""
-    choice = store().chosen_data(data_scope())
+    choice = store().sources.chosen_data(data_scope())
     return None if choice is None or (not served.served() and choice.startup != initial_paths()) else choice
 
 
@@ -133,7 +133,7 @@ def current_paths() -> tuple[str, ...]:
     first), else the start-up data; read from the store each call, so a reload, a new tab, a deep link
     and every replica show what was opened last."""
     choice = chosen_data()
-    paths = tuple(store().local_path(p) for p in choice.sources) if choice is not None else initial_paths()
+    paths = tuple(store().sources.local_path(p) for p in choice.sources) if choice is not None else initial_paths()
     st.session_state[PATHS_KEY] = paths
     return paths
 
@@ -141,7 +141,7 @@ def current_paths() -> tuple[str, ...]:
 def set_paths(paths: tuple[str, ...] | list[str]) -> None:
     """Open *paths* for :func:`data_scope`: kept in the store with who chose them and when, and registered
     as data sources (an upload by its content, :meth:`LabelStore.source_of`)."""
-    store().choose_data(data_scope(), list(paths), annotator(), initial_paths())
+    store().sources.choose_data(data_scope(), list(paths), annotator(), initial_paths())
     st.session_state[PATHS_KEY] = tuple(paths)
 
 
@@ -308,7 +308,7 @@ def example_labels(ds: Dataset, index: int, who: str) -> ExampleLabels:
     """Everything the Review page needs about one example, in three indexed store reads."""
     s = store()
     ex = ds.example(index)
-    stored_judge = s.judge_labels(ex.uid)
+    stored_judge = s.judge.labels(ex.uid)
     base = base_labels(ex, stored_judge)
     effective = s.effective(ex.uid, who)
     current = fold_labels(base, effective, ex, who)

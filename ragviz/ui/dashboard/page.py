@@ -32,6 +32,7 @@ from ragviz.analysis.dashboard.figures import (
 from ragviz.analysis.dashboard.triage import Disagreement, Leverage
 from ragviz.analysis.figure_intervals import INTERVAL_NOTE
 from ragviz.analysis.labelsets.named import HUMAN
+from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.metrics.retrieval import DEFAULT_KS, parse_ks
 from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.ui.core import chart_specs, charts, render
@@ -59,7 +60,7 @@ def _three_decimals(columns: Iterable[str]) -> dict[str, Any]:
     return {k: st.column_config.NumberColumn(format="%.3f") for k in columns}
 
 
-def against_picker(names: list[str], present: bool) -> str:
+def against_picker(names: list[LabelSelection], present: bool) -> LabelSelection:
     """The label set the figures take as the truth (in presentation mode: the one chosen before)."""
     if present:
         against = st.session_state.get(AGAINST_KEY, HUMAN)
@@ -67,8 +68,10 @@ def against_picker(names: list[str], present: bool) -> str:
     chosen = st.selectbox(
         "Current labels (the truth the figures use)",
         names,
+        format_func=str,
         key=AGAINST_KEY,
-        help="human: each example's latest human decision; or one annotator. Examples nobody decided on keep the judge's labels.",
+        help="human: per example and label field, the latest human decision (as the team's export); gold: the "
+        "team's agreed or adjudicated labels; or one annotator. Examples nobody decided on keep the judge's labels.",
     )
     return chosen or HUMAN
 
@@ -105,12 +108,14 @@ def family_header(family: str) -> None:
     st.header(f"{FAMILY_TITLES[family]} under the current labels")
 
 
-def family_figures(view: FamilyView, ks: tuple[int, ...], n_reviewed: int, against: str, downloads: bool) -> None:
+def family_figures(
+    view: FamilyView, ks: tuple[int, ...], n_reviewed: int, against: LabelSelection, downloads: bool
+) -> None:
     """The family's distributions and subset means (charts and table); retrieval: one chart column per k."""
     systems = render.md_escape(", ".join(view.systems))
     by_system = f" · {len(view.systems)} retrieval systems ({systems})" if len(view.systems) > 1 else ""
     st.caption(
-        f"{view.n_examples:,} examples · {n_reviewed:,} with a human decision ({render.md_escape(against)}){by_system}"
+        f"{view.n_examples:,} examples · {n_reviewed:,} with a human decision ({render.md_escape(str(against))}){by_system}"
     )  # md: ours
     if view.family == TONIC:
         st.caption("answer_similarity is on Tonic's 0–5 scale: it is in the table below, not in the charts.")
@@ -127,14 +132,16 @@ def family_figures(view: FamilyView, ks: tuple[int, ...], n_reviewed: int, again
         st.dataframe(pd.DataFrame(view.means), hide_index=True, width="stretch")
 
 
-def judge_agreement(agreement: Agreement, scatter: list[dict[str, Any]], against: str, downloads: bool) -> None:
+def judge_agreement(
+    agreement: Agreement, scatter: list[dict[str, Any]], against: LabelSelection, downloads: bool
+) -> None:
     """The judge's labels against *against*'s on the examples a person decided on: per-label
     figures, score RMSEs, confusion matrices and the judge-vs-human scatter."""
     if agreement.n_examples == 0:
         st.info("No example has a human decision yet: review some on the Review page to see judge-vs-human agreement.")
         return
     st.caption(
-        f"The judge's labels against {render.md_escape(against)}'s on the {agreement.n_examples} examples a person decided on; "
+        f"The judge's labels against {render.md_escape(str(against))}'s on the {agreement.n_examples} examples a person decided on; "
         "precision/recall treat the human labels as the truth. 95 % intervals over the examples: "
         + render.md_escape(INTERVAL_NOTE)
         + "."

@@ -18,6 +18,7 @@ from ragviz.analysis.explain import (
     RetrievalExplanation,
     TonicExplanation,
 )
+from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.analysis.review.edits import ContextSpan, ResponseSpan
 from ragviz.data.dataset import Dataset
 from ragviz.data.model import Example, Labels
@@ -91,7 +92,7 @@ def _go_to_number() -> None:
     st.session_state[INDEX] = st.session_state[NUMBER] - 1
 
 
-def example_picker(ds: Dataset, names: list[str], find: Finder) -> tuple[int, str | None]:
+def example_picker(ds: Dataset, names: list[LabelSelection], find: Finder) -> tuple[int, LabelSelection]:
     """The example (by number, by uid search through *find*, or from the list) and the label set
     (one of *names*) the judge is compared with."""
     st.session_state[NUMBER] = st.session_state[INDEX] + 1  # follows the picker and deep links
@@ -110,8 +111,8 @@ def example_picker(ds: Dataset, names: list[str], find: Finder) -> tuple[int, st
             st.caption(
                 f"{n_matches:,} match(es)" + (f", first {len(matches):,} listed" if n_matches > len(matches) else "")
             )
-    other = who_col.selectbox("Compare the judge with", names, key="explainer.other")
-    return (index if index is not None else st.session_state[INDEX]), other
+    other = who_col.selectbox("Compare the judge with", names, format_func=str, key="explainer.other")
+    return (index if index is not None else st.session_state[INDEX]), other or names[0]
 
 
 def link_to(uid: str) -> None:

@@ -15,6 +15,7 @@ import streamlit as st
 
 from ragviz.analysis.judge_compare.disagreements import Pattern, describe, disagreement_patterns
 from ragviz.analysis.judge_trust import judge_people_triples
+from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection
 from ragviz.data.dataset import Dataset
 from ragviz.data.errors import BadInput
 from ragviz.judge.cost import run_cost
@@ -92,10 +93,10 @@ def no_test_set(ds: Dataset, store: LabelStore, can_admin: bool) -> None:
         st.rerun()
 
 
-def patterns_of(ds: Dataset, store: LabelStore, against: str = "human") -> tuple[list[Pattern], int, int]:
+def patterns_of(ds: Dataset, store: LabelStore, against: LabelSelection = HUMAN) -> tuple[list[Pattern], int, int]:
     """(the disagreement patterns over reviewed examples outside every audit sample, how many reviewed examples
     that is, how many reviewed ones are left out as test-set examples), memoized per data and store version.
-    *against*: whose labels (``human``: whoever decided last; one annotator's name in a blind round)."""
+    *against*: whose labels (``human``: per example and label field every annotator's latest decision; one annotator in a blind round)."""
     key = ("judge.patterns", state.current_paths(), store.location, store.data_version(), against)
     memo = st.session_state.get("judge.patterns_memo")
     if memo is not None and memo[0] == key:

@@ -46,7 +46,7 @@ def _estimate(
 ) -> tuple[BatchPlan, BatchCost]:
     """The plan and prices for *rows*, kept per (settings, rows, cache and ledger size): a rerun that changed
     none of them builds no example (at 100,000 rows building them takes most of a minute)."""
-    pending = cache.read("SELECT COUNT(*) FROM judge_batch_requests")[0][0]
+    pending = ledger.request_count(cache)
     key = (
         settings.model,
         settings.endpoint,

@@ -34,6 +34,7 @@ from ragviz.data.dataset import Dataset
 from ragviz.data.model import Labels
 from ragviz.store.judge_confidence import example_confidence
 from ragviz.ui.core import render, state
+from ragviz.ui.core.keys import REVIEW_INDEX
 from ragviz.ui.core.keys import TEXT_CONTEXT_KEY as CONTEXT_KEY
 from ragviz.ui.core.keys import TEXT_DRAWN as DRAWN
 from ragviz.ui.core.keys import TEXT_EVENTS as EVENTS
@@ -161,12 +162,16 @@ def context_editor(
     kept: Iterable[str],
     editable: bool,
     selected: str | None = None,
+    view: str | None = None,
 ) -> None:
     """The context documents (drawn from *labels*) as the editor (see the module docstring);
     *kept* sentences stay unfolded; Shift+click links a sentence to the *selected* response sentence; a faint
-    marker beside the judge labels its samples disagreed on (:func:`judge_unsure`)."""
+    marker beside the judge labels its samples disagreed on (:func:`judge_unsure`). *view*: the documents' identity
+    when it is not *uid*'s (a paired question: the scroll and the opened folds stay when the focus moves)."""
     st.session_state[DRAWN] = (uid, labels)
     data = context_data(uid, documents, kept, editable, selected, judge_unsure(uid).context)
+    if view is not None:
+        data["view"] = view
     notice = st.session_state.pop(NOTICE, None)
     if notice is not None and notice[0] == uid:  # a click refused on this run: said under its sentence
         data["notice"] = {"key": notice[1], "text": notice[2], "id": notice[3]}
@@ -186,17 +191,22 @@ def judge_unsure(uid: str) -> UnsureSentences:
     return unsure_sentences(example_confidence(state.store(), uid))
 
 
-def response_editor(uid: str, spans: Sequence[ResponseSpan], selected: str | None) -> None:
+def response_editor(
+    uid: str, spans: Sequence[ResponseSpan], selected: str | None, slot: str = "", focused: bool = True
+) -> None:
     """The colour legend, the "Response" heading and the response as clickable sentences (see the
-    module docstring)."""
-    st.html(render.legend_html())
-    st.markdown("**Response** — click a sentence to see its explanation and the context sentences that support it")
+    module docstring); a paired view's *slot* (``"a"`` / ``"b"``) draws the sentences alone, under a key of its own,
+    and a click on the answer not *focused* moves the focus there."""
+    if not slot:
+        st.html(  # the legend and the heading in one block (one element fewer to redraw on every J)
+            render.legend_html() + '<p style="margin:1rem 0 0"><strong>Response</strong> — click a sentence to see its '
+            "explanation and the context sentences that support it</p>"
+        )
     shown, left_out = render.within_budget(spans)  # a response over 1 MB is cut for display, never sent whole
-    _component(
-        key=RESPONSE_KEY,
-        data=response_data(uid, shown, selected, judge_unsure(uid).response),
-        on_edit_change=partial(queue_event, RESPONSE_KEY),
-    )
+    key = f"{RESPONSE_KEY}.{slot}" if slot else RESPONSE_KEY
+    data = response_data(uid, shown, selected, judge_unsure(uid).response)
+    data["slot"], data["focused"] = slot, focused
+    _component(key=key, data=data, on_edit_change=partial(queue_event, key))
     if left_out:
         st.html(f"<div>Response:{render.cut_note_html(left_out)}</div>")
 
@@ -251,6 +261,9 @@ def apply_events(ds: Dataset, who: str) -> None:
             continue
         if kind == "select":
             st.session_state[f"review.sentence.{uid}"] = key
+            if event.get("slot") and row != st.session_state.get(REVIEW_INDEX):  # the other answer of a pair
+                st.session_state[REVIEW_INDEX] = row
+                state.save_position(ds.uids[row])
             continue
         example = ds.example(row)
         drawn_uid, drawn = st.session_state.get(DRAWN, (None, None))

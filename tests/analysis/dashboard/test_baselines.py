@@ -13,6 +13,7 @@ import pytest
 from sklearn.metrics import roc_auc_score
 
 from ragviz.analysis.dashboard.baselines import agreement_report, baseline_records, baseline_table
+from ragviz.analysis.labelsets.selection import HUMAN
 from ragviz.data.labels import Change, field_value, support_field
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
@@ -86,7 +87,7 @@ def test_human_correction_changes_the_table(tmp_path, ragbench_dataset):
                 Change(f, old, {**old, "supported": True, "supporting_keys": old["supporting_keys"] or ["0a"]})
             )
         store.record(ex.uid, "ann", changes)
-        report = {r["dataset"]: r for r in agreement_report(ds, "human", store)}
+        report = {r["dataset"]: r for r in agreement_report(ds, HUMAN, store)}
 
     # independent computation straight from the Parquet file with the one truth value flipped
     table = pq.read_table(shard("covidqa")).to_pandas()

@@ -22,6 +22,7 @@ from ragviz.analysis.dashboard.baselines import baseline_table_against, baseline
 from ragviz.analysis.dashboard.rows import row_figures
 from ragviz.analysis.dashboard.triage import best_move_sizes, best_moves, leverage_by_metric
 from ragviz.analysis.labelsets.named import JUDGE, resolve_label_set
+from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection
 from ragviz.data.dataset import Dataset, iter_examples
 from ragviz.data.label_columns import label_columns
 from ragviz.data.labels import Change
@@ -195,11 +196,11 @@ def decided_store(shards, tmp_path_factory):
             if i % 2 == 0:
                 store.record(ex.uid, "bob", [Change("utilized_keys", list(ex.labels.utilized_keys), ["0a"])])
         ex = shards.example(5)
-        store.save_judge_labels(ex.uid, ex.labels.replace(relevant_keys=(), provenance=Provenance("llm", "v2")))
+        store.judge.save(ex.uid, ex.labels.replace(relevant_keys=(), provenance=Provenance("llm", "v2")))
     return db
 
 
-@pytest.mark.parametrize("against", ["human", "ann", "bob"])
+@pytest.mark.parametrize("against", [HUMAN, LabelSelection.of("ann"), LabelSelection.of("bob")])
 def test_dashboard_on_columns_gives_the_per_example_figures(shards, decided_store, against):
     with LabelStore(decided_store) as store:
         got = dashboard.dashboard_data(shards, against, store)
@@ -229,8 +230,8 @@ def test_a_reviewed_export_is_scored_example_by_example_with_the_same_figures(sh
     with LabelStore(tmp_path / "labels.db") as store:
         ex = dataset.example(1)
         store.record(ex.uid, "ann", [Change("relevant_keys", list(ex.labels.relevant_keys), [])])
-        got = dashboard.dashboard_data(dataset, "human", store)
-        want = _per_example_dashboard(dataset, "human", store)
+        got = dashboard.dashboard_data(dataset, HUMAN, store)
+        want = _per_example_dashboard(dataset, HUMAN, store)
     records = got.records.to_dict("records")
     assert [{k: _nan_to_none(v) if k in TRACE_METRICS else v for k, v in r.items()} for r in records] == want["records"]
     assert got.means == want["means"] and got.leverage == want["leverage"]
@@ -247,9 +248,9 @@ def test_dashboard_builds_examples_only_for_decided_rows(shards, decided_store, 
 
     monkeypatch.setattr(dataset_module, "example_from_row", ragbench.example_from_row)
     with LabelStore(decided_store) as store:
-        decided = len(resolve_label_set(shards, "human", store).labels)
+        decided = len(resolve_label_set(shards, HUMAN, store).labels)
         built.clear()  # count what the Dashboard builds, not this test's own label set (alone it built 29 more)
-        data = dashboard.dashboard_data(shards, "human", store)
+        data = dashboard.dashboard_data(shards, HUMAN, store)
     # the decided rows, the stored-judge row, and the few rows the triage lists name
     listed = {x.index for found in data.leverage.values() for x in found}
     assert len(built) <= decided + 1 + len(listed) + len(data.disagreements)
@@ -312,7 +313,7 @@ def test_dashboard_path_does_not_import_scikit_learn(decided_store):
         "import sys, ragviz.analysis.dashboard.figures as d; from ragviz.data.load import load; "
         "from ragviz.store.label_store import LabelStore; "
         f"ds = load({str(require_ragbench())!r}).dataset; store = LabelStore({str(decided_store)!r}); "
-        "data = d.dashboard_data(ds, 'human', store); assert data.baselines and data.n_reviewed; "
+        "from ragviz.analysis.labelsets.selection import HUMAN; data = d.dashboard_data(ds, HUMAN, store); assert data.baselines and data.n_reviewed; "
         "print('sklearn' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
@@ -321,7 +322,7 @@ def test_dashboard_path_does_not_import_scikit_learn(decided_store):
 
 def test_baseline_table_of_scores_is_baseline_table_against(shards, decided_store):
     with LabelStore(decided_store) as store:  # a label set reads the store's judge labels when asked
-        current = resolve_label_set(shards, "human", store, scope="all")
+        current = resolve_label_set(shards, HUMAN, store, scope="all")
         scores = {m: np.full(len(shards), np.nan) for m in TRACE_METRICS}
         for i, ex in iter_examples(shards):
             s = trace_scores(current.labels.get(i), ex.n_context_sentences)
@@ -346,7 +347,7 @@ def test_families_from_columns_are_those_of_every_example(path, synthetic):
 
 
 def test_histograms_of_a_frame_are_those_of_its_records(shards):
-    records = dashboard.dashboard_data(shards, "human", None).records
+    records = dashboard.dashboard_data(shards, HUMAN, None).records
     as_dicts = [
         {k: _nan_to_none(v) if k in TRACE_METRICS else v for k, v in r.items()} for r in records.to_dict("records")
     ]

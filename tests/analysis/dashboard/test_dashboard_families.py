@@ -24,6 +24,7 @@ from ragviz.analysis.dashboard.families import (
     family_view,
 )
 from ragviz.analysis.dashboard.figures import DashboardData, baseline_rows, trace_view
+from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection
 from ragviz.data.dataset import iter_examples
 from ragviz.data.labels import Change
 from ragviz.data.load import load
@@ -57,7 +58,7 @@ def test_family_records_follow_the_current_labels(sample, tmp_path):
     i = ds.index_of(ML)
     ex = examples[i]
     with LabelStore(tmp_path / "labels.db") as store:
-        before = {r["uid"]: r for r in family_view(ds, examples, "human", store, TONIC).records}
+        before = {r["uid"]: r for r in family_view(ds, examples, HUMAN, store, TONIC).records}
         assert before[ML]["retrieval_precision"] == example_tonic(ex, ex.labels).retrieval_precision == 1.0
         # a person says nothing in document 1 is relevant, and that kb-40 is not a gold id
         store.record(
@@ -69,9 +70,9 @@ def test_family_records_follow_the_current_labels(sample, tmp_path):
             ],
         )
         current = store.current_labels(ex, "tester")
-        tonic = {r["uid"]: r for r in family_view(ds, examples, "human", store, TONIC).records}
+        tonic = {r["uid"]: r for r in family_view(ds, examples, HUMAN, store, TONIC).records}
         assert tonic[ML]["retrieval_precision"] == example_tonic(ex, current).retrieval_precision == 0.5
-        retrieval = family_view(ds, examples, "tester", store, RETRIEVAL, ks=(1, 2))
+        retrieval = family_view(ds, examples, LabelSelection.of("tester"), store, RETRIEVAL, ks=(1, 2))
         ml = [r for r in retrieval.records if r["uid"] == ML]
         assert ml == [
             {"uid": ML, "dataset": ex.dataset, "system": "default", **example_retrieval(ex, (1, 2), current)["default"]}
@@ -129,7 +130,7 @@ def test_family_view_for_the_charts():
     assert view.n_examples == 2  # one record per example and system
     assert [m["metric"] for m in chart_means(view)] == ["recall@1", "mrr"]  # the charts' order, charted metrics only
 
-    data = DashboardData("human", [{"uid": "a", "relevance": 1.0}], means[:1], 0, None, [], None)  # type: ignore[arg-type]
+    data = DashboardData(HUMAN, [{"uid": "a", "relevance": 1.0}], means[:1], 0, None, [], None)  # type: ignore[arg-type]
     trace = trace_view(data)
     assert (trace.family, trace.metrics, trace.chart_metrics, trace.systems) == (
         TRACE,

@@ -28,6 +28,7 @@ from ragviz.analysis.dashboard.rows import row_figures
 from ragviz.analysis.dashboard.triage import best_moves
 from ragviz.analysis.labelsets.diff import diff_label_sets
 from ragviz.analysis.labelsets.named import HUMAN, JUDGE, LabelSet, resolve_label_set, store_rows
+from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.data.dataset import Dataset, examples_at
 from ragviz.data.label_columns import label_columns
 from ragviz.data.labels import Change
@@ -279,11 +280,11 @@ def decided(synthetic, tmp_path):
             if i % 2 == 0:
                 store.record(ex.uid, "bob", [Change("utilized_keys", list(ex.labels.utilized_keys), [])])
         ex = next(synthetic.example(i) for i in range(1, len(synthetic), 2) if synthetic.example(i).labels)
-        store.save_judge_labels(ex.uid, ex.labels.replace(relevant_keys=()))
+        store.judge.save(ex.uid, ex.labels.replace(relevant_keys=()))
     return db
 
 
-@pytest.mark.parametrize("against", [HUMAN, "ann", "bob"])
+@pytest.mark.parametrize("against", [HUMAN, LabelSelection.of("ann"), LabelSelection.of("bob")])
 def test_the_dashboard_with_its_examples_built_once_is_the_same(synthetic, decided, against):
     with LabelStore(decided) as store:
         rows = store_rows(synthetic, store)
@@ -303,7 +304,7 @@ def test_the_dashboard_with_its_examples_built_once_is_the_same(synthetic, decid
 def test_label_sets_and_diffs_are_the_same_with_examples_given(synthetic, decided):
     with LabelStore(decided) as store:
         examples = examples_at(synthetic, store_rows(synthetic, store))
-        for name in (HUMAN, "ann", JUDGE):
+        for name in (HUMAN, LabelSelection.of("ann"), JUDGE):
             a = resolve_label_set(synthetic, name, store, scope="all")
             b = resolve_label_set(synthetic, name, store, scope="all", examples=examples)
             assert sorted(a.labels) == sorted(b.labels)
@@ -312,5 +313,5 @@ def test_label_sets_and_diffs_are_the_same_with_examples_given(synthetic, decide
         plain = diff_label_sets(synthetic, judge, human)
         assert plain == diff_label_sets(synthetic, judge, human, examples=examples)
         assert plain == diff_label_sets(synthetic, judge, human, examples={i: examples[i] for i in list(examples)[::2]})
-        shown = LabelSet(HUMAN, {i: human.labels[i] for i in sorted(human.labels)})
+        shown = LabelSet(HUMAN.name, {i: human.labels[i] for i in sorted(human.labels)})
         assert diff_label_sets(synthetic, judge, shown) == diff_label_sets(synthetic, judge, shown, examples=examples)

@@ -12,6 +12,7 @@ import pytest
 from ragviz.analysis.dashboard.families import ANSWER, RETRIEVAL, TONIC, family_means, family_records, family_view
 from ragviz.analysis.dashboard.family_rows import row_records
 from ragviz.analysis.labelsets.named import HUMAN
+from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.data.dataset import Dataset, iter_examples
 from ragviz.data.labels import Change
 from ragviz.data.load import load
@@ -36,7 +37,7 @@ def _override(store, dataset):
 
 def _check_views(dataset, store, families, ks=(1, 3)):
     examples = dict(iter_examples(dataset))
-    for against in (HUMAN, "ann", "bob"):
+    for against in (HUMAN, LabelSelection.of("ann"), LabelSelection.of("bob")):
         reference = _reference_label_set(dataset, against, store, "all", examples).labels
         for family in families:
             view = family_view(dataset, None, against, store, family, ks)
@@ -60,7 +61,7 @@ def test_family_views_on_a_reviewed_export_equal_the_per_example_ones(tmp_path):
     with LabelStore(tmp_path / "first.db") as first:
         _decide(first, dataset)
         _override(first, dataset)
-        write_jsonl(export_rows(dataset, first, "ann"), tmp_path / "reviewed.jsonl")
+        write_jsonl(export_rows(dataset, first, LabelSelection.of("ann")), tmp_path / "reviewed.jsonl")
     reviewed = load([tmp_path / "reviewed.jsonl"]).dataset
     with LabelStore(tmp_path / "second.db") as store:
         _check_views(reviewed, None, (TONIC, RETRIEVAL, ANSWER))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ragviz.analysis.dashboard.figures import dashboard_data
 from ragviz.analysis.dashboard.triage import best_moves, leverage_by_metric
+from ragviz.analysis.labelsets.selection import HUMAN
 from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
@@ -36,11 +37,11 @@ def _effect(example) -> float:
 
 def test_the_dashboard_lists_no_reviewed_example_and_orders_equal_moves(tmp_path):
     ds = load([SAMPLE_DATA]).dataset
-    before = dashboard_data(ds, "human", None).leverage["adherence"]
+    before = dashboard_data(ds, HUMAN, None).leverage["adherence"]
     first = before[0]
     with LabelStore(tmp_path / "labels.db") as store:
         store.record(first.uid, "ann", [Change(REVIEW_FIELD, None, REVIEWED)])
-        after = dashboard_data(ds, "human", store).leverage["adherence"]
+        after = dashboard_data(ds, HUMAN, store).leverage["adherence"]
     assert first.uid not in [x.uid for x in after]
     effects = [_effect(ds.example(x.index)) for x in after]
     keys = [(-abs(x.dataset_delta), -e, x.index) for x, e in zip(after, effects)]

@@ -6,7 +6,8 @@ import pytest
 
 from ragviz.analysis.dashboard.triage import disagreements, leverage, single_changes
 from ragviz.analysis.labelsets.diff import diff_example, diff_label_sets
-from ragviz.analysis.labelsets.named import HUMAN, JUDGE, label_set_names, resolve_label_set
+from ragviz.analysis.labelsets.named import HUMAN, JUDGE, label_sets, resolve_label_set
+from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.data.labels import Change, field_value, support_field
 from ragviz.data.load import load
 from ragviz.metrics.trace import example_trace
@@ -67,11 +68,11 @@ def test_label_sets_from_a_real_store(tmp_path):
         store.record(
             ex1.uid, "bob", [Change(support_field(key), old, {**old, "supported": not _supported(ex1, cur, key)})]
         )
-        assert label_set_names(store) == [JUDGE, HUMAN, "ann", "bob"]
+        assert label_sets(store) == [JUDGE, HUMAN, LabelSelection.of("ann"), LabelSelection.of("bob")]
 
         judge = resolve_label_set(ds, JUDGE, store)
         assert len(judge) == sum(1 for e in ds if e.labels is not None)
-        ann = resolve_label_set(ds, "ann", store)
+        ann = resolve_label_set(ds, LabelSelection.of("ann"), store)
         assert set(ann.labels) == {0, 1}  # edited and accepted
         assert ann.labels[0].relevant_keys == ()
         human = resolve_label_set(ds, HUMAN, store)
@@ -81,7 +82,7 @@ def test_label_sets_from_a_real_store(tmp_path):
 
         for i, ex in ((0, ex0), (1, ex1)):  # one example at a time: the same rule as the whole set
             assert human_labels(ex, store)[0] == human.labels[i]
-        assert human_labels(ex1, store)[1] == "bob" and human_labels(ex1, store, "ann")[1] == "ann"
+        assert human_labels(ex1, store)[1] == "bob" and human_labels(ex1, store, LabelSelection.of("ann"))[1] == "ann"
         everyone = resolve_label_set(ds, HUMAN, store, scope="all")
         assert len(everyone) == len(judge) and everyone.labels[5] == judge.labels[5]
 

@@ -17,11 +17,11 @@ from ragviz.analysis.labelsets.named import (
     JUDGE,
     LabelSet,
     _is_human,
-    _latest_annotator,
     judge_labels,
     resolve_label_set,
 )
 from ragviz.analysis.labelsets.rows import DECIDED, ROW, ROW_JUDGE, STORE_JUDGE, RowLabels
+from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.data.dataset import Dataset, iter_examples
 from ragviz.data.labels import Change
 from ragviz.data.load import load
@@ -31,28 +31,28 @@ from ragviz.store.label_store import LabelStore
 from tests.ragbench_data import SUBSETS, require_ragbench, shard
 from tests.sample import SAMPLE_JSONL
 
-NAMES = (JUDGE, HUMAN, "ann", "bob", "nobody")
+NAMES = (JUDGE, HUMAN, LabelSelection.of("ann"), LabelSelection.of("bob"), LabelSelection.of("nobody"))
 
 
 def _reference_label_set(dataset, name, store, scope="reviewed", built=None):
-    """The label set as every row's Example gave it (the code before RowLabels)."""
+    """The label set as every row's Example gave it (the code before RowLabels; ``human`` since issue 35: per
+    example and label field every annotator's latest decision, as the team's export, where it was the whole labels
+    of whoever decided last)."""
     built = built if built is not None else dict(iter_examples(dataset))
-    judged = store.judged_uids() if store is not None else set()
+    judged = store.judge.judged_uids() if store is not None else set()
     out = {}
     if name == HUMAN and "label_source" in dataset.table.column_names:
         for i, v in enumerate(dataset.table.column("label_source").to_pylist()):
             if v == "human" and _is_human(built[i].labels):
                 out[i] = built[i].labels
     if name != JUDGE and store is not None:
-        deciders = (
-            _latest_annotator(store)
-            if name == HUMAN
-            else {uid: name for uid, st in store.statuses(name).items() if st.reviewed}
-        )
-        for uid, who in deciders.items():
+        who = "*" if name == HUMAN else name.annotator
+        for uid, st in store.statuses(who).items():
             row = dataset.index_of(uid)
-            if row is not None:
-                labels = store.current_labels(built[row], who)
+            if row is not None and st.reviewed:
+                labels = (
+                    store.team_labels(built[row]).labels if name == HUMAN else store.current_labels(built[row], who)
+                )
                 if labels is not None:
                     out[row] = labels
     if name == JUDGE or scope == "all":
@@ -62,7 +62,7 @@ def _reference_label_set(dataset, name, store, scope="reviewed", built=None):
                 labels = judge_labels(ex, store if ex.uid in judged else None)
                 if labels is not None:
                     out[i] = labels
-    return LabelSet(name, out)
+    return LabelSet(name.label(), out)
 
 
 def _decide(store, dataset):
@@ -78,7 +78,7 @@ def _decide(store, dataset):
         ex = dataset.example(i)
         if ex.labels is not None:
             keys = list(ex.context_keys()[:2])
-            store.save_judge_labels(ex.uid, ex.labels.replace(relevant_keys=tuple(keys), unsupported_keys=None))
+            store.judge.save(ex.uid, ex.labels.replace(relevant_keys=tuple(keys), unsupported_keys=None))
 
 
 def _check_same(dataset, store):
@@ -112,7 +112,7 @@ def test_label_sets_on_the_ragbench_shards_equal_the_per_example_ones(ragbench, 
         _check_same(ragbench, None)
         _decide(store, ragbench)
         _check_same(ragbench, store)
-        sources = resolve_label_set(ragbench, "ann", store, scope="all").labels.source
+        sources = resolve_label_set(ragbench, LabelSelection.of("ann"), store, scope="all").labels.source
         assert {ROW, STORE_JUDGE, DECIDED} <= set(sources.tolist())
 
 
@@ -122,7 +122,7 @@ def test_label_sets_on_a_reviewed_export_equal_the_per_example_ones(tmp_path):
     dataset = load([SAMPLE_JSONL]).dataset
     with LabelStore(tmp_path / "first.db") as first:
         _decide(first, dataset)
-        rows = export_rows(dataset, first, "ann")
+        rows = export_rows(dataset, first, LabelSelection.of("ann"))
     rows[-1] = {**rows[-1], **{k: None for k in rows[-1] if k.startswith(("all_", "sentence_", "unsupp", "overall"))}}
     rows[-1] = {**rows[-1], **{k: None for k in rows[-1] if k.startswith("llm_")}, "label_source": None}
     write_jsonl(rows, tmp_path / "reviewed.jsonl")
@@ -134,7 +134,7 @@ def test_label_sets_on_a_reviewed_export_equal_the_per_example_ones(tmp_path):
             ex = reviewed.example(i)
             if ex.labels is not None:
                 store.record(ex.uid, "bob", [Change("relevant_keys", list(ex.labels.relevant_keys), [])])
-        store.save_judge_labels(reviewed.example(1).uid, reviewed.example(1).labels)
+        store.judge.save(reviewed.example(1).uid, reviewed.example(1).labels)
         _check_same(reviewed, store)
         assert ROW_JUDGE in resolve_label_set(reviewed, JUDGE, store).labels.source.tolist()
 
@@ -177,7 +177,7 @@ def test_audit_pairing_equals_the_per_example_one(ragbench, tmp_path, families):
     members = [ragbench.uids[i] for i in range(100) if i % 10]  # reviewed rows 100-119 are outside
     with LabelStore(tmp_path / "l.db") as store:
         _decide(store, ragbench)
-        for against in (HUMAN, "ann", "bob"):
+        for against in (HUMAN, LabelSelection.of("ann"), LabelSelection.of("bob")):
             pairing = pair_store(ragbench, store, members, against, families)
             assert pairing.examples == _reference_pairing(ragbench, store, set(members), against, families)
             assert pairing.n_labeled > 0
@@ -193,7 +193,7 @@ def test_audit_pairing_with_the_rows_scored_once_equals_the_per_example_one(ragb
     scores = row_figures(ragbench).scores
     with LabelStore(tmp_path / "l.db") as store:
         _decide(store, ragbench)
-        for against in (HUMAN, "ann"):
+        for against in (HUMAN, LabelSelection.of("ann")):
             pairing = pair_store(ragbench, store, members, against, ("trace",), scores=scores)
             assert pairing.examples == _reference_pairing(ragbench, store, set(members), against, ("trace",))
             assert pairing.n_labeled > 0

@@ -136,7 +136,7 @@ function renderContext(root, data, send) {
     const box = el("div", "rv-doc");
     box.dataset.doc = String(d);
     const keys = doc.s.map(([k]) => k);
-    const opened = openSet(data.uid, d);
+    const opened = openSet(data.view || data.uid, d);
     const all = opened.has("all");
     const labelled = keys.filter((k) => data.states[k]).length;
     const head = el("div", "rv-doc-head");
@@ -177,14 +177,14 @@ function renderContext(root, data, send) {
       for (const [start, stop] of ranges) {
         if (start > at) {
           if (opened.has(at)) for (let i = at; i < start; i++) put(i);
-          else body.append(gapButton(data.uid, d, at, start, keys, rerender), document.createTextNode(" "));
+          else body.append(gapButton(data.view || data.uid, d, at, start, keys, rerender), document.createTextNode(" "));
         }
         for (let i = start; i < stop; i++) put(i);
         at = stop;
       }
       if (at < doc.s.length) {
         if (opened.has(at)) for (let i = at; i < doc.s.length; i++) put(i);
-        else body.append(gapButton(data.uid, d, at, doc.s.length, keys, rerender));
+        else body.append(gapButton(data.view || data.uid, d, at, doc.s.length, keys, rerender));
       }
     }
     if (!doc.s.length) body.append(el("span", "rv-empty", "(no sentences)"));
@@ -193,7 +193,7 @@ function renderContext(root, data, send) {
     pane.append(box);
   });
   root.append(pane);
-  keepScroll(pane, "context", data.uid);
+  keepScroll(pane, "context", data.view || data.uid);
   showNotice(pane, data);
   root.onmousedown = (e) => {
     if (e.shiftKey && e.target.closest(".rv-sent")) e.preventDefault();  // Shift+click links; it selects no text
@@ -271,7 +271,8 @@ function renderResponse(root, data, send) {
 }
 
 function activateResponse(span, data, send, byKey) {
-  if (span.dataset.key === data.selected) return;  // nothing sent, no redraw: the sentence keeps its focus
+  // nothing sent, no redraw: the sentence keeps its focus (unless it moves the focus to the other answer of a pair)
+  if (span.dataset.key === data.selected && !(data.slot && !data.focused)) return;
   if (byKey) memory.focus = { kind: "response", uid: data.uid, key: span.dataset.key };
   for (const other of span.parentNode.querySelectorAll(".rv-selected")) {
     other.classList.remove("rv-selected");
@@ -279,7 +280,7 @@ function activateResponse(span, data, send, byKey) {
   }
   span.classList.add("rv-selected");
   span.style.outline = "3px solid " + data.link_color;
-  send({ uid: data.uid, kind: "select", key: span.dataset.key, n: ++memory.nonce });
+  send({ uid: data.uid, kind: "select", key: span.dataset.key, slot: data.slot || "", n: ++memory.nonce });
 }
 
 function onKey(root, data, send) {
@@ -329,9 +330,11 @@ export default function (component) {
     parentElement.append(root);
   }
   const send = (event) => setTriggerValue("edit", event);
-  const last = memory.lastUid[data.kind];
-  memory.lastUid[data.kind] = data.uid;
-  const arrived = last !== undefined && last !== data.uid;  // another example: open it at its top
+  const place = data.kind + (data.slot || "");  // a paired view draws two responses, each in its own place
+  const shownAs = data.view || data.uid;  // a paired view's documents stay "the same" when the focus moves
+  const last = memory.lastUid[place];
+  memory.lastUid[place] = shownAs;
+  const arrived = last !== undefined && last !== shownAs;  // another example: open it at its top
   if (arrived) memory.scroll.delete(data.kind + "\u0000" + data.uid);
   if (data.kind === "context") {
     renderContext(root, data, send);
@@ -345,7 +348,7 @@ export default function (component) {
   // draw of that text takes the request, and honours it only on the same example. After a move to
   // another example (J / K / N, a link) the editor never takes the focus: page keys go to the page.
   const f = memory.focus;
-  if (f && f.kind === data.kind) {
+  if (f && f.kind === data.kind && (f.uid === data.uid || !data.slot)) {
     memory.focus = null;
     const target = [...root.querySelectorAll(".rv-sent, .rv-resp")].find((s) => s.dataset.key === f.key);
     if (target && f.uid === data.uid && !arrived) target.focus({ preventScroll: true });

@@ -1,0 +1,103 @@
+"""The centred active estimator against references written apart from it (issue 36 item 8), and its cross-fitted λ
+(item 5): the identity θ̂ = Ȳ_H + λ(f̄_M − f̄_H), equality to uniform PPI++ (``ppi_py``) when every chance is equal,
+its variance against an independently written linearisation, and the cross-fit's reduction to the tuned estimate
+when every fold tunes the same λ."""
+
+from __future__ import annotations
+
+import numpy as np
+import ppi_py
+import pytest
+
+from ragviz.analysis.audits import active_crossfit
+from ragviz.analysis.audits.active import ActiveEstimate, ipw_ppi_ci
+from ragviz.analysis.audits.active_crossfit import crossfit_ipw_mean, crossfitted_active
+from ragviz.analysis.estimates.ppi import Interval
+
+
+def _audit(seed: int, m: int = 1500, equal: bool = False):
+    rng = np.random.default_rng(seed)
+    truth = (rng.random(m) < rng.uniform(0.3, 0.9)).astype(float) + rng.normal(0, 0.1, m)
+    judge = np.clip(truth + rng.normal(0.05, 0.3, m), 0, 1)
+    pi = np.full(m, 0.1) if equal else rng.uniform(0.03, 0.4, m)
+    audited = rng.random(m) < pi
+    return truth[audited], judge[audited], pi[audited], judge[~audited]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_estimate_is_the_hajek_mean_plus_lambda_times_the_judges_gap(seed):
+    y, f, pi, fu = _audit(seed)
+    est = ipw_ppi_ci(y, f, pi, fu)
+    w = 1 / pi
+    y_h, f_h, f_m = w @ y / w.sum(), w @ f / w.sum(), np.concatenate([f, fu]).mean()
+    assert est.theta == pytest.approx(y_h + est.lam * (f_m - f_h), abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_with_equal_chances_it_is_uniform_ppi_plus_plus(seed):
+    # with pi = n/M for all, Ȳ_H and f̄_H are the audit's means and f̄_M - f̄_n = (N/M)(f̄_u - f̄_n): the estimate at
+    # λ is ppi_py's PPI++ at λ·N/M (N: the examples not audited)
+    y, f, _, fu = _audit(seed, equal=True)
+    pi = np.full(y.size, y.size / (y.size + fu.size))
+    for lam in (0.0, 0.4, 1.0):
+        ours = ipw_ppi_ci(y, f, pi, fu, lam=lam).theta
+        theirs = np.ravel(ppi_py.ppi_mean_pointestimate(y, f, fu, lam=lam * fu.size / (y.size + fu.size)))[0]
+        assert ours == pytest.approx(theirs, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_its_variance_is_the_linearised_one_written_apart(seed):
+    # θ̂ = Ȳ_H + λ(f̄_M − f̄_H) linearised around the Hájek means: example i's influence value is
+    # λ(f_i − f̄_H) + ξ_i/π_i ((y_i − Ȳ_H) − λ(f_i − f̄_H)), and the variance is their sample variance over M
+    y, f, pi, fu = _audit(seed)
+    est = ipw_ppi_ci(y, f, pi, fu)
+    lam = est.lam
+    y_h = sum(v / p for v, p in zip(y, pi)) / sum(1 / p for p in pi)
+    f_h = sum(v / p for v, p in zip(f, pi)) / sum(1 / p for p in pi)
+    influence = [lam * (fi - f_h) + ((yi - y_h) - lam * (fi - f_h)) / p for yi, fi, p in zip(y, f, pi)]
+    influence += [lam * (fi - f_h) for fi in fu]
+    m = len(influence)
+    mean = sum(influence) / m
+    assert est.variance == pytest.approx(sum((v - mean) ** 2 for v in influence) / (m - 1) / m, rel=1e-10)
+
+
+def test_the_cross_fit_is_the_tuned_estimate_when_every_fold_tunes_the_same_lambda(monkeypatch):
+    y, f, pi, fu = _audit(11)
+    real = ipw_ppi_ci
+
+    def fixed(*args, **kwargs):
+        return ActiveEstimate(Interval(0.0, 0.0, 0.0), 0.0, 0.37)
+
+    monkeypatch.setattr(active_crossfit, "ipw_ppi_ci", fixed)
+    estimate, lam_bar = crossfit_ipw_mean(y, f, pi, fu)
+    assert lam_bar == pytest.approx(0.37, abs=1e-12)
+    assert estimate == pytest.approx(real(y, f, pi, fu, lam=0.37).theta, abs=1e-12)
+
+
+def test_each_folds_lambda_is_tuned_without_its_own_examples(monkeypatch):
+    # the tuning of fold k never sees fold k's examples: every call gets the audit and the rest minus one fold
+    y, f, pi, fu = _audit(12)
+    seen = []
+    real = ipw_ppi_ci
+
+    def spy(y_k, f_k, pi_k, fu_k, **kwargs):
+        seen.append((y_k.size, fu_k.size))
+        return real(y_k, f_k, pi_k, fu_k, **kwargs)
+
+    monkeypatch.setattr(active_crossfit, "ipw_ppi_ci", spy)
+    crossfit_ipw_mean(y, f, pi, fu, folds=5)
+    assert len(seen) == 5
+    assert sum(a for a, _ in seen) == 4 * y.size and sum(b for _, b in seen) == 4 * fu.size
+
+
+def test_the_shown_interval_moves_to_the_cross_fitted_estimate_and_keeps_its_width():
+    y, f, pi, fu = _audit(13)
+    tuned = ipw_ppi_ci(y, f, pi, fu, bounds=(0.0, 1.0))
+    moved, done = crossfitted_active(tuned, y, f, pi, fu, (0.0, 1.0))
+    assert done and moved.theta == pytest.approx(crossfit_ipw_mean(y, f, pi, fu)[0], abs=1e-15)
+    assert moved.interval.high - moved.interval.low == pytest.approx(
+        tuned.interval.high - tuned.interval.low, abs=1e-12
+    )
+    assert moved.interval.low <= moved.interval.estimate <= moved.interval.high
+    small = ipw_ppi_ci(y[:8], f[:8], pi[:8], fu, bounds=(0.0, 1.0))
+    assert crossfitted_active(small, y[:8], f[:8], pi[:8], fu, (0.0, 1.0)) == (small, False)  # too few: tuned

@@ -1,0 +1,109 @@
+"""Issue 39: a paired audit sample on Review shows the question and the documents once and the two systems' answers
+side by side; each answer's verdicts go to its own row, the page's keys act on the focused answer."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+from ragviz.analysis.compare_systems.audit import draw_paired
+from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change
+from ragviz.data.load import load
+from ragviz.store.label_store import LabelStore
+from ragviz.ui.review.sentence_editor import EVENTS
+from tests.apptest_helpers import open_page, text_editor
+from tests.sample import SAMPLE_DATA
+
+
+def _responses(at: AppTest) -> dict[str, dict]:
+    """The response editors on the page by slot ("" for the single view's)."""
+    import json
+
+    out = {}
+    for element in at.get("bidi_component"):
+        proto = element.proto
+        data = json.loads(proto.mixed.json if proto.WhichOneof("data") == "mixed" else proto.json)
+        if data.get("kind") == "response":
+            out[data.get("slot", "")] = data
+    return out
+
+
+def _verdict(at: AppTest, uid: str):
+    found = [w for w in at.segmented_control if w.key and w.key.startswith(f"review.support.{uid}.")]
+    assert len(found) == 1, [w.key for w in at.segmented_control]
+    return found[0]
+
+
+def _open_paired(app_env) -> tuple:
+    ds = load([SAMPLE_DATA]).dataset
+    with LabelStore(app_env["db"]) as store:
+        sample = draw_paired(store, ds, 3, "tester", seed=4)
+    at = open_page("pages/review.py")
+    at.radio(key="review.queue").set_value("Audit sample").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return ds, sample, at
+
+
+def test_both_answers_of_a_question_side_by_side_each_edited_on_its_own_row(app_env):
+    ds, sample, at = _open_paired(app_env)
+    a_uid, b_uid = sample.members[0], sample.members[1]
+    assert at.query_params["uid"] in ([a_uid], a_uid)  # the first question's first answer has the focus
+    responses = _responses(at)
+    assert set(responses) == {"a", "b"} and responses["a"]["uid"] == a_uid and responses["b"]["uid"] == b_uid
+    assert responses["a"]["focused"] and not responses["b"]["focused"]
+    assert text_editor(at, "context")["uid"] == a_uid  # the documents once, labelled for the focused answer
+    assert sum(1 for h in at.get("html") if "Question" in h.proto.body) == 1  # the question once
+    bodies = " ".join(h.proto.body for h in at.get("html"))
+    assert "Audit sample #1: question 1 of 3" in bodies and "Answer A" in bodies and "Answer B" in bodies
+
+    # each answer's verdict control edits its own row; the other answer's stays as it was
+    for uid in (b_uid, a_uid):
+        control = _verdict(at, uid)
+        control.set_value("supported" if control.value == "unsupported" else "unsupported").run()
+        assert not at.exception, [e.value for e in at.exception]
+    with LabelStore(app_env["db"]) as store:
+        edited = {uid for uid in (a_uid, b_uid) if store.effective(uid, "tester")}
+    assert edited == {a_uid, b_uid}
+
+    # a click on B's response moves the focus there: the documents then show and take B's labels
+    key = responses["b"]["sentences"][-1][0]
+    at.session_state[EVENTS] = [{"uid": b_uid, "kind": "select", "key": key, "slot": "b"}]
+    at.run()
+    assert at.query_params["uid"] in ([b_uid], b_uid)
+    assert text_editor(at, "context")["uid"] == b_uid and _responses(at)["b"]["focused"]
+    # Accept acts on the focused answer
+    next(b for b in at.button if b.key == "review.accept").click().run()
+    with LabelStore(app_env["db"]) as store:
+        last = store.last_action("tester")
+    assert last is not None and (last.kind, last.example_uid) == ("accept", b_uid)
+    # S (Work on answer A) moves the focus back; accepting A then opens nothing new: J walks questions
+    next(b for b in at.button if b.key == "review.focus_other").click().run()
+    assert at.query_params["uid"] in ([a_uid], a_uid)
+    next(b for b in at.button if b.key == "review.next").click().run()
+    assert at.query_params["uid"] in ([sample.members[2]], sample.members[2])
+    assert ds.ids[ds.index_of(sample.members[2])] == ds.ids[ds.index_of(sample.members[3])]
+
+
+def test_accepting_one_answer_moves_the_focus_to_its_unreviewed_partner(app_env):
+    _, sample, at = _open_paired(app_env)
+    next(b for b in at.button if b.key == "review.accept").click().run()
+    assert at.query_params["uid"] in ([sample.members[1]], sample.members[1])
+    next(b for b in at.button if b.key == "review.accept").click().run()  # both reviewed: the focus stays
+    assert at.query_params["uid"] in ([sample.members[1]], sample.members[1])
+
+
+def test_presenting_a_paired_question_shows_both_answers_without_controls_or_review_status(app_env):
+    ds = load([SAMPLE_DATA]).dataset
+    with LabelStore(app_env["db"]) as store:
+        sample = draw_paired(store, ds, 3, "tester", seed=4)
+        store.record(
+            sample.members[1],
+            "tester",
+            [Change(REVIEW_FIELD, None, REVIEWED)],
+            example=ds.example(ds.index_of(sample.members[1])),
+        )
+    at = open_page("pages/review.py", present="1", queue="audit", sample="1")
+    assert set(_responses(at)) == {"a", "b"}
+    assert not [w for w in at.segmented_control if w.key and w.key.startswith("review.support.")]
+    bodies = " ".join(h.proto.body for h in at.get("html"))
+    assert "Answer A" in bodies and "Answer B" in bodies
+    assert "reviewed" not in bodies and "judge 0" not in bodies  # no status, no judge's score beside people's
