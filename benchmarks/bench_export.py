@@ -51,7 +51,7 @@ def prepare_store(data: str, db: str, n_edits: int = 1000, n_judged: int = 1000)
             example = dataset.example((k * step + step // 2) % len(dataset))
             if example.labels is not None:
                 judged.append((example.uid, example.labels))
-        store.save_judge_labels_many(judged)
+        store.judge.save_many(judged)
         for k in range(n_edits):
             example = dataset.example(k * step % len(dataset))
             cur = store.current_labels(example, ANNOTATOR)

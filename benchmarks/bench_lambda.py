@@ -9,6 +9,11 @@ the PPI++ estimate over the replicates in units of its standard deviation (bias 
 about 1/sqrt(reps)), for lambda power-tuned on the audit (the app's, ``ppi_py``'s), cross-fitted over K folds
 (:func:`ragviz.analysis.estimates.crossfit.crossfit_ppi_mean`) and lambda = 1 (plain PPI); and each estimator's SD
 relative to the tuned one's (the price of cross-fitting in precision).
+
+``--design active``: the same for the active design's centred IPW PPI++ (:func:`ragviz.analysis.audits.active.ipw_ppi_ci`,
+λ tuned and clipped to [0, 1] as the app shows it; cross-fitted:
+:func:`ragviz.analysis.audits.active_crossfit.crossfit_ipw_mean`): each replicate Poisson-samples the M examples with
+chances from ``bench_designs.py``'s informative confidence (floor 0.5, n on average).
 """
 
 from __future__ import annotations
@@ -26,6 +31,9 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_ppi import metric_table  # noqa: E402
 
+from ragviz.analysis.audits.active import ipw_ppi_ci  # noqa: E402
+from ragviz.analysis.audits.active_crossfit import crossfit_ipw_mean  # noqa: E402
+from ragviz.analysis.audits.designs import active_level, selection_weights  # noqa: E402
 from ragviz.analysis.estimates.crossfit import crossfit_ppi_mean  # noqa: E402
 from ragviz.analysis.estimates.ppi import power_tuning, ppi_mean  # noqa: E402
 from ragviz.metrics.trace import TRACE_METRICS  # noqa: E402
@@ -38,6 +46,7 @@ def main() -> None:
     p.add_argument("--sizes", default="30,50,100,300")
     p.add_argument("--folds", default="2,5")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--design", default="uniform", choices=("uniform", "active"))
     a = p.parse_args()
     sizes = [int(s) for s in a.sizes.split(",")]
     folds = [int(k) for k in a.folds.split(",")]
@@ -46,14 +55,30 @@ def main() -> None:
     m = truth.shape[0]
     names = ["tuned", *(f"cross-fit {k}" for k in folds), "lambda 1"]
     rng = np.random.default_rng(a.seed + 11)
+    if a.design == "active":
+        from bench_designs import confidences
+
+        confidence = confidences(truth, judge, np.random.default_rng(a.seed + 1))["informative"]
     start = time.perf_counter()
-    print(f"bias / SE over {a.reps} audits (SD relative to tuned's in brackets)")
+    print(f"{a.design} design: bias / SE over {a.reps} audits (SD relative to tuned's in brackets)")
     print("metric        n     " + "".join(f"{name:>22}" for name in names))
     for n in sizes:
         errors = np.zeros((len(names), a.reps, len(TRACE_METRICS)))
         for r in range(a.reps):
             idx = rng.integers(0, m, m)
+            if a.design == "active":
+                q = selection_weights(confidence[idx], 0.5)
+                pi = np.minimum(1.0, active_level(q, float(n)) * q)
+                audited = rng.random(m) < pi
             for j in range(len(TRACE_METRICS)):
+                if a.design == "active":
+                    y, f, p_a = truth[idx[audited], j], judge[idx[audited], j], pi[audited]
+                    fu = judge[idx[~audited], j]
+                    got = [ipw_ppi_ci(y, f, p_a, fu, bounds=(0.0, 1.0)).theta]
+                    got += [crossfit_ipw_mean(y, f, p_a, fu, k, seed=r)[0] for k in folds]
+                    got.append(ipw_ppi_ci(y, f, p_a, fu, lam=1.0).theta)
+                    errors[:, r, j] = np.array(got) - target[j]
+                    continue
                 y, f = truth[idx[:n], j], judge[idx[:n], j]
                 fu = judge[idx[n:], j]
                 got = [ppi_mean(y, f, fu, power_tuning(y, f, fu))]

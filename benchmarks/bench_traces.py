@@ -7,7 +7,11 @@ recorded in a fresh label store. Timed: the import (every span read through the 
 push (changed-documents check, span + document annotations with ``sync=true``, the ledger), then a second push
 (nothing to send).
 
-    python benchmarks/bench_traces.py [--n 1000] [--url http://127.0.0.1:6006]
+With ``--evaluations`` every trace also gets Phoenix evaluations of kind LLM before the import (a hallucination
+span annotation on its root, a relevance annotation per document on its retriever), and the import runs with
+``--db``, so they are read (GraphQL for the document annotations) and saved as judge labels.
+
+    python benchmarks/bench_traces.py [--n 1000] [--url http://127.0.0.1:6006] [--evaluations]
 """
 
 from __future__ import annotations
@@ -79,17 +83,49 @@ def timed(args: list[str]) -> tuple[float, str]:
     return seconds, err.getvalue().strip().splitlines()[-1]
 
 
-def run(url: str, n: int) -> None:
+def evaluate(url: str, project: str) -> int:
+    """Log a hallucination annotation on every root span and a relevance annotation per document of every
+    retriever span (kind LLM); how many were logged."""
+    import httpx
+
+    spans, cursor = [], None
+    while True:
+        params = {"limit": 1000, **({"cursor": cursor} if cursor else {})}
+        body = httpx.get(f"{url}/v1/projects/{project}/spans", params=params, timeout=60).json()
+        spans += body["data"]
+        cursor = body.get("next_cursor")
+        if not cursor:
+            break
+    roots = [s["context"]["span_id"] for s in spans if s["parent_id"] is None]
+    retrievers = [s["context"]["span_id"] for s in spans if s["span_kind"] == "RETRIEVER"]
+    on_spans = [{"name": "hallucination", "annotator_kind": "LLM", "span_id": s, "result": {"label": "factual"}}
+                for s in roots]  # fmt: skip
+    on_documents = [{"name": "relevance", "annotator_kind": "LLM", "span_id": s, "document_position": p,
+                     "result": {"label": "relevant" if p == 0 else "unrelated"}} for s in retrievers for p in range(3)]  # fmt: skip
+    for path, items in (("span_annotations", on_spans), ("document_annotations", on_documents)):
+        for i in range(0, len(items), 500):
+            response = httpx.post(
+                f"{url}/v1/{path}", params={"sync": "true"}, json={"data": items[i : i + 500]}, timeout=120
+            )
+            response.raise_for_status()
+    return len(on_spans) + len(on_documents)
+
+
+def run(url: str, n: int, evaluations: bool = False) -> None:
     project = f"bench-{uuid.uuid4().hex[:8]}"
     start = time.perf_counter()
     log_traces(url, project, traces(n), batch=True)
     wait_for(url, project, n)
     print(f"set-up: {n} traces logged to {project} in {time.perf_counter() - start:.1f} s (not timed)")
+    if evaluations:
+        print(f"set-up: {evaluate(url, project)} evaluations of kind LLM logged (not timed)")
     with tempfile.TemporaryDirectory() as tmp:
         rows = Path(tmp) / "rows.jsonl"
-        seconds, summary = timed(["import", "phoenix", "--url", url, "--project", project, "-o", str(rows)])
-        print(f"import phoenix: {n} traces in {seconds:.2f} s (target <= 30 s for 1,000) -- {summary}")
         db = Path(tmp) / "labels.db"
+        extra = ["--db", str(db)] if evaluations else []
+        seconds, summary = timed(["import", "phoenix", "--url", url, "--project", project, "-o", str(rows), *extra])
+        print(f"import phoenix: {n} traces in {seconds:.2f} s (target <= 30 s for 1,000) -- {summary}")
+        db = Path(tmp) / "push.db"
         dataset = load([str(rows)]).dataset
         with LabelStore(str(db)) as store:
             store.sources.register(str(rows))
@@ -115,16 +151,17 @@ def cli() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=1000)
     parser.add_argument("--url", help="a running Phoenix server (default: start one)")
+    parser.add_argument("--evaluations", action="store_true", help="evaluations on every trace, imported with --db")
     args = parser.parse_args()
     if args.url:
-        run(args.url, args.n)
+        run(args.url, args.n, args.evaluations)
         return
     executable = phoenix_executable()
     if executable is None:
         raise SystemExit("no Phoenix server installed: run scripts/phoenix_venv.sh")
     server = start_phoenix(executable)
     try:
-        run(server.url, args.n)
+        run(server.url, args.n, args.evaluations)
     finally:
         server.stop()
 

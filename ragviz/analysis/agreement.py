@@ -1,25 +1,12 @@
 """Agreement between label sets of the same examples: judge vs human, annotator vs annotator,
-judge v1 vs judge v2.
+judge v1 vs judge v2. One label set is the *reference* (taken as the truth), the other the *candidate*; every
+comparison is made on the binary decisions a label set makes at sentence level (:func:`decisions`).
 
-One label set is the *reference* (taken as the truth), the other the *candidate*. Every comparison
-is made at sentence level on the binary decisions a label set makes:
-
-=============  ====================================================  ===========================
-label          one decision per                                      positive when
-=============  ====================================================  ===========================
-``relevant``   context sentence of the example                       key in the relevant list
-``utilized``   context sentence of the example                       key in the utilized list
-``supported``  response sentence of the example                      key not counted unsupported
-``adherent``   example                                               TRACe adherence is 1
-=============  ====================================================  ===========================
-
-Keys are matched after :func:`ragviz.data.keys.clean_key` (``"0b."`` counts as ``"0b"``); a key that names
-no sentence of the example makes no decision. The per-example scores (relevance, utilization,
-completeness, adherence) always come from :func:`ragviz.metrics.trace.trace_scores`; this module
-only compares them. Cohen's kappa and AUROC are :mod:`ragviz.analysis.stats`' (scikit-learn's figures, checked in tests).
+The per-example scores always come from :func:`ragviz.metrics.trace.trace_scores`; this module only compares them.
+Cohen's kappa and AUROC are :mod:`ragviz.analysis.stats`' (scikit-learn's figures, checked in tests).
 
 The module reads best whole: the decisions, the one pass that collects them (figures and their intervals alike,
-:mod:`ragviz.analysis.figure_intervals`) and the several-rater figures share the table above.
+:mod:`ragviz.analysis.figure_intervals`) and the several-rater figures share one table of decisions.
 """
 
 from __future__ import annotations
@@ -99,7 +86,20 @@ class Decisions:
 
 
 def decisions(example: Example, labels: Labels) -> Decisions:
-    """Sentence-level decisions of *labels* on *example* (see the module docstring)."""
+    """Sentence-level decisions of *labels* on *example*:
+
+    =============  ====================================================  ===========================
+    label          one decision per                                      positive when
+    =============  ====================================================  ===========================
+    ``relevant``   context sentence of the example                       key in the relevant list
+    ``utilized``   context sentence of the example                       key in the utilized list
+    ``supported``  response sentence of the example                      key not counted unsupported
+    ``adherent``   example                                               TRACe adherence is 1
+    =============  ====================================================  ===========================
+
+    Keys are matched after :func:`ragviz.data.keys.clean_key` (``"0b."`` counts as ``"0b"``); a key that names
+    no sentence of the example makes no decision.
+    """
     context = example.context_keys()
     relevant = {clean_key(k) for k in labels.relevant_keys}
     utilized = {clean_key(k) for k in labels.utilized_keys}

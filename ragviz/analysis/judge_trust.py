@@ -82,7 +82,7 @@ def judge_people_triples(
     reviewed = resolve_label_set(dataset, against, store, scope="reviewed", examples=examples)
     rows = sorted(reviewed.labels)
     built = examples_at(dataset, rows, examples)
-    judged = store.judged_uids()
+    judged = store.judge.judged_uids()
     out = []
     for i in rows:
         ex = built[i]

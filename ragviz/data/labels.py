@@ -1,22 +1,4 @@
-"""Label edits as data: the fields a person can change, and how a change applies to a label set.
-
-A human decision is a :class:`Change` of one *field* of one example's labels:
-
-=====================  =====================================================================
-field                  value
-=====================  =====================================================================
-``relevant_keys``      list of context keys
-``utilized_keys``      list of context keys
-``support:<key>``      ``{"supported": bool|None, "supporting_keys": [...], "explanation": str}``
-``review``             ``"reviewed"`` (the person accepted what is there) or ``None``
-``reset``              ignored; restores the judge's labels (a later undo re-applies the rest)
-``relevant_ids``       list of gold retrieval ids, or ``None`` (use the example's)
-``answer_similarity``  number in [0, 5], or ``None`` (use the example's)
-``chunk_relevant``     list of booleans, one per document, or ``None`` (derive from sentences)
-``chunk_utilized``     list of booleans, one per document, or ``None`` (derive from sentences)
-``claim:...``          a RagChecker claim label; not a field of :class:`Labels` (folded by
-                       :func:`ragviz.data.claim_overrides.apply_claim_overrides`), ignored here
-=====================  =====================================================================
+"""Label edits as data: the fields a person can change (:class:`Change`), and how a change applies to a label set.
 
 The store keeps changes as append-only events (example, annotator, time, field, old, new); the
 current labels are the judge's labels with every change applied in order (:func:`apply_changes`).
@@ -77,7 +59,24 @@ SIMILARITY_MAX = 5.0
 
 @dataclass(frozen=True)
 class Change:
-    """A new value for one field of an example's labels (``old`` is what it replaced)."""
+    """A new value for one field of an example's labels (``old`` is what it replaced):
+
+    =====================  =====================================================================
+    field                  value
+    =====================  =====================================================================
+    ``relevant_keys``      list of context keys
+    ``utilized_keys``      list of context keys
+    ``support:<key>``      ``{"supported": bool|None, "supporting_keys": [...], "explanation": str}``
+    ``review``             ``"reviewed"`` (the person accepted what is there) or ``None``
+    ``reset``              ignored; restores the judge's labels (a later undo re-applies the rest)
+    ``relevant_ids``       list of gold retrieval ids, or ``None`` (use the example's)
+    ``answer_similarity``  number in [0, 5], or ``None`` (use the example's)
+    ``chunk_relevant``     list of booleans, one per document, or ``None`` (derive from sentences)
+    ``chunk_utilized``     list of booleans, one per document, or ``None`` (derive from sentences)
+    ``claim:...``          a RagChecker claim label; not a field of :class:`Labels` (folded by
+                           :func:`ragviz.data.claim_overrides.apply_claim_overrides`), ignored here
+    =====================  =====================================================================
+    """
 
     field: str
     old: Any

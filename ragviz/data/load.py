@@ -1,46 +1,10 @@
-"""Load examples from files: RAGBench Parquet/JSONL/JSON/CSV and users' own raw rows.
+"""Load examples from files (RAGBench Parquet / JSONL / JSON / CSV, other tools' exports, people's own raw rows) into
+one :class:`~ragviz.data.dataset.Dataset` of canonical RAGBench rows.
 
-Every input becomes canonical RAGBench rows inside one :class:`~ragviz.data.dataset.Dataset`. Bad input
-never raises: each problem becomes a :class:`Problem` printed as ``PATH:ROW: field: problem``.
-*Errors* mean a file or row could not be loaded (the row is skipped, the other rows still load,
-``LoadResult.ok`` is False); *warnings* mean it loaded, with a caveat.
-
-Formats (chosen by extension): ``.parquet``; ``.jsonl``/``.ndjson`` (one object per line, ROW = line
-number); ``.json`` (a list of rows, ``{"data": [...]}`` / ``{"rows": [...]}``, JSON lines as
-``datasets.Dataset.to_json`` writes them, or RagChecker's ``{"results": [...]}``,
-:mod:`ragviz.data.formats.ragchecker_rows`); ``.csv`` (list and struct columns as JSON text; ROW = record
-number, header excluded). A directory is searched recursively for those files (anything else in it is
-ignored); a folder written by ``datasets``' ``save_to_disk`` (``state.json`` + ``dataset_info.json`` +
-``data-*.arrow``) is read as one source, :mod:`ragviz.data.formats.hf_disk`. The subset name of a file
-is its parent folder for Hugging Face shard names (``<dir>/<subset>/test-00000-of-00001.parquet``), else
-the file stem.
-
-Raw rows need ``question``, ``documents`` (list of strings) and ``response``; rows without
-``documents_sentences``/``response_sentences`` are split with :func:`ragviz.data.split.split_sentences`
-and keyed with :mod:`ragviz.data.keys`; pre-split sentences are kept exactly as given. Column names from
-other evaluation tools are mapped by :data:`~ragviz.data.tool_columns.COLUMN_ALIASES` (used only
-when the RAGBench name is absent; the first alias present wins; DeepEval's ``context`` is the reference
-context, see :mod:`ragviz.data.tool_columns`):
-
-=====================  ===================================================================
-RAGBench field         accepted aliases (Ragas / TruLens / DeepEval exports)
-=====================  ===================================================================
-``question``           ``user_input``, ``query``, ``input``
-``documents``          ``retrieved_contexts``, ``contexts``, ``retrieval_context``, ``context``
-``response``           ``answer``, ``actual_output``, ``output``
-``reference_answer``   ``ground_truth``, ``reference``, ``expected_output``, ``ground_truths``
-``retrieved_ids``      ``retrieved_context_ids``
-``relevant_ids``       ``reference_context_ids``
-=====================  ===================================================================
-
-Identity is (dataset, id, generation model); a later row identical in all three to an earlier one
-is reported and skipped (the first is kept). A row without an id gets ``h<sha1 of its content>``.
-
-Size: before a file is read, its decoded size (:func:`decoded_size`: a Parquet file's from its metadata
-and dictionaries, a text file's own size) is checked against a :class:`~ragviz.data.limits.DecodedLimit`
-(by default half the memory this process may use; an upload's is the upload cap); a file over it is an
-error naming the size and the limit, and nothing of it is read. Running out of memory anyway is an
-error naming the file, never a traceback.
+Bad input never raises: each problem becomes a :class:`Problem` printed as ``PATH:ROW: field: problem``. *Errors*
+mean a file or row could not be loaded (the row is skipped, the other rows still load, ``LoadResult.ok`` is False);
+*warnings* mean it loaded, with a caveat. :func:`load` says which files are read and how; the formats and the other
+tools' column names are listed in docs/reference/data-formats.md.
 """
 
 from __future__ import annotations
@@ -329,7 +293,26 @@ def load(
     ``(what, rows read, rows in the file)`` as large Parquet files and JSON Lines files are read.
     Each file must decode to at most *limit* (default :func:`~ragviz.data.limits.memory_decoded_limit`).
     *within* (a resolved folder: the served app's data root): every file read through a path given
-    inside it must resolve inside it too; a symlink out of it is an error naming the link, not its target."""
+    inside it must resolve inside it too; a symlink out of it is an error naming the link, not its target.
+
+    Formats, chosen by extension: ``.parquet``; ``.jsonl`` / ``.ndjson`` (one object per line, ROW = line number);
+    ``.json`` (a list of rows, ``{"data": [...]}`` / ``{"rows": [...]}``, JSON lines as ``datasets.Dataset.to_json``
+    writes them, or RagChecker's ``{"results": [...]}``, :mod:`ragviz.data.formats.ragchecker_rows`); ``.csv`` (list
+    and struct columns as JSON text; ROW = record number, header excluded). A directory is searched for those files
+    (anything else in it is ignored); a ``datasets`` ``save_to_disk`` folder is one source
+    (:mod:`ragviz.data.formats.hf_disk`). A file's subset name is its parent folder for Hugging Face shard names
+    (``<dir>/<subset>/test-00000-of-00001.parquet``), else the file stem.
+
+    Raw rows need ``question``, ``documents`` (list of strings) and ``response``; rows without
+    ``documents_sentences`` / ``response_sentences`` are split (:func:`ragviz.data.split.split_sentences`) and keyed
+    (:mod:`ragviz.data.keys`); pre-split sentences are kept exactly as given. Other tools' column names (Ragas,
+    TruLens, DeepEval) map by :data:`~ragviz.data.tool_columns.COLUMN_ALIASES`, only where the RAGBench name is
+    absent. Identity is (dataset, id, generation model): a later row equal in all three to an earlier one is reported
+    and skipped; a row without an id gets ``h<sha1 of its content>``.
+
+    Size: before a file is read, its decoded size (:func:`decoded_size`) is checked against *limit*; a file over it is
+    an error naming the size and the limit, and nothing of it is read. Running out of memory anyway is an error
+    naming the file, never a traceback."""
     paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
     report = Report()
     limit = limit or memory_decoded_limit()

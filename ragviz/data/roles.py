@@ -1,38 +1,14 @@
-"""Who may do what in the app: the pure rules behind the pages' role checks.
+"""Who may do what in the app: the pure rules behind the pages' role checks (how a team sets them:
+docs/how-to/serve.md, "Roles").
 
-Three roles, each one more than the next:
+- **admin** loads data, removes uploads, runs the LLM judge (it spends money), draws, grows and chooses the team's
+  audit sample, and sees where the label store is;
+- **annotator** records, undoes and resets label decisions under their own name and downloads the corrected labels;
+- **adjudicator** (``RAGVIZ_ADJUDICATORS``; admins too) also settles the examples a team's annotators disagree on;
+- **viewer** looks: every page in presentation mode, nothing recorded, nothing downloaded (the stakeholder report
+  only when the app is not served, :func:`can_download_report`).
 
-- **admin** loads data (sample, upload, typed path, RagChecker file), removes uploads, runs the LLM
-  judge (it spends money), draws, grows and chooses the team's audit sample, and sees where the label
-  store is;
-- **annotator** reviews: records, undoes and resets label decisions under their own name (claims
-  too), and downloads the corrected labels (the Export page, the Claims page's corrected file);
-- **adjudicator** (``RAGVIZ_ADJUDICATORS``, a verified identity; admins are adjudicators too) is an annotator
-  who also settles the examples a team's annotators disagree on (:mod:`ragviz.analysis.team.gold`) and sees
-  everyone's labels on them;
-- **viewer** looks: every page in presentation mode (no editing control), nothing recorded, nothing
-  downloaded (a presentation shows the labels; taking them away is a reviewer's act); only when the app is not
-  served may a viewer download the stakeholder report (:func:`can_download_report`).
-
-Who is who (:func:`access_of`):
-
-- **Locally** (the app not served, see :mod:`ragviz.data.paths`) with no ``RAGVIZ_ADMINS`` set, the
-  one person at the machine is an admin: today's convenience stays.
-- ``RAGVIZ_ADMINS`` (comma-separated user names or e-mail addresses, matched without regard to case)
-  names the admins. ``RAGVIZ_ANNOTATORS`` names the annotators; **unset, everyone identified is an
-  annotator** (a team that signs in through its own identity provider has already chosen who gets in;
-  set the list to narrow it). Admins are annotators too.
-- Signed in, a person is identified by one verified claim of the provider's token only
-  (:func:`identity_of_claims`): the e-mail address when ``email_verified`` is true, or, where a
-  deployment sets ``RAGVIZ_IDENTITY_CLAIM=sub``, the provider's subject (``sub``). The display name and
-  every other claim are never identity: an account without that claim is refused sign-in with a message.
-  Roles are matched, and decisions recorded, under that one name; an e-mail address is case-folded
-  (:func:`identity_name`: ``Annotator@Example.org`` is ``annotator@example.org``).
-- A person is *identified* when signed in (Streamlit's ``st.login``) or, without sign-in, locally by
-  the name typed on the Data page. **Served without sign-in**, typed names are not verified: they
-  still keep annotators' work apart (and a banner says so), but they never make anyone an admin, and
-  with ``RAGVIZ_ANNOTATORS`` set nobody can prove to be on it, so everyone views. Served with sign-in
-  configured, a person not signed in views.
+Who is who, from the environment and the sign-in: :func:`access_of`.
 """
 
 from __future__ import annotations
@@ -256,7 +232,27 @@ def access_of(
     sign_in: bool,
     environ: Mapping[str, str] | None = None,
 ) -> Access:
-    """The :class:`Access` of *who* (``None``: nobody signed in) under the module docstring's rules.
+    """The :class:`Access` of *who* (``None``: nobody signed in): its role (the module docstring) by these rules.
+
+    Who is who:
+
+    - **Locally** (the app not served, see :mod:`ragviz.data.paths`) with no ``RAGVIZ_ADMINS`` set, the
+      one person at the machine is an admin: today's convenience stays.
+    - ``RAGVIZ_ADMINS`` (comma-separated user names or e-mail addresses, matched without regard to case)
+      names the admins. ``RAGVIZ_ANNOTATORS`` names the annotators; **unset, everyone identified is an
+      annotator** (a team that signs in through its own identity provider has already chosen who gets in;
+      set the list to narrow it). Admins are annotators too.
+    - Signed in, a person is identified by one verified claim of the provider's token only
+      (:func:`identity_of_claims`): the e-mail address when ``email_verified`` is true, or, where a
+      deployment sets ``RAGVIZ_IDENTITY_CLAIM=sub``, the provider's subject (``sub``). The display name and
+      every other claim are never identity: an account without that claim is refused sign-in with a message.
+      Roles are matched, and decisions recorded, under that one name; an e-mail address is case-folded
+      (:func:`identity_name`: ``Annotator@Example.org`` is ``annotator@example.org``).
+    - A person is *identified* when signed in (Streamlit's ``st.login``) or, without sign-in, locally by
+      the name typed on the Data page. **Served without sign-in**, typed names are not verified: they
+      still keep annotators' work apart (and a banner says so), but they never make anyone an admin, and
+      with ``RAGVIZ_ANNOTATORS`` set nobody can prove to be on it, so everyone views. Served with sign-in
+      configured, a person not signed in views.
 
     >>> access_of(Identity(("me",), False), served=False, sign_in=False, environ={}).role
     'admin'

@@ -170,7 +170,7 @@ def _batches(
     statuses: dict = store.statuses(person) if (store is not None and person) else {}
     if store is not None and whose == GOLD:  # the team's gold labels: uid -> Gold, for the examples that have them
         statuses = {uid: r.gold for uid, r in team_round(dataset, store).items() if r.gold is not None}
-    judged = store.judged_uids() if store is not None else set()
+    judged = store.judge.judged_uids() if store is not None else set()
     members = audit_members(store) if store is not None else set()
     n_sentences = dataset.n_context_sentences
     uids = dataset.uids
@@ -233,7 +233,7 @@ def _exported(
     if not row.get("dataset_name"):
         # The uid must survive a re-load from a file with another name.
         row["dataset_name"] = example.dataset
-    stored_judge = store.judge_labels(uid) if store is not None and uid in judged else None
+    stored_judge = store.judge.labels(uid) if store is not None and uid in judged else None
     judge = judge_labels_of(example, stored_judge)
     if stored_judge is not None:
         row["annotating_model_name"] = stored_judge.provenance.name or row.get("annotating_model_name")

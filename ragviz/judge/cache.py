@@ -1,6 +1,7 @@
 """The judge's own tables in the label store's database (SQLite file or PostgreSQL): answer cache, runs, failures.
 
-Tables (all prefixed ``judge_``; migrations recorded in ``judge_migrations``):
+Tables (all prefixed ``judge_``; migrations ``judge_0001_create`` and ``judge_0002_endpoint_formats`` in the store's
+``judge`` set, :mod:`ragviz.store.schema.judge`, run by the store's one runner):
 
 - ``judge_results``: one accepted answer per cache key = (model, base URL, prompt version,
   example content hash); the parsed labels as RAGBench JSON plus the raw answer and token usage.
@@ -23,7 +24,7 @@ import hashlib
 import json
 import os
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -33,14 +34,13 @@ from ragviz.store.database import Database, open_database
 
 # The same JSON shape as the label store's judge label sets.
 from ragviz.store.events import labels_from_json, labels_to_json
-from ragviz.store.migrations import Dialect, RunSQL
+from ragviz.store.schema import migrate
 
 __all__ = [
     "CachedAnswer",
     "JudgeCache",
     "JudgeFailure",
     "JudgeRun",
-    "MIGRATIONS",
     "PendingAnswer",
     "PendingFailure",
     "cache_key",
@@ -55,76 +55,6 @@ def utc_now() -> str:
 def cache_key(model: str, endpoint: str, prompt_version: str, content_hash: str) -> str:
     data = json.dumps([model, endpoint, prompt_version, content_hash], separators=(",", ":"))
     return hashlib.sha256(data.encode("utf-8")).hexdigest()
-
-
-def _create_v1(run: RunSQL, d: Dialect) -> None:
-    run(
-        """CREATE TABLE judge_results (
-            cache_key TEXT PRIMARY KEY,
-            model TEXT NOT NULL,
-            endpoint TEXT NOT NULL,
-            prompt_version TEXT NOT NULL,
-            content_hash TEXT NOT NULL,
-            example_uid TEXT NOT NULL,
-            labels_json TEXT NOT NULL,
-            raw_output TEXT NOT NULL,
-            prompt_tokens INTEGER NOT NULL,
-            completion_tokens INTEGER NOT NULL,
-            run_id INTEGER,
-            created_at TEXT NOT NULL
-        )"""
-    )
-    run("CREATE INDEX judge_results_uid ON judge_results (example_uid)")
-    run(
-        f"""CREATE TABLE judge_runs (
-            id {d.identity},
-            started_at TEXT NOT NULL,
-            finished_at TEXT,
-            model TEXT NOT NULL,
-            endpoint TEXT NOT NULL,
-            prompt_version TEXT NOT NULL,
-            n_examples INTEGER NOT NULL,
-            n_cached INTEGER NOT NULL DEFAULT 0,
-            n_judged INTEGER NOT NULL DEFAULT 0,
-            n_failed INTEGER NOT NULL DEFAULT 0,
-            requests INTEGER NOT NULL DEFAULT 0,
-            prompt_tokens INTEGER NOT NULL DEFAULT 0,
-            completion_tokens INTEGER NOT NULL DEFAULT 0,
-            cost_usd DOUBLE PRECISION,
-            status TEXT NOT NULL
-        )"""
-    )
-    run(
-        f"""CREATE TABLE judge_failures (
-            id {d.identity},
-            run_id INTEGER,
-            example_uid TEXT NOT NULL,
-            cache_key TEXT NOT NULL,
-            error TEXT NOT NULL,
-            raw_output TEXT,
-            attempts INTEGER NOT NULL,
-            created_at TEXT NOT NULL
-        )"""
-    )
-    run("CREATE INDEX judge_failures_run ON judge_failures (run_id)")
-
-
-def _create_endpoint_formats(run: RunSQL, d: Dialect) -> None:
-    run(
-        """CREATE TABLE judge_endpoint_formats (
-            endpoint TEXT NOT NULL,
-            model TEXT NOT NULL,
-            response_format TEXT NOT NULL,
-            probed_at TEXT NOT NULL,
-            PRIMARY KEY (endpoint, model)
-        )"""
-    )
-
-
-MIGRATIONS: tuple[tuple[str, Callable[[RunSQL, Dialect], None]], ...] = (
-    ("judge_0001_create", _create_v1),
-    ("judge_0002_endpoint_formats", _create_endpoint_formats),
-)
 
 
 _RESULT_COLUMNS = (
@@ -218,24 +148,13 @@ class JudgeCache:
                 # NORMAL in WAL mode survives a killed process (what resuming needs); only an OS crash can
                 # lose the last answers, which a rerun asks again. FULL would cost an fsync per answer.
                 self._db.execute("PRAGMA synchronous=NORMAL")
-            self._migrate()
+            migrate(self._db, ValueError, "the judge cache")  # the store's whole schema, every set
+        except ValueError:
+            self._db.close()  # a newer or damaged store, refused
+            raise
         except self._db.errors as exc:
             self._db.close()
             raise ValueError(f"{self.location}: cannot open the judge cache: {self._db.describe(exc)}") from None
-
-    def _migrate(self) -> None:
-        db = self._db
-        db.execute("CREATE TABLE IF NOT EXISTS judge_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
-        for name, apply in MIGRATIONS:
-            db.begin_write()
-            try:
-                if db.execute("SELECT 1 FROM judge_migrations WHERE name = ?", (name,)).fetchone() is None:
-                    apply(lambda sql: db.execute(sql), db.dialect)
-                    db.execute("INSERT INTO judge_migrations (name, applied_at) VALUES (?, ?)", (name, utc_now()))
-                db.commit()
-            except BaseException:
-                db.rollback()
-                raise
 
     def close(self) -> None:
         with self._lock:

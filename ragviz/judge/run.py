@@ -2,7 +2,7 @@
 
 :func:`judge_examples` (sync) / :func:`judge_examples_async` run a batch; :func:`judge_example`
 re-judges one example (the Review page's button). Accepted answers go to the judge cache at once
-and, when a label store is given, to ``store.save_judge_labels`` as the base for human review.
+and, when a label store is given, to ``store.judge.save`` as the base for human review.
 An answer that stays invalid is recorded as a failure with its raw output and never applied.
 """
 
@@ -239,8 +239,8 @@ async def judge_examples_async(
         if hit is None:
             todo.append(i)
             continue
-        if store is not None and store.judge_labels(example.uid) != hit.labels:
-            store.save_judge_labels(example.uid, hit.labels)
+        if store is not None and store.judge.labels(example.uid) != hit.labels:
+            store.judge.save(example.uid, hit.labels)
         summary.outcomes[i] = JudgeOutcome(
             example.uid, CACHED, hit.labels, None, hit.raw_output, 0, hit.prompt_tokens, hit.completion_tokens
         )

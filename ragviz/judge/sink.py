@@ -7,22 +7,21 @@ import threading
 import time
 from typing import Protocol
 
-from ragviz.data.model import Labels
 from ragviz.judge.cache import (
     JudgeCache,
     PendingAnswer,
     PendingFailure,
 )
+from ragviz.store.judge_sets import JudgeLabels
 
 __all__ = ["JudgeLabelSink", "StoreWriter"]
 
 
 class JudgeLabelSink(Protocol):
-    """What the runner needs from :class:`ragviz.store.label_store.LabelStore`."""
+    """What the runner needs from :class:`ragviz.store.label_store.LabelStore`: its judge part (``store.judge``:
+    :meth:`~ragviz.store.judge_sets.JudgeLabels.save`, ``save_many``, ``labels``)."""
 
-    def save_judge_labels(self, example_uid: str, labels: Labels) -> None: ...
-
-    def judge_labels(self, example_uid: str) -> Labels | None: ...
+    judge: JudgeLabels
 
 
 class StoreWriter:
@@ -74,12 +73,7 @@ class StoreWriter:
             try:
                 self._cache.put_many(answers, failures)
                 if self._store is not None and answers:
-                    save_many = getattr(self._store, "save_judge_labels_many", None)
-                    if save_many is not None:
-                        save_many([(a.example_uid, a.labels) for a in answers])
-                    else:
-                        for a in answers:
-                            self._store.save_judge_labels(a.example_uid, a.labels)
+                    self._store.judge.save_many([(a.example_uid, a.labels) for a in answers])
             except BaseException as exc:  # reported by drain(); later batches are dropped
                 self._error = exc
 

@@ -1,7 +1,7 @@
 """The label store: every human decision as an append-only event, in SQLite (default) or PostgreSQL.
 
-:mod:`~ragviz.store.events` folds events into labels (pure), :mod:`~ragviz.store.migrations` holds the
-schema and the dialects, :mod:`~ragviz.store.database` the one connection interface over the backends
+:mod:`~ragviz.store.events` folds events into labels (pure), :mod:`~ragviz.store.schema` holds the
+schema (one runner, four migration sets), :mod:`~ragviz.store.dialect` the dialects, :mod:`~ragviz.store.database` the one connection interface over the backends
 (:mod:`~ragviz.store.sqlite`, :mod:`~ragviz.store.postgres`), :mod:`~ragviz.store.label_store` the store itself, :mod:`~ragviz.store.sources` its data files and uploads.
 """
 

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from ragviz.store.database import Database
+from ragviz.store.dialect import Dialect
 from ragviz.store.errors import StoreError
-from ragviz.store.migrations import Dialect
 
 __all__ = ["Query", "SqlStore", "StoreConnection"]
 

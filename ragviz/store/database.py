@@ -2,7 +2,7 @@
 
 :func:`open_database` picks the backend from *where* (a ``postgresql://`` URL, else a file path);
 :class:`Database` runs ``?``-placeholder SQL through the backend's
-:class:`~ragviz.store.migrations.Dialect` and opens write transactions the same way for both. The
+:class:`~ragviz.store.dialect.Dialect` and opens write transactions the same way for both. The
 label store and the judge's tables (:mod:`ragviz.judge.cache`) share this seam, so their SQL is
 written once. A database that is unavailable for a while is raised as
 :class:`~ragviz.store.errors.StoreUnavailable`, the same for both backends.
@@ -18,8 +18,8 @@ from pathlib import Path
 from time import monotonic
 from typing import Any
 
+from ragviz.store.dialect import POSTGRES, SQLITE, Dialect
 from ragviz.store.errors import StoreUnavailable
-from ragviz.store.migrations import POSTGRES, SQLITE, Dialect
 from ragviz.store.postgres import POOL_MAX, is_url, mask_url, scrub
 from ragviz.store.postgres import errors as pg_errors
 from ragviz.store.postgres import is_unavailable as pg_is_unavailable

@@ -18,15 +18,18 @@ questions "which examples has this person reviewed / corrected" are one indexed 
 
 Portability: the schema uses plain SQL types (TEXT, INTEGER, BIGINT) and an identity column type
 supplied by the :class:`Dialect`; statements are written with ``?`` placeholders and translated by
-the dialect (:mod:`ragviz.store.migrations`), and ``INSERT ... RETURNING`` / ``ON CONFLICT`` are understood by
+the dialect (:mod:`ragviz.store.dialect`; the schema: :mod:`ragviz.store.schema`), and ``INSERT ... RETURNING`` / ``ON CONFLICT`` are understood by
 both SQLite >= 3.35 and PostgreSQL. Both backends sit behind :class:`ragviz.store.database.Database`
 (:mod:`ragviz.store.sqlite`, :mod:`ragviz.store.postgres`): the same SQL, the same migrations; writers are
 serialized on both (SQLite's write lock, a PostgreSQL advisory lock per write transaction).
 
 This module is one class and reads best whole: every write path of a decision shares the same transaction,
-lock and status cache, and seeing them side by side is how a reader checks that none can be lost. Beside it:
-:mod:`~ragviz.store.events` (folding, pure), :mod:`~ragviz.store.sources` (data files, uploads),
-:mod:`~ragviz.store.status_cache`, :mod:`~ragviz.store.errors`.
+lock and status cache, and seeing them side by side is how a reader checks that none can be lost. It reaches the
+database only through :mod:`~ragviz.store.connection` (``store.read(fn)`` / ``store.write(fn)`` / ``store.query``,
+offered to every caller too) and composes its parts, each owning its SQL: ``store.sources``
+(:mod:`~ragviz.store.sources`: data files, uploads), ``store.judge`` (:mod:`~ragviz.store.judge_sets`: the judge's
+label sets). Beside it: :mod:`~ragviz.store.label_events` (the events' SQL, read and decoded once),
+:mod:`~ragviz.store.events` (folding, pure), :mod:`~ragviz.store.status_cache`, :mod:`~ragviz.store.errors`.
 """
 
 from __future__ import annotations
@@ -64,10 +67,10 @@ from ragviz.store.events import (
     now_iso,
     status_of,
 )
-from ragviz.store.judge_sets import JudgeLabelSets, latest_judge_labels
+from ragviz.store.judge_sets import JudgeLabels, latest_judge_labels
 from ragviz.store.label_events import EVERYONE, check_ids, dumps, insert_event, new_action, read_events
 from ragviz.store.label_events import decision_times as read_decision_times
-from ragviz.store.migrations import MIGRATIONS, schema_problems
+from ragviz.store.schema import migrate
 from ragviz.store.sources import DataSources
 from ragviz.store.status_cache import StatusCaches
 from ragviz.store.team.guidelines import guideline_in_force
@@ -92,7 +95,7 @@ _UNCHECKED = object()  # the stale check has no stored value to compare with
 T = TypeVar("T")
 
 
-class LabelStore(JudgeLabelSets):
+class LabelStore:
     """Append-only store of label decisions (see the module docstring).
 
     *where* is an SQLite file path or a ``postgresql://`` URL (:func:`open_database`). Safe to share
@@ -109,9 +112,9 @@ class LabelStore(JudgeLabelSets):
         self.location = db.location  # the file, or the URL with its password masked
         self.dialect = db.dialect
         self.sources = DataSources(self._conn)  # data files and uploads (sources.py)
+        self.judge = JudgeLabels(self._conn)  # the judge's label sets (judge_sets.py)
         try:
-            self._migrate()
-            self._check_schema()
+            migrate(db, StoreError, "label store")
         except StoreError:
             self.close()
             raise
@@ -140,53 +143,6 @@ class LabelStore(JudgeLabelSets):
     def reopen_database(self) -> Database:
         """A new connection to the store's database, for the judge's tables (:mod:`ragviz.judge.cache`)."""
         return self._conn.reopen()
-
-    def _applied(self, q: Query) -> set[str] | None:
-        """Applied migration names, ``None`` before the first migration (read-only, no lock)."""
-        if not self.db.has_table("schema_migrations"):
-            return None
-        return {r[0] for r in q("SELECT name FROM schema_migrations")}
-
-    def _migrate(self) -> None:
-        applied = self.read(self._applied)
-        known = {name for name, _ in MIGRATIONS}
-        if applied is not None and known <= applied and not applied - known:
-            return  # up to date: opening takes no write lock
-        if applied is None and self.path is None:
-            others = [t for t in self.db.table_names() if not t.startswith("judge_")]
-            if others:  # a shared server: never add ragviz's tables to someone else's database
-                raise StoreError(
-                    f"{self.location}: cannot open label store: the database has tables but none of ragviz's"
-                    f" ({', '.join(others[:5])}{' ...' if len(others) > 5 else ''}); give ragviz an empty database"
-                    " of its own (createdb ragviz)"
-                )
-
-        def migrate(q: Query) -> None:
-            q("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT NOT NULL PRIMARY KEY, applied_at TEXT NOT NULL)")
-            applied = {r[0] for r in q("SELECT name FROM schema_migrations")}
-            unknown = sorted(applied - known)
-            if unknown:
-                raise StoreError(
-                    f"{self.location}: label store was written by a newer ragviz (unknown migrations {', '.join(unknown)}); upgrade ragviz"
-                )
-            for name, migration in MIGRATIONS:
-                if name in applied:
-                    continue
-                migration(lambda s, p=(): q(s, p), self.dialect)
-                q("INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)", (name, now_iso()))
-
-        self.write(migrate)
-
-    def _check_schema(self) -> None:
-        """Refuse a damaged store (a table or column the code needs is gone), naming what is missing."""
-        problems = schema_problems(
-            lambda t: {r[0] for r in self.query(self.dialect.columns_of, (t,))}, [name for name, _ in MIGRATIONS]
-        )
-        if problems:
-            raise StoreError(
-                f"{self.location}: cannot open label store: its schema is damaged ({'; '.join(problems)});"
-                " restore it from a backup or point RAGVIZ_DB at another store. Nothing was changed."
-            )
 
     def applied_migrations(self) -> list[str]:
         return [r[0] for r in self.query("SELECT name FROM schema_migrations ORDER BY name")]
@@ -468,10 +424,28 @@ class LabelStore(JudgeLabelSets):
             return ExampleStatus(False, False, None)
         return ExampleStatus(bool(rows[0][0]), bool(rows[0][1]), rows[0][2])
 
+    # -- where each annotator was -----------------------------------------------------------
+    def save_position(self, annotator: str, example_uid: str) -> None:
+        check_ids(example_uid, annotator)
+        annotator = identity_name(annotator)
+        self.write(
+            lambda q: q(
+                "INSERT INTO annotator_positions (annotator, example_uid, ts) VALUES (?, ?, ?)"
+                " ON CONFLICT (annotator) DO UPDATE SET example_uid = excluded.example_uid, ts = excluded.ts",
+                (annotator, example_uid, now_iso()),
+            )
+        )
+
+    def position(self, annotator: str) -> str | None:
+        rows = self.query(
+            "SELECT example_uid FROM annotator_positions WHERE annotator = ?", (identity_name(annotator),)
+        )
+        return rows[0][0] if rows else None
+
     # -- current labels --------------------------------------------------------------------
     def base_labels(self, example: Example) -> Labels | None:
         """What human edits start from (:func:`base_labels`), with the store's judge labels."""
-        return base_labels(example, self.judge_labels(example.uid))
+        return base_labels(example, self.judge.labels(example.uid))
 
     def current_labels(self, example: Example, annotator: str) -> Labels | None:
         """The example's labels after the annotator's effective decisions (:func:`fold_labels`)."""

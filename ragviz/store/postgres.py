@@ -1,6 +1,6 @@
 """The PostgreSQL backend: a ``postgresql://`` URL, psycopg 3, a small pool of autocommit connections
 (:mod:`psycopg_pool`) whose write transactions are opened explicitly (``BEGIN``, then the store's advisory
-write lock; see :data:`ragviz.store.migrations.POSTGRES`). Commits are durable under PostgreSQL's
+write lock; see :data:`ragviz.store.dialect.POSTGRES`). Commits are durable under PostgreSQL's
 defaults (``synchronous_commit = on``). Every message names the URL with its password masked.
 
 The pool checks each connection before handing it out (one empty statement) and drops a broken one, so a

@@ -4,7 +4,7 @@ A new store file is created 0600 (its ``-wal`` / ``-shm`` files take the same mo
 created for it 0700: labels are not readable by other users of the machine.
 
 PostgreSQL is the module beside this one (:mod:`ragviz.store.postgres`); both are opened through
-:mod:`ragviz.store.database` with a :class:`~ragviz.store.migrations.Dialect`, and the SQL of the store and its
+:mod:`ragviz.store.database` with a :class:`~ragviz.store.dialect.Dialect`, and the SQL of the store and its
 migrations stays shared.
 """
 

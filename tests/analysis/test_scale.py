@@ -63,9 +63,7 @@ def _store_with_edits(dataset, db):
     from ragviz.store.label_store import LabelStore
 
     store = LabelStore(db)
-    store.save_judge_labels_many(
-        [(dataset.example(i).uid, dataset.example(i).labels) for i in range(1, len(dataset), 9)]
-    )
+    store.judge.save_many([(dataset.example(i).uid, dataset.example(i).labels) for i in range(1, len(dataset), 9)])
     for k, i in enumerate(range(0, len(dataset), 5)):
         example = dataset.example(i)
         cur = store.current_labels(example, "alice")

@@ -153,8 +153,12 @@ def test_active_calibrated_on_a_pilot_is_the_clis(judged, app_env, capsys):
     at = _audit_mode()
     at.radio(key="audit.design").set_value("active").run()
     uncalibrated = "Drawn from the confidence alone, the audit trusts it"
+    # issue 36 item 8: once a uniform sample exists the calibrated design is the default; unticked, the warning
+    assert next(w for w in at.checkbox if w.key == "audit.calibrate").value is True
+    assert uncalibrated not in " ".join(c.value for c in at.sidebar.caption)
+    next(w for w in at.checkbox if w.key == "audit.calibrate").uncheck().run()
     assert uncalibrated in " ".join(c.value for c in at.sidebar.caption)  # until a pilot calibrates it
-    widgets = {"audit.design": "active", "audit.floor": 0.7, "audit.calibrate": True, "audit.pilot": pilot}
+    widgets = {"audit.design": "active", "audit.floor": 0.2, "audit.calibrate": True, "audit.pilot": pilot}
     said = _draw(at, **widgets, **{"audit.n": 30, "audit.seed": "13"})
     assert uncalibrated not in " ".join(c.value for c in at.sidebar.caption)
     assert "Drew active sample 2" in said, said

@@ -21,7 +21,7 @@ def test_rejudge_of_a_judged_example_refreshes_compare(app_env):
     judge = ds.example(ds.index_of(ML)).labels
     assert judge is not None and judge.relevant_keys
     with LabelStore(app_env["db"]) as store:
-        store.save_judge_labels(ML, judge.replace(provenance=Provenance("llm", "judge-v1")))
+        store.judge.save(ML, judge.replace(provenance=Provenance("llm", "judge-v1")))
         store.record(ML, "tester", [Change("relevant_keys", list(judge.relevant_keys), [])])
 
     at = open_page("pages/compare.py")
@@ -29,9 +29,9 @@ def test_rejudge_of_a_judged_example_refreshes_compare(app_env):
 
     # The judge is asked again and now marks nothing relevant either: llm and human agree.
     with LabelStore(app_env["db"]) as store:
-        n_events, n_judged = store.n_events(), len(store.judged_uids())
-        store.save_judge_labels(ML, judge.replace(relevant_keys=(), provenance=Provenance("llm", "judge-v2")))
-        assert (store.n_events(), len(store.judged_uids())) == (n_events, n_judged)
+        n_events, n_judged = store.n_events(), len(store.judge.judged_uids())
+        store.judge.save(ML, judge.replace(relevant_keys=(), provenance=Provenance("llm", "judge-v2")))
+        assert (store.n_events(), len(store.judge.judged_uids())) == (n_events, n_judged)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert [m.value for m in at.metric][:2] == ["1", "0"]

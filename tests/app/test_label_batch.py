@@ -52,7 +52,7 @@ def test_submit_status_collect_from_the_page(app_env, monkeypatch):
         assert not at2.exception, [e.value for e in at2.exception]
         assert "4 labels stored, 0 failed, 1 batches collected" in at2.success[0].value
         with LabelStore(app_env["db"]) as store:
-            assert len(store.judged_uids()) == 4
+            assert len(store.judge.judged_uids()) == 4
         assert list(at2.dataframe[0].value["labels stored"]) == [4]
 
 

@@ -58,9 +58,9 @@ def test_label_first_k_lands_in_store_and_key_stays_in_session(app_env, monkeypa
     assert list(results["status"]) == ["judged"] * 3
     with LabelStore(app_env["db"]) as store:
         for ex in examples[:3]:
-            labels = store.judge_labels(ex.uid)
+            labels = store.judge.labels(ex.uid)
             assert labels is not None and labels.provenance.name == "gpt-4o-mini"
-        assert store.judge_labels(examples[3].uid) is None
+        assert store.judge.labels(examples[3].uid) is None
     # After the run the estimate shows them as cached; running again makes no request.
     assert metric(at, "Already cached") == "3" and metric(at, "Calls needed") == "0"
     at.button(key="label.run").click().run(timeout=60)
@@ -87,8 +87,8 @@ def test_failures_show_raw_output_as_text(app_env, monkeypatch, server):
     assert any("not valid JSON" in e.label for e in at.expander)
     assert any(c.value.startswith('{"relevance_explanation": "cut off"') for c in at.code)
     with LabelStore(app_env["db"]) as store:
-        assert store.judge_labels(examples[0].uid) is None
-        assert store.judge_labels(examples[1].uid) is not None
+        assert store.judge.labels(examples[0].uid) is None
+        assert store.judge.labels(examples[1].uid) is not None
 
 
 def test_missing_key_for_openai_is_a_clear_message(app_env, monkeypatch, server):

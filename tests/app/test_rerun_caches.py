@@ -72,7 +72,7 @@ def test_label_page_selection_and_estimate_are_not_redone_on_a_plain_rerun(app_e
 
     # judge labels arrive in the store (another process): the unlabeled example is no longer selected
     with LabelStore(app_env["db"]) as store:
-        store.save_judge_labels(unlabeled[0], ds.example(0).labels.replace(provenance=Provenance("llm", "other")))
+        store.judge.save(unlabeled[0], ds.example(0).labels.replace(provenance=Provenance("llm", "other")))
     rerun(at)
     assert calls == {"select_indices": 2, "run_cost": 2}
     assert metric(at, "Examples") == "0"

@@ -8,6 +8,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from ragviz.analysis.compare_systems.audit import draw_paired
+from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.review.sentence_editor import EVENTS
@@ -91,3 +92,21 @@ def test_accepting_one_answer_moves_the_focus_to_its_unreviewed_partner(app_env)
     assert at.query_params["uid"] in ([sample.members[1]], sample.members[1])
     next(b for b in at.button if b.key == "review.accept").click().run()  # both reviewed: the focus stays
     assert at.query_params["uid"] in ([sample.members[1]], sample.members[1])
+
+
+def test_presenting_a_paired_question_shows_both_answers_without_controls_or_review_status(app_env):
+    ds = load([SAMPLE]).dataset
+    with LabelStore(app_env["db"]) as store:
+        sample = draw_paired(store, ds, 3, "tester", seed=4)
+        store.record(
+            sample.members[1],
+            "tester",
+            [Change(REVIEW_FIELD, None, REVIEWED)],
+            example=ds.example(ds.index_of(sample.members[1])),
+        )
+    at = open_page("pages/review.py", present="1", queue="audit", sample="1")
+    assert set(_responses(at)) == {"a", "b"}
+    assert not [w for w in at.segmented_control if w.key and w.key.startswith("review.support.")]
+    bodies = " ".join(h.proto.body for h in at.get("html"))
+    assert "Answer A" in bodies and "Answer B" in bodies
+    assert "reviewed" not in bodies and "judge 0" not in bodies  # no status, no judge's score beside people's

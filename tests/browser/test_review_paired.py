@@ -9,6 +9,7 @@ import json
 import pytest
 
 from ragviz.cli.main import main
+from tests.browser.test_accessibility import AXE, _violations
 from tests.browser_wait import expect, press, settle
 from tests.conftest import SAMPLE_DATA, StreamlitServer
 
@@ -40,6 +41,9 @@ def test_a_person_edits_both_answers_of_a_question_and_the_export_has_each_on_it
         expect()(page.locator(".rv-pane")).to_have_count(1)  # the documents once
         expect()(page.get_by_text("Answer A now:")).to_contain_text("adherence 1.000")
         settle(page)
+        if AXE.exists():  # WCAG 2 AA, as every page (tests/browser/test_accessibility.py)
+            page.wait_for_load_state("networkidle")
+            assert _violations(page) == []
 
         verdict(page, FOCUSED, "✗ unsupported").click()  # A's sentence a: unsupported, live in A's scores only
         expect()(page.get_by_text("Answer A now:")).to_contain_text("adherence 0.000")

@@ -129,7 +129,7 @@ def test_the_leads_walk_in_the_cli(lead, capsys, monkeypatch):
             assert line["custom_id"].endswith("@" + v2_prompt)
             assert line["body"]["messages"][0] == {"role": "system", "content": system}
         assert cache.runs()[0].prompt_version == v2_prompt
-        labels = store.judge_labels(outside[0])
+        labels = store.judge.labels(outside[0])
         assert labels is not None and labels.provenance.prompt_version == v2_prompt
         rows = store.query("SELECT DISTINCT prompt_version FROM judge_label_sets")
         assert rows == [(v2_prompt,)]

@@ -130,7 +130,7 @@ def _store_with_some_edits(dataset, db):
 
     store = LabelStore(db)
     examples = [dataset.example(i) for i in range(len(dataset))]
-    store.save_judge_labels_many([(e.uid, e.labels) for e in examples[1::7] if e.labels is not None])
+    store.judge.save_many([(e.uid, e.labels) for e in examples[1::7] if e.labels is not None])
     for e in examples[::5]:
         cur = store.current_labels(e, "alice")
         keys = cur.relevant_keys if cur is not None else ()

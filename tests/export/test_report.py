@@ -243,7 +243,7 @@ def test_a_report_from_either_store_backend_names_it_without_a_password(db_targe
     data = load([str(SAMPLE)]).dataset
     with LabelStore(db_target) as store:
         review_audit(store, data, 10, 8)
-        store.save_judge_labels(data.uids[0], data.example(0).judge_labels)  # a judge label set in the store
+        store.judge.save(data.uids[0], data.example(0).judge_labels)  # a judge label set in the store
         request = ReportRequest(paths=(str(SAMPLE),), db=db_target, date=DATE)
         text = report_bytes(data, store, request).decode("utf-8")
     parse_strict(text)

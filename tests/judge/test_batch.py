@@ -68,7 +68,7 @@ def test_a_batch_run_stores_exactly_the_labels_a_live_run_stores(tmp_path):
         assert list((tmp_path / "requests").iterdir()) == []  # uploaded and recorded: no local copy kept
         report = collect(settings_for(server.base_url), cache, store, SourceExamples())
         assert report.problems == [] and report.failures == [] and report.applied == len(exs)
-        batch_labels = {e.uid: store.judge_labels(e.uid) for e in exs}
+        batch_labels = {e.uid: store.judge.labels(e.uid) for e in exs}
         # the answers are the live judge's cache entries: a live run afterwards asks nothing
         asked = len(server.chat.requests)
         summary = judge_examples(exs, settings_for(server.base_url), cache, store)
@@ -77,7 +77,7 @@ def test_a_batch_run_stores_exactly_the_labels_a_live_run_stores(tmp_path):
         live_store, live_cache = open_db(tmp_path / "live.db")
         summary = judge_examples(exs, settings_for(live.base_url), live_cache, live_store)
         assert summary.n_judged == len(exs)
-        live_labels = {e.uid: live_store.judge_labels(e.uid) for e in exs}
+        live_labels = {e.uid: live_store.judge.labels(e.uid) for e in exs}
 
     def without_time(labels):
         return labels.__class__(
@@ -93,7 +93,7 @@ def test_a_batch_run_stores_exactly_the_labels_a_live_run_stores(tmp_path):
 
 
 def label_count(store: LabelStore) -> int:
-    return len(store.judged_uids())
+    return len(store.judge.judged_uids())
 
 
 def lines_of(data: bytes) -> list[bytes]:
@@ -144,7 +144,7 @@ def test_error_lines_and_invalid_answers_fail_their_examples_only(tmp_path):
         assert (
             "output file" in by_uid[exs[1].uid].where and "'9zz' names no context sentence" in by_uid[exs[1].uid].error
         )
-        assert store.judge_labels(exs[0].uid) is None and store.judge_labels(exs[1].uid) is None
+        assert store.judge.labels(exs[0].uid) is None and store.judge.labels(exs[1].uid) is None
         assert [r.example_uid for r in ledger.failed_requests(cache)] == [exs[0].uid, exs[1].uid]
 
 
@@ -309,6 +309,6 @@ def test_the_ledger_works_on_sqlite_and_postgresql_and_a_second_process_resumes(
         assert plan_batch(exs, settings, other_cache).n_waiting == 6
         assert [r.batch_id for r in ledger.batch_records(other_cache)] == ["batch_00001"]
         assert collect(settings, other_cache, other, SourceExamples()).applied == 6
-        assert len(other.judged_uids()) == 6 and len(server.batches) == 1
+        assert len(other.judge.judged_uids()) == 6 and len(server.batches) == 1
         other_cache.close()
         other.close()

@@ -49,7 +49,7 @@ def test_human_rows_without_llm_copies_have_no_judge_labels(tmp_path):
         assert [e.judge for e in exported_examples(ds, store, LabelSelection.of("tester"))] == [None] * len(ds)
         # a judge run later: its labels win, everywhere
         judged = Labels(relevant_keys=("0a",), provenance=Provenance("llm", "judge-x"))
-        store.save_judge_labels(ML, judged)
+        store.judge.save(ML, judged)
         assert judge_labels(ex, store) == judged
         assert resolve_label_set(ds, JUDGE, store).labels == {ds.index_of(ML): judged}
         exported = {e.example.uid: e.judge for e in exported_examples(ds, store, LabelSelection.of("tester"))}

@@ -33,7 +33,7 @@ PROBS = {
 def run(stub, db, samples=1, examples=EXAMPLES):
     with LabelStore(db) as store, JudgeCache(db) as cache:
         result = judge_with_samples(examples, settings_for(stub), cache, store, samples=samples, confidence="logprobs")
-        return result, example_confidences(store), {e.uid: store.judge_labels(e.uid) for e in examples}
+        return result, example_confidences(store), {e.uid: store.judge.labels(e.uid) for e in examples}
 
 
 def _completeness_by_enumeration(relevant: list[float], utilized: list[float]) -> float:

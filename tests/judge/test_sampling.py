@@ -33,7 +33,7 @@ def sampled(examples, server, db, samples, sample_mode="n", confidence="samples"
             confidence=confidence,
         )
         stored = {e.uid: example_confidence(store, e.uid) for e in examples}
-        kept = {e.uid: store.judge_labels(e.uid) for e in examples}
+        kept = {e.uid: store.judge.labels(e.uid) for e in examples}
     return result, stored, kept
 
 
@@ -112,5 +112,5 @@ def test_an_endpoint_that_refuses_temperature_is_one_clear_message_and_the_kept_
         with pytest.raises(JudgeConfigError, match="refused a temperature of 1 for house-model"):
             sampled(examples, stub, db, samples=2, model="house-model")
     with LabelStore(db) as store:
-        assert all(store.judge_labels(e.uid) is not None for e in examples)
+        assert all(store.judge.labels(e.uid) is not None for e in examples)
         assert example_confidences(store) == {}

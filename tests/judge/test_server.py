@@ -71,7 +71,7 @@ def settings_for(server: StubServer, **overrides) -> JudgeSettings:
 def run(examples, server, db, **overrides):
     with LabelStore(db) as store, JudgeCache(db) as cache:
         summary = judge_examples(examples, settings_for(server, **overrides), cache, store)
-        stored = {e.uid: store.judge_labels(e.uid) for e in examples}
+        stored = {e.uid: store.judge.labels(e.uid) for e in examples}
         failures = cache.failures(summary.run_id)
         runs = cache.runs()
     return summary, stored, failures, runs
@@ -247,7 +247,7 @@ def test_cancel_keeps_accepted_answers(server, db):
         )
         assert summary.cancelled and summary.n_judged == 3
         assert cache.runs()[0].status == "cancelled"
-        assert sum(store.judge_labels(e.uid) is not None for e in examples) == 3
+        assert sum(store.judge.labels(e.uid) is not None for e in examples) == 3
         assert cache.count_results() == 3
     assert len(server.requests) == 3
 
@@ -266,7 +266,7 @@ def test_judge_example_rejudges_and_becomes_the_store_base(server, db):
         first = judge_example(ex, settings_for(server), store)
         second = judge_example(ex, settings_for(server), store)  # force: a fresh call
         assert first.status == second.status == "judged" and len(server.requests) == 2
-        assert store.judge_labels(ex.uid) == second.labels
+        assert store.judge.labels(ex.uid) == second.labels
         assert store.base_labels(ex) == second.labels
         cached = judge_example(ex, settings_for(server), store, force=False)
         assert cached.status == "cached" and len(server.requests) == 2
@@ -301,7 +301,7 @@ def test_interrupt_from_progress_callback_keeps_accepted_answers(server, db):
             judge_examples(examples, settings_for(server, concurrency=1), cache, store, on_progress=on_progress)
         assert cache.runs()[0].status == "interrupted"
         assert cache.count_results() == 2
-        assert sum(store.judge_labels(e.uid) is not None for e in examples) == 2
+        assert sum(store.judge.labels(e.uid) is not None for e in examples) == 2
         resumed = judge_examples(examples, settings_for(server, concurrency=4), cache, store)
     assert (resumed.n_cached, resumed.n_judged, resumed.requests) == (2, 6, 6)
 

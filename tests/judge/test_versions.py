@@ -150,7 +150,7 @@ def test_compare_on_the_audit_sample_measures_the_gain_and_asks_only_what_is_mis
     assert second.runs[1].figures == v2.figures
     # labels name the version that made them; the store's judge label sets are left alone by a comparison
     assert all(lab.provenance.prompt_version == v2.prompt.version for lab in v2.labels.values())
-    assert store.judged_uids() == set()
+    assert store.judge.judged_uids() == set()
     differ = differing_examples(first)
     assert differ and all(n == 2 for _, n in differ)  # relevant and utilized of the marked sentence
 

@@ -28,7 +28,7 @@ def _run(db_target: str, *statements: str) -> None:
 
 def test_a_store_of_a_newer_ragviz_is_refused_naming_it(db_target):
     LabelStore(db_target).close()
-    _run(db_target, "INSERT INTO schema_migrations VALUES ('950_from_the_future', 'x')")
+    _run(db_target, "INSERT INTO schema_migrations VALUES ('core', '950_from_the_future', 'x')")
     with pytest.raises(StoreError) as refused:
         LabelStore(db_target)
     message = str(refused.value)

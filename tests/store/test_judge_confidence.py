@@ -27,14 +27,14 @@ def test_confidence_is_the_newest_for_the_current_label_set(db_target):
     with LabelStore(db_target) as store:
         save_confidences(store, [_item("never-judged", 0.5)])  # nothing to be about: skipped
         assert example_confidences(store) == {}
-        store.save_judge_labels("u1", labels)
-        store.save_judge_labels("u2", labels)
+        store.judge.save("u1", labels)
+        store.judge.save("u2", labels)
         save_confidences(store, [_item("u1", 0.2), _item("u2", 0.4)])
         save_confidences(store, [_item("u1", 0.6, n=5)])
         found = example_confidences(store)
         assert set(found) == {"u1", "u2"} and found["u1"] == _item("u1", 0.6, n=5)
         assert found["u1"].overall == 0.6 and found["u1"].sentences["relevant"]["0a"] == 2 / 3
-        store.save_judge_labels("u1", labels)  # judged again without samples: its confidence is gone
+        store.judge.save("u1", labels)  # judged again without samples: its confidence is gone
         assert example_confidence(store, "u1") is None and set(example_confidences(store)) == {"u2"}
     row = confidence_row(_item("u2", 0.4), METRICS)
     assert row == {"judge_confidence": 0.4, "judge_confidence_relevance": 0.4, "judge_confidence_utilization": 1.0,

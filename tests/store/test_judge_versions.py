@@ -30,9 +30,9 @@ def test_versions_are_stored_once_and_promotions_kept(db_target):
         promote_version(store, "v2", "lead")
         promote_version(store, "v1", "ana")
         assert [(p.version_name, p.promoted_by) for p in promotions(store)] == [("v1", "ana"), ("v2", "lead")]
-        store.save_judge_labels("a", Labels(provenance=Provenance("llm", "m", None, "ragviz-judge-v1")))
-        store.save_judge_labels("a", Labels(provenance=Provenance("llm", "m", None, "ragviz-judge:v2:abc")))
-        store.save_judge_labels("b", Labels(provenance=Provenance("llm", "m", None, "ragviz-judge-v1")))
+        store.judge.save("a", Labels(provenance=Provenance("llm", "m", None, "ragviz-judge-v1")))
+        store.judge.save("a", Labels(provenance=Provenance("llm", "m", None, "ragviz-judge:v2:abc")))
+        store.judge.save("b", Labels(provenance=Provenance("llm", "m", None, "ragviz-judge-v1")))
         assert latest_prompt_versions(store) == {"a": "ragviz-judge:v2:abc", "b": "ragviz-judge-v1"}
     with LabelStore(db_target) as again:  # reopened: the same, nothing migrated twice
         assert stored_versions(again) == [first]

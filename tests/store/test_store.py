@@ -23,7 +23,10 @@ from ragviz.data.ragbench import example_from_row
 from ragviz.store.database import open_database
 from ragviz.store.events import labels_from_json, labels_to_json
 from ragviz.store.label_store import LabelStore, StaleEdit, StoreError, default_db_path
-from ragviz.store.migrations import MIGRATIONS
+from ragviz.store.schema import MIGRATIONS, SETS, MigrationSet
+from ragviz.store.schema import runner as schema_runner
+from ragviz.store.schema.core import CORE
+from ragviz.store.schema.team import TEAM
 
 
 def _row(**over):
@@ -243,7 +246,7 @@ def test_unlabeled_example_starts_from_empty_labels(store, unlabeled):
 
 def test_judge_labels_are_the_base_latest_wins(store, example):
     first = Labels(relevant_keys=("1a",), provenance=Provenance("llm", "judge-2", None, "v1"))
-    store.save_judge_labels(example.uid, first)
+    store.judge.save(example.uid, first)
     second = Labels(
         relevant_keys=("0b",),
         utilized_keys=("0b",),
@@ -252,15 +255,15 @@ def test_judge_labels_are_the_base_latest_wins(store, example):
         overall_supported=None,
         provenance=Provenance("llm", "judge-3", "2026-01-01T00:00:00+00:00", "v2"),
     )
-    store.save_judge_labels(example.uid, second)
-    assert store.judge_labels(example.uid) == second
-    assert store.judge_labels("missing") is None
-    assert store.judged_uids() == {example.uid}
+    store.judge.save(example.uid, second)
+    assert store.judge.labels(example.uid) == second
+    assert store.judge.labels("missing") is None
+    assert store.judge.judged_uids() == {example.uid}
     assert store.current_labels(example, "ann") == second
     store.record(example.uid, "ann", [Change("reset", None, None)], action="reset")
     assert store.current_labels(example, "ann").relevant_keys == ("0b",)
-    store.save_judge_labels(example.uid, first)  # stored as given: equal when read back
-    assert store.judge_labels(example.uid) == first
+    store.judge.save(example.uid, first)  # stored as given: equal when read back
+    assert store.judge.labels(example.uid) == first
 
 
 def test_labels_json_round_trip_keeps_stored_unsupported_list(example):
@@ -287,13 +290,11 @@ def test_migrations_are_idempotent_on_reopen(db_target, example):
 
 
 def test_failing_migration_applies_nothing(db_target, monkeypatch):
-    import ragviz.store.label_store as store_module
-
     def broken(run, dialect):
         run("CREATE TABLE half_done (x INTEGER)")
         run("THIS IS NOT SQL")
 
-    monkeypatch.setattr(store_module, "MIGRATIONS", (*MIGRATIONS, ("999_broken", broken)))
+    monkeypatch.setattr(schema_runner, "SETS", (*SETS, MigrationSet("core", (("999_broken", broken),))))
     with pytest.raises(StoreError, match=re.escape(f"{db_target}: cannot open label store")):
         LabelStore(db_target)
     tables = _tables(db_target)
@@ -303,7 +304,7 @@ def test_failing_migration_applies_nothing(db_target, monkeypatch):
 def test_newer_schema_is_refused(db_target):
     LabelStore(db_target).close()
     db = open_database(db_target, StoreError)
-    db.execute("INSERT INTO schema_migrations VALUES ('900_future', 'x')")
+    db.execute("INSERT INTO schema_migrations VALUES ('core', '900_future', 'x')")
     db.close()
     with pytest.raises(StoreError, match="newer ragviz"):
         LabelStore(db_target)
@@ -400,16 +401,14 @@ def test_status_sets_see_commits_of_other_connections(db_target, example):
 
 
 def test_old_schema_is_upgraded_in_place(db_target, monkeypatch, example):
-    import ragviz.store.label_store as store_module
-
     path = db_target
     # the first three migrations, and 015's guideline column (with 014's table) that every decision now writes
-    older = MIGRATIONS[:3] + tuple(m for m in MIGRATIONS if m[0] in ("014_team", "015_decision_guidelines"))
-    monkeypatch.setattr(store_module, "MIGRATIONS", older)
+    older = (MigrationSet("core", CORE.migrations[:3]), MigrationSet("team", TEAM.migrations[:2]))
+    monkeypatch.setattr(schema_runner, "SETS", older)
     with LabelStore(path) as s:
         _rel(s, example, "ann", ["0b"])
         assert len(s.applied_migrations()) == 5
-    monkeypatch.setattr(store_module, "MIGRATIONS", MIGRATIONS)
+    monkeypatch.setattr(schema_runner, "SETS", SETS)
     with LabelStore(path) as s:
         assert s.applied_migrations() == [name for name, _ in MIGRATIONS]
         assert s.current_labels(example, "ann").relevant_keys == ("0b",)
@@ -444,9 +443,9 @@ def test_data_version_moves_with_every_label_event_and_judge_label_set(db_target
         after_undo = store.data_version()
         assert after_undo[0] > after_event[0]
         labels = Labels(("0a",), (), (), provenance=Provenance("llm", "j"))
-        store.save_judge_labels("d/1/m", labels)
+        store.judge.save("d/1/m", labels)
         first = store.data_version()
-        store.save_judge_labels("d/1/m", labels.replace(relevant_keys=()))  # a re-judge: same judged uids
+        store.judge.save("d/1/m", labels.replace(relevant_keys=()))  # a re-judge: same judged uids
         assert first[1] > 0 and store.data_version()[1] > first[1] and store.data_version()[0] == after_undo[0]
 
 
@@ -532,7 +531,7 @@ def test_stale_check_sees_resets_undos_and_new_judge_labels(store, example):
     assert store.record(example.uid, "ann", [Change("relevant_keys", ["0b"], ["1a"])], example=example)
     store.undo(example.uid, "ann")
     store.undo(example.uid, "ann")  # back to the base
-    store.save_judge_labels(example.uid, example.labels.replace(relevant_keys=("1a",)))  # a re-judge elsewhere
+    store.judge.save(example.uid, example.labels.replace(relevant_keys=("1a",)))  # a re-judge elsewhere
     with pytest.raises(StaleEdit, match=r'relevant_keys: saw \["0a"\], now \["1a"\]'):
         store.record(example.uid, "ann", [Change("relevant_keys", ["0a"], ["0b"])], example=example)
 

@@ -1,37 +1,7 @@
-"""Inverse-probability-weighted PPI++ for an active audit (T. Zrnic, E. J. Candès, "Active statistical
-inference", ICML 2024; K. Gligorić et al., "Can unconfident LLM annotations be used for confident conclusions?",
-NAACL 2025).
-
-Every one of the *M* examples has the judge's value :math:`\\hat Y_i`; example *i* was audited
-(:math:`\\xi_i = 1`) with the known probability :math:`\\pi_i > 0`. Each example's *rectified label*
-
-.. math:: R_i = \\lambda \\hat Y_i + \\frac{\\xi_i}{\\pi_i}\\,(Y_i - \\lambda \\hat Y_i)
-
-has mean :math:`\\theta` whatever :math:`\\lambda` (the weights undo the unequal chances), so
-:math:`\\hat\\theta = \\bar R` with variance :math:`s^2_R / M` (``ddof = 1``) and the normal interval
-:math:`\\hat\\theta \\pm z_{1-\\alpha/2}\\, s_R/\\sqrt M`. Power tuning picks
-:math:`\\lambda = \\widehat{\\mathrm{Cov}}(a, b) / \\widehat{\\mathrm{Var}}(a)` with :math:`a_i = \\hat Y_i(\\xi_i/\\pi_i - 1)`,
-:math:`b_i = Y_i \\xi_i / \\pi_i` (minimises :math:`s^2_R`). That is ``glide-py`` 0.11's ``ASIMeanEstimator``
-(``centred=False``).
-
-*Centred* (the default): the same estimator over the audit's Hájek-centred values :math:`Y_i - \\bar Y_H` and
-:math:`\\hat Y_i - \\bar{\\hat Y}_H` (:math:`\\bar Y_H = \\sum_{\\text{audited}} Y_i/\\pi_i \\,/ \\sum_{\\text{audited}}
-1/\\pi_i`), with :math:`\\bar Y_H` added back. Uncentred, every audited row's weight :math:`1/\\pi_i` multiplies
-:math:`Y_i - \\lambda\\hat Y_i`, which carries the judge's whole bias and the metric's level; a judge biased by
-*b* pays about :math:`b^2/\\pi` per audited row, so an active audit came out wider than a uniform one of the same
-size even when its probabilities were unrelated to the errors (``BENCHMARKS.md``, "Active design on
-completeness"). Centred, only each row's departure from the audit's weighted mean is weighted, and the tuned
-:math:`\\lambda` is the design-weighted regression slope of people's values on the judge's. The estimate is the
-difference (GREG) estimator :math:`\\lambda \\bar{\\hat Y} + \\bar Y_H - \\lambda \\bar{\\hat Y}_H + \\frac1M
-\\sum_i \\xi_i (r_i - \\bar r_H)/\\pi_i` with :math:`r = Y - \\lambda\\hat Y` (whose last term is 0): consistent for
-:math:`\\theta` (the Hájek ratio's bias is of order :math:`1/n`); the tests hold it to ``ASIMeanEstimator`` on the
-centred values to 1e-9 and ``benchmarks/bench_designs.py`` measures its coverage. With *bounds* the estimate and
-interval stay in the metric's range, the tuned :math:`\\lambda` is clipped to [0, 1] as ``ppi_py`` clips it (what
-the app shows as how far the correction trusts the judge), and an audit whose rectifier barely varies gets at least
-the floored variance of
-:func:`ragviz.analysis.estimates.small_audit.rectifier_variance`, weighted as the design weights it:
-:math:`\\sigma^2_{\\text{floor}} \\sum_{i \\text{ audited}} \\pi_i^{-2} / M^2` (for a uniform design
-:math:`\\sigma^2_{\\text{floor}}/n`).
+"""Inverse-probability-weighted PPI++ for an active audit, where each example was audited with its own known
+probability (T. Zrnic, E. J. Candès, "Active statistical inference", ICML 2024; K. Gligorić et al., "Can unconfident
+LLM annotations be used for confident conclusions?", NAACL 2025): the estimate and its interval
+(:func:`ipw_ppi_ci`, whose docstring gives the estimator), people's alone, and audits drawn in batches combined.
 
 An inclusion probability of 0 on an audited example (or outside (0, 1]) is refused with :class:`ProbabilityError`:
 its weight would be infinite and the interval silently wrong.
@@ -126,9 +96,41 @@ def ipw_ppi_ci(
     lam: float | None = None,
     centred: bool = True,
 ) -> ActiveEstimate:
-    """IPW PPI++ (module docstring) over the audited ``(y, yhat)`` with their inclusion probabilities *pi* and the
-    judge's values *yhat_u* on the examples not audited. *lam* ``None``: power-tuned. *centred* ``False``: glide-py's
-    ``ASIMeanEstimator`` as it is."""
+    """IPW PPI++ over the audited ``(y, yhat)`` with their inclusion probabilities *pi* and the judge's values
+    *yhat_u* on the examples not audited. *lam* ``None``: power-tuned. *centred* ``False``: glide-py's
+    ``ASIMeanEstimator`` as it is.
+
+    Every one of the *M* examples has the judge's value :math:`\\hat Y_i`; example *i* was audited
+    (:math:`\\xi_i = 1`) with the known probability :math:`\\pi_i > 0`. Each example's *rectified label*
+
+    .. math:: R_i = \\lambda \\hat Y_i + \\frac{\\xi_i}{\\pi_i}\\,(Y_i - \\lambda \\hat Y_i)
+
+    has mean :math:`\\theta` whatever :math:`\\lambda` (the weights undo the unequal chances), so
+    :math:`\\hat\\theta = \\bar R` with variance :math:`s^2_R / M` (``ddof = 1``) and the normal interval
+    :math:`\\hat\\theta \\pm z_{1-\\alpha/2}\\, s_R/\\sqrt M`. Power tuning picks
+    :math:`\\lambda = \\widehat{\\mathrm{Cov}}(a, b) / \\widehat{\\mathrm{Var}}(a)` with :math:`a_i = \\hat Y_i(\\xi_i/\\pi_i - 1)`,
+    :math:`b_i = Y_i \\xi_i / \\pi_i` (minimises :math:`s^2_R`). That is ``glide-py`` 0.11's ``ASIMeanEstimator``
+    (``centred=False``).
+
+    *Centred* (the default): the same estimator over the audit's Hájek-centred values :math:`Y_i - \\bar Y_H` and
+    :math:`\\hat Y_i - \\bar{\\hat Y}_H` (:math:`\\bar Y_H = \\sum_{\\text{audited}} Y_i/\\pi_i \\,/ \\sum_{\\text{audited}}
+    1/\\pi_i`), with :math:`\\bar Y_H` added back. Uncentred, every audited row's weight :math:`1/\\pi_i` multiplies
+    :math:`Y_i - \\lambda\\hat Y_i`, which carries the judge's whole bias and the metric's level; a judge biased by
+    *b* pays about :math:`b^2/\\pi` per audited row, so an active audit came out wider than a uniform one of the same
+    size even when its probabilities were unrelated to the errors (``BENCHMARKS.md``, "Active design on
+    completeness"). Centred, only each row's departure from the audit's weighted mean is weighted, and the tuned
+    :math:`\\lambda` is the design-weighted regression slope of people's values on the judge's. The estimate is the
+    difference (GREG) estimator :math:`\\lambda \\bar{\\hat Y} + \\bar Y_H - \\lambda \\bar{\\hat Y}_H + \\frac1M
+    \\sum_i \\xi_i (r_i - \\bar r_H)/\\pi_i` with :math:`r = Y - \\lambda\\hat Y` (whose last term is 0): consistent for
+    :math:`\\theta` (the Hájek ratio's bias is of order :math:`1/n`); the tests hold it to ``ASIMeanEstimator`` on the
+    centred values to 1e-9 and ``benchmarks/bench_designs.py`` measures its coverage. With *bounds* the estimate and
+    interval stay in the metric's range, the tuned :math:`\\lambda` is clipped to [0, 1] as ``ppi_py`` clips it (what
+    the app shows as how far the correction trusts the judge), and an audit whose rectifier barely varies gets at least
+    the floored variance of
+    :func:`ragviz.analysis.estimates.small_audit.rectifier_variance`, weighted as the design weights it:
+    :math:`\\sigma^2_{\\text{floor}} \\sum_{i \\text{ audited}} \\pi_i^{-2} / M^2` (for a uniform design
+    :math:`\\sigma^2_{\\text{floor}}/n`).
+    """
     y_arr, f_arr, p_arr, fu_arr = as_vector(y), as_vector(yhat), as_vector(pi), as_vector(yhat_u)
     _check(p_arr, y_arr.size)
     if y_arr.size < 2:

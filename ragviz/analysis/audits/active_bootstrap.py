@@ -1,25 +1,8 @@
-"""The percentile-t (studentized) bootstrap of the active design's centred IPW PPI++, alone or combined with its pilot.
-
-Why: the normal interval of an active audit covered 91.5–93 % at n = 100 in ``benchmarks/bench_designs.py`` (a rare
-0/1 error makes the estimate skewed), as the uniform design's normal interval does; the uniform design shows the
-bootstrap-t for that reason (:mod:`ragviz.analysis.estimates.bootstrap_t`) and so do active audits now.
-
-Each resample gives every audited example a Poisson(1) count :math:`w_i` (the examples not audited are resampled as
-well, through the three sums the estimate reads of them: :func:`unaudited_sums`; keeping them fixed made the
-intervals too narrow, 86–92 % at n = 300) and recomputes, from weighted sums, everything :func:`ragviz.analysis.audits.active.ipw_ppi_ci` computes:
-the Hájek centres :math:`\\bar Y_H = \\sum w Y/\\pi / \\sum w/\\pi` and :math:`\\bar{\\hat Y}_H`, with
-:math:`a_i = (\\hat Y_i - \\bar{\\hat Y}_H)(\\xi_i/\\pi_i - 1)` and :math:`b_i = (Y_i - \\bar Y_H)\\,\\xi_i/\\pi_i` over the
-:math:`M^* = \\sum w + M^*_u` rows (:math:`\\sum b = 0` by the centring):
-
-.. math:: \\lambda = \\frac{\\sum ab}{\\sum a^2 - (\\sum a)^2/M^*}, \\qquad
-          \\hat\\theta = \\bar Y_H - \\lambda \\frac{\\sum a}{M^*}, \\qquad
-          \\hat\\sigma^2 = \\frac{\\sum b^2 - 2\\lambda \\sum ab + \\lambda^2 \\sum a^2 - (\\lambda \\sum a)^2/M^*}{(M^*-1)\\,M^*}
-
-(with every count 1 exactly :func:`~ragviz.analysis.audits.active.ipw_ppi_ci`'s figures; the tests hold it). The
-interval is :math:`[\\hat\\theta - t^*_{1-\\alpha/2}\\hat\\sigma, \\hat\\theta - t^*_{\\alpha/2}\\hat\\sigma]` with
-:math:`t^* = (\\hat\\theta^* - \\hat\\theta)/\\hat\\sigma^*` over the resamples; a pilot and an active sample are
-resampled apart and combined in every resample as :func:`~ragviz.analysis.audits.active.combined_ipw_ppi_ci` combines
-them. Where the resamples have no spread (a unanimous audit) the normal interval stands and the method says so.
+"""The percentile-t (studentized) bootstrap of the active design's centred IPW PPI++, alone or combined with its pilot
+(:func:`active_bootstrap_t`). Why: the normal interval of an active audit covered 91.5–93 % at n = 100 in
+``benchmarks/bench_designs.py`` (a rare 0/1 error makes the estimate skewed), as the uniform design's does; the
+uniform design shows the bootstrap-t for that reason (:mod:`ragviz.analysis.estimates.bootstrap_t`) and so do active
+audits. How one resample recomputes the estimate: :func:`batch_replicates`.
 """
 
 from __future__ import annotations
@@ -74,7 +57,25 @@ def unaudited_sums(fu: np.ndarray, resamples: int, rng: np.random.Generator) -> 
 
 
 def batch_replicates(batch: Batch, resamples: int = RESAMPLES, seed: int = 0, clip_lambda: bool = True) -> Replicates:
-    """Every resample's figures of one batch (module docstring); column 0 is the audit as it is."""
+    """Every resample's figures of one batch; column 0 is the audit as it is.
+
+    Each resample gives every audited example a Poisson(1) count :math:`w_i` (the examples not audited are resampled as
+    well, through the three sums the estimate reads of them: :func:`unaudited_sums`; keeping them fixed made the
+    intervals too narrow, 86–92 % at n = 300) and recomputes, from weighted sums, everything :func:`ragviz.analysis.audits.active.ipw_ppi_ci` computes:
+    the Hájek centres :math:`\\bar Y_H = \\sum w Y/\\pi / \\sum w/\\pi` and :math:`\\bar{\\hat Y}_H`, with
+    :math:`a_i = (\\hat Y_i - \\bar{\\hat Y}_H)(\\xi_i/\\pi_i - 1)` and :math:`b_i = (Y_i - \\bar Y_H)\\,\\xi_i/\\pi_i` over the
+    :math:`M^* = \\sum w + M^*_u` rows (:math:`\\sum b = 0` by the centring):
+
+    .. math:: \\lambda = \\frac{\\sum ab}{\\sum a^2 - (\\sum a)^2/M^*}, \\qquad
+              \\hat\\theta = \\bar Y_H - \\lambda \\frac{\\sum a}{M^*}, \\qquad
+              \\hat\\sigma^2 = \\frac{\\sum b^2 - 2\\lambda \\sum ab + \\lambda^2 \\sum a^2 - (\\lambda \\sum a)^2/M^*}{(M^*-1)\\,M^*}
+
+    (with every count 1 exactly :func:`~ragviz.analysis.audits.active.ipw_ppi_ci`'s figures; the tests hold it). The
+    interval is :math:`[\\hat\\theta - t^*_{1-\\alpha/2}\\hat\\sigma, \\hat\\theta - t^*_{\\alpha/2}\\hat\\sigma]` with
+    :math:`t^* = (\\hat\\theta^* - \\hat\\theta)/\\hat\\sigma^*` over the resamples; a pilot and an active sample are
+    resampled apart and combined in every resample as :func:`~ragviz.analysis.audits.active.combined_ipw_ppi_ci` combines
+    them. Where the resamples have no spread (a unanimous audit) the normal interval stands and the method says so.
+    """
     y, f, pi, fu = (np.asarray(v, dtype=float) for v in batch)
     rng = np.random.default_rng(seed)
     counts = np.vstack([np.ones(y.size), rng.poisson(1.0, (resamples, y.size)).astype(float)])

@@ -39,6 +39,7 @@ from ragviz.analysis.audits.active import (
 )
 from ragviz.analysis.audits.active_bootstrap import active_bootstrap_t
 from ragviz.analysis.audits.active_crossfit import crossfitted_active
+from ragviz.analysis.audits.design_plan import variance_curve
 from ragviz.analysis.audits.designs import ACTIVE, PAIRED, STRATIFIED, UNIFORM, unit_draw
 from ragviz.analysis.audits.stratified import StratumError, stratified_people_ci, stratified_ppi_ci
 from ragviz.analysis.audits.stratified_bootstrap import stratified_bootstrap_t
@@ -322,6 +323,9 @@ def _metric(
         "fixed_variance": fixed,  # the part of the variance that does not shrink as the audit grows (the planner's B)
         "z": z_value(alpha),
     }
+    if info.name == ACTIVE and not info.batches:  # the planner's variance at other budgets, chances capped at 1
+        centred_y, centred_f = y - float(w @ y), f - float(w @ f)
+        design["variance_curve"] = variance_curve(centred_y - lam * centred_f, 1.0 / weights, variance, total)
     if n < MIN_AUDITED:  # no saving is said where no corrected figure is: the uniform side is floored at the minimum
         design.update(saved_examples=None, saved_hours=None, too_few=too_few_words(n, MIN_AUDITED))
     ppi = PPIInterval(interval.estimate, interval.low, interval.high, lam, variance, shown_method)

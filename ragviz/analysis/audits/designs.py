@@ -1,28 +1,14 @@
 """Audit sampling designs: which examples people review, and with what chance each was drawn.
 
-* **uniform** — every example equally likely: the first *n* of the seeded draw order
-  (:func:`ragviz.store.audit_samples.draw_order`), inclusion probability :math:`n/N`.
-* **stratified** — the examples are split by a column (the subset, the generation model, any column); each
-  stratum *h* gets :math:`n_h` audited examples by proportional or Neyman allocation
-  (:mod:`ragviz.analysis.audits.allocation`) and within it a uniform draw: the first :math:`n_h` of the
-  stratum in the same seeded order. Inclusion probability :math:`n_h/N_h`.
+* **uniform** — every example equally likely: the first *n* of the seeded draw order, inclusion probability
+  :math:`n/N` (:func:`uniform_draw`).
+* **stratified** — a uniform draw within each stratum of a column, :math:`n_h` per stratum by proportional or Neyman
+  allocation (:func:`stratified_draw`).
 * **active** — examples the judge is unsure about are likelier to be drawn (A. Zrnic, E. J. Candès, "Active
-  statistical inference", ICML 2024). With the judge's confidence :math:`c_i` (its chance of being right),
-  example *i* gets the selection weight :math:`q_i = \\phi/N + (1-\\phi)\\sqrt{1-c_i}/\\sum_k\\sqrt{1-c_k}`
-  (:math:`\\sqrt{1-c}` is the spread of a 0/1 error made with chance :math:`1-c`, the optimal rule's shape;
-  the floor :math:`\\phi` keeps every example drawable) and is in the sample when
-  :math:`U_i / q_i \\le \\ell` — Poisson sampling with inclusion probability :math:`\\pi_i = \\min(1, \\ell q_i)`,
-  the level :math:`\\ell` set so that :math:`\\sum_i \\pi_i` is the budget *n* (the sample's size is *n* on
-  average). :math:`U_i \\in (0, 1)` is the seeded hash of the uid (:func:`unit_draw`). Calibrated on a pilot
-  (:mod:`ragviz.analysis.audits.calibration`), each example's expected spread :math:`s_i` learnt from people's
-  reviews takes the place of :math:`\\sqrt{1-c_i}` (:func:`weights_from_spread`).
+  statistical inference", ICML 2024): Poisson sampling with known inclusion probabilities (:func:`active_draw`).
 
-Every draw depends only on the seed, the uids and the strata or confidence (not on row order or a library
-version), and grows: a uniform or stratified sample grown to *n'* keeps its members and adds the next ones of
-each order; an active sample grown to a larger budget raises :math:`\\ell`, which keeps every member (its
-:math:`U_i/q_i` is still below the level) and adds the examples between the two levels. The members are kept in
-the order people should review them (draw order; for active, by :math:`U_i/q_i`), so a partly reviewed sample is
-still a sample of the same design (:func:`ragviz.analysis.audits.design_pairing.reviewed_level`).
+Every draw depends only on the seed, the uids and the strata or confidence, grows by keeping its members, and keeps
+them in the order people should review them, so a partly reviewed sample is still a sample of its design.
 """
 
 from __future__ import annotations
@@ -212,7 +198,7 @@ def weights_from_spread(spread: Sequence[float] | np.ndarray, floor: float = DEF
 
 
 def selection_weights(confidence: Sequence[float] | np.ndarray, floor: float = DEFAULT_FLOOR) -> np.ndarray:
-    """:math:`q_i` of the active design (module docstring): sums to 1, at least :math:`\\phi/N` each.
+    """:math:`q_i` of the active design (:func:`active_draw`): sums to 1, at least :math:`\\phi/N` each.
 
     >>> selection_weights([1.0, 1.0, 0.0, 0.0], 0.2).round(3).tolist()
     [0.05, 0.05, 0.45, 0.45]
@@ -255,8 +241,19 @@ def active_draw(
     weigh: Sequence[str] = (),
     salt: str = SALTS[ACTIVE],
 ) -> DesignedDraw:
-    """The active design's Poisson sample with expected size *budget* (module docstring), members in
-    :math:`U_i/q_i` order. *spread* (uid -> the example's expected spread, e.g. calibrated on a pilot:
+    """The active design's Poisson sample with expected size *budget*, members in :math:`U_i/q_i` order.
+
+    With the judge's confidence :math:`c_i` (its chance of being right), example *i* gets the selection weight
+    :math:`q_i = \\phi/N + (1-\\phi)\\sqrt{1-c_i}/\\sum_k\\sqrt{1-c_k}` (:math:`\\sqrt{1-c}` is the spread of a 0/1 error
+    made with chance :math:`1-c`, the optimal rule's shape; the floor :math:`\\phi` keeps every example drawable) and
+    is in the sample when :math:`U_i / q_i \\le \\ell` — Poisson sampling with inclusion probability
+    :math:`\\pi_i = \\min(1, \\ell q_i)`, the level :math:`\\ell` set so that :math:`\\sum_i \\pi_i` is the budget (the
+    sample's size is the budget on average). :math:`U_i \\in (0, 1)` is the seeded hash of the uid (:func:`unit_draw`).
+    A larger budget raises :math:`\\ell`, which keeps every member (its :math:`U_i/q_i` is still below the level) and
+    adds the examples between the two levels; members in :math:`U_i/q_i` order, so a partly reviewed sample is still
+    an active sample (:func:`ragviz.analysis.audits.design_pairing.reviewed_level`).
+
+    *spread* (uid -> the example's expected spread, e.g. calibrated on a pilot:
     :mod:`ragviz.analysis.audits.calibration`) takes the place of :math:`\\sqrt{1-c_i}`. A larger *budget* with
     the same seed and confidence (or spread) gives a superset. *weigh*: examples (members or not) whose
     :math:`q_i` the draw's params keep under ``"pilot_weights"`` — a pilot's, whose reviews then join the estimate

@@ -1,25 +1,7 @@
-r"""Stratified PPI++: the prediction-powered mean of a stratified audit (A. Fisch et al., "Stratified
-prediction-powered inference for effective hybrid evaluation of language models", NeurIPS 2024).
-
-Within stratum *k* (:math:`N_k` examples, :math:`n_k` audited) PPI++ runs on its own, with its own power tuning
-
-.. math:: \\lambda_k = \\frac{\\widehat{\\mathrm{Cov}}(Y, \\hat Y)}{(1 + n_k/N^u_k)\\, \\widehat{\\mathrm{Var}}(\\hat Y)}, \\qquad
-          \\hat\\theta_k = \\lambda_k \\bar{\\hat Y}^u_k + \\overline{(Y - \\lambda_k \\hat Y)}_k, \\qquad
-          \\hat\\sigma^2_k = \\frac{s^2_{Y - \\lambda_k \\hat Y}}{n_k} + \\frac{s^2_{\\lambda_k \\hat Y^u}}{N^u_k}
-
-(sample variances, ``ddof = 1``; :math:`\\lambda_k` not clipped), and the strata combine by their weights
-:math:`w_k = N_k / N`: :math:`\\hat\\theta = \\sum_k w_k \\hat\\theta_k`, :math:`\\hat\\sigma^2 = \\sum_k w_k^2 \\hat\\sigma^2_k`,
-the interval :math:`\\hat\\theta \\pm z_{1-\\alpha/2}\\hat\\sigma` (normal). Without *bounds* this is ``glide-py``
-0.11's ``StratifiedPPIMeanEstimator`` (``tests/analysis/audits/test_audit_designs_reference.py``: equal to 1e-9 on random
-inputs). With *bounds* (the metric's range, as the app shows it) the estimate and the interval stay in the range, an
-audit whose rectifier barely varies gets the floored variance of
-:func:`ragviz.analysis.estimates.small_audit.rectifier_variance` (so a unanimous audit never shrinks the interval
-to nothing) — the floor is taken over the whole audit, as the uniform design's, each stratum's rectifier variance
-is shrunk toward the whole audit's by :data:`PSEUDO_AUDITED` pseudo-examples (a stratum of 14 audited examples with
-no disagreement does not make the judge perfect there: without it adherence covered 78-88 % in
-``benchmarks/bench_designs.py``), :math:`\lambda` is tuned once on the whole
-audit and clipped to [0, 1] as ``ppi_py`` does (a stratum's own tuning on a dozen examples biased adherence), a stratum whose judge values do not vary gets :math:`\\lambda_k = 0` (``glide-py`` refuses it) and a
-stratum audited in full contributes its exact mean.
+"""Stratified PPI++: the prediction-powered mean of a stratified audit (A. Fisch et al., "Stratified
+prediction-powered inference for effective hybrid evaluation of language models", NeurIPS 2024): PPI++ within each
+stratum, combined by the strata's sizes (:func:`stratified_ppi_ci`, whose docstring gives the estimator), and
+people's stratified mean alone.
 
 A stratum with fewer than two audited examples has no variance: :class:`StratumError` names it.
 """
@@ -104,8 +86,29 @@ def stratified_ppi_ci(
     alpha: float = 0.05,
     bounds: Bounds | None = None,
 ) -> StratifiedEstimate:
-    """Stratified PPI++ over the audited ``(y, yhat)`` with their *strata* and the judge-only *yhat_u* with
-    theirs (module docstring). ``bounds=None``: ``glide-py``'s ``StratifiedPPIMeanEstimator``."""
+    r"""Stratified PPI++ over the audited ``(y, yhat)`` with their *strata* and the judge-only *yhat_u* with
+    theirs. ``bounds=None``: ``glide-py``'s ``StratifiedPPIMeanEstimator``.
+
+    Within stratum *k* (:math:`N_k` examples, :math:`n_k` audited) PPI++ runs on its own, with its own power tuning
+
+    .. math:: \\lambda_k = \\frac{\\widehat{\\mathrm{Cov}}(Y, \\hat Y)}{(1 + n_k/N^u_k)\\, \\widehat{\\mathrm{Var}}(\\hat Y)}, \\qquad
+              \\hat\\theta_k = \\lambda_k \\bar{\\hat Y}^u_k + \\overline{(Y - \\lambda_k \\hat Y)}_k, \\qquad
+              \\hat\\sigma^2_k = \\frac{s^2_{Y - \\lambda_k \\hat Y}}{n_k} + \\frac{s^2_{\\lambda_k \\hat Y^u}}{N^u_k}
+
+    (sample variances, ``ddof = 1``; :math:`\\lambda_k` not clipped), and the strata combine by their weights
+    :math:`w_k = N_k / N`: :math:`\\hat\\theta = \\sum_k w_k \\hat\\theta_k`, :math:`\\hat\\sigma^2 = \\sum_k w_k^2 \\hat\\sigma^2_k`,
+    the interval :math:`\\hat\\theta \\pm z_{1-\\alpha/2}\\hat\\sigma` (normal). Without *bounds* this is ``glide-py``
+    0.11's ``StratifiedPPIMeanEstimator`` (``tests/analysis/audits/test_audit_designs_reference.py``: equal to 1e-9 on random
+    inputs). With *bounds* (the metric's range, as the app shows it) the estimate and the interval stay in the range, an
+    audit whose rectifier barely varies gets the floored variance of
+    :func:`ragviz.analysis.estimates.small_audit.rectifier_variance` (so a unanimous audit never shrinks the interval
+    to nothing) — the floor is taken over the whole audit, as the uniform design's, each stratum's rectifier variance
+    is shrunk toward the whole audit's by :data:`PSEUDO_AUDITED` pseudo-examples (a stratum of 14 audited examples with
+    no disagreement does not make the judge perfect there: without it adherence covered 78-88 % in
+    ``benchmarks/bench_designs.py``), :math:`\lambda` is tuned once on the whole
+    audit and clipped to [0, 1] as ``ppi_py`` does (a stratum's own tuning on a dozen examples biased adherence), a stratum whose judge values do not vary gets :math:`\\lambda_k = 0` (``glide-py`` refuses it) and a
+    stratum audited in full contributes its exact mean.
+    """
     y_arr, f_arr, fu_arr = as_vector(y), as_vector(yhat), as_vector(yhat_u)
     g, gu = np.asarray(strata).astype(str), np.asarray(strata_u).astype(str)
     if y_arr.size != f_arr.size or g.size != y_arr.size or gu.size != fu_arr.size:

@@ -95,7 +95,7 @@ def dashboard_data(
         base = row_figures(dataset, lambda done, total: step("Scoring the labels", done, total))
     have = examples_at(dataset, store_rows(dataset, store), examples)  # each built once, shared below
     reviewed = resolve_label_set(dataset, against, store, scope="reviewed", examples=have)
-    judged = store.judged_uids() if store is not None else set()
+    judged = store.judge.judged_uids() if store is not None else set()
     stored = {i for uid in judged if (i := dataset.index_of(uid)) is not None}
     built = examples_at(dataset, wanted := sorted(set(reviewed.labels) | stored), have)  # + rows a file says are human
     examples = {i: built[i] for i in wanted}

@@ -1,40 +1,11 @@
-"""Prediction-powered inference (PPI++) for the mean of one per-example metric.
+"""Prediction-powered inference (PPI++) for the mean of one per-example metric: the judge's metric on every example
+(``yhat`` on the *n* audited, ``yhat_u`` on the others) corrected by people's (``y``) on a uniformly random audit.
 
-The judge labels every example, people label a uniformly random *audit* sample of them. With
-
-* ``y``      — the metric from people's labels on the *n* audited examples (:math:`Y_i`),
-* ``yhat``   — the judge's metric on the same *n* examples (:math:`\\hat Y_i`),
-* ``yhat_u`` — the judge's metric on the *N* examples without people's labels (:math:`\\hat Y^u_j`),
-
-the judge-only mean is biased by whatever the judge gets wrong, the people-only mean is unbiased
-but wide, and the prediction-powered estimate uses the judge on all examples and the audit to
-remove its bias. Power tuning chooses how much to trust the judge (:math:`\\lambda`, 0 = ignore it,
-1 = plain PPI), so the interval is never wider than the people-only one by more than estimation noise.
-
-The estimates and intervals equal ``ppi_py`` 0.2.3's (``classical_mean_ci``, ``ppi_mean_pointestimate``,
-``ppi_mean_ci`` with ``lam=None``; ``tests/analysis/estimates/test_ppi.py`` compares them on random inputs), except in
-the degenerate cases ``ppi_py`` leaves as NaN or an error, named in each docstring; the effective
-sample size and the planner (:mod:`ragviz.analysis.estimates.planner`) are derived from the same variance. Variances are
-the plug-in ones (divide by the count, ``ddof=0``), as ``ppi_py`` uses for its intervals.
-
-That normal interval (:func:`ppi_mean_ci`'s default) covers only 91-93 % at n = 100 for skewed
-metrics (``benchmarks/bench_ppi.py``): the residual :math:`Y - \\lambda \\hat Y` is skewed and
-:math:`\\lambda` is tuned on the same audit. :func:`bootstrap_t_intervals` (``method="bootstrap-t"``)
-keeps the estimate and studentizes a bootstrap that re-tunes :math:`\\lambda` in every resample; it
-covers 93-97 % at n = 50, 100, 300 and 1,000 there, and is what :func:`ragviz.analysis.estimates.estimate.estimate_mean`, the app and
-``ragviz estimate`` show (:data:`DEFAULT_INTERVAL`).
-
-Small or nearly unanimous audits (issue 23): with *bounds*, the metric's range, the intervals the app shows
-never leave that range and never collapse. The rectifier's variance is taken over the audit plus half a
-pseudo-example at each corner of the range (:func:`rectifier_variance`; A. Agresti, Y. Min, "Simple improved
-confidence intervals for comparing matched proportions", Statistics in Medicine 24 (2005)), so an audit
-where people and the judge never disagree still gives an honest width (about ± 0.2 at n = 10); the
-people-only interval of a 0/1 metric is the Wilson score interval (:func:`wilson_interval`). Without
-*bounds* every function is ``ppi_py``'s.
-
-Undefined cases: no audited example gives no estimate; one audited example gives point estimates
-but no interval (a variance needs two), so :attr:`ragviz.analysis.estimates.estimate.MetricEstimate.has_ci` is false — say so rather
-than print a zero-width interval.
+Estimates and intervals equal ``ppi_py`` 0.2.3's (``classical_mean_ci``, ``ppi_mean_pointestimate``, ``ppi_mean_ci``
+with ``lam=None``; tests/analysis/estimates/test_ppi.py) except where ``ppi_py`` gives NaN or an error, and except
+with *bounds* (a small or unanimous audit's honest width, :func:`ppi_mean_ci`); the interval the app shows is the
+bootstrap-t one (:func:`bootstrap_t_intervals`, :data:`DEFAULT_INTERVAL`). What each interval means for a reader:
+docs/concepts/intervals.md.
 
 References: A. N. Angelopoulos, S. Bates, C. Fannjiang, M. I. Jordan, T. Zrnic, "Prediction-powered
 inference", Science 382 (2023); A. N. Angelopoulos, J. C. Duchi, T. Zrnic, "PPI++: Efficient

@@ -63,7 +63,7 @@ def label_sets(store: LabelStore | None) -> list[LabelSelection]:
 def judge_labels(example: Example, store: LabelStore | None) -> Labels | None:
     """The judge's labels of *example*: the store's latest judge label set for its uid, else
     :func:`judge_labels_of` the example. The one definition every page, the CLI and export use."""
-    stored = store.judge_labels(example.uid) if store is not None else None
+    stored = store.judge.labels(example.uid) if store is not None else None
     return judge_labels_of(example, stored)
 
 
@@ -147,7 +147,7 @@ def resolve_label_set(
     source = np.zeros(len(dataset), np.int8)
     if selection == JUDGE or scope == "all":
         source = judge_source.copy()
-        judged = store.judged_uids() if store is not None else set()
+        judged = store.judge.judged_uids() if store is not None else set()
         if judged:
             source[np.fromiter((uid in judged for uid in dataset.uids), bool, len(dataset))] = STORE_JUDGE
     if selection == HUMAN:
@@ -185,7 +185,7 @@ def store_rows(dataset: Dataset, store: LabelStore | None) -> list[int]:
     Example for these rows only (:func:`resolve_label_set`), so building them once serves all."""
     if store is None:
         return []
-    uids = set(store.judged_uids())
+    uids = set(store.judge.judged_uids())
     for who in store.annotators():
         uids.update(uid for uid, status in store.statuses(who).items() if status.reviewed)
     return sorted(row for uid in uids if (row := dataset.index_of(uid)) is not None)

@@ -151,7 +151,7 @@ class RowLabels(Mapping[int, Labels]):
             if s == DECIDED:
                 self._built[i] = self._decided[i]
             elif s == STORE_JUDGE:
-                stored = self._store.judge_labels(self.dataset.uids[i]) if self._store is not None else None
+                stored = self._store.judge.labels(self.dataset.uids[i]) if self._store is not None else None
                 self._built[i] = stored if stored is not None else self._row_judge(i)
         if not from_rows:
             return

@@ -185,7 +185,7 @@ def provenance(dataset: Dataset, store: LabelStore | None, request: ReportReques
         files=files,
         rows_by_group=tuple(sorted(Counter(groups).items())),
         judges_in_files=tuple(sorted(judges.items())),
-        judges_in_store=store.judge_set_counts() if store is not None else (),
+        judges_in_store=store.judge.set_counts() if store is not None else (),
         annotators=annotators,
         store=store_name(request.db, request.store_shown),
         version=__version__,

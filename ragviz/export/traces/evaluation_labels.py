@@ -92,10 +92,10 @@ def save_evaluation_labels(store: LabelStore, dataset: Dataset, created_by: str)
         name, prompt_version = versions[made.evaluators]
         labels = replace(made.labels, provenance=Provenance("llm", name, None, prompt_version))
         report.versions[name] += 1
-        if store.judge_labels(example.uid) == labels:
+        if store.judge.labels(example.uid) == labels:
             report.unchanged += 1
             continue
         todo.append((example.uid, labels))
-    store.save_judge_labels_many(todo)
+    store.judge.save_many(todo)
     report.saved = len(todo)
     return report

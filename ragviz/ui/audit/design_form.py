@@ -205,15 +205,19 @@ def design_form(ds: Dataset, samples: list[AuditSample]) -> bool:
             key=AUDIT_FLOOR,
             help="The share of the draw spread evenly over all examples, so every example can be drawn (1 = uniform).",
         )
+        uniform_first = sorted(samples, key=lambda s: s.design != "uniform")  # a uniform pilot's reviews also count
         if samples and st.checkbox(
             "Calibrate the confidence on a pilot sample",
+            # on by default once a uniform sample exists (issue 36: never wider than uniform, the uncalibrated draw
+            # can be 5-19 % wider with a confidence that predicts nothing)
+            value=uniform_first[0].design == "uniform",
             key=AUDIT_CALIBRATE,
             help="Learn from an earlier sample's reviewed members (at least 10) how far people strayed from the judge "
             "at each confidence and judge value, and draw in proportion to that: a confidence that predicts nothing "
             "then draws a near-uniform sample instead of a wider one. A uniform pilot's reviews also count in the "
             "estimate.",
         ):
-            _pilot_inputs(samples, with_metric=False)
+            _pilot_inputs(uniform_first, with_metric=False)
         else:
             st.caption(UNCALIBRATED)  # md: ours
     if design == PAIRED:

@@ -308,7 +308,7 @@ def example_labels(ds: Dataset, index: int, who: str) -> ExampleLabels:
     """Everything the Review page needs about one example, in three indexed store reads."""
     s = store()
     ex = ds.example(index)
-    stored_judge = s.judge_labels(ex.uid)
+    stored_judge = s.judge.labels(ex.uid)
     base = base_labels(ex, stored_judge)
     effective = s.effective(ex.uid, who)
     current = fold_labels(base, effective, ex, who)

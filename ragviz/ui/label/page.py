@@ -255,7 +255,7 @@ def selected_rows(
     if memo and memo[0] == key and memo[1] is filtered:
         return memo[2]
     rows = ragviz.judge.selection.select_indices(
-        ds, selection, judged_uids=store.judged_uids(), filtered=filtered, first_k=first_k
+        ds, selection, judged_uids=store.judge.judged_uids(), filtered=filtered, first_k=first_k
     )
     st.session_state[SELECTION_MEMO] = (key, filtered, rows)  # holding *filtered* keeps its identity unique
     return rows

@@ -116,3 +116,42 @@ def test_no_saving_is_said_below_the_minimum_audit(tmp_path, data_file):
     lines = "\n".join(design_lines(report))
     assert "saved" not in lines and f"saving: too few reviewed to say (40 of {MIN_AUDITED})" in lines
     assert "saved" not in (design_sentence(report) or "")
+
+
+def test_the_active_variance_curve_counts_examples_drawn_for_certain():
+    # issue 36 item 4: past the budget where chances reach 1, those examples stop shrinking the variance; A/n + B
+    # kept shrinking them
+    import numpy as np
+
+    from ragviz.analysis.audits.design_plan import planned_size_from_curve, variance_curve
+    from ragviz.analysis.audits.designs import active_level
+
+    rng = np.random.default_rng(3)
+    total = 3000
+    d_all = rng.normal(0, 1, total) * np.where(np.arange(total) < 300, 3.0, 0.3)  # a tenth errs a lot
+    q = np.abs(d_all) + 0.05
+    q = q / q.sum()
+    pi_now = np.minimum(1.0, active_level(q, 200.0) * q)
+    audited = rng.random(total) < pi_now
+    d, pi = d_all[audited], pi_now[audited]
+    design_now = float(np.sum((1 / pi - 1) * d**2 / pi)) / total**2  # the audit's estimate of the design part
+    fixed = 1e-5
+    curve = variance_curve(d, pi, fixed + design_now, total)
+    budgets, values = np.array([n for n, _ in curve]), np.array([v for _, v in curve])
+    assert np.all(np.diff(values) <= 1e-15) and values[-1] == pytest.approx(fixed, rel=0.1)  # all audited: about B
+    ratios = []  # against the exact design variance at that budget, over ten audits of 200
+    for seed in range(10):
+        a = np.random.default_rng(seed).random(total) < pi_now
+        own = float(np.sum((1 / pi_now[a] - 1) * d_all[a] ** 2 / pi_now[a])) / total**2
+        for n, v in variance_curve(d_all[a], pi_now[a], fixed + own, total, points=12)[3:9]:
+            exact = np.minimum(1.0, active_level(q, n) * q)
+            ratios.append(v / (fixed + float(np.sum((1 / exact - 1) * d_all**2)) / total**2))
+    assert 0.8 < float(np.mean(ratios)) < 1.25
+    # A/n + B with B = the part no audit shrinks minus the Poisson term Σ d²/(π M²) (the app's fixed_variance)
+    b = fixed - float(np.sum(d**2 / pi)) / total**2
+    k = int(np.argmin(np.abs(budgets - 1500)))
+    assert values[k] > b + (fixed + design_now - b) * 200 / budgets[k]  # what A/n + B predicted there: too little
+    target = values[k]
+    planned = planned_size_from_curve(curve, target, total)
+    assert planned is not None and abs(planned - budgets[k]) <= 1
+    assert planned_size_from_curve(curve, fixed / 2, total) is None  # below the part no audit shrinks

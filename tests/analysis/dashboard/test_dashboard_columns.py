@@ -198,7 +198,7 @@ def decided_store(shards, tmp_path_factory):
             if i % 2 == 0:
                 store.record(ex.uid, "bob", [Change("utilized_keys", list(ex.labels.utilized_keys), ["0a"])])
         ex = shards.example(5)
-        store.save_judge_labels(ex.uid, ex.labels.replace(relevant_keys=(), provenance=Provenance("llm", "v2")))
+        store.judge.save(ex.uid, ex.labels.replace(relevant_keys=(), provenance=Provenance("llm", "v2")))
     return db
 
 

@@ -280,7 +280,7 @@ def decided(synthetic, tmp_path):
             if i % 2 == 0:
                 store.record(ex.uid, "bob", [Change("utilized_keys", list(ex.labels.utilized_keys), [])])
         ex = next(synthetic.example(i) for i in range(1, len(synthetic), 2) if synthetic.example(i).labels)
-        store.save_judge_labels(ex.uid, ex.labels.replace(relevant_keys=()))
+        store.judge.save(ex.uid, ex.labels.replace(relevant_keys=()))
     return db
 
 

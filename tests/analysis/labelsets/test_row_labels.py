@@ -41,7 +41,7 @@ def _reference_label_set(dataset, name, store, scope="reviewed", built=None):
     example and label field every annotator's latest decision, as the team's export, where it was the whole labels
     of whoever decided last)."""
     built = built if built is not None else dict(iter_examples(dataset))
-    judged = store.judged_uids() if store is not None else set()
+    judged = store.judge.judged_uids() if store is not None else set()
     out = {}
     if name == HUMAN and "label_source" in dataset.table.column_names:
         for i, v in enumerate(dataset.table.column("label_source").to_pylist()):
@@ -80,7 +80,7 @@ def _decide(store, dataset):
         ex = dataset.example(i)
         if ex.labels is not None:
             keys = list(ex.context_keys()[:2])
-            store.save_judge_labels(ex.uid, ex.labels.replace(relevant_keys=tuple(keys), unsupported_keys=None))
+            store.judge.save(ex.uid, ex.labels.replace(relevant_keys=tuple(keys), unsupported_keys=None))
 
 
 def _check_same(dataset, store):
@@ -136,7 +136,7 @@ def test_label_sets_on_a_reviewed_export_equal_the_per_example_ones(tmp_path):
             ex = reviewed.example(i)
             if ex.labels is not None:
                 store.record(ex.uid, "bob", [Change("relevant_keys", list(ex.labels.relevant_keys), [])])
-        store.save_judge_labels(reviewed.example(1).uid, reviewed.example(1).labels)
+        store.judge.save(reviewed.example(1).uid, reviewed.example(1).labels)
         _check_same(reviewed, store)
         assert ROW_JUDGE in resolve_label_set(reviewed, JUDGE, store).labels.source.tolist()
 
