@@ -6,7 +6,6 @@ errors; claim texts are escaped."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -19,8 +18,8 @@ from ragviz.data.labels import Change
 from ragviz.metrics.ragchecker import reported
 from ragviz.store.label_store import LabelStore
 from tests.apptest_helpers import open_page, shown
+from tests.sample import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT.parent / "shared" / "ragchecker" / "checking_outputs.json"
 UID0 = claim_uid("checking_outputs.json", "0")
 

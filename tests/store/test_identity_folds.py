@@ -10,9 +10,9 @@ import pytest
 import ragviz.store.label_store as store_module
 import ragviz.store.team.assignments as assignments_module
 from ragviz.data.labels import RELEVANT_FIELD, REVIEW_FIELD, REVIEWED
-from ragviz.data.roles import Identity, access_of, identity_of_claims
 from ragviz.store.identity_folds import identity_folds
 from ragviz.store.label_store import LabelStore
+from ragviz.store.roles import Identity, access_of, identity_of_claims
 from ragviz.store.schema import SETS, MigrationSet
 from ragviz.store.schema import runner as schema_runner
 from ragviz.store.sign_ins import end_sign_ins, sign_in_is_open
