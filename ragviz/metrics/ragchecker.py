@@ -1,15 +1,5 @@
-"""RagChecker's 11 claim-level metrics, recomputed from the checked claims.
-
-Notation for one item, with every label already turned into a boolean (only ``"Entailment"`` is
-true): *R* response claims, *G* reference-answer (gt) claims, *C* retrieved chunks;
-
-* ``a2r[i]``   — response claim *i* is entailed by the gt answer (the claim is *correct*);
-* ``r2a[j]``   — gt claim *j* is entailed by the response;
-* ``c2r[i][c]`` — response claim *i* is entailed by chunk *c*;
-* ``c2a[j][c]`` — gt claim *j* is entailed by chunk *c*.
-
-Derived: a gt claim is *recalled* by retrieval when some chunk entails it; a chunk is *relevant*
-when it entails some gt claim; a response claim is *faithful* when some chunk entails it.
+"""RagChecker's 11 claim-level metrics, recomputed from the checked claims of an item (:class:`ClaimChecks` gives
+the notation every formula here uses).
 
 Every formula and every edge case is RagChecker's (``ragchecker/computation.py``, v0.1.9): a metric
 whose inputs are empty (no claims on a side it needs, or no chunks) is 0.0, never undefined. The
@@ -298,7 +288,19 @@ def faithfulness(c2r: Matrix, n_chunks: int) -> float:
 
 @dataclass(frozen=True)
 class ClaimChecks:
-    """The four checks of one item as booleans (see the module docstring for the notation)."""
+    """The four checks of one item as booleans.
+
+    Notation for one item, with every label already turned into a boolean (only ``"Entailment"`` is
+    true): *R* response claims, *G* reference-answer (gt) claims, *C* retrieved chunks;
+
+    * ``a2r[i]``   — response claim *i* is entailed by the gt answer (the claim is *correct*);
+    * ``r2a[j]``   — gt claim *j* is entailed by the response;
+    * ``c2r[i][c]`` — response claim *i* is entailed by chunk *c*;
+    * ``c2a[j][c]`` — gt claim *j* is entailed by chunk *c*.
+
+    Derived: a gt claim is *recalled* by retrieval when some chunk entails it; a chunk is *relevant*
+    when it entails some gt claim; a response claim is *faithful* when some chunk entails it.
+    """
 
     a2r: tuple[bool, ...]
     r2a: tuple[bool, ...]

@@ -3,16 +3,10 @@
 *Proportional* gives stratum *h* of :math:`N_h` examples the share :math:`N_h / N` of the audit; *Neyman*
 gives it :math:`N_h S_h / \\sum_k N_k S_k`, where :math:`S_h` is the spread of what the audit measures there
 (for prediction-powered estimates: the judge's error, :math:`Y - \\lambda \\hat Y`), so strata where the judge
-is unsure get more of the audit. The shares are rounded to whole examples as ``ssepy`` 0.1.1 rounds them
-(``np.round``, half to even; ``StratifiedSampler.allocate_budget``), clipped to each stratum's size and to a
-floor of :data:`MIN_PER_STRATUM` (a stratum's variance needs two audited examples), and what rounding left
-over or took too much is settled deterministically (largest remainder first, then the larger stratum; ``ssepy``
-hands out its left-over at random). ``tests/analysis/audits/test_audit_designs_reference.py`` holds the shares and the
-rounded counts to ``ssepy``'s.
-
-:math:`S_h` comes from the judge's confidence (:func:`spread_from_confidence`) or from a pilot audit
-(:func:`spread_from_pilot`). Reference: J. Neyman, "On the two different aspects of the representative method",
-JRSS 97 (1934); W. G. Cochran, *Sampling Techniques* (1977), 5.5.
+is unsure get more of the audit; :math:`S_h` comes from the judge's confidence (:func:`spread_from_confidence`) or
+from a pilot audit (:func:`spread_from_pilot`), the rounding to whole examples is :func:`allocate`'s.
+Reference: J. Neyman, "On the two different aspects of the representative method", JRSS 97 (1934);
+W. G. Cochran, *Sampling Techniques* (1977), 5.5.
 """
 
 from __future__ import annotations
@@ -89,8 +83,15 @@ def allocate(
 ) -> list[int]:
     """Whole audited examples per stratum summing to *total*: ``np.round`` of :func:`allocation_shares`
     times *total* (``ssepy``'s), each between ``min(minimum, N_h)`` and :math:`N_h`, the rest settled
-    deterministically (module docstring). :class:`AllocationError` when *total* cannot give every stratum
-    its minimum or exceeds the examples.
+    deterministically. :class:`AllocationError` when *total* cannot give every stratum its minimum or exceeds the
+    examples.
+
+    The shares are rounded to whole examples as ``ssepy`` 0.1.1 rounds them (``np.round``, half to even;
+    ``StratifiedSampler.allocate_budget``), clipped to each stratum's size and to a floor of :data:`MIN_PER_STRATUM`
+    (a stratum's variance needs two audited examples), and what rounding left over or took too much is settled
+    deterministically (largest remainder first, then the larger stratum; ``ssepy`` hands out its left-over at
+    random). ``tests/analysis/audits/test_audit_designs_reference.py`` holds the shares and the rounded counts to
+    ``ssepy``'s.
 
     >>> allocate(10, [30, 10]), allocate(10, [30, 10], [0.1, 0.9]), allocate(7, [100, 2, 2])
     ([8, 2], [2, 8], [3, 2, 2])

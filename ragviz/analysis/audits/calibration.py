@@ -4,21 +4,8 @@ value) say about where people will disagree with it, learnt from an earlier samp
 Drawn from the confidence alone, an active audit trusts it blindly: where the confidence is unrelated to the
 judge's errors, the unequal chances only add variance (a floor of 0.5 left an audit 4–8 % wider than a uniform one
 in ``benchmarks/bench_designs.py``'s simulation). The optimal chances are proportional to each example's expected
-spread of people's value around the judge's (Zrnic & Candès 2024). A pilot estimates that spread per TRACe metric
-*j* from what is known of every example before anyone reviews it — the judge's doubt :math:`u = 1 - c_j` and its
-own value :math:`\\hat Y_j` (a judge that misses hallucinations errs only where it says "supported"):
-
-.. math:: E[r_j^2 \\mid c, \\hat Y] = \\beta_{j0} + \\beta_{j1} u_j + \\beta_{j2} \\hat Y_j + \\beta_{j3} \\hat Y_j^2,
-          \\qquad r_j = (Y_j - \\hat Y_j) - \\overline{(Y_j - \\hat Y_j)},
-
-least squares over the pilot's reviewed members, each prediction floored at :data:`FLOOR_SHARE` of the pilot's mean
-:math:`r_j^2` (no example is expected to be error-free from a pilot). A pilot where neither says anything fits a
-flat line, hence equal chances. One sample serves every metric, so each metric's expected squared spread is divided
-by its mean over all examples and the example's spread is the root of their average:
-:math:`s_i = \\sqrt{\\frac1J \\sum_j \\hat v_{ij} / \\bar{\\hat v}_j}` (the chances that minimise the sum of the
-metrics' variances relative to a uniform audit's). A metric whose pilot residuals are all 0 is left out; with none
-left every example gets the same spread. The draw stays valid whatever the pilot says: the chances are fixed before
-it, and the estimate weights each member by the inverse of its own.
+spread of people's value around the judge's (Zrnic & Candès 2024): :func:`calibrate` fits it on the pilot,
+:func:`calibrated_spread` gives every example's.
 """
 
 from __future__ import annotations
@@ -43,7 +30,7 @@ class CalibrationError(BadInput, ValueError):
 
 @dataclass(frozen=True)
 class Calibration:
-    """Per metric the coefficients :math:`\\beta_j` and the floor of the module docstring, and how many reviewed pilot
+    """Per metric the coefficients :math:`\\beta_j` and the floor of :func:`calibrate`, and how many reviewed pilot
     members made them."""
 
     terms: dict[str, tuple[float, ...]]  # metric -> (beta0, beta_doubt, beta_judge, beta_judge2, floor)
@@ -75,6 +62,17 @@ def _expected(term: tuple[float, ...], doubt: np.ndarray, judge: np.ndarray) -> 
 def calibrate(pilot: Mapping[str, tuple[Sequence[float], Sequence[float], Sequence[float]]]) -> Calibration:
     """The :class:`Calibration` from the pilot's reviewed members: per metric ``(people, judge, confidence)``.
 
+    The pilot estimates the spread of people's value around the judge's per TRACe metric
+    *j* from what is known of every example before anyone reviews it — the judge's doubt :math:`u = 1 - c_j` and its
+    own value :math:`\\hat Y_j` (a judge that misses hallucinations errs only where it says "supported"):
+
+    .. math:: E[r_j^2 \\mid c, \\hat Y] = \\beta_{j0} + \\beta_{j1} u_j + \\beta_{j2} \\hat Y_j + \\beta_{j3} \\hat Y_j^2,
+              \\qquad r_j = (Y_j - \\hat Y_j) - \\overline{(Y_j - \\hat Y_j)},
+
+    least squares over the pilot's reviewed members, each prediction floored at :data:`FLOOR_SHARE` of the pilot's mean
+    :math:`r_j^2` (no example is expected to be error-free from a pilot). A pilot where neither says anything fits a
+    flat line, hence equal chances.
+
     >>> c = calibrate({"adherence": ([1, 1, 0, 1, 0, 1, 1, 1, 0, 1], [1] * 10, [1, 1, .2, 1, .3, 1, 1, 1, .2, 1])})
     >>> _expected(c.terms["adherence"], np.array([0.0, 0.8]), np.array([1.0, 1.0])).round(3).tolist()
     [0.091, 0.506]
@@ -99,8 +97,15 @@ def calibrate(pilot: Mapping[str, tuple[Sequence[float], Sequence[float], Sequen
 def calibrated_spread(
     calibration: Calibration, confidence: Mapping[str, np.ndarray], judge: Mapping[str, np.ndarray]
 ) -> np.ndarray:
-    """Every example's spread :math:`s_i` (module docstring) from its confidence and the judge's value per metric
+    """Every example's spread :math:`s_i` from its confidence and the judge's value per metric
     (metric -> one value per example, in the same order for every metric).
+
+    One sample serves every metric, so each metric's expected squared spread is divided
+    by its mean over all examples and the example's spread is the root of their average:
+    :math:`s_i = \\sqrt{\\frac1J \\sum_j \\hat v_{ij} / \\bar{\\hat v}_j}` (the chances that minimise the sum of the
+    metrics' variances relative to a uniform audit's). A metric whose pilot residuals are all 0 is left out; with none
+    left every example gets the same spread. The draw stays valid whatever the pilot says: the chances are fixed before
+    it, and the estimate weights each member by the inverse of its own.
 
     >>> cal = Calibration({"adherence": (0.01, 0.99, 0.0, 0.0, 0.0)}, 20)
     >>> calibrated_spread(cal, {"adherence": np.array([1.0, 0.0])}, {"adherence": np.ones(2)}).round(3).tolist()

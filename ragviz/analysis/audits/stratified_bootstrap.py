@@ -1,21 +1,7 @@
-r"""The percentile-t (studentized) bootstrap of the stratified design's PPI++, as the app shows it (with bounds).
-
-Why: the stratified design's normal interval covered 90.9–92.5 % at n = 100 in ``benchmarks/bench_designs.py``
-(relevance and utilization are skewed, adherence a rare 0/1 error), as the uniform design's normal interval does; the
-uniform and active designs show the bootstrap-t for that reason, and so does the stratified design now.
-
-Each resample draws every stratum's audited examples again with replacement, as many as it has (the design fixed
-each stratum's count; a stratum audited in full stays as it is: its mean is exact), and the examples not audited
-through the three sums the estimate reads of them (:func:`ragviz.analysis.audits.active_bootstrap.unaudited_sums`).
-From each stratum's six sums it recomputes everything
-:func:`ragviz.analysis.audits.stratified.stratified_ppi_ci` computes with bounds: the stratum weights, :math:`\lambda`
-tuned on the whole audit and clipped to [0, 1] (0 in a stratum whose judge values do not vary), each stratum's mean
-and its rectifier variance shrunk toward the whole audit's by
-:data:`~ragviz.analysis.audits.stratified.PSEUDO_AUDITED` pseudo-examples (with every count 1 exactly the estimator's
-figures; the tests hold it). The interval is
-:math:`[\hat\theta - t^*_{1-\alpha/2}\hat\sigma, \hat\theta - t^*_{\alpha/2}\hat\sigma]` with
-:math:`t^* = (\hat\theta^* - \hat\theta)/\hat\sigma^*`. An audit that barely disagrees keeps the normal interval
-over its floored variance, and the method says so.
+r"""The percentile-t (studentized) bootstrap of the stratified design's PPI++, as the app shows it (with bounds;
+:func:`stratified_bootstrap_t`). Why: the stratified design's normal interval covered 90.9–92.5 % at n = 100 in
+``benchmarks/bench_designs.py`` (relevance and utilization are skewed, adherence a rare 0/1 error), as the uniform
+design's does; the uniform and active designs show the bootstrap-t for that reason, and so does this one.
 """
 
 from __future__ import annotations
@@ -56,8 +42,22 @@ def stratified_replicates(
     resamples: int = RESAMPLES,
     seed: int = 0,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The bounded stratified PPI++ estimate and its variance (before the floor) in every resample; index 0 is
-    the audit as it is."""
+    r"""The bounded stratified PPI++ estimate and its variance (before the floor) in every resample; index 0 is
+    the audit as it is.
+
+    Each resample draws every stratum's audited examples again with replacement, as many as it has (the design fixed
+    each stratum's count; a stratum audited in full stays as it is: its mean is exact), and the examples not audited
+    through the three sums the estimate reads of them (:func:`ragviz.analysis.audits.active_bootstrap.unaudited_sums`).
+    From each stratum's six sums it recomputes everything
+    :func:`ragviz.analysis.audits.stratified.stratified_ppi_ci` computes with bounds: the stratum weights, :math:`\lambda`
+    tuned on the whole audit and clipped to [0, 1] (0 in a stratum whose judge values do not vary), each stratum's mean
+    and its rectifier variance shrunk toward the whole audit's by
+    :data:`~ragviz.analysis.audits.stratified.PSEUDO_AUDITED` pseudo-examples (with every count 1 exactly the estimator's
+    figures; the tests hold it). The interval is
+    :math:`[\hat\theta - t^*_{1-\alpha/2}\hat\sigma, \hat\theta - t^*_{\alpha/2}\hat\sigma]` with
+    :math:`t^* = (\hat\theta^* - \hat\theta)/\hat\sigma^*`. An audit that barely disagrees keeps the normal interval
+    over its floored variance, and the method says so.
+    """
     y_arr = as_vector(y)
     g, gu = np.asarray(strata).astype(str), np.asarray(strata_u).astype(str)
     rng = np.random.default_rng(seed)
@@ -107,7 +107,7 @@ def stratified_bootstrap_t(
     resamples: int = RESAMPLES,
     seed: int = 0,
 ) -> tuple[StratifiedEstimate, str]:
-    """The stratified PPI++ estimate with its percentile-t interval (module docstring), and the interval's method
+    """The stratified PPI++ estimate with its percentile-t interval (:func:`stratified_replicates`), and the interval's method
     (``bootstrap-t``, or ``normal`` where the audit barely disagrees or the resamples have no spread)."""
     shown = stratified_ppi_ci(y, yhat, strata, yhat_u, strata_u, alpha, bounds)
     if floored(as_vector(y), as_vector(yhat), 1.0):

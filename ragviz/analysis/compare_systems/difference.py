@@ -1,17 +1,7 @@
-"""The corrected difference between two systems per metric, overall and per subset.
+"""The corrected difference between two systems per metric, overall and per subset: people's B − A on the questions
+a paired audit drew corrects the judge's on every paired question, one PPI++ mean (:func:`difference_group`, whose
+docstring gives the estimator), beside the judge-only and the people-only difference.
 
-For question *q* with system A's answer and system B's, the judge gives :math:`\\hat D_q = \\hat Y_{B,q} - \\hat
-Y_{A,q}` on every paired question and people give :math:`D_q = Y_{B,q} - Y_{A,q}` on the audited ones (both answers
-reviewed). The audit draws questions uniformly (``ragviz audit draw --design paired``), so the :math:`D_q` of the
-audited questions are a uniform sample and the mean difference is one PPI++ mean: :func:`ragviz.analysis.estimates.
-estimate.estimate_mean` on *y* = :math:`D`, *yhat* = :math:`\\hat D` (audited), *yhat_u* = :math:`\\hat D`
-(the others), within the difference's range ``(lo - hi, hi - lo)``. Without bounds and with the normal interval it
-is ``ppi_py``'s ``ppi_mean_ci`` / ``ppi_mean_pointestimate`` on the paired differences
-(``tests/analysis/compare_systems/test_compare_systems.py``). Pairing by question is what makes the interval narrow: a question hard
-for both systems leaves the difference alone.
-
-The judge-only difference is the judge's mean :math:`\\hat D` over all paired questions (biased by whatever the
-judge gets wrong differently on the two systems), the people-only one the mean :math:`D` over the audited questions.
 A question where the metric is undefined on either answer (completeness without a relevant sentence) is left out
 of that metric and counted.
 """
@@ -63,7 +53,7 @@ def _diff(a: Any, b: Any, name: str) -> float | None:
 def difference_arrays(
     pairs: Sequence[QuestionPair], name: str
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[int, int]]:
-    """``(y, yhat, yhat_u, (excluded audited, excluded other))`` of B − A on metric *name* (module docstring)."""
+    """``(y, yhat, yhat_u, (excluded audited, excluded other))`` of B − A on metric *name* (:func:`difference_group`)."""
     y: list[float] = []
     yhat: list[float] = []
     yhat_u: list[float] = []
@@ -102,7 +92,21 @@ def difference_group(
 ) -> DifferenceGroup:
     """:func:`ragviz.analysis.estimates.estimate.estimate_mean` of B − A for each metric in *names* over *pairs*
     (a metric without a value on any pair is left out); ``bounded=False`` drops the range (``ppi_py``'s intervals,
-    for the reference test)."""
+    for the reference test).
+
+    For question *q* with system A's answer and system B's, the judge gives :math:`\\hat D_q = \\hat Y_{B,q} - \\hat
+    Y_{A,q}` on every paired question and people give :math:`D_q = Y_{B,q} - Y_{A,q}` on the audited ones (both answers
+    reviewed). The audit draws questions uniformly (``ragviz audit draw --design paired``), so the :math:`D_q` of the
+    audited questions are a uniform sample and the mean difference is one PPI++ mean: :func:`ragviz.analysis.estimates.
+    estimate.estimate_mean` on *y* = :math:`D`, *yhat* = :math:`\\hat D` (audited), *yhat_u* = :math:`\\hat D`
+    (the others), within the difference's range ``(lo - hi, hi - lo)``. Without bounds and with the normal interval it
+    is ``ppi_py``'s ``ppi_mean_ci`` / ``ppi_mean_pointestimate`` on the paired differences
+    (``tests/analysis/compare_systems/test_compare_systems.py``). Pairing by question is what makes the interval narrow: a question hard
+    for both systems leaves the difference alone.
+
+    The judge-only difference is the judge's mean :math:`\\hat D` over all paired questions (biased by whatever the
+    judge gets wrong differently on the two systems), the people-only one the mean :math:`D` over the audited questions.
+    """
     metrics = {}
     for name in names:
         y, yhat, yhat_u, excluded = difference_arrays(pairs, name)

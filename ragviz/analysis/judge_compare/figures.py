@@ -1,24 +1,6 @@
-"""Judge versions measured against people on a test set: agreement per label kind and bias per TRACe metric,
-each with a 95 % bootstrap interval.
-
-Label kinds (one binary decision each, people's labels the reference, the judge's the candidate):
-
-==============  =============================================  ==================================
-kind            one decision per                               positive when
-==============  =============================================  ==================================
-``relevant``    context sentence                               key in the relevant list
-``utilized``    context sentence                               key in the utilized list
-``supported``   response sentence (the support verdict)        sentence not counted unsupported
-``supporting``  (response sentence, context sentence) pair     context key among its supporting keys
-``adherent``    example (the overall adherence)                TRACe adherence is 1
-==============  =============================================  ==================================
-
-Per kind: Cohen's kappa, precision / recall / F1 of the positive label and the true-negative rate, equal to
-scikit-learn's ``cohen_kappa_score`` and ``precision_recall_fscore_support`` on the same decisions (a test
-checks it). Intervals follow the rule of every judge-vs-people figure (:mod:`ragviz.analysis.figure_intervals`):
-none below :data:`ragviz.analysis.estimates.coverage.MIN_REVIEWED` test examples (:attr:`VersionFigures.too_few`
-says so), over the test set's *examples* (an example's decisions stay together), never of zero width. The bias
-of a TRACe metric is the judge's mean minus people's mean over the examples where both define it.
+"""Judge versions measured against people on a test set: agreement per label kind (:func:`kind_decisions`) and bias
+per TRACe metric, each with a 95 % bootstrap interval under the rule of every judge-vs-people figure
+(:mod:`ragviz.analysis.figure_intervals`; :func:`version_figures`).
 """
 
 from __future__ import annotations
@@ -61,7 +43,20 @@ Triple = tuple[Example, Labels, Labels]  # (example, people's labels, the judge'
 
 
 def kind_decisions(example: Example, labels: Labels) -> dict[str, dict[str, bool]]:
-    """Every kind's decisions of *labels* on *example*, keyed by sentence key (pairs as ``"a|0b"``)."""
+    """Every kind's decisions of *labels* on *example*, keyed by sentence key (pairs as ``"a|0b"``).
+
+    Label kinds (one binary decision each, people's labels the reference, the judge's the candidate):
+
+    ==============  =============================================  ==================================
+    kind            one decision per                               positive when
+    ==============  =============================================  ==================================
+    ``relevant``    context sentence                               key in the relevant list
+    ``utilized``    context sentence                               key in the utilized list
+    ``supported``   response sentence (the support verdict)        sentence not counted unsupported
+    ``supporting``  (response sentence, context sentence) pair     context key among its supporting keys
+    ``adherent``    example (the overall adherence)                TRACe adherence is 1
+    ==============  =============================================  ==================================
+    """
     d = decisions(example, labels)
     context = example.context_keys()
     supporting: dict[str, bool] = {}
@@ -141,7 +136,15 @@ def _value(x: np.ndarray) -> float | None:
 
 
 def version_figures(triples: Sequence[Triple], n_resamples: int = RESAMPLES, seed: int = 0) -> VersionFigures:
-    """Agreement per kind and bias per TRACe metric of the judge's labels against people's over *triples*."""
+    """Agreement per kind and bias per TRACe metric of the judge's labels against people's over *triples*.
+
+    Per kind: Cohen's kappa, precision / recall / F1 of the positive label and the true-negative rate, equal to
+    scikit-learn's ``cohen_kappa_score`` and ``precision_recall_fscore_support`` on the same decisions (a test
+    checks it). Intervals follow the rule of every judge-vs-people figure (:mod:`ragviz.analysis.figure_intervals`):
+    none below :data:`ragviz.analysis.estimates.coverage.MIN_REVIEWED` test examples (:attr:`VersionFigures.too_few`
+    says so), over the test set's *examples* (an example's decisions stay together), never of zero width. The bias
+    of a TRACe metric is the judge's mean minus people's mean over the examples where both define it.
+    """
     n = len(triples)
     counts = {kind: np.zeros((n, 4)) for kind in KINDS}
     n_decisions = dict.fromkeys(KINDS, 0)

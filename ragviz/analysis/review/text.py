@@ -1,18 +1,10 @@
-"""The Review page's text as its editor, free of Streamlit: what a click on a context sentence asks
-for, and which sentences a long document shows before "show all".
+"""The Review page's text as its editor, free of Streamlit: what a click on a context sentence asks for, and which
+sentences a long document shows before "show all".
 
-A click on a context sentence moves its label one step round :data:`CYCLE` (none -> relevant ->
-relevant+utilized -> utilized -> none). :func:`click_changes` turns "sentence *key* is now *state*",
-measured from the labels the page drew, into the changes the store records (and checks against the
-stored labels in its write transaction) — the one path every context-label edit takes.
-
-Shift+click on a context sentence links it to the selected response sentence as support, or unlinks it
-(:func:`support_link_change`, the change the supporting-keys picker makes).
-
-A document folds to its *kept* sentences (labelled now or by the judge, supporting the selected
-response sentence, or touched by the person) with :data:`AROUND` sentences either side; a document
-with none of them shows only its heading, and a short one (at most :data:`SHORT` sentences) shows
-whole. :func:`fold_ranges` says which.
+A click moves the sentence's label one step round :data:`CYCLE` (none -> relevant -> relevant+utilized -> utilized
+-> none): :func:`click_changes` turns it into the changes the store records, the one path every context-label edit
+takes; Shift+click links it to the selected response sentence as support, or unlinks it (:func:`support_link_change`).
+A document folds to the sentences labelled, supporting or touched, with a few around them (:func:`fold_ranges`).
 """
 
 from __future__ import annotations

@@ -1,25 +1,10 @@
 """The judge's confidence from the token probabilities of its kept answer (``--confidence logprobs``), pure.
 
 The kept answer is asked with ``logprobs=true, top_logprobs=K``; the server sends, for every token of the answer,
-its log probability given everything before it (and the K likeliest tokens at that place). What is read from them,
-for the sentence labels :mod:`ragviz.judge.sampling.agreement` stores from samples:
-
-- **supported** (a response sentence): the probability of the token that carries the kept ``fully_supported``
-  verdict (``true`` / ``false``) given the answer before it. It is the probability the model gave its own verdict
-  at that point, not a calibrated probability that the verdict is right. (The K alternatives per token are asked
-  too, as OpenAI's API pairs them with ``logprobs``; the figures here need only the chosen tokens.)
-- **relevant / utilized, a key listed**: the probability that the key was written where it was: the product of the
-  probabilities of the tokens from the end of the item before it (the separator, i.e. the choice to go on listing)
-  to the key's last character.
-- **relevant / utilized, a key not listed**: the probability that the list was closed where it was (the tokens from
-  the end of the last item to the ``]``): the model's own chance of adding no further key there. It is the same
-  for every key left out of a list, and says nothing of which key the model might have added.
-
-Each metric's confidence is ``1 - 2 * sd`` as in sample mode, with the sd of the metric when every sentence label
-is drawn on its own with these probabilities (independent draws: an assumption; the tokens' probabilities are
-conditional on the answer before them): exact for relevance and utilization (sums of independent draws), adherence
-(all sentences supported) and completeness (the distribution of ``|R ∩ U| / |R|`` counted out over the sentences).
-Such a confidence is stored with ``n_samples`` 1 (:data:`LOGPROBS_SAMPLES`): one answer, read from its tokens.
+its log probability given everything before it. :func:`verdict_shares` reads from them each sentence label's
+probability, :func:`logprob_confidence` each metric's confidence (stored with ``n_samples`` 1,
+:data:`LOGPROBS_SAMPLES`: one answer, read from its tokens), beside the confidence
+:mod:`ragviz.judge.sampling.agreement` stores from samples.
 """
 
 from __future__ import annotations
@@ -165,7 +150,18 @@ def _list_shares(tokens: TokenProbabilities, node: _Node, keys: Sequence[str]) -
 
 
 def verdict_shares(text: str, content: Sequence[Any], example: Example) -> dict[str, dict[str, float]]:
-    """Per label kind, sentence key -> the probability the answer's tokens give the kept label (module docstring).
+    """Per label kind, sentence key -> the probability the answer's tokens give the kept label:
+
+    - **supported** (a response sentence): the probability of the token that carries the kept ``fully_supported``
+      verdict (``true`` / ``false``) given the answer before it. It is the probability the model gave its own verdict
+      at that point, not a calibrated probability that the verdict is right. (The K alternatives per token are asked
+      too, as OpenAI's API pairs them with ``logprobs``; the figures here need only the chosen tokens.)
+    - **relevant / utilized, a key listed**: the probability that the key was written where it was: the product of the
+      probabilities of the tokens from the end of the item before it (the separator, i.e. the choice to go on listing)
+      to the key's last character.
+    - **relevant / utilized, a key not listed**: the probability that the list was closed where it was (the tokens from
+      the end of the last item to the ``]``): the model's own chance of adding no further key there. It is the same
+      for every key left out of a list, and says nothing of which key the model might have added.
 
     Raises :class:`ValueError` when the tokens do not spell *text* or its JSON object cannot be read.
     """
@@ -239,8 +235,14 @@ def share_of_mean(labels: Labels, shares: dict[str, dict[str, float]], kind: str
 
 
 def logprob_confidence(example: Example, kept: Labels, text: str, content: Sequence[Any]) -> ExampleConfidence:
-    """What the kept answer's token probabilities say of *example* (module docstring); :class:`ValueError` when
-    they cannot be read."""
+    """What the kept answer's token probabilities say of *example*; :class:`ValueError` when they cannot be read.
+
+    Each metric's confidence is ``1 - 2 * sd`` as in sample mode, with the sd of the metric when every sentence label
+    is drawn on its own with these probabilities (independent draws: an assumption; the tokens' probabilities are
+    conditional on the answer before them): exact for relevance and utilization (sums of independent draws), adherence
+    (all sentences supported) and completeness (the distribution of ``|R ∩ U| / |R|`` counted out over the sentences).
+    Such a confidence is stored with ``n_samples`` 1 (:data:`LOGPROBS_SAMPLES`): one answer, read from its tokens.
+    """
     shares = verdict_shares(text, content, example)
     context, response = example.context_keys(), example.response_keys()
     relevant = [share_of_mean(kept, shares, "relevant", k) for k in context]

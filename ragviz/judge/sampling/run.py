@@ -1,20 +1,7 @@
-"""Judging with N samples per example: the kept answer as any run gives it, then N - 1 more at a temperature above 0.
-
-The kept answer is :func:`ragviz.judge.run.judge_examples_async`'s (the run's own settings: temperature 0 for chat
-models unless set), stored as the judge's labels. Sample k (2..N) is the same request at the sampling temperature
-(the one set when above 0, else :data:`SAMPLE_TEMPERATURE`; none is sent to reasoning models, which sample at their
-default of 1), cached under its own prompt version ``<version>~sample<k>@t<temperature>`` like any answer: a rerun
-asks only what is missing. Samples never become label sets; what they say is stored per example
-(:mod:`ragviz.store.judge_confidence`).
-
-How samples 2..N are asked (``sample_mode``): ``"n"`` (the default) asks them as ONE request per example with
-``n`` = N - 1 where the endpoint takes it (:mod:`ragviz.judge.sampling.one_request`: one request instead of N - 1,
-the prompt's tokens paid once), falling back to ``"separate"`` (one request per sample) when it ignores or refuses
-``n``. Both modes cache each sample under the same key, so either reuses the other's answers.
-
-``confidence="logprobs"`` reads the confidence from the kept answer's token probabilities instead
-(:mod:`ragviz.judge.sampling.logprobs`: the kept request also asks ``logprobs``; no samples). Where the endpoint
-sends none, one note says so and no confidence is stored, or the N samples are asked when N > 1 was asked too.
+"""Judging with N samples per example: the kept answer as any run gives it, then N - 1 more at a temperature above 0
+(or the kept answer's token probabilities instead), and the judge's confidence per example from them
+(:func:`judge_with_samples_async`, whose docstring says how samples are asked and cached). Samples never become
+label sets; what they say is stored per example (:mod:`ragviz.store.judge_confidence`).
 """
 
 from __future__ import annotations
@@ -246,7 +233,23 @@ async def judge_with_samples_async(
     """Judge *examples* and ask *samples* - 1 more answers of each judged one (*sample_mode*), or read the kept
     answers' token probabilities (*confidence* ``"logprobs"``; samples only where the endpoint sends none); store
     each example's confidence in *store* (a :class:`~ragviz.store.label_store.LabelStore`) when given. Progress
-    counts every answer of the N."""
+    counts every answer of the N.
+
+    The kept answer is :func:`ragviz.judge.run.judge_examples_async`'s (the run's own settings: temperature 0 for chat
+    models unless set), stored as the judge's labels. Sample k (2..N) is the same request at the sampling temperature
+    (the one set when above 0, else :data:`SAMPLE_TEMPERATURE`; none is sent to reasoning models, which sample at their
+    default of 1), cached under its own prompt version ``<version>~sample<k>@t<temperature>`` like any answer: a rerun
+    asks only what is missing.
+
+    How samples 2..N are asked (``sample_mode``): ``"n"`` (the default) asks them as ONE request per example with
+    ``n`` = N - 1 where the endpoint takes it (:mod:`ragviz.judge.sampling.one_request`: one request instead of N - 1,
+    the prompt's tokens paid once), falling back to ``"separate"`` (one request per sample) when it ignores or refuses
+    ``n``. Both modes cache each sample under the same key, so either reuses the other's answers.
+
+    ``confidence="logprobs"`` reads the confidence from the kept answer's token probabilities instead
+    (:mod:`ragviz.judge.sampling.logprobs`: the kept request also asks ``logprobs``; no samples). Where the endpoint
+    sends none, one note says so and no confidence is stored, or the N samples are asked when N > 1 was asked too.
+    """
     check_samples(samples, settings, sample_mode, confidence)
     total = len(examples) * (1 if confidence == "logprobs" else samples)
     offset = [0]
