@@ -41,6 +41,20 @@ def timed(cmd: list[str], cwd: Path = ROOT) -> tuple[float, float]:
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
+def baseline_store(data: str, db: str, baseline: Path) -> str:
+    """A copy of *db*'s decisions for the *baseline* tree: prepared by the baseline's own code (an older ragviz
+    refuses a store a newer one migrated), in a new file beside *db*."""
+    old = str(Path(db).with_name("baseline-labels.db"))
+    code = "import sys; sys.path.insert(0, 'benchmarks'); from bench_export import prepare_store; prepare_store(*sys.argv[1:])"
+    subprocess.run(
+        [sys.executable, "-c", code, data, old],
+        cwd=baseline,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(baseline)},
+    )
+    return old
+
+
 def measure(data: str, db: str, runs: int, baseline: Path | None = None) -> dict[str, list[tuple[float, float]]]:
     """Per contender (``floor``, ``export`` and ``baseline`` when given) the (wall, CPU) of *runs* runs, alternately."""
     out = Path(tempfile.mkdtemp(prefix="bench_export_floor_"))
@@ -52,7 +66,8 @@ def measure(data: str, db: str, runs: int, baseline: Path | None = None) -> dict
         ),
     }
     if baseline is not None:
-        cmd = [sys.executable, "-m", "ragviz", "export", data, "--db", db, "-o", str(out / "baseline.parquet")]
+        old_db = baseline_store(data, db, baseline.resolve())
+        cmd = [sys.executable, "-m", "ragviz", "export", data, "--db", old_db, "-o", str(out / "baseline.parquet")]
         contenders["baseline"] = (cmd, baseline.resolve())
     found: dict[str, list[tuple[float, float]]] = {name: [] for name in contenders}
     for _ in range(runs):

@@ -15,10 +15,15 @@ machine (each against its floor, alternately, medians), then PASS / FAIL per che
   with headroom (``bench_report.py``).
 * ``pages``: the Export page's first render at 100k under AppTest, data loaded (``bench_pages.py --page export``):
   at most 3 s (an absolute figure: its floor, Streamlit's own rerun, is a few ms).
+* ``floor``: the Review page on the 100k file against a bare Streamlit page showing the same examples in one
+  ``st.html`` block (``bench_floor.py``, headless chromium): cold first page at most 1.2x the floor's, warm at most
+  1.5x, J at most 1.3x the floor's button press, at most 15 websocket messages per J (issue 38's targets).
+* ``first``: the Review page's first example on the sample data after a fresh server's health check
+  (``bench_review_browser.py``): at most 2 s (absolute, as issue 38 asks; meant for a quiet machine).
 
 Run it whenever a change touches Review, export or the label store (CONTRIBUTING.md); write the figures with the
 load average into BENCHMARKS.md when they move. The verdicts are on wall time (what a person waits); on a machine
-shared with other work, where one run's wall time swings by 2x, give ``--runs 5`` and read the CPU ratio beside it. The Review page's floor (a bare Streamlit page) is not here yet.
+shared with other work, where one run's wall time swings by 2x, give ``--runs 5`` and read the CPU ratio beside it.
 """
 
 from __future__ import annotations
@@ -44,6 +49,8 @@ JSONL_OVER_PARQUET = 1.5
 JSONL_PEAK_GB = 0.6
 REPORT_OVER_LOAD = 3.0  # 2.51 measured on 2026-11-28 (one run, load 15), with headroom
 EXPORT_PAGE_SECONDS = 3.0
+FLOOR_COLD, FLOOR_WARM, FLOOR_J, J_MESSAGES = 1.2, 1.5, 1.3, 15
+FIRST_EXAMPLE_SECONDS = 2.0
 
 
 @dataclass(frozen=True)
@@ -130,11 +137,48 @@ def check_pages(parquet: str) -> Check:
     return Check("Export page first render (s)", seconds, EXPORT_PAGE_SECONDS, f"{seconds:.2f} s")
 
 
+def check_floor(parquet: str, runs: int) -> list[Check]:
+    from bench_floor import CHROMIUM, measure
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        found = measure("100k", runs, 4, browser, Path(tmp), path=parquet)
+        browser.close()
+    floor, review = found["floor"], found["review"]
+    checks = []
+    for name, attr, limit in (("cold", "cold", FLOOR_COLD), ("warm", "warm", FLOOR_WARM), ("J", "press", FLOOR_J)):
+        f, r = statistics.median(getattr(floor, attr)), statistics.median(getattr(review, attr))
+        checks.append(Check(f"Review / floor: {name}", r / f, limit, f"{r:.2f} s vs {f:.2f} s"))
+    f_cpu, r_cpu = statistics.median(floor.press_browser), statistics.median(review.press_browser)
+    checks[-1] = Check(
+        checks[-1].name, checks[-1].value, FLOOR_J, f"{checks[-1].detail}; browser busy {r_cpu / f_cpu:.2f}x"
+    )
+    messages = statistics.median(review.press_messages)
+    checks.append(
+        Check("websocket messages per J", messages, J_MESSAGES, f"floor {statistics.median(floor.press_messages):g}")
+    )
+    return checks
+
+
+def check_first(runs: int) -> Check:
+    from bench_floor import CHROMIUM, _free_port
+    from bench_review_browser import first_example_times
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        times = first_example_times(browser, runs, _free_port(), Path(tmp))
+        browser.close()
+    first = statistics.median(times)
+    return Check("Review first example (s)", first, FIRST_EXAMPLE_SECONDS, f"{first:.2f} s after healthy")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default="/tmp/syn100k", help="STEM of STEM.parquet and STEM.jsonl")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--skip", default="", help="comma-separated: export, jsonl, report, pages")
+    parser.add_argument("--skip", default="", help="comma-separated: export, jsonl, report, pages, floor, first")
     args = parser.parse_args(argv)
     skip = set(filter(None, args.skip.split(",")))
     parquet, jsonl = f"{args.data}.parquet", f"{args.data}.jsonl"
@@ -148,6 +192,8 @@ def main(argv: list[str] | None = None) -> int:
         ("jsonl", lambda: check_jsonl(_load_runs(jsonl, parquet, args.runs))),
         ("report", lambda: [check_report(parquet, args.runs)]),
         ("pages", lambda: [check_pages(parquet)]),
+        ("floor", lambda: check_floor(parquet, max(args.runs, 3))),
+        ("first", lambda: [check_first(max(args.runs, 3))]),
     ]
     checks: list[Check] = []
     start = time.perf_counter()

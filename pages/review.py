@@ -23,6 +23,7 @@ from ragviz.ui.core.present import hide_review_editing, show_corrections
 from ragviz.ui.review import answer, paired, sentence_editor
 from ragviz.ui.review import page as review
 from ragviz.ui.review.actions import link_followed, shown_row, undo_last, undo_target
+from ragviz.ui.review.fragment import example_fragment
 from ragviz.ui.review.moves import accept, go, go_next_unreviewed
 from ragviz.ui.team import queue as team_queue
 
@@ -41,55 +42,59 @@ allowed = team_queue.my_assignments(ds, store, who, allowed, reviewed)  # "My as
 audit = audit_ui.audit_queue(ds, store, who, page.present)  # Queue: Audit sample (None when off)
 allowed, advance = audit_ui.follow_queue(audit, allowed, advance, go, st.session_state.get(REVIEW_INDEX, 0))
 
-index, unknown_link = shown_row(ds, store, who, team_queue.walk_key(flt), allowed, go)  # resume, filter, link
-shown = state.example_labels(ds, index, who)
-ex, judge, current, uid = shown.example, shown.judge, shown.current, shown.example.uid
-link_followed(uid, keep=unknown_link)  # a link to nothing loaded stays in the URL, not the example shown
-rows = audit.pair(index) if audit is not None else None  # a paired sample: both answers of the question
-partner = None if rows is None else rows[1] if rows[0] == index else rows[0]
-then = partner if partner is not None and ds.uids[partner] not in reviewed else None  # Accept: then the other
 
-# -- draw it; the widgets call back into the functions in ui/review/moves.py
-target = undo_target(ds, store, who, index) if editable else None
-review.navigation_bar(
-    *(audit.neighbours(index) if audit is not None else neighbours(allowed, index, len(ds))),
-    has_judge=judge is not None,
-    changed=uid in corrected,
-    on_go=go,
-    on_next_unreviewed=partial(go, audit.next_row, "Every member of the sample is reviewed.")
-    if audit is not None
-    else partial(go_next_unreviewed, reviewed, index, allowed),
-    on_accept=partial(accept, uid, advance, team_queue.accept_within(allowed), then),
-    on_undo=partial(undo_last, target, go, index),
-    on_reset=partial(state.record_decision, uid, [Change(RESET_FIELD, None, None)], "reset"),
-    undo_hint=target.hint if target else None,
-    editable=editable,
-)
-if audit is not None:
-    audit_ui.progress_line(audit, on_go=go, traces=traces, target=audit_estimates.target_line)
-team_queue.guidelines_panel(store)
-status = review_status(uid, reviewed, corrected) if traces else ""
-where = audit.where(index, show_reviewed=traces) if audit is not None else position_text(index, len(ds), allowed)
-st.set_page_config(page_title=f"{where} · Review · ragviz")  # the browser tab says where the person is
-if rows is None:
-    review.example_header(where, status, ex)
-phoenix_ui.trace_for_row(ds, index, store)  # an example from a trace links back to it
-if rows is None:
-    review.metric_cards(compare_metrics(ex, judge, current), against_judge=traces)
-with st.container():  # holds its place when empty: the text below keeps its identity (and scroll) on an edit
-    if traces:
-        review.override_effects_table(override_effects(ex, shown.base, shown.changes))
+def example() -> None:  # a fragment: a move reruns this alone (ragviz.ui.review.fragment)
+    index, unknown_link = shown_row(ds, store, who, team_queue.walk_key(flt), allowed, go)  # resume, filter, link
+    shown = state.example_labels(ds, index, who)
+    ex, judge, current, uid = shown.example, shown.judge, shown.current, shown.example.uid
+    link_followed(uid, keep=unknown_link)  # a link to nothing loaded stays in the URL, not the example shown
+    rows = audit.pair(index) if audit is not None else None  # a paired sample: both answers of the question
+    partner = None if rows is None else rows[1] if rows[0] == index else rows[0]
+    then = partner if partner is not None and ds.uids[partner] not in reviewed else None  # Accept: then the other
 
-if rows is not None and audit is not None:  # the question and documents once, the two answers side by side
-    pair = tuple(shown if r == index else state.example_labels(ds, r, who) for r in rows)
-    paired.header(where, pair[0], audit.systems())
-    statuses = {p.example.uid: review_status(p.example.uid, reviewed, corrected) if traces else "" for p in pair}
-    focus = rows.index(index)
-    paired.paired_view(
-        pair, rows, focus, audit.systems(), statuses, editable=editable, traces=traces, present=page.present
+    target = undo_target(ds, store, who, index) if editable else None
+    review.navigation_bar(
+        *(audit.neighbours(index) if audit is not None else neighbours(allowed, index, len(ds))),
+        has_judge=judge is not None,
+        changed=uid in corrected,
+        on_go=go,
+        on_next_unreviewed=partial(go, audit.next_row, "Every member of the sample is reviewed.")
+        if audit is not None
+        else partial(go_next_unreviewed, reviewed, index, allowed),
+        on_accept=partial(accept, uid, advance, team_queue.accept_within(allowed), then),
+        on_undo=partial(undo_last, target, go, index),
+        on_reset=partial(state.record_decision, uid, [Change(RESET_FIELD, None, None)], "reset"),
+        undo_hint=target.hint if target else None,
+        editable=editable,
     )
-else:
-    selected = answer.response_panel(shown, editable)
-    answer.context_panel(shown, selected, editable, page.present)
-record = partial(state.record_decision, uid)
-review.families_expander(ex, judge, current, record, redraws=state.redraw_count(), editable=editable, traces=traces)
+    if audit is not None:
+        audit_ui.progress_line(audit, on_go=go, traces=traces, target=audit_estimates.target_line)
+    team_queue.guidelines_panel(store)
+    status = review_status(uid, reviewed, corrected) if traces else ""
+    where = audit.where(index, show_reviewed=traces) if audit is not None else position_text(index, len(ds), allowed)
+    st.set_page_config(page_title=f"{where} · Review · ragviz")  # the browser tab says where the person is
+    if rows is None:
+        review.example_header(where, status, ex)
+    phoenix_ui.trace_for_row(ds, index, store)  # an example from a trace links back to it
+    if rows is None:
+        review.metric_cards(compare_metrics(ex, judge, current), against_judge=traces)
+    with st.container():  # holds its place when empty: the text below keeps its identity (and scroll) on an edit
+        if traces:
+            review.override_effects_table(override_effects(ex, shown.base, shown.changes))
+
+    if rows is not None and audit is not None:  # the question and documents once, the two answers side by side
+        pair = tuple(shown if r == index else state.example_labels(ds, r, who) for r in rows)
+        paired.question_header(where, pair[0], audit.systems())
+        statuses = {p.example.uid: review_status(p.example.uid, reviewed, corrected) if traces else "" for p in pair}
+        focus = rows.index(index)
+        paired.paired_view(
+            pair, rows, focus, audit.systems(), statuses, editable=editable, traces=traces, present=page.present
+        )
+    else:
+        selected = answer.response_panel(shown, editable)
+        answer.context_panel(shown, selected, editable, page.present)
+    record = partial(state.record_decision, uid)
+    review.families_expander(ex, judge, current, record, redraws=state.redraw_count(), editable=editable, traces=traces)
+
+
+example_fragment(example)

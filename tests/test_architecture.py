@@ -355,7 +355,7 @@ SQL_STATEMENT = re.compile(
 )
 # SQL kept outside ragviz/store on purpose: the judge cache's own tables and its batch ledger (a second database
 # file or schema the judge owns; issue 35 item 2 moves its migrations into the store's schema).
-SQL_OUTSIDE_STORE = {"ragviz/judge/cache.py", "ragviz/judge/batch/ledger.py", "ragviz/judge/batch/collect.py"}
+SQL_OUTSIDE_STORE = {"ragviz/judge/cache.py", "ragviz/judge/batch/ledger.py"}
 
 
 def _private_attributes(tree: ast.AST) -> set[str]:

@@ -171,7 +171,8 @@ def _server(
     """A source read from a server: ``--url``, ``--since``, ``--limit``."""
     p: argparse.ArgumentParser = sub.add_parser(name, help=help, description=description)
     p.add_argument("--url", required=True, help=f"the {name.title()} server, e.g. {example}")
-    p.add_argument("--since", metavar="TIME", help="only traces started at or after TIME (ISO 8601; UTC if no zone)")
+    what = "observations" if name == "langfuse" else "traces"
+    p.add_argument("--since", metavar="TIME", help=f"only {what} started at or after TIME (ISO 8601; UTC if no zone)")
     p.add_argument("--limit", type=int, metavar="N", help="at most the N newest traces")
     return p
 

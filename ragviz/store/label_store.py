@@ -24,9 +24,12 @@ both SQLite >= 3.35 and PostgreSQL. Both backends sit behind :class:`ragviz.stor
 serialized on both (SQLite's write lock, a PostgreSQL advisory lock per write transaction).
 
 This module is one class and reads best whole: every write path of a decision shares the same transaction,
-lock and status cache, and seeing them side by side is how a reader checks that none can be lost. Beside it:
-:mod:`~ragviz.store.events` (folding, pure), :mod:`~ragviz.store.sources` (data files, uploads),
-:mod:`~ragviz.store.status_cache`, :mod:`~ragviz.store.errors`.
+lock and status cache, and seeing them side by side is how a reader checks that none can be lost. It reaches the
+database only through :mod:`~ragviz.store.connection` (``store.read(fn)`` / ``store.write(fn)`` / ``store.query``,
+offered to every caller too) and composes its parts, each owning its SQL: ``store.sources``
+(:mod:`~ragviz.store.sources`: data files, uploads), ``store.judge`` (:mod:`~ragviz.store.judge_sets`: the judge's
+label sets). Beside it: :mod:`~ragviz.store.label_events` (the events' SQL, read and decoded once),
+:mod:`~ragviz.store.events` (folding, pure), :mod:`~ragviz.store.status_cache`, :mod:`~ragviz.store.errors`.
 """
 
 from __future__ import annotations

@@ -57,11 +57,10 @@ def _old_store(db_target, monkeypatch, ex) -> None:
     monkeypatch.setattr(schema_runner, "SETS", tuple(without_020(s) for s in SETS))
     for module in (store_module, assignments_module):
         monkeypatch.setattr(module, "identity_name", str.strip)
-    import ragviz.store.judge_sets as judge_sets
     import ragviz.store.sign_ins as sign_ins
     import ragviz.store.team.adjudications as adjudications
 
-    for module in (judge_sets, sign_ins, adjudications):
+    for module in (sign_ins, adjudications):  # positions are the core's since store.judge
         monkeypatch.setattr(module, "identity_name", str.strip)
     with LabelStore(db_target) as store:
         assert "020_fold_emails" not in store.applied_migrations()

@@ -102,3 +102,39 @@ def test_rows_without_mapped_evaluations_save_nothing(tmp_path):
         report = save_evaluation_labels(store, dataset, "alice")
         assert (report.saved, dict(report.versions), dict(report.unmapped)) == (0, {}, {"toxicity": 1})
         assert store.judge.labels(dataset.example(0).uid) is None
+
+
+def test_source_evaluations_of_every_kind_survive_validate_and_parquet(tmp_path, capsys):
+    """Span, trace and document evaluations side by side (entries of three shapes) in one column: kept by
+    validate and by a Parquet conversion, and they map the same after it."""
+    import pyarrow.parquet as pq
+
+    from ragviz.cli.main import main
+
+    evaluations = [
+        HALLUCINATED,
+        {"trace_id": "t", "name": "qa_correctness", "label": "correct", "score": 1.0, "explanation": None},
+        doc(1, "relevant"),
+    ]
+    path, dataset = rows_file(tmp_path, evaluations)
+    assert main(["validate", str(path)]) == 0
+    out = tmp_path / "rows.parquet"
+    assert main(["convert", str(path), "--to", "ragbench", "-o", str(out)]) == 0
+    capsys.readouterr()
+    kept = pq.read_table(out).column(EVALUATIONS).to_pylist()[0]
+    assert [(e["name"], e.get("span_id"), e.get("trace_id"), e.get("document_position")) for e in kept] == [
+        ("Hallucination", "r", None, None), ("qa_correctness", None, "t", None), ("relevance", "a", None, 1)
+    ]  # fmt: skip
+    again = load([str(out)]).dataset
+    made = evaluation_labels(again.example(0), again.row(0)[EVALUATIONS], "a")
+    assert made is not None and made.labels == evaluation_labels(dataset.example(0), evaluations, "a").labels  # type: ignore[union-attr]
+
+
+def test_import_with_db_needs_a_rows_file(tmp_path, capsys):
+    from ragviz.cli.main import main
+
+    db = tmp_path / "labels.db"
+    assert main(["import", "phoenix", "--url", "http://127.0.0.1:9", "--project", "p", "-o", "-", "--db", str(db)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--db: give the rows a file (-o FILE)" in err[0]
+    assert not db.exists()

@@ -21,14 +21,9 @@ from tests.traces.trace_log import journey_traces, log_traces
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-def test_open_from_phoenix_review_with_a_trace_link_and_push(phoenix_url, streamlit_server, page, tmp_path, capsys):
-    project = f"app-{uuid.uuid4().hex[:8]}"
-    spans = log_traces(phoenix_url, project, journey_traces())
-    wait_for_traces(phoenix_url, project, 7)
-    first = next(s for s in spans if s.parent is None and s.name == "rag-query")  # the first trace's root
-    trace_id = format(first.context.trace_id, "032x")
-
-    page.goto(f"{streamlit_server.url}/data")
+def open_from_phoenix(page, app_url: str, phoenix_url: str, project: str) -> None:
+    """The Data page's "Open from Phoenix" tab, filled and pressed as a person does."""
+    page.goto(f"{app_url}/data")
     settle(page)
     page.get_by_role("tab", name="Open from Phoenix").click()
     expect()(page.get_by_label("Phoenix URL")).to_be_editable()
@@ -37,6 +32,16 @@ def test_open_from_phoenix_review_with_a_trace_link_and_push(phoenix_url, stream
     page.get_by_label("Project").press("Enter")
     settle(page)
     page.get_by_role("button", name="Open from Phoenix").click()
+
+
+def test_open_from_phoenix_review_with_a_trace_link_and_push(phoenix_url, streamlit_server, page, tmp_path, capsys):
+    project = f"app-{uuid.uuid4().hex[:8]}"
+    spans = log_traces(phoenix_url, project, journey_traces())
+    wait_for_traces(phoenix_url, project, 7)
+    first = next(s for s in spans if s.parent is None and s.name == "rag-query")  # the first trace's root
+    trace_id = format(first.context.trace_id, "032x")
+
+    open_from_phoenix(page, streamlit_server.url, phoenix_url, project)
     sidebar = page.locator('[data-testid="stSidebar"]')
     expect()(sidebar).to_contain_text("Loaded: 5 examples")
     expect()(page.get_by_text("Traces left out of the last Phoenix project opened (2)")).to_be_visible()

@@ -12,6 +12,7 @@ import pytest
 
 from ragviz.export.traces.phoenix import phoenix_client
 from tests.browser_wait import FRESH, expect, metric_value, sentence, settle
+from tests.traces.test_phoenix_browser import open_from_phoenix
 from tests.traces.test_phoenix_import import wait_for_traces
 from tests.traces.trace_log import journey_traces, log_traces
 
@@ -37,15 +38,7 @@ def test_open_from_phoenix_makes_its_evaluations_the_judges_labels(phoenix_url, 
         sync=True,
     )  # fmt: skip
 
-    page.goto(f"{streamlit_server.url}/data")
-    settle(page)
-    page.get_by_role("tab", name="Open from Phoenix").click()
-    expect()(page.get_by_label("Phoenix URL")).to_be_editable()
-    page.get_by_label("Phoenix URL").fill(phoenix_url, timeout=60_000)
-    page.get_by_label("Project").fill(project)
-    page.get_by_label("Project").press("Enter")
-    settle(page)
-    page.get_by_role("button", name="Open from Phoenix").click()
+    open_from_phoenix(page, streamlit_server.url, phoenix_url, project)
     expect()(page.locator('[data-testid="stSidebar"]')).to_contain_text("Loaded: 1 examples")
     note = "judge labels from Phoenix evaluations: 1 examples as judge version phoenix-hallucination_relevance"
     expect()(page.get_by_text(note)).to_be_visible()

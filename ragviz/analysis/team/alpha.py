@@ -82,14 +82,32 @@ def alpha_of_units(
 ) -> Alpha:
     """Alpha over *examples*, each a list of units, each unit the annotators' values (``None``: that
     annotator gave none), with the example-resampling bootstrap interval."""
-    sums = [_per_example(units) for units in examples]
+    n_units = sum(1 for units in examples for u in units if sum(v is not None for v in u) >= 2)
+    return _alpha_of_sums([_per_example(units) for units in examples], kind, n_units, n_boot, seed)
+
+
+def _agreed_sums(values: Iterable[Any], m: int) -> tuple[dict[Any, float], float, int]:
+    """:func:`_per_example`'s sums when *m* annotators gave every unit the same value (*values*, one per unit):
+    no disagreement, each value counted *m* times; and the pairable units."""
+    n_c: dict[Any, float] = {}
+    n_units = 0
+    if m >= 2:
+        for v in values:
+            if v is not None:
+                n_c[v] = n_c.get(v, 0.0) + m
+                n_units += 1
+    return n_c, 0.0, n_units
+
+
+def _alpha_of_sums(
+    sums: Sequence[tuple[dict[Any, float], float]], kind: str, n_units: int, n_boot: int, seed: int
+) -> Alpha:
     kept = [(n_c, d) for n_c, d in sums if n_c]
     categories = sorted({c for n_c, _ in kept for c in n_c}, key=repr)
     table = np.array([[n_c.get(c, 0.0) for c in categories] for n_c, _ in kept], float).reshape(
         len(kept), len(categories)
     )
     disagreement = np.array([d for _, d in kept], float)
-    n_units = sum(1 for units in examples for u in units if sum(v is not None for v in u) >= 2)
     point = _alpha(dict(zip(categories, table.sum(axis=0))), float(disagreement.sum()))
     low = high = None
     if point is not None and len(kept) >= 2:
@@ -110,15 +128,23 @@ def alpha_of_units(
 def team_alpha(rounds: Iterable[Any], kinds: Sequence[str] = ALPHA_KINDS, n_boot: int = 1000) -> dict[str, Alpha]:
     """Alpha per label kind over the examples of *rounds* (:class:`ragviz.analysis.team.gold.ExampleRound`)
     that two or more annotators decided."""
-    per_kind: dict[str, list[list[tuple[Any, ...]]]] = {k: [] for k in kinds}
+    sums: dict[str, list[tuple[dict[Any, float], float]]] = {k: [] for k in kinds}
+    n_units = dict.fromkeys(kinds, 0)
     for r in rounds:
         if len(r.values) < 2:
             continue
         rows = list(r.values.values())
+        if all(row == rows[0] for row in rows[1:]):  # everyone agrees (most examples): one pass over one row
+            for kind in kinds:
+                n_c, d, n = _agreed_sums((v for (k, _), v in zip(r.units, rows[0]) if k == kind), len(rows))
+                sums[kind].append((n_c, d))
+                n_units[kind] += n
+            continue
         for kind in kinds:
             units = [tuple(row[i] for row in rows) for i, (k, _) in enumerate(r.units) if k == kind]
-            per_kind[kind].append(units)
-    return {k: alpha_of_units(per_kind[k], k, n_boot) for k in kinds}
+            sums[kind].append(_per_example(units))
+            n_units[kind] += sum(1 for u in units if sum(v is not None for v in u) >= 2)
+    return {k: _alpha_of_sums(sums[k], k, n_units[k], n_boot, 0) for k in kinds}
 
 
 def round_alpha(rounds: Iterable[Any], kinds: Sequence[str] = ALPHA_KINDS, n_boot: int = 1000) -> dict[str, Alpha]:

@@ -69,6 +69,14 @@ class TeamFigures:
     n_waiting: int
 
 
+def _kind_counts(units: Sequence[tuple[str, str]]) -> dict[str, tuple[int, int]]:
+    """:func:`_compare` of two equal rows: every unit agrees."""
+    out = dict.fromkeys(UNIT_KINDS, 0)
+    for kind, _ in units:
+        out[kind] += 1
+    return {k: (n, n) for k, n in out.items()}
+
+
 def _compare(mine: Sequence[Any], other: Sequence[Any], units: Sequence[tuple[str, str]]) -> dict[str, tuple[int, int]]:
     out: dict[str, list[int]] = {k: [0, 0] for k in UNIT_KINDS}
     for (kind, _), a, b in zip(units, mine, other):
@@ -93,6 +101,7 @@ def team_figures(
     for r in rounds.values():
         for who in r.done:
             decided[who] = decided.get(who, 0) + 1
+        agreed: dict[str, tuple[int, int]] | None = None  # the counts of two equal rows, once per example
         for who, mine in r.values.items():
             targets: list[tuple[str, Sequence[Any] | None]] = [("gold", r.gold_values), ("judge", r.judge_values)]
             targets += [("others", v) for other, v in r.values.items() if other != who]
@@ -100,7 +109,10 @@ def team_figures(
                 if theirs is None:
                     continue
                 bucket = acc[who][what]
-                for kind, (e, n) in _compare(mine, theirs, r.units).items():
+                if mine == theirs:
+                    agreed = agreed if agreed is not None else _kind_counts(r.units)
+                counts = agreed if mine == theirs and agreed is not None else _compare(mine, theirs, r.units)
+                for kind, (e, n) in counts.items():
                     bucket[kind] = bucket.get(kind, Share()).add(e, n)
     figures = [
         AnnotatorFigures(n, decided.get(n, 0), seconds.get(n), acc[n]["gold"], acc[n]["others"], acc[n]["judge"])
@@ -113,13 +125,17 @@ def team_figures(
             if len(r.values) >= 2 and len(vs) == 1:
                 by_version.setdefault(next(iter(vs)), []).append(r)
     golds = [r.gold for r in rounds.values() if r.gold is not None]
+    overall = round_alpha(rounds.values(), n_boot=n_boot)
+    whole = [r for r in rounds.values() if len(r.values) >= 2 and r.assigned]  # what round_alpha counted, mostly
+
+    def alpha_of(rs: list[ExampleRound]) -> dict[str, Alpha]:
+        # one guideline version for the whole round: its alpha is the round's (same examples, same draws)
+        return overall if len(by_version) == 1 and rs == whole else round_alpha(rs, n_boot=n_boot)
+
     return TeamFigures(
         figures,
-        round_alpha(rounds.values(), n_boot=n_boot),
-        {
-            v: round_alpha(rs, n_boot=n_boot)
-            for v, rs in sorted(by_version.items(), key=lambda kv: (kv[0] is None, kv[0] or 0))
-        },
+        overall,
+        {v: alpha_of(rs) for v, rs in sorted(by_version.items(), key=lambda kv: (kv[0] is None, kv[0] or 0))},
         len(rounds),
         sum(1 for r in rounds.values() if r.ready),
         sum(1 for g in golds if g.source == AGREED),

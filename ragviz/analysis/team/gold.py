@@ -24,6 +24,7 @@ from ragviz.data.dataset import Dataset, examples_at
 from ragviz.data.keys import clean_key
 from ragviz.data.labels import RELEVANT_FIELD, UTILIZED_FIELD, apply_changes, support_field
 from ragviz.data.model import Example, Labels, Provenance
+from ragviz.data.ragbench import unsupported_keys
 from ragviz.store.events import Event, base_labels, effective_events, fold_labels
 from ragviz.store.label_store import LabelStore
 from ragviz.store.team.adjudications import Adjudication, settlement_of, settlements
@@ -122,11 +123,25 @@ def _units(example: Example) -> tuple[Unit, ...]:
     )
 
 
-def _aligned(example: Example, labels: Labels | None, units: Sequence[Unit]) -> tuple[Any, ...] | None:
+def _aligned(example: Example, labels: Labels | None) -> tuple[Any, ...] | None:
+    """:func:`unit_values` in :func:`_units`' order, built straight as a tuple (a whole round builds one per
+    example and label set: no dict, no TRACe scores)."""
     if labels is None:
         return None
-    values = unit_values(example, labels)
-    return tuple(values.get(u) for u in units)
+    context, response = example.context_keys(), example.response_keys()
+    relevant = {clean_key(k) for k in labels.relevant_keys}
+    utilized = {clean_key(k) for k in labels.utilized_keys}
+    unsupported = {clean_key(k) for k in unsupported_keys(labels)}
+    supporting = []
+    for key in response:
+        s = labels.support_for(key)
+        supporting.append(tuple(sorted({clean_key(k) for k in (s.supporting_keys if s else ())})))
+    return (
+        *(k in relevant for k in context),
+        *(k in utilized for k in context),
+        *(k not in unsupported for k in response),
+        *supporting,
+    )
 
 
 def _differences(units: Sequence[Unit], values: Iterable[tuple[Any, ...]]) -> tuple[Unit, ...]:
@@ -213,7 +228,7 @@ def _round_of(
             return None
         content = lab.replace(provenance=_NOBODY)
         if content not in memo:
-            memo[content] = _aligned(example, lab, units)
+            memo[content] = _aligned(example, lab)
         return memo[content]
 
     values = {who: v for who, lab in labels.items() if (v := aligned(lab)) is not None}

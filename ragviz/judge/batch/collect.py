@@ -28,7 +28,6 @@ from ragviz.judge.batch.results import LineProblem, OutputLine, check_output_fil
 from ragviz.judge.cache import JudgeCache, PendingAnswer, PendingFailure
 from ragviz.judge.client import JudgeSettings
 from ragviz.judge.sink import JudgeLabelSink
-from ragviz.store.database import Database
 
 __all__ = [
     "APPLY_CHUNK",
@@ -105,10 +104,7 @@ def _lookup(dataset: Dataset) -> ExampleLookup:
 def finish_answered(cache: JudgeCache, store: JudgeLabelSink | None) -> int:
     """Requests whose answers reached the cache but (killed in between) not the label store: applied now,
     each example's labels saved only when the store does not hold them already. Returns how many."""
-    rows = cache.read(
-        "SELECT r.file_id, r.line, r.example_uid, r.cache_key FROM judge_batch_requests r WHERE r.state = ?",
-        (ledger.ANSWERED,),
-    )
+    rows = ledger.answered_requests(cache)
     if not rows:
         return 0
     cached = cache.get_many(r[3] for r in rows)
@@ -119,14 +115,7 @@ def finish_answered(cache: JudgeCache, store: JudgeLabelSink | None) -> int:
             if key in cached and store.judge.labels(uid) != cached[key].labels
         ]
         _save(store, missing)
-
-    def work(db: Database) -> None:
-        db.executemany(
-            "UPDATE judge_batch_requests SET state = ? WHERE file_id = ? AND line = ? AND state = ?",
-            [(ledger.APPLIED, file_id, line, ledger.ANSWERED) for file_id, line, _, _ in rows],
-        )
-
-    write(cache, work)
+    ledger.mark_applied(cache, [(file_id, line) for file_id, line, _, _ in rows])
     return len(rows)
 
 

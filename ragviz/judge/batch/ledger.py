@@ -36,11 +36,13 @@ __all__ = [
     "UPLOADED",
     "WRITTEN",
     "add_file",
+    "answered_requests",
     "batch_records",
     "failed_requests",
     "file_requests",
     "files",
     "mark",
+    "mark_applied",
     "mark_collected",
     "mark_retried",
     "pending_keys",
@@ -270,6 +272,27 @@ def request_counts(cache: JudgeCache) -> dict[int, dict[str, int]]:
     ):
         counts.setdefault(int(file_id), {})[state] = int(n)
     return counts
+
+
+def answered_requests(cache: JudgeCache) -> list[tuple[int, int, str, str]]:
+    """``(file id, line, example uid, cache key)`` of requests answered into the cache and not yet applied to the
+    label store (a run killed between the two)."""
+    rows = cache.read(
+        "SELECT r.file_id, r.line, r.example_uid, r.cache_key FROM judge_batch_requests r WHERE r.state = ?",
+        (ANSWERED,),
+    )
+    return [(int(r[0]), int(r[1]), str(r[2]), str(r[3])) for r in rows]
+
+
+def mark_applied(cache: JudgeCache, lines: Sequence[tuple[int, int]]) -> None:
+    """``(file id, line)`` answered requests whose labels the label store now holds become ``applied``."""
+    write(
+        cache,
+        lambda db: db.executemany(
+            "UPDATE judge_batch_requests SET state = ? WHERE file_id = ? AND line = ? AND state = ?",
+            [(APPLIED, file_id, line, ANSWERED) for file_id, line in lines],
+        ),
+    )
 
 
 def request_count(cache: JudgeCache) -> int:

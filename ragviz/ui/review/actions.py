@@ -29,6 +29,7 @@ from ragviz.ui.core.keys import LAST_FILTER, REVIEW_INDEX
 from ragviz.ui.core.keys import LINK_CHOICES as CHOICES
 from ragviz.ui.core.keys import REVIEW_LINK as LINK
 from ragviz.ui.core.present import is_present
+from ragviz.ui.review import fragment as review_fragment
 from ragviz.ui.review import page as review
 
 __all__ = ["CHOICES", "LINK", "UndoTarget", "follow_link", "link_followed", "shown_row", "undo_last", "undo_target"]
@@ -73,7 +74,7 @@ def undo_last(target: UndoTarget | None, go: Callable[[int | None], Any], curren
     if is_present():
         return
     if target is None:
-        st.toast("Nothing to undo.")
+        review_fragment.toast("Nothing to undo.")
         return
     write = unsaved.UnsavedWrite(
         "undo_action", target.uid, state.annotator(), unsaved.new_click_id(), "undo", (), target.action_id
@@ -85,12 +86,12 @@ def undo_last(target: UndoTarget | None, go: Callable[[int | None], Any], curren
         return
     if not done:
         state.bump_redraw_count()  # undone meanwhile (another tab): redraw what is stored now
-        st.toast(f"Already undone: '{render.md_escape(target.what)}' (another tab or window?).")
+        review_fragment.toast(f"Already undone: '{render.md_escape(target.what)}' (another tab or window?).")
         return
     state.bump_redraw_count()
     if target.row != current_row:
         go(target.row)
-    st.toast(f"Undid '{render.md_escape(target.what)}' on {render.md_escape(target.where)}.")
+    review_fragment.toast(f"Undid '{render.md_escape(target.what)}' on {render.md_escape(target.where)}.")
 
 
 def follow_link(ds: Dataset, go: Callable[[int | None], Any]) -> bool:

@@ -15,6 +15,7 @@ from ragviz.data.labels import diff_labels
 from ragviz.data.model import Example, Labels
 from ragviz.ui.core import state
 from ragviz.ui.core.keys import REVIEW_INDEX
+from ragviz.ui.review import fragment as review_fragment
 from ragviz.ui.team import queue as team_queue
 
 __all__ = [
@@ -32,7 +33,7 @@ def go(row: int | None, message: str = "") -> None:
     """Show *row* and keep it as the annotator's position; at no row, only toast *message*."""
     if row is None:
         if message:
-            st.toast(message)  # md: ours
+            review_fragment.toast(message)  # md: ours (in the session: a write's run hands over to the whole page)
         return
     st.session_state[REVIEW_INDEX] = row
     state.save_position(state.dataset().uids[row])

@@ -160,12 +160,12 @@ def example_header(position: str, status: str, example: Example) -> None:
     """Where the page is, the example's review status (none when *status* is empty) and identity,
     then its question."""
     shown = f"<b>{render.esc(status)}</b> · " if status else ""
-    st.html(
+    st.html(  # one block, not two: each element costs the browser a redraw on every J (issue 38)
         f'<div style="font-family:system-ui,sans-serif;font-size:0.85rem;{render.MUTED}">{render.esc(position)} · '
         f"{shown}{render.esc(example.dataset)} · id {render.long_text_html(example.id, 120)} · "
         f"model {render.esc(example.generation_model or '—')}</div>"
+        f'<div style="margin-top:1rem">{render.text_block_html("Question", example.question)}</div>'
     )
-    st.html(render.text_block_html("Question", example.question))
 
 
 def metric_cards(comparison: Sequence[MetricComparison], against_judge: bool = True) -> None:

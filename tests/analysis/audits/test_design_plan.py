@@ -120,7 +120,7 @@ def test_no_saving_is_said_below_the_minimum_audit(tmp_path, data_file):
 
 def test_the_active_variance_curve_counts_examples_drawn_for_certain():
     # issue 36 item 4: past the budget where chances reach 1, those examples stop shrinking the variance; A/n + B
-    # kept shrinking them (utilization ± 0.01 was planned 5 % short)
+    # kept shrinking them
     import numpy as np
 
     from ragviz.analysis.audits.design_plan import planned_size_from_curve, variance_curve

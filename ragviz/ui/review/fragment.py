@@ -1,0 +1,62 @@
+"""The Review page's example as a Streamlit fragment (issue 38): a move (J / K / N, a link's choice, the audit's
+"Next in sample") or a click that only selects reruns the example alone, not the sidebar and its filters, so the
+browser redraws a third fewer elements. Anything that stored (or tried to store) a decision reruns the whole page
+instead: the sidebar's progress, the filters' rows and the reviewed status then follow the store.
+
+A write is seen by what every write leaves in the session (:func:`writes_signature`): the redraw count (bumped by a
+stored or refused decision), the writes kept for a retry, and a stale notice waiting to be shown. A toast a write's
+callback says waits in the session for the whole page's run (:func:`toast`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import streamlit as st
+
+from ragviz.ui.core import state, unsaved
+from ragviz.ui.review import sentence_editor
+
+__all__ = ["SIGNATURE_KEY", "TOASTS_KEY", "example_fragment", "toast", "writes_signature"]
+
+SIGNATURE_KEY = "review.fragment.writes"  # the writes' signature when the whole page last ran
+TOASTS_KEY = "review.fragment.toasts"  # toasts waiting for the next run (:func:`toast`)
+
+
+def writes_signature() -> tuple[int, tuple[str, ...], bool]:
+    """What a write changes in the session: the redraw count, the unsaved writes' click ids, a stale notice."""
+    return (
+        state.redraw_count(),
+        tuple(w.client_id for w in unsaved.pending()),
+        state.STALE_KEY in st.session_state,
+    )
+
+
+def toast(message: str) -> None:
+    """Say *message* in a toast on the page's next run (a toast from a callback is lost when the run that follows
+    is the fragment's handing over to the whole page)."""
+    st.session_state.setdefault(TOASTS_KEY, []).append(message)
+
+
+def _show_toasts() -> None:
+    for message in st.session_state.pop(TOASTS_KEY, None) or []:
+        st.toast(message)  # md: ours (toast()'s callers escape what they quote, as the scan checks there)
+
+
+def example_fragment(draw: Callable[[], None]) -> None:
+    """Run *draw* as a fragment. On a rerun of the fragment alone, the text editor's queued clicks are carried out
+    first (the page's top does that on a whole run); when a write happened since the whole page last ran, the whole
+    page reruns instead."""
+    st.session_state[SIGNATURE_KEY] = writes_signature()
+
+    @st.fragment
+    def example() -> None:
+        if st.session_state.get(SIGNATURE_KEY) != writes_signature():  # a decision in a callback: not here
+            st.rerun(scope="app")
+        sentence_editor.apply_events(state.dataset(), state.annotator())
+        if st.session_state.get(SIGNATURE_KEY) != writes_signature():  # a decision from the text editor
+            st.rerun(scope="app")
+        _show_toasts()
+        draw()
+
+    example()
