@@ -258,7 +258,7 @@ def test_the_example_button_is_there_only_with_the_example_and_its_absence_is_ex
     """Issue 40: RagChecker's example sits in ../shared only in this repository's development setup. With it, the
     page offers a button that opens it; without it, no button and no notice suggesting it, but a line saying where
     the file comes from and how to open it."""
-    import ragviz.ui.claims as claims_ui
+    import ragviz.ui.claims.page as claims_ui
 
     need_example()
     at = open_claims()

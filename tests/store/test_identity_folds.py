@@ -60,7 +60,7 @@ def _old_store(db_target, monkeypatch, ex) -> None:
     import ragviz.store.sign_ins as sign_ins
     import ragviz.store.team.adjudications as adjudications
 
-    for module in (sign_ins, adjudications):  # positions are the core's since store.judge
+    for module in (sign_ins, adjudications):  # annotators' positions: in store_module (label_store) since issue 35
         monkeypatch.setattr(module, "identity_name", str.strip)
     with LabelStore(db_target) as store:
         assert "020_fold_emails" not in store.applied_migrations()

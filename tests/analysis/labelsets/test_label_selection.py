@@ -4,6 +4,7 @@ real CLI."""
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
@@ -72,6 +73,10 @@ def test_two_annotators_editing_different_fields_the_dashboard_and_the_export_ag
             == 0
         )
         assert cli_out.read_text() == out.read_text()
+        # the Export page's way through the same dispatcher: the loaded data into an open file
+        page_file = io.BytesIO()
+        assert export(store, HUMAN, ds, Target(page_file, "jsonl")).n_human == 1
+        assert page_file.getvalue().decode() == out.read_text()
 
 
 def test_annotators_named_like_the_kinds_are_people(tmp_path, capsys):
