@@ -13,6 +13,7 @@ from ragviz.analysis.review.edits import ContextSpan
 from ragviz.data.keys import letters
 from ragviz.data.limits import DOCUMENT_SHOWN_CHARS, SHOWN_CHARS
 from ragviz.ui.core.render import document_html, long_text_html, md_escape, text_block_html
+from tests.browser_wait import expect as wait_expect
 from tests.conftest import StreamlitServer
 from tests.sample import SAMPLE_JSONL
 
@@ -74,7 +75,7 @@ def big_server(tmp_path, monkeypatch):
 
 @pytest.mark.browser
 def test_hostile_link_and_name_show_literally_and_a_50_mb_document_is_not_sent_whole(big_server, page):
-    from playwright.sync_api import expect
+    expect = wait_expect()  # waits up to browser_wait.WAIT, whichever test this worker ran first
 
     received: list[int] = []
     page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: received.append(len(payload))))

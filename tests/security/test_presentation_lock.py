@@ -17,6 +17,7 @@ from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change, field_value
 from ragviz.data.load import load
 from ragviz.store.audit_samples import draw_sample
 from ragviz.store.label_store import LabelStore
+from tests.browser_wait import expect as wait_expect
 from tests.browser_wait import settle
 from tests.conftest import StreamlitServer
 from tests.sample import SAMPLE_DATA
@@ -135,7 +136,7 @@ def test_every_page_in_presentation_mode_offers_nothing_that_writes(presented_se
             leaks[name or "home"] = found
     # the Review page's audit queue and its other-families panel, opened
     _look(page, f"{url}/review?present=1")
-    from playwright.sync_api import expect
+    expect = wait_expect()  # waits up to browser_wait.WAIT, whichever test this worker ran first
 
     page.locator('[data-testid="stSidebar"]').get_by_text("Audit sample", exact=True).first.click()
     expect(page.get_by_text("Audit sample 1: 10 examples")).to_be_visible()  # its size, not its progress

@@ -20,6 +20,7 @@ from urllib.parse import quote
 import pytest
 
 from ragviz.store.label_store import LabelStore
+from tests.browser_wait import expect as wait_expect
 from tests.browser_wait import sidebar as _sidebar
 from tests.conftest import StreamlitServer, free_port
 
@@ -112,7 +113,7 @@ def signed_in_server(tmp_path, monkeypatch, oidc_issuer):
 
 
 def _authorize(page, url: str, sub: str) -> None:
-    from playwright.sync_api import expect
+    expect = wait_expect()  # waits up to browser_wait.WAIT, whichever test this worker ran first
 
     page.goto(url)
     page.get_by_role("button", name="Sign in").click()
@@ -122,7 +123,7 @@ def _authorize(page, url: str, sub: str) -> None:
 
 
 def _sign_in(page, url: str, email: str) -> None:
-    from playwright.sync_api import expect
+    expect = wait_expect()  # waits up to browser_wait.WAIT, whichever test this worker ran first
 
     _authorize(page, url, email)
     page.goto(f"{url}/data")  # the app opens on Home; the Data page says who is signed in
@@ -130,7 +131,7 @@ def _sign_in(page, url: str, email: str) -> None:
 
 
 def _accept(page, url: str, example: str) -> None:
-    from playwright.sync_api import expect
+    expect = wait_expect()  # waits up to browser_wait.WAIT, whichever test this worker ran first
 
     page.goto(f"{url}/review?id={example}")
     expect(page.get_by_role("button", name="Accept as shown")).to_be_visible(timeout=60_000)
@@ -140,7 +141,7 @@ def _accept(page, url: str, example: str) -> None:
 
 
 def test_two_signed_in_people_decisions_are_theirs(signed_in_server, chromium_browser):
-    from playwright.sync_api import expect
+    expect = wait_expect()  # waits up to browser_wait.WAIT, whichever test this worker ran first
 
     url = signed_in_server.url
     pages = {}
@@ -167,7 +168,7 @@ def test_two_signed_in_people_decisions_are_theirs(signed_in_server, chromium_br
 
 
 def test_not_signed_in_views_only(signed_in_server, page):
-    from playwright.sync_api import expect
+    expect = wait_expect()  # waits up to browser_wait.WAIT, whichever test this worker ran first
 
     page.goto(f"{signed_in_server.url}/review?id=ml-vs-programming")
     expect(page.get_by_role("button", name="Sign in")).to_be_visible(timeout=60_000)
@@ -177,7 +178,7 @@ def test_not_signed_in_views_only(signed_in_server, page):
 
 @pytest.mark.parametrize("sub", ["mallory", "eve", "noemail", "unverified"])
 def test_a_display_name_or_an_unverified_address_is_no_one(signed_in_server, chromium_browser, sub):
-    from playwright.sync_api import expect
+    expect = wait_expect()  # waits up to browser_wait.WAIT, whichever test this worker ran first
 
     context = chromium_browser.new_context(viewport={"width": 1440, "height": 1000})
     page = context.new_page()
@@ -205,7 +206,7 @@ def test_a_display_name_or_an_unverified_address_is_no_one(signed_in_server, chr
 
 
 def test_signing_out_ends_the_sign_in_for_a_copy_of_the_cookie(signed_in_server, chromium_browser):
-    from playwright.sync_api import expect
+    expect = wait_expect()  # waits up to browser_wait.WAIT, whichever test this worker ran first
 
     url = signed_in_server.url
     context = chromium_browser.new_context(viewport={"width": 1440, "height": 1000})
