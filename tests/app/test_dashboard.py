@@ -13,6 +13,7 @@ from ragviz.data.labels import Change
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
 from tests.apptest_helpers import open_page, shown
+from tests.browser_wait import expect as wait_expect
 from tests.ragbench_data import require_ragbench, shard
 from tests.sample import SAMPLE_DATA
 
@@ -122,7 +123,7 @@ def test_compare_page_lists_the_diff_with_metric_change(app_env):
 
 @pytest.mark.browser
 def test_browser_triage_link_opens_the_example_on_review(streamlit_server, page):
-    from playwright.sync_api import expect
+    expect = wait_expect()  # waits up to browser_wait.WAIT, whichever test this worker ran first
 
     correct_ml(streamlit_server.db, annotator="browser-tester")
     page.goto(f"{streamlit_server.url}/dashboard")
