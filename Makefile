@@ -45,9 +45,11 @@ $(AXE): tests/browser/axe/package.json tests/browser/axe/package-lock.json
 	npm ci --prefix tests/browser/axe --no-audit --no-fund --silent
 	touch $@
 
-## Install test dependencies, lint, and run the whole suite.
+## Install test dependencies, lint, and run the whole suite spread over the cores (pytest-xdist; each test module
+## stays on one worker, so a module's server is started once). JOBS=0 runs it in one process.
+JOBS ?= auto
 test: install-dev browser axe lint
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(JOBS) --dist loadscope $(PYTEST_ARGS)
 
 ## The quick loop while working: every test without a browser or PostgreSQL, spread over the cores (no lint).
 test-fast: install-dev

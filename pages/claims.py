@@ -6,7 +6,7 @@ as RagChecker JSON.
 Overrides are label-store events like the Review page's (:mod:`ragviz.data.claim_overrides`); Mark
 reviewed, Undo and Reset to file work as there. In presentation mode nothing can be changed.
 
-Roles (:mod:`ragviz.data.roles`): opening a file (path, upload, RagChecker's example) is loading data,
+Roles (:mod:`ragviz.store.roles`): opening a file (path, upload, RagChecker's example) is loading data,
 for admins; everyone may pick one of the checking outputs among the loaded data; annotators override,
 mark reviewed and download the corrected file; viewers look.
 """

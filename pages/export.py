@@ -7,10 +7,10 @@ import streamlit as st
 from ragviz.analysis.labelsets.selection import LabelSelection, store_annotator
 from ragviz.analysis.review.queue import progress
 from ragviz.data.errors import BadInput
-from ragviz.data.roles import ADMIN
 from ragviz.export.targets import export
 from ragviz.export.traces.targets import push_labels
 from ragviz.store.label_store import default_db
+from ragviz.store.roles import ADMIN
 from ragviz.ui import export as ui
 from ragviz.ui import phoenix as phoenix_ui
 from ragviz.ui.core import access, results, state

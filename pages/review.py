@@ -84,7 +84,7 @@ def example() -> None:  # a fragment: a move reruns this alone (ragviz.ui.review
 
     if rows is not None and audit is not None:  # the question and documents once, the two answers side by side
         pair = tuple(shown if r == index else state.example_labels(ds, r, who) for r in rows)
-        paired.header(where, pair[0], audit.systems())
+        paired.question_header(where, pair[0], audit.systems())
         statuses = {p.example.uid: review_status(p.example.uid, reviewed, corrected) if traces else "" for p in pair}
         focus = rows.index(index)
         paired.paired_view(

@@ -34,6 +34,11 @@ def expect():
     return _expect
 
 
+def sidebar(page):
+    """The app's sidebar (navigation, who is signed in, the loaded data)."""
+    return page.locator('[data-testid="stSidebar"]')
+
+
 def metric_value(page, label: str):
     """The value of the metric card labelled *label*."""
     return (

@@ -15,10 +15,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
+from tests.servers import LocalHTTPServer
+
 _HOP_BY_HOP = {"connection", "keep-alive", "proxy-connection", "proxy-authorization", "te", "trailer", "upgrade"}
 
 
-class ForwardProxy:
+class ForwardProxy(LocalHTTPServer):
     def __init__(self) -> None:
         self.seen: list[str] = []
         self._lock = threading.Lock()
@@ -96,20 +98,5 @@ class ForwardProxy:
 
             do_GET = do_POST = _forward
 
-        httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        httpd.daemon_threads = True
-        self._httpd = httpd
-        threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        self._serve(ThreadingHTTPServer(("127.0.0.1", 0), Handler))
         return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-
-    def __enter__(self) -> ForwardProxy:
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()

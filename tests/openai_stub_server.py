@@ -54,6 +54,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.servers import LocalHTTPServer
+
 _CONTEXT_LINE = re.compile(r"^(\d+[a-z]+)\. ", re.MULTILINE)
 _RESPONSE_LINE = re.compile(r"^([a-z]+)\. ", re.MULTILINE)
 _REASONING = re.compile(r"^(o\d+(-[\w.-]+)?|gpt-5[\w.-]*)$")
@@ -205,7 +207,7 @@ def token_logprobs(tokens: list[tuple[str, str]], probs: dict[str, float], top: 
 
 
 @dataclass
-class StubServer:
+class StubServer(LocalHTTPServer):
     script: dict[str, list[str]] = field(default_factory=dict)
     latency: float = 0.0
     reject_formats: tuple[str, ...] = ()
@@ -227,8 +229,7 @@ class StubServer:
         self._lock = threading.Lock()
         self._in_flight = 0
         self._warm: dict[str, int] = {}  # question -> requests with a temperature above 0 so far
-        self._httpd: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        self._httpd = None
 
     # -- lifecycle ----------------------------------------------------------------------------
     def start(self) -> StubServer:
@@ -301,24 +302,9 @@ class StubServer:
         httpd = Server(("127.0.0.1", 0), Handler)
         if self.ssl_context is not None:
             httpd.socket = self.ssl_context.wrap_socket(httpd.socket, server_side=True)
-        httpd.daemon_threads = True
         httpd.block_on_close = False
-        self._httpd = httpd
-        self._thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self._thread.start()
+        self._serve(httpd)
         return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-
-    def __enter__(self) -> StubServer:
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
 
     @property
     def root_url(self) -> str:

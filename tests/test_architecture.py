@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.sample import ROOT
+
 PACKAGE = ROOT / "ragviz"
 FLOORS = ("data", "metrics", "store", "analysis", "judge", "export", "cli", "ui")
 
@@ -159,7 +160,7 @@ def _room_graph() -> dict[str, set[str]]:
 # Floors whose rooms still import each other in a circle, each with who is taking it apart; the lead empties
 # this as their work lands.
 ROOM_CIRCLES_WAIVED = {
-    "store": "database / label_store / migrations / team: the store's composed parts and one schema (house, faults)",
+    "store": "label_store / team: the store's composed parts (house)",
     "analysis": "agreement / estimates / figure_intervals / labelsets / team: whose labels (identity)",
 }
 
@@ -353,8 +354,8 @@ STORE = PACKAGE / "store"
 SQL_STATEMENT = re.compile(
     r"""["'f]\s*(SELECT\s+\S.*\bFROM\b|INSERT\s+INTO\b|UPDATE\s+\w+\s+SET\b|DELETE\s+FROM\b)""", re.S
 )
-# SQL kept outside ragviz/store on purpose: the judge cache's own tables and its batch ledger (a second database
-# file or schema the judge owns; issue 35 item 2 moves its migrations into the store's schema).
+# SQL kept outside ragviz/store on purpose: the judge cache's own tables and its batch ledger (in the same
+# database the judge cache opens on its own connection; their migrations are the store schema's judge set).
 SQL_OUTSIDE_STORE = {"ragviz/judge/cache.py", "ragviz/judge/batch/ledger.py"}
 
 
@@ -441,12 +442,12 @@ def test_the_sql_finder_finds_a_statement():
 
 
 # Inside ragviz/store, from the ground up (a module may import its own layer and the layers below; a name matches
-# a module or a package of modules). store/dialect.py and store/schema/ (issue 35 item 2) take their places as named.
+# a module or a package of modules).
 STORE_LAYERS: tuple[tuple[str, ...], ...] = (
     # pure: errors, event folding, the backends' drivers, uploads on disk, the status cache, the SQL dialects
     ("errors", "events", "postgres", "sqlite", "uploads", "status_cache", "dialect"),
-    # the schema: migrations and what they write
-    ("migrations", "schema", "identity_folds", "team.schema", "trace_push_schema"),
+    ("paths", "roles"),  # pure rules: who may do what (identity_name names people in the store), which paths open
+    ("schema", "identity_folds"),  # the schema: its migration sets and runner, and what migration 020 folded
     ("database",),  # one connection interface over the backends
     ("connection",),  # the public read / write interface
     ("label_events", "judge_sets", "sources", "team.guidelines"),  # the parts the core is composed of, each its SQL

@@ -13,8 +13,8 @@ import pytest
 
 from ragviz.cli.manual import cli_reference, export_schema, metrics_reference, option_strings
 from tests.conftest import in_ci
+from tests.sample import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 MAX_CELL = 300
 

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.sample import ROOT
+
 MODULE_FILES = sorted((ROOT / "ragviz").rglob("*.py"))
 
 

@@ -24,11 +24,11 @@ from setuptools import find_packages
 from ragviz.cli.app import app_script, streamlit_command
 from ragviz.data.load import load
 from ragviz.version import __version__
-from tests.conftest import SAMPLE_DATA, free_port
+from tests.conftest import free_port
+from tests.sample import ROOT, SAMPLE_DATA
 
 pytestmark = pytest.mark.slow  # builds a wheel and fresh venvs: `make test` runs it, `make test-fast` does not
 
-ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.sample import ROOT, SAMPLE_DATA
+
 LIBRARY = ROOT / "docs" / "how-to" / "library.md"
 INTERVALS = ROOT / "docs" / "concepts" / "intervals.md"
 
@@ -35,7 +35,7 @@ def _library_snippet() -> str:
 
 
 def test_library_example_runs_and_exports_every_example(tmp_path, monkeypatch):
-    (tmp_path / "sample_data").symlink_to(ROOT / "sample_data")
+    (tmp_path / "sample_data").symlink_to(SAMPLE_DATA)
     monkeypatch.chdir(tmp_path)
     snippet = _library_snippet()
     assert len(snippet.strip().splitlines()) == 5

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ragviz.data.errors import BadInput
-from ragviz.data.paths import is_served
+from ragviz.store.paths import is_served
 
 __all__ = [
     "COMMAND",

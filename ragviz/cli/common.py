@@ -162,7 +162,7 @@ def print_problems(problems: Iterable[object], stream: TextIO) -> None:
 
 
 # Options that name a person (--against NAME, --annotator NAME, --leave NAME, --by NAME): folded as the store
-# names people, so `--annotator Ana@X.org` is ana@x.org (ragviz.data.roles.identity_name).
+# names people, so `--annotator Ana@X.org` is ana@x.org (ragviz.store.roles.identity_name).
 IDENTITY_OPTIONS = ("against", "annotator", "leave", "by")
 
 
@@ -172,7 +172,7 @@ def fold_identities(args: argparse.Namespace) -> argparse.Namespace:
     >>> fold_identities(argparse.Namespace(against="Ana@X.org", by=None, paths=["A@B"])).against
     'ana@x.org'
     """
-    from ragviz.data.roles import identity_name
+    from ragviz.store.roles import identity_name
 
     for name in IDENTITY_OPTIONS:
         value = getattr(args, name, None)

@@ -32,7 +32,7 @@ def write_report(report: Any, fmt: str, output: str | None, table: Callable[[Any
 def csv_text(rows: list[dict[str, Any]]) -> str:
     import io
 
-    from ragviz.data.records import write_csv
+    from ragviz.export.records import write_csv
 
     buffer = io.StringIO()
     write_csv(rows, buffer)

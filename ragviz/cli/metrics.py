@@ -23,7 +23,7 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     if getattr(args, "family", "trace") != "trace":
         return run_family_metrics(args)
     from ragviz.data.load import load
-    from ragviz.data.records import write_records
+    from ragviz.export.records import write_records
     from ragviz.metrics.summary import format_summary, summarize
     from ragviz.metrics.trace import dataset_trace_records
 
@@ -52,8 +52,8 @@ def _streamed_trace(args: argparse.Namespace) -> int | None:
     import tempfile
 
     from ragviz.data.problems import Report
-    from ragviz.data.records import write_csv, write_jsonl
     from ragviz.data.stream import parquet_batches, parquet_only
+    from ragviz.export.records import write_csv, write_jsonl
     from ragviz.metrics.summary import format_summary, summarize
     from ragviz.metrics.trace import dataset_trace_records
 
@@ -166,7 +166,7 @@ def run_family_metrics(args: Any) -> int:
         is_ragchecker_file,
         read_ragchecker,
     )
-    from ragviz.data.records import write_records
+    from ragviz.export.records import write_records
     from ragviz.metrics.summary import format_summary, summarize
 
     family, ks = args.family, tuple(args.k)

@@ -103,7 +103,7 @@ def metrics_csv(dataset: Dataset, store: LabelStore | None, whose: Whose, progre
 
 def metrics_records_csv(records: Sequence[Mapping[str, Any]]) -> str:
     """*records* of :func:`metrics_records` as CSV text (only the header when there is none)."""
-    from ragviz.data.records import write_csv
+    from ragviz.export.records import write_csv
 
     buf = io.StringIO()
     if records:

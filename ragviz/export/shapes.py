@@ -156,10 +156,10 @@ _CSV_LISTS = {"retrieval_context": "documents", "context": REFERENCE_CONTEXTS}
 def _deepeval_csv_line(record: Mapping[str, Any]) -> str:
     """One row of DeepEval's ``save_as`` CSV: lists joined by ``|``, metadata as JSON text. A list that
     ``|`` cannot carry (an item holding ``|``, or a cell a spreadsheet would run as a formula, which
-    :func:`~ragviz.data.records.csv_cell` changes) rides in ``additional_metadata.ragbench`` as well, so the
+    :func:`~ragviz.export.records.csv_cell` changes) rides in ``additional_metadata.ragbench`` as well, so the
     loader gets it back exactly; so does a text cell that function changes (a formula start at its
     beginning or after a line break in it)."""
-    from ragviz.data.records import csv_cell, csv_line
+    from ragviz.export.records import csv_cell, csv_line
 
     metadata = dict(record.get(DEEPEVAL_METADATA) or {})
     carried = dict(metadata.get(CARRIER) or {})
@@ -193,7 +193,7 @@ def write_records(records: Iterable[Mapping[str, Any]], shape: str, layout: str,
     """Write *records* of *shape* to *out* one at a time; returns how many."""
     n = 0
     if layout == "csv":
-        from ragviz.data.records import csv_line
+        from ragviz.export.records import csv_line
 
         out.write(csv_line([*DEEPEVAL_FIELDS, DEEPEVAL_METADATA]).encode("utf-8"))
     elif layout == "json":

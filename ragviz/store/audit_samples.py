@@ -378,7 +378,7 @@ def audit_members(store: LabelStore) -> set[str]:
 
 def choose_team_sample(store: LabelStore, sample_id: int, admin: str) -> TeamChoice:
     """Record that *admin* made sample *sample_id* the team's (every earlier choice stays in the store).
-    Only admins may call this: the callers check the role (:attr:`ragviz.data.roles.Access.can_choose_sample`)."""
+    Only admins may call this: the callers check the role (:attr:`ragviz.store.roles.Access.can_choose_sample`)."""
     if not admin or not admin.strip():
         raise AuditSampleError("choosing the team's audit sample needs the name of the admin choosing it")
     ts = now_iso()

@@ -2,7 +2,7 @@
 
 Before it, decisions, assignments, positions and sign-ins were stored under the exact spelling a person signed in
 or typed (``Annotator@Example.org`` and ``annotator@example.org`` were two people, one with "0 / 30 reviewed" and
-no assignments). Now every name is stored as :func:`ragviz.data.roles.identity_name` gives it (an e-mail address
+no assignments). Now every name is stored as :func:`ragviz.store.roles.identity_name` gives it (an e-mail address
 case-folded); this migration rewrites what was stored before under other spellings: decisions (their events and
 per-example status, recounted over the merged decisions), assignments and the rounds' pools, adjudications,
 positions (the latest one kept), sign-ins, and who drew, chose, wrote or promoted what. Roles themselves live in

@@ -47,7 +47,6 @@ from ragviz.data.labels import (
     field_value,
 )
 from ragviz.data.model import Example, Labels
-from ragviz.data.roles import identity_name
 from ragviz.store.connection import Query, StoreConnection
 from ragviz.store.database import DB_ENV, Database, default_db, default_db_path, open_database
 from ragviz.store.errors import Conflict, StaleEdit, StoreError, StoreUnavailable
@@ -70,6 +69,7 @@ from ragviz.store.events import (
 from ragviz.store.judge_sets import JudgeLabels, latest_judge_labels
 from ragviz.store.label_events import EVERYONE, check_ids, dumps, insert_event, new_action, read_events
 from ragviz.store.label_events import decision_times as read_decision_times
+from ragviz.store.roles import identity_name
 from ragviz.store.schema import migrate
 from ragviz.store.sources import DataSources
 from ragviz.store.status_cache import StatusCaches

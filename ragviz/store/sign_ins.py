@@ -2,7 +2,7 @@
 
 Streamlit keeps a signed-in person in a signed cookie that lasts 30 days; signing out deletes it in that
 browser only, and a copy taken before still signs in. So the app records each sign-in it sees, by a
-fingerprint of the provider's token (:func:`ragviz.data.roles.login_fingerprint`: issuer, subject, issue
+fingerprint of the provider's token (:func:`ragviz.store.roles.login_fingerprint`: issuer, subject, issue
 time, nonce), and checks it on every run: signing out ends every sign-in of that person recorded so far
 (every browser, every replica), and a cookie of an ended sign-in is refused. Signing in again gets a new
 token, hence a new fingerprint.
@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragviz.data.roles import identity_name
 from ragviz.store.connection import Query
 from ragviz.store.events import now_iso
 from ragviz.store.label_store import LabelStore
+from ragviz.store.roles import identity_name
 
 __all__ = ["end_sign_ins", "sign_in_is_open"]
 

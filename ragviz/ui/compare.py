@@ -11,7 +11,7 @@ import streamlit as st
 from ragviz.analysis.labelsets.diff import DiffTotals, ExampleDiff
 from ragviz.analysis.labelsets.named import HUMAN, JUDGE
 from ragviz.analysis.labelsets.selection import LabelSelection
-from ragviz.data.records import csv_line
+from ragviz.export.records import csv_line
 from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.ui.core import render
 
@@ -64,7 +64,7 @@ def no_difference(a: str, b: str, n_compared: int) -> None:
 
 def diff_csv(table: pd.DataFrame) -> str:
     """The diff as CSV, text cells neutralised against spreadsheet formulas and quoted when they hold a line
-    break (:func:`ragviz.data.records.csv_line`); an empty cell for a missing value."""
+    break (:func:`ragviz.export.records.csv_line`); an empty cell for a missing value."""
     rows = table.astype(object).where(table.notna(), None).itertuples(index=False, name=None)
     return csv_line(list(table.columns)) + "".join(csv_line(row) for row in rows)
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import html
 import math
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -28,9 +27,8 @@ from ragviz.metrics.tonic import example_tonic
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.explainer.html import answer_html, retrieval_html, tonic_html
 from tests.apptest_helpers import open_page
+from tests.sample import SAMPLE_DATA
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "sample_data"
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
 
 
@@ -146,7 +144,7 @@ def blocks(at: AppTest, css_class: str) -> list[str]:
 
 
 def test_explainer_page_shows_families_judge_vs_human(app_env):
-    ds = load([SAMPLE]).dataset
+    ds = load([SAMPLE_DATA]).dataset
     ex = ds.example(ds.index_of(ML))
     at = open_explainer(uid=ML)
     subheaders = [h.value for h in at.subheader]

@@ -5,7 +5,6 @@ and export -> reload of all four on real rows."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -28,13 +27,11 @@ from ragviz.metrics.retrieval import example_gold, example_retrieval
 from ragviz.metrics.tonic import example_tonic
 from ragviz.store.events import labels_from_json, labels_to_json
 from ragviz.store.label_store import LabelStore
-
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "sample_data" / "ragviz_sample.jsonl"
+from tests.sample import SAMPLE_JSONL
 
 
 def sample_row(example_id: str) -> dict:
-    for line in SAMPLE.read_text(encoding="utf-8").splitlines():
+    for line in SAMPLE_JSONL.read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
         if row["id"] == example_id:
             return row

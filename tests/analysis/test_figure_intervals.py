@@ -18,7 +18,7 @@ from ragviz.analysis.figure_intervals import (
     rmse_interval,
 )
 from ragviz.data.load import load
-from tests.conftest import SAMPLE_DATA
+from tests.sample import SAMPLE_DATA
 
 
 def _perfect(n: int) -> np.ndarray:

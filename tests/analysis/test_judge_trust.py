@@ -14,7 +14,7 @@ from ragviz.analysis.judge_trust import Bias, LabelTrust, label_trust, metric_bi
 from ragviz.analysis.stats import binary_kappa, cohen_kappa, confusion
 from ragviz.data.load import load
 from ragviz.data.model import Labels
-from tests.conftest import SAMPLE_DATA
+from tests.sample import SAMPLE_DATA
 
 
 def test_binary_kappa_of_the_counts_is_cohens_kappa_of_the_decisions():

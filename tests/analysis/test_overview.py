@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ragviz.analysis.overview import overview
 from ragviz.data.load import load
-from tests.conftest import SAMPLE_DATA
+from tests.sample import SAMPLE_DATA
 
 
 def test_a_row_without_labels_is_not_labelled_by_anyone():

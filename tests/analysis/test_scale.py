@@ -4,7 +4,6 @@ JSONL loading, the batched bootstrap and columnar triage give today's results.""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
@@ -12,9 +11,8 @@ import pytest
 from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.data.keys import context_key, response_key
 from ragviz.data.load import load
+from tests.sample import SAMPLE_DATA
 from tests.synthetic import make_synthetic
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +99,7 @@ def test_streamed_export_writes_the_rows_of_the_whole_export(source, synthetic, 
     from ragviz.export.files import write_export
 
     if source == "sample":
-        dataset, store, annotator = load(ROOT / "sample_data").dataset, None, None
+        dataset, store, annotator = load(SAMPLE_DATA).dataset, None, None
     else:
         dataset = load(synthetic["parquet"]).dataset
         store, annotator = _store_with_edits(dataset, tmp_path / "l.db"), LabelSelection.of("alice")

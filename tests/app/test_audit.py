@@ -13,15 +13,13 @@ from ragviz.data.load import load
 from ragviz.store.audit_samples import draw_sample
 from ragviz.store.label_store import LabelStore
 from tests.apptest_helpers import open_page
-
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "sample_data"
+from tests.sample import SAMPLE_DATA
 
 
 def _audit(db: Path, size: int = 10, reviewed: int = 7) -> tuple:
     """A sample of *size*, the first *reviewed* members (by row) reviewed by tester (every other one with
     no relevant sentence left), and one example outside it reviewed too. Returns (dataset, sample)."""
-    ds = load([SAMPLE]).dataset
+    ds = load([SAMPLE_DATA]).dataset
     with LabelStore(db) as store:
         sample = draw_sample(store, ds.uids, size, "lead <b>", seed=4)
         rows = member_rows(ds, sample.members)
@@ -131,7 +129,7 @@ def test_review_grows_a_paired_sample_by_questions(app_env):
     from ragviz.analysis.compare_systems.audit import draw_paired
     from ragviz.store.audit_samples import get_sample
 
-    ds = load([SAMPLE]).dataset
+    ds = load([SAMPLE_DATA]).dataset
     with LabelStore(app_env["db"]) as store:
         sample = draw_paired(store, ds, 2, "tester", seed=4)
     at = open_page("pages/review.py")

@@ -6,7 +6,6 @@ assigned annotators on their assigned examples only, the others named apart. App
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from ragviz.analysis.agreement import annotator_agreement
 from ragviz.analysis.team.alpha import round_alpha
@@ -16,16 +15,15 @@ from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
 from ragviz.store.team.assignments import assign, assigned, round_open
 from tests.apptest_helpers import open_page
+from tests.sample import SAMPLE_JSONL
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "sample_data" / "ragviz_sample.jsonl"
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
 REVIEW = [Change("review", None, "reviewed")]
 
 
 def _round(db, *, all_done: bool = False) -> list[str]:
     """tester (the app's annotator) and bob label the first two examples; bob drops a relevant key of ML."""
-    ds = load([SAMPLE]).dataset
+    ds = load([SAMPLE_JSONL]).dataset
     ex = ds.example(ds.index_of(ML))
     keys = list(ex.labels.relevant_keys)
     uids = [ds.uids[i] for i in range(2)]
@@ -79,7 +77,7 @@ def test_once_every_assignment_is_decided_she_may_see_gold(app_env, monkeypatch)
 
 
 def test_the_rounds_agreement_counts_its_assigned_annotators_only_and_names_the_others(tmp_path, capsys):
-    ds = load([SAMPLE]).dataset
+    ds = load([SAMPLE_JSONL]).dataset
     uids = [ds.uids[i] for i in range(4)]
     db = tmp_path / "labels.db"
     with LabelStore(db) as store:
@@ -103,7 +101,7 @@ def test_the_rounds_agreement_counts_its_assigned_annotators_only_and_names_the_
     assert alpha["relevant"].n_examples == 2  # uids[2] (ana and imp, outside the round) is not counted
     from ragviz.cli.main import main
 
-    assert main(["agreement", str(SAMPLE), "--db", str(db), "--annotators"]) == 0
+    assert main(["agreement", str(SAMPLE_JSONL), "--db", str(db), "--annotators"]) == 0
     out = capsys.readouterr()
     figures = json.loads(out.out)
     assert figures["annotators"] == {"ana": 2, "bo": 2} and figures["left_out"] == {"ana": 1, "imp": 3}
@@ -113,7 +111,7 @@ def test_the_rounds_agreement_counts_its_assigned_annotators_only_and_names_the_
 def test_an_annotator_whose_assignments_skip_the_first_example_resumes_where_she_was(app_env):
     """Issue 34, 7: "My assignments" moved the first run to her nearest assigned row before the saved position
     was read, and overwrote it."""
-    ds = load([SAMPLE]).dataset
+    ds = load([SAMPLE_JSONL]).dataset
     mine = [ds.uids[i] for i in (3, 5, 7)]
     with LabelStore(app_env["db"]) as store:
         assign(store, mine, 1, ["tester"], "lead")
@@ -127,7 +125,7 @@ def test_an_annotator_whose_assignments_skip_the_first_example_resumes_where_she
 def test_the_audit_queue_counts_only_her_own_reviews_during_a_blind_round(app_env, monkeypatch):
     from ragviz.store.audit_samples import draw_sample
 
-    ds = load([SAMPLE]).dataset
+    ds = load([SAMPLE_JSONL]).dataset
     with LabelStore(app_env["db"]) as store:
         sample = draw_sample(store, ds.uids, 4, "lead", seed=1)
         assign(store, list(sample.members), 2, ["tester", "bob"], "lead")

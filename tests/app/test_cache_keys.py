@@ -4,20 +4,18 @@ number of label events) must show on the next run, not the cached figures."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from ragviz.data.labels import Change
 from ragviz.data.load import load
 from ragviz.data.model import Provenance
 from ragviz.store.label_store import LabelStore
 from tests.apptest_helpers import open_page
+from tests.sample import SAMPLE_DATA
 
-ROOT = Path(__file__).resolve().parents[2]
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
 
 
 def test_rejudge_of_a_judged_example_refreshes_compare(app_env):
-    ds = load([ROOT / "sample_data"]).dataset
+    ds = load([SAMPLE_DATA]).dataset
     judge = ds.example(ds.index_of(ML)).labels
     assert judge is not None and judge.relevant_keys
     with LabelStore(app_env["db"]) as store:

@@ -6,7 +6,6 @@ errors; claim texts are escaped."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -19,8 +18,8 @@ from ragviz.data.labels import Change
 from ragviz.metrics.ragchecker import reported
 from ragviz.store.label_store import LabelStore
 from tests.apptest_helpers import open_page, shown
+from tests.sample import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT.parent / "shared" / "ragchecker" / "checking_outputs.json"
 UID0 = claim_uid("checking_outputs.json", "0")
 
@@ -259,7 +258,7 @@ def test_the_example_button_is_there_only_with_the_example_and_its_absence_is_ex
     """Issue 40: RagChecker's example sits in ../shared only in this repository's development setup. With it, the
     page offers a button that opens it; without it, no button and no notice suggesting it, but a line saying where
     the file comes from and how to open it."""
-    import ragviz.ui.claims as claims_ui
+    import ragviz.ui.claims.page as claims_ui
 
     need_example()
     at = open_claims()

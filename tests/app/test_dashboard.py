@@ -14,9 +14,8 @@ from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
 from tests.apptest_helpers import open_page, shown
 from tests.ragbench_data import require_ragbench, shard
+from tests.sample import SAMPLE_DATA
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "sample_data"
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
 
 
@@ -28,7 +27,7 @@ def page_links(at: AppTest) -> list[tuple[str, str]]:
 
 def correct_ml(db: Path, annotator: str = "tester") -> tuple[str, tuple[str, ...]]:
     """The annotator removes every relevant key of the ML example; returns the uid and the judge's keys."""
-    ds = load([SAMPLE]).dataset
+    ds = load([SAMPLE_DATA]).dataset
     ex = ds.example(ds.index_of(ML))
     with LabelStore(db) as store:
         store.record(ML, annotator, [Change("relevant_keys", list(ex.labels.relevant_keys), [])])

@@ -4,8 +4,6 @@ annotators recorded in a real SQLite store."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -17,9 +15,8 @@ from ragviz.metrics.answer import example_answer
 from ragviz.metrics.tonic import example_tonic
 from ragviz.store.label_store import LabelStore
 from tests.apptest_helpers import open_page
+from tests.sample import SAMPLE_DATA
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "sample_data"
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
 
 
@@ -43,7 +40,7 @@ def choose(at: AppTest, family: str) -> AppTest:
 
 
 def test_family_selector_switches_charts_and_means(app_env):
-    ds = load([SAMPLE]).dataset
+    ds = load([SAMPLE_DATA]).dataset
     examples = [ex for _, ex in iter_examples(ds)]
     at = open_dashboard()
     control = at.segmented_control(key="dashboard.family")
@@ -98,7 +95,7 @@ def test_a_correction_moves_the_family_means_and_the_cache_is_reused(app_env, mo
     at.run()
     assert calls == ["tonic"]  # nothing changed: no recomputation
 
-    ds = load([SAMPLE]).dataset
+    ds = load([SAMPLE_DATA]).dataset
     ex = ds.example(ds.index_of(ML))
     assert example_tonic(ex, ex.labels).retrieval_precision == 1.0
     with LabelStore(app_env["db"]) as store:  # document 1 no longer relevant: ML's precision 1.0 -> 0.5

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import html
 import json
-from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -19,10 +18,9 @@ from ragviz.metrics.trace import example_trace
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.core.render import md_escape
 from tests.apptest_helpers import click_sentence
+from tests.sample import ROOT, SAMPLE_DATA, SAMPLE_JSONL
 
-ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
-SAMPLE = ROOT / "sample_data" / "ragviz_sample.jsonl"
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
 
 
@@ -63,10 +61,10 @@ def test_sample_button_path_and_upload(app_env, tmp_path, monkeypatch):
     assert metric(at, "Examples") == "22"
 
     # open a path: a directory in the Hugging Face layout with one Parquet shard of 3 rows
-    rows = [json.loads(line) for line in SAMPLE.read_text().splitlines()[:3]]
+    rows = [json.loads(line) for line in SAMPLE_JSONL.read_text().splitlines()[:3]]
     shard = tmp_path / "hf" / "mysubset"
     shard.mkdir(parents=True)
-    ds = load([SAMPLE]).dataset
+    ds = load([SAMPLE_JSONL]).dataset
     pq.write_table(
         ds.table.slice(0, 3).drop_columns(["_subset", "_path", "_row"]), shard / "test-00000-of-00001.parquet"
     )
@@ -126,7 +124,7 @@ def test_export_page_and_round_trip(app_env):
 
     # the bytes the buttons serve: reload them and get the same labels and scores
     with LabelStore(app_env["db"]) as store:
-        ds = load([ROOT / "sample_data"]).dataset
+        ds = load([SAMPLE_DATA]).dataset
         current = {ex.uid: store.current_labels(ex, "tester") for ex in ds}
         for fmt in ("jsonl", "parquet", "deepeval"):
             name = "export.json" if fmt == "deepeval" else f"export.{fmt}"
@@ -151,7 +149,7 @@ def test_export_hint_names_the_data_files_and_never_a_password(tmp_path):
     line = export_command(
         "postgresql://me:s3cret@db.example:5432/labels",
         LabelSelection.of("ann o"),
-        [str(ROOT / "sample_data")],
+        [str(SAMPLE_DATA)],
         ["ann o"],
     )
     assert "s3cret" not in line and "postgresql://me@db.example:5432/labels" in line
@@ -204,7 +202,7 @@ def test_every_format_downloads_the_bytes_of_export_bytes(app_env, served_files)
     at = run("pages/review.py", id="ml-vs-programming")
     click_sentence(at, "0a")
     at.switch_page("pages/export.py").run()
-    ds = load([ROOT / "sample_data"]).dataset
+    ds = load([SAMPLE_DATA]).dataset
     for fmt, name in (("jsonl", "labels (JSONL)"), ("parquet", "labels (Parquet)"), ("csv", "metrics (CSV)")):
         at.radio(key="export.format").set_value(fmt).run()
         assert not at.exception
@@ -238,7 +236,7 @@ def test_large_data_builds_on_request_with_rows_done_and_only_own_changes_outdat
     at.button(key="export.build.jsonl").click().run()
     assert shown[-1] == "Building the export: 22 / 22 rows"
     assert [b.label for b in at.get("download_button")] == ["Download labels (JSONL)"]
-    ds = load([ROOT / "sample_data"]).dataset
+    ds = load([SAMPLE_DATA]).dataset
     with LabelStore(app_env["db"]) as store:
         store.record(ML, "teammate", [("relevant_keys", ["0a"], ["0a", "0b"])])
         assert served_files[export_filename("tester", "jsonl")]() == export_bytes(

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import html
 import re
-from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
@@ -15,9 +14,8 @@ from ragviz.metrics.trace import example_trace
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.explainer.html import formula_terms, venn_svg
 from tests.apptest_helpers import click_sentence, open_page, shown, text_editor
+from tests.sample import SAMPLE_DATA
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "sample_data"
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
 
 
@@ -26,7 +24,7 @@ def cards(at: AppTest) -> list[str]:
 
 
 def ml_example():
-    ds = load([SAMPLE]).dataset
+    ds = load([SAMPLE_DATA]).dataset
     return ds.example(ds.index_of(ML))
 
 
@@ -92,7 +90,7 @@ def test_explainer_picks_examples_and_presentation_hides_review_link(app_env):
     assert first.value == 0
     first.set_value(3).run()
     assert not at.exception
-    ds = load([SAMPLE]).dataset
+    ds = load([SAMPLE_DATA]).dataset
     assert at.query_params["uid"] == [ds.uids[3]] or at.query_params["uid"] == ds.uids[3]
     at = open_page("pages/explainer.py", uid=ML, present="1")
     assert not at.get("page_link")
@@ -100,7 +98,7 @@ def test_explainer_picks_examples_and_presentation_hides_review_link(app_env):
 
 def test_every_data_text_is_escaped(app_env):
     at = open_page("pages/explainer.py")
-    ds = load([SAMPLE]).dataset
+    ds = load([SAMPLE_DATA]).dataset
     seen_escaped = False
     for i in range(len(ds)):
         at.selectbox(key="explainer.index").set_value(i).run()

@@ -5,8 +5,6 @@ survives export -> reload."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -22,8 +20,8 @@ from ragviz.metrics.retrieval import example_retrieval
 from ragviz.metrics.tonic import example_tonic
 from ragviz.store.label_store import LabelStore
 from tests.apptest_helpers import open_page
+from tests.sample import ROOT, SAMPLE_DATA
 
-ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 TECH1 = "techqa_sample/tech-001/gpt-4o-mini"  # retrieved kb-214, kb-87, kb-311; gold kb-214, kb-87
 
@@ -101,7 +99,7 @@ def test_marking_chunks_relevant_moves_mrr_and_recall_exactly_and_undo_restores(
 
 def test_answer_similarity_moves_tonic_overall_and_chunk_labels_move_tonic(app_env):
     at = open_review(TECH1)
-    ds = load([str(ROOT / "sample_data")]).dataset
+    ds = load([str(SAMPLE_DATA)]).dataset
     ex = ds.example(ds.index_of(TECH1))
     before = example_tonic(ex)
     s = scores(at)

@@ -14,8 +14,8 @@ from ragviz.store.audit_samples import list_samples
 from ragviz.store.judge_confidence import example_confidence, example_confidences
 from ragviz.store.label_store import LabelStore
 from tests.apptest_helpers import open_page, text_editor
-from tests.conftest import SAMPLE_DATA
 from tests.openai_stub_server import StubServer
+from tests.sample import SAMPLE_DATA
 
 
 @pytest.fixture

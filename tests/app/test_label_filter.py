@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from streamlit.testing.v1 import AppTest
 
 from ragviz.data.load import load
 from ragviz.metrics.trace import example_trace
+from tests.sample import ROOT, SAMPLE_DATA
 
-ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 
 
@@ -28,7 +26,7 @@ def label_selection_after_review_filter(at: AppTest, adherence_zero: bool) -> st
 
 def test_label_page_uses_the_review_filter_and_forgets_it_when_turned_off(app_env, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    ds = load([ROOT / "sample_data"]).dataset
+    ds = load([SAMPLE_DATA]).dataset
     zero = [ex.uid for ex in ds if example_trace(ex).adherence == 0.0]
     assert 0 < len(zero) < len(ds)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sqlite3
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -12,8 +11,8 @@ from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
 from tests.apptest_helpers import open_page
 from tests.openai_stub_server import StubServer
+from tests.sample import SAMPLE_DATA
 
-ROOT = Path(__file__).resolve().parents[2]
 KEY = "sk-test-PageSecret-55c0ffee11"
 
 
@@ -40,7 +39,7 @@ def metric(at: AppTest, label: str) -> str:
 
 
 def test_label_first_k_lands_in_store_and_key_stays_in_session(app_env, monkeypatch, server):
-    examples = list(load([str(ROOT / "sample_data")]).dataset)
+    examples = list(load([str(SAMPLE_DATA)]).dataset)
     at = open_label(app_env, monkeypatch)
     fill_settings(at, server)
     at.segmented_control(key="label.selection").set_value("first_k").run()
@@ -75,7 +74,7 @@ def test_label_first_k_lands_in_store_and_key_stays_in_session(app_env, monkeypa
 
 def test_failures_show_raw_output_as_text(app_env, monkeypatch, server):
     monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)  # the configured judge: its raw answers are shown
-    examples = list(load([str(ROOT / "sample_data")]).dataset)
+    examples = list(load([str(SAMPLE_DATA)]).dataset)
     server.script[examples[0].question] = ["malformed"] * 3
     at = open_label(app_env, monkeypatch)
     fill_settings(at, server)
@@ -116,7 +115,7 @@ def _rejudge_script():
 
 def test_rejudge_makes_the_new_labels_the_review_base(app_env, monkeypatch, server):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    first = list(load([str(ROOT / "sample_data")]).dataset)[0]
+    first = list(load([str(SAMPLE_DATA)]).dataset)[0]
     at = AppTest.from_function(_rejudge_script, default_timeout=60)
     at.session_state["label.model"] = "gpt-4o-mini"
     at.session_state["label.base_url"] = server.base_url

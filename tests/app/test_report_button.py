@@ -11,7 +11,7 @@ from ragviz.data.load import load
 from ragviz.export.report import ReportRequest, report_bytes
 from ragviz.ui.core import report
 from tests.apptest_helpers import open_page, open_page_as
-from tests.conftest import SAMPLE_DATA
+from tests.sample import SAMPLE_DATA
 
 PAGES = ("pages/dashboard.py", "pages/explainer.py")
 LEAD, ANA, GUEST = "lead@example.org", "ana@example.org", "guest@example.org"
@@ -88,8 +88,8 @@ def test_where_pdf_can_be_written_the_button_downloads_it(app_env, monkeypatch):
 @pytest.mark.parametrize(("role", "shown"), [("admin", True), ("annotator", False), ("viewer", False)])
 def test_only_an_admins_report_says_where_the_store_is(app_env, monkeypatch, role, shown):
     """Issue 34, 9: an annotator's report showed the store's URL under Method and in "Rebuild this report"."""
-    from ragviz.data.roles import Access
     from ragviz.store.label_store import LabelStore
+    from ragviz.store.roles import Access
     from ragviz.ui.core import access, state
 
     url = "postgresql://ragviz_app:***@db.internal:5432/labels"

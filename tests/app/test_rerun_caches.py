@@ -5,7 +5,6 @@ changes. Work is counted through wrappers around the O(N) functions the pages ca
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -19,8 +18,8 @@ from ragviz.data.load import load
 from ragviz.data.model import Provenance
 from ragviz.store.label_store import LabelStore
 from tests.apptest_helpers import open_page, shown
+from tests.sample import SAMPLE_DATA
 
-ROOT = Path(__file__).resolve().parents[2]
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
 
 
@@ -53,7 +52,7 @@ def metric(at: AppTest, label: str) -> str:
 
 
 def sample():
-    return load([ROOT / "sample_data"]).dataset
+    return load([SAMPLE_DATA]).dataset
 
 
 def test_label_page_selection_and_estimate_are_not_redone_on_a_plain_rerun(app_env, monkeypatch, calls):

@@ -4,7 +4,6 @@ undo restores them, decisions persist per annotator, filters, deep links, normal
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
@@ -13,8 +12,8 @@ from ragviz.data.load import load, load_bytes
 from ragviz.export.files import export_bytes
 from ragviz.store.label_store import LabelStore
 from tests.apptest_helpers import click_sentence, open_page, shown, text_editor
+from tests.sample import SAMPLE_DATA
 
-ROOT = Path(__file__).resolve().parents[2]
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
 
 
@@ -87,7 +86,7 @@ def test_override_relevance_and_support_change_metrics_exactly_and_undo_restores
     with LabelStore(app_env["db"]) as store:
         assert [f for f, _ in store.changes(ML, "tester")] == ["relevant_keys", "support:c", "support:c"]
         assert ML in store.corrected_uids("tester")
-        ds = load([ROOT / "sample_data"]).dataset
+        ds = load([SAMPLE_DATA]).dataset
         exported = [
             json.loads(line)
             for line in export_bytes(ds, store, LabelSelection.of("tester"), "jsonl").decode().splitlines()
@@ -167,7 +166,7 @@ def test_next_previous_and_filters(app_env):
     assert at.query_params["uid"] == first
     assert button(at, "review.prev").disabled
 
-    ds = load([ROOT / "sample_data"]).dataset
+    ds = load([SAMPLE_DATA]).dataset
     from ragviz.metrics.trace import example_trace
 
     zero = [ex.uid for ex in ds if example_trace(ex).adherence == 0.0]
@@ -193,7 +192,7 @@ def test_next_previous_and_filters(app_env):
 def test_deep_links(app_env):
     at = open_review(uid="medqa_sample/med-001/gpt-4o-mini")
     assert at.query_params["uid"] == "medqa_sample/med-001/gpt-4o-mini"
-    ds = load([ROOT / "sample_data"]).dataset
+    ds = load([SAMPLE_DATA]).dataset
     repeated = [i for i in ds.ids if ds.ids.count(i) > 1][0]
     first_row = ds.ids.index(repeated)
     at = open_review(id=repeated)  # several examples: listed, none opened
@@ -223,7 +222,7 @@ def test_normalize_fixes_mechanical_flags(app_env):
 
 
 def test_unlabeled_example_shows_no_scores_until_labelled(app_env):
-    ds = load([ROOT / "sample_data"]).dataset
+    ds = load([SAMPLE_DATA]).dataset
     at = open_review(uid=next(ex.uid for ex in ds if ex.id == "tech-005"))
     assert {v for v, _ in metrics(at).values()} == {"—"}
     assert not button(at, "review.accept").disabled  # "nothing here is relevant" can be accepted too

@@ -3,8 +3,6 @@ side by side; each answer's verdicts go to its own row, the page's keys act on t
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from streamlit.testing.v1 import AppTest
 
 from ragviz.analysis.compare_systems.audit import draw_paired
@@ -13,8 +11,7 @@ from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.review.sentence_editor import EVENTS
 from tests.apptest_helpers import open_page, text_editor
-
-SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
+from tests.sample import SAMPLE_DATA
 
 
 def _responses(at: AppTest) -> dict[str, dict]:
@@ -37,7 +34,7 @@ def _verdict(at: AppTest, uid: str):
 
 
 def _open_paired(app_env) -> tuple:
-    ds = load([SAMPLE]).dataset
+    ds = load([SAMPLE_DATA]).dataset
     with LabelStore(app_env["db"]) as store:
         sample = draw_paired(store, ds, 3, "tester", seed=4)
     at = open_page("pages/review.py")
@@ -95,7 +92,7 @@ def test_accepting_one_answer_moves_the_focus_to_its_unreviewed_partner(app_env)
 
 
 def test_presenting_a_paired_question_shows_both_answers_without_controls_or_review_status(app_env):
-    ds = load([SAMPLE]).dataset
+    ds = load([SAMPLE_DATA]).dataset
     with LabelStore(app_env["db"]) as store:
         sample = draw_paired(store, ds, 3, "tester", seed=4)
         store.record(

@@ -3,8 +3,6 @@ with a real store: what a lead and an annotator see and do."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from ragviz.analysis.team.gold import team_round
 from ragviz.data.labels import Change
 from ragviz.data.load import load
@@ -13,9 +11,8 @@ from ragviz.store.team.adjudications import settlements
 from ragviz.store.team.assignments import assign
 from ragviz.store.team.guidelines import save_guidelines
 from tests.apptest_helpers import open_page
+from tests.sample import SAMPLE_JSONL
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "sample_data" / "ragviz_sample.jsonl"
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
 
 
@@ -32,7 +29,7 @@ def _tab(at, name: str):
 
 
 def _round(db) -> tuple:
-    ds = load([SAMPLE]).dataset
+    ds = load([SAMPLE_JSONL]).dataset
     ex = ds.example(ds.index_of(ML))
     keys = list(ex.labels.relevant_keys)
     with LabelStore(db) as store:
@@ -106,7 +103,7 @@ def test_a_stale_settlement_is_refused_with_a_message(app_env):
 
 
 def test_review_walks_my_assignments_and_shows_the_guidelines_safely(app_env):
-    ds = load([SAMPLE]).dataset
+    ds = load([SAMPLE_JSONL]).dataset
     with LabelStore(app_env["db"]) as store:
         assign(store, [ds.uids[5], ds.uids[9]], 1, ["tester"], "tester")
         save_guidelines(
@@ -154,7 +151,7 @@ def test_a_large_round_waits_to_compare_and_adjudicates_from_the_changed_example
 
 def test_with_one_annotator_per_example_gold_is_not_called_agreed(app_env):
     """Issue 40: the Team page said "Gold: agreed 6" where each example had one annotator, who agreed with no one."""
-    ds = load([SAMPLE]).dataset
+    ds = load([SAMPLE_JSONL]).dataset
     with LabelStore(app_env["db"]) as store:
         assign(store, [ds.uids[i] for i in range(4)], 1, ["alice"], "tester")
         for i in range(2):

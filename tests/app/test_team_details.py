@@ -5,8 +5,6 @@ links, never fetched."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from ragviz.analysis.team.gold import AGREED, team_round
 from ragviz.data.labels import Change
 from ragviz.data.load import load
@@ -14,9 +12,8 @@ from ragviz.store.label_store import LabelStore
 from ragviz.store.team.assignments import assign
 from ragviz.store.team.guidelines import save_guidelines
 from tests.apptest_helpers import open_page
+from tests.sample import SAMPLE_JSONL
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "sample_data" / "ragviz_sample.jsonl"
 REVIEW = [Change("review", None, "reviewed")]
 
 
@@ -44,7 +41,7 @@ def test_an_adjudicators_sidebar_says_adjudicator(app_env, monkeypatch):
 
 
 def test_agreed_rows_name_their_reviewers_in_one_order(tmp_path):
-    ds = load([SAMPLE]).dataset
+    ds = load([SAMPLE_JSONL]).dataset
     uid = ds.uids[0]
     with LabelStore(tmp_path / "labels.db") as store:
         assign(store, [uid], 2, ["zed", "amy"], "lead")  # zed assigned first
@@ -55,7 +52,7 @@ def test_agreed_rows_name_their_reviewers_in_one_order(tmp_path):
 
 
 def test_fleiss_kappa_with_overlap_two_says_why_there_is_none(app_env):
-    ds = load([SAMPLE]).dataset
+    ds = load([SAMPLE_JSONL]).dataset
     uids = [ds.uids[i] for i in range(6)]
     with LabelStore(app_env["db"]) as store:
         assign(store, uids, 2, ["ana", "bo", "cy"], "tester")

@@ -10,17 +10,13 @@ import pytest
 from ragviz.data.load import load
 from ragviz.store.audit_samples import draw_order, list_samples
 from ragviz.store.label_store import LabelStore
-from tests.browser_wait import expect, settle
-from tests.conftest import SAMPLE_DATA
+from tests.browser_wait import expect, settle, sidebar
+from tests.sample import SAMPLE_DATA
 
 pytestmark = pytest.mark.browser
 
 SEED = 11
 SIZE = 6
-
-
-def sidebar(page):
-    return page.locator('[data-testid="stSidebar"]')
 
 
 def current_uid(page) -> str:

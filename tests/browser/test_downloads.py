@@ -20,7 +20,8 @@ from ragviz.data.labels import RELEVANT_FIELD
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
 from tests.browser_wait import FRESH, expect, settle
-from tests.conftest import SAMPLE_DATA, StreamlitServer, in_ci
+from tests.conftest import StreamlitServer, in_ci
+from tests.sample import SAMPLE_JSONL
 
 pytestmark = pytest.mark.browser
 
@@ -35,7 +36,7 @@ OFFERED = {  # page -> the CSV downloads an admin and an annotator are offered t
 
 
 def _poisoned(tmp_path: Path) -> Path:
-    rows = [json.loads(line) for line in (SAMPLE_DATA / "ragviz_sample.jsonl").read_text().splitlines() if line]
+    rows = [json.loads(line) for line in SAMPLE_JSONL.read_text().splitlines() if line]
     for row in rows:
         row["id"] = FORMULAS.get(row["id"], row["id"])
         if row["id"] == "tech-002":

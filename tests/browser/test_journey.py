@@ -17,7 +17,7 @@ import pytest
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
 from tests.browser_wait import FRESH, click_support, expect, metric_value, open_review, select_sentence, settle
-from tests.conftest import SAMPLE_DATA
+from tests.sample import SAMPLE_DATA
 
 pytestmark = pytest.mark.browser
 

@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from tests.browser_wait import FRESH, WAIT, click_support, expect, open_review, select_sentence, settle
-from tests.conftest import ROOT, StreamlitServer
+from tests.conftest import StreamlitServer
+from tests.sample import ROOT, SAMPLE_DATA
 
 pytestmark = pytest.mark.browser
 
@@ -265,7 +266,7 @@ def pasted_export(page, url: str, workdir: Path) -> tuple[str, list[dict]]:
     hidden = code.evaluate("e => [...e.querySelectorAll('*')].some(d => d.scrollWidth > d.clientWidth + 1)")
     assert not hidden, "the command runs out of its box"
     command = " ".join(code.inner_text().split())  # a wrapped line is still one command
-    assert str(ROOT / "sample_data") in command and shlex.split(command)[0] == "ragviz", command
+    assert str(SAMPLE_DATA) in command and shlex.split(command)[0] == "ragviz", command
     # a shell whose PATH has the venv's `ragviz` (this checkout's code first on the path)
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     env = {**os.environ, "PATH": path, "PYTHONPATH": str(ROOT)}

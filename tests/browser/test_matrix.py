@@ -11,7 +11,8 @@ from ragviz.data.labels import Change
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
 from tests.browser_wait import expect, settle
-from tests.conftest import SAMPLE_DATA, StreamlitServer
+from tests.conftest import StreamlitServer
+from tests.sample import SAMPLE_DATA
 
 pytestmark = pytest.mark.browser
 

@@ -10,21 +10,15 @@ import json
 import pytest
 
 from ragviz.store.label_store import LabelStore
-from tests.browser_wait import FRESH, expect, metric_value, settle
-from tests.conftest import SAMPLE_DATA
+from tests.browser_wait import FRESH, expect, metric_value, settle, sidebar
+from tests.sample import SAMPLE_JSONL
 
 pytestmark = pytest.mark.browser
 
-SAMPLE = SAMPLE_DATA / "ragviz_sample.jsonl"
-
 
 def _rows(n: int, prefix: str) -> str:
-    rows = [json.loads(line) for line in SAMPLE.read_text().splitlines()[:n]]
+    rows = [json.loads(line) for line in SAMPLE_JSONL.read_text().splitlines()[:n]]
     return "\n".join(json.dumps({**r, "id": f"{prefix}-{i}"}) for i, r in enumerate(rows)) + "\n"
-
-
-def _sidebar(page):
-    return page.locator('[data-testid="stSidebar"]')
 
 
 def test_opened_data_survives_reload_new_tab_and_deep_link(streamlit_server, page, tmp_path):
@@ -33,8 +27,8 @@ def test_opened_data_survives_reload_new_tab_and_deep_link(streamlit_server, pag
     typed.write_text(_rows(5, "typed"))
 
     page.goto(f"{url}/data")
-    expect()(_sidebar(page)).to_contain_text("Loaded: 22 examples")  # the server's start-up data
-    expect()(_sidebar(page)).to_contain_text("the data this app was started with")
+    expect()(sidebar(page)).to_contain_text("Loaded: 22 examples")  # the server's start-up data
+    expect()(sidebar(page)).to_contain_text("the data this app was started with")
     settle(page)
     page.get_by_role("tab", name="Open a path").click()
     page.get_by_label("A file or a directory").fill(str(typed))
@@ -42,18 +36,18 @@ def test_opened_data_survives_reload_new_tab_and_deep_link(streamlit_server, pag
     settle(page)
     page.get_by_role("button", name="Open", exact=True).click()
     # the sidebar (drawn before the page) shows the new count at once, not after the next page change
-    expect()(_sidebar(page)).to_contain_text("Loaded: 5 examples")
-    expect()(_sidebar(page)).to_contain_text("five.jsonl: kept for you")
+    expect()(sidebar(page)).to_contain_text("Loaded: 5 examples")
+    expect()(sidebar(page)).to_contain_text("five.jsonl: kept for you")
     expect()(page.locator(f'{FRESH} [data-testid="stMetric"]').filter(has_text="Examples")).to_contain_text("5")
 
     page.reload()  # F5
-    expect()(_sidebar(page)).to_contain_text("Loaded: 5 examples")
+    expect()(sidebar(page)).to_contain_text("Loaded: 5 examples")
     expect()(page.locator(f'{FRESH} [data-testid="stMetric"]').filter(has_text="Examples")).to_contain_text("5")
 
     other = page.context.new_page()  # a new tab, straight to a deep link into the opened data
     other.goto(f"{url}/review?id=typed-3")
     expect()(metric_value(other, "Adherence")).to_be_visible()
-    expect()(_sidebar(other)).to_contain_text("Loaded: 5 examples")
+    expect()(sidebar(other)).to_contain_text("Loaded: 5 examples")
     expect()(other.get_by_text("No loaded example has the id")).to_have_count(0)
     assert "typed-3" in other.url
 
@@ -63,11 +57,11 @@ def test_opened_data_survives_reload_new_tab_and_deep_link(streamlit_server, pag
     upload = tmp_path / "three.jsonl"
     upload.write_text(_rows(3, "upl"))
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(upload))
-    expect()(_sidebar(page)).to_contain_text("Loaded: 3 examples")
-    expect()(_sidebar(page)).to_contain_text("three.jsonl: kept for you")
+    expect()(sidebar(page)).to_contain_text("Loaded: 3 examples")
+    expect()(sidebar(page)).to_contain_text("three.jsonl: kept for you")
     other.goto(f"{url}/review?id=upl-1")
     expect()(metric_value(other, "Adherence")).to_be_visible()
-    expect()(_sidebar(other)).to_contain_text("Loaded: 3 examples")
+    expect()(sidebar(other)).to_contain_text("Loaded: 3 examples")
     other.close()
 
     with LabelStore(streamlit_server.db) as store:
@@ -80,4 +74,4 @@ def test_opened_data_survives_reload_new_tab_and_deep_link(streamlit_server, pag
     streamlit_server.start()
     page.goto(f"{url}/review?id=upl-2")
     expect()(metric_value(page, "Adherence")).to_be_visible()
-    expect()(_sidebar(page)).to_contain_text("Loaded: 3 examples")
+    expect()(sidebar(page)).to_contain_text("Loaded: 3 examples")

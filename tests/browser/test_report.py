@@ -12,9 +12,10 @@ import pytest
 from ragviz.cli.main import main
 from ragviz.export.report.html import SECTIONS
 from tests.browser_wait import settle
-from tests.conftest import SAMPLE_DATA, SCREENSHOTS
+from tests.conftest import SCREENSHOTS
 from tests.export.test_report import CHARTS, DATE, SMALL_AUDIT_CHARTS, audited_store
 from tests.ragbench_data import SUBSETS, require_ragbench, shard
+from tests.sample import SAMPLE_DATA
 
 pytestmark = pytest.mark.browser
 SIZES = ((1280, 800), (1920, 1080))

@@ -18,8 +18,9 @@ import pytest
 
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
-from tests.browser_wait import click_support, expect, metric_value, open_review, press, settle
-from tests.conftest import SAMPLE_DATA, StreamlitServer, free_port
+from tests.browser_wait import click_support, expect, metric_value, open_review, press, settle, sidebar
+from tests.conftest import StreamlitServer, free_port
+from tests.sample import SAMPLE_DATA
 
 pytestmark = pytest.mark.browser
 
@@ -54,10 +55,6 @@ def header(page):
 
 def undo_hint(page):
     return page.locator(".rv-undo-hint")
-
-
-def sidebar(page):
-    return page.locator('[data-testid="stSidebar"]')
 
 
 def test_accept_keeps_corrections_and_z_undoes_the_last_action_wherever_it_was(server, page):

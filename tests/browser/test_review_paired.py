@@ -11,7 +11,8 @@ import pytest
 from ragviz.cli.main import main
 from tests.browser.test_accessibility import AXE, _violations
 from tests.browser_wait import expect, press, settle
-from tests.conftest import SAMPLE_DATA, StreamlitServer
+from tests.conftest import StreamlitServer
+from tests.sample import SAMPLE_DATA
 
 pytestmark = pytest.mark.browser
 

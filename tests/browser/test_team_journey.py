@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,14 +16,15 @@ from ragviz.data.load import load
 from ragviz.store.audit_samples import choose_team_sample, draw_sample
 from ragviz.store.label_store import LabelStore
 from tests.browser_wait import expect, metric_value, settle
-from tests.conftest import SAMPLE_DATA, StreamlitServer
+from tests.cli_run import ragviz
+from tests.conftest import StreamlitServer
+from tests.sample import ROOT, SAMPLE_DATA
 from tests.security.test_sign_in import _put_user, _sign_in, oidc_issuer  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.browser
 
 LEAD = "lead@example.org"
 TEAM = ("ana@example.org", "bo@example.org", "cy@example.org")
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _secrets(home: Path, url: str, issuer: str) -> None:
@@ -150,13 +149,7 @@ def test_an_overlapped_round_labelled_blind_adjudicated_and_exported(team_replic
         assert counts == {who: {"assigned": 3, "done": 3} for who in TEAM}
 
     out = tmp_path / "gold.jsonl"
-    run = subprocess.run(
-        [sys.executable, "-m", "ragviz", "export", str(SAMPLE_DATA), "--db", url, "--labels", "gold", "-o", str(out)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
+    run = ragviz("export", SAMPLE_DATA, "--db", url, "--labels", "gold", "-o", out)
     assert run.returncode == 0, run.stderr
     rows = {
         f"{r['dataset_name']}/{r['id']}/{r['generation_model_name']}": r

@@ -12,7 +12,8 @@ from ragviz.store.label_store import LabelStore
 from ragviz.store.team.assignments import assign, assigned
 from ragviz.store.team.guidelines import save_guidelines
 from tests.browser_wait import expect, settle
-from tests.conftest import SAMPLE_DATA, StreamlitServer
+from tests.conftest import StreamlitServer
+from tests.sample import SAMPLE_DATA
 
 pytestmark = pytest.mark.browser
 

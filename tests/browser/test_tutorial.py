@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
 from tests.browser_wait import FRESH, click_support, expect, metric_value, open_review, press, settle
+from tests.sample import ROOT
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).resolve().parents[2]
 TUTORIAL = ROOT / "docs" / "tutorial.md"
 SHOTS = ROOT / "docs" / "assets" / "tutorial"
 

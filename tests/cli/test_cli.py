@@ -7,14 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.cli_run import ragviz
 from tests.ragbench_data import require_ragbench, shard
-
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "sample_data"
-
-
-def ragviz(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "ragviz", *args], capture_output=True, text=True, cwd=cwd, timeout=120)
+from tests.sample import ROOT, SAMPLE_DATA
 
 
 def test_help_names_every_command_and_the_manual_documents_it():
@@ -108,7 +103,7 @@ def test_missing_file_is_a_clear_error(tmp_path):
 
 
 def test_validate_sample_data_is_loadable():
-    out = ragviz("validate", str(SAMPLE))
+    out = ragviz("validate", str(SAMPLE_DATA))
     assert out.returncode == 0, out.stdout + out.stderr
     assert "examples loaded" in out.stderr
 
@@ -122,7 +117,7 @@ def test_cli_never_imports_streamlit():
         "assert rc == 0, rc\n"
         "assert 'streamlit' not in sys.modules, 'streamlit imported'\n"
     )
-    out = subprocess.run([sys.executable, "-c", code, str(SAMPLE)], capture_output=True, text=True, cwd=ROOT)
+    out = subprocess.run([sys.executable, "-c", code, str(SAMPLE_DATA)], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr
 
 

@@ -4,14 +4,11 @@ is not there (readers refuse it and create nothing; commands that write create i
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import pytest
 
 from ragviz.cli.main import main
-
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "sample_data"
+from tests.sample import ROOT, SAMPLE_DATA
 
 
 def test_db_is_declared_once():
@@ -29,9 +26,9 @@ READERS = [
     ["team", "status"],
     ["judge", "list"],
     ["export", "-o", "OUT"],
-    ["estimate", str(SAMPLE)],
-    ["report", str(SAMPLE), "-o", "OUT"],
-    ["agreement", str(SAMPLE)],
+    ["estimate", str(SAMPLE_DATA)],
+    ["report", str(SAMPLE_DATA), "-o", "OUT"],
+    ["agreement", str(SAMPLE_DATA)],
 ]
 
 
@@ -47,13 +44,13 @@ def test_a_reader_refuses_a_missing_store_and_creates_none(argv, tmp_path, capsy
 
 def test_a_writer_creates_the_store(tmp_path, capsys):
     db = tmp_path / "new.db"
-    assert main(["audit", "draw", str(SAMPLE), "--db", str(db), "--size", "2", "--seed", "1"]) == 0
+    assert main(["audit", "draw", str(SAMPLE_DATA), "--db", str(db), "--size", "2", "--seed", "1"]) == 0
     assert db.is_file()
     assert main(["audit", "status", "--db", str(db), "--format", "json"]) == 0
 
 
 def test_a_writer_refuses_a_store_in_a_missing_folder(tmp_path, capsys):
     db = tmp_path / "no" / "such" / "new.db"
-    assert main(["audit", "draw", str(SAMPLE), "--db", str(db), "--size", "2"]) == 2
+    assert main(["audit", "draw", str(SAMPLE_DATA), "--db", str(db), "--size", "2"]) == 2
     assert capsys.readouterr().err.strip().endswith("new.db: no such folder for a label store")
     assert not (tmp_path / "no").exists()

@@ -28,9 +28,10 @@ from ragviz.data.load import load
 from ragviz.export.rows import export_rows
 from ragviz.metrics.retrieval import family_records
 from ragviz.store.label_store import LabelStore
+from tests.cli_run import ragviz
 from tests.ragbench_data import require_ragbench, shard
+from tests.sample import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 CHECKING_OUTPUT = ROOT.parent / "shared" / "ragchecker" / "checking_outputs.json"
 
@@ -362,18 +363,14 @@ def test_export_to_ragchecker_applies_claim_corrections(tmp_path):
 def test_validate_accepts_ragchecker_files(tmp_path):
     if not CHECKING_OUTPUT.is_file():
         pytest.skip("../shared/ragchecker not present")
-    run = subprocess.run(
-        [sys.executable, "-m", "ragviz", "validate", str(CHECKING_OUTPUT)], capture_output=True, text=True, cwd=ROOT
-    )
+    run = ragviz("validate", CHECKING_OUTPUT)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "RagChecker checking output" in run.stderr and ": ok" in run.stderr
     bad = tmp_path / "bad.json"
     data = json.loads(CHECKING_OUTPUT.read_text())
     data["results"][1]["answer2response"] = data["results"][1]["answer2response"][:-1] + ["Entailment"] * 2
     bad.write_text(json.dumps(data))
-    run = subprocess.run(
-        [sys.executable, "-m", "ragviz", "validate", str(bad)], capture_output=True, text=True, cwd=ROOT
-    )
+    run = ragviz("validate", bad)
     assert run.returncode == 2 and f"{bad}:2: answer2response: has " in run.stdout
 
 

@@ -6,8 +6,6 @@ import csv
 import io
 import json
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -20,10 +18,10 @@ from ragviz.analysis.estimates.crossfit import FOLDS, crossfit_ppi_mean
 from ragviz.cli.estimate import INTERVALS
 from ragviz.cli.main import main
 from ragviz.data.ragbench import LABEL_FIELDS
+from tests.cli_run import ragviz
 from tests.ragbench_data import require_ragbench, shard
+from tests.sample import SAMPLE_JSONL
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "sample_data" / "ragviz_sample.jsonl"
 METRICS = ("relevance", "utilization", "completeness", "adherence")
 
 
@@ -194,7 +192,7 @@ def test_export_rows_with_an_audit_column_give_the_same_numbers(tmp_path, capsys
 
 
 def test_export_without_an_audit_column_warns_and_counts_every_human_row(tmp_path, capsys):
-    rows = [json.loads(line) for line in SAMPLE.read_text().splitlines()]
+    rows = [json.loads(line) for line in SAMPLE_JSONL.read_text().splitlines()]
     judge = _judge(rows, seed=2, miss=1.0)
     exported = _export(rows, judge, set(range(0, 22, 2)))
     code, out, err = _run(capsys, _write(exported, tmp_path / "e.jsonl"), "--format", "csv")
@@ -210,7 +208,7 @@ def test_export_without_an_audit_column_warns_and_counts_every_human_row(tmp_pat
 
 
 def test_table_other_families_and_output_file(tmp_path, capsys):
-    rows = [json.loads(line) for line in SAMPLE.read_text().splitlines()]
+    rows = [json.loads(line) for line in SAMPLE_JSONL.read_text().splitlines()]
     judge = _judge(rows, seed=3, miss=1.0)
     data = _write(judge, tmp_path / "judge.jsonl")
     human = _write(rows[:10], tmp_path / "human.jsonl")
@@ -254,7 +252,7 @@ def test_a_small_ragbench_audit_is_honest(tmp_path, capsys, ragbench_rows):
 
 
 def test_one_audited_example_in_a_group_has_no_interval(tmp_path, capsys):
-    rows = [json.loads(line) for line in SAMPLE.read_text().splitlines()]
+    rows = [json.loads(line) for line in SAMPLE_JSONL.read_text().splitlines()]
     subsets = {r["dataset_name"] for r in rows}
     first_of = {}
     for i, r in enumerate(rows):
@@ -290,7 +288,7 @@ def test_one_audited_example_in_a_group_has_no_interval(tmp_path, capsys):
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, setup, message):
-    rows = [json.loads(line) for line in SAMPLE.read_text().splitlines()]
+    rows = [json.loads(line) for line in SAMPLE_JSONL.read_text().splitlines()]
     data = _write(rows, tmp_path / "d.jsonl")
     args: list = [data]
     if setup == "one_audit":
@@ -325,23 +323,17 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, setup, message):
 
 
 def test_subprocess_table_and_error(tmp_path):
-    rows = [json.loads(line) for line in SAMPLE.read_text().splitlines()]
+    rows = [json.loads(line) for line in SAMPLE_JSONL.read_text().splitlines()]
     data = _write(_judge(rows, seed=9, miss=1.0), tmp_path / "judge.jsonl")
     human = _write(rows[::2], tmp_path / "human.jsonl")
 
-    def ragviz(*args):
-        return subprocess.run(
-            [sys.executable, "-m", "ragviz", "estimate", *map(str, args)],
-            capture_output=True,
-            text=True,
-            cwd=ROOT,
-            timeout=120,
-        )
+    def estimate(*args):
+        return ragviz("estimate", *args)
 
-    ok = ragviz(data, "--human", human)
+    ok = estimate(data, "--human", human)
     assert ok.returncode == 0, ok.stderr
     assert "11 audited examples" in ok.stdout and "PPI++" in ok.stdout and "adherence" in ok.stdout
-    bad = ragviz(data)
+    bad = estimate(data)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
     assert bad.stderr.startswith("ragviz estimate: ") and "no audited rows" in bad.stderr
 

@@ -10,9 +10,7 @@ from pathlib import Path
 import pytest
 
 from ragviz.cli.main import build_parser, main
-
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "sample_data"
+from tests.sample import SAMPLE_DATA, SAMPLE_JSONL
 
 
 def _every_parser(parser: argparse.ArgumentParser, path: str = "ragviz"):
@@ -31,7 +29,7 @@ def test_no_help_text_shows_a_doubled_percent_sign():
 
 
 def _file_with_one_bad_row(tmp_path: Path) -> Path:
-    good = (SAMPLE / "ragviz_sample.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    good = SAMPLE_JSONL.read_text(encoding="utf-8").splitlines()[0]
     bad = json.dumps({"id": "x", "question": "q", "documents": ["d"]})  # no response: one problem
     path = tmp_path / "one-bad.jsonl"
     path.write_text(f"{good}\n{bad}\n", encoding="utf-8")
@@ -66,10 +64,10 @@ def test_a_dry_run_needs_no_output_and_no_key(tmp_path, capsys, monkeypatch):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("RAGVIZ_DB", str(tmp_path / "labels.db"))
     monkeypatch.chdir(tmp_path)
-    assert main(["label", str(SAMPLE), "--model", "gpt-4o-mini", "--dry-run"]) == 0
+    assert main(["label", str(SAMPLE_DATA), "--model", "gpt-4o-mini", "--dry-run"]) == 0
     err = capsys.readouterr().err
     assert "22 examples" in err and "dry run: nothing called, OUT not written" in err
     assert sorted(p.name for p in tmp_path.iterdir() if p.suffix in (".jsonl", ".parquet")) == []
     # a live run still needs both
-    assert main(["label", str(SAMPLE), "--model", "gpt-4o-mini"]) == 2
+    assert main(["label", str(SAMPLE_DATA), "--model", "gpt-4o-mini"]) == 2
     assert "needs -o/--output" in capsys.readouterr().err

@@ -4,7 +4,8 @@ refuses the whole import, naming file, row, field and key, one line each (exit 2
 from __future__ import annotations
 
 from ragviz.store.label_store import LabelStore
-from tests.cli.test_team import SAMPLE, _rows, _write, ragviz
+from tests.cli.test_team import _rows, _write, ragviz
+from tests.sample import SAMPLE_JSONL
 
 
 def _labelled() -> list[dict]:
@@ -39,7 +40,7 @@ def test_a_key_the_example_does_not_have_refuses_the_import_naming_file_row_fiel
     support[1]["supporting_sentence_keys"] = ["0b", "7q"]
     bad["sentence_support_information"] = support
     path = _write(tmp_path / "people.jsonl", rows)
-    run = ragviz("import-labels", path, "--db", db, "--annotator", "ana", "--data", SAMPLE)
+    run = ragviz("import-labels", path, "--db", db, "--annotator", "ana", "--data", SAMPLE_JSONL)
     assert run.returncode == 2 and "Traceback" not in run.stderr
     lines = run.stderr.strip().splitlines()
     uid = f"{bad['dataset_name']}/{bad['id']}/{bad['generation_model_name']}"
@@ -63,7 +64,7 @@ def test_a_field_of_the_wrong_type_refuses_the_import(tmp_path):
     rows[0]["all_utilized_sentence_keys"] = "0a"
     rows[2]["overall_supported"] = "yes"
     path = _write(tmp_path / "people.jsonl", rows)
-    run = ragviz("import-labels", path, "--db", db, "--annotator", "ana", "--data", SAMPLE)
+    run = ragviz("import-labels", path, "--db", db, "--annotator", "ana", "--data", SAMPLE_JSONL)
     assert run.returncode == 2 and "Traceback" not in run.stderr
     assert f"{path}:1: all_utilized_sentence_keys: expected a list of strings, got str" in run.stderr
     assert f"{path}:3: overall_supported: expected true, false or null, got str" in run.stderr
@@ -71,7 +72,7 @@ def test_a_field_of_the_wrong_type_refuses_the_import(tmp_path):
     with LabelStore(db) as store:
         assert store.n_events() == 0
     good = _write(tmp_path / "good.jsonl", _labelled())
-    ok = ragviz("import-labels", good, "--db", db, "--annotator", "Ana@Example.org", "--data", SAMPLE)
+    ok = ragviz("import-labels", good, "--db", db, "--annotator", "Ana@Example.org", "--data", SAMPLE_JSONL)
     assert ok.returncode == 0, ok.stderr
     assert "as ana@example.org's decisions" in ok.stderr
     with LabelStore(db) as store:
@@ -90,7 +91,7 @@ def test_the_samples_own_bad_keys_are_refused(tmp_path):
     db = tmp_path / "labels.db"
     LabelStore(db).close()
     path = _write(tmp_path / "judged.jsonl", [r for r in _rows() if r.get("all_relevant_sentence_keys") is not None])
-    run = ragviz("import-labels", path, "--db", db, "--annotator", "ana", "--data", SAMPLE)
+    run = ragviz("import-labels", path, "--db", db, "--annotator", "ana", "--data", SAMPLE_JSONL)
     assert run.returncode == 2
     assert "all_relevant_sentence_keys: key 1f is not a sentence of the documents (0a, 0b, 0c, 0d, 0e, 1a" in run.stderr
     assert "all_relevant_sentence_keys: key general is not a sentence" in run.stderr

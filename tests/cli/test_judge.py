@@ -15,9 +15,8 @@ import pytest
 
 from ragviz.data.load import load
 from tests.openai_stub_server import StubServer, valid_answer
+from tests.sample import ROOT, SAMPLE_JSONL
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "sample_data" / "ragviz_sample.jsonl"
 KEY = "sk-test-CliSecret-a81d0c77e2"
 
 
@@ -44,7 +43,7 @@ def label_args(server: StubServer, tmp_path: Path, *extra: str) -> list[str]:
         "-m",
         "ragviz",
         "label",
-        str(SAMPLE),
+        str(SAMPLE_JSONL),
         "--model",
         "gpt-4o-mini",
         "--base-url",
@@ -69,7 +68,7 @@ def run_label(server, tmp_path, *extra, env=None) -> subprocess.CompletedProcess
 
 
 def sample_examples():
-    result = load([str(SAMPLE)])
+    result = load([str(SAMPLE_JSONL)])
     assert result.ok
     return list(result.dataset)
 
@@ -208,7 +207,7 @@ def test_bad_input_and_missing_key_are_clear_messages(server, tmp_path):
             "-m",
             "ragviz",
             "label",
-            str(SAMPLE),
+            str(SAMPLE_JSONL),
             "--model",
             "m",
             "--db",

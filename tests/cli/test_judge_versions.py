@@ -4,8 +4,6 @@ version, against the real stub server; bad input is one clear line and exit 2.""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
@@ -16,6 +14,7 @@ from ragviz.judge.prompt import SHIPPED_PROMPT
 from ragviz.judge.versions.registry import get_version, judge_prompt
 from ragviz.store.audit_samples import draw_sample
 from ragviz.store.label_store import LabelStore
+from tests.cli_run import ragviz
 from tests.judge.versions_setup import MARKER, review_truth, write_marker_data
 from tests.openai_stub_server import StubServer
 
@@ -161,9 +160,7 @@ def test_bad_input_is_one_clear_line(lead, argv, message):
     if "--human" in argv:  # --human with --sample is the mutually exclusive case argparse reports
         argv = [*argv, "--sample", "1"]
         message = "not allowed with argument"
-    done = subprocess.run(
-        [sys.executable, "-m", "ragviz", *argv, "--db", db], capture_output=True, text=True, cwd=tmp, timeout=60
-    )
+    done = ragviz(*argv, "--db", db, cwd=tmp, timeout=60)
     assert done.returncode == 2, done.stderr
     assert message in done.stderr and "Traceback" not in done.stderr
 

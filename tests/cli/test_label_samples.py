@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 
 import pytest
 
@@ -15,8 +14,8 @@ from ragviz.store.judge_confidence import example_confidences
 from ragviz.store.label_store import LabelStore
 from tests.judge.test_endpoints import no_proxy_env  # noqa: F401 - a fixture
 from tests.openai_stub_server import StubServer
+from tests.sample import SAMPLE_JSONL
 
-SAMPLE_DATA = Path(__file__).resolve().parents[2] / "sample_data" / "ragviz_sample.jsonl"
 KEY = "sk-test-samples-1234"
 
 
@@ -28,7 +27,7 @@ def server():
 
 def _label(capsys, server, tmp_path, *extra) -> tuple[int, str]:
     code = main(
-        ["label", str(SAMPLE_DATA), "--model", "gpt-4o-mini", "--base-url", server.base_url, "--limit", "6"]
+        ["label", str(SAMPLE_JSONL), "--model", "gpt-4o-mini", "--base-url", server.base_url, "--limit", "6"]
         + ["--db", str(tmp_path / "l.db"), "--response-format", "json_object", "-o", str(tmp_path / "out.jsonl")]
         + [str(e) for e in extra]
     )
@@ -57,7 +56,7 @@ def test_samples_put_the_confidence_in_out_and_the_store_and_an_active_draw_read
 
     # the original file has no confidence column: the draw takes it from the store, as the Review page does
     code = main(
-        ["audit", "draw", str(SAMPLE_DATA), "--db", str(tmp_path / "l.db"), "--design", "active", "--size", "3"]
+        ["audit", "draw", str(SAMPLE_JSONL), "--db", str(tmp_path / "l.db"), "--design", "active", "--size", "3"]
         + ["--confidence", "judge_confidence_relevance", "--seed", "5", "--format", "json", "--annotator", "ana"]
     )
     out, err = capsys.readouterr()

@@ -4,22 +4,14 @@ a round from the command line on the sample data, through the real CLI, with its
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "sample_data" / "ragviz_sample.jsonl"
-
-
-def ragviz(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "ragviz", *map(str, args)], capture_output=True, text=True, cwd=ROOT, timeout=120
-    )
+from tests.cli_run import ragviz
+from tests.sample import SAMPLE_JSONL
 
 
 def _rows() -> list[dict]:
-    return [json.loads(line) for line in SAMPLE.read_text().splitlines() if line.strip()]
+    return [json.loads(line) for line in SAMPLE_JSONL.read_text().splitlines() if line.strip()]
 
 
 def _write(path: Path, rows: list[dict]) -> Path:
@@ -29,10 +21,10 @@ def _write(path: Path, rows: list[dict]) -> Path:
 
 def test_a_round_from_the_command_line(tmp_path):
     db = tmp_path / "team.db"
-    bad = ragviz("team", "assign", SAMPLE, "--db", db, "--overlap", "4", "--pool", "ana,bo,cy")
+    bad = ragviz("team", "assign", SAMPLE_JSONL, "--db", db, "--overlap", "4", "--pool", "ana,bo,cy")
     assert bad.returncode == 2 and "overlap 4 is larger than the pool of 3 annotators (ana, bo, cy)" in bad.stderr
     assert "Traceback" not in bad.stderr
-    done = ragviz("team", "assign", SAMPLE, "--db", db, "--overlap", "2", "--pool", "ana,bo,cy", "--by", "lead")
+    done = ragviz("team", "assign", SAMPLE_JSONL, "--db", db, "--overlap", "2", "--pool", "ana,bo,cy", "--by", "lead")
     assert done.returncode == 0, done.stderr
     status = json.loads(ragviz("team", "status", "--db", db, "--format", "json").stdout)
     assert set(status) == {"annotators", "examples"}
@@ -57,13 +49,20 @@ def test_a_round_from_the_command_line(tmp_path):
     broken = [dict(r) for r in rows]
     broken[1]["response_sentences"] = [["a", "Something else entirely."]]
     refused = ragviz(
-        "import-labels", _write(tmp_path / "broken.jsonl", broken), "--db", db, "--annotator", "ana", "--data", SAMPLE
+        "import-labels",
+        _write(tmp_path / "broken.jsonl", broken),
+        "--db",
+        db,
+        "--annotator",
+        "ana",
+        "--data",
+        SAMPLE_JSONL,
     )
     assert refused.returncode == 2 and "broken.jsonl:2: response_sentences: the sentences differ" in refused.stderr
     assert "nothing imported" in refused.stderr
     assert json.loads(ragviz("team", "status", "--db", db, "--format", "json").stdout) == status  # nothing recorded
     for who, path in (("ana", same), ("bo", same), ("cy", theirs)):
-        run = ragviz("import-labels", path, "--db", db, "--annotator", who, "--data", SAMPLE)
+        run = ragviz("import-labels", path, "--db", db, "--annotator", who, "--data", SAMPLE_JSONL)
         assert run.returncode == 0, run.stderr
     status = json.loads(ragviz("team", "status", "--db", db, "--format", "json").stdout)
     open_ones = {n: 0 for n in status["annotators"]}
@@ -72,7 +71,7 @@ def test_a_round_from_the_command_line(tmp_path):
     assert all(a["done"] == a["assigned"] - open_ones[n] for n, a in status["annotators"].items())
 
     out = tmp_path / "gold.jsonl"
-    export = ragviz("export", SAMPLE, "--db", db, "--labels", "gold", "-o", out)
+    export = ragviz("export", SAMPLE_JSONL, "--db", db, "--labels", "gold", "-o", out)
     assert export.returncode == 0, export.stderr
     exported = [json.loads(line) for line in out.read_text().splitlines()]
     first_uid = f"{rows[0]['dataset_name']}/{rows[0]['id']}/{rows[0]['generation_model_name']}"
@@ -83,11 +82,11 @@ def test_a_round_from_the_command_line(tmp_path):
     if "cy" in status["examples"][first_uid]:  # cy disagrees there: it waits for an adjudicator
         expected[0] = "llm"
     assert sources == expected
-    figures = json.loads(ragviz("agreement", SAMPLE, "--db", db, "--annotators").stdout)
+    figures = json.loads(ragviz("agreement", SAMPLE_JSONL, "--db", db, "--annotators").stdout)
     assert set(figures["krippendorff_alpha"]) == {"relevant", "utilized", "supported"}
     assert figures["krippendorff_alpha"]["utilized"]["alpha"] == 1.0  # nobody changed a utilized label
 
     left = ragviz("team", "reassign", "--db", db, "--leave", "zed")
     assert left.returncode == 2 and "'zed' has no assignments" in left.stderr
-    both = ragviz("export", SAMPLE, "--db", db, "--labels", "gold", "--annotator", "ana", "-o", out)
+    both = ragviz("export", SAMPLE_JSONL, "--db", db, "--labels", "gold", "--annotator", "ana", "-o", out)
     assert both.returncode == 2 and "give --labels or --annotator, not both" in both.stderr

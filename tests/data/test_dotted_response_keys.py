@@ -10,9 +10,6 @@ row's stored scores (tests/test_conformance.py)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.analysis.review.edits import UNDECIDED, response_spans, verdict_change
@@ -21,9 +18,9 @@ from ragviz.data.ragbench import example_from_row
 from ragviz.export.files import export_bytes
 from ragviz.metrics.trace import trace_scores
 from ragviz.store.label_store import LabelStore
+from tests.cli_run import ragviz
 from tests.ragbench_data import require_ragbench, shard
 
-ROOT = Path(__file__).resolve().parents[2]
 HAGRID = "hagrid_test/hagrid_1108_0"
 
 
@@ -81,9 +78,7 @@ def test_matching_changes_no_metric_and_no_key_that_names_its_sentence():
 
 def test_validate_says_how_many_dotted_keys_it_matched():
     root = require_ragbench()
-    out = subprocess.run(
-        [sys.executable, "-m", "ragviz", "validate", str(root)], capture_output=True, text=True, cwd=ROOT, timeout=120
-    )
+    out = ragviz("validate", root)
     assert out.returncode == 0, out.stderr
     assert "471 in   227 examples: response sentence key with a trailing dot ('a.'), matched to its sentence" in (
         out.stderr

@@ -10,19 +10,16 @@ import shutil
 import subprocess
 import sys
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
 from ragviz.data.keys import context_key, parse_context_key, response_key
 from ragviz.data.ragbench import example_from_row, labels_from_row
 from ragviz.metrics.trace import trace_scores
+from tests.sample import ROOT, SAMPLE_DATA, SAMPLE_JSONL
 
-REPO = Path(__file__).resolve().parents[2]
-SAMPLE_DIR = REPO / "sample_data"
-SAMPLE = SAMPLE_DIR / "ragviz_sample.jsonl"
-GENERATOR = REPO / "scripts" / "make_sample_data.py"
-SOURCE_DIR = REPO / "scripts" / "sample_data_source"
+GENERATOR = ROOT / "scripts" / "make_sample_data.py"
+SOURCE_DIR = ROOT / "scripts" / "sample_data_source"
 
 CORE = {
     "id",
@@ -54,7 +51,7 @@ SCORES = ("relevance_score", "utilization_score", "completeness_score", "adheren
 
 
 def _rows() -> list[dict]:
-    return [json.loads(line) for line in SAMPLE.read_text(encoding="utf-8").splitlines()]
+    return [json.loads(line) for line in SAMPLE_JSONL.read_text(encoding="utf-8").splitlines()]
 
 
 ROWS = _rows()
@@ -92,7 +89,7 @@ def _generator():
 
 
 def test_every_line_is_a_json_object_with_ragbench_field_names():
-    lines = SAMPLE.read_text(encoding="utf-8").splitlines()
+    lines = SAMPLE_JSONL.read_text(encoding="utf-8").splitlines()
     assert 20 <= len(lines) <= 30
     for n, line in enumerate(lines, 1):
         row = json.loads(line)
@@ -114,16 +111,16 @@ def test_every_line_is_a_json_object_with_ragbench_field_names():
 def test_generator_writes_exactly_the_committed_sample_data(tmp_path):
     """Code, sources and sample_data/ cannot drift: regenerating gives the committed files byte for byte."""
     out = tmp_path / "sample_data"
-    subprocess.run([sys.executable, str(GENERATOR), "--output", str(out / SAMPLE.name)], check=True, cwd=tmp_path)
+    subprocess.run([sys.executable, str(GENERATOR), "--output", str(out / SAMPLE_JSONL.name)], check=True, cwd=tmp_path)
     written = sorted(p.name for p in out.iterdir())
-    assert written == sorted(p.name for p in SAMPLE_DIR.iterdir()) == ["README.md", "ragviz_sample.jsonl"]
+    assert written == sorted(p.name for p in SAMPLE_DATA.iterdir()) == ["README.md", "ragviz_sample.jsonl"]
     for name in written:
-        assert (out / name).read_bytes() == (SAMPLE_DIR / name).read_bytes(), f"sample_data/{name} is stale"
+        assert (out / name).read_bytes() == (SAMPLE_DATA / name).read_bytes(), f"sample_data/{name} is stale"
 
 
 def test_check_flags_a_stale_file(tmp_path):
-    shutil.copytree(SAMPLE_DIR, tmp_path / "sample_data")
-    output = tmp_path / "sample_data" / SAMPLE.name
+    shutil.copytree(SAMPLE_DATA, tmp_path / "sample_data")
+    output = tmp_path / "sample_data" / SAMPLE_JSONL.name
     assert _generator().main(["--check", "--output", str(output)]) == 0
     output.write_text(output.read_text(encoding="utf-8").replace("gpt-4o-mini", "gpt-4o-maxi"), encoding="utf-8")
     assert _generator().main(["--check", "--output", str(output)]) == 1
@@ -323,7 +320,7 @@ def test_no_bogus_keys_outside_the_declared_mistakes():
 
 
 def test_readme_describes_every_mistake():
-    readme = (SAMPLE_DIR / "README.md").read_text(encoding="utf-8")
+    readme = (SAMPLE_DATA / "README.md").read_text(encoding="utf-8")
     mistakes = _generator().load_source()["mistakes"]
     for mistake in mistakes:
         assert f"`{mistake['id']}` / {mistake['model']} | {mistake['kind']}" in readme
@@ -346,7 +343,7 @@ def test_readme_describes_every_mistake():
 
 def test_loader_reads_every_row_without_problems():
     loaders = pytest.importorskip("ragviz.data.load")
-    result = loaders.load([str(SAMPLE_DIR)])
+    result = loaders.load([str(SAMPLE_DATA)])
     assert [str(p) for p in result.errors] == []
     assert [str(p) for p in result.warnings] == []
     assert len(result.dataset) == len(ROWS)

@@ -31,6 +31,7 @@ from ragviz.export.files import (
 from ragviz.export.rows import EXPORTING, export_rows, metrics_records
 from ragviz.metrics.trace import example_trace, trace_scores
 from ragviz.store.label_store import LabelStore
+from tests.cli_run import ragviz
 from tests.ragbench_data import require_ragbench, shard
 
 # one gpt-4o subset (fully_supported set) and one gpt-4-turbo subset (fully_supported null)
@@ -306,17 +307,13 @@ def test_export_command_missing_source(tmp_path, capsys):
 
 
 def test_ragviz_export_cli_as_a_user_runs_it(tmp_path):
-    import subprocess
-    import sys
 
     db = _db_with_two_annotators(tmp_path)
     root = Path(__file__).resolve().parents[2]
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root), "HOME": str(tmp_path)}
 
     def run(*a):
-        return subprocess.run(
-            [sys.executable, "-m", "ragviz", "export", *a], capture_output=True, text=True, env=env, cwd=tmp_path
-        )
+        return ragviz("export", *a, env=env, cwd=tmp_path)
 
     done = run("--db", str(db), "-o", "out.parquet")  # the team's export
     assert done.returncode == 0 and "every annotator" in done.stderr and "Traceback" not in done.stderr

@@ -21,10 +21,9 @@ from ragviz.export.report.build import PDF_INSTALL, html_to_pdf
 from ragviz.export.report.html import SECTIONS
 from ragviz.export.report.provenance import rebuild_command
 from ragviz.store.label_store import LabelStore
-from tests.conftest import SAMPLE_DATA
 from tests.export.report_setup import review_audit
+from tests.sample import SAMPLE_DATA, SAMPLE_JSONL
 
-SAMPLE = SAMPLE_DATA / "ragviz_sample.jsonl"
 DATE = "2026-11-26"
 CHARTS = ("estimates", "kappa", "bias", "scatter", "histogram", "means")
 SMALL_AUDIT_CHARTS = tuple(c for c in CHARTS if c != "bias")  # under 100 audited: no corrected figure, no bias
@@ -56,8 +55,8 @@ def charts_of(text: str) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def sample_report(tmp_path_factory) -> tuple[Path, str]:
     tmp = tmp_path_factory.mktemp("report")
-    db = audited_store(tmp / "labels.db", [str(SAMPLE)])
-    code, out = run_report(tmp, str(SAMPLE), "--db", str(db))
+    db = audited_store(tmp / "labels.db", [str(SAMPLE_JSONL)])
+    code, out = run_report(tmp, str(SAMPLE_JSONL), "--db", str(db))
     assert code == 0
     return tmp, out.read_text(encoding="utf-8")
 
@@ -107,7 +106,7 @@ def test_method_names_files_hashes_annotators_audit_and_the_command(sample_repor
     method = text.split('<section id="method">')[1].split("</section>")[0]
     import hashlib
 
-    assert hashlib.sha256(SAMPLE.read_bytes()).hexdigest() in method
+    assert hashlib.sha256(SAMPLE_JSONL.read_bytes()).hexdigest() in method
     assert "<td>ragviz_sample.jsonl</td><td class=num>22</td>" in method
     assert "<td>ana</td><td class=num>7</td>" in method and "<td>ben</td><td class=num>7</td>" in method
     assert "seed 7" in method and "gpt-4o" in method
@@ -119,12 +118,12 @@ def test_method_names_files_hashes_annotators_audit_and_the_command(sample_repor
 def test_the_report_is_strict_html5_and_byte_identical_twice(sample_report, tmp_path):
     tmp, text = sample_report
     parse_strict(text)
-    code, again = run_report(tmp_path, str(SAMPLE), "--db", str(tmp / "labels.db"))
+    code, again = run_report(tmp_path, str(SAMPLE_JSONL), "--db", str(tmp / "labels.db"))
     assert code == 0 and again.read_text(encoding="utf-8") == text
 
 
 def test_without_an_audit_each_section_says_so(tmp_path):
-    code, out = run_report(tmp_path, str(SAMPLE))
+    code, out = run_report(tmp_path, str(SAMPLE_JSONL))
     text = out.read_text(encoding="utf-8")
     assert code == 0
     parse_strict(text)
@@ -135,7 +134,7 @@ def test_without_an_audit_each_section_says_so(tmp_path):
 
 
 def _hostile_copy(tmp_path: Path) -> Path:
-    rows = [json.loads(line) for line in SAMPLE.read_text(encoding="utf-8").splitlines()]
+    rows = [json.loads(line) for line in SAMPLE_JSONL.read_text(encoding="utf-8").splitlines()]
     for row in rows:
         row["question"] = HOSTILE + " " + row["question"]
         row["dataset_name"] = HOSTILE_ATTR + row["dataset_name"]
@@ -177,11 +176,11 @@ def test_the_command_line_never_names_a_password_or_a_server_path():
 
 
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
-    code, _ = run_report(tmp_path, str(SAMPLE), "--db", str(tmp_path / "none.db"))
+    code, _ = run_report(tmp_path, str(SAMPLE_JSONL), "--db", str(tmp_path / "none.db"))
     assert code == 2 and "none.db: no label store here" in capsys.readouterr().err
-    assert main(["report", str(SAMPLE), "-o", str(tmp_path / "r.html"), "--date", "26/11/2026"]) == 2
+    assert main(["report", str(SAMPLE_JSONL), "-o", str(tmp_path / "r.html"), "--date", "26/11/2026"]) == 2
     assert "--date: expected YYYY-MM-DD, got '26/11/2026'" in capsys.readouterr().err
-    code, _ = run_report(tmp_path, str(SAMPLE), "--sample", "3")
+    code, _ = run_report(tmp_path, str(SAMPLE_JSONL), "--sample", "3")
     assert code == 2 and "--sample: no audit sample 3 in no label store" in capsys.readouterr().err
     code, _ = run_report(tmp_path, str(tmp_path / "missing.jsonl"))
     assert code == 2 and "Traceback" not in capsys.readouterr().err
@@ -193,7 +192,7 @@ def test_without_weasyprint_the_pdf_says_how_to_install_it(monkeypatch, tmp_path
     monkeypatch.setitem(sys.modules, "weasyprint", None)  # import fails as when it is not installed
     with pytest.raises(ReportError, match="pip install weasyprint"):
         html_to_pdf("<p>x</p>")
-    code, _ = run_report(tmp_path, str(SAMPLE), name="report.pdf")
+    code, _ = run_report(tmp_path, str(SAMPLE_JSONL), name="report.pdf")
     assert code == 2 and PDF_INSTALL in capsys.readouterr().err
 
 
@@ -205,7 +204,7 @@ def test_without_weasyprint_the_pdf_is_refused_before_any_work(monkeypatch, tmp_
 
     monkeypatch.setitem(sys.modules, "weasyprint", None)
     monkeypatch.setattr(ragviz.data.load, "load", lambda *a, **k: pytest.fail("loaded the data first"))
-    code, _ = run_report(tmp_path, str(SAMPLE), name="report.pdf")
+    code, _ = run_report(tmp_path, str(SAMPLE_JSONL), name="report.pdf")
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "pip install 'ragviz[pdf]'" in err and "apt-get install" in err
     assert not (tmp_path / "report.pdf").exists()
@@ -214,7 +213,7 @@ def test_without_weasyprint_the_pdf_is_refused_before_any_work(monkeypatch, tmp_
 def test_the_pdf_has_the_same_content_and_renders_to_pages(sample_report, tmp_path):
     pytest.importorskip("weasyprint")
     tmp, _ = sample_report
-    code, out = run_report(tmp_path, str(SAMPLE), "--db", str(tmp / "labels.db"), name="report.pdf")
+    code, out = run_report(tmp_path, str(SAMPLE_JSONL), "--db", str(tmp / "labels.db"), name="report.pdf")
     assert code == 0
     data = out.read_bytes()
     assert data.startswith(b"%PDF") and len(data) > 50_000
@@ -231,20 +230,20 @@ def test_the_pdf_has_the_same_content_and_renders_to_pages(sample_report, tmp_pa
 
 
 def test_report_bytes_is_what_the_app_calls(tmp_path):
-    data = load([str(SAMPLE)]).dataset
-    request = ReportRequest(paths=(str(SAMPLE),), date=DATE)
+    data = load([str(SAMPLE_JSONL)]).dataset
+    request = ReportRequest(paths=(str(SAMPLE_JSONL),), date=DATE)
     first = report_bytes(data, None, request)
     assert first == report_bytes(data, None, request)
     with pytest.raises(ReportError, match="--format"):
-        report_bytes(data, None, ReportRequest(paths=(str(SAMPLE),), date=DATE, format="docx"))
+        report_bytes(data, None, ReportRequest(paths=(str(SAMPLE_JSONL),), date=DATE, format="docx"))
 
 
 def test_a_report_from_either_store_backend_names_it_without_a_password(db_target, tmp_path):
-    data = load([str(SAMPLE)]).dataset
+    data = load([str(SAMPLE_JSONL)]).dataset
     with LabelStore(db_target) as store:
         review_audit(store, data, 10, 8)
         store.judge.save(data.uids[0], data.example(0).judge_labels)  # a judge label set in the store
-        request = ReportRequest(paths=(str(SAMPLE),), db=db_target, date=DATE)
+        request = ReportRequest(paths=(str(SAMPLE_JSONL),), db=db_target, date=DATE)
         text = report_bytes(data, store, request).decode("utf-8")
     parse_strict(text)
     assert "8 of the 10 examples drawn" in text
@@ -260,10 +259,10 @@ def test_a_report_from_either_store_backend_names_it_without_a_password(db_targe
 
 def test_a_viewers_report_names_no_one(sample_report):
     tmp, named = sample_report
-    data = load([str(SAMPLE)]).dataset
+    data = load([str(SAMPLE_JSONL)]).dataset
     with LabelStore(tmp / "labels.db") as store:
         text = report_bytes(
-            data, store, ReportRequest(paths=(str(SAMPLE),), db=str(tmp / "labels.db"), date=DATE, names=False)
+            data, store, ReportRequest(paths=(str(SAMPLE_JSONL),), db=str(tmp / "labels.db"), date=DATE, names=False)
         ).decode()
     assert "<td>ana</td>" in named and "by ana" in named
     assert "<td>ana</td>" not in text and "<td>ben</td>" not in text and "by ana" not in text
@@ -274,7 +273,7 @@ def test_annotators_count_only_the_loaded_examples_and_say_what_else_they_review
     """Issue 36: a store whose reviews cover examples not loaded must not count them as reviews of this data."""
     tmp, _ = sample_report
     part = tmp_path / "half.jsonl"
-    part.write_text("".join(SAMPLE.read_text(encoding="utf-8").splitlines(keepends=True)[:11]), encoding="utf-8")
+    part.write_text("".join(SAMPLE_JSONL.read_text(encoding="utf-8").splitlines(keepends=True)[:11]), encoding="utf-8")
     data = load([str(part)]).dataset
     loaded = set(data.uids)
     with LabelStore(tmp / "labels.db") as store:

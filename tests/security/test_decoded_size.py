@@ -19,8 +19,8 @@ import pytest
 from ragviz.data.limits import MB, DecodedLimit
 from ragviz.data.load import decoded_size, load, load_bytes
 from tests.ragbench_data import require_ragbench
+from tests.sample import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 MEMORY_CAP = 3 << 30  # RLIMIT_AS of the subprocesses: the bomb decoded would need ~10 GB
 
 

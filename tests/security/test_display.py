@@ -13,7 +13,8 @@ from ragviz.analysis.review.edits import ContextSpan
 from ragviz.data.keys import letters
 from ragviz.data.limits import DOCUMENT_SHOWN_CHARS, SHOWN_CHARS
 from ragviz.ui.core.render import document_html, long_text_html, md_escape, text_block_html
-from tests.conftest import SAMPLE_DATA, StreamlitServer
+from tests.conftest import StreamlitServer
+from tests.sample import SAMPLE_JSONL
 
 HOSTILE = "**x** $y$ <b>z</b>"
 
@@ -41,7 +42,7 @@ def test_a_document_over_1_mb_is_cut_for_display():
 
 
 def _big_row() -> dict:
-    row = json.loads((SAMPLE_DATA / "ragviz_sample.jsonl").read_text().splitlines()[0])
+    row = json.loads(SAMPLE_JSONL.read_text().splitlines()[0])
     sentences = [[f"0{letters(i)}", f"Sentence {i} " + "w" * 10_000] for i in range(5_000)]  # ~50 MB
     row.update(
         id="big-doc",

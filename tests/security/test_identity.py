@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ragviz.data.roles import SignInRefused, identity_of_claims, login_fingerprint
 from ragviz.store.label_store import LabelStore
+from ragviz.store.roles import SignInRefused, identity_of_claims, login_fingerprint
 from ragviz.store.sign_ins import end_sign_ins, sign_in_is_open
 from tests.apptest_helpers import APP, SIGN_IN_SECRETS, _run_page, signed_in_user
 

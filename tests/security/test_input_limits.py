@@ -12,7 +12,7 @@ import ragviz
 from ragviz.analysis.dashboard.baselines import agreement_report
 from ragviz.data.formats.ragchecker import RagCheckerFormatError, read_ragchecker
 from tests.apptest_helpers import open_page
-from tests.conftest import SAMPLE_DATA
+from tests.sample import SAMPLE_DATA, SAMPLE_JSONL
 
 DEPTH = 100_000
 ROW = {"id": "a", "question": "q", "documents": ["Paris is in France."], "response": "Paris."}
@@ -56,7 +56,7 @@ def test_deep_ragchecker_file_is_a_message(tmp_path):
 
 
 def _rows_with_scores() -> list[dict]:
-    rows = [json.loads(line) for line in (SAMPLE_DATA / "ragviz_sample.jsonl").read_text().splitlines() if line]
+    rows = [json.loads(line) for line in SAMPLE_JSONL.read_text().splitlines() if line]
     for i, row in enumerate(rows):
         row["trulens_groundedness"] = [0.5, float("inf"), float("nan"), -float("inf")][i % 4]
         row["ragas_context_relevance"] = 0.3

@@ -11,8 +11,8 @@ from ragviz.data.load import load
 from ragviz.judge.client import DEFAULT_BASE_URL, NO_KEY_PLACEHOLDER, JudgeConfigError
 from ragviz.judge.endpoint import endpoint_access
 from tests.apptest_helpers import open_page_as
-from tests.conftest import SAMPLE_DATA
 from tests.openai_stub_server import StubServer
+from tests.sample import SAMPLE_DATA
 
 SERVER_KEY = "sk-server-Secret-0123456789"
 USER_KEY = "sk-user-Own-9876543210"

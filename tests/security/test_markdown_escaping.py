@@ -15,7 +15,8 @@ import ast
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.sample import ROOT
+
 FILES = sorted([*ROOT.glob("ragviz/ui/**/*.py"), *ROOT.glob("pages/*.py"), ROOT / "app.py"])
 
 TEXT_FIRST_ARG = {

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 import ragviz
-from ragviz.data.paths import PathRefused, is_served, refused_message, resolve_typed, typing_off_reason
+from ragviz.store.paths import PathRefused, is_served, refused_message, resolve_typed, typing_off_reason
 from tests.apptest_helpers import open_page, open_page_as
-from tests.conftest import SAMPLE_DATA
+from tests.sample import SAMPLE_DATA, SAMPLE_JSONL
 
 
 def test_served_is_any_non_loopback_address_or_the_flag():
@@ -173,12 +173,12 @@ def _linked_root(tmp_path: Path) -> Path:
     outside = tmp_path / "outside"
     outside.mkdir()
     secret = outside / "secret.jsonl"
-    shutil.copy(SAMPLE_DATA / "ragviz_sample.jsonl", secret)
+    shutil.copy(SAMPLE_JSONL, secret)
     for name in ("sub", "sub2", "ok"):
         (root / name).mkdir(parents=True)
     (root / "sub" / "x.jsonl").symlink_to(secret)
     (root / "sub2" / "env.jsonl").symlink_to("/proc/self/environ")
-    shutil.copy(SAMPLE_DATA / "ragviz_sample.jsonl", root / "ok" / "rows.jsonl")
+    shutil.copy(SAMPLE_JSONL, root / "ok" / "rows.jsonl")
     (root / "ok" / "again.jsonl").symlink_to(root / "ok" / "rows.jsonl")
     return root.resolve()
 

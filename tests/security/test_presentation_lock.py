@@ -18,7 +18,8 @@ from ragviz.data.load import load
 from ragviz.store.audit_samples import draw_sample
 from ragviz.store.label_store import LabelStore
 from tests.browser_wait import settle
-from tests.conftest import SAMPLE_DATA, StreamlitServer
+from tests.conftest import StreamlitServer
+from tests.sample import SAMPLE_DATA
 
 pytestmark = pytest.mark.browser
 

@@ -15,7 +15,7 @@ from ragviz.data.limits import MB
 from ragviz.store.label_store import LabelStore
 from tests.app.test_claims import EXAMPLE, need_example
 from tests.apptest_helpers import open_page_as, shown
-from tests.conftest import SAMPLE_DATA
+from tests.sample import SAMPLE_DATA
 
 LEAD, ANA, GUEST = "lead@example.org", "ana@example.org", "guest@example.org"
 UID0 = claim_uid("checking_outputs.json", "0")

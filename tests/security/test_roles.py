@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ragviz.data.roles import ADMIN, ANNOTATOR, VIEWER, Identity, access_of
 from ragviz.store.label_store import LabelStore
+from ragviz.store.roles import ADMIN, ANNOTATOR, VIEWER, Identity, access_of
 from tests.apptest_helpers import open_page, open_page_as, shown
-from tests.conftest import SAMPLE_DATA
+from tests.sample import SAMPLE_DATA
 
 LEAD, ANA, GUEST = "lead@example.org", "ana@example.org", "guest@example.org"
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
@@ -138,7 +138,7 @@ def test_others_only_view_and_record_nothing(app_env, monkeypatch, email):
 
 
 def test_adjudicators_are_named_verified_annotators_and_admins_adjudicate():
-    from ragviz.data.roles import Identity, access_of
+    from ragviz.store.roles import Identity, access_of
 
     env = {"RAGVIZ_ADMINS": "lead@x.org", "RAGVIZ_ANNOTATORS": "ana@x.org", "RAGVIZ_ADJUDICATORS": "dee@x.org"}
     dee = access_of(Identity(("dee@x.org",), True), served=True, sign_in=True, environ=env)

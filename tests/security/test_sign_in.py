@@ -20,6 +20,7 @@ from urllib.parse import quote
 import pytest
 
 from ragviz.store.label_store import LabelStore
+from tests.browser_wait import sidebar as _sidebar
 from tests.conftest import StreamlitServer, free_port
 
 pytestmark = pytest.mark.browser
@@ -172,10 +173,6 @@ def test_not_signed_in_views_only(signed_in_server, page):
     expect(page.get_by_role("button", name="Sign in")).to_be_visible(timeout=60_000)
     expect(page.get_by_text("Presentation mode: editing is hidden")).to_be_visible(timeout=60_000)
     expect(page.get_by_role("button", name="Accept as shown")).to_be_hidden()
-
-
-def _sidebar(page):
-    return page.locator('[data-testid="stSidebar"]')
 
 
 @pytest.mark.parametrize("sub", ["mallory", "eve", "noemail", "unverified"])

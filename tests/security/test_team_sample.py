@@ -5,8 +5,6 @@ use it rather than the newest (SQLite and PostgreSQL)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from streamlit.testing.v1 import AppTest
 
 from ragviz.cli import main as cli_main
@@ -15,8 +13,8 @@ from ragviz.data.load import load
 from ragviz.store.audit_samples import choose_team_sample, draw_sample, list_samples, team_choice
 from ragviz.store.label_store import LabelStore
 from tests.apptest_helpers import APP, SIGN_IN_SECRETS, _run_page, shown, signed_in_user
+from tests.sample import SAMPLE_DATA
 
-SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 LEAD, ANA = "lead@example.org", "ana@example.org"
 
 
@@ -42,7 +40,7 @@ def _buttons(at: AppTest) -> set[str]:
 
 def test_an_annotator_cannot_draw_grow_or_choose_even_from_a_tab_drawn_for_an_admin(app_env, monkeypatch):
     _served(monkeypatch)
-    ds = load([SAMPLE]).dataset
+    ds = load([SAMPLE_DATA]).dataset
     with LabelStore(app_env["db"]) as store:
         draw_sample(store, ds.uids, 5, LEAD, seed=3)
     ana = _review_as(ANA)
@@ -61,7 +59,7 @@ def test_an_annotator_cannot_draw_grow_or_choose_even_from_a_tab_drawn_for_an_ad
 
 def test_the_admin_chooses_the_team_sample_and_it_is_recorded(app_env, monkeypatch):
     _served(monkeypatch)
-    ds = load([SAMPLE]).dataset
+    ds = load([SAMPLE_DATA]).dataset
     with LabelStore(app_env["db"]) as store:
         draw_sample(store, ds.uids, 5, LEAD, seed=3)
         draw_sample(store, ds.uids, 4, LEAD, seed=9)  # newest
@@ -77,7 +75,7 @@ def test_the_admin_chooses_the_team_sample_and_it_is_recorded(app_env, monkeypat
 
 
 def test_dashboard_explainer_and_estimate_default_to_the_team_sample(app_env, db_target, capsys):
-    ds = load([SAMPLE]).dataset
+    ds = load([SAMPLE_DATA]).dataset
     with LabelStore(db_target) as store:
         team = draw_sample(store, ds.uids, 6, LEAD, seed=3)
         draw_sample(store, ds.uids, 6, ANA, seed=11)  # newer, drawn before the rule
@@ -85,7 +83,7 @@ def test_dashboard_explainer_and_estimate_default_to_the_team_sample(app_env, db
             ex = ds.example(ds.index_of(uid))
             store.record(uid, "human", [Change(REVIEW_FIELD, None, REVIEWED)], example=ex)
         choose_team_sample(store, team.id, LEAD)
-    code = cli_main(["estimate", str(SAMPLE), "--db", db_target])
+    code = cli_main(["estimate", str(SAMPLE_DATA), "--db", db_target])
     err = capsys.readouterr().err
     assert code == 0 and f"using the team's audit sample {team.id} (chosen by {LEAD}" in err, err
     if not db_target.startswith("postgresql"):

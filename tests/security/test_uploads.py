@@ -11,13 +11,11 @@ from pathlib import Path
 from ragviz.data.limits import MB, too_big, upload_limit_mb
 from ragviz.store.label_store import LabelStore
 from tests.apptest_helpers import open_page
-from tests.conftest import SAMPLE_DATA
-
-SAMPLE = SAMPLE_DATA / "ragviz_sample.jsonl"
+from tests.sample import SAMPLE_JSONL
 
 
 def _rows(n: int = 2) -> bytes:
-    rows = [json.loads(line) for line in SAMPLE.read_text().splitlines()[:n]]
+    rows = [json.loads(line) for line in SAMPLE_JSONL.read_text().splitlines()[:n]]
     return ("\n".join(json.dumps({**r, "id": f"upl-{i}"}) for i, r in enumerate(rows)) + "\n").encode()
 
 

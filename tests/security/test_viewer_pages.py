@@ -6,7 +6,6 @@ example. An annotator on the same pages still sees the download buttons and the 
 from __future__ import annotations
 
 import getpass
-from pathlib import Path
 
 import pytest
 
@@ -15,8 +14,8 @@ from ragviz.data.load import load
 from ragviz.store.audit_samples import draw_sample
 from ragviz.store.label_store import LabelStore
 from tests.apptest_helpers import open_page, open_page_as
+from tests.sample import SAMPLE_DATA
 
-SAMPLE = Path(__file__).resolve().parents[2] / "sample_data"
 LEAD, ANA, GUEST = "lead@example.org", "ana@example.org", "guest@example.org"
 PAGES = ("home", "data", "review", "export", "label", "dashboard", "explainer", "compare", "claims")
 
@@ -28,7 +27,7 @@ def team_store(app_env, monkeypatch):
     monkeypatch.setenv("RAGVIZ_ADMINS", LEAD)
     monkeypatch.setenv("RAGVIZ_ANNOTATORS", ANA)
     monkeypatch.delenv("RAGVIZ_ANNOTATOR")  # a visitor's name was the server's OS user then
-    ds = load([SAMPLE]).dataset
+    ds = load([SAMPLE_DATA]).dataset
     with LabelStore(app_env["db"]) as store:
         sample = draw_sample(store, ds.uids, 6, LEAD, seed=2)
         for k, uid in enumerate(sample.members[:4]):
@@ -96,7 +95,7 @@ def test_claims_in_presentation_mode_open_nothing_and_change_nothing(app_env, mo
 
     checking = app_env["tmp"] / "checking_outputs.json"
     checking.write_bytes(corrected_file([_item("q1"), _item("q2")]))
-    monkeypatch.setenv("RAGVIZ_DATA", f"{SAMPLE}:{checking}")
+    monkeypatch.setenv("RAGVIZ_DATA", f"{SAMPLE_DATA}:{checking}")
     at = open_page("pages/claims.py", present="1")  # locally: an admin, who may open files when not presenting
     at.selectbox(key="claims.loaded").set_value(0).run()
     assert not at.exception

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
@@ -28,9 +27,8 @@ from ragviz.store.audit_samples import (
     population_fingerprint,
 )
 from ragviz.store.label_store import LabelStore
+from tests.sample import SAMPLE_JSONL
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "sample_data" / "ragviz_sample.jsonl"
 UIDS = [f"toy/q{i}/gen" for i in range(40)]
 
 
@@ -42,7 +40,7 @@ def store(db_target):
 
 @pytest.fixture(scope="module")
 def data():
-    result = load([SAMPLE])
+    result = load([SAMPLE_JSONL])
     assert result.ok
     return result.dataset
 
@@ -174,7 +172,7 @@ def test_estimate_db_reads_labels_and_membership_from_the_store(db_target, data,
         outside = next(i for i in range(len(data)) if data.uids[i] not in sample.members)
         _review(store, data, outside, "ana", relevant=[])
         expected = estimate_report(pair_store(data, store, sample.members)).as_dict()
-    assert main(["estimate", str(SAMPLE), "--db", db_target, "--format", "json"]) == 0
+    assert main(["estimate", str(SAMPLE_JSONL), "--db", db_target, "--format", "json"]) == 0
     out = capsys.readouterr()
     got = json.loads(out.out)
     assert got.pop("design") == {"name": "uniform", "sample": sample.id, "interval": None, "minutes_per_example": 4.0}
@@ -187,27 +185,27 @@ def test_estimate_db_reads_labels_and_membership_from_the_store(db_target, data,
 
 def test_estimate_db_bad_input_is_one_clear_line(tmp_path, capsys, data):
     missing = tmp_path / "nope.db"
-    assert main(["estimate", str(SAMPLE), "--db", str(missing)]) == 2
+    assert main(["estimate", str(SAMPLE_JSONL), "--db", str(missing)]) == 2
     assert "nope.db: no label store here" in capsys.readouterr().err
     db = tmp_path / "labels.db"
     with LabelStore(db):
         pass
-    assert main(["estimate", str(SAMPLE), "--db", str(db)]) == 2
+    assert main(["estimate", str(SAMPLE_JSONL), "--db", str(db)]) == 2
     err = capsys.readouterr().err
     assert "no audit sample drawn from DATA's examples" in err and "Traceback" not in err
     with LabelStore(db) as store:
         draw_sample(store, data.uids[:-1], 4, "ana", seed=1)
         other = draw_sample(store, data.uids, 4, "ana", seed=2)
-    assert main(["estimate", str(SAMPLE), "--db", str(db), "--sample", "1"]) == 2
+    assert main(["estimate", str(SAMPLE_JSONL), "--db", str(db), "--sample", "1"]) == 2
     assert "audit sample 1 was drawn from 21 other examples than DATA's 22" in capsys.readouterr().err
-    assert main(["estimate", str(SAMPLE), "--db", str(db), "--sample", str(other.id)]) == 2
+    assert main(["estimate", str(SAMPLE_JSONL), "--db", str(db), "--sample", str(other.id)]) == 2
     assert "nobody reviewed a member of the audit sample yet" in capsys.readouterr().err
-    assert main(["estimate", str(SAMPLE), "--db", str(db), "--human", str(SAMPLE)]) == 2
+    assert main(["estimate", str(SAMPLE_JSONL), "--db", str(db), "--human", str(SAMPLE_JSONL)]) == 2
     assert "not both" in capsys.readouterr().err
 
 
 def test_estimate_db_wrong_url_masks_the_password(postgres_server, capsys):
     url = postgres_server.url("no_such_db").replace("@", ":s3cret@")
-    assert main(["estimate", str(SAMPLE), "--db", url]) == 2
+    assert main(["estimate", str(SAMPLE_JSONL), "--db", url]) == 2
     err = capsys.readouterr().err
     assert ":***@" in err and "no_such_db" in err and "s3cret" not in err and "Traceback" not in err

@@ -16,8 +16,7 @@ import time
 from pathlib import Path
 
 from ragviz.store.label_store import LabelStore
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.sample import ROOT
 
 WRITER = textwrap.dedent(
     """

@@ -10,9 +10,9 @@ import pytest
 import ragviz.store.label_store as store_module
 import ragviz.store.team.assignments as assignments_module
 from ragviz.data.labels import RELEVANT_FIELD, REVIEW_FIELD, REVIEWED
-from ragviz.data.roles import Identity, access_of, identity_of_claims
 from ragviz.store.identity_folds import identity_folds
 from ragviz.store.label_store import LabelStore
+from ragviz.store.roles import Identity, access_of, identity_of_claims
 from ragviz.store.schema import SETS, MigrationSet
 from ragviz.store.schema import runner as schema_runner
 from ragviz.store.sign_ins import end_sign_ins, sign_in_is_open
@@ -60,7 +60,7 @@ def _old_store(db_target, monkeypatch, ex) -> None:
     import ragviz.store.sign_ins as sign_ins
     import ragviz.store.team.adjudications as adjudications
 
-    for module in (sign_ins, adjudications):  # positions are the core's since store.judge
+    for module in (sign_ins, adjudications):  # annotators' positions: in store_module (label_store) since issue 35
         monkeypatch.setattr(module, "identity_name", str.strip)
     with LabelStore(db_target) as store:
         assert "020_fold_emails" not in store.applied_migrations()

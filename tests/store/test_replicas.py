@@ -9,7 +9,9 @@ import pytest
 from ragviz.store.label_store import LabelStore
 from tests.browser.test_journey import ML
 from tests.browser_wait import click_support, expect, metric_value, open_review, select_sentence, settle
+from tests.cli_run import ragviz
 from tests.conftest import StreamlitServer
+from tests.sample import SAMPLE_JSONL
 
 pytestmark = pytest.mark.browser
 
@@ -95,13 +97,11 @@ def test_an_upload_belongs_to_the_store_every_replica_and_the_cli_read_it(replic
     import json
     import os
     import shutil
-    import subprocess
-    import sys
 
-    from tests.conftest import ROOT, SAMPLE_DATA
+    from tests.sample import ROOT
 
     url, servers = replicas
-    rows = [json.loads(line) for line in (SAMPLE_DATA / "ragviz_sample.jsonl").read_text().splitlines()[:3]]
+    rows = [json.loads(line) for line in SAMPLE_JSONL.read_text().splitlines()[:3]]
     upload = tmp_path / "team.jsonl"
     upload.write_text("\n".join(json.dumps({**r, "id": f"upl-{i}"}) for i, r in enumerate(rows)) + "\n")
 
@@ -131,13 +131,7 @@ def test_an_upload_belongs_to_the_store_every_replica_and_the_cli_read_it(replic
     cli_home = tmp_path / "cli-home"
     cli_home.mkdir()
     out = tmp_path / "export.jsonl"
-    done = subprocess.run(
-        [sys.executable, "-m", "ragviz", "export", "--db", url, "-o", str(out)],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "HOME": str(cli_home), "PYTHONPATH": str(ROOT)},
-        timeout=120,
-    )
+    done = ragviz("export", "--db", url, "-o", out, env={**os.environ, "HOME": str(cli_home), "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0, done.stderr
     exported = [json.loads(line) for line in out.read_text().splitlines()]
     assert sorted(r["id"] for r in exported) == ["upl-0", "upl-1", "upl-2"]

@@ -19,9 +19,10 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.sample import ROOT
+
 __all__ = ["PhoenixServer", "free_port", "phoenix_executable", "phoenix_or_reason", "start_phoenix"]
 
-ROOT = Path(__file__).resolve().parents[2]
 READY_SECONDS = 400
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from ragviz.data.errors import BadInput
-from ragviz.data.roles import identity_name
+from ragviz.store.roles import identity_name
 
 if TYPE_CHECKING:
     from ragviz.store.label_store import LabelStore
@@ -55,7 +55,7 @@ _ALIASES: dict[str, Kind] = {"judge": "judge", "latest": "human", "*": "human"}
 @dataclass(frozen=True)
 class LabelSelection:
     """Whose labels (see the module docstring): a *kind*, and for ``annotator`` the person's name as the
-    store writes it (:func:`ragviz.data.roles.identity_name`)."""
+    store writes it (:func:`ragviz.store.roles.identity_name`)."""
 
     kind: Kind
     annotator: str = ""

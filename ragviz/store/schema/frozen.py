@@ -1,7 +1,7 @@
 """What the data migrations 008 and 020 compute, copied here as it was when they were written.
 
 A migration never imports live code (Django's rule): a later change to how ragviz folds decisions
-(:func:`ragviz.store.events.status_of`) or spells a person (:func:`ragviz.data.roles.identity_name`) must not change
+(:func:`ragviz.store.events.status_of`) or spells a person (:func:`ragviz.store.roles.identity_name`) must not change
 what an old migration does to a store it meets for the first time. These copies are of ragviz as of migration
 020 (the example-status rule has not changed since 008). Never edit them; a new rule gets a new migration."""
 

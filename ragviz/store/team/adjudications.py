@@ -16,11 +16,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ragviz.data.roles import identity_name
 from ragviz.store.connection import Query
 from ragviz.store.errors import StoreError
 from ragviz.store.events import now_iso
 from ragviz.store.label_store import LabelStore
+from ragviz.store.roles import identity_name
 
 __all__ = [
     "Adjudication",

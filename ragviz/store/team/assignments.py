@@ -18,11 +18,11 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ragviz.data.roles import identity_name
 from ragviz.errors import BadInput
 from ragviz.store.connection import Query
 from ragviz.store.events import now_iso
 from ragviz.store.label_store import LabelStore
+from ragviz.store.roles import identity_name
 
 __all__ = [
     "ASSIGN",
@@ -68,7 +68,7 @@ class Round:
 
 
 def check_pool(pool: Iterable[str], overlap: int) -> tuple[str, ...]:
-    """The pool's names (as people are named: :func:`~ragviz.data.roles.identity_name`; each once, in the
+    """The pool's names (as people are named: :func:`~ragviz.store.roles.identity_name`; each once, in the
     order given), checked against *overlap*.
 
     >>> check_pool([" ana", "bo", "ana", "Bo@X.org", "bo@x.org"], 2)

@@ -1,4 +1,4 @@
-"""The role of the person on this run (:mod:`ragviz.data.roles`) and the sidebar every page shows with it."""
+"""The role of the person on this run (:mod:`ragviz.store.roles`) and the sidebar every page shows with it."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ragviz.data.roles import Access
+from ragviz.store.roles import Access
 from ragviz.store.uploads import shown_name
 from ragviz.ui.core import render, served, state
 from ragviz.ui.core.present import FORCED_KEY, is_present

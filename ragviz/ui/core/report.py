@@ -10,8 +10,8 @@ from collections.abc import Callable
 import streamlit as st
 
 from ragviz.analysis.labelsets.selection import LabelSelection
-from ragviz.data.roles import can_download_report
 from ragviz.export.report import ReportRequest, pdf_unavailable, report_bytes, today
+from ragviz.store.roles import can_download_report
 from ragviz.ui.core import access, served, state
 from ragviz.ui.core.present import FORCED_KEY
 
@@ -51,7 +51,7 @@ def _report(against: LabelSelection, fmt: str) -> Callable[[], bytes]:
 
 def download_report_button(against: LabelSelection, key: str, present: bool) -> None:
     """ "Download report" (HTML; and PDF when WeasyPrint is there) for those allowed
-    (:func:`ragviz.data.roles.can_download_report`); nothing for the others, nor in a presentation someone
+    (:func:`ragviz.store.roles.can_download_report`); nothing for the others, nor in a presentation someone
     chose (*present* without being a viewer: a projector shows no download button)."""
     chosen_presentation = present and not st.session_state.get(FORCED_KEY)
     granted = access.access()

@@ -1,5 +1,5 @@
 """Served mode in the app: reads Streamlit's server address, sign-in (``st.login`` / ``st.user``) and
-applies the pure rules of :mod:`ragviz.data.paths` (typed paths) and :mod:`ragviz.data.roles` (who
+applies the pure rules of :mod:`ragviz.store.paths` (typed paths) and :mod:`ragviz.store.roles` (who
 may load, judge, review or only view)."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import streamlit as st
 
-from ragviz.data.paths import PathRefused, data_root, is_served, resolve_typed, typing_off_reason
-from ragviz.data.roles import Access, Identity, SignInRefused, access_of, identity_of_claims, login_fingerprint
 from ragviz.store.label_store import LabelStore
+from ragviz.store.paths import PathRefused, data_root, is_served, resolve_typed, typing_off_reason
+from ragviz.store.roles import Access, Identity, SignInRefused, access_of, identity_of_claims, login_fingerprint
 from ragviz.store.sign_ins import end_sign_ins, sign_in_is_open
 
 __all__ = [
@@ -110,7 +110,7 @@ def _sign_in(claims: dict[str, object], store: LabelStore) -> Identity | SignInR
 
 def signed_in(store: LabelStore) -> Identity | None:
     """The signed-in person, identified by their verified e-mail (or ``sub``, see
-    :func:`ragviz.data.roles.identity_of_claims`) while their sign-in is open in *store*; else ``None``."""
+    :func:`ragviz.store.roles.identity_of_claims`) while their sign-in is open in *store*; else ``None``."""
     claims = _claims()
     if claims is None:
         return None

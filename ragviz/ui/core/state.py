@@ -18,9 +18,9 @@ import streamlit as st
 from ragviz.analysis.labelsets.named import judge_labels_of
 from ragviz.data.dataset import Dataset, iter_examples
 from ragviz.data.model import Example, Labels
-from ragviz.data.roles import identity_name
 from ragviz.store.events import base_labels, fold_labels
 from ragviz.store.label_store import LabelStore, StaleEdit, StoreUnavailable, default_db
+from ragviz.store.roles import identity_name
 from ragviz.store.sources import ChosenData
 from ragviz.ui.core import served, unsaved
 from ragviz.ui.core.keys import ANNOTATOR_KEY, PATHS_KEY, REDRAW_COUNT_KEY, STALE_KEY

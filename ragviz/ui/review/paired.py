@@ -19,12 +19,12 @@ from ragviz.ui.core.state import ExampleLabels
 from ragviz.ui.review import answer, moves
 from ragviz.ui.review.page import NO_BREAK_DIVIDE
 
-__all__ = ["FOCUSED_KEY", "header", "metric_line_html", "metric_strip_html", "paired_view"]
+__all__ = ["FOCUSED_KEY", "metric_line_html", "metric_strip_html", "paired_view", "question_header"]
 
 FOCUSED_KEY = "review-answer-focused"  # the focused answer's box (outlined by ragviz.ui.core.render.theme_css)
 
 
-def header(where: str, a: ExampleLabels, systems: tuple[str, str]) -> None:
+def question_header(where: str, a: ExampleLabels, systems: tuple[str, str]) -> None:
     """Where the page is and the question's identity, then the question, once for both answers."""
     ex = a.example
     st.html(
@@ -89,11 +89,11 @@ def _answer_heading(letter: str, system: str, status: str, focused: bool, on_foc
         )
         if not focused:
             st.button(
-                f"Work on answer {letter}",
+                f"Work on answer {letter}",  # md: ours
                 key="review.focus_other",
                 shortcut="S",
                 on_click=on_focus,
-                help=f"Show answer {letter}'s labels on the documents; the page's keys (A, Reset) then act on it.",
+                help=f"Show answer {letter}'s labels on the documents; the page's keys (A, Reset) then act on it.",  # md: ours
             )
 
 

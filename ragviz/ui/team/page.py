@@ -16,8 +16,8 @@ from ragviz.analysis.team.alpha import Alpha
 from ragviz.analysis.team.dashboard import TeamFigures, team_figures
 from ragviz.analysis.team.gold import ExampleRound, team_round
 from ragviz.analysis.team.progress import Progress, median_seconds, team_progress
-from ragviz.data.roles import ANNOTATORS_ENV, listed_names
 from ragviz.store.audit_samples import team_choice
+from ragviz.store.roles import ANNOTATORS_ENV, listed_names
 from ragviz.store.team.adjudications import adjudication_version
 from ragviz.store.team.assignments import AssignmentError, assign, assignment_version, latest_round, reassign_leaver
 from ragviz.store.team.guidelines import (

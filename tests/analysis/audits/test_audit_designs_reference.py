@@ -23,8 +23,8 @@ import pytest
 from ragviz.analysis.audits.active import hajek_mean, ipw_people_ci, ipw_ppi_ci
 from ragviz.analysis.audits.allocation import allocate, allocation_shares
 from ragviz.analysis.audits.stratified import stratified_ppi_ci
+from tests.sample import ROOT
 
-ROOT = Path(__file__).resolve().parents[3]
 REFERENCE = Path(os.environ.get("RAGVIZ_REFERENCE_PYTHON", ROOT / ".venv-reference" / "bin" / "python"))
 TOL = 1e-9
 

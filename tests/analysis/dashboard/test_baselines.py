@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import math
 import subprocess
-import sys
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -18,9 +17,9 @@ from ragviz.analysis.labelsets.selection import HUMAN
 from ragviz.data.labels import Change, field_value, support_field
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
+from tests.cli_run import ragviz
 from tests.ragbench_data import SUBSETS, require_ragbench, shard
-
-ROOT = Path(__file__).resolve().parents[3]
+from tests.sample import ROOT, SAMPLE_JSONL
 
 # subset: gpt35 auroc / relevance rmse / utilization rmse, ragas auroc / relevance rmse, trulens auroc / relevance rmse
 PUBLISHED = {
@@ -117,14 +116,7 @@ def _cli(*args: str, env_db: Path | None = None) -> subprocess.CompletedProcess:
     env = {"PATH": "/usr/bin:/bin", "HOME": str(env_db.parent if env_db else ROOT)}
     if env_db:
         env["RAGVIZ_DB"] = str(env_db)
-    return subprocess.run(
-        [sys.executable, "-m", "ragviz", "agreement", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return ragviz("agreement", *args, env=env)
 
 
 @pytest.mark.conformance
@@ -143,7 +135,7 @@ def test_cli_against_annotator_with_a_real_store(tmp_path, capsys, monkeypatch):
     from ragviz.cli.main import main
 
     monkeypatch.setenv("RAGVIZ_DB", str(tmp_path / "default.db"))
-    data = ROOT / "sample_data" / "ragviz_sample.jsonl"
+    data = SAMPLE_JSONL
     result = load([data])
     ex = result.dataset.example(0)
     db = tmp_path / "l.db"

@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -34,9 +33,8 @@ from ragviz.metrics.trace import TRACE_METRICS, trace_scores
 from ragviz.store.label_store import LabelStore
 from tests.analysis.test_scale import _awkward, _bootstrap_whole_matrix
 from tests.ragbench_data import require_ragbench
+from tests.sample import ROOT
 from tests.synthetic import make_synthetic
-
-ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(scope="module")

@@ -5,8 +5,6 @@ SQLite store, also through `ragviz agreement --annotators`."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -36,15 +34,15 @@ from ragviz.metrics.retrieval import example_retrieval
 from ragviz.metrics.tonic import example_tonic
 from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.store.label_store import LabelStore
+from tests.cli_run import ragviz
+from tests.sample import SAMPLE_DATA
 
-ROOT = Path(__file__).resolve().parents[3]
-SAMPLE = ROOT / "sample_data"
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
 
 
 @pytest.fixture(scope="module")
 def sample():
-    ds = load([SAMPLE]).dataset
+    ds = load([SAMPLE_DATA]).dataset
     return ds, dict(iter_examples(ds))
 
 
@@ -208,13 +206,7 @@ def test_cli_agreement_annotators_prints_the_same_figures(sample, tmp_path):
     ds, examples = sample
     db = tmp_path / "labels.db"
     record_two_annotators(db, examples[ds.index_of(ML)])
-    out = subprocess.run(
-        [sys.executable, "-m", "ragviz", "agreement", str(SAMPLE), "--db", str(db), "--annotators"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
+    out = ragviz("agreement", SAMPLE_DATA, "--db", db, "--annotators")
     assert out.returncode == 0, out.stderr
     figures = json.loads(out.stdout)
     assert figures["annotators"] == {"alice": 1, "bob": 1}

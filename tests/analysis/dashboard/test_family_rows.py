@@ -6,8 +6,6 @@ shards, with decisions of two annotators and stored judge labels."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pyarrow.parquet as pq
 import pytest
 
@@ -23,8 +21,7 @@ from ragviz.export.rows import export_rows
 from ragviz.store.label_store import LabelStore
 from tests.analysis.labelsets.test_row_labels import _decide, _reference_label_set
 from tests.ragbench_data import SUBSETS, require_ragbench, shard
-
-SAMPLE = Path(__file__).resolve().parents[3] / "sample_data"
+from tests.sample import SAMPLE_DATA
 
 
 def _override(store, dataset):
@@ -51,7 +48,7 @@ def _check_views(dataset, store, families, ks=(1, 3)):
 
 
 def test_family_views_on_the_sample_equal_the_per_example_ones(tmp_path):
-    dataset = load([SAMPLE]).dataset
+    dataset = load([SAMPLE_DATA]).dataset
     with LabelStore(tmp_path / "l.db") as store:
         _check_views(dataset, None, (TONIC, RETRIEVAL, ANSWER))
         _decide(store, dataset)
@@ -60,7 +57,7 @@ def test_family_views_on_the_sample_equal_the_per_example_ones(tmp_path):
 
 
 def test_family_views_on_a_reviewed_export_equal_the_per_example_ones(tmp_path):
-    dataset = load([SAMPLE]).dataset
+    dataset = load([SAMPLE_DATA]).dataset
     with LabelStore(tmp_path / "first.db") as first:
         _decide(first, dataset)
         _override(first, dataset)

@@ -4,8 +4,6 @@ was row order with the same -0.0003 on every line) are ordered by the example's 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from ragviz.analysis.dashboard.figures import dashboard_data
 from ragviz.analysis.dashboard.triage import best_moves, leverage_by_metric
 from ragviz.analysis.labelsets.selection import HUMAN
@@ -13,8 +11,7 @@ from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
 from tests.analysis.test_agreement import labels, make_example
-
-SAMPLE = Path(__file__).resolve().parents[3] / "sample_data"
+from tests.sample import SAMPLE_DATA
 
 
 def _effect_of(example, labels) -> float:
@@ -39,7 +36,7 @@ def _effect(example) -> float:
 
 
 def test_the_dashboard_lists_no_reviewed_example_and_orders_equal_moves(tmp_path):
-    ds = load([SAMPLE]).dataset
+    ds = load([SAMPLE_DATA]).dataset
     before = dashboard_data(ds, HUMAN, None).leverage["adherence"]
     first = before[0]
     with LabelStore(tmp_path / "labels.db") as store:

@@ -22,13 +22,11 @@ from ragviz.data.load import load
 from ragviz.metrics.retrieval import example_retrieval
 from ragviz.metrics.tonic import example_tonic
 from ragviz.metrics.trace import example_trace
-
-ROOT = Path(__file__).resolve().parents[3]
-SAMPLE = ROOT / "sample_data" / "ragviz_sample.jsonl"
+from tests.sample import SAMPLE_JSONL
 
 
 def _rows():
-    return [json.loads(line) for line in SAMPLE.read_text().splitlines()]
+    return [json.loads(line) for line in SAMPLE_JSONL.read_text().splitlines()]
 
 
 def _dataset(rows, path: Path):
@@ -39,7 +37,7 @@ def _dataset(rows, path: Path):
 
 
 def test_example_metrics_are_the_families_own_values():
-    dataset = load([SAMPLE]).dataset
+    dataset = load([SAMPLE_JSONL]).dataset
     example = next(e for e in dataset if e.labels is not None and e.retrieved_ids)
     values = example_metrics(example, example.labels, ("trace", "tonic", "retrieval"))
     trace = example_trace(example)

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -23,6 +21,7 @@ from ragviz.metrics.ragchecker import RAGCHECKER_METRICS, aggregate, item_scores
 from ragviz.store.audit_samples import draw_sample
 from ragviz.store.label_store import LabelStore
 from tests.app.test_claims import EXAMPLE, need_example
+from tests.cli_run import ragviz
 
 N_ITEMS, SAMPLE, REVIEWED_N = 160, 60, 40
 
@@ -102,10 +101,6 @@ def test_bad_input_names_the_file_and_what_to_do(checking_output, tmp_path):
     broken.write_text("{")
     with LabelStore(tmp_path / "t.db") as store, pytest.raises(AuditError, match="broken.json"):
         pair_claims_store(str(broken), store)
-
-
-def ragviz(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "ragviz", *args], capture_output=True, text=True, timeout=120)
 
 
 def test_ragviz_estimate_family_ragchecker(checking_output, tmp_path):

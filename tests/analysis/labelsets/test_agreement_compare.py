@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from ragviz.analysis.dashboard.triage import disagreements, leverage, single_changes
@@ -15,8 +13,7 @@ from ragviz.data.load import load
 from ragviz.metrics.trace import example_trace
 from ragviz.store.label_store import LabelStore
 from tests.analysis.test_agreement import labels, make_example
-
-SAMPLE = Path(__file__).resolve().parents[3] / "sample_data" / "ragviz_sample.jsonl"
+from tests.sample import SAMPLE_JSONL
 
 
 def test_diff_example_lists_keys_and_flips_with_metric_change():
@@ -60,7 +57,7 @@ def test_leverage_ranks_by_dataset_level_effect():
 
 
 def test_label_sets_from_a_real_store(tmp_path):
-    ds = load([SAMPLE]).dataset
+    ds = load([SAMPLE_JSONL]).dataset
     ex0, ex1 = ds.example(0), ds.example(1)
     with LabelStore(tmp_path / "l.db") as store:
         store.record(ex0.uid, "ann", [Change("relevant_keys", list(ex0.labels.relevant_keys), [])])

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import json
-from pathlib import Path
 
 import pytest
 
@@ -20,8 +19,7 @@ from ragviz.data.load import load
 from ragviz.export.targets import Target, export
 from ragviz.metrics.trace import TRACE_METRICS, example_trace
 from ragviz.store.label_store import LabelStore
-
-SAMPLE = Path(__file__).resolve().parents[3] / "sample_data" / "ragviz_sample.jsonl"
+from tests.sample import SAMPLE_JSONL
 
 
 def _two_people_two_fields(store: LabelStore, ex):
@@ -36,7 +34,7 @@ def _two_people_two_fields(store: LabelStore, ex):
 
 
 def test_two_annotators_editing_different_fields_the_dashboard_and_the_export_agree(tmp_path):
-    ds = load([SAMPLE]).dataset
+    ds = load([SAMPLE_JSONL]).dataset
     row = next(i for i in range(len(ds)) if len(ds.example(i).labels.relevant_keys) > 1)
     ex = ds.example(row)
     with LabelStore(tmp_path / "l.db") as store:
@@ -50,7 +48,7 @@ def test_two_annotators_editing_different_fields_the_dashboard_and_the_export_ag
         assert human_labels(ex, store) == (human, "bo")  # one example at a time: the same rule
 
         out = tmp_path / "team.jsonl"
-        done = export(store, HUMAN, [str(SAMPLE)], Target(str(out), "jsonl"))
+        done = export(store, HUMAN, [str(SAMPLE_JSONL)], Target(str(out), "jsonl"))
         assert done.n_human == 1
         exported = load([out]).dataset
         again = exported.example(exported.index_of(ex.uid))
@@ -69,7 +67,10 @@ def test_two_annotators_editing_different_fields_the_dashboard_and_the_export_ag
         # the CLI's team export is the same file
         cli_out = tmp_path / "cli.jsonl"
         assert (
-            main(["export", str(SAMPLE), "--db", str(tmp_path / "l.db"), "-o", str(cli_out), "--labels", "latest"]) == 0
+            main(
+                ["export", str(SAMPLE_JSONL), "--db", str(tmp_path / "l.db"), "-o", str(cli_out), "--labels", "latest"]
+            )
+            == 0
         )
         assert cli_out.read_text() == out.read_text()
         # the Export page's way through the same dispatcher: the loaded data into an open file
@@ -79,7 +80,7 @@ def test_two_annotators_editing_different_fields_the_dashboard_and_the_export_ag
 
 
 def test_annotators_named_like_the_kinds_are_people(tmp_path, capsys):
-    ds = load([SAMPLE]).dataset
+    ds = load([SAMPLE_JSONL]).dataset
     ex = ds.example(0)
     db = tmp_path / "l.db"
     with LabelStore(db) as store:
@@ -95,7 +96,7 @@ def test_annotators_named_like_the_kinds_are_people(tmp_path, capsys):
         assert set(resolve_label_set(ds, HUMAN, store).labels) == {0, 1}
 
     out = tmp_path / "gold-person.jsonl"
-    assert main(["export", str(SAMPLE), "--db", str(db), "-o", str(out), "--annotator", "gold"]) == 0
+    assert main(["export", str(SAMPLE_JSONL), "--db", str(db), "-o", str(out), "--annotator", "gold"]) == 0
     written = next(json.loads(line) for line in out.read_text().splitlines() if json.loads(line)["id"] == ex.id)
     assert written["reviewer"] == "gold" and written["label_source"] == "human"
     assert written["all_relevant_sentence_keys"] == []
@@ -103,7 +104,7 @@ def test_annotators_named_like_the_kinds_are_people(tmp_path, capsys):
     assert main(["export", str(SAMPLE), "--db", str(db), "-o", str(out), "--labels", "llm"]) == 2
     assert "--labels llm: this option names people's labels" in capsys.readouterr().err
 
-    assert main(["agreement", str(SAMPLE), "--db", str(db), "--against", "annotator:gold"]) == 0
+    assert main(["agreement", str(SAMPLE_JSONL), "--db", str(db), "--against", "annotator:gold"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert {r["against"] for r in rows} == {"gold"}
     assert sum(r["judge_agreement"]["n"] for r in rows if r["dataset"] != "ALL") == 1

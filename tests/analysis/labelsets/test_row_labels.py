@@ -7,8 +7,6 @@ built, :func:`ragviz.analysis.labelsets.named.judge_labels` asked row by row); i
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pyarrow.parquet as pq
 import pytest
 
@@ -31,8 +29,8 @@ from ragviz.export.files import write_jsonl
 from ragviz.export.rows import export_rows
 from ragviz.store.label_store import LabelStore
 from tests.ragbench_data import SUBSETS, require_ragbench, shard
+from tests.sample import SAMPLE_JSONL
 
-SAMPLE = Path(__file__).resolve().parents[3] / "sample_data" / "ragviz_sample.jsonl"
 NAMES = (JUDGE, HUMAN, LabelSelection.of("ann"), LabelSelection.of("bob"), LabelSelection.of("nobody"))
 
 
@@ -121,7 +119,7 @@ def test_label_sets_on_the_ragbench_shards_equal_the_per_example_ones(ragbench, 
 def test_label_sets_on_a_reviewed_export_equal_the_per_example_ones(tmp_path):
     """Rows a person labelled (label_source human, the judge's under llm_), rows nobody touched and
     rows without labels, with a new store deciding on some of them."""
-    dataset = load([SAMPLE]).dataset
+    dataset = load([SAMPLE_JSONL]).dataset
     with LabelStore(tmp_path / "first.db") as first:
         _decide(first, dataset)
         rows = export_rows(dataset, first, LabelSelection.of("ann"))

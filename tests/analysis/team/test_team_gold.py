@@ -3,8 +3,6 @@ with who settled; not ready -> the judge's labels. The gold label set, the gold 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from ragviz.analysis.labelsets.named import GOLD, resolve_label_set
@@ -17,14 +15,14 @@ from ragviz.data.load import load
 from ragviz.export.rows import export_rows
 from ragviz.store.label_store import LabelStore
 from ragviz.store.team.assignments import assign
+from tests.sample import SAMPLE_JSONL
 
-SAMPLE = Path(__file__).resolve().parents[3] / "sample_data" / "ragviz_sample.jsonl"
 TEAM = ["ana", "bo", "cy"]
 
 
 @pytest.fixture
 def round_store(tmp_path):
-    ds = load([str(SAMPLE)]).dataset
+    ds = load([str(SAMPLE_JSONL)]).dataset
     store = LabelStore(tmp_path / "labels.db")
     ex = [ds.example(i) for i in range(3)]
     assign(store, [e.uid for e in ex], 3, TEAM, "lead")

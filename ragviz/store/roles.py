@@ -236,7 +236,7 @@ def access_of(
 
     Who is who:
 
-    - **Locally** (the app not served, see :mod:`ragviz.data.paths`) with no ``RAGVIZ_ADMINS`` set, the
+    - **Locally** (the app not served, see :mod:`ragviz.store.paths`) with no ``RAGVIZ_ADMINS`` set, the
       one person at the machine is an admin: today's convenience stays.
     - ``RAGVIZ_ADMINS`` (comma-separated user names or e-mail addresses, matched without regard to case)
       names the admins. ``RAGVIZ_ANNOTATORS`` names the annotators; **unset, everyone identified is an
