@@ -23,6 +23,7 @@ __all__ = [
     "IDENTITY_OPTIONS",
     "LABEL_SETS_HELP",
     "NO_STORE",
+    "PEOPLE_LABEL_SETS_HELP",
     "add_db_argument",
     "add_paths",
     "errors",
@@ -94,12 +95,14 @@ def open_store(db: str | os.PathLike[str] | None, *, command: str, create: bool 
         raise BadInput(str(exc), path=command) from None
 
 
-#: What a label-set option (``--against``, ``--labels``) accepts, said the same way by every command.
-LABEL_SETS_HELP = (
-    "llm (the judge's labels), human (per example and label field, every annotator's latest decision: the labels "
-    "of the team's export), gold (the team's agreed or adjudicated labels) or one annotator's name "
-    "(annotator:NAME for a person named like one of these)"
+#: What an option naming people's labels (``--labels``) accepts, said the same way by every command.
+PEOPLE_LABEL_SETS_HELP = (
+    "human (per example and label field, every annotator's latest decision: the labels of the team's export), gold "
+    "(the team's agreed or adjudicated labels) or one annotator's name (annotator:NAME for a person named like one "
+    "of these)"
 )
+#: What a label-set option (``--against``) accepts: the judge's labels too.
+LABEL_SETS_HELP = "llm (the judge's labels), " + PEOPLE_LABEL_SETS_HELP
 
 
 def label_selection(
@@ -142,7 +145,7 @@ def export_selection(
     if labels is not None:
         if annotator is not None:
             raise BadInput("give --labels or --annotator, not both", path=command)
-        return label_selection(labels, store, option="--labels", path=path)
+        return label_selection(labels, store, option="--labels", path=path, people=True)
     names = store.annotators()
     if annotator is None:
         return HUMAN if len(names) > 1 else LabelSelection.of(names[0]) if names else None

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ragviz.analysis.labelsets.selection import GOLD, HUMAN, LabelSelection
-from ragviz.cli.common import EXIT_OK, LABEL_SETS_HELP, add_db_argument, export_selection, open_store
+from ragviz.cli.common import EXIT_OK, PEOPLE_LABEL_SETS_HELP, add_db_argument, export_selection, open_store
 from ragviz.data.errors import BadInput
 from ragviz.export.files import FORMATS
 from ragviz.export.targets import TARGETS, Exported, Target, export, format_from_name
@@ -145,7 +145,7 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
         "--labels",
         metavar="gold|latest|ANNOTATOR",
         default=None,
-        help=f"which label set to export: {LABEL_SETS_HELP}. latest is human (as --annotator '{EVERYONE}'); gold "
+        help=f"which label set to export: {PEOPLE_LABEL_SETS_HELP}. latest is human (as --annotator '{EVERYONE}'); gold "
         "rows carry label_source 'agreed' or 'adjudicated' with reviewer = who settled them, the rest keep the "
         "judge's labels (label_source 'llm')",
     )

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ragviz.cli.common import EXIT_OK, LABEL_SETS_HELP, add_db_argument, export_selection, open_store
+from ragviz.cli.common import EXIT_OK, PEOPLE_LABEL_SETS_HELP, add_db_argument, export_selection, open_store
 from ragviz.data.errors import BadInput
 
 __all__ = [
@@ -105,7 +105,7 @@ def _target(
     p.add_argument(
         "--labels",
         metavar="gold|latest|ANNOTATOR",
-        help=f"which label set: {LABEL_SETS_HELP}; latest is human",
+        help=f"which label set: {PEOPLE_LABEL_SETS_HELP}; latest is human",
     )
     return p
 

@@ -94,6 +94,7 @@ def test_export_over_shards_with_a_bad_row_leaves_the_output_alone(shards, tmp_p
     import ragviz.data.stream as stream
 
     monkeypatch.setattr(stream, "BATCH_ROWS", 50)
+    monkeypatch.setenv("RAGVIZ_DB", str(tmp_path / "labels.db"))  # not the person's own ~/.ragviz store
     shard = next((shards / "covidqa").glob("*.parquet"))
     table = pq.read_table(shard)
     pairs = table.column("response_sentences").to_pylist()

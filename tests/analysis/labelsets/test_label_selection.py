@@ -101,6 +101,8 @@ def test_annotators_named_like_the_kinds_are_people(tmp_path, capsys):
     assert written["reviewer"] == "gold" and written["label_source"] == "human"
     assert written["all_relevant_sentence_keys"] == []
     capsys.readouterr()
+    assert main(["export", str(SAMPLE_JSONL), "--db", str(db), "-o", str(out), "--labels", "llm"]) == 2
+    assert "--labels llm: this option names people's labels" in capsys.readouterr().err
 
     assert main(["agreement", str(SAMPLE_JSONL), "--db", str(db), "--against", "annotator:gold"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
