@@ -43,7 +43,7 @@ audit = audit_ui.audit_queue(ds, store, who, page.present)  # Queue: Audit sampl
 allowed, advance = audit_ui.follow_queue(audit, allowed, advance, go, st.session_state.get(REVIEW_INDEX, 0))
 
 
-def example() -> None:  # a fragment: a move reruns this alone (ragviz.ui.review.fragment)
+def example() -> None:  # the example part (ragviz.ui.review.fragment: able to run as a fragment)
     index, unknown_link = shown_row(ds, store, who, team_queue.walk_key(flt), allowed, go)  # resume, filter, link
     shown = state.example_labels(ds, index, who)
     ex, judge, current, uid = shown.example, shown.judge, shown.current, shown.example.uid
@@ -97,4 +97,4 @@ def example() -> None:  # a fragment: a move reruns this alone (ragviz.ui.review
     review.families_expander(ex, judge, current, record, redraws=state.redraw_count(), editable=editable, traces=traces)
 
 
-example_fragment(example)
+example_fragment(example, lambda: (store.reviewed_uids(who), store.corrected_uids(who)) != (reviewed, corrected))

@@ -283,5 +283,6 @@ def apply_events(ds: Dataset, who: str) -> None:
         touch(example.uid, key)
         if state.record_decision(example.uid, changes):
             st.session_state[DRAWN] = (example.uid, state.store().current_labels(example, who))
-        else:
+        else:  # refused or kept unsaved: the text redraws the stored labels, not the browser's click
+            state.bump_redraw_count()
             _notice_under(example.uid, key)
