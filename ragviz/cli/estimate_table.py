@@ -64,12 +64,15 @@ def _num(value: float | None, digits: int = 3) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
-def _with_ci(estimate: float | None, low: float | None, high: float | None) -> str:
+def _with_ci(
+    estimate: float | None, low: float | None, high: float | None, show: Callable[[float], str] = "{:.3f}".format
+) -> str:
+    """*estimate* [*low*, *high*] each written by *show*; "(no CI)" without bounds, "-" without an estimate."""
     if estimate is None:
         return "-"
     if low is None or high is None:
-        return f"{estimate:.3f} (no CI)"
-    return f"{estimate:.3f} [{low:.3f}, {high:.3f}]"
+        return f"{show(estimate)} (no CI)"
+    return f"{show(estimate)} [{show(low)}, {show(high)}]"
 
 
 def format_table(report: EstimateReport) -> str:
@@ -126,14 +129,6 @@ def _points(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:+.1f}"
 
 
-def _points_ci(estimate: float | None, low: float | None, high: float | None) -> str:
-    if estimate is None:
-        return "-"
-    if low is None or high is None:
-        return f"{_points(estimate)} (no CI)"
-    return f"{_points(estimate)} [{_points(low)}, {_points(high)}]"
-
-
 def compare_table(report: Any) -> str:
     """The comparison as fixed-width text: a headline, each metric's verdict, then B − A in points per subset."""
     from ragviz.analysis.compare_systems.words import headline, verdicts
@@ -148,8 +143,8 @@ def compare_table(report: Any) -> str:
             str(r["n_pairs"]),
             str(r["n_audited"]),
             _points(r["judge_diff"]),
-            _points_ci(r["people_diff"], r["people_low"], r["people_high"]),
-            _points_ci(r["ppi_diff"], r["ppi_low"], r["ppi_high"]) + (" (too few)" if r["more_needed"] else ""),
+            _with_ci(r["people_diff"], r["people_low"], r["people_high"], _points),
+            _with_ci(r["ppi_diff"], r["ppi_low"], r["ppi_high"], _points) + (" (too few)" if r["more_needed"] else ""),
             "-" if r["lambda"] is None else f"{r['lambda']:.2f}",
         ]
         for r in report.rows()
