@@ -33,12 +33,14 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from bench_review_browser import wait_healthy  # noqa: E402 - a sibling script, found through the line above
+
 RAGBENCH = ROOT.parent / "shared" / "ragbench"
 SYNTHETIC = "/tmp/syn100k"
 CHROMIUM = os.environ.get("RAGVIZ_CHROMIUM", "/usr/bin/chromium")
@@ -99,16 +101,7 @@ def serve(script: Path, env: dict[str, str], workdir: Path, root: Path = ROOT) -
     proc = subprocess.Popen(cmd, cwd=root, env=full_env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 300
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise SystemExit(f"server did not start; see {workdir}/server-{port}.log") from None
-                time.sleep(0.05)
+        wait_healthy(url, proc, 300, workdir / f"server-{port}.log", poll=0.05)
         yield url, proc.pid
     finally:
         proc.terminate()

@@ -54,6 +54,21 @@ def port_in_use(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) == 0
 
 
+def wait_healthy(url: str, proc: subprocess.Popen, timeout_s: float, log: Path, poll: float) -> None:
+    """Poll *url*'s ``/_stcore/health`` every *poll* seconds until it answers 200; exit naming *log* when the
+    server dies or *timeout_s* passes."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            if time.monotonic() > deadline or proc.poll() is not None:
+                raise SystemExit(f"server did not start; see {log}") from None
+            time.sleep(poll)
+
+
 @contextlib.contextmanager
 def server(data: str, port: int, workdir: Path) -> Iterator[tuple[str, float]]:
     """A fresh server on *data*; yields its URL and the monotonic time its health check first answered."""
@@ -76,16 +91,7 @@ def server(data: str, port: int, workdir: Path) -> Iterator[tuple[str, float]]:
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise SystemExit(f"server did not start; see {workdir / 'server.log'}") from None
-                time.sleep(0.02)
+        wait_healthy(url, proc, 120, workdir / "server.log", poll=0.02)
         yield url, time.monotonic()
     finally:
         proc.terminate()
