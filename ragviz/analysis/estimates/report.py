@@ -17,10 +17,9 @@ from typing import Any
 import numpy as np
 
 from ragviz.analysis.estimates.coverage import APPROXIMATE_BELOW, INTERVAL_COVERAGE, MIN_AUDITED, more_needed
-from ragviz.analysis.estimates.estimate import MetricEstimate, estimate_mean
+from ragviz.analysis.estimates.estimate import DEFAULT_INTERVAL, MetricEstimate, estimate_mean
 from ragviz.analysis.estimates.pairing import PairedExample, Pairing
 from ragviz.analysis.estimates.planner import SamplePlan, plan_sample_size
-from ragviz.analysis.estimates.ppi import DEFAULT_INTERVAL
 from ragviz.analysis.estimates.small_audit import FEW, Bounds
 from ragviz.metrics.registry import all_metrics
 
@@ -199,16 +198,19 @@ class EstimateReport:
         return out
 
     def intervals_used(self) -> str:
-        """The interval each metric got, for a header: ``"bootstrap-t"`` when every metric got the method asked
-        for, else e.g. ``"bootstrap-t (normal for adherence, completeness)"``; the note of :meth:`notes` says why."""
+        """The interval each metric got, for a header: ``"t"`` when every metric got the method asked for, else e.g.
+        ``"t (bootstrap-t for adherence)"`` (led by the one most got where none got it); :meth:`notes` says why."""
+        used = [m.ppi.method for m in self.overall.metrics.values() if m.ppi.method is not None]
+        # the method asked for, or (a design without it: the stratified design's t) the one most metrics got
+        base = self.interval if self.interval in used or not used else max(used, key=used.count)
         other: dict[str, list[str]] = {}
         for name, m in self.overall.metrics.items():
-            if m.ppi.method is not None and m.ppi.method != self.interval:
+            if m.ppi.method is not None and m.ppi.method != base:
                 other.setdefault(m.ppi.method, []).append(name)
         if not other:
-            return self.interval
+            return base
         parts = [f"{method} for " + ", ".join(names) for method, names in other.items()]
-        return f"{self.interval} ({'; '.join(parts)})"
+        return f"{base} ({'; '.join(parts)})"
 
     def sections(self) -> list[tuple[str, GroupEstimate]]:
         """``(group name, estimates)``: ``ALL`` first, then each group."""
