@@ -33,6 +33,7 @@ def crossfit_ipw_mean(
     :math:`\\lambda_{-k}` is :func:`~ragviz.analysis.audits.active.ipw_ppi_ci`'s tuning (clipped to [0, 1] with
     *clip*, as it clips with bounds). The mean lambda weights each fold by its examples.
 
+    >>> from ragviz.analysis.audits.active import ipw_ppi_ci
     >>> rng = np.random.default_rng(1); t = (rng.random(3000) < 0.7) * 1.0
     >>> f = np.where(rng.random(3000) < 0.85, t, 1 - t); pi = rng.uniform(0.02, 0.1, 3000); a = rng.random(3000) < pi
     >>> est, lam = crossfit_ipw_mean(t[a], f[a], pi[a], f[~a])
