@@ -450,11 +450,11 @@ STORE_LAYERS: tuple[tuple[str, ...], ...] = (
     ("schema", "identity_folds"),  # the schema: its migration sets and runner, and what migration 020 folded
     ("database",),  # one connection interface over the backends
     ("connection",),  # the public read / write interface
-    ("label_events", "judge_sets", "sources", "team.guidelines"),  # the parts the core is composed of, each its SQL
+    # the parts the core is composed of, each owning its SQL
+    ("label_events", "judge_sets", "sources", "audit_samples", "team.guidelines"),
     ("label_store",),  # the core: decisions, statuses, the composed parts
     # what is built over the core: its functions take a LabelStore
     (
-        "audit_samples",
         "judge_versions",
         "judge_confidence",
         "sign_ins",

@@ -79,7 +79,6 @@ def _data_uids(store: Any, data: Sequence[str]) -> list[str]:
 
 
 def _assign(args: argparse.Namespace) -> int:
-    from ragviz.store.audit_samples import get_sample
     from ragviz.store.team.assignments import AssignmentError, assign
 
     pool = [n for n in args.pool.split(",") if n.strip()]
@@ -88,7 +87,7 @@ def _assign(args: argparse.Namespace) -> int:
             raise BadInput("no data: name DATA files, or open the data in the app first", path=f"{COMMAND} assign")
         uids = _data_uids(store, args.data) if args.data or args.sample is None else None
         if args.sample is not None:
-            sample = get_sample(store, args.sample)
+            sample = store.audits.get_sample(args.sample)
             if sample is None:
                 raise BadInput(f"no audit sample {args.sample} in this store", path=store.location, field="--sample")
             loaded = set(uids) if uids is not None else None

@@ -47,6 +47,7 @@ from ragviz.data.labels import (
     field_value,
 )
 from ragviz.data.model import Example, Labels
+from ragviz.store.audit_samples import AuditSamples
 from ragviz.store.connection import Query, StoreConnection
 from ragviz.store.database import DB_ENV, Database, default_db, default_db_path, open_database
 from ragviz.store.errors import Conflict, StaleEdit, StoreError, StoreUnavailable
@@ -113,6 +114,7 @@ class LabelStore:
         self.dialect = db.dialect
         self.sources = DataSources(self._conn)  # data files and uploads (sources.py)
         self.judge = JudgeLabels(self._conn)  # the judge's label sets (judge_sets.py)
+        self.audits = AuditSamples(self._conn)  # audit samples and the team's choice (audit_samples.py)
         try:
             migrate(db, StoreError, "label store")
         except StoreError:

@@ -123,11 +123,9 @@ def test_an_annotator_whose_assignments_skip_the_first_example_resumes_where_she
 
 
 def test_the_audit_queue_counts_only_her_own_reviews_during_a_blind_round(app_env, monkeypatch):
-    from ragviz.store.audit_samples import draw_sample
-
     ds = load([SAMPLE_JSONL]).dataset
     with LabelStore(app_env["db"]) as store:
-        sample = draw_sample(store, ds.uids, 4, "lead", seed=1)
+        sample = store.audits.draw_sample(ds.uids, 4, "lead", seed=1)
         assign(store, list(sample.members), 2, ["tester", "bob"], "lead")
         for uid in sample.members[:3]:
             store.record(uid, "bob", REVIEW)  # bob is ahead of her

@@ -16,7 +16,6 @@ from ragviz.analysis.team.alpha import Alpha
 from ragviz.analysis.team.dashboard import TeamFigures, team_figures
 from ragviz.analysis.team.gold import ExampleRound, team_round
 from ragviz.analysis.team.progress import Progress, median_seconds, team_progress
-from ragviz.store.audit_samples import team_choice
 from ragviz.store.roles import ANNOTATORS_ENV, listed_names
 from ragviz.store.team.adjudications import adjudication_version
 from ragviz.store.team.assignments import AssignmentError, assign, assignment_version, latest_round, reassign_leaver
@@ -233,14 +232,12 @@ def assign_panel(ds: Any, who: str, progress: Progress) -> None:
         # no known name yet: no empty, greyed-out picker (its faded label also fails WCAG AA contrast)
         picked = st.multiselect("Pool (known names)", known, default=list(last.pool) if last else []) if known else []
         typed = st.text_input("More names (comma-separated e-mail addresses or names)")
-        choice = team_choice(store)
+        choice = store.audits.team_choice()
         scopes = ["Every loaded example"] + ([f"The team's audit sample ({choice.sample_id})"] if choice else [])
         scope = st.radio("Which examples", scopes, horizontal=True)
         if st.form_submit_button("Assign", type="primary"):
-            from ragviz.store.audit_samples import get_sample
-
             pool = [*picked, *(n.strip() for n in typed.split(",") if n.strip())]
-            sample = get_sample(store, choice.sample_id) if choice and scope != scopes[0] else None
+            sample = store.audits.get_sample(choice.sample_id) if choice and scope != scopes[0] else None
             uids = [u for u in sample.members if ds.index_of(u) is not None] if sample else list(ds.uids)
             _assign(uids, int(overlap), pool, who, sample.id if sample else None)
             st.rerun()
