@@ -160,7 +160,6 @@ def _room_graph() -> dict[str, set[str]]:
 # Floors whose rooms still import each other in a circle, each with who is taking it apart; the lead empties
 # this as their work lands.
 ROOM_CIRCLES_WAIVED = {
-    "store": "label_store / team: the store's composed parts (house)",
     "analysis": "agreement / estimates / figure_intervals / labelsets / team: whose labels (identity)",
 }
 
@@ -451,7 +450,7 @@ STORE_LAYERS: tuple[tuple[str, ...], ...] = (
     ("database",),  # one connection interface over the backends
     ("connection",),  # the public read / write interface
     # the parts the core is composed of, each owning its SQL
-    ("label_events", "judge_sets", "sources", "audit_samples", "team.guidelines"),
+    ("label_events", "judge_sets", "sources", "audit_samples", "team"),
     ("label_store",),  # the core: decisions, statuses, the composed parts
     # what is built over the core: its functions take a LabelStore
     (
@@ -459,10 +458,7 @@ STORE_LAYERS: tuple[tuple[str, ...], ...] = (
         "judge_confidence",
         "sign_ins",
         "trace_pushes",
-        "team.adjudications",
-        "team.assignments",
     ),
-    ("team",),  # the packages' entry points
 )
 
 

@@ -79,7 +79,7 @@ def _data_uids(store: Any, data: Sequence[str]) -> list[str]:
 
 
 def _assign(args: argparse.Namespace) -> int:
-    from ragviz.store.team.assignments import AssignmentError, assign
+    from ragviz.store.team.assignments import AssignmentError
 
     pool = [n for n in args.pool.split(",") if n.strip()]
     with open_store(args.db, command=f"{COMMAND} assign", create=bool(args.data)) as store:
@@ -93,7 +93,7 @@ def _assign(args: argparse.Namespace) -> int:
             loaded = set(uids) if uids is not None else None
             uids = [u for u in sample.members if loaded is None or u in loaded]
         try:
-            made = assign(store, uids or [], args.overlap, pool, args.by, args.sample)
+            made = store.team.assignments.assign(uids or [], args.overlap, pool, args.by, args.sample)
         except AssignmentError as exc:
             raise BadInput(str(exc), path=f"{COMMAND} assign") from None
     print(
@@ -105,11 +105,11 @@ def _assign(args: argparse.Namespace) -> int:
 
 
 def _reassign(args: argparse.Namespace) -> int:
-    from ragviz.store.team.assignments import AssignmentError, reassign_leaver
+    from ragviz.store.team.assignments import AssignmentError
 
     with open_store(args.db, command=COMMAND) as store:
         try:
-            made = reassign_leaver(store, args.leave.strip(), args.by)
+            made = store.team.assignments.reassign_leaver(args.leave.strip(), args.by)
         except AssignmentError as exc:
             raise BadInput(str(exc), path=f"{COMMAND} reassign", field="--leave") from None
     print(f"round {made.id}: {args.leave}'s open examples handed out ({made.added:,} assignments)", file=sys.stderr)

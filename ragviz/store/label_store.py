@@ -74,6 +74,7 @@ from ragviz.store.roles import identity_name
 from ragviz.store.schema import migrate
 from ragviz.store.sources import DataSources
 from ragviz.store.status_cache import StatusCaches
+from ragviz.store.team import Team
 from ragviz.store.team.guidelines import guideline_in_force
 
 __all__ = [
@@ -115,6 +116,7 @@ class LabelStore:
         self.sources = DataSources(self._conn)  # data files and uploads (sources.py)
         self.judge = JudgeLabels(self._conn)  # the judge's label sets (judge_sets.py)
         self.audits = AuditSamples(self._conn)  # audit samples and the team's choice (audit_samples.py)
+        self.team = Team(self)  # a team's round (team/): it builds on this core's statuses
         try:
             migrate(db, StoreError, "label store")
         except StoreError:
