@@ -2,8 +2,8 @@
 the true-negative rate, RMSE, the judge's bias), under one rule for every place that shows them (Dashboard,
 report, Explainer, ``ragviz agreement``, ``ragviz judge compare``):
 
-- below :data:`ragviz.analysis.estimates.coverage.MIN_REVIEWED` reviewed examples, no interval, and the words
-  of :func:`ragviz.analysis.estimates.coverage.too_few_words` ("too few reviewed to say (6 of 10)");
+- below :data:`ragviz.analysis.coverage.MIN_REVIEWED` reviewed examples, no interval, and the words
+  of :func:`ragviz.analysis.coverage.too_few_words` ("too few reviewed to say (6 of 10)");
 - a proportion (accuracy, precision, recall, true-negative rate, and F1 through the share tp / (tp + fp + fn),
   F1 = 2q / (1 + q)) gets the Clopper-Pearson interval at its effective number of decisions: the decisions of
   one example are made together, so they count as ``decisions / design effect``, the design effect estimated
@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from ragviz.analysis.estimates.coverage import MIN_REVIEWED, too_few_words
+from ragviz.analysis.coverage import MIN_REVIEWED, too_few_words
 from ragviz.analysis.stats import binary_kappa
 
 __all__ = [
