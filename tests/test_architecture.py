@@ -159,9 +159,7 @@ def _room_graph() -> dict[str, set[str]]:
 
 # Floors whose rooms still import each other in a circle, each with who is taking it apart; the lead empties
 # this as their work lands.
-ROOM_CIRCLES_WAIVED = {
-    "analysis": "agreement / estimates / figure_intervals / labelsets / team: whose labels (identity)",
-}
+ROOM_CIRCLES_WAIVED: dict[str, str] = {}
 
 
 def test_the_room_graph_sees_rooms_and_loose_modules():
@@ -207,8 +205,6 @@ HARD_MODULE_LINES = 600
 # Modules others are taking apart in this round, each with who; the rule holds for them once the lead empties
 # this list (their work merged).
 MODULE_SIZE_WAIVED = {
-    "ragviz/analysis/labelsets/": "one LabelSelection for whose labels (identity)",
-    "ragviz/analysis/estimates/pairing.py": "honest-numbers leftovers in analysis/estimates (stats)",
     "ragviz/data/formats/json_rows.py": "JSONL load speed (speed)",
 }
 

@@ -13,7 +13,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from ragviz.analysis.estimates.coverage import MIN_AUDITED
+from ragviz.analysis.coverage import MIN_AUDITED
 from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK, add_db_argument, open_store
 from ragviz.cli.estimate_table import format_table, write_report
 from ragviz.data.errors import BadInput

@@ -9,7 +9,8 @@ from collections import Counter
 
 import pytest
 
-from ragviz.analysis.estimates.pairing import audit_progress, member_rows, pair_store
+from ragviz.analysis.estimates.audit_progress import audit_progress
+from ragviz.analysis.estimates.pairing import member_rows, pair_store
 from ragviz.analysis.estimates.report import estimate_report
 from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.cli.main import main

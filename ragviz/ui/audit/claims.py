@@ -14,8 +14,8 @@ from collections.abc import Sequence
 
 import streamlit as st
 
+from ragviz.analysis.coverage import MIN_AUDITED
 from ragviz.analysis.estimates.claims import pair_claims
-from ragviz.analysis.estimates.coverage import MIN_AUDITED
 from ragviz.analysis.estimates.report import estimate_report
 from ragviz.data.checked_claims import CheckedItem
 from ragviz.store.audit_samples import AuditSample, AuditSampleError

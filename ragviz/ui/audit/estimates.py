@@ -17,7 +17,7 @@ import streamlit as st
 from ragviz.analysis.audits.design_plan import design_plan_text, plan_design, target_progress_text
 from ragviz.analysis.audits.designs import DesignError
 from ragviz.analysis.audits.sample_estimate import design_sentence, design_title, sample_report
-from ragviz.analysis.estimates.coverage import MIN_AUDITED
+from ragviz.analysis.coverage import MIN_AUDITED
 from ragviz.analysis.estimates.pairing import Pairing
 from ragviz.analysis.estimates.report import ALL, EstimateReport, plain_words, too_few_text
 from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection

@@ -15,7 +15,7 @@ from ragviz.analysis.audits.judge_confidence import with_judge_confidence
 from ragviz.analysis.audits.samples import grow_design
 from ragviz.analysis.audits.seed_notes import seed_notes
 from ragviz.analysis.compare_systems.audit import grow_paired
-from ragviz.analysis.estimates.pairing import audit_progress
+from ragviz.analysis.estimates.audit_progress import audit_progress
 from ragviz.analysis.review.audit_queue import AuditQueue
 from ragviz.analysis.review.queue import nearest_match
 from ragviz.data.dataset import Dataset

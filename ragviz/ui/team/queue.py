@@ -78,17 +78,19 @@ def names_shown(store: LabelStore, who: str) -> list[str]:
 
 def blind_label_sets(names: list[LabelSelection], store: LabelStore, who: str) -> list[LabelSelection]:
     """*names* (label sets a picker offers) without anyone else's labels while a blind round is on and the
-    person is no admin: the judge's and their own stay (their own even before their first decision), and the
-    gold labels only once the round is closed (:meth:`~ragviz.store.team.assignments.Assignments.round_open`):
-    until then whether an example of theirs has gold would tell them whether their partner agreed."""
-    from ragviz.analysis.labelsets.selection import GOLD, JUDGE
+    person is no admin: the judge's (any version's) and their own stay (their own even before their first
+    decision), and the gold labels only once the round is closed
+    (:meth:`~ragviz.store.team.assignments.Assignments.round_open`): until then whether an example of theirs has
+    gold would tell them whether their partner agreed."""
+    from ragviz.analysis.labelsets.selection import GOLD
 
     if not blind_for_me(store):
         return names
     gold = not store.team.assignments.round_open()
     mine = LabelSelection.of(who)
-    kept = [n for n in names if n in (JUDGE, mine) or (gold and n == GOLD)]
-    return kept if any(n != JUDGE for n in kept) else [*kept, mine]
+    judges = ("judge", "version")  # the judge's labels, any version's: nobody's decisions
+    kept = [n for n in names if n.kind in judges or n == mine or (gold and n == GOLD)]
+    return kept if any(n.kind not in judges for n in kept) else [*kept, mine]
 
 
 def walk_key(flt: Any) -> tuple[Any, Any]:
