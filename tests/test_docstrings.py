@@ -38,14 +38,6 @@ LONG_DOCSTRINGS_WAIVED = {
     "ragviz/export/shapes.py": "100k export (compare)",
     "ragviz/export/traces/annotations.py": "100k export (compare)",
     "ragviz/export/traces/langfuse.py": "100k export (compare)",
-    "ragviz/store/audit_samples.py": "the store's composed parts (house)",
-    "ragviz/store/connection.py": "the store's composed parts (house)",
-    "ragviz/store/identity_folds.py": "the store's composed parts (house)",
-    "ragviz/store/label_store.py": "the store's composed parts (house)",
-    "ragviz/store/paths.py": "the store's composed parts (house)",
-    "ragviz/store/postgres.py": "the store's composed parts (house)",
-    "ragviz/store/schema/__init__.py": "the store's composed parts (house)",
-    "ragviz/store/sources.py": "the store's composed parts (house)",
     "ragviz/ui/review/sentence_editor.py": "the Review page at the framework's floor (speed)",
 }
 
