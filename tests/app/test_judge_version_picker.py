@@ -13,7 +13,7 @@ from ragviz.judge.prompt import PROMPT_VERSION
 from ragviz.judge.versions.prompt import version_prompt
 from ragviz.judge.versions.registry import create_version
 from ragviz.store.label_store import LabelStore
-from tests.apptest_helpers import open_page
+from tests.apptest_helpers import open_page, shown
 from tests.sample import SAMPLE_DATA
 
 
@@ -54,3 +54,20 @@ def test_the_dashboard_offers_judge_versions_and_measures_the_judge_against_one(
     table = next(df.value for df in at.dataframe if "Cohen's κ" in df.value.columns)
     relevant = table[table["label"] == "relevant"].iloc[0]
     assert relevant["FP"] == 0 and relevant["TP"] == judge_keys  # the judge's latest labels are v1's
+
+
+def test_the_export_page_offers_an_admin_a_judge_versions_labels(app_env):
+    v2, _ = _two_versions(app_env["db"])
+    at = open_page("pages/export.py")  # locally the person is the admin
+    assert [shown(o) for o in at.radio(key="export.whose").options] == [
+        "Yours (tester)",
+        "The team's: every annotator's latest decision per label field, with a reviewer per row",
+        "judge:v1: judge version v1's labels",
+        "judge:v2: judge version v2's labels",
+    ]
+    at.radio(key="export.whose").set_value(LabelSelection.of_version("v2", v2)).run()
+    assert not at.exception
+    assert any("Where judge version v2 labelled an example" in shown(c.value) for c in at.caption)
+    command = next(c.value for c in at.code if c.value.startswith("ragviz export"))
+    assert command.endswith("-o labels.jsonl --labels judge:v2")  # the command line names it as the picker does
+    assert [b.label for b in at.get("download_button")] == ["Download labels (JSONL)"]  # built: the export ran
