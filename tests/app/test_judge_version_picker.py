@@ -45,6 +45,10 @@ def test_the_dashboard_offers_judge_versions_and_measures_the_judge_against_one(
     assert not at.exception
     assert at.selectbox(key="dashboard.against").value == LabelSelection.of_version("v2", v2)
     assert [i.value.split(":")[0] for i in at.info] == ["Too few reviewed to say (3 of 10)"]
+    assert any(
+        "on the 3 examples judge version v2 labelled; precision/recall treat its labels" in shown(c.value)
+        for c in at.caption
+    )
     table = next(df.value for df in at.dataframe if "Cohen's κ" in df.value.columns)
     relevant = table[table["label"] == "relevant"].iloc[0]
     # v2 marked nothing relevant: every sentence the judge (v1, latest) marked is a false positive against it

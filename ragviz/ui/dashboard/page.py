@@ -138,12 +138,22 @@ def judge_agreement(
 ) -> None:
     """The judge's labels against *against*'s on the examples a person decided on: per-label
     figures, score RMSEs, confusion matrices and the judge-vs-human scatter."""
+    version = against.kind == "version"  # judge:NAME: that version's labels are the truth, on what it labelled
     if agreement.n_examples == 0:
-        st.info("No example has a human decision yet: review some on the Review page to see judge-vs-human agreement.")
+        st.info(
+            f"Judge version {render.md_escape(against.version)} labelled none of these examples."
+            if version
+            else "No example has a human decision yet: review some on the Review page to see judge-vs-human agreement."
+        )
         return
+    decided, truth = (
+        (f"judge version {render.md_escape(against.version)} labelled", "its labels")
+        if version
+        else ("a person decided on", "the human labels")
+    )
     st.caption(
-        f"The judge's labels against {render.md_escape(str(against))}'s on the {agreement.n_examples} examples a person decided on; "
-        "precision/recall treat the human labels as the truth. 95 % intervals over the examples: "
+        f"The judge's labels against {render.md_escape(str(against))}'s on the {agreement.n_examples} examples "
+        f"{decided}; precision/recall treat {truth} as the truth. 95 % intervals over the examples: "
         + render.md_escape(INTERVAL_NOTE)
         + "."
     )
