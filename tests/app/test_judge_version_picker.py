@@ -75,3 +75,30 @@ def test_the_export_page_offers_an_admin_a_judge_versions_labels(app_env):
     command = next(c.value for c in at.code if c.value.startswith("ragviz export"))
     assert command.endswith("-o labels.jsonl --labels judge:v2")  # the command line names it as the picker does
     assert [b.label for b in at.get("download_button")] == ["Download labels (JSONL)"]  # built: the export ran
+
+
+def test_the_dashboards_link_carries_its_label_set(app_env):
+    """``?labels=`` in ``--against``'s words opens the Dashboard on that label set and follows the picker; a label
+    set the page does not offer is said in one line, naming those it offers, and the page stays on human."""
+    v2, _ = _two_versions(app_env["db"])
+    at = open_page("pages/dashboard.py", labels="judge:v2")
+    assert at.selectbox(key="dashboard.against").value == LabelSelection.of_version("v2", v2)
+    assert any("examples judge version v2 labelled" in shown(c.value) for c in at.caption)
+    assert any(shown(c.value).startswith("22 examples · 3 labelled by judge version v2 (judge:v2)") for c in at.caption)
+    assert at.query_params["labels"] == "judge:v2"
+    at.selectbox(key="dashboard.against").set_value(LabelSelection.of_version("v1", PROMPT_VERSION)).run()
+    assert at.query_params["labels"] == "judge:v1"  # a copied link opens v1 now
+    human = at.selectbox(key="dashboard.against").options.index("human")
+    at.selectbox(key="dashboard.against").select_index(human).run()
+    assert at.selectbox(key="dashboard.against").value.name == "human"
+    assert "labels" not in at.query_params  # human, the default, needs no parameter
+
+    at = open_page("pages/dashboard.py", labels="judge:v9")
+    assert [shown(w.value) for w in at.warning] == [
+        "?labels=judge:v9: not a label set this page offers you (it offers: human, judge:v1, judge:v2)"
+    ]
+    assert at.selectbox(key="dashboard.against").value.name == "human"
+    at = open_page("pages/dashboard.py", labels="gold")  # no team round assigned: no gold labels to offer
+    assert [shown(w.value) for w in at.warning] == [
+        "?labels=gold: not a label set this page offers you (it offers: human, judge:v1, judge:v2)"
+    ]
