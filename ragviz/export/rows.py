@@ -43,7 +43,6 @@ from ragviz.data.ragbench import (
     overrides_from_row,
 )
 from ragviz.metrics.trace import TRACE_METRICS, TraceScores, trace_scores
-from ragviz.store.audit_samples import audit_members
 from ragviz.store.events import base_labels, fold_labels, status_of, without_contradicting_explanations
 from ragviz.store.label_store import LabelStore
 
@@ -173,7 +172,7 @@ def _batches(
     if store is not None and whose is not None and whose.kind == "version":  # judge:NAME: uid -> its latest labels
         statuses = store.judge.of_prompt(whose.prompt_version)  # its rows' labels and llm_ copies (label_source llm)
     judged = store.judge.judged_uids() if store is not None else set()
-    members = audit_members(store) if store is not None else set()
+    members = store.audits.audit_members() if store is not None else set()
     n_sentences = dataset.n_context_sentences
     uids = dataset.uids
     table = dataset.table

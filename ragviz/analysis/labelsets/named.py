@@ -48,9 +48,8 @@ def label_sets(store: LabelStore | None) -> list[LabelSelection]:
     *store*: what a label-set picker offers, in order."""
     if store is None:
         return [JUDGE, HUMAN]
-    from ragviz.store.team.assignments import assignment_version
 
-    return offered(store.annotators(), gold=bool(assignment_version(store)))
+    return offered(store.annotators(), gold=bool(store.team.assignments.assignment_version()))
 
 
 def judge_labels(example: Example, store: LabelStore | None) -> Labels | None:

@@ -94,7 +94,8 @@ def team_figures(
 ) -> TeamFigures:
     """The dashboard over *rounds* (:func:`ragviz.analysis.team.gold.team_round`), with *seconds* (median per
     annotator, :func:`ragviz.analysis.team.progress.median_seconds`) and the guideline version of each
-    annotator's last decision per example (*versions*, :func:`ragviz.store.team.guidelines.decision_versions`)."""
+    annotator's last decision per example (*versions*,
+    :meth:`ragviz.store.team.guidelines.TeamGuidelines.decision_versions`)."""
     names = sorted({n for r in rounds.values() for n in (*r.labellers, *r.done)})
     acc: dict[str, dict[str, dict[str, Share]]] = {n: {"gold": {}, "others": {}, "judge": {}} for n in names}
     decided = dict.fromkeys(names, 0)

@@ -34,7 +34,6 @@ from ragviz.judge.versions.spec import (
     version_from_json,
     version_to_json,
 )
-from ragviz.store.audit_samples import audit_members
 from ragviz.store.events import now_iso
 from ragviz.store.judge_versions import (
     JudgeVersionExists,
@@ -98,7 +97,7 @@ def team_judge(store: LabelStore) -> tuple[JudgeVersion, JudgePrompt, Promotion 
     """The team's judge, its prompt (BadInput when a few-shot example is in an audit sample: those are test
     sets) and its promotion (``None`` for ``v1`` never promoted): what the Label page and ``ragviz label`` run."""
     version, promotion = current_version(store)
-    return version, version_prompt(version, audit_members(store), AUDIT_SAMPLES), promotion
+    return version, version_prompt(version, store.audits.audit_members(), AUDIT_SAMPLES), promotion
 
 
 def version_names_by_prompt(store: LabelStore) -> dict[str, str]:
@@ -250,7 +249,7 @@ def draft_version(
         created_by=created_by,
         created_at=now_iso(),
     )
-    check_shots_outside(version, audit_members(store), AUDIT_SAMPLES)
+    check_shots_outside(version, store.audits.audit_members(), AUDIT_SAMPLES)
     return version
 
 
@@ -260,7 +259,7 @@ def create_version(
     """Check and store a new version (see :func:`draft_version` for *draft*'s options); *check_on* are the
     examples whose requests must fit the model's context (default: the few-shot examples' own)."""
     version = draft_version(store, dataset, name, **draft)  # type: ignore[arg-type]
-    prompt = version_prompt(version, audit_members(store), AUDIT_SAMPLES)
+    prompt = version_prompt(version, store.audits.audit_members(), AUDIT_SAMPLES)
     check_fits(version, prompt, list(check_on), version.model)
     try:
         insert_version(store, name, prompt.version, version_to_json(version), version.created_by or "unknown")
