@@ -102,3 +102,15 @@ def test_the_dashboards_link_carries_its_label_set(app_env):
     assert [shown(w.value) for w in at.warning] == [
         "?labels=gold: not a label set this page offers you (it offers: human, judge:v1, judge:v2)"
     ]
+
+
+def test_the_compare_page_diffs_two_judge_versions(app_env):
+    v2, judge_keys = _two_versions(app_env["db"])
+    at = open_page("pages/compare.py")
+    assert at.selectbox(key="compare.a").options == ["llm", "human", "judge:v1", "judge:v2"]
+    at.selectbox(key="compare.a").set_value(LabelSelection.of_version("v1", PROMPT_VERSION))
+    at.selectbox(key="compare.b").set_value(LabelSelection.of_version("v2", v2)).run()
+    assert not at.exception
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["examples compared"] == "3"  # the rows both versions labelled
+    assert metrics["relevant keys ±"] == f"+0 / −{judge_keys}"  # v2 marked none of v1's relevant sentences
