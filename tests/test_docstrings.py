@@ -27,8 +27,6 @@ LONG_DOCSTRINGS_WAIVED = {
     "ragviz/analysis/estimates/crossfit.py": "small-n numbers (stats)",
     "ragviz/analysis/estimates/pairing.py": "small-n numbers (stats)",
     "ragviz/analysis/estimates/ppi.py": "small-n numbers (stats)",
-    "ragviz/analysis/labelsets/named.py": "one LabelSelection for whose labels (identity)",
-    "ragviz/analysis/labelsets/selection.py": "one LabelSelection for whose labels (identity)",
     "ragviz/analysis/team/alpha.py": "team round at 100k (compare)",
     "ragviz/analysis/team/imports.py": "team round at 100k (compare)",
     "ragviz/data/formats/openinference.py": "JSONL load speed (compare)",
