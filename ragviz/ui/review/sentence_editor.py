@@ -172,6 +172,9 @@ def context_editor(
     data = context_data(uid, documents, kept, editable, selected, judge_unsure(uid).context)
     if view is not None:
         data["view"] = view
+    # a click refused or kept unsaved leaves the labels as drawn before: the count makes the data differ, so the
+    # browser redraws the stored labels over its click (identical data would leave the clicked state drawn)
+    data["drawn"] = state.redraw_count()
     notice = st.session_state.pop(NOTICE, None)
     if notice is not None and notice[0] == uid:  # a click refused on this run: said under its sentence
         data["notice"] = {"key": notice[1], "text": notice[2], "id": notice[3]}
