@@ -46,6 +46,7 @@ __all__ = [
     "CONTEXT_KEY",
     "DRAWN",
     "EVENTS",
+    "HINT",
     "NOTICE",
     "RESPONSE_KEY",
     "TOUCHED",
@@ -178,15 +179,18 @@ def context_editor(
     notice = st.session_state.pop(NOTICE, None)
     if notice is not None and notice[0] == uid:  # a click refused on this run: said under its sentence
         data["notice"] = {"key": notice[1], "text": notice[2], "id": notice[3]}
+    if editable:  # drawn under the documents by the editor: one element fewer to redraw on every move (issue 38)
+        data["hint"] = HINT
     _component(key=CONTEXT_KEY, data=data, on_edit_change=partial(queue_event, CONTEXT_KEY))
     for doc in data["docs"]:
         if doc["cut"]:
             st.html(f"<div>{render.esc(doc['title'])}:{render.cut_note_html(doc['cut'])}</div>")
-    if editable:
-        st.caption(
-            "Click a sentence (keys: Tab into the text, ← →, Enter) for its next label: none → R → R+U → U. "
-            "Shift+click (Shift+Enter): it supports the selected response sentence, or no longer does."
-        )
+
+
+HINT = (
+    "Click a sentence (keys: Tab into the text, ← →, Enter) for its next label: none → R → R+U → U. "
+    "Shift+click (Shift+Enter): it supports the selected response sentence, or no longer does."
+)
 
 
 def judge_unsure(uid: str) -> UnsureSentences:
