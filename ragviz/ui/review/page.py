@@ -291,7 +291,9 @@ def support_controls(
     st.segmented_control(
         f"Sentence {render.md_escape(span.key)} is",
         [SUPPORTED, UNSUPPORTED],
-        format_func=lambda state: SUPPORT_CHOICE_LABELS[state],
+        # the leading space: Streamlit looks for an emoji at the start of a non-ASCII first word, and its emoji
+        # catalogue costs a page's first run a second under load (issue 38); the space is not drawn
+        format_func=lambda state: " " + SUPPORT_CHOICE_LABELS[state],
         default=chosen,
         key=status_key,
         on_change=_with_verdict,
