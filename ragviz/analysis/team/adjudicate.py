@@ -9,7 +9,7 @@ from ragviz.analysis.team.gold import ExampleRound, Unit, example_round, settled
 from ragviz.data.model import Example
 from ragviz.errors import BadInput
 from ragviz.store.label_store import LabelStore
-from ragviz.store.team.adjudications import StaleAdjudication, latest_adjudication_id, settle
+from ragviz.store.team.adjudications import StaleAdjudication
 
 __all__ = [
     "AdjudicationError",
@@ -47,7 +47,7 @@ def next_to_adjudicate(
 def shown_now(example: Example, store: LabelStore) -> tuple[ExampleRound, str]:
     """The example's round and the fingerprint of what an adjudicator is shown of it now."""
     r = example_round(example, store)
-    return r, shown_fingerprint(example, r.labels, latest_adjudication_id(store, example.uid))
+    return r, shown_fingerprint(example, r.labels, store.team.adjudications.latest_adjudication_id(example.uid))
 
 
 def settle_example(
@@ -62,7 +62,7 @@ def settle_example(
     *chosen* take the value every labeller agrees on). Refused when the example is not ready, when a
     difference has no value, or (``StaleAdjudication``) when what was shown (*seen*) changed meanwhile."""
     r = example_round(example, store)
-    if shown_fingerprint(example, r.labels, latest_adjudication_id(store, example.uid)) != seen:
+    if shown_fingerprint(example, r.labels, store.team.adjudications.latest_adjudication_id(example.uid)) != seen:
         raise StaleAdjudication(example.uid)  # said first: what was chosen was chosen on other labels
     if not r.ready:
         waiting = ", ".join(n for n in r.labellers if n not in r.done) or "its annotators"
@@ -76,6 +76,8 @@ def settle_example(
 
     def fingerprint_now() -> str:
         now = example_round(example, store)
-        return shown_fingerprint(example, now.labels, latest_adjudication_id(store, example.uid))
+        return shown_fingerprint(example, now.labels, store.team.adjudications.latest_adjudication_id(example.uid))
 
-    return settle(store, example.uid, adjudicator, settled_fields(example, values, explanations), seen, fingerprint_now)
+    return store.team.adjudications.settle(
+        example.uid, adjudicator, settled_fields(example, values, explanations), seen, fingerprint_now
+    )

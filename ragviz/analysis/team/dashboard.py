@@ -189,7 +189,7 @@ def team_figures(
     """The dashboard over *rounds* (:func:`ragviz.analysis.team.table.round_table`, or every example compared one
     by one: :func:`ragviz.analysis.team.gold.team_round`), with *seconds* (median per annotator,
     :func:`ragviz.analysis.team.progress.median_seconds`) and the guideline version of each annotator's last
-    decision per example (*versions*, :func:`ragviz.store.team.guidelines.decision_versions`)."""
+    decision per example (*versions*, :meth:`ragviz.store.team.guidelines.TeamGuidelines.decision_versions`)."""
     table = rounds if isinstance(rounds, RoundTable) else RoundTable.from_rounds(rounds)
     n = len(table)
     names = sorted({w for i in range(n) for w in (*table.labellers(i), *table.done[i])})

@@ -27,8 +27,7 @@ from ragviz.data.model import Example, Labels, Provenance
 from ragviz.data.ragbench import unsupported_keys
 from ragviz.store.events import Event, base_labels, effective_events, fold_labels
 from ragviz.store.label_store import LabelStore
-from ragviz.store.team.adjudications import Adjudication, settlement_of, settlements
-from ragviz.store.team.assignments import assigned, assigned_to
+from ragviz.store.team.adjudications import Adjudication
 
 __all__ = [
     "ADJUDICATED",
@@ -272,12 +271,12 @@ def decided_by(store: LabelStore) -> dict[str, list[str]]:
 def example_round(example: Example, store: LabelStore) -> ExampleRound:
     """Where one example stands now (a handful of queries: the adjudication view and the stale check)."""
     uid = example.uid
-    assignees = assigned_to(store, uid)
+    assignees = store.team.assignments.assigned_to(uid)
     events = events_by_example(store, uid).get(uid, {})
     done = tuple(sorted(who for who in events if store.status(uid, who).reviewed))
     stored_judge = store.judge.labels(uid)
     base = base_labels(example, stored_judge)
-    settlement = settlement_of(store, uid)
+    settlement = store.team.adjudications.settlement_of(uid)
     judge = stored_judge if stored_judge is not None else example.judge_labels  # labelsets.named.judge_labels_of
     return _round_of(example, assignees, done, base, events, settlement, judge)
 
@@ -290,7 +289,7 @@ def team_round(
 ) -> dict[str, ExampleRound]:
     """uid -> :class:`ExampleRound` for every loaded example someone is assigned to or decided on (or
     those of *uids*), in row order. A few bulk queries; only those examples are built."""
-    assignees = assigned(store)
+    assignees = store.team.assignments.assigned()
     done = decided_by(store)
     wanted = set(assignees) | set(done) if uids is None else set(uids)
     rows = sorted(i for i in map(dataset.index_of, wanted) if i is not None)
@@ -307,11 +306,11 @@ def rounds_at(
     examples: Mapping[int, Example] | None = None,
 ) -> dict[str, ExampleRound]:
     """:func:`team_round` of the examples at *rows* (in that order), from what it reads of the store:
-    *assignees* (:func:`ragviz.store.team.assignments.assigned`), *done* (:func:`decided_by`) and *events*
+    *assignees* (``store.team.assignments.assigned()``), *done* (:func:`decided_by`) and *events*
     (:func:`events_by_example`, which holds at least these examples')."""
     built = examples_at(dataset, rows, examples)
     judged = store.judge.judged_uids()
-    settled = settlements(store)
+    settled = store.team.adjudications.settlements()
     out: dict[str, ExampleRound] = {}
     for i in rows:
         example = built[i]

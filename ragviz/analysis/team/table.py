@@ -21,8 +21,6 @@ from ragviz.analysis.team.columns import key_examples, loaded_counts
 from ragviz.analysis.team.gold import ExampleRound, decided_by, events_by_example, rounds_at
 from ragviz.data.dataset import Dataset
 from ragviz.store.label_store import LabelStore
-from ragviz.store.team.adjudications import label_changed_uids, settlements
-from ragviz.store.team.assignments import assigned
 
 __all__ = ["COLUMNS_FROM", "RoundTable", "round_table"]
 
@@ -113,7 +111,7 @@ def round_table(dataset: Dataset, store: LabelStore, columns_from: int | None = 
     """The round over *dataset* (module docstring); a round of fewer than *columns_from* examples
     (:data:`COLUMNS_FROM`) is compared one by one."""
     columns_from = COLUMNS_FROM if columns_from is None else columns_from
-    assignees = assigned(store)
+    assignees = store.team.assignments.assigned()
     done = decided_by(store)
     rows = sorted(i for i in map(dataset.index_of, set(assignees) | set(done)) if i is not None)
     everyone = dataset.uids
@@ -121,11 +119,11 @@ def round_table(dataset: Dataset, store: LabelStore, columns_from: int | None = 
     n = len(rows)
     on = np.zeros(n, bool)
     units, true, judged = np.zeros((n, 4), np.int64), np.zeros((n, 3), np.int64), np.zeros(n, bool)
-    changed = label_changed_uids(store)
+    changed = store.team.adjudications.label_changed_uids()
     if n and n >= columns_from:
         counts = loaded_counts(dataset)
         at = np.asarray(rows, np.int64)
-        aside = changed | set(settlements(store)) | store.judge.judged_uids()
+        aside = changed | set(store.team.adjudications.settlements()) | store.judge.judged_uids()
         on = counts.exact[at] & np.fromiter((uid not in aside for uid in uids), bool, n)
         units = np.stack([counts.n_context[at], counts.n_context[at], counts.n_response[at], counts.n_response[at]], 1)
         true = np.stack([counts.n_relevant[at], counts.n_utilized[at], counts.n_supported[at]], 1)

@@ -71,7 +71,8 @@ def against_picker(names: list[LabelSelection], present: bool) -> LabelSelection
         format_func=str,
         key=AGAINST_KEY,
         help="human: per example and label field, the latest human decision (as the team's export); gold: the "
-        "team's agreed or adjudicated labels; or one annotator. Examples nobody decided on keep the judge's labels.",
+        "team's agreed or adjudicated labels; judge:NAME: the labels judge version NAME stored; or one annotator. "
+        "Examples nobody decided on (the version did not label) keep the judge's labels.",
     )
     return chosen or HUMAN
 

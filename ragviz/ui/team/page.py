@@ -15,18 +15,9 @@ from ragviz.analysis.team.alpha import Alpha
 from ragviz.analysis.team.dashboard import TeamFigures, team_figures
 from ragviz.analysis.team.progress import Progress, median_seconds, team_progress
 from ragviz.analysis.team.table import RoundTable, round_table
-from ragviz.store.audit_samples import team_choice
 from ragviz.store.roles import ANNOTATORS_ENV, listed_names
-from ragviz.store.team.adjudications import adjudication_version
-from ragviz.store.team.assignments import AssignmentError, assign, assignment_version, latest_round, reassign_leaver
-from ragviz.store.team.guidelines import (
-    MAX_GUIDELINES_BYTES,
-    GuidelinesError,
-    current_guidelines,
-    decision_versions,
-    guideline_history,
-    save_guidelines,
-)
+from ragviz.store.team.assignments import AssignmentError
+from ragviz.store.team.guidelines import MAX_GUIDELINES_BYTES, GuidelinesError
 from ragviz.ui.core import access, render, state
 from ragviz.ui.core.keys import TEAM_GUIDE_TEXT, TEAM_MESSAGE
 from ragviz.ui.team.queue import guidelines_markdown
@@ -53,7 +44,11 @@ class TeamData:
 
 def _versions() -> tuple[Any, ...]:
     store = state.store()
-    return (store.data_version(), assignment_version(store), adjudication_version(store))
+    return (
+        store.data_version(),
+        store.team.assignments.assignment_version(),
+        store.team.adjudications.adjudication_version(),
+    )
 
 
 @st.cache_resource(show_spinner="Comparing everyone's labels…", max_entries=4)
@@ -62,7 +57,7 @@ def _team_data(paths: tuple[str, ...], db: str, versions: tuple[Any, ...]) -> Te
     table = round_table(ds, store)
     uids = set(ds.uids)
     progress = _progress(paths, db, versions)
-    figures = team_figures(table, median_seconds(store, uids), decision_versions(store))
+    figures = team_figures(table, median_seconds(store, uids), store.team.guidelines.decision_versions())
     return TeamData(table, progress, figures)
 
 
@@ -153,7 +148,7 @@ def _assign(uids: list[str], overlap: int, pool: list[str], who: str, sample_id:
         st.session_state[TEAM_MESSAGE] = "Not assigned: only admins (RAGVIZ_ADMINS) assign examples."
         return
     try:
-        made = assign(state.store(), uids, overlap, pool, who, sample_id)
+        made = state.store().team.assignments.assign(uids, overlap, pool, who, sample_id)
     except AssignmentError as exc:
         st.session_state[TEAM_MESSAGE] = f"Not assigned: {exc}"
         return
@@ -165,7 +160,7 @@ def _leave(name: str, who: str) -> None:
         st.session_state[TEAM_MESSAGE] = "Not changed: only admins (RAGVIZ_ADMINS) re-assign examples."
         return
     try:
-        made = reassign_leaver(state.store(), name, who)
+        made = state.store().team.assignments.reassign_leaver(name, who)
     except AssignmentError as exc:
         st.session_state[TEAM_MESSAGE] = f"Not changed: {exc}"
         return
@@ -175,7 +170,7 @@ def _leave(name: str, who: str) -> None:
 def assign_panel(ds: Any, who: str, progress: Progress) -> None:
     """Overlap, pool and scope (the loaded data or the team's audit sample), and "an annotator leaves"."""
     store = state.store()
-    last = latest_round(store)
+    last = store.team.assignments.latest_round()
     listed = listed_names(os.environ.get(ANNOTATORS_ENV))  # RAGVIZ_ANNOTATORS: offered before anyone decided
     known = sorted(set(store.annotators()) | set(last.pool if last else ()) | set(progress.annotators) | set(listed))
     with st.form("team-assign", border=True):
@@ -184,14 +179,12 @@ def assign_panel(ds: Any, who: str, progress: Progress) -> None:
         # no known name yet: no empty, greyed-out picker (its faded label also fails WCAG AA contrast)
         picked = st.multiselect("Pool (known names)", known, default=list(last.pool) if last else []) if known else []
         typed = st.text_input("More names (comma-separated e-mail addresses or names)")
-        choice = team_choice(store)
+        choice = store.audits.team_choice()
         scopes = ["Every loaded example"] + ([f"The team's audit sample ({choice.sample_id})"] if choice else [])
         scope = st.radio("Which examples", scopes, horizontal=True)
         if st.form_submit_button("Assign", type="primary"):
-            from ragviz.store.audit_samples import get_sample
-
             pool = [*picked, *(n.strip() for n in typed.split(",") if n.strip())]
-            sample = get_sample(store, choice.sample_id) if choice and scope != scopes[0] else None
+            sample = store.audits.get_sample(choice.sample_id) if choice and scope != scopes[0] else None
             uids = [u for u in sample.members if ds.index_of(u) is not None] if sample else list(ds.uids)
             _assign(uids, int(overlap), pool, who, sample.id if sample else None)
             st.rerun()
@@ -288,7 +281,7 @@ def _save(who: str) -> None:
         st.session_state[TEAM_MESSAGE] = "Not saved: only admins (RAGVIZ_ADMINS) write the guidelines."
         return
     try:
-        saved = save_guidelines(state.store(), st.session_state.get(TEAM_GUIDE_TEXT, ""), who)
+        saved = state.store().team.guidelines.save_guidelines(st.session_state.get(TEAM_GUIDE_TEXT, ""), who)
     except GuidelinesError as exc:
         st.session_state[TEAM_MESSAGE] = f"Not saved: {exc}"
         return
@@ -298,7 +291,7 @@ def _save(who: str) -> None:
 def guidelines_editor(who: str, can_edit: bool) -> None:
     """The guidelines in force, and for an admin the editor (every save a new version) and the history."""
     store = state.store()
-    now = current_guidelines(store)
+    now = store.team.guidelines.current_guidelines()
     if can_edit:
         if TEAM_GUIDE_TEXT not in st.session_state:
             st.session_state[TEAM_GUIDE_TEXT] = now.text if now else ""
@@ -318,7 +311,7 @@ def guidelines_editor(who: str, can_edit: bool) -> None:
     )
     with st.container(border=True, key="team-guidelines-preview"):
         st.markdown(guidelines_markdown(now.text))  # md: ours — the guidelines are Markdown by design (no HTML)
-    history = guideline_history(store)
+    history = store.team.guidelines.guideline_history()
     if len(history) > 1:
         st.dataframe(
             pd.DataFrame(

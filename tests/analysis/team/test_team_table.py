@@ -18,8 +18,6 @@ from ragviz.data.labels import RELEVANT_FIELD, REVIEW_FIELD, REVIEWED, field_val
 from ragviz.data.load import load
 from ragviz.data.ragbench import LLM_PREFIX, RELEVANT
 from ragviz.store.label_store import LabelStore
-from ragviz.store.team.assignments import assign, assigned
-from ragviz.store.team.guidelines import decision_versions
 from tests.ragbench_data import require_ragbench, shard
 from tests.sample import SAMPLE_JSONL
 from tests.synthetic import make_synthetic
@@ -33,8 +31,8 @@ def _decide(store: LabelStore, ds: Dataset, n: int, overlap: int = 2) -> list[st
     the first assignee drops a relevant key, on every 11th the second flips the first answer sentence's
     verdict, on every 13th the first assignee's edit is undone, every 17th is left undecided by its last."""
     uids = [ds.uids[i] for i in range(n)]
-    assign(store, uids, overlap, TEAM, "lead")
-    holders = assigned(store)
+    store.team.assignments.assign(uids, overlap, TEAM, "lead")
+    holders = store.team.assignments.assigned()
     for k, uid in enumerate(uids):
         ex = ds.example(ds.index_of(uid))
         who = holders[uid]
@@ -63,7 +61,7 @@ def _assert_same(ds: Dataset, store: LabelStore) -> RoundTable:
     table = round_table(ds, store, columns_from=0)
     rounds = team_round(ds, store)
     one_by_one = RoundTable.from_rounds(rounds)
-    versions = decision_versions(store)
+    versions = store.team.guidelines.decision_versions()
     seconds = {"ana": 3.0, "bo": 4.5}
     assert table.uids == tuple(rounds)
     assert team_figures(table, seconds, versions, n_boot=200) == team_figures(rounds, seconds, versions, n_boot=200)
