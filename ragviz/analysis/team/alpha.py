@@ -31,6 +31,7 @@ __all__ = [
     "example_sums",
     "round_alpha",
     "team_alpha",
+    "unit_runs",
 ]
 
 
@@ -138,17 +139,30 @@ def counts_of_sums(sums: Sequence[tuple[dict[Any, float], float]], n_units: int)
     return table, categories, np.array([d for _, d in sums], float), n_units
 
 
+def unit_runs(units: Sequence[tuple[str, Any]]) -> list[tuple[str, int, int]]:
+    """``(kind, start, end)`` of each run of units of one kind (an example's units come kind by kind)."""
+    out, start = [], 0
+    for i in range(1, len(units) + 1):
+        if i == len(units) or units[i][0] != units[start][0]:
+            out.append((units[start][0], start, i))
+            start = i
+    return out
+
+
 def example_sums(r: Any, kinds: Sequence[str]) -> dict[str, tuple[dict[Any, float], float, int]]:
     """Per kind, one example's sums (:class:`ragviz.analysis.team.gold.ExampleRound` *r* with two or more
     labellers' values) and its pairable units."""
     rows = list(r.values.values())
+    runs = unit_runs(r.units)
     if all(row == rows[0] for row in rows[1:]):  # everyone agrees (most examples): one pass over one row
+        first = rows[0]
         return {
-            kind: _agreed_sums((v for (k, _), v in zip(r.units, rows[0]) if k == kind), len(rows)) for kind in kinds
+            kind: _agreed_sums((v for k, s, e in runs if k == kind for v in first[s:e]), len(rows)) for kind in kinds
         }
+    columns = list(zip(*rows))  # per unit, every labeller's value
     out = {}
     for kind in kinds:
-        units = [tuple(row[i] for row in rows) for i, (k, _) in enumerate(r.units) if k == kind]
+        units = [u for k, s, e in runs if k == kind for u in columns[s:e]]
         n_c, d = _per_example(units)
         out[kind] = (n_c, d, sum(1 for u in units if sum(v is not None for v in u) >= 2))
     return out

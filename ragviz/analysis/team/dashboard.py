@@ -4,13 +4,14 @@ judge's, per label kind; Krippendorff's alpha per label kind, overall and per gu
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ragviz.analysis.team.alpha import ALPHA_KINDS, Alpha, alphas_of_counts, example_sums
+from ragviz.analysis.team.alpha import ALPHA_KINDS, Alpha, alphas_of_counts, example_sums, unit_runs
 from ragviz.analysis.team.gold import ADJUDICATED, AGREED, UNIT_KINDS, ExampleRound
 from ragviz.analysis.team.table import RoundTable
 
@@ -72,26 +73,31 @@ class TeamFigures:
     n_waiting: int
 
 
-def _kind_counts(units: Sequence[tuple[str, str]]) -> dict[str, tuple[int, int]]:
+def _kind_counts(runs: Sequence[tuple[str, int, int]]) -> dict[str, tuple[int, int]]:
     """:func:`_compare` of two equal rows: every unit agrees."""
     out = dict.fromkeys(UNIT_KINDS, 0)
-    for kind, _ in units:
-        out[kind] += 1
+    for kind, start, end in runs:
+        out[kind] += end - start
     return {k: (n, n) for k, n in out.items()}
 
 
-def _compare(mine: Sequence[Any], other: Sequence[Any], units: Sequence[tuple[str, str]]) -> dict[str, tuple[int, int]]:
+def _compare(
+    mine: Sequence[Any], other: Sequence[Any], runs: Sequence[tuple[str, int, int]]
+) -> dict[str, tuple[int, int]]:
+    """Per kind, the units (*runs*: :func:`ragviz.analysis.team.alpha.unit_runs`) where *mine* equals *other*,
+    and the units."""
     out: dict[str, list[int]] = {k: [0, 0] for k in UNIT_KINDS}
-    for (kind, _), a, b in zip(units, mine, other):
+    for kind, start, end in runs:
         cell = out[kind]
-        cell[0] += a == b
-        cell[1] += 1
+        cell[0] += sum(map(operator.eq, mine[start:end], other[start:end]))
+        cell[1] += end - start
     return {k: (e, n) for k, (e, n) in out.items()}
 
 
 def _compared_shares(rounds: Iterable[ExampleRound], acc: dict[str, dict[str, dict[str, Share]]]) -> None:
     """Add each labeller's equal / compared sentence labels on the examples compared one by one to *acc*."""
     for r in rounds:
+        runs = unit_runs(r.units)
         agreed: dict[str, tuple[int, int]] | None = None  # the counts of two equal rows, once per example
         for who, mine in r.values.items():
             targets: list[tuple[str, Sequence[Any] | None]] = [("gold", r.gold_values), ("judge", r.judge_values)]
@@ -101,8 +107,8 @@ def _compared_shares(rounds: Iterable[ExampleRound], acc: dict[str, dict[str, di
                     continue
                 bucket = acc[who][what]
                 if mine == theirs:
-                    agreed = agreed if agreed is not None else _kind_counts(r.units)
-                counts = agreed if mine == theirs and agreed is not None else _compare(mine, theirs, r.units)
+                    agreed = agreed if agreed is not None else _kind_counts(runs)
+                counts = agreed if mine == theirs and agreed is not None else _compare(mine, theirs, runs)
                 for kind, (e, n) in counts.items():
                     bucket[kind] = bucket.get(kind, Share()).add(e, n)
 
