@@ -90,10 +90,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
-    from ragviz.analysis.team.adjudicate import adjudication_queue, next_to_adjudicate, shown_now
+    from ragviz.analysis.team.adjudicate import next_to_adjudicate, shown_now
     from ragviz.analysis.team.dashboard import team_figures
-    from ragviz.analysis.team.gold import team_round
     from ragviz.analysis.team.progress import median_seconds, team_progress
+    from ragviz.analysis.team.table import round_table
     from ragviz.data.load import load
     from ragviz.store.label_store import LabelStore
     from ragviz.store.team.assignments import plan_assignments
@@ -117,17 +117,16 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{'decisions':>58}  {n_decisions:,}")
 
             def figures() -> Any:
-                rounds = team_round(dataset, store)
-                team_figures(rounds, median_seconds(store, set(uids)), store.team.guidelines.decision_versions())
+                table = round_table(dataset, store)
+                team_figures(table, median_seconds(store, set(uids)), store.team.guidelines.decision_versions())
                 team_progress(store, set(uids))
-                return rounds
+                return table
 
             if args.quick:
                 # seed_decisions' disagreements
                 queue = [u for n, u in enumerate(store.team.assignments.assigned()) if n % 10 == 0]
             else:
-                rounds = timed("Team page figures, cold (round, progress, dashboard)", 1, figures)
-                queue = adjudication_queue(rounds)
+                queue = timed("Team page figures, cold (round, progress, dashboard)", 1, figures).queue()
             print(f"{'examples waiting for an adjudicator':>58}  {len(queue):,}")
 
             def example_of(uid: str) -> Any:

@@ -382,11 +382,20 @@ class LabelStore:
         return effective_events(self.label_events(example_uid, annotator))
 
     def label_events(
-        self, example_uid: str | None = None, annotator: str | None = None, old_values: bool = True
+        self,
+        example_uid: str | None = None,
+        annotator: str | None = None,
+        old_values: bool = True,
+        label_changed: bool = False,
     ) -> list[Event]:
-        """The stored events (of one example and / or one annotator when named), oldest first, each with its
-        action's kind (``old`` left ``None`` unless *old_values*: folding needs only the new values)."""
-        return self.read(lambda q: read_events(q, example_uid=example_uid, annotator=annotator, old_values=old_values))
+        """The stored events (of one example and / or one annotator when named; of the examples someone changed
+        a label of, with *label_changed*), oldest first, each with its action's kind (``old`` left ``None``
+        unless *old_values*: folding needs only the new values)."""
+        return self.read(
+            lambda q: read_events(
+                q, example_uid=example_uid, annotator=annotator, old_values=old_values, label_changed=label_changed
+            )
+        )
 
     def decision_times(self) -> list[tuple[str, str, str]]:
         """``(annotator, example uid, ts)`` of every decision but undos, in the order made (time spent per example)."""

@@ -3,7 +3,9 @@ with a real store: what a lead and an annotator see and do."""
 
 from __future__ import annotations
 
+from ragviz.analysis.team.dashboard import team_figures
 from ragviz.analysis.team.gold import team_round
+from ragviz.analysis.team.table import round_table
 from ragviz.data.labels import Change
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
@@ -132,17 +134,24 @@ def test_compare_is_blind_for_an_annotator_during_a_round(app_env, monkeypatch):
     assert set(against.options) == {"tester"}  # her own; gold once every assignment is decided
 
 
-def test_a_large_round_waits_to_compare_and_adjudicates_from_the_changed_examples(app_env, monkeypatch):
-    from ragviz.ui.team import page as team_ui
+def test_a_large_round_shows_every_figure_counted_on_columns(app_env, monkeypatch):
+    """Issue 38: the Team page showed "—" above 5,000 examples until a tab compared everyone's labels; the round
+    is now counted on the data's columns (here from the first example, as at 100,000) on the first render."""
+    from ragviz.analysis.team import table
 
-    monkeypatch.setattr(team_ui, "EAGER_EXAMPLES", 1)  # as at 100,000 examples: the first render compares nothing
+    monkeypatch.setattr(table, "COLUMNS_FROM", 1)
     _round(app_env["db"])
     at = open_page("pages/team.py")
-    agreed = next(m for m in at.metric if m.label == "Gold: agreed")
-    assert agreed.value == "—"
+    ds = load([SAMPLE_JSONL]).dataset
+    with LabelStore(app_env["db"]) as store:
+        assert round_table(ds, store).on_columns.any()  # some examples were counted on columns
+        one_by_one = team_figures(team_round(ds, store), {})
+    shown = {m.label: m.value for m in at.metric}
+    assert shown["Gold: agreed"] == f"{one_by_one.n_agreed:,}" and "—" not in shown.values()
+    assert shown["Waiting for an adjudicator"] == f"{one_by_one.n_waiting:,}"
     at = _tab(at, "Adjudication")
     html = "".join(h.proto.body for h in at.get("html"))
-    assert 'data-differences="1"' in html  # ML: the one example with a label change, checked and shown
+    assert 'data-differences="1"' in html  # ML: the one example with a label change, shown
     assert any("1 of 1 in the queue" in m.value for m in at.markdown)
 
 

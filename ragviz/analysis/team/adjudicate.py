@@ -13,7 +13,6 @@ from ragviz.store.team.adjudications import StaleAdjudication
 
 __all__ = [
     "AdjudicationError",
-    "adjudication_candidates",
     "adjudication_queue",
     "next_to_adjudicate",
     "settle_example",
@@ -29,14 +28,6 @@ def adjudication_queue(rounds: Mapping[str, ExampleRound]) -> list[str]:
     """The uids waiting for an adjudicator (ready, labellers disagree, not settled or settled on labels
     that changed since), in row order."""
     return [uid for uid, r in rounds.items() if r.needs_adjudication]
-
-
-def adjudication_candidates(store: LabelStore, ready: Sequence[str]) -> list[str]:
-    """Of the *ready* examples (every labeller decided; in order), those where someone changed a label: a
-    superset of :func:`adjudication_queue` found without comparing everyone's labels on every example
-    (:func:`next_to_adjudicate` checks each before showing it). For a large round's first look."""
-    changed = store.team.adjudications.label_changed_uids()
-    return [uid for uid in ready if uid in changed]
 
 
 def next_to_adjudicate(
