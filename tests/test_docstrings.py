@@ -36,7 +36,6 @@ LONG_DOCSTRINGS_WAIVED = {
     "ragviz/export/shapes.py": "100k export (compare)",
     "ragviz/export/traces/annotations.py": "100k export (compare)",
     "ragviz/export/traces/langfuse.py": "100k export (compare)",
-    "ragviz/ui/review/sentence_editor.py": "the Review page at the framework's floor (speed)",
 }
 
 
