@@ -101,7 +101,7 @@ def run_report_command(args: argparse.Namespace) -> int:
         return _fail(f"{', '.join(args.paths)}: no rows")
     store = None if args.db is None else open_store(args.db, command=COMMAND)
     try:
-        against = label_selection(args.against, store, option="--against", path=COMMAND, people=True)
+        against = label_selection(args.against, store, option="--against", path=COMMAND, people=True, versions=False)
     except BadInput:
         if store is not None:
             store.close()

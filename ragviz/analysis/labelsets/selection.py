@@ -12,7 +12,7 @@ version (what its label sets record) is filled in by :func:`ragviz.judge.version
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
@@ -35,6 +35,7 @@ __all__ = [
     "corrected_uids",
     "offered",
     "parse_label_set",
+    "pick_offered",
     "store_annotator",
 ]
 
@@ -157,6 +158,21 @@ def parse_label_set(text: str, *, option: str = "--labels", path: str | None = N
         )
     kind = KIND_NAMES.get(value) or _ALIASES.get(value)
     return LabelSelection(kind) if kind is not None else LabelSelection.of(value)
+
+
+def pick_offered(text: str, offered: Sequence[LabelSelection], *, field: str) -> LabelSelection:
+    """The one of *offered* (a picker's options) that *text* names in :func:`parse_label_set`'s words (a page's
+    URL: ``?labels=judge:v2``); BadInput in one line naming the offered ones when it is none of them.
+
+    >>> pick_offered("latest", [JUDGE, HUMAN], field="?labels=") is HUMAN
+    True
+    """
+    wanted = parse_label_set(text, option=field).argument()
+    found = next((s for s in offered if s.argument() == wanted), None)
+    if found is None:
+        named = ", ".join(s.argument() for s in offered)
+        raise BadInput(f"not a label set this page offers you (it offers: {named})", field=f"{field}{text.strip()}")
+    return found
 
 
 def offered(annotators: Iterable[str], *, gold: bool) -> list[LabelSelection]:

@@ -5,8 +5,7 @@ An admin sets how many annotators label each example (the *overlap*, 1-5) and wh
 fewest assignments so far, so queues started together differ in size by at most one. Assignments are
 append-only rows: ``+`` assigns, ``-`` takes back; the newest row of an example and annotator says where
 it stands. Every :meth:`~Assignments.assign` or :meth:`~Assignments.reassign_leaver` is one *round* (who, when,
-overlap, pool). A leaver's open assignments (not yet decided by them) go to the least-loaded pool member not
-already on them; what they decided stays theirs.
+overlap, pool). A leaver's open assignments go to the least-loaded pool member not on them; decided ones stay theirs.
 
 :class:`Assignments` is ``store.team.assignments`` (:mod:`ragviz.store.team`); it owns this SQL and builds on the
 core's statuses (who decided what) through :class:`TeamCore`, without importing the core.

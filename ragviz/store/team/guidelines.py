@@ -16,8 +16,8 @@ from ragviz.store.events import now_iso
 __all__ = [
     "Guidelines",
     "GuidelinesError",
-    "TeamGuidelines",
     "MAX_GUIDELINES_BYTES",
+    "TeamGuidelines",
     "guideline_in_force",
 ]
 

@@ -137,3 +137,7 @@ def test_export_writes_a_judge_versions_labels(world, tmp_path, capsys):
 
         with pytest.raises(BadInput, match="names people's labels: human, gold, an annotator$"):
             export_selection(store, None, "judge:v2", command="ragviz push phoenix", path=str(db))
+        from ragviz.export.traces.targets import push_labels
+
+        with pytest.raises(BadInput, match="a push sends people's labels, not judge:v2's"):  # the Export page's push
+            push_labels(ds, store, checked_selection(store, parse_label_set("judge:v2")), None, lambda *_: None)
