@@ -8,7 +8,7 @@ the percentile-t bootstrap for a stratified or two-batch one, or the normal one 
 A partly reviewed active sample is the Poisson sample at the level of its first unreviewed member
 (:func:`reviewed_level`). *Effective sample size*: the people-only uniform audit as precise (at most the rows).
 *Saving*: the uniform PPI++ audit of equal variance (:func:`uniform_equivalent`, never below
-:data:`ragviz.analysis.estimates.coverage.MIN_AUDITED`) minus the examples audited, in examples and people-hours.
+:data:`ragviz.analysis.coverage.MIN_AUDITED`) minus the examples audited, in examples and people-hours.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from ragviz.analysis.audits.designs import ACTIVE, PAIRED, STRATIFIED, UNIFORM, 
 from ragviz.analysis.audits.stratified import StratumError, stratified_people_ci, stratified_ppi_ci
 from ragviz.analysis.audits.stratified_bootstrap import stratified_bootstrap_t
 from ragviz.analysis.audits.stratified_crossfit import crossfitted_stratified
-from ragviz.analysis.estimates.coverage import MIN_AUDITED, too_few_words
+from ragviz.analysis.coverage import MIN_AUDITED, too_few_words
 from ragviz.analysis.estimates.crossfit import FOLDS
 from ragviz.analysis.estimates.estimate import DEFAULT_INTERVAL, TUNED, MetricEstimate
 from ragviz.analysis.estimates.pairing import PairedExample, Pairing

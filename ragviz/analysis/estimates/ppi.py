@@ -5,11 +5,9 @@ Estimates and intervals equal ``ppi_py`` 0.2.3's (``classical_mean_ci``, ``ppi_m
 with ``lam=None``; tests/analysis/estimates/test_ppi.py) except where ``ppi_py`` gives NaN or an error, and except
 with *bounds* (a small or unanimous audit's honest width, :func:`ppi_mean_ci`); the app shows Student's t around the
 cross-fitted estimate (:mod:`ragviz.analysis.estimates.student_t`), else the bootstrap-t (:func:`bootstrap_t_intervals`).
-What each interval means for a reader: docs/concepts/intervals.md.
-
-References: A. N. Angelopoulos, S. Bates, C. Fannjiang, M. I. Jordan, T. Zrnic, "Prediction-powered
-inference", Science 382 (2023); A. N. Angelopoulos, J. C. Duchi, T. Zrnic, "PPI++: Efficient
-prediction-powered inference", arXiv:2311.01453 (2023).
+What each interval means for a reader: docs/concepts/intervals.md. References: A. N. Angelopoulos, S. Bates,
+C. Fannjiang, M. I. Jordan, T. Zrnic, "Prediction-powered inference", Science 382 (2023); A. N. Angelopoulos,
+J. C. Duchi, T. Zrnic, "PPI++: Efficient prediction-powered inference", arXiv:2311.01453 (2023).
 """
 
 from __future__ import annotations
