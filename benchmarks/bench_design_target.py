@@ -1,30 +1,30 @@
 """Issue 36 item 8, the restated design target: the calibrated active design against uniform and the oracle bound.
 
     nice -n 10 .venv/bin/python benchmarks/bench_design_target.py [--reps 2000] [--sizes 30,50,100,300,1000]
+    ... --lean --shard K --save part-K.npz   (several at once), then  --merge part-1.npz,part-2.npz,...
 
 The simulation of ``bench_designs.py --judge sampled --oracle 24`` (RAGBench's 2,896 test rows as people's labels;
 ``bench_ppi``'s biased judge whose error rates vary by example, Gamma shape 0.5; it answers 4 times and the
-confidence is the app's, 1 - 2 sd per TRACe metric, the least sure metric as ``judge_confidence``; ``noise`` = the
-same confidences shuffled over the rows). Each audit draws the M = 2,896 judged examples i.i.d. from the rows (the
-target is the rows' mean) and then, with the same budget of n people-reviews:
+confidence is the app's, 1 - 2 sd per TRACe metric; ``noise`` = the same confidences shuffled over the rows). Each
+audit draws the M = 2,896 judged examples i.i.d. from the rows (the target is the rows' mean) and then, with the same
+budget of n people-reviews:
 
 * ``uniform`` — the app's uniform estimate (:func:`ragviz.analysis.estimates.estimate.estimate_mean`: PPI++ with λ
-  cross-fitted over 5 folds, bootstrap-t interval);
-* ``calibrated`` — a uniform pilot of min(50, n/3) reviewed first, the active design calibrated on it
-  (:mod:`ragviz.analysis.audits.calibration`, floor ``--floor``, 0.1) draws n - pilot new examples on average, and
-  both are estimated as one audit, each example at its chance of being in either sample (the app's
-  :func:`ragviz.analysis.audits.active_bootstrap.active_bootstrap_t`, moved to the estimate with λ cross-fitted,
-  :mod:`ragviz.analysis.audits.active_crossfit`);
+  cross-fitted over 5 folds, Student's t around it, :mod:`ragviz.analysis.estimates.student_t`);
+* ``calibrated`` — a uniform pilot of min(``--pilot``, n/3) reviewed first, the active design calibrated on it
+  (:mod:`ragviz.analysis.audits.calibration`) with the floor chosen from the pilot
+  (:func:`ragviz.analysis.audits.floor_tuning.pilot_floor`) draws n - pilot new examples on average, and both are
+  estimated as one audit, each example at its chance of being in either (the app's
+  :func:`ragviz.analysis.audits.active_crossfit.crossfitted_active` with the t); ``cal_app_floor``: the same at the
+  fixed ``--floor``;
 * ``oracle`` — the bound no design can beat: an active draw of n from each example's *true* expected squared error
-  (24 further answers of the judge), same floor, one sample for the four metrics.
+  (24 further answers of the judge), floor ``--floor``, one sample for the four metrics.
 
-Printed per (confidence, n, metric): the coverage of the shown 95 % interval (bootstrap-t; uniform and calibrated)
-with its lower Monte-Carlo bound (coverage - 1.96 SE), and the width ratios to uniform at the same n: the shown
-intervals' (calibrated / uniform, bootstrap-t) and the normal intervals' (calibrated, oracle, and the calibrated
-design at the app's default floor 0.5, each / uniform); ``capture`` = the calibrated design's variance reduction as a
-share of the oracle's, :math:`(1 - r_c^2) / (1 - r_o^2)` with the normal width ratios. Then the target's checks.
-``--resamples`` bootstrap resamples per interval (default 1,000; the app: 2,000). ``--shown-for`` which confidences
-get the bootstrap-t (the slow part; the other ones: normal intervals only).
+Printed per (confidence, n, metric): the coverage of the shown 95 % interval (uniform and calibrated) with its lower
+Monte-Carlo bound (coverage - 1.96 SE), and the width ratios to uniform at the same n: the shown intervals' and the
+normal intervals' (calibrated, oracle, the fixed-floor calibrated); ``capture`` = the calibrated design's variance
+reduction as a share of the oracle's, :math:`(1 - r_c^2) / (1 - r_o^2)` with the normal width ratios; the floors the
+pilot chose. Then the target's checks. ``--lean``: the shown intervals only (no normal ones), for coverage shards.
 """
 
 from __future__ import annotations
