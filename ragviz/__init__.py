@@ -1,6 +1,4 @@
-"""ragviz: see, correct and re-score LLM-judge labels of RAG answers at sentence level.
-
-The public API, in five lines::
+"""ragviz: see, correct and re-score LLM-judge labels of RAG answers at sentence level. The public API, in five lines::
 
     import ragviz
     result = ragviz.load(["sample_data"])                  # any format ragviz reads; problems in result.errors

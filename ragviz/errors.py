@@ -5,11 +5,6 @@ its message, never a traceback. :class:`BadInput` is the input a person must fix
 floors (a design that cannot be drawn, a sample, an assignment, guidelines, a judge setting, ...) are kinds of
 it, and failures of a service (the label store, a judge endpoint, a Batch API) are kinds of :class:`RagvizError`.
 This module sits under every floor (like :mod:`ragviz.version`) so each of them can raise these.
-
-:class:`BadInput` says where the problem is as far as it is known (``PATH:ROW: field: problem``, each
-part only when known) and may carry the problems found before it (each already ``PATH:ROW: field:
-problem``, e.g. a file's load errors), listed before its own line. ``ragviz`` prints :meth:`BadInput.lines`
-to stderr and exits 2.
 """
 
 from __future__ import annotations
@@ -28,7 +23,8 @@ class BadInput(RagvizError):
 
     *path* is the file, store or URL at fault, or the command (``ragviz export``) when the fault is in its
     options; *row* is 1-based; *listed* are earlier problems (each shown as ``str()`` gives it, e.g. a
-    :class:`~ragviz.data.problems.Problem`) printed before this one."""
+    :class:`~ragviz.data.problems.Problem`) printed before this one. ``ragviz`` prints :meth:`lines` to stderr and
+    exits 2."""
 
     def __init__(
         self,

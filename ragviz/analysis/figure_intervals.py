@@ -1,22 +1,11 @@
 """Intervals of the figures that compare the judge with people (Cohen's κ, accuracy, precision, recall, F1,
 the true-negative rate, RMSE, the judge's bias), under one rule for every place that shows them (Dashboard,
-report, Explainer, ``ragviz agreement``, ``ragviz judge compare``):
+report, Explainer, ``ragviz agreement``, ``ragviz judge compare``); for readers: docs/numbers-and-intervals.md.
 
-- below :data:`ragviz.analysis.estimates.coverage.MIN_REVIEWED` reviewed examples, no interval, and the words
-  of :func:`ragviz.analysis.estimates.coverage.too_few_words` ("too few reviewed to say (6 of 10)");
-- a proportion (accuracy, precision, recall, true-negative rate, and F1 through the share tp / (tp + fp + fn),
-  F1 = 2q / (1 + q)) gets the Clopper-Pearson interval at its effective number of decisions: the decisions of
-  one example are made together, so they count as ``decisions / design effect``, the design effect estimated
-  over the examples with a pseudo-example at each end (at least 1; each example one decision where every
-  decision went one way), its level widened for few examples (:func:`expanded_z`);
-- κ takes the wider, at each end, of an expanded percentile bootstrap over the reviewed *examples* (seeded: the
-  same labels give the same interval) and κ at the accuracy's bounds (chance agreement as observed), so it
-  keeps an interval when every resample gives κ = 1;
-- RMSE: the root of the Clopper-Pearson interval of the mean squared error (valid for any mean in [0, 1]: a
-  few examples with large errors hold most of it); the bias (a mean difference in [-1, 1]): a normal interval
-  whose variance counts a pseudo-example at each end of the range.
-
-None of these is of zero width. The minimum and the coverage of these intervals come from ``benchmarks/bench_agreement_intervals.py``
+Below :data:`ragviz.analysis.coverage.MIN_REVIEWED` reviewed examples, no interval, and the words of
+:func:`ragviz.analysis.coverage.too_few_words` ("too few reviewed to say (6 of 10)"). The shares and κ:
+:func:`confusion_intervals`; RMSE: :func:`rmse_interval`; the bias: :func:`mean_interval`. None of these is of zero
+width. The minimum and the coverage of these intervals come from ``benchmarks/bench_agreement_intervals.py``
 (BENCHMARKS.md, "Agreement with people at small n").
 """
 
@@ -30,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ragviz.analysis.estimates.coverage import MIN_REVIEWED, too_few_words
+from ragviz.analysis.coverage import MIN_REVIEWED, too_few_words
 from ragviz.analysis.stats import binary_kappa
 
 __all__ = [
@@ -204,7 +193,16 @@ def confusion_intervals(
     *counts*: one row ``(tp, fp, fn, tn)`` per reviewed example (an example without a decision of this kind
     has a row of zeros and does not count towards *minimum*); *weights*: :func:`example_weights` of those
     rows, to share one draw between label kinds; *sums*: the resamples' summed counts already drawn
-    (:func:`resample_sums` of several kinds' counts side by side, four columns of them: one draw for all)."""
+    (:func:`resample_sums` of several kinds' counts side by side, four columns of them: one draw for all).
+
+    A proportion (accuracy, precision, recall, true-negative rate, and F1 through the share tp / (tp + fp + fn),
+    F1 = 2q / (1 + q)) gets the Clopper-Pearson interval at its effective number of decisions: the decisions of
+    one example are made together, so they count as ``decisions / design effect``, the design effect estimated
+    over the examples with a pseudo-example at each end (at least 1; each example one decision where every
+    decision went one way), its level widened for few examples (:func:`expanded_z`). κ takes the wider, at each
+    end, of an expanded percentile bootstrap over the reviewed *examples* (seeded: the same labels give the same
+    interval) and κ at the accuracy's bounds (chance agreement as observed), so it keeps an interval when every
+    resample gives κ = 1."""
     counts = np.asarray(counts, dtype=float).reshape(-1, 4)
     n_examples = int((counts.sum(axis=1) > 0).sum())
     point = {k: _value(v) for k, v in _confusion_figures(*counts.sum(axis=0)).items()}
@@ -286,7 +284,8 @@ def mean_interval(
     bounds: tuple[float, float] = (-1.0, 1.0),
 ) -> FigureInterval:
     """The mean of one value per reviewed example (NaN: none for that example; a difference of two TRACe
-    metrics by default, in [-1, 1]) with the interval of :func:`_bounded`."""
+    metrics by default, in [-1, 1]; the judge's bias) with the interval of :func:`_bounded`: a normal interval
+    whose variance counts a pseudo-example at each end of the range."""
     x = np.asarray(values, dtype=float)
     x = x[np.isfinite(x)]
     if not len(x):
@@ -301,8 +300,9 @@ def mean_interval(
 def rmse_interval(
     errors: Sequence[float] | np.ndarray, minimum: int = MIN_REVIEWED, level: float = 0.95
 ) -> FigureInterval:
-    """The root mean square of one error per reviewed example (NaN: none; each in [-1, 1]) with the root of
-    :func:`_bounded`'s interval of the mean squared error."""
+    """The root mean square of one error per reviewed example (NaN: none; each in [-1, 1]) with the root of the
+    Clopper-Pearson interval of the mean squared error (valid for any mean in [0, 1]: a few examples with large
+    errors hold most of it)."""
     x = np.asarray(errors, dtype=float)
     x = x[np.isfinite(x)] ** 2
     if not len(x):

@@ -1,15 +1,11 @@
 """``ragviz judge list|show|create|compare|promote``: judge versions, from people's corrections to the team's judge.
 
-- ``ragviz judge list``: every version (``v1`` is the shipped prompt), the team's judge marked.
-- ``ragviz judge show NAME``: the exact system message NAME sends (its settings go to stderr).
-- ``ragviz judge create NAME DATA… [--from NAME] [--example UID]… [--rubric FILE] [--model M] [--base-url URL]``:
-  a new version from another (default the team's judge) with the examples shown as few-shot (people's labels
-  and notes) and the rubric notes of FILE; refused, nothing stored, for a taken name, an example in an audit
-  sample, an example without people's labels, or a prompt beyond the model's context.
-- ``ragviz judge compare NAME… DATA… [--sample ID | --human FILE] [--format table|json]``: each version on the test
-  set (the reviewed members of audit sample ID, default the team's; or the labels in FILE), cached, against
-  people: agreement per label kind and bias per TRACe metric with 95 % intervals.
-- ``ragviz judge promote NAME``: NAME becomes the judge of the Label page and ``ragviz label``.
+``list``: every version (``v1`` is the shipped prompt), the team's judge marked. ``show NAME``: the exact system
+message NAME sends (its settings go to stderr). ``create NAME DATA…``: a new version from another (default the
+team's judge) with people's labelled examples as few-shot and the rubric notes of a file (what it refuses:
+:func:`_create`). ``compare NAME… DATA…``: each version on the test set (the reviewed members of an audit sample,
+default the team's, or the labels in a file), cached, against people: agreement per label kind and bias per TRACe
+metric with 95 % intervals. ``promote NAME``: NAME becomes the judge of the Label page and ``ragviz label``.
 
 All take ``--db DB``. Bad input exits 2 with one clear line (:class:`ragviz.data.errors.BadInput`).
 """
@@ -165,6 +161,10 @@ def _show(args: argparse.Namespace, store: LabelStore, out: TextIO, err: TextIO)
 
 
 def _create(args: argparse.Namespace, store: LabelStore, out: TextIO, err: TextIO) -> int:
+    """``ragviz judge create NAME DATA… [--from NAME] [--example UID]… [--rubric FILE] [--model M] [--base-url URL]``.
+
+    Refused, nothing stored, for a taken name, an example in an audit sample, an example without people's labels,
+    or a prompt beyond the model's context."""
     from ragviz.judge.versions.registry import create_version
 
     rubric = None
@@ -221,12 +221,13 @@ def _split_names(store: LabelStore, items: list[str]) -> tuple[list[str], list[s
 
 
 def _compare(args: argparse.Namespace, store: LabelStore, out: TextIO, err: TextIO) -> int:
+    """``ragviz judge compare NAME… DATA… [--sample ID | --human FILE] [--format table|json]``."""
     from ragviz.judge.cache import JudgeCache
     from ragviz.judge.run import RunProgress
     from ragviz.judge.settings import JudgeConfigError, JudgeSettings
     from ragviz.judge.versions.compare import audit_test_set, compare_versions, file_test_set
     from ragviz.judge.versions.registry import get_version, shots_now
-    from ragviz.store.audit_samples import default_sample, list_samples, team_choice
+    from ragviz.store.audit_samples import default_sample
 
     names, paths = _split_names(store, args.args)
     versions = [get_version(store, n) for n in names]
@@ -238,7 +239,7 @@ def _compare(args: argparse.Namespace, store: LabelStore, out: TextIO, err: Text
             raise BadInput("give the data files after the version names (or --human FILE)", path=COMMAND)
         sample_id = args.sample
         if sample_id is None:
-            chosen = default_sample(list_samples(store, dataset.uids), team_choice(store))
+            chosen = default_sample(store.audits.list_samples(dataset.uids), store.audits.team_choice())
             if chosen is None:
                 raise BadInput(
                     "no audit sample of these examples: draw one (`ragviz audit draw`, or on the Review page) or give --human FILE",

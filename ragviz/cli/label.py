@@ -3,17 +3,10 @@
 Loads the files, judges every example with the team's judge version (``ragviz judge promote``; ``v1``, the
 shipped prompt, until one is promoted; reusing cached answers), stores the label sets in the label
 store (``--db``, default ``$RAGVIZ_DB`` or ``~/.ragviz/ragviz.db``) and writes the judged examples as
-RAGBench-schema JSONL (the app loads it). Failures are printed as ``PATH:ROW: judge: problem`` and
-left out of OUT. ``--dry-run`` prints the estimate (calls, tokens, cost) and calls nothing.
-Exit codes: 0 all judged, 1 some failed or cancelled, 2 bad input or settings.
-
-``--batch`` / ``--batch-file`` / ``--batch-status`` / ``--collect`` / ``--import-batch`` / ``--retry-failed`` /
-``--cancel-batch`` send the same requests through a Batch API instead (:mod:`ragviz.cli.label_batch`).
-
-The endpoint, as the ``openai`` package reads it: ``--base-url``, else ``$OPENAI_BASE_URL``, else the
-OpenAI API (key: ``$OPENAI_API_KEY``); Azure OpenAI with ``--azure-endpoint``, or ``$AZURE_OPENAI_ENDPOINT``
-when no base URL is set (key: ``$AZURE_OPENAI_API_KEY``, API version ``--api-version`` or
-``$OPENAI_API_VERSION``, deployment ``--azure-deployment``, default the model's name).
+RAGBench-schema JSONL (the app loads it). ``--dry-run`` prints the estimate (calls, tokens, cost) and calls
+nothing. ``--batch`` and its sibling options send the same requests through a Batch API instead
+(:mod:`ragviz.cli.label_batch`). The endpoint and its key: :func:`settings_from_args`; exit codes and failures:
+:func:`run_label_command`.
 """
 
 from __future__ import annotations
@@ -177,7 +170,12 @@ def add_label_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def settings_from_args(args: argparse.Namespace, environ: dict[str, str] | None = None) -> JudgeSettings:
-    """The :class:`~ragviz.judge.client.JudgeSettings` the options and the environment ask for."""
+    """The :class:`~ragviz.judge.client.JudgeSettings` the options and the environment ask for.
+
+    The endpoint, as the ``openai`` package reads it: ``--base-url``, else ``$OPENAI_BASE_URL``, else the OpenAI API
+    (key: ``$OPENAI_API_KEY``); Azure OpenAI with ``--azure-endpoint``, or ``$AZURE_OPENAI_ENDPOINT`` when no base URL
+    is set (key: ``$AZURE_OPENAI_API_KEY``, API version ``--api-version`` or ``$OPENAI_API_VERSION``, deployment
+    ``--azure-deployment``, default the model's name)."""
     from ragviz.judge.client import JudgeSettings
     from ragviz.judge.endpoint import AZURE_ENDPOINT_ENV, BASE_URL_ENV
 
@@ -233,7 +231,11 @@ def _where(example: Example) -> str:
 
 
 def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> int:
-    """The ``label`` command: load, judge, store, write OUT; returns the exit code."""
+    """The ``label`` command: load, judge, store, write OUT; returns the exit code.
+
+    Failures are printed as ``PATH:ROW: judge: problem`` and left out of OUT. Exit codes: 0 all judged, 1 some
+    failed or cancelled, 2 bad input or settings. ``--batch`` / ``--batch-file`` / ``--batch-status`` /
+    ``--collect`` / ``--import-batch`` / ``--retry-failed`` / ``--cancel-batch`` go to :mod:`ragviz.cli.label_batch`."""
     from ragviz.data.dataset import Dataset
     from ragviz.data.load import load
     from ragviz.export.files import write_jsonl

@@ -1,17 +1,10 @@
 """RagChecker's checked claims as data: one result item with its claims and its four label matrices.
 
 RagChecker (amazon-science/RAGChecker) checks every claim extracted from the response and from the
-reference answer four ways::
-
-    answer2response[i]        response claim i   checked against the reference (gt) answer
-    response2answer[j]        reference claim j  checked against the response
-    retrieved2response[i][c]  response claim i   checked against retrieved chunk c
-    retrieved2answer[j][c]    reference claim j  checked against retrieved chunk c
-
-Each check is a label string; only the exact string ``"Entailment"`` counts as true (RagChecker's
-``to_bool``). A claim is a triplet ``[subject, relation, object]`` or a plain string. Reading and
-writing RagChecker's JSON is :mod:`ragviz.data.formats.ragchecker`; a person's label overrides are
-:mod:`ragviz.data.claim_overrides`.
+reference answer four ways (:class:`CheckedItem` names them). Each check is a label string; only the exact string
+``"Entailment"`` counts as true (RagChecker's ``to_bool``). A claim is a triplet ``[subject, relation, object]`` or
+a plain string. Reading and writing RagChecker's JSON is :mod:`ragviz.data.formats.ragchecker`; a person's label
+overrides are :mod:`ragviz.data.claim_overrides`.
 """
 
 from __future__ import annotations
@@ -39,7 +32,10 @@ class RetrievedChunk:
 
 @dataclass(frozen=True)
 class CheckedItem:
-    """One RagChecker result item with its claims and the four label matrices (strings, as stored)."""
+    """One RagChecker result item with its claims and the four label matrices (strings, as stored):
+    ``answer2response[i]``, response claim i checked against the reference (gt) answer; ``response2answer[j]``,
+    reference claim j checked against the response; ``retrieved2response[i][c]``, response claim i checked against
+    retrieved chunk c; ``retrieved2answer[j][c]``, reference claim j checked against retrieved chunk c."""
 
     query_id: str
     query: str

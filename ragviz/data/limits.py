@@ -1,12 +1,8 @@
 """How much the app takes in and shows: the upload size cap and where long texts are cut for display.
 
-Uploads: the smaller of Streamlit's ``server.maxUploadSize`` (MB, default 200; the browser refuses
-larger files before sending them) and ragviz's own ``RAGVIZ_MAX_UPLOAD_MB``; a larger upload that
-reaches the server anyway is refused with a message naming the file, its size and the cap. The cap
-counts *decoded* bytes too: a small Parquet file can decode to gigabytes (one long string referenced
-from every row of a dictionary-encoded column), so an upload whose decoded size (read from its Parquet
-metadata and dictionaries before any row is decoded; a text file's own size) is over the cap is refused
-the same way. Every other load (the CLI, typed paths, ``RAGVIZ_DATA``) is bounded by
+Uploads: capped by :func:`upload_limit_mb`; a larger upload that reaches the server anyway is refused with a
+message naming the file, its size and the cap (:func:`too_big`). The cap counts *decoded* bytes too
+(:func:`upload_decoded_limit`). Every other load (the CLI, typed paths, ``RAGVIZ_DATA``) is bounded by
 :func:`memory_decoded_limit`: half the memory this process may use.
 
 Display: a dynamic text (an id, a name, a judge failure) longer than :data:`SHOWN_CHARS` is shown cut
@@ -48,8 +44,8 @@ MB = 1024 * 1024
 
 
 def upload_limit_mb(server_max_mb: object, environ: Mapping[str, str] | None = None) -> int:
-    """The upload cap in MB: the smaller of Streamlit's ``server.maxUploadSize`` and
-    ``RAGVIZ_MAX_UPLOAD_MB`` (ignored when not a positive whole number).
+    """The upload cap in MB: the smaller of Streamlit's ``server.maxUploadSize`` (MB, default 200; the browser
+    refuses larger files before sending them) and ``RAGVIZ_MAX_UPLOAD_MB`` (ignored when not a positive whole number).
 
     >>> upload_limit_mb(200, {"RAGVIZ_MAX_UPLOAD_MB": "50"}), upload_limit_mb(20, {"RAGVIZ_MAX_UPLOAD_MB": "50"})
     (50, 20)
@@ -89,7 +85,11 @@ class DecodedLimit:
 
 
 def upload_decoded_limit(limit_mb: int) -> DecodedLimit:
-    """The upload cap applied to a file's decoded size."""
+    """The upload cap applied to a file's decoded size.
+
+    A small Parquet file can decode to gigabytes (one long string referenced from every row of a dictionary-encoded
+    column), so an upload whose decoded size (read from its Parquet metadata and dictionaries before any row is
+    decoded; a text file's own size) is over the cap is refused the same way as a large one."""
     return DecodedLimit(
         limit_mb * MB,
         f"the upload limit of {limit_mb} MB (server.maxUploadSize / {UPLOAD_ENV}; it counts decoded bytes)",

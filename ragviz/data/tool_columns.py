@@ -1,19 +1,9 @@
 """Column names of other evaluation tools (Ragas, DeepEval, TruLens, Hugging Face exports) and how each maps
-onto RAGBench's, for whole columns (the Arrow fast paths) and for single rows (the row-by-row checks).
+onto RAGBench's, for whole columns (the Arrow fast paths, :func:`column_renames`) and for single rows (the
+row-by-row checks, :func:`apply_aliases`, which says the mapping field by field).
 
 Checked against Ragas 0.4.3 (``SingleTurnSample``), DeepEval 4.x (``LLMTestCase`` / ``Golden`` and
-``EvaluationDataset.save_as``) and ``datasets`` 5.2:
-
-* Ragas ``user_input`` / ``retrieved_contexts`` / ``response`` / ``reference`` are ``question`` /
-  ``documents`` / ``response`` / ``reference_answer``; ``retrieved_context_ids`` and
-  ``reference_context_ids`` are the retrieval ids ``retrieved_ids`` / ``relevant_ids`` the retrieval
-  metrics read; ``reference_contexts`` keeps its name.
-* DeepEval ``input`` / ``actual_output`` / ``expected_output`` are ``question`` / ``response`` /
-  ``reference_answer``; ``retrieval_context`` is the documents and ``context`` (DeepEval's ideal
-  context) is the reference context, ``reference_contexts``, in any row with a DeepEval name
-  (``actual_output`` or ``retrieval_context``). DeepEval's ``save_as`` CSV and JSONL join those two lists
-  with ``|``: a string there is split on ``|``. ``additional_metadata.ragbench`` (what ragviz's DeepEval
-  export carries: ids, keyed sentences, labels) fills the RAGBench fields the row lacks.
+``EvaluationDataset.save_as``) and ``datasets`` 5.2; the user's table is in docs/reference/data-formats.md.
 """
 
 from __future__ import annotations
@@ -90,7 +80,19 @@ def _metadata(value: Any) -> Any:
 
 
 def apply_aliases(row: dict[str, Any]) -> dict[str, Any]:
-    """*row* with other tools' names mapped to RAGBench's (see the module docstring); changed in place."""
+    """*row* with other tools' names mapped to RAGBench's; changed in place.
+
+    * Ragas ``user_input`` / ``retrieved_contexts`` / ``response`` / ``reference`` are ``question`` /
+      ``documents`` / ``response`` / ``reference_answer``; ``retrieved_context_ids`` and
+      ``reference_context_ids`` are the retrieval ids ``retrieved_ids`` / ``relevant_ids`` the retrieval
+      metrics read; ``reference_contexts`` keeps its name.
+    * DeepEval ``input`` / ``actual_output`` / ``expected_output`` are ``question`` / ``response`` /
+      ``reference_answer``; ``retrieval_context`` is the documents and ``context`` (DeepEval's ideal
+      context) is the reference context, ``reference_contexts``, in any row with a DeepEval name
+      (``actual_output`` or ``retrieval_context``). DeepEval's ``save_as`` CSV and JSONL join those two lists
+      with ``|``: a string there is split on ``|``. ``additional_metadata.ragbench`` (what ragviz's DeepEval
+      export carries: ids, keyed sentences, labels) fills the RAGBench fields the row lacks.
+    """
     if is_deepeval(row):
         for name in DEEPEVAL_LISTS:
             if isinstance(row.get(name), str):

@@ -1,21 +1,13 @@
 """The judge's own tables in the label store's database (SQLite file or PostgreSQL): answer cache, runs, failures.
 
-Tables (all prefixed ``judge_``; migrations ``judge_0001_create`` and ``judge_0002_endpoint_formats`` in the store's
-``judge`` set, :mod:`ragviz.store.schema.judge`, run by the store's one runner):
-
-- ``judge_results``: one accepted answer per cache key = (model, base URL, prompt version,
-  example content hash); the parsed labels as RAGBench JSON plus the raw answer and token usage.
-  Each row is committed as soon as the answer is accepted, so a killed run resumes with only the
-  missing examples.
-- ``judge_runs``: one row per run with counts, requests, tokens and estimated cost.
-- ``judge_failures``: answers that stayed invalid or calls that failed for good, raw output kept.
-- ``judge_endpoint_formats``: the response format each endpoint and model was found to support
-  (:mod:`ragviz.judge.probe`), so ``--response-format auto`` asks only once.
+Tables, all prefixed ``judge_`` (migrations in the store's ``judge`` set, :mod:`ragviz.store.schema.judge`, run by
+the store's one runner): ``judge_results`` (one accepted answer per :func:`cache_key`), ``judge_runs`` (one row
+per run with counts, requests, tokens and estimated cost), ``judge_failures`` (answers that stayed invalid or calls
+that failed for good, raw output kept) and ``judge_endpoint_formats`` (the response format each endpoint and model
+supports, :mod:`ragviz.judge.probe`, so ``--response-format auto`` asks only once).
 
 The SQL is written once with ``?`` placeholders and runs through the store's
-:class:`~ragviz.store.database.Database` seam, like the label store's own.
-
-No API key is ever passed to this module.
+:class:`~ragviz.store.database.Database` seam, like the label store's own. No API key is ever passed to this module.
 """
 
 from __future__ import annotations
@@ -53,6 +45,7 @@ def utc_now() -> str:
 
 
 def cache_key(model: str, endpoint: str, prompt_version: str, content_hash: str) -> str:
+    """The key of one answer in ``judge_results``: (model, base URL, prompt version, example content hash), hashed."""
     data = json.dumps([model, endpoint, prompt_version, content_hash], separators=(",", ":"))
     return hashlib.sha256(data.encode("utf-8")).hexdigest()
 
@@ -201,7 +194,10 @@ class JudgeCache:
     def put_many(
         self, answers: Iterable[PendingAnswer], failures: Iterable[PendingFailure] = (), *, also: Any = None
     ) -> None:
-        """Answers and failures in one transaction (group commit), plus whatever ``also(database)`` writes."""
+        """Answers and failures in one transaction (group commit), plus whatever ``also(database)`` writes.
+
+        An answer row keeps the parsed labels as RAGBench JSON, the raw answer and the token usage. Each is committed
+        as soon as it is accepted, so a killed run resumes with only the missing examples."""
         now = utc_now()
         answer_rows = [
             (

@@ -1,16 +1,14 @@
 """Talking to a chat-completions server: the request, retries with backoff, the answer's limits.
 
 The ``openai`` package's own client (``AsyncOpenAI``, or ``AsyncAzureOpenAI`` for an Azure OpenAI
-deployment) and its own HTTP client and transport carry every call, so ``HTTPS_PROXY`` / ``HTTP_PROXY``
-/ ``NO_PROXY``, ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` and its timeouts apply as in any ``openai`` program.
-It is created with ``max_retries=0``: retrying is done here so it is testable and honours a capped
-``Retry-After``. The API key lives only in :class:`JudgeSettings` (never in its repr) and in the client
-object; every error text that leaves this module goes through :func:`redact`.
+deployment) and its own HTTP client and transport carry every call (:func:`make_client`), so ``HTTPS_PROXY`` /
+``HTTP_PROXY`` / ``NO_PROXY``, ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` and its timeouts apply as in any ``openai``
+program; retrying is done here (:class:`ChatCaller`). The API key lives only in :class:`JudgeSettings` (never in
+its repr) and in the client object; every error text that leaves this module goes through :func:`redact`.
 
-Temperature follows :meth:`JudgeSettings.sent_temperature` (:mod:`ragviz.judge.settings`); a server
-that still refuses the parameter (HTTP 400 with ``"param": "temperature"`` in its error object) gets
-no temperature for the rest of the run. ``reasoning_effort`` is sent only when set. The response
-format is chosen by :mod:`ragviz.judge.probe` (``auto``) or fixed by the settings.
+Temperature follows :meth:`JudgeSettings.sent_temperature` (:mod:`ragviz.judge.settings`; a server that refuses
+it: :meth:`ChatCaller.complete`); ``reasoning_effort`` is sent only when set. The response format is chosen by
+:mod:`ragviz.judge.probe` (``auto``) or fixed by the settings.
 """
 
 from __future__ import annotations
@@ -234,7 +232,10 @@ def _rejected_param(exc: openai.APIStatusError) -> str | None:
 
 def make_client(settings: JudgeSettings, api_key: str) -> openai.AsyncOpenAI:
     """The ``openai`` package's async client for *settings*, on its own default HTTP client (environment
-    proxies and CA settings honoured), without its retries (:class:`ChatCaller` retries)."""
+    proxies and CA settings honoured), without its retries (:class:`ChatCaller` retries).
+
+    It is created with ``max_retries=0``: retrying is done here so it is testable and honours a capped
+    ``Retry-After``."""
     if settings.azure_endpoint:
         return openai.AsyncAzureOpenAI(
             azure_endpoint=settings.azure_endpoint.strip().rstrip("/"),
@@ -308,8 +309,9 @@ class ChatCaller:
         timeouts / connection errors with backoff; *n* above 1 asks for that many choices in the one request
         (what the server sent back is in ``choices``: one when it ignores ``n``).
 
-        A 400 naming ``temperature`` as its parameter, for settings that leave the temperature unset,
-        drops it for this and every later call; that does not count as an attempt.
+        A 400 naming ``temperature`` as its parameter (``"param": "temperature"`` in its error object), for
+        settings that leave the temperature unset, drops it for this and every later call of the run; that does
+        not count as an attempt.
         """
         attempt = 0
         while True:

@@ -1,14 +1,9 @@
 """Answer exact match and token F1 of the response against the reference answer(s).
 
-Two normalisations, both offered because users arrive with numbers from either:
-
-* **SQuAD v1.1** (the official ``evaluate-v1.1.py``): lower-case, delete ASCII punctuation, drop the
-  articles *a/an/the*, collapse white space; F1 over the token *multiset* (``Counter``).
-* **set** variant (``f1_set``): lower-case, delete every character that is neither a word character
-  nor white space (``[^\\w\\s]``), split; F1 over token *sets*; articles kept; 0.0 when either side
-  has no token.
-
-With several gold answers every score is the maximum over the golds.
+Two normalisations, both offered because users arrive with numbers from either: **SQuAD v1.1** (the official
+``evaluate-v1.1.py``, :func:`normalize_answer`; F1 over the token *multiset*) and the **set** variant
+(:func:`set_tokens`, :func:`f1_set`; F1 over token *sets*, articles kept). With several gold answers every score
+is the maximum over the golds.
 
 References: Rajpurkar et al., "SQuAD: 100,000+ Questions for Machine Comprehension of Text", 2016.
 """
@@ -48,7 +43,8 @@ _NON_WORD = re.compile(r"[^\w\s]")
 
 
 def normalize_answer(text: str) -> str:
-    """SQuAD v1.1 normalisation.
+    """SQuAD v1.1 normalisation: lower-case, delete ASCII punctuation, drop the articles *a/an/the*, collapse
+    white space.
 
     >>> normalize_answer("The  Eiffel Tower.")
     'eiffel tower'

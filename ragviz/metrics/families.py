@@ -2,14 +2,10 @@
 
 Pure data shaping (no Streamlit): the judge-vs-current score table over Tonic, retrieval (per
 system) and answer EM/F1, the editable tables (retrieved chunks with gold relevance, per-document
-chunk labels), and the label-store changes an edit of them means. Every value comes from the
-family's own per-example function (:func:`ragviz.metrics.tonic.example_tonic`,
-:func:`ragviz.metrics.retrieval.example_retrieval`, :func:`ragviz.metrics.answer.example_answer`);
-this module only chooses the label set and lays the numbers out.
-
-An override equal to what the example gives without it is recorded as ``None`` (= not set), so
-undoing a change by hand leaves the example uncorrected and later sentence edits keep flowing into
-derived chunk labels.
+chunk labels), and the label-store changes an edit of them means (an edit back to what the example gives is
+no override: :func:`chunk_changes`). Every value comes from the family's own per-example function
+(:func:`ragviz.metrics.tonic.example_tonic`, :func:`ragviz.metrics.retrieval.example_retrieval`,
+:func:`ragviz.metrics.answer.example_answer`); this module only chooses the label set and lays the numbers out.
 """
 
 from __future__ import annotations
@@ -205,7 +201,11 @@ def chunk_rows(example: Example, labels: Labels | None) -> list[dict[str, Any]]:
 def chunk_changes(
     example: Example, labels: Labels | None, edited_rows: Mapping[Any, Mapping[str, Any]]
 ) -> list[Change]:
-    """``chunk_relevant`` / ``chunk_utilized`` changes meant by ticks in the chunk editor."""
+    """``chunk_relevant`` / ``chunk_utilized`` changes meant by ticks in the chunk editor.
+
+    An override equal to what the example gives without it is recorded as ``None`` (= not set), here as in
+    :func:`relevance_change` and :func:`similarity_change`, so undoing a change by hand leaves the example
+    uncorrected and later sentence edits keep flowing into derived chunk labels."""
     rows = chunk_rows(example, labels)
     changes = []
     for field, column in ((CHUNK_RELEVANT_FIELD, "relevant"), (CHUNK_UTILIZED_FIELD, "used")):

@@ -5,14 +5,9 @@ Inputs per example: a ranked list of retrieved ids per system and the gold judge
 1 only weigh more in nDCG. Plain ``relevant_ids`` are grade 1; an optional parallel
 ``relevant_grades`` list grades them.
 
-Semantics are trec_eval's (as served by ``ir-measures``; the tests use it as the oracle):
-a retrieved id listed twice counts once, at its first rank; Precision@k always divides by k;
-Recall@k divides by the number of relevant ids (retrieved or not); nDCG@k has linear gain and a
-:math:`\\log_2(\\mathrm{rank}+1)` discount, the ideal ranking built from all relevant ids. An example
-with an empty gold list scores 0 everywhere; one with no gold field (``None``) is not scored.
-
-References: Järvelin & Kekäläinen, "Cumulated gain-based evaluation of IR techniques", TOIS 2002;
-Voorhees, "The TREC-8 Question Answering Track Report", 1999 (MRR).
+Semantics are trec_eval's (as served by ``ir-measures``; the tests use it as the oracle), written with each metric's
+function and, for the whole ranking, in :func:`retrieval_scores`. References: Järvelin & Kekäläinen, "Cumulated
+gain-based evaluation of IR techniques", TOIS 2002; Voorhees, "The TREC-8 Question Answering Track Report", 1999 (MRR).
 """
 
 from __future__ import annotations
@@ -227,6 +222,9 @@ def retrieval_scores(
     ranked: Iterable[Any], gold: Gold | None, ks: Sequence[int] = DEFAULT_KS
 ) -> dict[str, float | None]:
     """Every metric of :func:`metric_names` for one ranking; all ``None`` when *gold* is ``None``.
+
+    A retrieved id listed twice counts once, at its first rank; an example with an empty gold list scores 0
+    everywhere, one with no gold field (``None``) is not scored.
 
     >>> retrieval_scores(["a", "b"], {"b": 1}, (1,))
     {'mrr': 0.5, 'recall@1': 0.0, 'precision@1': 0.0, 'hit@1': 0.0, 'ndcg@1': 0.0}

@@ -4,13 +4,10 @@ A *system* is a value of a column (``generation_model_name`` by default: RAGBenc
 two generation models' answers to each question, the same ``id`` on both rows) or one of two data sets given as
 ``A=PATH B=PATH``. A *question* is a value of the pair-by column (``id`` by default) within its subset
 (``dataset_name``), except when the subset is itself the system column or the systems are two files: then the
-pair-by value alone. Each question with exactly one answer from each of the two systems is a
-:class:`QuestionPair`; every other answer is listed in :attr:`SystemPairs.unpaired` with the reason and left out,
-never matched by guess.
-
-The inputs are :class:`ragviz.analysis.estimates.pairing.PairedExample` (the judge's metrics and, when audited,
-people's) with the system and question of each (:class:`Answer`): the same per-answer values every other estimate
-reads, so nothing here computes a metric.
+pair-by value alone (:func:`column_answers`, :func:`file_answers`). Each question with exactly one answer from each
+of the two systems is a :class:`QuestionPair`; every other answer is listed in :attr:`SystemPairs.unpaired` with
+the reason and left out, never matched by guess. The inputs are the same per-answer values every other estimate
+reads (:class:`Answer`), so nothing here computes a metric.
 """
 
 from __future__ import annotations
@@ -51,7 +48,9 @@ class CompareError(BadInput):
 
 @dataclass(frozen=True)
 class Answer:
-    """One system's answer to one question: *question* is the pairing key, *subset* its ``dataset_name``."""
+    """One system's answer to one question: *question* is the pairing key, *subset* its ``dataset_name``; the
+    example is a :class:`ragviz.analysis.estimates.pairing.PairedExample` (the judge's metrics and, when audited,
+    people's)."""
 
     system: str
     question: str

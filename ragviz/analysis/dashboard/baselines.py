@@ -3,15 +3,8 @@
 RAGBench rows carry the scores of three baseline evaluators (GPT-3.5 prompted as a judge, RAGAS,
 TruLens). Each is scored per dataset subset against the *truth* = TRACe of the current labels
 (:func:`ragviz.metrics.trace.trace_scores`, never the stored score columns), so a human correction
-changes the table:
-
-* hallucination AUROC: truth = the example is NOT adherent; prediction = 1 - the judge's adherence
-  score (``gpt3_adherence``, ``ragas_faithfulness``, ``trulens_groundedness``);
-* relevance RMSE: the judge's context-relevance score against the relevance score;
-* utilization RMSE (GPT-3.5 only): ``gpt35_utilization`` against the utilization score.
-
-Rows whose prediction is NaN/null are dropped for that figure only; unlabeled rows are dropped.
-Reference: Friel et al., "RAGBench", 2024 (arXiv:2407.11005), Table 4.
+changes the table. The figures (hallucination AUROC, relevance and utilization RMSE) are defined in
+:func:`score_baseline`. Reference: Friel et al., "RAGBench", 2024 (arXiv:2407.11005), Table 4.
 """
 
 from __future__ import annotations
@@ -128,7 +121,14 @@ def baseline_records(dataset: Dataset, truth: Mapping[int, Labels | None] | None
 
 
 def score_baseline(judge: BaselineJudge, records: Sequence[BaselineRecord], subset: str = ALL) -> BaselineScore:
-    """AUROC and RMSEs of *judge* over *records* (see the module docstring for the definitions)."""
+    """AUROC and RMSEs of *judge* over *records*, against the TRACe of the truth labels:
+
+    * hallucination AUROC: truth = the example is NOT adherent; prediction = 1 - the judge's adherence
+      score (``gpt3_adherence``, ``ragas_faithfulness``, ``trulens_groundedness``);
+    * relevance RMSE: the judge's context-relevance score against the relevance score;
+    * utilization RMSE (GPT-3.5 only): ``gpt35_utilization`` against the utilization score.
+
+    Rows whose prediction is NaN/null are dropped for that figure only; unlabeled rows are dropped."""
     labeled = [r for r in records if r.truth.labeled]
     truth_h: list[bool] = []
     pred_h: list[float] = []

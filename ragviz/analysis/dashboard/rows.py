@@ -1,17 +1,10 @@
 """The Dashboard's per-row figures, on columns: each example's TRACe scores and, per metric, how far
 the one label change that moves it most moves it (:func:`ragviz.analysis.dashboard.triage.best_moves`).
 
-:func:`row_figures` computes them for the labels the rows carry (the judge's), on Arrow columns
-(:func:`ragviz.data.label_columns.label_columns`, :func:`ragviz.metrics.trace.trace_arrays`,
-:func:`ragviz.analysis.dashboard.move_sizes.best_move_sizes`): no Python object per row. They depend on the data
-only, so a page caches them per data file. :meth:`RowFigures.with_rows` then puts in the few rows
-whose current labels are someone else's (a person's decision, a judge label set in the store), each
-scored by :func:`ragviz.metrics.trace.trace_scores` and :func:`~ragviz.analysis.dashboard.triage.best_moves`
-on its own: one decision changes one row's figures, never a rescan.
-
-Data whose rows do not carry the judge's labels as plain RAGBench columns (a reviewed export with
-``llm_`` labels or ``label_source``, label columns of other types, null keys inside key lists) is
-scored example by example through the same two functions.
+:func:`row_figures` computes them for the labels the rows carry (the judge's), on Arrow columns: no Python
+object per row. They depend on the data only, so a page caches them per data file. :meth:`RowFigures.with_rows`
+then puts in the few rows whose current labels are someone else's (a person's decision, a judge label set in the
+store), each scored on its own: one decision changes one row's figures, never a rescan.
 """
 
 from __future__ import annotations
@@ -115,7 +108,14 @@ def row_figures(
     """The figures of every row of *dataset* under the labels the rows carry, as the judge's
     (:func:`ragviz.analysis.labelsets.named.judge_labels_of` with no stored judge set); *progress* is told
     ``(rows done, rows)`` after each batch (from the calling thread). Batches scored on columns
-    run in *workers* threads (Arrow and numpy work without the GIL), in row order."""
+    run in *workers* threads (Arrow and numpy work without the GIL), in row order.
+
+    On columns: :func:`ragviz.data.label_columns.label_columns`, :func:`ragviz.metrics.trace.trace_arrays`,
+    :func:`ragviz.analysis.dashboard.move_sizes.best_move_sizes`. Data whose rows do not carry the judge's labels as
+    plain RAGBench columns (a reviewed export with ``llm_`` labels or ``label_source``, label columns of other
+    types, null keys inside key lists; :func:`rows_are_judge_labels`) is scored example by example through
+    :func:`ragviz.metrics.trace.trace_scores` and :func:`~ragviz.analysis.dashboard.triage.best_moves`, as
+    :meth:`RowFigures.with_rows` scores its rows."""
     n, step = len(dataset), progress or (lambda done, total: None)
     table = dataset.table.select([c for c in _COLUMNS if c in dataset.table.column_names])
     n_context = np.asarray(dataset.n_context_sentences, np.int64)

@@ -2,14 +2,11 @@
 
 * *Leverage*: the examples nobody reviewed yet where ONE label change (one context sentence toggled
   relevant or utilized, one response sentence's verdict flipped) moves a dataset-level metric the
-  most, equal moves ordered by the example's own size of effect (:func:`own_effect`). The
-  dataset-level metric is the mean of the per-example metric over the labeled examples, so one
-  change on example *i* moves it by :math:`\\Delta m_i / n`. :func:`single_changes` applies every
-  candidate change with :func:`ragviz.data.labels.apply_change` and scores it with
-  :func:`ragviz.metrics.trace.trace_scores`; :func:`leverage_by_metric` gets the same deltas from
-  each example's counts (:func:`best_moves`), without building a label set per candidate.
+  most, equal moves ordered by the example's own size of effect (:func:`own_effect`).
+  :func:`single_changes` applies every candidate change and scores it; :func:`leverage_by_metric` gets the same
+  deltas from each example's counts (:func:`best_moves`), without building a label set per candidate.
 * *Disagreement*: the examples where two label sets (judge and human) differ on the most sentence
-  decisions, ties broken by how far they move TRACe.
+  decisions, ties broken by how far they move TRACe (:func:`disagreements`).
 """
 
 from __future__ import annotations
@@ -61,7 +58,8 @@ class SingleChange:
 
 
 def single_changes(example: Example, labels: Labels) -> list[SingleChange]:
-    """Every distinct one-step change of *labels* on *example* with its TRACe deltas.
+    """Every distinct one-step change of *labels* on *example* with its TRACe deltas, each applied with
+    :func:`ragviz.data.labels.apply_change` and scored with :func:`ragviz.metrics.trace.trace_scores`.
 
     Context sentences with the same (copies in relevant, copies in utilized) counts move the
     scores identically, so one of each kind is tried; every response sentence is tried.
@@ -241,7 +239,10 @@ def leverage_by_metric(
     """Per metric, the *top* examples whose best single change moves the dataset mean of that
     metric the most (``|Δ m_i| / n``, *n* = the labeled examples in *items*), largest first, ties
     by the example's own size of effect (:func:`own_effect`, largest first), then row order; the
-    *reviewed* rows (someone already looked) are left out of the lists, not out of *n*."""
+    *reviewed* rows (someone already looked) are left out of the lists, not out of *n*.
+
+    The dataset-level metric is the mean of the per-example metric over the labeled examples, so one change on
+    example *i* moves it by :math:`\\Delta m_i / n`."""
     for metric in metrics:
         if metric not in TRACE_METRICS:
             raise ValueError(f"unknown metric {metric!r}; expected one of {', '.join(TRACE_METRICS)}")

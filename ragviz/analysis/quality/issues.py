@@ -1,12 +1,8 @@
 """Label-quality report and mechanical normalization of judge labels.
 
-A judge's key lists are not always clean (RAGBench test splits carry all of these): keys with a
-trailing dot (``0b.``), keys that name no sentence (``7c`` when document 7 has no sentence c),
-words that are not keys at all (``general``, ``supported_without_sentence``), the same key twice,
-utilized sentences that are not marked relevant, per-sentence support that disagrees with the
-stored unsupported list, and response sentences without any support entry. Each is an
-:class:`IssueKind`; :func:`label_issues` lists them for one example as warnings (the row still
-loads) and :func:`ragviz.analysis.quality.scan.scan_dataset` counts them over a dataset on its columns.
+A judge's key lists are not always clean (RAGBench test splits carry all of these); each kind of flaw is an
+:class:`IssueKind`. :func:`label_issues` lists them for one example as warnings (the row still loads) and
+:func:`ragviz.analysis.quality.scan.scan_dataset` counts them over a dataset on its columns.
 
 :func:`normalize` fixes only what is mechanical (trailing dots, duplicates, keys that name no
 sentence, non-key words) and returns labels that the store can reproduce exactly from
@@ -43,7 +39,11 @@ __all__ = [
 
 
 class IssueKind(str, Enum):
-    """Kinds of label-quality issue (the value is the stable name used in reports and filters)."""
+    """Kinds of label-quality issue (the value is the stable name used in reports and filters): keys with a
+    trailing dot (``0b.``), keys that name no sentence (``7c`` when document 7 has no sentence c), words that are
+    not keys at all (``general``, ``supported_without_sentence``), the same key twice, utilized sentences that are
+    not marked relevant, per-sentence support that disagrees with the stored unsupported list, and response
+    sentences without any support entry."""
 
     TRAILING_DOT = "trailing_dot"
     UNKNOWN_KEY = "unknown_key"

@@ -2,12 +2,7 @@
 
 :func:`scan_dataset` counts, per row and per :class:`~ragviz.analysis.quality.issues.IssueKind`, exactly what
 :func:`ragviz.analysis.quality.issues.find_issues` (the one definition of an issue) reports row by row, without
-building a ``Labels`` per row: the key lists (``all_relevant_sentence_keys``, ``all_utilized_sentence_keys``,
-``unsupported_response_sentence_keys``, each support entry's ``supporting_sentence_keys`` and its
-``response_sentence_key``) and the documents' and response's sentence keys are flattened with the row of
-each value; the distinct key strings are cleaned in Python (a few thousand, with
-:func:`~ragviz.data.keys.clean_key`); membership ("names a sentence of this row", "listed as unsupported in
-this row") is a sorted search of ``row * width + code`` pairs. Tables whose label columns are not in
+building a ``Labels`` per row (how: :func:`issue_counts_per_row`). Tables whose label columns are not in
 RAGBench's types go through :func:`scan_rows`, the per-row reference, which the tests hold the columnar
 scan to (the shared RAGBench shards, and synthetic rows with every kind planted).
 """
@@ -302,7 +297,14 @@ SCAN_ROWS = 65_536
 
 def issue_counts_per_row(table: pa.Table, n: int) -> dict[str, np.ndarray] | None:
     """Per kind, the number of issues of each row; ``None`` when a sentence key is null (row by row then).
-    Every issue lies within one row, so the rows are scanned :data:`SCAN_ROWS` at a time."""
+    Every issue lies within one row, so the rows are scanned :data:`SCAN_ROWS` at a time.
+
+    The key lists (``all_relevant_sentence_keys``, ``all_utilized_sentence_keys``,
+    ``unsupported_response_sentence_keys``, each support entry's ``supporting_sentence_keys`` and its
+    ``response_sentence_key``) and the documents' and response's sentence keys are flattened with the row of
+    each value; the distinct key strings are cleaned in Python (a few thousand, with
+    :func:`~ragviz.data.keys.clean_key`); membership ("names a sentence of this row", "listed as unsupported in
+    this row") is a sorted search of ``row * width + code`` pairs."""
     parts = []
     for start in range(0, n, SCAN_ROWS):
         part = _issue_counts(table.slice(start, SCAN_ROWS), min(SCAN_ROWS, n - start))
