@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ragviz.analysis.labelsets.selection import LabelSelection
+from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection
 from ragviz.data.load import load
 from ragviz.data.model import Provenance
 from ragviz.judge.prompt import PROMPT_VERSION
 from ragviz.judge.versions.prompt import version_prompt
 from ragviz.judge.versions.registry import create_version
 from ragviz.store.label_store import LabelStore
+from ragviz.ui.audit import estimates
 from tests.apptest_helpers import open_page, shown
 from tests.sample import SAMPLE_DATA
 
@@ -44,7 +45,10 @@ def test_the_dashboard_offers_judge_versions_and_measures_the_judge_against_one(
     picker.set_value(LabelSelection.of_version("v2", v2)).run()
     assert not at.exception
     assert at.selectbox(key="dashboard.against").value == LabelSelection.of_version("v2", v2)
-    assert [i.value.split(":")[0] for i in at.info] == ["Too few reviewed to say (3 of 10)"]
+    assert [shown(i.value) for i in at.info] == [
+        "Too few labelled by judge version v2 to say (3 of 10): every figure below is from 3 examples labelled by "
+        "judge version v2, with no interval until 10 are."
+    ]
     assert any(
         "on the 3 examples judge version v2 labelled; precision/recall treat its labels" in shown(c.value)
         for c in at.caption
@@ -58,6 +62,25 @@ def test_the_dashboard_offers_judge_versions_and_measures_the_judge_against_one(
     table = next(df.value for df in at.dataframe if "Cohen's κ" in df.value.columns)
     relevant = table[table["label"] == "relevant"].iloc[0]
     assert relevant["FP"] == 0 and relevant["TP"] == judge_keys  # the judge's latest labels are v1's
+
+
+def test_what_people_would_say_against_a_judge_version_names_the_version(app_env):
+    """Against judge:v2 the audit is the members v2 labelled: the panel's words say so, not "reviewed"."""
+    v2, _ = _two_versions(app_env["db"])
+    with LabelStore(app_env["db"]) as store:
+        store.audits.draw_sample(load([SAMPLE_DATA]).dataset.uids, 22, "lead", seed=4)  # every row: v2's three too
+    at = open_page("pages/dashboard.py", labels="judge:v2")
+    assert not at.exception
+    said = [shown(e.value) for e in (*at.caption, *at.warning, *at.info, *at.markdown)]
+    assert any("3 members labelled by judge version v2 are the audit (judge:v2's labels)" in t for t in said)
+    assert any(t.startswith("Too few labelled by judge version v2 to correct yet: 97 more needed") for t in said), said
+    assert any("how little 3 examples labelled by judge version v2 say" in t for t in said)
+    assert any("its bias removed by the questions whose two answers judge version v2 labelled" in t for t in said)
+    how_to = ("Draw a paired audit", "Examples someone already reviewed")  # what people do: people's words
+    bad = [t for t in said if "reviewed" in t and not t.startswith(how_to)]
+    assert not bad, "\n".join(bad)
+    people = estimates.truth_words("by the questions whose two answers people reviewed", HUMAN)
+    assert people.endswith("people reviewed")  # a person's labels: the words are unchanged
 
 
 def test_the_export_page_offers_an_admin_a_judge_versions_labels(app_env):

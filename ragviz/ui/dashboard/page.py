@@ -183,14 +183,20 @@ def judge_agreement(
     st.caption(
         f"The judge's labels against {render.md_escape(str(against))}'s on the {agreement.n_examples} examples "
         f"{decided}; precision/recall treat {truth} as the truth. 95 % intervals over the examples: "
-        + render.md_escape(INTERVAL_NOTE)
+        + render.md_escape(
+            INTERVAL_NOTE.replace("reviewed examples", "examples it labelled") if version else INTERVAL_NOTE
+        )
         + "."
     )
     if agreement.too_few:
+        by = f"labelled by judge version {render.md_escape(against.version)}"
         st.info(
-            f"{agreement.too_few.capitalize()}: every figure below is from {agreement.n_examples} reviewed "  # md: ours
+            f"{agreement.too_few.capitalize().replace('Too few reviewed', f'Too few {by}')}: every figure below is "
+            f"from {agreement.n_examples} examples {by}, with no interval until {agreement.minimum} are."
+            if version
+            else f"{agreement.too_few.capitalize()}: every figure below is from {agreement.n_examples} reviewed "
             f"examples, with no interval until {agreement.minimum} are reviewed."
-        )
+        )  # md: ours, the version's name escaped
     rows = pd.DataFrame(agreement_rows(agreement))
     if agreement.too_few:  # said once above, not in every cell
         rows = rows.drop(columns=list(INTERVAL_COLUMNS.values()))
