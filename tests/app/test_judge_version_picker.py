@@ -137,3 +137,47 @@ def test_the_compare_page_diffs_two_judge_versions(app_env):
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["examples compared"] == "3"  # the rows both versions labelled
     assert metrics["relevant keys ±"] == f"+0 / −{judge_keys}"  # v2 marked none of v1's relevant sentences
+
+
+def test_the_compare_pages_link_carries_label_set_b(app_env):
+    """``?labels=judge:v2`` opens the Compare page with B on judge version v2 (A the judge's); picking another B
+    updates the link; one the page does not offer is said in one line and B stays human."""
+    v2, judge_keys = _two_versions(app_env["db"])
+    at = open_page("pages/compare.py", labels="judge:v2")
+    assert at.selectbox(key="compare.a").value.name == "llm"
+    assert at.selectbox(key="compare.b").value == LabelSelection.of_version("v2", v2)
+    assert not at.warning
+    at.selectbox(key="compare.a").set_value(LabelSelection.of_version("v1", PROMPT_VERSION)).run()
+    assert {m.label: m.value for m in at.metric}["relevant keys ±"] == f"+0 / −{judge_keys}"
+    assert at.query_params["labels"] == "judge:v2"
+    at.selectbox(key="compare.b").set_value(LabelSelection.of_version("v1", PROMPT_VERSION)).run()
+    assert at.query_params["labels"] == "judge:v1"
+    at.selectbox(key="compare.b").set_value(HUMAN).run()
+    assert "labels" not in at.query_params  # B's default needs no parameter
+
+    at = open_page("pages/compare.py", labels="annotator:nobody")
+    assert [shown(w.value) for w in at.warning] == [
+        "?labels=annotator:nobody: not a label set this page offers you (it offers: llm, human, judge:v1, judge:v2)"
+    ]
+    assert at.selectbox(key="compare.b").value.name == "human"
+
+
+def test_the_explainer_offers_judge_versions_and_its_link_carries_one(app_env):
+    """The Explainer's picker offers judge versions as the Dashboard's does; ``?labels=judge:v2`` opens it on v2,
+    whose labels of the example stand beside the judge's under its own title."""
+    v2, _ = _two_versions(app_env["db"])
+    at = open_page("pages/explainer.py", labels="judge:v2")
+    picker = at.selectbox(key="explainer.other")
+    assert picker.options == ["human", "judge:v1", "judge:v2"]
+    assert picker.value == LabelSelection.of_version("v2", v2)
+    assert "Judge version v2 said" in [shown(h.value) for h in at.subheader]  # row 0: v2 labelled it
+    assert at.query_params["labels"] == "judge:v2"
+    at.selectbox(key="explainer.other").set_value(HUMAN).run()
+    assert "labels" not in at.query_params
+    assert not any("Judge version" in shown(h.value) for h in at.subheader)
+
+    at = open_page("pages/explainer.py", labels="judge:v9")
+    assert [shown(w.value) for w in at.warning] == [
+        "?labels=judge:v9: not a label set this page offers you (it offers: human, judge:v1, judge:v2)"
+    ]
+    assert at.selectbox(key="explainer.other").value.name == "human"
