@@ -51,7 +51,7 @@ if judge is None and human is None:
     st.stop()
 
 ui.trace_formulas(ex, judge, human, title)
-ui.venn_pair(ex, judge, human)
+ui.venn_pair(ex, judge, human, other.name if other.kind == "version" else "human")
 ui.response_pair(response_spans(ex, judge), response_spans(ex, human))
 
 families = families_present({index: ex})

@@ -188,11 +188,12 @@ def trace_formulas(example: Example, judge: Labels | None, human: Labels | None,
             right.html(formula_html(h) + _change_html(j, h))
 
 
-def venn_pair(example: Example, judge: Labels | None, human: Labels | None) -> None:
+def venn_pair(example: Example, judge: Labels | None, human: Labels | None, other: str = "human") -> None:
+    """The two Venns, the right one titled *other* (``human``, or ``judge:v2`` beside a judge version; escaped)."""
     st.subheader("Relevant and utilized sentences")
     left, right = st.columns(2, gap="large")
     left.html(venn_html(example, judge, "judge"))
-    right.html(venn_html(example, human, "human"))
+    right.html(venn_html(example, human, other))
 
 
 def response_pair(judge: Sequence[ResponseSpan], human: Sequence[ResponseSpan]) -> None:
