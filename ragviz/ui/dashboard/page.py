@@ -161,7 +161,7 @@ def judge_agreement(
         if version
         else ("a person decided on", "the human labels")
     )
-    st.caption(
+    st.caption(  # md: ours (decided / truth: literals around an md_escape'd version name)
         f"The judge's labels against {render.md_escape(str(against))}'s on the {agreement.n_examples} examples "
         f"{decided}; precision/recall treat {truth} as the truth. 95 % intervals over the examples: "
         + render.md_escape(
