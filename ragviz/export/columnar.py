@@ -1,17 +1,9 @@
 """The export of rows nobody touched, computed on Arrow columns (no Python object per row).
 
-An example the label store knows nothing about (no decision by the annotator, no stored judge label
-set) is exported as :func:`ragviz.export.rows.export_row` would write it: its input row, ``dataset_name``
-filled in, the label fields normalised (a missing list is ``[]``, a missing explanation ``""``, the
-unsupported keys derived from the per-sentence support when the row stores none), the four TRACe
-scores recomputed from them, ``llm_`` copies of the same labels (the row's labels are the judge's) and
-``label_source`` ``"llm"`` (``None`` when unlabeled), ``audit_sample`` false. :func:`plain_export_columns` computes exactly
-those values column by column, and :func:`ragviz.export.json_text.json_lines` writes them as the JSON
-text ``json.dumps`` gives for their Python values, so both export formats keep their bytes.
-
-Rows this module cannot reproduce exactly go through the per-row path: tables holding ``llm_`` labels
-or provenance columns (a re-loaded export), label columns of unexpected types, and a batch with a null
-key inside a key list or a null support entry (:func:`plain_table`, :func:`plain_batch`).
+An example the label store knows nothing about (no decision by the annotator, no stored judge label set) is
+exported as :func:`ragviz.export.rows.export_row` would write it, column by column
+(:func:`plain_export_columns`), so both export formats keep their bytes; rows this module cannot reproduce exactly
+go through the per-row path (:func:`plain_table`, :func:`plain_batch`).
 """
 
 from __future__ import annotations
@@ -54,7 +46,8 @@ def plain_table(schema: pa.Schema) -> bool:
 
 def plain_batch(batch: pa.Table) -> bool:
     """Whether the label values of *batch* (a table :func:`plain_table` accepts) are ones the
-    columnar export reproduces (:func:`ragviz.data.label_columns.label_values_ok`)."""
+    columnar export reproduces (:func:`ragviz.data.label_columns.label_values_ok`): a batch with a null key inside a
+    key list or a null support entry goes row by row."""
     return label_values_ok(batch)
 
 
@@ -68,6 +61,13 @@ def plain_export_columns(batch: pa.Table, n_sentences: Sequence[int] | np.ndarra
     :func:`plain_batch` accept), column by column, in the key order of
     :func:`ragviz.export.rows.export_row`: the input columns (bookkeeping dropped), ``dataset_name``,
     the label fields, the scores, the ``llm_`` label copies and the provenance fields.
+
+    Each row is its input row, ``dataset_name`` filled in, the label fields normalised (a missing list is ``[]``, a
+    missing explanation ``""``, the unsupported keys derived from the per-sentence support when the row stores
+    none), the four TRACe scores recomputed from them, ``llm_`` copies of the same labels (the row's labels are the
+    judge's) and ``label_source`` ``"llm"`` (``None`` when unlabeled), ``audit_sample`` false: exactly the values
+    :func:`ragviz.export.rows.export_row` gives, and :func:`ragviz.export.json_text.json_lines` writes them as the
+    JSON text ``json.dumps`` gives for their Python values.
 
     *n_sentences* is each row's context-sentence count (N of the TRACe formulas)."""
     n = batch.num_rows

@@ -1,22 +1,8 @@
 """Exporting the corrected label set: RAGBench rows (JSONL / Parquet) and a per-example metrics CSV.
 
-An exported row keeps every input field under its input name, with the label fields holding the
-annotator's CURRENT labels (``LabelStore.current_labels``: the judge's labels when the person
-changed nothing), the four TRACe scores recomputed from them, ``llm_``-prefixed copies of the
-judge's labels and the provenance fields ``label_source`` / ``reviewer`` / ``reviewed_at`` /
-``audit_sample`` (true when the row was reviewed as a member of an audit sample,
-:mod:`ragviz.store.audit_samples`: only those rows may correct the judge's means, ``ragviz estimate``).
-Whose labels is a :class:`~ragviz.analysis.labelsets.selection.LabelSelection` (``None`` or the judge's: the
-labels as loaded, with the store's judge labels over them). The gold export (:data:`~ragviz.analysis.labelsets.selection.GOLD`) holds each example's gold labels
-(:mod:`ragviz.analysis.team.gold`) with ``label_source`` ``"agreed"`` (``reviewer``: the annotators who
-agreed) or ``"adjudicated"`` (``reviewer``: who settled it); the rest keep the judge's labels (``"llm"``).
-The team's latest export (:data:`~ragviz.analysis.labelsets.selection.HUMAN`, the Dashboard's ``human`` label set) holds every annotator's latest
-decision per field, ``reviewer`` / ``reviewed_at`` of the newest decision, and on rows a person decided
-``field_reviewers``: JSON ``{field: annotator}`` where more than one person's decisions are in the row. A response
-sentence whose verdict the person flipped carries their note as its explanation, never the judge's
-text for the other verdict (that stays in ``llm_sentence_support_information``).
-Loading such a file again (``ragviz.data.ragbench.example_from_row``) gives back the same current labels
-and scores, and the judge's labels from the ``llm_`` fields.
+:func:`export_row` says what an exported row holds for each choice of whose labels (a
+:class:`~ragviz.analysis.labelsets.selection.LabelSelection`); :func:`exported_batches` and :func:`export_batches`
+give the rows batch by batch, :func:`metrics_table` the per-example metrics.
 """
 
 from __future__ import annotations
@@ -288,7 +274,22 @@ def _exported(
 
 
 def export_row(item: ExportedExample) -> dict[str, Any]:
-    """The RAGBench row of one exported example (see the module docstring)."""
+    """The RAGBench row of one exported example: every input field under its input name, the label fields holding the
+    annotator's CURRENT labels (``LabelStore.current_labels``: the judge's labels when the person changed nothing),
+    the four TRACe scores recomputed from them, ``llm_``-prefixed copies of the judge's labels and the provenance
+    fields ``label_source`` / ``reviewer`` / ``reviewed_at`` / ``audit_sample`` (true when the row was reviewed as a
+    member of an audit sample, :mod:`ragviz.store.audit_samples`: only those rows may correct the judge's means,
+    ``ragviz estimate``). Whose labels ``None`` or the judge's: the labels as loaded, with the store's judge labels over
+    them. The gold export (:data:`~ragviz.analysis.labelsets.selection.GOLD`) holds each example's gold labels
+    (:mod:`ragviz.analysis.team.gold`) with ``label_source`` ``"agreed"`` (``reviewer``: the annotators who agreed) or
+    ``"adjudicated"`` (``reviewer``: who settled it); the rest keep the judge's labels (``"llm"``). The team's latest
+    export (:data:`~ragviz.analysis.labelsets.selection.HUMAN`, the Dashboard's ``human`` label set) holds every
+    annotator's latest decision per field, ``reviewer`` / ``reviewed_at`` of the newest decision, and on rows a person
+    decided ``field_reviewers``: JSON ``{field: annotator}`` where more than one person's decisions are in the row. A
+    response sentence whose verdict the person flipped carries their note as its explanation, never the judge's text
+    for the other verdict (that stays in ``llm_sentence_support_information``). Loading such a file again
+    (``ragviz.data.ragbench.example_from_row``) gives back the same current labels and scores, and the judge's labels
+    from the ``llm_`` fields."""
     row = dict(item.row)
     row.update(export_fields(item))
     return row

@@ -1,26 +1,11 @@
 """The exported rows in other tools' shapes: a Ragas dataset, DeepEval test cases, RagChecker JSON.
 
 Each record is built from one exported RAGBench row (:func:`ragviz.export.rows.export_row`: the current
-labels applied) and written batch by batch as :func:`ragviz.export.rows.exported_batches` yields them.
-The mappings are the loader's (:mod:`ragviz.data.tool_columns`,
-:mod:`ragviz.data.formats.ragchecker_rows`) turned around, so converting there and back keeps every field
-both shapes hold:
-
-* Ragas (``EvaluationDataset.from_jsonl`` / ``from_list``, ``SingleTurnSample`` of Ragas 0.4.3), JSON
-  lines: ``user_input``, ``retrieved_contexts``, ``response``, ``reference``, ``retrieved_context_ids``
-  (``retrieved_ids``), ``reference_context_ids`` (``relevant_ids``, a person's corrected gold ids when
-  set) and ``reference_contexts`` when the row has them. Ragas has no field for ids or sentence labels.
-* DeepEval (``EvaluationDataset.add_test_cases_from_json_file`` / ``add_goldens_from_json_file``, or
-  ``..._from_csv_file`` with ``|`` delimiters for a ``.csv`` OUT): ``input``, ``actual_output``,
-  ``expected_output``, ``retrieval_context``, ``context`` (the reference contexts) and
-  ``additional_metadata.ragbench`` holding every other RAGBench field (id, keyed sentences, the
-  current labels, scores, provenance), which the loader reads back.
-* RagChecker (``{"results": [...]}``): ``query_id``, ``query``, ``gt_answer``, ``response``,
-  ``retrieved_context`` (``{doc_id, text}`` per document), ``dataset_name`` / ``generation_model_name`` (the
-  rest of ragviz's identity; RagChecker's ``dataclasses_json`` reader ignores them) and, for rows that came from a RagChecker
-  checking output, the claims and their four label matrices.
-
-A reference answer given as a list of strings is one string in all three (joined by newlines).
+labels applied) by :func:`ragas_record`, :func:`deepeval_record` or :func:`ragchecker_record` (the fields: their
+docstrings) and written batch by batch as :func:`ragviz.export.rows.exported_batches` yields them. The mappings are
+the loader's (:mod:`ragviz.data.tool_columns`, :mod:`ragviz.data.formats.ragchecker_rows`) turned around, so
+converting there and back keeps every field both shapes hold. A reference answer given as a list of strings is one
+string in all three (:func:`reference_text`).
 """
 
 from __future__ import annotations
@@ -78,7 +63,11 @@ def reference_text(value: Any) -> str | None:
 
 
 def ragas_record(row: Mapping[str, Any]) -> dict[str, Any]:
-    """One Ragas ``SingleTurnSample`` as a dict, from an exported RAGBench row."""
+    """One Ragas ``SingleTurnSample`` as a dict, from an exported RAGBench row (``EvaluationDataset.from_jsonl`` /
+    ``from_list`` of Ragas 0.4.3 read them, as JSON lines): ``user_input``, ``retrieved_contexts``, ``response``,
+    ``reference``, ``retrieved_context_ids`` (``retrieved_ids``), ``reference_context_ids`` (``relevant_ids``, a
+    person's corrected gold ids when set) and ``reference_contexts`` when the row has them. Ragas has no field for
+    ids or sentence labels."""
     record = {
         "user_input": row.get("question"),
         "retrieved_contexts": row.get("documents"),
@@ -93,7 +82,11 @@ def ragas_record(row: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def deepeval_record(row: Mapping[str, Any]) -> dict[str, Any]:
-    """One DeepEval test case as a dict, from an exported RAGBench row."""
+    """One DeepEval test case as a dict, from an exported RAGBench row (read by
+    ``EvaluationDataset.add_test_cases_from_json_file`` / ``add_goldens_from_json_file``, or ``..._from_csv_file``
+    with ``|`` delimiters for a ``.csv`` OUT): ``input``, ``actual_output``, ``expected_output``,
+    ``retrieval_context``, ``context`` (the reference contexts) and ``additional_metadata.ragbench`` holding every
+    other RAGBench field (id, keyed sentences, the current labels, scores, provenance), which the loader reads back."""
     carried = {k: v for k, v in row.items() if k not in _DEEPEVAL_OWN and v is not None}
     return {
         "input": row.get("question"),
@@ -116,7 +109,11 @@ def _claim_value(value: Any) -> Any:
 
 
 def ragchecker_record(row: Mapping[str, Any]) -> dict[str, Any]:
-    """One RagChecker result item, from an exported RAGBench row."""
+    """One RagChecker result item (of ``{"results": [...]}``), from an exported RAGBench row: ``query_id``,
+    ``query``, ``gt_answer``, ``response``, ``retrieved_context`` (``{doc_id, text}`` per document),
+    ``dataset_name`` / ``generation_model_name`` (the rest of ragviz's identity; RagChecker's ``dataclasses_json``
+    reader ignores them) and, for rows that came from a RagChecker checking output, the claims and their four label
+    matrices."""
     documents = list(row.get("documents") or ())
     ids = row.get("retrieved_ids")
     doc_ids = [str(i) for i in ids] if ids is not None and len(ids) == len(documents) else [None] * len(documents)

@@ -1,27 +1,10 @@
 """How many to audit for ± X with the sample's design (issue 23 item 6): the planner of the Dashboard and the
 target the Review queue counts toward.
 
-* uniform — :func:`ragviz.analysis.estimates.report.plan` (the PPI++ variance at any size from the audit's
-  moments and the judge's spread on every example).
-* stratified / active — the design's own variance :math:`\\hat\\sigma^2_n` at the *n* audited so far
-  (:func:`ragviz.analysis.audits.design_estimate.design_report`, which uses the judge's confidence through the
-  inclusion probabilities, or the strata and their allocation) is :math:`A/n + B` when the sample grows by its
-  design (same strata shares or the same selection weights): *B* the part no audit shrinks (active: the metric's
-  spread over the rows, :math:`(\\sigma^2_Y - \\overline{d^2})/N`; stratified: the judge-only term), estimated with
-  the estimate (``fixed_variance``), and :math:`A = n(\\hat\\sigma^2_n - B)`; the design needs
-  :math:`n' = \\lceil A / ((h/z)^2 - B) \\rceil` (:func:`planned_size`); a uniform PPI++ audit as precise needs its
-  uniform-equivalent size scaled alike, people alone their variance scaled as :math:`1/n`.
-
-An active design's variance is :math:`A/n + B` only while no chance reaches 1: past that, the examples drawn for
-certain stop shrinking the variance. So an active estimate also carries its variance at other budgets
-(:func:`variance_curve`: each member's chance scaled until the expected size is the budget, capped at 1, the design
-part re-weighted from the audit) and :func:`planned_size_from_curve` reads the plan off it. In
-``benchmarks/bench_planner.py`` that changed little (utilization ± 0.01 from an audit of 100: 1.047 x the target
-against A/n + B's 1.042, 200 replicates; adherence ± 0.02 / 0.03: 1.018 / 1.004 against 1.023 / 1.019): what is left
-of the shortfall comes from planning on the variance of an audit of 100, not from the capped chances.
-
-No answer is below :data:`ragviz.analysis.coverage.MIN_AUDITED` (fewer give no corrected figure) nor
-above the examples there are (``None``: not reachable).
+:func:`plan_design` answers for the sample's design, for a uniform PPI++ audit and for people alone (how each is
+planned: its docstring); :func:`planned_size` and :func:`planned_size_from_curve` turn a variance into a size, and
+:func:`variance_curve` gives an active estimate's variance at other budgets. No answer is below
+:data:`ragviz.analysis.coverage.MIN_AUDITED` nor above the examples there are (``None``: not reachable).
 """
 
 from __future__ import annotations
@@ -136,6 +119,11 @@ def planned_size_from_curve(curve: Sequence[Sequence[float]], target: float, tot
     between the two budgets around it; ``None`` when not even every example reaches it. Never below
     :data:`ragviz.analysis.coverage.MIN_AUDITED`.
 
+    In ``benchmarks/bench_planner.py`` this changed little against :math:`A/n + B` (utilization ± 0.01 from an audit
+    of 100: 1.047 x the target against A/n + B's 1.042, 200 replicates; adherence ± 0.02 / 0.03: 1.018 / 1.004
+    against 1.023 / 1.019): what is left of the shortfall comes from planning on the variance of an audit of 100, not
+    from the capped chances.
+
     >>> planned_size_from_curve([[100, 4e-4], [200, 2e-4], [400, 1e-4]], 1.5e-4, 1000)
     300
     """
@@ -156,8 +144,24 @@ def planned_size_from_curve(curve: Sequence[Sequence[float]], target: float, tot
 def plan_design(
     pairing: Pairing, report: EstimateReport, metric: str, half_width: float, alpha: float = 0.05
 ) -> DesignPlan:
-    """The :class:`DesignPlan` of *metric* from the audit so far (module docstring); *report* is the sample's
-    :func:`ragviz.analysis.audits.design_estimate.design_report`."""
+    """The :class:`DesignPlan` of *metric* from the audit so far; *report* is the sample's
+    :func:`ragviz.analysis.audits.design_estimate.design_report`.
+
+    * uniform — :func:`ragviz.analysis.estimates.report.plan` (the PPI++ variance at any size from the audit's
+      moments and the judge's spread on every example).
+    * stratified / active — the design's own variance :math:`\\hat\\sigma^2_n` at the *n* audited so far
+      (:func:`ragviz.analysis.audits.design_estimate.design_report`, which uses the judge's confidence through the
+      inclusion probabilities, or the strata and their allocation) is :math:`A/n + B` when the sample grows by its
+      design (same strata shares or the same selection weights): *B* the part no audit shrinks (active: the metric's
+      spread over the rows, :math:`(\\sigma^2_Y - \\overline{d^2})/N`; stratified: the judge-only term), estimated
+      with the estimate (``fixed_variance``), and :math:`A = n(\\hat\\sigma^2_n - B)`; the design needs
+      :math:`n' = \\lceil A / ((h/z)^2 - B) \\rceil` (:func:`planned_size`); a uniform PPI++ audit as precise needs
+      its uniform-equivalent size scaled alike, people alone their variance scaled as :math:`1/n`.
+
+    An active design's variance is :math:`A/n + B` only while no chance reaches 1: past that, the examples drawn for
+    certain stop shrinking the variance, so an active estimate carries its :func:`variance_curve` and the plan is
+    read off it (:func:`planned_size_from_curve`).
+    """
     if half_width <= 0:
         raise ValueError(f"half_width must be positive, got {half_width}")
     design = report.design_name
@@ -177,7 +181,7 @@ def plan_design(
     target = (half_width / z_value(alpha)) ** 2
     fixed = min(float(d.get("fixed_variance") or 0.0), variance)
     curve = d.get("variance_curve")
-    if curve:  # an active estimate's variance at other budgets, chances capped at 1 (module docstring)
+    if curve:  # an active estimate's variance at other budgets, chances capped at 1 (docstring above)
         n_design = planned_size_from_curve(curve, target, total)
     else:
         n_design = planned_size(n_now, variance, target, total, fixed)

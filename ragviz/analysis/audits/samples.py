@@ -1,15 +1,9 @@
 """Drawing and growing designed audit samples over a loaded dataset: the one place the Review page and
 ``ragviz audit draw`` call, so both draw the same sample from the same seed.
 
-The strata come from a column of the data (:func:`strata_of`: ``dataset_name`` / ``subset``, ``generation_model_name``
-or any other column); the judge's confidence per example from a numeric column in 0-1 (:func:`confidence_of`,
-default :data:`CONFIDENCE_COLUMN`: the chance the judge is right on that example). A missing column or a row
-without a value is refused with the column, the count and the first rows named. Neyman allocation takes the
-strata's spreads from that confidence or from a pilot: the reviewed members of an earlier sample
-(:func:`pilot_spreads`, one metric's judge error per stratum); an active design calibrates its confidence on such a
-pilot (:func:`pilot_calibration`: every TRACe metric's spread against the judge's confidence in it, the column
-``judge_confidence_<metric>`` where the data has one on every row, else the confidence column). The confidence the judge measured itself
-(``ragviz label --samples N``) is filled in from the store first (:mod:`ragviz.analysis.audits.judge_confidence`).
+:func:`draw_design` and :func:`grow_design` draw and grow a sample; the strata come from a column of the data
+(:func:`strata_of`), the judge's confidence from another (:func:`confidence_of`), and a pilot's reviews give Neyman
+allocation its spreads (:func:`pilot_spreads`) and an active design its calibration (:func:`pilot_calibration`).
 """
 
 from __future__ import annotations
@@ -69,7 +63,8 @@ def _where(dataset: Dataset, rows: list[int]) -> str:
 
 def strata_of(dataset: Dataset, column: str) -> dict[str, str]:
     """uid -> its stratum: the value of *column* (``dataset_name`` / ``subset``: the subset, with the fallback
-    :attr:`ragviz.data.dataset.Dataset.datasets` uses)."""
+    :attr:`ragviz.data.dataset.Dataset.datasets` uses; ``generation_model_name`` or any other column). A missing
+    column or a row without a value is refused with the column, the count and the first rows named."""
     if column in SUBSET_COLUMNS:
         values: list[Any] = dataset.datasets
     elif column == "generation_model_name":
@@ -89,7 +84,9 @@ def strata_of(dataset: Dataset, column: str) -> dict[str, str]:
 
 
 def confidence_of(dataset: Dataset, column: str = CONFIDENCE_COLUMN) -> dict[str, float]:
-    """uid -> the judge's confidence on it (0-1) from *column*; :class:`DesignError` naming the rows without one."""
+    """uid -> the judge's confidence on it (0-1) from *column* (default :data:`CONFIDENCE_COLUMN`: the chance the
+    judge is right on that example); :class:`DesignError` naming the column, the count and the first rows without
+    one, or the column when the data has none."""
     if column not in dataset.table.column_names:
         raise DesignError(
             f"no judge confidence column {column!r} in the data: the active design and Neyman allocation from "
@@ -152,8 +149,9 @@ def pilot_calibration(
 ) -> Calibration:
     """The active design's :class:`ragviz.analysis.audits.calibration.Calibration` from the reviewed members of
     a pilot (*pairing*: :func:`ragviz.analysis.estimates.pairing.pair_store` over its members): per TRACe metric
-    people's and the judge's values and the judge's confidence in that metric (module docstring);
-    :class:`DesignError` when too few members are reviewed."""
+    people's and the judge's values and the judge's confidence in that metric (the column
+    ``judge_confidence_<metric>`` where the data has one on every row, else *confidence*), each metric's spread
+    against that confidence; :class:`DesignError` when too few members are reviewed."""
     rows: dict[str, tuple[list[float], list[float], list[float]]] = {}
     for metric in TRACE_METRICS:
         conf = _metric_confidence(dataset, metric, confidence)
@@ -275,7 +273,9 @@ def draw_design(
     :func:`pilot_spreads`) when given, else from the judge's confidence in *confidence_column*; an active design
     calibrates the confidence on *pilot* when given (:func:`pilot_calibration`, every TRACe metric). *floor*
     ``None``: calibrated, the floor the pilot's reviews say is least variable
-    (:func:`ragviz.analysis.audits.floor_tuning.pilot_floor`); else :data:`ragviz.analysis.audits.designs.DEFAULT_FLOOR`."""
+    (:func:`ragviz.analysis.audits.floor_tuning.pilot_floor`); else :data:`ragviz.analysis.audits.designs.DEFAULT_FLOOR`.
+    The confidence the judge measured itself (``ragviz label --samples N``) is filled in from the store first
+    (:mod:`ragviz.analysis.audits.judge_confidence`), here and in :func:`grow_design`."""
     seed = new_seed() if seed is None else int(seed)
     if design == UNIFORM:
         return store.audits.draw_sample(dataset.uids, n, annotator, seed)

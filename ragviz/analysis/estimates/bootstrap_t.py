@@ -3,15 +3,7 @@
 :func:`ragviz.analysis.estimates.ppi.bootstrap_t_intervals` turns them into intervals around the PPI++ estimate
 (:func:`ragviz.analysis.estimates.ppi.ppi_mean_ci` with ``method="bootstrap-t"``, the default of
 :func:`ragviz.analysis.estimates.estimate.estimate_mean`); the estimate, :math:`\\hat\\lambda` and the variance are that
-module's, only the quantiles come from resampling. The moments below restate its formulas
-(:func:`~ragviz.analysis.estimates.ppi.power_tuning`, :func:`~ragviz.analysis.estimates.ppi.ppi_mean`,
-:func:`~ragviz.analysis.estimates.ppi.ppi_variance`) for weighted resamples, vectorised;
-``tests/analysis/estimates/test_ppi.py`` checks the resulting estimate and variance against them. Why: the normal
-interval covers 91-93 % at n = 100 where the metric is skewed (``benchmarks/bench_ppi.py``,
-``BENCHMARKS.md``); this one covers 93-97 % at n = 50, 100, 300 and 1,000.
-
-Reference: B. Efron, R. J. Tibshirani, *An Introduction to the Bootstrap* (1993), ch. 12 (bootstrap-t);
-P. Hall, *The Bootstrap and Edgeworth Expansion* (1992), ch. 3 (its second-order accuracy).
+module's, only the quantiles come from resampling (why, and the references: :func:`studentized_quantiles`).
 """
 
 from __future__ import annotations
@@ -32,7 +24,8 @@ def _moment_estimates(
     sum y, sum f, sum y^2, sum f^2, sum y f of centred values, each one column per metric) and the
     judge's mean / plug-in variance over the unaudited examples: :func:`~ragviz.analysis.estimates.ppi.power_tuning`,
     :func:`~ragviz.analysis.estimates.ppi.ppi_mean` (minus the audit's mean of y) and
-    :func:`~ragviz.analysis.estimates.ppi.ppi_variance` from moments."""
+    :func:`~ragviz.analysis.estimates.ppi.ppi_variance` from moments, restated for weighted resamples, vectorised;
+    ``tests/analysis/estimates/test_ppi.py`` checks the resulting estimate and variance against them."""
     s_y, s_f, s_yy, s_ff, s_yf = np.split(sums, 5, axis=-1)
     m_y, m_f = s_y / n, s_f / n
     cov = s_yf / n - m_y * m_f
@@ -91,6 +84,13 @@ def studentized_quantiles(
     draws. A resample with :math:`\\hat\\sigma^*_b = 0` (all drawn residuals equal) gives
     :math:`T^*_b = \\pm\\infty` (0 when :math:`\\hat\\theta^*_b = \\hat\\theta`), so a quantile can be
     infinite (tiny or nearly constant audits): the caller decides what to show then.
+
+    The resampled moments: :func:`_moment_estimates`. Why: the normal interval covers 91-93 % at n = 100 where the
+    metric is skewed (``benchmarks/bench_ppi.py``, ``BENCHMARKS.md``); this one covers 93-97 %
+    at n = 50, 100, 300 and 1,000.
+
+    Reference: B. Efron, R. J. Tibshirani, *An Introduction to the Bootstrap* (1993), ch. 12 (bootstrap-t);
+    P. Hall, *The Bootstrap and Edgeworth Expansion* (1992), ch. 3 (its second-order accuracy).
     """
     if resamples < 1:
         raise ValueError(f"resamples must be at least 1, got {resamples}")

@@ -1,23 +1,8 @@
 """Pairing the judge's and people's labels per example, for prediction-powered estimates.
 
-An *audit* is a uniformly random sample of the judged examples that people labelled. Each example
-becomes a :class:`PairedExample`: its per-example metrics under the judge's labels and, when it is
-audited, under people's labels. The values come from the metric families' own per-example functions
-(:func:`ragviz.metrics.trace.trace_scores`, :func:`ragviz.metrics.tonic.example_tonic`,
-:func:`ragviz.metrics.retrieval.example_retrieval`); nothing here computes a metric.
-
-People's labels come from one of two places:
-
-* :func:`pair_export` — a ragviz export (``ragviz.export.rows``): a row with ``label_source ==
-  "human"`` carries people's labels in the plain fields and the judge's under ``llm_``
-  (:attr:`ragviz.data.model.Example.judge_labels`). With a boolean ``audit_sample`` column only the
-  human rows where it is true are audited (a human row outside the sample joins the judge-only
-  rest); without it every human row is, and :attr:`Pairing.warnings` says they must have been chosen
-  at random.
-* :func:`pair_human` — a separate file of people's labels, matched to the judged rows by
-  :attr:`ragviz.data.model.Example.uid` (dataset, id, generation model); every row in it is audited
-  and its metrics are computed on its own row (so its corrected retrieval gold or similarity count).
-
+An *audit* is a uniformly random sample of the judged examples that people labelled; each example becomes a
+:class:`PairedExample` (its metrics under the judge's labels and, when audited, under people's). People's labels
+come from a ragviz export (:func:`pair_export`) or from a separate file matched by uid (:func:`pair_human`).
 Families: ``trace``, ``tonic`` and ``retrieval`` (their values change with the labels); answer EM / F1 never see
 a label, so there is nothing to correct. Bad input raises :class:`AuditError` (``PATH:ROW: field: problem``).
 """
@@ -77,6 +62,9 @@ class PairedExample:
 
     ``human`` is ``None`` for an example outside the audit. A metric missing from a mapping, or
     ``None`` in it, is undefined for that example (unlabeled side, no context sentence, no gold ...).
+    The values come from the metric families' own per-example functions
+    (:func:`ragviz.metrics.trace.trace_scores`, :func:`ragviz.metrics.tonic.example_tonic`,
+    :func:`ragviz.metrics.retrieval.example_retrieval`); nothing here computes a metric.
     """
 
     uid: str
@@ -198,7 +186,12 @@ def _examples(dataset: Dataset) -> Iterable[Example]:
 
 
 def pair_export(dataset: Dataset, families: Sequence[str] = ("trace",), ks: Sequence[int] = DEFAULT_KS) -> Pairing:
-    """Pair the judge's and people's labels carried by the rows of a ragviz export (module docstring)."""
+    """Pair the judge's and people's labels carried by the rows of a ragviz export (``ragviz.export.rows``).
+
+    A row with ``label_source == "human"`` carries people's labels in the plain fields and the judge's under
+    ``llm_`` (:attr:`ragviz.data.model.Example.judge_labels`). With a boolean ``audit_sample`` column only the human
+    rows where it is true are audited (a human row outside the sample joins the judge-only rest); without it every
+    human row is, and :attr:`Pairing.warnings` says they must have been chosen at random."""
     columns = dataset.table.column_names
     sources = dataset.table.column("label_source").to_pylist() if "label_source" in columns else [None] * len(dataset)
     flags = dataset.table.column(AUDIT_COLUMN).to_pylist() if AUDIT_COLUMN in columns else None
@@ -236,7 +229,9 @@ def pair_export(dataset: Dataset, families: Sequence[str] = ("trace",), ks: Sequ
 def pair_human(
     dataset: Dataset, human: Dataset, families: Sequence[str] = ("trace",), ks: Sequence[int] = DEFAULT_KS
 ) -> Pairing:
-    """Pair the judge's labels in *dataset* with people's labels in *human*, matched by uid.
+    """Pair the judge's labels in *dataset* with people's labels in *human*, matched by
+    :attr:`ragviz.data.model.Example.uid` (dataset, id, generation model); each audited example's metrics are
+    computed on its own row of *human* (so its corrected retrieval gold or similarity count).
 
     Every row of *human* is audited, except when *human* has a ``label_source`` column (a ragviz
     export): then only its ``human`` rows are people's labels, and the others (``llm``: the judge's

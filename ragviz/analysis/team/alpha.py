@@ -1,16 +1,8 @@
 """Krippendorff's alpha (nominal) for the team's sentence labels, with a bootstrap 95 % interval.
 
-Each sentence label of an example (relevant / utilized per context sentence, the support verdict per
-response sentence) is one *unit*; each annotator who decided the example gives it one value. With
-:math:`n_{uc}` the number of annotators giving unit *u* value *c* and :math:`m_u` the unit's values,
-only units with :math:`m_u \\ge 2` count (pairable), and
-
-.. math:: \\alpha = 1 - (n - 1)\\,\\frac{\\sum_{c \\ne k} o_{ck}}{\\sum_{c \\ne k} n_c n_k},
-   \\quad o_{ck} = \\sum_u \\frac{n_{uc} n_{uk}}{m_u - 1},\\quad n_c = \\sum_u n_{uc},\\quad n = \\sum_c n_c
-
-(Krippendorff 2011, "Computing Krippendorff's alpha-reliability"; equal to the ``krippendorff`` package's
-``alpha(..., level_of_measurement="nominal")``, a test). The interval resamples *examples* with
-replacement (their sentences stay together: they are not independent), 1,000 times, seeded.
+Each sentence label of an example is one *unit* and each annotator who decided the example gives it one value
+(:func:`team_alpha`); the formula and its reference are :func:`_alpha`'s, the interval resamples examples
+(:func:`alpha_of_units`).
 """
 
 from __future__ import annotations
@@ -88,6 +80,16 @@ def _per_example(units: Iterable[Sequence[Any]]) -> tuple[dict[Any, float], floa
 
 
 def _alpha(n_c: Mapping[Any, float], disagree: float) -> float | None:
+    r"""Nominal alpha from the value counts :math:`n_c` and the observed disagreement *disagree*
+    (:math:`\sum_{c \ne k} o_{ck}`); ``None`` when there is no expected disagreement. With :math:`n_{uc}` the number
+    of annotators giving unit *u* value *c* and :math:`m_u` the unit's values, only units with :math:`m_u \ge 2`
+    count (pairable), and
+
+    .. math:: \alpha = 1 - (n - 1)\,\frac{\sum_{c \ne k} o_{ck}}{\sum_{c \ne k} n_c n_k},
+       \quad o_{ck} = \sum_u \frac{n_{uc} n_{uk}}{m_u - 1},\quad n_c = \sum_u n_{uc},\quad n = \sum_c n_c
+
+    (Krippendorff 2011, "Computing Krippendorff's alpha-reliability"; equal to the ``krippendorff`` package's
+    ``alpha(..., level_of_measurement="nominal")``, a test)."""
     n = sum(n_c.values())
     expected = n * n - sum(v * v for v in n_c.values())  # sum over c != k of n_c n_k
     if n < 2 or expected <= 0:
@@ -99,7 +101,8 @@ def alpha_of_units(
     examples: Sequence[Sequence[Sequence[Any]]], kind: str = "", n_boot: int = 1000, seed: int = 0
 ) -> Alpha:
     """Alpha over *examples*, each a list of units, each unit the annotators' values (``None``: that
-    annotator gave none), with the example-resampling bootstrap interval."""
+    annotator gave none), with the example-resampling bootstrap interval: examples drawn with replacement (their
+    sentences stay together: they are not independent), *n_boot* times (1,000 by default), seeded."""
     n_units = sum(1 for units in examples for u in units if sum(v is not None for v in u) >= 2)
     return _alpha_of_sums([_per_example(units) for units in examples], kind, n_units, n_boot, seed)
 
@@ -222,7 +225,9 @@ def alphas_of_counts(counts: Mapping[str, KindCounts], n_boot: int = 1000, seed:
 
 def team_alpha(rounds: Iterable[Any], kinds: Sequence[str] = ALPHA_KINDS, n_boot: int = 1000) -> dict[str, Alpha]:
     """Alpha per label kind over the examples of *rounds* (:class:`ragviz.analysis.team.gold.ExampleRound`)
-    that two or more annotators decided."""
+    that two or more annotators decided. Each sentence label of an example (relevant / utilized per context
+    sentence, the support verdict per response sentence) is one unit; each annotator who decided the example gives
+    it one value."""
     sums: dict[str, list[tuple[dict[Any, float], float]]] = {k: [] for k in kinds}
     n_units = dict.fromkeys(kinds, 0)
     for r in rounds:

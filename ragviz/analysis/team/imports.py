@@ -1,15 +1,7 @@
 """People's labels made elsewhere become one annotator's decisions (``ragviz import-labels``).
 
-Each imported row (a labelled RAGBench-shaped file, another ragviz's export, Label Studio's export
-converted to rows) is matched to the loaded example with the same uid (dataset, id, generation model)
-and checked against its text: the same context sentences and response sentences, key by key. Every key its
-labels name must be one of that example's sentences (:func:`key_problems`: relevant / utilized / supporting keys
-among the documents' sentences, supported / unsupported keys among the response's), and every field must have
-its type (the loader's row checks, :mod:`ragviz.data.schema`). A row that matches nothing loaded, carries no
-labels, names a key the example does not have, or whose sentences differ is refused, named by file, row, field
-and key; when any row is refused nothing is imported. Each accepted row is recorded as one decision of the
-annotator (the changes from their current labels to the row's, and a review mark), with the file named
-as its source (the action's kind is ``import:<file name>``).
+Each imported row is matched to the loaded example with the same uid and checked against its text and keys
+(:func:`key_problems`) before anything is recorded; :func:`import_labels` says what is checked, refused and recorded.
 """
 
 from __future__ import annotations
@@ -136,8 +128,18 @@ def _checked(loaded: Dataset, path: str) -> tuple[list[tuple[Example, Labels]], 
 
 
 def import_labels(store: LabelStore, loaded: Dataset, files: Sequence[str], annotator: str) -> ImportResult:
-    """Record the labels of every row of *files* as *annotator*'s decisions on the *loaded* examples (see the
-    module docstring); :class:`BadInput` listing every refused row (file and row) when any is, nothing recorded."""
+    """Record the labels of every row of *files* as *annotator*'s decisions on the *loaded* examples;
+    :class:`BadInput` listing every refused row (file and row) when any is, nothing recorded.
+
+    Each row (a labelled RAGBench-shaped file, another ragviz's export, Label Studio's export converted to rows) is
+    matched to the loaded example with the same uid (dataset, id, generation model) and checked against its text:
+    the same context sentences and response sentences, key by key. Every key its labels name must be one of that
+    example's sentences (:func:`key_problems`: relevant / utilized / supporting keys among the documents'
+    sentences, supported / unsupported keys among the response's), and every field must have its type (the
+    loader's row checks, :mod:`ragviz.data.schema`). A row that matches nothing loaded, carries no labels, names a
+    key the example does not have, or whose sentences differ is refused, named by file, row, field and key. Each
+    accepted row is recorded as one decision of the annotator (the changes from their current labels to the row's,
+    and a review mark), with the file named as its source (the action's kind is ``import:<file name>``)."""
     if not annotator or not annotator.strip() or annotator.strip() == "*":
         raise BadInput("name the annotator whose labels these are", field="--annotator")
     todo: list[tuple[str, Example, Labels]] = []

@@ -1,26 +1,9 @@
 """OpenInference traces as ragviz rows: the one mapping every trace source uses (OTLP files, Phoenix, Langfuse).
 
-A trace is its spans (:class:`Span`, attributes flattened to OpenInference's dotted keys). Per trace
-(:func:`trace_row`):
-
-- ``question`` = the root span's ``input.value``; ``response`` = the root's ``output.value``, else the answering
-  LLM span's (its ``output.value``, else its first output message);
-- ``documents`` = the chosen retriever span's ``retrieval.documents.N.document.content`` in position order (never
-  dropped, re-ordered or de-duplicated: document N of the row is Phoenix's ``document_position`` N and the first
-  digit of its sentence keys);
-- the answering LLM span is the trace's last LLM span (by start). The documents' span: when a RERANKER span records
-  output documents (``reranker.output_documents.N.document.*``), the last such span that starts before the LLM span
-  (the last one when none does), and the documents are its output documents (what the answer was given); else the
-  last RETRIEVER span that starts before the LLM span (the last one when none does). ``retriever_span`` names the
-  span instead (the last span with that name: a reranker's output documents, any other span's
-  ``retrieval.documents``);
-- ``id`` = the trace id, ``dataset_name`` = the project (or the name given), ``generation_model_name`` =
-  ``llm.model_name``;
-- the side-car column :data:`SIDECAR` keeps the project, the trace, root, response, retriever and LLM span ids and each
-  document's id, score and metadata (JSON text), so a push finds every target again.
-
-A trace that cannot be a row (no retriever span, no documents, a document without content, no question, no
-response) is :class:`Skipped` with its reason, never an exception.
+A trace is its spans (:class:`Span`, attributes flattened to OpenInference's dotted keys); :func:`trace_row` maps
+one trace to one row (which span gives which field: its docstring) and :func:`map_traces` maps them all. A trace
+that cannot be a row (no retriever span, no documents, a document without content, no question, no response) is
+:class:`Skipped` with its reason, never an exception.
 """
 
 from __future__ import annotations
@@ -260,7 +243,24 @@ def trace_row(
 ) -> dict[str, Any] | Skipped:
     """One trace's row (raw ragviz form plus :data:`SIDECAR`), or why it is skipped. *spans* are one trace's,
     ordered by start (:func:`group_traces`); *dataset* names the rows' data set, else the spans' project, else
-    ``traces``."""
+    ``traces``.
+
+    - ``question`` = the root span's ``input.value``; ``response`` = the root's ``output.value``, else the answering
+      LLM span's (its ``output.value``, else its first output message);
+    - ``documents`` = the chosen retriever span's ``retrieval.documents.N.document.content`` in position order (never
+      dropped, re-ordered or de-duplicated: document N of the row is Phoenix's ``document_position`` N and the first
+      digit of its sentence keys);
+    - the answering LLM span is the trace's last LLM span (by start). The documents' span: when a RERANKER span records
+      output documents (``reranker.output_documents.N.document.*``), the last such span that starts before the LLM span
+      (the last one when none does), and the documents are its output documents (what the answer was given); else the
+      last RETRIEVER span that starts before the LLM span (the last one when none does). ``retriever_span`` names the
+      span instead (the last span with that name: a reranker's output documents, any other span's
+      ``retrieval.documents``);
+    - ``id`` = the trace id, ``dataset_name`` = the project (or the name given), ``generation_model_name`` =
+      ``llm.model_name``;
+    - the side-car column :data:`SIDECAR` keeps the project, the trace, root, response, retriever and LLM span ids and
+      each document's id, score and metadata (JSON text), so a push finds every target again.
+    """
     trace_id = spans[0].trace_id
     project = next((s.project for s in spans if s.project), None)
     dataset = dataset or project or "traces"

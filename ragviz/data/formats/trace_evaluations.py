@@ -1,31 +1,8 @@
 """A trace's existing evaluations (Phoenix's span, trace and document annotations of kind LLM, kept in the rows'
 ``source_evaluations`` column) as one judge label set per example: pure, no store, no network.
 
-The mapping (names and labels compared in lower case, runs of other characters than letters and digits as ``_``):
-
-==========================================  ==========================================  ==============================
-evaluation                                  label (score only where it says)            the judge label set
-==========================================  ==========================================  ==============================
-``hallucination``, ``faithfulness``,        ``factual`` / ``faithful`` / ``grounded``   every response sentence
-``groundedness`` on the root, response or   / ``supported``: supported;                 supported / unsupported (the
-LLM span, or on the trace                   ``hallucinated`` / ``unfaithful`` /         evaluator names no sentence);
-                                            ``ungrounded`` / ``unsupported``:           ``overall_supported`` and its
-                                            unsupported (no label: not mapped, a score  explanation
-                                            has no agreed direction)
-``qa_correctness``, ``correctness``         ``correct`` / ``incorrect``                 ``answer_similarity`` 5 / 0
-                                                                                        (Tonic's 0-5 judge score
-                                                                                        against the reference answer)
-``relevance``, ``document_relevance``,      ``relevant`` / ``unrelated``,               every sentence key of a
-``retrieval_relevance`` per document on     ``irrelevant``, ``not_relevant``; no label: relevant document is in
-the row's documents span                    score >= 0.5 is relevant                    ``relevant_keys`` (in document
-                                                                                        order); a document without an
-                                                                                        evaluation is not relevant
-==========================================  ==========================================  ==============================
-
-A label set holds every label: what no evaluation gives is empty (no relevant or utilized sentence; without an
-adherence evaluation no sentence is marked, so every sentence counts as supported). Its figures mean something
-only for the labels its evaluators give. The first evaluation of a kind wins (root, response, LLM span, trace,
-then documents by position). Evaluations of other names stay read-only.
+:func:`evaluation_labels` maps hallucination / faithfulness, correctness and relevance evaluations to one example's
+label set (the mapping: its docstring); evaluations of other names stay read-only.
 """
 
 from __future__ import annotations
@@ -101,7 +78,34 @@ def evaluation_labels(
 ) -> EvaluationLabels | None:
     """*example*'s label set from *evaluations* (entries of ``source_evaluations``: ``name``, ``label``,
     ``score``, ``explanation`` and ``document_position`` for a document's), ``None`` when none maps. Document
-    evaluations count only on *documents_span_id* (the span the row's documents came from)."""
+    evaluations count only on *documents_span_id* (the span the row's documents came from).
+
+    The mapping (names and labels compared in lower case, runs of other characters than letters and digits as ``_``):
+
+    ==========================================  ==========================================  ==============================
+    evaluation                                  label (score only where it says)            the judge label set
+    ==========================================  ==========================================  ==============================
+    ``hallucination``, ``faithfulness``,        ``factual`` / ``faithful`` / ``grounded``   every response sentence
+    ``groundedness`` on the root, response or   / ``supported``: supported;                 supported / unsupported (the
+    LLM span, or on the trace                   ``hallucinated`` / ``unfaithful`` /         evaluator names no sentence);
+                                                ``ungrounded`` / ``unsupported``:           ``overall_supported`` and its
+                                                unsupported (no label: not mapped, a score  explanation
+                                                has no agreed direction)
+    ``qa_correctness``, ``correctness``         ``correct`` / ``incorrect``                 ``answer_similarity`` 5 / 0
+                                                                                            (Tonic's 0-5 judge score
+                                                                                            against the reference answer)
+    ``relevance``, ``document_relevance``,      ``relevant`` / ``unrelated``,               every sentence key of a
+    ``retrieval_relevance`` per document on     ``irrelevant``, ``not_relevant``; no label: relevant document is in
+    the row's documents span                    score >= 0.5 is relevant                    ``relevant_keys`` (in document
+                                                                                            order); a document without an
+                                                                                            evaluation is not relevant
+    ==========================================  ==========================================  ==============================
+
+    A label set holds every label: what no evaluation gives is empty (no relevant or utilized sentence; without an
+    adherence evaluation no sentence is marked, so every sentence counts as supported). Its figures mean something
+    only for the labels its evaluators give. The first evaluation of a kind wins (root, response, LLM span, trace,
+    then documents by position). Evaluations of other names stay read-only.
+    """
     used: dict[str, None] = {}
     unmapped: dict[str, None] = {}
     supported: bool | None = None

@@ -1,20 +1,7 @@
 """One reviewed example as Phoenix annotations (pure: no network).
 
-On the response span (the span whose output is the example's response), one span annotation per TRACe metric,
-annotator kind HUMAN, identifier ``ragviz:<reviewer>`` (so a second push updates them, and two reviewers keep two):
-
-- ``ragviz.adherence``: label ``supported`` / ``unsupported``, score 1 / 0, explanation = the unsupported response
-  sentences, one a line;
-- ``ragviz.relevance``, ``ragviz.utilization``, ``ragviz.completeness``: the score;
-- metadata: reviewer, reviewed_at, label_source, the ragviz uid and the sentence-level labels (relevant, utilized
-  and unsupported keys).
-
-On the retriever span, per document position: ``ragviz.relevant`` and ``ragviz.utilized`` (score 1 / 0, label
-``relevant`` / ``not relevant``, ``utilized`` / ``not utilized``; metadata: reviewer, the document's relevant and
-utilized keys). Phoenix refuses any identifier on document annotations (HTTP 422), so there is one per (name,
-span, position): a second reviewer's push overwrites the first's (the reviewer is in the metadata). Their kind is
-HUMAN, or LLM with ``documents_kind="LLM"``: Phoenix's retrieval metrics (nDCG, precision, hit rate) count only
-document annotations of kind LLM.
+:func:`phoenix_annotations` gives one span annotation per TRACe metric on the response span and one per document
+on the retriever span (which names, labels, scores and identifiers: its docstring).
 """
 
 from __future__ import annotations
@@ -74,7 +61,24 @@ def _by_document(keys: Sequence[str], n_documents: int) -> list[list[str]]:
 
 
 def phoenix_annotations(item: ExportedExample, documents_kind: str = "HUMAN") -> PhoenixAnnotations | str:
-    """*item*'s annotations, or why it has none to send (not reviewed by people, not from a trace)."""
+    """*item*'s annotations, or why it has none to send (not reviewed by people, not from a trace).
+
+    On the response span (the span whose output is the example's response), one span annotation per TRACe metric,
+    annotator kind HUMAN, identifier ``ragviz:<reviewer>`` (so a second push updates them, and two reviewers keep two):
+
+    - ``ragviz.adherence``: label ``supported`` / ``unsupported``, score 1 / 0, explanation = the unsupported response
+      sentences, one a line;
+    - ``ragviz.relevance``, ``ragviz.utilization``, ``ragviz.completeness``: the score;
+    - metadata: reviewer, reviewed_at, label_source, the ragviz uid and the sentence-level labels (relevant, utilized
+      and unsupported keys).
+
+    On the retriever span, per document position: ``ragviz.relevant`` and ``ragviz.utilized`` (score 1 / 0, label
+    ``relevant`` / ``not relevant``, ``utilized`` / ``not utilized``; metadata: reviewer, the document's relevant and
+    utilized keys). Phoenix refuses any identifier on document annotations (HTTP 422), so there is one per (name,
+    span, position): a second reviewer's push overwrites the first's (the reviewer is in the metadata). Their kind is
+    HUMAN, or LLM with ``documents_kind="LLM"``: Phoenix's retrieval metrics (nDCG, precision, hit rate) count only
+    document annotations of kind LLM.
+    """
     side = item.row.get(SIDECAR)
     if not isinstance(side, dict) or not side.get("response_span_id") or not side.get("retriever_span_id"):
         return "not from a trace (no source_trace side-car)"

@@ -1,16 +1,9 @@
 """Langfuse, through its Python SDK's API client (``langfuse`` v3+): a project's observations in
 (``GET /api/public/v2/observations``, cursor-paged) and people's labels out as scores (``POST /api/public/scores``).
 
-Scores per reviewed example (from :func:`langfuse_scores`), each with a deterministic id (a hash of the ragviz uid,
-the reviewer, the score's name and the document position) and the review's time as its timestamp, so a re-push
-replaces them (Langfuse replaces a score when id, name and the date of its timestamp match):
-
-- on the response observation: ``ragviz.adherence`` CATEGORICAL ``supported`` / ``unsupported`` (comment = the
-  unsupported sentences), ``ragviz.relevance`` / ``.utilization`` / ``.completeness`` NUMERIC;
-- on the retriever observation, per document: ``ragviz.relevant`` and ``ragviz.utilized`` NUMERIC 1 / 0 with the
-  position and the document id in the metadata.
-
-The keys (public and secret) are only the HTTP basic auth of the requests.
+:func:`fetch_observations` reads the observations, :func:`langfuse_scores` makes one reviewed example's scores
+(which, and how a re-push replaces them: its docstring) and :func:`send_scores` posts them. The keys (public and
+secret) are only the HTTP basic auth of the requests.
 """
 
 from __future__ import annotations
@@ -124,7 +117,16 @@ def _score_id(uid: str, reviewer: str, name: str, position: int | None = None) -
 
 
 def langfuse_scores(item: ExportedExample) -> LangfuseScores | str:
-    """*item*'s Langfuse scores, or why it has none (the same rules as the Phoenix push)."""
+    """*item*'s Langfuse scores, or why it has none (the same rules as the Phoenix push). Each score has a
+    deterministic id (a hash of the ragviz uid, the reviewer, the score's name and the document position) and the
+    review's time as its timestamp, so a re-push replaces them (Langfuse replaces a score when id, name and the date
+    of its timestamp match):
+
+    - on the response observation: ``ragviz.adherence`` CATEGORICAL ``supported`` / ``unsupported`` (comment = the
+      unsupported sentences), ``ragviz.relevance`` / ``.utilization`` / ``.completeness`` NUMERIC;
+    - on the retriever observation, per document: ``ragviz.relevant`` and ``ragviz.utilized`` NUMERIC 1 / 0 with the
+      position and the document id in the metadata.
+    """
     made = phoenix_annotations(item)
     if isinstance(made, str):
         return made
