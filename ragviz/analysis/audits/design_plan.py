@@ -4,7 +4,8 @@ target the Review queue counts toward.
 :func:`plan_design` answers for the sample's design, for a uniform PPI++ audit and for people alone (how each is
 planned: its docstring); :func:`planned_size` and :func:`planned_size_from_curve` turn a variance into a size, and
 :func:`variance_curve` gives an active estimate's variance at other budgets. No answer is below
-:data:`ragviz.analysis.coverage.MIN_AUDITED` nor above the examples there are (``None``: not reachable).
+:data:`ragviz.analysis.coverage.MIN_AUDITED` (fewer give no corrected figure) nor above the examples there are
+(``None``: not reachable).
 """
 
 from __future__ import annotations
