@@ -1,5 +1,5 @@
 """Do the intervals of the judge-vs-people figures cover, and from how many reviewed examples? A simulation on
-the RAGBench test shards, for :data:`ragviz.analysis.estimates.coverage.MIN_REVIEWED`.
+the RAGBench test shards, for :data:`ragviz.analysis.coverage.MIN_REVIEWED`.
 
     .venv/bin/python benchmarks/bench_agreement_intervals.py [--data ../shared/ragbench] [--reps 1000]
                                                              [--sizes 5,10,20,30,50,100] [--seed 0]

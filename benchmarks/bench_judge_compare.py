@@ -39,7 +39,6 @@ from ragviz.judge.cache import JudgeCache  # noqa: E402
 from ragviz.judge.settings import JudgeSettings  # noqa: E402
 from ragviz.judge.versions.compare import audit_test_set, compare_versions  # noqa: E402
 from ragviz.judge.versions.registry import create_version, get_version  # noqa: E402
-from ragviz.store.audit_samples import draw_sample  # noqa: E402
 from ragviz.store.label_store import LabelStore  # noqa: E402
 
 
@@ -65,7 +64,7 @@ def prepare(tmp: Path, n: int) -> tuple[Path, Path, int]:
     dataset = load([str(data)]).dataset
     db = tmp / "ragviz.db"
     with LabelStore(str(db)) as store:
-        sample = draw_sample(store, dataset.uids, n, "lead", seed=1)
+        sample = store.audits.draw_sample(dataset.uids, n, "lead", seed=1)
         vs.review_truth(store, dataset, list(sample.members))
         outside = [u for u in dataset.uids if u not in sample.members]
         marked = [u for u in outside if int(u.split("/")[1][1:]) % 2 == 0][:2]

@@ -34,7 +34,7 @@ from ragviz.analysis.audits.active import ipw_ppi_ci  # noqa: E402
 from ragviz.analysis.audits.design_estimate import active_fixed_variance  # noqa: E402
 from ragviz.analysis.audits.design_plan import planned_size, planned_size_from_curve, variance_curve  # noqa: E402
 from ragviz.analysis.audits.designs import active_level, selection_weights  # noqa: E402
-from ragviz.analysis.estimates.coverage import MIN_AUDITED  # noqa: E402
+from ragviz.analysis.coverage import MIN_AUDITED  # noqa: E402
 from ragviz.analysis.estimates.ppi import z_value  # noqa: E402
 from ragviz.metrics.trace import TRACE_METRICS  # noqa: E402
 

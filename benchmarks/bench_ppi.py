@@ -39,7 +39,7 @@ clipped to the range, and the floored normal / Wilson interval where the audit b
 corrected) lay in [0, 1], ``ess<=rows`` whether every effective sample size was at most the rows. ``--judges
 biased,near`` adds a judge right on nearly every example (``NEAR_MISS``: it misses 10 % of the unsupported
 sentences and 2 % of the keys; on an audit of 10 it disagrees with people on none or one example most
-of the time). ``--sizes 10,30,50`` is where the minimum audit (:data:`ragviz.analysis.estimates.coverage.MIN_AUDITED`)
+of the time). ``--sizes 10,30,50`` is where the minimum audit (:data:`ragviz.analysis.coverage.MIN_AUDITED`)
 comes from: the smallest n where every shown coverage is at least 93 %.
 
 Exit 1 when a shown PPI++ coverage (i.i.d. design) at or above the minimum falls outside 93-97 %, or an
@@ -60,7 +60,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from ragviz.analysis.estimates.coverage import MIN_AUDITED
+from ragviz.analysis.coverage import MIN_AUDITED
 from ragviz.analysis.estimates.estimate import effective_sample_size
 from ragviz.analysis.estimates.ppi import (
     RESAMPLES,

@@ -41,7 +41,7 @@ STEP_TARGET_S = 0.5
 DRAWN_JS = """(want) => {
   if (document.querySelector('[data-testid="stStatusWidget"]')) return false;
   if (document.querySelector('[data-stale="true"]')) return false;
-  const metrics = document.querySelectorAll('[data-testid="stMetric"]');
+  const metrics = document.querySelectorAll('[data-testid="stMetric"], .rv-metric');
   if (metrics.length < 4) return false;
   if (!document.querySelector('.rv-doc')) return false;
   if (want && new URLSearchParams(location.search).get('uid') !== want) return false;

@@ -46,13 +46,12 @@ def timed(label: str, runs: int, work: Callable[[], Any]) -> Any:
 def seed_decisions(store: Any, dataset: Any, every_disagree: int = 10) -> int:
     """Every current assignment decided (a review mark; one in *every_disagree* drops a relevant key)."""
     from ragviz.store.events import now_iso
-    from ragviz.store.team.assignments import assigned
 
     conn = store.db.conn
     ts = now_iso()
     actions, events, statuses = [], [], []
     action_id = event_id = 0
-    for n, (uid, names) in enumerate(assigned(store).items()):
+    for n, (uid, names) in enumerate(store.team.assignments.assigned().items()):
         row = dataset.index_of(uid)
         keys = list(dataset.example(row).labels.relevant_keys) if n % every_disagree == 0 else []
         for j, who in enumerate(names):
@@ -91,14 +90,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
-    from ragviz.analysis.team.adjudicate import adjudication_queue, next_to_adjudicate, shown_now
+    from ragviz.analysis.team.adjudicate import next_to_adjudicate, shown_now
     from ragviz.analysis.team.dashboard import team_figures
-    from ragviz.analysis.team.gold import team_round
     from ragviz.analysis.team.progress import median_seconds, team_progress
+    from ragviz.analysis.team.table import round_table
     from ragviz.data.load import load
     from ragviz.store.label_store import LabelStore
-    from ragviz.store.team.assignments import assign, assigned, plan_assignments
-    from ragviz.store.team.guidelines import decision_versions
+    from ragviz.store.team.assignments import plan_assignments
 
     dataset = timed("load the data", 1, lambda: load([args.data]).dataset)
     uids = list(dataset.uids)
@@ -108,23 +106,27 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "team.db"
         with LabelStore(db) as store:
-            timed(f"assign, stored in SQLite ({n})", 1, lambda: assign(store, uids, args.overlap, pool, "bench"))
-            loads = sorted(({w: 0 for w in pool} | _counts(assigned(store))).values())
+            timed(
+                f"assign, stored in SQLite ({n})",
+                1,
+                lambda: store.team.assignments.assign(uids, args.overlap, pool, "bench"),
+            )
+            loads = sorted(({w: 0 for w in pool} | _counts(store.team.assignments.assigned())).values())
             print(f"{'queue sizes':>58}  {loads[0]:,} .. {loads[-1]:,}")
             n_decisions = timed("write the decisions (one transaction)", 1, lambda: seed_decisions(store, dataset))
             print(f"{'decisions':>58}  {n_decisions:,}")
 
             def figures() -> Any:
-                rounds = team_round(dataset, store)
-                team_figures(rounds, median_seconds(store, set(uids)), decision_versions(store))
+                table = round_table(dataset, store)
+                team_figures(table, median_seconds(store, set(uids)), store.team.guidelines.decision_versions())
                 team_progress(store, set(uids))
-                return rounds
+                return table
 
             if args.quick:
-                queue = [u for n, u in enumerate(assigned(store)) if n % 10 == 0]  # seed_decisions' disagreements
+                # seed_decisions' disagreements
+                queue = [u for n, u in enumerate(store.team.assignments.assigned()) if n % 10 == 0]
             else:
-                rounds = timed("Team page figures, cold (round, progress, dashboard)", 1, figures)
-                queue = adjudication_queue(rounds)
+                queue = timed("Team page figures, cold (round, progress, dashboard)", 1, figures).queue()
             print(f"{'examples waiting for an adjudicator':>58}  {len(queue):,}")
 
             def example_of(uid: str) -> Any:

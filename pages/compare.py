@@ -1,5 +1,5 @@
-"""Compare page: a person picks two label sets (the judge's, the latest human decisions, one annotator's)
-and sees, per example, the keys added or removed and the verdicts flipped, with the metric change each
+"""Compare page: a person picks two label sets (the judge's, the latest human decisions, one annotator's, a
+judge version's) and sees, per example, the keys added or removed and the verdicts flipped, with the metric change each
 caused; from there they open an example on the Review page.
 
 Presentation mode (always for viewers) shows no difference until the presenter turns on "Show
@@ -9,6 +9,7 @@ corrections", compares only the judge's and the latest human labels (no one's na
 import streamlit as st
 
 from ragviz.analysis.labelsets.named import HUMAN, JUDGE, label_sets
+from ragviz.judge.versions.registry import version_label_sets
 from ragviz.ui import compare as ui
 from ragviz.ui.core import access, results, state
 from ragviz.ui.core.present import show_corrections
@@ -25,7 +26,11 @@ if not show_corrections(page.present):
         "Presentation mode hides which examples were corrected: turn on Show corrections in the sidebar to compare."
     )
     st.stop()
-names = label_sets(page.store) if granted.can_review and not page.present else [JUDGE, HUMAN]
+names = (
+    [*label_sets(page.store), *version_label_sets(page.store)]
+    if granted.can_review and not page.present
+    else [JUDGE, HUMAN]
+)
 offered = team_queue.blind_label_sets(names, page.store, page.annotator)
 if offered != names:  # a blind round: no one else's labels until their examples are adjudicated
     st.caption(

@@ -7,6 +7,7 @@ import streamlit as st
 from ragviz.analysis.dashboard.families import RETRIEVAL, TRACE
 from ragviz.analysis.dashboard.figures import trace_view
 from ragviz.analysis.labelsets.named import HUMAN, JUDGE, label_sets
+from ragviz.judge.versions.registry import version_label_sets
 from ragviz.metrics.retrieval import DEFAULT_KS
 from ragviz.ui.audit import estimates as audit_estimates
 from ragviz.ui.audit import systems as compare_systems
@@ -21,7 +22,7 @@ store, present = page.store, page.present
 
 st.title("Dashboard")
 names = access.names_shown()  # viewers and presenters: the latest human labels, no one's name
-offered = [n for n in label_sets(store) if n != JUDGE] if names else [HUMAN]
+offered = [*(n for n in label_sets(store) if n != JUDGE), *version_label_sets(store)] if names else [HUMAN]
 against = ui.against_picker(team_queue.blind_label_sets(offered, store, page.annotator), present)
 data = results.dashboard_data(against)
 report.download_report_button(against, key="dashboard.report", present=present)

@@ -9,6 +9,7 @@ from ragviz.analysis.review.queue import progress
 from ragviz.data.errors import BadInput
 from ragviz.export.targets import export
 from ragviz.export.traces.targets import push_labels
+from ragviz.judge.versions.registry import version_label_sets
 from ragviz.store.label_store import default_db
 from ragviz.store.roles import ADMIN
 from ragviz.ui import export as ui
@@ -34,7 +35,7 @@ ui.what_an_export_holds()
 whose = LabelSelection.of(who)
 if granted.can_export:
     if granted.role == ADMIN:  # one file with every annotator's decisions
-        whose = ui.whose_labels(who)
+        whose = ui.whose_labels(who, version_label_sets(store))
     fmt = ui.format_choice()
     built_from = (state.current_paths(), store.location, whose, fmt, store.annotator_version(store_annotator(whose)))
     ui.download(

@@ -15,7 +15,6 @@ from ragviz.analysis.review.metrics import compare_metrics, override_effects
 from ragviz.analysis.review.queue import neighbours, position_text, progress, review_status
 from ragviz.data.labels import RESET_FIELD, Change
 from ragviz.ui import phoenix as phoenix_ui
-from ragviz.ui.audit import estimates as audit_estimates
 from ragviz.ui.audit import sample as audit_ui
 from ragviz.ui.core import filters, state
 from ragviz.ui.core.keys import REVIEW_INDEX
@@ -43,7 +42,7 @@ audit = audit_ui.audit_queue(ds, store, who, page.present)  # Queue: Audit sampl
 allowed, advance = audit_ui.follow_queue(audit, allowed, advance, go, st.session_state.get(REVIEW_INDEX, 0))
 
 
-def example() -> None:  # the example part (ragviz.ui.review.fragment: able to run as a fragment)
+def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragment)
     index, unknown_link = shown_row(ds, store, who, team_queue.walk_key(flt), allowed, go)  # resume, filter, link
     shown = state.example_labels(ds, index, who)
     ex, judge, current, uid = shown.example, shown.judge, shown.current, shown.example.uid
@@ -68,7 +67,9 @@ def example() -> None:  # the example part (ragviz.ui.review.fragment: able to r
         editable=editable,
     )
     if audit is not None:
-        audit_ui.progress_line(audit, on_go=go, traces=traces, target=audit_estimates.target_line)
+        from ragviz.ui.audit.estimates import target_line  # altair and pandas: only with an audit sample
+
+        audit_ui.progress_line(audit, on_go=go, traces=traces, target=target_line)
     team_queue.guidelines_panel(store)
     status = review_status(uid, reviewed, corrected) if traces else ""
     where = audit.where(index, show_reviewed=traces) if audit is not None else position_text(index, len(ds), allowed)

@@ -6,7 +6,6 @@ their own progress."""
 
 import streamlit as st
 
-from ragviz.analysis.team.adjudicate import adjudication_queue
 from ragviz.ui.core import access, results, state
 from ragviz.ui.team import adjudicate
 from ragviz.ui.team import page as team
@@ -31,7 +30,7 @@ if not (granted.can_see_others or granted.can_adjudicate):
     st.stop()
 
 team.show_message()
-data = team.ready_data(progress)  # None on a large round until a tab that needs it opens
+data = team.team_data()  # the round's figures, cached until anyone decides, assigns or settles
 summary = st.container()
 tabs = ["Progress", "Adjudication", "Annotators", "Guidelines"] if granted.can_see_others else ["Adjudication"]
 # keyed and lazy: only the open tab runs, and a message drawn above the tabs keeps the open one open
@@ -41,12 +40,10 @@ if "Progress" in shown and shown["Progress"].open:
         team.progress_tables(progress, data, page.dataset)
         team.assign_panel(page.dataset, page.annotator, progress)
 if shown["Adjudication"].open:
-    with shown["Adjudication"]:  # a large round: the examples with a label change, each checked when reached
-        queue = adjudication_queue(data.rounds) if data else team.candidates()
-        adjudicate.adjudication_view(page.dataset, queue, page.annotator)
+    with shown["Adjudication"]:
+        adjudicate.adjudication_view(page.dataset, data.table.queue(), page.annotator)
 if "Annotators" in shown and shown["Annotators"].open:
     with shown["Annotators"]:
-        data = data or team.team_data()
         team.annotator_dashboard(data, results.round_agreement())
 if "Guidelines" in shown and shown["Guidelines"].open:
     with shown["Guidelines"]:

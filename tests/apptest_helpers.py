@@ -95,3 +95,23 @@ def shown(markdown: str) -> str:
     import re
 
     return re.sub(r"\\(.)", r"\1", markdown).replace("\u2060", "")  # the word joiner after an e-mail's @
+
+
+def review_metrics(at: AppTest) -> dict[str, tuple[str, str]]:
+    """The Review page's TRACe cards (one HTML block, ``ragviz.ui.review.page.metric_cards``): label -> (value,
+    delta against the judge, ``""`` without one)."""
+    import html
+    import re
+
+    cards = re.findall(
+        r'class="rv-metric" data-metric="([^"]*)" data-value="([^"]*)" data-delta="([^"]*)"',
+        "".join(h.value for h in at.get("html")),
+    )
+    return {html.unescape(n): (html.unescape(v), html.unescape(d)) for n, v, d in cards}
+
+
+def review_formulas(at: AppTest) -> list[str]:
+    """The Review page's four formula lines under the TRACe cards, as HTML."""
+    import re
+
+    return re.findall(r'<div class="rv-formula"[^>]*>(.*?)</div>', "".join(h.value for h in at.get("html")))

@@ -39,13 +39,19 @@ def sidebar(page):
     return page.locator('[data-testid="stSidebar"]')
 
 
-def metric_value(page, label: str):
-    """The value of the metric card labelled *label*."""
+def metric_card(page, label: str):
+    """The metric card labelled *label*: an ``st.metric`` or one of the Review page's TRACe cards (one HTML block
+    for the four, ``ragviz.ui.review.page.metric_cards``)."""
     return (
         page.locator(f'{FRESH} [data-testid="stMetric"]')
         .filter(has_text=label)
-        .locator('[data-testid="stMetricValue"]')
+        .or_(page.locator(f'{FRESH} .rv-metric[data-metric="{label}"]'))
     )
+
+
+def metric_value(page, label: str):
+    """The value of the metric card labelled *label*."""
+    return metric_card(page, label).locator('[data-testid="stMetricValue"], .rv-metric-value')
 
 
 def sentence(page, key: str):

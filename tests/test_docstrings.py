@@ -27,8 +27,6 @@ LONG_DOCSTRINGS_WAIVED = {
     "ragviz/analysis/estimates/crossfit.py": "small-n numbers (stats)",
     "ragviz/analysis/estimates/pairing.py": "small-n numbers (stats)",
     "ragviz/analysis/estimates/ppi.py": "small-n numbers (stats)",
-    "ragviz/analysis/labelsets/named.py": "one LabelSelection for whose labels (identity)",
-    "ragviz/analysis/labelsets/selection.py": "one LabelSelection for whose labels (identity)",
     "ragviz/analysis/team/alpha.py": "team round at 100k (compare)",
     "ragviz/analysis/team/imports.py": "team round at 100k (compare)",
     "ragviz/data/formats/openinference.py": "JSONL load speed (compare)",
@@ -38,15 +36,6 @@ LONG_DOCSTRINGS_WAIVED = {
     "ragviz/export/shapes.py": "100k export (compare)",
     "ragviz/export/traces/annotations.py": "100k export (compare)",
     "ragviz/export/traces/langfuse.py": "100k export (compare)",
-    "ragviz/store/audit_samples.py": "the store's composed parts (house)",
-    "ragviz/store/connection.py": "the store's composed parts (house)",
-    "ragviz/store/identity_folds.py": "the store's composed parts (house)",
-    "ragviz/store/label_store.py": "the store's composed parts (house)",
-    "ragviz/store/paths.py": "the store's composed parts (house)",
-    "ragviz/store/postgres.py": "the store's composed parts (house)",
-    "ragviz/store/schema/__init__.py": "the store's composed parts (house)",
-    "ragviz/store/sources.py": "the store's composed parts (house)",
-    "ragviz/ui/review/sentence_editor.py": "the Review page at the framework's floor (speed)",
 }
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ragviz.analysis.estimates.coverage import MIN_REVIEWED, too_few_words
+from ragviz.analysis.coverage import MIN_REVIEWED, too_few_words
 from ragviz.analysis.figure_intervals import FigureInterval, confusion_intervals, resample_sums, rmse_interval
 from ragviz.analysis.stats import Confusion, cohen_kappa, confusion, fleiss_kappa, rmse
 from ragviz.data.dataset import Dataset

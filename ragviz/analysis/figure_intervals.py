@@ -2,8 +2,8 @@
 the true-negative rate, RMSE, the judge's bias), under one rule for every place that shows them (Dashboard,
 report, Explainer, ``ragviz agreement``, ``ragviz judge compare``); for readers: docs/numbers-and-intervals.md.
 
-Below :data:`ragviz.analysis.estimates.coverage.MIN_REVIEWED` reviewed examples, no interval, and the words of
-:func:`ragviz.analysis.estimates.coverage.too_few_words` ("too few reviewed to say (6 of 10)"). The shares and κ:
+Below :data:`ragviz.analysis.coverage.MIN_REVIEWED` reviewed examples, no interval, and the words of
+:func:`ragviz.analysis.coverage.too_few_words` ("too few reviewed to say (6 of 10)"). The shares and κ:
 :func:`confusion_intervals`; RMSE: :func:`rmse_interval`; the bias: :func:`mean_interval`. None of these is of zero
 width. The minimum and the coverage of these intervals come from ``benchmarks/bench_agreement_intervals.py``
 (BENCHMARKS.md, "Agreement with people at small n").
@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ragviz.analysis.estimates.coverage import MIN_REVIEWED, too_few_words
+from ragviz.analysis.coverage import MIN_REVIEWED, too_few_words
 from ragviz.analysis.stats import binary_kappa
 
 __all__ = [

@@ -97,7 +97,7 @@ def label_trust(
 ) -> dict[str, LabelTrust]:
     """:class:`LabelTrust` of each of *labels* over *triples* (people's labels the reference), the intervals
     :func:`ragviz.analysis.agreement.agreement`'s (:mod:`ragviz.analysis.figure_intervals`): none below
-    :data:`ragviz.analysis.estimates.coverage.MIN_REVIEWED` reviewed examples, where :attr:`LabelTrust.too_few`
+    :data:`ragviz.analysis.coverage.MIN_REVIEWED` reviewed examples, where :attr:`LabelTrust.too_few`
     says so."""
     point = agreement(triples)
     out = {}
@@ -143,7 +143,7 @@ class Bias:
 def metric_bias(name: str, m: MetricEstimate) -> Bias:
     """The judge's bias on metric *name* from its corrected estimate *m*: judge − corrected, the interval
     ``[judge − high, judge − low]`` (the judge's mean over all examples is known; the corrected one is not);
-    none below :data:`ragviz.analysis.estimates.coverage.MIN_AUDITED` audited examples, where the corrected
+    none below :data:`ragviz.analysis.coverage.MIN_AUDITED` audited examples, where the corrected
     figure is not said either."""
     ppi = m.ppi
     if m.judge is None or ppi.estimate is None or m.more_needed:  # too small an audit: no corrected figure

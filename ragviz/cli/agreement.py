@@ -87,14 +87,14 @@ def _print_annotator_agreement(dataset: Dataset, store: Any) -> int:
     import sys
 
     from ragviz.analysis.agreement import annotator_agreement
-    from ragviz.analysis.team.alpha import round_alpha
-    from ragviz.analysis.team.gold import team_round
-    from ragviz.store.team.assignments import assigned
+    from ragviz.analysis.team.dashboard import table_alpha
+    from ragviz.analysis.team.table import round_table
 
     try:
-        round_ = (assigned(store) or None) if store is not None else None  # a team's round: its annotators only
+        # a team's round: its annotators only
+        round_ = (store.team.assignments.assigned() or None) if store is not None else None
         figures = annotator_agreement(dataset, None, store, assigned=round_)  # builds only the decided examples
-        alpha = round_alpha(team_round(dataset, store).values()) if store is not None else {}
+        alpha = table_alpha(round_table(dataset, store)) if store is not None else {}
     finally:
         if store is not None:
             store.close()

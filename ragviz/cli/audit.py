@@ -150,7 +150,6 @@ def _draw(args: argparse.Namespace) -> int:
     from ragviz.analysis.audits.samples import draw_design, grow_design
     from ragviz.analysis.audits.seed_notes import seed_notes
     from ragviz.data.load import load
-    from ragviz.store.audit_samples import get_sample
 
     result = load(args.paths)
     if not result.ok:
@@ -160,7 +159,7 @@ def _draw(args: argparse.Namespace) -> int:
     plan = None
     with open_store(args.db, command=COMMAND, create=True) as store:
         if args.grow is not None:
-            found = get_sample(store, args.grow)
+            found = store.audits.get_sample(args.grow)
             if found is None:
                 return _fail(f"{args.db}: no audit sample {args.grow}")
             if found.design == "paired":
@@ -178,7 +177,7 @@ def _draw(args: argparse.Namespace) -> int:
         else:
             pilot = None
             if args.pilot is not None:
-                pilot = get_sample(store, args.pilot)
+                pilot = store.audits.get_sample(args.pilot)
                 if pilot is None:
                     return _fail(f"{args.db}: no audit sample {args.pilot} to take the pilot from")
             sample = draw_design(
@@ -255,16 +254,14 @@ def _paired_plan(store: Any, dataset: Any, sample: Any, points: float) -> str | 
 
 
 def _status(args: argparse.Namespace) -> int:
-    from ragviz.store.audit_samples import get_sample, list_samples
-
     with open_store(args.db, command=COMMAND) as store:
         if args.sample is not None:
-            one = get_sample(store, args.sample)
+            one = store.audits.get_sample(args.sample)
             if one is None:
                 return _fail(f"{args.db}: no audit sample {args.sample}")
             samples = [one]
         else:
-            samples = list_samples(store)
+            samples = store.audits.list_samples()
         reviewed: set[str] = set()
         for who in store.annotators():
             reviewed |= store.reviewed_uids(who)

@@ -24,6 +24,7 @@ __all__ = [
     "LABEL_SETS_HELP",
     "NO_STORE",
     "PEOPLE_LABEL_SETS_HELP",
+    "VERSION_LABEL_SETS_HELP",
     "add_db_argument",
     "add_paths",
     "errors",
@@ -101,22 +102,35 @@ PEOPLE_LABEL_SETS_HELP = (
     "(the team's agreed or adjudicated labels) or one annotator's name (annotator:NAME for a person named like one "
     "of these)"
 )
+#: A judge version's labels, as every option that takes them says it.
+VERSION_LABEL_SETS_HELP = "judge:VERSION (per example, the latest labels judge version VERSION stored, e.g. judge:v2)"
 #: What a label-set option (``--against``) accepts: the judge's labels too.
-LABEL_SETS_HELP = "llm (the judge's labels), " + PEOPLE_LABEL_SETS_HELP
+LABEL_SETS_HELP = f"llm (the judge's labels), {VERSION_LABEL_SETS_HELP}, " + PEOPLE_LABEL_SETS_HELP
 
 
 def label_selection(
-    text: str, store: LabelStore | None, *, option: str, path: str | None = None, people: bool = False
+    text: str,
+    store: LabelStore | None,
+    *,
+    option: str,
+    path: str | None = None,
+    people: bool = False,
+    versions: bool = True,
 ) -> LabelSelection:
     """The label set an option's *text* names (:func:`ragviz.analysis.labelsets.selection.parse_label_set`),
-    checked against *store*: an annotator must have labels there, gold needs a store; *people*: the judge's
-    labels are refused (the option names people's labels). Bad input names *option* and *path*."""
+    checked against *store*: an annotator or a judge version must have labels there, gold needs a store;
+    *people*: the judge's labels are refused (the option names people's labels), but a judge version's when
+    *versions*. Bad input names *option* and *path*."""
     from ragviz.analysis.labelsets.selection import parse_label_set
+    from ragviz.judge.versions.registry import checked_selection
 
     chosen = parse_label_set(text, option=option, path=path)
     where = f"{option} {text.strip()}"
-    if people and chosen.kind == "judge":
-        raise BadInput("this option names people's labels: human, gold or an annotator", path=path, field=where)
+    if people and (chosen.kind == "judge" or (chosen.kind == "version" and not versions)):
+        also = " or judge:VERSION" if versions else ""
+        raise BadInput(f"this option names people's labels: human, gold, an annotator{also}", path=path, field=where)
+    if chosen.kind == "version":
+        return checked_selection(store, chosen, path=path, field=where)
     if chosen.kind == "gold" and store is None:
         raise BadInput("gold labels live in a label store: give --db DB", path=path, field=where)
     if chosen.is_person:
@@ -134,10 +148,11 @@ def _check_annotator(chosen: LabelSelection, store: LabelStore | None, path: str
 
 
 def export_selection(
-    store: LabelStore, annotator: str | None, labels: str | None, *, command: str, path: str
+    store: LabelStore, annotator: str | None, labels: str | None, *, command: str, path: str, versions: bool = False
 ) -> LabelSelection | None:
     """Whose labels an export writes, from ``--annotator NAME`` (always a person; ``'*'``: the team's) or
-    ``--labels gold|latest|ANNOTATOR`` (:func:`label_selection`), not both. Neither: the one annotator with labels,
+    ``--labels gold|latest|ANNOTATOR`` (:func:`label_selection`; ``judge:VERSION`` too when *versions*: an export
+    may write a judge version's labels, a push sends people's only), not both. Neither: the one annotator with labels,
     the team's latest (``human``) with several, ``None`` (the labels as loaded) with nobody."""
     from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection
     from ragviz.store.label_store import EVERYONE
@@ -145,7 +160,7 @@ def export_selection(
     if labels is not None:
         if annotator is not None:
             raise BadInput("give --labels or --annotator, not both", path=command)
-        return label_selection(labels, store, option="--labels", path=path, people=True)
+        return label_selection(labels, store, option="--labels", path=path, people=True, versions=versions)
     names = store.annotators()
     if annotator is None:
         return HUMAN if len(names) > 1 else LabelSelection.of(names[0]) if names else None

@@ -13,7 +13,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from ragviz.analysis.estimates.coverage import MIN_AUDITED
+from ragviz.analysis.coverage import MIN_AUDITED
 from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK, add_db_argument, open_store
 from ragviz.cli.estimate_table import format_table, write_report
 from ragviz.data.errors import BadInput
@@ -234,16 +234,16 @@ def pair_db(data: Dataset, db: str, sample_id: int | None, annotator: str | None
     from ragviz.analysis.audits.sample_estimate import audited_members, design_of, pilot_of
     from ragviz.analysis.estimates.pairing import pair_store
     from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection
-    from ragviz.store.audit_samples import default_sample, get_sample, list_samples, team_choice
+    from ragviz.store.audit_samples import default_sample
 
     where = _masked(db)
     with open_store(db, command=COMMAND) as store:
         if annotator is not None and annotator not in store.annotators():
             known = ", ".join(store.annotators()) or "none"
             raise BadInput(f"{where}: annotator {annotator!r} has no labels in this store (annotators: {known})")
-        drawn = list_samples(store, data.uids)
+        drawn = store.audits.list_samples(data.uids)
         if sample_id is not None:
-            sample = get_sample(store, sample_id)
+            sample = store.audits.get_sample(sample_id)
             if sample is None:
                 raise BadInput(f"{where}: no audit sample {sample_id}")
             if sample not in drawn:
@@ -257,7 +257,7 @@ def pair_db(data: Dataset, db: str, sample_id: int | None, annotator: str | None
                 "queue: Audit sample)"
             )
         else:
-            choice = team_choice(store)
+            choice = store.audits.team_choice()
             sample = default_sample(drawn, choice)
             assert sample is not None
             if choice is not None and choice.sample_id == sample.id:

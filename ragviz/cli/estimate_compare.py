@@ -154,8 +154,7 @@ def _not_uniform(sample_id: int | None, design: str) -> str:
 def _newest_paired(data: Any, db: str) -> int | None:
     """The newest paired sample drawn from DATA's examples in *db* (``None``: none; the usual choice then)."""
     from ragviz.cli.common import open_store
-    from ragviz.store.audit_samples import list_samples
 
     with open_store(db, command="ragviz estimate") as store:
-        paired = [s for s in list_samples(store, data.uids) if s.design == "paired"]
+        paired = [s for s in store.audits.list_samples(data.uids) if s.design == "paired"]
     return max(s.id for s in paired) if paired else None

@@ -10,7 +10,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ragviz.analysis.labelsets.selection import GOLD, HUMAN, LabelSelection
-from ragviz.cli.common import EXIT_OK, PEOPLE_LABEL_SETS_HELP, add_db_argument, export_selection, open_store
+from ragviz.cli.common import (
+    EXIT_OK,
+    PEOPLE_LABEL_SETS_HELP,
+    VERSION_LABEL_SETS_HELP,
+    add_db_argument,
+    export_selection,
+    open_store,
+)
 from ragviz.data.errors import BadInput
 from ragviz.export.files import FORMATS
 from ragviz.export.targets import TARGETS, Exported, Target, export, format_from_name
@@ -33,7 +40,7 @@ def export_command(
     labels: str | None = None,
 ) -> int:
     """``ragviz export [DATA ...] --db DB -o OUT [--format jsonl|parquet|csv] [--to ragbench|ragas|deepeval|ragchecker]
-    [--card] [--annotator NAME | --labels gold|latest|ANNOTATOR]``.
+    [--card] [--annotator NAME | --labels gold|latest|judge:VERSION|ANNOTATOR]``.
 
     Rebuilds the examples from the DATA files and directories, else from the data files
     registered in the store, writes whose labels :func:`~ragviz.cli.common.export_selection` says to OUT
@@ -59,7 +66,7 @@ def export_command(
     store = open_store(db, command=COMMAND)
     db = mask_url(db) if is_url(db) else db  # messages below name the URL without its password
     with store:
-        whose = export_selection(store, annotator, labels, command=COMMAND, path=db)
+        whose = export_selection(store, annotator, labels, command=COMMAND, path=db, versions=True)
         if data:
             _summary(export(store, whose, data, target), target, whose)
             return EXIT_OK
@@ -92,6 +99,13 @@ def _summary(done: Exported, target: Target, whose: LabelSelection | None) -> No
         print(
             f"exported {n_rows} examples to {done.written} ({target.describe()}); gold labels: {n_human} agreed or"
             f" adjudicated, {n_rows - n_human} judge labels as they were (label_source llm)",
+            file=sys.stderr,
+        )
+        return
+    if whose is not None and whose.kind == "version":
+        print(
+            f"exported {n_rows} examples to {done.written} ({target.describe()}); {whose.name}: that judge version's"
+            " labels where it labelled an example, the judge's latest labels elsewhere (label_source llm)",
             file=sys.stderr,
         )
         return
@@ -143,11 +157,12 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--labels",
-        metavar="gold|latest|ANNOTATOR",
+        metavar="gold|latest|judge:VERSION|ANNOTATOR",
         default=None,
-        help=f"which label set to export: {PEOPLE_LABEL_SETS_HELP}. latest is human (as --annotator '{EVERYONE}'); gold "
-        "rows carry label_source 'agreed' or 'adjudicated' with reviewer = who settled them, the rest keep the "
-        "judge's labels (label_source 'llm')",
+        help=f"which label set to export: {PEOPLE_LABEL_SETS_HELP}; or {VERSION_LABEL_SETS_HELP}. latest is human (as "
+        f"--annotator '{EVERYONE}'); gold rows carry label_source 'agreed' or 'adjudicated' with reviewer = who settled "
+        "them, the rest keep the judge's labels (label_source 'llm'); a judge version's rows carry its labels (the llm_ "
+        "copies too), the rest the judge's latest labels",
     )
 
 

@@ -227,7 +227,7 @@ def _compare(args: argparse.Namespace, store: LabelStore, out: TextIO, err: Text
     from ragviz.judge.settings import JudgeConfigError, JudgeSettings
     from ragviz.judge.versions.compare import audit_test_set, compare_versions, file_test_set
     from ragviz.judge.versions.registry import get_version, shots_now
-    from ragviz.store.audit_samples import default_sample, list_samples, team_choice
+    from ragviz.store.audit_samples import default_sample
 
     names, paths = _split_names(store, args.args)
     versions = [get_version(store, n) for n in names]
@@ -239,7 +239,7 @@ def _compare(args: argparse.Namespace, store: LabelStore, out: TextIO, err: Text
             raise BadInput("give the data files after the version names (or --human FILE)", path=COMMAND)
         sample_id = args.sample
         if sample_id is None:
-            chosen = default_sample(list_samples(store, dataset.uids), team_choice(store))
+            chosen = default_sample(store.audits.list_samples(dataset.uids), store.audits.team_choice())
             if chosen is None:
                 raise BadInput(
                     "no audit sample of these examples: draw one (`ragviz audit draw`, or on the Review page) or give --human FILE",

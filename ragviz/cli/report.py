@@ -101,7 +101,7 @@ def run_report_command(args: argparse.Namespace) -> int:
         return _fail(f"{', '.join(args.paths)}: no rows")
     store = None if args.db is None else open_store(args.db, command=COMMAND)
     try:
-        against = label_selection(args.against, store, option="--against", path=COMMAND, people=True)
+        against = label_selection(args.against, store, option="--against", path=COMMAND, people=True, versions=False)
     except BadInput:
         if store is not None:
             store.close()
@@ -119,12 +119,10 @@ def run_report_command(args: argparse.Namespace) -> int:
     )
     try:
         if args.sample is not None:
-            from ragviz.store.audit_samples import get_sample, list_samples
-
-            sample = get_sample(store, args.sample) if store is not None else None
+            sample = store.audits.get_sample(args.sample) if store is not None else None
             if store is None or sample is None:
                 return _fail(f"--sample: no audit sample {args.sample} in {store_where(args.db)}")
-            if sample not in list_samples(store, result.dataset.uids):
+            if sample not in store.audits.list_samples(result.dataset.uids):
                 return _fail(
                     f"--sample: audit sample {args.sample} was drawn from {sample.population_size:,} other examples "
                     "than DATA's: give the data it was drawn from"

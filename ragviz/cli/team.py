@@ -79,8 +79,7 @@ def _data_uids(store: Any, data: Sequence[str]) -> list[str]:
 
 
 def _assign(args: argparse.Namespace) -> int:
-    from ragviz.store.audit_samples import get_sample
-    from ragviz.store.team.assignments import AssignmentError, assign
+    from ragviz.store.team.assignments import AssignmentError
 
     pool = [n for n in args.pool.split(",") if n.strip()]
     with open_store(args.db, command=f"{COMMAND} assign", create=bool(args.data)) as store:
@@ -88,13 +87,13 @@ def _assign(args: argparse.Namespace) -> int:
             raise BadInput("no data: name DATA files, or open the data in the app first", path=f"{COMMAND} assign")
         uids = _data_uids(store, args.data) if args.data or args.sample is None else None
         if args.sample is not None:
-            sample = get_sample(store, args.sample)
+            sample = store.audits.get_sample(args.sample)
             if sample is None:
                 raise BadInput(f"no audit sample {args.sample} in this store", path=store.location, field="--sample")
             loaded = set(uids) if uids is not None else None
             uids = [u for u in sample.members if loaded is None or u in loaded]
         try:
-            made = assign(store, uids or [], args.overlap, pool, args.by, args.sample)
+            made = store.team.assignments.assign(uids or [], args.overlap, pool, args.by, args.sample)
         except AssignmentError as exc:
             raise BadInput(str(exc), path=f"{COMMAND} assign") from None
     print(
@@ -106,11 +105,11 @@ def _assign(args: argparse.Namespace) -> int:
 
 
 def _reassign(args: argparse.Namespace) -> int:
-    from ragviz.store.team.assignments import AssignmentError, reassign_leaver
+    from ragviz.store.team.assignments import AssignmentError
 
     with open_store(args.db, command=COMMAND) as store:
         try:
-            made = reassign_leaver(store, args.leave.strip(), args.by)
+            made = store.team.assignments.reassign_leaver(args.leave.strip(), args.by)
         except AssignmentError as exc:
             raise BadInput(str(exc), path=f"{COMMAND} reassign", field="--leave") from None
     print(f"round {made.id}: {args.leave}'s open examples handed out ({made.added:,} assignments)", file=sys.stderr)

@@ -43,7 +43,6 @@ from ragviz.data.ragbench import (
     overrides_from_row,
 )
 from ragviz.metrics.trace import TRACE_METRICS, TraceScores, trace_scores
-from ragviz.store.audit_samples import audit_members
 from ragviz.store.events import base_labels, fold_labels, status_of, without_contradicting_explanations
 from ragviz.store.label_store import LabelStore
 
@@ -170,8 +169,10 @@ def _batches(
     statuses: dict = store.statuses(person) if (store is not None and person) else {}
     if store is not None and whose == GOLD:  # the team's gold labels: uid -> Gold, for the examples that have them
         statuses = {uid: r.gold for uid, r in team_round(dataset, store).items() if r.gold is not None}
+    if store is not None and whose is not None and whose.kind == "version":  # judge:NAME: uid -> its latest labels
+        statuses = store.judge.of_prompt(whose.prompt_version)  # its rows' labels and llm_ copies (label_source llm)
     judged = store.judge.judged_uids() if store is not None else set()
-    members = audit_members(store) if store is not None else set()
+    members = store.audits.audit_members() if store is not None else set()
     n_sentences = dataset.n_context_sentences
     uids = dataset.uids
     table = dataset.table
@@ -233,7 +234,8 @@ def _exported(
     if not row.get("dataset_name"):
         # The uid must survive a re-load from a file with another name.
         row["dataset_name"] = example.dataset
-    stored_judge = store.judge.labels(uid) if store is not None and uid in judged else None
+    version = statuses if whose is not None and whose.kind == "version" else {}
+    stored_judge = version.get(uid) or (store.judge.labels(uid) if store is not None and uid in judged else None)
     judge = judge_labels_of(example, stored_judge)
     if stored_judge is not None:
         row["annotating_model_name"] = stored_judge.provenance.name or row.get("annotating_model_name")
@@ -263,7 +265,8 @@ def _exported(
         # A re-loaded reviewed export that this annotator left alone keeps its reviewer and audit flag.
         reviewer, reviewed_at = current.provenance.name or None, current.provenance.time
         label_source = "human"
-        audit_sample = uid in members or _flag(full_row.get("audit_sample"))
+        flag = full_row.get("audit_sample")  # a re-loaded cell: a bool, or the text of one
+        audit_sample = uid in members or flag is True or (isinstance(flag, str) and flag.strip().lower() == "true")
     elif whose == GOLD and uid in statuses:
         label_source = statuses[uid].source  # "agreed" or "adjudicated"
     else:
@@ -282,11 +285,6 @@ def _exported(
         audit_sample,
         field_reviewers,
     )
-
-
-def _flag(value: Any) -> bool:
-    """A re-loaded ``audit_sample`` cell (bool, or the text of one); anything else counts as false."""
-    return value is True or (isinstance(value, str) and value.strip().lower() == "true")
 
 
 def export_row(item: ExportedExample) -> dict[str, Any]:

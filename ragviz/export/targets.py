@@ -219,7 +219,7 @@ def _ragchecker(
     from ragviz.data.formats.ragchecker import RagCheckerFormatError
     from ragviz.export.shapes import write_corrected_ragchecker
 
-    if whose is not None and whose.kind in ("human", "gold"):
+    if whose is not None and whose.kind in ("human", "gold", "version"):
         raise BadInput(
             "claim corrections of RagChecker checking outputs are exported per annotator: "
             "name one with --annotator NAME"

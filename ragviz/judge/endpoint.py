@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from ragviz.judge.client import API_KEY_ENV, AZURE_KEY_ENV, DEFAULT_BASE_URL, NO_KEY_PLACEHOLDER, JudgeConfigError
+from ragviz.judge.settings import API_KEY_ENV, AZURE_KEY_ENV, DEFAULT_BASE_URL, NO_KEY_PLACEHOLDER, JudgeConfigError
 
 __all__ = [
     "ALLOWLIST_ENV",

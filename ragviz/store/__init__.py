@@ -2,7 +2,8 @@
 
 :mod:`~ragviz.store.events` folds events into labels (pure), :mod:`~ragviz.store.schema` holds the
 schema (one runner, four migration sets), :mod:`~ragviz.store.dialect` the dialects, :mod:`~ragviz.store.database` the one connection interface over the backends
-(:mod:`~ragviz.store.sqlite`, :mod:`~ragviz.store.postgres`), :mod:`~ragviz.store.label_store` the store itself, :mod:`~ragviz.store.sources` its data files and uploads.
+(:mod:`~ragviz.store.sqlite`, :mod:`~ragviz.store.postgres`), :mod:`~ragviz.store.label_store` the store itself with its composed
+parts (``store.sources``, ``store.judge``, ``store.audits``, ``store.team``).
 """
 
 from ragviz.store.events import Event, ExampleStatus

@@ -1,25 +1,14 @@
-"""Audit samples in the label store: uniformly random samples of the loaded examples for people to review.
+"""Audit samples in the label store: uniformly random (or designed) samples of the loaded examples for people to review.
 
-People's labels on a uniformly random sample correct the judge's means without bias
-(:mod:`ragviz.analysis.estimates.ppi`); examples reviewed because triage or a filter led there are not random
-and must stay out. A sample is stored once for every annotator and replica (migration
-``006_audit_samples``): its id, its seed, who drew it and when, a fingerprint of the examples it was
-drawn from, and its members in draw order.
+People's labels on a random sample correct the judge's means without bias (:mod:`ragviz.analysis.estimates.ppi`).
+A sample is stored once for every annotator and replica: its seed, who drew it and when, a fingerprint of the
+examples it was drawn from (it grows only over those), its members in draw order. The draw order is a seeded
+permutation: each uid ranks by the SHA-256 of ``"<seed>:<uid>"`` (:func:`draw_order`), so a sample of *n* is the first
+*n* of that order and growing it appends the next ones: still uniformly random. Which sample is the team's is an
+admin's recorded choice (:meth:`AuditSamples.choose_team_sample`); until then the newest is used.
 
-The draw order is a seeded random permutation of all the examples' uids: each uid's rank is the
-SHA-256 of ``"<seed>:<uid>"`` (:func:`draw_order`), so it depends on nothing but the seed and the uid —
-not on the order the rows were loaded in, not on a library version. A sample of *n* is the first *n*
-uids of that order, a uniformly random *n*-subset; growing it to *n'* appends the next *n' - n* uids,
-so the grown sample is the first *n'* of the same order: still uniformly random (never "the first
-sample plus a hand-picked extra"). Two annotators growing the same sample at once append the same uids
-(the write lock serializes them; members already there are kept), so the result is the same.
-
-Which sample is *the team's* (the one the Dashboard, the Explainer and ``ragviz estimate`` use unless told
-otherwise) is an admin's explicit choice (:func:`choose_team_sample`), kept with who chose it and when
-(migration ``010_team_audit_sample``); until an admin chooses, the newest sample is used and they say so.
-
-A sample belongs to the examples it was drawn from (:func:`population_fingerprint` of their uids): it
-grows only over the same examples, and the app offers it only when those examples are loaded.
+:class:`AuditSamples` is a part composed into :class:`ragviz.store.label_store.LabelStore` as ``store.audits``; it owns
+this SQL and reaches the database through the store's read / write interface (:mod:`ragviz.store.connection`).
 """
 
 from __future__ import annotations
@@ -32,29 +21,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragviz.errors import BadInput
-from ragviz.store.connection import Query
+from ragviz.store.connection import Query, SqlStore
 from ragviz.store.events import now_iso
-from ragviz.store.label_store import LabelStore
 
 __all__ = [
     "AuditSample",
     "AuditSampleError",
+    "AuditSamples",
     "MAX_SEED",
     "SampleMember",
     "TeamChoice",
-    "audit_members",
-    "choose_team_sample",
     "default_sample",
     "draw_order",
-    "draw_sample",
-    "extend_designed_sample",
-    "get_sample",
-    "grow_sample",
-    "list_samples",
     "new_seed",
     "population_fingerprint",
-    "save_designed_sample",
-    "team_choice",
 ]
 
 
@@ -160,34 +140,6 @@ def _check_size(n: int, population: int) -> None:
         raise AuditSampleError(f"sample size {n:,} is larger than the {population:,} loaded examples")
 
 
-def draw_sample(store: LabelStore, uids: Sequence[str], n: int, annotator: str, seed: int | None = None) -> AuditSample:
-    """Draw and store a uniformly random sample of *n* of *uids*: the first *n* of :func:`draw_order`
-    with *seed* (a fresh one when ``None``), recorded with *annotator* as the one who drew it."""
-    population = sorted(set(uids))
-    _check_size(n, len(population))
-    if not annotator or not annotator.strip():
-        raise AuditSampleError("an audit sample needs the name of the person drawing it")
-    seed = new_seed() if seed is None else int(seed)
-    if not 0 <= seed <= MAX_SEED:
-        raise AuditSampleError(f"seed must lie between 0 and {MAX_SEED}, got {seed}")
-    members = draw_order(population, seed)[:n]
-    ts = now_iso()
-
-    def insert(q: Query) -> int:
-        row = q(
-            "INSERT INTO audit_samples (seed, population, population_size, created_by, ts)"
-            " VALUES (?, ?, ?, ?, ?) RETURNING id",
-            (seed, population_fingerprint(population), len(population), annotator, ts),
-        ).fetchone()
-        _insert_members(q, int(row[0]), members, 0, annotator, ts)
-        return int(row[0])
-
-    sample_id = store.write(insert)
-    found = get_sample(store, sample_id)
-    assert found is not None
-    return found
-
-
 def _insert_members(q: Query, sample_id: int, members: Sequence[str], start: int, annotator: str, ts: str) -> None:
     for position, uid in enumerate(members[start:], start=start + 1):
         q(
@@ -196,73 +148,12 @@ def _insert_members(q: Query, sample_id: int, members: Sequence[str], start: int
         )
 
 
-def grow_sample(store: LabelStore, sample_id: int, uids: Sequence[str], n: int, annotator: str) -> AuditSample:
-    """Grow sample *sample_id* to *n* members: the next uids of its draw order over *uids*, which must be
-    the examples it was drawn from. A sample already at least *n* large is left as it is."""
-    population = sorted(set(uids))
-    _check_size(n, len(population))
-
-    def grow(q: Query) -> None:
-        found = _sample(q, sample_id)
-        if found is None:
-            raise AuditSampleError(f"no audit sample {sample_id} in {store.location}")
-        _check_population(found, population)
-        if found.design != "uniform":
-            raise AuditSampleError(
-                f"sample {sample_id} is {found.design}: grow it with its design (ragviz audit draw --grow, or the "
-                "Review page), which keeps each member's inclusion probability right"
-            )
-        if n > found.size:
-            order = draw_order(population, found.seed)
-            _insert_members(q, sample_id, order[:n], found.size, annotator, now_iso())
-
-    store.write(grow)
-    grown = get_sample(store, sample_id)
-    assert grown is not None
-    return grown
-
-
 def _check_population(found: AuditSample, population: Sequence[str]) -> None:
     if found.population != population_fingerprint(population):
         raise AuditSampleError(
             f"sample {found.id} was drawn from {found.population_size:,} other examples than the "
             f"{len(population):,} loaded: load the same data to grow it, or draw a new sample"
         )
-
-
-def save_designed_sample(
-    store: LabelStore,
-    uids: Sequence[str],
-    members: Sequence[SampleMember],
-    design: str,
-    params: dict[str, Any],
-    annotator: str,
-    seed: int,
-) -> AuditSample:
-    """Store a sample drawn by a design (:mod:`ragviz.analysis.audits.designs` draws it; this only keeps it):
-    its members in review order with their strata and inclusion probabilities, the design and its *params*."""
-    population = sorted(set(uids))
-    if not members:
-        raise AuditSampleError("the design drew no example: raise the sample size")
-    if not annotator or not annotator.strip():
-        raise AuditSampleError("an audit sample needs the name of the person drawing it")
-    if not 0 <= seed <= MAX_SEED:
-        raise AuditSampleError(f"seed must lie between 0 and {MAX_SEED}, got {seed}")
-    ts = now_iso()
-
-    def insert(q: Query) -> int:
-        row = q(
-            "INSERT INTO audit_samples (seed, population, population_size, created_by, ts, design, design_json)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
-            (seed, population_fingerprint(population), len(population), annotator, ts, design, json.dumps(params)),
-        ).fetchone()
-        _insert_details(q, int(row[0]), members, 0, annotator, ts)
-        return int(row[0])
-
-    sample_id = store.write(insert)
-    found = get_sample(store, sample_id)
-    assert found is not None
-    return found
 
 
 def _insert_details(
@@ -274,50 +165,6 @@ def _insert_details(
             " inclusion_probability, selection_weight) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (sample_id, position, m.uid, annotator, ts, m.stratum, m.inclusion_probability, m.selection_weight),
         )
-
-
-def extend_designed_sample(
-    store: LabelStore,
-    sample_id: int,
-    uids: Sequence[str],
-    members: Sequence[SampleMember],
-    params: dict[str, Any],
-    annotator: str,
-) -> AuditSample:
-    """Grow a designed sample to *members* (its design redrawn larger with the same seed): every current member
-    must be among them (a grown sample keeps its members); the new ones are appended in their order, every
-    member's stratum and inclusion probability and the design's *params* are updated."""
-    population = sorted(set(uids))
-
-    def extend(q: Query) -> None:
-        found = _sample(q, sample_id)
-        if found is None:
-            raise AuditSampleError(f"no audit sample {sample_id} in {store.location}")
-        _check_population(found, population)
-        by_uid = {m.uid: m for m in members}
-        lost = [u for u in found.members if u not in by_uid]
-        if lost:
-            raise AuditSampleError(
-                f"growing sample {sample_id} would drop {len(lost):,} members (first: {lost[0]}): the stratifying "
-                "column or the judge's confidence changed since it was drawn; draw a new sample"
-            )
-        have = set(found.members)
-        added = [m for m in members if m.uid not in have]
-        ts = now_iso()
-        for uid in found.members:
-            m = by_uid[uid]
-            q(
-                "UPDATE audit_sample_members SET stratum = ?, inclusion_probability = ?, selection_weight = ?"
-                " WHERE sample_id = ? AND example_uid = ?",
-                (m.stratum, m.inclusion_probability, m.selection_weight, sample_id, uid),
-            )
-        _insert_details(q, sample_id, [*(by_uid[u] for u in found.members), *added], found.size, annotator, ts)
-        q("UPDATE audit_samples SET design_json = ? WHERE id = ?", (json.dumps(params), sample_id))
-
-    store.write(extend)
-    grown = get_sample(store, sample_id)
-    assert grown is not None
-    return grown
 
 
 def _sample(q: Query, sample_id: int) -> AuditSample | None:
@@ -354,48 +201,179 @@ def _sample(q: Query, sample_id: int) -> AuditSample | None:
     )
 
 
-def get_sample(store: LabelStore, sample_id: int) -> AuditSample | None:
-    """The stored sample, ``None`` when there is no such id."""
-    return store.read(lambda q: _sample(q, sample_id))
+class AuditSamples:
+    """The audit samples of one label store and the team's choice among them (see the module docstring)."""
 
+    def __init__(self, store: SqlStore):
+        self._store = store
 
-def list_samples(store: LabelStore, uids: Iterable[str] | None = None) -> list[AuditSample]:
-    """Every stored sample, newest first; with *uids*, only those drawn from exactly these examples."""
-    wanted = population_fingerprint(uids) if uids is not None else None
+    def draw_sample(self, uids: Sequence[str], n: int, annotator: str, seed: int | None = None) -> AuditSample:
+        """Draw and store a uniformly random sample of *n* of *uids*: the first *n* of :func:`draw_order`
+        with *seed* (a fresh one when ``None``), recorded with *annotator* as the one who drew it."""
+        population = sorted(set(uids))
+        _check_size(n, len(population))
+        if not annotator or not annotator.strip():
+            raise AuditSampleError("an audit sample needs the name of the person drawing it")
+        seed = new_seed() if seed is None else int(seed)
+        if not 0 <= seed <= MAX_SEED:
+            raise AuditSampleError(f"seed must lie between 0 and {MAX_SEED}, got {seed}")
+        members = draw_order(population, seed)[:n]
+        ts = now_iso()
 
-    def every(q: Query) -> list[AuditSample]:
-        ids = [int(r[0]) for r in q("SELECT id, population FROM audit_samples ORDER BY id DESC").fetchall()]
-        return [s for s in (_sample(q, i) for i in ids) if s is not None]
+        def insert(q: Query) -> int:
+            row = q(
+                "INSERT INTO audit_samples (seed, population, population_size, created_by, ts)"
+                " VALUES (?, ?, ?, ?, ?) RETURNING id",
+                (seed, population_fingerprint(population), len(population), annotator, ts),
+            ).fetchone()
+            _insert_members(q, int(row[0]), members, 0, annotator, ts)
+            return int(row[0])
 
-    samples = store.read(every)
-    return [s for s in samples if wanted is None or s.population == wanted]
+        sample_id = self._store.write(insert)
+        found = self.get_sample(sample_id)
+        assert found is not None
+        return found
 
+    def grow_sample(self, sample_id: int, uids: Sequence[str], n: int, annotator: str) -> AuditSample:
+        """Grow sample *sample_id* to *n* members: the next uids of its draw order over *uids*, which must be
+        the examples it was drawn from. A sample already at least *n* large is left as it is."""
+        population = sorted(set(uids))
+        _check_size(n, len(population))
 
-def audit_members(store: LabelStore) -> set[str]:
-    """The uids in any stored audit sample (one query)."""
-    return {r[0] for r in store.query("SELECT DISTINCT example_uid FROM audit_sample_members")}
+        def grow(q: Query) -> None:
+            found = _sample(q, sample_id)
+            if found is None:
+                raise AuditSampleError(f"no audit sample {sample_id} in {self._store.location}")
+            _check_population(found, population)
+            if found.design != "uniform":
+                raise AuditSampleError(
+                    f"sample {sample_id} is {found.design}: grow it with its design (ragviz audit draw --grow, or the "
+                    "Review page), which keeps each member's inclusion probability right"
+                )
+            if n > found.size:
+                order = draw_order(population, found.seed)
+                _insert_members(q, sample_id, order[:n], found.size, annotator, now_iso())
 
+        self._store.write(grow)
+        grown = self.get_sample(sample_id)
+        assert grown is not None
+        return grown
 
-def choose_team_sample(store: LabelStore, sample_id: int, admin: str) -> TeamChoice:
-    """Record that *admin* made sample *sample_id* the team's (every earlier choice stays in the store).
-    Only admins may call this: the callers check the role (:attr:`ragviz.store.roles.Access.can_choose_sample`)."""
-    if not admin or not admin.strip():
-        raise AuditSampleError("choosing the team's audit sample needs the name of the admin choosing it")
-    ts = now_iso()
+    def save_designed_sample(
+        self,
+        uids: Sequence[str],
+        members: Sequence[SampleMember],
+        design: str,
+        params: dict[str, Any],
+        annotator: str,
+        seed: int,
+    ) -> AuditSample:
+        """Store a sample drawn by a design (:mod:`ragviz.analysis.audits.designs` draws it; this only keeps it):
+        its members in review order with their strata and inclusion probabilities, the design and its *params*."""
+        population = sorted(set(uids))
+        if not members:
+            raise AuditSampleError("the design drew no example: raise the sample size")
+        if not annotator or not annotator.strip():
+            raise AuditSampleError("an audit sample needs the name of the person drawing it")
+        if not 0 <= seed <= MAX_SEED:
+            raise AuditSampleError(f"seed must lie between 0 and {MAX_SEED}, got {seed}")
+        ts = now_iso()
 
-    def choose(q: Query) -> None:
-        if _sample(q, sample_id) is None:
-            raise AuditSampleError(f"no audit sample {sample_id} in {store.location}")
-        q("INSERT INTO audit_sample_choices (sample_id, chosen_by, ts) VALUES (?, ?, ?)", (sample_id, admin, ts))
+        def insert(q: Query) -> int:
+            row = q(
+                "INSERT INTO audit_samples (seed, population, population_size, created_by, ts, design, design_json)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                (seed, population_fingerprint(population), len(population), annotator, ts, design, json.dumps(params)),
+            ).fetchone()
+            _insert_details(q, int(row[0]), members, 0, annotator, ts)
+            return int(row[0])
 
-    store.write(choose)
-    return TeamChoice(sample_id, admin, ts)
+        sample_id = self._store.write(insert)
+        found = self.get_sample(sample_id)
+        assert found is not None
+        return found
 
+    def extend_designed_sample(
+        self,
+        sample_id: int,
+        uids: Sequence[str],
+        members: Sequence[SampleMember],
+        params: dict[str, Any],
+        annotator: str,
+    ) -> AuditSample:
+        """Grow a designed sample to *members* (its design redrawn larger with the same seed): every current member
+        must be among them (a grown sample keeps its members); the new ones are appended in their order, every
+        member's stratum and inclusion probability and the design's *params* are updated."""
+        population = sorted(set(uids))
 
-def team_choice(store: LabelStore) -> TeamChoice | None:
-    """The newest admin's choice of the team's sample, ``None`` when no admin chose one."""
-    rows = store.query("SELECT sample_id, chosen_by, ts FROM audit_sample_choices ORDER BY id DESC LIMIT 1")
-    return TeamChoice(int(rows[0][0]), rows[0][1], rows[0][2]) if rows else None
+        def extend(q: Query) -> None:
+            found = _sample(q, sample_id)
+            if found is None:
+                raise AuditSampleError(f"no audit sample {sample_id} in {self._store.location}")
+            _check_population(found, population)
+            by_uid = {m.uid: m for m in members}
+            lost = [u for u in found.members if u not in by_uid]
+            if lost:
+                raise AuditSampleError(
+                    f"growing sample {sample_id} would drop {len(lost):,} members (first: {lost[0]}): the stratifying "
+                    "column or the judge's confidence changed since it was drawn; draw a new sample"
+                )
+            have = set(found.members)
+            added = [m for m in members if m.uid not in have]
+            ts = now_iso()
+            for uid in found.members:
+                m = by_uid[uid]
+                q(
+                    "UPDATE audit_sample_members SET stratum = ?, inclusion_probability = ?, selection_weight = ?"
+                    " WHERE sample_id = ? AND example_uid = ?",
+                    (m.stratum, m.inclusion_probability, m.selection_weight, sample_id, uid),
+                )
+            _insert_details(q, sample_id, [*(by_uid[u] for u in found.members), *added], found.size, annotator, ts)
+            q("UPDATE audit_samples SET design_json = ? WHERE id = ?", (json.dumps(params), sample_id))
+
+        self._store.write(extend)
+        grown = self.get_sample(sample_id)
+        assert grown is not None
+        return grown
+
+    def get_sample(self, sample_id: int) -> AuditSample | None:
+        """The stored sample, ``None`` when there is no such id."""
+        return self._store.read(lambda q: _sample(q, sample_id))
+
+    def list_samples(self, uids: Iterable[str] | None = None) -> list[AuditSample]:
+        """Every stored sample, newest first; with *uids*, only those drawn from exactly these examples."""
+        wanted = population_fingerprint(uids) if uids is not None else None
+
+        def every(q: Query) -> list[AuditSample]:
+            ids = [int(r[0]) for r in q("SELECT id, population FROM audit_samples ORDER BY id DESC").fetchall()]
+            return [s for s in (_sample(q, i) for i in ids) if s is not None]
+
+        samples = self._store.read(every)
+        return [s for s in samples if wanted is None or s.population == wanted]
+
+    def audit_members(self) -> set[str]:
+        """The uids in any stored audit sample (one query)."""
+        return {r[0] for r in self._store.query("SELECT DISTINCT example_uid FROM audit_sample_members")}
+
+    def choose_team_sample(self, sample_id: int, admin: str) -> TeamChoice:
+        """Record that *admin* made sample *sample_id* the team's (every earlier choice stays in the store).
+        Only admins may call this: the callers check the role (:attr:`ragviz.store.roles.Access.can_choose_sample`)."""
+        if not admin or not admin.strip():
+            raise AuditSampleError("choosing the team's audit sample needs the name of the admin choosing it")
+        ts = now_iso()
+
+        def choose(q: Query) -> None:
+            if _sample(q, sample_id) is None:
+                raise AuditSampleError(f"no audit sample {sample_id} in {self._store.location}")
+            q("INSERT INTO audit_sample_choices (sample_id, chosen_by, ts) VALUES (?, ?, ?)", (sample_id, admin, ts))
+
+        self._store.write(choose)
+        return TeamChoice(sample_id, admin, ts)
+
+    def team_choice(self) -> TeamChoice | None:
+        """The newest admin's choice of the team's sample, ``None`` when no admin chose one."""
+        rows = self._store.query("SELECT sample_id, chosen_by, ts FROM audit_sample_choices ORDER BY id DESC LIMIT 1")
+        return TeamChoice(int(rows[0][0]), rows[0][1], rows[0][2]) if rows else None
 
 
 def default_sample(samples: Sequence[AuditSample], choice: TeamChoice | None) -> AuditSample | None:

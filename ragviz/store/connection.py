@@ -1,18 +1,11 @@
 """The label store's public read and write interface: the one door every part of the store goes through.
 
-Anchor: datasette's ``Database.execute_fn`` / ``execute_write_fn``. A function gets the statement runner *q*
-(``q(statement, params=())`` with ``?`` placeholders, returning a cursor) and runs
-
-- inside :meth:`StoreConnection.read`: under the store's lock (one SQLite connection is shared by threads), so
-  several statements see one connection; fetch the rows inside the function;
-- inside :meth:`StoreConnection.write`: in ONE write transaction, committed durably when the function returns
-  and rolled back when it raises (writers are serialized on both backends: SQLite's write lock, a PostgreSQL
-  advisory lock); a read inside a write sees what the write wrote so far.
-
-:meth:`StoreConnection.query` is one read statement, its rows fetched. :class:`ragviz.store.label_store.LabelStore`
-offers the same three methods (it holds one :class:`StoreConnection`), and so does each part composed into it;
-the parts' functions are written against :class:`SqlStore`, what both provide. Nothing outside ``ragviz/store``
-writes SQL: it calls a part's function.
+Anchor: datasette's ``Database.execute_fn`` / ``execute_write_fn``: a function gets the statement runner *q*
+(``q(statement, params=())`` with ``?`` placeholders, returning a cursor) and runs under the store's lock
+(:meth:`StoreConnection.read`) or in ONE durable write transaction (:meth:`StoreConnection.write`);
+:meth:`StoreConnection.query` is one read statement. :class:`ragviz.store.label_store.LabelStore` offers the same
+three methods, and its composed parts are written against :class:`SqlStore`, what both provide. Nothing outside
+``ragviz/store`` writes SQL: it calls a part's method.
 """
 
 from __future__ import annotations
@@ -86,7 +79,8 @@ class StoreConnection:
         return self._db
 
     def read(self, fn: Callable[[Query], T]) -> T:
-        """``fn(q)`` under the store's lock; its result."""
+        """``fn(q)`` under the store's lock; its result. One SQLite connection is shared by threads, so the statements
+        of *fn* see one connection: fetch the rows inside *fn*."""
         with self._lock:
             return fn(self._q)
 
@@ -96,7 +90,9 @@ class StoreConnection:
             return list(self._q(statement, params).fetchall())
 
     def write(self, fn: Callable[[Query], T]) -> T:
-        """``fn(q)`` in one write transaction, committed (durably) when it returns, rolled back when it raises."""
+        """``fn(q)`` in one write transaction, committed (durably) when it returns, rolled back when it raises.
+        Writers are serialized on both backends (SQLite's write lock, a PostgreSQL advisory lock); a read inside a
+        write sees what the write wrote so far."""
         with self._lock:
             self.db.begin_write()
             committed = False

@@ -1,16 +1,12 @@
-"""One person, one name: migration ``020_fold_emails`` (:mod:`ragviz.store.schema.team`) folds the spellings of one e-mail address into one.
+"""One person, one name: what migration ``020_fold_emails`` (:mod:`ragviz.store.schema.team`) folded, read back.
 
-Before it, decisions, assignments, positions and sign-ins were stored under the exact spelling a person signed in
-or typed (``Annotator@Example.org`` and ``annotator@example.org`` were two people, one with "0 / 30 reviewed" and
-no assignments). Now every name is stored as :func:`ragviz.store.roles.identity_name` gives it (an e-mail address
-case-folded); this migration rewrites what was stored before under other spellings: decisions (their events and
-per-example status, recounted over the merged decisions), assignments and the rounds' pools, adjudications,
-positions (the latest one kept), sign-ins, and who drew, chose, wrote or promoted what. Roles themselves live in
-``RAGVIZ_ADMINS`` / ``RAGVIZ_ANNOTATORS`` / ``RAGVIZ_ADJUDICATORS`` and were always matched without regard to case.
-
-It says what it folded: one row per spelling in ``identity_folds`` (the spelling, the address, how many rows of
-each table), read here by :func:`identity_folds` (``ragviz team status`` prints them), and one warning line per spelling
-in the log of the process that opened the store.
+Before it, names were stored as spelled (``Annotator@Example.org`` and ``annotator@example.org`` were two people);
+now every name is stored as :func:`ragviz.store.roles.identity_name` gives it (an e-mail address case-folded), and the
+migration rewrote what was stored under other spellings: decisions (events and statuses recounted), assignments and
+pools, adjudications, positions, sign-ins, and who drew, chose, wrote or promoted what (roles, set in ``RAGVIZ_*``
+variables, were always matched without regard to case). It says what it folded: one row per spelling in
+``identity_folds``, read by :func:`identity_folds` (``ragviz team status`` prints them), and one warning line per
+spelling in the log of the process that opened the store.
 """
 
 from __future__ import annotations

@@ -64,6 +64,22 @@ class JudgeLabels:
         """Examples with at least one stored judge label set (one query)."""
         return {r[0] for r in self._store.query("SELECT DISTINCT example_uid FROM judge_label_sets")}
 
+    def of_prompt(self, prompt_version: str) -> dict[str, Labels]:
+        """example uid -> the latest judge label set recorded under *prompt_version* (one judge version's labels:
+        :class:`~ragviz.analysis.labelsets.selection.LabelSelection` ``judge:NAME``), one query."""
+        rows = self._store.query(
+            "SELECT example_uid, labels_json FROM judge_label_sets WHERE prompt_version = ? ORDER BY id",
+            (prompt_version,),
+        )
+        return {uid: labels_from_json(text) for uid, text in dict(rows).items()}  # the later row of a uid wins
+
+    def prompt_versions(self) -> set[str]:
+        """Every prompt version some stored judge label set records (one query)."""
+        rows = self._store.query(
+            "SELECT DISTINCT prompt_version FROM judge_label_sets WHERE prompt_version IS NOT NULL"
+        )
+        return {r[0] for r in rows}
+
     def set_counts(self) -> tuple[tuple[str, str, int], ...]:
         """``(judge, prompt version, label sets)`` for every judge and prompt that stored label sets, sorted
         (unnamed judges as ``"unnamed"``, a missing prompt version as ``"-"``): what a report's provenance lists."""

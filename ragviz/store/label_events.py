@@ -31,6 +31,8 @@ __all__ = [
 #: decision per example (:func:`ragviz.store.events.fold_team`). Nobody can record under it.
 EVERYONE = "*"
 
+#: the examples with a stored label change (not only review marks, resets, undos)
+_LABEL_CHANGED = "SELECT DISTINCT example_uid FROM label_events WHERE field NOT IN ('review', 'reset', 'undo')"
 _COLUMNS = "e.id, e.action_id, e.example_uid, e.annotator, e.ts, e.field, e.old_value, e.new_value, a.kind"
 
 
@@ -67,10 +69,12 @@ def read_events(
     newest_first: bool = False,
     limit: int | None = None,
     old_values: bool = True,
+    label_changed: bool = False,
 ) -> list[Event]:
-    """The stored events (of one example and / or one annotator when named; with ids below *below*), oldest
-    first (newest first with *newest_first*), at most *limit*; each with its action's kind."""
-    where: list[str] = []
+    """The stored events (of one example and / or one annotator when named; with ids below *below*; of the
+    examples someone changed a label of, with *label_changed*), oldest first (newest first with
+    *newest_first*), at most *limit*; each with its action's kind."""
+    where: list[str] = [f"e.example_uid IN ({_LABEL_CHANGED})"] if label_changed else []
     params: list[Any] = []
     for clause, value in (("e.example_uid = ?", example_uid), ("e.annotator = ?", annotator), ("e.id < ?", below)):
         if value is not None:

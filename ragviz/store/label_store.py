@@ -1,35 +1,14 @@
 """The label store: an append-only log of human label decisions in one SQLite file or PostgreSQL database.
 
-Every decision (one click in the app, one CLI edit) is an *action*: one or more field changes of
-one example's labels by one annotator, written as rows of ``label_events`` in ONE transaction that
-is committed before :meth:`LabelStore.record` returns, so a ``kill -9`` right after the call loses
-nothing (SQLite: WAL journal, ``synchronous=FULL``; PostgreSQL: a committed transaction). Events are never updated or deleted: an undo is one
-more event (field ``undo``, new value = the undone action id), a reset is an event (field
-``reset``) that returns the labels to their base.
+Every decision (one click, one CLI edit) is an *action* of field changes, written as ``label_events`` rows in ONE
+transaction committed durably before :meth:`LabelStore.record` returns (:mod:`~ragviz.store.sqlite`,
+:mod:`~ragviz.store.postgres`); events are never updated or deleted (an undo, a reset is one more event). An annotator's
+current labels = the example's base labels with their effective events folded over (:mod:`~ragviz.store.events`);
+``example_status`` is rewritten in the same transaction (:mod:`~ragviz.store.status_cache`).
 
-Current labels of an example for an annotator = its base labels (the latest judge label set the
-store holds for it, else the labels the loaded file carries) with every *effective* event of that
-annotator folded over them in order (:func:`ragviz.data.labels.apply_changes`); effective = not part of
-an undone action and not an ``undo`` marker.
-
-A small derived table ``example_status`` (one row per example and annotator: reviewed? corrected?
-last decision time) is rewritten in the same transaction as the events, so the per-rerun
-questions "which examples has this person reviewed / corrected" are one indexed query each.
-
-Portability: the schema uses plain SQL types (TEXT, INTEGER, BIGINT) and an identity column type
-supplied by the :class:`Dialect`; statements are written with ``?`` placeholders and translated by
-the dialect (:mod:`ragviz.store.dialect`; the schema: :mod:`ragviz.store.schema`), and ``INSERT ... RETURNING`` / ``ON CONFLICT`` are understood by
-both SQLite >= 3.35 and PostgreSQL. Both backends sit behind :class:`ragviz.store.database.Database`
-(:mod:`ragviz.store.sqlite`, :mod:`ragviz.store.postgres`): the same SQL, the same migrations; writers are
-serialized on both (SQLite's write lock, a PostgreSQL advisory lock per write transaction).
-
-This module is one class and reads best whole: every write path of a decision shares the same transaction,
-lock and status cache, and seeing them side by side is how a reader checks that none can be lost. It reaches the
-database only through :mod:`~ragviz.store.connection` (``store.read(fn)`` / ``store.write(fn)`` / ``store.query``,
-offered to every caller too) and composes its parts, each owning its SQL: ``store.sources``
-(:mod:`~ragviz.store.sources`: data files, uploads), ``store.judge`` (:mod:`~ragviz.store.judge_sets`: the judge's
-label sets). Beside it: :mod:`~ragviz.store.label_events` (the events' SQL, read and decoded once),
-:mod:`~ragviz.store.events` (folding, pure), :mod:`~ragviz.store.status_cache`, :mod:`~ragviz.store.errors`.
+It reads best whole: one class whose write paths share one transaction, lock and status cache, side by side so a reader
+checks that no decision can be lost. It reaches the database only through :mod:`~ragviz.store.connection` and composes
+its parts, each owning its SQL: ``store.sources``, ``store.judge``, ``store.audits``, ``store.team``.
 """
 
 from __future__ import annotations
@@ -47,6 +26,7 @@ from ragviz.data.labels import (
     field_value,
 )
 from ragviz.data.model import Example, Labels
+from ragviz.store.audit_samples import AuditSamples
 from ragviz.store.connection import Query, StoreConnection
 from ragviz.store.database import DB_ENV, Database, default_db, default_db_path, open_database
 from ragviz.store.errors import Conflict, StaleEdit, StoreError, StoreUnavailable
@@ -73,6 +53,7 @@ from ragviz.store.roles import identity_name
 from ragviz.store.schema import migrate
 from ragviz.store.sources import DataSources
 from ragviz.store.status_cache import StatusCaches
+from ragviz.store.team import Team
 from ragviz.store.team.guidelines import guideline_in_force
 
 __all__ = [
@@ -113,6 +94,8 @@ class LabelStore:
         self.dialect = db.dialect
         self.sources = DataSources(self._conn)  # data files and uploads (sources.py)
         self.judge = JudgeLabels(self._conn)  # the judge's label sets (judge_sets.py)
+        self.audits = AuditSamples(self._conn)  # audit samples and the team's choice (audit_samples.py)
+        self.team = Team(self)  # a team's round (team/): it builds on this core's statuses
         try:
             migrate(db, StoreError, "label store")
         except StoreError:
@@ -399,11 +382,20 @@ class LabelStore:
         return effective_events(self.label_events(example_uid, annotator))
 
     def label_events(
-        self, example_uid: str | None = None, annotator: str | None = None, old_values: bool = True
+        self,
+        example_uid: str | None = None,
+        annotator: str | None = None,
+        old_values: bool = True,
+        label_changed: bool = False,
     ) -> list[Event]:
-        """The stored events (of one example and / or one annotator when named), oldest first, each with its
-        action's kind (``old`` left ``None`` unless *old_values*: folding needs only the new values)."""
-        return self.read(lambda q: read_events(q, example_uid=example_uid, annotator=annotator, old_values=old_values))
+        """The stored events (of one example and / or one annotator when named; of the examples someone changed
+        a label of, with *label_changed*), oldest first, each with its action's kind (``old`` left ``None``
+        unless *old_values*: folding needs only the new values)."""
+        return self.read(
+            lambda q: read_events(
+                q, example_uid=example_uid, annotator=annotator, old_values=old_values, label_changed=label_changed
+            )
+        )
 
     def decision_times(self) -> list[tuple[str, str, str]]:
         """``(annotator, example uid, ts)`` of every decision but undos, in the order made (time spent per example)."""

@@ -1,15 +1,12 @@
 """Which typed server paths a person may open: the pure rules behind the Data and Claims pages' path fields.
 
 ragviz is *served* when other people can reach it: Streamlit listens on an address that is not loopback
-(``--server.address 0.0.0.0``, or no address at all, which Streamlit binds to every interface), or
-``RAGVIZ_SERVED=1``. ``RAGVIZ_SERVED=0`` says "local" whatever the address (the test suite, a
-single-user machine).
-
-When served, a typed path must resolve (``~`` expanded, symlinks followed, relative to the root) to
-an existing file or folder under ``RAGVIZ_DATA_ROOT``; anything else is refused with ONE message
-that does not tell whether the path exists; every file then read through a typed folder must resolve
-inside the root too (``ragviz.data.load.load``'s *within*). With no root set, typing paths is off. Locally any path
-the process can read opens, as before.
+(``--server.address 0.0.0.0``, or no address, which binds every interface), or ``RAGVIZ_SERVED=1``;
+``RAGVIZ_SERVED=0`` says "local" whatever the address (the test suite, a single-user machine). When served, a typed
+path must resolve (``~`` expanded, symlinks followed, relative to the root) to an existing file or folder under
+``RAGVIZ_DATA_ROOT``, else ONE message refuses it without telling whether it exists; every file read through a typed
+folder must resolve inside the root too (``ragviz.data.load.load``'s *within*). With no root set, typing paths is
+off. Locally any path the process can read opens.
 """
 
 from __future__ import annotations

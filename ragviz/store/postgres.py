@@ -3,13 +3,11 @@
 write lock; see :data:`ragviz.store.dialect.POSTGRES`). Commits are durable under PostgreSQL's
 defaults (``synchronous_commit = on``). Every message names the URL with its password masked.
 
-The pool checks each connection before handing it out (one empty statement) and drops a broken one, so a
-restarted server, a server killed and started again, or a dropped network costs the statements that
-were running then and nothing after: the next statement after the server is back gets a new connection.
-(A connection used within the last :data:`FRESH_S` is not pinged; a read that finds it broken runs once
-more.) Reconnecting is retried for at most :data:`RECONNECT_TIMEOUT_S` in the background, then again on the next
-request; a request waits at most :data:`POOL_TIMEOUT_S` for a connection (the database is then
-unavailable: :func:`is_unavailable`).
+The pool checks each connection before handing it out (one empty statement) and drops a broken one, so a restarted
+server or a dropped network costs the statements running then and nothing after (a connection used within
+:data:`FRESH_S` is not pinged; a read that finds it broken runs once more). Reconnecting is retried for at most
+:data:`RECONNECT_TIMEOUT_S` in the background, then on the next request; a request waits at most
+:data:`POOL_TIMEOUT_S` for a connection (the database is then unavailable: :func:`is_unavailable`).
 """
 
 from __future__ import annotations

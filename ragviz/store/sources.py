@@ -1,12 +1,10 @@
 """The data files a label store remembers, and the uploads it keeps.
 
-A *data source* is a file the app (or ``ragviz label``) loaded, registered by its absolute path so
-``ragviz export`` can rebuild the examples without being told where they are. An *upload* is a file
-someone gave the app: kept as a file under a content-hashed name (:mod:`ragviz.store.uploads`), next to
-an SQLite store; on PostgreSQL its bytes also go into the ``uploads`` table, registered once, by its
-content, as ``upload:<name>`` (never as one replica's copy), and each replica and the CLI write their own
-copy on first use. *Chosen data* is what someone opened in the app, remembered per annotator or for the
-team (:meth:`DataSources.choose_data`).
+A *data source* is a file the app (or ``ragviz label``) loaded, registered by its absolute path so ``ragviz export``
+can rebuild the examples without being told where they are. An *upload* is a file someone gave the app: kept under
+a content-hashed name (:mod:`ragviz.store.uploads`) next to an SQLite store; on PostgreSQL its bytes also go into
+the ``uploads`` table, registered once as ``upload:<name>``, and each replica and the CLI write their own copy on
+first use. *Chosen data* is what someone opened, per annotator or for the team (:meth:`DataSources.choose_data`).
 
 :class:`DataSources` is a part composed into :class:`ragviz.store.label_store.LabelStore` as ``store.sources``;
 it owns this SQL and reaches the database through the store's read / write interface (:mod:`ragviz.store.connection`).

@@ -29,7 +29,7 @@ __all__ = [
 
 LABEL_SETS_HELP = (
     "llm = the judge's labels; human = per example and label field, the latest human decision (as the team's "
-    "export); any other name = that annotator. "
+    "export); judge:NAME = the labels judge version NAME stored; any other name = that annotator. "
     "Only examples both sets cover are compared (a person's set covers the examples they decided on)."
 )
 MAX_LINKS = 50  # examples linked under the table

@@ -113,20 +113,21 @@ class PreparedFile:
 TEAM_FILE_NAME = "team"  # in the team export's file name: ragviz-labels-team.jsonl
 
 
-def whose_labels(who: str) -> LabelSelection:
-    """For an admin: export *who*'s own labels or the team's (the ``human`` label set: per example and label
-    field every annotator's latest decision, a reviewer per row). Returns the choice."""
+def _whose_label(w: LabelSelection) -> str:
+    if w == HUMAN:
+        return "The team's: every annotator's latest decision per label field, with a reviewer per row"
+    if w.kind == "version":
+        return f"{md_escape(w.name, 70)}: judge version {md_escape(w.version, 64)}'s labels"
+    return f"Yours ({md_escape(w.annotator, 60)})"
+
+
+def whose_labels(who: str, versions: Sequence[LabelSelection] = ()) -> LabelSelection:
+    """For an admin: export *who*'s own labels, the team's (the ``human`` label set: per example and label
+    field every annotator's latest decision, a reviewer per row) or one of *versions* (``judge:NAME``, the
+    judge versions with labels in the store). Returns the choice."""
     mine = LabelSelection.of(who)
     choice = st.radio(
-        "Whose labels",
-        [mine, HUMAN],
-        format_func=lambda w: (
-            "The team's: every annotator's latest decision per label field, with a reviewer per row"
-            if w == HUMAN
-            else f"Yours ({md_escape(w.annotator, 60)})"
-        ),
-        horizontal=True,
-        key="export.whose",
+        "Whose labels", [mine, HUMAN, *versions], format_func=_whose_label, horizontal=True, key="export.whose"
     )
     if choice == HUMAN:
         st.caption(
@@ -134,11 +135,19 @@ def whose_labels(who: str) -> LabelSelection:
             " `reviewed_at` name the newest decision of the row, and `field_reviewers` (JSON) who decided which field"
             " where several people did."
         )  # md: ours
+    elif choice is not None and choice.kind == "version":
+        st.caption(
+            f"Where judge version {md_escape(choice.version, 64)} labelled an example: its labels, and the `llm_` "
+            "copies too; elsewhere the judge's latest labels. Every row says `label_source` llm. "
+            f"`ragviz export --labels {md_escape(choice.name, 70)}` writes the same."
+        )  # md: ours, the version's name escaped
     return choice or mine
 
 
 def file_owner(whose: LabelSelection) -> str:
     """The name an export's file is given for *whose* labels."""
+    if whose.kind == "version":
+        return f"judge-{whose.version}"  # no ':' in a file name
     return TEAM_FILE_NAME if whose == HUMAN else whose.name
 
 
@@ -276,8 +285,12 @@ def export_command(db: str | Path, whose: LabelSelection, data: Sequence[str], a
     no annotator: the export is the judge's labels, as the download's is."""
     files = " ".join(shlex.quote(str(Path(p).expanduser().resolve())) for p in data)
     named = ""
-    if annotators:
-        named = f" --annotator {shlex.quote(whose.annotator)}" if whose.is_person else f" --labels {whose.argument()}"
+    if annotators or whose.kind == "version":
+        named = (
+            f" --annotator {shlex.quote(whose.annotator)}"
+            if whose.is_person
+            else f" --labels {shlex.quote(whose.argument())}"
+        )
     return f"ragviz export {files + ' ' if files else ''}--db {shlex.quote(_db_for_shell(db))} -o labels.jsonl{named}"
 
 

@@ -15,7 +15,6 @@ import streamlit as st
 
 from ragviz.data.dataset import PATH_COL, Dataset
 from ragviz.data.formats.openinference import EVALUATIONS, SIDECAR
-from ragviz.export.traces.evaluation_labels import save_evaluation_labels
 from ragviz.export.traces.phoenix import phoenix_traces, trace_link
 from ragviz.export.traces.rows_file import rows_jsonl, skipped_lines
 from ragviz.store.label_store import LabelStore
@@ -97,6 +96,7 @@ def open_phoenix(request: PhoenixRequest, store: LabelStore, problem_key: str) -
     with the server it came from; its path when it loads. A refusal (unreachable, unknown project, 401, no trace
     that can be an example, a load error) goes to ``st.session_state[problem_key]`` as (what, lines)."""
     from ragviz.data.errors import BadInput
+    from ragviz.export.traces.evaluation_labels import save_evaluation_labels  # the judge's client: not for Review
     from ragviz.ui.core import state
 
     st.session_state[problem_key] = None

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from ragviz.analysis.agreement import agreement
-from ragviz.analysis.estimates.coverage import MIN_REVIEWED, too_few_words
+from ragviz.analysis.coverage import MIN_REVIEWED, too_few_words
 from ragviz.analysis.figure_intervals import (
     CONFUSION_FIGURES,
     clopper_pearson,

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from ragviz.analysis.agreement import agreement
-from ragviz.analysis.estimates.coverage import MIN_REVIEWED
+from ragviz.analysis.coverage import MIN_REVIEWED
 from ragviz.analysis.estimates.estimate import estimate_mean
 from ragviz.analysis.judge_trust import Bias, LabelTrust, label_trust, metric_bias, verdict
 from ragviz.analysis.stats import binary_kappa, cohen_kappa, confusion

@@ -10,7 +10,6 @@ from ragviz.analysis.estimates.pairing import member_rows, pair_store
 from ragviz.analysis.estimates.report import estimate_report, plain_words
 from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change, field_value
 from ragviz.data.load import load
-from ragviz.store.audit_samples import draw_sample
 from ragviz.store.label_store import LabelStore
 from tests.apptest_helpers import open_page
 from tests.sample import SAMPLE_DATA
@@ -21,7 +20,7 @@ def _audit(db: Path, size: int = 10, reviewed: int = 7) -> tuple:
     no relevant sentence left), and one example outside it reviewed too. Returns (dataset, sample)."""
     ds = load([SAMPLE_DATA]).dataset
     with LabelStore(db) as store:
-        sample = draw_sample(store, ds.uids, size, "lead <b>", seed=4)
+        sample = store.audits.draw_sample(ds.uids, size, "lead <b>", seed=4)
         rows = member_rows(ds, sample.members)
         outside = next(i for i in range(len(ds)) if ds.uids[i] not in sample.members)
         for k, i in enumerate([*rows[:reviewed], outside]):
@@ -127,7 +126,6 @@ def test_review_grows_a_paired_sample_by_questions(app_env):
     """Issue 39: a paired sample (both answers of each drawn question) grown on the Review page gains whole questions;
     the sample data holds three questions answered by both of its generation models."""
     from ragviz.analysis.compare_systems.audit import draw_paired
-    from ragviz.store.audit_samples import get_sample
 
     ds = load([SAMPLE_DATA]).dataset
     with LabelStore(app_env["db"]) as store:
@@ -139,7 +137,7 @@ def test_review_grows_a_paired_sample_by_questions(app_env):
     next(b for b in at.button if b.key == "audit.grow").click().run()
     assert not at.exception
     with LabelStore(app_env["db"]) as store:
-        grown = get_sample(store, sample.id)
+        grown = store.audits.get_sample(sample.id)
     assert grown is not None and grown.size == 6 and grown.members[:4] == sample.members
     assert grown.params["questions"] == 3
     a, b = (ds.index_of(u) for u in grown.members[4:])

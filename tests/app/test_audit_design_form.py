@@ -15,7 +15,6 @@ from ragviz.analysis.estimates.pairing import member_rows
 from ragviz.cli.main import main
 from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change, field_value
 from ragviz.data.load import load
-from ragviz.store.audit_samples import get_sample, list_samples
 from ragviz.store.label_store import LabelStore
 from tests.apptest_helpers import open_page
 from tests.ragbench_data import require_ragbench, shard
@@ -81,7 +80,7 @@ def test_the_pages_draw_is_the_clis(judged, app_env, capsys, widgets, cli):
     at = _audit_mode()
     said = _draw(at, **widgets, **{"audit.n": 30, "audit.seed": "11"})
     with LabelStore(app_env["db"]) as store:
-        (page,) = list_samples(store)
+        (page,) = store.audits.list_samples()
     assert f"Drew {page.design} sample {page.id}" in said and "seed 11" in said
     assert page.design == widgets["audit.design"]
     members = _cli_members(capsys, judged, "--db", app_env["tmp"] / "cli.db", "--size", 30, "--seed", 11, *cli)
@@ -98,7 +97,7 @@ def test_the_pages_draw_is_the_clis(judged, app_env, capsys, widgets, cli):
     next(b for b in at.button if b.key == "audit.grow").click().run()
     assert not at.exception
     with LabelStore(app_env["db"]) as store:
-        grown = get_sample(store, page.id)
+        grown = store.audits.get_sample(page.id)
     assert grown is not None and grown.design == page.design
     assert list(grown.members[: page.size]) == list(page.members) and grown.size > page.size
 
@@ -107,7 +106,7 @@ def _reviewed_pilot(at, judged: Path, app_env) -> int:
     _draw(at, **{"audit.design": "uniform", "audit.n": 40, "audit.seed": "5"})
     ds = load([judged]).dataset
     with LabelStore(app_env["db"]) as store:
-        (pilot,) = list_samples(store)
+        (pilot,) = store.audits.list_samples()
         for row in member_rows(ds, pilot.members):  # people undo a relevant sentence on every third
             ex = ds.example(row)
             changes = [Change(REVIEW_FIELD, None, REVIEWED)]
@@ -135,7 +134,7 @@ def test_neyman_from_a_pilot_is_the_clis(judged, app_env, capsys):
     )
     assert "Drew stratified sample 2" in said, said
     with LabelStore(app_env["db"]) as store:
-        page = get_sample(store, 2)
+        page = store.audits.get_sample(2)
     assert page is not None and page.params["pilot"] == {"sample": pilot, "metric": "relevance"}
     # the CLI's draw from the same pilot: copy the store so the pilot's reviews are there
     cli_db = app_env["tmp"] / "cli.db"
@@ -163,7 +162,7 @@ def test_active_calibrated_on_a_pilot_is_the_clis(judged, app_env, capsys):
     assert uncalibrated not in " ".join(c.value for c in at.sidebar.caption)
     assert "Drew active sample 2" in said, said
     with LabelStore(app_env["db"]) as store:
-        page = get_sample(store, 2)
+        page = store.audits.get_sample(2)
     assert page is not None and page.params["pilot"] == {"sample": pilot, "metric": "trace"}
     assert page.params["calibration"]["n_pilot"] == 40
     cli_db = app_env["tmp"] / "cli.db"
@@ -184,7 +183,7 @@ def test_an_active_sample_drawn_with_the_pilots_seed_says_they_are_independent_d
     widgets = {"audit.design": "active", "audit.floor": 0.7, "audit.calibrate": True, "audit.pilot": pilot}
     said = _draw(at, **widgets, **{"audit.n": 30, "audit.seed": "5"})
     with LabelStore(app_env["db"]) as store:
-        page, first = get_sample(store, 2), get_sample(store, pilot)
+        page, first = store.audits.get_sample(2), store.audits.get_sample(pilot)
     assert page is not None and first is not None
     shared = len(set(page.members) & set(first.members))
     assert f"Seed 5 is also sample {pilot}'s (uniform)" in said, said
@@ -221,7 +220,7 @@ def test_bad_inputs_are_one_clear_line(app_env, monkeypatch):
     said = _draw(at, **{"audit.design": "stratified", "audit.by": "dataset_name", "audit.n": 3, "audit.seed": ""})
     assert "Not drawn: an audit of 3 cannot give each of the 2 strata its 2 audited examples" in said, said
     with LabelStore(app_env["db"]) as store:
-        assert list_samples(store) == []
+        assert store.audits.list_samples() == []
 
 
 def test_a_paired_sample_drawn_on_the_page_is_the_clis(app_env, capsys, monkeypatch):
@@ -234,7 +233,7 @@ def test_a_paired_sample_drawn_on_the_page_is_the_clis(app_env, capsys, monkeypa
     at = _audit_mode()
     said = _draw(at, **{"audit.design": "paired", "audit.n": 8, "audit.seed": "9"})
     with LabelStore(app_env["db"]) as store:
-        (page,) = list_samples(store)
+        (page,) = store.audits.list_samples()
     assert f"Drew paired sample {page.id}: 16 examples" in said
     assert page.params["questions"] == 8
     members = _cli_members(

@@ -13,7 +13,6 @@ from ragviz.analysis.team.gold import team_round
 from ragviz.data.labels import Change
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
-from ragviz.store.team.assignments import assign, assigned, round_open
 from tests.apptest_helpers import open_page
 from tests.sample import SAMPLE_JSONL
 
@@ -28,14 +27,14 @@ def _round(db, *, all_done: bool = False) -> list[str]:
     keys = list(ex.labels.relevant_keys)
     uids = [ds.uids[i] for i in range(2)]
     with LabelStore(db) as store:
-        assign(store, uids, 2, ["tester", "bob"], "lead")
+        store.team.assignments.assign(uids, 2, ["tester", "bob"], "lead")
         store.record(ML, "tester", REVIEW)
         store.record(ML, "bob", [Change("relevant_keys", keys, keys[:-1])])
         if all_done:
             for uid in uids[1:]:
                 store.record(uid, "tester", REVIEW)
                 store.record(uid, "bob", REVIEW)
-        assert round_open(store) is not all_done
+        assert store.team.assignments.round_open() is not all_done
     return uids
 
 
@@ -81,7 +80,7 @@ def test_the_rounds_agreement_counts_its_assigned_annotators_only_and_names_the_
     uids = [ds.uids[i] for i in range(4)]
     db = tmp_path / "labels.db"
     with LabelStore(db) as store:
-        assign(store, uids[:2], 2, ["ana", "bo"], "lead")
+        store.team.assignments.assign(uids[:2], 2, ["ana", "bo"], "lead")
         for uid in uids[:2]:
             for who in ("ana", "bo", "imp"):  # imp: labels imported from elsewhere, in no round
                 ex = ds.example(ds.index_of(uid))
@@ -91,7 +90,7 @@ def test_the_rounds_agreement_counts_its_assigned_annotators_only_and_names_the_
         store.record(uids[2], "ana", REVIEW)  # ana outside her assignments (an adjudicator's own review, say)
         store.record(uids[2], "imp", REVIEW)
         everyone = annotator_agreement(ds, None, store)
-        the_round = annotator_agreement(ds, None, store, assigned=assigned(store))
+        the_round = annotator_agreement(ds, None, store, assigned=store.team.assignments.assigned())
         rounds = team_round(ds, store)
         alpha = round_alpha(rounds.values(), n_boot=50)
     assert everyone.annotators == ("ana", "bo", "imp")
@@ -114,7 +113,7 @@ def test_an_annotator_whose_assignments_skip_the_first_example_resumes_where_she
     ds = load([SAMPLE_JSONL]).dataset
     mine = [ds.uids[i] for i in (3, 5, 7)]
     with LabelStore(app_env["db"]) as store:
-        assign(store, mine, 1, ["tester"], "lead")
+        store.team.assignments.assign(mine, 1, ["tester"], "lead")
         store.save_position("tester", mine[1])
     at = open_page("pages/review.py")
     assert at.session_state["review.index"] == 5 and at.query_params["uid"] == mine[1]
@@ -123,12 +122,10 @@ def test_an_annotator_whose_assignments_skip_the_first_example_resumes_where_she
 
 
 def test_the_audit_queue_counts_only_her_own_reviews_during_a_blind_round(app_env, monkeypatch):
-    from ragviz.store.audit_samples import draw_sample
-
     ds = load([SAMPLE_JSONL]).dataset
     with LabelStore(app_env["db"]) as store:
-        sample = draw_sample(store, ds.uids, 4, "lead", seed=1)
-        assign(store, list(sample.members), 2, ["tester", "bob"], "lead")
+        sample = store.audits.draw_sample(ds.uids, 4, "lead", seed=1)
+        store.team.assignments.assign(list(sample.members), 2, ["tester", "bob"], "lead")
         for uid in sample.members[:3]:
             store.record(uid, "bob", REVIEW)  # bob is ahead of her
         store.record(sample.members[0], "tester", REVIEW)

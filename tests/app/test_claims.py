@@ -234,9 +234,7 @@ def test_an_audit_sample_of_items_corrects_the_claim_metrics_on_the_page(app_env
     at.button(key="claims.audit.draw").click().run()
     assert not at.exception, [e.value for e in at.exception]
     with LabelStore(app_env["db"]) as store:
-        from ragviz.store.audit_samples import list_samples
-
-        (sample,) = list_samples(store)
+        (sample,) = store.audits.list_samples()
     assert sample.size == 2  # every item of RagChecker's two-item example
     assert any(f"Audit sample {sample.id}: 2 of the file's 2 items" in shown(c.value) for c in at.caption), [
         c.value for c in at.caption

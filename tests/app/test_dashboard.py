@@ -14,6 +14,7 @@ from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
 from tests.apptest_helpers import open_page, shown
 from tests.browser_wait import expect as wait_expect
+from tests.browser_wait import metric_card
 from tests.ragbench_data import require_ragbench, shard
 from tests.sample import SAMPLE_DATA
 
@@ -132,4 +133,4 @@ def test_browser_triage_link_opens_the_example_on_review(streamlit_server, page)
     link.click()
     page.wait_for_url(f"**/review?uid={quote(ML, safe='')}*", timeout=30_000)
     expect(page.get_by_text("id ml-vs-programming", exact=False)).to_be_visible(timeout=30_000)
-    expect(page.locator('[data-testid="stMetric"]').filter(has_text="Relevance")).to_be_visible()
+    expect(metric_card(page, "Relevance")).to_be_visible()

@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 
 from ragviz.data.load import load
-from ragviz.store.audit_samples import draw_sample
 from ragviz.store.label_store import LabelStore
 from tests.apptest_helpers import open_page, open_page_as
 from tests.judge.versions_setup import MARKER, review_truth, write_marker_data
@@ -21,7 +20,7 @@ def judge_env(app_env, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     dataset = load([str(data)]).dataset
     with LabelStore(str(app_env["db"])) as store:
-        sample = draw_sample(store, dataset.uids, 10, "tester", seed=4)
+        sample = store.audits.draw_sample(dataset.uids, 10, "tester", seed=4)
         review_truth(store, dataset, list(sample.members))
         outside = [u for u in dataset.uids if u not in sample.members]
         review_truth(store, dataset, outside[:6], note="The zorblat sentence answers the question.")

@@ -10,7 +10,6 @@ import pytest
 from ragviz.analysis.audits.judge_confidence import UNSURE_BELOW, unsure_sentences, unsure_uids
 from ragviz.cli.main import main
 from ragviz.data.load import load
-from ragviz.store.audit_samples import list_samples
 from ragviz.store.judge_confidence import example_confidence, example_confidences
 from ragviz.store.label_store import LabelStore
 from tests.apptest_helpers import open_page, text_editor
@@ -82,7 +81,7 @@ def test_the_draw_form_offers_the_judges_confidence_and_draws_an_active_sample_f
     next(b for b in at.button if b.key == "audit.draw").click().run()
     assert not at.exception, [e.value for e in at.exception]
     with LabelStore(app_env["db"]) as store:
-        [sample] = list_samples(store)
+        [sample] = store.audits.list_samples()
         confidence = {u: c.metrics["completeness"] for u, c in example_confidences(store).items()}
     assert sample.design == "active" and sample.params["confidence"] == "judge_confidence_completeness"
     # the less sure the judge on completeness, the likelier the example is drawn

@@ -11,7 +11,7 @@ from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.data.load import load, load_bytes
 from ragviz.export.files import export_bytes
 from ragviz.store.label_store import LabelStore
-from tests.apptest_helpers import click_sentence, open_page, shown, text_editor
+from tests.apptest_helpers import click_sentence, open_page, review_metrics, shown, text_editor
 from tests.sample import SAMPLE_DATA
 
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
@@ -22,7 +22,12 @@ def open_review(**query: str) -> AppTest:
 
 
 def metrics(at: AppTest) -> dict[str, tuple[str, str]]:
-    return {m.label: (m.value, m.delta) for m in at.metric}
+    return review_metrics(at)
+
+
+def progress_text(at: AppTest) -> str:
+    """The sidebar's progress line (an HTML block, ``ragviz.ui.review.page.progress_html``)."""
+    return next(h.value for h in at.sidebar.get("html") if 'class="rv-progress"' in h.value)
 
 
 def html_text(at: AppTest) -> str:
@@ -126,7 +131,7 @@ def test_decisions_survive_a_new_session_and_annotators_are_kept_apart(app_env, 
 def test_accept_reset_progress_and_next_unreviewed(app_env):
     at = open_review(id="ml-vs-programming")
     at.toggle(key="review.advance").set_value(False).run()
-    assert "0 / 22 reviewed" in at.sidebar.get("progress")[0].proto.text
+    assert "0 / 22 reviewed" in progress_text(at)
     tick(at, 1, "relevant", False)  # 0b no longer relevant
     assert metrics(at)["Relevance"][0] == "0.500"
     button(at, "review.reset").click().run()
@@ -134,7 +139,7 @@ def test_accept_reset_progress_and_next_unreviewed(app_env):
     tick(at, 1, "utilized", False)
     button(at, "review.accept").click().run()  # accept = the labels as shown are right: the correction stays
     assert metrics(at)["Utilization"] == ("0.333", "-0.167")
-    assert "1 / 22 reviewed (1 corrected)" in at.sidebar.get("progress")[0].proto.text
+    assert "1 / 22 reviewed (1 corrected)" in progress_text(at)
     with LabelStore(app_env["db"]) as store:
         assert ML in store.reviewed_uids("tester") and ML in store.corrected_uids("tester")
     button(at, "review.undo").click().run()  # undoes the accept only
@@ -142,9 +147,9 @@ def test_accept_reset_progress_and_next_unreviewed(app_env):
     for _ in range(3):  # then the three clicks that took utilized away (R+U -> U -> none -> R)
         button(at, "review.undo").click().run()
     assert metrics(at)["Utilization"] == ("0.500", "")
-    assert "0 / 22 reviewed" in at.sidebar.get("progress")[0].proto.text
+    assert "0 / 22 reviewed" in progress_text(at)
     button(at, "review.accept").click().run()
-    assert "1 / 22 reviewed (0 corrected)" in at.sidebar.get("progress")[0].proto.text
+    assert "1 / 22 reviewed (0 corrected)" in progress_text(at)
 
     first_uid = at.query_params["uid"]
     button(at, "review.next_unreviewed").click().run()
@@ -153,7 +158,7 @@ def test_accept_reset_progress_and_next_unreviewed(app_env):
     before = at.query_params["uid"]
     button(at, "review.accept").click().run()  # accept and move on
     assert at.query_params["uid"] != before
-    assert "2 / 22 reviewed" in at.sidebar.get("progress")[0].proto.text
+    assert "2 / 22 reviewed" in progress_text(at)
 
 
 def test_next_previous_and_filters(app_env):
@@ -196,13 +201,13 @@ def test_deep_links(app_env):
     repeated = [i for i in ds.ids if ds.ids.count(i) > 1][0]
     first_row = ds.ids.index(repeated)
     at = open_review(id=repeated)  # several examples: listed, none opened
-    assert "uid" not in at.query_params and not at.metric
+    assert "uid" not in at.query_params and not metrics(at)
     choices = [b for b in at.button if b.key and b.key.startswith("review.link_choice.")]
     assert len(choices) == len(ds.indices_of_id(repeated)) > 1
     assert any(repeated in shown(w.value) and "names" in w.value for w in at.warning)
     second = ds.indices_of_id(repeated)[1]
     choices[1].click().run()
-    assert at.query_params["uid"] == ds.uids[second] and at.metric
+    assert at.query_params["uid"] == ds.uids[second] and metrics(at)
     at = open_review(id=repeated, dataset=ds.datasets[first_row], model=ds.generation_models[first_row])
     assert at.query_params["uid"] == ds.uids[first_row]
     assert "id" not in at.query_params and "model" not in at.query_params
@@ -392,10 +397,10 @@ def test_unticking_and_ticking_a_box_again_is_no_change(app_env):
     reviewed, and Reset has nothing to reset."""
     at = open_review(id="ml-vs-programming")
     tick(at, 1, "relevant", False)
-    assert "1 / 22 reviewed (1 corrected)" in at.sidebar.get("progress")[0].proto.text
+    assert "1 / 22 reviewed (1 corrected)" in progress_text(at)
     tick(at, 1, "relevant", True)
     assert metrics(at)["Relevance"] == ("0.667", "")
-    assert "0 / 22 reviewed (0 corrected)" in at.sidebar.get("progress")[0].proto.text
+    assert "0 / 22 reviewed (0 corrected)" in progress_text(at)
     assert "not reviewed yet" in html_text(at) and button(at, "review.reset").disabled
     with LabelStore(app_env["db"]) as store:
         assert ML not in store.corrected_uids("tester") and ML not in store.reviewed_uids("tester")

@@ -4,7 +4,7 @@ a metric's formula caption wrapped inside a fraction."""
 
 from __future__ import annotations
 
-from tests.apptest_helpers import open_page
+from tests.apptest_helpers import open_page, review_formulas
 
 
 def _param(at, name: str):
@@ -26,6 +26,6 @@ def test_a_known_id_becomes_its_uid(app_env):
 def test_a_metric_formula_never_wraps_inside_a_fraction(app_env):
     """Issue 40: at 1280 px a formula caption wrapped as "= 4 /" and "6" on the next line."""
     at = open_page("pages/review.py", id="ml-vs-programming", model="gpt-4o-mini")
-    formulas = [h.proto.body for h in at.get("html") if "rv-formula" in h.proto.body]
+    formulas = review_formulas(at)
     assert len(formulas) == 4 and any("\u00a0/\u00a0" in f for f in formulas)
     assert not [f for f in formulas if " / " in f], formulas

@@ -3,13 +3,12 @@ with a real store: what a lead and an annotator see and do."""
 
 from __future__ import annotations
 
+from ragviz.analysis.team.dashboard import team_figures
 from ragviz.analysis.team.gold import team_round
+from ragviz.analysis.team.table import round_table
 from ragviz.data.labels import Change
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
-from ragviz.store.team.adjudications import settlements
-from ragviz.store.team.assignments import assign
-from ragviz.store.team.guidelines import save_guidelines
 from tests.apptest_helpers import open_page
 from tests.sample import SAMPLE_JSONL
 
@@ -33,7 +32,7 @@ def _round(db) -> tuple:
     ex = ds.example(ds.index_of(ML))
     keys = list(ex.labels.relevant_keys)
     with LabelStore(db) as store:
-        assign(store, [ds.uids[i] for i in range(4)], 2, ["alice", "bob"], "tester")
+        store.team.assignments.assign([ds.uids[i] for i in range(4)], 2, ["alice", "bob"], "tester")
         store.record(ML, "alice", [Change("review", None, "reviewed")])
         store.record(ML, "bob", [Change("relevant_keys", keys, [k for k in keys if k != "1b"])])
     return ds, ex
@@ -73,14 +72,14 @@ def test_team_page_shows_progress_the_kappa_matrix_and_settles_a_difference(app_
     next(b for b in at.button if b.label == "Settle").click().run()
     assert not at.exception
     with LabelStore(app_env["db"]) as store:
-        (s,) = settlements(store).values()
+        (s,) = store.team.adjudications.settlements().values()
         assert s.adjudicator == "tester" and "1b" not in s.settled["relevant_keys"]
         gold = team_round(ds, store)[ML].gold
         assert gold is not None and gold.source == "adjudicated"
     assert any("Nothing to adjudicate" in m.value for m in at.success)
     at.button(key="team.adj_undo").click().run()  # undo works as elsewhere: the example is back in the queue
     with LabelStore(app_env["db"]) as store:
-        assert settlements(store) == {}
+        assert store.team.adjudications.settlements() == {}
     assert 'data-differences="1"' in "".join(h.proto.body for h in at.get("html"))
 
 
@@ -99,15 +98,15 @@ def test_a_stale_settlement_is_refused_with_a_message(app_env):
     next(b for b in at.button if b.label == "Settle").click().run()
     assert any("Not settled" in m.value and "changed since it was shown" in m.value for m in at.info)
     with LabelStore(app_env["db"]) as store:
-        assert settlements(store) == {}
+        assert store.team.adjudications.settlements() == {}
 
 
 def test_review_walks_my_assignments_and_shows_the_guidelines_safely(app_env):
     ds = load([SAMPLE_JSONL]).dataset
     with LabelStore(app_env["db"]) as store:
-        assign(store, [ds.uids[5], ds.uids[9]], 1, ["tester"], "tester")
-        save_guidelines(
-            store, "# Relevance\nMark **relevant** sentences. Costs $5. <img src=x onerror=alert(1)>", "lead"
+        store.team.assignments.assign([ds.uids[5], ds.uids[9]], 1, ["tester"], "tester")
+        store.team.guidelines.save_guidelines(
+            "# Relevance\nMark **relevant** sentences. Costs $5. <img src=x onerror=alert(1)>", "lead"
         )
     at = open_page("pages/review.py")
     toggle = next(t for t in at.toggle if t.label.startswith("My assignments"))
@@ -135,17 +134,24 @@ def test_compare_is_blind_for_an_annotator_during_a_round(app_env, monkeypatch):
     assert set(against.options) == {"tester"}  # her own; gold once every assignment is decided
 
 
-def test_a_large_round_waits_to_compare_and_adjudicates_from_the_changed_examples(app_env, monkeypatch):
-    from ragviz.ui.team import page as team_ui
+def test_a_large_round_shows_every_figure_counted_on_columns(app_env, monkeypatch):
+    """Issue 38: the Team page showed "—" above 5,000 examples until a tab compared everyone's labels; the round
+    is now counted on the data's columns (here from the first example, as at 100,000) on the first render."""
+    from ragviz.analysis.team import table
 
-    monkeypatch.setattr(team_ui, "EAGER_EXAMPLES", 1)  # as at 100,000 examples: the first render compares nothing
+    monkeypatch.setattr(table, "COLUMNS_FROM", 1)
     _round(app_env["db"])
     at = open_page("pages/team.py")
-    agreed = next(m for m in at.metric if m.label == "Gold: agreed")
-    assert agreed.value == "—"
+    ds = load([SAMPLE_JSONL]).dataset
+    with LabelStore(app_env["db"]) as store:
+        assert round_table(ds, store).on_columns.any()  # some examples were counted on columns
+        one_by_one = team_figures(team_round(ds, store), {})
+    shown = {m.label: m.value for m in at.metric}
+    assert shown["Gold: agreed"] == f"{one_by_one.n_agreed:,}" and "—" not in shown.values()
+    assert shown["Waiting for an adjudicator"] == f"{one_by_one.n_waiting:,}"
     at = _tab(at, "Adjudication")
     html = "".join(h.proto.body for h in at.get("html"))
-    assert 'data-differences="1"' in html  # ML: the one example with a label change, checked and shown
+    assert 'data-differences="1"' in html  # ML: the one example with a label change, shown
     assert any("1 of 1 in the queue" in m.value for m in at.markdown)
 
 
@@ -153,11 +159,11 @@ def test_with_one_annotator_per_example_gold_is_not_called_agreed(app_env):
     """Issue 40: the Team page said "Gold: agreed 6" where each example had one annotator, who agreed with no one."""
     ds = load([SAMPLE_JSONL]).dataset
     with LabelStore(app_env["db"]) as store:
-        assign(store, [ds.uids[i] for i in range(4)], 1, ["alice"], "tester")
+        store.team.assignments.assign([ds.uids[i] for i in range(4)], 1, ["alice"], "tester")
         for i in range(2):
             store.record(ds.uids[i], "alice", [Change("review", None, "reviewed")])
     labels = {m.label: m.value for m in open_page("pages/team.py").metric}
     assert "Gold: agreed" not in labels and labels["Gold: one annotator's labels"] == "2"
     with LabelStore(app_env["db"]) as store:
-        assign(store, [ds.uids[i] for i in range(4, 8)], 2, ["alice", "bob"], "tester")
+        store.team.assignments.assign([ds.uids[i] for i in range(4, 8)], 2, ["alice", "bob"], "tester")
     assert "Gold: agreed" in {m.label for m in open_page("pages/team.py").metric}

@@ -9,8 +9,6 @@ from ragviz.analysis.team.gold import AGREED, team_round
 from ragviz.data.labels import Change
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
-from ragviz.store.team.assignments import assign
-from ragviz.store.team.guidelines import save_guidelines
 from tests.apptest_helpers import open_page
 from tests.sample import SAMPLE_JSONL
 
@@ -44,7 +42,7 @@ def test_agreed_rows_name_their_reviewers_in_one_order(tmp_path):
     ds = load([SAMPLE_JSONL]).dataset
     uid = ds.uids[0]
     with LabelStore(tmp_path / "labels.db") as store:
-        assign(store, [uid], 2, ["zed", "amy"], "lead")  # zed assigned first
+        store.team.assignments.assign([uid], 2, ["zed", "amy"], "lead")  # zed assigned first
         store.record(uid, "zed", REVIEW)
         store.record(uid, "amy", REVIEW)
         gold = team_round(ds, store)[uid].gold
@@ -55,7 +53,7 @@ def test_fleiss_kappa_with_overlap_two_says_why_there_is_none(app_env):
     ds = load([SAMPLE_JSONL]).dataset
     uids = [ds.uids[i] for i in range(6)]
     with LabelStore(app_env["db"]) as store:
-        assign(store, uids, 2, ["ana", "bo", "cy"], "tester")
+        store.team.assignments.assign(uids, 2, ["ana", "bo", "cy"], "tester")
         for uid in uids:
             for who in ("ana", "bo", "cy"):
                 if who in _assignees(store, uid):
@@ -67,14 +65,15 @@ def test_fleiss_kappa_with_overlap_two_says_why_there_is_none(app_env):
 
 
 def _assignees(store, uid):
-    from ragviz.store.team.assignments import assigned_to
 
-    return assigned_to(store, uid)
+    return store.team.assignments.assigned_to(uid)
 
 
 def test_guideline_images_are_links_never_fetched(app_env, monkeypatch):
     with LabelStore(app_env["db"]) as store:
-        save_guidelines(store, "Mark it like this: ![example](https://tracker.example/pixel.png)", "lead")
+        store.team.guidelines.save_guidelines(
+            "Mark it like this: ![example](https://tracker.example/pixel.png)", "lead"
+        )
     at = open_page("pages/team.py")
     at = _tab(at, "Guidelines")
     shown = [m.value for m in at.markdown if "tracker.example" in m.value]

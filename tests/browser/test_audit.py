@@ -8,7 +8,7 @@ import re
 import pytest
 
 from ragviz.data.load import load
-from ragviz.store.audit_samples import draw_order, list_samples
+from ragviz.store.audit_samples import draw_order
 from ragviz.store.label_store import LabelStore
 from tests.browser_wait import expect, settle, sidebar
 from tests.sample import SAMPLE_DATA
@@ -82,7 +82,7 @@ def test_a_person_audits_a_random_sample_and_reads_the_corrected_estimates(strea
     expect()(page.get_by_text(re.compile(r"Audit sample \d+: 3 of 8 reviewed"))).to_be_visible(timeout=60_000)
 
     with LabelStore(streamlit_server.db) as store:
-        (sample,) = list_samples(store)
+        (sample,) = store.audits.list_samples()
         assert (sample.seed, sample.members) == (SEED, tuple(order[: SIZE + 2]))
         assert store.reviewed_uids("browser-tester") == {outside, *order[:3]}
 
@@ -120,9 +120,7 @@ def test_the_audit_queue_walks_one_order_says_where_it_is_and_stays_chosen(strea
     url = streamlit_server.url
     uids = load([SAMPLE_DATA]).dataset.uids
     with LabelStore(streamlit_server.db) as store:
-        from ragviz.store.audit_samples import draw_sample
-
-        sample = draw_sample(store, uids, SIZE, "lead", seed=SEED)
+        sample = store.audits.draw_sample(uids, SIZE, "lead", seed=SEED)
     order = list(sample.members)
     page.goto(f"{url}/review")
     header = page.locator('[data-testid="stMain"]').get_by_text(re.compile(r"^(Example \d+ of 22|Audit sample #)"))
@@ -181,7 +179,7 @@ def test_a_person_draws_a_stratified_sample_on_the_page_as_the_cli_does(streamli
         timeout=60_000
     )
     with LabelStore(streamlit_server.db) as store:
-        (drawn,) = list_samples(store)
+        (drawn,) = store.audits.list_samples()
     with LabelStore(tmp_path / "cli.db") as other:
         cli = draw_design(other, load([SAMPLE_DATA]).dataset, "stratified", 12, "cli", 21, "dataset_name")
     assert drawn.design == "stratified" and drawn.members == cli.members

@@ -15,7 +15,6 @@ from ragviz.analysis.estimates.pairing import member_rows
 from ragviz.cli.main import main
 from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change
 from ragviz.data.load import load
-from ragviz.store.audit_samples import get_sample
 from ragviz.store.label_store import LabelStore
 from tests.browser_wait import expect, settle
 from tests.conftest import StreamlitServer
@@ -40,7 +39,7 @@ def test_a_person_reviews_both_answers_and_reads_the_comparison(tmp_path, page, 
     capsys.readouterr()
     dataset = load([data]).dataset
     with LabelStore(db) as store:  # 19 questions reviewed already; the person reviews the last one's two answers
-        members = list(get_sample(store, 1).members)
+        members = list(store.audits.get_sample(1).members)
         for row in member_rows(dataset, members[:38]):
             ex = dataset.example(row)
             store.record(ex.uid, "ana", [Change(REVIEW_FIELD, None, REVIEWED)], example=ex)

@@ -54,7 +54,7 @@ def _until_drawn(page, url: str, since: float) -> float:
         page.goto(url)
         try:
             page.wait_for_function(
-                "() => document.querySelector('[data-testid=stMetric]') || document.querySelector('.rv-outage')",
+                "() => document.querySelector('[data-testid=stMetric], .rv-metric') || document.querySelector('.rv-outage')",
                 timeout=30_000,
             )
         except Exception:

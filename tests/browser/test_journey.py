@@ -16,7 +16,16 @@ import pytest
 
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
-from tests.browser_wait import FRESH, click_support, expect, metric_value, open_review, select_sentence, settle
+from tests.browser_wait import (
+    FRESH,
+    click_support,
+    expect,
+    metric_card,
+    metric_value,
+    open_review,
+    select_sentence,
+    settle,
+)
 from tests.sample import SAMPLE_DATA
 
 pytestmark = pytest.mark.browser
@@ -47,7 +56,7 @@ def test_a_person_reviews_and_exports(streamlit_server, page, tmp_path, screensh
     expect()(page.locator(".rv-linked")).to_have_count(0)  # c has no supporting key
     click_support(page, "✓ supported")
     expect()(metric_value(page, "Adherence")).to_have_text("1.000")
-    expect()(page.locator(f'{FRESH} [data-testid="stMetric"]').filter(has_text="Adherence")).to_contain_text("+1.000")
+    expect()(metric_card(page, "Adherence")).to_contain_text("+1.000")
     # selecting response sentence a lights up its supporting context sentences
     select_sentence(page, "a")
     example = next(e for e in load([SAMPLE_DATA]).dataset if e.uid == ML)

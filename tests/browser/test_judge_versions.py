@@ -10,7 +10,6 @@ import re
 import pytest
 
 from ragviz.data.load import load
-from ragviz.store.audit_samples import draw_sample
 from ragviz.store.label_store import LabelStore
 from tests.browser_wait import FRESH, expect, settle
 from tests.conftest import StreamlitServer
@@ -26,7 +25,7 @@ def judge_server(tmp_path, monkeypatch):
     dataset = load([str(data)]).dataset
     db = tmp_path / "labels.db"
     with LabelStore(str(db)) as store:
-        sample = draw_sample(store, dataset.uids, 10, "browser-tester", seed=4)
+        sample = store.audits.draw_sample(dataset.uids, 10, "browser-tester", seed=4)
         review_truth(store, dataset, list(sample.members))
         outside = [u for u in dataset.uids if u not in sample.members]
         review_truth(store, dataset, outside[:6], note="The zorblat sentence answers the question.")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser_wait import FRESH, WAIT, click_support, expect, open_review, select_sentence, settle
+from tests.browser_wait import FRESH, WAIT, click_support, expect, metric_card, open_review, select_sentence, settle
 from tests.conftest import StreamlitServer
 from tests.sample import ROOT, SAMPLE_DATA
 
@@ -127,7 +127,7 @@ def symbols_per_facet(svg_text: str) -> list[int]:
 def test_scatter_panels_show_only_their_own_metric(look_server, page, tmp_path):
     open_review(page, f"{look_server.url}/review?uid={ML}")
     click_support(page, "✓ supported")  # c: adherence 0 -> 1 on one example
-    expect()(page.locator(f'{FRESH} [data-testid="stMetric"]').filter(has_text="Adherence")).to_contain_text("+1.000")
+    expect()(metric_card(page, "Adherence")).to_contain_text("+1.000")
     page.goto(f"{look_server.url}/dashboard")
     button = page.locator(".st-key-dashboard-scatter-svg button")
     expect()(button).to_be_visible(timeout=90_000)
@@ -284,9 +284,7 @@ def test_export_command_line_names_the_data_and_works_when_pasted(look_server, p
         assert all(r["label_source"] != "human" for r in rows)
         open_review(page, f"{look_server.url}/review?uid={ML}")
         click_support(page, "✓ supported")
-        expect()(page.locator(f'{FRESH} [data-testid="stMetric"]').filter(has_text="Adherence")).to_contain_text(
-            "+1.000"
-        )
+        expect()(metric_card(page, "Adherence")).to_contain_text("+1.000")
         command, rows = pasted_export(page, look_server.url, tmp_path / "after-a-decision")
     assert f"--annotator {look_server.annotator}" in command
     row = next(r for r in rows if r["id"] == "ml-vs-programming" and r["generation_model_name"] == "gpt-4o-mini")

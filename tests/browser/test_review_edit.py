@@ -161,7 +161,7 @@ def test_presentation_mode_has_no_editing_control_key_or_correction_marker(serve
     for name in ("Accept", "Undo", "Reset", "Next unreviewed"):
         expect()(page.get_by_role("button", name=re.compile(name))).to_have_count(0)
     expect()(page.locator('[class*="st-key-review-support-"], [class*="st-key-review-context-"]')).to_have_count(0)
-    expect()(page.locator('[data-testid="stMetricDelta"]')).to_have_count(0)
+    expect()(page.locator(".rv-metric-delta")).to_have_count(0)
     expect()(main).not_to_contain_text("corrected")
     expect()(main).not_to_contain_text("What each override changed")
     expect()(sidebar(page)).not_to_contain_text("corrected")
@@ -180,7 +180,7 @@ def test_presentation_mode_has_no_editing_control_key_or_correction_marker(serve
 
     sidebar(page).get_by_text("Show corrections").click()  # the presenter asks for them
     expect()(main).to_contain_text("corrected")
-    expect()(page.locator('[data-testid="stMetricDelta"]').first).to_be_visible()
+    expect()(page.locator(".rv-metric-delta").first).to_be_visible()
     expect()(page.get_by_role("button", name=re.compile("Accept"))).to_have_count(0)  # still no editing
 
 

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from ragviz.data.load import load
-from ragviz.store.audit_samples import choose_team_sample, draw_sample
 from ragviz.store.label_store import LabelStore
 from tests.browser_wait import expect, metric_value, settle
 from tests.cli_run import ragviz
@@ -68,9 +67,9 @@ def _labelled_sample(url: str) -> list[str]:
     ds = load([SAMPLE_DATA]).dataset
     with LabelStore(url) as store:
         for seed in range(1, 200):
-            sample = draw_sample(store, ds.uids, 3, LEAD, seed=seed)
+            sample = store.audits.draw_sample(ds.uids, 3, LEAD, seed=seed)
             if all(ds.example(ds.index_of(u)).labels is not None for u in sample.members):
-                choose_team_sample(store, sample.id, LEAD)
+                store.audits.choose_team_sample(sample.id, LEAD)
                 return list(sample.members)
     raise AssertionError("no labelled sample")
 

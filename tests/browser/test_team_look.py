@@ -9,8 +9,6 @@ import pytest
 from ragviz.data.labels import Change
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
-from ragviz.store.team.assignments import assign, assigned
-from ragviz.store.team.guidelines import save_guidelines
 from tests.browser_wait import expect, settle
 from tests.conftest import StreamlitServer
 from tests.sample import SAMPLE_DATA
@@ -25,14 +23,14 @@ SEVEN = [f"annotator{i}@example.org" for i in range(1, 8)]
 def seven_server(tmp_path, monkeypatch):
     ds = load([SAMPLE_DATA]).dataset
     with LabelStore(tmp_path / "labels.db") as store:
-        assign(store, list(ds.uids), 2, SEVEN, LEAD)
-        for uid, names in assigned(store).items():
+        store.team.assignments.assign(list(ds.uids), 2, SEVEN, LEAD)
+        for uid, names in store.team.assignments.assigned().items():
             ex = ds.example(ds.index_of(uid))
             for k, who in enumerate(names):
                 keys = list(ex.labels.relevant_keys) if ex.labels else []
                 change = [Change("relevant_keys", keys, keys[:-1])] if k and keys and len(uid) % 2 else None
                 store.record(uid, who, change or [Change("review", None, "reviewed")], example=ex)
-        save_guidelines(store, "Mark it like this: ![chart](http://127.0.0.1:9/pixel.png)", LEAD)
+        store.team.guidelines.save_guidelines("Mark it like this: ![chart](http://127.0.0.1:9/pixel.png)", LEAD)
     monkeypatch.setenv("RAGVIZ_ADMINS", LEAD)
     (tmp_path / "home").mkdir()
     server = StreamlitServer(

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from tests.browser_wait import FRESH, click_support, expect, metric_value, open_review, press, settle
+from tests.browser_wait import click_support, expect, metric_card, metric_value, open_review, press, settle
 from tests.sample import ROOT
 
 pytestmark = pytest.mark.browser
@@ -48,9 +48,7 @@ def test_the_tutorial_works_as_written_and_its_screenshots_are_current(streamlit
         # 3. Correct it: c is supported; adherence recomputes and the card shows the change
         click_support(page, "✓ supported")
         expect()(metric_value(page, "Adherence")).to_have_text("1.000")
-        expect()(page.locator(f'{FRESH} [data-testid="stMetric"]').filter(has_text="Adherence")).to_contain_text(
-            "+1.000"
-        )
+        expect()(metric_card(page, "Adherence")).to_contain_text("+1.000")
         _shot(page, "review-corrected", taken)
 
         # 4. Accept the next example as shown (A) and see the progress in the sidebar

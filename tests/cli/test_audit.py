@@ -212,9 +212,7 @@ def test_active_draw_calibrated_on_a_pilot(tmp_path, capsys, data_file):
     code, out, err = _run(capsys, "audit", "draw", data_file, "--db", db, "--grow", again["sample"], "--size", 80)
     assert code == 0, err
     with LabelStore(db) as store:
-        from ragviz.store.audit_samples import get_sample
-
-        grown = get_sample(store, again["sample"])
+        grown = store.audits.get_sample(again["sample"])
     assert grown is not None and set(drawn.members) <= set(grown.members) and grown.params["calibration"] == calibration
     assert set(drawn.params["pilot_weights"]) == set(pilot.members)  # each pilot member's own chance, kept
     assert grown.params["pilot_weights"] == pytest.approx(drawn.params["pilot_weights"])
@@ -263,7 +261,6 @@ def test_growing_an_active_sample_keeps_its_members_weights_or_refuses(tmp_path,
     # issue 36 item 6: a grown active sample's stored members keep the selection weights they were drawn with; if the
     # confidences changed since the draw, growing is refused and says which example's weight would change
     from ragviz.analysis.audits.designs import DesignError
-    from ragviz.store.audit_samples import get_sample
 
     dataset = load([data_file]).dataset
     with LabelStore(tmp_path / "l.db") as store:
@@ -280,21 +277,20 @@ def test_growing_an_active_sample_keeps_its_members_weights_or_refuses(tmp_path,
             DesignError, match=rf"cannot grow sample {grown.id}: the 'judge_confidence' confidences changed"
         ):
             grow_design(store, load([changed]).dataset, grown, 80, "ana")
-        assert len(get_sample(store, grown.id).members) == len(grown.members)  # nothing stored
+        assert len(store.audits.get_sample(grown.id).members) == len(grown.members)  # nothing stored
 
 
 def test_an_active_sample_drawn_before_salts_grows_with_its_own_ranking(tmp_path, data_file):
     # issue 36 item 2: samples stored without a salt keep the unsalted ranking they were drawn with
     from ragviz.analysis.audits.designs import active_draw
     from ragviz.analysis.audits.samples import confidence_of
-    from ragviz.store.audit_samples import save_designed_sample
 
     dataset = load([data_file]).dataset
     confidence = confidence_of(dataset)
     old = active_draw(dataset.uids, confidence, 40, 5, salt="")
     params = {k: v for k, v in old.params.items() if k != "salt"} | {"confidence": "judge_confidence"}
     with LabelStore(tmp_path / "l.db") as store:
-        stored = save_designed_sample(store, dataset.uids, old.members, "active", params, "ana", 5)
+        stored = store.audits.save_designed_sample(dataset.uids, old.members, "active", params, "ana", 5)
         grown = grow_design(store, dataset, stored, 60, "ana")
     assert list(grown.members) == active_draw(dataset.uids, confidence, 60, 5, salt="").uids
     assert list(grown.members) != active_draw(dataset.uids, confidence, 60, 5).uids
@@ -305,7 +301,6 @@ def test_a_draw_that_shares_a_stored_samples_seed_says_what_that_means(tmp_path,
     # drawn before salts, each get a note naming the other sample and the members they share
     from ragviz.analysis.audits.designs import active_draw
     from ragviz.analysis.audits.samples import confidence_of
-    from ragviz.store.audit_samples import save_designed_sample
 
     db = tmp_path / "labels.db"
     dataset = load([data_file]).dataset
@@ -313,7 +308,7 @@ def test_a_draw_that_shares_a_stored_samples_seed_says_what_that_means(tmp_path,
     params = {k: v for k, v in old.params.items() if k != "salt"} | {"confidence": "judge_confidence"}
     with LabelStore(db) as store:
         pilot = draw_design(store, dataset, "uniform", 40, "ana", 3)
-        before = save_designed_sample(store, dataset.uids, old.members, "active", params, "ana", 3)
+        before = store.audits.save_designed_sample(dataset.uids, old.members, "active", params, "ana", 3)
     code, out, err = _run(
         capsys, "audit", "draw", data_file, "--db", db, "--size", 40, "--design", "active", "--seed", 3,
         "--format", "json",

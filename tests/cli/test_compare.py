@@ -19,7 +19,6 @@ from ragviz.analysis.estimates.pairing import member_rows, pair_store
 from ragviz.cli.main import main
 from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change, field_value, support_field
 from ragviz.data.load import load
-from ragviz.store.audit_samples import get_sample
 from ragviz.store.label_store import LabelStore
 from tests.ragbench_data import require_ragbench, shard
 
@@ -80,7 +79,7 @@ def test_paired_draw_reviews_and_the_corrected_difference(tmp_path, capsys, data
     assert "To tell a 3-point difference in adherence apart" in out
     dataset = load([data_file]).dataset
     with LabelStore(db) as store:
-        sample = get_sample(store, 1)
+        sample = store.audits.get_sample(1)
         assert sample is not None and sample.design == "paired"
         members = list(sample.members)
         # both answers of each drawn question, one after the other
@@ -194,7 +193,7 @@ def test_a_stratified_sample_is_read_as_uniform_questions_and_the_outputs_say_so
     assert code == 0, err
     dataset = load([data_file]).dataset
     with LabelStore(db) as store:
-        _review_both(store, dataset, list(get_sample(store, 1).members))
+        _review_both(store, dataset, list(store.audits.get_sample(1).members))
         pairs, _ = compare_sample(dataset, store, compare_sample_of(store, dataset))
     warning = "audit sample 1 is stratified: its reviewed pairs are read as a uniform sample of questions"
     assert any(warning in n for n in pairs.notes())

@@ -12,7 +12,6 @@ from ragviz.data.load import load
 from ragviz.judge.cache import JudgeCache
 from ragviz.judge.prompt import SHIPPED_PROMPT
 from ragviz.judge.versions.registry import get_version, judge_prompt
-from ragviz.store.audit_samples import draw_sample
 from ragviz.store.label_store import LabelStore
 from tests.cli_run import ragviz
 from tests.judge.versions_setup import MARKER, review_truth, write_marker_data
@@ -25,7 +24,7 @@ def lead(tmp_path):
     dataset = load([str(data)]).dataset
     db = str(tmp_path / "ragviz.db")
     with LabelStore(db) as store:
-        sample = draw_sample(store, dataset.uids, 12, "lead", seed=4)
+        sample = store.audits.draw_sample(dataset.uids, 12, "lead", seed=4)
         review_truth(store, dataset, list(sample.members))
         outside = [u for u in dataset.uids if u not in sample.members]
         shots = [u for u in outside if int(u.split("/")[1][1:]) % 2 == 0][:2]

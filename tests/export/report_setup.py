@@ -1,12 +1,12 @@
 """A label store with a reviewed audit sample, for the report tests and benchmarks/bench_report.py: the audit is
-drawn and reviewed the way the Review page does it (``draw_sample``, ``LabelStore.record``)."""
+drawn and reviewed the way the Review page does it (``store.audits.draw_sample``, ``LabelStore.record``)."""
 
 from __future__ import annotations
 
 from ragviz.analysis.review.edits import support_change
 from ragviz.data.dataset import Dataset, examples_at
 from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change, field_value
-from ragviz.store.audit_samples import AuditSample, draw_sample
+from ragviz.store.audit_samples import AuditSample
 from ragviz.store.label_store import LabelStore
 
 
@@ -21,7 +21,7 @@ def review_audit(
     """Draw an audit sample of *size* and review its first *reviewed* members in draw order: every third one
     people find an answer sentence the judge called supported unsupported, every fifth they take a relevant
     sentence away; the rest they accept as the judge labelled them."""
-    sample = draw_sample(store, dataset.uids, size, annotators[0], seed=seed)
+    sample = store.audits.draw_sample(dataset.uids, size, annotators[0], seed=seed)
     rows = [dataset.index_of(uid) for uid in sample.members[:reviewed]]
     built = examples_at(dataset, [r for r in rows if r is not None])
     for k, row in enumerate(rows):

@@ -78,7 +78,7 @@ def test_the_headline_says_what_people_would_say_per_trace_metric(sample_report)
     headline = text.split('<section id="headline">')[1].split("</section>")[0]
     for metric in ("relevance", "utilization", "completeness", "adherence"):
         assert f"<td>{metric}</td>" in headline
-    # 13 audited pairs: under the 100 a corrected figure needs (ragviz.analysis.estimates.coverage.MIN_AUDITED)
+    # 13 audited pairs: under the 100 a corrected figure needs (ragviz.analysis.coverage.MIN_AUDITED)
     assert "The judge says 81% of answers are supported; too few reviewed to correct yet: 87 more needed" in headline
     assert "too few reviewed: 87 more needed" in headline
     assert "14 of the 16 examples drawn (sample 1, seed 7)" in headline

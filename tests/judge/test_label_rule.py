@@ -20,7 +20,7 @@ from ragviz.data.load import load
 from ragviz.data.model import Labels, Provenance
 from ragviz.export.rows import exported_examples
 from ragviz.store.label_store import LabelStore
-from tests.apptest_helpers import open_page
+from tests.apptest_helpers import open_page, review_formulas, review_metrics
 from tests.sample import SAMPLE_JSONL
 
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
@@ -71,11 +71,11 @@ def test_review_page_without_judge_labels_shows_dash_and_resets_to_the_file(tmp_
     monkeypatch.setenv("RAGVIZ_DATA", str(data))
     monkeypatch.setenv("RAGVIZ_ANNOTATOR", "tester")
     at = open_page("pages/review.py", id="ml-vs-programming")
-    formulas = [h.value for h in at.get("html") if "rv-formula" in h.value]
+    formulas = review_formulas(at)
     assert len(formulas) == 4 and all("judge —" in f for f in formulas)
     # no judge, yet the file's labels can be accepted as right (Accept = the labels as shown)
     assert not next(b for b in at.button if b.key == "review.accept").disabled
-    file_relevance = next(m.value for m in at.metric if m.label == "Relevance")
+    file_relevance = review_metrics(at)["Relevance"][0]
     assert file_relevance == "0.667"
 
     with LabelStore(db) as store:
@@ -83,7 +83,7 @@ def test_review_page_without_judge_labels_shows_dash_and_resets_to_the_file(tmp_
         keys = list(ds.example(ds.index_of(ML)).labels.relevant_keys)
         store.record(ML, "tester", [Change("relevant_keys", keys, [])])
     at.run()
-    assert next(m.value for m in at.metric if m.label == "Relevance") == "0.000"
+    assert review_metrics(at)["Relevance"][0] == "0.000"
     next(b for b in at.button if b.key == "review.reset").click().run()
     assert not at.exception, [e.value for e in at.exception]
-    assert next(m.value for m in at.metric if m.label == "Relevance") == file_relevance
+    assert review_metrics(at)["Relevance"][0] == file_relevance

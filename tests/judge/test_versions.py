@@ -24,7 +24,6 @@ from ragviz.judge.versions.registry import (
     shots_now,
     version_names_by_prompt,
 )
-from ragviz.store.audit_samples import draw_sample
 from ragviz.store.label_store import LabelStore
 from tests.judge.versions_setup import MARKER, review_truth, write_marker_data
 from tests.openai_stub_server import StubServer
@@ -37,7 +36,7 @@ def world(tmp_path):
     dataset = load([str(data)]).dataset
     db = str(tmp_path / "ragviz.db")
     store = LabelStore(db)
-    sample = draw_sample(store, dataset.uids, 20, "lead", seed=3)
+    sample = store.audits.draw_sample(dataset.uids, 20, "lead", seed=3)
     outside = [u for u in dataset.uids if u not in sample.members]
     review_truth(store, dataset, list(sample.members))
     review_truth(store, dataset, outside[:4], note="The zorblat sentence counts: it answers the question.")
@@ -188,7 +187,7 @@ def test_bad_inputs_are_refused_with_nothing_stored(world, tmp_path):
             [v2], audit_test_set(dataset, store, sample.id), store, settings, cache, now=shots_now([v2], changed_data)
         )
     # an empty test set
-    unreviewed = draw_sample(store, outside[10:20], 3, "lead", seed=99)  # drawn, nobody reviewed it yet
+    unreviewed = store.audits.draw_sample(outside[10:20], 3, "lead", seed=99)  # drawn, nobody reviewed it yet
     with pytest.raises(BadInput, match="test set .* is empty"):
         audit_test_set(dataset, store, unreviewed.id)
     with pytest.raises(BadInput, match="no audit sample 999"):

@@ -15,7 +15,6 @@ import pytest
 
 from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change, field_value
 from ragviz.data.load import load
-from ragviz.store.audit_samples import draw_sample
 from ragviz.store.label_store import LabelStore
 from tests.browser_wait import expect as wait_expect
 from tests.browser_wait import settle
@@ -60,7 +59,7 @@ CONTROLS_JS = """() => {
 def _seed_store(db) -> None:
     ds = load([SAMPLE_DATA]).dataset
     with LabelStore(db) as store:
-        sample = draw_sample(store, ds.uids, 10, "browser-tester", seed=5)
+        sample = store.audits.draw_sample(ds.uids, 10, "browser-tester", seed=5)
         for k, uid in enumerate(sample.members[:6]):
             ex = ds.example(ds.index_of(uid))
             who = "browser-tester" if k % 2 else OTHER

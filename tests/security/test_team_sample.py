@@ -10,7 +10,6 @@ from streamlit.testing.v1 import AppTest
 from ragviz.cli import main as cli_main
 from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change
 from ragviz.data.load import load
-from ragviz.store.audit_samples import choose_team_sample, draw_sample, list_samples, team_choice
 from ragviz.store.label_store import LabelStore
 from tests.apptest_helpers import APP, SIGN_IN_SECRETS, _run_page, shown, signed_in_user
 from tests.sample import SAMPLE_DATA
@@ -42,7 +41,7 @@ def test_an_annotator_cannot_draw_grow_or_choose_even_from_a_tab_drawn_for_an_ad
     _served(monkeypatch)
     ds = load([SAMPLE_DATA]).dataset
     with LabelStore(app_env["db"]) as store:
-        draw_sample(store, ds.uids, 5, LEAD, seed=3)
+        store.audits.draw_sample(ds.uids, 5, LEAD, seed=3)
     ana = _review_as(ANA)
     assert not {"audit.draw", "audit.grow", "audit.choose"} & _buttons(ana)  # hidden...
     assert any("Only admins" in c.value for c in ana.sidebar.caption)
@@ -54,20 +53,20 @@ def test_an_annotator_cannot_draw_grow_or_choose_even_from_a_tab_drawn_for_an_ad
         tab.sidebar.button(key=key).click().run()
         assert any("Not done: Only admins" in shown(c.value) for c in tab.sidebar.caption), key
     with LabelStore(app_env["db"]) as store:
-        assert [(s.id, s.size) for s in list_samples(store)] == [(1, 5)] and team_choice(store) is None
+        assert [(s.id, s.size) for s in store.audits.list_samples()] == [(1, 5)] and store.audits.team_choice() is None
 
 
 def test_the_admin_chooses_the_team_sample_and_it_is_recorded(app_env, monkeypatch):
     _served(monkeypatch)
     ds = load([SAMPLE_DATA]).dataset
     with LabelStore(app_env["db"]) as store:
-        draw_sample(store, ds.uids, 5, LEAD, seed=3)
-        draw_sample(store, ds.uids, 4, LEAD, seed=9)  # newest
+        store.audits.draw_sample(ds.uids, 5, LEAD, seed=3)
+        store.audits.draw_sample(ds.uids, 4, LEAD, seed=9)  # newest
     at = _review_as(LEAD)
     at.sidebar.selectbox(key="audit.pick").set_value(1).run()
     at.sidebar.button(key="audit.choose").click().run()
     with LabelStore(app_env["db"]) as store:
-        choice = team_choice(store)
+        choice = store.audits.team_choice()
     assert choice is not None and (choice.sample_id, choice.chosen_by) == (1, LEAD)
     fresh = _review_as(ANA)  # another session opens on the team's sample, not the newest
     assert fresh.sidebar.selectbox(key="audit.pick").value == 1
@@ -77,12 +76,12 @@ def test_the_admin_chooses_the_team_sample_and_it_is_recorded(app_env, monkeypat
 def test_dashboard_explainer_and_estimate_default_to_the_team_sample(app_env, db_target, capsys):
     ds = load([SAMPLE_DATA]).dataset
     with LabelStore(db_target) as store:
-        team = draw_sample(store, ds.uids, 6, LEAD, seed=3)
-        draw_sample(store, ds.uids, 6, ANA, seed=11)  # newer, drawn before the rule
+        team = store.audits.draw_sample(ds.uids, 6, LEAD, seed=3)
+        store.audits.draw_sample(ds.uids, 6, ANA, seed=11)  # newer, drawn before the rule
         for uid in team.members:
             ex = ds.example(ds.index_of(uid))
             store.record(uid, "human", [Change(REVIEW_FIELD, None, REVIEWED)], example=ex)
-        choose_team_sample(store, team.id, LEAD)
+        store.audits.choose_team_sample(team.id, LEAD)
     code = cli_main(["estimate", str(SAMPLE_DATA), "--db", db_target])
     err = capsys.readouterr().err
     assert code == 0 and f"using the team's audit sample {team.id} (chosen by {LEAD}" in err, err

@@ -11,7 +11,6 @@ import pytest
 
 from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change, field_value
 from ragviz.data.load import load
-from ragviz.store.audit_samples import draw_sample
 from ragviz.store.label_store import LabelStore
 from tests.apptest_helpers import open_page, open_page_as
 from tests.sample import SAMPLE_DATA
@@ -29,7 +28,7 @@ def team_store(app_env, monkeypatch):
     monkeypatch.delenv("RAGVIZ_ANNOTATOR")  # a visitor's name was the server's OS user then
     ds = load([SAMPLE_DATA]).dataset
     with LabelStore(app_env["db"]) as store:
-        sample = draw_sample(store, ds.uids, 6, LEAD, seed=2)
+        sample = store.audits.draw_sample(ds.uids, 6, LEAD, seed=2)
         for k, uid in enumerate(sample.members[:4]):
             ex = ds.example(ds.index_of(uid))
             who = (LEAD, ANA)[k % 2]

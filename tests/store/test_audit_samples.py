@@ -9,23 +9,15 @@ from collections import Counter
 
 import pytest
 
-from ragviz.analysis.estimates.pairing import audit_progress, member_rows, pair_store
+from ragviz.analysis.estimates.audit_progress import audit_progress
+from ragviz.analysis.estimates.pairing import member_rows, pair_store
 from ragviz.analysis.estimates.report import estimate_report
 from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.cli.main import main
 from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change, field_value
 from ragviz.data.load import load
 from ragviz.export.rows import export_rows
-from ragviz.store.audit_samples import (
-    AuditSampleError,
-    audit_members,
-    draw_order,
-    draw_sample,
-    get_sample,
-    grow_sample,
-    list_samples,
-    population_fingerprint,
-)
+from ragviz.store.audit_samples import AuditSampleError, draw_order, population_fingerprint
 from ragviz.store.label_store import LabelStore
 from tests.sample import SAMPLE_JSONL
 
@@ -51,49 +43,49 @@ def test_migration_006_creates_the_sample_tables(store):
 
 
 def test_a_drawn_sample_is_stored_with_its_seed_and_members_and_shared(store, db_target):
-    sample = draw_sample(store, UIDS, 10, "ana", seed=42)
+    sample = store.audits.draw_sample(UIDS, 10, "ana", seed=42)
     assert sample.seed == 42 and sample.created_by == "ana" and sample.size == 10
     assert sample.members == tuple(draw_order(UIDS, 42)[:10])
     assert len(set(sample.members)) == 10 and set(sample.members) <= set(UIDS)
     # the same seed draws the same sample whatever order the rows came in
     assert draw_order(list(reversed(UIDS)), 42) == draw_order(UIDS, 42)
     with LabelStore(db_target) as other:  # another annotator's process sees it
-        assert get_sample(other, sample.id) == sample
-        assert [s.id for s in list_samples(other, UIDS)] == [sample.id]
-        assert list_samples(other, UIDS[:-1]) == []  # drawn from other examples: not offered
-        assert audit_members(other) == set(sample.members)
+        assert other.audits.get_sample(sample.id) == sample
+        assert [s.id for s in other.audits.list_samples(UIDS)] == [sample.id]
+        assert other.audits.list_samples(UIDS[:-1]) == []  # drawn from other examples: not offered
+        assert other.audits.audit_members() == set(sample.members)
 
 
 def test_a_fresh_seed_is_recorded_when_none_is_given(store):
-    a, b = draw_sample(store, UIDS, 5, "ana"), draw_sample(store, UIDS, 5, "ben")
+    a, b = store.audits.draw_sample(UIDS, 5, "ana"), store.audits.draw_sample(UIDS, 5, "ben")
     assert a.seed != b.seed
     assert a.members == tuple(draw_order(UIDS, a.seed)[:5])
-    assert [s.id for s in list_samples(store)] == [b.id, a.id]  # newest first
+    assert [s.id for s in store.audits.list_samples()] == [b.id, a.id]  # newest first
 
 
 def test_growing_keeps_the_members_and_takes_the_next_of_the_same_order(store, db_target):
-    sample = draw_sample(store, UIDS, 5, "ana", seed=7)
-    grown = grow_sample(store, sample.id, UIDS, 12, "ben")
+    sample = store.audits.draw_sample(UIDS, 5, "ana", seed=7)
+    grown = store.audits.grow_sample(sample.id, UIDS, 12, "ben")
     assert grown.members[:5] == sample.members
     assert grown.members == tuple(draw_order(UIDS, 7)[:12])
     # a second replica growing to the same size at once adds nothing twice
     with LabelStore(db_target) as other:
-        again = grow_sample(other, sample.id, list(reversed(UIDS)), 12, "cy")
+        again = other.audits.grow_sample(sample.id, list(reversed(UIDS)), 12, "cy")
     assert again.members == grown.members
-    assert grow_sample(store, sample.id, UIDS, 3, "ana").members == grown.members  # never shrinks
+    assert store.audits.grow_sample(sample.id, UIDS, 3, "ana").members == grown.members  # never shrinks
 
 
 def test_bad_sizes_and_other_data_are_refused_with_a_message(store):
     with pytest.raises(AuditSampleError, match="larger than the 40 loaded examples"):
-        draw_sample(store, UIDS, 41, "ana")
+        store.audits.draw_sample(UIDS, 41, "ana")
     with pytest.raises(AuditSampleError, match="at least 1"):
-        draw_sample(store, UIDS, 0, "ana")
-    sample = draw_sample(store, UIDS, 5, "ana", seed=1)
+        store.audits.draw_sample(UIDS, 0, "ana")
+    sample = store.audits.draw_sample(UIDS, 5, "ana", seed=1)
     with pytest.raises(AuditSampleError, match="drawn from 40 other examples than the 39 loaded"):
-        grow_sample(store, sample.id, UIDS[:-1], 10, "ana")
+        store.audits.grow_sample(sample.id, UIDS[:-1], 10, "ana")
     with pytest.raises(AuditSampleError, match="no audit sample 999"):
-        grow_sample(store, 999, UIDS, 10, "ana")
-    assert get_sample(store, sample.id).size == 5
+        store.audits.grow_sample(999, UIDS, 10, "ana")
+    assert store.audits.get_sample(sample.id).size == 5
 
 
 def test_every_example_is_equally_likely_and_grown_samples_stay_uniform():
@@ -123,7 +115,7 @@ def _review(store, ds, row: int, who: str, relevant=None):
 
 def test_only_reviewed_members_are_audited_and_the_rest_is_named(db_target, data):
     with LabelStore(db_target) as store:
-        sample = draw_sample(store, data.uids, 8, "ana", seed=3)
+        sample = store.audits.draw_sample(data.uids, 8, "ana", seed=3)
         rows = member_rows(data, sample.members)
         assert len(rows) == 8 and rows == sorted(rows)
         outside = next(i for i in range(len(data)) if data.uids[i] not in sample.members)
@@ -165,7 +157,7 @@ def test_only_reviewed_members_are_audited_and_the_rest_is_named(db_target, data
 
 def test_estimate_db_reads_labels_and_membership_from_the_store(db_target, data, capsys, tmp_path):
     with LabelStore(db_target) as store:
-        sample = draw_sample(store, data.uids, 10, "ana", seed=5)
+        sample = store.audits.draw_sample(data.uids, 10, "ana", seed=5)
         rows = member_rows(data, sample.members)
         for i in rows[:6]:
             _review(store, data, i, "ana", relevant=[])
@@ -194,8 +186,8 @@ def test_estimate_db_bad_input_is_one_clear_line(tmp_path, capsys, data):
     err = capsys.readouterr().err
     assert "no audit sample drawn from DATA's examples" in err and "Traceback" not in err
     with LabelStore(db) as store:
-        draw_sample(store, data.uids[:-1], 4, "ana", seed=1)
-        other = draw_sample(store, data.uids, 4, "ana", seed=2)
+        store.audits.draw_sample(data.uids[:-1], 4, "ana", seed=1)
+        other = store.audits.draw_sample(data.uids, 4, "ana", seed=2)
     assert main(["estimate", str(SAMPLE_JSONL), "--db", str(db), "--sample", "1"]) == 2
     assert "audit sample 1 was drawn from 21 other examples than DATA's 22" in capsys.readouterr().err
     assert main(["estimate", str(SAMPLE_JSONL), "--db", str(db), "--sample", str(other.id)]) == 2

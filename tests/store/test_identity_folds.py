@@ -16,8 +16,6 @@ from ragviz.store.roles import Identity, access_of, identity_of_claims
 from ragviz.store.schema import SETS, MigrationSet
 from ragviz.store.schema import runner as schema_runner
 from ragviz.store.sign_ins import end_sign_ins, sign_in_is_open
-from ragviz.store.team.adjudications import settle, settlements
-from ragviz.store.team.assignments import assign, assigned, latest_round
 from tests.analysis.test_agreement import make_example
 
 UPPER, LOWER = "Annotator@Example.org", "annotator@example.org"
@@ -41,9 +39,9 @@ def test_every_spelling_of_an_address_reads_and_writes_one_persons_labels(db_tar
         assert set(store.statuses(LOWER)) == {ex.uid, "toy/q2/m"} == set(store.statuses(UPPER))
         assert store.current_labels(ex, LOWER).relevant_keys == ("0b",)
         assert store.position(LOWER) == "toy/q2/m"
-        made = assign(store, [ex.uid, "toy/q2/m"], 1, [UPPER, LOWER], by="LEAD@Example.org")
+        made = store.team.assignments.assign([ex.uid, "toy/q2/m"], 1, [UPPER, LOWER], by="LEAD@Example.org")
         assert made.pool == (LOWER,) and made.created_by == "lead@example.org"
-        assert set(assigned(store).values()) == {(LOWER,)}
+        assert set(store.team.assignments.assigned().values()) == {(LOWER,)}
         assert sign_in_is_open(store, "login-1", UPPER) and end_sign_ins(store, LOWER) == 1
         assert not sign_in_is_open(store, "login-1", LOWER)
 
@@ -69,8 +67,10 @@ def _old_store(db_target, monkeypatch, ex) -> None:
         store.record("toy/q2/m", LOWER, [(REVIEW_FIELD, None, REVIEWED)], action="accept")
         store.record(ex.uid, LOWER, [(REVIEW_FIELD, None, REVIEWED)], action="accept")
         store.save_position(LOWER, "toy/q2/m")  # her latest position, under the other spelling
-        assign(store, [ex.uid, "toy/q2/m", "toy/q3/m"], 2, [UPPER, "bo"], by="LEAD@EXAMPLE.ORG")
-        settle(store, "toy/q3/m", "Adjudicator@Example.org", {RELEVANT_FIELD: []}, "seen", lambda: "seen")
+        store.team.assignments.assign([ex.uid, "toy/q2/m", "toy/q3/m"], 2, [UPPER, "bo"], by="LEAD@EXAMPLE.ORG")
+        store.team.adjudications.settle(
+            "toy/q3/m", "Adjudicator@Example.org", {RELEVANT_FIELD: []}, "seen", lambda: "seen"
+        )
         sign_in_is_open(store, "login-1", UPPER)
         assert sorted(store.annotators()) == [UPPER, LOWER]
     monkeypatch.undo()
@@ -87,11 +87,11 @@ def test_migration_020_folds_decisions_assignments_positions_and_says_what(db_ta
         assert store.current_labels(ex, LOWER).relevant_keys == ("0b",)  # her edit under the other spelling
         assert store.position(LOWER) == "toy/q2/m"  # the latest of the two positions
         assert n_rows(store, "annotator_positions") == 1
-        current = assigned(store)
+        current = store.team.assignments.assigned()
         assert {who for names in current.values() for who in names} == {LOWER, "bo"}
-        last = latest_round(store)
+        last = store.team.assignments.latest_round()
         assert last.pool == (LOWER, "bo") and last.created_by == "lead@example.org"
-        assert settlements(store)["toy/q3/m"].adjudicator == "adjudicator@example.org"
+        assert store.team.adjudications.settlements()["toy/q3/m"].adjudicator == "adjudicator@example.org"
         assert not sign_in_is_open(store, "login-1", "someone-else") and sign_in_is_open(store, "login-1", LOWER)
         folds = {f.spelling: f for f in store.read(identity_folds)}
         assert set(folds) == {UPPER, "LEAD@EXAMPLE.ORG", "Adjudicator@Example.org"}

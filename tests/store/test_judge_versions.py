@@ -36,3 +36,24 @@ def test_versions_are_stored_once_and_promotions_kept(db_target):
         assert latest_prompt_versions(store) == {"a": "ragviz-judge:v2:abc", "b": "ragviz-judge-v1"}
     with LabelStore(db_target) as again:  # reopened: the same, nothing migrated twice
         assert stored_versions(again) == [first]
+
+
+def test_one_prompt_versions_label_sets_are_read_back_latest_per_example(db_target):
+    """``judge:NAME``'s labels: per example the latest set recorded under that version's prompt version, on SQLite
+    and PostgreSQL; other versions' sets and sets without a prompt version are not its."""
+    v1 = Provenance("llm", "m", None, "ragviz-judge-v1")
+    v2 = Provenance("llm", "m2", None, "ragviz-judge:v2:abc")
+    with LabelStore(db_target) as store:
+        assert store.judge.of_prompt("ragviz-judge-v1") == {} and store.judge.prompt_versions() == set()
+        store.judge.save("a", Labels(relevant_keys=("0a",), provenance=v1))
+        store.judge.save_many(
+            [("a", Labels(relevant_keys=("0b",), provenance=v2)), ("b", Labels(relevant_keys=("0c",), provenance=v2))]
+        )
+        store.judge.save("a", Labels(relevant_keys=("1a",), provenance=v1))  # v1 again, later: v1's latest for a
+        store.judge.save("c", Labels(relevant_keys=("0d",), provenance=Provenance("llm", "m")))  # no prompt version
+        assert {uid: ls.relevant_keys for uid, ls in store.judge.of_prompt("ragviz-judge-v1").items()} == {"a": ("1a",)}
+        second = store.judge.of_prompt("ragviz-judge:v2:abc")
+        assert {uid: ls.relevant_keys for uid, ls in second.items()} == {"a": ("0b",), "b": ("0c",)}
+        assert second["b"].provenance == v2  # read back as stored
+        assert store.judge.prompt_versions() == {"ragviz-judge-v1", "ragviz-judge:v2:abc"}
+        assert store.judge.of_prompt("ragviz-judge:v9:000") == {}

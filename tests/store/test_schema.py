@@ -16,7 +16,6 @@ from ragviz.store.database import open_database
 from ragviz.store.label_store import LabelStore, StoreError
 from ragviz.store.postgres import is_url
 from ragviz.store.schema import SETS
-from ragviz.store.team.assignments import assigned
 from tests.analysis.test_agreement import make_example
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -74,7 +73,7 @@ def test_a_store_of_main_is_migrated_in_place_with_its_data_and_nothing_runs_aga
         assert store.status(q2.uid, ANA).reviewed is False  # her edit of q2 was undone
         assert store.status(q1.uid, "bo").reviewed and store.position(ANA) == q3.uid
         assert sorted(store.annotators()) == [ANA, "bo"]
-        assert set(assigned(store)) == {q1.uid, q2.uid, q3.uid}
+        assert set(store.team.assignments.assigned()) == {q1.uid, q2.uid, q3.uid}
         assert len(store.applied_migrations()) == 21
     with JudgeCache(db_target) as cache:
         answer = cache.get("key-1")

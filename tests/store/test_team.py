@@ -11,21 +11,9 @@ from ragviz.analysis.team.adjudicate import settle_example, shown_now
 from ragviz.analysis.team.gold import example_round
 from ragviz.data.labels import RELEVANT_FIELD, REVIEW_FIELD, REVIEWED
 from ragviz.store.label_store import LabelStore
-from ragviz.store.team.adjudications import StaleAdjudication, settlements, undo_settlement
-from ragviz.store.team.assignments import (
-    AssignmentError,
-    assign,
-    assigned,
-    plan_assignments,
-    reassign_leaver,
-)
-from ragviz.store.team.guidelines import (
-    MAX_GUIDELINES_BYTES,
-    GuidelinesError,
-    current_guidelines,
-    decision_versions,
-    save_guidelines,
-)
+from ragviz.store.team.adjudications import StaleAdjudication
+from ragviz.store.team.assignments import AssignmentError, plan_assignments
+from ragviz.store.team.guidelines import MAX_GUIDELINES_BYTES, GuidelinesError
 from tests.analysis.test_agreement import labels, make_example
 
 
@@ -54,58 +42,59 @@ def test_assign_tops_up_refuses_bad_input_and_a_leaver_is_one_action(db_target):
     uids = [f"toy/q{i}/m" for i in range(12)]
     with LabelStore(db_target) as store:
         with pytest.raises(AssignmentError, match="overlap 4 is larger than the pool of 3 annotators"):
-            assign(store, uids, 4, ["ana", "bo", "cy"], "lead")
+            store.team.assignments.assign(uids, 4, ["ana", "bo", "cy"], "lead")
         with pytest.raises(AssignmentError, match="overlap must be a whole number from 1 to 5"):
-            assign(store, uids, 6, ["ana", "bo", "cy", "di", "ed", "fi"], "lead")
-        assert assigned(store) == {}  # nothing stored by a refused call
-        made = assign(store, uids, 2, ["ana", "bo", "cy", "di"], "lead")
+            store.team.assignments.assign(uids, 6, ["ana", "bo", "cy", "di", "ed", "fi"], "lead")
+        assert store.team.assignments.assigned() == {}  # nothing stored by a refused call
+        made = store.team.assignments.assign(uids, 2, ["ana", "bo", "cy", "di"], "lead")
         assert made.added == 24
-        current = assigned(store)
+        current = store.team.assignments.assigned()
         assert all(len(set(who)) == 2 for who in current.values()) and sorted(_loads(current).values()) == [6] * 4
-        assert assign(store, uids, 2, ["ana", "bo", "cy", "di"], "lead").added == 0  # already at overlap
+        again = store.team.assignments.assign(uids, 2, ["ana", "bo", "cy", "di"], "lead")
+        assert again.added == 0  # already at overlap
         mine = [uid for uid, who in current.items() if "ana" in who]
         for uid in mine[:2]:  # ana decides two of her six, then leaves
             store.record(uid, "ana", [(REVIEW_FIELD, None, REVIEWED)], action="accept")
         with pytest.raises(AssignmentError, match=r"not in the pool but holding open assignments: ana \(4 open\)"):
-            assign(store, uids, 2, ["bo", "cy", "di"], "lead")
-        assert assigned(store) == current
-        moved = reassign_leaver(store, "ana", "lead")
+            store.team.assignments.assign(uids, 2, ["bo", "cy", "di"], "lead")
+        assert store.team.assignments.assigned() == current
+        moved = store.team.assignments.reassign_leaver("ana", "lead")
         assert moved.added == 4
-        after = assigned(store)
+        after = store.team.assignments.assigned()
         assert all(len(set(who)) == 2 for who in after.values())
         assert sorted(uid for uid, who in after.items() if "ana" in who) == sorted(mine[:2])  # her decided ones stay
         others = [n for n in _loads(after).items() if n[0] != "ana"]
         assert sum(k for _, k in others) == 22 and max(k for _, k in others) <= 8
         with pytest.raises(AssignmentError, match="has no assignments"):
-            reassign_leaver(store, "zed", "lead")
+            store.team.assignments.reassign_leaver("zed", "lead")
 
 
 def test_a_leave_with_nobody_to_take_over_is_refused_and_changes_nothing(db_target):
     with LabelStore(db_target) as store:
-        assign(store, ["a/1/m", "a/2/m"], 2, ["ana", "bo"], "lead")
-        before = assigned(store)
+        store.team.assignments.assign(["a/1/m", "a/2/m"], 2, ["ana", "bo"], "lead")
+        before = store.team.assignments.assigned()
         with pytest.raises(AssignmentError, match="need 2 annotators and only 1 others are in the pool"):
-            reassign_leaver(store, "ana", "lead")
-        assert assigned(store) == before
+            store.team.assignments.reassign_leaver("ana", "lead")
+        assert store.team.assignments.assigned() == before
 
 
 def test_guidelines_are_versioned_recorded_with_each_decision_and_capped(db_target):
     with LabelStore(db_target) as store:
         store.record("a/1/m", "ana", [(REVIEW_FIELD, None, REVIEWED)])
-        first = save_guidelines(store, "# Relevant\nA sentence is relevant when ...", "lead")
-        assert first.version >= 1 and current_guidelines(store) == first
-        assert save_guidelines(store, first.text, "lead") == first  # unchanged text: no new version
+        first = store.team.guidelines.save_guidelines("# Relevant\nA sentence is relevant when ...", "lead")
+        assert first.version >= 1 and store.team.guidelines.current_guidelines() == first
+        assert store.team.guidelines.save_guidelines(first.text, "lead") == first  # unchanged text: no new version
         store.record("a/2/m", "ana", [(REVIEW_FIELD, None, REVIEWED)])
-        second = save_guidelines(store, first.text + "\nSupport means ...", "lead")
+        second = store.team.guidelines.save_guidelines(first.text + "\nSupport means ...", "lead")
         assert second.version > first.version
         store.record("a/3/m", "bo", [(REVIEW_FIELD, None, REVIEWED)])
-        versions = decision_versions(store)
+        versions = store.team.guidelines.decision_versions()
         assert versions[("a/1/m", "ana")] is None
         assert versions[("a/2/m", "ana")] == first.version
         assert versions[("a/3/m", "bo")] == second.version
         with pytest.raises(GuidelinesError, match="over the 1 MB limit"):
-            save_guidelines(store, "x" * (MAX_GUIDELINES_BYTES + 1), "lead")
-        assert current_guidelines(store) == second  # nothing lost
+            store.team.guidelines.save_guidelines("x" * (MAX_GUIDELINES_BYTES + 1), "lead")
+        assert store.team.guidelines.current_guidelines() == second  # nothing lost
 
 
 def test_adjudication_settles_refuses_a_stale_one_and_undoes(db_target):
@@ -113,7 +102,7 @@ def test_adjudication_settles_refuses_a_stale_one_and_undoes(db_target):
     ex = replace(make_example(), labels=judged, judge_labels=judged)
     uid = ex.uid
     with LabelStore(db_target) as store:
-        assign(store, [uid], 2, ["ana", "bo"], "lead")
+        store.team.assignments.assign([uid], 2, ["ana", "bo"], "lead")
         store.record(uid, "ana", [(REVIEW_FIELD, None, REVIEWED)], example=ex)  # accepts the judge's
         store.record(uid, "bo", [(RELEVANT_FIELD, ["0a"], ["0a", "0b"])], example=ex)
         r, seen = shown_now(ex, store)
@@ -122,7 +111,7 @@ def test_adjudication_settles_refuses_a_stale_one_and_undoes(db_target):
         settle_example(ex, store, "lead", {("relevant", "0b"): True}, seen)
         with pytest.raises(StaleAdjudication, match="changed since it was shown"):
             settle_example(ex, store, "other-lead", {("relevant", "0b"): False}, seen)
-        (s,) = settlements(store).values()
+        (s,) = store.team.adjudications.settlements().values()
         assert s.adjudicator == "lead" and s.settled[RELEVANT_FIELD] == ["0a", "0b"]
         r = example_round(ex, store)
         assert r.gold is not None and r.gold.source == "adjudicated" and r.gold.by == "lead"
@@ -134,6 +123,6 @@ def test_adjudication_settles_refuses_a_stale_one_and_undoes(db_target):
             settle_example(ex, store, "lead", {("relevant", "0b"): True, ("relevant", "1a"): False}, seen_now)
         r = example_round(ex, store)
         assert r.stale and r.needs_adjudication and r.gold is not None  # the settlement stands until settled again
-        assert undo_settlement(store, uid, "lead") and settlements(store) == {}
+        assert store.team.adjudications.undo_settlement(uid, "lead") and store.team.adjudications.settlements() == {}
         assert example_round(ex, store).gold is None
-        assert not undo_settlement(store, uid, "lead")
+        assert not store.team.adjudications.undo_settlement(uid, "lead")

@@ -18,7 +18,7 @@ Every design's interval is the percentile-t bootstrap (stratified:
 :mod:`ragviz.analysis.audits.stratified_bootstrap`, active: :mod:`ragviz.analysis.audits.active_bootstrap`) unless
 ``interval="normal"`` is asked, as the uniform design's; every output says which. ``BENCHMARKS.md`` has their coverage. *Effective sample size*: the people-only uniform audit as precise, :math:`\\hat\\sigma^2_Y /
 \\hat\\sigma^2` (at most the rows). *Saving*: the uniform PPI++ audit of equal variance (:func:`uniform_equivalent`)
-minus the examples audited (that audit never below :data:`ragviz.analysis.estimates.coverage.MIN_AUDITED`, the
+minus the examples audited (that audit never below :data:`ragviz.analysis.coverage.MIN_AUDITED`, the
 smallest uniform audit whose corrected figure is said), in examples and in people-hours at *minutes_per_example*.
 """
 
@@ -43,7 +43,7 @@ from ragviz.analysis.audits.design_plan import variance_curve
 from ragviz.analysis.audits.designs import ACTIVE, PAIRED, STRATIFIED, UNIFORM, unit_draw
 from ragviz.analysis.audits.stratified import StratumError, stratified_people_ci, stratified_ppi_ci
 from ragviz.analysis.audits.stratified_bootstrap import stratified_bootstrap_t
-from ragviz.analysis.estimates.coverage import MIN_AUDITED, too_few_words
+from ragviz.analysis.coverage import MIN_AUDITED, too_few_words
 from ragviz.analysis.estimates.crossfit import FOLDS
 from ragviz.analysis.estimates.estimate import TUNED, MetricEstimate
 from ragviz.analysis.estimates.pairing import PairedExample, Pairing

@@ -20,7 +20,7 @@ part re-weighted from the audit) and :func:`planned_size_from_curve` reads the p
 against A/n + B's 1.042, 200 replicates; adherence ± 0.02 / 0.03: 1.018 / 1.004 against 1.023 / 1.019): what is left
 of the shortfall comes from planning on the variance of an audit of 100, not from the capped chances.
 
-No answer is below :data:`ragviz.analysis.estimates.coverage.MIN_AUDITED` (fewer give no corrected figure) nor
+No answer is below :data:`ragviz.analysis.coverage.MIN_AUDITED` (fewer give no corrected figure) nor
 above the examples there are (``None``: not reachable).
 """
 
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ragviz.analysis.estimates.coverage import MIN_AUDITED
+from ragviz.analysis.coverage import MIN_AUDITED
 from ragviz.analysis.estimates.pairing import Pairing
 from ragviz.analysis.estimates.ppi import z_value
 from ragviz.analysis.estimates.report import EstimateReport, plan
@@ -74,7 +74,7 @@ def planned_size(n: int, variance: float, target: float, total: int, fixed: floa
     r"""The audit size whose variance :math:`A/n' + B` reaches *target* (the squared half-width over :math:`z^2`),
     :math:`A = n(\hat\sigma^2_n - B)` from the variance *variance* at the *n* audited now and *B* = *fixed*, the
     part no audit size shrinks; ``None`` when *target* is at or below *B* or needs more than *total* examples.
-    Never below :data:`ragviz.analysis.estimates.coverage.MIN_AUDITED`.
+    Never below :data:`ragviz.analysis.coverage.MIN_AUDITED`.
 
     >>> planned_size(100, 0.0004, 0.0001, 10_000), planned_size(100, 0.0004, 0.0001, 10_000, fixed=0.00005)
     (400, 700)
@@ -134,7 +134,7 @@ def variance_curve(
 def planned_size_from_curve(curve: Sequence[Sequence[float]], target: float, total: int) -> int | None:
     """The smallest budget on *curve* (:func:`variance_curve`) whose variance reaches *target*, interpolated
     between the two budgets around it; ``None`` when not even every example reaches it. Never below
-    :data:`ragviz.analysis.estimates.coverage.MIN_AUDITED`.
+    :data:`ragviz.analysis.coverage.MIN_AUDITED`.
 
     >>> planned_size_from_curve([[100, 4e-4], [200, 2e-4], [400, 1e-4]], 1.5e-4, 1000)
     300

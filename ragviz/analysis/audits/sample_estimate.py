@@ -25,7 +25,7 @@ from ragviz.analysis.estimates.ppi import DEFAULT_INTERVAL
 from ragviz.analysis.estimates.report import EstimateReport
 from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection
 from ragviz.data.dataset import Dataset
-from ragviz.store.audit_samples import AuditSample, get_sample
+from ragviz.store.audit_samples import AuditSample
 
 if TYPE_CHECKING:
     import numpy as np
@@ -55,7 +55,7 @@ def pilot_of(store: Any, sample: AuditSample | None) -> AuditSample | None:
     """The pilot an active *sample* was calibrated on (``None``: none, or it is gone from the store)."""
     if sample is None or sample.design != ACTIVE or "calibration" not in sample.params:
         return None
-    return get_sample(store, int(sample.params["pilot"]["sample"]))
+    return store.audits.get_sample(int(sample.params["pilot"]["sample"]))
 
 
 def audited_members(sample: AuditSample | None, pilot: AuditSample | None) -> list[str] | None:

@@ -43,15 +43,7 @@ from ragviz.analysis.estimates.pairing import Pairing, pair_store
 from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection
 from ragviz.data.dataset import Dataset
 from ragviz.metrics.trace import TRACE_METRICS
-from ragviz.store.audit_samples import (
-    AuditSample,
-    draw_sample,
-    extend_designed_sample,
-    get_sample,
-    grow_sample,
-    new_seed,
-    save_designed_sample,
-)
+from ragviz.store.audit_samples import AuditSample, new_seed
 from ragviz.store.judge_confidence import confidence_column
 from ragviz.store.label_store import LabelStore
 
@@ -299,7 +291,7 @@ def draw_design(
     calibrates the confidence on *pilot* when given (:func:`pilot_calibration`, every TRACe metric)."""
     seed = new_seed() if seed is None else int(seed)
     if design == UNIFORM:
-        return draw_sample(store, dataset.uids, n, annotator, seed)
+        return store.audits.draw_sample(dataset.uids, n, annotator, seed)
     dataset = with_judge_confidence(dataset, store)
     spreads, calibration, judged = None, None, None
     if pilot is not None and design == ACTIVE:
@@ -332,13 +324,13 @@ def draw_design(
     )
     if pilot is not None:
         drawn.params["pilot"] = {"sample": pilot.id, "metric": "trace" if calibration else pilot_metric}
-    return save_designed_sample(store, dataset.uids, drawn.members, design, drawn.params, annotator, seed)
+    return store.audits.save_designed_sample(dataset.uids, drawn.members, design, drawn.params, annotator, seed)
 
 
 def grow_design(store: LabelStore, dataset: Dataset, sample: AuditSample, n: int, annotator: str) -> AuditSample:
     """Grow *sample* to *n* (active: a budget of *n*) with its own design, seed, column and confidence."""
     if sample.design == UNIFORM:
-        return grow_sample(store, sample.id, dataset.uids, n, annotator)
+        return store.audits.grow_sample(sample.id, dataset.uids, n, annotator)
     if sample.design == PAIRED:
         raise DesignError(f"sample {sample.id} is paired: grow it by questions (ragviz audit draw --grow {sample.id})")
     params = sample.params
@@ -347,7 +339,7 @@ def grow_design(store: LabelStore, dataset: Dataset, sample: AuditSample, n: int
     if sample.design == STRATIFIED and n <= sample.size:
         return sample
     dataset = with_judge_confidence(dataset, store)
-    pilot = get_sample(store, int(params["pilot"]["sample"])) if "calibration" in params else None
+    pilot = store.audits.get_sample(int(params["pilot"]["sample"])) if "calibration" in params else None
     drawn = _draw(
         dataset,
         sample.design,
@@ -368,7 +360,7 @@ def grow_design(store: LabelStore, dataset: Dataset, sample: AuditSample, n: int
         drawn.params["pilot"] = params["pilot"]
     if sample.design == ACTIVE:
         _same_weights(sample, drawn, params.get("confidence", CONFIDENCE_COLUMN), "calibration" in params)
-    return extend_designed_sample(store, sample.id, dataset.uids, drawn.members, drawn.params, annotator)
+    return store.audits.extend_designed_sample(sample.id, dataset.uids, drawn.members, drawn.params, annotator)
 
 
 def _same_weights(sample: AuditSample, drawn: DesignedDraw, column: str, calibrated: bool) -> None:

@@ -10,7 +10,7 @@ stored samples share the seed, whether they share the ranking, and how many memb
 from __future__ import annotations
 
 from ragviz.analysis.audits.designs import PAIRED
-from ragviz.store.audit_samples import AuditSample, list_samples
+from ragviz.store.audit_samples import AuditSample
 from ragviz.store.label_store import LabelStore
 
 __all__ = ["ranking_salt", "seed_notes", "seed_notes_for"]
@@ -65,4 +65,4 @@ def seed_notes_for(sample: AuditSample, others: list[AuditSample]) -> list[str]:
 
 def seed_notes(store: LabelStore, sample: AuditSample) -> list[str]:
     """:func:`seed_notes_for` over every sample in *store*."""
-    return seed_notes_for(sample, list_samples(store))
+    return seed_notes_for(sample, store.audits.list_samples())

@@ -26,14 +26,7 @@ from ragviz.analysis.compare_systems.pairs import (
 )
 from ragviz.analysis.estimates.pairing import PairedExample
 from ragviz.data.dataset import Dataset
-from ragviz.store.audit_samples import (
-    AuditSample,
-    SampleMember,
-    draw_order,
-    extend_designed_sample,
-    new_seed,
-    save_designed_sample,
-)
+from ragviz.store.audit_samples import AuditSample, SampleMember, draw_order, new_seed
 from ragviz.store.label_store import LabelStore
 
 __all__ = ["draw_paired", "grow_paired", "paired_members", "question_pairs"]
@@ -106,7 +99,7 @@ def draw_paired(
     pairs = question_pairs(dataset, system, pair_by, a, b)
     seed = new_seed() if seed is None else int(seed)
     members = paired_members(pairs, n, seed)
-    return save_designed_sample(store, dataset.uids, members, PAIRED, _params(pairs, n), annotator, seed)
+    return store.audits.save_designed_sample(dataset.uids, members, PAIRED, _params(pairs, n), annotator, seed)
 
 
 def grow_paired(store: LabelStore, dataset: Dataset, sample: AuditSample, n: int, annotator: str) -> AuditSample:
@@ -116,4 +109,4 @@ def grow_paired(store: LabelStore, dataset: Dataset, sample: AuditSample, n: int
         return sample
     pairs = question_pairs(dataset, p["system"], p["pair_by"], *p["systems"])
     members = paired_members(pairs, n, sample.seed)
-    return extend_designed_sample(store, sample.id, dataset.uids, members, _params(pairs, n), annotator)
+    return store.audits.extend_designed_sample(sample.id, dataset.uids, members, _params(pairs, n), annotator)

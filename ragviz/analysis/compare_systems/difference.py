@@ -16,7 +16,7 @@ import numpy as np
 
 from ragviz.analysis.compare_systems.pairs import QuestionPair, SystemPairs
 from ragviz.analysis.compare_systems.verdict import verdict
-from ragviz.analysis.estimates.coverage import MIN_AUDITED
+from ragviz.analysis.coverage import MIN_AUDITED
 from ragviz.analysis.estimates.estimate import MetricEstimate, estimate_mean
 from ragviz.analysis.estimates.ppi import DEFAULT_INTERVAL
 from ragviz.analysis.estimates.report import ALL, metric_bounds, too_few_text

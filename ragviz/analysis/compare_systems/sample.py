@@ -26,7 +26,7 @@ from ragviz.analysis.estimates.pairing import pair_export, pair_store
 from ragviz.analysis.estimates.ppi import DEFAULT_INTERVAL
 from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection
 from ragviz.data.dataset import Dataset
-from ragviz.store.audit_samples import AuditSample, default_sample, list_samples, team_choice
+from ragviz.store.audit_samples import AuditSample, default_sample
 
 __all__ = ["compare_sample", "compare_sample_of", "two_systems"]
 
@@ -43,11 +43,11 @@ def two_systems(dataset: Dataset, system: str = DEFAULT_SYSTEM) -> list[str]:
 
 def compare_sample_of(store: Any, dataset: Dataset) -> AuditSample | None:
     """The newest paired sample drawn from *dataset*'s examples, else the team's (or newest) sample; ``None``."""
-    drawn = list_samples(store, dataset.uids)
+    drawn = store.audits.list_samples(dataset.uids)
     paired = [s for s in drawn if s.design == PAIRED]
     if paired:
         return max(paired, key=lambda s: s.id)
-    return default_sample(drawn, team_choice(store))
+    return default_sample(drawn, store.audits.team_choice())
 
 
 def compare_sample(

@@ -18,7 +18,7 @@ import numpy as np
 from ragviz.analysis.compare_systems.difference import CompareReport, difference_arrays
 from ragviz.analysis.compare_systems.pairs import QuestionPair
 from ragviz.analysis.compare_systems.verdict import points, verdict
-from ragviz.analysis.estimates.coverage import MIN_AUDITED
+from ragviz.analysis.coverage import MIN_AUDITED
 from ragviz.analysis.estimates.planner import plan_sample_size
 from ragviz.analysis.estimates.ppi import z_value
 

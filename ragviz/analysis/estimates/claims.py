@@ -3,7 +3,7 @@
 A RagChecker checking output is a judge's work: an LLM extracted the claims and labelled each one
 against the answer, the response and every retrieved chunk. People correct those labels on the
 Claims page (:mod:`ragviz.data.claim_overrides`). An audit is a uniformly random sample of the
-file's items (:func:`ragviz.store.audit_samples.draw_sample` over their uids); its members a person
+file's items (:meth:`ragviz.store.audit_samples.AuditSamples.draw_sample` over their uids); its members a person
 marked reviewed carry people's labels. Each item becomes a
 :class:`~ragviz.analysis.estimates.pairing.PairedExample` whose values are its 11 RagChecker
 metrics (:func:`ragviz.metrics.ragchecker.item_scores`) under the file's labels and, when audited,
@@ -22,7 +22,6 @@ from ragviz.data.checked_claims import CheckedItem
 from ragviz.data.claim_overrides import claim_uid
 from ragviz.data.formats.ragchecker import RagCheckerFormatError, read_ragchecker
 from ragviz.metrics.ragchecker import item_scores
-from ragviz.store.audit_samples import get_sample, list_samples
 from ragviz.store.label_store import LabelStore
 
 __all__ = ["pair_claims", "pair_claims_store"]
@@ -69,9 +68,9 @@ def pair_claims_store(
         ) from None
     file_name = Path(path).name
     uids = item_uids(loaded.items, file_name)
-    drawn = list_samples(store, uids)
+    drawn = store.audits.list_samples(uids)
     if sample_id is not None:
-        sample = get_sample(store, sample_id)
+        sample = store.audits.get_sample(sample_id)
         if sample is None or sample not in drawn:
             raise AuditError(f"{path}: audit sample {sample_id} was not drawn from this file's {len(uids):,} items")
     elif drawn:

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ragviz.analysis.estimates.coverage import more_needed
+from ragviz.analysis.coverage import more_needed
 from ragviz.analysis.estimates.crossfit import FOLDS, crossfit_ppi_mean
 from ragviz.analysis.estimates.ppi import (
     DEFAULT_INTERVAL,
@@ -89,7 +89,7 @@ class MetricEstimate:
     @property
     def more_needed(self) -> int:
         """Audited examples still needed before the corrected figure is said in words
-        (:data:`ragviz.analysis.estimates.coverage.MIN_AUDITED`; 0 when there are enough)."""
+        (:data:`ragviz.analysis.coverage.MIN_AUDITED`; 0 when there are enough)."""
         return more_needed(self.n_labeled)
 
     def as_dict(self) -> dict[str, Any]:

@@ -49,7 +49,7 @@ def plan_sample_size(
     :math:`\\lceil (z\\,\\sigma_Y / h)^2 \\rceil` (at least 2), the people-only answer. An audit whose
     values do not vary plans 2: the estimate of the spread is then worthless, and so is the plan.
     Needs ``n >= 2``, else both sizes are ``None``. Neither answer is below *minimum* (the app and the
-    CLI pass :data:`ragviz.analysis.estimates.coverage.MIN_AUDITED`: fewer give no corrected figure).
+    CLI pass :data:`ragviz.analysis.coverage.MIN_AUDITED`: fewer give no corrected figure).
     """
     if half_width <= 0:
         raise ValueError(f"half_width must be positive, got {half_width}")

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ragviz.analysis.estimates.coverage import APPROXIMATE_BELOW, INTERVAL_COVERAGE, MIN_AUDITED, more_needed
+from ragviz.analysis.coverage import APPROXIMATE_BELOW, INTERVAL_COVERAGE, MIN_AUDITED, more_needed
 from ragviz.analysis.estimates.estimate import MetricEstimate, estimate_mean
 from ragviz.analysis.estimates.pairing import PairedExample, Pairing
 from ragviz.analysis.estimates.planner import SamplePlan, plan_sample_size
@@ -307,7 +307,7 @@ def estimate_report(
 def plan(pairing: Pairing, name: str, half_width: float, alpha: float = 0.05) -> SamplePlan:
     """The audit size for a (1 - alpha) interval of ± *half_width* on metric *name* over all of
     *pairing* (:func:`ragviz.analysis.estimates.planner.plan_sample_size` on the audited examples so far;
-    never fewer than :data:`ragviz.analysis.estimates.coverage.MIN_AUDITED`)."""
+    never fewer than :data:`ragviz.analysis.coverage.MIN_AUDITED`)."""
     y, yhat, yhat_u, _ = metric_arrays(pairing.examples, name)
     return plan_sample_size(y, yhat, yhat_u, half_width, alpha, MIN_AUDITED)
 
@@ -353,7 +353,7 @@ def plain_words(name: str, m: MetricEstimate) -> str | None:
     300 reviewed answers: 74% ± 3%." — or "74% (between 70% and 77%)" when the interval is lopsided
     at the shown precision (the bootstrap-t interval is asymmetric where the metric is skewed).
     ``None`` for a metric without words or without an estimate. Below
-    :data:`ragviz.analysis.estimates.coverage.MIN_AUDITED` audited examples no corrected figure: the
+    :data:`ragviz.analysis.coverage.MIN_AUDITED` audited examples no corrected figure: the
     interval would not cover as often as it says (``BENCHMARKS.md``), so the sentence says how many more.
 
     >>> from ragviz.analysis.estimates.estimate import estimate_mean

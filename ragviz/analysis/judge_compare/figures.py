@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ragviz.analysis.agreement import ADHERENT, RELEVANT, SUPPORTED, UTILIZED, decisions
-from ragviz.analysis.estimates.coverage import MIN_REVIEWED, too_few_words
+from ragviz.analysis.coverage import MIN_REVIEWED, too_few_words
 from ragviz.analysis.figure_intervals import confusion_intervals, mean_interval
 from ragviz.analysis.stats import binary_kappa
 from ragviz.data.keys import clean_key
@@ -141,7 +141,7 @@ def version_figures(triples: Sequence[Triple], n_resamples: int = RESAMPLES, see
     Per kind: Cohen's kappa, precision / recall / F1 of the positive label and the true-negative rate, equal to
     scikit-learn's ``cohen_kappa_score`` and ``precision_recall_fscore_support`` on the same decisions (a test
     checks it). Intervals follow the rule of every judge-vs-people figure (:mod:`ragviz.analysis.figure_intervals`):
-    none below :data:`ragviz.analysis.estimates.coverage.MIN_REVIEWED` test examples (:attr:`VersionFigures.too_few`
+    none below :data:`ragviz.analysis.coverage.MIN_REVIEWED` test examples (:attr:`VersionFigures.too_few`
     says so), over the test set's *examples* (an example's decisions stay together), never of zero width. The bias
     of a TRACe metric is the judge's mean minus people's mean over the examples where both define it.
     """

@@ -1,18 +1,11 @@
-"""Label sets by name: which labels count for an example (the per-example diff of two sets is
-:mod:`ragviz.analysis.labelsets.diff`). Whose labels is a :class:`~ragviz.analysis.labelsets.selection.LabelSelection`:
+"""Label sets by name: which labels count for an example under a
+:class:`~ragviz.analysis.labelsets.selection.LabelSelection` (:func:`resolve_label_set` over a dataset,
+:func:`judge_labels` / :func:`human_labels` for one example, :func:`label_sets` for a picker's options). The
+per-example diff of two sets is :mod:`ragviz.analysis.labelsets.diff`.
 
-* ``llm`` — the judge's labels (:func:`judge_labels`): the latest judge label set in the store, else
-  the ``llm_`` copy a reviewed export carries, else the labels of a judge-labelled row;
-* ``human`` — the human labels: per example and per label field, the latest decision of any annotator
-  (:meth:`ragviz.store.label_store.LabelStore.team_labels`, what the team's export writes), else the labels
-  of a row whose ``label_source`` is ``human``;
-* ``gold`` — the team's gold labels (:mod:`ragviz.analysis.team.gold`): per example, the labels its
-  annotators all agreed on, or an adjudicator settled;
-* one annotator — that annotator's current labels in the store.
-
-With ``scope="reviewed"`` a human set holds only the examples a person decided on (what an
-agreement figure should count); with ``scope="all"`` every other example falls back to the judge's
-labels (what a dataset-level metric "after corrections" uses).
+With ``scope="reviewed"`` a set holds only the examples its labels come from (a person decided on them, or the
+judge version labelled them): what an agreement figure should count; with ``scope="all"`` every other example
+falls back to the judge's labels (what a dataset-level metric "after corrections" uses).
 """
 
 from __future__ import annotations
@@ -55,9 +48,8 @@ def label_sets(store: LabelStore | None) -> list[LabelSelection]:
     *store*: what a label-set picker offers, in order."""
     if store is None:
         return [JUDGE, HUMAN]
-    from ragviz.store.team.assignments import assignment_version
 
-    return offered(store.annotators(), gold=bool(assignment_version(store)))
+    return offered(store.annotators(), gold=bool(store.team.assignments.assignment_version()))
 
 
 def judge_labels(example: Example, store: LabelStore | None) -> Labels | None:
@@ -138,7 +130,13 @@ def resolve_label_set(
     scope: Scope = "reviewed",
     examples: Mapping[int, Example] | None = None,
 ) -> LabelSet:
-    """The label set *selection* names over *dataset* (see the module docstring). Its labels are a
+    """The label set *selection* names over *dataset*: ``llm``, the judge's labels (:func:`judge_labels`: the
+    latest judge label set in the store, else the ``llm_`` copy a reviewed export carries, else the labels of a
+    judge-labelled row); ``human``, per example and label field the latest decision of any annotator
+    (:meth:`ragviz.store.label_store.LabelStore.team_labels`, what the team's export writes), else a row's own
+    labels when its ``label_source`` is ``human``; ``gold``, the labels an example's annotators all agreed on or
+    an adjudicator settled (:mod:`ragviz.analysis.team.gold`); one annotator's current labels; ``judge:NAME``,
+    per example the latest label set judge version NAME stored. *scope*: see the module docstring. Its labels are a
     :class:`~ragviz.analysis.labelsets.rows.RowLabels`: where each row's labels come from is decided on
     the label columns, and a row's labels are built when asked for (only the decided rows' examples
     are built here). *examples* may hold already-built examples by row index (their labels are then
@@ -160,6 +158,13 @@ def resolve_label_set(
             row = dataset.index_of(uid)
             if r.gold is not None and row is not None:
                 decided[row] = r.gold.labels
+                source[row] = DECIDED
+    elif selection.kind == "version" and store is not None:
+        if not selection.prompt_version:
+            raise ValueError(f"{selection.name}: check the judge version against the store first")
+        for uid, stored in store.judge.of_prompt(selection.prompt_version).items():
+            if (row := dataset.index_of(uid)) is not None:
+                decided[row] = stored
                 source[row] = DECIDED
     elif selection.kind in ("human", "annotator") and store is not None:
         whose = store_annotator(selection)

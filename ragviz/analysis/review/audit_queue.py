@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ragviz.analysis.audits.designs import PAIRED
-from ragviz.analysis.estimates.pairing import AuditProgress
+from ragviz.analysis.estimates.audit_progress import AuditProgress
 from ragviz.analysis.review.queue import (
     audit_position_text,
     order_neighbours,

@@ -9,11 +9,10 @@ from ragviz.analysis.team.gold import ExampleRound, Unit, example_round, settled
 from ragviz.data.model import Example
 from ragviz.errors import BadInput
 from ragviz.store.label_store import LabelStore
-from ragviz.store.team.adjudications import StaleAdjudication, label_changed_uids, latest_adjudication_id, settle
+from ragviz.store.team.adjudications import StaleAdjudication
 
 __all__ = [
     "AdjudicationError",
-    "adjudication_candidates",
     "adjudication_queue",
     "next_to_adjudicate",
     "settle_example",
@@ -29,14 +28,6 @@ def adjudication_queue(rounds: Mapping[str, ExampleRound]) -> list[str]:
     """The uids waiting for an adjudicator (ready, labellers disagree, not settled or settled on labels
     that changed since), in row order."""
     return [uid for uid, r in rounds.items() if r.needs_adjudication]
-
-
-def adjudication_candidates(store: LabelStore, ready: Sequence[str]) -> list[str]:
-    """Of the *ready* examples (every labeller decided; in order), those where someone changed a label: a
-    superset of :func:`adjudication_queue` found without comparing everyone's labels on every example
-    (:func:`next_to_adjudicate` checks each before showing it). For a large round's first look."""
-    changed = label_changed_uids(store)
-    return [uid for uid in ready if uid in changed]
 
 
 def next_to_adjudicate(
@@ -56,7 +47,7 @@ def next_to_adjudicate(
 def shown_now(example: Example, store: LabelStore) -> tuple[ExampleRound, str]:
     """The example's round and the fingerprint of what an adjudicator is shown of it now."""
     r = example_round(example, store)
-    return r, shown_fingerprint(example, r.labels, latest_adjudication_id(store, example.uid))
+    return r, shown_fingerprint(example, r.labels, store.team.adjudications.latest_adjudication_id(example.uid))
 
 
 def settle_example(
@@ -71,7 +62,7 @@ def settle_example(
     *chosen* take the value every labeller agrees on). Refused when the example is not ready, when a
     difference has no value, or (``StaleAdjudication``) when what was shown (*seen*) changed meanwhile."""
     r = example_round(example, store)
-    if shown_fingerprint(example, r.labels, latest_adjudication_id(store, example.uid)) != seen:
+    if shown_fingerprint(example, r.labels, store.team.adjudications.latest_adjudication_id(example.uid)) != seen:
         raise StaleAdjudication(example.uid)  # said first: what was chosen was chosen on other labels
     if not r.ready:
         waiting = ", ".join(n for n in r.labellers if n not in r.done) or "its annotators"
@@ -85,6 +76,8 @@ def settle_example(
 
     def fingerprint_now() -> str:
         now = example_round(example, store)
-        return shown_fingerprint(example, now.labels, latest_adjudication_id(store, example.uid))
+        return shown_fingerprint(example, now.labels, store.team.adjudications.latest_adjudication_id(example.uid))
 
-    return settle(store, example.uid, adjudicator, settled_fields(example, values, explanations), seen, fingerprint_now)
+    return store.team.adjudications.settle(
+        example.uid, adjudicator, settled_fields(example, values, explanations), seen, fingerprint_now
+    )

@@ -4,14 +4,18 @@ judge's, per label kind; Krippendorff's alpha per label kind, overall and per gu
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import operator
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragviz.analysis.team.alpha import Alpha, round_alpha
-from ragviz.analysis.team.gold import ADJUDICATED, AGREED, UNIT_KINDS, ExampleRound
+import numpy as np
 
-__all__ = ["AnnotatorFigures", "Share", "TeamFigures", "team_figures"]
+from ragviz.analysis.team.alpha import ALPHA_KINDS, Alpha, alphas_of_counts, example_sums, unit_runs
+from ragviz.analysis.team.gold import ADJUDICATED, AGREED, UNIT_KINDS, ExampleRound
+from ragviz.analysis.team.table import RoundTable
+
+__all__ = ["AnnotatorFigures", "Share", "TeamFigures", "table_alpha", "team_figures"]
 
 
 @dataclass(frozen=True)
@@ -69,38 +73,31 @@ class TeamFigures:
     n_waiting: int
 
 
-def _kind_counts(units: Sequence[tuple[str, str]]) -> dict[str, tuple[int, int]]:
+def _kind_counts(runs: Sequence[tuple[str, int, int]]) -> dict[str, tuple[int, int]]:
     """:func:`_compare` of two equal rows: every unit agrees."""
     out = dict.fromkeys(UNIT_KINDS, 0)
-    for kind, _ in units:
-        out[kind] += 1
+    for kind, start, end in runs:
+        out[kind] += end - start
     return {k: (n, n) for k, n in out.items()}
 
 
-def _compare(mine: Sequence[Any], other: Sequence[Any], units: Sequence[tuple[str, str]]) -> dict[str, tuple[int, int]]:
+def _compare(
+    mine: Sequence[Any], other: Sequence[Any], runs: Sequence[tuple[str, int, int]]
+) -> dict[str, tuple[int, int]]:
+    """Per kind, the units (*runs*: :func:`ragviz.analysis.team.alpha.unit_runs`) where *mine* equals *other*,
+    and the units."""
     out: dict[str, list[int]] = {k: [0, 0] for k in UNIT_KINDS}
-    for (kind, _), a, b in zip(units, mine, other):
+    for kind, start, end in runs:
         cell = out[kind]
-        cell[0] += a == b
-        cell[1] += 1
+        cell[0] += sum(map(operator.eq, mine[start:end], other[start:end]))
+        cell[1] += end - start
     return {k: (e, n) for k, (e, n) in out.items()}
 
 
-def team_figures(
-    rounds: Mapping[str, ExampleRound],
-    seconds: Mapping[str, float],
-    versions: Mapping[tuple[str, str], int | None] | None = None,
-    n_boot: int = 1000,
-) -> TeamFigures:
-    """The dashboard over *rounds* (:func:`ragviz.analysis.team.gold.team_round`), with *seconds* (median per
-    annotator, :func:`ragviz.analysis.team.progress.median_seconds`) and the guideline version of each
-    annotator's last decision per example (*versions*, :func:`ragviz.store.team.guidelines.decision_versions`)."""
-    names = sorted({n for r in rounds.values() for n in (*r.labellers, *r.done)})
-    acc: dict[str, dict[str, dict[str, Share]]] = {n: {"gold": {}, "others": {}, "judge": {}} for n in names}
-    decided = dict.fromkeys(names, 0)
-    for r in rounds.values():
-        for who in r.done:
-            decided[who] = decided.get(who, 0) + 1
+def _compared_shares(rounds: Iterable[ExampleRound], acc: dict[str, dict[str, dict[str, Share]]]) -> None:
+    """Add each labeller's equal / compared sentence labels on the examples compared one by one to *acc*."""
+    for r in rounds:
+        runs = unit_runs(r.units)
         agreed: dict[str, tuple[int, int]] | None = None  # the counts of two equal rows, once per example
         for who, mine in r.values.items():
             targets: list[tuple[str, Sequence[Any] | None]] = [("gold", r.gold_values), ("judge", r.judge_values)]
@@ -110,35 +107,135 @@ def team_figures(
                     continue
                 bucket = acc[who][what]
                 if mine == theirs:
-                    agreed = agreed if agreed is not None else _kind_counts(r.units)
-                counts = agreed if mine == theirs and agreed is not None else _compare(mine, theirs, r.units)
+                    agreed = agreed if agreed is not None else _kind_counts(runs)
+                counts = agreed if mine == theirs and agreed is not None else _compare(mine, theirs, runs)
                 for kind, (e, n) in counts.items():
                     bucket[kind] = bucket.get(kind, Share()).add(e, n)
+
+
+def _column_shares(table: RoundTable, acc: dict[str, dict[str, dict[str, Share]]]) -> None:
+    """The same for the examples on columns: every labeller holds the row's labels, so each comparison is
+    equal on every unit (with the judge: when the judge holds them)."""
+    names = list(acc)
+    code = {n: k for k, n in enumerate(names)}
+    at, who, m = [], [], []
+    for i in np.flatnonzero(table.on_columns).tolist():
+        holders = table.holders(i)
+        at += [i] * len(holders)
+        who += [code[w] for w in holders]
+        m += [len(holders)] * len(holders)
+    pos, whose, many = np.asarray(at, np.int64), np.asarray(who, np.int64), np.asarray(m, np.int64)
+    ready = np.fromiter((table.ready(i) for i in pos.tolist()), bool, len(pos))
+    times = {"gold": ready.astype(np.int64), "judge": table.judged[pos].astype(np.int64), "others": many - 1}
+    for what, k in times.items():
+        made = np.bincount(whose, weights=k, minlength=len(names)) > 0
+        per_kind = [np.bincount(whose, weights=table.units[pos, j] * k, minlength=len(names)) for j in range(4)]
+        for c in np.flatnonzero(made).tolist():
+            bucket = acc[names[c]][what]
+            for j, kind in enumerate(UNIT_KINDS):
+                n = int(round(per_kind[j][c]))
+                bucket[kind] = bucket.get(kind, Share()).add(n, n)
+
+
+def _alpha_at(table: RoundTable, at: Sequence[int], n_boot: int) -> dict[str, Alpha]:
+    """:func:`ragviz.analysis.team.alpha.round_alpha` over the examples at positions *at* (in order)."""
+    if any(table.assigned[i] for i in at):
+        at = [i for i in at if table.assigned[i]]
+    holders = [table.holders(i) for i in at]
+    sums: dict[str, dict[int, tuple[dict[Any, float], float]]] = {
+        k: {} for k in ALPHA_KINDS
+    }  # position in *at* -> that example's sums (compared examples)
+    n_units = dict.fromkeys(ALPHA_KINDS, 0)
+    columns = []
+    for p, (i, h) in enumerate(zip(at, holders)):
+        if len(h) < 2:
+            continue
+        if table.on_columns[i]:
+            columns.append(p)
+            continue
+        for kind, (n_c, d, n) in example_sums(table.compared[table.uids[i]], ALPHA_KINDS).items():
+            sums[kind][p] = (n_c, d)
+            n_units[kind] += n
+    cols = np.asarray(columns, np.int64)
+    rows = np.asarray(at, np.int64)[cols]
+    m = np.asarray([len(holders[p]) for p in columns], float)
+    counts = {}
+    for j, kind in enumerate(ALPHA_KINDS):
+        categories = sorted(
+            {c for n_c, _ in sums[kind].values() for c in n_c} | ({False, True} if columns else set()), key=repr
+        )
+        index = {c: k for k, c in enumerate(categories)}
+        table_k = np.zeros((len(at), len(categories)))
+        disagreement = np.zeros(len(at))
+        for p, (n_c, d) in sums[kind].items():
+            for c, v in n_c.items():
+                table_k[p, index[c]] = v
+            disagreement[p] = d
+        if columns:
+            n, t = table.units[rows, j], table.true[rows, j]
+            table_k[cols, index[True]] = m * t
+            table_k[cols, index[False]] = m * (n - t)
+            n_units[kind] += int(n.sum())
+        counts[kind] = (table_k, categories, disagreement, n_units[kind])
+    return alphas_of_counts(counts, n_boot)
+
+
+def table_alpha(table: RoundTable, n_boot: int = 1000) -> dict[str, Alpha]:
+    """The round's alpha per label kind (:func:`ragviz.analysis.team.alpha.round_alpha`) over *table*
+    (``ragviz agreement --annotators``, the Team page)."""
+    return _alpha_at(table, range(len(table)), n_boot)
+
+
+def team_figures(
+    rounds: RoundTable | Mapping[str, ExampleRound],
+    seconds: Mapping[str, float],
+    versions: Mapping[tuple[str, str], int | None] | None = None,
+    n_boot: int = 1000,
+) -> TeamFigures:
+    """The dashboard over *rounds* (:func:`ragviz.analysis.team.table.round_table`, or every example compared one
+    by one: :func:`ragviz.analysis.team.gold.team_round`), with *seconds* (median per annotator,
+    :func:`ragviz.analysis.team.progress.median_seconds`) and the guideline version of each annotator's last
+    decision per example (*versions*, :meth:`ragviz.store.team.guidelines.TeamGuidelines.decision_versions`)."""
+    table = rounds if isinstance(rounds, RoundTable) else RoundTable.from_rounds(rounds)
+    n = len(table)
+    names = sorted({w for i in range(n) for w in (*table.labellers(i), *table.done[i])})
+    acc: dict[str, dict[str, dict[str, Share]]] = {w: {"gold": {}, "others": {}, "judge": {}} for w in names}
+    decided = dict.fromkeys(names, 0)
+    for done in table.done:
+        for who in done:
+            decided[who] += 1
+    _compared_shares(table.compared.values(), acc)
+    _column_shares(table, acc)
     figures = [
-        AnnotatorFigures(n, decided.get(n, 0), seconds.get(n), acc[n]["gold"], acc[n]["others"], acc[n]["judge"])
-        for n in names
+        AnnotatorFigures(w, decided.get(w, 0), seconds.get(w), acc[w]["gold"], acc[w]["others"], acc[w]["judge"])
+        for w in names
     ]
-    by_version: dict[int | None, list[ExampleRound]] = {}
+    holders = [table.holders(i) for i in range(n)]
+    by_version: dict[int | None, list[int]] = {}
     if versions is not None:
-        for r in rounds.values():
-            vs = {versions.get((r.uid, who)) for who in r.values}
-            if len(r.values) >= 2 and len(vs) == 1:
-                by_version.setdefault(next(iter(vs)), []).append(r)
-    golds = [r.gold for r in rounds.values() if r.gold is not None]
-    overall = round_alpha(rounds.values(), n_boot=n_boot)
-    whole = [r for r in rounds.values() if len(r.values) >= 2 and r.assigned]  # what round_alpha counted, mostly
+        for i, h in enumerate(holders):
+            vs = {versions.get((table.uids[i], who)) for who in h}
+            if len(h) >= 2 and len(vs) == 1:
+                by_version.setdefault(next(iter(vs)), []).append(i)
+    overall = table_alpha(table, n_boot)
+    whole = [
+        i for i, h in enumerate(holders) if len(h) >= 2 and table.assigned[i]
+    ]  # what the round's alpha counted, mostly
 
-    def alpha_of(rs: list[ExampleRound]) -> dict[str, Alpha]:
+    def alpha_of(at: list[int]) -> dict[str, Alpha]:
         # one guideline version for the whole round: its alpha is the round's (same examples, same draws)
-        return overall if len(by_version) == 1 and rs == whole else round_alpha(rs, n_boot=n_boot)
+        return overall if len(by_version) == 1 and at == whole else _alpha_at(table, at, n_boot)
 
+    compared = list(table.compared.values())
+    golds = [r.gold.source for r in compared if r.gold is not None]
+    on_columns_ready = sum(1 for i in np.flatnonzero(table.on_columns).tolist() if table.ready(i))
     return TeamFigures(
         figures,
         overall,
-        {v: alpha_of(rs) for v, rs in sorted(by_version.items(), key=lambda kv: (kv[0] is None, kv[0] or 0))},
-        len(rounds),
-        sum(1 for r in rounds.values() if r.ready),
-        sum(1 for g in golds if g.source == AGREED),
-        sum(1 for g in golds if g.source == ADJUDICATED),
-        sum(1 for r in rounds.values() if r.needs_adjudication),
+        {v: alpha_of(at) for v, at in sorted(by_version.items(), key=lambda kv: (kv[0] is None, kv[0] or 0))},
+        n,
+        sum(1 for r in compared if r.ready) + on_columns_ready,
+        golds.count(AGREED) + on_columns_ready,
+        golds.count(ADJUDICATED),
+        sum(1 for r in compared if r.needs_adjudication),
     )

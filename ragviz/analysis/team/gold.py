@@ -27,8 +27,7 @@ from ragviz.data.model import Example, Labels, Provenance
 from ragviz.data.ragbench import unsupported_keys
 from ragviz.store.events import Event, base_labels, effective_events, fold_labels
 from ragviz.store.label_store import LabelStore
-from ragviz.store.team.adjudications import Adjudication, settlement_of, settlements
-from ragviz.store.team.assignments import assigned, assigned_to
+from ragviz.store.team.adjudications import Adjudication
 
 __all__ = [
     "ADJUDICATED",
@@ -37,8 +36,11 @@ __all__ = [
     "Gold",
     "UNIT_KINDS",
     "Unit",
+    "decided_by",
+    "events_by_example",
     "example_round",
     "labels_fingerprint",
+    "rounds_at",
     "settled_fields",
     "shown_fingerprint",
     "team_round",
@@ -246,15 +248,19 @@ def _round_of(
     )
 
 
-def _events(store: LabelStore, uid: str | None) -> dict[str, dict[str, list[Event]]]:
-    """uid -> annotator -> their events on it, in order (every example's when *uid* is None: one query)."""
+def events_by_example(
+    store: LabelStore, uid: str | None = None, label_changed: bool = False
+) -> dict[str, dict[str, list[Event]]]:
+    """uid -> annotator -> their events on it, in order (every example's when *uid* is None, those of the
+    examples someone changed a label of with *label_changed*: one query)."""
     out: dict[str, dict[str, list[Event]]] = {}
-    for event in store.label_events(uid, old_values=False):  # old values are not needed to fold
+    for event in store.label_events(uid, old_values=False, label_changed=label_changed):  # folding needs no old
         out.setdefault(event.example_uid, {}).setdefault(event.annotator, []).append(event)
     return out
 
 
-def _done_by(store: LabelStore) -> dict[str, list[str]]:
+def decided_by(store: LabelStore) -> dict[str, list[str]]:
+    """uid -> the annotators who decided it (edited it or marked it reviewed)."""
     out: dict[str, list[str]] = {}
     for who in store.annotators():
         for uid in store.reviewed_uids(who):
@@ -265,12 +271,12 @@ def _done_by(store: LabelStore) -> dict[str, list[str]]:
 def example_round(example: Example, store: LabelStore) -> ExampleRound:
     """Where one example stands now (a handful of queries: the adjudication view and the stale check)."""
     uid = example.uid
-    assignees = assigned_to(store, uid)
-    events = _events(store, uid).get(uid, {})
+    assignees = store.team.assignments.assigned_to(uid)
+    events = events_by_example(store, uid).get(uid, {})
     done = tuple(sorted(who for who in events if store.status(uid, who).reviewed))
     stored_judge = store.judge.labels(uid)
     base = base_labels(example, stored_judge)
-    settlement = settlement_of(store, uid)
+    settlement = store.team.adjudications.settlement_of(uid)
     judge = stored_judge if stored_judge is not None else example.judge_labels  # labelsets.named.judge_labels_of
     return _round_of(example, assignees, done, base, events, settlement, judge)
 
@@ -283,14 +289,28 @@ def team_round(
 ) -> dict[str, ExampleRound]:
     """uid -> :class:`ExampleRound` for every loaded example someone is assigned to or decided on (or
     those of *uids*), in row order. A few bulk queries; only those examples are built."""
-    assignees = assigned(store)
-    done = _done_by(store)
+    assignees = store.team.assignments.assigned()
+    done = decided_by(store)
     wanted = set(assignees) | set(done) if uids is None else set(uids)
     rows = sorted(i for i in map(dataset.index_of, wanted) if i is not None)
+    return rounds_at(dataset, store, rows, assignees, done, events_by_example(store), examples)
+
+
+def rounds_at(
+    dataset: Dataset,
+    store: LabelStore,
+    rows: Sequence[int],
+    assignees: Mapping[str, tuple[str, ...]],
+    done: Mapping[str, Sequence[str]],
+    events: Mapping[str, Mapping[str, Sequence[Event]]],
+    examples: Mapping[int, Example] | None = None,
+) -> dict[str, ExampleRound]:
+    """:func:`team_round` of the examples at *rows* (in that order), from what it reads of the store:
+    *assignees* (``store.team.assignments.assigned()``), *done* (:func:`decided_by`) and *events*
+    (:func:`events_by_example`, which holds at least these examples')."""
     built = examples_at(dataset, rows, examples)
     judged = store.judge.judged_uids()
-    events = _events(store, None)
-    settled = settlements(store)
+    settled = store.team.adjudications.settlements()
     out: dict[str, ExampleRound] = {}
     for i in rows:
         example = built[i]

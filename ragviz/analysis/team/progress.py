@@ -10,7 +10,6 @@ from datetime import datetime
 from typing import Any
 
 from ragviz.store.label_store import LabelStore
-from ragviz.store.team.assignments import assigned_with_status
 
 __all__ = ["BREAK_SECONDS", "AnnotatorProgress", "Progress", "median_seconds", "seconds_per_example", "team_progress"]
 
@@ -54,7 +53,7 @@ class Progress:
 def team_progress(store: LabelStore, uids: Iterable[str] | None = None) -> Progress:
     """Progress over every assignment (or the assigned examples among *uids*): one query, the assignments
     joined with what each annotator decided."""
-    current = assigned_with_status(store)
+    current = store.team.assignments.assigned_with_status()
     if uids is not None:
         wanted = set(uids)
         current = {uid: who for uid, who in current.items() if uid in wanted}

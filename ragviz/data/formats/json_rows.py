@@ -1,11 +1,10 @@
 """JSON Lines and JSON (a list of rows, JSON lines as ``datasets.Dataset.to_json`` writes them, or a RagChecker
 ``{"results": [...]}`` file) input: every undecodable line or truncated list reported by row.
 
-A JSON Lines file of canonical RAGBench rows is read column-wise by Arrow's JSON reader
-(:func:`_arrow_jsonl`); anything that reader cannot take exactly as the row-by-row checks would
-(a blank line, a bad line, an alias column, an integer id, a score of the wrong type, a string Arrow
-would read as a timestamp, ...) goes through the row-by-row path, which reports every problem as
-``PATH:LINE: field: problem``.
+A JSON Lines file of canonical RAGBench rows is read column-wise by Arrow's JSON reader (:func:`_arrow_jsonl`);
+anything that reader cannot take exactly as the row-by-row checks would (a blank line, a bad line, an alias column,
+an integer id, a score of the wrong type, a string Arrow would read as a timestamp, ...) goes through the row-by-row
+path, which reports every problem as ``PATH:LINE: field: problem``.
 """
 
 from __future__ import annotations

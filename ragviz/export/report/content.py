@@ -40,7 +40,7 @@ from ragviz.export.report.examples import WorkedExample, worked_examples
 from ragviz.export.report.provenance import Provenance, provenance
 from ragviz.export.report.request import ReportRequest
 from ragviz.metrics.trace import TRACE_METRICS
-from ragviz.store.audit_samples import AuditSample, default_sample, get_sample, list_samples, team_choice
+from ragviz.store.audit_samples import AuditSample, default_sample
 
 if TYPE_CHECKING:
     from ragviz.data.dataset import Dataset
@@ -102,8 +102,9 @@ def _sample(dataset: Dataset, store: LabelStore | None, sample_id: int | None) -
     if store is None:
         return None
     if sample_id is not None:
-        return get_sample(store, sample_id)
-    return default_sample(list_samples(store, dataset.uids), team_choice(store))  # the team's, else the newest
+        return store.audits.get_sample(sample_id)
+    # the team's sample, else the newest
+    return default_sample(store.audits.list_samples(dataset.uids), store.audits.team_choice())
 
 
 def _headline(report: EstimateReport, sample: AuditSample | None) -> list[HeadlineRow]:

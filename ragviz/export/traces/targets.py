@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ragviz.analysis.labelsets.selection import Whose
+from ragviz.analysis.labelsets.selection import LabelSelection, Whose
 from ragviz.data.dataset import Dataset
+from ragviz.data.errors import BadInput
 from ragviz.export.traces.push import PushReport, push_phoenix
 from ragviz.store.label_store import LabelStore
 
@@ -21,7 +22,10 @@ def push_labels(
     progress: Callable[[int, int], None],
 ) -> PushReport:
     """Push *whose* labels of the reviewed examples as *request* says (``target``, ``url``, ``api_key``,
-    ``documents_kind``, ``public_key``, ``secret_key``); BadInput on a failure."""
+    ``documents_kind``, ``public_key``, ``secret_key``); BadInput on a failure, and for a judge version's labels
+    (a push sends people's labels)."""
+    if isinstance(whose, LabelSelection) and whose.kind == "version":
+        raise BadInput(f"a push sends people's labels, not {whose.name}'s: pick yours or the team's")
     if request.target == "langfuse":
         from ragviz.export.traces.langfuse import langfuse_api
         from ragviz.export.traces.langfuse_push import push_langfuse

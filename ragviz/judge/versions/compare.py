@@ -25,7 +25,6 @@ from ragviz.judge.settings import JudgeSettings
 from ragviz.judge.versions.prompt import check_fits, check_shots_outside, check_shots_unchanged, version_prompt
 from ragviz.judge.versions.registry import AUDIT_SAMPLES, settings_for
 from ragviz.judge.versions.spec import JudgeVersion
-from ragviz.store.audit_samples import audit_members, get_sample
 from ragviz.store.label_store import LabelStore
 
 __all__ = [
@@ -80,7 +79,7 @@ def _nonempty(test_set: TestSet) -> TestSet:
 
 def audit_test_set(dataset: Dataset, store: LabelStore, sample_id: int) -> TestSet:
     """The reviewed members of audit sample *sample_id* that *dataset* holds, with people's labels."""
-    sample = get_sample(store, sample_id)
+    sample = store.audits.get_sample(sample_id)
     if sample is None:
         raise BadInput(
             f"no audit sample {sample_id} (draw one on the Review page)", path=store.location, field="--sample"
@@ -117,7 +116,7 @@ def prepare_versions(
     the test set or in an audit sample, a few-shot example whose text changed (as *now*, uid -> the example as
     loaded, holds it), a request beyond the context."""
     _nonempty(test_set)
-    forbidden = set(audit_members(store)) if store is not None else set()
+    forbidden = set(store.audits.audit_members()) if store is not None else set()
     by_uid = dict(now or {})
     out = []
     for version in versions:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ragviz.analysis.labelsets.named import human_labels, judge_labels
+from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.data.dataset import Dataset
 from ragviz.data.errors import BadInput
 from ragviz.data.model import Example
@@ -33,7 +34,6 @@ from ragviz.judge.versions.spec import (
     version_from_json,
     version_to_json,
 )
-from ragviz.store.audit_samples import audit_members
 from ragviz.store.events import now_iso
 from ragviz.store.judge_versions import (
     JudgeVersionExists,
@@ -49,6 +49,7 @@ from ragviz.store.label_store import LabelStore
 
 __all__ = [
     "AUDIT_SAMPLES",
+    "checked_selection",
     "create_version",
     "current_version",
     "draft_version",
@@ -60,6 +61,7 @@ __all__ = [
     "settings_for",
     "shots_now",
     "team_judge",
+    "version_label_sets",
     "version_names_by_prompt",
 ]
 
@@ -95,7 +97,7 @@ def team_judge(store: LabelStore) -> tuple[JudgeVersion, JudgePrompt, Promotion 
     """The team's judge, its prompt (BadInput when a few-shot example is in an audit sample: those are test
     sets) and its promotion (``None`` for ``v1`` never promoted): what the Label page and ``ragviz label`` run."""
     version, promotion = current_version(store)
-    return version, version_prompt(version, audit_members(store), AUDIT_SAMPLES), promotion
+    return version, version_prompt(version, store.audits.audit_members(), AUDIT_SAMPLES), promotion
 
 
 def version_names_by_prompt(store: LabelStore) -> dict[str, str]:
@@ -104,6 +106,34 @@ def version_names_by_prompt(store: LabelStore) -> dict[str, str]:
     for version in list_versions(store):
         out[judge_prompt(version, ()).version] = version.name
     return out
+
+
+def version_label_sets(store: LabelStore) -> list[LabelSelection]:
+    """``judge:NAME`` for every version with label sets in *store*, oldest version first: what a label-set
+    picker offers beside the people's sets."""
+    stored = store.judge.prompt_versions()
+    return [LabelSelection.of_version(name, pv) for pv, name in version_names_by_prompt(store).items() if pv in stored]
+
+
+def checked_selection(
+    store: LabelStore | None, selection: LabelSelection, *, path: str | None = None, field: str | None = None
+) -> LabelSelection:
+    """*selection* with a judge version's prompt version filled in (any other selection as it is); BadInput in
+    one line naming the versions with labels when *store* holds none of that version's labels."""
+    if selection.kind != "version":
+        return selection
+    if store is None:
+        raise BadInput("a judge version's labels live in a label store: give --db DB", path=path, field=field)
+    offered = version_label_sets(store)
+    found = next((s for s in offered if s.version == selection.version), None)
+    if found is None:
+        known = ", ".join(s.name for s in offered) or "none yet"
+        raise BadInput(
+            f"no labels of judge version {selection.version!r} in this store (judge versions with labels: {known})",
+            path=path if path is not None else store.location,
+            field=field,
+        )
+    return found
 
 
 def judged_by(store: LabelStore, uids: Sequence[str]) -> list[tuple[str, int]]:
@@ -219,7 +249,7 @@ def draft_version(
         created_by=created_by,
         created_at=now_iso(),
     )
-    check_shots_outside(version, audit_members(store), AUDIT_SAMPLES)
+    check_shots_outside(version, store.audits.audit_members(), AUDIT_SAMPLES)
     return version
 
 
@@ -229,7 +259,7 @@ def create_version(
     """Check and store a new version (see :func:`draft_version` for *draft*'s options); *check_on* are the
     examples whose requests must fit the model's context (default: the few-shot examples' own)."""
     version = draft_version(store, dataset, name, **draft)  # type: ignore[arg-type]
-    prompt = version_prompt(version, audit_members(store), AUDIT_SAMPLES)
+    prompt = version_prompt(version, store.audits.audit_members(), AUDIT_SAMPLES)
     check_fits(version, prompt, list(check_on), version.model)
     try:
         insert_version(store, name, prompt.version, version_to_json(version), version.created_by or "unknown")

@@ -1,3 +1,23 @@
-"""A labelling team's round in the label store: assignments with overlap, adjudications, guidelines (issue 26)."""
+"""A labelling team's round in the label store (issue 26): ``store.team``, a part composed into the store.
 
-__all__: list[str] = []
+:class:`Team` holds the round's three parts, each owning its SQL: ``store.team.assignments`` (who labels which
+example, :mod:`~ragviz.store.team.assignments`), ``store.team.adjudications`` (settled disagreements,
+:mod:`~ragviz.store.team.adjudications`), ``store.team.guidelines`` (their versions,
+:mod:`~ragviz.store.team.guidelines`). The team builds on the core's public interface and statuses
+(:class:`~ragviz.store.team.assignments.TeamCore`); it never imports the core that composes it.
+"""
+
+from ragviz.store.team.adjudications import Adjudications
+from ragviz.store.team.assignments import Assignments, TeamCore
+from ragviz.store.team.guidelines import TeamGuidelines
+
+__all__ = ["Team"]
+
+
+class Team:
+    """The team's parts of one label store (see the package docstring)."""
+
+    def __init__(self, store: TeamCore):
+        self.assignments = Assignments(store)
+        self.adjudications = Adjudications(store)
+        self.guidelines = TeamGuidelines(store)

@@ -1,7 +1,7 @@
 """The Claims page's "What people would say": an audit sample of a RagChecker file's items, the next
 item of it to review, and the claim metrics' judge-only, people-only and corrected means.
 
-The sample is drawn and stored like the Review page's (:func:`ragviz.store.audit_samples.draw_sample`,
+The sample is drawn and stored like the Review page's (:meth:`ragviz.store.audit_samples.AuditSamples.draw_sample`,
 over the file's item uids, so it belongs to that file); the pairing is
 :func:`ragviz.analysis.estimates.claims.pair_claims`, the estimates
 :func:`ragviz.analysis.estimates.report.estimate_report` (the functions ``ragviz estimate --family
@@ -14,11 +14,11 @@ from collections.abc import Sequence
 
 import streamlit as st
 
+from ragviz.analysis.coverage import MIN_AUDITED
 from ragviz.analysis.estimates.claims import pair_claims
-from ragviz.analysis.estimates.coverage import MIN_AUDITED
 from ragviz.analysis.estimates.report import estimate_report
 from ragviz.data.checked_claims import CheckedItem
-from ragviz.store.audit_samples import AuditSample, AuditSampleError, draw_sample, list_samples
+from ragviz.store.audit_samples import AuditSample, AuditSampleError
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.audit.estimates import show_report
 from ragviz.ui.core import render
@@ -39,7 +39,7 @@ def claims_audit_panel(
     """The panel under the scores: draw a sample (annotators and admins, not while presenting), go to
     its next unreviewed item, and read the corrected claim metrics from *who*'s labels."""
     st.header("What people would say")
-    samples = list_samples(store, uids)
+    samples = store.audits.list_samples(uids)
     sample = samples[0] if samples else None
     if sample is None:
         st.caption(
@@ -95,7 +95,7 @@ def _draw_controls(store: LabelStore, uids: Sequence[str], who: str) -> None:
 def _draw(store: LabelStore, uids: list[str], size: int, who: str) -> None:
     """Draw the sample and open its first member (a callback: it runs before the item picker exists)."""
     try:
-        drawn = draw_sample(store, uids, size, who)
+        drawn = store.audits.draw_sample(uids, size, who)
     except AuditSampleError as exc:
         st.session_state[CLAIMS_AUDIT_ERROR] = str(exc)
         return

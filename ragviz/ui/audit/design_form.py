@@ -25,7 +25,7 @@ from ragviz.analysis.compare_systems.audit import draw_paired, question_pairs
 from ragviz.analysis.compare_systems.pairs import CompareError
 from ragviz.analysis.compare_systems.sample import two_systems
 from ragviz.data.dataset import Dataset
-from ragviz.store.audit_samples import AuditSample, get_sample
+from ragviz.store.audit_samples import AuditSample
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.core import render
 from ragviz.ui.core.keys import (
@@ -125,7 +125,7 @@ def draw_from_form(store: LabelStore, ds: Dataset, who: str, choice: DesignChoic
     if choice.allocation == FROM_PILOT or (choice.design == ACTIVE and choice.pilot is not None):
         if choice.pilot is None:
             raise ValueError("Neyman from a pilot needs a pilot sample: draw and review one first")
-        pilot = get_sample(store, int(choice.pilot))
+        pilot = store.audits.get_sample(int(choice.pilot))
         if pilot is None:
             raise ValueError(f"no audit sample {choice.pilot} to take the pilot from")
     allocation = "neyman" if choice.allocation in (FROM_CONFIDENCE, FROM_PILOT) else PROPORTIONAL

@@ -17,11 +17,11 @@ import streamlit as st
 from ragviz.analysis.audits.design_plan import design_plan_text, plan_design, target_progress_text
 from ragviz.analysis.audits.designs import DesignError
 from ragviz.analysis.audits.sample_estimate import design_sentence, design_title, sample_report
-from ragviz.analysis.estimates.coverage import MIN_AUDITED
+from ragviz.analysis.coverage import MIN_AUDITED
 from ragviz.analysis.estimates.pairing import Pairing
 from ragviz.analysis.estimates.report import ALL, EstimateReport, plain_words, too_few_text
 from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection
-from ragviz.store.audit_samples import AuditSample, get_sample
+from ragviz.store.audit_samples import AuditSample
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.audit.sample import loaded_samples, pick_sample, team_sample_note
 from ragviz.ui.core import chart_specs, charts, render, state
@@ -55,7 +55,7 @@ def _estimates(
     by: str | None,
     alpha: float,
 ) -> tuple[Pairing, EstimateReport, list[str]]:
-    sample = get_sample(state.store(), sample_key[0])
+    sample = state.store().audits.get_sample(sample_key[0])
     pairing, info, report = sample_report(state.load_result(paths).dataset, state.store(), sample, against, alpha, by)
     return pairing, report, info.warnings
 

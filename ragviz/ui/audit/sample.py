@@ -15,20 +15,12 @@ from ragviz.analysis.audits.judge_confidence import with_judge_confidence
 from ragviz.analysis.audits.samples import grow_design
 from ragviz.analysis.audits.seed_notes import seed_notes
 from ragviz.analysis.compare_systems.audit import grow_paired
-from ragviz.analysis.estimates.pairing import audit_progress
+from ragviz.analysis.estimates.audit_progress import audit_progress
 from ragviz.analysis.review.audit_queue import AuditQueue
 from ragviz.analysis.review.queue import nearest_match
 from ragviz.data.dataset import Dataset
 from ragviz.data.errors import BadInput
-from ragviz.store.audit_samples import (
-    AuditSample,
-    AuditSampleError,
-    choose_team_sample,
-    default_sample,
-    list_samples,
-    population_fingerprint,
-    team_choice,
-)
+from ragviz.store.audit_samples import AuditSample, AuditSampleError, default_sample, population_fingerprint
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.audit import design_form
 from ragviz.ui.core import access, render, state
@@ -78,7 +70,7 @@ def _fingerprint(paths: tuple[str, ...]) -> str:
 
 def loaded_samples(store: LabelStore) -> list[AuditSample]:
     """The samples drawn from exactly the loaded examples, newest first."""
-    samples = list_samples(store)
+    samples = store.audits.list_samples()
     if not samples:  # no sample at all: the loaded data's fingerprint (a sort of every uid) is not needed
         return []
     fingerprint = _fingerprint(state.current_paths())
@@ -87,11 +79,11 @@ def loaded_samples(store: LabelStore) -> list[AuditSample]:
 
 def pick_sample(samples: list[AuditSample], key: str, label: str) -> AuditSample | None:
     """A picker over *samples* (only when there are several); the chosen sample, by default the team's
-    (an admin's choice, :func:`ragviz.store.audit_samples.team_choice`), else the newest."""
+    (an admin's choice, :meth:`ragviz.store.audit_samples.AuditSamples.team_choice`), else the newest."""
     if not samples:
         return None
     ids = [s.id for s in samples]
-    choice = team_choice(state.store())
+    choice = state.store().audits.team_choice()
     if st.session_state.get(SAMPLE_KEY) not in ids:
         first = default_sample(samples, choice)
         st.session_state[SAMPLE_KEY] = first.id if first is not None else ids[0]
@@ -112,7 +104,7 @@ def pick_sample(samples: list[AuditSample], key: str, label: str) -> AuditSample
 
 def team_sample_note(sample: AuditSample) -> str:
     """Whether *sample* is the team's: who chose it and when (names only for reviewers), or that it is not."""
-    choice = team_choice(state.store())
+    choice = state.store().audits.team_choice()
     if choice is None:
         return "No admin has chosen the team's audit sample yet: the newest is used by default."
     if choice.sample_id != sample.id:
@@ -216,7 +208,7 @@ def _choose(sample_id: int, who: str) -> None:
     if _refused():
         return
     try:
-        choose_team_sample(state.store(), sample_id, who)
+        state.store().audits.choose_team_sample(sample_id, who)
     except AuditSampleError as exc:
         st.session_state[MESSAGE_KEY] = f"Not chosen: {exc}"
         return
@@ -271,7 +263,7 @@ def audit_queue(ds: Dataset, store: LabelStore, who: str, present: bool) -> Audi
                     args=(ds, sample, who, grow_key),
                     help=GROW_HELP.get(sample.design, GROW_HELP["uniform"]),  # md: ours
                 )
-                choice = team_choice(store)
+                choice = store.audits.team_choice()
                 if choice is None or choice.sample_id != sample.id:
                     st.button(
                         "Make this the team's sample",

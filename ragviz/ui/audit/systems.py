@@ -19,7 +19,6 @@ from ragviz.analysis.compare_systems.pairs import CompareError
 from ragviz.analysis.compare_systems.sample import compare_sample, compare_sample_of, two_systems
 from ragviz.analysis.compare_systems.words import headline, plan_questions_text, verdicts
 from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection
-from ragviz.store.audit_samples import get_sample
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.core import chart_specs, charts, render, state
 
@@ -44,7 +43,7 @@ def _compare(
 ) -> tuple[CompareReport, str]:
     from ragviz.analysis.compare_systems.words import plan_questions
 
-    sample = get_sample(state.store(), sample_key[0]) if sample_key is not None else None
+    sample = state.store().audits.get_sample(sample_key[0]) if sample_key is not None else None
     dataset = state.load_result(paths).dataset
     pairs, report = compare_sample(dataset, state.store(), sample, against, systems)
     return report, plan_questions_text(plan_questions(pairs.pairs, "adherence", 0.03))

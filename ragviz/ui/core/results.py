@@ -201,18 +201,18 @@ def _round_agreement(
     paths: tuple[str, ...], db: str, store_version: tuple[int, int], assignments: int
 ) -> AnnotatorAgreement:
     from ragviz.analysis.agreement import annotator_agreement as agreement_of_annotators
-    from ragviz.store.team.assignments import assigned
 
     examples = _store_examples(paths, db, store_version)
-    return agreement_of_annotators(load_result(paths).dataset, examples, store(), assigned=assigned(store()) or None)
+    return agreement_of_annotators(
+        load_result(paths).dataset, examples, store(), assigned=store().team.assignments.assigned() or None
+    )
 
 
 def round_agreement() -> AnnotatorAgreement:
     """Team page: the round's agreement, each assigned annotator on the examples assigned to them (decisions
     outside the round counted apart, per annotator: ``left_out``)."""
-    from ragviz.store.team.assignments import assignment_version
 
-    return _round_agreement(current_paths(), *_store_key(), assignment_version(store()))
+    return _round_agreement(current_paths(), *_store_key(), store().team.assignments.assignment_version())
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)

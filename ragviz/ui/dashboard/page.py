@@ -32,7 +32,8 @@ from ragviz.analysis.dashboard.figures import (
 from ragviz.analysis.dashboard.triage import Disagreement, Leverage
 from ragviz.analysis.figure_intervals import INTERVAL_NOTE
 from ragviz.analysis.labelsets.named import HUMAN
-from ragviz.analysis.labelsets.selection import LabelSelection
+from ragviz.analysis.labelsets.selection import LabelSelection, pick_offered
+from ragviz.data.errors import BadInput
 from ragviz.metrics.retrieval import DEFAULT_KS, parse_ks
 from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.ui.core import chart_specs, charts, render
@@ -40,6 +41,7 @@ from ragviz.ui.core import chart_specs, charts, render
 __all__ = [
     "AGAINST_KEY",
     "FAMILY_KEY",
+    "LABELS_PARAM",
     "against_picker",
     "annotator_agreement",
     "baselines",
@@ -53,6 +55,9 @@ __all__ = [
 
 
 AGAINST_KEY, FAMILY_KEY = "dashboard.against", "dashboard.family"
+#: ``?labels=gold``, ``?labels=judge:v2``: the label set a link opens the Dashboard with (``--against``'s words).
+LABELS_PARAM = "labels"
+_URL_READ = "dashboard.labels_read"  # the ?labels= text this session applied already
 
 
 def _three_decimals(columns: Iterable[str]) -> dict[str, Any]:
@@ -60,8 +65,24 @@ def _three_decimals(columns: Iterable[str]) -> dict[str, Any]:
     return {k: st.column_config.NumberColumn(format="%.3f") for k in columns}
 
 
+def _labels_from_url(names: list[LabelSelection]) -> None:
+    """Before the picker is drawn: the label set ``?labels=`` names, once per session and link (a refused one
+    said in one line, naming what the page offers)."""
+    text = st.query_params.get(LABELS_PARAM)
+    if text is None or st.session_state.get(_URL_READ) == text:
+        return
+    st.session_state[_URL_READ] = text
+    try:
+        st.session_state[AGAINST_KEY] = pick_offered(text, names, field=f"?{LABELS_PARAM}=")
+    except BadInput as refused:
+        st.warning(render.md_escape(str(refused), 300))
+
+
 def against_picker(names: list[LabelSelection], present: bool) -> LabelSelection:
-    """The label set the figures take as the truth (in presentation mode: the one chosen before)."""
+    """The label set the figures take as the truth: the one chosen in this session, else the URL's (``?labels=``,
+    so a copied link opens the same labels), else human; kept in the URL (in presentation mode: not offered,
+    the one chosen before)."""
+    _labels_from_url(names)
     if present:
         against = st.session_state.get(AGAINST_KEY, HUMAN)
         return against if against in names else HUMAN
@@ -71,9 +92,16 @@ def against_picker(names: list[LabelSelection], present: bool) -> LabelSelection
         format_func=str,
         key=AGAINST_KEY,
         help="human: per example and label field, the latest human decision (as the team's export); gold: the "
-        "team's agreed or adjudicated labels; or one annotator. Examples nobody decided on keep the judge's labels.",
+        "team's agreed or adjudicated labels; judge:NAME: the labels judge version NAME stored; or one annotator. "
+        "Examples nobody decided on (the version did not label) keep the judge's labels. The page's link carries "
+        "the choice (?labels=, as ragviz agreement --against names it).",
     )
-    return chosen or HUMAN
+    chosen = chosen or HUMAN
+    if chosen != HUMAN:
+        st.query_params[LABELS_PARAM] = st.session_state[_URL_READ] = chosen.argument()  # ours: not read back
+    elif LABELS_PARAM in st.query_params:
+        del st.query_params[LABELS_PARAM]
+    return chosen
 
 
 def family_picker(families: list[str], present: bool) -> str:
@@ -114,8 +142,10 @@ def family_figures(
     """The family's distributions and subset means (charts and table); retrieval: one chart column per k."""
     systems = render.md_escape(", ".join(view.systems))
     by_system = f" · {len(view.systems)} retrieval systems ({systems})" if len(view.systems) > 1 else ""
+    decided = f"labelled by judge version {against.version}" if against.kind == "version" else "with a human decision"
     st.caption(
-        f"{view.n_examples:,} examples · {n_reviewed:,} with a human decision ({render.md_escape(str(against))}){by_system}"
+        f"{view.n_examples:,} examples · {n_reviewed:,} {render.md_escape(decided)} "
+        f"({render.md_escape(str(against))}){by_system}"
     )  # md: ours
     if view.family == TONIC:
         st.caption("answer_similarity is on Tonic's 0–5 scale: it is in the table below, not in the charts.")
@@ -137,12 +167,22 @@ def judge_agreement(
 ) -> None:
     """The judge's labels against *against*'s on the examples a person decided on: per-label
     figures, score RMSEs, confusion matrices and the judge-vs-human scatter."""
+    version = against.kind == "version"  # judge:NAME: that version's labels are the truth, on what it labelled
     if agreement.n_examples == 0:
-        st.info("No example has a human decision yet: review some on the Review page to see judge-vs-human agreement.")
+        st.info(
+            f"Judge version {render.md_escape(against.version)} labelled none of these examples."
+            if version
+            else "No example has a human decision yet: review some on the Review page to see judge-vs-human agreement."
+        )
         return
+    decided, truth = (
+        (f"judge version {render.md_escape(against.version)} labelled", "its labels")
+        if version
+        else ("a person decided on", "the human labels")
+    )
     st.caption(
-        f"The judge's labels against {render.md_escape(str(against))}'s on the {agreement.n_examples} examples a person decided on; "
-        "precision/recall treat the human labels as the truth. 95 % intervals over the examples: "
+        f"The judge's labels against {render.md_escape(str(against))}'s on the {agreement.n_examples} examples "
+        f"{decided}; precision/recall treat {truth} as the truth. 95 % intervals over the examples: "
         + render.md_escape(INTERVAL_NOTE)
         + "."
     )

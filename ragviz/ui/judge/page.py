@@ -25,7 +25,7 @@ from ragviz.judge.versions import registry
 from ragviz.judge.versions.compare import TestSet
 from ragviz.judge.versions.prompt import check_fits, version_prompt
 from ragviz.judge.versions.spec import JudgeVersion
-from ragviz.store.audit_samples import AuditSample, audit_members, draw_sample
+from ragviz.store.audit_samples import AuditSample
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.core import render, state
 from ragviz.ui.core.keys import (
@@ -89,7 +89,7 @@ def no_test_set(ds: Dataset, store: LabelStore, can_admin: bool) -> None:
         "Sample size", min_value=1, max_value=max(1, len(ds)), value=min(50, len(ds)), key="judge.draw_n"
     )
     if st.button("Draw an audit sample", key="judge.draw"):
-        draw_sample(store, ds.uids, int(n), state.annotator())
+        store.audits.draw_sample(ds.uids, int(n), state.annotator())
         st.rerun()
 
 
@@ -101,7 +101,7 @@ def patterns_of(ds: Dataset, store: LabelStore, against: LabelSelection = HUMAN)
     memo = st.session_state.get("judge.patterns_memo")
     if memo is not None and memo[0] == key:
         return memo[1]
-    members = audit_members(store)
+    members = store.audits.audit_members()
     triples = judge_people_triples(ds, store, against)
     usable = [t for t in triples if t[0].uid not in members]
     found = (disagreement_patterns(usable), len(usable), len(triples) - len(usable))
@@ -228,7 +228,7 @@ def candidate_section(
             store, st.session_state.get(JUDGE_FROM) or registry.current_version(store)[0].name
         )
         shown = draft or base
-        prompt = version_prompt(shown, audit_members(store), registry.AUDIT_SAMPLES)
+        prompt = version_prompt(shown, store.audits.audit_members(), registry.AUDIT_SAMPLES)
         if draft is None:
             st.caption(
                 "Name the version to see its prompt; until then this is the prompt of the version it starts from."

@@ -8,9 +8,15 @@ from typing import Any, Final
 
 import streamlit as st
 
-from ragviz.judge.client import API_KEY_ENV, AZURE_KEY_ENV, NO_KEY_PLACEHOLDER, REASONING_EFFORTS, RESPONSE_FORMATS
 from ragviz.judge.endpoint import EndpointAccess, server_endpoint
-from ragviz.judge.settings import JudgeConfigError
+from ragviz.judge.settings import (
+    API_KEY_ENV,
+    AZURE_KEY_ENV,
+    NO_KEY_PLACEHOLDER,
+    REASONING_EFFORTS,
+    RESPONSE_FORMATS,
+    JudgeConfigError,
+)
 from ragviz.ui.core import render
 from ragviz.ui.core.keys import (
     API_KEY_KEY,

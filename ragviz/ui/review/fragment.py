@@ -1,7 +1,6 @@
-"""The Review page's example, able to run as a Streamlit fragment (issue 38; off for now, see
-:func:`example_fragment`): a move (J / K / N, a link's choice, the audit's
-"Next in sample") or a click that only selects reruns the example alone, not the sidebar and its filters, so the
-browser redraws a third fewer elements. Anything that stored (or tried to store) a decision reruns the whole page
+"""The Review page's example as a Streamlit fragment (issue 38): a move (J / K / N, a link's choice, the audit's
+"Next in sample") or a click that only selects reruns the example alone, not the sidebar and its filters (70
+websocket messages per J became 50). Anything that stored (or tried to store) a decision reruns the whole page
 instead: the sidebar's progress, the filters' rows and the reviewed status then follow the store.
 
 A write is seen by what every write leaves in the session (:func:`writes_signature`): the redraw count (bumped by a
@@ -44,22 +43,14 @@ def _show_toasts() -> None:
         st.toast(message)  # md: ours (toast()'s callers escape what they quote, as the scan checks there)
 
 
-def example_fragment(
-    draw: Callable[[], None], store_moved: Callable[[], bool] = lambda: False, *, as_fragment: bool = False
-) -> None:
-    """Run *draw*, the page's example part, with the toasts a write's callback left (:func:`toast`).
-
-    With *as_fragment*, as a Streamlit fragment: on a rerun of the fragment alone, the text editor's queued clicks
-    are carried out first (the page's top does that on a whole run); when a write happened since the whole page
-    last ran, or *store_moved* says the store holds other decisions than the whole page drew (another replica, tab
-    or person), the whole page reruns instead. Off by default: a text click the database could not keep (full disk,
-    outage) then stays drawn as clicked instead of as stored (tests/browser/test_db_faults.py), so the Review page
-    reruns whole until that is mended."""
+def example_fragment(draw: Callable[[], None], store_moved: Callable[[], bool] = lambda: False) -> None:
+    """Run *draw*, the page's example part, as a Streamlit fragment with the toasts a write's callback left
+    (:func:`toast`). On a rerun of the fragment alone, the text editor's queued clicks are carried out first (the
+    page's top does that on a whole run); when a write happened since the whole page last ran, or *store_moved* says
+    the store holds other decisions than the whole page drew (another replica, tab or person), the whole page reruns
+    instead. A text click the database could not keep is drawn back as stored by the editor's data
+    (:func:`ragviz.ui.review.sentence_editor.context_editor`), on either run."""
     st.session_state[SIGNATURE_KEY] = writes_signature()
-    if not as_fragment:
-        _show_toasts()
-        draw()
-        return
 
     @st.fragment
     def example() -> None:

@@ -33,8 +33,10 @@ __all__ = [
     "families_expander",
     "filter_sidebar",
     "metric_cards",
+    "metric_cards_html",
     "navigation_bar",
     "override_effects_table",
+    "progress_html",
     "quality_flags",
     "rejudge_button",
     "support_controls",
@@ -61,7 +63,7 @@ def filter_sidebar(
     and no reviewed / corrected filters."""
     with st.sidebar:
         if show_corrections:
-            st.progress(prog.fraction, text=str(prog))
+            st.html(progress_html(prog))
         st.caption("Filters")
         flt = ReviewFilter(
             unreviewed=show_corrections and st.toggle("Unreviewed only", key="review.f_unreviewed"),
@@ -82,6 +84,19 @@ def filter_sidebar(
             and st.toggle("Accept moves to the next unreviewed", value=True, key="review.advance")
         )
     return flt, advance_after_accept
+
+
+def progress_html(prog: Progress) -> str:
+    """How far the annotator is, as words over a bar: an HTML block, not ``st.progress`` (whose script the
+    browser would fetch for this one bar on the first page, issue 38)."""
+    pct = round(100 * prog.fraction, 1)
+    return (
+        f'<div class="rv-progress" role="progressbar" aria-valuemin="0" aria-valuemax="100" aria-valuenow="{pct}" '
+        f'aria-label="{render.esc(prog)}" style="font-family:system-ui,sans-serif;font-size:0.875rem">'
+        f"<div>{render.esc(prog)}</div>"
+        '<div style="height:0.5rem;margin-top:0.25rem;border-radius:0.25rem;background:rgba(140,149,159,0.3)">'
+        f'<div style="width:{pct}%;height:100%;border-radius:0.25rem;background:#ff4b4b"></div></div></div>'
+    )
 
 
 def navigation_bar(
@@ -168,30 +183,58 @@ def example_header(position: str, status: str, example: Example) -> None:
     )
 
 
-def metric_cards(comparison: Sequence[MetricComparison], against_judge: bool = True) -> None:
+_CARD = "border:1px solid rgba(140,149,159,0.45);border-radius:0.5rem;padding:0.75rem 1rem;min-width:0"
+_CARDS = (
+    "display:grid;grid-template-columns:repeat(auto-fit,minmax(10rem,1fr));gap:1rem;font-family:system-ui,sans-serif"
+)
+
+
+def _delta_html(delta: str | None, colour: bool) -> str:
+    """The delta against the judge as a pill: an arrow and the signed number in the page's own text colour on a
+    tint (green up, vermilion down; grey when *colour* is off), readable in either theme."""
+    if delta is None:
+        return ""
+    up = not delta.startswith("-")
+    tint = render.GREY if not colour else render.GREEN if up else render.VERMILION
+    r, g, b = (int(tint[i : i + 2], 16) for i in (1, 3, 5))
+    return (
+        f'<div class="rv-metric-delta" style="display:inline-block;margin-top:0.25rem;'
+        f'padding:0 0.5rem;border-radius:1rem;font-size:0.875rem;background:rgba({r},{g},{b},0.22)">'
+        f'<span aria-hidden="true">{"↑" if up else "↓"}</span> {render.esc(delta)}</div>'
+    )
+
+
+def metric_cards_html(comparison: Sequence[MetricComparison], against_judge: bool = True) -> str:
     """One card per TRACe metric: the current score, its delta against the judge's, the formula;
     without *against_judge* (presentation mode hiding corrections) only the score and formula."""
-    cols = st.columns(4)
-    for col, m in zip(cols, comparison):
-        with col:
-            st.metric(
-                m.name.capitalize(),  # md: ours
-                render.format_score(m.current),
-                delta=render.format_delta(m.delta) if against_judge else None,
-                delta_color="off" if m.name in ("relevance", "utilization") else "normal",
-                help="Current labels; the delta is against the judge's labels.",
-                border=True,
+    cards = []
+    for m in comparison:
+        name = m.name.capitalize()
+        delta = render.format_delta(m.delta) if against_judge else None
+        value = render.format_score(m.current)
+        cards.append(
+            f'<div class="rv-metric" data-metric="{render.esc(name)}" data-value="{render.esc(value)}" '
+            f'data-delta="{render.esc(delta or "")}" '
+            f'style="{_CARD}" title="Current labels; the delta is against the judge\'s labels.">'
+            f'<div class="rv-metric-label" style="font-size:0.875rem">{render.esc(name)}</div>'
+            f'<div class="rv-metric-value" style="font-size:2rem;line-height:1.3">{render.esc(value)}</div>'
+            + _delta_html(delta, m.name not in ("relevance", "utilization"))
+            + f'<div class="rv-formula" style="font-family:ui-monospace,monospace;font-size:0.75rem;'
+            f'margin-top:0.5rem;{render.MUTED}">{render.esc(m.formula).replace(" / ", NO_BREAK_DIVIDE)}'
+            + (
+                f"<br>judge {render.format_score(m.judge)} → now {render.format_score(m.current)}"
+                if against_judge
+                else ""
             )
-            st.html(
-                f'<div class="rv-formula" style="font-family:ui-monospace,monospace;font-size:0.75rem;{render.MUTED}">'
-                f"{render.esc(m.formula).replace(' / ', NO_BREAK_DIVIDE)}"  # "4 / 6" never wraps inside
-                + (
-                    f"<br>judge {render.format_score(m.judge)} → now {render.format_score(m.current)}"
-                    if against_judge
-                    else ""
-                )
-                + "</div>"
-            )
+            + "</div></div>"
+        )
+    return f'<div class="rv-metrics" style="{_CARDS}">{"".join(cards)}</div>'
+
+
+def metric_cards(comparison: Sequence[MetricComparison], against_judge: bool = True) -> None:
+    """The TRACe cards (:func:`metric_cards_html`) as one block: one element for the browser to redraw on a move,
+    where four ``st.metric`` cards in columns were thirteen, and no metric chunk to fetch (issue 38)."""
+    st.html(metric_cards_html(comparison, against_judge))
 
 
 def override_effects_table(effects: Sequence[OverrideEffect]) -> None:
@@ -248,7 +291,9 @@ def support_controls(
     st.segmented_control(
         f"Sentence {render.md_escape(span.key)} is",
         [SUPPORTED, UNSUPPORTED],
-        format_func=lambda state: SUPPORT_CHOICE_LABELS[state],
+        # the leading space: Streamlit looks for an emoji at the start of a non-ASCII first word, and its emoji
+        # catalogue costs a page's first run a second under load (issue 38); the space is not drawn
+        format_func=lambda state: " " + SUPPORT_CHOICE_LABELS[state],
         default=chosen,
         key=status_key,
         on_change=_with_verdict,

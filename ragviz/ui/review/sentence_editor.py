@@ -1,21 +1,14 @@
-"""The Review page's text as its editor: one ``st.components.v2`` component (``sentence_editor/editor.js``
-and ``editor.css``, shipped in the package, no build step) draws the context documents or the response
-sentence by sentence.
+"""The Review page's text as its editor: one ``st.components.v2`` component (``sentence_editor/editor.js`` and
+``editor.css``, shipped in the package, no build step) draws the context documents or the response by sentence.
 
-* Context: a click, or Enter / Space on a focused sentence (the text is one Tab stop; arrow keys move
-  between sentences), moves the sentence's label one step round none -> relevant -> relevant+utilized ->
-  utilized -> none.
-  Documents fold to their labelled sentences with a little context (``ragviz.analysis.review.text``);
-  "show all" per document and a document list that jumps to a document work in the browser alone.
-* Response: a click (or Enter / Space) selects a sentence; its supporting context sentences light up.
-  Shift+click (Shift+Enter) on a context sentence makes it support the selected response sentence, or
-  takes it out (the change the supporting-keys picker makes).
+* Context: a click (Enter / Space on a focused sentence; one Tab stop, arrow keys between sentences) moves its label
+  one step round none -> relevant -> relevant+utilized -> utilized -> none. Documents fold to their labelled
+  sentences with a little context; "show all" and the document list work in the browser alone.
+* Response: a click selects a sentence; Shift+click on a context sentence makes it support it, or takes it out.
 
-The browser builds every node with ``textContent`` / ``setAttribute`` from the JSON this module
-passes; no text from data is ever parsed as HTML. An action comes back as the trigger ``edit``; its
-callback queues it in the session (:func:`queue_event`) and the page takes the queue at its top
-(:func:`take_events`) before it draws anything, so the page redraws already changed. Tests under
-AppTest queue events the same way (:func:`queue_event`'s data shape) — one path in both.
+The browser builds every node with ``textContent`` / ``setAttribute``: no text from data is parsed as HTML. An action
+comes back as the trigger ``edit``, queued in the session (:func:`queue_event`) and carried out at the page's top
+(:func:`apply_events`) before anything is drawn; AppTest tests queue events the same way.
 """
 
 from __future__ import annotations
@@ -46,6 +39,7 @@ __all__ = [
     "CONTEXT_KEY",
     "DRAWN",
     "EVENTS",
+    "HINT",
     "NOTICE",
     "RESPONSE_KEY",
     "TOUCHED",
@@ -172,18 +166,24 @@ def context_editor(
     data = context_data(uid, documents, kept, editable, selected, judge_unsure(uid).context)
     if view is not None:
         data["view"] = view
+    # a click refused or kept unsaved leaves the labels as drawn before: the count makes the data differ, so the
+    # browser redraws the stored labels over its click (identical data would leave the clicked state drawn)
+    data["drawn"] = state.redraw_count()
     notice = st.session_state.pop(NOTICE, None)
     if notice is not None and notice[0] == uid:  # a click refused on this run: said under its sentence
         data["notice"] = {"key": notice[1], "text": notice[2], "id": notice[3]}
+    if editable:  # drawn under the documents by the editor: one element fewer to redraw on every move (issue 38)
+        data["hint"] = HINT
     _component(key=CONTEXT_KEY, data=data, on_edit_change=partial(queue_event, CONTEXT_KEY))
     for doc in data["docs"]:
         if doc["cut"]:
             st.html(f"<div>{render.esc(doc['title'])}:{render.cut_note_html(doc['cut'])}</div>")
-    if editable:
-        st.caption(
-            "Click a sentence (keys: Tab into the text, ← →, Enter) for its next label: none → R → R+U → U. "
-            "Shift+click (Shift+Enter): it supports the selected response sentence, or no longer does."
-        )
+
+
+HINT = (
+    "Click a sentence (keys: Tab into the text, ← →, Enter) for its next label: none → R → R+U → U. "
+    "Shift+click (Shift+Enter): it supports the selected response sentence, or no longer does."
+)
 
 
 def judge_unsure(uid: str) -> UnsureSentences:

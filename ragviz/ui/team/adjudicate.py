@@ -15,7 +15,6 @@ from ragviz.analysis.team.gold import ExampleRound, Unit, example_round
 from ragviz.data.dataset import Dataset
 from ragviz.data.model import Example
 from ragviz.store.errors import StoreError, StoreUnavailable
-from ragviz.store.team.adjudications import undo_settlement
 from ragviz.ui.core import access, render, state, unsaved
 from ragviz.ui.core.keys import TEAM_ADJ_LAST, TEAM_ADJ_SEEN, TEAM_ADJ_UID, TEAM_MESSAGE
 
@@ -165,7 +164,7 @@ def _settle(example: Example, who: str) -> None:
 def _undo(uid: str, who: str) -> None:
     if not access.access().can_adjudicate:
         return
-    done = undo_settlement(state.store(), uid, who)
+    done = state.store().team.adjudications.undo_settlement(uid, who)
     st.session_state.pop(TEAM_ADJ_LAST, None)
     st.session_state[TEAM_ADJ_UID] = uid
     st.session_state[TEAM_MESSAGE] = f"Undone: {uid} is back in the adjudication queue." if done else "Nothing to undo."

@@ -11,37 +11,24 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from ragviz.analysis.team.adjudicate import adjudication_candidates
 from ragviz.analysis.team.alpha import Alpha
 from ragviz.analysis.team.dashboard import TeamFigures, team_figures
-from ragviz.analysis.team.gold import ExampleRound, team_round
 from ragviz.analysis.team.progress import Progress, median_seconds, team_progress
-from ragviz.store.audit_samples import team_choice
+from ragviz.analysis.team.table import RoundTable, round_table
 from ragviz.store.roles import ANNOTATORS_ENV, listed_names
-from ragviz.store.team.adjudications import adjudication_version
-from ragviz.store.team.assignments import AssignmentError, assign, assignment_version, latest_round, reassign_leaver
-from ragviz.store.team.guidelines import (
-    MAX_GUIDELINES_BYTES,
-    GuidelinesError,
-    current_guidelines,
-    decision_versions,
-    guideline_history,
-    save_guidelines,
-)
+from ragviz.store.team.assignments import AssignmentError
+from ragviz.store.team.guidelines import MAX_GUIDELINES_BYTES, GuidelinesError
 from ragviz.ui.core import access, render, state
 from ragviz.ui.core.keys import TEAM_GUIDE_TEXT, TEAM_MESSAGE
 from ragviz.ui.team.queue import guidelines_markdown
 
 __all__ = [
-    "EAGER_EXAMPLES",
     "TeamData",
     "annotator_dashboard",
-    "candidates",
     "assign_panel",
     "guidelines_editor",
     "progress_data",
     "progress_tables",
-    "ready_data",
     "show_message",
     "summary",
     "team_data",
@@ -50,29 +37,28 @@ __all__ = [
 
 @dataclass(frozen=True)
 class TeamData:
-    rounds: dict[str, ExampleRound]
+    table: RoundTable
     progress: Progress
     figures: TeamFigures
 
 
-#: Up to this many examples in the round the page computes everything on its first render; above, the
-#: comparison of everyone's labels (seconds per thousand examples) waits until a tab that needs it opens.
-EAGER_EXAMPLES = 5_000
-
-
 def _versions() -> tuple[Any, ...]:
     store = state.store()
-    return (store.data_version(), assignment_version(store), adjudication_version(store))
+    return (
+        store.data_version(),
+        store.team.assignments.assignment_version(),
+        store.team.adjudications.adjudication_version(),
+    )
 
 
 @st.cache_resource(show_spinner="Comparing everyone's labels…", max_entries=4)
 def _team_data(paths: tuple[str, ...], db: str, versions: tuple[Any, ...]) -> TeamData:
     ds, store = state.dataset(), state.store()
-    rounds = team_round(ds, store)
+    table = round_table(ds, store)
     uids = set(ds.uids)
     progress = _progress(paths, db, versions)
-    figures = team_figures(rounds, median_seconds(store, uids), decision_versions(store))
-    return TeamData(rounds, progress, figures)
+    figures = team_figures(table, median_seconds(store, uids), store.team.guidelines.decision_versions())
+    return TeamData(table, progress, figures)
 
 
 @st.cache_resource(show_spinner="Counting the team's progress…", max_entries=4)
@@ -91,46 +77,17 @@ def team_data() -> TeamData:
     return _team_data(state.current_paths(), state.store().location, _versions())
 
 
-def ready_data(progress: Progress) -> TeamData | None:
-    """:func:`team_data` when it is cheap enough for a first render, else ``None`` (a tab that needs it computes it)."""
-    if len(progress.examples) <= EAGER_EXAMPLES:
-        return team_data()
-    return None
-
-
-@st.cache_resource(show_spinner=False, max_entries=4)
-def _candidates(paths: tuple[str, ...], db: str, versions: tuple[Any, ...]) -> list[str]:
-    ds, progress = state.dataset(), progress_data()
-    order = {uid: i for i, uid in enumerate(ds.uids)}
-    ready = [uid for uid, (who, done) in progress.examples.items() if len(done) == len(who)]
-    ready.sort(key=lambda uid: order.get(uid, len(order)))
-    return adjudication_candidates(state.store(), ready)
-
-
-def candidates() -> list[str]:
-    """A large round's adjudication queue before everyone's labels are compared: the ready examples (in row
-    order) with a label change (:func:`ragviz.analysis.team.adjudicate.adjudication_candidates`), cached
-    until the store changes."""
-    return _candidates(state.current_paths(), state.store().location, _versions())
-
-
 def show_message() -> None:
     if (message := st.session_state.pop(TEAM_MESSAGE, None)) is not None:
         st.info(render.md_escape(message, limit=None))
 
 
-def summary(progress: Progress, data: TeamData | None) -> None:
-    """The round in five numbers; "agreed", "adjudicated" and "waiting" need everyone's labels compared
-    (*data*): until then they say where that happens."""
+def summary(progress: Progress, data: TeamData) -> None:
+    """The round in five numbers."""
     ready = sum(1 for who, done in progress.examples.values() if len(done) == len(who))
-    later = "Counted once everyone's labels are compared: open Adjudication or Annotators."
     with st.container(horizontal=True, key="team-summary"):
         st.metric("Examples in the round", f"{len(progress.examples):,}")
         st.metric("Ready (everyone decided)", f"{ready:,}")
-        if data is None:
-            for label in ("Gold: agreed", "Gold: adjudicated", "Waiting for an adjudicator"):
-                st.metric(label, "—", help=later)  # md: ours
-            return
         f = data.figures
         alone = all(len(who) <= 1 for who, _ in progress.examples.values())  # overlap 1: nobody to agree with
         if alone:
@@ -141,15 +98,7 @@ def summary(progress: Progress, data: TeamData | None) -> None:
         st.metric("Waiting for an adjudicator", f"{f.n_waiting:,}")
 
 
-def _state_of(r: ExampleRound) -> str:
-    if r.gold is not None and not r.stale:
-        return f"gold ({r.gold.source})"
-    if r.needs_adjudication:
-        return "to adjudicate" + (" again" if r.stale else "")
-    return "in progress" if not r.ready else "ready"
-
-
-def progress_tables(p: Progress, data: TeamData | None, ds: Any) -> None:
+def progress_tables(p: Progress, data: TeamData, ds: Any) -> None:
     """Per annotator (assigned, done, open, share) and per example (x/y done, to whom, by whom, where it stands)."""
     if not p.examples:
         st.caption("No assignments among the loaded examples yet: an admin assigns them below.")
@@ -184,10 +133,7 @@ def progress_tables(p: Progress, data: TeamData | None, ds: Any) -> None:
             "Done": [p.example_text(uid) for uid, _ in examples],
             "Assigned to": [", ".join(who) for _, (who, _) in examples],
             "Done by": [", ".join(done) for _, (_, done) in examples],
-            "State": [
-                _state_of(data.rounds[uid]) if data is not None and uid in data.rounds else _plain_state(who, done)
-                for uid, (who, done) in examples
-            ],
+            "State": [data.table.state(uid) or _plain_state(who, done) for uid, (who, done) in examples],
         }
     )
     st.dataframe(table, hide_index=True, width="stretch", key="team-examples")
@@ -202,7 +148,7 @@ def _assign(uids: list[str], overlap: int, pool: list[str], who: str, sample_id:
         st.session_state[TEAM_MESSAGE] = "Not assigned: only admins (RAGVIZ_ADMINS) assign examples."
         return
     try:
-        made = assign(state.store(), uids, overlap, pool, who, sample_id)
+        made = state.store().team.assignments.assign(uids, overlap, pool, who, sample_id)
     except AssignmentError as exc:
         st.session_state[TEAM_MESSAGE] = f"Not assigned: {exc}"
         return
@@ -214,7 +160,7 @@ def _leave(name: str, who: str) -> None:
         st.session_state[TEAM_MESSAGE] = "Not changed: only admins (RAGVIZ_ADMINS) re-assign examples."
         return
     try:
-        made = reassign_leaver(state.store(), name, who)
+        made = state.store().team.assignments.reassign_leaver(name, who)
     except AssignmentError as exc:
         st.session_state[TEAM_MESSAGE] = f"Not changed: {exc}"
         return
@@ -224,7 +170,7 @@ def _leave(name: str, who: str) -> None:
 def assign_panel(ds: Any, who: str, progress: Progress) -> None:
     """Overlap, pool and scope (the loaded data or the team's audit sample), and "an annotator leaves"."""
     store = state.store()
-    last = latest_round(store)
+    last = store.team.assignments.latest_round()
     listed = listed_names(os.environ.get(ANNOTATORS_ENV))  # RAGVIZ_ANNOTATORS: offered before anyone decided
     known = sorted(set(store.annotators()) | set(last.pool if last else ()) | set(progress.annotators) | set(listed))
     with st.form("team-assign", border=True):
@@ -233,14 +179,12 @@ def assign_panel(ds: Any, who: str, progress: Progress) -> None:
         # no known name yet: no empty, greyed-out picker (its faded label also fails WCAG AA contrast)
         picked = st.multiselect("Pool (known names)", known, default=list(last.pool) if last else []) if known else []
         typed = st.text_input("More names (comma-separated e-mail addresses or names)")
-        choice = team_choice(store)
+        choice = store.audits.team_choice()
         scopes = ["Every loaded example"] + ([f"The team's audit sample ({choice.sample_id})"] if choice else [])
         scope = st.radio("Which examples", scopes, horizontal=True)
         if st.form_submit_button("Assign", type="primary"):
-            from ragviz.store.audit_samples import get_sample
-
             pool = [*picked, *(n.strip() for n in typed.split(",") if n.strip())]
-            sample = get_sample(store, choice.sample_id) if choice and scope != scopes[0] else None
+            sample = store.audits.get_sample(choice.sample_id) if choice and scope != scopes[0] else None
             uids = [u for u in sample.members if ds.index_of(u) is not None] if sample else list(ds.uids)
             _assign(uids, int(overlap), pool, who, sample.id if sample else None)
             st.rerun()
@@ -337,7 +281,7 @@ def _save(who: str) -> None:
         st.session_state[TEAM_MESSAGE] = "Not saved: only admins (RAGVIZ_ADMINS) write the guidelines."
         return
     try:
-        saved = save_guidelines(state.store(), st.session_state.get(TEAM_GUIDE_TEXT, ""), who)
+        saved = state.store().team.guidelines.save_guidelines(st.session_state.get(TEAM_GUIDE_TEXT, ""), who)
     except GuidelinesError as exc:
         st.session_state[TEAM_MESSAGE] = f"Not saved: {exc}"
         return
@@ -347,7 +291,7 @@ def _save(who: str) -> None:
 def guidelines_editor(who: str, can_edit: bool) -> None:
     """The guidelines in force, and for an admin the editor (every save a new version) and the history."""
     store = state.store()
-    now = current_guidelines(store)
+    now = store.team.guidelines.current_guidelines()
     if can_edit:
         if TEAM_GUIDE_TEXT not in st.session_state:
             st.session_state[TEAM_GUIDE_TEXT] = now.text if now else ""
@@ -367,7 +311,7 @@ def guidelines_editor(who: str, can_edit: bool) -> None:
     )
     with st.container(border=True, key="team-guidelines-preview"):
         st.markdown(guidelines_markdown(now.text))  # md: ours — the guidelines are Markdown by design (no HTML)
-    history = guideline_history(store)
+    history = store.team.guidelines.guideline_history()
     if len(history) > 1:
         st.dataframe(
             pd.DataFrame(

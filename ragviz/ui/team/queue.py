@@ -11,8 +11,7 @@ import streamlit as st
 from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.data.dataset import Dataset
 from ragviz.store.label_store import LabelStore
-from ragviz.store.team.assignments import assigned, assignment_version
-from ragviz.store.team.guidelines import Guidelines, current_guidelines
+from ragviz.store.team.guidelines import Guidelines
 from ragviz.ui.core import render, state
 from ragviz.ui.core.keys import TEAM_GUIDE_OPEN, TEAM_MINE
 from ragviz.ui.core.present import is_present
@@ -32,7 +31,7 @@ __all__ = [
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def _my_rows(paths: tuple[str, ...], who: str, version: int, _ds: Dataset, _store: LabelStore) -> list[int]:
-    mine = [uid for uid, names in assigned(_store).items() if who in names]
+    mine = [uid for uid, names in _store.team.assignments.assigned().items() if who in names]
     return sorted(i for i in map(_ds.index_of, mine) if i is not None)
 
 
@@ -44,7 +43,7 @@ def my_assignments(
     ones counted. *allowed*: the filters' rows (``None``: no filter). Returns the rows to walk."""
     if is_present():  # presentation mode: no one's queue
         return allowed
-    rows = _my_rows(state.current_paths(), who, assignment_version(store), ds, store)
+    rows = _my_rows(state.current_paths(), who, store.team.assignments.assignment_version(), ds, store)
     if not rows:
         return allowed
     n_open = sum(1 for i in rows if ds.uids[i] not in reviewed)
@@ -65,10 +64,9 @@ def my_assignments(
 
 def blind_for_me(store: LabelStore) -> bool:
     """Whether this person works blind: a blind round is on and they are no admin (admins see everyone's labels)."""
-    from ragviz.store.team.assignments import is_blind
     from ragviz.ui.core.access import access
 
-    return is_blind(store) and not access().can_see_others
+    return store.team.assignments.is_blind() and not access().can_see_others
 
 
 def names_shown(store: LabelStore, who: str) -> list[str]:
@@ -80,18 +78,19 @@ def names_shown(store: LabelStore, who: str) -> list[str]:
 
 def blind_label_sets(names: list[LabelSelection], store: LabelStore, who: str) -> list[LabelSelection]:
     """*names* (label sets a picker offers) without anyone else's labels while a blind round is on and the
-    person is no admin: the judge's and their own stay (their own even before their first decision), and the
-    gold labels only once the round is closed (:func:`~ragviz.store.team.assignments.round_open`): until then
-    whether an example of theirs has gold would tell them whether their partner agreed."""
-    from ragviz.analysis.labelsets.selection import GOLD, JUDGE
-    from ragviz.store.team.assignments import round_open
+    person is no admin: the judge's (any version's) and their own stay (their own even before their first
+    decision), and the gold labels only once the round is closed
+    (:meth:`~ragviz.store.team.assignments.Assignments.round_open`): until then whether an example of theirs has
+    gold would tell them whether their partner agreed."""
+    from ragviz.analysis.labelsets.selection import GOLD
 
     if not blind_for_me(store):
         return names
-    gold = not round_open(store)
+    gold = not store.team.assignments.round_open()
     mine = LabelSelection.of(who)
-    kept = [n for n in names if n in (JUDGE, mine) or (gold and n == GOLD)]
-    return kept if any(n != JUDGE for n in kept) else [*kept, mine]
+    judges = ("judge", "version")  # the judge's labels, any version's: nobody's decisions
+    kept = [n for n in names if n.kind in judges or n == mine or (gold and n == GOLD)]
+    return kept if any(n.kind not in judges for n in kept) else [*kept, mine]
 
 
 def walk_key(flt: Any) -> tuple[Any, Any]:
@@ -129,7 +128,7 @@ def _toggle() -> None:
 
 def guidelines_panel(store: LabelStore) -> Guidelines | None:
     """The guidelines button (shortcut G) and, when open, the version in force; nothing before an admin wrote any."""
-    now = current_guidelines(store)
+    now = store.team.guidelines.current_guidelines()
     if now is None:
         return None
     opened = st.session_state.get(TEAM_GUIDE_OPEN, False)

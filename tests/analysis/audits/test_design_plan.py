@@ -13,7 +13,7 @@ import pytest
 from ragviz.analysis.audits.design_plan import plan_design, target_progress_text
 from ragviz.analysis.audits.sample_estimate import sample_report
 from ragviz.analysis.audits.samples import draw_design, grow_design
-from ragviz.analysis.estimates.coverage import MIN_AUDITED
+from ragviz.analysis.coverage import MIN_AUDITED
 from ragviz.analysis.estimates.pairing import member_rows
 from ragviz.analysis.estimates.report import plan
 from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change, field_value

@@ -18,7 +18,7 @@ from ragviz.analysis.compare_systems.pairs import (
 )
 from ragviz.analysis.compare_systems.verdict import verdict
 from ragviz.analysis.compare_systems.words import plan_questions, plan_questions_text
-from ragviz.analysis.estimates.coverage import MIN_AUDITED
+from ragviz.analysis.coverage import MIN_AUDITED
 from ragviz.analysis.estimates.crossfit import crossfit_ppi_mean
 from ragviz.analysis.estimates.pairing import PairedExample, pair_export
 from ragviz.data.errors import BadInput

@@ -18,7 +18,6 @@ from ragviz.data.claim_overrides import claim_field
 from ragviz.data.formats.ragchecker import load_ragchecker
 from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change
 from ragviz.metrics.ragchecker import RAGCHECKER_METRICS, aggregate, item_scores
-from ragviz.store.audit_samples import draw_sample
 from ragviz.store.label_store import LabelStore
 from tests.app.test_claims import EXAMPLE, need_example
 from tests.cli_run import ragviz, ragviz_here
@@ -48,7 +47,7 @@ def review(store: LabelStore, path, who: str, n: int, seed: int = 11) -> list[st
     response claim's label to Entailment (the judge under-credits it), the rest they accept."""
     items = load_ragchecker(path)
     uids = item_uids(items, path.name)
-    sample = draw_sample(store, uids, SAMPLE, who, seed=seed)
+    sample = store.audits.draw_sample(uids, SAMPLE, who, seed=seed)
     by_uid = dict(zip(uids, items))
     for k, uid in enumerate(sample.members[:n]):
         changes = [Change(REVIEW_FIELD, None, REVIEWED)]

@@ -340,7 +340,7 @@ def test_every_interval_lies_in_the_range_and_the_gain_never_exceeds_the_rows():
 
 
 def test_below_the_minimum_no_corrected_figure_in_words_and_the_planner_never_under_it():
-    from ragviz.analysis.estimates.coverage import MIN_AUDITED
+    from ragviz.analysis.coverage import MIN_AUDITED
     from ragviz.analysis.estimates.report import plain_words, plan_text
 
     y, yhat, yhat_u = _six_of_a_hundred_audit()

@@ -14,7 +14,6 @@ from ragviz.data.labels import RELEVANT_FIELD, REVIEW_FIELD, REVIEWED, support_f
 from ragviz.data.load import load
 from ragviz.export.rows import export_rows
 from ragviz.store.label_store import LabelStore
-from ragviz.store.team.assignments import assign
 from tests.sample import SAMPLE_JSONL
 
 TEAM = ["ana", "bo", "cy"]
@@ -25,7 +24,7 @@ def round_store(tmp_path):
     ds = load([str(SAMPLE_JSONL)]).dataset
     store = LabelStore(tmp_path / "labels.db")
     ex = [ds.example(i) for i in range(3)]
-    assign(store, [e.uid for e in ex], 3, TEAM, "lead")
+    store.team.assignments.assign([e.uid for e in ex], 3, TEAM, "lead")
     accept = [(REVIEW_FIELD, None, REVIEWED)]
     for who in TEAM:  # example 0: everyone accepts the judge's labels
         store.record(ex[0].uid, who, accept, example=ex[0])

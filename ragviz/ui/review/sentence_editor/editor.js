@@ -193,6 +193,7 @@ function renderContext(root, data, send) {
     pane.append(box);
   });
   root.append(pane);
+  if (data.hint) root.append(el("p", "rv-hint", data.hint));  // how to edit, under the documents
   keepScroll(pane, "context", data.view || data.uid);
   showNotice(pane, data);
   root.onmousedown = (e) => {

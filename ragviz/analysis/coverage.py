@@ -1,9 +1,11 @@
-"""The measured coverage of the estimates' intervals: the one place the figures live.
+"""The measured coverage of the app's intervals (the estimates' and the judge-vs-people figures'): the one place
+the figures live.
 
 Every number here comes from ``benchmarks/bench_ppi.py`` (1,000 simulated audits per audit size on the
-2,896 RAGBench test rows, ``BENCHMARKS.md``); the notes of :mod:`ragviz.analysis.estimates.report`, the
-``ragviz estimate --help`` text and the Dashboard / Explainer read them from here, so a rerun that moves a
-figure is changed in one place. No imports: the CLI reads it while building its parser.
+2,896 RAGBench test rows, ``BENCHMARKS.md``) or ``benchmarks/bench_agreement_intervals.py``; the notes of
+:mod:`ragviz.analysis.estimates.report`, the ``ragviz estimate --help`` text, agreement's intervals and the
+Dashboard / Explainer read them from here, so a rerun that moves a figure is changed in one place. Loose on the
+analysis floor, under every room that shows an interval. No imports: the CLI reads it while building its parser.
 """
 
 from __future__ import annotations

@@ -1,0 +1,144 @@
+"""A team's round over the whole loaded data (:func:`round_table`): what the Team page, ``ragviz team status`` and
+``ragviz agreement --annotators`` count.
+
+Most examples of a large round reach the store only as review marks: each labeller holds the labels the row
+was loaded with, so they agree, and their gold is those labels. Those examples are counted on the data's
+Arrow columns (:mod:`ragviz.analysis.team.columns`); the others (someone changed a label, a settlement, a
+stored judge label set, a row the columns do not read exactly) are compared one by one as
+:class:`~ragviz.analysis.team.gold.ExampleRound`. The figures are those of comparing every example one by
+one (tests hold them equal).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from ragviz.analysis.team.columns import key_examples, loaded_counts
+from ragviz.analysis.team.gold import ExampleRound, decided_by, events_by_example, rounds_at
+from ragviz.data.dataset import Dataset
+from ragviz.store.label_store import LabelStore
+
+__all__ = ["COLUMNS_FROM", "RoundTable", "round_table"]
+
+
+#: Rounds of fewer examples are compared one by one (the columns' fixed cost is a read of the whole data).
+COLUMNS_FROM = 1_000
+
+
+@dataclass(frozen=True, eq=False)
+class RoundTable:
+    """Every example someone is assigned to or decided (row order): who is assigned, who decided; the
+    examples compared one by one (*compared*); for the others (*on_columns*) the units per kind of
+    :data:`~ragviz.analysis.team.gold.UNIT_KINDS` (*units*), the relevant, utilized and supported ones
+    (*true*), and whether the judge holds the same labels (*judged*; else there is no judge)."""
+
+    uids: tuple[str, ...]
+    assigned: tuple[tuple[str, ...], ...]
+    done: tuple[tuple[str, ...], ...]
+    compared: Mapping[str, ExampleRound]
+    on_columns: np.ndarray
+    units: np.ndarray
+    true: np.ndarray
+    judged: np.ndarray
+
+    @classmethod
+    def from_rounds(cls, rounds: Mapping[str, ExampleRound]) -> RoundTable:
+        """Every example compared one by one (:func:`ragviz.analysis.team.gold.team_round`)."""
+        n = len(rounds)
+        rs = list(rounds.values())
+        return cls(
+            tuple(rounds),
+            tuple(r.assigned for r in rs),
+            tuple(r.done for r in rs),
+            dict(rounds),
+            np.zeros(n, bool),
+            np.zeros((n, 4), np.int64),
+            np.zeros((n, 3), np.int64),
+            np.zeros(n, bool),
+        )
+
+    def __len__(self) -> int:
+        return len(self.uids)
+
+    def labellers(self, i: int) -> tuple[str, ...]:
+        return self.assigned[i] or self.done[i]
+
+    def holders(self, i: int) -> tuple[str, ...]:
+        """Who of the example's labellers holds labels on it (decided)."""
+        return self._holders[i]
+
+    @cached_property
+    def _holders(self) -> list[tuple[str, ...]]:
+        out = []
+        for uid, assignees, done in zip(self.uids, self.assigned, self.done):
+            r = self.compared.get(uid)
+            out.append(tuple(r.values) if r is not None else tuple(w for w in (assignees or done) if w in done))
+        return out
+
+    def ready(self, i: int) -> bool:
+        labellers = self.labellers(i)
+        return bool(labellers) and all(w in self.done[i] for w in labellers)
+
+    def state(self, uid: str) -> str | None:
+        """Where example *uid* stands: ``gold (agreed)``, ``gold (adjudicated)``, ``to adjudicate [again]``,
+        ``ready``, ``in progress``; ``None`` when it is not in the round."""
+        r = self.compared.get(uid)
+        if r is not None:
+            if r.gold is not None and not r.stale:
+                return f"gold ({r.gold.source})"
+            if r.needs_adjudication:
+                return "to adjudicate" + (" again" if r.stale else "")
+            return "in progress" if not r.ready else "ready"
+        if uid not in self._position:
+            return None
+        return "gold (agreed)" if self.ready(self._position[uid]) else "in progress"
+
+    @cached_property
+    def _position(self) -> dict[str, int]:
+        return {uid: i for i, uid in enumerate(self.uids)}
+
+    def queue(self) -> list[str]:
+        """The uids waiting for an adjudicator (:func:`ragviz.analysis.team.adjudicate.adjudication_queue`), in
+        row order: only examples someone changed a label of can be."""
+        return [uid for uid in self.uids if (r := self.compared.get(uid)) is not None and r.needs_adjudication]
+
+
+def round_table(dataset: Dataset, store: LabelStore, columns_from: int | None = None) -> RoundTable:
+    """The round over *dataset* (module docstring); a round of fewer than *columns_from* examples
+    (:data:`COLUMNS_FROM`) is compared one by one."""
+    columns_from = COLUMNS_FROM if columns_from is None else columns_from
+    assignees = store.team.assignments.assigned()
+    done = decided_by(store)
+    rows = sorted(i for i in map(dataset.index_of, set(assignees) | set(done)) if i is not None)
+    everyone = dataset.uids
+    uids = [everyone[i] for i in rows]
+    n = len(rows)
+    on = np.zeros(n, bool)
+    units, true, judged = np.zeros((n, 4), np.int64), np.zeros((n, 3), np.int64), np.zeros(n, bool)
+    changed = store.team.adjudications.label_changed_uids()
+    if n and n >= columns_from:
+        counts = loaded_counts(dataset)
+        at = np.asarray(rows, np.int64)
+        aside = changed | set(store.team.adjudications.settlements()) | store.judge.judged_uids()
+        on = counts.exact[at] & np.fromiter((uid not in aside for uid in uids), bool, n)
+        units = np.stack([counts.n_context[at], counts.n_context[at], counts.n_response[at], counts.n_response[at]], 1)
+        true = np.stack([counts.n_relevant[at], counts.n_utilized[at], counts.n_supported[at]], 1)
+        judged = counts.judged[at]
+    one_by_one = [i for i, o in zip(rows, on.tolist()) if not o]
+    only_changed = all(everyone[i] in changed for i in one_by_one)  # else every example's events are read
+    events = events_by_example(store, label_changed=only_changed)
+    compared = rounds_at(dataset, store, one_by_one, assignees, done, events, key_examples(dataset, one_by_one))
+    return RoundTable(
+        tuple(uids),
+        tuple(assignees.get(uid, ()) for uid in uids),
+        tuple(tuple(sorted(done.get(uid, ()))) for uid in uids),
+        compared,
+        on,
+        units,
+        true,
+        judged,
+    )
