@@ -29,7 +29,7 @@ __all__ = ["PARTS", "cpu_report", "main", "run_part"]
 
 ROOT = Path(__file__).resolve().parents[1]
 PARTS = {
-    "fast": ["-q", "-m", "not browser and not slow", "-k", "not postgresql"],
+    "fast": ["-q", "--dist", "loadscope", "-m", "not browser and not slow", "-k", "not postgresql"],
     "browser": ["-q", "-m", "browser", "--dist", "loadscope"],
     "all": ["-q", "--dist", "loadscope"],
 }
