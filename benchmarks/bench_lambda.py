@@ -14,6 +14,10 @@ relative to the tuned one's (the price of cross-fitting in precision).
 λ tuned and clipped to [0, 1] as the app shows it; cross-fitted:
 :func:`ragviz.analysis.audits.active_crossfit.crossfit_ipw_mean`): each replicate Poisson-samples the M examples with
 chances from ``bench_designs.py``'s informative confidence (floor 0.5, n on average).
+
+``--design stratified``: the stratified design's PPI++ (:func:`ragviz.analysis.audits.stratified.stratified_ppi_ci` with
+bounds: one λ tuned on the audit; cross-fitted: :func:`ragviz.analysis.audits.stratified_crossfit.crossfit_stratified_mean`)
+over RAGBench's subsets (``bench_designs.ragbench_table``), n allocated in proportion to the subsets' sizes (at least 2).
 """
 
 from __future__ import annotations
@@ -34,9 +38,20 @@ from bench_ppi import metric_table  # noqa: E402
 from ragviz.analysis.audits.active import ipw_ppi_ci  # noqa: E402
 from ragviz.analysis.audits.active_crossfit import crossfit_ipw_mean  # noqa: E402
 from ragviz.analysis.audits.designs import active_level, selection_weights  # noqa: E402
+from ragviz.analysis.audits.stratified import stratified_ppi_ci  # noqa: E402
+from ragviz.analysis.audits.stratified_crossfit import crossfit_stratified_mean  # noqa: E402
 from ragviz.analysis.estimates.crossfit import crossfit_ppi_mean  # noqa: E402
 from ragviz.analysis.estimates.ppi import power_tuning, ppi_mean  # noqa: E402
 from ragviz.metrics.trace import TRACE_METRICS  # noqa: E402
+
+
+def _strat_mean(y, f, g, fu, gu, lam):
+    """The stratified PPI++ estimate with one λ (unclipped; the strata weighted by their sizes)."""
+    total, out = y.size + fu.size, 0.0
+    for h in np.unique(np.concatenate([g, gu])):
+        yl, fl, fuh = y[g == h], f[g == h], fu[gu == h]
+        out += (yl.size + fuh.size) / total * (yl.mean() - (lam * (fl.mean() - fuh.mean()) if fuh.size else 0.0))
+    return out
 
 
 def main() -> None:
@@ -46,11 +61,16 @@ def main() -> None:
     p.add_argument("--sizes", default="30,50,100,300")
     p.add_argument("--folds", default="2,5")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--design", default="uniform", choices=("uniform", "active"))
+    p.add_argument("--design", default="uniform", choices=("uniform", "active", "stratified"))
     a = p.parse_args()
     sizes = [int(s) for s in a.sizes.split(",")]
     folds = [int(k) for k in a.folds.split(",")]
-    truth, judge, _ = metric_table(Path(a.data), a.seed)
+    if a.design == "stratified":
+        from bench_designs import ragbench_table
+
+        truth, judge, subset = ragbench_table(Path(a.data), a.seed)
+    else:
+        truth, judge, _ = metric_table(Path(a.data), a.seed)
     target = truth.mean(axis=0)
     m = truth.shape[0]
     names = ["tuned", *(f"cross-fit {k}" for k in folds), "lambda 1"]
@@ -70,7 +90,24 @@ def main() -> None:
                 q = selection_weights(confidence[idx], 0.5)
                 pi = np.minimum(1.0, active_level(q, float(n)) * q)
                 audited = rng.random(m) < pi
+            if a.design == "stratified":
+                g_all = subset[idx]
+                names_h, counts_h = np.unique(g_all, return_counts=True)
+                audited = np.zeros(m, bool)
+                for h, size in zip(names_h, counts_h):
+                    where = np.flatnonzero(g_all == h)
+                    audited[rng.choice(where, min(size, max(2, round(n * size / m))), replace=False)] = True
             for j in range(len(TRACE_METRICS)):
+                if a.design == "stratified":
+                    y, f, g = truth[idx[audited], j], judge[idx[audited], j], g_all[audited]
+                    fu, gu = judge[idx[~audited], j], g_all[~audited]
+                    tuned = stratified_ppi_ci(y, f, g, fu, gu, bounds=(0.0, 1.0))
+                    lam_t = next(iter(tuned.lams.values()))
+                    got = [_strat_mean(y, f, g, fu, gu, lam_t)]
+                    got += [crossfit_stratified_mean(y, f, g, fu, gu, k)[0] for k in folds]
+                    got.append(_strat_mean(y, f, g, fu, gu, 1.0))
+                    errors[:, r, j] = np.array(got) - target[j]
+                    continue
                 if a.design == "active":
                     y, f, p_a = truth[idx[audited], j], judge[idx[audited], j], pi[audited]
                     fu = judge[idx[~audited], j]

@@ -9,6 +9,7 @@ from ragviz.analysis.explain import answer_explanation, retrieval_explanations, 
 from ragviz.analysis.labelsets.named import GOLD, HUMAN, JUDGE, human_labels, judge_labels, label_sets
 from ragviz.analysis.review.edits import document_spans, response_spans
 from ragviz.analysis.team.gold import example_round
+from ragviz.judge.versions.registry import version_label_sets
 from ragviz.ui.audit import estimates as audit_estimates
 from ragviz.ui.audit import systems as compare_systems
 from ragviz.ui.core import access, report, results, state
@@ -26,18 +27,21 @@ report.download_report_button(HUMAN, key="explainer.report", present=present)
 audit_estimates.plain_words_section(store)
 compare_systems.compare_plain_words(store)
 names = access.names_shown()  # viewers and presenters: the latest human labels, no one's name
-offered = [n for n in label_sets(store) if n != JUDGE] if names else [HUMAN]
+offered = [*(n for n in label_sets(store) if n != JUDGE), *version_label_sets(store)] if names else [HUMAN]
 index, other = ui.example_picker(ds, team_queue.blind_label_sets(offered, store, page.annotator), results.uid_matches)
 ex = ds.example(index)
 ui.link_to(ex.uid)
 
 judge = judge_labels(ex, store)
-if other == GOLD:  # the team's agreed or adjudicated labels, by whoever agreed or settled them
-    gold = example_round(ex, store).gold if store is not None else None
-    human, decider = (gold.labels, gold.by) if gold is not None else (None, "")
+if other.kind == "version":  # judge:NAME: what that version said beside the judge's latest labels
+    human, title = ui.version_said(ex, store, other)
 else:
-    human, decider = human_labels(ex, store, other)
-title = ui.human_title(decider if names else "a person" if decider else "")
+    if other == GOLD:  # the team's agreed or adjudicated labels, by whoever agreed or settled them
+        gold = example_round(ex, store).gold if store is not None else None
+        human, decider = (gold.labels, gold.by) if gold is not None else (None, "")
+    else:
+        human, decider = human_labels(ex, store, other)
+    title = ui.human_title(decider if names else "a person" if decider else "")
 if human is None:
     human = judge
 
@@ -47,7 +51,7 @@ if judge is None and human is None:
     st.stop()
 
 ui.trace_formulas(ex, judge, human, title)
-ui.venn_pair(ex, judge, human)
+ui.venn_pair(ex, judge, human, other.name if other.kind == "version" else "human")
 ui.response_pair(response_spans(ex, judge), response_spans(ex, human))
 
 families = families_present({index: ex})

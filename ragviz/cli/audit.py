@@ -85,8 +85,9 @@ def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
     draw.add_argument(
         "--floor",
         type=float,
-        default=0.5,
-        help="active: the share of the draw spread evenly over all examples, so each can be drawn (default: 0.5)",
+        default=None,
+        help="active: the share of the draw spread evenly over all examples, so each can be drawn (default: with "
+        "--pilot, the one the pilot's reviews say draws least variably, 0.05-1; without, 0.5)",
     )
     draw.add_argument(
         "--system",

@@ -14,6 +14,7 @@ from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.export.records import csv_line
 from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.ui.core import render
+from ragviz.ui.core.label_link import keep_in_url, labels_from_url
 
 __all__ = [
     "LABEL_SETS_HELP",
@@ -36,13 +37,19 @@ MAX_LINKS = 50  # examples linked under the table
 
 
 def label_set_pickers(names: list[LabelSelection]) -> tuple[LabelSelection, LabelSelection]:
-    """The label sets the person compares: A (before, the judge's by default) and B (after)."""
+    """The label sets the person compares: A (before, the judge's by default) and B (after: human by default, else
+    the one the page's link names, ``?labels=judge:v2``; kept in the link)."""
+    after = HUMAN if HUMAN in names else names[-1]  # a blind round offers no "human"
+    st.session_state.setdefault("compare.a", JUDGE)
+    labels_from_url(names, "compare.b")
+    st.session_state.setdefault("compare.b", after)
     col_a, col_b = st.columns(2)
-    a = col_a.selectbox("Label set A (before)", names, index=names.index(JUDGE), format_func=str, key="compare.a")
-    after = names.index(HUMAN) if HUMAN in names else len(names) - 1  # a blind round offers no "human"
-    b = col_b.selectbox("Label set B (after)", names, index=after, format_func=str, key="compare.b")
-    st.caption(LABEL_SETS_HELP)
-    return a or JUDGE, b or HUMAN
+    a = col_a.selectbox("Label set A (before)", names, format_func=str, key="compare.a")
+    b = col_b.selectbox("Label set B (after)", names, format_func=str, key="compare.b")
+    st.caption(LABEL_SETS_HELP + " The page's link carries B (?labels=, as ragviz agreement --against names it).")
+    b = b or after
+    keep_in_url(b, after, "compare.b")
+    return a or JUDGE, b
 
 
 def totals_metrics(n_compared: int, n_differ: int, totals: DiffTotals) -> None:

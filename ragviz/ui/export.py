@@ -126,7 +126,7 @@ def whose_labels(who: str, versions: Sequence[LabelSelection] = ()) -> LabelSele
     field every annotator's latest decision, a reviewer per row) or one of *versions* (``judge:NAME``, the
     judge versions with labels in the store). Returns the choice."""
     mine = LabelSelection.of(who)
-    choice = st.radio(
+    choice = st.radio(  # md: ours (_whose_label md_escapes every name it shows)
         "Whose labels", [mine, HUMAN, *versions], format_func=_whose_label, horizontal=True, key="export.whose"
     )
     if choice == HUMAN:

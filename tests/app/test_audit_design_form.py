@@ -11,6 +11,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from ragviz.analysis.audits.floor_tuning import FLOORS
 from ragviz.analysis.estimates.pairing import member_rows
 from ragviz.cli.main import main
 from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change, field_value
@@ -157,7 +158,7 @@ def test_active_calibrated_on_a_pilot_is_the_clis(judged, app_env, capsys):
     assert uncalibrated not in " ".join(c.value for c in at.sidebar.caption)
     next(w for w in at.checkbox if w.key == "audit.calibrate").uncheck().run()
     assert uncalibrated in " ".join(c.value for c in at.sidebar.caption)  # until a pilot calibrates it
-    widgets = {"audit.design": "active", "audit.floor": 0.2, "audit.calibrate": True, "audit.pilot": pilot}
+    widgets = {"audit.design": "active", "audit.calibrate": True, "audit.pilot": pilot}
     said = _draw(at, **widgets, **{"audit.n": 30, "audit.seed": "13"})
     assert uncalibrated not in " ".join(c.value for c in at.sidebar.caption)
     assert "Drew active sample 2" in said, said
@@ -165,12 +166,13 @@ def test_active_calibrated_on_a_pilot_is_the_clis(judged, app_env, capsys):
         page = store.audits.get_sample(2)
     assert page is not None and page.params["pilot"] == {"sample": pilot, "metric": "trace"}
     assert page.params["calibration"]["n_pilot"] == 40
+    # calibrated, the floor is chosen from the pilot (the slider is for an uncalibrated draw), as the CLI's without --floor
+    assert page.params["floor"] in FLOORS and len(page.params["floor_from_pilot"]) == len(FLOORS)
     cli_db = app_env["tmp"] / "cli.db"
     with sqlite3.connect(app_env["db"]) as src, sqlite3.connect(cli_db) as dst:
         src.backup(dst)
     members = _cli_members(
-        capsys, judged, "--db", cli_db, "--size", 30, "--seed", 13, "--design", "active", "--floor", 0.2,
-        "--pilot", pilot,
+        capsys, judged, "--db", cli_db, "--size", 30, "--seed", 13, "--design", "active", "--pilot", pilot,
     )  # fmt: skip
     assert list(page.members) == members
 
@@ -180,7 +182,7 @@ def test_an_active_sample_drawn_with_the_pilots_seed_says_they_are_independent_d
     # examples they share (as many as independent draws would, not all)
     pilot = _reviewed_pilot(_audit_mode(), judged, app_env)
     at = _audit_mode()
-    widgets = {"audit.design": "active", "audit.floor": 0.7, "audit.calibrate": True, "audit.pilot": pilot}
+    widgets = {"audit.design": "active", "audit.calibrate": True, "audit.pilot": pilot}
     said = _draw(at, **widgets, **{"audit.n": 30, "audit.seed": "5"})
     with LabelStore(app_env["db"]) as store:
         page, first = store.audits.get_sample(2), store.audits.get_sample(pilot)

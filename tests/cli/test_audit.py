@@ -169,9 +169,11 @@ def test_status_and_estimate_name_the_design_effective_n_and_saving(tmp_path, ca
         m = got["metrics"][name]
         low, high = m["ppi"]["ci"]
         assert 0.0 <= low <= m["ppi"]["estimate"] <= high <= 1.0
-        # where people never disagreed the stratified interval stays normal over its floored variance, said so
+        # where people never disagreed the stratified interval stays normal over its floored variance, said so; an
+        # active audit gets the t of its cross-fitted estimate (issue 36), a stratified one its bootstrap-t
         floored = design == "stratified" and name in ("utilization", "adherence")  # people changed relevant keys
-        assert m["ppi"]["interval"] == ("normal" if floored else "bootstrap-t"), name
+        assert m["ppi"]["interval"] == ("normal" if floored else "t" if design == "active" else "bootstrap-t"), name
+        assert m["ppi"]["lambda_rule"] in ("cross-fitted (5 folds)", "tuned on the audit"), name
         assert m["design"]["effective_n"] <= len(dataset)
         assert m["design"]["uniform_equivalent"] is not None, (name, m)
         assert m["design"]["uniform_equivalent"] >= 100  # never a uniform audit too small for a corrected figure
@@ -179,10 +181,11 @@ def test_status_and_estimate_name_the_design_effective_n_and_saving(tmp_path, ca
     by = " by dataset_name" if design == "stratified" else ""
     assert code == 0 and f"design: {design} audit{by} (sample {sample.id})" in out
     assert "a uniform audit would need" in out
-    # the interval each metric got: "bootstrap-t interval", or "bootstrap-t (normal for ...) interval" (issue 36)
+    # the interval each metric got: "t interval", or "bootstrap-t (normal for ...) interval" (issue 36)
     metrics = json.loads(_run(capsys, "estimate", data_file, "--db", db, "--format", "json")[1])["metrics"]
     fell_back = [n for n, m in metrics.items() if m["ppi"]["interval"] == "normal"]  # in the metrics' order
-    assert (f"bootstrap-t (normal for {', '.join(fell_back)}) interval" if fell_back else "bootstrap-t interval") in out
+    base = "t" if design == "active" else "bootstrap-t"
+    assert (f"{base} (normal for {', '.join(fell_back)}) interval" if fell_back else f"{base} interval") in out
     code, out, _ = _run(capsys, "estimate", data_file, "--db", db, "--interval", "normal", "--format", "json")
     assert code == 0 and {m["ppi"]["interval"] for m in json.loads(out)["metrics"].values()} == {"normal"}
 
@@ -202,6 +205,9 @@ def test_active_draw_calibrated_on_a_pilot(tmp_path, capsys, data_file):
     calibration = drawn.params["calibration"]
     assert drawn.params["pilot"] == {"sample": pilot.id, "metric": "trace"}
     assert calibration["n_pilot"] >= 10 and "relevance" in calibration["terms"]
+    # the floor is the one the pilot's reviews say draws least variably (issue 36 item 8), kept with the sample
+    relative = drawn.params["floor_from_pilot"]
+    assert drawn.params["floor"] == float(min(relative, key=lambda f: (relative[f], -float(f))))
     code, out, err = _run(
         capsys, "audit", "draw", data_file, "--db", db, "--size", 40, "--design", "active", "--pilot", pilot.id,
         "--seed", 1, "--format", "json",
@@ -214,6 +220,7 @@ def test_active_draw_calibrated_on_a_pilot(tmp_path, capsys, data_file):
     with LabelStore(db) as store:
         grown = store.audits.get_sample(again["sample"])
     assert grown is not None and set(drawn.members) <= set(grown.members) and grown.params["calibration"] == calibration
+    assert grown.params["floor"] == drawn.params["floor"]
     assert set(drawn.params["pilot_weights"]) == set(pilot.members)  # each pilot member's own chance, kept
     assert grown.params["pilot_weights"] == pytest.approx(drawn.params["pilot_weights"])
 

@@ -12,9 +12,12 @@ import numpy as np
 import ppi_py
 import pyarrow.parquet as pq
 import pytest
+from scipy.stats import t as student
 
 from ragviz.analysis.estimates import ppi
-from ragviz.analysis.estimates.crossfit import FOLDS, crossfit_ppi_mean
+from ragviz.analysis.estimates.crossfit import FOLDS, crossfit_ppi, crossfit_ppi_mean
+from ragviz.analysis.estimates.estimate import DEFAULT_INTERVAL
+from ragviz.analysis.estimates.student_t import STUDENT_T
 from ragviz.cli.estimate import INTERVALS
 from ragviz.cli.main import main
 from ragviz.data.ragbench import LABEL_FIELDS
@@ -102,11 +105,16 @@ def test_planted_bias_corrected_and_equal_to_ppi_py(tmp_path, capsys, ragbench_r
     assert result["design"] == {"name": "uniform"}  # people's labels from a file: a uniform audit
     assert (result["alpha"], result["n_labeled"], result["n_unlabeled"]) == (0.05, 200, len(truth) - 200)
     assert result["interval"] == "normal"
-    # the default interval: the bootstrap-t around the same estimate (ragviz.analysis.estimates.ppi, seed 0)
-    code, out, err = _run(capsys, data, "--human", human, "--format", "json")
+    # the bootstrap-t around the same estimate (ragviz.analysis.estimates.ppi, seed 0)
+    code, out, err = _run(capsys, data, "--human", human, "--format", "json", "--interval", "bootstrap-t")
     assert code == 0, err
     boot = json.loads(out)
     assert boot["interval"] == "bootstrap-t"
+    # the default (issue 36): Student's t around the cross-fitted estimate, its variance the out-of-fold residuals'
+    code, out, err = _run(capsys, data, "--human", human, "--format", "json")
+    assert code == 0, err
+    shown = json.loads(out)
+    assert shown["interval"] == "t"
     arrays = _trace_arrays(truth, judge, audited)
     for m in METRICS:
         y, f, fu = arrays[m]
@@ -134,6 +142,12 @@ def test_planted_bias_corrected_and_equal_to_ppi_py(tmp_path, capsys, ragbench_r
         moved = [min(1.0, max(0.0, v + shift)) for v in expected.ci()]
         assert b["ppi"]["interval"] == expected.method and b["ppi"]["ci"] == pytest.approx(moved, abs=1e-12)
         assert (b["ppi"]["ci"] != got["ppi"]["ci"]) == (expected.method == "bootstrap-t")
+        t = shown["metrics"][m]["ppi"]
+        if got["ppi"]["lambda_rule"].startswith("cross-fitted") and np.count_nonzero(y != f) >= 5:
+            fit = crossfit_ppi(y, f, fu, FOLDS)
+            half = student.ppf(0.975, fit.df) * fit.variance**0.5
+            assert t["interval"] == "t" and t["estimate"] == pytest.approx(fit.estimate, abs=1e-12)
+            assert t["ci"] == pytest.approx([max(0.0, fit.estimate - half), min(1.0, fit.estimate + half)], abs=1e-12)
         tuned_estimate = float(ppi_py.ppi_mean_pointestimate(y, f, fu)[0])
         assert got["ppi"]["estimate"] == pytest.approx(tuned_estimate + shift, abs=1e-9)
         if m == "adherence":  # a 0/1 metric: the Wilson interval (statsmodels' proportion_confint agrees)
@@ -161,7 +175,7 @@ def test_planted_bias_corrected_and_equal_to_ppi_py(tmp_path, capsys, ragbench_r
 
 
 def test_interval_choices_are_the_core_methods_default_first():
-    assert set(INTERVALS) == set(ppi.INTERVAL_METHODS) and INTERVALS[0] == ppi.DEFAULT_INTERVAL
+    assert set(INTERVALS) == {*ppi.INTERVAL_METHODS, STUDENT_T} and INTERVALS[0] == DEFAULT_INTERVAL == STUDENT_T
 
 
 def test_export_rows_with_an_audit_column_give_the_same_numbers(tmp_path, capsys, ragbench_rows):

@@ -30,6 +30,7 @@ __all__ = [
     "combined_people_ci",
     "hajek_mean",
     "hajek_spread",
+    "ipw_lambda",
     "ipw_people_ci",
     "ipw_ppi_ci",
 ]
@@ -135,23 +136,39 @@ def ipw_ppi_ci(
     _check(p_arr, y_arr.size)
     if y_arr.size < 2:
         raise ProbabilityError("an IPW interval needs at least two audited examples")
-    shift_y = hajek_mean(y_arr, p_arr) if centred else 0.0
-    shift_f = hajek_mean(f_arr, p_arr) if centred else 0.0
-    f_all = np.concatenate([f_arr, fu_arr]) - shift_f
-    xi_over_pi = np.concatenate([1.0 / p_arr, np.zeros(fu_arr.size)])
-    y_all = np.concatenate([y_arr - shift_y, np.zeros(fu_arr.size)])
+    shift_y, f_all, xi_over_pi, y_all = _centred(y_arr, f_arr, p_arr, fu_arr, centred)
     if lam is None:
-        a, b = f_all * (xi_over_pi - 1.0), y_all * xi_over_pi
-        var_a = float(np.var(a, ddof=1))
-        lam = float(np.cov(a, b, ddof=1)[0, 1] / var_a) if var_a > 0 else 0.0
-        if bounds is not None:  # as ppi_py and the stratified design: 0 = people only, 1 = the judge trusted fully
-            lam = min(max(lam, 0.0), 1.0)
+        lam = _tuned(f_all, xi_over_pi, y_all, bounds is not None)
     rectified = lam * f_all + xi_over_pi * (y_all - lam * f_all)
     total = rectified.size
     variance = float(np.var(rectified, ddof=1)) / total
     variance = max(variance, _floor(y_arr, f_arr, p_arr, lam, total, bounds))
     theta = shift_y + float(rectified.mean())
     return ActiveEstimate(_interval(theta, variance, alpha, bounds), variance, lam, theta)
+
+
+def _centred(
+    y: np.ndarray, f: np.ndarray, pi: np.ndarray, fu: np.ndarray, centred: bool
+) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
+    shift_y = hajek_mean(y, pi) if centred else 0.0
+    shift_f = hajek_mean(f, pi) if centred else 0.0
+    f_all = np.concatenate([f, fu]) - shift_f
+    xi_over_pi = np.concatenate([1.0 / pi, np.zeros(fu.size)])
+    return shift_y, f_all, xi_over_pi, np.concatenate([y - shift_y, np.zeros(fu.size)])
+
+
+def _tuned(f_all: np.ndarray, xi_over_pi: np.ndarray, y_all: np.ndarray, clip: bool) -> float:
+    a, b = f_all * (xi_over_pi - 1.0), y_all * xi_over_pi
+    var_a = float(np.var(a, ddof=1))
+    lam = float(np.cov(a, b, ddof=1)[0, 1] / var_a) if var_a > 0 else 0.0
+    # as ppi_py and the stratified design: 0 = people only, 1 = the judge trusted fully
+    return min(max(lam, 0.0), 1.0) if clip else lam
+
+
+def ipw_lambda(y: np.ndarray, f: np.ndarray, pi: np.ndarray, fu: np.ndarray, clip: bool = True) -> float:
+    """The power-tuned λ of :func:`ipw_ppi_ci` (centred; clipped to [0, 1] with *clip*, as with bounds) alone."""
+    _, f_all, xi_over_pi, y_all = _centred(as_vector(y), as_vector(f), as_vector(pi), as_vector(fu), True)
+    return _tuned(f_all, xi_over_pi, y_all, clip)
 
 
 def ipw_people_ci(

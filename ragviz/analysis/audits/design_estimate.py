@@ -1,25 +1,14 @@
-"""Corrected estimates for a designed audit sample: the estimator that matches the design, its effective sample
-size and the people-hours it saved against a uniform audit of equal precision.
-
-* uniform — :func:`ragviz.analysis.estimates.report.estimate_report` (PPI++, ``ppi_py``'s, bootstrap-t).
-* stratified — :func:`ragviz.analysis.audits.stratified.stratified_ppi_ci` over the strata of the column the
-  sample was drawn by (every example's current value of that column).
-* active — :func:`ragviz.analysis.audits.active.ipw_ppi_ci` with each reviewed member's inclusion probability;
-  calibrated on a uniform pilot, the pilot's reviewed members join the active sample's as one audit, each example
-  at its chance of being in either, :math:`1 - (1 - n_p/N)(1 - \\pi_i)` (the draw keeps the pilot members' own
-  :math:`q_i` for that): no review is wasted, and a pilot whose calibration says nothing leaves an audit as good as
-  a uniform one of the same size. Samples drawn before the pilot's chances were kept, or whose pilot grew since, are
-  estimated as two batches (:func:`~ragviz.analysis.audits.active.combined_ipw_ppi_ci`; up to 8 % wider at n = 100).
-  People review an active sample in its order (by :math:`U_i/q_i`); a sample reviewed up to member *k* is the
-  Poisson sample at the level of member *k + 1* (:func:`reviewed_level`), so the probabilities are those at that
-  level and members reviewed past the first unreviewed one wait until the gap is closed.
-
-Every design's interval is the percentile-t bootstrap (stratified:
-:mod:`ragviz.analysis.audits.stratified_bootstrap`, active: :mod:`ragviz.analysis.audits.active_bootstrap`) unless
-``interval="normal"`` is asked, as the uniform design's; every output says which. ``BENCHMARKS.md`` has their coverage. *Effective sample size*: the people-only uniform audit as precise, :math:`\\hat\\sigma^2_Y /
-\\hat\\sigma^2` (at most the rows). *Saving*: the uniform PPI++ audit of equal variance (:func:`uniform_equivalent`)
-minus the examples audited (that audit never below :data:`ragviz.analysis.coverage.MIN_AUDITED`, the
-smallest uniform audit whose corrected figure is said), in examples and in people-hours at *minutes_per_example*.
+"""Corrected estimates for a designed audit sample: the estimator that matches the design (uniform:
+:func:`ragviz.analysis.estimates.report.estimate_report`; stratified: :func:`~ragviz.analysis.audits.stratified.stratified_ppi_ci`
+over the strata of the column it was drawn by; active: :func:`~ragviz.analysis.audits.active.ipw_ppi_ci`, a uniform
+pilot's reviewed members joining as one audit at each example's chance of being in either,
+:math:`1 - (1 - n_p/N)(1 - \\pi_i)`, or as two batches where the pilot's chances were not kept), λ cross-fitted, and
+its interval: Student's t around the cross-fitted estimate for one active audit (:mod:`ragviz.analysis.estimates.student_t`),
+the percentile-t bootstrap for a stratified or two-batch one, or the normal one when asked; every output says which.
+A partly reviewed active sample is the Poisson sample at the level of its first unreviewed member
+(:func:`reviewed_level`). *Effective sample size*: the people-only uniform audit as precise (at most the rows).
+*Saving*: the uniform PPI++ audit of equal variance (:func:`uniform_equivalent`, never below
+:data:`ragviz.analysis.coverage.MIN_AUDITED`) minus the examples audited, in examples and people-hours.
 """
 
 from __future__ import annotations
@@ -38,18 +27,20 @@ from ragviz.analysis.audits.active import (
     ipw_people_ci,
 )
 from ragviz.analysis.audits.active_bootstrap import active_bootstrap_t
-from ragviz.analysis.audits.active_crossfit import crossfitted_active
+from ragviz.analysis.audits.active_crossfit import MIN_CROSSFIT, crossfitted_active
 from ragviz.analysis.audits.design_plan import variance_curve
 from ragviz.analysis.audits.designs import ACTIVE, PAIRED, STRATIFIED, UNIFORM, unit_draw
 from ragviz.analysis.audits.stratified import StratumError, stratified_people_ci, stratified_ppi_ci
 from ragviz.analysis.audits.stratified_bootstrap import stratified_bootstrap_t
+from ragviz.analysis.audits.stratified_crossfit import crossfitted_stratified
 from ragviz.analysis.coverage import MIN_AUDITED, too_few_words
 from ragviz.analysis.estimates.crossfit import FOLDS
-from ragviz.analysis.estimates.estimate import TUNED, MetricEstimate
+from ragviz.analysis.estimates.estimate import DEFAULT_INTERVAL, TUNED, MetricEstimate
 from ragviz.analysis.estimates.pairing import PairedExample, Pairing
 from ragviz.analysis.estimates.planner import variance_terms
 from ragviz.analysis.estimates.ppi import BOOTSTRAP_T, NORMAL, Interval, PPIInterval, judge_mean, z_value
 from ragviz.analysis.estimates.report import GROUP_BY, EstimateReport, GroupEstimate, estimate_report, metric_bounds
+from ragviz.analysis.estimates.student_t import STUDENT_T
 from ragviz.store.audit_samples import AuditSample
 
 __all__ = [
@@ -268,11 +259,15 @@ def _metric(
     shown_method = NORMAL
     rule = TUNED
     try:
+        t = method == STUDENT_T
         if info.name == STRATIFIED:
-            if method == BOOTSTRAP_T:
+            if method in (BOOTSTRAP_T, STUDENT_T):  # the stratified design's t is not measured: its bootstrap-t
                 s, shown_method = stratified_bootstrap_t(y, f, a["keys"], fu, a["keys_u"], bounds, alpha)
             else:
                 s = stratified_ppi_ci(y, f, a["keys"], fu, a["keys_u"], alpha, bounds)
+            keys, keys_u = np.asarray(a["keys"]).astype(str), np.asarray(a["keys_u"]).astype(str)
+            s, lam_cf = crossfitted_stratified(s, y, f, keys, fu, keys_u, bounds)
+            rule = TUNED if lam_cf is None else f"cross-fitted ({FOLDS} folds)"
             people, people_var = stratified_people_ci(y, a["keys"], s.weights, alpha, bounds)
             lam = float(sum(s.weights[h] * s.lams[h] for h in s.lams))
             interval, variance = s.interval, s.variance
@@ -287,13 +282,18 @@ def _metric(
             else:
                 batches = [(y, f, pi, fu)]
                 people, people_var = ipw_people_ci(y, pi, total, alpha, bounds)
-            if method == BOOTSTRAP_T:
+            one = not info.batches and n >= MIN_CROSSFIT
+            if method == BOOTSTRAP_T or (t and not one):  # the t needs one audit to cross-fit; else the bootstrap-t
                 act, shown_method = active_bootstrap_t(batches, alpha, bounds)
             else:
                 act = batches_ppi_ci(batches, alpha, bounds)
             if not info.batches:  # one audit: λ cross-fitted (two batches keep each batch's tuned λ)
-                act, crossfitted = crossfitted_active(act, y, f, pi, fu, bounds)
+                act, crossfitted = crossfitted_active(act, y, f, pi, fu, bounds, alpha if t and one else None)
                 rule = f"cross-fitted ({FOLDS} folds)" if crossfitted else TUNED
+                if crossfitted and t and one:
+                    shown_method = STUDENT_T
+                elif t and one:  # λ 0: the judge ignored, the tuned normal interval
+                    act, shown_method = active_bootstrap_t(batches, alpha, bounds)
             interval, variance, lam, weights = act.interval, act.variance, act.lam, 1.0 / pi
     except (StratumError, ProbabilityError) as exc:
         note = str(exc)
@@ -354,7 +354,7 @@ def design_report(
     info: DesignInfo,
     alpha: float = 0.05,
     by: str | None = None,
-    interval: str = "bootstrap-t",
+    interval: str = DEFAULT_INTERVAL,
     minutes_per_example: float = MINUTES_PER_EXAMPLE,
 ) -> EstimateReport:
     """Every metric's corrected estimate for the sample's design (module docstring), overall and per *by* group;

@@ -213,14 +213,14 @@ def selection_weights(confidence: Sequence[float] | np.ndarray, floor: float = D
     return weights_from_spread(np.sqrt(1.0 - conf), floor)
 
 
-def active_level(weights: np.ndarray, budget: float) -> float:
+def active_level(weights: np.ndarray, budget: float, descending: bool = False) -> float:
     """The level :math:`\\ell` with :math:`\\sum_i \\min(1, \\ell q_i) = ` *budget* (exact: the capped
-    examples are the ones with the largest :math:`q_i`).
+    examples are the ones with the largest :math:`q_i`); *descending*: the weights are sorted largest first already.
 
     >>> active_level(np.array([0.25, 0.25, 0.5]), 2.0), active_level(np.array([0.1, 0.1, 0.8]), 2.0)
     (2.0, 5.0)
     """
-    q = np.sort(np.asarray(weights, dtype=float))[::-1]
+    q = np.asarray(weights, dtype=float) if descending else np.sort(np.asarray(weights, dtype=float))[::-1]
     if not 0 < budget <= q.size:
         raise DesignError(f"a budget of {budget:g} does not fit {q.size:,} examples")
     rest = np.cumsum(q[::-1])[::-1]  # rest[k] = sum of q[k:]

@@ -19,9 +19,8 @@ from ragviz.analysis.audits.design_estimate import MINUTES_PER_EXAMPLE, DesignIn
 from ragviz.analysis.audits.designs import ACTIVE, STRATIFIED, UNIFORM, DesignError
 from ragviz.analysis.audits.samples import strata_of
 from ragviz.analysis.audits.stratified import StratumError
-from ragviz.analysis.estimates.estimate import MetricEstimate
+from ragviz.analysis.estimates.estimate import DEFAULT_INTERVAL, MetricEstimate
 from ragviz.analysis.estimates.pairing import Pairing, pair_store
-from ragviz.analysis.estimates.ppi import DEFAULT_INTERVAL
 from ragviz.analysis.estimates.report import EstimateReport
 from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection
 from ragviz.data.dataset import Dataset

@@ -19,8 +19,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from ragviz.analysis.audits.allocation import NEYMAN, AllocationError, spread_from_confidence, spread_from_pilot
 from ragviz.analysis.audits.calibration import Calibration, CalibrationError, calibrate, calibrated_spread
@@ -38,6 +36,7 @@ from ragviz.analysis.audits.designs import (
     stratified_draw,
     uniform_draw,
 )
+from ragviz.analysis.audits.floor_tuning import FloorChoice, pilot_floor
 from ragviz.analysis.audits.judge_confidence import with_judge_confidence
 from ragviz.analysis.estimates.pairing import Pairing, pair_store
 from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection
@@ -50,19 +49,16 @@ from ragviz.store.label_store import LabelStore
 __all__ = [
     "CONFIDENCE_COLUMN",
     "SUBSET_COLUMNS",
-    "confidence_columns",
     "confidence_of",
     "draw_design",
     "grow_design",
     "pilot_calibration",
     "pilot_spreads",
-    "strata_columns",
     "strata_of",
 ]
 
 
 CONFIDENCE_COLUMN = "judge_confidence"
-_NUMERIC = (pa.float64(), pa.float32(), pa.int64(), pa.int32(), pa.float16(), pa.int16(), pa.int8())
 SUBSET_COLUMNS = ("dataset_name", "subset")
 
 
@@ -108,38 +104,6 @@ def confidence_of(dataset: Dataset, column: str = CONFIDENCE_COLUMN) -> dict[str
             "every row (the judge's chance of being right), or draw a uniform or stratified sample"
         )
     return {uid: float(v) for uid, v in zip(dataset.uids, values) if v is not None}
-
-
-def strata_columns(dataset: Dataset, most: int = 50) -> list[str]:
-    """The columns a stratified sample can be drawn by: the subset (``dataset_name``) first, then the generation
-    model when the data has one, then every other column with 2 to *most* distinct values and none empty."""
-    out = ["dataset_name"]
-    if "generation_model_name" in dataset.table.column_names:
-        out.append("generation_model_name")
-    for name in dataset.table.column_names:
-        column = dataset.table.column(name)
-        if name.startswith("_") or name in out or name in SUBSET_COLUMNS or column.null_count:
-            continue
-        if pa.types.is_string(column.type) or pa.types.is_integer(column.type) or pa.types.is_boolean(column.type):
-            distinct = len(pc.unique(column))
-            if 2 <= distinct <= most and "" not in pc.unique(column).to_pylist():
-                out.append(name)
-    return out
-
-
-def confidence_columns(dataset: Dataset) -> list[str]:
-    """The data's columns that could hold the judge's confidence: named for it (``confidence`` in the name; the
-    metrics' own 0-1 score columns are not a confidence), numeric, every value in 0-1 where there is one
-    (:data:`CONFIDENCE_COLUMN` first when present)."""
-    out = []
-    for name in dataset.table.column_names:
-        column = dataset.table.column(name)
-        if "confidence" not in name.lower() or column.type not in _NUMERIC or column.null_count == len(column):
-            continue
-        low, high = pc.min(column).as_py(), pc.max(column).as_py()
-        if low is not None and 0 <= low and high <= 1:
-            out.append(name)
-    return sorted(out, key=lambda c: c != CONFIDENCE_COLUMN)
 
 
 def pilot_spreads(
@@ -208,7 +172,16 @@ def pilot_calibration(
         raise DesignError(f"pilot sample {pilot_id}: {exc}") from None
 
 
-def _calibrated(dataset: Dataset, judged: Judged, calibration: Calibration, confidence: str) -> dict[str, float]:
+def _calibrated(
+    dataset: Dataset,
+    judged: Judged,
+    calibration: Calibration,
+    confidence: str,
+    floor_from: Judged | None = None,
+    budget: int = 0,
+) -> tuple[dict[str, float], FloorChoice | None]:
+    """Every example's calibrated spread, and with *floor_from* (people's values on the pilot) the floor for a draw of
+    *budget* chosen from the pilot (:func:`ragviz.analysis.audits.floor_tuning.pilot_floor`; ``None`` without)."""
     uids = dataset.uids
     per_metric, judge_values = {}, {}
     for metric in calibration.terms:
@@ -217,7 +190,11 @@ def _calibrated(dataset: Dataset, judged: Judged, calibration: Calibration, conf
         values = np.array([judged.get(u, {}).get(metric) for u in uids], dtype=float)  # None -> nan
         known = values[np.isfinite(values)]
         judge_values[metric] = np.where(np.isfinite(values), values, known.mean() if known.size else 0.0)
-    return dict(zip(uids, calibrated_spread(calibration, per_metric, judge_values).tolist()))
+    spread = dict(zip(uids, calibrated_spread(calibration, per_metric, judge_values).tolist()))
+    if floor_from is None:
+        return spread, None
+    people = {m: np.array([floor_from.get(u, {}).get(m) for u in uids], dtype=float) for m in calibration.terms}
+    return spread, pilot_floor(people, per_metric, judge_values, float(budget))
 
 
 def _draw(
@@ -228,16 +205,18 @@ def _draw(
     by: str | None,
     allocation: str,
     confidence_column: str,
-    floor: float,
+    floor: float | None,
     current: dict[str, int] | None = None,
     spreads: dict[str, float] | None = None,
     calibration: Calibration | None = None,
     judged: Judged | None = None,
     pilot_members: Sequence[str] = (),
     salt: str | None = None,
+    people: Judged | None = None,
 ) -> DesignedDraw:
     """*salt*: the ranking's (:data:`ragviz.analysis.audits.designs.SALTS`, the design's own when ``None``; a
-    sample grown keeps the salt it was drawn with, ``""`` for one drawn before salts)."""
+    sample grown keeps the salt it was drawn with, ``""`` for one drawn before salts). *floor* ``None``: calibrated,
+    chosen from the pilot's reviews *people*; else :data:`ragviz.analysis.audits.designs.DEFAULT_FLOOR`."""
     if design not in DESIGNS:
         raise DesignError(f"unknown design {design!r}; expected one of {', '.join(DESIGNS)}")
     uids = dataset.uids
@@ -261,11 +240,17 @@ def _draw(
     active_salt = SALTS[ACTIVE] if salt is None else salt
     if calibration is not None:
         assert judged is not None  # the calibration reads the judge's values
-        spread = _calibrated(dataset, judged, calibration, confidence_column)
-        drawn = active_draw(uids, {}, n, seed, floor, spread, weigh=pilot_members, salt=active_salt)
+        spread, chosen = _calibrated(
+            dataset, judged, calibration, confidence_column, people if floor is None else None, n
+        )
+        floor = chosen.floor if chosen is not None else floor
+        drawn = active_draw(uids, {}, n, seed, floor or DEFAULT_FLOOR, spread, weigh=pilot_members, salt=active_salt)
+        if chosen is not None:
+            drawn.params["floor_from_pilot"] = {str(k): round(v, 4) for k, v in chosen.relative.items()}
         drawn.params["calibration"] = calibration.to_params()
     else:
-        drawn = active_draw(uids, confidence_of(dataset, confidence_column), n, seed, floor, salt=active_salt)
+        conf = confidence_of(dataset, confidence_column)
+        drawn = active_draw(uids, conf, n, seed, DEFAULT_FLOOR if floor is None else floor, salt=active_salt)
     drawn.params["confidence"] = confidence_column
     return drawn
 
@@ -280,7 +265,7 @@ def draw_design(
     by: str | None = None,
     allocation: str = "proportional",
     confidence_column: str = CONFIDENCE_COLUMN,
-    floor: float = DEFAULT_FLOOR,
+    floor: float | None = None,
     pilot: AuditSample | None = None,
     pilot_metric: str = "adherence",
 ) -> AuditSample:
@@ -288,18 +273,21 @@ def draw_design(
     dataset's examples: *n* examples (active: *n* on average), reproducible from *seed* (fresh when ``None``).
     Neyman allocation takes the strata's spreads from *pilot* (its reviewed members' *pilot_metric*,
     :func:`pilot_spreads`) when given, else from the judge's confidence in *confidence_column*; an active design
-    calibrates the confidence on *pilot* when given (:func:`pilot_calibration`, every TRACe metric)."""
+    calibrates the confidence on *pilot* when given (:func:`pilot_calibration`, every TRACe metric). *floor*
+    ``None``: calibrated, the floor the pilot's reviews say is least variable
+    (:func:`ragviz.analysis.audits.floor_tuning.pilot_floor`); else :data:`ragviz.analysis.audits.designs.DEFAULT_FLOOR`."""
     seed = new_seed() if seed is None else int(seed)
     if design == UNIFORM:
         return store.audits.draw_sample(dataset.uids, n, annotator, seed)
     dataset = with_judge_confidence(dataset, store)
-    spreads, calibration, judged = None, None, None
+    spreads, calibration, judged, people = None, None, None, None
     if pilot is not None and design == ACTIVE:
         pairing = pair_store(
             dataset, store, pilot.members
         )  # the judge's values on every example, people's on the pilot
         calibration = pilot_calibration(dataset, pairing, pilot.id, confidence_column)
         judged = _judged(pairing)
+        people = {e.uid: e.human for e in pairing.examples if e.audited and e.human}
     elif pilot is not None:
         if design != STRATIFIED or allocation != NEYMAN or not by:
             raise DesignError(
@@ -321,6 +309,8 @@ def draw_design(
         calibration,
         judged,
         pilot.members if calibration is not None and pilot is not None else (),
+        None,
+        people,
     )
     if pilot is not None:
         drawn.params["pilot"] = {"sample": pilot.id, "metric": "trace" if calibration else pilot_metric}

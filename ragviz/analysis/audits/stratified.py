@@ -21,6 +21,7 @@ PSEUDO_AUDITED = FEW  # pseudo-examples at the whole audit's spread added to eac
 
 __all__ = [
     "PSEUDO_AUDITED",
+    "pooled_lambda",
     "StratifiedEstimate",
     "StratumError",
     "stratified_people_ci",
@@ -59,7 +60,7 @@ def stratum_arrays(
     return out
 
 
-def _pooled_lam(y: np.ndarray, f: np.ndarray, fu: np.ndarray) -> float:
+def pooled_lambda(y: np.ndarray, f: np.ndarray, fu: np.ndarray) -> float:
     var_all = float(np.var(np.concatenate([f, fu]), ddof=1))
     if fu.size == 0 or var_all <= 0.0:
         return 0.0
@@ -128,7 +129,7 @@ def stratified_ppi_ci(
             cov = float(np.cov(yk, fk, ddof=1)[0, 1])
             lam = cov / ((1.0 + n_k / nu_k) * var_all)
             if bounds is not None:  # a stratum of a few audited examples overfits its own lambda: tune on the audit
-                lam = _pooled_lam(y_arr, f_arr, fu_arr)
+                lam = pooled_lambda(y_arr, f_arr, fu_arr)
         mean_k = float(np.mean(yk) - lam * np.mean(fk)) + (lam * float(np.mean(fuk)) if nu_k else 0.0)
         rect = float(np.var(yk - lam * fk, ddof=1))
         if bounds is not None:  # a few audited examples of a rare error: shrink toward the whole audit's spread

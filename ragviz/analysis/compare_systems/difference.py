@@ -18,7 +18,7 @@ from ragviz.analysis.compare_systems.pairs import QuestionPair, SystemPairs
 from ragviz.analysis.compare_systems.verdict import verdict
 from ragviz.analysis.coverage import MIN_AUDITED
 from ragviz.analysis.estimates.estimate import MetricEstimate, estimate_mean
-from ragviz.analysis.estimates.ppi import DEFAULT_INTERVAL
+from ragviz.analysis.estimates.ppi import BOOTSTRAP_T
 from ragviz.analysis.estimates.report import ALL, metric_bounds, too_few_text
 from ragviz.analysis.estimates.small_audit import Bounds
 from ragviz.metrics.trace import TRACE_METRICS
@@ -87,7 +87,7 @@ def difference_group(
     pairs: Sequence[QuestionPair],
     names: Sequence[str],
     alpha: float = 0.05,
-    interval: str = DEFAULT_INTERVAL,
+    interval: str = BOOTSTRAP_T,
     bounded: bool = True,
 ) -> DifferenceGroup:
     """:func:`ragviz.analysis.estimates.estimate.estimate_mean` of B − A for each metric in *names* over *pairs*
@@ -209,7 +209,7 @@ class CompareReport:
 def compare_report(
     pairs: SystemPairs,
     alpha: float = 0.05,
-    interval: str = DEFAULT_INTERVAL,
+    interval: str = BOOTSTRAP_T,
     names: Sequence[str] = TRACE_METRICS,
 ) -> CompareReport:
     """B − A on each metric of *names* (default the four TRACe metrics), overall and per subset."""

@@ -23,7 +23,7 @@ from ragviz.analysis.compare_systems.pairs import (
     pair_systems,
 )
 from ragviz.analysis.estimates.pairing import pair_export, pair_store
-from ragviz.analysis.estimates.ppi import DEFAULT_INTERVAL
+from ragviz.analysis.estimates.ppi import BOOTSTRAP_T
 from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection
 from ragviz.data.dataset import Dataset
 from ragviz.store.audit_samples import AuditSample, default_sample
@@ -59,7 +59,7 @@ def compare_sample(
     system: str | None = None,
     pair_by: str | None = None,
     alpha: float = 0.05,
-    interval: str = DEFAULT_INTERVAL,
+    interval: str = BOOTSTRAP_T,
 ) -> tuple[SystemPairs, CompareReport]:
     """B − A of *dataset*'s two systems (*systems*, else a paired sample's, else the two the data has) corrected by
     *sample*'s reviewed members under the *against* labels (*store* ``None``: the labels in the files); the system and question columns are the paired sample's

@@ -11,9 +11,10 @@ from typing import Any
 import numpy as np
 
 from ragviz.analysis.coverage import more_needed
-from ragviz.analysis.estimates.crossfit import FOLDS, crossfit_ppi_mean
+from ragviz.analysis.estimates.crossfit import FOLDS, crossfit_ppi, crossfit_ppi_mean
 from ragviz.analysis.estimates.ppi import (
-    DEFAULT_INTERVAL,
+    BOOTSTRAP_T,
+    NORMAL,
     Interval,
     PPIInterval,
     Values,
@@ -23,11 +24,15 @@ from ragviz.analysis.estimates.ppi import (
     ppi_mean,
     ppi_mean_ci,
 )
-from ragviz.analysis.estimates.small_audit import UNIT, Bounds, rectifier_variance
+from ragviz.analysis.estimates.small_audit import UNIT, Bounds, floored, rectifier_variance
+from ragviz.analysis.estimates.student_t import STUDENT_T, t_interval
 
-__all__ = ["MetricEstimate", "TUNED", "effective_sample_size", "estimate_mean"]
+__all__ = ["DEFAULT_INTERVAL", "MetricEstimate", "TUNED", "effective_sample_size", "estimate_mean"]
 
 TUNED = "tuned on the audit"
+#: what the app and ``ragviz estimate`` show: Student's t around the cross-fitted estimate (the bootstrap-t where the
+#: audit is too small to cross-fit or the judge is ignored); BENCHMARKS.md, "Coverage from n = 100"
+DEFAULT_INTERVAL = STUDENT_T
 
 
 def effective_sample_size(
@@ -143,10 +148,14 @@ def estimate_mean(
     y_arr, f_arr, fu_arr = as_vector(y), as_vector(yhat), as_vector(yhat_u)
     if y_arr.size != f_arr.size:
         raise ValueError(f"y has {y_arr.size} values but yhat has {f_arr.size}: they must pair up")
-    ppi = ppi_mean_ci(y_arr, f_arr, fu_arr, alpha, method=interval, bounds=bounds)
+    t = interval == STUDENT_T
+    ppi = ppi_mean_ci(y_arr, f_arr, fu_arr, alpha, method=NORMAL if t else interval, bounds=bounds)
     rule = TUNED
-    if bounds is not None and crossfit > 1 and ppi.lam and ppi.low is not None and y_arr.size >= 2 * crossfit:
-        ppi, rule = _crossfitted(ppi, y_arr, f_arr, fu_arr, crossfit, bounds)
+    fits = bounds is not None and crossfit > 1 and ppi.lam and ppi.low is not None and y_arr.size >= 2 * crossfit
+    if t and not fits:  # too small to cross-fit, or the judge ignored: the bootstrap-t
+        ppi = ppi_mean_ci(y_arr, f_arr, fu_arr, alpha, method=BOOTSTRAP_T, bounds=bounds)
+    if fits and bounds is not None:
+        ppi, rule = _crossfitted(ppi, y_arr, f_arr, fu_arr, crossfit, bounds, alpha if t else None)
     return MetricEstimate(
         n_labeled=int(y_arr.size),
         n_unlabeled=int(fu_arr.size),
@@ -161,10 +170,18 @@ def estimate_mean(
 
 
 def _crossfitted(
-    ppi: PPIInterval, y: np.ndarray, f: np.ndarray, fu: np.ndarray, folds: int, bounds: Bounds
+    ppi: PPIInterval, y: np.ndarray, f: np.ndarray, fu: np.ndarray, folds: int, bounds: Bounds, t: float | None = None
 ) -> tuple[PPIInterval, str]:
-    """*ppi* (λ tuned on the audit) moved to the cross-fitted estimate, its interval's shape kept."""
+    """*ppi* (λ tuned on the audit) moved to the cross-fitted estimate, its interval's shape kept; with *t* (alpha)
+    Student's t interval of the cross-fitted estimate instead (:mod:`ragviz.analysis.estimates.student_t`)."""
     assert ppi.lam is not None and ppi.low is not None and ppi.high is not None
+    if t is not None:
+        fit = crossfit_ppi(y, f, fu, folds)
+        variance = fit.variance
+        if floored(y, f, fit.lam):  # a few disagreements: never narrower than the floor the tuned one has
+            variance = max(variance, rectifier_variance(y, f, fit.lam, bounds) / y.size)
+        iv = t_interval(fit.estimate, variance, fit.df, t, bounds)
+        return PPIInterval(iv.estimate, iv.low, iv.high, fit.lam, variance, STUDENT_T), f"cross-fitted ({folds} folds)"
     estimate, lam_bar = crossfit_ppi_mean(y, f, fu, folds)
     shift = estimate - ppi_mean(y, f, fu, ppi.lam)
     lo, hi = bounds

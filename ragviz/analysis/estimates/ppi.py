@@ -3,13 +3,11 @@
 
 Estimates and intervals equal ``ppi_py`` 0.2.3's (``classical_mean_ci``, ``ppi_mean_pointestimate``, ``ppi_mean_ci``
 with ``lam=None``; tests/analysis/estimates/test_ppi.py) except where ``ppi_py`` gives NaN or an error, and except
-with *bounds* (a small or unanimous audit's honest width, :func:`ppi_mean_ci`); the interval the app shows is the
-bootstrap-t one (:func:`bootstrap_t_intervals`, :data:`DEFAULT_INTERVAL`). What each interval means for a reader:
-docs/concepts/intervals.md.
-
-References: A. N. Angelopoulos, S. Bates, C. Fannjiang, M. I. Jordan, T. Zrnic, "Prediction-powered
-inference", Science 382 (2023); A. N. Angelopoulos, J. C. Duchi, T. Zrnic, "PPI++: Efficient
-prediction-powered inference", arXiv:2311.01453 (2023).
+with *bounds* (a small or unanimous audit's honest width, :func:`ppi_mean_ci`); the app shows Student's t around the
+cross-fitted estimate (:mod:`ragviz.analysis.estimates.student_t`), else the bootstrap-t (:func:`bootstrap_t_intervals`).
+What each interval means for a reader: docs/concepts/intervals.md. References: A. N. Angelopoulos, S. Bates,
+C. Fannjiang, M. I. Jordan, T. Zrnic, "Prediction-powered inference", Science 382 (2023); A. N. Angelopoulos,
+J. C. Duchi, T. Zrnic, "PPI++: Efficient prediction-powered inference", arXiv:2311.01453 (2023).
 """
 
 from __future__ import annotations
@@ -26,7 +24,6 @@ from ragviz.analysis.estimates.small_audit import UNIT, Bounds, floored, rectifi
 
 __all__ = [
     "BOOTSTRAP_T",
-    "DEFAULT_INTERVAL",
     "INTERVAL_METHODS",
     "Interval",
     "NORMAL",
@@ -247,7 +244,6 @@ def ppi_variance(y: Values, yhat: Values, yhat_u: Values, lam: float, bounds: Bo
 NORMAL = "normal"
 BOOTSTRAP_T = "bootstrap-t"
 INTERVAL_METHODS = (NORMAL, BOOTSTRAP_T)
-DEFAULT_INTERVAL = BOOTSTRAP_T  # what the app and ``ragviz estimate`` show (BENCHMARKS.md: it covers from n = 100)
 
 
 @dataclass(frozen=True)

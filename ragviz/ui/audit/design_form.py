@@ -14,13 +14,9 @@ from typing import Any
 
 import streamlit as st
 
+from ragviz.analysis.audits.columns import confidence_columns, strata_columns
 from ragviz.analysis.audits.designs import ACTIVE, DEFAULT_FLOOR, DESIGNS, PAIRED, STRATIFIED, UNIFORM
-from ragviz.analysis.audits.samples import (
-    CONFIDENCE_COLUMN,
-    confidence_columns,
-    draw_design,
-    strata_columns,
-)
+from ragviz.analysis.audits.samples import CONFIDENCE_COLUMN, draw_design
 from ragviz.analysis.compare_systems.audit import draw_paired, question_pairs
 from ragviz.analysis.compare_systems.pairs import CompareError
 from ragviz.analysis.compare_systems.sample import two_systems
@@ -65,6 +61,10 @@ UNCALIBRATED = (
     "errors made it up to 19 % wider than a uniform audit in our simulation. Calibrate on a small reviewed "
     "uniform sample (30–50) to avoid that."
 )
+FLOOR_FROM_PILOT = (
+    "Floor (the share of the draw spread evenly over all examples): chosen from the pilot, the one whose draw its "
+    "reviews say is least variable (1 = uniform where the confidence predicts nothing)."
+)
 NO_CONFIDENCE = (
     f"No judge confidence column (e.g. `{CONFIDENCE_COLUMN}`, 0–1 per row) in the loaded data: draw a uniform or "
     "a proportional stratified sample, or allocate from a pilot."
@@ -81,7 +81,7 @@ class DesignChoice:
     by: str | None = None
     allocation: str = PROPORTIONAL
     confidence: str = CONFIDENCE_COLUMN
-    floor: float = DEFAULT_FLOOR
+    floor: float | None = DEFAULT_FLOOR  # None: calibrated, chosen from the pilot
     pilot: int | None = None
     pilot_metric: str = "adherence"
     systems: tuple[str, ...] | None = None  # paired: the two systems (None: the two the data has)
@@ -97,6 +97,7 @@ def form_choice(values: Any) -> DesignChoice:
         seed = int(seed_text) if seed_text else None
     except ValueError:
         raise ValueError(f"the seed must be a whole number, got {seed_text!r}") from None
+    calibrated = design == ACTIVE and bool(values.get(AUDIT_CALIBRATE)) and values.get(AUDIT_PILOT) is not None
     return DesignChoice(
         design=design,
         size=int(values.get(AUDIT_N) or 1),
@@ -104,10 +105,8 @@ def form_choice(values: Any) -> DesignChoice:
         by=values.get(AUDIT_BY) if design == STRATIFIED else None,
         allocation=allocation if design == STRATIFIED else PROPORTIONAL,
         confidence=values.get(AUDIT_CONFIDENCE) or CONFIDENCE_COLUMN,
-        floor=float(values.get(AUDIT_FLOOR) or DEFAULT_FLOOR),
-        pilot=values.get(AUDIT_PILOT)
-        if (design == STRATIFIED and allocation == FROM_PILOT) or (design == ACTIVE and values.get(AUDIT_CALIBRATE))
-        else None,
+        floor=None if calibrated else float(values.get(AUDIT_FLOOR) or DEFAULT_FLOOR),
+        pilot=values.get(AUDIT_PILOT) if (design == STRATIFIED and allocation == FROM_PILOT) or calibrated else None,
         pilot_metric=values.get(AUDIT_PILOT_METRIC) or "adherence",
         systems=tuple(values.get(AUDIT_SYSTEMS) or ()) or None if design == PAIRED else None,
     )
@@ -196,15 +195,6 @@ def design_form(ds: Dataset, samples: list[AuditSample]) -> bool:
             ok = _pilot_inputs(samples)
     elif design == ACTIVE:
         ok = _confidence_input(ds)
-        st.slider(
-            "Floor",
-            min_value=0.05,
-            max_value=1.0,
-            value=DEFAULT_FLOOR,
-            step=0.05,
-            key=AUDIT_FLOOR,
-            help="The share of the draw spread evenly over all examples, so every example can be drawn (1 = uniform).",
-        )
         uniform_first = sorted(samples, key=lambda s: s.design != "uniform")  # a uniform pilot's reviews also count
         if samples and st.checkbox(
             "Calibrate the confidence on a pilot sample",
@@ -218,7 +208,18 @@ def design_form(ds: Dataset, samples: list[AuditSample]) -> bool:
             "estimate.",
         ):
             _pilot_inputs(uniform_first, with_metric=False)
+            st.caption(FLOOR_FROM_PILOT)  # md: ours
         else:
+            st.slider(
+                "Floor",
+                min_value=0.05,
+                max_value=1.0,
+                value=DEFAULT_FLOOR,
+                step=0.05,
+                key=AUDIT_FLOOR,
+                help="The share of the draw spread evenly over all examples, so every example can be drawn "
+                "(1 = uniform).",
+            )
             st.caption(UNCALIBRATED)  # md: ours
     if design == PAIRED:
         return _paired_inputs(ds, systems)

@@ -9,6 +9,7 @@ a person goes through :func:`ragviz.ui.core.render.md_escape` or :func:`ragviz.u
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pandas as pd
@@ -39,7 +40,35 @@ __all__ = [
     "planner",
     "show_report",
     "target_line",
+    "truth_words",
 ]
+
+
+def truth_words(text: str, against: LabelSelection) -> str:
+    """*text* (the estimates' and comparison's notes, written of people's reviews) as said of *against*: against a
+    judge version its labels are the audit, so ``too few reviewed`` / ``N reviewed answers`` / ``people reviewed``
+    name that version (``too few labelled by judge version v2``); any other label set: *text* unchanged.
+
+    >>> from ragviz.analysis.labelsets.selection import LabelSelection
+    >>> truth_words("Too few reviewed to correct yet", LabelSelection.of_version("v2"))
+    'Too few labelled by judge version v2 to correct yet'
+    """
+    if against.kind != "version":
+        return text
+    by = f"labelled by judge version {against.version}"
+    for said, meant in (
+        ("whose two answers people reviewed", f"whose two answers judge version {against.version} labelled"),
+        ("reviewed by people", by),
+        ("not reviewed yet: counted as judge-only until they are", f"not {by}: counted as judge-only"),
+        (
+            "(review them in the sample's order so the finished ones stay a random sample)",
+            f"(run judge version {against.version} on them to count them)",
+        ),
+        ("Too few reviewed", f"Too few {by}"),
+        ("too few reviewed", f"too few {by}"),
+    ):
+        text = text.replace(said, meant)
+    return re.sub(r"(\d[\d,]*) reviewed (\w+)", lambda m: f"{m[1]} {m[2]} {by}", text)
 
 
 # -- Dashboard and Explainer: the estimates --------------------------------------------------------------
@@ -171,9 +200,12 @@ def people_would_say_panel(store: LabelStore, against: LabelSelection, present: 
         st.warning(render.md_escape(f"No corrected estimates: {exc}", limit=None))
         return
     overall = report.overall
+    members = (
+        f"members labelled by judge version {against.version}" if against.kind == "version" else "reviewed members"
+    )
     st.caption(
         render.md_escape(
-            f"{sample.label(with_who=not present)} · {overall.n_labeled:,} reviewed members are the audit ({against}'s labels), "
+            f"{sample.label(with_who=not present)} · {overall.n_labeled:,} {members} are the audit ({against}'s labels), "
             f"{overall.n_unlabeled:,} examples judge-only · corrected = the judge on every example, its bias "
             f"removed by the audit ({SHORT_ESTIMATORS.get(report.design_name, 'PPI++')}, {report.intervals_used()} intervals)"
             f" · design: {design_title(report)}",
@@ -182,7 +214,7 @@ def people_would_say_panel(store: LabelStore, against: LabelSelection, present: 
     )
     st.caption(render.md_escape(team_sample_note(sample), limit=None))
     st.caption(render.md_escape(corrects_note(store, [e.uid for e in pairing.examples]), limit=None))
-    if not show_report(pairing, report, "examples", "what-people-would-say", "audit.chart", present):
+    if not show_report(pairing, report, "examples", "what-people-would-say", "audit.chart", present, against):
         return
     if st.toggle("Per subset", key="audit.by_subset"):
         _, by_subset = estimates(sample, against, by="dataset_name")
@@ -190,7 +222,7 @@ def people_would_say_panel(store: LabelStore, against: LabelSelection, present: 
             estimate_table(by_subset, by=True), hide_index=True, width="stretch", column_config=_number_columns()
         )
         shown = set(report.notes())
-        _notes([n for n in by_subset.notes() if n not in shown])
+        _notes([truth_words(n, against) for n in by_subset.notes() if n not in shown])
     planner(pairing, report)
 
 
@@ -205,20 +237,40 @@ def corrects_note(store: LabelStore, uids: list[str]) -> str:
     return "Judge labels corrected: " + ", ".join(parts) if parts else "No judged example to correct"
 
 
-def show_report(pairing: Pairing, report: EstimateReport, what: str, name: str, key: str, present: bool) -> bool:
+def show_report(
+    pairing: Pairing,
+    report: EstimateReport,
+    what: str,
+    name: str,
+    key: str,
+    present: bool,
+    against: LabelSelection = HUMAN,
+) -> bool:
     """The notes, the three estimates per metric as one chart (downloads named *name*, widget keys from
-    *key*) and as a table, for an audit of *what* (``examples``, ``items``); ``False`` (and a line
-    saying why) when fewer than two audited *what* leave nothing to show."""
+    *key*) and as a table, for an audit of *what* (``examples``, ``items``) under *against*'s labels (a judge
+    version's: the words say what it labelled, :func:`truth_words`); ``False`` (and a line saying why) when fewer
+    than two audited *what* leave nothing to show."""
     overall = report.overall
-    _notes([*pairing.warnings, *report.notes()])
+    _notes([truth_words(n, against) for n in (*pairing.warnings, *report.notes())])
     if overall.n_labeled < 2:
-        st.info("Review at least two members of the audit sample to see corrected estimates.")
+        st.info(
+            render.md_escape(
+                f"Judge version {against.version} labelled fewer than two members of the audit sample: no corrected "
+                "estimates against its labels."
+                if against.kind == "version"
+                else "Review at least two members of the audit sample to see corrected estimates.",
+                limit=None,
+            )
+        )
         return False
     if overall.n_labeled < MIN_AUDITED:
         st.warning(
             render.md_escape(
-                f"{too_few_text(overall.n_labeled).capitalize()}. The intervals below are honest about how little "
-                f"{overall.n_labeled:,} reviewed {what} say (wide, within 0–1); "
+                truth_words(
+                    f"{too_few_text(overall.n_labeled).capitalize()}. The intervals below are honest about how little "
+                    f"{overall.n_labeled:,} reviewed {what} say (wide, within 0–1); ",
+                    against,
+                )
                 + (
                     "the Explainer says no corrected figure until then."
                     if what == "examples"

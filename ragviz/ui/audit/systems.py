@@ -20,6 +20,7 @@ from ragviz.analysis.compare_systems.sample import compare_sample, compare_sampl
 from ragviz.analysis.compare_systems.words import headline, plan_questions_text, verdicts
 from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection
 from ragviz.store.label_store import LabelStore
+from ragviz.ui.audit.estimates import truth_words
 from ragviz.ui.core import chart_specs, charts, render, state
 
 __all__ = [
@@ -179,19 +180,22 @@ def compare_systems_panel(store: LabelStore, against: LabelSelection, present: b
     where = sample.label(with_who=not present) if sample is not None else "no audit sample yet"
     st.caption(
         render.md_escape(
-            f"{report.b} − {report.a}, paired by {report.pair_by} · {where} · {against}'s labels · corrected = the "
-            "judge on every question, its bias removed by the questions whose two answers people reviewed "
-            f"(PPI++, {report.interval} intervals) · differences in points, higher is better",
+            truth_words(
+                f"{report.b} − {report.a}, paired by {report.pair_by} · {where} · {against}'s labels · corrected = "
+                "the judge on every question, its bias removed by the questions whose two answers people reviewed "
+                f"(PPI++, {report.interval} intervals) · differences in points, higher is better",
+                against,
+            ),
             limit=None,
         )
     )
     for text in verdicts(report):
-        st.markdown(render.md_escape(text, limit=None))
+        st.markdown(render.md_escape(truth_words(text, against), limit=None))
     spec = chart_specs.chart_spec(difference_chart, difference_records(report))
     chart_specs.show_spec(spec, "compare-systems", "compare_systems.chart", downloads=False, fill=True, per_row=2)
     st.table(compare_table(report).set_index("subset"))  # every row as text, no scrolling
     for note in report.notes():
-        st.caption(render.md_escape(note, limit=None))
+        st.caption(render.md_escape(truth_words(note, against), limit=None))
     st.caption(render.md_escape(plan, limit=None))
     if not present and (sample is None or sample.design != "paired"):
         st.caption(

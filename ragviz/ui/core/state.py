@@ -98,11 +98,24 @@ def _load(paths: tuple[str, ...]) -> Any:
         progress.close()
 
 
+# The last loads, read without calling the cached loader: a call that hits Streamlit's cache replays the progress bar
+# drawn inside it (two websocket messages on every run of every page, and on every J of the Review page: issue 38).
+_LAST_LOADS: dict[tuple[str, ...], Any] = {}
+_LAST_KEPT = 2
+
+
 def load_result(paths: tuple[str, ...], keep: bool = True) -> Any:
     """``ragviz.data.load.LoadResult`` for *paths*, loaded once per process (not kept unless *keep* or ok)."""
-    result = _load(tuple(paths))
+    key = tuple(paths)
+    if (last := _LAST_LOADS.get(key)) is not None:
+        return last
+    result = _load(key)
     if not (keep or result.ok):
-        _load.clear(tuple(paths))  # a refused load is read again next time (the file may be fixed)
+        _load.clear(key)  # a refused load is read again next time (the file may be fixed)
+        return result
+    while len(_LAST_LOADS) >= _LAST_KEPT:
+        _LAST_LOADS.pop(next(iter(_LAST_LOADS)), None)
+    _LAST_LOADS[key] = result
     return result
 
 

@@ -32,11 +32,11 @@ from ragviz.analysis.dashboard.figures import (
 from ragviz.analysis.dashboard.triage import Disagreement, Leverage
 from ragviz.analysis.figure_intervals import INTERVAL_NOTE
 from ragviz.analysis.labelsets.named import HUMAN
-from ragviz.analysis.labelsets.selection import LabelSelection, pick_offered
-from ragviz.data.errors import BadInput
+from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.metrics.retrieval import DEFAULT_KS, parse_ks
 from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.ui.core import chart_specs, charts, render
+from ragviz.ui.core.label_link import LABELS_PARAM, keep_in_url, labels_from_url
 
 __all__ = [
     "AGAINST_KEY",
@@ -55,9 +55,6 @@ __all__ = [
 
 
 AGAINST_KEY, FAMILY_KEY = "dashboard.against", "dashboard.family"
-#: ``?labels=gold``, ``?labels=judge:v2``: the label set a link opens the Dashboard with (``--against``'s words).
-LABELS_PARAM = "labels"
-_URL_READ = "dashboard.labels_read"  # the ?labels= text this session applied already
 
 
 def _three_decimals(columns: Iterable[str]) -> dict[str, Any]:
@@ -65,24 +62,11 @@ def _three_decimals(columns: Iterable[str]) -> dict[str, Any]:
     return {k: st.column_config.NumberColumn(format="%.3f") for k in columns}
 
 
-def _labels_from_url(names: list[LabelSelection]) -> None:
-    """Before the picker is drawn: the label set ``?labels=`` names, once per session and link (a refused one
-    said in one line, naming what the page offers)."""
-    text = st.query_params.get(LABELS_PARAM)
-    if text is None or st.session_state.get(_URL_READ) == text:
-        return
-    st.session_state[_URL_READ] = text
-    try:
-        st.session_state[AGAINST_KEY] = pick_offered(text, names, field=f"?{LABELS_PARAM}=")
-    except BadInput as refused:
-        st.warning(render.md_escape(str(refused), 300))
-
-
 def against_picker(names: list[LabelSelection], present: bool) -> LabelSelection:
     """The label set the figures take as the truth: the one chosen in this session, else the URL's (``?labels=``,
     so a copied link opens the same labels), else human; kept in the URL (in presentation mode: not offered,
     the one chosen before)."""
-    _labels_from_url(names)
+    labels_from_url(names, AGAINST_KEY)
     if present:
         against = st.session_state.get(AGAINST_KEY, HUMAN)
         return against if against in names else HUMAN
@@ -97,10 +81,7 @@ def against_picker(names: list[LabelSelection], present: bool) -> LabelSelection
         "the choice (?labels=, as ragviz agreement --against names it).",
     )
     chosen = chosen or HUMAN
-    if chosen != HUMAN:
-        st.query_params[LABELS_PARAM] = st.session_state[_URL_READ] = chosen.argument()  # ours: not read back
-    elif LABELS_PARAM in st.query_params:
-        del st.query_params[LABELS_PARAM]
+    keep_in_url(chosen, HUMAN, AGAINST_KEY)
     return chosen
 
 
@@ -180,17 +161,23 @@ def judge_agreement(
         if version
         else ("a person decided on", "the human labels")
     )
-    st.caption(
+    st.caption(  # md: ours (decided / truth: literals around an md_escape'd version name)
         f"The judge's labels against {render.md_escape(str(against))}'s on the {agreement.n_examples} examples "
         f"{decided}; precision/recall treat {truth} as the truth. 95 % intervals over the examples: "
-        + render.md_escape(INTERVAL_NOTE)
+        + render.md_escape(
+            INTERVAL_NOTE.replace("reviewed examples", "examples it labelled") if version else INTERVAL_NOTE
+        )
         + "."
     )
     if agreement.too_few:
+        by = f"labelled by judge version {render.md_escape(against.version)}"
         st.info(
-            f"{agreement.too_few.capitalize()}: every figure below is from {agreement.n_examples} reviewed "  # md: ours
+            f"{agreement.too_few.capitalize().replace('Too few reviewed', f'Too few {by}')}: every figure below is "
+            f"from {agreement.n_examples} examples {by}, with no interval until {agreement.minimum} are."
+            if version
+            else f"{agreement.too_few.capitalize()}: every figure below is from {agreement.n_examples} reviewed "
             f"examples, with no interval until {agreement.minimum} are reviewed."
-        )
+        )  # md: ours, the version's name escaped
     rows = pd.DataFrame(agreement_rows(agreement))
     if agreement.too_few:  # said once above, not in every cell
         rows = rows.drop(columns=list(INTERVAL_COLUMNS.values()))

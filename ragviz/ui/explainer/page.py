@@ -27,6 +27,7 @@ from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.ui.core import render
 from ragviz.ui.core.keys import EXPLAINER_K, REVIEW_INDEX
 from ragviz.ui.core.keys import EXPLAINER_LINK as LINK
+from ragviz.ui.core.label_link import keep_in_url, labels_from_url
 from ragviz.ui.core.picker import picker_options
 from ragviz.ui.core.render import esc
 from ragviz.ui.explainer.html import (
@@ -42,6 +43,8 @@ from ragviz.ui.explainer.html import (
 
 if TYPE_CHECKING:
     from streamlit.delta_generator import DeltaGenerator
+
+    from ragviz.store.label_store import LabelStore
 
 __all__ = [
     "Finder",
@@ -63,6 +66,7 @@ __all__ = [
     "trace_formulas",
     "unlabeled_notice",
     "venn_pair",
+    "version_said",
 ]
 
 
@@ -111,8 +115,19 @@ def example_picker(ds: Dataset, names: list[LabelSelection], find: Finder) -> tu
             st.caption(
                 f"{n_matches:,} match(es)" + (f", first {len(matches):,} listed" if n_matches > len(matches) else "")
             )
-    other = who_col.selectbox("Compare the judge with", names, format_func=str, key="explainer.other")
-    return (index if index is not None else st.session_state[INDEX]), other or names[0]
+    labels_from_url(names, "explainer.other")
+    other = who_col.selectbox(
+        "Compare the judge with",
+        names,
+        format_func=str,
+        key="explainer.other",
+        help="human: the latest human decision per label field; gold: the team's agreed or adjudicated labels; "
+        "judge:NAME: the labels judge version NAME stored; or one annotator. The page's link carries the choice "
+        "(?labels=, as ragviz agreement --against names it).",
+    )
+    other = other or names[0]
+    keep_in_url(other, names[0], "explainer.other")
+    return (index if index is not None else st.session_state[INDEX]), other
 
 
 def link_to(uid: str) -> None:
@@ -120,6 +135,13 @@ def link_to(uid: str) -> None:
     if st.query_params.get("uid") != uid:
         st.query_params["uid"] = uid
     st.session_state[LINK] = uid  # our own URL update is not a new deep link
+
+
+def version_said(example: Example, store: LabelStore | None, version: LabelSelection) -> tuple[Labels | None, str]:
+    """Judge version *version*'s labels of *example* (the latest it stored) and its column's title."""
+    labels = store.judge.of_prompt(version.prompt_version).get(example.uid) if store is not None else None
+    said = f"Judge version {version.version} said"
+    return labels, said if labels is not None else f"{said} (it did not label this example: judge's labels)"
 
 
 def human_title(decider: str) -> str:
@@ -166,11 +188,12 @@ def trace_formulas(example: Example, judge: Labels | None, human: Labels | None,
             right.html(formula_html(h) + _change_html(j, h))
 
 
-def venn_pair(example: Example, judge: Labels | None, human: Labels | None) -> None:
+def venn_pair(example: Example, judge: Labels | None, human: Labels | None, other: str = "human") -> None:
+    """The two Venns, the right one titled *other* (``human``, or ``judge:v2`` beside a judge version; escaped)."""
     st.subheader("Relevant and utilized sentences")
     left, right = st.columns(2, gap="large")
     left.html(venn_html(example, judge, "judge"))
-    right.html(venn_html(example, human, "human"))
+    right.html(venn_html(example, human, other))
 
 
 def response_pair(judge: Sequence[ResponseSpan], human: Sequence[ResponseSpan]) -> None:

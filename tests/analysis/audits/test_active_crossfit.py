@@ -10,9 +10,8 @@ import ppi_py
 import pytest
 
 from ragviz.analysis.audits import active_crossfit
-from ragviz.analysis.audits.active import ActiveEstimate, ipw_ppi_ci
+from ragviz.analysis.audits.active import ipw_lambda, ipw_ppi_ci
 from ragviz.analysis.audits.active_crossfit import crossfit_ipw_mean, crossfitted_active
-from ragviz.analysis.estimates.ppi import Interval
 
 
 def _audit(seed: int, m: int = 1500, equal: bool = False):
@@ -64,11 +63,7 @@ def test_its_variance_is_the_linearised_one_written_apart(seed):
 def test_the_cross_fit_is_the_tuned_estimate_when_every_fold_tunes_the_same_lambda(monkeypatch):
     y, f, pi, fu = _audit(11)
     real = ipw_ppi_ci
-
-    def fixed(*args, **kwargs):
-        return ActiveEstimate(Interval(0.0, 0.0, 0.0), 0.0, 0.37)
-
-    monkeypatch.setattr(active_crossfit, "ipw_ppi_ci", fixed)
+    monkeypatch.setattr(active_crossfit, "ipw_lambda", lambda *args, **kwargs: 0.37)
     estimate, lam_bar = crossfit_ipw_mean(y, f, pi, fu)
     assert lam_bar == pytest.approx(0.37, abs=1e-12)
     assert estimate == pytest.approx(real(y, f, pi, fu, lam=0.37).theta, abs=1e-12)
@@ -78,13 +73,14 @@ def test_each_folds_lambda_is_tuned_without_its_own_examples(monkeypatch):
     # the tuning of fold k never sees fold k's examples: every call gets the audit and the rest minus one fold
     y, f, pi, fu = _audit(12)
     seen = []
-    real = ipw_ppi_ci
 
-    def spy(y_k, f_k, pi_k, fu_k, **kwargs):
+    def spy(y_k, f_k, pi_k, fu_k, clip=True):
         seen.append((y_k.size, fu_k.size))
-        return real(y_k, f_k, pi_k, fu_k, **kwargs)
+        # the tuning alone is ipw_ppi_ci's λ, to the last bit
+        assert ipw_lambda(y_k, f_k, pi_k, fu_k, clip) == ipw_ppi_ci(y_k, f_k, pi_k, fu_k, bounds=(0, 1)).lam
+        return ipw_lambda(y_k, f_k, pi_k, fu_k, clip)
 
-    monkeypatch.setattr(active_crossfit, "ipw_ppi_ci", spy)
+    monkeypatch.setattr(active_crossfit, "ipw_lambda", spy)
     crossfit_ipw_mean(y, f, pi, fu, folds=5)
     assert len(seen) == 5
     assert sum(a for a, _ in seen) == 4 * y.size and sum(b for _, b in seen) == 4 * fu.size

@@ -146,7 +146,10 @@ def test_json_shape():
     assert set(d) == {"judge", "human", "ppi", "gain", "n_labeled", "more_needed"}
     assert set(d["judge"]) == {"estimate"} and set(d["human"]) == {"estimate", "ci"}
     assert set(d["ppi"]) == {"estimate", "ci", "lambda", "lambda_rule", "interval"} and len(d["ppi"]["ci"]) == 2
-    assert d["ppi"]["interval"] == "bootstrap-t"  # estimate_mean's default: the interval that covers at n = 100
+    # estimate_mean's default: Student's t around the cross-fitted estimate, the interval that covers from n = 100
+    assert d["ppi"]["interval"] == "t" and d["ppi"]["lambda_rule"] == "cross-fitted (5 folds)"
+    small = estimate.estimate_mean(y[:6], yhat[:6], yhat_u, 0.05).as_dict()["ppi"]  # too few to cross-fit
+    assert small["interval"] in ("bootstrap-t", "normal") and small["lambda_rule"] == "tuned on the audit"
     assert estimate.estimate_mean(y, yhat, yhat_u, 0.05, interval="normal").as_dict()["ppi"]["interval"] == "normal"
 
 
