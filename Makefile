@@ -51,9 +51,10 @@ JOBS ?= auto
 test: install-dev browser axe lint
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadscope $(PYTEST_ARGS)
 
-## The quick loop while working: every test without a browser or PostgreSQL, spread over the cores (no lint).
+## The quick loop while working: every test without a browser or PostgreSQL, spread over the cores (no lint); each
+## module on one worker, so the 28 modules that build a data set once per module build it once, not once per worker.
 test-fast: install-dev
-	$(BIN)/python -m pytest -q -n auto -m "not browser and not slow" -k "not postgresql" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -q -n auto --dist loadscope -m "not browser and not slow" -k "not postgresql" $(PYTEST_ARGS)
 
 ## ruff (lint + format check) over the repository, mypy over ragviz/; configured in pyproject.toml.
 lint: install-dev

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cpu_times import pytest_addoption, pytest_runtest_protocol  # noqa: F401 (hooks: --cpu-times FILE)
 from tests.sample import ROOT, SAMPLE_DATA
 
 CHROMIUM = os.environ.get("RAGVIZ_CHROMIUM", "/usr/bin/chromium")
@@ -163,6 +164,19 @@ def streamlit_server(tmp_path):
     home = tmp_path / "home"
     home.mkdir(exist_ok=True)
     server = StreamlitServer(db=tmp_path / "labels.db", home=home, log=tmp_path / "streamlit.log")
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def looking_server(tmp_path_factory):
+    """One running app on the sample data with a fresh DB for a whole test module whose tests only look: they make
+    no decision, write nothing and never restart it, so a fresh server per test would add only its start-up."""
+    tmp = tmp_path_factory.mktemp("looking-server")
+    home = tmp / "home"
+    home.mkdir()
+    server = StreamlitServer(db=tmp / "labels.db", home=home, log=tmp / "streamlit.log")
     server.start()
     yield server
     server.stop()

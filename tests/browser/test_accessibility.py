@@ -55,11 +55,11 @@ def _every_page(page, url: str) -> dict[str, list[dict]]:
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_every_page_has_no_wcag_aa_violation(streamlit_server, chromium_browser, scheme):
+def test_every_page_has_no_wcag_aa_violation(looking_server, chromium_browser, scheme):
     _axe_present()
     context = chromium_browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme=scheme)
     try:
-        found = _every_page(context.new_page(), streamlit_server.url)
+        found = _every_page(context.new_page(), looking_server.url)
     finally:
         context.close()
     assert not found, json.dumps(found, indent=1)[:6000]
@@ -83,11 +83,11 @@ def test_served_and_signed_in_every_page_has_no_wcag_aa_violation(request, chrom
     assert not found, json.dumps(found, indent=1)[:6000]
 
 
-def test_the_checker_finds_a_planted_violation(streamlit_server, chromium_browser):
+def test_the_checker_finds_a_planted_violation(looking_server, chromium_browser):
     _axe_present()
     context = chromium_browser.new_context()
     page = context.new_page()
-    page.goto(streamlit_server.url)
+    page.goto(looking_server.url)
     settle(page)
     page.evaluate(
         "() => { const p = document.createElement('p'); p.textContent = 'faint';"

@@ -54,11 +54,11 @@ def _visit_every_page(page, url: str) -> list[str]:
     return seen
 
 
-def test_the_checker_sees_an_outside_request(streamlit_server, chromium_browser):
+def test_the_checker_sees_an_outside_request(looking_server, chromium_browser):
     context = chromium_browser.new_context()
     outside = _watch(context)
     page = context.new_page()
-    page.goto(streamlit_server.url)
+    page.goto(looking_server.url)
     page.evaluate("() => fetch('https://example.org/x').catch(() => null)")
     page.wait_for_load_state("networkidle")
     context.close()
@@ -66,11 +66,11 @@ def test_the_checker_sees_an_outside_request(streamlit_server, chromium_browser)
     assert not _is_local("https://fonts.gstatic.com/s/i/x.svg") and _is_local("data:image/svg+xml,<svg/>")
 
 
-def test_no_page_asks_another_host_for_anything(streamlit_server, chromium_browser):
+def test_no_page_asks_another_host_for_anything(looking_server, chromium_browser):
     context = chromium_browser.new_context(viewport={"width": 1280, "height": 800})
     outside = _watch(context)
     page = context.new_page()
-    seen = _visit_every_page(page, streamlit_server.url)
+    seen = _visit_every_page(page, looking_server.url)
     context.close()
     assert outside == []
     assert [u for u in seen if not _is_local(u)] == []

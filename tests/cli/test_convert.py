@@ -28,7 +28,7 @@ from ragviz.data.load import load
 from ragviz.export.rows import export_rows
 from ragviz.metrics.retrieval import family_records
 from ragviz.store.label_store import LabelStore
-from tests.cli_run import ragviz
+from tests.cli_run import ragviz, ragviz_here
 from tests.ragbench_data import require_ragbench, shard
 from tests.sample import ROOT
 
@@ -363,7 +363,7 @@ def test_export_to_ragchecker_applies_claim_corrections(tmp_path):
 def test_validate_accepts_ragchecker_files(tmp_path):
     if not CHECKING_OUTPUT.is_file():
         pytest.skip("../shared/ragchecker not present")
-    run = ragviz("validate", CHECKING_OUTPUT)
+    run = ragviz_here("validate", CHECKING_OUTPUT)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "RagChecker checking output" in run.stderr and ": ok" in run.stderr
     bad = tmp_path / "bad.json"

@@ -1,12 +1,13 @@
 """`ragviz team assign / reassign / status`, `import-labels`, `export --labels gold`, `agreement --annotators`:
-a round from the command line on the sample data, through the real CLI, with its bad inputs."""
+a round from the command line on the sample data, through the real CLI, with its bad inputs (the first through
+``python -m ragviz``, the rest in-process through the same ``main``)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from tests.cli_run import ragviz
+from tests.cli_run import ragviz, ragviz_here
 from tests.sample import SAMPLE_JSONL
 
 
@@ -24,9 +25,11 @@ def test_a_round_from_the_command_line(tmp_path):
     bad = ragviz("team", "assign", SAMPLE_JSONL, "--db", db, "--overlap", "4", "--pool", "ana,bo,cy")
     assert bad.returncode == 2 and "overlap 4 is larger than the pool of 3 annotators (ana, bo, cy)" in bad.stderr
     assert "Traceback" not in bad.stderr
-    done = ragviz("team", "assign", SAMPLE_JSONL, "--db", db, "--overlap", "2", "--pool", "ana,bo,cy", "--by", "lead")
+    done = ragviz_here(
+        "team", "assign", SAMPLE_JSONL, "--db", db, "--overlap", "2", "--pool", "ana,bo,cy", "--by", "lead"
+    )
     assert done.returncode == 0, done.stderr
-    status = json.loads(ragviz("team", "status", "--db", db, "--format", "json").stdout)
+    status = json.loads(ragviz_here("team", "status", "--db", db, "--format", "json").stdout)
     assert set(status) == {"annotators", "examples"}
     assert len(status["examples"]) == 22 and all(len(set(v)) == 2 for v in status["examples"].values())
     assert sorted(a["assigned"] for a in status["annotators"].values()) == [14, 15, 15]
@@ -48,7 +51,7 @@ def test_a_round_from_the_command_line(tmp_path):
     theirs = _write(tmp_path / "cy.jsonl", changed)
     broken = [dict(r) for r in rows]
     broken[1]["response_sentences"] = [["a", "Something else entirely."]]
-    refused = ragviz(
+    refused = ragviz_here(
         "import-labels",
         _write(tmp_path / "broken.jsonl", broken),
         "--db",
@@ -60,18 +63,20 @@ def test_a_round_from_the_command_line(tmp_path):
     )
     assert refused.returncode == 2 and "broken.jsonl:2: response_sentences: the sentences differ" in refused.stderr
     assert "nothing imported" in refused.stderr
-    assert json.loads(ragviz("team", "status", "--db", db, "--format", "json").stdout) == status  # nothing recorded
+    assert (
+        json.loads(ragviz_here("team", "status", "--db", db, "--format", "json").stdout) == status
+    )  # nothing recorded
     for who, path in (("ana", same), ("bo", same), ("cy", theirs)):
-        run = ragviz("import-labels", path, "--db", db, "--annotator", who, "--data", SAMPLE_JSONL)
+        run = ragviz_here("import-labels", path, "--db", db, "--annotator", who, "--data", SAMPLE_JSONL)
         assert run.returncode == 0, run.stderr
-    status = json.loads(ragviz("team", "status", "--db", db, "--format", "json").stdout)
+    status = json.loads(ragviz_here("team", "status", "--db", db, "--format", "json").stdout)
     open_ones = {n: 0 for n in status["annotators"]}
     for n in status["examples"][unlabelled[0]]:
         open_ones[n] = 1
     assert all(a["done"] == a["assigned"] - open_ones[n] for n, a in status["annotators"].items())
 
     out = tmp_path / "gold.jsonl"
-    export = ragviz("export", SAMPLE_JSONL, "--db", db, "--labels", "gold", "-o", out)
+    export = ragviz_here("export", SAMPLE_JSONL, "--db", db, "--labels", "gold", "-o", out)
     assert export.returncode == 0, export.stderr
     exported = [json.loads(line) for line in out.read_text().splitlines()]
     first_uid = f"{rows[0]['dataset_name']}/{rows[0]['id']}/{rows[0]['generation_model_name']}"
@@ -82,11 +87,11 @@ def test_a_round_from_the_command_line(tmp_path):
     if "cy" in status["examples"][first_uid]:  # cy disagrees there: it waits for an adjudicator
         expected[0] = "llm"
     assert sources == expected
-    figures = json.loads(ragviz("agreement", SAMPLE_JSONL, "--db", db, "--annotators").stdout)
+    figures = json.loads(ragviz_here("agreement", SAMPLE_JSONL, "--db", db, "--annotators").stdout)
     assert set(figures["krippendorff_alpha"]) == {"relevant", "utilized", "supported"}
     assert figures["krippendorff_alpha"]["utilized"]["alpha"] == 1.0  # nobody changed a utilized label
 
-    left = ragviz("team", "reassign", "--db", db, "--leave", "zed")
+    left = ragviz_here("team", "reassign", "--db", db, "--leave", "zed")
     assert left.returncode == 2 and "'zed' has no assignments" in left.stderr
-    both = ragviz("export", SAMPLE_JSONL, "--db", db, "--labels", "gold", "--annotator", "ana", "-o", out)
+    both = ragviz_here("export", SAMPLE_JSONL, "--db", db, "--labels", "gold", "--annotator", "ana", "-o", out)
     assert both.returncode == 2 and "give --labels or --annotator, not both" in both.stderr

@@ -18,7 +18,7 @@ from ragviz.data.ragbench import example_from_row
 from ragviz.export.files import export_bytes
 from ragviz.metrics.trace import trace_scores
 from ragviz.store.label_store import LabelStore
-from tests.cli_run import ragviz
+from tests.cli_run import ragviz_here
 from tests.ragbench_data import require_ragbench, shard
 
 HAGRID = "hagrid_test/hagrid_1108_0"
@@ -78,7 +78,7 @@ def test_matching_changes_no_metric_and_no_key_that_names_its_sentence():
 
 def test_validate_says_how_many_dotted_keys_it_matched():
     root = require_ragbench()
-    out = ragviz("validate", root)
+    out = ragviz_here("validate", root)
     assert out.returncode == 0, out.stderr
     assert "471 in   227 examples: response sentence key with a trailing dot ('a.'), matched to its sentence" in (
         out.stderr

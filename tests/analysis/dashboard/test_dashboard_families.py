@@ -34,7 +34,7 @@ from ragviz.metrics.retrieval import example_retrieval
 from ragviz.metrics.tonic import example_tonic
 from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.store.label_store import LabelStore
-from tests.cli_run import ragviz
+from tests.cli_run import ragviz_here
 from tests.sample import SAMPLE_DATA
 
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
@@ -206,7 +206,7 @@ def test_cli_agreement_annotators_prints_the_same_figures(sample, tmp_path):
     ds, examples = sample
     db = tmp_path / "labels.db"
     record_two_annotators(db, examples[ds.index_of(ML)])
-    out = ragviz("agreement", SAMPLE_DATA, "--db", db, "--annotators")
+    out = ragviz_here("agreement", SAMPLE_DATA, "--db", db, "--annotators")
     assert out.returncode == 0, out.stderr
     figures = json.loads(out.stdout)
     assert figures["annotators"] == {"alice": 1, "bob": 1}

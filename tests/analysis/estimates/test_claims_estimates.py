@@ -20,7 +20,7 @@ from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change
 from ragviz.metrics.ragchecker import RAGCHECKER_METRICS, aggregate, item_scores
 from ragviz.store.label_store import LabelStore
 from tests.app.test_claims import EXAMPLE, need_example
-from tests.cli_run import ragviz
+from tests.cli_run import ragviz, ragviz_here
 
 N_ITEMS, SAMPLE, REVIEWED_N = 160, 60, 40
 
@@ -107,12 +107,12 @@ def test_ragviz_estimate_family_ragchecker(checking_output, tmp_path):
     with LabelStore(db) as store:
         review(store, checking_output, "ana", REVIEWED_N)
         expected = estimate_report(pair_claims_store(str(checking_output), store)).as_dict()
-    done = ragviz("estimate", str(checking_output), "--family", "ragchecker", "--db", str(db), "--format", "json")
+    done = ragviz_here("estimate", str(checking_output), "--family", "ragchecker", "--db", str(db), "--format", "json")
     assert done.returncode == 0, done.stderr
     shown = json.loads(done.stdout)
     assert shown == json.loads(json.dumps(expected))
     assert set(shown["metrics"]) == set(RAGCHECKER_METRICS)
-    table = ragviz("estimate", str(checking_output), "--family", "ragchecker", "--db", str(db))
+    table = ragviz_here("estimate", str(checking_output), "--family", "ragchecker", "--db", str(db))
     assert table.returncode == 0 and "precision" in table.stdout and "faithfulness" in table.stdout
     no_db = ragviz("estimate", str(checking_output), "--family", "ragchecker")
     assert no_db.returncode == 2 and "give --db" in no_db.stderr and "Traceback" not in no_db.stderr
