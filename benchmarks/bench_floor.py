@@ -39,7 +39,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from bench_review_browser import wait_healthy  # noqa: E402 - a sibling script, found through the line above
+from bench_review_browser import streamlit_process  # noqa: E402 - a sibling script, found through the line above
 
 RAGBENCH = ROOT.parent / "shared" / "ragbench"
 SYNTHETIC = "/tmp/syn100k"
@@ -91,26 +91,10 @@ def serve(script: Path, env: dict[str, str], workdir: Path, root: Path = ROOT) -
     """``streamlit run script`` (of the source tree *root*) on a free port; yields its URL and process id once its
     health check answers."""
     port = _free_port()
-    cmd = [
-        sys.executable, "-m", "streamlit", "run", str(script),
-        "--server.address", "127.0.0.1", "--server.port", str(port), "--server.headless", "true",
-        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-    ]  # fmt: skip
-    log = open(workdir / f"server-{port}.log", "ab")  # noqa: SIM115 - closed below
     full_env = {**os.environ, "HOME": str(workdir), "PYTHONPATH": str(root), **env}
-    proc = subprocess.Popen(cmd, cwd=root, env=full_env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_healthy(url, proc, 300, workdir / f"server-{port}.log", poll=0.05)
+    log_path = workdir / f"server-{port}.log"
+    with streamlit_process(script, port, full_env, root, log_path, timeout_s=300, poll=0.05) as (url, proc):
         yield url, proc.pid
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
-        log.close()
 
 
 def _data_path(name: str) -> str:

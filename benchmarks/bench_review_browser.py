@@ -70,6 +70,33 @@ def wait_healthy(url: str, proc: subprocess.Popen, timeout_s: float, log: Path, 
 
 
 @contextlib.contextmanager
+def streamlit_process(
+    script: Path, port: int, env: dict[str, str], cwd: Path, log_path: Path, *, timeout_s: float, poll: float
+) -> Iterator[tuple[str, subprocess.Popen]]:
+    """``streamlit run script`` headless on 127.0.0.1:*port* with *env* (whole), its output appended to *log_path*;
+    yields its URL and process once its health check answers, and stops it after."""
+    cmd = [
+        sys.executable, "-m", "streamlit", "run", str(script),
+        "--server.address", "127.0.0.1", "--server.port", str(port), "--server.headless", "true",
+        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+    ]  # fmt: skip
+    log = open(log_path, "ab")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_healthy(url, proc, timeout_s, log_path, poll=poll)
+        yield url, proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+        log.close()
+
+
+@contextlib.contextmanager
 def server(data: str, port: int, workdir: Path) -> Iterator[tuple[str, float]]:
     """A fresh server on *data*; yields its URL and the monotonic time its health check first answered."""
     if port_in_use(port):
@@ -82,25 +109,11 @@ def server(data: str, port: int, workdir: Path) -> Iterator[tuple[str, float]]:
         "HOME": str(workdir),
         "PYTHONPATH": str(ROOT),
     }
-    cmd = [
-        sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
-        "--server.address", "127.0.0.1", "--server.port", str(port), "--server.headless", "true",
-        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
-    ]  # fmt: skip
-    log = open(workdir / "server.log", "ab")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_healthy(url, proc, 120, workdir / "server.log", poll=0.02)
+    with streamlit_process(ROOT / "app.py", port, env, ROOT, workdir / "server.log", timeout_s=120, poll=0.02) as (
+        url,
+        _,
+    ):
         yield url, time.monotonic()
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
-        log.close()
 
 
 def wait_drawn(page, want_uid: str | None = None, timeout_ms: int = 120_000) -> None:
