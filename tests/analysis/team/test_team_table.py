@@ -16,7 +16,7 @@ from ragviz.analysis.team.table import RoundTable, round_table
 from ragviz.data.dataset import Dataset, examples_at
 from ragviz.data.labels import RELEVANT_FIELD, REVIEW_FIELD, REVIEWED, field_value, support_field
 from ragviz.data.load import load
-from ragviz.data.ragbench import LLM_PREFIX, RELEVANT
+from ragviz.data.ragbench import LABEL_FIELDS, LLM_PREFIX, RELEVANT
 from ragviz.store.label_store import LabelStore
 from tests.ragbench_data import require_ragbench, shard
 from tests.sample import SAMPLE_JSONL
@@ -145,35 +145,14 @@ def test_rows_the_columns_cannot_read_exactly_are_compared_one_by_one(tmp_path):
     ]
     for k, row in enumerate(rows):
         if k % 4 == 0:  # a reviewed export: the judge's copy, the person's labels with a key less
-            for name in [
-                c
-                for c in list(row)
-                if c
-                in (
-                    RELEVANT,
-                    "all_utilized_sentence_keys",
-                    "sentence_support_information",
-                    "unsupported_response_sentence_keys",
-                    "relevance_explanation",
-                    "overall_supported_explanation",
-                    "overall_supported",
-                )
-            ]:
+            for name in [c for c in list(row) if c in LABEL_FIELDS]:
                 row[LLM_PREFIX + name] = row[name]
             row[RELEVANT] = list(row[RELEVANT] or [])[1:]
             row["label_source"] = "human"
         elif k % 4 == 1:
             row["label_source"] = "human"
         elif k % 4 == 2:
-            for name in (
-                RELEVANT,
-                "all_utilized_sentence_keys",
-                "sentence_support_information",
-                "unsupported_response_sentence_keys",
-                "relevance_explanation",
-                "overall_supported_explanation",
-                "overall_supported",
-            ):
+            for name in LABEL_FIELDS:
                 row[name] = None
     ds = Dataset.from_rows(rows, "sample", "rows.jsonl")
     counts = loaded_counts(ds)
