@@ -4,6 +4,7 @@ undo restores them, decisions persist per annotator, filters, deep links, normal
 from __future__ import annotations
 
 import json
+import re
 
 from streamlit.testing.v1 import AppTest
 
@@ -31,7 +32,9 @@ def progress_text(at: AppTest) -> str:
 
 
 def html_text(at: AppTest) -> str:
-    return "\n".join(h.value for h in at.get("html")).replace("\u00a0", " ")  # a no-break space reads as a space
+    """The page's HTML blocks as read: a no-break space as a space, a fraction's one-line span as its text."""
+    text = "\n".join(h.value for h in at.get("html")).replace("\u00a0", " ")
+    return re.sub(r'<span style="white-space:nowrap">(.*?)</span>', r"\1", text)
 
 
 def tick(at: AppTest, row: int, column: str, value: bool = True) -> AppTest:

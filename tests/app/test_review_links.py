@@ -29,3 +29,5 @@ def test_a_metric_formula_never_wraps_inside_a_fraction(app_env):
     formulas = review_formulas(at)
     assert len(formulas) == 4 and any("\u00a0/\u00a0" in f for f in formulas)
     assert not [f for f in formulas if " / " in f], formulas
+    # "|" allows a line break before a no-break space: a fraction of sets is held on one line by its span
+    assert any('<span style="white-space:nowrap">|R ∩ U|\u00a0/\u00a0|R|</span>' in f for f in formulas), formulas

@@ -40,10 +40,21 @@ __all__ = [
     "quality_flags",
     "rejudge_button",
     "support_controls",
+    "unbroken_fractions",
 ]
 
 #: A fraction's slash with no-break spaces: a narrow column wraps a formula at "=", never inside "4 / 6".
 NO_BREAK_DIVIDE = "\u00a0/\u00a0"
+
+
+def unbroken_fractions(text: str) -> str:
+    """*text* escaped for HTML, each of its "="-separated parts that holds a fraction kept on one line: the no-break
+    spaces alone do not hold "|R ∩ U| / |R|" together, since Unicode lets a line break after "|"."""
+    parts = []
+    for part in text.split(" = "):
+        shown = render.esc(part).replace(" / ", NO_BREAK_DIVIDE)
+        parts.append(f'<span style="white-space:nowrap">{shown}</span>' if " / " in part else shown)
+    return " = ".join(parts)
 
 
 SUPPORT_CHOICE_LABELS = {SUPPORTED: "✓ supported", UNSUPPORTED: "✗ unsupported"}
@@ -220,7 +231,7 @@ def metric_cards_html(comparison: Sequence[MetricComparison], against_judge: boo
             f'<div class="rv-metric-value" style="font-size:2rem;line-height:1.3">{render.esc(value)}</div>'
             + _delta_html(delta, m.name not in ("relevance", "utilization"))
             + f'<div class="rv-formula" style="font-family:ui-monospace,monospace;font-size:0.75rem;'
-            f'margin-top:0.5rem;{render.MUTED}">{render.esc(m.formula).replace(" / ", NO_BREAK_DIVIDE)}'
+            f'margin-top:0.5rem;{render.MUTED}">{unbroken_fractions(m.formula)}'
             + (
                 f"<br>judge {render.format_score(m.judge)} → now {render.format_score(m.current)}"
                 if against_judge

@@ -17,7 +17,7 @@ from ragviz.analysis.review.metrics import MetricComparison, compare_metrics
 from ragviz.ui.core import render
 from ragviz.ui.core.state import ExampleLabels
 from ragviz.ui.review import answer, moves
-from ragviz.ui.review.page import NO_BREAK_DIVIDE
+from ragviz.ui.review.page import unbroken_fractions
 
 __all__ = ["FOCUSED_KEY", "metric_line_html", "metric_strip_html", "paired_view", "question_header"]
 
@@ -48,7 +48,7 @@ def metric_strip_html(comparison: Sequence[MetricComparison], against_judge: boo
             f'<div style="font-size:0.78rem">{render.esc(m.name.capitalize())}</div>'
             f'<div style="font-size:1.2rem;font-weight:600;line-height:1.3">{render.format_score(m.current)}</div>'
             f'<div style="font-family:ui-monospace,monospace;font-size:0.7rem;{render.MUTED}">'
-            f"{render.esc(counts).replace(' / ', NO_BREAK_DIVIDE)}{'<br>' + judge if judge else ''}</div></div>"
+            f"{unbroken_fractions(counts)}{'<br>' + judge if judge else ''}</div></div>"
         )
     return (  # four in a row, two where the column is narrow (ragviz.ui.core.render.theme_css's container query)
         '<div style="container:rv-strip / inline-size"><div class="rv-metric-strip" style="display:grid;gap:0.35rem;'
