@@ -43,6 +43,7 @@ import argparse
 import contextlib
 import json
 import os
+import signal
 import socket
 import statistics
 import subprocess
@@ -458,6 +459,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3, help="fresh servers of each tool, alternately (default 3)")
     parser.add_argument("--steps", type=int, default=5, help="next examples per run (default 5)")
     args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # the servers' clean-up runs when killed
     if not Path(args.label_studio).exists():
         raise SystemExit(f"{args.label_studio}: not found (see --help for Label Studio's venv)")
     from playwright.sync_api import sync_playwright
