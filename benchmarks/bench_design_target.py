@@ -13,7 +13,9 @@ budget of n people-reviews:
   cross-fitted over 5 folds, Student's t around it, :mod:`ragviz.analysis.estimates.student_t`);
 * ``calibrated`` — a uniform pilot of min(``--pilot``, n/3) reviewed first, the active design calibrated on it
   (:mod:`ragviz.analysis.audits.calibration`) with the floor chosen from the pilot
-  (:func:`ragviz.analysis.audits.floor_tuning.pilot_floor`) draws n - pilot new examples on average, and both are
+  (:func:`ragviz.analysis.audits.floor_tuning.pilot_floor`) draws n - pilot examples on average on top of the pilot
+  (:mod:`ragviz.analysis.audits.topup`: each example's chance of being in either is max(p, the rule's); ``--added``:
+  the rule before, drawn over the non-pilot examples with its chances added to the pilot's), and both are
   estimated as one audit, each example at its chance of being in either (the app's
   :func:`ragviz.analysis.audits.active_crossfit.crossfitted_active` with the t); ``cal_app_floor``: the same at the
   fixed ``--floor``;
@@ -48,6 +50,7 @@ from ragviz.analysis.audits.active_crossfit import crossfitted_active
 from ragviz.analysis.audits.calibration import calibrate, calibrated_spread
 from ragviz.analysis.audits.designs import active_level, weights_from_spread
 from ragviz.analysis.audits.floor_tuning import pilot_floor
+from ragviz.analysis.audits.topup import topped_chance, topped_level
 from ragviz.analysis.estimates.estimate import estimate_mean
 from ragviz.metrics.trace import TRACE_METRICS
 
@@ -57,7 +60,7 @@ CELLS = ("uniform", "calibrated", "oracle", "cal_app_floor")
 CHOSEN: list[float] = []  # the floors pilot_floor chose, one per audit
 
 
-def _calibrated_chances(y_all, f_all, cm, m, n, floor, rng, pilot_max=PILOT):
+def _calibrated_chances(y_all, f_all, cm, m, n, floor, rng, pilot_max=PILOT, topup=False):
     """The pilot, and each example's chance of being in the pilot or the calibrated active sample."""
     k = y_all.shape[1]
     n_pilot = min(pilot_max, n // 3)
@@ -67,11 +70,16 @@ def _calibrated_chances(y_all, f_all, cm, m, n, floor, rng, pilot_max=PILOT):
     judge = {t: f_all[:, j] for j, t in enumerate(TRACE_METRICS)}
     spread = calibrated_spread(cal, conf, judge)
     people = {t: np.where(pilot, y_all[:, j], np.nan) for j, t in enumerate(TRACE_METRICS)}
-    chosen = pilot_floor(people, conf, judge, float(n - n_pilot)).floor
+    base = n_pilot / m if topup else 0.0
+    chosen = pilot_floor(people, conf, judge, float(n - n_pilot), base=base).floor
     CHOSEN.append(chosen)
     out = {}
     for name, phi in (("calibrated", chosen), ("cal_app_floor", floor)):
         q = weights_from_spread(spread, phi)
+        if topup:  # the app's: the active sample (n - pilot on average, over all M) tops the pilot's chance up
+            active = topped_chance(topped_level(q, float(n - n_pilot), base), q, base)
+            out[name] = (pilot | (rng.random(m) < active), 1.0 - (1.0 - base) * (1.0 - active))
+            continue
         rest = q[~pilot].sum()
         pi = np.minimum(1.0, active_level(q[~pilot] / rest, float(n - n_pilot)) * q / rest)
         mask = pilot | (rng.random(m) < pi)
@@ -80,7 +88,9 @@ def _calibrated_chances(y_all, f_all, cm, m, n, floor, rng, pilot_max=PILOT):
     return out
 
 
-def simulate(truth, judge, per_metric, expected, n, reps, rng, floor, shown, progress=0, pilot_max=PILOT, lean=False):
+def simulate(
+    truth, judge, per_metric, expected, n, reps, rng, floor, shown, progress=0, pilot_max=PILOT, lean=False, topup=False
+):
     """Per cell (design) and metric: normal covered/width, and for uniform and calibrated the shown interval's;
     *lean*: the shown intervals only (the normal ones NaN)."""
     m, k = truth.shape
@@ -91,7 +101,7 @@ def simulate(truth, judge, per_metric, expected, n, reps, rng, floor, shown, pro
         idx = rng.integers(0, truth.shape[0], m)
         y_all, f_all, cm, e = truth[idx], judge[idx], per_metric[idx], expected[idx]
         masks = {"uniform": (_uniform(rng, m, n), None)}
-        masks.update(_calibrated_chances(y_all, f_all, cm, m, n, floor, rng, pilot_max))
+        masks.update(_calibrated_chances(y_all, f_all, cm, m, n, floor, rng, pilot_max, topup))
         q_or = weights_from_spread(np.sqrt((e / e.mean(axis=0)).mean(axis=1)), floor)
         pi_or = np.minimum(1.0, active_level(q_or, float(n)) * q_or)
         masks["oracle"] = (rng.random(m) < pi_or, pi_or)
@@ -148,6 +158,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--confidences", default="informative,noise")
     parser.add_argument("--progress", type=int, default=0, help="print the running coverage every this many audits")
     parser.add_argument("--shard", type=int, default=-1, help="draw the audits from a stream of their own (>= 0)")
+    parser.add_argument(
+        "--added",
+        dest="topup",
+        action="store_false",
+        help="the calibrated active part drawn on its own over the non-pilot examples, its chances added to the "
+        "pilot's (the rule before the top-up; default: it tops the pilot's chance up, the app's)",
+    )
     parser.add_argument("--lean", action="store_true", help="the shown intervals only (no normal ones, no oracle)")
     parser.add_argument("--cache", help="keep the simulated table in this .npz (made when missing)")
     parser.add_argument("--save", help="keep every audit's figures in this .npz (for --merge)")
@@ -180,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
                 CHOSEN.clear()
                 normal, boot = simulate(
                     truth, judge, confidence[kind], expected, n, args.reps, rng, args.floor, shown, args.progress,
-                    args.pilot, args.lean,
+                    args.pilot, args.lean, args.topup,
                 )  # fmt: skip
                 cells[(kind, n)] = [(normal, boot, shown, list(CHOSEN))]
                 print(f"  ({kind} n={n}: {time.process_time() - t0:.0f} s CPU)", flush=True)
