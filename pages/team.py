@@ -6,7 +6,7 @@ their own progress."""
 
 import streamlit as st
 
-from ragviz.ui.core import access, results, state
+from ragviz.ui.core import access, state
 from ragviz.ui.team import adjudicate
 from ragviz.ui.team import page as team
 
@@ -44,7 +44,7 @@ if shown["Adjudication"].open:
         adjudicate.adjudication_view(page.dataset, data.table.queue(), page.annotator)
 if "Annotators" in shown and shown["Annotators"].open:
     with shown["Annotators"]:
-        team.annotator_dashboard(data, results.round_agreement())
+        team.annotator_dashboard(data)
 if "Guidelines" in shown and shown["Guidelines"].open:
     with shown["Guidelines"]:
         team.guidelines_editor(page.annotator, can_edit=granted.can_load)

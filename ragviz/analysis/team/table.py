@@ -20,6 +20,7 @@ import numpy as np
 from ragviz.analysis.team.columns import key_examples, loaded_counts
 from ragviz.analysis.team.gold import ExampleRound, decided_by, events_by_example, rounds_at
 from ragviz.data.dataset import Dataset
+from ragviz.data.model import Example
 from ragviz.store.label_store import LabelStore
 
 __all__ = ["COLUMNS_FROM", "RoundTable", "round_table"]
@@ -44,6 +45,8 @@ class RoundTable:
     units: np.ndarray
     true: np.ndarray
     judged: np.ndarray
+    #: the store held assignments (a round): some example's labellers are its assignees
+    in_round: bool = False
 
     @classmethod
     def from_rounds(cls, rounds: Mapping[str, ExampleRound]) -> RoundTable:
@@ -107,11 +110,19 @@ class RoundTable:
         return [uid for uid in self.uids if (r := self.compared.get(uid)) is not None and r.needs_adjudication]
 
 
-def round_table(dataset: Dataset, store: LabelStore, columns_from: int | None = None) -> RoundTable:
+def round_table(
+    dataset: Dataset,
+    store: LabelStore,
+    columns_from: int | None = None,
+    assignees: Mapping[str, tuple[str, ...]] | None = None,
+    examples: Mapping[int, Example] | None = None,
+) -> RoundTable:
     """The round over *dataset* (module docstring); a round of fewer than *columns_from* examples
-    (:data:`COLUMNS_FROM`) is compared one by one."""
+    (:data:`COLUMNS_FROM`) is compared one by one. *assignees* (uid -> its annotators) stands for the store's
+    assignments (``{}``: every decision counts, each example's labellers are who decided it); *examples* may
+    hold examples already built (by row index)."""
     columns_from = COLUMNS_FROM if columns_from is None else columns_from
-    assignees = store.team.assignments.assigned()
+    assignees = store.team.assignments.assigned() if assignees is None else assignees
     done = decided_by(store)
     rows = sorted(i for i in map(dataset.index_of, set(assignees) | set(done)) if i is not None)
     everyone = dataset.uids
@@ -131,7 +142,9 @@ def round_table(dataset: Dataset, store: LabelStore, columns_from: int | None = 
     one_by_one = [i for i, o in zip(rows, on.tolist()) if not o]
     only_changed = all(everyone[i] in changed for i in one_by_one)  # else every example's events are read
     events = events_by_example(store, label_changed=only_changed)
-    compared = rounds_at(dataset, store, one_by_one, assignees, done, events, key_examples(dataset, one_by_one))
+    built = {i: examples[i] for i in one_by_one if i in examples} if examples else {}
+    built.update(key_examples(dataset, [i for i in one_by_one if i not in built]))
+    compared = rounds_at(dataset, store, one_by_one, assignees, done, events, built)
     return RoundTable(
         tuple(uids),
         tuple(assignees.get(uid, ()) for uid in uids),
@@ -141,4 +154,5 @@ def round_table(dataset: Dataset, store: LabelStore, columns_from: int | None = 
         units,
         true,
         judged,
+        bool(assignees),
     )

@@ -11,8 +11,10 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from ragviz.analysis.agreement import AnnotatorAgreement
 from ragviz.analysis.team.alpha import Alpha
 from ragviz.analysis.team.dashboard import TeamFigures, team_figures
+from ragviz.analysis.team.kappas import table_kappas
 from ragviz.analysis.team.progress import Progress, median_seconds, team_progress
 from ragviz.analysis.team.table import RoundTable, round_table
 from ragviz.store.roles import ANNOTATORS_ENV, listed_names
@@ -40,6 +42,8 @@ class TeamData:
     table: RoundTable
     progress: Progress
     figures: TeamFigures
+    #: Cohen's kappa per pair and Fleiss' kappa (the round's, when there are assignments)
+    kappas: AnnotatorAgreement
 
 
 def _versions() -> tuple[Any, ...]:
@@ -58,7 +62,7 @@ def _team_data(paths: tuple[str, ...], db: str, versions: tuple[Any, ...]) -> Te
     uids = set(ds.uids)
     progress = _progress(paths, db, versions)
     figures = team_figures(table, median_seconds(store, uids), store.team.guidelines.decision_versions())
-    return TeamData(table, progress, figures)
+    return TeamData(table, progress, figures, table_kappas(table))
 
 
 @st.cache_resource(show_spinner="Counting the team's progress…", max_entries=4)
@@ -223,12 +227,12 @@ def _alpha_rows(alphas: dict[str, Alpha], version: str | None = None) -> list[di
     return out
 
 
-def annotator_dashboard(data: TeamData, raters: Any) -> None:
+def annotator_dashboard(data: TeamData) -> None:
     """Per annotator: decided, median seconds, agreement with gold / others / judge per label kind; alpha per
     label kind overall and per guideline version; the Cohen's kappa matrix and Fleiss' kappa."""
     from ragviz.ui.dashboard import page as dashboard_ui
 
-    f = data.figures
+    f, raters = data.figures, data.kappas
     kinds = ("relevant", "utilized", "supported", "supporting")
     rows = []
     for a in f.annotators:
