@@ -10,6 +10,7 @@ pairs :func:`ragviz.analysis.dashboard.figures.dashboard_data`'s, the agreement 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -43,7 +44,10 @@ from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.store.audit_samples import AuditSample, default_sample
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from ragviz.data.dataset import Dataset
+    from ragviz.data.model import Example
     from ragviz.store.label_store import LabelStore
 
 __all__ = ["CORRECTED", "HeadlineRow", "NO_AUDIT", "ReportContent", "SCATTER_GRID", "TOO_FEW", "gather"]
@@ -195,7 +199,7 @@ def gather(dataset: Dataset, store: LabelStore | None, request: ReportRequest) -
     if request.by != "dataset_name":
         records = records.assign(dataset=dataset.generation_models)
     means = data.means if request.by == "dataset_name" else subset_means(records)
-    comparison, comparison_error = _comparison(dataset, store, request.against)
+    comparison, comparison_error = _comparison(dataset, store, request.against, have, base.scores)
     return ReportContent(
         request=request,
         n_examples=len(dataset),
@@ -223,15 +227,20 @@ def gather(dataset: Dataset, store: LabelStore | None, request: ReportRequest) -
 
 
 def _comparison(
-    dataset: Dataset, store: LabelStore | None, against: LabelSelection
+    dataset: Dataset,
+    store: LabelStore | None,
+    against: LabelSelection,
+    examples: Mapping[int, Example],
+    scores: Mapping[str, np.ndarray],
 ) -> tuple[CompareReport | None, str | None]:
-    """Two systems' comparison when the data holds two (``generation_model_name``), as the Dashboard shows it."""
+    """Two systems' comparison when the data holds two (``generation_model_name``), as the Dashboard shows it, on the
+    examples built and TRACe scored once for the whole report."""
     systems = two_systems(dataset)
     if not systems:
         return None, None
     chosen = systems if len(systems) == 2 else None
     sample = compare_sample_of(store, dataset) if store is not None else None
     try:
-        return compare_sample(dataset, store, sample, against, chosen)[1], None
+        return compare_sample(dataset, store, sample, against, chosen, examples=examples, scores=scores)[1], None
     except CompareError as exc:
         return None, str(exc)
