@@ -16,13 +16,14 @@ from typing import TYPE_CHECKING, Any
 
 from ragviz.analysis.agreement import BINARY_LABELS
 from ragviz.analysis.audits.designs import DesignError
-from ragviz.analysis.audits.sample_estimate import design_sentence, design_title, sample_report
+from ragviz.analysis.audits.sample_estimate import design_sentence, design_title, pilot_of, sample_report
 from ragviz.analysis.compare_systems.difference import CompareReport
 from ragviz.analysis.compare_systems.pairs import CompareError
 from ragviz.analysis.compare_systems.sample import compare_sample, compare_sample_of, two_systems
 from ragviz.analysis.dashboard.aggregates import histogram_counts, subset_means
 from ragviz.analysis.dashboard.figures import dashboard_data
 from ragviz.analysis.dashboard.rows import row_figures
+from ragviz.analysis.estimates.pairing import Pairing
 from ragviz.analysis.estimates.report import GROUP_BY, EstimateReport, plain_words
 from ragviz.analysis.judge_trust import (
     LABEL_METRIC,
@@ -199,7 +200,7 @@ def gather(dataset: Dataset, store: LabelStore | None, request: ReportRequest) -
     if request.by != "dataset_name":
         records = records.assign(dataset=dataset.generation_models)
     means = data.means if request.by == "dataset_name" else subset_means(records)
-    comparison, comparison_error = _comparison(dataset, store, request.against, have, base.scores)
+    comparison, comparison_error = _comparison(dataset, store, request.against, have, base.scores, sample, pairing)
     return ReportContent(
         request=request,
         n_examples=len(dataset),
@@ -232,15 +233,31 @@ def _comparison(
     against: LabelSelection,
     examples: Mapping[int, Example],
     scores: Mapping[str, np.ndarray],
+    sample: AuditSample | None,
+    pairing: Pairing,
 ) -> tuple[CompareReport | None, str | None]:
     """Two systems' comparison when the data holds two (``generation_model_name``), as the Dashboard shows it, on the
-    examples built and TRACe scored once for the whole report."""
+    examples built and TRACe scored once for the whole report; on the estimates' *pairing* of *sample* too when the
+    comparison reads that sample (without a calibration pilot, whose members the estimates read as well)."""
     systems = two_systems(dataset)
     if not systems:
         return None, None
     chosen = systems if len(systems) == 2 else None
-    sample = compare_sample_of(store, dataset) if store is not None else None
+    compared = compare_sample_of(store, dataset) if store is not None else None
+    same = (
+        store is not None and (compared and compared.id) == (sample and sample.id) and pilot_of(store, sample) is None
+    )
     try:
-        return compare_sample(dataset, store, sample, against, chosen, examples=examples, scores=scores)[1], None
+        found = compare_sample(
+            dataset,
+            store,
+            compared,
+            against,
+            chosen,
+            examples=examples,
+            scores=scores,
+            pairing=pairing if same else None,
+        )
+        return found[1], None
     except CompareError as exc:
         return None, str(exc)
