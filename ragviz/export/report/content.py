@@ -39,7 +39,7 @@ from ragviz.analysis.labelsets.named import store_rows
 from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.data.dataset import examples_at
 from ragviz.export.report.examples import WorkedExample, worked_examples
-from ragviz.export.report.provenance import Provenance, provenance
+from ragviz.export.report.provenance import Provenance, hash_ahead, provenance
 from ragviz.export.report.request import ReportRequest
 from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.store.audit_samples import AuditSample, default_sample
@@ -169,6 +169,7 @@ def gather(dataset: Dataset, store: LabelStore | None, request: ReportRequest) -
     """The report of *dataset* under the label store *store* (``None``: the labels in the files alone)."""
     if request.by not in GROUP_BY:
         raise ValueError(f"cannot group by {request.by!r}; expected one of {', '.join(GROUP_BY)}")
+    digests = hash_ahead(dataset)  # the data files hashed on the other core meanwhile
     sample = _sample(dataset, store, request.sample_id)
     # One pass: every row's TRACe scored once and the examples the store decides on built once, for every section.
     have = examples_at(dataset, store_rows(dataset, store))
@@ -219,7 +220,7 @@ def gather(dataset: Dataset, store: LabelStore | None, request: ReportRequest) -
         means=means,
         scatter=_scatter_counts(data.scatter),
         examples=worked_examples(data.disagreements, triples),
-        provenance=provenance(dataset, store, request),
+        provenance=provenance(dataset, store, request, digests),
         design=design_title(estimates, with_sample=False),
         design_note=design_sentence(estimates) if sample is not None else None,
         comparison=comparison,
