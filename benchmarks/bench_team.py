@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     from ragviz.analysis.team.adjudicate import next_to_adjudicate, shown_now
     from ragviz.analysis.team.dashboard import table_alpha, team_figures
     from ragviz.analysis.team.kappas import table_kappas
-    from ragviz.analysis.team.progress import median_seconds, team_progress
+    from ragviz.analysis.team.progress import median_seconds, table_progress
     from ragviz.analysis.team.table import round_table
     from ragviz.data.load import load
     from ragviz.export.targets import Target, export
@@ -125,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
             def figures() -> Any:
                 table = round_table(dataset, store)
                 team_figures(table, median_seconds(store, set(uids)), store.team.guidelines.decision_versions())
-                team_progress(store, set(uids))
+                table_progress(table)  # the Team page's progress for an admin
                 return table
 
             if args.quick:
@@ -143,9 +143,9 @@ def main(argv: list[str] | None = None) -> int:
                 gold = timed("gold label set, every example's labels built", 1, lambda: _gold_built(dataset, table))
                 print(f"{'examples with gold labels':>58}  {gold:,}")
                 timed(
-                    "whole round cold (figures, kappa, gold labels built)",
+                    "whole round cold (figures, progress, kappa, gold set)",
                     1,
-                    lambda: _gold_built(dataset, _whole_round(dataset, store, uids)),
+                    lambda: _whole_round(dataset, store, uids),
                 )
                 timed(
                     "agreement --annotators (round, kappa, alpha)",
@@ -176,16 +176,19 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _whole_round(dataset: Any, store: Any, uids: list[str]) -> Any:
-    """Everything the Team page and the gold label set compute, cold: the round, its figures, progress, kappa."""
+    """Everything the Team page and the gold label set compute, cold: the round, its figures, progress, kappa, the
+    gold label set (its labels are built when read: :func:`_gold_built`)."""
     from ragviz.analysis.team.dashboard import team_figures
+    from ragviz.analysis.team.gold_set import round_gold
     from ragviz.analysis.team.kappas import table_kappas
-    from ragviz.analysis.team.progress import median_seconds, team_progress
+    from ragviz.analysis.team.progress import median_seconds, table_progress
     from ragviz.analysis.team.table import round_table
 
     table = round_table(dataset, store)
     team_figures(table, median_seconds(store, set(uids)), store.team.guidelines.decision_versions())
-    team_progress(store, set(uids))
+    table_progress(table)
     table_kappas(table)
+    round_gold(dataset, table)  # which examples are gold, agreed or adjudicated, by whom, when
     return table
 
 

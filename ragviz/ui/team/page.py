@@ -15,7 +15,7 @@ from ragviz.analysis.agreement import AnnotatorAgreement
 from ragviz.analysis.team.alpha import Alpha
 from ragviz.analysis.team.dashboard import TeamFigures, team_figures
 from ragviz.analysis.team.kappas import table_kappas
-from ragviz.analysis.team.progress import Progress, median_seconds, team_progress
+from ragviz.analysis.team.progress import Progress, median_seconds, table_progress, team_progress
 from ragviz.analysis.team.table import RoundTable, current_round_table
 from ragviz.store.roles import ANNOTATORS_ENV, listed_names
 from ragviz.store.team.assignments import AssignmentError
@@ -55,7 +55,7 @@ def _team_data(paths: tuple[str, ...], db: str, versions: tuple[Any, ...]) -> Te
     ds, store = state.dataset(), state.store()
     table = current_round_table(ds, store)  # shared with the gold label set (Dashboard, Export)
     uids = set(ds.uids)
-    progress = _progress(paths, db, versions)
+    progress = table_progress(table)
     figures = team_figures(table, median_seconds(store, uids), store.team.guidelines.decision_versions())
     return TeamData(table, progress, figures, table_kappas(table))
 

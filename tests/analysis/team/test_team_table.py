@@ -24,6 +24,7 @@ from ragviz.analysis.team.dashboard import table_alpha, team_figures
 from ragviz.analysis.team.gold import _aligned, team_round
 from ragviz.analysis.team.gold_set import round_gold
 from ragviz.analysis.team.kappas import annotator_agreement, table_kappas
+from ragviz.analysis.team.progress import table_progress, team_progress
 from ragviz.analysis.team.table import RoundTable, round_table
 from ragviz.data.dataset import Dataset, examples_at
 from ragviz.data.labels import RELEVANT_FIELD, REVIEW_FIELD, REVIEWED, field_value, support_field
@@ -111,6 +112,7 @@ def _assert_same(ds: Dataset, store: LabelStore) -> RoundTable:
     assert table.queue() == adjudication_queue(rounds)
     assert [table.state(uid) for uid in rounds] == [one_by_one.state(uid) for uid in rounds]
     assert table_alpha(table, n_boot=100) == round_alpha(rounds.values(), n_boot=100)
+    assert table_progress(table) == team_progress(store, ds.uids)
     want = {uid: r.gold for uid, r in rounds.items() if r.gold is not None}
     gold = round_gold(ds, table)
     assert list(gold) == list(want) and dict(gold.items()) == want  # labels, who, when, agreed / adjudicated
