@@ -31,7 +31,8 @@ and measures in headless chromium (Debian's, via Playwright; a browser started b
   annotation is not empty); from the key / click until the next example is drawn (``--steps`` per run).
 * **memory**: the peak resident memory of the server's whole process tree over the run (sampled every 50 ms).
 
-The server's CPU seconds (its process tree's user + system time) are measured beside ready and per next example;
+The server's CPU seconds (its process tree's user + system time) are measured beside each figure, and the page's
+renderer's busy time (Chrome's ``TaskDuration``: script, style, layout, paint) beside first page and next example;
 the machine's 1-minute load average beside every run. Prints each run, then the medians and ratios ragviz / Label
 Studio (below 1: ragviz ahead).
 """
@@ -42,6 +43,7 @@ import argparse
 import contextlib
 import json
 import os
+import signal
 import socket
 import statistics
 import subprocess
@@ -104,8 +106,11 @@ class Figures:
     ready: list[float] = field(default_factory=list)
     ready_cpu: list[float] = field(default_factory=list)
     first: list[float] = field(default_factory=list)
+    first_cpu: list[float] = field(default_factory=list)
+    first_browser: list[float] = field(default_factory=list)
     step: list[float] = field(default_factory=list)
     step_cpu: list[float] = field(default_factory=list)
+    step_browser: list[float] = field(default_factory=list)
     peak_rss: list[int] = field(default_factory=list)
     load: list[float] = field(default_factory=list)
 
@@ -245,21 +250,31 @@ def _ragviz_step(drawn):
 
 
 def _first_and_steps(browser, state: dict, url: str, drawn_first, steps: int, pid: int, out: Figures, step) -> None:
-    """The first page in a fresh context, then *steps* next examples on it (each timed, with the server's CPU)."""
+    """The first page in a fresh context, then *steps* next examples on it (each timed, with the server's CPU and the
+    page's renderer's busy time)."""
     context = _launch_context(browser, **state)
     page = context.new_page()
-    t0 = time.monotonic()
+    cdp = context.new_cdp_session(page)
+    cdp.send("Performance.enable")
+    cpu, busy, t0 = tree_cpu(pid), _browser_busy(cdp), time.monotonic()
     page.goto(url)
     drawn_first(page)
     out.first.append(time.monotonic() - t0)
+    out.first_cpu.append(tree_cpu(pid) - cpu)
+    out.first_browser.append(_browser_busy(cdp) - busy)
     page.wait_for_timeout(300)
     for i in range(1, steps + 1):
-        cpu = tree_cpu(pid)
-        t0 = time.monotonic()
+        cpu, busy, t0 = tree_cpu(pid), _browser_busy(cdp), time.monotonic()
         step(page, i)
         out.step.append(time.monotonic() - t0)
         out.step_cpu.append(tree_cpu(pid) - cpu)
+        out.step_browser.append(_browser_busy(cdp) - busy)
     context.close()
+
+
+def _browser_busy(cdp) -> float:
+    """Seconds the page's renderer has spent on tasks (script, style, layout, paint) so far."""
+    return next(m["value"] for m in cdp.send("Performance.getMetrics")["metrics"] if m["name"] == "TaskDuration")
 
 
 # -- Label Studio ---------------------------------------------------------------------------------------------------
@@ -412,8 +427,11 @@ def report(name: str, n: int, rv: Figures, ls: Figures) -> list[str]:
         ("ready", "ready", 1, "s"),
         ("server CPU until ready", "ready_cpu", 1, "s"),
         ("first page (fresh context)", "first", 1, "s"),
+        ("server CPU, first page", "first_cpu", 1, "s"),
+        ("browser busy, first page", "first_browser", 1, "s"),
         ("next example", "step", 1, "s"),
         ("server CPU per next example", "step_cpu", 1, "s"),
+        ("browser busy per next example", "step_browser", 1, "s"),
         ("peak RSS, server tree", "peak_rss", 1 / 1e6, "MB"),
     ):
         r, s = _med(getattr(rv, attr)) * scale, _med(getattr(ls, attr)) * scale
@@ -423,8 +441,10 @@ def report(name: str, n: int, rv: Figures, ls: Figures) -> list[str]:
 
 def _run_line(tool: str, f: Figures, steps: int) -> str:
     return (
-        f"  {tool:<12} ready {f.ready[-1]:7.2f} s ({f.ready_cpu[-1]:6.1f} s CPU)  first page {f.first[-1]:6.2f} s  "
-        f"next {_med(f.step[-steps:]):6.3f} s ({_med(f.step_cpu[-steps:]):.3f} s CPU)  "
+        f"  {tool:<12} ready {f.ready[-1]:7.2f} s ({f.ready_cpu[-1]:5.1f} s CPU)  "
+        f"first page {f.first[-1]:6.2f} s ({f.first_cpu[-1]:.2f} s CPU, browser {f.first_browser[-1]:.2f} s)  "
+        f"next {_med(f.step[-steps:]):6.3f} s ({_med(f.step_cpu[-steps:]):.3f} s CPU, "
+        f"browser {_med(f.step_browser[-steps:]):.3f} s)  "
         f"peak RSS {f.peak_rss[-1] / 1e6:7.0f} MB  load {f.load[-1]:.1f}"
     )
 
@@ -439,6 +459,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3, help="fresh servers of each tool, alternately (default 3)")
     parser.add_argument("--steps", type=int, default=5, help="next examples per run (default 5)")
     args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # the servers' clean-up runs when killed
     if not Path(args.label_studio).exists():
         raise SystemExit(f"{args.label_studio}: not found (see --help for Label Studio's venv)")
     from playwright.sync_api import sync_playwright
