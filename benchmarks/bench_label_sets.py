@@ -48,11 +48,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--with-examples", action="store_true", help="build every Example first (the old way)")
     args = parser.parse_args(argv)
 
-    from ragviz.analysis.agreement import annotator_agreement
     from ragviz.analysis.dashboard import families
     from ragviz.analysis.estimates.pairing import pair_store
     from ragviz.analysis.labelsets.diff import diff_label_sets
     from ragviz.analysis.labelsets.named import HUMAN, JUDGE, resolve_label_set
+    from ragviz.analysis.team.kappas import annotator_agreement
     from ragviz.data.dataset import iter_examples
     from ragviz.data.labels import Change
     from ragviz.data.load import load

@@ -6,7 +6,7 @@ their own progress."""
 
 import streamlit as st
 
-from ragviz.ui.core import access, results, state
+from ragviz.ui.core import access, state
 from ragviz.ui.team import adjudicate
 from ragviz.ui.team import page as team
 
@@ -19,9 +19,8 @@ st.title("Team")
 if page.present:
     st.info("The Team page names annotators and shows their labels: it is not shown while presenting.")
     st.stop()
-progress = team.progress_data()
 if not (granted.can_see_others or granted.can_adjudicate):
-    mine = progress.annotators.get(page.annotator)
+    mine = team.progress_data().annotators.get(page.annotator)
     if mine is None:
         st.info("You have no assignments among the loaded examples.")
     else:
@@ -31,6 +30,7 @@ if not (granted.can_see_others or granted.can_adjudicate):
 
 team.show_message()
 data = team.team_data()  # the round's figures, cached until anyone decides, assigns or settles
+progress = data.progress
 summary = st.container()
 tabs = ["Progress", "Adjudication", "Annotators", "Guidelines"] if granted.can_see_others else ["Adjudication"]
 # keyed and lazy: only the open tab runs, and a message drawn above the tabs keeps the open one open
@@ -44,7 +44,7 @@ if shown["Adjudication"].open:
         adjudicate.adjudication_view(page.dataset, data.table.queue(), page.annotator)
 if "Annotators" in shown and shown["Annotators"].open:
     with shown["Annotators"]:
-        team.annotator_dashboard(data, results.round_agreement())
+        team.annotator_dashboard(data)
 if "Guidelines" in shown and shown["Guidelines"].open:
     with shown["Guidelines"]:
         team.guidelines_editor(page.annotator, can_edit=granted.can_load)

@@ -44,7 +44,6 @@ __all__ = [
     "ScoreAgreement",
     "UTILIZED",
     "agreement",
-    "annotator_agreement",
     "annotator_label_sets",
     "decisions",
     "kappa_matrix",
@@ -414,32 +413,6 @@ def annotator_label_sets(
         if labels is not None:
             raters.setdefault(who, {})[uid] = labels
     return raters
-
-
-def annotator_agreement(
-    dataset: Dataset,
-    examples: Mapping[int, Example] | None,
-    store: LabelStore | None,
-    labels: Sequence[str] = SENTENCE_LABELS,
-    assigned: Mapping[str, Sequence[str]] | None = None,
-) -> AnnotatorAgreement:
-    """Cohen's kappa per annotator pair and Fleiss' kappa overall, per label (see
-    :func:`ragviz.analysis.agreement.pairwise_kappas` / :func:`ragviz.analysis.agreement.multi_rater_kappas`),
-    over the examples people decided on (only those are built; *examples* may hold some already). With
-    *assigned* (a team's round, uid -> its annotators): the round's agreement, each annotator on the examples
-    assigned to them; decisions outside are left out, counted per annotator (``left_out``)."""
-    from ragviz.data.dataset import examples_at
-
-    left_out: dict[str, int] = {}
-    raters = annotator_label_sets(dataset, examples, store, assigned, left_out) if store is not None else {}
-    uids = {uid for decided in raters.values() for uid in decided}
-    rows = sorted(i for i in map(dataset.index_of, uids) if i is not None)
-    built = examples_at(dataset, rows, examples)
-    shared = [built[i] for i in rows]
-    pairs = pairwise_kappas(shared, raters, labels) if len(raters) >= 2 else []
-    overall = multi_rater_kappas(shared, raters, labels) if len(raters) >= 2 else []
-    counted = {a: len(d) for a, d in raters.items()}
-    return AnnotatorAgreement(tuple(sorted(raters)), counted, pairs, overall, dict(sorted(left_out.items())))
 
 
 def kappa_matrix(pairs: Sequence[PairKappa]) -> list[dict[str, Any]]:

@@ -21,6 +21,8 @@ __all__ = [
     "cohen_kappa",
     "confusion",
     "fleiss_kappa",
+    "fleiss_kappa_of_sums",
+    "kappa_of_matrix",
     "rmse",
 ]
 
@@ -122,7 +124,25 @@ def cohen_kappa(reference: Sequence[Any], candidate: Sequence[Any]) -> float | N
     index = {v: k for k, v in enumerate(labels)}
     size = len(labels)
     cells = np.fromiter((index[r] * size + index[c] for r, c in zip(reference, candidate)), np.int64, len(reference))
-    matrix = np.bincount(cells, minlength=size * size).reshape(size, size)
+    return kappa_of_matrix(np.bincount(cells, minlength=size * size).reshape(size, size))
+
+
+def kappa_of_matrix(matrix: Any) -> float | None:
+    """:func:`cohen_kappa` of the decisions counted in *matrix* (``matrix[r][c]``: items the reference gave
+    category *r* and the candidate *c*; a numpy array or nested lists); categories neither rater used are left
+    out, as :func:`cohen_kappa` never sees them. ``None`` when undefined (fewer than two categories used).
+
+    >>> kappa_of_matrix([[4, 1], [0, 5]]) == cohen_kappa([0] * 5 + [1] * 5, [0] * 4 + [1] * 6)
+    True
+    """
+    import numpy as np
+
+    matrix = np.asarray(matrix, np.int64)
+    used = (matrix.sum(axis=0) + matrix.sum(axis=1)) > 0
+    if int(used.sum()) < 2:
+        return None
+    matrix = matrix[np.ix_(used, used)]
+    size = len(matrix)
     expected = np.outer(matrix.sum(axis=0), matrix.sum(axis=1)) / matrix.sum()
     off = 1 - np.eye(size, dtype=np.int64)
     denominator = float(np.sum(off * expected))
@@ -208,9 +228,22 @@ def fleiss_kappa(counts: Sequence[Sequence[int]]) -> float | None:
     for i, row in enumerate(counts):
         if sum(row) != n:
             raise ValueError(f"item {i} has {sum(row)} ratings, item 0 has {n}")
-    n_items = len(counts)
-    p_bar = sum((sum(c * c for c in row) - n) / (n * (n - 1)) for row in counts) / n_items
-    totals = [sum(col) for col in zip(*counts)]
+    return fleiss_kappa_of_sums(
+        len(counts), n, sum(c * c for row in counts for c in row), [sum(col) for col in zip(*counts)]
+    )
+
+
+def fleiss_kappa_of_sums(n_items: int, n: int, squares: int, totals: Sequence[int]) -> float | None:
+    """:func:`fleiss_kappa` of *n_items* items rated by *n* raters each, from its sums: *squares* =
+    the sum over items and categories of n_ij², *totals* per category the sum over items of n_ij (so items
+    counted apart add up).
+
+    >>> fleiss_kappa_of_sums(2, 2, 2 * 2 + 1 + 1, [3, 1]) == fleiss_kappa([[2, 0], [1, 1]])
+    True
+    """
+    if not n_items or n < 2:
+        return None
+    p_bar = (squares - n_items * n) / (n * (n - 1)) / n_items  # the mean of the items' P_i, summed exactly first
     p_e = sum((t / (n_items * n)) ** 2 for t in totals)
     if p_e >= 1.0:
         return None

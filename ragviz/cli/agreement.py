@@ -86,15 +86,16 @@ def _print_annotator_agreement(dataset: Dataset, store: Any) -> int:
     import json
     import sys
 
-    from ragviz.analysis.agreement import annotator_agreement
+    from ragviz.analysis.agreement import AnnotatorAgreement
     from ragviz.analysis.team.dashboard import table_alpha
+    from ragviz.analysis.team.kappas import table_kappas
     from ragviz.analysis.team.table import round_table
 
     try:
-        # a team's round: its annotators only
-        round_ = (store.team.assignments.assigned() or None) if store is not None else None
-        figures = annotator_agreement(dataset, None, store, assigned=round_)  # builds only the decided examples
-        alpha = table_alpha(round_table(dataset, store)) if store is not None else {}
+        # a team's round (the store holds assignments): its annotators only
+        table = round_table(dataset, store) if store is not None else None
+        figures = table_kappas(table) if table is not None else AnnotatorAgreement((), {}, [], [], {})
+        alpha = table_alpha(table) if table is not None else {}
     finally:
         if store is not None:
             store.close()

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import json
 
-from ragviz.analysis.agreement import annotator_agreement
 from ragviz.analysis.team.alpha import round_alpha
 from ragviz.analysis.team.gold import team_round
+from ragviz.analysis.team.kappas import annotator_agreement
 from ragviz.data.labels import Change
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore

@@ -9,10 +9,10 @@ import pytest
 
 import ragviz.data.dataset
 import ragviz.data.ragbench
-from ragviz.analysis.agreement import annotator_agreement
 from ragviz.analysis.dashboard.families import TONIC, family_records, family_view
 from ragviz.analysis.labelsets.diff import diff_label_sets
 from ragviz.analysis.labelsets.named import HUMAN, JUDGE
+from ragviz.analysis.team.kappas import annotator_agreement
 from ragviz.data.dataset import iter_examples
 from ragviz.data.labels import Change
 from ragviz.data.load import load

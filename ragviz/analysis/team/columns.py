@@ -5,8 +5,8 @@ Per row, the sentence labels :func:`ragviz.analysis.team.gold.unit_values` lists
 (the ``relevant`` and ``utilized`` units), response sentences (``supported``, ``supporting``), and how many of
 them are relevant, utilized, supported. Only rows read here exactly as the row-by-row path reads them count
 (:attr:`LoadedCounts.exact`): the row's own labels (no ``llm_`` copy, no stored judge set), keys a loader
-neither cleans nor matches (letters, digits, ``_``, ``-``), every sentence a ``[key, text]`` pair. The judge
-holds the same labels unless the row says a person made them (``label_source`` ``human``: no judge)."""
+neither cleans nor matches (letters, digits, ``_``, ``-``), every sentence a ``[key, text]`` pair, no sentence
+key repeated within the row. The judge holds the same labels unless the row says a person made them (``label_source`` ``human``: no judge)."""
 
 from __future__ import annotations
 
@@ -102,6 +102,17 @@ def _listed(keys: pa.Array, key_rows: np.ndarray, listed: pa.Array, n: int) -> t
     return np.bincount(key_rows[named], minlength=n).astype(np.int64), exact
 
 
+def _repeated(keys: pa.Array, key_rows: np.ndarray, n: int) -> np.ndarray:
+    """Per row: does a sentence key of it repeat (the agreement's decisions are one per distinct key,
+    :func:`ragviz.analysis.agreement.decisions`; the units here one per sentence)?"""
+    if not len(keys):
+        return np.zeros(n, bool)
+    index = np.asarray(cast(pa.DictionaryArray, pc.dictionary_encode(keys)).indices.to_numpy(), np.int64)
+    pairs = np.sort(key_rows * (int(index.max()) + 1) + index)
+    again = pairs[1:][pairs[1:] == pairs[:-1]] // (int(index.max()) + 1)
+    return np.bincount(again, minlength=n) > 0
+
+
 def _valid(batch: pa.RecordBatch, name: str) -> np.ndarray:
     if present_type(batch.schema, name) is None:
         return np.zeros(batch.num_rows, bool)
@@ -128,7 +139,7 @@ def _batch_counts(batch: pa.RecordBatch) -> tuple[np.ndarray, ...]:
         if present_type(batch.schema, "response_sentences") is not None
         else (pa.array([], pa.string()), np.zeros(0, np.int64), np.ones(n, bool))
     )
-    exact &= ok
+    exact &= ok & ~_repeated(context, context_rows, n) & ~_repeated(response, response_rows, n)
     n_relevant, ok = _listed(context, context_rows, labels.columns[RELEVANT], n)
     exact &= ok
     n_utilized, ok = _listed(context, context_rows, labels.columns[UTILIZED], n)

@@ -28,7 +28,6 @@ if TYPE_CHECKING:
 __all__ = [
     "Comparison",
     "annotator_agreement",
-    "round_agreement",
     "comparison",
     "dashboard_data",
     "family_view",
@@ -185,7 +184,7 @@ def family_view(against: LabelSelection, family: str, ks: tuple[int, ...]) -> Fa
 
 @st.cache_data(show_spinner="Computing annotator agreement…", max_entries=8)
 def _annotator_agreement(paths: tuple[str, ...], db: str, store_version: tuple[int, int]) -> AnnotatorAgreement:
-    from ragviz.analysis.agreement import annotator_agreement as agreement_of_annotators
+    from ragviz.analysis.team.kappas import annotator_agreement as agreement_of_annotators
 
     examples = _store_examples(paths, db, store_version)  # the decided examples, shared with the Dashboard's data
     return agreement_of_annotators(load_result(paths).dataset, examples, store())
@@ -194,25 +193,6 @@ def _annotator_agreement(paths: tuple[str, ...], db: str, store_version: tuple[i
 def annotator_agreement() -> AnnotatorAgreement:
     """Dashboard: the agreement between the annotators of the label store on the loaded examples."""
     return _annotator_agreement(current_paths(), *_store_key())
-
-
-@st.cache_data(show_spinner="Computing the round's agreement…", max_entries=8)
-def _round_agreement(
-    paths: tuple[str, ...], db: str, store_version: tuple[int, int], assignments: int
-) -> AnnotatorAgreement:
-    from ragviz.analysis.agreement import annotator_agreement as agreement_of_annotators
-
-    examples = _store_examples(paths, db, store_version)
-    return agreement_of_annotators(
-        load_result(paths).dataset, examples, store(), assigned=store().team.assignments.assigned() or None
-    )
-
-
-def round_agreement() -> AnnotatorAgreement:
-    """Team page: the round's agreement, each assigned annotator on the examples assigned to them (decisions
-    outside the round counted apart, per annotator: ``left_out``)."""
-
-    return _round_agreement(current_paths(), *_store_key(), store().team.assignments.assignment_version())
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)

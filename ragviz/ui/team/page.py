@@ -11,10 +11,12 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from ragviz.analysis.agreement import AnnotatorAgreement
 from ragviz.analysis.team.alpha import Alpha
 from ragviz.analysis.team.dashboard import TeamFigures, team_figures
-from ragviz.analysis.team.progress import Progress, median_seconds, team_progress
-from ragviz.analysis.team.table import RoundTable, round_table
+from ragviz.analysis.team.kappas import table_kappas
+from ragviz.analysis.team.progress import Progress, median_seconds, table_progress, team_progress
+from ragviz.analysis.team.table import RoundTable, current_round_table
 from ragviz.store.roles import ANNOTATORS_ENV, listed_names
 from ragviz.store.team.assignments import AssignmentError
 from ragviz.store.team.guidelines import MAX_GUIDELINES_BYTES, GuidelinesError
@@ -40,25 +42,22 @@ class TeamData:
     table: RoundTable
     progress: Progress
     figures: TeamFigures
+    #: Cohen's kappa per pair and Fleiss' kappa (the round's, when there are assignments)
+    kappas: AnnotatorAgreement
 
 
 def _versions() -> tuple[Any, ...]:
-    store = state.store()
-    return (
-        store.data_version(),
-        store.team.assignments.assignment_version(),
-        store.team.adjudications.adjudication_version(),
-    )
+    return state.store().team.round_version()  # one query
 
 
 @st.cache_resource(show_spinner="Comparing everyone's labels…", max_entries=4)
 def _team_data(paths: tuple[str, ...], db: str, versions: tuple[Any, ...]) -> TeamData:
     ds, store = state.dataset(), state.store()
-    table = round_table(ds, store)
+    table = current_round_table(ds, store)  # shared with the gold label set (Dashboard, Export)
     uids = set(ds.uids)
-    progress = _progress(paths, db, versions)
+    progress = table_progress(table)
     figures = team_figures(table, median_seconds(store, uids), store.team.guidelines.decision_versions())
-    return TeamData(table, progress, figures)
+    return TeamData(table, progress, figures, table_kappas(table))
 
 
 @st.cache_resource(show_spinner="Counting the team's progress…", max_entries=4)
@@ -223,12 +222,12 @@ def _alpha_rows(alphas: dict[str, Alpha], version: str | None = None) -> list[di
     return out
 
 
-def annotator_dashboard(data: TeamData, raters: Any) -> None:
+def annotator_dashboard(data: TeamData) -> None:
     """Per annotator: decided, median seconds, agreement with gold / others / judge per label kind; alpha per
     label kind overall and per guideline version; the Cohen's kappa matrix and Fleiss' kappa."""
     from ragviz.ui.dashboard import page as dashboard_ui
 
-    f = data.figures
+    f, raters = data.figures, data.kappas
     kinds = ("relevant", "utilized", "supported", "supporting")
     rows = []
     for a in f.annotators:

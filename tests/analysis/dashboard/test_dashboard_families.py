@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ragviz.analysis.agreement import MultiRaterKappa, PairKappa, annotator_agreement
+from ragviz.analysis.agreement import MultiRaterKappa, PairKappa
 from ragviz.analysis.dashboard.annotator_tables import fleiss_rows, pair_rows
 from ragviz.analysis.dashboard.families import (
     ANSWER,
@@ -25,6 +25,7 @@ from ragviz.analysis.dashboard.families import (
 )
 from ragviz.analysis.dashboard.figures import DashboardData, baseline_rows, trace_view
 from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection
+from ragviz.analysis.team.kappas import annotator_agreement
 from ragviz.data.dataset import iter_examples
 from ragviz.data.labels import Change
 from ragviz.data.load import load

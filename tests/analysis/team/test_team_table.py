@@ -7,22 +7,46 @@ from __future__ import annotations
 
 import pytest
 
+from ragviz.analysis.agreement import (
+    SENTENCE_LABELS,
+    AnnotatorAgreement,
+    annotator_label_sets,
+    multi_rater_kappas,
+    pairwise_kappas,
+)
+from ragviz.analysis.labelsets.named import resolve_label_set
+from ragviz.analysis.labelsets.selection import GOLD
+from ragviz.analysis.team import table as table_module
 from ragviz.analysis.team.adjudicate import adjudication_queue, settle_example, shown_now
 from ragviz.analysis.team.alpha import round_alpha
 from ragviz.analysis.team.columns import key_examples, loaded_counts
 from ragviz.analysis.team.dashboard import table_alpha, team_figures
 from ragviz.analysis.team.gold import _aligned, team_round
+from ragviz.analysis.team.gold_set import round_gold
+from ragviz.analysis.team.kappas import annotator_agreement, table_kappas
+from ragviz.analysis.team.progress import table_progress, team_progress
 from ragviz.analysis.team.table import RoundTable, round_table
 from ragviz.data.dataset import Dataset, examples_at
 from ragviz.data.labels import RELEVANT_FIELD, REVIEW_FIELD, REVIEWED, field_value, support_field
 from ragviz.data.load import load
 from ragviz.data.ragbench import LABEL_FIELDS, LLM_PREFIX, RELEVANT
+from ragviz.export.rows import exported_examples
+from ragviz.store.events import base_labels, without_contradicting_explanations
 from ragviz.store.label_store import LabelStore
 from tests.ragbench_data import require_ragbench, shard
 from tests.sample import SAMPLE_JSONL
 from tests.synthetic import make_synthetic
 
 TEAM = ["ana", "bo", "cy"]
+
+
+@pytest.fixture(autouse=True)
+def _columns_from_any_size(monkeypatch):
+    """What reads the round as the product does (the gold label set, ``annotator_agreement``) counts these small
+    rounds on columns too."""
+    monkeypatch.setattr(table_module, "COLUMNS_FROM", 0)
+
+
 ACCEPT = [(REVIEW_FIELD, None, REVIEWED)]
 
 
@@ -57,8 +81,28 @@ def _decide(store: LabelStore, ds: Dataset, n: int, overlap: int = 2) -> list[st
     return uids
 
 
+def _kappas_one_by_one(ds: Dataset, store: LabelStore, in_round: bool) -> AnnotatorAgreement:
+    """Every decided example built whole and each annotator's labels folded (the per-example reference)."""
+    left_out: dict[str, int] = {}
+    assigned = store.team.assignments.assigned() if in_round else None
+    raters = annotator_label_sets(ds, None, store, assigned, left_out)
+    rows = sorted({ds.index_of(uid) for decided in raters.values() for uid in decided})
+    built = examples_at(ds, rows)
+    shared = [built[i] for i in rows]
+    pairs = pairwise_kappas(shared, raters, SENTENCE_LABELS) if len(raters) >= 2 else []
+    overall = multi_rater_kappas(shared, raters, SENTENCE_LABELS) if len(raters) >= 2 else []
+    counted = {a: len(d) for a, d in raters.items()}
+    return AnnotatorAgreement(tuple(sorted(raters)), counted, pairs, overall, dict(sorted(left_out.items())))
+
+
 def _assert_same(ds: Dataset, store: LabelStore) -> RoundTable:
     table = round_table(ds, store, columns_from=0)
+    in_round = bool(store.team.assignments.assigned())
+    kappas = _kappas_one_by_one(ds, store, in_round)
+    assert kappas.has_pairs
+    assert table_kappas(table, in_round=in_round) == kappas
+    assert annotator_agreement(ds, None, store, assigned=store.team.assignments.assigned()) == kappas
+    assert annotator_agreement(ds, None, store) == _kappas_one_by_one(ds, store, False)  # every decision counts
     rounds = team_round(ds, store)
     one_by_one = RoundTable.from_rounds(rounds)
     versions = store.team.guidelines.decision_versions()
@@ -68,6 +112,20 @@ def _assert_same(ds: Dataset, store: LabelStore) -> RoundTable:
     assert table.queue() == adjudication_queue(rounds)
     assert [table.state(uid) for uid in rounds] == [one_by_one.state(uid) for uid in rounds]
     assert table_alpha(table, n_boot=100) == round_alpha(rounds.values(), n_boot=100)
+    assert table_progress(table) == team_progress(store, ds.uids)
+    want = {uid: r.gold for uid, r in rounds.items() if r.gold is not None}
+    gold = round_gold(ds, table)
+    assert list(gold) == list(want) and dict(gold.items()) == want  # labels, who, when, agreed / adjudicated
+    label_set = resolve_label_set(ds, GOLD, store)
+    assert dict(label_set.labels.items()) == {ds.index_of(uid): g.labels for uid, g in want.items()}
+    for item in exported_examples(ds, store, GOLD):  # export --labels gold
+        g = want.get(item.example.uid)
+        if g is None:
+            assert item.label_source not in ("agreed", "adjudicated")
+        else:
+            assert (item.label_source, item.reviewer, item.reviewed_at) == (g.source, g.by, g.at)
+            base = base_labels(item.example, store.judge.labels(item.example.uid))
+            assert item.current == without_contradicting_explanations(g.labels, base)
     return table
 
 
@@ -132,9 +190,12 @@ def test_synthetic_three_annotator_round_on_columns_equals_one_by_one(tmp_path):
     ds = load([str(parquet)]).dataset
     assert _loaded_counts_match(ds) == len(ds)
     with LabelStore(tmp_path / "labels.db") as store:
-        _decide(store, ds, 300)
+        _decide(store, ds, 280)
+        for uid in (ds.uids[0], ds.uids[290]):  # outside the round's assignments: left out of its kappas
+            store.record(uid, "dee", ACCEPT, example=ds.example(ds.index_of(uid)))
         table = _assert_same(ds, store)
         assert table.on_columns.sum() > 200
+        assert table_kappas(table, in_round=True).left_out == {"dee": 2}
 
 
 def test_rows_the_columns_cannot_read_exactly_are_compared_one_by_one(tmp_path):
@@ -151,12 +212,14 @@ def test_rows_the_columns_cannot_read_exactly_are_compared_one_by_one(tmp_path):
             row["label_source"] = "human"
         elif k % 4 == 1:
             row["label_source"] = "human"
+        elif k % 8 == 3 and row.get("documents_sentences"):  # a sentence key twice: one decision, two units
+            row["documents_sentences"][0] = [*row["documents_sentences"][0], row["documents_sentences"][0][0]]
         elif k % 4 == 2:
             for name in LABEL_FIELDS:
                 row[name] = None
     ds = Dataset.from_rows(rows, "sample", "rows.jsonl")
     counts = loaded_counts(ds)
-    assert not counts.exact[0::4].any() and not counts.exact[2::4].any()
+    assert not counts.exact[0::4].any() and not counts.exact[2::4].any() and not counts.exact[3::8].any()
     assert not counts.judged[1::4].any()
     _loaded_counts_match(ds)
     with LabelStore(tmp_path / "labels.db") as store:
