@@ -457,7 +457,7 @@ def test_deep_nesting_without_a_run_of_openings_goes_row_by_row(tmp_path):
     """Arrow's JSON reader is never handed a line nested 100 deep, however the openings are spaced
     (``[1,[1,...``, keys with brackets in them, escaped quotes), and a file of shallow lines whose strings
     hold brackets and escaped quotes still loads column-wise."""
-    from ragviz.data.formats.json_rows import _lines_shallow
+    from ragviz.data.formats.json_depth import _lines_shallow
 
     row = {"id": "a", "question": "q", "documents": ["Paris is in France."], "response": "Paris."}
     deep = json.dumps(row)[:-1] + ', "extra": ' + "[1," * 150 + "1" + "]" * 150 + "}"
@@ -479,7 +479,7 @@ def test_only_lines_that_open_many_brackets_are_walked_for_their_depth():
     """A line opening fewer brackets than the limit cannot nest that deep, so only the lines opening more are walked
     (alone when few, the whole block when most): a deep line is found among shallow ones wherever it sits (the last
     line without its newline too), and wide or bracket-quoting lines stay shallow."""
-    from ragviz.data.formats.json_rows import MAX_DEPTH, _lines_of
+    from ragviz.data.formats.json_depth import MAX_DEPTH, lines_of
 
     row = {"id": "a", "question": "q", "documents": ["Paris is in France."], "response": "Paris."}
     shallow = json.dumps(row)
@@ -488,12 +488,12 @@ def test_only_lines_that_open_many_brackets_are_walked_for_their_depth():
     deep = shallow[:-1] + ', "extra": ' + "[" * MAX_DEPTH + "]" * MAX_DEPTH + "}"
     for lines in ([shallow] * 6 + [wide, quoting], [wide, quoting] * 4, [wide] * 3 + [shallow]):
         text = "\n".join(lines)
-        assert _lines_of((text + "\n").encode()) == (len(lines), max(map(len, lines)))
-        assert _lines_of(text.encode()) == (len(lines), max(map(len, lines)))
+        assert lines_of((text + "\n").encode()) == (len(lines), max(map(len, lines)))
+        assert lines_of(text.encode()) == (len(lines), max(map(len, lines)))
     for lines in ([shallow] * 6 + [deep, wide], [shallow] * 7 + [deep], [wide] * 4 + [deep], [deep]):
         text = "\n".join(lines)
-        assert _lines_of(text.encode()) is None
-        assert _lines_of((text + "\n").encode()) is None
+        assert lines_of(text.encode()) is None
+        assert lines_of((text + "\n").encode()) is None
 
 
 def test_loading_tells_rows_read_per_file_and_reads_the_same(tmp_path, monkeypatch):
