@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import reaper
 from tests.cpu_times import pytest_addoption, pytest_runtest_protocol  # noqa: F401 (hooks: --cpu-times FILE)
 from tests.sample import ROOT, SAMPLE_DATA
 
@@ -82,6 +83,14 @@ collect_ignore = ["analysis/audits/glide_reference.py"]
 DUPLICATED_ELEMENT = "strict mode violation"
 
 
+def pytest_sessionstart(session):
+    """Stop the PostgreSQL and Streamlit servers that an earlier, killed test run left running (``tests/reaper.py``)."""
+    reaped = ", ".join(f"{r.kind} pid {r.pid}" for r in reaper.reap_stale())
+    terminal = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reaped and terminal is not None:
+        terminal.write_line(f"stopped the servers a killed test run left: {reaped}")
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.get_closest_marker("browser") is not None:
@@ -129,6 +138,7 @@ class StreamlitServer:
             cmd, cwd=self.cwd, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
         )
         out.close()
+        reaper.record("streamlit", self.proc.pid, group=True)  # stopped by the next session if this one is killed
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -148,6 +158,8 @@ class StreamlitServer:
         if self.proc and self.proc.poll() is None:
             os.kill(self.proc.pid, signal.SIGKILL)
             self.proc.wait(10)
+        if self.proc:
+            reaper.forget("streamlit", self.proc.pid)
 
     def stop(self) -> None:
         if self.proc and self.proc.poll() is None:
@@ -156,6 +168,8 @@ class StreamlitServer:
                 self.proc.wait(10)
             except subprocess.TimeoutExpired:
                 self.kill()
+        if self.proc:
+            reaper.forget("streamlit", self.proc.pid)
 
 
 @pytest.fixture

@@ -17,6 +17,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from tests import reaper
+
 
 def find_bindir() -> Path | None:
     """The folder holding ``initdb`` / ``pg_ctl`` / ``postgres``: ``$RAGVIZ_PG_BINDIR``, Debian's
@@ -63,6 +65,7 @@ class PostgresServer:
                 raise RuntimeError("running as root and no 'postgres' user to run PostgreSQL as") from None
             os.chown(self.root, pw.pw_uid, pw.pw_gid)
         self._names = itertools.count()
+        self._postmaster: int | None = None
 
     def _cmd(self, *args: str) -> subprocess.CompletedProcess:
         return subprocess.run(
@@ -82,6 +85,14 @@ class PostgresServer:
     def _pg_ctl_start(self) -> None:
         opts = f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self.root} -c max_connections=200"
         self._cmd("pg_ctl", "-D", str(self.data), "-o", opts, "-l", str(self.root / "server.log"), "-w", "start")
+        self._forget()
+        self._postmaster = int((self.data / "postmaster.pid").read_text().split()[0])
+        reaper.record("postgres", self._postmaster, self.root)  # stopped by the next session if this one is killed
+
+    def _forget(self) -> None:
+        if self._postmaster is not None:
+            reaper.forget("postgres", self._postmaster)
+            self._postmaster = None
 
     def stop_fast(self) -> None:
         """``pg_ctl stop -m fast``: every session ended (AdminShutdown), the data kept for :meth:`restart`."""
@@ -114,6 +125,7 @@ class PostgresServer:
         except subprocess.CalledProcessError:
             pass
         shutil.rmtree(self.root, ignore_errors=True)
+        self._forget()
 
     def url(self, database: str = "postgres") -> str:
         return f"postgresql://{self.USER}@127.0.0.1:{self.port}/{database}"

@@ -139,6 +139,7 @@ def test_the_wheel_holds_app_py_and_pages_and_nothing_else_of_the_root(wheel):
     assert app_files == sorted(["ragviz_app/app.py", *pages])
     assert {n.split("/")[0] for n in names} == {"ragviz", "ragviz_app", f"ragviz-{__version__}.dist-info"}
     assets = {"ragviz/ui/review/sentence_editor/editor.js", "ragviz/ui/review/sentence_editor/editor.css"}
+    assets |= {"ragviz/pyproject.toml"}  # Streamlit's manifest naming the editor's folder (served as files)
     assert assets <= set(names)  # the Review page's text editor ships with the package
     assert all(
         n.endswith(".py") for n in names if not n.startswith(f"ragviz-{__version__}.dist-info") and n not in assets
@@ -256,6 +257,9 @@ def test_ragviz_app_from_the_installed_wheel_serves_a_healthy_page(wheel_venv, t
         n = len(load([str(SAMPLE_DATA)]).dataset)
         page.get_by_text(f"Loaded: {n} examples").first.wait_for(timeout=60_000)  # the DATA given is open
         assert page.locator("[data-testid='stException']").count() == 0
+        # the Review page's text editor is found through the installed package's manifest and served as a file
+        with urllib.request.urlopen(f"{url}/_stcore/bidi-components/ragviz.sentence_editor/editor.js") as r:
+            assert r.status == 200 and b"renderContext" in r.read()
     finally:
         stop_app(proc)
 

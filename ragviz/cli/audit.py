@@ -66,8 +66,8 @@ def add_audit_arguments(parser: argparse.ArgumentParser) -> None:
         help="stratified, neyman: take each stratum's spread from the reviewed members of audit sample ID (the "
         "judge's error on --pilot-metric there) instead of from --confidence; active: calibrate --confidence on "
         "them (how far people's TRACe metrics strayed from the judge's at each confidence and judge value; at least "
-        "10 reviewed; a uniform pilot's reviews also join the estimate), so a confidence that predicts nothing draws "
-        "a near-uniform sample",
+        "10 reviewed; a uniform pilot's reviews also join the estimate, and the sample tops up the pilot's chance "
+        "of each example instead of adding to it), so a confidence that predicts nothing draws a near-uniform sample",
     )
     draw.add_argument(
         "--pilot-metric",

@@ -72,10 +72,63 @@ def write_export_stream(
                     sum(1 for r in records if r["label_source"] in ("human", "agreed", "adjudicated")),
                 )
         elif fmt == "parquet":
-            _write_parquet(batches, store, whose, out, count)
+            # a path's temporary file (removed on an exception) can be written as the batches come and started
+            # over; an open file or stdout is written only once every batch is built
+            direct = isinstance(path_or_file, (str, os.PathLike)) and str(path_or_file) != "-"
+            if not (direct and _write_parquet_directly(batches, store, whose, out, count)):
+                if direct:
+                    out.seek(0)
+                    out.truncate()
+                    done.n_rows = done.n_human = done.n_corrected = 0
+                _write_parquet(batches, store, whose, out, count)
         else:
             raise ValueError(f"unknown export format {fmt!r}")
     return done
+
+
+def _human(table: pa.Table) -> int:
+    """Rows of an export *table* whose labels a person decided."""
+    sources = table.column("label_source").to_pylist() if "label_source" in table.column_names else []
+    return sum(s in ("human", "agreed", "adjudicated") for s in sources)
+
+
+def _write_parquet_directly(
+    batches: Callable[[], Iterator[Dataset]],
+    store: LabelStore | None,
+    whose: Whose,
+    out: IO[bytes],
+    count: Callable[[Dataset, int, int], None],
+) -> bool:
+    """The Parquet export written as each batch is built, in the types of the first batch's export table, when every
+    later batch's types unify into them (as :func:`_write_parquet` would unify them: the same file, without the
+    temporary copy of every batch). ``False`` as soon as a batch brings a new column or type: *out* then holds a
+    part of the export, to be started over."""
+    writer: pq.ParquetWriter | None = None
+    schema: pa.Schema | None = None
+    try:
+        for part in batches():
+            if not len(part):
+                continue
+            table = export_table(part, store, whose)
+            if schema is None:
+                unified = pa.unify_schemas([table.schema], promote_options="permissive")
+                schema = with_hf_features(unified.empty_table()).schema
+                writer = pq.ParquetWriter(out, schema)
+            elif not table.schema.equals(schema):
+                unified = pa.unify_schemas([schema, table.schema], promote_options="permissive")
+                if not unified.equals(schema):
+                    return False
+            assert writer is not None
+            arrays = [aligned_column(table, f) for f in schema]
+            writer.write_table(pa.Table.from_arrays(arrays, schema=schema))
+            count(part, table.num_rows, _human(table))
+            del table, arrays
+        if writer is None:
+            pq.write_table(export_table(Dataset.empty(), store, whose), out)
+        return True
+    finally:
+        if writer is not None:
+            writer.close()
 
 
 def _write_parquet(
@@ -99,8 +152,7 @@ def _write_parquet(
             with pa.OSFile(name, "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
                 writer.write_table(table)
             kept.append((name, table.schema))
-            sources = table.column("label_source").to_pylist() if "label_source" in table.column_names else []
-            count(part, table.num_rows, sum(s in ("human", "agreed", "adjudicated") for s in sources))
+            count(part, table.num_rows, _human(table))
             del table
         if not kept:
             pq.write_table(export_table(Dataset.empty(), store, whose), out)

@@ -407,3 +407,36 @@ def test_unticking_and_ticking_a_box_again_is_no_change(app_env):
     assert "not reviewed yet" in html_text(at) and button(at, "review.reset").disabled
     with LabelStore(app_env["db"]) as store:
         assert ML not in store.corrected_uids("tester") and ML not in store.reviewed_uids("tester")
+
+
+def test_the_first_run_of_the_review_page_imports_no_heavy_library_it_does_not_use(tmp_path):
+    """Issue 38: the Review page's first example waits for every module its first run imports. scipy (1.4 s of a first
+    run under load: the audits' interval, imported through the audit queue), scikit-learn, the judge's client and
+    altair and the export package are for pages and actions a person opens later; a fresh interpreter runs the page once and lists them."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    probe = (
+        "import sys\n"
+        "from streamlit.testing.v1 import AppTest\n"
+        "at = AppTest.from_file('app.py', default_timeout=90)\n"
+        "at.switch_page('pages/review.py')\n"
+        "at.run()\n"
+        "assert not at.exception, [e.value for e in at.exception]\n"
+        "assert at.get('bidi_component'), 'no text editor drawn'\n"
+        "print(sorted(m for m in ('scipy', 'sklearn', 'openai', 'altair', 'vl_convert', 'ragviz.export') if m in sys.modules))\n"
+    )
+    env = {
+        **os.environ,
+        "HOME": str(tmp_path),
+        "RAGVIZ_DATA": str(SAMPLE_DATA),
+        "RAGVIZ_DB": str(tmp_path / "labels.db"),
+        "RAGVIZ_ANNOTATOR": "alice",
+        "PYTHONPATH": str(root),
+    }
+    out = subprocess.run([sys.executable, "-c", probe], cwd=root, env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.strip().splitlines()[-1] == "[]"

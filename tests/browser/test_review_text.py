@@ -15,7 +15,7 @@ import re
 import pytest
 
 from ragviz.store.label_store import LabelStore
-from tests.browser_wait import expect, metric_value, open_review, sentence, settle
+from tests.browser_wait import expect, metric_value, open_review, press, sentence, settle
 from tests.conftest import StreamlitServer
 from tests.ragbench_data import require_ragbench
 
@@ -193,6 +193,26 @@ def test_next_and_previous_open_the_example_at_its_top_and_the_title_says_where(
     expect()(page).to_have_url(re.compile("ml-vs-programming"))
     expect()(page).to_have_title(re.compile(r"Example 1 of 22"))
     page.wait_for_function(f"() => {MAIN}.scrollTop === 0", timeout=30_000)
+
+
+def test_the_editors_script_comes_once_as_a_file_not_with_every_move(streamlit_server, small_page):
+    """The text editor's script and styles are files the browser fetches (the manifest ragviz/pyproject.toml names
+    their folder), not a copy inside every message that draws the editor (issue 38: 41 of the 55 KB a J sent)."""
+    page = small_page
+    frames: list[bytes] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(f)))
+    open_review(page, f"{streamlit_server.url}/review?id=ml-vs-programming")
+    expect()(sentence(page, "0a")).to_be_visible()  # the editor's script is there (it loads after the run's end)
+    loaded = page.evaluate("() => performance.getEntriesByType('resource').map((e) => e.name.split('?')[0])")
+    assets = f"{streamlit_server.url}/_stcore/bidi-components/ragviz.sentence_editor/"
+    assert {assets + "editor.js", assets + "editor.css"} <= set(loaded), [u for u in loaded if "_stcore" in u]
+    frames.clear()
+    press(page, "j")
+    expect()(page).to_have_title(re.compile(r"Example 2 of 22"))
+    settle(page)
+    assert page.locator(".rv-doc").count() > 0 and page.locator(".rv-resp").count() > 0  # the editor drew both texts
+    sent = b"".join(f if isinstance(f, bytes) else f.encode() for f in frames)
+    assert b"renderContext" not in sent and b".rv-pane" not in sent  # no script, no styles in the messages
 
 
 def test_the_text_never_takes_the_focus_after_a_move_to_another_example(streamlit_server, small_page):

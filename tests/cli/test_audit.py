@@ -240,10 +240,15 @@ def test_a_calibrated_active_sample_counts_its_pilots_reviews(tmp_path, capsys, 
     share, level = len(pilot.members) / len(dataset), active.params["level"]
     chance = {**active.params["pilot_weights"], **{m.uid: m.selection_weight for m in active.member_details()}}
     assert info.batches == () and set(info.probabilities or {}) == {*pilot.members, *active.members}
+    # drawn on top of the pilot (issue 36 item 8): the union's chance is max(pilot's, the calibrated rule's)
+    assert active.params["base"] == pytest.approx(share)
     for uid, pi in (info.probabilities or {}).items():
-        assert pi == pytest.approx(1 - (1 - share) * (1 - min(1.0, level * chance[uid])), rel=1e-12)
-    older = replace(active, params={k: v for k, v in active.params.items() if k != "pilot_weights"})
+        assert pi == pytest.approx(max(share, min(1.0, level * chance[uid])), rel=1e-9)
+    added = {k: v for k, v in active.params.items() if k not in ("pilot_weights", "base")}
+    older = replace(active, params=added)  # drawn on its own before the top-up and the pilot's chances were kept
     assert len(design_info(pairing, older, pilot=pilot).batches) == 2
+    with pytest.raises(DesignError, match=f"tops up the chances of uniform pilot {pilot.id}"):
+        design_info(pairing, active, pilot=None)  # the pilot gone: its examples could not be drawn by this sample
     code, out, err = _run(capsys, "estimate", data_file, "--db", db, "--sample", active.id, "--format", "json")
     assert code == 0, err
     got = json.loads(out)
@@ -261,7 +266,10 @@ def test_a_calibrated_active_sample_counts_its_pilots_reviews(tmp_path, capsys, 
         grown = grow_design(store, dataset, pilot, 60, "ana")
         _review_members(store, dataset, grown.members[40:])
         pairing = pair_store(dataset, store, [*active.members, *grown.members])
-    assert len(design_info(pairing, active, pilot=grown).batches) == 2
+    assert len(design_info(pairing, older, pilot=grown).batches) == 2
+    later = design_info(pairing, active, pilot=grown)  # topped up: the pilot as it was drawn on, one audit
+    assert later.batches == () and not set(grown.members[40:]) - set(active.members) & set(later.probabilities or {})
+    assert any("joined pilot" in w for w in later.warnings)
 
 
 def test_growing_an_active_sample_keeps_its_members_weights_or_refuses(tmp_path, data_file):

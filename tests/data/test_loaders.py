@@ -474,6 +474,27 @@ def test_deep_nesting_without_a_run_of_openings_goes_row_by_row(tmp_path):
     ]
 
 
+def test_only_lines_that_open_many_brackets_are_walked_for_their_depth():
+    """A line opening fewer brackets than the limit cannot nest that deep, so only the lines opening more are walked
+    (alone when few, the whole block when most): a deep line is found among shallow ones wherever it sits (the last
+    line without its newline too), and wide or bracket-quoting lines stay shallow."""
+    from ragviz.data.formats.json_rows import MAX_DEPTH, _lines_of
+
+    row = {"id": "a", "question": "q", "documents": ["Paris is in France."], "response": "Paris."}
+    shallow = json.dumps(row)
+    wide = json.dumps({**row, "extra": [[k] for k in range(2 * MAX_DEPTH)]})  # 201 openings, 2 deep
+    quoting = json.dumps({**row, "question": "[" * (2 * MAX_DEPTH)})  # openings inside a string
+    deep = shallow[:-1] + ', "extra": ' + "[" * MAX_DEPTH + "]" * MAX_DEPTH + "}"
+    for lines in ([shallow] * 6 + [wide, quoting], [wide, quoting] * 4, [wide] * 3 + [shallow]):
+        text = "\n".join(lines)
+        assert _lines_of((text + "\n").encode()) == (len(lines), max(map(len, lines)))
+        assert _lines_of(text.encode()) == (len(lines), max(map(len, lines)))
+    for lines in ([shallow] * 6 + [deep, wide], [shallow] * 7 + [deep], [wide] * 4 + [deep], [deep]):
+        text = "\n".join(lines)
+        assert _lines_of(text.encode()) is None
+        assert _lines_of((text + "\n").encode()) is None
+
+
 def test_loading_tells_rows_read_per_file_and_reads_the_same(tmp_path, monkeypatch):
     """Large Parquet and JSON Lines files report rows read / rows in the file as they are read (the Data page's bar);
     a JSON Lines file whose later block does not fit the first block's types is read whole, as before."""

@@ -422,3 +422,49 @@ def test_a_streamed_parquet_export_in_batches_is_the_whole_export(dataset, tmp_p
         whole = export_bytes(dataset, store, LabelSelection.of("ann"), "parquet")
     assert (done.n_rows, done.n_human, done.n_corrected) == (len(dataset), 1, 1)
     assert pq.read_table(streamed).equals(pq.read_table(io.BytesIO(whole)))
+
+
+def test_a_streamed_parquet_export_to_a_path_is_written_as_its_batches_come_and_started_over_on_a_new_type(
+    dataset, tmp_path, monkeypatch
+):
+    """A streamed Parquet export to a path writes each batch as it is built when the batches' types agree: the same
+    bytes as the export built whole before writing (an open file gets that one); when a later batch brings a new
+    type (a column null until the last row of a file) it starts over, and the rows are counted once."""
+    from ragviz.data.problems import Report
+    from ragviz.data.stream import parquet_batches
+    from ragviz.export import stream
+    from ragviz.export.stream import write_export_stream
+
+    paths = [Path(p) for p in sorted({p for p in dataset.table.column("_path").to_pylist()})]
+
+    def batches():
+        return parquet_batches(paths, Report(), batch_rows=3)
+
+    started_over = []
+    directly = stream._write_parquet_directly
+    monkeypatch.setattr(
+        stream, "_write_parquet_directly", lambda *a: directly(*a) or started_over.append(True) or False
+    )
+    with LabelStore(tmp_path / "l.db") as store:
+        _edit(store, dataset.example(0), "ann")  # every batch has the reviewer column
+        as_it_comes = tmp_path / "direct.parquet"
+        write_export_stream(batches, store, LabelSelection.of("ann"), "parquet", as_it_comes)
+        held = io.BytesIO()  # an open file: written once every batch is built
+        write_export_stream(batches, store, LabelSelection.of("ann"), "parquet", held)
+        assert not started_over
+        assert as_it_comes.read_bytes() == held.getvalue()
+
+    first = paths[0]  # a column of the data typed only by its last row: null in the earlier batches
+    table = pq.read_table(first)
+    notes = [None] * (table.num_rows - 1) + ["late"]
+    pq.write_table(table.append_column("note", pa.array(notes, pa.string())), first)
+    with LabelStore(tmp_path / "m.db") as store:
+        _edit(store, dataset.example(len(dataset) - 1), "ann")
+        again = tmp_path / "again.parquet"
+        done = write_export_stream(batches, store, LabelSelection.of("ann"), "parquet", again)
+        whole = io.BytesIO()
+        write_export_stream(batches, store, LabelSelection.of("ann"), "parquet", whole)
+    assert started_over == [True]
+    assert (done.n_rows, done.n_human, done.n_corrected) == (len(dataset), 1, 1)
+    assert again.read_bytes() == whole.getvalue()
+    assert pq.read_table(again).column("note").to_pylist()[: len(notes)] == notes

@@ -29,10 +29,11 @@ from ragviz.analysis.audits.active import (
 from ragviz.analysis.audits.active_bootstrap import active_bootstrap_t
 from ragviz.analysis.audits.active_crossfit import MIN_CROSSFIT, crossfitted_active
 from ragviz.analysis.audits.design_plan import variance_curve
-from ragviz.analysis.audits.designs import ACTIVE, PAIRED, STRATIFIED, UNIFORM, unit_draw
+from ragviz.analysis.audits.designs import ACTIVE, PAIRED, STRATIFIED, UNIFORM, DesignError, unit_draw
 from ragviz.analysis.audits.stratified import StratumError, stratified_people_ci, stratified_ppi_ci
 from ragviz.analysis.audits.stratified_bootstrap import stratified_bootstrap_t
 from ragviz.analysis.audits.stratified_crossfit import crossfitted_stratified
+from ragviz.analysis.audits.topup import topped_chance, topped_key
 from ragviz.analysis.coverage import MIN_AUDITED, too_few_words
 from ragviz.analysis.estimates.crossfit import FOLDS
 from ragviz.analysis.estimates.estimate import DEFAULT_INTERVAL, TUNED, MetricEstimate
@@ -85,6 +86,14 @@ class DesignInfo:
         return {**out, "by": self.by} if self.by else out
 
 
+def _without_pilot(sample: AuditSample) -> DesignError:
+    pilot = sample.params.get("pilot", {}).get("sample", "?")
+    return DesignError(
+        f"active sample {sample.id} tops up the chances of uniform pilot {pilot} and is estimated only with its "
+        "reviews, which are gone (sample deleted or its reviews undone): estimate without the sample, or draw anew"
+    )
+
+
 def reviewed_level(sample: AuditSample, reviewed: set[str]) -> tuple[float, list[str]]:
     """The level :math:`\\ell` and the members of an active sample usable now: the members before its first
     unreviewed one (in sample order), which are the Poisson sample at that member's :math:`U/q`; all members and
@@ -92,9 +101,9 @@ def reviewed_level(sample: AuditSample, reviewed: set[str]) -> tuple[float, list
     details = sample.member_details()
     for k, m in enumerate(details):
         if m.uid not in reviewed:
-            q = m.selection_weight or 0.0
+            q, base = m.selection_weight or 0.0, float(sample.params.get("base") or 0.0)
             level = (
-                unit_draw(sample.seed, m.uid, str(sample.params.get("salt", ""))) / q
+                float(topped_key(unit_draw(sample.seed, m.uid, str(sample.params.get("salt", ""))), q, base))
                 if q > 0
                 else float(sample.params.get("level", 0.0))
             )
@@ -124,7 +133,8 @@ def design_info(
     reviewed = {e.uid for e in pairing.examples if e.audited and e.uid in members}
     level, usable = reviewed_level(sample, reviewed)
     weights = {m.uid: m.selection_weight for m in sample.member_details()}
-    probabilities = {u: min(1.0, level * float(weights[u] or 0.0)) for u in usable}
+    base = float(sample.params.get("base") or 0.0)  # the pilot's chance it tops up (ragviz.analysis.audits.topup)
+    probabilities = {u: float(topped_chance(level, float(weights[u] or 0.0), base)) for u in usable}
     waiting = len(reviewed) - len(usable)
     warnings = []
     if waiting > 0:
@@ -132,6 +142,8 @@ def design_info(
             f"{waiting:,} reviewed members of active sample {sample.id} come after its first unreviewed one: they "
             "join the estimate once the members before them are reviewed (review the sample in its order)"
         )
+    if base > 0 and (pilot is None or pilot.design != UNIFORM):
+        raise _without_pilot(sample)
     if pilot is None:
         return DesignInfo(ACTIVE, sample.id, probabilities=probabilities, warnings=warnings)
     if pilot.design != UNIFORM:
@@ -144,11 +156,20 @@ def design_info(
     pilot_reviewed = [e.uid for e in pairing.examples if e.audited and e.uid in pilot_members]
     share = len(pilot_reviewed) / max(len(pairing.examples), 1)
     pilot_weights = sample.params.get("pilot_weights") or {}
+    if base > 0:  # topped up: one audit with the pilot as drawn on; members it gained since wait
+        later = len(pilot_reviewed)
+        pilot_reviewed = [u for u in pilot_reviewed if u in pilot_weights]
+        share, later = len(pilot_reviewed) / max(len(pairing.examples), 1), later - len(pilot_reviewed)
+        if not pilot_reviewed:
+            raise _without_pilot(sample)
+        if later:
+            warnings.append(f"{later:,} reviewed members joined pilot {pilot.id} after sample {sample.id}: left out")
     if pilot_reviewed and all(u in pilot_weights for u in pilot_reviewed):
         # one audit: each reviewed example at its chance of being in either sample
         chance = {**{u: float(q) for u, q in pilot_weights.items()}, **{u: float(q or 0.0) for u, q in weights.items()}}
         union = {
-            u: 1.0 - (1.0 - share) * (1.0 - min(1.0, level * chance.get(u, 0.0))) for u in {*pilot_reviewed, *usable}
+            u: 1.0 - (1.0 - share) * (1.0 - float(topped_chance(level, chance.get(u, 0.0), base)))
+            for u in {*pilot_reviewed, *usable}
         }
         return DesignInfo(ACTIVE, sample.id, probabilities=union, warnings=warnings, pilot_id=pilot.id)
     # drawn before the pilot's chances were kept (or the pilot grew since): the two samples are batches of their own

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from ragviz.analysis.audits.allocation import ALLOCATIONS, NEYMAN, AllocationError, allocate, grow_allocation
+from ragviz.analysis.audits.topup import topped_chance, topped_key, topped_level
 from ragviz.errors import BadInput
 from ragviz.store.audit_samples import SampleMember, draw_order
 
@@ -240,6 +241,7 @@ def active_draw(
     spread: Mapping[str, float] | None = None,
     weigh: Sequence[str] = (),
     salt: str = SALTS[ACTIVE],
+    base: float = 0.0,
 ) -> DesignedDraw:
     """The active design's Poisson sample with expected size *budget*, members in :math:`U_i/q_i` order.
 
@@ -257,7 +259,8 @@ def active_draw(
     :mod:`ragviz.analysis.audits.calibration`) takes the place of :math:`\\sqrt{1-c_i}`. A larger *budget* with
     the same seed and confidence (or spread) gives a superset. *weigh*: examples (members or not) whose
     :math:`q_i` the draw's params keep under ``"pilot_weights"`` — a pilot's, whose reviews then join the estimate
-    at their chance of being in either sample.
+    at their chance of being in either sample. *base*: the chance a uniform pilot gave every example, which the sample
+    tops up instead of adding to (:mod:`ragviz.analysis.audits.topup`; kept in the params as ``"base"``).
 
     >>> c = {f"u{i}": (0.99 if i < 50 else 0.5) for i in range(100)}
     >>> d = active_draw(list(c), c, 20, 3)
@@ -277,12 +280,17 @@ def active_draw(
                 "sample"
             )
         q = selection_weights([confidence[u] for u in population], floor)
-    level = active_level(q, float(budget))
-    keys = np.array([unit_draw(seed, u, salt) for u in population]) / q
-    chosen = np.flatnonzero(keys <= level)
+    if not 0.0 <= base < 1.0:
+        raise DesignError(f"a pilot's chance must lie in [0, 1), got {base}")
+    level = active_level(q, float(budget)) if base == 0.0 else topped_level(q, float(budget), base)
+    keys = topped_key(np.array([unit_draw(seed, u, salt) for u in population]), q, base)
+    chances = topped_chance(level, q, base)
+    chosen = np.flatnonzero((keys <= level) & (chances > 0))
     chosen = chosen[np.argsort(keys[chosen], kind="stable")]
-    members = tuple(SampleMember(population[i], float(min(1.0, level * q[i])), None, float(q[i])) for i in chosen)
+    members = tuple(SampleMember(population[i], float(chances[i]), None, float(q[i])) for i in chosen)
     params: dict[str, Any] = {"floor": floor, "level": level, "budget": budget, "salt": salt}
+    if base > 0.0:
+        params["base"] = base
     if weigh:
         position = {u: i for i, u in enumerate(population)}
         params["pilot_weights"] = {u: float(q[position[u]]) for u in weigh if u in position}

@@ -17,6 +17,7 @@ import numpy as np
 
 from ragviz.analysis.audits.calibration import CalibrationError, calibrate, calibrated_spread
 from ragviz.analysis.audits.designs import active_level, weights_from_spread
+from ragviz.analysis.audits.topup import topped_chance, topped_level
 from ragviz.analysis.estimates.crossfit import FOLDS, fold_of
 
 __all__ = ["FLOORS", "FloorChoice", "pilot_floor"]
@@ -39,12 +40,15 @@ def pilot_floor(
     budget: float,
     folds: int = FOLDS,
     fallback: float = 0.5,
+    base: float = 0.0,
 ) -> FloorChoice:
     """The floor of :data:`FLOORS` with the least cross-fitted estimated variance (module docstring) for an active
     draw of *budget* over the *M* examples. Per TRACe metric, arrays over all *M*: *people* (people's value on the
     pilot's reviewed members, NaN elsewhere), *confidence* and *judge* (as
     :func:`ragviz.analysis.audits.calibration.calibrated_spread` reads them). Each metric counts relative to its
     residuals' mean square, as the calibrated spread weighs them. *fallback* where a fold is too small to calibrate.
+    *base*: the pilot's chance the draw tops up (:mod:`ragviz.analysis.audits.topup`): each floor is judged by the
+    chance of being in either, :math:`\\max(p, \\min(1, \\ell q_i))`, against a uniform draw of both together.
 
     >>> rng = np.random.default_rng(0); c = rng.random(2000); err = rng.random(2000) < 0.4 * (1 - c)
     >>> f = np.ones(2000); y = np.where(err, 0.0, 1.0); p = np.full(2000, np.nan); p[:60] = y[:60]
@@ -75,11 +79,14 @@ def pilot_floor(
                 continue
             centre = float(np.nanmean(residual[m][train]))
             loss += np.nan_to_num((residual[m][test] - centre) ** 2 / scale[m])
-        flat = budget / m_all
+        flat = min(1.0, base + (1.0 - base) * budget / m_all)
         uniform += float(loss.sum()) * (1.0 - flat) / flat
         for floor in FLOORS:
             q = weights_from_spread(spread, floor)
-            pi = np.minimum(1.0, active_level(q[order], float(budget), descending=True) * q)[test]
+            if base > 0:
+                pi = base + (1.0 - base) * topped_chance(topped_level(q, float(budget), base), q[test], base)
+            else:
+                pi = np.minimum(1.0, active_level(q[order], float(budget), descending=True) * q)[test]
             total[floor] += float(loss @ ((1.0 - pi) / pi))
     relative = {f: v / uniform if uniform > 0 else 1.0 for f, v in total.items()}
     return FloorChoice(min(FLOORS, key=lambda f: (relative[f], -f)), relative)

@@ -177,6 +177,7 @@ def _calibrated(
     confidence: str,
     floor_from: Judged | None = None,
     budget: int = 0,
+    base: float = 0.0,
 ) -> tuple[dict[str, float], FloorChoice | None]:
     """Every example's calibrated spread, and with *floor_from* (people's values on the pilot) the floor for a draw of
     *budget* chosen from the pilot (:func:`ragviz.analysis.audits.floor_tuning.pilot_floor`; ``None`` without)."""
@@ -192,7 +193,7 @@ def _calibrated(
     if floor_from is None:
         return spread, None
     people = {m: np.array([floor_from.get(u, {}).get(m) for u in uids], dtype=float) for m in calibration.terms}
-    return spread, pilot_floor(people, per_metric, judge_values, float(budget))
+    return spread, pilot_floor(people, per_metric, judge_values, float(budget), base=base)
 
 
 def _draw(
@@ -211,10 +212,12 @@ def _draw(
     pilot_members: Sequence[str] = (),
     salt: str | None = None,
     people: Judged | None = None,
+    base: float = 0.0,
 ) -> DesignedDraw:
     """*salt*: the ranking's (:data:`ragviz.analysis.audits.designs.SALTS`, the design's own when ``None``; a
     sample grown keeps the salt it was drawn with, ``""`` for one drawn before salts). *floor* ``None``: calibrated,
-    chosen from the pilot's reviews *people*; else :data:`ragviz.analysis.audits.designs.DEFAULT_FLOOR`."""
+    chosen from the pilot's reviews *people*; else :data:`ragviz.analysis.audits.designs.DEFAULT_FLOOR`. *base*: the
+    chance a uniform pilot gave every example, which a calibrated draw tops up (:mod:`ragviz.analysis.audits.topup`)."""
     if design not in DESIGNS:
         raise DesignError(f"unknown design {design!r}; expected one of {', '.join(DESIGNS)}")
     uids = dataset.uids
@@ -239,10 +242,12 @@ def _draw(
     if calibration is not None:
         assert judged is not None  # the calibration reads the judge's values
         spread, chosen = _calibrated(
-            dataset, judged, calibration, confidence_column, people if floor is None else None, n
+            dataset, judged, calibration, confidence_column, people if floor is None else None, n, base
         )
         floor = chosen.floor if chosen is not None else floor
-        drawn = active_draw(uids, {}, n, seed, floor or DEFAULT_FLOOR, spread, weigh=pilot_members, salt=active_salt)
+        drawn = active_draw(
+            uids, {}, n, seed, floor or DEFAULT_FLOOR, spread, weigh=pilot_members, salt=active_salt, base=base
+        )
         if chosen is not None:
             drawn.params["floor_from_pilot"] = {str(k): round(v, 4) for k, v in chosen.relative.items()}
         drawn.params["calibration"] = calibration.to_params()
@@ -311,10 +316,16 @@ def draw_design(
         pilot.members if calibration is not None and pilot is not None else (),
         None,
         people,
+        _pilot_chance(dataset, people) if calibration is not None and pilot and pilot.design == UNIFORM else 0.0,
     )
     if pilot is not None:
         drawn.params["pilot"] = {"sample": pilot.id, "metric": "trace" if calibration else pilot_metric}
     return store.audits.save_designed_sample(dataset.uids, drawn.members, design, drawn.params, annotator, seed)
+
+
+def _pilot_chance(dataset: Dataset, people: Judged | None) -> float:
+    """A uniform pilot's chance of every example, its reviewed members over all: what a calibrated draw tops up."""
+    return len(people or {}) / max(len(dataset.uids), 1)
 
 
 def grow_design(store: LabelStore, dataset: Dataset, sample: AuditSample, n: int, annotator: str) -> AuditSample:
@@ -345,6 +356,8 @@ def grow_design(store: LabelStore, dataset: Dataset, sample: AuditSample, n: int
         _judged(pair_store(dataset, store, None)) if "calibration" in params else None,
         pilot.members if pilot is not None else (),
         params.get("salt", ""),  # drawn before salts: the unsalted ranking it was drawn with
+        None,
+        float(params.get("base") or 0.0),  # topped up: the pilot's chance it was drawn over
     )
     if "pilot" in params:
         drawn.params["pilot"] = params["pilot"]

@@ -205,7 +205,7 @@ def design_form(ds: Dataset, samples: list[AuditSample]) -> bool:
             help="Learn from an earlier sample's reviewed members (at least 10) how far people strayed from the judge "
             "at each confidence and judge value, and draw in proportion to that: a confidence that predicts nothing "
             "then draws a near-uniform sample instead of a wider one. A uniform pilot's reviews also count in the "
-            "estimate.",
+            "estimate, and the sample only tops up the chance the pilot already gave each example.",
         ):
             _pilot_inputs(uniform_first, with_metric=False)
             st.caption(FLOOR_FROM_PILOT)  # md: ours
