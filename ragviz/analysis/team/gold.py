@@ -261,13 +261,8 @@ def events_by_example(
 
 
 def decided_at(store: LabelStore) -> dict[str, dict[str, str | None]]:
-    """uid -> the annotators who decided it (edited it or marked it reviewed) -> when they last did."""
-    out: dict[str, dict[str, str | None]] = {}
-    for who in store.annotators():
-        for uid, status in store.statuses(who).items():
-            if status.reviewed:
-                out.setdefault(uid, {})[who] = status.last_ts
-    return out
+    """uid -> the annotators who decided it (edited it or marked it reviewed, in name order) -> when they last did."""
+    return {uid: dict(sorted(who.items())) for uid, who in store.team.decided().items()}
 
 
 def decided_by(store: LabelStore) -> dict[str, list[str]]:

@@ -37,15 +37,14 @@ class RoundGold(Mapping[str, Gold]):
         self._order: list[str] = []
         self._on_columns: dict[str, int] = {}  # uid -> its position in the table
         self._built: dict[str, Gold] = {}
+        agreed = (table.on_columns & table.ready_rows).tolist()
         for i, uid in enumerate(table.uids):
-            r = table.compared.get(uid)
-            if r is not None:
-                if r.gold is not None:
-                    self._order.append(uid)
-                    self._built[uid] = r.gold
-            elif table.on_columns[i] and table.ready(i):
+            if agreed[i]:
                 self._order.append(uid)
                 self._on_columns[uid] = i
+            elif (r := table.compared.get(uid)) is not None and r.gold is not None:
+                self._order.append(uid)
+                self._built[uid] = r.gold
         self._rank = {uid: k for k, uid in enumerate(self._order)}
 
     def __len__(self) -> int:

@@ -102,6 +102,7 @@ def table_kappas(
             fleiss[:, 1] += units[g] * m * m
             fleiss[:, 2] += m * (units[g] - true[g])
             fleiss[:, 3] += m * true[g]
+    cell_codes: list[int] = []  # the compared examples' decisions, one code per (pair, label, a's, b's) counted
     for i in np.flatnonzero(held & ~table.on_columns).tolist():
         r, codes = table.compared[table.uids[i]], codes_of[group[i]]
         h = holders[i]
@@ -109,11 +110,13 @@ def table_kappas(
             at = _distinct(r, label)
             values = {w: [bool(r.values[w][k]) for k in at] for w in h}
             for a, b in itertools.combinations(codes, 2):
-                for x, y in zip(values[names[a]], values[names[b]]):
-                    cells[a, b, j, int(x), int(y)] += 1
+                base = ((a * m + b) * len(labels) + j) * 4
+                cell_codes += [base + 2 * x + y for x, y in zip(values[names[a]], values[names[b]])]
             if len(codes) == m:
                 for yes in map(sum, zip(*values.values())):
                     fleiss[j] += (1, yes * yes + (m - yes) ** 2, m - yes, yes)
+    if cell_codes:
+        cells += np.bincount(cell_codes, minlength=cells.size).reshape(cells.shape)
     pairs = [
         PairKappa(
             names[a],

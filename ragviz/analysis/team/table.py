@@ -87,8 +87,16 @@ class RoundTable:
         return out
 
     def ready(self, i: int) -> bool:
-        labellers = self.labellers(i)
-        return bool(labellers) and all(w in self.done[i] for w in labellers)
+        return bool(self.ready_rows[i])
+
+    @cached_property
+    def ready_rows(self) -> np.ndarray:
+        """Per example: ready (it has labellers and every one decided)."""
+        out = np.zeros(len(self.uids), bool)
+        for i, (assignees, done) in enumerate(zip(self.assigned, self.done)):
+            labellers = assignees or done
+            out[i] = bool(labellers) and (labellers == done or all(w in done for w in labellers))
+        return out
 
     def state(self, uid: str) -> str | None:
         """Where example *uid* stands: ``gold (agreed)``, ``gold (adjudicated)``, ``to adjudicate [again]``,

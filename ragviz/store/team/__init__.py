@@ -23,6 +23,16 @@ class Team:
         self.guidelines = TeamGuidelines(store)
         self._store = store
 
+    def decided(self) -> dict[str, dict[str, str | None]]:
+        """uid -> the annotators who decided it (edited it or marked it reviewed) -> when they last did: one
+        query over the statuses (a round's whole table of decisions, without filling each annotator's cache)."""
+        out: dict[str, dict[str, str | None]] = {}
+        for uid, who, ts in self._store.query(
+            "SELECT example_uid, annotator, last_ts FROM example_status WHERE reviewed = 1"
+        ):
+            out.setdefault(uid, {})[who] = ts
+        return out
+
     def round_version(self) -> tuple[int, int, int, int]:
         """Changes whenever anything a round's figures read changes, by anyone on any replica: a label event
         (a decision, an undo), a stored judge label set, an assignment, an adjudication (the largest id of each
