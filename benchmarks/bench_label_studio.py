@@ -31,9 +31,9 @@ and measures in headless chromium (Debian's, via Playwright; a browser started b
   annotation is not empty); from the key / click until the next example is drawn (``--steps`` per run).
 * **memory**: the peak resident memory of the server's whole process tree over the run (sampled every 50 ms).
 
-The server's CPU seconds (its process tree's user + system time) are measured beside each figure, and the page's
-renderer's busy time (Chrome's ``TaskDuration``: script, style, layout, paint) beside first page and next example;
-the machine's 1-minute load average beside every run. Prints each run, then the medians and ratios ragviz / Label
+The server's CPU seconds (its process tree's user + system time) are measured beside ready, first page and next
+example, the page's renderer's busy time (Chrome's ``TaskDuration``: script, style, layout, paint) beside first page
+and next example, the machine's 1-minute load average beside every run. Prints each run, then the medians and ratios ragviz / Label
 Studio (below 1: ragviz ahead).
 """
 

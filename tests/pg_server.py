@@ -14,10 +14,19 @@ import pwd
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
-from tests import reaper
+try:
+    from tests import reaper
+except ImportError:  # loaded by its path, outside pytest (tests/fixtures/make_store_of_main.py)
+    import importlib.util
+
+    _spec = importlib.util.spec_from_file_location("ragviz_tests_reaper", Path(__file__).with_name("reaper.py"))
+    assert _spec is not None and _spec.loader is not None
+    reaper = sys.modules["ragviz_tests_reaper"] = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(reaper)
 
 
 def find_bindir() -> Path | None:
