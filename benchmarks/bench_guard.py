@@ -98,8 +98,10 @@ def check_jsonl(found: dict[str, list[dict]]) -> list[Check]:
     jsonl = statistics.median(r["seconds"] for r in found["jsonl"])
     parquet = statistics.median(r["seconds"] for r in found["parquet"])
     peak = statistics.median(r["peak_mb"] for r in found["jsonl"]) / 1024
+    cpu = statistics.median(r["cpu"] for r in found["jsonl"]) / statistics.median(r["cpu"] for r in found["parquet"])
+    detail = f"{jsonl:.1f} s vs {parquet:.1f} s; CPU ratio {cpu:.2f}"
     return [
-        Check("jsonl / parquet load", jsonl / parquet, JSONL_OVER_PARQUET, f"{jsonl:.1f} s vs {parquet:.1f} s"),
+        Check("jsonl / parquet load", jsonl / parquet, JSONL_OVER_PARQUET, detail),
         Check("jsonl load peak RSS (GB)", peak, JSONL_PEAK_GB, f"{peak:.2f} GB"),
     ]
 
@@ -116,14 +118,20 @@ def check_report(parquet: str, runs: int) -> Check:
         db = Path(tmp) / "labels.db"
         with LabelStore(db) as store:
             review_audit(store, load([parquet]).dataset, 500, 300)
-        reports, loads = [], []
+        reports, loads, report_cpu, load_cpu = [], [], [], []
         for k in range(runs):
             out = Path(tmp) / f"r{k}" / "report.html"
             out.parent.mkdir()
-            reports.append(run_once(["report", parquet, "--db", str(db), "-o", str(out), "--date", "2026-11-26"])[0])
-            loads.append(_run(parquet)["seconds"])
+            wall, cpu, _ = run_once(["report", parquet, "--db", str(db), "-o", str(out), "--date", "2026-11-26"])
+            reports.append(wall)
+            report_cpu.append(cpu)
+            loaded = _run(parquet)
+            loads.append(loaded["seconds"])
+            load_cpu.append(loaded["cpu"])
     report, floor = statistics.median(reports), statistics.median(loads)
-    return Check("report / parquet load", report / floor, REPORT_OVER_LOAD, f"{report:.1f} s vs {floor:.1f} s")
+    cpu = statistics.median(report_cpu) / statistics.median(load_cpu)
+    detail = f"{report:.1f} s vs {floor:.1f} s; CPU ratio {cpu:.2f}, the report's whole process over the load's call"
+    return Check("report / parquet load", report / floor, REPORT_OVER_LOAD, detail)
 
 
 def check_pages(parquet: str) -> Check:

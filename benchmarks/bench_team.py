@@ -1,9 +1,11 @@
 """A labelling team's round at scale: assigning 100,000 examples with overlap 3 over 20 annotators, the Team
 page's figures at 100,000 examples and 300,000 decisions (cold, as its first render computes them, and the
-page's first render and rerun under Streamlit's AppTest: the Progress tab first, the comparison of everyone's
-labels when the Annotators or Adjudication tab opens), and the adjudication queue's next example.
+page's first render and rerun under Streamlit's AppTest: the Progress tab first, then the Annotators and
+Adjudication tabs), the Annotators tab's Cohen / Fleiss kappa, the gold label set with every example's labels
+built, the whole round cold (all of these together), ``agreement --annotators``, ``export --labels gold``
+(``--export``) and the adjudication queue's next example.
 
-    .venv/bin/python benchmarks/bench_team.py --data /tmp/syn100k.parquet [--annotators 20] [--overlap 3]
+    .venv/bin/python benchmarks/bench_team.py --data /tmp/syn100k.parquet [--annotators 20] [--overlap 3] [--export]
 
 (``benchmarks/make_synthetic.py 100000 /tmp/syn100k`` writes the data.) The decisions are written straight
 into an SQLite store in one transaction (300,000 durable commits would take the benchmark's whole time): every
@@ -82,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--annotators", type=int, default=20)
     parser.add_argument("--overlap", type=int, default=3)
     parser.add_argument("--skip-page", action="store_true", help="leave out the AppTest first render / rerun")
+    parser.add_argument("--export", action="store_true", help="also time export --labels gold to Parquet")
     parser.add_argument(
         "--quick",
         action="store_true",
@@ -90,11 +93,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
+    from ragviz.analysis.labelsets.selection import GOLD
     from ragviz.analysis.team.adjudicate import next_to_adjudicate, shown_now
-    from ragviz.analysis.team.dashboard import team_figures
-    from ragviz.analysis.team.progress import median_seconds, team_progress
+    from ragviz.analysis.team.dashboard import table_alpha, team_figures
+    from ragviz.analysis.team.kappas import table_kappas
+    from ragviz.analysis.team.progress import median_seconds, table_progress
     from ragviz.analysis.team.table import round_table
     from ragviz.data.load import load
+    from ragviz.export.targets import Target, export
     from ragviz.store.label_store import LabelStore
     from ragviz.store.team.assignments import plan_assignments
 
@@ -119,14 +125,40 @@ def main(argv: list[str] | None = None) -> int:
             def figures() -> Any:
                 table = round_table(dataset, store)
                 team_figures(table, median_seconds(store, set(uids)), store.team.guidelines.decision_versions())
-                team_progress(store, set(uids))
+                table_progress(table)  # the Team page's progress for an admin
                 return table
 
             if args.quick:
                 # seed_decisions' disagreements
                 queue = [u for n, u in enumerate(store.team.assignments.assigned()) if n % 10 == 0]
             else:
-                queue = timed("Team page figures, cold (round, progress, dashboard)", 1, figures).queue()
+                table = timed("Team page figures, cold (round, progress, dashboard)", 1, figures)
+                queue = table.queue()
+                kappas = timed(
+                    "Annotators tab: Cohen's / Fleiss' kappa on the round's table", 1, lambda: table_kappas(table)
+                )
+                print(
+                    f"{'kappa pairs, examples counted':>58}  {len(kappas.pairs)}, {sum(kappas.n_examples.values()):,}"
+                )
+                gold = timed("gold label set, every example's labels built", 1, lambda: _gold_built(dataset, table))
+                print(f"{'examples with gold labels':>58}  {gold:,}")
+                timed(
+                    "whole round cold (figures, progress, kappa, gold set)",
+                    1,
+                    lambda: _whole_round(dataset, store, uids),
+                )
+                timed(
+                    "agreement --annotators (round, kappa, alpha)",
+                    1,
+                    lambda: (table_alpha(t := round_table(dataset, store)), table_kappas(t)),
+                )
+                if args.export:
+                    out = Path(tmp) / "gold.parquet"
+                    timed(
+                        "export --labels gold to Parquet (the round kept)",
+                        1,
+                        lambda: export(store, GOLD, dataset, Target(str(out), "parquet")),
+                    )
             print(f"{'examples waiting for an adjudicator':>58}  {len(queue):,}")
 
             def example_of(uid: str) -> Any:
@@ -141,6 +173,30 @@ def main(argv: list[str] | None = None) -> int:
         if not args.skip_page:
             page_times(args.data, db, compare=not args.quick)
     return 0
+
+
+def _whole_round(dataset: Any, store: Any, uids: list[str]) -> Any:
+    """Everything the Team page and the gold label set compute, cold: the round, its figures, progress, kappa, the
+    gold label set (its labels are built when read: :func:`_gold_built`)."""
+    from ragviz.analysis.team.dashboard import team_figures
+    from ragviz.analysis.team.gold_set import round_gold
+    from ragviz.analysis.team.kappas import table_kappas
+    from ragviz.analysis.team.progress import median_seconds, table_progress
+    from ragviz.analysis.team.table import round_table
+
+    table = round_table(dataset, store)
+    team_figures(table, median_seconds(store, set(uids)), store.team.guidelines.decision_versions())
+    table_progress(table)
+    table_kappas(table)
+    round_gold(dataset, table)  # which examples are gold, agreed or adjudicated, by whom, when
+    return table
+
+
+def _gold_built(dataset: Any, table: Any) -> int:
+    """The round's gold labels, every one built (as an export or a label set reads them); how many."""
+    from ragviz.analysis.team.gold_set import round_gold
+
+    return sum(1 for _ in round_gold(dataset, table).values())
 
 
 def _counts(current: dict[str, tuple[str, ...]]) -> dict[str, int]:
@@ -175,6 +231,7 @@ def page_times(data: str, db: Path, compare: bool = True) -> None:
     at.session_state["team.tab"] = "Annotators"
     timed("Team page: Annotators tab first opened (labels compared)", 1, at.run)
     assert not at.exception, [e.value for e in at.exception]
+    assert any("Cohen" in h.value for h in at.subheader), "no kappa matrix on the Annotators tab"
     timed("Team page: Annotators tab rerun", 3, at.run)
     at.session_state["team.tab"] = "Adjudication"
     timed("Team page: Adjudication tab (next example shown)", 3, at.run)

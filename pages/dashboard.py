@@ -11,7 +11,8 @@ from ragviz.judge.versions.registry import version_label_sets
 from ragviz.metrics.retrieval import DEFAULT_KS
 from ragviz.ui.audit import estimates as audit_estimates
 from ragviz.ui.audit import systems as compare_systems
-from ragviz.ui.core import access, report, results, state
+from ragviz.ui.audit.truth import panel_title
+from ragviz.ui.core import access, render, report, results, state
 from ragviz.ui.dashboard import page as ui
 from ragviz.ui.team import queue as team_queue
 
@@ -33,7 +34,7 @@ ui.family_header(family)
 view = trace_view(data) if family == TRACE else results.family_view(against, family, ks)
 ui.family_figures(view, ks, data.n_reviewed, against, downloads=not present)
 
-st.header("What people would say")
+st.header(render.md_escape(panel_title(against), limit=None))
 audit_estimates.people_would_say_panel(store, against, present)
 compare_systems.compare_systems_panel(store, against, present)  # only when the data holds two systems
 

@@ -19,9 +19,8 @@ st.title("Team")
 if page.present:
     st.info("The Team page names annotators and shows their labels: it is not shown while presenting.")
     st.stop()
-progress = team.progress_data()
 if not (granted.can_see_others or granted.can_adjudicate):
-    mine = progress.annotators.get(page.annotator)
+    mine = team.progress_data().annotators.get(page.annotator)
     if mine is None:
         st.info("You have no assignments among the loaded examples.")
     else:
@@ -31,6 +30,7 @@ if not (granted.can_see_others or granted.can_adjudicate):
 
 team.show_message()
 data = team.team_data()  # the round's figures, cached until anyone decides, assigns or settles
+progress = data.progress
 summary = st.container()
 tabs = ["Progress", "Adjudication", "Annotators", "Guidelines"] if granted.can_see_others else ["Adjudication"]
 # keyed and lazy: only the open tab runs, and a message drawn above the tabs keeps the open one open

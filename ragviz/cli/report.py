@@ -84,6 +84,7 @@ def run_report_command(args: argparse.Namespace) -> int:
     """``ragviz report``: see the module docstring."""
     from ragviz.data.load import load
     from ragviz.export.report import ReportError, ReportRequest, check_date, pdf_unavailable, report_bytes, today
+    from ragviz.export.report.charts import warm_up
 
     fmt = args.format or ("pdf" if args.output.lower().endswith(".pdf") else "html")
     missing = pdf_unavailable() if fmt == "pdf" else None
@@ -99,6 +100,7 @@ def run_report_command(args: argparse.Namespace) -> int:
         return _fail(f"{result.errors[0]}" + (f" (and {more:,} more: run `ragviz validate`)" if more else ""))
     if len(result.dataset) == 0:
         return _fail(f"{', '.join(args.paths)}: no rows")
+    warm_up()  # the charts' engine starts while the figures are computed
     store = None if args.db is None else open_store(args.db, command=COMMAND)
     try:
         against = label_selection(args.against, store, option="--against", path=COMMAND, people=True, versions=False)

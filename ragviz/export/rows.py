@@ -8,7 +8,7 @@ give the rows batch by batch, :func:`metrics_table` the per-example metrics.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +18,8 @@ import pyarrow.compute as pc
 
 from ragviz.analysis.labelsets.named import judge_labels_of
 from ragviz.analysis.labelsets.selection import GOLD, HUMAN, LabelSelection, Whose, as_selection, store_annotator
-from ragviz.analysis.team.gold import team_round
+from ragviz.analysis.team.gold_set import round_gold
+from ragviz.analysis.team.table import current_round_table
 from ragviz.data.dataset import BOOKKEEPING, PATH_COL, ROW_COL, SUBSET_COL, Dataset, examples_at
 from ragviz.data.model import Example, Labels, RowRef
 from ragviz.data.ragbench import (
@@ -152,9 +153,9 @@ def _batches(
 
     whose = as_selection(whose)  # a name is a person's
     person = store_annotator(whose) if whose != GOLD else None  # the store's name for whose labels
-    statuses: dict = store.statuses(person) if (store is not None and person) else {}
+    statuses: Mapping[str, Any] = store.statuses(person) if (store is not None and person) else {}
     if store is not None and whose == GOLD:  # the team's gold labels: uid -> Gold, for the examples that have them
-        statuses = {uid: r.gold for uid, r in team_round(dataset, store).items() if r.gold is not None}
+        statuses = round_gold(dataset, current_round_table(dataset, store))  # labels built as rows are reached
     if store is not None and whose is not None and whose.kind == "version":  # judge:NAME: uid -> its latest labels
         statuses = store.judge.of_prompt(whose.prompt_version)  # its rows' labels and llm_ copies (label_source llm)
     judged = store.judge.judged_uids() if store is not None else set()
@@ -211,7 +212,7 @@ def _exported(
     store: LabelStore | None,
     whose: LabelSelection | None,
     judged: set[str],
-    statuses: dict,
+    statuses: Mapping[str, Any],
     n_sentences: int,
     n_documents: int,
     members: set[str] | frozenset[str] = frozenset(),

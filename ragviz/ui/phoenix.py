@@ -15,8 +15,6 @@ import streamlit as st
 
 from ragviz.data.dataset import PATH_COL, Dataset
 from ragviz.data.formats.openinference import EVALUATIONS, SIDECAR
-from ragviz.export.traces.phoenix import phoenix_traces, trace_link
-from ragviz.export.traces.rows_file import rows_jsonl, skipped_lines
 from ragviz.store.label_store import LabelStore
 from ragviz.store.trace_pushes import record_trace_source, trace_source_url
 from ragviz.ui.core import render
@@ -97,6 +95,8 @@ def open_phoenix(request: PhoenixRequest, store: LabelStore, problem_key: str) -
     that can be an example, a load error) goes to ``st.session_state[problem_key]`` as (what, lines)."""
     from ragviz.data.errors import BadInput
     from ragviz.export.traces.evaluation_labels import save_evaluation_labels  # the judge's client: not for Review
+    from ragviz.export.traces.phoenix import phoenix_traces
+    from ragviz.export.traces.rows_file import rows_jsonl, skipped_lines
     from ragviz.ui.core import state
 
     st.session_state[problem_key] = None
@@ -144,7 +144,9 @@ def phoenix_base_url(store: LabelStore, data_path: str | None) -> str | None:
 def trace_for_row(dataset: Dataset, index: int, store: LabelStore) -> None:
     """The Review page's link back to example *index*'s trace (nothing when it did not come from one)."""
     row = dataset.row(index)
-    trace_link_line(row.get(SIDECAR), phoenix_base_url(store, row.get(PATH_COL)))
+    side_car = row.get(SIDECAR)
+    if isinstance(side_car, Mapping) and side_car.get("trace_id"):  # the store is asked only for a trace's example
+        trace_link_line(side_car, phoenix_base_url(store, row.get(PATH_COL)))
     if row.get(EVALUATIONS):
         st.html(evaluations_html(row[EVALUATIONS]))
 
@@ -171,6 +173,8 @@ def trace_link_line(side_car: Mapping[str, Any] | None, base_url: str | None) ->
     """ "Open its trace in Phoenix" under the example's header, when it came from a trace and a Phoenix is known."""
     if not isinstance(side_car, Mapping) or not side_car.get("trace_id") or not base_url:
         return
+    from ragviz.export.traces.phoenix import trace_link  # ragviz.export: not on every page's first run (issue 38)
+
     href = trace_link(base_url, str(side_car["trace_id"]))
     st.html(
         f'<div style="font-family:system-ui,sans-serif;font-size:0.85rem">'

@@ -13,7 +13,7 @@ from ragviz.judge.prompt import PROMPT_VERSION
 from ragviz.judge.versions.prompt import version_prompt
 from ragviz.judge.versions.registry import create_version
 from ragviz.store.label_store import LabelStore
-from ragviz.ui.audit import estimates
+from ragviz.ui.audit.truth import truth_words
 from tests.apptest_helpers import open_page, shown
 from tests.sample import SAMPLE_DATA
 
@@ -79,7 +79,12 @@ def test_what_people_would_say_against_a_judge_version_names_the_version(app_env
     how_to = ("Draw a paired audit", "Examples someone already reviewed")  # what people do: people's words
     bad = [t for t in said if "reviewed" in t and not t.startswith(how_to)]
     assert not bad, "\n".join(bad)
-    people = estimates.truth_words("by the questions whose two answers people reviewed", HUMAN)
+    headers = [h.value for h in at.header]
+    assert "What judge version v2 would say" in headers and "What people would say" not in headers
+    table = next(df.value for df in at.dataframe if "corrected 95% CI" in df.value.columns)
+    assert {"judge version v2 only", "judge version v2 95% CI", "worth n judge version v2-only"} <= set(table.columns)
+    assert not any("people" in c for c in table.columns)
+    people = truth_words("by the questions whose two answers people reviewed", HUMAN)
     assert people.endswith("people reviewed")  # a person's labels: the words are unchanged
 
 

@@ -412,7 +412,7 @@ def test_unticking_and_ticking_a_box_again_is_no_change(app_env):
 def test_the_first_run_of_the_review_page_imports_no_heavy_library_it_does_not_use(tmp_path):
     """Issue 38: the Review page's first example waits for every module its first run imports. scipy (1.4 s of a first
     run under load: the audits' interval, imported through the audit queue), scikit-learn, the judge's client and
-    altair are for pages and actions a person opens later; a fresh interpreter runs the page once and lists them."""
+    altair and the export package are for pages and actions a person opens later; a fresh interpreter runs the page once and lists them."""
     import os
     import subprocess
     import sys
@@ -427,7 +427,7 @@ def test_the_first_run_of_the_review_page_imports_no_heavy_library_it_does_not_u
         "at.run()\n"
         "assert not at.exception, [e.value for e in at.exception]\n"
         "assert at.get('bidi_component'), 'no text editor drawn'\n"
-        "print(sorted(m for m in ('scipy', 'sklearn', 'openai', 'altair', 'vl_convert') if m in sys.modules))\n"
+        "print(sorted(m for m in ('scipy', 'sklearn', 'openai', 'altair', 'vl_convert', 'ragviz.export') if m in sys.modules))\n"
     )
     env = {
         **os.environ,
@@ -440,3 +440,31 @@ def test_the_first_run_of_the_review_page_imports_no_heavy_library_it_does_not_u
     out = subprocess.run([sys.executable, "-c", probe], cwd=root, env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_an_example_from_a_trace_links_to_it_in_phoenix_and_the_others_do_not(app_env, monkeypatch):
+    """The Review page's "Open its trace in Phoenix" under an example read from a trace (its side-car names the
+    trace) when a Phoenix is known; the sample's examples, from no trace, have none."""
+    from ragviz.data.formats.openinference import Span, map_traces
+    from ragviz.export.traces.phoenix import trace_link
+    from ragviz.export.traces.rows_file import rows_jsonl
+
+    trace = "0af7651916cd43dd8448eb211c80319c"
+
+    def span(span_id: str, kind: str, start: int, parent: str | None, **attributes) -> Span:
+        attrs = {"openinference.span.kind": kind, **attributes}
+        return Span(trace, span_id, parent, "rag" if parent is None else "retrieve", kind, start, attrs, "shop")
+
+    docs = {"retrieval.documents.0.document.content": "The sky is blue.", "retrieval.documents.0.document.id": "d0"}
+    mapped = map_traces([span("r", "CHAIN", 0, None, **{"input.value": "Sky?", "output.value": "It is blue."}),
+                         span("a", "RETRIEVER", 1, "r", **docs)])  # fmt: skip
+    assert len(mapped.rows) == 1, mapped.skipped
+    rows = app_env["tmp"] / "traces.jsonl"
+    rows.write_bytes(rows_jsonl(mapped.rows))
+    monkeypatch.setenv("RAGVIZ_PHOENIX_URL", "http://phoenix.example:6006")
+    at = open_review()
+    assert "Open its trace in Phoenix" not in html_text(at)  # the sample data: no example from a trace
+    monkeypatch.setenv("RAGVIZ_DATA", str(rows))
+    at = open_review()
+    link = trace_link("http://phoenix.example:6006", trace)
+    assert f'href="{link}"' in html_text(at) and "Open its trace in Phoenix" in html_text(at)

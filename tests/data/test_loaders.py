@@ -370,15 +370,16 @@ def test_same_path_given_twice_loads_once(tmp_path):
 def test_all_seven_shards_load_fast_and_clean(capsys):
     root = require_ragbench()
     load([shard(SUBSETS[0])])  # warm the file cache and imports
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     result = load([root])
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     with capsys.disabled():
-        print(f"\nloaded {len(result.dataset)} RAGBench rows from 7 shards in {seconds:.3f} s")
+        print(f"\nloaded {len(result.dataset)} RAGBench rows from 7 shards in {seconds:.3f} s ({cpu:.3f} s CPU)")
     assert result.ok and not result.warnings, _strs(result.problems)[:5]
     assert len(result.dataset) == 2896
     assert sorted({Path(p).parent.name for p in result.dataset.table.column("_path").to_pylist()}) == list(SUBSETS)
-    assert seconds < 2.0  # well under a second on a quiet machine; headroom for a busy CI box
+    # CPU, not wall: ~0.3 s CPU (0.5 s wall) here; a busy box's wall time (2.3 s at load 12) says nothing of ours
+    assert cpu < 1.0
 
 
 @pytest.mark.conformance
@@ -456,7 +457,7 @@ def test_deep_nesting_without_a_run_of_openings_goes_row_by_row(tmp_path):
     """Arrow's JSON reader is never handed a line nested 100 deep, however the openings are spaced
     (``[1,[1,...``, keys with brackets in them, escaped quotes), and a file of shallow lines whose strings
     hold brackets and escaped quotes still loads column-wise."""
-    from ragviz.data.formats.json_rows import _lines_shallow
+    from ragviz.data.formats.json_depth import _lines_shallow
 
     row = {"id": "a", "question": "q", "documents": ["Paris is in France."], "response": "Paris."}
     deep = json.dumps(row)[:-1] + ', "extra": ' + "[1," * 150 + "1" + "]" * 150 + "}"
@@ -472,6 +473,27 @@ def test_deep_nesting_without_a_run_of_openings_goes_row_by_row(tmp_path):
     assert [str(e) for e in load([path]).errors] == [
         f"{path}:2: extra: nested deeper than 100 levels: too deep to read; row skipped"
     ]
+
+
+def test_only_lines_that_open_many_brackets_are_walked_for_their_depth():
+    """A line opening fewer brackets than the limit cannot nest that deep, so only the lines opening more are walked
+    (alone when few, the whole block when most): a deep line is found among shallow ones wherever it sits (the last
+    line without its newline too), and wide or bracket-quoting lines stay shallow."""
+    from ragviz.data.formats.json_depth import MAX_DEPTH, lines_of
+
+    row = {"id": "a", "question": "q", "documents": ["Paris is in France."], "response": "Paris."}
+    shallow = json.dumps(row)
+    wide = json.dumps({**row, "extra": [[k] for k in range(2 * MAX_DEPTH)]})  # 201 openings, 2 deep
+    quoting = json.dumps({**row, "question": "[" * (2 * MAX_DEPTH)})  # openings inside a string
+    deep = shallow[:-1] + ', "extra": ' + "[" * MAX_DEPTH + "]" * MAX_DEPTH + "}"
+    for lines in ([shallow] * 6 + [wide, quoting], [wide, quoting] * 4, [wide] * 3 + [shallow]):
+        text = "\n".join(lines)
+        assert lines_of((text + "\n").encode()) == (len(lines), max(map(len, lines)))
+        assert lines_of(text.encode()) == (len(lines), max(map(len, lines)))
+    for lines in ([shallow] * 6 + [deep, wide], [shallow] * 7 + [deep], [wide] * 4 + [deep], [deep]):
+        text = "\n".join(lines)
+        assert lines_of(text.encode()) is None
+        assert lines_of((text + "\n").encode()) is None
 
 
 def test_loading_tells_rows_read_per_file_and_reads_the_same(tmp_path, monkeypatch):

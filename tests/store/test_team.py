@@ -126,3 +126,35 @@ def test_adjudication_settles_refuses_a_stale_one_and_undoes(db_target):
         assert store.team.adjudications.undo_settlement(uid, "lead") and store.team.adjudications.settlements() == {}
         assert example_round(ex, store).gold is None
         assert not store.team.adjudications.undo_settlement(uid, "lead")
+
+
+def test_who_decided_when_and_the_round_version_follow_every_write(db_target):
+    """``store.team.decided()`` (the round's table reads it) holds each annotator's latest decision time on what they
+    reviewed or edited, nothing they undid; ``round_version()`` changes with an assignment, a decision, an undo, a
+    judge label set and an adjudication, and not with a read."""
+    judged = labels(["0a"], ["0a"])
+    ex = replace(make_example(), labels=judged, judge_labels=judged)
+    other = replace(make_example("q2"), labels=judged, judge_labels=judged)
+    with LabelStore(db_target) as store:
+        versions = [store.team.round_version()]
+        assert store.team.decided() == {} and versions[0] == store.team.round_version()
+        store.team.assignments.assign([ex.uid, other.uid], 2, ["ana", "bo"], "lead")
+        versions.append(store.team.round_version())
+        store.record(ex.uid, "ana", [(REVIEW_FIELD, None, REVIEWED)], example=ex)
+        store.record(other.uid, "bo", [(RELEVANT_FIELD, ["0a"], [])], example=other)
+        versions.append(store.team.round_version())
+        decided = store.team.decided()
+        assert set(decided) == {ex.uid, other.uid} and list(decided[ex.uid]) == ["ana"]
+        assert decided[ex.uid]["ana"] == store.statuses("ana")[ex.uid].last_ts
+        assert store.undo(other.uid, "bo")
+        versions.append(store.team.round_version())
+        assert set(store.team.decided()) == {ex.uid}  # undone: not decided any more
+        store.judge.save(other.uid, judged)
+        versions.append(store.team.round_version())
+        store.record(ex.uid, "bo", [(RELEVANT_FIELD, ["0a"], ["0a", "0b"])], example=ex)
+        r, seen = shown_now(ex, store)
+        assert r.needs_adjudication
+        settle_example(ex, store, "lead", {("relevant", "0b"): True}, seen)
+        versions.append(store.team.round_version())
+        assert len(set(versions)) == len(versions) and versions == sorted(versions)
+        assert store.team.round_version() == versions[-1]

@@ -10,8 +10,10 @@ sample: the newest paired one drawn from the loaded examples, else the one every
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
+
+import numpy as np
 
 from ragviz.analysis.audits.designs import PAIRED
 from ragviz.analysis.compare_systems.difference import CompareReport, compare_report
@@ -22,10 +24,11 @@ from ragviz.analysis.compare_systems.pairs import (
     column_answers,
     pair_systems,
 )
-from ragviz.analysis.estimates.pairing import pair_export, pair_store
+from ragviz.analysis.estimates.pairing import Pairing, pair_export, pair_store
 from ragviz.analysis.estimates.ppi import BOOTSTRAP_T
 from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection
 from ragviz.data.dataset import Dataset
+from ragviz.data.model import Example
 from ragviz.store.audit_samples import AuditSample, default_sample
 
 __all__ = ["compare_sample", "compare_sample_of", "two_systems"]
@@ -60,19 +63,25 @@ def compare_sample(
     pair_by: str | None = None,
     alpha: float = 0.05,
     interval: str = BOOTSTRAP_T,
+    examples: Mapping[int, Example] | None = None,
+    scores: Mapping[str, np.ndarray] | None = None,
+    pairing: Pairing | None = None,
 ) -> tuple[SystemPairs, CompareReport]:
     """B − A of *dataset*'s two systems (*systems*, else a paired sample's, else the two the data has) corrected by
     *sample*'s reviewed members under the *against* labels (*store* ``None``: the labels in the files); the system and question columns are the paired sample's
     unless given (module docstring). :class:`ragviz.analysis.compare_systems.pairs.CompareError` in one line when the
-    systems cannot be compared."""
+    systems cannot be compared. *examples* and *scores*: the examples built and the rows' own TRACe, when the caller
+    has them (:func:`ragviz.analysis.estimates.pairing.pair_store`); *pairing*: the one :func:`pair_store` gives for
+    *sample*'s members, when the caller has it."""
     params = sample.params if sample is not None and sample.design == PAIRED else {}
     system = system or params.get("system") or DEFAULT_SYSTEM
     pair_by = pair_by or params.get("pair_by") or DEFAULT_PAIR_BY
     chosen = list(systems or params.get("systems") or [None, None])
-    if store is None:  # the labels in the files alone: a ragviz export's people's rows, else the judge's only
-        pairing = pair_export(dataset)
-    else:
-        pairing = pair_store(dataset, store, sample.members if sample is not None else None, against)
+    if pairing is None and store is None:  # the labels in the files alone: a ragviz export's people's rows, else the
+        pairing = pair_export(dataset)  # judge's only
+    elif pairing is None:
+        members = sample.members if sample is not None else None
+        pairing = pair_store(dataset, store, members, against, examples=examples, scores=scores)
     pairs = pair_systems(column_answers(dataset, pairing, system, pair_by), chosen[0], chosen[1], system, pair_by)
     pairs.warnings.extend(pairing.warnings)
     if sample is not None and sample.design not in ("uniform", PAIRED):

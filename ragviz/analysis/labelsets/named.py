@@ -152,13 +152,12 @@ def resolve_label_set(
         source[human_own] = ROW
     decided: dict[int, Labels] = {}
     if selection == GOLD and store is not None:
-        from ragviz.analysis.team.gold import team_round
+        from ragviz.analysis.team.gold_set import round_gold
+        from ragviz.analysis.team.table import current_round_table
 
-        for uid, r in team_round(dataset, store, examples).items():
-            row = dataset.index_of(uid)
-            if r.gold is not None and row is not None:
-                decided[row] = r.gold.labels
-                source[row] = DECIDED
+        gold = round_gold(dataset, current_round_table(dataset, store)).rows()  # built when a row is asked for
+        source[list(gold)] = DECIDED
+        return LabelSet(selection.label(), RowLabels(dataset, source, gold, store, examples))
     elif selection.kind == "version" and store is not None:
         if not selection.prompt_version:
             raise ValueError(f"{selection.name}: check the judge version against the store first")

@@ -79,7 +79,7 @@ class RowLabels(Mapping[int, Labels]):
     ):
         self.dataset = dataset
         self.source = source
-        self._decided = dict(decided or {})
+        self._decided = decided if decided is not None else {}  # kept as given: it may build labels when asked
         self._store = store
         self._examples = examples
         self._built: dict[int, Labels | None] = {}

@@ -125,7 +125,7 @@ def _column_shares(table: RoundTable, acc: dict[str, dict[str, dict[str, Share]]
         who += [code[w] for w in holders]
         m += [len(holders)] * len(holders)
     pos, whose, many = np.asarray(at, np.int64), np.asarray(who, np.int64), np.asarray(m, np.int64)
-    ready = np.fromiter((table.ready(i) for i in pos.tolist()), bool, len(pos))
+    ready = table.ready_rows[pos]
     times = {"gold": ready.astype(np.int64), "judge": table.judged[pos].astype(np.int64), "others": many - 1}
     for what, k in times.items():
         made = np.bincount(whose, weights=k, minlength=len(names)) > 0
@@ -228,7 +228,7 @@ def team_figures(
 
     compared = list(table.compared.values())
     golds = [r.gold.source for r in compared if r.gold is not None]
-    on_columns_ready = sum(1 for i in np.flatnonzero(table.on_columns).tolist() if table.ready(i))
+    on_columns_ready = int((table.on_columns & table.ready_rows).sum())
     return TeamFigures(
         figures,
         overall,

@@ -36,6 +36,7 @@ __all__ = [
     "Gold",
     "UNIT_KINDS",
     "Unit",
+    "decided_at",
     "decided_by",
     "events_by_example",
     "example_round",
@@ -259,13 +260,14 @@ def events_by_example(
     return out
 
 
+def decided_at(store: LabelStore) -> dict[str, dict[str, str | None]]:
+    """uid -> the annotators who decided it (edited it or marked it reviewed, in name order) -> when they last did."""
+    return {uid: dict(sorted(who.items())) for uid, who in store.team.decided().items()}
+
+
 def decided_by(store: LabelStore) -> dict[str, list[str]]:
     """uid -> the annotators who decided it (edited it or marked it reviewed)."""
-    out: dict[str, list[str]] = {}
-    for who in store.annotators():
-        for uid in store.reviewed_uids(who):
-            out.setdefault(uid, []).append(who)
-    return out
+    return {uid: list(who) for uid, who in decided_at(store).items()}
 
 
 def example_round(example: Example, store: LabelStore) -> ExampleRound:

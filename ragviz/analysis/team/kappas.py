@@ -43,13 +43,15 @@ def _counted(table: RoundTable, in_round: bool) -> tuple[list[tuple[str, ...]], 
     """Per example, whose labels count (its holders; in a round none on an example nobody was assigned), and per
     annotator the decisions left out (on examples not assigned to them)."""
     left_out: dict[str, int] = {}
-    holders = []
-    for i in range(len(table)):
-        if in_round:
-            for who in table.done[i]:
-                if who not in table.assigned[i]:
-                    left_out[who] = left_out.get(who, 0) + 1
-        holders.append(table.holders(i) if table.assigned[i] or not in_round else ())
+    holders = [table.holders(i) for i in range(len(table))]
+    if in_round:
+        for i, (assigned, done) in enumerate(zip(table.assigned, table.done)):
+            if not assigned:
+                holders[i] = ()
+            if done != assigned:
+                for who in done:
+                    if who not in assigned:
+                        left_out[who] = left_out.get(who, 0) + 1
     return holders, left_out
 
 
@@ -74,43 +76,47 @@ def table_kappas(
     cells = np.zeros((m, m, len(labels), 2, 2), np.int64)
     # Fleiss over the examples all annotators hold: items, sum of squares, totals (False, True)
     fleiss = np.zeros((len(labels), 4), np.int64)
+    # the examples grouped by who holds labels on them (a round has few such sets): counted per group
+    sets: dict[tuple[str, ...], int] = {}
+    group = np.fromiter((sets.setdefault(h, len(sets)) if h else -1 for h in holders), np.int64, len(holders))
+    codes_of = [sorted(code[w] for w in h) for h in sets]
+    held = group >= 0
+    per_group = np.bincount(group[held], minlength=len(sets))
+    on = held & table.on_columns
+    units = np.zeros((len(sets), len(labels)), np.int64)
+    true = np.zeros((len(sets), len(labels)), np.int64)
+    if on.any():
+        np.add.at(units, group[on], table.units[on][:, kinds])
+        np.add.at(true, group[on], table.true[on][:, kinds])
     n_common = 0
-    column_rows, column_pairs = [], []
-    for i, h in enumerate(holders):
-        if not h:
-            continue
-        codes = sorted(code[w] for w in h)
-        n_examples[codes] += 1
-        for a, b in itertools.combinations(codes, 2):
-            pair_examples[a, b] += 1
+    for g, codes in enumerate(codes_of):
+        n_examples[codes] += per_group[g]
         common = len(codes) == m
-        n_common += common
-        if table.on_columns[i]:
-            column_rows.append(i)
-            column_pairs.append((codes, common))
-            continue
-        r = table.compared[table.uids[i]]
+        n_common += int(per_group[g]) if common else 0
+        for a, b in itertools.combinations(codes, 2):
+            pair_examples[a, b] += per_group[g]
+            cells[a, b, :, 1, 1] += true[g]
+            cells[a, b, :, 0, 0] += units[g] - true[g]
+        if common:  # on columns every item has all m raters on one side
+            fleiss[:, 0] += units[g]
+            fleiss[:, 1] += units[g] * m * m
+            fleiss[:, 2] += m * (units[g] - true[g])
+            fleiss[:, 3] += m * true[g]
+    cell_codes: list[int] = []  # the compared examples' decisions, one code per (pair, label, a's, b's) counted
+    for i in np.flatnonzero(held & ~table.on_columns).tolist():
+        r, codes = table.compared[table.uids[i]], codes_of[group[i]]
+        h = holders[i]
         for j, label in enumerate(labels):
             at = _distinct(r, label)
             values = {w: [bool(r.values[w][k]) for k in at] for w in h}
             for a, b in itertools.combinations(codes, 2):
-                for x, y in zip(values[names[a]], values[names[b]]):
-                    cells[a, b, j, int(x), int(y)] += 1
-            if common:
+                base = ((a * m + b) * len(labels) + j) * 4
+                cell_codes += [base + 2 * x + y for x, y in zip(values[names[a]], values[names[b]])]
+            if len(codes) == m:
                 for yes in map(sum, zip(*values.values())):
                     fleiss[j] += (1, yes * yes + (m - yes) ** 2, m - yes, yes)
-    if column_rows:
-        rows = np.asarray(column_rows, np.int64)
-        units, true = table.units[rows][:, kinds], table.true[rows][:, kinds]
-        for p, (codes, common) in enumerate(column_pairs):
-            for a, b in itertools.combinations(codes, 2):
-                cells[a, b, :, 1, 1] += true[p]
-                cells[a, b, :, 0, 0] += units[p] - true[p]
-            if common:
-                fleiss[:, 0] += units[p]
-                fleiss[:, 1] += units[p] * m * m
-                fleiss[:, 2] += m * (units[p] - true[p])
-                fleiss[:, 3] += m * true[p]
+    if cell_codes:
+        cells += np.bincount(cell_codes, minlength=cells.size).reshape(cells.shape)
     pairs = [
         PairKappa(
             names[a],

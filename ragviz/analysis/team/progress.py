@@ -4,14 +4,23 @@ and the seconds each annotator spends per example (from the store's decision tim
 from __future__ import annotations
 
 import statistics
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from ragviz.analysis.team.table import RoundTable
 from ragviz.store.label_store import LabelStore
 
-__all__ = ["BREAK_SECONDS", "AnnotatorProgress", "Progress", "median_seconds", "seconds_per_example", "team_progress"]
+__all__ = [
+    "BREAK_SECONDS",
+    "AnnotatorProgress",
+    "Progress",
+    "median_seconds",
+    "seconds_per_example",
+    "table_progress",
+    "team_progress",
+]
 
 
 #: A pause longer than this between two decisions is a break, not time spent on the next example.
@@ -57,6 +66,22 @@ def team_progress(store: LabelStore, uids: Iterable[str] | None = None) -> Progr
     if uids is not None:
         wanted = set(uids)
         current = {uid: who for uid, who in current.items() if uid in wanted}
+    return _progress(current)
+
+
+def table_progress(table: RoundTable) -> Progress:
+    """:func:`team_progress` over the loaded examples, read from the round's table (no query)."""
+    return _progress(
+        {
+            uid: tuple((n, n in done) for n in who)
+            for uid, who, done in zip(table.uids, table.assigned, table.done)
+            if who
+        }
+    )
+
+
+def _progress(current: Mapping[str, tuple[tuple[str, bool], ...]]) -> Progress:
+    """From uid -> ``(annotator, decided?)`` per annotator it is assigned to."""
     names = sorted({n for who in current.values() for n, _ in who})
     examples = {uid: (tuple(n for n, _ in who), tuple(n for n, done in who if done)) for uid, who in current.items()}
     counts = {n: [0, 0] for n in names}

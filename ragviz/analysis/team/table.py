@@ -11,6 +11,8 @@ one (tests hold them equal).
 
 from __future__ import annotations
 
+import threading
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -18,12 +20,12 @@ from functools import cached_property
 import numpy as np
 
 from ragviz.analysis.team.columns import key_examples, loaded_counts
-from ragviz.analysis.team.gold import ExampleRound, decided_by, events_by_example, rounds_at
+from ragviz.analysis.team.gold import ExampleRound, decided_at, events_by_example, rounds_at
 from ragviz.data.dataset import Dataset
 from ragviz.data.model import Example
 from ragviz.store.label_store import LabelStore
 
-__all__ = ["COLUMNS_FROM", "RoundTable", "round_table"]
+__all__ = ["COLUMNS_FROM", "RoundTable", "current_round_table", "round_table"]
 
 
 #: Rounds of fewer examples are compared one by one (the columns' fixed cost is a read of the whole data).
@@ -47,6 +49,8 @@ class RoundTable:
     judged: np.ndarray
     #: the store held assignments (a round): some example's labellers are its assignees
     in_round: bool = False
+    #: per example on columns, its labellers' latest decision time (its gold's, when it is ready); else None
+    decided_at: tuple[str | None, ...] = ()
 
     @classmethod
     def from_rounds(cls, rounds: Mapping[str, ExampleRound]) -> RoundTable:
@@ -83,8 +87,16 @@ class RoundTable:
         return out
 
     def ready(self, i: int) -> bool:
-        labellers = self.labellers(i)
-        return bool(labellers) and all(w in self.done[i] for w in labellers)
+        return bool(self.ready_rows[i])
+
+    @cached_property
+    def ready_rows(self) -> np.ndarray:
+        """Per example: ready (it has labellers and every one decided)."""
+        out = np.zeros(len(self.uids), bool)
+        for i, (assignees, done) in enumerate(zip(self.assigned, self.done)):
+            labellers = assignees or done
+            out[i] = bool(labellers) and (labellers == done or all(w in done for w in labellers))
+        return out
 
     def state(self, uid: str) -> str | None:
         """Where example *uid* stands: ``gold (agreed)``, ``gold (adjudicated)``, ``to adjudicate [again]``,
@@ -123,7 +135,8 @@ def round_table(
     hold examples already built (by row index)."""
     columns_from = COLUMNS_FROM if columns_from is None else columns_from
     assignees = store.team.assignments.assigned() if assignees is None else assignees
-    done = decided_by(store)
+    done_at = decided_at(store)
+    done = {uid: list(who) for uid, who in done_at.items()}
     rows = sorted(i for i in map(dataset.index_of, set(assignees) | set(done)) if i is not None)
     everyone = dataset.uids
     uids = [everyone[i] for i in rows]
@@ -145,9 +158,16 @@ def round_table(
     built = {i: examples[i] for i in one_by_one if i in examples} if examples else {}
     built.update(key_examples(dataset, [i for i in one_by_one if i not in built]))
     compared = rounds_at(dataset, store, one_by_one, assignees, done, events, built)
+    labellers = [assignees.get(uid, ()) for uid in uids]
+    times = [
+        max((t for w, t in done_at.get(uid, {}).items() if t and w in (mine or done_at[uid])), default=None)
+        if o
+        else None
+        for uid, mine, o in zip(uids, labellers, on.tolist())
+    ]
     return RoundTable(
         tuple(uids),
-        tuple(assignees.get(uid, ()) for uid in uids),
+        tuple(labellers),
         tuple(tuple(sorted(done.get(uid, ()))) for uid in uids),
         compared,
         on,
@@ -155,4 +175,25 @@ def round_table(
         true,
         judged,
         bool(assignees),
+        tuple(times),
     )
+
+
+_KEPT: list[tuple[weakref.ref, weakref.ref, tuple[int, ...], RoundTable]] = []
+_KEPT_LOCK = threading.Lock()
+
+
+def current_round_table(dataset: Dataset, store: LabelStore) -> RoundTable:
+    """:func:`round_table` of *dataset* and *store*, kept per round version
+    (:meth:`ragviz.store.team.Team.round_version`): computed again only when a decision, a judge label set, an
+    assignment or an adjudication was written since. The Team page, the gold label set and the CLI share it."""
+    version = store.team.round_version()
+    with _KEPT_LOCK:
+        for data, labels, kept_version, table in _KEPT:
+            if data() is dataset and labels() is store and kept_version == version:
+                return table
+    table = round_table(dataset, store)  # a write meanwhile: kept under the older version, so computed again next
+    with _KEPT_LOCK:
+        _KEPT.insert(0, (weakref.ref(dataset), weakref.ref(store), version, table))
+        del _KEPT[2:]
+    return table

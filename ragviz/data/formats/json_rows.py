@@ -15,7 +15,6 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.json as pj
@@ -23,6 +22,7 @@ import pyarrow.json as pj
 from ragviz.data import ragbench as rb
 from ragviz.data.dataset import Dataset
 from ragviz.data.formats import parquet_rows
+from ragviz.data.formats.json_depth import MAX_DEPTH, lines_of
 from ragviz.data.formats.parquet_rows import Progress, parquet_fast_table, spill
 from ragviz.data.formats.ragchecker_rows import RESULTS, is_ragchecker_doc, row_from_item
 from ragviz.data.problems import Report
@@ -69,58 +69,10 @@ def _plain(inferred: pa.DataType) -> bool:
     )
 
 
-# Arrow's reader overflows the C stack on deeply nested input, so a file nested MAX_DEPTH deep (outside strings)
-# goes row by row, which reports it by row and field. Counted with numpy on the structural bytes only.
-_STRUCTURAL = np.zeros(256, bool)
-_STRUCTURAL[list(b'"\\[]{}\n')] = True
-_QUOTE, _BACKSLASH, _NEWLINE, _BRACE = ord('"'), ord("\\"), ord("\n"), ord("{")
-_OPEN = np.zeros(256, np.int8)
-_OPEN[list(b"[{")] = 1
-_OPEN[list(b"]}")] = -1
-_PIECE = 1 << 25
-
-
-def _escaped(pos: np.ndarray, slash: np.ndarray) -> np.ndarray:
-    """Per structural byte at *pos*: does it follow an odd run of backslashes (*slash*: is a backslash)?"""
-    escaped = np.zeros(len(pos), bool)
-    if not slash.any():
-        return escaped
-    adjacent = np.zeros(len(pos), bool)
-    adjacent[1:] = pos[1:] == pos[:-1] + 1
-    starts = slash & ~np.concatenate(([False], slash[:-1] & adjacent[1:]))
-    run_start = np.flatnonzero(starts)[np.maximum(np.cumsum(starts) - 1, 0)]
-    odd = slash & ((np.arange(len(pos)) - run_start) % 2 == 0)  # the 1st, 3rd, ... backslash of its run
-    escaped[1:] = odd[:-1] & adjacent[1:]
-    return escaped
-
-
-def _lines_shallow(data: bytes, limit: int) -> bool:
-    """Does every line of *data* nest less than *limit* deep outside strings, with its quotes and
-    brackets balanced? (``False`` also for anything odd: the row-by-row path then decides.)"""
-    buf = np.frombuffer(data, np.uint8)
-    start = 0
-    while start < len(buf):
-        end = data.find(b"\n", min(start + _PIECE, len(buf)))
-        end = len(buf) if end == -1 else end + 1
-        structural = _STRUCTURAL[piece := buf[start:end]]
-        char = piece[structural]
-        quote, slash = char == _QUOTE, char == _BACKSLASH
-        if slash.any():  # positions only when a backslash may escape a quote
-            quote &= ~_escaped(np.flatnonzero(structural), slash)
-        inside = np.logical_xor.accumulate(quote) ^ quote  # after an odd number of quotes: in a string
-        step = np.where(inside, np.int8(0), _OPEN[char])
-        depth = np.cumsum(step, dtype=np.int32)
-        newline = char == _NEWLINE
-        if inside[newline].any() or depth[newline].any() or (len(depth) and depth.max() >= limit):
-            return False
-        start = end
-    return True
-
-
 def _arrow_jsonl(data: bytes) -> pa.Table | None:
     """The canonical table of a JSON Lines file of well-formed RAGBench rows, one per line, read
     by Arrow; ``None`` when the row-by-row path must decide."""
-    lines = _lines_of(data)
+    lines = lines_of(data)
     if lines is None:
         return None
     try:
@@ -131,24 +83,9 @@ def _arrow_jsonl(data: bytes) -> pa.Table | None:
     return _canonical(table, lines[0])
 
 
-def _lines_of(block: bytes) -> tuple[int, int] | None:
-    """``(number of lines, longest line in bytes)`` of *block* (whole lines, the last one's newline optional) when
-    every line starts with ``{`` (no blank line, no leading blank, no top-level ``null``, on which Arrow's reader
-    crashes) and nests less than :data:`MAX_DEPTH` deep (:func:`_lines_shallow`), else ``None``."""
-    buf = np.frombuffer(block, np.uint8)
-    newlines = np.flatnonzero(buf == _NEWLINE)
-    starts = np.concatenate(([0], newlines + 1))
-    ends = np.concatenate((newlines, [len(buf)]))
-    if len(buf) and buf[-1] == _NEWLINE:  # nothing after the last newline
-        starts, ends = starts[:-1], ends[:-1]
-    if not len(starts) or not (buf[starts] == _BRACE).all() or not _lines_shallow(block, MAX_DEPTH):
-        return None
-    return len(starts), int((ends - starts).max())
-
-
 def _scan_lines(path: Path) -> tuple[int, int] | None:
     """Read *path* :data:`_CHUNK` bytes at a time (whole lines: a line longer than that is read on until its end)
-    and apply the checks :func:`_arrow_jsonl` applies to bytes in memory (:func:`_lines_of`): ``(number of lines,
+    and apply the checks :func:`_arrow_jsonl` applies to bytes in memory (:func:`~ragviz.data.formats.json_depth.lines_of`): ``(number of lines,
     longest line in bytes)``, or ``None`` when the row-by-row path must decide. Only a chunk is held, never the
     file."""
     n_lines = longest = 0
@@ -166,7 +103,7 @@ def _scan_lines(path: Path) -> tuple[int, int] | None:
                 block, carry = carry, b""  # the last line, without a newline
             del chunk
             if block:
-                lines = _lines_of(block)
+                lines = lines_of(block)
                 if lines is None:
                     return None
                 n_lines, longest = n_lines + lines[0], max(longest, lines[1])
@@ -242,7 +179,6 @@ def _json_problem(e: json.JSONDecodeError, text: str) -> str:
     return f"{'truncated' if truncated else 'invalid'} JSON: {e.msg} (line {e.lineno}, column {e.colno})"
 
 
-MAX_DEPTH = 100  # nesting reported when a JSON text is too deep to parse (RAGBench rows nest 3 levels)
 _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{},:]')
 
 

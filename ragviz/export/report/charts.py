@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,6 +31,7 @@ __all__ = [
     "means_spec",
     "scatter_spec",
     "to_svg",
+    "warm_up",
 ]
 
 
@@ -260,3 +262,20 @@ def to_svg(spec: dict[str, Any], prefix: str) -> str:
             f'href="#{name}"', f'href="#{prefix}-{name}"'
         )
     return svg
+
+
+def _first_chart() -> None:
+    try:
+        import vl_convert as vlc
+    except ImportError:  # said where a chart is drawn
+        return
+    vlc.vegalite_to_svg(json.dumps({"mark": "point", "data": {"values": []}}))
+
+
+def warm_up() -> threading.Thread:
+    """Start vl_convert's JavaScript engine on a thread of its own: its first chart costs ~0.5 s of CPU (the engine
+    starting), each later one ~0.05 s, and it runs without the GIL, so it starts on the other core while the report's
+    figures are computed. :func:`to_svg` then waits for it only if it is still starting."""
+    thread = threading.Thread(target=_first_chart, name="ragviz-charts-warm-up")
+    thread.start()
+    return thread

@@ -10,18 +10,20 @@ pairs :func:`ragviz.analysis.dashboard.figures.dashboard_data`'s, the agreement 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ragviz.analysis.agreement import BINARY_LABELS
 from ragviz.analysis.audits.designs import DesignError
-from ragviz.analysis.audits.sample_estimate import design_sentence, design_title, sample_report
+from ragviz.analysis.audits.sample_estimate import design_sentence, design_title, pilot_of, sample_report
 from ragviz.analysis.compare_systems.difference import CompareReport
 from ragviz.analysis.compare_systems.pairs import CompareError
 from ragviz.analysis.compare_systems.sample import compare_sample, compare_sample_of, two_systems
 from ragviz.analysis.dashboard.aggregates import histogram_counts, subset_means
 from ragviz.analysis.dashboard.figures import dashboard_data
 from ragviz.analysis.dashboard.rows import row_figures
+from ragviz.analysis.estimates.pairing import Pairing
 from ragviz.analysis.estimates.report import GROUP_BY, EstimateReport, plain_words
 from ragviz.analysis.judge_trust import (
     LABEL_METRIC,
@@ -37,13 +39,16 @@ from ragviz.analysis.labelsets.named import store_rows
 from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.data.dataset import examples_at
 from ragviz.export.report.examples import WorkedExample, worked_examples
-from ragviz.export.report.provenance import Provenance, provenance
+from ragviz.export.report.provenance import Provenance, hash_ahead, provenance
 from ragviz.export.report.request import ReportRequest
 from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.store.audit_samples import AuditSample, default_sample
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from ragviz.data.dataset import Dataset
+    from ragviz.data.model import Example
     from ragviz.store.label_store import LabelStore
 
 __all__ = ["CORRECTED", "HeadlineRow", "NO_AUDIT", "ReportContent", "SCATTER_GRID", "TOO_FEW", "gather"]
@@ -164,6 +169,7 @@ def gather(dataset: Dataset, store: LabelStore | None, request: ReportRequest) -
     """The report of *dataset* under the label store *store* (``None``: the labels in the files alone)."""
     if request.by not in GROUP_BY:
         raise ValueError(f"cannot group by {request.by!r}; expected one of {', '.join(GROUP_BY)}")
+    digests = hash_ahead(dataset)  # the data files hashed on the other core meanwhile
     sample = _sample(dataset, store, request.sample_id)
     # One pass: every row's TRACe scored once and the examples the store decides on built once, for every section.
     have = examples_at(dataset, store_rows(dataset, store))
@@ -195,7 +201,7 @@ def gather(dataset: Dataset, store: LabelStore | None, request: ReportRequest) -
     if request.by != "dataset_name":
         records = records.assign(dataset=dataset.generation_models)
     means = data.means if request.by == "dataset_name" else subset_means(records)
-    comparison, comparison_error = _comparison(dataset, store, request.against)
+    comparison, comparison_error = _comparison(dataset, store, request.against, have, base.scores, sample, pairing)
     return ReportContent(
         request=request,
         n_examples=len(dataset),
@@ -214,7 +220,7 @@ def gather(dataset: Dataset, store: LabelStore | None, request: ReportRequest) -
         means=means,
         scatter=_scatter_counts(data.scatter),
         examples=worked_examples(data.disagreements, triples),
-        provenance=provenance(dataset, store, request),
+        provenance=provenance(dataset, store, request, digests),
         design=design_title(estimates, with_sample=False),
         design_note=design_sentence(estimates) if sample is not None else None,
         comparison=comparison,
@@ -223,15 +229,36 @@ def gather(dataset: Dataset, store: LabelStore | None, request: ReportRequest) -
 
 
 def _comparison(
-    dataset: Dataset, store: LabelStore | None, against: LabelSelection
+    dataset: Dataset,
+    store: LabelStore | None,
+    against: LabelSelection,
+    examples: Mapping[int, Example],
+    scores: Mapping[str, np.ndarray],
+    sample: AuditSample | None,
+    pairing: Pairing,
 ) -> tuple[CompareReport | None, str | None]:
-    """Two systems' comparison when the data holds two (``generation_model_name``), as the Dashboard shows it."""
+    """Two systems' comparison when the data holds two (``generation_model_name``), as the Dashboard shows it, on the
+    examples built and TRACe scored once for the whole report; on the estimates' *pairing* of *sample* too when the
+    comparison reads that sample (without a calibration pilot, whose members the estimates read as well)."""
     systems = two_systems(dataset)
     if not systems:
         return None, None
     chosen = systems if len(systems) == 2 else None
-    sample = compare_sample_of(store, dataset) if store is not None else None
+    compared = compare_sample_of(store, dataset) if store is not None else None
+    same = (
+        store is not None and (compared and compared.id) == (sample and sample.id) and pilot_of(store, sample) is None
+    )
     try:
-        return compare_sample(dataset, store, sample, against, chosen)[1], None
+        found = compare_sample(
+            dataset,
+            store,
+            compared,
+            against,
+            chosen,
+            examples=examples,
+            scores=scores,
+            pairing=pairing if same else None,
+        )
+        return found[1], None
     except CompareError as exc:
         return None, str(exc)

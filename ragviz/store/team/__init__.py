@@ -21,3 +21,25 @@ class Team:
         self.assignments = Assignments(store)
         self.adjudications = Adjudications(store)
         self.guidelines = TeamGuidelines(store)
+        self._store = store
+
+    def decided(self) -> dict[str, dict[str, str | None]]:
+        """uid -> the annotators who decided it (edited it or marked it reviewed) -> when they last did: one
+        query over the statuses (a round's whole table of decisions, without filling each annotator's cache)."""
+        out: dict[str, dict[str, str | None]] = {}
+        for uid, who, ts in self._store.query(
+            "SELECT example_uid, annotator, last_ts FROM example_status WHERE reviewed = 1"
+        ):
+            out.setdefault(uid, {})[who] = ts
+        return out
+
+    def round_version(self) -> tuple[int, int, int, int]:
+        """Changes whenever anything a round's figures read changes, by anyone on any replica: a label event
+        (a decision, an undo), a stored judge label set, an assignment, an adjudication (the largest id of each
+        append-only table, one query). A cache key for the round (:mod:`ragviz.analysis.team.table`)."""
+        row = self._store.query(
+            "SELECT (SELECT MAX(id) FROM label_events), (SELECT MAX(id) FROM judge_label_sets),"
+            " (SELECT MAX(id) FROM team_assignments), (SELECT MAX(id) FROM team_adjudications)"
+        )[0]
+        events, judged, assigned, settled = (int(v or 0) for v in row)
+        return events, judged, assigned, settled

@@ -9,7 +9,6 @@ a person goes through :func:`ragviz.ui.core.render.md_escape` or :func:`ragviz.u
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import pandas as pd
@@ -25,6 +24,7 @@ from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection
 from ragviz.store.audit_samples import AuditSample
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.audit.sample import loaded_samples, pick_sample, team_sample_note
+from ragviz.ui.audit.truth import estimator_names, truth_name, truth_words
 from ragviz.ui.core import chart_specs, charts, render, state
 from ragviz.ui.core.keys import AUDIT_TARGET
 
@@ -40,35 +40,7 @@ __all__ = [
     "planner",
     "show_report",
     "target_line",
-    "truth_words",
 ]
-
-
-def truth_words(text: str, against: LabelSelection) -> str:
-    """*text* (the estimates' and comparison's notes, written of people's reviews) as said of *against*: against a
-    judge version its labels are the audit, so ``too few reviewed`` / ``N reviewed answers`` / ``people reviewed``
-    name that version (``too few labelled by judge version v2``); any other label set: *text* unchanged.
-
-    >>> from ragviz.analysis.labelsets.selection import LabelSelection
-    >>> truth_words("Too few reviewed to correct yet", LabelSelection.of_version("v2"))
-    'Too few labelled by judge version v2 to correct yet'
-    """
-    if against.kind != "version":
-        return text
-    by = f"labelled by judge version {against.version}"
-    for said, meant in (
-        ("whose two answers people reviewed", f"whose two answers judge version {against.version} labelled"),
-        ("reviewed by people", by),
-        ("not reviewed yet: counted as judge-only until they are", f"not {by}: counted as judge-only"),
-        (
-            "(review them in the sample's order so the finished ones stay a random sample)",
-            f"(run judge version {against.version} on them to count them)",
-        ),
-        ("Too few reviewed", f"Too few {by}"),
-        ("too few reviewed", f"too few {by}"),
-    ):
-        text = text.replace(said, meant)
-    return re.sub(r"(\d[\d,]*) reviewed (\w+)", lambda m: f"{m[1]} {m[2]} {by}", text)
 
 
 # -- Dashboard and Explainer: the estimates --------------------------------------------------------------
@@ -102,14 +74,15 @@ def estimates(
     return Pairing(pairing.examples, [*pairing.warnings, *warnings]), report
 
 
-def estimate_records(report: EstimateReport) -> list[dict[str, Any]]:
-    """Chart rows: one per (metric, estimator) of the overall estimates."""
+def estimate_records(report: EstimateReport, against: LabelSelection = HUMAN) -> list[dict[str, Any]]:
+    """Chart rows: one per (metric, estimator) of the overall estimates (named by :func:`estimator_names`)."""
     out = []
+    judge, truth, corrected = estimator_names(against)
     for name, m in report.overall.metrics.items():
         for who, point, low, high in (
-            (charts.ESTIMATORS[0], m.judge, None, None),
-            (charts.ESTIMATORS[1], m.human.estimate, m.human.low, m.human.high),
-            (charts.ESTIMATORS[2], m.ppi.estimate, m.ppi.low, m.ppi.high),
+            (judge, m.judge, None, None),
+            (truth, m.human.estimate, m.human.low, m.human.high),
+            (corrected, m.ppi.estimate, m.ppi.low, m.ppi.high),
         ):
             if point is not None:
                 out.append({"metric": name, "estimate": who, "value": point, "low": low, "high": high})
@@ -127,9 +100,10 @@ def _ci(low: float | None, high: float | None) -> str:
     return "no interval" if low is None or high is None else f"{low:.3f} – {high:.3f}"
 
 
-def estimate_table(report: EstimateReport, by: bool) -> pd.DataFrame:
-    """The estimates as a table (one row per metric, and per subset when *by*)."""
+def estimate_table(report: EstimateReport, by: bool, against: LabelSelection = HUMAN) -> pd.DataFrame:
+    """The estimates as a table (one row per metric, and per subset when *by*; *against*'s column named for it)."""
     rows = []
+    truth = truth_name(against)
     for r in report.rows():
         if not by and r["group"] != ALL:
             continue
@@ -139,12 +113,12 @@ def estimate_table(report: EstimateReport, by: bool) -> pd.DataFrame:
                 "metric": r["metric"],
                 "audited n": r["n_labeled"],
                 "judge only": r["judge"],
-                "people only": r["human"],
-                "people 95% CI": _ci(r["human_low"], r["human_high"]),
+                f"{truth} only": r["human"],
+                f"{truth} 95% CI": _ci(r["human_low"], r["human_high"]),
                 "corrected": r["ppi"],
                 "corrected 95% CI": _ci(r["ppi_low"], r["ppi_high"]),
                 "lambda": r["lambda"],
-                "worth n people-only": r["gain"],
+                f"worth n {truth}-only": r["gain"],
             }
         )
     return pd.DataFrame(rows)
@@ -219,7 +193,10 @@ def people_would_say_panel(store: LabelStore, against: LabelSelection, present: 
     if st.toggle("Per subset", key="audit.by_subset"):
         _, by_subset = estimates(sample, against, by="dataset_name")
         st.dataframe(
-            estimate_table(by_subset, by=True), hide_index=True, width="stretch", column_config=_number_columns()
+            estimate_table(by_subset, by=True, against=against),
+            hide_index=True,
+            width="stretch",
+            column_config=_number_columns(against),
         )
         shown = set(report.notes())
         _notes([truth_words(n, against) for n in by_subset.notes() if n not in shown])
@@ -279,30 +256,41 @@ def show_report(
                 limit=None,
             )
         )
-    spec = chart_specs.chart_spec(charts.estimates_chart, estimate_records(report))
-    chart_specs.show_spec(spec, name, key, downloads=not present, fill=True, per_row=2)
-    table = estimate_table(report, by=False)
-    st.dataframe(
-        table, hide_index=True, width="stretch", height=35 * (len(table) + 1) + 3, column_config=_number_columns()
+    spec = chart_specs.chart_spec(
+        charts.estimates_chart, estimate_records(report, against), 4, estimator_names(against)
     )
-    st.caption(  # md: ours
-        "lambda: how much the correction trusts the judge (0 = people only, 1 = fully). Worth n people-only: "
-        f"the effective sample size, the audit people alone would need for an interval as narrow as the corrected "
-        f"one (at most the number of {what})."
+    chart_specs.show_spec(spec, name, key, downloads=not present, fill=True, per_row=2)
+    table = estimate_table(report, by=False, against=against)
+    st.dataframe(
+        table,
+        hide_index=True,
+        width="stretch",
+        height=35 * (len(table) + 1) + 3,
+        column_config=_number_columns(against),
+    )
+    truth = truth_name(against)
+    st.caption(
+        render.md_escape(
+            f"lambda: how much the correction trusts the judge (0 = {truth} only, 1 = fully). Worth n {truth}-only: "
+            f"the effective sample size, the audit {truth} alone would need for an interval as narrow as the "
+            f"corrected one (at most the number of {what}).",
+            limit=None,
+        )
     )
     if report.design_name != "uniform":
         _design_saving(report, what)
     return True
 
 
-def _number_columns() -> dict[str, Any]:
+def _number_columns(against: LabelSelection = HUMAN) -> dict[str, Any]:
     three = st.column_config.NumberColumn(format="%.3f")
+    truth = truth_name(against)
     return {
         "judge only": three,
-        "people only": three,
+        f"{truth} only": three,
         "corrected": three,
         "lambda": st.column_config.NumberColumn(format="%.2f"),
-        "worth n people-only": st.column_config.NumberColumn(format="%.0f"),
+        f"worth n {truth}-only": st.column_config.NumberColumn(format="%.0f"),
         "effective n": st.column_config.NumberColumn(format="%.0f"),
         "uniform n as precise": st.column_config.NumberColumn(format="%.0f"),
         "examples saved": st.column_config.NumberColumn(format="%.0f"),

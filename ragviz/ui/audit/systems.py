@@ -20,7 +20,7 @@ from ragviz.analysis.compare_systems.sample import compare_sample, compare_sampl
 from ragviz.analysis.compare_systems.words import headline, plan_questions_text, verdicts
 from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection
 from ragviz.store.label_store import LabelStore
-from ragviz.ui.audit.estimates import truth_words
+from ragviz.ui.audit.truth import truth_words
 from ragviz.ui.core import chart_specs, charts, render, state
 
 __all__ = [

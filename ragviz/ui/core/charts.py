@@ -282,17 +282,20 @@ ESTIMATORS = ("judge only", "people only", "corrected (PPI++)")
 ESTIMATOR_COLORS = ("#E69F00", "#56B4E9", "#009E73")  # Okabe–Ito: orange, sky blue, bluish green
 
 
-def estimates_chart(records: list[dict[str, Any]], columns: int = 4) -> alt.Chart:
-    """Per metric, the three estimates as points with their intervals (the judge alone has none)."""
+def estimates_chart(
+    records: list[dict[str, Any]], columns: int = 4, estimators: Sequence[str] = ESTIMATORS
+) -> alt.Chart:
+    """Per metric, the three estimates as points with their intervals (the judge alone has none); *estimators*
+    names them in :data:`ESTIMATORS`' order (against a judge version its labels stand for people's)."""
     df = pd.DataFrame(records, columns=["metric", "estimate", "value", "low", "high"])
     order = list(dict.fromkeys(df["metric"]))
     color = alt.Color(
         "estimate:N",
-        scale=alt.Scale(domain=list(ESTIMATORS), range=list(ESTIMATOR_COLORS)),
+        scale=alt.Scale(domain=list(estimators), range=list(ESTIMATOR_COLORS)),
         legend=alt.Legend(orient="bottom", title=None),
     )
     base = alt.Chart(df).encode(
-        y=alt.Y("estimate:N", sort=list(ESTIMATORS), title=None, axis=alt.Axis(labelLimit=160)),
+        y=alt.Y("estimate:N", sort=list(estimators), title=None, axis=alt.Axis(labelLimit=160)),
         color=color,
         tooltip=[
             "metric:N",

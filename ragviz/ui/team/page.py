@@ -15,8 +15,8 @@ from ragviz.analysis.agreement import AnnotatorAgreement
 from ragviz.analysis.team.alpha import Alpha
 from ragviz.analysis.team.dashboard import TeamFigures, team_figures
 from ragviz.analysis.team.kappas import table_kappas
-from ragviz.analysis.team.progress import Progress, median_seconds, team_progress
-from ragviz.analysis.team.table import RoundTable, round_table
+from ragviz.analysis.team.progress import Progress, median_seconds, table_progress, team_progress
+from ragviz.analysis.team.table import RoundTable, current_round_table
 from ragviz.store.roles import ANNOTATORS_ENV, listed_names
 from ragviz.store.team.assignments import AssignmentError
 from ragviz.store.team.guidelines import MAX_GUIDELINES_BYTES, GuidelinesError
@@ -47,20 +47,15 @@ class TeamData:
 
 
 def _versions() -> tuple[Any, ...]:
-    store = state.store()
-    return (
-        store.data_version(),
-        store.team.assignments.assignment_version(),
-        store.team.adjudications.adjudication_version(),
-    )
+    return state.store().team.round_version()  # one query
 
 
 @st.cache_resource(show_spinner="Comparing everyone's labels…", max_entries=4)
 def _team_data(paths: tuple[str, ...], db: str, versions: tuple[Any, ...]) -> TeamData:
     ds, store = state.dataset(), state.store()
-    table = round_table(ds, store)
+    table = current_round_table(ds, store)  # shared with the gold label set (Dashboard, Export)
     uids = set(ds.uids)
-    progress = _progress(paths, db, versions)
+    progress = table_progress(table)
     figures = team_figures(table, median_seconds(store, uids), store.team.guidelines.decision_versions())
     return TeamData(table, progress, figures, table_kappas(table))
 

@@ -14,23 +14,39 @@ from ragviz.analysis.agreement import (
     multi_rater_kappas,
     pairwise_kappas,
 )
+from ragviz.analysis.labelsets.named import resolve_label_set
+from ragviz.analysis.labelsets.selection import GOLD
+from ragviz.analysis.team import table as table_module
 from ragviz.analysis.team.adjudicate import adjudication_queue, settle_example, shown_now
 from ragviz.analysis.team.alpha import round_alpha
 from ragviz.analysis.team.columns import key_examples, loaded_counts
 from ragviz.analysis.team.dashboard import table_alpha, team_figures
 from ragviz.analysis.team.gold import _aligned, team_round
+from ragviz.analysis.team.gold_set import round_gold
 from ragviz.analysis.team.kappas import annotator_agreement, table_kappas
+from ragviz.analysis.team.progress import table_progress, team_progress
 from ragviz.analysis.team.table import RoundTable, round_table
 from ragviz.data.dataset import Dataset, examples_at
 from ragviz.data.labels import RELEVANT_FIELD, REVIEW_FIELD, REVIEWED, field_value, support_field
 from ragviz.data.load import load
 from ragviz.data.ragbench import LABEL_FIELDS, LLM_PREFIX, RELEVANT
+from ragviz.export.rows import exported_examples
+from ragviz.store.events import base_labels, without_contradicting_explanations
 from ragviz.store.label_store import LabelStore
 from tests.ragbench_data import require_ragbench, shard
 from tests.sample import SAMPLE_JSONL
 from tests.synthetic import make_synthetic
 
 TEAM = ["ana", "bo", "cy"]
+
+
+@pytest.fixture(autouse=True)
+def _columns_from_any_size(monkeypatch):
+    """What reads the round as the product does (the gold label set, ``annotator_agreement``) counts these small
+    rounds on columns too."""
+    monkeypatch.setattr(table_module, "COLUMNS_FROM", 0)
+
+
 ACCEPT = [(REVIEW_FIELD, None, REVIEWED)]
 
 
@@ -96,6 +112,20 @@ def _assert_same(ds: Dataset, store: LabelStore) -> RoundTable:
     assert table.queue() == adjudication_queue(rounds)
     assert [table.state(uid) for uid in rounds] == [one_by_one.state(uid) for uid in rounds]
     assert table_alpha(table, n_boot=100) == round_alpha(rounds.values(), n_boot=100)
+    assert table_progress(table) == team_progress(store, ds.uids)
+    want = {uid: r.gold for uid, r in rounds.items() if r.gold is not None}
+    gold = round_gold(ds, table)
+    assert list(gold) == list(want) and dict(gold.items()) == want  # labels, who, when, agreed / adjudicated
+    label_set = resolve_label_set(ds, GOLD, store)
+    assert dict(label_set.labels.items()) == {ds.index_of(uid): g.labels for uid, g in want.items()}
+    for item in exported_examples(ds, store, GOLD):  # export --labels gold
+        g = want.get(item.example.uid)
+        if g is None:
+            assert item.label_source not in ("agreed", "adjudicated")
+        else:
+            assert (item.label_source, item.reviewer, item.reviewed_at) == (g.source, g.by, g.at)
+            base = base_labels(item.example, store.judge.labels(item.example.uid))
+            assert item.current == without_contradicting_explanations(g.labels, base)
     return table
 
 
