@@ -242,7 +242,15 @@ def kappa_matrix_chart(rows: Sequence[dict[str, Any]], labels: Sequence[str]) ->
     names = sorted(set(df["a"]) | set(df["b"]))
     wide = len(names) > KAPPA_NAMES_PER_ROW  # one panel per row: room for whole names beside it
     base = alt.Chart(df).encode(
-        x=alt.X("b:N", sort=names, title=None, axis=alt.Axis(labelAngle=0, labelLimit=120)),
+        # slanted: a column is one 70 px cell wide, and e-mail addresses level were drawn over each other (seen in
+        # the screenshot walk at 100k); slanted names 70 px apart sit 40 px apart, clear of each other, though
+        # their boxes overlap (Vega would drop every other one)
+        x=alt.X(
+            "b:N",
+            sort=names,
+            title=None,
+            axis=alt.Axis(labelAngle=-35, labelAlign="right", labelLimit=160, labelOverlap=False),
+        ),
         y=alt.Y("a:N", sort=names, title=None, axis=alt.Axis(labelLimit=240 if wide else 120)),
         tooltip=[
             "a:N",
