@@ -82,7 +82,7 @@ def test_the_cli_json_and_the_dashboard_carry_the_rule():
     d = many.as_dict()
     assert d["too_few"] is None and d["relevant_accuracy_low"] < d["relevant_accuracy_high"] == pytest.approx(1.0)
     row = agreement_rows(many)[0]
-    assert row["κ 95% interval"].count("–") == 1 and "too few" not in row["κ 95% interval"]
+    assert row["κ 95%"].count("–") == 1 and "too few" not in row["κ 95%"]
 
 
 def test_the_estimate_header_names_the_interval_each_metric_got():

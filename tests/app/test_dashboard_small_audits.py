@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+import pandas as pd
 import pytest
 
 from ragviz.analysis.audits.samples import draw_design
@@ -53,9 +54,14 @@ def test_dashboard_figures_at_few_reviews(app_env, monkeypatch, k):
     too_few = [i.value for i in at.info if i.value.startswith("Too few reviewed to say")]
     if k < 10:
         assert too_few == [too_few[0]] and too_few[0].startswith(f"Too few reviewed to say ({k} of 10)")
-        assert "κ 95% interval" not in trust.columns and not captions  # the figures, no interval, said once
+        assert "κ 95%" not in trust.columns and not captions  # the figures, no interval, said once
     else:
         assert not too_few
-        shown = _intervals([*trust["κ 95% interval"], *trust["accuracy 95% interval"], *captions])
+        shown = _intervals([*trust["κ 95%"], *trust["accuracy 95%"], *captions])
         assert len(shown) == 2 * len(trust) + len(captions) and len(captions) >= 3
+        # precision, recall and F1 carry theirs too: "—" only where the figure itself is undefined
+        for figure in ("precision", "recall", "F1"):
+            said = trust[f"{figure} 95%"]
+            assert all(pd.isna(v) == (t == "—") for v, t in zip(trust[figure], said)), list(zip(trust[figure], said))
+            shown += _intervals([t for t in said if t != "—"])
         assert all(low != high for low, _, high in shown), shown

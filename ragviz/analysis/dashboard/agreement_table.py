@@ -1,5 +1,5 @@
-"""The Dashboard's judge-vs-people table: one row per label kind, κ and accuracy each followed by its 95 % interval
-(or why there is none: :mod:`ragviz.analysis.figure_intervals`)."""
+"""The Dashboard's judge-vs-people table: one row per label kind, κ, precision, recall, F1 and accuracy each followed
+by its 95 % interval (or why there is none: :mod:`ragviz.analysis.figure_intervals`)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,13 @@ AGREEMENT_COLUMNS = {
 
 
 #: The figures whose 95 % interval the Dashboard's table shows, in a text column after the figure.
-INTERVAL_COLUMNS = {"kappa": "κ 95% interval", "accuracy": "accuracy 95% interval"}
+INTERVAL_COLUMNS = {
+    "kappa": "κ 95%",
+    "precision": "precision 95%",
+    "recall": "recall 95%",
+    "f1": "F1 95%",
+    "accuracy": "accuracy 95%",
+}
 
 
 def interval_text(fi: FigureInterval | None, digits: int = 2) -> str:
@@ -46,8 +52,8 @@ def interval_text(fi: FigureInterval | None, digits: int = 2) -> str:
 
 def agreement_rows(agreement: Agreement) -> list[dict[str, Any]]:
     """One row per binary label (:data:`ragviz.analysis.agreement.BINARY_LABELS`): the figures of
-    :meth:`ragviz.analysis.agreement.LabelAgreement.as_dict` under the Dashboard's column titles, κ and
-    accuracy each followed by its 95 % interval (:func:`interval_text`)."""
+    :meth:`ragviz.analysis.agreement.LabelAgreement.as_dict` under the Dashboard's column titles, each figure of
+    :data:`INTERVAL_COLUMNS` followed by its 95 % interval (:func:`interval_text`)."""
     rows = []
     for label, la in agreement.labels.items():
         figures = la.as_dict()

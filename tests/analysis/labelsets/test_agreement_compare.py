@@ -129,12 +129,15 @@ def test_diff_totals_and_dashboard_agreement_rows():
         "label",
         "decisions",
         "Cohen's κ",
-        "κ 95% interval",
+        "κ 95%",
         "precision",
+        "precision 95%",
         "recall",
+        "recall 95%",
         "F1",
+        "F1 95%",
         "accuracy",
-        "accuracy 95% interval",
+        "accuracy 95%",
         "TP",
         "FP",
         "FN",
@@ -149,4 +152,4 @@ def test_diff_totals_and_dashboard_agreement_rows():
     )
     assert relevant["precision"] == c.precision and relevant["Cohen's κ"] == agreed.labels["relevant"].kappa
     # one reviewed example: no interval, the words instead
-    assert relevant["κ 95% interval"] == "too few reviewed to say (1 of 10)"
+    assert relevant["κ 95%"] == "too few reviewed to say (1 of 10)"
