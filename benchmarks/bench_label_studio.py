@@ -44,7 +44,6 @@ import contextlib
 import json
 import os
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -59,8 +58,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from bench_floor import DRAWN_JS  # noqa: E402 - a sibling script, found through the line above
-from bench_review_browser import streamlit_process  # noqa: E402
+from bench_floor import DRAWN_JS, _free_port  # noqa: E402 - a sibling script, found through the line above
+from bench_review_browser import app_env, streamlit_process, wait_healthy  # noqa: E402
 
 CHROMIUM = os.environ.get("RAGVIZ_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
@@ -113,12 +112,6 @@ class Figures:
     step_browser: list[float] = field(default_factory=list)
     peak_rss: list[int] = field(default_factory=list)
     load: list[float] = field(default_factory=list)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _tree(root: int) -> list[int]:
@@ -208,14 +201,7 @@ def _launch_context(browser, **kw):
 
 
 def run_ragviz(browser, path: str, uids: list[str], steps: int, workdir: Path, out: Figures) -> None:
-    env = {
-        **os.environ,
-        "RAGVIZ_DATA": path,
-        "RAGVIZ_DB": str(workdir / f"ragviz-{time.monotonic_ns()}.db"),
-        "RAGVIZ_ANNOTATOR": "bench",
-        "HOME": str(workdir),
-        "PYTHONPATH": str(ROOT),
-    }
+    env = app_env(path, workdir / f"ragviz-{time.monotonic_ns()}.db", workdir)
     port = _free_port()
     context = _launch_context(browser)
     page = context.new_page()
@@ -292,20 +278,6 @@ def _api(url: str, method: str = "GET", body: bytes | None = None, timeout: floa
         raise SystemExit(f"Label Studio {method} {url}: {e.code} {e.read()[:500]!r}") from None
 
 
-def _wait_ls_up(url: str, proc: subprocess.Popen, log: Path) -> None:
-    deadline = time.monotonic() + TIMEOUT_S
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/health", timeout=2) as r:
-                if r.status == 200:
-                    return
-        except OSError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            raise SystemExit(f"Label Studio did not start; see {log}")
-        time.sleep(0.05)
-
-
 @contextlib.contextmanager
 def label_studio(exe: str, workdir: Path) -> Iterator[tuple[str, subprocess.Popen]]:
     """``label-studio start`` on a free port with a fresh data dir under *workdir*; yields its URL and process once
@@ -337,7 +309,7 @@ def label_studio(exe: str, workdir: Path) -> Iterator[tuple[str, subprocess.Pope
         proc = subprocess.Popen(cmd, cwd=data, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
-        _wait_ls_up(url, proc, log_path)
+        wait_healthy(url, proc, TIMEOUT_S, log_path, poll=0.05, path="/health")
         yield url, proc
     finally:
         with contextlib.suppress(ProcessLookupError):

@@ -54,19 +54,34 @@ def port_in_use(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) == 0
 
 
-def wait_healthy(url: str, proc: subprocess.Popen, timeout_s: float, log: Path, poll: float) -> None:
-    """Poll *url*'s ``/_stcore/health`` every *poll* seconds until it answers 200; exit naming *log* when the
-    server dies or *timeout_s* passes."""
+def wait_healthy(
+    url: str, proc: subprocess.Popen, timeout_s: float, log: Path, poll: float, path: str = "/_stcore/health"
+) -> None:
+    """Poll *url*'s health check *path* (Streamlit's by default) every *poll* seconds until it answers 200; exit
+    naming *log* when the server dies or *timeout_s* passes."""
     deadline = time.monotonic() + timeout_s
     while True:
         try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=1) as r:
+            with urllib.request.urlopen(f"{url}{path}", timeout=1) as r:
                 if r.status == 200:
                     return
         except OSError:
             if time.monotonic() > deadline or proc.poll() is not None:
                 raise SystemExit(f"server did not start; see {log}") from None
             time.sleep(poll)
+
+
+def app_env(data: str, db: Path, home: Path) -> dict[str, str]:
+    """The environment a benchmarked app runs in: this one, with *data* open, a fresh store *db*, the annotator
+    ``bench`` and *home* as HOME."""
+    return {
+        **os.environ,
+        "RAGVIZ_DATA": data,
+        "RAGVIZ_DB": str(db),
+        "RAGVIZ_ANNOTATOR": "bench",
+        "HOME": str(home),
+        "PYTHONPATH": str(ROOT),
+    }
 
 
 @contextlib.contextmanager
@@ -101,14 +116,7 @@ def server(data: str, port: int, workdir: Path) -> Iterator[tuple[str, float]]:
     """A fresh server on *data*; yields its URL and the monotonic time its health check first answered."""
     if port_in_use(port):
         raise SystemExit(f"port {port} is in use; pass --port")
-    env = {
-        **os.environ,
-        "RAGVIZ_DATA": data,
-        "RAGVIZ_DB": str(workdir / f"bench-{port}-{time.monotonic_ns()}.db"),
-        "RAGVIZ_ANNOTATOR": "bench",
-        "HOME": str(workdir),
-        "PYTHONPATH": str(ROOT),
-    }
+    env = app_env(data, workdir / f"bench-{port}-{time.monotonic_ns()}.db", workdir)
     with streamlit_process(ROOT / "app.py", port, env, ROOT, workdir / "server.log", timeout_s=120, poll=0.02) as (
         url,
         _,
