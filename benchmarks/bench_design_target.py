@@ -47,7 +47,7 @@ from bench_designs import PILOT, _uniform, sampled_table
 
 from ragviz.analysis.audits.active import ipw_ppi_ci
 from ragviz.analysis.audits.active_crossfit import crossfitted_active
-from ragviz.analysis.audits.calibration import calibrate, calibrated_spread
+from ragviz.analysis.audits.calibration import calibrate, calibrated_spread, crossfitted_spread
 from ragviz.analysis.audits.designs import active_level, weights_from_spread
 from ragviz.analysis.audits.floor_tuning import CAUTION as FLOOR_CAUTION
 from ragviz.analysis.audits.floor_tuning import pilot_floor
@@ -60,6 +60,7 @@ UNIT = (0.0, 1.0)
 CELLS = ("uniform", "calibrated", "oracle", "cal_app_floor")
 CHOSEN: list[float] = []  # the floors pilot_floor chose, one per audit
 CAUTION = [FLOOR_CAUTION]  # pilot_floor's caution (--caution; the app's by default)
+CROSSFIT_PILOT = [False]  # --crossfit-pilot-spread: each pilot member's spread fitted without its fold (not the app's)
 
 
 def _calibrated_chances(y_all, f_all, cm, m, n, floor, rng, pilot_max=PILOT, topup=False):
@@ -72,6 +73,8 @@ def _calibrated_chances(y_all, f_all, cm, m, n, floor, rng, pilot_max=PILOT, top
     judge = {t: f_all[:, j] for j, t in enumerate(TRACE_METRICS)}
     spread = calibrated_spread(cal, conf, judge)
     people = {t: np.where(pilot, y_all[:, j], np.nan) for j, t in enumerate(TRACE_METRICS)}
+    if CROSSFIT_PILOT[0]:  # each pilot member's spread from the calibration fitted without its fold
+        spread = crossfitted_spread(spread, people, conf, judge)
     base = n_pilot / m if topup else 0.0
     chosen = pilot_floor(people, conf, judge, float(n - n_pilot), base=base, caution=CAUTION[0]).floor
     CHOSEN.append(chosen)
@@ -170,12 +173,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--caution", type=float, default=FLOOR_CAUTION, help="pilot_floor's caution in standard errors (the app's)"
     )
+    parser.add_argument(
+        "--crossfit-pilot-spread",
+        action="store_true",
+        help="each pilot member's spread from the calibration fitted without its fold (default: with it, the app's)",
+    )
     parser.add_argument("--lean", action="store_true", help="the shown intervals only (no normal ones, no oracle)")
     parser.add_argument("--cache", help="keep the simulated table in this .npz (made when missing)")
     parser.add_argument("--save", help="keep every audit's figures in this .npz (for --merge)")
     parser.add_argument("--merge", help="comma-separated .npz files of --save: print their audits together")
     args = parser.parse_args(argv)
     CAUTION[0] = args.caution
+    CROSSFIT_PILOT[0] = args.crossfit_pilot_spread
     start = time.perf_counter()
     cells: dict[tuple[str, int], list] = {}
     if args.merge:

@@ -103,3 +103,40 @@ def test_a_pilot_and_an_active_sample_combined_cover_and_beat_either_alone() -> 
     assert 0.93 <= np.mean(covered) <= 0.97
     both_width, alone_width = np.mean(widths, axis=0)
     assert both_width < alone_width
+
+
+def test_a_pilot_members_own_spread_is_cross_fitted_so_its_own_residual_does_not_lower_its_weight() -> None:
+    # issue 36 item 8: a confidence that predicts nothing, a pilot of 40 the calibration fits noise on. Fitted with
+    # them, the members people and the judge disagreed on get a larger spread than the rest of the pilot (their own
+    # residual pulled the fit up there); cross-fitted (crossfitted_spread) they do not, non-members keep theirs, and
+    # every spread stays on the whole spread's scale
+    from ragviz.analysis.audits.calibration import crossfitted_spread
+
+    gaps = []
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        m = 1000
+        conf, judge = rng.random(m), (rng.random(m) < 0.7).astype(float)
+        people_all = np.where(rng.random(m) < 0.15, 1.0 - judge, judge)  # errors anywhere alike
+        pilot = np.zeros(m, bool)
+        pilot[rng.choice(m, 40, replace=False)] = True
+        cal = calibrate({"adherence": (people_all[pilot], judge[pilot], conf[pilot])})
+        people = {"adherence": np.where(pilot, people_all, np.nan)}
+        own = calibrated_spread(cal, {"adherence": conf}, {"adherence": judge})
+        crossed = crossfitted_spread(own, people, {"adherence": conf}, {"adherence": judge})
+        assert np.array_equal(crossed[~pilot], own[~pilot])
+        wrong = pilot & (people_all != judge)
+        right = pilot & (people_all == judge)
+        gaps.append((own[wrong].mean() - own[right].mean(), crossed[wrong].mean() - crossed[right].mean()))
+    fitted, cross = np.mean(gaps, axis=0)
+    assert fitted > 0 and cross < fitted / 2
+
+
+def test_too_small_a_pilot_to_cut_keeps_its_spreads() -> None:
+    from ragviz.analysis.audits.calibration import crossfitted_spread
+
+    conf, judge = np.linspace(0, 1, 100), np.ones(100)
+    people = {"adherence": np.where(np.arange(100) < 12, np.tile([0.0, 1.0], 50), np.nan)}
+    cal = calibrate({"adherence": (people["adherence"][:12], judge[:12], conf[:12])})
+    own = calibrated_spread(cal, {"adherence": conf}, {"adherence": judge})
+    assert np.array_equal(crossfitted_spread(own, people, {"adherence": conf}, {"adherence": judge}), own)
