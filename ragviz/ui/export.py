@@ -16,7 +16,7 @@ from urllib.parse import urlsplit, urlunsplit
 import pandas as pd
 import streamlit as st
 
-from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection
+from ragviz.analysis.labelsets.selection import GOLD, HUMAN, LabelSelection
 from ragviz.analysis.review.queue import Progress
 from ragviz.export.files import FORMATS, MIME_TYPES, export_filename
 from ragviz.export.rows import EXPORTING, RowsDone
@@ -119,20 +119,30 @@ TEAM_FILE_NAME = "team"  # in the team export's file name: ragviz-labels-team.js
 def _whose_label(w: LabelSelection) -> str:
     if w == HUMAN:
         return "The team's: every annotator's latest decision per label field, with a reviewer per row"
+    if w == GOLD:
+        return "Gold: where the team agreed or an adjudicator settled"
     if w.kind == "version":
         return f"{md_escape(w.name, 70)}: judge version {md_escape(w.version, 64)}'s labels"
     return f"Yours ({md_escape(w.annotator, 60)})"
 
 
-def whose_labels(who: str, versions: Sequence[LabelSelection] = ()) -> LabelSelection:
+def whose_labels(who: str, versions: Sequence[LabelSelection] = (), gold: bool = False) -> LabelSelection:
     """For an admin: export *who*'s own labels, the team's (the ``human`` label set: per example and label
-    field every annotator's latest decision, a reviewer per row) or one of *versions* (``judge:NAME``, the
-    judge versions with labels in the store). Returns the choice."""
+    field every annotator's latest decision, a reviewer per row), with *gold* the team's gold labels (what
+    ``ragviz export --labels gold`` writes) or one of *versions* (``judge:NAME``, the judge versions with labels in
+    the store). Returns the choice."""
     mine = LabelSelection.of(who)
+    options = [mine, HUMAN, *([GOLD] if gold else []), *versions]
     choice = st.radio(  # md: ours (_whose_label md_escapes every name it shows)
-        "Whose labels", [mine, HUMAN, *versions], format_func=_whose_label, horizontal=True, key="export.whose"
+        "Whose labels", options, format_func=_whose_label, horizontal=True, key="export.whose"
     )
-    if choice == HUMAN:
+    if choice == GOLD:
+        st.caption(
+            "Where every labeller of an example decided and they agreed, their labels (`label_source` agreed, "
+            "`reviewer` who agreed); where an adjudicator settled it, the settlement (adjudicated, `reviewer` who "
+            "settled); elsewhere the judge's labels (llm). `ragviz export --labels gold` writes the same."
+        )  # md: ours
+    elif choice == HUMAN:
         st.caption(
             "Each label field holds the newest decision anyone made on it (the Dashboard's human labels); `reviewer` /"
             " `reviewed_at` name the newest decision of the row, and `field_reviewers` (JSON) who decided which field"
@@ -290,7 +300,7 @@ def export_command_parts(
     labels, as the download's is."""
     files = " ".join(shlex.quote(str(Path(p).expanduser().resolve())) for p in data)
     parts = [f"ragviz export {files}".rstrip(), f"--db {shlex.quote(_db_for_shell(db))} -o labels.jsonl"]
-    if annotators or whose.kind == "version":
+    if annotators or whose.kind in ("version", "gold"):
         parts.append(
             f"--annotator {shlex.quote(whose.annotator)}"
             if whose.is_person
