@@ -28,23 +28,26 @@ from ragviz.ui.core.render import md_escape
 
 __all__ = [
     "BUILT_AT_ONCE_ROWS",
+    "COMMAND_LINE_WIDTH",
     "DOWNLOADS",
     "LARGE_FILE_BYTES",
-    "PreparedFile",
     "TABLE_PAGE_ROWS",
     "TABLE_SHOWN_UP_TO",
     "TEAM_FILE_NAME",
     "WHAT_AN_EXPORT_HOLDS",
+    "PreparedFile",
     "command_line",
     "download",
     "download_target",
     "export_command",
+    "export_command_parts",
     "file_owner",
     "format_choice",
     "metrics_table",
     "no_downloads",
     "progress_metrics",
     "show_table_toggle",
+    "shown_command",
     "what_an_export_holds",
     "whose_labels",
 ]
@@ -286,27 +289,47 @@ def _db_for_shell(db: str | Path) -> str:
     return urlunsplit(parts._replace(netloc=netloc))
 
 
-def export_command(db: str | Path, whose: LabelSelection, data: Sequence[str], annotators: Sequence[str]) -> str:
+def export_command_parts(
+    db: str | Path, whose: LabelSelection, data: Sequence[str], annotators: Sequence[str]
+) -> list[str]:
     """The ``ragviz export DATA... --db DB -o labels.jsonl --annotator WHO`` (or ``--labels latest`` for the
-    team's) line that writes the same
-    labels as the download: it names the loaded data files (absolute paths, so it works from any
-    folder) instead of relying on the files registered in the store, which data opened through
-    ``$RAGVIZ_DATA`` never is. With nobody's decision in the store yet (*annotators* empty) it names
-    no annotator: the export is the judge's labels, as the download's is."""
+    team's) command that writes the same labels as the download, in its parts: the program and its data, the store
+    and the output, whose labels. It names the loaded data files (absolute paths, so it works from any folder)
+    instead of relying on the files registered in the store, which data opened through ``$RAGVIZ_DATA`` never is.
+    With nobody's decision in the store yet (*annotators* empty) it names no annotator: the export is the judge's
+    labels, as the download's is."""
     files = " ".join(shlex.quote(str(Path(p).expanduser().resolve())) for p in data)
-    named = ""
+    parts = [f"ragviz export {files}".rstrip(), f"--db {shlex.quote(_db_for_shell(db))} -o labels.jsonl"]
     if annotators or whose.kind in ("version", "gold"):
-        named = (
-            f" --annotator {shlex.quote(whose.annotator)}"
+        parts.append(
+            f"--annotator {shlex.quote(whose.annotator)}"
             if whose.is_person
-            else f" --labels {shlex.quote(whose.argument())}"
+            else f"--labels {shlex.quote(whose.argument())}"
         )
-    return f"ragviz export {files + ' ' if files else ''}--db {shlex.quote(_db_for_shell(db))} -o labels.jsonl{named}"
+    return parts
+
+
+def export_command(db: str | Path, whose: LabelSelection, data: Sequence[str], annotators: Sequence[str]) -> str:
+    """:func:`export_command_parts` as one line."""
+    return " ".join(export_command_parts(db, whose, data, annotators))
+
+
+#: A command longer than this is shown one part a line (:func:`shown_command`).
+COMMAND_LINE_WIDTH = 60
+
+
+def shown_command(parts: Sequence[str]) -> str:
+    """The command of *parts* as the page shows it: on one line when short, else one part a line joined by the
+    shell's line continuation, so a narrow box never breaks it inside an option ("--" / "annotator") and the copy
+    button's text still runs in a shell as one command."""
+    line = " ".join(parts)
+    return line if len(line) <= COMMAND_LINE_WIDTH else " \\\n  ".join(parts)
 
 
 def command_line(db: str | Path, whose: LabelSelection, data: Sequence[str], annotators: Sequence[str]) -> None:
-    """The ``ragviz export`` command that writes the same labels (see :func:`export_command`)."""
-    st.code(export_command(db, whose, data, annotators), language="bash", wrap_lines=True)  # whole, not scrolled away
+    """The ``ragviz export`` command that writes the same labels (see :func:`export_command_parts`)."""
+    parts = export_command_parts(db, whose, data, annotators)
+    st.code(shown_command(parts), language="bash", wrap_lines=True)  # whole, not scrolled away
     if annotators and whose.is_person and whose.annotator not in annotators:
         st.caption(
             f"`ragviz export` refuses an annotator with no decision in the store: make one first "
