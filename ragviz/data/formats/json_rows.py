@@ -119,6 +119,7 @@ def arrow_jsonl_file(path: Path, progress: Progress | None = None) -> pa.Table |
             def batches() -> Iterator[pa.RecordBatch]:
                 done = told = 0
                 for batch in reader:
+                    checked.took(batch.num_rows)
                     yield batch
                     done += batch.num_rows
                     if progress is not None:
