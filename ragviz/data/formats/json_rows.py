@@ -110,7 +110,7 @@ def arrow_jsonl_file(path: Path, progress: Progress | None = None) -> pa.Table |
     (:func:`~ragviz.data.formats.parquet_rows.spill`), so memory does not hold the decoded table either. *progress*
     is told the rows read after each block, of the lines the file holds (extrapolated until it has been read to
     its end). ``None`` when the row-by-row path must decide."""
-    checked = CheckedLines(path, _CHUNK)
+    checked = CheckedLines(path, _CHUNK, ahead=4)  # one chunk being checked, two parsed on two cores, one more
     what = f"Reading {path.name}"
     try:
         # any object with read() is a stream to pyarrow (wrapped in a PythonFile); the stubs want a typing.IO
