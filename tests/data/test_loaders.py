@@ -512,7 +512,7 @@ def test_loading_tells_rows_read_per_file_and_reads_the_same(tmp_path, monkeypat
     jsonl = tmp_path / "rows.jsonl"
     jsonl.write_text("".join(json.dumps(r) + "\n" for r in rows))
     whole = load([jsonl]).dataset.table
-    monkeypatch.setattr(json_rows, "_STREAM_BLOCK", 4096)
+    monkeypatch.setattr(json_rows, "_CHUNK", 4096)
     told: list[tuple[str, int, int]] = []
     blockwise = load([jsonl], progress=lambda what, done, total: told.append((what, done, total))).dataset.table
     assert blockwise.equals(whole)
@@ -521,7 +521,7 @@ def test_loading_tells_rows_read_per_file_and_reads_the_same(tmp_path, monkeypat
     jsonl.write_text("".join(json.dumps(r) + "\n" for r in rows))
     told.clear()
     streamed = load([jsonl], progress=lambda what, done, total: told.append((what, done, total))).dataset
-    monkeypatch.setattr(json_rows, "_STREAM_BLOCK", 1 << 22)
+    monkeypatch.setattr(json_rows, "_CHUNK", 1 << 22)
     assert streamed.table.equals(load([jsonl]).dataset.table)
     assert len(told) > 3 and told[-1] == ("Reading rows.jsonl", 300, 300)
     assert [done for _, done, _ in told] == sorted(done for _, done, _ in told)
@@ -549,7 +549,6 @@ def test_a_large_jsonl_file_is_decoded_into_a_mapped_arrow_file_and_reads_the_sa
     jsonl = tmp_path / "rows.jsonl"
     jsonl.write_text("".join(json.dumps(r) + "\n" for r in rows))
     in_memory = load([jsonl]).dataset.table
-    monkeypatch.setattr(json_rows, "_STREAM_BLOCK", 4096)
     monkeypatch.setattr(json_rows, "_CHUNK", 1000)
     monkeypatch.setattr(parquet_rows, "SPILL_BYTES", 0)
     spilled = load([jsonl]).dataset.table

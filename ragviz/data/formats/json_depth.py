@@ -1,18 +1,26 @@
 """How deep the lines of a JSON Lines block nest, before Arrow's JSON reader is handed them: it overflows the C
 stack on deeply nested input, so a block with a line nested :data:`MAX_DEPTH` deep (outside strings) is read row by
-row (:mod:`ragviz.data.formats.json_rows`), which reports it by row and field. Counted with numpy on the bytes."""
+row (:mod:`ragviz.data.formats.json_rows`), which reports it by row and field. Counted with numpy on the bytes;
+:class:`CheckedLines` checks a file a chunk at a time, each chunk just before Arrow's reader is handed it."""
 
 from __future__ import annotations
 
+import mmap
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
 import numpy as np
 
-__all__ = ["MAX_DEPTH", "lines_of"]
+__all__ = ["MAX_DEPTH", "CheckedLines", "lines_of"]
 
 MAX_DEPTH = 100  # nesting reported when a JSON text is too deep to parse (RAGBench rows nest 3 levels)
 
 _STRUCTURAL = np.zeros(256, bool)
 _STRUCTURAL[list(b'"\\[]{}\n')] = True
 _QUOTE, _BACKSLASH, _NEWLINE, _BRACE, _BRACKET = ord('"'), ord("\\"), ord("\n"), ord("{"), ord("[")
+_FOLD = np.uint8(~0x20 & 0xFF)  # { (0x7B) folded onto [ (0x5B)
 _OPEN = np.zeros(256, np.int8)
 _OPEN[list(b"[{")] = 1
 _OPEN[list(b"]}")] = -1
@@ -33,7 +41,7 @@ def _escaped(pos: np.ndarray, slash: np.ndarray) -> np.ndarray:
     return escaped
 
 
-def _lines_shallow(data: bytes, limit: int) -> bool:
+def _lines_shallow(data: bytes | bytearray, limit: int) -> bool:
     """Does every line of *data* nest less than *limit* deep outside strings, with its quotes and
     brackets balanced? (``False`` also for anything odd: the row-by-row path then decides.)"""
     buf = np.frombuffer(data, np.uint8)
@@ -56,33 +64,158 @@ def _lines_shallow(data: bytes, limit: int) -> bool:
     return True
 
 
-def lines_of(block: bytes) -> tuple[int, int] | None:
+def lines_of(
+    block: bytes | bytearray | memoryview, newlines: np.ndarray | None = None, work: np.ndarray | None = None
+) -> tuple[int, int] | None:
     """``(number of lines, longest line in bytes)`` of *block* (whole lines, the last one's newline optional) when
     every line starts with ``{`` (no blank line, no leading blank, no top-level ``null``, on which Arrow's reader
-    crashes) and nests less than :data:`MAX_DEPTH` deep (:func:`_shallow_lines`), else ``None``."""
+    crashes) and nests less than :data:`MAX_DEPTH` deep (:func:`_shallow_lines`), else ``None``. *newlines*: the
+    positions of *block*'s newlines when already found (else found here; a memoryview has no ``find``); *work*: bytes
+    to compute in, at least twice *block*'s length (else allocated here: fresh pages, ~3x the time of the compare)."""
     buf = np.frombuffer(block, np.uint8)
-    newlines = np.flatnonzero(buf == _NEWLINE)
+    if newlines is None:
+        newlines = _newlines(block.find, buf, 0, len(buf)) if not isinstance(block, memoryview) else _all(buf)
     starts = np.concatenate(([0], newlines + 1))
     ends = np.concatenate((newlines, [len(buf)]))
     if len(buf) and buf[-1] == _NEWLINE:  # nothing after the last newline
         starts, ends = starts[:-1], ends[:-1]
-    if not len(starts) or not (buf[starts] == _BRACE).all() or not _shallow_lines(block, starts, ends):
+    if not len(starts) or not (buf[starts] == _BRACE).all() or not _shallow_lines(block, starts, ends, work):
         return None
     return len(starts), int((ends - starts).max())
 
 
-def _shallow_lines(block: bytes, starts: np.ndarray, ends: np.ndarray) -> bool:
+def _all(buf: np.ndarray) -> np.ndarray:
+    return np.flatnonzero(buf == _NEWLINE)
+
+
+def _newlines(find: Callable[[bytes, int, int], int], buf: np.ndarray, start: int, stop: int) -> np.ndarray:
+    """The positions (from *start*) of the newlines of *buf* from *start* to *stop*: found one by one (*find*, the
+    buffer's memchr) while lines average a kilobyte or more (RAGBench rows: several), else all at once (numpy's
+    compare: a pass over every byte and one over its result)."""
+    found: list[int] = []
+    at, most = find(b"\n", start, stop), (stop - start) >> 10
+    while at != -1:
+        found.append(at - start)
+        if len(found) > most:
+            return _all(buf[start:stop])
+        at = find(b"\n", at + 1, stop)
+    return np.array(found, dtype=np.intp)
+
+
+def _shallow_lines(
+    block: bytes | bytearray | memoryview, starts: np.ndarray, ends: np.ndarray, work: np.ndarray | None = None
+) -> bool:
     """:func:`_lines_shallow` of the lines of *block* (from *starts* to *ends*) with fewer than :data:`MAX_DEPTH`
     opening brackets taken as shallow without it (a line cannot nest deeper than it opens, strings or not): only
     the others are walked bracket by bracket (RAGBench rows open ~40 each, a few hundred at most)."""
     buf = np.frombuffer(block, np.uint8)
-    openings = np.flatnonzero((buf == _BRACKET) | (buf == _BRACE))
+    if work is None or len(work) < 2 * len(buf):
+        work = np.empty(2 * len(buf), np.uint8)
+    folded, opening = work[: len(buf)], work[len(buf) : 2 * len(buf)].view(bool)
+    np.bitwise_and(buf, _FOLD, out=folded)  # [ and { differ in one bit only (0x5B, 0x7B)
+    openings = np.flatnonzero(np.equal(folded, _BRACKET, out=opening))
     per_line = np.searchsorted(openings, ends) - np.searchsorted(openings, starts)
     many = np.flatnonzero(per_line >= MAX_DEPTH)
     if not len(many):
         return True
     if len(many) > len(starts) // 4:  # most lines: the whole block at once
-        return _lines_shallow(block, MAX_DEPTH)
+        return _lines_shallow(block.tobytes() if isinstance(block, memoryview) else block, MAX_DEPTH)
     view = memoryview(block)
     lines = b"".join(b for i in many.tolist() for b in (view[starts[i] : ends[i]], b"\n"))
     return _lines_shallow(lines, MAX_DEPTH)
+
+
+class CheckedLines:
+    """A JSON Lines file as a stream for Arrow's streaming reader (``pyarrow.json.open_json``): each :meth:`read`
+    returns the next *chunk* bytes extended to whole lines (a longer line is read on to its end, so no line straddles
+    two of Arrow's blocks), checked by :func:`lines_of` first. Arrow calls it on its reading thread, so a chunk is
+    checked while the chunks before it are parsed on the other cores. A chunk that fails the check ends the stream
+    (``failed``; the row-by-row path then decides, as for an empty file); only checked bytes reach Arrow. The file is
+    memory-mapped and handed over in place (no copy, no buffer to fill), its pages let go once read. With *ahead*, and
+    told the rows taken from the reader (:meth:`took`), it stays *ahead* chunks ahead of them at most (Arrow's own
+    reading runs 32 blocks ahead)."""
+
+    _WAIT = 1.0  # seconds at most, should a reader need more chunks than *ahead* before its next rows
+
+    def __init__(self, path: Path, chunk: int, ahead: int | None = None) -> None:
+        self._file = path.open("rb")
+        self._size = os.fstat(self._file.fileno()).st_size
+        self._map = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ) if self._size else None
+        self._chunk, self._ahead = chunk, ahead
+        self.lines = self.longest = self.bytes = 0  # of the chunks handed over so far
+        self.failed = self.ended = self.closed = False
+        self._ends, self._starts, self._taken = [0], [0], 0  # lines and bytes handed over by the end of each chunk
+        self._turn = threading.Condition()
+        self._work = np.empty(
+            0, np.uint8
+        )  # for lines_of, reused: fresh pages for every chunk cost more than its compare
+
+    def took(self, rows: int) -> None:
+        """The reader has handed out *rows* more rows."""
+        with self._turn:
+            self._taken += rows
+            self._turn.notify()
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return False
+
+    def writable(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        if self._map is not None:
+            try:
+                self._map.close()
+            except BufferError:  # a chunk still held (an exception's traceback): unmapped once it is let go
+                pass
+        self._file.close()
+        self.closed = True
+
+    def read(self, _size: int = -1) -> memoryview:
+        """The next checked chunk of whole lines; empty at the end of the file or once a chunk has failed."""
+        done = len(self._starts) - 1  # chunks handed over
+        if self._ahead is not None and done >= self._ahead:
+            ahead = self._ahead
+            with self._turn:
+                self._turn.wait_for(lambda: self._taken >= self._ends[-ahead], self._WAIT)
+            self._let_go(self._starts[done - ahead + 1])  # the chunks whose rows were taken
+        elif self._ahead is None:
+            self._let_go(self._starts[-1])
+        if self._map is None or self.failed or self.ended:
+            self.failed, self.ended = self.failed or not self.lines, True
+            return memoryview(b"")
+        start, stop = self._starts[-1], min(self._starts[-1] + self._chunk, self._size)
+        buf = np.frombuffer(self._map, np.uint8)
+        newlines = _newlines(self._map.find, buf, start, stop)
+        if stop < self._size and not len(newlines):  # a line longer than the chunk: read on to its end
+            stop = self._map.find(b"\n", stop)
+            stop = self._size if stop == -1 else stop + 1
+            newlines = np.array([stop - 1 - start] if buf[stop - 1] == _NEWLINE else [], dtype=np.intp)
+        cut = self._size if stop == self._size else start + int(newlines[-1]) + 1  # at the end: all, unended or not
+        del buf
+        block = memoryview(self._map)[start:cut]
+        if len(self._work) < 2 * len(block):
+            self._work = np.empty(2 * len(block), np.uint8)
+        counted = lines_of(block, newlines, self._work)
+        if counted is None:
+            self.failed = True
+            return memoryview(b"")
+        self.lines, self.longest = self.lines + counted[0], max(self.longest, counted[1])
+        self.bytes, self.ended = cut, cut == self._size
+        self._ends.append(self.lines)
+        self._starts.append(cut)
+        return block
+
+    def _let_go(self, before: int) -> None:
+        """Drop the mapped pages before *before* from this process (the page cache keeps them)."""
+        if self._map is not None and (length := before - before % mmap.PAGESIZE):
+            self._map.madvise(mmap.MADV_DONTNEED, 0, length)
+
+    def expected_lines(self) -> int:
+        """Lines in the file: exact once it has been read to its end, else extrapolated from the bytes read so far."""
+        if self.ended or not self.bytes:
+            return self.lines
+        return max(self.lines, round(self.lines * self._size / self.bytes))
