@@ -536,6 +536,37 @@ def test_loading_tells_rows_read_per_file_and_reads_the_same(tmp_path, monkeypat
     assert len(told) > 3 and result.dataset.ids == streamed.ids
 
 
+def test_a_line_too_deep_for_arrow_far_into_a_streamed_file_is_reported_by_row(tmp_path, monkeypatch):
+    """The JSON Lines file is checked a chunk at a time as Arrow's reader goes: a line nested past what Arrow's parser
+    survives (100,000 deep), many chunks after Arrow started, never reaches it; the row-by-row path loads every other
+    row and names the deep one by row and field, and the progress bar still ends at the file's rows."""
+    from ragviz.data.formats import json_rows, parquet_rows
+
+    rows = [
+        {"id": f"r{i}", "question": "q", "documents": ["A. B."], "response": "A.", "relevance_score": 0.5}
+        for i in range(40)
+    ]
+    lines = [json.dumps(r) for r in rows]
+    lines[29] = lines[29][:-1] + ', "extra": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(line + "\n" for line in lines))
+    monkeypatch.setattr(json_rows, "_CHUNK", 300)  # a row or two a chunk: the deep one is some 20 chunks in
+    monkeypatch.setattr(parquet_rows, "SPILL_BYTES", 0)
+    told: list[tuple[int, int]] = []
+    result = load([path], progress=lambda what, done, total: told.append((done, total)))
+    assert [str(e) for e in result.errors] == [
+        f"{path}:30: extra: nested deeper than 100 levels: too deep to read; row skipped"
+    ]
+    assert result.dataset.ids == [f"r{i}" for i in range(40) if i != 29]
+    shallow = path.with_name("shallow.jsonl")
+    shallow.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    told.clear()
+    assert load([shallow], progress=lambda what, done, total: told.append((done, total))).dataset.ids == [
+        f"r{i}" for i in range(40)
+    ]
+    assert len(told) > 5 and told[-1] == (40, 40) and all(done <= total for done, total in told)
+
+
 def test_a_large_jsonl_file_is_decoded_into_a_mapped_arrow_file_and_reads_the_same(tmp_path, monkeypatch):
     """A JSON Lines file over the spill size is decoded block by block into a memory-mapped Arrow file, as a large
     Parquet file is: the same table as read in memory, also when a later block does not fit the first's types (then
