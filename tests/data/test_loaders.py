@@ -7,6 +7,7 @@ import json
 import time
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -486,14 +487,17 @@ def test_only_lines_that_open_many_brackets_are_walked_for_their_depth():
     wide = json.dumps({**row, "extra": [[k] for k in range(2 * MAX_DEPTH)]})  # 201 openings, 2 deep
     quoting = json.dumps({**row, "question": "[" * (2 * MAX_DEPTH)})  # openings inside a string
     deep = shallow[:-1] + ', "extra": ' + "[" * MAX_DEPTH + "]" * MAX_DEPTH + "}"
+    work = np.full(1 << 16, 0xFF, np.uint8)  # as the streamed check calls it: a view of the file, a reused buffer
     for lines in ([shallow] * 6 + [wide, quoting], [wide, quoting] * 4, [wide] * 3 + [shallow]):
         text = "\n".join(lines)
         assert lines_of((text + "\n").encode()) == (len(lines), max(map(len, lines)))
         assert lines_of(text.encode()) == (len(lines), max(map(len, lines)))
+        assert lines_of(memoryview(text.encode()), None, work) == (len(lines), max(map(len, lines)))
     for lines in ([shallow] * 6 + [deep, wide], [shallow] * 7 + [deep], [wide] * 4 + [deep], [deep]):
         text = "\n".join(lines)
         assert lines_of(text.encode()) is None
         assert lines_of((text + "\n").encode()) is None
+        assert lines_of(memoryview(text.encode()), None, work) is None
 
 
 def test_loading_tells_rows_read_per_file_and_reads_the_same(tmp_path, monkeypatch):

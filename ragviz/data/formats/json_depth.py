@@ -41,15 +41,23 @@ def _escaped(pos: np.ndarray, slash: np.ndarray) -> np.ndarray:
     return escaped
 
 
-def _lines_shallow(data: bytes | bytearray, limit: int) -> bool:
+def _lines_shallow(data: bytes | bytearray | memoryview, limit: int, work: np.ndarray | None = None) -> bool:
     """Does every line of *data* nest less than *limit* deep outside strings, with its quotes and
-    brackets balanced? (``False`` also for anything odd: the row-by-row path then decides.)"""
+    brackets balanced? (``False`` also for anything odd: the row-by-row path then decides.) *work*: bytes to
+    compute in (as :func:`lines_of`'s)."""
     buf = np.frombuffer(data, np.uint8)
+    if isinstance(data, memoryview) and len(buf) > _PIECE:
+        data = data.tobytes()  # for find; a chunk of the streamed check is one piece
     start = 0
     while start < len(buf):
-        end = data.find(b"\n", min(start + _PIECE, len(buf)))
+        stop = min(start + _PIECE, len(buf))
+        end = -1 if stop == len(buf) else data.find(b"\n", stop)  # type: ignore[union-attr]
         end = len(buf) if end == -1 else end + 1
-        structural = _STRUCTURAL[piece := buf[start:end]]
+        piece = buf[start:end]
+        if work is not None and len(work) >= len(piece):  # the gather into reused pages
+            structural = np.take(_STRUCTURAL, piece, out=work[: len(piece)].view(bool), mode="clip")
+        else:
+            structural = _STRUCTURAL[piece]
         char = piece[structural]
         quote, slash = char == _QUOTE, char == _BACKSLASH
         if slash.any():  # positions only when a backslash may escape a quote
@@ -119,10 +127,10 @@ def _shallow_lines(
     if not len(many):
         return True
     if len(many) > len(starts) // 4:  # most lines: the whole block at once
-        return _lines_shallow(block.tobytes() if isinstance(block, memoryview) else block, MAX_DEPTH)
+        return _lines_shallow(block, MAX_DEPTH, work)
     view = memoryview(block)
     lines = b"".join(b for i in many.tolist() for b in (view[starts[i] : ends[i]], b"\n"))
-    return _lines_shallow(lines, MAX_DEPTH)
+    return _lines_shallow(lines, MAX_DEPTH, work)
 
 
 class CheckedLines:
