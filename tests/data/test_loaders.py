@@ -571,6 +571,26 @@ def test_a_line_too_deep_for_arrow_far_into_a_streamed_file_is_reported_by_row(t
     assert len(told) > 5 and told[-1] == (40, 40) and all(done <= total for done, total in told)
 
 
+def test_a_jsonl_file_that_cannot_be_memory_mapped_loads_the_same(tmp_path, monkeypatch):
+    """Some file systems refuse a memory map: the file is then read into memory and loads the same rows."""
+    import mmap
+
+    from ragviz.data.formats import json_depth
+
+    rows = [{"id": f"r{i}", "question": "q", "documents": ["A. B."], "response": "A."} for i in range(30)]
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    mapped = load([path])
+
+    def refuse(*args, **kwargs):
+        raise OSError(19, "No such device")
+
+    monkeypatch.setattr(json_depth.mmap, "mmap", refuse)
+    unmapped = load([path])
+    assert unmapped.ok and unmapped.dataset.table.equals(mapped.dataset.table)
+    assert mmap.mmap is refuse
+
+
 def test_a_large_jsonl_file_is_decoded_into_a_mapped_arrow_file_and_reads_the_same(tmp_path, monkeypatch):
     """A JSON Lines file over the spill size is decoded block by block into a memory-mapped Arrow file, as a large
     Parquet file is: the same table as read in memory, also when a later block does not fit the first's types (then

@@ -148,7 +148,10 @@ class CheckedLines:
     def __init__(self, path: Path, chunk: int, ahead: int | None = None) -> None:
         self._file = path.open("rb")
         self._size = os.fstat(self._file.fileno()).st_size
-        self._map = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ) if self._size else None
+        try:  # a file that cannot be mapped (a pipe, some network file systems): the row-by-row path reads it
+            self._map = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ) if self._size else None
+        except (OSError, ValueError):
+            self._map = None
         self._chunk, self._ahead = chunk, ahead
         self.lines = self.longest = self.bytes = 0  # of the chunks handed over so far
         self.failed = self.ended = self.closed = False
@@ -219,7 +222,7 @@ class CheckedLines:
 
     def _let_go(self, before: int) -> None:
         """Drop the mapped pages before *before* from this process (the page cache keeps them)."""
-        if self._map is not None and (length := before - before % mmap.PAGESIZE):
+        if self._map is not None and (length := before - before % mmap.PAGESIZE) and hasattr(mmap, "MADV_DONTNEED"):
             self._map.madvise(mmap.MADV_DONTNEED, 0, length)
 
     def expected_lines(self) -> int:
