@@ -177,13 +177,15 @@ class CheckedLines:
         return False
 
     def close(self) -> None:
+        with self._turn:  # a read waiting its turn returns at once, and every later one
+            self.closed = True
+            self._turn.notify_all()
         if self._map is not None:
             try:
                 self._map.close()
             except BufferError:  # a chunk still held (an exception's traceback): unmapped once it is let go
                 pass
         self._file.close()
-        self.closed = True
 
     def read(self, _size: int = -1) -> memoryview:
         """The next checked chunk of whole lines; empty at the end of the file or once a chunk has failed."""
@@ -191,10 +193,10 @@ class CheckedLines:
         if self._ahead is not None and done >= self._ahead:
             ahead = self._ahead
             with self._turn:
-                self._turn.wait_for(lambda: self._taken >= self._ends[-ahead], self._WAIT)
-            self._let_go(self._starts[done - ahead + 1])  # the chunks whose rows were taken
-        elif self._ahead is None:
-            self._let_go(self._starts[-1])
+                self._turn.wait_for(lambda: self.closed or self._taken >= self._ends[-ahead], self._WAIT)
+        if self.closed:
+            return memoryview(b"")
+        self._let_go(self._starts[-1 if self._ahead is None else max(0, done - self._ahead + 1)])  # rows taken
         if self._map is None or self.failed or self.ended:
             self.failed, self.ended = self.failed or not self.lines, True
             return memoryview(b"")
