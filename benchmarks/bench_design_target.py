@@ -49,6 +49,7 @@ from ragviz.analysis.audits.active import ipw_ppi_ci
 from ragviz.analysis.audits.active_crossfit import crossfitted_active
 from ragviz.analysis.audits.calibration import calibrate, calibrated_spread
 from ragviz.analysis.audits.designs import active_level, weights_from_spread
+from ragviz.analysis.audits.floor_tuning import CAUTION as FLOOR_CAUTION
 from ragviz.analysis.audits.floor_tuning import pilot_floor
 from ragviz.analysis.audits.topup import topped_chance, topped_level
 from ragviz.analysis.estimates.estimate import estimate_mean
@@ -58,6 +59,7 @@ UNIT = (0.0, 1.0)
 #: the designs measured: "calibrated" with the floor chosen from the pilot (the app's), "cal_app_floor" at --floor
 CELLS = ("uniform", "calibrated", "oracle", "cal_app_floor")
 CHOSEN: list[float] = []  # the floors pilot_floor chose, one per audit
+CAUTION = [FLOOR_CAUTION]  # pilot_floor's caution (--caution; the app's by default)
 
 
 def _calibrated_chances(y_all, f_all, cm, m, n, floor, rng, pilot_max=PILOT, topup=False):
@@ -71,7 +73,7 @@ def _calibrated_chances(y_all, f_all, cm, m, n, floor, rng, pilot_max=PILOT, top
     spread = calibrated_spread(cal, conf, judge)
     people = {t: np.where(pilot, y_all[:, j], np.nan) for j, t in enumerate(TRACE_METRICS)}
     base = n_pilot / m if topup else 0.0
-    chosen = pilot_floor(people, conf, judge, float(n - n_pilot), base=base).floor
+    chosen = pilot_floor(people, conf, judge, float(n - n_pilot), base=base, caution=CAUTION[0]).floor
     CHOSEN.append(chosen)
     out = {}
     for name, phi in (("calibrated", chosen), ("cal_app_floor", floor)):
@@ -165,11 +167,15 @@ def main(argv: list[str] | None = None) -> int:
         help="the calibrated active part drawn on its own over the non-pilot examples, its chances added to the "
         "pilot's (the rule before the top-up; default: it tops the pilot's chance up, the app's)",
     )
+    parser.add_argument(
+        "--caution", type=float, default=FLOOR_CAUTION, help="pilot_floor's caution in standard errors (the app's)"
+    )
     parser.add_argument("--lean", action="store_true", help="the shown intervals only (no normal ones, no oracle)")
     parser.add_argument("--cache", help="keep the simulated table in this .npz (made when missing)")
     parser.add_argument("--save", help="keep every audit's figures in this .npz (for --merge)")
     parser.add_argument("--merge", help="comma-separated .npz files of --save: print their audits together")
     args = parser.parse_args(argv)
+    CAUTION[0] = args.caution
     start = time.perf_counter()
     cells: dict[tuple[str, int], list] = {}
     if args.merge:

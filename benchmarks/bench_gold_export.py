@@ -4,23 +4,27 @@ loaded, the round compared, the file written), the contenders alternately so all
 each one's median wall and CPU seconds and the ratios.
 
     .venv/bin/python benchmarks/bench_gold_export.py DATA [--annotators 3] [--overlap 2] [--runs 3]
-        [--formats parquet,jsonl] [--baseline DIR]
+        [--formats parquet,jsonl] [--baseline DIR] [--round-kept]
 
 DATA: e.g. ``/tmp/syn100k.parquet`` (``benchmarks/make_synthetic.py 100000 /tmp/syn100k``). The store gets every
 example assigned to *overlap* of *annotators* annotators and every assignment decided (``bench_team.seed_decisions``:
 one in ten drops a relevant key, so those examples wait for an adjudicator). ``--baseline DIR``: another ragviz
 source tree (``git archive <commit> | tar -x -C DIR``), its gold export timed in the same alternation.
+``--round-kept``: instead, in one process (as the app, whose Team page compared the round already), the round
+compared cold once, then the gold and the plain export alternately with the round kept.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import shutil
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,6 +47,37 @@ def prepare_round(data: str, db: str, annotators: int, overlap: int) -> int:
         return seed_decisions(store, dataset)
 
 
+def round_kept(data: str, db: str, formats: list[str], runs: int, out: Path) -> None:
+    """The round cold, then per format the gold and the plain export (no store) alternately, the round kept."""
+    from ragviz.analysis.labelsets.selection import GOLD
+    from ragviz.analysis.team.table import current_round_table
+    from ragviz.data.load import load
+    from ragviz.export.targets import Target, export
+    from ragviz.store.label_store import LabelStore
+
+    def timed_here(work: Callable[[], object]) -> tuple[float, float, float]:
+        wall, cpu = time.perf_counter(), time.process_time()
+        work()
+        return time.perf_counter() - wall, time.process_time() - cpu, os.getloadavg()[0]
+
+    dataset = load([data]).dataset
+    with LabelStore(db) as store:
+        wall, cpu, load_now = timed_here(lambda: current_round_table(dataset, store))
+        print(f"{'the round, cold':>22}: {wall:6.1f} s wall, {cpu:6.1f} s CPU (load {load_now:.1f})", flush=True)
+        found: dict[str, list[tuple[float, float, float]]] = {}
+        for _ in range(runs):
+            for fmt in formats:
+                for name, labels in (("gold", store), ("plain", None)):
+                    target = Target(str(out / f"kept-{name}.{fmt}"), fmt)
+                    whose = GOLD if labels is not None else None
+                    work = functools.partial(export, labels, whose, dataset, target)
+                    found.setdefault(f"{name} {fmt}", []).append(timed_here(work))
+    for name, measured in found.items():
+        wall, cpu = statistics.median(w for w, _, _ in measured), statistics.median(c for _, c, _ in measured)
+        loads = ", ".join(f"{x:.1f}" for _, _, x in measured)
+        print(f"{name + ', round kept':>22}: {wall:6.1f} s wall, {cpu:6.1f} s CPU (medians; load {loads})", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data")
@@ -51,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--formats", default="parquet", help="comma-separated: parquet, jsonl, csv")
     parser.add_argument("--baseline", type=Path, default=None)
+    parser.add_argument("--round-kept", action="store_true", help="in one process, the round compared once")
     args = parser.parse_args(argv)
     data = str(Path(args.data).resolve())
     out = Path(tempfile.mkdtemp(prefix="bench_gold_export_"))
@@ -58,6 +94,10 @@ def main(argv: list[str] | None = None) -> int:
     t = time.perf_counter()
     n = prepare_round(data, db, args.annotators, args.overlap)
     print(f"round prepared in {time.perf_counter() - t:.0f} s: {n:,} decisions in {db}", flush=True)
+    if args.round_kept:
+        round_kept(data, db, args.formats.split(","), args.runs, out)
+        shutil.rmtree(out)
+        return 0
     ragviz = [sys.executable, "-m", "ragviz", "export", data]
     contenders: dict[str, tuple[list[str], Path]] = {
         "floor": ([sys.executable, "-c", FLOOR, data, str(out / "floor.parquet")], ROOT),
@@ -76,9 +116,9 @@ def main(argv: list[str] | None = None) -> int:
     found: dict[str, list[tuple[float, float, float]]] = {name: [] for name in contenders}
     for _ in range(args.runs):
         for name, (cmd, cwd) in contenders.items():
-            wall, cpu = timed(cmd, cwd)
-            found[name].append((wall, cpu, os.getloadavg()[0]))
-            print(f"  {name}: {wall:.1f} s wall, {cpu:.1f} s CPU, load {found[name][-1][2]:.1f}", flush=True)
+            seconds, cpu_seconds = timed(cmd, cwd)
+            found[name].append((seconds, cpu_seconds, os.getloadavg()[0]))
+            print(f"  {name}: {seconds:.1f} s wall, {cpu_seconds:.1f} s CPU, load {found[name][-1][2]:.1f}", flush=True)
     if baseline is not None:
         for fmt in args.formats.split(","):
             same = (out / f"gold.{fmt}").read_bytes() == (out / f"baseline.{fmt}").read_bytes()

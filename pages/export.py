@@ -48,6 +48,7 @@ if granted.can_export:
         built_from,
         len(ds),
         lambda out, bar: export(store, whose, ds, ui.download_target(out, fmt), progress=bar),
+        labels=ui.labels_words(whose, who),
     )
 else:
     ui.no_downloads(granted.why)

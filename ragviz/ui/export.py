@@ -43,6 +43,7 @@ __all__ = [
     "export_command_parts",
     "file_owner",
     "format_choice",
+    "labels_words",
     "metrics_table",
     "no_downloads",
     "progress_metrics",
@@ -204,11 +205,31 @@ def _build(key: Hashable, n_rows: int, write_into: Callable[[IO[bytes], RowsDone
         bar.close()
 
 
-def download(who: str, fmt: str, key: Hashable, n_rows: int, write_into: Callable[[IO[bytes], RowsDone], None]) -> None:
+def labels_words(whose: LabelSelection, who: str) -> str:
+    """Whose labels a download holds, in the words its captions use ("your current labels", "the team's gold
+    labels" …); *who*: the annotator named in the sidebar."""
+    if whose == HUMAN:
+        return "the team's latest decisions"
+    if whose == GOLD:
+        return "the team's gold labels"
+    if whose.kind == "version":
+        return f"judge version {md_escape(whose.version, 64)}'s labels"
+    return "your current labels" if whose.annotator == who else f"{md_escape(whose.annotator, 60)}'s current labels"
+
+
+def download(
+    who: str,
+    fmt: str,
+    key: Hashable,
+    n_rows: int,
+    write_into: Callable[[IO[bytes], RowsDone], None],
+    labels: str = "your current labels",
+) -> None:
     """The download of *fmt*: built into a temporary file with a rows done / total bar (at once for
     small data, on "Build" otherwise), then served from that file when the person clicks. *key* says
     what the file is built from (data, store, annotator, their labels' version, format); a file
-    whose key changed is built again. One file per format is kept per session."""
+    whose key changed is built again. One file per format is kept per session. *labels*: whose labels the file
+    holds, as its captions say (:func:`labels_words`)."""
     prepared: dict[str, PreparedFile] = st.session_state.setdefault(_PREPARED, {})
     built = prepared.get(fmt)
     label = DOWNLOADS[fmt]
@@ -221,10 +242,10 @@ def download(who: str, fmt: str, key: Hashable, n_rows: int, write_into: Callabl
                 key=f"export.build.{fmt}",  # md: ours
             ):
                 st.caption(
-                    f"Your labels changed since this file was built: build it again ({n_rows:,} examples)."
+                    f"The labels changed since this file was built: build it again ({n_rows:,} examples)."
                     if built is not None
-                    else f"Builds the file from all {n_rows:,} examples with your current labels; then download it."
-                )  # md: ours
+                    else f"Builds the file from all {n_rows:,} examples with {labels}; then download it."
+                )  # md: ours (labels_words escapes the names it says)
                 return
             slot.empty()
             built = prepared[fmt] = _build(key, n_rows, write_into)
@@ -239,7 +260,7 @@ def download(who: str, fmt: str, key: Hashable, n_rows: int, write_into: Callabl
             on_click="ignore",
         )
         size = _size_text(built.size)
-        st.caption(f"{md_escape(name)} · {size} · built {built.built_at} from your current labels")  # md: ours
+        st.caption(f"{md_escape(name)} · {size} · built {built.built_at} from {labels}")  # md: ours (labels_words)
     if built.size > LARGE_FILE_BYTES:
         smaller = " Parquet holds the same labels in about a quarter of the size." if fmt == "jsonl" else ""
         st.caption(f"A file this large takes your browser a while to receive after the click.{smaller}")  # md: ours

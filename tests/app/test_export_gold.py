@@ -36,6 +36,7 @@ def test_the_export_pages_gold_download_is_the_gold_export(app_env):
     command = next(c.value for c in at.code if c.value.startswith("ragviz export"))
     assert command.endswith("-o labels.jsonl \\\n  --labels gold")  # a long command: one part a line
     assert [b.label for b in at.get("download_button")] == ["Download labels (JSONL)"]  # built at once: small data
+    assert any("from the team's gold labels" in c.value for c in at.caption)  # not "your current labels"
     downloaded = at.session_state[EXPORT_PREPARED]["jsonl"].read()
     with LabelStore(app_env["db"]) as store:
         buf = io.BytesIO()

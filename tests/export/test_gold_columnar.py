@@ -6,6 +6,7 @@ repeated sentence key, unlabeled rows, audit members and examples nobody finishe
 
 from __future__ import annotations
 
+import gc
 import io
 
 import pyarrow.parquet as pq
@@ -66,6 +67,7 @@ def _assert_same_gold_export(dataset: Dataset, store: LabelStore, tmp_path, batc
             assert pq.read_table(path).equals(old_table)
         else:
             assert path.read_text(encoding="utf-8") == metrics_records_csv(_reference_metrics(dataset, store, GOLD))
+    assert gc.isenabled()  # comparing the round pauses the cycle collector, and only while it runs
 
 
 def _settle_first(dataset: Dataset, store: LabelStore) -> str:

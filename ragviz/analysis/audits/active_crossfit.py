@@ -5,8 +5,8 @@
 each fold is itself a Poisson sample of the design; cutting only the audited ones shrank λ to about half) are cut into
 *K* seeded folds and fold *k* is weighted by the :math:`\\lambda_{-k}` tuned on the other folds:
 :math:`\\hat\\theta_{cf} = \\bar Y_H + \\frac1M \\sum_k \\lambda_{-k} \\sum_{i \\in k} \\tilde f_i\\,(1 - \\xi_i/\\pi_i)`.
-Its interval (:func:`crossfitted_active`): the tuned one moved to it, or Student's t with the variance of the
-out-of-fold rectified labels (:mod:`ragviz.analysis.estimates.student_t`). Audits of fewer than :data:`MIN_CROSSFIT`
+Its interval (:func:`crossfitted_active`): the tuned one moved to it, or Student's t from the out-of-fold rectified
+labels (:mod:`ragviz.analysis.estimates.student_t`; :data:`FITTED`). Audits of fewer than :data:`MIN_CROSSFIT`
 examples, and those whose tuned λ is 0, keep the tuned estimate.
 """
 
@@ -20,9 +20,12 @@ from ragviz.analysis.estimates.ppi import Interval
 from ragviz.analysis.estimates.small_audit import Bounds, floored
 from ragviz.analysis.estimates.student_t import kurtosis_df, t_interval
 
-__all__ = ["MIN_CROSSFIT", "crossfit_ipw_mean", "crossfitted_active"]
+__all__ = ["FITTED", "MIN_CROSSFIT", "crossfit_ipw_mean", "crossfitted_active"]
 
 MIN_CROSSFIT = 2 * FOLDS  # audited examples a cross-fit needs: two per fold
+#: what the audit itself fits (the Hájek means of people's and the judge's values, and λ): the t's variance is
+#: counted n/(n - FITTED) times the rectified labels', as HC1 counts its parameters
+FITTED = 3
 
 
 def crossfit_ipw_mean(
@@ -74,18 +77,19 @@ def crossfitted_active(
 ) -> tuple[ActiveEstimate, bool]:
     """*tuned* (λ tuned on the audit, its interval normal or bootstrap-t) moved to the cross-fitted estimate, and
     whether it was (``False``: fewer than :data:`MIN_CROSSFIT` audited examples, λ 0 or no interval). With *t*
-    (alpha): Student's t interval of the cross-fitted estimate instead, its variance :math:`s^2_R/M` of the out-of-fold
-    rectified labels *R* (never below the tuned one's floor where people and the judge barely disagree) and its degrees
-    of freedom from their kurtosis."""
+    (alpha): Student's t interval of the cross-fitted estimate instead, its variance :math:`s^2_R/M \\cdot n/(n - 3)` of
+    the out-of-fold rectified labels *R* (module docstring; never below the tuned one's floor where people and the judge
+    barely disagree) and its degrees of freedom from their kurtosis, over all *M* or the *n* audited, the fewer."""
     shown = tuned.interval
     if y.size < MIN_CROSSFIT or not tuned.lam or shown.low is None or shown.high is None or not fu.size:
         return tuned, False
     estimate, lam_bar, rectified = _rectified(y, f, pi, fu, FOLDS, 0, bounds is not None)
     if t is not None:
-        variance = float(np.var(rectified, ddof=1)) / rectified.size
+        variance = float(np.var(rectified, ddof=1)) / rectified.size * y.size / (y.size - FITTED)
         if bounds is not None and floored(y, f, lam_bar):
             variance = max(variance, tuned.variance)
-        iv = t_interval(estimate, variance, kurtosis_df(rectified), t, bounds)
+        df = min(kurtosis_df(rectified), kurtosis_df(rectified[: y.size]))  # _rectified puts the audited first
+        iv = t_interval(estimate, variance, df, t, bounds)
         return ActiveEstimate(iv, variance, lam_bar, estimate), True
     shift = estimate - tuned.theta
     lo, hi = bounds if bounds is not None else (-np.inf, np.inf)

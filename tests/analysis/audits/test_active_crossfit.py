@@ -97,3 +97,27 @@ def test_the_shown_interval_moves_to_the_cross_fitted_estimate_and_keeps_its_wid
     assert moved.interval.low <= moved.interval.estimate <= moved.interval.high
     small = ipw_ppi_ci(y[:8], f[:8], pi[:8], fu, bounds=(0.0, 1.0))
     assert crossfitted_active(small, y[:8], f[:8], pi[:8], fu, (0.0, 1.0)) == (small, False)  # too few: tuned
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_t_interval_counts_what_the_audit_fitted_and_the_audited_labels_tails(monkeypatch, seed):
+    # every fold tuning λ = 0.37, the out-of-fold rectified labels are the linearised influence values written apart:
+    # the t's variance is their sample variance over M times n/(n - 3) (both Hájek means and λ fitted on the n
+    # audited), and its degrees of freedom the fewer of the M values' and the n audited ones' (issue 36 item 8)
+    from scipy.special import stdtrit
+
+    from ragviz.analysis.estimates.student_t import kurtosis_df
+
+    y, f, pi, fu = _audit(20 + seed, m=800)
+    tuned = ipw_ppi_ci(y, f, pi, fu)
+    monkeypatch.setattr(active_crossfit, "ipw_lambda", lambda *args, **kwargs: 0.37)
+    est, done = crossfitted_active(tuned, y, f, pi, fu, None, 0.05)
+    w = 1 / pi
+    y_h, f_h = w @ y / w.sum(), w @ f / w.sum()
+    audited = 0.37 * (f - f_h) + ((y - y_h) - 0.37 * (f - f_h)) / pi
+    influence = np.concatenate([audited, 0.37 * (fu - f_h)])
+    n, m = y.size, influence.size
+    assert done and est.variance == pytest.approx(np.var(influence, ddof=1) / m * n / (n - 3), rel=1e-10)
+    df = min(kurtosis_df(influence), kurtosis_df(audited))
+    half = float(stdtrit(df, 0.975)) * np.sqrt(est.variance)
+    assert est.interval.high - est.interval.low == pytest.approx(2 * half, rel=1e-10)

@@ -56,6 +56,27 @@ def test_a_confidence_that_predicts_nothing_draws_about_as_a_uniform_audit(seed)
     assert choice.relative[choice.floor] > 0.97 and true_relative < 1.02
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_each_floors_estimate_has_its_standard_error_and_caution_counts_it(seed):
+    # uniform (floor 1) is known exactly; the others are uncertain. A cautious choice minimises estimate + k SE: with a
+    # confidence that predicts nothing it never draws below the floor the estimate alone picks, and a clear gain (an
+    # informative confidence) survives it
+    for informative in (False, True):
+        people, judge, confidence, _ = _judged(seed, informative)
+        pilot = np.full(people.size, np.nan)
+        pilot[:50] = people[:50]
+        args = ({"adherence": pilot}, {"adherence": confidence}, {"adherence": judge}, 150)
+        plain, careful = pilot_floor(*args), pilot_floor(*args, caution=2.0)
+        assert plain.relative == careful.relative and plain.se == careful.se
+        assert plain.se[1.0] == pytest.approx(0.0, abs=1e-12) and plain.relative[1.0] == pytest.approx(1.0)
+        assert all(plain.se[f] > 0 for f in FLOORS[:-1])
+        upper = {f: careful.relative[f] + 2.0 * careful.se[f] for f in FLOORS}
+        assert careful.floor == min(FLOORS, key=lambda f: (upper[f], -f)) and upper[careful.floor] <= 1.0 + 1e-12
+        assert careful.floor >= plain.floor
+        if informative:
+            assert careful.floor <= 0.3
+
+
 def test_too_small_a_pilot_keeps_the_fallback():
     people, judge, confidence, _ = _judged(0, True)
     pilot = np.full(people.size, np.nan)
