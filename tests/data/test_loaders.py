@@ -500,6 +500,28 @@ def test_only_lines_that_open_many_brackets_are_walked_for_their_depth():
         assert lines_of(memoryview(text.encode()), None, work) is None
 
 
+def test_the_bracket_walk_in_a_work_buffer_decides_as_the_table_lookup_does():
+    """The streamed check finds quotes, backslashes, brackets and newlines by compares in a reused buffer (``|`` comes
+    along, folded onto the backslash); on lines mixing every one of them, escaped or not, nested or not, it decides
+    exactly as the byte table does."""
+    import random
+
+    from ragviz.data.formats.json_depth import _lines_shallow
+
+    rng = random.Random(38)
+    alphabet = list('[]{}"\\|\n') + ["a", " ", ",", ":", "é", '\\"', "[[", "]]"]
+    work = np.full(1 << 14, 0xAA, np.uint8)
+    verdicts = set()
+    for _ in range(400):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 300))).encode()
+        for limit in (2, 5, 100):
+            plain = _lines_shallow(text, limit)
+            assert _lines_shallow(text, limit, work) == plain
+            assert _lines_shallow(memoryview(text), limit, work) == plain
+            verdicts.add(plain)
+    assert verdicts == {True, False}
+
+
 def test_loading_tells_rows_read_per_file_and_reads_the_same(tmp_path, monkeypatch):
     """Large Parquet and JSON Lines files report rows read / rows in the file as they are read (the Data page's bar);
     a JSON Lines file whose later block does not fit the first block's types is read whole, as before."""

@@ -41,6 +41,19 @@ def _escaped(pos: np.ndarray, slash: np.ndarray) -> np.ndarray:
     return escaped
 
 
+def _structural(piece: np.ndarray, folded: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """:data:`_STRUCTURAL` of each byte of *piece* and of ``|`` (a harmless extra: neither a quote, a backslash, a
+    bracket nor a newline), computed in *folded* and *out* (bytes as long as *piece*) by compares, ~2x faster than
+    the table lookup: ``[ \\ ]`` are 0x5B-0x5D, and ``{ | }`` fold onto them (0x7B-0x7D less 0x20)."""
+    np.bitwise_and(piece, _FOLD, out=folded)
+    np.subtract(folded, np.uint8(_BRACKET), out=folded)  # wraps around below [: only [ \ ] { | } are 0-2
+    np.less_equal(folded, 2, out=out)
+    other = folded.view(bool)
+    for byte in (_QUOTE, _NEWLINE):
+        np.logical_or(out, np.equal(piece, byte, out=other), out=out)
+    return out
+
+
 def _lines_shallow(data: bytes | bytearray | memoryview, limit: int, work: np.ndarray | None = None) -> bool:
     """Does every line of *data* nest less than *limit* deep outside strings, with its quotes and
     brackets balanced? (``False`` also for anything odd: the row-by-row path then decides.) *work*: bytes to
@@ -54,8 +67,8 @@ def _lines_shallow(data: bytes | bytearray | memoryview, limit: int, work: np.nd
         end = -1 if stop == len(buf) else data.find(b"\n", stop)  # type: ignore[union-attr]
         end = len(buf) if end == -1 else end + 1
         piece = buf[start:end]
-        if work is not None and len(work) >= len(piece):  # the gather into reused pages
-            structural = np.take(_STRUCTURAL, piece, out=work[: len(piece)].view(bool), mode="clip")
+        if work is not None and len(work) >= 2 * len(piece):
+            structural = _structural(piece, work[: len(piece)], work[len(piece) : 2 * len(piece)].view(bool))
         else:
             structural = _STRUCTURAL[piece]
         char = piece[structural]
