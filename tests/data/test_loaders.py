@@ -7,6 +7,7 @@ import json
 import time
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -486,14 +487,39 @@ def test_only_lines_that_open_many_brackets_are_walked_for_their_depth():
     wide = json.dumps({**row, "extra": [[k] for k in range(2 * MAX_DEPTH)]})  # 201 openings, 2 deep
     quoting = json.dumps({**row, "question": "[" * (2 * MAX_DEPTH)})  # openings inside a string
     deep = shallow[:-1] + ', "extra": ' + "[" * MAX_DEPTH + "]" * MAX_DEPTH + "}"
+    work = np.full(1 << 16, 0xFF, np.uint8)  # as the streamed check calls it: a view of the file, a reused buffer
     for lines in ([shallow] * 6 + [wide, quoting], [wide, quoting] * 4, [wide] * 3 + [shallow]):
         text = "\n".join(lines)
         assert lines_of((text + "\n").encode()) == (len(lines), max(map(len, lines)))
         assert lines_of(text.encode()) == (len(lines), max(map(len, lines)))
+        assert lines_of(memoryview(text.encode()), None, work) == (len(lines), max(map(len, lines)))
     for lines in ([shallow] * 6 + [deep, wide], [shallow] * 7 + [deep], [wide] * 4 + [deep], [deep]):
         text = "\n".join(lines)
         assert lines_of(text.encode()) is None
         assert lines_of((text + "\n").encode()) is None
+        assert lines_of(memoryview(text.encode()), None, work) is None
+
+
+def test_the_bracket_walk_in_a_work_buffer_decides_as_the_table_lookup_does():
+    """The streamed check finds quotes, backslashes, brackets and newlines by compares in a reused buffer (``|`` comes
+    along, folded onto the backslash); on lines mixing every one of them, escaped or not, nested or not, it decides
+    exactly as the byte table does."""
+    import random
+
+    from ragviz.data.formats.json_depth import _lines_shallow
+
+    rng = random.Random(38)
+    alphabet = list('[]{}"\\|\n') + ["a", " ", ",", ":", "é", '\\"', "[[", "]]"]
+    work = np.full(1 << 14, 0xAA, np.uint8)
+    verdicts = set()
+    for _ in range(400):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 300))).encode()
+        for limit in (2, 5, 100):
+            plain = _lines_shallow(text, limit)
+            assert _lines_shallow(text, limit, work) == plain
+            assert _lines_shallow(memoryview(text), limit, work) == plain
+            verdicts.add(plain)
+    assert verdicts == {True, False}
 
 
 def test_loading_tells_rows_read_per_file_and_reads_the_same(tmp_path, monkeypatch):
@@ -534,6 +560,57 @@ def test_loading_tells_rows_read_per_file_and_reads_the_same(tmp_path, monkeypat
     result = load([parquet], progress=lambda what, done, total: told.append((what, done, total)))
     assert result.ok and len(result.dataset) == 300 and told[-1] == ("Reading rows.parquet", 300, 300)
     assert len(told) > 3 and result.dataset.ids == streamed.ids
+
+
+def test_a_line_too_deep_for_arrow_far_into_a_streamed_file_is_reported_by_row(tmp_path, monkeypatch):
+    """The JSON Lines file is checked a chunk at a time as Arrow's reader goes: a line nested past what Arrow's parser
+    survives (100,000 deep), many chunks after Arrow started, never reaches it; the row-by-row path loads every other
+    row and names the deep one by row and field, and the progress bar still ends at the file's rows."""
+    from ragviz.data.formats import json_rows, parquet_rows
+
+    rows = [
+        {"id": f"r{i}", "question": "q", "documents": ["A. B."], "response": "A.", "relevance_score": 0.5}
+        for i in range(40)
+    ]
+    lines = [json.dumps(r) for r in rows]
+    lines[29] = lines[29][:-1] + ', "extra": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(line + "\n" for line in lines))
+    monkeypatch.setattr(json_rows, "_CHUNK", 300)  # a row or two a chunk: the deep one is some 20 chunks in
+    monkeypatch.setattr(parquet_rows, "SPILL_BYTES", 0)
+    told: list[tuple[int, int]] = []
+    result = load([path], progress=lambda what, done, total: told.append((done, total)))
+    assert [str(e) for e in result.errors] == [
+        f"{path}:30: extra: nested deeper than 100 levels: too deep to read; row skipped"
+    ]
+    assert result.dataset.ids == [f"r{i}" for i in range(40) if i != 29]
+    shallow = path.with_name("shallow.jsonl")
+    shallow.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    told.clear()
+    assert load([shallow], progress=lambda what, done, total: told.append((done, total))).dataset.ids == [
+        f"r{i}" for i in range(40)
+    ]
+    assert len(told) > 5 and told[-1] == (40, 40) and all(done <= total for done, total in told)
+
+
+def test_a_jsonl_file_that_cannot_be_memory_mapped_loads_the_same(tmp_path, monkeypatch):
+    """Some file systems refuse a memory map: the file is then read into memory and loads the same rows."""
+    import mmap
+
+    from ragviz.data.formats import json_depth
+
+    rows = [{"id": f"r{i}", "question": "q", "documents": ["A. B."], "response": "A."} for i in range(30)]
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    mapped = load([path])
+
+    def refuse(*args, **kwargs):
+        raise OSError(19, "No such device")
+
+    monkeypatch.setattr(json_depth.mmap, "mmap", refuse)
+    unmapped = load([path])
+    assert unmapped.ok and unmapped.dataset.table.equals(mapped.dataset.table)
+    assert mmap.mmap is refuse
 
 
 def test_a_large_jsonl_file_is_decoded_into_a_mapped_arrow_file_and_reads_the_same(tmp_path, monkeypatch):
