@@ -593,24 +593,33 @@ def test_a_line_too_deep_for_arrow_far_into_a_streamed_file_is_reported_by_row(t
     assert len(told) > 5 and told[-1] == (40, 40) and all(done <= total for done, total in told)
 
 
-def test_a_jsonl_file_that_cannot_be_memory_mapped_loads_the_same(tmp_path, monkeypatch):
-    """Some file systems refuse a memory map: the file is then read into memory and loads the same rows."""
-    import mmap
+def test_a_jsonl_file_cut_short_while_it_loads_ends_the_checked_stream_not_the_process(tmp_path):
+    """A file written over in place while the app loads it (an export to the same path): the stream reads each chunk
+    into bytes of its own and ends as a failed chunk does when the file shrank (a memory map of it killed the whole
+    server with SIGBUS on the first page past the new end); the lines of a longer-than-chunk line are read whole."""
+    from ragviz.data.formats.json_depth import CheckedLines
 
-    from ragviz.data.formats import json_depth
-
-    rows = [{"id": f"r{i}", "question": "q", "documents": ["A. B."], "response": "A."} for i in range(30)]
+    lines = [json.dumps({"id": f"r{i}", "pad": "x" * (50 + i % 7)}) + "\n" for i in range(400)]
     path = tmp_path / "rows.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    mapped = load([path])
-
-    def refuse(*args, **kwargs):
-        raise OSError(19, "No such device")
-
-    monkeypatch.setattr(json_depth.mmap, "mmap", refuse)
-    unmapped = load([path])
-    assert unmapped.ok and unmapped.dataset.table.equals(mapped.dataset.table)
-    assert mmap.mmap is refuse
+    path.write_text("".join(lines))
+    whole = CheckedLines(path, 4096)
+    read = b"".join(iter(lambda: bytes(whole.read()), b""))
+    whole.close()
+    assert read == path.read_bytes() and whole.lines == 400 and whole.ended and not whole.failed
+    stream = CheckedLines(path, 4096)
+    first = bytes(stream.read())
+    assert first and first.endswith(b"\n") and not stream.failed
+    with path.open("r+b") as f:
+        f.truncate(len(first) + 100)  # cut inside the next chunk
+    assert bytes(stream.read()) == b"" and stream.failed and stream.lines == first.count(b"\n")
+    stream.close()
+    long = tmp_path / "long.jsonl"
+    long.write_text(json.dumps({"id": "a", "pad": "y" * 10_000}) + "\n" + json.dumps({"id": "b"}) + "\n")
+    stream = CheckedLines(long, 1024)
+    assert bytes(stream.read()) == long.read_bytes().splitlines(keepends=True)[0]
+    assert bytes(stream.read()).startswith(b'{"id": "b"') and bytes(stream.read()) == b""
+    stream.close()
+    assert stream.lines == 2 and not stream.failed
 
 
 def test_a_large_jsonl_file_is_decoded_into_a_mapped_arrow_file_and_reads_the_same(tmp_path, monkeypatch):

@@ -5,7 +5,6 @@ row (:mod:`ragviz.data.formats.json_rows`), which reports it by row and field. C
 
 from __future__ import annotations
 
-import mmap
 import os
 import threading
 from collections.abc import Callable
@@ -151,20 +150,18 @@ class CheckedLines:
     returns the next *chunk* bytes extended to whole lines (a longer line is read on to its end, so no line straddles
     two of Arrow's blocks), checked by :func:`lines_of` first. Arrow calls it on its reading thread, so a chunk is
     checked while the chunks before it are parsed on the other cores. A chunk that fails the check ends the stream
-    (``failed``; the row-by-row path then decides, as for an empty file); only checked bytes reach Arrow. The file is
-    memory-mapped and handed over in place (no copy, no buffer to fill), its pages let go once read. With *ahead*, and
-    told the rows taken from the reader (:meth:`took`), it stays *ahead* chunks ahead of them at most (Arrow's own
-    reading runs 32 blocks ahead)."""
+    (``failed``; the row-by-row path then decides, as for an empty file); only checked bytes reach Arrow. Each chunk
+    is read into bytes of its own (the bytes after its last whole line are read again with the next): not a memory
+    map, whose pages kill the process (SIGBUS) when the file is cut short while it loads (a file written over in
+    place); a file that shrank ends the stream as a failed chunk does. With *ahead*, and told the rows taken from the
+    reader (:meth:`took`), it stays *ahead* chunks ahead of them at most (Arrow's own reading runs 32 blocks ahead)."""
 
     _WAIT = 1.0  # seconds at most, should a reader need more chunks than *ahead* before its next rows
 
     def __init__(self, path: Path, chunk: int, ahead: int | None = None) -> None:
-        self._file = path.open("rb")
+        self._file = path.open("rb", buffering=0)
         self._size = os.fstat(self._file.fileno()).st_size
-        try:  # a file that cannot be mapped (a pipe, some network file systems): the row-by-row path reads it
-            self._map = mmap.mmap(self._file.fileno(), 0, access=mmap.ACCESS_READ) if self._size else None
-        except (OSError, ValueError):
-            self._map = None
+        self._readable = self._file.seekable()  # a pipe: the row-by-row path reads it
         self._chunk, self._ahead = chunk, ahead
         self.lines = self.longest = self.bytes = 0  # of the chunks handed over so far
         self.failed = self.ended = self.closed = False
@@ -193,12 +190,16 @@ class CheckedLines:
         with self._turn:  # a read waiting its turn returns at once, and every later one
             self.closed = True
             self._turn.notify_all()
-        if self._map is not None:
-            try:
-                self._map.close()
-            except BufferError:  # a chunk still held (an exception's traceback): unmapped once it is let go
-                pass
         self._file.close()
+
+    def _bytes_at(self, start: int, size: int) -> bytes:
+        """*size* bytes of the file from *start* (fewer at its end, or when it was cut short meanwhile)."""
+        self._file.seek(start)
+        parts, wanted = [], size
+        while wanted > 0 and (got := self._file.read(wanted)):
+            parts.append(got)
+            wanted -= len(got)
+        return parts[0] if len(parts) == 1 else b"".join(parts)
 
     def read(self, _size: int = -1) -> memoryview:
         """The next checked chunk of whole lines; empty at the end of the file or once a chunk has failed."""
@@ -209,20 +210,27 @@ class CheckedLines:
                 self._turn.wait_for(lambda: self.closed or self._taken >= self._ends[-ahead], self._WAIT)
         if self.closed:
             return memoryview(b"")
-        self._let_go(self._starts[-1 if self._ahead is None else max(0, done - self._ahead + 1)])  # rows taken
-        if self._map is None or self.failed or self.ended:
+        if not self._readable or self.failed or self.ended or not self._size:
             self.failed, self.ended = self.failed or not self.lines, True
             return memoryview(b"")
         start, stop = self._starts[-1], min(self._starts[-1] + self._chunk, self._size)
-        buf = np.frombuffer(self._map, np.uint8)
-        newlines = _newlines(self._map.find, buf, start, stop)
-        if stop < self._size and not len(newlines):  # a line longer than the chunk: read on to its end
-            stop = self._map.find(b"\n", stop)
-            stop = self._size if stop == -1 else stop + 1
-            newlines = np.array([stop - 1 - start] if buf[stop - 1] == _NEWLINE else [], dtype=np.intp)
-        cut = self._size if stop == self._size else start + int(newlines[-1]) + 1  # at the end: all, unended or not
-        del buf
-        block = memoryview(self._map)[start:cut]
+        data = self._bytes_at(start, stop - start)
+        newlines = _newlines(data.find, np.frombuffer(data, np.uint8), 0, len(data))
+        if stop < self._size and len(data) == stop - start and not len(newlines):  # a longer line: read to its end
+            more = [data]
+            while (piece := self._bytes_at(stop, self._chunk)) and (end := piece.find(b"\n")) == -1:
+                more.append(piece)
+                stop += len(piece)
+            if piece:
+                more.append(piece[: end + 1])
+                stop += end + 1
+            data = b"".join(more)
+            newlines = np.array([len(data) - 1] if data.endswith(b"\n") else [], dtype=np.intp)
+        if start + len(data) < stop or (stop < self._size and not len(newlines)):  # the file was cut short
+            self.failed, self.ended = True, True
+            return memoryview(b"")
+        cut = len(data) if stop == self._size else int(newlines[-1]) + 1  # at the end: all, unended or not
+        block = memoryview(data)[:cut]
         if len(self._work) < 2 * len(block):
             self._work = np.empty(2 * len(block), np.uint8)
         counted = lines_of(block, newlines, self._work)
@@ -230,15 +238,10 @@ class CheckedLines:
             self.failed = True
             return memoryview(b"")
         self.lines, self.longest = self.lines + counted[0], max(self.longest, counted[1])
-        self.bytes, self.ended = cut, cut == self._size
+        self.bytes, self.ended = start + cut, start + cut == self._size
         self._ends.append(self.lines)
-        self._starts.append(cut)
+        self._starts.append(start + cut)
         return block
-
-    def _let_go(self, before: int) -> None:
-        """Drop the mapped pages before *before* from this process (the page cache keeps them)."""
-        if self._map is not None and (length := before - before % mmap.PAGESIZE) and hasattr(mmap, "MADV_DONTNEED"):
-            self._map.madvise(mmap.MADV_DONTNEED, 0, length)
 
     def expected_lines(self) -> int:
         """Lines in the file: exact once it has been read to its end, else extrapolated from the bytes read so far."""
