@@ -1,10 +1,11 @@
 """Export page: a person downloads the corrected label set (RAGBench schema, JSONL / Parquet) and the
 per-example metrics (CSV), looks over those metrics, and finds the command line that does the same; an
-admin may download the team's labels instead (every annotator's latest decision, a reviewer per row)."""
+admin may download the team's labels instead (every annotator's latest decision, a reviewer per row) or its gold
+labels (as ``ragviz export --labels gold``)."""
 
 import streamlit as st
 
-from ragviz.analysis.labelsets.selection import LabelSelection, store_annotator
+from ragviz.analysis.labelsets.selection import GOLD, LabelSelection, store_annotator
 from ragviz.analysis.review.queue import progress
 from ragviz.data.errors import BadInput
 from ragviz.export.targets import export
@@ -35,15 +36,19 @@ ui.what_an_export_holds()
 whose = LabelSelection.of(who)
 if granted.can_export:
     if granted.role == ADMIN:  # one file with every annotator's decisions
-        whose = ui.whose_labels(who, version_label_sets(store))
+        team = bool(store.annotators()) or store.team.assignments.latest_round() is not None
+        whose = ui.whose_labels(who, version_label_sets(store), gold=team)
     fmt = ui.format_choice()
-    built_from = (state.current_paths(), store.location, whose, fmt, store.annotator_version(store_annotator(whose)))
+    # gold follows the round (decisions, assignments, settlements); the others one person's labels
+    labels = store.team.round_version() if whose == GOLD else store.annotator_version(store_annotator(whose))
+    built_from = (state.current_paths(), store.location, whose, fmt, labels)
     ui.download(
         ui.file_owner(whose),
         fmt,
         built_from,
         len(ds),
         lambda out, bar: export(store, whose, ds, ui.download_target(out, fmt), progress=bar),
+        labels=ui.labels_words(whose, who),
     )
 else:
     ui.no_downloads(granted.why)

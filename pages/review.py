@@ -17,16 +17,17 @@ from ragviz.data.labels import RESET_FIELD, Change
 from ragviz.ui import phoenix as phoenix_ui
 from ragviz.ui.audit import sample as audit_ui
 from ragviz.ui.core import filters, state
-from ragviz.ui.core.keys import REVIEW_INDEX
+from ragviz.ui.core.keys import REJUDGE_ASKED, REVIEW_INDEX
 from ragviz.ui.core.present import hide_review_editing, show_corrections
-from ragviz.ui.review import answer, paired, sentence_editor
+from ragviz.ui.review import answer, paired, sentence_editor, toolbar
 from ragviz.ui.review import page as review
 from ragviz.ui.review.actions import link_followed, shown_row, undo_last, undo_target
 from ragviz.ui.review.fragment import example_fragment
-from ragviz.ui.review.moves import accept, go, go_next_unreviewed
+from ragviz.ui.review.moves import accept, go, go_next_unreviewed, normalize_labels
 from ragviz.ui.team import queue as team_queue
 
 state.require_app_shell()
+toolbar.apply_presses()  # the navigation bar's buttons pressed since the last run (as a button's on_click)
 sentence_editor.apply_events(state.dataset(), state.annotator())  # clicks on the text since the last run
 page = state.require_data()  # (shows the warning of a click the store refused just now)
 ds, store, who = page.dataset, page.store, page.annotator
@@ -52,7 +53,8 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
     then = partner if partner is not None and ds.uids[partner] not in reviewed else None  # Accept: then the other
 
     target = undo_target(ds, store, who, index) if editable else None
-    review.navigation_bar(
+    issues = answer.flags(shown)
+    toolbar.navigation_bar(
         *(audit.neighbours(index) if audit is not None else neighbours(allowed, index, len(ds))),
         has_judge=judge is not None,
         changed=uid in corrected,
@@ -65,7 +67,15 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
         on_reset=partial(state.record_decision, uid, [Change(RESET_FIELD, None, None)], "reset"),
         undo_hint=target.hint if target else None,
         editable=editable,
+        flags=issues,
+        on_normalize=partial(normalize_labels, uid, ex, current),
+        rejudge_help=None if page.present else review.rejudge_help(),
+        on_rejudge=partial(st.session_state.__setitem__, REJUDGE_ASKED, uid),
     )
+    if st.session_state.pop(REJUDGE_ASKED, None) == uid:  # "Re-judge this example" was pressed
+        from ragviz.ui.label.page import rejudge  # the openai client is imported only when asked
+
+        rejudge(ex)
     if audit is not None:
         from ragviz.ui.audit.estimates import target_line  # altair and pandas: only with an audit sample
 
@@ -74,28 +84,25 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
     status = review_status(uid, reviewed, corrected) if traces else ""
     where = audit.where(index, show_reviewed=traces) if audit is not None else position_text(index, len(ds), allowed)
     st.set_page_config(page_title=f"{where} · Review · ragviz")  # the browser tab says where the person is
-    if rows is None:
-        review.example_header(where, status, ex)
+    if rows is None:  # one block: where, the question, the cards, the flags, the legend (issue 38: one redraw)
+        cards = review.metric_cards_html(compare_metrics(ex, judge, current), against_judge=traces)
+        heading = sentence_editor.response_heading_html()
+        review.example_header(where, status, ex, cards, review.quality_flags_html(issues), heading)
     phoenix_ui.trace_for_row(ds, index, store)  # an example from a trace links back to it
-    if rows is None:
-        review.metric_cards(compare_metrics(ex, judge, current), against_judge=traces)
-    with st.container():  # holds its place when empty: the text below keeps its identity (and scroll) on an edit
-        if traces:
-            review.override_effects_table(override_effects(ex, shown.base, shown.changes))
 
     if rows is not None and audit is not None:  # the question and documents once, the two answers side by side
         pair = tuple(shown if r == index else state.example_labels(ds, r, who) for r in rows)
         paired.question_header(where, pair[0], audit.systems())
         statuses = {p.example.uid: review_status(p.example.uid, reviewed, corrected) if traces else "" for p in pair}
         focus = rows.index(index)
-        paired.paired_view(
-            pair, rows, focus, audit.systems(), statuses, editable=editable, traces=traces, present=page.present
-        )
+        paired.paired_view(pair, rows, focus, audit.systems(), statuses, editable=editable, traces=traces)
     else:
         selected = answer.response_panel(shown, editable)
-        answer.context_panel(shown, selected, editable, page.present)
+        answer.context_panel(shown, selected, editable)
     record = partial(state.record_decision, uid)
     review.families_expander(ex, judge, current, record, redraws=state.redraw_count(), editable=editable, traces=traces)
+    if traces:  # last: drawn or not, nothing after it moves (the text above keeps its identity and scroll)
+        review.override_effects_table(override_effects(ex, shown.base, shown.changes))
 
 
 example_fragment(example, lambda: (store.reviewed_uids(who), store.corrected_uids(who)) != (reviewed, corrected))

@@ -27,7 +27,8 @@ def _run_page(at: AppTest, page: str, query: dict[str, str]) -> AppTest:
 
 def text_editor(at: AppTest, kind: str = "context") -> dict:
     """What the Review page's text editor (``ragviz.ui.review.sentence_editor``) was drawn with: its
-    ``"context"`` or ``"response"`` data (sentences, labels, links, selection)."""
+    ``"context"`` or ``"response"`` data (sentences, labels, links, selection); ``"toolbar"``: the navigation bar's
+    (``ragviz.ui.review.toolbar``)."""
     import json
 
     for element in at.get("bidi_component"):
@@ -52,6 +53,24 @@ def click_sentence(at: AppTest, key: str) -> AppTest:
     else:
         event = {"uid": context["uid"], "kind": "select", "key": key}
     at.session_state[EVENTS] = [*(at.session_state[EVENTS] if EVENTS in at.session_state else []), event]
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def toolbar_button(at: AppTest, name: str) -> dict | None:
+    """The Review page's navigation bar button *name* (``"prev"``, ``"next"``, ``"next_unreviewed"``, ``"accept"``,
+    ``"undo"``, ``"reset"``) as drawn (label, shortcut, disabled, help); ``None`` when the bar has no such button."""
+    return next((b for b in text_editor(at, "toolbar")["buttons"] if b["id"] == name), None)
+
+
+def press(at: AppTest, name: str) -> AppTest:
+    """A click on (or the shortcut of) the navigation bar's button *name*, as the browser sends it; then the page
+    runs. The button must be drawn (a disabled one is pressed too, and does nothing, as in the browser)."""
+    from ragviz.ui.review.toolbar import EVENTS
+
+    assert toolbar_button(at, name) is not None, f"no {name} button on the navigation bar"
+    at.session_state[EVENTS] = [*(at.session_state[EVENTS] if EVENTS in at.session_state else []), name]
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
@@ -98,7 +117,7 @@ def shown(markdown: str) -> str:
 
 
 def review_metrics(at: AppTest) -> dict[str, tuple[str, str]]:
-    """The Review page's TRACe cards (one HTML block, ``ragviz.ui.review.page.metric_cards``): label -> (value,
+    """The Review page's TRACe cards (one HTML block, ``ragviz.ui.review.page.metric_cards_html``): label -> (value,
     delta against the judge, ``""`` without one)."""
     import html
     import re

@@ -41,7 +41,7 @@ def sidebar(page):
 
 def metric_card(page, label: str):
     """The metric card labelled *label*: an ``st.metric`` or one of the Review page's TRACe cards (one HTML block
-    for the four, ``ragviz.ui.review.page.metric_cards``)."""
+    for the four, ``ragviz.ui.review.page.metric_cards_html``)."""
     return (
         page.locator(f'{FRESH} [data-testid="stMetric"]')
         .filter(has_text=label)

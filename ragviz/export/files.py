@@ -184,6 +184,7 @@ def write_export(
                 for item in batch.items
                 if item.current is not None and item.label_source in ("human", "agreed", "adjudicated")
             )
+            n_human += sum(s is not None for s in batch.provenance.label_source) if batch.provenance else 0
             _ = progress and progress(EXPORTING, n_rows, len(dataset))
         return n_rows, n_human
 
@@ -206,7 +207,7 @@ def _write_jsonl_batch(batch: ExportBatch, n_sentences: np.ndarray, out: IO[byte
         out.write("".join(_jsonl_line(export_row(item)) for item in batch.items).encode("utf-8"))
         return
     plain = batch.plain
-    lines = json_lines(plain_export_columns(batch.sliced.filter(pa.array(plain)), n_sentences[plain]))
+    lines = json_lines(plain_export_columns(batch.sliced.filter(pa.array(plain)), n_sentences[plain], batch.provenance))
     # Runs of plain rows between the other rows, written as slices of the Arrow lines.
     taken = 0
     previous = 0

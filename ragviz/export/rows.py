@@ -29,6 +29,7 @@ from ragviz.data.ragbench import (
     labels_to_row,
     overrides_from_row,
 )
+from ragviz.export.columnar import RowProvenance, plain_batch, plain_export_columns, plain_rows, plain_table
 from ragviz.metrics.trace import TRACE_METRICS, TraceScores, trace_scores
 from ragviz.store.events import base_labels, fold_labels, status_of, without_contradicting_explanations
 from ragviz.store.label_store import LabelStore
@@ -112,30 +113,31 @@ def exported_batches(
     ``text=False`` the sentence and document text stays in Arrow (a Parquet export takes those
     columns from the slice as they are) and untouched examples are built without sentences.
     """
-    for sliced, _, items in _batches(dataset, store, whose, batch_size, text, light, plain=False):
+    for sliced, _, items, _ in _batches(dataset, store, whose, batch_size, text, light, plain=False):
         yield sliced, items
 
 
 @dataclass(frozen=True)
 class ExportBatch:
     """One batch of an export: the dataset's slice, which of its rows are exported on columns
-    (:mod:`ragviz.export.columnar`; ``None``: none of them) and the other rows as
-    :class:`ExportedExample` items, in order."""
+    (:mod:`ragviz.export.columnar`; ``None``: none of them), the other rows as :class:`ExportedExample` items, in
+    order, and the provenance of the rows on columns when some are gold rows (``columnar.plain_rows``)."""
 
     sliced: pa.Table
     plain: np.ndarray | None
     items: list[ExportedExample]
+    provenance: RowProvenance | None = None
 
 
 def export_batches(
     dataset: Dataset, store: LabelStore | None, whose: Whose, batch_size: int = 2048, text: bool = True
 ) -> Iterator[ExportBatch]:
-    """The examples of *dataset* batch by batch, as :func:`exported_batches` gives them, except that
-    rows the store knows nothing about are left to the columnar export when the table allows it
-    (:func:`ragviz.export.columnar.plain_table` / :func:`~ragviz.export.columnar.plain_batch`): only
-    the rows with a decision or a stored judge label set become Python objects."""
-    for sliced, plain, items in _batches(dataset, store, whose, batch_size, text, True, plain=True):
-        yield ExportBatch(sliced, plain, items)
+    """The examples of *dataset* batch by batch, as :func:`exported_batches` gives them, except that rows the store
+    knows nothing about, and a gold export's rows agreed on the labels they were loaded with, are left to the columnar
+    export when the table allows it (:func:`ragviz.export.columnar.plain_table`, ``plain_batch``, ``plain_rows``):
+    only the rows with a decision or a stored judge label set become Python objects."""
+    for sliced, plain, items, provenance in _batches(dataset, store, whose, batch_size, text, True, plain=True):
+        yield ExportBatch(sliced, plain, items, provenance)
 
 
 def _batches(
@@ -146,10 +148,8 @@ def _batches(
     text: bool,
     light: bool,
     plain: bool,
-) -> Iterator[tuple[pa.Table, np.ndarray | None, list[ExportedExample]]]:
-    from ragviz.data.label_columns import dotted_response_key_rows
+) -> Iterator[tuple[pa.Table, np.ndarray | None, list[ExportedExample], RowProvenance | None]]:
     from ragviz.data.ragbench import has_dotted_response_key
-    from ragviz.export.columnar import plain_batch, plain_table
 
     whose = as_selection(whose)  # a name is a person's
     person = store_annotator(whose) if whose != GOLD else None  # the store's name for whose labels
@@ -173,11 +173,9 @@ def _batches(
     for start in range(0, table.num_rows, batch_size):
         sliced = table.slice(start, batch_size)
         mask: np.ndarray | None = None
+        provenance = None
         if columnar and plain_batch(sliced):
-            mask = np.array(
-                [uids[i] not in judged and uids[i] not in statuses for i in range(start, start + sliced.num_rows)]
-            )
-            mask[dotted_response_key_rows(sliced)] = False  # keys matched on loading ("a." -> "a"): row by row
+            mask, provenance = plain_rows(sliced, uids[start : start + sliced.num_rows], judged, statuses, members)
         positions = range(sliced.num_rows) if mask is None else np.flatnonzero(~mask).tolist()
         selected = sliced.select(columns)
         rows = selected.take(pa.array(positions, pa.int64())).to_pylist() if mask is not None else selected.to_pylist()
@@ -202,7 +200,7 @@ def _batches(
                     full_row, example, uid, store, whose, judged, statuses, n_sentences[i], n_documents[i], members
                 )
             )
-        yield sliced, mask, items
+        yield sliced, mask, items, provenance
 
 
 def _exported(
@@ -362,8 +360,6 @@ def metrics_table(
     """:func:`metrics_records` as an Arrow table (columns :data:`METRICS_COLUMNS`): the scores of
     rows the store knows nothing about come from :func:`ragviz.export.columnar.plain_export_columns`
     (no Python object per row), the others' from their current labels."""
-    from ragviz.export.columnar import plain_export_columns
-
     n = len(dataset)
     scores = {m: np.full(n, np.nan) for m in TRACE_METRICS}
     sources = np.full(n, None, dtype=object)
@@ -377,7 +373,7 @@ def metrics_table(
         plain = np.zeros(len(rows), bool) if batch.plain is None else batch.plain
         if plain.any():
             kept = batch.sliced.drop_columns([c for c in TEXT_COLUMNS if c in batch.sliced.column_names])
-            columns = plain_export_columns(kept.filter(pa.array(plain)), n_sentences[rows[plain]])
+            columns = plain_export_columns(kept.filter(pa.array(plain)), n_sentences[rows[plain]], batch.provenance)
             for m in TRACE_METRICS:
                 values = columns[f"{m}_score"].cast(pa.float64())
                 scores[m][rows[plain]] = values.to_numpy(zero_copy_only=False)

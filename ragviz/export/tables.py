@@ -14,7 +14,7 @@ from ragviz.analysis.labelsets.selection import Whose
 from ragviz.data.dataset import BOOKKEEPING, Dataset
 from ragviz.data.ragbench import LLM_PREFIX
 from ragviz.export.casting import aligned_column
-from ragviz.export.columnar import plain_export_columns
+from ragviz.export.columnar import RowProvenance, plain_export_columns
 from ragviz.export.rows import EXPORTING, TEXT_COLUMNS, RowsDone, export_batches, export_fields
 from ragviz.store.label_store import LabelStore
 
@@ -138,7 +138,7 @@ def export_table(
             tables.append(rows_table(rows, text, order))
         else:
             counts = n_sentences[start : start + sliced.num_rows][batch.plain]
-            tables.append(_mixed_table(sliced, batch.plain, counts, rows, text, order))
+            tables.append(_mixed_table(sliced, batch.plain, counts, rows, text, order, batch.provenance))
         start += sliced.num_rows
         _ = progress and progress(EXPORTING, start, len(dataset))
     if not tables:
@@ -161,12 +161,14 @@ def _mixed_table(
     rows: Sequence[Mapping[str, Any]],
     text: Mapping[str, pa.ChunkedArray],
     order: Sequence[str],
+    provenance: RowProvenance | None = None,
 ) -> pa.Table:
     """One batch as :func:`rows_table` of all its rows would give it: the *plain* rows' columns
-    from :func:`plain_export_columns`, the other *rows* (in order) from Python, the text columns
-    from the slice."""
+    from :func:`plain_export_columns` (with their *provenance*), the other *rows* (in order) from Python, the text
+    columns from the slice."""
     kept = sliced.drop_columns(list(text)).filter(pa.array(plain))
-    columns = {name: _typed(name, values) for name, values in plain_export_columns(kept, n_sentences).items()}
+    plain_columns = plain_export_columns(kept, n_sentences, provenance)
+    columns = {name: _typed(name, values) for name, values in plain_columns.items()}
     names: dict[str, None] = dict.fromkeys(order)
     remaining = iter(rows)
     template = [*columns]

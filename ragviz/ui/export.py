@@ -16,7 +16,7 @@ from urllib.parse import urlsplit, urlunsplit
 import pandas as pd
 import streamlit as st
 
-from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection
+from ragviz.analysis.labelsets.selection import GOLD, HUMAN, LabelSelection
 from ragviz.analysis.review.queue import Progress
 from ragviz.export.files import FORMATS, MIME_TYPES, export_filename
 from ragviz.export.rows import EXPORTING, RowsDone
@@ -28,23 +28,27 @@ from ragviz.ui.core.render import md_escape
 
 __all__ = [
     "BUILT_AT_ONCE_ROWS",
+    "COMMAND_LINE_WIDTH",
     "DOWNLOADS",
     "LARGE_FILE_BYTES",
-    "PreparedFile",
     "TABLE_PAGE_ROWS",
     "TABLE_SHOWN_UP_TO",
     "TEAM_FILE_NAME",
     "WHAT_AN_EXPORT_HOLDS",
+    "PreparedFile",
     "command_line",
     "download",
     "download_target",
     "export_command",
+    "export_command_parts",
     "file_owner",
     "format_choice",
+    "labels_words",
     "metrics_table",
     "no_downloads",
     "progress_metrics",
     "show_table_toggle",
+    "shown_command",
     "what_an_export_holds",
     "whose_labels",
 ]
@@ -116,20 +120,30 @@ TEAM_FILE_NAME = "team"  # in the team export's file name: ragviz-labels-team.js
 def _whose_label(w: LabelSelection) -> str:
     if w == HUMAN:
         return "The team's: every annotator's latest decision per label field, with a reviewer per row"
+    if w == GOLD:
+        return "Gold: where the team agreed or an adjudicator settled"
     if w.kind == "version":
         return f"{md_escape(w.name, 70)}: judge version {md_escape(w.version, 64)}'s labels"
     return f"Yours ({md_escape(w.annotator, 60)})"
 
 
-def whose_labels(who: str, versions: Sequence[LabelSelection] = ()) -> LabelSelection:
+def whose_labels(who: str, versions: Sequence[LabelSelection] = (), gold: bool = False) -> LabelSelection:
     """For an admin: export *who*'s own labels, the team's (the ``human`` label set: per example and label
-    field every annotator's latest decision, a reviewer per row) or one of *versions* (``judge:NAME``, the
-    judge versions with labels in the store). Returns the choice."""
+    field every annotator's latest decision, a reviewer per row), with *gold* the team's gold labels (what
+    ``ragviz export --labels gold`` writes) or one of *versions* (``judge:NAME``, the judge versions with labels in
+    the store). Returns the choice."""
     mine = LabelSelection.of(who)
+    options = [mine, HUMAN, *([GOLD] if gold else []), *versions]
     choice = st.radio(  # md: ours (_whose_label md_escapes every name it shows)
-        "Whose labels", [mine, HUMAN, *versions], format_func=_whose_label, horizontal=True, key="export.whose"
+        "Whose labels", options, format_func=_whose_label, horizontal=True, key="export.whose"
     )
-    if choice == HUMAN:
+    if choice == GOLD:
+        st.caption(
+            "Where every labeller of an example decided and they agreed, their labels (`label_source` agreed, "
+            "`reviewer` who agreed); where an adjudicator settled it, the settlement (adjudicated, `reviewer` who "
+            "settled); elsewhere the judge's labels (llm). `ragviz export --labels gold` writes the same."
+        )  # md: ours
+    elif choice == HUMAN:
         st.caption(
             "Each label field holds the newest decision anyone made on it (the Dashboard's human labels); `reviewer` /"
             " `reviewed_at` name the newest decision of the row, and `field_reviewers` (JSON) who decided which field"
@@ -191,11 +205,31 @@ def _build(key: Hashable, n_rows: int, write_into: Callable[[IO[bytes], RowsDone
         bar.close()
 
 
-def download(who: str, fmt: str, key: Hashable, n_rows: int, write_into: Callable[[IO[bytes], RowsDone], None]) -> None:
+def labels_words(whose: LabelSelection, who: str) -> str:
+    """Whose labels a download holds, in the words its captions use ("your current labels", "the team's gold
+    labels" …); *who*: the annotator named in the sidebar."""
+    if whose == HUMAN:
+        return "the team's latest decisions"
+    if whose == GOLD:
+        return "the team's gold labels"
+    if whose.kind == "version":
+        return f"judge version {md_escape(whose.version, 64)}'s labels"
+    return "your current labels" if whose.annotator == who else f"{md_escape(whose.annotator, 60)}'s current labels"
+
+
+def download(
+    who: str,
+    fmt: str,
+    key: Hashable,
+    n_rows: int,
+    write_into: Callable[[IO[bytes], RowsDone], None],
+    labels: str = "your current labels",
+) -> None:
     """The download of *fmt*: built into a temporary file with a rows done / total bar (at once for
     small data, on "Build" otherwise), then served from that file when the person clicks. *key* says
     what the file is built from (data, store, annotator, their labels' version, format); a file
-    whose key changed is built again. One file per format is kept per session."""
+    whose key changed is built again. One file per format is kept per session. *labels*: whose labels the file
+    holds, as its captions say (:func:`labels_words`)."""
     prepared: dict[str, PreparedFile] = st.session_state.setdefault(_PREPARED, {})
     built = prepared.get(fmt)
     label = DOWNLOADS[fmt]
@@ -208,10 +242,10 @@ def download(who: str, fmt: str, key: Hashable, n_rows: int, write_into: Callabl
                 key=f"export.build.{fmt}",  # md: ours
             ):
                 st.caption(
-                    f"Your labels changed since this file was built: build it again ({n_rows:,} examples)."
+                    f"The labels changed since this file was built: build it again ({n_rows:,} examples)."
                     if built is not None
-                    else f"Builds the file from all {n_rows:,} examples with your current labels; then download it."
-                )  # md: ours
+                    else f"Builds the file from all {n_rows:,} examples with {labels}; then download it."
+                )  # md: ours (labels_words escapes the names it says)
                 return
             slot.empty()
             built = prepared[fmt] = _build(key, n_rows, write_into)
@@ -226,7 +260,7 @@ def download(who: str, fmt: str, key: Hashable, n_rows: int, write_into: Callabl
             on_click="ignore",
         )
         size = _size_text(built.size)
-        st.caption(f"{md_escape(name)} · {size} · built {built.built_at} from your current labels")  # md: ours
+        st.caption(f"{md_escape(name)} · {size} · built {built.built_at} from {labels}")  # md: ours (labels_words)
     if built.size > LARGE_FILE_BYTES:
         smaller = " Parquet holds the same labels in about a quarter of the size." if fmt == "jsonl" else ""
         st.caption(f"A file this large takes your browser a while to receive after the click.{smaller}")  # md: ours
@@ -276,27 +310,47 @@ def _db_for_shell(db: str | Path) -> str:
     return urlunsplit(parts._replace(netloc=netloc))
 
 
-def export_command(db: str | Path, whose: LabelSelection, data: Sequence[str], annotators: Sequence[str]) -> str:
+def export_command_parts(
+    db: str | Path, whose: LabelSelection, data: Sequence[str], annotators: Sequence[str]
+) -> list[str]:
     """The ``ragviz export DATA... --db DB -o labels.jsonl --annotator WHO`` (or ``--labels latest`` for the
-    team's) line that writes the same
-    labels as the download: it names the loaded data files (absolute paths, so it works from any
-    folder) instead of relying on the files registered in the store, which data opened through
-    ``$RAGVIZ_DATA`` never is. With nobody's decision in the store yet (*annotators* empty) it names
-    no annotator: the export is the judge's labels, as the download's is."""
+    team's) command that writes the same labels as the download, in its parts: the program and its data, the store
+    and the output, whose labels. It names the loaded data files (absolute paths, so it works from any folder)
+    instead of relying on the files registered in the store, which data opened through ``$RAGVIZ_DATA`` never is.
+    With nobody's decision in the store yet (*annotators* empty) it names no annotator: the export is the judge's
+    labels, as the download's is."""
     files = " ".join(shlex.quote(str(Path(p).expanduser().resolve())) for p in data)
-    named = ""
-    if annotators or whose.kind == "version":
-        named = (
-            f" --annotator {shlex.quote(whose.annotator)}"
+    parts = [f"ragviz export {files}".rstrip(), f"--db {shlex.quote(_db_for_shell(db))} -o labels.jsonl"]
+    if annotators or whose.kind in ("version", "gold"):
+        parts.append(
+            f"--annotator {shlex.quote(whose.annotator)}"
             if whose.is_person
-            else f" --labels {shlex.quote(whose.argument())}"
+            else f"--labels {shlex.quote(whose.argument())}"
         )
-    return f"ragviz export {files + ' ' if files else ''}--db {shlex.quote(_db_for_shell(db))} -o labels.jsonl{named}"
+    return parts
+
+
+def export_command(db: str | Path, whose: LabelSelection, data: Sequence[str], annotators: Sequence[str]) -> str:
+    """:func:`export_command_parts` as one line."""
+    return " ".join(export_command_parts(db, whose, data, annotators))
+
+
+#: A command longer than this is shown one part a line (:func:`shown_command`).
+COMMAND_LINE_WIDTH = 60
+
+
+def shown_command(parts: Sequence[str]) -> str:
+    """The command of *parts* as the page shows it: on one line when short, else one part a line joined by the
+    shell's line continuation, so a narrow box never breaks it inside an option ("--" / "annotator") and the copy
+    button's text still runs in a shell as one command."""
+    line = " ".join(parts)
+    return line if len(line) <= COMMAND_LINE_WIDTH else " \\\n  ".join(parts)
 
 
 def command_line(db: str | Path, whose: LabelSelection, data: Sequence[str], annotators: Sequence[str]) -> None:
-    """The ``ragviz export`` command that writes the same labels (see :func:`export_command`)."""
-    st.code(export_command(db, whose, data, annotators), language="bash", wrap_lines=True)  # whole, not scrolled away
+    """The ``ragviz export`` command that writes the same labels (see :func:`export_command_parts`)."""
+    parts = export_command_parts(db, whose, data, annotators)
+    st.code(shown_command(parts), language="bash", wrap_lines=True)  # whole, not scrolled away
     if annotators and whose.is_person and whose.annotator not in annotators:
         st.caption(
             f"`ragviz export` refuses an annotator with no decision in the store: make one first "

@@ -11,7 +11,7 @@ from ragviz.analysis.estimates.report import estimate_report, plain_words
 from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change, field_value
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
-from tests.apptest_helpers import open_page
+from tests.apptest_helpers import open_page, press
 from tests.sample import SAMPLE_DATA
 
 
@@ -106,9 +106,9 @@ def test_review_audit_mode_walks_the_sample_in_its_random_order(app_env):
     ]
     assert not any("match" in b for b in bodies if "Audit sample #" in b)
     # J / K walk the sample's random order, as Next in sample does (not row order)
-    next(b for b in at.button if b.key == "review.next").click().run()
+    press(at, "next")
     assert at.query_params["uid"] in ([sample.members[k + 1]], sample.members[k + 1])
-    next(b for b in at.button if b.key == "review.prev").click().run()
+    press(at, "prev")
     assert at.query_params["uid"] in ([first_open], first_open)
     # Accept stays in audit mode: no toggle beside the caption saying so
     assert "review.advance" not in [t.key for t in at.toggle]

@@ -159,6 +159,25 @@ def test_export_hint_names_the_data_files_and_never_a_password(tmp_path):
     )  # nobody decided yet
 
 
+def test_a_long_export_hint_is_shown_one_part_a_line_and_runs_as_one_command(tmp_path):
+    """In a narrow box a wrapped command broke inside "--annotator"; a long one is shown one part a line, each
+    line but the last ending in the shell's continuation, and reads back as the same command."""
+    import shlex
+
+    from ragviz.ui.export import COMMAND_LINE_WIDTH, export_command, export_command_parts, shown_command
+
+    args = (tmp_path / "a store with spaces.db", LabelSelection.of("ann o"), [str(SAMPLE_DATA)], ["ann o"])
+    parts = export_command_parts(*args)
+    shown = shown_command(parts)
+    assert [line.lstrip().split()[0] for line in shown.splitlines()] == ["ragviz", "--db", "--annotator"]
+    assert all(line.endswith(" \\") for line in shown.splitlines()[:-1])
+    assert shlex.split(shown.replace("\\\n", " ")) == shlex.split(export_command(*args))
+    short = ["ragviz export", "--db x.db -o labels.jsonl"]
+    assert (
+        len(" ".join(short)) <= COMMAND_LINE_WIDTH and shown_command(short) == "ragviz export --db x.db -o labels.jsonl"
+    )
+
+
 def test_opening_a_path_reads_it_once_and_a_refused_one_again_once_fixed(app_env, tmp_path, monkeypatch):
     """Open a path: the check and the page share one read; a refused file is not kept, so opening it
     again after fixing it loads the fixed rows."""

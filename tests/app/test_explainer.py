@@ -118,6 +118,8 @@ def test_presentation_mode_on_review_hides_editing_and_records_nothing(app_env):
     assert any("Presentation mode" in c.value for c in at.caption)
     editing = ("review.accept", "review.undo", "review.reset", "review.next_unreviewed", "review.normalize")
     assert not [b.key for b in at.button if b.key in editing]  # not drawn: no button, no shortcut
+    assert [b["id"] for b in text_editor(at, "toolbar")["buttons"]] == ["prev", "next"]  # the bar: moves only
+    assert text_editor(at, "toolbar")["hint"] is None  # and no "Z: undo ..." line
     assert not [w.key for w in at.segmented_control if w.key and w.key.startswith("review.support.")]
     assert not at.data_editor
     assert text_editor(at)["editable"] is False  # the text is shown, clicks on it edit nothing

@@ -19,7 +19,7 @@ from ragviz.export.files import export_bytes
 from ragviz.metrics.retrieval import example_retrieval
 from ragviz.metrics.tonic import example_tonic
 from ragviz.store.label_store import LabelStore
-from tests.apptest_helpers import open_page
+from tests.apptest_helpers import open_page, press
 from tests.sample import ROOT, SAMPLE_DATA
 
 APP = str(ROOT / "app.py")
@@ -90,9 +90,9 @@ def test_marking_chunks_relevant_moves_mrr_and_recall_exactly_and_undo_restores(
     ]
     assert TECH1 in store.corrected_uids("tester")
 
-    next(b for b in at.button if b.key == "review.undo").click().run()
+    press(at, "undo")
     assert scores(at)[("retrieval · default", "mrr")] == (1.0, 0.5)
-    next(b for b in at.button if b.key == "review.undo").click().run()
+    press(at, "undo")
     assert scores(at)[("retrieval · default", "mrr")] == (1.0, 1.0)
     assert TECH1 not in LabelStore(app_env["db"]).corrected_uids("tester")
 

@@ -12,7 +12,7 @@ from ragviz.cli.main import main
 from ragviz.data.load import load
 from ragviz.store.judge_confidence import example_confidence, example_confidences
 from ragviz.store.label_store import LabelStore
-from tests.apptest_helpers import open_page, text_editor
+from tests.apptest_helpers import open_page, press, text_editor, toolbar_button
 from tests.openai_stub_server import StubServer
 from tests.sample import SAMPLE_DATA
 
@@ -43,8 +43,8 @@ def sampled(app_env, monkeypatch):
 
 def _walk(at) -> list[str]:
     seen = [at.query_params["uid"]]
-    while not next(b for b in at.button if b.key == "review.next").disabled:
-        next(b for b in at.button if b.key == "review.next").click().run()
+    while not toolbar_button(at, "next")["disabled"]:
+        press(at, "next")
         assert not at.exception, [e.value for e in at.exception]
         seen.append(at.query_params["uid"])
     return seen

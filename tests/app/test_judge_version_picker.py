@@ -101,7 +101,7 @@ def test_the_export_page_offers_an_admin_a_judge_versions_labels(app_env):
     assert not at.exception
     assert any("Where judge version v2 labelled an example" in shown(c.value) for c in at.caption)
     command = next(c.value for c in at.code if c.value.startswith("ragviz export"))
-    assert command.endswith("-o labels.jsonl --labels judge:v2")  # the command line names it as the picker does
+    assert command.endswith("-o labels.jsonl \\\n  --labels judge:v2")  # named as the picker does, one part a line
     assert [b.label for b in at.get("download_button")] == ["Download labels (JSONL)"]  # built: the export ran
 
 

@@ -105,11 +105,11 @@ def _rejudge_script():
 
     from ragviz.ui.core import state
     from ragviz.ui.label import page as ui
-    from ragviz.ui.review.page import rejudge_button
+    from ragviz.ui.review.page import rejudge_help
 
     ds = state.dataset()
-    if rejudge_button():  # the Review page's button; a click asks the judge again
-        ui.rejudge(ds.example(0))
+    if st.button("Re-judge", key="review.rejudge", help=rejudge_help()):  # the Review page's bar has it; a click
+        ui.rejudge(ds.example(0))  # asks the judge again
     st.caption(f"version {state.redraw_count()}")
 
 
@@ -144,12 +144,12 @@ def test_rejudge_on_review_uses_the_base_url_and_key_typed_on_the_label_page(app
     at = open_label(app_env, monkeypatch)
     fill_settings(at, server)
     at = _run_page(at, "pages/review.py", {"id": "ml-vs-programming"})
-    button = at.button(key="review.rejudge")
-    from tests.apptest_helpers import shown
+    from tests.apptest_helpers import press, toolbar_button
 
-    assert server.base_url in shown(button.help) and "the key typed there" in button.help
-    assert KEY not in button.help
-    button.click().run()
+    words = toolbar_button(at, "rejudge")["help"]  # the button's title, plain text
+    assert server.base_url in words and "the key typed there" in words
+    assert KEY not in words
+    press(at, "rejudge")
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
     assert len(server.calls) == 1 and any("now the base for review" in s.value for s in at.success)

@@ -12,7 +12,7 @@ from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.data.load import load, load_bytes
 from ragviz.export.files import export_bytes
 from ragviz.store.label_store import LabelStore
-from tests.apptest_helpers import click_sentence, open_page, review_metrics, shown, text_editor
+from tests.apptest_helpers import click_sentence, open_page, press, review_metrics, shown, text_editor, toolbar_button
 from tests.sample import SAMPLE_DATA
 
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
@@ -105,10 +105,10 @@ def test_override_relevance_and_support_change_metrics_exactly_and_undo_restores
     assert row["llm_all_relevant_sentence_keys"] == ["0b", "0c", "1a", "1b"]
 
     for _ in range(2):
-        button(at, "review.undo").click().run()
+        press(at, "undo")
     assert metrics(at)["Adherence"] == ("0.000", "")
     assert metrics(at)["Relevance"] == ("0.833", "+0.167")
-    button(at, "review.undo").click().run()
+    press(at, "undo")
     assert metrics(at) == {
         "Relevance": ("0.667", ""),
         "Utilization": ("0.500", ""),
@@ -137,29 +137,29 @@ def test_accept_reset_progress_and_next_unreviewed(app_env):
     assert "0 / 22 reviewed" in progress_text(at)
     tick(at, 1, "relevant", False)  # 0b no longer relevant
     assert metrics(at)["Relevance"][0] == "0.500"
-    button(at, "review.reset").click().run()
+    press(at, "reset")
     assert metrics(at)["Relevance"] == ("0.667", "")
     tick(at, 1, "utilized", False)
-    button(at, "review.accept").click().run()  # accept = the labels as shown are right: the correction stays
+    press(at, "accept")  # accept = the labels as shown are right: the correction stays
     assert metrics(at)["Utilization"] == ("0.333", "-0.167")
     assert "1 / 22 reviewed (1 corrected)" in progress_text(at)
     with LabelStore(app_env["db"]) as store:
         assert ML in store.reviewed_uids("tester") and ML in store.corrected_uids("tester")
-    button(at, "review.undo").click().run()  # undoes the accept only
+    press(at, "undo")  # undoes the accept only
     assert metrics(at)["Utilization"] == ("0.333", "-0.167")
     for _ in range(3):  # then the three clicks that took utilized away (R+U -> U -> none -> R)
-        button(at, "review.undo").click().run()
+        press(at, "undo")
     assert metrics(at)["Utilization"] == ("0.500", "")
     assert "0 / 22 reviewed" in progress_text(at)
-    button(at, "review.accept").click().run()
+    press(at, "accept")
     assert "1 / 22 reviewed (0 corrected)" in progress_text(at)
 
     first_uid = at.query_params["uid"]
-    button(at, "review.next_unreviewed").click().run()
+    press(at, "next_unreviewed")
     assert at.query_params["uid"] != first_uid
     at.toggle(key="review.advance").set_value(True).run()
     before = at.query_params["uid"]
-    button(at, "review.accept").click().run()  # accept and move on
+    press(at, "accept")  # accept and move on
     assert at.query_params["uid"] != before
     assert "2 / 22 reviewed" in progress_text(at)
 
@@ -167,12 +167,12 @@ def test_accept_reset_progress_and_next_unreviewed(app_env):
 def test_next_previous_and_filters(app_env):
     at = open_review()
     first = at.query_params["uid"]
-    button(at, "review.next").click().run()
+    press(at, "next")
     second = at.query_params["uid"]
     assert second != first
-    button(at, "review.prev").click().run()
+    press(at, "prev")
     assert at.query_params["uid"] == first
-    assert button(at, "review.prev").disabled
+    assert toolbar_button(at, "prev")["disabled"]
 
     ds = load([SAMPLE_DATA]).dataset
     from ragviz.metrics.trace import example_trace
@@ -182,8 +182,8 @@ def test_next_previous_and_filters(app_env):
     seen = []
     if at.query_params["uid"] in zero:
         seen.append(at.query_params["uid"])
-    while not button(at, "review.next").disabled:
-        button(at, "review.next").click().run()
+    while not toolbar_button(at, "next")["disabled"]:
+        press(at, "next")
         seen.append(at.query_params["uid"])
     assert seen[-len(zero) :] == zero[-len(seen) :] and set(seen) <= set(zero)
     assert f"of {len(zero)} match" in html_text(at)
@@ -192,8 +192,8 @@ def test_next_previous_and_filters(app_env):
     at.multiselect(key="review.f_subsets").set_value(["medqa_sample"]).run()
     at.toggle(key="review.f_flags").set_value(True).run()
     assert not at.exception
-    while not button(at, "review.next").disabled:
-        button(at, "review.next").click().run()
+    while not toolbar_button(at, "next")["disabled"]:
+        press(at, "next")
     assert at.query_params["uid"].startswith("medqa_sample/")
 
 
@@ -221,11 +221,13 @@ def test_deep_links(app_env):
 def test_normalize_fixes_mechanical_flags(app_env):
     at = open_review(uid="techqa_sample/tech-001/gpt-4o-mini")
     assert "0b." in html_text(at)
-    assert not any(m.value.startswith("**Label-quality flags: 0") for m in at.markdown)
-    button(at, "review.normalize").click().run()
-    assert any(m.value == "**Label-quality flags: 0**" for m in at.markdown)
+    assert "Label-quality flags: " in html_text(at) and "Label-quality flags: 0<" not in html_text(at)
+    assert toolbar_button(at, "normalize")["label"] == "Normalize labels (2 mechanical fixes)"
+    press(at, "normalize")
+    assert "<strong>Label-quality flags: 0</strong>" in html_text(at)
+    assert toolbar_button(at, "normalize") is None  # no flag left: no button
     assert text_editor(at)["states"]["0b"] == "both"
-    button(at, "review.undo").click().run()
+    press(at, "undo")
     assert "0b." in html_text(at)
 
 
@@ -233,7 +235,7 @@ def test_unlabeled_example_shows_no_scores_until_labelled(app_env):
     ds = load([SAMPLE_DATA]).dataset
     at = open_review(uid=next(ex.uid for ex in ds if ex.id == "tech-005"))
     assert {v for v, _ in metrics(at).values()} == {"—"}
-    assert not button(at, "review.accept").disabled  # "nothing here is relevant" can be accepted too
+    assert not toolbar_button(at, "accept")["disabled"]  # "nothing here is relevant" can be accepted too
     n = sum(len(doc["s"]) for doc in text_editor(at)["docs"])
     tick(at, 0, "relevant")
     assert metrics(at)["Relevance"][0] == f"{1 / n:.3f}"
@@ -270,7 +272,7 @@ def test_review_offers_rejudge_and_explains_missing_settings(app_env, monkeypatc
     at = open_review(id="ml-vs-programming")
     before = metrics(at)
     at.session_state["label.model"] = ""
-    button(at, "review.rejudge").click().run()
+    press(at, "rejudge")
     assert not at.exception, [e.value for e in at.exception]
     assert any("Judge settings" in e.value for e in at.error)
     assert metrics(at) == before
@@ -404,7 +406,7 @@ def test_unticking_and_ticking_a_box_again_is_no_change(app_env):
     tick(at, 1, "relevant", True)
     assert metrics(at)["Relevance"] == ("0.667", "")
     assert "0 / 22 reviewed (0 corrected)" in progress_text(at)
-    assert "not reviewed yet" in html_text(at) and button(at, "review.reset").disabled
+    assert "not reviewed yet" in html_text(at) and toolbar_button(at, "reset")["disabled"]
     with LabelStore(app_env["db"]) as store:
         assert ML not in store.corrected_uids("tester") and ML not in store.reviewed_uids("tester")
 

@@ -10,7 +10,7 @@ from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.review.sentence_editor import EVENTS
-from tests.apptest_helpers import open_page, text_editor
+from tests.apptest_helpers import open_page, press, text_editor
 from tests.sample import SAMPLE_DATA
 
 
@@ -71,23 +71,23 @@ def test_both_answers_of_a_question_side_by_side_each_edited_on_its_own_row(app_
     assert at.query_params["uid"] in ([b_uid], b_uid)
     assert text_editor(at, "context")["uid"] == b_uid and _responses(at)["b"]["focused"]
     # Accept acts on the focused answer
-    next(b for b in at.button if b.key == "review.accept").click().run()
+    press(at, "accept")
     with LabelStore(app_env["db"]) as store:
         last = store.last_action("tester")
     assert last is not None and (last.kind, last.example_uid) == ("accept", b_uid)
     # S (Work on answer A) moves the focus back; accepting A then opens nothing new: J walks questions
     next(b for b in at.button if b.key == "review.focus_other").click().run()
     assert at.query_params["uid"] in ([a_uid], a_uid)
-    next(b for b in at.button if b.key == "review.next").click().run()
+    press(at, "next")
     assert at.query_params["uid"] in ([sample.members[2]], sample.members[2])
     assert ds.ids[ds.index_of(sample.members[2])] == ds.ids[ds.index_of(sample.members[3])]
 
 
 def test_accepting_one_answer_moves_the_focus_to_its_unreviewed_partner(app_env):
     _, sample, at = _open_paired(app_env)
-    next(b for b in at.button if b.key == "review.accept").click().run()
+    press(at, "accept")
     assert at.query_params["uid"] in ([sample.members[1]], sample.members[1])
-    next(b for b in at.button if b.key == "review.accept").click().run()  # both reviewed: the focus stays
+    press(at, "accept")  # both reviewed: the focus stays
     assert at.query_params["uid"] in ([sample.members[1]], sample.members[1])
 
 

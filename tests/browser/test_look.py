@@ -265,13 +265,15 @@ def pasted_export(page, url: str, workdir: Path) -> tuple[str, list[dict]]:
     expect()(code).to_be_visible(timeout=60_000)
     hidden = code.evaluate("e => [...e.querySelectorAll('*')].some(d => d.scrollWidth > d.clientWidth + 1)")
     assert not hidden, "the command runs out of its box"
-    command = " ".join(code.inner_text().split())  # a wrapped line is still one command
+    shown = code.inner_text().strip()  # the lines a person copies, each long part on its own after a backslash
+    assert all(line.endswith(" \\") for line in shown.splitlines()[:-1]), shown
+    command = " ".join(shown.replace("\\\n", " ").split())  # a wrapped line is still one command
     assert str(SAMPLE_DATA) in command and shlex.split(command)[0] == "ragviz", command
     # a shell whose PATH has the venv's `ragviz` (this checkout's code first on the path)
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     env = {**os.environ, "PATH": path, "PYTHONPATH": str(ROOT)}
     workdir.mkdir()
-    done = subprocess.run(["bash", "-c", command], cwd=workdir, env=env, capture_output=True, text=True)
+    done = subprocess.run(["bash", "-c", shown], cwd=workdir, env=env, capture_output=True, text=True)
     assert done.returncode == 0, (command, done.stderr)
     return command, [json.loads(line) for line in (workdir / "labels.jsonl").read_text().splitlines()]
 

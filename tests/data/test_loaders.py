@@ -7,6 +7,7 @@ import json
 import time
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -486,14 +487,39 @@ def test_only_lines_that_open_many_brackets_are_walked_for_their_depth():
     wide = json.dumps({**row, "extra": [[k] for k in range(2 * MAX_DEPTH)]})  # 201 openings, 2 deep
     quoting = json.dumps({**row, "question": "[" * (2 * MAX_DEPTH)})  # openings inside a string
     deep = shallow[:-1] + ', "extra": ' + "[" * MAX_DEPTH + "]" * MAX_DEPTH + "}"
+    work = np.full(1 << 16, 0xFF, np.uint8)  # as the streamed check calls it: a view of the file, a reused buffer
     for lines in ([shallow] * 6 + [wide, quoting], [wide, quoting] * 4, [wide] * 3 + [shallow]):
         text = "\n".join(lines)
         assert lines_of((text + "\n").encode()) == (len(lines), max(map(len, lines)))
         assert lines_of(text.encode()) == (len(lines), max(map(len, lines)))
+        assert lines_of(memoryview(text.encode()), None, work) == (len(lines), max(map(len, lines)))
     for lines in ([shallow] * 6 + [deep, wide], [shallow] * 7 + [deep], [wide] * 4 + [deep], [deep]):
         text = "\n".join(lines)
         assert lines_of(text.encode()) is None
         assert lines_of((text + "\n").encode()) is None
+        assert lines_of(memoryview(text.encode()), None, work) is None
+
+
+def test_the_bracket_walk_in_a_work_buffer_decides_as_the_table_lookup_does():
+    """The streamed check finds quotes, backslashes, brackets and newlines by compares in a reused buffer (``|`` comes
+    along, folded onto the backslash); on lines mixing every one of them, escaped or not, nested or not, it decides
+    exactly as the byte table does."""
+    import random
+
+    from ragviz.data.formats.json_depth import _lines_shallow
+
+    rng = random.Random(38)
+    alphabet = list('[]{}"\\|\n') + ["a", " ", ",", ":", "é", '\\"', "[[", "]]"]
+    work = np.full(1 << 14, 0xAA, np.uint8)
+    verdicts = set()
+    for _ in range(400):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 300))).encode()
+        for limit in (2, 5, 100):
+            plain = _lines_shallow(text, limit)
+            assert _lines_shallow(text, limit, work) == plain
+            assert _lines_shallow(memoryview(text), limit, work) == plain
+            verdicts.add(plain)
+    assert verdicts == {True, False}
 
 
 def test_loading_tells_rows_read_per_file_and_reads_the_same(tmp_path, monkeypatch):
@@ -512,7 +538,7 @@ def test_loading_tells_rows_read_per_file_and_reads_the_same(tmp_path, monkeypat
     jsonl = tmp_path / "rows.jsonl"
     jsonl.write_text("".join(json.dumps(r) + "\n" for r in rows))
     whole = load([jsonl]).dataset.table
-    monkeypatch.setattr(json_rows, "_STREAM_BLOCK", 4096)
+    monkeypatch.setattr(json_rows, "_CHUNK", 4096)
     told: list[tuple[str, int, int]] = []
     blockwise = load([jsonl], progress=lambda what, done, total: told.append((what, done, total))).dataset.table
     assert blockwise.equals(whole)
@@ -521,7 +547,7 @@ def test_loading_tells_rows_read_per_file_and_reads_the_same(tmp_path, monkeypat
     jsonl.write_text("".join(json.dumps(r) + "\n" for r in rows))
     told.clear()
     streamed = load([jsonl], progress=lambda what, done, total: told.append((what, done, total))).dataset
-    monkeypatch.setattr(json_rows, "_STREAM_BLOCK", 1 << 22)
+    monkeypatch.setattr(json_rows, "_CHUNK", 1 << 22)
     assert streamed.table.equals(load([jsonl]).dataset.table)
     assert len(told) > 3 and told[-1] == ("Reading rows.jsonl", 300, 300)
     assert [done for _, done, _ in told] == sorted(done for _, done, _ in told)
@@ -534,6 +560,66 @@ def test_loading_tells_rows_read_per_file_and_reads_the_same(tmp_path, monkeypat
     result = load([parquet], progress=lambda what, done, total: told.append((what, done, total)))
     assert result.ok and len(result.dataset) == 300 and told[-1] == ("Reading rows.parquet", 300, 300)
     assert len(told) > 3 and result.dataset.ids == streamed.ids
+
+
+def test_a_line_too_deep_for_arrow_far_into_a_streamed_file_is_reported_by_row(tmp_path, monkeypatch):
+    """The JSON Lines file is checked a chunk at a time as Arrow's reader goes: a line nested past what Arrow's parser
+    survives (100,000 deep), many chunks after Arrow started, never reaches it; the row-by-row path loads every other
+    row and names the deep one by row and field, and the progress bar still ends at the file's rows."""
+    from ragviz.data.formats import json_rows, parquet_rows
+
+    rows = [
+        {"id": f"r{i}", "question": "q", "documents": ["A. B."], "response": "A.", "relevance_score": 0.5}
+        for i in range(40)
+    ]
+    lines = [json.dumps(r) for r in rows]
+    lines[29] = lines[29][:-1] + ', "extra": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(line + "\n" for line in lines))
+    monkeypatch.setattr(json_rows, "_CHUNK", 300)  # a row or two a chunk: the deep one is some 20 chunks in
+    monkeypatch.setattr(parquet_rows, "SPILL_BYTES", 0)
+    told: list[tuple[int, int]] = []
+    result = load([path], progress=lambda what, done, total: told.append((done, total)))
+    assert [str(e) for e in result.errors] == [
+        f"{path}:30: extra: nested deeper than 100 levels: too deep to read; row skipped"
+    ]
+    assert result.dataset.ids == [f"r{i}" for i in range(40) if i != 29]
+    shallow = path.with_name("shallow.jsonl")
+    shallow.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    told.clear()
+    assert load([shallow], progress=lambda what, done, total: told.append((done, total))).dataset.ids == [
+        f"r{i}" for i in range(40)
+    ]
+    assert len(told) > 5 and told[-1] == (40, 40) and all(done <= total for done, total in told)
+
+
+def test_a_jsonl_file_cut_short_while_it_loads_ends_the_checked_stream_not_the_process(tmp_path):
+    """A file written over in place while the app loads it (an export to the same path): the stream reads each chunk
+    into bytes of its own and ends as a failed chunk does when the file shrank (a memory map of it killed the whole
+    server with SIGBUS on the first page past the new end); the lines of a longer-than-chunk line are read whole."""
+    from ragviz.data.formats.json_depth import CheckedLines
+
+    lines = [json.dumps({"id": f"r{i}", "pad": "x" * (50 + i % 7)}) + "\n" for i in range(400)]
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(lines))
+    whole = CheckedLines(path, 4096)
+    read = b"".join(iter(lambda: bytes(whole.read()), b""))
+    whole.close()
+    assert read == path.read_bytes() and whole.lines == 400 and whole.ended and not whole.failed
+    stream = CheckedLines(path, 4096)
+    first = bytes(stream.read())
+    assert first and first.endswith(b"\n") and not stream.failed
+    with path.open("r+b") as f:
+        f.truncate(len(first) + 100)  # cut inside the next chunk
+    assert bytes(stream.read()) == b"" and stream.failed and stream.lines == first.count(b"\n")
+    stream.close()
+    long = tmp_path / "long.jsonl"
+    long.write_text(json.dumps({"id": "a", "pad": "y" * 10_000}) + "\n" + json.dumps({"id": "b"}) + "\n")
+    stream = CheckedLines(long, 1024)
+    assert bytes(stream.read()) == long.read_bytes().splitlines(keepends=True)[0]
+    assert bytes(stream.read()).startswith(b'{"id": "b"') and bytes(stream.read()) == b""
+    stream.close()
+    assert stream.lines == 2 and not stream.failed
 
 
 def test_a_large_jsonl_file_is_decoded_into_a_mapped_arrow_file_and_reads_the_same(tmp_path, monkeypatch):
@@ -549,7 +635,6 @@ def test_a_large_jsonl_file_is_decoded_into_a_mapped_arrow_file_and_reads_the_sa
     jsonl = tmp_path / "rows.jsonl"
     jsonl.write_text("".join(json.dumps(r) + "\n" for r in rows))
     in_memory = load([jsonl]).dataset.table
-    monkeypatch.setattr(json_rows, "_STREAM_BLOCK", 4096)
     monkeypatch.setattr(json_rows, "_CHUNK", 1000)
     monkeypatch.setattr(parquet_rows, "SPILL_BYTES", 0)
     spilled = load([jsonl]).dataset.table

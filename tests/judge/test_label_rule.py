@@ -20,7 +20,7 @@ from ragviz.data.load import load
 from ragviz.data.model import Labels, Provenance
 from ragviz.export.rows import exported_examples
 from ragviz.store.label_store import LabelStore
-from tests.apptest_helpers import open_page, review_formulas, review_metrics
+from tests.apptest_helpers import open_page, press, review_formulas, review_metrics, toolbar_button
 from tests.sample import SAMPLE_JSONL
 
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
@@ -74,7 +74,7 @@ def test_review_page_without_judge_labels_shows_dash_and_resets_to_the_file(tmp_
     formulas = review_formulas(at)
     assert len(formulas) == 4 and all("judge —" in f for f in formulas)
     # no judge, yet the file's labels can be accepted as right (Accept = the labels as shown)
-    assert not next(b for b in at.button if b.key == "review.accept").disabled
+    assert not toolbar_button(at, "accept")["disabled"]
     file_relevance = review_metrics(at)["Relevance"][0]
     assert file_relevance == "0.667"
 
@@ -84,6 +84,6 @@ def test_review_page_without_judge_labels_shows_dash_and_resets_to_the_file(tmp_
         store.record(ML, "tester", [Change("relevant_keys", keys, [])])
     at.run()
     assert review_metrics(at)["Relevance"][0] == "0.000"
-    next(b for b in at.button if b.key == "review.reset").click().run()
+    press(at, "reset")
     assert not at.exception, [e.value for e in at.exception]
     assert review_metrics(at)["Relevance"][0] == file_relevance

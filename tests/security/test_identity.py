@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from ragviz.store.label_store import LabelStore
 from ragviz.store.roles import SignInRefused, identity_of_claims, login_fingerprint
 from ragviz.store.sign_ins import end_sign_ins, sign_in_is_open
-from tests.apptest_helpers import APP, SIGN_IN_SECRETS, _run_page, signed_in_user
+from tests.apptest_helpers import APP, SIGN_IN_SECRETS, _run_page, press, signed_in_user
 
 LEAD, ANA = "lead@example.org", "ana@example.org"
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
@@ -73,7 +73,7 @@ def test_a_decision_is_recorded_under_the_verified_e_mail_not_the_name(served_ro
     monkeypatch.delenv("RAGVIZ_ANNOTATORS")  # everyone identified annotates
     user = signed_in_user("eve@example.org", name=ANA, preferred_username=ANA)
     review = _open_as("pages/review.py", user, id="ml-vs-programming")
-    next(b for b in review.button if b.key == "review.accept").click().run()
+    press(review, "accept")
     with LabelStore(served_roles["db"]) as store:
         assert {e.annotator for e in store.history(ML)} == {"eve@example.org"}
         assert store.reviewed_uids(ANA) == set()

@@ -66,16 +66,22 @@ class RoundGold(Mapping[str, Gold]):
             gold = self._built[uid]
         return gold
 
+    def agreed_on_columns(self, uid: str) -> tuple[str, str | None] | None:
+        """Who agreed on example *uid* and when, if it is gold counted on columns (its gold labels are the
+        row's as loaded: an export may write them from the data's columns); ``None`` otherwise."""
+        i = self._on_columns.get(uid)
+        if i is None:
+            return None
+        return ", ".join(sorted(self._table.labellers(i))), self._table.decided_at[i]  # one order, whoever came first
+
     def _build(self, uids: list[str]) -> None:
         todo = [u for u in uids if u in self._on_columns]
         rows = [self._dataset.index_of(u) for u in todo]
         fields = self._dataset.rows_at([r for r in rows if r is not None], (*ROW_LABEL_FIELDS, "response_sentences"))
         for uid, row in zip(todo, fields):
-            i = self._on_columns[uid]
             own, _ = row_label_sets(row)
             assert own is not None  # counted on columns: the row is labelled
-            who = ", ".join(sorted(self._table.labellers(i)))  # one order whoever was assigned first
-            at = self._table.decided_at[i]
+            who, at = self.agreed_on_columns(uid) or ("", None)
             self._built[uid] = Gold(own.replace(provenance=Provenance("human", who, at)), AGREED, who, at)
 
     def rows(self) -> GoldLabels:

@@ -22,7 +22,7 @@ import pyarrow.json as pj
 from ragviz.data import ragbench as rb
 from ragviz.data.dataset import Dataset
 from ragviz.data.formats import parquet_rows
-from ragviz.data.formats.json_depth import MAX_DEPTH, lines_of
+from ragviz.data.formats.json_depth import MAX_DEPTH, CheckedLines, lines_of
 from ragviz.data.formats.parquet_rows import Progress, parquet_fast_table, spill
 from ragviz.data.formats.ragchecker_rows import RESULTS, is_ragchecker_doc, row_from_item
 from ragviz.data.problems import Report
@@ -34,8 +34,7 @@ __all__ = ["MAX_DEPTH", "arrow_jsonl_file", "deep_path", "load_json", "load_json
 
 _ALIASES = {a for aliases in COLUMN_ALIASES.values() for a in aliases}
 _BLOCK = 1 << 24  # Arrow's JSON reader needs each line within one block
-_STREAM_BLOCK = 1 << 22  # the streaming reader's block, raised above the longest line
-_CHUNK = 1 << 24  # bytes read at a time when a file is checked
+_CHUNK = 1 << 22  # bytes of a file read, checked and handed to Arrow's streaming reader at a time
 
 
 def _fits(inferred: pa.DataType, canonical: pa.DataType) -> bool:
@@ -83,67 +82,65 @@ def _arrow_jsonl(data: bytes) -> pa.Table | None:
     return _canonical(table, lines[0])
 
 
-def _scan_lines(path: Path) -> tuple[int, int] | None:
-    """Read *path* :data:`_CHUNK` bytes at a time (whole lines: a line longer than that is read on until its end)
-    and apply the checks :func:`_arrow_jsonl` applies to bytes in memory (:func:`~ragviz.data.formats.json_depth.lines_of`): ``(number of lines,
-    longest line in bytes)``, or ``None`` when the row-by-row path must decide. Only a chunk is held, never the
-    file."""
-    n_lines = longest = 0
-    carry = b""  # the start of a line the last chunk cut
-    with path.open("rb") as f:
-        while True:
-            chunk = f.read(_CHUNK)
-            if chunk:
-                cut = chunk.rfind(b"\n") + 1
-                if not cut:
-                    carry += chunk
-                    continue
-                block, carry = b"".join((carry, memoryview(chunk)[:cut])), chunk[cut:]
-            else:
-                block, carry = carry, b""  # the last line, without a newline
-            del chunk
-            if block:
-                lines = lines_of(block)
-                if lines is None:
-                    return None
-                n_lines, longest = n_lines + lines[0], max(longest, lines[1])
-            elif not carry:
-                return (n_lines, longest) if n_lines else None
+def _whole_file(path: Path) -> tuple[pa.Table, int] | None:
+    """The file at *path* checked to its end (:class:`~ragviz.data.formats.json_depth.CheckedLines`) and then read
+    whole by Arrow, which takes each column's type from every block, not the first one's; with its number of lines,
+    or ``None`` when the row-by-row path must decide."""
+    checked = CheckedLines(path, _CHUNK)
+    try:
+        while checked.read():
+            pass
+    finally:
+        checked.close()
+    if checked.failed:
+        return None
+    block = max(_BLOCK, 1 << checked.longest.bit_length())  # a power of two above the longest line
+    try:
+        return pj.read_json(str(path), read_options=pj.ReadOptions(block_size=block)), checked.lines
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError, ValueError):
+        return None
 
 
 def arrow_jsonl_file(path: Path, progress: Progress | None = None) -> pa.Table | None:
-    """:func:`_arrow_jsonl` of the file at *path*, streamed: the file is checked chunk by chunk and read
-    by Arrow's streaming reader (blocks of :data:`_STREAM_BLOCK`, each line within one), so memory never holds
-    the file's bytes; a file over :data:`~ragviz.data.formats.parquet_rows.SPILL_BYTES` is decoded block by block
-    into a memory-mapped Arrow file as a large Parquet file is (:func:`~ragviz.data.formats.parquet_rows.spill`),
-    so memory does not hold the decoded table either. *progress* is told the rows read after each block. ``None``
-    when the row-by-row path must decide."""
-    scanned = _scan_lines(path)
-    if scanned is None:
-        return None
-    n_lines, longest = scanned
-    block = max(_STREAM_BLOCK, 1 << longest.bit_length())  # a power of two above the longest line
+    """:func:`_arrow_jsonl` of the file at *path*, streamed: Arrow's streaming reader is handed the file
+    :data:`_CHUNK` bytes of whole lines at a time, each chunk checked as it is read while Arrow parses the ones
+    before on its threads (:class:`~ragviz.data.formats.json_depth.CheckedLines`), so memory never holds the file's
+    bytes and the check costs no time of its own; a file over :data:`~ragviz.data.formats.parquet_rows.SPILL_BYTES`
+    is decoded block by block into a memory-mapped Arrow file as a large Parquet file is
+    (:func:`~ragviz.data.formats.parquet_rows.spill`), so memory does not hold the decoded table either. *progress*
+    is told the rows read after each block, of the lines the file holds (extrapolated until it has been read to
+    its end). ``None`` when the row-by-row path must decide."""
+    checked = CheckedLines(path, _CHUNK, ahead=4)  # one chunk being checked, two parsed on two cores, one more
+    what = f"Reading {path.name}"
     try:
-        with pj.open_json(str(path), read_options=pj.ReadOptions(block_size=block)) as reader:
+        # any object with read() is a stream to pyarrow (wrapped in a PythonFile); the stubs want a typing.IO
+        with pj.open_json(checked, read_options=pj.ReadOptions(block_size=_CHUNK)) as reader:  # type: ignore[arg-type]
 
             def batches() -> Iterator[pa.RecordBatch]:
-                done = 0
+                done = told = 0
                 for batch in reader:
+                    checked.took(batch.num_rows)
                     yield batch
                     done += batch.num_rows
                     if progress is not None:
-                        progress(f"Reading {path.name}", done, n_lines)
+                        told = checked.expected_lines()
+                        progress(what, done, max(done, told))
+                if progress is not None and done and told != done and not checked.failed:
+                    progress(what, done, done)
 
             if path.stat().st_size > parquet_rows.SPILL_BYTES:
                 table = spill(batches(), reader.schema, path)
             else:
                 table = pa.Table.from_batches(list(batches()), schema=reader.schema)
+        n_lines = checked.lines
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError, ValueError):
-        try:  # the streaming reader takes its types from the first block; this one from all of them
-            table = pj.read_json(str(path), read_options=pj.ReadOptions(block_size=max(_BLOCK, block)))
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError, ValueError):
+        whole = None if checked.failed else _whole_file(path)  # the streaming reader's types are the first block's
+        if whole is None:
             return None
-    return _canonical(table, n_lines)
+        table, n_lines = whole
+    finally:
+        checked.close()
+    return None if checked.failed else _canonical(table, n_lines)
 
 
 def _canonical(table: pa.Table, n_lines: int) -> pa.Table | None:

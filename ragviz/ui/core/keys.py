@@ -87,6 +87,7 @@ __all__ = [
     "TEMPERATURE_KEY",
     "TEXT_CONTEXT_KEY",
     "TEXT_DRAWN",
+    "REJUDGE_ASKED",
     "TEXT_EVENTS",
     "TEXT_RESPONSE_KEY",
     "TEXT_TOUCHED",
@@ -155,6 +156,7 @@ REVIEW_LINK = "review.applied_link"  # the deep link already followed
 FAMILIES_KEY = "review.families"
 FILTER_CACHE = "review.filter_cache"  # ((filter, paths, annotator, label version), row indices)
 REVIEW_INDEX = "review.index"
+REJUDGE_ASKED = "review.rejudge_asked"  # the uid whose "Re-judge this example" was pressed, until the page asks
 LAST_AUDIT = "review.last_audit"
 LAST_FILTER = "review.last_filter"
 LINK_CHOICES = "review.link_choices"  # (link, rows) of a deep link naming several examples, until one is chosen

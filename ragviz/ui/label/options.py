@@ -73,17 +73,21 @@ SAMPLE_MODE_LABELS = {"n": "one request per example (n)", "separate": "one reque
 CONFIDENCE_LABELS = {"samples": "the samples", "logprobs": "token probabilities (logprobs)"}
 
 
-def rejudge_help() -> str:
-    """What "Re-judge this example" uses, in words for its help (Markdown, dynamic parts escaped)."""
+def rejudge_help(markdown: bool = True) -> str:
+    """What "Re-judge this example" uses, in words for its help: Markdown with the dynamic parts escaped, or plain
+    text (*markdown* off: a button's ``title``)."""
+    shown = render.md_escape if markdown else _plain
     model = str(st.session_state.get(MODEL_KEY) or os.environ.get(MODEL_ENV) or DEFAULT_MODEL)
     base_url = str(st.session_state.get(BASE_URL_KEY) or "").strip()
-    where = (
-        f"at {render.md_escape(base_url, 120)}"
-        if base_url
-        else f"at the server's judge ({render.md_escape(server_endpoint())})"
-    )
+    where = f"at {shown(base_url, 120)}" if base_url else f"at the server's judge ({shown(server_endpoint())})"
     key = "the key typed there" if st.session_state.get(API_KEY_KEY) else "no key typed there"
-    return f"Ask the judge again with the settings of the Label page: {render.md_escape(model, 80)} {where}, {key}."
+    return f"Ask the judge again with the settings of the Label page: {shown(model, 80)} {where}, {key}."
+
+
+def _plain(text: object, limit: int | None = render.MD_SHOWN) -> str:
+    """*text* on one line, cut to *limit* characters with "…" as :func:`ragviz.ui.core.render.md_escape` cuts it."""
+    s = " ".join(str(text).split())
+    return s[: limit - 1] + "…" if limit is not None and len(s) > limit else s
 
 
 def init_state() -> None:

@@ -14,8 +14,9 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from ragviz.store.errors import StoreError
 from ragviz.ui.core import state, unsaved
-from ragviz.ui.review import sentence_editor
+from ragviz.ui.review import sentence_editor, toolbar
 
 __all__ = ["SIGNATURE_KEY", "TOASTS_KEY", "example_fragment", "toast", "writes_signature"]
 
@@ -43,6 +44,15 @@ def _show_toasts() -> None:
         st.toast(message)  # md: ours (toast()'s callers escape what they quote, as the scan checks there)
 
 
+def _moved(store_moved: Callable[[], bool]) -> bool:
+    """*store_moved*, or True when the store cannot be read (the whole page then says so, calmly: a fragment's run
+    is not inside app.py's :func:`ragviz.ui.core.shell.store_faults`)."""
+    try:
+        return store_moved()
+    except StoreError:
+        return True
+
+
 def example_fragment(draw: Callable[[], None], store_moved: Callable[[], bool] = lambda: False) -> None:
     """Run *draw*, the page's example part, as a Streamlit fragment with the toasts a write's callback left
     (:func:`toast`). On a rerun of the fragment alone, the text editor's queued clicks are carried out first (the
@@ -54,7 +64,8 @@ def example_fragment(draw: Callable[[], None], store_moved: Callable[[], bool] =
 
     @st.fragment
     def example() -> None:
-        if st.session_state.get(SIGNATURE_KEY) != writes_signature() or store_moved():  # not here: the whole page
+        toolbar.apply_presses()  # the bar's presses first, as a button's on_click ran before the fragment
+        if st.session_state.get(SIGNATURE_KEY) != writes_signature() or _moved(store_moved):  # the whole page
             st.rerun(scope="app")
         sentence_editor.apply_events(state.dataset(), state.annotator())
         if st.session_state.get(SIGNATURE_KEY) != writes_signature():  # a decision from the text editor

@@ -1,6 +1,6 @@
-"""The Review page's renderers: the sidebar filters, the navigation bar, the example's header, the
-live metric cards, the override effects, the selected response sentence's explanation and support
-controls, the label-quality flags, the re-judge button and the other metric families' expander. The
+"""The Review page's renderers: the sidebar filters, the example's header, the live metric cards, the override
+effects, the selected response sentence's explanation and support controls, the label-quality flags, the re-judge
+help and the other metric families' expander (the navigation bar: :mod:`ragviz.ui.review.toolbar`). The
 text itself (context and response, clickable) is drawn by :mod:`ragviz.ui.review.sentence_editor`.
 
 Each function draws the data it is given. Widgets hand the person's choice back: a button or control
@@ -15,7 +15,6 @@ from typing import Any
 
 import streamlit as st
 
-from ragviz.analysis.quality.issues import MECHANICAL_KINDS
 from ragviz.analysis.review.edits import SUPPORTED, UNSUPPORTED, ResponseSpan
 from ragviz.analysis.review.metrics import MetricComparison, OverrideEffect
 from ragviz.analysis.review.queue import Progress, ReviewFilter
@@ -32,13 +31,11 @@ __all__ = [
     "explanation",
     "families_expander",
     "filter_sidebar",
-    "metric_cards",
     "metric_cards_html",
-    "navigation_bar",
     "override_effects_table",
     "progress_html",
-    "quality_flags",
-    "rejudge_button",
+    "quality_flags_html",
+    "rejudge_help",
     "support_controls",
     "unbroken_fractions",
 ]
@@ -110,66 +107,6 @@ def progress_html(prog: Progress) -> str:
     )
 
 
-def navigation_bar(
-    prev_row: int | None,
-    next_row: int | None,
-    *,
-    has_judge: bool,
-    changed: bool,
-    on_go: Callable[[int | None], Any],
-    on_next_unreviewed: Callable[[], Any],
-    on_accept: Callable[[], Any],
-    on_undo: Callable[[], Any],
-    on_reset: Callable[[], Any],
-    undo_hint: str | None = None,
-    editable: bool = True,
-) -> None:
-    """Previous / Next / Next unreviewed / Accept / Undo / Reset with their shortcuts (K, J, N, A, Z),
-    then what Z will undo (*undo_hint*, ``None``: nothing). *changed*: the person's labels differ
-    from where they started (else there is nothing to reset). Without *editable* (presentation
-    mode) only the moves are drawn, so no editing button and no editing shortcut exists."""
-    with st.container(horizontal=True, vertical_alignment="center"):
-        st.button(
-            "◀ Previous", key="review.prev", shortcut="K", disabled=prev_row is None, on_click=on_go, args=(prev_row,)
-        )
-        st.button(
-            "Next ▶", key="review.next", shortcut="J", disabled=next_row is None, on_click=on_go, args=(next_row,)
-        )
-        if not editable:
-            return
-        st.button("Next unreviewed", key="review.next_unreviewed", shortcut="N", on_click=on_next_unreviewed)
-        st.button(
-            "Accept as shown",
-            key="review.accept",
-            shortcut="A",
-            type="primary",
-            on_click=on_accept,
-            help="I reviewed this: the labels as shown now are right (your corrections stay). Marks the example reviewed.",
-        )
-        st.button(
-            "Undo",
-            key="review.undo",
-            shortcut="Z",
-            on_click=on_undo,
-            disabled=undo_hint is None,
-            help=f"Undo your last action: {render.md_escape(undo_hint)}" if undo_hint else "Nothing to undo.",
-        )
-        st.button(
-            "Reset to judge" if has_judge else "Reset to loaded labels",
-            key="review.reset",
-            on_click=on_reset,
-            disabled=not changed,
-            help=None
-            if has_judge
-            else "This example has no judge labels: reset returns to the labels the file carried.",
-        )
-    st.html(
-        '<div class="rv-undo-hint" style="font-family:system-ui,sans-serif;font-size:0.8rem;opacity:0.75">'
-        + (f"Z: undo {render.esc(undo_hint)}" if undo_hint else "Z: nothing to undo")
-        + "</div>"
-    )
-
-
 def choose_link_match(link: str, choices: Sequence[tuple[int, str]], on_choose: Callable[[int], Any]) -> None:
     """A deep link's id names several examples: say so and offer one button per match (*choices*
     are ``(row, label)``); *on_choose* gets the chosen row."""
@@ -182,15 +119,17 @@ def choose_link_match(link: str, choices: Sequence[tuple[int, str]], on_choose: 
         st.button(render.md_escape(label), key=f"review.link_choice.{n}", on_click=on_choose, args=(row,))
 
 
-def example_header(position: str, status: str, example: Example) -> None:
-    """Where the page is, the example's review status (none when *status* is empty) and identity,
-    then its question."""
+def example_header(position: str, status: str, example: Example, *after: str) -> None:
+    """Where the page is, the example's review status (none when *status* is empty) and identity, then its
+    question, then the HTML blocks *after* (the cards, the flags, the legend): one block, not several, since each
+    element costs the browser a redraw on every J (issue 38)."""
     shown = f"<b>{render.esc(status)}</b> · " if status else ""
-    st.html(  # one block, not two: each element costs the browser a redraw on every J (issue 38)
+    st.html(
         f'<div style="font-family:system-ui,sans-serif;font-size:0.85rem;{render.MUTED}">{render.esc(position)} · '
         f"{shown}{render.esc(example.dataset)} · id {render.long_text_html(example.id, 120)} · "
         f"model {render.esc(example.generation_model or '—')}</div>"
         f'<div style="margin-top:1rem">{render.text_block_html("Question", example.question)}</div>'
+        + "".join(f'<div style="margin-top:1rem">{part}</div>' for part in after if part)
     )
 
 
@@ -240,12 +179,6 @@ def metric_cards_html(comparison: Sequence[MetricComparison], against_judge: boo
             + "</div></div>"
         )
     return f'<div class="rv-metrics" style="{_CARDS}">{"".join(cards)}</div>'
-
-
-def metric_cards(comparison: Sequence[MetricComparison], against_judge: bool = True) -> None:
-    """The TRACe cards (:func:`metric_cards_html`) as one block: one element for the browser to redraw on a move,
-    where four ``st.metric`` cards in columns were thirteen, and no metric chunk to fetch (issue 38)."""
-    st.html(metric_cards_html(comparison, against_judge))
 
 
 def override_effects_table(effects: Sequence[OverrideEffect]) -> None:
@@ -331,46 +264,31 @@ def support_controls(
     )
 
 
-def quality_flags(issues: Sequence[Problem], on_normalize: Callable[[], Any] | None) -> None:
-    """The label-quality flags and a button that applies the mechanical fixes (*on_normalize*; no
-    button without one, as in presentation mode)."""
-    st.markdown(f"**Label-quality flags: {len(issues)}**")
+def quality_flags_html(issues: Sequence[Problem]) -> str:
+    """The label-quality flags as one HTML block: their count, then the flags (more than :data:`FLAGS_SHOWN` in a
+    closed disclosure, so a long list does not push the page down). The Normalize button is on the navigation bar
+    (:func:`ragviz.ui.review.toolbar.navigation_bar`)."""
+    head = f"<strong>Label-quality flags: {len(issues)}</strong>"
     if not issues:
-        return
+        return f'<div class="rv-flags">{head}</div>'
     lines = render.problems_html([f"{p.field}: {p.message}" for p in issues])
-    if len(issues) <= FLAGS_SHOWN:
-        st.html(lines)
-    else:  # a long list would push the page down; it opens on demand
-        with st.expander(f"Show the {len(issues)} flags", expanded=False):
-            st.html(lines)
-    if on_normalize is None:
-        return
-    mechanical = sum(1 for p in issues if p.kind in MECHANICAL_KINDS)
-    st.button(
-        f"Normalize labels ({mechanical} mechanical fix{'es' if mechanical != 1 else ''})",  # md: ours
-        key="review.normalize",
-        disabled=not mechanical,
-        help="Strip trailing dots, drop duplicate keys and keys that name no sentence — one correction, undoable. "
-        "The other flags need your judgement.",
-        on_click=on_normalize,
-    )
+    if len(issues) > FLAGS_SHOWN:  # one line until opened
+        summary = f'<summary style="cursor:pointer">{head} · show them</summary>'
+        return f'<div class="rv-flags"><details>{summary}{lines}</details></div>'
+    return f'<div class="rv-flags"><p style="margin:0 0 0.5rem">{head}</p>{lines}</div>'
 
 
-def rejudge_button(key: str = "review.rejudge") -> bool:
-    """The "Re-judge this example" button, for admins only (a call spends money); True on the run
-    after a click (the page then calls :func:`ragviz.ui.label.page.rejudge`, which imports the judge's
-    client only then)."""
+def rejudge_help() -> str | None:
+    """What "Re-judge this example" asks, as its help (plain text), for an admin; ``None`` for anyone else (a call
+    spends money). The page calls :func:`ragviz.ui.label.page.rejudge`, which imports the judge's client, only on a
+    press."""
     from ragviz.ui.core.access import access
-    from ragviz.ui.label.options import rejudge_help
 
     if not access().can_judge:
-        return False
-    return st.button(
-        "Re-judge this example",
-        key=key,
-        icon=":material/smart_toy:",
-        help=rejudge_help(),  # md: ours (rejudge_help escapes the model, Base URL and endpoint it names)
-    )
+        return None
+    from ragviz.ui.label.options import rejudge_help as words
+
+    return words(markdown=False)
 
 
 def families_expander(

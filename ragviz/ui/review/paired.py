@@ -17,7 +17,7 @@ from ragviz.analysis.review.metrics import MetricComparison, compare_metrics
 from ragviz.ui.core import render
 from ragviz.ui.core.state import ExampleLabels
 from ragviz.ui.review import answer, moves
-from ragviz.ui.review.page import unbroken_fractions
+from ragviz.ui.review.page import quality_flags_html, unbroken_fractions
 
 __all__ = ["FOCUSED_KEY", "metric_line_html", "metric_strip_html", "paired_view", "question_header"]
 
@@ -106,7 +106,6 @@ def paired_view(
     *,
     editable: bool,
     traces: bool,
-    present: bool,
 ) -> None:
     """Answers A and B (*pair*, at *rows*) side by side, then the documents once, labelled for the answer at
     *focus* (0: A, 1: B). *statuses*: uid -> its review status (empty: not said)."""
@@ -126,4 +125,5 @@ def paired_view(
     st.html(metric_line_html("AB"[focus], focused_scores))
     if focused.example.document_sentences != other.example.document_sentences:
         st.caption(f"The two answers were given different documents; these are answer {'AB'[focus]}'s.")  # md: ours
-    answer.context_panel(focused, selected, editable, present, view=f"pair:{pair[0].example.uid}")
+    st.html(quality_flags_html(answer.flags(focused)))  # the focused answer's (Normalize: the navigation bar)
+    answer.context_panel(focused, selected, editable, view=f"pair:{pair[0].example.uid}")

@@ -52,6 +52,7 @@ __all__ = [
     "queue_event",
     "response_data",
     "response_editor",
+    "response_heading_html",
     "selected_key",
     "take_events",
     "touch",
@@ -209,14 +210,9 @@ def judge_unsure(uid: str) -> UnsureSentences:
 def response_editor(
     uid: str, spans: Sequence[ResponseSpan], selected: str | None, slot: str = "", focused: bool = True
 ) -> None:
-    """The colour legend, the "Response" heading and the response as clickable sentences (see the
-    module docstring); a paired view's *slot* (``"a"`` / ``"b"``) draws the sentences alone, under a key of its own,
-    and a click on the answer not *focused* moves the focus there."""
-    if not slot:
-        st.html(  # the legend and the heading in one block (one element fewer to redraw on every J)
-            render.legend_html() + '<p style="margin:1rem 0 0"><strong>Response</strong> — click a sentence to see its '
-            "explanation and the context sentences that support it</p>"
-        )
+    """The response as clickable sentences (see the module docstring; the single view draws
+    :func:`response_heading_html` above it in the page's header block); a paired view's *slot* (``"a"`` / ``"b"``)
+    draws them under a key of its own, and a click on the answer not *focused* moves the focus there."""
     shown, left_out = render.within_budget(spans)  # a response over 1 MB is cut for display, never sent whole
     key = f"{RESPONSE_KEY}.{slot}" if slot else RESPONSE_KEY
     data = response_data(uid, shown, selected, judge_unsure(uid).response)
@@ -224,6 +220,14 @@ def response_editor(
     _component(key=key, data=data, on_edit_change=partial(queue_event, key))
     if left_out:
         st.html(f"<div>Response:{render.cut_note_html(left_out)}</div>")
+
+
+def response_heading_html() -> str:
+    """The colour legend and the "Response" heading above the single view's response."""
+    return (
+        render.legend_html() + '<p style="margin:1rem 0 0"><strong>Response</strong> — click a sentence to see its '
+        "explanation and the context sentences that support it</p>"
+    )
 
 
 def selected_key(uid: str, response_keys: Sequence[str], default: str | None) -> str | None:

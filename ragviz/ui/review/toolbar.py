@@ -1,0 +1,159 @@
+"""The Review page's navigation bar as one ``st.components.v2`` component (``toolbar/toolbar.js``, ``toolbar.css``,
+served as files through the manifest ``ragviz/pyproject.toml``): native buttons with Streamlit's labels, disabled
+states, help and shortcuts (K / J / N / A / Z), and the line saying what Z will undo; one element to redraw per J where
+six ``st.button``s, their row and the hint were eight (issue 38). A press comes back as the trigger ``press``, queued
+(:func:`queue_press`) and carried out before the page draws (:func:`apply_presses`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import streamlit as st
+from streamlit.errors import StreamlitAPIException
+
+from ragviz.analysis.quality.issues import MECHANICAL_KINDS
+from ragviz.data.problems import Problem
+
+__all__ = [
+    "ACTIONS",
+    "ASSETS",
+    "EVENTS",
+    "KEY",
+    "NAME",
+    "ToolbarButton",
+    "apply_presses",
+    "navigation_bar",
+    "queue_press",
+    "toolbar",
+    "toolbar_data",
+]
+
+ASSETS = Path(__file__).with_name("toolbar")
+NAME = "ragviz.review_toolbar"  # <project>.<component> of the manifest ragviz/pyproject.toml
+KEY = "review.toolbar"
+EVENTS = "review.toolbar.events"  # the buttons pressed since the last run, oldest first
+ACTIONS = "review.toolbar.actions"  # button id -> what it does, as the last drawn bar said (enabled buttons only)
+
+
+@dataclass(frozen=True)
+class ToolbarButton:
+    """One button of the bar: *id* names it in a press, *shortcut* is its key (``None``: none); *aside*: an action
+    used now and then, drawn at the row's right end."""
+
+    id: str
+    label: str
+    shortcut: str | None = None
+    disabled: bool = False
+    primary: bool = False
+    help: str | None = None
+    aside: bool = False
+
+
+def _register() -> Any:
+    """The bar's mounting command: its files served by Streamlit when it found the manifest, else inline."""
+    try:
+        return st.components.v2.component(NAME, js="toolbar.js", css="toolbar.css", isolate_styles=False)
+    except StreamlitAPIException:
+        return st.components.v2.component(
+            NAME,
+            js=(ASSETS / "toolbar.js").read_text(encoding="utf-8"),
+            css=(ASSETS / "toolbar.css").read_text(encoding="utf-8"),
+            isolate_styles=False,
+        )
+
+
+_component = _register()
+
+
+def toolbar_data(buttons: Sequence[ToolbarButton], hint: str | None) -> dict:
+    """What the bar draws: its buttons in order and the line under them (``None``: no line)."""
+    return {"kind": "toolbar", "buttons": [asdict(b) for b in buttons], "hint": hint}
+
+
+def queue_press() -> None:
+    """The component's callback: put the button it just sent at the end of the queue."""
+    result = st.session_state.get(KEY) or {}
+    event = result.get("press") if hasattr(result, "get") else None
+    if isinstance(event, dict) and isinstance(event.get("id"), str):
+        st.session_state.setdefault(EVENTS, []).append(event["id"])
+
+
+def apply_presses() -> None:
+    """Carry out the buttons pressed since the last run, oldest first, each with the action of the bar last drawn;
+    a press of a button that was disabled or not drawn (presentation mode) does nothing."""
+    for name in st.session_state.pop(EVENTS, None) or []:
+        action = (st.session_state.get(ACTIONS) or {}).get(name)
+        if action is not None:
+            action()
+
+
+def toolbar(buttons: Sequence[ToolbarButton], actions: Mapping[str, Callable[[], Any]], hint: str | None) -> None:
+    """Draw the bar: *buttons* in order, *actions* what each enabled one does, *hint* the line under them."""
+    st.session_state[ACTIONS] = {b.id: actions[b.id] for b in buttons if not b.disabled and b.id in actions}
+    _component(key=KEY, data=toolbar_data(buttons, hint), on_press_change=queue_press)
+
+
+def navigation_bar(
+    prev_row: int | None,
+    next_row: int | None,
+    *,
+    has_judge: bool,
+    changed: bool,
+    on_go: Callable[[int | None], Any],
+    on_next_unreviewed: Callable[[], Any],
+    on_accept: Callable[[], Any],
+    on_undo: Callable[[], Any],
+    on_reset: Callable[[], Any],
+    undo_hint: str | None = None,
+    editable: bool = True,
+    flags: Sequence[Problem] = (),
+    on_normalize: Callable[[], Any] | None = None,
+    rejudge_help: str | None = None,
+    on_rejudge: Callable[[], Any] | None = None,
+) -> None:
+    """The Review page's bar: Previous / Next / Next unreviewed / Accept / Undo / Reset with their shortcuts (K, J,
+    N, A, Z), then what Z will undo (*undo_hint*, ``None``: nothing). *changed*: the person's labels differ from where
+    they started (else there is nothing to reset). With label-quality *flags* and *on_normalize*, "Normalize labels"
+    (disabled when none of the flags has a mechanical fix); with *rejudge_help* (an admin) and *on_rejudge*,
+    "Re-judge this example". Without *editable* (presentation mode) only the moves are drawn, so no editing button
+    and no editing shortcut exists."""
+    buttons = [
+        ToolbarButton("prev", "◀ Previous", "K", disabled=prev_row is None),
+        ToolbarButton("next", "Next ▶", "J", disabled=next_row is None),
+    ]
+    actions: dict[str, Callable[[], Any]] = {"prev": partial(on_go, prev_row), "next": partial(on_go, next_row)}
+    if editable:
+        hint = f"Undo your last action: {undo_hint}" if undo_hint else "Nothing to undo."
+        buttons += [
+            ToolbarButton("next_unreviewed", "Next unreviewed", "N"),
+            ToolbarButton("accept", "Accept as shown", "A", primary=True, help=ACCEPT_HELP),
+            ToolbarButton("undo", "Undo", "Z", disabled=undo_hint is None, help=hint),
+            ToolbarButton(
+                "reset",
+                "Reset to judge" if has_judge else "Reset to loaded labels",
+                disabled=not changed,
+                help=None if has_judge else RESET_HELP,
+            ),
+        ]
+        actions |= {"next_unreviewed": on_next_unreviewed, "accept": on_accept, "undo": on_undo, "reset": on_reset}
+        if flags and on_normalize is not None:
+            n = sum(1 for p in flags if p.kind in MECHANICAL_KINDS)
+            label = f"Normalize labels ({n} mechanical fix{'es' if n != 1 else ''})"
+            buttons.append(ToolbarButton("normalize", label, disabled=not n, help=NORMALIZE_HELP, aside=True))
+            actions["normalize"] = on_normalize
+    if rejudge_help is not None and on_rejudge is not None:
+        buttons.append(ToolbarButton("rejudge", "Re-judge this example", help=rejudge_help, aside=True))
+        actions["rejudge"] = on_rejudge
+    toolbar(buttons, actions, (f"Z: undo {undo_hint}" if undo_hint else "Z: nothing to undo") if editable else None)
+
+
+ACCEPT_HELP = "I reviewed this: the labels as shown now are right (your corrections stay). Marks the example reviewed."
+RESET_HELP = "This example has no judge labels: reset returns to the labels the file carried."
+NORMALIZE_HELP = (
+    "Strip trailing dots, drop duplicate keys and keys that name no sentence — one correction, undoable. "
+    "The other flags need your judgement."
+)
