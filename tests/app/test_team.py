@@ -9,7 +9,7 @@ from ragviz.analysis.team.table import round_table
 from ragviz.data.labels import Change
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
-from tests.apptest_helpers import open_page
+from tests.apptest_helpers import open_page, press
 from tests.sample import SAMPLE_JSONL
 
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
@@ -112,7 +112,7 @@ def test_review_walks_my_assignments_and_shows_the_guidelines_safely(app_env):
     toggle = next(t for t in at.toggle if t.label.startswith("My assignments"))
     assert toggle.label == "My assignments (2 open of 2)" and toggle.value
     assert at.session_state["review.index"] == 5  # the first assigned example
-    next(b for b in at.button if b.label == "Accept as shown").click().run()
+    press(at, "accept")
     assert at.session_state["review.index"] == 9  # Accept moves to the next open assignment, not to row 6
     assert next(t for t in at.toggle if t.label.startswith("My assignments")).label == "My assignments (1 open of 2)"
     button = next(b for b in at.button if b.label.startswith("Guidelines"))
