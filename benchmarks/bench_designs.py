@@ -50,6 +50,7 @@ from ragviz.analysis.audits.calibration import calibrate, calibrated_spread
 from ragviz.analysis.audits.designs import DEFAULT_FLOOR, active_level, selection_weights, weights_from_spread
 from ragviz.analysis.audits.stratified import stratified_ppi_ci
 from ragviz.analysis.audits.stratified_bootstrap import stratified_bootstrap_t
+from ragviz.analysis.audits.stratified_crossfit import crossfitted_stratified
 from ragviz.analysis.estimates.ppi import ppi_mean_ci
 from ragviz.metrics.trace import TRACE_METRICS
 
@@ -240,12 +241,14 @@ def simulate(
                 y, f, fu = y_all[a, j], f_all[a, j], f_all[~a, j]
                 if d == "uniform":
                     iv = ppi_mean_ci(y, f, fu, method=method, resamples=RESAMPLES, seed=r, bounds=UNIT)
-                elif d == "stratified" and method == "normal":
-                    iv = stratified_ppi_ci(y, f, g_all[a], fu, g_all[~a], bounds=UNIT).interval
-                elif d == "stratified":
-                    iv = stratified_bootstrap_t(y, f, g_all[a], fu, g_all[~a], UNIT, resamples=RESAMPLES, seed=r)[
-                        0
-                    ].interval
+                elif d == "stratified":  # as the app shows it: moved to the cross-fitted estimate (design_estimate)
+                    s = (
+                        stratified_ppi_ci(y, f, g_all[a], fu, g_all[~a], bounds=UNIT)
+                        if method == "normal"
+                        else stratified_bootstrap_t(y, f, g_all[a], fu, g_all[~a], UNIT, resamples=RESAMPLES, seed=r)[0]
+                    )
+                    keys, keys_u = np.asarray(g_all[a]).astype(str), np.asarray(g_all[~a]).astype(str)
+                    iv = crossfitted_stratified(s, y, f, keys, fu, keys_u, UNIT)[0].interval
                 elif d == "calibrated":  # the app's estimate: one audit at each example's chance of either sample
                     iv = _active((y, f, union[a], fu), method, r)
                 else:
