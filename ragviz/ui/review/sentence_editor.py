@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import streamlit as st
-from streamlit.errors import StreamlitAPIException
 
 from ragviz.analysis.audits.judge_confidence import UnsureSentences, unsure_sentences
 from ragviz.analysis.review.edits import NEITHER, ContextSpan, ResponseSpan, context_state
@@ -28,6 +27,7 @@ from ragviz.data.dataset import Dataset
 from ragviz.data.model import Labels
 from ragviz.store.judge_confidence import example_confidence
 from ragviz.ui.core import render, state
+from ragviz.ui.core.component_files import register_component
 from ragviz.ui.core.keys import REVIEW_INDEX
 from ragviz.ui.core.keys import TEXT_CONTEXT_KEY as CONTEXT_KEY
 from ragviz.ui.core.keys import TEXT_DRAWN as DRAWN
@@ -64,23 +64,7 @@ ASSETS = Path(__file__).with_name("sentence_editor")
 NAME = "ragviz.sentence_editor"  # <project>.<component> of the manifest ragviz/pyproject.toml
 
 
-def _register() -> Any:
-    """The editor's mounting command. Its script and styles are files Streamlit serves (the manifest
-    ``ragviz/pyproject.toml`` names their folder): the browser fetches them once, where inline they came with every
-    instance on every run (41 of the 55 KB a J sent, issue 38). Inline when Streamlit found no manifest (the module
-    imported outside a Streamlit run, or ragviz not installed as a package)."""
-    try:
-        return st.components.v2.component(NAME, js="editor.js", css="editor.css", isolate_styles=False)
-    except StreamlitAPIException:
-        return st.components.v2.component(
-            NAME,
-            js=(ASSETS / "editor.js").read_text(encoding="utf-8"),
-            css=(ASSETS / "editor.css").read_text(encoding="utf-8"),
-            isolate_styles=False,
-        )
-
-
-_component = _register()
+_component = register_component(NAME, ASSETS, "editor.js", "editor.css")
 
 
 def queue_event(widget_key: str) -> None:

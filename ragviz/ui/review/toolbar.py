@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import streamlit as st
-from streamlit.errors import StreamlitAPIException
 
 from ragviz.analysis.quality.issues import MECHANICAL_KINDS
 from ragviz.data.problems import Problem
+from ragviz.ui.core.component_files import register_component
 
 __all__ = [
     "ACTIONS",
@@ -53,20 +53,7 @@ class ToolbarButton:
     aside: bool = False
 
 
-def _register() -> Any:
-    """The bar's mounting command: its files served by Streamlit when it found the manifest, else inline."""
-    try:
-        return st.components.v2.component(NAME, js="toolbar.js", css="toolbar.css", isolate_styles=False)
-    except StreamlitAPIException:
-        return st.components.v2.component(
-            NAME,
-            js=(ASSETS / "toolbar.js").read_text(encoding="utf-8"),
-            css=(ASSETS / "toolbar.css").read_text(encoding="utf-8"),
-            isolate_styles=False,
-        )
-
-
-_component = _register()
+_component = register_component(NAME, ASSETS, "toolbar.js", "toolbar.css")
 
 
 def toolbar_data(buttons: Sequence[ToolbarButton], hint: str | None) -> dict:
