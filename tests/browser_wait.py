@@ -60,9 +60,13 @@ def sentence(page, key: str):
 
 
 def open_review(page, url: str) -> None:
-    """Open *url* (a Review page) and wait until its metric cards are drawn and the run is over."""
+    """Open *url* (a Review page) and wait until its metric cards, its navigation bar and its text are drawn and the
+    run is over: the bar and the text are components whose scripts draw them after the run (a J pressed before the
+    bar's script listens is lost; the page is shorter until the text is there)."""
     page.goto(url)
     expect()(metric_value(page, "Adherence")).to_be_visible()
+    expect()(page.locator(".rv-toolbar button[data-id]").first).to_be_visible()
+    expect()(page.locator(".rv-sent").first).to_be_visible()
     settle(page)
 
 
