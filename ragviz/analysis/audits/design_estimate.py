@@ -287,7 +287,7 @@ def _metric(
             s, shown_method, lam_cf = shown_stratified(y, f, keys, fu, keys_u, bounds, alpha, method)
             rule = TUNED if lam_cf is None else f"cross-fitted ({FOLDS} folds)"
             people, people_var = stratified_people_ci(y, a["keys"], s.weights, alpha, bounds)
-            lam = float(sum(s.weights[h] * s.lams[h] for h in s.lams))
+            lam = lam_cf if lam_cf is not None else float(sum(s.weights[h] * s.lams[h] for h in s.lams))
             interval, variance = s.interval, s.variance
             sizes = {h: w * total for h, w in s.weights.items()}
             counts = {h: a["keys"].count(h) for h in s.weights}
