@@ -122,6 +122,15 @@ def test_compare_page_lists_the_diff_with_metric_change(app_env):
     assert any("two different" in i.value for i in at.info)
 
 
+def test_compare_page_with_no_example_in_common_shows_no_totals(app_env):
+    """Nobody decided yet: llm and human share no example. The page showed "examples that differ 0", "+0 / −0" and,
+    in green, "share no example"; it says there is nothing to compare yet, with no totals of nothing."""
+    at = open_page("pages/compare.py")
+    assert not at.metric and not at.success
+    said = " ".join(i.value for i in at.info)
+    assert "llm and human share no example: nothing to compare yet." in said and "Review page" in said
+
+
 @pytest.mark.browser
 def test_browser_triage_link_opens_the_example_on_review(streamlit_server, page):
     expect = wait_expect()  # waits up to browser_wait.WAIT, whichever test this worker ran first
