@@ -53,8 +53,15 @@ def test_dashboard_without_decisions_shows_distributions_and_triage(app_env):
     links = page_links(at)
     assert len(links) == 10 and all(q.startswith("uid=") for _, q in links)
     assert all("mean adherence" in label for label, _ in links)
+    said = [shown(c.value) for c in at.caption]
+    # nothing reviewed: no "no disagreement" claimed, and the tie rule named for the metric picked
+    assert "Nobody has reviewed an example yet: where judge and human disagree shows here once they do." in said
+    assert any("Equal moves of the mean adherence (every verdict flip moves it by 1/n)" in t for t in said)
     at.segmented_control(key="dashboard.triage_metric").set_value("relevance").run()
     assert all("mean relevance" in label for label, _ in page_links(at))
+    said = [shown(c.value) for c in at.caption]
+    assert any("Equal moves of the mean relevance (the same move of its mean)" in t for t in said)
+    assert not any("adherence by 1/n" in t for t in said)
 
 
 def test_dashboard_after_a_correction_shows_agreement_and_disagreement_link(app_env):
