@@ -85,8 +85,13 @@ def no_test_set(ds: Dataset, store: LabelStore, can_admin: bool) -> None:
     )
     if not can_admin:
         return
-    n = st.number_input(
-        "Sample size", min_value=1, max_value=max(1, len(ds)), value=min(50, len(ds)), key="judge.draw_n"
+    n = st.number_input(  # its − / + beside the number, not a page's width away
+        "Sample size",
+        min_value=1,
+        max_value=max(1, len(ds)),
+        value=min(50, len(ds)),
+        key="judge.draw_n",
+        width=render.NUMBER_WIDTH,
     )
     if st.button("Draw an audit sample", key="judge.draw"):
         store.audits.draw_sample(ds.uids, int(n), state.annotator())
