@@ -20,6 +20,7 @@ __all__ = [
     "ESTIMATOR_COLORS",
     "OKABE_ITO",
     "SCATTER_GRID",
+    "SCATTER_PAD",
     "cell_colours",
     "confusion_chart",
     "confusion_grid",
@@ -132,6 +133,7 @@ def means_chart(rows: Sequence[dict[str, Any]], columns: int = 4) -> alt.Chart:
 
 
 SCATTER_GRID = 50  # judge and human scores are binned to 1/50 (0.02) before counting
+SCATTER_PAD = 12  # px between the plot's edge and 0 / 1: the largest circle (size 400) has a radius of 11
 
 
 def scatter_chart(rows: Sequence[dict[str, Any]]) -> alt.Chart:
@@ -153,8 +155,10 @@ def scatter_chart(rows: Sequence[dict[str, Any]]) -> alt.Chart:
         .transform_aggregate(examples="sum(n)", groupby=["metric", "judge_bin", "human_bin"])
         .mark_circle(opacity=0.75, color=OKABE_ITO[0])
         .encode(
-            x=alt.X("judge_bin:Q", scale=alt.Scale(domain=[0, 1]), title="judge"),
-            y=alt.Y("human_bin:Q", scale=alt.Scale(domain=[0, 1]), title="human"),
+            # the largest circle's radius (11 px) inside the plot at 0 and 1: a circle past the edge made that
+            # panel's plot shrink to hold it, and the four panels stood at different sizes and ticks
+            x=alt.X("judge_bin:Q", scale=alt.Scale(domain=[0, 1], padding=SCATTER_PAD, nice=False), title="judge"),
+            y=alt.Y("human_bin:Q", scale=alt.Scale(domain=[0, 1], padding=SCATTER_PAD, nice=False), title="human"),
             size=alt.Size("examples:Q", title="examples", scale=alt.Scale(range=[40, 400]), legend=None),
             tooltip=[
                 "metric:N",
