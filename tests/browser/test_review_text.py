@@ -129,7 +129,7 @@ def test_the_longest_ragbench_example_folds_to_three_screens(ragbench_server, sm
     assert page.locator('.rv-doc[data-doc="7"] .rv-sent').count() == 0
     # the selected response sentence's controls sit within a screen below the response
     response_top = page.locator(".rv-response").bounding_box()["y"]
-    verdict = page.locator('[data-testid="stButtonGroup"]').filter(has_text="supported").first
+    verdict = page.locator(".rv-controls .rv-verdicts").first
     assert verdict.bounding_box()["y"] - response_top < SCREEN["height"]
 
     # "show all" on document 7 shows its 541 sentences inside the context pane: the page stays short
