@@ -193,6 +193,12 @@ def test_next_and_previous_open_the_example_at_its_top_and_the_title_says_where(
     expect()(page).to_have_url(re.compile("ml-vs-programming"))
     expect()(page).to_have_title(re.compile(r"Example 1 of 22"))
     page.wait_for_function(f"() => {MAIN}.scrollTop === 0", timeout=30_000)
+    # a label stored: the whole page runs (app.py says "ragviz" first), and the tab still says where the person is
+    settle(page)
+    sentence(page, "0a").click()
+    expect()(sentence(page, "0a")).to_have_attribute("data-state", "relevant")
+    settle(page)
+    expect()(page).to_have_title(re.compile(r"^Example 1 of 22 · Review · ragviz$"))
 
 
 def test_the_editors_script_comes_once_as_a_file_not_with_every_move(streamlit_server, small_page):
