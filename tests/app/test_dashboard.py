@@ -134,3 +134,21 @@ def test_browser_triage_link_opens_the_example_on_review(streamlit_server, page)
     page.wait_for_url(f"**/review?uid={quote(ML, safe='')}*", timeout=30_000)
     expect(page.get_by_text("id ml-vs-programming", exact=False)).to_be_visible(timeout=30_000)
     expect(metric_card(page, "Relevance")).to_be_visible()
+
+
+def test_a_subset_mean_without_an_interval_says_so(app_env):
+    """The sample's medqa_sample scores adherence 1 on all 5 examples: the bootstrap has no interval to give (every
+    resample the same). The chart drew a dot a reader took for an interval too narrow to see, and the table said
+    None; now the chart's caption and the table say there is none and why."""
+    at = open_page("pages/dashboard.py")
+    said = [shown(c.value) for c in at.caption]
+    assert any(
+        t.startswith("Ring: no interval. Every example of the subset has the same value")
+        and "medqa_sample adherence (5 examples, all 1.000)" in t
+        for t in said
+    ), said
+    table = next(df.value for df in at.dataframe if "95% interval" in df.value.columns)
+    medqa = table[(table["subset"] == "medqa_sample") & (table["metric"] == "adherence")].iloc[0]
+    assert medqa["95% interval"] == "none: all 5 equal" and medqa["n"] == 5
+    others = table[table["subset"] != "medqa_sample"]["95% interval"]
+    assert all(" – " in t for t in others if t != "no values"), list(others)  # the others: a low – high interval

@@ -350,3 +350,31 @@ def test_dashboard_charts_fill_a_wide_window(look_server, page):
     assert fourth["x"] + fourth["width"] - first["x"] > 1400, (first, fourth)
     assert abs(first["y"] - fourth["y"]) < 2  # one row: relevance … adherence
     expect()(page.locator(".rv-legend").first).to_contain_text("techqa_sample")
+
+
+# where a point mark of the subset named is drawn, and where its drawing (Vega's SVG, which shows nothing beyond it) ends
+POINT_BOX_JS = """
+([el, subset]) => { const svg = el.querySelector('svg'); if (!svg) return null;
+  const dot = [...svg.querySelectorAll('path[aria-roledescription="point"]')]
+    .find(p => (p.getAttribute('aria-label') || '').includes('dataset: ' + subset + ';'));
+  if (!dot) return null;
+  const d = dot.getBoundingClientRect(), s = svg.getBoundingClientRect();
+  return {left: d.left, right: d.right, top: d.top, bottom: d.bottom, svg_left: s.left, svg_right: s.right}; }
+"""
+
+
+def test_a_subsets_mean_of_one_is_a_whole_dot(look_server, page):
+    """The sample's medqa_sample subset has adherence 1 on every example: its mean's dot sits on the axis's end,
+    and was drawn half (the panel's drawing ends at 1.0, and Streamlit gives a chart no padding on the right)."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(f"{look_server.url}/dashboard")
+    charts = page.locator(f'{FRESH} [data-testid="stVegaLiteChart"]')
+    adherence_means = charts.nth(7)  # 4 histograms, then the means of relevance … adherence
+    expect()(adherence_means).to_be_visible(timeout=90_000)
+    settle(page)
+    adherence_means.scroll_into_view_if_needed()
+    box = page.wait_for_function(
+        POINT_BOX_JS, arg=[adherence_means.element_handle(), "medqa_sample"], timeout=WAIT
+    ).json_value()
+    assert box["right"] - box["left"] > 4, box  # a dot, drawn
+    assert box["svg_left"] <= box["left"] and box["right"] <= box["svg_right"], box  # all of it inside the drawing

@@ -95,7 +95,8 @@ def histogram_chart(
 
 def means_chart(rows: Sequence[dict[str, Any]], columns: int = 4) -> alt.Chart:
     """Per-subset mean with its 95% interval, one panel per metric (panels in the order the rows
-    name the metrics). *rows*: ``{"dataset", "metric", "mean", "low", "high", "n"}``."""
+    name the metrics); a mean without an interval (``low`` null) is drawn as a ring. *rows*:
+    ``{"dataset", "metric", "mean", "low", "high", "n"}``."""
     df = pd.DataFrame(rows, columns=["dataset", "metric", "mean", "low", "high", "n"]).dropna(subset=["mean"])
     metric_order = list(dict.fromkeys(df["metric"]))
     subsets = sorted(d for d in set(df["dataset"]) if d != "ALL")
@@ -117,9 +118,14 @@ def means_chart(rows: Sequence[dict[str, Any]], columns: int = 4) -> alt.Chart:
     bars = base.mark_rule(strokeWidth=2).encode(
         x=alt.X("low:Q", title="mean, 95% interval", scale=alt.Scale(domain=[0, 1])), x2="high:Q"
     )
-    points = base.mark_point(filled=True, size=60).encode(x="mean:Q")
+    # a mean without an interval (one example, or all of them equal: resampling them says nothing) is a ring, not
+    # a dot that reads as an interval too narrow to see
+    points = base.transform_filter("isValid(datum.low)").mark_point(filled=True, size=60).encode(x="mean:Q")
+    rings = (
+        base.transform_filter("!isValid(datum.low)").mark_point(filled=False, size=60, strokeWidth=2).encode(x="mean:Q")
+    )
     return (
-        (bars + points)
+        (bars + points + rings)
         .properties(width=150, height=alt.Step(24))  # 4 panels and the subset names fit 1280 px
         .facet(facet=alt.Facet("metric:N", title=None, sort=metric_order), columns=columns)
     )
