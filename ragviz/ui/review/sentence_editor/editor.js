@@ -358,7 +358,7 @@ function controlsBox(data, send) {
     box.append(row);
   }
 
-  const keysRow = el("div", "rv-ctl-row rv-ctl-stack");
+  const keysRow = el("div", "rv-ctl-row");
   const kLabel = el("label", "rv-ctl-label", c.keys_label);
   kLabel.htmlFor = id + "-add";
   const line = el("div", "rv-keyline");
