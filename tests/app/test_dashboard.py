@@ -77,6 +77,9 @@ def test_dashboard_after_a_correction_shows_agreement_and_disagreement_link(app_
     assert relevant["decisions"] > 0
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["relevance RMSE"] != "0.000"
+    # and each figure's card says it too, where its interval would be: read alone, 1.000 claimed more than one says
+    states = [shown(c.value) for c in at.caption if c.value.startswith("no interval")]
+    assert states == ["no interval: too few reviewed to say (1 of 10)"] * 4  # three RMSEs, adherence accuracy
     disagreement = [(label, q) for label, q in page_links(at) if "decision(s) differ" in label]
     assert disagreement == [(disagreement[0][0], "uid=" + quote(uid, safe=""))]
     assert f"{len(set(judge_keys))} decision(s) differ" in disagreement[0][0]

@@ -236,18 +236,23 @@ def judge_agreement(
         width="stretch",
         column_config=_three_decimals(("Cohen's κ", "precision", "recall", "F1", "accuracy")),
     )
+    # each card says its state under it (a card read on its own, scrolled past the note above, said 1.000 as sure)
+    too_few = agreement.too_few or ""
+    if version:
+        too_few = too_few.replace("reviewed", f"labelled by judge version {against.version}")
+    too_few = render.md_escape(f"no interval: {too_few}") if too_few else ""
     cols = st.columns(len(agreement.scores) + 1)
     for col, (name, sa) in zip(cols, agreement.scores.items()):
         col.metric(
             f"{name} RMSE", "—" if sa.rmse is None else f"{sa.rmse:.3f}", help=f"over {sa.n} examples"
         )  # md: ours
-        if sa.rmse is not None and not agreement.too_few:
-            col.caption(f"95 %: {interval_text(sa.rmse_interval, 3)}")  # md: ours
+        if sa.rmse is not None:
+            col.caption(too_few or f"95 %: {interval_text(sa.rmse_interval, 3)}")  # md: ours
     accuracy = agreement.adherence_accuracy
     cols[-1].metric("adherence accuracy", "—" if accuracy is None else f"{accuracy:.3f}")
-    if accuracy is not None and not agreement.too_few:
+    if accuracy is not None:
         adherent = agreement.labels[ADHERENT].intervals.get("accuracy")
-        cols[-1].caption(f"95 %: {interval_text(adherent, 3)}")  # md: ours
+        cols[-1].caption(too_few or f"95 %: {interval_text(adherent, 3)}")  # md: ours
     cells = [(label, *astuple(agreement.labels[label].confusion)) for label in BINARY_LABELS]
     spec = chart_specs.chart_spec(charts.confusion_grid, cells)
     chart_specs.show_spec(spec, "judge-vs-human-confusion", "dashboard.confusion", downloads=downloads)
