@@ -15,7 +15,10 @@ n under each design from the same confidence, and estimates each metric with the
   (:func:`ragviz.analysis.audits.stratified_crossfit.shown_stratified`, λ cross-fitted: with ``--interval t`` its
   Student's t, with ``bootstrap-t`` / ``normal`` the tuned λ's interval moved to the cross-fitted estimate);
 * active — Poisson sampling, inclusion probability from the confidence with floor 0.5 (``--floor``); the app's
-  centred IPW PPI++ (``glide-py``'s ASI over the audit's Hájek-centred values);
+  centred IPW PPI++ (``glide-py``'s ASI over the audit's Hájek-centred values). With ``--interval t`` the
+  uncalibrated active sample as the app draws it (:func:`ragviz.analysis.audits.designs.active_draw`, its seeded hash
+  and ``judge_confidence``, no pilot) and its shown interval (:func:`ragviz.analysis.audits.design_estimate.design_report`'s:
+  :func:`~ragviz.analysis.audits.active_crossfit.crossfitted_active`'s Student's t, the bootstrap-t where λ is 0);
 * calibrated — the active design calibrated on a pilot (:mod:`ragviz.analysis.audits.calibration`): a uniform
   pilot of :data:`PILOT` examples (at most n/3) is reviewed first, then an active sample of n - pilot new examples
   on average is drawn from the calibrated spreads with floor 0.1 (``--calibrated-floor``), and both are estimated
@@ -30,8 +33,8 @@ ragviz measures, ``ragviz label --samples N`` simulated — the biased judge's e
 (the ``judge_confidence`` column the active design draws from); ``noise`` is the same values shuffled over the rows
 (the same spread of probabilities, unrelated to the errors). Printed per (confidence, design, n, metric): coverage of the 95 % interval, mean width and
 width relative to uniform at the same n, then each design's coverage with its Wilson 95 % lower bound. ``--designs``
-picks the designs (with ``--interval t``: uniform and stratified; ``bench_design_target.py`` measures the active
-designs' t). Exit 1 when a coverage falls outside 93-97 % or an interval leaves [0, 1].
+picks the designs (with ``--interval t``: uniform and stratified by default, active too when named;
+``bench_design_target.py`` measures the calibrated design's t). Exit 1 when a coverage falls outside 93-97 % or an interval leaves [0, 1].
 """
 
 from __future__ import annotations
@@ -49,9 +52,11 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from ragviz.analysis.audits.active import ipw_ppi_ci
 from ragviz.analysis.audits.active_bootstrap import active_bootstrap_t
+from ragviz.analysis.audits.active_crossfit import crossfitted_active
 from ragviz.analysis.audits.allocation import allocate, spread_from_confidence
 from ragviz.analysis.audits.calibration import calibrate, calibrated_spread
 from ragviz.analysis.audits.designs import DEFAULT_FLOOR, active_level, selection_weights, weights_from_spread
+from ragviz.analysis.audits.designs import active_draw as app_active_draw
 from ragviz.analysis.audits.stratified_crossfit import shown_stratified
 from ragviz.analysis.estimates.estimate import estimate_mean
 from ragviz.analysis.estimates.ppi import ppi_mean_ci
@@ -174,7 +179,36 @@ def _stratified_counts(conf, strata, n):
 RESAMPLES = 1000  # bootstrap-t resamples per interval here (the app: 2,000)
 
 
+UIDS: list[str] = []  # the app draw's uids: each audit's examples by position
+FALLBACKS = [0]  # active t intervals that fell back to the bootstrap-t (lambda 0)
+
+
+def _app_active(conf, n, floor, seed):
+    """The uncalibrated active sample as the app draws it (``ragviz audit draw --design active``): its mask and each
+    example's inclusion probability."""
+    m = conf.size
+    if len(UIDS) != m:
+        UIDS[:] = [f"{i:05d}" for i in range(m)]
+    drawn = app_active_draw(UIDS, dict(zip(UIDS, conf.tolist())), n, seed, floor)
+    mask, pi = np.zeros(m, bool), np.zeros(m)
+    for member in drawn.members:
+        mask[int(member.uid)], pi[int(member.uid)] = True, member.inclusion_probability
+    return mask, pi
+
+
+def _shown_active(batch, seed):
+    """The app's shown interval of one active audit (design_estimate's ``_metric`` with the t)."""
+    tuned = ipw_ppi_ci(*batch, bounds=UNIT)
+    shown, crossfitted = crossfitted_active(tuned, *batch, UNIT, 0.05)
+    if crossfitted:
+        return shown.interval
+    FALLBACKS[0] += 1
+    return active_bootstrap_t([batch], bounds=UNIT, seed=seed)[0].interval
+
+
 def _active(batch, method, seed):
+    if method == "t":
+        return _shown_active(batch, seed)
     if method == "normal":
         return ipw_ppi_ci(*batch, bounds=UNIT).interval
     return active_bootstrap_t([batch], bounds=UNIT, resamples=RESAMPLES, seed=seed)[0].interval
@@ -215,18 +249,22 @@ def simulate(
         q = selection_weights(c_all, floor)
         pi = np.minimum(1.0, active_level(q, float(n)) * q)
         masks["active"] = rng.random(m) < pi
+        if method == "t" and "active" in designs:  # the app's own draw, seeded per audit
+            masks["active"], pi = _app_active(c_all, n, floor, int(rng.integers(2**31)))
         cm = np.repeat(c_all[:, None], k, axis=1) if per_metric is None else per_metric[idx]
         n_pilot = min(PILOT, n // 3)
         pilot = _uniform(rng, m, n_pilot)
-        cal = calibrate({t: (y_all[pilot, j], f_all[pilot, j], cm[pilot, j]) for j, t in enumerate(TRACE_METRICS)})
-        q_cal = weights_from_spread(
-            calibrated_spread(
-                cal,
-                {t: cm[:, j] for j, t in enumerate(TRACE_METRICS)},
-                {t: f_all[:, j] for j, t in enumerate(TRACE_METRICS)},
-            ),
-            calibrated_floor,
-        )
+        q_cal = np.full(m, 1.0 / m)  # not drawn (the same random numbers are taken, so other cells are unchanged)
+        if "calibrated" in designs:
+            cal = calibrate({t: (y_all[pilot, j], f_all[pilot, j], cm[pilot, j]) for j, t in enumerate(TRACE_METRICS)})
+            q_cal = weights_from_spread(
+                calibrated_spread(
+                    cal,
+                    {t: cm[:, j] for j, t in enumerate(TRACE_METRICS)},
+                    {t: f_all[:, j] for j, t in enumerate(TRACE_METRICS)},
+                ),
+                calibrated_floor,
+            )
         # the active batch's budget: n - n_pilot new examples on average (a pilot member drawn again costs nothing)
         rest = q_cal[~pilot].sum()
         pi_cal = np.minimum(1.0, active_level(q_cal[~pilot] / rest, float(n - n_pilot)) * q_cal / rest)
@@ -290,20 +328,16 @@ def main(argv: list[str] | None = None) -> int:
         "--interval",
         default="normal",
         choices=("normal", "bootstrap-t", "t"),
-        help="every design's interval (the app shows t: uniform and stratified only)",
+        help="every design's interval (t: the app's shown one; not for calibrated: bench_design_target.py)",
     )
     parser.add_argument("--designs", default=None, help="comma-separated, of " + ", ".join(DESIGNS) + " (default: all)")
     parser.add_argument("--confidences", default="informative,noise", help="which confidences to run")
     args = parser.parse_args(argv)
     chosen = tuple(args.designs.split(",")) if args.designs else DESIGNS
     if args.interval == "t" and not args.designs:
-        chosen = ("uniform", "stratified")
-    if (
-        chosen[0] != "uniform"
-        or not set(chosen) <= set(DESIGNS)
-        or (args.interval == "t" and set(chosen) - {"uniform", "stratified"})
-    ):
-        parser.error("--designs: uniform first, of " + ", ".join(DESIGNS) + " (with --interval t: uniform, stratified)")
+        chosen = ("uniform", "stratified")  # as measured before the active t (the same random numbers)
+    if chosen[0] != "uniform" or not set(chosen) <= set(DESIGNS) or (args.interval == "t" and "calibrated" in chosen):
+        parser.error("--designs: uniform first, of " + ", ".join(DESIGNS) + " (with --interval t: not calibrated)")
     start = time.perf_counter()
     rng = np.random.default_rng(args.seed + 1)
     metric_conf: dict[str, np.ndarray] = {}
@@ -374,7 +408,9 @@ def main(argv: list[str] | None = None) -> int:
             f"{kind} n={n}: best design / uniform width per metric {', '.join(f'{b:.3f}' for b in best)}; "
             f"{narrower} of 4 metrics >= 15% narrower; widest {max(best):.3f}"
         )
-    print(f"{time.perf_counter() - start:.0f} s")
+    if FALLBACKS[0]:
+        print(f"active t intervals that fell back to the bootstrap-t (lambda 0): {FALLBACKS[0]}")
+    print(f"{time.perf_counter() - start:.0f} s wall, {time.process_time():.0f} s CPU")
     for f in failed:
         print(f"FAIL: {f}", file=sys.stderr)
     return 1 if failed else 0
