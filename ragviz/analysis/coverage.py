@@ -27,7 +27,7 @@ APPROXIMATE_BELOW = {"normal": 300, "bootstrap-t": 100, "t": 100}
 # How often each PPI++ interval method (as shown: within the range, floored) contains the true mean in the
 # simulation (95 % intervals): the figures the manual (docs/concepts/intervals.md) and `ragviz estimate --help` give.
 INTERVAL_COVERAGE = {
-    "t": "93–96 % at 100, 300 and 1,000 audited examples, uniform, stratified and calibrated active audits (92–98 % at 30 and 50)",
+    "t": "93–96 % at 100, 300 and 1,000 audited examples, uniform, stratified and active audits with or without a pilot (91–98 % at 30 and 50)",
     "bootstrap-t": "93–97 % at 100, 300 and 1,000 audited examples (88–96 % at 30 and 50)",
     "normal": "90–95 % at 100 audited examples (short for skewed metrics) and 92–96 % at 300",
 }

@@ -50,8 +50,8 @@ ALL = "ALL"
 def approximate_note(n_audited: int, alpha: float = 0.05, interval: str = "t", design: str | None = None) -> str | None:
     """What a reader must know about a PPI++ interval (method *interval*) from *n_audited* examples.
 
-    ``benchmarks/bench_design_target.py`` and ``bench_ppi.py`` measure coverage at n = 100, 300 and 1,000 (and 30,
-    50): the interval shown by default (the t) covers 93–96 % from 100 on and 92–98 % at 30–50, so below
+    ``benchmarks/bench_design_target.py``, ``bench_designs.py`` and ``bench_ppi.py`` measure coverage at n = 100, 300 and 1,000 (and 30,
+    50): the interval shown by default (the t) covers 93–96 % from 100 on and 91–98 % at 30–50, so below
     :data:`APPROXIMATE_BELOW` (100, also :data:`MIN_AUDITED`) it is approximate; the normal one (``ppi_py``'s) covers 90–95 % at 100 (short for skewed metrics) and
     92–96 % from 300 on. ``None`` from the method's threshold on.
 
