@@ -216,15 +216,18 @@ def test_both_themes_readable_legend_matches_chips_supported_green(look_server, 
     settle(page)
     select_sentence(page, "a")  # a click on the response sentence selects it
     settle(page)
-    verdict = '[class*="st-key-review-support-"] [role="radiogroup"][aria-label="Sentence {} is"] [aria-checked="true"]'
-    chosen = page.locator(verdict.format("a"))
+
+    def verdict(key: str):  # the chosen button of the group labelled "Sentence <key> is", under the response
+        return page.get_by_role("group", name=f"Sentence {key} is", exact=True).locator('[aria-pressed="true"]')
+
+    chosen = verdict("a")
     expect()(chosen).to_have_count(1)
     expect()(chosen).to_contain_text("supported")
     expect()(chosen).to_have_css("border-color", green)
     select_sentence(page, "c")  # a click on the response sentence selects it
     settle(page)
     status = page.locator(".rv-explanation").inner_text()
-    chosen = page.locator(verdict.format("c"))
+    chosen = verdict("c")
     expect()(chosen).to_have_css("border-color", green if "✓ supported" in status else red)
 
 

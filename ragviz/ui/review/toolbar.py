@@ -56,9 +56,10 @@ class ToolbarButton:
 _component = register_component(NAME, ASSETS, "toolbar.js", "toolbar.css")
 
 
-def toolbar_data(buttons: Sequence[ToolbarButton], hint: str | None) -> dict:
-    """What the bar draws: its buttons in order and the line under them (``None``: no line)."""
-    return {"kind": "toolbar", "buttons": [asdict(b) for b in buttons], "hint": hint}
+def toolbar_data(buttons: Sequence[ToolbarButton], hint: str | None, title: str | None = None) -> dict:
+    """What the bar draws: its buttons in order and the line under them (``None``: no line); *title*: the browser
+    tab's title its script sets (``None``: left as it is)."""
+    return {"kind": "toolbar", "buttons": [asdict(b) for b in buttons], "hint": hint, "title": title}
 
 
 def queue_press() -> None:
@@ -78,10 +79,16 @@ def apply_presses() -> None:
             action()
 
 
-def toolbar(buttons: Sequence[ToolbarButton], actions: Mapping[str, Callable[[], Any]], hint: str | None) -> None:
-    """Draw the bar: *buttons* in order, *actions* what each enabled one does, *hint* the line under them."""
+def toolbar(
+    buttons: Sequence[ToolbarButton],
+    actions: Mapping[str, Callable[[], Any]],
+    hint: str | None,
+    title: str | None = None,
+) -> None:
+    """Draw the bar: *buttons* in order, *actions* what each enabled one does, *hint* the line under them, *title*
+    the browser tab's title (set by the bar's script: no ``page_config_changed`` message on a move, issue 38)."""
     st.session_state[ACTIONS] = {b.id: actions[b.id] for b in buttons if not b.disabled and b.id in actions}
-    _component(key=KEY, data=toolbar_data(buttons, hint), on_press_change=queue_press)
+    _component(key=KEY, data=toolbar_data(buttons, hint, title), on_press_change=queue_press)
 
 
 def navigation_bar(
@@ -101,13 +108,14 @@ def navigation_bar(
     on_normalize: Callable[[], Any] | None = None,
     rejudge_help: str | None = None,
     on_rejudge: Callable[[], Any] | None = None,
+    title: str | None = None,
 ) -> None:
     """The Review page's bar: Previous / Next / Next unreviewed / Accept / Undo / Reset with their shortcuts (K, J,
     N, A, Z), then what Z will undo (*undo_hint*, ``None``: nothing). *changed*: the person's labels differ from where
     they started (else there is nothing to reset). With label-quality *flags* and *on_normalize*, "Normalize labels"
     (disabled when none of the flags has a mechanical fix); with *rejudge_help* (an admin) and *on_rejudge*,
     "Re-judge this example". Without *editable* (presentation mode) only the moves are drawn, so no editing button
-    and no editing shortcut exists."""
+    and no editing shortcut exists. *title*: the browser tab's title, set by the bar's script."""
     buttons = [
         ToolbarButton("prev", "◀ Previous", "K", disabled=prev_row is None),
         ToolbarButton("next", "Next ▶", "J", disabled=next_row is None),
@@ -135,7 +143,8 @@ def navigation_bar(
     if rejudge_help is not None and on_rejudge is not None:
         buttons.append(ToolbarButton("rejudge", "Re-judge this example", help=rejudge_help, aside=True))
         actions["rejudge"] = on_rejudge
-    toolbar(buttons, actions, (f"Z: undo {undo_hint}" if undo_hint else "Z: nothing to undo") if editable else None)
+    line = (f"Z: undo {undo_hint}" if undo_hint else "Z: nothing to undo") if editable else None
+    toolbar(buttons, actions, line, title)
 
 
 ACCEPT_HELP = "I reviewed this: the labels as shown now are right (your corrections stay). Marks the example reviewed."
