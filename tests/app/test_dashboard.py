@@ -171,3 +171,10 @@ def test_a_subset_mean_without_an_interval_says_so(app_env):
     assert medqa["95% interval"] == "none: all 5 equal" and medqa["n"] == 5
     others = table[table["subset"] != "medqa_sample"]["95% interval"]
     assert all(" – " in t for t in others if t != "no values"), list(others)  # the others: a low – high interval
+
+
+def test_compare_systems_legend_names_only_what_is_drawn(app_env):
+    """No paired audit yet: only the judge's differences are drawn, yet the legend also named "corrected (PPI++)"."""
+    at = open_page("pages/dashboard.py")
+    legends = [h.proto.body for h in at.get("html") if "rv-legend" in h.proto.body and "judge only" in h.proto.body]
+    assert len(legends) == 1 and "corrected" not in legends[0], legends
