@@ -38,6 +38,7 @@ from ragviz.metrics.retrieval import DEFAULT_KS, parse_ks
 from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.ui.core import chart_specs, charts, render
 from ragviz.ui.core.label_link import LABELS_PARAM, keep_in_url, labels_from_url
+from ragviz.ui.dashboard.means import means_table, no_interval_words
 
 __all__ = [
     "AGAINST_KEY",
@@ -51,8 +52,6 @@ __all__ = [
     "family_header",
     "family_picker",
     "judge_agreement",
-    "means_table",
-    "no_interval_words",
     "too_few_kappa_cell",
     "triage",
 ]
@@ -147,51 +146,6 @@ def family_figures(
         st.caption(without)  # md: ours (no_interval_words escapes the names)
     with st.expander("Means as a table"):
         st.dataframe(means_table(view.means), hide_index=True, width="stretch", column_config=_three_decimals(["mean"]))
-
-
-def _no_interval(row: Mapping[str, Any]) -> bool:
-    return row.get("mean") is not None and row.get("low") is None
-
-
-def no_interval_words(rows: Sequence[Mapping[str, Any]]) -> str:
-    """What the rings of the subset-means chart say (the means without an interval), ``""`` when every mean has one.
-
-    >>> no_interval_words([{"dataset": "med", "metric": "adherence", "mean": 1.0, "low": None, "n": 5}])
-    'Ring: no interval. Every example of the subset has the same value (or it has one), and resampling equal values says nothing: med adherence (5 examples, all 1.000).'
-    """
-    shown = [
-        f"{render.md_escape(str(r['dataset']))} {render.md_escape(str(r['metric']))} "
-        + (f"(1 example, {r['mean']:.3f})" if r.get("n") == 1 else f"({r.get('n')} examples, all {r['mean']:.3f})")
-        for r in rows
-        if _no_interval(r)
-    ]
-    if not shown:
-        return ""
-    return (
-        "Ring: no interval. Every example of the subset has the same value (or it has one), and resampling equal "
-        f"values says nothing: {'; '.join(shown)}."
-    )
-
-
-def means_table(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    """The subset means as the table under the chart shows them: the interval in words (``"none: all 5 equal"``
-    where there is none, never ``None``)."""
-
-    def interval(r: Mapping[str, Any]) -> str:
-        if r.get("mean") is None:
-            return "no values"
-        if _no_interval(r):
-            return "none: one example" if r.get("n") == 1 else f"none: all {r.get('n')} equal"
-        return f"{r['low']:.3f} – {r['high']:.3f}"
-
-    return pd.DataFrame(
-        [
-            {"subset": r["dataset"], "metric": r["metric"], "n": r.get("n"), "mean": r.get("mean"),
-             "95% interval": interval(r)}
-            for r in rows
-        ],
-        columns=["subset", "metric", "n", "mean", "95% interval"],
-    )  # fmt: skip
 
 
 def judge_agreement(
