@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -368,6 +369,7 @@ def bootstrap_mean_cis(
     return [m for m in out if m is not None]
 
 
+@functools.lru_cache(maxsize=1024)
 def _expansion(n: int, level: float) -> float:
     """Hesterberg's factor :math:`\\sqrt{n/(n-1)}\\, t_{n-1} / z` for an interval of *level* (1 at n = 1)."""
     if n < 2:
