@@ -24,7 +24,7 @@ from ragviz.export.targets import Target
 from ragviz.store.postgres import is_url
 from ragviz.ui.core.keys import EXPORT_PREPARED as _PREPARED
 from ragviz.ui.core.progress import RowProgress
-from ragviz.ui.core.render import md_escape
+from ragviz.ui.core.render import NUMBER_WIDTH, md_escape
 
 __all__ = [
     "BUILT_AT_ONCE_ROWS",
@@ -291,7 +291,9 @@ def metrics_table(table: pd.DataFrame) -> None:
     if pages == 1:
         st.dataframe(table, hide_index=True, width="stretch")
         return
-    page = st.number_input(f"Page (of {pages:,})", min_value=1, max_value=pages, value=1, key="export.table_page")
+    page = st.number_input(
+        f"Page (of {pages:,})", min_value=1, max_value=pages, value=1, key="export.table_page", width=NUMBER_WIDTH
+    )
     first = (int(page) - 1) * TABLE_PAGE_ROWS
     shown = table.iloc[first : first + TABLE_PAGE_ROWS]
     st.caption(f"Examples {first + 1:,}–{first + len(shown):,} of {len(table):,}; the CSV download has them all.")

@@ -53,8 +53,15 @@ def test_dashboard_without_decisions_shows_distributions_and_triage(app_env):
     links = page_links(at)
     assert len(links) == 10 and all(q.startswith("uid=") for _, q in links)
     assert all("mean adherence" in label for label, _ in links)
+    said = [shown(c.value) for c in at.caption]
+    # nothing reviewed: no "no disagreement" claimed, and the tie rule named for the metric picked
+    assert "Nobody has reviewed an example yet: where judge and human disagree shows here once they do." in said
+    assert any("Equal moves of the mean adherence (every verdict flip moves it by 1/n)" in t for t in said)
     at.segmented_control(key="dashboard.triage_metric").set_value("relevance").run()
     assert all("mean relevance" in label for label, _ in page_links(at))
+    said = [shown(c.value) for c in at.caption]
+    assert any("Equal moves of the mean relevance (the same move of its mean)" in t for t in said)
+    assert not any("adherence by 1/n" in t for t in said)
 
 
 def test_dashboard_after_a_correction_shows_agreement_and_disagreement_link(app_env):
@@ -70,6 +77,9 @@ def test_dashboard_after_a_correction_shows_agreement_and_disagreement_link(app_
     assert relevant["decisions"] > 0
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["relevance RMSE"] != "0.000"
+    # and each figure's card says it too, where its interval would be: read alone, 1.000 claimed more than one says
+    states = [shown(c.value) for c in at.caption if c.value.startswith("no interval")]
+    assert states == ["no interval: too few reviewed to say (1 of 10)"] * 4  # three RMSEs, adherence accuracy
     disagreement = [(label, q) for label, q in page_links(at) if "decision(s) differ" in label]
     assert disagreement == [(disagreement[0][0], "uid=" + quote(uid, safe=""))]
     assert f"{len(set(judge_keys))} decision(s) differ" in disagreement[0][0]
@@ -122,6 +132,15 @@ def test_compare_page_lists_the_diff_with_metric_change(app_env):
     assert any("two different" in i.value for i in at.info)
 
 
+def test_compare_page_with_no_example_in_common_shows_no_totals(app_env):
+    """Nobody decided yet: llm and human share no example. The page showed "examples that differ 0", "+0 / −0" and,
+    in green, "share no example"; it says there is nothing to compare yet, with no totals of nothing."""
+    at = open_page("pages/compare.py")
+    assert not at.metric and not at.success
+    said = " ".join(i.value for i in at.info)
+    assert "llm and human share no example: nothing to compare yet." in said and "Review page" in said
+
+
 @pytest.mark.browser
 def test_browser_triage_link_opens_the_example_on_review(streamlit_server, page):
     expect = wait_expect()  # waits up to browser_wait.WAIT, whichever test this worker ran first
@@ -152,3 +171,10 @@ def test_a_subset_mean_without_an_interval_says_so(app_env):
     assert medqa["95% interval"] == "none: all 5 equal" and medqa["n"] == 5
     others = table[table["subset"] != "medqa_sample"]["95% interval"]
     assert all(" – " in t for t in others if t != "no values"), list(others)  # the others: a low – high interval
+
+
+def test_compare_systems_legend_names_only_what_is_drawn(app_env):
+    """No paired audit yet: only the judge's differences are drawn, yet the legend also named "corrected (PPI++)"."""
+    at = open_page("pages/dashboard.py")
+    legends = [h.proto.body for h in at.get("html") if "rv-legend" in h.proto.body and "judge only" in h.proto.body]
+    assert len(legends) == 1 and "corrected" not in legends[0], legends

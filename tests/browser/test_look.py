@@ -378,3 +378,17 @@ def test_a_subsets_mean_of_one_is_a_whole_dot(look_server, page):
     ).json_value()
     assert box["right"] - box["left"] > 4, box  # a dot, drawn
     assert box["svg_left"] <= box["left"] and box["right"] <= box["svg_right"], box  # all of it inside the drawing
+
+
+@pytest.mark.parametrize("path", ["judge", "team"])
+def test_a_lone_number_fields_buttons_sit_beside_its_number(look_server, page, path):
+    """At 1920 px the Judge page's "Sample size" and the Team page's "Annotators per example" stretched over the
+    page: their − / + sat ~1,100 px right of the number they change."""
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    page.goto(f"{look_server.url}/{path}")
+    field = page.locator(f'{FRESH} [data-testid="stNumberInput"]').first
+    expect()(field).to_be_visible(timeout=90_000)
+    settle(page)
+    number = field.locator("input").bounding_box()
+    plus = field.locator('[data-testid="stNumberInputStepUp"]').bounding_box()
+    assert plus["x"] + plus["width"] - number["x"] <= 300, (number, plus)

@@ -36,6 +36,7 @@ __all__ = [
     "LINK_COLOR",
     "MD_SHOWN",
     "MUTED",
+    "NUMBER_WIDTH",
     "ORANGE",
     "PINK",
     "SKY",
@@ -60,6 +61,10 @@ __all__ = [
     "theme_css",
     "within_budget",
 ]
+
+#: The width (px) of a number field standing alone on a page: its − / + stay beside the number (full width, at 1,920 px
+#: they sat 1,100 px from it).
+NUMBER_WIDTH = 240
 
 
 # The colours, defined once for every page (Review, Explainer, Claims, Label, Dashboard triage). They
