@@ -45,6 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     from ragviz.analysis.dashboard import families
     from ragviz.analysis.dashboard import figures as dashboard
     from ragviz.analysis.dashboard.rows import row_figures
+    from ragviz.analysis.labelsets.named import HUMAN
     from ragviz.data.labels import Change
     from ragviz.data.load import load
     from ragviz.store.label_store import LabelStore
@@ -63,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
         data = timed(
             "dashboard_data (given row figures)",
             args.runs,
-            lambda: dashboard.dashboard_data(dataset, "human", store, base=base),
+            lambda: dashboard.dashboard_data(dataset, HUMAN, store, base=base),
         )
         import pandas as pd
 
@@ -74,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         timed(
             "dashboard_data given base means",
             args.runs,
-            lambda: dashboard.dashboard_data(dataset, "human", store, base=base, base_means=means),
+            lambda: dashboard.dashboard_data(dataset, HUMAN, store, base=base, base_means=means),
         )
         ex = next(
             dataset.example(i)
@@ -83,12 +84,12 @@ def main(argv: list[str] | None = None) -> int:
         )
         store.record(ex.uid, "bench", [Change("utilized_keys", list(ex.labels.utilized_keys), [])])
         timed(
-            "dashboard_data after one decision", 1, lambda: dashboard.dashboard_data(dataset, "human", store, base=base)
+            "dashboard_data after one decision", 1, lambda: dashboard.dashboard_data(dataset, HUMAN, store, base=base)
         )
         timed(
             "... given base means",
             args.runs,
-            lambda: dashboard.dashboard_data(dataset, "human", store, base=base, base_means=means),
+            lambda: dashboard.dashboard_data(dataset, HUMAN, store, base=base, base_means=means),
         )
         view = dashboard.trace_view(data)
         timed("histogram counts", args.runs, lambda: dashboard.histogram_counts(view.records, view.chart_metrics))

@@ -12,7 +12,15 @@ imports: the CLI reads it while building its parser.
 
 from __future__ import annotations
 
-__all__ = ["APPROXIMATE_BELOW", "INTERVAL_COVERAGE", "MIN_AUDITED", "MIN_REVIEWED", "more_needed", "too_few_words"]
+__all__ = [
+    "APPROXIMATE_BELOW",
+    "INTERVAL_COVERAGE",
+    "MIN_AUDITED",
+    "MIN_EXAMPLES",
+    "MIN_REVIEWED",
+    "more_needed",
+    "too_few_words",
+]
 
 
 # Below this many audited examples (with a value on both sides) no corrected figure is said in plain words:
@@ -51,11 +59,21 @@ def more_needed(n_audited: int) -> int:
 MIN_REVIEWED = 10
 
 
-def too_few_words(n: int, minimum: int) -> str:
-    """What a figure says instead of an interval below its *minimum* (of reviewed / audited examples): the one
-    wording of every page, report and CLI output.
+# Below this many examples a subset's mean (the Dashboard's "Mean per subset", the report's subset means) gets no
+# interval and says :func:`too_few_words` (``what="examples"``) instead: the smallest n of
+# benchmarks/bench_mean_intervals.py (3, 5, 10, 20, 30, 50, 100 examples of a RAGBench subset, its stored scores)
+# from which the expanded percentile interval of every TRACe metric's mean covers at least 93 % (Wilson lower bound,
+# 7,000 samples a size; BENCHMARKS.md, "Subset means at small n").
+MIN_EXAMPLES = 20
+
+
+def too_few_words(n: int, minimum: int, what: str = "reviewed") -> str:
+    """What a figure says instead of an interval below its *minimum* (of reviewed / audited examples, or *what*):
+    the one wording of every page, report and CLI output.
 
     >>> too_few_words(6, 10)
     'too few reviewed to say (6 of 10)'
+    >>> too_few_words(5, 10, "examples")
+    'too few examples to say (5 of 10)'
     """
-    return f"too few reviewed to say ({n:,} of {minimum:,})"
+    return f"too few {what} to say ({n:,} of {minimum:,})"

@@ -205,15 +205,22 @@ def shard_scores():
     return list(dataset_trace_records(dataset)), dataset
 
 
-def _bootstrap_whole_matrix(values, n_resamples=2000, level=0.95, seed=0):
-    """The bootstrap as it was: one n_resamples x n matrix of indices."""
+def _bootstrap_whole_matrix(values, n_resamples=2000, level=0.95, seed=0, expanded=True):
+    """The bootstrap as it was: one n_resamples x n matrix of indices; *expanded*: each end moved away from the mean
+    by Hesterberg's sqrt(n / (n - 1)) t_(n-1) / z and kept in [0, 1] (what the app shows)."""
     import numpy as np
+    from scipy import stats as sps
 
     data = np.asarray(values, dtype=float)
     rng = np.random.default_rng(seed)
     means = data[rng.integers(0, len(data), size=(n_resamples, len(data)))].mean(axis=1)
     alpha = (1 - level) / 2
-    return np.quantile(means, [alpha, 1 - alpha])
+    low, high = np.quantile(means, [alpha, 1 - alpha])
+    if not expanded:
+        return low, high
+    n, mean = len(data), data.mean()
+    grow = (n / (n - 1)) ** 0.5 * sps.t.ppf(1 - alpha, n - 1) / sps.norm.ppf(1 - alpha)
+    return max(0.0, mean - grow * (mean - low)), min(1.0, mean + grow * (high - mean))
 
 
 @pytest.mark.parametrize("batch", [1 << 20, 5000, 1])

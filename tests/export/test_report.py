@@ -287,3 +287,15 @@ def test_annotators_count_only_the_loaded_examples_and_say_what_else_they_review
         assert f"<td>{who}</td><td class=num>{inside[who]}</td>" in method
     assert "Examples reviewed that are not in the loaded data, not counted here: " in method
     assert f"ana {outside['ana']}" in method
+
+
+def test_subset_means_below_the_minimum_say_too_few_instead_of_an_interval(sample_report):
+    """The sample's subsets hold 5-7 examples, under MIN_EXAMPLES (20): their means carry no interval (one from a
+    percentile bootstrap at n = 5 covered about 81 %, benchmarks/bench_mean_intervals.py); ALL's 22 keep one."""
+    _, text = sample_report
+    section = text[text.index("<h3>Mean per") :]
+    section = section[: section.index("</table>")]
+    rows = dict(re.findall(r"<tr><td>([a-zA-Z_]+)</td>(.*?)</tr>", section, re.S))
+    assert "too few examples to say (5 of 20)" in rows["medqa_sample"], rows.get("medqa_sample")
+    assert " – " not in rows["medqa_sample"]
+    assert "too few" not in rows["ALL"] and " – " in rows["ALL"]

@@ -1,15 +1,13 @@
 """Corrected estimates for a designed audit sample: the estimator that matches the design (uniform:
 :func:`ragviz.analysis.estimates.report.estimate_report`; stratified: :func:`~ragviz.analysis.audits.stratified.stratified_ppi_ci`
-over the strata of the column it was drawn by; active: :func:`~ragviz.analysis.audits.active.ipw_ppi_ci`, a uniform
-pilot's reviewed members joining as one audit at each example's chance of being in either,
-:math:`1 - (1 - n_p/N)(1 - \\pi_i)`, or as two batches where the pilot's chances were not kept), λ cross-fitted, and
-its interval: Student's t around the cross-fitted estimate for one active or stratified audit
-(:mod:`ragviz.analysis.estimates.student_t`; the stratified one :func:`~ragviz.analysis.audits.stratified_crossfit.shown_stratified`),
-the percentile-t bootstrap for a two-batch one or an audit too small to cross-fit, or the normal one when asked; every
-output says which.
-A partly reviewed active sample is the Poisson sample at the level of its first unreviewed member
-(:func:`reviewed_level`). *Effective sample size*: the people-only uniform audit as precise (at most the rows).
-*Saving*: the uniform PPI++ audit of equal variance (:func:`uniform_equivalent`, never below
+over the strata it was drawn by; active: :func:`~ragviz.analysis.audits.active.ipw_ppi_ci`, a uniform pilot's reviewed
+members joining at each example's chance of being in either, :math:`1 - (1 - n_p/N)(1 - \\pi_i)`, or as two batches
+where the pilot's chances were not kept), λ cross-fitted, and its interval: Student's t around the cross-fitted
+estimate for one active or stratified audit (:mod:`ragviz.analysis.estimates.student_t`,
+:func:`~ragviz.analysis.audits.stratified_crossfit.shown_stratified`), the percentile-t bootstrap for a two-batch one or
+an audit too small to cross-fit, or the normal one when asked; every output says which. A partly reviewed active
+sample is the Poisson sample at the level of its first unreviewed member (:func:`reviewed_level`). *Saving*: the
+uniform PPI++ audit of equal variance (:func:`uniform_equivalent`, never below
 :data:`ragviz.analysis.coverage.MIN_AUDITED`) minus the examples audited, in examples and people-hours.
 """
 

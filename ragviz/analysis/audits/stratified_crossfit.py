@@ -1,17 +1,14 @@
 """The stratified design's PPI++ with a cross-fitted :math:`\\lambda` (issue 36 item 5, as
-:mod:`ragviz.analysis.estimates.crossfit` does for a uniform audit), and the interval shown for it. With bounds,
-:func:`~ragviz.analysis.audits.stratified.stratified_ppi_ci` tunes one λ on the whole audit; cross-fitted, the audited
+:mod:`ragviz.analysis.estimates.crossfit` does for a uniform audit), and the interval shown for it. The audited
 examples are cut into *K* seeded folds and example *i* of stratum *h* is weighted with the :math:`\\lambda_{-k(i)}`
-tuned, by the same rule, on the other folds:
+tuned, by :func:`~ragviz.analysis.audits.stratified.stratified_ppi_ci`'s rule, on the other folds:
 
 .. math:: \\hat\\theta_{cf} = \\sum_h w_h \\frac1{n_h} \\sum_{i \\in h} R_i, \\qquad
           R_i = Y_i - \\lambda_{-k(i)}(\\hat Y_i - \\bar{\\hat Y}^u_h)
 
-(a stratum audited in full: its exact mean). With every :math:`\\lambda_{-k}` equal it is the tuned estimate
-(``benchmarks/bench_lambda.py --design stratified`` measures the bias either way). Its interval
-(:func:`shown_stratified`, the one function the app, the CLI and the report call): Student's t from the out-of-fold
-residuals :math:`R_i` (:func:`crossfit_stratified`), as the uniform design's t; or, asked for, the tuned λ's
-bootstrap-t or normal interval moved to the cross-fitted estimate (:func:`crossfitted_stratified`).
+(a stratum audited in full: its exact mean). Its interval (:func:`shown_stratified`, the one function the app, the
+CLI and the report call): Student's t from the out-of-fold residuals :math:`R_i` (:func:`crossfit_stratified`); or,
+asked for, the tuned λ's bootstrap-t or normal interval moved to the cross-fitted estimate (:func:`crossfitted_stratified`).
 """
 
 from __future__ import annotations

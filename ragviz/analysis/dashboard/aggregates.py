@@ -36,7 +36,8 @@ def subset_means(
 ) -> list[dict[str, Any]]:
     """Mean and 95% bootstrap interval (:func:`ragviz.analysis.stats.bootstrap_mean_cis`) of each
     metric per subset (sorted, then ``ALL`` when there are several), null values (``None``, NaN) left
-    out. *records*: dicts (grouped by *group_of*, default their ``dataset``) or a
+    out. Below :data:`~ragviz.analysis.coverage.MIN_EXAMPLES` values a row has no interval and ``too_few`` holds
+    the words said instead (``None`` otherwise). *records*: dicts (grouped by *group_of*, default their ``dataset``) or a
     ``pandas.DataFrame`` with a ``dataset`` column. (:attr:`SubsetMeans.rows` of :func:`subset_mean_state`.)"""
     return subset_mean_state(records, metrics, n_resamples, group_of).rows
 
@@ -154,7 +155,10 @@ def _mean_rows(
         for k, m in enumerate(metrics):
             ci = drawn[k] if k in drawn else None
             n, mean, low, high = (ci.n, ci.mean, ci.low, ci.high) if ci else sums.interval(members, k)  # type: ignore[union-attr]
-            out.append({"dataset": name, "metric": m, "mean": mean, "low": low, "high": high, "n": n})
+            too_few = ci.too_few if ci else None
+            out.append(
+                {"dataset": name, "metric": m, "mean": mean, "low": low, "high": high, "n": n, "too_few": too_few}
+            )
     return out
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ragviz.analysis.coverage import MIN_REVIEWED, too_few_words
 from ragviz.analysis.team.alpha import ALPHA_KINDS, Alpha, alphas_of_counts, example_sums, unit_runs
 from ragviz.analysis.team.gold import ADJUDICATED, AGREED, UNIT_KINDS, ExampleRound
 from ragviz.analysis.team.table import RoundTable
@@ -20,20 +21,33 @@ __all__ = ["AnnotatorFigures", "Share", "TeamFigures", "table_alpha", "team_figu
 
 @dataclass(frozen=True)
 class Share:
-    """How many of *n* sentence labels were equal."""
+    """How many of *n* sentence labels were equal, over how many *examples*."""
 
     equal: int = 0
     n: int = 0
+    examples: int = 0
 
     @property
     def value(self) -> float | None:
         return self.equal / self.n if self.n else None
 
-    def add(self, equal: int, n: int) -> Share:
-        return Share(self.equal + equal, self.n + n)
+    @property
+    def too_few(self) -> str | None:
+        """The words said beside the share below :data:`~ragviz.analysis.coverage.MIN_REVIEWED` examples (the
+        unit of the judge-vs-people figures: an example's sentence labels are made together), else ``None``.
+
+        >>> Share(5, 6, 2).too_few, Share(50, 60, 10).too_few
+        ('too few reviewed to say (2 of 10)', None)
+        """
+        return too_few_words(self.examples, MIN_REVIEWED) if self.n and self.examples < MIN_REVIEWED else None
+
+    def add(self, equal: int, n: int, examples: int = 0) -> Share:
+        return Share(self.equal + equal, self.n + n, self.examples + examples)
 
     def text(self) -> str:
-        return "—" if self.value is None else f"{self.value:.0%} of {self.n:,}"
+        if self.value is None:
+            return "—"
+        return f"{self.value:.0%} of {self.n:,}" + (f", {self.too_few}" if self.too_few else "")
 
 
 @dataclass(frozen=True)
@@ -50,7 +64,9 @@ class AnnotatorFigures:
 
     def as_dict(self) -> dict[str, Any]:
         def shares(d: Mapping[str, Share]) -> dict[str, Any]:
-            return {k: {"agreement": s.value, "n": s.n} for k, s in d.items()}
+            return {
+                k: {"agreement": s.value, "n": s.n, "examples": s.examples, "too_few": s.too_few} for k, s in d.items()
+            }
 
         return {
             "decided": self.decided,
@@ -100,6 +116,7 @@ def _compared_shares(rounds: Iterable[ExampleRound], acc: dict[str, dict[str, di
         runs = unit_runs(r.units)
         agreed: dict[str, tuple[int, int]] | None = None  # the counts of two equal rows, once per example
         for who, mine in r.values.items():
+            seen: set[tuple[str, str]] = set()  # (target, kind) counted for this example: each example once
             targets: list[tuple[str, Sequence[Any] | None]] = [("gold", r.gold_values), ("judge", r.judge_values)]
             targets += [("others", v) for other, v in r.values.items() if other != who]
             for what, theirs in targets:
@@ -110,7 +127,9 @@ def _compared_shares(rounds: Iterable[ExampleRound], acc: dict[str, dict[str, di
                     agreed = agreed if agreed is not None else _kind_counts(runs)
                 counts = agreed if mine == theirs and agreed is not None else _compare(mine, theirs, runs)
                 for kind, (e, n) in counts.items():
-                    bucket[kind] = bucket.get(kind, Share()).add(e, n)
+                    first = n > 0 and (what, kind) not in seen
+                    seen.add((what, kind))
+                    bucket[kind] = bucket.get(kind, Share()).add(e, n, int(first))
 
 
 def _column_shares(table: RoundTable, acc: dict[str, dict[str, dict[str, Share]]]) -> None:
@@ -130,11 +149,14 @@ def _column_shares(table: RoundTable, acc: dict[str, dict[str, dict[str, Share]]
     for what, k in times.items():
         made = np.bincount(whose, weights=k, minlength=len(names)) > 0
         per_kind = [np.bincount(whose, weights=table.units[pos, j] * k, minlength=len(names)) for j in range(4)]
+        examples = [
+            np.bincount(whose, weights=(table.units[pos, j] > 0) & (k > 0), minlength=len(names)) for j in range(4)
+        ]
         for c in np.flatnonzero(made).tolist():
             bucket = acc[names[c]][what]
             for j, kind in enumerate(UNIT_KINDS):
                 n = int(round(per_kind[j][c]))
-                bucket[kind] = bucket.get(kind, Share()).add(n, n)
+                bucket[kind] = bucket.get(kind, Share()).add(n, n, int(round(examples[j][c])))
 
 
 def _alpha_at(table: RoundTable, at: Sequence[int], n_boot: int) -> dict[str, Alpha]:

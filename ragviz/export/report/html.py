@@ -267,7 +267,11 @@ def distributions_html(c: ReportContent, svgs: dict[str, str]) -> str:
         row = [_e(group), f"{first['n']:,}"]
         for m in metrics:
             r = cells.get((group, m))
-            row.append("—" if r is None else f'{_num(r["mean"])}<span class="ci">{_ci(r["low"], r["high"])}</span>')
+            row.append(
+                "—"
+                if r is None
+                else f'{_num(r["mean"])}<span class="ci">{_ci(r["low"], r["high"], why=r.get("too_few"))}</span>'
+            )
         rows.append(row)
     out.append(f"<h3>Mean per {_e(c.group_title)} (95% bootstrap interval)</h3>")
     out.append(

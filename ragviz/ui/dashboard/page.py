@@ -20,6 +20,7 @@ from ragviz.analysis.agreement import (
     AnnotatorAgreement,
     kappa_matrix,
 )
+from ragviz.analysis.coverage import MIN_REVIEWED, too_few_words
 from ragviz.analysis.dashboard.annotator_tables import fleiss_shown, pair_rows
 from ragviz.analysis.dashboard.families import FAMILY_TITLES, RETRIEVAL, TONIC, TRACE, FamilyView, chart_means
 from ragviz.analysis.dashboard.figures import (
@@ -37,6 +38,7 @@ from ragviz.metrics.retrieval import DEFAULT_KS, parse_ks
 from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.ui.core import chart_specs, charts, render
 from ragviz.ui.core.label_link import LABELS_PARAM, keep_in_url, labels_from_url
+from ragviz.ui.dashboard.means import means_table, no_interval_words
 
 __all__ = [
     "AGAINST_KEY",
@@ -50,8 +52,7 @@ __all__ = [
     "family_header",
     "family_picker",
     "judge_agreement",
-    "means_table",
-    "no_interval_words",
+    "too_few_kappa_cell",
     "triage",
 ]
 
@@ -147,51 +148,6 @@ def family_figures(
         st.dataframe(means_table(view.means), hide_index=True, width="stretch", column_config=_three_decimals(["mean"]))
 
 
-def _no_interval(row: Mapping[str, Any]) -> bool:
-    return row.get("mean") is not None and row.get("low") is None
-
-
-def no_interval_words(rows: Sequence[Mapping[str, Any]]) -> str:
-    """What the rings of the subset-means chart say (the means without an interval), ``""`` when every mean has one.
-
-    >>> no_interval_words([{"dataset": "med", "metric": "adherence", "mean": 1.0, "low": None, "n": 5}])
-    'Ring: no interval. Every example of the subset has the same value (or it has one), and resampling equal values says nothing: med adherence (5 examples, all 1.000).'
-    """
-    shown = [
-        f"{render.md_escape(str(r['dataset']))} {render.md_escape(str(r['metric']))} "
-        + (f"(1 example, {r['mean']:.3f})" if r.get("n") == 1 else f"({r.get('n')} examples, all {r['mean']:.3f})")
-        for r in rows
-        if _no_interval(r)
-    ]
-    if not shown:
-        return ""
-    return (
-        "Ring: no interval. Every example of the subset has the same value (or it has one), and resampling equal "
-        f"values says nothing: {'; '.join(shown)}."
-    )
-
-
-def means_table(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
-    """The subset means as the table under the chart shows them: the interval in words (``"none: all 5 equal"``
-    where there is none, never ``None``)."""
-
-    def interval(r: Mapping[str, Any]) -> str:
-        if r.get("mean") is None:
-            return "no values"
-        if _no_interval(r):
-            return "none: one example" if r.get("n") == 1 else f"none: all {r.get('n')} equal"
-        return f"{r['low']:.3f} – {r['high']:.3f}"
-
-    return pd.DataFrame(
-        [
-            {"subset": r["dataset"], "metric": r["metric"], "n": r.get("n"), "mean": r.get("mean"),
-             "95% interval": interval(r)}
-            for r in rows
-        ],
-        columns=["subset", "metric", "n", "mean", "95% interval"],
-    )  # fmt: skip
-
-
 def judge_agreement(
     agreement: Agreement, scatter: list[dict[str, Any]], against: LabelSelection, downloads: bool
 ) -> None:
@@ -285,16 +241,37 @@ def annotator_agreement(raters: AnnotatorAgreement, downloads: bool, names: bool
         "Fleiss' κ over the examples every annotator decided on. "
         + ", ".join(f"{render.md_escape(a)}: {raters.n_examples[a]:,} examples" for a in raters.annotators)  # md: ours
     )
-    spec = chart_specs.chart_spec(charts.kappa_matrix_chart, kappa_matrix(raters.pairs), SENTENCE_LABELS)
+    few = [p for p in raters.pairs if p.n_examples < MIN_REVIEWED]
+    if few:
+        st.caption(
+            f"A pair that shared fewer than {MIN_REVIEWED} examples gets no κ: too few to say (its cell grey, "
+            "n = shared of the minimum)."
+        )
+    rows = [too_few_kappa_cell(r) for r in kappa_matrix(raters.pairs)]
+    spec = chart_specs.chart_spec(charts.kappa_matrix_chart, rows, SENTENCE_LABELS)
     chart_specs.show_spec(spec, "annotator-kappa", "dashboard.kappa", downloads=downloads)
     st.dataframe(pd.DataFrame(fleiss_shown(raters.overall)), hide_index=True, width="stretch")
     with st.expander("Every pair as a table"):
-        st.dataframe(
-            pd.DataFrame(pair_rows(raters.pairs)),
-            hide_index=True,
-            width="stretch",
-            column_config=_three_decimals(["Cohen's κ"]),
-        )
+        pairs = pd.DataFrame(pair_rows(raters.pairs))
+        if few:  # the figure of a few shared examples is not shown as if it said something
+            small = pairs["shared examples"] < MIN_REVIEWED
+            pairs["Cohen's κ"] = pairs["Cohen's κ"].where(~small, None)
+            pairs["state"] = [
+                too_few_words(n, MIN_REVIEWED) if n < MIN_REVIEWED else "" for n in pairs["shared examples"]
+            ]
+        st.dataframe(pairs, hide_index=True, width="stretch", column_config=_three_decimals(["Cohen's κ"]))
+
+
+def too_few_kappa_cell(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A κ-matrix cell (:func:`ragviz.analysis.agreement.kappa_matrix`) as shown: below the minimum of shared
+    examples no κ (a grey cell saying "too few") and the shared count against the minimum.
+
+    >>> too_few_kappa_cell({"kappa": 1.0, "kappa_text": "1.00", "n_text": "n=3 ex.", "n_examples": 3})["n_text"]
+    'n=3 of 10'
+    """
+    if row["n_examples"] >= MIN_REVIEWED:
+        return dict(row)
+    return {**row, "kappa": None, "kappa_text": "too few", "n_text": f"n={row['n_examples']} of {MIN_REVIEWED}"}
 
 
 def baselines(table: list[dict[str, Any]] | None) -> None:

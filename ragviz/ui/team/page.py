@@ -12,6 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from ragviz.analysis.agreement import AnnotatorAgreement
+from ragviz.analysis.coverage import MIN_REVIEWED
 from ragviz.analysis.team.alpha import Alpha
 from ragviz.analysis.team.dashboard import TeamFigures, team_figures
 from ragviz.analysis.team.kappas import table_kappas
@@ -203,7 +204,9 @@ def assign_panel(ds: Any, who: str, progress: Progress) -> None:
 
 
 def _share(value: Any) -> str:
-    return "—" if value is None or value.value is None else f"{value.value:.0%}"
+    if value is None or value.value is None:
+        return "—"
+    return f"{value.value:.0%}, {value.too_few}" if value.too_few else f"{value.value:.0%}"
 
 
 def _alpha_rows(alphas: dict[str, Alpha], version: str | None = None) -> list[dict[str, Any]]:
@@ -244,8 +247,9 @@ def annotator_dashboard(data: TeamData) -> None:
         rows.append(row)
     st.caption(
         "Agreement: the share of sentence labels equal to the gold labels, to each other annotator's (pairs), and "
-        "to the judge's, per label kind (supporting: the supporting keys of a response sentence, as a set)."
-    )
+        "to the judge's, per label kind (supporting: the supporting keys of a response sentence, as a set). "
+        f"A share from fewer than {MIN_REVIEWED} examples says so: an example's labels are made together."
+    )  # md: ours
     if rows:
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="team-dashboard")
     else:

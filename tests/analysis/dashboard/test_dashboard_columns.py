@@ -170,7 +170,17 @@ def _per_example_dashboard(dataset: Dataset, against: str, store: LabelStore, to
     for name, rows in subset_groups(records, lambda r: r["dataset"]):
         for m in TRACE_METRICS:
             ci = stats.bootstrap_mean_ci([r[m] for r in rows if r[m] is not None], n_resamples=1000)
-            means.append({"dataset": name, "metric": m, "mean": ci.mean, "low": ci.low, "high": ci.high, "n": ci.n})
+            means.append(
+                {
+                    "dataset": name,
+                    "metric": m,
+                    "mean": ci.mean,
+                    "low": ci.low,
+                    "high": ci.high,
+                    "n": ci.n,
+                    "too_few": ci.too_few,
+                }
+            )
     items = [(i, examples[i], current.labels.get(i)) for i in examples]
     reviewed = resolve_label_set(dataset, against, store, scope="reviewed", examples=examples)
     return {

@@ -91,3 +91,16 @@ def test_progress_and_dashboard_figures_match_a_hand_count(round_store):
     assert by["cy"].with_gold["relevant"].n == len(ex[0].context_keys())  # gold exists on example 0 only so far
     assert figures.n_agreed == 1 and figures.n_waiting == 1 and figures.n_ready == 2
     assert figures.alpha["relevant"].alpha is not None and figures.alpha["relevant"].alpha < 1
+
+
+def test_each_share_counts_its_examples_once_and_says_too_few_below_the_minimum(round_store):
+    """A share over 2 examples read 100 % as surely as one over 200: it now counts its examples (an example compared
+    with two other annotators once, not twice) and says "too few reviewed to say (N of 10)" below MIN_REVIEWED."""
+    ds, store, _ = round_store
+    by = {a.name: a for a in team_figures(team_round(ds, store), {}, n_boot=100).annotators}
+    cy = by["cy"]
+    assert cy.with_others["relevant"].examples == 2  # examples 0 and 1, each compared with ana and bo
+    assert cy.with_gold["relevant"].examples == 1 and by["ana"].with_judge["relevant"].examples == 3
+    assert cy.with_others["relevant"].too_few == "too few reviewed to say (2 of 10)"
+    assert cy.as_dict()["with_others"]["relevant"]["too_few"] == "too few reviewed to say (2 of 10)"
+    assert cy.with_others["relevant"].text().endswith(", too few reviewed to say (2 of 10)")

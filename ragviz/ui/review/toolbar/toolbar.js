@@ -51,6 +51,9 @@ function button(b, old) {
   node.disabled = !!b.disabled;
   if (b.help) node.title = b.help;
   else node.removeAttribute("title");
+  const drawn = b.label + "\u0000" + (b.shortcut || "");
+  if (node.dataset.drawn === drawn) return node;  // the same label and key as drawn: nothing to rebuild
+  node.dataset.drawn = drawn;
   const label = el("span", "rv-tb-label", b.label);
   if (b.shortcut) {
     node.setAttribute("aria-keyshortcuts", b.shortcut);
