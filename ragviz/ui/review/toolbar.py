@@ -25,7 +25,9 @@ __all__ = [
     "KEY",
     "NAME",
     "ToolbarButton",
+    "KEYS_KEY",
     "apply_presses",
+    "listen_early",
     "navigation_bar",
     "queue_press",
     "toolbar",
@@ -36,13 +38,17 @@ ASSETS = Path(__file__).with_name("toolbar")
 NAME = "ragviz.review_toolbar"  # <project>.<component> of the manifest ragviz/pyproject.toml
 KEY = "review.toolbar"
 EVENTS = "review.toolbar.events"  # the buttons pressed since the last run, oldest first
+KEYS_KEY = (
+    "review.toolbar.keys"  # the hidden element that listens before the bar is drawn (class st-key-review-toolbar-keys)
+)
 ACTIONS = "review.toolbar.actions"  # button id -> what it does, as the last drawn bar said (enabled buttons only)
 
 
 @dataclass(frozen=True)
 class ToolbarButton:
     """One button of the bar: *id* names it in a press, *shortcut* is its key (``None``: none); *aside*: an action
-    used now and then, drawn at the row's right end."""
+    used now and then, drawn at the row's right end; *short*: the words it shows where the bar is narrow (its name
+    stays *label*)."""
 
     id: str
     label: str
@@ -51,6 +57,7 @@ class ToolbarButton:
     primary: bool = False
     help: str | None = None
     aside: bool = False
+    short: str | None = None
 
 
 _component = register_component(NAME, ASSETS, "toolbar.js", "toolbar.css")
@@ -76,6 +83,16 @@ def apply_presses() -> None:
         action = (st.session_state.get(ACTIONS) or {}).get(name)
         if action is not None:
             action()
+
+
+def listen_early(editable: bool = True, preload: Sequence[str] = ()) -> None:
+    """The bar's script, hidden, at the top of the page (before its slow part): it listens for the bar's shortcuts
+    before the bar is drawn and presses the ones pressed meanwhile once it is (a J pressed as the page opens is not
+    lost), and asks the browser early for *preload* (files served under ``/_stcore/bidi-components/``, e.g.
+    ``ragviz.sentence_editor/editor.js``): the components' scripts are fetched while the server still works on the
+    page instead of after it (issue 38). Without *editable* only K and J are shortcuts, as on the bar."""
+    shortcuts = ["K", "J", "N", "A", "Z"] if editable else ["K", "J"]
+    _component(key=KEYS_KEY, data={"kind": "keys", "shortcuts": shortcuts, "preload": list(preload)})
 
 
 def toolbar(buttons: Sequence[ToolbarButton], actions: Mapping[str, Callable[[], Any]], hint: str | None) -> None:
@@ -130,10 +147,15 @@ def navigation_bar(
         if flags and on_normalize is not None:
             n = sum(1 for p in flags if p.kind in MECHANICAL_KINDS)
             label = f"Normalize labels ({n} mechanical fix{'es' if n != 1 else ''})"
-            buttons.append(ToolbarButton("normalize", label, disabled=not n, help=NORMALIZE_HELP, aside=True))
+            short = f"Normalize ({n})"
+            buttons.append(
+                ToolbarButton("normalize", label, disabled=not n, help=NORMALIZE_HELP, aside=True, short=short)
+            )
             actions["normalize"] = on_normalize
     if rejudge_help is not None and on_rejudge is not None:
-        buttons.append(ToolbarButton("rejudge", "Re-judge this example", help=rejudge_help, aside=True))
+        buttons.append(
+            ToolbarButton("rejudge", "Re-judge this example", help=rejudge_help, aside=True, short="Re-judge")
+        )
         actions["rejudge"] = on_rejudge
     toolbar(buttons, actions, (f"Z: undo {undo_hint}" if undo_hint else "Z: nothing to undo") if editable else None)
 
