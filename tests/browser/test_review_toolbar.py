@@ -1,0 +1,123 @@
+"""The Review page's navigation bar (ragviz/ui/review/toolbar.js) as a person meets it while the page opens and in a
+1280 px window (issue 38): a shortcut pressed before the bar is drawn is not lost, and the bar is one row.
+
+The first test runs the bar's real script in chromium on a blank page (served by Playwright's router), mounted as
+Streamlit mounts it, so the order "key pressed, then bar drawn" is certain rather than a race with the server.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from ragviz.ui.review import toolbar
+from tests.browser_wait import expect, open_review
+
+pytestmark = pytest.mark.browser
+
+ORIGIN = "http://rv.test"
+SCRIPT = f"{ORIGIN}/_stcore/bidi-components/{toolbar.NAME}/toolbar.js"
+BAR = {
+    "kind": "toolbar",
+    "buttons": [
+        {"id": "prev", "label": "◀ Previous", "shortcut": "K", "disabled": True},
+        {"id": "next", "label": "Next ▶", "shortcut": "J", "disabled": False},
+        {"id": "accept", "label": "Accept as shown", "shortcut": "A", "disabled": False, "primary": True},
+    ],
+    "hint": "Z: nothing to undo",
+}
+
+MOUNT_JS = """async ([script, data, slot]) => {
+  const mod = await import(script);
+  window.sent = window.sent || [];
+  const parent = document.getElementById(slot);
+  mod.default({ data, parentElement: parent, setTriggerValue: (name, value) => window.sent.push([slot, name, value]) });
+}"""
+
+
+@pytest.fixture
+def blank_page(chromium_browser):
+    """A page of its own origin with two slots (the hidden "keys" element and the bar) and a text field; the bar's
+    script served from the package as Streamlit serves it, any other component file empty."""
+    context = chromium_browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    js = (Path(toolbar.ASSETS) / "toolbar.js").read_text(encoding="utf-8")
+
+    def serve(route) -> None:
+        url = route.request.url
+        if url == SCRIPT:
+            route.fulfill(status=200, content_type="text/javascript", body=js)
+        elif url.endswith((".js", ".css")):
+            route.fulfill(status=200, content_type="text/javascript" if url.endswith(".js") else "text/css", body="")
+        else:
+            body = '<!doctype html><div id="keys"></div><div id="bar"></div><input id="field" aria-label="field">'
+            route.fulfill(status=200, content_type="text/html", body=body)
+
+    page.route(f"{ORIGIN}/**", serve)
+    page.goto(f"{ORIGIN}/review")
+    yield page
+    context.close()
+
+
+def test_a_shortcut_pressed_before_the_bar_is_drawn_is_pressed_once_it_is(blank_page):
+    page = blank_page
+    keys = {"kind": "keys", "shortcuts": ["K", "J", "N", "A", "Z"], "preload": ["ragviz.sentence_editor/editor.js"]}
+    page.evaluate(MOUNT_JS, [SCRIPT, keys, "keys"])
+    page.keyboard.press("k")  # Previous: disabled on the bar that comes, so dropped then
+    page.keyboard.press("x")  # no shortcut
+    page.locator("#field").press("j")  # typed into a text field: not a shortcut
+    page.evaluate("() => document.activeElement.blur()")
+    page.keyboard.press("j")
+    assert page.evaluate("() => window.sent || []") == []  # nothing to press yet: no bar
+    assert page.locator("#field").input_value() == "j"
+
+    page.evaluate(MOUNT_JS, [SCRIPT, BAR, "bar"])
+    expect()(page.locator(".rv-toolbar button[data-id=next]")).to_be_visible()
+    assert page.evaluate("() => window.sent") == [["bar", "press", {"id": "next"}]]  # the J, once; K dropped
+
+    page.keyboard.press("a")  # with the bar drawn, a shortcut presses at once
+    assert page.evaluate("() => window.sent")[-1] == ["bar", "press", {"id": "accept"}]
+    assert len(page.evaluate("() => window.sent")) == 2
+    # the editor's script was asked for early, beside the bar's own (served files, not inline)
+    preload = page.evaluate("() => [...document.querySelectorAll('link[rel=modulepreload]')].map((l) => l.href)")
+    assert preload == [f"{ORIGIN}/_stcore/bidi-components/ragviz.sentence_editor/editor.js"]
+
+
+def test_keys_pressed_while_no_keys_element_is_on_the_page_are_not_queued(blank_page):
+    """Another page of the app (no "keys" element, no bar): J does nothing, and is not pressed later on Review."""
+    page = blank_page
+    keys = {"kind": "keys", "shortcuts": ["J"], "preload": []}
+    page.evaluate(MOUNT_JS, [SCRIPT, keys, "keys"])
+    page.evaluate("() => document.getElementById('keys').remove()")  # the person went to another page
+    page.keyboard.press("j")
+    page.evaluate(MOUNT_JS, [SCRIPT, BAR, "bar"])
+    expect()(page.locator(".rv-toolbar button[data-id=next]")).to_be_visible()
+    assert page.evaluate("() => window.sent") == []
+
+
+def test_the_bar_is_one_row_in_a_1280_px_window_with_the_sidebar_open(streamlit_server, chromium_browser):
+    context = chromium_browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    try:
+        open_review(page, f"{streamlit_server.url}/review?id=ml-vs-programming")
+        expect()(page.get_by_test_id("stSidebar")).to_be_visible()
+        boxes = page.evaluate(
+            """() => [...document.querySelectorAll('.rv-toolbar button, .rv-undo-hint')].map((e) => {
+                 const r = e.getBoundingClientRect(); return [e.dataset.id || 'hint', r.top, r.bottom]; })"""
+        )
+        ids = [b[0] for b in boxes]
+        assert {"prev", "next", "next_unreviewed", "accept", "undo", "reset", "hint", "rejudge"} <= set(ids), ids
+        top = min(b[1] for b in boxes)
+        bottom = max(b[2] for b in boxes)
+        assert bottom - top < 48, boxes  # one row of 40 px buttons, the hint centred in it
+        expect()(page.locator(".rv-undo-hint")).to_have_text("Z: nothing to undo")
+        # where the bar is narrow, Re-judge shows its short words but keeps its whole name
+        rejudge = page.get_by_role("button", name="Re-judge this example")
+        expect()(rejudge).to_be_visible()
+        expect()(rejudge).to_have_text(re.compile(r"^Re-judge$"), use_inner_text=True)
+    finally:
+        context.close()
