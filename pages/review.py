@@ -27,8 +27,6 @@ from ragviz.ui.review.moves import accept, go, go_next_unreviewed, normalize_lab
 from ragviz.ui.team import queue as team_queue
 
 state.require_app_shell()
-editor_files = (f"{sentence_editor.NAME}/editor.js", f"{sentence_editor.NAME}/editor.css")
-toolbar.listen_early(not hide_review_editing(), editor_files)  # first: the components' scripts load meanwhile
 toolbar.apply_presses()  # the navigation bar's buttons pressed since the last run (as a button's on_click)
 sentence_editor.apply_events(state.dataset(), state.annotator())  # clicks on the text since the last run
 page = state.require_data()  # (shows the warning of a click the store refused just now)

@@ -1,8 +1,9 @@
 """The Review page's navigation bar (ragviz/ui/review/toolbar.js) as a person meets it while the page opens and in a
 1280 px window (issue 38): a shortcut pressed before the bar is drawn is not lost, and the bar is one row.
 
-The first test runs the bar's real script in chromium on a blank page (served by Playwright's router), mounted as
-Streamlit mounts it, so the order "key pressed, then bar drawn" is certain rather than a race with the server.
+The first tests run the bar's real script in chromium on a blank page (served by Playwright's router) that holds the
+page's early element as Streamlit draws it, the bar then mounted as Streamlit mounts it: the order "key pressed, then
+bar drawn" is certain rather than a race with the server.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from ragviz.ui.review import toolbar
+from ragviz.ui.review import sentence_editor, toolbar
 from tests.browser_wait import expect, open_review
 
 pytestmark = pytest.mark.browser
@@ -35,37 +36,42 @@ MOUNT_JS = """async ([script, data, slot]) => {
   const parent = document.getElementById(slot);
   mod.default({ data, parentElement: parent, setTriggerValue: (name, value) => window.sent.push([slot, name, value]) });
 }"""
+PRELOAD = [f"_stcore/bidi-components/{sentence_editor.NAME}/editor.js", "static/js/BidiComponent.test.js"]
 
 
 @pytest.fixture
 def blank_page(chromium_browser):
-    """A page of its own origin with two slots (the hidden "keys" element and the bar) and a text field; the bar's
-    script served from the package as Streamlit serves it, any other component file empty."""
+    """A Review page of its own origin: the page's early element (toolbar.early_html, as Streamlit draws it), a slot
+    for the bar and a text field; the bar's script served from the package as Streamlit serves it, any other file
+    empty."""
     context = chromium_browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
     page.set_default_timeout(20_000)
     js = (Path(toolbar.ASSETS) / "toolbar.js").read_text(encoding="utf-8")
+    asked: list[str] = []
 
     def serve(route) -> None:
         url = route.request.url
+        asked.append(url)
         if url == SCRIPT:
             route.fulfill(status=200, content_type="text/javascript", body=js)
         elif url.endswith((".js", ".css")):
             route.fulfill(status=200, content_type="text/javascript" if url.endswith(".js") else "text/css", body="")
         else:
-            body = '<!doctype html><div id="keys"></div><div id="bar"></div><input id="field" aria-label="field">'
+            early = toolbar.early_html(True, "", PRELOAD)
+            body = f'<!doctype html>{early}<div id="bar"></div><input id="field" aria-label="field">'
             route.fulfill(status=200, content_type="text/html", body=body)
 
     page.route(f"{ORIGIN}/**", serve)
     page.goto(f"{ORIGIN}/review")
+    page.evaluate("async (script) => { await import(script); }", SCRIPT)  # the early element's request, evaluated
+    page.asked = asked  # type: ignore[attr-defined]
     yield page
     context.close()
 
 
 def test_a_shortcut_pressed_before_the_bar_is_drawn_is_pressed_once_it_is(blank_page):
     page = blank_page
-    keys = {"kind": "keys", "shortcuts": ["K", "J", "N", "A", "Z"], "preload": ["ragviz.sentence_editor/editor.js"]}
-    page.evaluate(MOUNT_JS, [SCRIPT, keys, "keys"])
     page.keyboard.press("k")  # Previous: disabled on the bar that comes, so dropped then
     page.keyboard.press("x")  # no shortcut
     page.locator("#field").press("j")  # typed into a text field: not a shortcut
@@ -81,21 +87,32 @@ def test_a_shortcut_pressed_before_the_bar_is_drawn_is_pressed_once_it_is(blank_
     page.keyboard.press("a")  # with the bar drawn, a shortcut presses at once
     assert page.evaluate("() => window.sent")[-1] == ["bar", "press", {"id": "accept"}]
     assert len(page.evaluate("() => window.sent")) == 2
-    # the editor's script was asked for early, beside the bar's own (served files, not inline)
-    preload = page.evaluate("() => [...document.querySelectorAll('link[rel=modulepreload]')].map((l) => l.href)")
-    assert preload == [f"{ORIGIN}/_stcore/bidi-components/ragviz.sentence_editor/editor.js"]
 
 
-def test_keys_pressed_while_no_keys_element_is_on_the_page_are_not_queued(blank_page):
-    """Another page of the app (no "keys" element, no bar): J does nothing, and is not pressed later on Review."""
+def test_the_early_element_asks_for_the_next_files_before_the_components_are_mounted(blank_page):
+    """The editor's script and Streamlit's component loader are asked for by the page's first element, and the bar's
+    own script with them (Streamlit would ask for each only once it mounts the component, after the run)."""
     page = blank_page
-    keys = {"kind": "keys", "shortcuts": ["J"], "preload": []}
-    page.evaluate(MOUNT_JS, [SCRIPT, keys, "keys"])
-    page.evaluate("() => document.getElementById('keys').remove()")  # the person went to another page
+    links = page.evaluate("() => [...document.querySelectorAll('link')].map((l) => [l.rel, l.href])")
+    assert links == [["modulepreload", f"{ORIGIN}/{PRELOAD[0]}"], ["modulepreload", f"{ORIGIN}/{PRELOAD[1]}"]]
+    assert SCRIPT in page.asked  # type: ignore[attr-defined]
+
+
+def test_keys_pressed_once_the_review_page_is_left_are_not_queued(blank_page):
+    """Another page of the app (the early element gone, no bar): J does nothing, and is not pressed later."""
+    page = blank_page
+    page.evaluate("() => document.querySelector('script[data-rv-early]').remove()")  # the person went elsewhere
     page.keyboard.press("j")
     page.evaluate(MOUNT_JS, [SCRIPT, BAR, "bar"])
     expect()(page.locator(".rv-toolbar button[data-id=next]")).to_be_visible()
     assert page.evaluate("() => window.sent") == []
+
+
+def test_presentation_mode_queues_only_the_moves():
+    """Without editing (presentation mode) only K and J wait for the bar: no key can ask for an editing action."""
+    assert 'data-shortcuts="KJ"' in toolbar.early_html(False, "", [])
+    assert 'data-shortcuts="KJNAZ"' in toolbar.early_html(True, "", [])
+    assert "/base/_stcore/bidi-components/" in toolbar.early_html(True, "/base/", [])
 
 
 def test_the_bar_is_one_row_in_a_1280_px_window_with_the_sidebar_open(streamlit_server, chromium_browser):
@@ -115,6 +132,9 @@ def test_the_bar_is_one_row_in_a_1280_px_window_with_the_sidebar_open(streamlit_
         bottom = max(b[2] for b in boxes)
         assert bottom - top < 48, boxes  # one row of 40 px buttons, the hint centred in it
         expect()(page.locator(".rv-undo-hint")).to_have_text("Z: nothing to undo")
+        # the page's early element takes no room above the bar
+        early = "document.querySelector('script[data-rv-early]').closest('[data-testid=stElementContainer]')"
+        assert page.evaluate(f"() => getComputedStyle({early}).display") == "none"
         # where the bar is narrow, Re-judge shows its short words but keeps its whole name
         rejudge = page.get_by_role("button", name="Re-judge this example")
         expect()(rejudge).to_be_visible()

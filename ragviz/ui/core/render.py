@@ -143,8 +143,6 @@ def theme_css() -> str:
         f".st-key-review-answer-focused{{outline:2px solid {SKY};outline-offset:-1px}}"
         # a paired answer's four scores: in a row, or two by two where its column is narrow
         ".rv-metric-strip{grid-template-columns:repeat(4,minmax(0,1fr))}"
-        # the Review page's hidden element that listens for the navigation bar's keys before the bar is drawn
-        ".st-key-review-toolbar-keys{display:none}"
         "@container rv-strip (max-width: 28rem){.rv-metric-strip{grid-template-columns:repeat(2,minmax(0,1fr))}}"
         "</style>"
     )

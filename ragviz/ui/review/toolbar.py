@@ -6,6 +6,8 @@ six ``st.button``s, their row and the hint were eight (issue 38). A press comes 
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from functools import partial
@@ -16,7 +18,7 @@ import streamlit as st
 
 from ragviz.analysis.quality.issues import MECHANICAL_KINDS
 from ragviz.data.problems import Problem
-from ragviz.ui.core.component_files import register_component
+from ragviz.ui.core.component_files import SERVED, register_component
 
 __all__ = [
     "ACTIONS",
@@ -25,11 +27,13 @@ __all__ = [
     "KEY",
     "NAME",
     "ToolbarButton",
-    "KEYS_KEY",
     "apply_presses",
+    "early_html",
     "listen_early",
+    "loader_chunks",
     "navigation_bar",
     "queue_press",
+    "served_files",
     "toolbar",
     "toolbar_data",
 ]
@@ -38,9 +42,6 @@ ASSETS = Path(__file__).with_name("toolbar")
 NAME = "ragviz.review_toolbar"  # <project>.<component> of the manifest ragviz/pyproject.toml
 KEY = "review.toolbar"
 EVENTS = "review.toolbar.events"  # the buttons pressed since the last run, oldest first
-KEYS_KEY = (
-    "review.toolbar.keys"  # the hidden element that listens before the bar is drawn (class st-key-review-toolbar-keys)
-)
 ACTIONS = "review.toolbar.actions"  # button id -> what it does, as the last drawn bar said (enabled buttons only)
 
 
@@ -85,14 +86,57 @@ def apply_presses() -> None:
             action()
 
 
+def early_html(editable: bool, base_path: str, preload: Sequence[str] = ()) -> str:
+    """The page's first element (issue 38): an inline script that Streamlit runs as soon as it draws the element,
+    long before it mounts the bar. It asks the browser for the bar's own script (``toolbar/toolbar.js``, served under
+    *base_path*) and for *preload* (paths under the app's root: the editor's files, the chunks of Streamlit's
+    component loader), which Streamlit would fetch only after the run, one after another. The bar's script, once
+    there, listens for the bar's shortcuts (K / J, and N / A / Z when *editable*, as the element's
+    ``data-shortcuts`` says), queues those pressed before the bar is drawn and presses them once it is. Constant text
+    of ragviz's own (nothing from data); the element is hidden."""
+    root = "/".join(p for p in base_path.strip("/").split("/") if p)
+    root = f"/{root}/" if root else "/"
+    files = [f"{root}{p}" for p in preload]
+    script = f"{root}_stcore/bidi-components/{NAME}/toolbar.js"
+    code = (
+        f"(() => {{ const files = {json.dumps(files)}; "
+        'for (const href of files) { if (document.querySelector(`link[href="${href}"]`)) continue; '
+        "const link = document.createElement('link'); "
+        "if (href.endsWith('.css')) { link.rel = 'preload'; link.as = 'style'; } else link.rel = 'modulepreload'; "
+        "link.href = href; document.head.append(link); } "
+        f"const bar = document.createElement('script'); bar.type = 'module'; bar.src = {json.dumps(script)}; "
+        "document.head.append(bar); })();"
+    ).replace("</", "<\\/")
+    shortcuts = "KJNAZ" if editable else "KJ"
+    return (
+        '<style>[data-testid="stElementContainer"]:has(script[data-rv-early]){display:none}</style>'
+        f'<script data-rv-early data-shortcuts="{shortcuts}">{code}</script>'
+    )
+
+
+def loader_chunks() -> list[str]:
+    """Streamlit's component loader (``static/js/BidiComponent.<hash>.js``) and the chunks it imports, as paths under
+    the app's root, read from the Streamlit installed; none when its build is laid out otherwise."""
+    folder = Path(st.__file__).parent / "static" / "static" / "js"
+    found = sorted(folder.glob("BidiComponent.*.js"))
+    if len(found) != 1:
+        return []
+    text = found[0].read_text(encoding="utf-8", errors="replace")
+    imported = re.findall(r'from\s*"\./([\w.-]+\.js)"', text)
+    return [f"static/js/{name}" for name in [found[0].name, *dict.fromkeys(imported)]]
+
+
+def served_files(name: str, *files: str) -> list[str]:
+    """The paths under the app's root of the component *name*'s *files*, when Streamlit serves them (else none)."""
+    return [f"_stcore/bidi-components/{name}/{f}" for f in files] if name in SERVED else []
+
+
 def listen_early(editable: bool = True, preload: Sequence[str] = ()) -> None:
-    """The bar's script, hidden, at the top of the page (before its slow part): it listens for the bar's shortcuts
-    before the bar is drawn and presses the ones pressed meanwhile once it is (a J pressed as the page opens is not
-    lost), and asks the browser early for *preload* (files served under ``/_stcore/bidi-components/``, e.g.
-    ``ragviz.sentence_editor/editor.js``): the components' scripts are fetched while the server still works on the
-    page instead of after it (issue 38). Without *editable* only K and J are shortcuts, as on the bar."""
-    shortcuts = ["K", "J", "N", "A", "Z"] if editable else ["K", "J"]
-    _component(key=KEYS_KEY, data={"kind": "keys", "shortcuts": shortcuts, "preload": list(preload)})
+    """Draw :func:`early_html` (first on the page, before its slow part), when Streamlit serves the bar's files (else
+    there is no file to load early and the bar listens once drawn)."""
+    if NAME in SERVED:
+        base = str(st.get_option("server.baseUrlPath") or "")
+        st.html(early_html(editable, base, [*preload, *loader_chunks()]), unsafe_allow_javascript=True)
 
 
 def toolbar(buttons: Sequence[ToolbarButton], actions: Mapping[str, Callable[[], Any]], hint: str | None) -> None:

@@ -6,12 +6,11 @@
 // with Ctrl / Alt / Meta is not a shortcut. Every text from data enters the page through textContent or
 // setAttribute: nothing is parsed as HTML.
 //
-// data.kind "keys" (drawn hidden at the top of the page, before the page's slow part): listens for the shortcuts
-// before the bar is drawn, queues those pressed meanwhile and presses them once the bar is there (a J pressed as
-// the page opens is not lost), and asks the browser for the other components' files early (they are on the first
-// page's critical path otherwise, fetched only once Streamlit mounts the component).
+// Loaded early too (toolbar.py's early_html: the page's first element asks for this script long before Streamlit
+// mounts the bar): it then listens for the bar's shortcuts before the bar is drawn, queues those pressed meanwhile
+// and presses them once it is (a J pressed as the page opens is not lost).
 
-const bar = { data: null, send: null, listening: false, early: null, queued: [], preloaded: new Set() };
+const bar = { data: null, send: null, listening: false, queued: [] };
 const QUEUED_MAX = 8;
 
 function el(tag, cls, text) {
@@ -38,9 +37,14 @@ function shortcutButton(key) {
   return node && node.isConnected ? button : null;  // not connected: another page of the app
 }
 
-// The bar's shortcut keys are not drawn yet but the page's "keys" element is: the page is still opening.
+// The page's early element (toolbar.py's early_html), while on the Review page.
+function earlyElement() {
+  return document.querySelector("script[data-rv-early]");
+}
+
+// The early element is there but the bar's buttons are not drawn yet: the Review page is still opening.
 function waiting() {
-  return !!(bar.early && bar.early.root.isConnected && !document.querySelector(".rv-toolbar button[data-id]"));
+  return !!earlyElement() && !document.querySelector(".rv-toolbar button[data-id]");
 }
 
 function onKey(e) {
@@ -49,7 +53,8 @@ function onKey(e) {
   if (typeof e.key !== "string" || e.key.length !== 1) return;
   const key = e.key.toUpperCase();
   if (waiting()) {
-    if (!bar.early.shortcuts.includes(key) || bar.queued.length >= QUEUED_MAX) return;
+    const shortcuts = (earlyElement().dataset.shortcuts || "").toUpperCase();
+    if (!shortcuts.includes(key) || bar.queued.length >= QUEUED_MAX) return;
     e.preventDefault();
     bar.queued.push(key);
     return;
@@ -73,31 +78,6 @@ function pressQueued() {
   for (const key of keys) {
     const button = shortcutButton(key);
     if (button) bar.send(button.id);
-  }
-}
-
-// Ask the browser for files the page will need (paths under /_stcore/bidi-components/, as served beside this
-// script); inline (no served files) there is nothing to ask for.
-function preload(paths) {
-  let base;
-  try {
-    base = new URL("../", import.meta.url);
-  } catch (err) {
-    return;
-  }
-  if (base.protocol !== "http:" && base.protocol !== "https:") return;
-  for (const path of paths || []) {
-    const href = new URL(path, base).href;
-    if (bar.preloaded.has(href)) continue;
-    bar.preloaded.add(href);
-    const link = document.createElement("link");
-    if (path.endsWith(".js")) link.rel = "modulepreload";
-    else {
-      link.rel = "preload";
-      link.as = "style";
-    }
-    link.href = href;
-    document.head.append(link);
   }
 }
 
@@ -174,12 +154,6 @@ function draw(root, data) {
 
 export default function (component) {
   const { data, parentElement, setTriggerValue } = component;
-  if (data && data.kind === "keys") {
-    bar.early = { root: parentElement, shortcuts: (data.shortcuts || []).map((k) => String(k).toUpperCase()) };
-    preload(data.preload);
-    listen();
-    return;
-  }
   let root = parentElement.querySelector(":scope > .rv-toolbar");
   if (!root) {
     root = el("div", "rv-toolbar");
@@ -191,3 +165,6 @@ export default function (component) {
   listen();
   if (bar.queued.length) pressQueued();
 }
+
+// Asked for by the page's early element: listen from now on.
+if (earlyElement()) listen();
