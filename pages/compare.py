@@ -44,6 +44,9 @@ if a == b:
     st.stop()
 
 comparison = results.comparison(a, b)
+if not comparison.common:  # no totals of nothing compared
+    ui.no_difference(a, b, 0)
+    st.stop()
 ui.totals_metrics(comparison.common, len(comparison.diffs), comparison.totals)
 if not comparison.diffs:
     ui.no_difference(a, b, comparison.common)

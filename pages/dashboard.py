@@ -53,4 +53,4 @@ ui.baselines(data.baselines)
 
 if not present:  # a reviewer's to-do list, not a figure for the audience
     st.header("What to review next")
-    ui.triage(data.leverage, data.disagreements)
+    ui.triage(data.leverage, data.disagreements, data.n_reviewed)

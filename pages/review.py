@@ -22,7 +22,7 @@ from ragviz.ui.core.present import hide_review_editing, show_corrections
 from ragviz.ui.review import answer, paired, sentence_editor, toolbar
 from ragviz.ui.review import page as review
 from ragviz.ui.review.actions import link_followed, shown_row, undo_last, undo_target
-from ragviz.ui.review.fragment import example_fragment
+from ragviz.ui.review.fragment import example_fragment, whole_run
 from ragviz.ui.review.moves import accept, go, go_next_unreviewed, normalize_labels
 from ragviz.ui.team import queue as team_queue
 
@@ -54,6 +54,10 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
 
     target = undo_target(ds, store, who, index) if editable else None
     issues = answer.flags(shown)
+    status = review_status(uid, reviewed, corrected) if traces else ""
+    where = audit.where(index, show_reviewed=traces) if audit is not None else position_text(index, len(ds), allowed)
+    if whole_run():  # the browser tab says where the person is; a move (the fragment alone): the bar's script says it
+        st.set_page_config(page_title=f"{where} · Review · ragviz")
     toolbar.navigation_bar(
         *(audit.neighbours(index) if audit is not None else neighbours(allowed, index, len(ds))),
         has_judge=judge is not None,
@@ -71,6 +75,7 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
         on_normalize=partial(normalize_labels, uid, ex, current),
         rejudge_help=None if page.present else review.rejudge_help(),
         on_rejudge=partial(st.session_state.__setitem__, REJUDGE_ASKED, uid),
+        title=f"{where} · Review · ragviz",
     )
     if st.session_state.pop(REJUDGE_ASKED, None) == uid:  # "Re-judge this example" was pressed
         from ragviz.ui.label.page import rejudge  # the openai client is imported only when asked
@@ -81,9 +86,6 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
 
         audit_ui.progress_line(audit, on_go=go, traces=traces, target=target_line)
     team_queue.guidelines_panel(store)
-    status = review_status(uid, reviewed, corrected) if traces else ""
-    where = audit.where(index, show_reviewed=traces) if audit is not None else position_text(index, len(ds), allowed)
-    st.set_page_config(page_title=f"{where} · Review · ragviz")  # the browser tab says where the person is
     if rows is None:  # one block: where, the question, the cards, the flags, the legend (issue 38: one redraw)
         cards = review.metric_cards_html(compare_metrics(ex, judge, current), against_judge=traces)
         heading = sentence_editor.response_heading_html()

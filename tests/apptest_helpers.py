@@ -76,6 +76,37 @@ def press(at: AppTest, name: str) -> AppTest:
     return at
 
 
+def response_editor(at: AppTest, slot: str = "") -> dict:
+    """The Review page's response editor's data (``ragviz.ui.review.sentence_editor.response_data``): the single
+    view's (*slot* ``""``) or a paired view's answer ``"a"`` / ``"b"``; its ``explain`` is the selected sentence's
+    explanation and ``controls`` its verdict, note and supporting keys as drawn (absent while presenting)."""
+    import json
+
+    for element in at.get("bidi_component"):
+        proto = element.proto
+        data = json.loads(proto.mixed.json if proto.WhichOneof("data") == "mixed" else proto.json)
+        if data.get("kind") == "response" and data.get("slot", "") == slot:
+            return data
+    raise AssertionError(f"no response editor {slot!r} on the page")
+
+
+def edit_sentence(at: AppTest, kind: str, value: object, slot: str = "") -> AppTest:
+    """A change of the selected response sentence's control, as the browser sends it: *kind* ``"verdict"`` (*value*
+    ``"supported"`` / ``"unsupported"``), ``"keys"`` (the whole list of supporting keys, as a pick or a removal
+    leaves it) or ``"note"`` (the text); then the page runs. The controls must be drawn (not while presenting)."""
+    from ragviz.ui.review.sentence_editor import EVENTS
+
+    data = response_editor(at, slot)
+    controls = data.get("controls")
+    assert controls, f"no controls under the response {slot!r}"
+    field = {"verdict": "status", "keys": "keys", "note": "note"}[kind]
+    event = {"uid": data["uid"], "kind": kind, "key": controls["key"], field: value}
+    at.session_state[EVENTS] = [*(at.session_state[EVENTS] if EVENTS in at.session_state else []), event]
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
 SIGN_IN_SECRETS = {
     "redirect_uri": "http://127.0.0.1:8501/oauth2callback",
     "cookie_secret": "test-cookie-secret-not-used-by-apptest",

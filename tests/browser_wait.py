@@ -78,9 +78,10 @@ def press(page, key: str) -> None:
 
 
 def click_support(page, label: str) -> None:
-    """Click the verdict button labelled *label* (e.g. "✓ supported") once the page has settled."""
+    """Click the verdict button labelled *label* (e.g. "✓ supported"), under the response in its editor, once the
+    page has settled."""
     settle(page)
-    page.locator('[data-testid="stButtonGroup"] button').filter(has_text=label).click()
+    page.locator(".rv-controls button.rv-verdict").filter(has_text=label).click()
 
 
 def select_sentence(page, key: str) -> None:

@@ -62,10 +62,14 @@ def totals_metrics(n_compared: int, n_differ: int, totals: DiffTotals) -> None:
 
 
 def no_difference(a: str, b: str, n_compared: int) -> None:
-    st.success(
-        f"{render.md_escape(a)} and {render.md_escape(b)} agree on every example they both cover."
-        if n_compared
-        else f"{render.md_escape(a)} and {render.md_escape(b)} share no example."
+    """No difference between *a* and *b* over the *n_compared* examples both cover; none covered by both is no
+    agreement (it was said in green, under "examples that differ 0")."""
+    if n_compared:
+        st.success(f"{render.md_escape(a)} and {render.md_escape(b)} agree on every example they both cover.")
+        return
+    st.info(
+        f"{render.md_escape(a)} and {render.md_escape(b)} share no example: nothing to compare yet. A person's labels "
+        "(and human) cover only the examples someone decided on; review some on the Review page."
     )
 
 

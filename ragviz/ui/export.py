@@ -24,7 +24,7 @@ from ragviz.export.targets import Target
 from ragviz.store.postgres import is_url
 from ragviz.ui.core.keys import EXPORT_PREPARED as _PREPARED
 from ragviz.ui.core.progress import RowProgress
-from ragviz.ui.core.render import md_escape
+from ragviz.ui.core.render import NUMBER_WIDTH, md_escape
 
 __all__ = [
     "BUILT_AT_ONCE_ROWS",
@@ -117,16 +117,6 @@ class PreparedFile:
 TEAM_FILE_NAME = "team"  # in the team export's file name: ragviz-labels-team.jsonl
 
 
-def _whose_label(w: LabelSelection) -> str:
-    if w == HUMAN:
-        return "The team's: every annotator's latest decision per label field, with a reviewer per row"
-    if w == GOLD:
-        return "Gold: where the team agreed or an adjudicator settled"
-    if w.kind == "version":
-        return f"{md_escape(w.name, 70)}: judge version {md_escape(w.version, 64)}'s labels"
-    return f"Yours ({md_escape(w.annotator, 60)})"
-
-
 def whose_labels(who: str, versions: Sequence[LabelSelection] = (), gold: bool = False) -> LabelSelection:
     """For an admin: export *who*'s own labels, the team's (the ``human`` label set: per example and label
     field every annotator's latest decision, a reviewer per row), with *gold* the team's gold labels (what
@@ -134,8 +124,12 @@ def whose_labels(who: str, versions: Sequence[LabelSelection] = (), gold: bool =
     the store). Returns the choice."""
     mine = LabelSelection.of(who)
     options = [mine, HUMAN, *([GOLD] if gold else []), *versions]
-    choice = st.radio(  # md: ours (_whose_label md_escapes every name it shows)
-        "Whose labels", options, format_func=_whose_label, horizontal=True, key="export.whose"
+    choice = st.radio(  # md: ours (labels_words md_escapes every name it says)
+        "Whose labels",
+        options,
+        format_func=lambda w: _capitalised(labels_words(w, who)),
+        horizontal=True,
+        key="export.whose",
     )
     if choice == GOLD:
         st.caption(
@@ -206,15 +200,25 @@ def _build(key: Hashable, n_rows: int, write_into: Callable[[IO[bytes], RowsDone
 
 
 def labels_words(whose: LabelSelection, who: str) -> str:
-    """Whose labels a download holds, in the words its captions use ("your current labels", "the team's gold
-    labels" …); *who*: the annotator named in the sidebar."""
+    """Whose labels a download holds, in the one phrasing the Export page uses for them: the "Whose labels" choice
+    (capitalised) and the caption of the built file ("… built 02:24 from the team's gold labels") say the same words.
+    *who*: the annotator named in the sidebar.
+
+    >>> labels_words(LabelSelection.of("ann"), "ann"), labels_words(GOLD, "ann")
+    ('your current labels (ann)', "the team's gold labels")
+    """
     if whose == HUMAN:
         return "the team's latest decisions"
     if whose == GOLD:
         return "the team's gold labels"
     if whose.kind == "version":
         return f"judge version {md_escape(whose.version, 64)}'s labels"
-    return "your current labels" if whose.annotator == who else f"{md_escape(whose.annotator, 60)}'s current labels"
+    name = md_escape(whose.annotator, 60)
+    return f"your current labels ({name})" if whose.annotator == who else f"{name}'s current labels"
+
+
+def _capitalised(words: str) -> str:
+    return words[:1].upper() + words[1:]
 
 
 def download(
@@ -287,7 +291,9 @@ def metrics_table(table: pd.DataFrame) -> None:
     if pages == 1:
         st.dataframe(table, hide_index=True, width="stretch")
         return
-    page = st.number_input(f"Page (of {pages:,})", min_value=1, max_value=pages, value=1, key="export.table_page")
+    page = st.number_input(
+        f"Page (of {pages:,})", min_value=1, max_value=pages, value=1, key="export.table_page", width=NUMBER_WIDTH
+    )
     first = (int(page) - 1) * TABLE_PAGE_ROWS
     shown = table.iloc[first : first + TABLE_PAGE_ROWS]
     st.caption(f"Examples {first + 1:,}–{first + len(shown):,} of {len(table):,}; the CSV download has them all.")

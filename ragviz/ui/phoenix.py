@@ -76,7 +76,13 @@ def phoenix_tab() -> PhoenixRequest | None:
     url = st.text_input("Phoenix URL", key="data.phoenix.url", placeholder="http://localhost:6006")
     project = st.text_input("Project", key="data.phoenix.project")
     limit = st.number_input(
-        "Newest traces", min_value=1, max_value=100_000, value=1000, step=100, key="data.phoenix.limit"
+        "Newest traces",
+        min_value=1,
+        max_value=100_000,
+        value=1000,
+        step=100,
+        key="data.phoenix.limit",
+        width=render.NUMBER_WIDTH,
     )
     key = st.text_input(
         "API key (only if the server asks for one; used for this request, never stored)",

@@ -53,8 +53,15 @@ def test_dashboard_without_decisions_shows_distributions_and_triage(app_env):
     links = page_links(at)
     assert len(links) == 10 and all(q.startswith("uid=") for _, q in links)
     assert all("mean adherence" in label for label, _ in links)
+    said = [shown(c.value) for c in at.caption]
+    # nothing reviewed: no "no disagreement" claimed, and the tie rule named for the metric picked
+    assert "Nobody has reviewed an example yet: where judge and human disagree shows here once they do." in said
+    assert any("Equal moves of the mean adherence (every verdict flip moves it by 1/n)" in t for t in said)
     at.segmented_control(key="dashboard.triage_metric").set_value("relevance").run()
     assert all("mean relevance" in label for label, _ in page_links(at))
+    said = [shown(c.value) for c in at.caption]
+    assert any("Equal moves of the mean relevance (the same move of its mean)" in t for t in said)
+    assert not any("adherence by 1/n" in t for t in said)
 
 
 def test_dashboard_after_a_correction_shows_agreement_and_disagreement_link(app_env):
@@ -122,6 +129,15 @@ def test_compare_page_lists_the_diff_with_metric_change(app_env):
     assert any("two different" in i.value for i in at.info)
 
 
+def test_compare_page_with_no_example_in_common_shows_no_totals(app_env):
+    """Nobody decided yet: llm and human share no example. The page showed "examples that differ 0", "+0 / −0" and,
+    in green, "share no example"; it says there is nothing to compare yet, with no totals of nothing."""
+    at = open_page("pages/compare.py")
+    assert not at.metric and not at.success
+    said = " ".join(i.value for i in at.info)
+    assert "llm and human share no example: nothing to compare yet." in said and "Review page" in said
+
+
 @pytest.mark.browser
 def test_browser_triage_link_opens_the_example_on_review(streamlit_server, page):
     expect = wait_expect()  # waits up to browser_wait.WAIT, whichever test this worker ran first
@@ -134,3 +150,21 @@ def test_browser_triage_link_opens_the_example_on_review(streamlit_server, page)
     page.wait_for_url(f"**/review?uid={quote(ML, safe='')}*", timeout=30_000)
     expect(page.get_by_text("id ml-vs-programming", exact=False)).to_be_visible(timeout=30_000)
     expect(metric_card(page, "Relevance")).to_be_visible()
+
+
+def test_a_subset_mean_without_an_interval_says_so(app_env):
+    """The sample's medqa_sample scores adherence 1 on all 5 examples: the bootstrap has no interval to give (every
+    resample the same). The chart drew a dot a reader took for an interval too narrow to see, and the table said
+    None; now the chart's caption and the table say there is none and why."""
+    at = open_page("pages/dashboard.py")
+    said = [shown(c.value) for c in at.caption]
+    assert any(
+        t.startswith("Ring: no interval. Every example of the subset has the same value")
+        and "medqa_sample adherence (5 examples, all 1.000)" in t
+        for t in said
+    ), said
+    table = next(df.value for df in at.dataframe if "95% interval" in df.value.columns)
+    medqa = table[(table["subset"] == "medqa_sample") & (table["metric"] == "adherence")].iloc[0]
+    assert medqa["95% interval"] == "none: all 5 equal" and medqa["n"] == 5
+    others = table[table["subset"] != "medqa_sample"]["95% interval"]
+    assert all(" – " in t for t in others if t != "no values"), list(others)  # the others: a low – high interval

@@ -25,12 +25,14 @@ def open_dashboard() -> AppTest:
 
 
 def means_table(at: AppTest):
-    return next(df.value for df in at.dataframe if {"metric", "mean", "low", "high"} <= set(df.value.columns))
+    return next(
+        df.value for df in at.dataframe if {"subset", "metric", "mean", "95% interval"} <= set(df.value.columns)
+    )
 
 
 def all_mean(at: AppTest, metric: str) -> float:
     table = means_table(at)
-    return float(table[(table["dataset"] == "ALL") & (table["metric"] == metric)]["mean"].iloc[0])
+    return float(table[(table["subset"] == "ALL") & (table["metric"] == metric)]["mean"].iloc[0])
 
 
 def choose(at: AppTest, family: str) -> AppTest:
@@ -89,7 +91,7 @@ def test_a_correction_moves_the_family_means_and_the_cache_is_reused(app_env, mo
     at = choose(open_dashboard(), "tonic")
     before = all_mean(at, "retrieval_precision")
     table = means_table(at)
-    n_labelled = int(table[(table["dataset"] == "ALL") & (table["metric"] == "retrieval_precision")]["n"].iloc[0])
+    n_labelled = int(table[(table["subset"] == "ALL") & (table["metric"] == "retrieval_precision")]["n"].iloc[0])
     assert calls == ["tonic"]
     at.run()
     at.run()

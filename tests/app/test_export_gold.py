@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import io
 
-from ragviz.analysis.labelsets.selection import GOLD
+from ragviz.analysis.labelsets.selection import GOLD, HUMAN, LabelSelection
 from ragviz.data.load import load
 from ragviz.export.targets import Target, export
 from ragviz.store.label_store import LabelStore
@@ -15,7 +15,7 @@ from tests.analysis.team.test_team_table import _decide
 from tests.apptest_helpers import open_page, shown
 from tests.sample import SAMPLE_DATA
 
-GOLD_OPTION = "Gold: where the team agreed or an adjudicator settled"
+GOLD_OPTION = "The team's gold labels"
 
 
 def test_no_gold_before_anyone_decided(app_env):
@@ -44,3 +44,20 @@ def test_the_export_pages_gold_download_is_the_gold_export(app_env):
     assert downloaded == buf.getvalue()
     assert 0 < done.n_human < len(ds)  # some gold rows, some still waiting
     assert b'"label_source": "agreed"' in downloaded
+
+
+def test_whose_labels_are_named_in_one_phrasing_by_the_choice_and_the_built_file(app_env):
+    """The "Whose labels" option a person picks and the caption of the file built from it say the same words (the
+    choice once read "The team's: every annotator's latest decision…", the file "built … from the team's latest
+    decisions")."""
+    ds = load([SAMPLE_DATA]).dataset
+    with LabelStore(app_env["db"]) as store:
+        _decide(store, ds, len(ds), overlap=2)
+    at = open_page("pages/export.py")
+    options = [shown(o) for o in at.radio(key="export.whose").options]
+    assert options == ["Your current labels (tester)", "The team's latest decisions", GOLD_OPTION]
+    for choice, words in zip((LabelSelection.of("tester"), HUMAN, GOLD), options, strict=True):
+        at.radio(key="export.whose").set_value(choice).run()
+        assert not at.exception, [e.value for e in at.exception]
+        built = [shown(c.value) for c in at.caption if " · built " in c.value]
+        assert len(built) == 1 and built[0].endswith(f" from {words[:1].lower()}{words[1:]}"), (words, built)

@@ -106,3 +106,12 @@ def test_without_working_settings_re_judge_says_why_in_the_apps_words(app_env, m
     assert reasons and "Label page" in reasons[0]
     warnings = " ".join(w.value for w in at.warning)
     assert "no API key" in warnings and "--base-url" not in warnings
+
+
+def test_with_nothing_reviewed_outside_the_audit_no_agreement_is_claimed(app_env):
+    """With no example reviewed outside the audit samples the page said "No disagreement: people accepted every judge
+    label they reviewed" (of none); it says nothing was reviewed there yet."""
+    at = open_page("pages/judge.py")
+    said = " ".join(i.value for i in at.info)
+    assert "Nobody has reviewed an example outside the audit samples yet: no disagreement to learn from." in said
+    assert "people accepted every judge label" not in said

@@ -92,10 +92,10 @@ def test_the_export_page_offers_an_admin_a_judge_versions_labels(app_env):
     v2, _ = _two_versions(app_env["db"])
     at = open_page("pages/export.py")  # locally the person is the admin
     assert [shown(o) for o in at.radio(key="export.whose").options] == [
-        "Yours (tester)",
-        "The team's: every annotator's latest decision per label field, with a reviewer per row",
-        "judge:v1: judge version v1's labels",
-        "judge:v2: judge version v2's labels",
+        "Your current labels (tester)",
+        "The team's latest decisions",
+        "Judge version v1's labels",
+        "Judge version v2's labels",
     ]
     at.radio(key="export.whose").set_value(LabelSelection.of_version("v2", v2)).run()
     assert not at.exception

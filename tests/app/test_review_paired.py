@@ -10,7 +10,7 @@ from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.review.sentence_editor import EVENTS
-from tests.apptest_helpers import open_page, press, text_editor
+from tests.apptest_helpers import edit_sentence, open_page, press, response_editor, text_editor
 from tests.sample import SAMPLE_DATA
 
 
@@ -25,12 +25,6 @@ def _responses(at: AppTest) -> dict[str, dict]:
         if data.get("kind") == "response":
             out[data.get("slot", "")] = data
     return out
-
-
-def _verdict(at: AppTest, uid: str):
-    found = [w for w in at.segmented_control if w.key and w.key.startswith(f"review.support.{uid}.")]
-    assert len(found) == 1, [w.key for w in at.segmented_control]
-    return found[0]
 
 
 def _open_paired(app_env) -> tuple:
@@ -56,10 +50,9 @@ def test_both_answers_of_a_question_side_by_side_each_edited_on_its_own_row(app_
     assert "Audit sample #1: question 1 of 3" in bodies and "Answer A" in bodies and "Answer B" in bodies
 
     # each answer's verdict control edits its own row; the other answer's stays as it was
-    for uid in (b_uid, a_uid):
-        control = _verdict(at, uid)
-        control.set_value("supported" if control.value == "unsupported" else "unsupported").run()
-        assert not at.exception, [e.value for e in at.exception]
+    for slot in ("b", "a"):
+        chosen = response_editor(at, slot)["controls"]["status"]
+        edit_sentence(at, "verdict", "supported" if chosen == "unsupported" else "unsupported", slot=slot)
     with LabelStore(app_env["db"]) as store:
         edited = {uid for uid in (a_uid, b_uid) if store.effective(uid, "tester")}
     assert edited == {a_uid, b_uid}
@@ -103,7 +96,8 @@ def test_presenting_a_paired_question_shows_both_answers_without_controls_or_rev
         )
     at = open_page("pages/review.py", present="1", queue="audit", sample="1")
     assert set(_responses(at)) == {"a", "b"}
-    assert not [w for w in at.segmented_control if w.key and w.key.startswith("review.support.")]
+    assert not [r for r in _responses(at).values() if r.get("controls")]  # no verdict, note or keys control
+    assert all(r["explain"] for r in _responses(at).values())  # the explanation is shown
     bodies = " ".join(h.proto.body for h in at.get("html"))
     assert "Answer A" in bodies and "Answer B" in bodies
     assert "reviewed" not in bodies and "judge 0" not in bodies  # no status, no judge's score beside people's

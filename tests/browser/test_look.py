@@ -216,15 +216,18 @@ def test_both_themes_readable_legend_matches_chips_supported_green(look_server, 
     settle(page)
     select_sentence(page, "a")  # a click on the response sentence selects it
     settle(page)
-    verdict = '[class*="st-key-review-support-"] [role="radiogroup"][aria-label="Sentence {} is"] [aria-checked="true"]'
-    chosen = page.locator(verdict.format("a"))
+
+    def verdict(key: str):  # the chosen button of the group labelled "Sentence <key> is", under the response
+        return page.get_by_role("group", name=f"Sentence {key} is", exact=True).locator('[aria-pressed="true"]')
+
+    chosen = verdict("a")
     expect()(chosen).to_have_count(1)
     expect()(chosen).to_contain_text("supported")
     expect()(chosen).to_have_css("border-color", green)
     select_sentence(page, "c")  # a click on the response sentence selects it
     settle(page)
     status = page.locator(".rv-explanation").inner_text()
-    chosen = page.locator(verdict.format("c"))
+    chosen = verdict("c")
     expect()(chosen).to_have_css("border-color", green if "✓ supported" in status else red)
 
 
@@ -347,3 +350,45 @@ def test_dashboard_charts_fill_a_wide_window(look_server, page):
     assert fourth["x"] + fourth["width"] - first["x"] > 1400, (first, fourth)
     assert abs(first["y"] - fourth["y"]) < 2  # one row: relevance … adherence
     expect()(page.locator(".rv-legend").first).to_contain_text("techqa_sample")
+
+
+# where a point mark of the subset named is drawn, and where its drawing (Vega's SVG, which shows nothing beyond it) ends
+POINT_BOX_JS = """
+([el, subset]) => { const svg = el.querySelector('svg'); if (!svg) return null;
+  const dot = [...svg.querySelectorAll('path[aria-roledescription="point"]')]
+    .find(p => (p.getAttribute('aria-label') || '').includes('dataset: ' + subset + ';'));
+  if (!dot) return null;
+  const d = dot.getBoundingClientRect(), s = svg.getBoundingClientRect();
+  return {left: d.left, right: d.right, top: d.top, bottom: d.bottom, svg_left: s.left, svg_right: s.right}; }
+"""
+
+
+def test_a_subsets_mean_of_one_is_a_whole_dot(look_server, page):
+    """The sample's medqa_sample subset has adherence 1 on every example: its mean's dot sits on the axis's end,
+    and was drawn half (the panel's drawing ends at 1.0, and Streamlit gives a chart no padding on the right)."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(f"{look_server.url}/dashboard")
+    charts = page.locator(f'{FRESH} [data-testid="stVegaLiteChart"]')
+    adherence_means = charts.nth(7)  # 4 histograms, then the means of relevance … adherence
+    expect()(adherence_means).to_be_visible(timeout=90_000)
+    settle(page)
+    adherence_means.scroll_into_view_if_needed()
+    box = page.wait_for_function(
+        POINT_BOX_JS, arg=[adherence_means.element_handle(), "medqa_sample"], timeout=WAIT
+    ).json_value()
+    assert box["right"] - box["left"] > 4, box  # a dot, drawn
+    assert box["svg_left"] <= box["left"] and box["right"] <= box["svg_right"], box  # all of it inside the drawing
+
+
+@pytest.mark.parametrize("path", ["judge", "team"])
+def test_a_lone_number_fields_buttons_sit_beside_its_number(look_server, page, path):
+    """At 1920 px the Judge page's "Sample size" and the Team page's "Annotators per example" stretched over the
+    page: their − / + sat ~1,100 px right of the number they change."""
+    page.set_viewport_size({"width": 1920, "height": 1080})
+    page.goto(f"{look_server.url}/{path}")
+    field = page.locator(f'{FRESH} [data-testid="stNumberInput"]').first
+    expect()(field).to_be_visible(timeout=90_000)
+    settle(page)
+    number = field.locator("input").bounding_box()
+    plus = field.locator('[data-testid="stNumberInputStepUp"]').bounding_box()
+    assert plus["x"] + plus["width"] - number["x"] <= 300, (number, plus)

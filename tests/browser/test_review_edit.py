@@ -105,11 +105,11 @@ def test_a_click_on_the_chosen_verdict_changes_nothing(server, page):
     ``fully_supported: None`` while the button stayed highlighted. Now nothing is stored and it
     stays chosen."""
     open_review(page, f"{server.url}/review?id=ml-vs-programming")
-    chosen = page.locator('[data-testid="stButtonGroup"] button').filter(has_text="✗ unsupported")
-    expect()(chosen).to_have_attribute("aria-checked", "true")
+    chosen = page.locator(".rv-controls button.rv-verdict").filter(has_text="✗ unsupported")
+    expect()(chosen).to_have_attribute("aria-pressed", "true")
     click_support(page, "✗ unsupported")
     settle(page)
-    expect()(chosen).to_have_attribute("aria-checked", "true")
+    expect()(chosen).to_have_attribute("aria-pressed", "true")
     expect()(undo_hint(page)).to_have_text("Z: nothing to undo")
     expect()(sidebar(page)).to_contain_text("0 / 22 reviewed (0 corrected)")
     with LabelStore(server.db) as store:
@@ -160,7 +160,10 @@ def test_presentation_mode_has_no_editing_control_key_or_correction_marker(serve
     expect()(main).to_contain_text("Presentation mode")
     for name in ("Accept", "Undo", "Reset", "Next unreviewed"):
         expect()(page.get_by_role("button", name=re.compile(name))).to_have_count(0)
-    expect()(page.locator('[class*="st-key-review-support-"], [class*="st-key-review-context-"]')).to_have_count(0)
+    expect()(page.locator(".rv-explanation")).to_contain_text("Sentence ")  # the explanation, without controls
+    expect()(
+        page.locator('.rv-controls, .rv-verdict, .rv-note, .rv-key-add, [class*="st-key-review-context-"]')
+    ).to_have_count(0)
     expect()(page.locator(".rv-metric-delta")).to_have_count(0)
     expect()(main).not_to_contain_text("corrected")
     expect()(main).not_to_contain_text("What each override changed")
@@ -203,3 +206,42 @@ def test_an_ambiguous_id_lists_its_matches_and_the_person_chooses(server, page):
     expect()(main).not_to_contain_text("names 2 examples")
     expect()(page).to_have_url(re.compile("gpt-4o-mini"))
     expect()(page).not_to_have_url(re.compile("[?&]id="))
+
+
+def test_the_verdict_and_the_supporting_keys_by_keyboard_under_the_response(server, page):
+    """Issue 38: the verdict and the keys picker are part of the response editor. Tab goes from the response to the
+    verdict, Enter chooses it and the button keeps the focus through the redraw; a key typed into the picker and
+    Enter links that context sentence (outlined in the documents), an unknown key is said and not sent, the chip's
+    remove button takes it out; each a decision as the widgets stored it."""
+    open_review(page, f"{server.url}/review?id=ml-vs-programming")
+    settle(page)
+    page.locator('.rv-resp[data-key="c"]').focus()
+    page.keyboard.press("Tab")  # from the response to the first verdict button under it
+    supported = page.locator(".rv-controls button.rv-verdict").filter(has_text="✓ supported")
+    expect()(supported).to_be_focused()
+    page.keyboard.press("Enter")
+    expect()(metric_value(page, "Adherence")).to_have_text("1.000")
+    expect()(supported).to_have_attribute("aria-pressed", "true")
+    expect()(supported).to_be_focused()  # through the redraw its own change caused
+    settle(page)
+    add = page.get_by_label("Context sentences supporting c")
+    add.fill("1b")
+    add.press("Enter")
+    expect()(page.locator('.rv-keychip[data-key="1b"]')).to_be_visible()
+    expect()(page.locator('.rv-sent[data-key="1b"]')).to_have_class(re.compile(r"\brv-linked\b"))
+    expect()(page.locator(".rv-explanation")).to_contain_text("supporting keys: 1b")
+    settle(page)
+    add = page.get_by_label("Context sentences supporting c")
+    add.fill("9z")
+    add.press("Enter")
+    expect()(page.locator(".rv-ctl-msg")).to_have_text("No context sentence has the key 9z.")
+    page.get_by_role("button", name="Remove 1b").focus()
+    page.keyboard.press("Space")
+    expect()(page.locator(".rv-keychip")).to_have_count(0)
+    expect()(page.get_by_label("Context sentences supporting c")).to_be_focused()  # the chip gone: the field
+    with LabelStore(server.db) as store:
+        assert [(v["supported"], v["supporting_keys"]) for _, v in store.changes(ML, server.annotator)] == [
+            (True, []),
+            (True, ["1b"]),
+            (True, []),
+        ]

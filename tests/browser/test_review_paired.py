@@ -22,7 +22,7 @@ FOCUSED = ".st-key-review-answer-focused"
 
 
 def verdict(page, box: str, label: str):
-    return page.locator(f'{box} [data-testid="stButtonGroup"] button').filter(has_text=label)
+    return page.locator(f"{box} .rv-controls button.rv-verdict").filter(has_text=label)
 
 
 def test_a_person_edits_both_answers_of_a_question_and_the_export_has_each_on_its_row(tmp_path, page, capsys):

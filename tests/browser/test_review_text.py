@@ -129,7 +129,7 @@ def test_the_longest_ragbench_example_folds_to_three_screens(ragbench_server, sm
     assert page.locator('.rv-doc[data-doc="7"] .rv-sent').count() == 0
     # the selected response sentence's controls sit within a screen below the response
     response_top = page.locator(".rv-response").bounding_box()["y"]
-    verdict = page.locator('[data-testid="stButtonGroup"]').filter(has_text="supported").first
+    verdict = page.locator(".rv-controls .rv-verdicts").first
     assert verdict.bounding_box()["y"] - response_top < SCREEN["height"]
 
     # "show all" on document 7 shows its 541 sentences inside the context pane: the page stays short
@@ -193,6 +193,12 @@ def test_next_and_previous_open_the_example_at_its_top_and_the_title_says_where(
     expect()(page).to_have_url(re.compile("ml-vs-programming"))
     expect()(page).to_have_title(re.compile(r"Example 1 of 22"))
     page.wait_for_function(f"() => {MAIN}.scrollTop === 0", timeout=30_000)
+    # a label stored: the whole page runs (app.py says "ragviz" first), and the tab still says where the person is
+    settle(page)
+    sentence(page, "0a").click()
+    expect()(sentence(page, "0a")).to_have_attribute("data-state", "relevant")
+    settle(page)
+    expect()(page).to_have_title(re.compile(r"^Example 1 of 22 · Review · ragviz$"))
 
 
 def test_the_editors_script_comes_once_as_a_file_not_with_every_move(streamlit_server, small_page):

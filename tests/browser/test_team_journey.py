@@ -92,8 +92,8 @@ def _label_my_three(page, base: str, disagree: bool) -> None:
     settle(page)
     for done in range(1, 4):
         if disagree and done == 1:  # flip the verdict of the selected response sentence, then accept
-            group = page.locator('[class*="st-key-review-support-"]').first
-            checked = group.locator('button[aria-checked="true"]').inner_text()
+            group = page.locator(".rv-controls .rv-verdicts").first
+            checked = group.locator('button[aria-pressed="true"]').inner_text()
             other = "✗ unsupported" if "supported" in checked and "✗" not in checked else "✓ supported"
             group.locator("button").filter(has_text=other).click()
             settle(page)

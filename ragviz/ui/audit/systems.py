@@ -131,7 +131,9 @@ def difference_chart(records: list[dict[str, Any]], columns: int = 4) -> alt.Cha
         ],
     )
     # the rules are drawn for the eye only (aria=False): the points carry the figures, the table beside says them in words
-    bars = base.mark_rule(strokeWidth=3, aria=False).encode(x=alt.X("low:Q", title="B − A (points)"), x2="high:Q")
+    bars = base.mark_rule(strokeWidth=3, aria=False).encode(
+        x=alt.X("low:Q", title="B − A (points)", scale=alt.Scale(padding=charts.POINT_PAD + 2)), x2="high:Q"
+    )
     points = base.mark_point(filled=True, size=70, opacity=1).encode(
         x="value:Q", shape=alt.Shape("estimate:N", legend=None, scale=alt.Scale(range=["diamond", "circle"]))
     )

@@ -19,7 +19,9 @@ __all__ = [
     "ESTIMATORS",
     "ESTIMATOR_COLORS",
     "OKABE_ITO",
+    "POINT_PAD",
     "SCATTER_GRID",
+    "SCATTER_PAD",
     "cell_colours",
     "confusion_chart",
     "confusion_grid",
@@ -95,7 +97,8 @@ def histogram_chart(
 
 def means_chart(rows: Sequence[dict[str, Any]], columns: int = 4) -> alt.Chart:
     """Per-subset mean with its 95% interval, one panel per metric (panels in the order the rows
-    name the metrics). *rows*: ``{"dataset", "metric", "mean", "low", "high", "n"}``."""
+    name the metrics); a mean without an interval (``low`` null) is drawn as a ring. *rows*:
+    ``{"dataset", "metric", "mean", "low", "high", "n"}``."""
     df = pd.DataFrame(rows, columns=["dataset", "metric", "mean", "low", "high", "n"]).dropna(subset=["mean"])
     metric_order = list(dict.fromkeys(df["metric"]))
     subsets = sorted(d for d in set(df["dataset"]) if d != "ALL")
@@ -115,17 +118,27 @@ def means_chart(rows: Sequence[dict[str, Any]], columns: int = 4) -> alt.Chart:
         ],
     )
     bars = base.mark_rule(strokeWidth=2).encode(
-        x=alt.X("low:Q", title="mean, 95% interval", scale=alt.Scale(domain=[0, 1])), x2="high:Q"
+        x=alt.X("low:Q", title="mean, 95% interval", scale=alt.Scale(domain=[0, 1], padding=POINT_PAD, nice=False)),
+        x2="high:Q",
     )
-    points = base.mark_point(filled=True, size=60).encode(x="mean:Q")
+    # a mean without an interval (one example, or all of them equal: resampling them says nothing) is a ring, not
+    # a dot that reads as an interval too narrow to see
+    points = base.transform_filter("isValid(datum.low)").mark_point(filled=True, size=60).encode(x="mean:Q")
+    rings = (
+        base.transform_filter("!isValid(datum.low)").mark_point(filled=False, size=60, strokeWidth=2).encode(x="mean:Q")
+    )
     return (
-        (bars + points)
+        (bars + points + rings)
         .properties(width=150, height=alt.Step(24))  # 4 panels and the subset names fit 1280 px
         .facet(facet=alt.Facet("metric:N", title=None, sort=metric_order), columns=columns)
     )
 
 
 SCATTER_GRID = 50  # judge and human scores are binned to 1/50 (0.02) before counting
+#: px between a panel's plot edge and 0 / 1 of its scale for a point mark (size 60-80: radius 4-5): a point at 1.0 ran
+#: past the edge, and Vega shrank that panel's plot to hold it (panels of one figure at different sizes)
+POINT_PAD = 6
+SCATTER_PAD = 12  # px between the plot's edge and 0 / 1: the largest circle (size 400) has a radius of 11
 
 
 def scatter_chart(rows: Sequence[dict[str, Any]]) -> alt.Chart:
@@ -147,8 +160,10 @@ def scatter_chart(rows: Sequence[dict[str, Any]]) -> alt.Chart:
         .transform_aggregate(examples="sum(n)", groupby=["metric", "judge_bin", "human_bin"])
         .mark_circle(opacity=0.75, color=OKABE_ITO[0])
         .encode(
-            x=alt.X("judge_bin:Q", scale=alt.Scale(domain=[0, 1]), title="judge"),
-            y=alt.Y("human_bin:Q", scale=alt.Scale(domain=[0, 1]), title="human"),
+            # the largest circle's radius (11 px) inside the plot at 0 and 1: a circle past the edge made that
+            # panel's plot shrink to hold it, and the four panels stood at different sizes and ticks
+            x=alt.X("judge_bin:Q", scale=alt.Scale(domain=[0, 1], padding=SCATTER_PAD, nice=False), title="judge"),
+            y=alt.Y("human_bin:Q", scale=alt.Scale(domain=[0, 1], padding=SCATTER_PAD, nice=False), title="human"),
             size=alt.Size("examples:Q", title="examples", scale=alt.Scale(range=[40, 400]), legend=None),
             tooltip=[
                 "metric:N",
@@ -314,7 +329,12 @@ def estimates_chart(
         ],
     )
     bars = base.mark_rule(strokeWidth=3).encode(
-        x=alt.X("low:Q", title="mean over all examples", scale=alt.Scale(domain=[0, 1], clamp=True)), x2="high:Q"
+        x=alt.X(
+            "low:Q",
+            title="mean over all examples",
+            scale=alt.Scale(domain=[0, 1], clamp=True, padding=POINT_PAD, nice=False),
+        ),
+        x2="high:Q",
     )
     points = base.mark_point(filled=True, size=80).encode(x="value:Q")
     return (

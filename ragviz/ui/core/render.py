@@ -36,6 +36,7 @@ __all__ = [
     "LINK_COLOR",
     "MD_SHOWN",
     "MUTED",
+    "NUMBER_WIDTH",
     "ORANGE",
     "PINK",
     "SKY",
@@ -60,6 +61,10 @@ __all__ = [
     "theme_css",
     "within_budget",
 ]
+
+#: The width (px) of a number field standing alone on a page: its − / + stay beside the number (full width, at 1,920 px
+#: they sat 1,100 px from it).
+NUMBER_WIDTH = 240
 
 
 # The colours, defined once for every page (Review, Explainer, Claims, Label, Dashboard triage). They
@@ -122,15 +127,11 @@ def chip_style(color: str) -> str:
 
 
 def theme_css() -> str:
-    """A ``<style>`` block for the whole app: the Review page's verdict control shows "✓ supported"
-    green and "✗ unsupported" red when chosen (Streamlit would draw both in its red primary colour), and
-    the Dashboard's triage links wrap their whole text (Streamlit cuts a link label with "…"), and a link in a
-    caption keeps WCAG AA's contrast."""
-    verdict = '[class*="st-key-review-support-"] button[role="radio"][aria-checked="true"]'
+    """A ``<style>`` block for the whole app: the Dashboard's triage links wrap their whole text (Streamlit cuts a
+    link label with "…"), and a link in a caption keeps WCAG AA's contrast. (The Review page's verdict is green /
+    vermilion when chosen by its own styles, ``ragviz/ui/review/sentence_editor/editor.css``.)"""
     return (
         '<style data-rv="colours">'
-        f"{verdict}:nth-of-type(1){{background:{_tint(GREEN, 0.2)};border-color:{GREEN};color:inherit}}"
-        f"{verdict}:nth-of-type(2){{background:{_tint(VERMILION, 0.2)};border-color:{VERMILION};color:inherit}}"
         '.st-key-dashboard-triage [data-testid="stPageLink"] *'
         "{white-space:normal!important;overflow:visible!important;text-overflow:clip!important;height:auto}"
         # a chosen segment of a segmented control: Streamlit writes it in the primary colour on that colour's

@@ -50,6 +50,8 @@ __all__ = [
     "family_header",
     "family_picker",
     "judge_agreement",
+    "means_table",
+    "no_interval_words",
     "triage",
 ]
 
@@ -139,8 +141,55 @@ def family_figures(
     st.subheader("Mean per subset, 95% bootstrap interval")
     spec = chart_specs.chart_spec(charts.means_chart, chart_means(view), columns)
     chart_specs.show_spec(spec, f"{name}-subset-means", "dashboard.means", downloads=downloads, fill=True, per_row=2)
+    if without := no_interval_words(chart_means(view)):
+        st.caption(without)  # md: ours (no_interval_words escapes the names)
     with st.expander("Means as a table"):
-        st.dataframe(pd.DataFrame(view.means), hide_index=True, width="stretch")
+        st.dataframe(means_table(view.means), hide_index=True, width="stretch", column_config=_three_decimals(["mean"]))
+
+
+def _no_interval(row: Mapping[str, Any]) -> bool:
+    return row.get("mean") is not None and row.get("low") is None
+
+
+def no_interval_words(rows: Sequence[Mapping[str, Any]]) -> str:
+    """What the rings of the subset-means chart say (the means without an interval), ``""`` when every mean has one.
+
+    >>> no_interval_words([{"dataset": "med", "metric": "adherence", "mean": 1.0, "low": None, "n": 5}])
+    'Ring: no interval. Every example of the subset has the same value (or it has one), and resampling equal values says nothing: med adherence (5 examples, all 1.000).'
+    """
+    shown = [
+        f"{render.md_escape(str(r['dataset']))} {render.md_escape(str(r['metric']))} "
+        + (f"(1 example, {r['mean']:.3f})" if r.get("n") == 1 else f"({r.get('n')} examples, all {r['mean']:.3f})")
+        for r in rows
+        if _no_interval(r)
+    ]
+    if not shown:
+        return ""
+    return (
+        "Ring: no interval. Every example of the subset has the same value (or it has one), and resampling equal "
+        f"values says nothing: {'; '.join(shown)}."
+    )
+
+
+def means_table(rows: Sequence[Mapping[str, Any]]) -> pd.DataFrame:
+    """The subset means as the table under the chart shows them: the interval in words (``"none: all 5 equal"``
+    where there is none, never ``None``)."""
+
+    def interval(r: Mapping[str, Any]) -> str:
+        if r.get("mean") is None:
+            return "no values"
+        if _no_interval(r):
+            return "none: one example" if r.get("n") == 1 else f"none: all {r.get('n')} equal"
+        return f"{r['low']:.3f} – {r['high']:.3f}"
+
+    return pd.DataFrame(
+        [
+            {"subset": r["dataset"], "metric": r["metric"], "n": r.get("n"), "mean": r.get("mean"),
+             "95% interval": interval(r)}
+            for r in rows
+        ],
+        columns=["subset", "metric", "n", "mean", "95% interval"],
+    )  # fmt: skip
 
 
 def judge_agreement(
@@ -268,14 +317,19 @@ def _review_link(uid: str, label: str) -> None:
     st.page_link("pages/review.py", label=label, query_params={"uid": uid}, icon=":material/arrow_forward:")  # md: ours
 
 
-def triage(leverage: Mapping[str, Sequence[Leverage]], disagreements: Sequence[Disagreement]) -> None:
+def triage(
+    leverage: Mapping[str, Sequence[Leverage]], disagreements: Sequence[Disagreement], n_reviewed: int = 0
+) -> None:
     """Links to the Review page: the examples where one change moves a metric's mean most (the
-    person picks the metric), and those where judge and human disagree most."""
+    person picks the metric), and those where judge and human disagree most (*n_reviewed*: examples with a human
+    decision, which that list is drawn from)."""
     with st.container(key="dashboard-triage"):  # its links wrap instead of ending in "…" (render.theme_css)
-        _triage_lists(leverage, disagreements)
+        _triage_lists(leverage, disagreements, n_reviewed)
 
 
-def _triage_lists(leverage: Mapping[str, Sequence[Leverage]], disagreements: Sequence[Disagreement]) -> None:
+def _triage_lists(
+    leverage: Mapping[str, Sequence[Leverage]], disagreements: Sequence[Disagreement], n_reviewed: int
+) -> None:
     # the picker spans the page: in a half-width column its four options did not fit at 1280 px
     metric = (
         st.segmented_control(
@@ -286,11 +340,11 @@ def _triage_lists(leverage: Mapping[str, Sequence[Leverage]], disagreements: Seq
     left, right = st.columns(2, gap="large")
     with left:
         st.subheader(f"One change moves the mean {metric} most")  # md: ours (a metric name of ragviz)
-        st.caption(
-            "Examples someone already reviewed are left out. Equal moves (every verdict flip moves the mean "
-            "adherence by 1/n) are ordered by the example's own size of effect: how far its best single change "
-            "moves each of the four TRACe metrics, summed; then by row. The data carries no judge confidence "
-            "to order them by."
+        ties = "every verdict flip moves it by 1/n" if metric == "adherence" else "the same move of its mean"
+        st.caption(  # md: ours (a metric name of ragviz)
+            f"Examples someone already reviewed are left out. Equal moves of the mean {metric} ({ties}) are ordered "
+            "by the example's own size of effect: how far its best single change moves each of the four TRACe "
+            "metrics, summed; then by row. The judge's confidence does not order them."
         )
         if not leverage[metric]:
             st.caption("No labeled example left to review.")
@@ -298,8 +352,10 @@ def _triage_lists(leverage: Mapping[str, Sequence[Leverage]], disagreements: Seq
             _review_link(x.uid, f"{render.md_escape(x.uid)} — {x.change}: mean {metric} {x.dataset_delta:+.4f}")
     with right:
         st.subheader("Judge and human disagree most")
-        if not disagreements:
-            st.caption("No disagreement yet (or nothing reviewed).")
+        if not n_reviewed:
+            st.caption("Nobody has reviewed an example yet: where judge and human disagree shows here once they do.")
+        elif not disagreements:
+            st.caption(f"No disagreement: people kept the judge's labels on all {n_reviewed:,} examples they reviewed.")
         for d in disagreements:
             deltas = ", ".join(f"{m} {v:+.2f}" for m, v in d.diff.deltas.items() if v)
             _review_link(

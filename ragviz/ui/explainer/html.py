@@ -84,6 +84,50 @@ def formula_html(term: FormulaTerm) -> str:
     )
 
 
+#: The Venn's circles: radius, the centres' x, their shared y. Each side's part outside the other circle is 90 px
+#: wide at every height (its centre moves with the arcs); the middle lens narrows away from the centre line.
+VENN_R, VENN_CX, VENN_CY = 85, (135, 225), 115
+KEY_CHAR_PX = 6.8  # one character of the 11 px monospace the keys are set in (6.6 px), and a little room
+_MARGIN, _FIRST_KEY_Y, _KEY_LINE, _LOWEST_BASELINE = 6, 118, 14, 185
+
+
+def _half_chord(y: float) -> float:
+    return math.sqrt(max(VENN_R**2 - (y - VENN_CY) ** 2, 0.0))
+
+
+def _line_room(y: float, side: str) -> tuple[float, int]:
+    """Where a line of keys with baseline *y* is centred in its region, and how many characters fit it."""
+    far = max(abs(y - 9 - VENN_CY), abs(y + 3 - VENN_CY))  # the line's ink: 9 px above its baseline, 3 below
+    if side == "middle":
+        x, width = 180.0, 2 * _half_chord(VENN_CY + far) - (VENN_CX[1] - VENN_CX[0]) - _MARGIN
+    else:
+        h = _half_chord(y - 4)
+        x, width = (180 - h if side == "left" else 180 + h), VENN_CX[1] - VENN_CX[0] - _MARGIN
+    return round(x, 1), int(max(width, 0.0) // KEY_CHAR_PX)
+
+
+def venn_key_lines(keys: list[str], side: str) -> list[tuple[float, float, str]]:
+    """Where the keys of one Venn region go: ``(x, y, text)`` per line (text centred on x, baseline y), each line
+    as many keys as fit the region at that height (*side*: ``left``, ``middle`` or ``right``); where they run out
+    of room the last line says ``+N more``."""
+    out: list[tuple[float, float, str]] = []
+    left, y = list(keys), float(_FIRST_KEY_Y)
+    more = len(f"+{len(keys)} more")
+    while left:
+        x, fits = _line_room(y, side)
+        below = y + _KEY_LINE
+        last = below > _LOWEST_BASELINE or _line_room(below, side)[1] < more  # no room below for "+N more"
+        row: list[str] = []
+        while left and len(" ".join([*row, left[0]])) <= fits:
+            row.append(left.pop(0))
+        if not row or (last and left):  # the last line, and keys still left: it says how many
+            out.append((x, y, f"+{len(row) + len(left)} more"))
+            break
+        out.append((x, y, " ".join(row)))
+        y = below
+    return out
+
+
 def venn_svg(relevant: set[str], utilized: set[str], n_total: int, title: str = "") -> str:
     """Two-circle Venn diagram of the relevant and utilized key sets (keys listed inside each
     region, counts always shown); the sentences in neither set are counted outside."""
@@ -92,17 +136,13 @@ def venn_svg(relevant: set[str], utilized: set[str], n_total: int, title: str = 
     u_only = sorted(utilized - relevant)
     neither = max(n_total - len(relevant | utilized), 0)
 
-    def region(keys: list[str], x: float) -> str:
-        lines = [f'<text x="{x}" y="98" text-anchor="middle" font-size="20" font-weight="700">{len(keys)}</text>']
-        per_line = 4
-        for i in range(0, min(len(keys), 16), per_line):
-            chunk = " ".join(keys[i : i + per_line])
-            y = 118 + (i // per_line) * 14
+    def region(keys: list[str], side: str) -> str:
+        x = {"left": 180 - _half_chord(93), "middle": 180.0, "right": 180 + _half_chord(93)}[side]
+        lines = [f'<text x="{x:.1f}" y="98" text-anchor="middle" font-size="20" font-weight="700">{len(keys)}</text>']
+        for kx, ky, text in venn_key_lines(keys, side):
             lines.append(
-                f'<text x="{x}" y="{y}" text-anchor="middle" font-size="11" font-family="monospace">{esc(chunk)}</text>'
+                f'<text x="{kx}" y="{ky}" text-anchor="middle" font-size="11" font-family="monospace">{esc(text)}</text>'
             )
-        if len(keys) > 16:
-            lines.append(f'<text x="{x}" y="{118 + 4 * 14}" text-anchor="middle" font-size="11">…</text>')
         return "".join(lines)
 
     heading = (
@@ -123,7 +163,7 @@ def venn_svg(relevant: set[str], utilized: set[str], n_total: int, title: str = 
         f'<circle cx="225" cy="115" r="85" fill="{UTILIZED_COLOR}" fill-opacity="0.35" stroke="{UTILIZED_COLOR}" stroke-width="2"/>'
         f'<text x="95" y="45" text-anchor="middle" font-size="13" font-weight="600">relevant</text>'
         f'<text x="265" y="45" text-anchor="middle" font-size="13" font-weight="600">utilized</text>'
-        f"{region(r_only, 92)}{region(both, 180)}{region(u_only, 268)}"
+        f"{region(r_only, 'left')}{region(both, 'middle')}{region(u_only, 'right')}"
         f'<text x="180" y="222" text-anchor="middle" font-size="12" class="rv-muted" fill="#57606a">neither: {neither} of {n_total} sentences</text>'
         "</svg>"
     )

@@ -85,8 +85,13 @@ def no_test_set(ds: Dataset, store: LabelStore, can_admin: bool) -> None:
     )
     if not can_admin:
         return
-    n = st.number_input(
-        "Sample size", min_value=1, max_value=max(1, len(ds)), value=min(50, len(ds)), key="judge.draw_n"
+    n = st.number_input(  # its − / + beside the number, not a page's width away
+        "Sample size",
+        min_value=1,
+        max_value=max(1, len(ds)),
+        value=min(50, len(ds)),
+        key="judge.draw_n",
+        width=render.NUMBER_WIDTH,
     )
     if st.button("Draw an audit sample", key="judge.draw"):
         store.audits.draw_sample(ds.uids, int(n), state.annotator())
@@ -118,6 +123,13 @@ def disagreements_section(patterns: Sequence[Pattern], n_usable: int, n_test: in
         "members are test-set examples: left out, they may never reach a prompt). One row per subset, label kind and "
         "direction." + (" A blind labelling round is on: these count your own labels only." if blind else "")
     )
+    if not n_usable:  # "people accepted every label" of none reviewed would claim what nobody saw
+        who = "You have reviewed no example" if blind else "Nobody has reviewed an example"
+        st.info(
+            f"{who} outside the audit samples yet: no disagreement to learn from. Corrections "
+            "made on the Review page outside the audit sample appear here."
+        )
+        return
     if not patterns:
         st.info("No disagreement: people accepted every judge label they reviewed outside the audit samples.")
         return

@@ -238,7 +238,14 @@ def selection_picker(n_examples: int) -> tuple[str, int]:
         or UNLABELED
     )
     first_k = (
-        st.number_input("K", min_value=1, max_value=max(1, n_examples), value=min(10, n_examples), key="label.k")
+        st.number_input(
+            "K",
+            min_value=1,
+            max_value=max(1, n_examples),
+            value=min(10, n_examples),
+            key="label.k",
+            width=render.NUMBER_WIDTH,
+        )
         if selection == FIRST_K
         else 0
     )

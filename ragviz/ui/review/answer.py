@@ -10,33 +10,35 @@ from functools import partial
 from ragviz.analysis.quality.issues import label_issues
 from ragviz.analysis.review.edits import default_response_key, document_spans, response_spans, supporting_key_options
 from ragviz.data.problems import Problem
-from ragviz.ui.core import state
 from ragviz.ui.core.state import ExampleLabels
-from ragviz.ui.review import moves, sentence_editor
-from ragviz.ui.review import page as review
+from ragviz.ui.review import moves, sentence_editor, sentence_panel
 
 __all__ = ["context_panel", "flags", "response_panel"]
 
 
 def response_panel(shown: ExampleLabels, editable: bool, slot: str = "", focused: bool = True) -> str | None:
-    """The response as clickable sentences, then the selected sentence's explanation and, when *editable*, its
-    verdict, note and supporting keys, one under the other (no columns: each layout block is one more element the
-    browser redraws on every J, issue 38); a paired *slot* (``"a"`` / ``"b"``) draws its own (a click on the answer
-    not *focused* moves the focus). Returns the selected response key."""
+    """The response as clickable sentences with, under it in the same component, the selected sentence's explanation
+    and, when *editable*, its verdict, note and supporting keys (:mod:`ragviz.ui.review.sentence_panel`: one element
+    to redraw per J where they were four widgets, issue 38); a paired *slot* (``"a"`` / ``"b"``) draws its own (a click
+    on the answer not *focused* moves the focus). Returns the selected response key."""
     ex, current, uid = shown.example, shown.current, shown.example.uid
     selected = sentence_editor.selected_key(uid, ex.response_keys(), default_response_key(response_spans(ex, current)))
     spans = response_spans(ex, current, selected, shown.base)
-    sentence_editor.response_editor(uid, spans, selected, slot=slot, focused=focused)
-    chosen = review.explanation(spans, selected)
+    chosen = next((s for s in spans if s.key == selected), None)
+    explain = sentence_panel.explanation_data(chosen) if chosen is not None else None
+    controls = None
     if chosen is not None and editable:
-        review.support_controls(
-            chosen,
-            supporting_key_options(ex, chosen),
-            key_suffix=f"{uid}.{chosen.key}.{state.redraw_count()}",
+        controls = sentence_panel.controls_data(chosen, supporting_key_options(ex, chosen))
+        sentence_panel.register(
+            uid,
+            controls,
             on_status=partial(moves.mark_support, uid, current, shown.base, chosen.key),
             on_keys=partial(moves.pick_supporting_keys, uid, current, chosen.key),
             on_note=partial(moves.write_note, uid, current, chosen.key),
         )
+    sentence_editor.response_editor(
+        uid, spans, selected, slot=slot, focused=focused, explain=explain, controls=controls
+    )
     return selected
 
 

@@ -18,10 +18,18 @@ from ragviz.store.errors import StoreError
 from ragviz.ui.core import state, unsaved
 from ragviz.ui.review import sentence_editor, toolbar
 
-__all__ = ["SIGNATURE_KEY", "TOASTS_KEY", "example_fragment", "toast", "writes_signature"]
+__all__ = ["SIGNATURE_KEY", "TOASTS_KEY", "WHOLE_KEY", "example_fragment", "toast", "whole_run", "writes_signature"]
 
 SIGNATURE_KEY = "review.fragment.writes"  # the writes' signature when the whole page last ran
 TOASTS_KEY = "review.fragment.toasts"  # toasts waiting for the next run (:func:`toast`)
+WHOLE_KEY = "review.fragment.whole"  # True while the example is drawn by a run of the whole page
+
+
+def whole_run() -> bool:
+    """Whether the example is being drawn by a run of the whole page (else by a run of the fragment alone: a move,
+    a selection). What only a whole run needs to say (the browser tab's title through ``st.set_page_config``, which
+    costs a message) is said then; a fragment run leaves it to the navigation bar's script (issue 38)."""
+    return bool(st.session_state.get(WHOLE_KEY, False))
 
 
 def writes_signature() -> tuple[int, tuple[str, ...], bool]:
@@ -61,6 +69,7 @@ def example_fragment(draw: Callable[[], None], store_moved: Callable[[], bool] =
     instead. A text click the database could not keep is drawn back as stored by the editor's data
     (:func:`ragviz.ui.review.sentence_editor.context_editor`), on either run."""
     st.session_state[SIGNATURE_KEY] = writes_signature()
+    st.session_state[WHOLE_KEY] = True  # this run of the whole page; the fragment's own runs find it False
 
     @st.fragment
     def example() -> None:
@@ -71,6 +80,9 @@ def example_fragment(draw: Callable[[], None], store_moved: Callable[[], bool] =
         if st.session_state.get(SIGNATURE_KEY) != writes_signature():  # a decision from the text editor
             st.rerun(scope="app")
         _show_toasts()
-        draw()
+        try:
+            draw()
+        finally:
+            st.session_state[WHOLE_KEY] = False
 
     example()

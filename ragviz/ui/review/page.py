@@ -1,7 +1,7 @@
 """The Review page's renderers: the sidebar filters, the example's header, the live metric cards, the override
-effects, the selected response sentence's explanation and support controls, the label-quality flags, the re-judge
-help and the other metric families' expander (the navigation bar: :mod:`ragviz.ui.review.toolbar`). The
-text itself (context and response, clickable) is drawn by :mod:`ragviz.ui.review.sentence_editor`.
+effects, the label-quality flags, the re-judge help and the other metric families' expander (the navigation bar:
+:mod:`ragviz.ui.review.toolbar`). The text itself (context and response, clickable, with the selected response sentence's explanation and controls) is
+drawn by :mod:`ragviz.ui.review.sentence_editor`.
 
 Each function draws the data it is given. Widgets hand the person's choice back: a button or control
 calls the ``on_…`` callback it was given (Streamlit runs that before the next run, so the page
@@ -15,7 +15,6 @@ from typing import Any
 
 import streamlit as st
 
-from ragviz.analysis.review.edits import SUPPORTED, UNSUPPORTED, ResponseSpan
 from ragviz.analysis.review.metrics import MetricComparison, OverrideEffect
 from ragviz.analysis.review.queue import Progress, ReviewFilter
 from ragviz.data.model import Example, Labels
@@ -25,10 +24,8 @@ from ragviz.ui.core import render
 __all__ = [
     "FLAGS_SHOWN",
     "NO_BREAK_DIVIDE",
-    "SUPPORT_CHOICE_LABELS",
     "choose_link_match",
     "example_header",
-    "explanation",
     "families_expander",
     "filter_sidebar",
     "filters_on",
@@ -37,7 +34,6 @@ __all__ = [
     "progress_html",
     "quality_flags_html",
     "rejudge_help",
-    "support_controls",
     "unbroken_fractions",
 ]
 
@@ -72,7 +68,6 @@ def filters_on(flt: ReviewFilter) -> list[str]:
     return on + (["Judge unsure"] if flt.judge_unsure else [])
 
 
-SUPPORT_CHOICE_LABELS = {SUPPORTED: "✓ supported", UNSUPPORTED: "✗ unsupported"}
 FLAGS_SHOWN = 3  # label-quality flags listed outright; more go in a closed expander
 
 
@@ -211,79 +206,6 @@ def override_effects_table(effects: Sequence[OverrideEffect]) -> None:
 
     with st.expander(f"What each override changed ({len(effects)})", expanded=False):
         st.dataframe(pd.DataFrame([e.as_row() for e in effects]), hide_index=True, width="stretch")
-
-
-def explanation(spans: Sequence[ResponseSpan], selected: str | None) -> ResponseSpan | None:
-    """The selected response sentence's verdict, supporting keys and explanation; returns its span
-    (``None`` when none is selected)."""
-    chosen = next((s for s in spans if s.key == selected), None)
-    if chosen is not None:
-        st.html(render.explanation_html(chosen))
-    return chosen
-
-
-def _with_value(widget_key: str, on_choice: Callable[[Any], Any]) -> None:
-    on_choice(st.session_state[widget_key])
-
-
-def _with_verdict(widget_key: str, chosen: str | None, on_status: Callable[[str | None], Any]) -> None:
-    """A click on the verdict control: a new verdict goes to *on_status*; a click on the verdict
-    already *chosen* (the control then holds none) changes nothing and the control shows it again."""
-    value = st.session_state[widget_key]
-    if value is None:
-        st.session_state[widget_key] = chosen
-        return
-    if value != chosen:
-        on_status(value)
-
-
-def support_controls(
-    span: ResponseSpan,
-    key_options: Sequence[str],
-    key_suffix: str,
-    on_status: Callable[[str | None], Any],
-    on_keys: Callable[[list[str]], Any],
-    on_note: Callable[[str], Any] | None = None,
-) -> None:
-    """The selected sentence's verdict (supported / unsupported), for a flipped verdict the
-    reviewer's optional note (it replaces the judge's explanation), and its supporting context
-    keys; a change calls *on_status* with the verdict (a click on the verdict already chosen
-    changes nothing), *on_note* with the note or *on_keys* with the keys. *key_suffix* makes the widget keys (``review.support.<suffix>``,
-    ``review.note.<suffix>``, ``review.keys.<suffix>``)."""
-    status_key = f"review.support.{key_suffix}"
-    keys_key = f"review.keys.{key_suffix}"
-    note_key = f"review.note.{key_suffix}"
-    chosen = span.status if span.status in (SUPPORTED, UNSUPPORTED) else None
-    st.segmented_control(
-        f"Sentence {render.md_escape(span.key)} is",
-        [SUPPORTED, UNSUPPORTED],
-        # the leading space: Streamlit looks for an emoji at the start of a non-ASCII first word, and its emoji
-        # catalogue costs a page's first run a second under load (issue 38); the space is not drawn
-        format_func=lambda state: " " + SUPPORT_CHOICE_LABELS[state],
-        default=chosen,
-        key=status_key,
-        on_change=_with_verdict,
-        args=(status_key, chosen, on_status),
-    )
-    if span.by_reviewer and on_note is not None:
-        st.text_input(
-            f"Your note on {render.md_escape(span.key)} (optional; replaces the judge's explanation)",
-            value=span.explanation,
-            key=note_key,
-            placeholder="Why this verdict? Press Enter to keep it.",
-            on_change=_with_value,
-            args=(note_key, on_note),
-        )
-    supporting = list(dict.fromkeys(span.supporting_keys))
-    st.multiselect(
-        f"Context sentences supporting {render.md_escape(span.key)}",
-        # a key the labels name that no context sentence has (RAGBench's '1a.') stays a choice, not an error
-        [*key_options, *(k for k in supporting if k not in key_options)],
-        default=supporting,
-        key=keys_key,
-        on_change=_with_value,
-        args=(keys_key, on_keys),
-    )
 
 
 def quality_flags_html(issues: Sequence[Problem]) -> str:

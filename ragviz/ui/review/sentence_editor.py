@@ -5,6 +5,8 @@
   one step round none -> relevant -> relevant+utilized -> utilized -> none. Documents fold to their labelled
   sentences with a little context; "show all" and the document list work in the browser alone.
 * Response: a click selects a sentence; Shift+click on a context sentence makes it support it, or takes it out.
+  Under it the selected sentence's explanation, verdict, note and supporting keys
+  (:mod:`ragviz.ui.review.sentence_panel`).
 
 The browser builds every node with ``textContent`` / ``setAttribute``: no text from data is parsed as HTML. An action
 comes back as the trigger ``edit``, queued in the session (:func:`queue_event`) and carried out at the page's top
@@ -34,6 +36,7 @@ from ragviz.ui.core.keys import TEXT_DRAWN as DRAWN
 from ragviz.ui.core.keys import TEXT_EVENTS as EVENTS
 from ragviz.ui.core.keys import TEXT_RESPONSE_KEY as RESPONSE_KEY
 from ragviz.ui.core.keys import TEXT_TOUCHED as TOUCHED
+from ragviz.ui.review import sentence_panel
 
 __all__ = [
     "ASSETS",
@@ -192,15 +195,25 @@ def judge_unsure(uid: str) -> UnsureSentences:
 
 
 def response_editor(
-    uid: str, spans: Sequence[ResponseSpan], selected: str | None, slot: str = "", focused: bool = True
+    uid: str,
+    spans: Sequence[ResponseSpan],
+    selected: str | None,
+    slot: str = "",
+    focused: bool = True,
+    explain: dict | None = None,
+    controls: dict | None = None,
 ) -> None:
     """The response as clickable sentences (see the module docstring; the single view draws
     :func:`response_heading_html` above it in the page's header block); a paired view's *slot* (``"a"`` / ``"b"``)
-    draws them under a key of its own, and a click on the answer not *focused* moves the focus there."""
+    draws them under a key of its own, and a click on the answer not *focused* moves the focus there. Under the
+    response: the selected sentence's explanation (*explain*) and, when editing, its controls (*controls*; both
+    from :mod:`ragviz.ui.review.sentence_panel`)."""
     shown, left_out = render.within_budget(spans)  # a response over 1 MB is cut for display, never sent whole
     key = f"{RESPONSE_KEY}.{slot}" if slot else RESPONSE_KEY
     data = response_data(uid, shown, selected, judge_unsure(uid).response)
     data["slot"], data["focused"] = slot, focused
+    data["explain"], data["controls"] = explain, controls
+    data["drawn"] = state.redraw_count()  # a refused or unsaved change redraws the stored values over the click
     _component(key=key, data=data, on_edit_change=partial(queue_event, key))
     if left_out:
         st.html(f"<div>Response:{render.cut_note_html(left_out)}</div>")
@@ -261,6 +274,11 @@ def apply_events(ds: Dataset, who: str) -> None:
         uid, key, kind = event.get("uid"), event.get("key"), event.get("kind")
         row = ds.index_of(uid) if isinstance(uid, str) else None
         if row is None or not isinstance(key, str):
+            continue
+        if kind in sentence_panel.KINDS:  # the verdict, the keys, the note: the callbacks the panel was drawn with
+            before = state.redraw_count()
+            if sentence_panel.apply(event) and state.redraw_count() == before:  # kept unsaved: draw the stored
+                state.bump_redraw_count()
             continue
         if kind == "select":
             st.session_state[f"review.sentence.{uid}"] = key

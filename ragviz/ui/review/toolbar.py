@@ -64,9 +64,10 @@ class ToolbarButton:
 _component = register_component(NAME, ASSETS, "toolbar.js", "toolbar.css")
 
 
-def toolbar_data(buttons: Sequence[ToolbarButton], hint: str | None) -> dict:
-    """What the bar draws: its buttons in order and the line under them (``None``: no line)."""
-    return {"kind": "toolbar", "buttons": [asdict(b) for b in buttons], "hint": hint}
+def toolbar_data(buttons: Sequence[ToolbarButton], hint: str | None, title: str | None = None) -> dict:
+    """What the bar draws: its buttons in order and the line under them (``None``: no line); *title*: the browser
+    tab's title its script sets (``None``: left as it is)."""
+    return {"kind": "toolbar", "buttons": [asdict(b) for b in buttons], "hint": hint, "title": title}
 
 
 def queue_press() -> None:
@@ -109,8 +110,8 @@ def early_html(editable: bool, base_path: str, preload: Sequence[str] = ()) -> s
     ).replace("</", "<\\/")
     shortcuts = "KJNAZ" if editable else "KJ"
     return (
-        '<style>[data-testid="stElementContainer"]:has(script[data-rv-early]){display:none}</style>'
         f'<script data-rv-early data-shortcuts="{shortcuts}">{code}</script>'
+        '<style>[data-testid="stElementContainer"]:has(script[data-rv-early]){display:none}</style>'
     )
 
 
@@ -131,18 +132,26 @@ def served_files(name: str, *files: str) -> list[str]:
     return [f"_stcore/bidi-components/{name}/{f}" for f in files] if name in SERVED else []
 
 
-def listen_early(editable: bool = True, preload: Sequence[str] = ()) -> None:
-    """Draw :func:`early_html` (first on the page, before its slow part), when Streamlit serves the bar's files (else
-    there is no file to load early and the bar listens once drawn)."""
-    if NAME in SERVED:
-        base = str(st.get_option("server.baseUrlPath") or "")
-        st.html(early_html(editable, base, [*preload, *loader_chunks()]), unsafe_allow_javascript=True)
+def listen_early(editable: bool = True, preload: Sequence[str] = ()) -> str | None:
+    """Draw :func:`early_html` (first on the page, before its slow part) and return it, when Streamlit serves the
+    bar's files (else there is no file to load early and the bar listens once drawn: ``None``)."""
+    if NAME not in SERVED:
+        return None
+    markup = early_html(editable, str(st.get_option("server.baseUrlPath") or ""), [*preload, *loader_chunks()])
+    st.html(markup, unsafe_allow_javascript=True)  # constant, ragviz's own: no text from data
+    return markup
 
 
-def toolbar(buttons: Sequence[ToolbarButton], actions: Mapping[str, Callable[[], Any]], hint: str | None) -> None:
-    """Draw the bar: *buttons* in order, *actions* what each enabled one does, *hint* the line under them."""
+def toolbar(
+    buttons: Sequence[ToolbarButton],
+    actions: Mapping[str, Callable[[], Any]],
+    hint: str | None,
+    title: str | None = None,
+) -> None:
+    """Draw the bar: *buttons* in order, *actions* what each enabled one does, *hint* the line under them, *title*
+    the browser tab's title (set by the bar's script: no ``page_config_changed`` message on a move, issue 38)."""
     st.session_state[ACTIONS] = {b.id: actions[b.id] for b in buttons if not b.disabled and b.id in actions}
-    _component(key=KEY, data=toolbar_data(buttons, hint), on_press_change=queue_press)
+    _component(key=KEY, data=toolbar_data(buttons, hint, title), on_press_change=queue_press)
 
 
 def navigation_bar(
@@ -162,13 +171,14 @@ def navigation_bar(
     on_normalize: Callable[[], Any] | None = None,
     rejudge_help: str | None = None,
     on_rejudge: Callable[[], Any] | None = None,
+    title: str | None = None,
 ) -> None:
     """The Review page's bar: Previous / Next / Next unreviewed / Accept / Undo / Reset with their shortcuts (K, J,
     N, A, Z), then what Z will undo (*undo_hint*, ``None``: nothing). *changed*: the person's labels differ from where
     they started (else there is nothing to reset). With label-quality *flags* and *on_normalize*, "Normalize labels"
     (disabled when none of the flags has a mechanical fix); with *rejudge_help* (an admin) and *on_rejudge*,
     "Re-judge this example". Without *editable* (presentation mode) only the moves are drawn, so no editing button
-    and no editing shortcut exists."""
+    and no editing shortcut exists. *title*: the browser tab's title, set by the bar's script."""
     buttons = [
         ToolbarButton("prev", "◀ Previous", "K", disabled=prev_row is None),
         ToolbarButton("next", "Next ▶", "J", disabled=next_row is None),
@@ -201,7 +211,8 @@ def navigation_bar(
             ToolbarButton("rejudge", "Re-judge this example", help=rejudge_help, aside=True, short="Re-judge")
         )
         actions["rejudge"] = on_rejudge
-    toolbar(buttons, actions, (f"Z: undo {undo_hint}" if undo_hint else "Z: nothing to undo") if editable else None)
+    line = (f"Z: undo {undo_hint}" if undo_hint else "Z: nothing to undo") if editable else None
+    toolbar(buttons, actions, line, title)
 
 
 ACCEPT_HELP = "I reviewed this: the labels as shown now are right (your corrections stay). Marks the example reviewed."

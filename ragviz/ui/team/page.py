@@ -174,7 +174,9 @@ def assign_panel(ds: Any, who: str, progress: Progress) -> None:
     known = sorted(set(store.annotators()) | set(last.pool if last else ()) | set(progress.annotators) | set(listed))
     with st.form("team-assign", border=True):
         st.markdown("**Assign examples**")
-        overlap = st.number_input("Annotators per example (overlap)", 1, 5, value=last.overlap if last else 2)
+        overlap = st.number_input(
+            "Annotators per example (overlap)", 1, 5, value=last.overlap if last else 2, width=render.NUMBER_WIDTH
+        )
         # no known name yet: no empty, greyed-out picker (its faded label also fails WCAG AA contrast)
         picked = st.multiselect("Pool (known names)", known, default=list(last.pool) if last else []) if known else []
         typed = st.text_input("More names (comma-separated e-mail addresses or names)")

@@ -2,7 +2,8 @@
 //
 // data.kind "context": the documents, folded to their labelled sentences; a click (or Enter / Space on
 // a focused sentence) moves a sentence's label one step round none -> relevant -> relevant+utilized ->
-// utilized -> none. data.kind "response": the response; a click selects a sentence.
+// utilized -> none. data.kind "response": the response; a click selects a sentence. Under it the selected
+// sentence's explanation and, when editing (data.controls), its verdict, note and supporting keys.
 // Each action goes back to Python as the trigger "edit"; Python records it through the store.
 //
 // Every text from data enters the page through textContent or setAttribute: nothing from data is
@@ -243,6 +244,7 @@ function linkContext(span, data, send, byKey) {
 }
 
 function renderResponse(root, data, send) {
+  const kept = panelFocus(root);
   root.replaceChildren();
   const box = el("div", "rv-response");
   box.dataset.uid = data.uid;
@@ -265,10 +267,181 @@ function renderResponse(root, data, send) {
   if (!data.sentences.length) box.append(el("span", "rv-empty", "(empty response)"));
   root.append(box);
   keepScroll(box, "response", data.uid);
+  if (data.explain) root.append(explanationBox(data.explain));
+  if (data.controls) root.append(controlsBox(data, send));
+  restorePanelFocus(root, data, kept);
   root.onclick = (e) => {
     const span = e.target.closest(".rv-resp");
     if (span && !selecting()) activateResponse(span, data, send, false);
   };
+}
+
+// The selected sentence's explanation: its verdict chip and supporting keys, then the judge's explanation, or the
+// reviewer's note on a flipped verdict with the judge's text for the other verdict folded under it.
+function explanationBox(x) {
+  const box = el("div", "rv-explanation");
+  const head = el("div", "rv-explain-head", "Sentence " + x.key + " \u2014 ");
+  const chip = el("span", "rv-explain-chip", x.verdict);
+  chip.style.background = x.chip[0];
+  chip.style.color = x.chip[1];
+  head.append(chip, document.createTextNode(" \u00b7 supporting keys: " + x.keys));
+  const body = el("div", "rv-explain-body");
+  if (x.by_reviewer) {
+    body.append(el("b", "", "Reviewer's note:"), document.createTextNode(" "));
+    body.append(x.text ? document.createTextNode(x.text) : el("i", "", "(no note)"));
+    if (x.replaced) {
+      const more = el("details", "rv-explain-replaced");
+      more.append(el("summary", "", "The judge's explanation (for its other verdict)"), document.createTextNode(x.replaced));
+      body.append(more);
+    }
+  } else {
+    body.append(x.text ? document.createTextNode(x.text) : el("i", "", "(no explanation)"));
+  }
+  box.append(head, body);
+  return box;
+}
+
+// The verdict (two toggle buttons), the note on a flipped verdict (Enter or leaving the field keeps it) and the
+// supporting keys (each a chip with a remove button; a field with the context's keys as suggestions adds one).
+// Each change goes back as an "edit" event; the page redraws with what the store holds.
+function controlsBox(data, send) {
+  const c = data.controls;
+  const id = "rv-ctl-" + (data.slot || "single");
+  const edit = (kind, extra) => send({ uid: data.uid, kind: kind, key: c.key, n: ++memory.nonce, ...extra });
+  const box = el("div", "rv-controls");
+  box.dataset.uid = data.uid;
+
+  const verdict = el("div", "rv-ctl-row");
+  const vLabel = el("span", "rv-ctl-label", c.verdict_label);
+  vLabel.id = id + "-verdict";
+  const group = el("div", "rv-verdicts");
+  group.setAttribute("role", "group");
+  group.setAttribute("aria-labelledby", vLabel.id);
+  for (const [status, label] of c.choices) {
+    const b = el("button", "rv-verdict", label);
+    b.type = "button";
+    b.dataset.status = status;
+    b.dataset.fid = "verdict:" + status;
+    b.setAttribute("aria-pressed", status === c.status ? "true" : "false");
+    b.addEventListener("click", () => {
+      if (status !== c.status) edit("verdict", { status: status });  // the verdict already chosen: no change
+    });
+    group.append(b);
+  }
+  verdict.append(vLabel, group);
+  box.append(verdict);
+
+  if (c.note !== null && c.note !== undefined) {
+    const row = el("div", "rv-ctl-row rv-ctl-stack");
+    const label = el("label", "rv-ctl-label", c.note_label);
+    label.htmlFor = id + "-note";
+    const input = el("input", "rv-note");
+    input.type = "text";
+    input.id = id + "-note";
+    input.dataset.fid = "note";
+    input.value = c.note;
+    input.placeholder = c.note_placeholder;
+    input.dataset.sent = c.note;
+    const keep = () => {
+      if (input.value === input.dataset.sent) return;
+      input.dataset.sent = input.value;
+      edit("note", { note: input.value });
+    };
+    input.addEventListener("keydown", (e) => {
+      if (e.key === "Enter") {
+        e.preventDefault();
+        keep();
+      }
+    });
+    input.addEventListener("change", keep);
+    row.append(label, input);
+    box.append(row);
+  }
+
+  const keysRow = el("div", "rv-ctl-row");
+  const kLabel = el("label", "rv-ctl-label", c.keys_label);
+  kLabel.htmlFor = id + "-add";
+  const line = el("div", "rv-keyline");
+  const list = el("ul", "rv-keys");
+  list.setAttribute("aria-label", "Picked as support of " + c.key);
+  for (const k of c.keys) {
+    const item = el("li", "rv-keychip");
+    item.dataset.key = k;
+    item.append(el("span", "", k));
+    const rm = el("button", "rv-keyrm", "\u00d7");
+    rm.type = "button";
+    rm.dataset.fid = "rm:" + k;
+    rm.setAttribute("aria-label", "Remove " + k);
+    rm.title = "Remove " + k;
+    rm.addEventListener("click", () => edit("keys", { keys: c.keys.filter((x) => x !== k) }));
+    item.append(rm);
+    list.append(item);
+  }
+  if (!c.keys.length) list.append(el("li", "rv-keys-none", "none"));
+  const add = el("input", "rv-key-add");
+  add.type = "text";
+  add.id = id + "-add";
+  add.dataset.fid = "add";
+  add.placeholder = "Add a key, e.g. " + (c.options[0] || "0a");
+  add.autocomplete = "off";
+  add.setAttribute("list", id + "-options");
+  const options = el("datalist");
+  options.id = id + "-options";
+  add.addEventListener("focus", () => {  // the suggestions are built when asked for, not on every redraw
+    if (options.childElementCount) return;
+    for (const k of c.options) {
+      if (c.keys.includes(k)) continue;
+      const o = el("option");
+      o.value = k;
+      options.append(o);
+    }
+  }, { once: true });
+  const said = el("span", "rv-ctl-msg");
+  said.setAttribute("role", "status");
+  const addKey = () => {
+    const k = add.value.trim();
+    if (!k) return;
+    if (!c.options.includes(k)) {
+      said.textContent = "No context sentence has the key " + k + ".";
+      return;
+    }
+    said.textContent = "";
+    add.value = "";
+    if (!c.keys.includes(k)) edit("keys", { keys: [...c.keys, k] });
+  };
+  add.addEventListener("keydown", (e) => {
+    if (e.key === "Enter") {
+      e.preventDefault();
+      addKey();
+    }
+  });
+  const addButton = el("button", "rv-key-addbtn", "Add");
+  addButton.type = "button";
+  addButton.dataset.fid = "addbtn";
+  addButton.addEventListener("click", addKey);
+  line.append(list, add, options, addButton, said);
+  keysRow.append(kLabel, line);
+  box.append(keysRow);
+  return box;
+}
+
+// The control the person was using keeps the focus (and an unsent note its text) through the redraw its own change
+// causes, on the same sentence of the same example; a removed key's chip hands the focus to the field that adds one.
+function panelFocus(root) {
+  const active = document.activeElement;
+  if (!active || !root.contains(active) || !active.dataset.fid) return null;
+  const box = active.closest(".rv-controls");
+  const draft = active.classList.contains("rv-note") && active.value !== active.dataset.sent ? active.value : null;
+  return { fid: active.dataset.fid, uid: box && box.dataset.uid, draft: draft };
+}
+
+function restorePanelFocus(root, data, kept) {
+  if (!kept || !data.controls || kept.uid !== data.uid) return;
+  const target = root.querySelector('[data-fid="' + CSS.escape(kept.fid) + '"]') ||
+    (kept.fid.startsWith("rm:") ? root.querySelector('[data-fid="add"]') : null);
+  if (!target) return;
+  if (kept.draft !== null && target.classList.contains("rv-note")) target.value = kept.draft;
+  target.focus({ preventScroll: true });
 }
 
 function activateResponse(span, data, send, byKey) {

@@ -160,6 +160,8 @@ export default function (component) {
     parentElement.append(root);
   }
   bar.data = data;
+  // the browser tab says where the person is: set here on a move, where st.set_page_config would cost a message
+  if (typeof data.title === "string" && data.title && document.title !== data.title) document.title = data.title;
   bar.send = (id) => setTriggerValue("press", { id });
   draw(root, data);
   listen();
