@@ -9,9 +9,11 @@ strata whose judge errs at different rates (2 %-35 %), each metric a 0/1 or [0, 
 M judged examples i.i.d. from the population (the model PPI assumes; target: the population mean), then an audit of
 n under each design from the same confidence, and estimates each metric with the design's estimator:
 
-* uniform — PPI++ (``ppi_py``'s, normal, within the range);
-* stratified — strata = the subset, Neyman allocation from the confidence; stratified PPI++ (``glide-py``'s, within
-  the range; with ``--interval bootstrap-t`` the app's stratified bootstrap-t);
+* uniform — PPI++ (``ppi_py``'s, normal, within the range; with ``--interval t`` the app's Student's t around the
+  cross-fitted estimate, :func:`ragviz.analysis.estimates.estimate.estimate_mean`);
+* stratified — strata = the subset, Neyman allocation from the confidence; stratified PPI++ as the app shows it
+  (:func:`ragviz.analysis.audits.stratified_crossfit.shown_stratified`, λ cross-fitted: with ``--interval t`` its
+  Student's t, with ``bootstrap-t`` / ``normal`` the tuned λ's interval moved to the cross-fitted estimate);
 * active — Poisson sampling, inclusion probability from the confidence with floor 0.5 (``--floor``); the app's
   centred IPW PPI++ (``glide-py``'s ASI over the audit's Hájek-centred values);
 * calibrated — the active design calibrated on a pilot (:mod:`ragviz.analysis.audits.calibration`): a uniform
@@ -27,7 +29,9 @@ ragviz measures, ``ragviz label --samples N`` simulated — the biased judge's e
 ``--shape``), it answers ``--samples`` times, and the confidence is the least sure metric's 1 - 2 sd over the answers
 (the ``judge_confidence`` column the active design draws from); ``noise`` is the same values shuffled over the rows
 (the same spread of probabilities, unrelated to the errors). Printed per (confidence, design, n, metric): coverage of the 95 % interval, mean width and
-width relative to uniform at the same n. Exit 1 when a coverage falls outside 93-97 % or an interval leaves [0, 1].
+width relative to uniform at the same n, then each design's coverage with its Wilson 95 % lower bound. ``--designs``
+picks the designs (with ``--interval t``: uniform and stratified; ``bench_design_target.py`` measures the active
+designs' t). Exit 1 when a coverage falls outside 93-97 % or an interval leaves [0, 1].
 """
 
 from __future__ import annotations
@@ -48,9 +52,8 @@ from ragviz.analysis.audits.active_bootstrap import active_bootstrap_t
 from ragviz.analysis.audits.allocation import allocate, spread_from_confidence
 from ragviz.analysis.audits.calibration import calibrate, calibrated_spread
 from ragviz.analysis.audits.designs import DEFAULT_FLOOR, active_level, selection_weights, weights_from_spread
-from ragviz.analysis.audits.stratified import stratified_ppi_ci
-from ragviz.analysis.audits.stratified_bootstrap import stratified_bootstrap_t
-from ragviz.analysis.audits.stratified_crossfit import crossfitted_stratified
+from ragviz.analysis.audits.stratified_crossfit import shown_stratified
+from ragviz.analysis.estimates.estimate import estimate_mean
 from ragviz.analysis.estimates.ppi import ppi_mean_ci
 from ragviz.metrics.trace import TRACE_METRICS
 
@@ -190,13 +193,14 @@ def simulate(
     calibrated_floor=0.1,
     method="normal",
     expected=None,
+    designs=DESIGNS,
 ):
     """Per design and metric: covered (reps,), width (reps,), in range (bool). *per_metric*: the confidence per
     metric the calibrated design reads (default: *conf* for every metric). *expected*: each example's expected
     squared error per metric, for the ``oracle`` bound (an active draw that knows them, floor as calibrated's)."""
     m, k = truth.shape
     target = truth.mean(axis=0)
-    designs = DESIGNS + (("oracle",) if expected is not None else ())
+    designs = tuple(designs) + (("oracle",) if expected is not None else ())
     out = {d: {"cov": np.zeros((reps, k)), "width": np.zeros((reps, k)), "in01": True} for d in designs}
     for r in range(reps):
         idx = rng.integers(0, truth.shape[0], m)
@@ -239,16 +243,13 @@ def simulate(
             a = masks[d]
             for j in range(k):
                 y, f, fu = y_all[a, j], f_all[a, j], f_all[~a, j]
-                if d == "uniform":
+                if d == "uniform" and method == "t":  # the app's (estimate_report's) interval
+                    iv = estimate_mean(y, f, fu).ppi
+                elif d == "uniform":
                     iv = ppi_mean_ci(y, f, fu, method=method, resamples=RESAMPLES, seed=r, bounds=UNIT)
-                elif d == "stratified":  # as the app shows it: moved to the cross-fitted estimate (design_estimate)
-                    s = (
-                        stratified_ppi_ci(y, f, g_all[a], fu, g_all[~a], bounds=UNIT)
-                        if method == "normal"
-                        else stratified_bootstrap_t(y, f, g_all[a], fu, g_all[~a], UNIT, resamples=RESAMPLES, seed=r)[0]
-                    )
+                elif d == "stratified":  # the app's function (design_estimate), its bootstrap-t the app's 2,000
                     keys, keys_u = np.asarray(g_all[a]).astype(str), np.asarray(g_all[~a]).astype(str)
-                    iv = crossfitted_stratified(s, y, f, keys, fu, keys_u, UNIT)[0].interval
+                    iv = shown_stratified(y, f, keys, fu, keys_u, UNIT, method=method)[0].interval
                 elif d == "calibrated":  # the app's estimate: one audit at each example's chance of either sample
                     iv = _active((y, f, union[a], fu), method, r)
                 else:
@@ -258,6 +259,12 @@ def simulate(
                 out[d]["width"][r, j] = iv.high - iv.low
                 out[d]["in01"] &= 0.0 <= iv.low and iv.high <= 1.0
     return out
+
+
+def wilson_lower(covered: np.ndarray, z: float = 1.959963984540054) -> float:
+    """The Wilson 95 % lower bound of the share of *covered* (the Monte-Carlo bound BENCHMARKS.md reads)."""
+    n, p = covered.size, float(covered.mean())
+    return (p + z * z / (2 * n) - z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))) / (1 + z * z / n)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -282,10 +289,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--interval",
         default="normal",
-        choices=("normal", "bootstrap-t"),
-        help="every design's interval (the app shows bootstrap-t)",
+        choices=("normal", "bootstrap-t", "t"),
+        help="every design's interval (the app shows t: uniform and stratified only)",
     )
+    parser.add_argument("--designs", default=None, help="comma-separated, of " + ", ".join(DESIGNS) + " (default: all)")
+    parser.add_argument("--confidences", default="informative,noise", help="which confidences to run")
     args = parser.parse_args(argv)
+    chosen = tuple(args.designs.split(",")) if args.designs else DESIGNS
+    if args.interval == "t" and not args.designs:
+        chosen = ("uniform", "stratified")
+    if (
+        chosen[0] != "uniform"
+        or not set(chosen) <= set(DESIGNS)
+        or (args.interval == "t" and set(chosen) - {"uniform", "stratified"})
+    ):
+        parser.error("--designs: uniform first, of " + ", ".join(DESIGNS) + " (with --interval t: uniform, stratified)")
     start = time.perf_counter()
     rng = np.random.default_rng(args.seed + 1)
     metric_conf: dict[str, np.ndarray] = {}
@@ -304,16 +322,17 @@ def main(argv: list[str] | None = None) -> int:
     else:
         truth, judge, subset = synthetic_table(args.seed)
         conf = confidences(truth, judge, rng)
+    conf = {kind: conf[kind] for kind in args.confidences.split(",")}
     print(
         f"population {args.population}: {truth.shape[0]} examples, {len(set(subset.tolist()))} strata; {args.reps} audits per cell"
     )
-    designs = DESIGNS + (("oracle",) if expected is not None else ())
+    designs = chosen + (("oracle",) if expected is not None else ())
     print(
         f"{'confidence':<12}{'n':>6}  {'metric':<13}"
         + "".join(f"{d + ' cov':>16}{'width':>8}" for d in designs)
         + "".join(f"{d[:6] + '/unif':>12}" for d in designs[1:])
     )
-    failed, wins = [], {}
+    failed, wins, bounds = [], {}, []
     for kind, c in conf.items():
         for n in [int(s) for s in args.sizes.split(",")]:
             res = simulate(
@@ -329,6 +348,7 @@ def main(argv: list[str] | None = None) -> int:
                 args.calibrated_floor,
                 args.interval,
                 expected,
+                chosen,
             )
             for j, metric in enumerate(TRACE_METRICS):
                 cells, ratios = "", []
@@ -340,10 +360,14 @@ def main(argv: list[str] | None = None) -> int:
                     if d != "uniform":
                         ratios.append(width / res["uniform"]["width"][:, j].mean())
                 print(f"{kind:<12}{n:>6}  {metric:<13}{cells}" + "".join(f"{r:>12.3f}" for r in ratios))
-                wins.setdefault((kind, n), []).append(min(ratios[:3]))  # the oracle is a bound, not a design
+                wins.setdefault((kind, n), []).append(min(ratios[:3]) if ratios else 1.0)  # the oracle: a bound
+                bounds.append(f"{kind} n={n} {metric}: " + "; ".join(
+                    f"{d} {100 * res[d]['cov'][:, j].mean():.1f} % (Wilson lower {100 * wilson_lower(res[d]['cov'][:, j]):.1f})"
+                    for d in designs))  # fmt: skip
             for d in designs:
                 if not res[d]["in01"]:
                     failed.append(f"{kind} n={n} {d}: an interval left [0, 1]")
+    print("\n".join(bounds))
     for (kind, n), best in sorted(wins.items()):
         narrower = sum(1 for b in best if b <= 0.85)
         print(

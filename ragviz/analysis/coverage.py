@@ -2,7 +2,8 @@
 the figures live.
 
 Every number here comes from ``benchmarks/bench_ppi.py`` (1,000 simulated audits per audit size on the
-2,896 RAGBench test rows, ``BENCHMARKS.md``; the t's from ``benchmarks/bench_design_target.py``) or
+2,896 RAGBench test rows, ``BENCHMARKS.md``; the t's from ``benchmarks/bench_design_target.py``, the stratified
+one's from ``bench_designs.py --interval t``) or
 ``benchmarks/bench_agreement_intervals.py``; the notes of :mod:`ragviz.analysis.estimates.report`, the ``ragviz
 estimate --help`` text, agreement's intervals and the Dashboard / Explainer read them from here, so a rerun that
 moves a figure is changed in one place. Loose on the analysis floor, under every room that shows an interval. No
@@ -26,7 +27,7 @@ APPROXIMATE_BELOW = {"normal": 300, "bootstrap-t": 100, "t": 100}
 # How often each PPI++ interval method (as shown: within the range, floored) contains the true mean in the
 # simulation (95 % intervals): the figures the manual (docs/concepts/intervals.md) and `ragviz estimate --help` give.
 INTERVAL_COVERAGE = {
-    "t": "93–96 % at 100, 300 and 1,000 audited examples, uniform and calibrated active audits (92–98 % at 30 and 50)",
+    "t": "93–96 % at 100, 300 and 1,000 audited examples, uniform, stratified and calibrated active audits (92–98 % at 30 and 50)",
     "bootstrap-t": "93–97 % at 100, 300 and 1,000 audited examples (88–96 % at 30 and 50)",
     "normal": "90–95 % at 100 audited examples (short for skewed metrics) and 92–96 % at 300",
 }

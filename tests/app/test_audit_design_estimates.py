@@ -17,6 +17,7 @@ from ragviz.cli.main import main
 from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change, field_value
 from ragviz.data.load import load
 from ragviz.export.report.content import gather
+from ragviz.export.report.html import method_html
 from ragviz.export.report.request import ReportRequest
 from ragviz.store.label_store import LabelStore
 from tests.apptest_helpers import open_page
@@ -69,8 +70,8 @@ def test_dashboard_explainer_and_report_say_the_clis_figures(judged, app_env, ca
     by = " by dataset_name" if design == "stratified" else ""
     assert f"design: {design} audit{by} (sample {sample.id})" in captions
     named = "stratified PPI++" if design == "stratified" else "inverse-probability-weighted PPI++"
-    shown = "bootstrap-t" if design == "stratified" else "t"  # the active audit's: t of its cross-fitted estimate
-    assert f"({named}, {shown}" in captions  # then "intervals)", or which metric fell back to which first
+    # either design's: Student's t around its cross-fitted estimate (issue 36), the CLI's header's word
+    assert f"({named}, t" in captions  # then "intervals)", or which metric fell back to which first
     table = next(df.value for df in at.dataframe if "corrected 95% CI" in df.value.columns)
     saving = next(df.value for df in at.dataframe if "uniform n as precise" in df.value.columns).set_index("metric")
     for _, row in table.iterrows():
@@ -112,6 +113,9 @@ def test_dashboard_explainer_and_report_say_the_clis_figures(judged, app_env, ca
         got, want = content.estimates.overall.metrics[name], cli["metrics"][name]
         assert [got.ppi.low, got.ppi.high] == pytest.approx(want["ppi"]["ci"], abs=1e-12)
         assert got.design is not None and got.design["uniform_equivalent"] == want["design"]["uniform_equivalent"]
+        assert got.ppi.method == want["ppi"]["interval"] == "t"
+    # the report's method section names the interval the estimates got, as the CLI's header does
+    assert "prediction-powered (PPI++, t intervals)" in method_html(content)
 
 
 def test_a_stratified_sample_whose_column_is_gone_says_so(judged, app_env, monkeypatch):

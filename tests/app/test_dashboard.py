@@ -77,6 +77,9 @@ def test_dashboard_after_a_correction_shows_agreement_and_disagreement_link(app_
     assert relevant["decisions"] > 0
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["relevance RMSE"] != "0.000"
+    # and each figure's card says it too, where its interval would be: read alone, 1.000 claimed more than one says
+    states = [shown(c.value) for c in at.caption if c.value.startswith("no interval")]
+    assert states == ["no interval: too few reviewed to say (1 of 10)"] * 4  # three RMSEs, adherence accuracy
     disagreement = [(label, q) for label, q in page_links(at) if "decision(s) differ" in label]
     assert disagreement == [(disagreement[0][0], "uid=" + quote(uid, safe=""))]
     assert f"{len(set(judge_keys))} decision(s) differ" in disagreement[0][0]
@@ -168,3 +171,10 @@ def test_a_subset_mean_without_an_interval_says_so(app_env):
     assert medqa["95% interval"] == "none: all 5 equal" and medqa["n"] == 5
     others = table[table["subset"] != "medqa_sample"]["95% interval"]
     assert all(" – " in t for t in others if t != "no values"), list(others)  # the others: a low – high interval
+
+
+def test_compare_systems_legend_names_only_what_is_drawn(app_env):
+    """No paired audit yet: only the judge's differences are drawn, yet the legend also named "corrected (PPI++)"."""
+    at = open_page("pages/dashboard.py")
+    legends = [h.proto.body for h in at.get("html") if "rv-legend" in h.proto.body and "judge only" in h.proto.body]
+    assert len(legends) == 1 and "corrected" not in legends[0], legends

@@ -83,6 +83,19 @@ def test_team_page_shows_progress_the_kappa_matrix_and_settles_a_difference(app_
     assert 'data-differences="1"' in "".join(h.proto.body for h in at.get("html"))
 
 
+def test_a_pairs_kappa_from_too_few_shared_examples_is_not_shown(app_env):
+    """alice and bob share one decided example: Cohen's κ of one example was drawn in the matrix like any other;
+    now its cell and the pair table say too few, with the shared count against the minimum of 10."""
+    _round(app_env["db"])
+    at = _tab(open_page("pages/team.py"), "Annotators")
+    assert any(c.value.startswith("A pair that shared fewer than 10 examples gets no κ") for c in at.caption)
+    (chart,) = [c for c in at.get("vega_lite_chart") if "kappa_text" in c.proto.spec]
+    assert "too few" in str(chart.proto) and "n=1 of 10" in str(chart.proto)  # the cells' data (Arrow)
+    pairs = _frame(at, "annotator A")
+    assert set(pairs["state"]) == {"too few reviewed to say (1 of 10)"}
+    assert pairs["Cohen's κ"].isna().all()
+
+
 def test_a_stale_settlement_is_refused_with_a_message(app_env):
     ds, ex = _round(app_env["db"])
     at = _tab(open_page("pages/team.py"), "Adjudication")

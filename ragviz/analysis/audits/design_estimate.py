@@ -1,13 +1,13 @@
 """Corrected estimates for a designed audit sample: the estimator that matches the design (uniform:
 :func:`ragviz.analysis.estimates.report.estimate_report`; stratified: :func:`~ragviz.analysis.audits.stratified.stratified_ppi_ci`
-over the strata of the column it was drawn by; active: :func:`~ragviz.analysis.audits.active.ipw_ppi_ci`, a uniform
-pilot's reviewed members joining as one audit at each example's chance of being in either,
-:math:`1 - (1 - n_p/N)(1 - \\pi_i)`, or as two batches where the pilot's chances were not kept), λ cross-fitted, and
-its interval: Student's t around the cross-fitted estimate for one active audit (:mod:`ragviz.analysis.estimates.student_t`),
-the percentile-t bootstrap for a stratified or two-batch one, or the normal one when asked; every output says which.
-A partly reviewed active sample is the Poisson sample at the level of its first unreviewed member
-(:func:`reviewed_level`). *Effective sample size*: the people-only uniform audit as precise (at most the rows).
-*Saving*: the uniform PPI++ audit of equal variance (:func:`uniform_equivalent`, never below
+over the strata it was drawn by; active: :func:`~ragviz.analysis.audits.active.ipw_ppi_ci`, a uniform pilot's reviewed
+members joining at each example's chance of being in either, :math:`1 - (1 - n_p/N)(1 - \\pi_i)`, or as two batches
+where the pilot's chances were not kept), λ cross-fitted, and its interval: Student's t around the cross-fitted
+estimate for one active or stratified audit (:mod:`ragviz.analysis.estimates.student_t`,
+:func:`~ragviz.analysis.audits.stratified_crossfit.shown_stratified`), the percentile-t bootstrap for a two-batch one or
+an audit too small to cross-fit, or the normal one when asked; every output says which. A partly reviewed active
+sample is the Poisson sample at the level of its first unreviewed member (:func:`reviewed_level`). *Saving*: the
+uniform PPI++ audit of equal variance (:func:`uniform_equivalent`, never below
 :data:`ragviz.analysis.coverage.MIN_AUDITED`) minus the examples audited, in examples and people-hours.
 """
 
@@ -30,9 +30,8 @@ from ragviz.analysis.audits.active_bootstrap import active_bootstrap_t
 from ragviz.analysis.audits.active_crossfit import MIN_CROSSFIT, crossfitted_active
 from ragviz.analysis.audits.design_plan import variance_curve
 from ragviz.analysis.audits.designs import ACTIVE, PAIRED, STRATIFIED, UNIFORM, DesignError, unit_draw
-from ragviz.analysis.audits.stratified import StratumError, stratified_people_ci, stratified_ppi_ci
-from ragviz.analysis.audits.stratified_bootstrap import stratified_bootstrap_t
-from ragviz.analysis.audits.stratified_crossfit import crossfitted_stratified
+from ragviz.analysis.audits.stratified import StratumError, stratified_people_ci
+from ragviz.analysis.audits.stratified_crossfit import shown_stratified
 from ragviz.analysis.audits.topup import topped_chance, topped_key
 from ragviz.analysis.coverage import MIN_AUDITED, too_few_words
 from ragviz.analysis.estimates.crossfit import FOLDS
@@ -282,15 +281,11 @@ def _metric(
     try:
         t = method == STUDENT_T
         if info.name == STRATIFIED:
-            if method in (BOOTSTRAP_T, STUDENT_T):  # the stratified design's t is not measured: its bootstrap-t
-                s, shown_method = stratified_bootstrap_t(y, f, a["keys"], fu, a["keys_u"], bounds, alpha)
-            else:
-                s = stratified_ppi_ci(y, f, a["keys"], fu, a["keys_u"], alpha, bounds)
             keys, keys_u = np.asarray(a["keys"]).astype(str), np.asarray(a["keys_u"]).astype(str)
-            s, lam_cf = crossfitted_stratified(s, y, f, keys, fu, keys_u, bounds)
+            s, shown_method, lam_cf = shown_stratified(y, f, keys, fu, keys_u, bounds, alpha, method)
             rule = TUNED if lam_cf is None else f"cross-fitted ({FOLDS} folds)"
             people, people_var = stratified_people_ci(y, a["keys"], s.weights, alpha, bounds)
-            lam = float(sum(s.weights[h] * s.lams[h] for h in s.lams))
+            lam = lam_cf if lam_cf is not None else float(sum(s.weights[h] * s.lams[h] for h in s.lams))
             interval, variance = s.interval, s.variance
             sizes = {h: w * total for h, w in s.weights.items()}
             counts = {h: a["keys"].count(h) for h in s.weights}

@@ -353,6 +353,8 @@ def examples_html(c: ReportContent) -> str:
 
 def method_html(c: ReportContent) -> str:
     p = c.provenance
+    # the interval each metric got, as the CLI's header says it (t: Student's t around the cross-fitted estimate)
+    intervals = "PPI++" if c.estimates is None else _e(f"PPI++, {c.estimates.intervals_used()} intervals")
     files = _table(
         ["data file", "rows", "SHA-256"],
         [[_e(f.name), f"{f.rows:,}", f"<code>{_e(f.sha256)}</code>"] for f in p.files],
@@ -402,7 +404,7 @@ def method_html(c: ReportContent) -> str:
     return (
         "<p>TRACe metrics (RAGBench): relevance = relevant context sentences / all context sentences; utilization = "
         "used / all; completeness = relevant and used / relevant; adherence = 1 when every answer sentence is "
-        "supported. The corrected estimates are prediction-powered (PPI++, bootstrap-t intervals); subset means "
+        f"supported. The corrected estimates are prediction-powered ({intervals}); subset means "
         "carry percentile-bootstrap intervals (1,000 resamples, seeded).</p>"
         f"{facts}<h3>Data</h3>{files}{groups}<h3>Judge</h3>{judge_table}<h3>People</h3>{people}"
         f'<h3>Audit</h3>{audit}<h3>Rebuild this report</h3><span class="cmd">{_e(p.command)}</span>'

@@ -111,10 +111,13 @@ def difference_chart(records: list[dict[str, Any]], columns: int = 4) -> alt.Cha
     """Per metric, B − A per subset in points: the corrected difference with its 95 % interval and the judge's
     alone, beside a line at 0 (no difference)."""
     df = pd.DataFrame(records, columns=["metric", "subset", "estimate", "value", "low", "high"])
-    shown = (charts.ESTIMATORS[0], charts.ESTIMATORS[2])
+    # the legend names only what is drawn: below the minimum audit no corrected difference is, and its entry misled
+    drawn = set(df["estimate"])
+    shown = [(e, c) for e, c in zip(charts.ESTIMATORS, charts.ESTIMATOR_COLORS) if e != charts.ESTIMATORS[1]]
+    shown = [(e, c) for e, c in shown if e in drawn] or shown
     color = alt.Color(
         "estimate:N",
-        scale=alt.Scale(domain=list(shown), range=[charts.ESTIMATOR_COLORS[0], charts.ESTIMATOR_COLORS[2]]),
+        scale=alt.Scale(domain=[e for e, _ in shown], range=[c for _, c in shown]),
         legend=alt.Legend(orient="bottom", title=None),
     )
     subsets = list(dict.fromkeys(df["subset"]))

@@ -15,6 +15,7 @@ from ragviz.ui.core import render, state
 
 __all__ = [
     "MATRIX_TITLES",
+    "LABEL_COLUMN_WIDTH",
     "SCORE_HEIGHT",
     "claim_matrix",
     "download",
@@ -31,6 +32,7 @@ MATRIX_TITLES = {
     GT_ANSWER: "Ground-truth answer claims — entailed by the response? by each chunk?",
 }
 SCORE_HEIGHT = 35 * 12 + 3  # the 11 values and the header row
+LABEL_COLUMN_WIDTH = 110  # px: a label cell holds "Contradiction" and its select arrow
 
 
 def item_texts(item: CheckedItem) -> None:
@@ -73,12 +75,12 @@ def claim_matrix(item: CheckedItem, side: str, uid: str, editable: bool) -> None
     columns = matrix_columns(item, side)
     options = label_options(item)
     config: dict[str, Any] = {
-        "#": st.column_config.NumberColumn("#", width="small"),
+        "#": st.column_config.NumberColumn("#", width=LABEL_COLUMN_WIDTH // 3),
         "claim": st.column_config.TextColumn("claim", width="large"),
     }
-    for col in columns[2:]:
+    for col in columns[2:]:  # "Contradiction" whole (a "small" column showed "Contradicti")
         config[col] = st.column_config.SelectboxColumn(
-            render.md_escape(col), options=options, required=True, width="small"
+            render.md_escape(col), options=options, required=True, width=LABEL_COLUMN_WIDTH
         )
     st.data_editor(
         pd.DataFrame(rows, columns=columns),
@@ -94,40 +96,39 @@ def claim_matrix(item: CheckedItem, side: str, uid: str, editable: bool) -> None
 def score_tables(
     item_rows: list[dict[str, Any]], aggregate_rows: list[dict[str, Any]], n_items: int, traces: bool = True
 ) -> None:
-    """This item's 11 values (file vs now) beside the whole file's aggregates (file vs now, also ×100);
+    """This item's 11 values (file vs now) above the whole file's aggregates (file vs now, also ×100);
     without *traces* (presenting, corrections hidden) only the values now."""
     item_columns = ["group", "metric", "file", "now", "delta"] if traces else ["group", "metric", "now"]
     aggregate_columns = ["group", "metric", "file", "now", "file ×100", "now ×100"]
     if not traces:
         aggregate_columns = ["group", "metric", "now", "now ×100"]
-    left, right = st.columns(2, gap="medium")
-    with left:
-        st.markdown("**This item** — file's labels vs now" if traces else "**This item**")
-        st.dataframe(
-            pd.DataFrame(item_rows, columns=item_columns),
-            hide_index=True,
-            width="stretch",
-            column_config={
-                "file": st.column_config.NumberColumn("file", format="%.4f"),
-                "now": st.column_config.NumberColumn("now", format="%.4f"),
-                "delta": st.column_config.NumberColumn("Δ", format="%+.4f"),
-            },
-            height=SCORE_HEIGHT,
-        )
-    with right:
-        st.markdown(f"**All {n_items} items** — mean (0..1) and as RagChecker prints it (×100, 1 decimal)")
-        st.dataframe(
-            pd.DataFrame(aggregate_rows, columns=aggregate_columns),
-            hide_index=True,
-            width="stretch",
-            column_config={
-                "file": st.column_config.NumberColumn("file", format="%.4f"),
-                "now": st.column_config.NumberColumn("now", format="%.4f"),
-                "file ×100": st.column_config.NumberColumn("file ×100", format="%.1f"),
-                "now ×100": st.column_config.NumberColumn("now ×100", format="%.1f"),
-            },
-            height=SCORE_HEIGHT,
-        )
+    # one above the other, each the page's width: side by side at 1280 px both ran past their half (Δ, file ×100 out
+    # of view)
+    st.markdown("**This item** — file's labels vs now" if traces else "**This item**")
+    st.dataframe(
+        pd.DataFrame(item_rows, columns=item_columns),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "file": st.column_config.NumberColumn("file", format="%.4f"),
+            "now": st.column_config.NumberColumn("now", format="%.4f"),
+            "delta": st.column_config.NumberColumn("Δ", format="%+.4f"),
+        },
+        height=SCORE_HEIGHT,
+    )
+    st.markdown(f"**All {n_items} items** — mean (0..1) and as RagChecker prints it (×100, 1 decimal)")
+    st.dataframe(
+        pd.DataFrame(aggregate_rows, columns=aggregate_columns),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "file": st.column_config.NumberColumn("file", format="%.4f"),
+            "now": st.column_config.NumberColumn("now", format="%.4f"),
+            "file ×100": st.column_config.NumberColumn("file ×100", format="%.1f"),
+            "now ×100": st.column_config.NumberColumn("now ×100", format="%.1f"),
+        },
+        height=SCORE_HEIGHT,
+    )
 
 
 def download(data: bytes, file_name: str) -> None:

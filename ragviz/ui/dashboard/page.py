@@ -20,6 +20,7 @@ from ragviz.analysis.agreement import (
     AnnotatorAgreement,
     kappa_matrix,
 )
+from ragviz.analysis.coverage import MIN_REVIEWED, too_few_words
 from ragviz.analysis.dashboard.annotator_tables import fleiss_shown, pair_rows
 from ragviz.analysis.dashboard.families import FAMILY_TITLES, RETRIEVAL, TONIC, TRACE, FamilyView, chart_means
 from ragviz.analysis.dashboard.figures import (
@@ -52,6 +53,7 @@ __all__ = [
     "judge_agreement",
     "means_table",
     "no_interval_words",
+    "too_few_kappa_cell",
     "triage",
 ]
 
@@ -236,18 +238,23 @@ def judge_agreement(
         width="stretch",
         column_config=_three_decimals(("Cohen's κ", "precision", "recall", "F1", "accuracy")),
     )
+    # each card says its state under it (a card read on its own, scrolled past the note above, said 1.000 as sure)
+    too_few = agreement.too_few or ""
+    if version:
+        too_few = too_few.replace("reviewed", f"labelled by judge version {against.version}")
+    too_few = render.md_escape(f"no interval: {too_few}") if too_few else ""
     cols = st.columns(len(agreement.scores) + 1)
     for col, (name, sa) in zip(cols, agreement.scores.items()):
         col.metric(
             f"{name} RMSE", "—" if sa.rmse is None else f"{sa.rmse:.3f}", help=f"over {sa.n} examples"
         )  # md: ours
-        if sa.rmse is not None and not agreement.too_few:
-            col.caption(f"95 %: {interval_text(sa.rmse_interval, 3)}")  # md: ours
+        if sa.rmse is not None:
+            col.caption(too_few or f"95 %: {interval_text(sa.rmse_interval, 3)}")  # md: ours
     accuracy = agreement.adherence_accuracy
     cols[-1].metric("adherence accuracy", "—" if accuracy is None else f"{accuracy:.3f}")
-    if accuracy is not None and not agreement.too_few:
+    if accuracy is not None:
         adherent = agreement.labels[ADHERENT].intervals.get("accuracy")
-        cols[-1].caption(f"95 %: {interval_text(adherent, 3)}")  # md: ours
+        cols[-1].caption(too_few or f"95 %: {interval_text(adherent, 3)}")  # md: ours
     cells = [(label, *astuple(agreement.labels[label].confusion)) for label in BINARY_LABELS]
     spec = chart_specs.chart_spec(charts.confusion_grid, cells)
     chart_specs.show_spec(spec, "judge-vs-human-confusion", "dashboard.confusion", downloads=downloads)
@@ -280,16 +287,37 @@ def annotator_agreement(raters: AnnotatorAgreement, downloads: bool, names: bool
         "Fleiss' κ over the examples every annotator decided on. "
         + ", ".join(f"{render.md_escape(a)}: {raters.n_examples[a]:,} examples" for a in raters.annotators)  # md: ours
     )
-    spec = chart_specs.chart_spec(charts.kappa_matrix_chart, kappa_matrix(raters.pairs), SENTENCE_LABELS)
+    few = [p for p in raters.pairs if p.n_examples < MIN_REVIEWED]
+    if few:
+        st.caption(
+            f"A pair that shared fewer than {MIN_REVIEWED} examples gets no κ: too few to say (its cell grey, "
+            "n = shared of the minimum)."
+        )
+    rows = [too_few_kappa_cell(r) for r in kappa_matrix(raters.pairs)]
+    spec = chart_specs.chart_spec(charts.kappa_matrix_chart, rows, SENTENCE_LABELS)
     chart_specs.show_spec(spec, "annotator-kappa", "dashboard.kappa", downloads=downloads)
     st.dataframe(pd.DataFrame(fleiss_shown(raters.overall)), hide_index=True, width="stretch")
     with st.expander("Every pair as a table"):
-        st.dataframe(
-            pd.DataFrame(pair_rows(raters.pairs)),
-            hide_index=True,
-            width="stretch",
-            column_config=_three_decimals(["Cohen's κ"]),
-        )
+        pairs = pd.DataFrame(pair_rows(raters.pairs))
+        if few:  # the figure of a few shared examples is not shown as if it said something
+            small = pairs["shared examples"] < MIN_REVIEWED
+            pairs["Cohen's κ"] = pairs["Cohen's κ"].where(~small, None)
+            pairs["state"] = [
+                too_few_words(n, MIN_REVIEWED) if n < MIN_REVIEWED else "" for n in pairs["shared examples"]
+            ]
+        st.dataframe(pairs, hide_index=True, width="stretch", column_config=_three_decimals(["Cohen's κ"]))
+
+
+def too_few_kappa_cell(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A κ-matrix cell (:func:`ragviz.analysis.agreement.kappa_matrix`) as shown: below the minimum of shared
+    examples no κ (a grey cell saying "too few") and the shared count against the minimum.
+
+    >>> too_few_kappa_cell({"kappa": 1.0, "kappa_text": "1.00", "n_text": "n=3 ex.", "n_examples": 3})["n_text"]
+    'n=3 of 10'
+    """
+    if row["n_examples"] >= MIN_REVIEWED:
+        return dict(row)
+    return {**row, "kappa": None, "kappa_text": "too few", "n_text": f"n={row['n_examples']} of {MIN_REVIEWED}"}
 
 
 def baselines(table: list[dict[str, Any]] | None) -> None:

@@ -3,14 +3,12 @@
 
 * Context: a click (Enter / Space on a focused sentence; one Tab stop, arrow keys between sentences) moves its label
   one step round none -> relevant -> relevant+utilized -> utilized -> none. Documents fold to their labelled
-  sentences with a little context; "show all" and the document list work in the browser alone.
-* Response: a click selects a sentence; Shift+click on a context sentence makes it support it, or takes it out.
-  Under it the selected sentence's explanation, verdict, note and supporting keys
-  (:mod:`ragviz.ui.review.sentence_panel`).
+  sentences with a little context ("show all" and the document list work in the browser alone).
+* Response: a click selects a sentence, whose explanation, verdict, note and supporting keys are drawn under it
+  (:mod:`ragviz.ui.review.sentence_panel`); Shift+click on a context sentence makes it support it, or takes it out.
 
-The browser builds every node with ``textContent`` / ``setAttribute``: no text from data is parsed as HTML. An action
-comes back as the trigger ``edit``, queued in the session (:func:`queue_event`) and carried out at the page's top
-(:func:`apply_events`) before anything is drawn; AppTest tests queue events the same way.
+Every node is built with ``textContent`` / ``setAttribute`` (no text from data is parsed as HTML). An action comes
+back as the trigger ``edit``, queued (:func:`queue_event`) and carried out at the page's top (:func:`apply_events`).
 """
 
 from __future__ import annotations
