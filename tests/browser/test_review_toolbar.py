@@ -108,13 +108,6 @@ def test_keys_pressed_once_the_review_page_is_left_are_not_queued(blank_page):
     assert page.evaluate("() => window.sent") == []
 
 
-def test_presentation_mode_queues_only_the_moves():
-    """Without editing (presentation mode) only K and J wait for the bar: no key can ask for an editing action."""
-    assert 'data-shortcuts="KJ"' in toolbar.early_html(False, "", [])
-    assert 'data-shortcuts="KJNAZ"' in toolbar.early_html(True, "", [])
-    assert "/base/_stcore/bidi-components/" in toolbar.early_html(True, "/base/", [])
-
-
 def test_the_bar_is_one_row_in_a_1280_px_window_with_the_sidebar_open(streamlit_server, chromium_browser):
     context = chromium_browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()

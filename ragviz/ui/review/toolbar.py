@@ -6,6 +6,7 @@ six ``st.button``s, their row and the hint were eight (issue 38). A press comes 
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -115,16 +116,17 @@ def early_html(editable: bool, base_path: str, preload: Sequence[str] = ()) -> s
     )
 
 
-def loader_chunks() -> list[str]:
+@functools.cache
+def loader_chunks() -> tuple[str, ...]:
     """Streamlit's component loader (``static/js/BidiComponent.<hash>.js``) and the chunks it imports, as paths under
     the app's root, read from the Streamlit installed; none when its build is laid out otherwise."""
     folder = Path(st.__file__).parent / "static" / "static" / "js"
     found = sorted(folder.glob("BidiComponent.*.js"))
     if len(found) != 1:
-        return []
+        return ()
     text = found[0].read_text(encoding="utf-8", errors="replace")
     imported = re.findall(r'from\s*"\./([\w.-]+\.js)"', text)
-    return [f"static/js/{name}" for name in [found[0].name, *dict.fromkeys(imported)]]
+    return tuple(f"static/js/{name}" for name in [found[0].name, *dict.fromkeys(imported)])
 
 
 def served_files(name: str, *files: str) -> list[str]:
