@@ -43,7 +43,12 @@ audit = audit_ui.audit_queue(ds, store, who, page.present)  # Queue: Audit sampl
 allowed, advance = audit_ui.follow_queue(audit, allowed, advance, go, st.session_state.get(REVIEW_INDEX, 0))
 
 
+drawn: dict = {}  # what the example part drew on this run (for the families' expander under it)
+
+
 def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragment)
+    if review.families_open() and not whole_run():  # the open families' tables follow the example: the whole page
+        st.rerun(scope="app")
     index, unknown_link = shown_row(ds, store, who, team_queue.walk_key(flt), allowed, go)  # resume, filter, link
     shown = state.example_labels(ds, index, who)
     ex, judge, current, uid = shown.example, shown.judge, shown.current, shown.example.uid
@@ -101,10 +106,14 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
     else:
         selected = answer.response_panel(shown, editable)
         answer.context_panel(shown, selected, editable)
-    record = partial(state.record_decision, uid)
-    review.families_expander(ex, judge, current, record, redraws=state.redraw_count(), editable=editable, traces=traces)
+    drawn["shown"] = shown
     if traces:  # last: drawn or not, nothing after it moves (the text above keeps its identity and scroll)
         review.override_effects_table(override_effects(ex, shown.base, shown.changes))
 
 
 example_fragment(example, lambda: (store.reviewed_uids(who), store.corrected_uids(who)) != (reviewed, corrected))
+if "shown" in drawn:  # under the example, outside its fragment: a move (J) does not redraw it (issue 38)
+    ex, shown = drawn["shown"].example, drawn["shown"]
+    record = partial(state.record_decision, ex.uid)
+    redraws = state.redraw_count()
+    review.families_expander(ex, shown.judge, shown.current, record, redraws=redraws, editable=editable, traces=traces)

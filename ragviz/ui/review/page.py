@@ -27,6 +27,7 @@ __all__ = [
     "choose_link_match",
     "example_header",
     "families_expander",
+    "families_open",
     "filter_sidebar",
     "filters_on",
     "metric_cards_html",
@@ -233,6 +234,11 @@ def rejudge_help() -> str | None:
     from ragviz.ui.label.options import rejudge_help as words
 
     return words(markdown=False)
+
+
+def families_open() -> bool:
+    """Whether the person opened the "Other metric families" expander (its state is kept under its key)."""
+    return bool(st.session_state.get("review.families_open"))
 
 
 def families_expander(

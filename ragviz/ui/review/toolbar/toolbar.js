@@ -96,6 +96,9 @@ function button(b, old) {
   node.disabled = !!b.disabled;
   if (b.help) node.title = b.help;
   else node.removeAttribute("title");
+  const drawn = b.label + "\u0000" + (b.short || "") + "\u0000" + (b.shortcut || "");
+  if (node.dataset.drawn === drawn) return node;  // the same label and key as drawn: nothing to rebuild
+  node.dataset.drawn = drawn;
   const label = el("span", "rv-tb-label");
   if (b.short) {
     // the whole label, or the short one where the bar is narrow (toolbar.css); the button's name is the whole one
