@@ -126,7 +126,7 @@ def disagreements_section(patterns: Sequence[Pattern], n_usable: int, n_test: in
     if not n_usable:  # "people accepted every label" of none reviewed would claim what nobody saw
         who = "You have reviewed no example" if blind else "Nobody has reviewed an example"
         st.info(
-            f"{who} outside the audit samples yet: no disagreement to learn from. Corrections "
+            f"{who} outside the audit samples yet: no disagreement to learn from. Corrections "  # md: ours
             "made on the Review page outside the audit sample appear here."
         )
         return
