@@ -4,12 +4,13 @@ import streamlit as st
 
 from ragviz.ui.core.access import sidebar
 from ragviz.ui.core.favicon import favicon
-from ragviz.ui.core.present import present_toggle
+from ragviz.ui.core.present import is_present, present_toggle
 from ragviz.ui.core.render import theme_css
 from ragviz.ui.core.retry import unsaved_banner
 from ragviz.ui.core.served import hide_error_details
 from ragviz.ui.core.shell import store_faults
 from ragviz.ui.core.unsaved import pending
+from ragviz.ui.review import sentence_editor, toolbar
 
 # the tab icon from the app itself: with none, Streamlit fetches the page's :material/…: icon from fonts.gstatic.com
 st.set_page_config(page_title="ragviz", layout="wide", page_icon=favicon())
@@ -29,6 +30,8 @@ pages = [
     st.Page("pages/team.py", title="Team", icon=":material/groups:"),
 ]
 page = st.navigation(pages)
+if page.url_path == "review":  # its keys listen, and its components' scripts load, from its first element (issue 38)
+    toolbar.listen_early(not is_present(), toolbar.served_files(sentence_editor.NAME, "editor.js", "editor.css"))
 hide_error_details()  # served: no traceback, path or SQL in a browser
 st.html(theme_css())  # the app's few colour rules (a style-only block takes no space)
 shown = unsaved_banner()  # clicks the database did not take: "Not saved: ... retry" and Retry

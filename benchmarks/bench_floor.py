@@ -5,7 +5,9 @@ example's sentences and a button (shortcut J) that shows the next one. ragviz's 
 side by side from the same data and measured alternately (floor, Review, floor, ...), medians of ``--runs``:
 
 * **cold**: a fresh browser context (nothing cached) opens the page; from ``goto`` until the example is drawn whole
-  (its text there, nothing stale, the app idle). JS files fetched and websocket messages received are counted.
+  (its text there, nothing stale, the app idle). JS files fetched and websocket messages received are counted, and
+  the seconds the page's renderer was busy until then (script, style, layout, paint: a CPU figure that a loaded
+  machine stretches less than the wall time).
 * **warm**: a second tab in the same context opens the page again (the JavaScript cached).
 * **J**: one press of J (Review: the next example; floor: its button), until the next example is drawn whole;
   websocket messages received per press, and the server process's CPU seconds per press.
@@ -64,6 +66,7 @@ class Measured:
     """One target's figures over the runs (seconds, counts)."""
 
     cold: list[float] = field(default_factory=list)
+    cold_browser: list[float] = field(default_factory=list)
     warm: list[float] = field(default_factory=list)
     press: list[float] = field(default_factory=list)
     js_files: list[int] = field(default_factory=list)
@@ -169,20 +172,28 @@ class Counter:
         self.bytes += len(payload)
 
 
-def open_page(context, target: Target) -> tuple[object, Counter, float]:
+def open_page(context, target: Target, busy: list[float] | None = None) -> tuple[object, Counter, float]:
+    """Open *target*'s first page in *context*; the page, its counter and the seconds until drawn. With *busy*, the
+    seconds the page's renderer spent on tasks until drawn are appended to it."""
     page = context.new_page()
     counter = Counter(page)
+    cdp = None
+    if busy is not None:
+        cdp = context.new_cdp_session(page)
+        cdp.send("Performance.enable")
     t0 = time.monotonic()
     page.goto(target.start_url())
     target.wait_drawn(page, 0)
     elapsed = time.monotonic() - t0
+    if cdp is not None:
+        busy.append(_browser_busy(cdp))
     page.wait_for_timeout(SETTLE_MS)
     return page, counter, elapsed
 
 
 def first_pages(browser, target: Target, out: Measured) -> None:
     context = browser.new_context(viewport={"width": 1280, "height": 800})
-    page, counter, cold = open_page(context, target)
+    page, counter, cold = open_page(context, target, out.cold_browser)
     out.cold.append(cold)
     out.js_files.append(len(counter.js))
     out.cold_messages.append(counter.messages)
@@ -267,6 +278,7 @@ def report(name: str, found: dict[str, Measured]) -> list[str]:
     lines = [f"{name}: load {load:.1f}; {head} (medians)"]
     for label, attr, unit in (
         ("cold first page", "cold", "s"),
+        ("browser busy, cold page", "cold_browser", "s"),
         ("warm first page", "warm", "s"),
         ("J (next example)", "press", "s"),
         ("server CPU per J", "press_cpu", "s"),

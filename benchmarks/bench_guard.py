@@ -158,6 +158,10 @@ def check_floor(parquet: str, runs: int) -> list[Check]:
     for name, attr, limit in (("cold", "cold", FLOOR_COLD), ("warm", "warm", FLOOR_WARM), ("J", "press", FLOOR_J)):
         f, r = statistics.median(getattr(floor, attr)), statistics.median(getattr(review, attr))
         checks.append(Check(f"Review / floor: {name}", r / f, limit, f"{r:.2f} s vs {f:.2f} s"))
+    f_cold, r_cold = statistics.median(floor.cold_browser), statistics.median(review.cold_browser)
+    checks[0] = Check(
+        checks[0].name, checks[0].value, FLOOR_COLD, f"{checks[0].detail}; browser busy {r_cold / f_cold:.2f}x"
+    )
     f_cpu, r_cpu = statistics.median(floor.press_browser), statistics.median(review.press_browser)
     checks[-1] = Check(
         checks[-1].name, checks[-1].value, FLOOR_J, f"{checks[-1].detail}; browser busy {r_cpu / f_cpu:.2f}x"

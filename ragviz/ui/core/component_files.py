@@ -11,14 +11,19 @@ from typing import Any
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-__all__ = ["register_component"]
+__all__ = ["SERVED", "register_component"]
+
+#: The components whose files Streamlit serves (under ``/_stcore/bidi-components/<name>/``); the others are inline.
+SERVED: set[str] = set()
 
 
 def register_component(name: str, folder: Path, js: str, css: str) -> Any:
     """The mounting command of the component *name* (``<project>.<component>`` of the manifest), its *js* and *css*
     files in *folder*; the components' styles are not isolated (they draw in the page's own theme)."""
     try:
-        return st.components.v2.component(name, js=js, css=css, isolate_styles=False)
+        mount = st.components.v2.component(name, js=js, css=css, isolate_styles=False)
+        SERVED.add(name)
+        return mount
     except StreamlitAPIException:
         return st.components.v2.component(
             name,

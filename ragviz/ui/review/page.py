@@ -29,6 +29,7 @@ __all__ = [
     "families_expander",
     "families_open",
     "filter_sidebar",
+    "filters_on",
     "metric_cards_html",
     "override_effects_table",
     "progress_html",
@@ -51,6 +52,23 @@ def unbroken_fractions(text: str) -> str:
     return " = ".join(parts)
 
 
+def filters_on(flt: ReviewFilter) -> list[str]:
+    """The filters *flt* sets, as the sidebar's toggles name them (the subsets chosen after "Subset: ")."""
+    on = [
+        label
+        for label, set_ in (
+            ("Unreviewed only", flt.unreviewed),
+            ("Corrected only", flt.corrected),
+            ("Adherence 0", flt.adherence_zero),
+            ("Has label-quality flags", flt.has_flags),
+        )
+        if set_
+    ]
+    if flt.subsets:
+        on.append("Subset: " + ", ".join(flt.subsets))
+    return on + (["Judge unsure"] if flt.judge_unsure else [])
+
+
 FLAGS_SHOWN = 3  # label-quality flags listed outright; more go in a closed expander
 
 
@@ -68,20 +86,24 @@ def filter_sidebar(
     with st.sidebar:
         if show_corrections:
             st.html(progress_html(prog))
-        st.caption("Filters")
-        flt = ReviewFilter(
-            unreviewed=show_corrections and st.toggle("Unreviewed only", key="review.f_unreviewed"),
-            corrected=show_corrections and st.toggle("Corrected only", key="review.f_corrected"),
-            adherence_zero=st.toggle("Adherence 0", key="review.f_adherence0"),
-            has_flags=st.toggle("Has label-quality flags", key="review.f_flags"),
-            subsets=tuple(st.multiselect("Subset", subset_names, key="review.f_subsets")),
-            judge_unsure=st.toggle(
-                "Judge unsure",
-                key="review.f_unsure",
-                help="Examples the judge was unsure of: asked several times (Samples per example on the Label page, "
-                "ragviz label --samples), its answers disagreed on some metric (confidence below 0.75)",
-            ),
-        )
+        # closed until asked: a popover's widgets are drawn only when it opens, so the first page does not fetch
+        # their scripts (the multiselect's alone are 15 files; issue 38); the script still runs them every time
+        with st.popover("Filters", width="stretch", help="Which examples J / K / N walk"):
+            flt = ReviewFilter(
+                unreviewed=show_corrections and st.toggle("Unreviewed only", key="review.f_unreviewed"),
+                corrected=show_corrections and st.toggle("Corrected only", key="review.f_corrected"),
+                adherence_zero=st.toggle("Adherence 0", key="review.f_adherence0"),
+                has_flags=st.toggle("Has label-quality flags", key="review.f_flags"),
+                subsets=tuple(st.multiselect("Subset", subset_names, key="review.f_subsets")),
+                judge_unsure=st.toggle(
+                    "Judge unsure",
+                    key="review.f_unsure",
+                    help="Examples the judge was unsure of: asked several times (Samples per example on the Label "
+                    "page, ragviz label --samples), its answers disagreed on some metric (confidence below 0.75)",
+                ),
+            )
+        if on := filters_on(flt):  # the filters set, said outside the closed popover
+            st.caption(render.md_escape("Filtered: " + "; ".join(on), limit=None))
         advance_after_accept = (
             editable
             and not audit

@@ -6,6 +6,9 @@ six ``st.button``s, their row and the hint were eight (issue 38). A press comes 
 
 from __future__ import annotations
 
+import functools
+import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from functools import partial
@@ -16,7 +19,7 @@ import streamlit as st
 
 from ragviz.analysis.quality.issues import MECHANICAL_KINDS
 from ragviz.data.problems import Problem
-from ragviz.ui.core.component_files import register_component
+from ragviz.ui.core.component_files import SERVED, register_component
 
 __all__ = [
     "ACTIONS",
@@ -26,8 +29,12 @@ __all__ = [
     "NAME",
     "ToolbarButton",
     "apply_presses",
+    "early_html",
+    "listen_early",
+    "loader_chunks",
     "navigation_bar",
     "queue_press",
+    "served_files",
     "toolbar",
     "toolbar_data",
 ]
@@ -42,7 +49,8 @@ ACTIONS = "review.toolbar.actions"  # button id -> what it does, as the last dra
 @dataclass(frozen=True)
 class ToolbarButton:
     """One button of the bar: *id* names it in a press, *shortcut* is its key (``None``: none); *aside*: an action
-    used now and then, drawn at the row's right end."""
+    used now and then, drawn at the row's right end; *short*: the words it shows where the bar is narrow (its name
+    stays *label*)."""
 
     id: str
     label: str
@@ -51,6 +59,7 @@ class ToolbarButton:
     primary: bool = False
     help: str | None = None
     aside: bool = False
+    short: str | None = None
 
 
 _component = register_component(NAME, ASSETS, "toolbar.js", "toolbar.css")
@@ -77,6 +86,62 @@ def apply_presses() -> None:
         action = (st.session_state.get(ACTIONS) or {}).get(name)
         if action is not None:
             action()
+
+
+def early_html(editable: bool, base_path: str, preload: Sequence[str] = ()) -> str:
+    """The page's first element (issue 38): an inline script that Streamlit runs as soon as it draws the element,
+    long before it mounts the bar. It asks the browser for the bar's own script (``toolbar/toolbar.js``, served under
+    *base_path*) and for *preload* (paths under the app's root: the editor's files, the chunks of Streamlit's
+    component loader), which Streamlit would fetch only after the run, one after another. The bar's script, once
+    there, listens for the bar's shortcuts (K / J, and N / A / Z when *editable*, as the element's
+    ``data-shortcuts`` says), queues those pressed before the bar is drawn and presses them once it is. Constant text
+    of ragviz's own (nothing from data); the element is hidden."""
+    root = "/".join(p for p in base_path.strip("/").split("/") if p)
+    root = f"/{root}/" if root else "/"
+    files = [f"{root}{p}" for p in preload]
+    script = f"{root}_stcore/bidi-components/{NAME}/toolbar.js"
+    code = (
+        f"(() => {{ const files = {json.dumps(files)}; "
+        'for (const href of files) { if (document.querySelector(`link[href="${href}"]`)) continue; '
+        "const link = document.createElement('link'); "
+        "if (href.endsWith('.css')) { link.rel = 'preload'; link.as = 'style'; } else link.rel = 'modulepreload'; "
+        "link.href = href; document.head.append(link); } "
+        f"const bar = document.createElement('script'); bar.type = 'module'; bar.src = {json.dumps(script)}; "
+        "document.head.append(bar); })();"
+    ).replace("</", "<\\/")
+    shortcuts = "KJNAZ" if editable else "KJ"
+    return (
+        f'<script data-rv-early data-shortcuts="{shortcuts}">{code}</script>'
+        '<style>[data-testid="stElementContainer"]:has(script[data-rv-early]){display:none}</style>'
+    )
+
+
+@functools.cache
+def loader_chunks() -> tuple[str, ...]:
+    """Streamlit's component loader (``static/js/BidiComponent.<hash>.js``) and the chunks it imports, as paths under
+    the app's root, read from the Streamlit installed; none when its build is laid out otherwise."""
+    folder = Path(st.__file__).parent / "static" / "static" / "js"
+    found = sorted(folder.glob("BidiComponent.*.js"))
+    if len(found) != 1:
+        return ()
+    text = found[0].read_text(encoding="utf-8", errors="replace")
+    imported = re.findall(r'from\s*"\./([\w.-]+\.js)"', text)
+    return tuple(f"static/js/{name}" for name in [found[0].name, *dict.fromkeys(imported)])
+
+
+def served_files(name: str, *files: str) -> list[str]:
+    """The paths under the app's root of the component *name*'s *files*, when Streamlit serves them (else none)."""
+    return [f"_stcore/bidi-components/{name}/{f}" for f in files] if name in SERVED else []
+
+
+def listen_early(editable: bool = True, preload: Sequence[str] = ()) -> str | None:
+    """Draw :func:`early_html` (first on the page, before its slow part) and return it, when Streamlit serves the
+    bar's files (else there is no file to load early and the bar listens once drawn: ``None``)."""
+    if NAME not in SERVED:
+        return None
+    markup = early_html(editable, str(st.get_option("server.baseUrlPath") or ""), [*preload, *loader_chunks()])
+    st.html(markup, unsafe_allow_javascript=True)  # constant, ragviz's own: no text from data
+    return markup
 
 
 def toolbar(
@@ -138,10 +203,15 @@ def navigation_bar(
         if flags and on_normalize is not None:
             n = sum(1 for p in flags if p.kind in MECHANICAL_KINDS)
             label = f"Normalize labels ({n} mechanical fix{'es' if n != 1 else ''})"
-            buttons.append(ToolbarButton("normalize", label, disabled=not n, help=NORMALIZE_HELP, aside=True))
+            short = f"Normalize ({n})"
+            buttons.append(
+                ToolbarButton("normalize", label, disabled=not n, help=NORMALIZE_HELP, aside=True, short=short)
+            )
             actions["normalize"] = on_normalize
     if rejudge_help is not None and on_rejudge is not None:
-        buttons.append(ToolbarButton("rejudge", "Re-judge this example", help=rejudge_help, aside=True))
+        buttons.append(
+            ToolbarButton("rejudge", "Re-judge this example", help=rejudge_help, aside=True, short="Re-judge")
+        )
         actions["rejudge"] = on_rejudge
     line = (f"Z: undo {undo_hint}" if undo_hint else "Z: nothing to undo") if editable else None
     toolbar(buttons, actions, line, title)

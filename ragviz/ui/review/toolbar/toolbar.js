@@ -5,8 +5,13 @@
 // Shortcuts as Streamlit's own: a key typed into a text field (input, textarea, select, contenteditable) or pressed
 // with Ctrl / Alt / Meta is not a shortcut. Every text from data enters the page through textContent or
 // setAttribute: nothing is parsed as HTML.
+//
+// Loaded early too (toolbar.py's early_html: the page's first element asks for this script long before Streamlit
+// mounts the bar): it then listens for the bar's shortcuts before the bar is drawn, queues those pressed meanwhile
+// and presses them once it is (a J pressed as the page opens is not lost).
 
-const bar = { data: null, send: null, listening: false };
+const bar = { data: null, send: null, listening: false, queued: [] };
+const QUEUED_MAX = 8;
 
 function el(tag, cls, text) {
   const e = document.createElement(tag);
@@ -23,17 +28,57 @@ function typing(e) {
   return false;
 }
 
+// The enabled button of the drawn bar whose shortcut is *key*, else null (also when the bar is not on this page).
+function shortcutButton(key) {
+  if (!bar.data) return null;
+  const button = bar.data.buttons.find((b) => b.shortcut && b.shortcut.toUpperCase() === key);
+  if (!button || button.disabled) return null;
+  const node = document.querySelector(`.rv-toolbar button[data-id="${button.id}"]`);
+  return node && node.isConnected ? button : null;  // not connected: another page of the app
+}
+
+// The page's early element (toolbar.py's early_html), while on the Review page.
+function earlyElement() {
+  return document.querySelector("script[data-rv-early]");
+}
+
+// The early element is there but the bar's buttons are not drawn yet: the Review page is still opening.
+function waiting() {
+  return !!earlyElement() && !document.querySelector(".rv-toolbar button[data-id]");
+}
+
 function onKey(e) {
-  if (!bar.data || e.defaultPrevented) return;
+  if (e.defaultPrevented) return;
   if (e.ctrlKey || e.metaKey || e.altKey || e.shiftKey || typing(e)) return;
   if (typeof e.key !== "string" || e.key.length !== 1) return;
   const key = e.key.toUpperCase();
-  const button = bar.data.buttons.find((b) => b.shortcut && b.shortcut.toUpperCase() === key);
-  if (!button || button.disabled) return;
-  const node = document.querySelector(`.rv-toolbar button[data-id="${button.id}"]`);
-  if (!node || !node.isConnected) return;  // the bar is not on this page (another page of the app)
+  if (waiting()) {
+    const shortcuts = (earlyElement().dataset.shortcuts || "").toUpperCase();
+    if (!shortcuts.includes(key) || bar.queued.length >= QUEUED_MAX) return;
+    e.preventDefault();
+    bar.queued.push(key);
+    return;
+  }
+  const button = shortcutButton(key);
+  if (!button) return;
   e.preventDefault();
   bar.send(button.id);
+}
+
+function listen() {
+  if (!bar.listening) {
+    document.addEventListener("keydown", onKey);
+    bar.listening = true;
+  }
+}
+
+// The keys pressed while the page opened, pressed now that the bar is drawn (one that is disabled now: dropped).
+function pressQueued() {
+  const keys = bar.queued.splice(0);
+  for (const key of keys) {
+    const button = shortcutButton(key);
+    if (button) bar.send(button.id);
+  }
 }
 
 function button(b, old) {
@@ -51,10 +96,18 @@ function button(b, old) {
   node.disabled = !!b.disabled;
   if (b.help) node.title = b.help;
   else node.removeAttribute("title");
-  const drawn = b.label + "\u0000" + (b.shortcut || "");
+  const drawn = b.label + "\u0000" + (b.short || "") + "\u0000" + (b.shortcut || "");
   if (node.dataset.drawn === drawn) return node;  // the same label and key as drawn: nothing to rebuild
   node.dataset.drawn = drawn;
-  const label = el("span", "rv-tb-label", b.label);
+  const label = el("span", "rv-tb-label");
+  if (b.short) {
+    // the whole label, or the short one where the bar is narrow (toolbar.css); the button's name is the whole one
+    label.replaceChildren(el("span", "rv-tb-long", b.label), el("span", "rv-tb-short", b.short));
+    node.setAttribute("aria-label", b.label);
+  } else {
+    label.textContent = b.label;
+    node.removeAttribute("aria-label");
+  }
   if (b.shortcut) {
     node.setAttribute("aria-keyshortcuts", b.shortcut);
     const kbd = el("kbd", "rv-tb-kbd", b.shortcut);
@@ -75,8 +128,9 @@ function arrange(box, nodes) {
   while (box.children.length > nodes.length) box.lastChild.remove();
 }
 
-// One row: the buttons with a shortcut and Reset, then a tail (what Z undoes, and at the right end the actions
-// used now and then: Normalize, Re-judge) that wraps to a row of its own where the window is narrow. Buttons are
+// One row: the buttons with a shortcut and Reset, then a tail (what Z undoes, cut with "…" where room is short, and
+// at the right end the actions used now and then: Normalize, Re-judge, in short words where the bar is narrow) that
+// wraps to a row of its own only where the window is narrower still. Buttons are
 // updated in place (one node per id across redraws): one focused with the keyboard keeps the focus as the page
 // moves on, as a Streamlit button does.
 function draw(root, data) {
@@ -92,6 +146,7 @@ function draw(root, data) {
   let hint = tail.querySelector(":scope > .rv-undo-hint");
   if (!hint) hint = el("div", "rv-undo-hint");
   hint.textContent = data.hint === null || data.hint === undefined ? "" : data.hint;
+  hint.title = hint.textContent;  // cut with "…" where the row is narrow: the whole line on hover
   const old = new Map([...row.querySelectorAll("button[data-id]")].map((n) => [n.dataset.id, n]));
   const main = data.buttons.filter((b) => !b.aside).map((b) => button(b, old));
   const aside = data.buttons.filter((b) => b.aside).map((b) => button(b, old));
@@ -112,8 +167,9 @@ export default function (component) {
   if (typeof data.title === "string" && data.title && document.title !== data.title) document.title = data.title;
   bar.send = (id) => setTriggerValue("press", { id });
   draw(root, data);
-  if (!bar.listening) {
-    document.addEventListener("keydown", onKey);
-    bar.listening = true;
-  }
+  listen();
+  if (bar.queued.length) pressQueued();
 }
+
+// Asked for by the page's early element: listen from now on.
+if (earlyElement()) listen();

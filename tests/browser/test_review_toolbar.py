@@ -1,0 +1,156 @@
+"""The Review page's navigation bar (ragviz/ui/review/toolbar.js) as a person meets it while the page opens and in a
+1280 px window (issue 38): a shortcut pressed before the bar is drawn is not lost, and the bar is one row.
+
+The first tests run the bar's real script in chromium on a blank page (served by Playwright's router) that holds the
+page's early element as Streamlit draws it, the bar then mounted as Streamlit mounts it: the order "key pressed, then
+bar drawn" is certain rather than a race with the server.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from ragviz.ui.review import sentence_editor, toolbar
+from tests.browser_wait import expect, open_review
+
+pytestmark = pytest.mark.browser
+
+ORIGIN = "http://rv.test"
+SCRIPT = f"{ORIGIN}/_stcore/bidi-components/{toolbar.NAME}/toolbar.js"
+BAR = {
+    "kind": "toolbar",
+    "buttons": [
+        {"id": "prev", "label": "◀ Previous", "shortcut": "K", "disabled": True},
+        {"id": "next", "label": "Next ▶", "shortcut": "J", "disabled": False},
+        {"id": "accept", "label": "Accept as shown", "shortcut": "A", "disabled": False, "primary": True},
+    ],
+    "hint": "Z: nothing to undo",
+}
+
+MOUNT_JS = """async ([script, data, slot]) => {
+  const mod = await import(script);
+  window.sent = window.sent || [];
+  const parent = document.getElementById(slot);
+  mod.default({ data, parentElement: parent, setTriggerValue: (name, value) => window.sent.push([slot, name, value]) });
+}"""
+PRELOAD = [f"_stcore/bidi-components/{sentence_editor.NAME}/editor.js", "static/js/BidiComponent.test.js"]
+
+
+@pytest.fixture
+def blank_page(chromium_browser):
+    """A Review page of its own origin: the page's early element (toolbar.early_html, as Streamlit draws it), a slot
+    for the bar and a text field; the bar's script served from the package as Streamlit serves it, any other file
+    empty."""
+    context = chromium_browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    js = (Path(toolbar.ASSETS) / "toolbar.js").read_text(encoding="utf-8")
+    asked: list[str] = []
+
+    def serve(route) -> None:
+        url = route.request.url
+        asked.append(url)
+        if url == SCRIPT:
+            route.fulfill(status=200, content_type="text/javascript", body=js)
+        elif url.endswith((".js", ".css")):
+            route.fulfill(status=200, content_type="text/javascript" if url.endswith(".js") else "text/css", body="")
+        else:
+            early = toolbar.early_html(True, "", PRELOAD)
+            body = f'<!doctype html>{early}<div id="bar"></div><input id="field" aria-label="field">'
+            route.fulfill(status=200, content_type="text/html", body=body)
+
+    page.route(f"{ORIGIN}/**", serve)
+    page.goto(f"{ORIGIN}/review")
+    page.evaluate("async (script) => { await import(script); }", SCRIPT)  # the early element's request, evaluated
+    page.asked = asked  # type: ignore[attr-defined]
+    yield page
+    context.close()
+
+
+def test_a_shortcut_pressed_before_the_bar_is_drawn_is_pressed_once_it_is(blank_page):
+    page = blank_page
+    page.keyboard.press("k")  # Previous: disabled on the bar that comes, so dropped then
+    page.keyboard.press("x")  # no shortcut
+    page.locator("#field").press("j")  # typed into a text field: not a shortcut
+    page.evaluate("() => document.activeElement.blur()")
+    page.keyboard.press("j")
+    assert page.evaluate("() => window.sent || []") == []  # nothing to press yet: no bar
+    assert page.locator("#field").input_value() == "j"
+
+    page.evaluate(MOUNT_JS, [SCRIPT, BAR, "bar"])
+    expect()(page.locator(".rv-toolbar button[data-id=next]")).to_be_visible()
+    assert page.evaluate("() => window.sent") == [["bar", "press", {"id": "next"}]]  # the J, once; K dropped
+
+    page.keyboard.press("a")  # with the bar drawn, a shortcut presses at once
+    assert page.evaluate("() => window.sent")[-1] == ["bar", "press", {"id": "accept"}]
+    assert len(page.evaluate("() => window.sent")) == 2
+
+
+def test_the_early_element_asks_for_the_next_files_before_the_components_are_mounted(blank_page):
+    """The editor's script and Streamlit's component loader are asked for by the page's first element, and the bar's
+    own script with them (Streamlit would ask for each only once it mounts the component, after the run)."""
+    page = blank_page
+    links = page.evaluate("() => [...document.querySelectorAll('link')].map((l) => [l.rel, l.href])")
+    assert links == [["modulepreload", f"{ORIGIN}/{PRELOAD[0]}"], ["modulepreload", f"{ORIGIN}/{PRELOAD[1]}"]]
+    assert SCRIPT in page.asked  # type: ignore[attr-defined]
+
+
+def test_keys_pressed_once_the_review_page_is_left_are_not_queued(blank_page):
+    """Another page of the app (the early element gone, no bar): J does nothing, and is not pressed later."""
+    page = blank_page
+    page.evaluate("() => document.querySelector('script[data-rv-early]').remove()")  # the person went elsewhere
+    page.keyboard.press("j")
+    page.evaluate(MOUNT_JS, [SCRIPT, BAR, "bar"])
+    expect()(page.locator(".rv-toolbar button[data-id=next]")).to_be_visible()
+    assert page.evaluate("() => window.sent") == []
+
+
+def test_the_bar_is_one_row_in_a_1280_px_window_with_the_sidebar_open(streamlit_server, chromium_browser):
+    context = chromium_browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    try:
+        open_review(page, f"{streamlit_server.url}/review?id=ml-vs-programming")
+        expect()(page.get_by_test_id("stSidebar")).to_be_visible()
+        boxes = page.evaluate(
+            """() => [...document.querySelectorAll('.rv-toolbar button, .rv-undo-hint')].map((e) => {
+                 const r = e.getBoundingClientRect(); return [e.dataset.id || 'hint', r.top, r.bottom]; })"""
+        )
+        ids = [b[0] for b in boxes]
+        assert {"prev", "next", "next_unreviewed", "accept", "undo", "reset", "hint", "rejudge"} <= set(ids), ids
+        top = min(b[1] for b in boxes)
+        bottom = max(b[2] for b in boxes)
+        assert bottom - top < 48, boxes  # one row of 40 px buttons, the hint centred in it
+        expect()(page.locator(".rv-undo-hint")).to_have_text("Z: nothing to undo")
+        # the page's early element takes no room above the bar
+        early = "document.querySelector('script[data-rv-early]').closest('[data-testid=stElementContainer]')"
+        assert page.evaluate(f"() => getComputedStyle({early}).display") == "none"
+        # where the bar is narrow, Re-judge shows its short words but keeps its whole name
+        rejudge = page.get_by_role("button", name="Re-judge this example")
+        expect()(rejudge).to_be_visible()
+        expect()(rejudge).to_have_text(re.compile(r"^Re-judge$"), use_inner_text=True)
+    finally:
+        context.close()
+
+
+def test_the_filters_wait_in_a_closed_popover_and_work_from_it(streamlit_server, chromium_browser):
+    """The sidebar's filter widgets are not drawn on the first page (their scripts are not fetched for it, issue 38);
+    "Filters" opens them, a filter set there walks only its examples and is named under the button."""
+    context = chromium_browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    try:
+        open_review(page, f"{streamlit_server.url}/review?id=ml-vs-programming")
+        sidebar = page.get_by_test_id("stSidebar")
+        expect()(sidebar.get_by_role("button", name="Filters")).to_be_visible()
+        assert sidebar.get_by_text("Adherence 0").count() == 0  # not drawn until asked
+        assert sidebar.locator('[data-testid="stMultiSelect"]').count() == 0
+        sidebar.get_by_role("button", name="Filters").click()
+        page.get_by_text("Adherence 0", exact=True).click()
+        expect()(sidebar.get_by_text("Filtered: Adherence 0")).to_be_attached()
+        expect()(page.get_by_text(re.compile(r"filter: \d+ of 4 match"))).to_be_visible()
+    finally:
+        context.close()
