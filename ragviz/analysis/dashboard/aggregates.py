@@ -34,7 +34,7 @@ def subset_means(
     n_resamples: int = 1000,
     group_of: Callable[[Mapping[str, Any]], str] | None = None,
 ) -> list[dict[str, Any]]:
-    """Mean and 95% bootstrap interval (:func:`ragviz.analysis.stats.bootstrap_mean_cis`) of each
+    """Mean and 95% expanded percentile-bootstrap interval (:func:`ragviz.analysis.stats.bootstrap_mean_cis`) of each
     metric per subset (sorted, then ``ALL`` when there are several), null values (``None``, NaN) left
     out. Below :data:`~ragviz.analysis.coverage.MIN_EXAMPLES` values a row has no interval and ``too_few`` holds
     the words said instead (``None`` otherwise). *records*: dicts (grouped by *group_of*, default their ``dataset``) or a

@@ -191,7 +191,7 @@ def family_means(
 @dataclass(frozen=True)
 class FamilyView:
     """One family on the Dashboard: its per-example records, the metrics the charts draw and
-    the per-subset means with 95% bootstrap intervals of every metric."""
+    the per-subset means with 95% expanded percentile-bootstrap intervals of every metric."""
 
     family: str
     metrics: tuple[str, ...]

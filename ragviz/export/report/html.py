@@ -15,6 +15,7 @@ from html import escape
 from typing import Any
 
 from ragviz.analysis.agreement import BINARY_LABELS
+from ragviz.analysis.coverage import MIN_EXAMPLES
 from ragviz.analysis.figure_intervals import INTERVAL_NOTE
 from ragviz.analysis.review.edits import BOTH, RELEVANT, UTILIZED, ContextSpan, ResponseSpan
 from ragviz.analysis.trace_formulas import FormulaTerm, filled_formula
@@ -257,7 +258,11 @@ def distributions_html(c: ReportContent, svgs: dict[str, str]) -> str:
         f"<p class=\"sub\">Every example under the current labels (people's where they decided, else the judge's); "
         f"{c.n_examples:,} examples.</p>",
         _figure("histogram", svgs.get("histogram"), f"Distribution of each metric, stacked by {c.group_title}."),
-        _figure("means", svgs.get("means"), f"Mean per {c.group_title} with its 95% bootstrap interval."),
+        _figure(
+            "means",
+            svgs.get("means"),
+            f"Mean per {c.group_title} with its 95% interval (expanded percentile bootstrap; none below {MIN_EXAMPLES} examples).",
+        ),
     ]
     metrics = list(dict.fromkeys(r["metric"] for r in c.means))
     cells = {(r["dataset"], r["metric"]): r for r in c.means}
@@ -273,7 +278,7 @@ def distributions_html(c: ReportContent, svgs: dict[str, str]) -> str:
                 else f'{_num(r["mean"])}<span class="ci">{_ci(r["low"], r["high"], why=r.get("too_few"))}</span>'
             )
         rows.append(row)
-    out.append(f"<h3>Mean per {_e(c.group_title)} (95% bootstrap interval)</h3>")
+    out.append(f"<h3>Mean per {_e(c.group_title)} (95% interval, expanded percentile bootstrap)</h3>")
     out.append(
         _table([_e(c.group_title), "examples with a value", *map(_e, metrics)], rows, tuple(range(1, len(metrics) + 2)))
     )
