@@ -199,7 +199,7 @@ def _app_active(conf, n, floor, seed):
 def _shown_active(batch, seed):
     """The app's shown interval of one active audit (design_estimate's ``_metric`` with the t)."""
     tuned = ipw_ppi_ci(*batch, bounds=UNIT)
-    shown, crossfitted = crossfitted_active(tuned, *batch, UNIT, 0.05)
+    shown, crossfitted = crossfitted_active(tuned, *batch, UNIT, 0.05, unequal=True)
     if crossfitted:
         return shown.interval
     FALLBACKS[0] += 1

@@ -6,7 +6,8 @@ each fold is itself a Poisson sample of the design; cutting only the audited one
 *K* seeded folds and fold *k* is weighted by the :math:`\\lambda_{-k}` tuned on the other folds:
 :math:`\\hat\\theta_{cf} = \\bar Y_H + \\frac1M \\sum_k \\lambda_{-k} \\sum_{i \\in k} \\tilde f_i\\,(1 - \\xi_i/\\pi_i)`.
 Its interval (:func:`crossfitted_active`): the tuned one moved to it, or Student's t from the out-of-fold rectified
-labels (:mod:`ragviz.analysis.estimates.student_t`; :data:`FITTED`). Audits of fewer than :data:`MIN_CROSSFIT`
+labels (:mod:`ragviz.analysis.estimates.student_t`; :data:`FITTED`); drawn from the confidence alone, its degrees of
+freedom counted over Kish's effective size (:func:`kish_size`). Audits of fewer than :data:`MIN_CROSSFIT`
 examples, and those whose tuned λ is 0, keep the tuned estimate.
 """
 
@@ -20,7 +21,7 @@ from ragviz.analysis.estimates.ppi import Interval
 from ragviz.analysis.estimates.small_audit import Bounds, floored
 from ragviz.analysis.estimates.student_t import kurtosis_df, t_interval
 
-__all__ = ["FITTED", "MIN_CROSSFIT", "crossfit_ipw_mean", "crossfitted_active"]
+__all__ = ["FITTED", "MIN_CROSSFIT", "crossfit_ipw_mean", "crossfitted_active", "kish_size"]
 
 MIN_CROSSFIT = 2 * FOLDS  # audited examples a cross-fit needs: two per fold
 #: what the audit itself fits (the Hájek means of people's and the judge's values, and λ): the t's variance is
@@ -66,6 +67,17 @@ def _rectified(
     return hajek_mean(y, pi) + float(rectified.mean()), float(lams.mean()), rectified
 
 
+def kish_size(pi: np.ndarray) -> float:
+    """Kish's effective size :math:`(\\sum w)^2/\\sum w^2` of an audit whose examples are weighted
+    :math:`w = 1/\\pi` (*pi*: their inclusion probabilities): *n* for equal chances, fewer the more they vary.
+
+    >>> kish_size(np.array([0.1, 0.1, 0.1, 0.1])), round(kish_size(np.array([0.1, 0.1, 0.2, 0.2])), 2)
+    (4.0, 3.6)
+    """
+    w = 1.0 / pi
+    return float(w.sum() ** 2 / (w * w).sum())
+
+
 def crossfitted_active(
     tuned: ActiveEstimate,
     y: np.ndarray,
@@ -74,12 +86,17 @@ def crossfitted_active(
     fu: np.ndarray,
     bounds: Bounds | None,
     t: float | None = None,
+    unequal: bool = False,
 ) -> tuple[ActiveEstimate, bool]:
     """*tuned* (λ tuned on the audit, its interval normal or bootstrap-t) moved to the cross-fitted estimate, and
     whether it was (``False``: fewer than :data:`MIN_CROSSFIT` audited examples, λ 0 or no interval). With *t*
     (alpha): Student's t interval of the cross-fitted estimate instead, its variance :math:`s^2_R/M \\cdot n/(n - 3)` of
     the out-of-fold rectified labels *R* (module docstring; never below the tuned one's floor where people and the judge
-    barely disagree) and its degrees of freedom from their kurtosis, over all *M* or the *n* audited, the fewer."""
+    barely disagree) and its degrees of freedom from their kurtosis, over all *M* or the *n* audited, the fewer. With
+    *unequal* (an audit drawn from the judge's confidence alone, no pilot) those degrees of freedom are counted over
+    the audit's :func:`kish_size` rather than *n* (times :math:`n_{eff}/n`): unequal chances make the estimate's error
+    follow its own standard error (an audit missing the rare large, unlikely rows reads low and narrow), which
+    the wider tails take in; the calibrated design's interval is unchanged (BENCHMARKS.md)."""
     shown = tuned.interval
     if y.size < MIN_CROSSFIT or not tuned.lam or shown.low is None or shown.high is None or not fu.size:
         return tuned, False
@@ -89,6 +106,8 @@ def crossfitted_active(
         if bounds is not None and floored(y, f, lam_bar):
             variance = max(variance, tuned.variance)
         df = min(kurtosis_df(rectified), kurtosis_df(rectified[: y.size]))  # _rectified puts the audited first
+        if unequal:
+            df = max(1.0, df * kish_size(pi) / y.size)
         iv = t_interval(estimate, variance, df, t, bounds)
         return ActiveEstimate(iv, variance, lam_bar, estimate), True
     shift = estimate - tuned.theta

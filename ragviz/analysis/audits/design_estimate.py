@@ -304,7 +304,9 @@ def _metric(
             else:
                 act = batches_ppi_ci(batches, alpha, bounds)
             if not info.batches:  # one audit: λ cross-fitted (two batches keep each batch's tuned λ)
-                act, crossfitted = crossfitted_active(act, y, f, pi, fu, bounds, alpha if t and one else None)
+                act, crossfitted = crossfitted_active(
+                    act, y, f, pi, fu, bounds, alpha if t and one else None, unequal=info.pilot_id is None
+                )
                 rule = f"cross-fitted ({FOLDS} folds)" if crossfitted else TUNED
                 if crossfitted and t and one:
                     shown_method = STUDENT_T

@@ -121,3 +121,32 @@ def test_the_t_interval_counts_what_the_audit_fitted_and_the_audited_labels_tail
     df = min(kurtosis_df(influence), kurtosis_df(audited))
     half = float(stdtrit(df, 0.975)) * np.sqrt(est.variance)
     assert est.interval.high - est.interval.low == pytest.approx(2 * half, rel=1e-10)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_an_audit_drawn_from_the_confidence_alone_counts_its_t_over_kishs_effective_size(monkeypatch, seed):
+    # unequal chances (no pilot): the same variance, the degrees of freedom times (Σw)²/Σw² / n, w = 1/π, written
+    # apart with scipy.stats.t; equal chances leave the interval as it was
+    from scipy import stats
+
+    from ragviz.analysis.estimates.student_t import kurtosis_df
+
+    monkeypatch.setattr(active_crossfit, "ipw_lambda", lambda *args, **kwargs: 0.37)
+    y, f, pi, fu = _audit(30 + seed, m=800)
+    tuned = ipw_ppi_ci(y, f, pi, fu)
+    plain, _ = crossfitted_active(tuned, y, f, pi, fu, None, 0.05)
+    est, done = crossfitted_active(tuned, y, f, pi, fu, None, 0.05, unequal=True)
+    w = 1 / pi
+    y_h, f_h = w @ y / w.sum(), w @ f / w.sum()
+    audited = 0.37 * (f - f_h) + ((y - y_h) - 0.37 * (f - f_h)) / pi
+    df = min(kurtosis_df(np.concatenate([audited, 0.37 * (fu - f_h)])), kurtosis_df(audited))
+    n_eff = sum(w) ** 2 / sum(w * w)
+    assert done and n_eff < 0.9 * y.size and est.variance == plain.variance and est.theta == plain.theta
+    half = stats.t.ppf(0.975, df * n_eff / y.size) * np.sqrt(est.variance)
+    assert est.interval.high - est.interval.low == pytest.approx(2 * half, rel=1e-9)
+    assert est.interval.high - est.interval.low > plain.interval.high - plain.interval.low
+    y, f, pi, fu = _audit(30 + seed, m=800, equal=True)
+    tuned = ipw_ppi_ci(y, f, pi, fu)
+    kish = crossfitted_active(tuned, y, f, pi, fu, None, 0.05, unequal=True)[0].interval
+    plain_equal = crossfitted_active(tuned, y, f, pi, fu, None, 0.05)[0].interval
+    assert (kish.low, kish.high) == pytest.approx((plain_equal.low, plain_equal.high), rel=1e-12)
