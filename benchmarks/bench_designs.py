@@ -18,7 +18,7 @@ n under each design from the same confidence, and estimates each metric with the
   centred IPW PPI++ (``glide-py``'s ASI over the audit's Hájek-centred values). With ``--interval t`` the
   uncalibrated active sample as the app draws it (:func:`ragviz.analysis.audits.designs.active_draw`, its seeded hash
   and ``judge_confidence``, no pilot) and its shown interval (:func:`ragviz.analysis.audits.design_estimate.design_report`'s:
-  :func:`~ragviz.analysis.audits.active_crossfit.crossfitted_active`'s Student's t, the bootstrap-t where λ is 0);
+  :func:`~ragviz.analysis.audits.active_crossfit.crossfitted_active`'s Student's t, its ν over Kish's effective size, the bootstrap-t where λ is 0);
 * calibrated — the active design calibrated on a pilot (:mod:`ragviz.analysis.audits.calibration`): a uniform
   pilot of :data:`PILOT` examples (at most n/3) is reviewed first, then an active sample of n - pilot new examples
   on average is drawn from the calibrated spreads with floor 0.1 (``--calibrated-floor``), and both are estimated

@@ -58,7 +58,7 @@ DESIGN_HELP = (
 PILOT_METRICS = ("adherence", "relevance", "utilization", "completeness")
 UNCALIBRATED = (
     "Drawn from the confidence alone, the audit trusts it: a confidence that says nothing about the judge's "
-    "errors made it 4–17 % wider than a uniform audit of 100 or more in our simulation. Calibrate on a small reviewed "
+    "errors made it 4–18 % wider than a uniform audit of 100 or more in our simulation. Calibrate on a small reviewed "
     "uniform sample (30–50) to avoid that."
 )
 FLOOR_FROM_PILOT = (
@@ -199,7 +199,7 @@ def design_form(ds: Dataset, samples: list[AuditSample]) -> bool:
         if samples and st.checkbox(
             "Calibrate the confidence on a pilot sample",
             # on by default once a uniform sample exists (issue 36: never wider than uniform, the uncalibrated draw
-            # is 4-17 % wider from 100 audited with a confidence that predicts nothing: BENCHMARKS)
+            # is 4-18 % wider from 100 audited with a confidence that predicts nothing: BENCHMARKS)
             value=uniform_first[0].design == "uniform",
             key=AUDIT_CALIBRATE,
             help="Learn from an earlier sample's reviewed members (at least 10) how far people strayed from the judge "
