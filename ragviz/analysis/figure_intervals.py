@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ragviz.analysis.coverage import MIN_REVIEWED, too_few_words
+from ragviz.analysis.small_sample import expanded_z, wilson_bounds
 from ragviz.analysis.stats import binary_kappa
 
 __all__ = [
@@ -77,19 +78,6 @@ class FigureInterval:
     @property
     def too_few(self) -> bool:
         return self.state.startswith("too few")
-
-
-def wilson_bounds(p: float, n_eff: float, level: float = 0.95, z: float | None = None) -> tuple[float, float]:
-    """The Wilson score interval of a share *p* observed over *n_eff* (effective) decisions (quantile *z*, by
-    default the normal one of *level*).
-
-    >>> [round(b, 4) for b in wilson_bounds(1.0, 30)]
-    [0.8865, 1.0]
-    """
-    z = NormalDist().inv_cdf(0.5 + level / 2) if z is None else z
-    centre = (p + z * z / (2 * n_eff)) / (1 + z * z / n_eff)
-    half = z * math.sqrt(p * (1 - p) / n_eff + z * z / (4 * n_eff * n_eff)) / (1 + z * z / n_eff)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def _cluster_share(hits: np.ndarray, trials: np.ndarray, level: float) -> tuple[float | None, float | None]:
@@ -244,27 +232,6 @@ def _kappa_from_accuracy(total: np.ndarray, accuracy: FigureInterval) -> tuple[f
         return None, None, NO_SPREAD
     low, high = ((b - chance) / (1 - chance) for b in (accuracy.low, accuracy.high))
     return max(-1.0, low), min(1.0, high), ""
-
-
-def expanded_z(n: int, level: float = 0.95) -> float:
-    """The normal quantile an interval over *n* examples is widened to: ``sqrt(n / (n - 1))`` times Student's *t*
-    on ``n - 1`` degrees of freedom (Hesterberg's expanded percentile interval, 2015: a percentile bootstrap or
-    a normal interval over few examples is too narrow by about that much). Cornish-Fisher series for *t*.
-
-    >>> round(expanded_z(30), 3), round(expanded_z(10_000), 3)
-    (2.08, 1.96)
-    """
-    z = NormalDist().inv_cdf(0.5 + level / 2)
-    if n < 3:
-        return math.inf
-    v = n - 1
-    t = (
-        z
-        + (z**3 + z) / (4 * v)
-        + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * v**2)
-        + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * v**3)
-    )
-    return math.sqrt(n / (n - 1)) * t
 
 
 def _bounded(x: np.ndarray, lo: float, hi: float, level: float) -> tuple[float, float]:

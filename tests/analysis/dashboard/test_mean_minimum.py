@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from scipy import stats as sps
 
 from ragviz.analysis.coverage import MIN_EXAMPLES
@@ -37,14 +38,34 @@ def test_the_interval_is_the_percentile_one_widened_by_hesterbergs_factor():
 
 
 def test_an_interval_of_values_in_0_1_stays_in_0_1():
-    values = [1.0] * 19 + [0.0] * 1 + [1.0] * 5
+    values = [1.0] * 19 + [0.5] * 1 + [1.0] * 5  # not all 0 / 1: the expanded bootstrap, clipped at 1
     ci = bootstrap_mean_ci(values)
     assert ci.low is not None and 0.0 <= ci.low and ci.high == 1.0
 
 
 def test_all_equal_values_from_the_minimum_on_still_have_no_interval_and_no_too_few():
-    ci = bootstrap_mean_cis([[1.0] * 25])[0]
+    ci = bootstrap_mean_cis([[0.5] * 25])[0]
     assert (ci.low, ci.high, ci.too_few) == (None, None, None)
+
+
+def _wilson_reference(values, level=0.95):
+    """The Wilson score interval of a share, written out, at Hesterberg's expanded quantile sqrt(n/(n-1)) t_(n-1)."""
+    from scipy import stats as sps
+
+    n, p = len(values), sum(values) / len(values)
+    z = (n / (n - 1)) ** 0.5 * sps.t.ppf(0.5 + level / 2, n - 1)
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * (p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@pytest.mark.parametrize("ones", [25, 24, 13, 0])
+def test_values_all_0_or_1_get_the_wilson_interval_even_when_all_are_equal(ones):
+    values = [1.0] * ones + [0.0] * (25 - ones)
+    ci = bootstrap_mean_ci(values)
+    low, high = _wilson_reference(values)
+    assert ci.low == pytest.approx(low, abs=1e-12) and ci.high == pytest.approx(high, abs=1e-12)
+    assert ci.high - ci.low > 0.05 and ci.too_few is None  # 25 of 25 adherent: an interval, not a point
 
 
 def test_subset_means_carry_the_too_few_words_through_updates():
