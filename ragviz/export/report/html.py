@@ -261,7 +261,7 @@ def distributions_html(c: ReportContent, svgs: dict[str, str]) -> str:
         _figure(
             "means",
             svgs.get("means"),
-            f"Mean per {c.group_title} with its 95% interval (expanded percentile bootstrap; none below {MIN_EXAMPLES} examples).",
+            f"Mean per {c.group_title} with its 95% interval (expanded percentile bootstrap, Wilson for 0/1 metrics; none below {MIN_EXAMPLES} examples).",
         ),
     ]
     metrics = list(dict.fromkeys(r["metric"] for r in c.means))
@@ -278,7 +278,7 @@ def distributions_html(c: ReportContent, svgs: dict[str, str]) -> str:
                 else f'{_num(r["mean"])}<span class="ci">{_ci(r["low"], r["high"], why=r.get("too_few"))}</span>'
             )
         rows.append(row)
-    out.append(f"<h3>Mean per {_e(c.group_title)} (95% interval, expanded percentile bootstrap)</h3>")
+    out.append(f"<h3>Mean per {_e(c.group_title)} (95% interval: bootstrap, Wilson for 0/1 metrics)</h3>")
     out.append(
         _table([_e(c.group_title), "examples with a value", *map(_e, metrics)], rows, tuple(range(1, len(metrics) + 2)))
     )

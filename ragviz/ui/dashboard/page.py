@@ -139,7 +139,7 @@ def family_figures(
     counts = histogram_counts(view.records, view.chart_metrics, color)
     spec = chart_specs.chart_spec(charts.histogram_chart, counts, view.chart_metrics, "", color, color_title, columns)
     chart_specs.show_spec(spec, f"{name}-distributions", "dashboard.dist", downloads=downloads, fill=True)
-    st.subheader("Mean per subset, 95% interval (expanded percentile bootstrap)")
+    st.subheader("Mean per subset, 95% interval (bootstrap; Wilson for 0/1 metrics)")
     spec = chart_specs.chart_spec(charts.means_chart, chart_means(view), columns)
     chart_specs.show_spec(spec, f"{name}-subset-means", "dashboard.means", downloads=downloads, fill=True, per_row=2)
     if without := no_interval_words(chart_means(view)):
