@@ -48,7 +48,6 @@ __all__ = [
     "cut_note_html",
     "document_html",
     "esc",
-    "explanation_html",
     "format_delta",
     "format_score",
     "legend_html",
@@ -300,31 +299,6 @@ def legend_html() -> str:
         f'<span style="outline:3px solid {LINK_COLOR};padding:0 4px">supports the selected response sentence</span></span>'
     )
     return f'<div class="rv-legend" style="font-family:system-ui,sans-serif;font-size:0.8rem;line-height:2">{"".join(items)}</div>'
-
-
-def explanation_html(span: ResponseSpan | None) -> str:
-    """The explanation and supporting keys for the selected response sentence: the judge's, or for a
-    verdict the reviewer flipped their note (the judge's text for the other verdict folded away
-    under it, so what is shown never argues against the label)."""
-    if span is None:
-        return text_block_html("Selected sentence", "No response sentence selected.")
-    keys = ", ".join(span.supporting_keys) or "none"
-    _, border, marker, label = SUPPORT_STYLE[span.status]
-    if span.by_reviewer:
-        body = f"<b>Reviewer's note:</b> {esc(span.explanation) or '<i>(no note)</i>'}"
-        if span.replaced:
-            body += (
-                f'<details style="{MUTED};font-size:0.85rem"><summary>The judge\'s explanation'
-                f" (for its other verdict)</summary>{esc(span.replaced)}</details>"
-            )
-    else:
-        body = esc(span.explanation) or "<i>(no explanation)</i>"
-    return (
-        f'<div class="rv-explanation" style="{_BOX}">'
-        f'<div style="font-weight:600;font-size:0.85rem;{MUTED}">Sentence {esc(span.key)} — '
-        f'<span style="{chip_style(border)}">{marker} {label}</span> · supporting keys: {esc(keys)}</div>'
-        f'<div style="white-space:pre-wrap">{body}</div></div>'
-    )
 
 
 def problems_html(lines: Iterable[str], kind: str = "warning", prose: bool = False) -> str:

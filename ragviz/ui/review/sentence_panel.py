@@ -38,7 +38,7 @@ KINDS = ("verdict", "keys", "note")  # the editor's events this module carries o
 def explanation_data(span: ResponseSpan) -> dict:
     """What the explanation box shows for *span*: its verdict (marker, label, chip colours), its supporting keys and
     the judge's explanation, or for a verdict the reviewer flipped their note with the judge's text for the other
-    verdict folded under it (as :func:`ragviz.ui.core.render.explanation_html`)."""
+    verdict folded under it."""
     _, border, marker, label = render.SUPPORT_STYLE[span.status]
     chip_bg, chip_text = render.CHIP.get(border, (border, "#fff"))
     return {

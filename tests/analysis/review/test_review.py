@@ -49,6 +49,7 @@ from ragviz.data.model import Example, Labels, Sentence, SentenceSupport
 from ragviz.metrics.trace import example_trace
 from ragviz.store.events import without_contradicting_explanations
 from ragviz.ui.core import render
+from ragviz.ui.review.sentence_panel import explanation_data
 
 
 def worked_example() -> Example:
@@ -306,9 +307,7 @@ def test_render_escapes_every_data_text():
     )
     spans = document_spans(hostile, hostile.labels, "a")
     out = render.document_html(0, spans[0]) + render.response_html(response_spans(hostile, hostile.labels, "a"))
-    out += render.explanation_html(response_spans(hostile, hostile.labels, "a")[0]) + render.text_block_html(
-        "Q", HOSTILE
-    )
+    out += render.text_block_html("Q", HOSTILE)
     out += render.problems_html([HOSTILE])
     assert "<img" not in out and "<script" not in out
     assert html.escape(HOSTILE, quote=True) in out
@@ -402,9 +401,9 @@ def test_a_flipped_verdict_carries_the_reviewers_note_and_flipping_back_brings_t
     spans = {s.key: s for s in response_spans(ex, now, "c", judge)}
     assert spans["c"].by_reviewer and spans["c"].explanation == "0b says so"
     assert spans["c"].replaced == "not in the documents" and not spans["a"].by_reviewer
-    markup = render.explanation_html(spans["c"])
-    assert "Reviewer&#x27;s note" in markup or "Reviewer's note" in markup
-    assert markup.index("0b says so") < markup.index("not in the documents")  # the judge's text folded under it
+    shown = explanation_data(spans["c"])  # what the response editor draws (textContent) for the selected sentence
+    assert shown["by_reviewer"] and shown["text"] == "0b says so"
+    assert shown["replaced"] == "not in the documents"  # the judge's text, folded under the note
     # a note written afterwards replaces the explanation only
     noted = note_change(now, "c", "see 0b")
     assert noted.new == {"supported": True, "supporting_keys": [], "explanation": "see 0b"}
