@@ -61,8 +61,9 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
     issues = answer.flags(shown)
     status = review_status(uid, reviewed, corrected) if traces else ""
     where = audit.where(index, show_reviewed=traces) if audit is not None else position_text(index, len(ds), allowed)
+    title = f"{where} · Review · ragviz"
     if whole_run():  # the browser tab says where the person is; a move (the fragment alone): the bar's script says it
-        st.set_page_config(page_title=f"{where} · Review · ragviz")
+        st.set_page_config(page_title=title)
     toolbar.navigation_bar(
         *(audit.neighbours(index) if audit is not None else neighbours(allowed, index, len(ds))),
         has_judge=judge is not None,
@@ -80,7 +81,7 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
         on_normalize=partial(normalize_labels, uid, ex, current),
         rejudge_help=None if page.present else review.rejudge_help(),
         on_rejudge=partial(st.session_state.__setitem__, REJUDGE_ASKED, uid),
-        title=f"{where} · Review · ragviz",
+        title=title,
     )
     if st.session_state.pop(REJUDGE_ASKED, None) == uid:  # "Re-judge this example" was pressed
         from ragviz.ui.label.page import rejudge  # the openai client is imported only when asked

@@ -21,8 +21,8 @@ def _no_interval(row: Mapping[str, Any]) -> bool:
 def no_interval_words(rows: Sequence[Mapping[str, Any]]) -> str:
     """What the rings of the subset-means chart say (the means without an interval), ``""`` when every mean has one.
 
-    >>> no_interval_words([{"dataset": "med", "metric": "adherence", "mean": 1.0, "low": None, "n": 25}])
-    'Ring: no interval. Every example of the subset has the same value, and resampling equal values says nothing: med adherence (25 examples, all 1.000).'
+    >>> no_interval_words([{"dataset": "med", "metric": "relevance", "mean": 0.5, "low": None, "n": 25}])
+    'Ring: no interval. Every example of the subset has the same value, and resampling equal values says nothing: med relevance (25 examples, all 0.500).'
     >>> no_interval_words([{"dataset": "med", "metric": "relevance", "mean": 0.4, "low": None, "n": 5,
     ...                     "too_few": "too few examples to say (5 of 20)"}])
     'Ring: no interval. Too few examples to say (an interval from 20): med (5 examples).'
