@@ -52,7 +52,8 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
     index, unknown_link = shown_row(ds, store, who, team_queue.walk_key(flt), allowed, go)  # resume, filter, link
     shown = state.example_labels(ds, index, who)
     ex, judge, current, uid = shown.example, shown.judge, shown.current, shown.example.uid
-    link_followed(uid, keep=unknown_link)  # a link to nothing loaded stays in the URL, not the example shown
+    # a link to nothing loaded stays in the URL, not the example shown; a move: the bar's script sets the URL
+    url_uid = link_followed(uid, keep=unknown_link, by_script=not whole_run())
     rows = audit.pair(index) if audit is not None else None  # a paired sample: both answers of the question
     partner = None if rows is None else rows[1] if rows[0] == index else rows[0]
     then = partner if partner is not None and ds.uids[partner] not in reviewed else None  # Accept: then the other
@@ -82,6 +83,7 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
         rejudge_help=None if page.present else review.rejudge_help(),
         on_rejudge=partial(st.session_state.__setitem__, REJUDGE_ASKED, uid),
         title=title,
+        url_uid=url_uid,
     )
     if st.session_state.pop(REJUDGE_ASKED, None) == uid:  # "Re-judge this example" was pressed
         from ragviz.ui.label.page import rejudge  # the openai client is imported only when asked
