@@ -92,10 +92,6 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
 
         audit_ui.progress_line(audit, on_go=go, traces=traces, target=target_line)
     team_queue.guidelines_panel(store)
-    if rows is None:  # one block: where, the question, the cards, the flags, the legend (issue 38: one redraw)
-        cards = review.metric_cards_html(compare_metrics(ex, judge, current), against_judge=traces)
-        heading = sentence_editor.response_heading_html()
-        review.example_header(where, status, ex, cards, review.quality_flags_html(issues), heading)
     phoenix_ui.trace_for_row(ds, index, store)  # an example from a trace links back to it
 
     if rows is not None and audit is not None:  # the question and documents once, the two answers side by side
@@ -104,8 +100,11 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
         statuses = {p.example.uid: review_status(p.example.uid, reviewed, corrected) if traces else "" for p in pair}
         focus = rows.index(index)
         paired.paired_view(pair, rows, focus, audit.systems(), statuses, editable=editable, traces=traces)
-    else:
-        selected = answer.response_panel(shown, editable)
+    else:  # where, the question, the cards, the flags, the legend: drawn by the response editor (issue 38)
+        cards = review.metric_cards_html(compare_metrics(ex, judge, current), against_judge=traces)
+        heading = sentence_editor.response_heading_html()
+        head = review.example_header_html(where, status, ex, cards, review.quality_flags_html(issues), heading)
+        selected = answer.response_panel(shown, editable, header=head)
         answer.context_panel(shown, selected, editable)
     drawn["shown"] = shown
     if traces:  # last: drawn or not, nothing after it moves (the text above keeps its identity and scroll)
