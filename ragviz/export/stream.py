@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import IO
 
@@ -102,9 +103,14 @@ def _write_parquet_directly(
     """The Parquet export written as each batch is built, in the types of the first batch's export table, when every
     later batch's types unify into them (as :func:`_write_parquet` would unify them: the same file, without the
     temporary copy of every batch). ``False`` as soon as a batch brings a new column or type: *out* then holds a
-    part of the export, to be started over."""
+    part of the export, to be started over.
+
+    Each batch is written in a worker thread while the next is built: pyarrow encodes and compresses without the
+    GIL, so the build (Python) and the write share the machine's cores; at most one batch waits to be written."""
     writer: pq.ParquetWriter | None = None
     schema: pa.Schema | None = None
+    writing = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragviz-export-write")
+    pending: Future[None] | None = None
     try:
         for part in batches():
             if not len(part):
@@ -119,14 +125,20 @@ def _write_parquet_directly(
                 if not unified.equals(schema):
                     return False
             assert writer is not None
-            arrays = [aligned_column(table, f) for f in schema]
-            writer.write_table(pa.Table.from_arrays(arrays, schema=schema))
+            aligned = pa.Table.from_arrays([aligned_column(table, f) for f in schema], schema=schema)
             count(part, table.num_rows, _human(table))
-            del table, arrays
+            del table, part
+            if pending is not None:
+                pending.result()  # the batch before written (its error raised here)
+            pending = writing.submit(writer.write_table, aligned)
+            del aligned
+        if pending is not None:
+            pending.result()
         if writer is None:
             pq.write_table(export_table(Dataset.empty(), store, whose), out)
         return True
     finally:
+        writing.shutdown(wait=True)  # the last write done (or failed) before the file is closed
         if writer is not None:
             writer.close()
 

@@ -124,7 +124,9 @@ def test_compare_page_lists_the_diff_with_metric_change(app_env):
     assert metrics["relevant keys ±"] == f"+0 / −{len(set(judge_keys))}"
     table = at.dataframe[0].value
     assert list(table["uid"]) == [uid]
-    assert table.iloc[0]["relevant −"] == " ".join(sorted(set(judge_keys), key=lambda k: (int(k[0]), k)))
+    assert table.iloc[0]["relevant ±"] == " ".join(
+        "−" + k for k in sorted(set(judge_keys), key=lambda k: (int(k[0]), k))
+    )
     assert table.iloc[0]["Δ relevance"] < 0
     assert page_links(at) == [(f"{uid} — {len(set(judge_keys))} change(s)", "uid=" + quote(uid, safe=""))]
     # the same set on both sides is refused

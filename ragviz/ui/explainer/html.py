@@ -14,6 +14,7 @@ from ragviz.analysis.explain import (
 )
 from ragviz.analysis.trace_formulas import FormulaTerm, filled_formula
 from ragviz.analysis.trace_formulas import formula_terms as formula_terms  # the Explainer page takes it from here
+from ragviz.data.keys import clean_key, parse_context_key
 from ragviz.data.model import Example, Labels
 from ragviz.ui.core.render import (
     GREEN,
@@ -128,12 +129,22 @@ def venn_key_lines(keys: list[str], side: str) -> list[tuple[float, float, str]]
     return out
 
 
+def _in_document_order(keys: set[str]) -> list[str]:
+    """*keys* as the documents hold them (document, then sentence: ``2a 2d 2aa``, not ``2a 2aa 2d``); a key that
+    names no context sentence after them, alphabetically.
+
+    >>> _in_document_order({"2aa", "2d", "10a", "2a", "general"})
+    ['2a', '2d', '2aa', '10a', 'general']
+    """
+    return sorted(keys, key=lambda k: (0, *parsed, "") if (parsed := parse_context_key(k)) else (1, 0, 0, k))
+
+
 def venn_svg(relevant: set[str], utilized: set[str], n_total: int, title: str = "") -> str:
     """Two-circle Venn diagram of the relevant and utilized key sets (keys listed inside each
-    region, counts always shown); the sentences in neither set are counted outside."""
-    r_only = sorted(relevant - utilized)
-    both = sorted(relevant & utilized)
-    u_only = sorted(utilized - relevant)
+    region in document order, counts always shown); the sentences in neither set are counted outside."""
+    r_only = _in_document_order(relevant - utilized)
+    both = _in_document_order(relevant & utilized)
+    u_only = _in_document_order(utilized - relevant)
     neither = max(n_total - len(relevant | utilized), 0)
 
     def region(keys: list[str], side: str) -> str:
@@ -171,8 +182,6 @@ def venn_svg(relevant: set[str], utilized: set[str], n_total: int, title: str = 
 
 def venn_html(example: Example, labels: Labels | None, title: str = "") -> str:
     """The Venn of *labels* on *example* (keys cleaned of trailing dots for display)."""
-    from ragviz.data.keys import clean_key
-
     if labels is None:
         return f'<div style="{_BOX}">unlabeled</div>'
     svg = venn_svg(
