@@ -219,7 +219,7 @@ def judge_agreement(
     table = trust_table(agreement_rows(agreement), intervals=not agreement.too_few)  # too few: said once above
     config = {"Figure": st.column_config.Column(width=92)}
     for label in agreement.labels:
-        config[label] = st.column_config.Column(width=70)
+        config[label] = st.column_config.Column(width=70, alignment="right")  # figures line up
         config[f"{label} 95%"] = st.column_config.Column(
             "95%",
             width=104,
