@@ -26,7 +26,11 @@ from ragviz.export.rows import metrics_records
 from ragviz.export.tables import export_table
 from ragviz.store.label_store import LabelStore
 
-__all__ = ["StreamedExport", "write_export_stream"]
+__all__ = ["WRITE_BUFFER", "StreamedExport", "write_export_stream"]
+
+#: Bytes of a streamed Parquet export gathered before they go to the output file: the writer thread then takes the
+#: GIL (to call the file's ``write``) a few dozen times, not for each of the thousands of pages.
+WRITE_BUFFER = 8 << 20
 
 
 @dataclass
@@ -108,6 +112,7 @@ def _write_parquet_directly(
     Each batch is written in a worker thread while the next is built: pyarrow encodes and compresses without the
     GIL, so the build (Python) and the write share the machine's cores; at most one batch waits to be written."""
     writer: pq.ParquetWriter | None = None
+    sink: pa.BufferedOutputStream | None = None
     schema: pa.Schema | None = None
     writing = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragviz-export-write")
     pending: Future[None] | None = None
@@ -119,7 +124,9 @@ def _write_parquet_directly(
             if schema is None:
                 unified = pa.unify_schemas([table.schema], promote_options="permissive")
                 schema = with_hf_features(unified.empty_table()).schema
-                writer = pq.ParquetWriter(out, schema)
+                raw = pa.PythonFile(out, mode="w")  # type: ignore[arg-type]  # any binary file object
+                sink = pa.BufferedOutputStream(raw, buffer_size=WRITE_BUFFER)
+                writer = pq.ParquetWriter(sink, schema)
             elif not table.schema.equals(schema):
                 unified = pa.unify_schemas([schema, table.schema], promote_options="permissive")
                 if not unified.equals(schema):
@@ -139,8 +146,12 @@ def _write_parquet_directly(
         return True
     finally:
         writing.shutdown(wait=True)  # the last write done (or failed) before the file is closed
-        if writer is not None:
-            writer.close()
+        try:
+            if writer is not None:
+                writer.close()
+        finally:
+            if sink is not None:
+                sink.detach()  # its last bytes written to *out*, which stays open (the caller flushes and closes it)
 
 
 def _write_parquet(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import math
+from collections.abc import Iterable
 
 from ragviz.analysis.explain import (
     AnswerExplanation,
@@ -14,7 +15,7 @@ from ragviz.analysis.explain import (
 )
 from ragviz.analysis.trace_formulas import FormulaTerm, filled_formula
 from ragviz.analysis.trace_formulas import formula_terms as formula_terms  # the Explainer page takes it from here
-from ragviz.data.keys import clean_key, parse_context_key
+from ragviz.data.keys import clean_key, is_response_key, letters_index, parse_context_key
 from ragviz.data.model import Example, Labels
 from ragviz.ui.core.render import (
     GREEN,
@@ -63,8 +64,10 @@ _BOX = (
 
 
 def _keys_html(keys: tuple[str, ...], color: str, limit: int = 60) -> str:
+    """*keys* as chips in document order (a person's list is in the order they clicked)."""
     if not keys:
         return f'<span style="{MUTED}">none</span>'
+    keys = tuple(_in_document_order(keys))
     shown = "".join(f'<span style="{chip_style(color)}">{esc(k)}</span>' for k in keys[:limit])
     more = f' <span style="{MUTED}">… and {len(keys) - limit} more</span>' if len(keys) > limit else ""
     return shown + more
@@ -129,14 +132,20 @@ def venn_key_lines(keys: list[str], side: str) -> list[tuple[float, float, str]]
     return out
 
 
-def _in_document_order(keys: set[str]) -> list[str]:
-    """*keys* as the documents hold them (document, then sentence: ``2a 2d 2aa``, not ``2a 2aa 2d``); a key that
-    names no context sentence after them, alphabetically.
+def _in_document_order(keys: Iterable[str]) -> list[str]:
+    """*keys* as the texts hold them: context keys by document, then sentence (``2a 2d 2aa``, not ``2a 2aa 2d``),
+    then response keys (``a .. z aa``); a key that names no sentence last, alphabetically. Repeats stay.
 
-    >>> _in_document_order({"2aa", "2d", "10a", "2a", "general"})
-    ['2a', '2d', '2aa', '10a', 'general']
+    >>> _in_document_order(["2aa", "2d", "10a", "2a", "general", "aa", "b", "2d"])
+    ['2a', '2d', '2d', '2aa', '10a', 'b', 'aa', 'general']
     """
-    return sorted(keys, key=lambda k: (0, *parsed, "") if (parsed := parse_context_key(k)) else (1, 0, 0, k))
+
+    def place(key: str) -> tuple[int, int, int, str]:
+        if (context := parse_context_key(key)) is not None:
+            return (0, *context, "")
+        return (1, letters_index(key), 0, "") if is_response_key(key) else (2, 0, 0, key)
+
+    return sorted(keys, key=place)
 
 
 def venn_svg(relevant: set[str], utilized: set[str], n_total: int, title: str = "") -> str:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from ragviz.analysis.review.metrics import MetricComparison, OverrideEffect
 from ragviz.analysis.review.queue import Progress, ReviewFilter
@@ -22,6 +23,7 @@ from ragviz.data.problems import Problem
 from ragviz.ui.core import render
 
 __all__ = [
+    "ADVANCE_KEY",
     "FLAGS_SHOWN",
     "NO_BREAK_DIVIDE",
     "choose_link_match",
@@ -33,7 +35,9 @@ __all__ = [
     "metric_cards_html",
     "override_effects_table",
     "progress_html",
+    "QUEUE_HELP",
     "quality_flags_html",
+    "queue_label",
     "rejudge_help",
     "unbroken_fractions",
 ]
@@ -78,11 +82,11 @@ def filter_sidebar(
     editable: bool = True,
     show_corrections: bool = True,
     audit: bool = False,
-) -> tuple[ReviewFilter, bool]:
-    """Progress and the filters in the sidebar; returns the filter and whether accepting moves on
-    to the next unreviewed example. Presentation mode (*editable* off) and the audit queue (*audit*:
-    Accept stays on the example) have no accept option, and without *show_corrections* no progress
-    and no reviewed / corrected filters."""
+) -> tuple[ReviewFilter, bool, DeltaGenerator]:
+    """Progress, the filters and the queue in the sidebar; returns the filter, whether accepting moves on to the
+    next unreviewed example and the place of the Queue radio (in the closed "Queue" popover, with the accept
+    option). Presentation mode (*editable* off) and the audit queue (*audit*: Accept stays on the example) have no
+    accept option, and without *show_corrections* no progress and no reviewed / corrected filters."""
     with st.sidebar:
         if show_corrections:
             st.html(progress_html(prog))
@@ -104,12 +108,30 @@ def filter_sidebar(
             )
         if on := filters_on(flt):  # the filters set, said outside the closed popover
             st.caption(render.md_escape("Filtered: " + "; ".join(on), limit=None))
-        advance_after_accept = (
-            editable
-            and not audit
-            and st.toggle("Accept moves to the next unreviewed", value=True, key="review.advance")
-        )
-    return flt, advance_after_accept
+        moves_on = editable and not audit  # the audit queue's Accept stays on the example
+        advance = moves_on and bool(st.session_state.get(ADVANCE_KEY, True))
+        label = queue_label(audit, advance if moves_on else None)
+        with st.popover(label, width="stretch", help=QUEUE_HELP):  # md: ours (queue_label: literals only)
+            queue = st.container()  # the Queue radio (ragviz.ui.audit.sample.audit_queue), above the toggle
+            advance = moves_on and st.toggle("Accept moves to the next unreviewed", value=True, key=ADVANCE_KEY)
+    return flt, advance, queue
+
+
+ADVANCE_KEY = "review.advance"
+QUEUE_HELP = "Which examples J / K walk (every example, or an audit sample) and where Accept goes next"
+
+
+def queue_label(audit: bool, advance: bool | None) -> str:
+    """The sidebar's queue button: the queue and, where Accept may move on (*advance* not ``None``), whether it
+    does; the settings in its closed popover said on it, as the filters set are said under theirs.
+
+    >>> queue_label(False, True)
+    'Queue: all examples · Accept → next unreviewed'
+    >>> queue_label(True, None)
+    'Queue: audit sample'
+    """
+    accept = "" if advance is None else " · Accept → next unreviewed" if advance else " · Accept stays"
+    return f"Queue: {'audit sample' if audit else 'all examples'}{accept}"
 
 
 def progress_html(prog: Progress) -> str:
