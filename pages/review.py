@@ -104,9 +104,9 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
         paired.paired_view(pair, rows, focus, audit.systems(), statuses, editable=editable, traces=traces)
     else:  # where, the question, the cards, the flags, the legend: drawn by the response editor (issue 38)
         cards = review.metric_cards_html(compare_metrics(ex, judge, current), against_judge=traces)
-        heading = sentence_editor.response_heading_html()
-        head = review.example_header_html(where, status, ex, cards, review.quality_flags_html(issues), heading)
-        answer.response_panel(shown, editable, header=head, with_context=True)  # and the documents: one element
+        head = review.example_header_html(where, status, ex, cards, review.quality_flags_html(issues))
+        heading = sentence_editor.response_heading_html()  # the same on every example
+        answer.response_panel(shown, editable, header=(head, heading), with_context=True)  # + documents: one element
     drawn["shown"] = shown
     if traces:  # last: drawn or not, nothing after it moves (the text above keeps its identity and scroll)
         review.override_effects_table(override_effects(ex, shown.base, shown.changes))

@@ -5,6 +5,7 @@ and the documents labelled for it. The single view draws one answer; the paired 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
 
 from ragviz.analysis.quality.issues import label_issues
@@ -28,13 +29,13 @@ def response_panel(
     editable: bool,
     slot: str = "",
     focused: bool = True,
-    header: str | None = None,
+    header: Sequence[str] = (),
     with_context: bool = False,
 ) -> str | None:
     """The response as clickable sentences with, under it in the same component, the selected sentence's explanation
     and, when *editable*, its verdict, note and supporting keys (:mod:`ragviz.ui.review.sentence_panel`: one element
     to redraw per J where they were four widgets, issue 38); a paired *slot* (``"a"`` / ``"b"``) draws its own (a click
-    on the answer not *focused* moves the focus). *header*: the page's header above the response, as HTML
+    on the answer not *focused* moves the focus). *header*: the page's header above the response, as HTML blocks
     (:func:`ragviz.ui.review.page.example_header_html`); *with_context* (the single view): the documents under it in
     the same element (as :func:`context_panel` draws them). Returns the selected response key."""
     ex, current, uid = shown.example, shown.current, shown.example.uid

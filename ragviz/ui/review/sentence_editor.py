@@ -35,7 +35,7 @@ from ragviz.ui.core.keys import TEXT_EVENTS as EVENTS
 from ragviz.ui.core.keys import TEXT_RESPONSE_KEY as RESPONSE_KEY
 from ragviz.ui.core.keys import TEXT_TOUCHED as TOUCHED
 from ragviz.ui.review import sentence_panel
-from ragviz.ui.review.header import markup_tree
+from ragviz.ui.review.header import header_tree
 
 __all__ = [
     "ASSETS",
@@ -221,13 +221,14 @@ def response_editor(
     focused: bool = True,
     explain: dict | None = None,
     controls: dict | None = None,
-    header: str | None = None,
+    header: Sequence[str] = (),
     context: dict | None = None,
 ) -> None:
     """The response as clickable sentences (see the module docstring; the single view draws
     :func:`response_heading_html` above it in the page's header block); a paired view's *slot* (``"a"`` / ``"b"``)
     draws them under a key of its own, and a click on the answer not *focused* moves the focus there. Above the
-    response: *header* (ragviz's own HTML, texts escaped; built node by node, :mod:`ragviz.ui.review.header`). Under
+    response: the *header*'s blocks (ragviz's own HTML, texts escaped; built node by node,
+    :mod:`ragviz.ui.review.header`). Under
     the response: the selected sentence's explanation (*explain*) and, when editing, its controls (*controls*; both
     from :mod:`ragviz.ui.review.sentence_panel`), then the single view's documents (*context*, from
     :func:`context_payload`: one element for the example's text, one message and one redraw of the app fewer per J
@@ -237,7 +238,7 @@ def response_editor(
     data = response_data(uid, shown, selected, judge_unsure(uid).response)
     data["slot"], data["focused"] = slot, focused
     data["explain"], data["controls"] = explain, controls
-    data["header"] = markup_tree(header) if header is not None else None
+    data["header"] = header_tree(*header) if header else None
     data["context"] = context
     data["drawn"] = state.redraw_count()  # a refused or unsaved change redraws the stored values over the click
     _component(key=key, data=data, on_edit_change=partial(queue_event, key))
@@ -248,10 +249,10 @@ def response_editor(
 
 
 def response_heading_html() -> str:
-    """The colour legend and the "Response" heading above the single view's response."""
+    """The colour legend and the "Response" heading above the single view's response (the header's last block)."""
     return (
-        render.legend_html() + '<p style="margin:1rem 0 0"><strong>Response</strong> — click a sentence to see its '
-        "explanation and the context sentences that support it</p>"
+        f'<div style="margin-top:1rem">{render.legend_html()}<p style="margin:1rem 0 0"><strong>Response</strong> — '
+        "click a sentence to see its explanation and the context sentences that support it</p></div>"
     )
 
 
