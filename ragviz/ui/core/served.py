@@ -30,6 +30,7 @@ __all__ = [
     "sign_in_refusal",
     "signed_in",
     "unverified_names_notice",
+    "unverified_names_notice_due",
 ]
 
 
@@ -154,9 +155,14 @@ def access(typed_name: str, store: LabelStore) -> Access:
     return access_of(who, served=served(), sign_in=sign_in)
 
 
+def unverified_names_notice_due() -> bool:
+    """Whether :func:`unverified_names_notice` shows its banner: served without sign-in."""
+    return served() and not sign_in_configured()
+
+
 def unverified_names_notice() -> bool:
     """The banner of a served app without sign-in (names are typed, not verified); True when shown."""
-    if not served() or sign_in_configured():
+    if not unverified_names_notice_due():
         return False
     st.warning(UNVERIFIED, icon=":material/badge:")
     return True
