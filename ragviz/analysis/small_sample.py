@@ -22,9 +22,10 @@ def expanded_z(n: int, level: float = 0.95) -> float:
     """
     if n < 3:
         return math.inf
-    from scipy.stats import t
+    # scipy.stats.t.ppf's own function (the same values), not the whole of scipy.stats: ~0.5 s of every report
+    from scipy.special import stdtrit
 
-    return math.sqrt(n / (n - 1)) * float(t.ppf(0.5 + level / 2, n - 1))
+    return math.sqrt(n / (n - 1)) * float(stdtrit(n - 1, 0.5 + level / 2))
 
 
 def wilson_bounds(p: float, n_eff: float, level: float = 0.95, z: float | None = None) -> tuple[float, float]:

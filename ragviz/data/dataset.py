@@ -9,7 +9,7 @@ navigating costs O(1) per example. Three bookkeeping columns travel with the row
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from functools import cached_property, lru_cache
+from functools import cached_property, lru_cache, partial
 from typing import Any, cast
 
 import numpy as np
@@ -36,7 +36,9 @@ class Dataset:
             if col not in table.column_names:
                 raise ValueError(f"dataset table lacks bookkeeping column {col!r}")
         self.table = table
-        self._example = lru_cache(maxsize=256)(self._build_example)
+        # over the table, not a bound method: a Dataset is then no reference cycle, and a streamed batch's rows are
+        # freed as soon as the next batch replaces it (without the cycle collector)
+        self._example = lru_cache(maxsize=256)(partial(_example_of, table))
 
     # -- construction ---------------------------------------------------------------------------
     @classmethod
@@ -93,10 +95,6 @@ class Dataset:
         if not 0 <= i < len(self):
             raise IndexError(f"example {i} out of range 0..{len(self) - 1}")
         return self._example(i)
-
-    def _build_example(self, i: int) -> Example:
-        row = self.row(i)
-        return example_from_row(row, row[SUBSET_COL] or "", RowRef(row[PATH_COL], row[ROW_COL]))
 
     def __iter__(self) -> Iterator[Example]:
         for i in range(len(self)):
@@ -262,3 +260,9 @@ def examples_at(
     out = dict(iter_examples(dataset, [i for i in rows if i not in have]))
     out.update((i, have[i]) for i in rows if i in have)
     return out
+
+
+def _example_of(table: pa.Table, i: int) -> Example:
+    """Example *i* of a dataset's *table* (what :meth:`Dataset.example` caches)."""
+    row = table.slice(i, 1).to_pylist()[0]
+    return example_from_row(row, row[SUBSET_COL] or "", RowRef(row[PATH_COL], row[ROW_COL]))

@@ -9,8 +9,8 @@ duplicates as :func:`~ragviz.data.load.load` does, the uid and location of every
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pyarrow as pa
@@ -48,7 +48,6 @@ def parquet_batches(files: Iterable[Path], report: Report, batch_rows: int | Non
     from ragviz.data.load import subset_name
 
     first_seen: dict[str, tuple[str, int]] = {}
-    uncollected = 0  # rows yielded since the last garbage collection
     for f in files:
         try:
             parquet = pq.ParquetFile(str(f), memory_map=False, pre_buffer=False)
@@ -58,7 +57,7 @@ def parquet_batches(files: Iterable[Path], report: Report, batch_rows: int | Non
         first_row = 1
         subset = subset_name(f)
         try:
-            for batch in parquet.iter_batches(batch_size=batch_rows or BATCH_ROWS):
+            for batch in _read_ahead(parquet.iter_batches(batch_size=batch_rows or BATCH_ROWS)):
                 table = pa.Table.from_batches([batch])
                 fast = parquet_fast_table(table)
                 if fast is not None:
@@ -67,15 +66,23 @@ def parquet_batches(files: Iterable[Path], report: Report, batch_rows: int | Non
                     part = load_rows(enumerate(table.to_pylist(), start=first_row), str(f), subset, report)
                 first_row += batch.num_rows
                 yield _unseen(part, first_seen, report)
-                del part, fast, table
-                uncollected += batch.num_rows
-                if uncollected >= (batch_rows or BATCH_ROWS):
-                    # a Dataset is a reference cycle (its example cache): free the batches now. Once a batch's
-                    # rows, not after every batch: a collection costs ~25 ms, 3x `ragviz metrics` on the shards
-                    gc.collect()
-                    uncollected = 0
+                del part, fast, table, batch  # freed here: a Dataset is no reference cycle
         except Exception as e:  # a corrupt page in the middle of the file
             report.error(str(f), first_row, "file", f"unreadable Parquet: {e}")
+
+
+def _read_ahead(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """*batches*, each read and decoded in a worker thread while the caller works on the one before: pyarrow decodes
+    without holding the GIL, so the caller's work on a batch (an export's rows, their metrics) and the reading of the
+    next share the machine's cores (as ``pyarrow.parquet.read_table`` decodes columns in parallel). One batch ahead:
+    memory holds at most the batch in hand and the next. An error reading a batch is raised where that batch is
+    asked for."""
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragviz-read-ahead") as worker:
+        pending = worker.submit(next, batches, None)
+        while (batch := pending.result()) is not None:
+            pending = worker.submit(next, batches, None)
+            yield batch
+            del batch
 
 
 def _unseen(part: Dataset, first_seen: dict[str, tuple[str, int]], report: Report) -> Dataset:

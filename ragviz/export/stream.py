@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import IO
 
@@ -25,7 +26,11 @@ from ragviz.export.rows import metrics_records
 from ragviz.export.tables import export_table
 from ragviz.store.label_store import LabelStore
 
-__all__ = ["StreamedExport", "write_export_stream"]
+__all__ = ["WRITE_BUFFER", "StreamedExport", "write_export_stream"]
+
+#: Bytes of a streamed Parquet export gathered before they go to the output file: the writer thread then takes the
+#: GIL (to call the file's ``write``) a few dozen times, not for each of the thousands of pages.
+WRITE_BUFFER = 8 << 20
 
 
 @dataclass
@@ -102,9 +107,15 @@ def _write_parquet_directly(
     """The Parquet export written as each batch is built, in the types of the first batch's export table, when every
     later batch's types unify into them (as :func:`_write_parquet` would unify them: the same file, without the
     temporary copy of every batch). ``False`` as soon as a batch brings a new column or type: *out* then holds a
-    part of the export, to be started over."""
+    part of the export, to be started over.
+
+    Each batch is written in a worker thread while the next is built: pyarrow encodes and compresses without the
+    GIL, so the build (Python) and the write share the machine's cores; at most one batch waits to be written."""
     writer: pq.ParquetWriter | None = None
+    sink: pa.BufferedOutputStream | None = None
     schema: pa.Schema | None = None
+    writing = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ragviz-export-write")
+    pending: Future[None] | None = None
     try:
         for part in batches():
             if not len(part):
@@ -113,22 +124,34 @@ def _write_parquet_directly(
             if schema is None:
                 unified = pa.unify_schemas([table.schema], promote_options="permissive")
                 schema = with_hf_features(unified.empty_table()).schema
-                writer = pq.ParquetWriter(out, schema)
+                raw = pa.PythonFile(out, mode="w")  # type: ignore[arg-type]  # any binary file object
+                sink = pa.BufferedOutputStream(raw, buffer_size=WRITE_BUFFER)
+                writer = pq.ParquetWriter(sink, schema)
             elif not table.schema.equals(schema):
                 unified = pa.unify_schemas([schema, table.schema], promote_options="permissive")
                 if not unified.equals(schema):
                     return False
             assert writer is not None
-            arrays = [aligned_column(table, f) for f in schema]
-            writer.write_table(pa.Table.from_arrays(arrays, schema=schema))
+            aligned = pa.Table.from_arrays([aligned_column(table, f) for f in schema], schema=schema)
             count(part, table.num_rows, _human(table))
-            del table, arrays
+            del table, part
+            if pending is not None:
+                pending.result()  # the batch before written (its error raised here)
+            pending = writing.submit(writer.write_table, aligned)
+            del aligned
+        if pending is not None:
+            pending.result()
         if writer is None:
             pq.write_table(export_table(Dataset.empty(), store, whose), out)
         return True
     finally:
-        if writer is not None:
-            writer.close()
+        writing.shutdown(wait=True)  # the last write done (or failed) before the file is closed
+        try:
+            if writer is not None:
+                writer.close()
+        finally:
+            if sink is not None:
+                sink.detach()  # its last bytes written to *out*, which stays open (the caller flushes and closes it)
 
 
 def _write_parquet(

@@ -468,3 +468,34 @@ def test_a_streamed_parquet_export_to_a_path_is_written_as_its_batches_come_and_
     assert (done.n_rows, done.n_human, done.n_corrected) == (len(dataset), 1, 1)
     assert again.read_bytes() == whole.getvalue()
     assert pq.read_table(again).column("note").to_pylist()[: len(notes)] == notes
+
+
+def test_a_streamed_parquet_export_that_fails_writing_a_later_batch_raises_it_and_leaves_the_file_as_it_was(
+    dataset, tmp_path, monkeypatch
+):
+    """Each batch is written while the next one is built: a write that fails (a full disk) still stops the export
+    with its error, and the file named keeps what it held before."""
+    from ragviz.data.problems import Report
+    from ragviz.data.stream import parquet_batches
+    from ragviz.export.stream import write_export_stream
+
+    paths = [Path(p) for p in sorted({p for p in dataset.table.column("_path").to_pylist()})]
+    written = []
+    write_table = pq.ParquetWriter.write_table
+
+    def fills_the_disk(self, table, *args, **kwargs):
+        if written:
+            raise OSError(28, "No space left on device")
+        written.append(table.num_rows)
+        return write_table(self, table, *args, **kwargs)
+
+    monkeypatch.setattr(pq.ParquetWriter, "write_table", fills_the_disk)
+    out = tmp_path / "labels.parquet"
+    out.write_bytes(b"the export before")
+    with LabelStore(tmp_path / "l.db") as store, pytest.raises(OSError, match="No space left"):
+        write_export_stream(
+            lambda: parquet_batches(paths, Report(), batch_rows=3), store, LabelSelection.of("ann"), "parquet", out
+        )
+    assert written == [3]
+    assert out.read_bytes() == b"the export before"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".labels")] == []

@@ -28,7 +28,7 @@ __all__ = [
     "NO_BREAK_DIVIDE",
     "accept_toggle",
     "choose_link_match",
-    "example_header",
+    "example_header_html",
     "families_expander",
     "families_open",
     "filter_sidebar",
@@ -168,12 +168,13 @@ def choose_link_match(link: str, choices: Sequence[tuple[int, str]], on_choose: 
         st.button(render.md_escape(label), key=f"review.link_choice.{n}", on_click=on_choose, args=(row,))
 
 
-def example_header(position: str, status: str, example: Example, *after: str) -> None:
+def example_header_html(position: str, status: str, example: Example, *after: str) -> str:
     """Where the page is, the example's review status (none when *status* is empty) and identity, then its
-    question, then the HTML blocks *after* (the cards, the flags, the legend): one block, not several, since each
-    element costs the browser a redraw on every J (issue 38)."""
+    question, then the HTML blocks *after* (the cards, the flags, the legend): one block, drawn by the response
+    editor above the response (:mod:`ragviz.ui.review.header`), since each element costs the browser a redraw on
+    every J (issue 38)."""
     shown = f"<b>{render.esc(status)}</b> · " if status else ""
-    st.html(
+    return (
         f'<div style="font-family:system-ui,sans-serif;font-size:0.85rem;{render.MUTED}">{render.esc(position)} · '
         f"{shown}{render.esc(example.dataset)} · id {render.long_text_html(example.id, 120)} · "
         f"model {render.esc(example.generation_model or '—')}</div>"

@@ -112,3 +112,21 @@ def test_report_counts_exclusions_and_matches_estimate_mean():
     assert np.isclose(rows[0]["ppi"], report.overall.metrics["adherence"].ppi.estimate)
     with pytest.raises(ValueError, match="cannot group by"):
         estimate_report(pairing, 0.1, by="question")
+
+
+def test_the_metrics_of_a_pairing_are_those_defined_somewhere_in_first_defined_order():
+    """A metric undefined (None) where it first appears is named where it is first defined; people's metrics count
+    as the judge's do; a metric defined nowhere is left out."""
+
+    def paired(judge, human=None):
+        return PairedExample("u", "d", "m", judge, human)
+
+    pairing = Pairing(
+        [
+            paired({"relevance": 0.5, "utilization": None, "never": None}),
+            paired({"relevance": 0.2, "utilization": None, "never": None}, {"adherence": 1.0}),
+            *[paired({"relevance": 0.1}) for _ in range(3)],
+            paired({"relevance": 0.2, "utilization": 0.4, "never": None}),
+        ]
+    )
+    assert pairing.metric_names() == ["relevance", "adherence", "utilization"]
