@@ -4,6 +4,7 @@ import streamlit as st
 
 from ragviz.ui.core.access import sidebar
 from ragviz.ui.core.favicon import favicon
+from ragviz.ui.core.popover_keys import popover_keys
 from ragviz.ui.core.present import is_present, present_toggle
 from ragviz.ui.core.render import theme_css
 from ragviz.ui.core.retry import unsaved_banner
@@ -38,6 +39,8 @@ shown = unsaved_banner()  # clicks the database did not take: "Not saved: ... re
 try:
     with store_faults():  # the database unavailable: one calm message, never a traceback
         sidebar()
+        with st.sidebar:
+            popover_keys()  # Enter on a popover's button moves the focus into it (its body is at the page's end)
         present_toggle()
         page.run()
 finally:  # a click this run could not store (a sentence click is stored inside the page): say so now

@@ -72,7 +72,7 @@ item = items[index]
 uid = claim_uid(file_name, item.query_id)
 if editable:  # the edits waiting in this item's editors, against the labels they showed, become one decision
     shown = item_with_overrides(item, store.changes(uid, who))
-    state.record_decision(uid, pending_changes(shown, item_ui.pending_edits(uid)))
+    state.record_decision(uid, pending_changes(shown, item_ui.pending_edits(uid, item)))
 
 currents, problems = view.cached_current_items(items, file_name, who, view.source_key(source))
 if problems:

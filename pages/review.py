@@ -36,10 +36,10 @@ traces = show_corrections(page.present)  # presentation mode shows corrections o
 
 reviewed, corrected = store.reviewed_uids(who), store.corrected_uids(who)
 prog, audit_on = progress(state.uid_set(), reviewed, corrected), audit_ui.restore_queue()  # Queue: session, else URL
-flt, advance = review.filter_sidebar(prog, ds.subset_names, editable, traces, audit=audit_on)
+flt, advance, queue = review.filter_sidebar(prog, ds.subset_names, editable, traces, audit=audit_on)
 allowed = filters.review_filter_rows(ds, flt, who, reviewed, corrected)
 allowed = team_queue.my_assignments(ds, store, who, allowed, reviewed)  # "My assignments" first (a team's round)
-audit = audit_ui.audit_queue(ds, store, who, page.present)  # Queue: Audit sample (None when off)
+audit = audit_ui.audit_queue(ds, store, who, page.present, queue)  # Queue: Audit sample (None when off)
 allowed, advance = audit_ui.follow_queue(audit, allowed, advance, go, st.session_state.get(REVIEW_INDEX, 0))
 
 
@@ -52,7 +52,8 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
     index, unknown_link = shown_row(ds, store, who, team_queue.walk_key(flt), allowed, go)  # resume, filter, link
     shown = state.example_labels(ds, index, who)
     ex, judge, current, uid = shown.example, shown.judge, shown.current, shown.example.uid
-    link_followed(uid, keep=unknown_link)  # a link to nothing loaded stays in the URL, not the example shown
+    # a link to nothing loaded stays in the URL, not the example shown; a move: the bar's script sets the URL
+    url_uid = link_followed(uid, keep=unknown_link, by_script=not whole_run())
     rows = audit.pair(index) if audit is not None else None  # a paired sample: both answers of the question
     partner = None if rows is None else rows[1] if rows[0] == index else rows[0]
     then = partner if partner is not None and ds.uids[partner] not in reviewed else None  # Accept: then the other
@@ -82,6 +83,7 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
         rejudge_help=None if page.present else review.rejudge_help(),
         on_rejudge=partial(st.session_state.__setitem__, REJUDGE_ASKED, uid),
         title=title,
+        url_uid=url_uid,
     )
     if st.session_state.pop(REJUDGE_ASKED, None) == uid:  # "Re-judge this example" was pressed
         from ragviz.ui.label.page import rejudge  # the openai client is imported only when asked
@@ -92,10 +94,6 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
 
         audit_ui.progress_line(audit, on_go=go, traces=traces, target=target_line)
     team_queue.guidelines_panel(store)
-    if rows is None:  # one block: where, the question, the cards, the flags, the legend (issue 38: one redraw)
-        cards = review.metric_cards_html(compare_metrics(ex, judge, current), against_judge=traces)
-        heading = sentence_editor.response_heading_html()
-        review.example_header(where, status, ex, cards, review.quality_flags_html(issues), heading)
     phoenix_ui.trace_for_row(ds, index, store)  # an example from a trace links back to it
 
     if rows is not None and audit is not None:  # the question and documents once, the two answers side by side
@@ -104,8 +102,11 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
         statuses = {p.example.uid: review_status(p.example.uid, reviewed, corrected) if traces else "" for p in pair}
         focus = rows.index(index)
         paired.paired_view(pair, rows, focus, audit.systems(), statuses, editable=editable, traces=traces)
-    else:
-        selected = answer.response_panel(shown, editable)
+    else:  # where, the question, the cards, the flags, the legend: drawn by the response editor (issue 38)
+        cards = review.metric_cards_html(compare_metrics(ex, judge, current), against_judge=traces)
+        heading = sentence_editor.response_heading_html()
+        head = review.example_header_html(where, status, ex, cards, review.quality_flags_html(issues), heading)
+        selected = answer.response_panel(shown, editable, header=head)
         answer.context_panel(shown, selected, editable)
     drawn["shown"] = shown
     if traces:  # last: drawn or not, nothing after it moves (the text above keeps its identity and scroll)

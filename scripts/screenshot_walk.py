@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PAGES = ("home", "data", "review", "export", "label", "judge", "dashboard", "explainer", "compare", "claims", "team")
 SIZES = ((1280, 800), (1920, 1080))
 TABS = {"team": ("Adjudication", "Annotators", "Guidelines")}  # pages whose other tabs get a picture each
+OPEN = {"claims": "Open RagChecker's example"}  # a button pressed first, when there, so the page shows something
 THEMES = ("light", "dark")
 
 
@@ -107,6 +108,9 @@ def walk(url: str, theme: str, pages: tuple[str, ...], out: Path, query: str = "
                 page.goto((f"{url}/" if name == "home" else f"{url}/{name}") + (f"?{query}" if query else ""))
                 page.wait_for_selector('[data-testid="stSidebar"]', timeout=60_000)
                 wait_until_drawn(page)
+                if name in OPEN and page.get_by_role("button", name=OPEN[name]).count():
+                    page.get_by_role("button", name=OPEN[name]).click()
+                    wait_until_drawn(page)
                 # the app scrolls inside its main container: grow the window to show all of it
                 full = page.evaluate("document.querySelector('[data-testid=stMain]').scrollHeight")
                 page.set_viewport_size({"width": width, "height": min(max(height, int(full)), MAX_HEIGHT)})

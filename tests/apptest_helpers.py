@@ -147,15 +147,33 @@ def shown(markdown: str) -> str:
     return re.sub(r"\\(.)", r"\1", markdown).replace("\u2060", "")  # the word joiner after an e-mail's @
 
 
+def html_blocks(at: AppTest) -> list[str]:
+    """The page's HTML blocks as drawn: its ``st.html`` blocks, then the header the single view's response editor
+    draws above the response (``ragviz.ui.review.header``: where, the question, the TRACe cards, the flags, the
+    legend), as one block."""
+    from ragviz.ui.review.header import tree_html
+
+    blocks = [h.value for h in at.get("html")]
+    try:
+        header = response_editor(at).get("header")
+    except AssertionError:  # no response editor on the page
+        header = None
+    return blocks + ([tree_html(header)] if header else [])
+
+
+def page_html(at: AppTest) -> str:
+    """:func:`html_blocks` as one text."""
+    return "\n".join(html_blocks(at))
+
+
 def review_metrics(at: AppTest) -> dict[str, tuple[str, str]]:
-    """The Review page's TRACe cards (one HTML block, ``ragviz.ui.review.page.metric_cards_html``): label -> (value,
-    delta against the judge, ``""`` without one)."""
+    """The Review page's TRACe cards (``ragviz.ui.review.page.metric_cards_html``, in the header the response editor
+    draws): label -> (value, delta against the judge, ``""`` without one)."""
     import html
     import re
 
     cards = re.findall(
-        r'class="rv-metric" data-metric="([^"]*)" data-value="([^"]*)" data-delta="([^"]*)"',
-        "".join(h.value for h in at.get("html")),
+        r'class="rv-metric" data-metric="([^"]*)" data-value="([^"]*)" data-delta="([^"]*)"', page_html(at)
     )
     return {html.unescape(n): (html.unescape(v), html.unescape(d)) for n, v, d in cards}
 
@@ -164,4 +182,4 @@ def review_formulas(at: AppTest) -> list[str]:
     """The Review page's four formula lines under the TRACe cards, as HTML."""
     import re
 
-    return re.findall(r'<div class="rv-formula"[^>]*>(.*?)</div>', "".join(h.value for h in at.get("html")))
+    return re.findall(r'<div class="rv-formula"[^>]*>(.*?)</div>', page_html(at))

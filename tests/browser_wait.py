@@ -39,6 +39,21 @@ def sidebar(page):
     return page.locator('[data-testid="stSidebar"]')
 
 
+def choose_queue(page, queue: str) -> None:
+    """Choose the Review page's *queue* ("All examples" or "Audit sample") as a person does: open the sidebar's closed
+    "Queue: …" popover, click the choice, see the button name it, close the popover (Escape)."""
+    import re
+
+    sidebar(page).get_by_role("button", name=re.compile(r"^Queue: ")).click()
+    body = page.get_by_test_id("stPopoverBody")
+    body.locator('[data-testid="stRadio"]').get_by_text(queue, exact=True).click()
+    named = sidebar(page).get_by_role("button", name=re.compile(rf"^Queue: {re.escape(queue.lower())}"))
+    expect()(named).to_be_visible()
+    settle(page)
+    page.keyboard.press("Escape")
+    expect()(body).to_have_count(0)
+
+
 def metric_card(page, label: str):
     """The metric card labelled *label*: an ``st.metric`` or one of the Review page's TRACe cards (one HTML block
     for the four, ``ragviz.ui.review.page.metric_cards_html``)."""

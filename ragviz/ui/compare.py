@@ -3,6 +3,7 @@ table with its CSV download, and links to the examples that differ."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import pandas as pd
@@ -19,8 +20,10 @@ from ragviz.ui.core.label_link import keep_in_url, labels_from_url
 __all__ = [
     "LABEL_SETS_HELP",
     "MAX_LINKS",
+    "SHOWN_WIDTHS",
     "diff_csv",
     "diff_table",
+    "shown_diff",
     "example_links",
     "label_set_pickers",
     "no_difference",
@@ -80,15 +83,80 @@ def diff_csv(table: pd.DataFrame) -> str:
     return csv_line(list(table.columns)) + "".join(csv_line(row) for row in rows)
 
 
+#: The table's columns at 1280 px (818 px for the table beside the sidebar), in px: Streamlit stretches them to a
+#: wider window. Every header shows whole, and a uid up to ~42 characters; each example's number of changes is in its
+#: link below the table and in the CSV (a "changes" column left the uids cut at 34 characters).
+SHOWN_WIDTHS = {
+    "uid": 292,
+    "relevant ±": 92,
+    "utilized ±": 92,
+    "verdicts flipped": 116,
+    "Δ relevance": 54,
+    "Δ utilization": 54,
+    "Δ completeness": 62,
+    "Δ adherence": 54,
+}
+_SHORT = {"relevance": "Δ rel", "utilization": "Δ util", "completeness": "Δ compl", "adherence": "Δ adh"}
+_VERDICT = {"supported": "✓", "unsupported": "✗"}
+
+
+def _signed(added: str, removed: str) -> str:
+    """``+0a +1c −0b``: the keys a list gained and lost, in one cell."""
+    return " ".join([*(f"+{k}" for k in added.split()), *(f"−{k}" for k in removed.split())])
+
+
+def _flips(flipped: str) -> str:
+    """``a: supported→unsupported, b: …`` as ``a ✓→✗, b …``."""
+    return re.sub(r"\b(un)?supported\b", lambda m: _VERDICT[m.group(0)], flipped).replace(": ", " ")
+
+
+def shown_diff(table: pd.DataFrame) -> pd.DataFrame:
+    """The diff *table* as the page shows it, narrow enough for 1280 px: each list's added and removed keys in one
+    column (``+0a −0b``), verdict flips as ``a ✓→✗``, no count of changes (each example's link says it); the CSV
+    keeps the table's own columns and words.
+
+    >>> t = pd.DataFrame([{"uid": "u", "changes": 3, "relevant +": "0a 1c", "relevant −": "0b", "utilized +": "",
+    ...     "utilized −": "", "verdicts flipped": "a: supported→unsupported, c: unsupported→supported"}])
+    >>> shown_diff(t).iloc[0].to_dict()
+    {'uid': 'u', 'relevant ±': '+0a +1c −0b', 'utilized ±': '', 'verdicts flipped': 'a ✓→✗, c ✗→✓'}
+    """
+    shown = table[["uid"]].copy()
+    for name in ("relevant", "utilized"):
+        shown[f"{name} ±"] = [_signed(a, r) for a, r in zip(table[f"{name} +"], table[f"{name} −"], strict=True)]
+    shown["verdicts flipped"] = [_flips(f) for f in table["verdicts flipped"]]
+    for column in table.columns:
+        if column.startswith("Δ "):
+            shown[column] = table[column]
+    return shown
+
+
 def diff_table(table: pd.DataFrame, a: str, b: str, download: bool = True) -> None:
-    """The differences, one row per example, with the metric changes signed; downloadable as CSV (only
-    when *download*: never for viewers and visitors, nor while presenting)."""
-    st.dataframe(
-        table,
-        hide_index=True,
-        width="stretch",
-        column_config={f"Δ {m}": st.column_config.NumberColumn(format="%+.3f") for m in TRACE_METRICS},
+    """The differences, one row per example, with the metric changes signed (:func:`shown_diff`: no sideways
+    scrolling at 1280 px); downloadable as CSV (only when *download*: never for viewers and visitors, nor while
+    presenting)."""
+    config = {
+        column: st.column_config.Column(width=width)
+        for column, width in SHOWN_WIDTHS.items()
+        if not column.startswith("Δ ")
+    }
+    config["relevant ±"] = st.column_config.Column(
+        width=SHOWN_WIDTHS["relevant ±"], help="relevant keys B adds (+) and removes (−) from A's"
     )
+    config["utilized ±"] = st.column_config.Column(
+        width=SHOWN_WIDTHS["utilized ±"], help="utilized keys B adds (+) and removes (−) from A's"
+    )
+    config["verdicts flipped"] = st.column_config.Column(
+        width=SHOWN_WIDTHS["verdicts flipped"],
+        help="response sentences whose verdict differs: a ✓→✗ = supported in A, unsupported in B",
+    )
+    for m in TRACE_METRICS:
+        config[f"Δ {m}"] = st.column_config.NumberColumn(
+            _SHORT.get(m, f"Δ {m}"),  # md: ours (ragviz's metric names)
+            format="%+.3f",
+            width=SHOWN_WIDTHS.get(f"Δ {m}"),
+            help=f"Δ {m}: B's minus A's",  # md: ours
+        )
+    st.dataframe(shown_diff(table), hide_index=True, width="stretch", column_config=config)
     if not download:
         return
     st.download_button(

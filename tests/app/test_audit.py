@@ -11,7 +11,7 @@ from ragviz.analysis.estimates.report import estimate_report, plain_words
 from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change, field_value
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
-from tests.apptest_helpers import open_page, press
+from tests.apptest_helpers import html_blocks, open_page, press
 from tests.sample import SAMPLE_DATA
 
 
@@ -100,7 +100,7 @@ def test_review_audit_mode_walks_the_sample_in_its_random_order(app_env):
     assert any("Audit sample 1: 7 of 10 reviewed" in t and "1 reviewed examples outside it" in t for t in progress)
     # issue 29: the header says where in the sample, not a filter nobody set
     k = sample.members.index(first_open)
-    bodies = [h.proto.body for h in at.get("html")]
+    bodies = html_blocks(at)
     assert any(f"Audit sample #1: member {k + 1} of 10, 7 reviewed" in b for b in bodies), [
         b[:200] for b in bodies if "Audit" in b or "Example" in b
     ]
@@ -116,7 +116,7 @@ def test_review_audit_mode_walks_the_sample_in_its_random_order(app_env):
     assert at.query_params["queue"] in (["audit"], "audit") and at.query_params["sample"] in (["1"], "1")
     again = open_page("pages/review.py", uid=first_open, queue="audit", sample="1")
     assert again.radio(key="review.queue").value == "Audit sample"
-    assert any("Audit sample #1: member" in h.proto.body for h in again.get("html"))
+    assert any("Audit sample #1: member" in b for b in html_blocks(again))
     at.radio(key="review.queue").set_value("All examples").run()
     assert not at.exception and not [p for p in at.get("progress") if "Audit sample" in p.proto.text]
     assert "queue" not in at.query_params and "review.advance" in [t.key for t in at.toggle]

@@ -22,6 +22,7 @@ from tests.sample import ROOT
 
 EXAMPLE = ROOT.parent / "shared" / "ragchecker" / "checking_outputs.json"
 UID0 = claim_uid("checking_outputs.json", "0")
+CHUNKS = [f"chunk {c}" for c in range(1, 11)]
 
 
 def need_example() -> None:
@@ -128,6 +129,41 @@ def test_chunk_label_override_and_reset(app_env):
     at.button(key="claims.reset").click().run()
     again, _ = tables(at)
     assert again["context_precision"][1] == pytest.approx(again["context_precision"][0])
+
+
+def test_ten_chunks_show_four_at_a_time_and_an_override_lands_on_the_chunk_shown(app_env, tmp_path):
+    """Ten chunks' labels side by side ran past the page at 1280 px: a matrix shows four chunks at a time, the others
+    picked right above it; a label changed in the third window is that chunk's."""
+    need_example()
+    data = json.loads(EXAMPLE.read_text(encoding="utf-8"))
+    for r in data["results"]:
+        n = len(r["retrieved_context"])
+        r["retrieved_context"] = [dict(r["retrieved_context"][j % n], doc_id=f"d{j}") for j in range(10)]
+        for field in ("retrieved2response", "retrieved2answer"):
+            r[field] = [[row[j % n] for j in range(10)] for row in r[field]]
+    path = tmp_path / "ten_chunks.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    at = open_claims()
+    at.text_input(key="claims.path").set_value(str(path))
+    at.button(key="claims.open_path").click().run()
+    assert not at.exception
+    picker = at.radio(key="claims.chunks.gt_answer")
+    assert picker.label == "Chunks shown (10 in all)" and picker.options == ["1–4", "5–8", "9–10"]
+    assert list(editor(at, "gt_answer").proto.column_order) == ["#", "claim", "vs response", *CHUNKS[:4]]
+    picker.set_value(2).run()
+    assert list(editor(at, "gt_answer").proto.column_order) == ["#", "claim", "vs response", *CHUNKS[8:]]
+    assert list(editor(at, "response").proto.column_order)[3:] == CHUNKS[:4]  # each matrix its own pick
+    item = load_ragchecker(path)[0]
+    was = item.retrieved2answer[0][9]
+    now = "Contradiction" if was != "Contradiction" else "Neutral"
+    at.session_state[editor(at, "gt_answer").key] = {
+        "edited_rows": {0: {"chunk 10": now}},
+        "added_rows": [],
+        "deleted_rows": [],
+    }
+    at.run()
+    uid = claim_uid("ten_chunks.json", item.query_id)
+    assert [e.field for e in LabelStore(app_env["db"]).effective(uid, "tester")] == ["claim:retrieved2answer:9:0"]
 
 
 def test_bad_file_is_a_located_error_and_text_is_escaped(app_env, tmp_path):

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 
-import pandas as pd
 import pytest
 
 from ragviz.analysis.audits.samples import draw_design
@@ -49,19 +48,24 @@ def test_dashboard_figures_at_few_reviews(app_env, monkeypatch, k):
     corrected = next(df.value for df in at.dataframe if "corrected 95% CI" in df.value.columns)
     cis = _intervals([*corrected["corrected 95% CI"], *corrected["people 95% CI"]])
     assert cis and all(low != high for low, _, high in cis), cis
-    trust = next(df.value for df in at.dataframe if "Cohen's κ" in df.value.columns)
+    trust = next(df.value for df in at.dataframe if "Figure" in df.value.columns).set_index("Figure")
+    kinds = [c for c in trust.columns if not c.endswith(" 95%")]
     captions = [c.value for c in at.caption if c.value.startswith("95 %:")]
     too_few = [i.value for i in at.info if i.value.startswith("Too few reviewed to say")]
     if k < 10:
         assert too_few == [too_few[0]] and too_few[0].startswith(f"Too few reviewed to say ({k} of 10)")
-        assert "κ 95%" not in trust.columns and not captions  # the figures, no interval, said once
+        assert len(kinds) == len(trust.columns) and not captions  # the figures, no interval, said once
     else:
         assert not too_few
-        shown = _intervals([*trust["κ 95%"], *trust["accuracy 95%"], *captions])
-        assert len(shown) == 2 * len(trust) + len(captions) and len(captions) >= 3
+
+        def said(figure: str) -> list[str]:
+            return [trust.loc[figure, f"{kind} 95%"] for kind in kinds]
+
+        shown = _intervals([*said("Cohen's κ"), *said("accuracy"), *captions])
+        assert len(shown) == 2 * len(kinds) + len(captions) and len(captions) >= 3
         # precision, recall and F1 carry theirs too: "—" only where the figure itself is undefined
         for figure in ("precision", "recall", "F1"):
-            said = trust[f"{figure} 95%"]
-            assert all(pd.isna(v) == (t == "—") for v, t in zip(trust[figure], said)), list(zip(trust[figure], said))
-            shown += _intervals([t for t in said if t != "—"])
+            values = [trust.loc[figure, kind] for kind in kinds]
+            assert all((v == "—") == (t == "—") for v, t in zip(values, said(figure))), list(zip(values, said(figure)))
+            shown += _intervals([t for t in said(figure) if t != "—"])
         assert all(low != high for low, _, high in shown), shown

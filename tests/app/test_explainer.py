@@ -46,6 +46,26 @@ def test_venn_counts_and_escapes():
     assert "neither: 6 of 10 sentences" in svg
 
 
+def test_venn_lists_keys_in_document_order():
+    """Document, then sentence (spreadsheet-column letters: a..z, aa..), as the Review page shows the sentences:
+    ``2d 2aa``, not ``2aa 2d``; ``1z`` before ``10b``."""
+    svg = venn_svg({"2aa", "2a", "10b", "1z", "2d"}, {"2d", "2aa", "0c"}, 40)
+    assert re.findall(r'font-family="monospace">([^<]*)</text>', svg) == ["1z 2a 10b", "2d 2aa", "0c"]
+
+
+def test_formula_cards_list_keys_in_document_order():
+    """A person's key list is in the order they clicked (``1b 0c 0b``): the card shows the sentences' order."""
+    import dataclasses
+
+    from ragviz.ui.explainer.html import formula_html
+
+    ex = ml_example()
+    term = next(t for t in formula_terms(ex, ex.labels) if t.metric == "relevance")
+    card = formula_html(dataclasses.replace(term, numerator=("1b", "0c", "0b")))
+    numerator = card.split("<b>numerator</b>")[1].split("</div>")[0]
+    assert re.findall(r">([0-9a-z]+)</span>", numerator) == ["0b", "0c", "1b"]
+
+
 def test_explainer_shows_judge_and_human_formulas(app_env):
     ex = ml_example()
     at = open_page("pages/explainer.py", uid=ML)

@@ -53,15 +53,15 @@ def test_the_dashboard_offers_judge_versions_and_measures_the_judge_against_one(
         "on the 3 examples judge version v2 labelled; precision/recall treat its labels" in shown(c.value)
         for c in at.caption
     )
-    table = next(df.value for df in at.dataframe if "Cohen's κ" in df.value.columns)
-    relevant = table[table["label"] == "relevant"].iloc[0]
+    table = next(df.value for df in at.dataframe if "Figure" in df.value.columns).set_index("Figure")
+    relevant = table["relevant"]
     # v2 marked nothing relevant: every sentence the judge (v1, latest) marked is a false positive against it
-    assert relevant["FP"] == judge_keys and relevant["TP"] == 0
+    assert relevant["FP"] == f"{judge_keys}" and relevant["TP"] == "0"
 
     picker = at.selectbox(key="dashboard.against").set_value(LabelSelection.of_version("v1", PROMPT_VERSION)).run()
-    table = next(df.value for df in at.dataframe if "Cohen's κ" in df.value.columns)
-    relevant = table[table["label"] == "relevant"].iloc[0]
-    assert relevant["FP"] == 0 and relevant["TP"] == judge_keys  # the judge's latest labels are v1's
+    table = next(df.value for df in at.dataframe if "Figure" in df.value.columns).set_index("Figure")
+    relevant = table["relevant"]
+    assert relevant["FP"] == "0" and relevant["TP"] == f"{judge_keys}"  # the judge's latest labels are v1's
 
 
 def test_what_people_would_say_against_a_judge_version_names_the_version(app_env):

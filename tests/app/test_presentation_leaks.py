@@ -5,7 +5,7 @@ do nothing on a projector. (The tab title is the header's text: pages/review.py 
 from __future__ import annotations
 
 from tests.app.test_audit import _audit
-from tests.apptest_helpers import open_page
+from tests.apptest_helpers import html_blocks, open_page
 
 
 def _markdown(at) -> str:
@@ -16,11 +16,11 @@ def test_presenting_the_audit_queue_says_where_but_not_how_many_were_reviewed(ap
     _, sample = _audit(app_env["db"], size=10, reviewed=7)
     first = sample.members[0]
     shown = open_page("pages/review.py", uid=first, queue="audit", sample="1", present="1")
-    bodies = [h.proto.body for h in shown.get("html")]
+    bodies = html_blocks(shown)
     assert any("Audit sample #1: member 1 of 10" in b for b in bodies), [b[:120] for b in bodies if "Audit" in b]
     assert not any("reviewed" in b for b in bodies if "Audit sample #" in b)
     working = open_page("pages/review.py", uid=first, queue="audit", sample="1")
-    assert any("Audit sample #1: member 1 of 10, 7 reviewed" in h.proto.body for h in working.get("html"))
+    assert any("Audit sample #1: member 1 of 10, 7 reviewed" in b for b in html_blocks(working))
 
 
 def test_the_home_tour_offers_no_editing_key_while_presenting(app_env):

@@ -16,6 +16,7 @@ from tests.apptest_helpers import (
     click_sentence,
     edit_sentence,
     open_page,
+    page_html,
     press,
     response_editor,
     review_metrics,
@@ -57,7 +58,7 @@ def early_element(at: AppTest) -> str:
 
 def html_text(at: AppTest) -> str:
     """The page's HTML blocks as read: a no-break space as a space, a fraction's one-line span as its text."""
-    text = "\n".join(h.value for h in at.get("html")).replace("\u00a0", " ")
+    text = page_html(at).replace("\u00a0", " ")
     return re.sub(r'<span style="white-space:nowrap">(.*?)</span>', r"\1", text)
 
 

@@ -10,7 +10,7 @@ import pytest
 from ragviz.data.load import load
 from ragviz.store.audit_samples import draw_order
 from ragviz.store.label_store import LabelStore
-from tests.browser_wait import expect, settle, sidebar
+from tests.browser_wait import choose_queue, expect, settle, sidebar
 from tests.sample import SAMPLE_DATA
 
 pytestmark = pytest.mark.browser
@@ -43,7 +43,7 @@ def test_a_person_audits_a_random_sample_and_reads_the_corrected_estimates(strea
 
     # Review: Queue -> Audit sample, draw 6 with seed 11
     settle(page)
-    sidebar(page).locator('[data-testid="stRadio"]').get_by_text("Audit sample", exact=True).click()
+    choose_queue(page, "Audit sample")
     expect()(sidebar(page).get_by_text("No audit sample for the loaded data yet.")).to_be_visible(timeout=60_000)
     examples = sidebar(page).get_by_label("Examples", exact=True)
     examples.fill(str(SIZE))
@@ -126,10 +126,20 @@ def test_the_audit_queue_walks_one_order_says_where_it_is_and_stays_chosen(strea
     header = page.locator('[data-testid="stMain"]').get_by_text(re.compile(r"^(Example \d+ of 22|Audit sample #)"))
     expect()(header.first).to_be_visible(timeout=60_000)
     settle(page)
-    sidebar(page).locator('[data-testid="stRadio"]').get_by_text("Audit sample", exact=True).click()
+    queue = sidebar(page).get_by_role("button", name=re.compile(r"^Queue: "))
+    expect()(queue).to_have_text(re.compile(r"Queue: all examples · Accept → next unreviewed"))
+    queue.click()  # its popover: the Queue radio and, in this queue, the "moves on" toggle
+    body = page.get_by_test_id("stPopoverBody")
+    expect()(body.get_by_text("Accept moves to the next unreviewed")).to_be_visible()
+    body.locator('[data-testid="stRadio"]').get_by_text("Audit sample", exact=True).click()
     expect()(header).to_have_text(re.compile(r"^Audit sample #1: member 1 of 6, 0 reviewed"))
     assert current_uid(page) == order[0]
-    expect()(sidebar(page).get_by_text("Accept moves to the next unreviewed")).to_have_count(0)
+    expect()(queue).to_have_accessible_name("Queue: audit sample")  # Accept stays: nothing to say about it
+    settle(page)
+    expect()(body.locator('[data-testid="stRadio"]')).to_be_visible()  # the popover still open: the toggle is gone
+    expect()(body.get_by_text("Accept moves to the next unreviewed")).to_have_count(0)
+    page.keyboard.press("Escape")
+    expect()(body).to_have_count(0)
 
     for k in (1, 2):  # J: the next member in the random order, not the next row
         settle(page)
@@ -146,7 +156,9 @@ def test_the_audit_queue_walks_one_order_says_where_it_is_and_stays_chosen(strea
     page.reload()  # F5: the same queue, the same member
     expect()(header).to_have_text(re.compile(r"^Audit sample #1: member 2 of 6, 0 reviewed"), timeout=60_000)
     assert current_uid(page) == order[1]
-    radio = sidebar(page).locator('[data-testid="stRadio"]').get_by_role("radio", name="Audit sample")
+    expect()(queue).to_have_accessible_name("Queue: audit sample")
+    queue.click()
+    radio = body.locator('[data-testid="stRadio"]').get_by_role("radio", name="Audit sample")
     expect()(radio).to_be_checked()
 
 

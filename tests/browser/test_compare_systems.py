@@ -16,7 +16,7 @@ from ragviz.cli.main import main
 from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
-from tests.browser_wait import expect, settle
+from tests.browser_wait import choose_queue, expect, settle
 from tests.conftest import StreamlitServer
 from tests.ragbench_data import require_ragbench, shard
 
@@ -49,10 +49,9 @@ def test_a_person_reviews_both_answers_and_reads_the_comparison(tmp_path, page, 
     try:
         url = server.url
         page.goto(f"{url}/review")
-        sidebar = page.locator('[data-testid="stSidebar"]')
         expect()(page.get_by_role("button", name="Accept as shown")).to_be_enabled()
         settle(page)
-        sidebar.locator('[data-testid="stRadio"]').get_by_text("Audit sample", exact=True).click()
+        choose_queue(page, "Audit sample")
         expect()(page.get_by_text(re.compile(r"Audit sample 1: 38 of 40 reviewed"))).to_be_visible()
         settle(page)
         assert current_uid(page) == members[38]  # the next unreviewed member: the last question's first answer

@@ -154,3 +154,54 @@ def test_the_filters_wait_in_a_closed_popover_and_work_from_it(streamlit_server,
         expect()(page.get_by_text(re.compile(r"filter: \d+ of 4 match"))).to_be_visible()
     finally:
         context.close()
+
+
+def test_a_move_names_its_example_in_the_url_and_back_and_reload_follow_it(streamlit_server, chromium_browser):
+    """J puts the next example's uid in the URL (the bar's script does, as a new history entry: no query-parameter
+    message from the server on a move, issue 38); Back shows the example before, down to the one the link opened,
+    J goes on from there, Back and Forward again follow the URL, and a reload opens the example the URL names."""
+    from tests.browser_wait import press, settle
+
+    context = chromium_browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    where = page.locator(".rv-head > div").first  # "Example 3 of 22 · not reviewed yet · ..."
+
+    def uid() -> str:
+        return page.evaluate("() => new URLSearchParams(location.search).get('uid')")
+
+    try:
+        open_review(page, f"{streamlit_server.url}/review?id=ml-vs-programming")
+        seen = [(uid(), where.inner_text())]
+        assert seen[0][0].endswith("/ml-vs-programming/gpt-4o-mini"), seen
+        for _ in range(2):
+            press(page, "j")
+            expect()(page).not_to_have_url(re.compile(re.escape(seen[-1][0].split("/")[1]) + r"[^&]*$"))
+            expect()(where).not_to_have_text(seen[-1][1])
+            settle(page)
+            seen.append((uid(), where.inner_text()))
+        assert len({u for u, _ in seen}) == 3 and len({w for _, w in seen}) == 3, seen
+        for back in (seen[1], seen[0]):  # Back, twice: the example before each time, the URL's
+            page.go_back()
+            expect()(where).to_have_text(back[1])
+            settle(page)
+            assert uid() == back[0]
+            expect()(where).to_have_text(back[1])
+        press(page, "j")  # on from the example Back went to, and Back again: the URL is the one Streamlit last set
+        expect()(where).to_have_text(seen[1][1])
+        settle(page)
+        assert uid() == seen[1][0]
+        page.go_back()
+        expect()(where).to_have_text(seen[0][1])
+        settle(page)
+        assert uid() == seen[0][0]
+        page.go_forward()
+        expect()(where).to_have_text(seen[1][1])
+        settle(page)
+        assert uid() == seen[1][0]
+        page.reload()
+        expect()(where).to_have_text(seen[1][1])
+        settle(page)
+        assert uid() == seen[1][0]
+    finally:
+        context.close()

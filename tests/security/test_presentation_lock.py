@@ -16,8 +16,8 @@ import pytest
 from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change, field_value
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
+from tests.browser_wait import choose_queue, settle
 from tests.browser_wait import expect as wait_expect
-from tests.browser_wait import settle
 from tests.conftest import StreamlitServer
 from tests.sample import SAMPLE_DATA
 
@@ -28,7 +28,7 @@ OTHER = "ana@example.org"
 
 # What a presenter may still click: moving around and changing what is shown, never what is stored.
 VIEW_CONTROLS = re.compile(
-    r"^(Presentation mode|Show corrections|Queue|Audit sample|Label set [AB].*|Compared against.*|Metric family"
+    r"^(Presentation mode(: on)?|Show corrections|Queue(: all examples|: audit sample)?|Audit sample|Label set [AB].*|Compared against.*|Metric family"
     r"|Family|Per subset|Metric.*|Target ±.*|Example|Go to example.*|Filters|Next.*|Previous.*|◀.*|.*▶|Jump to.*"
     r"|Search.*|Subset.*|Only.*|Show.*|Page.*|Open an example|Sort.*|Collapse.*|Expand.*|Fold.*|View fullscreen"
     r"|Fullscreen|Close|Retrieval cut-off k|k|Pick an item.*|Item.*|Checking output.*|Loaded file.*"
@@ -121,6 +121,28 @@ def _leaks(page, name: str) -> list:
     return found
 
 
+def _popovers_opened(page, name: str) -> dict[str, list]:
+    """The sidebar's closed popovers (Presentation mode; on Review the filters and the queue) opened one at a time,
+    each judged as the page is: their controls are drawn only while open."""
+    found: dict[str, list] = {}
+    buttons = page.locator('[data-testid="stSidebar"] [data-testid="stPopoverButton"]')
+    for k in range(buttons.count()):
+        button = buttons.nth(k)
+        if not button.is_visible():  # Streamlit's hidden copy that measures a button's width
+            continue
+        label = button.inner_text().splitlines()[0]
+        button.click()
+        body = page.get_by_test_id("stPopoverBody")
+        wait_expect()(body).to_be_visible()
+        page.wait_for_load_state("networkidle")
+        settle(page)
+        if leaks := _leaks(page, name):
+            found[f"{name} ({label} open)"] = leaks
+        page.keyboard.press("Escape")
+        wait_expect()(body).to_have_count(0)
+    return found
+
+
 def test_every_page_in_presentation_mode_offers_nothing_that_writes(presented_server, chromium_browser):
     import json
 
@@ -133,11 +155,12 @@ def test_every_page_in_presentation_mode_offers_nothing_that_writes(presented_se
         _look(page, f"{url}/{name}?present=1")
         if found := _leaks(page, name or "home"):
             leaks[name or "home"] = found
+        leaks.update(_popovers_opened(page, name or "home"))
     # the Review page's audit queue and its other-families panel, opened
     _look(page, f"{url}/review?present=1")
     expect = wait_expect()  # waits up to browser_wait.WAIT, whichever test this worker ran first
 
-    page.locator('[data-testid="stSidebar"]').get_by_text("Audit sample", exact=True).first.click()
+    choose_queue(page, "Audit sample")
     expect(page.get_by_text("Audit sample 1: 10 examples")).to_be_visible()  # its size, not its progress
     settle(page)
     page.get_by_text("Other metric families").click()

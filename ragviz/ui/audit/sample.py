@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from ragviz.analysis.audits.designs import PAIRED
 from ragviz.analysis.audits.judge_confidence import with_judge_confidence
@@ -215,10 +216,13 @@ def _choose(sample_id: int, who: str) -> None:
     st.session_state[MESSAGE_KEY] = f"Sample {sample_id} is now the team's audit sample."
 
 
-def audit_queue(ds: Dataset, store: LabelStore, who: str, present: bool) -> AuditQueue | None:
-    """The sidebar's queue mode. In "Audit sample" mode: the sample picker, drawing a new sample and
-    growing this one (not in presentation mode); returns the :class:`AuditQueue`, else ``None``."""
-    with st.sidebar:
+def audit_queue(
+    ds: Dataset, store: LabelStore, who: str, present: bool, radio_in: DeltaGenerator | None = None
+) -> AuditQueue | None:
+    """The sidebar's queue mode: the Queue radio (in *radio_in*, else the sidebar). In "Audit sample" mode, in the
+    sidebar: the sample picker, drawing a new sample and growing this one (not in presentation mode); returns the
+    :class:`AuditQueue`, else ``None``."""
+    with radio_in if radio_in is not None else st.sidebar:
         mode = st.radio(  # a radio, not a segmented control: the page's button groups stay the sentence pickers
             "Queue",
             [ALL_EXAMPLES, AUDIT],
@@ -229,6 +233,7 @@ def audit_queue(ds: Dataset, store: LabelStore, who: str, present: bool) -> Audi
             "members correct the judge's means (Dashboard, What people would say); examples reviewed "
             "because triage or a filter led there are not a random sample.",
         )
+    with st.sidebar:  # the rest under the Queue's button
         if mode != AUDIT:
             st.session_state.pop(LAST_AUDIT, None)  # back in audit mode: open its next member again
             _keep_choice(None)

@@ -9,14 +9,27 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from ragviz.analysis.claims import GT_ANSWER, RESPONSE, SIDES, label_options, matrix_columns, matrix_rows
+from ragviz.analysis.claims import (
+    GT_ANSWER,
+    RESPONSE,
+    SIDES,
+    chunk_column,
+    label_options,
+    matrix_columns,
+    matrix_rows,
+)
 from ragviz.data.checked_claims import CheckedItem
 from ragviz.ui.core import render, state
 
 __all__ = [
+    "CHUNKS_SHOWN",
+    "CLAIM_COLUMN_WIDTH",
     "MATRIX_TITLES",
     "LABEL_COLUMN_WIDTH",
+    "NUMBER_COLUMN_WIDTH",
+    "WHOLE_COLUMN_WIDTH",
     "SCORE_HEIGHT",
+    "chunk_windows",
     "claim_matrix",
     "download",
     "editor_key",
@@ -32,7 +45,14 @@ MATRIX_TITLES = {
     GT_ANSWER: "Ground-truth answer claims — entailed by the response? by each chunk?",
 }
 SCORE_HEIGHT = 35 * 12 + 3  # the 11 values and the header row
-LABEL_COLUMN_WIDTH = 110  # px: a label cell holds "Contradiction" and its select arrow
+# A matrix fits the 818 px the page has at 1280 px beside the sidebar (no sideways scrolling): the claim number, the
+# claim, its whole-text label and CHUNKS_SHOWN chunks' labels; more chunks are shown CHUNKS_SHOWN at a time, picked
+# right above the matrix. Streamlit stretches the columns to a wider window.
+LABEL_COLUMN_WIDTH = 100  # px: a label cell holds "Contradiction" whole
+WHOLE_COLUMN_WIDTH = 116  # px: the header "vs gt answer" and its edit mark
+NUMBER_COLUMN_WIDTH = 36
+CLAIM_COLUMN_WIDTH = 264
+CHUNKS_SHOWN = 4
 
 
 def item_texts(item: CheckedItem) -> None:
@@ -55,39 +75,87 @@ def labels_caption(n_changed: int, editable: bool = True) -> None:
     st.caption(how + (f" {n_changed} label(s) differ from the file." if n_changed else ""))  # md: ours
 
 
-def editor_key(side: str, uid: str) -> str:
-    """The key of *side*'s matrix editor of item *uid*; a new label version starts a fresh editor."""
-    return f"claims.editor.{side}.{uid}.{state.redraw_count()}"
+def chunk_windows(n_chunks: int, shown: int = CHUNKS_SHOWN) -> list[range]:
+    """The chunks a matrix shows at a time (0-based), *shown* at a time.
+
+    >>> chunk_windows(4), chunk_windows(9)
+    ([range(0, 4)], [range(0, 4), range(4, 8), range(8, 9)])
+    """
+    return [range(start, min(start + shown, n_chunks)) for start in range(0, max(n_chunks, 1), shown)]
 
 
-def pending_edits(uid: str) -> dict[str, Mapping[Any, Mapping[str, Any]]]:
-    """The edits waiting in item *uid*'s matrix editors, ``{side: {row: {column: label}}}``."""
-    return {side: (st.session_state.get(editor_key(side, uid)) or {}).get("edited_rows") or {} for side in SIDES}
+def _window_label(chunks: range) -> str:
+    return f"{chunks[0] + 1}–{chunks[-1] + 1}" if len(chunks) > 1 else f"{chunks[0] + 1}"
+
+
+def _window_key(side: str) -> str:
+    return f"claims.chunks.{side}"
+
+
+def _window(item: CheckedItem, side: str) -> int:
+    """Which of *item*'s chunk windows *side*'s matrix shows (the last one the person picked, within range)."""
+    return min(st.session_state.get(_window_key(side)) or 0, len(chunk_windows(item.n_chunks)) - 1)
+
+
+def editor_key(side: str, uid: str, window: int = 0) -> str:
+    """The key of *side*'s matrix editor of item *uid* showing chunk window *window*; a new label version starts a
+    fresh editor."""
+    return f"claims.editor.{side}.{uid}.{state.redraw_count()}" + (f".{window}" if window else "")
+
+
+def pending_edits(uid: str, item: CheckedItem) -> dict[str, Mapping[Any, Mapping[str, Any]]]:
+    """The edits waiting in item *uid*'s matrix editors (*item*'s, each showing its chunk window), ``{side: {row:
+    {column: label}}}``."""
+    edits = {}
+    for side in SIDES:
+        editor = st.session_state.get(editor_key(side, uid, _window(item, side))) or {}
+        edits[side] = editor.get("edited_rows") or {}
+    return edits
 
 
 def claim_matrix(item: CheckedItem, side: str, uid: str, editable: bool) -> None:
-    """*side*'s claims with their labels, one select box per label cell when *editable*."""
+    """*side*'s claims with their labels, one select box per label cell when *editable*; with more than
+    :data:`CHUNKS_SHOWN` chunks, which ones are shown is picked right above it."""
     st.markdown(f"**{MATRIX_TITLES[side]}**")
     rows = matrix_rows(item, side)
     if not rows:
         st.caption("No claims on this side.")
         return
     columns = matrix_columns(item, side)
+    windows = chunk_windows(item.n_chunks)
+    window = _window(item, side)
+    if len(windows) > 1:
+        st.session_state[_window_key(side)] = window
+        window = (
+            st.radio(  # never None: no index=None
+                f"Chunks shown ({item.n_chunks} in all)",
+                range(len(windows)),
+                format_func=lambda w: _window_label(windows[w]),  # md: ours (chunk numbers)
+                horizontal=True,
+                key=_window_key(side),
+            )
+            or 0
+        )
     options = label_options(item)
     config: dict[str, Any] = {
-        "#": st.column_config.NumberColumn("#", width=LABEL_COLUMN_WIDTH // 3),
-        "claim": st.column_config.TextColumn("claim", width="large"),
+        "#": st.column_config.NumberColumn("#", width=NUMBER_COLUMN_WIDTH),
+        "claim": st.column_config.TextColumn("claim", width=CLAIM_COLUMN_WIDTH),
     }
-    for col in columns[2:]:  # "Contradiction" whole (a "small" column showed "Contradicti")
+    for n, col in enumerate(columns[2:]):  # "Contradiction" whole (a "small" column showed "Contradicti")
         config[col] = st.column_config.SelectboxColumn(
-            render.md_escape(col), options=options, required=True, width=LABEL_COLUMN_WIDTH
+            render.md_escape(col),
+            options=options,
+            required=True,
+            width=WHOLE_COLUMN_WIDTH if n == 0 else LABEL_COLUMN_WIDTH,
         )
+    shown = [*columns[:3], *(chunk_column(c) for c in windows[window] if item.n_chunks)]
     st.data_editor(
         pd.DataFrame(rows, columns=columns),
-        key=editor_key(side, uid),
+        key=editor_key(side, uid, window),
         hide_index=True,
         disabled=["#", "claim"] if editable else True,
         column_config=config,
+        column_order=shown,
         width="stretch",
         height=min(35 * (len(rows) + 1) + 3, 640),
     )

@@ -36,18 +36,29 @@ def sidebar() -> None:
     granted = access()
     with st.sidebar:
         served.sign_in_box(state.store())
-        st.html(_who_html(granted))
-        served.unverified_names_notice()
-        if granted.can_see_store and not is_present():  # not on a projector
-            st.html(  # a URL's password masked; plain HTML, not st.code: its highlighter is 1.5 MB of JavaScript
-                f'<div class="rv-store" style="font-size:0.875rem;{render.MUTED}">Label database<br>'
-                f'<code style="overflow-wrap:anywhere">{render.esc(state.store().location)}</code></div>'
-            )
-        st.caption(f"Loaded: {len(state.dataset()):,} examples from {len(state.current_paths())} path(s)")
-        st.html(  # file names and a person's name: escaped
-            f'<div class="rv-open-data" style="font-size:0.8rem;{render.MUTED}">'
-            f"{render.long_text_html(open_data_note(show_who=names_shown()), 160)}</div>"
+        who = _who_html(granted)
+        if served.unverified_names_notice_due():  # the banner under the name
+            st.html(who)
+            served.unverified_names_notice()
+            who = ""
+        # one block, not four: each element is a message and a React element on every page's first run (issue 38)
+        st.html(who + _loaded_html(granted))
+
+
+def _loaded_html(granted: Access) -> str:
+    """The label database (an admin's, not on a projector), how many examples from how many paths, which files."""
+    store = ""
+    if granted.can_see_store and not is_present():  # a URL's password masked; plain HTML, not st.code (1.5 MB)
+        store = (
+            f'<div class="rv-store" style="font-size:0.875rem;margin-top:1rem;{render.MUTED}">Label database<br>'
+            f'<code style="overflow-wrap:anywhere">{render.esc(state.store().location)}</code></div>'
         )
+    loaded = f"Loaded: {len(state.dataset()):,} examples from {len(state.current_paths())} path(s)"
+    return (  # file names and a person's name: escaped
+        f'{store}<div class="rv-loaded" style="font-size:0.875rem;margin-top:1rem;{render.MUTED}">{loaded}</div>'
+        f'<div class="rv-open-data" style="font-size:0.8rem;margin-top:0.25rem;{render.MUTED}">'
+        f"{render.long_text_html(open_data_note(show_who=names_shown()), 160)}</div>"
+    )
 
 
 def _who_html(granted: Access) -> str:

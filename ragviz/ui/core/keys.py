@@ -79,6 +79,7 @@ __all__ = [
     "SAMPLE_KEY",
     "SELECTION_MEMO",
     "SHELL_KEY",
+    "SIGN_IN_MEMO",
     "SHOW_CORRECTIONS_KEY",
     "STALE_KEY",
     "SAMPLES_KEY",
@@ -151,6 +152,7 @@ PRESENT_KEY = "ragviz.present"
 FORCED_KEY = "ragviz.present_forced"  # set each run for a person who may only view (ragviz.store.roles)
 PRESENT_TOGGLE = "ragviz.present_toggle"
 SHELL_KEY = "ragviz.shell_checked"
+SIGN_IN_MEMO = "ragviz.sign_in_configured"  # (the run it was read in, whether [auth] is set): st.secrets once a run
 STALE_KEY = "ragviz.stale_edit"  # the message of an edit the store refused, until a page shows it
 REVIEW_LINK = "review.applied_link"  # the deep link already followed
 FAMILIES_KEY = "review.families"

@@ -7,6 +7,8 @@ URL carries ``present=1`` so a copied link opens in the same mode.
 
 from __future__ import annotations
 
+from typing import Literal
+
 import streamlit as st
 
 from ragviz.ui.core.keys import FORCED_KEY, PRESENT_KEY, PRESENT_TOGGLE, SHOW_CORRECTIONS_KEY
@@ -21,6 +23,7 @@ __all__ = [
     "hide_review_editing",
     "hiding_css",
     "is_present",
+    "present_label",
     "present_toggle",
     "show_corrections",
 ]
@@ -50,11 +53,23 @@ def _toggled() -> None:
         del st.query_params[PARAM]
 
 
+def present_label(on: bool) -> str:
+    """The sidebar's presentation button: it says whether the mode is on.
+
+    >>> present_label(True)
+    'Presentation mode: on'
+    """
+    return f"Presentation mode: {'on' if on else 'off'}"
+
+
 def present_toggle() -> bool:
-    """The sidebar toggle; returns whether presentation mode is on."""
+    """The sidebar's presentation mode: a button naming whether it is on (filled while on, so a presenter sees it
+    at a glance) that opens its toggle. Closed until asked: a popover's widgets are drawn only when it opens, so a
+    first page fetches no toggle scripts for it (issue 38). Returns whether presentation mode is on."""
     on = is_present()
     st.session_state[PRESENT_TOGGLE] = on
-    with st.sidebar:
+    kind: Literal["primary", "secondary"] = "primary" if on else "secondary"
+    with st.sidebar, st.popover(present_label(on), type=kind, width="stretch"):  # md: ours
         st.toggle(
             "Presentation mode",
             key="ragviz.present_toggle",

@@ -7,11 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ragviz.store.label_store import LabelStore
 from ragviz.store.paths import PathRefused, data_root, is_served, resolve_typed, typing_off_reason
 from ragviz.store.roles import Access, Identity, SignInRefused, access_of, identity_of_claims, login_fingerprint
 from ragviz.store.sign_ins import end_sign_ins, sign_in_is_open
+from ragviz.ui.core.keys import SIGN_IN_MEMO
 
 __all__ = [
     "ENDED",
@@ -28,6 +30,7 @@ __all__ = [
     "sign_in_refusal",
     "signed_in",
     "unverified_names_notice",
+    "unverified_names_notice_due",
 ]
 
 
@@ -77,7 +80,25 @@ def confining_root() -> Path | None:
 
 
 def sign_in_configured() -> bool:
-    """Whether ``st.login`` is set up (an ``[auth]`` section in ``.streamlit/secrets.toml``)."""
+    """Whether ``st.login`` is set up (an ``[auth]`` section in ``.streamlit/secrets.toml``), looked up once a run.
+
+    A run asks ~40 times (every role, name and banner); without a secrets file each ``st.secrets`` lookup opens
+    Streamlit's secrets paths again and raises. The answer is kept for the run it was read in (Streamlit starts
+    every run, a fragment's too, with a new ``cursors`` dict), so a secrets file added or changed counts from the
+    next run: when Streamlit itself would see it (it looks for a missing file on every lookup and reloads a
+    changed one when its watcher fires)."""
+    ctx = get_script_run_ctx()
+    if ctx is None:  # not in a script run (a test calling it bare): nothing to keep it for
+        return _auth_in_secrets()
+    memo = st.session_state.get(SIGN_IN_MEMO)
+    if memo is not None and memo[0] is ctx.cursors:
+        return memo[1]
+    configured = _auth_in_secrets()
+    st.session_state[SIGN_IN_MEMO] = (ctx.cursors, configured)
+    return configured
+
+
+def _auth_in_secrets() -> bool:
     try:
         return bool(st.secrets.get("auth"))
     except Exception:  # no secrets file at all (StreamlitSecretNotFoundError), or one that does not parse
@@ -134,9 +155,14 @@ def access(typed_name: str, store: LabelStore) -> Access:
     return access_of(who, served=served(), sign_in=sign_in)
 
 
+def unverified_names_notice_due() -> bool:
+    """Whether :func:`unverified_names_notice` shows its banner: served without sign-in."""
+    return served() and not sign_in_configured()
+
+
 def unverified_names_notice() -> bool:
     """The banner of a served app without sign-in (names are typed, not verified); True when shown."""
-    if not served() or sign_in_configured():
+    if not unverified_names_notice_due():
         return False
     st.warning(UNVERIFIED, icon=":material/badge:")
     return True

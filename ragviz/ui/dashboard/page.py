@@ -24,6 +24,7 @@ from ragviz.analysis.coverage import MIN_REVIEWED, too_few_words
 from ragviz.analysis.dashboard.annotator_tables import fleiss_shown, pair_rows
 from ragviz.analysis.dashboard.families import FAMILY_TITLES, RETRIEVAL, TONIC, TRACE, FamilyView, chart_means
 from ragviz.analysis.dashboard.figures import (
+    AGREEMENT_COLUMNS,
     INTERVAL_COLUMNS,
     agreement_rows,
     baseline_rows,
@@ -54,6 +55,7 @@ __all__ = [
     "judge_agreement",
     "too_few_kappa_cell",
     "triage",
+    "trust_table",
 ]
 
 
@@ -63,6 +65,37 @@ AGAINST_KEY, FAMILY_KEY = "dashboard.against", "dashboard.family"
 def _three_decimals(columns: Iterable[str]) -> dict[str, Any]:
     """Column settings showing each of *columns* with three decimals."""
     return {k: st.column_config.NumberColumn(format="%.3f") for k in columns}
+
+
+_COUNTS = ("decisions", "TP", "FP", "FN", "TN")
+
+
+def _figure_text(value: Any, figure: str) -> str:
+    if value is None or (isinstance(value, float) and value != value):
+        return "—"
+    return f"{int(value):,}" if figure in _COUNTS else f"{value:.3f}"
+
+
+def trust_table(rows: list[dict[str, Any]], intervals: bool = True) -> pd.DataFrame:
+    """The judge-vs-people figures (:func:`ragviz.analysis.dashboard.figures.agreement_rows`, one row per label kind)
+    one row per figure, a column per label kind, each followed by its 95 % interval when *intervals*: 16 columns side
+    by side ran ~280 px past the page at 1280 px; four label kinds fit.
+
+    >>> rows = [{"label": "relevant", "decisions": 12, "Cohen's κ": 0.5, "κ 95%": "0.10 – 0.80", "TP": 3}]
+    >>> trust_table(rows).to_dict("records")[:2]
+    [{'Figure': 'decisions', 'relevant': '12', 'relevant 95%': ''}, {'Figure': "Cohen's κ", 'relevant': '0.500', 'relevant 95%': '0.10 – 0.80'}]
+    """
+    of_figure = {AGREEMENT_COLUMNS[key]: title for key, title in INTERVAL_COLUMNS.items()}
+    figures = [f for f in AGREEMENT_COLUMNS.values() if any(f in r for r in rows)]
+    out = []
+    for figure in figures:
+        line: dict[str, Any] = {"Figure": figure}
+        for r in rows:
+            line[r["label"]] = _figure_text(r.get(figure), figure)
+            if intervals:
+                line[f"{r['label']} 95%"] = r.get(of_figure[figure], "") if figure in of_figure else ""
+        out.append(line)
+    return pd.DataFrame(out)
 
 
 def against_picker(names: list[LabelSelection], present: bool) -> LabelSelection:
@@ -183,15 +216,16 @@ def judge_agreement(
             else f"{agreement.too_few.capitalize()}: every figure below is from {agreement.n_examples} reviewed "
             f"examples, with no interval until {agreement.minimum} are reviewed."
         )  # md: ours, the version's name escaped
-    rows = pd.DataFrame(agreement_rows(agreement))
-    if agreement.too_few:  # said once above, not in every cell
-        rows = rows.drop(columns=list(INTERVAL_COLUMNS.values()))
-    st.dataframe(
-        rows,
-        hide_index=True,
-        width="stretch",
-        column_config=_three_decimals(("Cohen's κ", "precision", "recall", "F1", "accuracy")),
-    )
+    table = trust_table(agreement_rows(agreement), intervals=not agreement.too_few)  # too few: said once above
+    config = {"Figure": st.column_config.Column(width=92)}
+    for label in agreement.labels:
+        config[label] = st.column_config.Column(width=70, alignment="right")  # figures line up
+        config[f"{label} 95%"] = st.column_config.Column(
+            "95%",
+            width=104,
+            help=f"{label}: the figure's 95 % interval, or why there is none",  # md: ours
+        )
+    st.dataframe(table, hide_index=True, width="stretch", column_config=config)
     # each card says its state under it (a card read on its own, scrolled past the note above, said 1.000 as sure)
     too_few = agreement.too_few or ""
     if version:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import math
+from collections.abc import Iterable
 
 from ragviz.analysis.explain import (
     AnswerExplanation,
@@ -14,6 +15,7 @@ from ragviz.analysis.explain import (
 )
 from ragviz.analysis.trace_formulas import FormulaTerm, filled_formula
 from ragviz.analysis.trace_formulas import formula_terms as formula_terms  # the Explainer page takes it from here
+from ragviz.data.keys import clean_key, is_response_key, letters_index, parse_context_key
 from ragviz.data.model import Example, Labels
 from ragviz.ui.core.render import (
     GREEN,
@@ -62,8 +64,10 @@ _BOX = (
 
 
 def _keys_html(keys: tuple[str, ...], color: str, limit: int = 60) -> str:
+    """*keys* as chips in document order (a person's list is in the order they clicked)."""
     if not keys:
         return f'<span style="{MUTED}">none</span>'
+    keys = tuple(_in_document_order(keys))
     shown = "".join(f'<span style="{chip_style(color)}">{esc(k)}</span>' for k in keys[:limit])
     more = f' <span style="{MUTED}">… and {len(keys) - limit} more</span>' if len(keys) > limit else ""
     return shown + more
@@ -128,12 +132,28 @@ def venn_key_lines(keys: list[str], side: str) -> list[tuple[float, float, str]]
     return out
 
 
+def _in_document_order(keys: Iterable[str]) -> list[str]:
+    """*keys* as the texts hold them: context keys by document, then sentence (``2a 2d 2aa``, not ``2a 2aa 2d``),
+    then response keys (``a .. z aa``); a key that names no sentence last, alphabetically. Repeats stay.
+
+    >>> _in_document_order(["2aa", "2d", "10a", "2a", "general", "aa", "b", "2d"])
+    ['2a', '2d', '2d', '2aa', '10a', 'b', 'aa', 'general']
+    """
+
+    def place(key: str) -> tuple[int, int, int, str]:
+        if (context := parse_context_key(key)) is not None:
+            return (0, *context, "")
+        return (1, letters_index(key), 0, "") if is_response_key(key) else (2, 0, 0, key)
+
+    return sorted(keys, key=place)
+
+
 def venn_svg(relevant: set[str], utilized: set[str], n_total: int, title: str = "") -> str:
     """Two-circle Venn diagram of the relevant and utilized key sets (keys listed inside each
-    region, counts always shown); the sentences in neither set are counted outside."""
-    r_only = sorted(relevant - utilized)
-    both = sorted(relevant & utilized)
-    u_only = sorted(utilized - relevant)
+    region in document order, counts always shown); the sentences in neither set are counted outside."""
+    r_only = _in_document_order(relevant - utilized)
+    both = _in_document_order(relevant & utilized)
+    u_only = _in_document_order(utilized - relevant)
     neither = max(n_total - len(relevant | utilized), 0)
 
     def region(keys: list[str], side: str) -> str:
@@ -171,8 +191,6 @@ def venn_svg(relevant: set[str], utilized: set[str], n_total: int, title: str = 
 
 def venn_html(example: Example, labels: Labels | None, title: str = "") -> str:
     """The Venn of *labels* on *example* (keys cleaned of trailing dots for display)."""
-    from ragviz.data.keys import clean_key
-
     if labels is None:
         return f'<div style="{_BOX}">unlabeled</div>'
     svg = venn_svg(

@@ -94,14 +94,28 @@ def undo_last(target: UndoTarget | None, go: Callable[[int | None], Any], curren
     review_fragment.toast(f"Undid '{render.md_escape(target.what)}' on {render.md_escape(target.where)}.")
 
 
+def _history_navigation() -> bool:
+    """Whether this run is the browser's Back or Forward (Streamlit reruns the page with the URL it went to)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    return bool(getattr(get_script_run_ctx(), "is_history_navigation", False))
+
+
+def _shown_uid(ds: Dataset) -> str | None:
+    row = st.session_state.get(REVIEW_INDEX)
+    return ds.uids[row] if isinstance(row, int) and 0 <= row < len(ds) else None
+
+
 def follow_link(ds: Dataset, go: Callable[[int | None], Any]) -> bool:
-    """Follow a new deep link in the query (once per link): one match opens it (*go*), none says so,
-    several list the matches to choose from, and the run stops there until one is chosen. True when the
-    link names nothing loaded: the URL then keeps it (the page must not rewrite it to the example shown)."""
+    """Follow a new deep link in the query (once per link; on Back / Forward, the URL's example when another is
+    shown: a move made by the navigation bar's script put it in the browser's history, :func:`link_followed`): one
+    match opens it (*go*), none says so, several list the matches to choose from, and the run stops there until one
+    is chosen. True when the link names nothing loaded: the URL then keeps it (the page must not rewrite it to the
+    example shown)."""
     qp = st.query_params
     link = qp.get("uid") or qp.get("id")
     unknown = False
-    if link and link != st.session_state.get(LINK):
+    if link and (link != st.session_state.get(LINK) or (_history_navigation() and link != _shown_uid(ds))):
         st.session_state[LINK] = link
         linked = link_matches(ds, qp.get("uid"), qp.get("id"), qp.get("dataset"), qp.get("model"))
         if not linked:
@@ -127,17 +141,26 @@ def _choose(go: Callable[[int | None], Any], row: int) -> None:
     go(row)
 
 
-def link_followed(uid: str, keep: bool = False) -> None:
+def link_followed(uid: str, keep: bool = False, by_script: bool = False) -> str | None:
     """The example *uid* is on screen: the URL names it by uid (a copied link opens it exactly) and
-    counts as followed; *keep*: the URL's link named nothing loaded and stays as the person typed it."""
+    counts as followed; *keep*: the URL's link named nothing loaded and stays as the person typed it.
+
+    *by_script* (a move: the example's fragment ran alone): the navigation bar's script puts *uid* in the browser's
+    URL, as a new history entry (returned, for the bar's data); Streamlit's own query parameters, and the link
+    counted as followed, stay as the whole page last set them. A query-parameter change from Python costs a
+    message and a redraw of the whole app on every J (issue 38); Back / Forward rerun the whole page with the URL
+    they went to, which :func:`follow_link` opens."""
     if keep:
-        return
+        return None
+    if by_script and not any(param in st.query_params for param in ("id", "dataset", "model")):
+        return uid
     if st.query_params.get("uid") != uid:
         st.query_params["uid"] = uid
     for param in ("id", "dataset", "model"):
         if param in st.query_params:
             del st.query_params[param]
     st.session_state[LINK] = uid
+    return None
 
 
 def shown_row(

@@ -16,11 +16,14 @@ from ragviz.ui.review import moves, sentence_editor, sentence_panel
 __all__ = ["context_panel", "flags", "response_panel"]
 
 
-def response_panel(shown: ExampleLabels, editable: bool, slot: str = "", focused: bool = True) -> str | None:
+def response_panel(
+    shown: ExampleLabels, editable: bool, slot: str = "", focused: bool = True, header: str | None = None
+) -> str | None:
     """The response as clickable sentences with, under it in the same component, the selected sentence's explanation
     and, when *editable*, its verdict, note and supporting keys (:mod:`ragviz.ui.review.sentence_panel`: one element
     to redraw per J where they were four widgets, issue 38); a paired *slot* (``"a"`` / ``"b"``) draws its own (a click
-    on the answer not *focused* moves the focus). Returns the selected response key."""
+    on the answer not *focused* moves the focus). *header*: the page's header above the response, as HTML
+    (:func:`ragviz.ui.review.page.example_header_html`). Returns the selected response key."""
     ex, current, uid = shown.example, shown.current, shown.example.uid
     selected = sentence_editor.selected_key(uid, ex.response_keys(), default_response_key(response_spans(ex, current)))
     spans = response_spans(ex, current, selected, shown.base)
@@ -37,7 +40,7 @@ def response_panel(shown: ExampleLabels, editable: bool, slot: str = "", focused
             on_note=partial(moves.write_note, uid, current, chosen.key),
         )
     sentence_editor.response_editor(
-        uid, spans, selected, slot=slot, focused=focused, explain=explain, controls=controls
+        uid, spans, selected, slot=slot, focused=focused, explain=explain, controls=controls, header=header
     )
     return selected
 

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from ragviz.analysis.review.metrics import MetricComparison, OverrideEffect
 from ragviz.analysis.review.queue import Progress, ReviewFilter
@@ -22,10 +23,11 @@ from ragviz.data.problems import Problem
 from ragviz.ui.core import render
 
 __all__ = [
+    "ADVANCE_KEY",
     "FLAGS_SHOWN",
     "NO_BREAK_DIVIDE",
     "choose_link_match",
-    "example_header",
+    "example_header_html",
     "families_expander",
     "families_open",
     "filter_sidebar",
@@ -33,7 +35,9 @@ __all__ = [
     "metric_cards_html",
     "override_effects_table",
     "progress_html",
+    "QUEUE_HELP",
     "quality_flags_html",
+    "queue_label",
     "rejudge_help",
     "unbroken_fractions",
 ]
@@ -78,11 +82,11 @@ def filter_sidebar(
     editable: bool = True,
     show_corrections: bool = True,
     audit: bool = False,
-) -> tuple[ReviewFilter, bool]:
-    """Progress and the filters in the sidebar; returns the filter and whether accepting moves on
-    to the next unreviewed example. Presentation mode (*editable* off) and the audit queue (*audit*:
-    Accept stays on the example) have no accept option, and without *show_corrections* no progress
-    and no reviewed / corrected filters."""
+) -> tuple[ReviewFilter, bool, DeltaGenerator]:
+    """Progress, the filters and the queue in the sidebar; returns the filter, whether accepting moves on to the
+    next unreviewed example and the place of the Queue radio (in the closed "Queue" popover, with the accept
+    option). Presentation mode (*editable* off) and the audit queue (*audit*: Accept stays on the example) have no
+    accept option, and without *show_corrections* no progress and no reviewed / corrected filters."""
     with st.sidebar:
         if show_corrections:
             st.html(progress_html(prog))
@@ -104,12 +108,30 @@ def filter_sidebar(
             )
         if on := filters_on(flt):  # the filters set, said outside the closed popover
             st.caption(render.md_escape("Filtered: " + "; ".join(on), limit=None))
-        advance_after_accept = (
-            editable
-            and not audit
-            and st.toggle("Accept moves to the next unreviewed", value=True, key="review.advance")
-        )
-    return flt, advance_after_accept
+        moves_on = editable and not audit  # the audit queue's Accept stays on the example
+        advance = moves_on and bool(st.session_state.get(ADVANCE_KEY, True))
+        label = queue_label(audit, advance if moves_on else None)
+        with st.popover(label, width="stretch", help=QUEUE_HELP):  # md: ours (queue_label: literals only)
+            queue = st.container()  # the Queue radio (ragviz.ui.audit.sample.audit_queue), above the toggle
+            advance = moves_on and st.toggle("Accept moves to the next unreviewed", value=True, key=ADVANCE_KEY)
+    return flt, advance, queue
+
+
+ADVANCE_KEY = "review.advance"
+QUEUE_HELP = "Which examples J / K walk (every example, or an audit sample) and where Accept goes next"
+
+
+def queue_label(audit: bool, advance: bool | None) -> str:
+    """The sidebar's queue button: the queue and, where Accept may move on (*advance* not ``None``), whether it
+    does; the settings in its closed popover said on it, as the filters set are said under theirs.
+
+    >>> queue_label(False, True)
+    'Queue: all examples · Accept → next unreviewed'
+    >>> queue_label(True, None)
+    'Queue: audit sample'
+    """
+    accept = "" if advance is None else " · Accept → next unreviewed" if advance else " · Accept stays"
+    return f"Queue: {'audit sample' if audit else 'all examples'}{accept}"
 
 
 def progress_html(prog: Progress) -> str:
@@ -137,12 +159,13 @@ def choose_link_match(link: str, choices: Sequence[tuple[int, str]], on_choose: 
         st.button(render.md_escape(label), key=f"review.link_choice.{n}", on_click=on_choose, args=(row,))
 
 
-def example_header(position: str, status: str, example: Example, *after: str) -> None:
+def example_header_html(position: str, status: str, example: Example, *after: str) -> str:
     """Where the page is, the example's review status (none when *status* is empty) and identity, then its
-    question, then the HTML blocks *after* (the cards, the flags, the legend): one block, not several, since each
-    element costs the browser a redraw on every J (issue 38)."""
+    question, then the HTML blocks *after* (the cards, the flags, the legend): one block, drawn by the response
+    editor above the response (:mod:`ragviz.ui.review.header`), since each element costs the browser a redraw on
+    every J (issue 38)."""
     shown = f"<b>{render.esc(status)}</b> · " if status else ""
-    st.html(
+    return (
         f'<div style="font-family:system-ui,sans-serif;font-size:0.85rem;{render.MUTED}">{render.esc(position)} · '
         f"{shown}{render.esc(example.dataset)} · id {render.long_text_html(example.id, 120)} · "
         f"model {render.esc(example.generation_model or '—')}</div>"

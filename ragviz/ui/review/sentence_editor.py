@@ -35,6 +35,7 @@ from ragviz.ui.core.keys import TEXT_EVENTS as EVENTS
 from ragviz.ui.core.keys import TEXT_RESPONSE_KEY as RESPONSE_KEY
 from ragviz.ui.core.keys import TEXT_TOUCHED as TOUCHED
 from ragviz.ui.review import sentence_panel
+from ragviz.ui.review.header import markup_tree
 
 __all__ = [
     "ASSETS",
@@ -200,17 +201,20 @@ def response_editor(
     focused: bool = True,
     explain: dict | None = None,
     controls: dict | None = None,
+    header: str | None = None,
 ) -> None:
     """The response as clickable sentences (see the module docstring; the single view draws
     :func:`response_heading_html` above it in the page's header block); a paired view's *slot* (``"a"`` / ``"b"``)
-    draws them under a key of its own, and a click on the answer not *focused* moves the focus there. Under the
-    response: the selected sentence's explanation (*explain*) and, when editing, its controls (*controls*; both
+    draws them under a key of its own, and a click on the answer not *focused* moves the focus there. Above the
+    response: *header* (ragviz's own HTML, texts escaped; built node by node, :mod:`ragviz.ui.review.header`). Under
+    the response: the selected sentence's explanation (*explain*) and, when editing, its controls (*controls*; both
     from :mod:`ragviz.ui.review.sentence_panel`)."""
     shown, left_out = render.within_budget(spans)  # a response over 1 MB is cut for display, never sent whole
     key = f"{RESPONSE_KEY}.{slot}" if slot else RESPONSE_KEY
     data = response_data(uid, shown, selected, judge_unsure(uid).response)
     data["slot"], data["focused"] = slot, focused
     data["explain"], data["controls"] = explain, controls
+    data["header"] = markup_tree(header) if header is not None else None
     data["drawn"] = state.redraw_count()  # a refused or unsaved change redraws the stored values over the click
     _component(key=key, data=data, on_edit_change=partial(queue_event, key))
     if left_out:

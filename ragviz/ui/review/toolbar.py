@@ -65,10 +65,14 @@ class ToolbarButton:
 _component = register_component(NAME, ASSETS, "toolbar.js", "toolbar.css")
 
 
-def toolbar_data(buttons: Sequence[ToolbarButton], hint: str | None, title: str | None = None) -> dict:
+def toolbar_data(
+    buttons: Sequence[ToolbarButton], hint: str | None, title: str | None = None, url_uid: str | None = None
+) -> dict:
     """What the bar draws: its buttons in order and the line under them (``None``: no line); *title*: the browser
-    tab's title its script sets (``None``: left as it is)."""
-    return {"kind": "toolbar", "buttons": [asdict(b) for b in buttons], "hint": hint, "title": title}
+    tab's title its script sets (``None``: left as it is); *url_uid*: the example its script puts in the URL's
+    ``uid`` as a new history entry (``None``: the URL is left as it is)."""
+    data = {"kind": "toolbar", "buttons": [asdict(b) for b in buttons], "hint": hint, "title": title}
+    return data | {"uid": url_uid} if url_uid is not None else data
 
 
 def queue_press() -> None:
@@ -149,11 +153,13 @@ def toolbar(
     actions: Mapping[str, Callable[[], Any]],
     hint: str | None,
     title: str | None = None,
+    url_uid: str | None = None,
 ) -> None:
     """Draw the bar: *buttons* in order, *actions* what each enabled one does, *hint* the line under them, *title*
-    the browser tab's title (set by the bar's script: no ``page_config_changed`` message on a move, issue 38)."""
+    the browser tab's title and *url_uid* the URL's example (both set by the bar's script: no ``page_config_changed``
+    or ``page_info_changed`` message on a move, issue 38)."""
     st.session_state[ACTIONS] = {b.id: actions[b.id] for b in buttons if not b.disabled and b.id in actions}
-    _component(key=KEY, data=toolbar_data(buttons, hint, title), on_press_change=queue_press)
+    _component(key=KEY, data=toolbar_data(buttons, hint, title, url_uid), on_press_change=queue_press)
 
 
 def navigation_bar(
@@ -174,13 +180,15 @@ def navigation_bar(
     rejudge_help: str | None = None,
     on_rejudge: Callable[[], Any] | None = None,
     title: str | None = None,
+    url_uid: str | None = None,
 ) -> None:
     """The Review page's bar: Previous / Next / Next unreviewed / Accept / Undo / Reset with their shortcuts (K, J,
     N, A, Z), then what Z will undo (*undo_hint*, ``None``: nothing). *changed*: the person's labels differ from where
     they started (else there is nothing to reset). With label-quality *flags* and *on_normalize*, "Normalize labels"
     (disabled when none of the flags has a mechanical fix); with *rejudge_help* (an admin) and *on_rejudge*,
     "Re-judge this example". Without *editable* (presentation mode) only the moves are drawn, so no editing button
-    and no editing shortcut exists. *title*: the browser tab's title, set by the bar's script."""
+    and no editing shortcut exists. *title*: the browser tab's title, *url_uid*: the URL's example (``None``: left),
+    both set by the bar's script."""
     buttons = [
         ToolbarButton("prev", "◀ Previous", "K", disabled=prev_row is None),
         ToolbarButton("next", "Next ▶", "J", disabled=next_row is None),
@@ -214,7 +222,7 @@ def navigation_bar(
         )
         actions["rejudge"] = on_rejudge
     line = (f"Z: undo {undo_hint}" if undo_hint else "Z: nothing to undo") if editable else None
-    toolbar(buttons, actions, line, title)
+    toolbar(buttons, actions, line, title, url_uid)
 
 
 ACCEPT_HELP = "I reviewed this: the labels as shown now are right (your corrections stay). Marks the example reviewed."

@@ -234,24 +234,33 @@ def annotator_dashboard(data: TeamData) -> None:
 
     f, raters = data.figures, data.kappas
     kinds = ("relevant", "utilized", "supported", "supporting")
-    rows = []
+    people, agreement = [], []
     for a in f.annotators:
-        row: dict[str, Any] = {
-            "Annotator": a.name,
-            "Decided": a.decided,
-            "Median s / example": None if a.median_seconds is None else round(a.median_seconds, 1),
-        }
-        for what, shares in (("gold", a.with_gold), ("others", a.with_others), ("judge", a.with_judge)):
-            for kind in kinds:
-                row[f"{kind} = {what}"] = _share(shares.get(kind))
-        rows.append(row)
+        median = None if a.median_seconds is None else round(a.median_seconds, 1)
+        people.append({"Annotator": a.name, "Decided": a.decided, "Median s / example": median})
+        for kind in kinds:  # one row per label kind: 15 columns side by side ran 830 px past the page at 1280 px
+            row: dict[str, Any] = {"Annotator": a.name, "Label kind": kind}
+            for what, shares in (("gold", a.with_gold), ("others", a.with_others), ("judge", a.with_judge)):
+                row[f"= {what}"] = _share(shares.get(kind))
+            agreement.append(row)
     st.caption(
         "Agreement: the share of sentence labels equal to the gold labels, to each other annotator's (pairs), and "
         "to the judge's, per label kind (supporting: the supporting keys of a response sentence, as a set). "
         f"A share from fewer than {MIN_REVIEWED} examples says so: an example's labels are made together."
     )  # md: ours
-    if rows:
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="team-dashboard")
+    if people:
+        st.dataframe(pd.DataFrame(people), hide_index=True, width="stretch", key="team-dashboard")
+        st.dataframe(
+            pd.DataFrame(agreement),
+            hide_index=True,
+            width="stretch",
+            key="team-agreement",
+            column_config={
+                "Annotator": st.column_config.Column(width=160),
+                "Label kind": st.column_config.Column(width=100),
+                **{f"= {w}": st.column_config.Column(width=186) for w in ("gold", "others", "judge")},
+            },
+        )
     else:
         st.info("No annotator has decided on the loaded examples yet: the figures appear with the first decisions.")
     st.subheader("Krippendorff's α")

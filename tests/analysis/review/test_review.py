@@ -470,3 +470,40 @@ def test_a_flip_stored_with_the_judges_text_is_shown_without_it():
     assert without_contradicting_explanations(judge, judge) is judge
     span = next(s for s in response_spans(ex, legacy, "c", judge) if s.key == "c")
     assert span.by_reviewer and span.explanation == "" and span.replaced == "not in the documents"
+
+
+def test_the_review_header_reaches_the_browser_as_text_nodes_under_an_allowlist():
+    """The header the response editor draws (ragviz.ui.review.header, issue 38): a hostile question and id stay
+    text (strings of the tree, escaped again when written back as HTML), a tag or attribute outside the allowlist is
+    refused or dropped, and the editor's script builds the same tags only."""
+    import dataclasses
+    import re
+    from pathlib import Path
+
+    from ragviz.ui.review.header import TAGS, markup_tree, tree_html
+    from ragviz.ui.review.page import example_header_html
+
+    hostile = '<img src=x onerror=alert(1)> **b** "q" & <script>alert(1)</script>'
+    ex = dataclasses.replace(worked_example(), id=hostile, question=hostile)
+    tree = markup_tree(example_header_html("Example 1 of 2", "reviewed", ex))
+
+    def texts(node):
+        return [node] if isinstance(node, str) else [t for child in node[2:] for t in texts(child)]
+
+    def tags(node):
+        return set() if isinstance(node, str) else {node[0]} | {t for child in node[2:] for t in tags(child)}
+
+    assert hostile in texts(tree)  # the question: one text node, as the person wrote it
+    assert tags(tree) <= TAGS and "img" not in tags(tree) and "script" not in tags(tree)
+    assert "<script" not in tree_html(tree) and "&lt;script&gt;" in tree_html(tree)
+    assert markup_tree('<span onclick="x()" data-k="1" href="y">a</span>') == [
+        "div",
+        {},
+        ["span", {"data-k": "1"}, "a"],
+    ]
+    for bad in ("<script>x</script>", '<a href="x">y</a>', "<div>open"):
+        with pytest.raises(ValueError):
+            markup_tree(bad)
+    js = (Path(render.__file__).parents[1] / "review" / "sentence_editor" / "editor.js").read_text(encoding="utf-8")
+    drawn = re.search(r"const HEAD_TAGS = new Set\(\[([^\]]*)\]\)", js)
+    assert drawn is not None and set(re.findall(r'"(\w+)"', drawn.group(1))) == set(TAGS)

@@ -249,6 +249,37 @@ function linkContext(span, data, send, byKey) {
   send({ uid: data.uid, kind: "link", key: span.dataset.key, of: data.selected, linked: linked, n: ++memory.nonce });
 }
 
+// The page's header above the response (ragviz/ui/review/header.py): [tag, attributes, ...children] lists and texts,
+// built node by node under the same allowlist as the Python side's; texts are text nodes (nothing is parsed as HTML).
+const HEAD_TAGS = new Set(["b", "br", "details", "div", "i", "kbd", "li", "p", "span", "strong", "summary", "ul"]);
+
+function headAttribute(name) {
+  return ["class", "style", "title", "role", "open"].includes(name) || /^(aria|data)-[\w-]+$/.test(name);
+}
+
+function build(node) {
+  if (typeof node === "string") return document.createTextNode(node);
+  if (!Array.isArray(node) || !HEAD_TAGS.has(node[0])) return document.createTextNode("");
+  const [tag, attrs, ...children] = node;
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) if (headAttribute(k)) e.setAttribute(k, String(v));
+  for (const child of children) e.append(build(child));
+  return e;
+}
+
+// Drawn beside the text (not inside it: the page's own font and spacing, as an st.html block had them), before it.
+function drawHeader(parent, root, header) {
+  let head = parent.querySelector(":scope > .rv-head");
+  if (!header) {
+    if (head) head.remove();
+    return;
+  }
+  const fresh = build(header);
+  fresh.className = "rv-head";
+  if (head) head.replaceWith(fresh);
+  else parent.insertBefore(fresh, root);
+}
+
 function renderResponse(root, data, send) {
   const kept = panelFocus(root);
   root.replaceChildren();
@@ -519,6 +550,7 @@ export default function (component) {
   if (data.kind === "context") {
     renderContext(root, data, send);
   } else {
+    drawHeader(parentElement, root, data.header);
     renderResponse(root, data, send);
   }
   root.onkeydown = onKey(root, data, send);

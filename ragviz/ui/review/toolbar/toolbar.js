@@ -155,6 +155,16 @@ function draw(root, data) {
   arrange(row, tail.children.length ? [...main, tail] : main);
 }
 
+// A move (the example's fragment ran alone): the URL names the example shown, as a new history entry (Back returns to
+// the example before; Streamlit reruns the page with the URL it went to). Set here, where a query-parameter change
+// from Python would cost a message and a redraw of the whole app on every J (issue 38). The other parameters stay.
+function showInUrl(uid) {
+  const url = new URL(window.location.href);
+  if (url.searchParams.get("uid") === uid) return;
+  url.searchParams.set("uid", uid);
+  window.history.pushState({}, "", url);
+}
+
 export default function (component) {
   const { data, parentElement, setTriggerValue } = component;
   let root = parentElement.querySelector(":scope > .rv-toolbar");
@@ -165,6 +175,7 @@ export default function (component) {
   bar.data = data;
   // the browser tab says where the person is: set here on a move, where st.set_page_config would cost a message
   if (typeof data.title === "string" && data.title && document.title !== data.title) document.title = data.title;
+  if (typeof data.uid === "string" && data.uid) showInUrl(data.uid);
   bar.send = (id) => setTriggerValue("press", { id });
   draw(root, data);
   listen();

@@ -1,0 +1,68 @@
+"""Keyboard for Streamlit's popovers. A popover's body is drawn at the end of the page, so after Enter on its button
+the next Tab went through the whole page before it reached the controls inside (the sidebar's Presentation mode,
+Filters and Queue wait in closed popovers: issue 38). This page-wide script moves the focus into a popover when it
+opens, and back to its button on Escape or on a Tab past its first or last control."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+__all__ = ["POPOVER_KEYS_HTML", "popover_keys"]
+
+_CODE = """(() => {
+  if (window.rvPopoverKeys) return;
+  window.rvPopoverKeys = true;
+  const FOCUSABLE = 'input:not([disabled]),button:not([disabled]),select,textarea,a[href],[tabindex]:not([tabindex="-1"])';
+  const body = () => document.querySelector('[data-testid="stPopoverBody"]');
+  const controls = b => [...b.querySelectorAll(FOCUSABLE)].filter(
+    e => e.getAttribute('tabindex') !== '-1' && e.getClientRects().length > 0);
+  let opener = null;
+  document.addEventListener('click', e => {
+    const button = e.target.closest && e.target.closest('[data-testid="stPopoverButton"]');
+    if (!button) return;
+    opener = button;
+    let frames = 0, still = 0, ours = null;
+    /* the body mounts after React's render and each widget after its script arrives (a radio may come after a
+       toggle drawn below it): keep the focus on the first control until the body has been still for a while,
+       unless the person moved it */
+    const into = () => {
+      frames += 1;
+      const open = button.getAttribute('aria-expanded') === 'true';
+      if (!open && frames > 2) return;
+      const here = document.activeElement;
+      if (ours !== null && here !== ours && here !== document.body) return;  /* the body: a redraw dropped it */
+      const b = open && body();
+      const all = b ? controls(b) : [];  /* a label's help button comes before its control: the control first */
+      const first = all.find(e => !(e.getAttribute('aria-label') || '').startsWith('Help for ')) || all[0];
+      if (first && first !== here) { first.focus(); ours = first; still = 0; } else if (first) still += 1;
+      if (still < 20 && frames < 300) requestAnimationFrame(into);
+    };
+    requestAnimationFrame(into);
+  }, true);
+  document.addEventListener('keydown', e => {
+    const b = body();
+    if (!b || !opener || !opener.isConnected || !b.contains(document.activeElement)) return;
+    if (e.key === 'Escape') {
+      const back = opener;
+      setTimeout(() => back.isConnected && back.focus(), 0);
+      return;
+    }
+    if (e.key !== 'Tab') return;
+    const all = controls(b);
+    if (document.activeElement === (e.shiftKey ? all[0] : all[all.length - 1])) {
+      e.preventDefault();
+      opener.focus();
+    }
+  }, true);
+})();"""
+
+#: The hidden element that carries the script (constant text of ragviz's own: nothing from data).
+POPOVER_KEYS_HTML = (
+    f"<script data-rv-popover-keys>{_CODE}</script>"
+    '<style>[data-testid="stElementContainer"]:has(script[data-rv-popover-keys]){display:none}</style>'
+)
+
+
+def popover_keys() -> None:
+    """Draw the script (app.py, in the sidebar of every page); it installs itself once per browser tab."""
+    st.html(POPOVER_KEYS_HTML, unsafe_allow_javascript=True)  # constant, ragviz's own: no text from data

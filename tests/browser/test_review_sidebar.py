@@ -1,0 +1,95 @@
+"""The Review page's sidebar settings in closed popovers (issue 38): Presentation mode, the Queue and "Accept moves to
+the next unreviewed" are not widgets on the first page (no toggle or radio scripts fetched for it), yet their buttons
+say the settings, a keyboard reaches every control (Enter on a button moves the focus into its popover, Escape brings
+it back) and the controls pass axe with the popover open, in both themes."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from tests.browser.test_accessibility import _axe_present, _violations
+from tests.browser_wait import expect, open_review, settle, sidebar
+
+pytestmark = pytest.mark.browser
+
+
+def test_the_first_page_fetches_no_toggle_or_radio_and_its_buttons_say_the_settings(looking_server, chromium_browser):
+    context = chromium_browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    fetched: list[str] = []
+    page.on("request", lambda r: fetched.append(r.url.rsplit("/", 1)[-1]))
+    try:
+        open_review(page, f"{looking_server.url}/review?id=ml-vs-programming")
+        settle(page)
+        bar = sidebar(page)
+        expect()(bar.get_by_role("button", name="Presentation mode: off")).to_be_visible()
+        queue = bar.get_by_role("button", name="Queue: all examples · Accept → next unreviewed")
+        expect()(queue).to_be_visible()
+        assert page.locator('[role="switch"], [data-testid="stRadio"]').count() == 0  # nothing drawn until asked
+        widgets = [f for f in fetched if re.match(r"(Checkbox|Radio)\.[\w-]+\.js$", f)]
+        assert widgets == [], widgets
+        queue.click()  # opened: its controls are drawn (and their scripts fetched) now
+        expect()(page.get_by_test_id("stPopoverBody").get_by_role("radio", name="All examples")).to_be_checked()
+    finally:
+        context.close()
+
+
+def test_a_keyboard_reaches_the_queue_and_presentation_mode_and_changes_them(streamlit_server, chromium_browser):
+    context = chromium_browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    try:
+        open_review(page, f"{streamlit_server.url}/review?id=ml-vs-programming")
+        settle(page)
+        queue = sidebar(page).get_by_role("button", name=re.compile(r"^Queue: "))
+        queue.focus()
+        page.keyboard.press("Enter")
+        body = page.get_by_test_id("stPopoverBody")
+        expect()(body.get_by_role("radio", name="All examples")).to_be_focused()
+        page.keyboard.press("Tab")
+        switch = body.get_by_role("switch", name="Accept moves to the next unreviewed")
+        expect()(switch).to_be_focused()
+        page.keyboard.press("Space")
+        expect()(queue).to_have_text(re.compile(r"^Queue: all examples · Accept stays"))
+        settle(page)
+        expect()(switch).not_to_be_checked()
+        page.keyboard.press("Escape")
+        expect()(body).to_have_count(0)
+        expect()(queue).to_be_focused()
+
+        present = sidebar(page).get_by_role("button", name="Presentation mode: off")
+        present.focus()
+        page.keyboard.press("Enter")
+        expect()(body.get_by_role("switch", name="Presentation mode")).to_be_focused()
+        page.keyboard.press("Space")
+        expect()(sidebar(page).get_by_role("button", name="Presentation mode: on")).to_be_visible()
+        expect()(page.locator('[data-testid="stMain"]')).to_contain_text("Presentation mode: editing is hidden")
+        expect()(page).to_have_url(re.compile(r"present=1"))
+        expect()(queue).to_have_accessible_name("Queue: all examples")  # presenting: Accept is not offered
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_open_popovers_pass_axe(looking_server, chromium_browser, scheme):
+    _axe_present()
+    context = chromium_browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme=scheme)
+    page = context.new_page()
+    found = {}
+    try:
+        open_review(page, f"{looking_server.url}/review?id=ml-vs-programming")
+        for name in ("Presentation mode: off", "Filters", "Queue: all examples · Accept → next unreviewed"):
+            settle(page)
+            sidebar(page).get_by_role("button", name=name).click()
+            body = page.get_by_test_id("stPopoverBody")
+            expect()(body.locator("input").first).to_be_visible()
+            page.wait_for_load_state("networkidle")
+            if violations := _violations(page):
+                found[name] = violations
+            page.keyboard.press("Escape")
+            expect()(body).to_have_count(0)
+    finally:
+        context.close()
+    assert not found, json.dumps(found, indent=1)[:6000]
