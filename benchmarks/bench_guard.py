@@ -80,7 +80,8 @@ def check_export(parquet: str, runs: int) -> Check:
     found = measure(parquet, db, runs)
     floor, export = _median_pair(found["floor"]), _median_pair(found["export"])
     cpu = statistics.median(c for _, c, _ in found["export"]) / statistics.median(c for _, c, _ in found["floor"])
-    detail = f"{export:.1f} s vs {floor:.1f} s; CPU ratio {cpu:.2f}"
+    peak = {name: statistics.median(m for _, _, m in found[name]) for name in ("export", "floor")}
+    detail = f"{export:.1f} s vs {floor:.1f} s; CPU ratio {cpu:.2f}; peak RSS {peak['export']:,.0f} vs {peak['floor']:,.0f} MB"
     return Check("export / pyarrow floor", export / floor, EXPORT_OVER_FLOOR, detail)
 
 
