@@ -66,6 +66,16 @@ def test_formula_cards_list_keys_in_document_order():
     assert re.findall(r">([0-9a-z]+)</span>", numerator) == ["0b", "0c", "1b"]
 
 
+def test_the_adherence_card_reads_as_a_rule_then_the_count():
+    """``adherence = 0 if any response sentence is unsupported, else 1: 1 unsupported of 3 → 0.000`` (it said "else 1 =
+    1 unsupported of 3", an equation that is false as written)."""
+    from ragviz.ui.explainer.html import formula_html
+
+    ex = ml_example()
+    card = formula_html(next(t for t in formula_terms(ex, ex.labels) if t.metric == "adherence"))
+    assert "else 1: <span" in card and "else 1 =" not in card
+
+
 def test_explainer_shows_judge_and_human_formulas(app_env):
     ex = ml_example()
     at = open_page("pages/explainer.py", uid=ML)
