@@ -36,10 +36,11 @@ traces = show_corrections(page.present)  # presentation mode shows corrections o
 
 reviewed, corrected = store.reviewed_uids(who), store.corrected_uids(who)
 prog, audit_on = progress(state.uid_set(), reviewed, corrected), audit_ui.restore_queue()  # Queue: session, else URL
-flt, advance, queue = review.filter_sidebar(prog, ds.subset_names, editable, traces, audit=audit_on)
+flt, queue = review.filter_sidebar(prog, ds.subset_names, editable, traces, audit=audit_on)
 allowed = filters.review_filter_rows(ds, flt, who, reviewed, corrected)
 allowed = team_queue.my_assignments(ds, store, who, allowed, reviewed)  # "My assignments" first (a team's round)
 audit = audit_ui.audit_queue(ds, store, who, page.present, queue)  # Queue: Audit sample (None when off)
+advance = review.accept_toggle(queue, editable, audit=audit_on)  # under the Queue radio
 allowed, advance = audit_ui.follow_queue(audit, allowed, advance, go, st.session_state.get(REVIEW_INDEX, 0))
 
 
@@ -106,8 +107,7 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
         cards = review.metric_cards_html(compare_metrics(ex, judge, current), against_judge=traces)
         heading = sentence_editor.response_heading_html()
         head = review.example_header_html(where, status, ex, cards, review.quality_flags_html(issues), heading)
-        selected = answer.response_panel(shown, editable, header=head)
-        answer.context_panel(shown, selected, editable)
+        answer.response_panel(shown, editable, header=head, with_context=True)  # and the documents: one element
     drawn["shown"] = shown
     if traces:  # last: drawn or not, nothing after it moves (the text above keeps its identity and scroll)
         review.override_effects_table(override_effects(ex, shown.base, shown.changes))
