@@ -4,7 +4,7 @@ import streamlit as st
 
 from ragviz.ui.core.access import sidebar
 from ragviz.ui.core.favicon import favicon
-from ragviz.ui.core.popover_keys import popover_keys
+from ragviz.ui.core.popover_keys import POPOVER_KEYS_HTML
 from ragviz.ui.core.present import is_present, present_toggle
 from ragviz.ui.core.render import theme_css
 from ragviz.ui.core.retry import unsaved_banner
@@ -34,13 +34,13 @@ page = st.navigation(pages)
 if page.url_path == "review":  # its keys listen, and its components' scripts load, from its first element (issue 38)
     toolbar.listen_early(not is_present(), toolbar.served_files(sentence_editor.NAME, "editor.js", "editor.css"))
 hide_error_details()  # served: no traceback, path or SQL in a browser
-st.html(theme_css())  # the app's few colour rules (a style-only block takes no space)
+# the app's few colour rules and the popovers' keyboard script (Enter on a popover's button moves the focus into
+# it): one hidden element, constant text of ragviz's own
+st.html(theme_css() + POPOVER_KEYS_HTML, unsafe_allow_javascript=True)
 shown = unsaved_banner()  # clicks the database did not take: "Not saved: ... retry" and Retry
 try:
     with store_faults():  # the database unavailable: one calm message, never a traceback
         sidebar()
-        with st.sidebar:
-            popover_keys()  # Enter on a popover's button moves the focus into it (its body is at the page's end)
         present_toggle()
         page.run()
 finally:  # a click this run could not store (a sentence click is stored inside the page): say so now

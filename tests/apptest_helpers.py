@@ -9,6 +9,15 @@ from streamlit.testing.v1 import AppTest
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
 
+def theme_element() -> str:
+    """app.py's hidden element on every page: the theme's rules and the popovers' keyboard script (constant text, the
+    one script every page carries; the Review page adds its early element)."""
+    from ragviz.ui.core.popover_keys import POPOVER_KEYS_HTML
+    from ragviz.ui.core.render import theme_css
+
+    return theme_css() + POPOVER_KEYS_HTML
+
+
 def open_page(page: str, **query: str) -> AppTest:
     """Run app.py switched to *page* (e.g. ``"pages/review.py"``) with *query* as URL query
     parameters; fail on any exception the page raised."""

@@ -22,6 +22,7 @@ from tests.apptest_helpers import (
     review_metrics,
     shown,
     text_editor,
+    theme_element,
     toolbar_button,
 )
 from tests.sample import SAMPLE_DATA
@@ -43,11 +44,14 @@ def progress_text(at: AppTest) -> str:
 
 
 def early_element(at: AppTest) -> str:
-    """The page's one script: exactly the constant markup of ``toolbar.early_html`` (the bar's shortcuts, the files
-    to ask for early), first on the page; nothing from data."""
+    """The page's one script of its own: exactly the constant markup of ``toolbar.early_html`` (the bar's shortcuts,
+    the files to ask for early), first on the page; nothing from data. The only other script is app.py's
+    :func:`theme_element`, exactly its constant text."""
     from ragviz.ui.review import sentence_editor, toolbar
 
     scripts = [h.value for h in at.get("html") if "<script" in h.value]
+    assert scripts.count(theme_element()) == 1, scripts
+    scripts = [s for s in scripts if s != theme_element()]
     if toolbar.NAME not in toolbar.SERVED:  # the bar's files inline (its module first imported outside a run): none
         assert scripts == [], scripts
         return ""
@@ -273,7 +277,7 @@ def test_unlabeled_example_shows_no_scores_until_labelled(app_env):
 def test_document_text_is_shown_literally(app_env):
     at = open_review(id="tech-002")
     own = early_element(at)  # ragviz's one script, constant: asks for the page's files early (issue 38)
-    body = html_text(at).replace(own, "")
+    body = html_text(at).replace(own, "").replace(theme_element(), "")
     assert "<script" not in body and "<img" not in body
     # the documents go to the text editor as data, which the browser sets as text (textContent)
     texts = " ".join(text for doc in text_editor(at)["docs"] for _, text in doc["s"])

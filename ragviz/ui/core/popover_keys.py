@@ -5,9 +5,7 @@ opens, and back to its button on Escape or on a Tab past its first or last contr
 
 from __future__ import annotations
 
-import streamlit as st
-
-__all__ = ["POPOVER_KEYS_HTML", "popover_keys"]
+__all__ = ["POPOVER_KEYS_HTML"]
 
 _CODE = """(() => {
   if (window.rvPopoverKeys) return;
@@ -56,13 +54,9 @@ _CODE = """(() => {
   }, true);
 })();"""
 
-#: The hidden element that carries the script (constant text of ragviz's own: nothing from data).
+#: The script, hidden with its element (app.py draws it with the theme's rules on every page; constant text of
+#: ragviz's own, nothing from data).
 POPOVER_KEYS_HTML = (
     f"<script data-rv-popover-keys>{_CODE}</script>"
     '<style>[data-testid="stElementContainer"]:has(script[data-rv-popover-keys]){display:none}</style>'
 )
-
-
-def popover_keys() -> None:
-    """Draw the script (app.py, in the sidebar of every page); it installs itself once per browser tab."""
-    st.html(POPOVER_KEYS_HTML, unsafe_allow_javascript=True)  # constant, ragviz's own: no text from data

@@ -26,6 +26,7 @@ __all__ = [
     "ADVANCE_KEY",
     "FLAGS_SHOWN",
     "NO_BREAK_DIVIDE",
+    "accept_toggle",
     "choose_link_match",
     "example_header_html",
     "families_expander",
@@ -82,11 +83,11 @@ def filter_sidebar(
     editable: bool = True,
     show_corrections: bool = True,
     audit: bool = False,
-) -> tuple[ReviewFilter, bool, DeltaGenerator]:
-    """Progress, the filters and the queue in the sidebar; returns the filter, whether accepting moves on to the
-    next unreviewed example and the place of the Queue radio (in the closed "Queue" popover, with the accept
-    option). Presentation mode (*editable* off) and the audit queue (*audit*: Accept stays on the example) have no
-    accept option, and without *show_corrections* no progress and no reviewed / corrected filters."""
+) -> tuple[ReviewFilter, DeltaGenerator]:
+    """Progress, the filters and the queue's button in the sidebar; returns the filter and the closed "Queue"
+    popover, for the Queue radio (:func:`ragviz.ui.audit.sample.audit_queue`) and :func:`accept_toggle`. Its button
+    says the queue and, where Accept may move on (not in presentation mode, *editable* off, nor in the audit queue,
+    *audit*), whether it does. Without *show_corrections* no progress and no reviewed / corrected filters."""
     with st.sidebar:
         if show_corrections:
             st.html(progress_html(prog))
@@ -111,10 +112,18 @@ def filter_sidebar(
         moves_on = editable and not audit  # the audit queue's Accept stays on the example
         advance = moves_on and bool(st.session_state.get(ADVANCE_KEY, True))
         label = queue_label(audit, advance if moves_on else None)
-        with st.popover(label, width="stretch", help=QUEUE_HELP):  # md: ours (queue_label: literals only)
-            queue = st.container()  # the Queue radio (ragviz.ui.audit.sample.audit_queue), above the toggle
-            advance = moves_on and st.toggle("Accept moves to the next unreviewed", value=True, key=ADVANCE_KEY)
-    return flt, advance, queue
+        queue = st.popover(label, width="stretch", help=QUEUE_HELP)  # md: ours (queue_label: literals only)
+    return flt, queue
+
+
+def accept_toggle(queue: DeltaGenerator, editable: bool = True, audit: bool = False) -> bool:
+    """Under the Queue radio in the *queue* popover (:func:`filter_sidebar`), "Accept moves to the next unreviewed";
+    returns whether accepting moves on. Presentation mode (*editable* off) and the audit queue (*audit*: Accept stays
+    on the example) have no such option."""
+    if not editable or audit:
+        return False
+    with queue:
+        return st.toggle("Accept moves to the next unreviewed", value=True, key=ADVANCE_KEY)
 
 
 ADVANCE_KEY = "review.advance"
