@@ -3,8 +3,9 @@ never all of them at once (``ragviz metrics``, ``ragviz export`` over data large
 
 Each batch becomes a :class:`~ragviz.data.dataset.Dataset` of its own, checked as
 :func:`ragviz.data.load.load` checks a whole file (the column-wise fast path, else row by row with
-the file's row numbers in every problem). What stays in memory is one batch of rows and, to skip
-duplicates as :func:`~ragviz.data.load.load` does, the uid and location of every example seen.
+the file's row numbers in every problem). What stays in memory is the batch in hand, the next one (read on a
+worker thread meanwhile) and, to skip duplicates as :func:`~ragviz.data.load.load` does, the uid and location of
+every example seen.
 """
 
 from __future__ import annotations
