@@ -1,7 +1,7 @@
 """``ragviz export`` of a Parquet file to Parquet at scale against its floor, measured in the same run: the floor is
 pyarrow reading the same file and writing it again (``pq.read_table`` + ``pq.write_table``), the least any export
 of it can cost. Each measurement is a fresh process (what a person runs), floor and export alternately so both see
-the same machine load; prints each one's median wall and CPU seconds and the export's ratio to the floor.
+the same machine load; prints each one's median wall and CPU seconds and peak RSS, and the export's ratios to the floor.
 
     .venv/bin/python benchmarks/bench_export_floor.py DATA [--runs 3] [--db DB] [--baseline DIR]
 
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -29,16 +28,20 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 FLOOR = "import sys, pyarrow.parquet as pq; pq.write_table(pq.read_table(sys.argv[1]), sys.argv[2])"
 
 
-def timed(cmd: list[str], cwd: Path = ROOT) -> tuple[float, float]:
-    """Wall and CPU seconds (user + system) of one process running *cmd* (of the source tree *cwd*)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, env={**os.environ, "PYTHONPATH": str(cwd)})
-    wall = time.perf_counter() - start
-    if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed:\n{proc.stderr}")
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+def timed(cmd: list[str], cwd: Path = ROOT) -> tuple[float, float, float]:
+    """Wall and CPU seconds (user + system) and peak RSS (MB) of one process running *cmd* (of the source tree
+    *cwd*): the process's own figures (``os.wait4``), whatever ran before it."""
+    env = {**os.environ, "PYTHONPATH": str(cwd)}
+    with tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, cwd=cwd, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait for it again
+        if proc.returncode != 0:
+            err.seek(0)
+            raise SystemExit(f"{' '.join(cmd)} failed:\n{err.read().decode(errors='replace')}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def baseline_store(data: str, db: str, baseline: Path) -> str:
@@ -55,8 +58,9 @@ def baseline_store(data: str, db: str, baseline: Path) -> str:
     return old
 
 
-def measure(data: str, db: str, runs: int, baseline: Path | None = None) -> dict[str, list[tuple[float, float]]]:
-    """Per contender (``floor``, ``export`` and ``baseline`` when given) the (wall, CPU) of *runs* runs, alternately."""
+def measure(data: str, db: str, runs: int, baseline: Path | None = None) -> dict[str, list[tuple[float, float, float]]]:
+    """Per contender (``floor``, ``export`` and ``baseline`` when given) the (wall, CPU, peak RSS MB) of *runs* runs,
+    alternately."""
     out = Path(tempfile.mkdtemp(prefix="bench_export_floor_"))
     contenders = {
         "floor": ([sys.executable, "-c", FLOOR, data, str(out / "floor.parquet")], ROOT),
@@ -69,7 +73,7 @@ def measure(data: str, db: str, runs: int, baseline: Path | None = None) -> dict
         old_db = baseline_store(data, db, baseline.resolve())
         cmd = [sys.executable, "-m", "ragviz", "export", data, "--db", old_db, "-o", str(out / "baseline.parquet")]
         contenders["baseline"] = (cmd, baseline.resolve())
-    found: dict[str, list[tuple[float, float]]] = {name: [] for name in contenders}
+    found: dict[str, list[tuple[float, float, float]]] = {name: [] for name in contenders}
     for _ in range(runs):
         for name, (cmd, cwd) in contenders.items():
             found[name].append(timed(cmd, cwd))
@@ -94,14 +98,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"store prepared in {time.perf_counter() - t:.0f} s: {db}", flush=True)
     load0 = os.getloadavg()[0]
     found = measure(data, db, args.runs, args.baseline)
-    medians = {name: statistics.median(w for w, _ in runs) for name, runs in found.items()}
+    medians = {name: statistics.median(w for w, _, _ in runs) for name, runs in found.items()}
+    cpus = {name: statistics.median(c for _, c, _ in runs) for name, runs in found.items()}
     for name, runs in found.items():
-        walls = ", ".join(f"{w:.1f}" for w, _ in runs)
-        cpu = statistics.median(c for _, c in runs)
-        print(f"{name:>8}: {medians[name]:6.1f} s (runs {walls}; cpu {cpu:.1f} s)", flush=True)
+        walls = ", ".join(f"{w:.1f}" for w, _, _ in runs)
+        peak = statistics.median(m for _, _, m in runs)
+        print(f"{name:>8}: {medians[name]:6.1f} s (runs {walls}; cpu {cpus[name]:.1f} s; peak RSS {peak:,.0f} MB)")
     for name in medians:
         if name != "floor":
-            print(f"{name} / floor = {medians[name] / medians['floor']:.2f}", flush=True)
+            wall, cpu = medians[name] / medians["floor"], cpus[name] / cpus["floor"]
+            print(f"{name} / floor = {wall:.2f} (CPU {cpu:.2f})", flush=True)
     print(f"load average {load0:.1f} -> {os.getloadavg()[0]:.1f}")
     return 0
 

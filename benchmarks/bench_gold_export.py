@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     found: dict[str, list[tuple[float, float, float]]] = {name: [] for name in contenders}
     for _ in range(args.runs):
         for name, (cmd, cwd) in contenders.items():
-            seconds, cpu_seconds = timed(cmd, cwd)
+            seconds, cpu_seconds, _ = timed(cmd, cwd)
             found[name].append((seconds, cpu_seconds, os.getloadavg()[0]))
             print(f"  {name}: {seconds:.1f} s wall, {cpu_seconds:.1f} s CPU, load {found[name][-1][2]:.1f}", flush=True)
     if baseline is not None:

@@ -67,8 +67,8 @@ class Check:
         return self.value <= self.limit
 
 
-def _median_pair(runs: list[tuple[float, float]]) -> float:
-    return statistics.median(w for w, _ in runs)
+def _median_pair(runs: list[tuple[float, float, float]]) -> float:
+    return statistics.median(w for w, _, _ in runs)
 
 
 def check_export(parquet: str, runs: int) -> Check:
@@ -79,8 +79,9 @@ def check_export(parquet: str, runs: int) -> Check:
     prepare_store(parquet, db)
     found = measure(parquet, db, runs)
     floor, export = _median_pair(found["floor"]), _median_pair(found["export"])
-    cpu = statistics.median(c for _, c in found["export"]) / statistics.median(c for _, c in found["floor"])
-    detail = f"{export:.1f} s vs {floor:.1f} s; CPU ratio {cpu:.2f}"
+    cpu = statistics.median(c for _, c, _ in found["export"]) / statistics.median(c for _, c, _ in found["floor"])
+    peak = {name: statistics.median(m for _, _, m in found[name]) for name in ("export", "floor")}
+    detail = f"{export:.1f} s vs {floor:.1f} s; CPU ratio {cpu:.2f}; peak RSS {peak['export']:,.0f} vs {peak['floor']:,.0f} MB"
     return Check("export / pyarrow floor", export / floor, EXPORT_OVER_FLOOR, detail)
 
 

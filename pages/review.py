@@ -107,8 +107,7 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
         cards = review.metric_cards_html(compare_metrics(ex, judge, current), against_judge=traces)
         heading = sentence_editor.response_heading_html()
         head = review.example_header_html(where, status, ex, cards, review.quality_flags_html(issues), heading)
-        selected = answer.response_panel(shown, editable, header=head)
-        answer.context_panel(shown, selected, editable)
+        answer.response_panel(shown, editable, header=head, with_context=True)  # and the documents: one element
     drawn["shown"] = shown
     if traces:  # last: drawn or not, nothing after it moves (the text above keeps its identity and scroll)
         review.override_effects_table(override_effects(ex, shown.base, shown.changes))

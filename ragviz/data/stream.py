@@ -91,6 +91,9 @@ def _unseen(part: Dataset, first_seen: dict[str, tuple[str, int]], report: Repor
         return part
     paths = part.table.column(PATH_COL).to_pylist()
     rows = part.table.column(ROW_COL).to_pylist()
+    if first_seen.keys().isdisjoint(part.uids) and len(set(part.uids)) == len(part.uids):  # no duplicate: one update
+        first_seen.update(zip(part.uids, zip([p or "" for p in paths], [r or 0 for r in rows])))
+        return part
     keep = []
     for uid, path, row in zip(part.uids, paths, rows):
         where = (path or "", row or 0)

@@ -169,11 +169,14 @@ def _mixed_table(
     kept = sliced.drop_columns(list(text)).filter(pa.array(plain))
     plain_columns = plain_export_columns(kept, n_sentences, provenance)
     columns = {name: _typed(name, values) for name, values in plain_columns.items()}
+    # the columns in order of first appearance over the rows: the plain rows' (all alike) where the first one is
     names: dict[str, None] = dict.fromkeys(order)
-    remaining = iter(rows)
-    template = [*columns]
-    for is_plain in plain:
-        names.update(dict.fromkeys(template) if is_plain else dict.fromkeys(next(remaining)))
+    before = int(np.argmax(plain))  # the rows built in Python before the first plain row (plain has a True)
+    for row in rows[:before]:
+        names.update(dict.fromkeys(row))
+    names.update(dict.fromkeys(columns))
+    for row in rows[before:]:
+        names.update(dict.fromkeys(row))
     parts = [pa.table(columns)]
     if rows:
         parts.append(rows_table(rows))

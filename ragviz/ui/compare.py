@@ -56,12 +56,13 @@ def label_set_pickers(names: list[LabelSelection]) -> tuple[LabelSelection, Labe
 
 
 def totals_metrics(n_compared: int, n_differ: int, totals: DiffTotals) -> None:
-    cols = st.columns(5)
-    cols[0].metric("examples compared", f"{n_compared:,}")
-    cols[1].metric("examples that differ", f"{n_differ:,}")
-    cols[2].metric("relevant keys ±", f"+{totals.relevant_added} / −{totals.relevant_removed}")
-    cols[3].metric("utilized keys ±", f"+{totals.utilized_added} / −{totals.utilized_removed}")
-    cols[4].metric("verdicts flipped", f"{totals.verdicts_flipped}")
+    """The totals in two rows of three columns: five in one row cut "+104 / −11" to "+104 / −…" at 1280 px."""
+    top, bottom = st.columns(3), st.columns(3)
+    top[0].metric("examples compared", f"{n_compared:,}")
+    top[1].metric("examples that differ", f"{n_differ:,}")
+    top[2].metric("verdicts flipped", f"{totals.verdicts_flipped:,}")
+    bottom[0].metric("relevant keys ±", f"+{totals.relevant_added:,} / −{totals.relevant_removed:,}")
+    bottom[1].metric("utilized keys ±", f"+{totals.utilized_added:,} / −{totals.utilized_removed:,}")
 
 
 def no_difference(a: str, b: str, n_compared: int) -> None:

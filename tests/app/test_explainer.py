@@ -66,6 +66,16 @@ def test_formula_cards_list_keys_in_document_order():
     assert re.findall(r">([0-9a-z]+)</span>", numerator) == ["0b", "0c", "1b"]
 
 
+def test_the_adherence_card_reads_as_a_rule_then_the_count():
+    """``adherence = 0 if any response sentence is unsupported, else 1: 1 unsupported of 3 → 0.000`` (it said "else 1 =
+    1 unsupported of 3", an equation that is false as written)."""
+    from ragviz.ui.explainer.html import formula_html
+
+    ex = ml_example()
+    card = formula_html(next(t for t in formula_terms(ex, ex.labels) if t.metric == "adherence"))
+    assert "else 1: <span" in card and "else 1 =" not in card
+
+
 def test_explainer_shows_judge_and_human_formulas(app_env):
     ex = ml_example()
     at = open_page("pages/explainer.py", uid=ML)
@@ -150,3 +160,25 @@ def test_presentation_mode_on_review_hides_editing_and_records_nothing(app_env):
     at.query_params["present"] = "0"
     at.run()
     assert not [h for h in at.get("html") if h.value.startswith("<style>")]
+
+
+def test_more_than_two_systems_are_picked_on_the_dashboard_not_with_a_cli_flag(app_env, monkeypatch, tmp_path):
+    """Three generation models answer the questions: the plain-words box said "name the two to compare (--compare A
+    B)", a command-line option nobody on this page can give; it says where to pick them."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    from tests.ragbench_data import require_ragbench, shard
+
+    require_ragbench()
+    rows = [*pq.read_table(shard("covidqa")).to_pylist()[:40], *pq.read_table(shard("delucionqa")).to_pylist()]
+    data = tmp_path / "three_systems.jsonl"
+    data.write_text("".join(json.dumps(r, default=str) + "\n" for r in rows), encoding="utf-8")
+    assert len({r["generation_model_name"] for r in rows}) == 3
+    monkeypatch.setenv("RAGVIZ_DATA", str(data))
+    at = open_page("pages/explainer.py")
+    said = " ".join(c.value for c in at.caption)
+    assert "3 systems answer the loaded questions: pick the two to compare on the Dashboard" in said
+    assert "--compare" not in said
+    assert "Open the Dashboard" in [p.proto.label for p in at.get("page_link")]

@@ -1,7 +1,8 @@
 """The Compare page at 1280 px: the diff table fits beside the sidebar, every column in view (its 11 columns ran
-~300 px past the page: "verdicts flipped" cut, the metric changes out of view). Headless chromium on a server started
-from the sample data, after a person changed an example's relevant keys and two verdicts; the grid's scroller says
-whether its columns fit."""
+~300 px past the page: "verdicts flipped" cut, the metric changes out of view), and the totals show whole (five in a
+row cut "+104 / −11" to "+104 / −…"). Headless chromium on servers started from the sample data, after a person
+changed an example's relevant keys and two verdicts, and from a RAGBench shard, after a person changed hundreds of
+keys; the grid's scroller says whether its columns fit."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from ragviz.data.labels import Change, field_value, support_field
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
 from tests.browser_wait import FRESH, expect, settle
+from tests.conftest import StreamlitServer
+from tests.ragbench_data import require_ragbench, shard
 from tests.sample import SAMPLE_DATA
 
 pytestmark = pytest.mark.browser
@@ -35,3 +38,34 @@ def test_the_diff_table_shows_every_column_at_1280(streamlit_server, page):
     settle(page)
     size = page.wait_for_function(SCROLLER_JS).json_value()
     assert size["scroll"] <= size["shown"] + 1, size
+
+
+def test_the_totals_show_whole_at_1280(tmp_path, page):
+    require_ragbench()
+    data = shard("covidqa")
+    ds = load([data]).dataset
+    with LabelStore(tmp_path / "labels.db") as store:
+        for i in range(40):  # every utilized sentence the other way round: hundreds of keys added and removed
+            ex = ds.example(i)
+            utilized = list(ex.labels.utilized_keys)
+            flipped = [k for k in ex.context_keys() if k not in set(utilized)]
+            store.record(ex.uid, "ana", [Change("utilized_keys", utilized, flipped)], example=ex)
+    (tmp_path / "home").mkdir()
+    server = StreamlitServer(
+        db=tmp_path / "labels.db", home=tmp_path / "home", log=tmp_path / "app.log", data=str(data)
+    )
+    server.start()
+    try:
+        page.set_viewport_size({"width": 1280, "height": 800})
+        page.goto(f"{server.url}/compare")
+        value = page.locator(FRESH).locator('[data-testid="stMetric"]').filter(has_text="utilized keys ±")
+        expect()(value).to_be_visible()
+        settle(page)
+        assert "+" in value.inner_text() and "/ −" in value.inner_text()
+        cut = page.evaluate(
+            """() => [...document.querySelectorAll('[data-testid="stMetricValue"] *')]
+                 .filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.innerText)"""
+        )
+        assert cut == [], cut
+    finally:
+        server.stop()

@@ -136,6 +136,24 @@ def test_the_bar_is_one_row_in_a_1280_px_window_with_the_sidebar_open(streamlit_
         context.close()
 
 
+def test_the_undo_line_is_whole_beside_normalize_at_1280_px(streamlit_server, chromium_browser):
+    """With Normalize and Re-judge on the bar (an example with label-quality flags), what Z undoes goes to a row of its
+    own with them rather than being cut to "Z.."."""
+    context = chromium_browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    try:
+        open_review(page, f"{streamlit_server.url}/review?id=tech-004")
+        expect()(page.get_by_role("button", name=re.compile(r"^Normalize labels"))).to_be_visible()
+        hint = page.locator(".rv-undo-hint")
+        expect()(hint).to_have_text("Z: nothing to undo")
+        assert hint.evaluate("(e) => e.scrollWidth <= e.clientWidth"), "the undo line is cut"
+        top = page.evaluate("() => document.querySelector('.rv-tb[data-id=accept]').getBoundingClientRect().top")
+        assert hint.evaluate("(e) => e.getBoundingClientRect().top") > top + 20  # on the next row, not squeezed
+    finally:
+        context.close()
+
+
 def test_the_filters_wait_in_a_closed_popover_and_work_from_it(streamlit_server, chromium_browser):
     """The sidebar's filter widgets are not drawn on the first page (their scripts are not fetched for it, issue 38);
     "Filters" opens them, a filter set there walks only its examples and is named under the button."""

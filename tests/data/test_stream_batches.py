@@ -70,3 +70,25 @@ def test_a_corrupt_row_group_after_good_ones_is_named_at_its_first_row_after_the
     assert sizes == [20, 20]
     [problem] = report.errors
     assert (problem.path, problem.row) == (str(damaged), 41) and "unreadable Parquet" in problem.message
+
+
+def test_a_row_repeating_an_earlier_one_in_the_same_or_an_earlier_batch_is_skipped_and_named(tmp_path):
+    """As loading a file whole: a row with the uid of an earlier row (same dataset, id and generation model) is
+    skipped with a warning naming both, whether the earlier row is in its batch or in one before it."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    shard = next((require_ragbench() / "emanual").glob("*.parquet"))
+    table = pq.read_table(shard).slice(0, 6)
+    rows = pa.concat_tables([table, table.slice(4, 1), table.slice(1, 1)])  # rows 7 and 8 repeat rows 5 and 2
+    path = tmp_path / "emanual.parquet"
+    pq.write_table(rows, path)
+    report = Report()
+    parts = list(parquet_batches([path], report, batch_rows=4))
+    assert [len(p) for p in parts] == [4, 2]
+    kept = [uid for p in parts for uid in p.uids]
+    assert len(set(kept)) == 6
+    assert [(w.row, w.message.split(" (")[0]) for w in report.warnings] == [
+        (7, f"duplicate of {path}:5"),
+        (8, f"duplicate of {path}:2"),
+    ]

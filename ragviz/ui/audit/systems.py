@@ -214,9 +214,16 @@ def compare_plain_words(store: LabelStore) -> None:
     systems = loaded_systems()
     if not systems:
         return
-    chosen = (systems[0], systems[1]) if len(systems) == 2 else None
     with st.container(border=True):
         st.markdown("**Two systems compared** · the same questions, what people would say")
+        if len(systems) > 2:  # the CLI's "name the two to compare (--compare A B)" is nothing a person can do here
+            st.caption(
+                f"{len(systems)} systems answer the loaded questions: pick the two to compare on the Dashboard "
+                "(Compare systems)."
+            )  # md: ours
+            st.page_link("pages/dashboard.py", label="Open the Dashboard", icon=":material/monitoring:")
+            return
+        chosen = (systems[0], systems[1])
         try:
             report, _, _ = _comparison(store, HUMAN, chosen)
         except CompareError as exc:

@@ -24,8 +24,6 @@ from ragviz.analysis.coverage import MIN_REVIEWED, too_few_words
 from ragviz.analysis.dashboard.annotator_tables import fleiss_shown, pair_rows
 from ragviz.analysis.dashboard.families import FAMILY_TITLES, RETRIEVAL, TONIC, TRACE, FamilyView, chart_means
 from ragviz.analysis.dashboard.figures import (
-    AGREEMENT_COLUMNS,
-    INTERVAL_COLUMNS,
     agreement_rows,
     baseline_rows,
     histogram_counts,
@@ -40,6 +38,7 @@ from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.ui.core import chart_specs, charts, render
 from ragviz.ui.core.label_link import LABELS_PARAM, keep_in_url, labels_from_url
 from ragviz.ui.dashboard.means import means_table, no_interval_words
+from ragviz.ui.dashboard.tables import BASELINE_FIGURES, baselines_by_judge, trust_table
 
 __all__ = [
     "AGAINST_KEY",
@@ -55,7 +54,6 @@ __all__ = [
     "judge_agreement",
     "too_few_kappa_cell",
     "triage",
-    "trust_table",
 ]
 
 
@@ -65,37 +63,6 @@ AGAINST_KEY, FAMILY_KEY = "dashboard.against", "dashboard.family"
 def _three_decimals(columns: Iterable[str]) -> dict[str, Any]:
     """Column settings showing each of *columns* with three decimals."""
     return {k: st.column_config.NumberColumn(format="%.3f") for k in columns}
-
-
-_COUNTS = ("decisions", "TP", "FP", "FN", "TN")
-
-
-def _figure_text(value: Any, figure: str) -> str:
-    if value is None or (isinstance(value, float) and value != value):
-        return "—"
-    return f"{int(value):,}" if figure in _COUNTS else f"{value:.3f}"
-
-
-def trust_table(rows: list[dict[str, Any]], intervals: bool = True) -> pd.DataFrame:
-    """The judge-vs-people figures (:func:`ragviz.analysis.dashboard.figures.agreement_rows`, one row per label kind)
-    one row per figure, a column per label kind, each followed by its 95 % interval when *intervals*: 16 columns side
-    by side ran ~280 px past the page at 1280 px; four label kinds fit.
-
-    >>> rows = [{"label": "relevant", "decisions": 12, "Cohen's κ": 0.5, "κ 95%": "0.10 – 0.80", "TP": 3}]
-    >>> trust_table(rows).to_dict("records")[:2]
-    [{'Figure': 'decisions', 'relevant': '12', 'relevant 95%': ''}, {'Figure': "Cohen's κ", 'relevant': '0.500', 'relevant 95%': '0.10 – 0.80'}]
-    """
-    of_figure = {AGREEMENT_COLUMNS[key]: title for key, title in INTERVAL_COLUMNS.items()}
-    figures = [f for f in AGREEMENT_COLUMNS.values() if any(f in r for r in rows)]
-    out = []
-    for figure in figures:
-        line: dict[str, Any] = {"Figure": figure}
-        for r in rows:
-            line[r["label"]] = _figure_text(r.get(figure), figure)
-            if intervals:
-                line[f"{r['label']} 95%"] = r.get(of_figure[figure], "") if figure in of_figure else ""
-        out.append(line)
-    return pd.DataFrame(out)
 
 
 def against_picker(names: list[LabelSelection], present: bool) -> LabelSelection:
@@ -320,12 +287,11 @@ def baselines(table: list[dict[str, Any]] | None) -> None:
         "relevance / utilization scores. Rows with no prediction are left out of that figure. The truth is the current labels, "
         "so human corrections move these numbers."
     )
-    shown = baseline_rows(table)
     st.dataframe(
-        pd.DataFrame(shown),
+        pd.DataFrame(baselines_by_judge(baseline_rows(table))),
         hide_index=True,
         width="stretch",
-        column_config=_three_decimals(k for k in shown[0] if k.endswith(("auroc", "rmse"))),
+        column_config=_three_decimals(BASELINE_FIGURES.values()),
     )
 
 

@@ -74,12 +74,14 @@ def _keys_html(keys: tuple[str, ...], color: str, limit: int = 60) -> str:
 
 
 def formula_html(term: FormulaTerm) -> str:
-    """One metric as a card: ``relevance = |R| / N = 4 / 12 = 0.333`` and the keys behind it."""
+    """One metric as a card: ``relevance = |R| / N = 4 / 12 = 0.333`` and the keys behind it; adherence's rule is
+    followed by a colon (``... else 1: 0 unsupported of 15 → 1.000``: "else 1 = 0 unsupported" read as 1 = 0)."""
     filled = filled_formula(term, format_score(term.value))
     top_label, top_color = ("unsupported", BAD_COLOR) if term.metric == "adherence" else ("numerator", NUM_COLOR)
+    then = ":" if term.metric == "adherence" else " ="
     return (
         f'<div class="rv-formula-card" data-metric="{esc(term.metric)}" style="{_BOX}">'
-        f'<div style="font-size:1.05rem"><b>{esc(term.metric)}</b> = {esc(term.formula)} = '
+        f'<div style="font-size:1.05rem"><b>{esc(term.metric)}</b> = {esc(term.formula)}{then} '
         f'<span style="font-size:1.2rem;font-weight:700">{esc(filled)}</span></div>'
         f'<div style="font-size:0.8rem;{MUTED};margin:2px 0 6px 0">{esc(term.note)}</div>'
         f'<div style="font-size:0.85rem"><b>{top_label}</b> ({len(term.numerator)}): {_keys_html(term.numerator, top_color)}</div>'

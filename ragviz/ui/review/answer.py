@@ -8,7 +8,14 @@ from __future__ import annotations
 from functools import partial
 
 from ragviz.analysis.quality.issues import label_issues
-from ragviz.analysis.review.edits import default_response_key, document_spans, response_spans, supporting_key_options
+from ragviz.analysis.review.edits import (
+    ContextSpan,
+    default_response_key,
+    document_spans,
+    response_spans,
+    supporting_key_options,
+)
+from ragviz.data.model import Labels
 from ragviz.data.problems import Problem
 from ragviz.ui.core.state import ExampleLabels
 from ragviz.ui.review import moves, sentence_editor, sentence_panel
@@ -17,13 +24,19 @@ __all__ = ["context_panel", "flags", "response_panel"]
 
 
 def response_panel(
-    shown: ExampleLabels, editable: bool, slot: str = "", focused: bool = True, header: str | None = None
+    shown: ExampleLabels,
+    editable: bool,
+    slot: str = "",
+    focused: bool = True,
+    header: str | None = None,
+    with_context: bool = False,
 ) -> str | None:
     """The response as clickable sentences with, under it in the same component, the selected sentence's explanation
     and, when *editable*, its verdict, note and supporting keys (:mod:`ragviz.ui.review.sentence_panel`: one element
     to redraw per J where they were four widgets, issue 38); a paired *slot* (``"a"`` / ``"b"``) draws its own (a click
     on the answer not *focused* moves the focus). *header*: the page's header above the response, as HTML
-    (:func:`ragviz.ui.review.page.example_header_html`). Returns the selected response key."""
+    (:func:`ragviz.ui.review.page.example_header_html`); *with_context* (the single view): the documents under it in
+    the same element (as :func:`context_panel` draws them). Returns the selected response key."""
     ex, current, uid = shown.example, shown.current, shown.example.uid
     selected = sentence_editor.selected_key(uid, ex.response_keys(), default_response_key(response_spans(ex, current)))
     spans = response_spans(ex, current, selected, shown.base)
@@ -39,8 +52,17 @@ def response_panel(
             on_keys=partial(moves.pick_supporting_keys, uid, current, chosen.key),
             on_note=partial(moves.write_note, uid, current, chosen.key),
         )
+    context = sentence_editor.context_payload(*_context_args(shown, selected, editable)) if with_context else None
     sentence_editor.response_editor(
-        uid, spans, selected, slot=slot, focused=focused, explain=explain, controls=controls, header=header
+        uid,
+        spans,
+        selected,
+        slot=slot,
+        focused=focused,
+        explain=explain,
+        controls=controls,
+        header=header,
+        context=context,
     )
     return selected
 
@@ -55,14 +77,21 @@ def context_panel(shown: ExampleLabels, selected: str | None, editable: bool, vi
     *selected* response sentence). *view*: what the documents stay while the labels drawn change (a paired
     question's), so a change of focus keeps their scroll. The flags and Normalize are above (the header block, the
     navigation bar)."""
+    sentence_editor.context_editor(*_context_args(shown, selected, editable), view=view)
+
+
+def _context_args(
+    shown: ExampleLabels, selected: str | None, editable: bool
+) -> tuple[str, Labels | None, list[list[ContextSpan]], set[str], bool, str | None]:
+    """The context editor's arguments for *shown* (:func:`ragviz.ui.review.sentence_editor.context_editor`): the
+    judge's labelled sentences and those the person touched stay unfolded."""
     judge, current, uid = shown.judge, shown.current, shown.example.uid
     judged = set(judge.relevant_keys) | set(judge.utilized_keys) if judge else set()
-    sentence_editor.context_editor(
+    return (
         uid,
         current,
         document_spans(shown.example, current, selected),
         judged | sentence_editor.touched(uid),
         editable,
         selected,
-        view=view,
     )

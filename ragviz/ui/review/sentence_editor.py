@@ -50,6 +50,7 @@ __all__ = [
     "apply_events",
     "context_data",
     "context_editor",
+    "context_payload",
     "judge_unsure",
     "queue_event",
     "response_data",
@@ -164,6 +165,28 @@ def context_editor(
     *kept* sentences stay unfolded; Shift+click links a sentence to the *selected* response sentence; a faint
     marker beside the judge labels its samples disagreed on (:func:`judge_unsure`). *view*: the documents' identity
     when it is not *uid*'s (a paired question: the scroll and the opened folds stay when the focus moves)."""
+    data = context_payload(uid, labels, documents, kept, editable, selected, view)
+    _component(key=CONTEXT_KEY, data=data, on_edit_change=partial(queue_event, CONTEXT_KEY))
+    _cut_notes(data)
+
+
+def _cut_notes(context: dict) -> None:
+    for doc in context["docs"]:
+        if doc["cut"]:
+            st.html(f"<div>{render.esc(doc['title'])}:{render.cut_note_html(doc['cut'])}</div>")
+
+
+def context_payload(
+    uid: str,
+    labels: Labels | None,
+    documents: Sequence[Sequence[ContextSpan]],
+    kept: Iterable[str],
+    editable: bool,
+    selected: str | None = None,
+    view: str | None = None,
+) -> dict:
+    """What :func:`context_editor` draws (its arguments the same), for an editor of its own or under the response in
+    the single view's (:func:`response_editor`'s *context*); the page now holds *labels* as drawn."""
     st.session_state[DRAWN] = (uid, labels)
     data = context_data(uid, documents, kept, editable, selected, judge_unsure(uid).context)
     if view is not None:
@@ -176,10 +199,7 @@ def context_editor(
         data["notice"] = {"key": notice[1], "text": notice[2], "id": notice[3]}
     if editable:  # drawn under the documents by the editor: one element fewer to redraw on every move (issue 38)
         data["hint"] = HINT
-    _component(key=CONTEXT_KEY, data=data, on_edit_change=partial(queue_event, CONTEXT_KEY))
-    for doc in data["docs"]:
-        if doc["cut"]:
-            st.html(f"<div>{render.esc(doc['title'])}:{render.cut_note_html(doc['cut'])}</div>")
+    return data
 
 
 HINT = (
@@ -202,23 +222,29 @@ def response_editor(
     explain: dict | None = None,
     controls: dict | None = None,
     header: str | None = None,
+    context: dict | None = None,
 ) -> None:
     """The response as clickable sentences (see the module docstring; the single view draws
     :func:`response_heading_html` above it in the page's header block); a paired view's *slot* (``"a"`` / ``"b"``)
     draws them under a key of its own, and a click on the answer not *focused* moves the focus there. Above the
     response: *header* (ragviz's own HTML, texts escaped; built node by node, :mod:`ragviz.ui.review.header`). Under
     the response: the selected sentence's explanation (*explain*) and, when editing, its controls (*controls*; both
-    from :mod:`ragviz.ui.review.sentence_panel`)."""
+    from :mod:`ragviz.ui.review.sentence_panel`), then the single view's documents (*context*, from
+    :func:`context_payload`: one element for the example's text, one message and one redraw of the app fewer per J
+    than two, issue 38; its clicks come back through this editor's queue)."""
     shown, left_out = render.within_budget(spans)  # a response over 1 MB is cut for display, never sent whole
     key = f"{RESPONSE_KEY}.{slot}" if slot else RESPONSE_KEY
     data = response_data(uid, shown, selected, judge_unsure(uid).response)
     data["slot"], data["focused"] = slot, focused
     data["explain"], data["controls"] = explain, controls
     data["header"] = markup_tree(header) if header is not None else None
+    data["context"] = context
     data["drawn"] = state.redraw_count()  # a refused or unsaved change redraws the stored values over the click
     _component(key=key, data=data, on_edit_change=partial(queue_event, key))
     if left_out:
         st.html(f"<div>Response:{render.cut_note_html(left_out)}</div>")
+    if context is not None:
+        _cut_notes(context)
 
 
 def response_heading_html() -> str:

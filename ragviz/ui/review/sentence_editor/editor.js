@@ -533,14 +533,24 @@ function rove(root, data) {
   };
 }
 
+// The single view draws the response and the documents in one element (data.context: one message and one redraw
+// of Streamlit's app fewer per J, issue 38), each part in a root of its own; otherwise one part per element.
 export default function (component) {
   const { data, parentElement, setTriggerValue } = component;
-  let root = parentElement.querySelector(":scope > .rv-text");
+  const send = (event) => setTriggerValue("edit", event);
+  drawPart(parentElement, data, send);
+  const context = parentElement.querySelector(':scope > .rv-text[data-part="context"]');
+  if (data.kind === "response" && data.context) drawPart(parentElement, data.context, send);
+  else if (data.kind === "response" && context) context.remove();
+}
+
+function drawPart(parentElement, data, send) {
+  let root = parentElement.querySelector(':scope > .rv-text[data-part="' + data.kind + '"]');
   if (!root) {
     root = el("div", "rv-text");
+    root.dataset.part = data.kind;
     parentElement.append(root);
   }
-  const send = (event) => setTriggerValue("edit", event);
   const place = data.kind + (data.slot || "");  // a paired view draws two responses, each in its own place
   const shownAs = data.view || data.uid;  // a paired view's documents stay "the same" when the focus moves
   const last = memory.lastUid[place];
