@@ -214,11 +214,9 @@ def annotator() -> str:
     (it cannot be typed then; :data:`NOBODY` until someone is signed in), else the name typed on the
     Data page (``$RAGVIZ_ANNOTATOR`` at first; locally the OS user, served ``"anonymous"``: the server's
     OS user is nobody's name)."""
-    who = served.signed_in(store())
-    if who is not None:
-        return who.names[0]
-    if served.sign_in_configured():
-        return NOBODY
+    if served.sign_in_configured():  # first: without sign-in there is no one to look up in the store
+        who = served.signed_in(store())
+        return NOBODY if who is None else who.names[0]
     if ANNOTATOR_KEY not in st.session_state:
         st.session_state[ANNOTATOR_KEY] = os.environ.get(ANNOTATOR_ENV) or _default_user()
     return identity_name(st.session_state[ANNOTATOR_KEY]) or st.session_state[ANNOTATOR_KEY]
