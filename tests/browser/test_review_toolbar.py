@@ -188,6 +188,12 @@ def test_a_move_names_its_example_in_the_url_and_back_and_reload_follow_it(strea
     def uid() -> str:
         return page.evaluate("() => new URLSearchParams(location.search).get('uid')")
 
+    def shows(step: tuple[str, str]) -> None:
+        """The page shows *step* (its uid in the URL, its "where" line), once the run is over."""
+        expect()(where).to_have_text(step[1])
+        settle(page)
+        assert uid() == step[0]
+
     try:
         open_review(page, f"{streamlit_server.url}/review?id=ml-vs-programming")
         seen = [(uid(), where.inner_text())]
@@ -201,25 +207,15 @@ def test_a_move_names_its_example_in_the_url_and_back_and_reload_follow_it(strea
         assert len({u for u, _ in seen}) == 3 and len({w for _, w in seen}) == 3, seen
         for back in (seen[1], seen[0]):  # Back, twice: the example before each time, the URL's
             page.go_back()
-            expect()(where).to_have_text(back[1])
-            settle(page)
-            assert uid() == back[0]
+            shows(back)
             expect()(where).to_have_text(back[1])
         press(page, "j")  # on from the example Back went to, and Back again: the URL is the one Streamlit last set
-        expect()(where).to_have_text(seen[1][1])
-        settle(page)
-        assert uid() == seen[1][0]
+        shows(seen[1])
         page.go_back()
-        expect()(where).to_have_text(seen[0][1])
-        settle(page)
-        assert uid() == seen[0][0]
+        shows(seen[0])
         page.go_forward()
-        expect()(where).to_have_text(seen[1][1])
-        settle(page)
-        assert uid() == seen[1][0]
+        shows(seen[1])
         page.reload()
-        expect()(where).to_have_text(seen[1][1])
-        settle(page)
-        assert uid() == seen[1][0]
+        shows(seen[1])
     finally:
         context.close()
