@@ -2,7 +2,8 @@
 
 Anchor: datasette's ``Database.execute_fn`` / ``execute_write_fn``: a function gets the statement runner *q*
 (``q(statement, params=())`` with ``?`` placeholders, returning a cursor) and runs under the store's lock
-(:meth:`StoreConnection.read`) or in ONE durable write transaction (:meth:`StoreConnection.write`);
+(:meth:`StoreConnection.read`) or in ONE write transaction (:meth:`StoreConnection.write`; durable unless asked
+otherwise, which only where an annotator was is);
 :meth:`StoreConnection.query` is one read statement. :class:`ragviz.store.label_store.LabelStore` offers the same
 three methods, and its composed parts are written against :class:`SqlStore`, what both provide. Nothing outside
 ``ragviz/store`` writes SQL: it calls a part's method.
@@ -54,7 +55,7 @@ class SqlStore(Protocol):
 
     def read(self, fn: Callable[[Query], T]) -> T: ...
 
-    def write(self, fn: Callable[[Query], T]) -> T: ...
+    def write(self, fn: Callable[[Query], T], durable: bool = True) -> T: ...
 
     def query(self, statement: str, params: Sequence[Any] = ()) -> list[Any]: ...
 
@@ -89,12 +90,16 @@ class StoreConnection:
         with self._lock:
             return list(self._q(statement, params).fetchall())
 
-    def write(self, fn: Callable[[Query], T]) -> T:
-        """``fn(q)`` in one write transaction, committed (durably) when it returns, rolled back when it raises.
+    def write(self, fn: Callable[[Query], T], durable: bool = True) -> T:
+        """``fn(q)`` in one write transaction, committed when it returns, rolled back when it raises.
         Writers are serialized on both backends (SQLite's write lock, a PostgreSQL advisory lock); a read inside a
-        write sees what the write wrote so far."""
+        write sees what the write wrote so far.
+
+        The commit is durable (it waits for the disk) unless *durable* is false: then it survives the app's crash
+        but an OS crash or a power cut may lose it (:meth:`Database.begin_write`). That is for what can be lost
+        without losing work (where an annotator was); decisions, notes and everything else stay durable."""
         with self._lock:
-            self.db.begin_write()
+            self.db.begin_write(durable)
             committed = False
             try:
                 try:

@@ -21,9 +21,12 @@ from typing import Any
 from ragviz.store.dialect import POSTGRES, SQLITE, Dialect
 from ragviz.store.errors import StoreUnavailable
 from ragviz.store.postgres import POOL_MAX, is_url, mask_url, scrub
+from ragviz.store.postgres import RELAXED as PG_RELAXED
 from ragviz.store.postgres import errors as pg_errors
 from ragviz.store.postgres import is_unavailable as pg_is_unavailable
 from ragviz.store.postgres import open_pool as pg_open_pool
+from ragviz.store.sqlite import DURABLE as SQLITE_DURABLE
+from ragviz.store.sqlite import RELAXED as SQLITE_RELAXED
 from ragviz.store.sqlite import connect as sqlite_connect
 from ragviz.store.sqlite import is_unavailable as sqlite_is_unavailable
 
@@ -79,6 +82,7 @@ class Database:
         self.conn: Any = None  # SQLite's one connection
         self._pool: Any = None  # PostgreSQL's pool
         self._tx = threading.local()  # PostgreSQL: the connection of this thread's open write transaction
+        self._relaxed = False  # SQLite: a not-durable write's synchronous = NORMAL is in force (begin_write)
         if is_url(target):
             self.dialect: Dialect = POSTGRES
             self.path = None
@@ -155,10 +159,20 @@ class Database:
 
         self._run(run)
 
-    def begin_write(self) -> None:
-        """Open a write transaction holding the store's write lock (writers are serialized)."""
+    def begin_write(self, durable: bool = True) -> None:
+        """Open a write transaction holding the store's write lock (writers are serialized). A write that is not
+        *durable* commits without waiting for the disk: SQLite's ``synchronous = NORMAL`` until its commit or
+        rollback (:data:`~ragviz.store.sqlite.RELAXED`; FULL again after, whatever happens), PostgreSQL's
+        ``synchronous_commit = off`` for that transaction only (:data:`~ragviz.store.postgres.RELAXED`)."""
         if self._pool is None:
-            self._run(lambda conn: self._begin(conn))
+            if not durable:
+                self._run(lambda conn: conn.execute(SQLITE_RELAXED))
+                self._relaxed = True
+            try:
+                self._run(lambda conn: self._begin(conn))
+            except BaseException:
+                self._restore_durable()
+                raise
             return
         try:
             conn = self._pool.getconn()
@@ -166,7 +180,7 @@ class Database:
             self._raise_unavailable(exc)
             raise
         try:
-            self._begin(conn)
+            self._begin(conn, durable)
         except BaseException as exc:
             self._pool.putconn(conn)
             if isinstance(exc, self.errors):
@@ -174,14 +188,22 @@ class Database:
             raise
         self._tx.conn = conn
 
-    def _begin(self, conn: Any) -> None:
+    def _begin(self, conn: Any, durable: bool = True) -> None:
         conn.execute(self.dialect.begin_write)
-        if self.dialect.lock_write:
-            try:
+        try:
+            if self.dialect.lock_write:
                 conn.execute(self.dialect.lock_write)
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
+            if not durable and self.dialect.name != "sqlite":
+                conn.execute(PG_RELAXED)
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def _restore_durable(self) -> None:
+        """SQLite: every commit durable again after a not-durable write (outside its transaction, as SQLite wants)."""
+        if self._relaxed:
+            self._relaxed = False
+            self._run(lambda conn: conn.execute(SQLITE_DURABLE))
 
     def commit(self) -> None:
         """Commit the write transaction. A connection that breaks during ``COMMIT`` leaves the outcome
@@ -193,6 +215,7 @@ class Database:
             except BaseException:
                 self.rollback()  # SQLite keeps a transaction open when its COMMIT fails (busy, full)
                 raise
+            self._restore_durable()
             return
         conn = self._end_tx()
         try:
@@ -211,6 +234,8 @@ class Database:
             except sqlite3.OperationalError as exc:  # SQLite rolls back by itself on SQLITE_FULL / I/O errors
                 if "no transaction is active" not in str(exc) and not sqlite_is_unavailable(exc):
                     raise
+            finally:
+                self._restore_durable()
             return
         conn = getattr(self._tx, "conn", None)
         if conn is None:

@@ -110,9 +110,9 @@ class LabelStore:
         """``fn(q)`` under the store's lock (:meth:`StoreConnection.read`)."""
         return self._conn.read(fn)
 
-    def write(self, fn: Callable[[Query], T]) -> T:
-        """``fn(q)`` in one durable write transaction (:meth:`StoreConnection.write`)."""
-        return self._conn.write(fn)
+    def write(self, fn: Callable[[Query], T], durable: bool = True) -> T:
+        """``fn(q)`` in one write transaction, durable unless *durable* is false (:meth:`StoreConnection.write`)."""
+        return self._conn.write(fn, durable)
 
     def query(self, statement: str, params: Sequence[Any] = ()) -> list[Any]:
         """The rows of one read statement (:meth:`StoreConnection.query`)."""
@@ -418,6 +418,8 @@ class LabelStore:
 
     # -- where each annotator was -----------------------------------------------------------
     def save_position(self, annotator: str, example_uid: str) -> None:
+        """Remember *example_uid* as where *annotator* was. Saved on every move, so not durably: a position is not a
+        decision; an OS crash or a power cut may lose the last ones (the app's own crash does not)."""
         check_ids(example_uid, annotator)
         annotator = identity_name(annotator)
         self.write(
@@ -425,7 +427,8 @@ class LabelStore:
                 "INSERT INTO annotator_positions (annotator, example_uid, ts) VALUES (?, ?, ?)"
                 " ON CONFLICT (annotator) DO UPDATE SET example_uid = excluded.example_uid, ts = excluded.ts",
                 (annotator, example_uid, now_iso()),
-            )
+            ),
+            durable=False,
         )
 
     def position(self, annotator: str) -> str | None:

@@ -1,5 +1,10 @@
 """The SQLite backend: one file, WAL journal, ``synchronous=FULL``, a 30 s busy timeout.
 
+Every commit waits for the disk (:data:`DURABLE`), except a write asked for as not durable
+(:meth:`ragviz.store.connection.StoreConnection.write` with ``durable=False``: where an annotator was, not a
+decision), which runs under :data:`RELAXED` and puts :data:`DURABLE` back right after. In WAL mode that commit
+survives the app being killed; only an OS crash or a power cut may lose it (the next durable commit syncs it too).
+
 A new store file is created 0600 (its ``-wal`` / ``-shm`` files take the same mode) and the folders
 created for it 0700: labels are not readable by other users of the machine.
 
@@ -14,10 +19,12 @@ import os
 import sqlite3
 from pathlib import Path
 
-__all__ = ["BUSY_TIMEOUT_MS", "connect", "fsync_dir", "is_unavailable", "private_dir"]
+__all__ = ["BUSY_TIMEOUT_MS", "DURABLE", "RELAXED", "connect", "fsync_dir", "is_unavailable", "private_dir"]
 
 
 BUSY_TIMEOUT_MS = 30_000
+DURABLE = "PRAGMA synchronous = FULL"  # every commit synced to the disk before it returns
+RELAXED = "PRAGMA synchronous = NORMAL"  # a not-durable write's: SQLite refuses to change it inside a transaction
 
 # SQLite's messages for a file that cannot be written or read just now (locked past the busy timeout, a
 # full disk, an I/O error, a file gone read-only or away), as opposed to a wrong statement or schema.
@@ -62,7 +69,7 @@ def connect(where: Path, error: type[Exception], what: str = "label store") -> s
         )
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-        conn.execute("PRAGMA synchronous = FULL")
+        conn.execute(DURABLE)
         conn.execute("PRAGMA foreign_keys = ON")
     except sqlite3.DatabaseError as exc:
         raise error(f"{where}: cannot open {what}: {exc}") from None

@@ -149,7 +149,11 @@ def phoenix_base_url(store: LabelStore, data_path: str | None) -> str | None:
 
 def trace_for_row(dataset: Dataset, index: int, store: LabelStore) -> None:
     """The Review page's link back to example *index*'s trace (nothing when it did not come from one)."""
-    row = dataset.row(index)
+    names = dataset.table.column_names
+    if SIDECAR not in names and EVALUATIONS not in names:
+        return  # not data from traces: no row is read (a J reads the example's columns elsewhere)
+    wanted = [c for c in (SIDECAR, PATH_COL, EVALUATIONS) if c in names]
+    row = dataset.table.select(wanted).slice(index, 1).to_pylist()[0]
     side_car = row.get(SIDECAR)
     if isinstance(side_car, Mapping) and side_car.get("trace_id"):  # the store is asked only for a trace's example
         trace_link_line(side_car, phoenix_base_url(store, row.get(PATH_COL)))

@@ -71,3 +71,67 @@ def test_reads_and_writes_from_threads_share_one_store(db_target):
         for t in threads:
             t.join()
         assert errors == [] and store.n_events() == 8 and len(store.reviewed_uids("ann")) == 8
+
+
+def _commit_mode(q, dialect: str) -> str:
+    """How this connection commits just now: SQLite's synchronous level, PostgreSQL's synchronous_commit."""
+    if dialect == "sqlite":
+        return {1: "relaxed", 2: "durable"}[q("PRAGMA synchronous").fetchone()[0]]
+    return {"off": "relaxed", "on": "durable"}[q("SHOW synchronous_commit").fetchone()[0]]
+
+
+def test_a_position_is_written_without_waiting_for_the_disk_and_everything_else_durably(db_target):
+    with LabelStore(db_target) as store:
+        kind = store.dialect.name
+        seen = store.write(
+            lambda q: (
+                q(
+                    "INSERT INTO annotator_positions (annotator, example_uid, ts) VALUES (?, ?, ?)",
+                    ("ann", "d/1/m", "t"),
+                ),
+                _commit_mode(q, kind),
+            )[1],
+            durable=False,
+        )
+        assert seen == "relaxed"
+        assert store.read(lambda q: _commit_mode(q, kind)) == "durable"  # back right after the commit
+        store.save_position("bo", "d/2/m")
+        assert store.write(lambda q: _commit_mode(q, kind)) == "durable"  # the next write is durable again
+        assert store.record("d/1/m", "ann", [Change("review", None, "reviewed")]) is not None
+    with LabelStore(db_target) as again:  # another connection reads what was committed
+        assert _positions(again) == [("ann", "d/1/m"), ("bo", "d/2/m")]
+        assert again.position("bo") == "d/2/m" and again.reviewed_uids("ann") == {"d/1/m"}
+
+
+def test_a_failing_not_durable_write_leaves_nothing_and_commits_durable_again(db_target):
+    with LabelStore(db_target) as store:
+        kind = store.dialect.name
+
+        def half_then_fail(q):
+            q("INSERT INTO annotator_positions (annotator, example_uid, ts) VALUES (?, ?, ?)", ("ann", "d/1/m", "t"))
+            assert _commit_mode(q, kind) == "relaxed"
+            raise OSError("disk full")
+
+        with pytest.raises(OSError, match="disk full"):
+            store.write(half_then_fail, durable=False)
+        assert _positions(store) == []
+        assert store.read(lambda q: _commit_mode(q, kind)) == "durable"
+        assert store.write(lambda q: _commit_mode(q, kind)) == "durable"
+
+
+def test_a_decision_right_after_a_position_commits_durably_on_sqlite(tmp_path):
+    with LabelStore(tmp_path / "labels.db") as store:
+        said: list[str] = []
+        store.db.conn.set_trace_callback(said.append)  # every statement the store's one connection runs
+        store.save_position("ann", "d/1/m")
+        store.record("d/1/m", "ann", [Change("review", None, "reviewed")])
+        store.db.conn.set_trace_callback(None)
+    commits = [i for i, s in enumerate(said) if s == "COMMIT"]
+    levels = [(i, s) for i, s in enumerate(said) if s.startswith("PRAGMA synchronous =")]
+    assert len(commits) == 2, said
+
+    def level_at(i: int) -> str:
+        return [s for at, s in levels if at < i][-1] if any(at < i for at, _ in levels) else "PRAGMA synchronous = FULL"
+
+    assert level_at(commits[0]) == "PRAGMA synchronous = NORMAL"  # the position
+    assert level_at(commits[1]) == "PRAGMA synchronous = FULL"  # the decision

@@ -80,6 +80,9 @@ __all__ = [
     "SELECTION_MEMO",
     "SHELL_KEY",
     "SIGN_IN_MEMO",
+    "STORE_MEMO",
+    "UNSURE_MEMO",
+    "CHOSEN_DATA_MEMO",
     "SHOW_CORRECTIONS_KEY",
     "STALE_KEY",
     "SAMPLES_KEY",
@@ -153,6 +156,9 @@ FORCED_KEY = "ragviz.present_forced"  # set each run for a person who may only v
 PRESENT_TOGGLE = "ragviz.present_toggle"
 SHELL_KEY = "ragviz.shell_checked"
 SIGN_IN_MEMO = "ragviz.sign_in_configured"  # (the run it was read in, whether [auth] is set): st.secrets once a run
+STORE_MEMO = "ragviz.store_memo"  # (the run, the label store): the cached resource looked up once a run (per_run)
+CHOSEN_DATA_MEMO = "ragviz.chosen_data_memo:"  # + the data scope: (the run, the open data's choice), once a run
+UNSURE_MEMO = "review.unsure_memo"  # (the run, uid -> the judge's unsure sentences): the Review text's, once a run
 STALE_KEY = "ragviz.stale_edit"  # the message of an edit the store refused, until a page shows it
 REVIEW_LINK = "review.applied_link"  # the deep link already followed
 FAMILIES_KEY = "review.families"

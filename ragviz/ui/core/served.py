@@ -7,13 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ragviz.store.label_store import LabelStore
 from ragviz.store.paths import PathRefused, data_root, is_served, resolve_typed, typing_off_reason
 from ragviz.store.roles import Access, Identity, SignInRefused, access_of, identity_of_claims, login_fingerprint
 from ragviz.store.sign_ins import end_sign_ins, sign_in_is_open
 from ragviz.ui.core.keys import SIGN_IN_MEMO
+from ragviz.ui.core.per_run import once_a_run
 
 __all__ = [
     "ENDED",
@@ -87,15 +87,7 @@ def sign_in_configured() -> bool:
     every run, a fragment's too, with a new ``cursors`` dict), so a secrets file added or changed counts from the
     next run: when Streamlit itself would see it (it looks for a missing file on every lookup and reloads a
     changed one when its watcher fires)."""
-    ctx = get_script_run_ctx()
-    if ctx is None:  # not in a script run (a test calling it bare): nothing to keep it for
-        return _auth_in_secrets()
-    memo = st.session_state.get(SIGN_IN_MEMO)
-    if memo is not None and memo[0] is ctx.cursors:
-        return memo[1]
-    configured = _auth_in_secrets()
-    st.session_state[SIGN_IN_MEMO] = (ctx.cursors, configured)
-    return configured
+    return once_a_run(SIGN_IN_MEMO, _auth_in_secrets)
 
 
 def _auth_in_secrets() -> bool:

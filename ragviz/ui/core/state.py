@@ -10,6 +10,7 @@ from __future__ import annotations
 import getpass
 import os
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,8 @@ from ragviz.store.label_store import LabelStore, StaleEdit, StoreUnavailable, de
 from ragviz.store.roles import identity_name
 from ragviz.store.sources import ChosenData
 from ragviz.ui.core import served, unsaved
-from ragviz.ui.core.keys import ANNOTATOR_KEY, PATHS_KEY, REDRAW_COUNT_KEY, STALE_KEY
+from ragviz.ui.core.keys import ANNOTATOR_KEY, CHOSEN_DATA_MEMO, PATHS_KEY, REDRAW_COUNT_KEY, STALE_KEY, STORE_MEMO
+from ragviz.ui.core.per_run import forget, once_a_run
 from ragviz.ui.core.present import FORCED_KEY, is_present
 from ragviz.ui.core.shell import require_app_shell  # pages call state.require_app_shell()
 from ragviz.ui.core.stale import stale_message, stale_text
@@ -81,8 +83,9 @@ def _store(path: str) -> LabelStore:
 
 def store() -> LabelStore:
     """The label store at ``$RAGVIZ_DB`` (a file or a ``postgresql://`` URL) or ``~/.ragviz/ragviz.db``
-    (opened once per process)."""
-    return _store(str(default_db()))
+    (opened once per process; looked up once a run: a J asked for it seven times, each through the cached
+    resource's argument hashing)."""
+    return once_a_run(STORE_MEMO, lambda: _store(str(default_db())))
 
 
 @st.cache_resource(show_spinner="Loading data…", max_entries=8)
@@ -136,8 +139,14 @@ def data_scope() -> str:
 
 def chosen_data() -> ChosenData | None:
     """The data last opened on the Data page for :func:`data_scope` (kept in the label store), if any. On
-    one machine a choice made under other start-up data does not count: ``ragviz app DATA`` is newer."""
-    choice = store().sources.chosen_data(data_scope())
+    one machine a choice made under other start-up data does not count: ``ragviz app DATA`` is newer. Read once
+    a run per scope (:func:`set_paths` forgets it): another session's choice shows from the next run."""
+    scope = data_scope()
+    return once_a_run(CHOSEN_DATA_MEMO + scope, partial(_chosen_data, scope))
+
+
+def _chosen_data(scope: str) -> ChosenData | None:
+    choice = store().sources.chosen_data(scope)
     return None if choice is None or (not served.served() and choice.startup != initial_paths()) else choice
 
 
@@ -155,6 +164,7 @@ def set_paths(paths: tuple[str, ...] | list[str]) -> None:
     """Open *paths* for :func:`data_scope`: kept in the store with who chose them and when, and registered
     as data sources (an upload by its content, :meth:`LabelStore.source_of`)."""
     store().sources.choose_data(data_scope(), list(paths), annotator(), initial_paths())
+    forget(CHOSEN_DATA_MEMO + data_scope())
     st.session_state[PATHS_KEY] = tuple(paths)
 
 

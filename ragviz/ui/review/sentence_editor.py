@@ -28,12 +28,13 @@ from ragviz.data.model import Labels
 from ragviz.store.judge_confidence import example_confidence
 from ragviz.ui.core import render, state
 from ragviz.ui.core.component_files import register_component
-from ragviz.ui.core.keys import REVIEW_INDEX
+from ragviz.ui.core.keys import REVIEW_INDEX, UNSURE_MEMO
 from ragviz.ui.core.keys import TEXT_CONTEXT_KEY as CONTEXT_KEY
 from ragviz.ui.core.keys import TEXT_DRAWN as DRAWN
 from ragviz.ui.core.keys import TEXT_EVENTS as EVENTS
 from ragviz.ui.core.keys import TEXT_RESPONSE_KEY as RESPONSE_KEY
 from ragviz.ui.core.keys import TEXT_TOUCHED as TOUCHED
+from ragviz.ui.core.per_run import once_a_run
 from ragviz.ui.review import sentence_panel
 from ragviz.ui.review.header import header_tree
 
@@ -209,8 +210,12 @@ HINT = (
 
 
 def judge_unsure(uid: str) -> UnsureSentences:
-    """The example's judge labels that the judge's own samples disagreed on (``ragviz label --samples``)."""
-    return unsure_sentences(example_confidence(state.store(), uid))
+    """The example's judge labels that the judge's own samples disagreed on (``ragviz label --samples``); read once a
+    run (the context's and the response's payloads both ask)."""
+    read = once_a_run(UNSURE_MEMO, dict)
+    if uid not in read:
+        read[uid] = unsure_sentences(example_confidence(state.store(), uid))
+    return read[uid]
 
 
 def response_editor(

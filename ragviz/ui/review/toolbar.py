@@ -10,7 +10,7 @@ import functools
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -71,7 +71,8 @@ def toolbar_data(
     """What the bar draws: its buttons in order and the line under them (``None``: no line); *title*: the browser
     tab's title its script sets (``None``: left as it is); *url_uid*: the example its script puts in the URL's
     ``uid`` as a new history entry (``None``: the URL is left as it is)."""
-    data = {"kind": "toolbar", "buttons": [asdict(b) for b in buttons], "hint": hint, "title": title}
+    # a button's fields are flat (texts, flags): a copy of its __dict__ is asdict's without its deep copy, per J
+    data = {"kind": "toolbar", "buttons": [dict(vars(b)) for b in buttons], "hint": hint, "title": title}
     return data | {"uid": url_uid} if url_uid is not None else data
 
 

@@ -1,0 +1,68 @@
+"""The label store and the open data are looked up once a run (``ragviz.ui.core.per_run``): a J of the Review page asked
+for the store's cached resource seven times and read the data's choice from the store twice. What changes between
+runs still counts from the next run: another ``$RAGVIZ_DB``, data another session opened."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+from ragviz.store.label_store import LabelStore
+from tests.sample import ROOT
+
+SAMPLE = str(ROOT / "sample_data")
+
+
+def _store_twice() -> None:
+    import streamlit as st
+
+    from ragviz.ui.core import state
+
+    first, again = state.store(), state.store()
+    st.text(f"{first.location} {again is first}")
+
+
+def test_the_store_is_looked_up_once_a_run_and_another_ragviz_db_counts_from_the_next_run(
+    app_env, monkeypatch, tmp_path
+):
+    from ragviz.ui.core import state
+
+    asked: list[str] = []
+    where = state.default_db
+    monkeypatch.setattr(state, "default_db", lambda: asked.append(str(where())) or where())
+    at = AppTest.from_function(_store_twice, default_timeout=30).run()
+    assert at.text[0].value == f"{app_env['db']} True"
+    assert asked == [str(app_env["db"])]  # once, though asked twice
+    other = tmp_path / "other.db"
+    monkeypatch.setenv("RAGVIZ_DB", str(other))
+    at.run()
+    assert not at.exception
+    assert at.text[0].value == f"{other} True"
+    assert asked == [str(app_env["db"]), str(other)]
+
+
+def _open_data() -> None:
+    import streamlit as st
+
+    from ragviz.ui.core import state
+
+    st.text("before " + ",".join(state.current_paths()))
+    wanted = st.session_state.get("open_now")
+    if wanted:
+        state.set_paths((wanted,))
+        st.text("after " + ",".join(state.current_paths()))  # the same run sees what it chose
+
+
+def test_data_chosen_in_the_run_or_by_another_session_shows_at_once_or_from_the_next_run(app_env, monkeypatch):
+    monkeypatch.setenv("RAGVIZ_SERVED", "1")  # served: one open data for the team (scope "team")
+    at = AppTest.from_function(_open_data, default_timeout=30).run()
+    assert at.text[0].value == f"before {SAMPLE}"
+    kept = str(app_env["tmp"] / "kept.jsonl")
+    at.session_state["open_now"] = kept
+    at.run()
+    assert [t.value for t in at.text] == [f"before {SAMPLE}", f"after {kept}"]
+    at.session_state["open_now"] = ""
+    with LabelStore(app_env["db"]) as elsewhere:  # another session (or replica) opens other data
+        elsewhere.sources.choose_data("team", [SAMPLE + "/x.jsonl"], "lead")
+        at.run()
+    assert not at.exception
+    assert [t.value for t in at.text] == [f"before {SAMPLE}/x.jsonl"]
