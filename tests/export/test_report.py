@@ -299,3 +299,29 @@ def test_subset_means_below_the_minimum_say_too_few_instead_of_an_interval(sampl
     assert "too few examples to say (5 of 20)" in rows["medqa_sample"], rows.get("medqa_sample")
     assert " – " not in rows["medqa_sample"]
     assert "too few" not in rows["ALL"] and " – " in rows["ALL"]
+
+
+@pytest.mark.parametrize("sample", [[], ["--sample", "1"]], ids=["team's sample", "--sample"])
+def test_a_report_fingerprints_the_loaded_examples_once(monkeypatch, tmp_path, sample):
+    """The samples drawn from the loaded examples are asked for once for every section (the headline's audit and
+    the two systems' comparison): each ask hashed every uid again (~0.1 s on 100k examples)."""
+    import ragviz.store.audit_samples as audit_samples
+
+    db = audited_store(tmp_path / "labels.db", [str(SAMPLE_JSONL)])
+    hashed = []
+    real = audit_samples.population_fingerprint
+    monkeypatch.setattr(audit_samples, "population_fingerprint", lambda uids: hashed.append(1) or real(uids))
+    code, out = run_report(tmp_path, str(SAMPLE_JSONL), "--db", str(db), *sample)
+    assert code == 0 and "sample 1, seed 7" in out.read_text(encoding="utf-8")
+    assert len(hashed) == 1
+
+
+def test_a_sample_drawn_from_other_examples_is_refused_in_one_line(tmp_path, capsys):
+    data = load([str(SAMPLE_JSONL)]).dataset
+    db = tmp_path / "labels.db"
+    with LabelStore(db) as store:
+        store.audits.draw_sample(data.uids[:-1], 4, "ana", seed=1)
+    code, out = run_report(tmp_path, str(SAMPLE_JSONL), "--db", str(db), "--sample", "1")
+    err = capsys.readouterr().err
+    assert code == 2 and not out.exists()
+    assert "--sample: audit sample 1 was drawn from 21 other examples than DATA's" in err and err.count("\n") == 1

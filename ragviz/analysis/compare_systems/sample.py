@@ -44,9 +44,12 @@ def two_systems(dataset: Dataset, system: str = DEFAULT_SYSTEM) -> list[str]:
     return found if len(found) >= 2 else []
 
 
-def compare_sample_of(store: Any, dataset: Dataset) -> AuditSample | None:
-    """The newest paired sample drawn from *dataset*'s examples, else the team's (or newest) sample; ``None``."""
-    drawn = store.audits.list_samples(dataset.uids)
+def compare_sample_of(store: Any, dataset: Dataset, drawn: Sequence[AuditSample] | None = None) -> AuditSample | None:
+    """The newest paired sample drawn from *dataset*'s examples, else the team's (or newest) sample; ``None``.
+    *drawn*: the samples drawn from *dataset*'s examples when the caller has them (``store.audits.list_samples``
+    fingerprints every uid: the report asks once for all its sections)."""
+    if drawn is None:
+        drawn = store.audits.list_samples(dataset.uids)
     paired = [s for s in drawn if s.design == PAIRED]
     if paired:
         return max(paired, key=lambda s: s.id)

@@ -9,10 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 import ragviz.export.report.charts as charts
 from ragviz.analysis.agreement import BINARY_LABELS
-from ragviz.errors import BadInput
 from ragviz.export.report.content import CORRECTED, ReportContent, gather
 from ragviz.export.report.html import report_html
-from ragviz.export.report.request import ReportRequest
+from ragviz.export.report.request import ReportError, ReportRequest
 
 if TYPE_CHECKING:
     from ragviz.data.dataset import Dataset
@@ -39,10 +38,6 @@ PDF_INSTALL = (
     "apt-get install libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0); or write HTML and print it to PDF "
     "from a browser"
 )
-
-
-class ReportError(BadInput, ValueError):
-    """A report that cannot be built, in one line."""
 
 
 def today() -> str:

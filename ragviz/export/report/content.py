@@ -40,7 +40,7 @@ from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.data.dataset import examples_at
 from ragviz.export.report.examples import WorkedExample, worked_examples
 from ragviz.export.report.provenance import Provenance, hash_ahead, provenance
-from ragviz.export.report.request import ReportRequest
+from ragviz.export.report.request import ReportError, ReportRequest
 from ragviz.metrics.trace import TRACE_METRICS
 from ragviz.store.audit_samples import AuditSample, default_sample
 
@@ -103,13 +103,20 @@ class ReportContent:
     comparison_error: str | None = None  # why two systems in the data could not be compared
 
 
-def _sample(dataset: Dataset, store: LabelStore | None, sample_id: int | None) -> AuditSample | None:
+def _sample(store: LabelStore | None, drawn: list[AuditSample], sample_id: int | None) -> AuditSample | None:
+    """The sample the report reads: *sample_id*, else the team's sample, else the newest. :class:`ReportError` when
+    *sample_id* is not among *drawn* (the samples drawn from the loaded examples)."""
     if store is None:
         return None
-    if sample_id is not None:
-        return store.audits.get_sample(sample_id)
-    # the team's sample, else the newest
-    return default_sample(store.audits.list_samples(dataset.uids), store.audits.team_choice())
+    if sample_id is None:
+        return default_sample(drawn, store.audits.team_choice())
+    found = store.audits.get_sample(sample_id)
+    if found is not None and found not in drawn:
+        raise ReportError(
+            f"--sample: audit sample {sample_id} was drawn from {found.population_size:,} other examples "
+            "than DATA's: give the data it was drawn from"
+        )
+    return found
 
 
 def _headline(report: EstimateReport, sample: AuditSample | None) -> list[HeadlineRow]:
@@ -170,7 +177,9 @@ def gather(dataset: Dataset, store: LabelStore | None, request: ReportRequest) -
     if request.by not in GROUP_BY:
         raise ValueError(f"cannot group by {request.by!r}; expected one of {', '.join(GROUP_BY)}")
     digests = hash_ahead(dataset)  # the data files hashed on the other core meanwhile
-    sample = _sample(dataset, store, request.sample_id)
+    # the samples drawn from these examples, asked once: list_samples fingerprints every uid (~0.1 s on 100k)
+    drawn = store.audits.list_samples(dataset.uids) if store is not None else []
+    sample = _sample(store, drawn, request.sample_id)
     # One pass: every row's TRACe scored once and the examples the store decides on built once, for every section.
     have = examples_at(dataset, store_rows(dataset, store))
     base = row_figures(dataset)
@@ -201,7 +210,9 @@ def gather(dataset: Dataset, store: LabelStore | None, request: ReportRequest) -
     if request.by != "dataset_name":
         records = records.assign(dataset=dataset.generation_models)
     means = data.means if request.by == "dataset_name" else subset_means(records)
-    comparison, comparison_error = _comparison(dataset, store, request.against, have, base.scores, sample, pairing)
+    comparison, comparison_error = _comparison(
+        dataset, store, request.against, have, base.scores, sample, pairing, drawn
+    )
     return ReportContent(
         request=request,
         n_examples=len(dataset),
@@ -236,6 +247,7 @@ def _comparison(
     scores: Mapping[str, np.ndarray],
     sample: AuditSample | None,
     pairing: Pairing,
+    drawn: list[AuditSample],
 ) -> tuple[CompareReport | None, str | None]:
     """Two systems' comparison when the data holds two (``generation_model_name``), as the Dashboard shows it, on the
     examples built and TRACe scored once for the whole report; on the estimates' *pairing* of *sample* too when the
@@ -244,7 +256,7 @@ def _comparison(
     if not systems:
         return None, None
     chosen = systems if len(systems) == 2 else None
-    compared = compare_sample_of(store, dataset) if store is not None else None
+    compared = compare_sample_of(store, dataset, drawn) if store is not None else None
     same = (
         store is not None and (compared and compared.id) == (sample and sample.id) and pilot_of(store, sample) is None
     )

@@ -5,8 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ragviz.analysis.labelsets.selection import HUMAN, LabelSelection
+from ragviz.errors import BadInput
 
-__all__ = ["ReportRequest"]
+__all__ = ["ReportError", "ReportRequest"]
+
+
+class ReportError(BadInput, ValueError):
+    """A report that cannot be built, in one line."""
 
 
 @dataclass(frozen=True)
