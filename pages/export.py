@@ -13,9 +13,10 @@ from ragviz.export.traces.targets import push_labels
 from ragviz.judge.versions.registry import version_label_sets
 from ragviz.store.label_store import default_db
 from ragviz.store.roles import ADMIN
-from ragviz.ui import export as ui
 from ragviz.ui import phoenix as phoenix_ui
 from ragviz.ui.core import access, results, state
+from ragviz.ui.export import page as ui
+from ragviz.ui.export import table as export_table
 
 state.require_app_shell()
 
@@ -69,8 +70,8 @@ if (
         phoenix_ui.push_result(report.pushed, report.span_annotations, what, report.unchanged, report.refused)
 
 st.subheader("Per-example metrics (current labels)")
-if ui.show_table_toggle(len(ds)):
-    ui.metrics_table(results.metrics_table(LabelSelection.of(who)))
+if export_table.show_table_toggle(len(ds)):
+    export_table.metrics_table(results.metrics_table(LabelSelection.of(who)))
 
 if granted.can_see_store:  # the command names the store and the data files on the server
     st.subheader("From the command line")

@@ -5,13 +5,14 @@ errors; claim texts are escaped."""
 
 from __future__ import annotations
 
+import html
 import json
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from ragviz.analysis.claims import matrix_changes, matrix_rows
-from ragviz.data.checked_claims import CheckedItem, RetrievedChunk
+from ragviz.data.checked_claims import CheckedItem, RetrievedChunk, claim_text
 from ragviz.data.claim_overrides import apply_claim_overrides, claim_field, claim_uid, parse_claim_field
 from ragviz.data.formats.ragchecker import load_ragchecker
 from ragviz.data.labels import Change
@@ -306,3 +307,20 @@ def test_the_example_button_is_there_only_with_the_example_and_its_absence_is_ex
     assert not [b for b in at.button if b.key == "claims.open_example"]
     assert not any("example" in i.value for i in at.info)
     assert claims_ui.NO_EXAMPLE in [c.value for c in at.caption]
+
+
+def test_a_long_claim_wraps_in_its_matrix_and_one_past_three_lines_shows_whole_below(app_env):
+    """The claim column (264 px at 1280 px) cut every claim past ~36 characters: a matrix with one now wraps its
+    rows (three lines each), and a claim longer than that is shown whole under its matrix, escaped."""
+    need_example()
+    at = open_claims()
+    at.button(key="claims.open_example").click().run()
+    assert editor(at, "response").proto.row_height == editor(at, "gt_answer").proto.row_height == 66
+    assert not [h for h in at.get("html") if "in full" in h.value]  # no claim of item 1 runs past three lines
+
+    at.selectbox(key="claims.index").set_value(1).run()
+    assert not at.exception
+    claim = claim_text(load_ragchecker(EXAMPLE)[1].response_claims[0])
+    assert len(claim) > 150
+    blocks = [h.value for h in at.get("html") if "Claim 1 in full" in h.value]
+    assert len(blocks) == 1 and html.escape(claim) in blocks[0]

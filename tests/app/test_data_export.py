@@ -144,7 +144,7 @@ def test_export_page_and_round_trip(app_env):
 
 
 def test_export_hint_names_the_data_files_and_never_a_password(tmp_path):
-    from ragviz.ui.export import export_command
+    from ragviz.ui.export.page import export_command
 
     line = export_command(
         "postgresql://me:s3cret@db.example:5432/labels",
@@ -164,7 +164,7 @@ def test_a_long_export_hint_is_shown_one_part_a_line_and_runs_as_one_command(tmp
     line but the last ending in the shell's continuation, and reads back as the same command."""
     import shlex
 
-    from ragviz.ui.export import COMMAND_LINE_WIDTH, export_command, export_command_parts, shown_command
+    from ragviz.ui.export.page import COMMAND_LINE_WIDTH, export_command, export_command_parts, shown_command
 
     args = (tmp_path / "a store with spaces.db", LabelSelection.of("ann o"), [str(SAMPLE_DATA)], ["ann o"])
     parts = export_command_parts(*args)
@@ -237,8 +237,8 @@ def test_large_data_builds_on_request_with_rows_done_and_only_own_changes_outdat
 ):
     """Above BUILT_AT_ONCE_ROWS the file is built when the person asks, with a rows done / total bar;
     a teammate's decision leaves it valid, the person's own asks for a new build."""
-    from ragviz.ui import export as export_ui
     from ragviz.ui.core.progress import RowProgress
+    from ragviz.ui.export import page as export_ui
 
     monkeypatch.setattr(export_ui, "BUILT_AT_ONCE_ROWS", 5)
     shown: list[str] = []
@@ -268,3 +268,24 @@ def test_large_data_builds_on_request_with_rows_done_and_only_own_changes_outdat
     at.switch_page("pages/export.py").run()
     assert not at.get("download_button")
     assert any("build it again" in c.value for c in at.caption)
+
+
+def test_export_metrics_table_shows_the_id_and_the_picked_columns_and_the_csv_keeps_every_one(app_env):
+    """At 1280 px the nine columns ran past the page: the table shows the pinned id and the columns picked
+    (the model and the scores at first, the subset and label source a click away); the CSV holds all nine."""
+    from ragviz.export.rows import METRICS_COLUMNS
+    from ragviz.ui.export.table import PREVIEW_COLUMNS
+
+    at = run("pages/export.py")
+    table = next(d for d in at.dataframe if "relevance" in d.value.columns)
+    assert list(table.proto.column_order) == ["id", *PREVIEW_COLUMNS]
+    assert json.loads(table.proto.columns)["id"]["pinned"] is True
+    assert list(table.value.columns) == list(METRICS_COLUMNS)  # the data sent stays whole
+    picker = next(w for w in at.button_group if w.key == "export.table_columns")
+    picker.set_value([*PREVIEW_COLUMNS, "dataset", "label_source"]).run()
+    table = next(d for d in at.dataframe if "relevance" in d.value.columns)
+    assert list(table.proto.column_order) == list(METRICS_COLUMNS)  # in the table's order, whatever the clicks' order
+    ds = load([SAMPLE_JSONL]).dataset
+    with LabelStore(app_env["db"]) as store:
+        header = export_bytes(ds, store, LabelSelection.of("tester"), "csv").decode().splitlines()[0]
+    assert header.split(",") == list(METRICS_COLUMNS)

@@ -116,6 +116,15 @@ def test_a_stale_settlement_is_refused_with_a_message(app_env):
         assert store.team.adjudications.settlements() == {}
 
 
+def queue_buttons(at) -> list[str]:
+    """The labels of the sidebar's Queue popover buttons (the toggles inside are drawn when it opens)."""
+    from streamlit.testing.v1.element_tree import Block
+
+    blocks = [b.proto for b in at.sidebar.children.values() if isinstance(b, Block)]
+    labels = [p.popover.label for p in blocks if p.WhichOneof("type") == "popover"]
+    return [label for label in labels if label.startswith("Queue: ")]
+
+
 def test_review_walks_my_assignments_and_shows_the_guidelines_safely(app_env):
     ds = load([SAMPLE_JSONL]).dataset
     with LabelStore(app_env["db"]) as store:
@@ -130,6 +139,9 @@ def test_review_walks_my_assignments_and_shows_the_guidelines_safely(app_env):
     press(at, "accept")
     assert at.session_state["review.index"] == 9  # Accept moves to the next open assignment, not to row 6
     assert next(t for t in at.toggle if t.label.startswith("My assignments")).label == "My assignments (1 open of 2)"
+    assert queue_buttons(at) == ["Queue: my assignments, 1 open · Accept → next unreviewed"]  # said outside
+    next(t for t in at.toggle if t.label.startswith("My assignments")).set_value(False).run()
+    assert queue_buttons(at) == ["Queue: all examples · Accept → next unreviewed"]
     button = next(b for b in at.button if b.label.startswith("Guidelines"))
     assert button.label == "Guidelines (v1)"
     button.click().run()

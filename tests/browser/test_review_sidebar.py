@@ -10,8 +10,11 @@ import re
 
 import pytest
 
+from ragviz.data.load import load
+from ragviz.store.label_store import LabelStore
 from tests.browser.test_accessibility import _axe_present, _violations
 from tests.browser_wait import expect, open_review, settle, sidebar
+from tests.sample import SAMPLE_DATA
 
 pytestmark = pytest.mark.browser
 
@@ -33,6 +36,34 @@ def test_the_first_page_fetches_no_toggle_or_radio_and_its_buttons_say_the_setti
         assert widgets == [], widgets
         queue.click()  # opened: its controls are drawn (and their scripts fetched) now
         expect()(page.get_by_test_id("stPopoverBody").get_by_role("radio", name="All examples")).to_be_checked()
+    finally:
+        context.close()
+
+
+def test_in_a_team_round_the_queue_button_says_my_assignments_and_no_toggle_is_fetched(
+    streamlit_server, chromium_browser
+):
+    """ "My assignments" was a toggle on the sidebar: the first page of every annotator in a round fetched the toggle's
+    script. It waits in the Queue's popover now, and the Queue button says it."""
+    ds = load([SAMPLE_DATA]).dataset
+    with LabelStore(streamlit_server.db) as store:
+        store.team.assignments.assign([ds.uids[5], ds.uids[9]], 1, [streamlit_server.annotator], "lead")
+    context = chromium_browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    fetched: list[str] = []
+    page.on("request", lambda r: fetched.append(r.url.rsplit("/", 1)[-1]))
+    try:
+        open_review(page, f"{streamlit_server.url}/review")
+        settle(page)
+        queue = sidebar(page).get_by_role("button", name="Queue: my assignments, 2 open · Accept → next unreviewed")
+        expect()(queue).to_be_visible()
+        assert page.locator('[role="switch"], [data-testid="stRadio"]').count() == 0
+        assert [f for f in fetched if re.match(r"(Checkbox|Radio)\.[\w-]+\.js$", f)] == []
+        queue.click()
+        body = page.get_by_test_id("stPopoverBody")
+        expect()(body.get_by_role("switch", name=re.compile(r"^My assignments"))).to_be_checked()
+        body.get_by_text("My assignments (2 open of 2)").click()  # off: every example, and the button says so
+        expect()(sidebar(page).get_by_role("button", name=re.compile(r"^Queue: all examples"))).to_be_visible()
     finally:
         context.close()
 

@@ -83,12 +83,13 @@ def _page(browser, base: str, email: str):
 
 
 def _mine(page):
-    return page.locator('[data-testid="stSidebar"] label').filter(has_text="My assignments")
+    """The sidebar's Queue button, which says "my assignments, N open" (the toggle waits in its closed popover)."""
+    return page.locator('[data-testid="stSidebar"]').get_by_role("button", name=re.compile(r"^Queue: "))
 
 
 def _label_my_three(page, base: str, disagree: bool) -> None:
     page.goto(f"{base}/review")
-    expect()(_mine(page)).to_contain_text("My assignments (3 open of 3)")
+    expect()(_mine(page)).to_contain_text("Queue: my assignments, 3 open")
     settle(page)
     for done in range(1, 4):
         if disagree and done == 1:  # flip the verdict of the selected response sentence, then accept
@@ -98,7 +99,7 @@ def _label_my_three(page, base: str, disagree: bool) -> None:
             group.locator("button").filter(has_text=other).click()
             settle(page)
         page.get_by_role("button", name="Accept as shown").click()
-        expect()(_mine(page)).to_contain_text(f"My assignments ({3 - done} open of 3)")
+        expect()(_mine(page)).to_contain_text(f"Queue: my assignments, {3 - done} open")
         settle(page)
 
 

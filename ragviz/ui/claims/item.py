@@ -3,7 +3,8 @@ edit), its 11 values beside the whole file's and the corrected file's download."
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import textwrap
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -24,17 +25,24 @@ from ragviz.ui.core import render, state
 __all__ = [
     "CHUNKS_SHOWN",
     "CLAIM_COLUMN_WIDTH",
+    "CLAIM_LINES",
+    "CLAIM_LINE_CHARS",
+    "ROW_HEIGHT",
+    "WRAPPED_ROW_HEIGHT",
     "MATRIX_TITLES",
     "LABEL_COLUMN_WIDTH",
     "NUMBER_COLUMN_WIDTH",
     "WHOLE_COLUMN_WIDTH",
     "SCORE_HEIGHT",
     "chunk_windows",
+    "claim_lines",
     "claim_matrix",
     "download",
     "editor_key",
     "item_texts",
     "labels_caption",
+    "long_claims",
+    "matrix_row_height",
     "pending_edits",
     "score_tables",
 ]
@@ -53,6 +61,33 @@ WHOLE_COLUMN_WIDTH = 116  # px: the header "vs gt answer" and its edit mark
 NUMBER_COLUMN_WIDTH = 36
 CLAIM_COLUMN_WIDTH = 264
 CHUNKS_SHOWN = 4
+# A claim longer than the claim column's line wraps: every row of its matrix is then WRAPPED_ROW_HEIGHT tall (a
+# grid wraps its cells' text only in rows taller than 64 px; one height for all rows) and holds CLAIM_LINES lines.
+# A longer claim is shown whole under the matrix.
+ROW_HEIGHT = 35  # px: Streamlit's row, one line
+WRAPPED_ROW_HEIGHT = 66  # px: three lines of 19 px
+CLAIM_LINES = 3
+CLAIM_LINE_CHARS = 32  # a line of the claim column at 1280 px holds 34-37 characters (chromium): a margin for wide ones
+
+
+def claim_lines(text: str) -> int:
+    """How many lines of the claim column *text* takes, wrapped at words.
+
+    >>> claim_lines("Nile flows through Egypt"), claim_lines("Nile stretches approximately 6,650 kilometers")
+    (1, 2)
+    """
+    return max(1, len(textwrap.wrap(text, CLAIM_LINE_CHARS)))
+
+
+def matrix_row_height(claims: Sequence[str]) -> int | None:
+    """The rows' height of a matrix of *claims*: ``None`` (Streamlit's one line) when each fits a line, else
+    :data:`WRAPPED_ROW_HEIGHT`, which wraps them."""
+    return WRAPPED_ROW_HEIGHT if any(claim_lines(c) > 1 for c in claims) else None
+
+
+def long_claims(claims: Sequence[str]) -> list[tuple[int, str]]:
+    """The claims (numbered from 1) longer than a wrapped row holds: the page shows them whole under the matrix."""
+    return [(n, c) for n, c in enumerate(claims, start=1) if claim_lines(c) > CLAIM_LINES]
 
 
 def item_texts(item: CheckedItem) -> None:
@@ -149,6 +184,7 @@ def claim_matrix(item: CheckedItem, side: str, uid: str, editable: bool) -> None
             width=WHOLE_COLUMN_WIDTH if n == 0 else LABEL_COLUMN_WIDTH,
         )
     shown = [*columns[:3], *(chunk_column(c) for c in windows[window] if item.n_chunks)]
+    row_height = matrix_row_height([r["claim"] for r in rows])
     st.data_editor(
         pd.DataFrame(rows, columns=columns),
         key=editor_key(side, uid, window),
@@ -157,8 +193,11 @@ def claim_matrix(item: CheckedItem, side: str, uid: str, editable: bool) -> None
         column_config=config,
         column_order=shown,
         width="stretch",
-        height=min(35 * (len(rows) + 1) + 3, 640),
+        row_height=row_height,
+        height=min((row_height or ROW_HEIGHT) * len(rows) + ROW_HEIGHT + 3, 640),
     )
+    for n, text in long_claims([r["claim"] for r in rows]):  # more than a wrapped cell holds: whole below
+        st.html(render.text_block_html(f"Claim {n} in full", text))
 
 
 def score_tables(

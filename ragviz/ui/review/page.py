@@ -83,11 +83,13 @@ def filter_sidebar(
     editable: bool = True,
     show_corrections: bool = True,
     audit: bool = False,
+    mine: str | None = None,
 ) -> tuple[ReviewFilter, DeltaGenerator]:
     """Progress, the filters and the queue's button in the sidebar; returns the filter and the closed "Queue"
     popover, for the Queue radio (:func:`ragviz.ui.audit.sample.audit_queue`) and :func:`accept_toggle`. Its button
     says the queue and, where Accept may move on (not in presentation mode, *editable* off, nor in the audit queue,
-    *audit*), whether it does. Without *show_corrections* no progress and no reviewed / corrected filters."""
+    *audit*), whether it does; *mine*: "My assignments" on (a team's round), in words. Without *show_corrections* no
+    progress and no reviewed / corrected filters."""
     with st.sidebar:
         if show_corrections:
             st.html(progress_html(prog))
@@ -111,7 +113,7 @@ def filter_sidebar(
             st.caption(render.md_escape("Filtered: " + "; ".join(on), limit=None))
         moves_on = editable and not audit  # the audit queue's Accept stays on the example
         advance = moves_on and bool(st.session_state.get(ADVANCE_KEY, True))
-        label = queue_label(audit, advance if moves_on else None)
+        label = queue_label(audit, advance if moves_on else None, mine)
         queue = st.popover(label, width="stretch", help=QUEUE_HELP)  # md: ours (queue_label: literals only)
     return flt, queue
 
@@ -130,17 +132,20 @@ ADVANCE_KEY = "review.advance"
 QUEUE_HELP = "Which examples J / K walk (every example, or an audit sample) and where Accept goes next"
 
 
-def queue_label(audit: bool, advance: bool | None) -> str:
-    """The sidebar's queue button: the queue and, where Accept may move on (*advance* not ``None``), whether it
-    does; the settings in its closed popover said on it, as the filters set are said under theirs.
+def queue_label(audit: bool, advance: bool | None, mine: str | None = None) -> str:
+    """The sidebar's queue button: the queue (*mine*: the person's assignments, in words) and, where Accept may move
+    on (*advance* not ``None``), whether it does; the settings in its closed popover said on it, as the filters set
+    are said under theirs.
 
     >>> queue_label(False, True)
     'Queue: all examples · Accept → next unreviewed'
     >>> queue_label(True, None)
     'Queue: audit sample'
+    >>> queue_label(False, False, "my assignments, 2 open")
+    'Queue: my assignments, 2 open · Accept stays'
     """
     accept = "" if advance is None else " · Accept → next unreviewed" if advance else " · Accept stays"
-    return f"Queue: {'audit sample' if audit else 'all examples'}{accept}"
+    return f"Queue: {'audit sample' if audit else mine or 'all examples'}{accept}"
 
 
 def progress_html(prog: Progress) -> str:

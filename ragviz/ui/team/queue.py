@@ -1,4 +1,4 @@
-"""What a team's round adds to the Review page: "My assignments" first in the sidebar, and the labelling
+"""What a team's round adds to the Review page: "My assignments" first in the sidebar's Queue, and the labelling
 guidelines in a panel (shortcut G), rendered as Markdown with raw HTML and math left as text."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.data.dataset import Dataset
@@ -23,6 +24,7 @@ __all__ = [
     "blind_label_sets",
     "guidelines_markdown",
     "guidelines_panel",
+    "mine_words",
     "my_assignments",
     "names_shown",
     "walk_key",
@@ -35,19 +37,39 @@ def _my_rows(paths: tuple[str, ...], who: str, version: int, _ds: Dataset, _stor
     return sorted(i for i in map(_ds.index_of, mine) if i is not None)
 
 
-def my_assignments(
-    ds: Dataset, store: LabelStore, who: str, allowed: list[int] | None, reviewed: set[str]
-) -> list[int] | None:
-    """The sidebar's "My assignments" toggle (on by default for someone with assignments among the loaded
-    examples): the rows the person walks become their assigned examples (within the filters), the open
-    ones counted. *allowed*: the filters' rows (``None``: no filter). Returns the rows to walk."""
+def _mine(ds: Dataset, store: LabelStore, who: str, reviewed: set[str]) -> tuple[list[int], int]:
+    """The person's assigned rows among the loaded examples and how many of them are open (none while presenting)."""
     if is_present():  # presentation mode: no one's queue
-        return allowed
+        return [], 0
     rows = _my_rows(state.current_paths(), who, store.team.assignments.assignment_version(), ds, store)
+    return rows, sum(1 for i in rows if ds.uids[i] not in reviewed)
+
+
+def mine_words(ds: Dataset, store: LabelStore, who: str, reviewed: set[str]) -> str | None:
+    """What the Queue button says while "My assignments" is on (``None``: off, or nothing assigned to *who*), e.g.
+    "my assignments, 2 open": the toggle waits in the Queue's closed popover (:func:`my_assignments`)."""
+    rows, n_open = _mine(ds, store, who, reviewed)
+    if not rows or not st.session_state.get(TEAM_MINE, True):
+        return None
+    return f"my assignments, {n_open:,} open"  # of how many: in the toggle (the button stays two lines)
+
+
+def my_assignments(
+    ds: Dataset,
+    store: LabelStore,
+    who: str,
+    allowed: list[int] | None,
+    reviewed: set[str],
+    queue: DeltaGenerator,
+) -> list[int] | None:
+    """The "My assignments" toggle in the sidebar's closed *queue* popover (on by default for someone with
+    assignments among the loaded examples; the Queue button says it, :func:`mine_words`): the rows the person walks
+    become their assigned examples (within the filters), the open ones counted. *allowed*: the filters' rows
+    (``None``: no filter). Returns the rows to walk."""
+    rows, n_open = _mine(ds, store, who, reviewed)
     if not rows:
         return allowed
-    n_open = sum(1 for i in rows if ds.uids[i] not in reviewed)
-    with st.sidebar:
+    with queue:
         on = st.toggle(
             f"My assignments ({n_open:,} open of {len(rows):,})",
             value=True,

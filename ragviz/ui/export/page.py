@@ -1,5 +1,5 @@
-"""The Export page's pieces: the progress figures, what an export holds, the download buttons, the
-per-example metrics table and the equivalent command line."""
+"""The Export page's pieces: the progress figures, what an export holds, the download buttons and the equivalent
+command line (the per-example metrics table: :mod:`ragviz.ui.export.table`)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import IO
 from urllib.parse import urlsplit, urlunsplit
 
-import pandas as pd
 import streamlit as st
 
 from ragviz.analysis.labelsets.selection import GOLD, HUMAN, LabelSelection
@@ -24,15 +23,13 @@ from ragviz.export.targets import Target
 from ragviz.store.postgres import is_url
 from ragviz.ui.core.keys import EXPORT_PREPARED as _PREPARED
 from ragviz.ui.core.progress import RowProgress
-from ragviz.ui.core.render import NUMBER_WIDTH, md_escape
+from ragviz.ui.core.render import md_escape
 
 __all__ = [
     "BUILT_AT_ONCE_ROWS",
     "COMMAND_LINE_WIDTH",
     "DOWNLOADS",
     "LARGE_FILE_BYTES",
-    "TABLE_PAGE_ROWS",
-    "TABLE_SHOWN_UP_TO",
     "TEAM_FILE_NAME",
     "WHAT_AN_EXPORT_HOLDS",
     "PreparedFile",
@@ -44,10 +41,8 @@ __all__ = [
     "file_owner",
     "format_choice",
     "labels_words",
-    "metrics_table",
     "no_downloads",
     "progress_metrics",
-    "show_table_toggle",
     "shown_command",
     "what_an_export_holds",
     "whose_labels",
@@ -69,7 +64,6 @@ WHAT_AN_EXPORT_HOLDS = (
     "(`EvaluationDataset.from_jsonl`) holds the texts and the retrieval ids, your corrected gold ids as "
     "`reference_context_ids`; the DeepEval test cases carry everything else in `additional_metadata.ragbench`."
 )
-TABLE_SHOWN_UP_TO = 500  # examples: larger data shows the metrics table only on request
 
 
 def progress_metrics(n_examples: int, progress: Progress) -> None:
@@ -273,31 +267,6 @@ def download(
 def no_downloads(why: str) -> None:
     """In place of the download buttons for a person who may only view."""
     st.caption(f"Downloads are for annotators and admins. {why}")  # md: ours (the role's own sentence)
-
-
-def show_table_toggle(n_examples: int) -> bool:
-    """Whether the person wants the per-example metrics table (on by default for small data)."""
-    return st.toggle("Show the table", value=n_examples <= TABLE_SHOWN_UP_TO, key="export.show_table")
-
-
-#: Rows of the metrics table sent to the browser at a time.
-TABLE_PAGE_ROWS = 1000
-
-
-def metrics_table(table: pd.DataFrame) -> None:
-    """The per-example metrics, a page of :data:`TABLE_PAGE_ROWS` rows at a time (the CSV download
-    holds them all)."""
-    pages = max(1, -(-len(table) // TABLE_PAGE_ROWS))
-    if pages == 1:
-        st.dataframe(table, hide_index=True, width="stretch")
-        return
-    page = st.number_input(
-        f"Page (of {pages:,})", min_value=1, max_value=pages, value=1, key="export.table_page", width=NUMBER_WIDTH
-    )
-    first = (int(page) - 1) * TABLE_PAGE_ROWS
-    shown = table.iloc[first : first + TABLE_PAGE_ROWS]
-    st.caption(f"Examples {first + 1:,}–{first + len(shown):,} of {len(table):,}; the CSV download has them all.")
-    st.dataframe(shown, hide_index=True, width="stretch")
 
 
 def _db_for_shell(db: str | Path) -> str:
