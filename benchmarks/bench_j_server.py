@@ -3,7 +3,8 @@
 Starts the app (and, with ``--baseline DIR``, another ragviz source tree's: ``git archive <commit> | tar -x -C DIR``)
 with a ``sitecustomize`` hook that times every script run of the server (Streamlit's ``ScriptRunner._run_script``:
 from the run's start to its end, the fragment's and the page's work, wall and the thread's CPU), presses J ``--steps``
-times per run on each alternately, and prints per tree the medians per J over ``--runs`` runs. The wall time in the
+times per run on each alternately, and prints per tree the medians per J over ``--runs`` runs (and the CPU of the
+component mounts' data work: Streamlit's search of the data for dataframes, its JSON, the identity hash). The wall time in the
 browser swings 2x on a shared machine; the server's run is what this branch changes, and its CPU time is steadier.
 
     .venv/bin/python benchmarks/bench_j_server.py [--data sample|100k|ragbench] [--runs 3] [--steps 5] [--baseline DIR]
@@ -29,7 +30,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from bench_floor import CHROMIUM, SETTLE_MS, Target, _data_path, _rows, serve  # noqa: E402 - a sibling script
+from bench_floor import CHROMIUM, SETTLE_MS, Target, _cpu_seconds, _data_path, _rows, serve  # noqa: E402
 
 __all__ = ["HOOK", "main"]
 
@@ -62,6 +63,7 @@ HOOK = textwrap.dedent(
             elif profiling:
                 _profiler.start()
             wall, cpu = time.perf_counter(), time.thread_time()
+            _mounts[0] = 0.0
             try:
                 return _run(self, rerun_data)
             finally:
@@ -74,21 +76,45 @@ HOOK = textwrap.dedent(
                     with open(_PROFILE, "w") as f:
                         f.write(_profiler.output_text(unicode=True, show_all=False))
                 with open(_LOG, "a") as f:
-                    f.write(f"{int(fragment)} {wall * 1000:.3f} {cpu * 1000:.3f}\\n")
+                    f.write(f"{int(fragment)} {wall * 1000:.3f} {cpu * 1000:.3f} {_mounts[0] * 1000:.3f}\\n")
 
         _sr.ScriptRunner._run_script = _timed
+
+        # the components' data work inside a run: Streamlit's dataframe search + JSON, and the identity hash
+        import streamlit.components.v2.bidi_component.main as _bidi
+
+        _mounts = [0.0]
+
+        def _counted(fn):
+            def counted(*args, **kwargs):
+                cpu = time.thread_time()
+                try:
+                    return fn(*args, **kwargs)
+                finally:
+                    _mounts[0] += time.thread_time() - cpu
+
+            return counted
+
+        _bidi.serialize_mixed_data = _counted(_bidi.serialize_mixed_data)
+        _bidi.BidiComponentMixin._build_bidi_identity_kwargs = _counted(
+            _bidi.BidiComponentMixin._build_bidi_identity_kwargs
+        )
     """
 )
 
 
-def _lines(log: Path) -> list[tuple[int, float, float]]:
+def _lines(log: Path) -> list[tuple[int, float, float, float]]:
     if not log.exists():
         return []
-    return [(int(a), float(b), float(c)) for a, b, c in (line.split() for line in log.read_text().splitlines())]
+    return [
+        (int(a), float(b), float(c), float(d)) for a, b, c, d in (ln.split() for ln in log.read_text().splitlines())
+    ]
 
 
-def _presses(browser, target: Target, log: Path, steps: int) -> list[tuple[float, float]]:
-    """Per J: the server's run time (wall, CPU ms) summed over the runs the press started."""
+def _presses(browser, target: Target, log: Path, steps: int) -> list[tuple[float, float, float, float]]:
+    """Per J: the server's run time (wall, CPU ms) and its components' data work (CPU ms) summed over the runs the
+    press started, and the whole server process's CPU ms (its event loop's work on the messages too) from the press
+    until the page is drawn."""
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
     page.goto(target.start_url())
@@ -97,13 +123,14 @@ def _presses(browser, target: Target, log: Path, steps: int) -> list[tuple[float
     out = []
     for step in range(1, steps + 1):
         page.evaluate("() => document.activeElement && document.activeElement.blur()")
-        before = len(_lines(log))
+        before, cpu = len(_lines(log)), _cpu_seconds(target.pid)
         page.keyboard.press("j")
         page.wait_for_timeout(20)
         target.wait_drawn(page, step)
         page.wait_for_timeout(SETTLE_MS)
+        process = (_cpu_seconds(target.pid) - cpu) * 1000
         runs = _lines(log)[before:]
-        out.append((sum(r[1] for r in runs), sum(r[2] for r in runs)))
+        out.append((sum(r[1] for r in runs), sum(r[2] for r in runs), sum(r[3] for r in runs), process))
     context.close()
     return out
 
@@ -122,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     path = _data_path(args.data)
     uids, _ = _rows(args.data, path, args.steps)
     trees = {"this": ROOT} | ({"baseline": args.baseline.resolve()} if args.baseline else {})
-    found: dict[str, list[tuple[float, float]]] = {name: [] for name in trees}
+    found: dict[str, list[tuple[float, float, float, float]]] = {name: [] for name in trees}
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p, contextlib.ExitStack() as stack:
         work = Path(tmp)
         hook = work / "hook"
@@ -154,11 +181,11 @@ def main(argv: list[str] | None = None) -> int:
         browser.close()
     load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
     print(f"data {args.data}; {args.runs} runs x {args.steps} J; {load}")
-    print(f"{'tree':10s} {'server wall ms/J (median)':>26s} {'server CPU ms/J (median)':>26s}  n")
-    for name, per_j in found.items():
-        wall = statistics.median(w for w, _ in per_j)
-        cpu = statistics.median(c for _, c in per_j)
-        print(f"{name:10s} {wall:26.1f} {cpu:26.1f}  {len(per_j)}")
+    print(f"{'tree':10s} {'run wall ms/J':>14s} {'run CPU ms/J':>13s} {'mounts CPU':>11s} {'process CPU ms/J':>17s}  n")
+    for name, per_j in found.items():  # medians; the process's CPU a mean (/proc counts 10 ms ticks)
+        wall, cpu, mounts = (statistics.median(v[i] for v in per_j) for i in range(3))
+        process = statistics.fmean(v[3] for v in per_j)
+        print(f"{name:10s} {wall:14.1f} {cpu:13.1f} {mounts:11.2f} {process:17.1f}  {len(per_j)}")
     return 0
 
 

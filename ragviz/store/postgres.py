@@ -1,10 +1,8 @@
 """The PostgreSQL backend: a ``postgresql://`` URL, psycopg 3, a small pool of autocommit connections
 (:mod:`psycopg_pool`) whose write transactions are opened explicitly (``BEGIN``, then the store's advisory
 write lock; see :data:`ragviz.store.dialect.POSTGRES`). Commits are durable under PostgreSQL's
-defaults (``synchronous_commit = on``), except a write asked for as not durable
-(:meth:`ragviz.store.connection.StoreConnection.write` with ``durable=False``: where an annotator was, not a
-decision), whose transaction runs :data:`RELAXED` (the server's crash may lose it; it is never half-written). Every
-message names the URL with its password masked.
+defaults (``synchronous_commit = on``; a not-durable write: :data:`RELAXED`). Every message names the URL with its
+password masked.
 
 The pool checks each connection before handing it out (one empty statement) and drops a broken one, so a restarted
 server or a dropped network costs the statements running then and nothing after (a connection used within
@@ -43,7 +41,9 @@ POOL_MAX = 8  # connections per open store: sessions run in threads and read at 
 POOL_TIMEOUT_S = 3.0  # how long a statement waits for a working connection before the database is "unavailable"
 RECONNECT_TIMEOUT_S = 2.0  # a background reconnect gives up after this; the next request starts another
 FRESH_S = 1.0  # a connection that ran a statement this recently is handed out without a ping
-RELAXED = "SET LOCAL synchronous_commit = off"  # a not-durable write's transaction; ends with it
+# A write asked for as not durable (StoreConnection.write(durable=False): where an annotator was, not a decision) runs
+# this in its transaction, for that transaction only: the database server's crash may lose it, never half of it.
+RELAXED = "SET LOCAL synchronous_commit = off"
 
 
 def is_url(where: object) -> bool:

@@ -1,9 +1,5 @@
-"""The SQLite backend: one file, WAL journal, ``synchronous=FULL``, a 30 s busy timeout.
-
-Every commit waits for the disk (:data:`DURABLE`), except a write asked for as not durable
-(:meth:`ragviz.store.connection.StoreConnection.write` with ``durable=False``: where an annotator was, not a
-decision), which runs under :data:`RELAXED` and puts :data:`DURABLE` back right after. In WAL mode that commit
-survives the app being killed; only an OS crash or a power cut may lose it (the next durable commit syncs it too).
+"""The SQLite backend: one file, WAL journal, ``synchronous=FULL`` (a not-durable write: :data:`RELAXED`), a 30 s busy
+timeout.
 
 A new store file is created 0600 (its ``-wal`` / ``-shm`` files take the same mode) and the folders
 created for it 0700: labels are not readable by other users of the machine.
@@ -24,7 +20,10 @@ __all__ = ["BUSY_TIMEOUT_MS", "DURABLE", "RELAXED", "connect", "fsync_dir", "is_
 
 BUSY_TIMEOUT_MS = 30_000
 DURABLE = "PRAGMA synchronous = FULL"  # every commit synced to the disk before it returns
-RELAXED = "PRAGMA synchronous = NORMAL"  # a not-durable write's: SQLite refuses to change it inside a transaction
+# A write asked for as not durable (StoreConnection.write(durable=False): where an annotator was, not a decision) runs
+# under this, set before its BEGIN (SQLite refuses it inside a transaction) and DURABLE again right after. In WAL mode
+# its commit survives the app being killed; an OS crash or a power cut may lose it (the next durable commit syncs it).
+RELAXED = "PRAGMA synchronous = NORMAL"
 
 # SQLite's messages for a file that cannot be written or read just now (locked past the busy timeout, a
 # full disk, an I/O error, a file gone read-only or away), as opposed to a wrong statement or schema.
