@@ -165,13 +165,15 @@ class Database:
         rollback (:data:`~ragviz.store.sqlite.RELAXED`; FULL again after, whatever happens), PostgreSQL's
         ``synchronous_commit = off`` for that transaction only (:data:`~ragviz.store.postgres.RELAXED`)."""
         if self._pool is None:
+            self._restore_durable()  # a restore that failed earlier: no write begins under NORMAL unasked
             if not durable:
-                self._run(lambda conn: conn.execute(SQLITE_RELAXED))
+                self._run(lambda conn: conn.execute(SQLITE_RELAXED))  # refused inside an open transaction
                 self._relaxed = True
             try:
                 self._run(lambda conn: self._begin(conn))
             except BaseException:
-                self._restore_durable()
+                if not durable:  # this write's NORMAL only: a write nested in a not-durable one keeps the outer's
+                    self._restore_durable()
                 raise
             return
         try:
@@ -202,8 +204,8 @@ class Database:
     def _restore_durable(self) -> None:
         """SQLite: every commit durable again after a not-durable write (outside its transaction, as SQLite wants)."""
         if self._relaxed:
-            self._relaxed = False
             self._run(lambda conn: conn.execute(SQLITE_DURABLE))
+            self._relaxed = False  # only once FULL is in force (SQLite refuses it inside a transaction)
 
     def commit(self) -> None:
         """Commit the write transaction. A connection that breaks during ``COMMIT`` leaves the outcome

@@ -135,3 +135,15 @@ def test_a_decision_right_after_a_position_commits_durably_on_sqlite(tmp_path):
 
     assert level_at(commits[0]) == "PRAGMA synchronous = NORMAL"  # the position
     assert level_at(commits[1]) == "PRAGMA synchronous = FULL"  # the decision
+
+
+def test_a_write_nested_in_a_not_durable_write_leaves_every_later_commit_durable(tmp_path):
+    """A write opened inside another cannot begin (SQLite has one transaction a connection); the inner write's
+    failed BEGIN must not take the outer one's synchronous = NORMAL for its own: the outer write's rollback then
+    left NORMAL in force for every later decision (the PRAGMA refused inside the open transaction)."""
+    with LabelStore(tmp_path / "labels.db") as store:
+        with pytest.raises(Exception):  # noqa: B017 (SQLite's "cannot start a transaction within a transaction")
+            store.write(lambda q: store.write(lambda q2: None), durable=False)
+        assert not store.db.conn.in_transaction
+        assert store.read(lambda q: _commit_mode(q, "sqlite")) == "durable"
+        assert store.write(lambda q: _commit_mode(q, "sqlite")) == "durable"
