@@ -152,8 +152,8 @@ def _chosen_data(scope: str) -> ChosenData | None:
 
 def current_paths() -> tuple[str, ...]:
     """The files of the open data: :func:`chosen_data` (an upload a PostgreSQL store holds is written here
-    first), else the start-up data; read from the store each call, so a reload, a new tab, a deep link
-    and every replica show what was opened last."""
+    first), else the start-up data; read from the store once a run (:func:`chosen_data`), so a reload, a new tab,
+    a deep link and every replica show what was opened last from their next run."""
     choice = chosen_data()
     paths = tuple(store().sources.local_path(p) for p in choice.sources) if choice is not None else initial_paths()
     st.session_state[PATHS_KEY] = paths
