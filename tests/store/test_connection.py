@@ -135,3 +135,16 @@ def test_a_decision_right_after_a_position_commits_durably_on_sqlite(tmp_path):
 
     assert level_at(commits[0]) == "PRAGMA synchronous = NORMAL"  # the position
     assert level_at(commits[1]) == "PRAGMA synchronous = FULL"  # the decision
+
+
+def test_the_newest_event_id_moves_with_a_decision_and_its_undo_not_with_a_position(db_target):
+    with LabelStore(db_target) as store:
+        assert store.last_event_id("ann") is None
+        store.record("d/1/m", "ann", [Change("review", None, "reviewed")])
+        first = store.last_event_id("ann")
+        assert first is not None
+        store.save_position("ann", "d/2/m")
+        store.record("d/1/m", "bo", [Change("review", None, "reviewed")])  # someone else's
+        assert store.last_event_id("ann") == first
+        assert store.undo("d/1/m", "ann")
+        assert store.last_event_id("ann") > first
