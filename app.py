@@ -5,7 +5,7 @@ import streamlit as st
 from ragviz.ui.core.access import sidebar
 from ragviz.ui.core.favicon import favicon_url
 from ragviz.ui.core.popover_keys import POPOVER_KEYS_HTML
-from ragviz.ui.core.present import is_present, present_toggle
+from ragviz.ui.core.present import CORRECTIONS_PAGES, is_present, present_toggle
 from ragviz.ui.core.render import theme_css
 from ragviz.ui.core.retry import unsaved_banner
 from ragviz.ui.core.served import hide_error_details
@@ -41,7 +41,7 @@ shown = unsaved_banner()  # clicks the database did not take: "Not saved: ... re
 try:
     with store_faults():  # the database unavailable: one calm message, never a traceback
         sidebar()
-        present_toggle()
+        present_toggle(corrections=page.url_path in CORRECTIONS_PAGES)  # "Show corrections" in its popover
         page.run()
 finally:  # a click this run could not store (a sentence click is stored inside the page): say so now
     if len(pending()) > shown:

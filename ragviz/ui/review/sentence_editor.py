@@ -7,15 +7,13 @@
 * Response: a click selects a sentence, whose explanation, verdict, note and supporting keys are drawn under it
   (:mod:`ragviz.ui.review.sentence_panel`); Shift+click on a context sentence makes it support it, or takes it out.
 
-Texts from data enter the page through ``textContent`` / ``setAttribute``, or escaped (``& < > " '``) in the markup of
-a text's sentences, parsed as one string (issue 38); the label colours are stylesheet rules written once per palette.
-An action comes back as the trigger ``edit``, queued (:func:`queue_event`) and carried out at the page's top
-(:func:`apply_events`).
+Texts from data enter the page as text, or escaped in one string of a text's sentences (``editor.js``). An action
+comes back as the trigger ``edit``, queued (:func:`queue_event`) and carried out at the page's top (:func:`apply_events`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -55,6 +53,7 @@ __all__ = [
     "context_editor",
     "context_payload",
     "judge_unsure",
+    "prepared_response_editor",
     "queue_event",
     "response_data",
     "response_editor",
@@ -231,7 +230,25 @@ def response_editor(
     header: Sequence[str] = (),
     context: dict | None = None,
 ) -> None:
-    """The response as clickable sentences (see the module docstring; the single view draws
+    """:func:`prepared_response_editor` (the same arguments), drawn now."""
+    prepared_response_editor(uid, spans, selected, slot, focused, explain, controls, header, context)()
+
+
+def prepared_response_editor(
+    uid: str,
+    spans: Sequence[ResponseSpan],
+    selected: str | None,
+    slot: str = "",
+    focused: bool = True,
+    explain: dict | None = None,
+    controls: dict | None = None,
+    header: Sequence[str] = (),
+    context: dict | None = None,
+) -> Callable[[], None]:
+    """What draws the response editor (below), its data made now: the single view makes it before the navigation bar
+    is drawn, so the two elements leave the server together and the browser redraws the app once for both (issue 38).
+
+    The response as clickable sentences (see the module docstring; the single view draws
     :func:`response_heading_html` above it in the page's header block); a paired view's *slot* (``"a"`` / ``"b"``)
     draws them under a key of its own, and a click on the answer not *focused* moves the focus there. Above the
     response: the *header*'s blocks (ragviz's own HTML, texts escaped; built node by node,
@@ -248,11 +265,15 @@ def response_editor(
     data["header"] = header_tree(*header) if header else None
     data["context"] = context
     data["drawn"] = state.redraw_count()  # a refused or unsaved change redraws the stored values over the click
+    return partial(_draw_response, key, data, left_out)
+
+
+def _draw_response(key: str, data: dict, left_out: int) -> None:
     _component(key=key, data=data, on_edit_change=partial(queue_event, key))
     if left_out:
         st.html(f"<div>Response:{render.cut_note_html(left_out)}</div>")
-    if context is not None:
-        _cut_notes(context)
+    if data["context"] is not None:
+        _cut_notes(data["context"])
 
 
 def response_heading_html() -> str:
