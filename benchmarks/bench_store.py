@@ -167,6 +167,9 @@ def main(argv=None) -> int:
     )
     rows.append(("statuses(alice)", *timed(lambda: store.statuses("alice"), 5), len(store.statuses("alice"))))
     rows.append(("annotators()", *timed(store.annotators, 20), len(store.annotators())))
+    # what Z undoes, read on every run of the Review page before; now only when the newest event id changed
+    rows.append(("last_action(alice)", *timed(lambda: store.last_action("alice"), 30), None))
+    rows.append(("last_event_id(alice)", *timed(lambda: store.last_event_id("alice"), 30), None))
     it = iter(uids * 10)
     rows.append(
         ("current_labels(example)", *timed(lambda: store.current_labels(_example(next(it)), "alice"), 200), None)

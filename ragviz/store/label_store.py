@@ -313,6 +313,12 @@ class LabelStore:
         status = self._refresh_status(q, example_uid, annotator, undo_id)
         self._statuses.put(annotator, example_uid, status, undo_id, q)
 
+    def last_event_id(self, annotator: str) -> int | None:
+        """The id of the annotator's newest event (an undo's too; ``None`` before their first): what
+        :meth:`last_action` reads changes only with it (one indexed lookup, for callers that keep its answer)."""
+        rows = self.query("SELECT max(id) FROM label_events WHERE annotator = ?", (identity_name(annotator),))
+        return None if rows[0][0] is None else int(rows[0][0])
+
     def last_action(
         self, annotator: str, where: Callable[[str], bool] = lambda uid: True, max_events: int = 5000
     ) -> StoredAction | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
+from ragviz.data.labels import Change
 from ragviz.store.label_store import LabelStore
 from tests.sample import ROOT
 
@@ -66,3 +67,30 @@ def test_data_chosen_in_the_run_or_by_another_session_shows_at_once_or_from_the_
         at.run()
     assert not at.exception
     assert [t.value for t in at.text] == [f"before {SAMPLE}/x.jsonl"]
+
+
+def _undo_hint(at: AppTest) -> str:
+    from tests.apptest_helpers import text_editor
+
+    return text_editor(at, "toolbar")["hint"]
+
+
+def test_the_undo_hint_follows_decisions_made_elsewhere_and_moves_keep_it(app_env):
+    """What Z undoes is kept across moves (a J writes no event) and read again as soon as the annotator's newest event
+    changed, here from another connection (another tab or replica): a decision, then its undo."""
+    from tests.apptest_helpers import open_page, press, text_editor
+
+    at = open_page("pages/review.py")
+    assert _undo_hint(at) == "Z: nothing to undo"
+    press(at, "next")
+    assert _undo_hint(at) == "Z: nothing to undo"
+    uid = text_editor(at, "context")["uid"]
+    with LabelStore(app_env["db"]) as elsewhere:
+        elsewhere.record(uid, "tester", [Change("review", None, "reviewed")])
+        at.run()
+        assert _undo_hint(at) == "Z: undo 'accept' on this example"
+        press(at, "next")  # a move: the same action, said from the next example
+        assert _undo_hint(at) == "Z: undo 'accept' on example 2 (tech-001 · gpt-4o-mini)"
+        elsewhere.undo(uid, "tester")
+        at.run()
+    assert _undo_hint(at) == "Z: nothing to undo"

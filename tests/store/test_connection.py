@@ -147,3 +147,16 @@ def test_a_write_nested_in_a_not_durable_write_leaves_every_later_commit_durable
         assert not store.db.conn.in_transaction
         assert store.read(lambda q: _commit_mode(q, "sqlite")) == "durable"
         assert store.write(lambda q: _commit_mode(q, "sqlite")) == "durable"
+
+
+def test_the_newest_event_id_moves_with_a_decision_and_its_undo_not_with_a_position(db_target):
+    with LabelStore(db_target) as store:
+        assert store.last_event_id("ann") is None
+        store.record("d/1/m", "ann", [Change("review", None, "reviewed")])
+        first = store.last_event_id("ann")
+        assert first is not None
+        store.save_position("ann", "d/2/m")
+        store.record("d/1/m", "bo", [Change("review", None, "reviewed")])  # someone else's
+        assert store.last_event_id("ann") == first
+        assert store.undo("d/1/m", "ann")
+        assert store.last_event_id("ann") > first

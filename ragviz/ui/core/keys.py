@@ -83,6 +83,7 @@ __all__ = [
     "SIGN_IN_MEMO",
     "STORE_MEMO",
     "UNSURE_MEMO",
+    "UNDO_MEMO",
     "CHOSEN_DATA_MEMO",
     "SHOW_CORRECTIONS_KEY",
     "STALE_KEY",
@@ -159,6 +160,7 @@ SHELL_KEY = "ragviz.shell_checked"
 SIGN_IN_MEMO = "ragviz.sign_in_configured"  # (the run it was read in, whether [auth] is set): st.secrets once a run
 STORE_MEMO = "ragviz.store_memo"  # (the run, the label store): the cached resource looked up once a run (per_run)
 CHOSEN_DATA_MEMO = "ragviz.chosen_data_memo:"  # + the data scope: (the run, the open data's choice), once a run
+UNDO_MEMO = "review.undo_memo"  # ((store, annotator, newest event id, data), the action Z undoes): kept across J
 UNSURE_MEMO = "review.unsure_memo"  # (the run, uid -> the judge's unsure sentences): the Review text's, once a run
 STALE_KEY = "ragviz.stale_edit"  # the message of an edit the store refused, until a page shows it
 REVIEW_LINK = "review.applied_link"  # the deep link already followed

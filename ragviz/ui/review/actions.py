@@ -23,9 +23,10 @@ import streamlit as st
 from ragviz.analysis.review.edits import describe_action
 from ragviz.analysis.review.queue import link_matches, nearest_match, resume_row
 from ragviz.data.dataset import Dataset
+from ragviz.store.events import StoredAction
 from ragviz.store.label_store import LabelStore, StoreUnavailable
 from ragviz.ui.core import render, state, unsaved
-from ragviz.ui.core.keys import LAST_FILTER, REVIEW_INDEX
+from ragviz.ui.core.keys import LAST_FILTER, REVIEW_INDEX, UNDO_MEMO
 from ragviz.ui.core.keys import LINK_CHOICES as CHOICES
 from ragviz.ui.core.keys import REVIEW_LINK as LINK
 from ragviz.ui.core.present import is_present
@@ -53,7 +54,7 @@ class UndoTarget:
 
 def undo_target(ds: Dataset, store: LabelStore, who: str, current_row: int) -> UndoTarget | None:
     """The annotator's last not-undone action on a loaded example, ``None`` when there is none."""
-    action = store.last_action(who, where=lambda uid: ds.index_of(uid) is not None)
+    action = _last_action(ds, store, who)
     if action is None:
         return None
     row = ds.index_of(action.example_uid)
@@ -66,6 +67,18 @@ def undo_target(ds: Dataset, store: LabelStore, who: str, current_row: int) -> U
         model = ds.generation_models[row]
         where = f"example {row + 1} ({ds.ids[row]}{' · ' + model if model else ''})"
     return UndoTarget(action.action_id, action.example_uid, row, what, where)
+
+
+def _last_action(ds: Dataset, store: LabelStore, who: str) -> StoredAction | None:
+    """``store.last_action`` on the loaded examples, read again only once the annotator's newest event changed (a J
+    writes none; the walk decodes up to 200 events a run for someone with a history, ~1 ms) or other data is open."""
+    version = (store.location, who, store.last_event_id(who), id(ds), len(ds))
+    memo = st.session_state.get(UNDO_MEMO)
+    if memo is not None and memo[0] == version:
+        return memo[1]
+    action = store.last_action(who, where=lambda uid: ds.index_of(uid) is not None)
+    st.session_state[UNDO_MEMO] = (version, action)
+    return action
 
 
 def undo_last(target: UndoTarget | None, go: Callable[[int | None], Any], current_row: int) -> None:
