@@ -3,9 +3,9 @@
 import streamlit as st
 
 from ragviz.ui.core.access import sidebar
-from ragviz.ui.core.favicon import favicon
+from ragviz.ui.core.favicon import favicon_url
 from ragviz.ui.core.popover_keys import POPOVER_KEYS_HTML
-from ragviz.ui.core.present import is_present, present_toggle
+from ragviz.ui.core.present import CORRECTIONS_PAGES, is_present, present_toggle
 from ragviz.ui.core.render import theme_css
 from ragviz.ui.core.retry import unsaved_banner
 from ragviz.ui.core.served import hide_error_details
@@ -14,7 +14,7 @@ from ragviz.ui.core.unsaved import pending
 from ragviz.ui.review import sentence_editor, toolbar
 
 # the tab icon from the app itself: with none, Streamlit fetches the page's :material/…: icon from fonts.gstatic.com
-st.set_page_config(page_title="ragviz", layout="wide", page_icon=favicon())
+st.set_page_config(page_title="ragviz", layout="wide", page_icon=favicon_url())
 st.set_option("client.disableDataExport", True)  # tables' CSV download is unguarded: ragviz's own are guarded
 
 pages = [
@@ -41,7 +41,7 @@ shown = unsaved_banner()  # clicks the database did not take: "Not saved: ... re
 try:
     with store_faults():  # the database unavailable: one calm message, never a traceback
         sidebar()
-        present_toggle()
+        present_toggle(corrections=page.url_path in CORRECTIONS_PAGES)  # "Show corrections" in its popover
         page.run()
 finally:  # a click this run could not store (a sentence click is stored inside the page): say so now
     if len(pending()) > shown:

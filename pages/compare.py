@@ -23,7 +23,7 @@ granted = access.access()
 st.title("Compare label sets")
 if not show_corrections(page.present):
     st.info(
-        "Presentation mode hides which examples were corrected: turn on Show corrections in the sidebar to compare."
+        "Presentation mode hides which examples were corrected: turn on Show corrections under Presentation mode in the sidebar to compare."
     )
     st.stop()
 names = (

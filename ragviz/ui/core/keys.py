@@ -21,6 +21,7 @@ __all__ = [
     "TEAM_MESSAGE",
     "TEAM_GUIDE_OPEN",
     "TEAM_MINE",
+    "TEAM_MINE_MEMO",
     "ADHERENCE_CACHE",
     "ANNOTATOR_INPUT",
     "ANNOTATOR_KEY",
@@ -187,6 +188,7 @@ JUDGE_REJUDGE = "judge.rejudge_scope"  # which examples Re-judge runs on
 JUDGE_CANCEL = "judge.cancel"  # the Cancel button of a comparison or re-judge under way
 JUDGE_DONE = "judge.done"  # the last action's message on the Judge page
 TEAM_MINE = "team.mine"  # the Review sidebar's "My assignments" toggle
+TEAM_MINE_MEMO = "team.mine_memo"  # (the run, the person's assigned rows and open ones): looked up once a run
 TEAM_GUIDE_OPEN = "team.guidelines_open"  # the Review page's guidelines panel is open (G)
 TEAM_MESSAGE = "team.message"  # the Team page's last action's result, shown once
 TEAM_ADJ_UID = "team.adjudicating"  # the uid on the adjudication view

@@ -14,6 +14,7 @@ import streamlit as st
 from ragviz.ui.core.keys import FORCED_KEY, PRESENT_KEY, PRESENT_TOGGLE, SHOW_CORRECTIONS_KEY
 
 __all__ = [
+    "CORRECTIONS_PAGES",
     "FORCED_KEY",
     "PARAM",
     "PRESENT_KEY",
@@ -53,23 +54,32 @@ def _toggled() -> None:
         del st.query_params[PARAM]
 
 
-def present_label(on: bool) -> str:
-    """The sidebar's presentation button: it says whether the mode is on.
+def present_label(on: bool, corrections: bool = False) -> str:
+    """The sidebar's presentation button: it says whether the mode is on, and whether the presenter shows the
+    corrections (*corrections*).
 
-    >>> present_label(True)
-    'Presentation mode: on'
+    >>> present_label(True), present_label(True, corrections=True)
+    ('Presentation mode: on', 'Presentation mode: on · corrections shown')
     """
-    return f"Presentation mode: {'on' if on else 'off'}"
+    return f"Presentation mode: {'on' if on else 'off'}" + (" · corrections shown" if on and corrections else "")
 
 
-def present_toggle() -> bool:
+#: The pages whose "Show corrections" (:func:`show_corrections`) waits in the presentation popover while presenting.
+CORRECTIONS_PAGES = ("review", "compare", "claims")
+
+
+def present_toggle(corrections: bool = False) -> bool:
     """The sidebar's presentation mode: a button naming whether it is on (filled while on, so a presenter sees it
-    at a glance) that opens its toggle. Closed until asked: a popover's widgets are drawn only when it opens, so a
-    first page fetches no toggle scripts for it (issue 38). Returns whether presentation mode is on."""
+    at a glance) that opens its toggle and, on a page that shows corrections (*corrections*) while presenting,
+    "Show corrections" (the button says when they are shown). Closed until asked: a popover's widgets are drawn only
+    when it opens, so a first page fetches no toggle scripts for it (issue 38). Returns whether presentation mode
+    is on."""
     on = is_present()
     st.session_state[PRESENT_TOGGLE] = on
     kind: Literal["primary", "secondary"] = "primary" if on else "secondary"
-    with st.sidebar, st.popover(present_label(on), type=kind, width="stretch"):  # md: ours
+    corrections = corrections and on
+    shown = corrections and bool(st.session_state.get(SHOW_CORRECTIONS_KEY, False))
+    with st.sidebar, st.popover(present_label(on, shown), type=kind, width="stretch"):  # md: ours
         st.toggle(
             "Presentation mode",
             key="ragviz.present_toggle",
@@ -77,6 +87,13 @@ def present_toggle() -> bool:
             disabled=bool(st.session_state.get(FORCED_KEY)),
             help="Hide every editing control (also: open any page with ?present=1).",
         )
+        if corrections:
+            st.toggle(
+                "Show corrections",
+                value=False,
+                key=SHOW_CORRECTIONS_KEY,
+                help="Presentation mode hides which examples were corrected and how; turn this on to show them.",
+            )
     if on and not st.session_state.get(FORCED_KEY) and st.query_params.get(PARAM) != "1":
         st.query_params[PARAM] = "1"
     return on
@@ -130,13 +147,6 @@ def hide_review_editing() -> bool:
 def show_corrections(present: bool) -> bool:
     """Whether the Review page shows the traces of corrections (review status, reviewed / corrected
     progress and filters, deltas against the judge, what each override changed): always outside
-    presentation mode; in it only when the presenter turns on the sidebar toggle."""
-    if not present:
-        return True
-    with st.sidebar:
-        return st.toggle(
-            "Show corrections",
-            value=False,
-            key=SHOW_CORRECTIONS_KEY,
-            help="Presentation mode hides which examples were corrected and how; turn this on to show them.",
-        )
+    presentation mode; in it only when the presenter turns on "Show corrections" in the presentation popover
+    (:func:`present_toggle`, drawn before the page on :data:`CORRECTIONS_PAGES`)."""
+    return not present or bool(st.session_state.get(SHOW_CORRECTIONS_KEY, False))

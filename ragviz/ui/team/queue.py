@@ -14,7 +14,8 @@ from ragviz.data.dataset import Dataset
 from ragviz.store.label_store import LabelStore
 from ragviz.store.team.guidelines import Guidelines
 from ragviz.ui.core import render, state
-from ragviz.ui.core.keys import TEAM_GUIDE_OPEN, TEAM_MINE
+from ragviz.ui.core.keys import TEAM_GUIDE_OPEN, TEAM_MINE, TEAM_MINE_MEMO
+from ragviz.ui.core.per_run import once_a_run
 from ragviz.ui.core.present import is_present
 
 __all__ = [
@@ -38,11 +39,16 @@ def _my_rows(paths: tuple[str, ...], who: str, version: int, _ds: Dataset, _stor
 
 
 def _mine(ds: Dataset, store: LabelStore, who: str, reviewed: set[str]) -> tuple[list[int], int]:
-    """The person's assigned rows among the loaded examples and how many of them are open (none while presenting)."""
+    """The person's assigned rows among the loaded examples and how many of them are open (none while presenting),
+    looked up once a run (the Queue button and the toggle in its popover both ask)."""
     if is_present():  # presentation mode: no one's queue
         return [], 0
-    rows = _my_rows(state.current_paths(), who, store.team.assignments.assignment_version(), ds, store)
-    return rows, sum(1 for i in rows if ds.uids[i] not in reviewed)
+
+    def lookup() -> tuple[list[int], int]:
+        rows = _my_rows(state.current_paths(), who, store.team.assignments.assignment_version(), ds, store)
+        return rows, sum(1 for i in rows if ds.uids[i] not in reviewed)
+
+    return once_a_run(TEAM_MINE_MEMO, lookup)
 
 
 def mine_words(ds: Dataset, store: LabelStore, who: str, reviewed: set[str]) -> str | None:
