@@ -8,7 +8,10 @@ hook React DevTools uses (an init script sets ``__REACT_DEVTOOLS_GLOBAL_HOOK__``
 fiber object with React's PerformedWork flag). With them: the renderer's task, script, layout and style seconds per J
 (``Performance.getMetrics``, CPU-ish figures that a loaded machine stretches).
 
-    .venv/bin/python benchmarks/bench_j_renders.py [--data sample] [--steps 6] [--runs 2]
+    .venv/bin/python benchmarks/bench_j_renders.py [--data sample] [--steps 6] [--runs 2] [--baseline DIR]
+
+``--baseline DIR``: another ragviz source tree (``git archive <commit> | tar -x -C DIR``), its Review page measured in
+the same alternation.
 """
 
 from __future__ import annotations
@@ -109,8 +112,11 @@ def _walk(browser, target: Target, steps: int) -> tuple[list[dict], list[dict[st
     return renders, metrics
 
 
-def measure(name: str, runs: int, steps: int) -> dict[str, tuple[list[dict], list[dict[str, float]]]]:
-    """The floor and Review on data set *name*, alternately, *runs* walks of *steps* J each."""
+def measure(
+    name: str, runs: int, steps: int, baseline: Path | None = None
+) -> dict[str, tuple[list[dict], list[dict[str, float]]]]:
+    """The floor and Review (and the *baseline* tree's Review) on data set *name*, alternately, *runs* walks of
+    *steps* J each."""
     path = _data_path(name)
     uids, examples = _rows(name, path, steps)
     from playwright.sync_api import sync_playwright
@@ -126,6 +132,11 @@ def measure(name: str, runs: int, steps: int) -> dict[str, tuple[list[dict], lis
         )
         rurl, rpid = stack.enter_context(serve(ROOT / "app.py", env, workdir))
         targets = [Target("floor", furl, fpid, uids), Target("review", rurl, rpid, uids)]
+        if baseline is not None:
+            old_env = {**env, "RAGVIZ_DB": str(workdir / "baseline.db")}
+            burl, bpid = stack.enter_context(serve(baseline / "app.py", old_env, workdir, baseline))
+            targets.append(Target("baseline", burl, bpid, uids))
+            found["baseline"] = ([], [])
         browser = stack.enter_context(sync_playwright()).chromium.launch(executable_path=CHROMIUM)
         for _ in range(runs):
             for target in targets:
@@ -149,8 +160,8 @@ def report(name: str, found: dict[str, tuple[list[dict], list[dict[str, float]]]
             f"{k.removesuffix('Duration').lower()} {statistics.median(m[k] for m in metrics) * 1000:.1f} ms"
             for k in METRICS
         )
-        lines.append(f"  {kind:7s} commits {commits:.0f}, components rendered {total:.0f} ({split})")
-        lines.append(f"  {'':7s} {times}")
+        lines.append(f"  {kind:8s} commits {commits:.0f}, components rendered {total:.0f} ({split})")
+        lines.append(f"  {'':8s} {times}")
     return lines
 
 
@@ -159,9 +170,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", default="sample", help="sample, ragbench or 100k (comma-separated)")
     parser.add_argument("--steps", type=int, default=6, help="presses of J per walk")
     parser.add_argument("--runs", type=int, default=2, help="walks per page, floor and Review alternately")
+    parser.add_argument("--baseline", type=Path, help="another ragviz source tree, its Review page measured too")
     args = parser.parse_args(argv)
+    baseline = args.baseline.resolve() if args.baseline else None
     for name in args.data.split(","):
-        print("\n".join(report(name, measure(name, args.runs, args.steps))), flush=True)
+        print("\n".join(report(name, measure(name, args.runs, args.steps, baseline))), flush=True)
     return 0
 
 

@@ -7,7 +7,6 @@ reset. J / K / N walk the examples the sidebar filters keep; ``?uid=`` or ``?id=
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
 
 import streamlit as st
@@ -68,19 +67,6 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
     title = f"{where} · Review · ragviz"
     if whole_run():  # the browser tab says where the person is; a move (the fragment alone): the bar's script says it
         st.set_page_config(page_title=title)
-
-    def single_text() -> Callable[[], None]:
-        """What draws the single view's text: where, the question, the cards, the flags, the legend, the response
-        and the documents, one element (issue 38)."""
-        cards = review.metric_cards_html(compare_metrics(ex, judge, current), against_judge=traces)
-        head = review.example_header_html(where, status, ex, cards, review.quality_flags_html(issues))
-        heading = sentence_editor.response_heading_html()  # the same on every example
-        return answer.prepared_response_panel(shown, editable, header=(head, heading), with_context=True)[0]
-
-    # made before the bar is drawn (not after a re-judge asked: its own order): the two elements leave the server
-    # together and the browser redraws the app once for both, not twice (issue 38)
-    single = rows is None or audit is None
-    draw_text = single_text() if single and st.session_state.get(REJUDGE_ASKED) != uid else None
     toolbar.navigation_bar(
         *(audit.neighbours(index) if audit is not None else neighbours(allowed, index, len(ds))),
         has_judge=judge is not None,
@@ -118,8 +104,11 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
         statuses = {p.example.uid: review_status(p.example.uid, reviewed, corrected) if traces else "" for p in pair}
         focus = rows.index(index)
         paired.paired_view(pair, rows, focus, audit.systems(), statuses, editable=editable, traces=traces)
-    else:
-        (draw_text or single_text())()
+    else:  # where, the question, the cards, the flags, the legend: drawn by the response editor (issue 38)
+        cards = review.metric_cards_html(compare_metrics(ex, judge, current), against_judge=traces)
+        head = review.example_header_html(where, status, ex, cards, review.quality_flags_html(issues))
+        heading = sentence_editor.response_heading_html()  # the same on every example
+        answer.response_panel(shown, editable, header=(head, heading), with_context=True)  # + documents: one element
     drawn["shown"] = shown
     if traces:  # last: drawn or not, nothing after it moves (the text above keeps its identity and scroll)
         review.override_effects_table(override_effects(ex, shown.base, shown.changes))

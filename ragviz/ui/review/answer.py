@@ -5,7 +5,7 @@ and the documents labelled for it. The single view draws one answer; the paired 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import partial
 
 from ragviz.analysis.quality.issues import label_issues
@@ -21,7 +21,7 @@ from ragviz.data.problems import Problem
 from ragviz.ui.core.state import ExampleLabels
 from ragviz.ui.review import moves, sentence_editor, sentence_panel
 
-__all__ = ["context_panel", "flags", "prepared_response_panel", "response_panel"]
+__all__ = ["context_panel", "flags", "response_panel"]
 
 
 def response_panel(
@@ -32,30 +32,12 @@ def response_panel(
     header: Sequence[str] = (),
     with_context: bool = False,
 ) -> str | None:
-    """:func:`prepared_response_panel` (the same arguments), drawn now; returns the selected response key."""
-    draw, selected = prepared_response_panel(shown, editable, slot, focused, header, with_context)
-    draw()
-    return selected
-
-
-def prepared_response_panel(
-    shown: ExampleLabels,
-    editable: bool,
-    slot: str = "",
-    focused: bool = True,
-    header: Sequence[str] = (),
-    with_context: bool = False,
-) -> tuple[Callable[[], None], str | None]:
-    """What draws the answer, its data made now (the single view makes it before the navigation bar is drawn: one
-    redraw of the app for both, :func:`ragviz.ui.review.sentence_editor.prepared_response_editor`), and the selected
-    response key.
-
-    The response as clickable sentences with, under it in the same component, the selected sentence's explanation
+    """The response as clickable sentences with, under it in the same component, the selected sentence's explanation
     and, when *editable*, its verdict, note and supporting keys (:mod:`ragviz.ui.review.sentence_panel`: one element
     to redraw per J where they were four widgets, issue 38); a paired *slot* (``"a"`` / ``"b"``) draws its own (a click
     on the answer not *focused* moves the focus). *header*: the page's header above the response, as HTML blocks
     (:func:`ragviz.ui.review.page.example_header_html`); *with_context* (the single view): the documents under it in
-    the same element (as :func:`context_panel` draws them)."""
+    the same element (as :func:`context_panel` draws them). Returns the selected response key."""
     ex, current, uid = shown.example, shown.current, shown.example.uid
     selected = sentence_editor.selected_key(uid, ex.response_keys(), default_response_key(response_spans(ex, current)))
     spans = response_spans(ex, current, selected, shown.base)
@@ -72,7 +54,7 @@ def prepared_response_panel(
             on_note=partial(moves.write_note, uid, current, chosen.key),
         )
     context = sentence_editor.context_payload(*_context_args(shown, selected, editable)) if with_context else None
-    draw = sentence_editor.prepared_response_editor(
+    sentence_editor.response_editor(
         uid,
         spans,
         selected,
@@ -83,7 +65,7 @@ def prepared_response_panel(
         header=header,
         context=context,
     )
-    return draw, selected
+    return selected
 
 
 def flags(shown: ExampleLabels) -> list[Problem]:

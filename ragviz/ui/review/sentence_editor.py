@@ -13,7 +13,7 @@ comes back as the trigger ``edit``, queued (:func:`queue_event`) and carried out
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -53,7 +53,6 @@ __all__ = [
     "context_editor",
     "context_payload",
     "judge_unsure",
-    "prepared_response_editor",
     "queue_event",
     "response_data",
     "response_editor",
@@ -230,25 +229,7 @@ def response_editor(
     header: Sequence[str] = (),
     context: dict | None = None,
 ) -> None:
-    """:func:`prepared_response_editor` (the same arguments), drawn now."""
-    prepared_response_editor(uid, spans, selected, slot, focused, explain, controls, header, context)()
-
-
-def prepared_response_editor(
-    uid: str,
-    spans: Sequence[ResponseSpan],
-    selected: str | None,
-    slot: str = "",
-    focused: bool = True,
-    explain: dict | None = None,
-    controls: dict | None = None,
-    header: Sequence[str] = (),
-    context: dict | None = None,
-) -> Callable[[], None]:
-    """What draws the response editor (below), its data made now: the single view makes it before the navigation bar
-    is drawn, so the two elements leave the server together and the browser redraws the app once for both (issue 38).
-
-    The response as clickable sentences (see the module docstring; the single view draws
+    """The response as clickable sentences (see the module docstring; the single view draws
     :func:`response_heading_html` above it in the page's header block); a paired view's *slot* (``"a"`` / ``"b"``)
     draws them under a key of its own, and a click on the answer not *focused* moves the focus there. Above the
     response: the *header*'s blocks (ragviz's own HTML, texts escaped; built node by node,
@@ -265,15 +246,11 @@ def prepared_response_editor(
     data["header"] = header_tree(*header) if header else None
     data["context"] = context
     data["drawn"] = state.redraw_count()  # a refused or unsaved change redraws the stored values over the click
-    return partial(_draw_response, key, data, left_out)
-
-
-def _draw_response(key: str, data: dict, left_out: int) -> None:
     _component(key=key, data=data, on_edit_change=partial(queue_event, key))
     if left_out:
         st.html(f"<div>Response:{render.cut_note_html(left_out)}</div>")
-    if data["context"] is not None:
-        _cut_notes(data["context"])
+    if context is not None:
+        _cut_notes(context)
 
 
 def response_heading_html() -> str:
