@@ -24,6 +24,7 @@ from ragviz.ui.core import render
 
 __all__ = [
     "ADVANCE_KEY",
+    "FILTERS_HELP",
     "FLAGS_SHOWN",
     "NO_BREAK_DIVIDE",
     "accept_toggle",
@@ -94,8 +95,11 @@ def filter_sidebar(
         if show_corrections:
             st.html(progress_html(prog))
         # closed until asked: a popover's widgets are drawn only when it opens, so the first page does not fetch
-        # their scripts (the multiselect's alone are 15 files; issue 38); the script still runs them every time
-        with st.popover("Filters", width="stretch", help="Which examples J / K / N walk"):
+        # their scripts (the multiselect's alone are 15 files; issue 38); the script still runs them every time. What
+        # each popover is for is its first line, not a tooltip: a button's tooltip is some 30 React components the
+        # browser redraws on every J (issue 38)
+        with st.popover("Filters", width="stretch"):
+            st.caption(FILTERS_HELP)
             flt = ReviewFilter(
                 unreviewed=show_corrections and st.toggle("Unreviewed only", key="review.f_unreviewed"),
                 corrected=show_corrections and st.toggle("Corrected only", key="review.f_corrected"),
@@ -114,7 +118,8 @@ def filter_sidebar(
         moves_on = editable and not audit  # the audit queue's Accept stays on the example
         advance = moves_on and bool(st.session_state.get(ADVANCE_KEY, True))
         label = queue_label(audit, advance if moves_on else None, mine)
-        queue = st.popover(label, width="stretch", help=QUEUE_HELP)  # md: ours (queue_label: literals only)
+        queue = st.popover(label, width="stretch")  # md: ours (queue_label: literals only)
+        queue.caption(QUEUE_HELP)  # first in it: the Queue radio, "My assignments" and the Accept toggle follow
     return flt, queue
 
 
@@ -129,7 +134,9 @@ def accept_toggle(queue: DeltaGenerator, editable: bool = True, audit: bool = Fa
 
 
 ADVANCE_KEY = "review.advance"
-QUEUE_HELP = "Which examples J / K walk (every example, or an audit sample) and where Accept goes next"
+FILTERS_HELP = "Which examples J / K / N walk"
+# on three lines (Markdown's line breaks): one line would widen the popover over the page
+QUEUE_HELP = "Which examples J / K walk  \n(every example, or an audit sample)  \nand where Accept goes next"
 
 
 def queue_label(audit: bool, advance: bool | None, mine: str | None = None) -> str:
