@@ -8,10 +8,11 @@ hook React DevTools uses (an init script sets ``__REACT_DEVTOOLS_GLOBAL_HOOK__``
 fiber object with React's PerformedWork flag). With them: the renderer's task, script, layout and style seconds per J
 (``Performance.getMetrics``, CPU-ish figures that a loaded machine stretches).
 
-    .venv/bin/python benchmarks/bench_j_renders.py [--data sample] [--steps 6] [--runs 2] [--baseline DIR]
+    .venv/bin/python benchmarks/bench_j_renders.py [--data sample] [--steps 6] [--runs 2] [--baseline DIR] [--by-element]
 
 ``--baseline DIR``: another ragviz source tree (``git archive <commit> | tar -x -C DIR``), its Review page measured in
-the same alternation.
+the same alternation. ``--by-element``: each region's components split further by the Streamlit element they are
+drawn in (its test id, key and first words; fibers outside any element by their nearest test id), largest first.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ REGIONS = (
     ("main", "stMain"),
 )
 
-HOOK = """(regions) => {
+HOOK = """(regions, byElement) => {
   window.__renders = {on: false, commits: 0, byRegion: {}};
   let prev = new WeakSet();
   const mark = (props) => {
@@ -52,13 +53,26 @@ HOOK = """(regions) => {
     for (const [name, needle] of regions) if (id === needle || cls.split(' ').includes(needle)) return name;
     return null;
   };
+  const testid = (f) => typeof f.type === 'string' && f.memoizedProps ? f.memoizedProps['data-testid'] : undefined;
+  const element = (f) => {  // the Streamlit element (or layout block) drawing fiber f, else its nearest test id
+    for (let p = f; p; p = p.return) {
+      if (!['stElementContainer', 'stLayoutWrapper'].includes(testid(p))) continue;
+      const c = p.stateNode && p.stateNode.firstElementChild;
+      const key = (p.memoizedProps.className || '').split(' ').find((x) => x.startsWith('st-key-')) || '';
+      const words = key || !c ? '' : (c.textContent || '').slice(0, 24);  // a keyed element: its key says it
+      return `${c ? c.dataset.testid || c.tagName : '?'} ${key}${words}`;
+    }
+    for (let p = f; p; p = p.return) if (testid(p)) return testid(p);
+    return '-';
+  };
   const walk = (fiber, region, seen, out) => {
     for (let f = fiber; f; f = f.sibling) {
       seen.add(f);
       const host = typeof f.type === 'string';
       const here = (host && mark(f.memoizedProps)) || region;
       if (!host && f.tag !== 3 && f.tag !== 6 && !prev.has(f) && (f.alternate === null || (f.flags & 1) === 1)) {
-        out[here] = (out[here] || 0) + 1;
+        const k = byElement ? `${here} | ${element(f)}` : here;
+        out[k] = (out[k] || 0) + 1;
       }
       if (f.child) walk(f.child, here, seen, out);
     }
@@ -84,11 +98,12 @@ def _metrics(cdp) -> dict[str, float]:
     return {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"] if m["name"] in METRICS}
 
 
-def _walk(browser, target: Target, steps: int) -> tuple[list[dict], list[dict[str, float]]]:
-    """*steps* presses of J on a fresh page of *target*: per press the renders by region and the metrics' deltas."""
+def _walk(browser, target: Target, steps: int, by_element: bool = False) -> tuple[list[dict], list[dict[str, float]]]:
+    """*steps* presses of J on a fresh page of *target*: per press the renders by region (and element, *by_element*)
+    and the metrics' deltas."""
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
-    page.add_init_script(f"({HOOK})({json.dumps(REGIONS)})")
+    page.add_init_script(f"({HOOK})({json.dumps(REGIONS)}, {json.dumps(by_element)})")
     page.goto(target.start_url())
     target.wait_drawn(page, 0)
     page.wait_for_timeout(SETTLE_MS)
@@ -113,10 +128,10 @@ def _walk(browser, target: Target, steps: int) -> tuple[list[dict], list[dict[st
 
 
 def measure(
-    name: str, runs: int, steps: int, baseline: Path | None = None
+    name: str, runs: int, steps: int, baseline: Path | None = None, by_element: bool = False
 ) -> dict[str, tuple[list[dict], list[dict[str, float]]]]:
     """The floor and Review (and the *baseline* tree's Review) on data set *name*, alternately, *runs* walks of
-    *steps* J each."""
+    *steps* J each (the renders split by element too: *by_element*)."""
     path = _data_path(name)
     uids, examples = _rows(name, path, steps)
     from playwright.sync_api import sync_playwright
@@ -140,7 +155,7 @@ def measure(
         browser = stack.enter_context(sync_playwright()).chromium.launch(executable_path=CHROMIUM)
         for _ in range(runs):
             for target in targets:
-                renders, metrics = _walk(browser, target, steps)
+                renders, metrics = _walk(browser, target, steps, by_element)
                 found[target.kind][0].extend(renders)
                 found[target.kind][1].extend(metrics)
         browser.close()
@@ -152,16 +167,27 @@ def report(name: str, found: dict[str, tuple[list[dict], list[dict[str, float]]]
     for kind, (renders, metrics) in found.items():
         commits = statistics.median(r["commits"] for r in renders)
         regions: Counter[str] = Counter()
+        elements: Counter[str] = Counter()
         for r in renders:
-            regions.update(r["byRegion"])
+            elements.update(r["byRegion"])
+            for k, v in r["byRegion"].items():
+                regions[k.split(" | ")[0]] += v
         total = sum(regions.values()) / len(renders)
         split = ", ".join(f"{k} {v / len(renders):.0f}" for k, v in regions.most_common())
         times = "  ".join(
             f"{k.removesuffix('Duration').lower()} {statistics.median(m[k] for m in metrics) * 1000:.1f} ms"
             for k in METRICS
         )
-        lines.append(f"  {kind:8s} commits {commits:.0f}, components rendered {total:.0f} ({split})")
+        per_commit = sum(regions.values()) / max(1, sum(r["commits"] for r in renders))
+        lines.append(
+            f"  {kind:8s} commits {commits:.0f}, components rendered {total:.0f} ({per_commit:.0f} per commit; {split})"
+        )
         lines.append(f"  {'':8s} {times}")
+        lines.extend(
+            f"  {'':8s} {v / len(renders):5.0f} {k}"
+            for k, v in elements.most_common()
+            if " | " in k and v / len(renders) >= 2
+        )
     return lines
 
 
@@ -171,10 +197,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=6, help="presses of J per walk")
     parser.add_argument("--runs", type=int, default=2, help="walks per page, floor and Review alternately")
     parser.add_argument("--baseline", type=Path, help="another ragviz source tree, its Review page measured too")
+    parser.add_argument("--by-element", action="store_true", help="split each region by the element drawing it")
     args = parser.parse_args(argv)
     baseline = args.baseline.resolve() if args.baseline else None
     for name in args.data.split(","):
-        print("\n".join(report(name, measure(name, args.runs, args.steps, baseline))), flush=True)
+        print("\n".join(report(name, measure(name, args.runs, args.steps, baseline, args.by_element))), flush=True)
     return 0
 
 
