@@ -31,12 +31,15 @@ pages = [
     st.Page("pages/team.py", title="Team", icon=":material/groups:"),
 ]
 page = st.navigation(pages)
+early = None  # Review's first element, which also carries the theme and the popovers' keys below (issue 38)
 if page.url_path == "review":  # its keys listen, and its components' scripts load, from its first element (issue 38)
-    toolbar.listen_early(not is_present(), toolbar.served_files(sentence_editor.NAME, "editor.js", "editor.css"))
+    files = toolbar.served_files(sentence_editor.NAME, "editor.js", "editor.css")
+    early = toolbar.listen_early(not is_present(), files, also=theme_css() + POPOVER_KEYS_HTML)
 hide_error_details()  # served: no traceback, path or SQL in a browser
 # the app's few colour rules and the popovers' keyboard script (Enter on a popover's button moves the focus into
 # it): one hidden element, constant text of ragviz's own
-st.html(theme_css() + POPOVER_KEYS_HTML, unsafe_allow_javascript=True)
+if early is None:  # (on Review one element fewer: main's block re-renders each child on every commit of a J)
+    st.html(theme_css() + POPOVER_KEYS_HTML, unsafe_allow_javascript=True)
 shown = unsaved_banner()  # clicks the database did not take: "Not saved: ... retry" and Retry
 try:
     with store_faults():  # the database unavailable: one calm message, never a traceback

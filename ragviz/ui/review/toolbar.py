@@ -139,13 +139,14 @@ def served_files(name: str, *files: str) -> list[str]:
     return [f"_stcore/bidi-components/{name}/{f}" for f in files] if name in SERVED else []
 
 
-def listen_early(editable: bool = True, preload: Sequence[str] = ()) -> str | None:
-    """Draw :func:`early_html` (first on the page, before its slow part) and return it, when Streamlit serves the
-    bar's files (else there is no file to load early and the bar listens once drawn: ``None``)."""
+def listen_early(editable: bool = True, preload: Sequence[str] = (), also: str = "") -> str | None:
+    """Draw :func:`early_html` (first on the page, before its slow part) followed by *also* (app.py's constant
+    markup: one hidden element, not two) and return the early markup, when Streamlit serves the bar's files (else
+    there is no file to load early and the bar listens once drawn: ``None``, nothing drawn)."""
     if NAME not in SERVED:
         return None
     markup = early_html(editable, str(st.get_option("server.baseUrlPath") or ""), [*preload, *loader_chunks()])
-    st.html(markup, unsafe_allow_javascript=True)  # constant, ragviz's own: no text from data
+    st.html(markup + also, unsafe_allow_javascript=True)  # constant, ragviz's own: no text from data
     return markup
 
 
