@@ -7,8 +7,8 @@
 * Response: a click selects a sentence, whose explanation, verdict, note and supporting keys are drawn under it
   (:mod:`ragviz.ui.review.sentence_panel`); Shift+click on a context sentence makes it support it, or takes it out.
 
-Texts from data enter the page as text, or escaped in one string of a text's sentences (``editor.js``). An action
-comes back as the trigger ``edit``, queued (:func:`queue_event`) and carried out at the page's top (:func:`apply_events`).
+Every node is built with ``textContent`` / ``setAttribute`` (no text from data is parsed as HTML). An action comes
+back as the trigger ``edit``, queued (:func:`queue_event`) and carried out at the page's top (:func:`apply_events`).
 """
 
 from __future__ import annotations

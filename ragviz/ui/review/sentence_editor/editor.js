@@ -6,9 +6,8 @@
 // sentence's explanation and, when editing (data.controls), its verdict, note and supporting keys.
 // Each action goes back to Python as the trigger "edit"; Python records it through the store.
 //
-// Every text from data enters the page through textContent or setAttribute, or escaped by esc() (& < > " ')
-// inside the markup of a text's sentences (one string parsed at once: issue 38); nothing from data is parsed as HTML
-// unescaped.
+// Every text from data enters the page through textContent or setAttribute: nothing from data is
+// ever parsed as HTML.
 
 const CYCLE = ["neither", "relevant", "both", "utilized"];
 const memory = { open: new Map(), lastUid: {}, focus: null, nonce: 0, scroll: new Map(), stops: new Map() };
@@ -21,48 +20,6 @@ function keepScroll(pane, kind, uid) {
   pane.addEventListener("scroll", () => memory.scroll.set(id, pane.scrollTop), { passive: true });
   const y = memory.scroll.get(id) || 0;
   if (y) requestAnimationFrame(() => { if (pane.isConnected) pane.scrollTop = y; });
-}
-
-const ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-
-// *value* as text inside markup (an element's content or a double-quoted attribute's value).
-function esc(value) {
-  return String(value).replace(/[&<>"']/g, (c) => ESCAPES[c]);
-}
-
-// The colours per label (data.style, from render.py's tables: per state its highlight, underline, chip background and
-// chip text; the selected response sentence's outline) as the rules of one stylesheet per text kind, written when a
-// palette first arrives or changes. A sentence carries its state as a class only: no inline style on every node of
-// every redraw (issue 38). Values go in through the CSSOM (setProperty), never as parsed CSS text.
-const palettes = {};
-
-function palette(kind, style, link) {
-  const id = JSON.stringify([style, link || null]);
-  let entry = palettes[kind];
-  if (!entry) {
-    const node = document.createElement("style");
-    node.dataset.rvPalette = kind;
-    entry = palettes[kind] = { node: node, id: null };
-  }
-  if (!entry.node.isConnected) {
-    document.head.append(entry.node);
-    entry.id = null;
-  }
-  if (entry.id === id) return;
-  entry.id = id;
-  const sheet = entry.node.sheet;
-  while (sheet.cssRules.length) sheet.deleteRule(0);
-  const rule = (selector, props) => {
-    const at = sheet.insertRule(selector + " {}", sheet.cssRules.length);
-    for (const [name, value] of Object.entries(props)) sheet.cssRules[at].style.setProperty(name, String(value));
-  };
-  const sentence = ".rv-text " + (kind === "context" ? ".rv-sent" : ".rv-resp");
-  for (const [state, [bg, border, , , chipBg, chipText]] of Object.entries(style || {})) {
-    const s = sentence + ".rv-" + CSS.escape(state);
-    rule(s, { background: bg, "border-bottom": "2px solid " + border });
-    rule(s + " > .rv-key", { background: chipBg, color: chipText });
-  }
-  if (link) rule(sentence + ".rv-selected", { outline: "3px solid " + link });
 }
 
 function el(tag, cls, text) {
@@ -95,51 +52,69 @@ function scrollToTop() {
   });
 }
 
-// A sentence moved to *state* (a click, before the page redraws it): its class gives the highlight and the chip's
-// colours (the palette's rules: a translucent tint under the page's own text colour, readable in either theme; the
-// chip's background and a text colour readable on it, render.CHIP); the chip says the state's marker.
-function paint(span, from, to, style) {
-  span.classList.remove("rv-" + from);
-  span.classList.add("rv-" + to);
-  span.firstChild.textContent = span.dataset.key + " " + style[to][2];
+// The highlight is a translucent tint under the page's own text colour (readable in either theme);
+// the key chip takes the palette's chip colours (render.CHIP: background and a text colour readable on it).
+function paint(span, style) {
+  const [bg, border, marker, label, chipBg, chipText] = style;
+  span.style.background = bg;
+  span.style.borderBottom = "2px solid " + border;
+  const badge = span.firstChild;
+  badge.style.background = chipBg;
+  badge.style.color = chipText;
+  badge.textContent = span.dataset.key + " " + marker;
+  return label;
 }
 
-// A faint "?" after a sentence whose judge label the judge's own samples disagreed on: its markup and the words for
-// the sentence's tooltip (both "" when the judge was sure or never sampled).
-function unsureMark(data, key) {
+// A faint "?" after a sentence whose judge label the judge's own samples disagreed on; returns the words for
+// the sentence's tooltip ("" when the judge was sure or never sampled).
+function unsureMark(span, data, key) {
   const said = data.unsure && data.unsure[key];
-  if (!said) return ["", ""];
-  return ['<sup class="rv-unsure" title="' + esc(said) + '" aria-label="' + esc(said) + '">?</sup>', " \u2014 " + said];
+  if (!said) return "";
+  const mark = el("sup", "rv-unsure", "?");
+  mark.title = said;
+  mark.setAttribute("aria-label", said);
+  span.append(mark);
+  span.classList.add("rv-judge-unsure");
+  return " \u2014 " + said;
 }
 
-// One context sentence's markup (every text escaped): its key chip, the support tag when linked, the text, the
-// judge's "?" when unsure; a button for the keyboard when editable (the roving Tab stop is set after, rove()).
-function contextSentence(data, linked, key, text, state) {
-  const [, , marker, label] = data.style[state];
+function contextSentence(data, key, text, state) {
+  const span = el("span", "rv-sent rv-" + state);
+  span.dataset.key = key;
+  span.dataset.state = state;
+  span.append(el("span", "rv-key"));
+  const linked = data.linked.includes(key);
+  if (linked) {
+    span.classList.add("rv-linked");
+    span.append(el("span", "rv-link-tag", "\u25c6 support"));
+  }
+  span.append(document.createTextNode(text));
+  const unsure = unsureMark(span, data, key);
+  const label = paint(span, data.style[state]);
   const next = data.style[CYCLE[(CYCLE.indexOf(state) + 1) % CYCLE.length]][3];
-  const [mark, unsure] = unsureMark(data, key);
-  const title = key + ": " + label + unsure + (linked ? " \u2014 supports the selected response sentence" : "") +
+  span.title = key + ": " + label + unsure + (linked ? " \u2014 supports the selected response sentence" : "") +
     (data.editable ? " \u2014 click: " + next + (data.selected ? "; Shift+click: " + (linked ? "no longer" : "") +
       " support of " + data.selected : "") : "");
-  return '<span class="rv-sent rv-' + esc(state) + (linked ? " rv-linked" : "") + (mark ? " rv-judge-unsure" : "") +
-    '" data-key="' + esc(key) + '" data-state="' + esc(state) + '" title="' + esc(title) + '"' +
-    (data.editable ? ' tabindex="0" role="button" aria-label="' + esc(key + ": " + label + ". Activate to make it " +
-      next + ".") + '"' : "") + '><span class="rv-key">' + esc(key + " " + marker) + "</span>" +
-    (linked ? '<span class="rv-link-tag">\u25c6 support</span>' : "") + esc(text) + mark + "</span> ";
+  if (data.editable) {
+    span.tabIndex = 0;
+    span.setAttribute("role", "button");
+    span.setAttribute("aria-label", key + ": " + label + ". Activate to make it " + next + ".");
+  }
+  return span;
 }
 
-// The button standing for the folded sentences start..stop-1 (a click opens them: renderContext's delegation).
-function gapButton(d, start, stop, keys) {
+function gapButton(uid, d, start, stop, keys, rerender) {
   const n = stop - start;
-  return '<button type="button" class="rv-gap" title="Show these sentences" data-doc="' + d + '" data-start="' +
-    start + '">' + esc("\u22ef " + n + " sentence" + (n === 1 ? "" : "s") + " (" + keys[start] +
-    (n > 1 ? "\u2013" + keys[stop - 1] : "") + ") \u22ef") + "</button> ";
+  const b = el("button", "rv-gap", "\u22ef " + n + " sentence" + (n === 1 ? "" : "s") + " (" + keys[start] +
+    (n > 1 ? "\u2013" + keys[stop - 1] : "") + ") \u22ef");
+  b.type = "button";
+  b.title = "Show these sentences";
+  b.addEventListener("click", () => { openSet(uid, d).add(start); rerender(); });
+  return b;
 }
 
 function renderContext(root, data, send) {
   const rerender = () => renderContext(root, data, send);
-  palette("context", data.style);
-  const linkedKeys = new Set(data.linked);
   root.replaceChildren();
   const pane = el("div", "rv-pane");
   pane.dataset.uid = data.uid;
@@ -197,10 +172,9 @@ function renderContext(root, data, send) {
       return;
     }
     const body = el("div", "rv-doc-body");
-    const parts = [];  // the body's markup: one string, parsed once
     const put = (i) => {
       const [k, text] = doc.s[i];
-      parts.push(contextSentence(data, linkedKeys.has(k), k, text, data.states[k] || "neither"));
+      body.append(contextSentence(data, k, text, data.states[k] || "neither"), document.createTextNode(" "));
     };
     if (all) {
       for (let i = 0; i < doc.s.length; i++) put(i);
@@ -210,18 +184,17 @@ function renderContext(root, data, send) {
       for (const [start, stop] of ranges) {
         if (start > at) {
           if (opened.has(at)) for (let i = at; i < start; i++) put(i);
-          else parts.push(gapButton(d, at, start, keys));
+          else body.append(gapButton(data.view || data.uid, d, at, start, keys, rerender), document.createTextNode(" "));
         }
         for (let i = start; i < stop; i++) put(i);
         at = stop;
       }
       if (at < doc.s.length) {
         if (opened.has(at)) for (let i = at; i < doc.s.length; i++) put(i);
-        else parts.push(gapButton(d, at, doc.s.length, keys).trimEnd());
+        else body.append(gapButton(data.view || data.uid, d, at, doc.s.length, keys, rerender));
       }
     }
-    if (!doc.s.length) parts.push('<span class="rv-empty">(no sentences)</span>');
-    body.innerHTML = parts.join("");
+    if (!doc.s.length) body.append(el("span", "rv-empty", "(no sentences)"));
     if (all && foldable && doc.s.length > 20) body.append(toggle());
     box.append(body);
     pane.append(box);
@@ -234,12 +207,6 @@ function renderContext(root, data, send) {
     if (e.shiftKey && e.target.closest(".rv-sent")) e.preventDefault();  // Shift+click links; it selects no text
   };
   root.onclick = (e) => {
-    const gap = e.target.closest(".rv-gap");
-    if (gap) {
-      openSet(data.view || data.uid, Number(gap.dataset.doc)).add(Number(gap.dataset.start));
-      rerender();
-      return;
-    }
     const span = e.target.closest(".rv-sent");
     if (!span || !data.editable) return;
     if (e.shiftKey) linkContext(span, data, send, false);
@@ -267,7 +234,9 @@ function activateContext(span, data, send, byKey) {
   const seen = span.dataset.state;
   const to = CYCLE[(CYCLE.indexOf(seen) + 1) % CYCLE.length];
   span.dataset.state = to;
-  paint(span, seen, to, data.style);
+  span.classList.remove("rv-" + seen);
+  span.classList.add("rv-" + to);
+  paint(span, data.style[to]);
   if (byKey) memory.focus = { kind: "context", uid: data.uid, key: span.dataset.key };
   send({ uid: data.uid, kind: "label", key: span.dataset.key, seen: seen, to: to, n: ++memory.nonce });
 }
@@ -298,55 +267,41 @@ function build(node) {
   return e;
 }
 
-// A header block's node -> its tree as JSON, as drawn.
-const drawnBlocks = new WeakMap();
-
 // Drawn beside the text (not inside it: the page's own font and spacing, as an st.html block had them), before it.
-// A block the same as drawn (the legend and the "Response" heading on every J) keeps its nodes: only the blocks that
-// changed are built and laid out again (issue 38). A block holding a <details> is always rebuilt (drawn closed).
 function drawHeader(parent, root, header) {
   let head = parent.querySelector(":scope > .rv-head");
   if (!header) {
     if (head) head.remove();
     return;
   }
-  if (!head) {
-    head = el("div", "rv-head");
-    parent.insertBefore(head, root);
-  }
-  const [, attrs, ...blocks] = header;
-  for (const [k, v] of Object.entries(attrs || {})) if (k !== "class" && headAttribute(k)) head.setAttribute(k, String(v));
-  const old = [...head.childNodes];
-  blocks.forEach((block, i) => {
-    const json = JSON.stringify(block);
-    if (old[i] && drawnBlocks.get(old[i]) === json && !json.includes('["details"')) return;
-    const fresh = build(block);
-    drawnBlocks.set(fresh, json);
-    if (old[i]) old[i].replaceWith(fresh);
-    else head.append(fresh);
-  });
-  for (const extra of old.slice(blocks.length)) extra.remove();
+  const fresh = build(header);
+  fresh.className = "rv-head";
+  if (head) head.replaceWith(fresh);
+  else parent.insertBefore(fresh, root);
 }
 
 function renderResponse(root, data, send) {
   const kept = panelFocus(root);
-  palette("response", data.style, data.link_color);
   root.replaceChildren();
   const box = el("div", "rv-response");
   box.dataset.uid = data.uid;
-  const parts = [];  // the sentences' markup (every text escaped): one string, parsed once
   for (const [key, text, status] of data.sentences) {
-    const [, , marker, label] = data.style[status];
-    const [mark, unsure] = unsureMark(data, key);
+    const span = el("span", "rv-resp rv-" + status);
+    span.dataset.key = key;
+    span.append(el("span", "rv-key"));
+    span.append(document.createTextNode(text));
+    const unsure = unsureMark(span, data, key);
     const selected = key === data.selected;
-    const title = key + ": " + label + unsure + (selected ? " (selected)" : " \u2014 click to see its support");
-    parts.push('<span class="rv-resp rv-' + esc(status) + (mark ? " rv-judge-unsure" : "") +
-      (selected ? " rv-selected" : "") + '" data-key="' + esc(key) + '" title="' + esc(title) +
-      '" tabindex="0" role="button" aria-pressed="' + selected + '"><span class="rv-key">' + esc(key + " " + marker) +
-      "</span>" + esc(text) + mark + "</span> ");
+    if (selected) span.classList.add("rv-selected");
+    const label = paint(span, data.style[status]);
+    if (selected) span.style.outline = "3px solid " + data.link_color;
+    span.title = key + ": " + label + unsure + (selected ? " (selected)" : " \u2014 click to see its support");
+    span.tabIndex = 0;
+    span.setAttribute("role", "button");
+    span.setAttribute("aria-pressed", selected ? "true" : "false");
+    box.append(span, document.createTextNode(" "));
   }
-  if (!data.sentences.length) parts.push('<span class="rv-empty">(empty response)</span>');
-  box.innerHTML = parts.join("");
+  if (!data.sentences.length) box.append(el("span", "rv-empty", "(empty response)"));
   root.append(box);
   keepScroll(box, "response", data.uid);
   if (data.explain) root.append(explanationBox(data.explain));
@@ -530,8 +485,12 @@ function activateResponse(span, data, send, byKey) {
   // nothing sent, no redraw: the sentence keeps its focus (unless it moves the focus to the other answer of a pair)
   if (span.dataset.key === data.selected && !(data.slot && !data.focused)) return;
   if (byKey) memory.focus = { kind: "response", uid: data.uid, key: span.dataset.key };
-  for (const other of span.parentNode.querySelectorAll(".rv-selected")) other.classList.remove("rv-selected");
+  for (const other of span.parentNode.querySelectorAll(".rv-selected")) {
+    other.classList.remove("rv-selected");
+    other.style.outline = "";
+  }
   span.classList.add("rv-selected");
+  span.style.outline = "3px solid " + data.link_color;
   send({ uid: data.uid, kind: "select", key: span.dataset.key, slot: data.slot || "", n: ++memory.nonce });
 }
 
