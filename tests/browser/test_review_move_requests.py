@@ -11,23 +11,18 @@ from tests.browser_wait import expect, open_review, press, settle
 pytestmark = pytest.mark.browser
 
 
-def test_the_tab_keeps_its_icon_and_a_move_fetches_nothing(streamlit_server, chromium_browser):
-    context = chromium_browser.new_context(viewport={"width": 1280, "height": 800})
-    page = context.new_page()
-    page.set_default_timeout(20_000)
-    try:
-        open_review(page, f"{streamlit_server.url}/review?id=ml-vs-programming")
-        icon = page.locator("link[rel='shortcut icon']")
-        assert icon.get_attribute("href").startswith("data:image/png;base64,")
-        asked: list[str] = []
-        page.on("request", lambda r: asked.append(r.url))
-        where = page.locator(".rv-head > div").first
-        for _ in range(2):
-            before = where.inner_text()
-            press(page, "j")
-            expect()(where).not_to_have_text(before)
-            settle(page)
-        assert [u for u in asked if u.startswith(streamlit_server.url)] == []
-        assert icon.get_attribute("href").startswith("data:image/png;base64,")
-    finally:
-        context.close()
+def test_the_tab_keeps_its_icon_and_a_move_fetches_nothing(streamlit_server, page):
+    page.set_viewport_size({"width": 1280, "height": 800})
+    open_review(page, f"{streamlit_server.url}/review?id=ml-vs-programming")
+    icon = page.locator("link[rel='shortcut icon']")
+    assert icon.get_attribute("href").startswith("data:image/png;base64,")
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url))
+    where = page.locator(".rv-head > div").first
+    for _ in range(2):
+        before = where.inner_text()
+        press(page, "j")
+        expect()(where).not_to_have_text(before)
+        settle(page)
+    assert [u for u in asked if u.startswith(streamlit_server.url)] == []
+    assert icon.get_attribute("href").startswith("data:image/png;base64,")
