@@ -1,7 +1,8 @@
 """Keyboard for Streamlit's popovers. A popover's body is drawn at the end of the page, so after Enter on its button
 the next Tab went through the whole page before it reached the controls inside (the sidebar's Presentation mode,
 Filters and Queue wait in closed popovers: issue 38). This page-wide script moves the focus into a popover when it
-opens, and back to its button on Escape or on a Tab past its first or last control."""
+opens, and back to its button on Escape or on a Tab past its first or last control. It also gives a disclosure's
+button (:mod:`ragviz.ui.core.disclosure`) ``aria-expanded``, as its chevron says."""
 
 from __future__ import annotations
 
@@ -15,6 +16,17 @@ _CODE = """(() => {
   const controls = b => [...b.querySelectorAll(FOCUSABLE)].filter(
     e => e.getAttribute('tabindex') !== '-1' && e.getClientRects().length > 0);
   let opener = null;
+  /* a disclosure's button (ragviz.ui.core.disclosure) says whether it is open as its chevron does */
+  const DISCLOSE = '[class*="-rv_disclose"] button';
+  const expanded = () => {
+    for (const b of document.querySelectorAll(DISCLOSE)) {
+      const icon = b.querySelector('[data-testid="stIconMaterial"]');
+      const open = String(!!icon && icon.textContent === 'expand_less');
+      if (b.getAttribute('aria-expanded') !== open) b.setAttribute('aria-expanded', open);
+    }
+  };
+  expanded();
+  new MutationObserver(expanded).observe(document.body, {childList: true, subtree: true, characterData: true});
   document.addEventListener('click', e => {
     const button = e.target.closest && e.target.closest('[data-testid="stPopoverButton"]');
     if (!button) return;

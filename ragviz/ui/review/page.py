@@ -20,7 +20,7 @@ from ragviz.analysis.review.metrics import MetricComparison, OverrideEffect
 from ragviz.analysis.review.queue import Progress, ReviewFilter
 from ragviz.data.model import Example, Labels
 from ragviz.data.problems import Problem
-from ragviz.ui.core import render
+from ragviz.ui.core import disclosure, render
 
 __all__ = [
     "ADVANCE_KEY",
@@ -30,8 +30,9 @@ __all__ = [
     "accept_toggle",
     "choose_link_match",
     "example_header_html",
-    "families_expander",
+    "FAMILIES_OPEN",
     "families_open",
+    "families_panel",
     "filter_sidebar",
     "filters_on",
     "metric_cards_html",
@@ -280,12 +281,15 @@ def rejudge_help() -> str | None:
     return words(markdown=False)
 
 
+FAMILIES_OPEN = "review.families_open"  # whether the person opened "Other metric families" (kept across J / K)
+
+
 def families_open() -> bool:
-    """Whether the person opened the "Other metric families" expander (its state is kept under its key)."""
-    return bool(st.session_state.get("review.families_open"))
+    """Whether the person opened "Other metric families" (:func:`families_panel`)."""
+    return disclosure.is_open(FAMILIES_OPEN)
 
 
-def families_expander(
+def families_panel(
     example: Example,
     judge: Labels | None,
     current: Labels | None,
@@ -295,11 +299,12 @@ def families_expander(
     editable: bool,
     traces: bool = True,
 ) -> None:
-    """The "Other metric families" expander, drawn only while open: a rerun with it closed runs none
-    of its tables or editors (and the page needs no pandas until then). *traces*: show the judge's
-    scores and the deltas (not while presenting with corrections hidden)."""
-    with st.expander("Other metric families", key="review.families_open", on_change="rerun") as families:
-        if families.open:
-            from ragviz.ui.review.families import render_families_panel
+    """The "Other metric families" button and, while it is open, their panel under it: a rerun with it closed runs
+    none of its tables or editors (and the page needs no pandas until then). Closed, it is one button where an
+    expander was a block the browser redrew on every commit of a J, some 25 React components each (issue 38).
+    *traces*: show the judge's scores and the deltas (not while presenting with corrections hidden)."""
+    if disclosure.disclosure("Other metric families", FAMILIES_OPEN):
+        from ragviz.ui.review.families import render_families_panel
 
+        with st.container(border=True, key="review.families_panel"):
             render_families_panel(example, judge, current, on_change, redraws=redraws, editable=editable, traces=traces)
