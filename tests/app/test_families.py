@@ -160,7 +160,7 @@ def test_presentation_mode_shows_scores_without_controls(app_env):
     assert list(now_only.columns) == ["family", "metric", "now"]  # no judge column, no delta: corrections hidden
     assert not [d for d in at.data_editor if d.key and d.key.startswith("review.families.")]
     assert not [n for n in at.number_input if n.key and n.key.startswith("review.families.")]
-    at.sidebar.toggle(key="review.present_corrections").set_value(True).run()  # the presenter shows them
+    at.sidebar.button(key="review.present_corrections.button").click().run()  # the presenter shows them
     assert scores(at)[("retrieval · default", "mrr")] == (1.0, 1.0)
     assert not [d for d in at.data_editor if d.key and d.key.startswith("review.families.")]
 

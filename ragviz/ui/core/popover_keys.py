@@ -2,7 +2,8 @@
 the next Tab went through the whole page before it reached the controls inside (the sidebar's Presentation mode,
 Filters and Queue wait in closed popovers: issue 38). This page-wide script moves the focus into a popover when it
 opens, and back to its button on Escape or on a Tab past its first or last control. It also gives a disclosure's
-button (:mod:`ragviz.ui.core.disclosure`) ``aria-expanded``, as its chevron says."""
+button (:mod:`ragviz.ui.core.disclosure`) ``aria-expanded``, as its chevron says, and gives the focus back to a button
+that the run after its press drew anew (the presentation button, filled while on)."""
 
 from __future__ import annotations
 
@@ -25,8 +26,22 @@ _CODE = """(() => {
       if (b.getAttribute('aria-expanded') !== open) b.setAttribute('aria-expanded', open);
     }
   };
+  /* a button the run after its press draws as another kind (the presentation button turns primary) is a new
+     element: the focus, dropped to the page, goes back to it */
+  let pressed = null;
+  document.addEventListener('click', e => {
+    const held = e.target.closest && e.target.closest('[class*="st-key-"]:has(> * > button)');
+    pressed = held ? {key: [...held.classList].find(c => c.startsWith('st-key-')), at: Date.now()} : null;
+  }, true);
+  const refocus = () => {
+    if (!pressed || Date.now() - pressed.at > 10000) { pressed = null; return; }
+    if (document.activeElement && document.activeElement !== document.body) return;
+    const again = document.querySelector(`.${CSS.escape(pressed.key)} button`);
+    if (again) { again.focus(); pressed = null; }
+  };
   expanded();
-  new MutationObserver(expanded).observe(document.body, {childList: true, subtree: true, characterData: true});
+  new MutationObserver(() => { expanded(); refocus(); }).observe(
+    document.body, {childList: true, subtree: true, characterData: true});
   document.addEventListener('click', e => {
     const button = e.target.closest && e.target.closest('[data-testid="stPopoverButton"]');
     if (!button) return;
