@@ -18,7 +18,7 @@ _CODE = """(() => {
     e => e.getAttribute('tabindex') !== '-1' && e.getClientRects().length > 0);
   let opener = null;
   /* a disclosure's button (ragviz.ui.core.disclosure) says whether it is open as its chevron does */
-  const DISCLOSE = '[class*="-rv_disclose"] button';
+  const DISCLOSE = '.stElementContainer[class*="-rv_disclose"] button';
   const expanded = () => {
     for (const b of document.querySelectorAll(DISCLOSE)) {
       const icon = b.querySelector('[data-testid="stIconMaterial"]');
@@ -28,20 +28,22 @@ _CODE = """(() => {
   };
   /* a button the run after its press draws as another kind (the presentation button turns primary) is a new
      element: the focus, dropped to the page, goes back to it */
-  let pressed = null;
+  let pressed = null;  /* until the person does anything else */
   document.addEventListener('click', e => {
-    const held = e.target.closest && e.target.closest('[class*="st-key-"]:has(> * > button)');
+    const held = e.target.closest && e.target.closest('[data-testid="stSidebar"] [class*="st-key-"]:has(> * > button)');
     pressed = held ? {key: [...held.classList].find(c => c.startsWith('st-key-')), at: Date.now()} : null;
   }, true);
+  for (const kind of ['mousedown', 'keydown']) document.addEventListener(kind, () => { pressed = null; }, true);
   const refocus = () => {
-    if (!pressed || Date.now() - pressed.at > 10000) { pressed = null; return; }
+    if (!pressed || Date.now() - pressed.at > 5000) { pressed = null; return; }
     if (document.activeElement && document.activeElement !== document.body) return;
     const again = document.querySelector(`.${CSS.escape(pressed.key)} button`);
     if (again) { again.focus(); pressed = null; }
   };
+  /* a few times a second, not on every change of the page: an observer of the whole page would be called for every
+     node a J replaces */
   expanded();
-  new MutationObserver(() => { expanded(); refocus(); }).observe(
-    document.body, {childList: true, subtree: true, characterData: true});
+  setInterval(() => { expanded(); refocus(); }, 200);
   document.addEventListener('click', e => {
     const button = e.target.closest && e.target.closest('[data-testid="stPopoverButton"]');
     if (!button) return;
