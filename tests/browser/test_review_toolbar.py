@@ -238,6 +238,11 @@ def test_the_single_view_draws_the_bar_in_the_texts_element_and_a_focused_button
         "(e) => [...e.querySelectorAll('.rv-toolbar, .rv-head, .rv-text')].map((n) => n.className.split(' ')[0])"
     )
     assert order[:3] == ["rv-toolbar", "rv-head", "rv-text"], order
+    gap = text.evaluate(
+        "(e) => e.querySelector('.rv-head').getBoundingClientRect().top"
+        " - e.querySelector('.rv-toolbar').getBoundingClientRect().bottom"
+    )
+    assert abs(gap - 16) < 1, gap  # Streamlit's gap between two elements, as when the bar was an element of its own
     where = page.locator(".rv-head > div").first
     expect()(where).to_contain_text("Example 1 of 22")
     nxt = page.locator(".rv-toolbar button[data-id=next]")
