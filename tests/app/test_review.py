@@ -539,3 +539,30 @@ def test_the_note_on_a_flipped_verdict_and_the_keys_picked_under_the_response(ap
             (True, ["1b"], "Document 0b states it; <b>checked</b>"),
             (True, [], "Document 0b states it; <b>checked</b>"),
         ]
+
+
+def test_the_bar_rides_in_the_texts_element_unless_something_sits_between_them(app_env):
+    """Issue 38: in the single view the navigation bar is the text's element's first part (a J sends one delta for
+    both); once something is drawn between them (here the team's guidelines button) the bar is an element of its own
+    again, above it, and the text carries no bar."""
+
+    def components(at: AppTest) -> list[dict]:
+        return [
+            json.loads(e.proto.mixed.json if e.proto.WhichOneof("data") == "mixed" else e.proto.json)
+            for e in at.get("bidi_component")
+        ]
+
+    at = open_review(id="ml-vs-programming")
+    drawn = components(at)
+    assert [d["kind"] for d in drawn] == ["response"]
+    assert [b["id"] for b in drawn[0]["bar"]["buttons"]][:2] == ["prev", "next"]
+    press(at, "next")
+    assert "Example 2 of 22" in response_editor(at)["bar"]["title"]  # pressed on the bar inside the text
+    with LabelStore(app_env["db"]) as store:
+        store.team.guidelines.save_guidelines("Mark relevant sentences.", "lead")
+    at.run()
+    drawn = components(at)
+    assert [d["kind"] for d in drawn] == ["toolbar", "response"] and "bar" not in drawn[1]
+    assert any(b.label == "Guidelines (v1)" for b in at.button)
+    press(at, "next")
+    assert "Example 3 of 22" in text_editor(at, "toolbar")["title"]

@@ -287,7 +287,7 @@ def override_effects_table(effects: Sequence[OverrideEffect]) -> None:
 def quality_flags_html(issues: Sequence[Problem]) -> str:
     """The label-quality flags as one HTML block: their count, then the flags (more than :data:`FLAGS_SHOWN` in a
     closed disclosure, so a long list does not push the page down). The Normalize button is on the navigation bar
-    (:func:`ragviz.ui.review.toolbar.navigation_bar`)."""
+    (:func:`ragviz.ui.review.toolbar.bar_data`)."""
     head = f"<strong>Label-quality flags: {len(issues)}</strong>"
     if not issues:
         return f'<div class="rv-flags">{head}</div>'
