@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 
 import pytest
 
@@ -97,6 +98,27 @@ def test_a_keyboard_reaches_the_queue_and_presentation_mode_and_changes_them(str
     expect()(sidebar(page).get_by_role("button", name="Presentation mode: off")).to_be_visible()
     expect()(page.locator('[data-testid="stMain"]')).not_to_contain_text("Presentation mode: editing is hidden")
     expect()(page).not_to_have_url(re.compile(r"present=1"))
+
+
+def test_enter_on_the_queue_focuses_its_first_control_when_its_script_comes_last(streamlit_server, page):
+    """A popover's widgets mount as their scripts arrive: on a loaded machine the Queue radio's came a moment after
+    the toggle under it, and the focus stayed on the toggle (the keyboard test failed now and then). The focus waits
+    for every widget in the popover, here a radio whose script the server sends 1.5 s late."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    open_review(page, f"{streamlit_server.url}/review?id=ml-vs-programming")
+    settle(page)
+
+    def late(route):
+        time.sleep(1.5)  # the browser keeps drawing meanwhile: only this file is held
+        route.continue_()
+
+    page.route(re.compile(r"/Radio\.[\w-]+\.js$"), late)
+    queue = sidebar(page).get_by_role("button", name=re.compile(r"^Queue: "))
+    queue.focus()
+    page.keyboard.press("Enter")
+    body = page.get_by_test_id("stPopoverBody")
+    expect()(body.get_by_role("switch", name="Accept moves to the next unreviewed")).to_be_visible()
+    expect()(body.get_by_role("radio", name="All examples")).to_be_focused(timeout=10_000)
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

@@ -61,7 +61,9 @@ _CODE = """(() => {
       const b = open && body();
       const all = b ? controls(b) : [];  /* a label's help button comes before its control: the control first */
       const first = all.find(e => !(e.getAttribute('aria-label') || '').startsWith('Help for ')) || all[0];
-      if (first && first !== here) { first.focus(); ours = first; still = 0; } else if (first) still += 1;
+      /* a widget whose script is still on its way (its skeleton) may come before the one focused: not still yet */
+      const loading = !!b && !!b.querySelector('[data-testid="stSkeleton"]');
+      if (first && first !== here) { first.focus(); ours = first; still = 0; } else if (first && !loading) still += 1;
       if (still < 20 && frames < 300) requestAnimationFrame(into);
     };
     requestAnimationFrame(into);
