@@ -63,3 +63,35 @@ def test_the_presentation_button_says_the_mode_and_show_corrections_is_a_button_
         PRESENT: ("Presentation mode: on · corrections shown", ":material/toggle_on:"),
         CORRECTIONS: ("Show corrections: on", ":material/toggle_on:"),
     }
+
+
+def _present_buttons() -> None:  # the sidebar's presentation buttons alone, as app.py draws them on Review
+    from ragviz.ui.core.present import present_toggle
+
+    present_toggle(corrections=True)
+
+
+def test_presentation_mode_turned_on_again_hides_the_corrections_again():
+    """A lock for a projector: the corrections the presenter showed last time stay hidden when the mode is turned on
+    anew ("Show corrections" was a toggle, whose state went with the mode; a button's flag outlived it)."""
+    at = AppTest.from_function(_present_buttons)
+    at.query_params["present"] = "1"
+    at.run()
+    at.sidebar.button(key=CORRECTIONS).click().run()
+    assert at.sidebar.button(key=PRESENT).label == "Presentation mode: on · corrections shown"
+    at.sidebar.button(key=PRESENT).click().run()  # off
+    assert at.sidebar.button(key=PRESENT).label == "Presentation mode: off"
+    at.sidebar.button(key=PRESENT).click().run()  # on again: the corrections hidden
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.sidebar.button(key=PRESENT).label == "Presentation mode: on"
+    assert at.sidebar.button(key=CORRECTIONS).label == "Show corrections: off"
+    at.query_params["present"] = "0"  # the same through the URL
+    at.run()
+    at.query_params["present"] = "1"
+    at.run()
+    at.sidebar.button(key=CORRECTIONS).click().run()
+    at.query_params["present"] = "0"
+    at.run()
+    at.query_params["present"] = "1"
+    at.run()
+    assert at.sidebar.button(key=CORRECTIONS).label == "Show corrections: off"

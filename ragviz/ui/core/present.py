@@ -95,6 +95,8 @@ def present_toggle(corrections: bool = False) -> bool:
     J, where the popover they waited in was a block redrawn on every commit (issue 38). Returns whether presentation
     mode is on."""
     on = is_present()
+    if not on:  # turned on anew, the mode hides the corrections again (as the toggle's state went with it)
+        st.session_state.pop(SHOW_CORRECTIONS_KEY, None)
     kind: Literal["primary", "secondary"] = "primary" if on else "secondary"
     corrections = corrections and on
     shown = corrections and bool(st.session_state.get(SHOW_CORRECTIONS_KEY, False))
