@@ -1,5 +1,5 @@
 """The Review page's renderers: the sidebar filters, the example's header, the live metric cards, the override
-effects, the label-quality flags, the re-judge help and the other metric families' expander (the navigation bar:
+effects, the label-quality flags, the re-judge help and the other metric families' button and panel (the navigation bar:
 :mod:`ragviz.ui.review.toolbar`). The text itself (context and response, clickable, with the selected response sentence's explanation and controls) is
 drawn by :mod:`ragviz.ui.review.sentence_editor`.
 
