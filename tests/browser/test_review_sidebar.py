@@ -121,6 +121,33 @@ def test_enter_on_the_queue_focuses_its_first_control_when_its_script_comes_last
     expect()(body.get_by_role("radio", name="All examples")).to_be_focused(timeout=10_000)
 
 
+def test_the_presentation_button_gets_the_focus_back_when_the_server_answers_late(streamlit_server, page):
+    """The button turned primary is a new element: the focus goes back to it once it is drawn. It came back only
+    within 5 s of the press, so on a busy server (a run answered 6 s late here) the focus fell to the page."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    late = {"once": False}
+
+    def stream(ws):  # the app's WebSocket, its first answer after the press held 6 s
+        server = ws.connect_to_server()
+        ws.on_message(lambda m: server.send(m))
+
+        def answer(m):
+            if late["once"]:
+                late["once"] = False
+                time.sleep(6)
+            ws.send(m)
+
+        server.on_message(answer)
+
+    page.route_web_socket(re.compile(r"/_stcore/stream"), stream)
+    open_review(page, f"{streamlit_server.url}/review?id=ml-vs-programming")
+    settle(page)
+    sidebar(page).get_by_role("button", name="Presentation mode: off").focus()
+    late["once"] = True
+    page.keyboard.press("Enter")
+    expect()(sidebar(page).get_by_role("button", name="Presentation mode: on")).to_be_focused(timeout=15_000)
+
+
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_the_open_popovers_and_the_presentation_buttons_pass_axe(looking_server, chromium_browser, scheme):
     _axe_present()

@@ -28,14 +28,14 @@ _CODE = """(() => {
   };
   /* a button the run after its press draws as another kind (the presentation button turns primary) is a new
      element: the focus, dropped to the page, goes back to it */
-  let pressed = null;  /* until the person does anything else */
+  let pressed = null;  /* until the person does anything else (or a minute: a busy server may take seconds to answer) */
   document.addEventListener('click', e => {
     const held = e.target.closest && e.target.closest('[data-testid="stSidebar"] [class*="st-key-"]:has(> * > button)');
     pressed = held ? {key: [...held.classList].find(c => c.startsWith('st-key-')), at: Date.now()} : null;
   }, true);
   for (const kind of ['mousedown', 'keydown']) document.addEventListener(kind, () => { pressed = null; }, true);
   const refocus = () => {
-    if (!pressed || Date.now() - pressed.at > 5000) { pressed = null; return; }
+    if (!pressed || Date.now() - pressed.at > 60000) { pressed = null; return; }
     if (document.activeElement && document.activeElement !== document.body) return;
     const again = document.querySelector(`.${CSS.escape(pressed.key)} button`);
     if (again) { again.focus(); pressed = null; }
