@@ -102,8 +102,7 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
         from ragviz.ui.audit.estimates import target_line  # altair and pandas: only with an audit sample
 
         audit_ui.progress_line(audit, on_go=go, traces=traces, target=target_line)
-    if guide is not None:
-        team_queue.guidelines_panel(store)
+    team_queue.guidelines_panel(guide)
     phoenix_ui.trace_for_row(ds, index, store)  # an example from a trace links back to it
 
     if rows is not None and audit is not None:  # the question and documents once, the two answers side by side

@@ -94,3 +94,21 @@ def test_the_undo_hint_follows_decisions_made_elsewhere_and_moves_keep_it(app_en
         elsewhere.undo(uid, "tester")
         at.run()
     assert _undo_hint(at) == "Z: nothing to undo"
+
+
+def test_the_team_guidelines_are_read_once_a_run_of_the_review_page(app_env, monkeypatch):
+    """Whether a team wrote guidelines decides where the navigation bar is drawn; the page asked the store, then the
+    guidelines panel asked again: two reads a J where one says both."""
+    from ragviz.store.team.guidelines import TeamGuidelines
+    from tests.apptest_helpers import open_page, press
+
+    with LabelStore(app_env["db"]) as store:
+        store.team.guidelines.save_guidelines("Mark a sentence supported only when a document says it.", "lead")
+    asked: list[int] = []
+    read = TeamGuidelines.current_guidelines
+    monkeypatch.setattr(TeamGuidelines, "current_guidelines", lambda self: asked.append(1) or read(self))
+    at = open_page("pages/review.py")
+    assert at.button(key="team.guidelines_button").label == "Guidelines (v1)"
+    asked.clear()
+    press(at, "next")
+    assert len(asked) == 1, asked
