@@ -48,7 +48,7 @@ SYNTHETIC = "/tmp/syn100k"
 CHROMIUM = os.environ.get("RAGVIZ_CHROMIUM", "/usr/bin/chromium")
 SETTLE_MS = 250  # after the page is drawn, late messages (the run's end) are still counted
 
-__all__ = ["Measured", "measure", "main"]
+__all__ = ["Measured", "main", "measure", "serve_targets"]
 
 # Drawn whole: the marker of the wanted example there, nothing stale, no run going.
 DRAWN_JS = """([kind, want]) => {
@@ -230,32 +230,35 @@ def presses(browser, target: Target, steps: int, out: Measured) -> None:
     context.close()
 
 
+def serve_targets(
+    stack: contextlib.ExitStack, name: str, path: str, steps: int, workdir: Path, baseline: Path | None = None
+) -> list[Target]:
+    """The floor page and Review on data set *name* (the file *path*), and the *baseline* tree's Review when given,
+    each served until *stack* closes; every one walks the same first *steps* + 1 examples."""
+    uids, examples = _rows(name, path, steps)
+    floor_json = workdir / f"floor-{name}.json"
+    floor_json.write_text(json.dumps(examples), encoding="utf-8")
+    review_env = {"RAGVIZ_DATA": path, "RAGVIZ_DB": str(workdir / f"review-{name}.db"), "RAGVIZ_ANNOTATOR": "bench"}
+    furl, fpid = stack.enter_context(
+        serve(ROOT / "benchmarks" / "floor_page.py", {"FLOOR_EXAMPLES": str(floor_json)}, workdir)
+    )
+    rurl, rpid = stack.enter_context(serve(ROOT / "app.py", review_env, workdir))
+    targets = [Target("floor", furl, fpid, uids), Target("review", rurl, rpid, uids)]
+    if baseline is not None:
+        old_env = {**review_env, "RAGVIZ_DB": str(workdir / f"baseline-{name}.db")}
+        burl, bpid = stack.enter_context(serve(baseline / "app.py", old_env, workdir, baseline))
+        targets.append(Target("baseline", burl, bpid, uids))
+    return targets
+
+
 def measure(
     name: str, runs: int, steps: int, browser, workdir: Path, baseline: Path | None = None, path: str | None = None
 ) -> dict[str, Measured]:
     """Floor and Review (and the *baseline* tree's Review) on data set *name* (or the file *path*), alternately;
     each one's figures."""
-    path = path or _data_path(name)
-    uids, examples = _rows(name, path, steps)
-    floor_json = workdir / f"floor-{name}.json"
-    floor_json.write_text(json.dumps(examples), encoding="utf-8")
-    review_env = {
-        "RAGVIZ_DATA": path,
-        "RAGVIZ_DB": str(workdir / f"review-{name}.db"),
-        "RAGVIZ_ANNOTATOR": "bench",
-    }
-    found = {"floor": Measured(), "review": Measured()}
     with contextlib.ExitStack() as stack:
-        furl, fpid = stack.enter_context(
-            serve(ROOT / "benchmarks" / "floor_page.py", {"FLOOR_EXAMPLES": str(floor_json)}, workdir)
-        )
-        rurl, rpid = stack.enter_context(serve(ROOT / "app.py", review_env, workdir))
-        targets = [Target("floor", furl, fpid, uids), Target("review", rurl, rpid, uids)]
-        if baseline is not None:
-            old_env = {**review_env, "RAGVIZ_DB": str(workdir / f"baseline-{name}.db")}
-            burl, bpid = stack.enter_context(serve(baseline / "app.py", old_env, workdir, baseline))
-            targets.append(Target("baseline", burl, bpid, uids))
-            found["baseline"] = Measured()
+        targets = serve_targets(stack, name, path or _data_path(name), steps, workdir, baseline)
+        found = {target.kind: Measured() for target in targets}
         for target in targets:  # warm the servers: data loaded, modules imported
             context = browser.new_context()
             open_page(context, target)

@@ -30,7 +30,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from bench_floor import CHROMIUM, SETTLE_MS, Target, _data_path, _rows, serve  # noqa: E402 - a sibling script
+from bench_floor import CHROMIUM, SETTLE_MS, Target, _data_path, serve_targets  # noqa: E402 - a sibling script
 
 __all__ = ["REGIONS", "main", "measure"]
 
@@ -133,26 +133,11 @@ def measure(
 ) -> dict[str, tuple[list[dict], list[dict[str, float]]]]:
     """The floor and Review (and the *baseline* tree's Review) on data set *name*, alternately, *runs* walks of
     *steps* J each (the renders split by element too: *by_element*)."""
-    path = _data_path(name)
-    uids, examples = _rows(name, path, steps)
     from playwright.sync_api import sync_playwright
 
-    found: dict[str, tuple[list[dict], list[dict[str, float]]]] = {"floor": ([], []), "review": ([], [])}
     with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
-        workdir = Path(tmp)
-        floor_json = workdir / "floor.json"
-        floor_json.write_text(json.dumps(examples), encoding="utf-8")
-        env = {"RAGVIZ_DATA": path, "RAGVIZ_DB": str(workdir / "review.db"), "RAGVIZ_ANNOTATOR": "bench"}
-        furl, fpid = stack.enter_context(
-            serve(ROOT / "benchmarks" / "floor_page.py", {"FLOOR_EXAMPLES": str(floor_json)}, workdir)
-        )
-        rurl, rpid = stack.enter_context(serve(ROOT / "app.py", env, workdir))
-        targets = [Target("floor", furl, fpid, uids), Target("review", rurl, rpid, uids)]
-        if baseline is not None:
-            old_env = {**env, "RAGVIZ_DB": str(workdir / "baseline.db")}
-            burl, bpid = stack.enter_context(serve(baseline / "app.py", old_env, workdir, baseline))
-            targets.append(Target("baseline", burl, bpid, uids))
-            found["baseline"] = ([], [])
+        targets = serve_targets(stack, name, _data_path(name), steps, Path(tmp), baseline)
+        found: dict[str, tuple[list[dict], list[dict[str, float]]]] = {target.kind: ([], []) for target in targets}
         browser = stack.enter_context(sync_playwright()).chromium.launch(executable_path=CHROMIUM)
         for _ in range(runs):
             for target in targets:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import statistics
 import sys
 import tempfile
@@ -32,7 +31,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from bench_floor import CHROMIUM, DRAWN_JS, SETTLE_MS, Target, _data_path, _rows, serve  # noqa: E402 - a sibling
+from bench_floor import CHROMIUM, DRAWN_JS, SETTLE_MS, Target, _data_path, serve_targets  # noqa: E402 - a sibling
 
 __all__ = ["Press", "bursts", "main", "measure"]
 
@@ -133,23 +132,9 @@ def _walk(browser, target: Target, steps: int) -> list[Press]:
 def measure(name: str, runs: int, steps: int, browser, workdir: Path, baseline: Path | None = None) -> dict:
     """Floor and Review (and the *baseline* tree's Review) on data set *name*, walked alternately; each one's
     presses."""
-    path = _data_path(name)
-    uids, examples = _rows(name, path, steps)
-    floor_json = workdir / f"floor-{name}.json"
-    floor_json.write_text(json.dumps(examples), encoding="utf-8")
-    review_env = {"RAGVIZ_DATA": path, "RAGVIZ_DB": str(workdir / f"review-{name}.db"), "RAGVIZ_ANNOTATOR": "bench"}
-    found: dict[str, list[Press]] = {"floor": [], "review": []}
     with contextlib.ExitStack() as stack:
-        furl, fpid = stack.enter_context(
-            serve(ROOT / "benchmarks" / "floor_page.py", {"FLOOR_EXAMPLES": str(floor_json)}, workdir)
-        )
-        rurl, rpid = stack.enter_context(serve(ROOT / "app.py", review_env, workdir))
-        targets = [Target("floor", furl, fpid, uids), Target("review", rurl, rpid, uids)]
-        if baseline is not None:
-            env = {**review_env, "RAGVIZ_DB": str(workdir / f"baseline-{name}.db")}
-            burl, bpid = stack.enter_context(serve(baseline / "app.py", env, workdir, baseline))
-            targets.append(Target("baseline", burl, bpid, uids))
-            found["baseline"] = []
+        targets = serve_targets(stack, name, _data_path(name), steps, workdir, baseline)
+        found: dict[str, list[Press]] = {target.kind: [] for target in targets}
         for target in targets:  # warm the servers: data loaded, modules imported
             _walk(browser, target, 1)
         for _ in range(runs):
