@@ -24,7 +24,15 @@ from ragviz.store.label_store import LabelStore, StaleEdit, StoreUnavailable, de
 from ragviz.store.roles import identity_name
 from ragviz.store.sources import ChosenData
 from ragviz.ui.core import served, unsaved
-from ragviz.ui.core.keys import ANNOTATOR_KEY, CHOSEN_DATA_MEMO, PATHS_KEY, REDRAW_COUNT_KEY, STALE_KEY, STORE_MEMO
+from ragviz.ui.core.keys import (
+    ANNOTATOR_KEY,
+    CHOSEN_DATA_MEMO,
+    PATHS_KEY,
+    POSITION_PENDING,
+    REDRAW_COUNT_KEY,
+    STALE_KEY,
+    STORE_MEMO,
+)
 from ragviz.ui.core.per_run import forget, once_a_run
 from ragviz.ui.core.present import FORCED_KEY, is_present
 from ragviz.ui.core.shell import require_app_shell  # pages call state.require_app_shell()
@@ -58,6 +66,7 @@ __all__ = [
     "record_decision",
     "require_app_shell",
     "require_data",
+    "save_pending_position",
     "save_position",
     "set_paths",
     "stale_message",
@@ -293,14 +302,24 @@ def undo_decision(uid: str, nothing_to_undo: str) -> None:
         st.toast(nothing_to_undo)  # md: ours
 
 
-def save_position(uid: str) -> None:
+def save_position(uid: str, later: bool = False) -> None:
     """Keep *uid* as where the annotator is (not for a person who may only view: they record nothing).
-    Not kept while the database is unavailable (logged): the next step saves it again."""
-    if not st.session_state.get(FORCED_KEY):
+    Not kept while the database is unavailable (logged): the next step saves it again. *later*: kept in the
+    session until :func:`save_pending_position` writes it (the Review page's example does once it is drawn: a J's
+    text leaves the server before the write, issue 38)."""
+    if later:
+        st.session_state[POSITION_PENDING] = uid
+    elif not st.session_state.get(FORCED_KEY):
         try:
             store().save_position(annotator(), uid)
         except StoreUnavailable as exc:
             unsaved.log_fault(exc, "position not saved")
+
+
+def save_pending_position() -> None:
+    """Write the position a move kept for later (:func:`save_position`), if any."""
+    if (uid := st.session_state.pop(POSITION_PENDING, None)) is not None:
+        save_position(uid)
 
 
 def redraw_count() -> int:

@@ -66,7 +66,8 @@ def example_fragment(draw: Callable[[], None], store_moved: Callable[[], bool] =
     (:func:`toast`). On a rerun of the fragment alone, the text editor's queued clicks are carried out first (the
     page's top does that on a whole run); when a write happened since the whole page last ran, or *store_moved* says
     the store holds other decisions than the whole page drew (another replica, tab or person), the whole page reruns
-    instead. A text click the database could not keep is drawn back as stored by the editor's data
+    instead. The position a move kept (:func:`ragviz.ui.core.state.save_position`) is written after *draw*, whether
+    it drew or stopped. A text click the database could not keep is drawn back as stored by the editor's data
     (:func:`ragviz.ui.review.sentence_editor.context_editor`), on either run."""
     st.session_state[SIGNATURE_KEY] = writes_signature()
     st.session_state[WHOLE_KEY] = True  # this run of the whole page; the fragment's own runs find it False
@@ -84,5 +85,6 @@ def example_fragment(draw: Callable[[], None], store_moved: Callable[[], bool] =
             draw()
         finally:
             st.session_state[WHOLE_KEY] = False
+            state.save_pending_position()  # a move's: after the example's delta, not before it (issue 38)
 
     example()
