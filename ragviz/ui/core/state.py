@@ -61,6 +61,7 @@ __all__ = [
     "example_labels",
     "examples_at",
     "initial_paths",
+    "keep_position",
     "redraw_count",
     "load_result",
     "record_decision",
@@ -302,24 +303,27 @@ def undo_decision(uid: str, nothing_to_undo: str) -> None:
         st.toast(nothing_to_undo)  # md: ours
 
 
-def save_position(uid: str, later: bool = False) -> None:
+def save_position(uid: str) -> None:
     """Keep *uid* as where the annotator is (not for a person who may only view: they record nothing).
-    Not kept while the database is unavailable (logged): the next step saves it again. *later*: kept in the
-    session until :func:`save_pending_position` writes it (the Review page's example does once it is drawn: a J's
-    text leaves the server before the write, issue 38)."""
-    if later:
-        st.session_state[POSITION_PENDING] = uid
-    elif not st.session_state.get(FORCED_KEY):
+    Not kept while the database is unavailable (logged): the next step saves it again."""
+    if not st.session_state.get(FORCED_KEY):
         try:
             store().save_position(annotator(), uid)
         except StoreUnavailable as exc:
             unsaved.log_fault(exc, "position not saved")
 
 
+def keep_position(row: int) -> None:
+    """Keep *row* of the open data as where the annotator is, written by :func:`save_pending_position` (the Review
+    page's example calls it once drawn: a J's text leaves the server before the write and the open data's read)."""
+    st.session_state[POSITION_PENDING] = row
+
+
 def save_pending_position() -> None:
-    """Write the position a move kept for later (:func:`save_position`), if any."""
-    if (uid := st.session_state.pop(POSITION_PENDING, None)) is not None:
-        save_position(uid)
+    """Write the position :func:`keep_position` kept, if any (:func:`save_position`)."""
+    row = st.session_state.pop(POSITION_PENDING, None)
+    if row is not None and 0 <= row < len(ds := dataset()):
+        save_position(ds.uids[row])
 
 
 def redraw_count() -> int:

@@ -37,7 +37,7 @@ def go(row: int | None, message: str = "") -> None:
             review_fragment.toast(message)  # md: ours (in the session: a write's run hands over to the whole page)
         return
     st.session_state[REVIEW_INDEX] = row
-    state.save_position(state.dataset().uids[row], later=True)
+    state.keep_position(row)
 
 
 def accept(uid: str, advance: bool, within: list[int] | None = None, then: int | None = None) -> None:
