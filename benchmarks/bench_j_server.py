@@ -160,8 +160,8 @@ HOOK = textwrap.dedent(
         _queued = _sr.ScriptRunner._enqueue_forward_msg  # the script thread hands a message to the event loop
 
         def _traced_queued(self, msg):
-            if _mine():
-                _add("queued", _kind(msg))
+            if _mine():  # with the thread's CPU ms since the run's start
+                _add("queued", _kind(msg), (time.thread_time() - _cur[0]["cpu0"]) * 1000)
             return _queued(self, msg)
 
         _sr.ScriptRunner._enqueue_forward_msg = _traced_queued
@@ -206,7 +206,8 @@ HOOK = textwrap.dedent(
             if not _patched:
                 _patch_store()
                 _patched.append(True)
-            run = {"t0": time.perf_counter(), "thread": threading.current_thread(), "events": [], "open": True}
+            run = {"t0": time.perf_counter(), "cpu0": time.thread_time(), "thread": threading.current_thread()}
+            run["events"], run["open"] = [], True
             _cur[0] = run
             if _CALLS:
                 sys.setprofile(_profile)
@@ -268,6 +269,8 @@ def _print_traces(name: str, runs: list[dict], calls: bool) -> None:
             if (kind, what) in at:
                 marks[label].append(at[(kind, what)])
         marks["run end"].append(run["end"])
+        cpu = [e[2] for e in events if e[0] == "queued" and e[3] == "delta:new_element"]
+        marks["CPU to the delta queued"] += cpu[-1:]
         sql = [e for e in events if e[0] == "sql"]
         counts.append(sum(e[3].startswith("execute") for e in sql))
         store_ms.append(sum(e[2] for e in sql))
@@ -278,7 +281,7 @@ def _print_traces(name: str, runs: list[dict], calls: bool) -> None:
             split += at.get(("sent", "new_session"), delta) < delta
         released.update(e[3] for e in events if e[0] == "call")
         if first is not None:  # what the script thread did last before the loop took the GIL for new_session
-            before = [e for e in events if e[0] in ("sql", "call", "queued") and e[1] + e[2] <= first]
+            before = [e for e in events if e[0] in ("sql", "call", "queued") and e[1] + (e[0] == "sql") * e[2] <= first]
             handed[f"{before[-1][0]} {before[-1][3][:60]}" if before else "(nothing: the run's start)"] += 1
     n = len(runs)
     kinds = "store statements and C calls" if calls else "store statements"
@@ -299,7 +302,7 @@ def _print_traces(name: str, runs: list[dict], calls: bool) -> None:
     print("  the last J, in order (ms from the run's start):")
     for kind, ms, took, what in runs[-1]["events"]:
         if kind != "call":
-            print(f"  {ms:7.2f} {kind:6s} {what}" + (f" ({took:.2f} ms)" if took else ""))
+            print(f"  {ms:7.2f} {kind:6s} {what}" + (f" ({'CPU ' * (kind == 'queued')}{took:.2f} ms)" if took else ""))
     if calls:
         print("  C calls that may let go of the GIL (per J; the profiler slows the run):")
         for call, count in released.most_common(25):
