@@ -45,7 +45,7 @@ advance = review.accept_toggle(queue, editable, audit=audit_on)  # under the Que
 allowed, advance = audit_ui.follow_queue(audit, allowed, advance, go, st.session_state.get(REVIEW_INDEX, 0))
 
 
-drawn: dict = {}  # what the example part drew on this run (for the families' expander under it)
+drawn: dict = {}  # what the example part drew on this run (for the families' panel under it)
 
 
 def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragment)
@@ -129,4 +129,4 @@ if "shown" in drawn:  # under the example, outside its fragment: a move (J) does
     ex, shown = drawn["shown"].example, drawn["shown"]
     record = partial(state.record_decision, ex.uid)
     redraws = state.redraw_count()
-    review.families_expander(ex, shown.judge, shown.current, record, redraws=redraws, editable=editable, traces=traces)
+    review.families_panel(ex, shown.judge, shown.current, record, redraws=redraws, editable=editable, traces=traces)

@@ -12,6 +12,7 @@ from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.data.load import load, load_bytes
 from ragviz.export.files import export_bytes
 from ragviz.store.label_store import LabelStore
+from tests.app.test_team import queue_buttons
 from tests.apptest_helpers import (
     click_sentence,
     edit_sentence,
@@ -219,11 +220,13 @@ def test_next_previous_and_filters(app_env):
         seen.append(at.query_params["uid"])
     assert seen[-len(zero) :] == zero[-len(seen) :] and set(seen) <= set(zero)
     assert f"of {len(zero)} match" in html_text(at)
+    assert queue_buttons(at) == ["Queue: all examples · 1 filter · Accept → next unreviewed"]  # the filters' popover
 
     at.toggle(key="review.f_adherence0").set_value(False).run()
     at.multiselect(key="review.f_subsets").set_value(["medqa_sample"]).run()
     at.toggle(key="review.f_flags").set_value(True).run()
     assert not at.exception
+    assert queue_buttons(at) == ["Queue: all examples · 2 filters · Accept → next unreviewed"]
     while not toolbar_button(at, "next")["disabled"]:
         press(at, "next")
     assert at.query_params["uid"].startswith("medqa_sample/")

@@ -155,21 +155,28 @@ def test_the_undo_line_is_whole_beside_normalize_at_1280_px(streamlit_server, ch
         context.close()
 
 
-def test_the_filters_wait_in_a_closed_popover_and_work_from_it(streamlit_server, chromium_browser):
+def test_the_filters_wait_in_the_closed_queue_popover_and_work_from_it(streamlit_server, chromium_browser):
     """The sidebar's filter widgets are not drawn on the first page (their scripts are not fetched for it, issue 38);
-    "Filters" opens them, a filter set there walks only its examples and is named under the button."""
+    they wait under the queue's settings in the "Queue: …" popover, whose button says how many are set. A filter set
+    there walks only its examples and is named under the button."""
     context = chromium_browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
     page.set_default_timeout(20_000)
     try:
         open_review(page, f"{streamlit_server.url}/review?id=ml-vs-programming")
         sidebar = page.get_by_test_id("stSidebar")
-        expect()(sidebar.get_by_role("button", name="Filters")).to_be_visible()
+        queue = sidebar.get_by_role("button", name="Queue: all examples · no filters · Accept → next unreviewed")
+        expect()(queue).to_be_visible()
         assert sidebar.get_by_text("Adherence 0").count() == 0  # not drawn until asked
         assert sidebar.locator('[data-testid="stMultiSelect"]').count() == 0
-        sidebar.get_by_role("button", name="Filters").click()
-        page.get_by_text("Adherence 0", exact=True).click()
+        queue.click()
+        body = page.get_by_test_id("stPopoverBody")
+        expect()(body.get_by_text("Filters: which examples J / K / N walk")).to_be_visible()
+        body.get_by_text("Adherence 0", exact=True).click()
         expect()(sidebar.get_by_text("Filtered: Adherence 0")).to_be_attached()
+        expect()(
+            sidebar.get_by_role("button", name=re.compile(r"^Queue: all examples · 1 filter · Accept"))
+        ).to_be_visible()
         expect()(page.get_by_text(re.compile(r"filter: \d+ of 4 match"))).to_be_visible()
     finally:
         context.close()
