@@ -34,7 +34,7 @@ ds, store, who = page.dataset, page.store, page.annotator
 editable = not hide_review_editing()  # presentation mode (?present=1): no editing control, no editing key
 traces = show_corrections(page.present)  # presentation mode shows corrections only when asked
 
-reviewed, corrected = store.reviewed_uids(who), store.corrected_uids(who)
+reviewed, corrected = store.review_statuses(who)
 prog, audit_on = progress(state.uid_set(), reviewed, corrected), audit_ui.restore_queue()  # Queue: session, else URL
 mine = team_queue.mine_words(ds, store, who, reviewed)  # "My assignments" on (a team's round): the Queue says it
 flt, queue = review.filter_sidebar(prog, ds.subset_names, editable, traces, audit=audit_on, mine=mine)
@@ -102,7 +102,8 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
         from ragviz.ui.audit.estimates import target_line  # altair and pandas: only with an audit sample
 
         audit_ui.progress_line(audit, on_go=go, traces=traces, target=target_line)
-    team_queue.guidelines_panel(guide)
+    if guide is not None:
+        team_queue.guidelines_panel(store, guide)
     phoenix_ui.trace_for_row(ds, index, store)  # an example from a trace links back to it
 
     if rows is not None and audit is not None:  # the question and documents once, the two answers side by side
@@ -123,7 +124,7 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
         review.override_effects_table(override_effects(ex, shown.base, shown.changes))
 
 
-example_fragment(example, lambda: (store.reviewed_uids(who), store.corrected_uids(who)) != (reviewed, corrected))
+example_fragment(example, lambda: store.review_statuses(who) != (reviewed, corrected))
 if "shown" in drawn:  # under the example, outside its fragment: a move (J) does not redraw it (issue 38)
     ex, shown = drawn["shown"].example, drawn["shown"]
     record = partial(state.record_decision, ex.uid)

@@ -232,6 +232,15 @@ def test_next_previous_and_filters(app_env):
     assert at.query_params["uid"].startswith("medqa_sample/")
 
 
+def test_a_move_keeps_the_position_by_the_end_of_its_run(app_env):
+    at = open_review()
+    press(at, "next")
+    press(at, "next")
+    there = at.query_params["uid"]
+    assert "review.position_pending" not in at.session_state  # written after the example was drawn, in that run
+    assert open_review().query_params["uid"] == there  # a new browser session resumes there
+
+
 def test_deep_links(app_env):
     at = open_review(uid="medqa_sample/med-001/gpt-4o-mini")
     assert at.query_params["uid"] == "medqa_sample/med-001/gpt-4o-mini"

@@ -392,6 +392,10 @@ def test_status_sets_see_commits_of_other_connections(db_target, example):
         assert a.reviewed_uids("ann") == set() and a.statuses("ann") == {}  # cached now
         b.record(example.uid, "ann", [Change("relevant_keys", ["0a"], ["0b"])])
         assert a.reviewed_uids("ann") == {example.uid} and a.corrected_uids("ann") == {example.uid}
+        b.undo(example.uid, "ann")  # both sets read together (one check of the cache) see the other's commits too
+        assert a.review_statuses("ann") == (set(), set())
+        b.record(example.uid, "ann", [Change("relevant_keys", ["0a"], ["0b"])])
+        assert a.review_statuses("ann") == ({example.uid}, {example.uid})
         a.undo(example.uid, "ann")  # a's own write updates its cache in place
         assert a.reviewed_uids("ann") == set() and a.statuses("ann")[example.uid].reviewed is False
         assert b.reviewed_uids("ann") == set() and b.corrected_uids("ann") == set()

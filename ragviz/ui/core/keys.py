@@ -70,6 +70,7 @@ __all__ = [
     "MESSAGE_KEY",
     "MODEL_KEY",
     "PATHS_KEY",
+    "POSITION_PENDING",
     "PRESENT_KEY",
     "PRESENT_TOGGLE",
     "QUEUE_CHOICE",
@@ -160,6 +161,7 @@ SHELL_KEY = "ragviz.shell_checked"
 SIGN_IN_MEMO = "ragviz.sign_in_configured"  # (the run it was read in, whether [auth] is set): st.secrets once a run
 STORE_MEMO = "ragviz.store_memo"  # (the run, the label store): the cached resource looked up once a run (per_run)
 CHOSEN_DATA_MEMO = "ragviz.chosen_data_memo:"  # + the data scope: (the run, the open data's choice), once a run
+POSITION_PENDING = "review.position_pending"  # the uid a move goes to, written after the example is drawn
 UNDO_MEMO = "review.undo_memo"  # ((store, annotator, newest event id, data), the action Z undoes): kept across J
 UNSURE_MEMO = "review.unsure_memo"  # (the run, uid -> the judge's unsure sentences): the Review text's, once a run
 STALE_KEY = "ragviz.stale_edit"  # the message of an edit the store refused, until a page shows it

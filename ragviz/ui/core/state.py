@@ -24,7 +24,15 @@ from ragviz.store.label_store import LabelStore, StaleEdit, StoreUnavailable, de
 from ragviz.store.roles import identity_name
 from ragviz.store.sources import ChosenData
 from ragviz.ui.core import served, unsaved
-from ragviz.ui.core.keys import ANNOTATOR_KEY, CHOSEN_DATA_MEMO, PATHS_KEY, REDRAW_COUNT_KEY, STALE_KEY, STORE_MEMO
+from ragviz.ui.core.keys import (
+    ANNOTATOR_KEY,
+    CHOSEN_DATA_MEMO,
+    PATHS_KEY,
+    POSITION_PENDING,
+    REDRAW_COUNT_KEY,
+    STALE_KEY,
+    STORE_MEMO,
+)
 from ragviz.ui.core.per_run import forget, once_a_run
 from ragviz.ui.core.present import FORCED_KEY, is_present
 from ragviz.ui.core.shell import require_app_shell  # pages call state.require_app_shell()
@@ -53,11 +61,13 @@ __all__ = [
     "example_labels",
     "examples_at",
     "initial_paths",
+    "keep_position",
     "redraw_count",
     "load_result",
     "record_decision",
     "require_app_shell",
     "require_data",
+    "save_pending_position",
     "save_position",
     "set_paths",
     "stale_message",
@@ -301,6 +311,19 @@ def save_position(uid: str) -> None:
             store().save_position(annotator(), uid)
         except StoreUnavailable as exc:
             unsaved.log_fault(exc, "position not saved")
+
+
+def keep_position(row: int) -> None:
+    """Keep *row* of the open data as where the annotator is, written by :func:`save_pending_position` (the Review
+    page's example calls it once drawn: a J's text leaves the server before the write and the open data's read)."""
+    st.session_state[POSITION_PENDING] = row
+
+
+def save_pending_position() -> None:
+    """Write the position :func:`keep_position` kept, if any (:func:`save_position`)."""
+    row = st.session_state.pop(POSITION_PENDING, None)
+    if row is not None and 0 <= row < len(ds := dataset()):
+        save_position(ds.uids[row])
 
 
 def redraw_count() -> int:

@@ -66,7 +66,8 @@ def example_fragment(draw: Callable[[], None], store_moved: Callable[[], bool] =
     (:func:`toast`). On a rerun of the fragment alone, the text editor's queued clicks are carried out first (the
     page's top does that on a whole run); when a write happened since the whole page last ran, or *store_moved* says
     the store holds other decisions than the whole page drew (another replica, tab or person), the whole page reruns
-    instead. A text click the database could not keep is drawn back as stored by the editor's data
+    instead. The position a move kept (:func:`ragviz.ui.core.state.keep_position`) is written after *draw*, whether
+    it drew or stopped. A text click the database could not keep is drawn back as stored by the editor's data
     (:func:`ragviz.ui.review.sentence_editor.context_editor`), on either run."""
     st.session_state[SIGNATURE_KEY] = writes_signature()
     st.session_state[WHOLE_KEY] = True  # this run of the whole page; the fragment's own runs find it False
@@ -76,7 +77,8 @@ def example_fragment(draw: Callable[[], None], store_moved: Callable[[], bool] =
         toolbar.apply_presses()  # the bar's presses first, as a button's on_click ran before the fragment
         if st.session_state.get(SIGNATURE_KEY) != writes_signature() or _moved(store_moved):  # the whole page
             st.rerun(scope="app")
-        sentence_editor.apply_events(state.dataset(), state.annotator())
+        if sentence_editor.has_events():  # (the open data is read once a run: a J reads it after its delta)
+            sentence_editor.apply_events(state.dataset(), state.annotator())
         if st.session_state.get(SIGNATURE_KEY) != writes_signature():  # a decision from the text editor
             st.rerun(scope="app")
         _show_toasts()
@@ -84,5 +86,6 @@ def example_fragment(draw: Callable[[], None], store_moved: Callable[[], bool] =
             draw()
         finally:
             st.session_state[WHOLE_KEY] = False
+            state.save_pending_position()  # a move's: after the example's delta, not before it (issue 38)
 
     example()

@@ -30,13 +30,14 @@ __all__ = [
 
 
 def go(row: int | None, message: str = "") -> None:
-    """Show *row* and keep it as the annotator's position; at no row, only toast *message*."""
+    """Show *row* and keep it as the annotator's position (written once the example is drawn:
+    :func:`ragviz.ui.review.fragment.example_fragment`); at no row, only toast *message*."""
     if row is None:
         if message:
             review_fragment.toast(message)  # md: ours (in the session: a write's run hands over to the whole page)
         return
     st.session_state[REVIEW_INDEX] = row
-    state.save_position(state.dataset().uids[row])
+    state.keep_position(row)
 
 
 def accept(uid: str, advance: bool, within: list[int] | None = None, then: int | None = None) -> None:

@@ -53,6 +53,7 @@ __all__ = [
     "context_data",
     "context_editor",
     "context_payload",
+    "has_events",
     "judge_unsure",
     "mount",
     "queue_event",
@@ -85,6 +86,11 @@ def queue_event(widget_key: str) -> None:
     event = result.get("edit") if hasattr(result, "get") else None
     if isinstance(event, dict):
         st.session_state.setdefault(EVENTS, []).append(event)
+
+
+def has_events() -> bool:
+    """Whether actions are queued since the last run (:func:`take_events` would hand some out)."""
+    return bool(st.session_state.get(EVENTS))
 
 
 def take_events() -> list[dict[str, Any]]:
