@@ -113,3 +113,20 @@ def test_while_presenting_the_links_keep_presentation_mode(looking_server, page)
     _shown(page, "Claims")
     expect()(page).to_have_url(re.compile(r"/claims\?present=1$"))
     expect()(page.get_by_role("button", name=re.compile(r"^Presentation mode: on"))).to_be_visible()
+
+
+def test_on_a_narrow_screen_choosing_a_page_closes_the_sidebar(looking_server, chromium_browser):
+    context = chromium_browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        page = context.new_page()
+        page.goto(looking_server.url)
+        settle(page)
+        bar = page.locator('[data-testid="stSidebar"]')
+        if bar.get_attribute("data-collapsed") != "false":
+            page.get_by_test_id("stExpandSidebarButton").click()
+        expect()(bar).to_have_attribute("data-collapsed", "false")
+        _link(page, "Data").click()
+        _shown(page, "Data")
+        expect()(bar).to_have_attribute("data-collapsed", "true")  # the page chosen is not left under the sidebar
+    finally:
+        context.close()

@@ -11,6 +11,13 @@ function el(tag, cls, text) {
   return e;
 }
 
+// Where the window is narrow the sidebar covers the page: close it once a page is chosen, as Streamlit's list does.
+function closeOnNarrow() {
+  if (!window.matchMedia("(max-width: 767.98px)").matches) return;
+  const close = document.querySelector('[data-testid="stSidebar"] [data-testid="stSidebarCollapseButton"] button');
+  if (close) close.click();
+}
+
 // One link per page, updated in place (a link focused with the keyboard keeps the focus as the page changes).
 function link(l, old, send) {
   let a = old.get(l.path);
@@ -21,6 +28,7 @@ function link(l, old, send) {
       if (e.defaultPrevented || e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
       e.preventDefault();
       if (a.getAttribute("aria-current") !== "page") send(a.dataset.path);
+      closeOnNarrow();
     });
   }
   a.href = l.href;
