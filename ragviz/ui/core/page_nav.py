@@ -13,6 +13,7 @@ whole-page run, never with a J: the element sits outside Review's fragment)."""
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,12 +82,26 @@ def nav_data(pages: Sequence[StreamlitPage], current: str, base_path: str = "", 
     return {"links": tuple(dict(vars(link)) for link in links)}
 
 
+def _lean(text: str, css: bool = False) -> str:
+    r"""*text* (the script, or the styles when *css*) without its comments and indentation: it rides inline with every
+    whole-page run (~5 KB with them, ~3.6 KB without). Only whole-line ``//`` comments (and the styles' ``/* */``
+    blocks) are dropped.
+
+    >>> _lean("/* a\n   b */\n.x { c: d; }", css=True), _lean("  // e\n  f('/*');\n")
+    ('.x { c: d; }', "f('/*');")
+    """
+    if css:
+        text = re.sub(r"/\*.*?\*/", "", text, flags=re.DOTALL)
+    lines = (line.strip() for line in text.splitlines())
+    return "\n".join(line for line in lines if line and not line.startswith("//"))
+
+
 @functools.cache
 def _component() -> Any:
     return st.components.v2.component(
         NAME,
-        js=(ASSETS / "page_nav.js").read_text(encoding="utf-8"),
-        css=(ASSETS / "page_nav.css").read_text(encoding="utf-8"),
+        js=_lean((ASSETS / "page_nav.js").read_text(encoding="utf-8")),
+        css=_lean((ASSETS / "page_nav.css").read_text(encoding="utf-8"), css=True),
         isolate_styles=False,  # drawn in the page's own theme and icon font
     )
 
