@@ -68,6 +68,9 @@ def test_a_click_opens_the_page_in_the_same_session_and_keeps_what_was_chosen(st
     _shown(page, "Review")
     expect()(page.get_by_text(re.compile(r"^Example 2 of 22"))).to_be_visible()  # the session's place in the queue
     assert page.evaluate("() => window.__samePage === true")
+    page.go_back()  # Back returns to the page before, as after a click on Streamlit's own list
+    _shown(page, "Data")
+    expect()(page).to_have_url(re.compile(r"/data(\?|$)"))
 
 
 def test_tab_reaches_every_link_and_enter_follows_it(looking_server, page):
