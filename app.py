@@ -49,7 +49,7 @@ shown = unsaved_banner()  # clicks the database did not take: "Not saved: ... re
 try:
     with store_faults():  # the database unavailable: one calm message, never a traceback
         sidebar()
-        present_toggle(corrections=page.url_path in CORRECTIONS_PAGES)  # "Show corrections" in its popover
+        present_toggle(corrections=page.url_path in CORRECTIONS_PAGES)  # and "Show corrections" under it
         page.run()
 finally:  # a click this run could not store (a sentence click is stored inside the page): say so now
     if len(pending()) > shown:

@@ -3,7 +3,8 @@
 ``bench_floor.py`` times a J; this counts what the browser's React does for it, figures that a loaded machine does not
 stretch: the commits per J (one redraw of Streamlit's app each) and the components rendered per J (fibers that did
 work), split by where they are drawn (the sidebar's page list, the rest of the sidebar, the page's header, the main
-area, and ragviz's two components: the navigation bar and the text editor). It reads React's own tree through the
+area, and ragviz's text editor, which draws the navigation bar too in the single view; "bar": the bar as an element
+of its own, drawn only where something sits between it and the text). It reads React's own tree through the
 hook React DevTools uses (an init script sets ``__REACT_DEVTOOLS_GLOBAL_HOOK__``; a fiber rendered in a commit is a new
 fiber object with React's PerformedWork flag). With them: the renderer's task, script, layout and style seconds per J
 (``Performance.getMetrics``, CPU-ish figures that a loaded machine stretches).

@@ -45,7 +45,7 @@ advance = review.accept_toggle(queue, editable, audit=audit_on)  # under the Que
 allowed, advance = audit_ui.follow_queue(audit, allowed, advance, go, st.session_state.get(REVIEW_INDEX, 0))
 
 
-drawn: dict = {}  # what the example part drew on this run (for the families' expander under it)
+drawn: dict = {}  # what the example part drew on this run (for the families' panel under it)
 
 
 def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragment)
@@ -67,7 +67,7 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
     title = f"{where} · Review · ragviz"
     if whole_run():  # the browser tab says where the person is; a move (the fragment alone): the bar's script says it
         st.set_page_config(page_title=title)
-    toolbar.navigation_bar(
+    bar = toolbar.bar_data(
         *(audit.neighbours(index) if audit is not None else neighbours(allowed, index, len(ds))),
         has_judge=judge is not None,
         changed=uid in corrected,
@@ -87,6 +87,13 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
         title=title,
         url_uid=url_uid,
     )
+    guide = store.team.guidelines.current_guidelines()  # its button and panel, once an admin wrote any
+    # nothing between the bar and the text (an audit's lines, the guidelines, a trace's link, a re-judge's outcome):
+    # the text's element draws the bar too, one delta a J fewer (issue 38)
+    alone = audit is None and guide is None and st.session_state.get(REJUDGE_ASKED) != uid
+    alone = alone and not phoenix_ui.from_traces(ds)
+    if not alone:
+        toolbar.toolbar(bar)
     if st.session_state.pop(REJUDGE_ASKED, None) == uid:  # "Re-judge this example" was pressed
         from ragviz.ui.label.page import rejudge  # the openai client is imported only when asked
 
@@ -95,7 +102,8 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
         from ragviz.ui.audit.estimates import target_line  # altair and pandas: only with an audit sample
 
         audit_ui.progress_line(audit, on_go=go, traces=traces, target=target_line)
-    team_queue.guidelines_panel(store)
+    if guide is not None:
+        team_queue.guidelines_panel(store)
     phoenix_ui.trace_for_row(ds, index, store)  # an example from a trace links back to it
 
     if rows is not None and audit is not None:  # the question and documents once, the two answers side by side
@@ -108,7 +116,9 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
         cards = review.metric_cards_html(compare_metrics(ex, judge, current), against_judge=traces)
         head = review.example_header_html(where, status, ex, cards, review.quality_flags_html(issues))
         heading = sentence_editor.response_heading_html()  # the same on every example
-        answer.response_panel(shown, editable, header=(head, heading), with_context=True)  # + documents: one element
+        answer.response_panel(
+            shown, editable, header=(head, heading), with_context=True, bar=bar if alone else None
+        )  # + documents (+ the bar): one element
     drawn["shown"] = shown
     if traces:  # last: drawn or not, nothing after it moves (the text above keeps its identity and scroll)
         review.override_effects_table(override_effects(ex, shown.base, shown.changes))
@@ -119,4 +129,4 @@ if "shown" in drawn:  # under the example, outside its fragment: a move (J) does
     ex, shown = drawn["shown"].example, drawn["shown"]
     record = partial(state.record_decision, ex.uid)
     redraws = state.redraw_count()
-    review.families_expander(ex, shown.judge, shown.current, record, redraws=redraws, editable=editable, traces=traces)
+    review.families_panel(ex, shown.judge, shown.current, record, redraws=redraws, editable=editable, traces=traces)

@@ -37,7 +37,7 @@ def _run_page(at: AppTest, page: str, query: dict[str, str]) -> AppTest:
 def text_editor(at: AppTest, kind: str = "context") -> dict:
     """What the Review page's text editor (``ragviz.ui.review.sentence_editor``) was drawn with: its
     ``"context"`` or ``"response"`` data (sentences, labels, links, selection); ``"toolbar"``: the navigation bar's
-    (``ragviz.ui.review.toolbar``)."""
+    (``ragviz.ui.review.toolbar``: an element of its own, or the single view's response editor's ``bar``)."""
     import json
 
     for element in at.get("bidi_component"):
@@ -48,6 +48,8 @@ def text_editor(at: AppTest, kind: str = "context") -> dict:
             return data
         if kind == "context" and data.get("kind") == "response" and data.get("context"):  # the single view's
             return data["context"]
+        if kind == "toolbar" and data.get("kind") == "response" and data.get("bar"):  # the single view's
+            return data["bar"]
     raise AssertionError(f"no {kind} text editor on the page")
 
 

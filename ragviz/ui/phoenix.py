@@ -35,6 +35,7 @@ __all__ = [
     "push_form",
     "push_result",
     "skipped_traces",
+    "from_traces",
     "trace_for_row",
     "trace_link_line",
 ]
@@ -147,11 +148,17 @@ def phoenix_base_url(store: LabelStore, data_path: str | None) -> str | None:
     return from_file or os.environ.get(PHOENIX_URL_ENV) or None
 
 
+def from_traces(dataset: Dataset) -> bool:
+    """Whether *dataset*'s rows may carry a trace's link or evaluations (:func:`trace_for_row` draws them)."""
+    names = dataset.table.column_names
+    return SIDECAR in names or EVALUATIONS in names
+
+
 def trace_for_row(dataset: Dataset, index: int, store: LabelStore) -> None:
     """The Review page's link back to example *index*'s trace (nothing when it did not come from one)."""
-    names = dataset.table.column_names
-    if SIDECAR not in names and EVALUATIONS not in names:
+    if not from_traces(dataset):
         return  # not data from traces: no row is read (a J reads the example's columns elsewhere)
+    names = dataset.table.column_names
     wanted = [c for c in (SIDECAR, PATH_COL, EVALUATIONS) if c in names]
     row = dataset.table.select(wanted).slice(index, 1).to_pylist()[0]
     side_car = row.get(SIDECAR)

@@ -160,15 +160,24 @@ def test_presentation_mode_shows_scores_without_controls(app_env):
     assert list(now_only.columns) == ["family", "metric", "now"]  # no judge column, no delta: corrections hidden
     assert not [d for d in at.data_editor if d.key and d.key.startswith("review.families.")]
     assert not [n for n in at.number_input if n.key and n.key.startswith("review.families.")]
-    at.sidebar.toggle(key="review.present_corrections").set_value(True).run()  # the presenter shows them
+    at.sidebar.button(key="review.present_corrections.button").click().run()  # the presenter shows them
     assert scores(at)[("retrieval · default", "mrr")] == (1.0, 1.0)
     assert not [d for d in at.data_editor if d.key and d.key.startswith("review.families.")]
 
 
-def test_the_panel_is_drawn_only_while_its_expander_is_open(app_env):
-    """Closed (the default), the expander runs none of the panel: a J / K rerun skips its tables."""
+def test_the_panel_is_drawn_only_while_its_button_has_it_open(app_env):
+    """Closed (the default), the "Other metric families" button runs none of the panel: a J / K rerun skips its
+    tables. A press opens it (the button's chevron turns up) and keeps it open on the next example; another closes it."""
     at = open_page("pages/review.py", uid=TECH1)
     assert not [d for d in at.data_editor if d.key and d.key.startswith("review.families.")]
-    at.session_state["review.families_open"] = True
-    at.run()
+    opener = at.button(key="review.families_open.rv_disclose")
+    assert opener.label == "Other metric families"
+    assert opener.proto.icon == ":material/expand_more:"
+    opener.click().run()
     assert editor(at, "review.families.retrieved.")
+    assert at.button(key="review.families_open.rv_disclose").proto.icon == ":material/expand_less:"
+    press(at, "next")  # the next example: still open, its own tables
+    assert not at.exception, [e.value for e in at.exception]
+    assert editor(at, "review.families.retrieved.")
+    at.button(key="review.families_open.rv_disclose").click().run()
+    assert not [d for d in at.data_editor if d.key and d.key.startswith("review.families.")]

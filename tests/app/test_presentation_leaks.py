@@ -4,8 +4,14 @@ do nothing on a projector. (The tab title is the header's text: pages/review.py 
 
 from __future__ import annotations
 
+from streamlit.testing.v1 import AppTest
+
+from ragviz.ui.core.keys import PRESENT_TOGGLE as PRESENT
+from ragviz.ui.core.keys import SHOW_CORRECTIONS_KEY
 from tests.app.test_audit import _audit
-from tests.apptest_helpers import html_blocks, open_page
+from tests.apptest_helpers import APP, html_blocks, open_page
+
+CORRECTIONS = SHOW_CORRECTIONS_KEY + ".button"
 
 
 def _markdown(at) -> str:
@@ -28,3 +34,32 @@ def test_the_home_tour_offers_no_editing_key_while_presenting(app_env):
     assert "**J** next" in presenting and "**A** accept" not in presenting and "**Z** undo" not in presenting
     working = _markdown(open_page("pages/home.py"))
     assert "**A** accept" in working and "**Z** undo" in working
+
+
+def _sidebar_buttons(shown_corrections: bool = False, **query: str) -> dict[str, tuple[str, str]]:
+    """The Review page's sidebar buttons drawn by app.py (key: label, icon), "Show corrections" on when asked."""
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.session_state[SHOW_CORRECTIONS_KEY] = shown_corrections
+    for k, v in {"id": "ml-vs-programming", **query}.items():
+        at.query_params[k] = v
+    at.switch_page("pages/review.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return {b.key: (b.label, b.proto.icon) for b in at.sidebar.button}
+
+
+def test_the_presentation_button_says_the_mode_and_show_corrections_is_a_button_under_it(app_env):
+    """The sidebar's "Presentation mode: off" button with a switch's picture on its right (its press turns the mode
+    on and off: tests/browser/test_review_sidebar.py); while presenting, "Show corrections" under it says whether they
+    are shown, and the first button says it too."""
+    off = _sidebar_buttons()
+    assert off == {PRESENT: ("Presentation mode: off", ":material/toggle_off:")}  # no "Show corrections"
+    on = _sidebar_buttons(present="1")
+    assert on == {
+        PRESENT: ("Presentation mode: on", ":material/toggle_on:"),
+        CORRECTIONS: ("Show corrections: off", ":material/toggle_off:"),
+    }
+    shown = _sidebar_buttons(True, present="1")
+    assert shown == {
+        PRESENT: ("Presentation mode: on · corrections shown", ":material/toggle_on:"),
+        CORRECTIONS: ("Show corrections: on", ":material/toggle_on:"),
+    }

@@ -12,6 +12,7 @@ from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.data.load import load, load_bytes
 from ragviz.export.files import export_bytes
 from ragviz.store.label_store import LabelStore
+from tests.app.test_team import queue_buttons
 from tests.apptest_helpers import (
     click_sentence,
     edit_sentence,
@@ -219,11 +220,13 @@ def test_next_previous_and_filters(app_env):
         seen.append(at.query_params["uid"])
     assert seen[-len(zero) :] == zero[-len(seen) :] and set(seen) <= set(zero)
     assert f"of {len(zero)} match" in html_text(at)
+    assert queue_buttons(at) == ["Queue: all examples · 1 filter · Accept → next unreviewed"]  # the filters' popover
 
     at.toggle(key="review.f_adherence0").set_value(False).run()
     at.multiselect(key="review.f_subsets").set_value(["medqa_sample"]).run()
     at.toggle(key="review.f_flags").set_value(True).run()
     assert not at.exception
+    assert queue_buttons(at) == ["Queue: all examples · 2 filters · Accept → next unreviewed"]
     while not toolbar_button(at, "next")["disabled"]:
         press(at, "next")
     assert at.query_params["uid"].startswith("medqa_sample/")
@@ -536,3 +539,30 @@ def test_the_note_on_a_flipped_verdict_and_the_keys_picked_under_the_response(ap
             (True, ["1b"], "Document 0b states it; <b>checked</b>"),
             (True, [], "Document 0b states it; <b>checked</b>"),
         ]
+
+
+def test_the_bar_rides_in_the_texts_element_unless_something_sits_between_them(app_env):
+    """Issue 38: in the single view the navigation bar is the text's element's first part (a J sends one delta for
+    both); once something is drawn between them (here the team's guidelines button) the bar is an element of its own
+    again, above it, and the text carries no bar."""
+
+    def components(at: AppTest) -> list[dict]:
+        return [
+            json.loads(e.proto.mixed.json if e.proto.WhichOneof("data") == "mixed" else e.proto.json)
+            for e in at.get("bidi_component")
+        ]
+
+    at = open_review(id="ml-vs-programming")
+    drawn = components(at)
+    assert [d["kind"] for d in drawn] == ["response"]
+    assert [b["id"] for b in drawn[0]["bar"]["buttons"]][:2] == ["prev", "next"]
+    press(at, "next")
+    assert "Example 2 of 22" in response_editor(at)["bar"]["title"]  # pressed on the bar inside the text
+    with LabelStore(app_env["db"]) as store:
+        store.team.guidelines.save_guidelines("Mark relevant sentences.", "lead")
+    at.run()
+    drawn = components(at)
+    assert [d["kind"] for d in drawn] == ["toolbar", "response"] and "bar" not in drawn[1]
+    assert any(b.label == "Guidelines (v1)" for b in at.button)
+    press(at, "next")
+    assert "Example 3 of 22" in text_editor(at, "toolbar")["title"]

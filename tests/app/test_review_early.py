@@ -22,7 +22,9 @@ def test_the_early_element_is_constant_and_served_under_the_base_path():
     a = toolbar.early_html(True, "", ["_stcore/x/editor.js", "static/js/A.js"])
     assert a == toolbar.early_html(True, "", ["_stcore/x/editor.js", "static/js/A.js"])
     assert '"/_stcore/x/editor.js"' in a and '"/static/js/A.js"' in a
-    assert '"/_stcore/bidi-components/ragviz.review_toolbar/toolbar.js"' in a
+    assert '"/_stcore/bidi-components/ragviz.sentence_editor/editor.js"' in a  # the editor's script draws the bar
+    script = "_stcore/bidi-components/ragviz.sentence_editor/editor.js"
+    assert toolbar.early_html(True, "", [script, "static/js/A.js"]).count(script) == 1  # asked for once, not preloaded
     b = toolbar.early_html(True, "/team/ragviz/", ["static/js/A.js"])
     assert '"/team/ragviz/static/js/A.js"' in b and '"/team/ragviz/_stcore/bidi-components/' in b
     assert a.count("<script") == 1 and "</script" in a.split("<script", 1)[1]  # one script, closed once

@@ -139,9 +139,11 @@ def test_review_walks_my_assignments_and_shows_the_guidelines_safely(app_env):
     press(at, "accept")
     assert at.session_state["review.index"] == 9  # Accept moves to the next open assignment, not to row 6
     assert next(t for t in at.toggle if t.label.startswith("My assignments")).label == "My assignments (1 open of 2)"
-    assert queue_buttons(at) == ["Queue: my assignments, 1 open · Accept → next unreviewed"]  # said outside
+    assert queue_buttons(at) == [
+        "Queue: my assignments, 1 open · no filters · Accept → next unreviewed"
+    ]  # said outside
     next(t for t in at.toggle if t.label.startswith("My assignments")).set_value(False).run()
-    assert queue_buttons(at) == ["Queue: all examples · Accept → next unreviewed"]
+    assert queue_buttons(at) == ["Queue: all examples · no filters · Accept → next unreviewed"]
     button = next(b for b in at.button if b.label.startswith("Guidelines"))
     assert button.label == "Guidelines (v1)"
     button.click().run()

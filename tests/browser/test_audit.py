@@ -127,7 +127,7 @@ def test_the_audit_queue_walks_one_order_says_where_it_is_and_stays_chosen(strea
     expect()(header.first).to_be_visible(timeout=60_000)
     settle(page)
     queue = sidebar(page).get_by_role("button", name=re.compile(r"^Queue: "))
-    expect()(queue).to_have_text(re.compile(r"Queue: all examples · Accept → next unreviewed"))
+    expect()(queue).to_have_text(re.compile(r"Queue: all examples · no filters · Accept → next unreviewed"))
     queue.click()  # its popover: the Queue radio and, in this queue, the "moves on" toggle
     body = page.get_by_test_id("stPopoverBody")
     expect()(body.get_by_text("Accept moves to the next unreviewed")).to_be_visible()

@@ -168,7 +168,8 @@ def test_presentation_mode_has_no_editing_control_key_or_correction_marker(serve
     expect()(main).not_to_contain_text("corrected")
     expect()(main).not_to_contain_text("What each override changed")
     expect()(sidebar(page)).not_to_contain_text("corrected")
-    expect()(sidebar(page).get_by_role("switch")).to_have_count(0)  # "Show corrections" waits in a closed popover
+    expect()(sidebar(page).get_by_role("switch")).to_have_count(0)
+    expect()(sidebar(page).get_by_role("button", name="Show corrections: off")).to_be_visible()
     for key in ("a", "z"):
         press(page, key)
     press(page, "j")  # moving still works
@@ -182,9 +183,9 @@ def test_presentation_mode_has_no_editing_control_key_or_correction_marker(serve
         assert store.n_events() == before  # A and Z did nothing
     expect()(metric_value(page, "Adherence")).to_have_text("1.000")  # the current labels are presented
 
-    sidebar(page).get_by_role("button", name="Presentation mode: on").click()  # the presenter asks for them
-    page.get_by_test_id("stPopoverBody").get_by_text("Show corrections").click()
+    sidebar(page).get_by_role("button", name="Show corrections: off").click()  # the presenter asks for them
     expect()(sidebar(page).get_by_role("button", name="Presentation mode: on · corrections shown")).to_be_visible()
+    expect()(sidebar(page).get_by_role("button", name="Show corrections: on")).to_be_visible()
     expect()(main).to_contain_text("corrected")
     expect()(page.locator(".rv-metric-delta").first).to_be_visible()
     expect()(page.get_by_role("button", name=re.compile("Accept"))).to_have_count(0)  # still no editing

@@ -1,7 +1,9 @@
-"""The Review page's sidebar settings in closed popovers (issue 38): Presentation mode, the Queue and "Accept moves to
-the next unreviewed" are not widgets on the first page (no toggle or radio scripts fetched for it), yet their buttons
-say the settings, a keyboard reaches every control (Enter on a button moves the focus into its popover, Escape brings
-it back) and the controls pass axe with the popover open, in both themes."""
+"""The Review page's sidebar settings (issue 38): the Queue, "Accept moves to the next unreviewed" and the filters in
+a closed popover, Presentation mode a button that turns it on and off (with "Show corrections" under it while presenting). None
+is a widget on the first page (no toggle or radio scripts fetched for it), yet their buttons say the settings, a
+keyboard reaches every control (Enter on a popover's button moves the focus into it, Escape brings it back; Enter on
+the presentation button turns the mode) and the controls pass axe with a popover open and while presenting, in both
+themes."""
 
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ def test_the_first_page_fetches_no_toggle_or_radio_and_its_buttons_say_the_setti
     settle(page)
     bar = sidebar(page)
     expect()(bar.get_by_role("button", name="Presentation mode: off")).to_be_visible()
-    queue = bar.get_by_role("button", name="Queue: all examples · Accept → next unreviewed")
+    queue = bar.get_by_role("button", name="Queue: all examples · no filters · Accept → next unreviewed")
     expect()(queue).to_be_visible()
     assert page.locator('[role="switch"], [data-testid="stRadio"]').count() == 0  # nothing drawn until asked
     widgets = [f for f in fetched if re.match(r"(Checkbox|Radio)\.[\w-]+\.js$", f)]
@@ -47,7 +49,9 @@ def test_in_a_team_round_the_queue_button_says_my_assignments_and_no_toggle_is_f
     page.on("request", lambda r: fetched.append(r.url.rsplit("/", 1)[-1]))
     open_review(page, f"{streamlit_server.url}/review")
     settle(page)
-    queue = sidebar(page).get_by_role("button", name="Queue: my assignments, 2 open · Accept → next unreviewed")
+    queue = sidebar(page).get_by_role(
+        "button", name="Queue: my assignments, 2 open · no filters · Accept → next unreviewed"
+    )
     expect()(queue).to_be_visible()
     assert page.locator('[role="switch"], [data-testid="stRadio"]').count() == 0
     assert [f for f in fetched if re.match(r"(Checkbox|Radio)\.[\w-]+\.js$", f)] == []
@@ -71,7 +75,7 @@ def test_a_keyboard_reaches_the_queue_and_presentation_mode_and_changes_them(str
     switch = body.get_by_role("switch", name="Accept moves to the next unreviewed")
     expect()(switch).to_be_focused()
     page.keyboard.press("Space")
-    expect()(queue).to_have_text(re.compile(r"^Queue: all examples · Accept stays"))
+    expect()(queue).to_have_text(re.compile(r"^Queue: all examples · no filters · Accept stays"))
     settle(page)
     expect()(switch).not_to_be_checked()
     page.keyboard.press("Escape")
@@ -80,24 +84,30 @@ def test_a_keyboard_reaches_the_queue_and_presentation_mode_and_changes_them(str
 
     present = sidebar(page).get_by_role("button", name="Presentation mode: off")
     present.focus()
-    page.keyboard.press("Enter")
-    expect()(body.get_by_role("switch", name="Presentation mode")).to_be_focused()
-    page.keyboard.press("Space")
-    expect()(sidebar(page).get_by_role("button", name="Presentation mode: on")).to_be_visible()
+    page.keyboard.press("Enter")  # the button turns the mode on, and keeps the focus
+    expect()(sidebar(page).get_by_role("button", name="Presentation mode: on")).to_be_focused()
     expect()(page.locator('[data-testid="stMain"]')).to_contain_text("Presentation mode: editing is hidden")
     expect()(page).to_have_url(re.compile(r"present=1"))
-    expect()(queue).to_have_accessible_name("Queue: all examples")  # presenting: Accept is not offered
+    expect()(queue).to_have_accessible_name("Queue: all examples · no filters")  # presenting: Accept is not offered
+    page.keyboard.press("Tab")  # under it, "Show corrections", which Enter turns on
+    page.keyboard.press("Enter")
+    expect()(sidebar(page).get_by_role("button", name="Show corrections: on")).to_be_focused()
+    expect()(sidebar(page).get_by_role("button", name="Presentation mode: on · corrections shown")).to_be_visible()
+    sidebar(page).get_by_role("button", name="Presentation mode: on · corrections shown").press("Enter")  # off again
+    expect()(sidebar(page).get_by_role("button", name="Presentation mode: off")).to_be_visible()
+    expect()(page.locator('[data-testid="stMain"]')).not_to_contain_text("Presentation mode: editing is hidden")
+    expect()(page).not_to_have_url(re.compile(r"present=1"))
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_the_open_popovers_pass_axe(looking_server, chromium_browser, scheme):
+def test_the_open_popovers_and_the_presentation_buttons_pass_axe(looking_server, chromium_browser, scheme):
     _axe_present()
     context = chromium_browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme=scheme)
     page = context.new_page()
     found = {}
     try:
         open_review(page, f"{looking_server.url}/review?id=ml-vs-programming")
-        for name in ("Presentation mode: off", "Filters", "Queue: all examples · Accept → next unreviewed"):
+        for name in ("Queue: all examples · no filters · Accept → next unreviewed",):
             settle(page)
             sidebar(page).get_by_role("button", name=name).click()
             body = page.get_by_test_id("stPopoverBody")
@@ -107,6 +117,11 @@ def test_the_open_popovers_pass_axe(looking_server, chromium_browser, scheme):
                 found[name] = violations
             page.keyboard.press("Escape")
             expect()(body).to_have_count(0)
+        sidebar(page).get_by_role("button", name="Presentation mode: off").click()  # presenting: two buttons
+        expect()(sidebar(page).get_by_role("button", name="Show corrections: off")).to_be_visible()
+        page.wait_for_load_state("networkidle")
+        if violations := _violations(page):
+            found["presenting"] = violations
     finally:
         context.close()
     assert not found, json.dumps(found, indent=1)[:6000]

@@ -107,18 +107,25 @@ def test_clicks_and_keys_on_the_text_change_labels_and_select_sentences(streamli
     with LabelStore(streamlit_server.db) as store:
         assert "1b" in store.changes(ML, "browser-tester")[-1][1]["supporting_keys"]
 
-    # the other metric families are drawn when their expander opens
+    # the other metric families are drawn when their button opens them, under it; the button says it is open
     settle(page)
-    page.get_by_text("Other metric families").click()
-    families = page.locator('[data-testid="stExpander"]').filter(has_text="Other metric families")
+    opener = page.get_by_role("button", name="Other metric families")
+    expect()(opener).to_have_attribute("aria-expanded", "false")
+    opener.click()
+    families = page.locator(".st-key-review-families_panel")
     expect()(families).to_contain_text("retrieval", timeout=60_000)
-    # the expander is drawn outside the example's fragment (a J does not redraw it, issue 38); open, a move runs the
+    expect()(opener).to_have_attribute("aria-expanded", "true")
+    # the button is drawn outside the example's fragment (a J does not redraw it, issue 38); open, a move runs the
     # whole page, so it stays open on the next example's families
     press(page, "j")
     expect()(page).to_have_title(re.compile(r"Example 2 of 22"))
     expect()(families).to_have_count(1)
-    expect()(families.locator("details")).to_have_attribute("open", "")
+    expect()(opener).to_have_attribute("aria-expanded", "true")
     expect()(families).to_contain_text("retrieval", timeout=60_000)
+    # pressed again, it closes them
+    opener.click()
+    expect()(families).to_have_count(0)
+    expect()(opener).to_have_attribute("aria-expanded", "false")
 
 
 def test_the_longest_ragbench_example_folds_to_three_screens(ragbench_server, small_page):

@@ -1,4 +1,4 @@
-"""The Review page's navigation bar (ragviz/ui/review/toolbar.js) as a person meets it while the page opens and in a
+"""The Review page's navigation bar (drawn by ragviz/ui/review/sentence_editor/editor.js) as a person meets it while the page opens and in a
 1280 px window (issue 38): a shortcut pressed before the bar is drawn is not lost, and the bar is one row.
 
 The first tests run the bar's real script in chromium on a blank page (served by Playwright's router) that holds the
@@ -19,7 +19,7 @@ from tests.browser_wait import expect, open_review
 pytestmark = pytest.mark.browser
 
 ORIGIN = "http://rv.test"
-SCRIPT = f"{ORIGIN}/_stcore/bidi-components/{toolbar.NAME}/toolbar.js"
+SCRIPT = f"{ORIGIN}/_stcore/bidi-components/{toolbar.NAME}/editor.js"
 BAR = {
     "kind": "toolbar",
     "buttons": [
@@ -36,7 +36,7 @@ MOUNT_JS = """async ([script, data, slot]) => {
   const parent = document.getElementById(slot);
   mod.default({ data, parentElement: parent, setTriggerValue: (name, value) => window.sent.push([slot, name, value]) });
 }"""
-PRELOAD = [f"_stcore/bidi-components/{sentence_editor.NAME}/editor.js", "static/js/BidiComponent.test.js"]
+PRELOAD = [f"_stcore/bidi-components/{sentence_editor.NAME}/editor.css", "static/js/BidiComponent.test.js"]
 
 
 @pytest.fixture
@@ -47,7 +47,7 @@ def blank_page(chromium_browser):
     context = chromium_browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
     page.set_default_timeout(20_000)
-    js = (Path(toolbar.ASSETS) / "toolbar.js").read_text(encoding="utf-8")
+    js = (Path(sentence_editor.ASSETS) / "editor.js").read_text(encoding="utf-8")
     asked: list[str] = []
 
     def serve(route) -> None:
@@ -90,11 +90,12 @@ def test_a_shortcut_pressed_before_the_bar_is_drawn_is_pressed_once_it_is(blank_
 
 
 def test_the_early_element_asks_for_the_next_files_before_the_components_are_mounted(blank_page):
-    """The editor's script and Streamlit's component loader are asked for by the page's first element, and the bar's
-    own script with them (Streamlit would ask for each only once it mounts the component, after the run)."""
+    """The editor's styles and Streamlit's component loader are asked for by the page's first element, and the
+    editor's script (which draws the bar) with them (Streamlit would ask for each only once it mounts the component,
+    after the run)."""
     page = blank_page
     links = page.evaluate("() => [...document.querySelectorAll('link')].map((l) => [l.rel, l.href])")
-    assert links == [["modulepreload", f"{ORIGIN}/{PRELOAD[0]}"], ["modulepreload", f"{ORIGIN}/{PRELOAD[1]}"]]
+    assert links == [["preload", f"{ORIGIN}/{PRELOAD[0]}"], ["modulepreload", f"{ORIGIN}/{PRELOAD[1]}"]]
     assert SCRIPT in page.asked  # type: ignore[attr-defined]
 
 
@@ -154,21 +155,28 @@ def test_the_undo_line_is_whole_beside_normalize_at_1280_px(streamlit_server, ch
         context.close()
 
 
-def test_the_filters_wait_in_a_closed_popover_and_work_from_it(streamlit_server, chromium_browser):
+def test_the_filters_wait_in_the_closed_queue_popover_and_work_from_it(streamlit_server, chromium_browser):
     """The sidebar's filter widgets are not drawn on the first page (their scripts are not fetched for it, issue 38);
-    "Filters" opens them, a filter set there walks only its examples and is named under the button."""
+    they wait under the queue's settings in the "Queue: …" popover, whose button says how many are set. A filter set
+    there walks only its examples and is named under the button."""
     context = chromium_browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
     page.set_default_timeout(20_000)
     try:
         open_review(page, f"{streamlit_server.url}/review?id=ml-vs-programming")
         sidebar = page.get_by_test_id("stSidebar")
-        expect()(sidebar.get_by_role("button", name="Filters")).to_be_visible()
+        queue = sidebar.get_by_role("button", name="Queue: all examples · no filters · Accept → next unreviewed")
+        expect()(queue).to_be_visible()
         assert sidebar.get_by_text("Adherence 0").count() == 0  # not drawn until asked
         assert sidebar.locator('[data-testid="stMultiSelect"]').count() == 0
-        sidebar.get_by_role("button", name="Filters").click()
-        page.get_by_text("Adherence 0", exact=True).click()
+        queue.click()
+        body = page.get_by_test_id("stPopoverBody")
+        expect()(body.get_by_text("Filters: which examples J / K / N walk")).to_be_visible()
+        body.get_by_text("Adherence 0", exact=True).click()
         expect()(sidebar.get_by_text("Filtered: Adherence 0")).to_be_attached()
+        expect()(
+            sidebar.get_by_role("button", name=re.compile(r"^Queue: all examples · 1 filter · Accept"))
+        ).to_be_visible()
         expect()(page.get_by_text(re.compile(r"filter: \d+ of 4 match"))).to_be_visible()
     finally:
         context.close()
@@ -219,3 +227,39 @@ def test_a_move_names_its_example_in_the_url_and_back_and_reload_follow_it(strea
         shows(seen[1])
     finally:
         context.close()
+
+
+def test_the_single_view_draws_the_bar_in_the_texts_element_and_a_focused_button_keeps_the_focus(
+    streamlit_server, page
+):
+    """The bar is the first part of the text's element (one element, one delta per J where it was two, issue 38):
+    above the header, no element of its own. A button focused with the keyboard and pressed with Enter keeps the
+    focus as the page moves on (as a Streamlit button does), and J still moves from there."""
+    from tests.browser_wait import settle
+
+    open_review(page, f"{streamlit_server.url}/review?id=ml-vs-programming")
+    text = page.locator(".st-key-review-text-response")
+    expect()(text.locator(".rv-toolbar button[data-id=next]")).to_be_visible()
+    assert page.locator(".st-key-review-toolbar").count() == 0
+    order = text.evaluate(
+        "(e) => [...e.querySelectorAll('.rv-toolbar, .rv-head, .rv-text')].map((n) => n.className.split(' ')[0])"
+    )
+    assert order[:3] == ["rv-toolbar", "rv-head", "rv-text"], order
+    gap = text.evaluate(
+        "(e) => e.querySelector('.rv-head').getBoundingClientRect().top"
+        " - e.querySelector('.rv-toolbar').getBoundingClientRect().bottom"
+    )
+    assert abs(gap - 16) < 1, gap  # Streamlit's gap between two elements, as when the bar was an element of its own
+    where = page.locator(".rv-head > div").first
+    expect()(where).to_contain_text("Example 1 of 22")
+    nxt = page.locator(".rv-toolbar button[data-id=next]")
+    nxt.focus()
+    page.keyboard.press("Enter")
+    expect()(where).to_contain_text("Example 2 of 22")
+    settle(page)
+    expect()(nxt).to_be_focused()
+    assert page.locator(".rv-toolbar").count() == 1
+    page.keyboard.press("j")
+    expect()(where).to_contain_text("Example 3 of 22")
+    expect()(page).to_have_title(re.compile(r"^Example 3 of 22 · Review · ragviz$"))
+    assert page.evaluate("() => new URLSearchParams(location.search).get('uid')") is not None

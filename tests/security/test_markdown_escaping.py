@@ -23,7 +23,7 @@ TEXT_FIRST_ARG = {
     "markdown", "write", "warning", "error", "info", "success", "caption", "toast", "metric", "expander",
     "title", "header", "subheader", "button", "checkbox", "toggle", "radio", "selectbox", "multiselect",
     "segmented_control", "pills", "text_input", "text_area", "number_input", "slider", "select_slider",
-    "download_button", "file_uploader", "popover", "TextColumn", "NumberColumn", "CheckboxColumn",
+    "download_button", "file_uploader", "popover", "disclosure", "TextColumn", "NumberColumn", "CheckboxColumn",
     "SelectboxColumn", "ListColumn", "LinkColumn", "ProgressColumn", "Column", "page_link",
 }  # fmt: skip
 TEXT_KEYWORDS = {"label", "body", "help"}

@@ -28,7 +28,7 @@ OTHER = "ana@example.org"
 
 # What a presenter may still click: moving around and changing what is shown, never what is stored.
 VIEW_CONTROLS = re.compile(
-    r"^(Presentation mode(: on( · corrections shown)?)?|Show corrections|Queue(: all examples|: audit sample)?|Audit sample|Label set [AB].*|Compared against.*|Metric family"
+    r"^(Presentation mode(: on( · corrections shown)?)?|Show corrections|Queue(: all examples( · (no|\d+) filters?)?|: audit sample)?|Audit sample|Label set [AB].*|Compared against.*|Metric family"
     r"|Family|Per subset|Metric.*|Target ±.*|Example|Go to example.*|Filters|Next.*|Previous.*|◀.*|.*▶|Jump to.*"
     r"|Search.*|Subset.*|Only.*|Show.*|Page.*|Open an example|Sort.*|Collapse.*|Expand.*|Fold.*|View fullscreen"
     r"|Fullscreen|Close|Retrieval cut-off k|k|Pick an item.*|Item.*|Checking output.*|Loaded file.*"

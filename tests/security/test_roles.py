@@ -123,7 +123,7 @@ def test_others_only_view_and_record_nothing(app_env, monkeypatch, email):
     _served(monkeypatch, RAGVIZ_ADMINS=LEAD, RAGVIZ_ANNOTATORS=ANA)
     review = open_page_as("pages/review.py", email, present="0", id="ml-vs-programming")
     assert any("Presentation mode" in c.value for c in review.caption)
-    assert review.sidebar.toggle(key="ragviz.present_toggle").disabled  # cannot be turned off
+    assert review.sidebar.button(key="ragviz.present_toggle").disabled  # cannot be turned off
     assert all(toolbar_button(review, name) is None for name in ("accept", "reset", "undo"))  # not drawn...
     review.session_state[TOOLBAR_EVENTS] = ["accept", "reset", "undo"]  # ...and refused if pressed all the same
     review.run()

@@ -1,7 +1,9 @@
 """Keyboard for Streamlit's popovers. A popover's body is drawn at the end of the page, so after Enter on its button
-the next Tab went through the whole page before it reached the controls inside (the sidebar's Presentation mode,
-Filters and Queue wait in closed popovers: issue 38). This page-wide script moves the focus into a popover when it
-opens, and back to its button on Escape or on a Tab past its first or last control."""
+the next Tab went through the whole page before it reached the controls inside (the Review sidebar's Queue and filters
+wait in a closed popover: issue 38). This page-wide script moves the focus into a popover when it
+opens, and back to its button on Escape or on a Tab past its first or last control. It also gives a disclosure's
+button (:mod:`ragviz.ui.core.disclosure`) ``aria-expanded``, as its chevron says, and gives the focus back to a button
+that the run after its press drew anew (the presentation button, filled while on)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,33 @@ _CODE = """(() => {
   const controls = b => [...b.querySelectorAll(FOCUSABLE)].filter(
     e => e.getAttribute('tabindex') !== '-1' && e.getClientRects().length > 0);
   let opener = null;
+  /* a disclosure's button (ragviz.ui.core.disclosure) says whether it is open as its chevron does */
+  const DISCLOSE = '.stElementContainer[class*="-rv_disclose"] button';
+  const expanded = () => {
+    for (const b of document.querySelectorAll(DISCLOSE)) {
+      const icon = b.querySelector('[data-testid="stIconMaterial"]');
+      const open = String(!!icon && icon.textContent === 'expand_less');
+      if (b.getAttribute('aria-expanded') !== open) b.setAttribute('aria-expanded', open);
+    }
+  };
+  /* a button the run after its press draws as another kind (the presentation button turns primary) is a new
+     element: the focus, dropped to the page, goes back to it */
+  let pressed = null;  /* until the person does anything else */
+  document.addEventListener('click', e => {
+    const held = e.target.closest && e.target.closest('[data-testid="stSidebar"] [class*="st-key-"]:has(> * > button)');
+    pressed = held ? {key: [...held.classList].find(c => c.startsWith('st-key-')), at: Date.now()} : null;
+  }, true);
+  for (const kind of ['mousedown', 'keydown']) document.addEventListener(kind, () => { pressed = null; }, true);
+  const refocus = () => {
+    if (!pressed || Date.now() - pressed.at > 5000) { pressed = null; return; }
+    if (document.activeElement && document.activeElement !== document.body) return;
+    const again = document.querySelector(`.${CSS.escape(pressed.key)} button`);
+    if (again) { again.focus(); pressed = null; }
+  };
+  /* a few times a second, not on every change of the page: an observer of the whole page would be called for every
+     node a J replaces */
+  expanded();
+  setInterval(() => { expanded(); refocus(); }, 200);
   document.addEventListener('click', e => {
     const button = e.target.closest && e.target.closest('[data-testid="stPopoverButton"]');
     if (!button) return;

@@ -1,6 +1,6 @@
 """Presentation mode: one flag that hides every editing control so the app can be shown on a projector.
 
-Turned on by the sidebar toggle or by opening any page with ``?present=1`` (``?present=0`` turns it
+Turned on by the sidebar's "Presentation mode" button or by opening any page with ``?present=1`` (``?present=0`` turns it
 off). The flag lives in the session, so it survives moving between pages; while it is on the page
 URL carries ``present=1`` so a copied link opens in the same mode.
 """
@@ -20,6 +20,7 @@ __all__ = [
     "PRESENT_KEY",
     "REVIEW_EDITING_KEYS",
     "SHOW_CORRECTIONS_KEY",
+    "corrections_label",
     "css_class_of_key",
     "hide_review_editing",
     "hiding_css",
@@ -45,13 +46,18 @@ def is_present() -> bool:
     return bool(st.session_state.get(PRESENT_KEY, False))
 
 
-def _toggled() -> None:
-    on = bool(st.session_state.get(PRESENT_TOGGLE))
+def _flip() -> None:
+    """The presentation button's press: the mode turns the other way, in the session and in the URL."""
+    on = not is_present()
     st.session_state[PRESENT_KEY] = on
     if on:
         st.query_params[PARAM] = "1"
     elif PARAM in st.query_params:
         del st.query_params[PARAM]
+
+
+def _flip_corrections() -> None:
+    st.session_state[SHOW_CORRECTIONS_KEY] = not st.session_state.get(SHOW_CORRECTIONS_KEY, False)
 
 
 def present_label(on: bool, corrections: bool = False) -> str:
@@ -64,35 +70,53 @@ def present_label(on: bool, corrections: bool = False) -> str:
     return f"Presentation mode: {'on' if on else 'off'}" + (" · corrections shown" if on and corrections else "")
 
 
-#: The pages whose "Show corrections" (:func:`show_corrections`) waits in the presentation popover while presenting.
+#: The pages whose "Show corrections" (:func:`show_corrections`) is offered under the presentation button while presenting.
 CORRECTIONS_PAGES = ("review", "compare", "claims")
+
+
+def corrections_label(shown: bool) -> str:
+    """The button under the presentation button while presenting a page that shows corrections.
+
+    >>> corrections_label(False)
+    'Show corrections: off'
+    """
+    return f"Show corrections: {'on' if shown else 'off'}"
+
+
+def _switch_icon(on: bool) -> str:
+    return ":material/toggle_on:" if on else ":material/toggle_off:"
 
 
 def present_toggle(corrections: bool = False) -> bool:
     """The sidebar's presentation mode: a button naming whether it is on (filled while on, so a presenter sees it
-    at a glance) that opens its toggle and, on a page that shows corrections (*corrections*) while presenting,
-    "Show corrections" (the button says when they are shown). Closed until asked: a popover's widgets are drawn only
-    when it opens, so a first page fetches no toggle scripts for it (issue 38). Returns whether presentation mode
-    is on."""
+    at a glance, with a switch's picture on its right) that turns it the other way; under it, on a page that shows
+    corrections (*corrections*) while presenting, "Show corrections", a button of the same kind. Buttons, not
+    toggles: a first page fetches no toggle scripts for them, and a button is a leaf the browser does not redraw on a
+    J, where the popover they waited in was a block redrawn on every commit (issue 38). Returns whether presentation
+    mode is on."""
     on = is_present()
-    st.session_state[PRESENT_TOGGLE] = on
     kind: Literal["primary", "secondary"] = "primary" if on else "secondary"
     corrections = corrections and on
     shown = corrections and bool(st.session_state.get(SHOW_CORRECTIONS_KEY, False))
-    with st.sidebar, st.popover(present_label(on, shown), type=kind, width="stretch"):  # md: ours
-        st.toggle(
-            "Presentation mode",
-            key="ragviz.present_toggle",
-            on_change=_toggled,
-            disabled=bool(st.session_state.get(FORCED_KEY)),
-            help="Hide every editing control (also: open any page with ?present=1).",
+    with st.sidebar:
+        st.button(
+            present_label(on, shown),  # md: ours
+            key=PRESENT_TOGGLE,
+            on_click=_flip,
+            type=kind,
+            icon=_switch_icon(on),
+            icon_position="right",
+            width="stretch",
+            disabled=bool(st.session_state.get(FORCED_KEY)),  # a viewer: always presenting
         )
         if corrections:
-            st.toggle(
-                "Show corrections",
-                value=False,
-                key=SHOW_CORRECTIONS_KEY,
-                help="Presentation mode hides which examples were corrected and how; turn this on to show them.",
+            st.button(
+                corrections_label(shown),  # md: ours
+                key=SHOW_CORRECTIONS_KEY + ".button",
+                on_click=_flip_corrections,
+                icon=_switch_icon(shown),
+                icon_position="right",
+                width="stretch",
             )
     if on and not st.session_state.get(FORCED_KEY) and st.query_params.get(PARAM) != "1":
         st.query_params[PARAM] = "1"
@@ -147,6 +171,6 @@ def hide_review_editing() -> bool:
 def show_corrections(present: bool) -> bool:
     """Whether the Review page shows the traces of corrections (review status, reviewed / corrected
     progress and filters, deltas against the judge, what each override changed): always outside
-    presentation mode; in it only when the presenter turns on "Show corrections" in the presentation popover
+    presentation mode; in it only when the presenter turns on "Show corrections" under the presentation button
     (:func:`present_toggle`, drawn before the page on :data:`CORRECTIONS_PAGES`)."""
     return not present or bool(st.session_state.get(SHOW_CORRECTIONS_KEY, False))

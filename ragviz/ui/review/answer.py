@@ -19,7 +19,7 @@ from ragviz.analysis.review.edits import (
 from ragviz.data.model import Labels
 from ragviz.data.problems import Problem
 from ragviz.ui.core.state import ExampleLabels
-from ragviz.ui.review import moves, sentence_editor, sentence_panel
+from ragviz.ui.review import moves, sentence_editor, sentence_panel, toolbar
 
 __all__ = ["context_panel", "flags", "response_panel"]
 
@@ -31,13 +31,15 @@ def response_panel(
     focused: bool = True,
     header: Sequence[str] = (),
     with_context: bool = False,
+    bar: dict | None = None,
 ) -> str | None:
     """The response as clickable sentences with, under it in the same component, the selected sentence's explanation
     and, when *editable*, its verdict, note and supporting keys (:mod:`ragviz.ui.review.sentence_panel`: one element
     to redraw per J where they were four widgets, issue 38); a paired *slot* (``"a"`` / ``"b"``) draws its own (a click
     on the answer not *focused* moves the focus). *header*: the page's header above the response, as HTML blocks
     (:func:`ragviz.ui.review.page.example_header_html`); *with_context* (the single view): the documents under it in
-    the same element (as :func:`context_panel` draws them). Returns the selected response key."""
+    the same element (as :func:`context_panel` draws them); *bar*: the navigation bar above it all in the same element
+    (:func:`ragviz.ui.review.toolbar.bar_data`). Returns the selected response key."""
     ex, current, uid = shown.example, shown.current, shown.example.uid
     selected = sentence_editor.selected_key(uid, ex.response_keys(), default_response_key(response_spans(ex, current)))
     spans = response_spans(ex, current, selected, shown.base)
@@ -64,6 +66,8 @@ def response_panel(
         controls=controls,
         header=header,
         context=context,
+        bar=bar,
+        on_press=toolbar.queue_press,
     )
     return selected
 

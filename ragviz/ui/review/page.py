@@ -20,7 +20,7 @@ from ragviz.analysis.review.metrics import MetricComparison, OverrideEffect
 from ragviz.analysis.review.queue import Progress, ReviewFilter
 from ragviz.data.model import Example, Labels
 from ragviz.data.problems import Problem
-from ragviz.ui.core import render
+from ragviz.ui.core import disclosure, render
 
 __all__ = [
     "ADVANCE_KEY",
@@ -30,8 +30,9 @@ __all__ = [
     "accept_toggle",
     "choose_link_match",
     "example_header_html",
-    "families_expander",
+    "FAMILIES_OPEN",
     "families_open",
+    "families_panel",
     "filter_sidebar",
     "filters_on",
     "metric_cards_html",
@@ -78,6 +79,28 @@ def filters_on(flt: ReviewFilter) -> list[str]:
 FLAGS_SHOWN = 3  # label-quality flags listed outright; more go in a closed expander
 
 
+_FILTER_KEYS = (
+    ("review.f_unreviewed", "Unreviewed only"),
+    ("review.f_corrected", "Corrected only"),
+    ("review.f_adherence0", "Adherence 0"),
+    ("review.f_flags", "Has label-quality flags"),
+)
+
+
+def _filter_of(values: Callable[[str], Any], show_corrections: bool) -> ReviewFilter:
+    """The filter the sidebar's widgets (or their values kept in the session) say: *values* maps a widget's key to
+    its value."""
+    on = {key: bool(values(key)) for key, _ in _FILTER_KEYS}
+    return ReviewFilter(
+        unreviewed=show_corrections and on["review.f_unreviewed"],
+        corrected=show_corrections and on["review.f_corrected"],
+        adherence_zero=on["review.f_adherence0"],
+        has_flags=on["review.f_flags"],
+        subsets=tuple(values("review.f_subsets") or ()),
+        judge_unsure=bool(values("review.f_unsure")),
+    )
+
+
 def filter_sidebar(
     prog: Progress,
     subset_names: Sequence[str],
@@ -86,40 +109,47 @@ def filter_sidebar(
     audit: bool = False,
     mine: str | None = None,
 ) -> tuple[ReviewFilter, DeltaGenerator]:
-    """Progress, the filters and the queue's button in the sidebar; returns the filter and the closed "Queue"
-    popover, for the Queue radio (:func:`ragviz.ui.audit.sample.audit_queue`) and :func:`accept_toggle`. Its button
-    says the queue and, where Accept may move on (not in presentation mode, *editable* off, nor in the audit queue,
-    *audit*), whether it does; *mine*: "My assignments" on (a team's round), in words. Without *show_corrections* no
-    progress and no reviewed / corrected filters."""
+    """Progress and the closed "Queue" popover in the sidebar, with the filters in it (under the queue's settings);
+    returns the filter and the popover's part for the Queue radio (:func:`ragviz.ui.audit.sample.audit_queue`),
+    "My assignments" and :func:`accept_toggle`. Its button says the queue, how many filters are set (not in the
+    audit queue, *audit*, which ignores them) and, where Accept may move on (not in presentation mode, *editable*
+    off, nor in the audit queue), whether it does; *mine*: "My assignments" on (a team's round), in words. Without
+    *show_corrections* no progress and no reviewed / corrected filters."""
     with st.sidebar:
         if show_corrections:
             st.html(progress_html(prog))
+        moves_on = editable and not audit  # the audit queue's Accept stays on the example
+        advance = moves_on and bool(st.session_state.get(ADVANCE_KEY, True))
+        n_filters = None if audit else len(filters_on(_filter_of(st.session_state.get, show_corrections)))
+        label = queue_label(audit, advance if moves_on else None, mine, n_filters)
         # closed until asked: a popover's widgets are drawn only when it opens, so the first page does not fetch
-        # their scripts (the multiselect's alone are 15 files; issue 38); the script still runs them every time. What
-        # each popover is for is its first line, not a tooltip: a button's tooltip is some 30 React components the
-        # browser redraws on every J (issue 38)
-        with st.popover("Filters", width="stretch"):
+        # their scripts (the multiselect's alone are 15 files; issue 38); the script still runs them every time. One
+        # popover for the queue and the filters (which examples J / K walk): each popover is a block the browser
+        # redraws on every commit of a J, some 19 React components with its slot (issue 38). What it is for is its
+        # first line, not a tooltip: a button's tooltip is some 30 components redrawn on every J
+        popover = st.popover(label, width="stretch")  # md: ours (queue_label: literals and numbers only)
+        queue = popover.container()  # first in it: the Queue radio, "My assignments" and the Accept toggle
+        queue.caption(QUEUE_HELP)
+        with popover:
             st.caption(FILTERS_HELP)
-            flt = ReviewFilter(
-                unreviewed=show_corrections and st.toggle("Unreviewed only", key="review.f_unreviewed"),
-                corrected=show_corrections and st.toggle("Corrected only", key="review.f_corrected"),
-                adherence_zero=st.toggle("Adherence 0", key="review.f_adherence0"),
-                has_flags=st.toggle("Has label-quality flags", key="review.f_flags"),
-                subsets=tuple(st.multiselect("Subset", subset_names, key="review.f_subsets")),
-                judge_unsure=st.toggle(
-                    "Judge unsure",
-                    key="review.f_unsure",
-                    help="Examples the judge was unsure of: asked several times (Samples per example on the Label "
-                    "page, ragviz label --samples), its answers disagreed on some metric (confidence below 0.75)",
-                ),
+            flt = _filter_of(
+                {
+                    "review.f_unreviewed": show_corrections and st.toggle("Unreviewed only", key="review.f_unreviewed"),
+                    "review.f_corrected": show_corrections and st.toggle("Corrected only", key="review.f_corrected"),
+                    "review.f_adherence0": st.toggle("Adherence 0", key="review.f_adherence0"),
+                    "review.f_flags": st.toggle("Has label-quality flags", key="review.f_flags"),
+                    "review.f_subsets": st.multiselect("Subset", subset_names, key="review.f_subsets"),
+                    "review.f_unsure": st.toggle(
+                        "Judge unsure",
+                        key="review.f_unsure",
+                        help="Examples the judge was unsure of: asked several times (Samples per example on the Label "
+                        "page, ragviz label --samples), its answers disagreed on some metric (confidence below 0.75)",
+                    ),
+                }.get,
+                show_corrections,
             )
         if on := filters_on(flt):  # the filters set, said outside the closed popover
             st.caption(render.md_escape("Filtered: " + "; ".join(on), limit=None))
-        moves_on = editable and not audit  # the audit queue's Accept stays on the example
-        advance = moves_on and bool(st.session_state.get(ADVANCE_KEY, True))
-        label = queue_label(audit, advance if moves_on else None, mine)
-        queue = st.popover(label, width="stretch")  # md: ours (queue_label: literals only)
-        queue.caption(QUEUE_HELP)  # first in it: the Queue radio, "My assignments" and the Accept toggle follow
     return flt, queue
 
 
@@ -134,25 +164,26 @@ def accept_toggle(queue: DeltaGenerator, editable: bool = True, audit: bool = Fa
 
 
 ADVANCE_KEY = "review.advance"
-FILTERS_HELP = "Which examples J / K / N walk"
+FILTERS_HELP = "**Filters**: which examples J / K / N walk"
 # on three lines (Markdown's line breaks): one line would widen the popover over the page
 QUEUE_HELP = "Which examples J / K walk  \n(every example, or an audit sample)  \nand where Accept goes next"
 
 
-def queue_label(audit: bool, advance: bool | None, mine: str | None = None) -> str:
-    """The sidebar's queue button: the queue (*mine*: the person's assignments, in words) and, where Accept may move
-    on (*advance* not ``None``), whether it does; the settings in its closed popover said on it, as the filters set
-    are said under theirs.
+def queue_label(audit: bool, advance: bool | None, mine: str | None = None, filters: int | None = None) -> str:
+    """The sidebar's queue button: the queue (*mine*: the person's assignments, in words), how many *filters* are set
+    (``None``: not said, as in the audit queue, which ignores them) and, where Accept may move on (*advance* not
+    ``None``), whether it does; the settings in its closed popover said on it.
 
-    >>> queue_label(False, True)
-    'Queue: all examples · Accept → next unreviewed'
+    >>> queue_label(False, True, filters=0)
+    'Queue: all examples · no filters · Accept → next unreviewed'
     >>> queue_label(True, None)
     'Queue: audit sample'
-    >>> queue_label(False, False, "my assignments, 2 open")
-    'Queue: my assignments, 2 open · Accept stays'
+    >>> queue_label(False, False, "my assignments, 2 open", 1)
+    'Queue: my assignments, 2 open · 1 filter · Accept stays'
     """
     accept = "" if advance is None else " · Accept → next unreviewed" if advance else " · Accept stays"
-    return f"Queue: {'audit sample' if audit else mine or 'all examples'}{accept}"
+    said = "" if filters is None else f" · {filters or 'no'} filter{'' if filters == 1 else 's'}"
+    return f"Queue: {'audit sample' if audit else mine or 'all examples'}{said}{accept}"
 
 
 def progress_html(prog: Progress) -> str:
@@ -256,7 +287,7 @@ def override_effects_table(effects: Sequence[OverrideEffect]) -> None:
 def quality_flags_html(issues: Sequence[Problem]) -> str:
     """The label-quality flags as one HTML block: their count, then the flags (more than :data:`FLAGS_SHOWN` in a
     closed disclosure, so a long list does not push the page down). The Normalize button is on the navigation bar
-    (:func:`ragviz.ui.review.toolbar.navigation_bar`)."""
+    (:func:`ragviz.ui.review.toolbar.bar_data`)."""
     head = f"<strong>Label-quality flags: {len(issues)}</strong>"
     if not issues:
         return f'<div class="rv-flags">{head}</div>'
@@ -280,12 +311,15 @@ def rejudge_help() -> str | None:
     return words(markdown=False)
 
 
+FAMILIES_OPEN = "review.families_open"  # whether the person opened "Other metric families" (kept across J / K)
+
+
 def families_open() -> bool:
-    """Whether the person opened the "Other metric families" expander (its state is kept under its key)."""
-    return bool(st.session_state.get("review.families_open"))
+    """Whether the person opened "Other metric families" (:func:`families_panel`)."""
+    return disclosure.is_open(FAMILIES_OPEN)
 
 
-def families_expander(
+def families_panel(
     example: Example,
     judge: Labels | None,
     current: Labels | None,
@@ -295,11 +329,12 @@ def families_expander(
     editable: bool,
     traces: bool = True,
 ) -> None:
-    """The "Other metric families" expander, drawn only while open: a rerun with it closed runs none
-    of its tables or editors (and the page needs no pandas until then). *traces*: show the judge's
-    scores and the deltas (not while presenting with corrections hidden)."""
-    with st.expander("Other metric families", key="review.families_open", on_change="rerun") as families:
-        if families.open:
-            from ragviz.ui.review.families import render_families_panel
+    """The "Other metric families" button and, while it is open, their panel under it: a rerun with it closed runs
+    none of its tables or editors (and the page needs no pandas until then). Closed, it is one button where an
+    expander was a block the browser redrew on every commit of a J, some 25 React components each (issue 38).
+    *traces*: show the judge's scores and the deltas (not while presenting with corrections hidden)."""
+    if disclosure.disclosure("Other metric families", FAMILIES_OPEN):
+        from ragviz.ui.review.families import render_families_panel
 
+        with st.container(border=True, key="review.families_panel"):
             render_families_panel(example, judge, current, on_change, redraws=redraws, editable=editable, traces=traces)

@@ -1,5 +1,6 @@
 """The Review page's text as its editor: one ``st.components.v2`` component (``sentence_editor/editor.js`` and
-``editor.css``, shipped in the package, no build step) draws the context documents or the response by sentence.
+``editor.css``, shipped in the package, no build step) draws the context documents or the response by sentence, and
+the page's navigation bar (:mod:`ragviz.ui.review.toolbar`: above the single view's text, or an element of its own).
 
 * Context: a click (Enter / Space on a focused sentence; one Tab stop, arrow keys between sentences) moves its label
   one step round none -> relevant -> relevant+utilized -> utilized -> none. Documents fold to their labelled
@@ -13,7 +14,7 @@ back as the trigger ``edit``, queued (:func:`queue_event`) and carried out at th
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,7 @@ __all__ = [
     "context_editor",
     "context_payload",
     "judge_unsure",
+    "mount",
     "queue_event",
     "response_data",
     "response_editor",
@@ -69,6 +71,12 @@ NAME = "ragviz.sentence_editor"  # <project>.<component> of the manifest ragviz/
 
 
 _component = register_component(NAME, ASSETS, "editor.js", "editor.css")
+
+
+def mount(key: str, data: dict, **callbacks: Callable[[], Any]) -> None:
+    """Draw the component under *key* with *data*; *callbacks*: ``on_edit_change`` (the text's actions),
+    ``on_press_change`` (the bar's presses)."""
+    _component(key=key, data=data, **callbacks)
 
 
 def queue_event(widget_key: str) -> None:
@@ -228,6 +236,8 @@ def response_editor(
     controls: dict | None = None,
     header: Sequence[str] = (),
     context: dict | None = None,
+    bar: dict | None = None,
+    on_press: Callable[[str], Any] | None = None,
 ) -> None:
     """The response as clickable sentences (see the module docstring; the single view draws
     :func:`response_heading_html` above it in the page's header block); a paired view's *slot* (``"a"`` / ``"b"``)
@@ -237,7 +247,9 @@ def response_editor(
     the response: the selected sentence's explanation (*explain*) and, when editing, its controls (*controls*; both
     from :mod:`ragviz.ui.review.sentence_panel`), then the single view's documents (*context*, from
     :func:`context_payload`: one element for the example's text, one message and one redraw of the app fewer per J
-    than two, issue 38; its clicks come back through this editor's queue)."""
+    than two, issue 38; its clicks come back through this editor's queue). Above everything, the navigation *bar*
+    (:func:`ragviz.ui.review.toolbar.bar_data`: one delta per J fewer again), its presses handed to *on_press* with
+    this element's key (:func:`ragviz.ui.review.toolbar.queue_press`)."""
     shown, left_out = render.within_budget(spans)  # a response over 1 MB is cut for display, never sent whole
     key = f"{RESPONSE_KEY}.{slot}" if slot else RESPONSE_KEY
     data = response_data(uid, shown, selected, judge_unsure(uid).response)
@@ -246,7 +258,11 @@ def response_editor(
     data["header"] = header_tree(*header) if header else None
     data["context"] = context
     data["drawn"] = state.redraw_count()  # a refused or unsaved change redraws the stored values over the click
-    _component(key=key, data=data, on_edit_change=partial(queue_event, key))
+    callbacks = {"on_edit_change": partial(queue_event, key)}
+    if bar is not None and on_press is not None:
+        data["bar"] = bar
+        callbacks["on_press_change"] = partial(on_press, key)
+    mount(key, data, **callbacks)
     if left_out:
         st.html(f"<div>Response:{render.cut_note_html(left_out)}</div>")
     if context is not None:

@@ -1,8 +1,10 @@
-"""The Review page's navigation bar as one ``st.components.v2`` component (``toolbar/toolbar.js``, ``toolbar.css``,
-served as files through the manifest ``ragviz/pyproject.toml``): native buttons with Streamlit's labels, disabled
-states, help and shortcuts (K / J / N / A / Z), and the line saying what Z will undo; one element to redraw per J where
-six ``st.button``s, their row and the hint were eight (issue 38). A press comes back as the trigger ``press``, queued
-(:func:`queue_press`) and carried out before the page draws (:func:`apply_presses`)."""
+"""The Review page's navigation bar, drawn by the text editor's component (``sentence_editor/editor.js``, its
+``mountBar``; styles in ``editor.css``, files served through the manifest ``ragviz/pyproject.toml``): native buttons with
+Streamlit's labels, disabled states, help and shortcuts (K / J / N / A / Z), and the line saying what Z will undo. In
+the single view the bar's data rides in the text's own element (:func:`bar_data`, the response editor's *bar*): a J
+sends one delta where the bar and the text were two (issue 38); elsewhere it is an element of its own
+(:func:`toolbar`). A press comes back as the trigger ``press``, queued (:func:`queue_press`) and carried out before
+the page draws (:func:`apply_presses`)."""
 
 from __future__ import annotations
 
@@ -19,28 +21,27 @@ import streamlit as st
 
 from ragviz.analysis.quality.issues import MECHANICAL_KINDS
 from ragviz.data.problems import Problem
-from ragviz.ui.core.component_files import SERVED, register_component
+from ragviz.ui.core.component_files import SERVED
+from ragviz.ui.review import sentence_editor
 
 __all__ = [
     "ACTIONS",
-    "ASSETS",
     "EVENTS",
     "KEY",
     "NAME",
     "ToolbarButton",
     "apply_presses",
+    "bar_data",
     "early_html",
     "listen_early",
     "loader_chunks",
-    "navigation_bar",
     "queue_press",
     "served_files",
     "toolbar",
     "toolbar_data",
 ]
 
-ASSETS = Path(__file__).with_name("toolbar")
-NAME = "ragviz.review_toolbar"  # <project>.<component> of the manifest ragviz/pyproject.toml
+NAME = sentence_editor.NAME  # the component that draws the bar (<project>.<component> of the manifest)
 KEY = "review.toolbar"
 EVENTS = "review.toolbar.events"  # the buttons pressed since the last run, oldest first
 ACTIONS = "review.toolbar.actions"  # button id -> what it does, as the last drawn bar said (enabled buttons only)
@@ -62,9 +63,6 @@ class ToolbarButton:
     short: str | None = None
 
 
-_component = register_component(NAME, ASSETS, "toolbar.js", "toolbar.css")
-
-
 def toolbar_data(
     buttons: Sequence[ToolbarButton], hint: str | None, title: str | None = None, url_uid: str | None = None
 ) -> dict:
@@ -76,9 +74,10 @@ def toolbar_data(
     return data | {"uid": url_uid} if url_uid is not None else data
 
 
-def queue_press() -> None:
-    """The component's callback: put the button it just sent at the end of the queue."""
-    result = st.session_state.get(KEY) or {}
+def queue_press(widget_key: str = KEY) -> None:
+    """The callback of the element drawing the bar (*widget_key*): put the button it just sent at the end of the
+    queue."""
+    result = st.session_state.get(widget_key) or {}
     event = result.get("press") if hasattr(result, "get") else None
     if isinstance(event, dict) and isinstance(event.get("id"), str):
         st.session_state.setdefault(EVENTS, []).append(event["id"])
@@ -95,16 +94,16 @@ def apply_presses() -> None:
 
 def early_html(editable: bool, base_path: str, preload: Sequence[str] = ()) -> str:
     """The page's first element (issue 38): an inline script that Streamlit runs as soon as it draws the element,
-    long before it mounts the bar. It asks the browser for the bar's own script (``toolbar/toolbar.js``, served under
-    *base_path*) and for *preload* (paths under the app's root: the editor's files, the chunks of Streamlit's
+    long before it mounts the bar. It asks the browser for the bar's script (the editor's ``editor.js``, served under
+    *base_path*) and for *preload* (paths under the app's root: the editor's styles, the chunks of Streamlit's
     component loader), which Streamlit would fetch only after the run, one after another. The bar's script, once
     there, listens for the bar's shortcuts (K / J, and N / A / Z when *editable*, as the element's
     ``data-shortcuts`` says), queues those pressed before the bar is drawn and presses them once it is. Constant text
     of ragviz's own (nothing from data); the element is hidden."""
     root = "/".join(p for p in base_path.strip("/").split("/") if p)
     root = f"/{root}/" if root else "/"
-    files = [f"{root}{p}" for p in preload]
-    script = f"{root}_stcore/bidi-components/{NAME}/toolbar.js"
+    script = f"{root}_stcore/bidi-components/{NAME}/editor.js"
+    files = [f for f in (f"{root}{p}" for p in preload) if f != script]  # the script itself: asked for below
     code = (
         f"(() => {{ const files = {json.dumps(files)}; "
         'for (const href of files) { if (document.querySelector(`link[href="${href}"]`)) continue; '
@@ -150,21 +149,27 @@ def listen_early(editable: bool = True, preload: Sequence[str] = (), also: str =
     return markup
 
 
-def toolbar(
+def toolbar(data: dict) -> None:
+    """Draw the bar *data* (:func:`bar_data`) as an element of its own: where something is drawn between the bar and
+    the text (the paired view, an audit's progress line, the guidelines, a trace's link, a re-judge's outcome)."""
+    sentence_editor.mount(KEY, data, on_press_change=partial(queue_press, KEY))
+
+
+def _bar(
     buttons: Sequence[ToolbarButton],
     actions: Mapping[str, Callable[[], Any]],
     hint: str | None,
     title: str | None = None,
     url_uid: str | None = None,
-) -> None:
-    """Draw the bar: *buttons* in order, *actions* what each enabled one does, *hint* the line under them, *title*
-    the browser tab's title and *url_uid* the URL's example (both set by the bar's script: no ``page_config_changed``
-    or ``page_info_changed`` message on a move, issue 38)."""
+) -> dict:
+    """The bar's data: *buttons* in order, *hint* the line under them, *title* the browser tab's title and *url_uid*
+    the URL's example (both set by the bar's script: no ``page_config_changed`` or ``page_info_changed`` message on a
+    move, issue 38); *actions*, what each enabled button does, are kept for the presses to come."""
     st.session_state[ACTIONS] = {b.id: actions[b.id] for b in buttons if not b.disabled and b.id in actions}
-    _component(key=KEY, data=toolbar_data(buttons, hint, title, url_uid), on_press_change=queue_press)
+    return toolbar_data(buttons, hint, title, url_uid)
 
 
-def navigation_bar(
+def bar_data(
     prev_row: int | None,
     next_row: int | None,
     *,
@@ -183,8 +188,8 @@ def navigation_bar(
     on_rejudge: Callable[[], Any] | None = None,
     title: str | None = None,
     url_uid: str | None = None,
-) -> None:
-    """The Review page's bar: Previous / Next / Next unreviewed / Accept / Undo / Reset with their shortcuts (K, J,
+) -> dict:
+    """The Review page's bar, to draw (:func:`toolbar`, or the single view's response editor's *bar*): Previous / Next / Next unreviewed / Accept / Undo / Reset with their shortcuts (K, J,
     N, A, Z), then what Z will undo (*undo_hint*, ``None``: nothing). *changed*: the person's labels differ from where
     they started (else there is nothing to reset). With label-quality *flags* and *on_normalize*, "Normalize labels"
     (disabled when none of the flags has a mechanical fix); with *rejudge_help* (an admin) and *on_rejudge*,
@@ -224,7 +229,7 @@ def navigation_bar(
         )
         actions["rejudge"] = on_rejudge
     line = (f"Z: undo {undo_hint}" if undo_hint else "Z: nothing to undo") if editable else None
-    toolbar(buttons, actions, line, title, url_uid)
+    return _bar(buttons, actions, line, title, url_uid)
 
 
 ACCEPT_HELP = "I reviewed this: the labels as shown now are right (your corrections stay). Marks the example reviewed."
