@@ -38,7 +38,8 @@ __all__ = ["REGIONS", "main", "measure"]
 REGIONS = (
     ("bar", "st-key-review-toolbar"),
     ("editor", "st-key-review-text-response"),
-    ("sidebar pages", "stSidebarNav"),
+    ("page list", "st-key-ragviz-page_nav"),  # ragviz's own (ragviz/ui/core/page_nav.py)
+    ("sidebar pages", "stSidebarNav"),  # Streamlit's own, before ragviz drew its own: reads 0 now
     ("sidebar", "stSidebar"),
     ("page header", "stHeader"),
     ("main", "stMain"),

@@ -61,7 +61,7 @@ async def _annotator_tab(
     await name.fill(who)
     await name.press("Enter")
     await _settle(page)
-    await page.locator('[data-testid="stSidebarNav"] a').filter(has_text="Review").click()
+    await page.locator("nav.rv-nav a").filter(has_text="Review").click()
     await page.get_by_role("button", name="Accept as shown").wait_for()
     await _settle(page)
     made = reported = 0

@@ -139,8 +139,9 @@ def test_the_wheel_holds_app_py_and_pages_and_nothing_else_of_the_root(wheel):
     assert app_files == sorted(["ragviz_app/app.py", *pages])
     assert {n.split("/")[0] for n in names} == {"ragviz", "ragviz_app", f"ragviz-{__version__}.dist-info"}
     assets = {"ragviz/ui/review/sentence_editor/editor.js", "ragviz/ui/review/sentence_editor/editor.css"}
+    assets |= {"ragviz/ui/core/page_nav/page_nav.js", "ragviz/ui/core/page_nav/page_nav.css"}  # the sidebar's page list
     assets |= {"ragviz/pyproject.toml"}  # Streamlit's manifest naming the components' folders (served as files)
-    assert assets <= set(names)  # the Review page's text editor and navigation bar ship with the package
+    assert assets <= set(names)  # the Review page's text editor and the page list ship with the package
     assert all(
         n.endswith(".py") for n in names if not n.startswith(f"ragviz-{__version__}.dist-info") and n not in assets
     )

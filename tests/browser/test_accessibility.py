@@ -43,7 +43,7 @@ def _every_page(page, url: str) -> dict[str, list[dict]]:
     found: dict[str, list[dict]] = {}
     for path in PAGES:
         page.goto(f"{url}/{path}")
-        expect()(page.locator('[data-testid="stSidebarNav"]')).to_be_visible()
+        expect()(page.get_by_role("navigation", name="Pages").locator('a[aria-current="page"]')).to_be_visible()
         if path.startswith("review"):
             expect()(metric_value(page, "Adherence")).to_be_visible()
         settle(page)

@@ -44,7 +44,7 @@ def _visit_every_page(page, url: str) -> list[str]:
     seen: list[str] = []
     for path in PAGES:
         page.goto(f"{url}/{path}")
-        expect()(page.locator('[data-testid="stSidebarNav"]')).to_be_visible()
+        expect()(page.get_by_role("navigation", name="Pages").locator('a[aria-current="page"]')).to_be_visible()
         settle(page)
         page.wait_for_load_state("networkidle")
         seen += page.evaluate(

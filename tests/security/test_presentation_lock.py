@@ -47,7 +47,7 @@ CONTROLS_JS = """() => {
   const out = [];
   for (const e of document.querySelectorAll('button, input, textarea, select, [role=combobox], [role=switch], [contenteditable=true]')) {
     if (e.disabled || e.getAttribute('aria-disabled') === 'true' || !visible(e)) continue;
-    if (e.closest('[data-testid=stSidebarNav], [data-testid=stSidebarNavItems], header, [data-testid=stToolbar], [data-testid=stElementToolbar]')) continue;
+    if (e.closest('nav.rv-nav, header, [data-testid=stToolbar], [data-testid=stElementToolbar]')) continue;
     const kind = e.tagName.toLowerCase() + (e.type ? ':' + e.type : '');
     out.push({kind, name: name(e), label: label(e), cls: (e.closest('[class*=st-key-]') || {}).className || ''});
   }
