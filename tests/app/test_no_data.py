@@ -15,7 +15,7 @@ def test_page_without_data_points_to_the_data_page(app_env, monkeypatch, page):
     at = open_page(f"pages/{page}.py")
     assert [i.value for i in at.info] == [NO_DATA_MESSAGE]
     assert [p.proto.label for p in at.get("page_link")] == ["Go to Data"]
-    assert not at.get("dataframe") and not at.get("button")
+    assert not at.get("dataframe") and not at.main.get("button")  # the sidebar's Presentation button is the app's
 
 
 def test_first_screen_without_data_offers_the_sample_then_orients(app_env, monkeypatch):
@@ -27,8 +27,8 @@ def test_first_screen_without_data_offers_the_sample_then_orients(app_env, monke
     at = AppTest.from_file(APP, default_timeout=90)
     at.run()  # the default page: Home
     assert not at.exception
-    assert [b.label for b in at.button] == ["Load the sample data"]
+    assert [b.label for b in at.main.button] == ["Load the sample data"]  # the page's (the sidebar: Presentation)
     at.button(key="home.load_sample").click().run()
     assert not at.exception
-    assert [b.label for b in at.button] == ["Start reviewing"]  # the one action once data is loaded
+    assert [b.label for b in at.main.button] == ["Start reviewing"]  # the one action once data is loaded
     assert [m.value for m in at.metric] == ["22", "4", "0 / 22"]

@@ -558,7 +558,7 @@ def test_the_bar_rides_in_the_texts_element_unless_something_sits_between_them(a
     def components(at: AppTest) -> list[dict]:
         return [
             json.loads(e.proto.mixed.json if e.proto.WhichOneof("data") == "mixed" else e.proto.json)
-            for e in at.get("bidi_component")
+            for e in at.main.get("bidi_component")  # (the sidebar's is the page list)
         ]
 
     at = open_review(id="ml-vs-programming")

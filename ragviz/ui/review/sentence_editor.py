@@ -8,9 +8,8 @@ the page's navigation bar (:mod:`ragviz.ui.review.toolbar`: above the single vie
 * Response: a click selects a sentence, whose explanation, verdict, note and supporting keys are drawn under it
   (:mod:`ragviz.ui.review.sentence_panel`); Shift+click on a context sentence makes it support it, or takes it out.
 
-Every node is built with ``textContent`` / ``setAttribute`` (no text from data is parsed as HTML). An action comes
-back as the trigger ``edit``, queued (:func:`queue_event`) and carried out at the page's top (:func:`apply_events`).
-"""
+Every node is built with ``textContent`` / ``setAttribute`` (no text from data is parsed as HTML). An action: the
+trigger ``edit``, queued (:func:`queue_event`), carried out at the page's top (:func:`apply_events`)."""
 
 from __future__ import annotations
 
