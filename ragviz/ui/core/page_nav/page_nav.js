@@ -18,8 +18,11 @@ function closeOnNarrow() {
   if (close) close.click();
 }
 
+// The latest drawing's way back to Python: a link made by an earlier drawing calls this one.
+const nav = { send: null };
+
 // One link per page, updated in place (a link focused with the keyboard keeps the focus as the page changes).
-function link(l, old, send) {
+function link(l, old) {
   let a = old.get(l.path);
   if (!a) {
     a = el("a", "rv-nav-link");
@@ -27,7 +30,7 @@ function link(l, old, send) {
     a.addEventListener("click", (e) => {
       if (e.defaultPrevented || e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
       e.preventDefault();
-      if (a.getAttribute("aria-current") !== "page") send(a.dataset.path);
+      if (a.getAttribute("aria-current") !== "page" && nav.send) nav.send(a.dataset.path);
       closeOnNarrow();
     });
   }
@@ -46,18 +49,18 @@ function link(l, old, send) {
 
 export default function (component) {
   const { data, parentElement, setTriggerValue } = component;
-  let nav = parentElement.querySelector(":scope > nav.rv-nav");
-  if (!nav) {
-    nav = el("nav", "rv-nav");
-    nav.setAttribute("aria-label", "Pages");
-    nav.append(el("ul", "rv-nav-list"));
-    parentElement.append(nav);
+  let root = parentElement.querySelector(":scope > nav.rv-nav");
+  if (!root) {
+    root = el("nav", "rv-nav");
+    root.setAttribute("aria-label", "Pages");
+    root.append(el("ul", "rv-nav-list"));
+    parentElement.append(root);
   }
-  const list = nav.firstElementChild;
+  const list = root.firstElementChild;
   const old = new Map([...list.querySelectorAll("a[data-path]")].map((a) => [a.dataset.path, a]));
-  const send = (path) => setTriggerValue("go", path);
+  nav.send = (path) => setTriggerValue("go", path);
   const items = ((data && data.links) || []).map((l) => {
-    const a = link(l, old, send);
+    const a = link(l, old);
     const li = a.parentElement && a.parentElement.tagName === "LI" ? a.parentElement : el("li", "rv-nav-item");
     if (a.parentElement !== li) li.append(a);
     return li;
