@@ -48,7 +48,7 @@ SYNTHETIC = "/tmp/syn100k"
 CHROMIUM = os.environ.get("RAGVIZ_CHROMIUM", "/usr/bin/chromium")
 SETTLE_MS = 250  # after the page is drawn, late messages (the run's end) are still counted
 
-__all__ = ["Measured", "main", "measure", "serve_targets"]
+__all__ = ["Measured", "main", "measure", "quiet_browser", "serve_targets"]
 
 # Drawn whole: the marker of the wanted example there, nothing stale, no run going.
 DRAWN_JS = """([kind, want]) => {
@@ -302,6 +302,23 @@ def report(name: str, found: dict[str, Measured]) -> list[str]:
     return lines
 
 
+@contextlib.contextmanager
+def quiet_browser() -> Iterator[tuple[object, Path]]:
+    """Headless chromium (Debian's) without its background traffic, and a scratch folder for the servers it is
+    pointed at; both gone afterwards."""
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"],
+        )
+        try:
+            yield browser, Path(tmp)
+        finally:
+            browser.close()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default="sample,ragbench,100k")
@@ -311,17 +328,10 @@ def main(argv: list[str] | None = None) -> int:
         "--baseline", type=Path, default=None, help="another source tree (git archive <commit> | tar -x -C DIR)"
     )
     args = parser.parse_args(argv)
-    from playwright.sync_api import sync_playwright
-
-    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"],
-        )
+    with quiet_browser() as (browser, workdir):
         for name in filter(None, args.data.split(",")):
-            found = measure(name, args.runs, args.steps, browser, Path(tmp), args.baseline)
+            found = measure(name, args.runs, args.steps, browser, workdir, args.baseline)
             print("\n".join(report(name, found)), flush=True)
-        browser.close()
     return 0
 
 

@@ -25,13 +25,12 @@ import argparse
 import contextlib
 import statistics
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from bench_floor import CHROMIUM, DRAWN_JS, SETTLE_MS, Target, _data_path, serve_targets  # noqa: E402 - a sibling
+from bench_floor import DRAWN_JS, SETTLE_MS, Target, _data_path, quiet_browser, serve_targets  # noqa: E402 - a sibling
 
 __all__ = ["Press", "bursts", "main", "measure"]
 
@@ -175,17 +174,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline", type=Path, help="another ragviz source tree, its Review page measured too")
     parser.add_argument("--each", action="store_true", help="print every J's timeline too")
     args = parser.parse_args(argv)
-    from playwright.sync_api import sync_playwright
-
-    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"],
-        )
+    with quiet_browser() as (browser, workdir):
         for name in filter(None, args.data.split(",")):
-            found = measure(name, args.runs, args.steps, browser, Path(tmp), args.baseline)
+            found = measure(name, args.runs, args.steps, browser, workdir, args.baseline)
             print("\n".join(report(name, found, args.each)), flush=True)
-        browser.close()
     return 0
 
 
