@@ -22,6 +22,7 @@ import streamlit as st
 from ragviz.analysis.quality.issues import MECHANICAL_KINDS
 from ragviz.data.problems import Problem
 from ragviz.ui.core.component_files import SERVED
+from ragviz.ui.core.page_nav import page_href
 from ragviz.ui.review import sentence_editor
 
 __all__ = [
@@ -100,8 +101,7 @@ def early_html(editable: bool, base_path: str, preload: Sequence[str] = ()) -> s
     there, listens for the bar's shortcuts (K / J, and N / A / Z when *editable*, as the element's
     ``data-shortcuts`` says), queues those pressed before the bar is drawn and presses them once it is. Constant text
     of ragviz's own (nothing from data); the element is hidden."""
-    root = "/".join(p for p in base_path.strip("/").split("/") if p)
-    root = f"/{root}/" if root else "/"
+    root = page_href("", base_path)  # the app's root under the server's base path, as the page list's links
     script = f"{root}_stcore/bidi-components/{NAME}/editor.js"
     files = [f for f in (f"{root}{p}" for p in preload) if f != script]  # the script itself: asked for below
     code = (
