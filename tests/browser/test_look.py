@@ -353,8 +353,11 @@ def test_dashboard_charts_fill_a_wide_window(look_server, page):
 
 
 # where a point mark of the subset named is drawn, and where its drawing (Vega's SVG, which shows nothing beyond it) ends
+# The chart is looked up again on each poll: a handle taken once goes stale when the chart's element is drawn anew
+# (CI, loaded, timed out on a detached one while the page showed the dot).
 POINT_BOX_JS = """
-([el, subset]) => { const svg = el.querySelector('svg'); if (!svg) return null;
+([selector, nth, subset]) => { const el = document.querySelectorAll(selector)[nth]; if (!el) return null;
+  const svg = el.querySelector('svg'); if (!svg) return null;
   const dot = [...svg.querySelectorAll('path[aria-roledescription="point"]')]
     .find(p => (p.getAttribute('aria-label') || '').includes('dataset: ' + subset + ';'));
   if (!dot) return null;
@@ -369,13 +372,13 @@ def test_a_subsets_mean_of_one_is_a_whole_dot(look_server, page):
     page.set_viewport_size({"width": 1280, "height": 800})
     page.goto(f"{look_server.url}/dashboard")
     charts = page.locator(f'{FRESH} [data-testid="stVegaLiteChart"]')
-    adherence_means = charts.nth(7)  # 4 histograms, then the means of relevance … adherence
+    adherence = 7  # 4 histograms, then the means of relevance … adherence
+    adherence_means = charts.nth(adherence)
     expect()(adherence_means).to_be_visible(timeout=90_000)
     settle(page)
     adherence_means.scroll_into_view_if_needed()
-    box = page.wait_for_function(
-        POINT_BOX_JS, arg=[adherence_means.element_handle(), "medqa_sample"], timeout=WAIT
-    ).json_value()
+    selector = f'{FRESH} [data-testid="stVegaLiteChart"]'
+    box = page.wait_for_function(POINT_BOX_JS, arg=[selector, adherence, "medqa_sample"], timeout=WAIT).json_value()
     assert box["right"] - box["left"] > 4, box  # a dot, drawn
     assert box["svg_left"] <= box["left"] and box["right"] <= box["svg_right"], box  # all of it inside the drawing
 
