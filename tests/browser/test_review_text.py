@@ -145,9 +145,15 @@ def test_the_longest_ragbench_example_folds_to_three_screens(ragbench_server, sm
     verdict = page.locator(".rv-controls .rv-verdicts").first
     assert verdict.bounding_box()["y"] - response_top < SCREEN["height"]
 
+    # opened at its top, the pane lays out only the documents in view (a J lays out one screen, issue 38) ...
+    laid_out = "[...document.querySelectorAll('.rv-doc')].map(d => getComputedStyle(d).contentVisibility)"
+    assert set(page.evaluate(laid_out)) == {"auto"}
+
     # "show all" on document 7 shows its 541 sentences inside the context pane: the page stays short
     page.locator('.rv-doc[data-doc="7"] .rv-showall').click()
     expect()(page.locator('.rv-doc[data-doc="7"] .rv-sent')).to_have_count(541)
+    # ... and once used, all of them: a position read from now on (a jump's, the one kept) is the real one
+    assert set(page.evaluate(laid_out)) == {"visible"}
     assert page.evaluate(f"{MAIN}.scrollHeight") <= 3 * SCREEN["height"]
     # the document list jumps to a document
     page.locator('.rv-jump[data-doc="8"]').click()

@@ -24,11 +24,25 @@ const memory = { open: new Map(), lastUid: {}, focus: null, nonce: 0, scroll: ne
 // A pane keeps its scroll position per example across redraws (even when Streamlit remounts it). A new pane is at
 // its top already; a position to restore is set just before the next frame, where the browser lays the page out
 // anyway (set now, it would force a layout of the half-built page in the middle of the redraw: 11 ms of a J, issue 38).
+// The documents' pane that opens at its top lays out only the documents in view (lazy, editor.css): a J lays out the
+// new example's first screen, not all of it (issue 38). Its first scroll, click, key or focus lays them all out, once,
+// so that every position read afterwards (the one kept across redraws, a jump's) is the real one.
 function keepScroll(pane, kind, uid) {
   const id = kind + "\u0000" + uid;
-  pane.addEventListener("scroll", () => memory.scroll.set(id, pane.scrollTop), { passive: true });
   const y = memory.scroll.get(id) || 0;
+  if (kind === "context" && !y) {
+    pane.classList.add("rv-pane-lazy");
+    for (const type of ["pointerdown", "keydown", "focusin"]) pane.addEventListener(type, () => layOutAll(pane), true);
+  }
+  pane.addEventListener("scroll", () => {
+    layOutAll(pane);
+    memory.scroll.set(id, pane.scrollTop);
+  }, { passive: true });
   if (y) requestAnimationFrame(() => { if (pane.isConnected) pane.scrollTop = y; });
+}
+
+function layOutAll(pane) {
+  pane.classList.remove("rv-pane-lazy");
 }
 
 function el(tag, cls, text) {
@@ -141,6 +155,7 @@ function renderContext(root, data, send) {
       b.addEventListener("click", () => {
         const target = pane.querySelector('.rv-doc[data-doc="' + d + '"]');
         if (!target) return;
+        layOutAll(pane);  // the documents above it at their real heights
         pane.scrollTop = target.offsetTop;
         target.scrollIntoView({ block: "nearest", behavior: "instant" });  // the page too, if the pane is off screen
       });
