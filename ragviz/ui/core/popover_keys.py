@@ -1,9 +1,10 @@
 """Keyboard for Streamlit's popovers. A popover's body is drawn at the end of the page, so after Enter on its button
 the next Tab went through the whole page before it reached the controls inside (the Review sidebar's Queue and filters
-wait in a closed popover: issue 38). This page-wide script moves the focus into a popover when it
-opens, and back to its button on Escape or on a Tab past its first or last control. It also gives a disclosure's
-button (:mod:`ragviz.ui.core.disclosure`) ``aria-expanded``, as its chevron says, and gives the focus back to a button
-that the run after its press drew anew (the presentation button, filled while on)."""
+waited in one, before they moved to a disclosure whose panel is drawn right under its button: issue 38). This page-wide
+script moves the focus into a popover when it opens, and back to its button on Escape or on a Tab past its first or
+last control. It also gives a disclosure's button (:mod:`ragviz.ui.core.disclosure`) ``aria-expanded``, as its chevron
+says, and gives the focus back to a button that the run after its press drew anew (the presentation button, filled
+while on)."""
 
 from __future__ import annotations
 

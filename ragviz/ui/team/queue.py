@@ -40,7 +40,7 @@ def _my_rows(paths: tuple[str, ...], who: str, version: int, _ds: Dataset, _stor
 
 def _mine(ds: Dataset, store: LabelStore, who: str, reviewed: set[str]) -> tuple[list[int], int]:
     """The person's assigned rows among the loaded examples and how many of them are open (none while presenting),
-    looked up once a run (the Queue button and the toggle in its popover both ask)."""
+    looked up once a run (the Queue button and the toggle in its panel both ask)."""
     if is_present():  # presentation mode: no one's queue
         return [], 0
 
@@ -53,7 +53,7 @@ def _mine(ds: Dataset, store: LabelStore, who: str, reviewed: set[str]) -> tuple
 
 def mine_words(ds: Dataset, store: LabelStore, who: str, reviewed: set[str]) -> str | None:
     """What the Queue button says while "My assignments" is on (``None``: off, or nothing assigned to *who*), e.g.
-    "my assignments, 2 open": the toggle waits in the Queue's closed popover (:func:`my_assignments`)."""
+    "my assignments, 2 open": the toggle waits in the Queue's closed panel (:func:`my_assignments`)."""
     rows, n_open = _mine(ds, store, who, reviewed)
     if not rows or not st.session_state.get(TEAM_MINE, True):
         return None
