@@ -200,3 +200,20 @@ def test_the_open_queue_and_the_presentation_buttons_pass_axe(looking_server, ch
     finally:
         context.close()
     assert not found, json.dumps(found, indent=1)[:6000]
+
+
+def test_the_queue_opened_at_the_windows_edge_scrolls_into_view_under_its_button(streamlit_server, page):
+    """At 1280x800 the Queue's button sits near the sidebar's bottom: its panel, drawn under it, started past the
+    window's edge, and opening it seemed to do nothing. The page's script scrolls the opened panel into view, its
+    button still in sight."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    open_review(page, f"{streamlit_server.url}/review?id=ml-vs-programming")
+    settle(page)
+    queue = sidebar(page).get_by_role("button", name=re.compile(r"^Queue: "))
+    last = queue_panel(page).get_by_text("Judge unsure", exact=True)  # its last control
+    queue.click()
+    expect()(last).to_be_attached()
+    expect()(last).to_be_in_viewport(ratio=1)
+    expect()(queue).to_be_in_viewport(ratio=1)
+    above = queue.evaluate("e => e.getBoundingClientRect().bottom")
+    assert queue_panel(page).evaluate("e => e.getBoundingClientRect().top") >= above  # under its button

@@ -189,8 +189,7 @@ QUEUE_OPEN = "review.queue_open"  # whether the person opened the Queue (a discl
 QUEUE_PANEL = "review.queue_panel"  # the open Queue's panel (its element's class: st-key-review-queue_panel)
 ADVANCE_KEY = "review.advance"
 FILTERS_HELP = "**Filters**: which examples J / K / N walk"
-# on three lines (Markdown's line breaks), each saying one thing
-QUEUE_HELP = "Which examples J / K walk  \n(every example, or an audit sample)  \nand where Accept goes next"
+QUEUE_HELP = "Which examples J / K walk (every example, or an audit sample) and where Accept goes next"
 
 
 def queue_label(audit: bool, advance: bool | None, mine: str | None = None, filters: int | None = None) -> str:
