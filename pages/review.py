@@ -39,7 +39,7 @@ prog, audit_on = progress(state.uid_set(), reviewed, corrected), audit_ui.restor
 mine = team_queue.mine_words(ds, store, who, reviewed)  # "My assignments" on (a team's round): the Queue says it
 flt, queue = review.filter_sidebar(prog, ds.subset_names, editable, traces, audit=audit_on, mine=mine)
 allowed = filters.review_filter_rows(ds, flt, who, reviewed, corrected)
-allowed = team_queue.my_assignments(ds, store, who, allowed, reviewed, queue)  # first in the Queue popover
+allowed = team_queue.my_assignments(ds, store, who, allowed, reviewed, queue)  # first in the open Queue's panel
 audit = audit_ui.audit_queue(ds, store, who, page.present, queue)  # Queue: Audit sample (None when off)
 advance = review.accept_toggle(queue, editable, audit=audit_on)  # under the Queue radio
 allowed, advance = audit_ui.follow_queue(audit, allowed, advance, go, st.session_state.get(REVIEW_INDEX, 0))

@@ -89,6 +89,23 @@ def press(at: AppTest, name: str) -> AppTest:
     return at
 
 
+def open_queue(at: AppTest) -> AppTest:
+    """Open the Review sidebar's Queue (a disclosure, closed until pressed: its radio, toggles and filters are drawn
+    only while it is open), as a press on its button does; nothing when it is open already."""
+    from ragviz.ui.core.disclosure import BUTTON_SUFFIX
+    from ragviz.ui.review.page import QUEUE_OPEN
+
+    if not (QUEUE_OPEN in at.session_state and at.session_state[QUEUE_OPEN]):
+        at.button(key=QUEUE_OPEN + BUTTON_SUFFIX).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def queue_buttons(at: AppTest) -> list[str]:
+    """The labels of the sidebar's Queue buttons (its settings said on it; the widgets are drawn when it opens)."""
+    return [b.label for b in at.sidebar.button if b.label.startswith("Queue: ")]
+
+
 def response_editor(at: AppTest, slot: str = "") -> dict:
     """The Review page's response editor's data (``ragviz.ui.review.sentence_editor.response_data``): the single
     view's (*slot* ``""``) or a paired view's answer ``"a"`` / ``"b"``; its ``explain`` is the selected sentence's

@@ -39,19 +39,33 @@ def sidebar(page):
     return page.locator('[data-testid="stSidebar"]')
 
 
-def choose_queue(page, queue: str) -> None:
-    """Choose the Review page's *queue* ("All examples" or "Audit sample") as a person does: open the sidebar's closed
-    "Queue: …" popover, click the choice, see the button name it, close the popover (Escape)."""
+def queue_button(page):
+    """The Review sidebar's "Queue: …" button (a disclosure: it opens and closes the Queue's panel under it)."""
     import re
 
-    sidebar(page).get_by_role("button", name=re.compile(r"^Queue: ")).click()
-    body = page.get_by_test_id("stPopoverBody")
-    body.locator('[data-testid="stRadio"]').get_by_text(queue, exact=True).click()
+    return sidebar(page).get_by_role("button", name=re.compile(r"^Queue: "))
+
+
+def queue_panel(page):
+    """The Review sidebar's open Queue panel (the Queue radio, "Accept moves to the next unreviewed", the filters),
+    under its button; drawn only while open."""
+    return sidebar(page).locator(".st-key-review-queue_panel")
+
+
+def choose_queue(page, queue: str) -> None:
+    """Choose the Review page's *queue* ("All examples" or "Audit sample") as a person does: open the sidebar's closed
+    "Queue: …" disclosure, click the choice, see the button name it, close it (its button again)."""
+    import re
+
+    queue_button(page).click()
+    panel = queue_panel(page)
+    panel.locator('[data-testid="stRadio"]').get_by_text(queue, exact=True).click()
     named = sidebar(page).get_by_role("button", name=re.compile(rf"^Queue: {re.escape(queue.lower())}"))
     expect()(named).to_be_visible()
     settle(page)
-    page.keyboard.press("Escape")
-    expect()(body).to_have_count(0)
+    named.click()
+    expect()(panel).to_have_count(0)
+    settle(page)
 
 
 def metric_card(page, label: str):

@@ -11,7 +11,7 @@ from ragviz.analysis.estimates.report import estimate_report, plain_words
 from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change, field_value
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
-from tests.apptest_helpers import html_blocks, open_page, press
+from tests.apptest_helpers import html_blocks, open_page, open_queue, press
 from tests.sample import SAMPLE_DATA
 
 
@@ -90,6 +90,7 @@ def test_explainer_says_it_in_plain_words(app_env):
 def test_review_audit_mode_walks_the_sample_in_its_random_order(app_env):
     ds, sample = _audit(app_env["db"], size=10, reviewed=7)
     at = open_page("pages/review.py")
+    open_queue(at)  # the Queue's widgets are drawn while it is open
     at.radio(key="review.queue").set_value("Audit sample").run()
     assert not at.exception
     with LabelStore(app_env["db"]) as store:
@@ -115,8 +116,9 @@ def test_review_audit_mode_walks_the_sample_in_its_random_order(app_env):
     # the choice is in the URL: a reload (a new session on the same URL) opens the same queue
     assert at.query_params["queue"] in (["audit"], "audit") and at.query_params["sample"] in (["1"], "1")
     again = open_page("pages/review.py", uid=first_open, queue="audit", sample="1")
-    assert again.radio(key="review.queue").value == "Audit sample"
+    assert open_queue(again).radio(key="review.queue").value == "Audit sample"
     assert any("Audit sample #1: member" in b for b in html_blocks(again))
+    open_queue(at)  # the Queue's widgets are drawn while it is open
     at.radio(key="review.queue").set_value("All examples").run()
     assert not at.exception and not [p for p in at.get("progress") if "Audit sample" in p.proto.text]
     assert "queue" not in at.query_params and "review.advance" in [t.key for t in at.toggle]
@@ -131,6 +133,7 @@ def test_review_grows_a_paired_sample_by_questions(app_env):
     with LabelStore(app_env["db"]) as store:
         sample = draw_paired(store, ds, 2, "tester", seed=4)
     at = open_page("pages/review.py")
+    open_queue(at)  # the Queue's widgets are drawn while it is open
     at.radio(key="review.queue").set_value("Audit sample").run()
     assert not at.exception
     at.number_input(key=f"audit.grow_to.{sample.id}.4").set_value(6).run()

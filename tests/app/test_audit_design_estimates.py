@@ -20,7 +20,7 @@ from ragviz.export.report.content import gather
 from ragviz.export.report.html import method_html
 from ragviz.export.report.request import ReportRequest
 from ragviz.store.label_store import LabelStore
-from tests.apptest_helpers import open_page
+from tests.apptest_helpers import open_page, open_queue
 from tests.ragbench_data import require_ragbench, shard
 
 TRACE = ("relevance", "utilization", "completeness", "adherence")
@@ -153,6 +153,7 @@ def test_the_planner_plans_with_the_design_and_review_counts_toward_it(judged, a
     expected = design_plan_text(plan_design(pairing, report, "adherence", 0.08))
     assert expected in said and "with this active design needs" in expected and "a uniform audit:" in expected
     at.switch_page("pages/review.py").run()
+    open_queue(at)  # the Queue's widgets are drawn while it is open
     at.radio(key="review.queue").set_value("Audit sample").run()
     assert not at.exception
     bars = [p.proto.text.replace("\\", "") for p in at.get("progress")]

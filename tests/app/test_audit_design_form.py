@@ -17,7 +17,7 @@ from ragviz.cli.main import main
 from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change, field_value
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
-from tests.apptest_helpers import open_page
+from tests.apptest_helpers import open_page, open_queue
 from tests.ragbench_data import require_ragbench, shard
 
 
@@ -50,6 +50,7 @@ def _cli_members(capsys, data: Path, *args: object) -> list[str]:
 
 def _audit_mode():
     at = open_page("pages/review.py")
+    open_queue(at)  # the Queue's widgets are drawn while it is open
     at.radio(key="review.queue").set_value("Audit sample").run()
     assert not at.exception, [e.value for e in at.exception]
     return at

@@ -13,7 +13,7 @@ from ragviz.analysis.team.kappas import annotator_agreement
 from ragviz.data.labels import Change
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
-from tests.apptest_helpers import open_page
+from tests.apptest_helpers import open_page, open_queue
 from tests.sample import SAMPLE_JSONL
 
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
@@ -131,6 +131,7 @@ def test_the_audit_queue_counts_only_her_own_reviews_during_a_blind_round(app_en
         store.record(sample.members[0], "tester", REVIEW)
     monkeypatch.setenv("RAGVIZ_ADMINS", "lead")
     at = open_page("pages/review.py")
+    open_queue(at)  # the Queue's widgets are drawn while it is open
     at.radio(key="review.queue").set_value("Audit sample").run()
     progress = [p.proto.text.replace("\\", "") for p in at.get("progress")]
     assert any("1 of 4 reviewed" in t for t in progress), progress  # not bob's 3

@@ -12,7 +12,7 @@ from ragviz.cli.main import main
 from ragviz.data.load import load
 from ragviz.store.judge_confidence import example_confidence, example_confidences
 from ragviz.store.label_store import LabelStore
-from tests.apptest_helpers import open_page, press, text_editor, toolbar_button
+from tests.apptest_helpers import open_page, open_queue, press, text_editor, toolbar_button
 from tests.openai_stub_server import StubServer
 from tests.sample import SAMPLE_DATA
 
@@ -52,6 +52,7 @@ def _walk(at) -> list[str]:
 
 def test_judge_unsure_filter_walks_the_unsure_examples_and_marks_their_labels(sampled, app_env):
     at = open_page("pages/review.py")
+    open_queue(at)  # the Queue's widgets are drawn while it is open
     at.toggle(key="review.f_unsure").set_value(True).run()
     assert not at.exception, [e.value for e in at.exception]
     walked = _walk(at)
@@ -65,6 +66,7 @@ def test_judge_unsure_filter_walks_the_unsure_examples_and_marks_their_labels(sa
     assert marks.context or marks.response  # a sure-looking page would mark nothing
     assert all("of 3 samples agree" in said for said in [*marks.context.values(), *marks.response.values()])
 
+    open_queue(at)  # the Queue's widgets are drawn while it is open
     at.toggle(key="review.f_unsure").set_value(False).run()  # the filter off: every example again
     everything = load([SAMPLE_DATA]).dataset.uids
     assert _walk(open_page("pages/review.py", uid=everything[0])) == everything
@@ -72,6 +74,7 @@ def test_judge_unsure_filter_walks_the_unsure_examples_and_marks_their_labels(sa
 
 def test_the_draw_form_offers_the_judges_confidence_and_draws_an_active_sample_from_it(sampled, app_env):
     at = open_page("pages/review.py")
+    open_queue(at)  # the Queue's widgets are drawn while it is open
     at.radio(key="review.queue").set_value("Audit sample").run()
     at.radio(key="audit.design").set_value("active").run()
     assert not at.exception, [e.value for e in at.exception]

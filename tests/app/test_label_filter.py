@@ -6,6 +6,7 @@ from streamlit.testing.v1 import AppTest
 
 from ragviz.data.load import load
 from ragviz.metrics.trace import example_trace
+from tests.apptest_helpers import open_queue
 from tests.sample import ROOT, SAMPLE_DATA
 
 APP = str(ROOT / "app.py")
@@ -16,6 +17,7 @@ def label_selection_after_review_filter(at: AppTest, adherence_zero: bool) -> st
     page; the number of examples it selects."""
     at.switch_page("pages/review.py")
     at.run()
+    open_queue(at)  # the Queue's widgets are drawn while it is open
     at.toggle(key="review.f_adherence0").set_value(adherence_zero).run()
     at.switch_page("pages/label.py")
     at.run()

@@ -37,14 +37,15 @@ def test_the_home_tour_offers_no_editing_key_while_presenting(app_env):
 
 
 def _sidebar_buttons(shown_corrections: bool = False, **query: str) -> dict[str, tuple[str, str]]:
-    """The Review page's sidebar buttons drawn by app.py (key: label, icon), "Show corrections" on when asked."""
+    """The Review page's sidebar buttons drawn by app.py (key: label, icon), "Show corrections" on when asked (not
+    the page's own: its Queue button)."""
     at = AppTest.from_file(APP, default_timeout=90)
     at.session_state[SHOW_CORRECTIONS_KEY] = shown_corrections
     for k, v in {"id": "ml-vs-programming", **query}.items():
         at.query_params[k] = v
     at.switch_page("pages/review.py").run()
     assert not at.exception, [e.value for e in at.exception]
-    return {b.key: (b.label, b.proto.icon) for b in at.sidebar.button}
+    return {b.key: (b.label, b.proto.icon) for b in at.sidebar.button if not b.key.startswith("review.queue")}
 
 
 def test_the_presentation_button_says_the_mode_and_show_corrections_is_a_button_under_it(app_env):

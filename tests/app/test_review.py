@@ -12,13 +12,14 @@ from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.data.load import load, load_bytes
 from ragviz.export.files import export_bytes
 from ragviz.store.label_store import LabelStore
-from tests.app.test_team import queue_buttons
 from tests.apptest_helpers import (
     click_sentence,
     edit_sentence,
     open_page,
+    open_queue,
     page_html,
     press,
+    queue_buttons,
     response_editor,
     review_metrics,
     shown,
@@ -166,6 +167,7 @@ def test_decisions_survive_a_new_session_and_annotators_are_kept_apart(app_env, 
 
 def test_accept_reset_progress_and_next_unreviewed(app_env):
     at = open_review(id="ml-vs-programming")
+    open_queue(at)  # the Queue's widgets are drawn while it is open
     at.toggle(key="review.advance").set_value(False).run()
     assert "0 / 22 reviewed" in progress_text(at)
     tick(at, 1, "relevant", False)  # 0b no longer relevant
@@ -190,6 +192,7 @@ def test_accept_reset_progress_and_next_unreviewed(app_env):
     first_uid = at.query_params["uid"]
     press(at, "next_unreviewed")
     assert at.query_params["uid"] != first_uid
+    open_queue(at)  # the Queue's widgets are drawn while it is open
     at.toggle(key="review.advance").set_value(True).run()
     before = at.query_params["uid"]
     press(at, "accept")  # accept and move on
@@ -211,6 +214,7 @@ def test_next_previous_and_filters(app_env):
     from ragviz.metrics.trace import example_trace
 
     zero = [ex.uid for ex in ds if example_trace(ex).adherence == 0.0]
+    open_queue(at)  # the Queue's widgets are drawn while it is open
     at.toggle(key="review.f_adherence0").set_value(True).run()
     seen = []
     if at.query_params["uid"] in zero:
@@ -222,8 +226,11 @@ def test_next_previous_and_filters(app_env):
     assert f"of {len(zero)} match" in html_text(at)
     assert queue_buttons(at) == ["Queue: all examples · 1 filter · Accept → next unreviewed"]  # the filters' popover
 
+    open_queue(at)  # the Queue's widgets are drawn while it is open
     at.toggle(key="review.f_adherence0").set_value(False).run()
+    open_queue(at)  # the Queue's widgets are drawn while it is open
     at.multiselect(key="review.f_subsets").set_value(["medqa_sample"]).run()
+    open_queue(at)  # the Queue's widgets are drawn while it is open
     at.toggle(key="review.f_flags").set_value(True).run()
     assert not at.exception
     assert queue_buttons(at) == ["Queue: all examples · 2 filters · Accept → next unreviewed"]

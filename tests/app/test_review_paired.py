@@ -10,7 +10,7 @@ from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.review.sentence_editor import EVENTS
-from tests.apptest_helpers import edit_sentence, open_page, press, response_editor, text_editor
+from tests.apptest_helpers import edit_sentence, open_page, open_queue, press, response_editor, text_editor
 from tests.sample import SAMPLE_DATA
 
 
@@ -32,6 +32,7 @@ def _open_paired(app_env) -> tuple:
     with LabelStore(app_env["db"]) as store:
         sample = draw_paired(store, ds, 3, "tester", seed=4)
     at = open_page("pages/review.py")
+    open_queue(at)  # the Queue's widgets are drawn while it is open
     at.radio(key="review.queue").set_value("Audit sample").run()
     assert not at.exception, [e.value for e in at.exception]
     return ds, sample, at

@@ -9,7 +9,7 @@ from ragviz.analysis.team.table import round_table
 from ragviz.data.labels import Change
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
-from tests.apptest_helpers import open_page, press
+from tests.apptest_helpers import open_page, open_queue, press, queue_buttons
 from tests.sample import SAMPLE_JSONL
 
 ML = "techqa_sample/ml-vs-programming/gpt-4o-mini"
@@ -116,15 +116,6 @@ def test_a_stale_settlement_is_refused_with_a_message(app_env):
         assert store.team.adjudications.settlements() == {}
 
 
-def queue_buttons(at) -> list[str]:
-    """The labels of the sidebar's Queue popover buttons (the toggles inside are drawn when it opens)."""
-    from streamlit.testing.v1.element_tree import Block
-
-    blocks = [b.proto for b in at.sidebar.children.values() if isinstance(b, Block)]
-    labels = [p.popover.label for p in blocks if p.WhichOneof("type") == "popover"]
-    return [label for label in labels if label.startswith("Queue: ")]
-
-
 def test_review_walks_my_assignments_and_shows_the_guidelines_safely(app_env):
     ds = load([SAMPLE_JSONL]).dataset
     with LabelStore(app_env["db"]) as store:
@@ -132,7 +123,7 @@ def test_review_walks_my_assignments_and_shows_the_guidelines_safely(app_env):
         store.team.guidelines.save_guidelines(
             "# Relevance\nMark **relevant** sentences. Costs $5. <img src=x onerror=alert(1)>", "lead"
         )
-    at = open_page("pages/review.py")
+    at = open_queue(open_page("pages/review.py"))  # "My assignments" is drawn while the Queue is open
     toggle = next(t for t in at.toggle if t.label.startswith("My assignments"))
     assert toggle.label == "My assignments (2 open of 2)" and toggle.value
     assert at.session_state["review.index"] == 5  # the first assigned example

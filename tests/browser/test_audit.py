@@ -10,7 +10,7 @@ import pytest
 from ragviz.data.load import load
 from ragviz.store.audit_samples import draw_order
 from ragviz.store.label_store import LabelStore
-from tests.browser_wait import choose_queue, expect, settle, sidebar
+from tests.browser_wait import choose_queue, expect, queue_panel, settle, sidebar
 from tests.sample import SAMPLE_DATA
 
 pytestmark = pytest.mark.browser
@@ -128,17 +128,17 @@ def test_the_audit_queue_walks_one_order_says_where_it_is_and_stays_chosen(strea
     settle(page)
     queue = sidebar(page).get_by_role("button", name=re.compile(r"^Queue: "))
     expect()(queue).to_have_text(re.compile(r"Queue: all examples · no filters · Accept → next unreviewed"))
-    queue.click()  # its popover: the Queue radio and, in this queue, the "moves on" toggle
-    body = page.get_by_test_id("stPopoverBody")
+    queue.click()  # its panel: the Queue radio and, in this queue, the "moves on" toggle
+    body = queue_panel(page)
     expect()(body.get_by_text("Accept moves to the next unreviewed")).to_be_visible()
     body.locator('[data-testid="stRadio"]').get_by_text("Audit sample", exact=True).click()
     expect()(header).to_have_text(re.compile(r"^Audit sample #1: member 1 of 6, 0 reviewed"))
     assert current_uid(page) == order[0]
     expect()(queue).to_have_accessible_name("Queue: audit sample")  # Accept stays: nothing to say about it
     settle(page)
-    expect()(body.locator('[data-testid="stRadio"]')).to_be_visible()  # the popover still open: the toggle is gone
+    expect()(body.locator('[data-testid="stRadio"]')).to_be_visible()  # the panel still open: the toggle is gone
     expect()(body.get_by_text("Accept moves to the next unreviewed")).to_have_count(0)
-    page.keyboard.press("Escape")
+    queue.click()  # closed again
     expect()(body).to_have_count(0)
 
     for k in (1, 2):  # J: the next member in the random order, not the next row

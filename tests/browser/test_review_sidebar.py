@@ -1,9 +1,9 @@
 """The Review page's sidebar settings (issue 38): the Queue, "Accept moves to the next unreviewed" and the filters in
-a closed popover, Presentation mode a button that turns it on and off (with "Show corrections" under it while presenting). None
-is a widget on the first page (no toggle or radio scripts fetched for it), yet their buttons say the settings, a
-keyboard reaches every control (Enter on a popover's button moves the focus into it, Escape brings it back; Enter on
-the presentation button turns the mode) and the controls pass axe with a popover open and while presenting, in both
-themes."""
+a closed disclosure (a button whose panel under it is drawn only while open), Presentation mode a button that turns it on
+and off (with "Show corrections" under it while presenting). None is a widget on the first page (no toggle or radio
+scripts fetched for it), yet their buttons say the settings, a keyboard reaches every control (Enter on the Queue's
+button opens it, Tab goes on into its panel, Enter on the button again closes it; Enter on the presentation button
+turns the mode) and the controls pass axe with the Queue open and while presenting, in both themes."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import pytest
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
 from tests.browser.test_accessibility import _axe_present, _violations
-from tests.browser_wait import expect, open_review, settle, sidebar
+from tests.browser_wait import expect, open_review, queue_panel, settle, sidebar
 from tests.sample import SAMPLE_DATA
 
 pytestmark = pytest.mark.browser
@@ -36,12 +36,12 @@ def test_the_first_page_fetches_no_toggle_or_radio_and_its_buttons_say_the_setti
     widgets = [f for f in fetched if re.match(r"(Checkbox|Radio)\.[\w-]+\.js$", f)]
     assert widgets == [], widgets
     queue.click()  # opened: its controls are drawn (and their scripts fetched) now
-    expect()(page.get_by_test_id("stPopoverBody").get_by_role("radio", name="All examples")).to_be_checked()
+    expect()(queue_panel(page).get_by_role("radio", name="All examples")).to_be_checked()
 
 
 def test_in_a_team_round_the_queue_button_says_my_assignments_and_no_toggle_is_fetched(streamlit_server, page):
     """ "My assignments" was a toggle on the sidebar: the first page of every annotator in a round fetched the toggle's
-    script. It waits in the Queue's popover now, and the Queue button says it."""
+    script. It waits in the Queue's panel now, and the Queue button says it."""
     ds = load([SAMPLE_DATA]).dataset
     with LabelStore(streamlit_server.db) as store:
         store.team.assignments.assign([ds.uids[5], ds.uids[9]], 1, [streamlit_server.annotator], "lead")
@@ -57,10 +57,20 @@ def test_in_a_team_round_the_queue_button_says_my_assignments_and_no_toggle_is_f
     assert page.locator('[role="switch"], [data-testid="stRadio"]').count() == 0
     assert [f for f in fetched if re.match(r"(Checkbox|Radio)\.[\w-]+\.js$", f)] == []
     queue.click()
-    body = page.get_by_test_id("stPopoverBody")
+    body = queue_panel(page)
     expect()(body.get_by_role("switch", name=re.compile(r"^My assignments"))).to_be_checked()
     body.get_by_text("My assignments (2 open of 2)").click()  # off: every example, and the button says so
     expect()(sidebar(page).get_by_role("button", name=re.compile(r"^Queue: all examples"))).to_be_visible()
+
+
+def _tab_to(page, target, back: bool = False, most: int = 3) -> None:
+    """Tab (Shift+Tab when *back*) until *target* has the focus, at most *most* presses (a label's help button may come
+    between)."""
+    for _ in range(most):
+        page.keyboard.press("Shift+Tab" if back else "Tab")
+        if target.evaluate("e => e === document.activeElement"):
+            return
+    expect()(target).to_be_focused()
 
 
 def test_a_keyboard_reaches_the_queue_and_presentation_mode_and_changes_them(streamlit_server, page):
@@ -68,10 +78,16 @@ def test_a_keyboard_reaches_the_queue_and_presentation_mode_and_changes_them(str
     open_review(page, f"{streamlit_server.url}/review?id=ml-vs-programming")
     settle(page)
     queue = sidebar(page).get_by_role("button", name=re.compile(r"^Queue: "))
+    expect()(queue).to_have_attribute("aria-expanded", "false")
     queue.focus()
-    page.keyboard.press("Enter")
-    body = page.get_by_test_id("stPopoverBody")
-    expect()(body.get_by_role("radio", name="All examples")).to_be_focused()
+    page.keyboard.press("Enter")  # opens its panel under it; the focus stays on the button
+    body = queue_panel(page)
+    radio = body.get_by_role("radio", name="All examples")
+    expect()(radio).to_be_visible()
+    expect()(queue).to_have_attribute("aria-expanded", "true")
+    settle(page)
+    expect()(queue).to_be_focused()
+    _tab_to(page, radio)  # Tab goes on into the panel: the Queue radio first
     page.keyboard.press("Tab")
     switch = body.get_by_role("switch", name="Accept moves to the next unreviewed")
     expect()(switch).to_be_focused()
@@ -79,9 +95,13 @@ def test_a_keyboard_reaches_the_queue_and_presentation_mode_and_changes_them(str
     expect()(queue).to_have_text(re.compile(r"^Queue: all examples · no filters · Accept stays"))
     settle(page)
     expect()(switch).not_to_be_checked()
-    page.keyboard.press("Escape")
+    _tab_to(page, queue, back=True)  # back up to its button, whose Enter closes it
+    page.keyboard.press("Enter")
     expect()(body).to_have_count(0)
+    expect()(queue).to_have_attribute("aria-expanded", "false")
+    settle(page)
     expect()(queue).to_be_focused()
+    expect()(queue).to_have_text(re.compile(r"^Queue: all examples · no filters · Accept stays"))  # kept, closed
 
     present = sidebar(page).get_by_role("button", name="Presentation mode: off")
     present.focus()
@@ -100,10 +120,11 @@ def test_a_keyboard_reaches_the_queue_and_presentation_mode_and_changes_them(str
     expect()(page).not_to_have_url(re.compile(r"present=1"))
 
 
-def test_enter_on_the_queue_focuses_its_first_control_when_its_script_comes_last(streamlit_server, page):
-    """A popover's widgets mount as their scripts arrive: on a loaded machine the Queue radio's came a moment after
-    the toggle under it, and the focus stayed on the toggle (the keyboard test failed now and then). The focus waits
-    for every widget in the popover, here a radio whose script the server sends 1.5 s late."""
+def test_tab_reaches_the_queues_first_control_first_when_its_script_comes_last(streamlit_server, page):
+    """The Queue's widgets mount as their scripts arrive: on a loaded machine the Queue radio's came a moment after
+    the toggle under it (in a popover the focus stayed on the toggle). In the open panel the controls keep the order
+    they are drawn in: once the radio is there, Tab from the button reaches it before the toggle, here a radio whose
+    script the server sends 1.5 s late."""
     page.set_viewport_size({"width": 1280, "height": 800})
     open_review(page, f"{streamlit_server.url}/review?id=ml-vs-programming")
     settle(page)
@@ -116,9 +137,13 @@ def test_enter_on_the_queue_focuses_its_first_control_when_its_script_comes_last
     queue = sidebar(page).get_by_role("button", name=re.compile(r"^Queue: "))
     queue.focus()
     page.keyboard.press("Enter")
-    body = page.get_by_test_id("stPopoverBody")
+    body = queue_panel(page)
     expect()(body.get_by_role("switch", name="Accept moves to the next unreviewed")).to_be_visible()
-    expect()(body.get_by_role("radio", name="All examples")).to_be_focused(timeout=10_000)
+    radio = body.get_by_role("radio", name="All examples")
+    expect()(radio).to_be_visible(timeout=10_000)
+    settle(page)
+    queue.focus()
+    _tab_to(page, radio)
 
 
 def test_the_presentation_button_gets_the_focus_back_when_the_server_answers_late(streamlit_server, page):
@@ -149,7 +174,7 @@ def test_the_presentation_button_gets_the_focus_back_when_the_server_answers_lat
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_the_open_popovers_and_the_presentation_buttons_pass_axe(looking_server, chromium_browser, scheme):
+def test_the_open_queue_and_the_presentation_buttons_pass_axe(looking_server, chromium_browser, scheme):
     _axe_present()
     context = chromium_browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme=scheme)
     page = context.new_page()
@@ -159,12 +184,13 @@ def test_the_open_popovers_and_the_presentation_buttons_pass_axe(looking_server,
         for name in ("Queue: all examples · no filters · Accept → next unreviewed",):
             settle(page)
             sidebar(page).get_by_role("button", name=name).click()
-            body = page.get_by_test_id("stPopoverBody")
+            body = queue_panel(page)
             expect()(body.locator("input").first).to_be_visible()
             page.wait_for_load_state("networkidle")
+            settle(page)
             if violations := _violations(page):
                 found[name] = violations
-            page.keyboard.press("Escape")
+            sidebar(page).get_by_role("button", name=name).click()
             expect()(body).to_have_count(0)
         sidebar(page).get_by_role("button", name="Presentation mode: off").click()  # presenting: two buttons
         expect()(sidebar(page).get_by_role("button", name="Show corrections: off")).to_be_visible()
@@ -174,3 +200,20 @@ def test_the_open_popovers_and_the_presentation_buttons_pass_axe(looking_server,
     finally:
         context.close()
     assert not found, json.dumps(found, indent=1)[:6000]
+
+
+def test_the_queue_opened_at_the_windows_edge_scrolls_into_view_under_its_button(streamlit_server, page):
+    """At 1280x800 the Queue's button sits near the sidebar's bottom: its panel, drawn under it, started past the
+    window's edge, and opening it seemed to do nothing. The page's script scrolls the opened panel into view, its
+    button still in sight."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    open_review(page, f"{streamlit_server.url}/review?id=ml-vs-programming")
+    settle(page)
+    queue = sidebar(page).get_by_role("button", name=re.compile(r"^Queue: "))
+    last = queue_panel(page).get_by_text("Judge unsure", exact=True)  # its last control
+    queue.click()
+    expect()(last).to_be_attached()
+    expect()(last).to_be_in_viewport(ratio=1)
+    expect()(queue).to_be_in_viewport(ratio=1)
+    above = queue.evaluate("e => e.getBoundingClientRect().bottom")
+    assert queue_panel(page).evaluate("e => e.getBoundingClientRect().top") >= above  # under its button

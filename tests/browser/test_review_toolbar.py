@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from ragviz.ui.review import sentence_editor, toolbar
-from tests.browser_wait import expect, open_review
+from tests.browser_wait import expect, open_review, settle
 
 pytestmark = pytest.mark.browser
 
@@ -155,10 +155,10 @@ def test_the_undo_line_is_whole_beside_normalize_at_1280_px(streamlit_server, ch
         context.close()
 
 
-def test_the_filters_wait_in_the_closed_queue_popover_and_work_from_it(streamlit_server, chromium_browser):
+def test_the_filters_wait_in_the_closed_queue_and_work_from_it(streamlit_server, chromium_browser):
     """The sidebar's filter widgets are not drawn on the first page (their scripts are not fetched for it, issue 38);
-    they wait under the queue's settings in the "Queue: …" popover, whose button says how many are set. A filter set
-    there walks only its examples and is named under the button."""
+    they wait under the queue's settings in the "Queue: …" disclosure, whose button says how many are set. A filter set
+    there walks only its examples and, the Queue closed, is named under the button."""
     context = chromium_browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
     page.set_default_timeout(20_000)
@@ -170,13 +170,16 @@ def test_the_filters_wait_in_the_closed_queue_popover_and_work_from_it(streamlit
         assert sidebar.get_by_text("Adherence 0").count() == 0  # not drawn until asked
         assert sidebar.locator('[data-testid="stMultiSelect"]').count() == 0
         queue.click()
-        body = page.get_by_test_id("stPopoverBody")
+        body = sidebar.locator(".st-key-review-queue_panel")
         expect()(body.get_by_text("Filters: which examples J / K / N walk")).to_be_visible()
         body.get_by_text("Adherence 0", exact=True).click()
+        named = sidebar.get_by_role("button", name=re.compile(r"^Queue: all examples · 1 filter · Accept"))
+        expect()(named).to_be_visible()
+        expect()(page.get_by_text(re.compile(r"filter: \d+ of 4 match"))).to_be_visible()
+        settle(page)
+        named.click()  # closed: the filter still on, said under the button
+        expect()(body).to_have_count(0)
         expect()(sidebar.get_by_text("Filtered: Adherence 0")).to_be_attached()
-        expect()(
-            sidebar.get_by_role("button", name=re.compile(r"^Queue: all examples · 1 filter · Accept"))
-        ).to_be_visible()
         expect()(page.get_by_text(re.compile(r"filter: \d+ of 4 match"))).to_be_visible()
     finally:
         context.close()

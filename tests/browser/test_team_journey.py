@@ -83,7 +83,7 @@ def _page(browser, base: str, email: str):
 
 
 def _mine(page):
-    """The sidebar's Queue button, which says "my assignments, N open" (the toggle waits in its closed popover)."""
+    """The sidebar's Queue button, which says "my assignments, N open" (the toggle waits in its closed panel)."""
     return page.locator('[data-testid="stSidebar"]').get_by_role("button", name=re.compile(r"^Queue: "))
 
 

@@ -122,7 +122,7 @@ def _leaks(page, name: str) -> list:
 
 
 def _popovers_opened(page, name: str) -> dict[str, list]:
-    """The sidebar's closed popovers (Presentation mode; on Review the filters and the queue) opened one at a time,
+    """The sidebar's closed popovers and disclosures (on Review the Queue, with the filters) opened one at a time,
     each judged as the page is: their controls are drawn only while open."""
     found: dict[str, list] = {}
     buttons = page.locator('[data-testid="stSidebar"] [data-testid="stPopoverButton"]')
@@ -140,6 +140,20 @@ def _popovers_opened(page, name: str) -> dict[str, list]:
             found[f"{name} ({label} open)"] = leaks
         page.keyboard.press("Escape")
         wait_expect()(body).to_have_count(0)
+    # the sidebar's disclosures (on Review the Queue, with the filters): their panels are drawn only while open
+    closed = page.locator('[data-testid="stSidebar"] .stElementContainer[class*="-rv_disclose"] button')
+    for k in range(closed.count()):
+        button = closed.nth(k)
+        label = button.inner_text().splitlines()[0]
+        button.click()
+        wait_expect()(button).to_have_attribute("aria-expanded", "true")
+        page.wait_for_load_state("networkidle")
+        settle(page)
+        if leaks := _leaks(page, name):
+            found[f"{name} ({label} open)"] = leaks
+        button.click()
+        wait_expect()(button).to_have_attribute("aria-expanded", "false")
+        settle(page)
     return found
 
 

@@ -11,7 +11,7 @@ from ragviz.cli import main as cli_main
 from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
-from tests.apptest_helpers import APP, SIGN_IN_SECRETS, _run_page, shown, signed_in_user
+from tests.apptest_helpers import APP, SIGN_IN_SECRETS, _run_page, open_queue, shown, signed_in_user
 from tests.sample import SAMPLE_DATA
 
 LEAD, ANA = "lead@example.org", "ana@example.org"
@@ -28,6 +28,7 @@ def _review_as(email: str) -> AppTest:
     at.secrets["auth"] = dict(SIGN_IN_SECRETS)
     at.user = signed_in_user(email)
     at = _run_page(at, "pages/review.py", {})
+    open_queue(at)  # the Queue's widgets are drawn while it is open
     at.radio(key="review.queue").set_value("Audit sample").run()
     assert not at.exception
     return at

@@ -12,7 +12,7 @@ import pytest
 from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change, field_value
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
-from tests.apptest_helpers import open_page, open_page_as
+from tests.apptest_helpers import open_page, open_page_as, open_queue
 from tests.sample import SAMPLE_DATA
 
 LEAD, ANA, GUEST = "lead@example.org", "ana@example.org", "guest@example.org"
@@ -65,6 +65,7 @@ def test_viewers_and_visitors_download_nothing_and_see_no_one(team_store, email)
     for name in PAGES:
         at = open_page_as(f"pages/{name}.py", email)
         if name == "review":
+            open_queue(at)  # the Queue's widgets are drawn while it is open
             at.radio(key="review.queue").set_value("Audit sample").run()
         shown = _everything_shown(at)
         found = [w for w in _identities() if w in shown]

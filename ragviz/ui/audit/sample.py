@@ -24,7 +24,7 @@ from ragviz.data.errors import BadInput
 from ragviz.store.audit_samples import AuditSample, AuditSampleError, default_sample, population_fingerprint
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.audit import design_form
-from ragviz.ui.core import access, render, state
+from ragviz.ui.core import access, disclosure, render, state
 from ragviz.ui.core.keys import (
     AUDIT_PICK,
     LAST_AUDIT,
@@ -217,22 +217,25 @@ def _choose(sample_id: int, who: str) -> None:
 
 
 def audit_queue(
-    ds: Dataset, store: LabelStore, who: str, present: bool, radio_in: DeltaGenerator | None = None
+    ds: Dataset, store: LabelStore, who: str, present: bool, radio_in: DeltaGenerator | None
 ) -> AuditQueue | None:
-    """The sidebar's queue mode: the Queue radio (in *radio_in*, else the sidebar). In "Audit sample" mode, in the
-    sidebar: the sample picker, drawing a new sample and growing this one (not in presentation mode); returns the
-    :class:`AuditQueue`, else ``None``."""
-    with radio_in if radio_in is not None else st.sidebar:
-        mode = st.radio(  # a radio, not a segmented control: the page's button groups stay the sentence pickers
-            "Queue",
-            [ALL_EXAMPLES, AUDIT],
-            key=QUEUE_KEY,
-            horizontal=True,
-            help="Audit sample: walk a random sample of the examples (uniform, stratified or active). Only people's "
-            "labels on its "
-            "members correct the judge's means (Dashboard, What people would say); examples reviewed "
-            "because triage or a filter led there are not a random sample.",
-        )
+    """The sidebar's queue mode: the Queue radio in *radio_in*, the open Queue's panel (``None``: closed, the radio
+    not drawn and its kept value used). In "Audit sample" mode, in the sidebar: the sample picker, drawing a new
+    sample and growing this one (not in presentation mode); returns the :class:`AuditQueue`, else ``None``."""
+    if radio_in is None:
+        mode = st.session_state.get(QUEUE_KEY, ALL_EXAMPLES)  # restore_queue set it
+    else:
+        with radio_in:
+            mode = st.radio(  # a radio, not a segmented control: the page's button groups stay the sentence pickers
+                "Queue",
+                [ALL_EXAMPLES, AUDIT],
+                key=QUEUE_KEY,
+                horizontal=True,
+                help="Audit sample: walk a random sample of the examples (uniform, stratified or active). Only "
+                "people's labels on its members correct the judge's means (Dashboard, What people would say); "
+                "examples reviewed because triage or a filter led there are not a random sample.",
+                persist_state=disclosure.KEEP_WHILE_CLOSED,
+            )
     with st.sidebar:  # the rest under the Queue's button
         if mode != AUDIT:
             st.session_state.pop(LAST_AUDIT, None)  # back in audit mode: open its next member again

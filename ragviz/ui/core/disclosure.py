@@ -6,15 +6,20 @@ the Review page (issue 38). The chevron on its right says which way it goes; the
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Final, Literal
 
 import streamlit as st
 
-__all__ = ["BUTTON_SUFFIX", "disclosure", "is_open"]
+__all__ = ["BUTTON_SUFFIX", "KEEP_WHILE_CLOSED", "disclosure", "is_open"]
 
 #: The button's key is the state's key with this suffix: its element's class (``st-key-…-rv_disclose``) is what the
 #: keyboard script finds it by.
 BUTTON_SUFFIX = ".rv_disclose"
+
+#: A widget's ``persist_state`` in a disclosure's panel: its value is kept while the panel is closed (not drawn), as
+#: long as the person stays on the page (Streamlit otherwise forgets a widget's value on the first run that does not
+#: draw it); its callers read the kept value from ``st.session_state`` meanwhile.
+KEEP_WHILE_CLOSED: Final = "page"
 
 
 def is_open(key: str) -> bool:

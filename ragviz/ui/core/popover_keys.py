@@ -1,9 +1,10 @@
 """Keyboard for Streamlit's popovers. A popover's body is drawn at the end of the page, so after Enter on its button
 the next Tab went through the whole page before it reached the controls inside (the Review sidebar's Queue and filters
-wait in a closed popover: issue 38). This page-wide script moves the focus into a popover when it
-opens, and back to its button on Escape or on a Tab past its first or last control. It also gives a disclosure's
-button (:mod:`ragviz.ui.core.disclosure`) ``aria-expanded``, as its chevron says, and gives the focus back to a button
-that the run after its press drew anew (the presentation button, filled while on)."""
+waited in one, before they moved to a disclosure whose panel is drawn right under its button: issue 38). This page-wide
+script moves the focus into a popover when it opens, and back to its button on Escape or on a Tab past its first or
+last control. It also gives a disclosure's button (:mod:`ragviz.ui.core.disclosure`) ``aria-expanded``, as its chevron
+says, scrolls the panel it opens into view (under the button, it may start past the window's edge), and gives the
+focus back to a button that the run after its press drew anew (the presentation button, filled while on)."""
 
 from __future__ import annotations
 
@@ -19,12 +20,32 @@ _CODE = """(() => {
   let opener = null;
   /* a disclosure's button (ragviz.ui.core.disclosure) says whether it is open as its chevron does */
   const DISCLOSE = '.stElementContainer[class*="-rv_disclose"] button';
+  const shown = new Map();  /* a disclosure's element key: whether it was open when last looked at */
   const expanded = () => {
     for (const b of document.querySelectorAll(DISCLOSE)) {
       const icon = b.querySelector('[data-testid="stIconMaterial"]');
       const open = String(!!icon && icon.textContent === 'expand_less');
       if (b.getAttribute('aria-expanded') !== open) b.setAttribute('aria-expanded', open);
+      const own = b.closest('.stElementContainer');
+      const key = own && [...own.classList].find(c => c.startsWith('st-key-'));
+      if (key && shown.get(key) === 'false' && open === 'true') reveal(key);
+      if (key) shown.set(key, open);
     }
+  };
+  /* a panel opened under its button past the window's edge (the Review sidebar's Queue at 1280x800) is scrolled into
+     view, its button kept in sight; again while its widgets mount (their scripts arrive one by one) */
+  const reveal = key => {
+    let times = 0;
+    const step = () => {
+      const own = document.querySelector(`.stElementContainer.${CSS.escape(key)}`);
+      const panel = own && own.nextElementSibling;
+      if (panel) {
+        panel.scrollIntoView({block: 'nearest'});
+        own.scrollIntoView({block: 'nearest'});
+      }
+      if (++times < 5) setTimeout(step, 300);
+    };
+    step();
   };
   /* a button the run after its press draws as another kind (the presentation button turns primary) is a new
      element: the focus, dropped to the page, goes back to it */

@@ -39,6 +39,8 @@ __all__ = [
     "override_effects_table",
     "progress_html",
     "QUEUE_HELP",
+    "QUEUE_OPEN",
+    "QUEUE_PANEL",
     "quality_flags_html",
     "queue_label",
     "rejudge_help",
@@ -108,12 +110,13 @@ def filter_sidebar(
     show_corrections: bool = True,
     audit: bool = False,
     mine: str | None = None,
-) -> tuple[ReviewFilter, DeltaGenerator]:
-    """Progress and the closed "Queue" popover in the sidebar, with the filters in it (under the queue's settings);
-    returns the filter and the popover's part for the Queue radio (:func:`ragviz.ui.audit.sample.audit_queue`),
-    "My assignments" and :func:`accept_toggle`. Its button says the queue, how many filters are set (not in the
-    audit queue, *audit*, which ignores them) and, where Accept may move on (not in presentation mode, *editable*
-    off, nor in the audit queue), whether it does; *mine*: "My assignments" on (a team's round), in words. Without
+) -> tuple[ReviewFilter, DeltaGenerator | None]:
+    """Progress and the "Queue" disclosure in the sidebar (closed until the person opens it), with the filters in its
+    panel (under the queue's settings); returns the filter and, while it is open, the panel's part for the Queue radio
+    (:func:`ragviz.ui.audit.sample.audit_queue`), "My assignments" and :func:`accept_toggle` (``None`` while closed:
+    they read their kept values). Its button says the queue, how many filters are set (not in the audit queue,
+    *audit*, which ignores them) and, where Accept may move on (not in presentation mode, *editable* off, nor in the
+    audit queue), whether it does; *mine*: "My assignments" on (a team's round), in words. Without
     *show_corrections* no progress and no reviewed / corrected filters."""
     with st.sidebar:
         if show_corrections:
@@ -122,57 +125,77 @@ def filter_sidebar(
         advance = moves_on and bool(st.session_state.get(ADVANCE_KEY, True))
         n_filters = None if audit else len(filters_on(_filter_of(st.session_state.get, show_corrections)))
         label = queue_label(audit, advance if moves_on else None, mine, n_filters)
-        # closed until asked: a popover's widgets are drawn only when it opens, so the first page does not fetch
-        # their scripts (the multiselect's alone are 15 files; issue 38); the script still runs them every time. One
-        # popover for the queue and the filters (which examples J / K walk): each popover is a block the browser
-        # redraws on every commit of a J, some 19 React components with its slot (issue 38). What it is for is its
-        # first line, not a tooltip: a button's tooltip is some 30 components redrawn on every J
-        popover = st.popover(label, width="stretch")  # md: ours (queue_label: literals and numbers only)
-        queue = popover.container()  # first in it: the Queue radio, "My assignments" and the Accept toggle
+        # closed until asked, and then not drawn at all: the first page does not fetch the widgets' scripts (the
+        # multiselect's alone are 15 files; issue 38), and a J does not run them. A disclosure, not a popover: a
+        # popover is a block the browser redraws with its shell on every commit of a J (some 60 React components a J);
+        # the disclosure's button is a leaf. One for the queue and the filters (which examples J / K walk). What it is
+        # for is its panel's first line, not a tooltip: a button's tooltip is some 30 components redrawn on every J
+        if not disclosure.disclosure(label, QUEUE_OPEN):  # md: ours (queue_label: literals and numbers only)
+            flt = _filter_of(st.session_state.get, show_corrections)  # the widgets' values, kept while not drawn
+            if not audit and (on := filters_on(flt)):  # the filters set, said outside (the audit queue ignores them)
+                st.caption(render.md_escape("Filtered: " + "; ".join(on), limit=None))
+            return flt, None
+        panel = st.container(border=True, key=QUEUE_PANEL)
+        queue = panel.container()  # first in it: the Queue radio, "My assignments" and the Accept toggle
         queue.caption(QUEUE_HELP)
-        with popover:
+        with panel:
             st.caption(FILTERS_HELP)
             flt = _filter_of(
                 {
-                    "review.f_unreviewed": show_corrections and st.toggle("Unreviewed only", key="review.f_unreviewed"),
-                    "review.f_corrected": show_corrections and st.toggle("Corrected only", key="review.f_corrected"),
-                    "review.f_adherence0": st.toggle("Adherence 0", key="review.f_adherence0"),
-                    "review.f_flags": st.toggle("Has label-quality flags", key="review.f_flags"),
-                    "review.f_subsets": st.multiselect("Subset", subset_names, key="review.f_subsets"),
-                    "review.f_unsure": st.toggle(
+                    "review.f_unreviewed": show_corrections and _toggle("Unreviewed only", "review.f_unreviewed"),
+                    "review.f_corrected": show_corrections and _toggle("Corrected only", "review.f_corrected"),
+                    "review.f_adherence0": _toggle("Adherence 0", "review.f_adherence0"),
+                    "review.f_flags": _toggle("Has label-quality flags", "review.f_flags"),
+                    "review.f_subsets": st.multiselect(
+                        "Subset", subset_names, key="review.f_subsets", persist_state=disclosure.KEEP_WHILE_CLOSED
+                    ),
+                    "review.f_unsure": _toggle(
                         "Judge unsure",
-                        key="review.f_unsure",
+                        "review.f_unsure",
                         help="Examples the judge was unsure of: asked several times (Samples per example on the Label "
                         "page, ragviz label --samples), its answers disagreed on some metric (confidence below 0.75)",
                     ),
                 }.get,
                 show_corrections,
             )
-        if on := filters_on(flt):  # the filters set, said outside the closed popover
-            st.caption(render.md_escape("Filtered: " + "; ".join(on), limit=None))
     return flt, queue
 
 
-def accept_toggle(queue: DeltaGenerator, editable: bool = True, audit: bool = False) -> bool:
-    """Under the Queue radio in the *queue* popover (:func:`filter_sidebar`), "Accept moves to the next unreviewed";
-    returns whether accepting moves on. Presentation mode (*editable* off) and the audit queue (*audit*: Accept stays
-    on the example) have no such option."""
+def _toggle(label: str, key: str, help: str | None = None) -> bool:
+    """One of the filters' toggles, its value kept while the Queue is closed."""
+    return st.toggle(
+        label, key=key, help=help, persist_state=disclosure.KEEP_WHILE_CLOSED
+    )  # md: ours (the labels above)
+
+
+def accept_toggle(queue: DeltaGenerator | None, editable: bool = True, audit: bool = False) -> bool:
+    """Under the Queue radio in the open Queue's panel *queue* (:func:`filter_sidebar`; ``None``: closed, its kept
+    value), "Accept moves to the next unreviewed"; returns whether accepting moves on. Presentation mode (*editable*
+    off) and the audit queue (*audit*: Accept stays on the example) have no such option."""
     if not editable or audit:
         return False
+    if queue is None:
+        return bool(st.session_state.get(ADVANCE_KEY, True))
     with queue:
-        return st.toggle("Accept moves to the next unreviewed", value=True, key=ADVANCE_KEY)
+        return st.toggle(
+            "Accept moves to the next unreviewed",
+            value=True,
+            key=ADVANCE_KEY,
+            persist_state=disclosure.KEEP_WHILE_CLOSED,
+        )
 
 
+QUEUE_OPEN = "review.queue_open"  # whether the person opened the Queue (a disclosure's state: kept across J / K)
+QUEUE_PANEL = "review.queue_panel"  # the open Queue's panel (its element's class: st-key-review-queue_panel)
 ADVANCE_KEY = "review.advance"
 FILTERS_HELP = "**Filters**: which examples J / K / N walk"
-# on three lines (Markdown's line breaks): one line would widen the popover over the page
-QUEUE_HELP = "Which examples J / K walk  \n(every example, or an audit sample)  \nand where Accept goes next"
+QUEUE_HELP = "Which examples J / K walk (every example, or an audit sample) and where Accept goes next"
 
 
 def queue_label(audit: bool, advance: bool | None, mine: str | None = None, filters: int | None = None) -> str:
     """The sidebar's queue button: the queue (*mine*: the person's assignments, in words), how many *filters* are set
     (``None``: not said, as in the audit queue, which ignores them) and, where Accept may move on (*advance* not
-    ``None``), whether it does; the settings in its closed popover said on it.
+    ``None``), whether it does; the settings in its closed panel said on it.
 
     >>> queue_label(False, True, filters=0)
     'Queue: all examples · no filters · Accept → next unreviewed'

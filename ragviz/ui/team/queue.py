@@ -13,7 +13,7 @@ from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.data.dataset import Dataset
 from ragviz.store.label_store import LabelStore
 from ragviz.store.team.guidelines import Guidelines
-from ragviz.ui.core import render, state
+from ragviz.ui.core import disclosure, render, state
 from ragviz.ui.core.keys import TEAM_GUIDE_OPEN, TEAM_MINE, TEAM_MINE_MEMO
 from ragviz.ui.core.per_run import once_a_run
 from ragviz.ui.core.present import is_present
@@ -40,7 +40,7 @@ def _my_rows(paths: tuple[str, ...], who: str, version: int, _ds: Dataset, _stor
 
 def _mine(ds: Dataset, store: LabelStore, who: str, reviewed: set[str]) -> tuple[list[int], int]:
     """The person's assigned rows among the loaded examples and how many of them are open (none while presenting),
-    looked up once a run (the Queue button and the toggle in its popover both ask)."""
+    looked up once a run (the Queue button and the toggle in its panel both ask)."""
     if is_present():  # presentation mode: no one's queue
         return [], 0
 
@@ -53,7 +53,7 @@ def _mine(ds: Dataset, store: LabelStore, who: str, reviewed: set[str]) -> tuple
 
 def mine_words(ds: Dataset, store: LabelStore, who: str, reviewed: set[str]) -> str | None:
     """What the Queue button says while "My assignments" is on (``None``: off, or nothing assigned to *who*), e.g.
-    "my assignments, 2 open": the toggle waits in the Queue's closed popover (:func:`my_assignments`)."""
+    "my assignments, 2 open": the toggle waits in the Queue's closed panel (:func:`my_assignments`)."""
     rows, n_open = _mine(ds, store, who, reviewed)
     if not rows or not st.session_state.get(TEAM_MINE, True):
         return None
@@ -66,22 +66,26 @@ def my_assignments(
     who: str,
     allowed: list[int] | None,
     reviewed: set[str],
-    queue: DeltaGenerator,
+    queue: DeltaGenerator | None,
 ) -> list[int] | None:
-    """The "My assignments" toggle in the sidebar's closed *queue* popover (on by default for someone with
-    assignments among the loaded examples; the Queue button says it, :func:`mine_words`): the rows the person walks
-    become their assigned examples (within the filters), the open ones counted. *allowed*: the filters' rows
-    (``None``: no filter). Returns the rows to walk."""
+    """The "My assignments" toggle in the sidebar's open *queue* panel (``None``: the Queue closed, the toggle not
+    drawn and its kept value used; on by default for someone with assignments among the loaded examples; the Queue
+    button says it, :func:`mine_words`): the rows the person walks become their assigned examples (within the
+    filters), the open ones counted. *allowed*: the filters' rows (``None``: no filter). Returns the rows to walk."""
     rows, n_open = _mine(ds, store, who, reviewed)
     if not rows:
         return allowed
-    with queue:
-        on = st.toggle(
-            f"My assignments ({n_open:,} open of {len(rows):,})",
-            value=True,
-            key=TEAM_MINE,
-            help="Walk the examples assigned to you (Next unreviewed opens your next open one). Off: every example.",
-        )
+    if queue is None:  # on until turned off (set, not only read: walk_key and accept_within read it too)
+        on = bool(st.session_state.setdefault(TEAM_MINE, True))
+    else:
+        with queue:
+            on = st.toggle(
+                f"My assignments ({n_open:,} open of {len(rows):,})",
+                value=True,
+                key=TEAM_MINE,
+                help="Walk the examples assigned to you (Next unreviewed opens your next open one). Off: every example.",
+                persist_state=disclosure.KEEP_WHILE_CLOSED,
+            )
     if not on:
         return allowed
     if allowed is None:

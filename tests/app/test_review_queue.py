@@ -1,0 +1,86 @@
+"""The Review sidebar's Queue under Streamlit's AppTest: a disclosure (issue 38), closed until pressed. Closed it is one
+button that says the settings, with no popover and none of its widgets drawn (a popover was a block the browser
+redrew on every commit of a J); open, its panel holds the Queue radio, "Accept moves to the next unreviewed" and the
+filters, whose values outlive closing it and J / K."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+from streamlit.testing.v1.element_tree import Block
+
+from ragviz.ui.core.disclosure import BUTTON_SUFFIX
+from ragviz.ui.review.page import ADVANCE_KEY, QUEUE_OPEN
+from tests.apptest_helpers import open_page, open_queue, press, queue_buttons
+
+ALL = "Queue: all examples · no filters · Accept → next unreviewed"
+
+
+def _popovers(at: AppTest) -> list[str]:
+    """The labels of the sidebar's popovers, at any depth."""
+    found, blocks = [], [at.sidebar]
+    while blocks:
+        block = blocks.pop()
+        for child in block.children.values():
+            if isinstance(child, Block):
+                if child.proto.WhichOneof("type") == "popover":
+                    found.append(child.proto.popover.label)
+                blocks.append(child)
+    return found
+
+
+def _widgets(at: AppTest) -> list[str]:
+    """The keys of the sidebar's Queue and filter widgets drawn on the last run (the audit queue's sample picker and
+    draw form are drawn under the Queue's button, outside it)."""
+    drawn = [*at.sidebar.toggle, *at.sidebar.radio, *at.sidebar.multiselect]
+    return [
+        w.key for w in drawn if w.key in ("review.queue", ADVANCE_KEY, "team.mine") or w.key.startswith("review.f_")
+    ]
+
+
+def _close(at: AppTest) -> None:
+    at.button(key=QUEUE_OPEN + BUTTON_SUFFIX).click().run()
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def test_the_closed_queue_draws_no_popover_and_no_filter_widget(app_env):
+    at = open_page("pages/review.py")
+    assert queue_buttons(at) == [ALL]
+    assert _popovers(at) == [] and _widgets(at) == []
+    assert at.button(key=QUEUE_OPEN + BUTTON_SUFFIX).proto.icon == ":material/expand_more:"
+    open_queue(at)
+    assert at.button(key=QUEUE_OPEN + BUTTON_SUFFIX).proto.icon == ":material/expand_less:"
+    assert {"review.queue", ADVANCE_KEY, "review.f_adherence0", "review.f_subsets"} <= set(_widgets(at))
+    assert _popovers(at) == []
+    _close(at)
+    assert _widgets(at) == []
+
+
+def test_open_choose_close_keeps_the_choices_across_j_and_k(app_env):
+    at = open_page("pages/review.py")
+    open_queue(at)
+    at.toggle(key="review.f_adherence0").set_value(True).run()
+    at.toggle(key=ADVANCE_KEY).set_value(False).run()
+    assert not any("Filtered" in c.value for c in at.sidebar.caption)  # open: the toggles say it
+    _close(at)
+    assert _widgets(at) == []
+    assert queue_buttons(at) == ["Queue: all examples · 1 filter · Accept stays"]
+    assert [c.value for c in at.sidebar.caption if "Filtered" in c.value] == ["Filtered\\: Adherence 0"]
+    walked = at.query_params["uid"]
+    press(at, "next")
+    assert at.query_params["uid"] != walked
+    press(at, "prev")
+    assert queue_buttons(at) == ["Queue: all examples · 1 filter · Accept stays"]  # J / K: the settings kept
+    open_queue(at)
+    assert at.toggle(key="review.f_adherence0").value and not at.toggle(key=ADVANCE_KEY).value
+    at.radio(key="review.queue").set_value("Audit sample").run()
+    _close(at)
+    assert queue_buttons(at) == ["Queue: audit sample"]
+    assert _widgets(at) == []
+    # the audit queue ignores the filters: no "Filtered: …" line for it
+    assert not any("Filtered" in c.value for c in at.sidebar.caption)
+    at.run()  # another run with the Queue closed
+    assert queue_buttons(at) == ["Queue: audit sample"]
+    open_queue(at)
+    assert at.radio(key="review.queue").value == "Audit sample"
+    at.radio(key="review.queue").set_value("All examples").run()
+    assert queue_buttons(at) == ["Queue: all examples · 1 filter · Accept stays"]  # the filter waited meanwhile
