@@ -4,8 +4,8 @@ import streamlit as st
 
 from ragviz.ui.core.access import sidebar
 from ragviz.ui.core.favicon import favicon_url
+from ragviz.ui.core.page_keys import PAGE_KEYS_HTML
 from ragviz.ui.core.page_nav import page_nav, page_query
-from ragviz.ui.core.popover_keys import POPOVER_KEYS_HTML
 from ragviz.ui.core.present import CORRECTIONS_PAGES, is_present, present_toggle
 from ragviz.ui.core.render import theme_css
 from ragviz.ui.core.retry import unsaved_banner
@@ -33,18 +33,18 @@ pages = [
 ]
 # the page list is ragviz's own, one element first in the sidebar: Streamlit's re-rendered ~780 components a J (issue 38)
 page = st.navigation(pages, position="hidden")
-early = None  # Review's first element, which also carries the theme and the popovers' keys below (issue 38)
+early = None  # Review's first element, which also carries the theme and the page's keys below (issue 38)
 if page.url_path == "review":  # its keys listen, and its components' scripts load, from its first element (issue 38)
     files = toolbar.served_files(sentence_editor.NAME, "editor.js", "editor.css")
-    early = toolbar.listen_early(not is_present(), files, also=theme_css() + POPOVER_KEYS_HTML)
+    early = toolbar.listen_early(not is_present(), files, also=theme_css() + PAGE_KEYS_HTML)
 # after Review's early element (drawn first, it starts the scripts' preloads: a warm Review ~0.2 s sooner, issue 38)
 if (chosen := page_nav(pages, page)) is not None:  # a plain click on a link: that page, in this same session
     st.switch_page(chosen, query_params=page_query(is_present()))
 hide_error_details()  # served: no traceback, path or SQL in a browser
-# the app's few colour rules and the popovers' keyboard script (Enter on a popover's button moves the focus into
-# it): one hidden element, constant text of ragviz's own
+# the app's few colour rules and the page's keyboard script (a disclosure's aria-expanded, the focus back on a redrawn
+# sidebar button): one hidden element, constant text of ragviz's own
 if early is None:  # (on Review one element fewer: main's block re-renders each child on every commit of a J)
-    st.html(theme_css() + POPOVER_KEYS_HTML, unsafe_allow_javascript=True)
+    st.html(theme_css() + PAGE_KEYS_HTML, unsafe_allow_javascript=True)
 shown = unsaved_banner()  # clicks the database did not take: "Not saved: ... retry" and Retry
 try:
     with store_faults():  # the database unavailable: one calm message, never a traceback

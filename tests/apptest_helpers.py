@@ -12,10 +12,10 @@ APP = str(Path(__file__).resolve().parents[1] / "app.py")
 def theme_element() -> str:
     """app.py's hidden element on every page: the theme's rules and the popovers' keyboard script (constant text, the
     one script every page carries; the Review page adds its early element)."""
-    from ragviz.ui.core.popover_keys import POPOVER_KEYS_HTML
+    from ragviz.ui.core.page_keys import PAGE_KEYS_HTML
     from ragviz.ui.core.render import theme_css
 
-    return theme_css() + POPOVER_KEYS_HTML
+    return theme_css() + PAGE_KEYS_HTML
 
 
 def open_page(page: str, **query: str) -> AppTest:

@@ -176,6 +176,19 @@ def test_the_longest_ragbench_example_folds_to_three_screens(ragbench_server, sm
         assert store.changes(LONGEST, "browser-tester")[0][0] == "relevant_keys"
 
 
+def test_on_a_projector_the_documents_pane_scrolls_from_the_keyboard(ragbench_server, small_page):
+    """Presenting, no sentence takes the focus: the pane of a long example is a region of its own in the tab order,
+    and the keyboard scrolls it (axe: a scrollable region must have keyboard access)."""
+    page = small_page
+    open_review(page, f"{ragbench_server.url}/review?uid={LONGEST}&present=1")
+    pane = page.get_by_role("region", name="Documents")
+    expect()(pane).to_be_visible()
+    assert page.locator(".rv-sent[tabindex]").count() == 0
+    pane.focus()
+    page.keyboard.press("PageDown")
+    page.wait_for_function("document.querySelector('.rv-pane').scrollTop > 0")
+
+
 def test_a_long_response_shows_every_sentence(ragbench_server, small_page):
     """The response picker showed 9 of 23 sentences; the response text is the picker now."""
     from ragviz.data.load import load

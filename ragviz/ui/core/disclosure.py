@@ -2,7 +2,7 @@
 leaf element the browser does not redraw on a commit that leaves it unchanged; an ``st.expander`` or ``st.popover`` is
 a block, redrawn with its whole shell (some 16 to 25 React components) on every one of the 3 to 5 commits of a J on
 the Review page (issue 38). The chevron on its right says which way it goes; the page-wide keyboard script
-(:mod:`ragviz.ui.core.popover_keys`) gives the button ``aria-expanded`` from it."""
+(:mod:`ragviz.ui.core.page_keys`) gives the button ``aria-expanded`` from it."""
 
 from __future__ import annotations
 

@@ -45,6 +45,15 @@ function layOutAll(pane) {
   pane.classList.remove("rv-pane-lazy");
 }
 
+// About the height (px) of a document showing *chars* characters, before it is laid out: the lazy pane's placeholder,
+// so that the pane is about as tall as it will be (a short example's pane does not turn into a scroll box, nor the
+// page below it move as it is laid out). The pane is about the window less 460 px wide (the sidebar, the margins), a
+// character ~7.8 px. Once laid out, the browser keeps the real height.
+function docHeight(chars) {
+  const perLine = Math.max(40, (window.innerWidth - 460) / 7.8);
+  return 52 + Math.ceil(chars / perLine) * 27;
+}
+
 function el(tag, cls, text) {
   const e = document.createElement(tag);
   if (cls) e.className = cls;
@@ -141,6 +150,11 @@ function renderContext(root, data, send) {
   root.replaceChildren();
   const pane = el("div", "rv-pane");
   pane.dataset.uid = data.uid;
+  if (!data.editable) {  // no sentence to focus (a projector): the pane itself, so that the keyboard scrolls it
+    pane.tabIndex = 0;
+    pane.setAttribute("role", "region");
+    pane.setAttribute("aria-label", "Documents");
+  }
   const docs = data.docs;
   if (docs.length > 1) {
     const nav = el("div", "rv-doclist");
@@ -192,12 +206,15 @@ function renderContext(root, data, send) {
     if (foldable) head.append(toggle());
     box.append(head);
     if (!all && !doc.show.length) {
+      box.style.containIntrinsicSize = "auto " + docHeight(0) + "px";
       pane.append(box);
       return;
     }
     const body = el("div", "rv-doc-body");
+    let chars = 0;  // the text shown, for the height the document takes before it is laid out (lazy pane)
     const put = (i) => {
       const [k, text] = doc.s[i];
+      chars += text.length + k.length + 4;
       body.append(contextSentence(data, k, text, data.states[k] || "neither"), document.createTextNode(" "));
     };
     if (all) {
@@ -208,7 +225,10 @@ function renderContext(root, data, send) {
       for (const [start, stop] of ranges) {
         if (start > at) {
           if (opened.has(at)) for (let i = at; i < start; i++) put(i);
-          else body.append(gapButton(data.view || data.uid, d, at, start, keys, rerender), document.createTextNode(" "));
+          else {
+            body.append(gapButton(data.view || data.uid, d, at, start, keys, rerender), document.createTextNode(" "));
+            chars += 30;
+          }
         }
         for (let i = start; i < stop; i++) put(i);
         at = stop;
@@ -221,6 +241,7 @@ function renderContext(root, data, send) {
     if (!doc.s.length) body.append(el("span", "rv-empty", "(no sentences)"));
     if (all && foldable && doc.s.length > 20) body.append(toggle());
     box.append(body);
+    box.style.containIntrinsicSize = "auto " + docHeight(chars) + "px";
     pane.append(box);
   });
   root.append(pane);
