@@ -15,6 +15,7 @@ from ragviz.store.label_store import LabelStore
 from tests.app.test_team import queue_buttons
 from tests.apptest_helpers import (
     click_sentence,
+    component_data,
     edit_sentence,
     open_page,
     page_html,
@@ -557,7 +558,7 @@ def test_the_bar_rides_in_the_texts_element_unless_something_sits_between_them(a
 
     def components(at: AppTest) -> list[dict]:
         return [
-            json.loads(e.proto.mixed.json if e.proto.WhichOneof("data") == "mixed" else e.proto.json)
+            component_data(e.proto)
             for e in at.main.get("bidi_component")  # (the sidebar's is the page list)
         ]
 
