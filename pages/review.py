@@ -124,7 +124,7 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
         review.override_effects_table(override_effects(ex, shown.base, shown.changes))
 
 
-example_fragment(example, lambda: store.review_statuses(who) != (reviewed, corrected))
+example_fragment(example, lambda: store.review_statuses(who) != (reviewed, corrected), ds)
 if "shown" in drawn:  # under the example, outside its fragment: a move (J) does not redraw it (issue 38)
     ex, shown = drawn["shown"].example, drawn["shown"]
     record = partial(state.record_decision, ex.uid)
