@@ -34,6 +34,7 @@ ds, store, who = page.dataset, page.store, page.annotator
 editable = not hide_review_editing()  # presentation mode (?present=1): no editing control, no editing key
 traces = show_corrections(page.present)  # presentation mode shows corrections only when asked
 
+seen = store.status_version(who)  # first: a decision stored before the sets are read reruns the page on the next J
 reviewed, corrected = store.review_statuses(who)
 prog, audit_on = progress(state.uid_set(), reviewed, corrected), audit_ui.restore_queue()  # Queue: session, else URL
 mine = team_queue.mine_words(ds, store, who, reviewed)  # "My assignments" on (a team's round): the Queue says it
@@ -124,7 +125,13 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
         review.override_effects_table(override_effects(ex, shown.base, shown.changes))
 
 
-example_fragment(example, lambda: store.review_statuses(who) != (reviewed, corrected))
+def moved() -> bool:  # the store holds other decisions of who's than the page drew: one number compared, not two sets
+    return (
+        store.status_version(who) != seen if seen is not None else store.review_statuses(who) != (reviewed, corrected)
+    )
+
+
+example_fragment(example, moved, ds)
 if "shown" in drawn:  # under the example, outside its fragment: a move (J) does not redraw it (issue 38)
     ex, shown = drawn["shown"].example, drawn["shown"]
     record = partial(state.record_decision, ex.uid)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 from streamlit.testing.v1 import AppTest
 
@@ -34,16 +36,19 @@ def _run_page(at: AppTest, page: str, query: dict[str, str]) -> AppTest:
     return at
 
 
+def component_data(proto: Any) -> Any:
+    """What a ``st.components.v2`` element was drawn with: its JSON data, a string of JSON parsed again (the text
+    editor's data is sent as one JSON string, ``ragviz.ui.core.component_files.packed``)."""
+    data = json.loads(proto.mixed.json if proto.WhichOneof("data") == "mixed" else proto.json)
+    return json.loads(data) if isinstance(data, str) else data
+
+
 def text_editor(at: AppTest, kind: str = "context") -> dict:
     """What the Review page's text editor (``ragviz.ui.review.sentence_editor``) was drawn with: its
     ``"context"`` or ``"response"`` data (sentences, labels, links, selection); ``"toolbar"``: the navigation bar's
     (``ragviz.ui.review.toolbar``: an element of its own, or the single view's response editor's ``bar``)."""
-    import json
-
     for element in at.get("bidi_component"):
-        proto = element.proto
-        raw = proto.mixed.json if proto.WhichOneof("data") == "mixed" else proto.json
-        data = json.loads(raw)
+        data = component_data(element.proto)
         if data.get("kind") == kind:
             return data
         if kind == "context" and data.get("kind") == "response" and data.get("context"):  # the single view's
@@ -110,11 +115,8 @@ def response_editor(at: AppTest, slot: str = "") -> dict:
     """The Review page's response editor's data (``ragviz.ui.review.sentence_editor.response_data``): the single
     view's (*slot* ``""``) or a paired view's answer ``"a"`` / ``"b"``; its ``explain`` is the selected sentence's
     explanation and ``controls`` its verdict, note and supporting keys as drawn (absent while presenting)."""
-    import json
-
     for element in at.get("bidi_component"):
-        proto = element.proto
-        data = json.loads(proto.mixed.json if proto.WhichOneof("data") == "mixed" else proto.json)
+        data = component_data(element.proto)
         if data.get("kind") == "response" and data.get("slot", "") == slot:
             return data
     raise AssertionError(f"no response editor {slot!r} on the page")

@@ -482,6 +482,15 @@ class LabelStore:
 
         return self.read(both)
 
+    def status_version(self, annotator: str) -> int | None:
+        """A number that changes whenever :meth:`review_statuses` would return other sets for *annotator* (read as
+        it reads them: up to date with every process's commits), for a check that costs no copy and no comparison
+        of the sets (the Review page's J, issue 38); ``None`` for :data:`EVERYONE` (compare the sets)."""
+        annotator = identity_name(annotator)
+        if annotator == EVERYONE:
+            return None
+        return self.read(lambda q: self._statuses.of(annotator, q).version)
+
     def statuses(self, annotator: str) -> dict[str, ExampleStatus]:
         """Every example the annotator has any decision on, with its status (:data:`EVERYONE`: every
         example anyone decided, reviewed / corrected when anyone's is, with the latest decision time)."""

@@ -9,6 +9,7 @@ exactly the changes to fold in, whoever (which process) made them. The label sto
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -18,20 +19,27 @@ __all__ = ["AnnotatorStatuses", "Query", "StatusCaches"]
 
 
 Query = Callable[[str, Sequence[Any]], Any]  # the store's ``?``-placeholder statement runner
+_VERSIONS = itertools.count(1)  # every cache's version is a number no other cache had (see AnnotatorStatuses)
 
 
 class AnnotatorStatuses:
-    """One annotator's statuses and the reviewed / corrected sets derived from them."""
+    """One annotator's statuses and the reviewed / corrected sets derived from them; *version* is a new number
+    whenever either set changes (and in every new cache: one built again after :meth:`StatusCaches.clear` never
+    repeats an old one), so "did the sets change?" is one comparison, not two sets' (issue 38)."""
 
     def __init__(self, statuses: dict[str, ExampleStatus]):
         self.statuses = statuses
         self.reviewed = {u for u, st in statuses.items() if st.reviewed}
         self.corrected = {u for u, st in statuses.items() if st.corrected}
+        self.version = next(_VERSIONS)
 
     def put(self, example_uid: str, status: ExampleStatus) -> None:
+        was = (example_uid in self.reviewed, example_uid in self.corrected)
         self.statuses[example_uid] = status
         (self.reviewed.add if status.reviewed else self.reviewed.discard)(example_uid)
         (self.corrected.add if status.corrected else self.corrected.discard)(example_uid)
+        if was != (status.reviewed, status.corrected):
+            self.version = next(_VERSIONS)
 
 
 class StatusCaches:

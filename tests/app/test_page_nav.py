@@ -4,11 +4,9 @@ Clicking (a browser's trigger) is tested in tests/browser/test_page_nav.py."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from tests.apptest_helpers import open_page
+from tests.apptest_helpers import component_data, open_page
 
 pytestmark = pytest.mark.usefixtures("app_env")
 
@@ -17,8 +15,7 @@ TITLES = ["Home", "Data", "Review", "Export", "Label", "Judge", "Dashboard", "Ex
 
 def _links(at) -> list[dict]:
     for element in at.get("bidi_component"):
-        proto = element.proto
-        data = json.loads(proto.mixed.json if proto.WhichOneof("data") == "mixed" else proto.json)
+        data = component_data(element.proto)
         if "links" in data:
             return data["links"]
     raise AssertionError("no page list on the page")

@@ -112,3 +112,29 @@ def test_the_team_guidelines_are_read_once_a_run_of_the_review_page(app_env, mon
     asked.clear()
     press(at, "next")
     assert len(asked) == 1, asked
+
+
+def _position_of_drawn_data() -> None:
+    from ragviz.data.load import load
+    from ragviz.ui.core import state
+    from tests.sample import ROOT
+
+    drawn = load([str(ROOT / "sample_data")]).dataset
+    state.keep_position(1)
+    state.save_pending_position(drawn)
+
+
+def test_a_moves_position_is_a_row_of_the_data_drawn_without_reading_the_open_data_again(app_env, monkeypatch):
+    """Issue 38: the Review page's fragment writes a J's position as a row of the data its example was drawn from
+    (its whole run's), not of the open data read from the store again after the example's delta."""
+    from ragviz.data.load import load
+    from ragviz.ui.core import state
+
+    def unread() -> None:
+        raise AssertionError("the open data was read again")
+
+    monkeypatch.setattr(state, "dataset", unread)
+    at = AppTest.from_function(_position_of_drawn_data, default_timeout=30).run()
+    assert not at.exception, [e.value for e in at.exception]
+    with LabelStore(app_env["db"]) as store:
+        assert store.position("tester") == load([SAMPLE]).dataset.uids[1]

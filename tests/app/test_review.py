@@ -14,6 +14,7 @@ from ragviz.export.files import export_bytes
 from ragviz.store.label_store import LabelStore
 from tests.apptest_helpers import (
     click_sentence,
+    component_data,
     edit_sentence,
     open_page,
     open_queue,
@@ -564,7 +565,7 @@ def test_the_bar_rides_in_the_texts_element_unless_something_sits_between_them(a
 
     def components(at: AppTest) -> list[dict]:
         return [
-            json.loads(e.proto.mixed.json if e.proto.WhichOneof("data") == "mixed" else e.proto.json)
+            component_data(e.proto)
             for e in at.main.get("bidi_component")  # (the sidebar's is the page list)
         ]
 

@@ -10,18 +10,23 @@ from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
 from ragviz.ui.review.sentence_editor import EVENTS
-from tests.apptest_helpers import edit_sentence, open_page, open_queue, press, response_editor, text_editor
+from tests.apptest_helpers import (
+    component_data,
+    edit_sentence,
+    open_page,
+    open_queue,
+    press,
+    response_editor,
+    text_editor,
+)
 from tests.sample import SAMPLE_DATA
 
 
 def _responses(at: AppTest) -> dict[str, dict]:
     """The response editors on the page by slot ("" for the single view's)."""
-    import json
-
     out = {}
     for element in at.get("bidi_component"):
-        proto = element.proto
-        data = json.loads(proto.mixed.json if proto.WhichOneof("data") == "mixed" else proto.json)
+        data = component_data(element.proto)
         if data.get("kind") == "response":
             out[data.get("slot", "")] = data
     return out

@@ -87,6 +87,27 @@ def test_accept_keeps_corrections_and_z_undoes_the_last_action_wherever_it_was(s
     expect()(sidebar(page)).to_contain_text("0 / 22 reviewed (0 corrected)")
 
 
+def test_a_decision_the_person_made_elsewhere_shows_in_the_sidebar_on_the_next_j(server, page):
+    """Issue 38: a J draws the example alone unless the store holds other decisions of the person's than the page drew
+    (another tab, replica or session; checked by one number, ``LabelStore.status_version``): then the whole page runs
+    and the sidebar's progress follows the store. Another person's decision does not."""
+    from ragviz.analysis.review.edits import accept_changes
+
+    open_review(page, f"{server.url}/review?id=ml-vs-programming")
+    expect()(sidebar(page)).to_contain_text("0 / 22 reviewed (0 corrected)")
+    uids = load([SAMPLE_DATA]).dataset.uids
+    with LabelStore(server.db) as store:
+        store.record(uids[9], "someone else", accept_changes(), "accept")
+    press(page, "j")
+    expect()(header(page)).to_contain_text("Example 2 of 22")
+    expect()(sidebar(page)).to_contain_text("0 / 22 reviewed (0 corrected)")
+    with LabelStore(server.db) as store:  # the same person, in another tab
+        store.record(uids[9], server.annotator, accept_changes(), "accept")
+    press(page, "j")
+    expect()(header(page)).to_contain_text("Example 3 of 22")
+    expect()(sidebar(page)).to_contain_text("1 / 22 reviewed (0 corrected)")
+
+
 def test_an_edit_that_ends_where_it_started_is_no_change(server, page):
     open_review(page, f"{server.url}/review?id=ml-vs-programming")
     click_support(page, "✓ supported")

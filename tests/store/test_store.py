@@ -22,7 +22,7 @@ from ragviz.data.model import Labels, Provenance, SentenceSupport
 from ragviz.data.ragbench import example_from_row
 from ragviz.store.database import open_database
 from ragviz.store.events import labels_from_json, labels_to_json
-from ragviz.store.label_store import LabelStore, StaleEdit, StoreError, default_db_path
+from ragviz.store.label_store import EVERYONE, LabelStore, StaleEdit, StoreError, default_db_path
 from ragviz.store.schema import MIGRATIONS, SETS, MigrationSet
 from ragviz.store.schema import runner as schema_runner
 from ragviz.store.schema.core import CORE
@@ -402,6 +402,27 @@ def test_status_sets_see_commits_of_other_connections(db_target, example):
         returned = a.reviewed_uids("ann")
         returned.add("x")  # callers get a copy
         assert a.reviewed_uids("ann") == set()
+
+
+def test_the_status_version_changes_exactly_when_the_status_sets_do(db_target, example):
+    """Issue 38: the Review page's J asks whether the person's reviewed / corrected sets moved by one number, not by
+    copying and comparing both sets (a J's cost grew with the decisions made); the number follows other
+    connections' commits, and a decision that leaves the sets as they were leaves it too."""
+    path = db_target
+    with LabelStore(path) as a, LabelStore(path) as b:
+        first = a.status_version("ann")
+        assert a.status_version("ann") == first and a.status_version(EVERYONE) is None
+        b.record(example.uid, "ann", [Change("relevant_keys", ["0a"], ["0b"])])  # reviewed and corrected now
+        second = a.status_version("ann")
+        assert second != first and a.review_statuses("ann") == ({example.uid}, {example.uid})
+        b.record(example.uid, "ann", [Change("relevant_keys", ["0b"], ["0a", "0b"])])  # still both: the same sets
+        assert a.status_version("ann") == second
+        b.record(example.uid, "other", [Change("relevant_keys", ["0a"], ["0b"])])  # someone else's sets
+        assert a.status_version("ann") == second
+        a.undo(example.uid, "ann")  # a's own writes, in place: the second change undone (the sets stay)
+        assert a.status_version("ann") == second
+        a.undo(example.uid, "ann")  # the first too: neither reviewed nor corrected
+        assert a.status_version("ann") not in (first, second) and a.review_statuses("ann") == (set(), set())
 
 
 def test_old_schema_is_upgraded_in_place(db_target, monkeypatch, example):

@@ -319,10 +319,12 @@ def keep_position(row: int) -> None:
     st.session_state[POSITION_PENDING] = row
 
 
-def save_pending_position() -> None:
-    """Write the position :func:`keep_position` kept, if any (:func:`save_position`)."""
+def save_pending_position(drawn: Dataset | None = None) -> None:
+    """Write the position :func:`keep_position` kept, if any (:func:`save_position`): a row of *drawn*, the data the
+    page drew its example from (a fragment's run draws from its whole run's; its read of the open data, a store
+    statement after the example's delta, is saved then), else of the open data."""
     row = st.session_state.pop(POSITION_PENDING, None)
-    if row is not None and 0 <= row < len(ds := dataset()):
+    if row is not None and 0 <= row < len(ds := dataset() if drawn is None else drawn):
         save_position(ds.uids[row])
 
 

@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from ragviz.data.dataset import Dataset
 from ragviz.store.errors import StoreError
 from ragviz.ui.core import state, unsaved
 from ragviz.ui.review import sentence_editor, toolbar
@@ -61,14 +62,17 @@ def _moved(store_moved: Callable[[], bool]) -> bool:
         return True
 
 
-def example_fragment(draw: Callable[[], None], store_moved: Callable[[], bool] = lambda: False) -> None:
+def example_fragment(
+    draw: Callable[[], None], store_moved: Callable[[], bool] = lambda: False, drawn: Dataset | None = None
+) -> None:
     """Run *draw*, the page's example part, as a Streamlit fragment with the toasts a write's callback left
     (:func:`toast`). On a rerun of the fragment alone, the text editor's queued clicks are carried out first (the
     page's top does that on a whole run); when a write happened since the whole page last ran, or *store_moved* says
     the store holds other decisions than the whole page drew (another replica, tab or person), the whole page reruns
-    instead. The position a move kept (:func:`ragviz.ui.core.state.keep_position`) is written after *draw*, whether
-    it drew or stopped. A text click the database could not keep is drawn back as stored by the editor's data
-    (:func:`ragviz.ui.review.sentence_editor.context_editor`), on either run."""
+    instead. The position a move kept (:func:`ragviz.ui.core.state.keep_position`, a row of *drawn*: the data *draw*
+    draws from, else the open data) is written after *draw*, whether it drew or stopped. A text click the database
+    could not keep is drawn back as stored by the editor's data (:func:`ragviz.ui.review.sentence_editor.context_editor`),
+    on either run."""
     st.session_state[SIGNATURE_KEY] = writes_signature()
     st.session_state[WHOLE_KEY] = True  # this run of the whole page; the fragment's own runs find it False
 
@@ -86,6 +90,6 @@ def example_fragment(draw: Callable[[], None], store_moved: Callable[[], bool] =
             draw()
         finally:
             st.session_state[WHOLE_KEY] = False
-            state.save_pending_position()  # a move's: after the example's delta, not before it (issue 38)
+            state.save_pending_position(drawn)  # a move's: after the example's delta, not before it (issue 38)
 
     example()

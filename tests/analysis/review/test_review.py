@@ -507,3 +507,35 @@ def test_the_review_header_reaches_the_browser_as_text_nodes_under_an_allowlist(
     js = (Path(render.__file__).parents[1] / "review" / "sentence_editor" / "editor.js").read_text(encoding="utf-8")
     drawn = re.search(r"const HEAD_TAGS = new Set\(\[([^\]]*)\]\)", js)
     assert drawn is not None and set(re.findall(r'"(\w+)"', drawn.group(1))) == set(TAGS)
+
+
+def _parsed(markup: str) -> list:
+    """*markup*'s tree as ``html.parser`` reads it (the header's reader, without its quick path)."""
+    from ragviz.ui.review.header import _Reader
+
+    reader = _Reader()
+    reader.feed(markup)
+    reader.close()
+    return reader.root
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=st.text(max_size=40), status=st.sampled_from(["", "reviewed", "changed"]))
+def test_the_header_is_read_by_its_quick_path_as_html_parser_reads_it(text, status):
+    """Issue 38: the header's markup is read by one regular expression (a third of html.parser's cost per J); the
+    tree is html.parser's, whatever the data's texts, and markup the quick path does not know goes to html.parser."""
+    import dataclasses
+
+    from ragviz.analysis.quality.issues import label_issues
+    from ragviz.ui.review.header import _quick_tree, markup_tree
+    from ragviz.ui.review.page import example_header_html, metric_cards_html, quality_flags_html
+
+    ex = dataclasses.replace(worked_example(), id=text or "x", question=text, dataset=text)
+    judge = ex.labels
+    cards = metric_cards_html(compare_metrics(ex, judge, judge))
+    flags = quality_flags_html(label_issues(ex, judge) if judge else [])
+    for markup in (example_header_html(f"Example 1 of {text}", status, ex, cards, flags), render.legend_html()):
+        quick = _quick_tree(markup)
+        assert quick is not None and quick == _parsed(markup) == markup_tree(markup)
+    for other in ("<b class='x'>a</b>", "a<!-- c -->b", "<DIV>x</DIV>", '<span title = "t">x</span>', "1 < 2 &amp"):
+        assert _quick_tree(other) is None and markup_tree(other) == _parsed(other)
