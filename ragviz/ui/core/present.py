@@ -126,18 +126,10 @@ def present_toggle(corrections: bool = False) -> bool:
 
 
 # Keys (or key prefixes) of the Review page's editing widgets; Streamlit gives each keyed element
-# the class ``st-key-<key with every character outside [a-zA-Z0-9_-] replaced by "-">``.
-REVIEW_EDITING_KEYS = (
-    "review.accept",
-    "review.undo",
-    "review.reset",
-    "review.normalize",
-    "review.advance",
-    "review.support.",
-    "review.keys.",
-    "review.note.",
-    "review.context.",
-)
+# the class ``st-key-<key with every character outside [a-zA-Z0-9_-] replaced by "-">``. The rest of its editing
+# (Accept, Undo, Reset, Normalize, the support and key controls) is drawn by the text's element, which draws none of
+# it while presenting (``ragviz.ui.review.sentence_editor``).
+REVIEW_EDITING_KEYS = ("review.advance",)
 
 
 def css_class_of_key(key: str) -> str:
