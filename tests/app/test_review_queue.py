@@ -84,3 +84,21 @@ def test_open_choose_close_keeps_the_choices_across_j_and_k(app_env):
     assert at.radio(key="review.queue").value == "Audit sample"
     at.radio(key="review.queue").set_value("All examples").run()
     assert queue_buttons(at) == ["Queue: all examples · 1 filter · Accept stays"]  # the filter waited meanwhile
+
+
+def test_the_audit_queue_chosen_then_closed_stays_after_another_page_and_opening_it(app_env):
+    """Leaving the page drops the panel's kept values ("page"); back on Review the Queue choice comes back from the
+    session (restore_queue). Streamlit marks the radio to forget its value when next drawn: opening the Queue after
+    coming back turned the audit queue into all examples, its button still saying "audit sample" (the popover's radio,
+    drawn on every run, kept it)."""
+    at = open_page("pages/review.py")
+    open_queue(at)
+    at.radio(key="review.queue").set_value("Audit sample").run()
+    _close(at)
+    at.switch_page("pages/dashboard.py").run()
+    at.switch_page("pages/review.py").run()
+    assert queue_buttons(at) == ["Queue: audit sample"]
+    open_queue(at)
+    assert at.radio(key="review.queue").value == "Audit sample"
+    at.run()
+    assert queue_buttons(at) == ["Queue: audit sample"]

@@ -217,3 +217,21 @@ def test_the_queue_opened_at_the_windows_edge_scrolls_into_view_under_its_button
     expect()(queue).to_be_in_viewport(ratio=1)
     above = queue.evaluate("e => e.getBoundingClientRect().bottom")
     assert queue_panel(page).evaluate("e => e.getBoundingClientRect().top") >= above  # under its button
+
+
+def test_a_scroll_right_after_opening_the_queue_is_not_undone(streamlit_server, page):
+    """The opened panel is scrolled into view again while its widgets mount (some 1.2 s): a person who scrolled the
+    sidebar back up meanwhile (to the progress, the pages) saw it jump down again under the mouse."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    open_review(page, f"{streamlit_server.url}/review?id=ml-vs-programming")
+    settle(page)
+    queue = sidebar(page).get_by_role("button", name=re.compile(r"^Queue: "))
+    queue.click()
+    expect()(queue).to_have_attribute("aria-expanded", "true")  # the script saw it open: its scrolling begins
+    scrolled = "document.querySelector('[data-testid=stSidebarContent]').scrollTop"
+    page.wait_for_function(f"{scrolled} > 0")
+    page.mouse.move(150, 300)
+    page.mouse.wheel(0, -2000)  # back up to the top of the sidebar
+    page.wait_for_function(f"{scrolled} === 0")
+    page.wait_for_timeout(1800)  # longer than the script goes on scrolling the panel into view
+    assert page.evaluate(scrolled) == 0

@@ -176,6 +176,33 @@ def test_the_longest_ragbench_example_folds_to_three_screens(ragbench_server, sm
         assert store.changes(LONGEST, "browser-tester")[0][0] == "relevant_keys"
 
 
+def test_fold_at_the_bottom_of_a_long_document_shows_its_top(ragbench_server, small_page):
+    """A document shown whole ends with a second "Fold": pressed there, deep in the pane, the folded document's top
+    comes into view. The redrawn pane restored the position kept from before the fold, past the now short document:
+    the pane stood at its bottom, the folded document's heading out of sight above it."""
+    page = small_page
+    open_review(page, f"{ragbench_server.url}/review?uid={LONGEST}")
+    doc = page.locator('.rv-doc[data-doc="2"]')
+    doc.locator(".rv-showall").click()
+    fold = doc.locator(".rv-showall").last
+    expect()(fold).to_have_text("Fold")
+    # the person scrolls the pane down to that button (the pane keeps the position, as a scroll does)
+    page.evaluate(
+        "() => { const p = document.querySelector('.rv-pane'); const f = [...p.querySelectorAll("
+        "'.rv-doc[data-doc=\"2\"] .rv-showall')].pop(); p.scrollTop = f.offsetTop - p.clientHeight / 2; }"
+    )
+    page.wait_for_function("document.querySelector('.rv-pane').scrollTop > 2000")
+    page.wait_for_timeout(300)  # the scroll event, which keeps the position
+    fold.click()
+    expect()(doc.locator(".rv-showall")).to_have_count(1)
+    page.wait_for_timeout(300)  # the position restored just before the next frame
+    pane_top, pane_bottom = page.evaluate(
+        "(() => { const r = document.querySelector('.rv-pane').getBoundingClientRect(); return [r.top, r.bottom]; })()"
+    )
+    head = doc.locator(".rv-doc-head").bounding_box()
+    assert pane_top - 1 <= head["y"] < pane_bottom, (pane_top, head["y"], pane_bottom)
+
+
 def test_on_a_projector_the_documents_pane_scrolls_from_the_keyboard(ragbench_server, small_page):
     """Presenting, no sentence takes the focus: the pane of a long example is a region of its own in the tab order,
     and the keyboard scrolls it (axe: a scrollable region must have keyboard access)."""

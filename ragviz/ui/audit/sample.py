@@ -225,6 +225,9 @@ def audit_queue(
     if radio_in is None:
         mode = st.session_state.get(QUEUE_KEY, ALL_EXAMPLES)  # restore_queue set it
     else:
+        # the choice restore_queue brought back after another page, set again this run: Streamlit marks a "page"
+        # widget left on a page switch to forget its value when next drawn, and the radio would fall to All examples
+        st.session_state[QUEUE_KEY] = st.session_state.get(QUEUE_KEY, ALL_EXAMPLES)
         with radio_in:
             mode = st.radio(  # a radio, not a segmented control: the page's button groups stay the sentence pickers
                 "Queue",

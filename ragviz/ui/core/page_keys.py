@@ -1,9 +1,10 @@
 """The page's keyboard and focus script for ragviz's disclosures and redrawn buttons (app.py draws it on every page
 with the theme's rules). It gives a disclosure's button (:mod:`ragviz.ui.core.disclosure`) ``aria-expanded``, as its
 chevron says; scrolls the panel it opens into view (under the button, it may start past the window's edge: the Review
-sidebar's Queue at 1280x800); and gives the focus back to a button that the run after its press drew anew (the
-presentation button, filled while on). It once moved the focus into Streamlit's popovers, whose body is drawn at the
-end of the page; ragviz has none since the Queue became a disclosure (issue 38)."""
+sidebar's Queue at 1280x800) until the person scrolls, clicks or types; and gives the focus back to a button that the
+run after its press drew anew (the presentation button, filled while on). It once moved the focus into Streamlit's
+popovers, whose body is drawn at the end of the page; ragviz has none since the Queue became a disclosure (issue
+38)."""
 
 from __future__ import annotations
 
@@ -27,17 +28,23 @@ _CODE = """(() => {
     }
   };
   /* a panel opened under its button past the window's edge (the Review sidebar's Queue at 1280x800) is scrolled into
-     view, its button kept in sight; again while its widgets mount (their scripts arrive one by one) */
+     view, its button kept in sight; again while its widgets mount (their scripts arrive one by one), until the person
+     scrolls, clicks or types (the page is theirs then: a scroll back up was undone) */
+  const USED = ['wheel', 'touchmove', 'pointerdown', 'keydown'];
   const reveal = key => {
     let times = 0;
+    let used = false;
+    const use = () => { used = true; };
+    for (const kind of USED) document.addEventListener(kind, use, {capture: true, passive: true});
     const step = () => {
-      const own = document.querySelector(`.stElementContainer.${CSS.escape(key)}`);
+      const own = used ? null : document.querySelector(`.stElementContainer.${CSS.escape(key)}`);
       const panel = own && own.nextElementSibling;
       if (panel) {
         panel.scrollIntoView({block: 'nearest'});
         own.scrollIntoView({block: 'nearest'});
       }
-      if (++times < 5) setTimeout(step, 300);
+      if (!used && ++times < 5) setTimeout(step, 300);
+      else for (const kind of USED) document.removeEventListener(kind, use, {capture: true});
     };
     step();
   };

@@ -196,10 +196,10 @@ function renderContext(root, data, send) {
       t.title = all ? "Fold to the labelled sentences and the sentences around them" : "Show every sentence";
       t.addEventListener("click", () => {
         if (opened.has("all")) opened.clear(); else opened.add("all");
+        // the document's top above the pane's (its Fold at the bottom of a long document): the redrawn pane opens at
+        // it, where only this document and those after it change; it restores the position kept (keepScroll)
+        if (box.offsetTop < pane.scrollTop) memory.scroll.set("context\u0000" + (data.view || data.uid), box.offsetTop);
         rerender();
-        const again = root.querySelector('.rv-doc[data-doc="' + d + '"]');
-        const newPane = root.querySelector(".rv-pane");
-        if (again && newPane && again.offsetTop < newPane.scrollTop) newPane.scrollTop = again.offsetTop;
       });
       return t;
     };
