@@ -73,14 +73,28 @@ function openSet(uid, doc) {
   return memory.open.get(id);
 }
 
+// The containers that scroll the page (Streamlit's, by version), and whether one of them is scrolled down: kept from
+// their scroll events, so that a move made at the page's top (most J) reads no scrollTop, which would lay the redrawn
+// page out in the middle of its frame (issue 38).
+const PAGE_SCROLLERS = ['[data-testid="stMain"]', '[data-testid="stAppViewContainer"]', "section.main"];
+const pageScroll = { scrolled: false };
+document.addEventListener("scroll", (e) => {
+  const t = e.target;
+  if (t === document || PAGE_SCROLLERS.some((sel) => t.matches && t.matches(sel))) {
+    pageScroll.scrolled = PAGE_SCROLLERS.some((sel) => (document.querySelector(sel) || {}).scrollTop > 0) || window.scrollY > 0;
+  }
+}, { capture: true, passive: true });
+
 // Before the next frame (reading scrollTop now would force a layout in the middle of the redraw).
 function scrollToTop() {
+  if (!pageScroll.scrolled) return;
   requestAnimationFrame(() => {
-    for (const sel of ['[data-testid="stMain"]', '[data-testid="stAppViewContainer"]', "section.main"]) {
+    for (const sel of PAGE_SCROLLERS) {
       const c = document.querySelector(sel);
       if (c && c.scrollTop) c.scrollTop = 0;
     }
     window.scrollTo(0, 0);
+    pageScroll.scrolled = false;
   });
 }
 
