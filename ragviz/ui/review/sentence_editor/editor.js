@@ -50,6 +50,7 @@ function layOutAll(pane) {
 // page below it move as it is laid out). The pane is about the window less 460 px wide (the sidebar, the margins), a
 // character ~7.8 px. Once laid out, the browser keeps the real height.
 function docHeight(chars) {
+  if (!chars) return 26;  // its heading alone (the box's padding and border come on top)
   const perLine = Math.max(40, (window.innerWidth - 460) / 7.8);
   return 52 + Math.ceil(chars / perLine) * 27;
 }
