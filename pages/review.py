@@ -103,8 +103,7 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
         from ragviz.ui.audit.estimates import target_line  # altair and pandas: only with an audit sample
 
         audit_ui.progress_line(audit, on_go=go, traces=traces, target=target_line)
-    if guide is not None:
-        team_queue.guidelines_panel(store, guide)
+    team_queue.guidelines_panel(guide)
     phoenix_ui.trace_for_row(ds, index, store)  # an example from a trace links back to it
 
     if rows is not None and audit is not None:  # the question and documents once, the two answers side by side
@@ -126,9 +125,9 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
 
 
 def moved() -> bool:  # the store holds other decisions of who's than the page drew: one number compared, not two sets
-    return (
-        store.status_version(who) != seen if seen is not None else store.review_statuses(who) != (reviewed, corrected)
-    )
+    if seen is None:  # everyone's decisions have no version: the sets compared
+        return store.review_statuses(who) != (reviewed, corrected)
+    return store.status_version(who) != seen
 
 
 example_fragment(example, moved, ds)

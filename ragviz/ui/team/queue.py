@@ -158,10 +158,9 @@ def _toggle() -> None:
     st.session_state[TEAM_GUIDE_OPEN] = not st.session_state.get(TEAM_GUIDE_OPEN, False)
 
 
-def guidelines_panel(store: LabelStore, now: Guidelines | None = None) -> Guidelines | None:
-    """The guidelines button (shortcut G) and, when open, the version in force; nothing before an admin wrote any.
-    *now*: the version in force as the caller read it this run (else read here)."""
-    now = now if now is not None else store.team.guidelines.current_guidelines()
+def guidelines_panel(now: Guidelines | None) -> Guidelines | None:
+    """The guidelines button (shortcut G) and, when open, *now*, the version in force (the page reads it once a run:
+    it also decides where the navigation bar goes); nothing before an admin wrote any."""
     if now is None:
         return None
     opened = st.session_state.get(TEAM_GUIDE_OPEN, False)

@@ -28,7 +28,7 @@ const memory = { open: new Map(), lastUid: {}, focus: null, nonce: 0, scroll: ne
 // new example's first screen, not all of it (issue 38). Its first scroll, click, key or focus lays them all out, once,
 // so that every position read afterwards (the one kept across redraws, a jump's) is the real one.
 function keepScroll(pane, kind, uid) {
-  const id = kind + "\u0000" + uid;
+  const id = partKey(kind, uid);
   const y = memory.scroll.get(id) || 0;
   if (kind === "context" && !y) {
     pane.classList.add("rv-pane-lazy");
@@ -39,6 +39,11 @@ function keepScroll(pane, kind, uid) {
     memory.scroll.set(id, pane.scrollTop);
   }, { passive: true });
   if (y) requestAnimationFrame(() => { if (pane.isConnected) pane.scrollTop = y; });
+}
+
+// The key of what is kept per text part ("context" or "response") of an example: its scroll, its keyboard stop.
+function partKey(kind, uid) {
+  return kind + "\u0000" + uid;
 }
 
 function layOutAll(pane) {
@@ -213,7 +218,7 @@ function renderContext(root, data, send) {
         if (opened.has("all")) opened.clear(); else opened.add("all");
         // the document's top above the pane's (its Fold at the bottom of a long document): the redrawn pane opens at
         // it, where only this document and those after it change; it restores the position kept (keepScroll)
-        if (box.offsetTop < pane.scrollTop) memory.scroll.set("context\u0000" + (data.view || data.uid), box.offsetTop);
+        if (box.offsetTop < pane.scrollTop) memory.scroll.set(partKey("context", data.view || data.uid), box.offsetTop);
         rerender();
       });
       return t;
@@ -582,7 +587,7 @@ function onKey(root, data, send) {
 function rove(root, data) {
   const spans = [...root.querySelectorAll(".rv-sent[tabindex], .rv-resp[tabindex]")];
   if (!spans.length) return;
-  const id = data.kind + "\u0000" + data.uid;
+  const id = partKey(data.kind, data.uid);
   const stop = spans.find((s) => s.dataset.key === memory.stops.get(id)) || spans[0];
   for (const s of spans) s.tabIndex = s === stop ? 0 : -1;
   root.onfocusin = (e) => {
@@ -623,7 +628,7 @@ function drawPart(parentElement, data, send) {
   const last = memory.lastUid[place];
   memory.lastUid[place] = shownAs;
   const arrived = last !== undefined && last !== shownAs;  // another example: open it at its top
-  if (arrived) memory.scroll.delete(data.kind + "\u0000" + data.uid);
+  if (arrived) memory.scroll.delete(partKey(data.kind, data.uid));
   if (data.kind === "context") {
     renderContext(root, data, send);
   } else {
