@@ -33,7 +33,17 @@ from ragviz.ui.core.present import is_present
 from ragviz.ui.review import fragment as review_fragment
 from ragviz.ui.review import page as review
 
-__all__ = ["CHOICES", "LINK", "UndoTarget", "follow_link", "link_followed", "shown_row", "undo_last", "undo_target"]
+__all__ = [
+    "CHOICES",
+    "LINK",
+    "UndoTarget",
+    "follow_link",
+    "link_followed",
+    "moves_by_script",
+    "shown_row",
+    "undo_last",
+    "undo_target",
+]
 
 
 @dataclass(frozen=True)
@@ -154,6 +164,12 @@ def _choose(go: Callable[[int | None], Any], row: int) -> None:
     go(row)
 
 
+def moves_by_script() -> bool:
+    """Whether a move (the example's fragment run alone) puts its example in the URL through the bar's script
+    (:func:`link_followed`): no ``id``, ``dataset`` or ``model`` is left in the URL for Python to take out."""
+    return not any(param in st.query_params for param in ("id", "dataset", "model"))
+
+
 def link_followed(uid: str, keep: bool = False, by_script: bool = False) -> str | None:
     """The example *uid* is on screen: the URL names it by uid (a copied link opens it exactly) and
     counts as followed; *keep*: the URL's link named nothing loaded and stays as the person typed it.
@@ -165,7 +181,7 @@ def link_followed(uid: str, keep: bool = False, by_script: bool = False) -> str 
     they went to, which :func:`follow_link` opens."""
     if keep:
         return None
-    if by_script and not any(param in st.query_params for param in ("id", "dataset", "model")):
+    if by_script and moves_by_script():
         return uid
     if st.query_params.get("uid") != uid:
         st.query_params["uid"] = uid
