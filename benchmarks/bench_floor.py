@@ -18,7 +18,9 @@ few rows before its longest example, 1,056 context sentences), ``100k`` (``/tmp/
 
     .venv/bin/python benchmarks/bench_floor.py [--data sample,ragbench,100k] [--runs 5] [--steps 6]
 
-Prints per data set the medians and the ratios Review / floor, and the load average beside them. ``--baseline DIR``:
+Prints per data set the medians and the ratios Review / floor, and the load average beside them; then J's ratio run by
+run (each run's median J over the same run's floor press): its median and range, how far one run's figure strays on
+this machine. ``--baseline DIR``:
 another ragviz source tree (``git archive <commit> | tar -x -C DIR``), its Review page measured in the same
 alternation.
 """
@@ -48,7 +50,7 @@ SYNTHETIC = "/tmp/syn100k"
 CHROMIUM = os.environ.get("RAGVIZ_CHROMIUM", "/usr/bin/chromium")
 SETTLE_MS = 250  # after the page is drawn, late messages (the run's end) are still counted
 
-__all__ = ["Measured", "main", "measure", "quiet_browser", "serve_targets"]
+__all__ = ["Measured", "main", "measure", "quiet_browser", "run_ratios", "serve_targets"]
 
 # Drawn whole: the marker of the wanted example there, nothing stale, no run going.
 DRAWN_JS = """([kind, want]) => {
@@ -274,7 +276,21 @@ def _med(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
 
-def report(name: str, found: dict[str, Measured]) -> list[str]:
+def run_ratios(press: list[float], floor: list[float], steps: int) -> list[float]:
+    """J over the floor's press run by run: each run's median J over the same run's median floor press (measured
+    minutes apart at most, so a machine whose speed drifts over the whole bench moves both).
+
+    >>> run_ratios([2, 2, 4, 4], [1, 1, 2, 2], steps=2)
+    [2.0, 2.0]
+    """
+    runs = min(len(press), len(floor)) // steps
+    cut = [slice(r * steps, (r + 1) * steps) for r in range(runs)]
+    return [statistics.median(press[c]) / statistics.median(floor[c]) for c in cut]
+
+
+def report(name: str, found: dict[str, Measured], steps: int | None = None) -> list[str]:
+    """The medians and ratios; with *steps* (J presses per run) also J's ratio run by run (:func:`run_ratios`):
+    its median and range, the spread a single run's figure has on this machine."""
     floor, review, old = found["floor"], found["review"], found.get("baseline")
     load = os.getloadavg()[0]
     head = "floor / Review / Review over floor" + (" / baseline's Review / over floor" if old else "")
@@ -299,6 +315,13 @@ def report(name: str, found: dict[str, Measured]) -> list[str]:
             b = _med(getattr(old, attr)) / (1024 if attr == "press_bytes" else 1)
             line += f" {b:9.3f} {b / f if f else float('nan'):7.2f}x"
         lines.append(f"{line} {unit}")
+    if steps:
+        for kind, got in (("Review", review), ("baseline's Review", old)):
+            if got is not None and (ratios := run_ratios(got.press, floor.press, steps)):
+                lines.append(
+                    f"  J over floor run by run ({kind}): median {statistics.median(ratios):.2f}x, "
+                    f"{min(ratios):.2f}–{max(ratios):.2f}x over {len(ratios)} runs"
+                )
     return lines
 
 
@@ -331,7 +354,7 @@ def main(argv: list[str] | None = None) -> int:
     with quiet_browser() as (browser, workdir):
         for name in filter(None, args.data.split(",")):
             found = measure(name, args.runs, args.steps, browser, workdir, args.baseline)
-            print("\n".join(report(name, found)), flush=True)
+            print("\n".join(report(name, found, args.steps)), flush=True)
     return 0
 
 
