@@ -102,3 +102,30 @@ def test_the_audit_queue_chosen_then_closed_stays_after_another_page_and_opening
     assert at.radio(key="review.queue").value == "Audit sample"
     at.run()
     assert queue_buttons(at) == ["Queue: audit sample"]
+
+
+def test_the_filters_and_accepts_choice_stay_after_another_page(app_env):
+    """The Queue's filters and "Accept moves to the next unreviewed", set and the Queue closed, are as the person left
+    them after another page: on its button, in the walk, and in the panel opened again (Streamlit forgets a page's
+    widgets when a page switch leaves them behind; they were back to no filter and "moves on")."""
+    at = open_page("pages/review.py")
+    open_queue(at)
+    at.toggle(key="review.f_unreviewed").set_value(True).run()
+    at.toggle(key="review.advance").set_value(False).run()
+    at.multiselect(key="review.f_subsets").set_value(["medqa_sample"]).run()
+    _close(at)
+    left = ["Queue: all examples · 2 filters · Accept stays"]
+    assert at.query_params["uid"].startswith("medqa_sample/")
+    assert queue_buttons(at) == left
+    at.switch_page("pages/dashboard.py").run()
+    at.switch_page("pages/review.py").run()
+    assert not at.exception
+    assert queue_buttons(at) == left
+    assert at.query_params["uid"].startswith("medqa_sample/")  # the walk still filtered
+    press(at, "next")
+    assert at.query_params["uid"].startswith("medqa_sample/")
+    open_queue(at)
+    assert at.toggle(key="review.f_unreviewed").value and not at.toggle(key="review.advance").value
+    assert at.multiselect(key="review.f_subsets").value == ["medqa_sample"]
+    at.run()
+    assert queue_buttons(at) == left

@@ -235,3 +235,35 @@ def test_a_scroll_right_after_opening_the_queue_is_not_undone(streamlit_server, 
     page.wait_for_function(f"{scrolled} === 0")
     page.wait_for_timeout(1800)  # longer than the script goes on scrolling the panel into view
     assert page.evaluate(scrolled) == 0
+
+
+def test_the_queues_filters_stay_after_another_page_of_the_list(streamlit_server, page):
+    """A filter set in the Queue, the Queue closed, then Dashboard and back through the page list: the Queue's button
+    still says the filter and Accept's choice, the walk keeps to it, and the panel opened again shows them set."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    open_review(page, f"{streamlit_server.url}/review?id=ml-vs-programming")
+    settle(page)
+    queue = sidebar(page).get_by_role("button", name=re.compile(r"^Queue: "))
+    queue.click()
+    panel = queue_panel(page)
+    panel.get_by_role("switch", name="Accept moves to the next unreviewed").click(force=True)
+    expect()(queue).to_have_text(re.compile("Accept stays"))
+    settle(page)
+    panel.get_by_role("switch", name="Adherence 0").click(force=True)
+    left = re.compile("^" + re.escape("Queue: all examples · 1 filter · Accept stays"))  # then the chevron's glyph
+    expect()(queue).to_have_text(left)
+    settle(page)
+    queue.click()
+    expect()(panel).to_have_count(0)
+    settle(page)
+    nav = sidebar(page).get_by_role("navigation", name="Pages")
+    nav.get_by_role("link", name="Dashboard").click()
+    expect()(page).to_have_url(re.compile(r"/dashboard"))
+    settle(page)
+    nav.get_by_role("link", name="Review").click()
+    expect()(page.locator(".rv-doc").first).to_be_visible()
+    settle(page)
+    expect()(queue).to_have_text(left)
+    queue.click()
+    expect()(panel.get_by_role("switch", name="Adherence 0")).to_be_checked()
+    expect()(panel.get_by_role("switch", name="Accept moves to the next unreviewed")).not_to_be_checked()
