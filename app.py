@@ -13,6 +13,7 @@ from ragviz.ui.core.served import hide_error_details
 from ragviz.ui.core.shell import store_faults
 from ragviz.ui.core.unsaved import pending
 from ragviz.ui.review import sentence_editor, toolbar
+from ragviz.ui.review.actions import return_query
 
 # the tab icon from the app itself: with none, Streamlit fetches the page's :material/…: icon from fonts.gstatic.com
 st.set_page_config(page_title="ragviz", layout="wide", page_icon=favicon_url())
@@ -39,7 +40,9 @@ if page.url_path == "review":  # its keys listen, and its components' scripts lo
     early = toolbar.listen_early(not is_present(), files, also=theme_css() + PAGE_KEYS_HTML)
 # after Review's early element (drawn first, it starts the scripts' preloads: a warm Review ~0.2 s sooner, issue 38)
 if (chosen := page_nav(pages, page)) is not None:  # a plain click on a link: that page, in this same session
-    st.switch_page(chosen, query_params=page_query(is_present()))
+    # Review opens at the example the session shows, its query in the switch's own URL (one history entry)
+    back = return_query() if chosen.url_path == "review" else {}
+    st.switch_page(chosen, query_params=page_query(is_present()) | back)
 hide_error_details()  # served: no traceback, path or SQL in a browser
 # the app's few colour rules and the page's keyboard script (a disclosure's aria-expanded, the focus back on a redrawn
 # sidebar button): one hidden element, constant text of ragviz's own

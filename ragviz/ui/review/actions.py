@@ -25,8 +25,9 @@ from ragviz.analysis.review.queue import link_matches, nearest_match, resume_row
 from ragviz.data.dataset import Dataset
 from ragviz.store.events import StoredAction
 from ragviz.store.label_store import LabelStore, StoreUnavailable
+from ragviz.ui.audit.sample import AUDIT, QUEUE_PARAM, SAMPLE_PARAM
 from ragviz.ui.core import render, state, unsaved
-from ragviz.ui.core.keys import LAST_FILTER, REVIEW_INDEX, UNDO_MEMO
+from ragviz.ui.core.keys import LAST_FILTER, QUEUE_CHOICE, REVIEW_INDEX, SAMPLE_KEY, UNDO_MEMO
 from ragviz.ui.core.keys import LINK_CHOICES as CHOICES
 from ragviz.ui.core.keys import REVIEW_LINK as LINK
 from ragviz.ui.core.present import is_present
@@ -40,6 +41,7 @@ __all__ = [
     "follow_link",
     "link_followed",
     "moves_by_script",
+    "return_query",
     "shown_row",
     "undo_last",
     "undo_target",
@@ -162,6 +164,21 @@ def follow_link(ds: Dataset, go: Callable[[int | None], Any]) -> bool:
 def _choose(go: Callable[[int | None], Any], row: int) -> None:
     st.session_state.pop(CHOICES, None)
     go(row)
+
+
+def return_query() -> dict[str, str]:
+    """The query the Review page opens with from the page list: the example this session shows there (its uid) and
+    the audit queue once chosen (``queue``, ``sample``), as the page itself would put them in the URL. The page then
+    leaves the URL alone, and the switch is one history entry. Streamlit made two (the page's URL, then its query)
+    whenever the query arrived after the switch, and Back then stayed on Review."""
+    query: dict[str, str] = {}
+    if (row := st.session_state.get(REVIEW_INDEX)) is not None and 0 <= row < len(ds := state.dataset()):
+        query["uid"] = ds.uids[row]
+    if st.session_state.get(QUEUE_CHOICE) == AUDIT:
+        query[QUEUE_PARAM] = "audit"
+        if isinstance(sample := st.session_state.get(SAMPLE_KEY), int):
+            query[SAMPLE_PARAM] = str(sample)
+    return query
 
 
 def moves_by_script() -> bool:
