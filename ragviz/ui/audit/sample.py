@@ -45,6 +45,7 @@ __all__ = [
     "QUEUE_PARAM",
     "SAMPLE_KEY",
     "SAMPLE_PARAM",
+    "audit_query",
     "audit_queue",
     "follow_queue",
     "loaded_samples",
@@ -140,14 +141,22 @@ def restore_queue() -> bool:
     return st.session_state[QUEUE_KEY] == AUDIT
 
 
+def audit_query(sample_id: int | None) -> dict[str, str]:
+    """The URL's parameters of the audit queue (of sample *sample_id*, ``None``: not named), which
+    :func:`restore_queue` reads back.
+
+    >>> audit_query(3), audit_query(None)
+    ({'queue': 'audit', 'sample': '3'}, {'queue': 'audit'})
+    """
+    return {QUEUE_PARAM: "audit"} | ({} if sample_id is None else {SAMPLE_PARAM: str(sample_id)})
+
+
 def _keep_choice(sample: AuditSample | None) -> None:
     """Keep the Queue choice in the session and in the URL (the sample too)."""
     audit = st.session_state.get(QUEUE_KEY) == AUDIT
     st.session_state[QUEUE_CHOICE] = AUDIT if audit else ALL_EXAMPLES
     if audit:
-        st.query_params[QUEUE_PARAM] = "audit"
-        if sample is not None:
-            st.query_params[SAMPLE_PARAM] = str(sample.id)
+        st.query_params.update(audit_query(None if sample is None else sample.id))
         return
     for param in (QUEUE_PARAM, SAMPLE_PARAM):
         if param in st.query_params:

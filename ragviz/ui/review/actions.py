@@ -25,7 +25,7 @@ from ragviz.analysis.review.queue import link_matches, nearest_match, resume_row
 from ragviz.data.dataset import Dataset
 from ragviz.store.events import StoredAction
 from ragviz.store.label_store import LabelStore, StoreUnavailable
-from ragviz.ui.audit.sample import AUDIT, QUEUE_PARAM, SAMPLE_PARAM
+from ragviz.ui.audit.sample import AUDIT, audit_query
 from ragviz.ui.core import render, state, unsaved
 from ragviz.ui.core.keys import LAST_FILTER, QUEUE_CHOICE, REVIEW_INDEX, SAMPLE_KEY, UNDO_MEMO
 from ragviz.ui.core.keys import LINK_CHOICES as CHOICES
@@ -175,9 +175,8 @@ def return_query() -> dict[str, str]:
     if (row := st.session_state.get(REVIEW_INDEX)) is not None and 0 <= row < len(ds := state.dataset()):
         query["uid"] = ds.uids[row]
     if st.session_state.get(QUEUE_CHOICE) == AUDIT:
-        query[QUEUE_PARAM] = "audit"
-        if isinstance(sample := st.session_state.get(SAMPLE_KEY), int):
-            query[SAMPLE_PARAM] = str(sample)
+        sample = st.session_state.get(SAMPLE_KEY)
+        query |= audit_query(sample if isinstance(sample, int) else None)
     return query
 
 

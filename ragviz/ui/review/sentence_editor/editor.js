@@ -799,16 +799,21 @@ function drawBar(root, data) {
 // from Python would cost a message and a redraw of the whole app on every J (issue 38). The other parameters stay.
 // An entry put there as ◀ / ▶ was pressed (foresee) that named another example is corrected in place.
 function showInUrl(uid) {
-  const url = new URL(window.location.href);
   const guessed = bar.foreseen;
   bar.foreseen = null;
-  if (url.searchParams.get("uid") === uid) return;
+  const shown = new URLSearchParams(window.location.search).get("uid");
+  const url = urlNaming(uid);
+  if (!url) return;
+  if (guessed !== null && guessed === shown) window.history.replaceState(window.history.state, "", url);
+  else window.history.pushState({}, "", url);
+}
+
+// The page's URL with *uid* as its example (the other parameters kept), or null where it names that example already.
+function urlNaming(uid) {
+  const url = new URL(window.location.href);
+  if (url.searchParams.get("uid") === uid) return null;
   url.searchParams.set("uid", uid);
-  if (guessed !== null && guessed === new URL(window.location.href).searchParams.get("uid")) {
-    window.history.replaceState(window.history.state, "", url);
-  } else {
-    window.history.pushState({}, "", url);
-  }
+  return url;
 }
 
 // ◀ / ▶ pressed: the example it moves to (the bar's data: its uid and the tab's title) is put in the URL and the tab
@@ -819,9 +824,8 @@ function foresee(id) {
   const move = bar.data && bar.data.moves && bar.data.moves[id];
   if (!move || typeof move.uid !== "string" || !move.uid) return;
   setTimeout(() => {
-    const url = new URL(window.location.href);
-    if (url.searchParams.get("uid") !== move.uid) {
-      url.searchParams.set("uid", move.uid);
+    const url = urlNaming(move.uid);
+    if (url) {
       window.history.pushState({}, "", url);
       bar.foreseen = move.uid;
     }
