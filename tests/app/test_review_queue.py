@@ -129,3 +129,51 @@ def test_the_filters_and_accepts_choice_stay_after_another_page(app_env):
     assert at.multiselect(key="review.f_subsets").value == ["medqa_sample"]
     at.run()
     assert queue_buttons(at) == left
+
+
+def test_a_link_with_the_queues_settings_opens_the_page_walking_them(app_env):
+    """``?only=…&subset=…&accept=stays`` (a reload, a new tab, a copied link): the Queue's button says the settings, J
+    keeps to them, and the panel opened shows them set; a name the page does not know is passed over."""
+    at = open_page("pages/review.py", only="unreviewed,nonsense", subset="medqa_sample", accept="stays")
+    assert queue_buttons(at) == ["Queue: all examples · 2 filters · Accept stays"]
+    assert at.query_params["uid"].startswith("medqa_sample/")
+    for _ in range(2):
+        press(at, "next")
+        assert at.query_params["uid"].startswith("medqa_sample/")
+    open_queue(at)
+    assert at.toggle(key="review.f_unreviewed").value and not at.toggle(key="review.f_adherence0").value
+    assert at.multiselect(key="review.f_subsets").value == ["medqa_sample"]
+    assert not at.toggle(key=ADVANCE_KEY).value
+
+
+def test_a_change_in_the_queue_puts_every_setting_in_the_url(app_env):
+    """Each change to the Queue's widgets writes them all to the URL (what is at its default left out), so a reload
+    walks the same examples; the URL's other parameters stay."""
+    at = open_page("pages/review.py")
+    open_queue(at)
+    uid = at.query_params["uid"]
+    at.toggle(key="review.f_adherence0").set_value(True).run()
+    assert dict(at.query_params) == {"uid": uid, "only": "adherence0"}
+    at.multiselect(key="review.f_subsets").set_value(["medqa_sample"]).run()
+    at.toggle(key=ADVANCE_KEY).set_value(False).run()
+    assert at.query_params["only"] == "adherence0" and at.query_params["accept"] == "stays"
+    assert at.query_params["subset"] == "medqa_sample"  # AppTest keeps a one-value list as the string
+    assert queue_buttons(at) == ["Queue: all examples · 2 filters · Accept stays"]
+    at.toggle(key="review.f_adherence0").set_value(False).run()
+    at.multiselect(key="review.f_subsets").set_value([]).run()
+    at.toggle(key=ADVANCE_KEY).set_value(True).run()
+    assert not {"only", "subset", "accept"} & set(at.query_params)
+    assert queue_buttons(at) == [ALL]
+
+
+def test_the_url_names_the_settings_after_back(app_env):
+    """The URL, when it names settings, is what the page walks (Back or Forward to an entry made before a change):
+    the widgets are set again from it."""
+    at = open_page("pages/review.py")
+    open_queue(at)
+    at.toggle(key="review.f_adherence0").set_value(True).run()
+    at.toggle(key="review.f_flags").set_value(True).run()
+    at.query_params["only"] = "adherence0"  # what Back to the entry before the second change gives
+    at.run()
+    assert at.toggle(key="review.f_adherence0").value and not at.toggle(key="review.f_flags").value
+    assert queue_buttons(at) == ["Queue: all examples · 1 filter · Accept → next unreviewed"]

@@ -267,3 +267,41 @@ def test_the_queues_filters_stay_after_another_page_of_the_list(streamlit_server
     queue.click()
     expect()(panel.get_by_role("switch", name="Adherence 0")).to_be_checked()
     expect()(panel.get_by_role("switch", name="Accept moves to the next unreviewed")).not_to_be_checked()
+
+
+def test_the_queues_settings_are_in_the_url_through_a_reload_a_move_and_the_page_list(streamlit_server, page):
+    """A filter and Accept's choice set in the Queue go in the URL: a reload keeps them (the button and the "Filtered"
+    line say them), J keeps them in the URL beside the example it moves to, and the page list's way back to Review
+    carries them."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    open_review(page, f"{streamlit_server.url}/review?id=ml-vs-programming")
+    settle(page)
+    queue = sidebar(page).get_by_role("button", name=re.compile(r"^Queue: "))
+    queue.click()
+    panel = queue_panel(page)
+    panel.get_by_role("switch", name="Adherence 0").click(force=True)
+    expect()(page).to_have_url(re.compile(r"[?&]only=adherence0(&|$)"))
+    settle(page)
+    panel.get_by_role("switch", name="Accept moves to the next unreviewed").click(force=True)
+    expect()(page).to_have_url(re.compile(r"[?&]accept=stays(&|$)"))
+    settle(page)
+    page.reload()
+    expect()(page.locator(".rv-doc").first).to_be_visible()
+    left = re.compile("^" + re.escape("Queue: all examples · 1 filter · Accept stays"))
+    expect()(queue).to_have_text(left)
+    expect()(sidebar(page).get_by_text("Filtered: Adherence 0")).to_be_visible()
+    settle(page)
+    uid = re.search(r"[?&]uid=([^&]+)", page.url)
+    assert uid, page.url
+    page.locator("body").press("j")
+    expect()(page).not_to_have_url(re.compile(r"[?&]uid=" + re.escape(uid.group(1)) + r"(&|$)"))
+    assert re.search(r"[?&]only=adherence0(&|$)", page.url) and re.search(r"[?&]accept=stays(&|$)", page.url)
+    settle(page)
+    nav = sidebar(page).get_by_role("navigation", name="Pages")
+    nav.get_by_role("link", name="Dashboard").click()
+    expect()(page).to_have_url(re.compile(r"/dashboard"))
+    settle(page)
+    nav.get_by_role("link", name="Review").click()
+    expect()(page.locator(".rv-doc").first).to_be_visible()
+    expect()(page).to_have_url(re.compile(r"/review\?.*only=adherence0"))
+    expect()(queue).to_have_text(left)

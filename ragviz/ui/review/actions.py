@@ -33,6 +33,7 @@ from ragviz.ui.core.keys import REVIEW_LINK as LINK
 from ragviz.ui.core.present import is_present
 from ragviz.ui.review import fragment as review_fragment
 from ragviz.ui.review import page as review
+from ragviz.ui.review import queue_settings
 
 __all__ = [
     "CHOICES",
@@ -166,14 +167,16 @@ def _choose(go: Callable[[int | None], Any], row: int) -> None:
     go(row)
 
 
-def return_query() -> dict[str, str]:
-    """The query the Review page opens with from the page list: the example this session shows there (its uid) and
-    the audit queue once chosen (``queue``, ``sample``), as the page itself would put them in the URL. The page then
+def return_query() -> dict[str, str | list[str]]:
+    """The query the Review page opens with from the page list: the example this session shows there (its uid), the
+    audit queue once chosen (``queue``, ``sample``) and the Queue's filters and Accept's choice as left
+    (:func:`ragviz.ui.review.queue_settings.kept_query`), as the page itself would put them in the URL. The page then
     leaves the URL alone, and the switch is one history entry. Streamlit made two (the page's URL, then its query)
     whenever the query arrived after the switch, and Back then stayed on Review."""
-    query: dict[str, str] = {}
+    query: dict[str, str | list[str]] = {}
     if (row := st.session_state.get(REVIEW_INDEX)) is not None and 0 <= row < len(ds := state.dataset()):
         query["uid"] = ds.uids[row]
+    query |= queue_settings.kept_query()
     if st.session_state.get(QUEUE_CHOICE) == AUDIT:
         sample = st.session_state.get(SAMPLE_KEY)
         query |= audit_query(sample if isinstance(sample, int) else None)

@@ -11,7 +11,7 @@ redraws already changed).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
@@ -21,8 +21,8 @@ from ragviz.analysis.review.queue import Progress, ReviewFilter
 from ragviz.data.model import Example, Labels
 from ragviz.data.problems import Problem
 from ragviz.ui.core import disclosure, render
-
-T = TypeVar("T")
+from ragviz.ui.review import queue_settings
+from ragviz.ui.review.queue_settings import ADVANCE_KEY
 
 __all__ = [
     "ADVANCE_KEY",
@@ -124,8 +124,9 @@ def filter_sidebar(
         if show_corrections:
             st.html(progress_html(prog))
         moves_on = editable and not audit  # the audit queue's Accept stays on the example
-        advance = moves_on and bool(_left_as(ADVANCE_KEY, True))
-        n_filters = None if audit else len(filters_on(_filter_of(_left_as, show_corrections)))
+        queue_settings.keep()  # the ones a URL named too: the page list's switch back to Review carries them
+        advance = moves_on and bool(queue_settings.left_as(ADVANCE_KEY))
+        n_filters = None if audit else len(filters_on(_filter_of(queue_settings.left_as, show_corrections)))
         label = queue_label(audit, advance if moves_on else None, mine, n_filters)
         # closed until asked, and then not drawn at all: the first page does not fetch the widgets' scripts (the
         # multiselect's alone are 15 files; issue 38), and a J does not run them. A disclosure, not a popover: a
@@ -133,7 +134,7 @@ def filter_sidebar(
         # the disclosure's button is a leaf. One for the queue and the filters (which examples J / K walk). What it is
         # for is its panel's first line, not a tooltip: a button's tooltip is some 30 components redrawn on every J
         if not disclosure.disclosure(label, QUEUE_OPEN):  # md: ours (queue_label: literals and numbers only)
-            flt = _filter_of(_left_as, show_corrections)  # the widgets' values, kept while not drawn
+            flt = _filter_of(queue_settings.left_as, show_corrections)  # as left (the module queue_settings)
             if not audit and (on := filters_on(flt)):  # the filters set, said outside (the audit queue ignores them)
                 st.caption(render.md_escape("Filtered: " + "; ".join(on), limit=None))
             return flt, None
@@ -161,41 +162,27 @@ def filter_sidebar(
     return flt, queue
 
 
-def _left_as(key: str, default: Any = None) -> Any:
-    """The Queue's setting *key* as the person left it: its widget's value (kept while the Queue is closed), else the
-    one it had when they last left the Review page, else *default*. Streamlit forgets a page's widgets when a page
-    switch leaves them behind, and the filters fell back to none and Accept to "moves on"."""
-    return st.session_state.get(key, (st.session_state.get(QUEUE_KEPT) or {}).get(key, default))
-
-
-def _drawn(key: str, default: Any, draw: Callable[[], T]) -> T:
-    """Draw the Queue's widget *key* (*draw*) with the value the person left it at (:func:`_left_as`), and keep what
-    it says for their next visit. The value is set again before every drawing: Streamlit marks a "page" widget left on
-    a page switch to forget its value when it is next drawn."""
-    st.session_state[key] = _left_as(key, default)
-    value = draw()
-    st.session_state[QUEUE_KEPT] = {**(st.session_state.get(QUEUE_KEPT) or {}), key: value}
-    return value
-
-
 def _toggle(label: str, key: str, help: str | None = None) -> bool:
-    """One of the filters' toggles, its value kept while the Queue is closed and across pages."""
-
-    def draw() -> bool:
-        return st.toggle(label, key=key, help=help, persist_state=disclosure.KEEP_WHILE_CLOSED)  # md: ours (literals)
-
-    return _drawn(key, False, draw)
+    """One of the filters' toggles, its value kept while the Queue is closed, across pages and in the URL."""
+    return queue_settings.drawn(
+        key,
+        lambda changed: st.toggle(  # md: ours (literals)
+            label, key=key, help=help, on_change=changed, persist_state=disclosure.KEEP_WHILE_CLOSED
+        ),
+    )
 
 
 def _subsets(subset_names: Sequence[str]) -> list[str]:
-    """The "Subset" filter, its choice kept while the Queue is closed and across pages (a subset the open data no
-    longer has is dropped from it)."""
-    key = "review.f_subsets"
-    kept = [name for name in _left_as(key) or () if name in subset_names]
-    return _drawn(
+    """The "Subset" filter, its choice kept while the Queue is closed, across pages and in the URL (a subset the open
+    data does not have is dropped from it)."""
+    key = queue_settings.SUBSET_KEY
+    kept = [name for name in queue_settings.left_as(key) or () if name in subset_names]
+    return queue_settings.drawn(
         key,
-        kept,
-        lambda: st.multiselect("Subset", subset_names, key=key, persist_state=disclosure.KEEP_WHILE_CLOSED),
+        lambda changed: st.multiselect(
+            "Subset", subset_names, key=key, on_change=changed, persist_state=disclosure.KEEP_WHILE_CLOSED
+        ),
+        value=kept,
     )
 
 
@@ -206,21 +193,21 @@ def accept_toggle(queue: DeltaGenerator | None, editable: bool = True, audit: bo
     if not editable or audit:
         return False
     if queue is None:
-        return bool(_left_as(ADVANCE_KEY, True))
+        return bool(queue_settings.left_as(ADVANCE_KEY))
     with queue:  # on until turned off: its default is the session's (a widget's own would clash with it)
-        return _drawn(
+        return queue_settings.drawn(
             ADVANCE_KEY,
-            True,
-            lambda: st.toggle(
-                "Accept moves to the next unreviewed", key=ADVANCE_KEY, persist_state=disclosure.KEEP_WHILE_CLOSED
+            lambda changed: st.toggle(
+                "Accept moves to the next unreviewed",
+                key=ADVANCE_KEY,
+                on_change=changed,
+                persist_state=disclosure.KEEP_WHILE_CLOSED,
             ),
         )
 
 
 QUEUE_OPEN = "review.queue_open"  # whether the person opened the Queue (a disclosure's state: kept across J / K)
 QUEUE_PANEL = "review.queue_panel"  # the open Queue's panel (its element's class: st-key-review-queue_panel)
-ADVANCE_KEY = "review.advance"
-QUEUE_KEPT = "review.queue_kept"  # the Queue's settings as last drawn: what they are after another page
 FILTERS_HELP = "**Filters**: which examples J / K / N walk"
 QUEUE_HELP = "Which examples J / K walk (every example, or an audit sample) and where Accept goes next"
 
