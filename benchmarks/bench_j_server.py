@@ -8,7 +8,11 @@ component mounts' data work: Streamlit's search of the data for dataframes, its 
 browser swings 2x on a shared machine; the server's run is what this branch changes, and its CPU time is steadier.
 
     .venv/bin/python benchmarks/bench_j_server.py [--data sample|100k|ragbench] [--runs 3] [--steps 5] [--baseline DIR]
-        [--profile DIR] [--queries [--calls]]
+        [--decisions N] [--profile DIR] [--queries [--calls]]
+
+``--decisions N`` starts each tree's store with N examples the annotator already reviewed (every third corrected: its
+relevant keys cleared), none of them the examples J walks: a J's cost must not grow with the decisions a person made
+(an annotator's day is thousands).
 
 ``--queries`` lists what each J's fragment run does on the server: its store statements (``Database.execute`` and
 the write's begin and commit, with their ms), and the ms from the run's start to the messages it queues
@@ -41,7 +45,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_floor import CHROMIUM, SETTLE_MS, Target, _cpu_seconds, _data_path, _rows, serve  # noqa: E402
 
-__all__ = ["HOOK", "main"]
+__all__ = ["HOOK", "main", "seed_reviews"]
 
 # Loaded by every Python process started with its folder first on PYTHONPATH (only the servers this script starts).
 HOOK = textwrap.dedent(
@@ -333,12 +337,37 @@ def _presses(browser, target: Target, log: Path, steps: int) -> list[tuple[float
     return out
 
 
+def seed_reviews(data: str, db: Path, n: int, walked: set[str], who: str = "bench") -> int:
+    """*n* examples reviewed by *who* in the store *db* (every third corrected), taken from the end of *data* and
+    none of *walked*; returns how many."""
+    from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change
+    from ragviz.data.load import load
+    from ragviz.store.label_store import LabelStore
+
+    ds = load([data]).dataset
+    done = 0
+    with LabelStore(db) as store:
+        for row in range(len(ds) - 1, -1, -1):
+            if done >= n:
+                break
+            ex = ds.example(row)
+            if ex.uid in walked:
+                continue
+            changes = [Change(REVIEW_FIELD, None, REVIEWED)]
+            if done % 3 == 0 and ex.labels is not None and ex.labels.relevant_keys:
+                changes.insert(0, Change("relevant_keys", list(ex.labels.relevant_keys), []))
+            store.record(ex.uid, who, changes, example=ex)
+            done += 1
+    return done
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default="sample")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--baseline", type=Path, default=None)
+    parser.add_argument("--decisions", type=int, default=0, help="examples already reviewed in each store")
     parser.add_argument("--profile", type=Path, default=None)
     parser.add_argument("--cprofile", action="store_true", help="with --profile: cProfile on the thread's CPU time")
     parser.add_argument("--queries", action="store_true", help="list each J's store statements and message times")
@@ -358,6 +387,8 @@ def main(argv: list[str] | None = None) -> int:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
         targets = []
         for name, root in trees.items():
+            if args.decisions:
+                seed_reviews(path, work / f"{name}.db", args.decisions, set(uids))
             log = work / f"{name}.log"
             extra = [str(hook), str(root)] + ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else [])
             env = {
@@ -385,7 +416,7 @@ def main(argv: list[str] | None = None) -> int:
         browser.close()
         traces = {name: _traces(work / f"{name}.trace") for name in trees}
     load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-    print(f"data {args.data}; {args.runs} runs x {args.steps} J; {load}")
+    print(f"data {args.data}; {args.runs} runs x {args.steps} J; {args.decisions} decisions in the store; {load}")
     print(f"{'tree':10s} {'run wall ms/J':>14s} {'run CPU ms/J':>13s} {'mounts CPU':>11s} {'process CPU ms/J':>17s}  n")
     for name, per_j in found.items():  # medians; the process's CPU a mean (/proc counts 10 ms ticks)
         wall, cpu, mounts = (statistics.median(v[i] for v in per_j) for i in range(3))

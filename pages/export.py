@@ -6,7 +6,7 @@ labels (as ``ragviz export --labels gold``)."""
 import streamlit as st
 
 from ragviz.analysis.labelsets.selection import GOLD, LabelSelection, store_annotator
-from ragviz.analysis.review.queue import progress
+from ragviz.analysis.review.queue import store_progress
 from ragviz.data.errors import BadInput
 from ragviz.export.targets import export
 from ragviz.export.traces.targets import push_labels
@@ -32,7 +32,7 @@ if page.present:  # presentation mode (always for viewers): no one's progress, n
     else:
         ui.no_downloads(granted.why)
     st.stop()
-ui.progress_metrics(len(ds), progress(state.uid_set(), store.reviewed_uids(who), store.corrected_uids(who)))
+ui.progress_metrics(len(ds), store_progress(store, who, state.uid_set()))
 ui.what_an_export_holds()
 whose = LabelSelection.of(who)
 if granted.can_export:

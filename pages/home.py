@@ -4,7 +4,7 @@ one "Start reviewing" action, and a 30-second tour of the sentence keys on the s
 import streamlit as st
 
 from ragviz.analysis.overview import overview
-from ragviz.analysis.review.queue import progress
+from ragviz.analysis.review.queue import store_progress
 from ragviz.ui import home as ui
 from ragviz.ui.core import access, state
 from ragviz.ui.core.present import is_present
@@ -26,7 +26,7 @@ else:
     store, who = state.store(), state.annotator()
     ui.loaded(
         overview(state.dataset()),
-        None if present else progress(state.uid_set(), store.reviewed_uids(who), store.corrected_uids(who)),
+        None if present else store_progress(store, who, state.uid_set()),
         who,
         on_start=lambda: st.switch_page("pages/review.py"),
         present=present,

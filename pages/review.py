@@ -12,7 +12,7 @@ from functools import partial
 import streamlit as st
 
 from ragviz.analysis.review.metrics import compare_metrics, override_effects
-from ragviz.analysis.review.queue import neighbours, position_text, progress, review_status
+from ragviz.analysis.review.queue import neighbours, position_text, review_status, store_progress
 from ragviz.data.labels import RESET_FIELD, Change
 from ragviz.ui import phoenix as phoenix_ui
 from ragviz.ui.audit import sample as audit_ui
@@ -36,7 +36,7 @@ traces = show_corrections(page.present)  # presentation mode shows corrections o
 
 seen = store.status_version(who)  # first: a decision stored before the sets are read reruns the page on the next J
 reviewed, corrected = store.review_statuses(who)
-prog, audit_on = progress(state.uid_set(), reviewed, corrected), audit_ui.restore_queue()  # Queue: session, else URL
+prog, audit_on = store_progress(store, who, state.uid_set()), audit_ui.restore_queue()  # Queue: session, else URL
 mine = team_queue.mine_words(ds, store, who, reviewed)  # "My assignments" on (a team's round): the Queue says it
 flt, queue = review.filter_sidebar(prog, ds.subset_names, editable, traces, audit=audit_on, mine=mine)
 allowed = filters.review_filter_rows(ds, flt, who, reviewed, corrected)

@@ -329,17 +329,19 @@ class LabelStore:
 
         Walks the annotator's events newest first (indexed by annotator and id), in pages: an undo
         marker is always newer than the action it cancels, so one pass knows every undone action
-        before it meets it. Usually the first page holds the answer."""
+        before it meets it. Usually the first page holds the answer: it is a few events (the action
+        just recorded, its fields), each later page four times the one before (up to 200), so the
+        page's read after a decision does not decode hundreds of events."""
         self._check_ids("-", annotator)
         annotator = identity_name(annotator)
-        page = 200
 
         def walk(q: Query) -> StoredAction | None:
             undone: set[int] = set()
             below: int | None = None
-            seen = 0
+            seen, page = 0, 8
             while seen < max_events:
                 newest = read_events(q, annotator=annotator, below=below, newest_first=True, limit=page)
+                page = min(page * 4, 200)
                 if not newest:
                     return None
                 for e in newest:
@@ -481,6 +483,17 @@ class LabelStore:
             return set(cache.reviewed), set(cache.corrected)
 
         return self.read(both)
+
+    def review_counts(self, annotator: str, within: frozenset[str]) -> tuple[int, int]:
+        """How many examples of *within* (the open data's uids) the annotator reviewed, and corrected: the sizes of
+        :meth:`review_statuses` cut to *within* (:data:`EVERYONE`: anyone's). Kept up to date as decisions arrive
+        (:meth:`ragviz.store.status_cache.AnnotatorStatuses.counts_within`), so a page that says the person's progress
+        on every run (an Accept's) does not count over every decision they made."""
+        annotator = identity_name(annotator)
+        if annotator == EVERYONE:
+            reviewed, corrected = self.review_statuses(annotator)
+            return len(within.intersection(reviewed)), len(within.intersection(corrected))
+        return self.read(lambda q: self._statuses.of(annotator, q).counts_within(within))
 
     def status_version(self, annotator: str) -> int | None:
         """A number that changes whenever :meth:`review_statuses` would return other sets for *annotator* (read as

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ragviz.store.events import ExampleStatus
@@ -32,6 +33,7 @@ class AnnotatorStatuses:
         self.reviewed = {u for u, st in statuses.items() if st.reviewed}
         self.corrected = {u for u, st in statuses.items() if st.corrected}
         self.version = next(_VERSIONS)
+        self._within: dict[int, _Counts] = {}  # id(universe) -> its counts (the universe held, so the id stays its)
 
     def put(self, example_uid: str, status: ExampleStatus) -> None:
         was = (example_uid in self.reviewed, example_uid in self.corrected)
@@ -40,6 +42,34 @@ class AnnotatorStatuses:
         (self.corrected.add if status.corrected else self.corrected.discard)(example_uid)
         if was != (status.reviewed, status.corrected):
             self.version = next(_VERSIONS)
+            for counts in self._within.values():
+                if example_uid in counts.universe:
+                    counts.reviewed += int(status.reviewed) - int(was[0])
+                    counts.corrected += int(status.corrected) - int(was[1])
+
+    def counts_within(self, universe: frozenset[str]) -> tuple[int, int]:
+        """How many of *universe* are reviewed, and corrected: counted once (a set intersection, ~3 ms at 20,000
+        decisions), then kept up to date by :meth:`put` (one membership test a change). The last few universes
+        asked about are kept."""
+        counts = self._within.get(id(universe))
+        if counts is None or counts.universe is not universe:
+            counts = _Counts(
+                universe, len(universe.intersection(self.reviewed)), len(universe.intersection(self.corrected))
+            )
+            self._within[id(universe)] = counts
+            while len(self._within) > _UNIVERSES_KEPT:
+                del self._within[next(iter(self._within))]
+        return counts.reviewed, counts.corrected
+
+
+_UNIVERSES_KEPT = 4  # the data sets open at once in one process, as a rule one
+
+
+@dataclass
+class _Counts:
+    universe: frozenset[str]
+    reviewed: int
+    corrected: int
 
 
 class StatusCaches:

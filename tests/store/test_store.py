@@ -425,6 +425,39 @@ def test_the_status_version_changes_exactly_when_the_status_sets_do(db_target, e
         assert a.status_version("ann") not in (first, second) and a.review_statuses("ann") == (set(), set())
 
 
+def test_the_review_counts_within_the_open_data_follow_every_write(db_target, example):
+    """The Review page's progress on every run (an Accept's too) is counted by the store, kept up to date as
+    decisions arrive (its own and another connection's): always what :func:`progress` counts over the sets, for each
+    open data's uids, and for a new set of the same uids too."""
+    from ragviz.analysis.review.queue import progress
+
+    other = example_from_row(_row(id="q9"))
+    outside = example_from_row(_row(id="q-not-loaded"))
+    loaded = frozenset({example.uid, other.uid, "never-decided"})
+    just_one = frozenset({other.uid})
+
+    def agree(store, who="ann"):
+        for within in (loaded, just_one, frozenset(loaded)):
+            want = progress(within, *store.review_statuses(who))
+            assert store.review_counts(who, within) == (want.reviewed, want.corrected), within
+
+    with LabelStore(db_target) as a, LabelStore(db_target) as b:
+        assert a.review_counts("ann", loaded) == (0, 0)
+        agree(a)
+        _rel(a, example, "ann", ["0b"])  # reviewed and corrected
+        assert a.review_counts("ann", loaded) == (1, 1)
+        b.record(other.uid, "ann", [Change("review", None, "reviewed")], action="accept")  # another connection's
+        b.record(outside.uid, "ann", [Change("review", None, "reviewed")], action="accept")  # not in the open data
+        assert a.review_counts("ann", loaded) == (2, 1) and a.review_counts("ann", just_one) == (1, 0)
+        agree(a)
+        _rel(b, other, "bob", ["1a"])  # someone else's
+        assert a.review_counts("ann", loaded) == (2, 1) and a.review_counts(EVERYONE, loaded) == (2, 2)  # bob corrected
+        a.undo(example.uid, "ann")  # its own write, in place
+        assert a.review_counts("ann", loaded) == (1, 0)
+        agree(a)
+        agree(b)
+
+
 def test_old_schema_is_upgraded_in_place(db_target, monkeypatch, example):
     path = db_target
     # the first three migrations, and 015's guideline column (with 014's table) that every decision now writes

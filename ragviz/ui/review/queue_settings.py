@@ -17,6 +17,8 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
+from ragviz.ui.core.per_run import forget, once_a_run
+
 __all__ = [
     "ACCEPT_PARAM",
     "ADVANCE_KEY",
@@ -25,6 +27,7 @@ __all__ = [
     "QUEUE_KEPT",
     "SUBSET_KEY",
     "SUBSET_PARAM",
+    "URL_MEMO",
     "drawn",
     "keep",
     "kept_query",
@@ -98,8 +101,11 @@ def _unique(values: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(v for v in values if v))
 
 
+URL_MEMO = "review.queue_url"  # the URL's settings, read once a run (a run asks for each setting several times)
+
+
 def _from_url() -> dict[str, Any] | None:
-    return settings_of(st.query_params.get_all)
+    return once_a_run(URL_MEMO, lambda: settings_of(st.query_params.get_all))
 
 
 def left_as(key: str) -> Any:
@@ -117,6 +123,7 @@ def _record(key: str) -> None:
         if param in st.query_params:
             del st.query_params[param]
     st.query_params.update(queue_query(settings))
+    forget(URL_MEMO)  # a callback runs inside the run it starts: read the URL written here, not the one before
 
 
 def drawn(key: str, draw: Callable[[Callable[[], None]], T], value: Any = None) -> T:
