@@ -10,7 +10,9 @@ browser swings 2x on a shared machine; the server's run is what this branch chan
     .venv/bin/python benchmarks/bench_j_server.py [--data sample|100k|ragbench] [--runs 3] [--steps 5] [--baseline DIR]
         [--decisions N] [--profile DIR] [--queries [--calls]]
 
-``--decisions N`` starts each tree's store with N examples the annotator already reviewed (every third corrected: its
+``--key a`` presses A (Accept, moving on to the next unreviewed: a decision stored and the whole page drawn again)
+instead of J, each run on examples of its own; ``browser s`` is the seconds from the press until the next example is
+drawn whole. ``--decisions N`` starts each tree's store with N examples the annotator already reviewed (every third corrected: its
 relevant keys cleared), none of them the examples J walks: a J's cost must not grow with the decisions a person made
 (an annotator's day is thousands).
 
@@ -39,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -313,10 +316,13 @@ def _print_traces(name: str, runs: list[dict], calls: bool) -> None:
             print(f"  {count / n:5.1f}/J  {call}")
 
 
-def _presses(browser, target: Target, log: Path, steps: int) -> list[tuple[float, float, float, float]]:
-    """Per J: the server's run time (wall, CPU ms) and its components' data work (CPU ms) summed over the runs the
-    press started, and the whole server process's CPU ms (its event loop's work on the messages too) from the press
-    until the page is drawn."""
+def _presses(
+    browser, target: Target, log: Path, steps: int, key: str = "j", browser_s: list[float] | None = None
+) -> list[tuple[float, float, float, float]]:
+    """Per press of *key* (J, or A: Accept, moving on to the next unreviewed): the server's run time (wall, CPU ms)
+    and its components' data work (CPU ms) summed over the runs the press started, and the whole server process's CPU
+    ms (its event loop's work on the messages too) from the press until the page is drawn; with *browser_s*, the
+    seconds from the press until the next example is drawn whole are appended to it."""
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
     page.goto(target.start_url())
@@ -326,9 +332,12 @@ def _presses(browser, target: Target, log: Path, steps: int) -> list[tuple[float
     for step in range(1, steps + 1):
         page.evaluate("() => document.activeElement && document.activeElement.blur()")
         before, cpu = len(_lines(log)), _cpu_seconds(target.pid)
-        page.keyboard.press("j")
+        pressed = time.monotonic()
+        page.keyboard.press(key)
         page.wait_for_timeout(20)
         target.wait_drawn(page, step)
+        if browser_s is not None:
+            browser_s.append(time.monotonic() - pressed)
         page.wait_for_timeout(SETTLE_MS)
         process = (_cpu_seconds(target.pid) - cpu) * 1000
         runs = _lines(log)[before:]
@@ -368,6 +377,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=5)
     parser.add_argument("--baseline", type=Path, default=None)
     parser.add_argument("--decisions", type=int, default=0, help="examples already reviewed in each store")
+    parser.add_argument("--key", choices=("j", "a"), default="j", help="the key pressed: J, or A (Accept)")
     parser.add_argument("--profile", type=Path, default=None)
     parser.add_argument("--cprofile", action="store_true", help="with --profile: cProfile on the thread's CPU time")
     parser.add_argument("--queries", action="store_true", help="list each J's store statements and message times")
@@ -376,9 +386,12 @@ def main(argv: list[str] | None = None) -> int:
     from playwright.sync_api import sync_playwright
 
     path = _data_path(args.data)
-    uids, _ = _rows(args.data, path, args.steps)
+    # Accept reviews what it walks: each run (and the warm-up) starts where the one before stopped
+    per_run = args.steps if args.key == "a" else 0
+    uids, _ = _rows(args.data, path, args.steps + per_run * (args.runs + 1))
     trees = {"this": ROOT} | ({"baseline": args.baseline.resolve()} if args.baseline else {})
     found: dict[str, list[tuple[float, float, float, float]]] = {name: [] for name in trees}
+    seen: dict[str, list[float]] = {name: [] for name in trees}
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p, contextlib.ExitStack() as stack:
         work = Path(tmp)
         hook = work / "hook"
@@ -408,20 +421,26 @@ def main(argv: list[str] | None = None) -> int:
             url, pid = stack.enter_context(serve(root / "app.py", env, work, root))
             targets.append((name, Target("review", url, pid, uids), log))
         for _name, target, log in targets:  # warm: data loaded, modules imported
-            _presses(browser, target, log, 1)
+            _presses(browser, target, log, 1, args.key)
         warm = {name: len(_traces(work / f"{name}.trace")) for name in trees}
-        for _ in range(args.runs):
+        for run in range(1, args.runs + 1):
             for name, target, log in targets:
-                found[name] += _presses(browser, target, log, args.steps)
+                walk = Target("review", target.url, target.pid, uids[per_run * run :])
+                found[name] += _presses(browser, walk, log, args.steps, args.key, seen[name])
         browser.close()
         traces = {name: _traces(work / f"{name}.trace") for name in trees}
     load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
-    print(f"data {args.data}; {args.runs} runs x {args.steps} J; {args.decisions} decisions in the store; {load}")
-    print(f"{'tree':10s} {'run wall ms/J':>14s} {'run CPU ms/J':>13s} {'mounts CPU':>11s} {'process CPU ms/J':>17s}  n")
+    k = args.key.upper()
+    print(f"data {args.data}; {args.runs} runs x {args.steps} {k}; {args.decisions} decisions in the store; {load}")
+    print(
+        f"{'tree':10s} {f'run wall ms/{k}':>14s} {f'run CPU ms/{k}':>13s} {'mounts CPU':>11s}"
+        f" {f'process CPU ms/{k}':>17s} {'browser s':>10s}  n"
+    )
     for name, per_j in found.items():  # medians; the process's CPU a mean (/proc counts 10 ms ticks)
         wall, cpu, mounts = (statistics.median(v[i] for v in per_j) for i in range(3))
         process = statistics.fmean(v[3] for v in per_j)
-        print(f"{name:10s} {wall:14.1f} {cpu:13.1f} {mounts:11.2f} {process:17.1f}  {len(per_j)}")
+        drawn = statistics.median(seen[name])
+        print(f"{name:10s} {wall:14.1f} {cpu:13.1f} {mounts:11.2f} {process:17.1f} {drawn:10.3f}  {len(per_j)}")
     if args.queries:
         for name in trees:
             _print_traces(name, traces[name][warm[name] :], args.calls)
