@@ -73,8 +73,8 @@ def export_command(
         sources = store.sources.registered()
         if not sources:
             raise BadInput(
-                "no data files registered in this store; name them (ragviz export DATA ... --db DB) "
-                "or open the data in the app first",
+                "no data files registered in this store (the app registers what its Data page opens, not the data "
+                "it was started with); name them: ragviz export DATA ... --db DB",
                 path=db,
             )
         missing = [s for s in sources if not Path(s).exists()]
