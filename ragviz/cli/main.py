@@ -156,10 +156,11 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(
         "import",
-        "a RAG app's traces as rows: OTLP / OpenInference span files or an Arize Phoenix project",
-        "ragviz import otlp FILE... -o OUT, or ragviz import phoenix --url URL --project NAME -o OUT: one row per "
-        "trace (question = the root span's input, response = its output or the last LLM span's, documents = the "
-        "retriever span's documents in position order) with a source_trace side-car column for ragviz push. "
+        "a RAG app's traces as rows: OTLP / OpenInference span files, an Arize Phoenix or a Langfuse project",
+        "ragviz import otlp FILE... -o OUT, ragviz import phoenix --url URL --project NAME -o OUT, or ragviz import "
+        "langfuse --url URL -o OUT: one row per trace (question = the root span's input, response = its output or "
+        "the last LLM span's, documents = a reranker's output documents, else the retriever span's, in position "
+        "order) with a source_trace side-car column for ragviz push. "
         "Traces that cannot be rows are listed on stderr. Exit 2 on bad input, with nothing written.",
         "ragviz.cli.trace_import",
         "add_trace_import_arguments",
@@ -167,10 +168,12 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(
         "push",
-        "people's labels back where the traces live: Phoenix span and document annotations",
-        "ragviz push phoenix --url URL --db DB [--annotator NAME | --labels gold|latest] [--documents-as human|llm]: "
-        "the reviewed examples that came from traces (ragviz import) as annotations on their spans; only what changed "
-        "since the last push is sent. Exit 0 all pushed, 1 some examples refused (named), 2 bad input.",
+        "people's labels back where the traces live: Phoenix span and document annotations, or Langfuse scores",
+        "ragviz push phoenix --url URL --db DB [--annotator NAME | --labels gold|latest] [--documents-as human|llm], "
+        "or ragviz push langfuse --url URL --db DB [--annotator NAME | --labels gold|latest]: the reviewed examples "
+        "that came from traces (ragviz import) as annotations on their spans (Langfuse: scores on their observations); "
+        "only what changed since the last push is sent. Exit 0 all pushed, 1 some examples refused (named), 2 bad "
+        "input.",
         "ragviz.cli.trace_push",
         "add_trace_push_arguments",
         "run_trace_push_command",
