@@ -5,8 +5,7 @@ being run; in an installed wheel, ``ragviz_app/app.py`` (the wheel maps the chec
 ``pages/`` to the package ``ragviz_app``, see pyproject.toml). DATA goes to the app as ``$RAGVIZ_DATA``
 (absolute paths, ``os.pathsep``-separated). Streamlit runs in this process's Python
 (``python -m streamlit run``) with the viewer toolbar, usage statistics, Streamlit's first-run e-mail
-prompt and the full garbage collection after every run off; the exit code is its. A SIGTERM to ``ragviz app`` is
-passed on to Streamlit (it would otherwise keep serving, orphaned); Ctrl+C ends both (exit code 130).
+prompt and the full garbage collection after every run off; the exit code is its.
 
 Without ``--headless`` the browser opens when one can be shown: not on Linux with neither ``$DISPLAY``
 nor ``$WAYLAND_DISPLAY`` set (a server, a container, an ssh session), where the URL is printed only.
@@ -121,7 +120,8 @@ def streamlit_command(script: Path, port: int, host: str, headless: bool) -> lis
 
 
 def run_app_command(args: argparse.Namespace) -> int:
-    """The ``app`` command: see the module docstring."""
+    """The ``app`` command: see the module docstring. A SIGTERM to ``ragviz app`` is passed on to Streamlit (which
+    would otherwise keep serving, orphaned); Ctrl+C ends both (exit code 130)."""
     if not 0 < args.port < 65536:
         raise BadInput(f"must be 1-65535, got {args.port}", path=COMMAND, field="--port")
     missing = [p for p in args.paths if not os.path.exists(p)]
