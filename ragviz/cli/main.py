@@ -2,7 +2,7 @@
 
 Each command parses its options, calls one library function and prints. Library modules are
 imported inside the commands so ``ragviz --help`` starts fast; Streamlit is never imported here.
-Exit codes: 0 success, 2 bad input or a refusal. Errors have one channel: a command (or core code) raises a
+Exit codes: 0 success, 1 some examples failed or were refused (``label``, ``push``), 2 bad input or a refusal. Errors have one channel: a command (or core code) raises a
 :class:`ragviz.errors.RagvizError` and :func:`main` prints it to stderr; bad input
 (:class:`ragviz.errors.BadInput`, every domain error is one) every problem as ``PATH:ROW: field: problem`` (the
 parts known), any other refusal (a store or a service that fails) as ``ragviz COMMAND: message``.
@@ -82,8 +82,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(
         "audit",
-        "draw an audit sample (uniform, stratified or active) or see how far its review is",
-        "ragviz audit draw DATA... --db DB --size N [--design uniform|stratified|active] [--by COLUMN] [--seed S]: "
+        "draw an audit sample (uniform, stratified, active or paired) or see how far its review is",
+        "ragviz audit draw DATA... --db DB --size N [--design uniform|stratified|active|paired] [--by COLUMN] [--seed S]: "
         "draw a sample for people to review (the Review page's draw); ragviz audit status --db DB [--sample ID]: "
         "its progress. Exit 2 on bad input.",
         "ragviz.cli.audit",

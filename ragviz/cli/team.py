@@ -1,5 +1,5 @@
 """``ragviz team``: a labelling team's round from the command line: ``assign`` (overlap over a pool),
-``reassign`` (an annotator leaves), ``status`` (progress per annotator and example, the adjudication queue).
+``reassign`` (an annotator leaves), ``status`` (progress per annotator and example; the adjudication queue is the Team page's).
 The work is :mod:`ragviz.store.team` and :mod:`ragviz.analysis.team`; bad input raises
 :class:`~ragviz.data.errors.BadInput` (printed by :mod:`ragviz.cli.main`, exit 2)."""
 
