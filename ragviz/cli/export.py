@@ -138,7 +138,7 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
         "--output",
         metavar="OUT",
         required=True,
-        help="file to write ('-' for stdout; a directory: Parquet with a dataset card)",
+        help="file to write ('-' for stdout; a directory, existing or ending in /: Parquet with a dataset card)",
     )
     parser.add_argument(
         "--format",
