@@ -18,8 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-import tomllib
 from setuptools import find_packages
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10 (README: 3.10+): its backport, requirements-dev.txt
+    import tomli as tomllib
 
 from ragviz.cli.app import app_script, streamlit_command
 from ragviz.data.load import load

@@ -16,9 +16,11 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import signal
 import subprocess
 import sys
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from ragviz.data.errors import BadInput
@@ -118,7 +120,8 @@ def streamlit_command(script: Path, port: int, host: str, headless: bool) -> lis
 
 
 def run_app_command(args: argparse.Namespace) -> int:
-    """The ``app`` command: see the module docstring."""
+    """The ``app`` command: see the module docstring. A SIGTERM to ``ragviz app`` is passed on to Streamlit (which
+    would otherwise keep serving, orphaned); Ctrl+C ends both (exit code 130)."""
     if not 0 < args.port < 65536:
         raise BadInput(f"must be 1-65535, got {args.port}", path=COMMAND, field="--port")
     missing = [p for p in args.paths if not os.path.exists(p)]
@@ -131,8 +134,27 @@ def run_app_command(args: argparse.Namespace) -> int:
     env = dict(os.environ)
     if args.paths:
         env[DATA_ENV] = os.pathsep.join(os.path.abspath(p) for p in args.paths)
-    try:
-        headless = args.headless or not can_open_browser()
-        return subprocess.call(streamlit_command(script, args.port, args.host, headless), env=env)
-    except KeyboardInterrupt:
-        return 130
+    headless = args.headless or not can_open_browser()
+    with subprocess.Popen(streamlit_command(script, args.port, args.host, headless), env=env) as server:
+        forward = _forward_terminate(server)
+        try:
+            return server.wait()
+        except KeyboardInterrupt:
+            server.kill()
+            return 130
+        finally:
+            forward()
+
+
+def _forward_terminate(server: subprocess.Popen) -> Callable[[], None]:
+    """Pass a SIGTERM sent to this process alone (``kill PID``, a supervisor, systemd's ``KillMode=process``) on
+    to the Streamlit *server*, which would otherwise outlive it on the port; returns the undo. Only in the main
+    thread, where Python lets a signal be handled."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    previous = signal.signal(signal.SIGTERM, lambda signum, frame: server.send_signal(signum))
+
+    def undo() -> None:
+        signal.signal(signal.SIGTERM, previous)
+
+    return undo

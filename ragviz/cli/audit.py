@@ -1,4 +1,4 @@
-"""``ragviz audit``: draw an audit sample (uniform, stratified or active) and see how far its review is.
+"""``ragviz audit``: draw an audit sample (uniform, stratified, active or paired) and see how far its review is.
 
 ``ragviz audit draw DATA... --db DB --size N [--design uniform|stratified|active|paired] [--by COLUMN] [--allocation
 proportional|neyman] [--pilot ID] [--seed S]`` draws (paired: *N* questions, both systems' answers of each, with

@@ -50,7 +50,8 @@ def add_convert_arguments(parser: argparse.ArgumentParser) -> None:
         "--output",
         metavar="OUT",
         required=True,
-        help="file to write ('-' for stdout; with --to ragbench a directory: Parquet with a dataset card)",
+        help="file to write ('-' for stdout; with --to ragbench a directory, existing or ending in /: Parquet with a "
+        "dataset card)",
     )
     parser.add_argument(
         "--format",

@@ -85,7 +85,7 @@ def add_estimate_arguments(parser: argparse.ArgumentParser) -> None:
             "the PPI++ interval: t (default; Student's t around the estimate with lambda cross-fitted, its standard "
             "error from the out-of-fold residuals and degrees of freedom from their kurtosis: covers "
             f"{INTERVAL_COVERAGE['t']} in benchmarks/bench_design_target.py and bench_designs.py; the bootstrap-t where the audit is too "
-            "small to cross-fit), bootstrap-t (a studentized bootstrap that re-tunes lambda in each of "
+            "small to cross-fit, and with --compare), bootstrap-t (a studentized bootstrap that re-tunes lambda in each of "
             f"2,000 resamples, seed 0: covers {INTERVAL_COVERAGE['bootstrap-t']} in benchmarks/bench_ppi.py) or "
             f"normal (ppi_py's ppi_mean_ci: {INTERVAL_COVERAGE['normal']}); both kept within the metric's range "
             f"and never narrower than a small audit can rule out; under {MIN_AUDITED} audited examples no "

@@ -73,8 +73,8 @@ def export_command(
         sources = store.sources.registered()
         if not sources:
             raise BadInput(
-                "no data files registered in this store; name them (ragviz export DATA ... --db DB) "
-                "or open the data in the app first",
+                "no data files registered in this store (the app registers what its Data page opens, not the data "
+                "it was started with); name them: ragviz export DATA ... --db DB",
                 path=db,
             )
         missing = [s for s in sources if not Path(s).exists()]
@@ -138,7 +138,7 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
         "--output",
         metavar="OUT",
         required=True,
-        help="file to write ('-' for stdout; a directory: Parquet with a dataset card)",
+        help="file to write ('-' for stdout; a directory, existing or ending in /: Parquet with a dataset card)",
     )
     parser.add_argument(
         "--format",

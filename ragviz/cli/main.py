@@ -2,7 +2,7 @@
 
 Each command parses its options, calls one library function and prints. Library modules are
 imported inside the commands so ``ragviz --help`` starts fast; Streamlit is never imported here.
-Exit codes: 0 success, 2 bad input or a refusal. Errors have one channel: a command (or core code) raises a
+Exit codes: 0 success, 1 some examples failed or were refused (``label``, ``push``), 2 bad input or a refusal. Errors have one channel: a command (or core code) raises a
 :class:`ragviz.errors.RagvizError` and :func:`main` prints it to stderr; bad input
 (:class:`ragviz.errors.BadInput`, every domain error is one) every problem as ``PATH:ROW: field: problem`` (the
 parts known), any other refusal (a store or a service that fails) as ``ragviz COMMAND: message``.
@@ -82,8 +82,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(
         "audit",
-        "draw an audit sample (uniform, stratified or active) or see how far its review is",
-        "ragviz audit draw DATA... --db DB --size N [--design uniform|stratified|active] [--by COLUMN] [--seed S]: "
+        "draw an audit sample (uniform, stratified, active or paired) or see how far its review is",
+        "ragviz audit draw DATA... --db DB --size N [--design uniform|stratified|active|paired] [--by COLUMN] [--seed S]: "
         "draw a sample for people to review (the Review page's draw); ragviz audit status --db DB [--sample ID]: "
         "its progress. Exit 2 on bad input.",
         "ragviz.cli.audit",
@@ -156,10 +156,11 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(
         "import",
-        "a RAG app's traces as rows: OTLP / OpenInference span files or an Arize Phoenix project",
-        "ragviz import otlp FILE... -o OUT, or ragviz import phoenix --url URL --project NAME -o OUT: one row per "
-        "trace (question = the root span's input, response = its output or the last LLM span's, documents = the "
-        "retriever span's documents in position order) with a source_trace side-car column for ragviz push. "
+        "a RAG app's traces as rows: OTLP / OpenInference span files, an Arize Phoenix or a Langfuse project",
+        "ragviz import otlp FILE... -o OUT, ragviz import phoenix --url URL --project NAME -o OUT, or ragviz import "
+        "langfuse --url URL -o OUT: one row per trace (question = the root span's input, response = its output or "
+        "the last LLM span's, documents = a reranker's output documents, else the retriever span's, in position "
+        "order) with a source_trace side-car column for ragviz push. "
         "Traces that cannot be rows are listed on stderr. Exit 2 on bad input, with nothing written.",
         "ragviz.cli.trace_import",
         "add_trace_import_arguments",
@@ -167,10 +168,12 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec(
         "push",
-        "people's labels back where the traces live: Phoenix span and document annotations",
-        "ragviz push phoenix --url URL --db DB [--annotator NAME | --labels gold|latest] [--documents-as human|llm]: "
-        "the reviewed examples that came from traces (ragviz import) as annotations on their spans; only what changed "
-        "since the last push is sent. Exit 0 all pushed, 1 some examples refused (named), 2 bad input.",
+        "people's labels back where the traces live: Phoenix span and document annotations, or Langfuse scores",
+        "ragviz push phoenix --url URL --db DB [--annotator NAME | --labels gold|latest] [--documents-as human|llm], "
+        "or ragviz push langfuse --url URL --db DB [--annotator NAME | --labels gold|latest]: the reviewed examples "
+        "that came from traces (ragviz import) as annotations on their spans (Langfuse: scores on their observations); "
+        "only what changed since the last push is sent. Exit 0 all pushed, 1 some examples refused (named), 2 bad "
+        "input.",
         "ragviz.cli.trace_push",
         "add_trace_push_arguments",
         "run_trace_push_command",

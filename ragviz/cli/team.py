@@ -1,5 +1,5 @@
 """``ragviz team``: a labelling team's round from the command line: ``assign`` (overlap over a pool),
-``reassign`` (an annotator leaves), ``status`` (progress per annotator and example, the adjudication queue).
+``reassign`` (an annotator leaves), ``status`` (progress per annotator and example; the adjudication queue is the Team page's).
 The work is :mod:`ragviz.store.team` and :mod:`ragviz.analysis.team`; bad input raises
 :class:`~ragviz.data.errors.BadInput` (printed by :mod:`ragviz.cli.main`, exit 2)."""
 
@@ -66,12 +66,17 @@ def add_team_arguments(parser: argparse.ArgumentParser) -> None:
     s.add_argument("--format", choices=("text", "json"), default="text", help="text (default) or json")
 
 
+_NO_DATA = (
+    "no data: name DATA files (the store registers what the app's Data page opens, not the data it was started with)"
+)
+
+
 def _data_uids(store: Any, data: Sequence[str]) -> list[str]:
     from ragviz.data.load import load
 
     paths = list(data) or store.sources.registered()
     if not paths:
-        raise BadInput("no data: name DATA files, or open the data in the app first", path=f"{COMMAND} assign")
+        raise BadInput(_NO_DATA, path=f"{COMMAND} assign")
     result = load(paths)
     if not result.ok:
         raise BadInput(f"{len(result.errors)} errors in the data: nothing assigned", listed=result.errors)
@@ -84,7 +89,7 @@ def _assign(args: argparse.Namespace) -> int:
     pool = [n for n in args.pool.split(",") if n.strip()]
     with open_store(args.db, command=f"{COMMAND} assign", create=bool(args.data)) as store:
         if not args.data and not store.sources.registered() and args.sample is None:
-            raise BadInput("no data: name DATA files, or open the data in the app first", path=f"{COMMAND} assign")
+            raise BadInput(_NO_DATA, path=f"{COMMAND} assign")
         uids = _data_uids(store, args.data) if args.data or args.sample is None else None
         if args.sample is not None:
             sample = store.audits.get_sample(args.sample)

@@ -1,4 +1,4 @@
-"""``ragviz import otlp|phoenix``: a RAG app's traces as ragviz rows (JSON Lines), one row per trace.
+"""``ragviz import otlp|phoenix|langfuse``: a RAG app's traces as ragviz rows (JSON Lines), one row per trace.
 
 The mapping is :mod:`ragviz.data.formats.openinference`; traces that cannot be rows are listed on stderr, one
 line each, and the rest are written. Bad input (a file that is not spans, an unreachable server, a refused key,

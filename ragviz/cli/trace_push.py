@@ -1,7 +1,8 @@
-"""``ragviz push phoenix``: people's labels of examples imported from traces, back to Phoenix as annotations.
+"""``ragviz push phoenix|langfuse``: people's labels of examples imported from traces, back to Phoenix as annotations
+or to Langfuse as scores.
 
 What is sent is :mod:`ragviz.export.traces.annotations`; how (once, resumable, refusing changed traces) is
-:mod:`ragviz.export.traces.push`. Bad input is raised as :class:`~ragviz.data.errors.BadInput`.
+:mod:`ragviz.export.traces.push` (Langfuse: :mod:`ragviz.export.traces.langfuse_push`). Bad input is raised as :class:`~ragviz.data.errors.BadInput`.
 """
 
 from __future__ import annotations

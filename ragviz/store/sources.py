@@ -1,6 +1,7 @@
 """The data files a label store remembers, and the uploads it keeps.
 
-A *data source* is a file the app (or ``ragviz label``) loaded, registered by its absolute path so ``ragviz export``
+A *data source* is a file opened on the app's Data page (not the data the app was started with), judged by
+``ragviz label --db`` or written by ``ragviz import ... --db``, registered by its absolute path so ``ragviz export``
 can rebuild the examples without being told where they are. An *upload* is a file someone gave the app: kept under
 a content-hashed name (:mod:`ragviz.store.uploads`) next to an SQLite store; on PostgreSQL its bytes also go into
 the ``uploads`` table, registered once as ``upload:<name>``, and each replica and the CLI write their own copy on
@@ -49,7 +50,7 @@ class DataSources:
         self._store = store
 
     def register(self, path: str | os.PathLike) -> None:
-        """Remember a data file the app loaded, so exports can rebuild the examples: as
+        """Remember a data file (see the module docstring), so exports can rebuild the examples: as
         :meth:`source_of` names it (an upload kept in a PostgreSQL store by its content, else the
         absolute path)."""
         self._register(self.source_of(path))
