@@ -88,7 +88,7 @@ else:
     )
 if granted.can_load and not present:
     sample_loaded = [Path(p).resolve() for p in state.current_paths()] == [state.SAMPLE_DATA.resolve()]
-    request = ui.load_box(state.SAMPLE_DATA.name, served.path_typing_off(), sample_loaded)
+    request = ui.load_box(state.SAMPLE_DATA.name, served.path_typing_off(), sample_loaded, state.SAMPLE_DATA.is_dir())
 else:
     if not present:
         st.info(granted.why, icon=":material/lock:")  # md: ours

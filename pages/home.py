@@ -21,7 +21,7 @@ paths = state.current_paths()
 present = is_present()  # presentation mode (always for viewers): nothing that writes, no one's progress
 if not paths:
     may_load = access.access().can_load and not present  # loading: admins, not while presenting
-    ui.nothing_loaded(on_load_sample=load_sample if may_load else None)
+    ui.nothing_loaded(on_load_sample=load_sample if may_load else None, sample_here=state.SAMPLE_DATA.is_dir())
 else:
     store, who = state.store(), state.annotator()
     ui.loaded(

@@ -18,6 +18,7 @@ from ragviz.data.problems import Problem
 from ragviz.store.uploads import shown_name
 from ragviz.ui.core import render
 from ragviz.ui.core.keys import ANNOTATOR_INPUT, LAST_UPLOAD
+from ragviz.ui.home import NO_SAMPLE
 from ragviz.ui.phoenix import PhoenixRequest, phoenix_tab
 
 if TYPE_CHECKING:
@@ -86,11 +87,14 @@ class LoadRequest:
     phoenix: PhoenixRequest | None = None
 
 
-def load_box(sample_name: str, path_off: str | None = None, sample_loaded: bool = False) -> LoadRequest:
+def load_box(
+    sample_name: str, path_off: str | None = None, sample_loaded: bool = False, sample_here: bool = True
+) -> LoadRequest:
     """The "Load data" box: one tab each for the sample data (folder *sample_name*), an upload and
     a path. An upload is returned once, on the run it arrives. *path_off* (a sentence) disables the
     path field and says why (served without a data folder). *sample_loaded*: the sample is what is
-    loaded (its button is then a plain one: loading it again is not the next step)."""
+    loaded (its button is then a plain one: loading it again is not the next step); *sample_here* off: this install
+    has none (the tab says so, its button is off)."""
     with st.container(border=True):
         st.subheader("Load data")
         add = st.checkbox("Add to the data already loaded (instead of replacing it)", key="data.add")
@@ -101,9 +105,14 @@ def load_box(sample_name: str, path_off: str | None = None, sample_loaded: bool 
             loaded_note = " It is loaded now." if sample_loaded else ""
             st.caption(
                 f"About 20 hand-written examples in the RAGBench schema ({sample_name}/).{loaded_note}"
+                if sample_here
+                else NO_SAMPLE
             )  # md: ours
             sample = st.button(
-                "Load the sample data", key="data.load_sample", type="secondary" if sample_loaded else "primary"
+                "Load the sample data",
+                key="data.load_sample",
+                type="secondary" if sample_loaded or not sample_here else "primary",
+                disabled=not sample_here,
             )
         with upload_tab:
             cap = upload_limit()

@@ -13,7 +13,16 @@ from ragviz.analysis.review.queue import Progress
 from ragviz.data.model import Example
 from ragviz.ui.core import render, state
 
-__all__ = ["TOUR_EXAMPLE_ID", "WHAT_RAGVIZ_DOES", "intro", "loaded", "nothing_loaded", "tour", "tour_example"]
+__all__ = [
+    "NO_SAMPLE",
+    "TOUR_EXAMPLE_ID",
+    "WHAT_RAGVIZ_DOES",
+    "intro",
+    "loaded",
+    "nothing_loaded",
+    "tour",
+    "tour_example",
+]
 
 
 WHAT_RAGVIZ_DOES = (
@@ -23,10 +32,18 @@ WHAT_RAGVIZ_DOES = (
     "the corrected labels."
 )
 TOUR_EXAMPLE_ID = "ml-vs-programming"  # the sample's worked example
+#: Where the sample data is missing (an installed ragviz: the wheel does not carry it).
+NO_SAMPLE = (
+    "This install has no sample data: it is the sample_data folder of a checkout of ragviz's repository. "
+    "Open your own file on the Data page."
+)
 
 
 def tour_example() -> Example | None:
-    """The sample's worked example (from the bundled sample data, whatever else is loaded)."""
+    """The sample's worked example (from the bundled sample data, whatever else is loaded); ``None`` where this
+    install has no sample data."""
+    if not state.SAMPLE_DATA.is_dir():
+        return None
     ds = state.load_result((str(state.SAMPLE_DATA),)).dataset
     rows = ds.indices_of_id(TOUR_EXAMPLE_ID)
     return ds.example(rows[0]) if rows else None
@@ -37,13 +54,18 @@ def intro() -> None:
     st.markdown(WHAT_RAGVIZ_DOES)
 
 
-def nothing_loaded(on_load_sample: Callable[[], None] | None) -> None:
+def nothing_loaded(on_load_sample: Callable[[], None] | None, sample_here: bool = True) -> None:
     """With nothing loaded: the one action is loading the sample data (or going to the Data page);
-    *on_load_sample* ``None``: this person may not load data (served: admins only)."""
+    *on_load_sample* ``None``: this person may not load data (served: admins only); *sample_here* off: this install
+    has no sample data (:data:`NO_SAMPLE`), and the Data page is the one way."""
     with st.container(border=True):
         st.subheader("Nothing is loaded yet")
         if on_load_sample is None:
             st.caption("An admin of this app loads the data (RAGVIZ_DATA, or the Data page).")
+            return
+        if not sample_here:
+            st.caption(NO_SAMPLE)  # md: ours
+            st.page_link("pages/data.py", label="Open your own file", icon=":material/folder_open:")
             return
         st.button(
             "Load the sample data",
