@@ -12,13 +12,11 @@ on bad input with one ``ragviz audit: ...`` line.
 from __future__ import annotations
 
 import argparse
-import getpass
 import json
-import os
 import sys
 from typing import Any
 
-from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK, add_db_argument, open_store
+from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK, add_db_argument, login_name, open_store
 
 __all__ = ["add_audit_arguments", "run_audit_command"]
 
@@ -156,7 +154,7 @@ def _draw(args: argparse.Namespace) -> int:
     if not result.ok:
         return _fail(f"DATA: {result.errors[0]}")
     dataset = result.dataset
-    who = args.annotator or os.environ.get("RAGVIZ_ANNOTATOR") or getpass.getuser()
+    who = args.annotator or login_name()
     plan = None
     with open_store(args.db, command=COMMAND, create=True) as store:
         if args.grow is not None:

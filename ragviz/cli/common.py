@@ -4,6 +4,7 @@ problem printing."""
 from __future__ import annotations
 
 import argparse
+import getpass
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -31,6 +32,7 @@ __all__ = [
     "export_selection",
     "fold_identities",
     "label_selection",
+    "login_name",
     "open_store",
     "print_problems",
 ]
@@ -194,6 +196,15 @@ def fold_identities(args: argparse.Namespace) -> argparse.Namespace:
         if isinstance(value, str) and value.strip():
             setattr(args, name, identity_name(value))
     return args
+
+
+def login_name() -> str:
+    """Who runs the command when no option names them: ``$RAGVIZ_ANNOTATOR``, else the login name, else
+    ``"unknown"`` (a container's user with no entry in its user database and no ``$USER``: ``getpass`` raises)."""
+    try:
+        return os.environ.get("RAGVIZ_ANNOTATOR") or getpass.getuser() or "unknown"
+    except (KeyError, OSError):
+        return "unknown"
 
 
 def errors(n: int) -> str:

@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ragviz.cli.common import EXIT_OK, add_db_argument, errors, open_store
+from ragviz.cli.common import EXIT_OK, add_db_argument, errors, login_name, open_store
 from ragviz.data.errors import BadInput
 
 if TYPE_CHECKING:
@@ -61,7 +60,9 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--rubric", default=None, metavar="FILE", help="a text file of rubric notes")
     p.add_argument("--model", default=None, help="the version's model (default: the one it starts from, else any)")
     p.add_argument("--base-url", default=None, metavar="URL", help="the version's server URL (never a key)")
-    p.add_argument("--by", default=None, metavar="WHO", help="who creates it (default: $USER)")
+    p.add_argument(
+        "--by", default=None, metavar="WHO", help="who creates it (default: $RAGVIZ_ANNOTATOR or the login name)"
+    )
     add_db_argument(p)
     p = sub.add_parser(
         "compare",
@@ -96,7 +97,9 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
         description="Make NAME the judge of the Label page and `ragviz label` (every promotion is kept).",
     )
     p.add_argument("name", metavar="NAME")
-    p.add_argument("--by", default=None, metavar="WHO", help="who promotes it (default: $USER)")
+    p.add_argument(
+        "--by", default=None, metavar="WHO", help="who promotes it (default: $RAGVIZ_ANNOTATOR or the login name)"
+    )
     add_db_argument(p)
 
 
@@ -113,7 +116,7 @@ def _load(paths: list[str]) -> Dataset:
 
 
 def _who(args: argparse.Namespace) -> str:
-    return args.by or os.environ.get("USER") or "unknown"
+    return args.by or login_name()
 
 
 def run_judge_command(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:

@@ -54,3 +54,24 @@ def test_a_writer_refuses_a_store_in_a_missing_folder(tmp_path, capsys):
     assert main(["audit", "draw", str(SAMPLE_DATA), "--db", str(db), "--size", "2"]) == 2
     assert capsys.readouterr().err.strip().endswith("new.db: no such folder for a label store")
     assert not (tmp_path / "no").exists()
+
+
+def test_who_runs_a_command_without_a_login_name_is_unknown_not_a_traceback(tmp_path, capsys, monkeypatch):
+    """audit draw and judge create name who did it: $RAGVIZ_ANNOTATOR, else the login name; a container's user with
+    no entry in the user database and no $USER made getpass raise out of audit draw (judge said "unknown")."""
+    import getpass
+    import json
+
+    from ragviz.cli.common import login_name
+
+    def no_entry() -> str:
+        raise KeyError("getpwuid(): uid not found: 1234")
+
+    monkeypatch.delenv("RAGVIZ_ANNOTATOR", raising=False)
+    monkeypatch.setattr(getpass, "getuser", no_entry)
+    assert login_name() == "unknown"
+    db = tmp_path / "l.db"
+    assert main(["audit", "draw", str(SAMPLE_DATA), "--db", str(db), "--size", "5", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["sample"] == 1
+    monkeypatch.setenv("RAGVIZ_ANNOTATOR", "ana")
+    assert login_name() == "ana"
