@@ -158,9 +158,10 @@ def _keep_choice(sample: AuditSample | None) -> None:
     if audit:
         st.query_params.update(audit_query(None if sample is None else sample.id))
         return
-    for param in (QUEUE_PARAM, SAMPLE_PARAM):
-        if param in st.query_params:
-            del st.query_params[param]
+    if QUEUE_PARAM in st.query_params or SAMPLE_PARAM in st.query_params:  # one message: one history entry
+        st.query_params.from_dict(
+            {k: st.query_params.get_all(k) for k in st.query_params if k not in (QUEUE_PARAM, SAMPLE_PARAM)}
+        )
 
 
 def _refused() -> bool:

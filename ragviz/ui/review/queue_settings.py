@@ -119,10 +119,9 @@ def _record(key: str) -> None:
     """A Queue widget *key* changed: every setting goes in the URL, this one as the widget now says."""
     settings = {k: left_as(k) for k in DEFAULTS} | {key: st.session_state.get(key, DEFAULTS[key])}
     st.session_state[QUEUE_KEPT] = settings
-    for param in (ONLY_PARAM, SUBSET_PARAM, ACCEPT_PARAM):
-        if param in st.query_params:
-            del st.query_params[param]
-    st.query_params.update(queue_query(settings))
+    theirs = (k for k in st.query_params if k not in (ONLY_PARAM, SUBSET_PARAM, ACCEPT_PARAM))
+    others: dict[str, str | list[str]] = {k: st.query_params.get_all(k) for k in theirs}
+    st.query_params.from_dict(others | queue_query(settings))  # one message: one history entry (a del is one each)
     forget(URL_MEMO)  # a callback runs inside the run it starts: read the URL written here, not the one before
 
 
