@@ -8,6 +8,7 @@ from ragviz.analysis.review.queue import store_progress
 from ragviz.ui import home as ui
 from ragviz.ui.core import access, state
 from ragviz.ui.core.present import is_present
+from ragviz.ui.review.actions import return_query
 
 state.require_app_shell()
 
@@ -28,7 +29,7 @@ else:
         overview(state.dataset()),
         None if present else store_progress(store, who, state.uid_set()),
         who,
-        on_start=lambda: st.switch_page("pages/review.py"),
+        on_start=lambda: st.switch_page("pages/review.py", query_params=return_query()),
         present=present,
     )
 ui.tour(ui.tour_example(), present=present)

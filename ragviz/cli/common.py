@@ -200,11 +200,12 @@ def fold_identities(args: argparse.Namespace) -> argparse.Namespace:
 
 def login_name() -> str:
     """Who runs the command when no option names them: ``$RAGVIZ_ANNOTATOR``, else the login name, else
-    ``"unknown"`` (a container's user with no entry in its user database and no ``$USER``: ``getpass`` raises)."""
+    ``"annotator"`` (a container's user with no entry in its user database and no ``$USER``: ``getpass`` raises), as
+    the app names a local person."""
     try:
-        return os.environ.get("RAGVIZ_ANNOTATOR") or getpass.getuser() or "unknown"
+        return os.environ.get("RAGVIZ_ANNOTATOR") or getpass.getuser() or "annotator"
     except (KeyError, OSError):
-        return "unknown"
+        return "annotator"
 
 
 def errors(n: int) -> str:

@@ -49,10 +49,12 @@ class AnnotatorStatuses:
 
     def counts_within(self, universe: frozenset[str]) -> tuple[int, int]:
         """How many of *universe* are reviewed, and corrected: counted once (a set intersection, ~3 ms at 20,000
-        decisions), then kept up to date by :meth:`put` (one membership test a change). The last few universes
-        asked about are kept."""
-        counts = self._within.get(id(universe))
-        if counts is None or counts.universe is not universe:
+        decisions), then kept up to date by :meth:`put` (one membership test a change). The universes asked about
+        last are kept (:data:`_UNIVERSES_KEPT`)."""
+        counts = self._within.pop(id(universe), None)  # put back last: the least recently asked goes first
+        if counts is not None and counts.universe is universe:
+            self._within[id(universe)] = counts
+        else:
             counts = _Counts(
                 universe, len(universe.intersection(self.reviewed)), len(universe.intersection(self.corrected))
             )

@@ -14,7 +14,7 @@ from ragviz.analysis.labelsets.named import HUMAN, JUDGE
 from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.export.records import csv_line
 from ragviz.metrics.trace import TRACE_METRICS
-from ragviz.ui.core import render
+from ragviz.ui.core import queue_settings, render
 from ragviz.ui.core.label_link import keep_in_url, labels_from_url
 
 __all__ = [
@@ -177,7 +177,7 @@ def example_links(diffs: Sequence[ExampleDiff]) -> None:
         st.page_link(
             "pages/review.py",
             label=f"{render.md_escape(d.uid)} — {d.n_changes} change(s)",
-            query_params={"uid": d.uid},
+            query_params=queue_settings.review_query(d.uid),
             icon=":material/arrow_forward:",
         )
     if len(diffs) > MAX_LINKS:

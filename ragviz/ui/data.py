@@ -106,7 +106,7 @@ def load_box(
             st.caption(
                 f"About 20 hand-written examples in the RAGBench schema ({sample_name}/).{loaded_note}"
                 if sample_here
-                else NO_SAMPLE
+                else NO_SAMPLE + " Upload a file or open a path in the other tabs."
             )  # md: ours
             sample = st.button(
                 "Load the sample data",

@@ -33,10 +33,7 @@ WHAT_RAGVIZ_DOES = (
 )
 TOUR_EXAMPLE_ID = "ml-vs-programming"  # the sample's worked example
 #: Where the sample data is missing (an installed ragviz: the wheel does not carry it).
-NO_SAMPLE = (
-    "This install has no sample data: it is the sample_data folder of a checkout of ragviz's repository. "
-    "Open your own file on the Data page."
-)
+NO_SAMPLE = "This install has no sample data: it is the sample_data folder of a checkout of ragviz's repository."
 
 
 def tour_example() -> Example | None:
@@ -65,7 +62,7 @@ def nothing_loaded(on_load_sample: Callable[[], None] | None, sample_here: bool 
             return
         if not sample_here:
             st.caption(NO_SAMPLE)  # md: ours
-            st.page_link("pages/data.py", label="Open your own file", icon=":material/folder_open:")
+            st.page_link("pages/data.py", label="Open your own file on the Data page", icon=":material/folder_open:")
             return
         st.button(
             "Load the sample data",

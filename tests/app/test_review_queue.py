@@ -147,8 +147,8 @@ def test_a_link_with_the_queues_settings_opens_the_page_walking_them(app_env):
 
 
 def test_a_change_in_the_queue_puts_every_setting_in_the_url(app_env):
-    """Each change to the Queue's widgets writes them all to the URL (what is at its default left out), so a reload
-    walks the same examples; the URL's other parameters stay."""
+    """Each change to the Queue's widgets writes them all to the URL (what is at its default left out; all at their
+    defaults: ``only=``), so a reload walks the same examples; the URL's other parameters stay."""
     at = open_page("pages/review.py")
     open_queue(at)
     uid = at.query_params["uid"]
@@ -162,7 +162,7 @@ def test_a_change_in_the_queue_puts_every_setting_in_the_url(app_env):
     at.toggle(key="review.f_adherence0").set_value(False).run()
     at.multiselect(key="review.f_subsets").set_value([]).run()
     at.toggle(key=ADVANCE_KEY).set_value(True).run()
-    assert not {"only", "subset", "accept"} & set(at.query_params)
+    assert at.query_params["only"] == "" and not {"subset", "accept"} & set(at.query_params)  # defaults, named
     assert queue_buttons(at) == [ALL]
 
 
@@ -177,3 +177,54 @@ def test_the_url_names_the_settings_after_back(app_env):
     at.run()
     assert at.toggle(key="review.f_adherence0").value and not at.toggle(key="review.f_flags").value
     assert queue_buttons(at) == ["Queue: all examples · 1 filter · Accept → next unreviewed"]
+
+
+def test_a_change_back_to_the_defaults_still_names_them_in_the_url(app_env):
+    """A filter turned on then off: the URL names the settings at their defaults (``only=``), so Back to the entry
+    with the filter on and Forward again each show what the entry says."""
+    at = open_page("pages/review.py")
+    open_queue(at)
+    at.toggle(key="review.f_adherence0").set_value(True).run()
+    at.toggle(key="review.f_adherence0").set_value(False).run()
+    assert at.query_params["only"] == "" and queue_buttons(at) == [ALL]
+    at.query_params["only"] = "adherence0"  # Back: the entry with the filter on
+    at.run()
+    assert at.toggle(key="review.f_adherence0").value
+    at.query_params["only"] = ""  # Forward
+    at.run()
+    assert not at.toggle(key="review.f_adherence0").value and queue_buttons(at) == [ALL]
+
+
+def test_back_to_an_entry_from_before_any_change_shows_the_defaults(app_env, monkeypatch):
+    """Back to the page as it was before the first change (its URL names no setting, nor the audit queue): the filters,
+    Accept's choice and the Queue are as that entry had them, not as chosen since."""
+    from ragviz.ui.audit import sample as audit_sample
+    from ragviz.ui.core import queue_settings
+
+    at = open_page("pages/review.py")
+    open_queue(at)
+    at.toggle(key="review.f_adherence0").set_value(True).run()
+    at.toggle(key=ADVANCE_KEY).set_value(False).run()
+    at.radio(key="review.queue").set_value("Audit sample").run()
+    assert at.query_params["queue"] == "audit"
+    for param in ("only", "accept", "queue", "sample"):
+        at.query_params.pop(param, None)
+    monkeypatch.setattr(queue_settings, "history_navigation", lambda: True)
+    monkeypatch.setattr(audit_sample, "history_navigation", lambda: True)
+    at.run()
+    assert at.radio(key="review.queue").value == "All examples"
+    assert not at.toggle(key="review.f_adherence0").value and at.toggle(key=ADVANCE_KEY).value
+    assert queue_buttons(at) == [ALL]
+
+
+def test_a_subset_the_open_data_lacks_is_no_filter(app_env):
+    """``?subset=`` naming a subset the data does not have (a link from other data, a typo) filters nothing, closed or
+    open: the button, the walk and the panel agree."""
+    at = open_page("pages/review.py", subset="nope")
+    assert queue_buttons(at) == [ALL]
+    first = at.query_params["uid"]
+    press(at, "next")
+    assert at.query_params["uid"] != first
+    open_queue(at)
+    assert at.multiselect(key="review.f_subsets").value == []
+    assert queue_buttons(at) == [ALL]

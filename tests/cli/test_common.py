@@ -56,9 +56,10 @@ def test_a_writer_refuses_a_store_in_a_missing_folder(tmp_path, capsys):
     assert not (tmp_path / "no").exists()
 
 
-def test_who_runs_a_command_without_a_login_name_is_unknown_not_a_traceback(tmp_path, capsys, monkeypatch):
+def test_who_runs_a_command_without_a_login_name_is_annotator_not_a_traceback(tmp_path, capsys, monkeypatch):
     """audit draw and judge create name who did it: $RAGVIZ_ANNOTATOR, else the login name; a container's user with
-    no entry in the user database and no $USER made getpass raise out of audit draw (judge said "unknown")."""
+    no entry in the user database and no $USER made getpass raise out of audit draw (judge said "unknown"); the app's
+    name for such a person is "annotator"."""
     import getpass
     import json
 
@@ -69,7 +70,7 @@ def test_who_runs_a_command_without_a_login_name_is_unknown_not_a_traceback(tmp_
 
     monkeypatch.delenv("RAGVIZ_ANNOTATOR", raising=False)
     monkeypatch.setattr(getpass, "getuser", no_entry)
-    assert login_name() == "unknown"
+    assert login_name() == "annotator"  # as the app names a local person
     db = tmp_path / "l.db"
     assert main(["audit", "draw", str(SAMPLE_DATA), "--db", str(db), "--size", "5", "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["sample"] == 1

@@ -428,7 +428,7 @@ def test_the_status_version_changes_exactly_when_the_status_sets_do(db_target, e
 def test_the_review_counts_within_the_open_data_follow_every_write(db_target, example):
     """The Review page's progress on every run (an Accept's too) is counted by the store, kept up to date as
     decisions arrive (its own and another connection's): always what :func:`progress` counts over the sets, for each
-    open data's uids, and for a new set of the same uids too."""
+    open data's uids, for a new set of the same uids too, and past the few sets it keeps counted."""
     from ragviz.analysis.review.queue import progress
 
     other = example_from_row(_row(id="q9"))
@@ -436,8 +436,11 @@ def test_the_review_counts_within_the_open_data_follow_every_write(db_target, ex
     loaded = frozenset({example.uid, other.uid, "never-decided"})
     just_one = frozenset({other.uid})
 
+    equal = frozenset(list(loaded))  # another set of the same uids (frozenset(loaded) would be loaded itself)
+    others = [frozenset({example.uid, f"x{i}"}) for i in range(5)]  # more than the store keeps counted
+
     def agree(store, who="ann"):
-        for within in (loaded, just_one, frozenset(loaded)):
+        for within in (loaded, just_one, equal, *others, loaded):
             want = progress(within, *store.review_statuses(who))
             assert store.review_counts(who, within) == (want.reviewed, want.corrected), within
 
@@ -477,6 +480,8 @@ def test_failed_write_leaves_caches_consistent(store, example, monkeypatch):
     import ragviz.store.label_store as store_module
 
     assert store.reviewed_uids("ann") == set()
+    loaded = frozenset({example.uid})
+    assert store.review_counts("ann", loaded) == (0, 0)  # counted, and kept from now on
     real = store_module.insert_event
 
     def insert_then_fail(q, action_id, uid, annotator, ts, field, old, new):
@@ -489,6 +494,7 @@ def test_failed_write_leaves_caches_consistent(store, example, monkeypatch):
         store.record(example.uid, "ann", [Change("relevant_keys", ["0a"], ["0b"]), Change("utilized_keys", ["0a"], [])])
     assert store.n_events() == 0 and store.history(example.uid) == []
     assert store.reviewed_uids("ann") == set()
+    assert store.review_counts("ann", loaded) == (0, 0)
 
 
 def test_data_version_moves_with_every_label_event_and_judge_label_set(db_target):

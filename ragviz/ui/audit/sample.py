@@ -33,6 +33,7 @@ from ragviz.ui.core.keys import (
     QUEUE_KEY,
     SAMPLE_KEY,
 )
+from ragviz.ui.core.queue_settings import history_navigation
 
 __all__ = [
     "ALL_EXAMPLES",
@@ -128,10 +129,12 @@ def reviewed_by_anyone(store: LabelStore) -> set[str]:
 
 def restore_queue() -> bool:
     """Set the Queue choice before the sidebar is drawn: the one made in this session, else the
-    URL's (``?queue=audit&sample=3``, so a reload or a copied link opens the same queue). True in
-    audit mode (then Accept stays on the example: the sidebar offers no "moves on" toggle)."""
-    if QUEUE_KEY not in st.session_state:
-        choice = st.session_state.get(QUEUE_CHOICE)
+    URL's (``?queue=audit&sample=3``, so a reload or a copied link opens the same queue); on Back or
+    Forward the URL's (the entry's queue, not the one chosen since). True in audit mode (then Accept
+    stays on the example: the sidebar offers no "moves on" toggle)."""
+    back = history_navigation()
+    if QUEUE_KEY not in st.session_state or back:
+        choice = None if back else st.session_state.get(QUEUE_CHOICE)
         if choice is None:
             choice = AUDIT if st.query_params.get(QUEUE_PARAM) == "audit" else ALL_EXAMPLES
             sample = st.query_params.get(SAMPLE_PARAM, "")

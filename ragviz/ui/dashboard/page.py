@@ -35,7 +35,7 @@ from ragviz.analysis.labelsets.named import HUMAN
 from ragviz.analysis.labelsets.selection import LabelSelection
 from ragviz.metrics.retrieval import DEFAULT_KS, parse_ks
 from ragviz.metrics.trace import TRACE_METRICS
-from ragviz.ui.core import chart_specs, charts, render
+from ragviz.ui.core import chart_specs, charts, queue_settings, render
 from ragviz.ui.core.label_link import LABELS_PARAM, keep_in_url, labels_from_url
 from ragviz.ui.dashboard.means import means_table, no_interval_words
 from ragviz.ui.dashboard.tables import BASELINE_FIGURES, baselines_by_judge, trust_table
@@ -296,7 +296,9 @@ def baselines(table: list[dict[str, Any]] | None) -> None:
 
 
 def _review_link(uid: str, label: str) -> None:
-    st.page_link("pages/review.py", label=label, query_params={"uid": uid}, icon=":material/arrow_forward:")  # md: ours
+    st.page_link(
+        "pages/review.py", label=label, query_params=queue_settings.review_query(uid), icon=":material/arrow_forward:"
+    )  # md: ours
 
 
 def triage(

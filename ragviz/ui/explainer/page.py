@@ -24,7 +24,7 @@ from ragviz.data.dataset import Dataset
 from ragviz.data.model import Example, Labels
 from ragviz.metrics.retrieval import DEFAULT_KS
 from ragviz.metrics.trace import TRACE_METRICS
-from ragviz.ui.core import render
+from ragviz.ui.core import queue_settings, render
 from ragviz.ui.core.keys import EXPLAINER_K, REVIEW_INDEX
 from ragviz.ui.core.keys import EXPLAINER_LINK as LINK
 from ragviz.ui.core.label_link import keep_in_url, labels_from_url
@@ -156,7 +156,7 @@ def question(example: Example, review_link: bool) -> None:
         st.page_link(
             "pages/review.py",
             label="Open this example on the Review page",
-            query_params={"uid": example.uid},
+            query_params=queue_settings.review_query(example.uid),
             icon=":material/edit:",
         )
 

@@ -21,7 +21,7 @@ from ragviz.judge.versions import registry
 from ragviz.judge.versions.compare import Comparison, TestSet, VersionRun, compare_versions, differing_examples
 from ragviz.store.judge_versions import latest_prompt_versions
 from ragviz.store.label_store import LabelStore
-from ragviz.ui.core import render, state
+from ragviz.ui.core import queue_settings, render, state
 from ragviz.ui.core.keys import JUDGE_CANCEL, JUDGE_COMPARISON, JUDGE_DONE, JUDGE_PROMOTE, JUDGE_REJUDGE, JUDGE_VERSIONS
 from ragviz.ui.label import page as label_ui
 
@@ -182,7 +182,7 @@ def _differing(comparison: Comparison) -> None:
         st.page_link(
             "pages/review.py",
             label=f"{render.md_escape(uid)} — {n} decision(s) differ",
-            query_params={"uid": uid},
+            query_params=queue_settings.review_query(uid),
             icon=":material/arrow_forward:",
         )
         lines = [f"{r.version.name}: {_labels_line(r.labels.get(uid))}" for r in comparison.runs]

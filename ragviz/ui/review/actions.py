@@ -26,14 +26,13 @@ from ragviz.data.dataset import Dataset
 from ragviz.store.events import StoredAction
 from ragviz.store.label_store import LabelStore, StoreUnavailable
 from ragviz.ui.audit.sample import AUDIT, audit_query
-from ragviz.ui.core import render, state, unsaved
+from ragviz.ui.core import queue_settings, render, state, unsaved
 from ragviz.ui.core.keys import LAST_FILTER, QUEUE_CHOICE, REVIEW_INDEX, SAMPLE_KEY, UNDO_MEMO
 from ragviz.ui.core.keys import LINK_CHOICES as CHOICES
 from ragviz.ui.core.keys import REVIEW_LINK as LINK
 from ragviz.ui.core.present import is_present
 from ragviz.ui.review import fragment as review_fragment
 from ragviz.ui.review import page as review
-from ragviz.ui.review import queue_settings
 
 __all__ = [
     "CHOICES",
@@ -170,7 +169,7 @@ def _choose(go: Callable[[int | None], Any], row: int) -> None:
 def return_query() -> dict[str, str | list[str]]:
     """The query the Review page opens with from the page list: the example this session shows there (its uid), the
     audit queue once chosen (``queue``, ``sample``) and the Queue's filters and Accept's choice as left
-    (:func:`ragviz.ui.review.queue_settings.kept_query`), as the page itself would put them in the URL. The page then
+    (:func:`ragviz.ui.core.queue_settings.kept_query`), as the page itself would put them in the URL. The page then
     leaves the URL alone, and the switch is one history entry. Streamlit made two (the page's URL, then its query)
     whenever the query arrived after the switch, and Back then stayed on Review."""
     query: dict[str, str | list[str]] = {}

@@ -20,9 +20,8 @@ from ragviz.analysis.review.metrics import MetricComparison, OverrideEffect
 from ragviz.analysis.review.queue import Progress, ReviewFilter
 from ragviz.data.model import Example, Labels
 from ragviz.data.problems import Problem
-from ragviz.ui.core import disclosure, render
-from ragviz.ui.review import queue_settings
-from ragviz.ui.review.queue_settings import ADVANCE_KEY
+from ragviz.ui.core import disclosure, queue_settings, render
+from ragviz.ui.core.queue_settings import ADVANCE_KEY
 
 __all__ = [
     "ADVANCE_KEY",
@@ -124,9 +123,9 @@ def filter_sidebar(
         if show_corrections:
             st.html(progress_html(prog))
         moves_on = editable and not audit  # the audit queue's Accept stays on the example
-        queue_settings.keep()  # the ones a URL named too: the page list's switch back to Review carries them
-        advance = moves_on and bool(queue_settings.left_as(ADVANCE_KEY))
-        n_filters = None if audit else len(filters_on(_filter_of(queue_settings.left_as, show_corrections)))
+        now = queue_settings.settings_now(subset_names)  # as left (the module queue_settings says where from)
+        advance = moves_on and bool(now[ADVANCE_KEY])
+        n_filters = None if audit else len(filters_on(_filter_of(now.get, show_corrections)))
         label = queue_label(audit, advance if moves_on else None, mine, n_filters)
         # closed until asked, and then not drawn at all: the first page does not fetch the widgets' scripts (the
         # multiselect's alone are 15 files; issue 38), and a J does not run them. A disclosure, not a popover: a
@@ -134,7 +133,7 @@ def filter_sidebar(
         # the disclosure's button is a leaf. One for the queue and the filters (which examples J / K walk). What it is
         # for is its panel's first line, not a tooltip: a button's tooltip is some 30 components redrawn on every J
         if not disclosure.disclosure(label, QUEUE_OPEN):  # md: ours (queue_label: literals and numbers only)
-            flt = _filter_of(queue_settings.left_as, show_corrections)  # as left (the module queue_settings)
+            flt = _filter_of(now.get, show_corrections)
             if not audit and (on := filters_on(flt)):  # the filters set, said outside (the audit queue ignores them)
                 st.caption(render.md_escape("Filtered: " + "; ".join(on), limit=None))
             return flt, None
@@ -149,7 +148,7 @@ def filter_sidebar(
                     "review.f_corrected": show_corrections and _toggle("Corrected only", "review.f_corrected"),
                     "review.f_adherence0": _toggle("Adherence 0", "review.f_adherence0"),
                     "review.f_flags": _toggle("Has label-quality flags", "review.f_flags"),
-                    "review.f_subsets": _subsets(subset_names),
+                    "review.f_subsets": _subsets(subset_names, now[queue_settings.SUBSET_KEY]),
                     "review.f_unsure": _toggle(
                         "Judge unsure",
                         "review.f_unsure",
@@ -172,11 +171,10 @@ def _toggle(label: str, key: str, help: str | None = None) -> bool:
     )
 
 
-def _subsets(subset_names: Sequence[str]) -> list[str]:
-    """The "Subset" filter, its choice kept while the Queue is closed, across pages and in the URL (a subset the open
-    data does not have is dropped from it)."""
+def _subsets(subset_names: Sequence[str], kept: list[str]) -> list[str]:
+    """The "Subset" filter, its choice (*kept*: as left, of *subset_names* only) kept while the Queue is closed, across
+    pages and in the URL."""
     key = queue_settings.SUBSET_KEY
-    kept = [name for name in queue_settings.left_as(key) or () if name in subset_names]
     return queue_settings.drawn(
         key,
         lambda changed: st.multiselect(

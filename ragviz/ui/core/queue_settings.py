@@ -3,19 +3,21 @@ the URL: ``?only=unreviewed,adherence0&subset=covidqa&accept=stays``, so a reloa
 copied link walk the same examples.
 
 Where they are read from: the URL when it carries any of them (what it leaves out is off, Accept then moving on);
-else the widget's value (kept while the Queue is closed), else the value kept when the person last left the Review
-page (Streamlit forgets a page's widgets when a page switch leaves them behind), else the default. A change to one of
-the Queue's widgets writes them all to the URL (a new history entry, as the Queue choice's does); a move (J / K) keeps
-the URL's other parameters, and the page list's switch to Review carries them
-(:func:`ragviz.ui.review.actions.return_query`).
+else, on Back or Forward to an entry that names none, the defaults (the entry is from before the first change); else
+the widget's value (kept while the Queue is closed), else the value kept when the person last left the Review page
+(Streamlit forgets a page's widgets when a page switch leaves them behind), else the default. A change to one of the
+Queue's widgets writes them all to the URL, as one history entry that names them even at their defaults (``only=``),
+so Back undoes it whole; a move (J / K) keeps the URL's other parameters, and the page list's switch to Review and the
+other pages' links to an example carry them (:func:`ragviz.ui.review.actions.return_query`, :func:`review_query`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ragviz.ui.core.per_run import forget, once_a_run
 
@@ -29,10 +31,12 @@ __all__ = [
     "SUBSET_PARAM",
     "URL_MEMO",
     "drawn",
-    "keep",
+    "history_navigation",
     "kept_query",
     "left_as",
     "queue_query",
+    "review_query",
+    "settings_now",
     "settings_of",
 ]
 
@@ -108,11 +112,29 @@ def _from_url() -> dict[str, Any] | None:
     return once_a_run(URL_MEMO, lambda: settings_of(st.query_params.get_all))
 
 
+def history_navigation() -> bool:
+    """Whether this run is the browser's Back or Forward (Streamlit reruns the page with the entry's URL)."""
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and getattr(ctx, "is_history_navigation", False))
+
+
 def left_as(key: str) -> Any:
     """The Queue's setting *key* as the person left it (the module docstring says where it is read from)."""
     if (url := _from_url()) is not None:
         return url[key]
+    if history_navigation():
+        return DEFAULTS[key]
     return st.session_state.get(key, (st.session_state.get(QUEUE_KEPT) or {}).get(key, DEFAULTS[key]))
+
+
+def settings_now(subset_names: Sequence[str]) -> dict[str, Any]:
+    """Every setting as the person left it (:func:`left_as`), a subset the open data does not have (*subset_names*)
+    left out, and kept in the session for their next visit (the ones a URL named too: the page list's switch back to
+    Review carries them)."""
+    now = {key: left_as(key) for key in DEFAULTS}
+    now[SUBSET_KEY] = [name for name in now[SUBSET_KEY] or () if name in subset_names]
+    st.session_state[QUEUE_KEPT] = now
+    return now
 
 
 def _record(key: str) -> None:
@@ -121,7 +143,8 @@ def _record(key: str) -> None:
     st.session_state[QUEUE_KEPT] = settings
     theirs = (k for k in st.query_params if k not in (ONLY_PARAM, SUBSET_PARAM, ACCEPT_PARAM))
     others: dict[str, str | list[str]] = {k: st.query_params.get_all(k) for k in theirs}
-    st.query_params.from_dict(others | queue_query(settings))  # one message: one history entry (a del is one each)
+    named = queue_query(settings) or {ONLY_PARAM: ""}  # at the defaults too: Back to the entry before undoes it
+    st.query_params.from_dict(others | named)  # one message: one history entry (a del is one each)
     forget(URL_MEMO)  # a callback runs inside the run it starts: read the URL written here, not the one before
 
 
@@ -136,12 +159,13 @@ def drawn(key: str, draw: Callable[[Callable[[], None]], T], value: Any = None) 
     return shown
 
 
-def keep() -> None:
-    """Keep every setting as it is now (:func:`left_as`) for the person's next visit: the ones a URL named too."""
-    st.session_state[QUEUE_KEPT] = {key: left_as(key) for key in DEFAULTS}
-
-
 def kept_query() -> dict[str, str | list[str]]:
     """The URL's parameters for the Queue's settings this session keeps (:func:`queue_query`): what the page list's
     switch to Review puts in its URL."""
     return queue_query(st.session_state.get(QUEUE_KEPT) or {})
+
+
+def review_query(uid: str) -> dict[str, str | list[str]]:
+    """A link's query to the example *uid* on the Review page, with the Queue's settings this session keeps
+    (:func:`kept_query`): the page it opens walks them, and says so in its URL."""
+    return {"uid": uid} | kept_query()
