@@ -240,3 +240,23 @@ def test_parquet_export_of_a_list_of_structs_with_an_always_null_field(tmp_path,
     documents_field = pq.read_table(tmp_path / "out.parquet").column(SIDECAR).to_pylist()[0]["documents"]
     assert [d["metadata"] for d in documents_field] == [None, None]
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_document_score_not_a_finite_number_skips_the_trace_naming_span_document_and_field(tmp_path, capsys):
+    """A score is side-car metadata, but ``float('high')`` was a traceback and ``NaN`` was written as bare NaN."""
+    for score, why in (("high", "'high' is not a number"), ("nan", "'nan' is not a finite number")):
+        attrs = documents("Zero.", "One.")
+        attrs["retrieval.documents.1.document.score"] = score
+        docs = Span(T, "a", "r", "retrieve", "RETRIEVER", 1, {"openinference.span.kind": "RETRIEVER", **attrs})
+        reason = f"retriever span 'retrieve' (a): document 1: document.score {why}"
+        assert trace_row([root(), docs, llm(2)], "p") == Skipped(T, reason)
+    request = _otlp_request(T)
+    retrieve = request["resourceSpans"][0]["scopeSpans"][0]["spans"][1]
+    retrieve["attributes"].append({"key": "retrieval.documents.0.document.score", "value": {"stringValue": "high"}})
+    src = tmp_path / "spans.json"
+    src.write_text(json.dumps(request))
+    out = tmp_path / "rows.jsonl"
+    assert main(["import", "otlp", str(src), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{src}: trace {T}: skipped: retriever span 'retrieve' (00000000000000bb): document 0: document.score" in err
+    assert "Traceback" not in err and not out.exists()
