@@ -260,3 +260,15 @@ def test_a_document_score_not_a_finite_number_skips_the_trace_naming_span_docume
     err = capsys.readouterr().err
     assert f"{src}: trace {T}: skipped: retriever span 'retrieve' (00000000000000bb): document 0: document.score" in err
     assert "Traceback" not in err and not out.exists()
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000 + "]" * 100_000, "[" * 985 + "{}" + "]" * 985])
+def test_a_span_file_nested_too_deep_is_bad_input_naming_file_and_line(tmp_path, text):
+    """``json.loads`` (or walking what it read) raised RecursionError, a traceback from ``ragviz import otlp``."""
+    deep = tmp_path / "deep.json"
+    deep.write_text(json.dumps(_otlp_request(T)) + "\n" + text + "\n")
+    with pytest.raises(BadInput, match=r"deep.json:2: nested too deep to read"):
+        read_span_files([str(deep)])
+    deep.write_text(text)
+    with pytest.raises(BadInput, match=r"deep.json:1: nested too deep to read"):
+        read_span_files([str(deep)])

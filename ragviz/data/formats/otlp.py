@@ -25,6 +25,7 @@ __all__ = ["PROJECT_ATTRIBUTE", "any_value", "hex_id", "read_span_files", "span_
 
 #: The resource attribute naming the project (Phoenix's ``register(project_name=...)`` sets it).
 PROJECT_ATTRIBUTE = "openinference.project.name"
+_TOO_DEEP = "nested too deep to read (spans nest a few levels): not an OTLP request or a span"
 _HEX = re.compile(r"^(0x)?[0-9a-fA-F]+$")
 
 
@@ -121,6 +122,8 @@ def _spans_of(value: Any, path: str, line: int | None) -> Iterator[Span]:
             yield span_from_record(value)
         else:
             raise BadInput("not an OTLP request or a span (a JSON object)", path=path, row=line)
+    except RecursionError:
+        raise BadInput(_TOO_DEEP, path=path, row=line) from None
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         missing = f"no {exc.args[0]!r}" if isinstance(exc, KeyError) else str(exc)
         raise BadInput(f"not an OTLP request or a span: {missing}", path=path, row=line) from None
@@ -130,7 +133,7 @@ def _read_file(path: Path) -> Iterator[Span]:
     text = path.read_text(encoding="utf-8")
     try:
         whole = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # JSON lines, or nested too deep: each line then says which
         whole = None
     if whole is not None:
         yield from _spans_of(whole, str(path), 1 if "\n" not in text.strip() else None)
@@ -142,6 +145,8 @@ def _read_file(path: Path) -> Iterator[Span]:
             value = json.loads(line)
         except json.JSONDecodeError as exc:
             raise BadInput(f"not JSON ({exc.msg})", path=str(path), row=number) from None
+        except RecursionError:
+            raise BadInput(_TOO_DEEP, path=str(path), row=number) from None
         yield from _spans_of(value, str(path), number)
 
 
