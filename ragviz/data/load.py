@@ -64,6 +64,11 @@ class LoadResult:
     def problems(self) -> list[Problem]:
         return [*self.errors, *self.warnings]
 
+    @property
+    def duplicates(self) -> list[Problem]:
+        """The warnings of rows skipped as a repeat of an earlier row's example (same uid; the first is kept)."""
+        return [w for w in self.warnings if w.field == "id" and w.message.startswith(DUPLICATE_OF)]
+
 
 def subset_name(path: Path) -> str:
     """Parent folder for Hugging Face shard names (``test-00000-of-00001``), else the file stem."""

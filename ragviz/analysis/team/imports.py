@@ -16,10 +16,17 @@ from ragviz.data.keys import clean_key
 from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change, diff_labels
 from ragviz.data.load import load
 from ragviz.data.model import Example, Labels
-from ragviz.data.problems import DUPLICATE_OF
 from ragviz.store.label_store import LabelStore
 
-__all__ = ["ImportResult", "IMPORT_PREFIX", "import_labels", "key_problems", "refusal", "text_difference"]
+__all__ = [
+    "ImportResult",
+    "IMPORT_PREFIX",
+    "import_labels",
+    "key_problems",
+    "one_row_per_example",
+    "refusal",
+    "text_difference",
+]
 
 
 IMPORT_PREFIX = "import:"
@@ -97,10 +104,9 @@ def _checked(loaded: Dataset, path: str) -> tuple[list[tuple[Example, Labels]], 
     if not result.ok:
         return [], [(None if e.row is None else f"{e.path}:{e.row}", str(e)) for e in result.errors]
     accepted: list[tuple[Example, Labels]] = []
-    problems: list[tuple[str | None, str]] = [
-        (f"{w.path}:{w.row}", f"{w.path}:{w.row}: id: {_one_row(w.message)}: refused")
-        for w in result.warnings
-        if w.field == "id" and w.message.startswith(DUPLICATE_OF)  # the loader kept the first: which did they mean?
+    problems: list[tuple[str | None, str]] = [  # the loader kept the first: which did they mean?
+        (f"{w.path}:{w.row}", f"{w.path}:{w.row}: id: {one_row_per_example(w.message)}: refused")
+        for w in result.duplicates
     ]
     for i in range(len(result.dataset)):
         imported = result.dataset.example(i)
@@ -132,8 +138,9 @@ def _checked(loaded: Dataset, path: str) -> tuple[list[tuple[Example, Labels]], 
     return accepted, problems
 
 
-def _one_row(duplicate: str) -> str:
-    """The loader's duplicate warning (``duplicate of PATH:ROW (same ...); kept the first, ...``) for an import."""
+def one_row_per_example(duplicate: str) -> str:
+    """The loader's duplicate warning (``duplicate of PATH:ROW (same ...); kept the first, ...``) said of people's
+    labels, where the first of two rows is not the one to keep."""
     return duplicate.split(";")[0] + ": a file gives one row per example; remove one of them"
 
 
