@@ -272,3 +272,42 @@ def test_a_span_file_nested_too_deep_is_bad_input_naming_file_and_line(tmp_path,
     deep.write_text(text)
     with pytest.raises(BadInput, match=r"deep.json:1: nested too deep to read"):
         read_span_files([str(deep)])
+
+
+def _broken(change) -> dict:
+    request = _otlp_request(T)
+    change(request, request["resourceSpans"][0]["scopeSpans"][0]["spans"])
+    return request
+
+
+SPAN_1 = "resourceSpans[0].scopeSpans[0].spans[1]"
+
+
+@pytest.mark.parametrize(
+    ("request_json", "problem"),
+    [
+        (_broken(lambda r, s: s[1].update(attributes={"a": 1})), f"{SPAN_1}.attributes: expected a list, got an object"),
+        (_broken(lambda r, s: s.__setitem__(0, None)), "resourceSpans[0].scopeSpans[0].spans[0]: expected an object, got null"),
+        (_broken(lambda r, s: r.update(resourceSpans={"scopeSpans": []})), "resourceSpans: expected a list, got an object"),
+        (_broken(lambda r, s: s[1]["attributes"].append({"value": {}})), f"{SPAN_1}.attributes[7]: no 'key'"),
+        (
+            _broken(lambda r, s: s[1]["attributes"].append({"key": "n", "value": {"intValue": "many"}})),
+            f"{SPAN_1}.attributes[7] (n): invalid literal for int() with base 10: 'many'",
+        ),
+        (
+            _broken(lambda r, s: s[1].update(startTimeUnixNano="yesterday")),
+            f"{SPAN_1}.startTimeUnixNano: not a time (nanoseconds since the epoch, or ISO 8601): 'yesterday'",
+        ),
+        (_broken(lambda r, s: s[1].pop("traceId")), f"{SPAN_1}: no 'traceId'"),
+        ([{"trace_id": T, "span_id": "aa"}, {"span_id": "bb"}], "[1]: no 'trace_id'"),
+        ({"data": [{"trace_id": T, "span_id": "aa", "context": "x"}]}, "data[0]: context: expected an object, got a string"),
+    ],
+)  # fmt: skip
+def test_a_span_file_of_the_wrong_shape_names_the_place_in_it(tmp_path, request_json, problem):
+    """The message said what Python said ("string indices must be integers", "'NoneType' object has no attribute
+    'get'"), not where in the file."""
+    path = tmp_path / "spans.json"
+    path.write_text(json.dumps(request_json, indent=1))  # one JSON text over many lines: no line to name
+    with pytest.raises(BadInput) as caught:
+        read_span_files([str(path)])
+    assert caught.value.where_and_what() == f"{path}: not an OTLP request or a span: {problem}"
