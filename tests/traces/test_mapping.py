@@ -311,3 +311,17 @@ def test_a_span_file_of_the_wrong_shape_names_the_place_in_it(tmp_path, request_
     with pytest.raises(BadInput) as caught:
         read_span_files([str(path)])
     assert caught.value.where_and_what() == f"{path}: not an OTLP request or a span: {problem}"
+
+
+def test_json_text_in_an_attribute_nested_too_deep_is_kept_as_text():
+    """``input.value`` (mime type JSON) and a document's metadata are parsed as JSON: nested past Python's recursion
+    limit they raised RecursionError out of ``ragviz import otlp``; like text that is not JSON, they stay text."""
+    deep = "[" * 100_000 + "]" * 100_000
+    question = Span(T, "r", None, "rag", "CHAIN", 0, {"input.value": deep, "input.mime_type": "application/json"})
+    docs = retriever("a", 1, "Doc.")
+    docs = Span(
+        T, "a", "r", "retrieve", "RETRIEVER", 1, {**docs.attributes, "retrieval.documents.0.document.metadata": deep}
+    )
+    row = trace_row([question, docs, llm(2)], "p")
+    assert not isinstance(row, Skipped)
+    assert row["question"] == deep and row[SIDECAR]["documents"][0]["metadata"] == deep

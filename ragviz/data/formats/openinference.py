@@ -128,7 +128,7 @@ def _text(attributes: Mapping[str, Any], name: str, keys: Sequence[str]) -> str 
     if attributes.get(f"{name}.mime_type") == _JSON:
         try:
             parsed = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested too deep to read: the text as it is
             return text
         if isinstance(parsed, str):
             return parsed
@@ -170,7 +170,7 @@ def _metadata_text(value: Any) -> str | None:
     if isinstance(value, str):
         try:
             value = json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested too deep to read: the text as it is
             return value
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
