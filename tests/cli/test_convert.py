@@ -210,6 +210,12 @@ def test_bad_tool_input_names_file_row_and_field(tmp_path):
     assert [str(e) for e in load([broken_disk]).errors][0].startswith(
         f"{broken_disk / 'data-00000-of-00001.arrow'}: file: unreadable Arrow stream"
     )
+    (broken_disk / "state.json").write_text("[" * 100_000)  # json.loads raised RecursionError: a traceback
+    deep = load([broken_disk])
+    assert [str(w) for w in deep.warnings] == [
+        f"{broken_disk / 'state.json'}: _data_files: not readable (nested too deep); reading data-*.arrow"
+    ]
+    assert [str(e) for e in deep.errors][0].startswith(f"{broken_disk / 'data-00000-of-00001.arrow'}: file: unreadable")
 
 
 # -- outputs the libraries load ------------------------------------------------------------------------
