@@ -267,12 +267,17 @@ def test_non_utf8_names_byte_offset(tmp_path):
     (tmp_path / "a.jsonl").write_bytes(good + b'{"id": "caf\xe9"}\n' + json.dumps(_row(2)).encode())
     result = load([tmp_path / "a.jsonl"])
     assert _strs(result.errors) == [
-        f"{tmp_path / 'a.jsonl'}:2: encoding: not UTF-8: byte 0xe9 at byte offset {len(good) + 11}"
+        f"{tmp_path / 'a.jsonl'}:2: encoding: not UTF-8: byte 0xe9 at byte offset {len(good) + 11}; save it as UTF-8"
     ]
     assert result.dataset.ids == ["r0", "r2"]
     (tmp_path / "b.json").write_bytes(b'[{"id": "\xff"}]')
     assert _strs(load([tmp_path / "b.json"]).errors) == [
-        f"{tmp_path / 'b.json'}: encoding: not UTF-8: byte 0xff at byte offset 9"
+        f"{tmp_path / 'b.json'}: encoding: not UTF-8: byte 0xff at byte offset 9 (line 1); save it as UTF-8"
+    ]
+    # a whole file decoded at once (JSON, CSV) has no row to name: the message names the line
+    (tmp_path / "c.csv").write_bytes(b'id,question,documents,response\nok,q,"[""d""]",r\n1,caf\xe9,"[""d""]",r\n')
+    assert _strs(load([tmp_path / "c.csv"]).errors) == [
+        f"{tmp_path / 'c.csv'}: encoding: not UTF-8: byte 0xe9 at byte offset 53 (line 3); save it as UTF-8"
     ]
 
 
