@@ -325,3 +325,10 @@ def test_json_text_in_an_attribute_nested_too_deep_is_kept_as_text():
     row = trace_row([question, docs, llm(2)], "p")
     assert not isinstance(row, Skipped)
     assert row["question"] == deep and row[SIDECAR]["documents"][0]["metadata"] == deep
+
+
+def test_a_span_file_with_a_byte_order_mark_reads(tmp_path):
+    """The row loaders read a UTF-8 byte order mark; span files said "not JSON (Unexpected UTF-8 BOM)"."""
+    path = tmp_path / "spans.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(_otlp_request(T)).encode() + b"\n")
+    assert [r["id"] for r in map_traces(read_span_files([str(path)])).rows] == [T]

@@ -188,7 +188,7 @@ def _spans_of(value: Any, path: str, line: int | None, where: str = "") -> Itera
 
 
 def _read_file(path: Path) -> Iterator[Span]:
-    text = path.read_text(encoding="utf-8")
+    text = path.read_text(encoding="utf-8-sig")  # a byte order mark (Windows editors) is no JSON
     try:
         whole = json.loads(text)
     except (ValueError, RecursionError):  # JSON lines, or nested too deep: each line then says which
