@@ -178,8 +178,12 @@ def _create(args: argparse.Namespace, store: LabelStore, out: TextIO, err: TextI
     if args.rubric is not None:
         try:
             rubric = Path(args.rubric).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise BadInput(f"cannot read the rubric: {exc.__class__.__name__}", path=args.rubric) from None
+        except UnicodeDecodeError as exc:
+            raise BadInput(
+                f"cannot read the rubric: not UTF-8 (byte offset {exc.start}); save it as UTF-8", path=args.rubric
+            ) from None
+        except OSError as exc:
+            raise BadInput(f"cannot read the rubric: {exc.strerror or exc}", path=args.rubric) from None
     dataset = _load(args.paths)
     version = create_version(
         store,

@@ -202,3 +202,19 @@ def test_compare_refuses_a_human_file_with_two_rows_for_one_example(tmp_path, ca
         "example; remove one of them",
         "1 error: nothing done (run `ragviz validate`)",
     ]
+
+
+def test_a_rubric_that_cannot_be_read_says_why(tmp_path, capsys):
+    """The message named the exception's class (UnicodeDecodeError, IsADirectoryError), not what to fix."""
+    data = write_marker_data(tmp_path / "rows.jsonl", 3)
+    db = str(tmp_path / "ragviz.db")
+    LabelStore(db).close()
+    latin = tmp_path / "rubric.txt"
+    latin.write_bytes(b"caf\xe9 notes\n")
+    for rubric, why in (
+        (latin, "not UTF-8 (byte offset 3); save it as UTF-8"),
+        (tmp_path / "none.txt", "No such file or directory"),
+        (tmp_path, "Is a directory"),
+    ):
+        code, _, err = run(capsys, "judge", "create", "v2", str(data), "--rubric", str(rubric), "--db", db)
+        assert (code, err.strip()) == (2, f"{rubric}: cannot read the rubric: {why}")
