@@ -15,7 +15,7 @@ import sys
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from ragviz.cli.common import EXIT_OK, add_db_argument, open_store
+from ragviz.cli.common import EXIT_OK, add_db_argument, errors, open_store
 from ragviz.data.errors import BadInput
 
 __all__ = [
@@ -142,7 +142,7 @@ def _evaluations_to_store(out: str, db: str) -> None:
     loaded = load([out])
     if not loaded.ok:
         raise BadInput(
-            f"{len(loaded.errors)} errors loading the rows written: no judge labels saved", listed=loaded.errors
+            f"{errors(len(loaded.errors))} loading the rows written: no judge labels saved", listed=loaded.errors
         )
     with open_store(db, command=f"{COMMAND} phoenix", create=True) as store:
         store.sources.register(str(os.path.abspath(out)))
