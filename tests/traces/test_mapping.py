@@ -332,3 +332,12 @@ def test_a_span_file_with_a_byte_order_mark_reads(tmp_path):
     path = tmp_path / "spans.jsonl"
     path.write_bytes(b"\xef\xbb\xbf" + json.dumps(_otlp_request(T)).encode() + b"\n")
     assert [r["id"] for r in map_traces(read_span_files([str(path)])).rows] == [T]
+
+
+def test_a_span_file_that_is_not_utf8_names_the_line_and_byte(tmp_path):
+    path = tmp_path / "spans.jsonl"
+    path.write_bytes(json.dumps(_otlp_request(T)).encode() + b'\n{"name": "caf\xe9"}\n')
+    with pytest.raises(BadInput) as caught:
+        read_span_files([str(path)])
+    offset = len(json.dumps(_otlp_request(T))) + 1 + len('{"name": "caf')
+    assert str(caught.value) == f"{path}:2: not UTF-8 text: byte 0xe9 at byte offset {offset}; save it as UTF-8"

@@ -217,6 +217,12 @@ def read_span_files(paths: list[str]) -> list[Span]:
             raise BadInput("no such file", path=name)
         try:
             spans.extend(_read_file(path))
-        except UnicodeDecodeError:
-            raise BadInput("not UTF-8 text", path=name) from None
+        except UnicodeDecodeError as exc:
+            line = exc.object[: exc.start].count(b"\n") + 1
+            raise BadInput(
+                f"not UTF-8 text: byte 0x{exc.object[exc.start : exc.start + 1].hex()} at byte offset {exc.start}; "
+                "save it as UTF-8",
+                path=name,
+                row=line,
+            ) from None
     return spans
