@@ -7,6 +7,7 @@ from ragviz.analysis.overview import overview
 from ragviz.analysis.review.queue import store_progress
 from ragviz.ui import home as ui
 from ragviz.ui.core import access, state
+from ragviz.ui.core.load_notice import load_errors_notice
 from ragviz.ui.core.present import is_present
 from ragviz.ui.review.actions import return_query
 
@@ -25,6 +26,7 @@ if not paths:
     ui.nothing_loaded(on_load_sample=load_sample if may_load else None, sample_here=state.SAMPLE_DATA.is_dir())
 else:
     store, who = state.store(), state.annotator()
+    load_errors_notice(state.load_errors(), len(state.dataset()))
     ui.loaded(
         overview(state.dataset()),
         None if present else store_progress(store, who, state.uid_set()),

@@ -8,7 +8,8 @@ question; when the list is used up the answer is valid again. Steps:
 ``"valid"``, ``"malformed"`` (not JSON), ``"bad_keys"`` (keys naming no sentence),
 ``"missing_sentence"`` (no support entry for the last response sentence), ``"prose"`` (valid JSON
 wrapped in prose and a code fence), ``"429:<seconds>"`` (rate limited with ``Retry-After``),
-``"500"``, ``"html"`` (an HTML page with status 200), ``"other_json"`` (JSON that is not a chat completion, status 200), ``"401"`` (echoes the key in the error, as the real API does), ``"slow:<seconds>"`` (answers validly after the delay), ``"huge:<characters>"`` (an answer that long, not JSON).
+``"500"``, ``"html"`` (an HTML page with status 200), ``"other_json"`` (JSON that is not a chat completion, status 200), ``"401"`` (echoes the key in the error, as the real API does), ``"slow:<seconds>"`` (answers validly after the delay), ``"huge:<characters>"`` (an answer that long, not JSON), ``"deep"`` (an answer nested past Python's recursion limit),
+``"deep_json"`` (a body nested so, status 200).
 
 ``marker`` set (a word): context sentences whose text holds the marker are labelled not relevant and not
 utilized (a mistake) unless the system message shows a few-shot example holding the marker (after ragviz's
@@ -412,6 +413,9 @@ class StubServer(LocalHTTPServer):
         if kind == "html":  # a proxy's error page with status 200
             record.status = 200
             return 200, {"Content-Type": "text/html"}, "<html><body>Bad gateway</body></html>", 0.0
+        if kind == "deep_json":  # JSON nested past Python's recursion limit
+            record.status = 200
+            return 200, {"Content-Type": "application/json"}, "[" * 100_000 + "]" * 100_000, 0.0
         delay = self.latency + (float(arg) if kind == "slow" else 0.0)
         n_choices = n_asked if self.n_mode == "honour" else 1
         choices = []
@@ -460,6 +464,8 @@ class StubServer(LocalHTTPServer):
                 vary_answer(answer)
         if kind == "huge":  # an answer of <arg> characters (not valid JSON)
             content = "x" * int(arg or 10_000_000)
+        elif kind == "deep":  # an answer nested past Python's recursion limit
+            content = "[" * 100_000 + "]" * 100_000
         elif kind == "malformed":
             content = '{"relevance_explanation": "cut off", "all_relevant_sentence_keys": ["0a",'
         elif kind == "bad_keys":

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ragviz.analysis.coverage import MIN_AUDITED
@@ -54,7 +55,7 @@ def add_estimate_arguments(parser: argparse.ArgumentParser) -> None:
         "--human",
         metavar="FILE",
         help="people's labels of a uniformly random sample of DATA's examples, matched by dataset_name, id and "
-        "generation_model_name; every row in it counts as audited, except in a ragviz export, where only its "
+        "generation_model_name (one row per example); every row in it counts as audited, except in a ragviz export, where only its "
         "label_source human rows do (the others are counted and left out) (default: the label_source human rows "
         "of a ragviz export in DATA)",
     )
@@ -130,15 +131,21 @@ def _fail(message: str) -> int:
     return EXIT_BAD_INPUT
 
 
-def load_data(paths: list[str], what: str) -> Dataset:
-    """The loaded dataset; :class:`BadInput` naming the first problem when it does not load."""
+def load_data(paths: list[str], what: str, people: bool = False) -> Dataset:
+    """The loaded dataset; :class:`BadInput` naming the first problem when it does not load. *people*: the files
+    are people's labels, where a second row for one example is refused too (the loader keeps the first)."""
+    from ragviz.analysis.team.imports import one_row_per_example
     from ragviz.data.load import load
 
     result = load(paths)
-    if not result.ok:
-        more = len(result.errors) - 1
+    problems = [*result.errors, *(result.duplicates if people else [])]
+    if problems:
+        more = len(problems) - 1
         tail = f" (and {more:,} more: run `ragviz validate`)" if more else ""
-        raise BadInput(f"{what}: {result.errors[0]}{tail}")
+        first = problems[0]
+        if first in result.duplicates:
+            first = replace(first, message=one_row_per_example(first.message))
+        raise BadInput(f"{what}: {first}{tail}")
     if len(result.dataset) == 0:
         raise BadInput(f"{what}: {', '.join(paths)}: no rows")
     return result.dataset
@@ -169,7 +176,7 @@ def _pair(args: argparse.Namespace, families: Any) -> tuple[Any, Any]:
     if args.human and args.db:
         raise BadInput("give people's labels with --human FILE or --db DB_OR_URL, not both")
     if args.human:
-        return pair_human(data, load_data([args.human], "--human"), families), None
+        return pair_human(data, load_data([args.human], "--human", people=True), families), None
     if args.db:
         return pair_db(data, args.db, args.sample, args.annotator, families)
     return pair_export(data, families), None

@@ -135,7 +135,7 @@ def _pair_data(args: argparse.Namespace) -> tuple[Any, Any]:
     if args.human and args.db:
         raise BadInput("give people's labels with --human FILE or --db DB_OR_URL, not both", path="ragviz estimate")
     if args.human:
-        return pair_human(data, load_data([args.human], "--human")), data
+        return pair_human(data, load_data([args.human], "--human", people=True)), data
     if args.db:
         sample = args.sample if args.sample is not None else _newest_paired(data, args.db)
         pairing, design = pair_db(data, args.db, sample, args.annotator, ("trace",))  # design: per-answer figures

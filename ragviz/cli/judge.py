@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -79,7 +80,9 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
     )
     group = p.add_mutually_exclusive_group()
     group.add_argument("--sample", type=int, default=None, metavar="ID", help="the audit sample to compare on")
-    group.add_argument("--human", default=None, metavar="FILE", help="compare against the labels in FILE instead")
+    group.add_argument(
+        "--human", default=None, metavar="FILE", help="compare against the labels in FILE (one row per example) instead"
+    )
     p.add_argument("--format", choices=("table", "json"), default="table", help="output format (default: table)")
     p.add_argument("--model", default=None, help="model for versions that name none")
     p.add_argument("--base-url", default=None, metavar="URL", help="server for versions that name none")
@@ -103,15 +106,19 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
     add_db_argument(p)
 
 
-def _load(paths: list[str]) -> Dataset:
+def _load(paths: list[str], people: bool = False) -> Dataset:
+    """The files loaded; *people*: they are people's labels, where a second row for one example is refused too."""
+    from ragviz.analysis.team.imports import one_row_per_example
     from ragviz.data.load import load
 
     missing = [p for p in paths if not Path(p).exists()]
     if missing:
         raise BadInput("no such file", path=missing[0])
     result = load(paths)
-    if not result.ok:
-        raise BadInput(f"{errors(len(result.errors))}: nothing done (run `ragviz validate`)", listed=result.errors)
+    repeats = [replace(d, message=one_row_per_example(d.message)) for d in result.duplicates] if people else []
+    if not result.ok or repeats:
+        listed = [*result.errors, *repeats]
+        raise BadInput(f"{errors(len(listed))}: nothing done (run `ragviz validate`)", listed=listed)
     return result.dataset
 
 
@@ -174,8 +181,12 @@ def _create(args: argparse.Namespace, store: LabelStore, out: TextIO, err: TextI
     if args.rubric is not None:
         try:
             rubric = Path(args.rubric).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise BadInput(f"cannot read the rubric: {exc.__class__.__name__}", path=args.rubric) from None
+        except UnicodeDecodeError as exc:
+            raise BadInput(
+                f"cannot read the rubric: not UTF-8 (byte offset {exc.start}); save it as UTF-8", path=args.rubric
+            ) from None
+        except OSError as exc:
+            raise BadInput(f"cannot read the rubric: {exc.strerror or exc}", path=args.rubric) from None
     dataset = _load(args.paths)
     version = create_version(
         store,
@@ -236,7 +247,7 @@ def _compare(args: argparse.Namespace, store: LabelStore, out: TextIO, err: Text
     versions = [get_version(store, n) for n in names]
     dataset = _load(paths) if paths else None
     if args.human:
-        test_set = file_test_set(_load([args.human]), args.human)
+        test_set = file_test_set(_load([args.human], people=True), args.human)
     else:
         if dataset is None:
             raise BadInput("give the data files after the version names (or --human FILE)", path=COMMAND)

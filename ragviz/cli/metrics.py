@@ -7,7 +7,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK, add_paths, print_problems
+from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK, add_paths, errors, print_problems
 from ragviz.metrics.registry import FAMILY_NAMES, all_fields, dataset_all_records, dataset_family_records, family_fields
 from ragviz.metrics.retrieval import DEFAULT_KS
 from ragviz.metrics.trace import TRACE_METRICS
@@ -33,7 +33,7 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     result = load(args.paths)
     if not result.ok:
         print_problems(result.errors, sys.stderr)
-        print(f"{len(result.errors)} errors: nothing computed (run `ragviz validate` for details)", file=sys.stderr)
+        print(f"{errors(len(result.errors))}: nothing computed (run `ragviz validate` for details)", file=sys.stderr)
         return EXIT_BAD_INPUT
     fields = [*TRACE_METRICS, "trace_mean"]
     records = list(dataset_trace_records(result.dataset))
@@ -90,7 +90,9 @@ def _streamed_trace(args: argparse.Namespace) -> int | None:
         report.finish()
         if report.errors:
             print_problems(report.errors, sys.stderr)
-            print(f"{len(report.errors)} errors: nothing computed (run `ragviz validate` for details)", file=sys.stderr)
+            print(
+                f"{errors(len(report.errors))}: nothing computed (run `ragviz validate` for details)", file=sys.stderr
+            )
             return EXIT_BAD_INPUT
         if out_dir is None:
             with open(tmp, encoding="utf-8", newline="") as f:
@@ -200,7 +202,7 @@ def run_family_metrics(args: Any) -> int:
     if problems:
         for line in problems:
             print(line, file=sys.stderr)
-        print(f"{len(problems)} errors: nothing computed", file=sys.stderr)
+        print(f"{errors(len(problems))}: nothing computed", file=sys.stderr)
         return EXIT_BAD_INPUT
 
     records: list[dict] = []

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ragviz.cli.common import EXIT_OK, add_db_argument, open_store
+from ragviz.cli.common import EXIT_OK, add_db_argument, errors, open_store
 from ragviz.data.errors import BadInput
 
 __all__ = ["COMMAND", "add_team_arguments", "run_team_command"]
@@ -79,7 +79,7 @@ def _data_uids(store: Any, data: Sequence[str]) -> list[str]:
         raise BadInput(_NO_DATA, path=f"{COMMAND} assign")
     result = load(paths)
     if not result.ok:
-        raise BadInput(f"{len(result.errors)} errors in the data: nothing assigned", listed=result.errors)
+        raise BadInput(f"{errors(len(result.errors))} in the data: nothing assigned", listed=result.errors)
     return list(result.dataset.uids)
 
 

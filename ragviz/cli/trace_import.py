@@ -12,11 +12,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from ragviz.cli.common import EXIT_OK, add_db_argument, open_store
+from ragviz.cli.common import EXIT_OK, add_db_argument, errors, open_store
 from ragviz.data.errors import BadInput
 
 __all__ = [
@@ -87,13 +86,23 @@ def import_otlp(paths: list[str], out: str, query: TraceQuery = TraceQuery()) ->
     return _finish(map_traces(spans, query.dataset, query.retriever_span), out, ", ".join(paths))
 
 
-def _progress(what: str) -> Callable[..., None]:
-    def progress(done: int, total: int | None = None) -> None:
-        shown = f"{done}/{total}" if total is not None else str(done)
-        end = "\n" if total is not None and done == total else ""
-        print(f"\rreading {what}: {shown}", end=end, file=sys.stderr, flush=True)
+class _Progress:
+    """``reading WHAT: done/total`` on one stderr line, redrawn; :meth:`end` ends a line left open (a failure
+    midway: its message then starts a line of its own)."""
 
-    return progress
+    def __init__(self, what: str):
+        self.what = what
+        self.open = False
+
+    def __call__(self, done: int, total: int | None = None) -> None:
+        shown = f"{done}/{total}" if total is not None else str(done)
+        self.open = not (total is not None and done == total)
+        print(f"\rreading {self.what}: {shown}", end="" if self.open else "\n", file=sys.stderr, flush=True)
+
+    def end(self) -> None:
+        if self.open:
+            print(file=sys.stderr, flush=True)
+            self.open = False
 
 
 def import_phoenix(
@@ -113,10 +122,13 @@ def import_phoenix(
         raise BadInput(
             "give the rows a file (-o FILE): the store lists the file its judge labels belong to", field="--db"
         )
-    progress = _progress("traces")
-    mapped = phoenix_traces(
-        url, project, api_key, query.since_time(), query.limit, query.dataset, query.retriever_span, progress
-    )
+    progress = _Progress("traces")
+    try:
+        mapped = phoenix_traces(
+            url, project, api_key, query.since_time(), query.limit, query.dataset, query.retriever_span, progress
+        )
+    finally:
+        progress.end()
     done = _finish(mapped, out, f"{url} {project}")
     if db is not None:
         _evaluations_to_store(out, db)
@@ -130,7 +142,7 @@ def _evaluations_to_store(out: str, db: str) -> None:
     loaded = load([out])
     if not loaded.ok:
         raise BadInput(
-            f"{len(loaded.errors)} errors loading the rows written: no judge labels saved", listed=loaded.errors
+            f"{errors(len(loaded.errors))} loading the rows written: no judge labels saved", listed=loaded.errors
         )
     with open_store(db, command=f"{COMMAND} phoenix", create=True) as store:
         store.sources.register(str(os.path.abspath(out)))
@@ -157,9 +169,13 @@ def import_langfuse(url: str, out: str, keys: tuple[str, str], query: TraceQuery
 
     query = query.checked()
     api = langfuse_api(url, *keys)
-    with langfuse_errors(url):
-        spans = fetch_observations(api, query.since_time(), query.limit, _progress("observations"))
-    print(file=sys.stderr)
+    progress = _Progress("observations")
+    try:
+        with langfuse_errors(url):
+            spans = fetch_observations(api, query.since_time(), query.limit, progress)
+    finally:
+        progress.open = True  # its count has no total: the line is always open
+        progress.end()
     if not spans:
         raise BadInput("the project has no observations" + (f" since {query.since}" if query.since else ""), path=url)
     return _finish(map_traces(spans, query.dataset, query.retriever_span), out, url)

@@ -13,7 +13,14 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ragviz.cli.common import EXIT_OK, PEOPLE_LABEL_SETS_HELP, add_db_argument, export_selection, open_store
+from ragviz.cli.common import (
+    EXIT_OK,
+    PEOPLE_LABEL_SETS_HELP,
+    add_db_argument,
+    errors,
+    export_selection,
+    open_store,
+)
 from ragviz.data.errors import BadInput
 
 __all__ = [
@@ -62,9 +69,9 @@ def push_command(
                 f"no data files registered in this store; name them (ragviz push {target} DATA ...)",
                 path=store.location,
             )
-        dataset, errors = load_sources(sources)
-        if errors:
-            raise BadInput(f"{len(errors)} errors in the data files: nothing pushed", listed=errors)
+        dataset, problems = load_sources(sources)
+        if problems:
+            raise BadInput(f"{errors(len(problems))} in the data files: nothing pushed", listed=problems)
 
         def progress(done: int, total: int) -> None:
             print(f"\rpushing: {done}/{total} examples", end="\n" if done == total else "", file=sys.stderr, flush=True)

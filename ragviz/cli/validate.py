@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK, add_paths, print_problems
+from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK, add_paths, errors, print_problems
 
 __all__ = ["add_validate_arguments", "cmd_validate"]
 
@@ -35,7 +35,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             print_problems(label_issues(result.dataset.example(i)), sys.stdout)
     status = "ok" if result.ok else "NOT loadable"
     print(
-        f"{len(result.dataset)} examples loaded, {len(result.errors)} errors, {len(result.warnings)} load warnings, "
+        f"{len(result.dataset)} examples loaded, {errors(len(result.errors))}, {len(result.warnings)} load warnings, "
         f"{len(scan.flagged_rows)} examples with label-quality flags: {status}",
         file=sys.stderr,
     )
@@ -71,7 +71,7 @@ def _validate_ragchecker(paths: list[str]) -> bool:
             ok = False
             for p in exc.problems:
                 print(str(p), file=sys.stdout)
-            print(f"{path}: RagChecker checking output with {len(exc.problems)} errors: NOT loadable", file=sys.stderr)
+            print(f"{path}: RagChecker checking output with {errors(len(exc.problems))}: NOT loadable", file=sys.stderr)
             continue
         for w in loaded.warnings:
             print(str(w), file=sys.stdout)

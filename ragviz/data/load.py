@@ -25,7 +25,7 @@ from ragviz.data.formats.hf_disk import is_hf_disk_dir, load_hf_disk
 from ragviz.data.formats.json_rows import arrow_jsonl_file, load_json, load_jsonl
 from ragviz.data.formats.parquet_rows import Progress, decoded_bytes, load_parquet
 from ragviz.data.limits import DecodedLimit, memory_decoded_limit, over_decoded
-from ragviz.data.problems import Problem, Report
+from ragviz.data.problems import DUPLICATE_OF, Problem, Report
 from ragviz.data.schema import STR_LIST
 
 __all__ = [
@@ -63,6 +63,11 @@ class LoadResult:
     @property
     def problems(self) -> list[Problem]:
         return [*self.errors, *self.warnings]
+
+    @property
+    def duplicates(self) -> list[Problem]:
+        """The warnings of rows skipped as a repeat of an earlier row's example (same uid; the first is kept)."""
+        return [w for w in self.warnings if w.field == "id" and w.message.startswith(DUPLICATE_OF)]
 
 
 def subset_name(path: Path) -> str:
@@ -189,7 +194,7 @@ def _drop_duplicates(dataset: Dataset, report: Report) -> Dataset:
                 paths[i],
                 rows[i],
                 "id",
-                f"duplicate of {paths[j]}:{rows[j]} (same dataset, id and generation model); "
+                f"{DUPLICATE_OF}{paths[j]}:{rows[j]} (same dataset, id and generation model); "
                 "kept the first, skipped this row",
             )
     return Dataset(dataset.table.filter(pa.array(keep)))

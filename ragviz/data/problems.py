@@ -7,11 +7,14 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["Level", "MAX_PROBLEMS_PER_FIELD", "Problem", "Report"]
+__all__ = ["DUPLICATE_OF", "Level", "MAX_PROBLEMS_PER_FIELD", "Problem", "Report"]
 
 
 Level = Literal["error", "warning"]
 
+
+#: How the warning of a row skipped as a duplicate of an earlier one (same uid) begins; its field is ``id``.
+DUPLICATE_OF = "duplicate of "
 
 # Problems listed per (file, level, field); the rest are summed up in one line.
 MAX_PROBLEMS_PER_FIELD = 20

@@ -383,10 +383,16 @@ def load_rows(
 
 
 # -- formats -----------------------------------------------------------------------------------
+_NEWLINE = b"\n"
+
+
 def decode_text(data: bytes, path: str, report: Report, row: int | None = None, offset: int = 0) -> str | None:
     try:
         return data.decode("utf-8-sig" if offset == 0 else "utf-8")
     except UnicodeDecodeError as e:
         bad = data[e.start : e.start + 1].hex()
-        report.error(path, row, "encoding", f"not UTF-8: byte 0x{bad} at byte offset {offset + e.start}")
+        line = "" if row is not None else f" (line {data.count(_NEWLINE, 0, e.start) + 1})"  # a whole file: which line
+        report.error(
+            path, row, "encoding", f"not UTF-8: byte 0x{bad} at byte offset {offset + e.start}{line}; save it as UTF-8"
+        )
         return None

@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 
 from ragviz.data.dataset import PATH_COL, ROW_COL, Dataset
 from ragviz.data.formats.parquet_rows import parquet_fast_table
-from ragviz.data.problems import Report
+from ragviz.data.problems import DUPLICATE_OF, Report
 from ragviz.data.schema import load_rows
 
 __all__ = ["BATCH_ROWS", "parquet_batches", "parquet_only"]
@@ -105,7 +105,7 @@ def _unseen(part: Dataset, first_seen: dict[str, tuple[str, int]], report: Repor
                 where[0],
                 where[1],
                 "id",
-                f"duplicate of {first[0]}:{first[1]} (same dataset, id and generation model); "
+                f"{DUPLICATE_OF}{first[0]}:{first[1]} (same dataset, id and generation model); "
                 "kept the first, skipped this row",
             )
     return part if all(keep) else Dataset(part.table.filter(pa.array(keep)))

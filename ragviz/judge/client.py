@@ -378,7 +378,7 @@ class ChatCaller:
             try:
                 decoded = json.loads(data)
                 fields = _completion_fields(decoded)
-            except ValueError:
+            except (ValueError, RecursionError):  # not JSON, or nested too deep to read: not a chat completion
                 pass
             if fields is None:
                 raw = data.decode("utf-8", errors="replace")

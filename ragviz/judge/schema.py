@@ -49,13 +49,18 @@ def extract_json(text: str) -> Any:
     if 0 <= start < end:
         candidates.append(text[start : end + 1])
     error: json.JSONDecodeError | None = None
+    too_deep = False
     for candidate in candidates:
         try:
             return json.loads(candidate)
         except json.JSONDecodeError as exc:
             error = error or exc
+        except RecursionError:  # brackets nested past Python's recursion limit
+            too_deep = True
     if not text:
         raise JudgeOutputError(["the answer is empty"])
+    if too_deep:
+        raise JudgeOutputError(["the answer is not valid JSON (nested too deep to read)"])
     assert error is not None  # *text* itself was a candidate, and it did not parse
     raise JudgeOutputError([f"the answer is not valid JSON ({error.msg} at line {error.lineno} column {error.colno})"])
 

@@ -54,3 +54,56 @@ def test_an_install_without_the_sample_data_says_so_instead_of_loading_nothing(a
     at = open_page("pages/data.py")
     sample = at.button(key="data.load_sample")
     assert sample.disabled and any(c.value.startswith(NO_SAMPLE) for c in at.main.caption)
+
+
+def _start_up_data(tmp_path, monkeypatch, good_rows: int) -> str:
+    """``$RAGVIZ_DATA``: *good_rows* of the sample, then a cut line; the file's name is HTML (shown escaped)."""
+    from tests.sample import SAMPLE_JSONL
+
+    lines = SAMPLE_JSONL.read_text().splitlines()[:good_rows]
+    path = tmp_path / "<img src=x>start.jsonl"
+    path.write_text("".join(line + "\n" for line in lines) + '{"id": "cut", "question": "half\n')
+    monkeypatch.setenv("RAGVIZ_DATA", str(path))
+    return f"&lt;img src=x&gt;start.jsonl:{good_rows + 1}: json: truncated JSON line"
+
+
+@pytest.mark.parametrize("page", ["review", "dashboard"])
+def test_start_up_data_that_loads_nothing_names_its_errors_not_no_data_yet(app_env, monkeypatch, page):
+    """``ragviz app bad.jsonl`` said "No data loaded yet" on every page but the Data page: not a word of why."""
+    line = _start_up_data(app_env["tmp"], monkeypatch, 0)
+    at = open_page(f"pages/{page}.py")
+    assert not at.info
+    assert [e.value for e in at.error] == [
+        "The open data has 1 load error: nothing of it loaded. Fix the data and open it again on the Data page, "
+        "which lists every error."
+    ]
+    assert any(line in h.proto.body for h in at.get("html"))
+    assert [p.proto.label for p in at.get("page_link")] == ["Go to Data"]
+
+
+def test_home_names_the_errors_of_start_up_data_that_loaded_in_part(app_env, monkeypatch):
+    line = _start_up_data(app_env["tmp"], monkeypatch, 3)
+    from streamlit.testing.v1 import AppTest
+
+    from tests.apptest_helpers import APP
+
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.run()  # Home
+    assert not at.exception
+    assert [m.value for m in at.metric][:1] == ["3"]
+    assert [w.value for w in at.warning] == [
+        "The open data has 1 load error: 3 examples loaded, the rows named were skipped. Fix the data and open it "
+        "again on the Data page, which lists every error."
+    ]
+    assert any(line in h.proto.body for h in at.get("html"))
+
+
+def test_the_notice_names_files_by_their_name_even_in_a_readers_message(app_env, monkeypatch):
+    """pyarrow's message quotes the path it could not open: the folder stays on the Data page, for those who may
+    see it."""
+    bad = app_env["tmp"] / "cut.parquet"
+    bad.write_bytes(b"PAR1" + b"\0" * 64 + b"PAR1")
+    monkeypatch.setenv("RAGVIZ_DATA", str(bad))
+    at = open_page("pages/review.py")
+    notice = next(h.proto.body for h in at.get("html") if "rv-problems" in h.proto.body)
+    assert "cut.parquet: file: unreadable Parquet" in notice and str(app_env["tmp"]) not in notice

@@ -210,6 +210,12 @@ def test_bad_tool_input_names_file_row_and_field(tmp_path):
     assert [str(e) for e in load([broken_disk]).errors][0].startswith(
         f"{broken_disk / 'data-00000-of-00001.arrow'}: file: unreadable Arrow stream"
     )
+    (broken_disk / "state.json").write_text("[" * 100_000)  # json.loads raised RecursionError: a traceback
+    deep = load([broken_disk])
+    assert [str(w) for w in deep.warnings] == [
+        f"{broken_disk / 'state.json'}: _data_files: not readable (nested too deep); reading data-*.arrow"
+    ]
+    assert [str(e) for e in deep.errors][0].startswith(f"{broken_disk / 'data-00000-of-00001.arrow'}: file: unreadable")
 
 
 # -- outputs the libraries load ------------------------------------------------------------------------
@@ -477,3 +483,18 @@ def test_streamed_parquet_export_to_a_directory_has_the_features_and_a_card(tmp_
     assert set(features) == set(schema.names) and pq.read_metadata(written).num_rows == 246
     card = (out / "README.md").read_text(encoding="utf-8")
     assert all(f"| `{name}` |" in card for name in schema.names)
+
+
+def test_a_row_left_out_as_a_duplicate_is_named(tmp_path, capsys):
+    """The loader keeps the first of two rows with one uid: convert wrote one row fewer and said only 'converted N'."""
+    from ragviz.cli.main import main
+
+    row = {"id": "1", "question": "q", "documents": ["A sentence."], "response": "An answer."}
+    src = tmp_path / "rows.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in [row, {**row, "id": "2"}, {**row, "response": "Other."}]))
+    out = tmp_path / "out.jsonl"
+    assert main(["convert", str(src), "-o", str(out)]) == 0
+    assert capsys.readouterr().err.splitlines() == [
+        f"{src}:3: id: duplicate of {src}:1 (same dataset, id and generation model); kept the first, skipped this row",
+        f"converted 2 examples to {out} (jsonl)",
+    ]

@@ -369,3 +369,19 @@ def test_human_given_a_ragviz_export_uses_only_the_rows_a_person_labelled(tmp_pa
     assert json.loads(out)["n_labeled"] == 60
     left = len(truth) - 60
     assert f"{left:,} of {len(truth):,} rows of the people's labels left out ({left:,} with label_source llm)" in err
+
+
+def test_people_labels_with_two_rows_for_one_example_are_refused(tmp_path, capsys):
+    """The loader keeps the first of two rows with one uid: of people's labels, the audit silently lost the other."""
+    rows = [json.loads(line) for line in SAMPLE_JSONL.read_text().splitlines()[:3]]
+    again = {**rows[0], "unsupported_response_sentence_keys": []}
+    human = _write([*rows, again], tmp_path / "human.jsonl")
+    code, out, err = _run(capsys, SAMPLE_JSONL, "--human", human)
+    assert (code, out) == (2, "") and "Traceback" not in err
+    assert err.strip() == (
+        f"ragviz estimate: --human: {human}:4: id: duplicate of {human}:1 (same dataset, id and generation model): "
+        "a file gives one row per example; remove one of them"
+    )
+    code, _, err = _run(capsys, SAMPLE_JSONL, "--compare", "--system", "generation_model_name", "--human", human)
+    assert code == 2 and f"{human}:4: id: duplicate of {human}:1" in err
+    assert _run(capsys, SAMPLE_JSONL, "--human", _write(rows, tmp_path / "once.jsonl"))[0] == 0

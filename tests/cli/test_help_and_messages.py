@@ -42,13 +42,17 @@ def _file_with_one_bad_row(tmp_path: Path) -> Path:
         ["agreement"],
         ["convert", "--to", "ragas", "-o", "OUT"],
         ["label", "--model", "m", "--dry-run"],
+        ["metrics"],
+        ["validate"],
+        ["team", "assign", "--overlap", "1", "--pool", "a,b", "--db", "DB"],
     ],
 )
 def test_one_problem_is_one_error(tmp_path, capsys, monkeypatch, command):
     monkeypatch.setenv("RAGVIZ_DB", str(tmp_path / "labels.db"))
     data = _file_with_one_bad_row(tmp_path)
-    args = [a.replace("OUT", str(tmp_path / "out.jsonl")) for a in command]
-    assert main([args[0], str(data), *args[1:]]) == 2
+    args = [a.replace("OUT", str(tmp_path / "out.jsonl")).replace("DB", str(tmp_path / "team.db")) for a in command]
+    first = 2 if args[0] == "team" else 1  # the action's words come before DATA
+    assert main([*args[:first], str(data), *args[first:]]) == 2
     err = capsys.readouterr().err
     assert "1 error" in err and "1 errors" not in err, err
 

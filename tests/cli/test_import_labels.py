@@ -97,3 +97,23 @@ def test_the_samples_own_bad_keys_are_refused(tmp_path):
     assert "all_relevant_sentence_keys: key general is not a sentence" in run.stderr
     assert "key 0b." not in run.stderr  # a judge's trailing dot names its sentence
     assert run.stderr.splitlines()[-1] == "3 rows refused (5 problems): nothing imported"
+
+
+def test_two_rows_for_one_example_refuse_the_import_naming_both_rows(tmp_path):
+    """The loader keeps the first of two rows with one uid (a warning): an import recorded the first and dropped the
+    person's second label of the same example without a word."""
+    db = tmp_path / "labels.db"
+    LabelStore(db).close()
+    rows = [dict(r) for r in _labelled()]
+    second = {**rows[0], "all_relevant_sentence_keys": rows[0]["all_relevant_sentence_keys"][:1]}
+    path = _write(tmp_path / "people.jsonl", [*rows, second])
+    run = ragviz("import-labels", path, "--db", db, "--annotator", "ana", "--data", SAMPLE_JSONL)
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    n = len(rows) + 1
+    assert run.stderr.strip().splitlines() == [
+        f"{path}:{n}: id: duplicate of {path}:1 (same dataset, id and generation model): a file gives one row per"
+        " example; remove one of them: refused",
+        "1 row refused: nothing imported",
+    ]
+    with LabelStore(db) as store:
+        assert store.n_events() == 0

@@ -186,3 +186,35 @@ def test_compare_refuses_a_version_showing_a_human_file_example(lead, capsys):
     empty.write_text("")
     code, _, err = run(capsys, "judge", "compare", "v1", "--human", str(empty), "--model", "m", "--db", db)
     assert code == 2 and ("empty" in err or "no rows" in err), err
+
+
+def test_compare_refuses_a_human_file_with_two_rows_for_one_example(tmp_path, capsys):
+    """The loader kept the first of two rows with one uid: the test set silently lost the person's other label."""
+    rows = [json.loads(line) for line in write_marker_data(tmp_path / "rows.jsonl", 3).read_text().splitlines()]
+    human = tmp_path / "human.jsonl"
+    human.write_text("".join(json.dumps(r) + "\n" for r in [*rows, {**rows[1], "all_relevant_sentence_keys": []}]))
+    db = str(tmp_path / "ragviz.db")
+    LabelStore(db).close()
+    code, out, err = run(capsys, "judge", "compare", "v1", "--human", str(human), "--model", "m", "--db", db)
+    assert (code, out) == (2, "") and "Traceback" not in err
+    assert err.strip().splitlines() == [
+        f"{human}:4: id: duplicate of {human}:2 (same dataset, id and generation model): a file gives one row per "
+        "example; remove one of them",
+        "1 error: nothing done (run `ragviz validate`)",
+    ]
+
+
+def test_a_rubric_that_cannot_be_read_says_why(tmp_path, capsys):
+    """The message named the exception's class (UnicodeDecodeError, IsADirectoryError), not what to fix."""
+    data = write_marker_data(tmp_path / "rows.jsonl", 3)
+    db = str(tmp_path / "ragviz.db")
+    LabelStore(db).close()
+    latin = tmp_path / "rubric.txt"
+    latin.write_bytes(b"caf\xe9 notes\n")
+    for rubric, why in (
+        (latin, "not UTF-8 (byte offset 3); save it as UTF-8"),
+        (tmp_path / "none.txt", "No such file or directory"),
+        (tmp_path, "Is a directory"),
+    ):
+        code, _, err = run(capsys, "judge", "create", "v2", str(data), "--rubric", str(rubric), "--db", db)
+        assert (code, err.strip()) == (2, f"{rubric}: cannot read the rubric: {why}")

@@ -267,12 +267,17 @@ def test_non_utf8_names_byte_offset(tmp_path):
     (tmp_path / "a.jsonl").write_bytes(good + b'{"id": "caf\xe9"}\n' + json.dumps(_row(2)).encode())
     result = load([tmp_path / "a.jsonl"])
     assert _strs(result.errors) == [
-        f"{tmp_path / 'a.jsonl'}:2: encoding: not UTF-8: byte 0xe9 at byte offset {len(good) + 11}"
+        f"{tmp_path / 'a.jsonl'}:2: encoding: not UTF-8: byte 0xe9 at byte offset {len(good) + 11}; save it as UTF-8"
     ]
     assert result.dataset.ids == ["r0", "r2"]
     (tmp_path / "b.json").write_bytes(b'[{"id": "\xff"}]')
     assert _strs(load([tmp_path / "b.json"]).errors) == [
-        f"{tmp_path / 'b.json'}: encoding: not UTF-8: byte 0xff at byte offset 9"
+        f"{tmp_path / 'b.json'}: encoding: not UTF-8: byte 0xff at byte offset 9 (line 1); save it as UTF-8"
+    ]
+    # a whole file decoded at once (JSON, CSV) has no row to name: the message names the line
+    (tmp_path / "c.csv").write_bytes(b'id,question,documents,response\nok,q,"[""d""]",r\n1,caf\xe9,"[""d""]",r\n')
+    assert _strs(load([tmp_path / "c.csv"]).errors) == [
+        f"{tmp_path / 'c.csv'}: encoding: not UTF-8: byte 0xe9 at byte offset 53 (line 3); save it as UTF-8"
     ]
 
 
@@ -643,3 +648,34 @@ def test_a_large_jsonl_file_is_decoded_into_a_mapped_arrow_file_and_reads_the_sa
     jsonl.write_text("".join(json.dumps(r) + "\n" for r in rows))
     assert load([jsonl]).dataset.ids == [f"r{i}" for i in range(300)]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["rows.jsonl"]
+
+
+@pytest.mark.parametrize(
+    ("column", "values", "problem"),
+    [
+        ("documents", pa.array([[1, 2], [3]]), "documents: expected a list of strings, got int at position 0"),
+        ("id", pa.array([1.5, float("nan")]), "id: expected a string or integer, got float"),
+        ("generation_model_name", pa.array([5, 6]), "generation_model_name: expected a string, got int"),
+        ("all_relevant_sentence_keys", pa.array([[0], [1]]), "all_relevant_sentence_keys: expected a list of strings, got int at position 0"),
+    ],
+)  # fmt: skip
+def test_a_parquet_column_of_another_type_is_refused_by_row_as_in_json_lines(tmp_path, column, values, problem):
+    """Read column-wise, Arrow cast numbers to text (ids 1.5 and 'nan', documents '1', '2'): Parquet rows loaded that
+    the same rows as JSON Lines are refused for."""
+    table = pa.Table.from_pylist([_row(0), _row(1)])
+    path = tmp_path / "rows.parquet"
+    pq.write_table(table.set_column(table.column_names.index(column), column, values), path)
+    result = load([path])
+    assert _strs(result.errors) == [f"{path}:1: {problem}", f"{path}:2: {problem}"]
+    lines = tmp_path / "rows.jsonl"
+    lines.write_text("".join(json.dumps({**_row(i), column: values[i].as_py()}) + "\n" for i in range(2)))
+    assert [p.removeprefix(f"{lines}") for p in _strs(load([lines]).errors)] == [f":1: {problem}", f":2: {problem}"]
+
+
+def test_parquet_with_integer_ids_and_dictionary_text_still_loads(tmp_path):
+    table = pa.Table.from_pylist([_row(0), _row(1)])
+    table = table.set_column(0, "id", pa.array([7, 8]))
+    table = table.set_column(1, "question", table.column("question").dictionary_encode())
+    pq.write_table(table, tmp_path / "rows.parquet")
+    result = load([tmp_path / "rows.parquet"])
+    assert result.ok and result.dataset.ids == ["7", "8"]

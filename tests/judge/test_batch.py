@@ -109,8 +109,9 @@ def lines_of(data: bytes) -> list[bytes]:
         ),
         (lambda d: d.replace(b'"custom_id": "', b'"custom_id": "zz-', 1), "is not a request of this batch"),
         (lambda d: b"<html>gateway</html>\n" + d, "line 1: not JSON"),
+        (lambda d: b"[" * 100_000 + b"\n" + d, "line 1: nested too deep to read"),  # was a RecursionError
     ],
-    ids=["truncated", "duplicated", "other-version", "unknown", "not-json"],
+    ids=["truncated", "duplicated", "other-version", "unknown", "not-json", "too-deep"],
 )
 def test_a_bad_output_file_is_named_by_batch_and_line_and_nothing_is_applied(tmp_path, mangle, expected):
     with BatchServer(mangle=mangle) as server:

@@ -168,6 +168,9 @@ def test_extract_json_from_fences_and_prose_and_clear_errors():
         extract_json("  ")
     with pytest.raises(JudgeOutputError, match="not valid JSON"):
         extract_json('{"a": [1,')
+    for deep in ("[" * 100_000 + "]" * 100_000, '{"a": ' + "[" * 100_000 + "]" * 100_000 + "}"):  # a RecursionError
+        with pytest.raises(JudgeOutputError, match=r"not valid JSON \(nested too deep to read\)"):
+            extract_json(deep)
     with pytest.raises(JudgeOutputError, match="must be a JSON object, got list"):
         validate_answer([1], example())
 

@@ -324,6 +324,18 @@ def test_json_that_is_not_a_chat_completion_fails_that_example_only(server, db):
     assert "not a chat completion" in failure.error and '"object": "list"' in failure.raw_output
 
 
+def test_json_nested_too_deep_fails_that_example_only(server, db):
+    """A body, or an answer, nested past Python's recursion limit raised RecursionError out of the judge."""
+    body, answer, good = make_example(15), make_example(16), make_example(17)
+    server.script[body.question] = ["deep_json"]
+    server.script[answer.question] = ["deep", "deep", "deep", "deep"]
+    summary, stored, failures, _ = run([body, answer, good], server, db)
+    assert stored[body.uid] is None and stored[answer.uid] is None and stored[good.uid] is not None
+    errors = {f.example_uid: f.error for f in failures}
+    assert "not a chat completion" in errors[body.uid]
+    assert "nested too deep to read" in errors[answer.uid]
+
+
 def test_stub_latency_includes_its_own_work(db):
     # The benchmark's "100 ms per call" is the time the stub holds a request, its JSON work included.
     with StubServer(latency=0.05) as stub:

@@ -154,3 +154,13 @@ def test_rejected_scores_name_the_example_and_a_refused_key_is_one_line(httpserv
     lines = capsys.readouterr().err.strip().splitlines()
     assert lines[-1].endswith("HTTP 401: Langfuse refused the keys; give them with --public-key / --secret-key or "
                               "$LANGFUSE_PUBLIC_KEY / $LANGFUSE_SECRET_KEY") and not out.exists()  # fmt: skip
+
+
+def test_json_text_nested_too_deep_stays_text():
+    """An observation's input or a retriever's output nested past Python's recursion limit raised RecursionError."""
+    from ragviz.data.formats.langfuse_observations import documents_attributes, observation_span
+
+    deep = "[" * 100_000 + "]" * 100_000
+    span = observation_span({"id": "o", "traceId": "t", "type": "SPAN", "input": deep, "output": deep})
+    assert span.attributes["input.value"] == deep and span.attributes["output.value"] == deep
+    assert documents_attributes(deep) == {}

@@ -240,3 +240,104 @@ def test_parquet_export_of_a_list_of_structs_with_an_always_null_field(tmp_path,
     documents_field = pq.read_table(tmp_path / "out.parquet").column(SIDECAR).to_pylist()[0]["documents"]
     assert [d["metadata"] for d in documents_field] == [None, None]
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_document_score_not_a_finite_number_skips_the_trace_naming_span_document_and_field(tmp_path, capsys):
+    """A score is side-car metadata, but ``float('high')`` was a traceback and ``NaN`` was written as bare NaN."""
+    for score, why in (("high", "'high' is not a number"), ("nan", "'nan' is not a finite number")):
+        attrs = documents("Zero.", "One.")
+        attrs["retrieval.documents.1.document.score"] = score
+        docs = Span(T, "a", "r", "retrieve", "RETRIEVER", 1, {"openinference.span.kind": "RETRIEVER", **attrs})
+        reason = f"retriever span 'retrieve' (a): document 1: document.score {why}"
+        assert trace_row([root(), docs, llm(2)], "p") == Skipped(T, reason)
+    request = _otlp_request(T)
+    retrieve = request["resourceSpans"][0]["scopeSpans"][0]["spans"][1]
+    retrieve["attributes"].append({"key": "retrieval.documents.0.document.score", "value": {"stringValue": "high"}})
+    src = tmp_path / "spans.json"
+    src.write_text(json.dumps(request))
+    out = tmp_path / "rows.jsonl"
+    assert main(["import", "otlp", str(src), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{src}: trace {T}: skipped: retriever span 'retrieve' (00000000000000bb): document 0: document.score" in err
+    assert "Traceback" not in err and not out.exists()
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000 + "]" * 100_000, "[" * 985 + "{}" + "]" * 985])
+def test_a_span_file_nested_too_deep_is_bad_input_naming_file_and_line(tmp_path, text):
+    """``json.loads`` (or walking what it read) raised RecursionError, a traceback from ``ragviz import otlp``."""
+    deep = tmp_path / "deep.json"
+    deep.write_text(json.dumps(_otlp_request(T)) + "\n" + text + "\n")
+    with pytest.raises(BadInput, match=r"deep.json:2: nested too deep to read"):
+        read_span_files([str(deep)])
+    deep.write_text(text)
+    with pytest.raises(BadInput, match=r"deep.json:1: nested too deep to read"):
+        read_span_files([str(deep)])
+
+
+def _broken(change) -> dict:
+    request = _otlp_request(T)
+    change(request, request["resourceSpans"][0]["scopeSpans"][0]["spans"])
+    return request
+
+
+SPAN_1 = "resourceSpans[0].scopeSpans[0].spans[1]"
+
+
+@pytest.mark.parametrize(
+    ("request_json", "problem"),
+    [
+        (_broken(lambda r, s: s[1].update(attributes={"a": 1})), f"{SPAN_1}.attributes: expected a list, got an object"),
+        (_broken(lambda r, s: s.__setitem__(0, None)), "resourceSpans[0].scopeSpans[0].spans[0]: expected an object, got null"),
+        (_broken(lambda r, s: r.update(resourceSpans={"scopeSpans": []})), "resourceSpans: expected a list, got an object"),
+        (_broken(lambda r, s: s[1]["attributes"].append({"value": {}})), f"{SPAN_1}.attributes[7]: no 'key'"),
+        (
+            _broken(lambda r, s: s[1]["attributes"].append({"key": "n", "value": {"intValue": "many"}})),
+            f"{SPAN_1}.attributes[7] (n): invalid literal for int() with base 10: 'many'",
+        ),
+        (
+            _broken(lambda r, s: s[1].update(startTimeUnixNano="yesterday")),
+            f"{SPAN_1}.startTimeUnixNano: not a time (nanoseconds since the epoch, or ISO 8601): 'yesterday'",
+        ),
+        (_broken(lambda r, s: s[1].pop("traceId")), f"{SPAN_1}: no 'traceId'"),
+        ([{"trace_id": T, "span_id": "aa"}, {"span_id": "bb"}], "[1]: no 'trace_id'"),
+        ({"data": [{"trace_id": T, "span_id": "aa", "context": "x"}]}, "data[0]: context: expected an object, got a string"),
+    ],
+)  # fmt: skip
+def test_a_span_file_of_the_wrong_shape_names_the_place_in_it(tmp_path, request_json, problem):
+    """The message said what Python said ("string indices must be integers", "'NoneType' object has no attribute
+    'get'"), not where in the file."""
+    path = tmp_path / "spans.json"
+    path.write_text(json.dumps(request_json, indent=1))  # one JSON text over many lines: no line to name
+    with pytest.raises(BadInput) as caught:
+        read_span_files([str(path)])
+    assert caught.value.where_and_what() == f"{path}: not an OTLP request or a span: {problem}"
+
+
+def test_json_text_in_an_attribute_nested_too_deep_is_kept_as_text():
+    """``input.value`` (mime type JSON) and a document's metadata are parsed as JSON: nested past Python's recursion
+    limit they raised RecursionError out of ``ragviz import otlp``; like text that is not JSON, they stay text."""
+    deep = "[" * 100_000 + "]" * 100_000
+    question = Span(T, "r", None, "rag", "CHAIN", 0, {"input.value": deep, "input.mime_type": "application/json"})
+    docs = retriever("a", 1, "Doc.")
+    docs = Span(
+        T, "a", "r", "retrieve", "RETRIEVER", 1, {**docs.attributes, "retrieval.documents.0.document.metadata": deep}
+    )
+    row = trace_row([question, docs, llm(2)], "p")
+    assert not isinstance(row, Skipped)
+    assert row["question"] == deep and row[SIDECAR]["documents"][0]["metadata"] == deep
+
+
+def test_a_span_file_with_a_byte_order_mark_reads(tmp_path):
+    """The row loaders read a UTF-8 byte order mark; span files said "not JSON (Unexpected UTF-8 BOM)"."""
+    path = tmp_path / "spans.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(_otlp_request(T)).encode() + b"\n")
+    assert [r["id"] for r in map_traces(read_span_files([str(path)])).rows] == [T]
+
+
+def test_a_span_file_that_is_not_utf8_names_the_line_and_byte(tmp_path):
+    path = tmp_path / "spans.jsonl"
+    path.write_bytes(json.dumps(_otlp_request(T)).encode() + b'\n{"name": "caf\xe9"}\n')
+    with pytest.raises(BadInput) as caught:
+        read_span_files([str(path)])
+    offset = len(json.dumps(_otlp_request(T))) + 1 + len('{"name": "caf')
+    assert str(caught.value) == f"{path}:2: not UTF-8 text: byte 0xe9 at byte offset {offset}; save it as UTF-8"

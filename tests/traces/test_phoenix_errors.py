@@ -100,3 +100,52 @@ def test_existing_evaluations_are_shown_escaped():
     assert "<b>hallucination</b>: &lt;b&gt;factual&lt;/b&gt; (1) — x &amp; y" in html
     assert "<b>relevance</b> (document 2): relevant</li>" in html
     assert "every sentence of a relevant document is relevant" in html
+
+
+class NotPhoenix(BaseHTTPRequestHandler):
+    """Status 200 with what Phoenix never answers: a login page, or spans of another shape."""
+
+    body: tuple[str, bytes] = ("text/html", b"<html>Sign in</html>")
+
+    def do_GET(self) -> None:
+        kind, data = NotPhoenix.body
+        self.send_response(200)
+        self.send_header("content-type", kind)
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def _spans(*records: dict) -> tuple[str, bytes]:
+    return "application/json", json.dumps({"data": list(records), "next_cursor": None}).encode()
+
+
+@pytest.mark.parametrize(
+    ("body", "problem"),
+    [
+        (("text/html", b"<html>Sign in</html>"),
+         "GET /v1/projects/p/spans answered text/html, not Phoenix's JSON ('<html>Sign in</html>')"),
+        (_spans({"context": {}}), "a root span (1 of a page) has no 'trace_id'"),
+        (_spans({"context": {"trace_id": "t1", "span_id": "s1"}, "attributes": "x"}),
+         "a span (1 of a page) is not of Phoenix's shape: attributes: expected an object, got a string"),
+    ],
+)  # fmt: skip
+def test_an_answer_that_is_not_phoenixs_is_one_line(body, problem, tmp_path, capsys):
+    """A 200 answer that is not Phoenix's JSON (a proxy's login page at --url) raised JSONDecodeError, KeyError or
+    ValueError out of ragviz import phoenix: a traceback."""
+    NotPhoenix.body = body
+    server = ThreadingHTTPServer(("127.0.0.1", 0), NotPhoenix)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        out = tmp_path / "rows.jsonl"
+        assert main(["import", "phoenix", "--url", url, "--project", "p", "-o", str(out)]) == 2
+    finally:
+        server.shutdown()
+        server.server_close()
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and not out.exists()
+    assert err.strip().splitlines()[-1] == f"{url}: {problem}: is this Phoenix's address?"  # on a line of its own

@@ -18,7 +18,15 @@ from ragviz.data.load import load
 from ragviz.data.model import Example, Labels
 from ragviz.store.label_store import LabelStore
 
-__all__ = ["ImportResult", "IMPORT_PREFIX", "import_labels", "key_problems", "refusal", "text_difference"]
+__all__ = [
+    "ImportResult",
+    "IMPORT_PREFIX",
+    "import_labels",
+    "key_problems",
+    "one_row_per_example",
+    "refusal",
+    "text_difference",
+]
 
 
 IMPORT_PREFIX = "import:"
@@ -96,7 +104,10 @@ def _checked(loaded: Dataset, path: str) -> tuple[list[tuple[Example, Labels]], 
     if not result.ok:
         return [], [(None if e.row is None else f"{e.path}:{e.row}", str(e)) for e in result.errors]
     accepted: list[tuple[Example, Labels]] = []
-    problems: list[tuple[str | None, str]] = []
+    problems: list[tuple[str | None, str]] = [  # the loader kept the first: which did they mean?
+        (f"{w.path}:{w.row}", f"{w.path}:{w.row}: id: {one_row_per_example(w.message)}: refused")
+        for w in result.duplicates
+    ]
     for i in range(len(result.dataset)):
         imported = result.dataset.example(i)
         row = imported.source.row if imported.source is not None else i + 1
@@ -127,6 +138,12 @@ def _checked(loaded: Dataset, path: str) -> tuple[list[tuple[Example, Labels]], 
     return accepted, problems
 
 
+def one_row_per_example(duplicate: str) -> str:
+    """The loader's duplicate warning (``duplicate of PATH:ROW (same ...); kept the first, ...``) said of people's
+    labels, where the first of two rows is not the one to keep."""
+    return duplicate.split(";")[0] + ": a file gives one row per example; remove one of them"
+
+
 def import_labels(store: LabelStore, loaded: Dataset, files: Sequence[str], annotator: str) -> ImportResult:
     """Record the labels of every row of *files* as *annotator*'s decisions on the *loaded* examples;
     :class:`BadInput` listing every refused row (file and row) when any is, nothing recorded.
@@ -137,9 +154,10 @@ def import_labels(store: LabelStore, loaded: Dataset, files: Sequence[str], anno
     example's sentences (:func:`key_problems`: relevant / utilized / supporting keys among the documents'
     sentences, supported / unsupported keys among the response's), and every field must have its type (the
     loader's row checks, :mod:`ragviz.data.schema`). A row that matches nothing loaded, carries no labels, names a
-    key the example does not have, or whose sentences differ is refused, named by file, row, field and key. Each
-    accepted row is recorded as one decision of the annotator (the changes from their current labels to the row's,
-    and a review mark), with the file named as its source (the action's kind is ``import:<file name>``)."""
+    key the example does not have, whose sentences differ, or that repeats an earlier row's example in its file is
+    refused, named by file, row, field and key. Each accepted row is recorded as one decision of the annotator (the
+    changes from their current labels to the row's, and a review mark), with the file named as its source (the
+    action's kind is ``import:<file name>``)."""
     if not annotator or not annotator.strip() or annotator.strip() == "*":
         raise BadInput("name the annotator whose labels these are", field="--annotator")
     todo: list[tuple[str, Example, Labels]] = []

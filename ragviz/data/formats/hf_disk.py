@@ -35,6 +35,9 @@ def arrow_files(folder: Path, report: Report) -> list[Path]:
         names = [f["filename"] for f in state["_data_files"]]
         if not all(isinstance(n, str) and "/" not in n and "\\" not in n for n in names):
             raise ValueError("a file name with a path separator")
+    except RecursionError:
+        report.warning(str(folder / STATE), None, "_data_files", "not readable (nested too deep); reading data-*.arrow")
+        names = sorted(p.name for p in folder.glob("data-*.arrow"))
     except (OSError, ValueError, KeyError, TypeError) as exc:
         report.warning(str(folder / STATE), None, "_data_files", f"not readable ({exc}); reading data-*.arrow")
         names = sorted(p.name for p in folder.glob("data-*.arrow"))

@@ -25,10 +25,11 @@ _CONTENT_KEYS = ("page_content", "pageContent", "content", "text", "document")
 
 
 def _parsed(value: Any) -> Any:
+    """*value*, JSON text parsed; text that is not JSON (or is nested too deep to read) as it is."""
     if isinstance(value, str):
         try:
             return json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):
             return value
     return value
 

@@ -2,13 +2,14 @@
 
 A trace is its spans (:class:`Span`, attributes flattened to OpenInference's dotted keys); :func:`trace_row` maps
 one trace to one row (which span gives which field: its docstring) and :func:`map_traces` maps them all. A trace
-that cannot be a row (no retriever span, no documents, a document without content, no question, no response) is
-:class:`Skipped` with its reason, never an exception.
+that cannot be a row (no retriever span, no documents, a document without content or with a score that is not a
+finite number, no question, no response) is :class:`Skipped` with its reason, never an exception.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -127,7 +128,7 @@ def _text(attributes: Mapping[str, Any], name: str, keys: Sequence[str]) -> str 
     if attributes.get(f"{name}.mime_type") == _JSON:
         try:
             parsed = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested too deep to read: the text as it is
             return text
         if isinstance(parsed, str):
             return parsed
@@ -169,7 +170,7 @@ def _metadata_text(value: Any) -> str | None:
     if isinstance(value, str):
         try:
             value = json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested too deep to read: the text as it is
             return value
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
@@ -180,8 +181,8 @@ def _prefix(span: Span) -> str:
 
 def span_documents(span: Span) -> tuple[list[str], list[dict[str, Any]]] | str:
     """A retriever span's documents' texts and their side-car entries (position, id, score, metadata as JSON
-    text), in position order (a RERANKER span's: its output documents); a reason (str) when there are none or a
-    position has no content."""
+    text), in position order (a RERANKER span's: its output documents); a reason (str) when there are none, a
+    position has no content or its score is not a finite number."""
     found: dict[int, dict[str, Any]] = {}
     pattern = _DOCUMENT_KEY[_prefix(span)]
     for key, value in span.attributes.items():
@@ -203,17 +204,30 @@ def span_documents(span: Span) -> tuple[list[str], list[dict[str, Any]]] | str:
         metadata = document.get("metadata")
         if metadata is None and "metadata_parts" in document:
             metadata = _unflatten(document["metadata_parts"])
-        score = document.get("score")
+        score = _finite(document.get("score"))
+        if isinstance(score, str):
+            return f"{what} {span.name!r} ({span.span_id}): document {position}: document.score {score}"
         texts.append(content)
         entries.append(
             {
                 "position": position,
                 "id": None if document.get("id") is None else str(document["id"]),
-                "score": None if score is None else float(score),
+                "score": score,
                 "metadata": _metadata_text(metadata),
             }
         )
     return texts, entries
+
+
+def _finite(score: Any) -> float | None | str:
+    """A document's score as a finite number (``None`` when absent), or why it is not one (a str)."""
+    if score is None:
+        return None
+    try:
+        value = float(score)
+    except (TypeError, ValueError):
+        return f"{score!r} is not a number"
+    return value if math.isfinite(value) else f"{score!r} is not a finite number"
 
 
 def _last_before(spans: Sequence[Span], llm: Span | None) -> Span | None:

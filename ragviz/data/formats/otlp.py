@@ -25,6 +25,7 @@ __all__ = ["PROJECT_ATTRIBUTE", "any_value", "hex_id", "read_span_files", "span_
 
 #: The resource attribute naming the project (Phoenix's ``register(project_name=...)`` sets it).
 PROJECT_ATTRIBUTE = "openinference.project.name"
+_TOO_DEEP = "nested too deep to read (spans nest a few levels): not an OTLP request or a span"
 _HEX = re.compile(r"^(0x)?[0-9a-fA-F]+$")
 
 
@@ -58,8 +59,53 @@ def any_value(value: Mapping[str, Any]) -> Any:
     return None
 
 
-def _attributes(items: Any) -> dict[str, Any]:
-    return {kv["key"]: any_value(kv.get("value") or {}) for kv in items or []}
+def _list(value: Any, where: str) -> list[Any]:
+    """*value* as a list (``None``: empty); :class:`ValueError` naming *where* for anything else."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ValueError(f"{where}: expected a list, got {_json_type(value)}")
+    return value
+
+
+def _object(value: Any, where: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{where}: expected an object, got {_json_type(value)}")
+    return value
+
+
+def _json_type(value: Any) -> str:
+    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", type(None): "null"}
+    return names.get(type(value), "a number" if isinstance(value, (int, float)) else type(value).__name__)
+
+
+def _attributes(items: Any, where: str) -> dict[str, Any]:
+    """OTLP's ``[{"key": ..., "value": AnyValue}]`` as a dict; :class:`ValueError` naming the entry at fault."""
+    out: dict[str, Any] = {}
+    for i, kv in enumerate(_list(items, where)):
+        entry = _object(kv, f"{where}[{i}]")
+        if "key" not in entry:
+            raise ValueError(f"{where}[{i}]: no 'key'")
+        try:
+            out[str(entry["key"])] = any_value(_object(entry.get("value") or {}, f"{where}[{i}].value"))
+        except KeyError as exc:  # a kvlistValue entry without its key
+            raise ValueError(f"{where}[{i}] ({entry['key']}): no {exc.args[0]!r} in its value") from None
+        except (TypeError, ValueError, AttributeError) as exc:
+            raise ValueError(f"{where}[{i}] ({entry['key']}): {exc}") from None
+    return out
+
+
+def _field(span: Mapping[str, Any], name: str, where: str) -> Any:
+    if span.get(name) in (None, ""):
+        raise ValueError(f"{where}: no {name!r}")
+    return span[name]
+
+
+def _start(value: Any, where: str) -> int:
+    try:
+        return start_nanos(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{where}: not a time (nanoseconds since the epoch, or ISO 8601): {value!r}") from None
 
 
 def _kind(attributes: Mapping[str, Any], fallback: Any = None) -> str:
@@ -68,21 +114,29 @@ def _kind(attributes: Mapping[str, Any], fallback: Any = None) -> str:
 
 
 def spans_from_otlp(request: Mapping[str, Any]) -> Iterator[Span]:
-    """The spans of one OTLP ``ExportTraceServiceRequest`` in JSON."""
-    for resource_spans in request.get("resourceSpans") or []:
-        resource = _attributes((resource_spans.get("resource") or {}).get("attributes"))
-        project = resource.get(PROJECT_ATTRIBUTE)
-        for scope_spans in resource_spans.get("scopeSpans") or resource_spans.get("instrumentationLibrarySpans") or []:
-            for span in scope_spans.get("spans") or []:
-                attributes = flatten_attributes(_attributes(span.get("attributes")))
+    """The spans of one OTLP ``ExportTraceServiceRequest`` in JSON; :class:`ValueError` naming the place at fault
+    (``resourceSpans[0].scopeSpans[1].spans[2].attributes[3]: ...``) when it is not one."""
+    for i, item in enumerate(_list(request.get("resourceSpans"), "resourceSpans")):
+        where = f"resourceSpans[{i}]"
+        resource_spans = _object(item, where)
+        resource = _object(resource_spans.get("resource") or {}, f"{where}.resource")
+        project = _attributes(resource.get("attributes"), f"{where}.resource.attributes").get(PROJECT_ATTRIBUTE)
+        old = not resource_spans.get("scopeSpans") and "instrumentationLibrarySpans" in resource_spans  # OTLP < 0.15
+        scopes_key = "instrumentationLibrarySpans" if old else "scopeSpans"
+        for j, scope in enumerate(_list(resource_spans.get(scopes_key), f"{where}.{scopes_key}")):
+            spans_at = f"{where}.{scopes_key}[{j}].spans"
+            for k, value in enumerate(_list(_object(scope, f"{where}.{scopes_key}[{j}]").get("spans"), spans_at)):
+                at = f"{spans_at}[{k}]"
+                span = _object(value, at)
+                attributes = flatten_attributes(_attributes(span.get("attributes"), f"{at}.attributes"))
                 parent = span.get("parentSpanId")
                 yield Span(
-                    trace_id=hex_id(span["traceId"]),
-                    span_id=hex_id(span["spanId"]),
+                    trace_id=hex_id(_field(span, "traceId", at)),
+                    span_id=hex_id(_field(span, "spanId", at)),
                     parent_id=hex_id(parent) if parent else None,
                     name=str(span.get("name", "")),
                     kind=_kind(attributes),
-                    start=start_nanos(span.get("startTimeUnixNano")),
+                    start=_start(span.get("startTimeUnixNano"), f"{at}.startTimeUnixNano"),
                     attributes=attributes,
                     project=None if project is None else str(project),
                 )
@@ -90,10 +144,10 @@ def spans_from_otlp(request: Mapping[str, Any]) -> Iterator[Span]:
 
 def span_from_record(record: Mapping[str, Any]) -> Span:
     """One span dump (Phoenix's REST span, OpenTelemetry's console exporter, or a flat ``trace_id`` /
-    ``span_id`` record)."""
-    context = record.get("context") or {}
-    attributes = flatten_attributes(record.get("attributes") or {})
-    resource = flatten_attributes((record.get("resource") or {}).get("attributes") or {})
+    ``span_id`` record); :class:`KeyError` without its ids, :class:`ValueError` naming a field of the wrong shape."""
+    context = _object(record.get("context") or {}, "context")
+    attributes = flatten_attributes(_object(record.get("attributes") or {}, "attributes"))
+    resource = flatten_attributes(_object(record.get("resource") or {}, "resource").get("attributes") or {})
     parent = record.get("parent_id") or record.get("parent_span_id")
     project = record.get("project") or resource.get(PROJECT_ATTRIBUTE)
     return Span(
@@ -102,35 +156,42 @@ def span_from_record(record: Mapping[str, Any]) -> Span:
         parent_id=hex_id(parent) if parent else None,
         name=str(record.get("name", "")),
         kind=_kind(attributes, record.get("span_kind")),
-        start=start_nanos(record.get("start_time")),
+        start=_start(record.get("start_time"), "start_time"),
         attributes=attributes,
         project=None if project is None else str(project),
     )
 
 
-def _spans_of(value: Any, path: str, line: int | None) -> Iterator[Span]:
+def _spans_of(value: Any, path: str, line: int | None, where: str = "") -> Iterator[Span]:
+    """The spans in *value* (the JSON of *path*'s line *line*, or of the whole file); *where*: its place in that
+    JSON (``[3]``, ``data[0]``), which a problem names before its own place."""
+    at = f"{where}: " if where else ""
     try:
         if isinstance(value, list):
-            for item in value:
-                yield from _spans_of(item, path, line)
+            for i, item in enumerate(value):
+                yield from _spans_of(item, path, line, f"{where}[{i}]")
         elif isinstance(value, Mapping) and "resourceSpans" in value:
             yield from spans_from_otlp(value)
         elif isinstance(value, Mapping) and isinstance(value.get("data"), list):
-            yield from _spans_of(value["data"], path, line)
+            yield from _spans_of(value["data"], path, line, f"{where}.data" if where else "data")
         elif isinstance(value, Mapping):
             yield span_from_record(value)
         else:
-            raise BadInput("not an OTLP request or a span (a JSON object)", path=path, row=line)
+            raise BadInput(
+                f"not an OTLP request or a span (a JSON object): {at}got {_json_type(value)}", path=path, row=line
+            )
+    except RecursionError:
+        raise BadInput(_TOO_DEEP, path=path, row=line) from None
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         missing = f"no {exc.args[0]!r}" if isinstance(exc, KeyError) else str(exc)
-        raise BadInput(f"not an OTLP request or a span: {missing}", path=path, row=line) from None
+        raise BadInput(f"not an OTLP request or a span: {at}{missing}", path=path, row=line) from None
 
 
 def _read_file(path: Path) -> Iterator[Span]:
-    text = path.read_text(encoding="utf-8")
+    text = path.read_text(encoding="utf-8-sig")  # a byte order mark (Windows editors) is no JSON
     try:
         whole = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # JSON lines, or nested too deep: each line then says which
         whole = None
     if whole is not None:
         yield from _spans_of(whole, str(path), 1 if "\n" not in text.strip() else None)
@@ -142,6 +203,8 @@ def _read_file(path: Path) -> Iterator[Span]:
             value = json.loads(line)
         except json.JSONDecodeError as exc:
             raise BadInput(f"not JSON ({exc.msg})", path=str(path), row=number) from None
+        except RecursionError:
+            raise BadInput(_TOO_DEEP, path=str(path), row=number) from None
         yield from _spans_of(value, str(path), number)
 
 
@@ -154,6 +217,12 @@ def read_span_files(paths: list[str]) -> list[Span]:
             raise BadInput("no such file", path=name)
         try:
             spans.extend(_read_file(path))
-        except UnicodeDecodeError:
-            raise BadInput("not UTF-8 text", path=name) from None
+        except UnicodeDecodeError as exc:
+            line = exc.object[: exc.start].count(b"\n") + 1
+            raise BadInput(
+                f"not UTF-8 text: byte 0x{exc.object[exc.start : exc.start + 1].hex()} at byte offset {exc.start}; "
+                "save it as UTF-8",
+                path=name,
+                row=line,
+            ) from None
     return spans

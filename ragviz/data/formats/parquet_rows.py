@@ -42,6 +42,35 @@ def _null_inside(column: pa.ChunkedArray) -> bool:
     return False
 
 
+def _text(source: pa.DataType) -> bool:
+    return pa.types.is_string(source) or pa.types.is_large_string(source) or pa.types.is_string_view(source)
+
+
+def _castable(source: pa.DataType, target: pa.DataType, integers: bool = False) -> bool:
+    """Whether casting *source* to the canonical *target* changes nothing the row-by-row checks would refuse:
+    text to text (integers too for *integers*: ``id``), lists of such, structs field by field, numbers to floats,
+    booleans to booleans, a column of nulls to anything. Arrow also casts numbers to text and to booleans, and
+    floats to text ids (NaN to 'nan'): those rows go row by row, where each is refused or warned about by row."""
+    if pa.types.is_null(source):
+        return True
+    if pa.types.is_dictionary(source):
+        source = source.value_type
+    if pa.types.is_string(target):
+        return _text(source) or (integers and pa.types.is_integer(source))
+    if isinstance(target, pa.ListType):
+        if not isinstance(source, (pa.ListType, pa.LargeListType, pa.FixedSizeListType)):
+            return False
+        return _castable(source.value_type, target.value_type)
+    if pa.types.is_struct(target):
+        fields = {f.name: f.type for f in source} if pa.types.is_struct(source) else None
+        return fields is not None and all(_castable(fields[f.name], f.type) for f in target if f.name in fields)
+    if pa.types.is_boolean(target):
+        return pa.types.is_boolean(source)
+    if pa.types.is_floating(target):
+        return pa.types.is_integer(source) or pa.types.is_floating(source)
+    return True
+
+
 def parquet_fast_table(table: pa.Table) -> pa.Table | None:
     """*table* cast to canonical types when it can be loaded column-wise as is, else ``None``."""
     renames = column_renames(table.column_names)
@@ -58,6 +87,8 @@ def parquet_fast_table(table: pa.Table) -> pa.Table | None:
         target = CANONICAL_TYPES.get(f.name)
         if f.name == "reference_answer" and (pa.types.is_string(f.type) or f.type == STR_LIST):
             target = f.type
+        if target is not None and not _castable(f.type, target, integers=f.name == "id"):
+            return None
         fields.append(pa.field(f.name, target if target is not None else f.type))
     try:
         # pyarrow-stubs wants dict[bytes | str, bytes | str], which dict[bytes, bytes] is not (dict is invariant).

@@ -1,7 +1,7 @@
 """Talking to an Arize Phoenix server through its light client (``arize-phoenix-client``): the spans of a
 project's traces (paged, with progress), span and document annotations written synchronously, and every failure
 as one line (:class:`~ragviz.data.errors.BadInput`): an unreachable URL, a refused key (401 / 403), an unknown
-project. The API key is sent as a bearer header and kept nowhere else."""
+project, an answer that is not Phoenix's (a proxy's HTML page, a span of another shape). The API key is sent as a bearer header and kept nowhere else."""
 
 from __future__ import annotations
 
@@ -44,6 +44,10 @@ _MISSING = re.compile(r"Spans with IDs (.+) do not exist")
 Progress = Callable[[int, int], None]
 
 
+class _NotPhoenix(Exception):
+    """An answer that is not what Phoenix's REST API gives (HTML from a proxy, a span of another shape)."""
+
+
 class MissingSpans(RagvizError):
     """Phoenix refused a synchronous write because these spans do not exist there (HTTP 404)."""
 
@@ -80,6 +84,8 @@ def phoenix_errors(url: str, project: str | None = None) -> Iterator[None]:
         raise BadInput(f"HTTP {status} from {exc.request.url.path}: {detail}", path=url) from None
     except httpx.TransportError as exc:
         raise BadInput(f"cannot reach Phoenix: {type(exc).__name__}: {exc or 'no answer'}", path=url) from None
+    except _NotPhoenix as exc:
+        raise BadInput(f"{exc}: is this Phoenix's address?", path=url) from None
 
 
 def _detail(response: Any) -> str:
@@ -103,7 +109,7 @@ def _roots(client: Client, project: str, since: datetime | None, limit: int | No
         if cursor:
             params["cursor"] = cursor
         body = _get(client, f"v1/projects/{project}/spans", params)
-        ids.extend(s["context"]["trace_id"] for s in body.get("data", []))
+        ids.extend(_read(lambda s: str(s["context"]["trace_id"]), body.get("data", []), "a root span"))
         cursor = body.get("next_cursor")
         if not cursor or not body.get("data"):
             break
@@ -113,8 +119,28 @@ def _roots(client: Client, project: str, since: datetime | None, limit: int | No
 def _get(client: Client, path: str, params: Mapping[str, Any]) -> dict[str, Any]:
     response = client._client.get(path, params=params, headers={"accept": "application/json"})  # noqa: SLF001
     response.raise_for_status()
-    body: dict[str, Any] = response.json()
+    try:
+        body = response.json()
+    except ValueError:  # a login page, a proxy's page: not JSON
+        body = None
+    if not isinstance(body, dict) or not isinstance(body.get("data", []), list):
+        kind = response.headers.get("content-type") or "no content type"
+        raise _NotPhoenix(f"GET /{path} answered {kind}, not Phoenix's JSON ({_detail(response)[:120]!r})")
     return body
+
+
+def _read(read: Callable[[Any], Any], records: Sequence[Any], what: str) -> list[Any]:
+    """*read* of each of *records* (span records of Phoenix's REST API); :class:`_NotPhoenix` naming the first
+    that is not of Phoenix's shape."""
+    out = []
+    for i, record in enumerate(records):
+        try:
+            out.append(read(record))
+        except KeyError as exc:
+            raise _NotPhoenix(f"{what} ({i + 1} of a page) has no {exc.args[0]!r}") from None
+        except (TypeError, ValueError, AttributeError) as exc:
+            raise _NotPhoenix(f"{what} ({i + 1} of a page) is not of Phoenix's shape: {exc}") from None
+    return out
 
 
 def _paged(client: Client, project: str, params: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
@@ -151,9 +177,10 @@ def fetch_spans(
         for start in range(0, len(trace_ids), TRACES_PER_REQUEST):
             chunk = trace_ids[start : start + TRACES_PER_REQUEST]
             for record in _paged(client, project, {"trace_id": chunk}):
-                spans.append(span_from_record({**record, "project": project}))
+                [span] = _read(lambda r: span_from_record({**r, "project": project}), [record], "a span")
+                spans.append(span)
                 if node_ids is not None and record.get("id"):
-                    node_ids[spans[-1].span_id] = str(record["id"])
+                    node_ids[span.span_id] = str(record["id"])
             _ = progress and progress(start + len(chunk), len(trace_ids))
     return spans
 
@@ -165,7 +192,7 @@ def spans_by_id(url: str, project: str, span_ids: Sequence[str], api_key: str | 
     with phoenix_errors(url, project):
         for start in range(0, len(span_ids), TRACES_PER_REQUEST):
             for record in _paged(client, project, {"span_id": list(span_ids[start : start + TRACES_PER_REQUEST])}):
-                span = span_from_record(record)
+                [span] = _read(span_from_record, [record], "a span")
                 found[span.span_id] = span
     return found
 

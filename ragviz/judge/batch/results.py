@@ -66,6 +66,9 @@ def _scan(
                 continue
             try:
                 item = json.loads(raw)
+            except RecursionError:
+                problems.append(LineProblem(where, n, "nested too deep to read: not a batch output line"))
+                continue
             except ValueError as exc:
                 cut = not raw.endswith(b"\n")
                 text = "the file ends in the middle of this line (truncated)" if cut else f"not JSON ({exc})"

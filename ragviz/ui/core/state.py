@@ -19,6 +19,7 @@ import streamlit as st
 from ragviz.analysis.labelsets.named import judge_labels_of
 from ragviz.data.dataset import Dataset, iter_examples
 from ragviz.data.model import Example, Labels
+from ragviz.data.problems import Problem
 from ragviz.store.events import base_labels, fold_labels
 from ragviz.store.label_store import LabelStore, StaleEdit, StoreUnavailable, default_db
 from ragviz.store.roles import identity_name
@@ -33,6 +34,7 @@ from ragviz.ui.core.keys import (
     STALE_KEY,
     STORE_MEMO,
 )
+from ragviz.ui.core.load_notice import load_errors_notice
 from ragviz.ui.core.per_run import forget, once_a_run
 from ragviz.ui.core.present import FORCED_KEY, is_present
 from ragviz.ui.core.shell import require_app_shell  # pages call state.require_app_shell()
@@ -63,6 +65,7 @@ __all__ = [
     "initial_paths",
     "keep_position",
     "redraw_count",
+    "load_errors",
     "load_result",
     "record_decision",
     "require_app_shell",
@@ -186,6 +189,12 @@ def dataset() -> Dataset:
     return load_result(paths).dataset
 
 
+def load_errors() -> list[Problem]:
+    """The errors of loading the open data (none when nothing is open)."""
+    paths = current_paths()
+    return list(load_result(paths).errors) if paths else []
+
+
 NO_DATA_MESSAGE = "No data loaded yet. Open the Data page to load the sample data, upload a file or open a path."
 
 
@@ -202,14 +211,18 @@ class PageContext:
 
 def require_data() -> PageContext:
     """The shared start of a data page: show the message of an edit the store just refused (see
-    :func:`record_decision`); with nothing loaded, say so, link to the Data page and stop the run;
+    :func:`record_decision`); with nothing loaded, say so (or name the errors of open data that loaded nothing:
+    :mod:`ragviz.ui.core.load_notice`), link to the Data page and stop the run;
     else the page's :class:`PageContext`."""
     st.session_state.pop(STALE_TEXT_KEY, None)  # its plain twin, for the Review page's text editor
     if (refused := st.session_state.pop(STALE_KEY, None)) is not None:
         st.warning(refused, icon=":material/sync_problem:")  # md: ours (stale_message escapes)
     ds = dataset()
     if len(ds) == 0:
-        st.info(NO_DATA_MESSAGE)
+        if errors := load_errors():
+            load_errors_notice(errors, 0)
+        else:
+            st.info(NO_DATA_MESSAGE)
         st.page_link("pages/data.py", label="Go to Data", icon=":material/folder_open:")
         st.stop()
     return PageContext(ds, store(), annotator(), is_present())
