@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -30,6 +30,7 @@ __all__ = [
     "add_paths",
     "errors",
     "export_selection",
+    "first_problem",
     "fold_identities",
     "label_selection",
     "login_name",
@@ -196,6 +197,16 @@ def fold_identities(args: argparse.Namespace) -> argparse.Namespace:
         if isinstance(value, str) and value.strip():
             setattr(args, name, identity_name(value))
     return args
+
+
+def first_problem(problems: Sequence[object]) -> str:
+    """The first of *problems* (each printed as ``PATH:ROW: field: message``), and how many more there are.
+
+    >>> first_problem(["a.jsonl:3: id: missing"]), first_problem(["a.jsonl:3: id: missing", "b", "c"])
+    ('a.jsonl:3: id: missing', 'a.jsonl:3: id: missing (and 2 more: run `ragviz validate`)')
+    """
+    more = len(problems) - 1
+    return f"{problems[0]}" + (f" (and {more:,} more: run `ragviz validate`)" if more else "")
 
 
 def login_name() -> str:

@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ragviz.analysis.coverage import MIN_AUDITED
-from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK, add_db_argument, open_store
+from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK, add_db_argument, first_problem, open_store
 from ragviz.cli.estimate_table import format_table, write_report
 from ragviz.data.errors import BadInput
 
@@ -140,12 +140,9 @@ def load_data(paths: list[str], what: str, people: bool = False) -> Dataset:
     result = load(paths)
     problems = [*result.errors, *(result.duplicates if people else [])]
     if problems:
-        more = len(problems) - 1
-        tail = f" (and {more:,} more: run `ragviz validate`)" if more else ""
-        first = problems[0]
-        if first in result.duplicates:
-            first = replace(first, message=one_row_per_example(first.message))
-        raise BadInput(f"{what}: {first}{tail}")
+        if problems[0] in result.duplicates:
+            problems[0] = replace(problems[0], message=one_row_per_example(problems[0].message))
+        raise BadInput(f"{what}: {first_problem(problems)}")
     if len(result.dataset) == 0:
         raise BadInput(f"{what}: {', '.join(paths)}: no rows")
     return result.dataset

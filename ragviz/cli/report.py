@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ragviz.cli.common import EXIT_OK, add_db_argument, label_selection, open_store
+from ragviz.cli.common import EXIT_OK, add_db_argument, first_problem, label_selection, open_store
 from ragviz.data.errors import BadInput
 
 __all__ = ["COMMAND", "FORMATS", "add_report_arguments", "run_report_command", "store_where"]
@@ -96,8 +96,7 @@ def run_report_command(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     result = load(args.paths)
     if not result.ok:
-        more = len(result.errors) - 1
-        return _fail(f"{result.errors[0]}" + (f" (and {more:,} more: run `ragviz validate`)" if more else ""))
+        return _fail(first_problem(result.errors))
     if len(result.dataset) == 0:
         return _fail(f"{', '.join(args.paths)}: no rows")
     warm_up()  # the charts' engine starts while the figures are computed

@@ -44,7 +44,7 @@ UNSUPPORTED = (400, 422)  # what a server answers to a request field it does not
 def _is_json_object(text: str) -> bool:
     try:
         return isinstance(json.loads(text), dict)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past Python's recursion limit: not an object here
         return False
 
 

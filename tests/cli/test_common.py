@@ -76,3 +76,17 @@ def test_who_runs_a_command_without_a_login_name_is_annotator_not_a_traceback(tm
     assert json.loads(capsys.readouterr().out)["sample"] == 1
     monkeypatch.setenv("RAGVIZ_ANNOTATOR", "ana")
     assert login_name() == "ana"
+
+
+@pytest.mark.parametrize("command", [["audit", "draw", "--size", "5"], ["report", "-o", "r.html"]])
+def test_data_that_does_not_load_is_named_with_how_many_more_problems(tmp_path, capsys, command):
+    """audit draw named only the first load error, where report and estimate said how many more (one rule now)."""
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "a"\n{"id": "b"\n{"id": "c"\n', encoding="utf-8")
+    verb = command[:2] if command[0] == "audit" else command[:1]
+    rest = command[len(verb) :]
+    rest = [str(tmp_path / r) if r.endswith(".html") else r for r in rest]
+    code = main([*verb, str(bad), "--db", str(tmp_path / "l.db"), *rest])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "bad.jsonl:1:" in err and "(and 2 more: run `ragviz validate`)" in err
