@@ -149,7 +149,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         "Record the labels of every row of FILE (a labelled RAGBench-shaped file, another ragviz's export, Label "
         "Studio's export converted to rows) as NAME's decisions, with the file named as their source. Each row is "
         "checked against the loaded example with its id: a row whose sentences differ, that matches nothing loaded, "
-        "carries no labels or repeats an earlier row's example is refused by file and row, and then nothing is "
+        "carries no labels or repeats an earlier row's example (in any of the FILEs) is refused by file and row, and then nothing is "
         "imported (exit 2).",
         "ragviz.cli.import_labels",
         "add_import_arguments",

@@ -117,3 +117,21 @@ def test_two_rows_for_one_example_refuse_the_import_naming_both_rows(tmp_path):
     ]
     with LabelStore(db) as store:
         assert store.n_events() == 0
+
+
+def test_one_example_in_two_files_refuses_the_import_naming_both(tmp_path):
+    """Two files given together, each with a row for the same example: the later one won without a word (the
+    person's other label lost); now the import is refused, naming both rows."""
+    db = tmp_path / "labels.db"
+    LabelStore(db).close()
+    rows = [dict(r) for r in _labelled()]
+    first = _write(tmp_path / "monday.jsonl", rows[:2])
+    again = {**rows[1], "all_relevant_sentence_keys": rows[1]["all_relevant_sentence_keys"][:1]}
+    second = _write(tmp_path / "tuesday.jsonl", [rows[2], again])
+    run = ragviz("import-labels", first, second, "--db", db, "--annotator", "ana", "--data", SAMPLE_JSONL)
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert lines[-1] == "1 row refused: nothing imported"
+    assert lines[0].startswith(f"{second}:2: id: ") and f"is also in {first}:2" in lines[0]
+    with LabelStore(db) as store:
+        assert store.n_events() == 0

@@ -97,13 +97,13 @@ def refusal(n_rows: int, n_problems: int) -> str:
     return f"{rows}{f' ({n_problems:,} problems)' if n_problems != n_rows else ''}: nothing imported"
 
 
-def _checked(loaded: Dataset, path: str) -> tuple[list[tuple[Example, Labels]], list[tuple[str | None, str]]]:
-    """The rows of *path* that may be imported, and the problems of the others as ``(row's place, line)``
-    (``None``: the file as a whole)."""
+def _checked(loaded: Dataset, path: str) -> tuple[list[tuple[str, Example, Labels]], list[tuple[str | None, str]]]:
+    """The rows of *path* that may be imported (with their place, ``PATH:ROW``), and the problems of the others as
+    ``(row's place, line)`` (``None``: the file as a whole)."""
     result = load([path])
     if not result.ok:
         return [], [(None if e.row is None else f"{e.path}:{e.row}", str(e)) for e in result.errors]
-    accepted: list[tuple[Example, Labels]] = []
+    accepted: list[tuple[str, Example, Labels]] = []
     problems: list[tuple[str | None, str]] = [  # the loader kept the first: which did they mean?
         (f"{w.path}:{w.row}", f"{w.path}:{w.row}: id: {one_row_per_example(w.message)}: refused")
         for w in result.duplicates
@@ -134,7 +134,7 @@ def _checked(loaded: Dataset, path: str) -> tuple[list[tuple[Example, Labels]], 
                 (where, f"{where}: {field}: {what} of example {imported.uid}: refused") for field, what in bad_keys
             ]
             continue
-        accepted.append((example, imported.labels))
+        accepted.append((where, example, imported.labels))
     return accepted, problems
 
 
@@ -154,21 +154,27 @@ def import_labels(store: LabelStore, loaded: Dataset, files: Sequence[str], anno
     example's sentences (:func:`key_problems`: relevant / utilized / supporting keys among the documents'
     sentences, supported / unsupported keys among the response's), and every field must have its type (the
     loader's row checks, :mod:`ragviz.data.schema`). A row that matches nothing loaded, carries no labels, names a
-    key the example does not have, whose sentences differ, or that repeats an earlier row's example in its file is
-    refused, named by file, row, field and key. Each accepted row is recorded as one decision of the annotator (the
+    key the example does not have, whose sentences differ, or that repeats an earlier row's example (in its file or
+    another of *files*) is refused, named by file, row, field and key. Each accepted row is recorded as one decision of the annotator (the
     changes from their current labels to the row's, and a review mark), with the file named as its source (the
     action's kind is ``import:<file name>``)."""
     if not annotator or not annotator.strip() or annotator.strip() == "*":
         raise BadInput("name the annotator whose labels these are", field="--annotator")
     todo: list[tuple[str, Example, Labels]] = []
     problems: list[tuple[str | None, str]] = []
+    seen: dict[str, str] = {}  # uid -> the place of the row that gave it first
     for path in files:
         if not Path(path).exists():
             problems.append((None, f"{path}: no such file"))
             continue
         accepted, refused = _checked(loaded, path)
         problems += refused
-        todo += [(Path(path).name, ex, labels) for ex, labels in accepted]
+        for where, ex, labels in accepted:
+            if (first := seen.setdefault(ex.uid, where)) != where:  # in an earlier file: which did they mean?
+                again = f"{where}: id: {ex.uid} is also in {first}: give each example's labels once; remove one of them"
+                problems.append((where, again + ": refused"))
+                continue
+            todo.append((Path(path).name, ex, labels))
     if problems:
         rows = {where for where, _ in problems if where is not None}
         raise BadInput(refusal(len(rows), len(problems)), listed=[line for _, line in problems])
