@@ -33,7 +33,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if args.verbose:
         for i in scan.flagged_rows:
             print_problems(label_issues(result.dataset.example(i)), sys.stdout)
-    status = "ok" if result.ok else "NOT loadable"
+    empty = result.ok and len(result.dataset) == 0  # a zero-row Parquet file, "[]": nothing a page could show
+    if empty:
+        print(f"{', '.join(paths)}: no examples in it", file=sys.stdout)
+    status = "ok" if result.ok and not empty else "NOT loadable"
     print(
         f"{len(result.dataset)} examples loaded, {errors(len(result.errors))}, {len(result.warnings)} load warnings, "
         f"{len(scan.flagged_rows)} examples with label-quality flags: {status}",
@@ -55,7 +58,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         )
     if scan.flagged_rows and not args.verbose:
         print("  (run with --verbose to list every flag as PATH:ROW: field: problem)", file=sys.stderr)
-    return EXIT_OK if result.ok and checker_ok else EXIT_BAD_INPUT
+    return EXIT_OK if result.ok and not empty and checker_ok else EXIT_BAD_INPUT
 
 
 def _validate_ragchecker(paths: list[str]) -> bool:

@@ -108,6 +108,22 @@ def test_validate_sample_data_is_loadable():
     assert "examples loaded" in out.stderr
 
 
+def test_a_file_with_no_examples_is_not_loadable_whatever_its_format(tmp_path):
+    """An empty JSON Lines file was NOT loadable, but "[]" and a zero-row Parquet file said "0 examples loaded … ok",
+    exit 0: a check before a run must not pass a file no page can show."""
+    import pyarrow.parquet as pq
+
+    from ragviz.data.load import load
+
+    (tmp_path / "empty.jsonl").write_text("")
+    (tmp_path / "empty.json").write_text("[]")
+    pq.write_table(load([str(SAMPLE_DATA)]).dataset.table.slice(0, 0), tmp_path / "empty.parquet")
+    for name in ("empty.jsonl", "empty.json", "empty.parquet"):
+        out = ragviz("validate", str(tmp_path / name))
+        assert out.returncode == 2, (name, out.stdout, out.stderr)
+        assert "NOT loadable" in out.stderr and "Traceback" not in out.stderr
+
+
 def test_cli_never_imports_streamlit():
     code = (
         "import sys, contextlib, io\n"
