@@ -4,6 +4,7 @@ honours, whatever the answer holds."""
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from ragviz.judge.client import FORMAT_MODES
@@ -26,12 +27,19 @@ class _Caller:
         return _Answer(self.text)
 
 
+def _run(coroutine):
+    """*coroutine* run to its end on a loop of its own, in a thread of its own (a browser test before this one in
+    the same worker may leave a loop running in the main thread, where asyncio.run refuses to start)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
 def test_an_answer_nested_too_deep_to_read_is_no_json_object_not_a_crash():
     """A server (or a model) answering the probe with JSON nested past Python's recursion limit: the probe goes on to
     the next format, as for any answer that is not a JSON object (json.loads raised RecursionError out of ragviz
     label)."""
     deep = _Caller("[" * 100_000 + "]" * 100_000)
-    assert asyncio.run(probe_format(deep)) == FORMAT_MODES[-1]
+    assert _run(probe_format(deep)) == FORMAT_MODES[-1]
     assert deep.modes == list(FORMAT_MODES[:-1])
     honoured = _Caller('{"ok": true}')
-    assert asyncio.run(probe_format(honoured)) == FORMAT_MODES[0]
+    assert _run(probe_format(honoured)) == FORMAT_MODES[0]
