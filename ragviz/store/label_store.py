@@ -52,7 +52,7 @@ from ragviz.store.label_events import decision_times as read_decision_times
 from ragviz.store.roles import identity_name
 from ragviz.store.schema import migrate
 from ragviz.store.sources import DataSources
-from ragviz.store.status_cache import StatusCaches
+from ragviz.store.status_cache import StatusCaches, count_within
 from ragviz.store.team import Team
 from ragviz.store.team.guidelines import guideline_in_force
 
@@ -491,8 +491,7 @@ class LabelStore:
         on every run (an Accept's) does not count over every decision they made."""
         annotator = identity_name(annotator)
         if annotator == EVERYONE:
-            reviewed, corrected = self.review_statuses(annotator)
-            return len(within.intersection(reviewed)), len(within.intersection(corrected))
+            return count_within(within, *self.review_statuses(annotator))
         return self.read(lambda q: self._statuses.of(annotator, q).counts_within(within))
 
     def status_version(self, annotator: str) -> int | None:

@@ -10,13 +10,13 @@ exactly the changes to fold in, whoever (which process) made them. The label sto
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ragviz.store.events import ExampleStatus
 
-__all__ = ["AnnotatorStatuses", "Query", "StatusCaches"]
+__all__ = ["AnnotatorStatuses", "Query", "StatusCaches", "count_within"]
 
 
 Query = Callable[[str, Sequence[Any]], Any]  # the store's ``?``-placeholder statement runner
@@ -55,13 +55,22 @@ class AnnotatorStatuses:
         if counts is not None and counts.universe is universe:
             self._within[id(universe)] = counts
         else:
-            counts = _Counts(
-                universe, len(universe.intersection(self.reviewed)), len(universe.intersection(self.corrected))
-            )
+            counts = _Counts(universe, *count_within(universe, self.reviewed, self.corrected))
             self._within[id(universe)] = counts
             while len(self._within) > _UNIVERSES_KEPT:
                 del self._within[next(iter(self._within))]
         return counts.reviewed, counts.corrected
+
+
+def count_within(universe: frozenset[str], reviewed: Iterable[str], corrected: Iterable[str]) -> tuple[int, int]:
+    """How many of *universe* (the open data's uids: the store may know other data too) are among *reviewed*, and
+    among *corrected*, each uid counted once. A set intersection in C, O(decisions) (a Python loop over 20,000 took
+    ~3 ms).
+
+    >>> count_within(frozenset({"a", "b", "c", "d"}), {"a", "b", "x"}, ["b", "b", "y"])
+    (2, 1)
+    """
+    return len(universe.intersection(reviewed)), len(universe.intersection(corrected))
 
 
 _UNIVERSES_KEPT = 4  # the data sets open at once in one process, as a rule one

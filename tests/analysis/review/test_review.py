@@ -39,7 +39,6 @@ from ragviz.analysis.review.queue import (
     neighbours,
     next_unreviewed,
     position_text,
-    progress,
     resume_row,
     review_status,
     step,
@@ -261,7 +260,10 @@ def test_step_is_the_nearest_neighbour(indices, current, direction):
 
 
 def test_progress_counts_only_loaded_examples():
-    p = progress(frozenset({"a", "b", "c", "d"}), {"a", "b", "x"}, {"b", "y"})
+    from ragviz.analysis.review.queue import Progress
+    from ragviz.store.status_cache import count_within
+
+    p = Progress(*count_within(frozenset({"a", "b", "c", "d"}), {"a", "b", "x"}, {"b", "y"}), total=4)
     assert (p.reviewed, p.corrected, p.total, p.fraction) == (2, 1, 4, 0.5)
     assert str(p) == "2 / 4 reviewed (1 corrected)"
 
