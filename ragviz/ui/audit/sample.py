@@ -33,7 +33,7 @@ from ragviz.ui.core.keys import (
     QUEUE_KEY,
     SAMPLE_KEY,
 )
-from ragviz.ui.core.queue_settings import history_navigation
+from ragviz.ui.core.url_query import history_navigation, rewrite_query
 
 __all__ = [
     "ALL_EXAMPLES",
@@ -161,10 +161,8 @@ def _keep_choice(sample: AuditSample | None) -> None:
     if audit:
         st.query_params.update(audit_query(None if sample is None else sample.id))
         return
-    if QUEUE_PARAM in st.query_params or SAMPLE_PARAM in st.query_params:  # one message: one history entry
-        st.query_params.from_dict(
-            {k: st.query_params.get_all(k) for k in st.query_params if k not in (QUEUE_PARAM, SAMPLE_PARAM)}
-        )
+    if QUEUE_PARAM in st.query_params or SAMPLE_PARAM in st.query_params:
+        rewrite_query((QUEUE_PARAM, SAMPLE_PARAM))
 
 
 def _refused() -> bool:

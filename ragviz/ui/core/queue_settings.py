@@ -17,9 +17,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from ragviz.ui.core.per_run import forget, once_a_run
+from ragviz.ui.core.url_query import history_navigation, rewrite_query
 
 __all__ = [
     "ACCEPT_PARAM",
@@ -31,7 +31,6 @@ __all__ = [
     "SUBSET_PARAM",
     "URL_MEMO",
     "drawn",
-    "history_navigation",
     "kept_query",
     "left_as",
     "queue_query",
@@ -112,12 +111,6 @@ def _from_url() -> dict[str, Any] | None:
     return once_a_run(URL_MEMO, lambda: settings_of(st.query_params.get_all))
 
 
-def history_navigation() -> bool:
-    """Whether this run is the browser's Back or Forward (Streamlit reruns the page with the entry's URL)."""
-    ctx = get_script_run_ctx()
-    return bool(ctx is not None and getattr(ctx, "is_history_navigation", False))
-
-
 def left_as(key: str) -> Any:
     """The Queue's setting *key* as the person left it (the module docstring says where it is read from)."""
     if (url := _from_url()) is not None:
@@ -141,10 +134,8 @@ def _record(key: str) -> None:
     """A Queue widget *key* changed: every setting goes in the URL, this one as the widget now says."""
     settings = {k: left_as(k) for k in DEFAULTS} | {key: st.session_state.get(key, DEFAULTS[key])}
     st.session_state[QUEUE_KEPT] = settings
-    theirs = (k for k in st.query_params if k not in (ONLY_PARAM, SUBSET_PARAM, ACCEPT_PARAM))
-    others: dict[str, str | list[str]] = {k: st.query_params.get_all(k) for k in theirs}
     named = queue_query(settings) or {ONLY_PARAM: ""}  # at the defaults too: Back to the entry before undoes it
-    st.query_params.from_dict(others | named)  # one message: one history entry (a del is one each)
+    rewrite_query((ONLY_PARAM, SUBSET_PARAM, ACCEPT_PARAM), named)
     forget(URL_MEMO)  # a callback runs inside the run it starts: read the URL written here, not the one before
 
 
