@@ -237,15 +237,30 @@ def test_a_scroll_right_after_opening_the_queue_is_not_undone(streamlit_server, 
     assert page.evaluate(scrolled) == 0
 
 
-def test_the_queues_filters_stay_after_another_page_of_the_list(streamlit_server, page):
-    """A filter set in the Queue, the Queue closed, then Dashboard and back through the page list: the Queue's button
-    still says the filter and Accept's choice, the walk keeps to it, and the panel opened again shows them set."""
+def _queue_opened(page, url: str):
+    """Review opened at 1280x800 on the sample's worked example, its Queue opened: the Queue's button and panel."""
     page.set_viewport_size({"width": 1280, "height": 800})
-    open_review(page, f"{streamlit_server.url}/review?id=ml-vs-programming")
+    open_review(page, f"{url}/review?id=ml-vs-programming")
     settle(page)
     queue = sidebar(page).get_by_role("button", name=re.compile(r"^Queue: "))
     queue.click()
-    panel = queue_panel(page)
+    return queue, queue_panel(page)
+
+
+def _to_dashboard_and_back(page) -> None:
+    """Dashboard, then Review again, through the sidebar's page list (Review drawn)."""
+    nav = sidebar(page).get_by_role("navigation", name="Pages")
+    nav.get_by_role("link", name="Dashboard").click()
+    expect()(page).to_have_url(re.compile(r"/dashboard"))
+    settle(page)
+    nav.get_by_role("link", name="Review").click()
+    expect()(page.locator(".rv-doc").first).to_be_visible()
+
+
+def test_the_queues_filters_stay_after_another_page_of_the_list(streamlit_server, page):
+    """A filter set in the Queue, the Queue closed, then Dashboard and back through the page list: the Queue's button
+    still says the filter and Accept's choice, the walk keeps to it, and the panel opened again shows them set."""
+    queue, panel = _queue_opened(page, streamlit_server.url)
     panel.get_by_role("switch", name="Accept moves to the next unreviewed").click(force=True)
     expect()(queue).to_have_text(re.compile("Accept stays"))
     settle(page)
@@ -256,12 +271,7 @@ def test_the_queues_filters_stay_after_another_page_of_the_list(streamlit_server
     queue.click()
     expect()(panel).to_have_count(0)
     settle(page)
-    nav = sidebar(page).get_by_role("navigation", name="Pages")
-    nav.get_by_role("link", name="Dashboard").click()
-    expect()(page).to_have_url(re.compile(r"/dashboard"))
-    settle(page)
-    nav.get_by_role("link", name="Review").click()
-    expect()(page.locator(".rv-doc").first).to_be_visible()
+    _to_dashboard_and_back(page)
     settle(page)
     expect()(queue).to_have_text(left)
     queue.click()
@@ -273,12 +283,7 @@ def test_the_queues_settings_are_in_the_url_through_a_reload_a_move_and_the_page
     """A filter and Accept's choice set in the Queue go in the URL: a reload keeps them (the button and the "Filtered"
     line say them), J keeps them in the URL beside the example it moves to, and the page list's way back to Review
     carries them."""
-    page.set_viewport_size({"width": 1280, "height": 800})
-    open_review(page, f"{streamlit_server.url}/review?id=ml-vs-programming")
-    settle(page)
-    queue = sidebar(page).get_by_role("button", name=re.compile(r"^Queue: "))
-    queue.click()
-    panel = queue_panel(page)
+    queue, panel = _queue_opened(page, streamlit_server.url)
     panel.get_by_role("switch", name="Adherence 0").click(force=True)
     expect()(page).to_have_url(re.compile(r"[?&]only=adherence0(&|$)"))
     settle(page)
@@ -309,11 +314,6 @@ def test_the_queues_settings_are_in_the_url_through_a_reload_a_move_and_the_page
     expect()(page).not_to_have_url(re.compile(r"[?&]uid=" + re.escape(uid.group(1)) + r"(&|$)"))
     assert re.search(r"[?&]only=adherence0(&|$)", page.url) and re.search(r"[?&]accept=stays(&|$)", page.url)
     settle(page)
-    nav = sidebar(page).get_by_role("navigation", name="Pages")
-    nav.get_by_role("link", name="Dashboard").click()
-    expect()(page).to_have_url(re.compile(r"/dashboard"))
-    settle(page)
-    nav.get_by_role("link", name="Review").click()
-    expect()(page.locator(".rv-doc").first).to_be_visible()
+    _to_dashboard_and_back(page)
     expect()(page).to_have_url(re.compile(r"/review\?.*only=adherence0"))
     expect()(queue).to_have_text(left)
