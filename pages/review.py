@@ -17,6 +17,7 @@ from ragviz.data.labels import RESET_FIELD, Change
 from ragviz.ui import phoenix as phoenix_ui
 from ragviz.ui.audit import sample as audit_ui
 from ragviz.ui.core import filters, state
+from ragviz.ui.core.access import access
 from ragviz.ui.core.keys import REJUDGE_ASKED, REVIEW_INDEX
 from ragviz.ui.core.present import hide_review_editing, show_corrections
 from ragviz.ui.review import answer, paired, sentence_editor, toolbar
@@ -32,6 +33,8 @@ sentence_editor.apply_events(state.dataset(), state.annotator())  # clicks on th
 page = state.require_data()  # (shows the warning of a click the store refused just now)
 ds, store, who = page.dataset, page.store, page.annotator
 editable = not hide_review_editing()  # presentation mode (?present=1): no editing control, no editing key
+can_judge = access().can_judge  # the role this whole run (the sidebar's): a J's fragment run asks no store for it
+traced = phoenix_ui.from_traces(ds)  # rows from traces (their links back): the open data's columns, once a whole run
 traces = show_corrections(page.present)  # presentation mode shows corrections only when asked
 
 seen = store.status_version(who)  # first: a decision stored before the sets are read reruns the page on the next J
@@ -88,7 +91,7 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
         editable=editable,
         flags=issues,
         on_normalize=partial(normalize_labels, uid, ex, current),
-        rejudge_help=None if page.present else review.rejudge_help(),
+        rejudge_help=None if page.present else review.rejudge_help(can_judge),
         on_rejudge=partial(st.session_state.__setitem__, REJUDGE_ASKED, uid),
         title=title,
         url_uid=url_uid,
@@ -98,7 +101,7 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
     # nothing between the bar and the text (an audit's lines, the guidelines, a trace's link, a re-judge's outcome):
     # the text's element draws the bar too, one delta a J fewer (issue 38)
     alone = audit is None and guide is None and st.session_state.get(REJUDGE_ASKED) != uid
-    alone = alone and not phoenix_ui.from_traces(ds)
+    alone = alone and not traced
     if not alone:
         toolbar.toolbar(bar)
     if st.session_state.pop(REJUDGE_ASKED, None) == uid:  # "Re-judge this example" was pressed
@@ -110,7 +113,8 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
 
         audit_ui.progress_line(audit, on_go=go, traces=traces, target=target_line)
     team_queue.guidelines_panel(guide)
-    phoenix_ui.trace_for_row(ds, index, store)  # an example from a trace links back to it
+    if traced:
+        phoenix_ui.trace_for_row(ds, index, store)  # an example from a trace links back to it
 
     if rows is not None and audit is not None:  # the question and documents once, the two answers side by side
         pair = tuple(shown if r == index else state.example_labels(ds, r, who) for r in rows)

@@ -104,11 +104,14 @@ def _rejudge_script():
     import streamlit as st
 
     from ragviz.ui.core import state
+    from ragviz.ui.core.access import access
     from ragviz.ui.label import page as ui
     from ragviz.ui.review.page import rejudge_help
 
     ds = state.dataset()
-    if st.button("Re-judge", key="review.rejudge", help=rejudge_help()):  # the Review page's bar has it; a click
+    if st.button(
+        "Re-judge", key="review.rejudge", help=rejudge_help(access().can_judge)
+    ):  # the Review page's bar has it; a click
         ui.rejudge(ds.example(0))  # asks the judge again
     st.caption(f"version {state.redraw_count()}")
 

@@ -339,13 +339,11 @@ def quality_flags_html(issues: Sequence[Problem]) -> str:
     return f'<div class="rv-flags"><p style="margin:0 0 0.5rem">{head}</p>{lines}</div>'
 
 
-def rejudge_help() -> str | None:
-    """What "Re-judge this example" asks, as its help (plain text), for an admin; ``None`` for anyone else (a call
-    spends money). The page calls :func:`ragviz.ui.label.page.rejudge`, which imports the judge's client, only on a
-    press."""
-    from ragviz.ui.core.access import access
-
-    if not access().can_judge:
+def rejudge_help(can_judge: bool) -> str | None:
+    """What "Re-judge this example" asks, as its help (plain text), for an admin (*can_judge*: the role of the page's
+    whole run, as the example's annotator is); ``None`` for anyone else (a call spends money). The page calls
+    :func:`ragviz.ui.label.page.rejudge`, which imports the judge's client, only on a press."""
+    if not can_judge:
         return None
     from ragviz.ui.label.options import rejudge_help as words
 
