@@ -333,16 +333,33 @@ function build(node) {
 }
 
 // Drawn beside the text (not inside it: the page's own font and spacing, as an st.html block had them), before it.
+// A block the same as drawn before keeps its nodes (issue 38: the legend and the "Response" heading, half the header's
+// nodes, are the same on every example; a J built them again, with their inline styles); one that holds a disclosure
+// is built again, closed, as a new example's is.
 function drawHeader(parent, root, header) {
   let head = parent.querySelector(":scope > .rv-head");
   if (!header) {
     if (head) head.remove();
     return;
   }
-  const fresh = build(header);
-  fresh.className = "rv-head";
-  if (head) head.replaceWith(fresh);
-  else parent.insertBefore(fresh, root);
+  if (!head) {
+    head = el("div", "rv-head");
+    parent.insertBefore(head, root);
+  }
+  const before = [...head.childNodes];
+  const blocks = Array.isArray(header) ? header.slice(2) : [];
+  const nodes = blocks.map((block, i) => {
+    const drawn = JSON.stringify(block);
+    const old = before[i];
+    if (old && old.rvDrawn === drawn && !drawn.includes('"details"')) return old;
+    const fresh = build(block);
+    fresh.rvDrawn = drawn;
+    return fresh;
+  });
+  nodes.forEach((n, i) => {  // (texts too: arrange() places elements only)
+    if (head.childNodes[i] !== n) head.insertBefore(n, head.childNodes[i] || null);
+  });
+  while (head.childNodes.length > nodes.length) head.lastChild.remove();
 }
 
 function renderResponse(root, data, send) {
