@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ragviz.analysis.dashboard.baselines import agreement_report, has_baseline_scores
-from ragviz.cli.common import EXIT_OK, LABEL_SETS_HELP, add_db_argument, errors, label_selection, open_store
+from ragviz.cli.common import EXIT_OK, LABEL_SETS_HELP, add_db_argument, errors, label_selection, open_store, warn_load
 from ragviz.data.dataset import Dataset
 from ragviz.data.errors import BadInput
 
@@ -50,6 +50,7 @@ def run_agreement_command(args: Any) -> int:
         raise BadInput(
             f"{errors(len(result.errors))}: nothing computed (run `ragviz validate` for details)", listed=result.errors
         )
+    warn_load(result.warnings)
     store = None
     against = parse_label_set(args.against, option="--against", path=COMMAND)
     if against != JUDGE or getattr(args, "annotators", False):

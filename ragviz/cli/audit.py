@@ -16,7 +16,7 @@ import json
 import sys
 from typing import Any
 
-from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK, add_db_argument, first_problem, login_name, open_store
+from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK, add_db_argument, first_problem, login_name, open_store, warn_load
 
 __all__ = ["add_audit_arguments", "run_audit_command"]
 
@@ -153,6 +153,7 @@ def _draw(args: argparse.Namespace) -> int:
     result = load(args.paths)
     if not result.ok:
         return _fail(f"DATA: {first_problem(result.errors)}")
+    warn_load(result.warnings)
     dataset = result.dataset
     who = args.annotator or login_name()
     plan = None

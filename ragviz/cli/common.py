@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import os
+import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -33,9 +34,11 @@ __all__ = [
     "first_problem",
     "fold_identities",
     "label_selection",
+    "load_warnings_line",
     "login_name",
     "open_store",
     "print_problems",
+    "warn_load",
 ]
 
 
@@ -207,6 +210,28 @@ def first_problem(problems: Sequence[object]) -> str:
     """
     more = len(problems) - 1
     return f"{problems[0]}" + (f" (and {more:,} more: run `ragviz validate`)" if more else "")
+
+
+def warn_load(warnings: Sequence[object], stream: TextIO | None = None) -> None:
+    """One line on *stream* (stderr) when the data loaded with warnings (a row skipped as a repeat of an example, a
+    value ignored): how many, the first, and where to see them all; nothing without warnings. A command that loads
+    data says it before its own output, so a count that drops a row is never silent.
+
+    >>> import io; out = io.StringIO(); warn_load(["a.jsonl:3: id: duplicate of a.jsonl:1", "b"], out); out.getvalue()
+    'warning: 2 load warnings: a.jsonl:3: id: duplicate of a.jsonl:1 (and 1 more: run `ragviz validate`)\n'
+    """
+    if warnings:
+        print(f"warning: {load_warnings_line(warnings)}", file=stream or sys.stderr)
+
+
+def load_warnings_line(warnings: Sequence[object]) -> str:
+    """How many load warnings, and the first (:func:`first_problem`): what :func:`warn_load` says, for a command
+    that says its warnings together (``ragviz estimate``).
+
+    >>> load_warnings_line(["a.jsonl:3: id: duplicate of a.jsonl:1"])
+    '1 load warning: a.jsonl:3: id: duplicate of a.jsonl:1'
+    """
+    return f"{len(warnings):,} load warning" + ("" if len(warnings) == 1 else "s") + f": {first_problem(warnings)}"
 
 
 def login_name() -> str:

@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ragviz.analysis.coverage import MIN_AUDITED
-from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK, add_db_argument, first_problem, open_store
+from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK, add_db_argument, first_problem, load_warnings_line, open_store
 from ragviz.cli.estimate_table import format_table, write_report
 from ragviz.data.errors import BadInput
 
@@ -131,9 +131,11 @@ def _fail(message: str) -> int:
     return EXIT_BAD_INPUT
 
 
-def load_data(paths: list[str], what: str, people: bool = False) -> Dataset:
+def load_data(paths: list[str], what: str, people: bool = False, said: list[str] | None = None) -> Dataset:
     """The loaded dataset; :class:`BadInput` naming the first problem when it does not load. *people*: the files
-    are people's labels, where a second row for one example is refused too (the loader keeps the first)."""
+    are people's labels, where a second row for one example is refused too (the loader keeps the first). Its load
+    warnings, in one line (:func:`~ragviz.cli.common.load_warnings_line`), are added to *said*: the command says
+    them with its other warnings once its input is all good."""
     from ragviz.analysis.team.imports import one_row_per_example
     from ragviz.data.load import load
 
@@ -145,6 +147,8 @@ def load_data(paths: list[str], what: str, people: bool = False) -> Dataset:
         raise BadInput(f"{what}: {first_problem(problems)}")
     if len(result.dataset) == 0:
         raise BadInput(f"{what}: {', '.join(paths)}: no rows")
+    if said is not None and result.warnings:
+        said.append(load_warnings_line(result.warnings))
     return result.dataset
 
 
@@ -169,14 +173,18 @@ def _pair(args: argparse.Namespace, families: Any) -> tuple[Any, Any]:
     """The pairing and, from a label store, its audit sample's design (``None`` otherwise)."""
     from ragviz.analysis.estimates.pairing import pair_export, pair_human
 
-    data = load_data(args.paths, "DATA")
+    said: list[str] = []  # the files' load warnings: said with the pairing's
+    data = load_data(args.paths, "DATA", said=said)
     if args.human and args.db:
         raise BadInput("give people's labels with --human FILE or --db DB_OR_URL, not both")
     if args.human:
-        return pair_human(data, load_data([args.human], "--human", people=True), families), None
-    if args.db:
-        return pair_db(data, args.db, args.sample, args.annotator, families)
-    return pair_export(data, families), None
+        pairing, design = pair_human(data, load_data([args.human], "--human", people=True, said=said), families), None
+    elif args.db:
+        pairing, design = pair_db(data, args.db, args.sample, args.annotator, families)
+    else:
+        pairing, design = pair_export(data, families), None
+    pairing.warnings[:0] = said
+    return pairing, design
 
 
 def _pair_claims(args: argparse.Namespace) -> Any:

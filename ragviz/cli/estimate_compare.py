@@ -105,9 +105,10 @@ def run_compare(args: argparse.Namespace) -> int:
 
         parts = []
         for name, path in named:
-            data = load_data([path], name)
+            said: list[str] = []
+            data = load_data([path], name, said=said)
             pairing = pair_export(data)
-            warnings += [f"{name}: {w}" for w in pairing.warnings]
+            warnings += [f"{name}: {w}" for w in [*said, *pairing.warnings]]
             parts.append((name, data, pairing))
         a, b = chosen or [named[0][0], named[1][0]]
         pairs = pair_systems(file_answers(parts, args.pair_by), a, b, FILE_SYSTEMS, args.pair_by)
@@ -131,18 +132,21 @@ def _pair_data(args: argparse.Namespace) -> tuple[Any, Any]:
     from ragviz.cli.estimate import load_data, pair_db
     from ragviz.data.errors import BadInput
 
-    data = load_data(args.paths, "DATA")
+    said: list[str] = []  # the files' load warnings: said with the pairing's
+    data = load_data(args.paths, "DATA", said=said)
     if args.human and args.db:
         raise BadInput("give people's labels with --human FILE or --db DB_OR_URL, not both", path="ragviz estimate")
     if args.human:
-        return pair_human(data, load_data([args.human], "--human", people=True)), data
-    if args.db:
+        pairing = pair_human(data, load_data([args.human], "--human", people=True, said=said))
+    elif args.db:
         sample = args.sample if args.sample is not None else _newest_paired(data, args.db)
         pairing, design = pair_db(data, args.db, sample, args.annotator, ("trace",))  # design: per-answer figures
         if design.name not in ("uniform", "paired"):
             pairing.warnings.append(_not_uniform(design.sample_id, design.name))
-        return pairing, data
-    return pair_export(data), data
+    else:
+        pairing = pair_export(data)
+    pairing.warnings[:0] = said
+    return pairing, data
 
 
 def _not_uniform(sample_id: int | None, design: str) -> str:

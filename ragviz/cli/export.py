@@ -17,6 +17,7 @@ from ragviz.cli.common import (
     add_db_argument,
     export_selection,
     open_store,
+    warn_load,
 )
 from ragviz.data.errors import BadInput
 from ragviz.export.files import FORMATS
@@ -86,6 +87,7 @@ def export_command(
 
 
 def _summary(done: Exported, target: Target, whose: LabelSelection | None) -> None:
+    warn_load(done.load_warnings)
     if done.ragchecker:
         who = whose.name if whose is not None else "(no annotator)"
         print(

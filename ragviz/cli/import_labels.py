@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ragviz.cli.common import EXIT_OK, add_db_argument, errors, open_store
+from ragviz.cli.common import EXIT_OK, add_db_argument, errors, open_store, warn_load
 from ragviz.data.errors import BadInput
 
 __all__ = ["COMMAND", "add_import_arguments", "run_import_command"]
@@ -43,6 +43,7 @@ def run_import_command(args: argparse.Namespace) -> int:
         loaded = load(paths)
         if not loaded.ok:
             raise BadInput(f"{errors(len(loaded.errors))} in the data: nothing imported", listed=loaded.errors)
+        warn_load(loaded.warnings)
         done = import_labels(store, loaded.dataset, args.files, args.annotator.strip())
     print(
         f"imported {done.n_rows:,} rows as {args.annotator.strip()}'s decisions ({done.n_changed:,} differ from the"

@@ -19,7 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from ragviz.cli.common import EXIT_OK, add_db_argument, errors, login_name, open_store
+from ragviz.cli.common import EXIT_OK, add_db_argument, errors, login_name, open_store, warn_load
 from ragviz.data.errors import BadInput
 
 if TYPE_CHECKING:
@@ -119,6 +119,7 @@ def _load(paths: list[str], people: bool = False) -> Dataset:
     if not result.ok or repeats:
         listed = [*result.errors, *repeats]
         raise BadInput(f"{errors(len(listed))}: nothing done (run `ragviz validate`)", listed=listed)
+    warn_load(result.warnings)
     return result.dataset
 
 

@@ -17,7 +17,7 @@ import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING, TextIO
 
-from ragviz.cli.common import EXIT_OK, add_db_argument, errors, open_store
+from ragviz.cli.common import EXIT_OK, add_db_argument, errors, open_store, warn_load
 from ragviz.data.errors import BadInput
 
 if TYPE_CHECKING:
@@ -293,6 +293,7 @@ def run_label_command(args: argparse.Namespace, err: TextIO | None = None) -> in
         raise BadInput(
             f"{errors(len(result.errors))}: nothing judged (run `ragviz validate` for details)", listed=result.errors
         )
+    warn_load(result.warnings)
     dataset = result.dataset
     check_shots_unchanged(version, shots_now([version], dataset))
     n = len(dataset) if args.limit is None else min(args.limit, len(dataset))

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from ragviz.cli.common import errors, open_store
+from ragviz.cli.common import errors, open_store, warn_load
 from ragviz.data.errors import BadInput
 
 if TYPE_CHECKING:
@@ -201,6 +201,7 @@ def _load_examples(args: argparse.Namespace) -> Iterator[Example]:
         raise BadInput(
             f"{errors(len(result.errors))}: nothing judged (run `ragviz validate` for details)", listed=result.errors
         )
+    warn_load(result.warnings)
     dataset = result.dataset
     n = len(dataset) if args.limit is None else min(max(args.limit, 0), len(dataset))
     return prompt_examples(dataset, range(n) if n < len(dataset) else None)

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK, add_paths, errors, print_problems
+from ragviz.cli.common import EXIT_BAD_INPUT, EXIT_OK, add_paths, errors, print_problems, warn_load
 from ragviz.metrics.registry import FAMILY_NAMES, all_fields, dataset_all_records, dataset_family_records, family_fields
 from ragviz.metrics.retrieval import DEFAULT_KS
 from ragviz.metrics.trace import TRACE_METRICS
@@ -35,6 +35,7 @@ def cmd_metrics(args: argparse.Namespace) -> int:
         print_problems(result.errors, sys.stderr)
         print(f"{errors(len(result.errors))}: nothing computed (run `ragviz validate` for details)", file=sys.stderr)
         return EXIT_BAD_INPUT
+    warn_load(result.warnings)
     fields = [*TRACE_METRICS, "trace_mean"]
     records = list(dataset_trace_records(result.dataset))
     write_records(records, args.output, args.format)
@@ -94,6 +95,7 @@ def _streamed_trace(args: argparse.Namespace) -> int | None:
                 f"{errors(len(report.errors))}: nothing computed (run `ragviz validate` for details)", file=sys.stderr
             )
             return EXIT_BAD_INPUT
+        warn_load(report.warnings)
         if out_dir is None:
             with open(tmp, encoding="utf-8", newline="") as f:
                 shutil.copyfileobj(f, sys.stdout)
@@ -199,6 +201,8 @@ def run_family_metrics(args: Any) -> int:
         result = load(other_paths)
         problems += [str(p) for p in result.errors]
         dataset = result.dataset
+        if result.ok:
+            warn_load(result.warnings)
     if problems:
         for line in problems:
             print(line, file=sys.stderr)

@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ragviz.cli.common import EXIT_OK, add_db_argument, first_problem, label_selection, open_store
+from ragviz.cli.common import EXIT_OK, add_db_argument, first_problem, label_selection, open_store, warn_load
 from ragviz.data.errors import BadInput
 
 __all__ = ["COMMAND", "FORMATS", "add_report_arguments", "run_report_command", "store_where"]
@@ -99,6 +99,7 @@ def run_report_command(args: argparse.Namespace) -> int:
         return _fail(first_problem(result.errors))
     if len(result.dataset) == 0:
         return _fail(f"{', '.join(args.paths)}: no rows")
+    warn_load(result.warnings)
     warm_up()  # the charts' engine starts while the figures are computed
     store = None if args.db is None else open_store(args.db, command=COMMAND)
     try:

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from ragviz.cli.common import EXIT_OK, add_db_argument, errors, open_store
+from ragviz.cli.common import EXIT_OK, add_db_argument, errors, open_store, warn_load
 from ragviz.data.errors import BadInput
 
 __all__ = ["COMMAND", "add_team_arguments", "run_team_command"]
@@ -80,6 +80,7 @@ def _data_uids(store: Any, data: Sequence[str]) -> list[str]:
     result = load(paths)
     if not result.ok:
         raise BadInput(f"{errors(len(result.errors))} in the data: nothing assigned", listed=result.errors)
+    warn_load(result.warnings)
     return list(result.dataset.uids)
 
 

@@ -20,6 +20,7 @@ from ragviz.cli.common import (
     errors,
     export_selection,
     open_store,
+    warn_load,
 )
 from ragviz.data.errors import BadInput
 
@@ -69,9 +70,10 @@ def push_command(
                 f"no data files registered in this store; name them (ragviz push {target} DATA ...)",
                 path=store.location,
             )
-        dataset, problems = load_sources(sources)
+        dataset, problems, warnings = load_sources(sources)
         if problems:
             raise BadInput(f"{errors(len(problems))} in the data files: nothing pushed", listed=problems)
+        warn_load(warnings)
 
         def progress(done: int, total: int) -> None:
             print(f"\rpushing: {done}/{total} examples", end="\n" if done == total else "", file=sys.stderr, flush=True)

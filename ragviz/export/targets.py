@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO
 
@@ -71,10 +71,10 @@ def format_from_name(out: str) -> str:
     return "jsonl"
 
 
-def load_sources(paths: Sequence[str]) -> tuple[Dataset, list[str]]:
-    """The examples in *paths* and the load errors (``PATH:ROW: field: problem`` strings)."""
+def load_sources(paths: Sequence[str]) -> tuple[Dataset, list[str], list[str]]:
+    """The examples in *paths*, the load errors and the load warnings (``PATH:ROW: field: problem`` strings)."""
     result = load(list(paths))
-    return result.dataset, [str(p) for p in result.errors]
+    return result.dataset, [str(p) for p in result.errors], [str(p) for p in result.warnings]
 
 
 def target_paths(target: Target) -> tuple[str, Path | None]:
@@ -126,9 +126,9 @@ class _RowsHadErrors(Exception):
 
 def write_target_streamed(
     store: LabelStore | None, whose: Whose, sources: Sequence[str], target: Target, what: str
-) -> tuple[StreamedExport, str] | None:
+) -> tuple[StreamedExport, str, list[str]] | None:
     """The RAGBench-format export of Parquet *sources* to *target* a record batch at a time
-    (:mod:`ragviz.export.stream`): what was written and the file written; ``None`` when some source is
+    (:mod:`ragviz.export.stream`): what was written, the file written and the load warnings; ``None`` when some source is
     not Parquet (the caller loads them whole). Bad rows raise :class:`BadInput` listing every one
     (*what* names the sources in its message) after the last batch, and OUT is then left as it was."""
     from ragviz.data.problems import Report
@@ -153,7 +153,8 @@ def write_target_streamed(
         raise BadInput(f"{len(report.errors)} errors in the {what}: nothing exported", listed=report.errors) from None
     if card is not None:
         write_card(out, card)
-    return done, out
+    report.finish()
+    return done, out, [str(w) for w in report.warnings]
 
 
 @dataclass(frozen=True)
@@ -167,6 +168,7 @@ class Exported:
     n_human: int
     n_corrected: int = 0
     ragchecker: bool = False
+    load_warnings: tuple[str, ...] = ()  # the data's (a row skipped as a repeat, a value ignored): said, not silent
 
 
 def export(
@@ -184,7 +186,7 @@ def export(
     corrections; Parquet files to a RAGBench file are written a record batch at a time; anything else is loaded
     whole) or a loaded :class:`~ragviz.data.dataset.Dataset` (the app's). *whose* ``None``: the labels as loaded.
     Bad input (rows with errors, named as *what*; corrections of checking outputs for anyone but one annotator)
-    raises :class:`BadInput`, and OUT is then left as it was."""
+    raises :class:`BadInput`, and OUT is then left as it was; the data files' load warnings are in what it returns."""
     whose = as_selection(whose)
     if isinstance(sources, Dataset):
         return _written(sources, store, whose, target, progress)
@@ -193,12 +195,12 @@ def export(
     if target.to == "ragbench" and isinstance(target.out, str) and target.out != "-" and whose != GOLD:
         streamed = write_target_streamed(store, whose, sources, target, what)  # gold: over the whole data at once
         if streamed is not None:
-            done, written = streamed
-            return Exported(written, done.n_rows, done.n_human, done.n_corrected)
-    dataset, errors = load_sources(sources)
+            done, written, warnings = streamed
+            return Exported(written, done.n_rows, done.n_human, done.n_corrected, load_warnings=tuple(warnings))
+    dataset, errors, warnings = load_sources(sources)
     if errors:
         raise BadInput(f"{_errors(len(errors))} in the {what}: nothing exported", listed=errors)
-    return _written(dataset, store, whose, target, progress)
+    return replace(_written(dataset, store, whose, target, progress), load_warnings=tuple(warnings))
 
 
 def _written(
