@@ -217,8 +217,9 @@ def warn_load(warnings: Sequence[object], stream: TextIO | None = None) -> None:
     value ignored): how many, the first, and where to see them all; nothing without warnings. A command that loads
     data says it before its own output, so a count that drops a row is never silent.
 
-    >>> import io; out = io.StringIO(); warn_load(["a.jsonl:3: id: duplicate of a.jsonl:1", "b"], out); out.getvalue()
-    'warning: 2 load warnings: a.jsonl:3: id: duplicate of a.jsonl:1 (and 1 more: run `ragviz validate`)\n'
+    >>> import io; out = io.StringIO(); warn_load(["a.jsonl:3: id: duplicate of a.jsonl:1", "b"], out)
+    >>> out.getvalue().splitlines()
+    ['warning: 2 load warnings: a.jsonl:3: id: duplicate of a.jsonl:1 (and 1 more: run `ragviz validate`)']
     """
     if warnings:
         print(f"warning: {load_warnings_line(warnings)}", file=stream or sys.stderr)
