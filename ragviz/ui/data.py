@@ -94,12 +94,13 @@ def load_box(
     a path. An upload is returned once, on the run it arrives. *path_off* (a sentence) disables the
     path field and says why (served without a data folder). *sample_loaded*: the sample is what is
     loaded (its button is then a plain one: loading it again is not the next step); *sample_here* off: this install
-    has none (the tab says so, its button is off)."""
+    has none (the tab says so, its button is off, and the box opens on the upload instead)."""
     with st.container(border=True):
         st.subheader("Load data")
         add = st.checkbox("Add to the data already loaded (instead of replacing it)", key="data.add")
         sample_tab, upload_tab, path_tab, phoenix_tab_ = st.tabs(
-            ["Sample data", "Upload a file", "Open a path", "Open from Phoenix"]
+            ["Sample data", "Upload a file", "Open a path", "Open from Phoenix"],
+            default=None if sample_here else "Upload a file",  # not on a tab whose one button is off
         )
         with sample_tab:
             loaded_note = " It is loaded now." if sample_loaded else ""

@@ -54,6 +54,8 @@ def test_an_install_without_the_sample_data_says_so_instead_of_loading_nothing(a
     at = open_page("pages/data.py")
     sample = at.button(key="data.load_sample")
     assert sample.disabled and any(c.value.startswith(NO_SAMPLE) for c in at.main.caption)
+    opened = [t.proto.tab_container for t in at.main.get("tab_container")]
+    assert [t.default_tab_index for t in opened] == [1]  # "Upload a file": not the tab whose one button is off
 
 
 def _start_up_data(tmp_path, monkeypatch, good_rows: int) -> str:
