@@ -179,7 +179,8 @@ def loaded_report(paths: Sequence[str], result: LoadResult, full_paths: bool = T
     c2.metric("Errors", len(result.errors))
     c3.metric("Warnings", len(result.warnings))
     st.dataframe(subsets, hide_index=True)
-    st.page_link("pages/review.py", label="Start reviewing", icon=":material/fact_check:")
+    if len(ds):  # (nothing loaded: the Review page would only say so)
+        st.page_link("pages/review.py", label="Start reviewing", icon=":material/fact_check:")
     if result.errors:
         st.markdown("**Validation errors** (these rows were skipped)")
         st.dataframe(pd.DataFrame([_problem_row(p, full_paths) for p in result.errors]), hide_index=True)
@@ -189,8 +190,13 @@ def loaded_report(paths: Sequence[str], result: LoadResult, full_paths: bool = T
 
 
 def _problem_row(problem: Problem, full_path: bool) -> dict[str, object]:
-    row = dict(problem.__dict__)
-    return row if full_path else {**row, "path": Path(problem.path).name}
+    """A load problem as a table row: where (the row blank for the whole file) and what; its level is the table's."""
+    return {
+        "path": problem.path if full_path else Path(problem.path).name,
+        "row": "" if problem.row is None else str(problem.row),
+        "field": problem.field,
+        "message": problem.message,
+    }
 
 
 def quality_heading() -> None:

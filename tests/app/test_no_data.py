@@ -109,3 +109,22 @@ def test_the_notice_names_files_by_their_name_even_in_a_readers_message(app_env,
     at = open_page("pages/review.py")
     notice = next(h.proto.body for h in at.get("html") if "rv-problems" in h.proto.body)
     assert "cut.parquet: file: unreadable Parquet" in notice and str(app_env["tmp"]) not in notice
+
+
+def test_start_up_data_that_loads_nothing_offers_no_review_and_names_the_file_plainly(app_env, monkeypatch, tmp_path):
+    """The Data page's "What is loaded" with 0 examples: no "Start reviewing" (Review would only say nothing is
+    loaded); the error's table names the file, a blank row (the whole file) and no empty "kind" / "level" columns."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests.apptest_helpers import APP
+
+    missing = tmp_path / "nothing.jsonl"
+    monkeypatch.setenv("RAGVIZ_DATA", str(missing))
+    at = AppTest.from_file(APP, default_timeout=90)
+    at.switch_page("pages/data.py").run()
+    assert not at.exception
+    assert "Start reviewing" not in [p.proto.label for p in at.main.get("page_link")]
+    errors = next(d.value for d in at.dataframe if "message" in d.value.columns)
+    assert errors.to_dict("records") == [
+        {"path": str(missing), "row": "", "field": "path", "message": "no such file or directory"}
+    ]
