@@ -81,7 +81,7 @@ def compare_sample(
     pair_by = pair_by or params.get("pair_by") or DEFAULT_PAIR_BY
     chosen = list(systems or params.get("systems") or [None, None])
     if pairing is None and store is None:  # the labels in the files alone: a ragviz export's people's rows, else the
-        pairing = pair_export(dataset)  # judge's only
+        pairing = pair_export(dataset, scores=scores)  # judge's only
     elif pairing is None:
         members = sample.members if sample is not None else None
         pairing = pair_store(dataset, store, members, against, examples=examples, scores=scores)

@@ -182,33 +182,40 @@ def audit_flag(value: Any, where: str) -> bool:
     raise AuditError(f"{where}: {AUDIT_COLUMN}: expected true or false, got {value!r}")
 
 
-def _examples(dataset: Dataset) -> Iterable[Example]:
-
-    return (e for _, e in iter_examples(dataset))
-
-
-def pair_export(dataset: Dataset, families: Sequence[str] = ("trace",), ks: Sequence[int] = DEFAULT_KS) -> Pairing:
+def pair_export(
+    dataset: Dataset,
+    families: Sequence[str] = ("trace",),
+    ks: Sequence[int] = DEFAULT_KS,
+    scores: Mapping[str, np.ndarray] | None = None,
+) -> Pairing:
     """Pair the judge's and people's labels carried by the rows of a ragviz export (``ragviz.export.rows``).
 
     A row with ``label_source == "human"`` carries people's labels in the plain fields and the judge's under
     ``llm_`` (:attr:`ragviz.data.model.Example.judge_labels`). With a boolean ``audit_sample`` column only the human
     rows where it is true are audited (a human row outside the sample joins the judge-only rest); without it every
-    human row is, and :attr:`Pairing.warnings` says they must have been chosen at random."""
+    human row is, and :attr:`Pairing.warnings` says they must have been chosen at random. A row whose judge's labels
+    are its own (a judge-labelled row) is scored on the label columns, or on *scores* (per metric and row, the TRACe
+    of the labels the rows carry, NaN for none: :attr:`ragviz.analysis.dashboard.rows.RowFigures.scores`) when the
+    caller has them; only the others' examples are built (the report at 100k built every one again)."""
+    from ragviz.analysis.labelsets.named import JUDGE, resolve_label_set
+
     columns = dataset.table.column_names
     sources = dataset.table.column("label_source").to_pylist() if "label_source" in columns else [None] * len(dataset)
     flags = dataset.table.column(AUDIT_COLUMN).to_pylist() if AUDIT_COLUMN in columns else None
+    paths, rows = dataset.table.column("_path").to_pylist(), dataset.table.column("_row").to_pylist()
+    wheres = [f"{paths[i] or ''}:{rows[i] or i + 1}" for i in range(len(dataset))]  # as an example's source reads
+    humans = [source == "human" for source in sources]
+    in_sample = [audit_flag(flags[i], wheres[i]) if flags is not None else humans[i] for i in range(len(dataset))]
+    judged = _own_trace(dataset, resolve_label_set(dataset, JUDGE, None).labels, families, scores)
+    built = examples_at(dataset, [i for i in range(len(dataset)) if i not in judged or (humans[i] and in_sample[i])])
     examples: list[PairedExample] = []
-    n_human = unfinished = 0
-    for i, example in enumerate(_examples(dataset)):
-        where = _where(example)
-        human_row = sources[i] == "human"
-        n_human += human_row
-        in_sample = audit_flag(flags[i], where) if flags is not None else human_row
-        unfinished += in_sample and not human_row
-        audited = human_row and in_sample
-        judge = example_metrics(example, example.judge_labels, families, ks)
-        human = example_metrics(example, example.labels, families, ks) if audited else None
-        examples.append(PairedExample(example.uid, example.dataset, example.generation_model, judge, human, where))
+    n_human = sum(humans)
+    unfinished = sum(1 for i in range(len(dataset)) if in_sample[i] and not humans[i])
+    for i, uid in enumerate(dataset.uids):
+        audited = humans[i] and in_sample[i]
+        judge = judged[i] if i in judged else example_metrics(built[i], built[i].judge_labels, families, ks)
+        human = example_metrics(built[i], built[i].labels, families, ks) if audited else None
+        examples.append(PairedExample(uid, dataset.datasets[i], dataset.generation_models[i], judge, human, wheres[i]))
     pairing = Pairing(examples)
     if flags is None and n_human:
         pairing.warnings.append(
@@ -226,6 +233,10 @@ def pair_export(dataset: Dataset, families: Sequence[str] = ("trace",), ks: Sequ
             "their people's labels are not used"
         )
     return pairing
+
+
+def _examples(dataset: Dataset) -> Iterable[Example]:
+    return (e for _, e in iter_examples(dataset))
 
 
 def pair_human(

@@ -130,3 +130,52 @@ def test_the_metrics_of_a_pairing_are_those_defined_somewhere_in_first_defined_o
         ]
     )
     assert pairing.metric_names() == ["relevance", "adherence", "utilization"]
+
+
+def _reviewed_export(rows, seed: int):
+    """Rows as a reviewed export has them: a person's rows with the judge's copy under ``llm_`` (some without one),
+    the judge's rows, an ``audit_sample`` flag on each, a few rows with no labels at all."""
+    import random
+
+    from ragviz.data.ragbench import LABEL_FIELDS
+
+    rng = random.Random(seed)
+    out = []
+    for i, row in enumerate(rows):
+        judged = {**row, "all_relevant_sentence_keys": (row.get("all_relevant_sentence_keys") or [])[1:]}
+        if i % 7 == 3:
+            judged = {k: v for k, v in row.items() if k not in LABEL_FIELDS}  # unlabelled
+        kind = rng.random()
+        if kind < 0.4:
+            out.append({**row, **{"llm_" + k: judged.get(k) for k in LABEL_FIELDS}, "label_source": "human"})
+        elif kind < 0.5:
+            out.append({**row, "label_source": "human"})
+        else:
+            out.append({**judged, "label_source": "llm"})
+        out[-1]["audit_sample"] = rng.random() < 0.6
+    return out
+
+
+def test_pair_export_scores_judge_rows_on_columns_as_it_scores_examples(tmp_path):
+    """A judge-labelled row is scored on the label columns (or the caller's scores) instead of being built: the same
+    pairing as building every example and scoring its judge's and people's labels, row by row."""
+    from ragviz.analysis.dashboard.rows import row_figures
+    from ragviz.analysis.estimates.pairing import pair_export
+    from ragviz.data.dataset import iter_examples
+
+    dataset = _dataset(_reviewed_export(_rows(), seed=4), tmp_path / "export.jsonl")
+    sources = dataset.table.column("label_source").to_pylist()
+    flags = dataset.table.column("audit_sample").to_pylist()
+    expected = []
+    for i, ex in iter_examples(dataset):
+        audited = sources[i] == "human" and bool(flags[i])
+        human = example_metrics(ex, ex.labels) if audited else None
+        expected.append(
+            PairedExample(
+                ex.uid, ex.dataset, ex.generation_model, example_metrics(ex, ex.judge_labels), human, str(ex.source)
+            )
+        )
+    assert any(p.human is not None for p in expected) and any(p.judge == {} for p in expected)
+    assert pair_export(dataset).examples == expected
+    assert pair_export(dataset, scores=row_figures(dataset).scores).examples == expected
+    assert pair_export(dataset, ("trace", "tonic")).examples[0].judge.keys() > expected[0].judge.keys()
