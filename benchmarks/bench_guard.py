@@ -13,7 +13,7 @@ machine (each against its floor, alternately, medians), then PASS / FAIL per che
 * ``report``: ``ragviz report`` (HTML, an audit of 500 with 300 reviewed) over loading the Parquet file, the
   report's own floor (it loads the file, then scores and draws): at most :data:`REPORT_OVER_LOAD`, today's ratio
   with headroom (``bench_report.py``); and the report of the file alone (no label store: its labels as they are),
-  under the same limit (it built every example again for the systems' comparison, 4.7x the load, unseen).
+  under the same limit (it built every example again for the systems' comparison: ~14x the load, unseen).
 * ``pages``: the Export page's first render at 100k under AppTest, data loaded (``bench_pages.py --page export``):
   at most 3 s (an absolute figure: its floor, Streamlit's own rerun, is a few ms).
 * ``floor``: the Review page on the 100k file against a bare Streamlit page showing the same examples in one
