@@ -264,10 +264,11 @@ def _scores_under(dataset: Dataset, labels: Mapping[int, Labels]) -> dict[str, A
     import numpy as np
 
     from ragviz.analysis.dashboard.rows import row_figures
-    from ragviz.analysis.labelsets.rows import RowLabels
+    from ragviz.analysis.labelsets.rows import RowLabels, human_rows
     from ragviz.data.dataset import examples_at
 
-    own = labels.own_rows() if isinstance(labels, RowLabels) else np.zeros(len(dataset), bool)
+    # own and scored by row_figures alike: not a person's row (row_figures scores the judge's labels, its llm_ copy)
+    own = labels.own_rows() & ~human_rows(dataset) if isinstance(labels, RowLabels) else np.zeros(len(dataset), bool)
     others = np.flatnonzero(~own).tolist()
     built = examples_at(dataset, others)
     return row_figures(dataset).with_rows({i: (built[i], labels.get(i)) for i in others}).scores

@@ -203,19 +203,25 @@ def pair_export(
     sources = dataset.table.column("label_source").to_pylist() if "label_source" in columns else [None] * len(dataset)
     flags = dataset.table.column(AUDIT_COLUMN).to_pylist() if AUDIT_COLUMN in columns else None
     paths, rows = dataset.table.column("_path").to_pylist(), dataset.table.column("_row").to_pylist()
-    wheres = [f"{paths[i] or ''}:{rows[i] or i + 1}" for i in range(len(dataset))]  # as an example's source reads
-    humans = [source == "human" for source in sources]
-    in_sample = [audit_flag(flags[i], wheres[i]) if flags is not None else humans[i] for i in range(len(dataset))]
     judged = _own_trace(dataset, resolve_label_set(dataset, JUDGE, None).labels, families, scores)
-    built = examples_at(dataset, [i for i in range(len(dataset)) if i not in judged or (humans[i] and in_sample[i])])
+    # the other rows' examples (a labelled person's row among them), built a batch at a time
+    built = iter_examples(dataset, [i for i in range(len(dataset)) if i not in judged])
     examples: list[PairedExample] = []
-    n_human = sum(humans)
-    unfinished = sum(1 for i in range(len(dataset)) if in_sample[i] and not humans[i])
+    n_human = unfinished = 0
     for i, uid in enumerate(dataset.uids):
-        audited = humans[i] and in_sample[i]
-        judge = judged[i] if i in judged else example_metrics(built[i], built[i].judge_labels, families, ks)
-        human = example_metrics(built[i], built[i].labels, families, ks) if audited else None
-        examples.append(PairedExample(uid, dataset.datasets[i], dataset.generation_models[i], judge, human, wheres[i]))
+        where = f"{paths[i] or ''}:{rows[i] or i + 1}"  # as an example's source reads
+        human_row = sources[i] == "human"
+        n_human += human_row
+        in_sample = audit_flag(flags[i], where) if flags is not None else human_row
+        unfinished += in_sample and not human_row
+        human: MetricValues | None
+        if i in judged:  # a person's row is here only when it carries no labels at all: audited, with none
+            judge, human = judged[i], {} if human_row and in_sample else None
+        else:
+            _, example = next(built)
+            judge = example_metrics(example, example.judge_labels, families, ks)
+            human = example_metrics(example, example.labels, families, ks) if human_row and in_sample else None
+        examples.append(PairedExample(uid, dataset.datasets[i], dataset.generation_models[i], judge, human, where))
     pairing = Pairing(examples)
     if flags is None and n_human:
         pairing.warnings.append(

@@ -171,32 +171,34 @@ def test_cli_against_annotator_with_a_real_store(tmp_path, capsys, monkeypatch):
 @pytest.mark.parametrize("against", ["llm", "human"])
 def test_agreement_scores_only_the_rows_whose_labels_are_not_their_own(tmp_path, against):
     """``agreement_report`` scores the rows whose truth is their own labels on the label columns and builds only the
-    others (a reviewed export's judge copies under ``llm``, a person's decision in the store): the same figures as a
-    label set read row by row."""
+    others (a reviewed export's judge copies under ``llm``; a person's rows, with or without the judge's copy, under
+    ``human``; a person's decision in the store): the same figures as the label set read row by row."""
     from ragviz.analysis.dashboard.baselines import baseline_table_against
     from ragviz.analysis.labelsets.named import resolve_label_set
-    from ragviz.analysis.labelsets.selection import LabelSelection
+    from ragviz.analysis.labelsets.selection import parse_label_set
     from ragviz.data.ragbench import LABEL_FIELDS
 
     rows = pq.read_table(shard("covidqa")).to_pylist()[:120]
     for i, row in enumerate(rows):
-        if i % 3 == 0:  # reviewed: a person's labels plain, the judge's copy under llm_ with one relevant key fewer
+        if i % 4 == 0:  # reviewed: a person's labels plain, the judge's copy under llm_ with one relevant key fewer
             judge = {k: row.get(k) for k in LABEL_FIELDS}
             judge["all_relevant_sentence_keys"] = (row.get("all_relevant_sentence_keys") or [])[1:]
             row.update({"llm_" + k: v for k, v in judge.items()}, label_source="human")
+        elif i % 4 == 1:  # a person's labels, no judge's copy
+            row["label_source"] = "human"
     path = tmp_path / "export.jsonl"
     path.write_text("".join(json.dumps(r, default=str) + "\n" for r in rows), encoding="utf-8")
     ds = load([path]).dataset
-    selection = LabelSelection.of(against)
+    selection = parse_label_set(against)
     with LabelStore(tmp_path / "labels.db") as store:
-        ex = ds.example(1)
+        ex = ds.example(2)
         key = ex.response_keys()[0]
         old = field_value(store.current_labels(ex, "ann"), support_field(key))
         store.record(ex.uid, "ann", [Change(support_field(key), old, {**(old or {}), "supported": False})])
         got = agreement_report(ds, selection, store)
-        want = baseline_table(baseline_records(ds, dict(resolve_label_set(ds, selection, store, scope="all").labels)))
-        want_against = baseline_table_against(ds, resolve_label_set(ds, selection, store, scope="all"))
-    assert want == want_against
+        truth = resolve_label_set(ds, selection, store, scope="all")
+        want = baseline_table_against(ds, truth)  # every row's truth read one by one
+    assert [r["n"] for r in got] == [r["n"] for r in want] and want[0]["n"] > 0
     for a, b in zip(got, want, strict=True):
         for key, value in b.items():
             assert a[key] == (pytest.approx(value, rel=1e-12, abs=1e-12) if isinstance(value, float) else value), key

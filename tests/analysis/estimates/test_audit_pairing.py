@@ -153,6 +153,8 @@ def _reviewed_export(rows, seed: int):
         else:
             out.append({**judged, "label_source": "llm"})
         out[-1]["audit_sample"] = rng.random() < 0.6
+    bare = {k: v for k, v in rows[5].items() if k not in LABEL_FIELDS}  # a person's row in the sample, no labels yet
+    out.append({**bare, "id": "unlabelled-person-row", "label_source": "human", "audit_sample": True})
     return out
 
 
@@ -176,6 +178,7 @@ def test_pair_export_scores_judge_rows_on_columns_as_it_scores_examples(tmp_path
             )
         )
     assert any(p.human is not None for p in expected) and any(p.judge == {} for p in expected)
+    assert expected[-1].human == {}  # audited, with nothing to score
     assert pair_export(dataset).examples == expected
     assert pair_export(dataset, scores=row_figures(dataset).scores).examples == expected
     assert pair_export(dataset, ("trace", "tonic")).examples[0].judge.keys() > expected[0].judge.keys()
