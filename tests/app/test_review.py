@@ -609,3 +609,18 @@ def test_the_bar_rides_in_the_texts_element_unless_something_sits_between_them(a
     assert any(b.label == "Guidelines (v1)" for b in at.button)
     press(at, "next")
     assert "Example 3 of 22" in text_editor(at, "toolbar")["title"]
+
+
+def test_rejudge_pressed_after_the_role_changed_sends_nothing(app_env, monkeypatch):
+    """The bar drew "Re-judge" for an admin; the person is no longer one when they press it (another admin changed
+    the roles): nothing is asked of the judge, and the page says why."""
+    from ragviz.ui.review.page import REJUDGE_REFUSED
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    at = open_review(id="ml-vs-programming")
+    at.session_state["label.model"] = ""  # were the judge asked, it would say its settings are missing
+    assert toolbar_button(at, "rejudge") is not None
+    monkeypatch.setenv("RAGVIZ_ADMINS", "someone-else")
+    press(at, "rejudge")
+    assert REJUDGE_REFUSED in [w.value for w in at.warning]
+    assert not any("Judge settings" in e.value for e in at.error)

@@ -42,6 +42,7 @@ __all__ = [
     "QUEUE_HELP",
     "QUEUE_OPEN",
     "QUEUE_PANEL",
+    "REJUDGE_REFUSED",
     "quality_flags_html",
     "queue_label",
     "rejudge_help",
@@ -337,6 +338,10 @@ def quality_flags_html(issues: Sequence[Problem]) -> str:
         summary = f'<summary style="cursor:pointer">{head} · show them</summary>'
         return f'<div class="rv-flags"><details>{summary}{lines}</details></div>'
     return f'<div class="rv-flags"><p style="margin:0 0 0.5rem">{head}</p>{lines}</div>'
+
+
+#: Said when "Re-judge this example" is pressed by someone who is no longer an admin (the bar was drawn before).
+REJUDGE_REFUSED = "Not re-judged: only an admin can ask the judge again, and your role has changed. Nothing was sent."
 
 
 def rejudge_help(can_judge: bool) -> str | None:
