@@ -105,12 +105,7 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
     if not alone:
         toolbar.toolbar(bar)
     if st.session_state.pop(REJUDGE_ASKED, None) == uid:  # "Re-judge this example" was pressed
-        if access().can_judge:  # the role now (a call spends money), not the one the button was drawn under
-            from ragviz.ui.label.page import rejudge  # the openai client is imported only when asked
-
-            rejudge(ex)
-        else:
-            st.warning(review.REJUDGE_REFUSED, icon=":material/block:")  # md: ours
+        review.rejudge_pressed(ex)
     if audit is not None:
         from ragviz.ui.audit.estimates import target_line  # altair and pandas: only with an audit sample
 

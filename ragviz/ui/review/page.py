@@ -46,6 +46,7 @@ __all__ = [
     "quality_flags_html",
     "queue_label",
     "rejudge_help",
+    "rejudge_pressed",
     "unbroken_fractions",
 ]
 
@@ -353,6 +354,20 @@ def rejudge_help(can_judge: bool) -> str | None:
     from ragviz.ui.label.options import rejudge_help as words
 
     return words(markdown=False)
+
+
+def rejudge_pressed(example: Example) -> None:
+    """ "Re-judge this example" was pressed: ask the judge again (:func:`ragviz.ui.label.page.rejudge`, whose openai
+    client is imported only then) when the person is an admin now, else say that nothing was sent. A call spends
+    money, and the bar may have been drawn under a role the person no longer has (a J draws it under the whole run's)."""
+    from ragviz.ui.core.access import access
+
+    if not access().can_judge:
+        st.warning(REJUDGE_REFUSED, icon=":material/block:")  # md: ours
+        return
+    from ragviz.ui.label.page import rejudge
+
+    rejudge(example)
 
 
 FAMILIES_OPEN = "review.families_open"  # whether the person opened "Other metric families" (kept across J / K)
