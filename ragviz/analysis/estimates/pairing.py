@@ -109,6 +109,13 @@ def _where(example: Example) -> str:
     return str(example.source) if example.source is not None else example.uid
 
 
+def _row_wheres(dataset: Dataset) -> list[str]:
+    """Per row, ``PATH:ROW`` as :func:`_where` reads a built example's source (:func:`ragviz.data.dataset.iter_examples`
+    makes it), from the columns."""
+    paths, rows = dataset.table.column("_path").to_pylist(), dataset.table.column("_row").to_pylist()
+    return [f"{path or ''}:{row or i + 1}" for i, (path, row) in enumerate(zip(paths, rows))]
+
+
 def example_metrics(
     example: Example,
     labels: Labels | None,
@@ -202,14 +209,14 @@ def pair_export(
     columns = dataset.table.column_names
     sources = dataset.table.column("label_source").to_pylist() if "label_source" in columns else [None] * len(dataset)
     flags = dataset.table.column(AUDIT_COLUMN).to_pylist() if AUDIT_COLUMN in columns else None
-    paths, rows = dataset.table.column("_path").to_pylist(), dataset.table.column("_row").to_pylist()
+    wheres = _row_wheres(dataset)
     judged = _own_trace(dataset, resolve_label_set(dataset, JUDGE, None).labels, families, scores)
     # the other rows' examples (a labelled person's row among them), built a batch at a time
     built = iter_examples(dataset, [i for i in range(len(dataset)) if i not in judged])
     examples: list[PairedExample] = []
     n_human = unfinished = 0
     for i, uid in enumerate(dataset.uids):
-        where = f"{paths[i] or ''}:{rows[i] or i + 1}"  # as an example's source reads
+        where = wheres[i]
         human_row = sources[i] == "human"
         n_human += human_row
         in_sample = audit_flag(flags[i], where) if flags is not None else human_row
@@ -369,15 +376,14 @@ def pair_store(
     built = examples_at(dataset, needed, examples)
     if isinstance(judge.labels, RowLabels):
         judge.labels.prefetch([i for i in needed if i not in judged])
-    paths, rows = dataset.table.column("_path").to_pylist(), dataset.table.column("_row").to_pylist()
+    wheres = _row_wheres(dataset)
     out: list[PairedExample] = []
     for i in range(len(dataset)):
         uid = dataset.uids[i]
         in_sample, reviewed = uid in member_set, i in people.labels
         values = judged[i] if i in judged else example_metrics(built[i], judge.labels.get(i), families)
         human = example_metrics(built[i], people.labels[i], families) if in_sample and reviewed else None
-        where = f"{paths[i] or ''}:{rows[i] or i + 1}"
-        out.append(PairedExample(uid, dataset.datasets[i], dataset.generation_models[i], values, human, where))
+        out.append(PairedExample(uid, dataset.datasets[i], dataset.generation_models[i], values, human, wheres[i]))
     outside, unfinished = len(people.labels) - len(audited), sum(1 for p in out if p.uid in member_set) - len(audited)
     pairing = Pairing(out)
     if outside:

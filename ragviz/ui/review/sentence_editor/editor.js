@@ -356,10 +356,7 @@ function drawHeader(parent, root, header) {
     fresh.rvDrawn = drawn;
     return fresh;
   });
-  nodes.forEach((n, i) => {  // (texts too: arrange() places elements only)
-    if (head.childNodes[i] !== n) head.insertBefore(n, head.childNodes[i] || null);
-  });
-  while (head.childNodes.length > nodes.length) head.lastChild.remove();
+  arrange(head, nodes);
 }
 
 function renderResponse(root, data, send) {
@@ -776,12 +773,12 @@ function barButton(b, old) {
   return node;
 }
 
-// Put *nodes* in *box* in order, moving only what is out of place (a moved node loses the focus).
+// Put *nodes* (elements or texts) in *box* in order, moving only what is out of place (a moved node loses the focus).
 function arrange(box, nodes) {
   nodes.forEach((n, i) => {
-    if (box.children[i] !== n) box.insertBefore(n, box.children[i] || null);
+    if (box.childNodes[i] !== n) box.insertBefore(n, box.childNodes[i] || null);
   });
-  while (box.children.length > nodes.length) box.lastChild.remove();
+  while (box.childNodes.length > nodes.length) box.lastChild.remove();
 }
 
 // One row: the buttons with a shortcut and Reset, then a tail (what Z undoes, cut with "…" where room is short, and
