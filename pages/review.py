@@ -22,7 +22,7 @@ from ragviz.ui.core.keys import REJUDGE_ASKED, REVIEW_INDEX
 from ragviz.ui.core.present import hide_review_editing, show_corrections
 from ragviz.ui.review import answer, paired, sentence_editor, toolbar
 from ragviz.ui.review import page as review
-from ragviz.ui.review.actions import link_followed, moves_by_script, shown_row, undo_last, undo_target
+from ragviz.ui.review.actions import link_followed, shown_row, undo_last, undo_target
 from ragviz.ui.review.fragment import example_fragment, whole_run
 from ragviz.ui.review.moves import accept, go, go_next_unreviewed, normalize_labels
 from ragviz.ui.team import queue as team_queue
@@ -47,11 +47,6 @@ allowed = team_queue.my_assignments(ds, store, who, allowed, reviewed, queue)  #
 audit = audit_ui.audit_queue(ds, store, who, page.present, queue)  # Queue: Audit sample (None when off)
 advance = review.accept_toggle(queue, editable, audit=audit_on)  # under the Queue radio
 allowed, advance = audit_ui.follow_queue(audit, allowed, advance, go, st.session_state.get(REVIEW_INDEX, 0))
-
-
-def foresee(allowed: list[int] | None, row: int) -> tuple[str, str]:
-    """The uid and tab title of the example at *row*, put in the URL and the tab as ◀ / ▶ is pressed."""
-    return ds.uids[row], toolbar.tab_title(position_text(row, len(ds), allowed))
 
 
 drawn: dict = {}  # what the example part drew on this run (for the families' panel under it)
@@ -95,7 +90,6 @@ def example() -> None:  # the example part: a fragment (ragviz.ui.review.fragmen
         on_rejudge=partial(st.session_state.__setitem__, REJUDGE_ASKED, uid),
         title=title,
         url_uid=url_uid,
-        foresee=partial(foresee, allowed) if audit is None and moves_by_script() else None,
     )
     guide = store.team.guidelines.current_guidelines()  # its button and panel, once an admin wrote any
     # nothing between the bar and the text (an audit's lines, the guidelines, a trace's link, a re-judge's outcome):

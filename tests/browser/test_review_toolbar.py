@@ -109,45 +109,35 @@ def test_keys_pressed_once_the_review_page_is_left_are_not_queued(blank_page):
     assert page.evaluate("() => window.sent") == []
 
 
-def test_a_move_is_in_the_url_and_the_tab_as_it_is_pressed_and_corrected_where_the_page_went_elsewhere(blank_page):
-    """J puts the example it moves to (the bar's ``moves``) in the URL, as one new history entry, and in the tab's
-    title once the press has left, before the server answers (issue 38). The drawing that follows leaves both alone
-    when it shows that example; when it shows another, the URL is corrected in place (no second entry): Back still
-    goes to the example before. Without a foreseen move (a disabled one, the audit queue) nothing changes until the
-    drawing."""
+def test_a_move_is_in_the_url_and_the_tab_once_its_example_is_drawn(blank_page):
+    """J changes neither the URL nor the tab's title while the server draws the next example: both cost the browser's
+    own process work that would slow the server's run on one machine (issue 38). The drawing of the example puts it in
+    the URL as one new history entry and its position in the tab's title; drawing the same example again adds no
+    entry; Back goes to the example before."""
     page = blank_page
-    at = {"uid": "ex/1/m", "title": "Example 1 of 22 · Review · ragviz"}
-    moves = {"next": {"uid": "ex/2/m", "title": "Example 2 of 22 · Review · ragviz"}}
+    first = {"uid": "ex/1/m", "title": "Example 1 of 22 · Review · ragviz"}
+    second = {"uid": "ex/2/m", "title": "Example 2 of 22 · Review · ragviz"}
 
     def state() -> tuple[str, str, int]:
         return tuple(
             page.evaluate("() => [new URLSearchParams(location.search).get('uid'), document.title, history.length]")
         )
 
-    page.evaluate(MOUNT_JS, [SCRIPT, {**BAR, **at, "moves": moves}, "bar"])
+    page.evaluate(MOUNT_JS, [SCRIPT, {**BAR, **first}, "bar"])
     uid, title, entries = state()
-    assert (uid, title) == (at["uid"], at["title"])
+    assert (uid, title) == (first["uid"], first["title"])
     page.evaluate("() => document.activeElement && document.activeElement.blur()")
     page.keyboard.press("j")
-    page.wait_for_function("() => document.title.startsWith('Example 2 ')")
+    page.wait_for_function("() => window.sent.length > 0")
     assert page.evaluate("() => window.sent")[-1] == ["bar", "press", {"id": "next"}]
-    assert state() == ("ex/2/m", moves["next"]["title"], entries + 1)  # the server has not answered yet
-    page.evaluate(MOUNT_JS, [SCRIPT, {**BAR, "uid": "ex/2/m", "title": moves["next"]["title"]}, "bar"])
-    assert state() == ("ex/2/m", moves["next"]["title"], entries + 1)  # as foreseen: nothing more
-
-    page.keyboard.press("j")  # foreseen again (the bar's data above has no moves: nothing foreseen)
     page.wait_for_timeout(100)
-    assert state() == ("ex/2/m", moves["next"]["title"], entries + 1)
-    ahead = {"next": {"uid": "ex/3/m", "title": "Example 3 of 22 · Review · ragviz"}}
-    page.evaluate(MOUNT_JS, [SCRIPT, {**BAR, "uid": "ex/2/m", "title": moves["next"]["title"], "moves": ahead}, "bar"])
-    page.keyboard.press("j")
-    page.wait_for_function("() => document.title.startsWith('Example 3 ')")
-    assert state() == ("ex/3/m", ahead["next"]["title"], entries + 2)
-    elsewhere = {"uid": "ex/9/m", "title": "Example 9 of 22 · Review · ragviz"}  # the page went elsewhere
-    page.evaluate(MOUNT_JS, [SCRIPT, {**BAR, **elsewhere}, "bar"])
-    assert state() == ("ex/9/m", elsewhere["title"], entries + 2)  # corrected in place
+    assert state() == (first["uid"], first["title"], entries)  # the server has not answered yet: nothing changed
+    page.evaluate(MOUNT_JS, [SCRIPT, {**BAR, **second}, "bar"])
+    assert state() == (second["uid"], second["title"], entries + 1)
+    page.evaluate(MOUNT_JS, [SCRIPT, {**BAR, **second}, "bar"])  # the same example drawn again (a click's redraw)
+    assert state() == (second["uid"], second["title"], entries + 1)
     page.go_back()
-    page.wait_for_function("() => new URLSearchParams(location.search).get('uid') === 'ex/2/m'")
+    page.wait_for_function("() => new URLSearchParams(location.search).get('uid') === 'ex/1/m'")
 
 
 def test_the_bar_is_one_row_in_a_1280_px_window_with_the_sidebar_open(streamlit_server, chromium_browser):

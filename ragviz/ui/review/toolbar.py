@@ -70,13 +70,12 @@ def toolbar_data(
     hint: str | None,
     title: str | None = None,
     url_uid: str | None = None,
-    moves: Mapping[str, tuple[str, str]] | None = None,
 ) -> dict:
     """What the bar draws: its buttons in order and the line under them (``None``: no line); *title*: the browser
     tab's title its script sets (``None``: left as it is); *url_uid*: the example its script puts in the URL's
-    ``uid`` as a new history entry (``None``: the URL is left as it is); *moves*: per button id (``prev``, ``next``),
-    the uid and tab title of the example it moves to, which the script puts in the URL and the tab as the press is
-    sent (the next drawing corrects them if the page went elsewhere)."""
+    ``uid`` as a new history entry (``None``: the URL is left as it is). The script sets both once the example is
+    drawn, not while the server draws it: each costs the browser's own process work (the tab strip, the location
+    bar, the history), which on the server's machine would slow the server's run (issue 38)."""
     # a button's fields are flat (texts, flags): a copy of its __dict__ is asdict's without its deep copy, per J
     data: dict[str, Any] = {
         "kind": "toolbar",
@@ -84,8 +83,6 @@ def toolbar_data(
         "hint": hint,
         "title": title,
     }
-    if moves:
-        data["moves"] = {name: {"uid": uid, "title": tab} for name, (uid, tab) in moves.items()}
     return data | {"uid": url_uid} if url_uid is not None else data
 
 
@@ -184,14 +181,12 @@ def _bar(
     hint: str | None,
     title: str | None = None,
     url_uid: str | None = None,
-    moves: Mapping[str, tuple[str, str]] | None = None,
 ) -> dict:
     """The bar's data: *buttons* in order, *hint* the line under them, *title* the browser tab's title and *url_uid*
     the URL's example (both set by the bar's script: no ``page_config_changed`` or ``page_info_changed`` message on a
-    move, issue 38), *moves* what ◀ and ▶ put there as they are pressed; *actions*, what each enabled button does,
-    are kept for the presses to come."""
+    move, issue 38); *actions*, what each enabled button does, are kept for the presses to come."""
     st.session_state[ACTIONS] = {b.id: actions[b.id] for b in buttons if not b.disabled and b.id in actions}
-    return toolbar_data(buttons, hint, title, url_uid, moves)
+    return toolbar_data(buttons, hint, title, url_uid)
 
 
 def bar_data(
@@ -213,7 +208,6 @@ def bar_data(
     on_rejudge: Callable[[], Any] | None = None,
     title: str | None = None,
     url_uid: str | None = None,
-    foresee: Callable[[int], tuple[str, str]] | None = None,
 ) -> dict:
     """The Review page's bar, to draw (:func:`toolbar`, or the single view's response editor's *bar*): Previous / Next / Next unreviewed / Accept / Undo / Reset with their shortcuts (K, J,
     N, A, Z), then what Z will undo (*undo_hint*, ``None``: nothing). *changed*: the person's labels differ from where
@@ -221,9 +215,7 @@ def bar_data(
     (disabled when none of the flags has a mechanical fix); with *rejudge_help* (an admin) and *on_rejudge*,
     "Re-judge this example". Without *editable* (presentation mode) only the moves are drawn, so no editing button
     and no editing shortcut exists. *title*: the browser tab's title, *url_uid*: the URL's example (``None``: left),
-    both set by the bar's script; *foresee*: a row's uid and tab title, for ◀ and ▶, whose example the script puts in
-    the URL and the tab as the press is sent, while the server is still drawing it (``None``: once it is drawn). That
-    work (~2 ms of the browser's on a J) then happens while the browser waits for the server, not after (issue 38)."""
+    both set by the bar's script once the example is drawn (:func:`toolbar_data`)."""
     buttons = [
         ToolbarButton("prev", "◀ Previous", "K", disabled=prev_row is None),
         ToolbarButton("next", "Next ▶", "J", disabled=next_row is None),
@@ -257,9 +249,7 @@ def bar_data(
         )
         actions["rejudge"] = on_rejudge
     line = (f"Z: undo {undo_hint}" if undo_hint else "Z: nothing to undo") if editable else None
-    ahead = {"prev": prev_row, "next": next_row}
-    moves = {name: foresee(row) for name, row in ahead.items() if row is not None} if foresee is not None else None
-    return _bar(buttons, actions, line, title, url_uid, moves)
+    return _bar(buttons, actions, line, title, url_uid)
 
 
 ACCEPT_HELP = "I reviewed this: the labels as shown now are right (your corrections stay). Marks the example reviewed."

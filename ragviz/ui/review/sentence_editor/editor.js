@@ -622,12 +622,14 @@ export default function (component) {
   const barData = data.kind === "toolbar" ? data : data.bar;
   if (barData) mountBar(parentElement, barData, setTriggerValue);
   else parentElement.querySelector(":scope > .rv-toolbar")?.remove();
-  if (data.kind === "toolbar") return;
-  const send = (event) => setTriggerValue("edit", event);
-  drawPart(parentElement, data, send);
-  const context = parentElement.querySelector(':scope > .rv-text[data-part="context"]');
-  if (data.kind === "response" && data.context) drawPart(parentElement, data.context, send);
-  else if (data.kind === "response" && context) context.remove();
+  if (data.kind !== "toolbar") {
+    const send = (event) => setTriggerValue("edit", event);
+    drawPart(parentElement, data, send);
+    const context = parentElement.querySelector(':scope > .rv-text[data-part="context"]');
+    if (data.kind === "response" && data.context) drawPart(parentElement, data.context, send);
+    else if (data.kind === "response" && context) context.remove();
+  }
+  if (barData) placeInBrowser(barData);
 }
 
 function drawPart(parentElement, data, send) {
@@ -669,8 +671,7 @@ function drawPart(parentElement, data, send) {
 // Shortcuts as Streamlit's own: a key typed into a text field (input, textarea, select, contenteditable) or pressed
 // with Ctrl / Alt / Meta is not a shortcut.
 
-// foreseen: the uid put in the URL as ◀ / ▶ was pressed, until the next drawing (showInUrl)
-const bar = { data: null, send: null, listening: false, queued: [], foreseen: null };
+const bar = { data: null, send: null, listening: false, queued: [] };
 const QUEUED_MAX = 8;
 
 function typing(e) {
@@ -808,43 +809,23 @@ function drawBar(root, data) {
   arrange(row, tail.children.length ? [...main, tail] : main);
 }
 
-// A move (the example's fragment ran alone): the URL names the example shown, as a new history entry (Back returns to
-// the example before; Streamlit reruns the page with the URL it went to). Set here, where a query-parameter change
-// from Python would cost a message and a redraw of the whole app on every J (issue 38). The other parameters stay.
-// An entry put there as ◀ / ▶ was pressed (foresee) that named another example is corrected in place.
+// The browser tab says where the person is, and on a move (the example's fragment ran alone) the URL names the example
+// shown, as a new history entry (Back returns to the example before; Streamlit reruns the page with the URL it went
+// to). Set here, where st.set_page_config or a query-parameter change from Python would cost a message and a redraw of
+// the whole app on every J (issue 38); the other parameters stay. Set once the example is drawn, never while the
+// server draws it: each costs the browser's own process (the tab strip, the location bar, the history) ~10-25 ms of
+// CPU, which on the server's machine slowed the server's run (issue 38: J 1.38x the floor's press with both set as J
+// was pressed, 1.28x with both set here, in one run).
+function placeInBrowser(data) {
+  if (typeof data.title === "string" && data.title && document.title !== data.title) document.title = data.title;
+  if (typeof data.uid === "string" && data.uid) showInUrl(data.uid);
+}
+
 function showInUrl(uid) {
-  const guessed = bar.foreseen;
-  bar.foreseen = null;
-  const shown = new URLSearchParams(window.location.search).get("uid");
-  const url = urlNaming(uid);
-  if (!url) return;
-  if (guessed !== null && guessed === shown) window.history.replaceState(window.history.state, "", url);
-  else window.history.pushState({}, "", url);
-}
-
-// The page's URL with *uid* as its example (the other parameters kept), or null where it names that example already.
-function urlNaming(uid) {
   const url = new URL(window.location.href);
-  if (url.searchParams.get("uid") === uid) return null;
+  if (url.searchParams.get("uid") === uid) return;
   url.searchParams.set("uid", uid);
-  return url;
-}
-
-// ◀ / ▶ pressed: the example it moves to (the bar's data: its uid and the tab's title) is put in the URL and the tab
-// now, after the press has left, while the server draws it. This is ~2 ms of the browser's work on a J (issue 38)
-// done while it waits rather than after the example arrives. The drawing that follows corrects both if the page went
-// elsewhere (showInUrl).
-function foresee(id) {
-  const move = bar.data && bar.data.moves && bar.data.moves[id];
-  if (!move || typeof move.uid !== "string" || !move.uid) return;
-  setTimeout(() => {
-    const url = urlNaming(move.uid);
-    if (url) {
-      window.history.pushState({}, "", url);
-      bar.foreseen = move.uid;
-    }
-    if (typeof move.title === "string" && move.title) document.title = move.title;
-  }, 0);
+  window.history.pushState({}, "", url);
 }
 
 // Draw the bar as *parentElement*'s first child (a bar of its own, or above the header in the text's element).
@@ -855,14 +836,7 @@ function mountBar(parentElement, data, setTriggerValue) {
     parentElement.prepend(root);
   }
   bar.data = data;
-  // the browser tab says where the person is: set here on a move, where st.set_page_config would cost a message
-  if (typeof data.title === "string" && data.title && document.title !== data.title) document.title = data.title;
-  if (typeof data.uid === "string" && data.uid) showInUrl(data.uid);
-  else bar.foreseen = null;
-  bar.send = (id) => {
-    setTriggerValue("press", { id });
-    foresee(id);
-  };
+  bar.send = (id) => setTriggerValue("press", { id });
   drawBar(root, data);
   listen();
   if (bar.queued.length) pressQueued();
