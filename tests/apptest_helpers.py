@@ -37,9 +37,12 @@ def _run_page(at: AppTest, page: str, query: dict[str, str]) -> AppTest:
 
 
 def component_data(proto: Any) -> Any:
-    """What a ``st.components.v2`` element was drawn with: its JSON data, a string of JSON parsed again (the text
-    editor's data is sent as one JSON string, ``ragviz.ui.core.component_files.packed``)."""
-    data = json.loads(proto.mixed.json if proto.WhichOneof("data") == "mixed" else proto.json)
+    """What a ``st.components.v2`` element was drawn with: its JSON data (the text editor's is sent as the bytes of
+    one JSON text, ``ragviz.ui.core.component_files.packed``)."""
+    kind = proto.WhichOneof("data")
+    if kind == "bytes":
+        return json.loads(proto.bytes)
+    data = json.loads(proto.mixed.json if kind == "mixed" else proto.json)
     return json.loads(data) if isinstance(data, str) else data
 
 

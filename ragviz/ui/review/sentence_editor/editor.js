@@ -615,10 +615,17 @@ function rove(root, data) {
 // The single view draws the response and the documents in one element (data.context: one message and one redraw
 // of Streamlit's app fewer per J, issue 38), each part in a root of its own; otherwise one part per element.
 // The navigation bar (data.bar) is the element's first part, above the header.
-// The data comes as one JSON string (ragviz.ui.core.component_files.packed: cheaper for Streamlit to send than a dict).
+// The data comes as the UTF-8 bytes of one JSON text (ragviz.ui.core.component_files.packed: cheaper for Streamlit to
+// send than a dict or a string).
+const utf8 = new TextDecoder();
+function unpacked(data) {
+  if (data instanceof Uint8Array) return JSON.parse(utf8.decode(data));
+  return typeof data === "string" ? JSON.parse(data) : data;
+}
+
 export default function (component) {
   const { parentElement, setTriggerValue } = component;
-  const data = typeof component.data === "string" ? JSON.parse(component.data) : component.data;
+  const data = unpacked(component.data);
   const barData = data.kind === "toolbar" ? data : data.bar;
   if (barData) mountBar(parentElement, barData, setTriggerValue);
   else parentElement.querySelector(":scope > .rv-toolbar")?.remove();
