@@ -42,8 +42,7 @@ def component_data(proto: Any) -> Any:
     kind = proto.WhichOneof("data")
     if kind == "bytes":
         return json.loads(proto.bytes)
-    data = json.loads(proto.mixed.json if kind == "mixed" else proto.json)
-    return json.loads(data) if isinstance(data, str) else data
+    return json.loads(proto.mixed.json if kind == "mixed" else proto.json)
 
 
 def text_editor(at: AppTest, kind: str = "context") -> dict:

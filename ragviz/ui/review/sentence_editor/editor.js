@@ -615,12 +615,11 @@ function rove(root, data) {
 // The single view draws the response and the documents in one element (data.context: one message and one redraw
 // of Streamlit's app fewer per J, issue 38), each part in a root of its own; otherwise one part per element.
 // The navigation bar (data.bar) is the element's first part, above the header.
-// The data comes as the UTF-8 bytes of one JSON text (ragviz.ui.core.component_files.packed: cheaper for Streamlit to
-// send than a dict or a string).
+// The data comes as the bytes of one JSON text (ragviz.ui.core.component_files.packed: cheaper for Streamlit to send
+// than a dict or a string); an object as it is (a test mounting the script itself).
 const utf8 = new TextDecoder();
 function unpacked(data) {
-  if (data instanceof Uint8Array) return JSON.parse(utf8.decode(data));
-  return typeof data === "string" ? JSON.parse(data) : data;
+  return data instanceof Uint8Array ? JSON.parse(utf8.decode(data)) : data;
 }
 
 export default function (component) {
