@@ -1,4 +1,5 @@
-"""ragviz: review LLM-judge labels of RAG answers. Run with `make run` (or `streamlit run app.py`)."""
+"""ragviz: review LLM-judge labels of RAG answers. Run with `make run` (`ragviz app`: `streamlit run serve.py`, this script
+as an st.App); `streamlit run app.py` serves it too, without serve.py's quicker HTML page."""
 
 import streamlit as st
 

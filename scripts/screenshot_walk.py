@@ -47,7 +47,7 @@ def server(theme: str, data: str, workdir: Path, db: str | None = None) -> Itera
     log = open(workdir / f"server-{theme}.log", "w")  # noqa: SIM115 - closed below
     env = {**os.environ, "RAGVIZ_DATA": data, "RAGVIZ_DB": str(workdir / f"{theme}.db"), "PYTHONPATH": str(ROOT)}
     cmd = [
-        sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+        sys.executable, "-m", "streamlit", "run", str(ROOT / "serve.py"),
         "--server.address", "127.0.0.1", "--server.port", str(port), "--server.headless", "true",
         "--browser.gatherUsageStats", "false",
         "--server.fileWatcherType", "none",

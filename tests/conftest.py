@@ -99,7 +99,7 @@ def pytest_collection_modifyitems(config, items):
 
 @dataclass
 class StreamlitServer:
-    """A `streamlit run app.py` child process on 127.0.0.1 with its own DB (a file or a PostgreSQL URL),
+    """A `streamlit run serve.py` child process (the app as `ragviz app` serves it) on 127.0.0.1 with its own DB (a file or a PostgreSQL URL),
     HOME, working directory and log file."""
 
     db: Path | str
@@ -126,7 +126,7 @@ class StreamlitServer:
             **self.env,
         }
         cmd = [
-            sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+            sys.executable, "-m", "streamlit", "run", str(ROOT / "serve.py"),
             "--server.address", "127.0.0.1",
             "--server.port", str(self.port),
             "--server.headless", "true",

@@ -51,8 +51,8 @@ def test_spdx_license_metadata():
 
 
 def test_the_app_script_of_a_checkout_and_the_streamlit_flags():
-    assert app_script() == ROOT / "app.py"
-    command = streamlit_command(ROOT / "app.py", 8999, "0.0.0.0", headless=True)
+    assert app_script() == ROOT / "serve.py"
+    command = streamlit_command(ROOT / "serve.py", 8999, "0.0.0.0", headless=True)
     flags = dict(zip(command[5::2], command[6::2]))
     assert command[1:4] == ["-m", "streamlit", "run"]
     assert flags == {
@@ -140,7 +140,7 @@ def test_the_wheel_holds_app_py_and_pages_and_nothing_else_of_the_root(wheel):
         metadata = email.message_from_bytes(zf.read(f"ragviz-{__version__}.dist-info/METADATA"))
     app_files = sorted(n for n in names if n.startswith("ragviz_app/"))
     pages = sorted(f"ragviz_app/pages/{p.name}" for p in (ROOT / "pages").glob("*.py"))
-    assert app_files == sorted(["ragviz_app/app.py", *pages])
+    assert app_files == sorted(["ragviz_app/app.py", "ragviz_app/serve.py", *pages])
     assert {n.split("/")[0] for n in names} == {"ragviz", "ragviz_app", f"ragviz-{__version__}.dist-info"}
     assets = {"ragviz/ui/review/sentence_editor/editor.js", "ragviz/ui/review/sentence_editor/editor.css"}
     assets |= {"ragviz/ui/core/page_nav/page_nav.js", "ragviz/ui/core/page_nav/page_nav.css"}  # the sidebar's page list
@@ -237,7 +237,7 @@ def test_ragviz_app_from_the_installed_wheel_serves_a_healthy_page(wheel_venv, t
         [
             str(wheel_venv.bin / "python"),
             "-c",
-            "import ragviz, ragviz.cli.app as a; print(ragviz.__file__); print(a.app_script())",
+            "import ragviz, ragviz.cli.app as a; print(ragviz.__file__); print(a.app_script()); print(a.app_script().with_name('app.py'))",
         ],
         capture_output=True,
         text=True,

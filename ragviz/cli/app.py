@@ -1,8 +1,7 @@
 """``ragviz app [DATA...] [--port N] [--host H]``: start the Streamlit app (what ``make run`` runs).
 
-The app's script is ``app.py`` beside ``pages/``: in a checkout, the one next to the ``ragviz`` package
-being run; in an installed wheel, ``ragviz_app/app.py`` (the wheel maps the checkout's ``app.py`` and
-``pages/`` to the package ``ragviz_app``, see pyproject.toml). DATA goes to the app as ``$RAGVIZ_DATA``
+It runs ``serve.py`` (``app.py`` as an ``st.App``) beside ``app.py`` and ``pages/``: of the checkout the running
+``ragviz`` comes from, else of the installed package ``ragviz_app`` (the wheel's copy of them, see pyproject.toml). DATA goes to the app as ``$RAGVIZ_DATA``
 (absolute paths, ``os.pathsep``-separated). Streamlit runs in this process's Python
 (``python -m streamlit run``) with the viewer toolbar, usage statistics, Streamlit's first-run e-mail
 prompt and the full garbage collection after every run off; the exit code is its.
@@ -59,17 +58,19 @@ def add_app_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def app_script() -> Path:
-    """``app.py`` of the checkout the running ``ragviz`` comes from, else of the installed ``ragviz_app``;
-    :class:`FileNotFoundError` when neither exists."""
+    """``serve.py`` (beside ``app.py``) of the checkout the running ``ragviz`` comes from, else of the installed
+    ``ragviz_app``; :class:`FileNotFoundError` when neither exists."""
     checkout = Path(__file__).resolve().parents[2]  # ragviz/cli/app.py -> the directory holding ragviz/
-    if (checkout / "app.py").is_file() and (checkout / "pages").is_dir():
-        return checkout / "app.py"
+    if all((checkout / name).is_file() for name in ("serve.py", "app.py")) and (checkout / "pages").is_dir():
+        return checkout / "serve.py"
     spec = importlib.util.find_spec("ragviz_app")
     for location in (spec.submodule_search_locations or []) if spec is not None else []:
-        script = Path(location) / "app.py"
-        if script.is_file():
+        script = Path(location) / "serve.py"
+        if script.is_file() and script.with_name("app.py").is_file():
             return script
-    raise FileNotFoundError(f"the app's app.py is neither in {checkout} nor in an installed ragviz_app package")
+    raise FileNotFoundError(
+        f"the app's serve.py and app.py are neither in {checkout} nor in an installed ragviz_app package"
+    )
 
 
 def can_open_browser(environ: Mapping[str, str] | None = None, platform: str = sys.platform) -> bool:

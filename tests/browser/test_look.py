@@ -77,7 +77,12 @@ def test_no_deploy_button_no_developer_menu_and_c_opens_nothing(look_server, pag
 
 def test_no_ragviz_shortcut_is_one_of_streamlits_own_keys():
     """Streamlit binds ``c`` (clear caches) and ``r`` (rerun); a ragviz shortcut must not."""
-    sources = [*(ROOT / "ragviz" / "ui").rglob("*.py"), *(ROOT / "pages").glob("*.py"), ROOT / "app.py"]
+    sources = [
+        *(ROOT / "ragviz" / "ui").rglob("*.py"),
+        *(ROOT / "pages").glob("*.py"),
+        ROOT / "app.py",
+        ROOT / "serve.py",
+    ]
     keys = {m.lower() for p in sources for m in re.findall(r'shortcut="([^"]+)"', p.read_text())}
     assert keys and not keys & {"c", "r"}, keys
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from tests.sample import ROOT
 
-FILES = sorted([*ROOT.glob("ragviz/ui/**/*.py"), *ROOT.glob("pages/*.py"), ROOT / "app.py"])
+FILES = sorted([*ROOT.glob("ragviz/ui/**/*.py"), *ROOT.glob("pages/*.py"), ROOT / "app.py", ROOT / "serve.py"])
 
 TEXT_FIRST_ARG = {
     "markdown", "write", "warning", "error", "info", "success", "caption", "toast", "metric", "expander",

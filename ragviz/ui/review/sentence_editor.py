@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 import streamlit as st
@@ -36,6 +35,7 @@ from ragviz.ui.core.keys import TEXT_RESPONSE_KEY as RESPONSE_KEY
 from ragviz.ui.core.keys import TEXT_TOUCHED as TOUCHED
 from ragviz.ui.core.per_run import once_a_run
 from ragviz.ui.review import sentence_panel
+from ragviz.ui.review.editor_files import ASSETS, CSS, JS, NAME
 from ragviz.ui.review.header import header_tree
 
 __all__ = [
@@ -66,11 +66,7 @@ __all__ = [
 ]
 
 
-ASSETS = Path(__file__).with_name("sentence_editor")
-NAME = "ragviz.sentence_editor"  # <project>.<component> of the manifest ragviz/pyproject.toml
-
-
-_component = register_component(NAME, ASSETS, "editor.js", "editor.css")
+_component = register_component(NAME, ASSETS, JS, CSS)
 
 
 def mount(key: str, data: dict, **callbacks: Callable[[], Any]) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -18,10 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import streamlit as st
+from streamlit import file_util
 
 from ragviz.analysis.quality.issues import MECHANICAL_KINDS
 from ragviz.data.problems import Problem
 from ragviz.ui.core.component_files import SERVED
+from ragviz.ui.core.index_page import static_imports_closure
 from ragviz.ui.core.page_nav import page_href
 from ragviz.ui.review import sentence_editor
 
@@ -142,15 +143,14 @@ def early_html(editable: bool, base_path: str, preload: Sequence[str] = ()) -> s
 
 @functools.cache
 def loader_chunks() -> tuple[str, ...]:
-    """Streamlit's component loader (``static/js/BidiComponent.<hash>.js``) and the chunks it imports, as paths under
-    the app's root, read from the Streamlit installed; none when its build is laid out otherwise."""
-    folder = Path(st.__file__).parent / "static" / "static" / "js"
-    found = sorted(folder.glob("BidiComponent.*.js"))
-    if len(found) != 1:
-        return ()
-    text = found[0].read_text(encoding="utf-8", errors="replace")
-    imported = re.findall(r'from\s*"\./([\w.-]+\.js)"', text)
-    return tuple(f"static/js/{name}" for name in [found[0].name, *dict.fromkeys(imported)])
+    """Streamlit's component loader (``static/js/BidiComponent.<hash>.js``) and the chunks it imports that its page
+    does not load already, as paths under the app's root, read from the Streamlit installed (none when its build is
+    laid out otherwise)."""
+    static = Path(file_util.get_static_dir())
+    loaded = (static / "index.html").read_text(encoding="utf-8")
+    return tuple(
+        f"static/js/{name}" for name in static_imports_closure(static / "static" / "js", ("BidiComponent",), loaded)
+    )
 
 
 def served_files(name: str, *files: str) -> list[str]:
