@@ -1,8 +1,9 @@
 """The Review page against the framework's floor (issue 38), in headless chromium (Debian's, via Playwright).
 
 The floor is ``benchmarks/floor_page.py``: a bare Streamlit page with a title, one ``st.html`` block of the same
-example's sentences and a button (shortcut J) that shows the next one. ragviz's Review page and the floor are served
-side by side from the same data and measured alternately (floor, Review, floor, ...), medians of ``--runs``:
+example's sentences and a button (shortcut J) that shows the next one. ragviz's Review page (served as ``ragviz app``
+serves it: ``serve.py``; opened at ``/review?uid=…``) and the floor (a plain ``streamlit run``, opened at ``/``) are
+served side by side from the same data and measured alternately (floor, Review, floor, ...), medians of ``--runs``:
 
 * **cold**: a fresh browser context (nothing cached) opens the page; from ``goto`` until the example is drawn whole
   (its text there, nothing stale, the app idle). JS files fetched and websocket messages received are counted, and
@@ -50,7 +51,7 @@ SYNTHETIC = "/tmp/syn100k"
 CHROMIUM = os.environ.get("RAGVIZ_CHROMIUM", "/usr/bin/chromium")
 SETTLE_MS = 250  # after the page is drawn, late messages (the run's end) are still counted
 
-__all__ = ["Measured", "main", "measure", "quiet_browser", "run_ratios", "serve_targets"]
+__all__ = ["Measured", "main", "measure", "quiet_browser", "run_ratios", "serve_targets", "served_script"]
 
 # Drawn whole: the marker of the wanted example there, nothing stale, no run going.
 DRAWN_JS = """([kind, want]) => {
@@ -232,6 +233,11 @@ def presses(browser, target: Target, steps: int, out: Measured) -> None:
     context.close()
 
 
+def served_script(root: Path) -> Path:
+    """The script ``ragviz app`` runs in the source tree *root*: ``serve.py``, or ``app.py`` in a tree before it."""
+    return root / "serve.py" if (root / "serve.py").is_file() else root / "app.py"
+
+
 def serve_targets(
     stack: contextlib.ExitStack, name: str, path: str, steps: int, workdir: Path, baseline: Path | None = None
 ) -> list[Target]:
@@ -244,11 +250,11 @@ def serve_targets(
     furl, fpid = stack.enter_context(
         serve(ROOT / "benchmarks" / "floor_page.py", {"FLOOR_EXAMPLES": str(floor_json)}, workdir)
     )
-    rurl, rpid = stack.enter_context(serve(ROOT / "app.py", review_env, workdir))
+    rurl, rpid = stack.enter_context(serve(served_script(ROOT), review_env, workdir))
     targets = [Target("floor", furl, fpid, uids), Target("review", rurl, rpid, uids)]
     if baseline is not None:
         old_env = {**review_env, "RAGVIZ_DB": str(workdir / f"baseline-{name}.db")}
-        burl, bpid = stack.enter_context(serve(baseline / "app.py", old_env, workdir, baseline))
+        burl, bpid = stack.enter_context(serve(served_script(baseline), old_env, workdir, baseline))
         targets.append(Target("baseline", burl, bpid, uids))
     return targets
 

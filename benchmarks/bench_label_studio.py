@@ -20,7 +20,7 @@ Each run starts a fresh server of each tool, alternately (ragviz first in even r
 and measures in headless chromium (Debian's, via Playwright; a browser started before the clocks):
 
 * **ready**: from starting the server until the first example is drawn and can be labelled in the browser. ragviz:
-  ``streamlit run app.py`` on the file, then ``/review`` until the example is drawn whole. Label Studio: ``label-studio
+  ``streamlit run serve.py`` (as ``ragviz app``) on the file, then ``/review`` until the example is drawn whole. Label Studio: ``label-studio
   start`` on a fresh data dir (SQLite; the user and its legacy API token made at start from ``--username`` /
   ``--password`` / ``--user-token``), then a project with the config above and the rows imported through its API (the
   task count polled until every row is there), a sign-in through its login page, and its labelling stream until the
@@ -213,7 +213,7 @@ def run_ragviz(browser, path: str, uids: list[str], steps: int, workdir: Path, o
 
     t0 = time.monotonic()
     log = workdir / "ragviz.log"
-    with streamlit_process(ROOT / "app.py", port, env, ROOT, log, timeout_s=TIMEOUT_S, poll=0.02) as (_, proc):
+    with streamlit_process(ROOT / "serve.py", port, env, ROOT, log, timeout_s=TIMEOUT_S, poll=0.02) as (_, proc):
         sampler = PeakRss(proc.pid)
         page.goto(start_url)
         drawn(page, 0)

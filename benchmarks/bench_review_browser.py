@@ -2,7 +2,7 @@
 
 Two figures, each the median of several runs:
 
-* **first example**: a fresh `streamlit run app.py` on the sample data; from the moment its
+* **first example**: a fresh `streamlit run serve.py` (as `ragviz app`) on the sample data; from the moment its
   ``/_stcore/health`` answers, the time until the browser (already started) has opened ``/review`` and
   shows the first example whole: the metric cards, the context documents and no element still drawn
   from an older run. Target <= 2 s. Every run starts a new server (nothing cached).
@@ -117,7 +117,7 @@ def server(data: str, port: int, workdir: Path) -> Iterator[tuple[str, float]]:
     if port_in_use(port):
         raise SystemExit(f"port {port} is in use; pass --port")
     env = app_env(data, workdir / f"bench-{port}-{time.monotonic_ns()}.db", workdir)
-    with streamlit_process(ROOT / "app.py", port, env, ROOT, workdir / "server.log", timeout_s=120, poll=0.02) as (
+    with streamlit_process(ROOT / "serve.py", port, env, ROOT, workdir / "server.log", timeout_s=120, poll=0.02) as (
         url,
         _,
     ):
