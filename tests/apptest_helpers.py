@@ -182,15 +182,12 @@ def shown(markdown: str) -> str:
 
 
 def html_blocks(at: AppTest) -> list[str]:
-    """The page's HTML blocks as drawn: its ``st.html`` blocks (not the hidden one holding the single view's data,
-    ``ragviz.ui.review.sentence_editor.early_data_html``), then the header the single view's response editor
+    """The page's HTML blocks as drawn: its ``st.html`` blocks, then the header the single view's response editor
     draws above the response (``ragviz.ui.review.header``: where, the question, the TRACe cards, the flags, the
     legend), as one block."""
     from ragviz.ui.review.header import tree_html
 
-    blocks = [
-        h.value for h in at.get("html") if not h.value.startswith("<div hidden data-rv-early-data=")
-    ]  # the text's data, hidden
+    blocks = [h.value for h in at.get("html")]
     try:
         header = response_editor(at).get("header")
     except AssertionError:  # no response editor on the page

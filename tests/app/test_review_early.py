@@ -3,15 +3,11 @@ early, read from the Streamlit installed, and that it is constant text of ragviz
 
 from __future__ import annotations
 
-import html
-import json
-import re
 from pathlib import Path
 
 import streamlit as st
 
-from ragviz.ui.review import sentence_editor, toolbar
-from tests.apptest_helpers import component_data, open_page
+from ragviz.ui.review import toolbar
 
 
 def test_the_component_loader_and_its_chunks_are_files_streamlit_serves():
@@ -35,23 +31,3 @@ def test_the_early_element_is_constant_and_served_under_the_base_path():
     # presentation mode: only the moves wait for the bar, no key can ask for an editing action
     assert 'data-shortcuts="KJ"' in toolbar.early_html(False, "", [])
     assert 'data-shortcuts="KJNAZ"' in a
-
-
-def test_the_single_views_data_comes_first_in_a_hidden_element_and_nothing_else(app_env):
-    """What the editor's script draws a move from in the commit that brings it (``early_data_html``): the response
-    editor's data exactly, escaped in an attribute of a hidden element, and no other markup."""
-    at = open_page("pages/review.py")
-    early = [h.value for h in at.get("html") if h.value.startswith("<div hidden data-rv-early-data=")]
-    assert len(early) == 1
-    attribute = re.fullmatch(r'<div hidden data-rv-early-data="([^"<>]*)"></div>', early[0])
-    assert attribute is not None
-    response = [e for e in at.get("bidi_component") if component_data(e.proto).get("kind") == "response"]
-    assert json.loads(html.unescape(attribute.group(1))) == component_data(response[0].proto)
-    assert component_data(response[0].proto)["bar"]  # the single view: the bar is drawn by the same element
-
-
-def test_the_early_data_escapes_what_the_data_holds():
-    payload = b'{"q":"a \\"quote\\" & <b>bold</b> \'x\'"}'
-    markup = sentence_editor.early_data_html(payload)
-    assert "<b>" not in markup and '"quote"' not in markup and "'x'" not in markup
-    assert html.unescape(markup.split('"', 1)[1].rsplit('"', 1)[0]) == payload.decode()

@@ -10,7 +10,6 @@ says which example of how many is open.
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
@@ -336,27 +335,3 @@ def test_a_stale_click_in_a_second_tab_is_refused(streamlit_server, chromium_bro
         assert "1c" in latest["utilized_keys"] and "1c" not in latest["relevant_keys"]
     finally:
         context.close()
-
-
-def test_a_move_draws_from_the_hidden_data_which_takes_no_room(streamlit_server, small_page):
-    """A J draws the next example from the hidden element holding the single view's data (drawn in the commit that
-    brings it, issue 38): the element's container takes no room, and the text's clicks after moves still store."""
-    page = small_page
-    open_review(page, f"{streamlit_server.url}/review?id=ml-vs-programming")
-    hidden = page.locator('[data-testid="stElementContainer"]:has(> .stHtml > [data-rv-early-data])')
-    expect()(hidden).to_have_count(1)
-    expect()(hidden).to_be_hidden()
-    page.evaluate("() => document.activeElement && document.activeElement.blur()")
-    page.keyboard.press("j")
-    expect()(page).to_have_title(re.compile(r"Example 2 of 22"))
-    expect()(hidden).to_be_hidden()
-    uid = page.evaluate("() => new URLSearchParams(location.search).get('uid')")
-    data = page.locator("[data-rv-early-data]").get_attribute("data-rv-early-data")
-    assert json.loads(data)["uid"] == uid  # the hidden element holds the example drawn
-    settle(page)
-    before = sentence(page, "0a").get_attribute("data-state")
-    sentence(page, "0a").click()  # a click on the text drawn from it goes back through the component
-    expect()(sentence(page, "0a")).not_to_have_attribute("data-state", before)
-    settle(page)
-    with LabelStore(streamlit_server.db) as store:
-        assert len(store.changes(uid, "browser-tester")) == 1  # stored, one field

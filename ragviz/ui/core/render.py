@@ -144,8 +144,6 @@ def theme_css() -> str:
         # a paired answer's four scores: in a row, or two by two where its column is narrow
         ".rv-metric-strip{grid-template-columns:repeat(4,minmax(0,1fr))}"
         "@container rv-strip (max-width: 28rem){.rv-metric-strip{grid-template-columns:repeat(2,minmax(0,1fr))}}"
-        # the Review text's data drawn early (ragviz.ui.review.sentence_editor.early_data_html): no gap for it
-        '[data-testid="stElementContainer"]:has(> .stHtml > [data-rv-early-data]){display:none}'
         "</style>"
     )
 

@@ -13,7 +13,6 @@ trigger ``edit``, queued (:func:`queue_event`), carried out at the page's top (:
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from typing import Any
@@ -27,7 +26,7 @@ from ragviz.data.dataset import Dataset
 from ragviz.data.model import Labels
 from ragviz.store.judge_confidence import example_confidence
 from ragviz.ui.core import render, state
-from ragviz.ui.core.component_files import packed, register_component
+from ragviz.ui.core.component_files import register_component
 from ragviz.ui.core.keys import REVIEW_INDEX, UNSURE_MEMO
 from ragviz.ui.core.keys import TEXT_CONTEXT_KEY as CONTEXT_KEY
 from ragviz.ui.core.keys import TEXT_DRAWN as DRAWN
@@ -53,7 +52,6 @@ __all__ = [
     "context_data",
     "context_editor",
     "context_payload",
-    "early_data_html",
     "has_events",
     "judge_unsure",
     "mount",
@@ -71,24 +69,10 @@ __all__ = [
 _component = register_component(NAME, ASSETS, JS, CSS)
 
 
-def mount(key: str, data: dict, early: bool = False, **callbacks: Callable[[], Any]) -> None:
+def mount(key: str, data: dict, **callbacks: Callable[[], Any]) -> None:
     """Draw the component under *key* with *data*; *callbacks*: ``on_edit_change`` (the text's actions),
-    ``on_press_change`` (the bar's presses). *early*: the same data first in a hidden element
-    (:func:`early_data_html`), from which the editor's script draws the example in the commit that brings it."""
-    payload = packed(data)
-    if early:
-        st.html(early_data_html(payload))  # ragviz's own markup; the data's text is escaped, and never parsed as HTML
-    _component(key=key, data=payload, **callbacks)
-
-
-def early_data_html(payload: bytes) -> str:
-    """A hidden element holding the component's data *payload* (ASCII JSON, :func:`packed`) in an attribute, drawn
-    just before the component. Streamlit sets an ``st.html`` block's markup while React commits the fragment's
-    deltas, but calls a component only from an effect after that commit, once it has awaited the component's
-    script again. So without this element the browser often paints a frame between the commit and the drawing. The
-    editor's script watches this element and draws from it in the commit's own task; the component's call that
-    follows, with the same data, then draws nothing (issue 38)."""
-    return f'<div hidden data-rv-early-data="{html.escape(payload.decode("ascii"), quote=True)}"></div>'
+    ``on_press_change`` (the bar's presses)."""
+    _component(key=key, data=data, **callbacks)
 
 
 def queue_event(widget_key: str) -> None:
@@ -279,7 +263,7 @@ def response_editor(
     if bar is not None and on_press is not None:
         data["bar"] = bar
         callbacks["on_press_change"] = partial(on_press, key)
-    mount(key, data, early=bar is not None, **callbacks)  # the single view: a move draws the example (issue 38)
+    mount(key, data, **callbacks)
     if left_out:
         st.html(f"<div>Response:{render.cut_note_html(left_out)}</div>")
     if context is not None:

@@ -618,22 +618,13 @@ function rove(root, data) {
 // The data comes as the bytes of one JSON text (ragviz.ui.core.component_files.packed: cheaper for Streamlit to send
 // than a dict or a string); an object as it is (a test mounting the script itself).
 const utf8 = new TextDecoder();
+function unpacked(data) {
+  return data instanceof Uint8Array ? JSON.parse(utf8.decode(data)) : data;
+}
 
 export default function (component) {
   const { parentElement, setTriggerValue } = component;
-  early.setters.set(parentElement, setTriggerValue);
-  watchEarlyData(parentElement);
-  const text = component.data instanceof Uint8Array ? utf8.decode(component.data) : null;
-  if (text !== null && early.drawn.get(parentElement) === text) {  // drawn from the early element already
-    early.drawn.delete(parentElement);
-    return;
-  }
-  draw(parentElement, text !== null ? JSON.parse(text) : component.data);
-}
-
-function draw(parentElement, data) {
-  // the element's latest call's setTriggerValue, for a drawing from the early element too
-  const setTriggerValue = (name, value) => early.setters.get(parentElement)(name, value);
+  const data = unpacked(component.data);
   const barData = data.kind === "toolbar" ? data : data.bar;
   if (barData) mountBar(parentElement, barData, setTriggerValue);
   else parentElement.querySelector(":scope > .rv-toolbar")?.remove();
@@ -645,42 +636,6 @@ function draw(parentElement, data) {
     else if (data.kind === "response" && context) context.remove();
   }
   if (barData) placeInBrowser(barData);
-}
-
-// The single view's data also comes in a hidden element just before the component's
-// (sentence_editor.early_data_html). Streamlit sets that element's markup while React commits the deltas, and calls
-// the component only from an effect after the commit, once it has awaited its script again: the browser often
-// paints a frame in between. Drawn from the hidden element (a MutationObserver's callback, in the commit's own task),
-// the example is on the next frame, as an st.html block's would be; the component's call that follows with the same
-// data draws nothing (issue 38).
-const early = { drawn: new WeakMap(), watching: new WeakMap(), setters: new WeakMap() };
-
-function earlyHolder(parentElement) {
-  const container = parentElement.closest('[data-testid="stElementContainer"]');
-  const before = container && container.previousElementSibling;
-  const node = before && before.querySelector(":scope > .stHtml > [data-rv-early-data]");
-  return node ? node.parentElement : null;
-}
-
-function watchEarlyData(parentElement) {
-  const holder = earlyHolder(parentElement);
-  const watch = early.watching.get(parentElement);
-  if (watch && watch.holder === holder) return;
-  if (watch) watch.observer.disconnect();
-  if (!holder) {
-    early.watching.delete(parentElement);
-    return;
-  }
-  const observer = new MutationObserver(() => {
-    const node = holder.querySelector(":scope > [data-rv-early-data]");
-    if (!node || !parentElement.isConnected) return;
-    const text = node.getAttribute("data-rv-early-data");
-    if (early.drawn.get(parentElement) === text) return;
-    early.drawn.set(parentElement, text);
-    draw(parentElement, JSON.parse(text));
-  });
-  observer.observe(holder, { childList: true });
-  early.watching.set(parentElement, { holder, observer });
 }
 
 function drawPart(parentElement, data, send) {
