@@ -35,4 +35,5 @@ index_page = Middleware(
     page_files=page_files,
     base_url_path=lambda: str(config.get_option("server.baseUrlPath") or ""),
 )
-app = st.App("app.py", middleware=[index_page], lifespan=opens_the_browser)
+# beside this file, however it is started (streamlit run resolves a relative path so, uvicorn from the working directory)
+app = st.App(str(Path(__file__).with_name("app.py")), middleware=[index_page], lifespan=opens_the_browser)

@@ -3,6 +3,7 @@ the first page's scripts preloaded; everything else Streamlit serves passes thro
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -126,3 +127,35 @@ def test_the_installed_streamlits_loader_and_html_chunks_are_found():
     chunks = static_imports_closure(static / "static" / "js", ("BidiComponent", "Html"), index)
     assert chunks[0].startswith("BidiComponent.") and chunks[1].startswith("Html.")
     assert all((static / "static" / "js" / c).is_file() and f"/{c}" not in index for c in chunks)
+
+
+def test_the_page_is_asked_of_streamlit_whole_and_as_body_messages(static_dir):
+    """A byte range or the server's pathsend extension (Starlette's FileResponse then sends no body) would leave the
+    page without its additions, or unsent."""
+    seen: list[dict] = []
+
+    async def inner(scope, receive, send):
+        seen.append(scope)
+        await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/html")]})
+        await send({"type": "http.response.body", "body": INDEX.encode()})
+
+    async def run() -> list[dict]:
+        sent: list[dict] = []
+
+        async def send(message):
+            sent.append(message)
+
+        scope = {
+            "type": "http",
+            "method": "GET",
+            "path": "/review",
+            "headers": [(b"range", b"bytes=0-99"), (b"if-range", b'"x"'), (b"accept", b"text/html")],
+            "extensions": {"http.response.pathsend": {}, "other": {}},
+        }
+        await IndexPage(inner, static_dir)(scope, None, send)
+        return sent
+
+    sent = asyncio.run(run())
+    assert [k for k, _ in seen[0]["headers"]] == [b"accept"]
+    assert seen[0]["extensions"] == {"other": {}}
+    assert BASE_URL_SCRIPT.encode() in sent[1]["body"]

@@ -5,7 +5,7 @@
 - preloads of what the first page draws with: the chunks of Streamlit's component loader and of ``st.html`` (every
   page), a page's own component files (Review's text editor), which Streamlit asks for only after its first message.
 
-Everything else Streamlit serves passes through unchanged (issue 38).
+Everything else Streamlit serves passes through unchanged, HEAD requests included (issue 38).
 """
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 # window.__streamlit is what a host page may set before Streamlit's script runs; BACKEND_BASE_URL makes its
 # connection try that one address
 BASE_URL_SCRIPT = (
-    "<script>window.__streamlit={BACKEND_BASE_URL:"
-    "location.origin+location.pathname.replace(/\\/[^\\/]*$/,'/')}</script>"
-)
+    "<script>window.__streamlit=Object.assign({BACKEND_BASE_URL:"
+    "location.origin+location.pathname.replace(/\\/[^\\/]*$/,'/')},window.__streamlit)</script>"
+)  # what the host page set already wins
 
 # the lazily loaded chunks every ragviz page draws with: the page list and the Review page's editor are
 # st.components.v2 elements (BidiComponent), every page has an st.html block (Html)
@@ -41,8 +41,9 @@ FIRST_DRAWN_CHUNKS = ("BidiComponent", "Html")
 _IMPORT = re.compile(r'(?:\bfrom|\bimport)\s*"\./([^"/]+\.js)"')  # static imports only
 # files (favicon.png), Streamlit's routes and the static folder are never a page
 _NOT_A_PAGE = re.compile(r"[.]|^/(?:_stcore|static|component|media|app)(?:/|$)")
-# a changed page must not be answered with "not modified" from a browser's copy of Streamlit's own
-_DROPPED_REQUEST_HEADERS = {b"accept-encoding", b"if-none-match", b"if-modified-since"}
+# the page is answered whole, uncompressed (~8 KB) and fresh: never "not modified" against a copy of Streamlit's own,
+# nor a byte range of it
+_DROPPED_REQUEST_HEADERS = {b"accept-encoding", b"if-none-match", b"if-modified-since", b"range", b"if-range"}
 _DROPPED_RESPONSE_HEADERS = {b"content-length", b"etag", b"last-modified", b"content-encoding"}
 
 
@@ -99,7 +100,10 @@ class IndexPage:
         if page is None:
             await self.app(scope, receive, send)
             return
-        scope = {**scope, "headers": [(k, v) for k, v in scope["headers"] if k.lower() not in _DROPPED_REQUEST_HEADERS]}
+        headers = [(k, v) for k, v in scope["headers"] if k.lower() not in _DROPPED_REQUEST_HEADERS]
+        # without the server's pathsend extension, Starlette's FileResponse sends the page as body messages
+        extensions = {k: v for k, v in (scope.get("extensions") or {}).items() if k != "http.response.pathsend"}
+        scope = {**scope, "headers": headers, "extensions": extensions}
         additions = self._additions(page)
         await self.app(scope, receive, _HeadWriter(send, additions).send)
 
