@@ -4,6 +4,7 @@ as an st.App); `streamlit run app.py` serves it too, without serve.py's quicker 
 import streamlit as st
 
 from ragviz.ui.core.access import sidebar
+from ragviz.ui.core.component_files import SERVED
 from ragviz.ui.core.favicon import favicon_url
 from ragviz.ui.core.page_keys import PAGE_KEYS_HTML
 from ragviz.ui.core.page_nav import page_nav, page_query
@@ -13,7 +14,7 @@ from ragviz.ui.core.retry import unsaved_banner
 from ragviz.ui.core.served import hide_error_details
 from ragviz.ui.core.shell import store_faults
 from ragviz.ui.core.unsaved import pending
-from ragviz.ui.review import sentence_editor, toolbar
+from ragviz.ui.review import editor_files, toolbar
 from ragviz.ui.review.actions import return_query
 
 # the tab icon from the app itself: with none, Streamlit fetches the page's :material/…: icon from fonts.gstatic.com
@@ -37,7 +38,7 @@ pages = [
 page = st.navigation(pages, position="hidden")
 early = None  # Review's first element, which also carries the theme and the page's keys below (issue 38)
 if page.url_path == "review":  # its keys listen, and its components' scripts load, from its first element (issue 38)
-    files = toolbar.served_files(sentence_editor.NAME, "editor.js", "editor.css")
+    files = editor_files.served_paths(SERVED)
     early = toolbar.listen_early(not is_present(), files, also=theme_css() + PAGE_KEYS_HTML)
 # after Review's early element (drawn first, it starts the scripts' preloads: a warm Review ~0.2 s sooner, issue 38)
 if (chosen := page_nav(pages, page)) is not None:  # a plain click on a link: that page, in this same session

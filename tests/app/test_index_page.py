@@ -21,7 +21,10 @@ INDEX = (
     '<html><head><script type="module" src="./static/js/index.x1.js"></script>'
     '<link rel="modulepreload" href="./static/js/dep.d1.js"></head><body>' + "x" * 600 + "</body></html>"
 )
-EDITOR = ["ragviz.sentence_editor/editor.js", "ragviz.sentence_editor/editor.css"]
+EDITOR = [
+    "_stcore/bidi-components/ragviz.sentence_editor/editor.js",
+    "_stcore/bidi-components/ragviz.sentence_editor/editor.css",
+]
 
 
 @pytest.fixture

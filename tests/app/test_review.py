@@ -50,13 +50,13 @@ def early_element(at: AppTest) -> str:
     """The page's one script of its own: exactly the constant markup of ``toolbar.early_html`` (the bar's shortcuts,
     the files to ask for early), first on the page; nothing from data. The only other script is app.py's
     :func:`theme_element`, exactly its constant text, in the same element (one hidden element, not two)."""
-    from ragviz.ui.review import sentence_editor, toolbar
+    from ragviz.ui.review import editor_files, toolbar
 
     scripts = [h.value for h in at.get("html") if "<script" in h.value]
     if toolbar.NAME not in toolbar.SERVED:  # the bar's files inline (its module first imported outside a run): none
         assert scripts == [theme_element()], scripts
         return ""
-    editor = toolbar.served_files(sentence_editor.NAME, "editor.js", "editor.css")
+    editor = editor_files.served_paths(toolbar.SERVED)
     early = toolbar.early_html(True, "", [*editor, *toolbar.loader_chunks()])
     assert scripts == [early + theme_element()], scripts
     return early

@@ -17,7 +17,14 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-__all__ = ["BASE_URL_SCRIPT", "FIRST_DRAWN_CHUNKS", "IndexPage", "head_additions", "static_imports_closure"]
+__all__ = [
+    "BASE_URL_SCRIPT",
+    "FIRST_DRAWN_CHUNKS",
+    "IndexPage",
+    "head_additions",
+    "lazy_chunks",
+    "static_imports_closure",
+]
 
 
 Scope = MutableMapping[str, Any]
@@ -63,13 +70,21 @@ def static_imports_closure(js_dir: Path, roots: Iterable[str], loaded: str = "")
     return seen
 
 
+@cache
+def lazy_chunks(static_dir: Path, roots: tuple[str, ...]) -> tuple[str, ...]:
+    """:func:`static_imports_closure` of *roots* in Streamlit's static folder *static_dir*, less what its
+    ``index.html`` loads already: the chunks Streamlit fetches only once an element of theirs is drawn."""
+    index_html = (static_dir / "index.html").read_text(encoding="utf-8")
+    return tuple(static_imports_closure(static_dir / "static" / "js", roots, index_html))
+
+
 def head_additions(chunks: Iterable[str], component_files: Iterable[str], at_page: bool) -> str:
     """What goes at the end of the HTML page's head: the base URL script when opened *at_page* (not at the app's
-    root), a module preload of each of *chunks* (under ``static/js/``) and of each component file
-    (``<component>/<file>`` under ``_stcore/bidi-components/``: scripts as modules, styles as styles)."""
+    root), a module preload of each of *chunks* (under ``static/js/``) and of each component file (a path under the
+    app's root, ``_stcore/bidi-components/<component>/<file>``: scripts as modules, styles as styles)."""
     links = [f'<link rel="modulepreload" crossorigin href="./static/js/{name}">' for name in chunks]
     for file in component_files:
-        href = f"./_stcore/bidi-components/{file}"
+        href = f"./{file}"
         if file.endswith(".css"):
             links.append(f'<link rel="preload" as="style" href="{href}">')
         else:
@@ -112,7 +127,8 @@ class IndexPage:
         if scope["type"] != "http" or scope.get("method") != "GET":
             return None
         path = scope.get("path", "")
-        prefix = "/" + self.base_url_path().strip("/") if self.base_url_path().strip("/") else ""
+        base = self.base_url_path().strip("/")
+        prefix = f"/{base}" if base else ""
         if prefix and not (path == prefix or path.startswith(prefix + "/")):
             return None
         relative = path[len(prefix) :] or "/"
@@ -127,9 +143,7 @@ class IndexPage:
 
 @cache
 def _additions(static_dir: Path, at_page: bool, component_files: tuple[str, ...]) -> str:
-    index_html = (static_dir / "index.html").read_text(encoding="utf-8")
-    chunks = static_imports_closure(static_dir / "static" / "js", FIRST_DRAWN_CHUNKS, index_html)
-    return head_additions(chunks, component_files, at_page)
+    return head_additions(lazy_chunks(static_dir, FIRST_DRAWN_CHUNKS), component_files, at_page)
 
 
 class _HeadWriter:

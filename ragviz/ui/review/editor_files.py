@@ -16,6 +16,6 @@ CSS = "editor.css"
 
 
 def served_paths(served: set[str]) -> list[str]:
-    """The editor's files as ``<component>/<file>`` under Streamlit's ``_stcore/bidi-components/``, when *served*
-    (the components Streamlit serves as files) holds it; none when it is inline."""
-    return [f"{NAME}/{JS}", f"{NAME}/{CSS}"] if NAME in served else []
+    """The editor's files as paths under the app's root (``_stcore/bidi-components/<component>/<file>``), when
+    *served* (the components Streamlit serves as files) holds it; none when it is inline."""
+    return [f"_stcore/bidi-components/{NAME}/{f}" for f in (JS, CSS)] if NAME in served else []

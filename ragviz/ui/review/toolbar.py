@@ -8,7 +8,6 @@ the page draws (:func:`apply_presses`)."""
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from streamlit import file_util
 from ragviz.analysis.quality.issues import MECHANICAL_KINDS
 from ragviz.data.problems import Problem
 from ragviz.ui.core.component_files import SERVED
-from ragviz.ui.core.index_page import static_imports_closure
+from ragviz.ui.core.index_page import lazy_chunks
 from ragviz.ui.core.page_nav import page_href
 from ragviz.ui.review import sentence_editor
 
@@ -38,7 +37,6 @@ __all__ = [
     "listen_early",
     "loader_chunks",
     "queue_press",
-    "served_files",
     "tab_title",
     "toolbar",
     "toolbar_data",
@@ -141,21 +139,11 @@ def early_html(editable: bool, base_path: str, preload: Sequence[str] = ()) -> s
     )
 
 
-@functools.cache
 def loader_chunks() -> tuple[str, ...]:
     """Streamlit's component loader (``static/js/BidiComponent.<hash>.js``) and the chunks it imports that its page
     does not load already, as paths under the app's root, read from the Streamlit installed (none when its build is
     laid out otherwise)."""
-    static = Path(file_util.get_static_dir())
-    loaded = (static / "index.html").read_text(encoding="utf-8")
-    return tuple(
-        f"static/js/{name}" for name in static_imports_closure(static / "static" / "js", ("BidiComponent",), loaded)
-    )
-
-
-def served_files(name: str, *files: str) -> list[str]:
-    """The paths under the app's root of the component *name*'s *files*, when Streamlit serves them (else none)."""
-    return [f"_stcore/bidi-components/{name}/{f}" for f in files] if name in SERVED else []
+    return tuple(f"static/js/{name}" for name in lazy_chunks(Path(file_util.get_static_dir()), ("BidiComponent",)))
 
 
 def listen_early(editable: bool = True, preload: Sequence[str] = (), also: str = "") -> str | None:
