@@ -69,10 +69,10 @@ def streamlit_like(static_dir: Path, base: str = "", files=lambda: {"review": ED
 
 
 def test_a_page_url_gets_the_servers_address_and_its_first_drawings_scripts(static_dir):
-    r = streamlit_like(static_dir).get("/review?uid=a/b", headers={"accept-encoding": "gzip"})
+    r = streamlit_like(static_dir).get("/review?uid=a/b", headers={"accept-encoding": "identity"})
     head = r.text.split("</head>")[0]
     assert r.status_code == 200 and "content-encoding" not in r.headers and "etag" not in r.headers
-    assert int(r.headers["content-length"]) == len(r.content)
+    assert int(r.headers["content-length"]) == len(r.content) and r.headers["vary"] == "Accept-Encoding"
     assert head.startswith(INDEX.split("</head>")[0]) and r.text.endswith(INDEX.split("</head>")[1])
     assert BASE_URL_SCRIPT in head
     preloaded = [p.split('"')[0] for p in head.split("</script>")[-1].split('href="')[1:]]
@@ -106,8 +106,8 @@ def test_the_editor_is_preloaded_only_once_it_is_served(static_dir):
 
 @pytest.mark.parametrize(
     ("method", "path"),
-    [("GET", "/favicon.png"), ("GET", "/_stcore/health"), ("HEAD", "/review"), ("POST", "/review"),
-     ("GET", "/review/sub"), ("GET", "/static/js/none"), ("GET", "/moved")],
+    [("GET", "/favicon.png"), ("GET", "/_stcore/health"), ("POST", "/review"), ("GET", "/review/sub"),
+     ("GET", "/static/js/none"), ("GET", "/moved")],
 )  # fmt: skip
 def test_everything_else_passes_unchanged(static_dir, method, path):
     client = streamlit_like(static_dir)
@@ -115,6 +115,29 @@ def test_everything_else_passes_unchanged(static_dir, method, path):
     assert "BidiComponent" not in r.text and BASE_URL_SCRIPT not in r.text
     if r.headers.get("content-type", "").startswith("text/html") and method == "GET":
         assert r.headers["content-encoding"] == "gzip"  # Streamlit's answer as it was
+
+
+def test_the_page_goes_gzipped_to_a_browser_that_accepts_it(static_dir):
+    client = streamlit_like(static_dir)
+    plain = client.get("/review", headers={"accept-encoding": "identity"})
+    for accepted in ("gzip, deflate, br", "br;q=1.0, gzip;q=0.5", "*"):
+        r = client.get("/review", headers={"accept-encoding": accepted})
+        assert r.headers["content-encoding"] == "gzip" and r.headers["vary"] == "Accept-Encoding"
+        assert r.content == plain.content  # as decoded by the client: the page with its additions
+        assert int(r.headers["content-length"]) < len(plain.content)
+    refused = client.get("/review", headers={"accept-encoding": "gzip;q=0, br"})
+    assert "content-encoding" not in refused.headers and refused.content == plain.content
+
+
+def test_a_head_request_gets_the_headers_of_the_page_a_get_gets(static_dir):
+    client = streamlit_like(static_dir)
+    for encoding in ("identity", "gzip"):
+        get = client.get("/review", headers={"accept-encoding": encoding})
+        head = client.head("/review", headers={"accept-encoding": encoding})
+        assert head.status_code == 200 and head.content == b""
+        keys = ("content-length", "content-type", "content-encoding", "vary")
+        assert {k: head.headers.get(k) for k in keys} == {k: get.headers.get(k) for k in keys}
+    assert client.head("/favicon.png").content == b""  # not a page: Streamlit's own answer
 
 
 def test_under_a_base_url_path_its_pages_are_known(static_dir):

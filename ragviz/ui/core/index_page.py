@@ -5,11 +5,13 @@
 - preloads of what the first page draws with: the chunks of Streamlit's component loader and of ``st.html`` (every
   page), a page's own component files (Review's text editor), which Streamlit asks for only after its first message.
 
-Everything else Streamlit serves passes through unchanged, HEAD requests included (issue 38).
+The page goes gzipped to a browser that accepts it, as Streamlit's own; a HEAD request is answered the headers of the
+page a GET would get. Everything else Streamlit serves passes through unchanged (issue 38).
 """
 
 from __future__ import annotations
 
+import gzip
 import os
 import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
@@ -21,6 +23,7 @@ __all__ = [
     "BASE_URL_SCRIPT",
     "FIRST_DRAWN_CHUNKS",
     "IndexPage",
+    "accepts_gzip",
     "head_additions",
     "lazy_chunks",
     "static_imports_closure",
@@ -48,10 +51,44 @@ FIRST_DRAWN_CHUNKS = ("BidiComponent", "Html")
 _IMPORT = re.compile(r'(?:\bfrom|\bimport)\s*"\./([^"/]+\.js)"')  # static imports only
 # files (favicon.png), Streamlit's routes and the static folder are never a page
 _NOT_A_PAGE = re.compile(r"[.]|^/(?:_stcore|static|component|media|app)(?:/|$)")
-# the page is answered whole, uncompressed (~8 KB) and fresh: never "not modified" against a copy of Streamlit's own,
-# nor a byte range of it
+# the page is asked of Streamlit whole, uncompressed (its additions go in before it is gzipped, here) and fresh: never
+# "not modified" against a copy of Streamlit's own, nor a byte range of it
 _DROPPED_REQUEST_HEADERS = {b"accept-encoding", b"if-none-match", b"if-modified-since", b"range", b"if-range"}
-_DROPPED_RESPONSE_HEADERS = {b"content-length", b"etag", b"last-modified", b"content-encoding"}
+_DROPPED_RESPONSE_HEADERS = {
+    b"content-length",
+    b"etag",
+    b"last-modified",
+    b"content-encoding",
+    b"vary",
+    b"accept-ranges",
+}
+
+
+def accepts_gzip(headers: Iterable[tuple[bytes, bytes]]) -> bool:
+    """Whether a request with *headers* accepts a gzipped answer (``Accept-Encoding``: ``gzip`` or ``*``, not at
+    ``q=0``).
+
+    >>> accepts_gzip([(b"accept-encoding", b"br, gzip;q=0.8")]), accepts_gzip([(b"accept-encoding", b"gzip;q=0")])
+    (True, False)
+    >>> accepts_gzip([(b"accept", b"text/html")])
+    False
+    """
+    for key, value in headers:
+        if key.lower() != b"accept-encoding":
+            continue
+        for item in value.decode("latin-1").split(","):
+            coding, *params = (part.strip().lower() for part in item.split(";"))
+            weight = next((p[2:] for p in params if p.startswith("q=")), "1")
+            if coding in ("gzip", "*") and _positive(weight):
+                return True
+    return False
+
+
+def _positive(weight: str) -> bool:
+    try:
+        return float(weight) > 0
+    except ValueError:
+        return False
 
 
 def static_imports_closure(js_dir: Path, roots: Iterable[str], loaded: str = "") -> list[str]:
@@ -118,13 +155,14 @@ class IndexPage:
         headers = [(k, v) for k, v in scope["headers"] if k.lower() not in _DROPPED_REQUEST_HEADERS]
         # without the server's pathsend extension, Starlette's FileResponse sends the page as body messages
         extensions = {k: v for k, v in (scope.get("extensions") or {}).items() if k != "http.response.pathsend"}
-        scope = {**scope, "headers": headers, "extensions": extensions}
-        additions = self._additions(page)
-        await self.app(scope, receive, _HeadWriter(send, additions).send)
+        writer = _HeadWriter(send, self._additions(page), accepts_gzip(scope["headers"]), scope["method"] == "HEAD")
+        # a HEAD is asked of Streamlit as a GET: its headers are then those of the page with the additions
+        await self.app({**scope, "method": "GET", "headers": headers, "extensions": extensions}, receive, writer.send)
 
     def _page(self, scope: Scope) -> str | None:
-        """The page URL path (``""`` at the root) a GET of *scope* may be answered with the HTML page for, else None."""
-        if scope["type"] != "http" or scope.get("method") != "GET":
+        """The page URL path (``""`` at the root) a GET or HEAD of *scope* may be answered with the HTML page for,
+        else None."""
+        if scope["type"] != "http" or scope.get("method") not in ("GET", "HEAD"):
             return None
         path = scope.get("path", "")
         base = self.base_url_path().strip("/")
@@ -147,11 +185,14 @@ def _additions(static_dir: Path, at_page: bool, component_files: tuple[str, ...]
 
 
 class _HeadWriter:
-    """Passes a response on; an HTML one is held whole and sent with *additions* before its ``</head>``."""
+    """Passes a response on; an HTML one is held whole and sent with *additions* before its ``</head>``, gzipped if
+    the browser accepts it (*gzipped*), its headers alone for a HEAD request (*head_only*)."""
 
-    def __init__(self, send: Send, additions: bytes) -> None:
+    def __init__(self, send: Send, additions: bytes, gzipped: bool = False, head_only: bool = False) -> None:
         self._send = send
         self._additions = additions
+        self._gzipped = gzipped
+        self._head_only = head_only
         self._start: Message | None = None
         self._body: list[bytes] = []
 
@@ -167,7 +208,13 @@ class _HeadWriter:
                 return
             body = b"".join(self._body).replace(b"</head>", self._additions + b"</head>", 1)
             kept = [(k, v) for k, v in self._start.get("headers", []) if k.lower() not in _DROPPED_RESPONSE_HEADERS]
+            kept.append((b"vary", b"Accept-Encoding"))
+            if self._gzipped:
+                body = gzip.compress(body, mtime=0)
+                kept.append((b"content-encoding", b"gzip"))
             await self._send({**self._start, "headers": [*kept, (b"content-length", str(len(body)).encode())]})
-            await self._send({"type": "http.response.body", "body": body})
+            await self._send({"type": "http.response.body", "body": b"" if self._head_only else body})
             return
+        if self._head_only and message["type"] == "http.response.body":
+            message = {**message, "body": b""}  # a HEAD answered other than by the page: its headers as they came
         await self._send(message)
