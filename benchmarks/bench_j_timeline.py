@@ -3,8 +3,10 @@
 ``bench_floor.py`` times a J from Python; this one asks the page itself when each step of a J happened, in
 milliseconds after the key went down (``performance.now()``): the websocket message the browser sends, each message
 it receives, each React commit (one redraw of Streamlit's app: read through the hook React DevTools uses), the URL's
-new entry (Review's bar puts the example in it) and the first animation frame at which the next example is drawn
-whole (``bench_floor.DRAWN_JS``, checked on every frame by the page). Without Python's polling, and without the 20 ms
+new entry (Review's bar puts the example in it), the first animation frame at which the next example is drawn
+whole (``bench_floor.DRAWN_JS``, checked on every frame by the page) and the end of that frame's rendering (a task the
+drawn frame's callback queues runs once the frame's style, layout, paint and commit are done: ``bench_floor.py``'s J,
+polled from Python, ends after them). Without Python's polling, and without the 20 ms
 ``bench_floor.py`` waits before it looks, these times are shorter than its J.
 
 It shows how a J's messages arrive. When they all come in one burst the browser redraws once; when the server's
@@ -13,7 +15,8 @@ each redraw of Review's app costs several times the floor's.
 
     .venv/bin/python benchmarks/bench_j_timeline.py [--data 100k] [--steps 8] [--runs 2] [--baseline DIR] [--each]
 
-Prints per target the medians (send, first and last message, drawn; commits and message bursts before drawn) and
+Prints per target the medians (send, first and last message, drawn, rendered; commits and message bursts before
+drawn) and
 the drawn time of the J whose messages came in one burst against the others'. ``--each``: every J's timeline too.
 ``--baseline DIR``: another ragviz source tree (``git archive <commit> | tar -x -C DIR``), measured in the same
 alternation.
@@ -59,7 +62,11 @@ INIT = """(() => {
     onCommitFiberRoot() { at('commit'); },
   };
   window.__watch = (drawn, arg) => {
-    const frame = () => (drawn(arg) ? at('drawn') : requestAnimationFrame(frame));
+    const frame = () => {
+      if (!drawn(arg)) return requestAnimationFrame(frame);
+      at('drawn');
+      setTimeout(() => at('rendered'), 0);  // runs after the drawn frame's rendering steps
+    };
     requestAnimationFrame(frame);
   };
 })();"""
@@ -74,12 +81,14 @@ class Press:
     commits: list[float] = field(default_factory=list)
     push: float | None = None
     drawn: float = 0.0
+    rendered: float | None = None
 
     @classmethod
     def from_events(cls, events: list[list]) -> Press:
         """The press recorded as ``[kind, time]`` pairs; only what happened until it was drawn."""
         key = next(t for kind, t in events if kind == "key")
         drawn = next(t for kind, t in events if kind == "drawn") - key
+        rendered = next((t - key for kind, t in events if kind == "rendered"), None)
         until = [(kind, t - key) for kind, t in events if kind != "key" and t - key <= drawn]
         sends = [t for kind, t in until if kind == "send"]
         pushes = [t for kind, t in until if kind == "push"]
@@ -89,6 +98,7 @@ class Press:
             commits=[t for kind, t in until if kind == "commit"],
             push=pushes[-1] if pushes else None,
             drawn=drawn,
+            rendered=rendered,
         )
 
     def line(self) -> str:
@@ -157,6 +167,7 @@ def report(name: str, found: dict[str, list[Press]], each: bool = False) -> list
             f"  first message {_med([p.messages[0] for p in presses if p.messages]):5.1f}"
             f"  last {_med([p.messages[-1] for p in presses if p.messages]):5.1f}"
             f"  drawn {_med([p.drawn for p in presses]):5.1f}"
+            f"  rendered {_med([p.rendered for p in presses if p.rendered is not None]):5.1f}"
             f"  | commits {_med([len(p.commits) for p in presses]):.0f}"
             f"  message bursts {_med([bursts(p.messages) for p in presses]):.0f}"
             f"  | one burst: {len(burst)} J, drawn {_med(burst):5.1f}; more: {len(split)} J, drawn {_med(split):5.1f}"
