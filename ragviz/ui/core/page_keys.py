@@ -69,8 +69,9 @@ _CODE = """(() => {
 })();"""
 
 #: The script, hidden with its element (app.py draws it with the theme's rules on every page; constant text of
-#: ragviz's own, nothing from data).
+#: ragviz's own, nothing from data), by a rule of fixed depth: ``:has()`` over every descendant would be re-checked for
+#: each node a redraw inserts anywhere on the page.
 PAGE_KEYS_HTML = (
     f"<script data-rv-page-keys>{_CODE}</script>"
-    '<style>[data-testid="stElementContainer"]:has(script[data-rv-page-keys]){display:none}</style>'
+    '<style>[data-testid="stElementContainer"]:has(> .stHtml > script[data-rv-page-keys]){display:none}</style>'
 )

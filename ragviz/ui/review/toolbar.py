@@ -133,9 +133,11 @@ def early_html(editable: bool, base_path: str, preload: Sequence[str] = ()) -> s
         "document.head.append(bar); })();"
     ).replace("</", "<\\/")
     shortcuts = "KJNAZ" if editable else "KJ"
+    # the element is hidden by a rule of fixed depth (child combinators): a :has() that looked at every descendant
+    # would be re-checked on every element container for each node a redraw inserts (19 style invalidations a J)
     return (
         f'<script data-rv-early data-shortcuts="{shortcuts}">{code}</script>'
-        '<style>[data-testid="stElementContainer"]:has(script[data-rv-early]){display:none}</style>'
+        '<style>[data-testid="stElementContainer"]:has(> .stHtml > script[data-rv-early]){display:none}</style>'
     )
 
 
