@@ -53,14 +53,15 @@ SETTLE_MS = 250  # after the page is drawn, late messages (the run's end) are st
 
 __all__ = ["Measured", "main", "measure", "quiet_browser", "run_ratios", "serve_targets", "served_script"]
 
-# Drawn whole: the marker of the wanted example there, nothing stale, no run going.
+# Drawn whole: the marker of the wanted example there (Review's: the example's response as the text editor drew it;
+# the URL names it once that frame is drawn), nothing stale, no run going.
 DRAWN_JS = """([kind, want]) => {
   if (document.querySelector('[data-testid="stStatusWidget"]')) return false;
   if (document.querySelector('[data-stale="true"]')) return false;
   if (kind === 'floor') return !!document.querySelector(`.floor[data-row="${want}"]`);
   if (!document.querySelector('.rv-doc')) return false;
   if (document.querySelectorAll('[data-testid="stMetric"], .rv-metric').length < 4) return false;
-  return new URLSearchParams(location.search).get('uid') === want;
+  return (document.querySelector('.rv-response') || {dataset: {}}).dataset.uid === want;
 }"""
 
 

@@ -1,8 +1,8 @@
 """What every browser test does to a Streamlit page, in one place, each step waiting for what a person
 would see before the next (in the spirit of Streamlit's ``e2e_playwright/shared/app_utils.py``).
 
-``settle`` waits for a run to finish; ``expect`` is Playwright's, with a wait long enough for a loaded
-machine; the rest open the Review page and act on it the way a person does."""
+``settle`` waits for a run to finish, ``shows_uid`` for the URL to name an example; ``expect`` is Playwright's,
+with a wait long enough for a loaded machine; the rest open the Review page and act on it the way a person does."""
 
 from __future__ import annotations
 
@@ -24,6 +24,17 @@ def settle(page, timeout: int = WAIT) -> None:
         "() => !document.querySelector('[data-testid=stStatusWidget]') && !document.querySelector('[data-stale=true]')",
         timeout=timeout,
     )
+
+
+def shows_uid(page, uid: str, timeout: int = WAIT) -> None:
+    """Until the URL names the example *uid*: the Review page puts it there once the frame that shows the example is
+    drawn, a frame or two after its text (issue 38). Fails saying the URL it has instead."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function("(u) => new URLSearchParams(location.search).get('uid') === u", arg=uid, timeout=timeout)
+    except PlaywrightTimeout:
+        raise AssertionError(f"the URL names another example than {uid!r}: {page.url}") from None
 
 
 def expect():

@@ -10,19 +10,13 @@ import pytest
 from ragviz.data.load import load
 from ragviz.store.audit_samples import draw_order
 from ragviz.store.label_store import LabelStore
-from tests.browser_wait import choose_queue, expect, queue_panel, settle, sidebar
+from tests.browser_wait import choose_queue, expect, queue_panel, settle, shows_uid, sidebar
 from tests.sample import SAMPLE_DATA
 
 pytestmark = pytest.mark.browser
 
 SEED = 11
 SIZE = 6
-
-
-def current_uid(page) -> str:
-    from urllib.parse import unquote
-
-    return unquote(page.url.split("uid=")[1].split("&")[0])
 
 
 def test_a_person_audits_a_random_sample_and_reads_the_corrected_estimates(streamlit_server, page, screenshot):
@@ -56,13 +50,13 @@ def test_a_person_audits_a_random_sample_and_reads_the_corrected_estimates(strea
     line = page.get_by_text(re.compile(r"Audit sample \d+: 0 of 6 reviewed"))
     expect()(line).to_be_visible(timeout=60_000)
     expect()(page).to_have_url(re.compile(re.escape(order[0].replace("/", "%2F")) + "|" + re.escape(order[0])))
-    assert current_uid(page) == order[0]  # the queue opens the first member of the random order
+    shows_uid(page, order[0])  # the queue opens the first member of the random order
     screenshot(page, "audit-review")
 
     # review three members in the sample's order
     for k in range(3):
         settle(page)
-        assert current_uid(page) == order[k]
+        shows_uid(page, order[k])
         page.get_by_role("button", name="Accept as shown").click()
         expect()(page.get_by_text(re.compile(rf"Audit sample \d+: {k + 1} of 6 reviewed"))).to_be_visible(
             timeout=60_000
@@ -133,7 +127,7 @@ def test_the_audit_queue_walks_one_order_says_where_it_is_and_stays_chosen(strea
     expect()(body.get_by_text("Accept moves to the next unreviewed")).to_be_visible()
     body.locator('[data-testid="stRadio"]').get_by_text("Audit sample", exact=True).click()
     expect()(header).to_have_text(re.compile(r"^Audit sample #1: member 1 of 6, 0 reviewed"))
-    assert current_uid(page) == order[0]
+    shows_uid(page, order[0])
     expect()(queue).to_have_accessible_name("Queue: audit sample")  # Accept stays: nothing to say about it
     settle(page)
     expect()(body.locator('[data-testid="stRadio"]')).to_be_visible()  # the panel still open: the toggle is gone
@@ -146,16 +140,16 @@ def test_the_audit_queue_walks_one_order_says_where_it_is_and_stays_chosen(strea
         page.evaluate("() => document.activeElement && document.activeElement.blur()")
         page.keyboard.press("j")
         expect()(header).to_have_text(re.compile(rf"^Audit sample #1: member {k + 1} of 6, 0 reviewed"))
-        assert current_uid(page) == order[k]
+        shows_uid(page, order[k])
     settle(page)
     page.keyboard.press("k")
     expect()(header).to_have_text(re.compile(r"^Audit sample #1: member 2 of 6, 0 reviewed"))
-    assert current_uid(page) == order[1]
+    shows_uid(page, order[1])
 
     settle(page)
     page.reload()  # F5: the same queue, the same member
     expect()(header).to_have_text(re.compile(r"^Audit sample #1: member 2 of 6, 0 reviewed"), timeout=60_000)
-    assert current_uid(page) == order[1]
+    shows_uid(page, order[1])
     expect()(queue).to_have_accessible_name("Queue: audit sample")
     queue.click()
     radio = body.locator('[data-testid="stRadio"]').get_by_role("radio", name="Audit sample")

@@ -16,17 +16,11 @@ from ragviz.cli.main import main
 from ragviz.data.labels import REVIEW_FIELD, REVIEWED, Change
 from ragviz.data.load import load
 from ragviz.store.label_store import LabelStore
-from tests.browser_wait import choose_queue, expect, settle
+from tests.browser_wait import choose_queue, expect, settle, shows_uid
 from tests.conftest import StreamlitServer
 from tests.ragbench_data import require_ragbench, shard
 
 pytestmark = pytest.mark.browser
-
-
-def current_uid(page) -> str:
-    from urllib.parse import unquote
-
-    return unquote(page.url.split("uid=")[1].split("&")[0])
 
 
 def test_a_person_reviews_both_answers_and_reads_the_comparison(tmp_path, page, capsys):
@@ -54,11 +48,11 @@ def test_a_person_reviews_both_answers_and_reads_the_comparison(tmp_path, page, 
         choose_queue(page, "Audit sample")
         expect()(page.get_by_text(re.compile(r"Audit sample 1: 38 of 40 reviewed"))).to_be_visible()
         settle(page)
-        assert current_uid(page) == members[38]  # the next unreviewed member: the last question's first answer
+        shows_uid(page, members[38])  # the next unreviewed member: the last question's first answer
         page.get_by_role("button", name="Accept as shown").click()
         expect()(page.get_by_text(re.compile(r"Audit sample 1: 39 of 40 reviewed"))).to_be_visible()
         settle(page)
-        assert current_uid(page) == members[39]  # the focus moves to the same question's other answer
+        shows_uid(page, members[39])  # the focus moves to the same question's other answer
         first, second = dataset.index_of(members[38]), dataset.index_of(members[39])
         assert dataset.ids[first] == dataset.ids[second]
         page.get_by_role("button", name="Accept as shown").click()

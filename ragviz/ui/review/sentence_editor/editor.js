@@ -818,11 +818,23 @@ function drawBar(root, data) {
 // The browser tab says where the person is, and on a move (the example's fragment ran alone) the URL names the example
 // shown, as a new history entry (Back returns to the example before; Streamlit reruns the page with the URL it went
 // to). Set here, where st.set_page_config or a query-parameter change from Python would cost a message and a redraw of
-// the whole app on every J (issue 38); the other parameters stay. Set once the example is drawn, never while the
-// server draws it: each costs the browser's own process (the tab strip, the location bar, the history) ~10-25 ms of
-// CPU, which on the server's machine slowed the server's run (issue 38: J 1.38x the floor's press with both set as J
-// was pressed, 1.28x with both set here, in one run).
+// the whole app on every J (issue 38); the other parameters stay. Set once the frame that shows the example is drawn:
+// each costs the browser's own process (the history entry, the location bar, the tab strip) CPU, which competed with
+// the server's run when set as J was pressed, and with that frame when set with the drawing (issue 38, on a 2-CPU
+// machine: the browser's process 13-16 ms a J with both, 5-6 ms without; J 1.10-1.11x the floor's press set after the
+// frame, 1.20-1.24x set with the drawing). A hidden page draws no frame: set at once.
+const placing = { data: null };
 function placeInBrowser(data) {
+  const waiting = placing.data !== null;
+  placing.data = data;  // the latest drawing's, when two come before a frame
+  if (document.hidden) placeNow();
+  else if (!waiting) requestAnimationFrame(() => setTimeout(placeNow, 0));  // after the frame's rendering
+}
+
+function placeNow() {
+  const data = placing.data;
+  placing.data = null;
+  if (!data) return;
   if (typeof data.title === "string" && data.title && document.title !== data.title) document.title = data.title;
   if (typeof data.uid === "string" && data.uid) showInUrl(data.uid);
 }
