@@ -40,6 +40,12 @@ MOUNT_JS = """async ([script, data, slot]) => {
 MOUNT_THEN_URL_JS = MOUNT_JS.replace(
     "\n}", ";\n  return [new URLSearchParams(location.search).get('uid'), history.length];\n}"
 )
+# as MOUNT_JS, then a key pressed in the same task, then the URL's example and the history's length
+MOUNT_KEY_URL_JS = MOUNT_JS.replace(
+    "\n}",
+    ";\n  document.dispatchEvent(new KeyboardEvent('keydown', {key: 'x', bubbles: true}));"
+    "\n  return [new URLSearchParams(location.search).get('uid'), history.length];\n}",
+)
 # two frames drawn, and the tasks queued from their callbacks run
 AFTER_FRAME = (
     """() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(done, 0))))"""
@@ -145,6 +151,10 @@ def test_a_move_is_in_the_url_and_the_tab_once_its_example_is_drawn(blank_page):
     assert page.evaluate(MOUNT_THEN_URL_JS, [SCRIPT, {**BAR, **second}, "bar"]) == [first["uid"], entries]
     page.evaluate(AFTER_FRAME)
     assert state() == (second["uid"], second["title"], entries + 1)
+    page.go_back()
+    page.wait_for_function("() => new URLSearchParams(location.search).get('uid') === 'ex/1/m'")
+    # a key pressed before that frame (a rerun it asks for carries the URL): the URL is set first
+    assert page.evaluate(MOUNT_KEY_URL_JS, [SCRIPT, {**BAR, **second}, "bar"]) == [second["uid"], entries + 1]
     page.evaluate(MOUNT_JS, [SCRIPT, {**BAR, **second}, "bar"])  # the same example drawn again (a click's redraw)
     page.evaluate(AFTER_FRAME)
     assert state() == (second["uid"], second["title"], entries + 1)

@@ -831,6 +831,9 @@ function placeInBrowser(data) {
   else if (!waiting) requestAnimationFrame(() => setTimeout(placeNow, 0));  // after the frame's rendering
 }
 
+// A key or a click before then is set after it: a rerun it asks for carries the URL, which must name the example shown.
+for (const kind of ["keydown", "pointerdown"]) document.addEventListener(kind, () => placeNow(), true);
+
 function placeNow() {
   const data = placing.data;
   placing.data = null;
