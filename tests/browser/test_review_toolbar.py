@@ -46,6 +46,8 @@ MOUNT_KEY_URL_JS = MOUNT_JS.replace(
     ";\n  document.dispatchEvent(new KeyboardEvent('keydown', {key: 'x', bubbles: true}));"
     "\n  return [new URLSearchParams(location.search).get('uid'), history.length];\n}",
 )
+# as MOUNT_JS, then the browser's Back (its popstate) in the same task
+MOUNT_POPSTATE_JS = MOUNT_JS.replace("\n}", ";\n  window.dispatchEvent(new PopStateEvent('popstate'));\n}")
 # two frames drawn, and the tasks queued from their callbacks run
 AFTER_FRAME = (
     """() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(done, 0))))"""
@@ -160,6 +162,12 @@ def test_a_move_is_in_the_url_and_the_tab_once_its_example_is_drawn(blank_page):
     assert state() == (second["uid"], second["title"], entries + 1)
     page.go_back()
     page.wait_for_function("() => new URLSearchParams(location.search).get('uid') === 'ex/1/m'")
+    # Back or Forward before that frame: the entry the person went to stays, no new one is pushed over it
+    third = {"uid": "ex/3/m", "title": "Example 3 of 22 · Review · ragviz"}
+    page.evaluate(MOUNT_POPSTATE_JS, [SCRIPT, {**BAR, **third}, "bar"])
+    page.evaluate(AFTER_FRAME)
+    uid, title, length = state()
+    assert (uid, length) == (first["uid"], entries + 1) and title != third["title"]
 
 
 def test_the_bar_is_one_row_in_a_1280_px_window_with_the_sidebar_open(streamlit_server, chromium_browser):

@@ -832,7 +832,9 @@ function placeInBrowser(data) {
 }
 
 // A key or a click before then is set after it: a rerun it asks for carries the URL, which must name the example shown.
+// Back or Forward before then drops it: the history entry the person went to stays the current one.
 for (const kind of ["keydown", "pointerdown"]) document.addEventListener(kind, () => placeNow(), true);
+window.addEventListener("popstate", () => { placing.data = null; });
 
 function placeNow() {
   const data = placing.data;
