@@ -3,7 +3,7 @@
 ``bench_floor.py`` times a J from Python; this one asks the page itself when each step of a J happened, in
 milliseconds after the key went down (``performance.now()``): the websocket message the browser sends, each message
 it receives, each React commit (one redraw of Streamlit's app: read through the hook React DevTools uses), the URL's
-new entry (Review's bar puts the example in it), the first animation frame at which the next example is drawn
+new entry (Review's bar puts the example in it once the frame that shows it is drawn), the first animation frame at which the next example is drawn
 whole (``bench_floor.DRAWN_JS``, checked on every frame by the page) and the end of that frame's rendering (a task the
 drawn frame's callback queues runs once the frame's style, layout, paint and commit are done: ``bench_floor.py``'s J,
 polled from Python, ends after them). Without Python's polling, and without the 20 ms
@@ -91,7 +91,7 @@ class Press:
         rendered = next((t - key for kind, t in events if kind == "rendered"), None)
         until = [(kind, t - key) for kind, t in events if kind != "key" and t - key <= drawn]
         sends = [t for kind, t in until if kind == "send"]
-        pushes = [t for kind, t in until if kind == "push"]
+        pushes = [t - key for kind, t in events if kind == "push"]  # the URL follows the drawn frame
         return cls(
             send=sends[0] if sends else None,
             messages=[t for kind, t in until if kind == "message"],

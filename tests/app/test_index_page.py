@@ -4,6 +4,7 @@ the first page's scripts preloaded; everything else Streamlit serves passes thro
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -181,7 +182,9 @@ def test_the_page_is_asked_of_streamlit_whole_and_as_body_messages(static_dir):
         await IndexPage(inner, static_dir)(scope, None, send)
         return sent
 
-    sent = asyncio.run(run())
+    # in a thread of its own: a browser test's Playwright (sync API) may hold this thread's event loop
+    with ThreadPoolExecutor(1) as pool:
+        sent = pool.submit(asyncio.run, run()).result()
     assert [k for k, _ in seen[0]["headers"]] == [b"accept"]
     assert seen[0]["extensions"] == {"other": {}}
     assert BASE_URL_SCRIPT.encode() in sent[1]["body"]

@@ -48,6 +48,14 @@ MOUNT_KEY_URL_JS = MOUNT_JS.replace(
 )
 # as MOUNT_JS, then the browser's Back (its popstate) in the same task
 MOUNT_POPSTATE_JS = MOUNT_JS.replace("\n}", ";\n  window.dispatchEvent(new PopStateEvent('popstate'));\n}")
+# two drawings in one task
+MOUNT_TWICE_JS = """async ([script, first, then, slot]) => {
+  const mod = await import(script);
+  const parentElement = document.getElementById(slot);
+  const setTriggerValue = (name, value) => window.sent.push([slot, name, value]);
+  mod.default({ data: first, parentElement, setTriggerValue });
+  mod.default({ data: then, parentElement, setTriggerValue });
+}"""
 # two frames drawn, and the tasks queued from their callbacks run
 AFTER_FRAME = (
     """() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(done, 0))))"""
@@ -168,6 +176,12 @@ def test_a_move_is_in_the_url_and_the_tab_once_its_example_is_drawn(blank_page):
     page.evaluate(AFTER_FRAME)
     uid, title, length = state()
     assert (uid, length) == (first["uid"], entries + 1) and title != third["title"]
+    # two drawings before a frame (a move, then a redraw naming no uid): the move's example, the latest title
+    fourth = {"uid": "ex/4/m", "title": "Example 4 of 22 · Review · ragviz"}
+    redrawn = {**BAR, "title": "Example 4 of 22 · 1 edit · Review · ragviz"}
+    page.evaluate(MOUNT_TWICE_JS, [SCRIPT, {**BAR, **fourth}, redrawn, "bar"])
+    page.evaluate(AFTER_FRAME)
+    assert state()[:2] == (fourth["uid"], redrawn["title"])
 
 
 def test_the_bar_is_one_row_in_a_1280_px_window_with_the_sidebar_open(streamlit_server, chromium_browser):

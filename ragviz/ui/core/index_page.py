@@ -65,23 +65,25 @@ _DROPPED_RESPONSE_HEADERS = {
 
 
 def accepts_gzip(headers: Iterable[tuple[bytes, bytes]]) -> bool:
-    """Whether a request with *headers* accepts a gzipped answer (``Accept-Encoding``: ``gzip`` or ``*``, not at
-    ``q=0``).
+    """Whether a request with *headers* accepts a gzipped answer (``Accept-Encoding``, RFC 9110: ``gzip`` or
+    ``x-gzip`` at a weight above 0, else ``*`` at a weight above 0).
 
     >>> accepts_gzip([(b"accept-encoding", b"br, gzip;q=0.8")]), accepts_gzip([(b"accept-encoding", b"gzip;q=0")])
     (True, False)
+    >>> accepts_gzip([(b"accept-encoding", b"gzip;q=0, *")]), accepts_gzip([(b"accept-encoding", b"br, *;q=0.1")])
+    (False, True)
     >>> accepts_gzip([(b"accept", b"text/html")])
     False
     """
+    weights: dict[str, bool] = {}
     for key, value in headers:
         if key.lower() != b"accept-encoding":
             continue
         for item in value.decode("latin-1").split(","):
             coding, *params = (part.strip().lower() for part in item.split(";"))
             weight = next((p[2:] for p in params if p.startswith("q=")), "1")
-            if coding in ("gzip", "*") and _positive(weight):
-                return True
-    return False
+            weights["gzip" if coding == "x-gzip" else coding] = _positive(weight)
+    return weights.get("gzip", weights.get("*", False))
 
 
 def _positive(weight: str) -> bool:

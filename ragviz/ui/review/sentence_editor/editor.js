@@ -826,7 +826,8 @@ function drawBar(root, data) {
 const placing = { data: null };
 function placeInBrowser(data) {
   const waiting = placing.data !== null;
-  placing.data = data;  // the latest drawing's, when two come before a frame
+  placing.data = { ...placing.data, ...data };  // two drawings before a frame: the latest's, with the first's uid if
+  // the latest names none
   if (document.hidden) placeNow();
   else if (!waiting) requestAnimationFrame(() => setTimeout(placeNow, 0));  // after the frame's rendering
 }
@@ -835,6 +836,8 @@ function placeInBrowser(data) {
 // Back or Forward before then drops it: the history entry the person went to stays the current one.
 for (const kind of ["keydown", "pointerdown"]) document.addEventListener(kind, () => placeNow(), true);
 window.addEventListener("popstate", () => { placing.data = null; });
+// A page hidden before then draws no frame: set now (the tab's title is what a hidden tab shows).
+document.addEventListener("visibilitychange", () => { if (document.hidden) placeNow(); });
 
 function placeNow() {
   const data = placing.data;
