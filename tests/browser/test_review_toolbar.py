@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from ragviz.ui.review import sentence_editor, toolbar
-from tests.browser_wait import expect, open_review, settle
+from tests.browser_wait import expect, open_review, settle, shows_uid
 
 pytestmark = pytest.mark.browser
 
@@ -36,18 +36,19 @@ MOUNT_JS = """async ([script, data, slot]) => {
   const parent = document.getElementById(slot);
   mod.default({ data, parentElement: parent, setTriggerValue: (name, value) => window.sent.push([slot, name, value]) });
 }"""
-# as MOUNT_JS, then the URL's example and the history's length in the task that drew
-MOUNT_THEN_URL_JS = MOUNT_JS.replace(
-    "\n}", ";\n  return [new URLSearchParams(location.search).get('uid'), history.length];\n}"
+
+
+def mount_then(statements: str) -> str:
+    """MOUNT_JS, then *statements* in the task that drew."""
+    return MOUNT_JS.replace("\n}", f";\n  {statements}\n}}")
+
+
+URL_NOW = "return [new URLSearchParams(location.search).get('uid'), history.length];"  # the URL's example, the history
+MOUNT_THEN_URL_JS = mount_then(URL_NOW)
+MOUNT_KEY_URL_JS = mount_then(
+    f"document.dispatchEvent(new KeyboardEvent('keydown', {{key: 'x', bubbles: true}})); {URL_NOW}"
 )
-# as MOUNT_JS, then a key pressed in the same task, then the URL's example and the history's length
-MOUNT_KEY_URL_JS = MOUNT_JS.replace(
-    "\n}",
-    ";\n  document.dispatchEvent(new KeyboardEvent('keydown', {key: 'x', bubbles: true}));"
-    "\n  return [new URLSearchParams(location.search).get('uid'), history.length];\n}",
-)
-# as MOUNT_JS, then the browser's Back (its popstate) in the same task
-MOUNT_POPSTATE_JS = MOUNT_JS.replace("\n}", ";\n  window.dispatchEvent(new PopStateEvent('popstate'));\n}")
+MOUNT_POPSTATE_JS = mount_then("window.dispatchEvent(new PopStateEvent('popstate'));")  # the browser's Back
 # two drawings in one task
 MOUNT_TWICE_JS = """async ([script, first, then, slot]) => {
   const mod = await import(script);
@@ -162,14 +163,14 @@ def test_a_move_is_in_the_url_and_the_tab_once_its_example_is_drawn(blank_page):
     page.evaluate(AFTER_FRAME)
     assert state() == (second["uid"], second["title"], entries + 1)
     page.go_back()
-    page.wait_for_function("() => new URLSearchParams(location.search).get('uid') === 'ex/1/m'")
+    shows_uid(page, first["uid"])
     # a key pressed before that frame (a rerun it asks for carries the URL): the URL is set first
     assert page.evaluate(MOUNT_KEY_URL_JS, [SCRIPT, {**BAR, **second}, "bar"]) == [second["uid"], entries + 1]
     page.evaluate(MOUNT_JS, [SCRIPT, {**BAR, **second}, "bar"])  # the same example drawn again (a click's redraw)
     page.evaluate(AFTER_FRAME)
     assert state() == (second["uid"], second["title"], entries + 1)
     page.go_back()
-    page.wait_for_function("() => new URLSearchParams(location.search).get('uid') === 'ex/1/m'")
+    shows_uid(page, first["uid"])
     # Back or Forward before that frame: the entry the person went to stays, no new one is pushed over it
     third = {"uid": "ex/3/m", "title": "Example 3 of 22 · Review · ragviz"}
     page.evaluate(MOUNT_POPSTATE_JS, [SCRIPT, {**BAR, **third}, "bar"])
